@@ -1,0 +1,54 @@
+/**
+ * Command-line parsing shared by every command: `node:util` `parseArgs` for the syntax, zod for the values.
+ * Any problem becomes a {@link UsageError} (exit code 2) that names the option and the value.
+ *
+ * @module
+ */
+import { parseArgs, type ParseArgsOptionsConfig } from "node:util";
+import type { z } from "zod";
+import { UsageError } from "../errors.ts";
+
+/** Parsed options and positionals of one command. */
+export interface ParsedCommand<T> {
+  options: T;
+  positionals: string[];
+}
+
+/**
+ * Parses `argv` with the given option spec, then validates the option values with `schema`.
+ * `--help`/`-h` is handled by the caller through `options.help`.
+ */
+export function parseCommand<S extends z.ZodType>(
+  command: string,
+  argv: string[],
+  spec: ParseArgsOptionsConfig,
+  schema: S,
+): ParsedCommand<z.infer<S>> {
+  let parsed;
+  try {
+    parsed = parseArgs({
+      args: argv,
+      options: { help: { type: "boolean", short: "h" }, ...spec },
+      allowPositionals: true,
+      strict: true,
+    });
+  } catch (error) {
+    if (error instanceof TypeError) {
+      throw new UsageError(`${command}: ${error.message} (see '${command} --help')`);
+    }
+    throw error;
+  }
+  const result = schema.safeParse(parsed.values);
+  if (!result.success) {
+    const problems = result.error.issues.map((issue) => {
+      const field = issue.path.length > 0 ? `--${issue.path.join(".")}` : "options";
+      const key = issue.path[0];
+      const given = typeof key === "string" && key in parsed.values
+        ? ` (got ${JSON.stringify((parsed.values as Record<string, unknown>)[key])})`
+        : "";
+      return `${field}: ${issue.message}${given}`;
+    });
+    throw new UsageError(`${command}: ${problems.join("; ")}`);
+  }
+  return { options: result.data, positionals: parsed.positionals };
+}

@@ -1,0 +1,96 @@
+/**
+ * The model-facing contracts every suite, method and engine codes against. Concrete clients live in
+ * chat_client.ts and decision_client.ts; the reference model serves both endpoints over loopback.
+ *
+ * Clients never throw for provider failures: they return `{ok: false, error}` with the call records, so a
+ * failed call is recorded and scored, never a crash and never a silent success.
+ *
+ * @module
+ */
+import type { ChatMessage, ChatUsage, ToolCall, ToolDefinition } from "./messages.ts";
+
+/** One chat completion request, as the suites build it (transport settings are the client's). */
+export interface ChatRequest {
+  messages: ChatMessage[];
+  max_tokens?: number;
+  tools?: ToolDefinition[];
+}
+
+/** One HTTP exchange with a provider, safe to store: it never carries credentials. */
+export interface CallRecord {
+  endpoint: "chat" | "systemone";
+  /** The JSON body sent (no headers, no keys). */
+  request: unknown;
+  /** The parsed JSON body received on the final attempt, when there was one. */
+  response?: unknown;
+  status: "ok" | "failed";
+  error?: string;
+  attempts: number;
+  elapsed_ms: number;
+  /** The model name the server answered with. */
+  model?: string;
+  usage?: { input_tokens: number; output_tokens: number };
+}
+
+/** The outcome of one chat completion. */
+export type ChatResult =
+  | {
+    ok: true;
+    content: string;
+    tool_calls?: ToolCall[];
+    usage: ChatUsage;
+    model: string;
+    finish_reason: string;
+    record: CallRecord;
+  }
+  | { ok: false; error: string; record: CallRecord };
+
+/** Anything that answers chat completions (the OpenAI-SDK client, in tests possibly a stub). */
+export interface ChatModel {
+  /** The model name requested. */
+  readonly model: string;
+  complete(request: ChatRequest): Promise<ChatResult>;
+}
+
+/** A System One question that asks for a probability. */
+export interface NoulQuestion {
+  type: "noul";
+  instructions: string;
+  criteria?: string;
+}
+
+/** The outcome of asking the decision model a set of questions (possibly in several batches). */
+export type DecisionResult =
+  | {
+    ok: true;
+    /** One probability per question, in question order. */
+    nouls: number[];
+    model: string;
+    usage: { input_tokens: number; output_tokens: number };
+    records: CallRecord[];
+  }
+  | { ok: false; error: string; records: CallRecord[] };
+
+/** Anything that answers System One noul questions. */
+export interface DecisionModel {
+  readonly model: string;
+  ask(state: string, questions: NoulQuestion[]): Promise<DecisionResult>;
+}
+
+/** A unit of evidence to rank. */
+export interface RankUnit {
+  id: string;
+  text: string;
+}
+
+/** A ranking: strict descending probability, ties by unit id. */
+export type Ranking =
+  | {
+    ok: true;
+    order: string[];
+    probabilities: Record<string, number>;
+    model: string;
+    usage: { input_tokens: number; output_tokens: number };
+    records: CallRecord[];
+  }
+  | { ok: false; error: string; records: CallRecord[] };
