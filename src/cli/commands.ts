@@ -1,0 +1,33 @@
+/**
+ * The command table of the CLI: each command word, a one-line description, and its entry point.
+ *
+ * @module
+ */
+import { demoCommand } from "./demo.ts";
+import { verifyCommand } from "./verify.ts";
+
+/** One CLI command. */
+export interface Command {
+  summary: string;
+  run(argv: string[]): Promise<number>;
+}
+
+/** Every command word. */
+export const COMMANDS: Record<string, Command> = {
+  demo: { summary: "offline demo of every suite on the embedded fixtures and the reference model", run: demoCommand },
+  verify: { summary: "re-hash and check a run directory (auditors)", run: verifyCommand },
+};
+
+/** The top-level help text. */
+export function usage(): string {
+  const width = Math.max(...Object.keys(COMMANDS).map((k) => k.length));
+  const lines = Object.entries(COMMANDS).map(([word, c]) => `  ${word.padEnd(width)}  ${c.summary}`);
+  return `compaction-bench: how well do context-compaction methods keep what an LLM agent needs?
+
+Usage: compaction-bench COMMAND [options]   (COMMAND --help for details)
+
+Commands:
+${lines.join("\n")}
+
+Exit codes: 0 ok, 1 a check failed, 2 bad input or usage.`;
+}

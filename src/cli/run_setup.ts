@@ -1,0 +1,71 @@
+/**
+ * Creating or resuming the run directory of a suite command, and the options every run command shares:
+ * `--output`, `--resume`, `--frozen-run`, `--check-only`, `--quiet`.
+ *
+ * @module
+ */
+import { join } from "node:path";
+import { UsageError } from "../errors.ts";
+import { programIdentity } from "../program_identity.ts";
+import { RUN_FORMAT, type RunHeader } from "../store/manifest.ts";
+import { RunDir } from "../store/run_dir.ts";
+
+/** The `parseArgs` spec of the shared run options. */
+export const RUN_OPTION_SPEC = {
+  output: { type: "string", short: "o" },
+  resume: { type: "string" },
+  "frozen-run": { type: "string" },
+  "check-only": { type: "boolean" },
+  quiet: { type: "boolean", short: "q" },
+} as const;
+
+/** Help lines of the shared run options. */
+export const RUN_OPTION_HELP = `  -o, --output DIR     new run directory (refused if it exists; default: runs/<suite>-<time>)
+  --resume DIR         continue an unfinished run from its journal (its recorded options are used)
+  --frozen-run DIR     reuse nodes of a finished run whose keys match
+  --check-only         with --frozen-run: rebuild every request offline and compare; send nothing
+  -q, --quiet          no progress on stderr`;
+
+/** A fresh default output path under `runs/`. */
+export function defaultOutputPath(suite: string): string {
+  const stamp = new Date().toISOString().replace(/[:.]/g, "-").replace(/Z$/, "");
+  return join("runs", `${suite}-${stamp}-${crypto.randomUUID().slice(0, 8)}`);
+}
+
+/** What a suite passes to open its run. */
+export interface OpenRunRequest {
+  suite: string;
+  output?: string;
+  resume?: string;
+  /** The command words and options as given (never secrets). */
+  command: string[];
+  options: unknown;
+  protocol: unknown;
+  tokenizer: { name: string; hash: string } | null;
+  sources?: Record<string, Uint8Array>;
+}
+
+/** Creates the run directory (exclusively) or resumes an unfinished one. */
+export async function openRun(request: OpenRunRequest): Promise<{ run: RunDir; resumed: boolean }> {
+  if (request.resume !== undefined) {
+    if (request.output !== undefined) throw new UsageError("--resume and --output cannot be combined");
+    const run = await RunDir.resume(request.resume);
+    if (run.header.suite !== request.suite) {
+      await run.abandon();
+      throw new UsageError(`${request.resume} is a '${run.header.suite}' run, not '${request.suite}'`);
+    }
+    return { run, resumed: true };
+  }
+  const header: Omit<RunHeader, "sources"> = {
+    format: RUN_FORMAT,
+    program: await programIdentity(),
+    suite: request.suite,
+    invocation: { command: request.command, options: request.options },
+    tokenizer: request.tokenizer,
+    protocol: request.protocol,
+    created: new Date().toISOString(),
+  };
+  const path = request.output ?? defaultOutputPath(request.suite);
+  const run = await RunDir.create(path, header, request.sources ?? {});
+  return { run, resumed: false };
+}

@@ -1,0 +1,227 @@
+/**
+ * The stage executor. A stage execution is identified by its node key (SHA-256 of canonical `{stage, version,
+ * params, inputs}`); the executor runs each key once per run (memo), takes completed nodes from the journal of
+ * a resumed run, and reuses nodes of a `--frozen-run` whose key matches (copying their blobs in, recording
+ * `reused_from`). In check-only mode a stage that would call a provider and has no frozen node is not run.
+ *
+ * @module
+ */
+import type { CallRecord } from "../models/types.ts";
+import { BlobStore } from "../store/blob_store.ts";
+import { type Manifest, type Node, nodeKey, type Usage } from "../store/manifest.ts";
+import { readManifest, type RunDir } from "../store/run_dir.ts";
+import { sha256Hex } from "../store/hash.ts";
+import { canonicalBytes } from "../store/canonical.ts";
+import type { Progress } from "./progress.ts";
+
+/** What identifies one stage execution. */
+export interface StageCall {
+  stage: string;
+  version: number;
+  /** A stable human-readable identifier (e.g. `answer q=5a8b method=jev gen=1 ans=0`). */
+  label: string;
+  params: unknown;
+  /** Named input blobs (hashes). */
+  inputs: Record<string, string>;
+  /** True when the stage calls a model provider. */
+  provider?: boolean;
+  /** False for stages that must run afresh even when a frozen run has the same key (answers). Default true. */
+  reuseFrozen?: boolean;
+}
+
+/** What a stage function returns. */
+export interface StageOutcome {
+  /** Named JSON outputs; each is stored as a canonical JSON blob. */
+  outputs: Record<string, unknown>;
+  status?: "ok" | "invalid";
+  reason?: string;
+  requests?: CallRecord[];
+}
+
+/** A completed node with its outputs read back. */
+export interface NodeResult {
+  node: Node;
+  outputs: Record<string, unknown>;
+  /** Where the node came from when it was not executed now. */
+  reused: "memo" | "resume" | "frozen" | null;
+}
+
+/** A frozen run indexed by node key (and by label, for check-only comparisons). */
+export class FrozenRun {
+  /** The frozen run's directory. */
+  readonly path: string;
+  /** Its manifest. */
+  readonly manifest: Manifest;
+  /** SHA-256 of its manifest.json bytes. */
+  readonly manifestHash: string;
+  /** Its blob store. */
+  readonly store: BlobStore;
+  readonly #byKey = new Map<string, Node>();
+  readonly #byLabel = new Map<string, Node>();
+
+  private constructor(path: string, manifest: Manifest, manifestHash: string) {
+    this.path = path;
+    this.manifest = manifest;
+    this.manifestHash = manifestHash;
+    this.store = new BlobStore(path);
+    for (const node of manifest.nodes) {
+      this.#byKey.set(node.key, node);
+      this.#byLabel.set(node.label, node);
+    }
+  }
+
+  /** Opens a finished run (its manifest must be valid). */
+  static async open(path: string): Promise<FrozenRun> {
+    const manifest = await readManifest(path);
+    const bytes = await Deno.readFile(`${path}/manifest.json`);
+    return new FrozenRun(path, manifest, sha256Hex(bytes));
+  }
+
+  /** The node with this key, if any. */
+  byKey(key: string): Node | undefined {
+    return this.#byKey.get(key);
+  }
+
+  /** The node with this label, if any. */
+  byLabel(label: string): Node | undefined {
+    return this.#byLabel.get(label);
+  }
+
+  /** Every node of a stage. */
+  nodesOf(stage: string): Node[] {
+    return this.manifest.nodes.filter((n) => n.stage === stage);
+  }
+}
+
+/** Options of an executor. */
+export interface ExecutorOptions {
+  frozen?: FrozenRun;
+  /** Do not run provider stages; such a stage without a frozen node becomes invalid ("check-only"). */
+  checkOnly?: boolean;
+  progress?: Progress;
+}
+
+function sumUsage(records: CallRecord[]): Usage {
+  const usage: Usage = { calls: records.length, input_tokens: 0, output_tokens: 0 };
+  for (const r of records) {
+    usage.input_tokens += r.usage?.input_tokens ?? 0;
+    usage.output_tokens += r.usage?.output_tokens ?? 0;
+  }
+  return usage;
+}
+
+/** Runs stages into one run directory. */
+export class Executor {
+  /** The run being written. */
+  readonly run: RunDir;
+  readonly #options: ExecutorOptions;
+  readonly #memo = new Map<string, Promise<NodeResult>>();
+  readonly #resumed = new Map<string, Node>();
+  /** Counters of where nodes came from, for the report. */
+  readonly counts = { executed: 0, memo: 0, resume: 0, frozen: 0, skipped_check_only: 0 };
+
+  /** An executor over `run` (its journal's nodes are reused as resumed). */
+  constructor(run: RunDir, options: ExecutorOptions = {}) {
+    this.run = run;
+    this.#options = options;
+    for (const node of run.nodes) this.#resumed.set(node.key, node);
+  }
+
+  /** The blob store of the run. */
+  get store(): BlobStore {
+    return this.run.store;
+  }
+
+  /** The frozen run, when one was given. */
+  get frozen(): FrozenRun | undefined {
+    return this.#options.frozen;
+  }
+
+  /** Stores a JSON value as a declared-source-free input blob and returns its hash. */
+  putJson(value: unknown): Promise<string> {
+    return this.run.store.putJson(value);
+  }
+
+  /** Runs (or reuses) one stage execution. */
+  execute(call: StageCall, fn: () => Promise<StageOutcome>): Promise<NodeResult> {
+    const key = nodeKey(call.stage, call.version, call.params, call.inputs);
+    const existing = this.#memo.get(key);
+    if (existing) {
+      this.counts.memo++;
+      return existing.then((r) => ({ ...r, reused: "memo" as const }));
+    }
+    const promise = this.#execute(key, call, fn);
+    this.#memo.set(key, promise);
+    return promise;
+  }
+
+  async #readOutputs(node: Node, store: BlobStore): Promise<Record<string, unknown>> {
+    const outputs: Record<string, unknown> = {};
+    for (const [name, hash] of Object.entries(node.outputs)) outputs[name] = await store.getJson(hash);
+    return outputs;
+  }
+
+  async #execute(key: string, call: StageCall, fn: () => Promise<StageOutcome>): Promise<NodeResult> {
+    const progress = this.#options.progress;
+    const resumed = this.#resumed.get(key);
+    if (resumed) {
+      this.counts.resume++;
+      progress?.tick(call.stage);
+      return { node: resumed, outputs: await this.#readOutputs(resumed, this.store), reused: "resume" };
+    }
+    const frozen = this.#options.frozen;
+    const frozenNode = frozen?.byKey(key);
+    if (frozen && frozenNode && call.reuseFrozen !== false) {
+      for (const hash of [...Object.values(frozenNode.outputs), ...frozenNode.requests]) {
+        await this.store.copyFrom(frozen.store, hash);
+      }
+      const node: Node = {
+        ...frozenNode,
+        label: call.label,
+        reused_from: { run: frozen.path, manifest: frozen.manifestHash, key },
+      };
+      await this.run.recordNode(node);
+      this.counts.frozen++;
+      progress?.tick(call.stage);
+      return { node, outputs: await this.#readOutputs(node, this.store), reused: "frozen" };
+    }
+    const started = new Date().toISOString();
+    let outcome: StageOutcome;
+    if (this.#options.checkOnly && call.provider) {
+      this.counts.skipped_check_only++;
+      outcome = { outputs: {}, status: "invalid", reason: "check-only: no frozen node; would send a request" };
+    } else {
+      outcome = await fn();
+      this.counts.executed++;
+    }
+    const outputs: Record<string, string> = {};
+    const values: Record<string, unknown> = {};
+    for (const [name, value] of Object.entries(outcome.outputs)) {
+      // Read back from canonical bytes, so a fresh result equals a resumed or reused one exactly.
+      const bytes = canonicalBytes(value);
+      outputs[name] = await this.store.put(bytes);
+      values[name] = JSON.parse(new TextDecoder().decode(bytes));
+    }
+    const records = outcome.requests ?? [];
+    const requests: string[] = [];
+    for (const record of records) requests.push(await this.store.putJson(record));
+    const node: Node = {
+      key,
+      label: call.label,
+      stage: call.stage,
+      version: call.version,
+      params: call.params,
+      inputs: call.inputs,
+      outputs,
+      requests,
+      usage: sumUsage(records),
+      started,
+      finished: new Date().toISOString(),
+      status: outcome.status ?? "ok",
+      ...(outcome.reason !== undefined ? { reason: outcome.reason } : {}),
+    };
+    await this.run.recordNode(node);
+    progress?.tick(call.stage);
+    return { node, outputs: values, reused: null };
+  }
+}

@@ -1,0 +1,132 @@
+/**
+ * The write-once, content-addressed blob store. A blob lives at `objects/sha256/<2 hex>/<62 hex>` under the run
+ * directory and its name is the SHA-256 of its bytes. Writing goes through a temp file in `objects/tmp/`, an
+ * fsync and a rename, so a crash never leaves a partial file under a blob name; the blob is then made read-only.
+ *
+ * @module
+ */
+import { join } from "node:path";
+import type { z } from "zod";
+import { canonicalBytes } from "./canonical.ts";
+import { isSha256Hex, sha256Hex } from "./hash.ts";
+
+/** A blob's bytes do not match its name, or a name is not a SHA-256. */
+export class BlobIntegrityError extends Error {
+  /** Creates the error for blob `hash`. */
+  constructor(readonly hash: string, message: string) {
+    super(`blob ${hash}: ${message}`);
+    this.name = "BlobIntegrityError";
+  }
+}
+
+/** Relative path of a blob inside a run directory. */
+export function blobRelativePath(hash: string): string {
+  return `objects/sha256/${hash.slice(0, 2)}/${hash.slice(2)}`;
+}
+
+/** Reads and writes blobs under one run directory. */
+export class BlobStore {
+  readonly #root: string;
+  readonly #known = new Set<string>();
+  #tmpCounter = 0;
+
+  /** A store rooted at a run directory (blobs go to `<root>/objects/`). */
+  constructor(root: string) {
+    this.#root = root;
+  }
+
+  /** The absolute path of blob `hash`. */
+  pathOf(hash: string): string {
+    if (!isSha256Hex(hash)) throw new BlobIntegrityError(hash, "not a SHA-256 hex name");
+    return join(this.#root, blobRelativePath(hash));
+  }
+
+  /** Stores bytes once and returns their SHA-256; storing existing content checks it and writes nothing. */
+  async put(bytes: Uint8Array): Promise<string> {
+    const hash = sha256Hex(bytes);
+    if (this.#known.has(hash)) return hash;
+    const path = this.pathOf(hash);
+    try {
+      const existing = await Deno.readFile(path);
+      if (sha256Hex(existing) !== hash) throw new BlobIntegrityError(hash, "existing file does not match its name");
+      this.#known.add(hash);
+      return hash;
+    } catch (error) {
+      if (!(error instanceof Deno.errors.NotFound)) throw error;
+    }
+    const tmpDir = join(this.#root, "objects", "tmp");
+    await Deno.mkdir(tmpDir, { recursive: true });
+    await Deno.mkdir(join(this.#root, "objects", "sha256", hash.slice(0, 2)), { recursive: true });
+    const tmp = join(tmpDir, `${hash}.${Deno.pid}.${this.#tmpCounter++}`);
+    const file = await Deno.open(tmp, { write: true, createNew: true, mode: 0o644 });
+    try {
+      let written = 0;
+      while (written < bytes.length) written += await file.write(bytes.subarray(written));
+      await file.sync();
+    } finally {
+      file.close();
+    }
+    await Deno.chmod(tmp, 0o444);
+    await Deno.rename(tmp, path);
+    this.#known.add(hash);
+    return hash;
+  }
+
+  /** Stores a string's UTF-8 bytes. */
+  putText(text: string): Promise<string> {
+    return this.put(new TextEncoder().encode(text));
+  }
+
+  /** Stores the RFC 8785 canonical JSON of an I-JSON value. */
+  putJson(value: unknown): Promise<string> {
+    return this.put(canonicalBytes(value));
+  }
+
+  /** True when blob `hash` exists (not checked). */
+  async has(hash: string): Promise<boolean> {
+    if (this.#known.has(hash)) return true;
+    try {
+      await Deno.stat(this.pathOf(hash));
+      return true;
+    } catch (error) {
+      if (error instanceof Deno.errors.NotFound) return false;
+      throw error;
+    }
+  }
+
+  /** Reads blob `hash` and checks its bytes against its name. */
+  async get(hash: string): Promise<Uint8Array> {
+    let bytes: Uint8Array;
+    try {
+      bytes = await Deno.readFile(this.pathOf(hash));
+    } catch (error) {
+      if (error instanceof Deno.errors.NotFound) throw new BlobIntegrityError(hash, "missing");
+      throw error;
+    }
+    if (sha256Hex(bytes) !== hash) throw new BlobIntegrityError(hash, "altered (content does not match its name)");
+    return bytes;
+  }
+
+  /** Reads a blob as UTF-8 text. */
+  async getText(hash: string): Promise<string> {
+    return new TextDecoder().decode(await this.get(hash));
+  }
+
+  /** Reads a JSON blob, optionally validating it with a zod schema. */
+  async getJson<T = unknown>(hash: string, schema?: z.ZodType<T>): Promise<T> {
+    const value = JSON.parse(await this.getText(hash));
+    if (!schema) return value as T;
+    const result = schema.safeParse(value);
+    if (!result.success) {
+      throw new BlobIntegrityError(hash, `unexpected content: ${result.error.issues[0]?.message ?? "invalid"}`);
+    }
+    return result.data;
+  }
+
+  /** Copies blob `hash` from another store into this one (used to make reused nodes self-contained). */
+  async copyFrom(other: BlobStore, hash: string): Promise<void> {
+    if (await this.has(hash)) return;
+    const stored = await this.put(await other.get(hash));
+    if (stored !== hash) throw new BlobIntegrityError(hash, "copy changed its content");
+  }
+}

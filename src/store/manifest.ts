@@ -1,0 +1,74 @@
+/**
+ * The records of the manifest DAG: the run header, stage nodes and the final manifest, with their zod schemas
+ * and the node key. A node key is the SHA-256 of the RFC 8785 canonical JSON of `{stage, version, params,
+ * inputs}` (inputs by blob hash); transport settings never enter it.
+ *
+ * @module
+ */
+import { z } from "zod";
+import { canonicalHash } from "./hash.ts";
+
+/** Version tag of the on-disk formats described in docs/ARCHITECTURE.md. */
+export const RUN_FORMAT = "compaction-bench/run@1";
+
+const Sha = z.string().regex(/^[0-9a-f]{64}$/, "expected a lower-case SHA-256 hex digest");
+const Json: z.ZodType<unknown> = z.unknown();
+
+/** Token usage of the provider calls a node made. */
+export const UsageSchema = z.object({
+  calls: z.number().int().nonnegative(),
+  input_tokens: z.number().int().nonnegative(),
+  output_tokens: z.number().int().nonnegative(),
+});
+/** Token usage of the provider calls a node made. */
+export type Usage = z.infer<typeof UsageSchema>;
+
+/** One stage execution in the DAG. */
+export const NodeSchema = z.object({
+  key: Sha,
+  label: z.string(),
+  stage: z.string().min(1),
+  version: z.number().int().nonnegative(),
+  params: Json,
+  inputs: z.record(z.string(), Sha),
+  outputs: z.record(z.string(), Sha),
+  requests: z.array(Sha),
+  usage: UsageSchema,
+  started: z.string(),
+  finished: z.string(),
+  status: z.enum(["ok", "invalid"]),
+  reason: z.string().optional(),
+  reused_from: z.object({ run: z.string(), manifest: Sha.optional(), key: Sha }).optional(),
+});
+/** One stage execution in the DAG. */
+export type Node = z.infer<typeof NodeSchema>;
+
+/** What identifies a run before any stage runs; the journal's first line and the manifest's head. */
+export const RunHeaderSchema = z.object({
+  format: z.literal(RUN_FORMAT),
+  program: z.object({ name: z.string(), version: z.string(), source_hash: Sha }),
+  suite: z.string(),
+  invocation: z.object({ command: z.array(z.string()), options: Json }),
+  tokenizer: z.object({ name: z.string(), hash: Sha }).nullable(),
+  protocol: Json,
+  /** Declared source blobs (datasets, fixtures) by name. */
+  sources: z.record(z.string(), Sha),
+  created: z.string(),
+});
+/** What identifies a run before any stage runs. */
+export type RunHeader = z.infer<typeof RunHeaderSchema>;
+
+/** The manifest: the header, every node in completion order, the exported files, and the journal's digest. */
+export const ManifestSchema = RunHeaderSchema.extend({
+  finished: z.string(),
+  nodes: z.array(NodeSchema),
+  files: z.record(z.string(), Sha),
+  journal: z.object({ lines: z.number().int().positive(), sha256: Sha }),
+});
+/** The manifest of a finished run. */
+export type Manifest = z.infer<typeof ManifestSchema>;
+
+/** The key of a stage execution: SHA-256 of canonical `{stage, version, params, inputs}`. */
+export function nodeKey(stage: string, version: number, params: unknown, inputs: Record<string, string>): string {
+  return canonicalHash({ stage, version, params, inputs });
+}

@@ -1,0 +1,248 @@
+/**
+ * Run directories: created exclusively, journaled while running, sealed by an atomically written manifest.
+ * An existing directory is never reused for a new run; a finished run (one with `manifest.json`) can never be
+ * resumed or changed.
+ *
+ * Layout: `journal.jsonl`, `manifest.json` (last), `objects/sha256/…` (blobs) and exported files (reports,
+ * results) that are also blobs and are listed in the manifest's `files`.
+ *
+ * @module
+ */
+import { dirname, join } from "node:path";
+import { UsageError } from "../errors.ts";
+import { BlobStore } from "./blob_store.ts";
+import { canonicalJson } from "./canonical.ts";
+import { sha256Hex } from "./hash.ts";
+import { JournalWriter, readJournal } from "./journal.ts";
+import { type Manifest, ManifestSchema, type Node, type RunHeader } from "./manifest.ts";
+
+/** File names a run directory may hold besides its exported files. */
+export const RUN_FILES = { journal: "journal.jsonl", manifest: "manifest.json", objects: "objects" } as const;
+
+/** An exported file name: a plain name, no directories, not one of the store's own names. */
+export function checkExportName(name: string): void {
+  if (!/^[A-Za-z0-9][A-Za-z0-9._-]*$/.test(name) || Object.values(RUN_FILES).includes(name as never)) {
+    throw new Error(`invalid exported file name ${JSON.stringify(name)}`);
+  }
+}
+
+async function exists(path: string): Promise<boolean> {
+  try {
+    await Deno.lstat(path);
+    return true;
+  } catch (error) {
+    if (error instanceof Deno.errors.NotFound) return false;
+    throw error;
+  }
+}
+
+/** Writes bytes to `path` atomically (temp file, fsync, rename); refuses to replace an existing file. */
+export async function writeFileAtomic(path: string, bytes: Uint8Array): Promise<void> {
+  if (await exists(path)) throw new Error(`refusing to overwrite ${path}`);
+  const tmp = `${path}.tmp-${Deno.pid}`;
+  const file = await Deno.open(tmp, { write: true, create: true, truncate: true, mode: 0o644 });
+  try {
+    let written = 0;
+    while (written < bytes.length) written += await file.write(bytes.subarray(written));
+    await file.sync();
+  } finally {
+    file.close();
+  }
+  await Deno.rename(tmp, path);
+}
+
+/** A run being written. */
+export class RunDir {
+  /** The run directory. */
+  readonly path: string;
+  /** Its blob store. */
+  readonly store: BlobStore;
+  /** The header written as the journal's first line. */
+  readonly header: RunHeader;
+  /** Nodes already completed (from a resumed journal) and appended since. */
+  readonly nodes: Node[];
+  readonly #files: Record<string, string>;
+  readonly #journal: JournalWriter;
+  #sealed = false;
+
+  private constructor(
+    path: string,
+    header: RunHeader,
+    nodes: Node[],
+    files: Record<string, string>,
+    journal: JournalWriter,
+  ) {
+    this.path = path;
+    this.store = new BlobStore(path);
+    this.header = header;
+    this.nodes = nodes;
+    this.#files = files;
+    this.#journal = journal;
+  }
+
+  /**
+   * Creates a new run directory exclusively. An existing path is refused with a {@link UsageError} and left
+   * exactly as it was. Parent directories are created as needed. `sources` are stored as blobs first and
+   * declared in the header by name.
+   */
+  static async create(
+    path: string,
+    header: Omit<RunHeader, "sources">,
+    sources: Record<string, Uint8Array> = {},
+  ): Promise<RunDir> {
+    await Deno.mkdir(dirname(path), { recursive: true });
+    try {
+      await Deno.mkdir(path);
+    } catch (error) {
+      if (error instanceof Deno.errors.AlreadyExists) {
+        throw new UsageError(`output directory ${path} already exists; a run never reuses or overwrites one`);
+      }
+      throw error;
+    }
+    const store = new BlobStore(path);
+    const sourceHashes: Record<string, string> = {};
+    for (const [name, bytes] of Object.entries(sources)) sourceHashes[name] = await store.put(bytes);
+    const full: RunHeader = { ...header, sources: sourceHashes };
+    const journal = await JournalWriter.create(join(path, RUN_FILES.journal), full);
+    return new RunDir(path, full, [], {}, journal);
+  }
+
+  /** Reopens an unfinished run from its journal. A finished or damaged run is refused. */
+  static async resume(path: string): Promise<RunDir> {
+    if (await exists(join(path, RUN_FILES.manifest))) {
+      throw new UsageError(`${path} is a finished run (manifest.json exists); a finished run is never resumed`);
+    }
+    const journalPath = join(path, RUN_FILES.journal);
+    if (!(await exists(journalPath))) throw new UsageError(`${path} has no ${RUN_FILES.journal}: not a run directory`);
+    const reading = await readJournal(journalPath);
+    const fatal = reading.problems.filter((p) => !p.includes("incomplete last line"));
+    if (fatal.length > 0 || !reading.header) {
+      throw new UsageError(`cannot resume ${path}: ${fatal[0] ?? "journal has no header"}`);
+    }
+    if (reading.problems.length > 0) {
+      // An interrupted final append: drop the partial line so the chain continues from the last good one.
+      const text = new TextDecoder().decode(await Deno.readFile(journalPath));
+      const keep = text.slice(0, text.lastIndexOf("\n") + 1);
+      await Deno.truncate(journalPath, new TextEncoder().encode(keep).length);
+    }
+    await Deno.remove(join(path, RUN_FILES.objects, "tmp"), { recursive: true }).catch((error) => {
+      if (!(error instanceof Deno.errors.NotFound)) throw error;
+    });
+    const journal = await JournalWriter.reopen(journalPath, reading.lastLineHash);
+    return new RunDir(path, reading.header, reading.nodes, reading.files, journal);
+  }
+
+  /** Appends a completed node to the journal (fsync). */
+  async recordNode(node: Node): Promise<void> {
+    this.#assertOpen();
+    this.nodes.push(node);
+    await this.#journal.appendNode(node);
+  }
+
+  /**
+   * Exports a file into the run directory: stored as a blob, written atomically, journaled. Writing the same
+   * name twice is allowed only with identical content (e.g. after a resume).
+   */
+  async writeFile(name: string, content: Uint8Array | string): Promise<string> {
+    this.#assertOpen();
+    checkExportName(name);
+    const bytes = typeof content === "string" ? new TextEncoder().encode(content) : content;
+    const hash = await this.store.put(bytes);
+    const previous = this.#files[name];
+    if (previous !== undefined) {
+      if (previous !== hash) throw new Error(`${name} was already exported with different content`);
+      return hash;
+    }
+    const path = join(this.path, name);
+    await Deno.remove(path).catch((error) => {
+      // A file that exists but was never journaled is an interrupted export: it is replaced.
+      if (!(error instanceof Deno.errors.NotFound)) throw error;
+    });
+    await writeFileAtomic(path, bytes);
+    this.#files[name] = hash;
+    await this.#journal.appendFile(name, hash);
+    return hash;
+  }
+
+  /** Exports a JSON file (pretty-printed for people; its hash is of these exact bytes). */
+  writeJsonFile(name: string, value: unknown): Promise<string> {
+    canonicalJson(value); // refuses non-I-JSON before anything is written
+    return this.writeFile(name, JSON.stringify(value, null, 2) + "\n");
+  }
+
+  /** Seals the run: closes the journal and writes `manifest.json` atomically. Returns the manifest's hash. */
+  async finish(): Promise<{ manifest: Manifest; hash: string }> {
+    this.#assertOpen();
+    this.#sealed = true;
+    await this.#journal.close();
+    await this.#removeUnreferencedBlobs();
+    const journalBytes = await Deno.readFile(join(this.path, RUN_FILES.journal));
+    const lines = new TextDecoder().decode(journalBytes).split("\n").length - 1;
+    const manifest: Manifest = ManifestSchema.parse({
+      ...this.header,
+      finished: new Date().toISOString(),
+      nodes: this.nodes,
+      files: this.#files,
+      journal: { lines, sha256: sha256Hex(journalBytes) },
+    });
+    const text = JSON.stringify(manifest, null, 2) + "\n";
+    await writeFileAtomic(join(this.path, RUN_FILES.manifest), new TextEncoder().encode(text));
+    return { manifest, hash: sha256Hex(text) };
+  }
+
+  /** Deletes blobs that no node, source or file references (left by an interrupted attempt before a resume). */
+  async #removeUnreferencedBlobs(): Promise<void> {
+    const referenced = new Set<string>([...Object.values(this.#files), ...Object.values(this.header.sources)]);
+    for (const node of this.nodes) {
+      for (const h of [...Object.values(node.inputs), ...Object.values(node.outputs), ...node.requests]) {
+        referenced.add(h);
+      }
+    }
+    const root = join(this.path, RUN_FILES.objects, "sha256");
+    if (!(await exists(root))) return;
+    for await (const dir of Deno.readDir(root)) {
+      if (!dir.isDirectory) continue;
+      for await (const entry of Deno.readDir(join(root, dir.name))) {
+        if (!referenced.has(dir.name + entry.name)) await Deno.remove(join(root, dir.name, entry.name));
+      }
+    }
+  }
+
+  /** Closes the journal without sealing (after a failure, so the run can be resumed). */
+  async abandon(): Promise<void> {
+    if (this.#sealed) return;
+    this.#sealed = true;
+    await this.#journal.close();
+  }
+
+  #assertOpen(): void {
+    if (this.#sealed) throw new Error(`run ${this.path} is already sealed`);
+  }
+}
+
+/** Reads and validates a finished run's manifest; errors name the file and the field. */
+export async function readManifest(runPath: string): Promise<Manifest> {
+  const path = join(runPath, RUN_FILES.manifest);
+  let text: string;
+  try {
+    text = await Deno.readTextFile(path);
+  } catch (error) {
+    if (error instanceof Deno.errors.NotFound) {
+      throw new UsageError(`${runPath} has no manifest.json: not a finished run`);
+    }
+    throw error;
+  }
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch (error) {
+    if (error instanceof SyntaxError) throw new UsageError(`${path}: not JSON (${error.message})`);
+    throw error;
+  }
+  const parsed = ManifestSchema.safeParse(json);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    throw new UsageError(`${path}: invalid field ${issue?.path.join(".")}: ${issue?.message}`);
+  }
+  return parsed.data;
+}
