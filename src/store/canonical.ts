@@ -20,6 +20,8 @@ export class NotIJsonError extends TypeError {
 }
 
 const MAX_SAFE = Number.MAX_SAFE_INTEGER;
+/** From here on ECMAScript (and so RFC 8785) writes numbers in exponent form, e.g. `1e+21`. */
+const EXPONENT_FORM = 1e21;
 
 function hasLoneSurrogate(text: string): boolean {
   for (let i = 0; i < text.length; i++) {
@@ -42,8 +44,8 @@ function childPath(path: string, key: string): string {
 }
 
 /**
- * Throws {@link NotIJsonError} unless `value` is I-JSON: null, booleans, finite numbers (integers within
- * ±(2^53−1)), strings without lone surrogates, arrays, and plain objects of those. Refuses NaN, ±Infinity,
+ * Throws {@link NotIJsonError} unless `value` is I-JSON: null, booleans, finite numbers (integers written as
+ * plain digits only within ±(2^53−1); magnitudes from 1e21 on, written in exponent form, are accepted), strings without lone surrogates, arrays, and plain objects of those. Refuses NaN, ±Infinity,
  * undefined (also as an object member), functions, symbols, BigInt, Map, Set, typed arrays, Dates and any other
  * class instance.
  */
@@ -56,7 +58,9 @@ export function assertIJson(value: unknown, path = "$"): void {
       return;
     case "number":
       if (!Number.isFinite(value)) throw new NotIJsonError(path, `number ${value}`);
-      if (Number.isInteger(value) && Math.abs(value) > MAX_SAFE) {
+      // An integer beyond 2^53 written as plain digits claims an exactness a double cannot give (RFC 7493
+      // §2.2). From 1e21 on, RFC 8785 writes the number in exponent form (`1e+21`): plainly a double, accepted.
+      if (Number.isInteger(value) && Math.abs(value) > MAX_SAFE && Math.abs(value) < EXPONENT_FORM) {
         throw new NotIJsonError(path, `integer ${value} beyond 2^53`);
       }
       return;

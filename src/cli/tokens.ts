@@ -1,0 +1,138 @@
+/**
+ * `compaction-bench tokens [--tokenizer DIR] [--json] FILE`: the exact token count of a messages file as
+ * the model would see it.
+ *
+ * @module
+ */
+import { z } from "zod";
+import { UsageError } from "../errors.ts";
+import { ChatMessageSchema, ToolDefinitionSchema } from "../models/messages.ts";
+import type { ChatMessage, ToolDefinition } from "../models/messages.ts";
+import { formatIssues } from "../tokens/config.ts";
+import { tokenBreakdown } from "../tokens/breakdown.ts";
+import { loadTokenCounter } from "../tokens/load.ts";
+import type { HfTokenCounter } from "../tokens/counter.ts";
+import { parseCommand } from "./args.ts";
+
+/** The help text of the `tokens` command. */
+export const TOKENS_HELP = `Usage: compaction-bench tokens [--tokenizer DIR] [--json] FILE
+
+Counts the tokens of the chat messages in FILE exactly as the model sees them: rendered by the
+tokenizer's chat template (generation prompt added, thinking disabled), then encoded by its tokenizer.
+
+FILE is a JSON list of OpenAI-format messages, or an object {"messages": [...], "tools": [...]}
+(other fields, such as a chat request's "model", are ignored).
+
+Options:
+  --tokenizer DIR  Hugging Face tokenizer directory (tokenizer.json + tokenizer_config.json);
+                   default: the shipped Qwen3 tokenizer
+  --json           print {tokenizer, hash, total, messages: [{index, role, tokens}], generation_prompt}:
+                   message i's tokens are count(messages 0..i) - count(messages 0..i-1), both rendered
+                   without the generation prompt (message 0 includes the template's preamble);
+                   generation_prompt is what the generation prompt adds; the parts sum to total
+  -h, --help       show this help
+
+Exit codes: 0 counted, 2 bad usage or input (the message names the file and field).
+`;
+
+const OptionsSchema = z.object({
+  help: z.boolean().optional(),
+  json: z.boolean().optional(),
+  tokenizer: z.string().min(1, "must name a directory").optional(),
+});
+
+/** The object form; other fields (e.g. a chat request's `model`) are ignored. */
+const ObjectFileSchema = z.object({
+  messages: z.array(ChatMessageSchema),
+  tools: z.array(ToolDefinitionSchema).optional(),
+});
+
+/** A messages file's content after validation. */
+export interface MessagesFile {
+  /** The messages, in order. */
+  messages: ChatMessage[];
+  /** Tool definitions sent with them, if any. */
+  tools?: ToolDefinition[];
+}
+
+/**
+ * Reads and validates a messages file: a JSON list of messages or `{messages, tools?}`. Throws a
+ * {@link UsageError} naming the file and the offending field (e.g. `messages[2].role`).
+ */
+export async function readMessagesFile(path: string): Promise<MessagesFile> {
+  let text: string;
+  try {
+    text = await Deno.readTextFile(path);
+  } catch (error) {
+    if (error instanceof Deno.errors.NotFound) throw new UsageError(`${path}: file not found`);
+    if (error instanceof Deno.errors.PermissionDenied || error instanceof Deno.errors.IsADirectory) {
+      throw new UsageError(`${path}: cannot be read: ${error.message}`);
+    }
+    if (error instanceof TypeError) throw new UsageError(`${path}: not valid UTF-8 text`);
+    throw error;
+  }
+  let raw: unknown;
+  try {
+    raw = JSON.parse(text);
+  } catch (error) {
+    if (error instanceof SyntaxError) throw new UsageError(`${path}: not valid JSON: ${error.message}`);
+    throw error;
+  }
+  // Validate against the shape the file claims so the error names the field, not the union.
+  if (Array.isArray(raw)) {
+    const result = z.array(ChatMessageSchema).safeParse(raw);
+    if (!result.success) throw new UsageError(`${path}: ${formatIssues(result.error.issues, "messages")}`);
+    return { messages: result.data };
+  }
+  if (typeof raw === "object" && raw !== null) {
+    const result = ObjectFileSchema.safeParse(raw);
+    if (!result.success) throw new UsageError(`${path}: ${formatIssues(result.error.issues)}`);
+    return result.data;
+  }
+  throw new UsageError(
+    `${path}: expected a list of messages or an object {messages, tools?}, got ${typeof raw}`,
+  );
+}
+
+/** Runs `tokens`; returns the exit code (0), prints help for `--help`, throws {@link UsageError} on bad input. */
+export async function tokensCommand(argv: string[]): Promise<number> {
+  const { options, positionals } = parseCommand("tokens", argv, {
+    json: { type: "boolean" },
+    tokenizer: { type: "string" },
+  }, OptionsSchema);
+  if (options.help) {
+    console.log(TOKENS_HELP);
+    return 0;
+  }
+  if (positionals.length !== 1) {
+    throw new UsageError(
+      `tokens: expected exactly one FILE, got ${positionals.length} (see 'tokens --help')`,
+    );
+  }
+  const file = await readMessagesFile(positionals[0]);
+  if (file.messages.length === 0) throw new UsageError(`${positionals[0]}: messages: the list is empty`);
+  const counter = await loadTokenCounter(options.tokenizer);
+  let output: string;
+  try {
+    output = options.json
+      ? breakdownJson(counter, file)
+      : String(counter.countMessages(file.messages, file.tools));
+  } catch (error) {
+    // The chat template refused these messages (e.g. a role order it does not accept).
+    if (!(error instanceof Error)) throw error;
+    throw new UsageError(`${positionals[0]}: ${error.message}`, { cause: error });
+  }
+  console.log(output);
+  return 0;
+}
+
+function breakdownJson(counter: HfTokenCounter, file: MessagesFile): string {
+  const breakdown = tokenBreakdown(counter, file.messages, file.tools);
+  return JSON.stringify({
+    tokenizer: counter.name,
+    hash: counter.hash,
+    total: breakdown.total,
+    messages: breakdown.messages,
+    generation_prompt: breakdown.generationPrompt,
+  });
+}

@@ -1,0 +1,471 @@
+/**
+ * A deterministic generator of HotpotQA-format distractor records over a made-up world of people, cities,
+ * companies, rivers and bands. Every record has ten articles: two gold articles that together answer the
+ * question and eight distractors, each several sentences long. The answer and the supporting facts are
+ * correct by construction: the question names entities whose facts are stated exactly once, in the
+ * sentences listed as supporting facts.
+ *
+ * Record `i` draws from {@link SeededRandom} seeded with `${seed}:${i}`; every title (and every name a
+ * sentence mentions) is unique across all records of one call, so no two records share an article.
+ * Even indices are bridge questions, odd indices comparison questions.
+ *
+ * @module
+ */
+import { createHash } from "node:crypto";
+import type { Article, HotpotRecord, SupportingFact } from "./hotpot_record.ts";
+import { SeededRandom } from "./hotpot_prng.ts";
+
+/** The default seed of the shipped demo data. */
+export const DEMO_DATA_SEED = "compaction-bench-demo";
+
+/** Evidence characters below which the generator lengthens a distractor (keeps records above 6,000). */
+const MIN_EVIDENCE_CHARS = 6600;
+
+const SYLLABLES = [
+  "ar",
+  "bel",
+  "cor",
+  "dan",
+  "el",
+  "fen",
+  "gal",
+  "hol",
+  "is",
+  "jor",
+  "kel",
+  "lan",
+  "mor",
+  "nev",
+  "or",
+  "pel",
+  "quin",
+  "ros",
+  "sal",
+  "tor",
+  "ul",
+  "val",
+  "wen",
+  "yor",
+  "zan",
+  "bra",
+  "cri",
+  "dro",
+  "fle",
+  "gri",
+  "kro",
+  "pla",
+  "stra",
+  "tri",
+  "vor",
+  "mir",
+  "del",
+  "sen",
+  "ta",
+  "lo",
+];
+const CITY_SUFFIXES = ["ford", "haven", "mere", "by", "stad", "wick", "port", "dale"];
+const COMPANY_SUFFIXES = ["Industries", "Works", "Labs", "Holdings", "Foundry", "Textiles", "Motors"];
+const BAND_NOUNS = ["Lanterns", "Foxes", "Echoes", "Pilots", "Wolves", "Sparrows", "Engines", "Tides"];
+const PROFESSIONS = ["architect", "painter", "novelist", "chemist", "composer", "engineer", "botanist"];
+const GENRES = ["folk", "indie rock", "synth-pop", "jazz", "post-punk", "bluegrass"];
+const INDUSTRIES = ["bicycle", "glassware", "textile", "furniture", "telescope", "clock"];
+const MONTHS = ["March", "May", "July", "September", "October", "December"];
+
+/** "a painter", "an architect". */
+function withArticle(noun: string): string {
+  return /^[aeiou]/i.test(noun) ? `an ${noun}` : `a ${noun}`;
+}
+
+type Kind = "person" | "city" | "company" | "river" | "band";
+
+interface BuiltArticle {
+  article: Article;
+  /** Sentence ids of named key facts. */
+  facts: Record<string, number>;
+}
+
+/** Names, sentences and articles for one record, drawing on the shared set of used names. */
+class WorldBuilder {
+  /** Filler templates already used per article title (no template twice in one article). */
+  readonly templatesUsed = new Map<string, Set<number>>();
+
+  constructor(readonly rng: SeededRandom, readonly used: Set<string>) {}
+
+  word(min: number, max: number): string {
+    const n = this.rng.int(min, max);
+    let w = "";
+    for (let i = 0; i < n; i++) w += this.rng.pick(SYLLABLES);
+    return w[0].toUpperCase() + w.slice(1);
+  }
+
+  unique(make: () => string): string {
+    for (;;) {
+      const name = make();
+      if (!this.used.has(name)) {
+        this.used.add(name);
+        return name;
+      }
+    }
+  }
+
+  name(kind: Kind): string {
+    switch (kind) {
+      case "person":
+        return this.unique(() => `${this.word(2, 2)} ${this.word(2, 3)}`);
+      case "city":
+        return this.unique(() => `${this.word(2, 3)}${this.rng.pick(CITY_SUFFIXES)}`);
+      case "company":
+        return this.unique(() => `${this.word(2, 3)} ${this.rng.pick(COMPANY_SUFFIXES)}`);
+      case "river":
+        return this.unique(() => `${this.word(2, 3)} River`);
+      case "band":
+        return this.unique(() => `The ${this.word(2, 3)} ${this.rng.pick(BAND_NOUNS)}`);
+    }
+  }
+
+  year(min = 1850, max = 2015): number {
+    return this.rng.int(min, max);
+  }
+
+  /** A filler sentence from a template not in `usedTemplates` (which it extends), or null when none is left. */
+  filler(kind: Kind, title: string, usedTemplates: Set<number>): string | null {
+    const r = this.rng;
+    const w = () => this.word(2, 3);
+    const y = () => this.year(1900, 2020);
+    const short = kind === "person" ? title.split(" ").slice(-1)[0] : title;
+    const options: Record<Kind, (() => string)[]> = {
+      person: [
+        () =>
+          `${short} studied at the ${w()} Academy of Arts and Sciences, graduating with honours in ${y()}.`,
+        () => `In ${y()}, ${short} received the ${w()} Prize for a lifetime of distinguished public work.`,
+        () =>
+          `${short} has lived for many years in a small village near the ${w()} hills, far from any city.`,
+        () => `Critics have repeatedly praised ${short}'s work for its careful attention to detail and form.`,
+        () =>
+          `${short} served on the board of the ${w()} Cultural Society for ${
+            r.int(3, 19)
+          } consecutive years.`,
+        () => `A biography titled "The ${w()} Years" was published about ${short} by a small regional press.`,
+        () =>
+          `${short} is married and has ${r.int(2, 5)} children, several of whom followed the same career.`,
+        () =>
+          `${short} speaks ${r.int(2, 6)} languages and often gives guest lectures at foreign universities.`,
+        () => `Early in life, ${short} worked briefly as a clerk in the harbour offices of ${w()}.`,
+        () => `${short} is a keen amateur astronomer and keeps a private observatory on the family estate.`,
+      ],
+      city: [
+        () =>
+          `The city has a population of about ${r.int(12, 900) * 1000} people according to the last census.`,
+        () => `${short} is known for its annual ${w()} festival, which is held every ${r.pick(MONTHS)}.`,
+        () => `Its old town contains more than ${r.int(40, 600)} listed buildings from several centuries.`,
+        () => `The local economy relies mainly on ${r.pick(INDUSTRIES)} making, shipping and tourism.`,
+        () =>
+          `${short} is twinned with the distant town of ${w()}, and the two exchange students every year.`,
+        () => `A tram network connecting the city centre with its growing suburbs was completed in ${y()}.`,
+        () => `The ${w()} Museum, located near the central square, holds a large collection of old maps.`,
+        () => `The climate is mild, with an average January temperature of ${r.int(1, 9)} degrees Celsius.`,
+        () => `The municipal football club plays its home games at the ${w()} Stadium on the edge of town.`,
+      ],
+      company: [
+        () => `The company employs roughly ${r.int(2, 400) * 25} people across its offices and workshops.`,
+        () =>
+          `Its best-known product is the ${w()} series, which has been sold in more than ${
+            r.int(5, 60)
+          } countries.`,
+        () => `${short} opened a second factory in the neighbouring district after a period of rapid growth.`,
+        () =>
+          `${short} reported an annual revenue of about ${r.int(3, 900)} million in its most recent report.`,
+        () =>
+          `The firm has been listed on the ${w()} Exchange for several decades and pays a steady dividend.`,
+        () => `${short} sponsors a youth football team and a scholarship for students of engineering.`,
+        () =>
+          `The company's logo, a stylised ${
+            r.pick(["heron", "anchor", "oak leaf", "compass", "star"])
+          }, was redesigned in ${y()}.`,
+        () => `In a widely reported dispute, ${short} settled a patent case with a competitor out of court.`,
+      ],
+      river: [
+        () => `The river rises in the ${w()} Mountains and descends through a series of narrow gorges.`,
+        () =>
+          `Its drainage basin covers about ${r.int(500, 90000)} square kilometres of farmland and forest.`,
+        () => `The ${short} is navigable for small boats along most of its lower course during the summer.`,
+        () => `Several species of trout and grayling live in its cold and fast-flowing upper reaches.`,
+        () => `A stone bridge built in ${y()} crosses the river near the village of ${w()}.`,
+        () => `The river is known to freeze over completely in particularly cold winters.`,
+        () => `Its main tributary is the ${w()} Brook, which joins it from the east.`,
+        () => `Flooding along its banks led to the construction of a system of levees in the last century.`,
+      ],
+      band: [
+        () => `The band has released ${r.int(2, 14)} studio albums and a number of live recordings.`,
+        () => `Their debut album, "${w()} ${r.pick(BAND_NOUNS)}", was well received by the music press.`,
+        () => `The group toured ${w()} and ${w()} extensively and built a loyal following abroad.`,
+        () => `The band's line-up has changed ${r.int(1, 6)} times, but the lead singer has remained.`,
+        () => `${short} won the ${w()} Music Award for best live act on two separate occasions.`,
+        () => `Their music blends ${r.pick(GENRES)} with elements of ${r.pick(GENRES)} and traditional song.`,
+        () => `A documentary about the band, filmed during a long winter tour, was released to good reviews.`,
+      ],
+    };
+    const free = options[kind].map((_, i) => i).filter((i) => !usedTemplates.has(i));
+    if (free.length === 0) return null;
+    const chosen = r.pick(free);
+    usedTemplates.add(chosen);
+    return options[kind][chosen]();
+  }
+
+  /** An article: `intro` first, then key facts and fillers in shuffled order. */
+  article(kind: Kind, title: string, intro: string, keys: Record<string, string>): BuiltArticle {
+    const fillerCount = this.rng.int(5, 7);
+    const body: { key?: string; text: string }[] = Object.entries(keys).map(([key, text]) => ({ key, text }));
+    const usedTemplates = new Set<number>();
+    for (let i = 0; i < fillerCount; i++) {
+      const text = this.filler(kind, title, usedTemplates);
+      if (text !== null) body.push({ text });
+    }
+    const ordered = [{ key: "intro", text: intro }, ...this.rng.shuffle(body)];
+    const facts: Record<string, number> = {};
+    ordered.forEach((s, i) => {
+      if (s.key !== undefined) facts[s.key] = i;
+    });
+    this.templatesUsed.set(title, usedTemplates);
+    return { article: { title, sentences: ordered.map((s) => s.text) }, facts };
+  }
+
+  person(
+    opts: {
+      title?: string;
+      birthCity?: string;
+      profession?: string;
+      founded?: { company: string; year: number };
+    } = {},
+  ): BuiltArticle {
+    const title = opts.title ?? this.name("person");
+    const last = title.split(" ").slice(-1)[0];
+    const profession = opts.profession ?? this.rng.pick(PROFESSIONS);
+    const keys: Record<string, string> = {
+      born: `${last} was born in the city of ${opts.birthCity ?? this.name("city")} and grew up there.`,
+    };
+    if (opts.founded) keys.founded = `In ${opts.founded.year}, ${last} founded ${opts.founded.company}.`;
+    return this.article(
+      "person",
+      title,
+      `${title} (born ${this.year(1900, 1990)}) is ${withArticle(profession)} from the ${
+        this.word(2, 3)
+      } region.`,
+      keys,
+    );
+  }
+
+  city(opts: { title?: string; river?: string; founded?: number } = {}): BuiltArticle {
+    const title = opts.title ?? this.name("city");
+    return this.article("city", title, `${title} is a city in the ${this.word(2, 3)} region.`, {
+      river: `${title} lies on the banks of the ${opts.river ?? this.name("river")}.`,
+      founded: `${title} was founded in ${opts.founded ?? this.year(1000, 1900)}.`,
+    });
+  }
+
+  company(opts: { title?: string; founder?: string; year?: number; hq?: string } = {}): BuiltArticle {
+    const title = opts.title ?? this.name("company");
+    return this.article("company", title, `${title} is a ${this.rng.pick(INDUSTRIES)} manufacturer.`, {
+      founded: `${title} was founded by ${opts.founder ?? this.name("person")} in ${
+        opts.year ?? this.year()
+      }.`,
+      hq: `The company is headquartered in ${opts.hq ?? this.name("city")}.`,
+    });
+  }
+
+  river(opts: { title?: string; length?: number } = {}): BuiltArticle {
+    const title = opts.title ?? this.name("river");
+    return this.article("river", title, `The ${title} is a river in the ${this.word(2, 3)} region.`, {
+      length: `The ${title} is ${opts.length ?? this.rng.int(40, 2400)} kilometres long.`,
+    });
+  }
+
+  band(opts: { title?: string; city?: string; year?: number } = {}): BuiltArticle {
+    const title = opts.title ?? this.name("band");
+    return this.article("band", title, `${title} are ${withArticle(this.rng.pick(GENRES))} band.`, {
+      formed: `${title} were formed in ${opts.city ?? this.name("city")} in ${
+        opts.year ?? this.year(1960, 2015)
+      }.`,
+    });
+  }
+
+  distractor(kind: Kind): BuiltArticle {
+    return this[kind]();
+  }
+
+  /** Two distinct years. */
+  twoYears(min: number, max: number): [number, number] {
+    const a = this.year(min, max);
+    let b = this.year(min, max);
+    while (b === a) b = this.year(min, max);
+    return [a, b];
+  }
+}
+
+interface Question {
+  question: string;
+  answer: string;
+  gold: [BuiltArticle, string][];
+  kinds: Kind[];
+}
+
+function bridgeQuestion(w: WorldBuilder): Question {
+  switch (w.rng.int(0, 3)) {
+    case 0: {
+      const city = w.name("city");
+      const river = w.name("river");
+      const p = w.person({ birthCity: city });
+      const c = w.city({ title: city, river });
+      return {
+        question: `Which river flows through the city where ${p.article.title} was born?`,
+        answer: river,
+        gold: [[p, "born"], [c, "river"]],
+        kinds: ["person", "city"],
+      };
+    }
+    case 1: {
+      const city = w.name("city");
+      const founded = w.year(1000, 1900);
+      const b = w.band({ city });
+      const c = w.city({ title: city, founded });
+      return {
+        question: `In what year was the city where ${b.article.title} were formed founded?`,
+        answer: String(founded),
+        gold: [[b, "formed"], [c, "founded"]],
+        kinds: ["band", "city"],
+      };
+    }
+    case 2: {
+      const founder = w.name("person");
+      const birthCity = w.name("city");
+      const co = w.company({ founder });
+      const p = w.person({ title: founder, birthCity });
+      return {
+        question: `In which city was the founder of ${co.article.title} born?`,
+        answer: birthCity,
+        gold: [[co, "founded"], [p, "born"]],
+        kinds: ["company", "person"],
+      };
+    }
+    default: {
+      const company = w.name("company");
+      const hq = w.name("city");
+      const p = w.person({ founded: { company, year: w.year() } });
+      const co = w.company({ title: company, hq });
+      return {
+        question: `In which city is the company founded by ${p.article.title} headquartered?`,
+        answer: hq,
+        gold: [[p, "founded"], [co, "hq"]],
+        kinds: ["person", "company"],
+      };
+    }
+  }
+}
+
+function comparisonQuestion(w: WorldBuilder): Question {
+  switch (w.rng.int(0, 3)) {
+    case 0: {
+      const [ya, yb] = w.twoYears(1820, 2015);
+      const a = w.company({ year: ya });
+      const b = w.company({ year: yb });
+      return {
+        question: `Which company was founded first, ${a.article.title} or ${b.article.title}?`,
+        answer: ya < yb ? a.article.title : b.article.title,
+        gold: [[a, "founded"], [b, "founded"]],
+        kinds: ["company"],
+      };
+    }
+    case 1: {
+      const la = w.rng.int(40, 2400);
+      let lb = w.rng.int(40, 2400);
+      while (lb === la) lb = w.rng.int(40, 2400);
+      const a = w.river({ length: la });
+      const b = w.river({ length: lb });
+      return {
+        question: `Which river is longer, the ${a.article.title} or the ${b.article.title}?`,
+        answer: la > lb ? a.article.title : b.article.title,
+        gold: [[a, "length"], [b, "length"]],
+        kinds: ["river"],
+      };
+    }
+    case 2: {
+      const profession = w.rng.pick(PROFESSIONS);
+      const same = w.rng.next() < 0.5;
+      let other = w.rng.pick(PROFESSIONS);
+      while (!same && other === profession) other = w.rng.pick(PROFESSIONS);
+      const a = w.person({ profession });
+      const b = w.person({ profession: same ? profession : other });
+      return {
+        question: `Are ${a.article.title} and ${b.article.title} both ${profession}s?`,
+        answer: same ? "yes" : "no",
+        gold: [[a, "intro"], [b, "intro"]],
+        kinds: ["person"],
+      };
+    }
+    default: {
+      const [ya, yb] = w.twoYears(1960, 2015);
+      const a = w.band({ year: ya });
+      const b = w.band({ year: yb });
+      return {
+        question: `Were ${a.article.title} formed before ${b.article.title}?`,
+        answer: ya < yb ? "yes" : "no",
+        gold: [[a, "formed"], [b, "formed"]],
+        kinds: ["band"],
+      };
+    }
+  }
+}
+
+const ALL_KINDS: Kind[] = ["person", "city", "company", "river", "band"];
+
+/** The record id: 24 hex characters of SHA-256 of `${seed}:${index}:id`, like HotpotQA's `_id`s. */
+function recordId(seed: string, index: number): string {
+  return createHash("sha256").update(`${seed}:${index}:id`, "utf8").digest("hex").slice(0, 24);
+}
+
+function evidenceChars(articles: Article[]): number {
+  let n = 0;
+  for (const a of articles) for (const s of a.sentences) n += s.length;
+  return n;
+}
+
+/**
+ * Generates `count` HotpotQA distractor records from `seed` (same arguments, same records). Record `i` is
+ * a bridge question when `i` is even and a comparison question when it is odd.
+ */
+export function generateHotpotRecords(count: number, seed: string = DEMO_DATA_SEED): HotpotRecord[] {
+  const used = new Set<string>();
+  const records: HotpotRecord[] = [];
+  for (let index = 0; index < count; index++) {
+    const w = new WorldBuilder(new SeededRandom(`${seed}:${index}`), used);
+    const type = index % 2 === 0 ? "bridge" : "comparison";
+    const q = type === "bridge" ? bridgeQuestion(w) : comparisonQuestion(w);
+    const distractors: { kind: Kind; article: Article }[] = [];
+    for (let i = 0; i < 8; i++) {
+      const kind = i < 5 ? q.kinds[i % q.kinds.length] : w.rng.pick(ALL_KINDS);
+      distractors.push({ kind, article: w.distractor(kind).article });
+    }
+    const articles = () => [...q.gold.map(([g]) => g.article), ...distractors.map((d) => d.article)];
+    while (evidenceChars(articles()) < MIN_EVIDENCE_CHARS) {
+      const target = w.rng.pick(distractors);
+      const used = w.templatesUsed.get(target.article.title) ?? new Set<number>();
+      const sentence = w.filler(target.kind, target.article.title, used);
+      if (sentence !== null) target.article.sentences.push(sentence);
+    }
+    const supporting_facts: SupportingFact[] = q.gold.map(([g, key]) => ({
+      title: g.article.title,
+      sent_id: g.facts[key],
+    }));
+    const context = w.rng.shuffle(articles());
+    records.push({
+      id: recordId(seed, index),
+      question: q.question,
+      answer: q.answer,
+      type,
+      level: w.rng.pick(["easy", "medium", "hard"]),
+      supporting_facts,
+      context,
+    });
+  }
+  return records;
+}

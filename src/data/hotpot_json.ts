@@ -1,0 +1,72 @@
+/**
+ * The official HotpotQA JSON layout: an array of `{_id, question, answer, type, level,
+ * supporting_facts: [[title, sent_id]], context: [[title, [sentences]]]}`.
+ *
+ * @module
+ */
+import { z } from "zod";
+import { UsageError } from "../errors.ts";
+import { type HotpotRecord, HotpotRecordSchema, parseRecordField } from "./hotpot_record.ts";
+
+/** One record as the official JSON file spells it. */
+export const OfficialHotpotRecordSchema = z.object({
+  _id: z.string().min(1),
+  question: z.string(),
+  answer: z.string(),
+  type: z.enum(["bridge", "comparison"]),
+  level: z.string(),
+  supporting_facts: z.array(z.tuple([z.string(), z.number().int()])),
+  context: z.array(z.tuple([z.string(), z.array(z.string())])),
+});
+/** One record as the official JSON file spells it. */
+export type OfficialHotpotRecord = z.infer<typeof OfficialHotpotRecordSchema>;
+
+/** Converts parsed official-layout JSON (an array) into validated records; errors name `file`. */
+export function hotpotRecordsFromOfficialJson(data: unknown, file: string): HotpotRecord[] {
+  if (!Array.isArray(data)) {
+    throw new UsageError(`${file}: expected a JSON array of HotpotQA records, got ${typeof data}`);
+  }
+  return data.map((raw, index) => {
+    const rec = parseRecordField(OfficialHotpotRecordSchema, raw, file, index);
+    return parseRecordField(
+      HotpotRecordSchema,
+      {
+        id: rec._id,
+        question: rec.question,
+        answer: rec.answer,
+        type: rec.type,
+        level: rec.level,
+        supporting_facts: rec.supporting_facts.map(([title, sent_id]) => ({ title, sent_id })),
+        context: rec.context.map(([title, sentences]) => ({ title, sentences })),
+      },
+      file,
+      index,
+    );
+  });
+}
+
+/** Reads an official-layout JSON file into validated records. */
+export async function loadHotpotJson(path: string): Promise<HotpotRecord[]> {
+  const text = await Deno.readTextFile(path);
+  let data: unknown;
+  try {
+    data = JSON.parse(text);
+  } catch (error) {
+    if (error instanceof SyntaxError) throw new UsageError(`${path}: not valid JSON: ${error.message}`);
+    throw error;
+  }
+  return hotpotRecordsFromOfficialJson(data, path);
+}
+
+/** Converts records to the official JSON layout (the inverse of {@link hotpotRecordsFromOfficialJson}). */
+export function toOfficialHotpotJson(records: readonly HotpotRecord[]): OfficialHotpotRecord[] {
+  return records.map((r) => ({
+    _id: r.id,
+    question: r.question,
+    answer: r.answer,
+    type: r.type,
+    level: r.level,
+    supporting_facts: r.supporting_facts.map((f) => [f.title, f.sent_id] as [string, number]),
+    context: r.context.map((a) => [a.title, a.sentences] as [string, string[]]),
+  }));
+}

@@ -1,0 +1,61 @@
+/**
+ * The only randomness the demo data uses: a small generator (sfc32) whose 128-bit state is the first 16
+ * bytes of SHA-256 of a text seed. Same seed, same sequence, on every platform.
+ *
+ * @module
+ */
+import { createHash } from "node:crypto";
+
+/** A deterministic pseudo-random generator seeded through SHA-256. */
+export class SeededRandom {
+  #a: number;
+  #b: number;
+  #c: number;
+  #d: number;
+
+  /** Seeds the generator with SHA-256 of `seed` (UTF-8). */
+  constructor(seed: string) {
+    const digest = createHash("sha256").update(seed, "utf8").digest();
+    this.#a = digest.readUInt32LE(0);
+    this.#b = digest.readUInt32LE(4);
+    this.#c = digest.readUInt32LE(8);
+    this.#d = digest.readUInt32LE(12);
+    for (let i = 0; i < 12; i++) this.nextUint32();
+  }
+
+  /** The next 32-bit unsigned integer. */
+  nextUint32(): number {
+    const t = (((this.#a + this.#b) | 0) + this.#d) | 0;
+    this.#d = (this.#d + 1) | 0;
+    this.#a = this.#b ^ (this.#b >>> 9);
+    this.#b = (this.#c + (this.#c << 3)) | 0;
+    this.#c = (this.#c << 21) | (this.#c >>> 11);
+    this.#c = (this.#c + t) | 0;
+    return t >>> 0;
+  }
+
+  /** A float in [0, 1). */
+  next(): number {
+    return this.nextUint32() / 4294967296;
+  }
+
+  /** An integer in [min, max] (inclusive). */
+  int(min: number, max: number): number {
+    return min + Math.floor(this.next() * (max - min + 1));
+  }
+
+  /** One element of a non-empty array. */
+  pick<T>(items: readonly T[]): T {
+    return items[Math.floor(this.next() * items.length)];
+  }
+
+  /** A shuffled copy (Fisher–Yates). */
+  shuffle<T>(items: readonly T[]): T[] {
+    const out = [...items];
+    for (let i = out.length - 1; i > 0; i--) {
+      const j = Math.floor(this.next() * (i + 1));
+      [out[i], out[j]] = [out[j], out[i]];
+    }
+    return out;
+  }
+}

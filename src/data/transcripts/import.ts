@@ -1,0 +1,77 @@
+/**
+ * `importTranscript(path, format)`: reads a transcript file in any supported format, detecting the
+ * format when asked (`auto`): `.jsonl` files are ShareGPT trajectories; JSON with `conversation` and
+ * `qa` is LoCoMo; with `conversations`, ShareGPT; with `messages` and Hermes' descriptive fields (`name`,
+ * `source`, `scrubbing_passes`), a Hermes session; with `messages` or as a message array, OpenAI.
+ *
+ * @module
+ */
+import { UsageError } from "../../errors.ts";
+import { importHermesSession } from "./hermes_session.ts";
+import { importLocomo } from "./locomo.ts";
+import { importOpenAIMessages } from "./openai.ts";
+import { parseJsonText, readTranscriptText } from "./read_json.ts";
+import { importShareGpt } from "./sharegpt.ts";
+import { type ImportedTranscript, TRANSCRIPT_FORMATS, type TranscriptFormat } from "./types.ts";
+
+/** Options of {@link importTranscript}. */
+export interface ImportOptions {
+  /** Which sample of a multi-sample file (ShareGPT lines, LoCoMo array) to import; default 0. */
+  sample?: number;
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return value !== null && typeof value === "object" && !Array.isArray(value);
+}
+
+/** Detects the format of parsed JSON, or null when it matches none. */
+export function detectFormat(json: unknown): TranscriptFormat | null {
+  const first = Array.isArray(json) ? json[0] : json;
+  if (!isObject(first)) return null;
+  if ("conversation" in first && "qa" in first) return "locomo";
+  if ("conversations" in first) return "sharegpt";
+  if (Array.isArray(json)) return "role" in first ? "openai" : null;
+  if ("messages" in first) {
+    return "scrubbing_passes" in first || "source" in first || "name" in first ? "hermes-session" : "openai";
+  }
+  return null;
+}
+
+/** Imports the transcript at `path`; any problem is a {@link UsageError} naming the file and place. */
+export async function importTranscript(
+  path: string,
+  format: "auto" | TranscriptFormat = "auto",
+  options: ImportOptions = {},
+): Promise<ImportedTranscript> {
+  if (format !== "auto" && !TRANSCRIPT_FORMATS.includes(format)) {
+    throw new UsageError(`unknown transcript format '${format}' (expected auto, ${TRANSCRIPT_FORMATS.join(", ")})`);
+  }
+  const text = await readTranscriptText(path);
+  if (format === "sharegpt" || (format === "auto" && path.endsWith(".jsonl"))) {
+    const trimmed = text.trimStart();
+    if (!trimmed.startsWith("[")) return importShareGpt(text, path, options);
+    // A JSON array of trajectories: re-serialize one per line.
+    const json = parseJsonText(text, path);
+    const lines = (json as unknown[]).map((record) => JSON.stringify(record)).join("\n");
+    return importShareGpt(lines, path, options);
+  }
+  const json = parseJsonText(text, path);
+  const detected = format === "auto" ? detectFormat(json) : format;
+  switch (detected) {
+    case "openai":
+      return importOpenAIMessages(json, path);
+    case "hermes-session":
+      return importHermesSession(json, path);
+    case "locomo":
+      return importLocomo(json, path, options);
+    case "sharegpt": {
+      const records = Array.isArray(json) ? json : [json];
+      return importShareGpt(records.map((record) => JSON.stringify(record)).join("\n"), path, options);
+    }
+    default:
+      throw new UsageError(
+        `${path}: cannot detect the transcript format (expected a message list, {messages}, a Hermes session, ` +
+          `ShareGPT {conversations} or LoCoMo {conversation, qa}); name it with a format`,
+      );
+  }
+}

@@ -1,0 +1,123 @@
+/**
+ * Importer for LoCoMo exports: `{conversation: {speaker_a, speaker_b, session_N: [{speaker, dia_id, text}],
+ * session_N_date_time}, qa: [{question, answer, evidence: [dia_id], category}]}` (or an array of such
+ * samples, of which one is imported). Sessions become turns in session order: speaker A speaks as `user`,
+ * speaker B as `assistant`, each message reads `Speaker: text` (an image's caption is appended), and the
+ * first message of a session starts with `[Session N, date]`. QA items with an answer and evidence become
+ * probes whose evidence is message indices; items without an answer (adversarial) or whose evidence ids
+ * are all unknown are skipped and counted in the notes.
+ *
+ * @module
+ */
+import { z } from "zod";
+import { UsageError } from "../../errors.ts";
+import type { ChatMessage } from "../../models/messages.ts";
+import { type ImportedTranscript, issueError, type Probe } from "./types.ts";
+
+const TurnSchema = z.object({
+  speaker: z.string(),
+  dia_id: z.string(),
+  text: z.string(),
+  blip_caption: z.string().optional(),
+});
+
+const QaSchema = z.object({
+  question: z.string(),
+  answer: z.union([z.string(), z.number()]).optional(),
+  evidence: z.array(z.string()).optional(),
+  category: z.union([z.number(), z.string()]).optional(),
+});
+
+/** One LoCoMo sample. */
+export const LocomoSampleSchema = z.object({
+  sample_id: z.string().optional(),
+  conversation: z.object({ speaker_a: z.string(), speaker_b: z.string() }).catchall(z.unknown()),
+  qa: z.array(z.unknown()),
+});
+
+/** Options of {@link importLocomo}. */
+export interface LocomoOptions {
+  /** Which sample of an array to import; default 0. */
+  sample?: number;
+}
+
+/** Imports a parsed LoCoMo export (one sample object, or an array of samples). */
+export function importLocomo(json: unknown, path: string, options: LocomoOptions = {}): ImportedTranscript {
+  const sample = options.sample ?? 0;
+  let value = json;
+  let where = "";
+  if (Array.isArray(json)) {
+    if (!Number.isInteger(sample) || sample < 0 || sample >= json.length) {
+      throw new UsageError(`${path}: sample ${sample} out of range (the file has ${json.length} samples)`);
+    }
+    value = json[sample];
+    where = `[${sample}]`;
+  }
+  const parsed = LocomoSampleSchema.safeParse(value);
+  if (!parsed.success) throw issueError(path, where, parsed.error);
+  const { conversation, qa } = parsed.data;
+  const sessions = Object.keys(conversation)
+    .map((key) => /^session_(\d+)$/.exec(key))
+    .filter((match) => match !== null)
+    .map((match) => Number(match[1]))
+    .sort((a, b) => a - b);
+  if (sessions.length === 0) throw new UsageError(`${path}: ${where}conversation has no session_N lists`);
+  const { speaker_a: speakerA, speaker_b: speakerB } = conversation;
+  const messages: ChatMessage[] = [{
+    role: "system",
+    content: `A long-term conversation between ${speakerA} and ${speakerB} over ${sessions.length} sessions.`,
+  }];
+  const indexOf = new Map<string, number>();
+  for (const number of sessions) {
+    const field = `session_${number}`;
+    const turns = z.array(TurnSchema).safeParse(conversation[field]);
+    if (!turns.success) throw issueError(path, `${where}conversation.${field}`, turns.error);
+    const date = conversation[`${field}_date_time`];
+    turns.data.forEach((turn, i) => {
+      if (turn.speaker !== speakerA && turn.speaker !== speakerB) {
+        throw new UsageError(
+          `${path}: ${where}conversation.${field}[${i}].speaker: '${turn.speaker}' is neither speaker_a nor speaker_b`,
+        );
+      }
+      const prefix = i === 0 ? `[Session ${number}${typeof date === "string" ? `, ${date}` : ""}] ` : "";
+      const image = turn.blip_caption ? ` [shares an image: ${turn.blip_caption}]` : "";
+      indexOf.set(turn.dia_id, messages.length);
+      messages.push({
+        role: turn.speaker === speakerA ? "user" : "assistant",
+        content: `${prefix}${turn.speaker}: ${turn.text}${image}`,
+      });
+    });
+  }
+  const probes: Probe[] = [];
+  let noAnswer = 0;
+  let noEvidence = 0;
+  let unknownIds = 0;
+  qa.forEach((item, i) => {
+    const parsedItem = QaSchema.safeParse(item);
+    if (!parsedItem.success) throw issueError(path, `${where}qa[${i}]`, parsedItem.error);
+    const { question, answer, evidence, category } = parsedItem.data;
+    if (answer === undefined || String(answer).trim() === "") return void noAnswer++;
+    const indices = (evidence ?? []).map((id) => indexOf.get(id));
+    unknownIds += indices.filter((index) => index === undefined).length;
+    const known = indices.filter((index) => index !== undefined);
+    if (known.length === 0) return void noEvidence++;
+    probes.push({
+      question,
+      answer: String(answer),
+      evidence: known,
+      ...(category === undefined ? {} : { category: String(category) }),
+    });
+  });
+  const notes: string[] = [];
+  if (noAnswer > 0) notes.push(`${noAnswer} QA items without an answer skipped`);
+  if (noEvidence > 0) notes.push(`${noEvidence} QA items without known evidence skipped`);
+  if (unknownIds > 0) notes.push(`${unknownIds} evidence ids not found in the conversation ignored`);
+  return {
+    format: "locomo",
+    path,
+    messages,
+    probes,
+    meta: { sample_id: parsed.data.sample_id, sample, sessions: sessions.length },
+    notes,
+  };
+}

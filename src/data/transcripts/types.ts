@@ -1,0 +1,100 @@
+/**
+ * What every transcript importer produces, and the lenient message schema real files are read with.
+ *
+ * @module
+ */
+import { z } from "zod";
+import { UsageError } from "../../errors.ts";
+import type { ChatMessage } from "../../models/messages.ts";
+
+/** The transcript formats the importers read. */
+export const TRANSCRIPT_FORMATS = ["openai", "hermes-session", "sharegpt", "locomo"] as const;
+/** One of {@link TRANSCRIPT_FORMATS}. */
+export type TranscriptFormat = typeof TRANSCRIPT_FORMATS[number];
+
+/** A question about an imported transcript (e.g. LoCoMo QA) with its gold answer and evidence. */
+export const ProbeSchema = z.object({
+  question: z.string(),
+  answer: z.string(),
+  /** Indices of the messages that hold the evidence. */
+  evidence: z.array(z.number().int().nonnegative()),
+  category: z.string().optional(),
+});
+/** A question about an imported transcript (e.g. LoCoMo QA) with its gold answer and evidence. */
+export type Probe = z.infer<typeof ProbeSchema>;
+
+/** An imported transcript. */
+export interface ImportedTranscript {
+  format: TranscriptFormat;
+  /** The file read. */
+  path: string;
+  messages: ChatMessage[];
+  /** Questions with gold answers, when the format has them (LoCoMo); else empty. */
+  probes: Probe[];
+  /** Descriptive fields of the source (name, model, source, sample index …). */
+  meta: Record<string, unknown>;
+  /** What the importer skipped or changed, one line each. */
+  notes: string[];
+}
+
+/** A text part of a multi-part content array. */
+const TextPartSchema = z.object({ type: z.literal("text"), text: z.string() });
+
+/**
+ * An OpenAI message as real files hold it: content may be a string, null, absent (tool-call messages)
+ * or an array of text parts; other fields (reasoning, timestamps …) are ignored.
+ */
+export const LenientMessageSchema = z.object({
+  role: z.enum(["system", "user", "assistant", "tool"]),
+  content: z.union([z.string(), z.null(), z.array(TextPartSchema)]).optional(),
+  tool_calls: z.array(z.object({
+    id: z.string().min(1),
+    type: z.literal("function").default("function"),
+    function: z.object({
+      name: z.string().min(1),
+      arguments: z.union([z.string(), z.record(z.string(), z.unknown())]),
+    }),
+  })).optional(),
+  tool_call_id: z.string().optional(),
+  name: z.string().optional(),
+});
+
+/** Converts a lenient message into the shared {@link ChatMessage} shape. */
+export function toChatMessage(message: z.infer<typeof LenientMessageSchema>): ChatMessage {
+  const content = Array.isArray(message.content)
+    ? message.content.map((part) => part.text).join("")
+    : message.content ?? null;
+  const out: ChatMessage = { role: message.role, content };
+  if (message.tool_calls !== undefined && message.tool_calls.length > 0) {
+    out.tool_calls = message.tool_calls.map((call) => ({
+      id: call.id,
+      type: "function" as const,
+      function: {
+        name: call.function.name,
+        arguments: typeof call.function.arguments === "string"
+          ? call.function.arguments
+          : JSON.stringify(call.function.arguments),
+      },
+    }));
+  }
+  if (message.tool_call_id !== undefined) out.tool_call_id = message.tool_call_id;
+  if (message.name !== undefined) out.name = message.name;
+  return out;
+}
+
+/** Formats a zod issue path as `.key[index].key`. */
+export function formatIssuePath(path: readonly PropertyKey[]): string {
+  return path.map((key) => typeof key === "number" ? `[${key}]` : `.${String(key)}`).join("");
+}
+
+/**
+ * A {@link UsageError} naming the file, the place in it (`where`, e.g. `messages[3]` or `line 2: `) and the
+ * zod issue's field.
+ */
+export function issueError(path: string, where: string, error: z.ZodError): UsageError {
+  const issue = error.issues[0];
+  let field = `${where}${formatIssuePath(issue.path)}`;
+  if (field.startsWith(".")) field = field.slice(1);
+  field = field.replace(/: \./, ": ");
+  return new UsageError(`${path}: ${field || "(root)"}: ${issue.message}`);
+}

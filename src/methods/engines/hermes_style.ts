@@ -1,0 +1,84 @@
+/**
+ * The `hermes-style` engine, after Hermes Agent's context compressor: protect the head (system prompt
+ * and first user turn) and a token-sized tail, clear old tool outputs over 200 characters, summarize the
+ * middle with the chat model in a structured template (Goal / Progress / Key facts / Files / Next
+ * steps), then repair tool calls and results orphaned by the cut.
+ *
+ * @module
+ */
+import type { ChatMessage } from "../../models/messages.ts";
+import type { ChatModel } from "../../models/types.ts";
+import type { CompressOptions, CompressResult, ContextEngine } from "./engine.ts";
+import { assembleWindow, unitsToDrop } from "./fit.ts";
+import {
+  fitTextToBudget,
+  STRUCTURED_SUMMARY_TEMPLATE,
+  summarizeMessages,
+  summaryMessage,
+} from "./summarize.ts";
+import { type MessageUnit, repairToolPairing, splitUnits } from "./tool_groups.ts";
+import { leadingSystemCount } from "./truncate.ts";
+
+/** Tool outputs longer than this (characters) outside the protected tail are cleared. */
+export const CLEAR_TOOL_OUTPUT_OVER_CHARS = 200;
+/** The text that replaces a cleared tool output. */
+export const CLEARED_TOOL_OUTPUT = "[Old tool output cleared to save context space]";
+/** Share of the budget the protected tail may take. */
+export const TAIL_SHARE = 0.4;
+/** The least room (tokens) left for the summary; the tail shrinks to make it. */
+const MIN_SUMMARY_TOKENS = 128;
+
+/** Replaces tool outputs longer than {@link CLEAR_TOOL_OUTPUT_OVER_CHARS} with a placeholder. */
+export function clearLongToolOutputs(messages: ChatMessage[]): ChatMessage[] {
+  return messages.map((message) =>
+    message.role === "tool" && (message.content?.length ?? 0) > CLEAR_TOOL_OUTPUT_OVER_CHARS
+      ? { ...message, content: CLEARED_TOOL_OUTPUT }
+      : message
+  );
+}
+
+/** The head Hermes protects: leading system messages and everything up to the first user message. */
+export function protectedHeadLength(messages: ChatMessage[]): number {
+  const start = leadingSystemCount(messages);
+  for (let i = start; i < messages.length; i++) if (messages[i].role === "user") return i + 1;
+  return start;
+}
+
+/** An engine in the style of Hermes Agent's compressor, summarizing with `chat`. */
+export function createHermesStyleEngine(chat: ChatModel): ContextEngine {
+  return {
+    name: "hermes-style",
+    async compress(messages: ChatMessage[], opts: CompressOptions): Promise<CompressResult> {
+      if (opts.currentTokens <= opts.budgetTokens) return { messages: [...messages] };
+      const { counter, budgetTokens } = opts;
+      const head = messages.slice(0, protectedHeadLength(messages));
+      const units = splitUnits(messages.slice(head.length));
+      // Token-sized tail: the newest whole units within TAIL_SHARE of the budget (at least one unit).
+      const tailStart = unitsToDrop([], units, Math.floor(budgetTokens * TAIL_SHARE), counter);
+      let middleUnits: MessageUnit[] = units.slice(0, tailStart);
+      let tailUnits = units.slice(tailStart);
+      const middle = clearLongToolOutputs(middleUnits.flatMap((unit) => unit.messages));
+      const tail = () => assembleWindow([], tailUnits, 0);
+      const pruned = repairToolPairing([...head, ...middle, ...tail()]);
+      if (counter.countMessages(pruned) <= budgetTokens) return { messages: pruned };
+
+      const scaffold = [...head, summaryMessage("")];
+      const tailDrop = unitsToDrop(scaffold, tailUnits, budgetTokens - MIN_SUMMARY_TOKENS, counter);
+      if (tailDrop > 0) {
+        middleUnits = [...middleUnits, ...tailUnits.slice(0, tailDrop)];
+        tailUnits = tailUnits.slice(tailDrop);
+      }
+      const toSummarize = clearLongToolOutputs(middleUnits.flatMap((unit) => unit.messages));
+      const room = budgetTokens - counter.countMessages([...scaffold, ...tail()]) - 8;
+      const outcome = await summarizeMessages(chat, toSummarize, {
+        maxTokens: Math.max(16, room),
+        template: STRUCTURED_SUMMARY_TEMPLATE,
+        scope: "the middle of this agent conversation (the turns between its start and its latest turns)",
+      });
+      const build = (text: string) =>
+        repairToolPairing([...head, summaryMessage(text, "Context summary of the middle turns"), ...tail()]);
+      const text = fitTextToBudget(outcome.text, build, budgetTokens, counter);
+      return { messages: build(text), usage: { ...outcome.usage, calls: 1 }, records: [outcome.record] };
+    },
+  };
+}

@@ -1,0 +1,116 @@
+/**
+ * Tool-call structure of a transcript: splitting it into units that must stay together (an assistant
+ * message with tool calls and all its results), checking that every call has exactly one result right
+ * after it, and repairing orphans left behind by a compaction.
+ *
+ * @module
+ */
+import type { ChatMessage } from "../../models/messages.ts";
+
+/** A run of consecutive messages that an engine keeps or drops as a whole. */
+export interface MessageUnit {
+  /** Index of the unit's first message in the original list. */
+  start: number;
+  /** The messages: one plain message, or an assistant tool-call message followed by its results. */
+  messages: ChatMessage[];
+  /** True for an assistant message with tool calls and its results. */
+  isToolGroup: boolean;
+}
+
+/**
+ * Splits messages into units: each assistant message with tool calls forms one unit with the tool
+ * results that follow it; every other message is a unit of its own.
+ */
+export function splitUnits(messages: ChatMessage[]): MessageUnit[] {
+  const units: MessageUnit[] = [];
+  let i = 0;
+  while (i < messages.length) {
+    const message = messages[i];
+    if (message.role === "assistant" && (message.tool_calls?.length ?? 0) > 0) {
+      const group = [message];
+      let j = i + 1;
+      while (j < messages.length && messages[j].role === "tool") group.push(messages[j++]);
+      units.push({ start: i, messages: group, isToolGroup: true });
+      i = j;
+    } else {
+      units.push({ start: i, messages: [message], isToolGroup: false });
+      i++;
+    }
+  }
+  return units;
+}
+
+/**
+ * Checks tool pairing: every assistant tool call is answered by exactly one `tool` message among the
+ * messages directly after it, and every `tool` message answers a call of that preceding assistant message.
+ * Returns `null` when valid, else a reason naming the message index and call id.
+ */
+export function toolPairingProblem(messages: ChatMessage[]): string | null {
+  let pending: Set<string> | null = null;
+  let pendingAt = -1;
+  for (let i = 0; i < messages.length; i++) {
+    const message = messages[i];
+    if (message.role === "tool") {
+      const id = message.tool_call_id;
+      if (id === undefined) return `message ${i}: tool result without tool_call_id`;
+      if (pending === null || !pending.has(id)) {
+        return `message ${i}: tool result for '${id}' does not answer a call of the assistant message before it`;
+      }
+      pending.delete(id);
+      continue;
+    }
+    if (pending !== null && pending.size > 0) {
+      return `message ${pendingAt}: tool call '${[...pending][0]}' has no result`;
+    }
+    pending = null;
+    if (message.role === "assistant" && (message.tool_calls?.length ?? 0) > 0) {
+      const ids = message.tool_calls!.map((call) => call.id);
+      if (new Set(ids).size !== ids.length) return `message ${i}: duplicate tool call ids`;
+      pending = new Set(ids);
+      pendingAt = i;
+    }
+  }
+  if (pending !== null && pending.size > 0) {
+    return `message ${pendingAt}: tool call '${[...pending][0]}' has no result`;
+  }
+  return null;
+}
+
+/** The placeholder result given to a tool call whose result was removed. */
+export const MISSING_RESULT_PLACEHOLDER = "[tool result removed during compaction; see the summary above]";
+
+/**
+ * Repairs tool pairing after messages were removed: drops tool results that answer no call of the
+ * assistant message before them (and duplicates), and gives each unanswered call a placeholder result.
+ */
+export function repairToolPairing(messages: ChatMessage[]): ChatMessage[] {
+  const out: ChatMessage[] = [];
+  let pending: string[] = [];
+  let answered = new Set<string>();
+  const flush = () => {
+    for (const id of pending) {
+      if (!answered.has(id)) {
+        out.push({ role: "tool", tool_call_id: id, content: MISSING_RESULT_PLACEHOLDER });
+      }
+    }
+    pending = [];
+    answered = new Set();
+  };
+  for (const message of messages) {
+    if (message.role === "tool") {
+      const id = message.tool_call_id;
+      if (id !== undefined && pending.includes(id) && !answered.has(id)) {
+        answered.add(id);
+        out.push(message);
+      }
+      continue;
+    }
+    flush();
+    out.push(message);
+    if (message.role === "assistant" && (message.tool_calls?.length ?? 0) > 0) {
+      pending = message.tool_calls!.map((call) => call.id);
+    }
+  }
+  flush();
+  return out;
+}

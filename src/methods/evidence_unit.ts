@@ -1,0 +1,27 @@
+/**
+ * The unit every compaction method works on: a lossless, id-stable piece of original evidence with its
+ * rendered text and its position in the source, so kept units can always be rendered in source order.
+ *
+ * @module
+ */
+
+/** A piece of original evidence. */
+export interface EvidenceUnit {
+  /** Stable id (e.g. `rocket-moon-band#0-2` or `u03`). */
+  id: string;
+  /** Position in the source; kept units are rendered in ascending position. */
+  position: number;
+  /** The unit exactly as it is shown to a model. */
+  text: string;
+}
+
+/** Units with the given ids, in source order. */
+export function inSourceOrder(units: readonly EvidenceUnit[], ids: Iterable<string>): EvidenceUnit[] {
+  const wanted = new Set(ids);
+  return units.filter((u) => wanted.has(u.id)).sort((a, b) => a.position - b.position);
+}
+
+/** The units' texts joined by a blank line, in the order given. */
+export function joinUnits(units: readonly EvidenceUnit[]): string {
+  return units.map((u) => u.text).join("\n\n");
+}

@@ -1,0 +1,69 @@
+/**
+ * Summaries within a budget: ask the chat model for a summary in the space left, check the complete answer
+ * input by exact count, and retry shorter at most `maxRetries` times. A summary that still does not fit
+ * invalidates the condition: it is never truncated.
+ *
+ * @module
+ */
+import type { CallRecord, ChatModel } from "../models/types.ts";
+import { summaryRequestMessages } from "./prompts.ts";
+
+/** The outcome of {@link summarizeWithin}. */
+export type SummaryOutcome =
+  | { ok: true; summary: string; promptTokens: number; attempts: number; records: CallRecord[] }
+  | { ok: false; reason: string; summary?: string; attempts: number; records: CallRecord[] };
+
+/** What {@link summarizeWithin} needs. */
+export interface SummarizeRequest {
+  chat: ChatModel;
+  task: string;
+  evidence: string;
+  retained?: string;
+  /** Tokens available for the summary text (the first request's max_tokens). */
+  space: number;
+  /** Exact token count of the complete answer input that would contain `summary`. */
+  promptTokens: (summary: string) => number;
+  /** The complete answer input may not exceed this. */
+  limit: number;
+  /** Length retries after the first request (protocol: 3). */
+  maxRetries?: number;
+}
+
+/** Summarizes within the limit, retrying shorter when the result overflows. */
+export async function summarizeWithin(request: SummarizeRequest): Promise<SummaryOutcome> {
+  const records: CallRecord[] = [];
+  const maxRetries = request.maxRetries ?? 3;
+  let maxTokens = Math.floor(request.space);
+  if (maxTokens < 1) {
+    return { ok: false, reason: `no space left for a summary (${request.space} tokens)`, attempts: 0, records };
+  }
+  let last: { summary: string; tokens: number } | undefined;
+  for (let attempt = 0; attempt <= maxRetries; attempt++) {
+    const result = await request.chat.complete({
+      messages: summaryRequestMessages({
+        task: request.task,
+        evidence: request.evidence,
+        retained: request.retained,
+        maxTokens,
+      }),
+      max_tokens: maxTokens,
+    });
+    records.push(result.record);
+    if (!result.ok) {
+      return { ok: false, reason: `summary call failed: ${result.error}`, attempts: attempt + 1, records };
+    }
+    const summary = result.content.trim();
+    const tokens = request.promptTokens(summary);
+    if (tokens <= request.limit) return { ok: true, summary, promptTokens: tokens, attempts: attempt + 1, records };
+    last = { summary, tokens };
+    const over = tokens - request.limit;
+    maxTokens = Math.max(1, Math.min(maxTokens - over - 8, Math.floor(maxTokens * 0.9)));
+  }
+  return {
+    ok: false,
+    reason: `summary still over the ceiling after ${maxRetries} length retries (${last?.tokens} > ${request.limit})`,
+    summary: last?.summary,
+    attempts: maxRetries + 1,
+    records,
+  };
+}

@@ -1,0 +1,175 @@
+/**
+ * Credentials and endpoints of the chat model and the decision model (Jev), read from the environment or
+ * from a `.env` file, plus {@link redact} to keep secrets out of anything stored or printed.
+ *
+ * Variables: `LLM_API_KEY`, `LLM_BASE_URL` (chat model); `DECISION_MODEL_API_KEY`,
+ * `DECISION_MODEL_NAME` (default `jev-latest`), `DECISION_MODEL_BASE_URL` (default
+ * `https://api.typesafe.ai/v1`). A variable set in the process environment wins over the same variable in
+ * the `.env` file (the usual dotenv rule).
+ *
+ * @module
+ */
+import { z } from "zod";
+import { UsageError } from "../errors.ts";
+
+/** Names of every variable this module reads. */
+export const CREDENTIAL_VARIABLES = [
+  "LLM_API_KEY",
+  "LLM_BASE_URL",
+  "DECISION_MODEL_API_KEY",
+  "DECISION_MODEL_NAME",
+  "DECISION_MODEL_BASE_URL",
+] as const;
+
+/** One of {@link CREDENTIAL_VARIABLES}. */
+export type CredentialVariable = typeof CREDENTIAL_VARIABLES[number];
+
+/** The values found for the credential variables (absent ones are missing). */
+export type CredentialEnvironment = Partial<Record<CredentialVariable, string>>;
+
+/** Default decision model name. */
+export const DEFAULT_DECISION_MODEL = "jev-latest";
+/** Default System One API base URL. */
+export const DEFAULT_DECISION_BASE_URL = "https://api.typesafe.ai/v1";
+
+const KEY_LINE = /^(?:export\s+)?([A-Za-z_][A-Za-z0-9_]*)\s*=\s*(.*)$/;
+
+/**
+ * Parses `.env` text: `KEY=VALUE` lines (an optional `export ` prefix), blank lines and `#` comment lines
+ * ignored, values optionally wrapped in matching single or double quotes (kept verbatim inside), an
+ * unquoted value ends at ` #` (inline comment). A malformed line is a {@link UsageError} naming the file
+ * and line number.
+ */
+export function parseEnvFile(text: string, fileName: string): Record<string, string> {
+  const values: Record<string, string> = {};
+  const lines = text.split(/\r?\n/);
+  for (let index = 0; index < lines.length; index++) {
+    const line = lines[index].trim();
+    if (line === "" || line.startsWith("#")) continue;
+    const match = KEY_LINE.exec(line);
+    if (!match) {
+      throw new UsageError(`${fileName}:${index + 1}: expected KEY=VALUE, got ${JSON.stringify(line)}`);
+    }
+    let value = match[2].trim();
+    const quote = value[0];
+    if ((quote === '"' || quote === "'") && value.length >= 2 && value.endsWith(quote)) {
+      value = value.slice(1, -1);
+    } else if (quote === '"' || quote === "'") {
+      throw new UsageError(`${fileName}:${index + 1}: unterminated quote in the value of ${match[1]}`);
+    } else {
+      const comment = value.indexOf(" #");
+      if (comment >= 0) value = value.slice(0, comment).trim();
+    }
+    values[match[1]] = value;
+  }
+  return values;
+}
+
+/**
+ * Reads the credential variables from the process environment and, when `envFile` is given, from that
+ * `.env` file (the process environment wins). Empty values count as missing. A missing or unreadable file
+ * is a {@link UsageError} naming it.
+ */
+export async function loadCredentialEnvironment(envFile?: string): Promise<CredentialEnvironment> {
+  let fileValues: Record<string, string> = {};
+  if (envFile !== undefined) {
+    let text: string;
+    try {
+      text = await Deno.readTextFile(envFile);
+    } catch (error) {
+      if (error instanceof Deno.errors.NotFound || error instanceof Deno.errors.PermissionDenied) {
+        throw new UsageError(`--env-file: cannot read ${envFile}: ${error.message}`);
+      }
+      throw error;
+    }
+    fileValues = parseEnvFile(text, envFile);
+  }
+  const environment: CredentialEnvironment = {};
+  for (const name of CREDENTIAL_VARIABLES) {
+    const value = Deno.env.get(name) || fileValues[name];
+    if (value) environment[name] = value;
+  }
+  return environment;
+}
+
+/** What the chat client needs for a live run. */
+export interface ChatCredentials {
+  apiKey: string;
+  baseURL: string;
+}
+
+/** What the decision client needs for a live run. */
+export interface DecisionCredentials {
+  apiKey: string;
+  model: string;
+  baseURL: string;
+}
+
+const HttpUrl = z.url({ protocol: /^https?$/ });
+
+function required(environment: CredentialEnvironment, name: CredentialVariable): string {
+  const value = environment[name];
+  if (!value) throw new UsageError(`${name} is not set (set it in the environment or in the --env-file)`);
+  return value;
+}
+
+function url(value: string, name: CredentialVariable): string {
+  const parsed = HttpUrl.safeParse(value);
+  if (!parsed.success) {
+    throw new UsageError(`${name}: not an http(s) URL: ${JSON.stringify(value)}`);
+  }
+  return value.replace(/\/+$/, "");
+}
+
+/** The chat model's credentials for a live run; a missing or invalid variable is a {@link UsageError}. */
+export function chatCredentials(environment: CredentialEnvironment): ChatCredentials {
+  const apiKey = required(environment, "LLM_API_KEY");
+  const baseURL = url(required(environment, "LLM_BASE_URL"), "LLM_BASE_URL");
+  return { apiKey, baseURL };
+}
+
+/** The decision model's credentials for a live run; a missing or invalid variable is a {@link UsageError}. */
+export function decisionCredentials(environment: CredentialEnvironment): DecisionCredentials {
+  const apiKey = required(environment, "DECISION_MODEL_API_KEY");
+  const model = environment.DECISION_MODEL_NAME || DEFAULT_DECISION_MODEL;
+  const baseURL = url(
+    environment.DECISION_MODEL_BASE_URL || DEFAULT_DECISION_BASE_URL,
+    "DECISION_MODEL_BASE_URL",
+  );
+  return { apiKey, model, baseURL };
+}
+
+/** The text that replaces every secret. */
+export const REDACTED = "[REDACTED]";
+
+/** Replaces every occurrence of every non-empty secret in `text` with {@link REDACTED}. */
+export function redact(text: string, secrets: readonly string[]): string {
+  let result = text;
+  for (const secret of secrets) {
+    if (secret.length > 0) result = result.split(secret).join(REDACTED);
+  }
+  return result;
+}
+
+/**
+ * Returns a deep copy of a JSON-like value with every secret redacted from every string (keys included).
+ * Values that are not JSON (functions, undefined) are dropped the way `JSON.stringify` drops them.
+ */
+export function redactValue<T>(value: T, secrets: readonly string[]): T {
+  if (value === undefined) return value;
+  const active = secrets.filter((secret) => secret.length > 0);
+  if (active.length === 0) return structuredCloneJson(value);
+  return JSON.parse(JSON.stringify(value, (_key, inner) => {
+    if (typeof inner === "string") return redact(inner, active);
+    if (inner !== null && typeof inner === "object" && !Array.isArray(inner)) {
+      const renamed: Record<string, unknown> = {};
+      for (const [key, entry] of Object.entries(inner)) renamed[redact(key, active)] = entry;
+      return renamed;
+    }
+    return inner;
+  }));
+}
+
+function structuredCloneJson<T>(value: T): T {
+  return JSON.parse(JSON.stringify(value));
+}

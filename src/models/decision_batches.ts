@@ -1,0 +1,75 @@
+/**
+ * Splitting a System One question set into batches that each keep the request body under the API's limits:
+ * a byte cap on the UTF-8 JSON body (32 MiB) and a cap on questions per request.
+ *
+ * @module
+ */
+import type { NoulQuestion } from "./types.ts";
+
+/** The System One body limit: 32 MiB. */
+export const MAX_SYSTEMONE_BODY_BYTES = 32 * 1024 * 1024;
+/** Default cap on questions per request. */
+export const DEFAULT_MAX_QUESTIONS_PER_BATCH = 256;
+
+/** Limits of one batch. */
+export interface BatchLimits {
+  maxQuestions: number;
+  maxBodyBytes: number;
+}
+
+/** A batch: the indexes (into the full question list) `start` inclusive to `end` exclusive. */
+export interface QuestionBatch {
+  start: number;
+  end: number;
+  /** Exact UTF-8 size of the body `{model, state, questions}` of this batch. */
+  bodyBytes: number;
+}
+
+/** The exact body System One receives for one batch. */
+export function systemOneBody(model: string, state: string, questions: NoulQuestion[]): string {
+  return JSON.stringify({ model, state, questions });
+}
+
+const encoder = new TextEncoder();
+
+/**
+ * Splits `questions` greedily, in order, into batches whose body (`JSON.stringify({model, state,
+ * questions})`, counted exactly in UTF-8 bytes) is at most `maxBodyBytes` and that hold at most
+ * `maxQuestions` questions. Throws a RangeError naming the question index when one question alone does not
+ * fit. An empty question list gives no batches.
+ */
+export function splitQuestionBatches(
+  model: string,
+  state: string,
+  questions: NoulQuestion[],
+  limits: BatchLimits,
+): QuestionBatch[] {
+  if (!Number.isInteger(limits.maxQuestions) || limits.maxQuestions < 1) {
+    throw new RangeError(`maxQuestions must be a positive integer, got ${limits.maxQuestions}`);
+  }
+  const emptyBytes = encoder.encode(systemOneBody(model, state, [])).length;
+  const batches: QuestionBatch[] = [];
+  let start = 0;
+  let bytes = emptyBytes;
+  for (let index = 0; index < questions.length; index++) {
+    const questionBytes = encoder.encode(JSON.stringify(questions[index])).length;
+    if (emptyBytes + questionBytes > limits.maxBodyBytes) {
+      throw new RangeError(
+        `question ${index} alone makes a ${
+          emptyBytes + questionBytes
+        }-byte body, over the ${limits.maxBodyBytes}-byte limit`,
+      );
+    }
+    const count = index - start;
+    const added = count === 0 ? questionBytes : questionBytes + 1; // a comma separates questions
+    if (count === limits.maxQuestions || bytes + added > limits.maxBodyBytes) {
+      batches.push({ start, end: index, bodyBytes: bytes });
+      start = index;
+      bytes = emptyBytes + questionBytes;
+    } else {
+      bytes += added;
+    }
+  }
+  if (questions.length > start) batches.push({ start, end: questions.length, bodyBytes: bytes });
+  return batches;
+}

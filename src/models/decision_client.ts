@@ -1,0 +1,289 @@
+/**
+ * The decision model client (Jev): TypeSafe's System One API, spoken with `fetch` directly.
+ *
+ * Wire format (as this client sends and expects it):
+ *
+ * - `POST {baseURL}/systemone`, headers `Authorization: Bearer KEY`, `Content-Type: application/json`;
+ * - body `{model, state, questions: [{type: "noul", instructions, criteria?}, ...]}`;
+ * - reply `{model, answers: [{type: "noul", noul: p}, ...], usage: {input_tokens, output_tokens}}` with one
+ *   answer per question, in question order, each `noul` a finite number in [0, 1]; extra fields pass.
+ *
+ * Large question sets are split into batches (see decision_batches.ts) sent concurrently under the
+ * endpoint's shared concurrency limit. Each batch retries 408, 429, 5xx, connection failures and timeouts
+ * with exponential backoff honouring `Retry-After`/`retry-after-ms`, up to `maxAttempts` attempts. A body
+ * that is cut short, not JSON or of the wrong schema (a missing answer, a noul outside [0, 1]) fails that
+ * batch at once, and any failed batch fails the whole call. The client never throws for provider
+ * failures, and its records never carry the API key.
+ *
+ * @module
+ */
+import { z } from "zod";
+import { DEFAULT_DECISION_BASE_URL, DEFAULT_DECISION_MODEL, redact, redactValue } from "./credentials.ts";
+import { describeIssues } from "./chat_response.ts";
+import {
+  DEFAULT_MAX_QUESTIONS_PER_BATCH,
+  MAX_SYSTEMONE_BODY_BYTES,
+  splitQuestionBatches,
+  systemOneBody,
+} from "./decision_batches.ts";
+import { endpointLimit } from "./endpoint_limit.ts";
+import { retryAfterMs, retryDelayMs } from "./retry_delay.ts";
+import type { CallRecord, DecisionModel, DecisionResult, NoulQuestion } from "./types.ts";
+
+/** Options of {@link SystemOneClient}. */
+export interface SystemOneClientOptions {
+  apiKey: string;
+  /** Default {@link DEFAULT_DECISION_BASE_URL}. */
+  baseURL?: string;
+  /** Default {@link DEFAULT_DECISION_MODEL}. */
+  model?: string;
+  /** Questions per request; default {@link DEFAULT_MAX_QUESTIONS_PER_BATCH}. */
+  maxQuestionsPerBatch?: number;
+  /** Body byte cap; default {@link MAX_SYSTEMONE_BODY_BYTES}. */
+  maxBodyBytes?: number;
+  /** Attempts per batch including the first; default 4. */
+  maxAttempts?: number;
+  /** First backoff delay (ms); default 500. */
+  baseDelayMs?: number;
+  /** Cap of any retry delay (ms); default 8000. */
+  maxDelayMs?: number;
+  /** Per-attempt timeout covering the response body (ms); default 120000. */
+  timeoutMs?: number;
+  /** Requests in flight for this base URL, shared by all clients of it; default 4. */
+  concurrency?: number;
+  /** The fetch to use (default the global one). */
+  fetch?: typeof fetch;
+}
+
+/** A System One reply as this client accepts it. */
+export const SystemOneResponseSchema = z.object({
+  model: z.string().min(1),
+  answers: z.array(z.object({
+    type: z.literal("noul"),
+    noul: z.number().min(0).max(1),
+  })),
+  usage: z.object({
+    input_tokens: z.number().int().nonnegative(),
+    output_tokens: z.number().int().nonnegative(),
+  }),
+});
+
+const QuestionSchema = z.object({
+  type: z.literal("noul"),
+  instructions: z.string(),
+  criteria: z.string().optional(),
+});
+
+type BatchOutcome =
+  | { ok: true; nouls: number[]; model: string; usage: { input_tokens: number; output_tokens: number } }
+  | { ok: false; error: string };
+
+/** A {@link DecisionModel} over System One; see the module documentation. */
+export class SystemOneClient implements DecisionModel {
+  /** The model name requested. */
+  readonly model: string;
+  readonly #apiKey: string;
+  readonly #url: string;
+  readonly #baseURL: string;
+  readonly #settings: Required<Omit<SystemOneClientOptions, "apiKey" | "baseURL" | "model" | "fetch">>;
+  readonly #fetch: typeof fetch;
+
+  /** Creates a client; no request is made until {@link ask}. */
+  constructor(options: SystemOneClientOptions) {
+    this.model = options.model ?? DEFAULT_DECISION_MODEL;
+    this.#apiKey = options.apiKey;
+    this.#baseURL = (options.baseURL ?? DEFAULT_DECISION_BASE_URL).replace(/\/+$/, "");
+    this.#url = `${this.#baseURL}/systemone`;
+    this.#settings = {
+      maxQuestionsPerBatch: options.maxQuestionsPerBatch ?? DEFAULT_MAX_QUESTIONS_PER_BATCH,
+      maxBodyBytes: options.maxBodyBytes ?? MAX_SYSTEMONE_BODY_BYTES,
+      maxAttempts: options.maxAttempts ?? 4,
+      baseDelayMs: options.baseDelayMs ?? 500,
+      maxDelayMs: options.maxDelayMs ?? 8000,
+      timeoutMs: options.timeoutMs ?? 120_000,
+      concurrency: options.concurrency ?? 4,
+    };
+    this.#fetch = options.fetch ?? fetch;
+    endpointLimit(this.#baseURL, this.#settings.concurrency);
+  }
+
+  /**
+   * Asks every question about `state`, in batches; returns one probability per question in question order,
+   * or `{ok: false}` naming the first failed batch. Records hold one entry per batch.
+   */
+  async ask(state: string, questions: NoulQuestion[]): Promise<DecisionResult> {
+    const checked = z.array(QuestionSchema).safeParse(questions);
+    if (!checked.success) {
+      return { ok: false, error: `invalid questions: ${describeIssues(checked.error)}`, records: [] };
+    }
+    let batches;
+    try {
+      batches = splitQuestionBatches(this.model, state, questions, {
+        maxQuestions: this.#settings.maxQuestionsPerBatch,
+        maxBodyBytes: this.#settings.maxBodyBytes,
+      });
+    } catch (error) {
+      if (error instanceof RangeError) return { ok: false, error: error.message, records: [] };
+      throw error;
+    }
+    const limit = endpointLimit(this.#baseURL, this.#settings.concurrency);
+    const outcomes = await Promise.all(
+      batches.map((batch) => limit(() => this.#sendBatch(state, questions.slice(batch.start, batch.end)))),
+    );
+    const records = outcomes.map((outcome) => outcome.record);
+    const nouls: number[] = [];
+    const models = new Set<string>();
+    const usage = { input_tokens: 0, output_tokens: 0 };
+    for (let index = 0; index < outcomes.length; index++) {
+      const { result } = outcomes[index];
+      if (!result.ok) {
+        const where = outcomes.length > 1
+          ? `batch ${index + 1} of ${outcomes.length} (questions ${batches[index].start}-${
+            batches[index].end - 1
+          }): `
+          : "";
+        return { ok: false, error: `${where}${result.error}`, records };
+      }
+      nouls.push(...result.nouls);
+      models.add(result.model);
+      usage.input_tokens += result.usage.input_tokens;
+      usage.output_tokens += result.usage.output_tokens;
+    }
+    return { ok: true, nouls, model: [...models].join(",") || this.model, usage, records };
+  }
+
+  async #sendBatch(
+    state: string,
+    questions: NoulQuestion[],
+  ): Promise<{ result: BatchOutcome; record: CallRecord }> {
+    const secrets = [this.#apiKey];
+    const started = performance.now();
+    const body = systemOneBody(this.model, state, questions);
+    let attempts = 0;
+    let lastResponse: unknown;
+    const finish = (result: BatchOutcome): { result: BatchOutcome; record: CallRecord } => {
+      const record: CallRecord = {
+        endpoint: "systemone",
+        request: { model: this.model, state, questions },
+        status: result.ok ? "ok" : "failed",
+        attempts,
+        elapsed_ms: Math.round(performance.now() - started),
+      };
+      if (lastResponse !== undefined) record.response = redactValue(lastResponse, secrets);
+      if (result.ok) {
+        record.model = result.model;
+        record.usage = result.usage;
+        return { result, record };
+      }
+      record.error = redact(result.error, secrets);
+      return { result: { ok: false, error: record.error }, record };
+    };
+
+    for (;;) {
+      attempts++;
+      const attempt = await this.#attempt(body);
+      lastResponse = attempt.response;
+      if (attempt.kind === "done") {
+        if (!attempt.result.ok) return finish(attempt.result);
+        const { nouls } = attempt.result;
+        if (nouls.length !== questions.length) {
+          return finish({
+            ok: false,
+            error:
+              `answered ${nouls.length} of ${questions.length} questions (every question must be answered)`,
+          });
+        }
+        return finish(attempt.result);
+      }
+      if (attempts >= this.#settings.maxAttempts) {
+        return finish({
+          ok: false,
+          error: `${attempt.error} (retries exhausted after ${attempts} attempts)`,
+        });
+      }
+      await sleep(retryDelayMs(attempts, this.#settings, attempt.retryAfterMs));
+    }
+  }
+
+  async #attempt(body: string): Promise<
+    | { kind: "done"; result: BatchOutcome; response?: unknown }
+    | { kind: "retry"; error: string; retryAfterMs?: number; response?: unknown }
+  > {
+    const signal = AbortSignal.timeout(this.#settings.timeoutMs);
+    let response: Response;
+    try {
+      response = await this.#fetch(this.#url, {
+        method: "POST",
+        headers: { "Authorization": `Bearer ${this.#apiKey}`, "Content-Type": "application/json" },
+        body,
+        signal,
+      });
+    } catch (error) {
+      if (signal.aborted) return { kind: "retry", error: `timed out after ${this.#settings.timeoutMs} ms` };
+      if (error instanceof TypeError) return { kind: "retry", error: `connection failed: ${error.message}` };
+      throw error;
+    }
+
+    let text: string;
+    try {
+      text = await response.text();
+    } catch (error) {
+      if (error instanceof TypeError || (error instanceof DOMException && signal.aborted)) {
+        const why = signal.aborted ? `not complete after ${this.#settings.timeoutMs} ms` : error.message;
+        return {
+          kind: "done",
+          result: { ok: false, error: `truncated response body (HTTP ${response.status}): ${why}` },
+        };
+      }
+      throw error;
+    }
+
+    const retryable = response.status === 408 || response.status === 429 || response.status >= 500;
+    if (!response.ok) {
+      const detail = `HTTP ${response.status}: ${text.slice(0, 300)}`;
+      if (retryable) {
+        return { kind: "retry", error: detail, retryAfterMs: retryAfterMs(response.headers), response: text };
+      }
+      return { kind: "done", result: { ok: false, error: `${detail} (not retryable)` }, response: text };
+    }
+
+    let json: unknown;
+    try {
+      json = JSON.parse(text);
+    } catch (error) {
+      if (error instanceof SyntaxError) {
+        return {
+          kind: "done",
+          result: { ok: false, error: `malformed JSON response (HTTP ${response.status}): ${error.message}` },
+          response: text,
+        };
+      }
+      throw error;
+    }
+    const parsed = SystemOneResponseSchema.safeParse(json);
+    if (!parsed.success) {
+      return {
+        kind: "done",
+        result: {
+          ok: false,
+          error: `response does not match the System One schema: ${describeIssues(parsed.error)}`,
+        },
+        response: json,
+      };
+    }
+    return {
+      kind: "done",
+      result: {
+        ok: true,
+        nouls: parsed.data.answers.map((answer) => answer.noul),
+        model: parsed.data.model,
+        usage: parsed.data.usage,
+      },
+      response: json,
+    };
+  }
+}
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}

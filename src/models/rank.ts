@@ -1,0 +1,49 @@
+/**
+ * Ranking evidence units with the decision model: one noul per unit ("Is this unit useful for the task?",
+ * naming the unit id and quoting its text), the task as the state; order by strictly descending
+ * probability, ties broken by unit id (plain string comparison, not locale-aware).
+ *
+ * @module
+ */
+import type { DecisionModel, NoulQuestion, Ranking, RankUnit } from "./types.ts";
+
+/** The noul question asked about one unit. */
+export function rankQuestion(unit: RankUnit): NoulQuestion {
+  return {
+    type: "noul",
+    instructions: `Is this unit useful for the task? Unit id: ${unit.id}\n\n${unit.text}`,
+  };
+}
+
+/** Orders unit ids by descending probability, ties by id (code-unit order). */
+export function orderByProbability(probabilities: Record<string, number>): string[] {
+  return Object.keys(probabilities).sort((a, b) => {
+    const difference = probabilities[b] - probabilities[a];
+    if (difference !== 0) return difference;
+    return a < b ? -1 : a > b ? 1 : 0;
+  });
+}
+
+/**
+ * Ranks `units` for `task`. Unit ids must be unique (a duplicate is a programming error: RangeError). A
+ * failed decision call gives `{ok: false}` with its records.
+ */
+export async function rank(decision: DecisionModel, units: RankUnit[], task: string): Promise<Ranking> {
+  const seen = new Set<string>();
+  for (const unit of units) {
+    if (seen.has(unit.id)) throw new RangeError(`rank: duplicate unit id ${JSON.stringify(unit.id)}`);
+    seen.add(unit.id);
+  }
+  const result = await decision.ask(task, units.map(rankQuestion));
+  if (!result.ok) return { ok: false, error: result.error, records: result.records };
+  const probabilities: Record<string, number> = {};
+  units.forEach((unit, index) => probabilities[unit.id] = result.nouls[index]);
+  return {
+    ok: true,
+    order: orderByProbability(probabilities),
+    probabilities,
+    model: result.model,
+    usage: result.usage,
+    records: result.records,
+  };
+}

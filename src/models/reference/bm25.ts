@@ -1,0 +1,51 @@
+/**
+ * Okapi BM25 over word tokens (content words, see text.ts), the reference model's one notion of relevance.
+ * k1 = 1.2, b = 0.75, idf = ln(1 + (N − n + 0.5) / (n + 0.5)), which is never negative.
+ *
+ * @module
+ */
+import { contentWords } from "./text.ts";
+
+/** BM25 parameters. */
+export const BM25_K1 = 1.2;
+/** BM25 length normalization. */
+export const BM25_B = 0.75;
+
+/** BM25 score of every document for `query`, in document order. Empty documents score 0. */
+export function bm25Scores(query: string, documents: readonly string[]): number[] {
+  const docs = documents.map(contentWords);
+  const count = docs.length;
+  if (count === 0) return [];
+  const averageLength = docs.reduce((sum, doc) => sum + doc.length, 0) / count || 1;
+  const documentFrequency = new Map<string, number>();
+  const termFrequencies = docs.map((doc) => {
+    const frequencies = new Map<string, number>();
+    for (const word of doc) frequencies.set(word, (frequencies.get(word) ?? 0) + 1);
+    for (const word of frequencies.keys()) {
+      documentFrequency.set(word, (documentFrequency.get(word) ?? 0) + 1);
+    }
+    return frequencies;
+  });
+  const queryTerms = [...new Set(contentWords(query))];
+  return termFrequencies.map((frequencies, index) => {
+    let score = 0;
+    for (const term of queryTerms) {
+      const tf = frequencies.get(term);
+      if (tf === undefined) continue;
+      const n = documentFrequency.get(term)!;
+      const idf = Math.log(1 + (count - n + 0.5) / (n + 0.5));
+      const norm = tf + BM25_K1 * (1 - BM25_B + BM25_B * docs[index].length / averageLength);
+      score += idf * (tf * (BM25_K1 + 1)) / norm;
+    }
+    return score;
+  });
+}
+
+/**
+ * Indexes of `documents` by descending BM25 score for `query`, ties by document order (so the result is
+ * deterministic).
+ */
+export function rankByRelevance(query: string, documents: readonly string[]): number[] {
+  const scores = bm25Scores(query, documents);
+  return scores.map((_, index) => index).sort((a, b) => scores[b] - scores[a] || a - b);
+}

@@ -1,0 +1,30 @@
+/**
+ * Rule (e) of the reference chat model: answering with code found in the context.
+ *
+ * The reply quotes the three context lines (outside code fences) most relevant (BM25) to the last user
+ * message, each as a `> ` line, then every fenced block tagged `js` or `javascript` found in the context,
+ * verbatim (fence included), most relevant first (ties: source order). With no such block, only the quotes.
+ *
+ * @module
+ */
+import type { ChatMessage } from "../messages.ts";
+import { rankByRelevance } from "./bm25.ts";
+import { contextTexts, lastUserIndex } from "./context.ts";
+
+const FENCE = /```(?:js|javascript)[^\n]*\n[\s\S]*?```/g;
+
+/** Rule (e): quoted lines, then the context's JavaScript code blocks. */
+export function answerWithCode(messages: readonly ChatMessage[]): string {
+  const last = lastUserIndex(messages);
+  const query = last >= 0 ? messages[last].content ?? "" : "";
+  const blocks: string[] = [];
+  const lines: string[] = [];
+  for (const piece of contextTexts(messages)) {
+    for (const match of piece.text.matchAll(FENCE)) blocks.push(match[0]);
+    const prose = piece.text.replace(/```[\s\S]*?```/g, "\n");
+    for (const line of prose.split(/\r?\n/)) if (line.trim() !== "") lines.push(line.trim());
+  }
+  const quoted = rankByRelevance(query, lines).slice(0, 3).map((index) => `> ${lines[index]}`);
+  const code = rankByRelevance(query, blocks).map((index) => blocks[index]);
+  return [...quoted, ...code].join("\n\n");
+}

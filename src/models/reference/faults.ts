@@ -1,0 +1,101 @@
+/**
+ * The reference server's seeded fault mode. A spec such as
+ * `429=0.1,500=0.1,hang=0.05,drop=0.05,malformed=0.05,truncated=0.05,schema=0.05` gives the rate of each
+ * fault kind (each in [0, 1], their sum at most 1); the optional `first=N` limits faults to the first N
+ * attempts of each distinct request body (so `500=1,first=1` fails every request once, then answers).
+ *
+ * Which fault (if any) hits a request is decided by SHA-256 of `${seed}:${sha256(body)}:${attempt}` (attempt =
+ * how many times the server has already seen this exact body), read as a number u in [0, 1) and placed on
+ * the kinds' cumulative rates in the order of {@link FAULT_KINDS}. The choice therefore does not depend on
+ * request order or concurrency.
+ *
+ * Kinds: `429` (with `Retry-After`), `500`, `hang` (no answer until the client gives up), `drop` (the
+ * connection is closed without a response), `malformed` (HTTP 200, body not JSON), `truncated` (HTTP 200,
+ * connection closed halfway through the announced body), `schema` (HTTP 200, JSON of the wrong shape).
+ *
+ * @module
+ */
+import { createHash } from "node:crypto";
+import { z } from "zod";
+
+/** Every fault kind, in the order rates are laid out. */
+export const FAULT_KINDS = ["429", "500", "hang", "drop", "malformed", "truncated", "schema"] as const;
+
+/** One fault kind. */
+export type FaultKind = typeof FAULT_KINDS[number];
+
+/** A parsed fault spec. */
+export interface FaultSpec {
+  rates: Partial<Record<FaultKind, number>>;
+  /** Only the first `first` attempts of each distinct body can fault. */
+  first?: number;
+}
+
+const Rate = z.coerce.number().min(0, "a rate must be at least 0").max(1, "a rate must be at most 1");
+
+/** Zod schema of a fault spec (validated shape, rates summing to at most 1). */
+export const FaultSpecSchema = z.object({
+  rates: z.partialRecord(z.enum(FAULT_KINDS), Rate),
+  first: z.number().int().positive().optional(),
+}).refine(
+  (spec) => Object.values(spec.rates).reduce((sum: number, rate) => sum + (rate ?? 0), 0) <= 1 + 1e-9,
+  { message: "the fault rates add up to more than 1" },
+);
+
+/**
+ * Parses a `--faults` spec (`kind=rate` pairs separated by commas, plus `first=N`). Throws a RangeError
+ * naming the offending pair or value.
+ */
+export function parseFaultSpec(text: string): FaultSpec {
+  const rates: Record<string, unknown> = {};
+  let first: number | undefined;
+  for (const pair of text.split(",").map((part) => part.trim()).filter((part) => part !== "")) {
+    const match = /^([^=\s]+)\s*=\s*(\S+)$/.exec(pair);
+    if (!match) throw new RangeError(`fault spec: expected kind=rate, got ${JSON.stringify(pair)}`);
+    const [, kind, value] = match;
+    if (kind === "first") {
+      first = Number(value);
+      continue;
+    }
+    if (!(FAULT_KINDS as readonly string[]).includes(kind)) {
+      throw new RangeError(
+        `fault spec: unknown fault kind ${JSON.stringify(kind)} (known: ${FAULT_KINDS.join(", ")}, first)`,
+      );
+    }
+    if (kind in rates) throw new RangeError(`fault spec: ${kind} given twice`);
+    if (!/^(?:\d+(?:\.\d*)?|\.\d+)$/.test(value)) {
+      throw new RangeError(`fault spec: rate of ${kind} is not a number: ${JSON.stringify(value)}`);
+    }
+    rates[kind] = value;
+  }
+  const parsed = FaultSpecSchema.safeParse({ rates, ...(first !== undefined ? { first } : {}) });
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    const where = issue.path.length > 0 ? `${issue.path[issue.path.length - 1].toString()}: ` : "";
+    throw new RangeError(`fault spec ${JSON.stringify(text)}: ${where}${issue.message}`);
+  }
+  return parsed.data;
+}
+
+/** SHA-256 hex of a string. */
+export function sha256Hex(text: string | Uint8Array): string {
+  return createHash("sha256").update(text).digest("hex");
+}
+
+/** The fault for the `attempt`-th time (0-based) a body with hash `bodyHash` arrives, or undefined. */
+export function chooseFault(
+  spec: FaultSpec,
+  seed: number,
+  bodyHash: string,
+  attempt: number,
+): FaultKind | undefined {
+  if (spec.first !== undefined && attempt >= spec.first) return undefined;
+  const digest = sha256Hex(`${seed}:${bodyHash}:${attempt}`);
+  const u = parseInt(digest.slice(0, 12), 16) / 2 ** 48;
+  let edge = 0;
+  for (const kind of FAULT_KINDS) {
+    edge += spec.rates[kind] ?? 0;
+    if (u < edge) return kind;
+  }
+  return undefined;
+}

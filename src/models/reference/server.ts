@@ -1,0 +1,352 @@
+/**
+ * # The reference model — model card
+ *
+ * **What it is.** A deterministic, offline stand-in for both model endpoints, served by the program itself
+ * over loopback HTTP: `POST /v1/chat/completions` (OpenAI response shape) and `POST /v1/systemone`
+ * (TypeSafe System One shape). The demo and every test talk to it through the real `openai` SDK and real
+ * HTTP, so clients, retries and records are exercised end to end.
+ *
+ * **How it answers.** Only lexical rules over the request it receives — no learned weights, no network, no
+ * randomness beyond the seeded fault mode:
+ *
+ * - System One: each question's noul is the BM25 relevance of its instruction text (plus criteria) to the
+ *   state among all questions of the request, squashed to [0, 1] (systemone.ts).
+ * - Chat: rules (a)–(f) in chat.ts — read listed files through `read_file`; extractive QA with cited
+ *   `[title, sentence id]` facts when `"supporting_facts"` is asked for; extractive summaries within
+ *   `max_tokens` when a summary is asked for; needle QA that answers `NOT IN CONTEXT` below a coverage
+ *   threshold; quoting `js` code blocks for code requests; otherwise the most relevant sentences.
+ * - Usage: `prompt_tokens` = the token counter's count of the messages and tools as the chat template
+ *   renders them, `completion_tokens` = the count of the reply text (for a tool call, its arguments).
+ *
+ * **What it is not.** A weak but honest baseline: it never sees gold labels, answers or scoring data, only
+ * the request. Its scores measure what lexical extraction can recover from a context, and every report
+ * must label them as the reference model's. Identical requests get identical responses (the answering
+ * model is named {@link REFERENCE_CHAT_MODEL} / {@link REFERENCE_DECISION_MODEL}; `id` derives from the
+ * body hash and `created` is 0).
+ *
+ * **Fault mode.** `faults` (see faults.ts) injects seeded 429s (with `Retry-After` and `retry-after-ms`),
+ * 500s, hangs, dropped connections, malformed JSON, truncated bodies and wrong-schema bodies, so tests can
+ * prove the clients' retries and failure records. `delayMs` waits before every answer (for overhead
+ * benchmarks).
+ *
+ * It is built on `node:http` rather than `Deno.serve` because a dropped connection (closing the socket
+ * before any status line) cannot be produced with `Deno.serve`. It listens on 127.0.0.1 only.
+ *
+ * @module
+ */
+import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
+import type { z } from "zod";
+import type { TokenCounter } from "../../tokens/types.ts";
+import { describeIssues } from "../chat_response.ts";
+import { referenceReply } from "./chat.ts";
+import { chooseFault, FAULT_KINDS, type FaultKind, type FaultSpec, sha256Hex } from "./faults.ts";
+import { ReferenceChatRequestSchema, ReferenceSystemOneRequestSchema } from "./schemas.ts";
+import { referenceNouls } from "./systemone.ts";
+
+/** The model name the reference chat endpoint answers with. */
+export const REFERENCE_CHAT_MODEL = "compaction-bench-reference-chat-1";
+/** The model name the reference System One endpoint answers with. */
+export const REFERENCE_DECISION_MODEL = "compaction-bench-reference-jev-1";
+/** Largest request body accepted (bytes); larger gets HTTP 413. */
+export const MAX_REQUEST_BYTES = 64 * 1024 * 1024;
+
+/** Options of {@link startReferenceServer}. */
+export interface ReferenceServerOptions {
+  counter: TokenCounter;
+  /** TCP port on 127.0.0.1; 0 (default) picks a free one. */
+  port?: number;
+  faults?: FaultSpec;
+  /** Fixed delay before every answer (ms). */
+  delayMs?: number;
+  /** Seed of the fault mode (default 0). */
+  seed?: number;
+  /** Delay a 429 asks for (ms; sent as `retry-after-ms` and, rounded up, as `Retry-After` seconds); default 1000. */
+  retryAfterMs?: number;
+}
+
+/** Counters of a running reference server. */
+export interface ReferenceServerStats {
+  /** Requests received. */
+  requests: number;
+  /** Requests answered with a normal 200 reply, per endpoint. */
+  answered: { chat: number; systemone: number };
+  /** Requests refused as invalid (4xx). */
+  rejected: number;
+  /** Faults injected, per kind. */
+  faults: Record<FaultKind, number>;
+}
+
+/** A running reference server. */
+export interface ReferenceServer {
+  /** e.g. `http://127.0.0.1:PORT/v1` — the base URL for both clients. */
+  baseUrl: string;
+  port: number;
+  /** Stops listening, ends hanging requests and closes every connection. */
+  close(): Promise<void>;
+  stats(): ReferenceServerStats;
+}
+
+class HttpProblem extends Error {
+  constructor(readonly status: number, message: string) {
+    super(message);
+  }
+}
+
+function readBody(request: IncomingMessage): Promise<Uint8Array> {
+  return new Promise((resolve, reject) => {
+    const chunks: Uint8Array[] = [];
+    let size = 0;
+    request.on("data", (chunk: Uint8Array) => {
+      size += chunk.length;
+      if (size > MAX_REQUEST_BYTES) {
+        reject(new HttpProblem(413, `request body over ${MAX_REQUEST_BYTES} bytes`));
+        request.destroy();
+        return;
+      }
+      chunks.push(chunk);
+    });
+    request.on("end", () => {
+      const body = new Uint8Array(size);
+      let offset = 0;
+      for (const chunk of chunks) {
+        body.set(chunk, offset);
+        offset += chunk.length;
+      }
+      resolve(body);
+    });
+    request.on("error", reject);
+  });
+}
+
+function sendJson(
+  response: ServerResponse,
+  status: number,
+  value: unknown,
+  headers: Record<string, string> = {},
+) {
+  const bytes = new TextEncoder().encode(JSON.stringify(value));
+  response.writeHead(status, {
+    "content-type": "application/json",
+    "content-length": String(bytes.length),
+    ...headers,
+  });
+  response.end(bytes);
+}
+
+function errorBody(message: string, type: string) {
+  return { error: { message, type, code: null } };
+}
+
+function parseJson<S extends z.ZodType>(bytes: Uint8Array, schema: S, what: string): z.infer<S> {
+  let json: unknown;
+  try {
+    json = JSON.parse(new TextDecoder().decode(bytes));
+  } catch (error) {
+    if (error instanceof SyntaxError) {
+      throw new HttpProblem(400, `${what}: body is not JSON: ${error.message}`);
+    }
+    throw error;
+  }
+  const parsed = schema.safeParse(json);
+  if (!parsed.success) throw new HttpProblem(400, `${what}: ${describeIssues(parsed.error)}`);
+  return parsed.data;
+}
+
+/** Waits `ms`, or until `signal` aborts (then resolves early). */
+function pause(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    if (signal.aborted) return resolve();
+    const timer = setTimeout(done, ms);
+    function done() {
+      clearTimeout(timer);
+      signal.removeEventListener("abort", done);
+      resolve();
+    }
+    signal.addEventListener("abort", done, { once: true });
+  });
+}
+
+/** Starts the reference model on 127.0.0.1 (see the module documentation). */
+export async function startReferenceServer(options: ReferenceServerOptions): Promise<ReferenceServer> {
+  const { counter } = options;
+  const seed = options.seed ?? 0;
+  const delayMs = options.delayMs ?? 0;
+  const retryAfter = options.retryAfterMs ?? 1000;
+  const shutdown = new AbortController();
+  const seen = new Map<string, number>();
+  const stats: ReferenceServerStats = {
+    requests: 0,
+    answered: { chat: 0, systemone: 0 },
+    rejected: 0,
+    faults: Object.fromEntries(FAULT_KINDS.map((kind) => [kind, 0])) as Record<FaultKind, number>,
+  };
+
+  function chatReply(bytes: Uint8Array, bodyHash: string): unknown {
+    const request = parseJson(bytes, ReferenceChatRequestSchema, "chat completion request");
+    const maxTokens = request.max_completion_tokens ?? request.max_tokens ?? undefined;
+    const reply = referenceReply(
+      { messages: request.messages, tools: request.tools, max_tokens: maxTokens },
+      counter,
+    );
+    const promptTokens = counter.countMessages(request.messages, request.tools);
+    const completionText = reply.content ??
+      (reply.tool_calls ?? []).map((call) => call.function.arguments).join("\n");
+    const completionTokens = counter.countText(completionText);
+    return {
+      id: `chatcmpl-ref-${bodyHash.slice(0, 24)}`,
+      object: "chat.completion",
+      created: 0,
+      model: REFERENCE_CHAT_MODEL,
+      choices: [{
+        index: 0,
+        message: {
+          role: "assistant",
+          content: reply.content,
+          ...(reply.tool_calls ? { tool_calls: reply.tool_calls } : {}),
+        },
+        finish_reason: reply.finish_reason,
+        logprobs: null,
+      }],
+      usage: {
+        prompt_tokens: promptTokens,
+        completion_tokens: completionTokens,
+        total_tokens: promptTokens + completionTokens,
+      },
+    };
+  }
+
+  function systemOneReply(bytes: Uint8Array): unknown {
+    const request = parseJson(bytes, ReferenceSystemOneRequestSchema, "systemone request");
+    const texts = request.questions.map((question) =>
+      question.criteria ? `${question.instructions}\n${question.criteria}` : question.instructions
+    );
+    const nouls = referenceNouls(request.state, texts);
+    const inputTokens = counter.countText(request.state) +
+      texts.reduce((sum, text) => sum + counter.countText(text), 0);
+    return {
+      model: REFERENCE_DECISION_MODEL,
+      answers: nouls.map((noul) => ({ type: "noul", noul })),
+      usage: { input_tokens: inputTokens, output_tokens: nouls.length },
+    };
+  }
+
+  async function injectFault(
+    kind: FaultKind,
+    endpoint: "chat" | "systemone",
+    request: IncomingMessage,
+    response: ServerResponse,
+  ): Promise<void> {
+    stats.faults[kind]++;
+    switch (kind) {
+      case "429":
+        return sendJson(response, 429, errorBody("reference fault: rate limited", "rate_limit_error"), {
+          "retry-after": String(Math.ceil(retryAfter / 1000)),
+          "retry-after-ms": String(retryAfter),
+        });
+      case "500":
+        return sendJson(response, 500, errorBody("reference fault: internal error", "server_error"));
+      case "hang": {
+        const gone = new AbortController();
+        request.socket.once("close", () => gone.abort());
+        await pause(2 ** 31 - 1, AbortSignal.any([gone.signal, shutdown.signal]));
+        request.socket.destroy();
+        return;
+      }
+      case "drop":
+        request.socket.destroy();
+        return;
+      case "malformed": {
+        const text = '{"id": "chatcmpl-ref-malformed", "choices": [{"message": <<not json>>';
+        response.writeHead(200, {
+          "content-type": "application/json",
+          "content-length": String(text.length),
+        });
+        response.end(text);
+        return;
+      }
+      case "truncated": {
+        const full = new TextEncoder().encode(JSON.stringify({ padding: "x".repeat(512), truncated: true }));
+        response.writeHead(200, {
+          "content-type": "application/json",
+          "content-length": String(full.length),
+        });
+        response.write(full.subarray(0, full.length >> 1));
+        await pause(20, shutdown.signal);
+        request.socket.destroy();
+        return;
+      }
+      case "schema":
+        return sendJson(
+          response,
+          200,
+          endpoint === "chat"
+            ? {
+              id: "chatcmpl-ref-schema",
+              object: "chat.completion",
+              model: REFERENCE_CHAT_MODEL,
+              output: "no choices here",
+            }
+            : {
+              model: REFERENCE_DECISION_MODEL,
+              answers: [{ type: "noul", noul: 1.5 }],
+              usage: { input_tokens: 0 },
+            },
+        );
+    }
+  }
+
+  async function handle(request: IncomingMessage, response: ServerResponse): Promise<void> {
+    stats.requests++;
+    const path = new URL(request.url ?? "/", "http://127.0.0.1").pathname.replace(/\/+$/, "");
+    const endpoint = path === "/v1/chat/completions"
+      ? "chat"
+      : path === "/v1/systemone"
+      ? "systemone"
+      : undefined;
+    if (endpoint === undefined) throw new HttpProblem(404, `no such endpoint: ${path}`);
+    if (request.method !== "POST") throw new HttpProblem(405, `${path} accepts POST only`);
+    const bytes = await readBody(request);
+    const bodyHash = sha256Hex(bytes);
+    const attempt = seen.get(bodyHash) ?? 0;
+    seen.set(bodyHash, attempt + 1);
+    const fault = options.faults ? chooseFault(options.faults, seed, bodyHash, attempt) : undefined;
+    if (fault !== undefined) return await injectFault(fault, endpoint, request, response);
+    const reply = endpoint === "chat" ? chatReply(bytes, bodyHash) : systemOneReply(bytes);
+    if (delayMs > 0) await pause(delayMs, shutdown.signal);
+    stats.answered[endpoint]++;
+    sendJson(response, 200, reply);
+  }
+
+  const server = createServer((request, response) => {
+    handle(request, response).catch((error) => {
+      if (response.headersSent || request.socket.destroyed) return;
+      if (error instanceof HttpProblem) {
+        stats.rejected++;
+        const type = error.status === 400 ? "invalid_request_error" : "not_found_error";
+        sendJson(response, error.status, errorBody(error.message, type));
+        return;
+      }
+      sendJson(response, 500, errorBody(`reference server error: ${String(error)}`, "server_error"));
+    });
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(options.port ?? 0, "127.0.0.1", () => {
+      server.off("error", reject);
+      resolve();
+    });
+  });
+  const port = (server.address() as AddressInfo).port;
+  return {
+    baseUrl: `http://127.0.0.1:${port}/v1`,
+    port,
+    stats: () => structuredClone(stats),
+    close: async () => {
+      shutdown.abort();
+      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+      server.closeAllConnections();
+      await closed;
+    },
+  };
+}

@@ -1,0 +1,147 @@
+/**
+ * Per-engine measures: verbatim needle recall, latency statistics and QA recall.
+ *
+ * QA recall rule: the chat model sees the compacted window alone followed by one question, and is told
+ * to answer with the answer only, or exactly `NOT IN CONTEXT` when the window does not hold it. A reply
+ * is correct when, after folding case and whitespace, it contains the gold answer string (for a needle:
+ * its derived token). A failed call counts as wrong and is recorded.
+ *
+ * @module
+ */
+import pLimit from "p-limit";
+import type { ChatMessage } from "../../models/messages.ts";
+import type { CallRecord, ChatModel } from "../../models/types.ts";
+import type { Needle } from "./needles.ts";
+
+/** Verbatim needle recall over a window. */
+export interface NeedleRecall {
+  total: number;
+  found: number;
+  /** found / total, or null when there are no needles (never 1.0 by default). */
+  recall: number | null;
+  /** Ids of the needles found. */
+  found_ids: string[];
+}
+
+/** Counts the needles whose fact sentence appears verbatim in some message of `window`. */
+export function needleRecall(window: ChatMessage[], needles: Needle[]): NeedleRecall {
+  const texts = window.flatMap((message) => [
+    message.content ?? "",
+    ...(message.tool_calls ?? []).map((call) => call.function.arguments),
+  ]);
+  const foundIds = needles.filter((needle) => texts.some((text) => text.includes(needle.fact))).map((n) => n.id);
+  return {
+    total: needles.length,
+    found: foundIds.length,
+    recall: needles.length === 0 ? null : foundIds.length / needles.length,
+    found_ids: foundIds,
+  };
+}
+
+/** The median of `values` (mean of the middle two for an even count), or null when empty. */
+export function median(values: number[]): number | null {
+  if (values.length === 0) return null;
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = Math.floor(sorted.length / 2);
+  return sorted.length % 2 === 1 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
+}
+
+/** The nearest-rank p-th percentile (0 < p ≤ 100) of `values`, or null when empty. */
+export function percentile(values: number[], p: number): number | null {
+  if (values.length === 0) return null;
+  const sorted = [...values].sort((a, b) => a - b);
+  const rank = Math.max(1, Math.ceil((p / 100) * sorted.length));
+  return sorted[rank - 1];
+}
+
+/** The answer the QA prompt asks for when the window lacks the fact. */
+export const NOT_IN_CONTEXT = "NOT IN CONTEXT";
+
+/** A question with the gold answer string. */
+export interface QaItem {
+  id: string;
+  question: string;
+  answer: string;
+}
+
+/** One asked question. */
+export interface QaAnswer {
+  id: string;
+  reply: string | null;
+  correct: boolean;
+  error?: string;
+}
+
+/** QA recall over a window. */
+export interface QaRecall {
+  total: number;
+  correct: number;
+  /** correct / total, or null when there are no questions. */
+  recall: number | null;
+  /** Replies that were exactly NOT IN CONTEXT. */
+  not_in_context: number;
+  answers: QaAnswer[];
+  usage: { input_tokens: number; output_tokens: number; calls: number };
+  records: CallRecord[];
+}
+
+function fold(text: string): string {
+  return text.toLowerCase().replace(/\s+/g, " ").trim();
+}
+
+/** Whether `reply` counts as answering `answer` (see the module rule). */
+export function isCorrectReply(reply: string, answer: string): boolean {
+  const gold = fold(answer);
+  return gold !== "" && fold(reply).includes(gold);
+}
+
+/** The messages that ask `question` about `window`. */
+export function qaMessages(window: ChatMessage[], question: string): ChatMessage[] {
+  return [
+    ...window,
+    {
+      role: "user",
+      content: `Answer this question using only the conversation above.\nQuestion: ${question}\n` +
+        `Reply with the answer alone. If the conversation above does not contain the answer, reply exactly: ` +
+        NOT_IN_CONTEXT,
+    },
+  ];
+}
+
+/** Asks every question about `window` (at most `concurrency` at once) and scores the replies. */
+export async function qaRecall(
+  chat: ChatModel,
+  window: ChatMessage[],
+  items: QaItem[],
+  concurrency = 4,
+): Promise<QaRecall> {
+  const limit = pLimit(concurrency);
+  const results = await Promise.all(items.map((item) =>
+    limit(async () => ({ item, result: await chat.complete({ messages: qaMessages(window, item.question), max_tokens: 64 }) }))
+  ));
+  const out: QaRecall = {
+    total: items.length,
+    correct: 0,
+    recall: null,
+    not_in_context: 0,
+    answers: [],
+    usage: { input_tokens: 0, output_tokens: 0, calls: 0 },
+    records: [],
+  };
+  for (const { item, result } of results) {
+    out.records.push(result.record);
+    out.usage.calls++;
+    if (!result.ok) {
+      out.answers.push({ id: item.id, reply: null, correct: false, error: result.error });
+      continue;
+    }
+    out.usage.input_tokens += result.usage.prompt_tokens;
+    out.usage.output_tokens += result.usage.completion_tokens;
+    const correct = isCorrectReply(result.content, item.answer);
+    if (correct) out.correct++;
+    if (result.content.trim() === NOT_IN_CONTEXT) out.not_in_context++;
+    out.answers.push({ id: item.id, reply: result.content, correct });
+  }
+  out.recall = items.length === 0 ? null : out.correct / items.length;
+  return out;
+}

@@ -1,0 +1,219 @@
+/**
+ * The library-level engines runner: every engine compresses the same transcript once cold and `repeats`
+ * times warm; the cold output is validated (well-formed, tool pairs intact, no larger than the input)
+ * and measured (tokens, savings, verbatim needle recall, messages out, QA recall of needles and probes).
+ * Only the compress call is timed; counting, validation and QA happen outside the timer.
+ *
+ * Default budget: 25 % of the input's token count ({@link DEFAULT_BUDGET_SHARE}), rounded down.
+ * An engine failure (bad output, broken pairing, a grown window, time-out, crash, failed model call) is
+ * recorded in that engine's result with the reason; the run goes on.
+ *
+ * @module
+ */
+import { createEngine } from "../../methods/engines/create.ts";
+import { type CompressUsage, EngineError } from "../../methods/engines/engine.ts";
+import type { ChatMessage } from "../../models/messages.ts";
+import type { CallRecord, ChatModel, DecisionModel } from "../../models/types.ts";
+import type { TokenCounter } from "../../tokens/types.ts";
+import type { Probe } from "../../data/transcripts/types.ts";
+import { median, needleRecall, percentile, type QaRecall, qaRecall } from "./metrics.ts";
+import type { Needle } from "./needles.ts";
+import { transcriptHash } from "./transcript_hash.ts";
+import { validateEngineOutput } from "./validate.ts";
+
+/** Share of the input tokens used as the budget when none is given. */
+export const DEFAULT_BUDGET_SHARE = 0.25;
+/** Default time limit of one compress call of an outside engine. */
+export const DEFAULT_ENGINE_TIMEOUT_MS = 60_000;
+
+/** Progress of a run, for a progress line. */
+export interface EngineProgress {
+  engine: string;
+  phase: "cold" | "warm" | "qa" | "done";
+  /** Index of the engine among the engines run, and their number. */
+  index: number;
+  total: number;
+  status?: "ok" | "failed";
+}
+
+/** Options of {@link runEngines}. */
+export interface RunEnginesOptions {
+  messages: ChatMessage[];
+  needles?: Needle[];
+  probes?: Probe[];
+  /** Engine specs (see createEngine). */
+  engines: string[];
+  /** Warm calls after the cold one. */
+  repeats: number;
+  counter: TokenCounter;
+  chat?: ChatModel;
+  decision?: DecisionModel;
+  /** Token budget; default {@link DEFAULT_BUDGET_SHARE} of the input tokens. */
+  budgetTokens?: number;
+  /** Time limit of outside engines' calls; default {@link DEFAULT_ENGINE_TIMEOUT_MS}. */
+  timeoutMs?: number;
+  /** Ask QA questions (needs `chat`); default true when a chat model is given. */
+  qa?: boolean;
+  onProgress?: (progress: EngineProgress) => void;
+}
+
+/** QA recall summary of one engine, without the per-question details when there are none. */
+export type QaSummary = Omit<QaRecall, "records">;
+
+/** Everything measured for one engine. */
+export interface EngineResult {
+  engine: string;
+  status: "ok" | "failed";
+  /** Why the engine failed, else null. */
+  reason: string | null;
+  budget_tokens: number;
+  input_tokens: number;
+  output_tokens: number | null;
+  saved_tokens: number | null;
+  savings_pct: number | null;
+  within_budget: boolean | null;
+  messages_in: number;
+  messages_out: number | null;
+  /** True when the output's tool pairs are valid; false when broken; null when not checked. */
+  tool_pairing_valid: boolean | null;
+  needles: { total: number; found: number; recall: number | null; found_ids: string[] };
+  /** QA recall of the needles' questions (null when not asked). */
+  qa: QaSummary | null;
+  /** QA recall of imported probes (null when not asked). */
+  probes: QaSummary | null;
+  latency_ms: { cold: number | null; warm_median: number | null; warm_p95: number | null; warm: number[] };
+  /** True when every warm call returned the same window as the cold one. */
+  deterministic: boolean | null;
+  /** Model usage of the cold compress call, and over all compress calls. */
+  usage: CompressUsage | null;
+  usage_all_calls: CompressUsage;
+  /** Model usage of the QA questions. */
+  qa_usage: CompressUsage;
+  /** SHA-256 of the canonical JSON of the cold output window. */
+  window_hash: string | null;
+  /** The cold output window (the lead may store it as a blob). */
+  window: ChatMessage[] | null;
+  /** Provider exchanges of the cold compress call and of the QA questions. */
+  records: CallRecord[];
+}
+
+function emptyUsage(): CompressUsage {
+  return { input_tokens: 0, output_tokens: 0, calls: 0 };
+}
+
+function addInto(total: CompressUsage, usage: CompressUsage | undefined): void {
+  if (usage === undefined) return;
+  total.input_tokens += usage.input_tokens;
+  total.output_tokens += usage.output_tokens;
+  total.calls += usage.calls;
+}
+
+/** Runs every engine over the transcript and measures it; see the module notes. */
+export async function runEngines(options: RunEnginesOptions): Promise<EngineResult[]> {
+  const { messages, counter, repeats } = options;
+  const needles = options.needles ?? [];
+  const probes = options.probes ?? [];
+  const inputTokens = counter.countMessages(messages);
+  const budget = options.budgetTokens ?? Math.floor(inputTokens * DEFAULT_BUDGET_SHARE);
+  const askQa = (options.qa ?? options.chat !== undefined) && options.chat !== undefined;
+  const deps = { chat: options.chat, decision: options.decision, timeoutMs: options.timeoutMs ?? DEFAULT_ENGINE_TIMEOUT_MS };
+  const engines = options.engines.map((spec) => createEngine(spec, deps));
+  const results: EngineResult[] = [];
+  for (const [index, engine] of engines.entries()) {
+    const progress = (phase: EngineProgress["phase"], status?: "ok" | "failed") =>
+      options.onProgress?.({ engine: engine.name, phase, index, total: engines.length, status });
+    const result: EngineResult = {
+      engine: engine.name,
+      status: "ok",
+      reason: null,
+      budget_tokens: budget,
+      input_tokens: inputTokens,
+      output_tokens: null,
+      saved_tokens: null,
+      savings_pct: null,
+      within_budget: null,
+      messages_in: messages.length,
+      messages_out: null,
+      tool_pairing_valid: null,
+      needles: { total: needles.length, found: 0, recall: null, found_ids: [] },
+      qa: null,
+      probes: null,
+      latency_ms: { cold: null, warm_median: null, warm_p95: null, warm: [] },
+      deterministic: null,
+      usage: null,
+      usage_all_calls: emptyUsage(),
+      qa_usage: emptyUsage(),
+      window_hash: null,
+      window: null,
+      records: [],
+    };
+    const fail = (reason: string) => {
+      result.status = "failed";
+      result.reason = reason;
+    };
+    const opts = { budgetTokens: budget, currentTokens: inputTokens, counter };
+    // Each call gets its own copy, so an engine that edits its input cannot affect the next call.
+    const call = async () => {
+      const input = structuredClone(messages);
+      const started = performance.now();
+      const output = await engine.compress(input, opts);
+      return { output, ms: performance.now() - started };
+    };
+    progress("cold");
+    let window: ChatMessage[] | null = null;
+    try {
+      const cold = await call();
+      result.latency_ms.cold = cold.ms;
+      result.usage = cold.output.usage ?? emptyUsage();
+      addInto(result.usage_all_calls, cold.output.usage);
+      result.records.push(...(cold.output.records ?? []));
+      const check = validateEngineOutput(cold.output.messages, inputTokens, counter);
+      if (!check.ok) {
+        fail(check.reason);
+        result.tool_pairing_valid = check.pairingValid;
+      } else {
+        window = check.messages;
+        result.window = window;
+        result.window_hash = transcriptHash(window);
+        result.tool_pairing_valid = true;
+        result.output_tokens = check.tokens;
+        result.saved_tokens = inputTokens - check.tokens;
+        result.savings_pct = inputTokens > 0 ? (100 * (inputTokens - check.tokens)) / inputTokens : 0;
+        result.within_budget = check.tokens <= budget;
+        result.messages_out = window.length;
+        result.needles = needleRecall(window, needles);
+      }
+      if (window !== null) {
+        progress("warm");
+        let same = true;
+        for (let r = 0; r < repeats; r++) {
+          const warm = await call();
+          result.latency_ms.warm.push(warm.ms);
+          addInto(result.usage_all_calls, warm.output.usage);
+          if (same && transcriptHash(warm.output.messages) !== result.window_hash) same = false;
+        }
+        result.deterministic = repeats > 0 ? same : null;
+        result.latency_ms.warm_median = median(result.latency_ms.warm);
+        result.latency_ms.warm_p95 = percentile(result.latency_ms.warm, 95);
+      }
+    } catch (error) {
+      if (!(error instanceof EngineError)) throw error;
+      fail(result.latency_ms.cold === null ? error.message : `warm call: ${error.message}`);
+    }
+    if (window !== null && askQa && options.chat !== undefined) {
+      progress("qa");
+      const items = needles.map((needle) => ({ id: needle.id, question: needle.question, answer: needle.answer }));
+      const probeItems = probes.map((probe, i) => ({ id: `probe-${i + 1}`, question: probe.question, answer: probe.answer }));
+      for (const [key, list] of [["qa", items], ["probes", probeItems]] as const) {
+        if (list.length === 0) continue;
+        const { records, ...summary } = await qaRecall(options.chat, window, list);
+        result[key] = summary;
+        result.records.push(...records);
+        addInto(result.qa_usage, summary.usage);
+      }
+    }
+    progress("done", result.status);
+    results.push(result);
+  }
+  return results;
+}

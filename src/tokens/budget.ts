@@ -1,0 +1,130 @@
+/**
+ * Budget helpers over exact token counts. Every answer is checked by counting a complete rendered prompt:
+ * BPE merges across the boundaries of pieces of text, so the tokens of a prompt are not the sum of the
+ * tokens of its parts, and a search must count whole prompts (bisection keeps that to O(log n) counts).
+ *
+ * @module
+ */
+import type { ChatMessage, ToolDefinition } from "../models/messages.ts";
+import type { TokenCounter } from "./types.ts";
+
+/** The reserve kept free under a ceiling by default (tokens). */
+export const DEFAULT_RESERVE = 64;
+
+/** A prompt: its messages, or its messages with the tool definitions sent alongside. */
+export type Prompt = ChatMessage[] | { messages: ChatMessage[]; tools?: ToolDefinition[] };
+
+/** Exact token count of a prompt (chat template with generation prompt, then the tokenizer). */
+export function countPrompt(counter: TokenCounter, prompt: Prompt): number {
+  return Array.isArray(prompt)
+    ? counter.countMessages(prompt)
+    : counter.countMessages(prompt.messages, prompt.tools);
+}
+
+/** Whether the complete prompt counts at most `limit` tokens. */
+export function fitsWithin(counter: TokenCounter, prompt: Prompt, limit: number): boolean {
+  return countPrompt(counter, prompt) <= limit;
+}
+
+/**
+ * Tokens left for evidence: `ceiling - reserve - count(build(""))`, the ceiling less the reserve and the
+ * tokens of the prompt with empty evidence (may be negative). It is a planning figure only: the evidence's
+ * tokens inside the prompt need not equal its tokens alone (BPE does not add across boundaries), so a caller
+ * must verify the final prompt with {@link fitsWithin} (or fit with {@link fitUnitsInOrder}).
+ */
+export function evidenceSpace(
+  counter: TokenCounter,
+  build: (evidence: string) => Prompt,
+  ceiling: number,
+  reserve: number = DEFAULT_RESERVE,
+): number {
+  return ceiling - reserve - countPrompt(counter, build(""));
+}
+
+/** The outcome of a fit: what was chosen and the exact token count of the prompt built from it. */
+export interface Fit<T> {
+  /** The chosen prefix. */
+  chosen: T;
+  /** Exact tokens of the complete prompt built from `chosen` (over `limit` only if even the empty choice is). */
+  tokens: number;
+}
+
+/**
+ * Finds the largest `k` in `[lo, hi]` with `fits(k)` true, given that `fits(lo)` is true, by bisection:
+ * the result fits and `k + 1` (when `k < hi`) does not. When `fits` is monotone this is the longest fit.
+ */
+function bisectLastFit(lo: number, hi: number, fits: (k: number) => boolean): number {
+  let good = lo;
+  let bad = hi + 1;
+  while (bad - good > 1) {
+    const mid = good + Math.floor((bad - good) / 2);
+    if (fits(mid)) good = mid;
+    else bad = mid;
+  }
+  return good;
+}
+
+/**
+ * The longest prefix of `units` (kept in order, whole units only) whose complete prompt `build(prefix)`
+ * counts at most `limit` tokens (put the reserve into `limit`). Bisection over exact counts of whole
+ * prompts, never an estimate: about log2(units + 1) + 1 counts. The result fits and adding the next unit
+ * would overflow. If even `build([])` overflows, returns no units and that prompt's count (> `limit`).
+ */
+export function fitUnitsInOrder<T>(
+  counter: TokenCounter,
+  units: readonly T[],
+  build: (chosen: T[]) => Prompt,
+  limit: number,
+): Fit<T[]> {
+  const tokensOf = new Map<number, number>();
+  const count = (k: number) => {
+    let tokens = tokensOf.get(k);
+    if (tokens === undefined) {
+      tokens = countPrompt(counter, build(units.slice(0, k)));
+      tokensOf.set(k, tokens);
+    }
+    return tokens;
+  };
+  if (count(0) > limit) return { chosen: [], tokens: count(0) };
+  const k = bisectLastFit(0, units.length, (n) => count(n) <= limit);
+  return { chosen: units.slice(0, k), tokens: count(k) };
+}
+
+/** Where a text may be cut by {@link longestFittingPrefix}. */
+export type CutBoundary = "sentence" | "word" | "grapheme";
+
+/** Offsets (UTF-16) at which `text` may be cut at the given boundary, from 0 to `text.length`, ascending. */
+export function cutPoints(text: string, boundary: CutBoundary): number[] {
+  const segmenter = new Intl.Segmenter("en", { granularity: boundary });
+  const points = [0];
+  for (const segment of segmenter.segment(text)) {
+    const end = segment.index + segment.segment.length;
+    if (boundary === "word" && !(segment as Intl.SegmentData).isWordLike) continue;
+    points.push(end);
+  }
+  if (points[points.length - 1] !== text.length) points.push(text.length);
+  return points;
+}
+
+/**
+ * The longest prefix of `text`, cut at a `boundary` (default "sentence"; "word" cuts after a word,
+ * "grapheme" never splits a character), whose complete prompt `build(prefix)` counts at most `limit`
+ * tokens. Bisection over exact counts of whole prompts, like {@link fitUnitsInOrder}. Sentence and word
+ * prefixes keep their text up to the cut as is (trailing spaces of a sentence included).
+ */
+export function longestFittingPrefix(
+  counter: TokenCounter,
+  text: string,
+  build: (prefix: string) => Prompt,
+  limit: number,
+  boundary: CutBoundary = "sentence",
+): Fit<string> {
+  const points = cutPoints(text, boundary);
+  const fit = fitUnitsInOrder(
+    counter,
+    points.slice(1),
+    (cuts) => build(text.slice(0, cuts.at(-1) ?? 0)),
+    limit,
+  );
+  return { chosen: text.slice(0, fit.chosen.at(-1) ?? 0), tokens: fit.tokens };
+}

@@ -1,0 +1,88 @@
+/**
+ * The parts of a Hugging Face tokenizer directory the token counter reads, validated with zod:
+ * `tokenizer_config.json` (chat template, special tokens) and the outline of `tokenizer.json`.
+ *
+ * @module
+ */
+import { z } from "zod";
+
+/** A special token as `tokenizer_config.json` writes it: a string, or an `AddedToken` object with `content`. */
+export const SpecialTokenSchema = z.union([
+  z.string(),
+  z.object({ content: z.string() }).loose(),
+]).nullable().optional();
+
+/** One named template when `chat_template` is a list (`[{name: "default", template: "..."}]`). */
+const NamedTemplateSchema = z.object({ name: z.string(), template: z.string().min(1) });
+
+/** The fields of `tokenizer_config.json` the counter uses; other fields are kept as they are. */
+export const TokenizerConfigSchema = z.object({
+  chat_template: z.union([z.string().min(1), z.array(NamedTemplateSchema).min(1)], {
+    error: (issue) =>
+      issue.input === undefined
+        ? "no chat_template: token counting needs the model's chat template"
+        : "chat_template must be a non-empty string or a list of {name, template}",
+  }),
+  bos_token: SpecialTokenSchema,
+  eos_token: SpecialTokenSchema,
+  unk_token: SpecialTokenSchema,
+  pad_token: SpecialTokenSchema,
+  sep_token: SpecialTokenSchema,
+  cls_token: SpecialTokenSchema,
+  mask_token: SpecialTokenSchema,
+}).loose();
+/** The fields of `tokenizer_config.json` the counter uses. */
+export type TokenizerConfig = z.infer<typeof TokenizerConfigSchema>;
+
+/** The outline of `tokenizer.json` checked before the tokenizer library builds from it. */
+export const TokenizerJsonSchema = z.object({
+  model: z.object({ type: z.string().optional() }).loose(),
+  added_tokens: z.array(
+    z.object({ id: z.number().int().nonnegative(), content: z.string(), special: z.boolean().optional() })
+      .loose(),
+  ),
+}).loose();
+
+/** The names under which the chat template sees the configured special tokens (as `transformers` passes them). */
+export const SPECIAL_TOKEN_FIELDS = [
+  "bos_token",
+  "eos_token",
+  "unk_token",
+  "pad_token",
+  "sep_token",
+  "cls_token",
+  "mask_token",
+] as const;
+
+/** The chat template to render: the string itself, or the entry named "default" (else the first) of a list. */
+export function selectChatTemplate(config: TokenizerConfig): string {
+  const template = config.chat_template;
+  if (typeof template === "string") return template;
+  return (template.find((entry) => entry.name === "default") ?? template[0]).template;
+}
+
+/** The special tokens as plain strings (`AddedToken` objects reduced to their `content`), absent ones left out. */
+export function specialTokenStrings(config: TokenizerConfig): Record<string, string> {
+  const tokens: Record<string, string> = {};
+  for (const field of SPECIAL_TOKEN_FIELDS) {
+    const value = config[field];
+    if (typeof value === "string") tokens[field] = value;
+    else if (value != null) tokens[field] = value.content;
+  }
+  return tokens;
+}
+
+/** Formats zod issues as `field.path: message; ...`, using `[i]` for list indices. */
+export function formatIssues(issues: readonly z.core.$ZodIssue[], prefix = ""): string {
+  return issues.map((issue) => `${formatPath(prefix, issue.path)}: ${issue.message}`).join("; ");
+}
+
+/** Renders an issue path as `messages[2].tool_calls[0].function.name`. */
+export function formatPath(prefix: string, path: readonly PropertyKey[]): string {
+  let out = prefix;
+  for (const key of path) {
+    if (typeof key === "number") out += `[${key}]`;
+    else out += out === "" ? String(key) : `.${String(key)}`;
+  }
+  return out === "" ? "(top level)" : out;
+}

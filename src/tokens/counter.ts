@@ -1,0 +1,98 @@
+/**
+ * The exact token counter: chat template rendering ({@link ChatTemplate}) followed by the model's own
+ * tokenizer (`@huggingface/tokenizers` over `tokenizer.json`), with counts cached by content hash.
+ *
+ * @module
+ */
+import { createHash } from "node:crypto";
+import type { Tokenizer } from "@huggingface/tokenizers";
+import type { ChatMessage, ToolDefinition } from "../models/messages.ts";
+import type { TokenCounter } from "./types.ts";
+import type { ChatTemplate, TemplateViewOptions } from "./template.ts";
+
+/** At most this many counts are cached per tokenizer; past it the oldest entries are dropped. */
+export const COUNT_CACHE_LIMIT = 200_000;
+
+/** A built tokenizer directory: what is expensive to make, shared by every counter over that directory. */
+export interface LoadedTokenizer {
+  /** Short name (the directory's base name, e.g. "qwen3"). */
+  name: string;
+  /** Tokenizer identity hash, see `tokenizerHash` in load.ts. */
+  hash: string;
+  /** The directory the files were read from. */
+  dir: string;
+  /** The BPE tokenizer built from tokenizer.json and tokenizer_config.json. */
+  tokenizer: Tokenizer;
+  /** The compiled chat template. */
+  template: ChatTemplate;
+  /** Token counts keyed by the SHA-256 (hex) of the counted text's UTF-8 bytes. */
+  counts: Map<string, number>;
+}
+
+/** Options of a counter; they change what the template sees, never the tokenizer. */
+export type CounterOptions = TemplateViewOptions;
+
+/** {@link TokenCounter} over a Hugging Face tokenizer directory. */
+export class HfTokenCounter implements TokenCounter {
+  readonly #loaded: LoadedTokenizer;
+  readonly #options: CounterOptions;
+
+  /** Wraps a loaded tokenizer; use `loadTokenCounter` rather than calling this directly. */
+  constructor(loaded: LoadedTokenizer, options: CounterOptions = {}) {
+    this.#loaded = loaded;
+    this.#options = options;
+  }
+
+  /** Short name of the tokenizer (the directory's base name). */
+  get name(): string {
+    return this.#loaded.name;
+  }
+
+  /** Identity hash of the tokenizer files (see `tokenizerHash` in load.ts). */
+  get hash(): string {
+    return this.#loaded.hash;
+  }
+
+  /** The directory the tokenizer files were read from. */
+  get dir(): string {
+    return this.#loaded.dir;
+  }
+
+  /**
+   * The prompt text exactly as the model sees it: the messages rendered by the chat template, with the
+   * generation prompt unless `addGenerationPrompt` is false, and `enable_thinking: false`.
+   */
+  render(messages: ChatMessage[], tools?: ToolDefinition[], addGenerationPrompt = true): string {
+    return this.#loaded.template.render(messages, tools, { ...this.#options, addGenerationPrompt });
+  }
+
+  /**
+   * Token ids of `text`, special tokens written in the text recognised as such, none added
+   * (`add_special_tokens: false`, as `apply_chat_template` tokenizes).
+   */
+  encode(text: string): number[] {
+    return this.#loaded.tokenizer.encode(text, { add_special_tokens: false }).ids;
+  }
+
+  /** Token count of the rendered messages with the generation prompt (cached by the rendered text's hash). */
+  countMessages(messages: ChatMessage[], tools?: ToolDefinition[]): number {
+    return this.countText(this.render(messages, tools));
+  }
+
+  /** Token count of the messages rendered without the generation prompt (for per-message breakdowns). */
+  countMessagesWithoutGenerationPrompt(messages: ChatMessage[], tools?: ToolDefinition[]): number {
+    return this.countText(this.render(messages, tools, false));
+  }
+
+  /** Token count of a plain text, no template and no special tokens added; cached by SHA-256 of the text. */
+  countText(text: string): number {
+    const key = createHash("sha256").update(text, "utf8").digest("hex");
+    const counts = this.#loaded.counts;
+    const cached = counts.get(key);
+    if (cached !== undefined) return cached;
+    const count = this.encode(text).length;
+    if (counts.size >= COUNT_CACHE_LIMIT) counts.delete(counts.keys().next().value as string);
+    counts.set(key, count);
+    return count;
+  }
+}

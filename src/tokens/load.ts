@@ -1,0 +1,125 @@
+/**
+ * Builds a `TokenCounter` from a Hugging Face tokenizer directory (`tokenizer.json` +
+ * `tokenizer_config.json` with a chat template), once per directory per process.
+ *
+ * @module
+ */
+import { createHash } from "node:crypto";
+import { basename, resolve } from "node:path";
+import { Tokenizer } from "@huggingface/tokenizers";
+import { DEFAULT_TOKENIZER_DIR } from "../assets.ts";
+import { UsageError } from "../errors.ts";
+import {
+  formatIssues,
+  selectChatTemplate,
+  specialTokenStrings,
+  TokenizerConfigSchema,
+  TokenizerJsonSchema,
+} from "./config.ts";
+import { type CounterOptions, HfTokenCounter, type LoadedTokenizer } from "./counter.ts";
+import { ChatTemplate } from "./template.ts";
+
+/** The two files a tokenizer directory must hold, in the order they enter {@link tokenizerHash}. */
+export const TOKENIZER_FILES = ["tokenizer.json", "tokenizer_config.json"] as const;
+
+/**
+ * The identity hash of a tokenizer directory: SHA-256 (lowercase hex) of the UTF-8 text
+ * `"<sha256(tokenizer.json)>  tokenizer.json\n<sha256(tokenizer_config.json)>  tokenizer_config.json\n"`,
+ * i.e. of exactly what `sha256sum tokenizer.json tokenizer_config.json` prints in that directory, so an
+ * auditor can check it with `sha256sum tokenizer.json tokenizer_config.json | sha256sum`.
+ */
+export function tokenizerHash(tokenizerJson: Uint8Array, tokenizerConfig: Uint8Array): string {
+  const sha = (bytes: Uint8Array) => createHash("sha256").update(bytes).digest("hex");
+  const listing = `${sha(tokenizerJson)}  ${TOKENIZER_FILES[0]}\n${sha(tokenizerConfig)}  ${
+    TOKENIZER_FILES[1]
+  }\n`;
+  return createHash("sha256").update(listing, "utf8").digest("hex");
+}
+
+const loaded = new Map<string, Promise<LoadedTokenizer>>();
+
+/**
+ * The token counter of the tokenizer in `dir` (default: the shipped Qwen3 files, `DEFAULT_TOKENIZER_DIR`).
+ * The tokenizer is built once per directory per process (the promise is memoized; a failed load is
+ * forgotten so it can be retried); counters of the same directory share their count cache.
+ * Throws a {@link UsageError} naming the file and field when a file is missing, is not JSON, or
+ * `tokenizer_config.json` has no usable `chat_template`.
+ */
+export function loadTokenCounter(
+  dir: string = DEFAULT_TOKENIZER_DIR,
+  options: CounterOptions = {},
+): Promise<HfTokenCounter> {
+  const key = resolve(dir);
+  let promise = loaded.get(key);
+  if (promise === undefined) {
+    promise = buildTokenizer(key);
+    loaded.set(key, promise);
+    promise.catch(() => loaded.delete(key));
+  }
+  return promise.then((tokenizer) => new HfTokenCounter(tokenizer, options));
+}
+
+async function readFile(path: string): Promise<Uint8Array> {
+  try {
+    return await Deno.readFile(path);
+  } catch (error) {
+    if (error instanceof Deno.errors.NotFound) {
+      throw new UsageError(
+        `${path}: not found (a tokenizer directory needs ${TOKENIZER_FILES.join(" and ")})`,
+      );
+    }
+    if (error instanceof Deno.errors.PermissionDenied || error instanceof Deno.errors.IsADirectory) {
+      throw new UsageError(`${path}: cannot be read: ${error.message}`);
+    }
+    throw error;
+  }
+}
+
+function parseJson(path: string, bytes: Uint8Array): unknown {
+  try {
+    return JSON.parse(new TextDecoder("utf-8", { fatal: true }).decode(bytes));
+  } catch (error) {
+    if (error instanceof SyntaxError || error instanceof TypeError) {
+      throw new UsageError(`${path}: not valid UTF-8 JSON: ${error.message}`);
+    }
+    throw error;
+  }
+}
+
+async function buildTokenizer(dir: string): Promise<LoadedTokenizer> {
+  const jsonPath = `${dir}/${TOKENIZER_FILES[0]}`;
+  const configPath = `${dir}/${TOKENIZER_FILES[1]}`;
+  const [jsonBytes, configBytes] = await Promise.all([readFile(jsonPath), readFile(configPath)]);
+  const configRaw = parseJson(configPath, configBytes);
+  const config = TokenizerConfigSchema.safeParse(configRaw);
+  if (!config.success) throw new UsageError(`${configPath}: ${formatIssues(config.error.issues)}`);
+  const tokenizerRaw = parseJson(jsonPath, jsonBytes);
+  const outline = TokenizerJsonSchema.safeParse(tokenizerRaw);
+  if (!outline.success) throw new UsageError(`${jsonPath}: ${formatIssues(outline.error.issues)}`);
+  let tokenizer: Tokenizer;
+  try {
+    tokenizer = new Tokenizer(tokenizerRaw as object, configRaw as object);
+  } catch (error) {
+    if (!(error instanceof Error)) throw error;
+    throw new UsageError(`${jsonPath}: the tokenizer cannot be built: ${error.message}`, { cause: error });
+  }
+  let template: ChatTemplate;
+  try {
+    template = new ChatTemplate(
+      selectChatTemplate(config.data),
+      specialTokenStrings(config.data),
+      configPath,
+    );
+  } catch (error) {
+    if (error instanceof SyntaxError) throw new UsageError(error.message, { cause: error });
+    throw error;
+  }
+  return {
+    name: basename(dir),
+    hash: tokenizerHash(jsonBytes, configBytes),
+    dir,
+    tokenizer,
+    template,
+    counts: new Map(),
+  };
+}

@@ -1,0 +1,111 @@
+/**
+ * Renders OpenAI-format chat messages with a model's own Jinja chat template (`@huggingface/jinja`), with
+ * the variables `transformers`' `apply_chat_template` passes: `messages`, `tools`, `documents`,
+ * `add_generation_prompt`, the special tokens of `tokenizer_config.json`, and `enable_thinking: false`.
+ *
+ * @module
+ */
+import { Template } from "@huggingface/jinja";
+import type { ChatMessage, ToolDefinition } from "../models/messages.ts";
+
+/** How OpenAI-format messages are turned into what the chat template sees. */
+export interface TemplateViewOptions {
+  /**
+   * Parse each tool call's `arguments` JSON string into an object before rendering (as vLLM-style servers
+   * do), so templates such as Qwen3's print it with `tojson`. Default false: the string is passed as given,
+   * exactly as `transformers` `apply_chat_template` receives OpenAI messages. Arguments that are not valid
+   * JSON stay strings.
+   */
+  parseToolArguments?: boolean;
+}
+
+/**
+ * The template view of a message list: a copy with `content: null` replaced by `""` (OpenAI-compatible
+ * servers render a null content as empty text, and templates such as Qwen3's cannot render null), keys whose
+ * value is `undefined` dropped, and, with `parseToolArguments`, tool-call arguments parsed from JSON.
+ */
+export function templateView(
+  messages: ChatMessage[],
+  options: TemplateViewOptions = {},
+): Record<string, unknown>[] {
+  return messages.map((message) => {
+    const view: Record<string, unknown> = { role: message.role, content: message.content ?? "" };
+    if (message.tool_calls !== undefined) {
+      view.tool_calls = message.tool_calls.map((call) => ({
+        id: call.id,
+        type: call.type,
+        function: {
+          name: call.function.name,
+          arguments: options.parseToolArguments
+            ? parseArguments(call.function.arguments)
+            : call.function.arguments,
+        },
+      }));
+    }
+    if (message.tool_call_id !== undefined) view.tool_call_id = message.tool_call_id;
+    if (message.name !== undefined) view.name = message.name;
+    return view;
+  });
+}
+
+function parseArguments(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch (error) {
+    if (error instanceof SyntaxError) return text;
+    throw error;
+  }
+}
+
+/** A compiled chat template with the tokenizer's special tokens bound. */
+export class ChatTemplate {
+  readonly #template: Template;
+  readonly #specialTokens: Record<string, string>;
+  readonly #source: string;
+
+  /**
+   * Compiles `source` (the `chat_template` text); `source` names its origin in errors (e.g. the config file).
+   * Throws a `SyntaxError` naming the origin when the template does not parse.
+   */
+  constructor(template: string, specialTokens: Record<string, string>, source: string) {
+    this.#source = source;
+    this.#specialTokens = specialTokens;
+    try {
+      this.#template = new Template(template);
+    } catch (error) {
+      if (!(error instanceof Error)) throw error;
+      throw new SyntaxError(`${source}: chat_template does not parse: ${error.message}`, {
+        cause: error,
+      });
+    }
+  }
+
+  /**
+   * Renders the messages (their {@link templateView}) and optional tool definitions. `addGenerationPrompt`
+   * (default true) appends the assistant turn opener; thinking is always disabled (`enable_thinking: false`).
+   * A template error (e.g. `raise_exception`, a role the template refuses) becomes an `Error` naming the
+   * template's origin.
+   */
+  render(
+    messages: ChatMessage[],
+    tools?: ToolDefinition[],
+    options: TemplateViewOptions & { addGenerationPrompt?: boolean } = {},
+  ): string {
+    try {
+      return this.#template.render({
+        ...this.#specialTokens,
+        messages: templateView(messages, options),
+        tools: tools ?? null,
+        documents: null,
+        add_generation_prompt: options.addGenerationPrompt ?? true,
+        enable_thinking: false,
+      });
+    } catch (error) {
+      if (!(error instanceof Error)) throw error;
+      throw new Error(
+        `${this.#source}: chat template failed to render ${messages.length} message(s): ${error.message}`,
+        { cause: error },
+      );
+    }
+  }
+}

@@ -1,0 +1,98 @@
+/**
+ * A small real pipeline for tests: one declared source, `stages` stages that each wait `delayMs` and derive a
+ * value from the source (every third one records a provider request), a `sum` stage over all of them, an
+ * exported `results.json`, and the sealed manifest. It goes through `openRun` and the {@link Executor}, so it
+ * can be started with `output`, killed and continued with `resume`.
+ *
+ * @module
+ */
+import { openRun } from "../../src/cli/run_setup.ts";
+import type { CallRecord } from "../../src/models/types.ts";
+import { Executor, type NodeResult } from "../../src/pipeline/executor.ts";
+import { sha256Hex } from "../../src/store/hash.ts";
+
+/** The suite name the pipeline's runs carry. */
+export const PIPELINE_SUITE = "test-pipeline";
+
+/** Where and how to run the pipeline. */
+export interface PipelineOptions {
+  /** A new run directory (exclusive). */
+  output?: string;
+  /** An unfinished run directory to continue. */
+  resume?: string;
+  /** Number of derive stages (default 20). */
+  stages?: number;
+  /** Milliseconds each derive stage waits (default 0). */
+  delayMs?: number;
+}
+
+/** What one pipeline run did. */
+export interface PipelineOutcome {
+  run: string;
+  resumed: boolean;
+  counts: Executor["counts"];
+  /** Indexes of the derive stages whose function actually ran in this process. */
+  ran: number[];
+}
+
+const SEED = "compaction-bench test pipeline seed\n";
+
+function fakeRequest(i: number): CallRecord {
+  return {
+    endpoint: "chat",
+    request: { model: "reference", messages: [{ role: "user", content: `stage ${i}` }] },
+    response: { choices: [{ message: { role: "assistant", content: `answer ${i}` } }] },
+    status: "ok",
+    attempts: 1,
+    elapsed_ms: 0,
+    model: "reference",
+    usage: { input_tokens: 10 + i, output_tokens: 2 },
+  };
+}
+
+/** Runs (or resumes) the pipeline to the end and seals the run. */
+export async function runPipeline(options: PipelineOptions): Promise<PipelineOutcome> {
+  const stages = options.stages ?? 20;
+  const delayMs = options.delayMs ?? 0;
+  const { run, resumed } = await openRun({
+    suite: PIPELINE_SUITE,
+    output: options.output,
+    resume: options.resume,
+    command: ["test-pipeline"],
+    options: { stages, delay_ms: delayMs },
+    protocol: { stages },
+    tokenizer: null,
+    sources: { "seed.txt": new TextEncoder().encode(SEED) },
+  });
+  const executor = new Executor(run);
+  const seed = run.header.sources["seed.txt"];
+  const ran: number[] = [];
+  const derived: NodeResult[] = [];
+  for (let i = 0; i < stages; i++) {
+    derived.push(
+      await executor.execute(
+        { stage: "derive", version: 1, label: `derive ${i}`, params: { i }, inputs: { seed } },
+        async () => {
+          ran.push(i);
+          await new Promise((resolve) => setTimeout(resolve, delayMs));
+          const value = { i, square: i * i, digest: sha256Hex(`${SEED}${i}`) };
+          return { outputs: { value }, requests: i % 3 === 0 ? [fakeRequest(i)] : [] };
+        },
+      ),
+    );
+  }
+  const inputs = Object.fromEntries(derived.map((r, i) => [`d${i}`, r.node.outputs.value]));
+  const sum = await executor.execute(
+    { stage: "sum", version: 1, label: "sum", params: { of: "square" }, inputs },
+    () => {
+      const values = derived.map((r) => r.outputs.value as { square: number; digest: string });
+      const total = values.reduce((acc, v) => acc + v.square, 0);
+      return Promise.resolve({
+        outputs: { result: { stages, total, digests: values.map((v) => v.digest) } },
+      });
+    },
+  );
+  await run.writeJsonFile("results.json", sum.outputs.result);
+  await run.finish();
+  return { run: run.path, resumed, counts: executor.counts, ran };
+}

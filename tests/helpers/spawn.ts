@@ -1,0 +1,34 @@
+/**
+ * Running the project's scripts in a real `deno` subprocess, as the tests' end-to-end checks do.
+ *
+ * @module
+ */
+import { fileURLToPath } from "node:url";
+
+/** The project root (where main.ts lives). */
+export const ROOT: string = fileURLToPath(new URL("../../", import.meta.url));
+
+/** What a finished subprocess produced. */
+export interface Finished {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+/** Runs `deno run -A <script> ...args` from the project root and collects its output. */
+export async function runDeno(script: string, args: string[]): Promise<Finished> {
+  const output = await new Deno.Command(Deno.execPath(), {
+    args: ["run", "-A", "--unstable-worker-options", script, ...args],
+    cwd: ROOT,
+    stdout: "piped",
+    stderr: "piped",
+    env: { NO_COLOR: "1" },
+  }).output();
+  const decoder = new TextDecoder();
+  return { code: output.code, stdout: decoder.decode(output.stdout), stderr: decoder.decode(output.stderr) };
+}
+
+/** Runs the real CLI: `deno run -A main.ts ...args`. */
+export function runCli(args: string[]): Promise<Finished> {
+  return runDeno("main.ts", args);
+}

@@ -1,0 +1,248 @@
+import assert from "node:assert/strict";
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
+import { OpenAIChatClient } from "../src/models/chat_client.ts";
+import type { ChatMessage } from "../src/models/messages.ts";
+import { parseFaultSpec } from "../src/models/reference/faults.ts";
+import { REFERENCE_CHAT_MODEL, startReferenceServer } from "../src/models/reference/server.ts";
+import type { CallRecord, ChatResult } from "../src/models/types.ts";
+import { testCounter } from "./models_support.ts";
+
+const counter = await testCounter();
+const API_KEY = "sk-test-SECRET";
+const allRecords: CallRecord[] = [];
+
+const MESSAGES: ChatMessage[] = [
+  { role: "system", content: "Answer briefly." },
+  { role: "user", content: "The cache expires hourly. The database is Postgres. Which database is used?" },
+];
+
+function keep(result: ChatResult): ChatResult {
+  allRecords.push(result.record);
+  return result;
+}
+
+async function withServer<T>(
+  options: { faults?: string; delayMs?: number; retryAfterMs?: number },
+  body: (baseUrl: string) => Promise<T>,
+): Promise<T> {
+  const server = await startReferenceServer({
+    counter,
+    faults: options.faults ? parseFaultSpec(options.faults) : undefined,
+    delayMs: options.delayMs,
+    retryAfterMs: options.retryAfterMs ?? 5,
+    seed: 3,
+  });
+  try {
+    return await body(server.baseUrl);
+  } finally {
+    await server.close();
+  }
+}
+
+Deno.test("chat round trip through the SDK returns content, usage, the answering model and a record", async () => {
+  await withServer({}, async (baseUrl) => {
+    const sent: unknown[] = [];
+    const client = new OpenAIChatClient({
+      apiKey: API_KEY,
+      baseURL: baseUrl,
+      fetch: async (input, init) => {
+        sent.push(JSON.parse(String(init?.body)));
+        return await fetch(input, init);
+      },
+    });
+    const result = keep(await client.complete({ messages: MESSAGES, max_tokens: 100 }));
+    assert.ok(result.ok, !result.ok ? result.error : "");
+    assert.equal(result.content, "The database is Postgres. The cache expires hourly.");
+    assert.equal(result.model, REFERENCE_CHAT_MODEL);
+    assert.equal(result.usage.prompt_tokens, counter.countMessages(MESSAGES));
+    assert.equal(result.usage.completion_tokens, counter.countText(result.content));
+    assert.equal(result.record.status, "ok");
+    assert.equal(result.record.attempts, 1);
+    assert.equal(result.record.model, REFERENCE_CHAT_MODEL);
+    assert.deepEqual(result.record.usage, {
+      input_tokens: result.usage.prompt_tokens,
+      output_tokens: result.usage.completion_tokens,
+    });
+    assert.equal(client.model, "qwen3.8-max");
+    assert.deepEqual(sent, [{
+      model: "qwen3.8-max",
+      messages: MESSAGES,
+      temperature: 0,
+      max_tokens: 100,
+      enable_thinking: false,
+      chat_template_kwargs: { enable_thinking: false },
+    }]);
+    assert.deepEqual(result.record.request, sent[0]);
+  });
+});
+
+Deno.test("thinking switches can be turned off for servers that reject unknown fields", () => {
+  const client = new OpenAIChatClient({
+    apiKey: API_KEY,
+    baseURL: "http://127.0.0.1:9/v1",
+    model: "other",
+    sendEnableThinking: false,
+    sendChatTemplateKwargs: false,
+  });
+  assert.deepEqual(client.requestBody({ messages: MESSAGES }), {
+    model: "other",
+    messages: MESSAGES,
+    temperature: 0,
+  });
+});
+
+Deno.test("identical chat requests get identical responses", async () => {
+  const bodies: unknown[] = [];
+  for (let round = 0; round < 2; round++) {
+    await withServer({}, async (baseUrl) => {
+      const client = new OpenAIChatClient({ apiKey: API_KEY, baseURL: baseUrl });
+      for (let i = 0; i < 2; i++) {
+        const result = keep(await client.complete({ messages: MESSAGES }));
+        assert.ok(result.ok);
+        bodies.push(result.record.response);
+      }
+    });
+  }
+  for (const body of bodies) assert.deepEqual(body, bodies[0]);
+});
+
+for (
+  const [kind, timeoutMs] of [["429", 5000], ["500", 5000], ["drop", 5000], ["hang", 300]] as const
+) {
+  Deno.test(`chat retries a ${kind} fault and then succeeds`, async () => {
+    await withServer({ faults: `${kind}=1,first=1` }, async (baseUrl) => {
+      const client = new OpenAIChatClient({ apiKey: API_KEY, baseURL: baseUrl, timeoutMs, maxRetries: 2 });
+      const result = keep(await client.complete({ messages: MESSAGES }));
+      assert.ok(result.ok, !result.ok ? result.error : "");
+      assert.equal(result.record.attempts, 2);
+      assert.equal(result.record.status, "ok");
+    });
+  });
+}
+
+for (
+  const [kind, reason] of [
+    ["malformed", /malformed JSON response/],
+    ["truncated", /truncated response body/],
+    ["schema", /does not match the chat completion schema: choices/],
+  ] as const
+) {
+  Deno.test(`chat records a ${kind} body as a failed call with its reason, without retrying`, async () => {
+    await withServer({ faults: `${kind}=1,first=1` }, async (baseUrl) => {
+      const client = new OpenAIChatClient({ apiKey: API_KEY, baseURL: baseUrl, timeoutMs: 5000 });
+      const result = keep(await client.complete({ messages: MESSAGES }));
+      assert.equal(result.ok, false);
+      assert.ok(!result.ok);
+      assert.match(result.error, reason);
+      assert.equal(result.record.status, "failed");
+      assert.equal(result.record.error, result.error);
+      assert.equal(result.record.attempts, 1);
+      assert.ok(result.record.elapsed_ms >= 0);
+    });
+  });
+}
+
+Deno.test("chat records exhausted retries as a failed call naming the status and attempts", async () => {
+  await withServer({ faults: "429=1" }, async (baseUrl) => {
+    const client = new OpenAIChatClient({ apiKey: API_KEY, baseURL: baseUrl, maxRetries: 2 });
+    const result = keep(await client.complete({ messages: MESSAGES }));
+    assert.ok(!result.ok);
+    assert.match(result.error, /HTTP 429 \(retries exhausted, 3 attempts\)/);
+    assert.equal(result.record.attempts, 3);
+    assert.deepEqual(result.record.response, {
+      message: "reference fault: rate limited",
+      type: "rate_limit_error",
+      code: null,
+    });
+  });
+  await withServer({ faults: "hang=1" }, async (baseUrl) => {
+    const client = new OpenAIChatClient({ apiKey: API_KEY, baseURL: baseUrl, maxRetries: 1, timeoutMs: 200 });
+    const result = keep(await client.complete({ messages: MESSAGES }));
+    assert.ok(!result.ok);
+    assert.match(result.error, /timed out after 200 ms \(2 attempts\)/);
+  });
+});
+
+Deno.test("chat honours Retry-After before retrying a 429", async () => {
+  await withServer({ faults: "429=1,first=1", retryAfterMs: 400 }, async (baseUrl) => {
+    const client = new OpenAIChatClient({ apiKey: API_KEY, baseURL: baseUrl });
+    const started = performance.now();
+    const result = keep(await client.complete({ messages: MESSAGES }));
+    assert.ok(result.ok);
+    assert.ok(performance.now() - started >= 380, "waited for Retry-After");
+  });
+});
+
+Deno.test("a client error is not retried and a server reply is checked, never trusted", async () => {
+  await withServer({}, async (baseUrl) => {
+    const client = new OpenAIChatClient({ apiKey: API_KEY, baseURL: `${baseUrl}/nowhere` });
+    const result = keep(await client.complete({ messages: MESSAGES }));
+    assert.ok(!result.ok);
+    assert.match(result.error, /HTTP 404 \(not retryable, 1 attempts\)/);
+  });
+  const invalid = keep(
+    await new OpenAIChatClient({ apiKey: API_KEY, baseURL: "http://127.0.0.1:9/v1" }).complete({
+      messages: [],
+    }),
+  );
+  assert.ok(!invalid.ok);
+  assert.match(invalid.error, /invalid chat request: messages/);
+  assert.equal(invalid.record.attempts, 0);
+});
+
+Deno.test("clients of one endpoint share its concurrency limit", async () => {
+  await withServer({ delayMs: 60 }, async (baseUrl) => {
+    let active = 0;
+    let peak = 0;
+    const countingFetch: typeof fetch = async (input, init) => {
+      active++;
+      peak = Math.max(peak, active);
+      try {
+        return await fetch(input, init);
+      } finally {
+        active--;
+      }
+    };
+    const a = new OpenAIChatClient({
+      apiKey: API_KEY,
+      baseURL: baseUrl,
+      concurrency: 2,
+      fetch: countingFetch,
+    });
+    const b = new OpenAIChatClient({
+      apiKey: API_KEY,
+      baseURL: baseUrl,
+      concurrency: 2,
+      fetch: countingFetch,
+    });
+    const results = await Promise.all(
+      Array.from(
+        { length: 6 },
+        (_, i) => (i % 2 ? a : b).complete({ messages: [{ role: "user", content: `Question ${i}?` }] }),
+      ),
+    );
+    results.forEach(keep);
+    assert.ok(results.every((result) => result.ok));
+    assert.equal(peak, 2);
+  });
+});
+
+Deno.test("the API key never appears in a record, even when a server echoes it", async () => {
+  const echo = createServer((request, response) => {
+    response.writeHead(400, { "content-type": "application/json" });
+    response.end(JSON.stringify({ error: { message: `bad key ${request.headers.authorization}` } }));
+  });
+  await new Promise<void>((resolve) => echo.listen(0, "127.0.0.1", resolve));
+  try {
+    const port = (echo.address() as AddressInfo).port;
+    const client = new OpenAIChatClient({ apiKey: API_KEY, baseURL: `http://127.0.0.1:${port}/v1` });
+    const result = keep(await client.complete({ messages: MESSAGES }));
+    assert.ok(!result.ok);
+    assert.match(result.error, /bad key Bearer \[REDACTED\]/);
+  } finally {
+    await new Promise((resolve) => echo.close(resolve));
+  }
+  assert.ok(allRecords.length >= 15);
+  assert.ok(!JSON.stringify(allRecords).includes("SECRET"));
+});

@@ -1,0 +1,112 @@
+import assert from "node:assert/strict";
+import { join } from "node:path";
+import { BlobIntegrityError, blobRelativePath, BlobStore } from "../src/store/blob_store.ts";
+import { sha256Hex } from "../src/store/hash.ts";
+import { flipByte, listTree } from "./helpers/tree.ts";
+
+Deno.test("identical content stored twice gives the same hash and one byte-identical file", async () => {
+  const dir = await Deno.makeTempDir();
+  try {
+    const a = new BlobStore(dir);
+    const b = new BlobStore(dir); // a second store instance does not share the in-memory cache
+    const content = "the same bytes, twice\n";
+    const first = await a.putText(content);
+    const second = await b.put(new TextEncoder().encode(content));
+    assert.equal(first, second);
+    assert.equal(first, sha256Hex(content));
+    assert.deepEqual(await listTree(dir), [blobRelativePath(first)]);
+    assert.equal(await Deno.readTextFile(join(dir, blobRelativePath(first))), content);
+    assert.equal(blobRelativePath(first), `objects/sha256/${first.slice(0, 2)}/${first.slice(2)}`);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("identical JSON values in different key order give one canonical blob", async () => {
+  const dir = await Deno.makeTempDir();
+  try {
+    const store = new BlobStore(dir);
+    const one = await store.putJson({ b: [1, 2], a: "x" });
+    const two = await store.putJson({ a: "x", b: [1, 2] });
+    assert.equal(one, two);
+    assert.equal(await store.getText(one), '{"a":"x","b":[1,2]}');
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("writing an existing blob is a no-op that leaves the file untouched", async () => {
+  const dir = await Deno.makeTempDir();
+  try {
+    const hash = await new BlobStore(dir).putText("written once");
+    const path = join(dir, blobRelativePath(hash));
+    const before = await Deno.stat(path);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    assert.equal(await new BlobStore(dir).putText("written once"), hash);
+    const after = await Deno.stat(path);
+    assert.equal(after.mtime?.getTime(), before.mtime?.getTime());
+    assert.equal(after.ino, before.ino);
+    assert.deepEqual(await listTree(dir), [blobRelativePath(hash)]);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("writing a blob whose existing file was altered is refused, naming the blob", async () => {
+  const dir = await Deno.makeTempDir();
+  try {
+    const hash = await new BlobStore(dir).putText("original content");
+    await flipByte(join(dir, blobRelativePath(hash)));
+    await assert.rejects(
+      () => new BlobStore(dir).putText("original content"),
+      (error: unknown) => error instanceof BlobIntegrityError && error.message.includes(hash),
+    );
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("blobs are read-only (mode 0444) once written", async () => {
+  const dir = await Deno.makeTempDir();
+  try {
+    const hash = await new BlobStore(dir).putText("read only");
+    const info = await Deno.stat(join(dir, blobRelativePath(hash)));
+    assert.equal((info.mode ?? 0) & 0o777, 0o444);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("reading an altered blob fails naming the blob", async () => {
+  const dir = await Deno.makeTempDir();
+  try {
+    const store = new BlobStore(dir);
+    const hash = await store.putJson({ answer: 42 });
+    await flipByte(join(dir, blobRelativePath(hash)), 3);
+    await assert.rejects(
+      () => new BlobStore(dir).get(hash),
+      (error: unknown) =>
+        error instanceof BlobIntegrityError && error.hash === hash &&
+        /blob [0-9a-f]{64}: altered/.test(error.message),
+    );
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("reading a missing blob fails naming the blob", async () => {
+  const dir = await Deno.makeTempDir();
+  try {
+    const hash = sha256Hex("never stored");
+    await assert.rejects(
+      () => new BlobStore(dir).get(hash),
+      (error: unknown) => error instanceof BlobIntegrityError && error.message === `blob ${hash}: missing`,
+    );
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("a blob name that is not a SHA-256 is refused", () => {
+  assert.throws(() => new BlobStore("/nonexistent").pathOf("../../etc/passwd"), BlobIntegrityError);
+});

@@ -1,0 +1,89 @@
+import assert from "node:assert/strict";
+import { join } from "node:path";
+import { UsageError } from "../src/errors.ts";
+import { RunDir } from "../src/store/run_dir.ts";
+import { testHeader } from "./helpers/header.ts";
+import { runPipeline } from "./helpers/pipeline.ts";
+import { runCli, runDeno } from "./helpers/spawn.ts";
+import { describeTree } from "./helpers/tree.ts";
+
+async function populate(dir: string): Promise<void> {
+  await Deno.mkdir(join(dir, "objects/sha256/ab"), { recursive: true });
+  await Deno.writeTextFile(join(dir, "journal.jsonl"), "someone else's journal\n");
+  await Deno.writeTextFile(join(dir, "notes.txt"), "precious, do not touch\n");
+  await Deno.writeFile(join(dir, "objects/sha256/ab/cd"), new Uint8Array([1, 2, 3]), { mode: 0o444 });
+}
+
+const header = testHeader();
+
+Deno.test("the CLI refuses an existing --output directory with exit 2 and leaves it byte for byte as it was", async () => {
+  const dir = await Deno.makeTempDir();
+  try {
+    const output = join(dir, "taken");
+    await Deno.mkdir(output);
+    await populate(output);
+    const before = await describeTree(dir);
+    const result = await runCli(["demo", "--output", output, "--quiet"]);
+    assert.equal(result.code, 2, result.stderr);
+    assert.match(result.stderr, /already exists/);
+    assert.ok(result.stderr.includes(output), `the message names the directory: ${result.stderr}`);
+    assert.deepEqual(await describeTree(dir), before);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("an existing empty directory is refused too, and stays empty", async () => {
+  const dir = await Deno.makeTempDir();
+  try {
+    const before = await describeTree(dir);
+    await assert.rejects(() => RunDir.create(dir, header), (error: unknown) => error instanceof UsageError);
+    assert.deepEqual(await describeTree(dir), before);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("a finished run cannot be resumed: exit 2 through the CLI, and the run is left unchanged", async () => {
+  const dir = await Deno.makeTempDir();
+  try {
+    const run = join(dir, "finished");
+    await runPipeline({ output: run, stages: 3 });
+    const before = await describeTree(run);
+    const viaDemo = await runCli(["demo", "--resume", run, "--quiet"]);
+    assert.equal(viaDemo.code, 2, viaDemo.stderr);
+    assert.match(viaDemo.stderr, /finished run/);
+    const viaPipeline = await runDeno("tests/helpers/pipeline_cli.ts", ["--resume", run]);
+    assert.equal(viaPipeline.code, 2, viaPipeline.stderr);
+    assert.match(viaPipeline.stderr, /finished run/);
+    await assert.rejects(() => RunDir.resume(run), (error: unknown) => error instanceof UsageError);
+    assert.deepEqual(await describeTree(run), before);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("resuming a directory that is not a run is refused", async () => {
+  const dir = await Deno.makeTempDir();
+  try {
+    await assert.rejects(
+      () => RunDir.resume(dir),
+      (error: unknown) => error instanceof UsageError && /no journal\.jsonl/.test(error.message),
+    );
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("a sealed run refuses further nodes and files", async () => {
+  const dir = await Deno.makeTempDir();
+  try {
+    const run = await RunDir.create(join(dir, "run"), header);
+    await run.writeFile("a.txt", "a");
+    await run.finish();
+    await assert.rejects(() => run.writeFile("b.txt", "b"), /already sealed/);
+    await assert.rejects(() => run.finish(), /already sealed/);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});

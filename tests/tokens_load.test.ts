@@ -1,0 +1,160 @@
+/** Loading a tokenizer directory: validation errors, the identity hash, memoization and the count cache. */
+import assert from "node:assert/strict";
+import { createHash } from "node:crypto";
+import { DEFAULT_TOKENIZER_DIR } from "../src/assets.ts";
+import { UsageError } from "../src/errors.ts";
+import type { ChatMessage } from "../src/models/messages.ts";
+import { loadTokenCounter, tokenizerHash } from "../src/tokens/load.ts";
+
+const sha256 = (bytes: Uint8Array | string) => createHash("sha256").update(bytes).digest("hex");
+
+/** A character-level BPE tokenizer (one token per letter, space or punctuation) plus an `<eos>` token. */
+function tinyTokenizerJson(): string {
+  const vocab = Object.fromEntries([..."abcdefghijklmnopqrstuvwxyz .:,\n"].map((c, i) => [c, i]));
+  return JSON.stringify({
+    version: "1.0",
+    added_tokens: [{ id: 100, content: "<eos>", special: true, normalized: false }],
+    normalizer: null,
+    pre_tokenizer: null,
+    post_processor: null,
+    decoder: null,
+    model: { type: "BPE", vocab, merges: [], unk_token: null },
+  });
+}
+
+async function tokenizerDir(config: string, tokenizerJson = "{}"): Promise<string> {
+  const dir = await Deno.makeTempDir({ prefix: "tokens_load_" });
+  await Deno.writeTextFile(`${dir}/tokenizer_config.json`, config);
+  await Deno.writeTextFile(`${dir}/tokenizer.json`, tokenizerJson);
+  return dir;
+}
+
+Deno.test("loader defaults to the shipped Qwen3 tokenizer and names it by its directory", async () => {
+  const counter = await loadTokenCounter();
+  assert.equal(counter.name, "qwen3");
+  assert.equal(counter.countMessages([{ role: "user", content: "hi" }]), 13);
+});
+
+Deno.test("tokenizer hash is the SHA-256 of the sha256sum listing of both files", async () => {
+  const counter = await loadTokenCounter();
+  const json = await Deno.readFile(`${DEFAULT_TOKENIZER_DIR}/tokenizer.json`);
+  const config = await Deno.readFile(`${DEFAULT_TOKENIZER_DIR}/tokenizer_config.json`);
+  const listing = `${sha256(json)}  tokenizer.json\n${sha256(config)}  tokenizer_config.json\n`;
+  assert.equal(counter.hash, sha256(listing));
+  assert.equal(tokenizerHash(json, config), counter.hash);
+  assert.notEqual(tokenizerHash(json, new TextEncoder().encode("{}")), counter.hash);
+});
+
+Deno.test("loader builds each directory once per process", async () => {
+  await loadTokenCounter();
+  const started = performance.now();
+  const [a, b] = await Promise.all([loadTokenCounter(), loadTokenCounter(`${DEFAULT_TOKENIZER_DIR}/.`)]);
+  assert.ok(performance.now() - started < 100, "a second load must not rebuild the tokenizer");
+  assert.equal(a.hash, b.hash);
+});
+
+Deno.test("repeated counts come from the cache", async () => {
+  const counter = await loadTokenCounter();
+  const text = "Arthur's Magazine (1844–1929) was an American literary periodical. ".repeat(3000);
+  let started = performance.now();
+  const first = counter.countText(text);
+  const cold = performance.now() - started;
+  started = performance.now();
+  assert.equal(counter.countText(text), first);
+  const warm = performance.now() - started;
+  assert.ok(warm * 5 < cold, `cached count took ${warm.toFixed(2)} ms, first ${cold.toFixed(2)} ms`);
+  assert.equal(counter.encode(text).length, first);
+});
+
+Deno.test("loader names the missing file of a tokenizer directory", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "tokens_load_" });
+  await assert.rejects(loadTokenCounter(dir), (error: Error) => {
+    assert.ok(error instanceof UsageError);
+    assert.match(error.message, /tokenizer(_config)?\.json: not found/);
+    return true;
+  });
+});
+
+Deno.test("loader rejects a config without chat_template, naming the file and field", async () => {
+  const dir = await tokenizerDir(JSON.stringify({ eos_token: "</s>" }));
+  await assert.rejects(loadTokenCounter(dir), (error: Error) => {
+    assert.ok(error instanceof UsageError);
+    assert.ok(error.message.includes(`${dir}/tokenizer_config.json`), error.message);
+    assert.match(error.message, /chat_template: no chat_template/);
+    return true;
+  });
+});
+
+Deno.test("loader rejects a config that is not JSON and a bad special token, naming the field", async () => {
+  const notJson = await tokenizerDir("{ chat_template: ");
+  await assert.rejects(loadTokenCounter(notJson), /tokenizer_config\.json: not valid UTF-8 JSON/);
+  const badToken = await tokenizerDir(JSON.stringify({ chat_template: "{{ bos_token }}", bos_token: 7 }));
+  await assert.rejects(loadTokenCounter(badToken), /tokenizer_config\.json: bos_token: /);
+});
+
+Deno.test("loader rejects a tokenizer.json without a model", async () => {
+  const dir = await tokenizerDir(JSON.stringify({ chat_template: "{{ messages[0].content }}" }), "{}");
+  await assert.rejects(loadTokenCounter(dir), /tokenizer\.json: model: /);
+});
+
+Deno.test("loader rejects a chat template that does not parse", async () => {
+  const dir = await tokenizerDir(
+    JSON.stringify({ chat_template: "{% for m in messages %}{{ m" }),
+    tinyTokenizerJson(),
+  );
+  await assert.rejects(loadTokenCounter(dir), /tokenizer_config\.json: chat_template does not parse/);
+});
+
+const toolCall: ChatMessage[] = [
+  { role: "user", content: "read it" },
+  {
+    role: "assistant",
+    content: null,
+    tool_calls: [{
+      id: "c1",
+      type: "function",
+      function: { name: "read_file", arguments: '{"path":"a.txt"}' },
+    }],
+  },
+  { role: "tool", tool_call_id: "c1", content: "text" },
+];
+
+Deno.test("tool-call arguments render as given by default and as JSON objects when parsed", async () => {
+  const asGiven = (await loadTokenCounter()).render(toolCall);
+  assert.ok(asGiven.includes('"arguments": {"path":"a.txt"}}'), asGiven);
+  const parsed = (await loadTokenCounter(undefined, { parseToolArguments: true })).render(toolCall);
+  assert.ok(parsed.includes('"arguments": {"path": "a.txt"}}'), parsed);
+});
+
+Deno.test("a null assistant content renders as empty text", async () => {
+  const counter = await loadTokenCounter();
+  const withNull = counter.render(toolCall);
+  const withEmpty = counter.render(toolCall.map((m) => m.content === null ? { ...m, content: "" } : m));
+  assert.equal(withNull, withEmpty);
+  assert.ok(withNull.endsWith("<|im_start|>assistant\n<think>\n\n</think>\n\n"));
+});
+
+Deno.test("a template that refuses the messages fails naming the tokenizer config", async () => {
+  const template = "{% for m in messages %}{% if m.role != 'user' %}{{ raise_exception('users only') }}" +
+    "{% endif %}{{ m.content + eos_token }}{% endfor %}";
+  const dir = await tokenizerDir(
+    JSON.stringify({ chat_template: template, eos_token: "<eos>" }),
+    tinyTokenizerJson(),
+  );
+  const counter = await loadTokenCounter(dir);
+  assert.equal(counter.render([{ role: "user", content: "ab c" }]), "ab c<eos>");
+  assert.equal(counter.countMessages([{ role: "user", content: "ab c" }]), 5);
+  assert.throws(
+    () => counter.countMessages(toolCall),
+    /tokenizer_config\.json: chat template failed to render 3 message\(s\): .*users only/,
+  );
+});
+
+Deno.test("AddedToken-style special tokens reach the template as their content", async () => {
+  const config = {
+    chat_template: "{{ bos_token }}{{ messages[0].content }}",
+    bos_token: { content: "<eos>" },
+  };
+  const counter = await loadTokenCounter(await tokenizerDir(JSON.stringify(config), tinyTokenizerJson()));
+  assert.deepEqual(counter.encode(counter.render([{ role: "user", content: "hi" }])), [100, 7, 8]);
+});
