@@ -50,7 +50,9 @@ try {
   if (Deno.args.includes("--phases")) console.log(phases.join("\n"));
   console.log(`tokenizer build: ${loadSeconds.toFixed(2)} s`);
   console.log(
-    `generate+count 2,000 turns: ${bigSeconds.toFixed(2)} s (${big.messages.length} messages, ${bigTokens} tokens; ` +
+    `generate+count 2,000 turns: ${
+      bigSeconds.toFixed(2)
+    } s (${big.messages.length} messages, ${bigTokens} tokens; ` +
       `target ≤ 5 s: ${bigSeconds <= 5 ? "met" : "MISSED"})`,
   );
   console.log(

@@ -25,7 +25,10 @@ Deno.test("tool groups keep an assistant call message with all its results", () 
   const units = splitUnits(messages);
   assert.deepEqual(units.map((u) => u.messages.length), [1, 1, 3, 1]);
   assert.equal(toolPairingProblem(messages), null);
-  assert.match(toolPairingProblem(messages.filter((_, i) => i !== 4))!, /message 2: tool call 'b' has no result/);
+  assert.match(
+    toolPairingProblem(messages.filter((_, i) => i !== 4))!,
+    /message 2: tool call 'b' has no result/,
+  );
   assert.match(toolPairingProblem(messages.filter((_, i) => i !== 2))!, /message 2: tool result for 'a'/);
   const repaired = repairToolPairing([messages[0], messages[3], messages[2], messages[4], messages[5]]);
   assert.equal(toolPairingProblem(repaired), null);
@@ -92,20 +95,31 @@ Deno.test("hermes-style protects head and tail, clears old tool outputs and summ
     const currentTokens = counter.countMessages(messages);
     const engine = createEngine("hermes-style", { chat: models.chat, timeoutMs: 1000 });
     // A roomy budget: clearing old tool outputs alone fits, no model call.
-    const roomy = await engine.compress(messages, { budgetTokens: Math.floor(currentTokens * 0.9), currentTokens, counter });
+    const roomy = await engine.compress(messages, {
+      budgetTokens: Math.floor(currentTokens * 0.9),
+      currentTokens,
+      counter,
+    });
     assert.equal(roomy.usage, undefined);
     assert.ok(roomy.messages.some((m) => m.content === CLEARED_TOOL_OUTPUT));
     assert.deepEqual(roomy.messages.slice(0, 2), messages.slice(0, 2));
     assert.deepEqual(roomy.messages.at(-1), messages.at(-1));
     // A tight one: a structured summary after the head.
-    const tight = await engine.compress(messages, { budgetTokens: Math.floor(currentTokens / 4), currentTokens, counter });
+    const tight = await engine.compress(messages, {
+      budgetTokens: Math.floor(currentTokens / 4),
+      currentTokens,
+      counter,
+    });
     assert.deepEqual(tight.messages.slice(0, 2), messages.slice(0, 2));
     assert.match(tight.messages[2].content!, /^\[Context summary of the middle turns\]/);
     assert.deepEqual(tight.messages.at(-1), messages.at(-1));
     assert.equal(tight.usage?.calls, 1);
     assert.equal(tight.records?.length, 1);
     const request = tight.records![0].request as { messages: ChatMessage[] };
-    assert.match(request.messages.at(-1)!.content!, /summary[\s\S]*Goal[\s\S]*Progress[\s\S]*Key facts[\s\S]*Files[\s\S]*Next steps/);
+    assert.match(
+      request.messages.at(-1)!.content!,
+      /summary[\s\S]*Goal[\s\S]*Progress[\s\S]*Key facts[\s\S]*Files[\s\S]*Next steps/,
+    );
   } finally {
     await models.close();
   }
@@ -143,7 +157,15 @@ Deno.test("jev keeps, cuts or drops tool pairs by the decision model's probabili
     counter,
   });
   assert.equal(toolPairingProblem(out), null);
-  assert.deepEqual(out.map((m) => m.tool_call_id ?? m.role), ["system", "user", "assistant", "keep", "cut", "assistant", "user"]);
+  assert.deepEqual(out.map((m) => m.tool_call_id ?? m.role), [
+    "system",
+    "user",
+    "assistant",
+    "keep",
+    "cut",
+    "assistant",
+    "user",
+  ]);
   assert.equal(out[3].content, long);
   assert.match(out[4].content!, /^x x[\s\S]*characters cut\]$/);
   assert.equal(out[5].tool_calls, undefined);
@@ -151,7 +173,16 @@ Deno.test("jev keeps, cuts or drops tool pairs by the decision model's probabili
 });
 
 Deno.test("engines that need a model say so, and unknown engines are usage errors", () => {
-  assert.throws(() => createEngine("summary", { timeoutMs: 1 }), (e: unknown) => e instanceof UsageError && /chat model/.test(e.message));
-  assert.throws(() => createEngine("jev", { timeoutMs: 1 }), (e: unknown) => e instanceof UsageError && /decision model/.test(e.message));
-  assert.throws(() => createEngine("magic", { timeoutMs: 1 }), (e: unknown) => e instanceof UsageError && /unknown engine 'magic'/.test(e.message));
+  assert.throws(
+    () => createEngine("summary", { timeoutMs: 1 }),
+    (e: unknown) => e instanceof UsageError && /chat model/.test(e.message),
+  );
+  assert.throws(
+    () => createEngine("jev", { timeoutMs: 1 }),
+    (e: unknown) => e instanceof UsageError && /decision model/.test(e.message),
+  );
+  assert.throws(
+    () => createEngine("magic", { timeoutMs: 1 }),
+    (e: unknown) => e instanceof UsageError && /unknown engine 'magic'/.test(e.message),
+  );
 });

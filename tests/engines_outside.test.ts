@@ -12,7 +12,8 @@ import { sharedCounter } from "./engines_fixtures/models.ts";
 const fixture = (name: string) => new URL(`./engines_fixtures/${name}`, import.meta.url).pathname;
 const deno = Deno.execPath();
 const KEEP_LAST = `exec:'${deno}' run --quiet ${fixture("keep_last_engine.ts")} 8`;
-const misbehaving = (mode: string) => `exec:'${deno}' run --quiet ${fixture("misbehaving_engine.ts")} ${mode}`;
+const misbehaving = (mode: string) =>
+  `exec:'${deno}' run --quiet ${fixture("misbehaving_engine.ts")} ${mode}`;
 
 Deno.test("command lines split shell-like without a shell", () => {
   assert.deepEqual(splitCommandLine(`python3 -m 'my engine' "a \\"b\\"" c\\ d  $HOME`), [

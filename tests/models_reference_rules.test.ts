@@ -161,6 +161,11 @@ Deno.test("rule b: an open question is answered with a span of the best sentence
     "1945",
   );
   assert.equal(pickAnswerSpan("Who directed Ed Wood?", "Ed Wood was directed by Tim Burton."), "Tim Burton");
+  assert.equal(
+    pickAnswerSpan("Where was Person42 born?", "Records say Person42 was born in 1914 in Springfield."),
+    "Springfield",
+    "a phrase that merely starts the sentence comes last",
+  );
   assert.ok(isYesNoQuestion("Are both films American?"));
   assert.ok(!isYesNoQuestion("Which film came first?"));
 });

@@ -4,6 +4,8 @@
  * @module
  */
 import { demoCommand } from "./demo.ts";
+import { serveReferenceCommand } from "./serve_reference.ts";
+import { tokensCommand } from "./tokens.ts";
 import { verifyCommand } from "./verify.ts";
 
 /** One CLI command. */
@@ -15,6 +17,11 @@ export interface Command {
 /** Every command word. */
 export const COMMANDS: Record<string, Command> = {
   demo: { summary: "offline demo of every suite on the embedded fixtures and the reference model", run: demoCommand },
+  tokens: { summary: "count the tokens of a messages file as the model sees them", run: tokensCommand },
+  "serve-reference": {
+    summary: "serve the deterministic reference model on loopback",
+    run: (argv) => serveReferenceCommand(argv),
+  },
   verify: { summary: "re-hash and check a run directory (auditors)", run: verifyCommand },
 };
 

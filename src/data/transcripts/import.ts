@@ -44,7 +44,9 @@ export async function importTranscript(
   options: ImportOptions = {},
 ): Promise<ImportedTranscript> {
   if (format !== "auto" && !TRANSCRIPT_FORMATS.includes(format)) {
-    throw new UsageError(`unknown transcript format '${format}' (expected auto, ${TRANSCRIPT_FORMATS.join(", ")})`);
+    throw new UsageError(
+      `unknown transcript format '${format}' (expected auto, ${TRANSCRIPT_FORMATS.join(", ")})`,
+    );
   }
   const text = await readTranscriptText(path);
   if (format === "sharegpt" || (format === "auto" && path.endsWith(".jsonl"))) {

@@ -27,9 +27,23 @@ export function readMessageList(value: unknown, path: string, field = "messages"
 /** Imports parsed JSON that is a message array or `{messages: [...]}`. */
 export function importOpenAIMessages(json: unknown, path: string): ImportedTranscript {
   if (Array.isArray(json)) {
-    return { format: "openai", path, messages: readMessageList(json, path, "(root)"), probes: [], meta: {}, notes: [] };
+    return {
+      format: "openai",
+      path,
+      messages: readMessageList(json, path, "(root)"),
+      probes: [],
+      meta: {},
+      notes: [],
+    };
   }
   const parsed = z.object({ messages: z.unknown() }).safeParse(json);
   if (!parsed.success) throw new UsageError(`${path}: expected a message array or an object with 'messages'`);
-  return { format: "openai", path, messages: readMessageList(parsed.data.messages, path), probes: [], meta: {}, notes: [] };
+  return {
+    format: "openai",
+    path,
+    messages: readMessageList(parsed.data.messages, path),
+    probes: [],
+    meta: {},
+    notes: [],
+  };
 }

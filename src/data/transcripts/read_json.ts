@@ -24,6 +24,8 @@ export function parseJsonText(text: string, path: string, line?: number): unknow
     return JSON.parse(text);
   } catch (error) {
     if (!(error instanceof SyntaxError)) throw error;
-    throw new UsageError(`${path}${line === undefined ? "" : `: line ${line}`}: invalid JSON: ${error.message}`);
+    throw new UsageError(
+      `${path}${line === undefined ? "" : `: line ${line}`}: invalid JSON: ${error.message}`,
+    );
   }
 }

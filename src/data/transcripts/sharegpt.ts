@@ -79,16 +79,24 @@ function convert(record: z.infer<typeof ShareGptRecordSchema>, path: string, lin
           throw new UsageError(`${where(index)}: <tool_call> is not JSON: ${error.message}`);
         }
         const body = ToolCallBodySchema.safeParse(json);
-        if (!body.success) throw issueError(path, `line ${line}: conversations[${index}] <tool_call> `, body.error);
+        if (!body.success) {
+          throw issueError(path, `line ${line}: conversations[${index}] <tool_call> `, body.error);
+        }
         const args = body.data.arguments;
         calls.push({
           id: stableId(line, index, calls.length),
           type: "function",
-          function: { name: body.data.name, arguments: typeof args === "string" ? args : JSON.stringify(args) },
+          function: {
+            name: body.data.name,
+            arguments: typeof args === "string" ? args : JSON.stringify(args),
+          },
         });
       }
       const content = text.replace(TOOL_CALL, "").trim();
-      const message: ChatMessage = { role: "assistant", content: content === "" && calls.length > 0 ? null : content };
+      const message: ChatMessage = {
+        role: "assistant",
+        content: content === "" && calls.length > 0 ? null : content,
+      };
       if (calls.length > 0) message.tool_calls = calls;
       messages.push(message);
       pending = [...calls];
@@ -97,25 +105,35 @@ function convert(record: z.infer<typeof ShareGptRecordSchema>, path: string, lin
       if (bodies.length === 0) bodies.push(turn.value);
       for (const body of bodies) {
         const call = pending.shift();
-        if (call === undefined) throw new UsageError(`${where(index)}: tool response without a pending <tool_call>`);
+        if (call === undefined) {
+          throw new UsageError(`${where(index)}: tool response without a pending <tool_call>`);
+        }
         messages.push({ role: "tool", tool_call_id: call.id, content: responseContent(body) });
       }
     }
   });
   if (pending.length > 0) {
-    throw new UsageError(`${path}: line ${line}: tool call '${pending[0].function.name}' has no <tool_response>`);
+    throw new UsageError(
+      `${path}: line ${line}: tool call '${pending[0].function.name}' has no <tool_response>`,
+    );
   }
   return messages;
 }
 
 /** Imports one trajectory from ShareGPT JSONL text (errors name the file, line and turn). */
-export function importShareGpt(text: string, path: string, options: ShareGptOptions = {}): ImportedTranscript {
+export function importShareGpt(
+  text: string,
+  path: string,
+  options: ShareGptOptions = {},
+): ImportedTranscript {
   const lines = text.split("\n").map((content, i) => ({ content: content.trim(), line: i + 1 }))
     .filter((entry) => entry.content !== "");
   if (lines.length === 0) throw new UsageError(`${path}: no trajectories (empty file)`);
   const sample = options.sample ?? 0;
   if (!Number.isInteger(sample) || sample < 0 || sample >= lines.length) {
-    throw new UsageError(`${path}: sample ${sample} out of range (the file has ${lines.length} trajectories)`);
+    throw new UsageError(
+      `${path}: sample ${sample} out of range (the file has ${lines.length} trajectories)`,
+    );
   }
   const { content, line } = lines[sample];
   const parsed = ShareGptRecordSchema.safeParse(parseJsonText(content, path, line));
@@ -123,5 +141,12 @@ export function importShareGpt(text: string, path: string, options: ShareGptOpti
   const { conversations: _conversations, ...rest } = parsed.data;
   const meta: Record<string, unknown> = { sample, line, trajectories: lines.length };
   for (const key of ["model", "source", "completed", "timestamp"]) if (key in rest) meta[key] = rest[key];
-  return { format: "sharegpt", path, messages: convert(parsed.data, path, line), probes: [], meta, notes: [] };
+  return {
+    format: "sharegpt",
+    path,
+    messages: convert(parsed.data, path, line),
+    probes: [],
+    meta,
+    notes: [],
+  };
 }

@@ -26,7 +26,9 @@ function need<T>(value: T | undefined, spec: string, what: string): T {
 /** Creates the engine named by `spec`; an unknown spec or a missing model is a {@link UsageError}. */
 export function createEngine(spec: string, deps: EngineDeps): ContextEngine {
   if (spec.startsWith("exec:")) return createExecEngine(spec.slice("exec:".length), deps.timeoutMs);
-  if (spec.startsWith("http://") || spec.startsWith("https://")) return createHttpEngine(spec, deps.timeoutMs);
+  if (spec.startsWith("http://") || spec.startsWith("https://")) {
+    return createHttpEngine(spec, deps.timeoutMs);
+  }
   if (spec.startsWith("http:")) return createHttpEngine(spec.slice("http:".length), deps.timeoutMs);
   switch (spec) {
     case "full":
@@ -40,7 +42,10 @@ export function createEngine(spec: string, deps: EngineDeps): ContextEngine {
     case "jev":
       return createJevEngine(need(deps.decision, spec, "decision model"));
     case "jev+summary":
-      return createJevSummaryEngine(need(deps.decision, spec, "decision model"), need(deps.chat, spec, "chat model"));
+      return createJevSummaryEngine(
+        need(deps.decision, spec, "decision model"),
+        need(deps.chat, spec, "chat model"),
+      );
     default:
       throw new UsageError(
         `unknown engine '${spec}' (expected one of ${BUILTIN_ENGINES.join(", ")}, exec:COMMAND or http:URL)`,

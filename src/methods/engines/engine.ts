@@ -61,7 +61,10 @@ export class EngineError extends Error {
 }
 
 /** Adds `extra` usage into `total` (in place) and returns `total`. */
-export function addUsage(total: CompressUsage, extra: { input_tokens: number; output_tokens: number }): CompressUsage {
+export function addUsage(
+  total: CompressUsage,
+  extra: { input_tokens: number; output_tokens: number },
+): CompressUsage {
   total.input_tokens += extra.input_tokens;
   total.output_tokens += extra.output_tokens;
   total.calls += 1;

@@ -59,7 +59,7 @@ function cutHead(content: string): string {
   return `${content.slice(0, JEV_HEAD_CHARS)}\n[… ${content.length - JEV_HEAD_CHARS} characters cut]`;
 }
 
-/** Rebuilds the window from the pairs' fates, with the first `dropUnits` non-system units removed. */
+/** Rebuilds the window from the head, the units and the pairs' fates (kept, cut or dropped). */
 function render(head: ChatMessage[], units: ChatMessage[][], pairs: Map<string, Pair>): ChatMessage[] {
   const out = [...head];
   for (const unit of units) {
@@ -138,11 +138,15 @@ export async function jevSelect(
   let window = render(head, unitMessages, pairs);
   if (counter.countMessages(window) > budgetTokens) {
     // Drop surviving pairs, lowest probability first, guessing from result sizes, then counting exactly.
-    const survivors = ordered.filter((pair) => pair.fate !== "drop").sort((a, b) => a.p - b.p || a.order - b.order);
+    const survivors = ordered.filter((pair) => pair.fate !== "drop").sort((a, b) =>
+      a.p - b.p || a.order - b.order
+    );
     let over = counter.countMessages(window) - budgetTokens;
     let m = 0;
     while (m < survivors.length && over > 0) {
-      const content = survivors[m].fate === "cut" ? cutHead(survivors[m].result.content ?? "") : survivors[m].result.content ?? "";
+      const content = survivors[m].fate === "cut"
+        ? cutHead(survivors[m].result.content ?? "")
+        : survivors[m].result.content ?? "";
       over -= counter.countText(content) + counter.countText(survivors[m].call.function.arguments) + 10;
       m++;
     }

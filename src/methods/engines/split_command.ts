@@ -27,7 +27,9 @@ export function splitCommandLine(line: string): string[] {
         if (line[i] === "\\" && (line[i + 1] === '"' || line[i + 1] === "\\")) i++;
         word += line[i++];
       }
-      if (i >= line.length) throw new UsageError(`command ${JSON.stringify(line)}: unterminated double quote`);
+      if (i >= line.length) {
+        throw new UsageError(`command ${JSON.stringify(line)}: unterminated double quote`);
+      }
       inWord = true;
       i++;
     } else if (ch === "\\") {

@@ -8,8 +8,9 @@
  * 3. A yes/no question (first word an auxiliary verb such as "is", "were", "did") is answered "yes" when
  *    the two top sentences share a content word that is not in the question (e.g. the same nationality),
  *    else "no". Otherwise the answer is a span of the best sentence that is not in the question: a number
- *    first for when/what year/how many/how much/how old questions, else the first capitalized phrase,
- *    else the first number, else the first content word not in the question.
+ *    first for when/what year/how many/how much/how old questions, else the first capitalized phrase
+ *    (phrases that merely start the sentence last), else the first number, else the first content word
+ *    not in the question.
  *
  * @module
  */
@@ -38,6 +39,8 @@ export function isYesNoQuestion(question: string): boolean {
 interface Span {
   text: string;
   numeric: boolean;
+  /** Whether the span starts the sentence (capitalized by position, not necessarily a name). */
+  initial: boolean;
 }
 
 const CONNECTORS = new Set(["of", "the", "de", "and", "von", "van", "la", "du", "del", "da"]);
@@ -49,20 +52,22 @@ function spansOf(sentence: string): Span[] {
   );
   const spans: Span[] = [];
   let run: string[] = [];
+  let runStart = 0;
   const flush = () => {
     while (run.length > 0 && CONNECTORS.has(run[run.length - 1].toLowerCase())) run.pop();
-    if (run.length > 0) spans.push({ text: run.join(" "), numeric: false });
+    if (run.length > 0) spans.push({ text: run.join(" "), numeric: false, initial: runStart === 0 });
     run = [];
   };
-  for (const token of tokens) {
+  for (const [position, token] of tokens.entries()) {
     if (token === "") {
       flush();
       continue;
     }
     if (/^\p{N}[\p{N},.]*%?$/u.test(token)) {
       flush();
-      spans.push({ text: token, numeric: true });
+      spans.push({ text: token, numeric: true, initial: position === 0 });
     } else if (/^\p{Lu}/u.test(token)) {
+      if (run.length === 0) runStart = position;
       run.push(token);
     } else if (run.length > 0 && CONNECTORS.has(token.toLowerCase())) {
       run.push(token);
@@ -80,7 +85,10 @@ export function pickAnswerSpan(question: string, sentence: string): string {
   const fresh = (span: Span) => words(span.text).some((word) => !asked.has(word) && !STOP_WORDS.has(word));
   const spans = spansOf(sentence).filter(fresh);
   const numbers = spans.filter((span) => span.numeric);
-  const names = spans.filter((span) => !span.numeric);
+  const names = [
+    ...spans.filter((span) => !span.numeric && !span.initial),
+    ...spans.filter((span) => !span.numeric && span.initial),
+  ];
   const stripped = question.replace(/^\s*question\s*:\s*/i, "");
   const ordered = NUMERIC_QUESTION.test(stripped) ? [...numbers, ...names] : [...names, ...numbers];
   if (ordered.length > 0) return ordered[0].text;

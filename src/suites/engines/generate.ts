@@ -111,7 +111,8 @@ export function generateTranscript(input: GenerateParamsInput = {}): GeneratedTr
     throw new UsageError(`transcript generator: ${issue.path.join(".")}: ${issue.message}`);
   }
   const params = parsed.data;
-  const depths = params.needleDepths ?? Array.from({ length: params.needles }, (_, i) => (i + 0.5) / params.needles);
+  const depths = params.needleDepths ??
+    Array.from({ length: params.needles }, (_, i) => (i + 0.5) / params.needles);
   if (depths.length !== params.needles) {
     throw new UsageError(
       `transcript generator: needleDepths has ${depths.length} values for ${params.needles} needles`,
@@ -168,10 +169,14 @@ function plantNeedles(messages: ChatMessage[], depths: number[], seed: string): 
     let index = -1;
     for (let distance = 0; distance <= last && index < 0; distance++) {
       if (target - distance >= 1 && eligible(target - distance)) index = target - distance;
-      else if (distance > 0 && target + distance <= last && eligible(target + distance)) index = target + distance;
+      else if (distance > 0 && target + distance <= last && eligible(target + distance)) {
+        index = target + distance;
+      }
     }
     if (index < 0) {
-      throw new UsageError(`transcript generator: no free ${role} message for needle ${i + 1}; use more turns`);
+      throw new UsageError(
+        `transcript generator: no free ${role} message for needle ${i + 1}; use more turns`,
+      );
     }
     used.add(index);
     const number = i + 1;

@@ -29,7 +29,9 @@ export function needleRecall(window: ChatMessage[], needles: Needle[]): NeedleRe
     message.content ?? "",
     ...(message.tool_calls ?? []).map((call) => call.function.arguments),
   ]);
-  const foundIds = needles.filter((needle) => texts.some((text) => text.includes(needle.fact))).map((n) => n.id);
+  const foundIds = needles.filter((needle) => texts.some((text) => text.includes(needle.fact))).map((n) =>
+    n.id
+  );
   return {
     total: needles.length,
     found: foundIds.length,
@@ -116,9 +118,14 @@ export async function qaRecall(
   concurrency = 4,
 ): Promise<QaRecall> {
   const limit = pLimit(concurrency);
-  const results = await Promise.all(items.map((item) =>
-    limit(async () => ({ item, result: await chat.complete({ messages: qaMessages(window, item.question), max_tokens: 64 }) }))
-  ));
+  const results = await Promise.all(
+    items.map((item) =>
+      limit(async () => ({
+        item,
+        result: await chat.complete({ messages: qaMessages(window, item.question), max_tokens: 64 }),
+      }))
+    ),
+  );
   const out: QaRecall = {
     total: items.length,
     correct: 0,

@@ -72,7 +72,9 @@ const HEADER = [
 export function formatEnginesTable(results: EngineResult[]): string {
   const table = [HEADER, ...rows(results)];
   const widths = HEADER.map((_, c) => Math.max(...table.map((row) => row[c].length)));
-  const lines = table.map((row) => row.map((cell, c) => c === 0 ? cell.padEnd(widths[c]) : cell.padStart(widths[c])).join("  "));
+  const lines = table.map((row) =>
+    row.map((cell, c) => c === 0 ? cell.padEnd(widths[c]) : cell.padStart(widths[c])).join("  ")
+  );
   lines.splice(1, 0, widths.map((w) => "-".repeat(w)).join("  "));
   for (const r of results) if (r.reason !== null) lines.push(`${r.engine}: failed: ${r.reason}`);
   return lines.join("\n");
@@ -116,7 +118,12 @@ export function enginesReportMarkdown(results: EngineResult[], meta: EnginesRepo
   );
   const failed = results.filter((r) => r.reason !== null);
   if (failed.length > 0) {
-    lines.push("", "### Failures", "", ...failed.map((r) => `- \`${escapeCell(r.engine)}\`: ${escapeCell(r.reason!)}`));
+    lines.push(
+      "",
+      "### Failures",
+      "",
+      ...failed.map((r) => `- \`${escapeCell(r.engine)}\`: ${escapeCell(r.reason!)}`),
+    );
   }
   return lines.join("\n") + "\n";
 }

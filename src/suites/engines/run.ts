@@ -4,6 +4,9 @@
  * and measured (tokens, savings, verbatim needle recall, messages out, QA recall of needles and probes).
  * Only the compress call is timed; counting, validation and QA happen outside the timer.
  *
+ * Warm calls run with the process's caches warm (the token counter caches counts by rendered text), so
+ * the cold figure is the one a first compaction pays.
+ *
  * Default budget: 25 % of the input's token count ({@link DEFAULT_BUDGET_SHARE}), rounded down.
  * An engine failure (bad output, broken pairing, a grown window, time-out, crash, failed model call) is
  * recorded in that engine's result with the reason; the run goes on.
@@ -116,7 +119,11 @@ export async function runEngines(options: RunEnginesOptions): Promise<EngineResu
   const inputTokens = counter.countMessages(messages);
   const budget = options.budgetTokens ?? Math.floor(inputTokens * DEFAULT_BUDGET_SHARE);
   const askQa = (options.qa ?? options.chat !== undefined) && options.chat !== undefined;
-  const deps = { chat: options.chat, decision: options.decision, timeoutMs: options.timeoutMs ?? DEFAULT_ENGINE_TIMEOUT_MS };
+  const deps = {
+    chat: options.chat,
+    decision: options.decision,
+    timeoutMs: options.timeoutMs ?? DEFAULT_ENGINE_TIMEOUT_MS,
+  };
   const engines = options.engines.map((spec) => createEngine(spec, deps));
   const results: EngineResult[] = [];
   for (const [index, engine] of engines.entries()) {
@@ -202,8 +209,16 @@ export async function runEngines(options: RunEnginesOptions): Promise<EngineResu
     }
     if (window !== null && askQa && options.chat !== undefined) {
       progress("qa");
-      const items = needles.map((needle) => ({ id: needle.id, question: needle.question, answer: needle.answer }));
-      const probeItems = probes.map((probe, i) => ({ id: `probe-${i + 1}`, question: probe.question, answer: probe.answer }));
+      const items = needles.map((needle) => ({
+        id: needle.id,
+        question: needle.question,
+        answer: needle.answer,
+      }));
+      const probeItems = probes.map((probe, i) => ({
+        id: `probe-${i + 1}`,
+        question: probe.question,
+        answer: probe.answer,
+      }));
       for (const [key, list] of [["qa", items], ["probes", probeItems]] as const) {
         if (list.length === 0) continue;
         const { records, ...summary } = await qaRecall(options.chat, window, list);

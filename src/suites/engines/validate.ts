@@ -15,7 +15,11 @@ export type OutputCheck =
   | { ok: false; reason: string; pairingValid: boolean | null };
 
 /** Validates `output` against the input's token count `inputTokens`. */
-export function validateEngineOutput(output: unknown, inputTokens: number, counter: TokenCounter): OutputCheck {
+export function validateEngineOutput(
+  output: unknown,
+  inputTokens: number,
+  counter: TokenCounter,
+): OutputCheck {
   const parsed = z.array(ChatMessageSchema).safeParse(output);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
@@ -26,7 +30,9 @@ export function validateEngineOutput(output: unknown, inputTokens: number, count
     };
   }
   const messages = parsed.data;
-  if (messages.length === 0) return { ok: false, reason: "malformed output: no messages", pairingValid: null };
+  if (messages.length === 0) {
+    return { ok: false, reason: "malformed output: no messages", pairingValid: null };
+  }
   const problem = toolPairingProblem(messages);
   if (problem !== null) return { ok: false, reason: `broken tool pairing: ${problem}`, pairingValid: false };
   const tokens = counter.countMessages(messages);

@@ -1,0 +1,270 @@
+/**
+ * `bench/tokens.ts`: tokens per second of our encoder (`@huggingface/tokenizers` in Deno) against the Rust
+ * `tokenizers` library (through Python) on the same HotpotQA-like text, in the same run. Both are timed
+ * warm (one untimed encode first), best of `--repeats`, encode only (no file reading, no tokenizer build).
+ *
+ *   deno run --allow-read --allow-run --allow-env bench/tokens.ts [--tokens N] [--repeats R]
+ *       [--tokenizer DIR] [--python EXE] [--pythonpath DIR]
+ *
+ * Python is only the yardstick: `--pythonpath` (default `$PYTHONPATH`, else /tmp/py when it exists) must
+ * make `tokenizers` importable (`pip install --target /tmp/py tokenizers`); without it the Rust side is
+ * skipped with a message. Target: our time at most 1.5 times Rust's.
+ *
+ * @module
+ */
+import { createHash } from "node:crypto";
+import { z } from "zod";
+import { parseCommand } from "../src/cli/args.ts";
+import { DEFAULT_TOKENIZER_DIR } from "../src/assets.ts";
+import { loadTokenCounter } from "../src/tokens/load.ts";
+
+/** Our time may be at most this multiple of the Rust tokenizer's. */
+export const TARGET_RATIO = 1.5;
+
+const FIRST = [
+  "Ada",
+  "Émile",
+  "Zhang",
+  "Chinua",
+  "Marie",
+  "Søren",
+  "José",
+  "Nikola",
+  "Akira",
+  "Grace",
+  "Ludwig",
+];
+const LAST = ["Lovelace", "Zola", "Yimou", "Achebe", "Curie", "Kierkegaard", "Saramago", "Tesla", "Kurosawa"];
+const PLACES = [
+  "Lyon",
+  "Marseille",
+  "Kraków",
+  "São Paulo",
+  "Reykjavík",
+  "Kyoto",
+  "Lagos",
+  "Toronto",
+  "Ōsaka",
+];
+const NOUNS = [
+  "album",
+  "band",
+  "novel",
+  "film",
+  "railway",
+  "museum",
+  "university",
+  "magazine",
+  "club",
+  "treaty",
+  "bridge",
+  "season",
+  "census",
+  "village",
+  "company",
+  "series",
+  "award",
+  "church",
+  "island",
+  "battle",
+];
+const VERBS = [
+  "founded",
+  "released",
+  "published",
+  "directed",
+  "won",
+  "opened",
+  "described",
+  "recorded",
+  "joined",
+];
+
+/** A deterministic PRNG (mulberry32) over 32-bit state. */
+function mulberry32(seed: number): () => number {
+  let state = seed >>> 0;
+  return () => {
+    state = (state + 0x6d2b79f5) >>> 0;
+    let t = state;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+/**
+ * English prose in the manner of HotpotQA paragraphs (a title, then sentences with names, places, years,
+ * figures and punctuation), deterministic for a seed, of at least `chars` characters.
+ */
+export function hotpotLikeText(chars: number, seed = 20261016): string {
+  const random = mulberry32(seed);
+  const pick = <T>(list: readonly T[]) => list[Math.floor(random() * list.length)];
+  const parts: string[] = [];
+  let length = 0;
+  while (length < chars) {
+    const person = `${pick(FIRST)} ${pick(LAST)}`;
+    const title = `${pick(PLACES)} ${pick(NOUNS)}`.replace(/^\w/, (c) => c.toUpperCase());
+    const sentences = [
+      `${title}\nThe ${pick(NOUNS)} of ${pick(PLACES)} was ${pick(VERBS)} by ${person} in ${
+        1800 + Math.floor(random() * 224)
+      }.`,
+      `It had ${Math.floor(random() * 90_000).toLocaleString("en-US")} visitors (${
+        (random() * 100).toFixed(1)
+      }% more than in ${1950 + Math.floor(random() * 70)}), according to the ${pick(NOUNS)}'s records.`,
+      `"${pick(VERBS)[0].toUpperCase()}${pick(VERBS).slice(1)} twice," ${person.split(" ")[1]} said; ` +
+      `the ${pick(NOUNS)} — later renamed ${pick(PLACES)} ${pick(NOUNS)} — ${pick(VERBS)} No. ${
+        Math.floor(random() * 40) + 1
+      } on the charts!`,
+      `Is the ${pick(NOUNS)} in ${pick(PLACES)} older than the one in ${pick(PLACES)}? ` +
+      `Yes: ${Math.floor(random() * 300)} years, ${Math.floor(random() * 12)} months.`,
+    ];
+    const paragraph = sentences.join(" ") + "\n\n";
+    parts.push(paragraph);
+    length += paragraph.length;
+  }
+  return parts.join("");
+}
+
+const PYTHON_TIMER = `
+import hashlib, json, sys, time
+from tokenizers import Tokenizer
+tok = Tokenizer.from_file(sys.argv[1])
+text = open(sys.argv[2], encoding="utf-8").read()
+repeats = int(sys.argv[3])
+ids = tok.encode(text, add_special_tokens=False).ids
+best = float("inf")
+for _ in range(repeats):
+    start = time.perf_counter()
+    ids = tok.encode(text, add_special_tokens=False).ids
+    best = min(best, time.perf_counter() - start)
+import tokenizers
+digest = hashlib.sha256(json.dumps(ids, separators=(",", ":")).encode()).hexdigest()
+print(json.dumps({"seconds": best, "tokens": len(ids), "ids_sha256": digest, "version": tokenizers.__version__}))
+`;
+
+const PythonResultSchema = z.object({
+  seconds: z.number().positive(),
+  tokens: z.number().int().nonnegative(),
+  ids_sha256: z.string(),
+  version: z.string(),
+});
+
+const OptionsSchema = z.object({
+  help: z.boolean().optional(),
+  tokens: z.coerce.number().int().positive().default(200_000),
+  repeats: z.coerce.number().int().positive().max(100).default(3),
+  tokenizer: z.string().default(DEFAULT_TOKENIZER_DIR),
+  python: z.string().default("python3"),
+  pythonpath: z.string().optional(),
+});
+
+function defaultPythonPath(): string | undefined {
+  const fromEnv = Deno.env.get("PYTHONPATH");
+  if (fromEnv) return fromEnv;
+  try {
+    return Deno.statSync("/tmp/py/tokenizers").isDirectory ? "/tmp/py" : undefined;
+  } catch (error) {
+    if (error instanceof Deno.errors.NotFound) return undefined;
+    throw error;
+  }
+}
+
+async function timeRust(
+  python: string,
+  pythonPath: string | undefined,
+  tokenizerJson: string,
+  textPath: string,
+  repeats: number,
+): Promise<z.infer<typeof PythonResultSchema> | string> {
+  let output: Deno.CommandOutput;
+  try {
+    output = await new Deno.Command(python, {
+      args: ["-c", PYTHON_TIMER, tokenizerJson, textPath, String(repeats)],
+      env: pythonPath ? { PYTHONPATH: pythonPath } : {},
+      stdout: "piped",
+      stderr: "piped",
+    }).output();
+  } catch (error) {
+    if (error instanceof Deno.errors.NotFound) return `${python} not found`;
+    throw error;
+  }
+  const stderr = new TextDecoder().decode(output.stderr).trim();
+  if (!output.success) {
+    const last = stderr.split("\n").at(-1) ?? "";
+    return last.includes("No module named 'tokenizers'")
+      ? `Python tokenizers is not importable (PYTHONPATH=${pythonPath ?? ""}); ` +
+        "install it with: pip install --target /tmp/py tokenizers"
+      : `${python} failed: ${last}`;
+  }
+  const parsed = PythonResultSchema.safeParse(JSON.parse(new TextDecoder().decode(output.stdout)));
+  if (!parsed.success) return `unexpected output from ${python}: ${parsed.error.message}`;
+  return parsed.data;
+}
+
+/** Runs the benchmark; prints tokens/s of both encoders and the ratio. Returns the exit code (0). */
+export async function tokensBench(argv: string[]): Promise<number> {
+  const { options } = parseCommand("bench/tokens", argv, {
+    tokens: { type: "string" },
+    repeats: { type: "string" },
+    tokenizer: { type: "string" },
+    python: { type: "string" },
+    pythonpath: { type: "string" },
+  }, OptionsSchema);
+  if (options.help) {
+    console.log(
+      "Usage: bench/tokens.ts [--tokens N] [--repeats R] [--tokenizer DIR] [--python EXE] [--pythonpath DIR]",
+    );
+    return 0;
+  }
+  const counter = await loadTokenCounter(options.tokenizer);
+  // About 3.1 characters per token (Qwen3) for this prose; trimmed to whole paragraphs, then counted exactly.
+  const text = hotpotLikeText(Math.round(options.tokens * 3.1));
+  let ids = counter.encode(text);
+  let best = Infinity;
+  for (let i = 0; i < options.repeats; i++) {
+    const started = performance.now();
+    ids = counter.encode(text);
+    best = Math.min(best, (performance.now() - started) / 1000);
+  }
+  const oursPerSecond = ids.length / best;
+  console.log(
+    `text: ${text.length} characters, ${ids.length} tokens (${counter.name}), best of ${options.repeats}`,
+  );
+  console.log(
+    `ours (@huggingface/tokenizers, Deno): ${best.toFixed(3)} s, ${Math.round(oursPerSecond)} tokens/s`,
+  );
+  const textPath = await Deno.makeTempFile({ prefix: "bench_tokens_", suffix: ".txt" });
+  try {
+    await Deno.writeTextFile(textPath, text);
+    const pythonPath = options.pythonpath ?? defaultPythonPath();
+    const rust = await timeRust(
+      options.python,
+      pythonPath,
+      `${counter.dir}/tokenizer.json`,
+      textPath,
+      options.repeats,
+    );
+    if (typeof rust === "string") {
+      console.log(`rust: skipped: ${rust}`);
+      return 0;
+    }
+    const ourDigest = createHash("sha256").update(JSON.stringify(ids)).digest("hex");
+    const same = rust.tokens === ids.length && rust.ids_sha256 === ourDigest;
+    console.log(
+      `rust (tokenizers ${rust.version}, Python): ${rust.seconds.toFixed(3)} s, ${
+        Math.round(rust.tokens / rust.seconds)
+      } tokens/s; ids ${same ? "identical" : "DIFFER"}`,
+    );
+    const ratio = best / rust.seconds;
+    console.log(
+      `ratio (our time / Rust time): ${ratio.toFixed(2)}x; target <= ${TARGET_RATIO}x: ${
+        ratio <= TARGET_RATIO ? "met" : "NOT met"
+      }`,
+    );
+  } finally {
+    await Deno.remove(textPath);
+  }
+  return 0;
+}
+
+if (import.meta.main) Deno.exit(await tokensBench(Deno.args));

@@ -1,0 +1,179 @@
+/**
+ * Model set-up shared by every run command: `--reference` starts the deterministic reference model in-process on
+ * an ephemeral loopback port; `--live` talks to the configured providers (and is the only way a run ever
+ * reaches one). Exactly one of the two must be given; `--check-only` needs neither and sends nothing.
+ *
+ * @module
+ */
+import { z } from "zod";
+import { UsageError } from "../errors.ts";
+import { OpenAIChatClient } from "../models/chat_client.ts";
+import { chatCredentials, decisionCredentials, loadCredentialEnvironment } from "../models/credentials.ts";
+import { SystemOneClient } from "../models/decision_client.ts";
+import { REFERENCE_CHAT_MODEL, REFERENCE_DECISION_MODEL, startReferenceServer } from "../models/reference/server.ts";
+import type { ChatModel, ChatResult, DecisionModel, DecisionResult } from "../models/types.ts";
+import type { TokenCounter } from "../tokens/types.ts";
+
+/** The `parseArgs` spec of the model options. */
+export const MODEL_OPTION_SPEC = {
+  reference: { type: "boolean" },
+  live: { type: "boolean" },
+  model: { type: "string" },
+  "env-file": { type: "string" },
+  concurrency: { type: "string" },
+  "timeout-ms": { type: "string" },
+  "no-enable-thinking-field": { type: "boolean" },
+  "no-chat-template-kwargs": { type: "boolean" },
+  "reference-delay-ms": { type: "string" },
+} as const;
+
+/** Help lines of the model options. */
+export const MODEL_OPTION_HELP = `  --reference          use the built-in deterministic reference model (offline, a weak baseline)
+  --live               call the configured providers (LLM_API_KEY, LLM_BASE_URL, DECISION_MODEL_API_KEY, …)
+  --model NAME         chat model for --live (default qwen3.8-max)
+  --env-file PATH      read credentials from a .env file
+  --concurrency N      requests in flight per endpoint (default 4)
+  --timeout-ms N       per-request timeout (default 120000)
+  --no-enable-thinking-field   do not send enable_thinking:false (for servers that reject it)
+  --no-chat-template-kwargs    do not send chat_template_kwargs (for servers that reject it)
+  --reference-delay-ms N       with --reference: answer after a fixed delay (benchmarks)`;
+
+const PositiveInt = z.string().regex(/^[0-9]+$/, "expected a whole number").transform(Number).pipe(
+  z.number().int().positive(),
+);
+const NonNegativeInt = z.string().regex(/^[0-9]+$/, "expected a whole number").transform(Number);
+
+/** Zod shape of the model options (merge into a command's schema). */
+export const ModelOptionsShape = {
+  reference: z.boolean().optional(),
+  live: z.boolean().optional(),
+  model: z.string().min(1).optional(),
+  "env-file": z.string().optional(),
+  concurrency: PositiveInt.optional(),
+  "timeout-ms": PositiveInt.optional(),
+  "no-enable-thinking-field": z.boolean().optional(),
+  "no-chat-template-kwargs": z.boolean().optional(),
+  "reference-delay-ms": NonNegativeInt.optional(),
+};
+
+/** Validated model options. */
+export type ModelOptions = {
+  reference?: boolean;
+  live?: boolean;
+  model?: string;
+  "env-file"?: string;
+  concurrency?: number;
+  "timeout-ms"?: number;
+  "no-enable-thinking-field"?: boolean;
+  "no-chat-template-kwargs"?: boolean;
+  "reference-delay-ms"?: number;
+};
+
+/** What the suites get: the two models, a description for the protocol, and a way to shut down. */
+export interface ModelSetup {
+  chat: ChatModel;
+  decision: DecisionModel;
+  /** Recorded in protocol.json and the report (never secrets). */
+  description: { mode: "reference" | "live" | "check-only"; chat_model: string; decision_model: string; note: string };
+  /** Secrets that must never appear in any artifact (for redaction checks). */
+  secrets: string[];
+  close(): Promise<void>;
+}
+
+class NoProviderChat implements ChatModel {
+  readonly model = "none (check-only)";
+  complete(): Promise<ChatResult> {
+    throw new Error("check-only: a chat request was about to be sent");
+  }
+}
+
+class NoProviderDecision implements DecisionModel {
+  readonly model = "none (check-only)";
+  ask(): Promise<DecisionResult> {
+    throw new Error("check-only: a decision request was about to be sent");
+  }
+}
+
+/** Checks the mode flags: exactly one of --reference and --live, none with --check-only. */
+export function modelMode(options: ModelOptions, checkOnly: boolean): "reference" | "live" | "check-only" {
+  if (checkOnly) {
+    if (options.live) throw new UsageError("--check-only sends nothing: do not combine it with --live");
+    return "check-only";
+  }
+  if (options.reference && options.live) throw new UsageError("choose one of --reference and --live, not both");
+  if (!options.reference && !options.live) {
+    throw new UsageError("choose --reference (offline reference model) or --live (calls real providers)");
+  }
+  return options.reference ? "reference" : "live";
+}
+
+/** Sets up the models for a run. */
+export async function setupModels(
+  options: ModelOptions,
+  counter: TokenCounter,
+  checkOnly = false,
+): Promise<ModelSetup> {
+  const mode = modelMode(options, checkOnly);
+  const common = {
+    concurrency: options.concurrency,
+    timeoutMs: options["timeout-ms"],
+  };
+  if (mode === "check-only") {
+    return {
+      chat: new NoProviderChat(),
+      decision: new NoProviderDecision(),
+      description: { mode, chat_model: "none", decision_model: "none", note: "check-only: nothing is sent" },
+      secrets: [],
+      close: () => Promise.resolve(),
+    };
+  }
+  if (mode === "reference") {
+    const server = await startReferenceServer({ counter, delayMs: options["reference-delay-ms"] });
+    const apiKey = "reference-model-no-key";
+    return {
+      chat: new OpenAIChatClient({
+        apiKey,
+        baseURL: server.baseUrl,
+        model: REFERENCE_CHAT_MODEL,
+        ...common,
+      }),
+      decision: new SystemOneClient({ apiKey, baseURL: server.baseUrl, model: REFERENCE_DECISION_MODEL, ...common }),
+      description: {
+        mode,
+        chat_model: REFERENCE_CHAT_MODEL,
+        decision_model: REFERENCE_DECISION_MODEL,
+        note: "built-in deterministic reference model: an honest but weak extractive baseline, not an LLM",
+      },
+      secrets: [],
+      close: () => server.close(),
+    };
+  }
+  const environment = await loadCredentialEnvironment(options["env-file"]);
+  const chatCreds = chatCredentials(environment);
+  const decisionCreds = decisionCredentials(environment);
+  const chat = new OpenAIChatClient({
+    apiKey: chatCreds.apiKey,
+    baseURL: chatCreds.baseURL,
+    model: options.model,
+    sendEnableThinking: !options["no-enable-thinking-field"],
+    sendChatTemplateKwargs: !options["no-chat-template-kwargs"],
+    ...common,
+  });
+  return {
+    chat,
+    decision: new SystemOneClient({
+      apiKey: decisionCreds.apiKey,
+      baseURL: decisionCreds.baseURL,
+      model: decisionCreds.model,
+      ...common,
+    }),
+    description: {
+      mode,
+      chat_model: chat.model,
+      decision_model: decisionCreds.model,
+      note: "live providers",
+    },
+    secrets: [chatCreds.apiKey, decisionCreds.apiKey],
+    close: () => Promise.resolve(),
+  };
+}
