@@ -1,6 +1,8 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
+import { RunDir } from "../src/store/run_dir.ts";
 import { verifyRun } from "../src/store/verify.ts";
+import { testHeader } from "./helpers/header.ts";
 import type { PipelineOutcome } from "./helpers/pipeline.ts";
 import { ROOT, runDeno } from "./helpers/spawn.ts";
 
@@ -71,6 +73,28 @@ Deno.test("--resume finishes a pipeline killed mid-way; its results.json equals 
     assert.equal(report.ok, true);
     assert.equal(report.nodes_checked, STAGES + 1);
     assert.ok((await verifyRun(whole)).ok);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("resuming removes temp files of an interrupted export, so the finished run verifies", async () => {
+  const dir = await Deno.makeTempDir();
+  try {
+    const run = join(dir, "run");
+    const first = await RunDir.create(run, testHeader());
+    await first.abandon();
+    // What a process killed inside writeFileAtomic leaves: a temp file beside the exported name, and a blob tmp.
+    await Deno.writeTextFile(join(run, "results.json.tmp-4242"), '{"partial":');
+    await Deno.mkdir(join(run, "objects", "tmp"), { recursive: true });
+    await Deno.writeTextFile(join(run, "objects", "tmp", `${"0".repeat(64)}.4242.0`), "partial");
+    assert.ok((await verifyRun(run)).problems.some((p) => p.subject === "results.json.tmp-4242"));
+
+    const resumed = await RunDir.resume(run);
+    await resumed.writeJsonFile("results.json", { done: true });
+    await resumed.finish();
+    const report = await verifyRun(run);
+    assert.deepEqual(report.problems, []);
   } finally {
     await Deno.remove(dir, { recursive: true });
   }

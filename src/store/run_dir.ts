@@ -110,10 +110,14 @@ export class RunDir {
   /** Reopens an unfinished run from its journal. A finished or damaged run is refused. */
   static async resume(path: string): Promise<RunDir> {
     if (await exists(join(path, RUN_FILES.manifest))) {
-      throw new UsageError(`${path} is a finished run (manifest.json exists); a finished run is never resumed`);
+      throw new UsageError(
+        `${path} is a finished run (manifest.json exists); a finished run is never resumed`,
+      );
     }
     const journalPath = join(path, RUN_FILES.journal);
-    if (!(await exists(journalPath))) throw new UsageError(`${path} has no ${RUN_FILES.journal}: not a run directory`);
+    if (!(await exists(journalPath))) {
+      throw new UsageError(`${path} has no ${RUN_FILES.journal}: not a run directory`);
+    }
     const reading = await readJournal(journalPath);
     const fatal = reading.problems.filter((p) => !p.includes("incomplete last line"));
     if (fatal.length > 0 || !reading.header) {
@@ -128,6 +132,11 @@ export class RunDir {
     await Deno.remove(join(path, RUN_FILES.objects, "tmp"), { recursive: true }).catch((error) => {
       if (!(error instanceof Deno.errors.NotFound)) throw error;
     });
+    // Temp files of an interrupted writeFileAtomic (an export or the manifest) would stay unknown files forever.
+    for await (const entry of Deno.readDir(path)) {
+      if (!entry.isFile || !/\.tmp-\d+$/.test(entry.name) || entry.name in reading.files) continue;
+      await Deno.remove(join(path, entry.name));
+    }
     const journal = await JournalWriter.reopen(journalPath, reading.lastLineHash);
     return new RunDir(path, reading.header, reading.nodes, reading.files, journal);
   }
@@ -192,7 +201,10 @@ export class RunDir {
 
   /** Deletes blobs that no node, source or file references (left by an interrupted attempt before a resume). */
   async #removeUnreferencedBlobs(): Promise<void> {
-    const referenced = new Set<string>([...Object.values(this.#files), ...Object.values(this.header.sources)]);
+    const referenced = new Set<string>([
+      ...Object.values(this.#files),
+      ...Object.values(this.header.sources),
+    ]);
     for (const node of this.nodes) {
       for (const h of [...Object.values(node.inputs), ...Object.values(node.outputs), ...node.requests]) {
         referenced.add(h);
