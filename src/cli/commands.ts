@@ -4,6 +4,7 @@
  * @module
  */
 import { demoCommand } from "./demo.ts";
+import { enginesCommand } from "./engines.ts";
 import { serveReferenceCommand } from "./serve_reference.ts";
 import { tokensCommand } from "./tokens.ts";
 import { verifyCommand } from "./verify.ts";
@@ -16,7 +17,14 @@ export interface Command {
 
 /** Every command word. */
 export const COMMANDS: Record<string, Command> = {
-  demo: { summary: "offline demo of every suite on the embedded fixtures and the reference model", run: demoCommand },
+  demo: {
+    summary: "offline demo of every suite on the embedded fixtures and the reference model",
+    run: demoCommand,
+  },
+  engines: {
+    summary: "context engines head to head on long transcripts (run, generate)",
+    run: enginesCommand,
+  },
   tokens: { summary: "count the tokens of a messages file as the model sees them", run: tokensCommand },
   "serve-reference": {
     summary: "serve the deterministic reference model on loopback",

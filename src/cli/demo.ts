@@ -72,8 +72,15 @@ export async function demoCommand(argv: string[]): Promise<number> {
     const bytes = sources[rel];
     const content = run.header.sources[rel];
     return executor.execute(
-      { stage: "hash-fixture", version: 1, label: `hash-fixture ${rel}`, params: { path: rel }, inputs: { content } },
-      () => Promise.resolve({ outputs: { entry: { path: rel, bytes: bytes.length, sha256: sha256Hex(bytes) } } }),
+      {
+        stage: "hash-fixture",
+        version: 1,
+        label: `hash-fixture ${rel}`,
+        params: { path: rel },
+        inputs: { content },
+      },
+      () =>
+        Promise.resolve({ outputs: { entry: { path: rel, bytes: bytes.length, sha256: sha256Hex(bytes) } } }),
     );
   }));
   progress.plan("index", 1);

@@ -20,7 +20,8 @@ export const RUN_OPTION_SPEC = {
 } as const;
 
 /** Help lines of the shared run options. */
-export const RUN_OPTION_HELP = `  -o, --output DIR     new run directory (refused if it exists; default: runs/<suite>-<time>)
+export const RUN_OPTION_HELP =
+  `  -o, --output DIR     new run directory (refused if it exists; default: runs/<suite>-<time>)
   --resume DIR         continue an unfinished run from its journal (its recorded options are used)
   --frozen-run DIR     reuse nodes of a finished run whose keys match
   --check-only         with --frozen-run: rebuild every request offline and compare; send nothing
@@ -68,4 +69,14 @@ export async function openRun(request: OpenRunRequest): Promise<{ run: RunDir; r
   const path = request.output ?? defaultOutputPath(request.suite);
   const run = await RunDir.create(path, header, request.sources ?? {});
   return { run, resumed: false };
+}
+
+/** The options worth recording in a run header: set values only, without help and file paths of secrets. */
+export function recordedOptions(options: Record<string, unknown>): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(options)) {
+    if (value === undefined || key === "help" || key === "env-file") continue;
+    out[key] = value;
+  }
+  return out;
 }

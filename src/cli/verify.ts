@@ -34,7 +34,9 @@ export async function verifyCommand(argv: string[]): Promise<number> {
     console.log(HELP);
     return 0;
   }
-  if (positionals.length !== 1) throw new UsageError("verify: expected exactly one run directory (see --help)");
+  if (positionals.length !== 1) {
+    throw new UsageError("verify: expected exactly one run directory (see --help)");
+  }
   const dir = positionals[0];
   try {
     const info = await Deno.stat(dir);

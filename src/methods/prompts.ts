@@ -25,7 +25,8 @@ export function summaryRequestMessages(input: {
     { role: "system", content: SUMMARIZER_SYSTEM_PROMPT },
     {
       role: "user",
-      content: `The agent's task:\n<task>\n${input.task}\n</task>\n\nEvidence the agent gathered:\n<evidence>\n` +
+      content:
+        `The agent's task:\n<task>\n${input.task}\n</task>\n\nEvidence the agent gathered:\n<evidence>\n` +
         `${input.evidence}\n</evidence>${retained}\n\nWrite a summary of the evidence for this task in at most ` +
         `${input.maxTokens} tokens. Keep source names and line numbers next to the facts they support.`,
     },

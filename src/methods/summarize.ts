@@ -35,7 +35,12 @@ export async function summarizeWithin(request: SummarizeRequest): Promise<Summar
   const maxRetries = request.maxRetries ?? 3;
   let maxTokens = Math.floor(request.space);
   if (maxTokens < 1) {
-    return { ok: false, reason: `no space left for a summary (${request.space} tokens)`, attempts: 0, records };
+    return {
+      ok: false,
+      reason: `no space left for a summary (${request.space} tokens)`,
+      attempts: 0,
+      records,
+    };
   }
   let last: { summary: string; tokens: number } | undefined;
   for (let attempt = 0; attempt <= maxRetries; attempt++) {
@@ -54,14 +59,17 @@ export async function summarizeWithin(request: SummarizeRequest): Promise<Summar
     }
     const summary = result.content.trim();
     const tokens = request.promptTokens(summary);
-    if (tokens <= request.limit) return { ok: true, summary, promptTokens: tokens, attempts: attempt + 1, records };
+    if (tokens <= request.limit) {
+      return { ok: true, summary, promptTokens: tokens, attempts: attempt + 1, records };
+    }
     last = { summary, tokens };
     const over = tokens - request.limit;
     maxTokens = Math.max(1, Math.min(maxTokens - over - 8, Math.floor(maxTokens * 0.9)));
   }
   return {
     ok: false,
-    reason: `summary still over the ceiling after ${maxRetries} length retries (${last?.tokens} > ${request.limit})`,
+    reason:
+      `summary still over the ceiling after ${maxRetries} length retries (${last?.tokens} > ${request.limit})`,
     summary: last?.summary,
     attempts: maxRetries + 1,
     records,

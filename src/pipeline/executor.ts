@@ -189,7 +189,11 @@ export class Executor {
     let outcome: StageOutcome;
     if (this.#options.checkOnly && call.provider) {
       this.counts.skipped_check_only++;
-      outcome = { outputs: {}, status: "invalid", reason: "check-only: no frozen node; would send a request" };
+      outcome = {
+        outputs: {},
+        status: "invalid",
+        reason: "check-only: no frozen node; would send a request",
+      };
     } else {
       outcome = await fn();
       this.counts.executed++;

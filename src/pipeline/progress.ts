@@ -59,7 +59,9 @@ export class Progress {
   }
 
   #draw(): void {
-    const parts = [...this.#planned].map(([stage, planned]) => `${stage} ${this.#done.get(stage) ?? 0}/${planned}`);
+    const parts = [...this.#planned].map(([stage, planned]) =>
+      `${stage} ${this.#done.get(stage) ?? 0}/${planned}`
+    );
     const line = `${this.#title}: ${parts.join(" · ")}`;
     Deno.stderr.writeSync(new TextEncoder().encode(`\r\x1b[2K${line.slice(0, 160)}`));
   }

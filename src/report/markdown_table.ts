@@ -16,7 +16,9 @@ export function formatCell(value: Cell, digits = 3): string {
 
 /** A GitHub-flavoured Markdown table; numeric columns are right-aligned. */
 export function markdownTable(headers: string[], rows: Cell[][], digits = 3): string {
-  const numeric = headers.map((_, i) => rows.length > 0 && rows.every((r) => typeof r[i] === "number" || r[i] === null));
+  const numeric = headers.map((_, i) =>
+    rows.length > 0 && rows.every((r) => typeof r[i] === "number" || r[i] === null)
+  );
   const escape = (s: string) => s.replaceAll("|", "\\|");
   const head = `| ${headers.map(escape).join(" | ")} |`;
   const rule = `| ${headers.map((_, i) => (numeric[i] ? "---:" : "---")).join(" | ")} |`;
@@ -29,5 +31,7 @@ export function textTable(headers: string[], rows: Cell[][], digits = 3): string
   const cells = [headers, ...rows.map((r) => r.map((c) => formatCell(c, digits)))];
   const widths = headers.map((_, i) => Math.max(...cells.map((r) => r[i].length)));
   const line = (r: string[]) => r.map((c, i) => c.padEnd(widths[i])).join("  ").trimEnd();
-  return [line(cells[0]), widths.map((w) => "-".repeat(w)).join("  "), ...cells.slice(1).map(line)].join("\n");
+  return [line(cells[0]), widths.map((w) => "-".repeat(w)).join("  "), ...cells.slice(1).map(line)].join(
+    "\n",
+  );
 }

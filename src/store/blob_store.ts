@@ -48,7 +48,9 @@ export class BlobStore {
     const path = this.pathOf(hash);
     try {
       const existing = await Deno.readFile(path);
-      if (sha256Hex(existing) !== hash) throw new BlobIntegrityError(hash, "existing file does not match its name");
+      if (sha256Hex(existing) !== hash) {
+        throw new BlobIntegrityError(hash, "existing file does not match its name");
+      }
       this.#known.add(hash);
       return hash;
     } catch (error) {
@@ -103,7 +105,9 @@ export class BlobStore {
       if (error instanceof Deno.errors.NotFound) throw new BlobIntegrityError(hash, "missing");
       throw error;
     }
-    if (sha256Hex(bytes) !== hash) throw new BlobIntegrityError(hash, "altered (content does not match its name)");
+    if (sha256Hex(bytes) !== hash) {
+      throw new BlobIntegrityError(hash, "altered (content does not match its name)");
+    }
     return bytes;
   }
 
@@ -118,7 +122,10 @@ export class BlobStore {
     if (!schema) return value as T;
     const result = schema.safeParse(value);
     if (!result.success) {
-      throw new BlobIntegrityError(hash, `unexpected content: ${result.error.issues[0]?.message ?? "invalid"}`);
+      throw new BlobIntegrityError(
+        hash,
+        `unexpected content: ${result.error.issues[0]?.message ?? "invalid"}`,
+      );
     }
     return result.data;
   }

@@ -48,7 +48,9 @@ export async function readJournal(path: string): Promise<JournalReading> {
   const lines = text.split("\n");
   if (lines.at(-1) === "") lines.pop();
   else if (lines.length > 0) {
-    reading.problems.push(`journal line ${lines.length}: incomplete last line (no newline; interrupted write?)`);
+    reading.problems.push(
+      `journal line ${lines.length}: incomplete last line (no newline; interrupted write?)`,
+    );
     lines.pop();
   }
   let prev: string | null = null;
@@ -59,7 +61,9 @@ export async function readJournal(path: string): Promise<JournalReading> {
       const parsed = JournalEntrySchema.safeParse(JSON.parse(line));
       if (!parsed.success) {
         const issue = parsed.error.issues[0];
-        reading.problems.push(`${where}: invalid record at ${issue?.path.join(".") ?? "?"}: ${issue?.message}`);
+        reading.problems.push(
+          `${where}: invalid record at ${issue?.path.join(".") ?? "?"}: ${issue?.message}`,
+        );
         prev = sha256Hex(line);
         continue;
       }
@@ -71,12 +75,16 @@ export async function readJournal(path: string): Promise<JournalReading> {
       continue;
     }
     if (entry.prev !== prev) {
-      reading.problems.push(`${where}: chain broken (prev does not match the hash of line ${index}; edited?)`);
+      reading.problems.push(
+        `${where}: chain broken (prev does not match the hash of line ${index}; edited?)`,
+      );
     }
     if (canonicalJson(JSON.parse(line)) !== line) {
       reading.problems.push(`${where}: not in canonical form (edited?)`);
     }
-    if (index === 0 && entry.type !== "header") reading.problems.push(`${where}: the first line must be the header`);
+    if (index === 0 && entry.type !== "header") {
+      reading.problems.push(`${where}: the first line must be the header`);
+    }
     if (index > 0 && entry.type === "header") reading.problems.push(`${where}: a second header`);
     if (entry.type === "header") reading.header = entry.header;
     else if (entry.type === "node") reading.nodes.push(entry.node);

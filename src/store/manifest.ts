@@ -69,6 +69,11 @@ export const ManifestSchema = RunHeaderSchema.extend({
 export type Manifest = z.infer<typeof ManifestSchema>;
 
 /** The key of a stage execution: SHA-256 of canonical `{stage, version, params, inputs}`. */
-export function nodeKey(stage: string, version: number, params: unknown, inputs: Record<string, string>): string {
+export function nodeKey(
+  stage: string,
+  version: number,
+  params: unknown,
+  inputs: Record<string, string>,
+): string {
   return canonicalHash({ stage, version, params, inputs });
 }

@@ -90,6 +90,7 @@ export class RunDir {
     header: Omit<RunHeader, "sources">,
     sources: Record<string, Uint8Array> = {},
   ): Promise<RunDir> {
+    canonicalJson(header); // a header that is not I-JSON is refused before anything is created
     await Deno.mkdir(dirname(path), { recursive: true });
     try {
       await Deno.mkdir(path);

@@ -74,8 +74,16 @@ function nodeName(node: Node, index: number): string {
 /** Verifies a run directory; never throws for problems in the run, only for I/O it cannot do at all. */
 export async function verifyRun(runPath: string): Promise<VerifyReport> {
   const problems: Problem[] = [];
-  const add = (kind: ProblemKind, subject: string, detail: string) => problems.push({ kind, subject, detail });
-  const report: VerifyReport = { run: runPath, ok: false, blobs_checked: 0, bytes_checked: 0, nodes_checked: 0, problems };
+  const add = (kind: ProblemKind, subject: string, detail: string) =>
+    problems.push({ kind, subject, detail });
+  const report: VerifyReport = {
+    run: runPath,
+    ok: false,
+    blobs_checked: 0,
+    bytes_checked: 0,
+    nodes_checked: 0,
+    problems,
+  };
 
   // 1. Every blob: name layout and content hash.
   const present = new Set<string>();
@@ -125,8 +133,9 @@ export async function verifyRun(runPath: string): Promise<VerifyReport> {
       }
     }
   } catch (error) {
-    if (error instanceof Deno.errors.NotFound) add("unfinished", "manifest.json", "missing: the run never finished");
-    else if (error instanceof SyntaxError) add("manifest", "manifest.json", `not JSON: ${error.message}`);
+    if (error instanceof Deno.errors.NotFound) {
+      add("unfinished", "manifest.json", "missing: the run never finished");
+    } else if (error instanceof SyntaxError) add("manifest", "manifest.json", `not JSON: ${error.message}`);
     else throw error;
   }
 
@@ -153,7 +162,11 @@ export async function verifyRun(runPath: string): Promise<VerifyReport> {
         const a = journal.nodes[i];
         const b = manifest.nodes[i];
         if (!a || !b) {
-          add("manifest", `node #${i}`, a ? "in the journal but not in manifest.json" : "in manifest.json only");
+          add(
+            "manifest",
+            `node #${i}`,
+            a ? "in the journal but not in manifest.json" : "in manifest.json only",
+          );
         } else if (canonicalJson(a) !== canonicalJson(b)) {
           add("manifest", nodeName(b, i), "differs between manifest.json and the journal");
         }
@@ -194,7 +207,11 @@ export async function verifyRun(runPath: string): Promise<VerifyReport> {
       const producer = producedAt.get(hash);
       if (sourceHashes.has(hash)) continue;
       if (producer === undefined) {
-        add("dangling", `${name} input ${input}`, `blob ${hash} was produced by no node and is no declared source`);
+        add(
+          "dangling",
+          `${name} input ${input}`,
+          `blob ${hash} was produced by no node and is no declared source`,
+        );
       } else if (producer >= index) {
         add("cycle", `${name} input ${input}`, `produced only by node #${producer}, which is not earlier`);
       }
@@ -212,7 +229,9 @@ export async function verifyRun(runPath: string): Promise<VerifyReport> {
     if (!hasBlob(hash)) add("missing", `file ${name}`, `its blob ${hash} is not in the store`);
     try {
       const digest = await sha256File(join(runPath, name));
-      if (digest !== hash) add("file_mismatch", `file ${name}`, `content hashes to ${digest}, recorded ${hash}`);
+      if (digest !== hash) {
+        add("file_mismatch", `file ${name}`, `content hashes to ${digest}, recorded ${hash}`);
+      }
     } catch (error) {
       if (error instanceof Deno.errors.NotFound) add("missing", `file ${name}`, "listed but not present");
       else throw error;

@@ -10,7 +10,11 @@ import { UsageError } from "../errors.ts";
 import { OpenAIChatClient } from "../models/chat_client.ts";
 import { chatCredentials, decisionCredentials, loadCredentialEnvironment } from "../models/credentials.ts";
 import { SystemOneClient } from "../models/decision_client.ts";
-import { REFERENCE_CHAT_MODEL, REFERENCE_DECISION_MODEL, startReferenceServer } from "../models/reference/server.ts";
+import {
+  REFERENCE_CHAT_MODEL,
+  REFERENCE_DECISION_MODEL,
+  startReferenceServer,
+} from "../models/reference/server.ts";
 import type { ChatModel, ChatResult, DecisionModel, DecisionResult } from "../models/types.ts";
 import type { TokenCounter } from "../tokens/types.ts";
 
@@ -28,7 +32,8 @@ export const MODEL_OPTION_SPEC = {
 } as const;
 
 /** Help lines of the model options. */
-export const MODEL_OPTION_HELP = `  --reference          use the built-in deterministic reference model (offline, a weak baseline)
+export const MODEL_OPTION_HELP =
+  `  --reference          use the built-in deterministic reference model (offline, a weak baseline)
   --live               call the configured providers (LLM_API_KEY, LLM_BASE_URL, DECISION_MODEL_API_KEY, …)
   --model NAME         chat model for --live (default qwen3.8-max)
   --env-file PATH      read credentials from a .env file
@@ -74,7 +79,12 @@ export interface ModelSetup {
   chat: ChatModel;
   decision: DecisionModel;
   /** Recorded in protocol.json and the report (never secrets). */
-  description: { mode: "reference" | "live" | "check-only"; chat_model: string; decision_model: string; note: string };
+  description: {
+    mode: "reference" | "live" | "check-only";
+    chat_model: string;
+    decision_model: string;
+    note: string;
+  };
   /** Secrets that must never appear in any artifact (for redaction checks). */
   secrets: string[];
   close(): Promise<void>;
@@ -100,7 +110,9 @@ export function modelMode(options: ModelOptions, checkOnly: boolean): "reference
     if (options.live) throw new UsageError("--check-only sends nothing: do not combine it with --live");
     return "check-only";
   }
-  if (options.reference && options.live) throw new UsageError("choose one of --reference and --live, not both");
+  if (options.reference && options.live) {
+    throw new UsageError("choose one of --reference and --live, not both");
+  }
   if (!options.reference && !options.live) {
     throw new UsageError("choose --reference (offline reference model) or --live (calls real providers)");
   }
@@ -137,7 +149,12 @@ export async function setupModels(
         model: REFERENCE_CHAT_MODEL,
         ...common,
       }),
-      decision: new SystemOneClient({ apiKey, baseURL: server.baseUrl, model: REFERENCE_DECISION_MODEL, ...common }),
+      decision: new SystemOneClient({
+        apiKey,
+        baseURL: server.baseUrl,
+        model: REFERENCE_DECISION_MODEL,
+        ...common,
+      }),
       description: {
         mode,
         chat_model: REFERENCE_CHAT_MODEL,

@@ -1,0 +1,244 @@
+/**
+ * `compaction-bench engines run|generate`: context engines head to head on a long transcript.
+ *
+ * @module
+ */
+import { z } from "zod";
+import { UsageError } from "../errors.ts";
+import { BUILTIN_ENGINES } from "../methods/engines/create.ts";
+import { generateTranscript } from "../suites/engines/generate.ts";
+import { runEnginesSuite, type TranscriptSource } from "../suites/engines/suite.ts";
+import {
+  MODEL_OPTION_HELP,
+  MODEL_OPTION_SPEC,
+  ModelOptionsShape,
+  setupModels,
+} from "../suites/model_setup.ts";
+import { openFrozen, withRun } from "../suites/run_lifecycle.ts";
+import { loadTokenCounter } from "../tokens/load.ts";
+import { parseCommand } from "./args.ts";
+import { fractionListOption, intOption } from "./numbers.ts";
+import { recordedOptions, RUN_OPTION_HELP, RUN_OPTION_SPEC } from "./run_setup.ts";
+import { writeFileAtomic } from "../store/run_dir.ts";
+
+const GENERATOR_HELP = `  --turns N            generated transcript: turns (default 200)
+  --needles N          generated transcript: planted facts (default 12)
+  --words-per-msg N    generated transcript: words per message (default 60)
+  --needle-depths LIST generated transcript: depth of each needle in [0,1], comma-separated
+  --seed TEXT          generated transcript: seed (default compaction-bench)`;
+
+const RUN_HELP = `compaction-bench engines run [options] (--reference | --live)
+
+Runs context engines head to head on one transcript: token savings (real tokenizer and chat template),
+verbatim needle recall, tool-pairing validity, messages out, compress latency (cold, warm median, p95) and
+QA recall (the chat model answers each needle's question from the compacted window or NOT IN CONTEXT).
+
+Options:
+  --engine SPEC        repeatable: ${BUILTIN_ENGINES.join(", ")}, exec:'COMMAND ARGS' or http:URL
+                       (default: every built-in engine)
+  --transcript FILE    import a transcript (OpenAI messages, Hermes session, ShareGPT JSONL, LoCoMo)
+  --format F           auto (default), openai, hermes-session, sharegpt, locomo
+${GENERATOR_HELP}
+  --repeats N          warm compress calls after the cold one (default 3)
+  --budget N           token budget (default 25% of the transcript's tokens)
+  --engine-timeout-ms N  time limit of one outside-engine call (default 60000)
+  --no-qa              skip the QA recall questions
+  --tokenizer DIR      Hugging Face tokenizer directory (default: Qwen3, embedded)
+${MODEL_OPTION_HELP}
+${RUN_OPTION_HELP}`;
+
+const GENERATE_HELP = `compaction-bench engines generate [options] [--out FILE]
+
+Generates the deterministic transcript and prints its SHA-256; with --out writes it as JSON
+({messages, needles}); an existing file is refused.
+
+Options:
+${GENERATOR_HELP}
+  --out FILE           write the transcript here`;
+
+const GeneratorShape = {
+  turns: intOption(1, 100_000).optional(),
+  needles: intOption(0, 999).optional(),
+  "words-per-msg": intOption(1, 10_000).optional(),
+  "needle-depths": fractionListOption.optional(),
+  seed: z.string().optional(),
+};
+const GENERATOR_SPEC = {
+  turns: { type: "string" },
+  needles: { type: "string" },
+  "words-per-msg": { type: "string" },
+  "needle-depths": { type: "string" },
+  seed: { type: "string" },
+} as const;
+
+function generatorParams(o: z.infer<z.ZodObject<typeof GeneratorShape>>) {
+  if (o["needle-depths"] && o.needles !== undefined && o["needle-depths"].length !== o.needles) {
+    throw new UsageError(
+      `--needle-depths gives ${o["needle-depths"].length} depth(s) but --needles is ${o.needles}`,
+    );
+  }
+  return {
+    turns: o.turns ?? 200,
+    needles: o.needles ?? o["needle-depths"]?.length ?? 12,
+    wordsPerMsg: o["words-per-msg"] ?? 60,
+    ...(o["needle-depths"] ? { needleDepths: o["needle-depths"] } : {}),
+    seed: o.seed ?? "compaction-bench",
+  };
+}
+
+async function generate(argv: string[]): Promise<number> {
+  const { options } = parseCommand(
+    "engines generate",
+    argv,
+    { ...GENERATOR_SPEC, out: { type: "string" } },
+    z.object({ help: z.boolean().optional(), out: z.string().optional(), ...GeneratorShape }),
+  );
+  if (options.help) {
+    console.log(GENERATE_HELP);
+    return 0;
+  }
+  const transcript = generateTranscript(generatorParams(options));
+  if (options.out) {
+    const text = JSON.stringify({ messages: transcript.messages, needles: transcript.needles }, null, 2) +
+      "\n";
+    try {
+      await writeFileAtomic(options.out, new TextEncoder().encode(text));
+    } catch (error) {
+      if (error instanceof Error && error.message.startsWith("refusing")) {
+        throw new UsageError(`--out ${options.out} already exists; nothing was written`);
+      }
+      throw error;
+    }
+  }
+  console.log(
+    `${transcript.hash}  ${transcript.messages.length} messages, ${transcript.needles.length} needles`,
+  );
+  return 0;
+}
+
+async function run(argv: string[]): Promise<number> {
+  const { options, positionals } = parseCommand(
+    "engines run",
+    argv,
+    {
+      ...RUN_OPTION_SPEC,
+      ...MODEL_OPTION_SPEC,
+      ...GENERATOR_SPEC,
+      engine: { type: "string", multiple: true },
+      transcript: { type: "string" },
+      format: { type: "string" },
+      repeats: { type: "string" },
+      budget: { type: "string" },
+      "engine-timeout-ms": { type: "string" },
+      "no-qa": { type: "boolean" },
+      tokenizer: { type: "string" },
+    },
+    z.object({
+      help: z.boolean().optional(),
+      output: z.string().optional(),
+      resume: z.string().optional(),
+      "frozen-run": z.string().optional(),
+      "check-only": z.boolean().optional(),
+      quiet: z.boolean().optional(),
+      ...ModelOptionsShape,
+      ...GeneratorShape,
+      engine: z.array(z.string().min(1)).optional(),
+      transcript: z.string().optional(),
+      format: z.enum(["auto", "openai", "hermes-session", "sharegpt", "locomo"]).optional(),
+      repeats: intOption(0, 1000).optional(),
+      budget: intOption(1).optional(),
+      "engine-timeout-ms": intOption(1).optional(),
+      "no-qa": z.boolean().optional(),
+      tokenizer: z.string().optional(),
+    }),
+  );
+  if (options.help) {
+    console.log(RUN_HELP);
+    return 0;
+  }
+  if (positionals.length > 0) throw new UsageError(`engines run: unexpected argument '${positionals[0]}'`);
+  if (options["check-only"]) {
+    throw new UsageError(
+      "engines run: --check-only is not supported (engine timings are always measured afresh)",
+    );
+  }
+  if (options.resume) {
+    throw new UsageError(
+      "engines run: --resume is not supported (latencies of a killed run are not comparable)",
+    );
+  }
+  let source: TranscriptSource;
+  const sources: Record<string, Uint8Array> = {};
+  if (options.transcript) {
+    let bytes: Uint8Array;
+    try {
+      bytes = await Deno.readFile(options.transcript);
+    } catch (error) {
+      if (error instanceof Deno.errors.NotFound) {
+        throw new UsageError(`--transcript ${options.transcript}: not found`);
+      }
+      throw error;
+    }
+    sources.transcript = bytes;
+    source = { kind: "imported", path: options.transcript, format: options.format ?? "auto", bytes };
+  } else {
+    source = { kind: "generated", params: generatorParams(options) };
+  }
+  const engines = options.engine ?? [...BUILTIN_ENGINES];
+  const counter = await loadTokenCounter(options.tokenizer);
+  const frozen = await openFrozen(options["frozen-run"], false);
+  const models = await setupModels(options, counter);
+  try {
+    const finished = await withRun(
+      {
+        suite: "engines",
+        output: options.output,
+        command: ["engines", "run", ...argv.filter((a) => !a.startsWith("--env-file"))],
+        options: recordedOptions(options),
+        protocol: {
+          suite: "engines",
+          engines,
+          repeats: options.repeats ?? 3,
+          budget: options.budget ?? "25% of input tokens",
+          qa: !options["no-qa"],
+          models: models.description,
+        },
+        tokenizer: { name: counter.name, hash: counter.hash },
+        sources,
+        quiet: options.quiet,
+        frozen,
+      },
+      (context) =>
+        runEnginesSuite(
+          context,
+          {
+            transcript: source,
+            engines,
+            repeats: options.repeats ?? 3,
+            budgetTokens: options.budget,
+            timeoutMs: options["engine-timeout-ms"],
+            qa: !options["no-qa"],
+          },
+          models,
+          counter,
+        ),
+    );
+    console.log(finished.result.table);
+    console.log(`\nrun: ${finished.path}\nreport: ${finished.path}/REPORT.md`);
+  } finally {
+    await models.close();
+  }
+  return 0;
+}
+
+/** Dispatches `engines run` and `engines generate`. */
+export function enginesCommand(argv: string[]): Promise<number> {
+  const [sub, ...rest] = argv;
+  if (sub === "run") return run(rest);
+  if (sub === "generate") return generate(rest);
+  if (sub === undefined || sub === "--help" || sub === "-h") {
+    console.log(`compaction-bench engines run|generate [options]   (see 'engines run --help')`);
+    return Promise.resolve(sub === undefined ? 2 : 0);
+  }
+  throw new UsageError(`engines: unknown subcommand '${sub}' (expected run or generate)`);
+}

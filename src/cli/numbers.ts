@@ -1,0 +1,43 @@
+/**
+ * Zod helpers for numeric CLI options (which `parseArgs` gives as strings).
+ *
+ * @module
+ */
+import { z } from "zod";
+
+/** A whole number ≥ `min` given as a string. */
+export function intOption(min = 0, max = Number.MAX_SAFE_INTEGER) {
+  return z.string().regex(/^[0-9]+$/, "expected a whole number").transform(Number).pipe(
+    z.number().int().min(min).max(max),
+  );
+}
+
+/** A comma-separated list of numbers in [0, 1]. */
+export const fractionListOption = z.string().transform((text, ctx) => {
+  const parts = text.split(",").map((p) => p.trim()).filter((p) => p.length > 0);
+  const values = parts.map(Number);
+  const bad = parts.find((p, i) => !/^[0-9.]+$/.test(p) || !(values[i] >= 0 && values[i] <= 1));
+  if (bad !== undefined) {
+    ctx.addIssue({ code: "custom", message: `${JSON.stringify(bad)} is not a number in [0, 1]` });
+    return z.NEVER;
+  }
+  return values;
+});
+
+/** A range like `1-5` or a single number, as the list of whole numbers it covers. */
+export function rangeOption(min: number, max: number) {
+  return z.string().transform((text, ctx) => {
+    const m = /^([0-9]+)(?:-([0-9]+))?$/.exec(text.trim());
+    if (!m) {
+      ctx.addIssue({ code: "custom", message: "expected N or N-M" });
+      return z.NEVER;
+    }
+    const lo = Number(m[1]);
+    const hi = m[2] === undefined ? lo : Number(m[2]);
+    if (lo < min || hi > max || lo > hi) {
+      ctx.addIssue({ code: "custom", message: `expected a range within ${min}-${max}` });
+      return z.NEVER;
+    }
+    return Array.from({ length: hi - lo + 1 }, (_, i) => lo + i);
+  });
+}

@@ -1,0 +1,191 @@
+/**
+ * The engines suite over the run store: one `transcript` node (generated or imported), one `engine` node per
+ * engine (its measured result, the cold output window and every provider exchange), then `results.json` and
+ * `REPORT.md`. Engine nodes always run afresh (latency is measured, so nothing is reused from a frozen run).
+ *
+ * @module
+ */
+import { importTranscript } from "../../data/transcripts/import.ts";
+import type { Probe } from "../../data/transcripts/types.ts";
+import type { ChatMessage } from "../../models/messages.ts";
+import type { TokenCounter } from "../../tokens/types.ts";
+import type { ModelSetup } from "../model_setup.ts";
+import type { RunContext } from "../run_lifecycle.ts";
+import { type GenerateParamsInput, generateTranscript } from "./generate.ts";
+import type { Needle } from "./needles.ts";
+import { enginesReportMarkdown, formatEnginesTable } from "./report.ts";
+import { DEFAULT_BUDGET_SHARE, type EngineResult, runEngines } from "./run.ts";
+import { transcriptHash } from "./transcript_hash.ts";
+
+/** Where the transcript comes from. */
+export type TranscriptSource =
+  | { kind: "generated"; params: GenerateParamsInput }
+  | { kind: "imported"; path: string; format: string; bytes: Uint8Array };
+
+/** Options of {@link runEnginesSuite}. */
+export interface EnginesSuiteOptions {
+  transcript: TranscriptSource;
+  engines: string[];
+  repeats: number;
+  budgetTokens?: number;
+  timeoutMs?: number;
+  qa: boolean;
+}
+
+interface StoredTranscript {
+  messages: ChatMessage[];
+  needles: Needle[];
+  probes: Probe[];
+  hash: string;
+  description: string;
+}
+
+/** What the suite returns. */
+export interface EnginesSuiteResult {
+  transcript: { hash: string; description: string; messages: number; tokens: number };
+  budget_tokens: number;
+  results: EngineResult[];
+  table: string;
+}
+
+/** Runs the engines suite inside a run. */
+export async function runEnginesSuite(
+  context: RunContext,
+  options: EnginesSuiteOptions,
+  models: ModelSetup,
+  counter: TokenCounter,
+): Promise<EnginesSuiteResult> {
+  const { executor, run, progress } = context;
+  const source = options.transcript;
+  progress.plan("transcript", 1);
+  const transcriptNode = await executor.execute(
+    source.kind === "generated"
+      ? {
+        stage: "engines-transcript",
+        version: 1,
+        label: "transcript generated",
+        params: { source: "generated", params: source.params },
+        inputs: {},
+      }
+      : {
+        stage: "engines-transcript",
+        version: 1,
+        label: `transcript ${source.path}`,
+        params: { source: "imported", format: source.format },
+        inputs: { file: run.header.sources["transcript"] },
+      },
+    async () => {
+      if (source.kind === "generated") {
+        const generated = generateTranscript(source.params);
+        const value: StoredTranscript = {
+          messages: generated.messages,
+          needles: generated.needles,
+          probes: [],
+          hash: generated.hash,
+          description: `generated (turns ${generated.params.turns}, needles ${generated.params.needles}, ` +
+            `words per message ${generated.params.wordsPerMsg})`,
+        };
+        return { outputs: { transcript: value } };
+      }
+      const imported = await importTranscript(source.path, source.format as "auto");
+      const value: StoredTranscript = {
+        messages: imported.messages,
+        needles: [],
+        probes: imported.probes,
+        hash: transcriptHash(imported.messages),
+        description: `imported ${imported.format} transcript ${source.path}`,
+      };
+      return { outputs: { transcript: value } };
+    },
+  );
+  const transcript = transcriptNode.outputs.transcript as StoredTranscript;
+  const inputTokens = counter.countMessages(transcript.messages);
+  const budget = options.budgetTokens ?? Math.floor(inputTokens * DEFAULT_BUDGET_SHARE);
+  progress.note(
+    `transcript ${transcript.hash} (${transcript.messages.length} messages, ${inputTokens} tokens)`,
+  );
+
+  progress.plan("engine", options.engines.length);
+  const results: EngineResult[] = [];
+  for (const spec of options.engines) {
+    const node = await executor.execute(
+      {
+        stage: "engines-engine",
+        version: 1,
+        label: `engine ${spec}`,
+        params: {
+          engine: spec,
+          repeats: options.repeats,
+          budget_tokens: budget,
+          qa: options.qa,
+          tokenizer: counter.hash,
+          chat_model: models.description.chat_model,
+          decision_model: models.description.decision_model,
+        },
+        inputs: { transcript: transcriptNode.node.outputs.transcript },
+        provider: true,
+        reuseFrozen: false,
+      },
+      async () => {
+        const [result] = await runEngines({
+          messages: transcript.messages,
+          needles: transcript.needles,
+          probes: transcript.probes,
+          engines: [spec],
+          repeats: options.repeats,
+          counter,
+          chat: models.chat,
+          decision: models.decision,
+          budgetTokens: budget,
+          timeoutMs: options.timeoutMs,
+          qa: options.qa,
+        });
+        const { window, records, ...measured } = result;
+        return {
+          outputs: { result: measured, window },
+          requests: records,
+          status: result.status === "ok" ? "ok" : "invalid",
+          ...(result.reason ? { reason: result.reason } : {}),
+        };
+      },
+    );
+    const measured = node.outputs.result as Omit<EngineResult, "window" | "records">;
+    results.push({ ...measured, window: null, records: [] });
+  }
+
+  const table = formatEnginesTable(results);
+  await run.writeJsonFile("results.json", {
+    suite: "engines",
+    transcript: {
+      hash: transcript.hash,
+      description: transcript.description,
+      messages: transcript.messages.length,
+    },
+    tokenizer: { name: counter.name, hash: counter.hash },
+    models: models.description,
+    budget_tokens: budget,
+    repeats: options.repeats,
+    engines: results.map(({ window: _w, records: _r, ...rest }) => rest),
+  });
+  const report = enginesReportMarkdown(results, {
+    transcript: transcript.description,
+    transcriptHash: transcript.hash,
+    tokenizer: `${counter.name} (${counter.hash.slice(0, 12)})`,
+    chatModel: models.description.chat_model,
+    decisionModel: models.description.decision_model,
+    reference: models.description.mode === "reference",
+    repeats: options.repeats,
+  });
+  await run.writeFile("REPORT.md", report);
+  return {
+    transcript: {
+      hash: transcript.hash,
+      description: transcript.description,
+      messages: transcript.messages.length,
+      tokens: inputTokens,
+    },
+    budget_tokens: budget,
+    results,
+    table,
+  };
+}
