@@ -214,7 +214,7 @@ class WorldBuilder {
 
   /** An article: `intro` first, then key facts and fillers in shuffled order. */
   article(kind: Kind, title: string, intro: string, keys: Record<string, string>): BuiltArticle {
-    const fillerCount = this.rng.int(5, 7);
+    const fillerCount = this.rng.int(5, 8);
     const body: { key?: string; text: string }[] = Object.entries(keys).map(([key, text]) => ({ key, text }));
     const usedTemplates = new Set<number>();
     for (let i = 0; i < fillerCount; i++) {
@@ -446,11 +446,13 @@ export function generateHotpotRecords(count: number, seed: string = DEMO_DATA_SE
       distractors.push({ kind, article: w.distractor(kind).article });
     }
     const articles = () => [...q.gold.map(([g]) => g.article), ...distractors.map((d) => d.article)];
-    while (evidenceChars(articles()) < MIN_EVIDENCE_CHARS) {
-      const target = w.rng.pick(distractors);
+    let open = [...distractors];
+    while (evidenceChars(articles()) < MIN_EVIDENCE_CHARS && open.length > 0) {
+      const target = w.rng.pick(open);
       const used = w.templatesUsed.get(target.article.title) ?? new Set<number>();
       const sentence = w.filler(target.kind, target.article.title, used);
-      if (sentence !== null) target.article.sentences.push(sentence);
+      if (sentence === null) open = open.filter((d) => d !== target);
+      else target.article.sentences.push(sentence);
     }
     const supporting_facts: SupportingFact[] = q.gold.map(([g, key]) => ({
       title: g.article.title,

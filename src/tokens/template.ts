@@ -20,9 +20,12 @@ export interface TemplateViewOptions {
 }
 
 /**
- * The template view of a message list: a copy with `content: null` replaced by `""` (OpenAI-compatible
- * servers render a null content as empty text, and templates such as Qwen3's cannot render null), keys whose
- * value is `undefined` dropped, and, with `parseToolArguments`, tool-call arguments parsed from JSON.
+ * The template view of a message list: a copy with `content: null` replaced by `""`, keys whose value is
+ * `undefined` dropped, and, with `parseToolArguments`, tool-call arguments parsed from JSON.
+ *
+ * Why null becomes `""`: an OpenAI assistant message with `tool_calls` usually has `content: null`, and
+ * Qwen3's template (in `transformers` as here) fails on it (`'</think>' in None`). The cost: a template that
+ * tests `content is none` (DeepSeek-V3's renders tool calls only then) takes its text branch instead.
  */
 export function templateView(
   messages: ChatMessage[],
