@@ -38,10 +38,42 @@ export type TokenizerConfig = z.infer<typeof TokenizerConfigSchema>;
 export const TokenizerJsonSchema = z.object({
   model: z.object({ type: z.string().optional() }).loose(),
   added_tokens: z.array(
-    z.object({ id: z.number().int().nonnegative(), content: z.string(), special: z.boolean().optional() })
-      .loose(),
+    z.object({
+      id: z.number().int().nonnegative(),
+      content: z.string(),
+      special: z.boolean().optional(),
+      lstrip: z.boolean().optional(),
+      rstrip: z.boolean().optional(),
+      single_word: z.boolean().optional(),
+      normalized: z.boolean().optional(),
+    }).loose(),
   ),
+  normalizer: z.unknown().optional(),
 }).loose();
+
+/**
+ * A pattern matching the added tokens of a tokenizer when splitting a text at them is exact: the tokenizer
+ * itself splits added tokens out first and encodes each piece between them independently, so a count is the
+ * sum of the pieces' counts plus one per added token. That holds when no added token strips neighbouring
+ * spaces or must stand as a single word, and added tokens are matched on the raw text (`normalized: false`,
+ * or no normalizer at all). Otherwise null: the counter then encodes whole texts.
+ */
+export function addedTokenSplitter(json: z.infer<typeof TokenizerJsonSchema>): RegExp | null {
+  const tokens = json.added_tokens;
+  if (tokens.length === 0) return null;
+  const normalizer = json.normalizer as { type?: string; normalizers?: unknown[] } | null | undefined;
+  const noNormalizer = normalizer === null || normalizer === undefined ||
+    (normalizer.type === "Sequence" && (normalizer.normalizers ?? []).length === 0);
+  for (const t of tokens) {
+    if (t.lstrip || t.rstrip || t.single_word) return null;
+    if (t.normalized && !noNormalizer) return null;
+    if (t.content.length === 0) return null;
+  }
+  const escaped = [...new Set(tokens.map((t) => t.content))]
+    .sort((a, b) => b.length - a.length)
+    .map((c) => c.replace(/[.*+?^${}()|[\]\\]/g, "\\$&"));
+  return new RegExp(escaped.join("|"), "g");
+}
 
 /** The names under which the chat template sees the configured special tokens (as `transformers` passes them). */
 export const SPECIAL_TOKEN_FIELDS = [

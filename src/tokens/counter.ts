@@ -27,6 +27,8 @@ export interface LoadedTokenizer {
   template: ChatTemplate;
   /** Token counts keyed by the SHA-256 (hex) of the counted text's UTF-8 bytes. */
   counts: Map<string, number>;
+  /** Matches added tokens where splitting at them is exact (see `addedTokenSplitter`), else null. */
+  splitter: RegExp | null;
 }
 
 /** Options of a counter; they change what the template sees, never the tokenizer. */
@@ -84,9 +86,31 @@ export class HfTokenCounter implements TokenCounter {
     return this.countText(this.render(messages, tools, false));
   }
 
-  /** Token count of a plain text, no template and no special tokens added; cached by SHA-256 of the text. */
+  /**
+   * Token count of a plain text, no template and no special tokens added. Where exact (see
+   * `addedTokenSplitter`), the text is cut at added tokens such as `<|im_start|>` and each piece is counted
+   * and cached on its own, so prompts that share messages share most of their counting work.
+   */
   countText(text: string): number {
-    const key = createHash("sha256").update(text, "utf8").digest("hex");
+    const splitter = this.#loaded.splitter;
+    if (splitter === null) return this.#countPiece(text);
+    let total = 0;
+    let last = 0;
+    splitter.lastIndex = 0;
+    for (const match of text.matchAll(splitter)) {
+      if (match.index > last) total += this.#countPiece(text.slice(last, match.index));
+      total += 1;
+      last = match.index + match[0].length;
+    }
+    if (last < text.length) total += this.#countPiece(text.slice(last));
+    return total;
+  }
+
+  /** Count of a piece with no added token inside; cached by the piece (short) or its SHA-256 (long). */
+  #countPiece(text: string): number {
+    const key = text.length <= 64
+      ? `t:${text}`
+      : `h:${createHash("sha256").update(text, "utf8").digest("hex")}`;
     const counts = this.#loaded.counts;
     const cached = counts.get(key);
     if (cached !== undefined) return cached;

@@ -10,6 +10,7 @@ import { Tokenizer } from "@huggingface/tokenizers";
 import { DEFAULT_TOKENIZER_DIR } from "../assets.ts";
 import { UsageError } from "../errors.ts";
 import {
+  addedTokenSplitter,
   formatIssues,
   selectChatTemplate,
   specialTokenStrings,
@@ -121,5 +122,6 @@ async function buildTokenizer(dir: string): Promise<LoadedTokenizer> {
     tokenizer,
     template,
     counts: new Map(),
+    splitter: addedTokenSplitter(outline.data),
   };
 }

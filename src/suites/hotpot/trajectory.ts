@@ -1,0 +1,62 @@
+/**
+ * The shape of a collected hotpot trajectory: an OpenAI-format chat in which an agent reads the ten article
+ * files of a question's workspace with `read_file`. The system prompt and the user task are fixed here; the
+ * agent's final answer is kept aside and never evaluated.
+ *
+ * @module
+ */
+import type { ChatMessage } from "../../models/messages.ts";
+import type { CallRecord } from "../../models/types.ts";
+import type { WorkspaceFile } from "./workspace.ts";
+
+/** The system prompt of every collected trajectory. */
+export const SYSTEM_PROMPT =
+  "You are a careful research assistant working in a workspace of text files. Use the read_file tool to " +
+  "read files; each result shows the file's lines as 'LINE_NUMBER|TEXT'. Base your answers only on what " +
+  "the files say.";
+
+/** The user task of a question: answer it from the files, which are listed as `- path` lines. */
+export function taskMessage(question: string, files: readonly Pick<WorkspaceFile, "path">[]): string {
+  return [
+    "Answer the following question using the files in the workspace. Read every file completely with " +
+    "read_file before you answer.",
+    "",
+    `Question: ${question}`,
+    "",
+    "Files:",
+    ...files.map((f) => `- ${f.path}`),
+  ].join("\n");
+}
+
+/** The opening messages of a trajectory: system prompt and user task. */
+export function openingMessages(
+  question: string,
+  files: readonly Pick<WorkspaceFile, "path">[],
+): ChatMessage[] {
+  return [
+    { role: "system", content: SYSTEM_PROMPT },
+    { role: "user", content: taskMessage(question, files) },
+  ];
+}
+
+/** How a trajectory was collected. */
+export type CollectionSource = "scripted" | "live" | "hermes";
+
+/** A collected trajectory of one question. */
+export interface Collection {
+  question_id: string;
+  source: CollectionSource;
+  /** System prompt, task, then assistant tool calls and tool results; the final answer excluded. */
+  messages: ChatMessage[];
+  /** The agent's final answer, kept aside (null when there was none). */
+  final_answer: string | null;
+  /** SHA-256 of each workspace file before and after the collection, keyed by path. */
+  hashes_before: Record<string, string>;
+  hashes_after: Record<string, string>;
+  /** Why the agent stopped (live collections). */
+  stop_reason?: "answered" | "step_cap" | "model_error";
+  /** The model error, when `stop_reason` is `model_error`. */
+  error?: string;
+  /** Provider calls made (live collections). */
+  calls?: CallRecord[];
+}
