@@ -1,0 +1,67 @@
+/**
+ * Reading a model's answer: parse leniently, score strictly. The answer is expected as a JSON object
+ * `{"answer": "...", "supporting_facts": [[title, sentence_id], ...]}`, possibly inside a ```json fence or
+ * surrounded by other text. The pairs are kept exactly as given: scoring gives no supporting-fact credit to
+ * a pair whose id is not an integer (see scoring.ts).
+ *
+ * @module
+ */
+import { z } from "zod";
+import type { HotpotPrediction } from "./scoring.ts";
+
+/** A parsed model answer. */
+export type ParsedAnswer =
+  | { ok: true; answer: string; supporting_facts: unknown[] }
+  | { ok: false; error: string };
+
+const AnswerObjectSchema = z.object({
+  answer: z.union([z.string(), z.number().transform(String)]),
+  supporting_facts: z.array(z.unknown()).optional(),
+});
+
+/** Every balanced `{...}` span of `text` (string-aware), in order of their start. */
+function objectCandidates(text: string): string[] {
+  const out: string[] = [];
+  for (let start = text.indexOf("{"); start !== -1; start = text.indexOf("{", start + 1)) {
+    let depth = 0;
+    let inString = false;
+    for (let i = start; i < text.length; i++) {
+      const c = text[i];
+      if (inString) {
+        if (c === "\\") i++;
+        else if (c === '"') inString = false;
+      } else if (c === '"') inString = true;
+      else if (c === "{") depth++;
+      else if (c === "}" && --depth === 0) {
+        out.push(text.slice(start, i + 1));
+        break;
+      }
+    }
+  }
+  return out;
+}
+
+/** Parses a model answer: fenced JSON first, then the whole text, then any embedded JSON object. */
+export function parseModelAnswer(text: string): ParsedAnswer {
+  const fenced = [...text.matchAll(/```(?:json)?\s*\n?([\s\S]*?)```/gi)].map((m) => m[1]);
+  for (const candidate of [...fenced, text, ...objectCandidates(text)]) {
+    let json: unknown;
+    try {
+      json = JSON.parse(candidate.trim());
+    } catch (error) {
+      if (error instanceof SyntaxError) continue;
+      throw error;
+    }
+    const parsed = AnswerObjectSchema.safeParse(json);
+    if (parsed.success) {
+      return { ok: true, answer: parsed.data.answer, supporting_facts: parsed.data.supporting_facts ?? [] };
+    }
+  }
+  return { ok: false, error: "no JSON object with an 'answer' field found in the model's answer" };
+}
+
+/** The prediction to score for a model answer; an unparsable answer predicts nothing (scores zero). */
+export function predictionFromModelAnswer(text: string): HotpotPrediction {
+  const parsed = parseModelAnswer(text);
+  return parsed.ok ? { answer: parsed.answer, sp: parsed.supporting_facts } : { answer: "", sp: [] };
+}
