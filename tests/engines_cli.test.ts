@@ -41,7 +41,9 @@ Deno.test("engines run writes a verifiable run with results.json, REPORT.md and 
     "--quiet",
   ]);
   assert.equal(run.code, 0, run.stderr);
-  for (const engine of ["full", "truncate", "jev"]) assert.match(run.stdout, new RegExp(`^${engine}\\s+ok`, "m"));
+  for (const engine of ["full", "truncate", "jev"]) {
+    assert.match(run.stdout, new RegExp(`^${engine}\\s+ok`, "m"));
+  }
   const results = JSON.parse(await Deno.readTextFile(join(out, "results.json")));
   assert.equal(results.engines.length, 3);
   assert.equal(results.engines[0].needles.recall, 1);

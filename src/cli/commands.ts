@@ -5,6 +5,7 @@
  */
 import { demoCommand } from "./demo.ts";
 import { enginesCommand } from "./engines.ts";
+import { hotpotCommand } from "./hotpot.ts";
 import { serveReferenceCommand } from "./serve_reference.ts";
 import { tokensCommand } from "./tokens.ts";
 import { verifyCommand } from "./verify.ts";
@@ -21,6 +22,7 @@ export const COMMANDS: Record<string, Command> = {
     summary: "offline demo of every suite on the embedded fixtures and the reference model",
     run: demoCommand,
   },
+  hotpot: { summary: "HotpotQA compaction benchmark (collect, run, score)", run: hotpotCommand },
   engines: {
     summary: "context engines head to head on long transcripts (run, generate)",
     run: enginesCommand,

@@ -9,6 +9,7 @@ import { UsageError } from "../errors.ts";
 import { programIdentity } from "../program_identity.ts";
 import { RUN_FORMAT, type RunHeader } from "../store/manifest.ts";
 import { RunDir } from "../store/run_dir.ts";
+import { readJournal } from "../store/journal.ts";
 
 /** The `parseArgs` spec of the shared run options. */
 export const RUN_OPTION_SPEC = {
@@ -79,4 +80,39 @@ export function recordedOptions(options: Record<string, unknown>): Record<string
     out[key] = value;
   }
   return out;
+}
+
+/**
+ * The argv a run was started with, for `--resume DIR`: read from the journal's header, checked to be a run
+ * of `command` (e.g. `["hotpot", "run"]`), without its `--output`; `--resume DIR` is appended.
+ */
+export async function resumeArgv(dir: string, command: string[]): Promise<string[]> {
+  let header;
+  try {
+    header = (await readJournal(join(dir, "journal.jsonl"))).header;
+  } catch (error) {
+    if (error instanceof Deno.errors.NotFound) {
+      throw new UsageError(`--resume ${dir}: not a run directory (no journal)`);
+    }
+    throw error;
+  }
+  if (!header) throw new UsageError(`--resume ${dir}: the journal has no header`);
+  const recorded = header.invocation.command;
+  if (command.some((word, i) => recorded[i] !== word)) {
+    throw new UsageError(
+      `--resume ${dir}: a '${recorded.slice(0, 2).join(" ")}' run, not '${command.join(" ")}'`,
+    );
+  }
+  const argv: string[] = [];
+  const rest = recorded.slice(command.length);
+  for (let i = 0; i < rest.length; i++) {
+    const word = rest[i];
+    if (word === "--output" || word === "-o") {
+      i++;
+      continue;
+    }
+    if (word.startsWith("--output=")) continue;
+    argv.push(word);
+  }
+  return [...argv, "--resume", dir];
 }

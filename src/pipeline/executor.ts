@@ -132,6 +132,11 @@ export class Executor {
     return this.run.store;
   }
 
+  /** True in check-only mode (provider stages are never run). */
+  get checkOnly(): boolean {
+    return this.#options.checkOnly ?? false;
+  }
+
   /** The frozen run, when one was given. */
   get frozen(): FrozenRun | undefined {
     return this.#options.frozen;

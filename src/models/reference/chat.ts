@@ -24,7 +24,14 @@ import type { ChatMessage, ToolCall, ToolDefinition } from "../messages.ts";
 import type { TokenCounter } from "../../tokens/types.ts";
 import { rankByRelevance } from "./bm25.ts";
 import { answerWithCode } from "./code_answer.ts";
-import { contextTexts, findQuestion, lastUserIndex, parseContextSentences, readFilePath } from "./context.ts";
+import {
+  contextTexts,
+  findQuestion,
+  lastUserIndex,
+  listedFiles,
+  parseContextSentences,
+  readFilePath,
+} from "./context.ts";
 import { answerWithFacts } from "./extractive_qa.ts";
 import { answerNeedle } from "./needle.ts";
 import { extractiveSummary } from "./summary.ts";
@@ -48,15 +55,9 @@ export interface ReferenceChatReply {
   rule: string;
 }
 
-/** The paths listed as `- path` lines in the first user message, in order. */
+/** The paths listed as `- path` (or `- path (article: Title)`) lines in the first user message, in order. */
 export function listedPaths(messages: readonly ChatMessage[]): string[] {
-  const first = messages.find((message) => message.role === "user");
-  const paths: string[] = [];
-  for (const line of (first?.content ?? "").split(/\r?\n/)) {
-    const match = /^\s*[-*]\s+`?([^\s`]+)`?\s*$/.exec(line);
-    if (match) paths.push(match[1]);
-  }
-  return paths;
+  return listedFiles(messages).map((file) => file.path);
 }
 
 function nextFileToRead(input: ReferenceChatInput): ToolCall | undefined {

@@ -125,6 +125,22 @@ export function readFilePath(argumentsJson: string): string | undefined {
   return undefined;
 }
 
+const LISTED_FILE = /^\s*[-*]\s+`?([^\s`]+)`?(?:\s+\(article:\s*(.+)\))?\s*$/;
+
+/**
+ * The files listed as `- path` or `- path (article: Title)` lines in the first user message, in order, with
+ * the article title when the line names one.
+ */
+export function listedFiles(messages: readonly ChatMessage[]): { path: string; title?: string }[] {
+  const first = messages.find((message) => message.role === "user");
+  const files: { path: string; title?: string }[] = [];
+  for (const line of (first?.content ?? "").split(/\r?\n/)) {
+    const match = LISTED_FILE.exec(line);
+    if (match) files.push(match[2] ? { path: match[1], title: match[2].trim() } : { path: match[1] });
+  }
+  return files;
+}
+
 /**
  * The context of a request: every non-system message except the last user message, in order (a tool
  * result gets the title of the file its `read_file` call asked for as fallback title). When nothing else
@@ -133,6 +149,7 @@ export function readFilePath(argumentsJson: string): string | undefined {
 export function contextTexts(messages: readonly ChatMessage[]): ContextText[] {
   const last = lastUserIndex(messages);
   const paths = new Map<string, string>();
+  const titles = new Map(listedFiles(messages).flatMap((f) => (f.title ? [[f.path, f.title] as const] : [])));
   const texts: ContextText[] = [];
   messages.forEach((message, index) => {
     for (const call of message.tool_calls ?? []) {
@@ -143,7 +160,8 @@ export function contextTexts(messages: readonly ChatMessage[]): ContextText[] {
     const text = messageText(message);
     if (text.trim() === "") return;
     const path = message.tool_call_id !== undefined ? paths.get(message.tool_call_id) : undefined;
-    texts.push({ text, ...(path !== undefined ? { fallbackTitle: titleFromHeader(path) } : {}) });
+    const title = path !== undefined ? titles.get(path) ?? titleFromHeader(path) : undefined;
+    texts.push({ text, ...(title !== undefined ? { fallbackTitle: title } : {}) });
   });
   if (texts.length === 0 && last >= 0) texts.push({ text: messageText(messages[last]) });
   return texts;

@@ -38,7 +38,10 @@ export function compactedEvidence(kept: string, summary: string): string {
   return parts.join("\n\n");
 }
 
-/** A compacted answer input: head, one user message with the evidence block and the evaluation question. */
+/**
+ * A compacted answer input: the head, one user message that frames the compacted evidence, and the evaluation
+ * question as the last user message.
+ */
 export function compactedAnswerInput(
   trajectory: readonly ChatMessage[],
   evidence: string,
@@ -46,10 +49,7 @@ export function compactedAnswerInput(
 ): ChatMessage[] {
   return [
     ...historyHead(trajectory),
-    {
-      role: "user",
-      content: `Your earlier file reads were compacted to fit the context.\n\n${evidence}\n\n` +
-        evaluationQuestion(question),
-    },
+    { role: "user", content: `Your earlier file reads were compacted to fit the context.\n\n${evidence}` },
+    { role: "user", content: evaluationQuestion(question) },
   ];
 }

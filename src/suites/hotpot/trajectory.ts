@@ -16,7 +16,10 @@ export const SYSTEM_PROMPT =
   "the files say.";
 
 /** The user task of a question: answer it from the files, which are listed as `- path` lines. */
-export function taskMessage(question: string, files: readonly Pick<WorkspaceFile, "path">[]): string {
+export function taskMessage(
+  question: string,
+  files: readonly Pick<WorkspaceFile, "path" | "title">[],
+): string {
   return [
     "Answer the following question using the files in the workspace. Read every file completely with " +
     "read_file before you answer.",
@@ -24,14 +27,14 @@ export function taskMessage(question: string, files: readonly Pick<WorkspaceFile
     `Question: ${question}`,
     "",
     "Files:",
-    ...files.map((f) => `- ${f.path}`),
+    ...files.map((f) => `- ${f.path} (article: ${f.title})`),
   ].join("\n");
 }
 
 /** The opening messages of a trajectory: system prompt and user task. */
 export function openingMessages(
   question: string,
-  files: readonly Pick<WorkspaceFile, "path">[],
+  files: readonly Pick<WorkspaceFile, "path" | "title">[],
 ): ChatMessage[] {
   return [
     { role: "system", content: SYSTEM_PROMPT },

@@ -1,0 +1,175 @@
+/**
+ * `hotpot collect` over the run store: a `hotpot-select` node freezes the selection (before any model call),
+ * then one `hotpot-collect` node per selected question collects and checks its trajectory; `corpus.json` and
+ * `selection.json` are exported. Workspaces live in a temporary directory that is removed afterwards.
+ *
+ * @module
+ */
+import { join } from "node:path";
+import { z } from "zod";
+import { UsageError } from "../../errors.ts";
+import type { HotpotRecord } from "../../data/hotpot_record.ts";
+import type { ChatModel } from "../../models/types.ts";
+import type { RunContext } from "../run_lifecycle.ts";
+import { collectLive } from "./collect_live.ts";
+import { collectScripted } from "./collect_scripted.ts";
+import { importHermesSession } from "./collect_hermes.ts";
+import { checkCollection } from "./collection_checks.ts";
+import { type Corpus, CORPUS_FORMAT, type CorpusQuestion } from "./corpus.ts";
+import { type SelectionOptions, selectQuestions } from "./select.ts";
+import { SYSTEM_PROMPT } from "./trajectory.ts";
+
+/** How trajectories are collected. */
+export type CollectMode =
+  | { kind: "scripted" }
+  | { kind: "live"; chat: ChatModel; model: string }
+  | { kind: "hermes"; dir: string };
+
+/** Options of {@link collectCorpus}. */
+export interface CollectOptions {
+  datasetPath: string;
+  datasetSha256: string;
+  records: HotpotRecord[];
+  selection: SelectionOptions;
+  mode: CollectMode;
+}
+
+const SelectedSchema = z.object({ ids: z.array(z.string()) });
+
+/** Selects and collects; returns the corpus (also exported as corpus.json). */
+export async function collectCorpus(context: RunContext, options: CollectOptions): Promise<Corpus> {
+  const { executor, run, progress } = context;
+  const datasetHash = run.header.sources["dataset"];
+  progress.plan("select", 1);
+  const selectNode = await executor.execute(
+    {
+      stage: "hotpot-select",
+      version: 1,
+      label: "select",
+      params: { ...options.selection },
+      inputs: { dataset: datasetHash },
+    },
+    () => {
+      const result = selectQuestions(options.records, options.selection);
+      return Promise.resolve({
+        outputs: {
+          selected: { ids: result.selected.map((r) => r.id) },
+          report: {
+            considered: result.considered,
+            removed: result.removed,
+            skipped_quota_full: result.skipped_quota_full,
+            quota_met: result.quota_met,
+            counts: result.counts,
+          },
+        },
+      });
+    },
+  );
+  const report = selectNode.outputs.report as {
+    considered: number;
+    removed: Record<string, number>;
+    skipped_quota_full: number;
+    quota_met: boolean;
+    counts: Record<string, { selected: number; wanted: number }>;
+  };
+  const removedText = Object.entries(report.removed).map(([k, v]) => `${k} ${v}`).join(", ");
+  progress.note(`selection: considered ${report.considered} record(s); removed: ${removedText}`);
+  if (!report.quota_met) {
+    const counts = Object.entries(report.counts).map(([k, v]) => `${k} ${v.selected}/${v.wanted}`).join(", ");
+    throw new UsageError(
+      `${options.datasetPath}: not enough records pass the filters (${counts}; removed: ${removedText})`,
+    );
+  }
+  const ids = SelectedSchema.parse(selectNode.outputs.selected).ids;
+  const byId = new Map(options.records.map((r) => [r.id, r]));
+  const workRoot = await Deno.makeTempDir({ prefix: "compaction-bench-workspaces-" });
+  const mode = options.mode;
+  progress.plan("collect", ids.length);
+  try {
+    const questions = await Promise.all(ids.map(async (id, index): Promise<CorpusQuestion> => {
+      const record = byId.get(id)!;
+      const node = await executor.execute(
+        {
+          stage: "hotpot-collect",
+          version: 1,
+          label: `collect q=${id}`,
+          params: { id, mode: mode.kind, ...(mode.kind === "live" ? { model: mode.model } : {}) },
+          inputs: { dataset: datasetHash },
+          provider: mode.kind === "live",
+        },
+        async () => {
+          const workspace = join(workRoot, String(index));
+          let collection;
+          if (mode.kind === "scripted") collection = await collectScripted(record, workspace);
+          else if (mode.kind === "live") collection = await collectLive(record, workspace, mode.chat);
+          else {
+            const file = join(mode.dir, `${id}.json`);
+            let json: unknown;
+            try {
+              json = JSON.parse(await Deno.readTextFile(file));
+            } catch (error) {
+              if (error instanceof Deno.errors.NotFound) {
+                return {
+                  outputs: { collection: null, check: { valid: false, reason: `no session file ${file}` } },
+                  status: "invalid" as const,
+                  reason: `no session file ${file}`,
+                };
+              }
+              if (error instanceof SyntaxError) throw new UsageError(`${file}: not JSON (${error.message})`);
+              throw error;
+            }
+            collection = importHermesSession(json, record, file);
+          }
+          const check = checkCollection(collection, record, { systemPrompt: SYSTEM_PROMPT });
+          const { calls, ...stored } = collection;
+          return {
+            outputs: { collection: stored, check },
+            requests: calls ?? [],
+            status: check.valid ? "ok" as const : "invalid" as const,
+            ...(check.valid ? {} : { reason: check.reason }),
+          };
+        },
+      );
+      const check = node.outputs.check as { valid: boolean; reason?: string };
+      const collection = node.outputs.collection as { messages: CorpusQuestion["trajectory"] } | null;
+      return {
+        id,
+        type: record.type,
+        level: record.level,
+        question: record.question,
+        context: record.context,
+        collection: mode.kind,
+        valid: check.valid,
+        ...(check.reason ? { reason: check.reason } : {}),
+        trajectory: collection?.messages ?? [],
+      };
+    }));
+    const corpus: Corpus = {
+      format: CORPUS_FORMAT,
+      dataset: { path: options.datasetPath, sha256: options.datasetSha256, records: options.records.length },
+      protocol: {
+        seed: options.selection.seed,
+        bridge: options.selection.bridge,
+        comparison: options.selection.comparison,
+        min_chars: options.selection.minChars,
+        max_chars: options.selection.maxChars,
+        collection: mode.kind,
+      },
+      selection: {
+        considered: report.considered,
+        removed: report.removed,
+        skipped_quota_full: report.skipped_quota_full,
+      },
+      questions,
+      gold: Object.fromEntries(ids.map((id) => {
+        const r = byId.get(id)!;
+        return [id, { answer: r.answer, supporting_facts: r.supporting_facts }];
+      })),
+    };
+    await run.writeJsonFile("selection.json", report);
+    await run.writeJsonFile("corpus.json", corpus);
+    return corpus;
+  } finally {
+    await Deno.remove(workRoot, { recursive: true });
+  }
+}

@@ -1,0 +1,88 @@
+/**
+ * `corpus.json`: the frozen output of `hotpot collect` and the input of `hotpot run`. It records the dataset
+ * hash, the selection protocol and its filter counts, and per selected question the public material (the
+ * question, its ten articles, the collected trajectory and whether the collection passed its checks). Gold
+ * labels sit in a separate `gold` map so that no method's input can reach them.
+ *
+ * @module
+ */
+import { z } from "zod";
+import { UsageError } from "../../errors.ts";
+import { ArticleSchema } from "../../data/hotpot_record.ts";
+import { ChatMessageSchema } from "../../models/messages.ts";
+
+/** Format tag of corpus files. */
+export const CORPUS_FORMAT = "compaction-bench/hotpot-corpus@1";
+
+/** One selected question's public part. */
+export const CorpusQuestionSchema = z.object({
+  id: z.string(),
+  type: z.enum(["bridge", "comparison"]),
+  level: z.string(),
+  question: z.string(),
+  context: z.array(ArticleSchema),
+  collection: z.enum(["scripted", "live", "hermes"]),
+  valid: z.boolean(),
+  reason: z.string().optional(),
+  trajectory: z.array(ChatMessageSchema),
+});
+/** One selected question's public part. */
+export type CorpusQuestion = z.infer<typeof CorpusQuestionSchema>;
+
+/** The gold labels of one question. */
+export const CorpusGoldSchema = z.object({
+  answer: z.string(),
+  supporting_facts: z.array(z.object({ title: z.string(), sent_id: z.number().int().nonnegative() })),
+});
+/** The gold labels of one question. */
+export type CorpusGold = z.infer<typeof CorpusGoldSchema>;
+
+/** The whole corpus file. */
+export const CorpusSchema = z.object({
+  format: z.literal(CORPUS_FORMAT),
+  dataset: z.object({ path: z.string(), sha256: z.string(), records: z.number().int() }),
+  protocol: z.object({
+    seed: z.number().int(),
+    bridge: z.number().int(),
+    comparison: z.number().int(),
+    min_chars: z.number().int(),
+    max_chars: z.number().int(),
+    collection: z.enum(["scripted", "live", "hermes"]),
+  }),
+  selection: z.object({
+    considered: z.number().int(),
+    removed: z.record(z.string(), z.number().int()),
+    skipped_quota_full: z.number().int(),
+  }),
+  questions: z.array(CorpusQuestionSchema),
+  gold: z.record(z.string(), CorpusGoldSchema),
+});
+/** The whole corpus file. */
+export type Corpus = z.infer<typeof CorpusSchema>;
+
+/** Reads and validates a corpus file; errors name the file and the field. */
+export async function readCorpus(path: string): Promise<{ corpus: Corpus; bytes: Uint8Array }> {
+  let bytes: Uint8Array;
+  try {
+    bytes = await Deno.readFile(path);
+  } catch (error) {
+    if (error instanceof Deno.errors.NotFound) throw new UsageError(`--corpus ${path}: not found`);
+    throw error;
+  }
+  let json: unknown;
+  try {
+    json = JSON.parse(new TextDecoder().decode(bytes));
+  } catch (error) {
+    if (error instanceof SyntaxError) throw new UsageError(`${path}: not JSON (${error.message})`);
+    throw error;
+  }
+  const parsed = CorpusSchema.safeParse(json);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    throw new UsageError(`${path}: field ${issue.path.join(".") || "(root)"}: ${issue.message}`);
+  }
+  for (const q of parsed.data.questions) {
+    if (!parsed.data.gold[q.id]) throw new UsageError(`${path}: question ${q.id} has no gold labels`);
+  }
+  return { corpus: parsed.data, bytes };
+}

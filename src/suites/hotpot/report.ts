@@ -1,0 +1,149 @@
+/**
+ * The hotpot REPORT.md: the results table, the counts, the usage, and the predeclared hypothesis stated
+ * descriptively (Jev+Summary exceeds both compressed baselines in EM and is within 5 points of Full).
+ *
+ * @module
+ */
+import { markdownTable } from "../../report/markdown_table.ts";
+import type { HotpotMethodAggregate } from "./aggregate.ts";
+import type { Corpus } from "./corpus.ts";
+
+/** What the report states about the run besides the aggregates. */
+export interface HotpotReportMeta {
+  corpus: Corpus;
+  models: { mode: string; chat_model: string; decision_model: string; note: string };
+  tokenizer: string;
+  inputCap: number;
+  reserve: number;
+  compressions: number;
+  answers: number;
+}
+
+const pct = (x: number) => Number((100 * x).toFixed(1));
+
+/** The hypothesis verdict, stated descriptively. */
+export function hypothesisText(aggregates: readonly HotpotMethodAggregate[]): string {
+  const em = (m: string) => aggregates.find((a) => a.method === m)?.metrics.em;
+  const fusion = em("jev+summary");
+  const jev = em("jev");
+  const summary = em("summary");
+  const full = em("full");
+  const claim =
+    "Predeclared hypothesis: Jev+Summary exceeds both compressed baselines (Jev, Summary) in answer " +
+    "EM and is within 5 points of Full.";
+  if ([fusion, jev, summary, full].some((v) => v === undefined)) {
+    return `${claim}\n\nNot evaluated: this run did not include all four methods.`;
+  }
+  const beats = fusion! > jev! && fusion! > summary!;
+  const close = full! - fusion! <= 0.05;
+  const verdict = beats && close
+    ? "The observed numbers agree with it"
+    : "The observed numbers do not agree with it";
+  return `${claim}\n\nObserved EM: Jev+Summary ${pct(fusion!)}, Jev ${pct(jev!)}, Summary ${
+    pct(summary!)
+  }, ` +
+    `Full ${pct(full!)}. Jev+Summary ${
+      beats ? "exceeds" : "does not exceed"
+    } both compressed baselines and is ` +
+    `${(100 * (full! - fusion!)).toFixed(1)} points below Full (${
+      close ? "within" : "not within"
+    } 5). ${verdict} ` +
+    `(descriptive only: no significance test).`;
+}
+
+/** Renders REPORT.md. */
+export function hotpotReportMarkdown(
+  aggregates: readonly HotpotMethodAggregate[],
+  meta: HotpotReportMeta,
+): string {
+  const table = markdownTable(
+    [
+      "method",
+      "EM",
+      "F1",
+      "SP EM",
+      "SP F1",
+      "joint EM",
+      "joint F1",
+      "gold SP kept",
+      "valid/planned",
+      "input tok mean",
+      "input tok total",
+      "over cap",
+    ],
+    aggregates.map((a) => [
+      a.method,
+      pct(a.metrics.em),
+      pct(a.metrics.f1),
+      pct(a.metrics.sp_em),
+      pct(a.metrics.sp_f1),
+      pct(a.metrics.joint_em),
+      pct(a.metrics.joint_f1),
+      pct(a.sp_survival),
+      `${a.valid}/${a.planned}`,
+      a.input_tokens.mean === null ? null : Math.round(a.input_tokens.mean),
+      a.input_tokens.total,
+      a.over_cap,
+    ]),
+    1,
+  );
+  const usage = markdownTable(
+    ["method", "compression calls", "compression input tokens", "compression output tokens"],
+    aggregates.map((
+      a,
+    ) => [
+      a.method,
+      a.compression_usage.calls,
+      a.compression_usage.input_tokens,
+      a.compression_usage.output_tokens,
+    ]),
+  );
+  const types = [...new Set(aggregates.flatMap((a) => Object.keys(a.em_by_type)))];
+  const byType = markdownTable(
+    ["method", ...types.map((t) => `EM ${t}`)],
+    aggregates.map((a) => [a.method, ...types.map((t) => pct(a.em_by_type[t] ?? 0))]),
+    1,
+  );
+  const c = meta.corpus;
+  const invalid = c.questions.filter((q) => !q.valid);
+  const removed = Object.entries(c.selection.removed).map(([k, v]) => `${k}: ${v}`).join(", ");
+  const reference = meta.models.mode === "reference"
+    ? `\n> **Reference model.** These numbers come from the built-in deterministic reference model, an honest but ` +
+      `weak extractive baseline (BM25 relevance, extractive summaries and answers). It never sees gold labels. ` +
+      `They show the harness works end to end; they say nothing about any real LLM.\n`
+    : "";
+  return `# hotpot: compaction under a ${meta.inputCap}-token answer-input ceiling
+${reference}
+- Dataset: \`${c.dataset.path}\` (sha256 \`${c.dataset.sha256}\`, ${c.dataset.records} records)
+- Selection: seed ${c.protocol.seed}, ${c.protocol.bridge} bridge + ${c.protocol.comparison} comparison,
+  ${c.protocol.min_chars}–${c.protocol.max_chars} evidence characters; considered ${c.selection.considered}; removed
+  by filter: ${removed}
+- Collection: ${c.protocol.collection}; ${c.questions.length - invalid.length}/${c.questions.length} valid
+${invalid.map((q) => `  - ${q.id}: ${q.reason}`).join("\n")}
+- Models: chat \`${meta.models.chat_model}\`, decision \`${meta.models.decision_model}\` (${meta.models.note})
+- Tokenizer: ${meta.tokenizer}; ceiling ${meta.inputCap} tokens (reserve ${meta.reserve}) on the complete answer input
+- Repeats: ${meta.compressions} compression generation(s) × ${meta.answers} answer(s) per question and method
+
+## Results
+
+Percentages; answers averaged within a question, then questions equally; invalid conditions count zero.
+"gold SP kept" is LLM-free: the share of gold supporting sentences present verbatim in the answer input.
+Input tokens are the provider's reported prompt tokens of the answer calls.
+
+${table}
+
+### EM by question type
+
+${byType}
+
+## Compression usage
+
+${usage}
+
+(Rankings are shared by Jev and Jev+Summary within a generation and counted in both rows.)
+
+## Hypothesis
+
+${hypothesisText(aggregates)}
+`;
+}

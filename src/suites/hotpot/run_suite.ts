@@ -1,0 +1,487 @@
+/**
+ * `hotpot run` over the run store. Per question: a `hotpot-question` node splits the corpus into the public
+ * material and the gold labels; per generation a `hotpot-rank` node (decision model) and `hotpot-summary`
+ * nodes (chat model) freeze the compression artifacts; pure `hotpot-context` nodes render each method's answer
+ * input; `hotpot-answer` nodes (always afresh) call the chat model; `hotpot-score` nodes score against gold.
+ *
+ * @module
+ */
+import type { ChatMessage } from "../../models/messages.ts";
+import { rank } from "../../models/rank.ts";
+import type { ModelSetup } from "../model_setup.ts";
+import type { RunContext } from "../run_lifecycle.ts";
+import { summarizeWithin } from "../../methods/summarize.ts";
+import { countPrompt } from "../../tokens/budget.ts";
+import type { TokenCounter } from "../../tokens/types.ts";
+import { predictionFromModelAnswer } from "./answer_parse.ts";
+import type { Corpus, CorpusGold } from "./corpus.ts";
+import {
+  compactedContext,
+  evidenceText,
+  fullContext,
+  fusionKept,
+  type HotpotMethod,
+  jevKept,
+  type MethodInput,
+  questionUnits,
+  taskText,
+  unitsById,
+} from "./methods.ts";
+import { type HotpotMetrics, METRIC_NAMES, scoreQuestion } from "./scoring.ts";
+
+/** The protocol knobs of a run. */
+export interface HotpotRunOptions {
+  methods: HotpotMethod[];
+  inputCap: number;
+  reserve: number;
+  compressions: number;
+  answers: number;
+  fusionShare: number;
+  summaryRetries: number;
+  answerMaxTokens: number;
+}
+
+/** Defaults from the protocol. */
+export const DEFAULT_HOTPOT_RUN: Omit<HotpotRunOptions, "methods"> = {
+  inputCap: 3600,
+  reserve: 64,
+  compressions: 2,
+  answers: 2,
+  fusionShare: 0.4,
+  summaryRetries: 3,
+  answerMaxTokens: 256,
+};
+
+/** One answer's row in results.json. */
+export interface HotpotResultRow {
+  question_id: string;
+  type: string;
+  method: HotpotMethod;
+  generation: number;
+  answer_index: number;
+  status: "ok" | "invalid";
+  reason: string | null;
+  answer_text: string | null;
+  prediction: { answer?: string; sp?: readonly unknown[] } | null;
+  metrics: HotpotMetrics;
+  /** The provider's reported input tokens (null when no call was made). */
+  input_tokens: number | null;
+  /** Our exact count of the answer input. */
+  context_tokens: number | null;
+  within_cap: boolean | null;
+  /** Share of gold supporting sentences present verbatim in the answer input. */
+  sp_survival: number | null;
+  /** Hash of the answer-input blob. */
+  context_hash: string | null;
+}
+
+/** What the suite returns besides the files it exports. */
+export interface HotpotRunOutcome {
+  rows: HotpotResultRow[];
+  compressionUsage: Record<string, { calls: number; input_tokens: number; output_tokens: number }>;
+  checkOnly: { compared: number; differing: string[]; missing: string[] } | null;
+}
+
+interface ContextInfo {
+  tokens: number;
+  within_cap: boolean;
+  kept: string[] | null;
+  summary_tokens: number | null;
+}
+
+function zeroMetrics(): HotpotMetrics {
+  return Object.fromEntries(METRIC_NAMES.map((k) => [k, 0])) as HotpotMetrics;
+}
+
+/** Share of gold supporting sentences whose text appears verbatim in the messages. */
+export function supportSurvival(
+  messages: readonly ChatMessage[],
+  question: MethodInput,
+  gold: CorpusGold,
+): number {
+  const text = messages.map((m) => `${m.content ?? ""}`).join("\n");
+  if (gold.supporting_facts.length === 0) return 0;
+  let found = 0;
+  for (const fact of gold.supporting_facts) {
+    const sentence = question.context.find((a) => a.title === fact.title)?.sentences[fact.sent_id];
+    if (sentence !== undefined && sentence.trim() !== "" && text.includes(sentence.trim())) found++;
+  }
+  return found / gold.supporting_facts.length;
+}
+
+/** Runs the hotpot conditions of a corpus. */
+export async function runHotpot(
+  context: RunContext,
+  corpus: Corpus,
+  options: HotpotRunOptions,
+  models: ModelSetup,
+  counter: TokenCounter,
+): Promise<HotpotRunOutcome> {
+  const { executor, run, progress } = context;
+  const corpusHash = run.header.sources["corpus"];
+  const limit = options.inputCap - options.reserve;
+  const usesRanking = options.methods.some((m) => m === "jev" || m === "jev+summary");
+  const usesSummary = options.methods.some((m) => m === "summary" || m === "jev+summary");
+  const q = corpus.questions.length;
+  const G = options.compressions;
+  progress.plan("question", q);
+  if (usesRanking) progress.plan("rank", q * G);
+  if (usesSummary) {
+    progress.plan(
+      "summary",
+      q * G * options.methods.filter((m) => m.includes("summary")).length,
+    );
+  }
+  progress.plan("context", q * G * options.methods.length);
+  progress.plan("answer", q * G * options.methods.length * options.answers);
+  progress.plan("score", q * G * options.methods.length * options.answers);
+
+  const compressionUsage: HotpotRunOutcome["compressionUsage"] = {};
+  const addUsage = (
+    method: string,
+    usage: { calls: number; input_tokens: number; output_tokens: number },
+  ) => {
+    const u = compressionUsage[method] ??= { calls: 0, input_tokens: 0, output_tokens: 0 };
+    u.calls += usage.calls;
+    u.input_tokens += usage.input_tokens;
+    u.output_tokens += usage.output_tokens;
+  };
+  const check = { compared: 0, differing: [] as string[], missing: [] as string[] };
+  const common = { input_cap: options.inputCap, reserve: options.reserve, tokenizer: counter.hash };
+
+  const perQuestion = await Promise.all(corpus.questions.map(async (cq) => {
+    const questionNode = await executor.execute(
+      {
+        stage: "hotpot-question",
+        version: 1,
+        label: `question q=${cq.id}`,
+        params: { id: cq.id },
+        inputs: { corpus: corpusHash },
+      },
+      () => {
+        const { id, question, context: articles, trajectory, valid, reason } = cq;
+        return Promise.resolve({
+          outputs: {
+            question: { id, question, context: articles, trajectory, valid, reason: reason ?? null },
+            gold: corpus.gold[cq.id],
+          },
+          status: valid ? "ok" as const : "invalid" as const,
+          ...(valid ? {} : { reason: `collection invalid: ${reason}` }),
+        });
+      },
+    );
+    const question = questionNode.outputs.question as MethodInput & { valid: boolean; reason: string | null };
+    const gold = questionNode.outputs.gold as CorpusGold;
+    const questionHash = questionNode.node.outputs.question;
+    const goldHash = questionNode.node.outputs.gold;
+    const rows: HotpotResultRow[] = [];
+
+    for (let gen = 0; gen < G; gen++) {
+      let rankingHash: string | undefined;
+      let ranking: { ok: boolean; order: string[]; error?: string } | undefined;
+      if (usesRanking) {
+        const rankNode = await executor.execute(
+          {
+            stage: "hotpot-rank",
+            version: 1,
+            label: `rank q=${cq.id} gen=${gen}`,
+            params: { generation: gen, decision_model: models.description.decision_model },
+            inputs: { question: questionHash },
+            provider: true,
+          },
+          async () => {
+            if (!question.valid) {
+              return {
+                outputs: { ranking: { ok: false, order: [], error: "collection invalid" } },
+                status: "invalid",
+              };
+            }
+            const units = questionUnits(question);
+            const result = await rank(models.decision, units, taskText(question));
+            if (!result.ok) {
+              return {
+                outputs: { ranking: { ok: false, order: [], error: result.error } },
+                requests: result.records,
+                status: "invalid",
+                reason: result.error,
+              };
+            }
+            return {
+              outputs: {
+                ranking: {
+                  ok: true,
+                  order: result.order,
+                  probabilities: result.probabilities,
+                  model: result.model,
+                },
+              },
+              requests: result.records,
+            };
+          },
+        );
+        rankingHash = rankNode.node.outputs.ranking;
+        ranking = rankNode.outputs.ranking as typeof ranking;
+        for (const m of ["jev", "jev+summary"]) {
+          if (options.methods.includes(m as HotpotMethod)) addUsage(m, rankNode.node.usage);
+        }
+      }
+
+      await Promise.all(options.methods.map(async (method) => {
+        // 1. Compression artifact (summary) where the method needs one.
+        let summaryHash: string | undefined;
+        let summaryValue: { ok: boolean; text: string | null; kept: string[]; reason?: string } | undefined;
+        if (method === "summary" || method === "jev+summary") {
+          const inputs: Record<string, string> = { question: questionHash };
+          if (method === "jev+summary" && rankingHash) inputs.ranking = rankingHash;
+          const summaryNode = await executor.execute(
+            {
+              stage: "hotpot-summary",
+              version: 1,
+              label: `summary q=${cq.id} method=${method} gen=${gen}`,
+              params: {
+                method,
+                generation: gen,
+                ...common,
+                chat_model: models.description.chat_model,
+                max_retries: options.summaryRetries,
+                ...(method === "jev+summary" ? { fusion_share: options.fusionShare } : {}),
+              },
+              inputs,
+              provider: true,
+            },
+            async () => {
+              const fail = (reason: string) => ({
+                outputs: { summary: { ok: false, text: null, kept: [], reason } },
+                status: "invalid" as const,
+                reason,
+              });
+              if (!question.valid) return fail("collection invalid");
+              let kept: ReturnType<typeof questionUnits> = [];
+              let rest = questionUnits(question);
+              if (method === "jev+summary") {
+                if (!ranking?.ok) return fail(`ranking failed: ${ranking?.error}`);
+                kept = fusionKept(counter, question, ranking.order, limit, options.fusionShare);
+                const keptIds = new Set(kept.map((u) => u.id));
+                rest = rest.filter((u) => !keptIds.has(u.id));
+              }
+              const base = countPrompt(counter, compactedContext(question, kept, ""));
+              const outcome = await summarizeWithin({
+                chat: models.chat,
+                task: taskText(question),
+                evidence: evidenceText(rest),
+                retained: kept.length > 0 ? evidenceText(kept) : undefined,
+                space: limit - base,
+                promptTokens: (summary) => countPrompt(counter, compactedContext(question, kept, summary)),
+                limit,
+                maxRetries: options.summaryRetries,
+              });
+              const keptIds = kept.map((u) => u.id);
+              if (!outcome.ok) {
+                return {
+                  outputs: {
+                    summary: {
+                      ok: false,
+                      text: outcome.summary ?? null,
+                      kept: keptIds,
+                      reason: outcome.reason,
+                      attempts: outcome.attempts,
+                    },
+                  },
+                  requests: outcome.records,
+                  status: "invalid" as const,
+                  reason: outcome.reason,
+                };
+              }
+              return {
+                outputs: {
+                  summary: { ok: true, text: outcome.summary, kept: keptIds, attempts: outcome.attempts },
+                },
+                requests: outcome.records,
+              };
+            },
+          );
+          summaryHash = summaryNode.node.outputs.summary;
+          summaryValue = summaryNode.outputs.summary as typeof summaryValue;
+          addUsage(method, summaryNode.node.usage);
+        }
+
+        // 2. The answer input (pure, rebuilt by --check-only).
+        const contextInputs: Record<string, string> = { question: questionHash };
+        if (method === "jev" && rankingHash) contextInputs.ranking = rankingHash;
+        if (summaryHash) contextInputs.summary = summaryHash;
+        const contextNode = await executor.execute(
+          {
+            stage: "hotpot-context",
+            version: 1,
+            label: `context q=${cq.id} method=${method}${method === "full" ? "" : ` gen=${gen}`}`,
+            params: { method, ...common },
+            inputs: contextInputs,
+          },
+          () => {
+            const fail = (reason: string) =>
+              Promise.resolve({
+                outputs: { messages: null, info: null },
+                status: "invalid" as const,
+                reason,
+              });
+            if (!question.valid) return fail("collection invalid");
+            let messages: ChatMessage[];
+            let kept: string[] | null = null;
+            let summaryTokens: number | null = null;
+            if (method === "full") messages = fullContext(question);
+            else if (method === "jev") {
+              if (!ranking?.ok) return fail(`ranking failed: ${ranking?.error}`);
+              const selection = jevKept(counter, question, ranking.order, limit);
+              messages = compactedContext(question, selection.kept, "");
+              kept = selection.kept.map((u) => u.id);
+            } else {
+              if (!summaryValue?.ok || summaryValue.text === null) {
+                return fail(`summary invalid: ${summaryValue?.reason}`);
+              }
+              kept = summaryValue.kept;
+              messages = compactedContext(question, unitsById(question, kept), summaryValue.text);
+              summaryTokens = counter.countText(summaryValue.text);
+            }
+            const tokens = countPrompt(counter, messages);
+            const info: ContextInfo = {
+              tokens,
+              within_cap: tokens <= limit,
+              kept,
+              summary_tokens: summaryTokens,
+            };
+            if (method !== "full" && tokens > limit) {
+              return Promise.resolve({
+                outputs: { messages, info },
+                status: "invalid" as const,
+                reason: `answer input ${tokens} tokens exceeds ${limit}`,
+              });
+            }
+            return Promise.resolve({ outputs: { messages, info } });
+          },
+        );
+        const contextMessages = contextNode.outputs.messages as ChatMessage[] | null;
+        const info = contextNode.outputs.info as ContextInfo | null;
+        const contextHash = contextNode.node.outputs.messages;
+        const contextValid = contextNode.node.status === "ok";
+
+        // 3. Answers and scores.
+        for (let a = 0; a < options.answers; a++) {
+          const label = `answer q=${cq.id} method=${method} gen=${gen} ans=${a}`;
+          const answerNode = await executor.execute(
+            {
+              stage: "hotpot-answer",
+              version: 1,
+              label,
+              params: {
+                question_id: cq.id,
+                method,
+                generation: gen,
+                answer_index: a,
+                chat_model: models.description.chat_model,
+                max_tokens: options.answerMaxTokens,
+                input_cap: options.inputCap,
+              },
+              inputs: { context: contextHash },
+              provider: contextValid,
+              reuseFrozen: false,
+            },
+            async () => {
+              if (!contextValid || contextMessages === null) {
+                return {
+                  outputs: { answer: null },
+                  status: "invalid" as const,
+                  reason: contextNode.node.reason ?? "context invalid",
+                };
+              }
+              const result = await models.chat.complete({
+                messages: contextMessages,
+                max_tokens: options.answerMaxTokens,
+              });
+              if (!result.ok) {
+                return {
+                  outputs: { answer: null },
+                  requests: [result.record],
+                  status: "invalid" as const,
+                  reason: result.error,
+                };
+              }
+              const answer = {
+                content: result.content,
+                usage: result.usage,
+                model: result.model,
+                finish_reason: result.finish_reason,
+              };
+              if (method !== "full" && result.usage.prompt_tokens > options.inputCap) {
+                return {
+                  outputs: { answer },
+                  requests: [result.record],
+                  status: "invalid" as const,
+                  reason:
+                    `provider counted ${result.usage.prompt_tokens} input tokens, over the ${options.inputCap} ceiling`,
+                };
+              }
+              return { outputs: { answer }, requests: [result.record] };
+            },
+          );
+          if (executor.checkOnly && executor.frozen) {
+            const frozenNode = executor.frozen.byLabel(label);
+            if (!frozenNode) check.missing.push(label);
+            else {
+              check.compared++;
+              if (frozenNode.inputs.context !== contextHash) check.differing.push(label);
+            }
+          }
+          const answer = answerNode.outputs.answer as
+            | { content: string; usage: { prompt_tokens: number }; model: string }
+            | null;
+          const answerValid = answerNode.node.status === "ok" && answer !== null;
+          const scoreNode = await executor.execute(
+            {
+              stage: "hotpot-score",
+              version: 1,
+              label: `score q=${cq.id} method=${method} gen=${gen} ans=${a}`,
+              params: { valid: answerValid },
+              inputs: { answer: answerNode.node.outputs.answer, gold: goldHash, context: contextHash },
+            },
+            () => {
+              const prediction = answerValid ? predictionFromModelAnswer(answer!.content) : null;
+              const metrics = prediction ? scoreQuestion(prediction, gold) : zeroMetrics();
+              const survival = contextMessages ? supportSurvival(contextMessages, question, gold) : null;
+              return Promise.resolve({ outputs: { score: { prediction, metrics, sp_survival: survival } } });
+            },
+          );
+          const score = scoreNode.outputs.score as {
+            prediction: HotpotResultRow["prediction"];
+            metrics: HotpotMetrics;
+            sp_survival: number | null;
+          };
+          rows.push({
+            question_id: cq.id,
+            type: cq.type,
+            method,
+            generation: gen,
+            answer_index: a,
+            status: answerValid ? "ok" : "invalid",
+            reason: answerValid ? null : answerNode.node.reason ?? null,
+            answer_text: answer?.content ?? null,
+            prediction: score.prediction,
+            metrics: score.metrics,
+            input_tokens: answer?.usage.prompt_tokens ?? null,
+            context_tokens: info?.tokens ?? null,
+            within_cap: info ? info.tokens <= options.inputCap : null,
+            sp_survival: score.sp_survival,
+            context_hash: contextHash ?? null,
+          });
+        }
+      }));
+    }
+    return rows;
+  }));
+  const rows = perQuestion.flat();
+  const order = new Map(options.methods.map((m, i) => [m, i]));
+  rows.sort((a, b) =>
+    a.question_id.localeCompare(b.question_id) || order.get(a.method)! - order.get(b.method)! ||
+    a.generation - b.generation || a.answer_index - b.answer_index
+  );
+  return { rows, compressionUsage, checkOnly: executor.checkOnly ? check : null };
+}

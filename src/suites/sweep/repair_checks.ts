@@ -1,0 +1,251 @@
+/**
+ * The six executable repair checks. Each runs the answer's repair in the sandbox against one scripted
+ * fake-gateway scenario and asserts one behaviour from the runbook and the configuration:
+ *
+ * | check | scenario | passes when |
+ * | --- | --- | --- |
+ * | idempotency | order A: 503, 503, ok; order B: ok | every attempt for A carries one and the same non-empty key, and B's key differs |
+ * | retry_limit | always ETIMEDOUT | exactly `max_attempts` attempts, then the call rejects |
+ * | backoff | 503, 503, 503, ok | a sleep before every retry, delays positive and strictly increasing |
+ * | timeout | ETIMEDOUT, ok | every attempt passes `timeoutMs` equal to `charge_timeout_ms` |
+ * | no_double_charge | charged-then-ETIMEDOUT, ok | one captured charge for the order, and the call returns it |
+ * | error_surfaced | card_declined | one attempt, and the call rejects with the gateway's card_declined error |
+ *
+ * No model writes or judges them.
+ *
+ * @module
+ */
+import type { GatewayObservation, GatewayScenario } from "./fake_payment_client.ts";
+import type { RepairSpec } from "./oracle.ts";
+import { extractRepair } from "./repair_extract.ts";
+import { runInSandbox, type SandboxLimits } from "./sandbox.ts";
+
+/** The outcome of one repair check. */
+export interface RepairCheck {
+  name: string;
+  passed: boolean;
+  /** Why it passed or failed, in one line. */
+  detail: string;
+}
+
+/** The outcome of all six checks on one answer. */
+export interface RepairCheckReport {
+  checks: RepairCheck[];
+  all_passed: boolean;
+  /** Set when no repair could be extracted (every check then fails with this reason). */
+  error?: string;
+}
+
+type Verdict = { passed: boolean; detail: string };
+
+interface CheckDefinition {
+  name: string;
+  scenario: GatewayScenario;
+  judge(observation: GatewayObservation, spec: RepairSpec): Verdict;
+}
+
+const ORDER_A = { orderId: "ord_T3ST01", amount: 89, currency: "EUR", customerId: "cus_T3ST01" };
+const ORDER_B = { orderId: "ord_T3ST02", amount: 35.7, currency: "EUR", customerId: "cus_T3ST02" };
+
+function charges(observation: GatewayObservation, orderId: string) {
+  return observation.events.filter((event) =>
+    event.type === "charge" && event.orderId === orderId
+  ) as Extract<
+    GatewayObservation["events"][number],
+    { type: "charge" }
+  >[];
+}
+
+function describeRun(observation: GatewayObservation, orderId: string): string {
+  const run = observation.runs.find((r) => r.orderId === orderId);
+  if (!run) return "was never called";
+  if (run.state === "pending") return "never settled";
+  if (run.state === "returned") return `returned ${run.chargeId ?? "a value without a charge id"}`;
+  return `threw ${run.error?.name} code=${JSON.stringify(run.error?.code)} (${run.error?.message})`;
+}
+
+/** The six checks, in report order. */
+export const REPAIR_CHECKS: readonly CheckDefinition[] = [
+  {
+    name: "idempotency",
+    scenario: {
+      charges: [
+        { request: ORDER_A, outcomes: ["unavailable", "unavailable", "ok"] },
+        { request: ORDER_B, outcomes: ["ok"] },
+      ],
+    },
+    judge(observation) {
+      const a = charges(observation, ORDER_A.orderId);
+      const b = charges(observation, ORDER_B.orderId);
+      const keysA = [...new Set(a.map((c) => c.idempotencyKey))];
+      if (a.length < 2) {
+        return { passed: false, detail: `order A made ${a.length} attempt(s); expected retries` };
+      }
+      if (keysA.length !== 1 || typeof keysA[0] !== "string" || keysA[0] === "") {
+        return { passed: false, detail: `order A's ${a.length} attempts used keys ${JSON.stringify(keysA)}` };
+      }
+      if (b.length === 0) {
+        return { passed: false, detail: `order B ${describeRun(observation, ORDER_B.orderId)}` };
+      }
+      if (b.some((c) => c.idempotencyKey === keysA[0])) {
+        return { passed: false, detail: `orders A and B share the key ${JSON.stringify(keysA[0])}` };
+      }
+      return { passed: true, detail: `one key per charge, reused on ${a.length} attempts` };
+    },
+  },
+  {
+    name: "retry_limit",
+    scenario: { charges: [{ request: ORDER_A, outcomes: ["timeout"] }] },
+    judge(observation, spec) {
+      const a = charges(observation, ORDER_A.orderId);
+      const run = observation.runs.find((r) => r.orderId === ORDER_A.orderId);
+      if (a.length !== spec.maxAttempts) {
+        return {
+          passed: false,
+          detail: `${a.length} attempts; max_attempts is ${spec.maxAttempts} in total`,
+        };
+      }
+      if (run?.state !== "threw") {
+        return {
+          passed: false,
+          detail: `after ${a.length} failed attempts the call ${describeRun(observation, ORDER_A.orderId)}`,
+        };
+      }
+      return { passed: true, detail: `${a.length} attempts, then rejected` };
+    },
+  },
+  {
+    name: "backoff",
+    scenario: {
+      charges: [{ request: ORDER_A, outcomes: ["unavailable", "unavailable", "unavailable", "ok"] }],
+    },
+    judge(observation) {
+      const events = observation.events.filter((e) => e.orderId === ORDER_A.orderId);
+      const delays: number[] = [];
+      let attempts = 0;
+      for (const [index, event] of events.entries()) {
+        if (event.type === "sleep") {
+          if (typeof event.ms !== "number") {
+            return { passed: false, detail: `sleep(${JSON.stringify(event.ms)})` };
+          }
+          delays.push(event.ms);
+          continue;
+        }
+        attempts += 1;
+        if (attempts > 1 && events[index - 1]?.type !== "sleep") {
+          return { passed: false, detail: `attempt ${attempts} was not preceded by client.sleep` };
+        }
+      }
+      if (attempts < 2) return { passed: false, detail: `${attempts} attempt(s); expected retries` };
+      const increasing = delays.every((d, i) => d > 0 && (i === 0 || d > delays[i - 1]));
+      if (!increasing) {
+        return { passed: false, detail: `delays ${JSON.stringify(delays)} are not positive and increasing` };
+      }
+      return { passed: true, detail: `delays ${JSON.stringify(delays)} ms` };
+    },
+  },
+  {
+    name: "timeout",
+    scenario: { charges: [{ request: ORDER_A, outcomes: ["timeout", "ok"] }] },
+    judge(observation, spec) {
+      const a = charges(observation, ORDER_A.orderId);
+      if (a.length === 0) {
+        return { passed: false, detail: `the call ${describeRun(observation, ORDER_A.orderId)}` };
+      }
+      const wrong = a.filter((c) => c.timeoutMs !== spec.timeoutMs);
+      if (wrong.length > 0) {
+        return {
+          passed: false,
+          detail: `timeoutMs ${JSON.stringify(a.map((c) => c.timeoutMs))}; configured ${spec.timeoutMs}`,
+        };
+      }
+      if (a.length < 2) return { passed: false, detail: "a timed-out attempt was not retried" };
+      return { passed: true, detail: `timeoutMs ${spec.timeoutMs} on all ${a.length} attempts` };
+    },
+  },
+  {
+    name: "no_double_charge",
+    scenario: { charges: [{ request: ORDER_A, outcomes: ["timeout_after_charge", "ok"] }] },
+    judge(observation) {
+      const captured = observation.ledger.filter((entry) => entry.orderId === ORDER_A.orderId);
+      const run = observation.runs.find((r) => r.orderId === ORDER_A.orderId);
+      if (captured.length !== 1) {
+        return { passed: false, detail: `${captured.length} captured charges for one order` };
+      }
+      if (run?.state !== "returned" || run.chargeId !== captured[0].chargeId) {
+        return {
+          passed: false,
+          detail: `the gateway captured ${captured[0].chargeId}, but the call ${
+            describeRun(observation, ORDER_A.orderId)
+          }`,
+        };
+      }
+      return { passed: true, detail: `one charge ${captured[0].chargeId}, returned after the timeout` };
+    },
+  },
+  {
+    name: "error_surfaced",
+    scenario: { charges: [{ request: ORDER_A, outcomes: ["declined"] }] },
+    judge(observation, spec) {
+      const a = charges(observation, ORDER_A.orderId);
+      const run = observation.runs.find((r) => r.orderId === ORDER_A.orderId);
+      if (a.length !== 1) {
+        return { passed: false, detail: `a ${spec.nonRetryableCode} was attempted ${a.length} times` };
+      }
+      if (run?.state !== "threw" || run.error?.code !== spec.nonRetryableCode) {
+        return { passed: false, detail: `the call ${describeRun(observation, ORDER_A.orderId)}` };
+      }
+      return {
+        passed: true,
+        detail: `rejected with ${spec.nonRetryableCode}${
+          run.error.fromGateway ? " (the gateway's own error)" : ""
+        }`,
+      };
+    },
+  },
+];
+
+/**
+ * Extracts the repair from `answer` and runs the six checks, each in its own sandboxed worker, one after
+ * another. Never throws for what the answer contains.
+ */
+export async function runRepairChecks(
+  answer: string,
+  spec: RepairSpec,
+  limits: SandboxLimits = {},
+): Promise<RepairCheckReport> {
+  const extraction = extractRepair(answer, spec.functionName);
+  if (!extraction.ok) {
+    return {
+      checks: REPAIR_CHECKS.map((check) => ({ name: check.name, passed: false, detail: extraction.error })),
+      all_passed: false,
+      error: extraction.error,
+    };
+  }
+  const checks: RepairCheck[] = [];
+  for (const check of REPAIR_CHECKS) {
+    const outcome = await runInSandbox(extraction.source, check.scenario, limits);
+    if (outcome.status !== "completed") {
+      checks.push({ name: check.name, passed: false, detail: `${outcome.status}: ${outcome.error}` });
+      continue;
+    }
+    const observation = outcome.observation;
+    const firstOrder = observation.runs[0]?.orderId ?? "";
+    let verdict: Verdict;
+    if (observation.callLimitHit) {
+      verdict = {
+        passed: false,
+        detail: "the repair kept calling client.charge past the sandbox's call limit",
+      };
+    } else if (!observation.events.some((event) => event.type === "charge")) {
+      verdict = {
+        passed: false,
+        detail: `no client.charge call: the call ${describeRun(observation, firstOrder)}`,
+      };
+    } else {
+      verdict = check.judge(observation, spec);
+    }
+    checks.push({ name: check.name, ...verdict });
+  }
+  return { checks, all_passed: checks.every((check) => check.passed) };
+}

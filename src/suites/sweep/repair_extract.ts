@@ -1,0 +1,40 @@
+/**
+ * Finding the repair in an answer: the last fenced ```js (or ```javascript) block that defines the
+ * required function with the required parameters.
+ *
+ * @module
+ */
+
+/** The outcome of looking for the repair in an answer. */
+export type RepairExtraction = { ok: true; source: string } | { ok: false; error: string };
+
+const FENCE = /```[ \t]*(js|javascript|mjs)[ \t]*\r?\n([\s\S]*?)```/gi;
+
+function escapeRegExp(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+}
+
+/**
+ * Extracts the repair source defining `async function <name>(client, request)`. Leading `export` /
+ * `export default` keywords are removed (the block runs as a script, not a module); nothing else changes.
+ */
+export function extractRepair(answer: string, functionName = "chargeWithRetry"): RepairExtraction {
+  const signature = new RegExp(
+    `async\\s+function\\s+${escapeRegExp(functionName)}\\s*\\(\\s*client\\s*,\\s*request\\s*\\)`,
+  );
+  const blocks = [...answer.matchAll(FENCE)].map((match) => match[2]);
+  if (blocks.length === 0) return { ok: false, error: "the answer has no ```js code block" };
+  const defining = blocks.filter((block) => signature.test(block));
+  if (defining.length === 0) {
+    return {
+      ok: false,
+      error:
+        `no \`\`\`js block defines async function ${functionName}(client, request) (${blocks.length} js blocks)`,
+    };
+  }
+  const source = defining[defining.length - 1].replace(
+    /^([ \t]*)export\s+(default\s+)?(?=(async\s+)?function|const|let|class)/gm,
+    "$1",
+  );
+  return { ok: true, source };
+}
