@@ -179,7 +179,7 @@ function agentServer(): { url: string; close: () => Promise<void>; requests: unk
     const body = await req.json();
     requests.push(body);
     const messages = body.messages as { role: string; content: string | null }[];
-    const files = [...(messages[1].content ?? "").matchAll(/^- (.+)$/gm)].map((m) => m[1]);
+    const files = [...(messages[1].content ?? "").matchAll(/^- (\S+)/gm)].map((m) => m[1]);
     const done = messages.filter((m) => m.role === "tool").length;
     const message = done < files.length
       ? {
