@@ -243,9 +243,16 @@ Rules:
    surface the gateway error unchanged so checkout can show the decline reason.
 4. At most \`retry.max_attempts\` attempts in total, with exponential backoff between them.
 
-Recommended shape (values come from payments.yaml):
+Recommended shape, with the prod values of payments.yaml filled in (keep them in sync with the config):
 
 \`\`\`js
+const CHARGE_TIMEOUT_MS = 4000; // gateway.charge_timeout_ms
+const MAX_ATTEMPTS = 4; // retry.max_attempts
+const RETRY_ON = ["ETIMEDOUT", "ECONNRESET", "gateway_unavailable", "rate_limited"]; // retry.retry_on
+const BACKOFF_BASE_MS = 250; // retry.backoff_base_ms
+const BACKOFF_MULTIPLIER = 2; // retry.backoff_multiplier
+const BACKOFF_MAX_MS = 2000; // retry.backoff_max_ms
+
 async function chargeWithRetry(client, request) {
   const idempotencyKey = \`charge-\${request.orderId}\`;
   for (let attempt = 1; ; attempt++) {

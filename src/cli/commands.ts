@@ -6,6 +6,7 @@
 import { demoCommand } from "./demo.ts";
 import { enginesCommand } from "./engines.ts";
 import { hotpotCommand } from "./hotpot.ts";
+import { sweepCommand } from "./sweep.ts";
 import { serveReferenceCommand } from "./serve_reference.ts";
 import { tokensCommand } from "./tokens.ts";
 import { verifyCommand } from "./verify.ts";
@@ -23,6 +24,7 @@ export const COMMANDS: Record<string, Command> = {
     run: demoCommand,
   },
   hotpot: { summary: "HotpotQA compaction benchmark (collect, run, score)", run: hotpotCommand },
+  sweep: { summary: "frozen summary + Jev Top-N with executable repair checks (run)", run: sweepCommand },
   engines: {
     summary: "context engines head to head on long transcripts (run, generate)",
     run: enginesCommand,

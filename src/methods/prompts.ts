@@ -11,7 +11,10 @@ export const SUMMARIZER_SYSTEM_PROMPT =
   "You compress an agent's working context. You keep every concrete fact that the task may need (names, " +
   "numbers, dates, identifiers, file names and line numbers) and drop repetition and routine text.";
 
-/** The messages of one summarization request. */
+/**
+ * The messages of one summarization request: the task, the evidence, and last the instruction (with the
+ * excerpts already kept verbatim, when there are any, so that the summary does not repeat them).
+ */
 export function summaryRequestMessages(input: {
   task: string;
   evidence: string;
@@ -19,16 +22,17 @@ export function summaryRequestMessages(input: {
   maxTokens: number;
 }): ChatMessage[] {
   const retained = input.retained
-    ? `\n\nThese excerpts are already kept verbatim in the context; do not repeat them:\n<retained>\n${input.retained}\n</retained>`
+    ? `These excerpts are already kept verbatim in the context; do not repeat them:\n<retained>\n${input.retained}\n</retained>\n\n`
     : "";
   return [
     { role: "system", content: SUMMARIZER_SYSTEM_PROMPT },
+    { role: "user", content: `The agent's task:\n<task>\n${input.task}\n</task>` },
+    { role: "user", content: `Evidence the agent gathered:\n<evidence>\n${input.evidence}\n</evidence>` },
     {
       role: "user",
       content:
-        `The agent's task:\n<task>\n${input.task}\n</task>\n\nEvidence the agent gathered:\n<evidence>\n` +
-        `${input.evidence}\n</evidence>${retained}\n\nWrite a summary of the evidence for this task in at most ` +
-        `${input.maxTokens} tokens. Keep source names and line numbers next to the facts they support.`,
+        `${retained}Write a summary of the evidence for this task in at most ${input.maxTokens} tokens. ` +
+        "Keep source names and line numbers next to the facts they support.",
     },
   ];
 }

@@ -1,7 +1,7 @@
 /**
  * Rule (e) of the reference chat model: answering with code found in the context.
  *
- * The reply quotes the three context lines (outside code fences) most relevant (BM25) to the last user
+ * The reply quotes the twelve context lines (outside code fences) most relevant (BM25) to the last user
  * message, each as a `> ` line, then every fenced block tagged `js` or `javascript` found in the context,
  * verbatim (fence included), most relevant first (ties: source order). With no such block, only the quotes.
  *
@@ -10,6 +10,9 @@
 import type { ChatMessage } from "../messages.ts";
 import { rankByRelevance } from "./bm25.ts";
 import { contextTexts, lastUserIndex } from "./context.ts";
+
+/** How many relevant context lines the reply quotes. */
+export const QUOTED_LINES = 12;
 
 const FENCE = /```(?:js|javascript)[^\n]*\n[\s\S]*?```/g;
 
@@ -24,7 +27,7 @@ export function answerWithCode(messages: readonly ChatMessage[]): string {
     const prose = piece.text.replace(/```[\s\S]*?```/g, "\n");
     for (const line of prose.split(/\r?\n/)) if (line.trim() !== "") lines.push(line.trim());
   }
-  const quoted = rankByRelevance(query, lines).slice(0, 3).map((index) => `> ${lines[index]}`);
+  const quoted = rankByRelevance(query, lines).slice(0, QUOTED_LINES).map((index) => `> ${lines[index]}`);
   const code = rankByRelevance(query, blocks).map((index) => blocks[index]);
   return [...quoted, ...code].join("\n\n");
 }

@@ -78,7 +78,7 @@ const PAYMENTS_FOLLOW_UP = `Based on your investigation so far, write your final
 
 /** Known fixtures, keyed by the SHA-256 (hex) of the trajectory file's bytes. */
 export const SWEEP_ORACLES: ReadonlyMap<string, SweepOracle> = new Map([
-  ["f66950b66e6a85743b39be8f5a2704bf352129acc4fbe3c06b4e50a125d1b5c0", {
+  ["221eba2e902f106837949640ed78d1a88cf1edaff5c537c112bb48c21ca0a553", {
     name: "payments-double-charge",
     units: [
       { id: "u01", message_index: 3, start: 0, end: 1845 },
@@ -88,7 +88,7 @@ export const SWEEP_ORACLES: ReadonlyMap<string, SweepOracle> = new Map([
       { id: "u05", message_index: 6, start: 0, end: 786 },
       { id: "u06", message_index: 8, start: 0, end: 1365 },
       { id: "u07", message_index: 9, start: 0, end: 1087 },
-      { id: "u08", message_index: 9, start: 1087, end: 2578 },
+      { id: "u08", message_index: 9, start: 1087, end: 3006 },
       { id: "u09", message_index: 11, start: 0, end: 1224 },
       { id: "u10", message_index: 11, start: 1224, end: 2530 },
     ],

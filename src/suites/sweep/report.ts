@@ -1,0 +1,78 @@
+/**
+ * The sweep REPORT.md: N against fact score and repair pass rate, beside S and Full.
+ *
+ * @module
+ */
+import { markdownTable } from "../../report/markdown_table.ts";
+import type { SweepKindAggregate } from "./aggregate.ts";
+import type { SweepRunOptions } from "./run_suite.ts";
+
+/** What the report states besides the aggregates. */
+export interface SweepReportMeta {
+  fixture: { name: string; hash: string; units: number; facts: number };
+  models: { mode: string; chat_model: string; decision_model: string; note: string };
+  tokenizer: string;
+  options: SweepRunOptions;
+  compressionUsage: { calls: number; input_tokens: number; output_tokens: number };
+  reusedCompression: number;
+  frozenRun?: string;
+}
+
+/** Renders REPORT.md. */
+export function sweepReportMarkdown(
+  aggregates: readonly SweepKindAggregate[],
+  meta: SweepReportMeta,
+): string {
+  const o = meta.options;
+  const table = markdownTable(
+    [
+      "context",
+      "fact score",
+      "repair pass",
+      "valid/planned",
+      "over budget",
+      "context tokens mean",
+      "input tokens mean",
+      "input tokens total",
+    ],
+    aggregates.map((a) => [
+      a.kind,
+      Number((100 * a.fact_score).toFixed(1)),
+      Number((100 * a.repair_pass_share).toFixed(1)),
+      `${a.valid}/${a.planned}`,
+      a.over_budget,
+      a.context_tokens_mean === null ? null : Math.round(a.context_tokens_mean),
+      a.input_tokens.mean === null ? null : Math.round(a.input_tokens.mean),
+      a.input_tokens.total,
+    ]),
+    1,
+  );
+  const reference = meta.models.mode === "reference"
+    ? `\n> **Reference model.** These numbers come from the built-in deterministic reference model, an honest but ` +
+      `weak extractive baseline. They show the harness works end to end; they say nothing about any real LLM.\n`
+    : "";
+  return `# sweep: frozen summary + Jev Top-N
+${reference}
+- Trajectory: ${meta.fixture.name} (sha256 \`${meta.fixture.hash}\`), ${meta.fixture.units} evidence units,
+  ${meta.fixture.facts} exact facts, 6 executable repair checks (sandboxed)
+- Models: chat \`${meta.models.chat_model}\`, decision \`${meta.models.decision_model}\` (${meta.models.note})
+- Tokenizer: ${meta.tokenizer}
+- ${o.compressions} generation(s) of (summary S within a ${o.summaryAllowance}-token complete input, ranking);
+  Top N for N = ${
+    o.topN.join(", ")
+  }; ceiling ${o.inputCap} tokens (reserve ${o.reserve}); ${o.answers} answer(s)
+  per context at temperature 0
+- Compression calls: ${meta.compressionUsage.calls} (input ${meta.compressionUsage.input_tokens}, output
+  ${meta.compressionUsage.output_tokens} tokens); ${meta.reusedCompression} summary/ranking node(s) reused${
+    meta.frozenRun ? ` from ${meta.frozenRun}` : ""
+  }
+
+## Results
+
+Fact score: the mean of ten strict fact checks per answer. Repair pass: the share of answers whose repair
+passes all six checks. Answers are averaged within a generation, then generations equally; over-budget
+contexts are recorded, never shrunk, and count zero.
+
+${table}
+`;
+}
