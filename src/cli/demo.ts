@@ -1,99 +1,95 @@
 /**
- * `compaction-bench demo`: the offline demo. Until every suite is wired it runs a small real pipeline through
- * the store: each embedded fixture is hashed by a stage, an index stage combines them, and the run is verified.
+ * `compaction-bench demo`: the offline demo. It runs every suite on the embedded fixtures with the built-in
+ * reference model (served on loopback, so the real SDK and real HTTP are exercised), reuses the sweep's frozen
+ * summaries and rankings in a second sweep run, verifies every run directory, and prints where the reports are.
  *
  * @module
  */
-import { join, relative } from "node:path";
+import { join } from "node:path";
 import { z } from "zod";
-import { assetPath } from "../assets.ts";
-import { Executor } from "../pipeline/executor.ts";
-import { Progress } from "../pipeline/progress.ts";
-import { sha256Hex } from "../store/hash.ts";
+import { UsageError } from "../errors.ts";
 import { formatVerifyReport, verifyRun } from "../store/verify.ts";
 import { parseCommand } from "./args.ts";
-import { openRun, RUN_OPTION_HELP, RUN_OPTION_SPEC } from "./run_setup.ts";
+import { enginesCommand } from "./engines.ts";
+import { hotpotCommand, hotpotRun } from "./hotpot.ts";
+import { sweepRun } from "./sweep.ts";
+import { defaultOutputPath } from "./run_setup.ts";
 
-const HELP = `compaction-bench demo [options]
+const HELP = `compaction-bench demo [--output DIR] [--quiet]
 
-Runs the offline demo on the embedded fixtures and prints where the run and its report are.
+Runs the offline demo: hotpot (collect + run), sweep (and a second sweep reusing the first one's frozen
+summaries and rankings), and engines, all with the built-in deterministic reference model on the embedded
+fixtures. Every run directory is verified. Nothing leaves this machine.
 
 Options:
-${RUN_OPTION_HELP}`;
-
-async function listFixtures(dir: string): Promise<string[]> {
-  const out: string[] = [];
-  for await (const entry of Deno.readDir(dir)) {
-    const path = join(dir, entry.name);
-    if (entry.isDirectory) out.push(...await listFixtures(path));
-    else out.push(path);
-  }
-  return out.sort();
-}
+  -o, --output DIR     new directory for the demo's runs (default: runs/demo-<time>)
+  -q, --quiet          no progress on stderr`;
 
 /** Runs the demo; returns the exit code. */
 export async function demoCommand(argv: string[]): Promise<number> {
-  const { options } = parseCommand(
+  const { options, positionals } = parseCommand(
     "demo",
     argv,
-    RUN_OPTION_SPEC,
-    z.object({
-      help: z.boolean().optional(),
-      output: z.string().optional(),
-      resume: z.string().optional(),
-      "frozen-run": z.string().optional(),
-      "check-only": z.boolean().optional(),
-      quiet: z.boolean().optional(),
-    }),
+    { output: { type: "string", short: "o" }, quiet: { type: "boolean", short: "q" } },
+    z.object({ help: z.boolean().optional(), output: z.string().optional(), quiet: z.boolean().optional() }),
   );
   if (options.help) {
     console.log(HELP);
     return 0;
   }
-  const root = assetPath("fixtures");
-  const files = await listFixtures(root);
-  const sources: Record<string, Uint8Array> = {};
-  for (const file of files) sources[relative(root, file)] = await Deno.readFile(file);
-  const { run } = await openRun({
-    suite: "demo",
-    output: options.output,
-    resume: options.resume,
-    command: ["demo"],
-    options: { output: options.output ?? null },
-    protocol: { demo: "fixture-index" },
-    tokenizer: null,
-    sources,
-  });
-  const progress = new Progress("demo", { quiet: options.quiet });
-  const executor = new Executor(run, { progress });
-  progress.plan("hash-fixture", files.length);
-  const hashed = await Promise.all(files.map(async (file) => {
-    const rel = relative(root, file);
-    const bytes = sources[rel];
-    const content = run.header.sources[rel];
-    return executor.execute(
-      {
-        stage: "hash-fixture",
-        version: 1,
-        label: `hash-fixture ${rel}`,
-        params: { path: rel },
-        inputs: { content },
-      },
-      () =>
-        Promise.resolve({ outputs: { entry: { path: rel, bytes: bytes.length, sha256: sha256Hex(bytes) } } }),
-    );
-  }));
-  progress.plan("index", 1);
-  const inputs = Object.fromEntries(hashed.map((r, i) => [`f${i}`, r.node.outputs.entry]));
-  const index = await executor.execute(
-    { stage: "index", version: 1, label: "index", params: {}, inputs },
-    () => Promise.resolve({ outputs: { index: hashed.map((r) => r.outputs.entry) } }),
-  );
-  await run.writeJsonFile("index.json", index.outputs.index);
-  progress.end();
-  await run.finish();
-  const report = await verifyRun(run.path);
-  console.log(formatVerifyReport(report));
-  console.log(`run: ${run.path}`);
-  return report.ok ? 0 : 1;
+  if (positionals.length > 0) throw new UsageError(`demo: unexpected argument '${positionals[0]}'`);
+  const root = options.output ?? defaultOutputPath("demo");
+  await Deno.mkdir(join(root, ".."), { recursive: true });
+  try {
+    await Deno.mkdir(root);
+  } catch (error) {
+    if (error instanceof Deno.errors.AlreadyExists) {
+      throw new UsageError(`output directory ${root} already exists; a run never reuses or overwrites one`);
+    }
+    throw error;
+  }
+  const quiet = options.quiet ? ["--quiet"] : [];
+  const started = performance.now();
+  const step = (title: string) => console.log(`\n== ${title}`);
+
+  step("hotpot collect (scripted trajectories of the demo questions)");
+  const corpusRun = join(root, "hotpot-corpus");
+  let code = await hotpotCommand(["collect", "--output", corpusRun, ...quiet]);
+  if (code !== 0) return code;
+
+  step("hotpot run (full, jev, summary, jev+summary under a 3,600-token ceiling)");
+  const hotpot = await hotpotRun(["--corpus", join(corpusRun, "corpus.json"), "--reference", "--output", join(root, "hotpot"), ...quiet]);
+  if (hotpot.code !== 0) return hotpot.code;
+
+  step("sweep run (frozen summary + Jev Top-N, sandboxed repair checks)");
+  const sweep = await sweepRun(["--reference", "--output", join(root, "sweep"), ...quiet]);
+  if (sweep.code !== 0) return sweep.code;
+
+  step("sweep run --frozen-run (reuses every summary and ranking, answers afresh)");
+  const reused = await sweepRun([
+    "--reference",
+    "--frozen-run",
+    join(root, "sweep"),
+    "--output",
+    join(root, "sweep-frozen"),
+    ...quiet,
+  ]);
+  if (reused.code !== 0) return reused.code;
+
+  step("engines run (every built-in engine on a generated 200-turn transcript)");
+  code = await enginesCommand(["run", "--reference", "--output", join(root, "engines"), ...quiet]);
+  if (code !== 0) return code;
+
+  step("verify");
+  let ok = true;
+  for (const name of ["hotpot-corpus", "hotpot", "sweep", "sweep-frozen", "engines"]) {
+    const report = await verifyRun(join(root, name));
+    ok &&= report.ok;
+    console.log(formatVerifyReport(report));
+  }
+  const seconds = ((performance.now() - started) / 1000).toFixed(1);
+  console.log(`\ndemo finished in ${seconds} s; runs in ${root}`);
+  console.log("reports (made with the reference model: a weak, deterministic baseline, not an LLM):");
+  for (const name of ["hotpot", "sweep", "sweep-frozen", "engines"]) console.log(`  ${join(root, name, "REPORT.md")}`);
+  return ok ? 0 : 1;
 }

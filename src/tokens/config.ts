@@ -75,6 +75,63 @@ export function addedTokenSplitter(json: z.infer<typeof TokenizerJsonSchema>): R
   return new RegExp(escaped.join("|"), "g");
 }
 
+/**
+ * The pre-tokenizer regexes (Hugging Face `Split`, behaviour `Isolated`) under which a line break is a hard
+ * boundary: no alternative matches across a line break into a following non-whitespace character (a run of
+ * `\r`/`\n` only ever ends a match: `[^\r\n…]?` excludes it, `[\r\n]*`/`[\r\n]+` end the match, and the
+ * whitespace alternatives cannot take a non-whitespace character), and nothing looks behind. Checked by hand
+ * for each pattern; the Qwen2/Qwen3 pattern and the three of DeepSeek-V3.
+ */
+const LINE_SAFE_SPLIT_PATTERNS: ReadonlySet<string> = new Set([
+  "(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\\r\\n\\p{L}\\p{N}]?\\p{L}+|\\p{N}| ?[^\\s\\p{L}\\p{N}]+[\\r\\n]*|\\s*[\\r\\n]+|\\s+(?!\\S)|\\s+",
+  "\\p{N}{1,3}",
+  "[\u4e00-\u9fa5\u3040-\u309f\u30a0-\u30ff]+",
+  "[!\"#$%&'()*+,\\-./:;<=>?@\\[\\\\\\]^_`{|}~][A-Za-z]+|[^\r\n\\p{L}\\p{P}\\p{S}]?[\\p{L}\\p{M}]+| ?[\\p{P}\\p{S}]+[\r\n]*|\\s*[\r\n]+|\\s+(?!\\S)|\\s+",
+]);
+
+/** Where {@link lineBreakSplitter} cuts: just after a `\r` or `\n` that a non-whitespace character follows. */
+export const LINE_BREAK_CUT = /[\r\n](?=\P{White_Space})/gu;
+
+/**
+ * {@link LINE_BREAK_CUT} when cutting a text (that holds no added token) just after a line break followed by
+ * a non-whitespace character, and counting the pieces separately, gives exactly the count of the whole text;
+ * else null. That holds when
+ *
+ * - the normalizer is absent, empty or NFC (a line break is a starter that never composes, so NFC of the
+ *   whole equals NFC of the pieces), and
+ * - the pre-tokenizer is a sequence of `Split` (Isolated, not inverted) over the hand-checked patterns of
+ *   {@link LINE_SAFE_SPLIT_PATTERNS}, ending with a `ByteLevel` that does not add a prefix space or use its
+ *   own regex: then every pre-token ends at such a cut, and BPE encodes pre-tokens independently.
+ *
+ * Any other tokenizer gets null and whole texts are counted.
+ */
+export function lineBreakSplitter(json: z.infer<typeof TokenizerJsonSchema>): RegExp | null {
+  const normalizer = json.normalizer as { type?: string; normalizers?: unknown[] } | null | undefined;
+  const normalizerSafe = normalizer === null || normalizer === undefined || normalizer.type === "NFC" ||
+    (normalizer.type === "Sequence" && (normalizer.normalizers ?? []).length === 0);
+  if (!normalizerSafe) return null;
+  const pre = (json as { pre_tokenizer?: unknown }).pre_tokenizer as
+    | { type?: string; pretokenizers?: unknown[] }
+    | null
+    | undefined;
+  if (pre?.type !== "Sequence" || !Array.isArray(pre.pretokenizers) || pre.pretokenizers.length < 2) {
+    return null;
+  }
+  const steps = pre.pretokenizers as Record<string, unknown>[];
+  const last = steps[steps.length - 1];
+  if (last.type !== "ByteLevel" || last.add_prefix_space !== false || last.use_regex !== false) return null;
+  for (const step of steps.slice(0, -1)) {
+    const pattern = step.pattern as { Regex?: unknown } | undefined;
+    if (
+      step.type !== "Split" || step.behavior !== "Isolated" || step.invert !== false ||
+      typeof pattern?.Regex !== "string" || !LINE_SAFE_SPLIT_PATTERNS.has(pattern.Regex)
+    ) {
+      return null;
+    }
+  }
+  return LINE_BREAK_CUT;
+}
+
 /** The names under which the chat template sees the configured special tokens (as `transformers` passes them). */
 export const SPECIAL_TOKEN_FIELDS = [
   "bos_token",

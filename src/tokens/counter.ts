@@ -29,7 +29,15 @@ export interface LoadedTokenizer {
   counts: Map<string, number>;
   /** Matches added tokens where splitting at them is exact (see `addedTokenSplitter`), else null. */
   splitter: RegExp | null;
+  /**
+   * Matches the line breaks after which a piece with no added token may be cut and counted in parts
+   * exactly (see `lineBreakSplitter`), else null. Used only together with `splitter`.
+   */
+  lineCut: RegExp | null;
 }
+
+/** Pieces up to this many UTF-16 units are cached under their own text; longer ones under their SHA-256. */
+export const TEXT_KEY_LIMIT = 256;
 
 /** Options of a counter; they change what the template sees, never the tokenizer. */
 export type CounterOptions = TemplateViewOptions;
@@ -88,8 +96,9 @@ export class HfTokenCounter implements TokenCounter {
 
   /**
    * Token count of a plain text, no template and no special tokens added. Where exact (see
-   * `addedTokenSplitter`), the text is cut at added tokens such as `<|im_start|>` and each piece is counted
-   * and cached on its own, so prompts that share messages share most of their counting work.
+   * `addedTokenSplitter` and `lineBreakSplitter`), the text is cut at added tokens such as `<|im_start|>` and
+   * after line breaks that a non-whitespace character follows, and each piece is counted and cached on its
+   * own, so prompts that share messages or lines share most of their counting work.
    */
   countText(text: string): number {
     const splitter = this.#loaded.splitter;
@@ -98,17 +107,33 @@ export class HfTokenCounter implements TokenCounter {
     let last = 0;
     splitter.lastIndex = 0;
     for (const match of text.matchAll(splitter)) {
-      if (match.index > last) total += this.#countPiece(text.slice(last, match.index));
+      if (match.index > last) total += this.#countLines(text.slice(last, match.index));
       total += 1;
       last = match.index + match[0].length;
+    }
+    if (last < text.length) total += this.#countLines(text.slice(last));
+    return total;
+  }
+
+  /** Count of a piece with no added token inside, cut after line breaks where that is exact. */
+  #countLines(text: string): number {
+    const lineCut = this.#loaded.lineCut;
+    if (lineCut === null) return this.#countPiece(text);
+    let total = 0;
+    let last = 0;
+    lineCut.lastIndex = 0;
+    for (const match of text.matchAll(lineCut)) {
+      const end = match.index + 1;
+      total += this.#countPiece(text.slice(last, end));
+      last = end;
     }
     if (last < text.length) total += this.#countPiece(text.slice(last));
     return total;
   }
 
-  /** Count of a piece with no added token inside; cached by the piece (short) or its SHA-256 (long). */
+  /** Count of a piece that is encoded whole; cached by the piece (short) or its SHA-256 (long). */
   #countPiece(text: string): number {
-    const key = text.length <= 64
+    const key = text.length <= TEXT_KEY_LIMIT
       ? `t:${text}`
       : `h:${createHash("sha256").update(text, "utf8").digest("hex")}`;
     const counts = this.#loaded.counts;

@@ -12,6 +12,7 @@ import { UsageError } from "../errors.ts";
 import {
   addedTokenSplitter,
   formatIssues,
+  lineBreakSplitter,
   selectChatTemplate,
   specialTokenStrings,
   TokenizerConfigSchema,
@@ -123,5 +124,6 @@ async function buildTokenizer(dir: string): Promise<LoadedTokenizer> {
     template,
     counts: new Map(),
     splitter: addedTokenSplitter(outline.data),
+    lineCut: lineBreakSplitter(outline.data),
   };
 }

@@ -302,7 +302,7 @@ export async function runHotpot(
           );
           summaryHash = summaryNode.node.outputs.summary;
           summaryValue = summaryNode.outputs.summary as typeof summaryValue;
-          addUsage(method, summaryNode.node.usage);
+          if (summaryNode.reused !== "frozen") addUsage(method, summaryNode.node.usage);
         }
 
         // 2. The answer input (pure, rebuilt by --check-only).

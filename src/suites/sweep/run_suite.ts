@@ -199,10 +199,13 @@ export async function runSweep(
       ),
     ]);
     for (const node of [summaryNode, rankNode]) {
+      if (node.reused === "frozen") {
+        reusedCompression++;
+        continue; // its calls were made, and are counted, by the frozen run
+      }
       usage.calls += node.node.usage.calls;
       usage.input_tokens += node.node.usage.input_tokens;
       usage.output_tokens += node.node.usage.output_tokens;
-      if (node.reused === "frozen") reusedCompression++;
     }
     return { summaryNode, rankNode };
   }));
