@@ -260,7 +260,7 @@ export async function hotpotRun(givenArgv: string[]): Promise<{ code: number; pa
   if (runOptions.reserve >= runOptions.inputCap) {
     throw new UsageError("--reserve must be smaller than --input-cap");
   }
-  const models = await setupModels(options, counter, checkOnly);
+  const models = await setupModels(options, counter, checkOnly, frozen?.manifest.protocol);
   try {
     const finished = await withRun(
       {

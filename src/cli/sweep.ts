@@ -124,7 +124,7 @@ export async function sweepRun(givenArgv: string[]): Promise<{ code: number; pat
   }
   const counter = await loadTokenCounter(options.tokenizer);
   const trajectoryBytes = await Deno.readFile(fixture.path);
-  const models = await setupModels(options, counter, checkOnly);
+  const models = await setupModels(options, counter, checkOnly, frozen?.manifest.protocol);
   try {
     const finished = await withRun(
       {

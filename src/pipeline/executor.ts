@@ -27,6 +27,8 @@ export interface StageCall {
   provider?: boolean;
   /** False for stages that must run afresh even when a frozen run has the same key (answers). Default true. */
   reuseFrozen?: boolean;
+  /** The stage's output names; in check-only mode a provider stage that is not run outputs null for each. */
+  outputNames?: string[];
 }
 
 /** What a stage function returns. */
@@ -195,7 +197,7 @@ export class Executor {
     if (this.#options.checkOnly && call.provider) {
       this.counts.skipped_check_only++;
       outcome = {
-        outputs: {},
+        outputs: Object.fromEntries((call.outputNames ?? []).map((name) => [name, null])),
         status: "invalid",
         reason: "check-only: no frozen node; would send a request",
       };

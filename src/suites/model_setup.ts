@@ -124,6 +124,7 @@ export async function setupModels(
   options: ModelOptions,
   counter: TokenCounter,
   checkOnly = false,
+  frozenProtocol?: unknown,
 ): Promise<ModelSetup> {
   const mode = modelMode(options, checkOnly);
   const common = {
@@ -131,10 +132,19 @@ export async function setupModels(
     timeoutMs: options["timeout-ms"],
   };
   if (mode === "check-only") {
+    // Keys name the models that made the frozen artifacts, so check-only rebuilds them under the same names.
+    const frozen =
+      (frozenProtocol as { models?: { chat_model?: string; decision_model?: string } } | undefined)
+        ?.models;
     return {
       chat: new NoProviderChat(),
       decision: new NoProviderDecision(),
-      description: { mode, chat_model: "none", decision_model: "none", note: "check-only: nothing is sent" },
+      description: {
+        mode,
+        chat_model: frozen?.chat_model ?? "none",
+        decision_model: frozen?.decision_model ?? "none",
+        note: "check-only: nothing is sent",
+      },
       secrets: [],
       close: () => Promise.resolve(),
     };

@@ -188,6 +188,7 @@ export async function runHotpot(
             params: { generation: gen, decision_model: models.description.decision_model },
             inputs: { question: questionHash },
             provider: true,
+          outputNames: ["ranking"],
           },
           async () => {
             if (!question.valid) {
@@ -248,6 +249,7 @@ export async function runHotpot(
               },
               inputs,
               provider: true,
+          outputNames: ["summary"],
             },
             async () => {
               const fail = (reason: string) => ({
@@ -384,6 +386,7 @@ export async function runHotpot(
               inputs: { context: contextHash },
               provider: contextValid,
               reuseFrozen: false,
+            outputNames: ["answer"],
             },
             async () => {
               if (!contextValid || contextMessages === null) {

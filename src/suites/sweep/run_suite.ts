@@ -134,6 +134,7 @@ export async function runSweep(
           },
           inputs: { units: unitsHash },
           provider: true,
+          outputNames: ["summary"],
         },
         async () => {
           const build = (summary: string) =>
@@ -173,6 +174,7 @@ export async function runSweep(
           },
           inputs: { units: unitsHash },
           provider: true,
+          outputNames: ["ranking"],
         },
         async () => {
           const result = await rank(models.decision, units, task);
@@ -213,8 +215,18 @@ export async function runSweep(
   // 2. Contexts, answers, scores.
   const rows: SweepResultRow[] = [];
   await Promise.all(frozen.map(async ({ summaryNode, rankNode }, gen) => {
-    const summary = summaryNode.outputs.summary as { ok: boolean; text: string | null; reason?: string };
-    const ranking = rankNode.outputs.ranking as { ok: boolean; order: string[]; error?: string };
+    const summary = (summaryNode.outputs.summary ??
+      { ok: false, text: null, reason: summaryNode.node.reason }) as {
+        ok: boolean;
+        text: string | null;
+        reason?: string;
+      };
+    const ranking = (rankNode.outputs.ranking ??
+      { ok: false, order: [], error: rankNode.node.reason }) as {
+        ok: boolean;
+        order: string[];
+        error?: string;
+      };
     await Promise.all(kinds.map(async (kind) => {
       const n = kind.startsWith("S+Top") ? Number(kind.slice(5)) : 0;
       const inputs: Record<string, string> = { units: unitsHash };
@@ -274,6 +286,7 @@ export async function runSweep(
             inputs: { context: contextHash },
             provider: contextValid,
             reuseFrozen: false,
+            outputNames: ["answer"],
           },
           async () => {
             if (!contextValid || messages === null) {
