@@ -176,7 +176,9 @@ export async function runHotpot(
     const goldHash = questionNode.node.outputs.gold;
     const rows: HotpotResultRow[] = [];
 
-    for (let gen = 0; gen < G; gen++) {
+    // Generations, methods and answers run concurrently; only data dependencies order them (rank →
+    // summary → context → answers), so the endpoint limiter always has queued work. Rows are sorted below.
+    await Promise.all(Array.from({ length: G }, async (_, gen) => {
       let rankingHash: string | undefined;
       let ranking: { ok: boolean; order: string[]; error?: string } | undefined;
       if (usesRanking) {
@@ -188,7 +190,7 @@ export async function runHotpot(
             params: { generation: gen, decision_model: models.description.decision_model },
             inputs: { question: questionHash },
             provider: true,
-          outputNames: ["ranking"],
+            outputNames: ["ranking"],
           },
           async () => {
             if (!question.valid) {
@@ -249,7 +251,7 @@ export async function runHotpot(
               },
               inputs,
               provider: true,
-          outputNames: ["summary"],
+              outputNames: ["summary"],
             },
             async () => {
               const fail = (reason: string) => ({
@@ -367,7 +369,7 @@ export async function runHotpot(
         const contextValid = contextNode.node.status === "ok";
 
         // 3. Answers and scores.
-        for (let a = 0; a < options.answers; a++) {
+        await Promise.all(Array.from({ length: options.answers }, async (_, a) => {
           const label = `answer q=${cq.id} method=${method} gen=${gen} ans=${a}`;
           const answerNode = await executor.execute(
             {
@@ -386,7 +388,7 @@ export async function runHotpot(
               inputs: { context: contextHash },
               provider: contextValid,
               reuseFrozen: false,
-            outputNames: ["answer"],
+              outputNames: ["answer"],
             },
             async () => {
               if (!contextValid || contextMessages === null) {
@@ -475,9 +477,9 @@ export async function runHotpot(
             sp_survival: score.sp_survival,
             context_hash: contextHash ?? null,
           });
-        }
+        }));
       }));
-    }
+    }));
     return rows;
   }));
   const rows = perQuestion.flat();
@@ -486,5 +488,7 @@ export async function runHotpot(
     a.question_id.localeCompare(b.question_id) || order.get(a.method)! - order.get(b.method)! ||
     a.generation - b.generation || a.answer_index - b.answer_index
   );
+  check.differing.sort();
+  check.missing.sort();
   return { rows, compressionUsage, checkOnly: executor.checkOnly ? check : null };
 }
