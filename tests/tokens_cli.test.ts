@@ -85,7 +85,7 @@ Deno.test("tokens --json breaks the count down per message and adds up to the to
 });
 
 Deno.test("tokens --tokenizer counts with another tokenizer directory", async () => {
-  const dir = assetPath("fixtures/tokenizers/deepseek_v3");
+  const dir = assetPath("tests/fixtures/tokenizers/deepseek_v3");
   const other = await loadTokenCounter(dir);
   const file = await writeJson({ messages: messages.slice(0, 2) });
   const report = JSON.parse((await run(["--tokenizer", dir, "--json", file])).stdout);

@@ -29,7 +29,7 @@ async function expectations(name: string) {
 }
 
 for (const name of ["qwen3", "deepseek_v3"]) {
-  const dir = assetPath(`fixtures/tokenizers/${name}`);
+  const dir = assetPath(name === "qwen3" ? "fixtures/tokenizers/qwen3" : `tests/fixtures/tokenizers/${name}`);
 
   Deno.test(`${name}: expectations were made from the shipped tokenizer files`, async () => {
     const expected = await expectations(name);

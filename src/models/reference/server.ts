@@ -26,8 +26,8 @@
  *
  * **Fault mode.** `faults` (see faults.ts) injects seeded 429s (with `Retry-After` and `retry-after-ms`),
  * 500s, hangs, dropped connections, malformed JSON, truncated bodies and wrong-schema bodies, so tests can
- * prove the clients' retries and failure records. `delayMs` waits before every answer (for overhead
- * benchmarks).
+ * prove the clients' retries and failure records. `delayMs` makes every answer leave no earlier than that
+ * many milliseconds after its request arrived (for overhead benchmarks).
  *
  * It is built on `node:http` rather than `Deno.serve` because a dropped connection (closing the socket
  * before any status line) cannot be produced with `Deno.serve`. It listens on 127.0.0.1 only.
@@ -312,8 +312,11 @@ export async function startReferenceServer(options: ReferenceServerOptions): Pro
     seen.set(bodyHash, attempt + 1);
     const fault = options.faults ? chooseFault(options.faults, seed, bodyHash, attempt) : undefined;
     if (fault !== undefined) return await injectFault(fault, endpoint, request, response);
+    // The delay runs from the request's arrival, computing the reply included: every answer takes
+    // max(delayMs, compute time), a fixed latency as a provider's would be.
+    const delay = delayMs > 0 ? pause(delayMs, shutdown.signal) : undefined;
     const reply = endpoint === "chat" ? chatReply(bytes, bodyHash) : systemOneReply(bytes);
-    if (delayMs > 0) await pause(delayMs, shutdown.signal);
+    await delay;
     stats.answered[endpoint]++;
     sendJson(response, 200, reply);
   }
