@@ -58,7 +58,14 @@ export async function demoCommand(argv: string[]): Promise<number> {
   if (code !== 0) return code;
 
   step("hotpot run (full, jev, summary, jev+summary under a 3,600-token ceiling)");
-  const hotpot = await hotpotRun(["--corpus", join(corpusRun, "corpus.json"), "--reference", "--output", join(root, "hotpot"), ...quiet]);
+  const hotpot = await hotpotRun([
+    "--corpus",
+    join(corpusRun, "corpus.json"),
+    "--reference",
+    "--output",
+    join(root, "hotpot"),
+    ...quiet,
+  ]);
   if (hotpot.code !== 0) return hotpot.code;
 
   step("sweep run (frozen summary + Jev Top-N, sandboxed repair checks)");
@@ -90,6 +97,8 @@ export async function demoCommand(argv: string[]): Promise<number> {
   const seconds = ((performance.now() - started) / 1000).toFixed(1);
   console.log(`\ndemo finished in ${seconds} s; runs in ${root}`);
   console.log("reports (made with the reference model: a weak, deterministic baseline, not an LLM):");
-  for (const name of ["hotpot", "sweep", "sweep-frozen", "engines"]) console.log(`  ${join(root, name, "REPORT.md")}`);
+  for (const name of ["hotpot", "sweep", "sweep-frozen", "engines"]) {
+    console.log(`  ${join(root, name, "REPORT.md")}`);
+  }
   return ok ? 0 : 1;
 }

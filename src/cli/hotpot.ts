@@ -5,7 +5,7 @@
  */
 import { z } from "zod";
 import { assetPath } from "../assets.ts";
-import { hashFile, loadHotpot } from "../data/hotpot_load.ts";
+import { loadHotpot } from "../data/hotpot_load.ts";
 import { UsageError } from "../errors.ts";
 import { CheckFailedError } from "../errors.ts";
 import { aggregateHotpot } from "../suites/hotpot/aggregate.ts";

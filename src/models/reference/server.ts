@@ -57,7 +57,7 @@ export interface ReferenceServerOptions {
   /** TCP port on 127.0.0.1; 0 (default) picks a free one. */
   port?: number;
   faults?: FaultSpec;
-  /** Fixed delay before every answer (ms). */
+  /** Fixed latency of every answer, counted from the request's arrival (ms). */
   delayMs?: number;
   /** Seed of the fault mode (default 0). */
   seed?: number;

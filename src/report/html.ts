@@ -1,0 +1,182 @@
+/**
+ * The shared parts of the HTML reports: escaping (an auto-escaping {@link html} template tag and the
+ * {@link Html} markup type), the page shell with inline CSS, tables, fact lists, banners and figures.
+ *
+ * Pages are single self-contained files: inline CSS, inline SVG, no scripts, no external fonts, images or
+ * URLs (they are opened on air-gapped machines), light colour scheme, printable. Output is a pure function
+ * of the input, so the same input gives byte-identical HTML.
+ *
+ * @module
+ */
+import { type Cell, formatCell } from "./markdown_table.ts";
+
+/** Markup that is safe to insert as is: made by {@link html}, {@link rawHtml} or the helpers built on them. */
+export class Html {
+  /** Creates markup from text that is already safe (escaped or written by this module). */
+  constructor(readonly markup: string) {}
+
+  /** The markup itself. */
+  toString(): string {
+    return this.markup;
+  }
+}
+
+/** What {@link html} accepts between its literal parts. */
+export type HtmlValue = Html | string | number | null | undefined | false | readonly HtmlValue[];
+
+/** Escapes text for use in element content and in quoted attribute values. */
+export function escapeHtml(text: string): string {
+  return text
+    .replaceAll("&", "&amp;")
+    .replaceAll("<", "&lt;")
+    .replaceAll(">", "&gt;")
+    .replaceAll('"', "&quot;")
+    .replaceAll("'", "&#39;");
+}
+
+function render(value: HtmlValue): string {
+  if (value instanceof Html) return value.markup;
+  if (value === null || value === undefined || value === false) return "";
+  if (typeof value === "number") return String(value);
+  if (typeof value === "string") return escapeHtml(value);
+  return value.map(render).join("");
+}
+
+/**
+ * A template tag that escapes every interpolated string (and every string inside interpolated arrays);
+ * {@link Html} values go in unchanged, numbers as `String(n)`, and null, undefined and false as nothing.
+ */
+export function html(strings: TemplateStringsArray, ...values: HtmlValue[]): Html {
+  let out = strings[0];
+  for (let i = 0; i < values.length; i++) out += render(values[i]) + strings[i + 1];
+  return new Html(out);
+}
+
+/** Wraps markup written by this program (never user text) as {@link Html}. */
+export function rawHtml(markup: string): Html {
+  return new Html(markup);
+}
+
+const PAGE_CSS = `
+:root { color-scheme: light; }
+* { box-sizing: border-box; }
+body { margin: 0 auto; max-width: 1180px; padding: 24px 28px 48px; background: #fff; color: #1b1f24;
+  font: 15px/1.5 system-ui, -apple-system, "Segoe UI", Roboto, "Helvetica Neue", Arial, sans-serif; }
+h1 { font-size: 1.6em; margin: 0 0 0.6em; line-height: 1.25; }
+h2 { font-size: 1.25em; margin: 1.8em 0 0.6em; padding-bottom: 0.2em; border-bottom: 1px solid #d0d7de; }
+h3 { font-size: 1.05em; margin: 1.4em 0 0.5em; }
+p, ul { margin: 0.5em 0; }
+ul.facts { padding-left: 1.3em; }
+ul.facts li { margin: 0.15em 0; }
+code { font: 0.88em/1.4 ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; background: #f3f4f6;
+  padding: 0.05em 0.3em; border-radius: 3px; overflow-wrap: anywhere; }
+.banner { border: 1px solid #d4a72c; border-left: 6px solid #bf8700; background: #fff8c5; padding: 10px 14px;
+  margin: 1em 0; border-radius: 4px; }
+.note { color: #57606a; font-size: 0.92em; }
+.table-wrap { overflow-x: auto; margin: 0.8em 0; }
+table { border-collapse: collapse; font-size: 0.9em; font-variant-numeric: tabular-nums; }
+th, td { border: 1px solid #d0d7de; padding: 4px 9px; text-align: left; vertical-align: top; }
+th { background: #f6f8fa; font-weight: 600; }
+td.num, th.num { text-align: right; white-space: nowrap; }
+tbody tr:nth-child(even) td { background: #fafbfc; }
+figure { margin: 1.2em 0; break-inside: avoid; page-break-inside: avoid; }
+figcaption { font-weight: 600; margin-bottom: 0.3em; }
+figure svg { display: block; max-width: 100%; height: auto; }
+@media print {
+  body { max-width: none; padding: 0; font-size: 11pt; }
+  .table-wrap { overflow: visible; }
+  table, .banner { break-inside: avoid; page-break-inside: avoid; }
+  h2, h3 { break-after: avoid; page-break-after: avoid; }
+}
+`;
+
+/** Options of {@link htmlPage}. */
+export interface HtmlPageOptions {
+  /** The document title (plain text; escaped). */
+  title: string;
+  /** The page content. */
+  body: Html;
+}
+
+/** A complete single-file HTML document with the shared inline stylesheet. */
+export function htmlPage(options: HtmlPageOptions): string {
+  return html`<!DOCTYPE html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<meta name="color-scheme" content="light">
+<title>${options.title}</title>
+<style>${rawHtml(PAGE_CSS)}</style>
+</head>
+<body>
+${options.body}
+</body>
+</html>
+`.markup;
+}
+
+/** Column alignment of {@link htmlTable}. */
+export type ColumnAlign = "left" | "right";
+
+/** Options of {@link htmlTable}. */
+export interface HtmlTableOptions {
+  /** Digits of non-integer numbers, as in the Markdown tables (default 3). */
+  digits?: number;
+  /**
+   * Alignment per column; by default a column is right-aligned when every cell is a number or null,
+   * like `markdownTable`.
+   */
+  align?: readonly ColumnAlign[];
+}
+
+/**
+ * A table whose cells are formatted exactly like the Markdown reports' (`formatCell`: null as "n/a",
+ * integers plainly, other numbers with `digits` digits); text is escaped.
+ */
+export function htmlTable(headers: readonly string[], rows: readonly Cell[][], options: HtmlTableOptions = {}): Html {
+  const digits = options.digits ?? 3;
+  const align = options.align ?? headers.map((_, i) =>
+    rows.length > 0 && rows.every((r) => typeof r[i] === "number" || r[i] === null) ? "right" : "left"
+  );
+  const cls = (i: number) => (align[i] === "right" ? "num" : null);
+  const th = headers.map((h, i) => html`<th${cls(i) ? html` class="num"` : ""} scope="col">${h}</th>`);
+  const body = rows.map((row) =>
+    html`<tr>${row.map((c, i) => html`<td${cls(i) ? html` class="num"` : ""}>${formatCell(c, digits)}</td>`)}</tr>\n`
+  );
+  return html`<div class="table-wrap"><table>
+<thead><tr>${th}</tr></thead>
+<tbody>
+${body}</tbody>
+</table></div>`;
+}
+
+/** A bulleted list of run facts; each item is markup or plain text. */
+export function factList(items: readonly (Html | string)[]): Html {
+  return html`<ul class="facts">
+${items.map((item) => html`<li>${item}</li>\n`)}</ul>`;
+}
+
+/** A highlighted notice, e.g. the reference-model banner. */
+export function banner(content: Html | string): Html {
+  return html`<div class="banner" role="note">${content}</div>`;
+}
+
+/** Plain text as paragraphs, split at blank lines; single line breaks become spaces. */
+export function paragraphs(text: string, className?: string): Html {
+  const parts = text.split(/\n\s*\n/).map((p) => p.replace(/\s*\n\s*/g, " ").trim()).filter((p) => p !== "");
+  return html`${parts.map((p) => html`<p${className ? html` class="${className}"` : ""}>${p}</p>\n`)}`;
+}
+
+/** Inline code (escaped). */
+export function code(text: string): Html {
+  return html`<code>${text}</code>`;
+}
+
+/** A chart (or other content) with a caption. */
+export function figure(caption: string, content: Html): Html {
+  return html`<figure>
+<figcaption>${caption}</figcaption>
+${content}
+</figure>`;
+}
