@@ -50,9 +50,11 @@ Deno.test("a finished run cannot be resumed: exit 2 through the CLI, and the run
     const run = join(dir, "finished");
     await runPipeline({ output: run, stages: 3 });
     const before = await describeTree(run);
-    const viaDemo = await runCli(["demo", "--resume", run, "--quiet"]);
-    assert.equal(viaDemo.code, 2, viaDemo.stderr);
-    assert.match(viaDemo.stderr, /finished run/);
+    for (const command of [["hotpot", "run"], ["sweep", "run"], ["hotpot", "collect"]]) {
+      const viaCli = await runCli([...command, "--resume", run, "--quiet"]);
+      assert.equal(viaCli.code, 2, viaCli.stderr);
+      assert.match(viaCli.stderr, /finished run/);
+    }
     const viaPipeline = await runDeno("tests/helpers/pipeline_cli.ts", ["--resume", run]);
     assert.equal(viaPipeline.code, 2, viaPipeline.stderr);
     assert.match(viaPipeline.stderr, /finished run/);

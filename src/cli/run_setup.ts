@@ -87,6 +87,12 @@ export function recordedOptions(options: Record<string, unknown>): Record<string
  * of `command` (e.g. `["hotpot", "run"]`), without its `--output`; `--resume DIR` is appended.
  */
 export async function resumeArgv(dir: string, command: string[]): Promise<string[]> {
+  try {
+    await Deno.stat(join(dir, "manifest.json"));
+    throw new UsageError(`${dir} is a finished run (manifest.json exists); a finished run is never resumed`);
+  } catch (error) {
+    if (!(error instanceof Deno.errors.NotFound)) throw error;
+  }
   let header;
   try {
     header = (await readJournal(join(dir, "journal.jsonl"))).header;

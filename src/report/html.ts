@@ -1,5 +1,5 @@
 /**
- * The shared parts of the HTML reports: escaping (an auto-escaping {@link html} template tag and the
+ * The shared parts of the HTML reports: escaping (an auto-escaping {@link safeHtml} template tag and the
  * {@link Html} markup type), the page shell with inline CSS, tables, fact lists, banners and figures.
  *
  * Pages are single self-contained files: inline CSS, inline SVG, no scripts, no external fonts, images or
@@ -10,7 +10,7 @@
  */
 import { type Cell, formatCell } from "./markdown_table.ts";
 
-/** Markup that is safe to insert as is: made by {@link html}, {@link rawHtml} or the helpers built on them. */
+/** Markup that is safe to insert as is: made by {@link safeHtml}, {@link rawHtml} or the helpers built on them. */
 export class Html {
   /** Creates markup from text that is already safe (escaped or written by this module). */
   constructor(readonly markup: string) {}
@@ -21,7 +21,7 @@ export class Html {
   }
 }
 
-/** What {@link html} accepts between its literal parts. */
+/** What {@link safeHtml} accepts between its literal parts. */
 export type HtmlValue = Html | string | number | null | undefined | false | readonly HtmlValue[];
 
 /** Escapes text for use in element content and in quoted attribute values. */
@@ -46,7 +46,7 @@ function render(value: HtmlValue): string {
  * A template tag that escapes every interpolated string (and every string inside interpolated arrays);
  * {@link Html} values go in unchanged, numbers as `String(n)`, and null, undefined and false as nothing.
  */
-export function html(strings: TemplateStringsArray, ...values: HtmlValue[]): Html {
+export function safeHtml(strings: TemplateStringsArray, ...values: HtmlValue[]): Html {
   let out = strings[0];
   for (let i = 0; i < values.length; i++) out += render(values[i]) + strings[i + 1];
   return new Html(out);
@@ -100,7 +100,7 @@ export interface HtmlPageOptions {
 
 /** A complete single-file HTML document with the shared inline stylesheet. */
 export function htmlPage(options: HtmlPageOptions): string {
-  return html`<!DOCTYPE html>
+  return safeHtml`<!DOCTYPE html>
 <html lang="en">
 <head>
 <meta charset="utf-8">
@@ -140,11 +140,11 @@ export function htmlTable(headers: readonly string[], rows: readonly Cell[][], o
     rows.length > 0 && rows.every((r) => typeof r[i] === "number" || r[i] === null) ? "right" : "left"
   );
   const cls = (i: number) => (align[i] === "right" ? "num" : null);
-  const th = headers.map((h, i) => html`<th${cls(i) ? html` class="num"` : ""} scope="col">${h}</th>`);
+  const th = headers.map((h, i) => safeHtml`<th${cls(i) ? safeHtml` class="num"` : ""} scope="col">${h}</th>`);
   const body = rows.map((row) =>
-    html`<tr>${row.map((c, i) => html`<td${cls(i) ? html` class="num"` : ""}>${formatCell(c, digits)}</td>`)}</tr>\n`
+    safeHtml`<tr>${row.map((c, i) => safeHtml`<td${cls(i) ? safeHtml` class="num"` : ""}>${formatCell(c, digits)}</td>`)}</tr>\n`
   );
-  return html`<div class="table-wrap"><table>
+  return safeHtml`<div class="table-wrap"><table>
 <thead><tr>${th}</tr></thead>
 <tbody>
 ${body}</tbody>
@@ -153,29 +153,29 @@ ${body}</tbody>
 
 /** A bulleted list of run facts; each item is markup or plain text. */
 export function factList(items: readonly (Html | string)[]): Html {
-  return html`<ul class="facts">
-${items.map((item) => html`<li>${item}</li>\n`)}</ul>`;
+  return safeHtml`<ul class="facts">
+${items.map((item) => safeHtml`<li>${item}</li>\n`)}</ul>`;
 }
 
 /** A highlighted notice, e.g. the reference-model banner. */
 export function banner(content: Html | string): Html {
-  return html`<div class="banner" role="note">${content}</div>`;
+  return safeHtml`<div class="banner" role="note">${content}</div>`;
 }
 
 /** Plain text as paragraphs, split at blank lines; single line breaks become spaces. */
 export function paragraphs(text: string, className?: string): Html {
   const parts = text.split(/\n\s*\n/).map((p) => p.replace(/\s*\n\s*/g, " ").trim()).filter((p) => p !== "");
-  return html`${parts.map((p) => html`<p${className ? html` class="${className}"` : ""}>${p}</p>\n`)}`;
+  return safeHtml`${parts.map((p) => safeHtml`<p${className ? safeHtml` class="${className}"` : ""}>${p}</p>\n`)}`;
 }
 
 /** Inline code (escaped). */
 export function code(text: string): Html {
-  return html`<code>${text}</code>`;
+  return safeHtml`<code>${text}</code>`;
 }
 
 /** A chart (or other content) with a caption. */
 export function figure(caption: string, content: Html): Html {
-  return html`<figure>
+  return safeHtml`<figure>
 <figcaption>${caption}</figcaption>
 ${content}
 </figure>`;

@@ -225,7 +225,9 @@ export async function runHotpot(
         rankingHash = rankNode.node.outputs.ranking;
         ranking = rankNode.outputs.ranking as typeof ranking;
         for (const m of ["jev", "jev+summary"]) {
-          if (options.methods.includes(m as HotpotMethod)) addUsage(m, rankNode.node.usage);
+          if (options.methods.includes(m as HotpotMethod) && rankNode.reused !== "frozen") {
+            addUsage(m, rankNode.node.usage);
+          }
         }
       }
 
