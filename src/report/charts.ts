@@ -10,10 +10,13 @@
  *
  * @module
  */
-import { type Html, html } from "./html.ts";
+import { type Html, safeHtml } from "./html.ts";
 
 /** Series colours (Okabe–Ito, without the yellow that vanishes on white). */
 export const SERIES_COLORS = ["#0072B2", "#E69F00", "#009E73", "#CC79A7", "#56B4E9", "#D55E00"] as const;
+
+/** Text colour with enough contrast inside a bar of the same index's colour. */
+const SERIES_INK = ["#fff", "#1b1f24", "#1b1f24", "#1b1f24", "#1b1f24", "#1b1f24"] as const;
 
 const AXIS = "#57606a";
 const GRID = "#e5e7eb";
@@ -164,102 +167,145 @@ function haloText(
   x: number,
   y: number,
   text: string,
-  attrs: { anchor?: string; fill?: string; size?: number },
+  attrs: { anchor?: string; fill?: string; size?: number; vertical?: boolean; plain?: boolean },
 ): Html {
-  return html`
-    <text x="${c(x)}" y="${c(y)}" text-anchor="${attrs.anchor ?? "middle"}" font-size="${attrs.size ??
-      11}" fill="${attrs.fill ?? TEXT}"
-      stroke="#fff" stroke-width="3" paint-order="stroke">${text}</text>
-  `;
+  const turn = attrs.vertical ? safeHtml` transform="rotate(-90 ${c(x)} ${c(y)})"` : "";
+  const halo = attrs.plain ? "" : safeHtml` stroke="#fff" stroke-width="3" paint-order="stroke"`;
+  return safeHtml`<text x="${c(x)}" y="${c(y)}"${turn} text-anchor="${attrs.anchor ?? "middle"}" font-size="${
+    attrs.size ?? 11
+  }" fill="${attrs.fill ?? TEXT}"${halo}>${text}</text>`;
+}
+
+/**
+ * The value label of a bar: level above it when it fits the bar's width, else turned upright, inside the
+ * bar's top when the bar is tall enough, or standing on it.
+ */
+function barLabel(
+  mid: number,
+  top: number,
+  bottom: number,
+  label: string,
+  barWidth: number,
+  below: boolean,
+  series: number,
+): Html {
+  const size = barWidth < 30 ? 9.5 : 10.5;
+  const textWidth = label.length * size * 0.6;
+  if (below) return haloText(mid, bottom + 13, label, { size });
+  if (textWidth <= barWidth - 2) return haloText(mid, top - 4, label, { size });
+  const x = mid + size / 3;
+  return bottom - top >= textWidth + 8
+    ? haloText(x, top + 4, label, {
+      size,
+      anchor: "end",
+      vertical: true,
+      plain: true,
+      fill: SERIES_INK[series % SERIES_INK.length],
+    })
+    : haloText(x, top - 4, label, { size, anchor: "start", vertical: true });
 }
 
 function svgOpen(width: number, height: number, title: string): Html {
-  return html`
-    <svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}"
-      viewBox="0 0 ${width} ${height}" role="img" aria-label="${title}" font-family="${FONT}">
-      <title>${title}</title>
-      <rect width="${width}" height="${height}" fill="#fff" />
-  `;
-}
-
-function legend(series: readonly ChartSeries[], x0: number, y: number, markers: boolean): Html {
-  let x = x0;
-  const items: Html[] = [];
-  series.forEach((s, i) => {
-    const swatch = markers ? marker(i, x + 7, y - 4) : html`
-      <rect x="${c(x)}" y="${c(y - 10)}" width="12" height="12" fill="${color(i)}" />
-    `;
-    items.push(
-      html`${swatch}<text x="${c(x + 18)}" y="${c(y)}" font-size="12" fill="${TEXT}">${s.name}</text>\n`,
-    );
-    x += 18 + s.name.length * 7 + 18;
-  });
-  return html`${items}`;
+  return safeHtml`<svg width="${width}" height="${height}" viewBox="0 0 ${width} ${height}" role="img" aria-label="${title}" font-family="${FONT}">
+<title>${title}</title>
+<rect width="${width}" height="${height}" fill="#fff"/>
+`;
 }
 
 function marker(series: number, x: number, y: number): Html {
   const fill = color(series);
   return series % 2 === 0
-    ? html`
-      <circle cx="${c(x)}" cy="${c(y)}" r="4.5" fill="${fill}" />
-    `
-    : html`
-      <rect x="${c(x - 4)}" y="${c(y - 4)}" width="8" height="8" fill="${fill}" />
-    `;
+    ? safeHtml`<circle cx="${c(x)}" cy="${c(y)}" r="4.5" fill="${fill}"/>`
+    : safeHtml`<rect x="${c(x - 4)}" y="${c(y - 4)}" width="8" height="8" fill="${fill}"/>`;
+}
+
+function dashOf(ref: ReferenceLine): string {
+  return ref.dash === "dotted" ? "2 4" : "7 5";
+}
+
+/** The legend row: a swatch (bar colour or line marker) per series, then a dashed line per reference. */
+function legend(
+  series: readonly ChartSeries[],
+  refs: readonly ReferenceLine[],
+  x0: number,
+  y: number,
+  markers: boolean,
+): Html {
+  let x = x0;
+  const items: Html[] = [];
+  const item = (swatch: Html, swatchWidth: number, name: string) => {
+    const text = safeHtml`<text x="${c(x + swatchWidth + 6)}" y="${
+      c(y)
+    }" font-size="12" fill="${TEXT}">${name}</text>`;
+    items.push(safeHtml`${swatch}${text}\n`);
+    x += swatchWidth + 6 + name.length * 7 + 18;
+  };
+  series.forEach((s, i) => {
+    item(
+      markers
+        ? marker(i, x + 6, y - 4)
+        : safeHtml`<rect x="${c(x)}" y="${c(y - 10)}" width="12" height="12" fill="${color(i)}"/>`,
+      12,
+      s.name,
+    );
+  });
+  for (const r of refs) {
+    const swatch = safeHtml`<line x1="${c(x)}" x2="${c(x + 26)}" y1="${c(y - 4)}" y2="${c(y - 4)}" stroke="${
+      color(r.series)
+    }" stroke-width="1.6" stroke-dasharray="${dashOf(r)}"/>`;
+    item(swatch, 26, r.label);
+  }
+  return safeHtml`${items}`;
 }
 
 function yAxis(axis: Axis, box: Box, yLabel: string): Html {
   const lines = axis.ticks.map((t) => {
     const y = axis.y(t.value);
-    return html`
-      <line x1="${c(box.left)}" x2="${c(box.right)}" y1="${c(y)}" y2="${c(
-        y,
-      )}" stroke="${GRID}" />${html`<text x="${c(box.left - 6)}" y="${
-        c(y + 4)
-      }" text-anchor="end" font-size="11" fill="${AXIS}">${t.label}</text>`}\\n
-    `;
+    const grid = safeHtml`<line x1="${c(box.left)}" x2="${c(box.right)}" y1="${c(y)}" y2="${
+      c(y)
+    }" stroke="${GRID}"/>`;
+    const label = safeHtml`<text x="${c(box.left - 6)}" y="${
+      c(y + 4)
+    }" text-anchor="end" font-size="11" fill="${AXIS}">${t.label}</text>`;
+    return safeHtml`${grid}${label}\n`;
   });
   const mid = (box.top + box.bottom) / 2;
-  return html`
-    ${lines}<line x1="${c(box.left)}" x2="${c(box.left)}" y1="${c(box.top)}" y2="${c(
-      box.bottom,
-    )}" stroke="${AXIS}" />
-    <text x="14" y="${c(mid)}" transform="rotate(-90 14 ${c(mid)})" text-anchor="middle" font-size="12"
-      fill="${AXIS}">${yLabel}</text>
-  `;
+  return safeHtml`${lines}<line x1="${c(box.left)}" x2="${c(box.left)}" y1="${c(box.top)}" y2="${
+    c(box.bottom)
+  }" stroke="${AXIS}"/>
+<text x="14" y="${c(mid)}" transform="rotate(-90 14 ${
+    c(mid)
+  })" text-anchor="middle" font-size="12" fill="${AXIS}">${yLabel}</text>
+`;
 }
 
-function referenceLines(
-  refs: readonly ReferenceLine[],
-  axis: Axis,
-  box: Box,
-  labelsOutside: boolean,
-): Html {
-  const placed = refs.map((r) => ({ r, y: axis.y(r.value), labelY: axis.y(r.value) - 4 }));
-  if (labelsOutside) {
-    // Labels sit right of the plot at the line's height, pushed apart so they never overlap.
-    const order = [...placed].sort((a, b) => a.y - b.y);
-    let last = -Infinity;
-    for (const p of order) {
-      p.labelY = Math.max(p.y + 4, last + 13);
-      last = p.labelY;
-    }
+/** Dashed reference lines; with `labelled`, each also gets its label right of the plot (never overlapping). */
+function referenceLines(refs: readonly ReferenceLine[], axis: Axis, box: Box, labelled: boolean): Html {
+  const placed = refs.map((r) => ({ r, y: axis.y(r.value), labelY: axis.y(r.value) + 4 }));
+  let last = -Infinity;
+  for (const p of [...placed].sort((a, b) => a.y - b.y)) {
+    p.labelY = Math.max(p.labelY, last + 14);
+    last = p.labelY;
   }
-  return html`${
+  return safeHtml`${
     placed.map((p) => {
-      const dash = p.r.dash === "dotted" ? "2 4" : "7 5";
-      const line = html`
-        <line x1="${c(box.left)}" x2="${c(box.right)}" y1="${c(p.y)}" y2="${c(p.y)}" stroke="${color(
-          p.r.series,
-        )}"
-          stroke-width="1.6" stroke-dasharray="${dash}" />
-      `;
-      const label = labelsOutside
+      const line = safeHtml`<line x1="${c(box.left)}" x2="${c(box.right)}" y1="${c(p.y)}" y2="${
+        c(p.y)
+      }" stroke="${color(p.r.series)}" stroke-width="1.6" stroke-dasharray="${dashOf(p.r)}"/>`;
+      const label = labelled
         ? haloText(box.right + 6, p.labelY, p.r.label, { anchor: "start", fill: color(p.r.series) })
-        : haloText(box.right - 4, p.labelY, p.r.label, { anchor: "end", fill: color(p.r.series), size: 12 });
-      return html`${line}${label}\n`;
+        : "";
+      return safeHtml`${line}${label}\n`;
     })
   }`;
+}
+
+/** Splits a note into at most two lines of about `maxChars`, at a space when it can. */
+function noteLines(note: string, maxChars: number): string[] {
+  if (note.length <= maxChars) return [note];
+  const cut = note.lastIndexOf(" ", maxChars);
+  if (cut <= 0) return [shorten(note, maxChars)];
+  return [note.slice(0, cut), shorten(note.slice(cut + 1), maxChars)];
 }
 
 function categoryLabels(
@@ -270,22 +316,30 @@ function categoryLabels(
   notes?: readonly (string | null)[],
 ): Html {
   const maxChars = Math.floor(band / 6.6);
-  return html`${
+  return safeHtml`${
     labels.map((label, i) => {
       const short = shorten(label, maxChars);
       const note = notes?.[i];
-      return html`
-        <text x="${c(centers[i])}" y="${c(y)}" text-anchor="middle" font-size="12"
-          fill="${TEXT}">${short !== label ? html`<title>${label}</title>` : ""}${short}</text>
-        ${note
-          ? html`
-            <text x="${c(centers[i])}" y="${c(y + 15)}" text-anchor="middle" font-size="11"
-              fill="${WARN}">${shorten(note, maxChars)}</text>\\n
-          `
-          : ""}
-      `;
+      const full = short !== label ? safeHtml`<title>${label}</title>` : "";
+      const text = safeHtml`<text x="${c(centers[i])}" y="${
+        c(y)
+      }" text-anchor="middle" font-size="12" fill="${TEXT}">${full}${short}</text>\n`;
+      const second = note
+        ? noteLines(note, maxChars).map((line, k) =>
+          safeHtml`<text x="${c(centers[i])}" y="${
+            c(y + 15 + 13 * k)
+          }" text-anchor="middle" font-size="11" fill="${WARN}">${line}</text>\n`
+        )
+        : "";
+      return safeHtml`${text}${second}`;
     })
   }`;
+}
+
+function missingLabel(x: number, y: number, tooltip: string): Html {
+  return safeHtml`<text x="${c(x)}" y="${
+    c(y)
+  }" text-anchor="middle" font-size="10.5" font-style="italic" fill="${MISSING}"><title>${tooltip}</title>n/a</text>\n`;
 }
 
 /**
@@ -293,64 +347,79 @@ function categoryLabels(
  * the bars, "n/a" for null values, optional reference lines and a linear or log-10 axis.
  */
 export function barChart(options: BarChartOptions): Html {
-  const width = options.width ?? 760;
+  const bars = options.categories.length * Math.max(1, options.series.length);
+  const width = options.width ?? Math.round(Math.min(1100, Math.max(760, 82 + (bars * 30) / 0.76)));
   const height = options.height ?? 330;
-  const hasLegend = options.series.length > 1;
-  const box: Box = { left: 66, right: width - 16, top: hasLegend ? 46 : 24, bottom: height - 48 };
+  const refs = options.referenceLines ?? [];
+  const legendSeries = options.series.length > 1 ? options.series : [];
+  const hasLegend = legendSeries.length > 0 || refs.length > 0;
+  const noteRoom = options.notes?.some((n) => n) ? 14 : 0;
+  const box: Box = { left: 66, right: width - 16, top: hasLegend ? 46 : 24, bottom: height - 40 - noteRoom };
   const values = options.series.flatMap((s) => s.values).filter((v): v is number => v !== null);
-  const refValues = (options.referenceLines ?? []).map((r) => r.value);
+  const refValues = refs.map((r) => r.value);
   const axis = options.scale === "log"
     ? logAxis([...values, ...refValues], box)
     : linearAxis([...values, ...refValues], box, options.max);
-  const n = Math.max(1, options.categories.length);
-  const band = (box.right - box.left) / n;
+  const band = (box.right - box.left) / Math.max(1, options.categories.length);
   const groupWidth = band * 0.76;
   const barWidth = groupWidth / Math.max(1, options.series.length);
   const centers = options.categories.map((_, i) => box.left + band * (i + 0.5));
-  const bars: Html[] = [];
+  const drawn: Html[] = [];
   options.categories.forEach((category, i) => {
     options.series.forEach((s, j) => {
       const x = centers[i] - groupWidth / 2 + j * barWidth;
       const mid = x + barWidth / 2;
       const v = s.values[i] ?? null;
       if (v === null) {
-        bars.push(html`
-          <text x="${c(mid)}" y="${c(
-            axis.base - 5,
-          )}" text-anchor="middle" font-size="10.5" font-style="italic"
-            fill="${MISSING}"><title>${s.name}, ${category}: n/a</title>n/a</text>\\n
-        `);
+        drawn.push(missingLabel(mid, axis.base - 5, `${s.name}, ${category}: n/a`));
         return;
       }
       const top = Math.min(axis.y(v), axis.base);
       const h = Math.abs(axis.y(v) - axis.base);
       const label = options.format(v);
-      const labelY = v < 0 && options.scale !== "log" ? axis.y(v) + 13 : axis.y(v) - 4;
-      bars.push(html`
-        <rect x="${c(x + 1)}" y="${c(top)}" width="${c(Math.max(1, barWidth - 2))}" height="${c(
-          Math.max(h, 0.5),
-        )}" fill="${color(j)}">
-          <title>${s.name}, ${category}: ${label}</title>
-        </rect>
-        ${haloText(mid, labelY, label, { size: barWidth < 30 ? 9.5 : 10.5 })}\\n
-      `);
+      const rect = safeHtml`<rect x="${c(x + 1)}" y="${c(top)}" width="${
+        c(Math.max(1, barWidth - 2))
+      }" height="${c(Math.max(h, 0.5))}" fill="${
+        color(j)
+      }"><title>${s.name}, ${category}: ${label}</title></rect>`;
+      const below = v < 0 && options.scale !== "log";
+      drawn.push(safeHtml`${rect}${barLabel(mid, top, top + h, label, barWidth, below, j)}\n`);
     });
   });
-  return html`
-    ${svgOpen(width, height, options.title)}${hasLegend
-      ? legend(options.series, box.left, 22, false)
-      : ""}${yAxis(axis, box, options.yLabel)}${bars}<line x1="${c(box.left)}" x2="${c(box.right)}" y1="${c(
-        axis.base,
-      )}"
-      y2="${c(axis.base)}" stroke="${AXIS}" />
-    ${referenceLines(options.referenceLines ?? [], axis, box, false)}${categoryLabels(
-      options.categories,
-      centers,
-      band,
-      box.bottom + 18,
-      options.notes,
-    )}</svg>
-  `;
+  const baseline = safeHtml`<line x1="${c(box.left)}" x2="${c(box.right)}" y1="${c(axis.base)}" y2="${
+    c(axis.base)
+  }" stroke="${AXIS}"/>\n`;
+  return safeHtml`${svgOpen(width, height, options.title)}${
+    hasLegend ? legend(legendSeries, refs, box.left, 22, false) : ""
+  }${yAxis(axis, box, options.yLabel)}${drawn}${baseline}${referenceLines(refs, axis, box, false)}${
+    categoryLabels(options.categories, centers, band, box.bottom + 18, options.notes)
+  }</svg>`;
+}
+
+/**
+ * Baselines of the value labels of a line chart, per series and x position: even series above their
+ * point, odd series below (above when that would cross the x axis), then pushed apart at each x so that
+ * no two labels overlap. A null value's "n/a" sits just above the axis.
+ */
+function valueLabelPositions(series: readonly ChartSeries[], axis: Axis, box: Box): number[][] {
+  const ys = series.map((s, j) =>
+    s.values.map((v) => {
+      if (v === null) return axis.base - 6;
+      const y = axis.y(v);
+      return j % 2 === 1 && y + 17 <= box.bottom - 2 ? y + 17 : y - 8;
+    })
+  );
+  const count = Math.max(0, ...series.map((s) => s.values.length));
+  for (let i = 0; i < count; i++) {
+    // Walk upwards from the lowest label, keeping 13 px between baselines.
+    const order = series.map((_, j) => j).filter((j) => i < ys[j].length).sort((a, b) => ys[b][i] - ys[a][i]);
+    let below = Infinity;
+    for (const j of order) {
+      ys[j][i] = Math.min(ys[j][i], below - 13);
+      below = ys[j][i];
+    }
+  }
+  return ys;
 }
 
 /**
@@ -361,12 +430,7 @@ export function lineChart(options: LineChartOptions): Html {
   const width = options.width ?? 760;
   const height = options.height ?? 360;
   const refs = options.referenceLines ?? [];
-  const box: Box = {
-    left: 66,
-    right: width - (refs.length > 0 ? 150 : 24),
-    top: 46,
-    bottom: height - 64,
-  };
+  const box: Box = { left: 66, right: width - (refs.length > 0 ? 150 : 24), top: 46, bottom: height - 64 };
   const values = options.series.flatMap((s) => s.values).filter((v): v is number => v !== null);
   const axis = linearAxis([...values, ...refs.map((r) => r.value)], box, options.max);
   const xs = options.x;
@@ -379,6 +443,7 @@ export function lineChart(options: LineChartOptions): Html {
       : box.left + pad + ((x - lo) / (hi - lo)) * (box.right - box.left - 2 * pad);
   const centers = xs.map(px);
   const band = xs.length <= 1 ? box.right - box.left : (box.right - box.left - 2 * pad) / (xs.length - 1);
+  const labelYs = valueLabelPositions(options.series, axis, box);
   const drawn = options.series.map((s, j) => {
     const segments: string[][] = [];
     let current: string[] = [];
@@ -392,49 +457,29 @@ export function lineChart(options: LineChartOptions): Html {
     });
     if (current.length) segments.push(current);
     const lines = segments.filter((seg) => seg.length > 1).map((seg) =>
-      html`
-        <polyline points="${seg.join(" ")}" fill="none" stroke="${color(j)}" stroke-width="2.2" />\\n
-      `
+      safeHtml`<polyline points="${seg.join(" ")}" fill="none" stroke="${color(j)}" stroke-width="2.2"/>\n`
     );
     const points = s.values.map((v, i) => {
-      if (v === null) {
-        return html`
-          <text x="${c(centers[i])}" y="${c(
-            axis.base - 6 - 13 * j,
-          )}" text-anchor="middle" font-size="10.5" font-style="italic"
-            fill="${MISSING}">n/a</text>\\n
-        `;
-      }
-      const y = axis.y(v);
-      const labelY = j % 2 === 0 ? y - 8 : y + 17;
-      return html`${marker(j, centers[i], y)}${
-        haloText(centers[i], labelY, options.format(v), { fill: color(j), size: 11 })
-      }\n`;
+      if (v === null) return missingLabel(centers[i], labelYs[j][i], `${s.name}: n/a`);
+      const label = haloText(centers[i], labelYs[j][i], options.format(v), { fill: color(j), size: 11 });
+      return safeHtml`${marker(j, centers[i], axis.y(v))}${label}\n`;
     });
-    return html`${lines}${points}`;
+    return safeHtml`${lines}${points}`;
   });
+  const xAxis = safeHtml`<line x1="${c(box.left)}" x2="${c(box.right)}" y1="${c(box.bottom)}" y2="${
+    c(box.bottom)
+  }" stroke="${AXIS}"/>\n`;
   const ticks = centers.map((center) =>
-    html`
-      <line x1="${c(centers[i])}" x2="${c(centers[i])}" y1="${c(box.bottom)}" y2="${c(
-        box.bottom + 5,
-      )}" stroke="${AXIS}" />\\n
-    `
+    safeHtml`<line x1="${c(center)}" x2="${c(center)}" y1="${c(box.bottom)}" y2="${
+      c(box.bottom + 5)
+    }" stroke="${AXIS}"/>\n`
   );
-  return html`
-    ${svgOpen(width, height, options.title)}${legend(options.series, box.left, 22, true)}${yAxis(
-      axis,
-      box,
-      options.yLabel,
-    )}<line x1="${c(box.left)}" x2="${c(box.right)}" y1="${c(box.bottom)}" y2="${c(box.bottom)}"
-      stroke="${AXIS}" />
-    ${ticks}${referenceLines(refs, axis, box, true)}${drawn}${categoryLabels(
-      xs.map(options.xTick),
-      centers,
-      Math.max(band, 60),
-      box.bottom + 19,
-      options.notes,
-    )}<text x="${c((box.left + box.right) / 2)}" y="${c(height - 8)}" text-anchor="middle"
-      font-size="12" fill="${AXIS}">${options.xLabel}</text>
-    </svg>
-  `;
+  const xTitle = safeHtml`<text x="${c((box.left + box.right) / 2)}" y="${
+    c(height - 8)
+  }" text-anchor="middle" font-size="12" fill="${AXIS}">${options.xLabel}</text>\n`;
+  return safeHtml`${svgOpen(width, height, options.title)}${legend(options.series, [], box.left, 22, true)}${
+    yAxis(axis, box, options.yLabel)
+  }${xAxis}${ticks}${referenceLines(refs, axis, box, true)}${drawn}${
+    categoryLabels(xs.map(options.xTick), centers, Math.max(band, 60), box.bottom + 19, options.notes)
+  }${xTitle}</svg>`;
 }

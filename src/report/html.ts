@@ -77,7 +77,8 @@ code { font: 0.88em/1.4 ui-monospace, SFMono-Regular, Menlo, Consolas, monospace
 table { border-collapse: collapse; font-size: 0.9em; font-variant-numeric: tabular-nums; }
 th, td { border: 1px solid #d0d7de; padding: 4px 9px; text-align: left; vertical-align: top; }
 th { background: #f6f8fa; font-weight: 600; }
-td.num, th.num { text-align: right; white-space: nowrap; }
+td.num, th.num { text-align: right; }
+td.num { white-space: nowrap; }
 tbody tr:nth-child(even) td { background: #fafbfc; }
 figure { margin: 1.2em 0; break-inside: avoid; page-break-inside: avoid; }
 figcaption { font-weight: 600; margin-bottom: 0.3em; }
@@ -134,15 +135,24 @@ export interface HtmlTableOptions {
  * A table whose cells are formatted exactly like the Markdown reports' (`formatCell`: null as "n/a",
  * integers plainly, other numbers with `digits` digits); text is escaped.
  */
-export function htmlTable(headers: readonly string[], rows: readonly Cell[][], options: HtmlTableOptions = {}): Html {
+export function htmlTable(
+  headers: readonly string[],
+  rows: readonly Cell[][],
+  options: HtmlTableOptions = {},
+): Html {
   const digits = options.digits ?? 3;
-  const align = options.align ?? headers.map((_, i) =>
-    rows.length > 0 && rows.every((r) => typeof r[i] === "number" || r[i] === null) ? "right" : "left"
-  );
+  const align = options.align ??
+    headers.map((_, i) =>
+      rows.length > 0 && rows.every((r) => typeof r[i] === "number" || r[i] === null) ? "right" : "left"
+    );
   const cls = (i: number) => (align[i] === "right" ? "num" : null);
-  const th = headers.map((h, i) => safeHtml`<th${cls(i) ? safeHtml` class="num"` : ""} scope="col">${h}</th>`);
+  const th = headers.map((h, i) =>
+    safeHtml`<th${cls(i) ? safeHtml` class="num"` : ""} scope="col">${h}</th>`
+  );
   const body = rows.map((row) =>
-    safeHtml`<tr>${row.map((c, i) => safeHtml`<td${cls(i) ? safeHtml` class="num"` : ""}>${formatCell(c, digits)}</td>`)}</tr>\n`
+    safeHtml`<tr>${
+      row.map((c, i) => safeHtml`<td${cls(i) ? safeHtml` class="num"` : ""}>${formatCell(c, digits)}</td>`)
+    }</tr>\n`
   );
   return safeHtml`<div class="table-wrap"><table>
 <thead><tr>${th}</tr></thead>
@@ -165,7 +175,9 @@ export function banner(content: Html | string): Html {
 /** Plain text as paragraphs, split at blank lines; single line breaks become spaces. */
 export function paragraphs(text: string, className?: string): Html {
   const parts = text.split(/\n\s*\n/).map((p) => p.replace(/\s*\n\s*/g, " ").trim()).filter((p) => p !== "");
-  return safeHtml`${parts.map((p) => safeHtml`<p${className ? safeHtml` class="${className}"` : ""}>${p}</p>\n`)}`;
+  return safeHtml`${
+    parts.map((p) => safeHtml`<p${className ? safeHtml` class="${className}"` : ""}>${p}</p>\n`)
+  }`;
 }
 
 /** Inline code (escaped). */

@@ -322,6 +322,9 @@ export async function runHotpot(
             label: `context q=${cq.id} method=${method}${method === "full" ? "" : ` gen=${gen}`}`,
             params: { method, ...common },
             inputs: contextInputs,
+            // Always rebuilt by this program, never taken from a frozen run: --check-only must compare what
+            // this code renders (a changed framing keeps the key) with the frozen run's answer inputs.
+            reuseFrozen: false,
           },
           () => {
             const fail = (reason: string) =>

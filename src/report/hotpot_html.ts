@@ -1,0 +1,167 @@
+/**
+ * The hotpot report.html: the REPORT.md content (run facts, the results table with the same columns and
+ * number formats, EM by question type, compression usage, the hypothesis) plus two charts: EM / F1 /
+ * joint F1 / gold SP kept per method, and mean provider input tokens per method against the ceiling.
+ *
+ * @module
+ */
+import type { HotpotMethodAggregate } from "../suites/hotpot/aggregate.ts";
+import { type HotpotReportMeta, hypothesisText } from "../suites/hotpot/report.ts";
+import { barChart } from "./charts.ts";
+import { banner, code, factList, figure, htmlPage, htmlTable, paragraphs, safeHtml } from "./html.ts";
+import { formatCell } from "./markdown_table.ts";
+
+/** A share as a percentage with one decimal, as in REPORT.md. */
+const pct = (x: number) => Number((100 * x).toFixed(1));
+
+const RESULT_HEADERS = [
+  "method",
+  "EM",
+  "F1",
+  "SP EM",
+  "SP F1",
+  "joint EM",
+  "joint F1",
+  "gold SP kept",
+  "valid/planned",
+  "input tok mean",
+  "input tok total",
+  "over cap",
+];
+
+function runFacts(meta: HotpotReportMeta) {
+  const c = meta.corpus;
+  const invalid = c.questions.filter((q) => !q.valid);
+  const removed = Object.entries(c.selection.removed).map(([k, v]) => `${k}: ${v}`).join(", ");
+  const p = c.protocol;
+  return factList([
+    safeHtml`Dataset: ${code(c.dataset.path)} (sha256 ${
+      code(c.dataset.sha256)
+    }, ${c.dataset.records} records)`,
+    safeHtml`Selection: seed ${p.seed}, ${p.bridge} bridge + ${p.comparison} comparison, ${p.min_chars}–${p.max_chars} evidence characters; considered ${c.selection.considered}; removed by filter: ${
+      removed || "none"
+    }`,
+    safeHtml`Collection: ${p.collection}; ${c.questions.length - invalid.length}/${c.questions.length} valid${
+      invalid.length > 0
+        ? safeHtml`<ul>${invalid.map((q) => safeHtml`<li>${q.id}: ${q.reason ?? "invalid"}</li>`)}</ul>`
+        : ""
+    }`,
+    safeHtml`Models: chat ${code(meta.models.chat_model)}, decision ${
+      code(meta.models.decision_model)
+    } (${meta.models.note})`,
+    `Tokenizer: ${meta.tokenizer}; ceiling ${meta.inputCap} tokens (reserve ${meta.reserve}) on the complete answer input`,
+    `Repeats: ${meta.compressions} compression generation(s) × ${meta.answers} answer(s) per question and method`,
+  ]);
+}
+
+function resultsTable(aggregates: readonly HotpotMethodAggregate[]) {
+  return htmlTable(
+    RESULT_HEADERS,
+    aggregates.map((a) => [
+      a.method,
+      pct(a.metrics.em),
+      pct(a.metrics.f1),
+      pct(a.metrics.sp_em),
+      pct(a.metrics.sp_f1),
+      pct(a.metrics.joint_em),
+      pct(a.metrics.joint_f1),
+      pct(a.sp_survival),
+      `${a.valid}/${a.planned}`,
+      a.input_tokens.mean === null ? null : Math.round(a.input_tokens.mean),
+      a.input_tokens.total,
+      a.over_cap,
+    ]),
+    { digits: 1 },
+  );
+}
+
+function byTypeTable(aggregates: readonly HotpotMethodAggregate[]) {
+  const types = [...new Set(aggregates.flatMap((a) => Object.keys(a.em_by_type)))];
+  return htmlTable(
+    ["method", ...types.map((t) => `EM ${t}`)],
+    aggregates.map((a) => [a.method, ...types.map((t) => pct(a.em_by_type[t] ?? 0))]),
+    { digits: 1 },
+  );
+}
+
+function usageTable(aggregates: readonly HotpotMethodAggregate[]) {
+  return htmlTable(
+    ["method", "compression calls", "compression input tokens", "compression output tokens"],
+    aggregates.map((a) => [
+      a.method,
+      a.compression_usage.calls,
+      a.compression_usage.input_tokens,
+      a.compression_usage.output_tokens,
+    ]),
+  );
+}
+
+function scoreChart(aggregates: readonly HotpotMethodAggregate[]) {
+  return barChart({
+    title: "EM, F1, joint F1 and gold SP kept per method (%)",
+    categories: aggregates.map((a) => a.method),
+    series: [
+      { name: "EM", values: aggregates.map((a) => pct(a.metrics.em)) },
+      { name: "F1", values: aggregates.map((a) => pct(a.metrics.f1)) },
+      { name: "joint F1", values: aggregates.map((a) => pct(a.metrics.joint_f1)) },
+      { name: "gold SP kept", values: aggregates.map((a) => pct(a.sp_survival)) },
+    ],
+    format: (v) => formatCell(v, 1),
+    yLabel: "percent",
+    max: 100,
+  });
+}
+
+function tokensChart(aggregates: readonly HotpotMethodAggregate[], meta: HotpotReportMeta) {
+  return barChart({
+    title:
+      `Mean provider input tokens of the answer calls per method, with the ${meta.inputCap}-token ceiling`,
+    categories: aggregates.map((a) => a.method),
+    series: [{
+      name: "input tok mean",
+      values: aggregates.map((a) => a.input_tokens.mean === null ? null : Math.round(a.input_tokens.mean)),
+    }],
+    format: (v) => formatCell(v, 1),
+    yLabel: "input tokens",
+    referenceLines: [{ label: `ceiling ${meta.inputCap}`, value: meta.inputCap, series: 5 }],
+    notes: aggregates.map((a) => a.over_cap > 0 ? `${a.over_cap} over cap` : null),
+  });
+}
+
+/** Renders report.html for a hotpot run (self-contained, deterministic; see the module notes). */
+export function hotpotReportHtml(aggregates: HotpotMethodAggregate[], meta: HotpotReportMeta): string {
+  const title = `hotpot: compaction under a ${meta.inputCap}-token answer-input ceiling`;
+  const reference = meta.models.mode === "reference"
+    ? banner(
+      safeHtml`<strong>Reference model.</strong> These numbers come from the built-in deterministic reference model, an honest but weak extractive baseline (BM25 relevance, extractive summaries and answers), not an LLM. It never sees gold labels. They show the harness works end to end; they say nothing about any real LLM.`,
+    )
+    : "";
+  const body = safeHtml`<h1>${title}</h1>
+${reference}
+<h2>Run</h2>
+${runFacts(meta)}
+<h2>Results</h2>
+${
+    paragraphs(
+      "Percentages; answers averaged within a question, then questions equally; invalid conditions count zero. " +
+        '"gold SP kept" is LLM-free: the share of gold supporting sentences present verbatim in the answer input. ' +
+        "Input tokens are the provider's reported prompt tokens of the answer calls.",
+      "note",
+    )
+  }${resultsTable(aggregates)}
+${figure("Answer and supporting-fact scores per method", scoreChart(aggregates))}
+${figure("Answer input size per method", tokensChart(aggregates, meta))}
+<h3>EM by question type</h3>
+${byTypeTable(aggregates)}
+<h2>Compression usage</h2>
+${usageTable(aggregates)}
+${
+    paragraphs(
+      "Rankings are shared by Jev and Jev+Summary within a generation and counted in both rows.",
+      "note",
+    )
+  }
+<h2>Hypothesis</h2>
+${paragraphs(hypothesisText(aggregates))}`;
+  return htmlPage({ title, body });
+}

@@ -1,0 +1,170 @@
+/**
+ * The sweep report.html: the REPORT.md content (run facts and the table with the same columns and number
+ * formats) plus a line chart of N against fact score and repair pass rate, with S and Full as reference
+ * lines and each N's over-budget count under its tick, and a bar chart of context tokens per kind against
+ * the ceiling.
+ *
+ * @module
+ */
+import type { SweepKindAggregate } from "../suites/sweep/aggregate.ts";
+import type { SweepReportMeta } from "../suites/sweep/report.ts";
+import { barChart, lineChart, type ReferenceLine } from "./charts.ts";
+import {
+  banner,
+  code,
+  factList,
+  figure,
+  type Html,
+  htmlPage,
+  htmlTable,
+  paragraphs,
+  safeHtml,
+} from "./html.ts";
+import { formatCell } from "./markdown_table.ts";
+
+/** A share as a percentage with one decimal, as in REPORT.md. */
+const pct = (x: number) => Number((100 * x).toFixed(1));
+
+const TOP_N = /^S\+Top([0-9]+)$/;
+
+function overBudgetNote(a: SweepKindAggregate): string | null {
+  return a.over_budget > 0 ? `${a.over_budget}/${a.planned} over budget` : null;
+}
+
+function runFacts(meta: SweepReportMeta): Html {
+  const o = meta.options;
+  const u = meta.compressionUsage;
+  return factList([
+    safeHtml`Trajectory: ${meta.fixture.name} (sha256 ${
+      code(meta.fixture.hash)
+    }), ${meta.fixture.units} evidence units, ${meta.fixture.facts} exact facts, 6 executable repair checks (sandboxed)`,
+    safeHtml`Models: chat ${code(meta.models.chat_model)}, decision ${
+      code(meta.models.decision_model)
+    } (${meta.models.note})`,
+    `Tokenizer: ${meta.tokenizer}`,
+    `${o.compressions} generation(s) of (summary S within a ${o.summaryAllowance}-token complete input, ranking); ` +
+    `Top N for N = ${o.topN.join(", ")}; ceiling ${o.inputCap} tokens (reserve ${o.reserve}); ${o.answers} ` +
+    `answer(s) per context at temperature 0`,
+    `Compression calls: ${u.calls} (input ${u.input_tokens}, output ${u.output_tokens} tokens); ` +
+    `${meta.reusedCompression} summary/ranking node(s) reused${
+      meta.frozenRun ? ` from ${meta.frozenRun}` : ""
+    }`,
+  ]);
+}
+
+function resultsTable(aggregates: readonly SweepKindAggregate[]): Html {
+  return htmlTable(
+    [
+      "context",
+      "fact score",
+      "repair pass",
+      "valid/planned",
+      "over budget",
+      "context tokens mean",
+      "input tokens mean",
+      "input tokens total",
+    ],
+    aggregates.map((a) => [
+      a.kind,
+      pct(a.fact_score),
+      pct(a.repair_pass_share),
+      `${a.valid}/${a.planned}`,
+      a.over_budget,
+      a.context_tokens_mean === null ? null : Math.round(a.context_tokens_mean),
+      a.input_tokens.mean === null ? null : Math.round(a.input_tokens.mean),
+      a.input_tokens.total,
+    ]),
+    { digits: 1 },
+  );
+}
+
+function baselines(aggregates: readonly SweepKindAggregate[]): ReferenceLine[] {
+  const lines: ReferenceLine[] = [];
+  for (const [kind, name, dash] of [["S", "S", "dashed"], ["full", "Full", "dotted"]] as const) {
+    const a = aggregates.find((x) => x.kind === kind);
+    if (!a) continue;
+    lines.push(
+      {
+        label: `${name} fact ${formatCell(pct(a.fact_score), 1)}`,
+        value: pct(a.fact_score),
+        series: 0,
+        dash,
+      },
+      {
+        label: `${name} repair ${formatCell(pct(a.repair_pass_share), 1)}`,
+        value: pct(a.repair_pass_share),
+        series: 1,
+        dash,
+      },
+    );
+  }
+  return lines;
+}
+
+function sweepChart(aggregates: readonly SweepKindAggregate[]): Html {
+  const topN = aggregates
+    .map((a) => ({ a, n: Number(TOP_N.exec(a.kind)?.[1] ?? NaN) }))
+    .filter((t) => Number.isInteger(t.n))
+    .sort((x, y) => x.n - y.n);
+  if (topN.length === 0) return paragraphs("No S+Top N contexts in this run: nothing to chart.", "note");
+  const chart = lineChart({
+    title: "Fact score and repair pass rate against N, with S and Full as reference lines",
+    x: topN.map((t) => t.n),
+    xTick: (n) => `S+Top${n}`,
+    xLabel: "N: top-ranked original evidence units added to the frozen summary S",
+    yLabel: "percent",
+    series: [
+      { name: "fact score", values: topN.map((t) => pct(t.a.fact_score)) },
+      { name: "repair pass", values: topN.map((t) => pct(t.a.repair_pass_share)) },
+    ],
+    format: (v) => formatCell(v, 1),
+    max: 100,
+    referenceLines: baselines(aggregates),
+    notes: topN.map((t) => overBudgetNote(t.a)),
+  });
+  return figure("Repair by adding the top N evidence units (S dashed, Full dotted)", chart);
+}
+
+function tokensChart(aggregates: readonly SweepKindAggregate[], meta: SweepReportMeta): Html {
+  const chart = barChart({
+    title: `Mean context tokens per kind, with the ${meta.options.inputCap}-token ceiling`,
+    categories: aggregates.map((a) => a.kind),
+    series: [{
+      name: "context tokens mean",
+      values: aggregates.map((a) =>
+        a.context_tokens_mean === null ? null : Math.round(a.context_tokens_mean)
+      ),
+    }],
+    format: (v) => formatCell(v, 1),
+    yLabel: "context tokens",
+    referenceLines: [{ label: `ceiling ${meta.options.inputCap}`, value: meta.options.inputCap, series: 5 }],
+    notes: aggregates.map(overBudgetNote),
+  });
+  return figure("Context size per kind", chart);
+}
+
+/** Renders report.html for a sweep run (self-contained, deterministic; see the module notes). */
+export function sweepReportHtml(aggregates: SweepKindAggregate[], meta: SweepReportMeta): string {
+  const title = "sweep: frozen summary + Jev Top-N";
+  const reference = meta.models.mode === "reference"
+    ? banner(
+      safeHtml`<strong>Reference model.</strong> These numbers come from the built-in deterministic reference model, an honest but weak extractive baseline, not an LLM. They show the harness works end to end; they say nothing about any real LLM.`,
+    )
+    : "";
+  const body = safeHtml`<h1>${title}</h1>
+${reference}
+<h2>Run</h2>
+${runFacts(meta)}
+<h2>Results</h2>
+${
+    paragraphs(
+      "Fact score: the mean of ten strict fact checks per answer. Repair pass: the share of answers whose repair " +
+        "passes all six checks. Answers are averaged within a generation, then generations equally; over-budget " +
+        "contexts are recorded, never shrunk, and count zero.",
+      "note",
+    )
+  }${resultsTable(aggregates)}
+${sweepChart(aggregates)}
+${tokensChart(aggregates, meta)}`;
+  return htmlPage({ title, body });
+}
