@@ -13,6 +13,7 @@ import { collectCorpus, type CollectMode } from "../suites/hotpot/collect_suite.
 import { readCorpus } from "../suites/hotpot/corpus.ts";
 import { HOTPOT_METHODS, type HotpotMethod } from "../suites/hotpot/methods.ts";
 import { hotpotReportMarkdown } from "../suites/hotpot/report.ts";
+import { hotpotReportHtml } from "../report/hotpot_html.ts";
 import { DEFAULT_HOTPOT_RUN, runHotpot } from "../suites/hotpot/run_suite.ts";
 import { DEFAULT_SELECTION } from "../suites/hotpot/select.ts";
 import {
@@ -294,18 +295,17 @@ export async function hotpotRun(givenArgv: string[]): Promise<{ code: number; pa
         await context.run.writeFile("corpus.json", bytes);
         await context.run.writeJsonFile("results.json", outcome.rows);
         await context.run.writeJsonFile("aggregate.json", aggregates);
-        await context.run.writeFile(
-          "REPORT.md",
-          hotpotReportMarkdown(aggregates, {
-            corpus,
-            models: models.description,
-            tokenizer: `${counter.name} (${counter.hash.slice(0, 12)})`,
-            inputCap: runOptions.inputCap,
-            reserve: runOptions.reserve,
-            compressions: runOptions.compressions,
-            answers: runOptions.answers,
-          }),
-        );
+        const reportMeta = {
+          corpus,
+          models: models.description,
+          tokenizer: `${counter.name} (${counter.hash.slice(0, 12)})`,
+          inputCap: runOptions.inputCap,
+          reserve: runOptions.reserve,
+          compressions: runOptions.compressions,
+          answers: runOptions.answers,
+        };
+        await context.run.writeFile("REPORT.md", hotpotReportMarkdown(aggregates, reportMeta));
+        await context.run.writeFile("report.html", hotpotReportHtml(aggregates, reportMeta));
         if (outcome.checkOnly) await context.run.writeJsonFile("check.json", outcome.checkOnly);
         return { aggregates, check: outcome.checkOnly };
       },
@@ -332,7 +332,7 @@ export async function hotpotRun(givenArgv: string[]): Promise<{ code: number; pa
           `joint F1 ${(100 * a.metrics.joint_f1).toFixed(1).padStart(5)}  valid ${a.valid}/${a.planned}`,
       );
     }
-    console.log(`\nrun: ${finished.path}\nreport: ${finished.path}/REPORT.md`);
+    console.log(`\nrun: ${finished.path}\nreport: ${finished.path}/REPORT.md (and report.html)`);
     return { code: 0, path: finished.path };
   } finally {
     await models.close();

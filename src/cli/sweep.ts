@@ -18,6 +18,7 @@ import { contextKinds } from "../suites/sweep/contexts.ts";
 import { loadSweepFixture } from "../suites/sweep/fixture.ts";
 import { DEFAULT_SWEEP_TRAJECTORY } from "../suites/sweep/oracle.ts";
 import { sweepReportMarkdown } from "../suites/sweep/report.ts";
+import { sweepReportHtml } from "../report/sweep_html.ts";
 import { DEFAULT_SWEEP_RUN, runSweep } from "../suites/sweep/run_suite.ts";
 import { loadTokenCounter } from "../tokens/load.ts";
 import { parseCommand } from "./args.ts";
@@ -159,23 +160,22 @@ export async function sweepRun(givenArgv: string[]): Promise<{ code: number; pat
         });
         await context.run.writeJsonFile("results.json", outcome.rows);
         await context.run.writeJsonFile("aggregate.json", aggregates);
-        await context.run.writeFile(
-          "REPORT.md",
-          sweepReportMarkdown(aggregates, {
-            fixture: {
-              name: fixture.name,
-              hash: fixture.hash,
-              units: fixture.units.length,
-              facts: fixture.facts.length,
-            },
-            models: models.description,
-            tokenizer: `${counter.name} (${counter.hash.slice(0, 12)})`,
-            options: runOptions,
-            compressionUsage: outcome.compressionUsage,
-            reusedCompression: outcome.reusedCompression,
-            frozenRun: frozen?.path,
-          }),
-        );
+        const reportMeta = {
+          fixture: {
+            name: fixture.name,
+            hash: fixture.hash,
+            units: fixture.units.length,
+            facts: fixture.facts.length,
+          },
+          models: models.description,
+          tokenizer: `${counter.name} (${counter.hash.slice(0, 12)})`,
+          options: runOptions,
+          compressionUsage: outcome.compressionUsage,
+          reusedCompression: outcome.reusedCompression,
+          frozenRun: frozen?.path,
+        };
+        await context.run.writeFile("REPORT.md", sweepReportMarkdown(aggregates, reportMeta));
+        await context.run.writeFile("report.html", sweepReportHtml(aggregates, reportMeta));
         if (outcome.checkOnly) await context.run.writeJsonFile("check.json", outcome.checkOnly);
         return { aggregates, outcome };
       },

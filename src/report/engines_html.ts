@@ -5,7 +5,7 @@
  *
  * @module
  */
-import type { EnginesReportMeta } from "../suites/engines/report.ts";
+import { ENGINE_TABLE_HEADER, type EnginesReportMeta, engineTableRows } from "../suites/engines/report.ts";
 import type { EngineResult } from "../suites/engines/run.ts";
 import { barChart, type ChartSeries } from "./charts.ts";
 import {
@@ -20,56 +20,8 @@ import {
   safeHtml,
 } from "./html.ts";
 
-// The cell formats below are those of src/suites/engines/report.ts (REPORT.md and stdout).
-
-function pct(value: number | null): string {
-  return value === null ? "n/a" : `${(value * 100).toFixed(1)}%`;
-}
-
 function ms(value: number | null): string {
   return value === null ? "-" : value < 10 ? value.toFixed(2) : value.toFixed(0);
-}
-
-function num(value: number | null): string {
-  return value === null ? "-" : String(value);
-}
-
-const HEADER = [
-  "engine",
-  "status",
-  "in tok",
-  "out tok",
-  "saved",
-  "in budget",
-  "msgs out",
-  "tool pairs",
-  "needles",
-  "QA",
-  "probes",
-  "cold ms",
-  "warm med ms",
-  "warm p95 ms",
-  "model calls",
-];
-
-function tableRows(results: readonly EngineResult[]): string[][] {
-  return results.map((r) => [
-    r.engine,
-    r.status,
-    String(r.input_tokens),
-    num(r.output_tokens),
-    r.savings_pct === null ? "-" : `${r.savings_pct.toFixed(1)}%`,
-    r.within_budget === null ? "-" : r.within_budget ? "yes" : "no",
-    num(r.messages_out),
-    r.tool_pairing_valid === null ? "-" : r.tool_pairing_valid ? "valid" : "broken",
-    r.status === "ok" ? pct(r.needles.recall) : "-",
-    r.qa === null ? "n/a" : pct(r.qa.recall),
-    r.probes === null ? "n/a" : pct(r.probes.recall),
-    ms(r.latency_ms.cold),
-    ms(r.latency_ms.warm_median),
-    ms(r.latency_ms.warm_p95),
-    r.usage === null ? "-" : String(r.usage.calls),
-  ]);
 }
 
 function runFacts(results: readonly EngineResult[], meta: EnginesReportMeta): Html {
@@ -163,7 +115,11 @@ ${reference}
 <h2>Run</h2>
 ${runFacts(results, meta)}
 <h2>Results</h2>
-${htmlTable(HEADER, tableRows(results), { align: HEADER.map((_, i) => i === 0 ? "left" : "right") })}${
+${
+    htmlTable(ENGINE_TABLE_HEADER, engineTableRows(results), {
+      align: ENGINE_TABLE_HEADER.map((_, i) => i === 0 ? "left" : "right"),
+    })
+  }${
     paragraphs(
       "Tokens are counted with the model's chat template and tokenizer. Needles: the share of planted fact " +
         "sentences found verbatim in the window (n/a without needles). QA: the share of needle questions the chat " +

@@ -30,7 +30,8 @@ function num(value: number | null): string {
   return value === null ? "-" : String(value);
 }
 
-function rows(results: EngineResult[]): string[][] {
+/** The cells of the engines table, one row per engine (shared by the text, Markdown and HTML tables). */
+export function engineTableRows(results: readonly EngineResult[]): string[][] {
   return results.map((r) => [
     r.engine,
     r.status,
@@ -50,7 +51,8 @@ function rows(results: EngineResult[]): string[][] {
   ]);
 }
 
-const HEADER = [
+/** The column names of the engines table. */
+export const ENGINE_TABLE_HEADER = [
   "engine",
   "status",
   "in tok",
@@ -70,8 +72,8 @@ const HEADER = [
 
 /** A plain-text table of the results, columns aligned, failures' reasons listed below. */
 export function formatEnginesTable(results: EngineResult[]): string {
-  const table = [HEADER, ...rows(results)];
-  const widths = HEADER.map((_, c) => Math.max(...table.map((row) => row[c].length)));
+  const table = [ENGINE_TABLE_HEADER, ...engineTableRows(results)];
+  const widths = ENGINE_TABLE_HEADER.map((_, c) => Math.max(...table.map((row) => row[c].length)));
   const lines = table.map((row) =>
     row.map((cell, c) => c === 0 ? cell.padEnd(widths[c]) : cell.padStart(widths[c])).join("  ")
   );
@@ -105,9 +107,9 @@ export function enginesReportMarkdown(results: EngineResult[], meta: EnginesRepo
   }
   lines.push(
     "",
-    `| ${HEADER.join(" | ")} |`,
-    `| ${HEADER.map((_, i) => i === 0 ? "---" : "---:").join(" | ")} |`,
-    ...rows(results).map((row) => `| ${row.map(escapeCell).join(" | ")} |`),
+    `| ${ENGINE_TABLE_HEADER.join(" | ")} |`,
+    `| ${ENGINE_TABLE_HEADER.map((_, i) => i === 0 ? "---" : "---:").join(" | ")} |`,
+    ...engineTableRows(results).map((row) => `| ${row.map(escapeCell).join(" | ")} |`),
     "",
     "Tokens are counted with the model's chat template and tokenizer. *needles* is the share of planted " +
       "fact sentences found verbatim in the window (n/a without needles). *QA* is the share of needle " +

@@ -14,6 +14,7 @@ import type { RunContext } from "../run_lifecycle.ts";
 import { type GenerateParamsInput, generateTranscript } from "./generate.ts";
 import type { Needle } from "./needles.ts";
 import { enginesReportMarkdown, formatEnginesTable } from "./report.ts";
+import { enginesReportHtml } from "../../report/engines_html.ts";
 import { DEFAULT_BUDGET_SHARE, type EngineResult, runEngines } from "./run.ts";
 import { transcriptHash } from "./transcript_hash.ts";
 
@@ -167,7 +168,7 @@ export async function runEnginesSuite(
     repeats: options.repeats,
     engines: results.map(({ window: _w, records: _r, ...rest }) => rest),
   });
-  const report = enginesReportMarkdown(results, {
+  const reportMeta = {
     transcript: transcript.description,
     transcriptHash: transcript.hash,
     tokenizer: `${counter.name} (${counter.hash.slice(0, 12)})`,
@@ -175,8 +176,9 @@ export async function runEnginesSuite(
     decisionModel: models.description.decision_model,
     reference: models.description.mode === "reference",
     repeats: options.repeats,
-  });
-  await run.writeFile("REPORT.md", report);
+  };
+  await run.writeFile("REPORT.md", enginesReportMarkdown(results, reportMeta));
+  await run.writeFile("report.html", enginesReportHtml(results, reportMeta));
   return {
     transcript: {
       hash: transcript.hash,

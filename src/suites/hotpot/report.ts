@@ -39,16 +39,16 @@ export function hypothesisText(aggregates: readonly HotpotMethodAggregate[]): st
   const verdict = beats && close
     ? "The observed numbers agree with it"
     : "The observed numbers do not agree with it";
-  return `${claim}\n\nObserved EM: Jev+Summary ${pct(fusion!)}, Jev ${pct(jev!)}, Summary ${
-    pct(summary!)
-  }, ` +
-    `Full ${pct(full!)}. Jev+Summary ${
-      beats ? "exceeds" : "does not exceed"
-    } both compressed baselines and is ` +
-    `${(100 * (full! - fusion!)).toFixed(1)} points below Full (${
-      close ? "within" : "not within"
-    } 5). ${verdict} ` +
-    `(descriptive only: no significance test).`;
+  const gap = 100 * (full! - fusion!);
+  const relation = gap >= 0
+    ? `${gap.toFixed(1)} points below Full`
+    : `${(-gap).toFixed(1)} points above Full`;
+  const observed = `Observed EM: Jev+Summary ${pct(fusion!)}, Jev ${pct(jev!)}, Summary ${pct(summary!)}, ` +
+    `Full ${pct(full!)}.`;
+  const comparison =
+    `Jev+Summary ${beats ? "exceeds" : "does not exceed"} both compressed baselines and is ` +
+    `${relation} (${close ? "within" : "not within"} 5 points of it).`;
+  return `${claim}\n\n${observed} ${comparison} ${verdict} (descriptive only: no significance test).`;
 }
 
 /** Renders REPORT.md. */
