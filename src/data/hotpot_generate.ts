@@ -19,7 +19,7 @@ import { SeededRandom } from "./hotpot_prng.ts";
 export const DEMO_DATA_SEED = "compaction-bench-demo";
 
 /** Evidence characters below which the generator lengthens a distractor (keeps records above 6,000). */
-const MIN_EVIDENCE_CHARS = 6600;
+const MIN_EVIDENCE_CHARS = 12000;
 
 const SYLLABLES = [
   "ar",
@@ -152,6 +152,19 @@ class WorldBuilder {
           `${short} speaks ${r.int(2, 6)} languages and often gives guest lectures at foreign universities.`,
         () => `Early in life, ${short} worked briefly as a clerk in the harbour offices of ${w()}.`,
         () => `${short} is a keen amateur astronomer and keeps a private observatory on the family estate.`,
+        () =>
+          `${short} kept detailed diaries for most of their adult life, and parts of them were later edited.`,
+        () =>
+          `Colleagues describe ${short} as patient, methodical and unusually generous with younger staff.`,
+        () =>
+          `${short} once spent a whole season travelling by rail through the ${w()} valley to gather material.`,
+        () => `A portrait of ${short} by the painter ${w()} hangs in a regional gallery.`,
+        () => `${short} has given away a large private library to the public reading room of ${w()}.`,
+        () => `In interviews, ${short} has often named long walks and chess as lifelong pastimes.`,
+        () =>
+          `${short} sat on a national advisory panel for ${
+            r.int(2, 9)
+          } years and wrote several of its reports.`,
       ],
       city: [
         () =>
@@ -165,6 +178,13 @@ class WorldBuilder {
         () => `The ${w()} Museum, located near the central square, holds a large collection of old maps.`,
         () => `The climate is mild, with an average January temperature of ${r.int(1, 9)} degrees Celsius.`,
         () => `The municipal football club plays its home games at the ${w()} Stadium on the edge of town.`,
+        () => `The city hall, rebuilt in ${y()} after a fire, dominates the main square.`,
+        () => `Several bridges and a long promenade line the waterfront of ${short}.`,
+        () => `The city hosts a small university with about ${r.int(2, 30) * 1000} students.`,
+        () => `A weekly farmers' market has been held in the old cloth hall for generations.`,
+        () => `The regional railway line reached ${short} in ${y()}, which changed its trade for good.`,
+        () => `Local cuisine is known for smoked fish, dark rye bread and a sweet ${w()} pastry.`,
+        () => `The oldest church in ${short} has a bell tower that can be climbed in summer.`,
       ],
       company: [
         () => `The company employs roughly ${r.int(2, 400) * 25} people across its offices and workshops.`,
@@ -183,6 +203,16 @@ class WorldBuilder {
             r.pick(["heron", "anchor", "oak leaf", "compass", "star"])
           }, was redesigned in ${y()}.`,
         () => `In a widely reported dispute, ${short} settled a patent case with a competitor out of court.`,
+        () => `Its headquarters moved to a converted warehouse in ${y()}.`,
+        () => `${short} runs an apprenticeship programme that trains about ${r.int(10, 90)} people a year.`,
+        () =>
+          `The firm's annual report highlights exports to ${
+            r.int(3, 40)
+          } markets as its main source of growth.`,
+        () => `A former chief engineer of ${short} later wrote a popular history of the trade.`,
+        () => `${short} has won several design prizes for the packaging of its products.`,
+        () => `The company keeps a small museum of its early machines at the main works.`,
+        () => `Labour relations at ${short} have been calm since a long negotiation in ${y()}.`,
       ],
       river: [
         () => `The river rises in the ${w()} Mountains and descends through a series of narrow gorges.`,
@@ -194,6 +224,13 @@ class WorldBuilder {
         () => `The river is known to freeze over completely in particularly cold winters.`,
         () => `Its main tributary is the ${w()} Brook, which joins it from the east.`,
         () => `Flooding along its banks led to the construction of a system of levees in the last century.`,
+        () => `Anglers value its clear pools, and fishing permits are sold in the villages along its banks.`,
+        () => `An old towpath follows the ${short} for much of its length and is now a cycling route.`,
+        () => `Several water mills once stood on the river; one of them has been restored as a museum.`,
+        () => `Its water level is measured at a gauging station near ${w()}.`,
+        () => `The ${short} was used to float timber downstream until the early twentieth century.`,
+        () => `Rare water birds nest in the reed beds of its wide lower valley.`,
+        () => `A canal built in ${y()} links the ${short} with a neighbouring river basin.`,
       ],
       band: [
         () => `The band has released ${r.int(2, 14)} studio albums and a number of live recordings.`,
@@ -203,6 +240,13 @@ class WorldBuilder {
         () => `${short} won the ${w()} Music Award for best live act on two separate occasions.`,
         () => `Their music blends ${r.pick(GENRES)} with elements of ${r.pick(GENRES)} and traditional song.`,
         () => `A documentary about the band, filmed during a long winter tour, was released to good reviews.`,
+        () => `The group rehearses in a converted barn outside ${w()} and records most of its albums there.`,
+        () => `Their third album was produced by ${w()} and marked a turn towards a quieter sound.`,
+        () => `The band has played more than ${r.int(3, 20) * 100} concerts since its first tour.`,
+        () => `Fans know the group for long improvised endings to their best-known songs.`,
+        () => `${short} once released a single only on vinyl, in a run of ${r.int(3, 20) * 100} copies.`,
+        () => `A tribute album featuring younger artists covering their songs appeared in ${y()}.`,
+        () => `The members of ${short} also run a small label for local musicians.`,
       ],
     };
     const free = options[kind].map((_, i) => i).filter((i) => !usedTemplates.has(i));
