@@ -3,7 +3,7 @@ import { fileURLToPath } from "node:url";
 
 Deno.test("selection over 7,405 generated Parquet records stays within 10 s and 1 GiB", async () => {
   const out = await new Deno.Command(Deno.execPath(), {
-    args: ["run", "--allow-read", "--allow-write", "bench/select.ts", "--json"],
+    args: ["run", "--allow-read", "--allow-write", "--allow-run", "bench/select.ts", "--json"],
     cwd: fileURLToPath(new URL("..", import.meta.url)),
     stdout: "piped",
     stderr: "piped",
