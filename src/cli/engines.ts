@@ -18,7 +18,7 @@ import { openFrozen, withRun } from "../suites/run_lifecycle.ts";
 import { loadTokenCounter } from "../tokens/load.ts";
 import { parseCommand } from "./args.ts";
 import { fractionListOption, intOption } from "./numbers.ts";
-import { recordedOptions, RUN_OPTION_HELP, RUN_OPTION_SPEC } from "./run_setup.ts";
+import { recordedOptions, RUN_OPTION_HELP, RUN_OPTION_SPEC, RunOptionsShape } from "./run_setup.ts";
 import { writeFileAtomic } from "../store/run_dir.ts";
 
 const GENERATOR_HELP = `  --turns N            generated transcript: turns (default 200)
@@ -134,12 +134,7 @@ async function run(argv: string[]): Promise<number> {
       tokenizer: { type: "string" },
     },
     z.object({
-      help: z.boolean().optional(),
-      output: z.string().optional(),
-      resume: z.string().optional(),
-      "frozen-run": z.string().optional(),
-      "check-only": z.boolean().optional(),
-      quiet: z.boolean().optional(),
+      ...RunOptionsShape,
       ...ModelOptionsShape,
       ...GeneratorShape,
       engine: z.array(z.string().min(1)).optional(),

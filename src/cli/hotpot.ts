@@ -7,7 +7,6 @@ import { z } from "zod";
 import { assetPath } from "../assets.ts";
 import { loadHotpot } from "../data/hotpot_load.ts";
 import { UsageError } from "../errors.ts";
-import { CheckFailedError } from "../errors.ts";
 import { aggregateHotpot } from "../suites/hotpot/aggregate.ts";
 import { collectCorpus, type CollectMode } from "../suites/hotpot/collect_suite.ts";
 import { readCorpus } from "../suites/hotpot/corpus.ts";
@@ -28,19 +27,17 @@ import { sha256Hex } from "../store/hash.ts";
 import { parseCommand } from "./args.ts";
 import { hotpotScoreCommand } from "./hotpot_score.ts";
 import { intOption } from "./numbers.ts";
-import { recordedOptions, resumeArgv, RUN_OPTION_HELP, RUN_OPTION_SPEC } from "./run_setup.ts";
+import {
+  printCheckOnly,
+  recordedOptions,
+  resumeArgv,
+  RUN_OPTION_HELP,
+  RUN_OPTION_SPEC,
+  RunOptionsShape,
+} from "./run_setup.ts";
 
 /** The demo dataset shipped in fixtures/. */
 export const DEMO_DATASET = assetPath("fixtures/hotpot/demo.parquet");
-
-const RunOptionsShape = {
-  help: z.boolean().optional(),
-  output: z.string().optional(),
-  resume: z.string().optional(),
-  "frozen-run": z.string().optional(),
-  "check-only": z.boolean().optional(),
-  quiet: z.boolean().optional(),
-};
 
 const COLLECT_HELP = `compaction-bench hotpot collect [options]
 
@@ -312,16 +309,7 @@ export async function hotpotRun(givenArgv: string[]): Promise<{ code: number; pa
     );
     const { aggregates, check } = finished.result;
     if (check) {
-      console.log(`check-only: compared ${check.compared} answer input(s) with ${options["frozen-run"]}`);
-      for (const label of check.differing) console.log(`  differs: ${label}`);
-      for (const label of check.missing) console.log(`  not in the frozen run: ${label}`);
-      console.log(`run: ${finished.path}`);
-      if (check.differing.length > 0 || check.missing.length > 0) {
-        throw new CheckFailedError(
-          `${check.differing.length} answer input(s) differ, ${check.missing.length} missing from the frozen run`,
-        );
-      }
-      console.log("ok: every answer input equals the frozen run's");
+      printCheckOnly(check, options["frozen-run"], finished.path);
       return { code: 0, path: finished.path };
     }
     for (const a of aggregates) {

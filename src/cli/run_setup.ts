@@ -5,7 +5,9 @@
  * @module
  */
 import { join } from "node:path";
-import { UsageError } from "../errors.ts";
+import { CheckFailedError, UsageError } from "../errors.ts";
+import type { CheckOnlyReport } from "../suites/answer_stage.ts";
+import { z } from "zod";
 import { programIdentity } from "../program_identity.ts";
 import { RUN_FORMAT, type RunHeader } from "../store/manifest.ts";
 import { RunDir } from "../store/run_dir.ts";
@@ -121,4 +123,32 @@ export async function resumeArgv(dir: string, command: string[]): Promise<string
     argv.push(word);
   }
   return [...argv, "--resume", dir];
+}
+
+/** Zod shape of the shared run options (merge into a command's schema). */
+export const RunOptionsShape = {
+  help: z.boolean().optional(),
+  output: z.string().optional(),
+  resume: z.string().optional(),
+  "frozen-run": z.string().optional(),
+  "check-only": z.boolean().optional(),
+  quiet: z.boolean().optional(),
+};
+
+/** Prints a check-only report; throws {@link CheckFailedError} (exit 1) when an answer input differs. */
+export function printCheckOnly(
+  check: CheckOnlyReport,
+  frozenPath: string | undefined,
+  runPath: string,
+): void {
+  console.log(`check-only: compared ${check.compared} answer input(s) with ${frozenPath}`);
+  for (const label of check.differing) console.log(`  differs: ${label}`);
+  for (const label of check.missing) console.log(`  not in the frozen run: ${label}`);
+  console.log(`run: ${runPath}`);
+  if (check.differing.length > 0 || check.missing.length > 0) {
+    throw new CheckFailedError(
+      `${check.differing.length} answer input(s) differ, ${check.missing.length} missing from the frozen run`,
+    );
+  }
+  console.log("ok: every answer input equals the frozen run's");
 }

@@ -5,7 +5,7 @@
  */
 import { z } from "zod";
 import { assetPath } from "../assets.ts";
-import { CheckFailedError, UsageError } from "../errors.ts";
+import { UsageError } from "../errors.ts";
 import {
   MODEL_OPTION_HELP,
   MODEL_OPTION_SPEC,
@@ -23,7 +23,14 @@ import { DEFAULT_SWEEP_RUN, runSweep } from "../suites/sweep/run_suite.ts";
 import { loadTokenCounter } from "../tokens/load.ts";
 import { parseCommand } from "./args.ts";
 import { intOption, rangeOption } from "./numbers.ts";
-import { recordedOptions, resumeArgv, RUN_OPTION_HELP, RUN_OPTION_SPEC } from "./run_setup.ts";
+import {
+  printCheckOnly,
+  recordedOptions,
+  resumeArgv,
+  RUN_OPTION_HELP,
+  RUN_OPTION_SPEC,
+  RunOptionsShape,
+} from "./run_setup.ts";
 
 const HELP = `compaction-bench sweep run (--reference | --live) [options]
 
@@ -60,12 +67,7 @@ function parseRun(argv: string[]) {
       tokenizer: { type: "string" },
     },
     z.object({
-      help: z.boolean().optional(),
-      output: z.string().optional(),
-      resume: z.string().optional(),
-      "frozen-run": z.string().optional(),
-      "check-only": z.boolean().optional(),
-      quiet: z.boolean().optional(),
+      ...RunOptionsShape,
       ...ModelOptionsShape,
       trajectory: z.string().optional(),
       compressions: intOption(1, 100).optional(),
@@ -182,17 +184,7 @@ export async function sweepRun(givenArgv: string[]): Promise<{ code: number; pat
     );
     const { aggregates, outcome } = finished.result;
     if (outcome.checkOnly) {
-      const c = outcome.checkOnly;
-      console.log(`check-only: compared ${c.compared} answer input(s) with ${options["frozen-run"]}`);
-      for (const label of c.differing) console.log(`  differs: ${label}`);
-      for (const label of c.missing) console.log(`  not in the frozen run: ${label}`);
-      console.log(`run: ${finished.path}`);
-      if (c.differing.length > 0 || c.missing.length > 0) {
-        throw new CheckFailedError(
-          `${c.differing.length} answer input(s) differ, ${c.missing.length} missing`,
-        );
-      }
-      console.log("ok: every answer input equals the frozen run's");
+      printCheckOnly(outcome.checkOnly, options["frozen-run"], finished.path);
       return { code: 0, path: finished.path };
     }
     for (const a of aggregates) {

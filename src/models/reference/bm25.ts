@@ -11,9 +11,16 @@ export const BM25_K1 = 1.2;
 /** BM25 length normalization. */
 export const BM25_B = 0.75;
 
-/** BM25 score of every document for `query`, in document order. Empty documents score 0. */
-export function bm25Scores(query: string, documents: readonly string[]): number[] {
-  const docs = documents.map(contentWords);
+/**
+ * BM25 score of every document for `query`, in document order. Empty documents score 0. `tokenize` turns a
+ * text into its terms (default: content words; the extractive reader passes stemmed content words).
+ */
+export function bm25Scores(
+  query: string,
+  documents: readonly string[],
+  tokenize: (text: string) => string[] = contentWords,
+): number[] {
+  const docs = documents.map(tokenize);
   const count = docs.length;
   if (count === 0) return [];
   const averageLength = docs.reduce((sum, doc) => sum + doc.length, 0) / count || 1;
@@ -26,7 +33,7 @@ export function bm25Scores(query: string, documents: readonly string[]): number[
     }
     return frequencies;
   });
-  const queryTerms = [...new Set(contentWords(query))];
+  const queryTerms = [...new Set(tokenize(query))];
   return termFrequencies.map((frequencies, index) => {
     let score = 0;
     for (const term of queryTerms) {
@@ -43,9 +50,13 @@ export function bm25Scores(query: string, documents: readonly string[]): number[
 
 /**
  * Indexes of `documents` by descending BM25 score for `query`, ties by document order (so the result is
- * deterministic).
+ * deterministic). `tokenize` as in {@link bm25Scores}.
  */
-export function rankByRelevance(query: string, documents: readonly string[]): number[] {
-  const scores = bm25Scores(query, documents);
+export function rankByRelevance(
+  query: string,
+  documents: readonly string[],
+  tokenize: (text: string) => string[] = contentWords,
+): number[] {
+  const scores = bm25Scores(query, documents, tokenize);
   return scores.map((_, index) => index).sort((a, b) => scores[b] - scores[a] || a - b);
 }

@@ -24,6 +24,44 @@ export function contentWords(text: string): string[] {
   return words(text).filter((word) => !STOP_WORDS.has(word));
 }
 
+const PLURAL = /(?:ies|es|s)$/;
+const SUFFIXES = ["ings", "ing", "edly", "ed", "ers", "er", "est", "ly"];
+
+/**
+ * A light, deterministic suffix stripper (not Porter's algorithm), so that "founder", "founded" and
+ * "founding" meet in "found", "longer" and "long" in "long", "headquarters" and "headquartered" in
+ * "headquart", "bigger" and "big" in "big". Up to two suffixes go ("ies" → "y", "es"/"s", then "ing",
+ * "ed", "er", "est", "ly", …), always leaving at least three letters; a doubled final consonant (not l, s
+ * or z) is undoubled and a final "e" dropped. Words with digits, and words of three letters or fewer,
+ * stay as they are.
+ */
+export function stem(word: string): string {
+  let stemmed = word.toLowerCase();
+  if (stemmed.length <= 3 || /\p{N}/u.test(stemmed)) return stemmed;
+  const strip = (suffix: string, replacement = "") => {
+    if (stemmed.endsWith(suffix) && stemmed.length - suffix.length >= 3) {
+      stemmed = stemmed.slice(0, stemmed.length - suffix.length) + replacement;
+      return true;
+    }
+    return false;
+  };
+  const plural = PLURAL.exec(stemmed)?.[0];
+  if (plural === "ies") strip("ies", "y");
+  else if (plural === "es" && /(?:ss|sh|ch|x|z)es$/.test(stemmed)) strip("es");
+  else if (plural !== undefined && !stemmed.endsWith("ss")) strip("s");
+  for (let round = 0; round < 2; round++) {
+    if (!SUFFIXES.some((suffix) => strip(suffix))) break;
+  }
+  if (/([^aeiouylsz])\1$/.test(stemmed) && stemmed.length > 3) stemmed = stemmed.slice(0, -1);
+  if (stemmed.endsWith("e") && stemmed.length > 3) stemmed = stemmed.slice(0, -1);
+  return stemmed;
+}
+
+/** {@link stem}s of the content words of `text`, in order. */
+export function stemmedWords(text: string): string[] {
+  return contentWords(text).map(stem);
+}
+
 /**
  * Splits prose into sentences: after `.`, `!` or `?` (optionally followed by a closing quote or bracket)
  * followed by whitespace, and at line breaks. Trimmed; empty pieces dropped.

@@ -10,6 +10,7 @@ import type { ChatMessage } from "../../models/messages.ts";
 import { rank } from "../../models/rank.ts";
 import type { ModelSetup } from "../model_setup.ts";
 import type { RunContext } from "../run_lifecycle.ts";
+import { answerStage, CheckOnlyComparison, type CheckOnlyReport } from "../answer_stage.ts";
 import { summarizeWithin } from "../../methods/summarize.ts";
 import { countPrompt } from "../../tokens/budget.ts";
 import type { TokenCounter } from "../../tokens/types.ts";
@@ -79,7 +80,7 @@ export interface HotpotResultRow {
 export interface HotpotRunOutcome {
   rows: HotpotResultRow[];
   compressionUsage: Record<string, { calls: number; input_tokens: number; output_tokens: number }>;
-  checkOnly: { compared: number; differing: string[]; missing: string[] } | null;
+  checkOnly: CheckOnlyReport | null;
 }
 
 interface ContextInfo {
@@ -146,7 +147,7 @@ export async function runHotpot(
     u.input_tokens += usage.input_tokens;
     u.output_tokens += usage.output_tokens;
   };
-  const check = { compared: 0, differing: [] as string[], missing: [] as string[] };
+  const check = new CheckOnlyComparison();
   const common = { input_cap: options.inputCap, reserve: options.reserve, tokenizer: counter.hash };
 
   const perQuestion = await Promise.all(corpus.questions.map(async (cq) => {
@@ -371,80 +372,26 @@ export async function runHotpot(
         const contextMessages = contextNode.outputs.messages as ChatMessage[] | null;
         const info = contextNode.outputs.info as ContextInfo | null;
         const contextHash = contextNode.node.outputs.messages;
-        const contextValid = contextNode.node.status === "ok";
 
         // 3. Answers and scores.
         await Promise.all(Array.from({ length: options.answers }, async (_, a) => {
           const label = `answer q=${cq.id} method=${method} gen=${gen} ans=${a}`;
-          const answerNode = await executor.execute(
-            {
-              stage: "hotpot-answer",
-              version: 1,
-              label,
-              params: {
-                question_id: cq.id,
-                method,
-                generation: gen,
-                answer_index: a,
-                chat_model: models.description.chat_model,
-                max_tokens: options.answerMaxTokens,
-                input_cap: options.inputCap,
-              },
-              inputs: { context: contextHash },
-              provider: contextValid,
-              reuseFrozen: false,
-              outputNames: ["answer"],
+          const { node: answerNode, answer, valid: answerValid } = await answerStage(executor, {
+            stage: "hotpot-answer",
+            label,
+            params: {
+              question_id: cq.id,
+              method,
+              generation: gen,
+              answer_index: a,
+              chat_model: models.description.chat_model,
             },
-            async () => {
-              if (!contextValid || contextMessages === null) {
-                return {
-                  outputs: { answer: null },
-                  status: "invalid" as const,
-                  reason: contextNode.node.reason ?? "context invalid",
-                };
-              }
-              const result = await models.chat.complete({
-                messages: contextMessages,
-                max_tokens: options.answerMaxTokens,
-              });
-              if (!result.ok) {
-                return {
-                  outputs: { answer: null },
-                  requests: [result.record],
-                  status: "invalid" as const,
-                  reason: result.error,
-                };
-              }
-              const answer = {
-                content: result.content,
-                usage: result.usage,
-                model: result.model,
-                finish_reason: result.finish_reason,
-              };
-              if (method !== "full" && result.usage.prompt_tokens > options.inputCap) {
-                return {
-                  outputs: { answer },
-                  requests: [result.record],
-                  status: "invalid" as const,
-                  reason:
-                    `provider counted ${result.usage.prompt_tokens} input tokens, over the ${options.inputCap} ceiling`,
-                };
-              }
-              return { outputs: { answer }, requests: [result.record] };
-            },
-          );
-          if (executor.checkOnly && executor.frozen) {
-            const frozenNode = executor.frozen.byLabel(label);
-            if (!frozenNode) check.missing.push(label);
-            else {
-              check.compared++;
-              if (frozenNode.inputs.context !== contextHash) check.differing.push(label);
-            }
-          }
-          const answer = answerNode.outputs.answer as
-            | { content: string; usage: { prompt_tokens: number }; model: string }
-            | null;
-          const answerValid = answerNode.node.status === "ok" && answer !== null;
+            context: contextNode,
+            chat: models.chat,
+            maxTokens: options.answerMaxTokens,
+            inputCap: method === "full" ? null : options.inputCap,
+          });
+          check.record(executor, label, contextHash);
           const scoreNode = await executor.execute(
             {
               stage: "hotpot-score",
@@ -493,7 +440,5 @@ export async function runHotpot(
     a.question_id.localeCompare(b.question_id) || order.get(a.method)! - order.get(b.method)! ||
     a.generation - b.generation || a.answer_index - b.answer_index
   );
-  check.differing.sort();
-  check.missing.sort();
-  return { rows, compressionUsage, checkOnly: executor.checkOnly ? check : null };
+  return { rows, compressionUsage, checkOnly: check.report(executor) };
 }

@@ -14,6 +14,7 @@ import { countPrompt } from "../../tokens/budget.ts";
 import type { TokenCounter } from "../../tokens/types.ts";
 import type { ModelSetup } from "../model_setup.ts";
 import type { RunContext } from "../run_lifecycle.ts";
+import { answerStage, CheckOnlyComparison, type CheckOnlyReport } from "../answer_stage.ts";
 import { contextKinds, fullSweepContext, renderedUnits, summarySweepContext, sweepTask } from "./contexts.ts";
 import { checkFacts, factScore } from "./facts.ts";
 import type { SweepFixture } from "./fixture.ts";
@@ -65,7 +66,7 @@ export interface SweepRunOutcome {
   rows: SweepResultRow[];
   compressionUsage: { calls: number; input_tokens: number; output_tokens: number };
   reusedCompression: number;
-  checkOnly: { compared: number; differing: string[]; missing: string[] } | null;
+  checkOnly: CheckOnlyReport | null;
 }
 
 interface Score {
@@ -99,7 +100,7 @@ export async function runSweep(
   progress.plan("score", G * kinds.length * options.answers);
   const usage = { calls: 0, input_tokens: 0, output_tokens: 0 };
   let reusedCompression = 0;
-  const check = { compared: 0, differing: [] as string[], missing: [] as string[] };
+  const check = new CheckOnlyComparison();
 
   // The trajectory as a stage, so every later node descends from it in the DAG.
   const trajectoryNode = await executor.execute(
@@ -265,71 +266,20 @@ export async function runSweep(
           return Promise.resolve({ outputs: { messages, info } });
         },
       );
-      const messages = contextNode.outputs.messages as ChatMessage[] | null;
       const info = contextNode.outputs.info as { tokens: number; within_cap: boolean } | null;
       const contextHash = contextNode.node.outputs.messages;
-      const contextValid = contextNode.node.status === "ok";
       for (let a = 0; a < options.answers; a++) {
         const label = `answer kind=${kind} gen=${gen} ans=${a}`;
-        const answerNode = await executor.execute(
-          {
-            stage: "sweep-answer",
-            version: 1,
-            label,
-            params: {
-              kind,
-              generation: gen,
-              answer_index: a,
-              chat_model: models.description.chat_model,
-              max_tokens: options.answerMaxTokens,
-            },
-            inputs: { context: contextHash },
-            provider: contextValid,
-            reuseFrozen: false,
-            outputNames: ["answer"],
-          },
-          async () => {
-            if (!contextValid || messages === null) {
-              return {
-                outputs: { answer: null },
-                status: "invalid" as const,
-                reason: contextNode.node.reason ?? "context invalid",
-              };
-            }
-            const result = await models.chat.complete({ messages, max_tokens: options.answerMaxTokens });
-            if (!result.ok) {
-              return {
-                outputs: { answer: null },
-                requests: [result.record],
-                status: "invalid" as const,
-                reason: result.error,
-              };
-            }
-            const answer = { content: result.content, usage: result.usage, model: result.model };
-            if (kind !== "full" && result.usage.prompt_tokens > options.inputCap) {
-              return {
-                outputs: { answer },
-                requests: [result.record],
-                status: "invalid" as const,
-                reason:
-                  `provider counted ${result.usage.prompt_tokens} input tokens, over ${options.inputCap}`,
-              };
-            }
-            return { outputs: { answer }, requests: [result.record] };
-          },
-        );
-        if (executor.checkOnly && executor.frozen) {
-          const frozenNode = executor.frozen.byLabel(label);
-          if (!frozenNode) check.missing.push(label);
-          else {
-            check.compared++;
-            if (frozenNode.inputs.context !== contextHash) check.differing.push(label);
-          }
-        }
-        const answer = answerNode.outputs.answer as
-          | { content: string; usage: { prompt_tokens: number } }
-          | null;
-        const valid = answerNode.node.status === "ok" && answer !== null;
+        const { node: answerNode, answer, valid } = await answerStage(executor, {
+          stage: "sweep-answer",
+          label,
+          params: { kind, generation: gen, answer_index: a, chat_model: models.description.chat_model },
+          context: contextNode,
+          chat: models.chat,
+          maxTokens: options.answerMaxTokens,
+          inputCap: kind === "full" ? null : options.inputCap,
+        });
+        check.record(executor, label, contextHash);
         const scoreNode = await executor.execute(
           {
             stage: "sweep-score",
@@ -376,5 +326,5 @@ export async function runSweep(
   rows.sort((a, b) =>
     order.get(a.kind)! - order.get(b.kind)! || a.generation - b.generation || a.answer_index - b.answer_index
   );
-  return { rows, compressionUsage: usage, reusedCompression, checkOnly: executor.checkOnly ? check : null };
+  return { rows, compressionUsage: usage, reusedCompression, checkOnly: check.report(executor) };
 }
