@@ -28,9 +28,9 @@ import { parseCommand } from "./args.ts";
 import { hotpotScoreCommand } from "./hotpot_score.ts";
 import { intOption } from "./numbers.ts";
 import {
+  parseResumable,
   printCheckOnly,
   recordedOptions,
-  resumeArgv,
   RUN_OPTION_HELP,
   RUN_OPTION_SPEC,
   RunOptionsShape,
@@ -111,17 +111,11 @@ function parseCollect(argv: string[]) {
 }
 
 async function collect(givenArgv: string[]): Promise<number> {
-  let argv = givenArgv;
-  let { options, positionals } = parseCollect(argv);
+  const { argv, options } = await parseResumable(["hotpot", "collect"], givenArgv, parseCollect);
   if (options.help) {
     console.log(COLLECT_HELP);
     return 0;
   }
-  if (options.resume) {
-    argv = await resumeArgv(options.resume, ["hotpot", "collect"]);
-    ({ options, positionals } = parseCollect(argv));
-  }
-  if (positionals.length > 0) throw new UsageError(`hotpot collect: unexpected argument '${positionals[0]}'`);
   const modes =
     [options.scripted, options.live, options["hermes-sessions"] !== undefined].filter(Boolean).length;
   if (modes > 1) {
@@ -229,17 +223,11 @@ function parseRun(argv: string[]) {
 
 /** Runs `hotpot run`; returns the exit code and the run directory (exported for the demo). */
 export async function hotpotRun(givenArgv: string[]): Promise<{ code: number; path?: string }> {
-  let argv = givenArgv;
-  let { options, positionals } = parseRun(argv);
+  const { argv, options } = await parseResumable(["hotpot", "run"], givenArgv, parseRun);
   if (options.help) {
     console.log(RUN_HELP);
     return { code: 0 };
   }
-  if (options.resume) {
-    argv = await resumeArgv(options.resume, ["hotpot", "run"]);
-    ({ options, positionals } = parseRun(argv));
-  }
-  if (positionals.length > 0) throw new UsageError(`hotpot run: unexpected argument '${positionals[0]}'`);
   if (!options.corpus) {
     throw new UsageError("hotpot run: --corpus FILE is required (write one with 'hotpot collect')");
   }

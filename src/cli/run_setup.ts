@@ -152,3 +152,24 @@ export function printCheckOnly(
   }
   console.log("ok: every answer input equals the frozen run's");
 }
+
+/**
+ * Parses a resumable command: with `--resume DIR` (and no `--help`), the options the run was started with are
+ * read back from its journal and parsed again. Positional arguments are refused.
+ */
+export async function parseResumable<T extends { help?: boolean; resume?: string }>(
+  command: string[],
+  givenArgv: string[],
+  parse: (argv: string[]) => { options: T; positionals: string[] },
+): Promise<{ argv: string[]; options: T }> {
+  let argv = givenArgv;
+  let parsed = parse(argv);
+  if (!parsed.options.help && parsed.options.resume) {
+    argv = await resumeArgv(parsed.options.resume, command);
+    parsed = parse(argv);
+  }
+  if (parsed.positionals.length > 0) {
+    throw new UsageError(`${command.join(" ")}: unexpected argument '${parsed.positionals[0]}'`);
+  }
+  return { argv, options: parsed.options };
+}

@@ -24,9 +24,9 @@ import { loadTokenCounter } from "../tokens/load.ts";
 import { parseCommand } from "./args.ts";
 import { intOption, rangeOption } from "./numbers.ts";
 import {
+  parseResumable,
   printCheckOnly,
   recordedOptions,
-  resumeArgv,
   RUN_OPTION_HELP,
   RUN_OPTION_SPEC,
   RunOptionsShape,
@@ -83,17 +83,11 @@ function parseRun(argv: string[]) {
 
 /** Runs `sweep run`; returns the exit code and the run directory (exported for the demo). */
 export async function sweepRun(givenArgv: string[]): Promise<{ code: number; path?: string }> {
-  let argv = givenArgv;
-  let { options, positionals } = parseRun(argv);
+  const { argv, options } = await parseResumable(["sweep", "run"], givenArgv, parseRun);
   if (options.help) {
     console.log(HELP);
     return { code: 0 };
   }
-  if (options.resume) {
-    argv = await resumeArgv(options.resume, ["sweep", "run"]);
-    ({ options, positionals } = parseRun(argv));
-  }
-  if (positionals.length > 0) throw new UsageError(`sweep run: unexpected argument '${positionals[0]}'`);
   const fixture = await loadSweepFixture(options.trajectory ?? assetPath(DEFAULT_SWEEP_TRAJECTORY));
   const runOptions = {
     ...DEFAULT_SWEEP_RUN,

@@ -7,10 +7,10 @@
  * @module
  */
 import type { ChatMessage } from "../../models/messages.ts";
-import { rank } from "../../models/rank.ts";
 import type { ModelSetup } from "../model_setup.ts";
 import type { RunContext } from "../run_lifecycle.ts";
 import { answerStage, CheckOnlyComparison, type CheckOnlyReport } from "../answer_stage.ts";
+import { rankOutcome } from "../rank_outcome.ts";
 import { summarizeWithin } from "../../methods/summarize.ts";
 import { countPrompt } from "../../tokens/budget.ts";
 import type { TokenCounter } from "../../tokens/types.ts";
@@ -200,27 +200,7 @@ export async function runHotpot(
                 status: "invalid",
               };
             }
-            const units = questionUnits(question);
-            const result = await rank(models.decision, units, taskText(question));
-            if (!result.ok) {
-              return {
-                outputs: { ranking: { ok: false, order: [], error: result.error } },
-                requests: result.records,
-                status: "invalid",
-                reason: result.error,
-              };
-            }
-            return {
-              outputs: {
-                ranking: {
-                  ok: true,
-                  order: result.order,
-                  probabilities: result.probabilities,
-                  model: result.model,
-                },
-              },
-              requests: result.records,
-            };
+            return await rankOutcome(models.decision, questionUnits(question), taskText(question));
           },
         );
         rankingHash = rankNode.node.outputs.ranking;

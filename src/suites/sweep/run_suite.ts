@@ -9,12 +9,12 @@
  */
 import { summarizeWithin } from "../../methods/summarize.ts";
 import type { ChatMessage } from "../../models/messages.ts";
-import { rank } from "../../models/rank.ts";
 import { countPrompt } from "../../tokens/budget.ts";
 import type { TokenCounter } from "../../tokens/types.ts";
 import type { ModelSetup } from "../model_setup.ts";
 import type { RunContext } from "../run_lifecycle.ts";
 import { answerStage, CheckOnlyComparison, type CheckOnlyReport } from "../answer_stage.ts";
+import { rankOutcome } from "../rank_outcome.ts";
 import { contextKinds, fullSweepContext, renderedUnits, summarySweepContext, sweepTask } from "./contexts.ts";
 import { checkFacts, factScore } from "./facts.ts";
 import type { SweepFixture } from "./fixture.ts";
@@ -177,28 +177,7 @@ export async function runSweep(
           provider: true,
           outputNames: ["ranking"],
         },
-        async () => {
-          const result = await rank(models.decision, units, task);
-          if (!result.ok) {
-            return {
-              outputs: { ranking: { ok: false, order: [], error: result.error } },
-              requests: result.records,
-              status: "invalid" as const,
-              reason: result.error,
-            };
-          }
-          return {
-            outputs: {
-              ranking: {
-                ok: true,
-                order: result.order,
-                probabilities: result.probabilities,
-                model: result.model,
-              },
-            },
-            requests: result.records,
-          };
-        },
+        () => rankOutcome(models.decision, units, task),
       ),
     ]);
     for (const node of [summaryNode, rankNode]) {

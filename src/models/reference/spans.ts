@@ -1,0 +1,138 @@
+/**
+ * Candidate answer spans of the reference model's extractive reader: names (runs of capitalized words),
+ * numbers, the entities a question names, and whether a context sentence is about a name.
+ *
+ * Everything here is lexical and deterministic: a "name" is a maximal run of capitalized words, joined by
+ * the connectors of {@link NAME_CONNECTORS} ("Chief of Protocol", "Kiss and Tell"); a number is a token of
+ * digits (with `,` or `.` inside, `%` after).
+ *
+ * @module
+ */
+import type { ContextSentence } from "./context.ts";
+import { contentWords, STOP_WORDS, words } from "./text.ts";
+
+/** A span of a sentence: a name or a number, with its token position. */
+export interface Span {
+  text: string;
+  numeric: boolean;
+  /** Whether the span starts the sentence (capitalized by position, not necessarily a name). */
+  initial: boolean;
+  /** Index of the span's first token in the sentence (tokens = whitespace-separated pieces). */
+  position: number;
+}
+
+/** Lowercase words that may sit inside a name ("Chief of Protocol", "Kiss and Tell"). */
+export const NAME_CONNECTORS: ReadonlySet<string> = new Set([
+  "of",
+  "the",
+  "de",
+  "and",
+  "von",
+  "van",
+  "la",
+  "du",
+  "del",
+  "da",
+]);
+
+/** Words that open a question and are capitalized only because they come first ("Which", "Were", "In"). */
+const QUESTION_OPENERS = new Set(
+  ("which what who whom whose where when why how in on at of for from to by during after before is are was " +
+    "were do does did can could has have had will would should name list").split(" "),
+);
+
+/** The whitespace-separated tokens of `text`, stripped of leading and trailing punctuation. */
+export function tokensOf(text: string): string[] {
+  return text.split(/\s+/).filter((token) => token !== "").map((token) =>
+    token.replace(/^[^\p{L}\p{N}]+|[^\p{L}\p{N}%]+$/gu, "")
+  );
+}
+
+const NUMBER_TOKEN = /^\p{N}[\p{N},.]*%?$/u;
+
+/**
+ * Names and numbers of `sentence`, in order. With `dropOpener`, a capitalized first token that is a
+ * question word, preposition or auxiliary ("Which", "In", "Were") does not start a name.
+ */
+export function spansOf(sentence: string, options: { dropOpener?: boolean } = {}): Span[] {
+  const tokens = tokensOf(sentence);
+  const spans: Span[] = [];
+  let run: string[] = [];
+  let runStart = 0;
+  const flush = () => {
+    while (run.length > 0 && NAME_CONNECTORS.has(run[run.length - 1].toLowerCase())) run.pop();
+    if (run.length > 0) {
+      spans.push({ text: run.join(" "), numeric: false, initial: runStart === 0, position: runStart });
+    }
+    run = [];
+  };
+  for (const [position, token] of tokens.entries()) {
+    if (token === "") {
+      flush();
+      continue;
+    }
+    const opener = position === 0 && options.dropOpener === true &&
+      QUESTION_OPENERS.has(token.toLowerCase());
+    if (NUMBER_TOKEN.test(token)) {
+      flush();
+      spans.push({ text: token, numeric: true, initial: position === 0, position });
+    } else if (/^\p{Lu}/u.test(token) && !opener) {
+      if (run.length === 0) runStart = position;
+      run.push(token);
+    } else if (run.length > 0 && NAME_CONNECTORS.has(token.toLowerCase())) {
+      run.push(token);
+    } else {
+      flush();
+    }
+  }
+  flush();
+  return spans;
+}
+
+/** The value of a number span ("1,380" → 1380), or NaN. */
+export function numberValue(text: string): number {
+  return Number(text.replace(/,/g, "").replace(/%$/, "").replace(/\.$/, ""));
+}
+
+/** Whether a number looks like a year (four digits, 1000–2999). */
+export function isYear(text: string): boolean {
+  return /^\d{4}$/.test(text) && numberValue(text) >= 1000 && numberValue(text) <= 2999;
+}
+
+/**
+ * The names a question mentions: its capitalized runs (the opening question word excluded), with any
+ * leading article kept as written ("The Pelcri Wolves").
+ */
+export function questionEntities(question: string): string[] {
+  return spansOf(question, { dropOpener: true })
+    .filter((span) => !span.numeric && contentWords(span.text).length > 0)
+    .map((span) => span.text);
+}
+
+/** Whether a span has a content word outside `known` (so it says something the question does not). */
+export function isFresh(span: Span, known: ReadonlySet<string>): boolean {
+  return words(span.text).some((word) => !known.has(word) && !STOP_WORDS.has(word));
+}
+
+/** The words of a sentence's title and text, for mention checks. */
+function mentionWords(sentence: ContextSentence): Set<string> {
+  return new Set(words(`${sentence.title ?? ""} ${sentence.text}`));
+}
+
+/**
+ * The sentences of `sentences` about `name`: those whose title and text together contain every content word
+ * of the name. When none does, those containing the name's rarest content word (fewest sentences contain
+ * it), so that "Roslomir was born…" is about "Danzan Roslomir" in prose with no titles. Source order.
+ */
+export function sentencesAbout(sentences: readonly ContextSentence[], name: string): ContextSentence[] {
+  const wanted = [...new Set(contentWords(name))];
+  if (wanted.length === 0) return [];
+  const vocabularies = sentences.map(mentionWords);
+  const full = sentences.filter((_, index) => wanted.every((word) => vocabularies[index].has(word)));
+  if (full.length > 0) return full;
+  const frequency = (word: string) => vocabularies.filter((vocabulary) => vocabulary.has(word)).length;
+  const present = wanted.filter((word) => frequency(word) > 0);
+  if (present.length === 0) return [];
+  const rarest = present.reduce((best, word) => (frequency(word) < frequency(best) ? word : best));
+  return sentences.filter((_, index) => vocabularies[index].has(rarest));
+}
