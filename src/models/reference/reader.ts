@@ -1,0 +1,41 @@
+/**
+ * What the extractive reader's heuristics share: their answer shape, the stemmed view of sentences, and
+ * picking the number of a sentence that sits nearest to the words that matter.
+ *
+ * @module
+ */
+import type { ContextSentence } from "./context.ts";
+import { type Span, spansOf, tokensOf } from "./spans.ts";
+import { stem, STOP_WORDS } from "./text.ts";
+
+/** An answer of one heuristic and the sentences it rests on (cited when they carry provenance). */
+export interface ReaderAnswer {
+  answer: string;
+  facts: ContextSentence[];
+}
+
+/** The stems of a sentence's text (its title excluded). */
+export function sentenceStems(sentence: ContextSentence): Set<string> {
+  return new Set(
+    tokensOf(sentence.text).map((token) => token.toLowerCase()).filter((word) =>
+      word !== "" && !STOP_WORDS.has(word)
+    ).map(stem),
+  );
+}
+
+/**
+ * The number span of `text` nearest (in tokens) to a token whose stem is in `focus`; ties and a text with no
+ * focus word: the first. `accept` filters the candidates (e.g. years only). Undefined when none is left.
+ */
+export function nearestNumber(
+  text: string,
+  focus: ReadonlySet<string>,
+  accept: (span: Span) => boolean = () => true,
+): Span | undefined {
+  const numbers = spansOf(text).filter((span) => span.numeric && accept(span));
+  if (numbers.length === 0) return undefined;
+  const anchors = tokensOf(text).flatMap((token, index) => (focus.has(stem(token)) ? [index] : []));
+  if (anchors.length === 0) return numbers[0];
+  const distance = (span: Span) => Math.min(...anchors.map((anchor) => Math.abs(anchor - span.position)));
+  return numbers.reduce((best, span) => (distance(span) < distance(best) ? span : best));
+}
