@@ -46,7 +46,7 @@ Deno.test("hotpot collect prints the filter counts and records them in selection
   assert.equal(corpus.questions.length, 4);
 });
 
-Deno.test("hotpot collect with an impossible quota exits 2 and names the counts", async () => {
+Deno.test("hotpot collect with an impossible quota exits 2, names the counts and writes nothing", async () => {
   const out = join(dir, "too-many");
   const result = await runCli(["hotpot", "collect", "--questions", "200", "--output", out, "-q"]);
   assert.equal(result.code, 2, result.stderr);
@@ -54,6 +54,7 @@ Deno.test("hotpot collect with an impossible quota exits 2 and names the counts"
     result.stderr,
     /not enough records pass the filters \(bridge \d+\/100, comparison \d+\/100; removed: /,
   );
+  await assert.rejects(Deno.stat(out), Deno.errors.NotFound);
 });
 
 Deno.test("hotpot run without --corpus exits 2 and asks for it", async () => {

@@ -8,7 +8,12 @@ import { assetPath } from "../assets.ts";
 import { loadHotpot } from "../data/hotpot_load.ts";
 import { UsageError } from "../errors.ts";
 import { aggregateHotpot } from "../suites/hotpot/aggregate.ts";
-import { collectCorpus, type CollectMode } from "../suites/hotpot/collect_suite.ts";
+import {
+  assertQuotaMet,
+  collectCorpus,
+  type CollectMode,
+  selectionReport,
+} from "../suites/hotpot/collect_suite.ts";
 import { readCorpus } from "../suites/hotpot/corpus.ts";
 import { HOTPOT_METHODS, type HotpotMethod } from "../suites/hotpot/methods.ts";
 import { hotpotReportMarkdown } from "../suites/hotpot/report.ts";
@@ -139,6 +144,8 @@ async function collect(givenArgv: string[]): Promise<number> {
     maxChars: options["max-chars"] ?? DEFAULT_SELECTION.maxChars,
   };
   if (selection.minChars > selection.maxChars) throw new UsageError("--min-chars is larger than --max-chars");
+  // A selection that cannot fill its quotas is bad input: refuse it before anything is written.
+  assertQuotaMet(selectionReport(records, selection).report, datasetPath);
   const counter = await loadTokenCounter(options.tokenizer);
   const live = options.live === true;
   const models = live ? await setupModels(options, counter) : null;

@@ -36,6 +36,46 @@ export interface CollectOptions {
 
 const SelectedSchema = z.object({ ids: z.array(z.string()) });
 
+/** What the selection stage records: how many records were considered and what each filter removed. */
+export interface SelectionReport {
+  considered: number;
+  removed: Record<string, number>;
+  skipped_quota_full: number;
+  quota_met: boolean;
+  counts: Record<string, { selected: number; wanted: number }>;
+}
+
+/** The selected ids and the selection report (deterministic; the `hotpot-select` stage records it). */
+export function selectionReport(
+  records: HotpotRecord[],
+  selection: SelectionOptions,
+): { ids: string[]; report: SelectionReport } {
+  const result = selectQuestions(records, selection);
+  return {
+    ids: result.selected.map((r) => r.id),
+    report: {
+      considered: result.considered,
+      removed: { ...result.removed },
+      skipped_quota_full: result.skipped_quota_full,
+      quota_met: result.quota_met,
+      counts: result.counts,
+    },
+  };
+}
+
+function removedText(report: SelectionReport): string {
+  return Object.entries(report.removed).map(([k, v]) => `${k} ${v}`).join(", ");
+}
+
+/** Refuses a selection that cannot fill its quotas, naming the per-type counts and every filter's count. */
+export function assertQuotaMet(report: SelectionReport, datasetPath: string): void {
+  if (report.quota_met) return;
+  const counts = Object.entries(report.counts).map(([k, v]) => `${k} ${v.selected}/${v.wanted}`).join(", ");
+  throw new UsageError(
+    `${datasetPath}: not enough records pass the filters (${counts}; removed: ${removedText(report)})`,
+  );
+}
+
 /** Selects and collects; returns the corpus (also exported as corpus.json). */
 export async function collectCorpus(context: RunContext, options: CollectOptions): Promise<Corpus> {
   const { executor, run, progress } = context;
@@ -50,36 +90,13 @@ export async function collectCorpus(context: RunContext, options: CollectOptions
       inputs: { dataset: datasetHash },
     },
     () => {
-      const result = selectQuestions(options.records, options.selection);
-      return Promise.resolve({
-        outputs: {
-          selected: { ids: result.selected.map((r) => r.id) },
-          report: {
-            considered: result.considered,
-            removed: result.removed,
-            skipped_quota_full: result.skipped_quota_full,
-            quota_met: result.quota_met,
-            counts: result.counts,
-          },
-        },
-      });
+      const { ids, report } = selectionReport(options.records, options.selection);
+      return Promise.resolve({ outputs: { selected: { ids }, report } });
     },
   );
-  const report = selectNode.outputs.report as {
-    considered: number;
-    removed: Record<string, number>;
-    skipped_quota_full: number;
-    quota_met: boolean;
-    counts: Record<string, { selected: number; wanted: number }>;
-  };
-  const removedText = Object.entries(report.removed).map(([k, v]) => `${k} ${v}`).join(", ");
-  progress.note(`selection: considered ${report.considered} record(s); removed: ${removedText}`);
-  if (!report.quota_met) {
-    const counts = Object.entries(report.counts).map(([k, v]) => `${k} ${v.selected}/${v.wanted}`).join(", ");
-    throw new UsageError(
-      `${options.datasetPath}: not enough records pass the filters (${counts}; removed: ${removedText})`,
-    );
-  }
+  const report = selectNode.outputs.report as SelectionReport;
+  progress.note(`selection: considered ${report.considered} record(s); removed: ${removedText(report)}`);
+  assertQuotaMet(report, options.datasetPath);
   const ids = SelectedSchema.parse(selectNode.outputs.selected).ids;
   const byId = new Map(options.records.map((r) => [r.id, r]));
   const workRoot = await Deno.makeTempDir({ prefix: "compaction-bench-workspaces-" });
