@@ -129,3 +129,23 @@ Deno.test("a live run with LLM_API_KEY=sk-test-SECRET leaves no trace of SECRET 
     await Deno.remove(dir, { recursive: true });
   }
 });
+
+Deno.test("engines run with an unknown engine or a malformed transcript exits 2 and writes nothing", async () => {
+  const dir = await Deno.makeTempDir();
+  try {
+    const out = join(dir, "run");
+    const bogus = await runCli(["engines", "run", "--reference", "--engine", "bogus", "--output", out, "--quiet"]);
+    assert.equal(bogus.code, 2);
+    assert.match(bogus.stderr, /unknown engine 'bogus'/);
+    await assert.rejects(Deno.stat(out), Deno.errors.NotFound);
+    const file = join(dir, "bad.json");
+    await Deno.writeTextFile(file, JSON.stringify([{ role: "robot", content: "hi" }]));
+    const bad = await runCli(["engines", "run", "--reference", "--transcript", file, "--output", out, "--quiet"]);
+    assert.equal(bad.code, 2);
+    assert.ok(bad.stderr.includes(file), bad.stderr);
+    assert.match(bad.stderr, /\[0\]\.role/);
+    await assert.rejects(Deno.stat(out), Deno.errors.NotFound);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});

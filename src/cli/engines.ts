@@ -5,7 +5,8 @@
  */
 import { z } from "zod";
 import { UsageError } from "../errors.ts";
-import { BUILTIN_ENGINES } from "../methods/engines/create.ts";
+import { BUILTIN_ENGINES, createEngine } from "../methods/engines/create.ts";
+import { importTranscript } from "../data/transcripts/import.ts";
 import { generateTranscript } from "../suites/engines/generate.ts";
 import { runEnginesSuite, type TranscriptSource } from "../suites/engines/suite.ts";
 import {
@@ -175,7 +176,9 @@ async function run(argv: string[]): Promise<number> {
       throw error;
     }
     sources.transcript = bytes;
-    source = { kind: "imported", path: options.transcript, format: options.format ?? "auto", bytes };
+    // Imported (and so validated) before the run directory is created: bad input writes nothing.
+    const transcript = await importTranscript(options.transcript, options.format ?? "auto");
+    source = { kind: "imported", path: options.transcript, format: options.format ?? "auto", transcript };
   } else {
     source = { kind: "generated", params: generatorParams(options) };
   }
@@ -184,6 +187,14 @@ async function run(argv: string[]): Promise<number> {
   const frozen = await openFrozen(options["frozen-run"], false);
   const models = await setupModels(options, counter);
   try {
+    // Every engine spec is checked before the run directory is created: bad input writes nothing.
+    for (const spec of engines) {
+      createEngine(spec, {
+        chat: models.chat,
+        decision: models.decision,
+        timeoutMs: options["engine-timeout-ms"] ?? 60_000,
+      });
+    }
     const finished = await withRun(
       {
         suite: "engines",

@@ -5,8 +5,7 @@
  *
  * @module
  */
-import { importTranscript } from "../../data/transcripts/import.ts";
-import type { Probe } from "../../data/transcripts/types.ts";
+import type { ImportedTranscript, Probe } from "../../data/transcripts/types.ts";
 import type { ChatMessage } from "../../models/messages.ts";
 import type { TokenCounter } from "../../tokens/types.ts";
 import type { ModelSetup } from "../model_setup.ts";
@@ -21,7 +20,7 @@ import { transcriptHash } from "./transcript_hash.ts";
 /** Where the transcript comes from. */
 export type TranscriptSource =
   | { kind: "generated"; params: GenerateParamsInput }
-  | { kind: "imported"; path: string; format: string; bytes: Uint8Array };
+  | { kind: "imported"; path: string; format: string; transcript: ImportedTranscript };
 
 /** Options of {@link runEnginesSuite}. */
 export interface EnginesSuiteOptions {
@@ -88,7 +87,7 @@ export async function runEnginesSuite(
         };
         return { outputs: { transcript: value } };
       }
-      const imported = await importTranscript(source.path, source.format as "auto");
+      const imported = source.transcript;
       const value: StoredTranscript = {
         messages: imported.messages,
         needles: [],
