@@ -11,14 +11,18 @@
  * The question must hold a direction word (see {@link DIRECTIONS}): "first", "earlier", "before", "older",
  * "shorter", "smaller", "fewer", … mean the smaller number wins; "later", "after", "newer", "younger",
  * "longer", "larger", "more", "bigger", "higher", "taller", … the larger. For "older"/"younger" the numbers
- * must be years (a birth year); with ages or other quantities the direction flips. The predicate = the
- * question's stemmed content words minus A's and B's words, the direction word and the answer type after
- * "which"/"what" ("company", "river"). For each of A and B the reader takes the context sentence about it
- * (title and text contain every word of the name) that has a number and the most predicate words (at least
- * one when there is a predicate; years only when the direction is about time, ages aside); ties: the sentence that names
- * it in its text, then source order. The number is the one nearest to a predicate word. The answer is A or
- * B exactly as written in the question, or "yes"/"no" (A wins → "yes"); equal numbers decide nothing. The
- * two sentences are the supporting facts.
+ * are meant to be years (a birth year); when they are not (ages) the direction flips.
+ *
+ * The predicate = the question's stemmed content words minus A's and B's words, the answer type after
+ * "which"/"what" ("company", "river") and the direction word; a direction word that measures rather than
+ * only orders adds one more predicate word, met by it or its opposite ("longer" or "shorter" → "long" or
+ * "short"; "first", "before", "more" add none). For each of A and B the reader takes the context sentence
+ * about it (title and text hold every word of the name) that has a number and the most predicate words (at
+ * least one when there is a predicate; only years count as numbers when the direction is about time, ages
+ * aside); ties: the sentence that names it in its own text, then source order. The number is the one
+ * nearest to a predicate word. The answer is A or B exactly as written in the question, or "yes"/"no" (A
+ * wins → "yes"; equal numbers → "no"; equal numbers decide no choice). The two sentences are the supporting
+ * facts.
  *
  * **"Both" questions.** "Are A and B both chemists?": for each of A and B the sentence about it with the
  * most of the attribute's words (ties as above); "yes" when both sentences hold every attribute word.
@@ -28,26 +32,33 @@
  * @module
  */
 import type { ContextSentence } from "./context.ts";
-import { nearestNumber, type ReaderAnswer, sentenceStems } from "./reader.ts";
+import { nearestNumber, type ReaderAnswer, sentenceStems, typeNoun } from "./reader.ts";
 import { isYear, numberValue, questionEntities, sentencesAbout, type Span } from "./spans.ts";
 import { contentWords, stem, stemmedWords, words } from "./text.ts";
+
+function wordList(text: string): string[] {
+  return text.split(" ");
+}
 
 /** Which number wins a comparison. */
 export type Direction = "smaller" | "larger";
 
 /** Direction words and the number they favour (for time words: the year). */
 export const DIRECTIONS: ReadonlyMap<string, Direction> = new Map([
-  ...("first earlier earliest before older oldest sooner shorter shortest smaller smallest fewer fewest less " +
-    "least lower lowest").split(" ").map((word) => [word, "smaller"] as const),
-  ...("later latest last after newer newest younger youngest more most longer longest larger largest bigger " +
-    "biggest higher highest taller tallest greater greatest heavier wider deeper").split(" ").map((word) =>
-      [word, "larger"] as const
-    ),
+  ...wordList(
+    "first earlier earliest before older oldest sooner shorter shortest smaller smallest fewer fewest " +
+      "less least lower lowest",
+  ).map((word) => [word, "smaller"] as const),
+  ...wordList(
+    "later latest last after newer newest younger youngest more most longer longest larger largest " +
+      "bigger biggest higher highest taller tallest greater greatest heavier wider deeper",
+  ).map((word) => [word, "larger"] as const),
 ]);
 
 const TIME_WORDS = new Set(
-  "first earlier earliest before sooner later latest last after newer newest older oldest younger youngest"
-    .split(" "),
+  wordList(
+    "first earlier earliest before sooner later latest last after newer newest older oldest younger youngest",
+  ),
 );
 const AGE_WORDS = new Set(["older", "oldest", "younger", "youngest"]);
 const AUXILIARIES = new Set("is are was were do does did has have had".split(" "));
@@ -63,18 +74,34 @@ export interface NumericComparison {
   direction: Direction;
   /** Stems a supporting sentence should contain. */
   predicate: string[];
+  /**
+   * Stems naming what is measured, any one of which counts as one predicate word ("long" for "longer" and
+   * for "shorter"); empty for direction words that only order ("first", "more").
+   */
+  measure: string[];
 }
 
 function stripQuestion(question: string): string {
   return question.trim().replace(/[?.!\s]+$/, "");
 }
 
-/** The noun right after "which"/"what" ("company" in "Which company was…"), if any. */
-export function typeNoun(question: string): string | undefined {
-  const match = /\b(?:which|what)\s+(\p{L}+)/iu.exec(question);
-  if (match === null) return undefined;
-  const noun = match[1].toLowerCase();
-  return AUXILIARIES.has(noun) || contentWords(noun).length === 0 ? undefined : noun;
+/** Direction words that only order things; the others ("longer", "taller") also name what is measured. */
+const ORDER_WORDS = new Set([...TIME_WORDS, "more", "most", "fewer", "fewest", "less", "least"]);
+
+/** The usual opposite of a measuring direction word, so "shorter" finds "969 kilometres long". */
+const OPPOSITES: ReadonlyMap<string, string> = new Map([
+  ["shorter", "longer"],
+  ["shortest", "longest"],
+  ["smaller", "larger"],
+  ["smallest", "largest"],
+  ["lower", "higher"],
+  ["lowest", "highest"],
+]);
+
+function measureOf(word: string): string[] {
+  if (ORDER_WORDS.has(word)) return [];
+  const opposite = OPPOSITES.get(word) ?? [...OPPOSITES].find(([, other]) => other === word)?.[0];
+  return [...new Set([word, ...(opposite === undefined ? [] : [opposite])].map(stem))];
 }
 
 function predicateOf(head: string, names: string[], word: string): string[] {
@@ -97,7 +124,9 @@ export function parseComparison(question: string): NumericComparison | undefined
     const options = text.slice(cut + 1).split(/\s+or\s+/i).map((option) => option.trim());
     const head = text.slice(0, cut);
     const word = directionWord(head);
-    if (options.length !== 2 || options.some((option) => contentWords(option).length === 0) || !word) continue;
+    if (options.length !== 2 || options.some((option) => contentWords(option).length === 0) || !word) {
+      continue;
+    }
     const [first, second] = options;
     return {
       kind: "choice",
@@ -106,6 +135,7 @@ export function parseComparison(question: string): NumericComparison | undefined
       word,
       direction: DIRECTIONS.get(word)!,
       predicate: predicateOf(head, [first, second], word),
+      measure: measureOf(word),
     };
   }
   if (!AUXILIARIES.has(words(text)[0] ?? "")) return undefined;
@@ -121,6 +151,7 @@ export function parseComparison(question: string): NumericComparison | undefined
     word,
     direction: DIRECTIONS.get(word)!,
     predicate: predicateOf(text, [first, second], word),
+    measure: measureOf(word),
   };
 }
 
@@ -159,16 +190,19 @@ function measure(
   name: string,
 ): Measured | undefined {
   const predicate = new Set(comparison.predicate);
+  const measured = comparison.measure;
+  const focus = new Set([...predicate, ...measured]);
   const askedNumbers = new Set(words(`${comparison.first} ${comparison.second}`));
   const timely = TIME_WORDS.has(comparison.word) && !AGE_WORDS.has(comparison.word);
   const scored: Measured[] = [];
   for (const sentence of sentencesAbout(candidates, name)) {
     const stems = sentenceStems(sentence);
-    const score = [...predicate].filter((term) => stems.has(term)).length;
-    if (predicate.size > 0 && score === 0) continue;
+    const score = [...predicate].filter((term) => stems.has(term)).length +
+      (measured.some((term) => stems.has(term)) ? 1 : 0);
+    if (focus.size > 0 && score === 0) continue;
     const number = nearestNumber(
       sentence.text,
-      predicate,
+      focus,
       (span) => !askedNumbers.has(span.text.toLowerCase()) && (!timely || isYear(span.text)),
     );
     if (number !== undefined) scored.push({ sentence, score, number });

@@ -43,7 +43,7 @@ export function titleFromHeader(header: string): string {
  * - `[title, N] text` is sentence N (the id itself) of `title`;
  * - `N|text` (optionally indented; a workspace file read through `read_file`, 1-based line numbers) is
  *   sentence N−1 of the current title;
- * - a non-numbered line directly followed (blank lines skipped) by an `N|text` line is a title header: the
+ * - any other line directly followed (blank lines skipped) by an `N|text` line is a title header: the
  *   current title becomes {@link titleFromHeader} of it, and it is not itself a sentence; numbered lines
  *   with no header above them use `fallbackTitle` (when there is none they have no provenance);
  * - every other line is prose, split by `splitSentences` into sentences without provenance.
@@ -67,15 +67,15 @@ export function parseContextSentences(text: string, fallbackTitle?: string): Con
       }
       continue;
     }
+    const cited = CITED.exec(line);
+    if (cited && cited[3].trim() !== "") {
+      sentences.push({ text: cited[3].trim(), title: cited[1].trim(), sentenceId: Number(cited[2]) });
+      continue;
+    }
     let next = index + 1;
     while (next < lines.length && lines[next].trim() === "") next++;
     if (next < lines.length && numbered[next]) {
       title = titleFromHeader(line);
-      continue;
-    }
-    const cited = CITED.exec(line);
-    if (cited && cited[3].trim() !== "") {
-      sentences.push({ text: cited[3].trim(), title: cited[1].trim(), sentenceId: Number(cited[2]) });
       continue;
     }
     for (const sentence of splitSentences(line)) sentences.push({ text: sentence });

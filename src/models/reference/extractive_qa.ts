@@ -1,23 +1,33 @@
 /**
  * Rule (b) of the reference chat model: extractive question answering with cited supporting sentences.
+ * It reads only the request: the question (see `findQuestion`) and the context sentences; never gold labels.
  *
  * 1. Context sentences come from {@link parseContextSentences}; when any carry provenance (`[title, id]`),
  *    only those are candidates, otherwise all sentences are (minus the question itself).
- * 2. Candidates are ranked by BM25 of the question against `title + " " + sentence`; the top two (with
- *    provenance) are the supporting facts.
- * 3. A yes/no question (first word an auxiliary verb such as "is", "were", "did") is answered "yes" when
- *    the two top sentences share a content word that is not in the question (e.g. the same nationality),
- *    else "no". Otherwise the answer is a span of the best sentence that is not in the question: a number
- *    first for when/what year/how many/how much/how old questions, else the first capitalized phrase
- *    (phrases that merely start the sentence last), else the first number, else the first content word
- *    not in the question.
+ * 2. A comparison ("…, A or B?", a yes/no comparison such as "Were A formed before B?", or "Are A and B
+ *    both X?") is answered from one sentence about A and one about B (comparison.ts).
+ * 3. Else a question that is not yes/no and names an entity is read as a bridge: hop 1 from the entity to
+ *    a bridge name, hop 2 from the bridge name to an answer of the asked type (bridge.ts); a question that
+ *    hop 1 already covers is answered from hop 1.
+ * 4. When neither fits (or the context lacks a side or a hop), the naive reading: candidates are ranked by
+ *    BM25 of the question against `title + " " + sentence`, the top two (with provenance) are the supporting
+ *    facts. A yes/no question is answered "yes" when the two top sentences share a content word that is not
+ *    in the question (e.g. the same nationality), else "no". Otherwise the answer is a span of the best
+ *    sentence that is not in the question: a number first for when/what year/how many/how much/how old
+ *    questions, else the first capitalized phrase (phrases that merely start the sentence last), else the
+ *    first number, else the first content word not in the question.
+ *
+ * Every answer is a span of a context sentence, or A or B as written in the question, or "yes"/"no".
  *
  * @module
  */
 import type { ChatMessage } from "../messages.ts";
 import { rankByRelevance } from "./bm25.ts";
 import { type ContextSentence, contextTexts, findQuestion, parseContextSentences } from "./context.ts";
-import { contentWords, STOP_WORDS, words } from "./text.ts";
+import { answerBridge } from "./bridge.ts";
+import { answerComparison } from "./comparison.ts";
+import { isFresh, spansOf } from "./spans.ts";
+import { contentWords, words } from "./text.ts";
 
 /** The JSON answer of rule (b). */
 export interface FactAnswer {
@@ -36,54 +46,10 @@ export function isYesNoQuestion(question: string): boolean {
   return first !== undefined && AUXILIARIES.has(first);
 }
 
-interface Span {
-  text: string;
-  numeric: boolean;
-  /** Whether the span starts the sentence (capitalized by position, not necessarily a name). */
-  initial: boolean;
-}
-
-const CONNECTORS = new Set(["of", "the", "de", "and", "von", "van", "la", "du", "del", "da"]);
-
-/** Candidate spans of a sentence: maximal runs of capitalized words (with connectors) and numbers. */
-function spansOf(sentence: string): Span[] {
-  const tokens = sentence.split(/\s+/).map((token) =>
-    token.replace(/^[^\p{L}\p{N}]+|[^\p{L}\p{N}%]+$/gu, "")
-  );
-  const spans: Span[] = [];
-  let run: string[] = [];
-  let runStart = 0;
-  const flush = () => {
-    while (run.length > 0 && CONNECTORS.has(run[run.length - 1].toLowerCase())) run.pop();
-    if (run.length > 0) spans.push({ text: run.join(" "), numeric: false, initial: runStart === 0 });
-    run = [];
-  };
-  for (const [position, token] of tokens.entries()) {
-    if (token === "") {
-      flush();
-      continue;
-    }
-    if (/^\p{N}[\p{N},.]*%?$/u.test(token)) {
-      flush();
-      spans.push({ text: token, numeric: true, initial: position === 0 });
-    } else if (/^\p{Lu}/u.test(token)) {
-      if (run.length === 0) runStart = position;
-      run.push(token);
-    } else if (run.length > 0 && CONNECTORS.has(token.toLowerCase())) {
-      run.push(token);
-    } else {
-      flush();
-    }
-  }
-  flush();
-  return spans;
-}
-
 /** The answer span of `sentence` for `question` (see the module documentation); "" when nothing fits. */
 export function pickAnswerSpan(question: string, sentence: string): string {
   const asked = new Set(words(question));
-  const fresh = (span: Span) => words(span.text).some((word) => !asked.has(word) && !STOP_WORDS.has(word));
-  const spans = spansOf(sentence).filter(fresh);
+  const spans = spansOf(sentence).filter((span) => isFresh(span, asked));
   const numbers = spans.filter((span) => span.numeric);
   const names = [
     ...spans.filter((span) => !span.numeric && !span.initial),
@@ -95,7 +61,13 @@ export function pickAnswerSpan(question: string, sentence: string): string {
   return contentWords(sentence).find((word) => !asked.has(word)) ?? "";
 }
 
-/** Rule (b): the answer and two supporting facts from the request's context. */
+function factsOf(sentences: readonly ContextSentence[]): [string, number][] {
+  return sentences
+    .filter((sentence) => sentence.title !== undefined && sentence.sentenceId !== undefined)
+    .map((sentence) => [sentence.title!, sentence.sentenceId!]);
+}
+
+/** Rule (b): the answer and its supporting facts from the request's context. */
 export function answerWithFacts(messages: readonly ChatMessage[]): FactAnswer {
   const question = findQuestion(messages);
   const all: ContextSentence[] = contextTexts(messages).flatMap((piece) =>
@@ -104,14 +76,14 @@ export function answerWithFacts(messages: readonly ChatMessage[]): FactAnswer {
   const cited = all.filter((sentence) => sentence.title !== undefined);
   const candidates = (cited.length > 0 ? cited : all).filter((sentence) => sentence.text !== question);
   if (candidates.length === 0) return { answer: "", supporting_facts: [] };
+  const read = answerComparison(question, candidates) ??
+    (isYesNoQuestion(question) ? undefined : answerBridge(question, candidates));
+  if (read !== undefined) return { answer: read.answer, supporting_facts: factsOf(read.facts) };
   const order = rankByRelevance(
     question,
     candidates.map((sentence) => `${sentence.title ?? ""} ${sentence.text}`),
   );
   const top = order.slice(0, 2).map((index) => candidates[index]);
-  const facts: [string, number][] = top
-    .filter((sentence) => sentence.title !== undefined && sentence.sentenceId !== undefined)
-    .map((sentence) => [sentence.title!, sentence.sentenceId!]);
   let answer: string;
   if (isYesNoQuestion(question)) {
     const asked = new Set(contentWords(question));
@@ -121,5 +93,5 @@ export function answerWithFacts(messages: readonly ChatMessage[]): FactAnswer {
   } else {
     answer = pickAnswerSpan(question, top[0].text);
   }
-  return { answer, supporting_facts: facts };
+  return { answer, supporting_facts: factsOf(top) };
 }

@@ -6,7 +6,7 @@
  */
 import type { ContextSentence } from "./context.ts";
 import { type Span, spansOf, tokensOf } from "./spans.ts";
-import { stem, STOP_WORDS } from "./text.ts";
+import { contentWords, stem, STOP_WORDS } from "./text.ts";
 
 /** An answer of one heuristic and the sentences it rests on (cited when they carry provenance). */
 export interface ReaderAnswer {
@@ -38,4 +38,14 @@ export function nearestNumber(
   if (anchors.length === 0) return numbers[0];
   const distance = (span: Span) => Math.min(...anchors.map((anchor) => Math.abs(anchor - span.position)));
   return numbers.reduce((best, span) => (distance(span) < distance(best) ? span : best));
+}
+
+const NOT_NOUNS = new Set("is are was were do does did has have had can could will would".split(" "));
+
+/** The noun right after "which"/"what" ("company" in "Which company was…"), lowercase, if any. */
+export function typeNoun(question: string): string | undefined {
+  const match = /\b(?:which|what)\s+(\p{L}+)/iu.exec(question);
+  if (match === null) return undefined;
+  const noun = match[1].toLowerCase();
+  return NOT_NOUNS.has(noun) || contentWords(noun).length === 0 ? undefined : noun;
 }

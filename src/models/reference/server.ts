@@ -15,6 +15,17 @@
  *   `[title, sentence id]` facts when `"supporting_facts"` is asked for; extractive summaries within
  *   `max_tokens` when a summary is asked for; needle QA that answers `NOT IN CONTEXT` below a coverage
  *   threshold; quoting `js` code blocks for code requests; otherwise the most relevant sentences.
+ * - Extractive QA reads like a simple lexical reader (extractive_qa.ts): comparisons ("…, A or B?",
+ *   "Were A formed before B?", "Are A and B both X?") take one sentence about each side with a number and
+ *   the question's predicate words (light stemming) and compare the numbers in the question's direction;
+ *   bridge questions take two hops (the entity's sentence → a new name in it → that name's sentence) and
+ *   return a span of the asked type (year, number, name); anything else gets the best BM25 sentence's span.
+ *   Answers are spans of context sentences, A or B as written in the question, or yes/no — never invented.
+ *   On the demo's synthetic, regular articles this reader answers every question whose evidence is in its
+ *   context, so demo EM measures what a compaction kept; on real text its lexical rules miss paraphrase,
+ *   coreference and anything that needs world knowledge.
+ * - Summaries are extracted sentences, each written `[title, N] text` where its source is known, about a
+ *   quarter of the evidence and never over `max_tokens`.
  * - Usage: `prompt_tokens` = the token counter's count of the messages and tools as the chat template
  *   renders them, `completion_tokens` = the count of the reply text (for a tool call, its arguments).
  *

@@ -2,24 +2,41 @@
  * Rule (c) of the reference chat model: an extractive summary within a token budget.
  *
  * Evidence = the sentences of the context (see context.ts), minus instruction sentences of the last user
- * message that mention "summar". They are ranked by BM25 relevance to the task (the first user message)
- * and taken greedily in that order; a sentence joins when the summary (chosen sentences in source order,
- * one per line) still counts at most the target: `maxTokens`, or a quarter of the evidence's tokens
- * ({@link SUMMARY_RATIO}) when that is less; after 8 sentences in a row that do not fit, selection stops.
- * Duplicate sentences are kept once.
+ * message that mention "summar" and minus framing lines ({@link FRAMING_LINE}: `<evidence>`, `</task>`,
+ * "Evidence the agent gathered:"). Each is written as one line: `[title, N] text` when its provenance is
+ * known (N = the sentence id; from a `N|text` line under a header or of a file read through `read_file`, or
+ * from a `[title, N] text` line), else the bare sentence, so that a summary still supports citations (the
+ * summarizer prompt asks to keep source names and line numbers next to the facts).
+ *
+ * Lines are ranked by BM25 relevance of their sentence to the task (the first user message) and taken
+ * greedily in that order; a line joins when the summary (chosen lines in source order, one per line) still
+ * counts at most the target: `maxTokens`, or a quarter ({@link SUMMARY_RATIO}) of the tokens of all
+ * evidence lines written the same way, when that is less; what is counted is the exact final text. After 8
+ * lines in a row that do not fit, selection stops. Duplicate sentences are kept once (the first occurrence
+ * and its provenance).
  *
  * @module
  */
 import type { ChatMessage } from "../messages.ts";
 import type { TokenCounter } from "../../tokens/types.ts";
 import { rankByRelevance } from "./bm25.ts";
-import { contextTexts, lastUserIndex, parseContextSentences } from "./context.ts";
+import { type ContextSentence, contextTexts, lastUserIndex, parseContextSentences } from "./context.ts";
 
 /** Consecutive misfits after which selection stops. */
 export const SUMMARY_MAX_MISFITS = 8;
 
+/** Lines that frame evidence rather than state it: a bare `<tag>`/`</tag>`, or a label ending in ":". */
+export const FRAMING_LINE = /^(?:<\/?[\w-]+>|[^.!?]*:)$/;
+
 /** Share of the evidence's tokens an extractive summary keeps at most. */
 export const SUMMARY_RATIO = 0.25;
+
+/** A summary line: `[title, N] text` when the sentence's provenance is known, else the sentence. */
+export function summaryLine(sentence: ContextSentence): string {
+  return sentence.title !== undefined && sentence.sentenceId !== undefined
+    ? `[${sentence.title}, ${sentence.sentenceId}] ${sentence.text}`
+    : sentence.text;
+}
 
 /** The extractive summary (see the module documentation). */
 export function extractiveSummary(
@@ -29,25 +46,29 @@ export function extractiveSummary(
 ): string {
   const last = lastUserIndex(messages);
   const seen = new Set<string>();
-  const evidence: string[] = [];
+  const evidence: ContextSentence[] = [];
   for (const piece of contextTexts(messages)) {
     for (const sentence of parseContextSentences(piece.text, piece.fallbackTitle)) {
       if (seen.has(sentence.text)) continue;
       seen.add(sentence.text);
-      evidence.push(sentence.text);
+      evidence.push(sentence);
     }
   }
   const lastText = last >= 0 ? messages[last].content ?? "" : "";
-  const usable = evidence.filter((sentence) => !(/summar/i.test(sentence) && lastText.includes(sentence)));
+  const kept = evidence.filter(({ text }) =>
+    !(/summar/i.test(text) && lastText.includes(text)) && !FRAMING_LINE.test(text)
+  );
+  const usable = kept.map(summaryLine);
   const firstUser = messages.find((message) => message.role === "user")?.content ?? "";
   // An extractive summary keeps about a quarter of the evidence (never more than max_tokens): like a real
-  // summarizer it compresses, rather than filling whatever space it is given.
+  // summarizer it compresses, rather than filling whatever space it is given. Evidence is measured as the
+  // summary writes it (with provenance), so the share of sentences kept does not depend on the line form.
   const target = Math.min(maxTokens, Math.ceil(SUMMARY_RATIO * counter.countText(usable.join("\n"))));
   const chosen = new Set<number>();
   let misfits = 0;
   const render = (indexes: Set<number>) =>
     [...indexes].sort((a, b) => a - b).map((index) => usable[index]).join("\n");
-  for (const index of rankByRelevance(firstUser, usable)) {
+  for (const index of rankByRelevance(firstUser, kept.map((sentence) => sentence.text))) {
     chosen.add(index);
     if (counter.countText(render(chosen)) <= target) {
       misfits = 0;

@@ -1,0 +1,181 @@
+/**
+ * Bridge (two-hop) questions for the reference model's extractive reader (rule (b)).
+ *
+ * A question names an entity E (its capitalized runs, see `questionEntities`) and asks for something one
+ * or two hops away: "In which city was the founder of X born?", "Which river flows through the city where
+ * P was born?", "In what year was the city where Y were formed founded?".
+ *
+ * 1. **Answer type** ({@link answerType}): "what/which year" and "when" → a year (four digits);
+ *    "how many/much/long/old/…" → a number; otherwise a name, typed by the noun after "which"/"what"
+ *    ("city", "river", "company").
+ * 2. **Relation words** = the question's stemmed content words minus E's words, the type noun and
+ *    {@link FILLER_WORDS}.
+ * 3. **Hop 1**: the sentences about E (see `sentencesAbout`), ranked by BM25 (stemmed) of the relation
+ *    words against the sentence text, plus a quarter of the type noun's BM25 score (a tie-breaker); the
+ *    top three with a positive score are tried in turn.
+ * 4. When the hop-1 sentence (title included) holds every relation word, the question is one hop: the
+ *    answer is the typed span of that sentence. Otherwise the remaining relation words are for hop 2.
+ * 5. **Bridge**: the names of the hop-1 sentence that say something the question does not (context titles
+ *    first, then names not at the start of the sentence, then sentence order).
+ * 6. **Hop 2**: the other sentences about the bridge, ranked by BM25 of the remaining relation words (plus
+ *    the type noun as in 3); the first with a typed span, outside the question's and the bridge's words,
+ *    gives the answer.
+ *
+ * A typed span ({@link typedAnswer}): a year or number nearest to a relation word; or a name, preferring
+ * names holding the type noun ("Cormor River" for "which river"), then context titles, then names not at
+ * the start of the sentence, then the first. Both hops are the supporting facts. When nothing fits, the
+ * result is `undefined` and the caller falls back.
+ *
+ * @module
+ */
+import { bm25Scores } from "./bm25.ts";
+import type { ContextSentence } from "./context.ts";
+import { nearestNumber, type ReaderAnswer, typeNoun } from "./reader.ts";
+import { isFresh, isYear, questionEntities, sentencesAbout, type Span, spansOf } from "./spans.ts";
+import { stem, stemmedWords, words } from "./text.ts";
+
+/** What kind of span answers a question. */
+export interface AnswerType {
+  kind: "year" | "number" | "name";
+  /** The noun that types a name ("city" in "In which city…"), or "year". */
+  noun?: string;
+}
+
+/** Question words that never relate E to anything. */
+export const FILLER_WORDS: ReadonlySet<string> = new Set(
+  ["many", "much", "name", "named", "called", "kind", "type"].map(stem),
+);
+
+/** How many hop-1 sentences are tried. */
+export const HOP1_TRIES = 3;
+
+/** Weight of the type noun's BM25 score next to the relation words'. */
+export const TYPE_NOUN_WEIGHT = 0.25;
+
+/** The answer type of `question` (see the module documentation). */
+export function answerType(question: string): AnswerType {
+  if (/\b(?:what|which)\s+year\b/i.test(question) || /^\s*when\b/i.test(question)) {
+    return { kind: "year", noun: "year" };
+  }
+  if (/\bhow\s+(?:many|much|long|old|tall|high|far|large|big|deep|wide)\b/i.test(question)) {
+    return { kind: "number" };
+  }
+  const noun = typeNoun(question);
+  return noun === undefined ? { kind: "name" } : { kind: "name", noun };
+}
+
+/**
+ * The span of `sentence` of type `type` (see the module documentation), leaving out spans whose content
+ * words all are in `known`; `focus` = stems a number should sit near; `titles` = lowercase context titles.
+ */
+export function typedAnswer(
+  sentence: string,
+  type: AnswerType,
+  known: ReadonlySet<string>,
+  focus: ReadonlySet<string>,
+  titles: ReadonlySet<string>,
+): string | undefined {
+  if (type.kind !== "name") {
+    const number = nearestNumber(
+      sentence,
+      focus,
+      (span) => !known.has(span.text.toLowerCase()) && (type.kind !== "year" || isYear(span.text)),
+    );
+    return number?.text;
+  }
+  const noun = type.noun === undefined ? undefined : stem(type.noun);
+  const names = spansOf(sentence).filter((span) => !span.numeric && isFresh(span, known));
+  const rank = (span: Span) => [
+    noun !== undefined && words(span.text).some((word) => stem(word) === noun) ? 0 : 1,
+    titles.has(span.text.toLowerCase()) ? 0 : 1,
+    span.initial ? 1 : 0,
+    span.position,
+  ];
+  const ordered = names.map((span) => ({ span, key: rank(span) })).sort((x, y) => {
+    for (let index = 0; index < x.key.length; index++) {
+      if (x.key[index] !== y.key[index]) return x.key[index] - y.key[index];
+    }
+    return 0;
+  });
+  return ordered[0]?.span.text;
+}
+
+/** Stemmed content words of a sentence's title and text. */
+function stemsWithTitle(sentence: ContextSentence): Set<string> {
+  return new Set(stemmedWords(`${sentence.title ?? ""} ${sentence.text}`));
+}
+
+/** Relevance of every candidate to `terms`, plus the weighted type noun (see the module documentation). */
+function relevance(candidates: readonly ContextSentence[], terms: string[], noun?: string): number[] {
+  const texts = candidates.map((sentence) => sentence.text);
+  const main = bm25Scores(terms.join(" "), texts, stemmedWords);
+  if (noun === undefined) return main;
+  const typed = bm25Scores(noun, texts, stemmedWords);
+  return main.map((score, index) => score + TYPE_NOUN_WEIGHT * typed[index]);
+}
+
+/** Indexes of `subset` members in `candidates`, by descending score, ties by source order. */
+function ranked(
+  candidates: readonly ContextSentence[],
+  subset: readonly ContextSentence[],
+  scores: number[],
+): number[] {
+  const wanted = new Set(subset);
+  return candidates.flatMap((sentence, index) => (wanted.has(sentence) ? [index] : []))
+    .sort((a, b) => scores[b] - scores[a] || a - b);
+}
+
+function aboutAny(candidates: readonly ContextSentence[], names: string[]): ContextSentence[] {
+  const about = new Set(names.flatMap((name) => sentencesAbout(candidates, name)));
+  return candidates.filter((sentence) => about.has(sentence));
+}
+
+/** The answer to a bridge (or one-hop) question from `candidates`, or undefined. */
+export function answerBridge(
+  question: string,
+  candidates: readonly ContextSentence[],
+): ReaderAnswer | undefined {
+  const type = answerType(question);
+  const entities = questionEntities(question);
+  if (entities.length === 0) return undefined;
+  const asked = new Set(words(question));
+  const entityStems = new Set(entities.flatMap(stemmedWords));
+  const nounStem = type.noun === undefined ? undefined : stem(type.noun);
+  const relation = [...new Set(stemmedWords(question))].filter((term) =>
+    !entityStems.has(term) && term !== nounStem && !FILLER_WORDS.has(term)
+  );
+  const titles = new Set(
+    candidates.flatMap((sentence) => (sentence.title === undefined ? [] : [sentence.title.toLowerCase()])),
+  );
+  const hop1Scores = relevance(candidates, relation, type.noun);
+  const hop1Order = ranked(candidates, aboutAny(candidates, entities), hop1Scores)
+    .filter((index) => relation.length === 0 || hop1Scores[index] > 0)
+    .slice(0, HOP1_TRIES);
+  for (const hop1Index of hop1Order) {
+    const hop1 = candidates[hop1Index];
+    const covered = stemsWithTitle(hop1);
+    const remaining = relation.filter((term) => !covered.has(term));
+    if (remaining.length === 0) {
+      const answer = typedAnswer(hop1.text, type, asked, new Set(relation), titles);
+      if (answer !== undefined) return { answer, facts: [hop1] };
+      continue;
+    }
+    const bridges = spansOf(hop1.text)
+      .filter((span) => !span.numeric && isFresh(span, asked))
+      .sort((x, y) =>
+        Number(!titles.has(x.text.toLowerCase())) - Number(!titles.has(y.text.toLowerCase())) ||
+        Number(x.initial) - Number(y.initial) || x.position - y.position
+      );
+    const hop2Scores = relevance(candidates, remaining, type.noun);
+    for (const bridge of bridges) {
+      const known = new Set([...asked, ...words(bridge.text)]);
+      const about = sentencesAbout(candidates, bridge.text).filter((sentence) => sentence !== hop1);
+      for (const hop2Index of ranked(candidates, about, hop2Scores)) {
+        const hop2 = candidates[hop2Index];
+        const answer = typedAnswer(hop2.text, type, known, new Set(remaining), titles);
+        if (answer !== undefined) return { answer, facts: [hop1, hop2] };
+      }
+    }
+  }
+  return undefined;
+}
