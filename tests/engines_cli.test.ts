@@ -134,13 +134,31 @@ Deno.test("engines run with an unknown engine or a malformed transcript exits 2 
   const dir = await Deno.makeTempDir();
   try {
     const out = join(dir, "run");
-    const bogus = await runCli(["engines", "run", "--reference", "--engine", "bogus", "--output", out, "--quiet"]);
+    const bogus = await runCli([
+      "engines",
+      "run",
+      "--reference",
+      "--engine",
+      "bogus",
+      "--output",
+      out,
+      "--quiet",
+    ]);
     assert.equal(bogus.code, 2);
     assert.match(bogus.stderr, /unknown engine 'bogus'/);
     await assert.rejects(Deno.stat(out), Deno.errors.NotFound);
     const file = join(dir, "bad.json");
     await Deno.writeTextFile(file, JSON.stringify([{ role: "robot", content: "hi" }]));
-    const bad = await runCli(["engines", "run", "--reference", "--transcript", file, "--output", out, "--quiet"]);
+    const bad = await runCli([
+      "engines",
+      "run",
+      "--reference",
+      "--transcript",
+      file,
+      "--output",
+      out,
+      "--quiet",
+    ]);
     assert.equal(bad.code, 2);
     assert.ok(bad.stderr.includes(file), bad.stderr);
     assert.match(bad.stderr, /\[0\]\.role/);

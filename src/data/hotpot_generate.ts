@@ -18,8 +18,11 @@ import { SeededRandom } from "./hotpot_prng.ts";
 /** The default seed of the shipped demo data. */
 export const DEMO_DATA_SEED = "compaction-bench-demo";
 
-/** Evidence characters below which the generator lengthens a distractor (keeps records above 6,000). */
-const MIN_EVIDENCE_CHARS = 12000;
+/**
+ * Evidence characters below which the generator lengthens distractors: long enough that the full history of
+ * a demo question is well over the 3,600-token ceiling, so compaction has to drop evidence.
+ */
+const MIN_EVIDENCE_CHARS = 22000;
 
 const SYLLABLES = [
   "ar",
@@ -491,12 +494,18 @@ export function generateHotpotRecords(count: number, seed: string = DEMO_DATA_SE
     }
     const articles = () => [...q.gold.map(([g]) => g.article), ...distractors.map((d) => d.article)];
     let open = [...distractors];
+    const refilled = new Set<string>();
     while (evidenceChars(articles()) < MIN_EVIDENCE_CHARS && open.length > 0) {
       const target = w.rng.pick(open);
-      const used = w.templatesUsed.get(target.article.title) ?? new Set<number>();
-      const sentence = w.filler(target.kind, target.article.title, used);
-      if (sentence === null) open = open.filter((d) => d !== target);
-      else target.article.sentences.push(sentence);
+      const title = target.article.title;
+      const used = w.templatesUsed.get(title) ?? new Set<number>();
+      const sentence = w.filler(target.kind, title, used);
+      if (sentence !== null) target.article.sentences.push(sentence);
+      else if (!refilled.has(title)) {
+        // Every template was used once: allow a second round (new names, numbers and years).
+        refilled.add(title);
+        w.templatesUsed.set(title, new Set<number>());
+      } else open = open.filter((d) => d !== target);
     }
     const supporting_facts: SupportingFact[] = q.gold.map(([g, key]) => ({
       title: g.article.title,
