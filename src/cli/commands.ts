@@ -3,6 +3,7 @@
  *
  * @module
  */
+import { compareCommand } from "./compare.ts";
 import { demoCommand } from "./demo.ts";
 import { enginesCommand } from "./engines.ts";
 import { hotpotCommand } from "./hotpot.ts";
@@ -34,6 +35,7 @@ export const COMMANDS: Record<string, Command> = {
     summary: "serve the deterministic reference model on loopback",
     run: (argv) => serveReferenceCommand(argv),
   },
+  compare: { summary: "compare two finished runs of one suite, metric by metric", run: compareCommand },
   verify: { summary: "re-hash and check a run directory (auditors)", run: verifyCommand },
 };
 
