@@ -74,7 +74,7 @@ export async function runEnginesSuite(
         params: { source: "imported", format: source.format },
         inputs: { file: run.header.sources["transcript"] },
       },
-    async () => {
+    () => {
       if (source.kind === "generated") {
         const generated = generateTranscript(source.params);
         const value: StoredTranscript = {
@@ -85,7 +85,7 @@ export async function runEnginesSuite(
           description: `generated (turns ${generated.params.turns}, needles ${generated.params.needles}, ` +
             `words per message ${generated.params.wordsPerMsg})`,
         };
-        return { outputs: { transcript: value } };
+        return Promise.resolve({ outputs: { transcript: value } });
       }
       const imported = source.transcript;
       const value: StoredTranscript = {
@@ -95,7 +95,7 @@ export async function runEnginesSuite(
         hash: transcriptHash(imported.messages),
         description: `imported ${imported.format} transcript ${source.path}`,
       };
-      return { outputs: { transcript: value } };
+      return Promise.resolve({ outputs: { transcript: value } });
     },
   );
   const transcript = transcriptNode.outputs.transcript as StoredTranscript;
