@@ -127,6 +127,9 @@ async function collect(givenArgv: string[]): Promise<number> {
     throw new UsageError("hotpot collect: choose one of --scripted, --live and --hermes-sessions");
   }
   const datasetPath = options.dataset ?? DEMO_DATASET;
+  // Recorded in corpus.json: the path as given, or a name for the embedded data that does not depend on where
+  // the program is installed (so the corpus, and every key after it, is the same on every machine).
+  const datasetLabel = options.dataset ?? "embedded:fixtures/hotpot/demo.parquet";
   let bytes: Uint8Array;
   try {
     bytes = await Deno.readFile(datasetPath);
@@ -145,7 +148,7 @@ async function collect(givenArgv: string[]): Promise<number> {
   };
   if (selection.minChars > selection.maxChars) throw new UsageError("--min-chars is larger than --max-chars");
   // A selection that cannot fill its quotas is bad input: refuse it before anything is written.
-  assertQuotaMet(selectionReport(records, selection).report, datasetPath);
+  assertQuotaMet(selectionReport(records, selection).report, datasetLabel);
   const counter = await loadTokenCounter(options.tokenizer);
   const live = options.live === true;
   const models = live ? await setupModels(options, counter) : null;
@@ -169,7 +172,7 @@ async function collect(givenArgv: string[]): Promise<number> {
       },
       (context) =>
         collectCorpus(context, {
-          datasetPath,
+          datasetPath: datasetLabel,
           datasetSha256: sha256Hex(bytes),
           records,
           selection,
