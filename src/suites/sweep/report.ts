@@ -71,7 +71,8 @@ ${reference}
 
 Fact score: the mean of ten strict fact checks per answer. Repair pass: the share of answers whose repair
 passes all six checks. Answers are averaged within a generation, then generations equally; over-budget
-contexts are recorded, never shrunk, and count zero.
+contexts are recorded, never shrunk, and count zero — except \`full\`, the original history, which may exceed the
+ceiling and is always answered and scored.
 
 ${table}
 `;
