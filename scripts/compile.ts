@@ -20,11 +20,15 @@ export const PROJECT_ROOT: string = fileURLToPath(new URL("../", import.meta.url
 /** Where `deno task compile` puts the binary, relative to the project root. */
 export const DEFAULT_BINARY = "dist/compaction-bench";
 
-/** Permissions the binary runs with (least privilege: loopback network only). */
+/**
+ * Permissions the binary runs with. The network is not limited to loopback because `--live` runs must reach
+ * the configured providers (on an evaluation box often an internal endpoint); without `--live` the program
+ * only ever talks to its own reference model on 127.0.0.1.
+ */
 export const BINARY_PERMISSIONS = [
   "--allow-read",
   "--allow-write",
-  "--allow-net=127.0.0.1",
+  "--allow-net",
   "--allow-env",
   "--allow-sys",
   "--allow-run",
