@@ -1,0 +1,67 @@
+/**
+ * `sweep run --resume`: a sweep killed with SIGKILL after some answers were journaled finishes from its journal
+ * with the options it was started with; its results equal an uninterrupted run's byte for byte.
+ */
+import assert from "node:assert/strict";
+import { join } from "node:path";
+import { ROOT, runCli } from "./helpers/spawn.ts";
+
+async function journaledAnswers(run: string): Promise<number> {
+  try {
+    const text = await Deno.readTextFile(join(run, "journal.jsonl"));
+    return text.split("\n").filter((line) => line.endsWith("}") && line.includes('"stage":"sweep-answer"'))
+      .length;
+  } catch (error) {
+    if (error instanceof Deno.errors.NotFound) return 0;
+    throw error;
+  }
+}
+
+Deno.test("a sweep killed mid-way finishes with --resume DIR alone and equals an uninterrupted run", async () => {
+  const tmp = await Deno.makeTempDir({ prefix: "sweep-resume-" });
+  try {
+    const options = ["--compressions", "2", "--answers", "2", "--quiet"];
+    const whole = join(tmp, "whole");
+    const uninterrupted = await runCli(["sweep", "run", "--reference", "--output", whole, ...options]);
+    assert.equal(uninterrupted.code, 0, uninterrupted.stderr);
+
+    const killed = join(tmp, "killed");
+    const child = new Deno.Command(Deno.execPath(), {
+      args: [
+        "run",
+        "-A",
+        "--unstable-worker-options",
+        "main.ts",
+        "sweep",
+        "run",
+        "--reference",
+        "--reference-delay-ms",
+        "80",
+        "--output",
+        killed,
+        ...options,
+      ],
+      cwd: ROOT,
+      stdout: "null",
+      stderr: "null",
+    }).spawn();
+    const deadline = Date.now() + 30_000;
+    while (await journaledAnswers(killed) < 5) {
+      assert.ok(Date.now() < deadline, "the run journaled no answers in time");
+      await new Promise((resolve) => setTimeout(resolve, 25));
+    }
+    child.kill("SIGKILL");
+    await child.status;
+    await assert.rejects(Deno.stat(join(killed, "manifest.json")), Deno.errors.NotFound);
+
+    const resumed = await runCli(["sweep", "run", "--resume", killed]);
+    assert.equal(resumed.code, 0, resumed.stderr);
+    for (const file of ["results.json", "aggregate.json"]) {
+      const [a, b] = await Promise.all([whole, killed].map((r) => Deno.readTextFile(join(r, file))));
+      assert.equal(b, a, `${file} differs after the resume`);
+    }
+    assert.equal((await runCli(["verify", killed])).code, 0);
+  } finally {
+    await Deno.remove(tmp, { recursive: true });
+  }
+});
