@@ -3,6 +3,7 @@ import { createHash } from "node:crypto";
 import { fileURLToPath } from "node:url";
 import { join } from "node:path";
 import { DEMO_DATA_SEED, generateHotpotRecords } from "../src/data/hotpot_generate.ts";
+import type { HotpotRecord } from "../src/data/hotpot_record.ts";
 import { hashFile, loadHotpot } from "../src/data/hotpot_load.ts";
 import { toOfficialHotpotJson } from "../src/data/hotpot_json.ts";
 import { hotpotParquetBytes, writeHotpotParquet } from "../src/data/hotpot_parquet.ts";
@@ -159,4 +160,184 @@ Deno.test("shipped demo fixtures are the generator's output in both layouts", as
   );
   const size = shipped.length + (await Deno.stat(jsonPath)).size;
   assert.ok(size < 2 * 2 ** 20, `demo fixtures are ${size} bytes`);
+});
+
+// ---- Distractors: lexically close to the question, never stating what it asks ----
+
+/** One fact a sentence states: `relation` of `subject` is `value`. */
+interface Claim {
+  subject: string;
+  relation: string;
+  value: string;
+}
+
+/** "Orar" in the article "Fenor Orar" is Fenor Orar; any other subject stands for itself. */
+function resolve(subject: string, title: string): string {
+  return !subject.includes(" ") && title.endsWith(` ${subject}`) ? title : subject;
+}
+
+/**
+ * The facts a generated sentence states, read from its wording alone (independent of the generator's
+ * internals): every form of sentence that states a birthplace, a founder, a founding year, a river, a
+ * headquarters, a length, a band's formation or a profession.
+ */
+function claimsOf(sentence: string, title: string): Claim[] {
+  const c = (subject: string, relation: string, value: string): Claim => ({
+    subject: resolve(subject, title),
+    relation,
+    value,
+  });
+  let m: RegExpExecArray | null;
+  if ((m = /^(.+) \(born \d{4}\) is an? (\w+) from the \w+ region\.$/.exec(sentence))) {
+    return [c(m[1], "profession", m[2])];
+  }
+  if ((m = /^(.+?) was born in the city of (.+?) and grew up there\.$/.exec(sentence))) {
+    return [c(m[1], "born", m[2])];
+  }
+  if ((m = /^(.+?), a cousin of .+?, was born in the city of (.+?)\.$/.exec(sentence))) {
+    return [c(m[1], "born", m[2])];
+  }
+  if ((m = /^In (\d{4}), (.+?) founded (.+?)\.$/.exec(sentence))) {
+    const founder = resolve(m[2], title);
+    return [c(founder, "founded company", m[3]), c(m[3], "founder", founder), c(m[3], "founded in", m[1])];
+  }
+  if ((m = /^(.+?) was founded by (.+?) in (\d{4})(?: as a rival to .+?)?\.$/.exec(sentence))) {
+    return [c(m[1], "founder", m[2]), c(m[1], "founded in", m[3]), c(m[2], "founded company", m[1])];
+  }
+  if ((m = /^(.+?) is best known as the founder of (.+?)\.$/.exec(sentence))) {
+    const founder = resolve(m[1], title);
+    return [c(m[2], "founder", founder), c(founder, "founded company", m[2])];
+  }
+  if ((m = /^(.+?) was founded in (\d{4})\.$/.exec(sentence))) return [c(m[1], "founded in", m[2])];
+  if ((m = /^(.+?) lies on the banks of the (.+?)\.$/.exec(sentence))) return [c(m[1], "river", m[2])];
+  if ((m = /^The company is headquartered in (.+?)\.$/.exec(sentence))) return [c(title, "hq", m[1])];
+  if ((m = /^The (.+?) is (\d+) kilometres long\.$/.exec(sentence))) return [c(m[1], "length", m[2])];
+  if ((m = /^(.+?) were formed in (.+?) in (\d{4})\.$/.exec(sentence))) {
+    return [c(m[1], "formed in city", m[2]), c(m[1], "formed in year", m[3])];
+  }
+  if ((m = /^(.+?) were formed in (.+?), and the band still plays there every \w+\.$/.exec(sentence))) {
+    return [c(m[1], "formed in city", m[2])];
+  }
+  return [];
+}
+
+/** Words that mark a sentence as stating one of the relations above; such a sentence must yield a claim. */
+const RELATION_WORDS = /\b(?:born|founded|founder|formed|lies on|headquartered|kilometres long)\b/;
+
+/** What a question asks: the (subject, relation) pairs it needs, and its answer from the gold claims. */
+function derive(question: string, gold: Claim[]): { asked: [string, string][]; answer: string } {
+  const get = (subject: string, relation: string) => {
+    const values = new Set(
+      gold.filter((x) => x.subject === subject && x.relation === relation).map((x) => x.value),
+    );
+    assert.equal(
+      values.size,
+      1,
+      `gold sentences state ${relation} of ${subject} exactly once: ${[...values]}`,
+    );
+    return [...values][0];
+  };
+  const two = (a: string, b: string, relation: string) => {
+    const [va, vb] = [get(a, relation), get(b, relation)];
+    return { asked: [[a, relation], [b, relation]] as [string, string][], va, vb };
+  };
+  let m: RegExpExecArray | null;
+  if ((m = /^Which river flows through the city where (.+) was born\?$/.exec(question))) {
+    const city = get(m[1], "born");
+    return { asked: [[m[1], "born"], [city, "river"]], answer: get(city, "river") };
+  }
+  if ((m = /^In what year was the city where (.+) were formed founded\?$/.exec(question))) {
+    const city = get(m[1], "formed in city");
+    return { asked: [[m[1], "formed in city"], [city, "founded in"]], answer: get(city, "founded in") };
+  }
+  if ((m = /^In which city was the founder of (.+) born\?$/.exec(question))) {
+    const founder = get(m[1], "founder");
+    return { asked: [[m[1], "founder"], [founder, "born"]], answer: get(founder, "born") };
+  }
+  if ((m = /^In which city is the company founded by (.+) headquartered\?$/.exec(question))) {
+    const company = get(m[1], "founded company");
+    return { asked: [[m[1], "founded company"], [company, "hq"]], answer: get(company, "hq") };
+  }
+  if ((m = /^Which company was founded first, (.+) or (.+)\?$/.exec(question))) {
+    const { asked, va, vb } = two(m[1], m[2], "founded in");
+    return { asked, answer: Number(va) < Number(vb) ? m[1] : m[2] };
+  }
+  if ((m = /^Which river is longer, the (.+) or the (.+)\?$/.exec(question))) {
+    const { asked, va, vb } = two(m[1], m[2], "length");
+    return { asked, answer: Number(va) > Number(vb) ? m[1] : m[2] };
+  }
+  if ((m = /^Are (.+) and (.+) both (\w+)s\?$/.exec(question))) {
+    const { asked, va, vb } = two(m[1], m[2], "profession");
+    return { asked, answer: va === m[3] && vb === m[3] ? "yes" : "no" };
+  }
+  if ((m = /^Were (.+) formed before (.+)\?$/.exec(question))) {
+    const { asked, va, vb } = two(m[1], m[2], "formed in year");
+    return { asked, answer: Number(va) < Number(vb) ? "yes" : "no" };
+  }
+  throw new Error(`unknown question form: ${question}`);
+}
+
+function checkRecord(r: HotpotRecord): void {
+  const goldTitles = new Set(r.supporting_facts.map((f) => f.title));
+  const gold = r.supporting_facts.flatMap((f) => {
+    const article = r.context.find((a) => a.title === f.title)!;
+    return claimsOf(article.sentences[f.sent_id], article.title);
+  });
+  const { asked, answer } = derive(r.question, gold);
+  assert.equal(r.answer, answer, `${r.id}: the gold sentences alone give the answer`);
+  const all = r.context.flatMap((a) =>
+    a.sentences.map((s) => {
+      const claims = claimsOf(s, a.title);
+      if (RELATION_WORDS.test(s)) assert.ok(claims.length > 0, `${r.id}: unread relation sentence "${s}"`);
+      return { title: a.title, sentence: s, claims };
+    })
+  );
+  const seen = new Map<string, string>();
+  for (const { title, sentence, claims } of all) {
+    for (const x of claims) {
+      const key = `${x.subject}\u0000${x.relation}`;
+      assert.equal(seen.get(key) ?? x.value, x.value, `${r.id}: "${sentence}" contradicts the record`);
+      seen.set(key, x.value);
+      if (goldTitles.has(title)) continue;
+      for (const [subject, relation] of asked) {
+        assert.ok(
+          x.subject !== subject || x.relation !== relation,
+          `${r.id}: distractor "${title}" states the asked ${relation} of ${subject}: "${sentence}"`,
+        );
+      }
+    }
+  }
+}
+
+Deno.test("every answer follows from the gold sentences alone and no distractor states an asked fact", async () => {
+  const demo = await loadHotpot(assetPath("fixtures/hotpot/demo.parquet"));
+  for (const r of [...generateHotpotRecords(160, "distractors"), ...demo]) checkRecord(r);
+});
+
+Deno.test("claim reading catches a distractor that states an asked fact", () => {
+  const r = generateHotpotRecords(40, "planted").find((x) => x.question.startsWith("Which river flows"))!;
+  const city = r.context.find((a) => a.title === r.supporting_facts[1].title)!;
+  const distractor = r.context.find((a) => !r.supporting_facts.some((f) => f.title === a.title))!;
+  distractor.sentences.push(`${city.title} lies on the banks of the Other River.`);
+  assert.throws(() => checkRecord(r), /contradicts the record|states the asked river of/);
+  distractor.sentences.pop();
+  const river = /lies on the banks of the (.+)\.$/.exec(city.sentences[r.supporting_facts[1].sent_id])![1];
+  distractor.sentences.push(`${city.title} lies on the banks of the ${river}.`);
+  assert.throws(() => checkRecord(r), /distractor .* states the asked river of/);
+});
+
+Deno.test("most distractors share words with the gold articles' names, as HotpotQA's retrieved ones do", () => {
+  for (const r of generateHotpotRecords(80, "lexical")) {
+    const goldTitles = new Set(r.supporting_facts.map((f) => f.title));
+    const names = [...goldTitles].flatMap((t) => t.split(" ")).filter((w) => w !== "The");
+    const has = (text: string) => names.some((w) => new RegExp(`\\b${w}\\b`).test(text));
+    const distractors = r.context.filter((a) => !goldTitles.has(a.title));
+    const namesakes = distractors.filter((a) => has(a.title));
+    const close = distractors.filter((a) => has(`${a.title} ${a.sentences.join(" ")}`));
+    assert.ok(
+      namesakes.length >= 2,
+      `${r.id}: ${namesakes.length} distractor titles share a gold name's word`,
+    );
+    assert.ok(close.length >= 3, `${r.id}: ${close.length} distractors name a gold article's words`);
+  }
 });

@@ -2,8 +2,18 @@
  * A deterministic generator of HotpotQA-format distractor records over a made-up world of people, cities,
  * companies, rivers and bands. Every record has ten articles: two gold articles that together answer the
  * question and eight distractors, each several sentences long. The answer and the supporting facts are
- * correct by construction: the question names entities whose facts are stated exactly once, in the
+ * correct by construction: the question names entities whose asked facts are stated exactly once, in the
  * sentences listed as supporting facts.
+ *
+ * The distractors are built the way HotpotQA's were retrieved (by TF-IDF bigram similarity to the
+ * question): about half are lexical neighbours of the question's entities and the bridge entity, namely
+ * namesakes (a relative with the same family name, "East Corbelhaven" next to "Corbelhaven", another
+ * "… Foundry" or another company of the same stem, the "Little … River", another "… Wolves") and articles
+ * that mention them ("Z, a cousin of P, was born in Q", "Y was founded in 1888 as a rival to X", "C lies on
+ * the banks of the R", "Q were formed in C, and the band still plays there"), sometimes with a whole
+ * alternative chain (the cousin's birthplace and its river). None of them states a fact the question asks
+ * for (P's birthplace, X's founding year, R's length, …), so the answer is still unique; the rest are
+ * unrelated articles of the same kinds.
  *
  * Record `i` draws from {@link SeededRandom} seeded with `${seed}:${i}`; every title (and every name a
  * sentence mentions) is unique across all records of one call, so no two records share an article.
@@ -23,6 +33,12 @@ export const DEMO_DATA_SEED = "compaction-bench-demo";
  * a demo question is well over the 3,600-token ceiling, so compaction has to drop evidence.
  */
 const MIN_EVIDENCE_CHARS = 22000;
+
+/** Tries at a namesake form before falling back to one with a fresh word (see `WorldBuilder.namesake`). */
+const NAMESAKE_ATTEMPTS = 40;
+
+/** Distractor articles per record (HotpotQA's distractor setting: 2 gold + 8 distractors). */
+const DISTRACTOR_COUNT = 8;
 
 const SYLLABLES = [
   "ar",
@@ -73,6 +89,10 @@ const PROFESSIONS = ["architect", "painter", "novelist", "chemist", "composer", 
 const GENRES = ["folk", "indie rock", "synth-pop", "jazz", "post-punk", "bluegrass"];
 const INDUSTRIES = ["bicycle", "glassware", "textile", "furniture", "telescope", "clock"];
 const MONTHS = ["March", "May", "July", "September", "October", "December"];
+/** Prefixes that make a neighbouring town's name out of a city's ("East Corbelhaven"). */
+const CITY_PREFIXES = ["East", "West", "North", "South", "Upper", "Lower", "New", "Old"];
+/** Prefixes that make another river's name out of a river's ("Little Cormor River"). */
+const RIVER_PREFIXES = ["Little", "East", "West", "North", "South"];
 
 /** "a painter", "an architect". */
 function withArticle(noun: string): string {
@@ -82,6 +102,7 @@ function withArticle(noun: string): string {
 type Kind = "person" | "city" | "company" | "river" | "band";
 
 interface BuiltArticle {
+  kind: Kind;
   article: Article;
   /** Sentence ids of named key facts. */
   facts: Record<string, number>;
@@ -103,12 +124,21 @@ class WorldBuilder {
 
   unique(make: () => string): string {
     for (;;) {
+      const name = this.tryUnique(make, Infinity);
+      if (name !== undefined) return name;
+    }
+  }
+
+  /** An unused name from `make` within `attempts` tries (then marked used), or undefined. */
+  tryUnique(make: () => string, attempts: number): string | undefined {
+    for (let i = 0; i < attempts; i++) {
       const name = make();
       if (!this.used.has(name)) {
         this.used.add(name);
         return name;
       }
     }
+    return undefined;
   }
 
   name(kind: Kind): string {
@@ -274,24 +304,74 @@ class WorldBuilder {
       if (s.key !== undefined) facts[s.key] = i;
     });
     this.templatesUsed.set(title, usedTemplates);
-    return { article: { title, sentences: ordered.map((s) => s.text) }, facts };
+    return { kind, article: { title, sentences: ordered.map((s) => s.text) }, facts };
   }
 
+  /**
+   * A new name of `kind` that shares a word with `of`, the way HotpotQA's retrieved distractors share words
+   * with the question: a relative with the same family name, "East Corbelhaven" next to "Corbelhaven",
+   * another "… Foundry" or another company of the same stem, the "Little … River", another "… Wolves".
+   */
+  namesake(kind: Kind, of: string): string {
+    const parts = of.split(" ");
+    const last = parts[parts.length - 1];
+    // Forms with few variants ("East …", "… Motors") can run out over thousands of records: after
+    // NAMESAKE_ATTEMPTS tries, a form with a fresh word (or, for cities and rivers, a plain new name) is used.
+    const shared = (make: () => string, fallback: () => string) =>
+      this.tryUnique(make, NAMESAKE_ATTEMPTS) ?? fallback();
+    switch (kind) {
+      case "person":
+        return this.unique(() => `${this.word(2, 2)} ${last}`);
+      case "city":
+        return shared(() => `${this.rng.pick(CITY_PREFIXES)} ${of}`, () => this.name("city"));
+      case "river":
+        return shared(() => `${this.rng.pick(RIVER_PREFIXES)} ${of}`, () => this.name("river"));
+      case "company": {
+        const fresh = () => `${this.word(2, 3)} ${last}`;
+        const stem = parts.slice(0, -1).join(" ");
+        const sameStem = () => `${stem} ${this.rng.pick(COMPANY_SUFFIXES.filter((x) => x !== last))}`;
+        return this.rng.next() < 0.5 ? shared(sameStem, () => this.unique(fresh)) : this.unique(fresh);
+      }
+      case "band": {
+        const fresh = () => `The ${this.word(2, 3)} ${last}`;
+        const stem = parts.slice(1, -1).join(" ");
+        const sameStem = () => `The ${stem} ${this.rng.pick(BAND_NOUNS.filter((x) => x !== last))}`;
+        return this.rng.next() < 0.5 ? shared(sameStem, () => this.unique(fresh)) : this.unique(fresh);
+      }
+    }
+  }
+
+  /**
+   * A person. `cousinOf` names a relative in the birth sentence ("Z, a cousin of P, was born in …");
+   * `peerOf` adds "studied alongside P"; `founderOf` adds "best known as the founder of K" (no year).
+   */
   person(
     opts: {
       title?: string;
       birthCity?: string;
       profession?: string;
       founded?: { company: string; year: number };
+      cousinOf?: string;
+      peerOf?: string;
+      founderOf?: string;
     } = {},
   ): BuiltArticle {
     const title = opts.title ?? this.name("person");
     const last = title.split(" ").slice(-1)[0];
     const profession = opts.profession ?? this.rng.pick(PROFESSIONS);
+    const birthCity = opts.birthCity ?? this.name("city");
     const keys: Record<string, string> = {
-      born: `${last} was born in the city of ${opts.birthCity ?? this.name("city")} and grew up there.`,
+      born: opts.cousinOf === undefined
+        ? `${last} was born in the city of ${birthCity} and grew up there.`
+        : `${title}, a cousin of ${opts.cousinOf}, was born in the city of ${birthCity}.`,
     };
     if (opts.founded) keys.founded = `In ${opts.founded.year}, ${last} founded ${opts.founded.company}.`;
+    if (opts.peerOf !== undefined) {
+      keys.peer = `${last} studied alongside ${opts.peerOf} at the ${this.word(2, 3)} Academy.`;
+    }
+    if (opts.founderOf !== undefined) {
+      keys.founder = `${last} is best known as the founder of ${opts.founderOf}.`;
+    }
     return this.article(
       "person",
       title,
@@ -302,38 +382,59 @@ class WorldBuilder {
     );
   }
 
-  city(opts: { title?: string; river?: string; founded?: number } = {}): BuiltArticle {
+  /** A city. `near` names the city it is a neighbour of; `bandHome` a band that was formed there. */
+  city(
+    opts: { title?: string; river?: string; founded?: number; near?: string; bandHome?: string } = {},
+  ): BuiltArticle {
     const title = opts.title ?? this.name("city");
-    return this.article("city", title, `${title} is a city in the ${this.word(2, 3)} region.`, {
+    const where = opts.near === undefined ? "" : `, some ${this.rng.int(8, 90)} kilometres from ${opts.near}`;
+    const keys: Record<string, string> = {
       river: `${title} lies on the banks of the ${opts.river ?? this.name("river")}.`,
       founded: `${title} was founded in ${opts.founded ?? this.year(1000, 1900)}.`,
-    });
+    };
+    if (opts.bandHome !== undefined) {
+      keys.band = `${opts.bandHome} were formed in ${title}, and the band still plays there every ${
+        this.rng.pick(MONTHS)
+      }.`;
+    }
+    return this.article("city", title, `${title} is a city in the ${this.word(2, 3)} region${where}.`, keys);
   }
 
-  company(opts: { title?: string; founder?: string; year?: number; hq?: string } = {}): BuiltArticle {
+  /** A company. `rivalOf` names the company it was founded to compete with. */
+  company(
+    opts: { title?: string; founder?: string; year?: number; hq?: string; rivalOf?: string } = {},
+  ): BuiltArticle {
     const title = opts.title ?? this.name("company");
+    const rival = opts.rivalOf === undefined ? "" : ` as a rival to ${opts.rivalOf}`;
     return this.article("company", title, `${title} is a ${this.rng.pick(INDUSTRIES)} manufacturer.`, {
       founded: `${title} was founded by ${opts.founder ?? this.name("person")} in ${
         opts.year ?? this.year()
-      }.`,
+      }${rival}.`,
       hq: `The company is headquartered in ${opts.hq ?? this.name("city")}.`,
     });
   }
 
-  river(opts: { title?: string; length?: number } = {}): BuiltArticle {
+  /** A river. `tributaryOf` names the river it flows into. */
+  river(opts: { title?: string; length?: number; tributaryOf?: string } = {}): BuiltArticle {
     const title = opts.title ?? this.name("river");
-    return this.article("river", title, `The ${title} is a river in the ${this.word(2, 3)} region.`, {
+    const into = opts.tributaryOf === undefined ? "" : ` and a tributary of the ${opts.tributaryOf}`;
+    return this.article("river", title, `The ${title} is a river in the ${this.word(2, 3)} region${into}.`, {
       length: `The ${title} is ${opts.length ?? this.rng.int(40, 2400)} kilometres long.`,
     });
   }
 
-  band(opts: { title?: string; city?: string; year?: number } = {}): BuiltArticle {
+  /** A band. `sharedBillWith` names a band it often plays with. */
+  band(opts: { title?: string; city?: string; year?: number; sharedBillWith?: string } = {}): BuiltArticle {
     const title = opts.title ?? this.name("band");
-    return this.article("band", title, `${title} are ${withArticle(this.rng.pick(GENRES))} band.`, {
+    const keys: Record<string, string> = {
       formed: `${title} were formed in ${opts.city ?? this.name("city")} in ${
         opts.year ?? this.year(1960, 2015)
       }.`,
-    });
+    };
+    if (opts.sharedBillWith !== undefined) {
+      keys.bill = `${title} have often shared a bill with ${opts.sharedBillWith}.`;
+    }
+    return this.article("band", title, `${title} are ${withArticle(this.rng.pick(GENRES))} band.`, keys);
   }
 
   distractor(kind: Kind): BuiltArticle {
@@ -349,10 +450,16 @@ class WorldBuilder {
   }
 }
 
+/**
+ * A question, its answer, its two gold articles (with the key of each supporting sentence), and the
+ * distractors retrieved for it: articles whose names share words with the question's entities or that
+ * mention them, without stating any fact the question asks for.
+ */
 interface Question {
   question: string;
   answer: string;
   gold: [BuiltArticle, string][];
+  related: BuiltArticle[];
   kinds: Kind[];
 }
 
@@ -363,10 +470,18 @@ function bridgeQuestion(w: WorldBuilder): Question {
       const river = w.name("river");
       const p = w.person({ birthCity: city });
       const c = w.city({ title: city, river });
+      const person = p.article.title;
+      const cousinCity = w.name("city");
       return {
-        question: `Which river flows through the city where ${p.article.title} was born?`,
+        question: `Which river flows through the city where ${person} was born?`,
         answer: river,
         gold: [[p, "born"], [c, "river"]],
+        related: [
+          w.person({ title: w.namesake("person", person), cousinOf: person, birthCity: cousinCity }),
+          w.city({ title: cousinCity }),
+          w.city({ title: w.namesake("city", city), near: city }),
+          w.person({ peerOf: person }),
+        ],
         kinds: ["person", "city"],
       };
     }
@@ -375,10 +490,18 @@ function bridgeQuestion(w: WorldBuilder): Question {
       const founded = w.year(1000, 1900);
       const b = w.band({ city });
       const c = w.city({ title: city, founded });
+      const band = b.article.title;
+      const otherCity = w.name("city");
       return {
-        question: `In what year was the city where ${b.article.title} were formed founded?`,
+        question: `In what year was the city where ${band} were formed founded?`,
         answer: String(founded),
         gold: [[b, "formed"], [c, "founded"]],
+        related: [
+          w.band({ title: w.namesake("band", band), city: otherCity, sharedBillWith: band }),
+          w.city({ title: otherCity }),
+          w.city({ title: w.namesake("city", city), near: city }),
+          w.band({ sharedBillWith: band }),
+        ],
         kinds: ["band", "city"],
       };
     }
@@ -387,22 +510,43 @@ function bridgeQuestion(w: WorldBuilder): Question {
       const birthCity = w.name("city");
       const co = w.company({ founder });
       const p = w.person({ title: founder, birthCity });
+      const company = co.article.title;
+      const rival = w.namesake("company", company);
+      const rivalFounder = w.name("person");
+      const rivalYear = w.year();
       return {
-        question: `In which city was the founder of ${co.article.title} born?`,
+        question: `In which city was the founder of ${company} born?`,
         answer: birthCity,
         gold: [[co, "founded"], [p, "born"]],
+        related: [
+          w.company({ title: rival, founder: rivalFounder, year: rivalYear, rivalOf: company }),
+          w.person({ title: rivalFounder, founded: { company: rival, year: rivalYear } }),
+          w.person({ title: w.namesake("person", founder), cousinOf: founder }),
+          w.company({ rivalOf: company }),
+        ],
         kinds: ["company", "person"],
       };
     }
     default: {
       const company = w.name("company");
       const hq = w.name("city");
-      const p = w.person({ founded: { company, year: w.year() } });
-      const co = w.company({ title: company, hq });
+      const year = w.year();
+      const p = w.person({ founded: { company, year } });
+      const person = p.article.title;
+      const co = w.company({ title: company, founder: person, year, hq });
+      const cousin = w.namesake("person", person);
+      const rival = w.namesake("company", company);
+      const rivalYear = w.year();
       return {
-        question: `In which city is the company founded by ${p.article.title} headquartered?`,
+        question: `In which city is the company founded by ${person} headquartered?`,
         answer: hq,
         gold: [[p, "founded"], [co, "hq"]],
+        related: [
+          w.person({ title: cousin, cousinOf: person, founded: { company: rival, year: rivalYear } }),
+          w.company({ title: rival, founder: cousin, year: rivalYear, rivalOf: company }),
+          w.person({ peerOf: person }),
+          w.company({ rivalOf: company }),
+        ],
         kinds: ["person", "company"],
       };
     }
@@ -413,12 +557,20 @@ function comparisonQuestion(w: WorldBuilder): Question {
   switch (w.rng.int(0, 3)) {
     case 0: {
       const [ya, yb] = w.twoYears(1820, 2015);
-      const a = w.company({ year: ya });
-      const b = w.company({ year: yb });
+      const [fa, fb] = [w.name("person"), w.name("person")];
+      const a = w.company({ year: ya, founder: fa });
+      const b = w.company({ year: yb, founder: fb });
+      const [ta, tb] = [a.article.title, b.article.title];
       return {
-        question: `Which company was founded first, ${a.article.title} or ${b.article.title}?`,
-        answer: ya < yb ? a.article.title : b.article.title,
+        question: `Which company was founded first, ${ta} or ${tb}?`,
+        answer: ya < yb ? ta : tb,
         gold: [[a, "founded"], [b, "founded"]],
+        related: [
+          w.company({ title: w.namesake("company", ta), rivalOf: ta }),
+          w.company({ title: w.namesake("company", tb), rivalOf: tb }),
+          w.person({ title: fa, founderOf: ta }),
+          w.person({ title: fb, founderOf: tb }),
+        ],
         kinds: ["company"],
       };
     }
@@ -428,10 +580,17 @@ function comparisonQuestion(w: WorldBuilder): Question {
       while (lb === la) lb = w.rng.int(40, 2400);
       const a = w.river({ length: la });
       const b = w.river({ length: lb });
+      const [ta, tb] = [a.article.title, b.article.title];
       return {
-        question: `Which river is longer, the ${a.article.title} or the ${b.article.title}?`,
-        answer: la > lb ? a.article.title : b.article.title,
+        question: `Which river is longer, the ${ta} or the ${tb}?`,
+        answer: la > lb ? ta : tb,
         gold: [[a, "length"], [b, "length"]],
+        related: [
+          w.river({ title: w.namesake("river", ta), tributaryOf: ta }),
+          w.river({ title: w.namesake("river", tb), tributaryOf: tb }),
+          w.city({ river: ta }),
+          w.city({ river: tb }),
+        ],
         kinds: ["river"],
       };
     }
@@ -442,21 +601,36 @@ function comparisonQuestion(w: WorldBuilder): Question {
       while (!same && other === profession) other = w.rng.pick(PROFESSIONS);
       const a = w.person({ profession });
       const b = w.person({ profession: same ? profession : other });
+      const [ta, tb] = [a.article.title, b.article.title];
       return {
-        question: `Are ${a.article.title} and ${b.article.title} both ${profession}s?`,
+        question: `Are ${ta} and ${tb} both ${profession}s?`,
         answer: same ? "yes" : "no",
         gold: [[a, "intro"], [b, "intro"]],
+        related: [
+          w.person({ title: w.namesake("person", ta), cousinOf: ta }),
+          w.person({ title: w.namesake("person", tb), cousinOf: tb }),
+          w.person({ peerOf: ta }),
+          w.person({ peerOf: tb }),
+        ],
         kinds: ["person"],
       };
     }
     default: {
       const [ya, yb] = w.twoYears(1960, 2015);
-      const a = w.band({ year: ya });
-      const b = w.band({ year: yb });
+      const [ca, cb] = [w.name("city"), w.name("city")];
+      const a = w.band({ year: ya, city: ca });
+      const b = w.band({ year: yb, city: cb });
+      const [ta, tb] = [a.article.title, b.article.title];
       return {
-        question: `Were ${a.article.title} formed before ${b.article.title}?`,
+        question: `Were ${ta} formed before ${tb}?`,
         answer: ya < yb ? "yes" : "no",
         gold: [[a, "formed"], [b, "formed"]],
+        related: [
+          w.band({ title: w.namesake("band", ta), sharedBillWith: ta }),
+          w.band({ title: w.namesake("band", tb), sharedBillWith: tb }),
+          w.city({ title: ca, bandHome: ta }),
+          w.city({ title: cb, bandHome: tb }),
+        ],
         kinds: ["band"],
       };
     }
@@ -487,9 +661,13 @@ export function generateHotpotRecords(count: number, seed: string = DEMO_DATA_SE
     const w = new WorldBuilder(new SeededRandom(`${seed}:${index}`), used);
     const type = index % 2 === 0 ? "bridge" : "comparison";
     const q = type === "bridge" ? bridgeQuestion(w) : comparisonQuestion(w);
-    const distractors: { kind: Kind; article: Article }[] = [];
-    for (let i = 0; i < 8; i++) {
-      const kind = i < 5 ? q.kinds[i % q.kinds.length] : w.rng.pick(ALL_KINDS);
+    // The retrieved neighbours first, then unrelated articles (of the question's kinds, then any kind).
+    const distractors: { kind: Kind; article: Article }[] = q.related.map(({ kind, article }) => ({
+      kind,
+      article,
+    }));
+    for (let i = 0; distractors.length < DISTRACTOR_COUNT; i++) {
+      const kind = i < 2 ? q.kinds[i % q.kinds.length] : w.rng.pick(ALL_KINDS);
       distractors.push({ kind, article: w.distractor(kind).article });
     }
     const articles = () => [...q.gold.map(([g]) => g.article), ...distractors.map((d) => d.article)];
