@@ -26,6 +26,8 @@ export const MODEL_OPTION_SPEC = {
   "env-file": { type: "string" },
   concurrency: { type: "string" },
   "timeout-ms": { type: "string" },
+  "max-retries": { type: "string" },
+  "decision-batch": { type: "string" },
   "no-enable-thinking-field": { type: "boolean" },
   "no-chat-template-kwargs": { type: "boolean" },
   "reference-delay-ms": { type: "string" },
@@ -39,6 +41,8 @@ export const MODEL_OPTION_HELP =
   --env-file PATH      read credentials from a .env file
   --concurrency N      requests in flight per endpoint (default 4)
   --timeout-ms N       per-request timeout (default 120000)
+  --max-retries N      retries of a failed request: 408/409/429/5xx and network errors (default 3)
+  --decision-batch N   questions per System One request at most (default 256; bodies stay under 32 MiB)
   --no-enable-thinking-field   do not send enable_thinking:false (for servers that reject it)
   --no-chat-template-kwargs    do not send chat_template_kwargs (for servers that reject it)
   --reference-delay-ms N       with --reference: answer after a fixed delay (benchmarks)`;
@@ -56,6 +60,8 @@ export const ModelOptionsShape = {
   "env-file": z.string().optional(),
   concurrency: PositiveInt.optional(),
   "timeout-ms": PositiveInt.optional(),
+  "max-retries": NonNegativeInt.optional(),
+  "decision-batch": PositiveInt.optional(),
   "no-enable-thinking-field": z.boolean().optional(),
   "no-chat-template-kwargs": z.boolean().optional(),
   "reference-delay-ms": NonNegativeInt.optional(),
@@ -69,6 +75,8 @@ export type ModelOptions = {
   "env-file"?: string;
   concurrency?: number;
   "timeout-ms"?: number;
+  "max-retries"?: number;
+  "decision-batch"?: number;
   "no-enable-thinking-field"?: boolean;
   "no-chat-template-kwargs"?: boolean;
   "reference-delay-ms"?: number;
@@ -131,6 +139,12 @@ export async function setupModels(
     concurrency: options.concurrency,
     timeoutMs: options["timeout-ms"],
   };
+  const chatTransport = { ...common, maxRetries: options["max-retries"] };
+  const decisionTransport = {
+    ...common,
+    maxAttempts: options["max-retries"] === undefined ? undefined : options["max-retries"] + 1,
+    maxQuestionsPerBatch: options["decision-batch"],
+  };
   if (mode === "check-only") {
     // Keys name the models that made the frozen artifacts, so check-only rebuilds them under the same names.
     const frozen =
@@ -157,13 +171,13 @@ export async function setupModels(
         apiKey,
         baseURL: server.baseUrl,
         model: REFERENCE_CHAT_MODEL,
-        ...common,
+        ...chatTransport,
       }),
       decision: new SystemOneClient({
         apiKey,
         baseURL: server.baseUrl,
         model: REFERENCE_DECISION_MODEL,
-        ...common,
+        ...decisionTransport,
       }),
       description: {
         mode,
@@ -184,7 +198,7 @@ export async function setupModels(
     model: options.model,
     sendEnableThinking: !options["no-enable-thinking-field"],
     sendChatTemplateKwargs: !options["no-chat-template-kwargs"],
-    ...common,
+    ...chatTransport,
   });
   return {
     chat,
@@ -192,7 +206,7 @@ export async function setupModels(
       apiKey: decisionCreds.apiKey,
       baseURL: decisionCreds.baseURL,
       model: decisionCreds.model,
-      ...common,
+      ...decisionTransport,
     }),
     description: {
       mode,
