@@ -16,6 +16,7 @@ import { openFrozen, withRun } from "../suites/run_lifecycle.ts";
 import { aggregateSweep } from "../suites/sweep/aggregate.ts";
 import { contextKinds } from "../suites/sweep/contexts.ts";
 import { loadSweepFixture } from "../suites/sweep/fixture.ts";
+import { assertSandboxAvailable } from "../suites/sweep/sandbox.ts";
 import { DEFAULT_SWEEP_TRAJECTORY } from "../suites/sweep/oracle.ts";
 import { sweepReportMarkdown } from "../suites/sweep/report.ts";
 import { sweepReportHtml } from "../report/sweep_html.ts";
@@ -88,6 +89,7 @@ export async function sweepRun(givenArgv: string[]): Promise<{ code: number; pat
     console.log(HELP);
     return { code: 0 };
   }
+  assertSandboxAvailable();
   const fixture = await loadSweepFixture(options.trajectory ?? assetPath(DEFAULT_SWEEP_TRAJECTORY));
   const runOptions = {
     ...DEFAULT_SWEEP_RUN,

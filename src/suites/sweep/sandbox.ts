@@ -14,6 +14,7 @@
  * @module
  */
 import { z } from "zod";
+import { UsageError } from "../../errors.ts";
 import {
   type GatewayObservation,
   type GatewayScenario,
@@ -140,4 +141,29 @@ export async function runInSandbox(
     worker.onmessageerror = null;
     worker.terminate();
   }
+}
+
+/**
+ * Probes the repair sandbox before a sweep creates its run directory. Without Deno's `worker-options` unstable
+ * feature (the project's deno.json and the binary enable it) Deno exits the process (code 70) at the first
+ * permission-less Worker; probing first makes that happen before anything is written. Any other failure to
+ * start a Worker is a {@link UsageError}.
+ */
+export function assertSandboxAvailable(): void {
+  let worker: Worker;
+  try {
+    worker = new Worker(WORKER_URL, {
+      type: "module",
+      name: "sweep-sandbox-probe",
+      deno: { permissions: "none" },
+    });
+  } catch (error) {
+    if (!(error instanceof Error)) throw error;
+    throw new UsageError(
+      `the repair sandbox needs permission-less Workers (${error.message}); run with --unstable-worker-options ` +
+        `or through the project's deno.json, which enables it`,
+      { cause: error },
+    );
+  }
+  worker.terminate();
 }
