@@ -157,7 +157,8 @@ ${byTypeTable(aggregates)}
 ${usageTable(aggregates)}
 ${
     paragraphs(
-      "Rankings are shared by Jev and Jev+Summary within a generation and counted in both rows.",
+      "Calls made by this run: nodes reused from a frozen run were paid for there. Rankings are shared by Jev " +
+        "and Jev+Summary within a generation and counted in both rows.",
       "note",
     )
   }

@@ -140,7 +140,8 @@ ${byType}
 
 ${usage}
 
-(Rankings are shared by Jev and Jev+Summary within a generation and counted in both rows.)
+(Calls made by this run: nodes reused from a frozen run were paid for there. Rankings are shared by Jev and
+Jev+Summary within a generation and counted in both rows.)
 
 ## Hypothesis
 
