@@ -6,28 +6,18 @@
  * @module
  */
 import type { HotpotMethodAggregate } from "../suites/hotpot/aggregate.ts";
-import { type HotpotReportMeta, hypothesisText } from "../suites/hotpot/report.ts";
+import {
+  HOTPOT_RESULT_HEADERS,
+  type HotpotReportMeta,
+  hotpotResultRows,
+  hypothesisText,
+} from "../suites/hotpot/report.ts";
 import { barChart } from "./charts.ts";
 import { banner, code, factList, figure, htmlPage, htmlTable, paragraphs, safeHtml } from "./html.ts";
 import { formatCell } from "./markdown_table.ts";
 
 /** A share as a percentage with one decimal, as in REPORT.md. */
 const pct = (x: number) => Number((100 * x).toFixed(1));
-
-const RESULT_HEADERS = [
-  "method",
-  "EM",
-  "F1",
-  "SP EM",
-  "SP F1",
-  "joint EM",
-  "joint F1",
-  "gold SP kept",
-  "valid/planned",
-  "input tok mean",
-  "input tok total",
-  "over cap",
-];
 
 function runFacts(meta: HotpotReportMeta) {
   const c = meta.corpus;
@@ -55,24 +45,7 @@ function runFacts(meta: HotpotReportMeta) {
 }
 
 function resultsTable(aggregates: readonly HotpotMethodAggregate[]) {
-  return htmlTable(
-    RESULT_HEADERS,
-    aggregates.map((a) => [
-      a.method,
-      pct(a.metrics.em),
-      pct(a.metrics.f1),
-      pct(a.metrics.sp_em),
-      pct(a.metrics.sp_f1),
-      pct(a.metrics.joint_em),
-      pct(a.metrics.joint_f1),
-      pct(a.sp_survival),
-      `${a.valid}/${a.planned}`,
-      a.input_tokens.mean === null ? null : Math.round(a.input_tokens.mean),
-      a.input_tokens.total,
-      a.over_cap,
-    ]),
-    { digits: 1 },
-  );
+  return htmlTable([...HOTPOT_RESULT_HEADERS], hotpotResultRows(aggregates), { digits: 1 });
 }
 
 function byTypeTable(aggregates: readonly HotpotMethodAggregate[]) {

@@ -7,7 +7,7 @@
  * @module
  */
 import type { SweepKindAggregate } from "../suites/sweep/aggregate.ts";
-import type { SweepReportMeta } from "../suites/sweep/report.ts";
+import { SWEEP_TABLE_HEADERS, type SweepReportMeta, sweepTableRows } from "../suites/sweep/report.ts";
 import { barChart, lineChart, type ReferenceLine } from "./charts.ts";
 import {
   banner,
@@ -53,29 +53,7 @@ function runFacts(meta: SweepReportMeta): Html {
 }
 
 function resultsTable(aggregates: readonly SweepKindAggregate[]): Html {
-  return htmlTable(
-    [
-      "context",
-      "fact score",
-      "repair pass",
-      "valid/planned",
-      "over budget",
-      "context tokens mean",
-      "input tokens mean",
-      "input tokens total",
-    ],
-    aggregates.map((a) => [
-      a.kind,
-      pct(a.fact_score),
-      pct(a.repair_pass_share),
-      `${a.valid}/${a.planned}`,
-      a.over_budget,
-      a.context_tokens_mean === null ? null : Math.round(a.context_tokens_mean),
-      a.input_tokens.mean === null ? null : Math.round(a.input_tokens.mean),
-      a.input_tokens.total,
-    ]),
-    { digits: 1 },
-  );
+  return htmlTable([...SWEEP_TABLE_HEADERS], sweepTableRows(aggregates), { digits: 1 });
 }
 
 function baselines(aggregates: readonly SweepKindAggregate[]): ReferenceLine[] {

@@ -4,7 +4,7 @@
  *
  * @module
  */
-import { markdownTable } from "../../report/markdown_table.ts";
+import { type Cell, markdownTable } from "../../report/markdown_table.ts";
 import type { HotpotMethodAggregate } from "./aggregate.ts";
 import type { Corpus } from "./corpus.ts";
 
@@ -20,6 +20,40 @@ export interface HotpotReportMeta {
 }
 
 const pct = (x: number) => Number((100 * x).toFixed(1));
+
+/** Column names of the hotpot results table (REPORT.md and report.html). */
+export const HOTPOT_RESULT_HEADERS = [
+  "method",
+  "EM",
+  "F1",
+  "SP EM",
+  "SP F1",
+  "joint EM",
+  "joint F1",
+  "gold SP kept",
+  "valid/planned",
+  "input tok mean",
+  "input tok total",
+  "over cap",
+] as const;
+
+/** The cells of the hotpot results table, one row per method (percentages with one decimal). */
+export function hotpotResultRows(aggregates: readonly HotpotMethodAggregate[]): Cell[][] {
+  return aggregates.map((a) => [
+    a.method,
+    pct(a.metrics.em),
+    pct(a.metrics.f1),
+    pct(a.metrics.sp_em),
+    pct(a.metrics.sp_f1),
+    pct(a.metrics.joint_em),
+    pct(a.metrics.joint_f1),
+    pct(a.sp_survival),
+    `${a.valid}/${a.planned}`,
+    a.input_tokens.mean === null ? null : Math.round(a.input_tokens.mean),
+    a.input_tokens.total,
+    a.over_cap,
+  ]);
+}
 
 /** The hypothesis verdict, stated descriptively. */
 export function hypothesisText(aggregates: readonly HotpotMethodAggregate[]): string {
@@ -56,37 +90,7 @@ export function hotpotReportMarkdown(
   aggregates: readonly HotpotMethodAggregate[],
   meta: HotpotReportMeta,
 ): string {
-  const table = markdownTable(
-    [
-      "method",
-      "EM",
-      "F1",
-      "SP EM",
-      "SP F1",
-      "joint EM",
-      "joint F1",
-      "gold SP kept",
-      "valid/planned",
-      "input tok mean",
-      "input tok total",
-      "over cap",
-    ],
-    aggregates.map((a) => [
-      a.method,
-      pct(a.metrics.em),
-      pct(a.metrics.f1),
-      pct(a.metrics.sp_em),
-      pct(a.metrics.sp_f1),
-      pct(a.metrics.joint_em),
-      pct(a.metrics.joint_f1),
-      pct(a.sp_survival),
-      `${a.valid}/${a.planned}`,
-      a.input_tokens.mean === null ? null : Math.round(a.input_tokens.mean),
-      a.input_tokens.total,
-      a.over_cap,
-    ]),
-    1,
-  );
+  const table = markdownTable([...HOTPOT_RESULT_HEADERS], hotpotResultRows(aggregates), 1);
   const usage = markdownTable(
     ["method", "compression calls", "compression input tokens", "compression output tokens"],
     aggregates.map((

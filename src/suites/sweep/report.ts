@@ -3,7 +3,7 @@
  *
  * @module
  */
-import { markdownTable } from "../../report/markdown_table.ts";
+import { type Cell, markdownTable } from "../../report/markdown_table.ts";
 import type { SweepKindAggregate } from "./aggregate.ts";
 import type { SweepRunOptions } from "./run_suite.ts";
 
@@ -18,35 +18,39 @@ export interface SweepReportMeta {
   frozenRun?: string;
 }
 
+/** Column names of the sweep table (REPORT.md and report.html). */
+export const SWEEP_TABLE_HEADERS = [
+  "context",
+  "fact score",
+  "repair pass",
+  "valid/planned",
+  "over budget",
+  "context tokens mean",
+  "input tokens mean",
+  "input tokens total",
+] as const;
+
+/** The cells of the sweep table, one row per context kind (percentages with one decimal). */
+export function sweepTableRows(aggregates: readonly SweepKindAggregate[]): Cell[][] {
+  return aggregates.map((a) => [
+    a.kind,
+    Number((100 * a.fact_score).toFixed(1)),
+    Number((100 * a.repair_pass_share).toFixed(1)),
+    `${a.valid}/${a.planned}`,
+    a.over_budget,
+    a.context_tokens_mean === null ? null : Math.round(a.context_tokens_mean),
+    a.input_tokens.mean === null ? null : Math.round(a.input_tokens.mean),
+    a.input_tokens.total,
+  ]);
+}
+
 /** Renders REPORT.md. */
 export function sweepReportMarkdown(
   aggregates: readonly SweepKindAggregate[],
   meta: SweepReportMeta,
 ): string {
   const o = meta.options;
-  const table = markdownTable(
-    [
-      "context",
-      "fact score",
-      "repair pass",
-      "valid/planned",
-      "over budget",
-      "context tokens mean",
-      "input tokens mean",
-      "input tokens total",
-    ],
-    aggregates.map((a) => [
-      a.kind,
-      Number((100 * a.fact_score).toFixed(1)),
-      Number((100 * a.repair_pass_share).toFixed(1)),
-      `${a.valid}/${a.planned}`,
-      a.over_budget,
-      a.context_tokens_mean === null ? null : Math.round(a.context_tokens_mean),
-      a.input_tokens.mean === null ? null : Math.round(a.input_tokens.mean),
-      a.input_tokens.total,
-    ]),
-    1,
-  );
+  const table = markdownTable([...SWEEP_TABLE_HEADERS], sweepTableRows(aggregates), 1);
   const reference = meta.models.mode === "reference"
     ? `\n> **Reference model.** These numbers come from the built-in deterministic reference model, an honest but ` +
       `weak extractive baseline. They show the harness works end to end; they say nothing about any real LLM.\n`
