@@ -138,3 +138,73 @@ Deno.test("hotpot run --live without credentials exits 2 naming the variable", a
   assert.match(stderr, /LLM_API_KEY/);
   await assert.rejects(Deno.stat(join(dir, "live")), Deno.errors.NotFound);
 });
+
+Deno.test("hotpot collect with a missing --hermes-sessions directory exits 2 and writes nothing", async () => {
+  const out = join(dir, "no-sessions");
+  const result = await runCli([
+    "hotpot",
+    "collect",
+    "--hermes-sessions",
+    join(dir, "missing-sessions"),
+    "--questions",
+    "2",
+    "--output",
+    out,
+    "-q",
+  ]);
+  assert.equal(result.code, 2, result.stderr);
+  assert.match(result.stderr, /--hermes-sessions .*missing-sessions: not found/);
+  await assert.rejects(Deno.stat(out), Deno.errors.NotFound);
+});
+
+Deno.test("an --output below a file, and a --frozen-run of another suite, are usage errors (exit 2)", async () => {
+  const file = join(dir, "a-file.json");
+  await Deno.writeTextFile(file, "{}");
+  const below = await runCli([
+    "engines",
+    "run",
+    "--reference",
+    "--turns",
+    "5",
+    "--output",
+    join(file, "run"),
+    "-q",
+  ]);
+  assert.equal(below.code, 2, below.stderr);
+  assert.match(below.stderr, /its parent is not a directory/);
+
+  const sweep = join(dir, "a-sweep");
+  const made = await runCli([
+    "sweep",
+    "run",
+    "--reference",
+    "--compressions",
+    "1",
+    "--answers",
+    "1",
+    "--top-n",
+    "1",
+    "--output",
+    sweep,
+    "-q",
+  ]);
+  assert.equal(made.code, 0, made.stderr);
+  const out = join(dir, "wrong-frozen");
+  const corpus = join(dir, "collect-for-frozen");
+  assert.equal((await runCli(["hotpot", "collect", "--questions", "2", "--output", corpus, "-q"])).code, 0);
+  const wrong = await runCli([
+    "hotpot",
+    "run",
+    "--corpus",
+    join(corpus, "corpus.json"),
+    "--check-only",
+    "--frozen-run",
+    sweep,
+    "--output",
+    out,
+    "-q",
+  ]);
+  assert.equal(wrong.code, 2, wrong.stderr);
+  assert.match(wrong.stderr, /is a 'sweep' run, not a hotpot run/);
+  await assert.rejects(Deno.stat(out), Deno.errors.NotFound);
+});

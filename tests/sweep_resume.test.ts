@@ -65,3 +65,46 @@ Deno.test("a sweep killed mid-way finishes with --resume DIR alone and equals an
     await Deno.remove(tmp, { recursive: true });
   }
 });
+
+Deno.test("a resumed --frozen-run sweep still reports zero compression calls of its own", async () => {
+  const tmp = await Deno.makeTempDir({ prefix: "sweep-resume-frozen-" });
+  try {
+    const options = ["--compressions", "1", "--answers", "3", "--quiet"];
+    const first = join(tmp, "first");
+    assert.equal((await runCli(["sweep", "run", "--reference", "--output", first, ...options])).code, 0);
+    const killed = join(tmp, "killed");
+    const child = new Deno.Command(Deno.execPath(), {
+      args: [
+        "run",
+        "-A",
+        "main.ts",
+        "sweep",
+        "run",
+        "--reference",
+        "--frozen-run",
+        first,
+        "--reference-delay-ms",
+        "80",
+        "--output",
+        killed,
+        ...options,
+      ],
+      cwd: ROOT,
+      stdout: "null",
+      stderr: "null",
+    }).spawn();
+    const deadline = Date.now() + 30_000;
+    while (await journaledAnswers(killed) < 3) {
+      assert.ok(Date.now() < deadline, "the run journaled no answers in time");
+      await new Promise((resolve) => setTimeout(resolve, 25));
+    }
+    child.kill("SIGKILL");
+    await child.status;
+    const resumed = await runCli(["sweep", "run", "--resume", killed]);
+    assert.equal(resumed.code, 0, resumed.stderr);
+    assert.match(resumed.stdout, /compression calls: 0; reused nodes: 2/);
+    assert.match(await Deno.readTextFile(join(killed, "REPORT.md")), /Compression calls: 0 /);
+  } finally {
+    await Deno.remove(tmp, { recursive: true });
+  }
+});

@@ -44,6 +44,12 @@ Deno.test("a sweep run scores every context kind, records over-budget contexts a
     r.kind !== "full" && r.within_cap === false
   );
   assert.ok(invalidRows.length > 0);
+  // One definition of "over budget": the rows of over-budget contexts say so, and no other row does.
+  const overKinds = new Set(overBudget.map((n) => /kind=(\S+)/.exec(n.label)![1]));
+  const flagged = results.filter((r: { kind: string; within_cap: boolean }) =>
+    r.kind !== "full" && r.within_cap === false
+  );
+  assert.deepEqual(new Set(flagged.map((r: { kind: string }) => r.kind)), overKinds);
   for (const r of invalidRows) {
     assert.equal(r.status, "invalid");
     assert.equal(r.fact_score, 0);
@@ -95,6 +101,11 @@ Deno.test("--check-only --frozen-run rebuilds every answer input offline and pas
   const nodes = await manifestNodes(check);
   const made = nodes.filter((n) => n.reused_from === undefined);
   assert.ok(made.length > 0 && made.every((n) => n.usage.calls === 0), "nothing was sent");
+  // Nothing was answered, so nothing is scored or reported: only the comparison is published.
+  assert.ok(JSON.parse(await Deno.readTextFile(join(check, "check.json"))).compared === 14);
+  for (const file of ["results.json", "aggregate.json", "REPORT.md", "report.html"]) {
+    await assert.rejects(Deno.stat(join(check, file)), Deno.errors.NotFound, file);
+  }
 });
 
 Deno.test("--check-only reports answer inputs that differ from the frozen run (exit 1)", async () => {

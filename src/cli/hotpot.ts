@@ -126,6 +126,14 @@ async function collect(givenArgv: string[]): Promise<number> {
   if (modes > 1) {
     throw new UsageError("hotpot collect: choose one of --scripted, --live and --hermes-sessions");
   }
+  if (options["hermes-sessions"] !== undefined) {
+    const dir = options["hermes-sessions"];
+    const info = await Deno.stat(dir).catch((error) => {
+      if (error instanceof Deno.errors.NotFound) throw new UsageError(`--hermes-sessions ${dir}: not found`);
+      throw error;
+    });
+    if (!info.isDirectory) throw new UsageError(`--hermes-sessions ${dir}: not a directory`);
+  }
   const datasetPath = options.dataset ?? DEMO_DATASET;
   // Recorded in corpus.json: the path as given, or a name for the embedded data that does not depend on where
   // the program is installed (so the corpus, and every key after it, is the same on every machine).
@@ -244,6 +252,9 @@ export async function hotpotRun(givenArgv: string[]): Promise<{ code: number; pa
   const { corpus, bytes } = await readCorpus(options.corpus);
   const checkOnly = options["check-only"] === true;
   const frozen = await openFrozen(options["frozen-run"], checkOnly);
+  if (frozen && frozen.manifest.suite !== "hotpot") {
+    throw new UsageError(`--frozen-run ${frozen.path} is a '${frozen.manifest.suite}' run, not a hotpot run`);
+  }
   const counter = await loadTokenCounter(options.tokenizer);
   const runOptions = {
     ...DEFAULT_HOTPOT_RUN,
@@ -288,6 +299,11 @@ export async function hotpotRun(givenArgv: string[]): Promise<{ code: number; pa
         };
         await context.run.writeJsonFile("protocol.json", protocol);
         await context.run.writeFile("corpus.json", bytes);
+        if (outcome.checkOnly) {
+          // Nothing was answered: a check-only run publishes its comparison, never scores.
+          await context.run.writeJsonFile("check.json", outcome.checkOnly);
+          return { aggregates, check: outcome.checkOnly };
+        }
         await context.run.writeJsonFile("results.json", outcome.rows);
         await context.run.writeJsonFile("aggregate.json", aggregates);
         const reportMeta = {
@@ -301,8 +317,7 @@ export async function hotpotRun(givenArgv: string[]): Promise<{ code: number; pa
         };
         await context.run.writeFile("REPORT.md", hotpotReportMarkdown(aggregates, reportMeta));
         await context.run.writeFile("report.html", hotpotReportHtml(aggregates, reportMeta));
-        if (outcome.checkOnly) await context.run.writeJsonFile("check.json", outcome.checkOnly);
-        return { aggregates, check: outcome.checkOnly };
+        return { aggregates, check: null };
       },
     );
     const { aggregates, check } = finished.result;

@@ -156,6 +156,11 @@ export async function sweepRun(givenArgv: string[]): Promise<{ code: number; pat
             repair: fixture.repair,
           },
         });
+        if (outcome.checkOnly) {
+          // Nothing was answered: a check-only run publishes its comparison, never scores.
+          await context.run.writeJsonFile("check.json", outcome.checkOnly);
+          return { aggregates, outcome };
+        }
         await context.run.writeJsonFile("results.json", outcome.rows);
         await context.run.writeJsonFile("aggregate.json", aggregates);
         const reportMeta = {
@@ -174,7 +179,6 @@ export async function sweepRun(givenArgv: string[]): Promise<{ code: number; pat
         };
         await context.run.writeFile("REPORT.md", sweepReportMarkdown(aggregates, reportMeta));
         await context.run.writeFile("report.html", sweepReportHtml(aggregates, reportMeta));
-        if (outcome.checkOnly) await context.run.writeJsonFile("check.json", outcome.checkOnly);
         return { aggregates, outcome };
       },
     );

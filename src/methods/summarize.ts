@@ -1,7 +1,8 @@
 /**
  * Summaries within a budget: ask the chat model for a summary in the space left, check the complete answer
- * input by exact count, and retry shorter at most `maxRetries` times. A summary that still does not fit
- * invalidates the condition: it is never truncated.
+ * input by exact count, and retry shorter at most `maxRetries` times. A summary that still does not fit, or
+ * that the provider cut off at `max_tokens` (`finish_reason: "length"`), invalidates the condition: it is never
+ * truncated and never used cut off.
  *
  * @module
  */
@@ -42,7 +43,7 @@ export async function summarizeWithin(request: SummarizeRequest): Promise<Summar
       records,
     };
   }
-  let last: { summary: string; tokens: number } | undefined;
+  let last: { summary: string; tokens: number; cut: boolean } | undefined;
   for (let attempt = 0; attempt <= maxRetries; attempt++) {
     const result = await request.chat.complete({
       messages: summaryRequestMessages({
@@ -59,19 +60,21 @@ export async function summarizeWithin(request: SummarizeRequest): Promise<Summar
     }
     const summary = result.content.trim();
     const tokens = request.promptTokens(summary);
+    if (result.finish_reason === "length") {
+      // The provider stopped the summary at max_tokens: it is cut off, so it is never used; ask for less.
+      last = { summary, tokens, cut: true };
+      maxTokens = Math.max(1, Math.floor(maxTokens * 0.8));
+      continue;
+    }
     if (tokens <= request.limit) {
       return { ok: true, summary, promptTokens: tokens, attempts: attempt + 1, records };
     }
-    last = { summary, tokens };
+    last = { summary, tokens, cut: false };
     const over = tokens - request.limit;
     maxTokens = Math.max(1, Math.min(maxTokens - over - 8, Math.floor(maxTokens * 0.9)));
   }
-  return {
-    ok: false,
-    reason:
-      `summary still over the ceiling after ${maxRetries} length retries (${last?.tokens} > ${request.limit})`,
-    summary: last?.summary,
-    attempts: maxRetries + 1,
-    records,
-  };
+  const reason = last?.cut
+    ? `the summary was still cut off at max_tokens after ${maxRetries} length retries`
+    : `summary still over the ceiling after ${maxRetries} length retries (${last?.tokens} > ${request.limit})`;
+  return { ok: false, reason, summary: last?.summary, attempts: maxRetries + 1, records };
 }

@@ -91,7 +91,14 @@ export class RunDir {
     sources: Record<string, Uint8Array> = {},
   ): Promise<RunDir> {
     canonicalJson(header); // a header that is not I-JSON is refused before anything is created
-    await Deno.mkdir(dirname(path), { recursive: true });
+    try {
+      await Deno.mkdir(dirname(path), { recursive: true });
+    } catch (error) {
+      if (error instanceof Deno.errors.AlreadyExists || error instanceof Deno.errors.NotADirectory) {
+        throw new UsageError(`output directory ${path}: its parent is not a directory`);
+      }
+      throw error;
+    }
     try {
       await Deno.mkdir(path);
     } catch (error) {

@@ -37,7 +37,6 @@ interface StoredTranscript {
   needles: Needle[];
   probes: Probe[];
   hash: string;
-  description: string;
 }
 
 /** What the suite returns. */
@@ -82,8 +81,6 @@ export async function runEnginesSuite(
           needles: generated.needles,
           probes: [],
           hash: generated.hash,
-          description: `generated (turns ${generated.params.turns}, needles ${generated.params.needles}, ` +
-            `words per message ${generated.params.wordsPerMsg})`,
         };
         return Promise.resolve({ outputs: { transcript: value } });
       }
@@ -93,12 +90,16 @@ export async function runEnginesSuite(
         needles: [],
         probes: imported.probes,
         hash: transcriptHash(imported.messages),
-        description: `imported ${imported.format} transcript ${source.path}`,
       };
       return Promise.resolve({ outputs: { transcript: value } });
     },
   );
   const transcript = transcriptNode.outputs.transcript as StoredTranscript;
+  // Said in the report, never stored in the node: a path would make equal keys give different outputs.
+  const description = source.kind === "generated"
+    ? `generated (turns ${source.params.turns ?? 200}, needles ${source.params.needles ?? 12}, ` +
+      `words per message ${source.params.wordsPerMsg ?? 60})`
+    : `imported ${source.transcript.format} transcript ${source.path}`;
   const inputTokens = counter.countMessages(transcript.messages);
   const budget = options.budgetTokens ?? Math.floor(inputTokens * DEFAULT_BUDGET_SHARE);
   progress.note(
@@ -158,7 +159,7 @@ export async function runEnginesSuite(
     suite: "engines",
     transcript: {
       hash: transcript.hash,
-      description: transcript.description,
+      description: description,
       messages: transcript.messages.length,
     },
     tokenizer: { name: counter.name, hash: counter.hash },
@@ -168,7 +169,7 @@ export async function runEnginesSuite(
     engines: results.map(({ window: _w, records: _r, ...rest }) => rest),
   });
   const reportMeta = {
-    transcript: transcript.description,
+    transcript: description,
     transcriptHash: transcript.hash,
     tokenizer: `${counter.name} (${counter.hash.slice(0, 12)})`,
     chatModel: models.description.chat_model,
@@ -181,7 +182,7 @@ export async function runEnginesSuite(
   return {
     transcript: {
       hash: transcript.hash,
-      description: transcript.description,
+      description: description,
       messages: transcript.messages.length,
       tokens: inputTokens,
     },

@@ -206,7 +206,7 @@ export async function runHotpot(
         rankingHash = rankNode.node.outputs.ranking;
         ranking = rankNode.outputs.ranking as typeof ranking;
         for (const m of ["jev", "jev+summary"]) {
-          if (options.methods.includes(m as HotpotMethod) && rankNode.reused !== "frozen") {
+          if (options.methods.includes(m as HotpotMethod) && rankNode.node.reused_from === undefined) {
             addUsage(m, rankNode.node.usage);
           }
         }
@@ -289,7 +289,8 @@ export async function runHotpot(
           );
           summaryHash = summaryNode.node.outputs.summary;
           summaryValue = summaryNode.outputs.summary as typeof summaryValue;
-          if (summaryNode.reused !== "frozen") addUsage(method, summaryNode.node.usage);
+          // A node that came from a frozen run (now, or before a resume) made its calls there.
+          if (summaryNode.node.reused_from === undefined) addUsage(method, summaryNode.node.usage);
         }
 
         // 2. The answer input (pure, rebuilt by --check-only).
@@ -405,7 +406,7 @@ export async function runHotpot(
             metrics: score.metrics,
             input_tokens: answer?.usage.prompt_tokens ?? null,
             context_tokens: info?.tokens ?? null,
-            within_cap: info ? info.tokens <= options.inputCap : null,
+            within_cap: info?.within_cap ?? null,
             sp_survival: score.sp_survival,
             context_hash: contextHash ?? null,
           });

@@ -181,7 +181,7 @@ export async function runSweep(
       ),
     ]);
     for (const node of [summaryNode, rankNode]) {
-      if (node.reused === "frozen") {
+      if (node.node.reused_from !== undefined) {
         reusedCompression++;
         continue; // its calls were made, and are counted, by the frozen run
       }
@@ -247,7 +247,7 @@ export async function runSweep(
       );
       const info = contextNode.outputs.info as { tokens: number; within_cap: boolean } | null;
       const contextHash = contextNode.node.outputs.messages;
-      for (let a = 0; a < options.answers; a++) {
+      await Promise.all(Array.from({ length: options.answers }, async (_, a) => {
         const label = `answer kind=${kind} gen=${gen} ans=${a}`;
         const { node: answerNode, answer, valid } = await answerStage(executor, {
           stage: "sweep-answer",
@@ -290,7 +290,7 @@ export async function runSweep(
           status: valid ? "ok" : "invalid",
           reason: valid ? null : answerNode.node.reason ?? null,
           context_tokens: info?.tokens ?? null,
-          within_cap: info ? info.tokens <= options.inputCap : null,
+          within_cap: info?.within_cap ?? null,
           input_tokens: answer?.usage.prompt_tokens ?? null,
           fact_score: valid ? score.fact_score : 0,
           facts: score.facts,
@@ -298,7 +298,7 @@ export async function runSweep(
           repair: score.repair,
           answer_text: answer?.content ?? null,
         });
-      }
+      }));
     }));
   }));
   const order = new Map(kinds.map((k, i) => [k, i]));
