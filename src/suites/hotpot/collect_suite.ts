@@ -127,9 +127,12 @@ export async function collectCorpus(context: RunContext, options: CollectOptions
             } catch (error) {
               if (error instanceof Deno.errors.NotFound) {
                 return {
-                  outputs: { collection: null, check: { valid: false, reason: `no session file ${file}` } },
+                  outputs: {
+                    collection: null,
+                    check: { valid: false, reason: `no session file ${id}.json in the sessions directory` },
+                  },
                   status: "invalid" as const,
-                  reason: `no session file ${file}`,
+                  reason: `no session file ${id}.json in the sessions directory`,
                 };
               }
               if (error instanceof SyntaxError) throw new UsageError(`${file}: not JSON (${error.message})`);
