@@ -47,3 +47,54 @@ Deno.test("two hotpot runs of one corpus have the same node keys and byte-identi
     await Deno.remove(tmp, { recursive: true });
   }
 });
+
+Deno.test("corpora collected from one dataset at two paths give the same method, answer and score keys", async () => {
+  const tmp = await Deno.makeTempDir({ prefix: "hotpot-repro-paths-" });
+  try {
+    const demo = await Deno.readFile(join(ROOT, "fixtures", "hotpot", "demo.parquet"));
+    const keysOf = async (name: string) => {
+      await Deno.mkdir(join(tmp, name));
+      const dataset = join(tmp, name, "data.parquet");
+      await Deno.writeFile(dataset, demo);
+      const corpus = join(tmp, name, "corpus");
+      const collect = await runCli([
+        "hotpot",
+        "collect",
+        "--dataset",
+        dataset,
+        "--questions",
+        "2",
+        "--output",
+        corpus,
+        "-q",
+      ]);
+      assert.equal(collect.code, 0, collect.stderr);
+      const out = join(tmp, name, "run");
+      const run = await runCli([
+        "hotpot",
+        "run",
+        "--corpus",
+        join(corpus, "corpus.json"),
+        "--reference",
+        "--compressions",
+        "1",
+        "--answers",
+        "1",
+        "--output",
+        out,
+        "-q",
+      ]);
+      assert.equal(run.code, 0, run.stderr);
+      const manifest = JSON.parse(await Deno.readTextFile(join(out, "manifest.json")));
+      return manifest.nodes
+        .filter((n: { stage: string }) => n.stage !== "hotpot-question")
+        .map((n: { key: string }) => n.key)
+        .sort();
+    };
+    const [a, b] = [await keysOf("one"), await keysOf("two")];
+    assert.ok(a.length > 10);
+    assert.deepEqual(a, b);
+  } finally {
+    await Deno.remove(tmp, { recursive: true });
+  }
+});
