@@ -155,7 +155,10 @@ export class Executor {
     const existing = this.#memo.get(key);
     if (existing) {
       this.counts.memo++;
-      return existing.then((r) => ({ ...r, reused: "memo" as const }));
+      return existing.then((r) => {
+        this.#options.progress?.tick(call.stage);
+        return { ...r, reused: "memo" as const };
+      });
     }
     const promise = this.#execute(key, call, fn);
     this.#memo.set(key, promise);

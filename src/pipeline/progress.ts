@@ -5,7 +5,12 @@
  * @module
  */
 
-/** Counts planned and finished work per stage. */
+/** A stage name without its suite prefix (`hotpot-answer` → `answer`). */
+function shortName(stage: string): string {
+  return stage.replace(/^(?:hotpot|sweep|engines)-/, "");
+}
+
+/** Counts planned and finished work per stage (stage names as the executor runs them). */
 export class Progress {
   readonly #title: string;
   readonly #planned = new Map<string, number>();
@@ -40,7 +45,7 @@ export class Progress {
         this.#draw();
       }
     } else if (planned !== undefined && done === planned) {
-      console.error(`${this.#title}: ${stage} ${done}/${planned} done`);
+      console.error(`${this.#title}: ${shortName(stage)} ${done}/${planned} done`);
     }
   }
 
@@ -60,7 +65,7 @@ export class Progress {
 
   #draw(): void {
     const parts = [...this.#planned].map(([stage, planned]) =>
-      `${stage} ${this.#done.get(stage) ?? 0}/${planned}`
+      `${shortName(stage)} ${this.#done.get(stage) ?? 0}/${planned}`
     );
     const line = `${this.#title}: ${parts.join(" · ")}`;
     Deno.stderr.writeSync(new TextEncoder().encode(`\r\x1b[2K${line.slice(0, 160)}`));

@@ -56,7 +56,7 @@ export async function runEnginesSuite(
 ): Promise<EnginesSuiteResult> {
   const { executor, run, progress } = context;
   const source = options.transcript;
-  progress.plan("transcript", 1);
+  progress.plan("engines-transcript", 1);
   const transcriptNode = await executor.execute(
     source.kind === "generated"
       ? {
@@ -106,7 +106,7 @@ export async function runEnginesSuite(
     `transcript ${transcript.hash} (${transcript.messages.length} messages, ${inputTokens} tokens)`,
   );
 
-  progress.plan("engine", options.engines.length);
+  progress.plan("engines-engine", options.engines.length);
   const results: EngineResult[] = [];
   for (const spec of options.engines) {
     const node = await executor.execute(

@@ -80,7 +80,7 @@ export function assertQuotaMet(report: SelectionReport, datasetPath: string): vo
 export async function collectCorpus(context: RunContext, options: CollectOptions): Promise<Corpus> {
   const { executor, run, progress } = context;
   const datasetHash = run.header.sources["dataset"];
-  progress.plan("select", 1);
+  progress.plan("hotpot-select", 1);
   const selectNode = await executor.execute(
     {
       stage: "hotpot-select",
@@ -101,7 +101,7 @@ export async function collectCorpus(context: RunContext, options: CollectOptions
   const byId = new Map(options.records.map((r) => [r.id, r]));
   const workRoot = await Deno.makeTempDir({ prefix: "compaction-bench-workspaces-" });
   const mode = options.mode;
-  progress.plan("collect", ids.length);
+  progress.plan("hotpot-collect", ids.length);
   try {
     const questions = await Promise.all(ids.map(async (id, index): Promise<CorpusQuestion> => {
       const record = byId.get(id)!;

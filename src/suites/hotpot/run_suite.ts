@@ -125,17 +125,17 @@ export async function runHotpot(
   const usesSummary = options.methods.some((m) => m === "summary" || m === "jev+summary");
   const q = corpus.questions.length;
   const G = options.compressions;
-  progress.plan("question", q);
-  if (usesRanking) progress.plan("rank", q * G);
+  progress.plan("hotpot-question", q);
+  if (usesRanking) progress.plan("hotpot-rank", q * G);
   if (usesSummary) {
     progress.plan(
-      "summary",
+      "hotpot-summary",
       q * G * options.methods.filter((m) => m.includes("summary")).length,
     );
   }
-  progress.plan("context", q * G * options.methods.length);
-  progress.plan("answer", q * G * options.methods.length * options.answers);
-  progress.plan("score", q * G * options.methods.length * options.answers);
+  progress.plan("hotpot-context", q * G * options.methods.length);
+  progress.plan("hotpot-answer", q * G * options.methods.length * options.answers);
+  progress.plan("hotpot-score", q * G * options.methods.length * options.answers);
 
   const compressionUsage: HotpotRunOutcome["compressionUsage"] = {};
   const addUsage = (

@@ -93,11 +93,12 @@ export async function runSweep(
   const summaryLimit = options.summaryAllowance - options.reserve;
   const capLimit = options.inputCap - options.reserve;
   const common = { reserve: options.reserve, tokenizer: counter.hash, fixture: fixture.hash };
-  progress.plan("summary", G);
-  progress.plan("rank", G);
-  progress.plan("context", G * kinds.length);
-  progress.plan("answer", G * kinds.length * options.answers);
-  progress.plan("score", G * kinds.length * options.answers);
+  progress.plan("sweep-trajectory", 1);
+  progress.plan("sweep-summary", G);
+  progress.plan("sweep-rank", G);
+  progress.plan("sweep-context", G * kinds.length);
+  progress.plan("sweep-answer", G * kinds.length * options.answers);
+  progress.plan("sweep-score", G * kinds.length * options.answers);
   const usage = { calls: 0, input_tokens: 0, output_tokens: 0 };
   let reusedCompression = 0;
   const check = new CheckOnlyComparison();
