@@ -65,6 +65,13 @@ Deno.test("metrics: no needles means recall n/a, never 1.0; percentiles by neare
   assert.equal(percentile([5], 95), 5);
   assert.ok(isCorrectReply("The token is DT-ABC.", "dt-abc"));
   assert.ok(!isCorrectReply("NOT IN CONTEXT", "dt-abc"));
+  // Whole words only, and NOT IN CONTEXT never counts, whatever the gold answer is.
+  assert.ok(!isCorrectReply("NOT IN CONTEXT", "No"));
+  assert.ok(!isCorrectReply("NOT IN CONTEXT.", "context"));
+  assert.ok(!isCorrectReply("They met at a party.", "art"));
+  assert.ok(!isCorrectReply("12 or 2022", "2"));
+  assert.ok(isCorrectReply("No, she did not.", "No"));
+  assert.ok(isCorrectReply("In May 2022, at the lake.", "May 2022"));
 });
 
 Deno.test("runEngines measures every built-in engine with the reference model and reports it", async () => {

@@ -92,6 +92,13 @@ Deno.test("model answers parse leniently: fenced, embedded, bare", () => {
   assert.deepEqual(parseModelAnswer('{"answer": 1755}'), { ok: true, answer: "1755", supporting_facts: [] });
   assert.equal(parseModelAnswer("Paris, I believe.").ok, false);
   assert.deepEqual(predictionFromModelAnswer("no json"), { answer: "", sp: [] });
+  // Supporting facts that are not a list cost the supporting-fact credit, never the answer.
+  for (const sp of ["null", '{"Paris": 1}', '"France 1"']) {
+    assert.deepEqual(predictionFromModelAnswer(`{"answer": "Paris", "supporting_facts": ${sp}}`), {
+      answer: "Paris",
+      sp: [],
+    });
+  }
 });
 
 Deno.test("parsed answers score strictly: yes/no and malformed ids", () => {

@@ -3,8 +3,10 @@
  *
  * QA recall rule: the chat model sees the compacted window alone followed by one question, and is told
  * to answer with the answer only, or exactly `NOT IN CONTEXT` when the window does not hold it. A reply
- * is correct when, after folding case and whitespace, it contains the gold answer string (for a needle:
- * its derived token). A failed call counts as wrong and is recorded.
+ * that is `NOT IN CONTEXT` is wrong. Otherwise both texts are normalized as HotpotQA does (lowercase, no
+ * punctuation or articles, folded whitespace) and the reply is correct when the gold answer's words appear in
+ * it as one contiguous run of whole words (for a needle: its derived token), so "No" is not found in
+ * "NOT IN CONTEXT" and "art" is not found in "party". A failed call counts as wrong and is recorded.
  *
  * @module
  */
@@ -12,6 +14,7 @@ import pLimit from "p-limit";
 import type { ChatMessage } from "../../models/messages.ts";
 import type { CallRecord, ChatModel } from "../../models/types.ts";
 import type { Needle } from "./needles.ts";
+import { normalizeAnswer } from "../hotpot/scoring.ts";
 
 /** Verbatim needle recall over a window. */
 export interface NeedleRecall {
@@ -87,14 +90,16 @@ export interface QaRecall {
   records: CallRecord[];
 }
 
-function fold(text: string): string {
-  return text.toLowerCase().replace(/\s+/g, " ").trim();
-}
-
 /** Whether `reply` counts as answering `answer` (see the module rule). */
 export function isCorrectReply(reply: string, answer: string): boolean {
-  const gold = fold(answer);
-  return gold !== "" && fold(reply).includes(gold);
+  if (reply.trim().replace(/[.\s]+$/, "").toUpperCase() === NOT_IN_CONTEXT) return false;
+  const gold = normalizeAnswer(answer).split(" ").filter(Boolean);
+  const said = normalizeAnswer(reply).split(" ").filter(Boolean);
+  if (gold.length === 0) return false;
+  for (let i = 0; i + gold.length <= said.length; i++) {
+    if (gold.every((word, j) => said[i + j] === word)) return true;
+  }
+  return false;
 }
 
 /** The messages that ask `question` about `window`. */

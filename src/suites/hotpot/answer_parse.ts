@@ -16,7 +16,8 @@ export type ParsedAnswer =
 
 const AnswerObjectSchema = z.object({
   answer: z.union([z.string(), z.number().transform(String)]),
-  supporting_facts: z.array(z.unknown()).optional(),
+  // Parsed leniently: anything but a list (null, an object…) is no supporting facts, and the answer still counts.
+  supporting_facts: z.unknown().optional(),
 });
 
 /** Every balanced `{...}` span of `text` (string-aware), in order of their start. */
@@ -54,7 +55,8 @@ export function parseModelAnswer(text: string): ParsedAnswer {
     }
     const parsed = AnswerObjectSchema.safeParse(json);
     if (parsed.success) {
-      return { ok: true, answer: parsed.data.answer, supporting_facts: parsed.data.supporting_facts ?? [] };
+      const facts = parsed.data.supporting_facts;
+      return { ok: true, answer: parsed.data.answer, supporting_facts: Array.isArray(facts) ? facts : [] };
     }
   }
   return { ok: false, error: "no JSON object with an 'answer' field found in the model's answer" };
