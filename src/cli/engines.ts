@@ -166,18 +166,10 @@ async function run(argv: string[]): Promise<number> {
   let source: TranscriptSource;
   const sources: Record<string, Uint8Array> = {};
   if (options.transcript) {
-    let bytes: Uint8Array;
-    try {
-      bytes = await Deno.readFile(options.transcript);
-    } catch (error) {
-      if (error instanceof Deno.errors.NotFound) {
-        throw new UsageError(`--transcript ${options.transcript}: not found`);
-      }
-      throw error;
-    }
-    sources.transcript = bytes;
-    // Imported (and so validated) before the run directory is created: bad input writes nothing.
+    // Imported (and so validated, with clear errors) before the run directory is created: bad input writes
+    // nothing. The file's bytes are then declared as the run's source.
     const transcript = await importTranscript(options.transcript, options.format ?? "auto");
+    sources.transcript = await Deno.readFile(options.transcript);
     source = { kind: "imported", path: options.transcript, format: options.format ?? "auto", transcript };
   } else {
     source = { kind: "generated", params: generatorParams(options) };
