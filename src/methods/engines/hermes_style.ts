@@ -78,7 +78,14 @@ export function createHermesStyleEngine(chat: ChatModel): ContextEngine {
       const build = (text: string) =>
         repairToolPairing([...head, summaryMessage(text, "Context summary of the middle turns"), ...tail()]);
       const text = fitTextToBudget(outcome.text, build, budgetTokens, counter);
-      return { messages: build(text), usage: { ...outcome.usage, calls: 1 }, records: [outcome.record] };
+      const usage = { ...outcome.usage, calls: 1 };
+      const built = build(text);
+      // A summary never makes the window larger: on a small input keep the pruned (or the original) window.
+      if (counter.countMessages(built) >= opts.currentTokens) {
+        const smaller = counter.countMessages(pruned) < opts.currentTokens ? pruned : [...messages];
+        return { messages: smaller, usage, records: [outcome.record] };
+      }
+      return { messages: built, usage, records: [outcome.record] };
     },
   };
 }

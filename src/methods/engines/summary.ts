@@ -29,8 +29,12 @@ export function createSummaryEngine(chat: ChatModel): ContextEngine {
       if (opts.currentTokens <= opts.budgetTokens) return { messages: [...messages] };
       const { counter, budgetTokens } = opts;
       const head = messages.slice(0, leadingSystemCount(messages));
+      const rest = splitUnits(messages.slice(head.length));
+      if (rest.length === 0) return { messages: [...messages] };
+      // The last turn starts at the last user message; in a single-task tool loop (one user message, right
+      // after the system prompt) it is the last whole unit instead, so a tool result never loses its call.
       const lastUser = lastUserIndex(messages, head.length);
-      const turnStart = lastUser > head.length ? lastUser : messages.length - 1;
+      const turnStart = lastUser > head.length ? lastUser : head.length + rest[rest.length - 1].start;
       const older = messages.slice(head.length, turnStart);
       const turnUnits = splitUnits(messages.slice(turnStart));
       const reserve = Math.min(MIN_SUMMARY_TOKENS, Math.floor(budgetTokens / 4));
