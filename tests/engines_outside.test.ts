@@ -113,3 +113,15 @@ Deno.test("exec engine failures are EngineErrors, not crashes", async () => {
     EngineError,
   );
 });
+
+Deno.test("an exec: engine whose own child keeps the pipes open is still stopped at the time limit", async () => {
+  const counter = await sharedCounter();
+  const engine = createEngine("exec:bash -c 'sleep 20 | cat; echo done'", { timeoutMs: 500 });
+  const messages = [{ role: "user" as const, content: "hello" }];
+  const started = performance.now();
+  await assert.rejects(
+    () => engine.compress(messages, { budgetTokens: 10, currentTokens: 20, counter }),
+    /timed out after 500 ms/,
+  );
+  assert.ok(performance.now() - started < 5_000, `took ${Math.round(performance.now() - started)} ms`);
+});

@@ -37,15 +37,27 @@ export function createExecEngine(command: string, timeoutMs: number): ContextEng
         }
         throw error;
       }
-      let timedOut = false;
-      const timer = setTimeout(() => {
-        timedOut = true;
+      // stdout and stderr are read as they come; on time-out the child is killed and the readers are
+      // cancelled, so a grandchild that keeps the pipes open cannot stretch the time limit.
+      const readers = [child.stdout.getReader(), child.stderr.getReader()];
+      const drain = async (reader: ReadableStreamDefaultReader<Uint8Array>, sink: Uint8Array[]) => {
         try {
-          child.kill("SIGKILL");
+          while (true) {
+            const { done, value } = await reader.read();
+            if (done) return;
+            sink.push(value);
+          }
         } catch (error) {
-          if (!(error instanceof TypeError)) throw error; // already exited
+          if (!(error instanceof TypeError || error instanceof Deno.errors.Interrupted)) throw error;
         }
-      }, timeoutMs);
+      };
+      const out: Uint8Array[] = [];
+      const err: Uint8Array[] = [];
+      const finished = Promise.all([child.status, drain(readers[0], out), drain(readers[1], err)]);
+      let timer: ReturnType<typeof setTimeout> | undefined;
+      const timedOut = new Promise<"timeout">((resolve) => {
+        timer = setTimeout(() => resolve("timeout"), timeoutMs);
+      });
       try {
         const body = new TextEncoder().encode(JSON.stringify(outsideRequest(messages, opts)));
         const writer = child.stdin.getWriter();
@@ -56,17 +68,38 @@ export function createExecEngine(command: string, timeoutMs: number): ContextEng
           // The process may exit (or be killed) before reading its input: its exit status tells why.
           if (!(error instanceof Deno.errors.BrokenPipe || error instanceof TypeError)) throw error;
         }
-        const output = await child.output();
-        if (timedOut) throw new EngineError(`${name}: timed out after ${timeoutMs} ms (killed)`);
-        if (!output.success) {
-          const stderr = new TextDecoder().decode(output.stderr).trim();
-          const tail = stderr.length > STDERR_TAIL_CHARS ? `…${stderr.slice(-STDERR_TAIL_CHARS)}` : stderr;
-          throw new EngineError(`${name}: exited with code ${output.code}${tail ? `: ${tail}` : ""}`);
+        const winner = await Promise.race([finished.then(() => "done" as const), timedOut]);
+        if (winner === "timeout") {
+          try {
+            child.kill("SIGKILL");
+          } catch (error) {
+            if (!(error instanceof TypeError)) throw error; // already exited
+          }
+          await Promise.all(readers.map((reader) => reader.cancel().catch(() => {})));
+          await child.status;
+          throw new EngineError(`${name}: timed out after ${timeoutMs} ms (killed)`);
         }
-        return { messages: parseOutsideReply(new TextDecoder().decode(output.stdout), name) };
+        const [status] = await finished;
+        const decode = (chunks: Uint8Array[]) => new TextDecoder().decode(concat(chunks));
+        if (!status.success) {
+          const stderr = decode(err).trim();
+          const tail = stderr.length > STDERR_TAIL_CHARS ? `…${stderr.slice(-STDERR_TAIL_CHARS)}` : stderr;
+          throw new EngineError(`${name}: exited with code ${status.code}${tail ? `: ${tail}` : ""}`);
+        }
+        return { messages: parseOutsideReply(decode(out), name) };
       } finally {
         clearTimeout(timer);
       }
     },
   };
+}
+
+function concat(chunks: Uint8Array[]): Uint8Array {
+  const out = new Uint8Array(chunks.reduce((n, c) => n + c.length, 0));
+  let at = 0;
+  for (const chunk of chunks) {
+    out.set(chunk, at);
+    at += chunk.length;
+  }
+  return out;
 }
