@@ -6,6 +6,7 @@ import assert from "node:assert/strict";
 import { createEngine } from "../src/methods/engines/create.ts";
 import type { ChatMessage } from "../src/models/messages.ts";
 import { validateEngineOutput } from "../src/suites/engines/validate.ts";
+import { runEngines } from "../src/suites/engines/run.ts";
 import { sharedCounter, startReferenceModels } from "./engines_fixtures/models.ts";
 
 function toolLoop(steps: number): ChatMessage[] {
@@ -83,4 +84,32 @@ Deno.test("engines never grow a tiny window: a system prompt alone, or a short e
   } finally {
     await models.close();
   }
+});
+
+Deno.test("a failed decision call inside the jev engine is recorded with the engine's failure, not dropped", async () => {
+  const counter = await sharedCounter();
+  const record = {
+    endpoint: "systemone" as const,
+    request: {},
+    status: "failed" as const,
+    error: "HTTP 500",
+    attempts: 4,
+    elapsed_ms: 3,
+  };
+  const decision = {
+    model: "failing",
+    ask: () => Promise.resolve({ ok: false as const, error: "HTTP 500 after 4 attempts", records: [record] }),
+  };
+  const [result] = await runEngines({
+    messages: toolLoop(6),
+    engines: ["jev"],
+    repeats: 0,
+    counter,
+    decision,
+    budgetTokens: 200,
+    qa: false,
+  });
+  assert.equal(result.status, "failed");
+  assert.match(result.reason ?? "", /decision model call failed: HTTP 500/);
+  assert.deepEqual(result.records, [record]);
 });

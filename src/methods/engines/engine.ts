@@ -53,10 +53,14 @@ export interface EngineDeps {
  * goes on from. Any other error is a bug and propagates.
  */
 export class EngineError extends Error {
+  /** The provider exchanges the failed call made (recorded with the engine's result). */
+  readonly records: CallRecord[];
+
   /** Creates an engine failure; `message` is the reason shown in the results. */
-  constructor(message: string, options?: ErrorOptions) {
+  constructor(message: string, options?: ErrorOptions & { records?: CallRecord[] }) {
     super(message, options);
     this.name = "EngineError";
+    this.records = options?.records ?? [];
   }
 }
 

@@ -122,9 +122,13 @@ export async function jevSelect(
     }));
     const answer = await decision.ask(state, questions);
     records.push(...answer.records);
-    if (!answer.ok) throw new EngineError(`decision model call failed: ${answer.error}`);
+    if (!answer.ok) {
+      throw new EngineError(`decision model call failed: ${answer.error}`, { records: [...records] });
+    }
     if (answer.nouls.length !== ordered.length) {
-      throw new EngineError(`decision model answered ${answer.nouls.length} of ${ordered.length} questions`);
+      throw new EngineError(`decision model answered ${answer.nouls.length} of ${ordered.length} questions`, {
+        records: [...records],
+      });
     }
     usage.input_tokens += answer.usage.input_tokens;
     usage.output_tokens += answer.usage.output_tokens;

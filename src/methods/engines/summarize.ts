@@ -77,7 +77,7 @@ export async function summarizeMessages(
     ],
     max_tokens: Math.max(1, Math.floor(options.maxTokens)),
   });
-  if (!result.ok) throw new EngineError(`summary call failed: ${result.error}`);
+  if (!result.ok) throw new EngineError(`summary call failed: ${result.error}`, { records: [result.record] });
   return {
     text: result.content,
     usage: { input_tokens: result.usage.prompt_tokens, output_tokens: result.usage.completion_tokens },

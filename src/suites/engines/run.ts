@@ -206,6 +206,9 @@ export async function runEngines(options: RunEnginesOptions): Promise<EngineResu
     } catch (error) {
       if (!(error instanceof EngineError)) throw error;
       fail(result.latency_ms.cold === null ? error.message : `warm call: ${error.message}`);
+      // The failed exchanges are kept with the result (and stored by the suite), never dropped.
+      result.records.push(...error.records);
+      result.usage_all_calls.calls += error.records.length;
     }
     if (window !== null && askQa && options.chat !== undefined) {
       progress("qa");
