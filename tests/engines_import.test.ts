@@ -199,3 +199,22 @@ Deno.test("an undetectable file asks for a format", async () => {
     (path) => rejectsWith(importTranscript(path), /cannot detect the transcript format/),
   );
 });
+
+Deno.test("a ShareGPT turn whose <think> is never closed keeps only the text before it", async () => {
+  const dir = await Deno.makeTempDir();
+  try {
+    const file = `${dir}/truncated.jsonl`;
+    const record = {
+      conversations: [
+        { from: "system", value: "You are an agent." },
+        { from: "human", value: "Check the build." },
+        { from: "gpt", value: "Sure. <think>unterminated thinking that was cut off" },
+      ],
+    };
+    await Deno.writeTextFile(file, JSON.stringify(record) + "\n");
+    const imported = await importTranscript(file);
+    assert.equal(imported.messages.at(-1)?.content, "Sure.");
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});

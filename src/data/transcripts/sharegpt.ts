@@ -29,6 +29,8 @@ const ToolCallBodySchema = z.object({
 });
 
 const THINK = /<think>[\s\S]*?<\/think>/g;
+/** A `<think>` never closed (a truncated trajectory): everything after it is thinking. */
+const UNCLOSED_THINK = /<think>[\s\S]*$/;
 const TOOL_CALL = /<tool_call>([\s\S]*?)<\/tool_call>/g;
 const TOOL_RESPONSE = /<tool_response>([\s\S]*?)<\/tool_response>/g;
 
@@ -68,7 +70,7 @@ function convert(record: z.infer<typeof ShareGptRecordSchema>, path: string, lin
     if (turn.from === "system") messages.push({ role: "system", content: turn.value });
     else if (turn.from === "human") messages.push({ role: "user", content: turn.value });
     else if (turn.from === "gpt") {
-      const text = turn.value.replace(THINK, "");
+      const text = turn.value.replace(THINK, "").replace(UNCLOSED_THINK, "");
       const calls: ToolCall[] = [];
       for (const match of text.matchAll(TOOL_CALL)) {
         let json: unknown;
