@@ -17,6 +17,23 @@ async function journaledAnswers(run: string): Promise<number> {
   }
 }
 
+/** Starts `sweep run ARGS --output OUT` slowed down, and SIGKILLs it once `answers` answers are journaled. */
+async function killMidway(out: string, args: string[], answers: number): Promise<void> {
+  const child = new Deno.Command(Deno.execPath(), {
+    args: ["run", "-A", "main.ts", "sweep", "run", "--reference-delay-ms", "80", "--output", out, ...args],
+    cwd: ROOT,
+    stdout: "null",
+    stderr: "null",
+  }).spawn();
+  const deadline = Date.now() + 30_000;
+  while (await journaledAnswers(out) < answers) {
+    assert.ok(Date.now() < deadline, "the run journaled no answers in time");
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+  child.kill("SIGKILL");
+  await child.status;
+}
+
 Deno.test("a sweep killed mid-way finishes with --resume DIR alone and equals an uninterrupted run", async () => {
   const tmp = await Deno.makeTempDir({ prefix: "sweep-resume-" });
   try {
@@ -26,32 +43,7 @@ Deno.test("a sweep killed mid-way finishes with --resume DIR alone and equals an
     assert.equal(uninterrupted.code, 0, uninterrupted.stderr);
 
     const killed = join(tmp, "killed");
-    const child = new Deno.Command(Deno.execPath(), {
-      args: [
-        "run",
-        "-A",
-        "--unstable-worker-options",
-        "main.ts",
-        "sweep",
-        "run",
-        "--reference",
-        "--reference-delay-ms",
-        "80",
-        "--output",
-        killed,
-        ...options,
-      ],
-      cwd: ROOT,
-      stdout: "null",
-      stderr: "null",
-    }).spawn();
-    const deadline = Date.now() + 30_000;
-    while (await journaledAnswers(killed) < 5) {
-      assert.ok(Date.now() < deadline, "the run journaled no answers in time");
-      await new Promise((resolve) => setTimeout(resolve, 25));
-    }
-    child.kill("SIGKILL");
-    await child.status;
+    await killMidway(killed, ["--reference", ...options], 5);
     await assert.rejects(Deno.stat(join(killed, "manifest.json")), Deno.errors.NotFound);
 
     const resumed = await runCli(["sweep", "run", "--resume", killed]);
@@ -73,33 +65,7 @@ Deno.test("a resumed --frozen-run sweep still reports zero compression calls of 
     const first = join(tmp, "first");
     assert.equal((await runCli(["sweep", "run", "--reference", "--output", first, ...options])).code, 0);
     const killed = join(tmp, "killed");
-    const child = new Deno.Command(Deno.execPath(), {
-      args: [
-        "run",
-        "-A",
-        "main.ts",
-        "sweep",
-        "run",
-        "--reference",
-        "--frozen-run",
-        first,
-        "--reference-delay-ms",
-        "80",
-        "--output",
-        killed,
-        ...options,
-      ],
-      cwd: ROOT,
-      stdout: "null",
-      stderr: "null",
-    }).spawn();
-    const deadline = Date.now() + 30_000;
-    while (await journaledAnswers(killed) < 3) {
-      assert.ok(Date.now() < deadline, "the run journaled no answers in time");
-      await new Promise((resolve) => setTimeout(resolve, 25));
-    }
-    child.kill("SIGKILL");
-    await child.status;
+    await killMidway(killed, ["--reference", "--frozen-run", first, ...options], 3);
     const resumed = await runCli(["sweep", "run", "--resume", killed]);
     assert.equal(resumed.code, 0, resumed.stderr);
     assert.match(resumed.stdout, /compression calls: 0; reused nodes: 2/);
