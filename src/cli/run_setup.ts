@@ -53,7 +53,11 @@ export interface OpenRunRequest {
 export async function openRun(request: OpenRunRequest): Promise<{ run: RunDir; resumed: boolean }> {
   if (request.resume !== undefined) {
     if (request.output !== undefined) throw new UsageError("--resume and --output cannot be combined");
-    const run = await RunDir.resume(request.resume);
+    const run = await RunDir.resume(request.resume, {
+      program: await programIdentity(),
+      tokenizer: request.tokenizer,
+      protocol: request.protocol,
+    });
     if (run.header.suite !== request.suite) {
       await run.abandon();
       throw new UsageError(`${request.resume} is a '${run.header.suite}' run, not '${request.suite}'`);

@@ -45,6 +45,7 @@ export async function withRun<T>(
   const options: ExecutorOptions = { progress, frozen: request.frozen, checkOnly: request.checkOnly };
   const executor = new Executor(run, options);
   if (resumed) progress.note(`resuming ${run.path}: ${run.nodes.length} completed node(s) in the journal`);
+  if (run.takenOverFrom) progress.note(`took over the lock of process ${run.takenOverFrom.pid}, which died`);
   let result: T;
   try {
     result = await body({ run, executor, progress, resumed });
