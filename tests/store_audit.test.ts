@@ -79,6 +79,29 @@ async function freshRun(path: string): Promise<Manifest> {
   return (await run.finish()).manifest;
 }
 
+/**
+ * Rewrites a run's journal after `mutate` edits its parsed lines, recomputing the chain, then the manifest
+ * (nodes, files, journal digest): a forgery consistent in everything but what `mutate` broke.
+ */
+async function reseal(run: string, mutate: (entries: Record<string, unknown>[]) => void): Promise<void> {
+  const path = join(run, "journal.jsonl");
+  const entries = (await Deno.readTextFile(path)).split("\n").slice(0, -1).map((l) => JSON.parse(l));
+  mutate(entries);
+  let prev: string | null = null;
+  const lines: string[] = [];
+  for (const entry of entries) {
+    const line = canonicalJson({ ...entry, prev });
+    lines.push(line);
+    prev = sha256Hex(line);
+  }
+  const text = lines.join("\n") + "\n";
+  await Deno.writeTextFile(path, text);
+  const m: Manifest = JSON.parse(await Deno.readTextFile(join(run, "manifest.json")));
+  m.nodes = entries.filter((e) => e.type === "node").map((e) => e.node as Manifest["nodes"][number]);
+  m.journal = { lines: lines.length, sha256: sha256Hex(text) };
+  await Deno.writeTextFile(join(run, "manifest.json"), JSON.stringify(m, null, 2) + "\n");
+}
+
 async function copyRun(from: string, to: string): Promise<void> {
   const out = await new Deno.Command("cp", { args: ["-a", from, to] }).output();
   assert.ok(out.success);
@@ -120,13 +143,21 @@ Deno.test("the independent auditor passes a fresh run and fails tampered copies,
       /^journal: journal\.jsonl: line 4: chain broken/,
     );
     await tamper(
-      "key",
+      "manifest",
       async (c) => {
         const path = join(c, "manifest.json");
         const m: Manifest = JSON.parse(await Deno.readTextFile(path));
         m.nodes[1].params = { i: 7 };
         await Deno.writeTextFile(path, JSON.stringify(m, null, 2));
       },
+      /^manifest: node #1: differs between manifest\.json and the journal/,
+    );
+    await tamper(
+      "resealed-key",
+      (c) =>
+        reseal(c, (entries) => {
+          (entries[2].node as { params: unknown }).params = { i: 7 };
+        }),
       /^key_mismatch: node #1 derive/,
     );
     await tamper(
