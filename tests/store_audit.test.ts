@@ -293,3 +293,35 @@ for line in sys.stdin.buffer.read().decode("utf-8").split("\\n")[:-1]:
   accepted.forEach((value, i) => assert.equal(lines[i], canonicalJson(value), `value #${i}`));
   assert.equal(sha256Hex(lines.join("\n")), sha256Hex(accepted.map((v) => canonicalJson(v)).join("\n")));
 });
+
+Deno.test("the auditor says an unfinished run is unfinished and counts its header's sources as declared", async () => {
+  const dir = await Deno.makeTempDir();
+  try {
+    const run = await RunDir.create(join(dir, "run"), testHeader(), {
+      "seed.txt": new TextEncoder().encode("s"),
+    });
+    const seed = run.header.sources["seed.txt"];
+    const out = await run.store.putJson({ derived: 1 });
+    await run.recordNode({
+      key: nodeKey("derive", 1, {}, { seed }),
+      label: "derive",
+      stage: "derive",
+      version: 1,
+      params: {},
+      inputs: { seed },
+      outputs: { out },
+      requests: [],
+      usage: { calls: 0, input_tokens: 0, output_tokens: 0 },
+      started: "2026-01-01T00:00:00.000Z",
+      finished: "2026-01-01T00:00:00.000Z",
+      status: "ok",
+    });
+    // Still held: the writer's lock is part of an unfinished run.
+    const result = await audit(run.path);
+    assert.deepEqual(result.lines, ["unfinished: manifest.json: missing: the run never finished"]);
+    assert.equal(result.code, 1);
+    await run.abandon();
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
