@@ -4,7 +4,8 @@
 Written from docs/FORMAT.md alone, with the Python 3 standard library only, so that an auditor need not trust
 the program that wrote the run. It re-hashes every blob, checks the journal's chain and canonical form, the
 manifest against the journal, every node key (RFC 8785 canonical JSON, implemented here), that the DAG is
-closed, that every published file matches its blob and is a node output, and that nothing else is in the run.
+closed, that every published file matches its blob and is a node output (or a declared source, published as
+given), and that nothing else is in the run.
 
 Usage: python3 scripts/audit_run.py RUN
 Prints one line per problem ("kind: subject: detail") on stdout and a summary on stderr.
@@ -484,8 +485,9 @@ class Audit:
                 continue
             if digest not in self.present:
                 self.add("missing", subject, "its blob %s is not in the store" % digest)
-            if digest not in produced_at:
-                self.add("not_node_output", subject, "its blob %s is the output of no node" % digest)
+            if digest not in produced_at and digest not in source_hashes:
+                self.add("not_node_output", subject, "its blob %s is the output of no node and no declared source"
+                         % digest)
             info = self.entries.get(name)
             if info is None:
                 self.add("missing", subject, "listed but not present")

@@ -30,8 +30,9 @@ async function audit(run: string): Promise<Audit> {
 }
 
 /**
- * A fresh run whose published file is a node output (as in runs of the suites): a source, two derive
- * nodes (one with a call record), a report node whose output is the exact bytes of `results.json`.
+ * A fresh run whose published files are a node output (as in runs of the suites) and a declared source: a
+ * source, two derive nodes (one with a call record), a report node whose output is the exact bytes of
+ * `results.json`.
  */
 async function freshRun(path: string): Promise<Manifest> {
   const run = await RunDir.create(path, testHeader(), { "seed.txt": new TextEncoder().encode("seed\n") });
@@ -76,6 +77,7 @@ async function freshRun(path: string): Promise<Manifest> {
   const report = await run.store.putText(published);
   await node("report", {}, { a, b }, { "results.json": report });
   await run.writeFile("results.json", published);
+  await run.writeFile("seed.txt", "seed\n"); // a declared source, published as given
   return (await run.finish()).manifest;
 }
 
@@ -115,7 +117,7 @@ Deno.test("the independent auditor passes a fresh run and fails tampered copies,
     const good = await audit(run);
     assert.deepEqual(good.lines, [], good.stderr);
     assert.equal(good.code, 0, good.stderr);
-    assert.match(good.stderr, /^ok: .*: 5 blobs, 3 nodes, 1 published files/);
+    assert.match(good.stderr, /^ok: .*: 5 blobs, 3 nodes, 2 published files/);
 
     const tamper = async (name: string, edit: (copy: string) => Promise<void>, expected: RegExp) => {
       const copy = join(dir, name);
@@ -205,7 +207,7 @@ Deno.test("the auditor names a published file that is no node output", async () 
     assert.deepEqual(result.lines, [
       `not_node_output: file results.json: its blob ${
         manifest.files["results.json"]
-      } is the output of no node`,
+      } is the output of no node and no declared source`,
     ]);
     assert.equal(result.code, 1);
   } finally {
