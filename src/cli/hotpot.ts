@@ -7,7 +7,7 @@ import { z } from "zod";
 import { assetPath } from "../assets.ts";
 import { loadHotpot } from "../data/hotpot_load.ts";
 import { UsageError } from "../errors.ts";
-import { aggregateHotpot } from "../suites/hotpot/aggregate.ts";
+import type { HotpotMethodAggregate } from "../suites/hotpot/aggregate.ts";
 import {
   assertQuotaMet,
   collectCorpus,
@@ -16,8 +16,6 @@ import {
 } from "../suites/hotpot/collect_suite.ts";
 import { readCorpus } from "../suites/hotpot/corpus.ts";
 import { HOTPOT_METHODS, type HotpotMethod } from "../suites/hotpot/methods.ts";
-import { hotpotReportMarkdown } from "../suites/hotpot/report.ts";
-import { hotpotReportHtml } from "../report/hotpot_html.ts";
 import { DEFAULT_HOTPOT_RUN, runHotpot } from "../suites/hotpot/run_suite.ts";
 import { DEFAULT_SELECTION } from "../suites/hotpot/select.ts";
 import {
@@ -288,7 +286,6 @@ export async function hotpotRun(givenArgv: string[]): Promise<{ code: number; pa
           throw new UsageError(`--corpus ${options.corpus} differs from the corpus this run started with`);
         }
         const outcome = await runHotpot(context, corpus, runOptions, models, counter);
-        const aggregates = aggregateHotpot(outcome.rows, runOptions.methods, outcome.compressionUsage);
         const protocol = {
           suite: "hotpot",
           ...runOptions,
@@ -302,21 +299,12 @@ export async function hotpotRun(givenArgv: string[]): Promise<{ code: number; pa
         if (outcome.checkOnly) {
           // Nothing was answered: a check-only run publishes its comparison, never scores.
           await context.run.writeJsonFile("check.json", outcome.checkOnly);
-          return { aggregates, check: outcome.checkOnly };
+          return { aggregates: [], check: outcome.checkOnly };
         }
-        await context.run.writeJsonFile("results.json", outcome.rows);
-        await context.run.writeJsonFile("aggregate.json", aggregates);
-        const reportMeta = {
-          corpus,
-          models: models.description,
-          tokenizer: `${counter.name} (${counter.hash.slice(0, 12)})`,
-          inputCap: runOptions.inputCap,
-          reserve: runOptions.reserve,
-          compressions: runOptions.compressions,
-          answers: runOptions.answers,
-        };
-        await context.run.writeFile("REPORT.md", hotpotReportMarkdown(aggregates, reportMeta));
-        await context.run.writeFile("report.html", hotpotReportHtml(aggregates, reportMeta));
+        for (const [name, hash] of Object.entries(outcome.files)) await context.run.publish(name, hash);
+        const aggregates = JSON.parse(
+          await context.run.store.getText(outcome.files["aggregate.json"]),
+        ) as HotpotMethodAggregate[];
         return { aggregates, check: null };
       },
     );

@@ -13,13 +13,10 @@ import {
   setupModels,
 } from "../suites/model_setup.ts";
 import { openFrozen, withRun } from "../suites/run_lifecycle.ts";
-import { aggregateSweep } from "../suites/sweep/aggregate.ts";
-import { contextKinds } from "../suites/sweep/contexts.ts";
+import type { SweepKindAggregate } from "../suites/sweep/aggregate.ts";
 import { loadSweepFixture } from "../suites/sweep/fixture.ts";
 import { assertSandboxAvailable } from "../suites/sweep/sandbox.ts";
 import { DEFAULT_SWEEP_TRAJECTORY } from "../suites/sweep/oracle.ts";
-import { sweepReportMarkdown } from "../suites/sweep/report.ts";
-import { sweepReportHtml } from "../report/sweep_html.ts";
 import { DEFAULT_SWEEP_RUN, runSweep } from "../suites/sweep/run_suite.ts";
 import { loadTokenCounter } from "../tokens/load.ts";
 import { parseCommand } from "./args.ts";
@@ -141,8 +138,6 @@ export async function sweepRun(givenArgv: string[]): Promise<{ code: number; pat
       },
       async (context) => {
         const outcome = await runSweep(context, fixture, runOptions, models, counter);
-        const kinds = contextKinds(runOptions.topN);
-        const aggregates = aggregateSweep(outcome.rows, kinds);
         await context.run.writeJsonFile("protocol.json", {
           suite: "sweep",
           ...runOptions,
@@ -159,26 +154,12 @@ export async function sweepRun(givenArgv: string[]): Promise<{ code: number; pat
         if (outcome.checkOnly) {
           // Nothing was answered: a check-only run publishes its comparison, never scores.
           await context.run.writeJsonFile("check.json", outcome.checkOnly);
-          return { aggregates, outcome };
+          return { aggregates: [] as SweepKindAggregate[], outcome };
         }
-        await context.run.writeJsonFile("results.json", outcome.rows);
-        await context.run.writeJsonFile("aggregate.json", aggregates);
-        const reportMeta = {
-          fixture: {
-            name: fixture.name,
-            hash: fixture.hash,
-            units: fixture.units.length,
-            facts: fixture.facts.length,
-          },
-          models: models.description,
-          tokenizer: `${counter.name} (${counter.hash.slice(0, 12)})`,
-          options: runOptions,
-          compressionUsage: outcome.compressionUsage,
-          reusedCompression: outcome.reusedCompression,
-          frozenRun: frozen?.path,
-        };
-        await context.run.writeFile("REPORT.md", sweepReportMarkdown(aggregates, reportMeta));
-        await context.run.writeFile("report.html", sweepReportHtml(aggregates, reportMeta));
+        for (const [name, hash] of Object.entries(outcome.files)) await context.run.publish(name, hash);
+        const aggregates = JSON.parse(
+          await context.run.store.getText(outcome.files["aggregate.json"]),
+        ) as SweepKindAggregate[];
         return { aggregates, outcome };
       },
     );

@@ -12,8 +12,10 @@ import type { ModelSetup } from "../model_setup.ts";
 import type { RunContext } from "../run_lifecycle.ts";
 import { type GenerateParamsInput, generateTranscript } from "./generate.ts";
 import type { Needle } from "./needles.ts";
-import { enginesReportMarkdown, formatEnginesTable } from "./report.ts";
-import { enginesReportHtml } from "../../report/engines_html.ts";
+import { basename } from "node:path";
+import { formatEnginesTable } from "./report.ts";
+import { enginesAggregateStage } from "./stages/aggregate.ts";
+import { enginesReportStage } from "./stages/report.ts";
 import { DEFAULT_BUDGET_SHARE, type EngineResult, runEngines } from "./run.ts";
 import { transcriptHash } from "./transcript_hash.ts";
 
@@ -99,7 +101,7 @@ export async function runEnginesSuite(
   const description = source.kind === "generated"
     ? `generated (turns ${source.params.turns ?? 200}, needles ${source.params.needles ?? 12}, ` +
       `words per message ${source.params.wordsPerMsg ?? 60})`
-    : `imported ${source.transcript.format} transcript ${source.path}`;
+    : `imported ${source.transcript.format} transcript ${basename(source.path)}`;
   const inputTokens = counter.countMessages(transcript.messages);
   const budget = options.budgetTokens ?? Math.floor(inputTokens * DEFAULT_BUDGET_SHARE);
   progress.note(
@@ -108,6 +110,8 @@ export async function runEnginesSuite(
 
   progress.plan("engines-engine", options.engines.length);
   const results: EngineResult[] = [];
+  const engineInputs: Record<string, string> = {};
+  const engineValues: Record<string, unknown> = {};
   for (const spec of options.engines) {
     const node = await executor.execute(
       {
@@ -152,33 +156,43 @@ export async function runEnginesSuite(
     );
     const measured = node.outputs.result as Omit<EngineResult, "window" | "records">;
     results.push({ ...measured, window: null, records: [] });
+    engineInputs[`engine:${spec}`] = node.node.outputs.result;
+    engineValues[`engine:${spec}`] = measured;
   }
 
   const table = formatEnginesTable(results);
-  await run.writeJsonFile("results.json", {
-    suite: "engines",
-    transcript: {
-      hash: transcript.hash,
-      description: description,
-      messages: transcript.messages.length,
+  // Every published number is a node output: the aggregate takes the transcript and every engine's result.
+  progress.plan("engines-aggregate", 1);
+  progress.plan("engines-report", 1);
+  const aggregateNode = await executor.runStage(enginesAggregateStage, {
+    label: "aggregate",
+    params: {
+      description,
+      engines: options.engines,
+      tokenizer: { name: counter.name, hash: counter.hash },
+      models: models.description,
+      budget_tokens: budget,
+      repeats: options.repeats,
     },
-    tokenizer: { name: counter.name, hash: counter.hash },
-    models: models.description,
-    budget_tokens: budget,
-    repeats: options.repeats,
-    engines: results.map(({ window: _w, records: _r, ...rest }) => rest),
-  });
-  const reportMeta = {
-    transcript: description,
-    transcriptHash: transcript.hash,
-    tokenizer: `${counter.name} (${counter.hash.slice(0, 12)})`,
-    chatModel: models.description.chat_model,
-    decisionModel: models.description.decision_model,
-    reference: models.description.mode === "reference",
-    repeats: options.repeats,
+    inputs: { transcript: transcriptNode.node.outputs.transcript, ...engineInputs },
+    values: { transcript, ...engineValues },
+  }, {});
+  const reportNode = await executor.runStage(enginesReportStage, {
+    label: "report",
+    params: {
+      tokenizer: `${counter.name} (${counter.hash.slice(0, 12)})`,
+      reference: models.description.mode === "reference",
+    },
+    inputs: { results: aggregateNode.node.outputs["results.json"] },
+    values: { results: aggregateNode.outputs["results.json"] },
+  }, {});
+  const files = {
+    "results.json": aggregateNode.node.outputs["results.json"],
+    "aggregate.json": aggregateNode.node.outputs["aggregate.json"],
+    "REPORT.md": reportNode.node.outputs["REPORT.md"],
+    "report.html": reportNode.node.outputs["report.html"],
   };
-  await run.writeFile("REPORT.md", enginesReportMarkdown(results, reportMeta));
-  await run.writeFile("report.html", enginesReportHtml(results, reportMeta));
+  for (const [name, hash] of Object.entries(files)) await run.publish(name, hash);
   return {
     transcript: {
       hash: transcript.hash,
