@@ -10,14 +10,14 @@ import type { ChatMessage } from "../../models/messages.ts";
 import type { TokenCounter } from "../../tokens/types.ts";
 import type { ModelSetup } from "../model_setup.ts";
 import type { RunContext } from "../run_lifecycle.ts";
-import { type GenerateParamsInput, generateTranscript } from "./generate.ts";
+import type { GenerateParamsInput } from "./generate.ts";
+import { enginesTranscriptStage } from "./stages/transcript.ts";
 import type { Needle } from "./needles.ts";
 import { basename } from "node:path";
 import { formatEnginesTable } from "./report.ts";
 import { enginesAggregateStage } from "./stages/aggregate.ts";
 import { enginesReportStage } from "./stages/report.ts";
 import { DEFAULT_BUDGET_SHARE, type EngineResult, runEngines } from "./run.ts";
-import { transcriptHash } from "./transcript_hash.ts";
 
 /** Where the transcript comes from. */
 export type TranscriptSource =
@@ -59,42 +59,22 @@ export async function runEnginesSuite(
   const { executor, run, progress } = context;
   const source = options.transcript;
   progress.plan("engines-transcript", 1);
-  const transcriptNode = await executor.execute(
+  const transcriptNode = await executor.runStage(
+    enginesTranscriptStage,
     source.kind === "generated"
       ? {
-        stage: "engines-transcript",
-        version: 1,
         label: "transcript generated",
-        params: { source: "generated", params: source.params },
+        params: { source: "generated" as const, params: source.params as Record<string, unknown> },
         inputs: {},
+        values: {},
       }
       : {
-        stage: "engines-transcript",
-        version: 1,
-        label: `transcript ${source.path}`,
-        params: { source: "imported", format: source.format },
+        label: `transcript ${basename(source.path)}`,
+        params: { source: "imported" as const, format: source.transcript.format },
         inputs: { file: run.header.sources["transcript"] },
+        values: { file: await run.store.getText(run.header.sources["transcript"]) },
       },
-    () => {
-      if (source.kind === "generated") {
-        const generated = generateTranscript(source.params);
-        const value: StoredTranscript = {
-          messages: generated.messages,
-          needles: generated.needles,
-          probes: [],
-          hash: generated.hash,
-        };
-        return Promise.resolve({ outputs: { transcript: value } });
-      }
-      const imported = source.transcript;
-      const value: StoredTranscript = {
-        messages: imported.messages,
-        needles: [],
-        probes: imported.probes,
-        hash: transcriptHash(imported.messages),
-      };
-      return Promise.resolve({ outputs: { transcript: value } });
-    },
+    {},
   );
   const transcript = transcriptNode.outputs.transcript as StoredTranscript;
   // Said in the report, never stored in the node: a path would make equal keys give different outputs.
