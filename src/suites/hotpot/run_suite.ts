@@ -102,8 +102,8 @@ export async function runHotpot(
   const common = { input_cap: options.inputCap, reserve: options.reserve, tokenizer: counter.hash };
   const env = { counter };
   /** The aggregate's inputs: per answer row its status, answer, score, context count and context. */
-  const aggregateInputs: Record<string, string> = { corpus: corpusHash };
-  const aggregateValues: Record<string, unknown> = { corpus };
+  const aggregateInputs: Record<string, string> = {};
+  const aggregateValues: Record<string, unknown> = {};
 
   await Promise.all(corpus.questions.map(async (cq) => {
     const questionNode = await executor.runStage(hotpotQuestionStage, {
@@ -116,6 +116,8 @@ export async function runHotpot(
     const gold = questionNode.outputs.gold;
     const questionHash = questionNode.node.outputs.question;
     const goldHash = questionNode.node.outputs.gold;
+    aggregateInputs[`question:${cq.id}`] = questionHash;
+    aggregateValues[`question:${cq.id}`] = question;
 
     // Generations, methods and answers run concurrently; only data dependencies order them (rank →
     // summary → context → answers), so the endpoint limiter always has queued work. Rows are sorted by the

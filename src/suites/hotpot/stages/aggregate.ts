@@ -13,7 +13,7 @@ import { publishedJson, rowIds, rowInput } from "../../published.ts";
 import { aggregateHotpot } from "../aggregate.ts";
 import { HOTPOT_METHODS, type HotpotMethod } from "../methods.ts";
 import type { HotpotResultRow } from "../rows.ts";
-import { corpusOf } from "./question.ts";
+import { StoredQuestionSchema } from "./question.ts";
 import { ContextInfoSchema } from "./context.ts";
 import { HotpotScoreSchema } from "./score.ts";
 
@@ -27,7 +27,7 @@ export const hotpotAggregateStage = defineStage({
     /** Usage of this run's compression calls per method (from the rank and summary nodes' usage). */
     compression_usage: z.record(z.string(), UsageSchema),
   }),
-  inputs: ["corpus", "status:*", "answer:*", "score:*", "info:*", "context:*"],
+  inputs: ["question:*", "status:*", "answer:*", "score:*", "info:*", "context:*"],
   textInputs: ["context:*"],
   outputs: {
     "results.json": { schema: z.string(), kind: "text", doc: "every answer row, published as results.json" },
@@ -39,8 +39,12 @@ export const hotpotAggregateStage = defineStage({
   },
   provider: false,
   run({ params, inputs, hashes }) {
-    const corpus = corpusOf(hashes.corpus, inputs.corpus);
-    const types = new Map(corpus.questions.map((q) => [q.id, q.type]));
+    const types = new Map<string, string>();
+    for (const [name, value] of Object.entries(inputs)) {
+      if (!name.startsWith("question:")) continue;
+      const question = StoredQuestionSchema.parse(value);
+      types.set(question.id, question.type);
+    }
     const rows: HotpotResultRow[] = rowIds(inputs).map((row) => {
       const status = AnswerStatusSchema.parse(inputs[rowInput("status", row)]);
       const answer = StoredAnswerSchema.nullable().parse(inputs[rowInput("answer", row)]);

@@ -13,6 +13,7 @@ import { type Corpus, CorpusGoldSchema, CorpusSchema } from "../corpus.ts";
 /** The public material of one question as stored in the `question` output. */
 export const StoredQuestionSchema = z.object({
   id: z.string(),
+  type: z.enum(["bridge", "comparison"]),
   question: z.string(),
   context: z.array(ArticleSchema),
   trajectory: z.array(ChatMessageSchema),
@@ -38,7 +39,7 @@ export function corpusOf(hash: string, value: unknown): Corpus {
 /** The `hotpot-question` stage. */
 export const hotpotQuestionStage = defineStage({
   name: "hotpot-question",
-  version: 1,
+  version: 2,
   doc: "One corpus question split into its public material and its gold labels.",
   params: z.object({ id: z.string() }),
   inputs: ["corpus"],
@@ -51,10 +52,10 @@ export const hotpotQuestionStage = defineStage({
     const corpus = corpusOf(hashes.corpus, inputs.corpus);
     const cq = corpus.questions.find((q) => q.id === params.id);
     if (!cq) throw new Error(`hotpot-question: question ${params.id} is not in the corpus`);
-    const { id, question, context, trajectory, valid, reason } = cq;
+    const { id, type, question, context, trajectory, valid, reason } = cq;
     return Promise.resolve({
       outputs: {
-        question: { id, question, context, trajectory, valid, reason: reason ?? null },
+        question: { id, type, question, context, trajectory, valid, reason: reason ?? null },
         gold: corpus.gold[cq.id],
       },
       status: valid ? "ok" as const : "invalid" as const,
