@@ -115,3 +115,10 @@ export const PROVIDER_STAGES: readonly AnyStageDef[] = [
     false,
   ),
 ];
+
+/** The provider stage named `name` (throws for an unknown name: a programming error). */
+export function providerStageNamed(name: string): AnyStageDef {
+  const stage = PROVIDER_STAGES.find((s) => s.name === name);
+  if (!stage) throw new Error(`no provider stage ${name}`);
+  return stage;
+}

@@ -47,6 +47,8 @@ export interface EnginesSuiteResult {
   budget_tokens: number;
   results: EngineResult[];
   table: string;
+  /** Published file name → the node output blob that is its exact bytes. */
+  files: Record<string, string>;
 }
 
 /** Runs the engines suite inside a run. */
@@ -172,7 +174,6 @@ export async function runEnginesSuite(
     "REPORT.md": reportNode.node.outputs["REPORT.md"],
     "report.html": reportNode.node.outputs["report.html"],
   };
-  for (const [name, hash] of Object.entries(files)) await run.publish(name, hash);
   return {
     transcript: {
       hash: transcript.hash,
@@ -183,5 +184,6 @@ export async function runEnginesSuite(
     budget_tokens: budget,
     results,
     table,
+    files,
   };
 }
