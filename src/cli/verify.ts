@@ -11,8 +11,9 @@ import { UsageError } from "../errors.ts";
 import { findRuns } from "../store/find_runs.ts";
 import { formatProblem, type Problem, RunChecker, type VerifyReport } from "../store/verify.ts";
 import { parseCommand } from "./args.ts";
+import { rederiveCommand } from "./verify_rederive.ts";
 
-const HELP = `compaction-bench verify DIR [--json]
+const HELP = `compaction-bench verify DIR [--json] [--rederive]
 
 DIR is a run directory, or a folder holding runs at any depth (such as the demo's output folder): each run
 is verified and gets one line, then a total. For each run: every path is examined without following
@@ -24,6 +25,8 @@ file_mismatch, unfinished, not_regular, mode, unreadable.
 
 Options:
   --json      print the report as JSON (one run: its report; a folder: {root, ok, runs, unreadable})
+  --rederive  also re-execute every stage that calls no provider from its stored inputs and check that
+              every output is byte-identical (prints how many nodes it re-derived; names any that differ)
   -h, --help  this help
 
 Exit codes: 0 all checks hold, 1 a problem was found, 2 bad usage.`;
@@ -48,8 +51,12 @@ export async function verifyCommand(argv: string[]): Promise<number> {
   const { options, positionals } = parseCommand(
     "verify",
     argv,
-    { json: { type: "boolean" } },
-    z.object({ help: z.boolean().optional(), json: z.boolean().optional() }),
+    { json: { type: "boolean" }, rederive: { type: "boolean" } },
+    z.object({
+      help: z.boolean().optional(),
+      json: z.boolean().optional(),
+      rederive: z.boolean().optional(),
+    }),
   );
   if (options.help) {
     console.log(HELP);
@@ -77,6 +84,7 @@ export async function verifyCommand(argv: string[]): Promise<number> {
       console.log(counts(report));
       console.log(report.ok ? "ok: every check holds" : `FAILED: ${report.problems.length} problem(s)`);
     }
+    if (options.rederive && report.ok) return await rederiveCommand(dir, options.json === true);
     return report.ok ? 0 : 1;
   }
   if (runs.length === 0 && unreadable.length === 0) {
@@ -95,7 +103,12 @@ export async function verifyCommand(argv: string[]): Promise<number> {
     );
     for (const p of report.problems) console.log(`  ${formatProblem(p)}`);
   }
-  const failed = reports.filter((r) => !r.ok).length;
+  let failed = reports.filter((r) => !r.ok).length;
+  if (options.rederive) {
+    for (const report of reports.filter((r) => r.ok)) {
+      if (await rederiveCommand(report.run, options.json === true) !== 0) failed++;
+    }
+  }
   const ok = failed === 0 && unreadable.length === 0;
   if (options.json) console.log(JSON.stringify({ root: dir, ok, runs: reports, unreadable }, null, 2));
   else {
