@@ -7,8 +7,11 @@ manifest against the journal, every node key (RFC 8785 canonical JSON, implement
 closed, that every published file matches its blob and is a node output (or a declared source, published as
 given), and that nothing else is in the run.
 
-Usage: python3 scripts/audit_run.py RUN
-Prints one line per problem ("kind: subject: detail") on stdout and a summary on stderr.
+Usage: python3 scripts/audit_run.py [--strict] RUN
+Prints one line per problem ("kind: subject: detail") on stdout and notes and a summary on stderr.
+The published results (results.json, aggregate.json, REPORT.md, report.html) must be node outputs; any other
+published file (e.g. protocol.json) that is neither a node output nor a declared source is a note, or with
+--strict a problem.
 Exit codes: 0 every check holds, 1 a problem was found, 2 bad usage.
 """
 
@@ -24,6 +27,7 @@ FORMAT = "compaction-bench/run@1"
 HEX64 = re.compile(r"^[0-9a-f]{64}$")
 BLOB_PATH = re.compile(r"^objects/sha256/([0-9a-f]{2})/([0-9a-f]{62})$")
 EXPORT_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
+RESULT_FILES = ("results.json", "aggregate.json", "REPORT.md", "report.html")
 HEADER_FIELDS = ("format", "program", "suite", "invocation", "tokenizer", "protocol", "sources", "created")
 MAX_RECORD_BYTES = 256 * 1024 * 1024
 MAX_SAFE_INTEGER = 2**53 - 1
@@ -206,9 +210,11 @@ def read_file(path, seen, cap):
 
 
 class Audit:
-    def __init__(self, run):
+    def __init__(self, run, strict=False):
         self.run = run
+        self.strict = strict
         self.problems = []
+        self.notes = []
         self.entries = {}  # relative path -> lstat result (directories are walked, not listed)
         self.blobs = {}  # hash -> lstat of a regular blob file
         self.present = set()  # hashes whose file exists as a regular file
@@ -486,8 +492,11 @@ class Audit:
             if digest not in self.present:
                 self.add("missing", subject, "its blob %s is not in the store" % digest)
             if digest not in produced_at and digest not in source_hashes:
-                self.add("not_node_output", subject, "its blob %s is the output of no node and no declared source"
-                         % digest)
+                detail = "its blob %s is the output of no node and no declared source" % digest
+                if name in RESULT_FILES or self.strict:
+                    self.add("not_node_output", subject, detail)
+                else:
+                    self.notes.append("note: %s: %s (not tied to the DAG)" % (subject, detail))
             info = self.entries.get(name)
             if info is None:
                 self.add("missing", subject, "listed but not present")
@@ -530,17 +539,26 @@ class Audit:
 
 
 def main(argv):
-    if len(argv) != 2 or argv[1] in ("-h", "--help"):
-        sys.stderr.write(__doc__.split("\n\n")[1] + "\n" if len(argv) == 2 else "usage: audit_run.py RUN\n")
-        return 0 if len(argv) == 2 else 2
-    run = argv[1]
+    args = argv[1:]
+    if args and args[0] in ("-h", "--help"):
+        sys.stdout.write(__doc__)
+        return 0
+    strict = bool(args) and args[0] == "--strict"
+    if strict:
+        args = args[1:]
+    if len(args) != 1 or args[0].startswith("-"):
+        sys.stderr.write("usage: audit_run.py [--strict] RUN\n")
+        return 2
+    run = args[0]
     if not os.path.isdir(run):
         sys.stderr.write("audit_run.py: %s is not a directory\n" % run)
         return 2
-    audit = Audit(run)
+    audit = Audit(run, strict)
     problems = audit.audit()
     for line in problems:
         print(line)
+    for line in audit.notes:
+        sys.stderr.write(line + "\n")
     if problems:
         sys.stderr.write("FAILED: %s: %d problem(s)\n" % (run, len(problems)))
         return 1

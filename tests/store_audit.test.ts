@@ -18,8 +18,12 @@ interface Audit {
   stderr: string;
 }
 
-async function audit(run: string): Promise<Audit> {
-  const out = await new Deno.Command("python3", { args: [AUDITOR, run], stdout: "piped", stderr: "piped" })
+async function audit(run: string, ...flags: string[]): Promise<Audit> {
+  const out = await new Deno.Command("python3", {
+    args: [AUDITOR, ...flags, run],
+    stdout: "piped",
+    stderr: "piped",
+  })
     .output();
   const stdout = new TextDecoder().decode(out.stdout);
   return {
@@ -78,6 +82,7 @@ async function freshRun(path: string): Promise<Manifest> {
   await node("report", {}, { a, b }, { "results.json": report });
   await run.writeFile("results.json", published);
   await run.writeFile("seed.txt", "seed\n"); // a declared source, published as given
+  await run.writeJsonFile("protocol.json", { ceiling: 3600 }); // metadata: a note, a problem with --strict
   return (await run.finish()).manifest;
 }
 
@@ -117,7 +122,13 @@ Deno.test("the independent auditor passes a fresh run and fails tampered copies,
     const good = await audit(run);
     assert.deepEqual(good.lines, [], good.stderr);
     assert.equal(good.code, 0, good.stderr);
-    assert.match(good.stderr, /^ok: .*: 5 blobs, 3 nodes, 2 published files/);
+    assert.match(good.stderr, /^ok: .*: 6 blobs, 3 nodes, 3 published files/m);
+    assert.match(good.stderr, /^note: file protocol\.json: .* \(not tied to the DAG\)$/m);
+    const strict = await audit(run, "--strict");
+    assert.equal(strict.code, 1);
+    assert.deepEqual(strict.lines.map((l) => l.split(":")[0] + ":" + l.split(":")[1]), [
+      "not_node_output: file protocol.json",
+    ]);
 
     const tamper = async (name: string, edit: (copy: string) => Promise<void>, expected: RegExp) => {
       const copy = join(dir, name);
