@@ -15,6 +15,14 @@ import {
   selectionReport,
 } from "../suites/hotpot/collect_suite.ts";
 import { readCorpus } from "../suites/hotpot/corpus.ts";
+import { parseAgentSpec } from "../suites/hotpot/collect_agent.ts";
+import {
+  chooseCollectionMode,
+  COLLECTION_MODE_HELP,
+  DEFAULT_AGENT_TIMEOUT_S,
+  printCollectionSummary,
+  readHermesSessions,
+} from "./hotpot_collect_mode.ts";
 import { HOTPOT_METHODS, type HotpotMethod } from "../suites/hotpot/methods.ts";
 import { hotpotReportMarkdown } from "../suites/hotpot/report.ts";
 import { hotpotReportHtml } from "../report/hotpot_html.ts";
@@ -44,6 +52,10 @@ import {
 /** The demo dataset shipped in fixtures/. */
 export const DEMO_DATASET = assetPath("fixtures/hotpot/demo.parquet");
 
+/** The model options that apply to a collection (--live is a collection mode, listed once with the modes). */
+const COLLECT_MODEL_HELP = MODEL_OPTION_HELP.split("\n")
+  .filter((line) => !/^ {2}--(live|reference|reference-delay-ms)\b/.test(line)).join("\n");
+
 const COLLECT_HELP = `compaction-bench hotpot collect [options]
 
 Freezes the question selection (before any model call) and collects each question's trajectory: the agent
@@ -57,12 +69,17 @@ Options:
   --bridge N, --comparison N   per-type quotas (override --questions)
   --seed N             selection seed (default ${DEFAULT_SELECTION.seed})
   --min-chars N, --max-chars N evidence characters (default ${DEFAULT_SELECTION.minChars}–${DEFAULT_SELECTION.maxChars})
-  --scripted           deterministic real read_file calls (default)
-  --live               an agent loop with the chat model (needs the --live credentials)
-  --hermes-sessions DIR  import Hermes session JSON files named <question id>.json
   --tokenizer DIR      tokenizer (recorded in the manifest)
-${MODEL_OPTION_HELP}
-${RUN_OPTION_HELP}`;
+
+Collection mode (one is required for any dataset but the embedded demo, where --scripted is the default;
+the mode is recorded in corpus.json and named in every report):
+${COLLECTION_MODE_HELP}
+
+Model options (for --live):
+${COLLECT_MODEL_HELP}
+${RUN_OPTION_HELP}
+
+Exit codes: 0 at least one valid trajectory, 1 none valid (the run is still written), 2 bad input.`;
 
 const RUN_HELP = `compaction-bench hotpot run --corpus FILE (--reference | --live) [options]
 
@@ -96,6 +113,8 @@ function parseCollect(argv: string[]) {
       "max-chars": { type: "string" },
       scripted: { type: "boolean" },
       "hermes-sessions": { type: "string" },
+      agent: { type: "string" },
+      "agent-timeout": { type: "string" },
       tokenizer: { type: "string" },
     },
     z.object({
@@ -110,6 +129,8 @@ function parseCollect(argv: string[]) {
       "max-chars": intOption(1).optional(),
       scripted: z.boolean().optional(),
       "hermes-sessions": z.string().optional(),
+      agent: z.string().optional(),
+      "agent-timeout": intOption(1, 86_400).optional(),
       tokenizer: z.string().optional(),
     }),
   );
@@ -121,19 +142,7 @@ async function collect(givenArgv: string[]): Promise<number> {
     console.log(COLLECT_HELP);
     return 0;
   }
-  const modes =
-    [options.scripted, options.live, options["hermes-sessions"] !== undefined].filter(Boolean).length;
-  if (modes > 1) {
-    throw new UsageError("hotpot collect: choose one of --scripted, --live and --hermes-sessions");
-  }
-  if (options["hermes-sessions"] !== undefined) {
-    const dir = options["hermes-sessions"];
-    const info = await Deno.stat(dir).catch((error) => {
-      if (error instanceof Deno.errors.NotFound) throw new UsageError(`--hermes-sessions ${dir}: not found`);
-      throw error;
-    });
-    if (!info.isDirectory) throw new UsageError(`--hermes-sessions ${dir}: not a directory`);
-  }
+  const modeKind = chooseCollectionMode(options);
   const datasetPath = options.dataset ?? DEMO_DATASET;
   // Recorded in corpus.json: the path as given, or a name for the embedded data that does not depend on where
   // the program is installed (so the corpus, and every key after it, is the same on every machine).
@@ -157,14 +166,24 @@ async function collect(givenArgv: string[]): Promise<number> {
   if (selection.minChars > selection.maxChars) throw new UsageError("--min-chars is larger than --max-chars");
   // A selection that cannot fill its quotas is bad input: refuse it before anything is written.
   assertQuotaMet(selectionReport(records, selection).report, datasetLabel);
+  const sessions = modeKind === "hermes"
+    ? await readHermesSessions(
+      options["hermes-sessions"]!,
+      selectionReport(records, selection).ids.map((id) => records.find((r) => r.id === id)!),
+    )
+    : {};
   const counter = await loadTokenCounter(options.tokenizer);
-  const live = options.live === true;
-  const models = live ? await setupModels(options, counter) : null;
-  const mode: CollectMode = live
+  const models = modeKind === "live" ? await setupModels(options, counter) : null;
+  const mode: CollectMode = modeKind === "live"
     ? { kind: "live", chat: models!.chat, model: models!.description.chat_model }
-    : options["hermes-sessions"] !== undefined
-    ? { kind: "hermes", dir: options["hermes-sessions"] }
-    : { kind: "scripted" };
+    : modeKind === "agent"
+    ? {
+      kind: "agent",
+      command: options.agent!,
+      argv: parseAgentSpec(options.agent!),
+      timeoutMs: 1000 * (options["agent-timeout"] ?? DEFAULT_AGENT_TIMEOUT_S),
+    }
+    : { kind: modeKind };
   try {
     const finished = await withRun(
       {
@@ -173,9 +192,15 @@ async function collect(givenArgv: string[]): Promise<number> {
         resume: options.resume,
         command: ["hotpot", "collect", ...argv],
         options: recordedOptions(options),
-        protocol: { suite: "hotpot", stage: "collect", selection, collection: mode.kind },
+        protocol: {
+          suite: "hotpot",
+          stage: "collect",
+          selection,
+          collection: mode.kind,
+          ...(mode.kind === "agent" ? { agent: mode.command } : {}),
+        },
         tokenizer: { name: counter.name, hash: counter.hash },
-        sources: { dataset: bytes },
+        sources: { dataset: bytes, ...sessions },
         quiet: options.quiet,
       },
       (context) =>
@@ -187,9 +212,7 @@ async function collect(givenArgv: string[]): Promise<number> {
           mode,
         }),
     );
-    const valid = finished.result.questions.filter((q) => q.valid).length;
-    console.log(`collected ${valid}/${finished.result.questions.length} valid trajectories`);
-    console.log(`corpus: ${finished.path}/corpus.json`);
+    printCollectionSummary(finished.result, finished.path);
   } finally {
     await models?.close();
   }

@@ -11,19 +11,48 @@ import { UsageError } from "../../errors.ts";
 import type { HotpotRecord } from "../../data/hotpot_record.ts";
 import type { ChatModel } from "../../models/types.ts";
 import type { RunContext } from "../run_lifecycle.ts";
+import { collectWithAgent } from "./collect_agent.ts";
 import { collectLive } from "./collect_live.ts";
 import { collectScripted } from "./collect_scripted.ts";
 import { importHermesSession } from "./collect_hermes.ts";
-import { checkCollection } from "./collection_checks.ts";
+import {
+  checkCollection,
+  type CollectionCheck,
+  initialSystemPrompt,
+  type SystemPromptRecord,
+} from "./collection_checks.ts";
 import { type Corpus, CORPUS_FORMAT, type CorpusQuestion } from "./corpus.ts";
 import { type SelectionOptions, selectQuestions } from "./select.ts";
-import { SYSTEM_PROMPT } from "./trajectory.ts";
+import type { Collection } from "./trajectory.ts";
 
-/** How trajectories are collected. */
+/** The outcome of a question whose collection produced no trajectory. */
+function invalidCollection(reason: string, sessionText: string | null) {
+  return {
+    outputs: {
+      collection: null,
+      check: { valid: false, reason, files_unchanged: "not verifiable" },
+      ...(sessionText !== null ? { session_text: sessionText } : {}),
+    },
+    status: "invalid" as const,
+    reason,
+  };
+}
+
+/**
+ * How trajectories are collected: our scripted reader, our live agent loop, imported Hermes session files
+ * (declared as the run's sources `session:<question id>`, so each raw file is a blob and an input of its
+ * collect node), or an outside agent command (`--agent exec:CMD`).
+ */
 export type CollectMode =
   | { kind: "scripted" }
   | { kind: "live"; chat: ChatModel; model: string }
-  | { kind: "hermes"; dir: string };
+  | { kind: "hermes" }
+  | { kind: "agent"; command: string; argv: string[]; timeoutMs: number };
+
+/** The run-source name of the Hermes session file of question `id`. */
+export function sessionSourceName(id: string): string {
+  return `session:${id}`;
+}
 
 /** Options of {@link collectCorpus}. */
 export interface CollectOptions {
@@ -105,53 +134,67 @@ export async function collectCorpus(context: RunContext, options: CollectOptions
   try {
     const questions = await Promise.all(ids.map(async (id, index): Promise<CorpusQuestion> => {
       const record = byId.get(id)!;
+      const sessionHash = mode.kind === "hermes" ? run.header.sources[sessionSourceName(id)] : undefined;
       const node = await executor.execute(
         {
           stage: "hotpot-collect",
-          version: 1,
+          version: 2,
           label: `collect q=${id}`,
-          params: { id, mode: mode.kind, ...(mode.kind === "live" ? { model: mode.model } : {}) },
-          inputs: { dataset: datasetHash },
+          params: {
+            id,
+            mode: mode.kind,
+            ...(mode.kind === "live" ? { model: mode.model } : {}),
+            ...(mode.kind === "agent" ? { agent: mode.command } : {}),
+          },
+          inputs: { dataset: datasetHash, ...(sessionHash !== undefined ? { session: sessionHash } : {}) },
           provider: mode.kind === "live",
         },
         async () => {
           const workspace = join(workRoot, String(index));
-          let collection;
+          let collection: Collection;
+          let sessionText: string | null = null;
           if (mode.kind === "scripted") collection = await collectScripted(record, workspace);
           else if (mode.kind === "live") collection = await collectLive(record, workspace, mode.chat);
-          else {
-            const file = join(mode.dir, `${id}.json`);
+          else if (mode.kind === "agent") {
+            const outcome = await collectWithAgent(record, workspace, mode.argv, mode.timeoutMs);
+            if (!outcome.ok) return invalidCollection(outcome.reason, outcome.session_text);
+            collection = outcome.collection;
+            sessionText = outcome.session_text;
+          } else {
+            if (sessionHash === undefined) {
+              return invalidCollection(`no session file ${id}.json in the sessions directory`, null);
+            }
+            const text = new TextDecoder().decode(await run.store.get(sessionHash));
             let json: unknown;
             try {
-              json = JSON.parse(await Deno.readTextFile(file));
+              json = JSON.parse(text);
             } catch (error) {
-              if (error instanceof Deno.errors.NotFound) {
-                return {
-                  outputs: {
-                    collection: null,
-                    check: { valid: false, reason: `no session file ${id}.json in the sessions directory` },
-                  },
-                  status: "invalid" as const,
-                  reason: `no session file ${id}.json in the sessions directory`,
-                };
+              if (error instanceof SyntaxError) {
+                throw new UsageError(`${id}.json: not JSON (${error.message})`);
               }
-              if (error instanceof SyntaxError) throw new UsageError(`${file}: not JSON (${error.message})`);
               throw error;
             }
-            collection = importHermesSession(json, record, file);
+            collection = importHermesSession(json, record, `${id}.json`);
           }
-          const check = checkCollection(collection, record, { systemPrompt: SYSTEM_PROMPT });
+          const check = checkCollection(collection, record);
           const { calls, ...stored } = collection;
           return {
-            outputs: { collection: stored, check },
+            outputs: {
+              collection: { ...stored, system_prompt: initialSystemPrompt(collection.messages) },
+              check,
+              ...(mode.kind === "agent" ? { session_text: sessionText } : {}),
+            },
             requests: calls ?? [],
             status: check.valid ? "ok" as const : "invalid" as const,
             ...(check.valid ? {} : { reason: check.reason }),
           };
         },
       );
-      const check = node.outputs.check as { valid: boolean; reason?: string };
-      const collection = node.outputs.collection as { messages: CorpusQuestion["trajectory"] } | null;
+      const check = node.outputs.check as CollectionCheck | null;
+      const collection = node.outputs.collection as {
+        messages: CorpusQuestion["trajectory"];
+        system_prompt: SystemPromptRecord | null;
+      } | null;
       return {
         id,
         type: record.type,
@@ -159,8 +202,10 @@ export async function collectCorpus(context: RunContext, options: CollectOptions
         question: record.question,
         context: record.context,
         collection: mode.kind,
-        valid: check.valid,
-        ...(check.reason ? { reason: check.reason } : {}),
+        valid: check?.valid === true,
+        ...(check !== null && !check.valid ? { reason: check.reason } : {}),
+        system_prompt: collection?.system_prompt ?? null,
+        files_unchanged: check?.files_unchanged ?? "not verifiable",
         trajectory: collection?.messages ?? [],
       };
     }));
@@ -174,6 +219,7 @@ export async function collectCorpus(context: RunContext, options: CollectOptions
         min_chars: options.selection.minChars,
         max_chars: options.selection.maxChars,
         collection: mode.kind,
+        ...(mode.kind === "agent" ? { agent: mode.command } : {}),
       },
       selection: {
         considered: report.considered,

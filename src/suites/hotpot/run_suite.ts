@@ -29,6 +29,7 @@ import {
   unitsById,
 } from "./methods.ts";
 import { type HotpotMetrics, METRIC_NAMES, scoreQuestion } from "./scoring.ts";
+import { supportSurvival } from "./support_kept.ts";
 
 /** The protocol knobs of a run. */
 export interface HotpotRunOptions {
@@ -70,7 +71,7 @@ export interface HotpotResultRow {
   /** Our exact count of the answer input. */
   context_tokens: number | null;
   within_cap: boolean | null;
-  /** Share of gold supporting sentences present verbatim in the answer input. */
+  /** Share of gold supporting sentences present verbatim in the text the model reads (support_kept.ts). */
   sp_survival: number | null;
   /** Hash of the answer-input blob. */
   context_hash: string | null;
@@ -92,22 +93,6 @@ interface ContextInfo {
 
 function zeroMetrics(): HotpotMetrics {
   return Object.fromEntries(METRIC_NAMES.map((k) => [k, 0])) as HotpotMetrics;
-}
-
-/** Share of gold supporting sentences whose text appears verbatim in the messages. */
-export function supportSurvival(
-  messages: readonly ChatMessage[],
-  question: MethodInput,
-  gold: CorpusGold,
-): number {
-  const text = messages.map((m) => `${m.content ?? ""}`).join("\n");
-  if (gold.supporting_facts.length === 0) return 0;
-  let found = 0;
-  for (const fact of gold.supporting_facts) {
-    const sentence = question.context.find((a) => a.title === fact.title)?.sentences[fact.sent_id];
-    if (sentence !== undefined && sentence.trim() !== "" && text.includes(sentence.trim())) found++;
-  }
-  return found / gold.supporting_facts.length;
 }
 
 /** Runs the hotpot conditions of a corpus. */
@@ -376,7 +361,7 @@ export async function runHotpot(
           const scoreNode = await executor.execute(
             {
               stage: "hotpot-score",
-              version: 1,
+              version: 2,
               label: `score q=${cq.id} method=${method} gen=${gen} ans=${a}`,
               params: { valid: answerValid },
               inputs: { answer: answerNode.node.outputs.answer, gold: goldHash, context: contextHash },

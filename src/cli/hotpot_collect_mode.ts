@@ -1,0 +1,121 @@
+/**
+ * The collection mode of `hotpot collect`, chosen explicitly: `--scripted`, `--live`, `--hermes-sessions DIR`
+ * or `--agent exec:'CMD'` (the embedded demo alone defaults to `--scripted`); the Hermes session files read
+ * before the run (they become the run's declared sources); and the summary printed after it.
+ *
+ * @module
+ */
+import { join } from "node:path";
+import type { HotpotRecord } from "../data/hotpot_record.ts";
+import { CheckFailedError, UsageError } from "../errors.ts";
+import { importHermesSession } from "../suites/hotpot/collect_hermes.ts";
+import { sessionSourceName } from "../suites/hotpot/collect_suite.ts";
+import type { Corpus } from "../suites/hotpot/corpus.ts";
+
+/** Seconds an outside agent may take per question by default. */
+export const DEFAULT_AGENT_TIMEOUT_S = 1800;
+
+/** Help lines of the collection modes. */
+export const COLLECTION_MODE_HELP =
+  `  --scripted           deterministic real read_file calls by this program (not an agent)
+  --live               an agent loop with the chat model (needs the --live credentials)
+  --hermes-sessions DIR  import Hermes session JSON files named <question id>.json
+  --agent exec:'CMD'   an outside agent: CMD runs in the question's workspace, reads {question, files,
+                       workspace} as JSON on stdin and prints a Hermes-format session on stdout
+                       (adapters/hermes_collect.py runs the real Hermes Agent this way)
+  --agent-timeout S    seconds per question for --agent (default ${DEFAULT_AGENT_TIMEOUT_S})`;
+
+/** The collection options {@link chooseCollectionMode} reads. */
+export interface CollectionModeOptions {
+  dataset?: string;
+  scripted?: boolean;
+  live?: boolean;
+  "hermes-sessions"?: string;
+  agent?: string;
+}
+
+/** The one collection mode the options choose; refuses none (for a dataset) or several. */
+export function chooseCollectionMode(
+  options: CollectionModeOptions,
+): "scripted" | "live" | "hermes" | "agent" {
+  const chosen: ("scripted" | "live" | "hermes" | "agent")[] = [];
+  if (options.scripted) chosen.push("scripted");
+  if (options.live) chosen.push("live");
+  if (options["hermes-sessions"] !== undefined) chosen.push("hermes");
+  if (options.agent !== undefined) chosen.push("agent");
+  if (chosen.length > 1) {
+    throw new UsageError("hotpot collect: choose one of --scripted, --live, --hermes-sessions and --agent");
+  }
+  if (chosen.length === 0) {
+    if (options.dataset === undefined) return "scripted";
+    throw new UsageError(
+      `hotpot collect --dataset ${options.dataset}: say how trajectories are collected: --scripted ` +
+        `(this program reads the files; not an agent), --live, --hermes-sessions DIR or --agent exec:'CMD'`,
+    );
+  }
+  return chosen[0];
+}
+
+/**
+ * Reads the session file `<id>.json` of every selected record from `dir` and checks that each imports (JSON,
+ * message fields); returns them as run sources (`session:<id>` → bytes). A missing file is left out (its
+ * question is recorded invalid); a file that does not import is a {@link UsageError}, before anything is
+ * written.
+ */
+export async function readHermesSessions(
+  dir: string,
+  records: readonly HotpotRecord[],
+): Promise<Record<string, Uint8Array>> {
+  const info = await Deno.stat(dir).catch((error) => {
+    if (error instanceof Deno.errors.NotFound) throw new UsageError(`--hermes-sessions ${dir}: not found`);
+    throw error;
+  });
+  if (!info.isDirectory) throw new UsageError(`--hermes-sessions ${dir}: not a directory`);
+  const sources: Record<string, Uint8Array> = {};
+  for (const record of records) {
+    const file = join(dir, `${record.id}.json`);
+    let bytes: Uint8Array;
+    try {
+      bytes = await Deno.readFile(file);
+    } catch (error) {
+      if (error instanceof Deno.errors.NotFound) continue;
+      throw error;
+    }
+    let json: unknown;
+    try {
+      json = JSON.parse(new TextDecoder().decode(bytes));
+    } catch (error) {
+      if (error instanceof SyntaxError) throw new UsageError(`${file}: not JSON (${error.message})`);
+      throw error;
+    }
+    importHermesSession(json, record, file);
+    sources[sessionSourceName(record.id)] = bytes;
+  }
+  return sources;
+}
+
+/**
+ * Prints how many trajectories are valid, why the others are not and how many could not show "files
+ * unchanged"; throws {@link CheckFailedError} (exit 1) when none is valid.
+ */
+export function printCollectionSummary(corpus: Corpus, runPath: string): void {
+  const questions = corpus.questions;
+  const valid = questions.filter((q) => q.valid).length;
+  console.log(
+    `collected ${valid}/${questions.length} valid trajectories (collection: ${corpus.protocol.collection})`,
+  );
+  for (const q of questions) if (!q.valid) console.log(`  invalid ${q.id}: ${q.reason}`);
+  const unverifiable = questions.filter((q) => q.files_unchanged === "not verifiable").length;
+  if (unverifiable > 0) {
+    console.log(
+      `files unchanged: not verifiable for ${unverifiable} of ${questions.length} question(s) ` +
+        `(no workspace hashes in the session)`,
+    );
+  }
+  console.log(`corpus: ${runPath}/corpus.json`);
+  if (valid === 0) {
+    throw new CheckFailedError(
+      `no valid trajectory among ${questions.length} question(s): nothing to evaluate`,
+    );
+  }
+}
