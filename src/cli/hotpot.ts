@@ -27,6 +27,7 @@ import { HOTPOT_METHODS, type HotpotMethod } from "../suites/hotpot/methods.ts";
 import { hotpotReportMarkdown } from "../suites/hotpot/report.ts";
 import { hotpotReportHtml } from "../report/hotpot_html.ts";
 import { DEFAULT_HOTPOT_RUN, runHotpot } from "../suites/hotpot/run_suite.ts";
+import { assertHotpotFrozen } from "../suites/hotpot/frozen_protocol.ts";
 import { DEFAULT_SELECTION } from "../suites/hotpot/select.ts";
 import {
   MODEL_OPTION_HELP,
@@ -292,6 +293,10 @@ export async function hotpotRun(givenArgv: string[]): Promise<{ code: number; pa
   }
   const models = await setupModels(options, counter, checkOnly, frozen?.manifest.protocol);
   try {
+    if (frozen && !checkOnly) {
+      const ours = { tokenizerHash: counter.hash, corpusHash: sha256Hex(bytes), models: models.description };
+      assertHotpotFrozen(frozen, { ...ours, options: runOptions });
+    }
     const finished = await withRun(
       {
         suite: "hotpot",

@@ -21,6 +21,7 @@ import { DEFAULT_SWEEP_TRAJECTORY } from "../suites/sweep/oracle.ts";
 import { sweepReportMarkdown } from "../suites/sweep/report.ts";
 import { sweepReportHtml } from "../report/sweep_html.ts";
 import { DEFAULT_SWEEP_RUN, runSweep } from "../suites/sweep/run_suite.ts";
+import { assertSweepFrozen } from "../suites/sweep/frozen_protocol.ts";
 import { loadTokenCounter } from "../tokens/load.ts";
 import { parseCommand } from "./args.ts";
 import { intOption, rangeOption } from "./numbers.ts";
@@ -105,26 +106,17 @@ export async function sweepRun(givenArgv: string[]): Promise<{ code: number; pat
   }
   const checkOnly = options["check-only"] === true;
   const frozen = await openFrozen(options["frozen-run"], checkOnly);
-  if (frozen) {
-    const generations = new Set(
-      frozen.nodesOf("sweep-summary").map((n) => (n.params as { generation?: number }).generation),
-    );
-    if (frozen.manifest.suite !== "sweep") {
-      throw new UsageError(
-        `--frozen-run ${frozen.path} is a '${frozen.manifest.suite}' run, not a sweep run`,
-      );
-    }
-    if (generations.size !== runOptions.compressions) {
-      throw new UsageError(
-        `--compressions ${runOptions.compressions} differs from the ${generations.size} frozen summary ` +
-          `generation(s) of ${frozen.path}`,
-      );
-    }
+  if (frozen && frozen.manifest.suite !== "sweep") {
+    throw new UsageError(`--frozen-run ${frozen.path} is a '${frozen.manifest.suite}' run, not a sweep run`);
   }
   const counter = await loadTokenCounter(options.tokenizer);
   const trajectoryBytes = await Deno.readFile(fixture.path);
   const models = await setupModels(options, counter, checkOnly, frozen?.manifest.protocol);
   try {
+    if (frozen && !checkOnly) {
+      const ours = { tokenizerHash: counter.hash, fixtureHash: fixture.hash, models: models.description };
+      assertSweepFrozen(frozen, { ...ours, options: runOptions });
+    }
     const finished = await withRun(
       {
         suite: "sweep",

@@ -9,6 +9,7 @@ import { Progress } from "../pipeline/progress.ts";
 import { openRun, type OpenRunRequest } from "../cli/run_setup.ts";
 import type { RunDir } from "../store/run_dir.ts";
 import { UsageError } from "../errors.ts";
+import { FrozenMismatchError } from "../pipeline/frozen_check.ts";
 
 /** What a suite body receives. */
 export interface RunContext {
@@ -42,7 +43,12 @@ export async function withRun<T>(
 ): Promise<FinishedRun<T>> {
   const { run, resumed } = await openRun(request);
   const progress = new Progress(request.suite, { quiet: request.quiet });
-  const options: ExecutorOptions = { progress, frozen: request.frozen, checkOnly: request.checkOnly };
+  const options: ExecutorOptions = {
+    progress,
+    frozen: request.frozen,
+    checkOnly: request.checkOnly,
+    frozenStrict: request.frozen !== undefined && request.checkOnly !== true,
+  };
   const executor = new Executor(run, options);
   if (resumed) progress.note(`resuming ${run.path}: ${run.nodes.length} completed node(s) in the journal`);
   let result: T;
@@ -51,6 +57,13 @@ export async function withRun<T>(
   } catch (error) {
     progress.end();
     await run.abandon();
+    if (error instanceof FrozenMismatchError && !resumed) {
+      // A refusal writes nothing: once every started execution has finished, the directory this invocation
+      // created goes.
+      await executor.settled();
+      await Deno.remove(run.path, { recursive: true });
+      throw error;
+    }
     progress.note(`run interrupted; continue it with --resume ${run.path}`);
     throw error;
   }
