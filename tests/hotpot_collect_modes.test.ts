@@ -162,6 +162,14 @@ Deno.test("an outside agent collects in its workspace with its own system prompt
   assert.ok(report.includes(corpus.questions[0].system_prompt!.sha256.slice(0, 16)));
   assert.ok(report.includes(AGENT_PROMPT));
   assert.match(await Deno.readTextFile(join(run, "report.html")), /hotpot \(agent collection\)/);
+  for (
+    const caveat of [
+      /not a billing\s+claim/,
+      /filtered subset .*not a\s+representative full-dataset score/,
+      /may be in a model's training data/,
+      /not evidence of agent-task success/,
+    ]
+  ) assert.match(report, caveat);
 });
 
 Deno.test("an outside agent that edits a workspace file is caught by the workspace hashes", async () => {
@@ -243,4 +251,55 @@ Deno.test("adapters/hermes_collect.py without Hermes says so: every question inv
     new TextDecoder().decode(output.stderr),
     /cannot import Hermes Agent \(run_agent\.AIAgent\) from .*ModuleNotFoundError/,
   );
+});
+
+Deno.test("Hermes sessions with Hermes' own prompt import valid; each raw file is a source blob and an input of its collect node", async () => {
+  const scripted = join(dir, "scripted");
+  const made = await runCli(["hotpot", "collect", "--questions", "3", "--output", scripted, "-q"]);
+  assert.equal(made.code, 0, made.stderr);
+  const base = await corpusOf(scripted);
+  const sessions = join(dir, "sessions");
+  await Deno.mkdir(sessions);
+  const hermesPrompt = "You are Hermes Agent, an intelligent AI assistant created by Nous Research.";
+  for (const [i, q] of base.questions.entries()) {
+    const messages: Record<string, unknown>[] = q.trajectory.map((m, j) => ({
+      ...m,
+      timestamp: 1764500000 + j,
+    }));
+    messages[0] = { ...messages[0], content: hermesPrompt };
+    if (i === 2) messages.shift(); // no system prompt at all
+    await Deno.writeTextFile(
+      join(sessions, `${q.id}.json`),
+      JSON.stringify({ session_id: `s${i}`, platform: "cli", messages }),
+    );
+  }
+  const out = join(dir, "hermes-import");
+  const result = await runCli([
+    "hotpot",
+    "collect",
+    "--questions",
+    "3",
+    "--hermes-sessions",
+    sessions,
+    "--output",
+    out,
+  ]);
+  assert.equal(result.code, 0, result.stderr);
+  assert.match(result.stdout, /collected 2\/3 valid trajectories \(collection: hermes\)/);
+  assert.match(result.stdout, /invalid \S+: initial system prompt missing/);
+  assert.match(result.stdout, /files unchanged: not verifiable for 3 of 3 question\(s\)/);
+  const corpus = await corpusOf(out);
+  const manifest = JSON.parse(await Deno.readTextFile(join(out, "manifest.json")));
+  for (const q of corpus.questions) {
+    assert.equal(q.files_unchanged, "not verifiable");
+    const bytes = await Deno.readFile(join(sessions, `${q.id}.json`));
+    const hash = Array.from(new Uint8Array(await crypto.subtle.digest("SHA-256", bytes)))
+      .map((b) => b.toString(16).padStart(2, "0")).join("");
+    assert.equal(manifest.sources[`session:${q.id}`], hash, q.id);
+    const node = manifest.nodes.find((n: { label: string }) => n.label === `collect q=${q.id}`);
+    assert.equal(node.inputs.session, hash, q.id);
+  }
+  assert.equal(corpus.questions.filter((q) => q.system_prompt?.text === hermesPrompt).length, 2);
+  const verified = await runCli(["verify", out]);
+  assert.equal(verified.code, 0, verified.stdout + verified.stderr);
 });
