@@ -277,8 +277,9 @@ Deno.test("live collection runs a real agent loop over HTTP and passes the check
   }
 });
 
-// A real, scrubbed Hermes Agent session (MIT, Nous Research; see tests/fixtures/hermes/README.md).
-const HERMES = fileURLToPath(new URL("./fixtures/hermes/hermes_session_feature_impl.json", import.meta.url));
+const HERMES = fileURLToPath(
+  new URL("./fixtures/shared_data/hermes_session_feature_impl.json", import.meta.url),
+);
 
 Deno.test("Hermes import keeps only public chat fields and sets the final answer aside", async () => {
   await withTempDir(async (dir) => {

@@ -12,7 +12,7 @@ import { ROOT, runCli } from "./helpers/spawn.ts";
 const dir = await Deno.makeTempDir({ prefix: "hotpot_collect_modes_" });
 globalThis.addEventListener("unload", () => Deno.removeSync(dir, { recursive: true }));
 
-const REAL20 = join(ROOT, "tests/fixtures/hotpot/hotpot_dev_real20.official.json");
+const REAL20 = join(ROOT, "tests/fixtures/shared_data/hotpot_dev_real20.official.json");
 const AGENT_PROMPT = "You are Stand-in Agent. You read files with read_file and answer from them.";
 
 /** Python that reads a workspace file as Hermes' read_file shows it (JSON with numbered lines). */

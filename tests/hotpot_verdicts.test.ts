@@ -24,7 +24,7 @@ import { readableText, supportSurvival } from "../src/suites/hotpot/support_kept
 import { scoreHotpotFiles } from "../src/cli/hotpot_score.ts";
 import { ROOT } from "./helpers/spawn.ts";
 
-const REAL20 = join(ROOT, "tests/fixtures/hotpot/hotpot_dev_real20.official.json");
+const REAL20 = join(ROOT, "tests/fixtures/shared_data/hotpot_dev_real20.official.json");
 
 function row(
   method: HotpotMethod,
