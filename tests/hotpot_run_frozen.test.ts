@@ -243,3 +243,30 @@ Deno.test("a --frozen-run of a run without the summary method refuses --methods 
   assert.match(result.stderr, /--methods jev,summary differs from the frozen run's full,jev/);
   await assert.rejects(Deno.stat(out), Deno.errors.NotFound);
 });
+
+Deno.test("a compression node missing from the frozen run is refused while running and the new run directory is removed", async () => {
+  // A copy of the frozen run whose manifest lost one summary node (its options all match).
+  const edited = join(dir, "edited");
+  await new Deno.Command("cp", { args: ["-a", first, edited] }).output();
+  const manifest = JSON.parse(await Deno.readTextFile(join(edited, "manifest.json")));
+  const dropped = manifest.nodes.find((n: { stage: string }) => n.stage === "hotpot-summary");
+  manifest.nodes = manifest.nodes.filter((n: { key: string }) => n.key !== dropped.key);
+  await Deno.remove(join(edited, "manifest.json"));
+  await Deno.writeTextFile(join(edited, "manifest.json"), JSON.stringify(manifest, null, 2));
+  const out = join(dir, "from-edited");
+  const result = await runCli([
+    "hotpot",
+    "run",
+    "--corpus",
+    corpusPath,
+    "--reference",
+    "--frozen-run",
+    edited,
+    "--output",
+    out,
+    "-q",
+  ]);
+  assert.equal(result.code, 2, result.stderr);
+  assert.ok(result.stderr.includes(`${dropped.label} is not in the frozen run`), result.stderr);
+  await assert.rejects(Deno.stat(out), Deno.errors.NotFound);
+});
