@@ -303,3 +303,26 @@ Deno.test("Hermes sessions with Hermes' own prompt import valid; each raw file i
   const verified = await runCli(["verify", out]);
   assert.equal(verified.code, 0, verified.stdout + verified.stderr);
 });
+
+Deno.test("an outside agent past --agent-timeout is killed and its question recorded invalid with the reason", async () => {
+  const slow = join(dir, "slow.py");
+  await Deno.writeTextFile(slow, "import sys, time\nsys.stdin.read()\ntime.sleep(60)\n");
+  const out = join(dir, "agent-slow");
+  const result = await runCli([
+    "hotpot",
+    "collect",
+    "--questions",
+    "2",
+    "--agent",
+    `exec:python3 ${slow}`,
+    "--agent-timeout",
+    "1",
+    "--output",
+    out,
+    "-q",
+  ]);
+  assert.equal(result.code, 1, result.stderr);
+  assert.match(result.stdout, /agent: timed out after 1000 ms \(killed\)/);
+  const corpus = await corpusOf(out);
+  assert.ok(corpus.questions.every((q) => !q.valid && q.files_unchanged === "not verifiable"));
+});

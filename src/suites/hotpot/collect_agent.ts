@@ -39,9 +39,8 @@ export function parseAgentSpec(spec: string): string[] {
   return argv;
 }
 
-async function drain(stream: ReadableStream<Uint8Array>): Promise<string> {
+async function drain(reader: ReadableStreamDefaultReader<Uint8Array>): Promise<string> {
   const chunks: Uint8Array[] = [];
-  const reader = stream.getReader();
   try {
     while (true) {
       const { done, value } = await reader.read();
@@ -89,7 +88,10 @@ export async function collectWithAgent(
     }
     throw error;
   }
-  const output = Promise.all([child.status, drain(child.stdout), drain(child.stderr)]);
+  // Output is read as it comes; on time-out the child is killed and the readers cancelled, so a grandchild
+  // that keeps the pipes open cannot stretch the time limit.
+  const readers = [child.stdout.getReader(), child.stderr.getReader()];
+  const output = Promise.all([child.status, drain(readers[0]), drain(readers[1])]);
   let timer: ReturnType<typeof setTimeout> | undefined;
   const timedOut = new Promise<"timeout">((done) => {
     timer = setTimeout(() => done("timeout"), timeoutMs);
@@ -108,6 +110,7 @@ export async function collectWithAgent(
       } catch (error) {
         if (!(error instanceof TypeError)) throw error; // already exited
       }
+      await Promise.all(readers.map((reader) => reader.cancel().catch(() => {})));
       await child.status;
       return { ok: false, reason: `agent: timed out after ${timeoutMs} ms (killed)`, session_text: null };
     }
