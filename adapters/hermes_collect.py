@@ -2,7 +2,8 @@
 """Collect one hotpot trajectory with the real Hermes Agent, for `hotpot collect --agent exec:'...'`.
 
 Protocol (see src/suites/hotpot/collect_agent.ts): this script runs in the question's workspace directory and
-reads one JSON object on stdin, {"question": str, "files": [relative paths], "workspace": abs dir}. It runs
+reads one JSON object on stdin, {"question": str, "files": [relative paths], "workspace": abs dir,
+"system_prompt"?: str}; a given system_prompt is handed to Hermes as its system message. It runs
 Hermes Agent's own agent loop (its own system prompt, its own read_file tool) on the task "read every file
 completely, then answer the question", and prints one session in the Hermes session format on stdout:
 {"session_id", "model", "platform": "compaction-bench", "messages": [...]} with the agent's system prompt as the
@@ -82,6 +83,7 @@ def main():
         request = json.load(sys.stdin)
         question = request["question"]
         files = list(request["files"])
+        system_prompt = request.get("system_prompt")
     except (ValueError, KeyError, TypeError) as error:
         fail(EXIT_BAD_INPUT, f"stdin is not a collection request {{question, files}}: {error}")
 
@@ -104,7 +106,13 @@ def main():
         if hasattr(agent, switch):
             setattr(agent, switch, False)
     try:
-        result = agent.run_conversation(user_message=task_text(question, files))
+        conversation = {"user_message": task_text(question, files)}
+        if system_prompt:
+            conversation["system_message"] = system_prompt
+        accepted = accepted_kwargs(agent.run_conversation, conversation)
+        if system_prompt and "system_message" not in accepted:
+            fail(EXIT_NO_HERMES, "this Hermes version's run_conversation takes no system_message")
+        result = agent.run_conversation(**accepted)
     except Exception as error:  # the agent's own failure, reported with its type
         fail(1, f"Hermes' agent loop failed: {type(error).__name__}: {error}")
     messages = list(result.get("messages") or []) if isinstance(result, dict) else []

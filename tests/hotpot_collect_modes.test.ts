@@ -33,7 +33,7 @@ const AGENT_PY = `import json, sys, os
 ${READ_FILE_PY}
 request = json.load(sys.stdin)
 assert os.path.samefile(os.getcwd(), request["workspace"])
-messages = [{"role": "system", "content": ${JSON.stringify(AGENT_PROMPT)}},
+messages = [{"role": "system", "content": request.get("system_prompt") or ${JSON.stringify(AGENT_PROMPT)}},
             {"role": "user", "content": "Question: " + request["question"]}]
 for i, path in enumerate(request["files"]):
     call = {"id": f"toolu_{i}", "type": "function",
@@ -325,4 +325,37 @@ Deno.test("an outside agent past --agent-timeout is killed and its question reco
   assert.match(result.stdout, /agent: timed out after 1000 ms \(killed\)/);
   const corpus = await corpusOf(out);
   assert.ok(corpus.questions.every((q) => !q.valid && q.files_unchanged === "not verifiable"));
+});
+
+Deno.test("--agent-system-prompt hands a system prompt to the agent, which the trajectory records", async () => {
+  const promptFile = join(dir, "prompt.txt");
+  await Deno.writeTextFile(promptFile, "You are the given prompt.");
+  const out = join(dir, "agent-prompt");
+  const result = await runCli([
+    "hotpot",
+    "collect",
+    "--questions",
+    "2",
+    "--agent",
+    `exec:python3 ${join(dir, "agent.py")}`,
+    "--agent-system-prompt",
+    promptFile,
+    "--output",
+    out,
+    "-q",
+  ]);
+  assert.equal(result.code, 0, result.stderr + result.stdout);
+  for (const q of (await corpusOf(out)).questions) {
+    assert.equal(q.system_prompt?.text, "You are the given prompt.");
+  }
+  const misplaced = await runCli([
+    "hotpot",
+    "collect",
+    "--scripted",
+    "--agent-system-prompt",
+    promptFile,
+    "-q",
+  ]);
+  assert.equal(misplaced.code, 2);
+  assert.match(misplaced.stderr, /need --agent exec:'CMD'/);
 });

@@ -15,11 +15,10 @@ import {
   selectionReport,
 } from "../suites/hotpot/collect_suite.ts";
 import { readCorpus } from "../suites/hotpot/corpus.ts";
-import { parseAgentSpec } from "../suites/hotpot/collect_agent.ts";
 import {
+  agentMode,
   chooseCollectionMode,
   COLLECTION_MODE_HELP,
-  DEFAULT_AGENT_TIMEOUT_S,
   printCollectionSummary,
   readHermesSessions,
 } from "./hotpot_collect_mode.ts";
@@ -116,6 +115,7 @@ function parseCollect(argv: string[]) {
       "hermes-sessions": { type: "string" },
       agent: { type: "string" },
       "agent-timeout": { type: "string" },
+      "agent-system-prompt": { type: "string" },
       tokenizer: { type: "string" },
     },
     z.object({
@@ -132,6 +132,7 @@ function parseCollect(argv: string[]) {
       "hermes-sessions": z.string().optional(),
       agent: z.string().optional(),
       "agent-timeout": intOption(1, 86_400).optional(),
+      "agent-system-prompt": z.string().optional(),
       tokenizer: z.string().optional(),
     }),
   );
@@ -178,12 +179,7 @@ async function collect(givenArgv: string[]): Promise<number> {
   const mode: CollectMode = modeKind === "live"
     ? { kind: "live", chat: models!.chat, model: models!.description.chat_model }
     : modeKind === "agent"
-    ? {
-      kind: "agent",
-      command: options.agent!,
-      argv: parseAgentSpec(options.agent!),
-      timeoutMs: 1000 * (options["agent-timeout"] ?? DEFAULT_AGENT_TIMEOUT_S),
-    }
+    ? await agentMode(options)
     : { kind: modeKind };
   try {
     const finished = await withRun(

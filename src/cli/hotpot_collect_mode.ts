@@ -9,7 +9,8 @@ import { join } from "node:path";
 import type { HotpotRecord } from "../data/hotpot_record.ts";
 import { CheckFailedError, UsageError } from "../errors.ts";
 import { importHermesSession } from "../suites/hotpot/collect_hermes.ts";
-import { sessionSourceName } from "../suites/hotpot/collect_suite.ts";
+import { type CollectMode, sessionSourceName } from "../suites/hotpot/collect_suite.ts";
+import { parseAgentSpec } from "../suites/hotpot/collect_agent.ts";
 import type { Corpus } from "../suites/hotpot/corpus.ts";
 
 /** Seconds an outside agent may take per question by default. */
@@ -23,15 +24,51 @@ export const COLLECTION_MODE_HELP =
   --agent exec:'CMD'   an outside agent: CMD runs in the question's workspace, reads {question, files,
                        workspace} as JSON on stdin and prints a Hermes-format session on stdout
                        (adapters/hermes_collect.py runs the real Hermes Agent this way)
-  --agent-timeout S    seconds per question for --agent (default ${DEFAULT_AGENT_TIMEOUT_S})`;
+  --agent-timeout S    seconds per question for --agent (default ${DEFAULT_AGENT_TIMEOUT_S})
+  --agent-system-prompt FILE   for --agent: a system prompt handed to the agent as system_prompt (default:
+                       none; the agent uses its own, which is what the protocol records)`;
 
 /** The collection options {@link chooseCollectionMode} reads. */
 export interface CollectionModeOptions {
   dataset?: string;
+  "agent-timeout"?: number;
+  "agent-system-prompt"?: string;
   scripted?: boolean;
   live?: boolean;
   "hermes-sessions"?: string;
   agent?: string;
+}
+
+/** The `--agent` options {@link agentMode} reads. */
+export interface AgentModeOptions {
+  agent?: string;
+  "agent-timeout"?: number;
+  "agent-system-prompt"?: string;
+}
+
+/** The outside-agent collection mode of the options (the system prompt file read now, before any run). */
+export async function agentMode(options: AgentModeOptions): Promise<CollectMode & { kind: "agent" }> {
+  const command = options.agent!;
+  let systemPrompt: string | undefined;
+  const file = options["agent-system-prompt"];
+  if (file !== undefined) {
+    try {
+      systemPrompt = await Deno.readTextFile(file);
+    } catch (error) {
+      if (error instanceof Deno.errors.NotFound || error instanceof Deno.errors.IsADirectory) {
+        throw new UsageError(`--agent-system-prompt ${file}: not a readable file`);
+      }
+      throw error;
+    }
+    if (systemPrompt.trim() === "") throw new UsageError(`--agent-system-prompt ${file}: empty`);
+  }
+  return {
+    kind: "agent",
+    command,
+    argv: parseAgentSpec(command),
+    timeoutMs: 1000 * (options["agent-timeout"] ?? DEFAULT_AGENT_TIMEOUT_S),
+    ...(systemPrompt !== undefined ? { systemPrompt } : {}),
+  };
 }
 
 /** The one collection mode the options choose; refuses none (for a dataset) or several. */
@@ -45,6 +82,12 @@ export function chooseCollectionMode(
   if (options.agent !== undefined) chosen.push("agent");
   if (chosen.length > 1) {
     throw new UsageError("hotpot collect: choose one of --scripted, --live, --hermes-sessions and --agent");
+  }
+  if (
+    chosen[0] !== "agent" &&
+    (options["agent-timeout"] !== undefined || options["agent-system-prompt"] !== undefined)
+  ) {
+    throw new UsageError("hotpot collect: --agent-timeout and --agent-system-prompt need --agent exec:'CMD'");
   }
   if (chosen.length === 0) {
     if (options.dataset === undefined) return "scripted";

@@ -4,8 +4,9 @@
  *
  * The protocol: the command (split shell-like, no shell) is started with the question's freshly written
  * workspace as its working directory and receives one JSON object on stdin,
- * `{"question": "...", "files": ["a.txt", ...], "workspace": "/abs/dir"}` (file paths relative to the
- * workspace). It prints one session in the Hermes session format on stdout (`{"messages": [...]}` with
+ * `{"question": "...", "files": ["a.txt", ...], "workspace": "/abs/dir", "system_prompt"?: "..."}` (file paths
+ * relative to the workspace; `system_prompt` only when `--agent-system-prompt` gave one — by default the agent
+ * uses its own, which is what the protocol records). It prints one session in the Hermes session format on stdout (`{"messages": [...]}` with
  * OpenAI-format messages; other fields are ignored) and exits 0. The session is imported like a Hermes
  * session file; the workspace hashes are taken by this program before and after the agent ran, so "files
  * unchanged" is verified. A failed start, a non-zero exit, a time-out or a session that is not valid JSON is
@@ -65,6 +66,7 @@ export async function collectWithAgent(
   workspaceDir: string,
   argv: readonly string[],
   timeoutMs: number,
+  systemPrompt?: string,
 ): Promise<AgentCollection> {
   const workspace = await createWorkspace(record.context, workspaceDir);
   const hashesBefore = await hashWorkspace(workspace);
@@ -72,6 +74,7 @@ export async function collectWithAgent(
     question: record.question,
     files: workspace.files.map((f) => f.path),
     workspace: resolve(workspaceDir),
+    ...(systemPrompt !== undefined ? { system_prompt: systemPrompt } : {}),
   };
   let child: Deno.ChildProcess;
   try {

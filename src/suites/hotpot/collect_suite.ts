@@ -47,7 +47,7 @@ export type CollectMode =
   | { kind: "scripted" }
   | { kind: "live"; chat: ChatModel; model: string }
   | { kind: "hermes" }
-  | { kind: "agent"; command: string; argv: string[]; timeoutMs: number };
+  | { kind: "agent"; command: string; argv: string[]; timeoutMs: number; systemPrompt?: string };
 
 /** The run-source name of the Hermes session file of question `id`. */
 export function sessionSourceName(id: string): string {
@@ -145,6 +145,9 @@ export async function collectCorpus(context: RunContext, options: CollectOptions
             mode: mode.kind,
             ...(mode.kind === "live" ? { model: mode.model } : {}),
             ...(mode.kind === "agent" ? { agent: mode.command } : {}),
+            ...(mode.kind === "agent" && mode.systemPrompt !== undefined
+              ? { agent_system_prompt: mode.systemPrompt }
+              : {}),
           },
           inputs: { dataset: datasetHash, ...(sessionHash !== undefined ? { session: sessionHash } : {}) },
           provider: mode.kind === "live",
@@ -156,7 +159,13 @@ export async function collectCorpus(context: RunContext, options: CollectOptions
           if (mode.kind === "scripted") collection = await collectScripted(record, workspace);
           else if (mode.kind === "live") collection = await collectLive(record, workspace, mode.chat);
           else if (mode.kind === "agent") {
-            const outcome = await collectWithAgent(record, workspace, mode.argv, mode.timeoutMs);
+            const outcome = await collectWithAgent(
+              record,
+              workspace,
+              mode.argv,
+              mode.timeoutMs,
+              mode.systemPrompt,
+            );
             if (!outcome.ok) return invalidCollection(outcome.reason, outcome.session_text);
             collection = outcome.collection;
             sessionText = outcome.session_text;
