@@ -9,7 +9,7 @@ import { join } from "node:path";
 import type { HotpotRecord } from "../data/hotpot_record.ts";
 import { CheckFailedError, UsageError } from "../errors.ts";
 import { importHermesSession } from "../suites/hotpot/collect_hermes.ts";
-import { type CollectMode, sessionSourceName } from "../suites/hotpot/collect_suite.ts";
+import { type CollectMode, sessionSourceName } from "../suites/hotpot/collect_question.ts";
 import { parseAgentSpec } from "../suites/hotpot/collect_agent.ts";
 import type { Corpus } from "../suites/hotpot/corpus.ts";
 

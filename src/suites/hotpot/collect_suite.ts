@@ -9,50 +9,13 @@ import { join } from "node:path";
 import { z } from "zod";
 import { UsageError } from "../../errors.ts";
 import type { HotpotRecord } from "../../data/hotpot_record.ts";
-import type { ChatModel } from "../../models/types.ts";
 import type { RunContext } from "../run_lifecycle.ts";
-import { collectWithAgent } from "./collect_agent.ts";
-import { collectLive } from "./collect_live.ts";
-import { collectScripted } from "./collect_scripted.ts";
-import { importHermesSession } from "./collect_hermes.ts";
-import {
-  checkCollection,
-  type CollectionCheck,
-  initialSystemPrompt,
-  type SystemPromptRecord,
-} from "./collection_checks.ts";
+import { type CollectMode, collectQuestion, sessionSourceName } from "./collect_question.ts";
+import type { CollectionCheck, SystemPromptRecord } from "./collection_checks.ts";
 import { type Corpus, CORPUS_FORMAT, type CorpusQuestion } from "./corpus.ts";
 import { type SelectionOptions, selectQuestions } from "./select.ts";
-import type { Collection } from "./trajectory.ts";
 
-/** The outcome of a question whose collection produced no trajectory. */
-function invalidCollection(reason: string, sessionText: string | null) {
-  return {
-    outputs: {
-      collection: null,
-      check: { valid: false, reason, files_unchanged: "not verifiable" },
-      ...(sessionText !== null ? { session_text: sessionText } : {}),
-    },
-    status: "invalid" as const,
-    reason,
-  };
-}
-
-/**
- * How trajectories are collected: our scripted reader, our live agent loop, imported Hermes session files
- * (declared as the run's sources `session:<question id>`, so each raw file is a blob and an input of its
- * collect node), or an outside agent command (`--agent exec:CMD`).
- */
-export type CollectMode =
-  | { kind: "scripted" }
-  | { kind: "live"; chat: ChatModel; model: string }
-  | { kind: "hermes" }
-  | { kind: "agent"; command: string; argv: string[]; timeoutMs: number; systemPrompt?: string };
-
-/** The run-source name of the Hermes session file of question `id`. */
-export function sessionSourceName(id: string): string {
-  return `session:${id}`;
-}
+export { type CollectMode, sessionSourceName } from "./collect_question.ts";
 
 /** Options of {@link collectCorpus}. */
 export interface CollectOptions {
@@ -152,52 +115,13 @@ export async function collectCorpus(context: RunContext, options: CollectOptions
           inputs: { dataset: datasetHash, ...(sessionHash !== undefined ? { session: sessionHash } : {}) },
           provider: mode.kind === "live",
         },
-        async () => {
-          const workspace = join(workRoot, String(index));
-          let collection: Collection;
-          let sessionText: string | null = null;
-          if (mode.kind === "scripted") collection = await collectScripted(record, workspace);
-          else if (mode.kind === "live") collection = await collectLive(record, workspace, mode.chat);
-          else if (mode.kind === "agent") {
-            const outcome = await collectWithAgent(
-              record,
-              workspace,
-              mode.argv,
-              mode.timeoutMs,
-              mode.systemPrompt,
-            );
-            if (!outcome.ok) return invalidCollection(outcome.reason, outcome.session_text);
-            collection = outcome.collection;
-            sessionText = outcome.session_text;
-          } else {
-            if (sessionHash === undefined) {
-              return invalidCollection(`no session file ${id}.json in the sessions directory`, null);
-            }
-            const text = new TextDecoder().decode(await run.store.get(sessionHash));
-            let json: unknown;
-            try {
-              json = JSON.parse(text);
-            } catch (error) {
-              if (error instanceof SyntaxError) {
-                throw new UsageError(`${id}.json: not JSON (${error.message})`);
-              }
-              throw error;
-            }
-            collection = importHermesSession(json, record, `${id}.json`);
-          }
-          const check = checkCollection(collection, record);
-          const { calls, ...stored } = collection;
-          return {
-            outputs: {
-              collection: { ...stored, system_prompt: initialSystemPrompt(collection.messages) },
-              check,
-              ...(mode.kind === "agent" ? { session_text: sessionText } : {}),
-            },
-            requests: calls ?? [],
-            status: check.valid ? "ok" as const : "invalid" as const,
-            ...(check.valid ? {} : { reason: check.reason }),
-          };
-        },
+        async () =>
+          collectQuestion(
+            mode,
+            record,
+            join(workRoot, String(index)),
+            sessionHash === undefined ? null : await run.store.get(sessionHash),
+          ),
       );
       const check = node.outputs.check as CollectionCheck | null;
       const collection = node.outputs.collection as {
