@@ -134,7 +134,7 @@ export class Executor {
     resume: 0,
     frozen: 0,
     skipped_check_only: 0,
-    /** Frozen nodes that had failed without a provider call, recomputed (never reused). */
+    /** Failed frozen provider nodes, never reused (recomputed when they made no call; else refused or skipped). */
     recomputed_failed: 0,
   };
 
@@ -209,9 +209,10 @@ export class Executor {
     const frozen = this.#options.frozen;
     const frozenNode = frozen?.byKey(key);
     const mayReuse = frozen !== undefined && call.reuseFrozen !== false;
-    // A failed node is never reused: one that failed after provider calls cannot be redone without a new
-    // call (refused when strict); one that failed without any call is recomputed from its inputs.
-    const failed = frozenNode !== undefined && frozenNode.status !== "ok";
+    // A failed provider node is never reused: one that failed after provider calls cannot be redone without
+    // a new call (refused when strict); one that failed without any call is recomputed from its inputs. (A
+    // pure stage's failure is a function of its inputs: reusing it equals recomputing it.)
+    const failed = call.provider === true && frozenNode !== undefined && frozenNode.status !== "ok";
     if (mayReuse && this.#options.frozenStrict && call.provider) {
       if (frozenNode === undefined) {
         this.#refuse(
@@ -228,7 +229,11 @@ export class Executor {
     }
     if (mayReuse && failed) {
       this.counts.recomputed_failed++;
-      progress?.note(`${call.label}: failed in the frozen run without a provider call; recomputed`);
+      progress?.note(
+        failedWithCalls(frozenNode)
+          ? `${call.label}: failed in the frozen run; not reused`
+          : `${call.label}: failed in the frozen run without a provider call; recomputed`,
+      );
     }
     if (frozen && frozenNode && mayReuse && !failed) {
       for (const hash of [...Object.values(frozenNode.outputs), ...frozenNode.requests]) {
