@@ -89,7 +89,7 @@ export async function sweepRun(givenArgv: string[]): Promise<{ code: number; pat
     console.log(HELP);
     return { code: 0 };
   }
-  assertSandboxAvailable();
+  await assertSandboxAvailable();
   const fixture = await loadSweepFixture(options.trajectory ?? assetPath(DEFAULT_SWEEP_TRAJECTORY));
   const runOptions = {
     ...DEFAULT_SWEEP_RUN,

@@ -1,12 +1,16 @@
 /**
- * A small fake PayStream gateway and the client the repair is given. A scenario scripts, per order, the
- * outcome of each successive attempt; the gateway keeps a ledger of captured charges keyed by the
+ * The fake PayStream gateway, kept on the HOST side of the repair sandbox. A scenario scripts, per order,
+ * the outcome of each successive attempt; the gateway keeps a ledger of captured charges keyed by the
  * `Idempotency-Key` (a repeated key replays the charge, as the real gateway does), and records every
  * `charge` and `sleep` call in order.
  *
- * {@link createFakeGateway} is self-contained (it refers to nothing outside its own body), because the
- * sandbox worker evaluates its source text inside the repair's isolated realm: the client and the
- * recorder then live in that realm and no object from the worker's own realm is reachable from the repair.
+ * The repair runs in a child process (see sandbox.ts); its client only forwards calls over the sandbox
+ * channel. Everything a check judges about the gateway is this module's own record: it decides every
+ * outcome, attributes every call to the order the host started (in the order the host allows), and keeps
+ * the ledger. The only thing the child reports is how each call of the repair ended (the value it returned
+ * or threw): a claim about the repair's own behaviour, which the checks compare with this record; an error
+ * counts as "the gateway's own" only when it carries a token this gateway handed out. Nothing the answer's
+ * code can reach is read back.
  *
  * @module
  */
@@ -51,6 +55,9 @@ export const GatewayScenarioSchema = z.object({
 /** A scripted scenario: the repair is called once per charge, in order. */
 export type GatewayScenario = z.input<typeof GatewayScenarioSchema>;
 
+/** A recorded argument, reduced to JSON (non-JSON values become `"<type>"`). */
+export type JsonScalar = string | number | boolean | null;
+
 /** One recorded call of the client. */
 export type ClientEvent =
   | {
@@ -62,9 +69,6 @@ export type ClientEvent =
     outcome: string;
   }
   | { type: "sleep"; orderId: string; ms: JsonScalar };
-
-/** A recorded argument, reduced to JSON (non-JSON values become `"<type>"`). */
-export type JsonScalar = string | number | boolean | null;
 
 /** How one call of the repair ended. */
 export interface RepairRun {
@@ -86,69 +90,101 @@ export interface GatewayObservation {
   callLimitHit: boolean;
 }
 
-/** The fake gateway: the client handed to the repair, a driver and the observation. */
-export interface FakeGateway {
-  /** The client the repair is given: `charge(request, {idempotencyKey, timeoutMs})` and `sleep(ms)`. */
-  client: {
-    charge(request: unknown, options?: unknown): Promise<unknown>;
-    sleep(ms: unknown): Promise<void>;
+/** The gateway's answer to one charge, sent to the child (which turns it into a value or an Error). */
+export type ChargeReply =
+  | {
+    ok: true;
+    value: {
+      id: string;
+      object: "charge";
+      status: "succeeded";
+      amount: number;
+      currency: string;
+      metadata: { order_id: string };
+      replayed: boolean;
+    };
+  }
+  | {
+    ok: false;
+    error: {
+      message: string;
+      code: string;
+      status: number | null;
+      declineCode?: string;
+      /** Names this error, so the child can say a thrown value is the gateway's own. */
+      token: number;
+    };
   };
-  /** Calls `repair(client, request)` once per scripted charge, in order, recording how each ended. */
-  runAll(repair: unknown): Promise<void>;
-  /** A JSON copy of what was recorded so far. */
+
+/** How the child says a call of the repair ended. */
+export type RunEnd =
+  | { state: "returned"; chargeId: string | null }
+  | { state: "threw"; error: { code: JsonScalar; name: string; message: string; token: number | null } };
+
+/** The host-side gateway of one check; every method returns a protocol violation as a string. */
+export interface HostGateway {
+  /** The orders the repair is called with, in order. */
+  readonly orders: readonly ChargeRequest[];
+  /** The child starts calling the repair for order `index`; must be the next order, none running. */
+  begin(index: number): string | null;
+  /** One `client.charge` call with the recorded options; answers it. */
+  charge(call: { idempotencyKey: JsonScalar; timeoutMs: JsonScalar }): ChargeReply;
+  /** One `client.sleep(ms)` call. */
+  sleep(ms: JsonScalar): void;
+  /** The running call of the repair ended as `end`. */
+  end(end: RunEnd): string | null;
+  /** A copy of what was recorded so far (a run begun and never ended is `pending`). */
   observe(): GatewayObservation;
 }
 
-/**
- * Builds a fake gateway for a scenario (already validated). Self-contained: see the module note.
- */
-export function createFakeGateway(scenario: z.output<typeof GatewayScenarioSchema>): FakeGateway {
+/** Builds the host-side gateway of one scenario; see the module documentation. */
+export function createHostGateway(input: GatewayScenario): HostGateway {
+  const scenario = GatewayScenarioSchema.parse(input);
   const events: ClientEvent[] = [];
   const runs: RepairRun[] = [];
-  const ledger: { chargeId: string; orderId: string; idempotencyKey: string | null; amount: number }[] = [];
-  const gatewayErrors: unknown[] = [];
-  const attemptsByOrder: Record<string, number> = {};
+  const ledger: { chargeId: string; orderId: string; idempotencyKey: string | null }[] = [];
+  const issuedErrors = new Set<number>();
+  const attemptsByOrder = new Map<string, number>();
   let current = scenario.charges[0];
+  let running = false;
   let calls = 0;
   let callLimitHit = false;
-
-  function plain(value: unknown): JsonScalar {
-    if (value === null || value === undefined) return null;
-    if (typeof value === "string" || typeof value === "boolean") return value;
-    if (typeof value === "number") return Number.isFinite(value) ? value : String(value);
-    return "<" + typeof value + ">";
-  }
-
-  function gatewayError(message: string, code: string, status: number | undefined): Error {
-    const error = Object.assign(new Error(message), { name: "GatewayError", code, status });
-    gatewayErrors.push(error);
-    return error;
-  }
 
   function capture(key: string | null): { id: string; replayed: boolean } {
     const existing = key === null ? undefined : ledger.find((entry) => entry.idempotencyKey === key);
     if (existing) return { id: existing.chargeId, replayed: true };
     const chargeId = "ch_fake" + String(ledger.length + 1).padStart(4, "0");
-    ledger.push({
-      chargeId,
-      orderId: current.request.orderId,
-      idempotencyKey: key,
-      amount: current.request.amount,
-    });
+    ledger.push({ chargeId, orderId: current.request.orderId, idempotencyKey: key });
     return { id: chargeId, replayed: false };
   }
 
-  const client = Object.freeze({
-    charge(_request: unknown, options?: unknown): Promise<unknown> {
+  function gatewayError(message: string, code: string, status: number | null): ChargeReply {
+    const token = issuedErrors.size + 1;
+    issuedErrors.add(token);
+    const error = { message, code, status, token };
+    return code === "card_declined"
+      ? { ok: false, error: { ...error, declineCode: "insufficient_funds" } }
+      : { ok: false, error };
+  }
+
+  return {
+    orders: scenario.charges.map((charge) => charge.request),
+    begin(index) {
+      if (running) return `the child began order ${index} while order ${runs.length - 1} was still running`;
+      if (index !== runs.length || index >= scenario.charges.length) {
+        return `the child began order ${index}; expected order ${runs.length}`;
+      }
+      current = scenario.charges[index];
+      running = true;
+      runs.push({ orderId: current.request.orderId, state: "pending" });
+      return null;
+    },
+    charge(call) {
       calls += 1;
       const orderId = current.request.orderId;
-      const attempt = (attemptsByOrder[orderId] ?? 0) + 1;
-      attemptsByOrder[orderId] = attempt;
-      const opts = (typeof options === "object" && options !== null ? options : {}) as Record<
-        string,
-        unknown
-      >;
-      const rawKey = opts.idempotencyKey;
+      const attempt = (attemptsByOrder.get(orderId) ?? 0) + 1;
+      attemptsByOrder.set(orderId, attempt);
+      const rawKey = call.idempotencyKey;
       const key = typeof rawKey === "string" && rawKey.length > 0 ? rawKey : null;
       const outcome = calls > scenario.callLimit
         ? "call_limit"
@@ -157,95 +193,59 @@ export function createFakeGateway(scenario: z.output<typeof GatewayScenarioSchem
         type: "charge",
         orderId,
         attempt,
-        idempotencyKey: plain(rawKey),
-        timeoutMs: plain(opts.timeoutMs),
+        idempotencyKey: rawKey,
+        timeoutMs: call.timeoutMs,
         outcome,
       });
-      if (outcome === "call_limit") {
-        callLimitHit = true;
-        return Promise.reject(
-          gatewayError("sandbox: too many charge calls", "sandbox_call_limit", undefined),
-        );
+      switch (outcome) {
+        case "call_limit":
+          callLimitHit = true;
+          return gatewayError("sandbox: too many charge calls", "sandbox_call_limit", null);
+        case "ok": {
+          const charge = capture(key);
+          return {
+            ok: true,
+            value: {
+              id: charge.id,
+              object: "charge",
+              status: "succeeded",
+              amount: current.request.amount,
+              currency: current.request.currency,
+              metadata: { order_id: orderId },
+              replayed: charge.replayed,
+            },
+          };
+        }
+        case "timeout_after_charge":
+          capture(key);
+          return gatewayError("charge timed out", "ETIMEDOUT", null);
+        case "timeout":
+          return gatewayError("charge timed out", "ETIMEDOUT", null);
+        case "unavailable":
+          return gatewayError("PayStream is temporarily unavailable", "gateway_unavailable", 503);
+        case "declined":
+          return gatewayError("Your card has insufficient funds.", "card_declined", 402);
       }
-      if (outcome === "ok") {
-        const charge = capture(key);
-        return Promise.resolve({
-          id: charge.id,
-          object: "charge",
-          status: "succeeded",
-          amount: current.request.amount,
-          currency: current.request.currency,
-          metadata: { order_id: orderId },
-          replayed: charge.replayed,
-        });
-      }
-      if (outcome === "timeout_after_charge") {
-        capture(key);
-        return Promise.reject(gatewayError("charge timed out", "ETIMEDOUT", undefined));
-      }
-      if (outcome === "timeout") {
-        return Promise.reject(gatewayError("charge timed out", "ETIMEDOUT", undefined));
-      }
-      if (outcome === "unavailable") {
-        return Promise.reject(
-          gatewayError("PayStream is temporarily unavailable", "gateway_unavailable", 503),
-        );
-      }
-      const declined = gatewayError("Your card has insufficient funds.", "card_declined", 402);
-      Object.assign(declined, { declineCode: "insufficient_funds" });
-      return Promise.reject(declined);
     },
-    sleep(ms: unknown): Promise<void> {
-      events.push({ type: "sleep", orderId: current.request.orderId, ms: plain(ms) });
-      return Promise.resolve();
+    sleep(ms) {
+      events.push({ type: "sleep", orderId: current.request.orderId, ms });
     },
-  });
-
-  async function runAll(repair: unknown): Promise<void> {
-    for (const charge of scenario.charges) {
-      current = charge;
-      const run: RepairRun = { orderId: charge.request.orderId, state: "pending" };
-      runs.push(run);
-      if (typeof repair !== "function") {
-        run.state = "threw";
-        run.error = {
-          code: null,
-          name: "TypeError",
-          message: "the repair defines no function",
-          fromGateway: false,
-        };
-        continue;
-      }
-      try {
-        const value = await repair(client, { ...charge.request });
+    end(end) {
+      if (!running) return "the child ended a call of the repair that was not running";
+      running = false;
+      const run = runs[runs.length - 1];
+      if (end.state === "returned") {
         run.state = "returned";
-        const id = typeof value === "object" && value !== null ? (value as { id?: unknown }).id : undefined;
-        if (typeof id === "string") run.chargeId = id;
-      } catch (error) {
-        run.state = "threw";
-        const isObject = typeof error === "object" && error !== null;
-        run.error = {
-          code: isObject ? plain((error as { code?: unknown }).code) : null,
-          name: isObject ? String((error as { name?: unknown }).name) : typeof error,
-          message: isObject ? String((error as { message?: unknown }).message) : String(error),
-          fromGateway: gatewayErrors.includes(error),
-        };
+        if (end.chargeId !== null) run.chargeId = end.chargeId;
+        return null;
       }
-    }
-  }
-
-  function observe(): GatewayObservation {
-    return JSON.parse(JSON.stringify({
-      runs,
-      events,
-      ledger: ledger.map((entry) => ({
-        chargeId: entry.chargeId,
-        orderId: entry.orderId,
-        idempotencyKey: entry.idempotencyKey,
-      })),
-      callLimitHit,
-    }));
-  }
-
-  return { client, runAll, observe };
+      run.state = "threw";
+      const { code, name, message, token } = end.error;
+      run.error = { code, name, message, fromGateway: token !== null && issuedErrors.has(token) };
+      return null;
+    },
+    observe() {
+      return structuredClone({ runs, events, ledger, callLimitHit });
+    },
+  };
 }
