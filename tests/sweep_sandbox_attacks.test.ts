@@ -9,7 +9,12 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import { runRepairChecks } from "../src/suites/sweep/repair_checks.ts";
 import { SWEEP_ORACLES } from "../src/suites/sweep/oracle.ts";
-import { runChecksInSandbox, type SandboxLaunch } from "../src/suites/sweep/sandbox.ts";
+import {
+  CHILD_DATA_LIMIT_BYTES,
+  REPAIR_SANDBOX_COMMAND,
+  runChecksInSandbox,
+  type SandboxLaunch,
+} from "../src/suites/sweep/sandbox.ts";
 import type { GatewayScenario } from "../src/suites/sweep/fake_payment_client.ts";
 import { attackAnswer, SANDBOX_ATTACKS, startHostileChat } from "./helpers/hostile_chat.ts";
 import { ROOT } from "./helpers/spawn.ts";
@@ -202,4 +207,20 @@ Deno.test("a live sweep whose every answer is an attack finishes, fails each rep
     await hostile.close();
     await Deno.remove(dir, { recursive: true });
   }
+});
+
+Deno.test("the program itself serves as the sandbox child with the hidden command, as the single binary does", async () => {
+  // The binary runs `<binary> __repair-sandbox-child` with its built-in permissions; `deno run -A main.ts`
+  // is the same program with every permission, which the child must revoke before it runs the repair.
+  const launch: SandboxLaunch = {
+    command: "prlimit",
+    args: [`--data=${CHILD_DATA_LIMIT_BYTES}`, "--", Deno.execPath(), "run", "-A", join(ROOT, "main.ts")]
+      .concat([REPAIR_SANDBOX_COMMAND]),
+    env: { NO_COLOR: "1", PATH: Deno.env.get("PATH") ?? "", HOME: Deno.env.get("HOME") ?? "" },
+  };
+  const report = await runRepairChecks(GOOD, SPEC, {}, launch);
+  assert.equal(report.all_passed, true, JSON.stringify(report.checks));
+  const [attack] = SANDBOX_ATTACKS;
+  const forged = await runRepairChecks(attackAnswer(attack), SPEC, {}, launch);
+  assert.equal(forged.all_passed, false);
 });
