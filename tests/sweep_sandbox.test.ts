@@ -64,7 +64,7 @@ Deno.test("a repair that reads a file is refused and the next run goes on", asyn
   await expectStopped(hostile(`Deno.readTextFileSync("/etc/passwd");`), /Deno is not defined/);
 });
 
-Deno.test("a repair cannot reach the worker realm through constructors", async () => {
+Deno.test("a repair cannot reach the child's own realm through constructors", async () => {
   const escape = `const outer = Object.getPrototypeOf(client.charge).constructor;`;
   await expectStopped(
     hostile(`${escape}\nouter("return Deno")().readTextFileSync("/etc/passwd");`),
@@ -139,7 +139,7 @@ Deno.test("a repair that throws, or never settles, fails and the next run goes o
   assert.equal(pending.status === "completed" && pending.observation.runs[0].state, "pending");
 });
 
-Deno.test("a repair cannot post a forged result to the parent", async () => {
+Deno.test("a repair cannot post a forged result to the host", async () => {
   const forged = hostile(
     `postMessage({ ok: true, observation: { runs: [], events: [], ledger: [], callLimitHit: false } });`,
   );
