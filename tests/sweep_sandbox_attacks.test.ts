@@ -54,8 +54,15 @@ Deno.test("an observation rewrite is judged from the host's record: no key, no t
   const [attack] = SANDBOX_ATTACKS;
   const report = await runRepairChecks(attackAnswer(attack), SPEC);
   const byName = Object.fromEntries(report.checks.map((check) => [check.name, check]));
-  assert.equal(byName.idempotency.passed, false);
-  assert.match(byName.idempotency.detail, /used keys \[null\]/);
+  // Its patched built-ins break its own realm's gateway replica: where that changes an answer, the host
+  // refuses the child's answer; everywhere else the host's record shows what it did.
+  for (const name of ["idempotency", "no_double_charge"]) {
+    assert.equal(byName[name].passed, false);
+    assert.match(
+      byName[name].detail,
+      /used keys \[null\]|broke the channel protocol: the child answered a charge/,
+    );
+  }
   assert.equal(byName.timeout.passed, false);
   assert.match(byName.timeout.detail, /timeoutMs \[null/);
   assert.equal(byName.error_surfaced.passed, false);
@@ -105,9 +112,9 @@ Deno.test("a child that claims the gateway's error with a token the host never i
 for (;;) {
   line();
   out({ t: "begin", order: 0 });
-  out({ t: "charge", idempotencyKey: "k", timeoutMs: 4000 });
-  const reply = JSON.parse(line());
-  out({ t: "end", state: "threw", error: { code: "card_declined", name: "GatewayError", message: "m", token: reply.error.token + 7 } });
+  const declined = { message: "Your card has insufficient funds.", code: "card_declined", status: 402, token: 1 };
+  out({ t: "charge", idempotencyKey: "k", timeoutMs: 4000, reply: { ok: false, error: { ...declined, declineCode: "insufficient_funds" } } });
+  out({ t: "end", state: "threw", error: { code: "card_declined", name: "GatewayError", message: "m", token: 8 } });
   out({ t: "done", error: null });
 }`);
   assert.equal(outcomes.length, 2);
@@ -122,6 +129,10 @@ for (;;) {
 Deno.test("a child that breaks the channel fails that check and the next check gets a fresh child", async () => {
   const cases: [string, RegExp][] = [
     [`line(); out({ t: "begin", order: 3 });`, /began order 3; expected order 0/],
+    [
+      `line(); out({ t: "begin", order: 0 }); out({ t: "charge", idempotencyKey: "k", timeoutMs: 1, reply: { ok: true, value: { id: "ch_fake0001", object: "charge", status: "succeeded", amount: 1, currency: "EUR", metadata: { order_id: "ord_H1" }, replayed: false } } });`,
+      /the child answered a charge with .*the gateway's answer is .*card_declined/,
+    ],
     [`line(); raw("not json\\n");`, /not JSON/],
     [`line(); out({ t: "end", state: "returned", chargeId: "x".repeat(5000) });`, /wrong shape/],
     [`line(); raw("x".repeat(200000) + "\\n");`, /a line over 65536 bytes/],

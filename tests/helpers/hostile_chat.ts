@@ -50,7 +50,7 @@ export const SANDBOX_ATTACKS: readonly SandboxAttack[] = [
   {
     name: "observation rewrite",
     source: FORGING_REPAIR,
-    failure: /used keys \[null\]|timeoutMs \[null|attempted \d+ times/,
+    failure: /used keys \[null\]|timeoutMs \[null|attempted \d+ times|broke the channel protocol/,
   },
   {
     name: "a thrown object with a 128 MiB message",

@@ -1,20 +1,20 @@
 /**
- * The fake PayStream gateway, kept on the HOST side of the repair sandbox. A scenario scripts, per order,
- * the outcome of each successive attempt; the gateway keeps a ledger of captured charges keyed by the
- * `Idempotency-Key` (a repeated key replays the charge, as the real gateway does), and records every
- * `charge` and `sleep` call in order.
+ * The fake PayStream gateway as the host uses it: the scenario schemas, and the host's gateway of one check
+ * (the gateway's logic itself is import-free in sandbox_gateway.ts, so that the sandbox child can run a
+ * replica of it).
  *
- * The repair runs in a child process (see sandbox.ts); its client only forwards calls over the sandbox
- * channel. Everything a check judges about the gateway is this module's own record: it decides every
- * outcome, attributes every call to the order the host started (in the order the host allows), and keeps
- * the ledger. The only thing the child reports is how each call of the repair ended (the value it returned
- * or threw): a claim about the repair's own behaviour, which the checks compare with this record; an error
- * counts as "the gateway's own" only when it carries a token this gateway handed out. Nothing the answer's
- * code can reach is read back.
+ * The repair runs in a child process (see sandbox.ts) and reports every call of its client over the
+ * sandbox channel. Everything a check judges about the gateway is the host gateway's own record: the host
+ * decides every outcome (a child that answered differently breaks the protocol), attributes every call to
+ * the order running (orders must begin in turn), and keeps the ledger. The only thing the child reports
+ * beyond the calls is how each call of the repair ended (the value it returned or threw): a claim about the
+ * repair's own behaviour, which the checks compare with this record; an error counts as "the gateway's own"
+ * only when it carries a token this gateway handed out. Nothing the answer's code can reach is read back.
  *
  * @module
  */
 import { z } from "zod";
+import { createGateway, type Gateway } from "./sandbox_gateway.ts";
 
 /** What the gateway does on one attempt. */
 export const GatewayOutcomeSchema = z.enum([
@@ -55,197 +55,18 @@ export const GatewayScenarioSchema = z.object({
 /** A scripted scenario: the repair is called once per charge, in order. */
 export type GatewayScenario = z.input<typeof GatewayScenarioSchema>;
 
-/** A recorded argument, reduced to JSON (non-JSON values become `"<type>"`). */
-export type JsonScalar = string | number | boolean | null;
+export type {
+  ChargeReply,
+  ClientEvent,
+  Gateway,
+  GatewayObservation,
+  JsonScalar,
+  RepairRun,
+  RunEnd,
+  ScenarioData,
+} from "./sandbox_gateway.ts";
 
-/** One recorded call of the client. */
-export type ClientEvent =
-  | {
-    type: "charge";
-    orderId: string;
-    attempt: number;
-    idempotencyKey: JsonScalar;
-    timeoutMs: JsonScalar;
-    outcome: string;
-  }
-  | { type: "sleep"; orderId: string; ms: JsonScalar };
-
-/** How one call of the repair ended. */
-export interface RepairRun {
-  orderId: string;
-  state: "returned" | "threw" | "pending";
-  /** The returned value's charge id, when it returned an object with a string `id`. */
-  chargeId?: string;
-  /** The thrown value, when it threw. */
-  error?: { code: JsonScalar; name: string; message: string; fromGateway: boolean };
-}
-
-/** Everything the fake gateway saw, as plain JSON. */
-export interface GatewayObservation {
-  runs: RepairRun[];
-  events: ClientEvent[];
-  /** Captured charges. */
-  ledger: { chargeId: string; orderId: string; idempotencyKey: string | null }[];
-  /** Whether the repair ran past the scenario's call limit. */
-  callLimitHit: boolean;
-}
-
-/** The gateway's answer to one charge, sent to the child (which turns it into a value or an Error). */
-export type ChargeReply =
-  | {
-    ok: true;
-    value: {
-      id: string;
-      object: "charge";
-      status: "succeeded";
-      amount: number;
-      currency: string;
-      metadata: { order_id: string };
-      replayed: boolean;
-    };
-  }
-  | {
-    ok: false;
-    error: {
-      message: string;
-      code: string;
-      status: number | null;
-      declineCode?: string;
-      /** Names this error, so the child can say a thrown value is the gateway's own. */
-      token: number;
-    };
-  };
-
-/** How the child says a call of the repair ended. */
-export type RunEnd =
-  | { state: "returned"; chargeId: string | null }
-  | { state: "threw"; error: { code: JsonScalar; name: string; message: string; token: number | null } };
-
-/** The host-side gateway of one check; every method returns a protocol violation as a string. */
-export interface HostGateway {
-  /** The orders the repair is called with, in order. */
-  readonly orders: readonly ChargeRequest[];
-  /** The child starts calling the repair for order `index`; must be the next order, none running. */
-  begin(index: number): string | null;
-  /** One `client.charge` call with the recorded options; answers it. */
-  charge(call: { idempotencyKey: JsonScalar; timeoutMs: JsonScalar }): ChargeReply;
-  /** One `client.sleep(ms)` call. */
-  sleep(ms: JsonScalar): void;
-  /** The running call of the repair ended as `end`. */
-  end(end: RunEnd): string | null;
-  /** A copy of what was recorded so far (a run begun and never ended is `pending`). */
-  observe(): GatewayObservation;
-}
-
-/** Builds the host-side gateway of one scenario; see the module documentation. */
-export function createHostGateway(input: GatewayScenario): HostGateway {
-  const scenario = GatewayScenarioSchema.parse(input);
-  const events: ClientEvent[] = [];
-  const runs: RepairRun[] = [];
-  const ledger: { chargeId: string; orderId: string; idempotencyKey: string | null }[] = [];
-  const issuedErrors = new Set<number>();
-  const attemptsByOrder = new Map<string, number>();
-  let current = scenario.charges[0];
-  let running = false;
-  let calls = 0;
-  let callLimitHit = false;
-
-  function capture(key: string | null): { id: string; replayed: boolean } {
-    const existing = key === null ? undefined : ledger.find((entry) => entry.idempotencyKey === key);
-    if (existing) return { id: existing.chargeId, replayed: true };
-    const chargeId = "ch_fake" + String(ledger.length + 1).padStart(4, "0");
-    ledger.push({ chargeId, orderId: current.request.orderId, idempotencyKey: key });
-    return { id: chargeId, replayed: false };
-  }
-
-  function gatewayError(message: string, code: string, status: number | null): ChargeReply {
-    const token = issuedErrors.size + 1;
-    issuedErrors.add(token);
-    const error = { message, code, status, token };
-    return code === "card_declined"
-      ? { ok: false, error: { ...error, declineCode: "insufficient_funds" } }
-      : { ok: false, error };
-  }
-
-  return {
-    orders: scenario.charges.map((charge) => charge.request),
-    begin(index) {
-      if (running) return `the child began order ${index} while order ${runs.length - 1} was still running`;
-      if (index !== runs.length || index >= scenario.charges.length) {
-        return `the child began order ${index}; expected order ${runs.length}`;
-      }
-      current = scenario.charges[index];
-      running = true;
-      runs.push({ orderId: current.request.orderId, state: "pending" });
-      return null;
-    },
-    charge(call) {
-      calls += 1;
-      const orderId = current.request.orderId;
-      const attempt = (attemptsByOrder.get(orderId) ?? 0) + 1;
-      attemptsByOrder.set(orderId, attempt);
-      const rawKey = call.idempotencyKey;
-      const key = typeof rawKey === "string" && rawKey.length > 0 ? rawKey : null;
-      const outcome = calls > scenario.callLimit
-        ? "call_limit"
-        : current.outcomes[Math.min(attempt, current.outcomes.length) - 1];
-      events.push({
-        type: "charge",
-        orderId,
-        attempt,
-        idempotencyKey: rawKey,
-        timeoutMs: call.timeoutMs,
-        outcome,
-      });
-      switch (outcome) {
-        case "call_limit":
-          callLimitHit = true;
-          return gatewayError("sandbox: too many charge calls", "sandbox_call_limit", null);
-        case "ok": {
-          const charge = capture(key);
-          return {
-            ok: true,
-            value: {
-              id: charge.id,
-              object: "charge",
-              status: "succeeded",
-              amount: current.request.amount,
-              currency: current.request.currency,
-              metadata: { order_id: orderId },
-              replayed: charge.replayed,
-            },
-          };
-        }
-        case "timeout_after_charge":
-          capture(key);
-          return gatewayError("charge timed out", "ETIMEDOUT", null);
-        case "timeout":
-          return gatewayError("charge timed out", "ETIMEDOUT", null);
-        case "unavailable":
-          return gatewayError("PayStream is temporarily unavailable", "gateway_unavailable", 503);
-        case "declined":
-          return gatewayError("Your card has insufficient funds.", "card_declined", 402);
-      }
-    },
-    sleep(ms) {
-      events.push({ type: "sleep", orderId: current.request.orderId, ms });
-    },
-    end(end) {
-      if (!running) return "the child ended a call of the repair that was not running";
-      running = false;
-      const run = runs[runs.length - 1];
-      if (end.state === "returned") {
-        run.state = "returned";
-        if (end.chargeId !== null) run.chargeId = end.chargeId;
-        return null;
-      }
-      run.state = "threw";
-      const { code, name, message, token } = end.error;
-      run.error = { code, name, message, fromGateway: token !== null && issuedErrors.has(token) };
-      return null;
-    },
-    observe() {
-      return structuredClone({ runs, events, ledger, callLimitHit });
-    },
-  };
+/** Builds the host's gateway of one scenario (validated here); see the module documentation. */
+export function createHostGateway(input: GatewayScenario): Gateway {
+  return createGateway(GatewayScenarioSchema.parse(input));
 }

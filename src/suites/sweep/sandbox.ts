@@ -9,9 +9,11 @@
  * - The child is started through `prlimit --data` (an OS bound on its data segment: typed arrays and
  *   strings included), with no `--allow-*` permission, `--v8-flags=--max-old-space-size`, an empty
  *   environment but for PATH/HOME/DENO_DIR, and is killed with SIGKILL on each check's wall-clock deadline.
- * - The gateway lives here (fake_payment_client.ts). The child only forwards the repair's calls over
- *   line-delimited JSON on stdin/stdout; every line it writes is read with a byte cap, parsed and checked
- *   with zod (sandbox_protocol.ts), and the verdict is computed from this side's own record.
+ * - The gateway's record lives here (fake_payment_client.ts). The child answers the repair's calls from a
+ *   replica of the same gateway code and reports each call, with its answer, over line-delimited JSON on
+ *   stdout (it never waits on the host, so a busy host cannot make a check time out); every line is read
+ *   with a byte cap, parsed and checked with zod (sandbox_protocol.ts), replayed on the host's gateway
+ *   (a different answer is a protocol violation), and the verdict is computed from this side's own record.
  * - In the single binary (`Deno.build.standalone`) there is no `deno` to run a module with, so the host
  *   starts the binary itself with the hidden command {@link REPAIR_SANDBOX_COMMAND}; the child revokes
  *   every permission the binary was built with before it reads any repair, and the heap limit is passed as
@@ -20,9 +22,15 @@
  * @module
  */
 import { fileURLToPath } from "node:url";
+import { isDeepStrictEqual } from "node:util";
 import pLimit from "p-limit";
 import { UsageError } from "../../errors.ts";
-import { createHostGateway, type GatewayObservation, type GatewayScenario } from "./fake_payment_client.ts";
+import {
+  createHostGateway,
+  type GatewayObservation,
+  type GatewayScenario,
+  GatewayScenarioSchema,
+} from "./fake_payment_client.ts";
 import { REPAIR_SANDBOX_COMMAND } from "./sandbox_child.ts";
 import {
   ChildMessageSchema,
@@ -235,7 +243,7 @@ class SandboxChild {
       await this.#send({
         t: "check",
         source,
-        orders: gateway.orders,
+        scenario: GatewayScenarioSchema.parse(scenario),
         cpuTimeoutMs: limits.cpuTimeoutMs,
         maxText: MAX_REPORTED_TEXT,
         maxSleeps: MAX_REPORTED_SLEEPS,
@@ -274,9 +282,14 @@ class SandboxChild {
           case "begin":
             problem = gateway.begin(message.order);
             break;
-          case "charge":
-            await this.#send(gateway.charge(message));
+          case "charge": {
+            const answer = gateway.charge(message);
+            if (!isDeepStrictEqual(answer, message.reply)) {
+              problem = `the child answered a charge with ${JSON.stringify(message.reply).slice(0, 200)}; ` +
+                `the gateway's answer is ${JSON.stringify(answer)}`;
+            }
             break;
+          }
           case "sleep":
             gateway.sleep(message.ms);
             break;

@@ -3,21 +3,23 @@
  * nothing else. The host (sandbox.ts) starts it with no permissions, a V8 heap limit and an OS data limit,
  * and kills it on a deadline; see docs/ARCHITECTURE.md "The repair sandbox: threat model".
  *
- * It imports nothing but `node:vm` and the realm driver, so `deno run --no-config` can load it from the
+ * It imports nothing but `node:vm`, the gateway's logic and the realm driver, so `deno run --no-config` can load it from the
  * source tree; in the single binary the host starts the binary itself with {@link REPAIR_SANDBOX_COMMAND}
  * (main.ts dispatches it), and {@link serveRepairSandbox} first revokes every permission the binary has.
  *
  * Channel: line-delimited JSON. The child writes `{t: "ready"}`, then for each `{t: "check", source,
- * orders, cpuTimeoutMs, maxText, maxSleeps}` line read from stdin it evaluates the repair in a fresh
- * `node:vm` realm (null-prototype global with only ECMAScript built-ins, code generation from strings and
- * WebAssembly off, `microtaskMode: "afterEvaluate"` so the whole async chain runs inside the CPU timeout),
- * relays the realm driver's messages (sandbox_realm.ts) to stdout, blocking on stdin for the answer to
- * each `charge`, and ends the check with `{t: "done", error}`. It exits at the end of stdin. All I/O is
- * synchronous: no event loop turn ever runs the repair's code outside the vm timeout.
+ * scenario, cpuTimeoutMs, maxText, maxSleeps}` line read from stdin it evaluates, in a fresh `node:vm` realm
+ * (null-prototype global with only ECMAScript built-ins, code generation from strings and WebAssembly off,
+ * `microtaskMode: "afterEvaluate"` so the whole async chain runs inside the CPU timeout), a replica of the
+ * gateway (sandbox_gateway.ts), the driver (sandbox_realm.ts) and the repair; it writes the driver's
+ * messages to stdout as they come (never waiting on the host) and ends the check with `{t: "done", error}`.
+ * It exits at the end of stdin. All I/O is synchronous: no event loop turn ever runs the repair's code
+ * outside the vm timeout.
  *
  * @module
  */
 import vm from "node:vm";
+import { createGateway } from "./sandbox_gateway.ts";
 import { createRealmDriver } from "./sandbox_realm.ts";
 
 /** The hidden command word that makes the program serve as a repair sandbox child (the single binary). */
@@ -27,7 +29,7 @@ export const REPAIR_SANDBOX_COMMAND = "__repair-sandbox-child";
 interface CheckMessage {
   t: "check";
   source: string;
-  orders: unknown[];
+  scenario: unknown;
   cpuTimeoutMs: number;
   maxText: number;
   maxSleeps: number;
@@ -83,26 +85,24 @@ function describe(error: unknown, maxText: number): string {
   return text.length > maxText ? text.slice(0, maxText) : text;
 }
 
-function runCheck(check: CheckMessage, lines: SyncLines): string | null {
+function runCheck(check: CheckMessage): string | null {
   const context = vm.createContext(Object.create(null), {
     name: "repair",
     codeGeneration: { strings: false, wasm: false },
     microtaskMode: "afterEvaluate",
   });
   const timeout = check.cpuTimeoutMs;
-  const bridge = (message: unknown): string => {
-    if (typeof message !== "string") return "null";
-    writeLine(message);
-    if (!message.startsWith('{"t":"charge"')) return "";
-    const answer = lines.next();
-    if (answer === null) Deno.exit(3); // the host closed the channel: it has given up on this child
-    return answer;
+  const bridge = (message: unknown): void => {
+    if (typeof message === "string") writeLine(message);
   };
   (context as Record<string, unknown>).__bridge = bridge;
-  const args = [JSON.stringify(JSON.stringify(check.orders)), check.maxText, check.maxSleeps].join(", ");
+  const scenario = JSON.stringify(JSON.stringify(check.scenario));
+  const gateway = `(${createGateway.toString()})(JSON.parse(${scenario}))`;
+  const driver =
+    `(${createRealmDriver.toString()})(__bridge, ${gateway}, ${check.maxText}, ${check.maxSleeps})`;
   vm.runInContext(
     `${SILENT_CONSOLE}\n` +
-      `Object.defineProperty(globalThis, "__driver", { value: (${createRealmDriver.toString()})(__bridge, ${args}) });\n` +
+      `Object.defineProperty(globalThis, "__driver", { value: ${driver} });\n` +
       `delete globalThis.__bridge;`,
     context,
     { filename: "sandbox_driver.js", timeout },
@@ -147,7 +147,7 @@ export function serveRepairSandbox(): number {
     const line = lines.next();
     if (line === null) return 0;
     const check = JSON.parse(line) as CheckMessage;
-    const error = runCheck(check, lines);
+    const error = runCheck(check);
     writeLine(JSON.stringify({ t: "done", error }));
   }
 }

@@ -23,7 +23,36 @@ const Scalar = z.union([Text, z.number(), z.boolean(), z.null()]);
 export const ChildMessageSchema = z.union([
   z.object({ t: z.literal("ready") }).strict(),
   z.object({ t: z.literal("begin"), order: z.number().int().nonnegative() }).strict(),
-  z.object({ t: z.literal("charge"), idempotencyKey: Scalar, timeoutMs: Scalar }).strict(),
+  z.object({
+    t: z.literal("charge"),
+    idempotencyKey: Scalar,
+    timeoutMs: Scalar,
+    /** The answer the child's gateway replica gave; the host refuses one that differs from its own. */
+    reply: z.union([
+      z.object({
+        ok: z.literal(true),
+        value: z.object({
+          id: Text,
+          object: z.literal("charge"),
+          status: z.literal("succeeded"),
+          amount: z.number(),
+          currency: Text,
+          metadata: z.object({ order_id: Text }).strict(),
+          replayed: z.boolean(),
+        }).strict(),
+      }).strict(),
+      z.object({
+        ok: z.literal(false),
+        error: z.object({
+          message: Text,
+          code: Text,
+          status: z.number().nullable(),
+          declineCode: Text.optional(),
+          token: z.number().int().positive(),
+        }).strict(),
+      }).strict(),
+    ]),
+  }).strict(),
   z.object({ t: z.literal("sleep"), ms: Scalar }).strict(),
   z.object({ t: z.literal("end"), state: z.literal("returned"), chargeId: Text.nullable() }).strict(),
   z.object({
