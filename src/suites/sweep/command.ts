@@ -29,7 +29,7 @@ export interface SweepRunCommandOptions extends RunCommandOptions {
 
 /** `sweep run`: returns the run directory. */
 export async function sweepRunCommand(options: SweepRunCommandOptions, argv: string[]): Promise<string> {
-  assertSandboxAvailable();
+  await assertSandboxAvailable();
   const fixture = await loadSweepFixture(options.trajectory ?? assetPath(DEFAULT_SWEEP_TRAJECTORY));
   const runOptions = {
     ...DEFAULT_SWEEP_RUN,
