@@ -143,7 +143,7 @@ Deno.test("a --compressions different from the frozen run's generations is refus
     "--quiet",
   ]);
   assert.equal(run.code, 2);
-  assert.match(run.stderr, /--compressions 3 differs from the frozen run's 2/);
+  assert.match(run.stderr, /--compressions 3 differs from the 2 frozen summary generation\(s\)/);
   await assert.rejects(Deno.stat(out), Deno.errors.NotFound);
 });
 

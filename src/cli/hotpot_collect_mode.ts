@@ -137,28 +137,29 @@ export async function readHermesSessions(
   return sources;
 }
 
-/**
- * Prints how many trajectories are valid, why the others are not and how many could not show "files
- * unchanged"; throws {@link CheckFailedError} (exit 1) when none is valid.
- */
-export function printCollectionSummary(corpus: Corpus, runPath: string): void {
+/** The lines printed after a collection: how many are valid, why the others are not, unverifiable checks. */
+export function collectionSummaryLines(corpus: Corpus, runPath: string): string[] {
   const questions = corpus.questions;
   const valid = questions.filter((q) => q.valid).length;
-  console.log(
+  const lines = [
     `collected ${valid}/${questions.length} valid trajectories (collection: ${corpus.protocol.collection})`,
-  );
-  for (const q of questions) if (!q.valid) console.log(`  invalid ${q.id}: ${q.reason}`);
+  ];
+  for (const q of questions) if (!q.valid) lines.push(`  invalid ${q.id}: ${q.reason}`);
   const unverifiable = questions.filter((q) => q.files_unchanged === "not verifiable").length;
   if (unverifiable > 0) {
-    console.log(
+    lines.push(
       `files unchanged: not verifiable for ${unverifiable} of ${questions.length} question(s) ` +
         `(no workspace hashes in the session)`,
     );
   }
-  console.log(`corpus: ${runPath}/corpus.json`);
-  if (valid === 0) {
-    throw new CheckFailedError(
-      `no valid trajectory among ${questions.length} question(s): nothing to evaluate`,
-    );
-  }
+  lines.push(`corpus: ${runPath}/corpus.json`);
+  return lines;
+}
+
+/** Throws {@link CheckFailedError} (exit 1) when no trajectory of the collection is valid. */
+export function assertSomeValid(corpus: Corpus): void {
+  if (corpus.questions.some((q) => q.valid)) return;
+  throw new CheckFailedError(
+    `no valid trajectory among ${corpus.questions.length} question(s): nothing to evaluate`,
+  );
 }
