@@ -98,6 +98,9 @@ Deno.test("runEngines measures every built-in engine with the reference model an
       assert.equal(r.budget_tokens, Math.floor(input * 0.25));
       assert.equal(r.tool_pairing_valid, true);
       assert.equal(r.latency_ms.warm.length, 2);
+      // Latency is averaged over the repeats, as well as summarised by median and p95.
+      assert.equal(r.latency_ms.warm_mean, (r.latency_ms.warm[0] + r.latency_ms.warm[1]) / 2);
+      assert.equal(r.latency_ms.warm_excluded_retried, 0);
       assert.ok(
         r.latency_ms.cold !== null && r.latency_ms.warm_median !== null && r.latency_ms.warm_p95 !== null,
       );
@@ -118,7 +121,7 @@ Deno.test("runEngines measures every built-in engine with the reference model an
     assert.ok(progress.includes("jev:qa") && progress.includes("jev+summary:done"));
 
     const table = formatEnginesTable(results);
-    assert.match(table.split("\n")[0], /^engine\s+status\s+in tok/);
+    assert.match(table.split("\n")[0], /^engine\s+budget\s+status\s+in tok/);
     assert.equal(table.split("\n").length, 2 + results.length);
     const markdown = enginesReportMarkdown(results, {
       transcript: "generated (turns 40, needles 6)",
@@ -127,7 +130,10 @@ Deno.test("runEngines measures every built-in engine with the reference model an
       reference: true,
       repeats: 2,
     });
-    assert.match(markdown, /\| truncate \| ok \|/);
+    assert.match(markdown, /\| truncate \| \d+ \(25%\) \| ok \|/);
+    assert.match(markdown, /\| hermes-like \(reimplementation\) \|/);
+    assert.match(markdown, /HotpotQA/);
+    assert.equal(markdown.includes("case and whitespace folded"), false);
     assert.match(markdown, /reference model/);
   } finally {
     await models.close();

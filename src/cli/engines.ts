@@ -5,7 +5,14 @@
  */
 import { z } from "zod";
 import { UsageError } from "../errors.ts";
-import { BUILTIN_ENGINES, createEngine } from "../methods/engines/create.ts";
+import {
+  BUILTIN_ENGINES,
+  createEngine,
+  parseEngineSelection,
+  REAL_COMPETITORS,
+} from "../methods/engines/create.ts";
+import { readHermesProbes } from "../data/transcripts/hermes_probes.ts";
+import { budgetListOption } from "../suites/engines/budgets.ts";
 import { importTranscript } from "../data/transcripts/import.ts";
 import { generateTranscript } from "../suites/engines/generate.ts";
 import { runEnginesSuite, type TranscriptSource } from "../suites/engines/suite.ts";
@@ -26,7 +33,28 @@ const GENERATOR_HELP = `  --turns N            generated transcript: turns (defa
   --needles N          generated transcript: planted facts (default 12)
   --words-per-msg N    generated transcript: words per message (default 60)
   --needle-depths LIST generated transcript: depth of each needle in [0,1], comma-separated
+                       (default: spread over the early region, 5%-45% of the transcript)
   --seed TEXT          generated transcript: seed (default compaction-bench)`;
+
+/** The shared run options engines run supports (not --resume nor --check-only: latencies are measured afresh). */
+const ENGINES_RUN_OPTION_HELP = RUN_OPTION_HELP.split("\n")
+  .filter((line) => !/^\s+--(resume|check-only)\b/.test(line))
+  .join("\n");
+
+/** Names of variables `--engine-env` may pass: shell-style identifiers. */
+const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]{0,127}$/;
+
+/** Reads the values of the `--engine-env` names from this process's environment (never printed). */
+function engineEnvironment(names: string[]): Record<string, string> {
+  const env: Record<string, string> = {};
+  for (const name of names) {
+    if (!ENV_NAME.test(name)) throw new UsageError(`--engine-env ${name}: not a variable name`);
+    const value = Deno.env.get(name);
+    if (value === undefined) throw new UsageError(`--engine-env ${name}: the variable is not set`);
+    env[name] = value;
+  }
+  return env;
+}
 
 const RUN_HELP = `compaction-bench engines run [options] (--reference | --live)
 
@@ -35,18 +63,30 @@ verbatim needle recall, tool-pairing validity, messages out, compress latency (c
 QA recall (the chat model answers each needle's question from the compacted window or NOT IN CONTEXT).
 
 Options:
-  --engine SPEC        repeatable: ${BUILTIN_ENGINES.join(", ")}, exec:'COMMAND ARGS' or http:URL
+  --engine [NAME=]SPEC repeatable: ${BUILTIN_ENGINES.join(", ")} (hermes-like is this program's own
+                       reimplementation, labelled so), the real competitors ${
+  Object.keys(REAL_COMPETITORS).join(", ")
+}
+                       (adapters/*.py through exec:; a missing package or daemon reads "skipped"),
+                       exec:'COMMAND ARGS' or http:URL; NAME names the row in every table
                        (default: every built-in engine)
+  --engine-env NAME    repeatable: pass this variable to outside engines (they otherwise see only PATH,
+                       HOME, LANG and TMPDIR; e.g. LLM_BASE_URL and LLM_API_KEY for the Hermes adapter)
+  --hermes DIR         Hermes Agent checkout for the hermes and hermes-lcm adapters
+                       (default: $HERMES_AGENT_DIR)
   --transcript FILE    import a transcript (OpenAI messages, Hermes session, ShareGPT JSONL, LoCoMo)
   --format F           auto (default), openai, hermes-session, sharegpt, locomo
+  --probes FILE        probes of Hermes' compression eval ({fixture, probes: [{id, type, question,
+                       expected_facts}]}): the chat model answers each from the compacted window
 ${GENERATOR_HELP}
-  --repeats N          warm compress calls after the cold one (default 3)
-  --budget N           token budget (default 25% of the transcript's tokens)
-  --engine-timeout-ms N  time limit of one outside-engine call (default 60000)
+  --repeats N          warm compress calls after the cold one (default 3, at most 1000)
+  --budget LIST        token budgets, comma-separated: shares like 10%,25%,50% of the transcript's tokens
+                       or token counts (default 25%); every engine is measured at each
+  --engine-timeout-ms N  time limit of one outside-engine call (default 60000, at most 3600000)
   --no-qa              skip the QA recall questions
   --tokenizer DIR      Hugging Face tokenizer directory (default: Qwen3, embedded)
 ${MODEL_OPTION_HELP}
-${RUN_OPTION_HELP}`;
+${ENGINES_RUN_OPTION_HELP}`;
 
 const GENERATE_HELP = `compaction-bench engines generate [options] [--out FILE]
 
@@ -126,6 +166,9 @@ async function run(argv: string[]): Promise<number> {
       ...MODEL_OPTION_SPEC,
       ...GENERATOR_SPEC,
       engine: { type: "string", multiple: true },
+      "engine-env": { type: "string", multiple: true },
+      hermes: { type: "string" },
+      probes: { type: "string" },
       transcript: { type: "string" },
       format: { type: "string" },
       repeats: { type: "string" },
@@ -139,11 +182,14 @@ async function run(argv: string[]): Promise<number> {
       ...ModelOptionsShape,
       ...GeneratorShape,
       engine: z.array(z.string().min(1)).optional(),
+      "engine-env": z.array(z.string().min(1)).optional(),
+      hermes: z.string().min(1).optional(),
+      probes: z.string().min(1).optional(),
       transcript: z.string().optional(),
       format: z.enum(["auto", "openai", "hermes-session", "sharegpt", "locomo"]).optional(),
       repeats: intOption(0, 1000).optional(),
-      budget: intOption(1).optional(),
-      "engine-timeout-ms": intOption(1).optional(),
+      budget: budgetListOption.optional(),
+      "engine-timeout-ms": intOption(1, 3_600_000).optional(),
       "no-qa": z.boolean().optional(),
       tokenizer: z.string().optional(),
     }),
@@ -174,18 +220,32 @@ async function run(argv: string[]): Promise<number> {
   } else {
     source = { kind: "generated", params: generatorParams(options) };
   }
-  const engines = options.engine ?? [...BUILTIN_ENGINES];
+  let probes: { path: string; probes: Awaited<ReturnType<typeof readHermesProbes>>["probes"] } | undefined;
+  if (options.probes) {
+    probes = { path: options.probes, probes: (await readHermesProbes(options.probes)).probes };
+    sources.probes = await Deno.readFile(options.probes);
+  }
+  const engines = (options.engine ?? [...BUILTIN_ENGINES]).map(parseEngineSelection);
+  const seenNames = new Set<string>();
+  for (const { name } of engines) {
+    if (seenNames.has(name)) throw new UsageError(`--engine ${name} is given twice; name them NAME=SPEC`);
+    seenNames.add(name);
+  }
+  const engineEnv = engineEnvironment(options["engine-env"] ?? []);
+  const hermesDir = options.hermes;
   const counter = await loadTokenCounter(options.tokenizer);
   const frozen = await openFrozen(options["frozen-run"], false);
   const models = await setupModels(options, counter);
   try {
     // Every engine spec is checked before the run directory is created: bad input writes nothing.
-    for (const spec of engines) {
+    for (const { name, spec } of engines) {
       createEngine(spec, {
         chat: models.chat,
         decision: models.decision,
         timeoutMs: options["engine-timeout-ms"] ?? 60_000,
-      });
+        env: engineEnv,
+        hermesDir,
+      }, name);
     }
     const finished = await withRun(
       {
@@ -195,9 +255,11 @@ async function run(argv: string[]): Promise<number> {
         options: recordedOptions(options),
         protocol: {
           suite: "engines",
-          engines,
+          engines: engines.map(({ name, spec }) => name === spec ? spec : `${name}=${spec}`),
+          engine_env: Object.keys(engineEnv).sort(),
           repeats: options.repeats ?? 3,
-          budget: options.budget ?? "25% of input tokens",
+          budget: options.budget?.map((b) => b.label) ?? ["25%"],
+          probes: probes ? probes.probes.length : null,
           qa: !options["no-qa"],
           models: models.description,
         },
@@ -213,9 +275,12 @@ async function run(argv: string[]): Promise<number> {
             transcript: source,
             engines,
             repeats: options.repeats ?? 3,
-            budgetTokens: options.budget,
+            budgets: options.budget,
             timeoutMs: options["engine-timeout-ms"],
             qa: !options["no-qa"],
+            probes,
+            engineEnv,
+            hermesDir,
           },
           models,
           counter,

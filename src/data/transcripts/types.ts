@@ -12,12 +12,20 @@ export const TRANSCRIPT_FORMATS = ["openai", "hermes-session", "sharegpt", "loco
 /** One of {@link TRANSCRIPT_FORMATS}. */
 export type TranscriptFormat = typeof TRANSCRIPT_FORMATS[number];
 
-/** A question about an imported transcript (e.g. LoCoMo QA) with its gold answer and evidence. */
+/**
+ * A question about an imported transcript (LoCoMo QA, or a probe of Hermes' compression eval) with its gold
+ * answer and evidence.
+ */
 export const ProbeSchema = z.object({
+  /** The probe's own id, when the source names one. */
+  id: z.string().optional(),
   question: z.string(),
   answer: z.string(),
+  /** Facts a correct answer must hold, each matched on its own (default: `[answer]`). */
+  facts: z.array(z.string()).optional(),
   /** Indices of the messages that hold the evidence. */
   evidence: z.array(z.number().int().nonnegative()),
+  /** The question's category or probe type (recall is also reported per type). */
   category: z.string().optional(),
 });
 /** A question about an imported transcript (e.g. LoCoMo QA) with its gold answer and evidence. */
