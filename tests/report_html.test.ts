@@ -228,7 +228,9 @@ const ENGINES = [
     latency_ms: latency({ cold: 0.1, warm_median: 0.02, warm_p95: 0.04, warm: [] }),
   }),
   engineResult("truncate"),
-  engineResult("hermes-like", { latency_ms: latency({ cold: 173.2, warm_median: 42.4, warm_p95: 43, warm: [] }) }),
+  engineResult("hermes-like", {
+    latency_ms: latency({ cold: 173.2, warm_median: 42.4, warm_p95: 43, warm: [] }),
+  }),
   FAILED,
 ];
 

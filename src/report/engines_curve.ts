@@ -55,33 +55,47 @@ export function curveChart(options: CurveChartOptions): Html {
   const py = (y: number) => box.bottom - (Math.min(y, options.yMax) / options.yMax) * (box.bottom - box.top);
   const parts: Html[] = [];
   for (const t of ticks(options.yMax)) {
-    parts.push(safeHtml`<line x1="${c(box.left)}" x2="${c(box.right)}" y1="${c(py(t))}" y2="${
-      c(py(t))
-    }" stroke="#e5e7eb"/><text x="${c(box.left - 6)}" y="${c(py(t) + 4)}" text-anchor="end" font-size="11">${t}</text>`);
+    parts.push(
+      safeHtml`<line x1="${c(box.left)}" x2="${c(box.right)}" y1="${c(py(t))}" y2="${
+        c(py(t))
+      }" stroke="#e5e7eb"/><text x="${c(box.left - 6)}" y="${
+        c(py(t) + 4)
+      }" text-anchor="end" font-size="11">${t}</text>`,
+    );
   }
   for (const t of xTicks) {
     parts.push(
-      safeHtml`<text x="${c(px(t))}" y="${c(box.bottom + 16)}" text-anchor="middle" font-size="11">${t}</text>`,
+      safeHtml`<text x="${c(px(t))}" y="${
+        c(box.bottom + 16)
+      }" text-anchor="middle" font-size="11">${t}</text>`,
     );
   }
-  parts.push(safeHtml`<line x1="${c(box.left)}" x2="${c(box.right)}" y1="${c(box.bottom)}" y2="${
-    c(box.bottom)
-  }" stroke="#57606a"/><line x1="${c(box.left)}" x2="${c(box.left)}" y1="${c(box.top)}" y2="${
-    c(box.bottom)
-  }" stroke="#57606a"/>`);
+  parts.push(
+    safeHtml`<line x1="${c(box.left)}" x2="${c(box.right)}" y1="${c(box.bottom)}" y2="${
+      c(box.bottom)
+    }" stroke="#57606a"/><line x1="${c(box.left)}" x2="${c(box.left)}" y1="${c(box.top)}" y2="${
+      c(box.bottom)
+    }" stroke="#57606a"/>`,
+  );
   options.series.forEach((series, i) => {
     const color = SERIES_COLORS[i % SERIES_COLORS.length];
     let run: string[] = [];
     const flush = () => {
       if (run.length > 1) {
-        parts.push(safeHtml`<polyline fill="none" stroke="${color}" stroke-width="2" points="${run.join(" ")}"/>`);
+        parts.push(
+          safeHtml`<polyline fill="none" stroke="${color}" stroke-width="2" points="${run.join(" ")}"/>`,
+        );
       }
       run = [];
     };
     for (const point of series.points) {
       if (point.y === null) {
         flush();
-        parts.push(safeHtml`<text x="${c(px(point.x))}" y="${c(box.bottom - 6)}" font-size="10" fill="#6e7781" text-anchor="middle"><title>${series.name}, ${point.label}: n/a</title>n/a</text>`);
+        parts.push(
+          safeHtml`<text x="${c(px(point.x))}" y="${
+            c(box.bottom - 6)
+          }" font-size="10" fill="#6e7781" text-anchor="middle"><title>${series.name}, ${point.label}: n/a</title>n/a</text>`,
+        );
         continue;
       }
       run.push(`${c(px(point.x))},${c(py(point.y))}`);
@@ -89,24 +103,38 @@ export function curveChart(options: CurveChartOptions): Html {
     flush();
     for (const point of series.points) {
       if (point.y === null) continue;
-      parts.push(safeHtml`<circle cx="${c(px(point.x))}" cy="${c(py(point.y))}" r="4" fill="${color}"><title>${series.name}, ${point.label}: ${
-        point.y.toFixed(1)
-      }% at ${point.x} tokens</title></circle>`);
+      parts.push(
+        safeHtml`<circle cx="${c(px(point.x))}" cy="${
+          c(py(point.y))
+        }" r="4" fill="${color}"><title>${series.name}, ${point.label}: ${
+          point.y.toFixed(1)
+        }% at ${point.x} tokens</title></circle>`,
+      );
     }
     const ly = box.top + 6 + i * 18;
-    parts.push(safeHtml`<rect x="${c(box.right + 14)}" y="${c(ly - 9)}" width="12" height="12" fill="${color}"/><text x="${
-      c(box.right + 32)
-    }" y="${c(ly + 1)}" font-size="12">${series.name}</text>`);
+    parts.push(
+      safeHtml`<rect x="${c(box.right + 14)}" y="${
+        c(ly - 9)
+      }" width="12" height="12" fill="${color}"/><text x="${c(box.right + 32)}" y="${
+        c(ly + 1)
+      }" font-size="12">${series.name}</text>`,
+    );
   });
   const empty = options.series.every((s) => s.points.every((p) => p.y === null));
   if (empty) {
-    parts.push(safeHtml`<text x="${c((box.left + box.right) / 2)}" y="${
-      c((box.top + box.bottom) / 2)
-    }" text-anchor="middle" font-size="13" fill="#6e7781">n/a: no engine has a value here</text>`);
+    parts.push(
+      safeHtml`<text x="${c((box.left + box.right) / 2)}" y="${
+        c((box.top + box.bottom) / 2)
+      }" text-anchor="middle" font-size="13" fill="#6e7781">n/a: no engine has a value here</text>`,
+    );
   }
   return safeHtml`<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 ${width} ${height}" width="${width}" height="${height}" role="img" aria-label="${options.title}" font-family="system-ui, sans-serif" fill="#1b1f24"><title>${options.title}</title>
 ${parts}
-<text x="${c((box.left + box.right) / 2)}" y="${c(height - 14)}" text-anchor="middle" font-size="12">${options.xLabel}</text>
-<text transform="translate(16 ${c((box.top + box.bottom) / 2)}) rotate(-90)" text-anchor="middle" font-size="12">${options.yLabel}</text>
+<text x="${c((box.left + box.right) / 2)}" y="${
+    c(height - 14)
+  }" text-anchor="middle" font-size="12">${options.xLabel}</text>
+<text transform="translate(16 ${
+    c((box.top + box.bottom) / 2)
+  }) rotate(-90)" text-anchor="middle" font-size="12">${options.yLabel}</text>
 </svg>`;
 }

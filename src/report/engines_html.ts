@@ -183,8 +183,18 @@ ${
           align: curveTable.header.map((_, i) => i === 0 ? "left" : "right"),
         })
       }
-${figure("Needle recall against tokens kept, one curve per engine (one point per budget)", curve(results, "Needle recall (verbatim, %) against tokens kept", (r) => r.needles.recall))}
-${figure("QA recall against tokens kept, one curve per engine (one point per budget)", curve(results, "QA recall (%) against tokens kept", (r) => r.qa?.recall ?? null))}`
+${
+        figure(
+          "Needle recall against tokens kept, one curve per engine (one point per budget)",
+          curve(results, "Needle recall (verbatim, %) against tokens kept", (r) => r.needles.recall),
+        )
+      }
+${
+        figure(
+          "QA recall against tokens kept, one curve per engine (one point per budget)",
+          curve(results, "QA recall (%) against tokens kept", (r) => r.qa?.recall ?? null),
+        )
+      }`
       : ""
   }
 ${figure("Savings", savingsChart(results, notes, multi))}

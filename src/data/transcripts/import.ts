@@ -33,7 +33,8 @@ export function detectFormat(json: unknown): TranscriptFormat | null {
   if ("conversations" in first) return "sharegpt";
   if (Array.isArray(json)) return "role" in first ? "openai" : null;
   if ("messages" in first) {
-    const hermes = "scrubbing_passes" in first || ("source" in first && ("name" in first || "model" in first));
+    const hermes = "scrubbing_passes" in first ||
+      ("source" in first && ("name" in first || "model" in first));
     return hermes ? "hermes-session" : "openai";
   }
   return null;

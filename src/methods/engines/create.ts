@@ -91,7 +91,9 @@ export function createEngine(spec: string, deps: EngineDeps, name: string = spec
   if (spec.startsWith("http://") || spec.startsWith("https://")) {
     return named(createHttpEngine(spec, deps.timeoutMs), name);
   }
-  if (spec.startsWith("http:")) return named(createHttpEngine(spec.slice("http:".length), deps.timeoutMs), name);
+  if (spec.startsWith("http:")) {
+    return named(createHttpEngine(spec.slice("http:".length), deps.timeoutMs), name);
+  }
   if (Object.hasOwn(REAL_COMPETITORS, spec)) return competitor(spec, deps, name);
   switch (spec) {
     case "full":
@@ -106,7 +108,10 @@ export function createEngine(spec: string, deps: EngineDeps, name: string = spec
       return named(createJevEngine(need(deps.decision, spec, "decision model")), name);
     case "jev+summary":
       return named(
-        createJevSummaryEngine(need(deps.decision, spec, "decision model"), need(deps.chat, spec, "chat model")),
+        createJevSummaryEngine(
+          need(deps.decision, spec, "decision model"),
+          need(deps.chat, spec, "chat model"),
+        ),
         name,
       );
     default:

@@ -142,13 +142,15 @@ function escapeCell(text: string): string {
 }
 
 /** The words that say how QA and probe answers are matched (shared by REPORT.md and report.html). */
-export const QA_MATCHING_NOTE = "Answers are matched without an LLM: reply and gold are normalized as HotpotQA " +
+export const QA_MATCHING_NOTE =
+  "Answers are matched without an LLM: reply and gold are normalized as HotpotQA " +
   "does (lowercase, punctuation and articles removed, whitespace folded) and a fact counts when its words " +
   "appear in the reply as one run of whole words (so `No` is not found in `NOT IN CONTEXT`, nor `art` in " +
   "`party`); a reply of `NOT IN CONTEXT` finds nothing.";
 
 /** The explanation under the engines table (shared by REPORT.md and report.html). */
-export const ENGINES_TABLE_NOTE = "Tokens are counted with the model's chat template and tokenizer. *needles* " +
+export const ENGINES_TABLE_NOTE =
+  "Tokens are counted with the model's chat template and tokenizer. *needles* " +
   "is the share of planted fact sentences found verbatim in the window (n/a without needles). *QA* is the share " +
   "of needle questions the chat model answered from the window alone (it is told to reply `NOT IN CONTEXT` " +
   "otherwise); *probes* is the share of the probes' expected facts found in the chat model's answers (pooled " +
@@ -173,14 +175,18 @@ export function budgetCurveRows(results: readonly EngineResult[], meta?: Engines
       const r = results.find((x) => engineLabel(x) === name && x.budget === b.budget);
       if (r === undefined) return "-";
       if (r.status !== "ok") return r.status;
-      return `${num(r.output_tokens)} / ${pct(r.needles.recall)} / ${r.qa === null ? "n/a" : pct(r.qa.recall)}`;
+      return `${num(r.output_tokens)} / ${pct(r.needles.recall)} / ${
+        r.qa === null ? "n/a" : pct(r.qa.recall)
+      }`;
     }),
   ]);
   return { header, rows };
 }
 
 /** Rows of the probe recall per type table (engines with probe answers only). */
-export function probeTypeRows(results: readonly EngineResult[]): { header: string[]; rows: string[][] } | null {
+export function probeTypeRows(
+  results: readonly EngineResult[],
+): { header: string[]; rows: string[][] } | null {
   const types = [...new Set(results.flatMap((r) => Object.keys(r.probes?.by_type ?? {})))].sort();
   if (types.length === 0) return null;
   const header = ["engine", "budget", ...types, "overall"];
@@ -237,7 +243,9 @@ export function enginesReportMarkdown(results: EngineResult[], meta: EnginesRepo
     lines.push(
       "",
       `Warm calls left out for retries: ${
-        retried.map((r) => `${engineLabel(r)} at ${r.budget}: ${r.latency_ms.warm_excluded_retried}`).join("; ")
+        retried.map((r) => `${engineLabel(r)} at ${r.budget}: ${r.latency_ms.warm_excluded_retried}`).join(
+          "; ",
+        )
       }.`,
     );
   }
@@ -279,7 +287,9 @@ export function enginesReportMarkdown(results: EngineResult[], meta: EnginesRepo
       "",
       "### Skipped",
       "",
-      ...skipped.map((r) => `- \`${escapeCell(r.engine)}\` at ${r.budget}: skipped: ${escapeCell(r.reason ?? "")}`),
+      ...skipped.map((r) =>
+        `- \`${escapeCell(r.engine)}\` at ${r.budget}: skipped: ${escapeCell(r.reason ?? "")}`
+      ),
     );
   }
   return lines.join("\n") + "\n";

@@ -165,7 +165,9 @@ export async function runEngines(options: RunEnginesOptions): Promise<EngineResu
     timeoutMs: options.timeoutMs ?? DEFAULT_ENGINE_TIMEOUT_MS,
   };
   const selections = options.engines.map((e) => typeof e === "string" ? { name: e, spec: e } : e);
-  const engines = selections.map(({ name, spec }) => createEngine(spec, { ...deps, env: options.engineEnv, hermesDir: options.hermesDir }, name));
+  const engines = selections.map(({ name, spec }) =>
+    createEngine(spec, { ...deps, env: options.engineEnv, hermesDir: options.hermesDir }, name)
+  );
   const results: EngineResult[] = [];
   for (const [index, engine] of engines.entries()) {
     const progress = (phase: EngineProgress["phase"], status?: EngineResult["status"]) =>

@@ -129,59 +129,59 @@ export async function runEnginesSuite(
   progress.plan("engines-engine", options.engines.length * budgets.length);
   const results: EngineResult[] = [];
   for (const { budget: budgetLabel, budget_tokens: budgetCount } of budgets) {
-  for (const { name, spec } of options.engines) {
-    const node = await executor.execute(
-      {
-        stage: "engines-engine",
-        version: 1,
-        label: budgets.length > 1 ? `engine ${name} at ${budgetLabel}` : `engine ${name}`,
-        params: {
-          engine: spec,
-          ...(name !== spec ? { name } : {}),
-          ...(options.engineEnv && Object.keys(options.engineEnv).length > 0
-            ? { engine_env: Object.keys(options.engineEnv).sort() }
-            : {}),
-          repeats: options.repeats,
-          budget: budgetLabel,
-          budget_tokens: budgetCount,
-          qa: options.qa,
-          tokenizer: counter.hash,
-          chat_model: models.description.chat_model,
-          decision_model: models.description.decision_model,
+    for (const { name, spec } of options.engines) {
+      const node = await executor.execute(
+        {
+          stage: "engines-engine",
+          version: 1,
+          label: budgets.length > 1 ? `engine ${name} at ${budgetLabel}` : `engine ${name}`,
+          params: {
+            engine: spec,
+            ...(name !== spec ? { name } : {}),
+            ...(options.engineEnv && Object.keys(options.engineEnv).length > 0
+              ? { engine_env: Object.keys(options.engineEnv).sort() }
+              : {}),
+            repeats: options.repeats,
+            budget: budgetLabel,
+            budget_tokens: budgetCount,
+            qa: options.qa,
+            tokenizer: counter.hash,
+            chat_model: models.description.chat_model,
+            decision_model: models.description.decision_model,
+          },
+          inputs: { transcript: transcriptNode.node.outputs.transcript },
+          provider: true,
+          reuseFrozen: false,
         },
-        inputs: { transcript: transcriptNode.node.outputs.transcript },
-        provider: true,
-        reuseFrozen: false,
-      },
-      async () => {
-        const [result] = await runEngines({
-          messages: transcript.messages,
-          needles: transcript.needles,
-          probes: transcript.probes,
-          engines: [{ name, spec }],
-          repeats: options.repeats,
-          counter,
-          chat: models.chat,
-          decision: models.decision,
-          budgetTokens: budgetCount,
-          budgetLabel,
-          timeoutMs: options.timeoutMs,
-          qa: options.qa,
-          engineEnv: options.engineEnv,
-          hermesDir: options.hermesDir,
-        });
-        const { window, records, ...measured } = result;
-        return {
-          outputs: { result: measured, window },
-          requests: records,
-          status: result.status === "failed" ? "invalid" : "ok",
-          ...(result.reason ? { reason: result.reason } : {}),
-        };
-      },
-    );
-    const measured = node.outputs.result as Omit<EngineResult, "window" | "records">;
-    results.push({ ...measured, window: null, records: [] });
-  }
+        async () => {
+          const [result] = await runEngines({
+            messages: transcript.messages,
+            needles: transcript.needles,
+            probes: transcript.probes,
+            engines: [{ name, spec }],
+            repeats: options.repeats,
+            counter,
+            chat: models.chat,
+            decision: models.decision,
+            budgetTokens: budgetCount,
+            budgetLabel,
+            timeoutMs: options.timeoutMs,
+            qa: options.qa,
+            engineEnv: options.engineEnv,
+            hermesDir: options.hermesDir,
+          });
+          const { window, records, ...measured } = result;
+          return {
+            outputs: { result: measured, window },
+            requests: records,
+            status: result.status === "failed" ? "invalid" : "ok",
+            ...(result.reason ? { reason: result.reason } : {}),
+          };
+        },
+      );
+      const measured = node.outputs.result as Omit<EngineResult, "window" | "records">;
+      results.push({ ...measured, window: null, records: [] });
+    }
   }
 
   const table = formatEnginesTable(results);
