@@ -148,3 +148,18 @@ Deno.test("runEngines reports needle and QA recall as n/a when there are no need
   assert.equal(result.qa, null);
   assert.match(formatEnginesTable([result]), /n\/a/);
 });
+
+Deno.test("generator: default needles all sit in the early half, never in the protected tail; given depths still rule", () => {
+  for (const params of [{}, { turns: 40 }, { turns: 60, needles: 20 }, { turns: 500, needles: 3 }]) {
+    const { messages, needles, params: used } = generateTranscript(params);
+    for (const needle of needles) {
+      assert.ok(
+        needle.message_index < messages.length / 2,
+        `${needle.id} at ${needle.message_index} of ${messages.length}`,
+      );
+    }
+    assert.ok(used.needleDepths.every((d) => d > 0 && d < 0.5));
+  }
+  const late = generateTranscript({ turns: 40, needles: 1, needleDepths: [0.9] });
+  assert.ok(late.needles[0].depth > 0.8);
+});
