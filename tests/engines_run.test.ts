@@ -5,6 +5,8 @@ import { enginesReportMarkdown, formatEnginesTable } from "../src/suites/engines
 import { BUILTIN_ENGINES } from "../src/methods/engines/create.ts";
 import { runEngines } from "../src/suites/engines/run.ts";
 import { sharedCounter, startReferenceModels } from "./engines_fixtures/models.ts";
+import { startReferenceServer } from "../src/models/reference/server.ts";
+import { OpenAIChatClient } from "../src/models/chat_client.ts";
 
 Deno.test("generator: same parameters give the same hash, other parameters another", () => {
   const a = generateTranscript({ turns: 30, needles: 4 });
@@ -162,4 +164,39 @@ Deno.test("generator: default needles all sit in the early half, never in the pr
   }
   const late = generateTranscript({ turns: 40, needles: 1, needleDepths: [0.9] });
   assert.ok(late.needles[0].depth > 0.8);
+});
+
+Deno.test("latency leaves out warm calls whose model calls were retried, and counts them apart", async () => {
+  const counter = await sharedCounter();
+  // Every attempt of a body is rate-limited with probability 1/2 (seeded), with a 5 ms Retry-After.
+  const server = await startReferenceServer({
+    counter,
+    faults: { rates: { "429": 0.5 } },
+    seed: 3,
+    retryAfterMs: 5,
+  });
+  try {
+    const chat = new OpenAIChatClient({ apiKey: "reference", baseURL: server.baseUrl, maxRetries: 20 });
+    const { messages } = generateTranscript({ turns: 30, needles: 0 });
+    const repeats = 8;
+    const [result] = await runEngines({ messages, engines: ["summary"], repeats, counter, chat, qa: false });
+    assert.equal(result.status, "ok", result.reason ?? "");
+    const l = result.latency_ms;
+    assert.equal(l.warm.length + l.warm_excluded_retried, repeats);
+    assert.ok(l.warm_excluded_retried >= 1, "some warm calls were retried (seeded faults)");
+    assert.ok(l.warm.length >= 1, "some warm calls were not");
+    assert.equal(l.warm_mean, l.warm.reduce((a, b) => a + b, 0) / l.warm.length);
+    const markdown = enginesReportMarkdown([result], {
+      transcript: "t",
+      transcriptHash: "h",
+      tokenizer: "q",
+      repeats,
+    });
+    assert.match(
+      markdown,
+      new RegExp(`Warm calls left out for retries: summary at 25%: ${l.warm_excluded_retried}`),
+    );
+  } finally {
+    await server.close();
+  }
 });
