@@ -150,6 +150,7 @@ Deno.test("engines run refuses bad budgets, unknown --engine-env names and malfo
       ],
       [["--probes", badProbes], /probes\.json: probes\[0\]\.expected_facts/],
       [["--engine", "a=truncate", "--engine", "a=full"], /--engine a is given twice/],
+      [["--engine", "hermes", "--hermes", join(dir, "missing")], /--hermes .*missing: not a directory/],
     ];
     for (const [extra, message] of cases) {
       const out = join(dir, "run");

@@ -294,3 +294,19 @@ Deno.test("--engine NAME=SPEC names an engine; specs with '=' inside stay whole"
   });
   assert.deepEqual(parseEngineSelection("short=truncate"), { name: "short", spec: "truncate" });
 });
+
+Deno.test("without python3 a competitor's row is a skip naming what is missing", async () => {
+  const counter = await sharedCounter();
+  const empty = await Deno.makeTempDir({ prefix: "no_python_" });
+  try {
+    const { messages } = generateTranscript({ turns: 6, needles: 1 });
+    const [result] = await withEnv(
+      { ...NO_COMPETITOR_ENV, PATH: empty },
+      () => runEngines({ messages, engines: ["lean-ctx"], repeats: 0, counter, timeoutMs: 20_000 }),
+    );
+    assert.equal(result.status, "skipped");
+    assert.match(result.reason!, /python3 is not available to run adapters\/lean_ctx\.py/);
+  } finally {
+    await Deno.remove(empty, { recursive: true });
+  }
+});

@@ -233,6 +233,15 @@ async function run(argv: string[]): Promise<number> {
   }
   const engineEnv = engineEnvironment(options["engine-env"] ?? []);
   const hermesDir = options.hermes;
+  if (hermesDir !== undefined) {
+    const info = await Deno.stat(hermesDir).catch((error) => {
+      if (error instanceof Deno.errors.NotFound || error instanceof Deno.errors.PermissionDenied) return null;
+      throw error;
+    });
+    if (info === null || !info.isDirectory) {
+      throw new UsageError(`--hermes ${hermesDir}: not a directory (expected a Hermes Agent checkout)`);
+    }
+  }
   const counter = await loadTokenCounter(options.tokenizer);
   const frozen = await openFrozen(options["frozen-run"], false);
   const models = await setupModels(options, counter);

@@ -9,7 +9,7 @@
  */
 import { assetPath } from "../../assets.ts";
 import { UsageError } from "../../errors.ts";
-import type { ContextEngine, EngineDeps } from "./engine.ts";
+import { type ContextEngine, type EngineDeps, EngineError, EngineSkipped } from "./engine.ts";
 import { createExecEngine } from "./exec_engine.ts";
 import { createFullEngine } from "./full.ts";
 import { createHermesLikeEngine } from "./hermes_like.ts";
@@ -72,12 +72,27 @@ function competitor(spec: string, deps: EngineDeps, name: string): ContextEngine
     const value = Deno.env.get(variable);
     if (value !== undefined) env[variable] = value;
   }
-  return createExecEngine(argv.join(" "), {
+  const engine = createExecEngine(argv.join(" "), {
     argv,
     name,
     timeoutMs: deps.timeoutMs,
     env: { ...env, ...deps.env },
   });
+  return {
+    kind: engine.kind,
+    name,
+    async compress(messages, opts) {
+      try {
+        return await engine.compress(messages, opts);
+      } catch (error) {
+        // No Python to run the adapter is a missing prerequisite, like a missing package: a skip.
+        if (error instanceof EngineError && error.message.includes("cannot start 'python3'")) {
+          throw new EngineSkipped(`python3 is not available to run ${script}`);
+        }
+        throw error;
+      }
+    },
+  };
 }
 
 /**
