@@ -37,8 +37,8 @@ function ticks(max: number): number[] {
   const raw = max / 5;
   const power = 10 ** Math.floor(Math.log10(raw));
   const step = [1, 2, 5, 10].map((m) => m * power).find((s) => s >= raw) ?? raw;
-  const out: number[] = [];
-  for (let v = 0; v <= max + step / 1e6; v += step) out.push(Number(v.toFixed(6)));
+  const out: number[] = [0];
+  while (out[out.length - 1] < max - step / 1e6) out.push(Number((out[out.length - 1] + step).toFixed(6)));
   return out;
 }
 

@@ -121,7 +121,7 @@ function curve(
   pick: (r: EngineResult) => number | null,
 ): Html {
   const names = [...new Set(results.map((r) => engineLabel(r)))];
-  const series: CurveSeries[] = names.map((name) => ({
+  const series: CurveSeries[] = names.map((name): CurveSeries => ({
     name,
     points: results.filter((r) => engineLabel(r) === name && r.status === "ok" && r.output_tokens !== null)
       .map((r) => {
@@ -129,7 +129,7 @@ function curve(
         return { x: r.output_tokens!, y: v === null ? null : 100 * v, label: `budget ${r.budget}` };
       })
       .sort((a, b) => a.x - b.x),
-  }));
+  })).filter((s) => s.points.length > 0);
   return curveChart({ title, xLabel: "tokens kept in the window", yLabel: "recall %", series, yMax: 100 });
 }
 

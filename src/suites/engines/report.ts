@@ -59,7 +59,7 @@ function num(value: number | null): string {
 export function statusCell(r: EngineResult): string {
   if (r.status !== "skipped") return r.status;
   const reason = r.reason ?? "";
-  return `skipped: ${reason.length > 120 ? `${reason.slice(0, 119)}…` : reason}`;
+  return `skipped: ${reason.length > 60 ? `${reason.slice(0, 59)}…` : reason}`;
 }
 
 /** The cells of the engines table, one row per engine and budget (shared by text, Markdown and HTML). */
