@@ -48,7 +48,7 @@ const OptionsSchema = z.object({
  * A message as a messages file may hold it: {@link ChatMessageSchema}, except that a tool call's
  * `arguments` may also be a JSON object (the Hugging Face convention).
  */
-const FileMessageSchema = ChatMessageSchema.extend({
+export const FileMessageSchema = ChatMessageSchema.extend({
   tool_calls: z.array(ToolCallSchema.extend({
     function: z.object({
       name: z.string().min(1),
@@ -67,7 +67,7 @@ const ObjectFileSchema = z.object({
  * The file's messages in the shared shape (object arguments as their JSON text) and the keys of the calls
  * whose arguments were objects, for {@link TemplateViewOptions.objectArgumentCalls}.
  */
-function normalizeMessages(messages: z.infer<typeof FileMessageSchema>[]): {
+export function normalizeToolArguments(messages: z.infer<typeof FileMessageSchema>[]): {
   messages: ChatMessage[];
   objectArgumentCalls: Set<string>;
 } {
@@ -124,12 +124,12 @@ export async function readMessagesFile(path: string): Promise<MessagesFile> {
   if (Array.isArray(raw)) {
     const result = z.array(FileMessageSchema).safeParse(raw);
     if (!result.success) throw new UsageError(`${path}: ${formatIssues(result.error.issues, "messages")}`);
-    return normalizeMessages(result.data);
+    return normalizeToolArguments(result.data);
   }
   if (typeof raw === "object" && raw !== null) {
     const result = ObjectFileSchema.safeParse(raw);
     if (!result.success) throw new UsageError(`${path}: ${formatIssues(result.error.issues)}`);
-    return { ...normalizeMessages(result.data.messages), tools: result.data.tools };
+    return { ...normalizeToolArguments(result.data.messages), tools: result.data.tools };
   }
   throw new UsageError(
     `${path}: expected a list of messages or an object {messages, tools?}, got ${typeof raw}`,
