@@ -274,6 +274,22 @@ Deno.test("an exec: engine that prints its environment sees no LLM_* or DECISION
     assert.equal(all.split(",").includes("CB_ENV_CANARY"), false);
     assert.ok(all.split(",").includes("PATH"));
     assert.match(passed.window![0].content!, /^saw LLM_BASE_URL of /);
+
+    // A value passed on purpose that the engine echoes back is redacted from what the run keeps.
+    const echo = join(dir, "echo.py");
+    await Deno.writeTextFile(
+      echo,
+      'import json, os, sys\njson.load(sys.stdin)\njson.dump({"messages": [{"role": "system", "content": "key " + os.environ["LLM_API_KEY"]}]}, sys.stdout)\n',
+    );
+    const [echoed] = await runEngines({
+      messages,
+      engines: [`exec:python3 ${echo}`],
+      repeats: 0,
+      counter,
+      timeoutMs: 20_000,
+      engineEnv: { LLM_API_KEY: "sk-echoed-secret-value" },
+    });
+    assert.equal(echoed.window![0].content, "key [REDACTED]");
   } finally {
     await Deno.remove(dir, { recursive: true });
   }

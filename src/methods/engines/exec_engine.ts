@@ -6,11 +6,13 @@
  *
  * The process gets a minimal environment ({@link minimalEngineEnv}): PATH, HOME, LANG and TMPDIR when
  * set, plus exactly the variables the caller passes (`--engine-env NAME`). Provider keys are never
- * inherited.
+ * inherited. The values passed (8 characters or longer) are redacted from whatever the engine writes back —
+ * its window and its stderr — so an engine that echoes a key cannot put it into the run.
  *
  * @module
  */
 import { UsageError } from "../../errors.ts";
+import { redact, redactValue } from "../../models/credentials.ts";
 import type { ChatMessage } from "../../models/messages.ts";
 import { type CompressOptions, type CompressResult, type ContextEngine, EngineError } from "./engine.ts";
 import { outsideRequest, parseOutsideReply } from "./outside_protocol.ts";
@@ -51,6 +53,8 @@ export function createExecEngine(command: string, options: ExecEngineOptions): C
   const name = options.name ?? `exec:${command}`;
   const timeoutMs = options.timeoutMs;
   const env = minimalEngineEnv(options.env);
+  // Values short enough to occur by chance (a port, a flag) are not treated as secrets.
+  const secrets = Object.values(options.env ?? {}).filter((value) => value.length >= 8);
   return {
     kind: "outside",
     name,
@@ -114,13 +118,13 @@ export function createExecEngine(command: string, options: ExecEngineOptions): C
           throw new EngineError(`${name}: timed out after ${timeoutMs} ms (killed)`);
         }
         const [status] = await finished;
-        const decode = (chunks: Uint8Array[]) => new TextDecoder().decode(concat(chunks));
+        const decode = (chunks: Uint8Array[]) => redact(new TextDecoder().decode(concat(chunks)), secrets);
         if (!status.success) {
           const stderr = decode(err).trim();
           const tail = stderr.length > STDERR_TAIL_CHARS ? `…${stderr.slice(-STDERR_TAIL_CHARS)}` : stderr;
           throw new EngineError(`${name}: exited with code ${status.code}${tail ? `: ${tail}` : ""}`);
         }
-        return { messages: parseOutsideReply(decode(out), name) };
+        return { messages: redactValue(parseOutsideReply(decode(out), name), secrets) };
       } finally {
         clearTimeout(timer);
       }
