@@ -7,7 +7,8 @@ Imports `agent.context_compressor.ContextCompressor` from a Hermes Agent checkou
 `$HERMES_AGENT_DIR`), builds it with the first constructor shape its signature accepts (the documented
 shapes, newest first: model + thresholds + base_url/api_key + config_context_length/provider; model +
 thresholds + base_url/api_key; model + thresholds), points its summarizer at the chat endpoint given
-through `--engine-env` (`LLM_BASE_URL`, `LLM_API_KEY`; the model from `--model`), tells it the budget
+through `--engine-env` (`LLM_BASE_URL`, `LLM_API_KEY`; the model from `--model`) both by its constructor
+arguments and by its auxiliary client's per-task variables (`AUXILIARY_COMPRESSION_*`), tells it the budget
 (trigger threshold = the budget, protected tail = Hermes' default share of it) and calls
 `compress(messages, current_tokens=...)` once. Its output is returned with Hermes' private message keys
 dropped.
@@ -109,7 +110,14 @@ def main() -> None:
     api_key = os.environ.get("LLM_API_KEY", "")
     if not base_url:
         skip("no chat endpoint for Hermes' summarizer: pass --engine-env LLM_BASE_URL --engine-env LLM_API_KEY")
-    # Hermes' auxiliary client also reads the OpenAI variables; its state goes to a throw-away home.
+    # Hermes routes the summary call through its auxiliary client, task "compression": its per-task
+    # variables point it at the endpoint (explicit constructor arguments win where a version takes them).
+    # Its state goes to a throw-away home.
+    os.environ.setdefault("AUXILIARY_COMPRESSION_PROVIDER", "custom")
+    os.environ.setdefault("AUXILIARY_COMPRESSION_BASE_URL", base_url)
+    os.environ.setdefault("AUXILIARY_COMPRESSION_API_KEY", api_key or "none")
+    if args.model:
+        os.environ.setdefault("AUXILIARY_COMPRESSION_MODEL", args.model)
     os.environ.setdefault("OPENAI_BASE_URL", base_url)
     os.environ.setdefault("OPENAI_API_KEY", api_key or "none")
     os.environ.setdefault("HERMES_HOME", tempfile.mkdtemp(prefix="cb-hermes-home-"))

@@ -78,6 +78,12 @@ def main() -> None:
     hermes = args.hermes or os.environ.get("HERMES_AGENT_DIR", "")
     base_url = os.environ.get("LLM_BASE_URL", "")
     if base_url:
+        # Its summaries go through Hermes' auxiliary client (task "compression"), pointed at the endpoint.
+        os.environ.setdefault("AUXILIARY_COMPRESSION_PROVIDER", "custom")
+        os.environ.setdefault("AUXILIARY_COMPRESSION_BASE_URL", base_url)
+        os.environ.setdefault("AUXILIARY_COMPRESSION_API_KEY", os.environ.get("LLM_API_KEY", "") or "none")
+        if args.model:
+            os.environ.setdefault("AUXILIARY_COMPRESSION_MODEL", args.model)
         os.environ.setdefault("OPENAI_BASE_URL", base_url)
         os.environ.setdefault("OPENAI_API_KEY", os.environ.get("LLM_API_KEY", "") or "none")
     home = tempfile.mkdtemp(prefix="cb-hermes-lcm-home-")
