@@ -22,6 +22,7 @@ import tempfile
 import uuid
 from typing import Any
 
+sys.dont_write_bytecode = True  # never leave __pycache__ in the checkout (or in a Hermes one)
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from outside_engine_io import fail, read_request, reply, skip  # noqa: E402
 
