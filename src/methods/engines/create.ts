@@ -89,6 +89,10 @@ function competitor(spec: string, deps: EngineDeps, name: string): ContextEngine
         if (error instanceof EngineError && error.message.includes("cannot start 'python3'")) {
           throw new EngineSkipped(`python3 is not available to run ${script}`);
         }
+        // A build that does not ship the adapter on disk (e.g. a compiled binary) cannot run it either.
+        if (error instanceof EngineError && error.message.includes("can't open file")) {
+          throw new EngineSkipped(`${script} is not on disk in this build (run from a source checkout)`);
+        }
         throw error;
       }
     },
