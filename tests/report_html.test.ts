@@ -489,3 +489,27 @@ Deno.test("a line chart draws one polyline per series, breaks at null and labels
   assert.equal(ys.length, 2);
   assert.ok(Math.abs(ys[0] - ys[1]) >= 13, "labels of equal lines do not overlap");
 });
+
+Deno.test("engines page with several budgets draws a recall curve per engine at its retained tokens", () => {
+  const at = (r: EngineResult, budget: string, budgetTokens: number, out: number, recall: number | null) => ({
+    ...r,
+    budget,
+    budget_tokens: budgetTokens,
+    output_tokens: out,
+    needles: { ...r.needles, recall },
+  });
+  const results = [
+    at(ENGINES[1], "10%", 4092, 4035, 0),
+    at(ENGINES[2], "10%", 4092, 4073, 0.25),
+    at(ENGINES[1], "50%", 20462, 20406, 0.5),
+    at(ENGINES[2], "50%", 20462, 14748, null),
+  ];
+  const page = enginesReportHtml(results, ENGINES_META);
+  assertSelfContained(page);
+  assert.match(page, /<h2>Recall at retained tokens<\/h2>/);
+  assert.ok(page.includes("<title>truncate, budget 50%: 50.0% at 20406 tokens</title>"));
+  assert.ok(page.includes("<title>hermes-like (reimplementation), budget 50%: n/a</title>"));
+  assert.equal(page, enginesReportHtml(results, ENGINES_META), "the same input gives the same bytes");
+  const markdown = enginesReportMarkdown(results, ENGINES_META);
+  assert.match(markdown, /\| truncate \| 4035 \/ 0\.0% \/ 25\.0% \| 20406 \/ 50\.0% \/ 25\.0% \|/);
+});

@@ -128,7 +128,7 @@ export function curveChart(options: CurveChartOptions): Html {
       }" text-anchor="middle" font-size="13" fill="#6e7781">n/a: no engine has a value here</text>`,
     );
   }
-  return safeHtml`<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 ${width} ${height}" width="${width}" height="${height}" role="img" aria-label="${options.title}" font-family="system-ui, sans-serif" fill="#1b1f24"><title>${options.title}</title>
+  return safeHtml`<svg viewBox="0 0 ${width} ${height}" width="${width}" height="${height}" role="img" aria-label="${options.title}" font-family="system-ui, sans-serif" fill="#1b1f24"><title>${options.title}</title>
 ${parts}
 <text x="${c((box.left + box.right) / 2)}" y="${
     c(height - 14)
