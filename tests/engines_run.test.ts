@@ -47,16 +47,13 @@ Deno.test("generator: needles sit at their depths in varied roles and positions 
   assert.ok(edge.needles[1].message_index >= edge.messages.length - 3);
 });
 
-// The target is 5 s (bench/engines.ts reports it; ~3 s measured on 2 cores); the test allows twice that
-// so a parallel test run on a loaded machine does not make it flaky.
-Deno.test("generator: generating and counting a 2,000-turn transcript stays within its time target", async () => {
+// Timing is bench/engines.ts's concern (target 5 s); the test checks what a timer cannot: a 2,000-turn
+// transcript generates, keeps its early needles early, and counts.
+Deno.test("generator: a 2,000-turn transcript generates with early needles and counts", async () => {
   const counter = await sharedCounter();
-  const started = performance.now();
-  const { messages } = generateTranscript({ turns: 2000 });
-  const tokens = counter.countMessages(messages);
-  const seconds = (performance.now() - started) / 1000;
-  assert.ok(tokens > 300_000);
-  assert.ok(seconds <= 10, `${seconds.toFixed(2)} s`);
+  const { messages, needles } = generateTranscript({ turns: 2000 });
+  assert.ok(counter.countMessages(messages) > 300_000);
+  assert.ok(needles.every((n) => n.message_index < messages.length / 2));
 });
 
 Deno.test("metrics: no needles means recall n/a, never 1.0; percentiles by nearest rank", () => {
