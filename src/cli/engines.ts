@@ -5,28 +5,14 @@
  */
 import { z } from "zod";
 import { UsageError } from "../errors.ts";
-import {
-  BUILTIN_ENGINES,
-  createEngine,
-  parseEngineSelection,
-  REAL_COMPETITORS,
-} from "../methods/engines/create.ts";
-import { readHermesProbes } from "../data/transcripts/hermes_probes.ts";
+import { BUILTIN_ENGINES, REAL_COMPETITORS } from "../methods/engines/create.ts";
 import { budgetListOption } from "../suites/engines/budgets.ts";
-import { importTranscript } from "../data/transcripts/import.ts";
 import { generateTranscript } from "../suites/engines/generate.ts";
-import { runEnginesSuite, type TranscriptSource } from "../suites/engines/suite.ts";
-import {
-  MODEL_OPTION_HELP,
-  MODEL_OPTION_SPEC,
-  ModelOptionsShape,
-  setupModels,
-} from "../suites/model_setup.ts";
-import { openFrozen, withRun } from "../suites/run_lifecycle.ts";
-import { loadTokenCounter } from "../tokens/load.ts";
+import { enginesRunCommand } from "../suites/engines/command.ts";
+import { MODEL_OPTION_HELP, MODEL_OPTION_SPEC, ModelOptionsShape } from "../suites/model_setup.ts";
 import { parseCommand } from "./args.ts";
 import { fractionListOption, intOption } from "./numbers.ts";
-import { recordedOptions, RUN_OPTION_HELP, RUN_OPTION_SPEC, RunOptionsShape } from "./run_setup.ts";
+import { RUN_OPTION_HELP, RUN_OPTION_SPEC, RunOptionsShape } from "./run_setup.ts";
 import { writeFileAtomic } from "../store/run_dir.ts";
 
 const GENERATOR_HELP = `  --turns N            generated transcript: turns (default 200)
@@ -40,21 +26,6 @@ const GENERATOR_HELP = `  --turns N            generated transcript: turns (defa
 const ENGINES_RUN_OPTION_HELP = RUN_OPTION_HELP.split("\n")
   .filter((line) => !/^\s+--(resume|check-only)\b/.test(line))
   .join("\n");
-
-/** Names of variables `--engine-env` may pass: shell-style identifiers. */
-const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]{0,127}$/;
-
-/** Reads the values of the `--engine-env` names from this process's environment (never printed). */
-function engineEnvironment(names: string[]): Record<string, string> {
-  const env: Record<string, string> = {};
-  for (const name of names) {
-    if (!ENV_NAME.test(name)) throw new UsageError(`--engine-env ${name}: not a variable name`);
-    const value = Deno.env.get(name);
-    if (value === undefined) throw new UsageError(`--engine-env ${name}: the variable is not set`);
-    env[name] = value;
-  }
-  return env;
-}
 
 const RUN_HELP = `compaction-bench engines run [options] (--reference | --live)
 
@@ -199,107 +170,7 @@ async function run(argv: string[]): Promise<number> {
     return 0;
   }
   if (positionals.length > 0) throw new UsageError(`engines run: unexpected argument '${positionals[0]}'`);
-  if (options["check-only"]) {
-    throw new UsageError(
-      "engines run: --check-only is not supported (engine timings are always measured afresh)",
-    );
-  }
-  if (options.resume) {
-    throw new UsageError(
-      "engines run: --resume is not supported (latencies of a killed run are not comparable)",
-    );
-  }
-  let source: TranscriptSource;
-  const sources: Record<string, Uint8Array> = {};
-  if (options.transcript) {
-    // Imported (and so validated, with clear errors) before the run directory is created: bad input writes
-    // nothing. The file's bytes are then declared as the run's source.
-    const transcript = await importTranscript(options.transcript, options.format ?? "auto");
-    sources.transcript = await Deno.readFile(options.transcript);
-    source = { kind: "imported", path: options.transcript, format: options.format ?? "auto", transcript };
-  } else {
-    source = { kind: "generated", params: generatorParams(options) };
-  }
-  let probes: { path: string; probes: Awaited<ReturnType<typeof readHermesProbes>>["probes"] } | undefined;
-  if (options.probes) {
-    probes = { path: options.probes, probes: (await readHermesProbes(options.probes)).probes };
-    sources.probes = await Deno.readFile(options.probes);
-  }
-  const engines = (options.engine ?? [...BUILTIN_ENGINES]).map(parseEngineSelection);
-  const seenNames = new Set<string>();
-  for (const { name } of engines) {
-    if (seenNames.has(name)) throw new UsageError(`--engine ${name} is given twice; name them NAME=SPEC`);
-    seenNames.add(name);
-  }
-  const engineEnv = engineEnvironment(options["engine-env"] ?? []);
-  const hermesDir = options.hermes;
-  if (hermesDir !== undefined) {
-    const info = await Deno.stat(hermesDir).catch((error) => {
-      if (error instanceof Deno.errors.NotFound || error instanceof Deno.errors.PermissionDenied) return null;
-      throw error;
-    });
-    if (info === null || !info.isDirectory) {
-      throw new UsageError(`--hermes ${hermesDir}: not a directory (expected a Hermes Agent checkout)`);
-    }
-  }
-  const counter = await loadTokenCounter(options.tokenizer);
-  const frozen = await openFrozen(options["frozen-run"], false);
-  const models = await setupModels(options, counter);
-  try {
-    // Every engine spec is checked before the run directory is created: bad input writes nothing.
-    for (const { name, spec } of engines) {
-      createEngine(spec, {
-        chat: models.chat,
-        decision: models.decision,
-        timeoutMs: options["engine-timeout-ms"] ?? 60_000,
-        env: engineEnv,
-        hermesDir,
-      }, name);
-    }
-    const finished = await withRun(
-      {
-        suite: "engines",
-        output: options.output,
-        command: ["engines", "run", ...argv.filter((a) => !a.startsWith("--env-file"))],
-        options: recordedOptions(options),
-        protocol: {
-          suite: "engines",
-          engines: engines.map(({ name, spec }) => name === spec ? spec : `${name}=${spec}`),
-          engine_env: Object.keys(engineEnv).sort(),
-          repeats: options.repeats ?? 3,
-          budget: options.budget?.map((b) => b.label) ?? ["25%"],
-          probes: probes ? probes.probes.length : null,
-          qa: !options["no-qa"],
-          models: models.description,
-        },
-        tokenizer: { name: counter.name, hash: counter.hash },
-        sources,
-        quiet: options.quiet,
-        frozen,
-      },
-      (context) =>
-        runEnginesSuite(
-          context,
-          {
-            transcript: source,
-            engines,
-            repeats: options.repeats ?? 3,
-            budgets: options.budget,
-            timeoutMs: options["engine-timeout-ms"],
-            qa: !options["no-qa"],
-            probes,
-            engineEnv,
-            hermesDir,
-          },
-          models,
-          counter,
-        ),
-    );
-    console.log(finished.result.table);
-    console.log(`\nrun: ${finished.path}\nreport: ${finished.path}/REPORT.md`);
-  } finally {
-    await models.close();
-  }
+  await enginesRunCommand(options, argv, () => generatorParams(options));
   return 0;
 }
 

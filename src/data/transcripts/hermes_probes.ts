@@ -36,7 +36,12 @@ export interface HermesProbes {
 
 /** Reads and validates a probe file; problems are a {@link UsageError} naming the file and field. */
 export async function readHermesProbes(path: string): Promise<HermesProbes> {
-  const json = parseJsonText(await readTranscriptText(path), path);
+  return parseHermesProbes(await readTranscriptText(path), path);
+}
+
+/** Parses and validates a probe file's text (`path` names it in errors). */
+export function parseHermesProbes(text: string, path: string): HermesProbes {
+  const json = parseJsonText(text, path);
   const parsed = HermesProbeFileSchema.safeParse(json);
   if (!parsed.success) throw issueError(path, "", parsed.error);
   const ids = new Set<string>();

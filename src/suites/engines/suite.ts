@@ -1,9 +1,9 @@
 /**
  * The engines suite over the run store: one `transcript` node (generated or imported, with the probes of a
- * `--probes` file), one `engine` node per engine and budget (its measured result, the cold output window and
- * every provider exchange), then `results.json`, `REPORT.md` and `report.html`. Engine nodes always run
- * afresh (latency is measured, so nothing is reused from a frozen run). With several budgets every engine is
- * measured at each, budget by budget.
+ * `--probes` file as a second input), one `engine` node per engine and budget (its measured result, the cold
+ * output window and every provider exchange), then the aggregate (`results.json`, `aggregate.json`) and the
+ * report (`REPORT.md`, `report.html`). Engine nodes always run afresh (latency is measured, so nothing is
+ * reused from a frozen run). With several budgets every engine is measured at each, budget by budget.
  *
  * @module
  */
@@ -12,14 +12,16 @@ import type { ChatMessage } from "../../models/messages.ts";
 import type { TokenCounter } from "../../tokens/types.ts";
 import type { ModelSetup } from "../model_setup.ts";
 import type { RunContext } from "../run_lifecycle.ts";
-import { type GenerateParamsInput, generateTranscript } from "./generate.ts";
+import type { GenerateParamsInput } from "./generate.ts";
+import { enginesTranscriptStage } from "./stages/transcript.ts";
 import type { Needle } from "./needles.ts";
-import { enginesReportMarkdown, formatEnginesTable } from "./report.ts";
-import { enginesReportHtml } from "../../report/engines_html.ts";
+import { basename } from "node:path";
+import { formatEnginesTable } from "./report.ts";
+import { engineInputKey, enginesAggregateStage } from "./stages/aggregate.ts";
+import { enginesReportStage } from "./stages/report.ts";
+import { type EngineResult, runEngines } from "./run.ts";
 import type { EngineSelection } from "../../methods/engines/create.ts";
 import { type BudgetSpec, budgetTokens, DEFAULT_BUDGET } from "./budgets.ts";
-import { type EngineResult, runEngines } from "./run.ts";
-import { transcriptHash } from "./transcript_hash.ts";
 
 /** Where the transcript comes from. */
 export type TranscriptSource =
@@ -58,6 +60,8 @@ export interface EnginesSuiteResult {
   budgets: { budget: string; budget_tokens: number }[];
   results: EngineResult[];
   table: string;
+  /** Published file name → the node output blob that is its exact bytes. */
+  files: Record<string, string>;
 }
 
 /** Runs the engines suite inside a run. */
@@ -70,52 +74,34 @@ export async function runEnginesSuite(
   const { executor, run, progress } = context;
   const source = options.transcript;
   progress.plan("engines-transcript", 1);
-  const transcriptNode = await executor.execute(
+  // A --probes file is the transcript node's second input: its probes replace the transcript's own.
+  const probeInputs: Record<string, string> = options.probes ? { probes: run.header.sources["probes"] } : {};
+  const probeValues: Record<string, unknown> = options.probes
+    ? { probes: await run.store.getText(run.header.sources["probes"]) }
+    : {};
+  const transcriptNode = await executor.runStage(
+    enginesTranscriptStage,
     source.kind === "generated"
       ? {
-        stage: "engines-transcript",
-        version: 1,
         label: "transcript generated",
-        params: { source: "generated", params: source.params },
-        inputs: options.probes ? { probes: run.header.sources["probes"] } : {},
+        params: { source: "generated" as const, params: source.params as Record<string, unknown> },
+        inputs: probeInputs,
+        values: probeValues,
       }
       : {
-        stage: "engines-transcript",
-        version: 1,
-        label: `transcript ${source.path}`,
-        params: { source: "imported", format: source.format },
-        inputs: {
-          file: run.header.sources["transcript"],
-          ...(options.probes ? { probes: run.header.sources["probes"] } : {}),
-        },
+        label: `transcript ${basename(source.path)}`,
+        params: { source: "imported" as const, format: source.transcript.format },
+        inputs: { file: run.header.sources["transcript"], ...probeInputs },
+        values: { file: await run.store.getText(run.header.sources["transcript"]), ...probeValues },
       },
-    () => {
-      if (source.kind === "generated") {
-        const generated = generateTranscript(source.params);
-        const value: StoredTranscript = {
-          messages: generated.messages,
-          needles: generated.needles,
-          probes: options.probes?.probes ?? [],
-          hash: generated.hash,
-        };
-        return Promise.resolve({ outputs: { transcript: value } });
-      }
-      const imported = source.transcript;
-      const value: StoredTranscript = {
-        messages: imported.messages,
-        needles: [],
-        probes: options.probes?.probes ?? imported.probes,
-        hash: transcriptHash(imported.messages),
-      };
-      return Promise.resolve({ outputs: { transcript: value } });
-    },
+    {},
   );
   const transcript = transcriptNode.outputs.transcript as StoredTranscript;
   // Said in the report, never stored in the node: a path would make equal keys give different outputs.
   const description = source.kind === "generated"
     ? `generated (turns ${source.params.turns ?? 200}, needles ${source.params.needles ?? 12}, ` +
       `words per message ${source.params.wordsPerMsg ?? 60})`
-    : `imported ${source.transcript.format} transcript ${source.path}`;
+    : `imported ${source.transcript.format} transcript ${basename(source.path)}`;
   const inputTokens = counter.countMessages(transcript.messages);
   const budgets = (options.budgets ?? [DEFAULT_BUDGET]).map((spec) => ({
     budget: spec.label,
@@ -128,6 +114,8 @@ export async function runEnginesSuite(
 
   progress.plan("engines-engine", options.engines.length * budgets.length);
   const results: EngineResult[] = [];
+  const engineInputs: Record<string, string> = {};
+  const engineValues: Record<string, unknown> = {};
   for (const { budget: budgetLabel, budget_tokens: budgetCount } of budgets) {
     for (const { name, spec } of options.engines) {
       const node = await executor.execute(
@@ -181,47 +169,45 @@ export async function runEnginesSuite(
       );
       const measured = node.outputs.result as Omit<EngineResult, "window" | "records">;
       results.push({ ...measured, window: null, records: [] });
+      engineInputs[engineInputKey(name, budgetLabel)] = node.node.outputs.result;
+      engineValues[engineInputKey(name, budgetLabel)] = measured;
     }
   }
 
   const table = formatEnginesTable(results);
-  await run.writeJsonFile("results.json", {
-    suite: "engines",
-    transcript: {
-      hash: transcript.hash,
-      description: description,
-      messages: transcript.messages.length,
-      tokens: inputTokens,
-      // Where each needle sits: its message, its depth (0 first message, 1 last), role and position.
-      needles: transcript.needles.map(({ id, message_index, depth, role, position }) => ({
-        id,
-        message_index,
-        depth,
-        role,
-        position,
-      })),
-      probes: transcript.probes.length,
-      ...(options.probes ? { probes_file: options.probes.path } : {}),
+  // Every published number is a node output: the aggregate takes the transcript and every engine's result.
+  progress.plan("engines-aggregate", 1);
+  progress.plan("engines-report", 1);
+  const aggregateNode = await executor.runStage(enginesAggregateStage, {
+    label: "aggregate",
+    params: {
+      description,
+      engines: options.engines.map(({ name }) => name),
+      budgets,
+      tokenizer: { name: counter.name, hash: counter.hash },
+      models: models.description,
+      budget_tokens: budget,
+      repeats: options.repeats,
+      ...(options.probes ? { probes_file: basename(options.probes.path) } : {}),
     },
-    tokenizer: { name: counter.name, hash: counter.hash },
-    models: models.description,
-    budget_tokens: budget,
-    budgets,
-    repeats: options.repeats,
-    engines: results.map(({ window: _w, records: _r, ...rest }) => rest),
-  });
-  const reportMeta = {
-    transcript: description,
-    transcriptHash: transcript.hash,
-    tokenizer: `${counter.name} (${counter.hash.slice(0, 12)})`,
-    chatModel: models.description.chat_model,
-    decisionModel: models.description.decision_model,
-    reference: models.description.mode === "reference",
-    repeats: options.repeats,
-    budgets,
+    inputs: { transcript: transcriptNode.node.outputs.transcript, ...engineInputs },
+    values: { transcript, ...engineValues },
+  }, {});
+  const reportNode = await executor.runStage(enginesReportStage, {
+    label: "report",
+    params: {
+      tokenizer: `${counter.name} (${counter.hash.slice(0, 12)})`,
+      reference: models.description.mode === "reference",
+    },
+    inputs: { results: aggregateNode.node.outputs["results.json"] },
+    values: { results: aggregateNode.outputs["results.json"] },
+  }, {});
+  const files = {
+    "results.json": aggregateNode.node.outputs["results.json"],
+    "aggregate.json": aggregateNode.node.outputs["aggregate.json"],
+    "REPORT.md": reportNode.node.outputs["REPORT.md"],
+    "report.html": reportNode.node.outputs["report.html"],
   };
-  await run.writeFile("REPORT.md", enginesReportMarkdown(results, reportMeta));
-  await run.writeFile("report.html", enginesReportHtml(results, reportMeta));
   return {
     transcript: {
       hash: transcript.hash,
@@ -233,5 +219,6 @@ export async function runEnginesSuite(
     budgets,
     results,
     table,
+    files,
   };
 }

@@ -1,0 +1,166 @@
+/**
+ * What `engines run` does once its options are parsed: import (or describe) the transcript and check every
+ * engine spec before anything is written, set up the tokenizer and the models, and run the suite through the
+ * one life cycle.
+ *
+ * @module
+ */
+import { UsageError } from "../../errors.ts";
+import { BUILTIN_ENGINES, createEngine, parseEngineSelection } from "../../methods/engines/create.ts";
+import { importTranscript } from "../../data/transcripts/import.ts";
+import { readHermesProbes } from "../../data/transcripts/hermes_probes.ts";
+import type { BudgetSpec } from "./budgets.ts";
+import type { TranscriptFormat } from "../../data/transcripts/types.ts";
+import { loadTokenCounter } from "../../tokens/load.ts";
+import { setupModels } from "../model_setup.ts";
+import { openFrozenFor, type RunCommandOptions, runSuite } from "../run_lifecycle.ts";
+import { ENGINES_SUITE } from "./definition.ts";
+import type { GenerateParamsInput } from "./generate.ts";
+import { runEnginesSuite, type TranscriptSource } from "./suite.ts";
+
+/** The parsed options of `engines run`. */
+export interface EnginesRunCommandOptions extends RunCommandOptions {
+  engine?: string[];
+  "engine-env"?: string[];
+  hermes?: string;
+  probes?: string;
+  transcript?: string;
+  format?: "auto" | TranscriptFormat;
+  repeats?: number;
+  budget?: BudgetSpec[];
+  "engine-timeout-ms"?: number;
+  "no-qa"?: boolean;
+  tokenizer?: string;
+}
+
+/** Names of variables `--engine-env` may pass: shell-style identifiers. */
+const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]{0,127}$/;
+
+/** Reads the values of the `--engine-env` names from this process's environment (never printed). */
+function engineEnvironment(names: string[]): Record<string, string> {
+  const env: Record<string, string> = {};
+  for (const name of names) {
+    if (!ENV_NAME.test(name)) throw new UsageError(`--engine-env ${name}: not a variable name`);
+    const value = Deno.env.get(name);
+    if (value === undefined) throw new UsageError(`--engine-env ${name}: the variable is not set`);
+    env[name] = value;
+  }
+  return env;
+}
+
+/** `engines run`: returns the run directory. `generator` holds the generated transcript's settings. */
+export async function enginesRunCommand(
+  options: EnginesRunCommandOptions,
+  argv: string[],
+  generator: () => GenerateParamsInput,
+): Promise<string> {
+  if (options["check-only"]) {
+    throw new UsageError(
+      "engines run: --check-only is not supported (engine timings are always measured afresh)",
+    );
+  }
+  if (options.resume) {
+    throw new UsageError(
+      "engines run: --resume is not supported (latencies of a killed run are not comparable)",
+    );
+  }
+  let source: TranscriptSource;
+  const sources: Record<string, Uint8Array> = {};
+  if (options.transcript) {
+    // Imported (and so validated, with clear errors) before the run directory is created: bad input writes
+    // nothing. The file's bytes are then declared as the run's source.
+    const transcript = await importTranscript(options.transcript, options.format ?? "auto");
+    sources.transcript = await Deno.readFile(options.transcript);
+    source = { kind: "imported", path: options.transcript, format: options.format ?? "auto", transcript };
+  } else {
+    source = { kind: "generated", params: generator() };
+  }
+  let probes: { path: string; probes: Awaited<ReturnType<typeof readHermesProbes>>["probes"] } | undefined;
+  if (options.probes) {
+    probes = { path: options.probes, probes: (await readHermesProbes(options.probes)).probes };
+    sources.probes = await Deno.readFile(options.probes);
+  }
+  const engines = (options.engine ?? [...BUILTIN_ENGINES]).map(parseEngineSelection);
+  const seenNames = new Set<string>();
+  for (const { name } of engines) {
+    if (seenNames.has(name)) throw new UsageError(`--engine ${name} is given twice; name them NAME=SPEC`);
+    seenNames.add(name);
+  }
+  const engineEnv = engineEnvironment(options["engine-env"] ?? []);
+  const hermesDir = options.hermes;
+  if (hermesDir !== undefined) {
+    const info = await Deno.stat(hermesDir).catch((error) => {
+      if (error instanceof Deno.errors.NotFound || error instanceof Deno.errors.PermissionDenied) return null;
+      throw error;
+    });
+    if (info === null || !info.isDirectory) {
+      throw new UsageError(`--hermes ${hermesDir}: not a directory (expected a Hermes Agent checkout)`);
+    }
+  }
+  const engineLabels = engines.map(({ name, spec }) => name === spec ? spec : `${name}=${spec}`);
+  const counter = await loadTokenCounter(options.tokenizer);
+  const repeats = options.repeats ?? 3;
+  const frozen = await openFrozenFor(ENGINES_SUITE, options["frozen-run"], false, {
+    engines: engineLabels,
+    repeats,
+  });
+  const models = await setupModels(options, counter);
+  try {
+    // Every engine spec is checked before the run directory is created: bad input writes nothing.
+    for (const { name, spec } of engines) {
+      createEngine(spec, {
+        chat: models.chat,
+        decision: models.decision,
+        timeoutMs: options["engine-timeout-ms"] ?? 60_000,
+        env: engineEnv,
+        hermesDir,
+      }, name);
+    }
+  } catch (error) {
+    await models.close();
+    throw error;
+  }
+  const finished = await runSuite(
+    {
+      suite: ENGINES_SUITE,
+      argv,
+      options: { ...options },
+      output: options.output,
+      quiet: options.quiet,
+      frozen,
+      protocol: {
+        suite: "engines",
+        engines: engineLabels,
+        engine_env: Object.keys(engineEnv).sort(),
+        repeats,
+        budget: options.budget?.map((b) => b.label) ?? ["25%"],
+        probes: probes ? probes.probes.length : null,
+        qa: !options["no-qa"],
+        models: models.description,
+      },
+      tokenizer: { name: counter.name, hash: counter.hash },
+      sources,
+      models,
+    },
+    async (context) => {
+      const outcome = await runEnginesSuite(
+        context,
+        {
+          transcript: source,
+          engines,
+          repeats,
+          budgets: options.budget,
+          timeoutMs: options["engine-timeout-ms"],
+          qa: !options["no-qa"],
+          probes,
+          engineEnv,
+          hermesDir,
+        },
+        models,
+        counter,
+      );
+      return { result: outcome, files: outcome.files, lines: [outcome.table] };
+    },
+  );
+  return finished.path;
+}
