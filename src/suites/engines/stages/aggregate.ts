@@ -80,6 +80,8 @@ export const enginesAggregateStage = defineStage({
         hash: transcript.hash,
         description: params.description,
         messages: transcript.messages.length,
+        // Every engine row counts the same input: the transcript's tokens.
+        tokens: engines[0]?.input_tokens ?? null,
         // Where each needle sits: its message, its depth (0 first message, 1 last), role and position.
         needles: transcript.needles.map(({ id, message_index, depth, role, position }) => ({
           id,
