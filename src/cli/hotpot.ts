@@ -8,6 +8,8 @@ import { assetPath } from "../assets.ts";
 import { loadHotpot } from "../data/hotpot_load.ts";
 import { UsageError } from "../errors.ts";
 import { aggregateHotpot } from "../suites/hotpot/aggregate.ts";
+import { hotpotStats } from "../analysis/hotpot_stats.ts";
+import { BOOTSTRAP_OPTION_HELP, bootstrapOption } from "./stats_options.ts";
 import {
   assertQuotaMet,
   collectCorpus,
@@ -18,6 +20,8 @@ import { readCorpus } from "../suites/hotpot/corpus.ts";
 import { HOTPOT_METHODS, type HotpotMethod } from "../suites/hotpot/methods.ts";
 import { hotpotReportMarkdown } from "../suites/hotpot/report.ts";
 import { hotpotReportHtml } from "../report/hotpot_html.ts";
+import { hotpotExplorer, loadContexts } from "../report/hotpot_explorer.ts";
+import { ChatMessageSchema } from "../models/messages.ts";
 import { DEFAULT_HOTPOT_RUN, runHotpot } from "../suites/hotpot/run_suite.ts";
 import { DEFAULT_SELECTION } from "../suites/hotpot/select.ts";
 import {
@@ -77,6 +81,7 @@ Options:
   --compressions N     compression generations per question and method (default ${DEFAULT_HOTPOT_RUN.compressions})
   --answers N          answers per context (default ${DEFAULT_HOTPOT_RUN.answers})
   --tokenizer DIR      tokenizer (default: Qwen3, embedded)
+${BOOTSTRAP_OPTION_HELP}
 ${MODEL_OPTION_HELP}
 ${RUN_OPTION_HELP}`;
 
@@ -224,6 +229,7 @@ function parseRun(argv: string[]) {
       compressions: { type: "string" },
       answers: { type: "string" },
       tokenizer: { type: "string" },
+      bootstrap: { type: "string" },
     },
     z.object({
       ...RunOptionsShape,
@@ -235,6 +241,7 @@ function parseRun(argv: string[]) {
       compressions: intOption(1, 100).optional(),
       answers: intOption(1, 100).optional(),
       tokenizer: z.string().optional(),
+      bootstrap: bootstrapOption.optional(),
     }),
   );
 }
@@ -306,6 +313,8 @@ export async function hotpotRun(givenArgv: string[]): Promise<{ code: number; pa
         }
         await context.run.writeJsonFile("results.json", outcome.rows);
         await context.run.writeJsonFile("aggregate.json", aggregates);
+        const stats = hotpotStats(outcome.rows, runOptions.methods, { resamples: options.bootstrap });
+        await context.run.writeJsonFile("stats.json", stats);
         const reportMeta = {
           corpus,
           models: models.description,
@@ -314,6 +323,15 @@ export async function hotpotRun(givenArgv: string[]): Promise<{ code: number; pa
           reserve: runOptions.reserve,
           compressions: runOptions.compressions,
           answers: runOptions.answers,
+          stats,
+          explorer: hotpotExplorer(
+            corpus,
+            outcome.rows,
+            await loadContexts(
+              outcome.rows,
+              (hash) => context.run.store.getJson(hash, z.array(ChatMessageSchema).nullable()),
+            ),
+          ),
         };
         await context.run.writeFile("REPORT.md", hotpotReportMarkdown(aggregates, reportMeta));
         await context.run.writeFile("report.html", hotpotReportHtml(aggregates, reportMeta));

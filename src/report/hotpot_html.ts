@@ -13,6 +13,8 @@ import {
   hypothesisText,
 } from "../suites/hotpot/report.ts";
 import { barChart } from "./charts.ts";
+import { hotpotStatsHtml, hypothesisHtml } from "./hotpot_stats_html.ts";
+import { explorerHtml } from "./explorer.ts";
 import { banner, code, factList, figure, htmlPage, htmlTable, paragraphs, safeHtml } from "./html.ts";
 import { formatCell } from "./markdown_table.ts";
 
@@ -69,15 +71,20 @@ function usageTable(aggregates: readonly HotpotMethodAggregate[]) {
   );
 }
 
-function scoreChart(aggregates: readonly HotpotMethodAggregate[]) {
+function scoreChart(aggregates: readonly HotpotMethodAggregate[], meta: HotpotReportMeta) {
+  const ci = (metric: "em" | "f1" | "joint_f1" | "gold_sp_kept") =>
+    aggregates.map((a) => {
+      const m = meta.stats?.methods.find((s) => s.method === a.method)?.intervals[metric];
+      return m ? { lo: pct(m.lo), hi: pct(m.hi) } : null;
+    });
   return barChart({
     title: "EM, F1, joint F1 and gold SP kept per method (%)",
     categories: aggregates.map((a) => a.method),
     series: [
-      { name: "EM", values: aggregates.map((a) => pct(a.metrics.em)) },
-      { name: "F1", values: aggregates.map((a) => pct(a.metrics.f1)) },
-      { name: "joint F1", values: aggregates.map((a) => pct(a.metrics.joint_f1)) },
-      { name: "gold SP kept", values: aggregates.map((a) => pct(a.sp_survival)) },
+      { name: "EM", values: aggregates.map((a) => pct(a.metrics.em)), errors: ci("em") },
+      { name: "F1", values: aggregates.map((a) => pct(a.metrics.f1)), errors: ci("f1") },
+      { name: "joint F1", values: aggregates.map((a) => pct(a.metrics.joint_f1)), errors: ci("joint_f1") },
+      { name: "gold SP kept", values: aggregates.map((a) => pct(a.sp_survival)), errors: ci("gold_sp_kept") },
     ],
     format: (v) => formatCell(v, 1),
     yLabel: "percent",
@@ -122,7 +129,13 @@ ${
       "note",
     )
   }${resultsTable(aggregates)}
-${figure("Answer and supporting-fact scores per method", scoreChart(aggregates))}
+${meta.stats ? hotpotStatsHtml(meta.stats) : ""}
+${
+    figure(
+      `Answer and supporting-fact scores per method${meta.stats ? " (error bars: 95% CI)" : ""}`,
+      scoreChart(aggregates, meta),
+    )
+  }
 ${figure("Answer input size per method", tokensChart(aggregates, meta))}
 <h3>EM by question type</h3>
 ${byTypeTable(aggregates)}
@@ -136,6 +149,7 @@ ${
     )
   }
 <h2>Hypothesis</h2>
-${paragraphs(hypothesisText(aggregates))}`;
+${hypothesisHtml(hypothesisText(aggregates), meta.stats)}
+${meta.explorer ? explorerHtml(meta.explorer) : ""}`;
   return htmlPage({ title, body });
 }

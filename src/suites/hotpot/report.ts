@@ -7,6 +7,9 @@
 import { type Cell, markdownTable } from "../../report/markdown_table.ts";
 import type { HotpotMethodAggregate } from "./aggregate.ts";
 import type { Corpus } from "./corpus.ts";
+import type { HotpotStats } from "../../analysis/hotpot_stats.ts";
+import type { ExplorerData } from "../../report/explorer.ts";
+import { hotpotStatsMarkdown, hypothesisWithInterval } from "../../analysis/hotpot_stats_markdown.ts";
 
 /** What the report states about the run besides the aggregates. */
 export interface HotpotReportMeta {
@@ -17,6 +20,10 @@ export interface HotpotReportMeta {
   reserve: number;
   compressions: number;
   answers: number;
+  /** Intervals and paired differences (absent: the report shows point estimates only). */
+  stats?: HotpotStats;
+  /** The per-question explorer of report.html (absent: no explorer). */
+  explorer?: ExplorerData;
 }
 
 const pct = (x: number) => Number((100 * x).toFixed(1));
@@ -135,7 +142,7 @@ Percentages; answers averaged within a question, then questions equally; invalid
 Input tokens are the provider's reported prompt tokens of the answer calls.
 
 ${table}
-
+${meta.stats ? hotpotStatsMarkdown(meta.stats) : ""}
 ### EM by question type
 
 ${byType}
@@ -149,6 +156,6 @@ Jev+Summary within a generation and counted in both rows.)
 
 ## Hypothesis
 
-${hypothesisText(aggregates)}
+${hypothesisWithInterval(hypothesisText(aggregates), meta.stats)}
 `;
 }
