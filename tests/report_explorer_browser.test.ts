@@ -14,7 +14,8 @@ const browser = findChromium();
 Deno.test("the hotpot report explorer renders, reaches every question and filters in headless Chromium", async () => {
   if (browser === null) {
     console.warn(
-      "\n" + "!".repeat(78) + "\n!!! SKIPPED: no Chromium found (/usr/bin/chromium); the report explorer was NOT " +
+      "\n" + "!".repeat(78) +
+        "\n!!! SKIPPED: no Chromium found (/usr/bin/chromium); the report explorer was NOT " +
         "tested in a browser.\n!!! Install it with: apt-get install -y chromium\n" + "!".repeat(78) + "\n",
     );
     return;
@@ -89,7 +90,10 @@ Deno.test("the hotpot report explorer renders, reaches every question and filter
       })()`);
       assert.deepEqual(bridge, ids.filter((_, i) => types[i] === "bridge"));
       assert.ok(bridge.length > 0 && bridge.length < ids.length);
-      assert.match(await page.evaluate<string>("document.getElementById('explorer-count').textContent"), /of 6 shown/);
+      assert.match(
+        await page.evaluate<string>("document.getElementById('explorer-count').textContent"),
+        /of 6 shown/,
+      );
     } finally {
       await page.close();
     }

@@ -16,7 +16,7 @@
  * @module
  */
 import { SeededRandom } from "../data/hotpot_prng.ts";
-import { type BootstrapOptions, bootstrapMean, DEFAULT_RESAMPLES, DEFAULT_STATS_SEED } from "./bootstrap.ts";
+import { bootstrapMean, type BootstrapOptions, DEFAULT_RESAMPLES, DEFAULT_STATS_SEED } from "./bootstrap.ts";
 
 /** Sign vectors are enumerated exactly up to this many non-zero differences (2^16 = 65,536 vectors). */
 export const EXACT_LIMIT = 16;

@@ -368,7 +368,9 @@ export function barChart(options: BarChartOptions): Html {
   const hasLegend = legendSeries.length > 0 || refs.length > 0;
   const noteRoom = options.notes?.some((n) => n) ? 14 : 0;
   const box: Box = { left: 66, right: width - 16, top: hasLegend ? 46 : 24, bottom: height - 40 - noteRoom };
-  const values = options.series.flatMap((s) => [...s.values, ...(s.errors ?? []).flatMap((e) => e ? [e.hi] : [])])
+  const values = options.series.flatMap((
+    s,
+  ) => [...s.values, ...(s.errors ?? []).flatMap((e) => e ? [e.hi] : [])])
     .filter((v): v is number => v !== null);
   const refValues = refs.map((r) => r.value);
   const axis = options.scale === "log"
@@ -399,7 +401,12 @@ export function barChart(options: BarChartOptions): Html {
       const below = v < 0 && options.scale !== "log";
       const err = s.errors?.[i];
       const bar = err
-        ? errorBar(mid, axis, err, `${s.name}, ${category}: ${label} [${options.format(err.lo)}, ${options.format(err.hi)}]`)
+        ? errorBar(
+          mid,
+          axis,
+          err,
+          `${s.name}, ${category}: ${label} [${options.format(err.lo)}, ${options.format(err.hi)}]`,
+        )
         : "";
       drawn.push(safeHtml`${rect}${bar}${barLabel(mid, top, top + h, label, barWidth, below, j)}\n`);
     });
@@ -449,7 +456,9 @@ export function lineChart(options: LineChartOptions): Html {
   const height = options.height ?? 360;
   const refs = options.referenceLines ?? [];
   const box: Box = { left: 66, right: width - (refs.length > 0 ? 150 : 24), top: 46, bottom: height - 64 };
-  const values = options.series.flatMap((s) => [...s.values, ...(s.errors ?? []).flatMap((e) => e ? [e.hi] : [])])
+  const values = options.series.flatMap((
+    s,
+  ) => [...s.values, ...(s.errors ?? []).flatMap((e) => e ? [e.hi] : [])])
     .filter((v): v is number => v !== null);
   const axis = linearAxis([...values, ...refs.map((r) => r.value)], box, options.max);
   const xs = options.x;
@@ -483,7 +492,12 @@ export function lineChart(options: LineChartOptions): Html {
       const label = haloText(centers[i], labelYs[j][i], options.format(v), { fill: color(j), size: 11 });
       const err = s.errors?.[i];
       const bar = err
-        ? errorBar(centers[i], axis, err, `${s.name}: ${options.format(v)} [${options.format(err.lo)}, ${options.format(err.hi)}]`)
+        ? errorBar(
+          centers[i],
+          axis,
+          err,
+          `${s.name}: ${options.format(v)} [${options.format(err.lo)}, ${options.format(err.hi)}]`,
+        )
         : "";
       return safeHtml`${bar}${marker(j, centers[i], axis.y(v))}${label}\n`;
     });

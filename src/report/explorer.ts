@@ -83,7 +83,9 @@ function displayContent(m: ChatMessage): string {
     const parsed = JSON.parse(content);
     if (parsed && typeof parsed === "object" && typeof parsed.content === "string") {
       const rest = Object.keys(parsed).filter((k) => k !== "content");
-      return `(JSON tool result${rest.length ? ` with ${rest.join(", ")}` : ""}; its "content":)\n${parsed.content}`;
+      return `(JSON tool result${
+        rest.length ? ` with ${rest.join(", ")}` : ""
+      }; its "content":)\n${parsed.content}`;
     }
   } catch (error) {
     if (!(error instanceof SyntaxError)) throw error;

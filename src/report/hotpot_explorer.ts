@@ -20,7 +20,9 @@ export type ContextLookup = ReadonlyMap<string, ChatMessage[]>;
 /** The label of a condition: the method, with its generation when it has several, and its ceiling. */
 function conditionLabel(r: HotpotResultRow): string {
   const cap = (r as { input_cap?: number }).input_cap;
-  return `${r.method}${r.method === "full" ? "" : ` gen ${r.generation}`}${cap !== undefined ? ` @${cap}` : ""}`;
+  return `${r.method}${r.method === "full" ? "" : ` gen ${r.generation}`}${
+    cap !== undefined ? ` @${cap}` : ""
+  }`;
 }
 
 /** Builds the explorer data of a hotpot run. */
@@ -49,8 +51,10 @@ export function hotpotExplorer(
     const right = (em: number | null) => em !== null && em >= 0.5;
     const fullEm = emOf("full");
     const fullRightMethodWrong = methods.filter((m) => m !== "full" && right(fullEm) && !right(emOf(m)));
-    const methodRightFullWrong = methods.filter((m) => m !== "full" && fullEm !== null && !right(fullEm) &&
-      right(emOf(m)));
+    const methodRightFullWrong = methods.filter((m) =>
+      m !== "full" && fullEm !== null && !right(fullEm) &&
+      right(emOf(m))
+    );
     const validity = [q.valid ? "collection valid" : "collection invalid"];
     if (mine.some((r) => r.status === "invalid")) validity.push("has an invalid answer");
     const sections: ExplorerSection[] = [
@@ -141,7 +145,10 @@ export function hotpotExplorer(
       {
         id: "type",
         label: "type",
-        options: [...new Set(corpus.questions.map((q) => q.type))].sort().map((t) => ({ value: t, label: t })),
+        options: [...new Set(corpus.questions.map((q) => q.type))].sort().map((t) => ({
+          value: t,
+          label: t,
+        })),
       },
       {
         id: "validity",

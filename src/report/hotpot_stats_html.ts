@@ -19,7 +19,9 @@ import { type Html, htmlTable, paragraphs, safeHtml } from "./html.ts";
 /** The `95% CI` table and the paired-differences section. */
 export function hotpotStatsHtml(stats: HotpotStats): Html {
   return safeHtml`<h3>95% CI</h3>
-${paragraphs(intervalNote(stats).replaceAll("`", ""), "note")}${htmlTable(intervalHeaders(), intervalRows(stats))}
+${paragraphs(intervalNote(stats).replaceAll("`", ""), "note")}${
+    htmlTable(intervalHeaders(), intervalRows(stats))
+  }
 <h3>Paired differences</h3>
 ${paragraphs(pairedNote(stats), "note")}${htmlTable(PAIRED_HEADERS, pairedRows(stats))}`;
 }

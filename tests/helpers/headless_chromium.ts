@@ -83,12 +83,18 @@ export async function openPage(binary: string, url: string): Promise<BrowserPage
   await send("Page.enable", {}, sessionId);
   await send("Page.navigate", { url }, sessionId);
   const evaluate = async <T>(expression: string): Promise<T> => {
-    const out = await send("Runtime.evaluate", { expression, awaitPromise: true, returnByValue: true }, sessionId) as {
+    const out = await send(
+      "Runtime.evaluate",
+      { expression, awaitPromise: true, returnByValue: true },
+      sessionId,
+    ) as {
       result: { value?: unknown };
       exceptionDetails?: { text: string; exception?: { description?: string } };
     };
     if (out.exceptionDetails) {
-      throw new Error(`page error: ${out.exceptionDetails.exception?.description ?? out.exceptionDetails.text}`);
+      throw new Error(
+        `page error: ${out.exceptionDetails.exception?.description ?? out.exceptionDetails.text}`,
+      );
     }
     return out.result.value as T;
   };
