@@ -84,9 +84,10 @@ Deno.test("the Monte Carlo sign-flip p-value is seeded and never zero", () => {
 Deno.test("the minimum detectable difference is 2.80 × sd / √n", () => {
   // d = [0, 1, 0, 1]: sd = √(1/3), n = 4.
   const mde = minimumDetectableDifference([0, 1, 0, 1]);
-  assert.ok(Math.abs(mde - MDE_FACTOR * Math.sqrt(1 / 3) / 2) < 1e-12);
+  assert.ok(mde !== null && Math.abs(mde - MDE_FACTOR * Math.sqrt(1 / 3) / 2) < 1e-12);
   assert.ok(Math.abs(MDE_FACTOR - 2.8016) < 1e-4);
   assert.equal(minimumDetectableDifference([0, 0, 0]), 0);
+  assert.equal(minimumDetectableDifference([1]), null);
 });
 
 Deno.test("intervals, differences and p-values print as the reports show them", () => {

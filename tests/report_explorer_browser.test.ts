@@ -101,3 +101,67 @@ Deno.test("the hotpot report explorer renders, reaches every question and filter
     await Deno.remove(tmp, { recursive: true });
   }
 });
+
+Deno.test("the sweep report explorer lists every generation × context and filters by kind in Chromium", async () => {
+  if (browser === null) {
+    console.warn("\n!!! SKIPPED: no Chromium found; the sweep explorer was NOT tested in a browser. !!!\n");
+    return;
+  }
+  const tmp = await Deno.makeTempDir({ prefix: "explorer-sweep-" });
+  try {
+    const out = join(tmp, "s");
+    const run = await runCli([
+      "sweep",
+      "run",
+      "--reference",
+      "-q",
+      "--compressions",
+      "2",
+      "--answers",
+      "1",
+      "--top-n",
+      "1-2",
+      "--bootstrap",
+      "200",
+      "--output",
+      out,
+    ]);
+    assert.equal(run.code, 0, run.stderr);
+    const rows: { kind: string; generation: number }[] = JSON.parse(
+      await Deno.readTextFile(join(out, "results.json")),
+    );
+    const ids = [...new Set(rows.map((r) => `gen=${r.generation} ${r.kind}`))];
+    const page = await openPage(browser, pathToFileURL(join(out, "report.html")).href);
+    try {
+      const listed = await page.evaluate<string[]>(
+        "[...document.querySelectorAll('#explorer-list li')].map((li) => li.dataset.id)",
+      );
+      assert.deepEqual([...listed].sort(), [...ids].sort());
+      const details = await page.evaluate<string[]>(`(async () => {
+        const out = [];
+        for (const a of [...document.querySelectorAll('#explorer-list li a')]) {
+          const changed = new Promise((r) => addEventListener('hashchange', r, { once: true }));
+          a.click();
+          await changed;
+          const d = document.getElementById('explorer-detail');
+          out.push(d.dataset.id + '|' + [...d.querySelectorAll('td')].map((td) => td.textContent).join(' '));
+        }
+        return out;
+      })()`);
+      assert.equal(details.length, ids.length);
+      // Every condition shows its facts and its repair checks with their outcome.
+      for (const line of details) assert.match(line, /fact: .* repair: /);
+      const onlyS = await page.evaluate<string[]>(`(() => {
+        const sel = document.getElementById('filter-kind');
+        sel.value = 'S';
+        sel.dispatchEvent(new Event('change'));
+        return [...document.querySelectorAll('#explorer-list li')].map((li) => li.dataset.id);
+      })()`);
+      assert.deepEqual(onlyS, ["gen=0 S", "gen=1 S"]);
+    } finally {
+      await page.close();
+    }
+  } finally {
+    await Deno.remove(tmp, { recursive: true });
+  }
+});

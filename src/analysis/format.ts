@@ -38,3 +38,10 @@ export function formatP(p: number): string {
 export function formatPoints(x: number): string {
   return points(x);
 }
+
+/** A copy of a statistics value fit for JSON export: non-finite numbers (an empty sample's NaN) become null. */
+export function finiteOrNull<T>(value: T): T {
+  return JSON.parse(
+    JSON.stringify(value, (_k, v) => (typeof v === "number" && !Number.isFinite(v) ? null : v)),
+  );
+}

@@ -47,7 +47,7 @@ export function pairedRows(stats: HotpotStats): Cell[][] {
     formatPoints(p.mean_b),
     formatDifference({ mean: p.mean_diff, lo: p.lo, hi: p.hi }),
     `${formatP(p.p)}${p.p_method === "exact" ? "" : " (MC)"}`,
-    formatPoints(p.mde80),
+    p.mde80 === null ? null : formatPoints(p.mde80),
   ]);
 }
 

@@ -39,8 +39,8 @@ export interface PairedDifference {
   p: number;
   /** "exact" (all sign vectors) or "monte-carlo" (seeded random sign vectors). */
   p_method: "exact" | "monte-carlo";
-  /** Smallest mean difference detectable at 80% power (two-sided α = 0.05), normal approximation. */
-  mde80: number;
+  /** Smallest mean difference detectable at 80% power (two-sided α = 0.05), normal approximation; null below 2 pairs. */
+  mde80: number | null;
 }
 
 /** Options of {@link pairedDifference}. */
@@ -61,9 +61,9 @@ export function sampleSd(values: ArrayLike<number>): number {
   return Math.sqrt(ss / (n - 1));
 }
 
-/** The smallest difference detectable at 80% power, two-sided α = 0.05 (see the module notes). */
-export function minimumDetectableDifference(differences: ArrayLike<number>): number {
-  return differences.length < 2 ? NaN : MDE_FACTOR * sampleSd(differences) / Math.sqrt(differences.length);
+/** The smallest difference detectable at 80% power, two-sided α = 0.05 (see the module notes); null below 2. */
+export function minimumDetectableDifference(differences: ArrayLike<number>): number | null {
+  return differences.length < 2 ? null : MDE_FACTOR * sampleSd(differences) / Math.sqrt(differences.length);
 }
 
 /** Two-sided sign-flip permutation p-value of the mean of `differences` (see the module notes). */

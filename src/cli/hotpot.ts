@@ -9,6 +9,7 @@ import { loadHotpot } from "../data/hotpot_load.ts";
 import { UsageError } from "../errors.ts";
 import { aggregateHotpot } from "../suites/hotpot/aggregate.ts";
 import { hotpotStats } from "../analysis/hotpot_stats.ts";
+import { finiteOrNull } from "../analysis/format.ts";
 import { BOOTSTRAP_OPTION_HELP, bootstrapOption } from "./stats_options.ts";
 import {
   assertQuotaMet,
@@ -314,7 +315,7 @@ export async function hotpotRun(givenArgv: string[]): Promise<{ code: number; pa
         await context.run.writeJsonFile("results.json", outcome.rows);
         await context.run.writeJsonFile("aggregate.json", aggregates);
         const stats = hotpotStats(outcome.rows, runOptions.methods, { resamples: options.bootstrap });
-        await context.run.writeJsonFile("stats.json", stats);
+        await context.run.writeJsonFile("stats.json", finiteOrNull(stats));
         const reportMeta = {
           corpus,
           models: models.description,

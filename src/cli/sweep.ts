@@ -14,6 +14,12 @@ import {
 } from "../suites/model_setup.ts";
 import { openFrozen, withRun } from "../suites/run_lifecycle.ts";
 import { aggregateSweep } from "../suites/sweep/aggregate.ts";
+import { sweepStats } from "../analysis/sweep_stats.ts";
+import { finiteOrNull } from "../analysis/format.ts";
+import { sweepExplorer } from "../report/sweep_explorer.ts";
+import { loadContexts } from "../report/hotpot_explorer.ts";
+import { ChatMessageSchema } from "../models/messages.ts";
+import { BOOTSTRAP_OPTION_HELP, bootstrapOption } from "./stats_options.ts";
 import { contextKinds } from "../suites/sweep/contexts.ts";
 import { loadSweepFixture } from "../suites/sweep/fixture.ts";
 import { assertSandboxAvailable } from "../suites/sweep/sandbox.ts";
@@ -48,6 +54,7 @@ Options:
   --reserve N          tokens kept free under the ceilings (default ${DEFAULT_SWEEP_RUN.reserve})
   --answers N          answers per context (default ${DEFAULT_SWEEP_RUN.answers})
   --tokenizer DIR      tokenizer (default: Qwen3, embedded)
+${BOOTSTRAP_OPTION_HELP}
 ${MODEL_OPTION_HELP}
 ${RUN_OPTION_HELP}`;
 
@@ -66,6 +73,7 @@ function parseRun(argv: string[]) {
       reserve: { type: "string" },
       answers: { type: "string" },
       tokenizer: { type: "string" },
+      bootstrap: { type: "string" },
     },
     z.object({
       ...RunOptionsShape,
@@ -78,6 +86,7 @@ function parseRun(argv: string[]) {
       reserve: intOption(0, 100_000).optional(),
       answers: intOption(1, 100).optional(),
       tokenizer: z.string().optional(),
+      bootstrap: bootstrapOption.optional(),
     }),
   );
 }
@@ -176,7 +185,16 @@ export async function sweepRun(givenArgv: string[]): Promise<{ code: number; pat
           compressionUsage: outcome.compressionUsage,
           reusedCompression: outcome.reusedCompression,
           frozenRun: frozen?.path,
+          stats: sweepStats(outcome.rows, kinds, { resamples: options.bootstrap }),
+          explorer: sweepExplorer(
+            outcome.rows,
+            await loadContexts(
+              outcome.rows,
+              (hash) => context.run.store.getJson(hash, z.array(ChatMessageSchema).nullable()),
+            ),
+          ),
         };
+        await context.run.writeJsonFile("stats.json", finiteOrNull(reportMeta.stats));
         await context.run.writeFile("REPORT.md", sweepReportMarkdown(aggregates, reportMeta));
         await context.run.writeFile("report.html", sweepReportHtml(aggregates, reportMeta));
         return { aggregates, outcome };

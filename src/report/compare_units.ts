@@ -89,9 +89,9 @@ const HOTPOT: SuiteUnits<z.infer<typeof HotpotRows>[number]> = {
 };
 
 const SWEEP: SuiteUnits<z.infer<typeof SweepRows>[number]> = {
-  unit: "answer (generation × answer)",
+  unit: "generation (answers averaged first)",
   schema: SweepRows,
-  unitOf: (r) => `gen=${r.generation} ans=${r.answer_index}`,
+  unitOf: (r) => `gen=${r.generation}`,
   conditionOf: (r) => (r.input_cap !== undefined ? `${r.kind}@${r.input_cap}` : r.kind),
   metrics: [
     ["fact_score", (r) => (r.status === "ok" ? r.fact_score : 0)],

@@ -176,11 +176,13 @@ export function hotpotExplorer(
 
 /** Reads every context blob the rows refer to (through `read`, e.g. the run's blob store). */
 export async function loadContexts(
-  rows: readonly HotpotResultRow[],
+  rows: readonly { context_hash?: string | null }[],
   read: (hash: string) => Promise<unknown>,
 ): Promise<Map<string, ChatMessage[]>> {
   const out = new Map<string, ChatMessage[]>();
-  for (const hash of new Set(rows.map((r) => r.context_hash).filter((h): h is string => h !== null))) {
+  for (
+    const hash of new Set(rows.map((r) => r.context_hash).filter((h): h is string => typeof h === "string"))
+  ) {
     const value = await read(hash);
     if (Array.isArray(value)) out.set(hash, value as ChatMessage[]);
   }

@@ -59,6 +59,8 @@ export interface SweepResultRow {
   repair_all_passed: boolean;
   repair: { name: string; passed: boolean; detail: string }[];
   answer_text: string | null;
+  /** Hash of the context (answer input) blob, null when none was built. */
+  context_hash: string | null;
 }
 
 /** What the sweep run returns. */
@@ -298,6 +300,7 @@ export async function runSweep(
           repair_all_passed: valid && score.all_passed,
           repair: score.repair,
           answer_text: answer?.content ?? null,
+          context_hash: contextHash ?? null,
         });
       }));
     }));
