@@ -11,6 +11,8 @@ import { aggregateHotpot } from "../suites/hotpot/aggregate.ts";
 import { hotpotStats } from "../analysis/hotpot_stats.ts";
 import { finiteOrNull } from "../analysis/format.ts";
 import { BOOTSTRAP_OPTION_HELP, bootstrapOption } from "./stats_options.ts";
+import { PRICE_OPTION_HELP, PRICE_OPTION_SPEC, PriceOptionsShape, readPrices } from "./price_options.ts";
+import { runCost } from "../analysis/cost.ts";
 import {
   assertQuotaMet,
   collectCorpus,
@@ -83,6 +85,7 @@ Options:
   --answers N          answers per context (default ${DEFAULT_HOTPOT_RUN.answers})
   --tokenizer DIR      tokenizer (default: Qwen3, embedded)
 ${BOOTSTRAP_OPTION_HELP}
+${PRICE_OPTION_HELP}
 ${MODEL_OPTION_HELP}
 ${RUN_OPTION_HELP}`;
 
@@ -231,6 +234,7 @@ function parseRun(argv: string[]) {
       answers: { type: "string" },
       tokenizer: { type: "string" },
       bootstrap: { type: "string" },
+      ...PRICE_OPTION_SPEC,
     },
     z.object({
       ...RunOptionsShape,
@@ -243,6 +247,7 @@ function parseRun(argv: string[]) {
       answers: intOption(1, 100).optional(),
       tokenizer: z.string().optional(),
       bootstrap: bootstrapOption.optional(),
+      ...PriceOptionsShape,
     }),
   );
 }
@@ -275,6 +280,7 @@ export async function hotpotRun(givenArgv: string[]): Promise<{ code: number; pa
   if (runOptions.reserve >= runOptions.inputCap) {
     throw new UsageError("--reserve must be smaller than --input-cap");
   }
+  const prices = await readPrices(options);
   const models = await setupModels(options, counter, checkOnly, frozen?.manifest.protocol);
   try {
     const finished = await withRun(
@@ -325,6 +331,7 @@ export async function hotpotRun(givenArgv: string[]): Promise<{ code: number; pa
           compressions: runOptions.compressions,
           answers: runOptions.answers,
           stats,
+          ...(prices ? { cost: runCost(context.run.nodes, prices, runOptions.methods) } : {}),
           explorer: hotpotExplorer(
             corpus,
             outcome.rows,

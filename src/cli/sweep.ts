@@ -20,6 +20,8 @@ import { sweepExplorer } from "../report/sweep_explorer.ts";
 import { loadContexts } from "../report/hotpot_explorer.ts";
 import { ChatMessageSchema } from "../models/messages.ts";
 import { BOOTSTRAP_OPTION_HELP, bootstrapOption } from "./stats_options.ts";
+import { PRICE_OPTION_HELP, PRICE_OPTION_SPEC, PriceOptionsShape, readPrices } from "./price_options.ts";
+import { runCost } from "../analysis/cost.ts";
 import { contextKinds } from "../suites/sweep/contexts.ts";
 import { loadSweepFixture } from "../suites/sweep/fixture.ts";
 import { assertSandboxAvailable } from "../suites/sweep/sandbox.ts";
@@ -55,6 +57,7 @@ Options:
   --answers N          answers per context (default ${DEFAULT_SWEEP_RUN.answers})
   --tokenizer DIR      tokenizer (default: Qwen3, embedded)
 ${BOOTSTRAP_OPTION_HELP}
+${PRICE_OPTION_HELP}
 ${MODEL_OPTION_HELP}
 ${RUN_OPTION_HELP}`;
 
@@ -74,6 +77,7 @@ function parseRun(argv: string[]) {
       answers: { type: "string" },
       tokenizer: { type: "string" },
       bootstrap: { type: "string" },
+      ...PRICE_OPTION_SPEC,
     },
     z.object({
       ...RunOptionsShape,
@@ -87,6 +91,7 @@ function parseRun(argv: string[]) {
       answers: intOption(1, 100).optional(),
       tokenizer: z.string().optional(),
       bootstrap: bootstrapOption.optional(),
+      ...PriceOptionsShape,
     }),
   );
 }
@@ -132,6 +137,7 @@ export async function sweepRun(givenArgv: string[]): Promise<{ code: number; pat
   }
   const counter = await loadTokenCounter(options.tokenizer);
   const trajectoryBytes = await Deno.readFile(fixture.path);
+  const prices = await readPrices(options);
   const models = await setupModels(options, counter, checkOnly, frozen?.manifest.protocol);
   try {
     const finished = await withRun(
@@ -185,6 +191,7 @@ export async function sweepRun(givenArgv: string[]): Promise<{ code: number; pat
           compressionUsage: outcome.compressionUsage,
           reusedCompression: outcome.reusedCompression,
           frozenRun: frozen?.path,
+          ...(prices ? { cost: runCost(context.run.nodes, prices, kinds) } : {}),
           stats: sweepStats(outcome.rows, kinds, { resamples: options.bootstrap }),
           explorer: sweepExplorer(
             outcome.rows,

@@ -15,6 +15,7 @@ import {
 import { barChart } from "./charts.ts";
 import { hotpotStatsHtml, hypothesisHtml } from "./hotpot_stats_html.ts";
 import { explorerHtml } from "./explorer.ts";
+import { costHtml } from "./cost_html.ts";
 import { banner, code, factList, figure, htmlPage, htmlTable, paragraphs, safeHtml } from "./html.ts";
 import { formatCell } from "./markdown_table.ts";
 
@@ -148,6 +149,7 @@ ${
       "note",
     )
   }
+${meta.cost ? costHtml(meta.cost) : ""}
 <h2>Hypothesis</h2>
 ${hypothesisHtml(hypothesisText(aggregates), meta.stats)}
 ${meta.explorer ? explorerHtml(meta.explorer) : ""}`;

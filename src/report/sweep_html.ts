@@ -11,6 +11,7 @@ import { SWEEP_TABLE_HEADERS, type SweepReportMeta, sweepTableRows } from "../su
 import { barChart, lineChart, type ReferenceLine } from "./charts.ts";
 import { sweepStatsHtml } from "./sweep_stats_html.ts";
 import { explorerHtml } from "./explorer.ts";
+import { costHtml } from "./cost_html.ts";
 import {
   banner,
   code,
@@ -159,6 +160,7 @@ ${
 ${meta.stats ? sweepStatsHtml(meta.stats) : ""}
 ${sweepChart(aggregates, meta)}
 ${tokensChart(aggregates, meta)}
+${meta.cost ? costHtml(meta.cost) : ""}
 ${meta.explorer ? explorerHtml(meta.explorer) : ""}`;
   return htmlPage({ title, body });
 }

@@ -9,6 +9,8 @@ import type { HotpotMethodAggregate } from "./aggregate.ts";
 import type { Corpus } from "./corpus.ts";
 import type { HotpotStats } from "../../analysis/hotpot_stats.ts";
 import type { ExplorerData } from "../../report/explorer.ts";
+import type { RunCost } from "../../analysis/cost.ts";
+import { costMarkdown } from "../../analysis/cost_report.ts";
 import { hotpotStatsMarkdown, hypothesisWithInterval } from "../../analysis/hotpot_stats_markdown.ts";
 
 /** What the report states about the run besides the aggregates. */
@@ -24,6 +26,8 @@ export interface HotpotReportMeta {
   stats?: HotpotStats;
   /** The per-question explorer of report.html (absent: no explorer). */
   explorer?: ExplorerData;
+  /** The cost section (absent when no price was given). */
+  cost?: RunCost;
 }
 
 const pct = (x: number) => Number((100 * x).toFixed(1));
@@ -153,7 +157,7 @@ ${usage}
 
 (Calls made by this run: nodes reused from a frozen run were paid for there. Rankings are shared by Jev and
 Jev+Summary within a generation and counted in both rows.)
-
+${meta.cost ? costMarkdown(meta.cost) : ""}
 ## Hypothesis
 
 ${hypothesisWithInterval(hypothesisText(aggregates), meta.stats)}

@@ -9,6 +9,8 @@ import type { SweepRunOptions } from "./run_suite.ts";
 import type { SweepStats } from "../../analysis/sweep_stats.ts";
 import { sweepStatsMarkdown } from "../../analysis/sweep_stats_report.ts";
 import type { ExplorerData } from "../../report/explorer.ts";
+import type { RunCost } from "../../analysis/cost.ts";
+import { costMarkdown } from "../../analysis/cost_report.ts";
 
 /** What the report states besides the aggregates. */
 export interface SweepReportMeta {
@@ -23,6 +25,8 @@ export interface SweepReportMeta {
   stats?: SweepStats;
   /** The explorer of report.html (absent: none). */
   explorer?: ExplorerData;
+  /** The cost section (absent when no price was given). */
+  cost?: RunCost;
 }
 
 /** Column names of the sweep table (REPORT.md and report.html). */
@@ -86,5 +90,5 @@ contexts are recorded, never shrunk, and count zero — except \`full\`, the ori
 ceiling and is always answered and scored.
 
 ${table}
-${meta.stats ? sweepStatsMarkdown(meta.stats) : ""}`;
+${meta.stats ? sweepStatsMarkdown(meta.stats) : ""}${meta.cost ? costMarkdown(meta.cost) : ""}`;
 }
