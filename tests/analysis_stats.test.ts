@@ -58,6 +58,10 @@ Deno.test("a paired test on identical runs gives p = 1 and a zero difference", (
 });
 
 Deno.test("the exact sign-flip p-value matches hand-counted sign vectors", () => {
+  // Twenty +1s: only the all-plus and all-minus vectors of 2^20 reach |sum| 20.
+  assert.deepEqual(signFlipPValue(new Array(20).fill(1)), { p: 2 / 2 ** 20, method: "exact" });
+  // [1, 2, 3, 0.5]: |sum| 6.5 reached by ±(1+2+3+0.5) only; ±(−1+2+3+0.5)=4.5 … fewer: 2 of 16.
+  assert.equal(signFlipPValue([1, 2, 3, 0.5]).p, 2 / 16);
   // [1, 2, 3]: of 8 sign vectors only +++ and −−− reach |sum| 6.
   assert.deepEqual(signFlipPValue([1, 2, 3]), { p: 2 / 8, method: "exact" });
   // Zeros do not move the statistic: five +1 among zeros is 2 of 32.
@@ -71,7 +75,7 @@ Deno.test("the exact sign-flip p-value matches hand-counted sign vectors", () =>
 });
 
 Deno.test("the Monte Carlo sign-flip p-value is seeded and never zero", () => {
-  const d = new Array(20).fill(1);
+  const d = new Array(24).fill(1);
   const one = signFlipPValue(d, { permutations: 2000, seed: "x" });
   assert.equal(one.method, "monte-carlo");
   assert.deepEqual(one, signFlipPValue(d, { permutations: 2000, seed: "x" }));

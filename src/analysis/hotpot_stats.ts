@@ -114,7 +114,7 @@ export function hotpotStats(
   const intervals = methods.map((method) => {
     const cis = bootstrapMeans(HOTPOT_CI_METRICS.map(([m]) => column(method, m)), {
       resamples,
-      seed: `${seed}:hotpot:${method}`,
+      seed,
     });
     return {
       method,
@@ -129,7 +129,7 @@ export function hotpotStats(
     for (const metric of HOTPOT_PAIRED_METRICS) {
       const diff = pairedDifference(column(a, metric), column(b, metric), {
         resamples,
-        seed: `${seed}:hotpot:${b}-${a}:${metric}`,
+        seed,
       });
       paired.push({ a, b, metric, ...diff });
     }

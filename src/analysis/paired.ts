@@ -18,8 +18,8 @@
 import { SeededRandom } from "../data/hotpot_prng.ts";
 import { bootstrapMean, type BootstrapOptions, DEFAULT_RESAMPLES, DEFAULT_STATS_SEED } from "./bootstrap.ts";
 
-/** Sign vectors are enumerated exactly up to this many non-zero differences (2^16 = 65,536 vectors). */
-export const EXACT_LIMIT = 16;
+/** Sign vectors are enumerated exactly up to this many non-zero differences (2^20 ≈ 1 million vectors). */
+export const EXACT_LIMIT = 20;
 
 /** z₀.₉₇₅ + z₀.₈₀: two-sided α = 0.05 at 80% power. */
 export const MDE_FACTOR = 1.959963984540054 + 0.8416212335729143;
@@ -80,11 +80,16 @@ export function signFlipPValue(
   // Sums stand in for means (same n); a relative tolerance keeps ties with the observed value counted.
   const tol = 1e-9 * Math.max(1, observed);
   if (k <= EXACT_LIMIT) {
+    // Gray-code order: each next sign vector flips one sign, so each sum is one update of the previous.
     const total = 2 ** k;
-    let hits = 0;
-    for (let mask = 0; mask < total; mask++) {
-      let s = 0;
-      for (let i = 0; i < k; i++) s += (mask >>> i) & 1 ? -nonZero[i] : nonZero[i];
+    const negative = new Uint8Array(k);
+    let s = 0;
+    for (let i = 0; i < k; i++) s += nonZero[i];
+    let hits = Math.abs(s) >= observed - tol ? 1 : 0;
+    for (let step = 1; step < total; step++) {
+      const j = 31 - Math.clz32(step & -step);
+      s += negative[j] ? 2 * nonZero[j] : -2 * nonZero[j];
+      negative[j] ^= 1;
       if (Math.abs(s) >= observed - tol) hits++;
     }
     return { p: hits / total, method: "exact" };

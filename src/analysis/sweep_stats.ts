@@ -49,7 +49,7 @@ export function sweepStats(
   const intervals = kinds.map((kind) => {
     const cis = bootstrapMeans(SWEEP_CI_METRICS.map(([m]) => column(means[m].get(kind), ids)), {
       resamples,
-      seed: `${seed}:sweep:${kind}`,
+      seed,
     });
     return {
       kind,
@@ -69,7 +69,7 @@ export function sweepStats(
       metric,
       ...pairedDifference(column(means[metric].get(a), ids), column(means[metric].get(b), ids), {
         resamples,
-        seed: `${seed}:sweep:${b}-${a}:${metric}`,
+        seed,
       }),
     }))
   );

@@ -146,7 +146,6 @@ function compareUnits<R>(
       { condition: spec.conditionOf, unit: spec.unitOf, value } as UnitAccessors<R>,
     );
     for (const key of conditionsA.filter((c) => conditionsB.has(c))) {
-      const seed = `compare:${key}:${metric}`;
       if (paired) {
         const d = pairedDifference(column(ma.get(key), shared), column(mb.get(key), shared), {
           resamples,
@@ -169,7 +168,7 @@ function compareUnits<R>(
         const d = unpairedDifference(
           column(ma.get(key), [...idsA].sort()),
           column(mb.get(key), [...idsB].sort()),
-          { resamples, seed },
+          { resamples },
         );
         rows.push({
           key,
