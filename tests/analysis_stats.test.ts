@@ -162,3 +162,30 @@ Deno.test("hotpot stats pair each compressed method with Full and fusion with ea
   assert.equal(jev.p_method, "exact");
   assert.deepEqual(stats, hotpotStats(rows, methods as HotpotResultRow["method"][], { resamples: 500 }));
 });
+
+Deno.test("engines intervals: recall over needles, latency over warm repeats, n/a when nothing was measured", async () => {
+  const { enginesStats } = await import("../src/analysis/engines_stats.ts");
+  const stats = enginesStats([
+    {
+      engine: "all",
+      status: "ok",
+      needles: { total: 12, found: 12 },
+      qa: { total: 4, correct: 2 },
+      latency_ms: { warm: [5, 5, 5] },
+    },
+    {
+      engine: "broken",
+      status: "failed",
+      needles: { total: 12, found: 0 },
+      qa: null,
+      latency_ms: { warm: [] },
+    },
+  ], { resamples: 1000 });
+  const [all, broken] = stats.engines;
+  assert.deepEqual(all.needle_recall, { mean: 1, lo: 1, hi: 1, n: 12 });
+  assert.deepEqual(all.warm_latency_ms, { mean: 5, lo: 5, hi: 5, n: 3 });
+  assert.equal(all.qa_recall!.mean, 0.5);
+  assert.ok(all.qa_recall!.lo < 0.5 && all.qa_recall!.hi > 0.5);
+  assert.equal(broken.needle_recall, null);
+  assert.equal(broken.warm_latency_ms, null);
+});
