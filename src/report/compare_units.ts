@@ -147,10 +147,7 @@ function compareUnits<R>(
     );
     for (const key of conditionsA.filter((c) => conditionsB.has(c))) {
       if (paired) {
-        const d = pairedDifference(column(ma.get(key), shared), column(mb.get(key), shared), {
-          resamples,
-          seed,
-        });
+        const d = pairedDifference(column(ma.get(key), shared), column(mb.get(key), shared), { resamples });
         rows.push({
           key,
           metric,
