@@ -108,7 +108,7 @@ Deno.test("hotpot explorer marks each gold sentence kept or lost per context and
   assert.deepEqual(item.tags.full_right, ["jev"]);
   const jev = item.sections.find((s) => s.heading.startsWith("Context jev"))!;
   assert.match(jev.heading, /gold SP kept 1\/2/);
-  assert.deepEqual(jev.table!.rows, [["T #0", "kept"], ["T #1", "lost"]]);
+  assert.deepEqual(jev.table!.rows, [["T #0", "✓ kept"], ["T #1", "✗ lost"]]);
   assert.deepEqual(jev.marks, ["Kept sentence."]);
   assert.equal(data.contexts.length, 2);
 });

@@ -73,14 +73,16 @@ Deno.test("the hotpot report explorer renders, reaches every question and filter
         assert.equal(Number(sections), 3 + 4);
       });
       // A context opens with its text, gold sentences marked where kept.
-      const marked = await page.evaluate<number>(`(() => {
+      const marked = await page.evaluate<string>(`(() => {
         const box = [...document.querySelectorAll('#explorer-detail details')].find((d) =>
           d.querySelector('summary').textContent.startsWith('Context full'));
         box.open = true;
         box.dispatchEvent(new Event('toggle'));
-        return box.querySelectorAll('pre mark').length;
+        return box.querySelectorAll('pre mark').length + '|' + box.querySelectorAll('td.kept').length;
       })()`);
-      assert.ok(marked > 0, "the Full context marks its gold supporting sentences");
+      const [marks, keptCells] = String(marked).split("|").map(Number);
+      assert.ok(marks > 0, "the Full context marks its gold supporting sentences");
+      assert.ok(keptCells > 0, "each gold sentence the Full context holds is shown kept");
       // A filter changes what is shown: only bridge questions remain.
       const bridge = await page.evaluate<string[]>(`(() => {
         const sel = document.getElementById('filter-type');

@@ -23,7 +23,7 @@ export interface ExplorerFilter {
   options: { value: string; label: string }[];
 }
 
-/** One section of an item's detail view. */
+/** One section of an item's detail view (table cells starting with ✓ or ✗ are coloured as kept or lost). */
 export interface ExplorerSection {
   heading: string;
   /** Label/value facts. */

@@ -130,7 +130,7 @@ export const EXPLORER_SCRIPT = String.raw`
       var row = el("tr");
       r.forEach(function (c) {
         var text = s(c);
-        var cls = /^kept\b/.test(text) ? "kept" : /^lost\b/.test(text) ? "lost" : null;
+        var cls = text.charAt(0) === "\u2713" ? "kept" : text.charAt(0) === "\u2717" ? "lost" : null;
         row.appendChild(el("td", text, cls));
       });
       tb.appendChild(row);

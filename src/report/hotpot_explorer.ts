@@ -119,7 +119,7 @@ export function hotpotExplorer(
         } tokens`,
         table: {
           headers: ["gold sentence", "in this context"],
-          rows: goldSentences.map((g, i) => [`${g.title} #${g.sent_id}`, marks[i] ? "kept" : "lost"]),
+          rows: goldSentences.map((g, i) => [`${g.title} #${g.sent_id}`, marks[i] ? "✓ kept" : "✗ lost"]),
         },
         context: index,
         marks: goldSentences.filter((_, i) => marks[i]).map((g) => g.text),

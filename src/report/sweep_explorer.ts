@@ -46,10 +46,10 @@ export function sweepExplorer(
         table: {
           headers: ["check", "result", "reason"],
           rows: [
-            ...r.facts.map((f) => [`fact: ${f.name}`, f.passed ? "kept: met" : "lost: not met", ""]),
+            ...r.facts.map((f) => [`fact: ${f.name}`, f.passed ? "✓ met" : "✗ not met", ""]),
             ...r.repair.map((
               c,
-            ) => [`repair: ${c.name}`, c.passed ? "kept: passed" : "lost: failed", c.detail]),
+            ) => [`repair: ${c.name}`, c.passed ? "✓ passed" : "✗ failed", c.detail]),
           ],
         },
       });
