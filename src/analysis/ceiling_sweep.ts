@@ -8,6 +8,7 @@
  *
  * @module
  */
+import { z } from "zod";
 import type { HotpotMethodAggregate } from "../suites/hotpot/aggregate.ts";
 import { type Cell, markdownTable } from "../report/markdown_table.ts";
 import { formatDifference, formatInterval, formatP } from "./format.ts";
@@ -93,4 +94,34 @@ ${ceilingNote(results)}
 
 ${markdownTable(CEILING_HEADERS, ceilingRows(results))}
 `;
+}
+
+/** `--input-cap N[,N…]`: distinct whole numbers in 256–10,000,000, ascending. */
+export const capListOption = z.string().transform((text, ctx) => {
+  const parts = text.split(",").map((p) => p.trim());
+  const bad = parts.find((p) => !/^[0-9]+$/.test(p) || Number(p) < 256 || Number(p) > 10_000_000);
+  if (bad !== undefined) {
+    ctx.addIssue({
+      code: "custom",
+      message: `${JSON.stringify(bad)} is not a ceiling (a whole number 256–10000000)`,
+    });
+    return z.NEVER;
+  }
+  const caps = [...new Set(parts.map(Number))].sort((a, b) => a - b);
+  if (caps.length !== parts.length) {
+    ctx.addIssue({ code: "custom", message: "a ceiling is given twice" });
+    return z.NEVER;
+  }
+  return caps;
+});
+
+/** aggregate.json of a sweep: each method at each ceiling (`input_cap`), Full once (`input_cap` null). */
+export function ceilingAggregates(results: readonly CeilingResult[]): (HotpotMethodAggregate & {
+  input_cap: number | null;
+})[] {
+  return results.flatMap((r, i) =>
+    r.aggregates
+      .filter((a) => a.method !== "full" || i === 0)
+      .map((a) => ({ ...a, input_cap: a.method === "full" ? null : r.cap }))
+  );
 }

@@ -9,6 +9,8 @@ import { loadHotpot } from "../data/hotpot_load.ts";
 import { UsageError } from "../errors.ts";
 import { aggregateHotpot } from "../suites/hotpot/aggregate.ts";
 import { hotpotStats } from "../analysis/hotpot_stats.ts";
+import { capListOption, ceilingAggregates } from "../analysis/ceiling_sweep.ts";
+import { runCeilingSweep } from "../suites/hotpot/ceiling_sweep.ts";
 import { finiteOrNull } from "../analysis/format.ts";
 import { BOOTSTRAP_OPTION_HELP, bootstrapOption } from "./stats_options.ts";
 import { PRICE_OPTION_HELP, PRICE_OPTION_SPEC, PriceOptionsShape, readPrices } from "./price_options.ts";
@@ -79,7 +81,9 @@ and scores against gold with the official HotpotQA metrics.
 Options:
   --corpus FILE        corpus.json written by 'hotpot collect'
   --methods LIST       comma-separated: ${HOTPOT_METHODS.join(",")} (default all)
-  --input-cap N        complete answer-input ceiling in tokens (default ${DEFAULT_HOTPOT_RUN.inputCap})
+  --input-cap N[,N…]   complete answer-input ceiling in tokens (default ${DEFAULT_HOTPOT_RUN.inputCap}); several
+                       ceilings (e.g. 2400,3600,5400) run every compressed method at each in one run and
+                       report EM against answer-input tokens (rankings shared; Full answered once)
   --reserve N          tokens kept free under the ceiling (default ${DEFAULT_HOTPOT_RUN.reserve})
   --compressions N     compression generations per question and method (default ${DEFAULT_HOTPOT_RUN.compressions})
   --answers N          answers per context (default ${DEFAULT_HOTPOT_RUN.answers})
@@ -241,7 +245,7 @@ function parseRun(argv: string[]) {
       ...ModelOptionsShape,
       corpus: z.string().optional(),
       methods: MethodsOption.optional(),
-      "input-cap": intOption(256, 10_000_000).optional(),
+      "input-cap": capListOption.optional(),
       reserve: intOption(0, 100_000).optional(),
       compressions: intOption(1, 100).optional(),
       answers: intOption(1, 100).optional(),
@@ -272,12 +276,19 @@ export async function hotpotRun(givenArgv: string[]): Promise<{ code: number; pa
   const runOptions = {
     ...DEFAULT_HOTPOT_RUN,
     methods: options.methods ?? [...HOTPOT_METHODS],
-    ...(options["input-cap"] !== undefined ? { inputCap: options["input-cap"] } : {}),
+    ...(options["input-cap"] !== undefined
+      ? {
+        inputCap: options["input-cap"].includes(DEFAULT_HOTPOT_RUN.inputCap)
+          ? DEFAULT_HOTPOT_RUN.inputCap
+          : options["input-cap"][0],
+      }
+      : {}),
     ...(options.reserve !== undefined ? { reserve: options.reserve } : {}),
     ...(options.compressions !== undefined ? { compressions: options.compressions } : {}),
     ...(options.answers !== undefined ? { answers: options.answers } : {}),
   };
-  if (runOptions.reserve >= runOptions.inputCap) {
+  const caps = options["input-cap"] ?? [runOptions.inputCap];
+  if (runOptions.reserve >= Math.min(...caps)) {
     throw new UsageError("--reserve must be smaller than --input-cap");
   }
   const prices = await readPrices(options);
@@ -301,11 +312,22 @@ export async function hotpotRun(givenArgv: string[]): Promise<{ code: number; pa
         if (context.resumed && context.run.header.sources.corpus !== sha256Hex(bytes)) {
           throw new UsageError(`--corpus ${options.corpus} differs from the corpus this run started with`);
         }
-        const outcome = await runHotpot(context, corpus, runOptions, models, counter);
-        const aggregates = aggregateHotpot(outcome.rows, runOptions.methods, outcome.compressionUsage);
+        // One ceiling: the protocol's run. Several: a ceiling sweep (every compressed method at each).
+        const sweep = caps.length > 1
+          ? await runCeilingSweep(context, corpus, runOptions, caps, models, counter)
+          : null;
+        const single = sweep ? null : await runHotpot(context, corpus, runOptions, models, counter);
+        const rows = sweep ? sweep.rows : single!.rows;
+        const perCap = sweep
+          ? sweep.perCap
+          : [{ cap: runOptions.inputCap, rows: single!.rows, compressionUsage: single!.compressionUsage }];
+        const checkOnly = sweep ? sweep.checkOnly : single!.checkOnly;
+        const reference = perCap.find((p) => p.cap === runOptions.inputCap) ?? perCap[0];
+        const aggregates = aggregateHotpot(reference.rows, runOptions.methods, reference.compressionUsage);
         const protocol = {
           suite: "hotpot",
           ...runOptions,
+          ...(sweep ? { input_caps: caps } : {}),
           models: models.description,
           tokenizer: { name: counter.name, hash: counter.hash },
           corpus_sha256: sha256Hex(bytes),
@@ -313,30 +335,45 @@ export async function hotpotRun(givenArgv: string[]): Promise<{ code: number; pa
         };
         await context.run.writeJsonFile("protocol.json", protocol);
         await context.run.writeFile("corpus.json", bytes);
-        if (outcome.checkOnly) {
+        if (checkOnly) {
           // Nothing was answered: a check-only run publishes its comparison, never scores.
-          await context.run.writeJsonFile("check.json", outcome.checkOnly);
-          return { aggregates, check: outcome.checkOnly };
+          await context.run.writeJsonFile("check.json", checkOnly);
+          return { aggregates, check: checkOnly };
         }
-        await context.run.writeJsonFile("results.json", outcome.rows);
-        await context.run.writeJsonFile("aggregate.json", aggregates);
-        const stats = hotpotStats(outcome.rows, runOptions.methods, { resamples: options.bootstrap });
-        await context.run.writeJsonFile("stats.json", finiteOrNull(stats));
+        const resamples = options.bootstrap;
+        const ceilings = perCap.map((p) => ({
+          cap: p.cap,
+          aggregates: p === reference
+            ? aggregates
+            : aggregateHotpot(p.rows, runOptions.methods, p.compressionUsage),
+          stats: hotpotStats(p.rows, runOptions.methods, { resamples }),
+        }));
+        const stats = ceilings.find((c) => c.cap === reference.cap)!.stats;
+        await context.run.writeJsonFile("results.json", rows);
+        await context.run.writeJsonFile(
+          "aggregate.json",
+          sweep ? ceilingAggregates(ceilings) : aggregates,
+        );
+        await context.run.writeJsonFile(
+          "stats.json",
+          finiteOrNull(sweep ? { ceilings: ceilings.map((c) => ({ input_cap: c.cap, ...c.stats })) } : stats),
+        );
         const reportMeta = {
           corpus,
           models: models.description,
           tokenizer: `${counter.name} (${counter.hash.slice(0, 12)})`,
-          inputCap: runOptions.inputCap,
+          inputCap: reference.cap,
           reserve: runOptions.reserve,
           compressions: runOptions.compressions,
           answers: runOptions.answers,
           stats,
+          ...(sweep ? { ceilings } : {}),
           ...(prices ? { cost: runCost(context.run.nodes, prices, runOptions.methods) } : {}),
           explorer: hotpotExplorer(
             corpus,
-            outcome.rows,
+            rows,
             await loadContexts(
-              outcome.rows,
+              rows,
               (hash) => context.run.store.getJson(hash, z.array(ChatMessageSchema).nullable()),
             ),
           ),

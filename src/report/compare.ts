@@ -49,13 +49,14 @@ async function extract(run: string, suite: string): Promise<Extracted> {
   if (suite === "hotpot") {
     const rows = await readJson(join(run, "aggregate.json")) as {
       method: string;
+      input_cap?: number | null;
       metrics: Record<string, number>;
       sp_survival: number;
       valid: number;
       input_tokens: { mean: number | null };
     }[];
     for (const r of rows) {
-      out.set(r.method, {
+      out.set(typeof r.input_cap === "number" ? `${r.method}@${r.input_cap}` : r.method, {
         em: r.metrics.em,
         f1: r.metrics.f1,
         sp_f1: r.metrics.sp_f1,

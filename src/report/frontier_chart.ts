@@ -46,7 +46,8 @@ export function frontierChart(options: FrontierOptions): Html {
   const height = options.height ?? 380;
   const box = { left: 66, right: width - 150, top: 46, bottom: height - 56 };
   const points = options.series.flatMap((s) => s.points).filter((p) => p.tokens !== null);
-  const xMax = niceMax(Math.max(1, ...points.map((p) => p.tokens!), options.reference?.tokens ?? 0) * 1.05);
+  // Full (usually far above every ceiling) is a horizontal line: its tokens are in its label, not on the axis.
+  const xMax = niceMax(Math.max(1, ...points.map((p) => p.tokens!)) * 1.05);
   const x = (v: number) => box.left + (v / xMax) * (box.right - box.left);
   const y = (v: number) => box.bottom - (Math.max(0, Math.min(100, v)) / 100) * (box.bottom - box.top);
   const grid = [0, 20, 40, 60, 80, 100].map((t) =>

@@ -16,6 +16,7 @@ import { barChart } from "./charts.ts";
 import { hotpotStatsHtml, hypothesisHtml } from "./hotpot_stats_html.ts";
 import { explorerHtml } from "./explorer.ts";
 import { costHtml } from "./cost_html.ts";
+import { ceilingSweepHtml } from "./ceiling_sweep_html.ts";
 import { banner, code, factList, figure, htmlPage, htmlTable, paragraphs, safeHtml } from "./html.ts";
 import { formatCell } from "./markdown_table.ts";
 
@@ -111,7 +112,9 @@ function tokensChart(aggregates: readonly HotpotMethodAggregate[], meta: HotpotR
 
 /** Renders report.html for a hotpot run (self-contained, deterministic; see the module notes). */
 export function hotpotReportHtml(aggregates: HotpotMethodAggregate[], meta: HotpotReportMeta): string {
-  const title = `hotpot: compaction under a ${meta.inputCap}-token answer-input ceiling`;
+  const title = meta.ceilings
+    ? `hotpot: compaction under answer-input ceilings ${meta.ceilings.map((c) => c.cap).join(", ")}`
+    : `hotpot: compaction under a ${meta.inputCap}-token answer-input ceiling`;
   const reference = meta.models.mode === "reference"
     ? banner(
       safeHtml`<strong>Reference model.</strong> These numbers come from the built-in deterministic reference model, an honest but weak extractive baseline (BM25 relevance, extractive summaries and answers), not an LLM. It never sees gold labels. They show the harness works end to end; they say nothing about any real LLM.`,
@@ -121,7 +124,7 @@ export function hotpotReportHtml(aggregates: HotpotMethodAggregate[], meta: Hotp
 ${reference}
 <h2>Run</h2>
 ${runFacts(meta)}
-<h2>Results</h2>
+<h2>Results${meta.ceilings ? ` at the ${meta.inputCap}-token ceiling` : ""}</h2>
 ${
     paragraphs(
       "Percentages; answers averaged within a question, then questions equally; invalid conditions count zero. " +
@@ -138,6 +141,7 @@ ${
     )
   }
 ${figure("Answer input size per method", tokensChart(aggregates, meta))}
+${meta.ceilings ? ceilingSweepHtml(meta.ceilings) : ""}
 <h3>EM by question type</h3>
 ${byTypeTable(aggregates)}
 <h2>Compression usage</h2>

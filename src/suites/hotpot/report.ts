@@ -10,6 +10,7 @@ import type { Corpus } from "./corpus.ts";
 import type { HotpotStats } from "../../analysis/hotpot_stats.ts";
 import type { ExplorerData } from "../../report/explorer.ts";
 import type { RunCost } from "../../analysis/cost.ts";
+import { type CeilingResult, ceilingSweepMarkdown } from "../../analysis/ceiling_sweep.ts";
 import { costMarkdown } from "../../analysis/cost_report.ts";
 import { hotpotStatsMarkdown, hypothesisWithInterval } from "../../analysis/hotpot_stats_markdown.ts";
 
@@ -28,6 +29,8 @@ export interface HotpotReportMeta {
   explorer?: ExplorerData;
   /** The cost section (absent when no price was given). */
   cost?: RunCost;
+  /** A ceiling sweep's per-ceiling results (absent: one ceiling). */
+  ceilings?: CeilingResult[];
 }
 
 const pct = (x: number) => Number((100 * x).toFixed(1));
@@ -127,7 +130,10 @@ export function hotpotReportMarkdown(
       `weak extractive baseline (BM25 relevance, extractive summaries and answers). It never sees gold labels. ` +
       `They show the harness works end to end; they say nothing about any real LLM.\n`
     : "";
-  return `# hotpot: compaction under a ${meta.inputCap}-token answer-input ceiling
+  const heading = meta.ceilings
+    ? `# hotpot: compaction under answer-input ceilings ${meta.ceilings.map((c) => c.cap).join(", ")}`
+    : `# hotpot: compaction under a ${meta.inputCap}-token answer-input ceiling`;
+  return `${heading}
 ${reference}
 - Dataset: \`${c.dataset.path}\` (sha256 \`${c.dataset.sha256}\`, ${c.dataset.records} records)
 - Selection: seed ${c.protocol.seed}, ${c.protocol.bridge} bridge + ${c.protocol.comparison} comparison,
@@ -139,14 +145,20 @@ ${invalid.map((q) => `  - ${q.id}: ${q.reason}`).join("\n")}
 - Tokenizer: ${meta.tokenizer}; ceiling ${meta.inputCap} tokens (reserve ${meta.reserve}) on the complete answer input
 - Repeats: ${meta.compressions} compression generation(s) × ${meta.answers} answer(s) per question and method
 
-## Results
+## Results${meta.ceilings ? ` at the ${meta.inputCap}-token ceiling` : ""}
 
-Percentages; answers averaged within a question, then questions equally; invalid conditions count zero.
+${
+    meta.ceilings
+      ? "The other ceilings: see the ceiling sweep below.\n\n"
+      : ""
+  }Percentages; answers averaged within a question, then questions equally; invalid conditions count zero.
 "gold SP kept" is LLM-free: the share of gold supporting sentences present verbatim in the answer input.
 Input tokens are the provider's reported prompt tokens of the answer calls.
 
 ${table}
-${meta.stats ? hotpotStatsMarkdown(meta.stats) : ""}
+${meta.stats ? hotpotStatsMarkdown(meta.stats) : ""}${
+    meta.ceilings ? ceilingSweepMarkdown(meta.ceilings) : ""
+  }
 ### EM by question type
 
 ${byType}

@@ -40,6 +40,8 @@ export interface HotpotRunOptions {
   fusionShare: number;
   summaryRetries: number;
   answerMaxTokens: number;
+  /** Appended to the labels of ceiling-dependent nodes of compressed methods (a ceiling sweep's ` cap=N`). */
+  labelTag?: string;
 }
 
 /** Defaults from the protocol. */
@@ -121,6 +123,7 @@ export async function runHotpot(
   const { executor, run, progress } = context;
   const corpusHash = run.header.sources["corpus"];
   const limit = options.inputCap - options.reserve;
+  const tag = (method: string) => (method === "full" ? "" : options.labelTag ?? "");
   const usesRanking = options.methods.some((m) => m === "jev" || m === "jev+summary");
   const usesSummary = options.methods.some((m) => m === "summary" || m === "jev+summary");
   const q = corpus.questions.length;
@@ -223,7 +226,7 @@ export async function runHotpot(
             {
               stage: "hotpot-summary",
               version: 1,
-              label: `summary q=${cq.id} method=${method} gen=${gen}`,
+              label: `summary q=${cq.id} method=${method} gen=${gen}${tag(method)}`,
               params: {
                 method,
                 generation: gen,
@@ -301,7 +304,9 @@ export async function runHotpot(
           {
             stage: "hotpot-context",
             version: 1,
-            label: `context q=${cq.id} method=${method}${method === "full" ? "" : ` gen=${gen}`}`,
+            label: `context q=${cq.id} method=${method}${method === "full" ? "" : ` gen=${gen}`}${
+              tag(method)
+            }`,
             params: { method, ...common },
             inputs: contextInputs,
             // Always rebuilt by this program, never taken from a frozen run: --check-only must compare what
@@ -356,7 +361,7 @@ export async function runHotpot(
 
         // 3. Answers and scores.
         await Promise.all(Array.from({ length: options.answers }, async (_, a) => {
-          const label = `answer q=${cq.id} method=${method} gen=${gen} ans=${a}`;
+          const label = `answer q=${cq.id} method=${method} gen=${gen} ans=${a}${tag(method)}`;
           const { node: answerNode, answer, valid: answerValid } = await answerStage(executor, {
             stage: "hotpot-answer",
             label,
@@ -377,7 +382,7 @@ export async function runHotpot(
             {
               stage: "hotpot-score",
               version: 1,
-              label: `score q=${cq.id} method=${method} gen=${gen} ans=${a}`,
+              label: `score q=${cq.id} method=${method} gen=${gen} ans=${a}${tag(method)}`,
               params: { valid: answerValid },
               inputs: { answer: answerNode.node.outputs.answer, gold: goldHash, context: contextHash },
             },
