@@ -15,6 +15,8 @@ import {
 import { openFrozen, withRun } from "../suites/run_lifecycle.ts";
 import { aggregateSweep } from "../suites/sweep/aggregate.ts";
 import { sweepStats } from "../analysis/sweep_stats.ts";
+import { capListOption } from "../analysis/ceiling_sweep.ts";
+import { ceilingSweepRows } from "../analysis/sweep_ceiling.ts";
 import { finiteOrNull } from "../analysis/format.ts";
 import { sweepExplorer } from "../report/sweep_explorer.ts";
 import { loadContexts } from "../report/hotpot_explorer.ts";
@@ -51,7 +53,9 @@ Options:
   --trajectory FILE    the investigation trajectory (default: the embedded fixture; only known fixtures)
   --compressions N     generations of (S, ranking) (default ${DEFAULT_SWEEP_RUN.compressions})
   --top-n RANGE        N values, e.g. 1-5 (at most 10; default 1-5)
-  --input-cap N        ceiling of the complete answer input (default ${DEFAULT_SWEEP_RUN.inputCap})
+  --input-cap N[,N…]   ceiling of the complete answer input (default ${DEFAULT_SWEEP_RUN.inputCap}); several
+                       ceilings run every context kind at each (summaries and rankings shared) and report
+                       fact score and repair pass against context tokens
   --summary-allowance N  complete input allowance of S alone (default ${DEFAULT_SWEEP_RUN.summaryAllowance})
   --reserve N          tokens kept free under the ceilings (default ${DEFAULT_SWEEP_RUN.reserve})
   --answers N          answers per context (default ${DEFAULT_SWEEP_RUN.answers})
@@ -85,7 +89,7 @@ function parseRun(argv: string[]) {
       trajectory: z.string().optional(),
       compressions: intOption(1, 100).optional(),
       "top-n": rangeOption(1, 10).optional(),
-      "input-cap": intOption(256, 10_000_000).optional(),
+      "input-cap": capListOption.optional(),
       "summary-allowance": intOption(128, 10_000_000).optional(),
       reserve: intOption(0, 100_000).optional(),
       answers: intOption(1, 100).optional(),
@@ -109,12 +113,19 @@ export async function sweepRun(givenArgv: string[]): Promise<{ code: number; pat
     ...DEFAULT_SWEEP_RUN,
     ...(options.compressions !== undefined ? { compressions: options.compressions } : {}),
     ...(options["top-n"] !== undefined ? { topN: options["top-n"] } : {}),
-    ...(options["input-cap"] !== undefined ? { inputCap: options["input-cap"] } : {}),
+    ...(options["input-cap"] !== undefined
+      ? {
+        inputCap: options["input-cap"].includes(DEFAULT_SWEEP_RUN.inputCap)
+          ? DEFAULT_SWEEP_RUN.inputCap
+          : options["input-cap"][0],
+      }
+      : {}),
     ...(options["summary-allowance"] !== undefined ? { summaryAllowance: options["summary-allowance"] } : {}),
     ...(options.reserve !== undefined ? { reserve: options.reserve } : {}),
     ...(options.answers !== undefined ? { answers: options.answers } : {}),
   };
-  if (runOptions.reserve >= Math.min(runOptions.inputCap, runOptions.summaryAllowance)) {
+  const caps = options["input-cap"] ?? [runOptions.inputCap];
+  if (runOptions.reserve >= Math.min(...caps, runOptions.summaryAllowance)) {
     throw new UsageError("--reserve must be smaller than --input-cap and --summary-allowance");
   }
   const checkOnly = options["check-only"] === true;
@@ -155,12 +166,29 @@ export async function sweepRun(givenArgv: string[]): Promise<{ code: number; pat
         checkOnly,
       },
       async (context) => {
-        const outcome = await runSweep(context, fixture, runOptions, models, counter);
+        // One ceiling: the protocol's run. Several: each at every ceiling (summaries and rankings shared).
+        const perCap = [];
+        for (const cap of caps) {
+          const tag = caps.length > 1 ? { labelTag: ` cap=${cap}` } : {};
+          perCap.push({
+            cap,
+            outcome: await runSweep(
+              context,
+              fixture,
+              { ...runOptions, inputCap: cap, ...tag },
+              models,
+              counter,
+            ),
+          });
+        }
+        const outcome = (perCap.find((p) => p.cap === runOptions.inputCap) ?? perCap[0]).outcome;
         const kinds = contextKinds(runOptions.topN);
         const aggregates = aggregateSweep(outcome.rows, kinds);
+        const sweepRows = caps.length > 1 ? ceilingSweepRows(perCap) : outcome.rows;
         await context.run.writeJsonFile("protocol.json", {
           suite: "sweep",
           ...runOptions,
+          ...(caps.length > 1 ? { input_caps: caps } : {}),
           models: models.description,
           tokenizer: { name: counter.name, hash: counter.hash },
           fixture: {
@@ -176,7 +204,7 @@ export async function sweepRun(givenArgv: string[]): Promise<{ code: number; pat
           await context.run.writeJsonFile("check.json", outcome.checkOnly);
           return { aggregates, outcome };
         }
-        await context.run.writeJsonFile("results.json", outcome.rows);
+        await context.run.writeJsonFile("results.json", sweepRows);
         await context.run.writeJsonFile("aggregate.json", aggregates);
         const reportMeta = {
           fixture: {
@@ -193,10 +221,19 @@ export async function sweepRun(givenArgv: string[]): Promise<{ code: number; pat
           frozenRun: frozen?.path,
           ...(prices ? { cost: runCost(context.run.nodes, prices, kinds) } : {}),
           stats: sweepStats(outcome.rows, kinds, { resamples: options.bootstrap }),
+          ...(caps.length > 1
+            ? {
+              ceilings: perCap.map((p) => ({
+                cap: p.cap,
+                aggregates: aggregateSweep(p.outcome.rows, kinds),
+                stats: sweepStats(p.outcome.rows, kinds, { resamples: options.bootstrap }),
+              })),
+            }
+            : {}),
           explorer: sweepExplorer(
-            outcome.rows,
+            sweepRows,
             await loadContexts(
-              outcome.rows,
+              sweepRows,
               (hash) => context.run.store.getJson(hash, z.array(ChatMessageSchema).nullable()),
             ),
           ),

@@ -27,6 +27,10 @@ export interface FrontierOptions {
   series: { name: string; points: FrontierPoint[] }[];
   /** Full's EM (percent) and mean input tokens, drawn as the reference line. */
   reference?: { label: string; em: number; tokens: number | null };
+  /** The x axis title (default: mean answer-input tokens). */
+  xLabel?: string;
+  /** The y axis title (default: EM). */
+  yLabel?: string;
   width?: number;
   height?: number;
 }
@@ -79,13 +83,15 @@ export function frontierChart(options: FrontierOptions): Html {
       }" fill="none" stroke="${color}" stroke-width="2"/>\n`
       : "";
     const marks = pts.map((p) =>
-      safeHtml`<g><title>${s.name} at ceiling ${p.cap}: EM ${p.em.toFixed(1)} [${p.lo.toFixed(1)}, ${
-        p.hi.toFixed(1)
-      }], ${Math.round(p.tokens!)} input tokens</title><line x1="${c(x(p.tokens!))}" x2="${
+      safeHtml`<g><title>${s.name} at ceiling ${p.cap}: ${options.yLabel ? "" : "EM "}${p.em.toFixed(1)} [${
+        p.lo.toFixed(1)
+      }, ${p.hi.toFixed(1)}], ${Math.round(p.tokens!)} input tokens</title><line x1="${
         c(x(p.tokens!))
-      }" y1="${c(y(p.lo))}" y2="${c(y(p.hi))}" stroke="${color}" stroke-width="1.3"/><circle cx="${
-        c(x(p.tokens!))
-      }" cy="${c(y(p.em))}" r="4.5" fill="${color}"/><text x="${c(x(p.tokens!) + 6)}" y="${
+      }" x2="${c(x(p.tokens!))}" y1="${c(y(p.lo))}" y2="${
+        c(y(p.hi))
+      }" stroke="${color}" stroke-width="1.3"/><circle cx="${c(x(p.tokens!))}" cy="${
+        c(y(p.em))
+      }" r="4.5" fill="${color}"/><text x="${c(x(p.tokens!) + 6)}" y="${
         c(y(p.em) - 6)
       }" font-size="10.5" fill="${color}" stroke="#fff" stroke-width="3" paint-order="stroke">${p.cap}</text></g>\n`
     );
@@ -105,9 +111,11 @@ ${grid}${xTicks}<line x1="${c(box.left)}" x2="${c(box.right)}" y1="${c(box.botto
   }" stroke="#57606a"/>
 <text x="${c((box.left + box.right) / 2)}" y="${
     c(height - 14)
-  }" text-anchor="middle" font-size="12" fill="#57606a">mean answer-input tokens (point labels: ceiling)</text>
+  }" text-anchor="middle" font-size="12" fill="#57606a">${
+    options.xLabel ?? "mean answer-input tokens (point labels: ceiling)"
+  }</text>
 <text x="14" y="${c(mid)}" transform="rotate(-90 14 ${
     c(mid)
-  })" text-anchor="middle" font-size="12" fill="#57606a">EM (%), bars: 95% CI</text>
+  })" text-anchor="middle" font-size="12" fill="#57606a">${options.yLabel ?? "EM (%), bars: 95% CI"}</text>
 ${refLine}${curves}</svg>`;
 }

@@ -16,7 +16,8 @@ export function sweepExplorer(
 ): ExplorerData {
   const groups = new Map<string, (SweepResultRow & { context_hash?: string | null })[]>();
   for (const r of rows) {
-    const key = `gen=${r.generation} ${r.kind}`;
+    const cap = (r as { input_cap?: number | null }).input_cap;
+    const key = `gen=${r.generation} ${r.kind}${typeof cap === "number" ? ` @${cap}` : ""}`;
     groups.set(key, [...(groups.get(key) ?? []), r]);
   }
   const contextList: ChatMessage[][] = [];

@@ -12,6 +12,7 @@ import { barChart, lineChart, type ReferenceLine } from "./charts.ts";
 import { sweepStatsHtml } from "./sweep_stats_html.ts";
 import { explorerHtml } from "./explorer.ts";
 import { costHtml } from "./cost_html.ts";
+import { sweepCeilingHtml } from "./sweep_ceiling_html.ts";
 import {
   banner,
   code,
@@ -160,6 +161,7 @@ ${
 ${meta.stats ? sweepStatsHtml(meta.stats) : ""}
 ${sweepChart(aggregates, meta)}
 ${tokensChart(aggregates, meta)}
+${meta.ceilings ? sweepCeilingHtml(meta.ceilings) : ""}
 ${meta.cost ? costHtml(meta.cost) : ""}
 ${meta.explorer ? explorerHtml(meta.explorer) : ""}`;
   return htmlPage({ title, body });

@@ -11,6 +11,7 @@ import { sweepStatsMarkdown } from "../../analysis/sweep_stats_report.ts";
 import type { ExplorerData } from "../../report/explorer.ts";
 import type { RunCost } from "../../analysis/cost.ts";
 import { costMarkdown } from "../../analysis/cost_report.ts";
+import { sweepCeilingMarkdown, type SweepCeilingResult } from "../../analysis/sweep_ceiling.ts";
 
 /** What the report states besides the aggregates. */
 export interface SweepReportMeta {
@@ -27,6 +28,8 @@ export interface SweepReportMeta {
   explorer?: ExplorerData;
   /** The cost section (absent when no price was given). */
   cost?: RunCost;
+  /** A ceiling sweep's per-ceiling results (absent: one ceiling). */
+  ceilings?: SweepCeilingResult[];
 }
 
 /** Column names of the sweep table (REPORT.md and report.html). */
@@ -90,5 +93,7 @@ contexts are recorded, never shrunk, and count zero — except \`full\`, the ori
 ceiling and is always answered and scored.
 
 ${table}
-${meta.stats ? sweepStatsMarkdown(meta.stats) : ""}${meta.cost ? costMarkdown(meta.cost) : ""}`;
+${meta.stats ? sweepStatsMarkdown(meta.stats) : ""}${
+    meta.ceilings ? sweepCeilingMarkdown(meta.ceilings) : ""
+  }${meta.cost ? costMarkdown(meta.cost) : ""}`;
 }

@@ -30,6 +30,8 @@ export interface SweepRunOptions {
   answers: number;
   summaryRetries: number;
   answerMaxTokens: number;
+  /** Appended to the labels of ceiling-dependent nodes of non-Full kinds (a ceiling sweep's ` cap=N`). */
+  labelTag?: string;
 }
 
 /** Defaults from the protocol. */
@@ -94,6 +96,7 @@ export async function runSweep(
   const G = options.compressions;
   const summaryLimit = options.summaryAllowance - options.reserve;
   const capLimit = options.inputCap - options.reserve;
+  const tag = (kind: string) => (kind === "full" ? "" : options.labelTag ?? "");
   const common = { reserve: options.reserve, tokenizer: counter.hash, fixture: fixture.hash };
   progress.plan("sweep-trajectory", 1);
   progress.plan("sweep-summary", G);
@@ -219,7 +222,7 @@ export async function runSweep(
         {
           stage: "sweep-context",
           version: 1,
-          label: `context kind=${kind}${kind === "full" ? "" : ` gen=${gen}`}`,
+          label: `context kind=${kind}${kind === "full" ? "" : ` gen=${gen}`}${tag(kind)}`,
           params: { kind, top_n: n, input_cap: options.inputCap, ...common },
           inputs,
         },
@@ -251,7 +254,7 @@ export async function runSweep(
       const info = contextNode.outputs.info as { tokens: number; within_cap: boolean } | null;
       const contextHash = contextNode.node.outputs.messages;
       await Promise.all(Array.from({ length: options.answers }, async (_, a) => {
-        const label = `answer kind=${kind} gen=${gen} ans=${a}`;
+        const label = `answer kind=${kind} gen=${gen} ans=${a}${tag(kind)}`;
         const { node: answerNode, answer, valid } = await answerStage(executor, {
           stage: "sweep-answer",
           label,
@@ -266,7 +269,7 @@ export async function runSweep(
           {
             stage: "sweep-score",
             version: 1,
-            label: `score kind=${kind} gen=${gen} ans=${a}`,
+            label: `score kind=${kind} gen=${gen} ans=${a}${tag(kind)}`,
             params: { fixture: fixture.hash, valid },
             inputs: { answer: answerNode.node.outputs.answer },
           },
