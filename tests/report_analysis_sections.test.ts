@@ -112,3 +112,17 @@ Deno.test("hotpot explorer marks each gold sentence kept or lost per context and
   assert.deepEqual(jev.marks, ["Kept sentence."]);
   assert.equal(data.contexts.length, 2);
 });
+
+Deno.test("with intervals the hypothesis no longer says there is no test, and stays descriptive", async () => {
+  const { hypothesisWithInterval } = await import("../src/analysis/hotpot_stats_markdown.ts");
+  const rows = ["q1", "q2"].flatMap((q) => METHODS.map((m) => row(q, m, 1)));
+  const stats = hotpotStats(rows, [...METHODS], { resamples: 200 });
+  const text = hypothesisWithInterval("Verdict X (descriptive only: no significance test).", stats);
+  assert.equal(text.includes("no significance test"), false);
+  assert.match(text, /Verdict X \(descriptive: the verdict compares point estimates\)\./);
+  assert.match(text, /Jev\+Summary − Full EM: 0\.0 \[0\.0, 0\.0\] points/);
+  assert.equal(
+    hypothesisWithInterval("T (descriptive only: no significance test).", undefined),
+    "T (descriptive only: no significance test).",
+  );
+});

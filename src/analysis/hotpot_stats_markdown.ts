@@ -36,5 +36,11 @@ ${markdownTable(PAIRED_HEADERS, pairedRows(stats))}
 /** The descriptive hypothesis text, followed by the interval sentence when intervals were computed. */
 export function hypothesisWithInterval(text: string, stats: HotpotStats | undefined): string {
   const extra = stats ? hypothesisInterval(stats) : null;
-  return extra ? `${text}\n\n${extra}` : text;
+  if (!extra) return text;
+  // The verdict compares point estimates; with intervals the report adds their reading, still descriptive.
+  const verdict = text.replace(
+    "(descriptive only: no significance test)",
+    "(descriptive: the verdict compares point estimates)",
+  );
+  return `${verdict}\n\n${extra}`;
 }
