@@ -126,3 +126,48 @@ Deno.test("with intervals the hypothesis no longer says there is no test, and st
     "T (descriptive only: no significance test).",
   );
 });
+
+Deno.test("engines explorer shows per needle whether each engine kept it and what QA answered", async () => {
+  const { enginesExplorer } = await import("../src/report/engines_explorer.ts");
+  const data = enginesExplorer(
+    [
+      {
+        id: "n1",
+        kind: "needle",
+        fact: "The code is 42.",
+        question: "Code?",
+        answer: "42",
+        position: "start",
+      },
+      { id: "n2", kind: "needle", fact: "The port is 7.", question: "Port?", answer: "7", position: "end" },
+    ],
+    [
+      {
+        engine: "full",
+        status: "ok",
+        reason: null,
+        needles: { found_ids: ["n1", "n2"] },
+        qa: { answers: [{ id: "n1", reply: "42", correct: true }, { id: "n2", reply: "7", correct: true }] },
+      },
+      {
+        engine: "truncate",
+        budget: "25%",
+        status: "ok",
+        reason: null,
+        needles: { found_ids: ["n2"] },
+        qa: { answers: [{ id: "n1", reply: "NOT IN CONTEXT", correct: false }] },
+      },
+    ],
+  );
+  const [n1, n2] = data.items;
+  assert.deepEqual(n1.tags.lost, ["lost by some engine", "truncate @25%"]);
+  assert.deepEqual(n2.tags.lost, ["kept by every engine"]);
+  assert.deepEqual(n1.sections[1].table!.rows[1], [
+    "truncate @25%",
+    "ok",
+    "✗ lost",
+    "✗ wrong",
+    "NOT IN CONTEXT",
+  ]);
+  assert.deepEqual(n2.sections[1].table!.rows[1].slice(2, 4), ["✓ kept", "not asked"]);
+});
