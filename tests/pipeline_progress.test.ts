@@ -16,7 +16,8 @@ Deno.test("progress prints one line per finished stage, memo hits included, with
   console.error = (...args: unknown[]) => lines.push(args.join(" "));
   try {
     const run = await RunDir.create(join(dir, "run"), testHeader());
-    const progress = new Progress("hotpot", { live: false });
+    // The suite gives its stages' display names (the life cycle passes the suite's own).
+    const progress = new Progress("hotpot", { live: false, names: (stage) => stage.replace(/^hotpot-/, "") });
     const executor = new Executor(run, { progress });
     progress.plan("hotpot-context", 3);
     const call = { stage: "hotpot-context", version: 1, label: "c", params: { n: 1 }, inputs: {} };
@@ -36,7 +37,11 @@ Deno.test("progress prints one line per finished stage, memo hits included, with
 
 Deno.test("progress shows per stage done/planned, elapsed, rate, ETA, failures and retries", () => {
   let now = 0;
-  const progress = new Progress("hotpot", { quiet: true, now: () => now });
+  const progress = new Progress("hotpot", {
+    quiet: true,
+    now: () => now,
+    names: (s) => s.replace(/^hotpot-/, ""),
+  });
   progress.plan("hotpot-answer", 10);
   assert.deepEqual(progress.figures("hotpot-answer"), {
     stage: "hotpot-answer",
@@ -72,7 +77,11 @@ Deno.test("the plain form prints a status line of every unfinished stage periodi
   const original = console.error;
   console.error = (...args: unknown[]) => lines.push(args.join(" "));
   try {
-    const progress = new Progress("sweep", { live: false, intervalMs: 20 });
+    const progress = new Progress("sweep", {
+      live: false,
+      intervalMs: 20,
+      names: (s) => s.replace(/^sweep-/, ""),
+    });
     progress.plan("sweep-answer", 2);
     progress.tick("sweep-answer");
     await new Promise((r) => setTimeout(r, 120));

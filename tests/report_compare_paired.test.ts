@@ -6,6 +6,7 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { compareRuns } from "../src/report/compare.ts";
+import { suiteNamed } from "../src/suites/registry.ts";
 import { runCli } from "./helpers/spawn.ts";
 
 const tmp = await Deno.makeTempDir({ prefix: "compare-paired-" });
@@ -39,7 +40,9 @@ const runs = await Promise.all([
 for (const r of runs) if (r.code !== 0) throw new Error(r.stderr);
 
 Deno.test("compare pairs the questions of two hotpot runs over one corpus", async () => {
-  const comparison = await compareRuns(a, b, { resamples: 500 });
+  const comparison = await compareRuns(a, b, (suite) => suiteNamed(suite)?.compareMetrics, {
+    resamples: 500,
+  });
   assert.ok(comparison.units);
   assert.equal(comparison.units.paired, true);
   assert.equal(comparison.units.pairs, 4);

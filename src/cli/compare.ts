@@ -10,6 +10,7 @@ import { compareHtml, unitHeaders, unitNote, unitRows } from "../report/compare_
 import { textTable } from "../report/markdown_table.ts";
 import { parseCommand } from "./args.ts";
 import { BOOTSTRAP_OPTION_HELP, bootstrapOption } from "./stats_options.ts";
+import { suiteNamed } from "../suites/registry.ts";
 
 const HELP = `compaction-bench compare RUN_A RUN_B [options]
 
@@ -58,10 +59,12 @@ export async function compareCommand(argv: string[]): Promise<number> {
       throw new UsageError(`--html ${options.html}: already exists; compare never overwrites a file`);
     }
   }
-  const comparison = await compareRuns(positionals[0], positionals[1], {
-    unpaired: options.unpaired,
-    resamples: options.bootstrap,
-  });
+  const comparison = await compareRuns(
+    positionals[0],
+    positionals[1],
+    (suite) => suiteNamed(suite)?.compareMetrics,
+    { unpaired: options.unpaired, resamples: options.bootstrap },
+  );
   if (options.html !== undefined) {
     try {
       await Deno.writeTextFile(options.html, compareHtml(comparison), { createNew: true });

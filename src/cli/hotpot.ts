@@ -3,55 +3,21 @@
  *
  * @module
  */
-import { z } from "zod";
-import { assetPath } from "../assets.ts";
-import { loadHotpot } from "../data/hotpot_load.ts";
-import { UsageError } from "../errors.ts";
-import { aggregateHotpot } from "../suites/hotpot/aggregate.ts";
-import { hotpotStats } from "../analysis/hotpot_stats.ts";
-import { capListOption, ceilingAggregates } from "../analysis/ceiling_sweep.ts";
-import { runCeilingSweep } from "../suites/hotpot/ceiling_sweep.ts";
-import { finiteOrNull } from "../analysis/format.ts";
 import { BOOTSTRAP_OPTION_HELP, bootstrapOption } from "./stats_options.ts";
-import { PRICE_OPTION_HELP, PRICE_OPTION_SPEC, PriceOptionsShape, readPrices } from "./price_options.ts";
-import { runCost } from "../analysis/cost.ts";
-import {
-  assertQuotaMet,
-  collectCorpus,
-  type CollectMode,
-  selectionReport,
-} from "../suites/hotpot/collect_suite.ts";
-import { readCorpus } from "../suites/hotpot/corpus.ts";
+import { PRICE_OPTION_HELP, PRICE_OPTION_SPEC, PriceOptionsShape } from "./price_options.ts";
+import { z } from "zod";
+import { UsageError } from "../errors.ts";
+import { DEMO_DATASET, hotpotCollect, hotpotRunCommand } from "../suites/hotpot/command.ts";
 import { HOTPOT_METHODS, type HotpotMethod } from "../suites/hotpot/methods.ts";
-import { hotpotReportMarkdown } from "../suites/hotpot/report.ts";
-import { hotpotReportHtml } from "../report/hotpot_html.ts";
-import { hotpotExplorer, loadContexts } from "../report/hotpot_explorer.ts";
-import { ChatMessageSchema } from "../models/messages.ts";
-import { DEFAULT_HOTPOT_RUN, runHotpot } from "../suites/hotpot/run_suite.ts";
+import { DEFAULT_HOTPOT_RUN } from "../suites/hotpot/run_suite.ts";
 import { DEFAULT_SELECTION } from "../suites/hotpot/select.ts";
-import {
-  MODEL_OPTION_HELP,
-  MODEL_OPTION_SPEC,
-  ModelOptionsShape,
-  setupModels,
-} from "../suites/model_setup.ts";
-import { openFrozen, withRun } from "../suites/run_lifecycle.ts";
-import { loadTokenCounter } from "../tokens/load.ts";
-import { sha256Hex } from "../store/hash.ts";
+import { MODEL_OPTION_HELP, MODEL_OPTION_SPEC, ModelOptionsShape } from "../suites/model_setup.ts";
 import { parseCommand } from "./args.ts";
 import { hotpotScoreCommand } from "./hotpot_score.ts";
 import { intOption } from "./numbers.ts";
-import {
-  parseResumable,
-  printCheckOnly,
-  recordedOptions,
-  RUN_OPTION_HELP,
-  RUN_OPTION_SPEC,
-  RunOptionsShape,
-} from "./run_setup.ts";
+import { parseResumable, RUN_OPTION_HELP, RUN_OPTION_SPEC, RunOptionsShape } from "./run_setup.ts";
 
-/** The demo dataset shipped in fixtures/. */
-export const DEMO_DATASET = assetPath("fixtures/hotpot/demo.parquet");
+export { DEMO_DATASET };
 
 const COLLECT_HELP = `compaction-bench hotpot collect [options]
 
@@ -81,9 +47,7 @@ and scores against gold with the official HotpotQA metrics.
 Options:
   --corpus FILE        corpus.json written by 'hotpot collect'
   --methods LIST       comma-separated: ${HOTPOT_METHODS.join(",")} (default all)
-  --input-cap N[,N…]   complete answer-input ceiling in tokens (default ${DEFAULT_HOTPOT_RUN.inputCap}); several
-                       ceilings (e.g. 2400,3600,5400) run every compressed method at each in one run and
-                       report EM against answer-input tokens (rankings shared; Full answered once)
+  --input-cap N        complete answer-input ceiling in tokens (default ${DEFAULT_HOTPOT_RUN.inputCap})
   --reserve N          tokens kept free under the ceiling (default ${DEFAULT_HOTPOT_RUN.reserve})
   --compressions N     compression generations per question and method (default ${DEFAULT_HOTPOT_RUN.compressions})
   --answers N          answers per context (default ${DEFAULT_HOTPOT_RUN.answers})
@@ -134,78 +98,7 @@ async function collect(givenArgv: string[]): Promise<number> {
     console.log(COLLECT_HELP);
     return 0;
   }
-  const modes =
-    [options.scripted, options.live, options["hermes-sessions"] !== undefined].filter(Boolean).length;
-  if (modes > 1) {
-    throw new UsageError("hotpot collect: choose one of --scripted, --live and --hermes-sessions");
-  }
-  if (options["hermes-sessions"] !== undefined) {
-    const dir = options["hermes-sessions"];
-    const info = await Deno.stat(dir).catch((error) => {
-      if (error instanceof Deno.errors.NotFound) throw new UsageError(`--hermes-sessions ${dir}: not found`);
-      throw error;
-    });
-    if (!info.isDirectory) throw new UsageError(`--hermes-sessions ${dir}: not a directory`);
-  }
-  const datasetPath = options.dataset ?? DEMO_DATASET;
-  // Recorded in corpus.json: the path as given, or a name for the embedded data that does not depend on where
-  // the program is installed (so the corpus, and every key after it, is the same on every machine).
-  const datasetLabel = options.dataset ?? "embedded:fixtures/hotpot/demo.parquet";
-  let bytes: Uint8Array;
-  try {
-    bytes = await Deno.readFile(datasetPath);
-  } catch (error) {
-    if (error instanceof Deno.errors.NotFound) throw new UsageError(`--dataset ${datasetPath}: not found`);
-    throw error;
-  }
-  const records = await loadHotpot(datasetPath);
-  const questions = options.questions ?? DEFAULT_SELECTION.bridge + DEFAULT_SELECTION.comparison;
-  const selection = {
-    bridge: options.bridge ?? Math.ceil(questions / 2),
-    comparison: options.comparison ?? Math.floor(questions / 2),
-    seed: options.seed ?? DEFAULT_SELECTION.seed,
-    minChars: options["min-chars"] ?? DEFAULT_SELECTION.minChars,
-    maxChars: options["max-chars"] ?? DEFAULT_SELECTION.maxChars,
-  };
-  if (selection.minChars > selection.maxChars) throw new UsageError("--min-chars is larger than --max-chars");
-  // A selection that cannot fill its quotas is bad input: refuse it before anything is written.
-  assertQuotaMet(selectionReport(records, selection).report, datasetLabel);
-  const counter = await loadTokenCounter(options.tokenizer);
-  const live = options.live === true;
-  const models = live ? await setupModels(options, counter) : null;
-  const mode: CollectMode = live
-    ? { kind: "live", chat: models!.chat, model: models!.description.chat_model }
-    : options["hermes-sessions"] !== undefined
-    ? { kind: "hermes", dir: options["hermes-sessions"] }
-    : { kind: "scripted" };
-  try {
-    const finished = await withRun(
-      {
-        suite: "hotpot-collect",
-        output: options.output,
-        resume: options.resume,
-        command: ["hotpot", "collect", ...argv],
-        options: recordedOptions(options),
-        protocol: { suite: "hotpot", stage: "collect", selection, collection: mode.kind },
-        tokenizer: { name: counter.name, hash: counter.hash },
-        sources: { dataset: bytes },
-        quiet: options.quiet,
-      },
-      (context) =>
-        collectCorpus(context, {
-          datasetPath: datasetLabel,
-          datasetSha256: sha256Hex(bytes),
-          records,
-          selection,
-          mode,
-        }),
-    );
-    const valid = finished.result.questions.filter((q) => q.valid).length;
-    console.log(`collected ${valid}/${finished.result.questions.length} valid trajectories`);
-    console.log(`corpus: ${finished.path}/corpus.json`);
-  } finally {
-    await models?.close();
-  }
+  await hotpotCollect(options, argv);
   return 0;
 }
 
@@ -245,7 +138,7 @@ function parseRun(argv: string[]) {
       ...ModelOptionsShape,
       corpus: z.string().optional(),
       methods: MethodsOption.optional(),
-      "input-cap": capListOption.optional(),
+      "input-cap": intOption(256, 10_000_000).optional(),
       reserve: intOption(0, 100_000).optional(),
       compressions: intOption(1, 100).optional(),
       answers: intOption(1, 100).optional(),
@@ -263,144 +156,7 @@ export async function hotpotRun(givenArgv: string[]): Promise<{ code: number; pa
     console.log(RUN_HELP);
     return { code: 0 };
   }
-  if (!options.corpus) {
-    throw new UsageError("hotpot run: --corpus FILE is required (write one with 'hotpot collect')");
-  }
-  const { corpus, bytes } = await readCorpus(options.corpus);
-  const checkOnly = options["check-only"] === true;
-  const frozen = await openFrozen(options["frozen-run"], checkOnly);
-  if (frozen && frozen.manifest.suite !== "hotpot") {
-    throw new UsageError(`--frozen-run ${frozen.path} is a '${frozen.manifest.suite}' run, not a hotpot run`);
-  }
-  const counter = await loadTokenCounter(options.tokenizer);
-  const runOptions = {
-    ...DEFAULT_HOTPOT_RUN,
-    methods: options.methods ?? [...HOTPOT_METHODS],
-    ...(options["input-cap"] !== undefined
-      ? {
-        inputCap: options["input-cap"].includes(DEFAULT_HOTPOT_RUN.inputCap)
-          ? DEFAULT_HOTPOT_RUN.inputCap
-          : options["input-cap"][0],
-      }
-      : {}),
-    ...(options.reserve !== undefined ? { reserve: options.reserve } : {}),
-    ...(options.compressions !== undefined ? { compressions: options.compressions } : {}),
-    ...(options.answers !== undefined ? { answers: options.answers } : {}),
-  };
-  const caps = options["input-cap"] ?? [runOptions.inputCap];
-  if (runOptions.reserve >= Math.min(...caps)) {
-    throw new UsageError("--reserve must be smaller than --input-cap");
-  }
-  const prices = await readPrices(options);
-  const models = await setupModels(options, counter, checkOnly, frozen?.manifest.protocol);
-  try {
-    const finished = await withRun(
-      {
-        suite: "hotpot",
-        output: options.output,
-        resume: options.resume,
-        command: ["hotpot", "run", ...argv],
-        options: recordedOptions(options),
-        protocol: { suite: "hotpot", ...runOptions, models: models.description },
-        tokenizer: { name: counter.name, hash: counter.hash },
-        sources: { corpus: bytes },
-        quiet: options.quiet,
-        frozen,
-        checkOnly,
-      },
-      async (context) => {
-        if (context.resumed && context.run.header.sources.corpus !== sha256Hex(bytes)) {
-          throw new UsageError(`--corpus ${options.corpus} differs from the corpus this run started with`);
-        }
-        // One ceiling: the protocol's run. Several: a ceiling sweep (every compressed method at each).
-        const sweep = caps.length > 1
-          ? await runCeilingSweep(context, corpus, runOptions, caps, models, counter)
-          : null;
-        const single = sweep ? null : await runHotpot(context, corpus, runOptions, models, counter);
-        const rows = sweep ? sweep.rows : single!.rows;
-        const perCap = sweep
-          ? sweep.perCap
-          : [{ cap: runOptions.inputCap, rows: single!.rows, compressionUsage: single!.compressionUsage }];
-        const checkOnly = sweep ? sweep.checkOnly : single!.checkOnly;
-        const reference = perCap.find((p) => p.cap === runOptions.inputCap) ?? perCap[0];
-        const aggregates = aggregateHotpot(reference.rows, runOptions.methods, reference.compressionUsage);
-        const protocol = {
-          suite: "hotpot",
-          ...runOptions,
-          ...(sweep ? { input_caps: caps } : {}),
-          models: models.description,
-          tokenizer: { name: counter.name, hash: counter.hash },
-          corpus_sha256: sha256Hex(bytes),
-          dataset_sha256: corpus.dataset.sha256,
-        };
-        await context.run.writeJsonFile("protocol.json", protocol);
-        await context.run.writeFile("corpus.json", bytes);
-        if (checkOnly) {
-          // Nothing was answered: a check-only run publishes its comparison, never scores.
-          await context.run.writeJsonFile("check.json", checkOnly);
-          return { aggregates, check: checkOnly };
-        }
-        const resamples = options.bootstrap;
-        const ceilings = perCap.map((p) => ({
-          cap: p.cap,
-          aggregates: p === reference
-            ? aggregates
-            : aggregateHotpot(p.rows, runOptions.methods, p.compressionUsage),
-          stats: hotpotStats(p.rows, runOptions.methods, { resamples }),
-        }));
-        const stats = ceilings.find((c) => c.cap === reference.cap)!.stats;
-        await context.run.writeJsonFile("results.json", rows);
-        await context.run.writeJsonFile(
-          "aggregate.json",
-          sweep ? ceilingAggregates(ceilings) : aggregates,
-        );
-        await context.run.writeJsonFile(
-          "stats.json",
-          finiteOrNull(sweep ? { ceilings: ceilings.map((c) => ({ input_cap: c.cap, ...c.stats })) } : stats),
-        );
-        const reportMeta = {
-          corpus,
-          models: models.description,
-          tokenizer: `${counter.name} (${counter.hash.slice(0, 12)})`,
-          inputCap: reference.cap,
-          reserve: runOptions.reserve,
-          compressions: runOptions.compressions,
-          answers: runOptions.answers,
-          stats,
-          ...(sweep ? { ceilings } : {}),
-          ...(prices ? { cost: runCost(context.run.nodes, prices, runOptions.methods) } : {}),
-          explorer: hotpotExplorer(
-            corpus,
-            rows,
-            await loadContexts(
-              rows,
-              (hash) => context.run.store.getJson(hash, z.array(ChatMessageSchema).nullable()),
-            ),
-          ),
-        };
-        await context.run.writeFile("REPORT.md", hotpotReportMarkdown(aggregates, reportMeta));
-        await context.run.writeFile("report.html", hotpotReportHtml(aggregates, reportMeta));
-        return { aggregates, check: null };
-      },
-    );
-    const { aggregates, check } = finished.result;
-    if (check) {
-      printCheckOnly(check, options["frozen-run"], finished.path);
-      return { code: 0, path: finished.path };
-    }
-    for (const a of aggregates) {
-      console.log(
-        `${a.method.padEnd(12)} EM ${(100 * a.metrics.em).toFixed(1).padStart(5)}  F1 ${
-          (100 * a.metrics.f1).toFixed(1).padStart(5)
-        }  ` +
-          `joint F1 ${(100 * a.metrics.joint_f1).toFixed(1).padStart(5)}  valid ${a.valid}/${a.planned}`,
-      );
-    }
-    console.log(`\nrun: ${finished.path}\nreport: ${finished.path}/REPORT.md (and report.html)`);
-    return { code: 0, path: finished.path };
-  } finally {
-    await models.close();
-  }
+  return { code: 0, path: await hotpotRunCommand(options, argv) };
 }
 
 /** Dispatches `hotpot collect|run|score`. */

@@ -8,6 +8,7 @@ import { z } from "zod";
 import { UsageError } from "../errors.ts";
 import { formatVerifyReport, verifyRun } from "../store/verify.ts";
 import { parseCommand } from "./args.ts";
+import { rederiveCommand } from "./verify_rederive.ts";
 
 const HELP = `compaction-bench verify DIR [--json]
 
@@ -18,6 +19,8 @@ unknown_file, journal, manifest, file_mismatch, unfinished.
 
 Options:
   --json      print the report as JSON
+  --rederive  also re-execute every stage that calls no provider from its stored inputs and check that
+              every output is byte-identical (prints how many nodes it re-derived; names any that differ)
   -h, --help  this help
 
 Exit codes: 0 all checks hold, 1 a problem was found, 2 bad usage.`;
@@ -27,8 +30,12 @@ export async function verifyCommand(argv: string[]): Promise<number> {
   const { options, positionals } = parseCommand(
     "verify",
     argv,
-    { json: { type: "boolean" } },
-    z.object({ help: z.boolean().optional(), json: z.boolean().optional() }),
+    { json: { type: "boolean" }, rederive: { type: "boolean" } },
+    z.object({
+      help: z.boolean().optional(),
+      json: z.boolean().optional(),
+      rederive: z.boolean().optional(),
+    }),
   );
   if (options.help) {
     console.log(HELP);
@@ -47,5 +54,6 @@ export async function verifyCommand(argv: string[]): Promise<number> {
   }
   const report = await verifyRun(dir);
   console.log(options.json ? JSON.stringify(report, null, 2) : formatVerifyReport(report));
+  if (options.rederive && report.ok) return await rederiveCommand(dir, options.json === true);
   return report.ok ? 0 : 1;
 }

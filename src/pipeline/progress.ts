@@ -14,11 +14,6 @@
  * @module
  */
 
-/** A stage name without its suite prefix (`hotpot-answer` → `answer`). */
-function shortName(stage: string): string {
-  return stage.replace(/^(?:hotpot|sweep|engines)-/, "");
-}
-
 /** Seconds as `45s`, `3m05s` or `2h07m`. */
 export function formatDuration(seconds: number): string {
   if (!Number.isFinite(seconds) || seconds < 0) return "?";
@@ -70,18 +65,27 @@ export class Progress {
   readonly #quiet: boolean;
   readonly #now: () => number;
   readonly #intervalMs: number;
+  readonly #name: (stage: string) => string;
   #timer: ReturnType<typeof setInterval> | undefined;
   #lastDraw = 0;
 
   /**
-   * `quiet` silences everything (tests); `live` defaults to whether stderr is a terminal; `now` (ms) and
-   * `intervalMs` (the plain status line's period, default one minute) are for tests.
+   * `quiet` silences everything (tests); `live` defaults to whether stderr is a terminal; `names` gives the
+   * display name of a stage (default: the stage's own name); `now` (ms) and `intervalMs` (the plain status
+   * line's period, default one minute) are for tests.
    */
   constructor(
     title: string,
-    options: { quiet?: boolean; live?: boolean; now?: () => number; intervalMs?: number } = {},
+    options: {
+      quiet?: boolean;
+      live?: boolean;
+      names?: (stage: string) => string;
+      now?: () => number;
+      intervalMs?: number;
+    } = {},
   ) {
     this.#title = title;
+    this.#name = options.names ?? ((stage) => stage);
     this.#quiet = options.quiet ?? false;
     this.#live = options.live ?? Deno.stderr.isTerminal();
     this.#now = options.now ?? (() => performance.now());
@@ -185,7 +189,7 @@ export class Progress {
 
   /** `answer 120/480 · 2m05s · 1.0/s · ETA 6m00s · 2 failed · 3 retries` (`… 480/480 done · …` at the end) */
   #line(f: StageFigures): string {
-    const parts = [`${shortName(f.stage)} ${f.done}/${f.planned}${f.done >= f.planned ? " done" : ""}`];
+    const parts = [`${this.#name(f.stage)} ${f.done}/${f.planned}${f.done >= f.planned ? " done" : ""}`];
     if (f.elapsedSeconds !== null) parts.push(formatDuration(f.elapsedSeconds));
     if (f.ratePerSecond !== null) parts.push(formatRate(f.ratePerSecond));
     if (f.done < f.planned) parts.push(`ETA ${f.etaSeconds === null ? "?" : formatDuration(f.etaSeconds)}`);
@@ -201,7 +205,7 @@ export class Progress {
     const failed = figures.reduce((n, f) => n + f.failed, 0);
     const retries = figures.reduce((n, f) => n + f.retries, 0);
     const parts = open.map((f) =>
-      `${shortName(f.stage)} ${f.done}/${f.planned}${
+      `${this.#name(f.stage)} ${f.done}/${f.planned}${
         f.etaSeconds !== null ? ` ETA ${formatDuration(f.etaSeconds)}` : ""
       }`
     );

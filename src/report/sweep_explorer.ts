@@ -69,7 +69,7 @@ export function sweepExplorer(
         contextIndex.set(hash!, index);
       }
       sections.push({ heading: "Context", context: index });
-    } else {
+    } else if (hash) {
       sections.push({ heading: "Context: not built" });
     }
     return {
