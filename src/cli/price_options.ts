@@ -5,8 +5,7 @@
  * @module
  */
 import { z } from "zod";
-import { PriceOptionSchema, PricesFileSchema, type PriceTable, priceTable } from "../analysis/cost.ts";
-import { UsageError } from "../errors.ts";
+import { PriceOptionSchema } from "../analysis/cost.ts";
 
 /** parseArgs spec of the price options. */
 export const PRICE_OPTION_SPEC = {
