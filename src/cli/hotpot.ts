@@ -3,6 +3,8 @@
  *
  * @module
  */
+import { BOOTSTRAP_OPTION_HELP, bootstrapOption } from "./stats_options.ts";
+import { PRICE_OPTION_HELP, PRICE_OPTION_SPEC, PriceOptionsShape } from "./price_options.ts";
 import { z } from "zod";
 import { UsageError } from "../errors.ts";
 import { DEMO_DATASET, hotpotCollect, hotpotRunCommand } from "../suites/hotpot/command.ts";
@@ -60,6 +62,8 @@ Options:
   --compressions N     compression generations per question and method (default ${DEFAULT_HOTPOT_RUN.compressions})
   --answers N          answers per context (default ${DEFAULT_HOTPOT_RUN.answers})
   --tokenizer DIR      tokenizer (default: Qwen3, embedded)
+${BOOTSTRAP_OPTION_HELP}
+${PRICE_OPTION_HELP}
 ${MODEL_OPTION_HELP}
 ${RUN_OPTION_HELP}`;
 
@@ -142,6 +146,8 @@ function parseRun(argv: string[]) {
       compressions: { type: "string" },
       answers: { type: "string" },
       tokenizer: { type: "string" },
+      bootstrap: { type: "string" },
+      ...PRICE_OPTION_SPEC,
     },
     z.object({
       ...RunOptionsShape,
@@ -153,6 +159,8 @@ function parseRun(argv: string[]) {
       compressions: intOption(1, 100).optional(),
       answers: intOption(1, 100).optional(),
       tokenizer: z.string().optional(),
+      bootstrap: bootstrapOption.optional(),
+      ...PriceOptionsShape,
     }),
   );
 }

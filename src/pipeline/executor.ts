@@ -355,7 +355,10 @@ export class Executor {
       ...(outcome.reason !== undefined ? { reason: outcome.reason } : {}),
     };
     await this.run.recordNode(node);
-    progress?.tick(call.stage);
+    progress?.tick(call.stage, {
+      failed: node.status === "invalid",
+      retries: records.reduce((n, r) => n + Math.max(0, r.attempts - 1), 0),
+    });
     return { node, outputs: values, reused: null };
   }
 }

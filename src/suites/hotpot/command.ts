@@ -10,6 +10,7 @@ import { UsageError } from "../../errors.ts";
 import { sha256Hex } from "../../store/hash.ts";
 import { loadTokenCounter } from "../../tokens/load.ts";
 import { setupModels } from "../model_setup.ts";
+import { readPrices } from "../../analysis/read_prices.ts";
 import { openFrozenFor, type RunCommandOptions, runSuite } from "../run_lifecycle.ts";
 import { assertQuotaMet, collectCorpus, type CollectMode, selectionReport } from "./collect_suite.ts";
 import { readCorpus } from "./corpus.ts";
@@ -128,6 +129,9 @@ export interface HotpotRunCommandOptions extends RunCommandOptions {
   compressions?: number;
   answers?: number;
   tokenizer?: string;
+  bootstrap?: number;
+  price?: { model: string; input: number; output: number }[];
+  prices?: string;
 }
 
 /** `hotpot run`: returns the run directory. */
@@ -150,6 +154,7 @@ export async function hotpotRunCommand(options: HotpotRunCommandOptions, argv: s
   if (runOptions.reserve >= runOptions.inputCap) {
     throw new UsageError("--reserve must be smaller than --input-cap");
   }
+  const prices = await readPrices(options);
   const models = await setupModels(options, counter, checkOnly, frozen?.manifest.protocol);
   if (frozen && !checkOnly) {
     const ours = { tokenizerHash: counter.hash, corpusHash: sha256Hex(bytes), models: models.description };
@@ -179,7 +184,10 @@ export async function hotpotRunCommand(options: HotpotRunCommandOptions, argv: s
       if (context.resumed && context.run.header.sources.corpus !== sha256Hex(bytes)) {
         throw new UsageError(`--corpus ${options.corpus} differs from the corpus this run started with`);
       }
-      const outcome = await runHotpot(context, corpus, runOptions, models, counter);
+      const outcome = await runHotpot(context, corpus, runOptions, models, counter, {
+        bootstrap: options.bootstrap,
+        prices,
+      });
       return {
         result: outcome,
         files: outcome.files,

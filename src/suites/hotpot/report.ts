@@ -17,6 +17,12 @@ import {
   HOTPOT_CAVEATS,
   hotpotReportTitle,
 } from "./report_protocol.ts";
+import type { HotpotStats } from "../../analysis/hotpot_stats.ts";
+import type { ExplorerData } from "../../report/explorer.ts";
+import type { RunCost } from "../../analysis/cost.ts";
+import { type CeilingResult, ceilingSweepMarkdown } from "../../analysis/ceiling_sweep.ts";
+import { costMarkdown } from "../../analysis/cost_report.ts";
+import { hotpotStatsMarkdown, hypothesisWithInterval } from "../../analysis/hotpot_stats_markdown.ts";
 
 /** What the report states about the run besides the aggregates. */
 export interface HotpotReportMeta {
@@ -27,6 +33,14 @@ export interface HotpotReportMeta {
   reserve: number;
   compressions: number;
   answers: number;
+  /** Intervals and paired differences (absent: the report shows point estimates only). */
+  stats?: HotpotStats;
+  /** The per-question explorer of report.html (absent: no explorer). */
+  explorer?: ExplorerData;
+  /** The cost section (absent when no price was given). */
+  cost?: RunCost;
+  /** A ceiling sweep's per-ceiling results (absent: one ceiling). */
+  ceilings?: CeilingResult[];
 }
 
 const pct = (x: number) => Number((100 * x).toFixed(1));
@@ -105,7 +119,7 @@ export function hotpotReportMarkdown(
   const prompts = distinctSystemPrompts(c).map((p) =>
     `- \`${p.sha256}\` (${p.questions} question(s)):\n\n  > ${p.text.replace(/\n/g, "\n  > ")}`
   ).join("\n");
-  return `# ${hotpotReportTitle(c, meta.inputCap)}
+  return `# ${hotpotReportTitle(c, meta.inputCap, meta.ceilings?.map((x) => x.cap))}
 ${reference}
 - Dataset: \`${c.dataset.path}\` (sha256 \`${c.dataset.sha256}\`, ${c.dataset.records} records)
 - Selection: seed ${c.protocol.seed}, ${c.protocol.bridge} bridge + ${c.protocol.comparison} comparison,
@@ -119,16 +133,22 @@ ${invalid.map((q) => `  - ${q.id}: ${q.reason}`).join("\n")}
 - Tokenizer: ${meta.tokenizer}; ceiling ${meta.inputCap} tokens (reserve ${meta.reserve}) on the complete answer input
 - Repeats: ${meta.compressions} compression generation(s) × ${meta.answers} answer(s) per question and method
 
-## Results
+## Results${meta.ceilings ? ` at the ${meta.inputCap}-token ceiling` : ""}
 
-Percentages; answers averaged within a question, then questions equally; invalid conditions count zero.
+${
+    meta.ceilings
+      ? "The other ceilings: see the ceiling sweep below.\n\n"
+      : ""
+  }Percentages; answers averaged within a question, then questions equally; invalid conditions count zero.
 "gold SP kept" is LLM-free: the share of gold supporting sentences present verbatim in the text the model
 reads (tool results decoded from their JSON), the same for every method; zero for invalid conditions.
 Input tokens are the provider's reported prompt tokens of the answer calls. "over cap" counts answer inputs
 (contexts, not answers) not within the ceiling (exact count plus reserve above the ceiling).
 
 ${table}
-
+${meta.stats ? hotpotStatsMarkdown(meta.stats) : ""}${
+    meta.ceilings ? ceilingSweepMarkdown(meta.ceilings) : ""
+  }
 ### EM by question type
 
 ${byType}
@@ -139,10 +159,10 @@ ${usage}
 
 (Calls made by this run: nodes reused from a frozen run were paid for there. Rankings are shared by Jev and
 Jev+Summary within a generation and counted in both rows.)
-
+${meta.cost ? costMarkdown(meta.cost) : ""}
 ## Hypothesis
 
-${hypothesisText(aggregates)}
+${hypothesisWithInterval(hypothesisText(aggregates), meta.stats)}
 
 ## Caveats
 

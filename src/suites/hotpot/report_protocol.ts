@@ -35,8 +35,11 @@ export function collectionModeText(corpus: Corpus): string {
 }
 
 /** The report title, naming the collection mode. */
-export function hotpotReportTitle(corpus: Corpus, inputCap: number): string {
-  return `hotpot (${corpus.protocol.collection} collection): compaction under a ${inputCap}-token answer-input ceiling`;
+export function hotpotReportTitle(corpus: Corpus, inputCap: number, ceilings?: readonly number[]): string {
+  const limit = ceilings && ceilings.length > 1
+    ? `answer-input ceilings ${ceilings.join(", ")}`
+    : `a ${inputCap}-token answer-input ceiling`;
+  return `hotpot (${corpus.protocol.collection} collection): compaction under ${limit}`;
 }
 
 /** How many questions could not show "files unchanged" (no workspace hashes in their session). */

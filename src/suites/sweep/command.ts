@@ -4,6 +4,7 @@
  *
  * @module
  */
+import { readPrices } from "../../analysis/read_prices.ts";
 import { assetPath } from "../../assets.ts";
 import { UsageError } from "../../errors.ts";
 import { loadTokenCounter } from "../../tokens/load.ts";
@@ -26,6 +27,9 @@ export interface SweepRunCommandOptions extends RunCommandOptions {
   reserve?: number;
   answers?: number;
   tokenizer?: string;
+  bootstrap?: number;
+  price?: { model: string; input: number; output: number }[];
+  prices?: string;
 }
 
 /** `sweep run`: returns the run directory. */
@@ -48,6 +52,7 @@ export async function sweepRunCommand(options: SweepRunCommandOptions, argv: str
   const frozen = await openFrozenFor(SWEEP_SUITE, options["frozen-run"], checkOnly, runOptions);
   const counter = await loadTokenCounter(options.tokenizer);
   const trajectoryBytes = await Deno.readFile(fixture.path);
+  const prices = await readPrices(options);
   const models = await setupModels(options, counter, checkOnly, frozen?.manifest.protocol);
   if (frozen && !checkOnly) {
     const ours = { tokenizerHash: counter.hash, fixtureHash: fixture.hash, models: models.description };
@@ -74,7 +79,10 @@ export async function sweepRunCommand(options: SweepRunCommandOptions, argv: str
       models,
     },
     async (context) => {
-      const outcome = await runSweep(context, fixture, runOptions, models, counter);
+      const outcome = await runSweep(context, fixture, runOptions, models, counter, {
+        bootstrap: options.bootstrap,
+        prices,
+      });
       const summary = outcome.checkOnly ? [] : SWEEP_SUITE.summary(
         await context.run.store.getText(outcome.files["aggregate.json"]),
       );
