@@ -36,7 +36,7 @@ Deno.test("env file parser names the file and line of a malformed line", () => {
     assert.match(error.message, /my\.env:2/);
     return true;
   });
-  assert.throws(() => parseEnvFile('KEY="open', "q.env"), /q\.env:1: unterminated quote/);
+  assert.throws(() => parseEnvFile('KEY="open', "q.env"), /q\.env: line 1: unterminated quote/);
 });
 
 Deno.test("credentials come from the env file and the process environment wins", async () => {

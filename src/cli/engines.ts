@@ -21,10 +21,16 @@ import { parseCommand } from "./args.ts";
 import { fractionListOption, intOption } from "./numbers.ts";
 import { recordedOptions, RUN_OPTION_HELP, RUN_OPTION_SPEC, RunOptionsShape } from "./run_setup.ts";
 import { writeFileAtomic } from "../store/run_dir.ts";
+import { checkNewOutputPath, inputError, readInputFile } from "../fs_input.ts";
+import { refuseGiven } from "./option_rules.ts";
 
-const GENERATOR_HELP = `  --turns N            generated transcript: turns (default 200)
-  --needles N          generated transcript: planted facts (default 12)
-  --words-per-msg N    generated transcript: words per message (default 60)
+/** Turns × words per message at most: a bound on the generated transcript's size (and memory). */
+const MAX_GENERATED_WORDS = 2_000_000;
+
+const GENERATOR_HELP = `  --turns N            generated transcript: turns (default 200, at most 100000)
+  --needles N          generated transcript: planted facts (default 12, at most 999)
+  --words-per-msg N    generated transcript: words per message (default 60, at most 10000;
+                       turns × words-per-msg at most ${MAX_GENERATED_WORDS})
   --needle-depths LIST generated transcript: depth of each needle in [0,1], comma-separated
   --seed TEXT          generated transcript: seed (default compaction-bench)`;
 
@@ -40,9 +46,9 @@ Options:
   --transcript FILE    import a transcript (OpenAI messages, Hermes session, ShareGPT JSONL, LoCoMo)
   --format F           auto (default), openai, hermes-session, sharegpt, locomo
 ${GENERATOR_HELP}
-  --repeats N          warm compress calls after the cold one (default 3)
-  --budget N           token budget (default 25% of the transcript's tokens)
-  --engine-timeout-ms N  time limit of one outside-engine call (default 60000)
+  --repeats N          warm compress calls after the cold one (default 3, at most 1000)
+  --budget N           token budget (default 25% of the transcript's tokens, at most 10000000)
+  --engine-timeout-ms N  time limit of one outside-engine call (default 60000, at most 86400000)
   --no-qa              skip the QA recall questions
   --tokenizer DIR      Hugging Face tokenizer directory (default: Qwen3, embedded)
 ${MODEL_OPTION_HELP}
@@ -78,6 +84,14 @@ function generatorParams(o: z.infer<z.ZodObject<typeof GeneratorShape>>) {
       `--needle-depths gives ${o["needle-depths"].length} depth(s) but --needles is ${o.needles}`,
     );
   }
+  const turns = o.turns ?? 200;
+  const words = o["words-per-msg"] ?? 60;
+  if (turns * words > MAX_GENERATED_WORDS) {
+    throw new UsageError(
+      `--turns ${turns} × --words-per-msg ${words} = ${turns * words} words, more than the ` +
+        `${MAX_GENERATED_WORDS} allowed`,
+    );
+  }
   return {
     turns: o.turns ?? 200,
     needles: o.needles ?? o["needle-depths"]?.length ?? 12,
@@ -88,7 +102,7 @@ function generatorParams(o: z.infer<z.ZodObject<typeof GeneratorShape>>) {
 }
 
 async function generate(argv: string[]): Promise<number> {
-  const { options } = parseCommand(
+  const { options, positionals } = parseCommand(
     "engines generate",
     argv,
     { ...GENERATOR_SPEC, out: { type: "string" } },
@@ -98,7 +112,12 @@ async function generate(argv: string[]): Promise<number> {
     console.log(GENERATE_HELP);
     return 0;
   }
-  const transcript = generateTranscript(generatorParams(options));
+  if (positionals.length > 0) {
+    throw new UsageError(`engines generate: unexpected argument '${positionals[0]}'`);
+  }
+  const params = generatorParams(options);
+  if (options.out) await checkNewOutputPath(options.out, "--out", { parentMustExist: true });
+  const transcript = generateTranscript(params);
   if (options.out) {
     const text = JSON.stringify({ messages: transcript.messages, needles: transcript.needles }, null, 2) +
       "\n";
@@ -108,7 +127,7 @@ async function generate(argv: string[]): Promise<number> {
       if (error instanceof Error && error.message.startsWith("refusing")) {
         throw new UsageError(`--out ${options.out} already exists; nothing was written`);
       }
-      throw error;
+      throw inputError(error, options.out, "--out");
     }
   }
   console.log(
@@ -142,8 +161,8 @@ async function run(argv: string[]): Promise<number> {
       transcript: z.string().optional(),
       format: z.enum(["auto", "openai", "hermes-session", "sharegpt", "locomo"]).optional(),
       repeats: intOption(0, 1000).optional(),
-      budget: intOption(1).optional(),
-      "engine-timeout-ms": intOption(1).optional(),
+      budget: intOption(1, 10_000_000).optional(),
+      "engine-timeout-ms": intOption(1, 86_400_000).optional(),
       "no-qa": z.boolean().optional(),
       tokenizer: z.string().optional(),
     }),
@@ -166,10 +185,15 @@ async function run(argv: string[]): Promise<number> {
   let source: TranscriptSource;
   const sources: Record<string, Uint8Array> = {};
   if (options.transcript) {
+    refuseGiven("engines run", options, Object.keys(GENERATOR_SPEC), "only used without --transcript");
+  } else {
+    refuseGiven("engines run", options, ["format"], "only used with --transcript");
+  }
+  if (options.transcript) {
     // Imported (and so validated, with clear errors) before the run directory is created: bad input writes
     // nothing. The file's bytes are then declared as the run's source.
     const transcript = await importTranscript(options.transcript, options.format ?? "auto");
-    sources.transcript = await Deno.readFile(options.transcript);
+    sources.transcript = await readInputFile(options.transcript, "--transcript");
     source = { kind: "imported", path: options.transcript, format: options.format ?? "auto", transcript };
   } else {
     source = { kind: "generated", params: generatorParams(options) };

@@ -32,6 +32,9 @@ import { sha256Hex } from "../store/hash.ts";
 import { parseCommand } from "./args.ts";
 import { hotpotScoreCommand } from "./hotpot_score.ts";
 import { intOption } from "./numbers.ts";
+import { readInputFile, statInputDirectory } from "../fs_input.ts";
+import { checkHermesSessions } from "../suites/hotpot/hermes_sessions.ts";
+import { refuseGiven } from "./option_rules.ts";
 import {
   parseResumable,
   printCheckOnly,
@@ -44,6 +47,9 @@ import {
 /** The demo dataset shipped in fixtures/. */
 export const DEMO_DATASET = assetPath("fixtures/hotpot/demo.parquet");
 
+const MAX_SEED = 4_294_967_295;
+const MAX_CHARS = 10_000_000;
+
 const COLLECT_HELP = `compaction-bench hotpot collect [options]
 
 Freezes the question selection (before any model call) and collects each question's trajectory: the agent
@@ -53,10 +59,10 @@ counts, trajectories; gold labels kept apart) into the run directory.
 Options:
   --dataset FILE       HotpotQA distractor records, Hugging Face Parquet or official JSON
                        (default: the embedded demo data)
-  --questions N        questions in all, half bridge and half comparison (default 30)
-  --bridge N, --comparison N   per-type quotas (override --questions)
-  --seed N             selection seed (default ${DEFAULT_SELECTION.seed})
-  --min-chars N, --max-chars N evidence characters (default ${DEFAULT_SELECTION.minChars}–${DEFAULT_SELECTION.maxChars})
+  --questions N        questions in all, half bridge and half comparison (default 30, at most 100000)
+  --bridge N, --comparison N   per-type quotas (override --questions; each at most 100000)
+  --seed N             selection seed (default ${DEFAULT_SELECTION.seed}, at most ${MAX_SEED})
+  --min-chars N, --max-chars N evidence characters (default ${DEFAULT_SELECTION.minChars}–${DEFAULT_SELECTION.maxChars}, at most ${MAX_CHARS})
   --scripted           deterministic real read_file calls (default)
   --live               an agent loop with the chat model (needs the --live credentials)
   --hermes-sessions DIR  import Hermes session JSON files named <question id>.json
@@ -72,10 +78,10 @@ and scores against gold with the official HotpotQA metrics.
 Options:
   --corpus FILE        corpus.json written by 'hotpot collect'
   --methods LIST       comma-separated: ${HOTPOT_METHODS.join(",")} (default all)
-  --input-cap N        complete answer-input ceiling in tokens (default ${DEFAULT_HOTPOT_RUN.inputCap})
-  --reserve N          tokens kept free under the ceiling (default ${DEFAULT_HOTPOT_RUN.reserve})
-  --compressions N     compression generations per question and method (default ${DEFAULT_HOTPOT_RUN.compressions})
-  --answers N          answers per context (default ${DEFAULT_HOTPOT_RUN.answers})
+  --input-cap N        complete answer-input ceiling in tokens (default ${DEFAULT_HOTPOT_RUN.inputCap}, 256 to 10000000)
+  --reserve N          tokens kept free under the ceiling (default ${DEFAULT_HOTPOT_RUN.reserve}, at most 100000)
+  --compressions N     compression generations per question and method (default ${DEFAULT_HOTPOT_RUN.compressions}, at most 100)
+  --answers N          answers per context (default ${DEFAULT_HOTPOT_RUN.answers}, at most 100)
   --tokenizer DIR      tokenizer (default: Qwen3, embedded)
 ${MODEL_OPTION_HELP}
 ${RUN_OPTION_HELP}`;
@@ -105,9 +111,9 @@ function parseCollect(argv: string[]) {
       questions: intOption(1, 100_000).optional(),
       bridge: intOption(0, 100_000).optional(),
       comparison: intOption(0, 100_000).optional(),
-      seed: intOption(0).optional(),
-      "min-chars": intOption(0).optional(),
-      "max-chars": intOption(1).optional(),
+      seed: intOption(0, MAX_SEED).optional(),
+      "min-chars": intOption(0, MAX_CHARS).optional(),
+      "max-chars": intOption(1, MAX_CHARS).optional(),
       scripted: z.boolean().optional(),
       "hermes-sessions": z.string().optional(),
       tokenizer: z.string().optional(),
@@ -126,26 +132,17 @@ async function collect(givenArgv: string[]): Promise<number> {
   if (modes > 1) {
     throw new UsageError("hotpot collect: choose one of --scripted, --live and --hermes-sessions");
   }
+  // Collection never reuses a frozen run: these options would be ignored.
+  refuseGiven("hotpot collect", options, ["frozen-run", "check-only"], "not supported (nothing is reused)");
   if (options["hermes-sessions"] !== undefined) {
-    const dir = options["hermes-sessions"];
-    const info = await Deno.stat(dir).catch((error) => {
-      if (error instanceof Deno.errors.NotFound) throw new UsageError(`--hermes-sessions ${dir}: not found`);
-      throw error;
-    });
-    if (!info.isDirectory) throw new UsageError(`--hermes-sessions ${dir}: not a directory`);
+    await statInputDirectory(options["hermes-sessions"], "--hermes-sessions");
   }
   const datasetPath = options.dataset ?? DEMO_DATASET;
   // Recorded in corpus.json: the path as given, or a name for the embedded data that does not depend on where
   // the program is installed (so the corpus, and every key after it, is the same on every machine).
   const datasetLabel = options.dataset ?? "embedded:fixtures/hotpot/demo.parquet";
-  let bytes: Uint8Array;
-  try {
-    bytes = await Deno.readFile(datasetPath);
-  } catch (error) {
-    if (error instanceof Deno.errors.NotFound) throw new UsageError(`--dataset ${datasetPath}: not found`);
-    throw error;
-  }
-  const records = await loadHotpot(datasetPath);
+  const bytes = await readInputFile(datasetPath, "--dataset");
+  const records = await loadHotpot(datasetPath, "--dataset");
   const questions = options.questions ?? DEFAULT_SELECTION.bridge + DEFAULT_SELECTION.comparison;
   const selection = {
     bridge: options.bridge ?? Math.ceil(questions / 2),
@@ -155,8 +152,15 @@ async function collect(givenArgv: string[]): Promise<number> {
     maxChars: options["max-chars"] ?? DEFAULT_SELECTION.maxChars,
   };
   if (selection.minChars > selection.maxChars) throw new UsageError("--min-chars is larger than --max-chars");
+  if (selection.bridge + selection.comparison === 0) {
+    throw new UsageError("hotpot collect: --bridge 0 and --comparison 0 select no question");
+  }
   // A selection that cannot fill its quotas is bad input: refuse it before anything is written.
-  assertQuotaMet(selectionReport(records, selection).report, datasetLabel);
+  const selected = selectionReport(records, selection);
+  assertQuotaMet(selected.report, datasetLabel);
+  if (options["hermes-sessions"] !== undefined) {
+    await checkHermesSessions(options["hermes-sessions"], selected.ids);
+  }
   const counter = await loadTokenCounter(options.tokenizer);
   const live = options.live === true;
   const models = live ? await setupModels(options, counter) : null;

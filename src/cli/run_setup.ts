@@ -12,6 +12,8 @@ import { programIdentity } from "../program_identity.ts";
 import { RUN_FORMAT, type RunHeader } from "../store/manifest.ts";
 import { RunDir } from "../store/run_dir.ts";
 import { readJournal } from "../store/journal.ts";
+import { checkNewOutputPath, inputError, statInputDirectory, statInputFile } from "../fs_input.ts";
+import { refuseOptionsWithResume } from "./option_rules.ts";
 
 /** The `parseArgs` spec of the shared run options. */
 export const RUN_OPTION_SPEC = {
@@ -53,6 +55,7 @@ export interface OpenRunRequest {
 export async function openRun(request: OpenRunRequest): Promise<{ run: RunDir; resumed: boolean }> {
   if (request.resume !== undefined) {
     if (request.output !== undefined) throw new UsageError("--resume and --output cannot be combined");
+    await statInputDirectory(request.resume, "--resume");
     const run = await RunDir.resume(request.resume);
     if (run.header.suite !== request.suite) {
       await run.abandon();
@@ -70,6 +73,7 @@ export async function openRun(request: OpenRunRequest): Promise<{ run: RunDir; r
     created: new Date().toISOString(),
   };
   const path = request.output ?? defaultOutputPath(request.suite);
+  await checkNewOutputPath(path, "--output");
   const run = await RunDir.create(path, header, request.sources ?? {});
   return { run, resumed: false };
 }
@@ -89,20 +93,28 @@ export function recordedOptions(options: Record<string, unknown>): Record<string
  * of `command` (e.g. `["hotpot", "run"]`), without its `--output`; `--resume DIR` is appended.
  */
 export async function resumeArgv(dir: string, command: string[]): Promise<string[]> {
+  await statInputDirectory(dir, "--resume");
   try {
-    await Deno.stat(join(dir, "manifest.json"));
+    await Deno.lstat(join(dir, "manifest.json"));
     throw new UsageError(`${dir} is a finished run (manifest.json exists); a finished run is never resumed`);
   } catch (error) {
-    if (!(error instanceof Deno.errors.NotFound)) throw error;
+    if (!(error instanceof Deno.errors.NotFound)) throw inputError(error, dir, "--resume");
   }
-  let header;
+  const journal = join(dir, "journal.jsonl");
   try {
-    header = (await readJournal(join(dir, "journal.jsonl"))).header;
+    await Deno.lstat(journal);
   } catch (error) {
     if (error instanceof Deno.errors.NotFound) {
       throw new UsageError(`--resume ${dir}: not a run directory (no journal)`);
     }
-    throw error;
+    throw inputError(error, journal, "--resume");
+  }
+  await statInputFile(journal, "--resume");
+  let header;
+  try {
+    header = (await readJournal(journal)).header;
+  } catch (error) {
+    throw inputError(error, journal, "--resume");
   }
   if (!header) throw new UsageError(`--resume ${dir}: the journal has no header`);
   const recorded = header.invocation.command;
@@ -165,7 +177,13 @@ export async function parseResumable<T extends { help?: boolean; resume?: string
   let argv = givenArgv;
   let parsed = parse(argv);
   if (!parsed.options.help && parsed.options.resume) {
-    argv = await resumeArgv(parsed.options.resume, command);
+    refuseOptionsWithResume(command.join(" "), parsed.options);
+    const given = parsed.options as { quiet?: boolean; "env-file"?: string };
+    argv = [
+      ...await resumeArgv(parsed.options.resume, command),
+      ...(given.quiet ? ["--quiet"] : []),
+      ...(given["env-file"] !== undefined ? ["--env-file", given["env-file"]] : []),
+    ];
     parsed = parse(argv);
   }
   if (parsed.positionals.length > 0) {

@@ -8,6 +8,7 @@ import { z } from "zod";
 import { UsageError } from "../errors.ts";
 import { formatVerifyReport, verifyRun } from "../store/verify.ts";
 import { parseCommand } from "./args.ts";
+import { statInputDirectory } from "../fs_input.ts";
 
 const HELP = `compaction-bench verify DIR [--json]
 
@@ -38,13 +39,7 @@ export async function verifyCommand(argv: string[]): Promise<number> {
     throw new UsageError("verify: expected exactly one run directory (see --help)");
   }
   const dir = positionals[0];
-  try {
-    const info = await Deno.stat(dir);
-    if (!info.isDirectory) throw new UsageError(`verify: ${dir} is not a directory`);
-  } catch (error) {
-    if (error instanceof Deno.errors.NotFound) throw new UsageError(`verify: ${dir} does not exist`);
-    throw error;
-  }
+  await statInputDirectory(dir, "verify");
   const report = await verifyRun(dir);
   console.log(options.json ? JSON.stringify(report, null, 2) : formatVerifyReport(report));
   return report.ok ? 0 : 1;

@@ -9,6 +9,7 @@ import { Progress } from "../pipeline/progress.ts";
 import { openRun, type OpenRunRequest } from "../cli/run_setup.ts";
 import type { RunDir } from "../store/run_dir.ts";
 import { UsageError } from "../errors.ts";
+import { readManifest } from "../store/run_dir.ts";
 
 /** What a suite body receives. */
 export interface RunContext {
@@ -32,6 +33,7 @@ export async function openFrozen(
 ): Promise<FrozenRun | undefined> {
   if (checkOnly && path === undefined) throw new UsageError("--check-only needs --frozen-run DIR");
   if (path === undefined) return undefined;
+  await readManifest(path, "--frozen-run"); // a missing, unfinished or unreadable run is named as such
   return await FrozenRun.open(path);
 }
 

@@ -14,6 +14,7 @@ import type { RunContext } from "../run_lifecycle.ts";
 import { collectLive } from "./collect_live.ts";
 import { collectScripted } from "./collect_scripted.ts";
 import { importHermesSession } from "./collect_hermes.ts";
+import { hermesSessionPath, readHermesSession } from "./hermes_sessions.ts";
 import { checkCollection } from "./collection_checks.ts";
 import { type Corpus, CORPUS_FORMAT, type CorpusQuestion } from "./corpus.ts";
 import { type SelectionOptions, selectQuestions } from "./select.ts";
@@ -120,23 +121,17 @@ export async function collectCorpus(context: RunContext, options: CollectOptions
           if (mode.kind === "scripted") collection = await collectScripted(record, workspace);
           else if (mode.kind === "live") collection = await collectLive(record, workspace, mode.chat);
           else {
-            const file = join(mode.dir, `${id}.json`);
-            let json: unknown;
-            try {
-              json = JSON.parse(await Deno.readTextFile(file));
-            } catch (error) {
-              if (error instanceof Deno.errors.NotFound) {
-                return {
-                  outputs: {
-                    collection: null,
-                    check: { valid: false, reason: `no session file ${id}.json in the sessions directory` },
-                  },
-                  status: "invalid" as const,
-                  reason: `no session file ${id}.json in the sessions directory`,
-                };
-              }
-              if (error instanceof SyntaxError) throw new UsageError(`${file}: not JSON (${error.message})`);
-              throw error;
+            const file = hermesSessionPath(mode.dir, id);
+            const json = await readHermesSession(mode.dir, id);
+            if (json === null) {
+              return {
+                outputs: {
+                  collection: null,
+                  check: { valid: false, reason: `no session file ${id}.json in the sessions directory` },
+                },
+                status: "invalid" as const,
+                reason: `no session file ${id}.json in the sessions directory`,
+              };
             }
             collection = importHermesSession(json, record, file);
           }
