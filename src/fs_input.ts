@@ -219,7 +219,9 @@ export async function checkNewOutputPath(
     await Deno.lstat(path);
     throw new UsageError(`${subjectOf(path, option)}: already exists; nothing was written`);
   } catch (error) {
-    if (!(error instanceof Deno.errors.NotFound)) throw inputError(error, path, option);
+    // Below a file (NotADirectory): the walk up names the file that is in the way.
+    const absent = error instanceof Deno.errors.NotFound || error instanceof Deno.errors.NotADirectory;
+    if (!absent) throw inputError(error, path, option);
   }
   let ancestor = dirname(resolve(path));
   let missing = false;
@@ -231,9 +233,8 @@ export async function checkNewOutputPath(
       }
       break;
     } catch (error) {
-      if (!(error instanceof Deno.errors.NotFound) || dirname(ancestor) === ancestor) {
-        throw inputError(error, path, option);
-      }
+      const absent = error instanceof Deno.errors.NotFound || error instanceof Deno.errors.NotADirectory;
+      if (!absent || dirname(ancestor) === ancestor) throw inputError(error, path, option);
       missing = true;
       ancestor = dirname(ancestor);
     }
