@@ -57,8 +57,8 @@ function debugRequested(): boolean {
  */
 function reportUnexpected(error: unknown): number {
   const debug = debugRequested();
-  const firstLine = (text: string) => text.split("\n", 1)[0];
-  if (debug) console.error(error);
+  const firstLine = (text: string) => text.slice(0, 2000).split("\n", 1)[0];
+  if (debug) console.error(error instanceof Error ? error.stack ?? String(error) : error);
   if (fsErrorCause(error) !== undefined) {
     if (!debug) console.error(`error: ${firstLine((error as Error).message)}`);
     return 2;
@@ -73,5 +73,10 @@ function reportUnexpected(error: unknown): number {
 }
 
 if (import.meta.main) {
+  // A rejection nobody awaited would otherwise end the process with Deno's stack trace.
+  globalThis.addEventListener("unhandledrejection", (event) => {
+    event.preventDefault();
+    Deno.exit(reportUnexpected(event.reason));
+  });
   Deno.exit(await main(Deno.args));
 }
