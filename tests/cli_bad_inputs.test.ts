@@ -54,9 +54,13 @@ async function listing(dir: string): Promise<string[]> {
   const lines: string[] = [];
   const walk = async (path: string, rel: string) => {
     const info = await Deno.lstat(path);
-    lines.push(`${rel} ${info.isDirectory ? "d" : info.isSymlink ? "l" : "f"} ${info.size} ${info.mtime?.getTime()}`);
+    lines.push(
+      `${rel} ${info.isDirectory ? "d" : info.isSymlink ? "l" : "f"} ${info.size} ${info.mtime?.getTime()}`,
+    );
     if (info.isDirectory) {
-      for await (const entry of Deno.readDir(path)) await walk(join(path, entry.name), `${rel}/${entry.name}`);
+      for await (const entry of Deno.readDir(path)) {
+        await walk(join(path, entry.name), `${rel}/${entry.name}`);
+      }
     }
   };
   await walk(dir, ".");
@@ -75,17 +79,25 @@ await Deno.writeTextFile(join(I, "file"), "{}\n");
 await Deno.writeTextFile(join(I, "empty_msgs.json"), '{"messages": []}\n');
 await Deno.writeTextFile(join(I, "msgs.json"), '[{"role": "user", "content": "hello"}]\n');
 const SECRET = "sk-this-must-never-be-printed-0123456789";
-await Deno.writeTextFile(join(I, "bad.env"), `# credentials\nLLM_BASE_URL=http://127.0.0.1:9/v1\n${SECRET}\n`);
+await Deno.writeTextFile(
+  join(I, "bad.env"),
+  `# credentials\nLLM_BASE_URL=http://127.0.0.1:9/v1\n${SECRET}\n`,
+);
 const demo = await loadHotpot(assetPath("fixtures/hotpot/demo.parquet"));
 await Deno.writeTextFile(join(I, "gold.json"), JSON.stringify(toOfficialHotpotJson(demo.slice(0, 3))));
 await Deno.writeTextFile(join(I, "empty_gold.json"), "[]");
 await Deno.writeTextFile(join(I, "pred_nomatch.json"), JSON.stringify({ answer: { nope: "x" }, sp: {} }));
 // A tokenizer directory whose chat template never finishes: the real tokenizer with a hostile template.
-for (const [name, template] of [
-  ["tok_loop", "{% for i in range(1000000000) %}x{% endfor %}"],
-  ["tok_nested", "{% for i in range(100000) %}{% for j in range(100000) %}{% endfor %}{% endfor %}"],
-  ["tok_grow", "{% set ns = namespace(s='ab') %}{% for i in range(40) %}{% set ns.s = ns.s ~ ns.s %}{% endfor %}"],
-]) {
+for (
+  const [name, template] of [
+    ["tok_loop", "{% for i in range(1000000000) %}x{% endfor %}"],
+    ["tok_nested", "{% for i in range(100000) %}{% for j in range(100000) %}{% endfor %}{% endfor %}"],
+    [
+      "tok_grow",
+      "{% set ns = namespace(s='ab') %}{% for i in range(40) %}{% set ns.s = ns.s ~ ns.s %}{% endfor %}",
+    ],
+  ]
+) {
   await Deno.mkdir(join(I, name));
   await Deno.copyFile(join(DEFAULT_TOKENIZER_DIR, "tokenizer.json"), join(I, name, "tokenizer.json"));
   const config = JSON.parse(await Deno.readTextFile(join(DEFAULT_TOKENIZER_DIR, "tokenizer_config.json")));
@@ -111,7 +123,10 @@ await Deno.writeTextFile(join(I, "no_questions.json"), JSON.stringify({ ...corpu
 type Case = [args: string, names: RegExp];
 const CASES: Case[] = [
   // a directory where a file is expected
-  ["hotpot collect --dataset $I/adir.json --output $O", /--dataset .*adir\.json: is a directory, expected a file/],
+  [
+    "hotpot collect --dataset $I/adir.json --output $O",
+    /--dataset .*adir\.json: is a directory, expected a file/,
+  ],
   ["hotpot collect --dataset $I/adir.parquet --output $O", /--dataset .*adir\.parquet: is a directory/],
   ["hotpot run --reference --corpus $I/adir --output $O", /--corpus .*adir: is a directory/],
   ["hotpot score --gold $I/adir.json --pred $I/file", /--gold .*adir\.json: is a directory/],
@@ -120,17 +135,29 @@ const CASES: Case[] = [
   ["engines run --reference --transcript $I/adir --output $O", /--transcript .*adir: is a directory/],
   ["tokens $I/adir", /adir: is a directory/],
   // a file where a directory is expected
-  ["hotpot run --reference --corpus $C --frozen-run $I/file --output $O", /--frozen-run .*file: is a file, expected a directory/],
-  ["hotpot run --reference --corpus $C --tokenizer $I/file --output $O", /--tokenizer .*file: is a file, expected a directory/],
+  [
+    "hotpot run --reference --corpus $C --frozen-run $I/file --output $O",
+    /--frozen-run .*file: is a file, expected a directory/,
+  ],
+  [
+    "hotpot run --reference --corpus $C --tokenizer $I/file --output $O",
+    /--tokenizer .*file: is a file, expected a directory/,
+  ],
   ["sweep run --resume $I/file", /--resume .*file: is a file, expected a directory/],
-  ["hotpot collect --hermes-sessions $I/file --output $O", /--hermes-sessions .*file: is a file, expected a directory/],
+  [
+    "hotpot collect --hermes-sessions $I/file --output $O",
+    /--hermes-sessions .*file: is a file, expected a directory/,
+  ],
   ["verify $I/file", /file: is a file, expected a directory/],
   ["compare $RUN $I/file", /file: is a file, expected a directory/],
   // symbolic link loops
   ["hotpot collect --dataset $I/loopA.json --output $O", /--dataset .*loopA\.json: symbolic link loop/],
   ["hotpot run --reference --corpus $I/loopA.json --output $O", /--corpus .*loopA\.json: symbolic link loop/],
   ["hotpot score --gold $I/loopA.json --pred $I/file", /--gold .*loopA\.json: symbolic link loop/],
-  ["engines run --reference --transcript $I/loopA.json --output $O", /--transcript .*loopA\.json: symbolic link loop/],
+  [
+    "engines run --reference --transcript $I/loopA.json --output $O",
+    /--transcript .*loopA\.json: symbolic link loop/,
+  ],
   ["tokens $I/loopA.json", /loopA\.json: symbolic link loop/],
   ["verify $I/loopA.json", /loopA\.json: symbolic link loop/],
   // FIFOs and devices are refused before they are opened (never block)
@@ -144,21 +171,33 @@ const CASES: Case[] = [
   ["tokens $I/zero.json", /zero\.json: is a character device/],
   // missing paths, and paths below a file
   ["hotpot collect --dataset $I/missing.json --output $O", /--dataset .*missing\.json: not found/],
-  ["hotpot run --reference --corpus $I/file/c.json --output $O", /--corpus .*file\/c\.json: a component of the path is not a directory/],
+  [
+    "hotpot run --reference --corpus $I/file/c.json --output $O",
+    /--corpus .*file\/c\.json: a component of the path is not a directory/,
+  ],
   ["compare $RUN $I/missing", /missing: not found/],
   // outputs that exist or cannot be created
-  ["hotpot run --reference --corpus $C --output $I/file/sub", /--output .*file\/sub: its parent is not a directory/],
+  [
+    "hotpot run --reference --corpus $C --output $I/file/sub",
+    /--output .*file\/sub: its parent is not a directory/,
+  ],
   ["hotpot run --reference --corpus $C --output $RUN", /already exists/],
   ["engines generate --out $I/missing/dir/x.json", /--out .*x\.json: folder .*missing\/dir does not exist/],
   ["engines generate --out $I/file/x.json", /--out .*x\.json: its parent is not a directory/],
   ["engines generate --out $I/file", /--out .*file: already exists/],
   ["demo --output $I/file/demo", /--output .*file\/demo: its parent is not a directory/],
   // numbers over their documented maximum
-  ["hotpot run --reference --corpus $C --timeout-ms 3000000000 --output $O", /--timeout-ms: .*86400000.*3000000000/],
+  [
+    "hotpot run --reference --corpus $C --timeout-ms 3000000000 --output $O",
+    /--timeout-ms: .*86400000.*3000000000/,
+  ],
   ["hotpot run --reference --corpus $C --concurrency 0 --output $O", /--concurrency/],
   ["hotpot run --reference --corpus $C --max-retries 1000 --output $O", /--max-retries/],
   ["hotpot collect --seed 99999999999 --output $O", /--seed/],
-  ["engines generate --turns 100000 --words-per-msg 10000 --out $O.json", /--turns 100000 × --words-per-msg 10000/],
+  [
+    "engines generate --turns 100000 --words-per-msg 10000 --out $O.json",
+    /--turns 100000 × --words-per-msg 10000/,
+  ],
   ["engines run --reference --engine-timeout-ms 999999999999 --output $O", /--engine-timeout-ms/],
   ["sweep run --reference --top-n 0-20 --output $O", /--top-n/],
   ["serve-reference --port 70000", /port must be at most 65535/],
@@ -166,31 +205,70 @@ const CASES: Case[] = [
   ["hotpot collect --check-only --output $O", /hotpot collect: --check-only is not supported/],
   ["hotpot collect --frozen-run $I/missing --output $O", /hotpot collect: --frozen-run is not supported/],
   ["hotpot run --reference --live --corpus $C --output $O", /--reference and --live/],
-  ["hotpot run --reference --model other --corpus $C --output $O", /--reference: --model is only used with --live/],
-  ["hotpot run --live --reference-delay-ms 5 --corpus $C --output $O", /--live: --reference-delay-ms is only used with --reference/],
-  ["hotpot run --reference --corpus $C --frozen-run $I/missing --output $O", /--frozen-run .*missing: not found/],
+  [
+    "hotpot run --reference --model other --corpus $C --output $O",
+    /--reference: --model is only used with --live/,
+  ],
+  [
+    "hotpot run --live --reference-delay-ms 5 --corpus $C --output $O",
+    /--live: --reference-delay-ms is only used with --reference/,
+  ],
+  [
+    "hotpot run --reference --corpus $C --frozen-run $I/missing --output $O",
+    /--frozen-run .*missing: not found/,
+  ],
   ["hotpot run --resume $RUN --output $O", /--output is not allowed with --resume/],
   ["sweep run --resume $RUN --compressions 2", /--compressions is not allowed with --resume/],
   ["hotpot run --reference --corpus $C --output $O stray", /unexpected argument 'stray'/],
   ["hotpot collect --output $O stray", /unexpected argument 'stray'/],
   ["engines generate stray", /unexpected argument 'stray'/],
-  ["engines run --reference --transcript $I/msgs.json --turns 5 --output $O", /--turns is only used without --transcript/],
+  [
+    "engines run --reference --transcript $I/msgs.json --turns 5 --output $O",
+    /--turns is only used without --transcript/,
+  ],
   ["engines run --reference --format openai --output $O", /--format is only used with --transcript/],
   ["demo stray", /unexpected argument 'stray'/],
   ["tokens $I/msgs.json stray", /expected exactly one FILE/],
   // empty or duplicate selections
-  ["hotpot run --reference --corpus $I/dup_ids.json --output $O", /dup_ids\.json: field questions: question id .* appears twice/],
-  ["hotpot run --reference --corpus $I/no_questions.json --output $O", /no_questions\.json: field questions: the corpus has no questions/],
+  [
+    "hotpot run --reference --corpus $I/dup_ids.json --output $O",
+    /dup_ids\.json: field questions: question id .* appears twice/,
+  ],
+  [
+    "hotpot run --reference --corpus $I/no_questions.json --output $O",
+    /no_questions\.json: field questions: the corpus has no questions/,
+  ],
   ["hotpot collect --bridge 0 --comparison 0 --output $O", /select no question/],
-  ["hotpot collect --hermes-sessions $I/no_sessions --output $O", /--hermes-sessions .*no_sessions: no session file for any of the 30 selected/],
-  ["engines run --reference --transcript $I/empty_msgs.json --output $O", /empty_msgs\.json: .*('messages' is empty|the transcript has no messages)/],
+  [
+    "hotpot collect --hermes-sessions $I/no_sessions --output $O",
+    /--hermes-sessions .*no_sessions: no session file for any of the 30 selected/,
+  ],
+  [
+    "engines run --reference --transcript $I/empty_msgs.json --output $O",
+    /empty_msgs\.json: .*('messages' is empty|the transcript has no messages)/,
+  ],
   // a chat template that never finishes, or grows without bound
-  ["tokens --tokenizer $I/tok_loop $I/msgs.json", /tok_loop\/tokenizer_config\.json: the chat template did not finish/],
-  ["tokens --tokenizer $I/tok_nested $I/msgs.json", /tok_nested\/tokenizer_config\.json: the chat template did not finish/],
-  ["tokens --tokenizer $I/tok_grow $I/msgs.json", /tok_grow\/tokenizer_config\.json: the chat template built a string/],
-  ["hotpot run --reference --corpus $C --tokenizer $I/tok_loop --output $O", /tok_loop\/tokenizer_config\.json: the chat template/],
+  [
+    "tokens --tokenizer $I/tok_loop $I/msgs.json",
+    /tok_loop\/tokenizer_config\.json: the chat template did not finish/,
+  ],
+  [
+    "tokens --tokenizer $I/tok_nested $I/msgs.json",
+    /tok_nested\/tokenizer_config\.json: the chat template did not finish/,
+  ],
+  [
+    "tokens --tokenizer $I/tok_grow $I/msgs.json",
+    /tok_grow\/tokenizer_config\.json: the chat template built a string/,
+  ],
+  [
+    "hotpot run --reference --corpus $C --tokenizer $I/tok_loop --output $O",
+    /tok_loop\/tokenizer_config\.json: the chat template/,
+  ],
   // an env file line is reported by its number, never its text
-  ["hotpot run --live --env-file $I/bad.env --corpus $C --output $O", /--env-file .*bad\.env: line 3: expected KEY=VALUE/],
+  [
+    "hotpot run --live --env-file $I/bad.env --corpus $C --output $O",
+    /--env-file .*bad\.env: line 3: expected KEY=VALUE/,
+  ],
 ];
 
 const STACK = /^\s+at |Uncaught|panicked|RUST_BACKTRACE|internal error/m;
@@ -227,15 +305,32 @@ Deno.test("no bad input changed or added anything under the inputs or the runs",
 });
 
 Deno.test("hotpot score with an empty gold file reports the counts and exits 1, never a row of zeros", async () => {
-  const ran = await cli(["hotpot", "score", "--gold", join(I, "empty_gold.json"), "--pred", join(I, "pred_nomatch.json")]);
+  const ran = await cli([
+    "hotpot",
+    "score",
+    "--gold",
+    join(I, "empty_gold.json"),
+    "--pred",
+    join(I, "pred_nomatch.json"),
+  ]);
   assert.equal(ran.code, 1, ran.stderr);
   assert.match(ran.stderr, /no gold records, nothing to score \(0 gold record\(s\); predictions cover 0/);
   assert.equal(ran.stdout, "");
 });
 
 Deno.test("hotpot score with predictions that match no gold id reports the counts and exits 1", async () => {
-  const ran = await cli(["hotpot", "score", "--gold", join(I, "gold.json"), "--pred", join(I, "pred_nomatch.json")]);
+  const ran = await cli([
+    "hotpot",
+    "score",
+    "--gold",
+    join(I, "gold.json"),
+    "--pred",
+    join(I, "pred_nomatch.json"),
+  ]);
   assert.equal(ran.code, 1, ran.stderr);
-  assert.match(ran.stderr, /no prediction matches a gold id.*3 gold record\(s\); predictions cover 0 .*1 predicted id\(s\) match no gold id/);
+  assert.match(
+    ran.stderr,
+    /no prediction matches a gold id.*3 gold record\(s\); predictions cover 0 .*1 predicted id\(s\) match no gold id/,
+  );
   assert.equal(ran.stdout, "");
 });

@@ -28,7 +28,10 @@ Deno.test("an unexpected error is one line naming it, exit 3, without a stack tr
     const { code, stderr } = await capture(["test-boom"]);
     assert.equal(code, 3);
     assert.equal(stderr.split("\n").length, 1, stderr);
-    assert.match(stderr, /^internal error: TypeError: something is undefined \(a bug; COMPACTION_BENCH_DEBUG=1/);
+    assert.match(
+      stderr,
+      /^internal error: TypeError: something is undefined \(a bug; COMPACTION_BENCH_DEBUG=1/,
+    );
     assert.doesNotMatch(stderr, /^\s+at /m);
   } finally {
     delete COMMANDS["test-boom"];

@@ -55,19 +55,31 @@ Deno.test("every file-system error class maps to one cause; other errors are not
 });
 
 Deno.test("an input file must be a regular file: directories, FIFOs, devices and loops are named", async () => {
-  await refused(statInputFile(join(dir, "sub"), "--corpus"), /^--corpus .*sub: is a directory, expected a file$/);
-  await refused(readInputFile(join(dir, "fifo"), "--corpus"), /fifo: is a FIFO \(named pipe\), expected a regular file/);
+  await refused(
+    statInputFile(join(dir, "sub"), "--corpus"),
+    /^--corpus .*sub: is a directory, expected a file$/,
+  );
+  await refused(
+    readInputFile(join(dir, "fifo"), "--corpus"),
+    /fifo: is a FIFO \(named pipe\), expected a regular file/,
+  );
   await refused(readInputFile("/dev/null"), /^\/dev\/null: is a character device/);
   await refused(readInputFile(join(dir, "loop1")), /loop1: symbolic link loop/);
   await refused(readInputFile(join(dir, "missing")), /missing: not found$/);
   await refused(readInputFile(join(dir, "file.json", "x")), /a component of the path is not a directory/);
   await refused(readInputFile(join(dir, "file.json"), "--x", 3), /more than the 3 allowed/);
   assert.deepEqual(await readInputJson(join(dir, "file.json")), { ok: true });
-  await refused(readInputJson(join(dir, "latin1.json"), "--gold"), /--gold .*latin1\.json: not valid UTF-8 text/);
+  await refused(
+    readInputJson(join(dir, "latin1.json"), "--gold"),
+    /--gold .*latin1\.json: not valid UTF-8 text/,
+  );
 });
 
 Deno.test("an input directory must be a directory", async () => {
-  await refused(statInputDirectory(join(dir, "file.json"), "--resume"), /--resume .*: is a file, expected a directory/);
+  await refused(
+    statInputDirectory(join(dir, "file.json"), "--resume"),
+    /--resume .*: is a file, expected a directory/,
+  );
   await refused(statInputDirectory(join(dir, "fifo")), /is a FIFO \(named pipe\), expected a directory/);
   await refused(statInputDirectory(join(dir, "loop1")), /symbolic link loop/);
   assert.ok((await statInputDirectory(join(dir, "sub"))).isDirectory);
@@ -76,7 +88,10 @@ Deno.test("an input directory must be a directory", async () => {
 Deno.test("a new output must not exist and must not be below a file; nothing is created by the check", async () => {
   await refused(checkNewOutputPath(join(dir, "file.json"), "--out"), /already exists/);
   await refused(checkNewOutputPath(join(dir, "loop1"), "--out"), /already exists/); // even a dangling link
-  await refused(checkNewOutputPath(join(dir, "file.json", "a", "b"), "--output"), /its parent is not a directory/);
+  await refused(
+    checkNewOutputPath(join(dir, "file.json", "a", "b"), "--output"),
+    /its parent is not a directory/,
+  );
   await refused(
     checkNewOutputPath(join(dir, "no", "such", "x.json"), "--out", { parentMustExist: true }),
     /--out .*x\.json: folder .*no\/such does not exist/,

@@ -13,7 +13,8 @@ import { loadTokenCounter } from "../src/tokens/load.ts";
 const BOUNDS = { steps: 100_000, chars: 10_000 };
 
 Deno.test("a bounded render equals the library's own render for an ordinary template", () => {
-  const source = "{% for m in messages %}<{{ m.role }}>{{ m.content | trim }}{% if not loop.last %}\n{% endif %}" +
+  const source =
+    "{% for m in messages %}<{{ m.role }}>{{ m.content | trim }}{% if not loop.last %}\n{% endif %}" +
     "{% endfor %}{% for i in range(3) %}{{ i }}{% endfor %}{{ none is none }}";
   const items = { messages: [{ role: "user", content: " hi " }, { role: "assistant", content: "yo" }] };
   const template = new Template(source);
@@ -40,11 +41,15 @@ Deno.test("a tokenizer whose template loops is refused at load, naming its confi
   try {
     await Deno.copyFile(join(DEFAULT_TOKENIZER_DIR, "tokenizer.json"), join(dir, "tokenizer.json"));
     const config = JSON.parse(await Deno.readTextFile(join(DEFAULT_TOKENIZER_DIR, "tokenizer_config.json")));
-    config.chat_template = "{% for i in range(100000) %}{% for j in range(100000) %}x{% endfor %}{% endfor %}";
+    config.chat_template =
+      "{% for i in range(100000) %}{% for j in range(100000) %}x{% endfor %}{% endfor %}";
     await Deno.writeTextFile(join(dir, "tokenizer_config.json"), JSON.stringify(config));
     await assert.rejects(loadTokenCounter(dir), (error: unknown) => {
       assert.ok(error instanceof UsageError);
-      assert.match(error.message, /tokenizer_config\.json: the chat template did not finish within \d+ evaluation steps/);
+      assert.match(
+        error.message,
+        /tokenizer_config\.json: the chat template did not finish within \d+ evaluation steps/,
+      );
       return true;
     });
   } finally {

@@ -51,7 +51,9 @@ export function parseEnvFile(text: string, fileName: string): Record<string, str
     if (!match) {
       // Never the line itself: it may be a secret pasted without its KEY=.
       throw new UsageError(
-        `--env-file ${fileName}: line ${index + 1}: expected KEY=VALUE (the line is not shown: it may hold a secret)`,
+        `--env-file ${fileName}: line ${
+          index + 1
+        }: expected KEY=VALUE (the line is not shown: it may hold a secret)`,
       );
     }
     let value = match[2].trim();

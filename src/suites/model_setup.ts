@@ -64,7 +64,6 @@ export const MODEL_OPTION_HELP =
     MODEL_OPTION_MAX["reference-delay-ms"]
   })`;
 
-
 /** Zod shape of the model options (merge into a command's schema). */
 export const ModelOptionsShape = {
   reference: z.boolean().optional(),

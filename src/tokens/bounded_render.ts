@@ -72,7 +72,11 @@ function strftimeNow(format: string): string {
  * Renders a parsed template with `items` (as `Template.render` would: the same globals, then the items) under
  * `bounds`. Throws {@link TemplateLimitError} when a bound is exceeded; template errors propagate unchanged.
  */
-export function renderBounded(template: Template, items: Record<string, unknown>, bounds: RenderBounds): string {
+export function renderBounded(
+  template: Template,
+  items: Record<string, unknown>,
+  bounds: RenderBounds,
+): string {
   let steps = 0;
   const spend = (n: number) => {
     steps += n;
@@ -87,7 +91,9 @@ export function renderBounded(template: Template, items: Record<string, unknown>
     if (![from, to, step].every(Number.isInteger)) throw new Error("range() expects integers");
     if (step === 0) throw new Error("range() step must not be zero");
     const length = Math.max(0, Math.ceil((to - from) / step));
-    if (!Number.isFinite(length)) throw new TemplateLimitError("the chat template called range() without an end");
+    if (!Number.isFinite(length)) {
+      throw new TemplateLimitError("the chat template called range() without an end");
+    }
     spend(length);
     return Array.from({ length }, (_, i) => from + i * step);
   };

@@ -76,7 +76,9 @@ export async function readCorpus(path: string): Promise<{ corpus: Corpus; bytes:
   const seen = new Set<string>();
   for (const q of parsed.data.questions) {
     if (seen.has(q.id)) {
-      throw new UsageError(`--corpus ${path}: field questions: question id ${JSON.stringify(q.id)} appears twice`);
+      throw new UsageError(
+        `--corpus ${path}: field questions: question id ${JSON.stringify(q.id)} appears twice`,
+      );
     }
     seen.add(q.id);
     if (!Object.hasOwn(parsed.data.gold, q.id)) {
