@@ -27,11 +27,14 @@ interface Ran {
   timedOut: boolean;
 }
 
-/** Runs the CLI with a hard time limit, so a case that would block (a FIFO) fails instead of hanging. */
-async function cli(args: string[], timeoutMs = 90_000): Promise<Ran> {
+/**
+ * Runs the CLI with a hard time limit, so a case that would block (a FIFO) fails instead of hanging; with all
+ * permissions unless `permissions` are given.
+ */
+async function cli(args: string[], permissions = ["-A"], timeoutMs = 90_000): Promise<Ran> {
   const signal = AbortSignal.timeout(timeoutMs);
   const child = new Deno.Command(Deno.execPath(), {
-    args: ["run", "-A", "--unstable-worker-options", "main.ts", ...args],
+    args: ["run", ...permissions, "--unstable-worker-options", "main.ts", ...args],
     cwd: ROOT,
     stdin: "null",
     stdout: "piped",
@@ -202,6 +205,11 @@ const CASES: Case[] = [
   ["sweep run --reference --top-n 0-20 --output $O", /--top-n/],
   ["serve-reference --port 70000", /port must be at most 65535/],
   // contradicting or ignored options, stray arguments
+  [
+    "hotpot run --reference --corpus $C --output $O --output $O-other",
+    /--output is given twice with different values/,
+  ],
+  ["sweep run --reference --compressions 1 --compressions 2 --output $O", /--compressions is given twice/],
   ["hotpot collect --check-only --output $O", /hotpot collect: --check-only is not supported/],
   ["hotpot collect --frozen-run $I/missing --output $O", /hotpot collect: --frozen-run is not supported/],
   ["hotpot run --reference --live --corpus $C --output $O", /--reference and --live/],
@@ -221,6 +229,11 @@ const CASES: Case[] = [
   ["sweep run --resume $RUN --compressions 2", /--compressions is not allowed with --resume/],
   ["hotpot run --reference --corpus $C --output $O stray", /unexpected argument 'stray'/],
   ["hotpot collect --output $O stray", /unexpected argument 'stray'/],
+  [
+    "hotpot collect --reference --timeout-ms 5 --output $O",
+    /hotpot collect: --reference, --timeout-ms are only used with --live/,
+  ],
+  ["serve-reference --seed 3", /--seed is only used with --faults/],
   ["engines generate stray", /unexpected argument 'stray'/],
   [
     "engines run --reference --transcript $I/msgs.json --turns 5 --output $O",
@@ -302,6 +315,25 @@ for (const { args, names, out, ran } of results) {
 
 Deno.test("no bad input changed or added anything under the inputs or the runs", async () => {
   assert.deepEqual(await listing(tmp), before);
+});
+
+Deno.test("a path the process may not read or write is named with the cause, exit 2, nothing written", async () => {
+  const common = ["--allow-env", "--allow-sys", "--allow-net=127.0.0.1"];
+  const unreadable = await cli(["tokens", join(I, "msgs.json")], [`--allow-read=${ROOT}`, ...common]);
+  assert.equal(unreadable.code, 2, unreadable.stderr);
+  assert.match(unreadable.stderr.trim(), /^error: .*msgs\.json: not allowed by Deno's permissions/);
+  const out = join(tmp, "unwritable-out");
+  const unwritable = await cli(
+    ["hotpot", "collect", "--questions", "2", "--output", out, "-q"],
+    ["--allow-read", `--allow-write=${join(tmp, "nowhere")}`, ...common],
+  );
+  assert.equal(unwritable.code, 2, unwritable.stderr);
+  assert.match(
+    unwritable.stderr.trim(),
+    /^error: --output .*unwritable-out: not allowed by Deno's permissions/,
+  );
+  assert.doesNotMatch(unwritable.stderr, STACK);
+  await assert.rejects(Deno.lstat(out), Deno.errors.NotFound);
 });
 
 Deno.test("hotpot score with an empty gold file reports the counts and exits 1, never a row of zeros", async () => {

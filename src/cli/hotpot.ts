@@ -134,6 +134,15 @@ async function collect(givenArgv: string[]): Promise<number> {
   }
   // Collection never reuses a frozen run: these options would be ignored.
   refuseGiven("hotpot collect", options, ["frozen-run", "check-only"], "not supported (nothing is reused)");
+  if (!options.live) {
+    const modelOptions = Object.keys(MODEL_OPTION_SPEC).filter((name) => name !== "live");
+    refuseGiven(
+      "hotpot collect",
+      options,
+      modelOptions,
+      "only used with --live (no model is called otherwise)",
+    );
+  }
   if (options["hermes-sessions"] !== undefined) {
     await statInputDirectory(options["hermes-sessions"], "--hermes-sessions");
   }

@@ -29,6 +29,53 @@ export function refuseGiven(
   throw new UsageError(`${command}: ${list} ${given.length === 1 ? "is" : "are"} ${why}`);
 }
 
+/** One option occurrence as `parseArgs` reports it with `tokens: true`. */
+interface OptionToken {
+  kind: string;
+  name?: string;
+  value?: string;
+}
+
+/**
+ * Refuses a single-valued option given twice with different values (`--output a --output b`): only one could
+ * be used, so the other would be silently ignored. Identical repeats are harmless and allowed.
+ */
+export function refuseRepeatedOptions(
+  command: string,
+  tokens: readonly OptionToken[],
+  spec: Record<string, { multiple?: boolean }>,
+): void {
+  const seen = new Map<string, string | undefined>();
+  for (const token of tokens) {
+    if (token.kind !== "option" || token.name === undefined || spec[token.name]?.multiple) continue;
+    if (seen.has(token.name) && seen.get(token.name) !== token.value) {
+      throw new UsageError(`${command}: --${token.name} is given twice with different values; give it once`);
+    }
+    seen.set(token.name, token.value);
+  }
+}
+
+/** Removes every occurrence of the named options (and their values) from an argv. */
+export function withoutOptions(
+  argv: readonly string[],
+  names: readonly string[],
+  spec: Record<string, { type: string; short?: string }>,
+): string[] {
+  const out: string[] = [];
+  for (let i = 0; i < argv.length; i++) {
+    const word = argv[i];
+    const name = names.find((n) =>
+      word === `--${n}` || word.startsWith(`--${n}=`) || (spec[n]?.short && word === `-${spec[n].short}`)
+    );
+    if (name === undefined) {
+      out.push(word);
+      continue;
+    }
+    if (spec[name]?.type === "string" && !word.includes("=")) i++;
+  }
+  return out;
+}
+
 /** Options a `--resume` may still take: they change nothing recorded in the run. */
 export const OPTIONS_ALLOWED_WITH_RESUME = ["resume", "quiet", "env-file"] as const;
 

@@ -13,7 +13,13 @@ import { RUN_FORMAT, type RunHeader } from "../store/manifest.ts";
 import { RunDir } from "../store/run_dir.ts";
 import { readJournal } from "../store/journal.ts";
 import { checkNewOutputPath, inputError, statInputDirectory, statInputFile } from "../fs_input.ts";
-import { refuseOptionsWithResume } from "./option_rules.ts";
+import { refuseOptionsWithResume, withoutOptions } from "./option_rules.ts";
+
+/** The options a resume may give again, as `parseArgs` declares them. */
+const RESUME_REGIVEN_SPEC = {
+  quiet: { type: "boolean", short: "q" },
+  "env-file": { type: "string" },
+};
 
 /** The `parseArgs` spec of the shared run options. */
 export const RUN_OPTION_SPEC = {
@@ -179,8 +185,13 @@ export async function parseResumable<T extends { help?: boolean; resume?: string
   if (!parsed.options.help && parsed.options.resume) {
     refuseOptionsWithResume(command.join(" "), parsed.options);
     const given = parsed.options as { quiet?: boolean; "env-file"?: string };
+    // What is given again replaces what the run was started with (a different env file, say).
+    const regiven = [
+      ...(given.quiet ? ["quiet"] : []),
+      ...(given["env-file"] !== undefined ? ["env-file"] : []),
+    ];
     argv = [
-      ...await resumeArgv(parsed.options.resume, command),
+      ...withoutOptions(await resumeArgv(parsed.options.resume, command), regiven, RESUME_REGIVEN_SPEC),
       ...(given.quiet ? ["--quiet"] : []),
       ...(given["env-file"] !== undefined ? ["--env-file", given["env-file"]] : []),
     ];
