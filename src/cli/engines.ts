@@ -199,6 +199,10 @@ async function run(argv: string[]): Promise<number> {
     source = { kind: "generated", params: generatorParams(options) };
   }
   const engines = options.engine ?? [...BUILTIN_ENGINES];
+  const repeated = engines.find((spec, i) => engines.indexOf(spec) !== i);
+  if (repeated !== undefined) {
+    throw new UsageError(`engines run: --engine ${repeated} is given twice (each engine is measured once)`);
+  }
   const counter = await loadTokenCounter(options.tokenizer);
   const frozen = await openFrozen(options["frozen-run"], false);
   const models = await setupModels(options, counter);
