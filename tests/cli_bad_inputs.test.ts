@@ -240,7 +240,10 @@ const CASES: Case[] = [
     /--turns is only used without --transcript/,
   ],
   ["engines run --reference --format openai --output $O", /--format is only used with --transcript/],
-  ["engines run --reference --engine full --engine truncate --engine full --output $O", /--engine full is given twice/],
+  [
+    "engines run --reference --engine full --engine truncate --engine full --output $O",
+    /--engine full is given twice/,
+  ],
   ["demo stray", /unexpected argument 'stray'/],
   ["tokens $I/msgs.json stray", /expected exactly one FILE/],
   // empty or duplicate selections
