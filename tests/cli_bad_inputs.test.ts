@@ -233,7 +233,6 @@ const CASES: Case[] = [
     "hotpot collect --reference --timeout-ms 5 --output $O",
     /hotpot collect: --reference, --timeout-ms are only used with --live/,
   ],
-  ["serve-reference --seed 3", /--seed is only used with --faults/],
   ["engines generate stray", /unexpected argument 'stray'/],
   [
     "engines run --reference --transcript $I/msgs.json --turns 5 --output $O",

@@ -69,9 +69,6 @@ export async function serveReferenceCommand(
   if (positionals.length > 0) {
     throw new UsageError(`serve-reference: unexpected argument ${JSON.stringify(positionals[0])}`);
   }
-  if (options.faults === undefined && argv.some((word) => word === "--seed" || word.startsWith("--seed="))) {
-    throw new UsageError("serve-reference: --seed is only used with --faults");
-  }
   let faults;
   if (options.faults !== undefined) {
     try {
