@@ -186,6 +186,7 @@ Deno.test("no question split, compression or context node has the gold labels am
       "question",
       "reason",
       "trajectory",
+      "type",
       "valid",
     ]);
     const gold = await blob<{ supporting_facts: unknown[] }>(node.outputs.gold);

@@ -16,7 +16,8 @@ Deno.test("progress prints one line per finished stage, memo hits included, with
   console.error = (...args: unknown[]) => lines.push(args.join(" "));
   try {
     const run = await RunDir.create(join(dir, "run"), testHeader());
-    const progress = new Progress("hotpot", { live: false });
+    // The suite gives its stages' display names (the life cycle passes the suite's own).
+    const progress = new Progress("hotpot", { live: false, names: (stage) => stage.replace(/^hotpot-/, "") });
     const executor = new Executor(run, { progress });
     progress.plan("hotpot-context", 3);
     const call = { stage: "hotpot-context", version: 1, label: "c", params: { n: 1 }, inputs: {} };

@@ -5,6 +5,7 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { compareRuns } from "../src/report/compare.ts";
+import { suiteNamed } from "../src/suites/registry.ts";
 import { runCli } from "./helpers/spawn.ts";
 
 const tmp = await Deno.makeTempDir({ prefix: "compare-test-" });
@@ -33,7 +34,7 @@ const made = await Promise.all([
 
 Deno.test("compare puts every context kind's metrics of two sweep runs side by side with B − A", async () => {
   for (const r of made) assert.equal(r.code, 0, r.stderr);
-  const comparison = await compareRuns(a, b);
+  const comparison = await compareRuns(a, b, (suite) => suiteNamed(suite)?.compareMetrics);
   assert.equal(comparison.suite, "sweep");
   const keys = [...new Set(comparison.metrics.map((m) => m.key))];
   assert.deepEqual(keys, ["full", "S", "S+Top1", "S+Top2"]);

@@ -8,6 +8,7 @@ import { UsageError } from "../errors.ts";
 import { compareRuns, comparisonRows } from "../report/compare.ts";
 import { textTable } from "../report/markdown_table.ts";
 import { parseCommand } from "./args.ts";
+import { suiteNamed } from "../suites/registry.ts";
 
 const HELP = `compaction-bench compare RUN_A RUN_B [--json]
 
@@ -30,7 +31,11 @@ export async function compareCommand(argv: string[]): Promise<number> {
     return 0;
   }
   if (positionals.length !== 2) throw new UsageError("compare: expected two run directories (see --help)");
-  const comparison = await compareRuns(positionals[0], positionals[1]);
+  const comparison = await compareRuns(
+    positionals[0],
+    positionals[1],
+    (suite) => suiteNamed(suite)?.compareMetrics,
+  );
   if (options.json) console.log(JSON.stringify(comparison, null, 2));
   else {
     console.log(`${comparison.suite}: A = ${comparison.a.path}, B = ${comparison.b.path}\n`);

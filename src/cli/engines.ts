@@ -5,21 +5,13 @@
  */
 import { z } from "zod";
 import { UsageError } from "../errors.ts";
-import { BUILTIN_ENGINES, createEngine } from "../methods/engines/create.ts";
-import { importTranscript } from "../data/transcripts/import.ts";
+import { BUILTIN_ENGINES } from "../methods/engines/create.ts";
 import { generateTranscript } from "../suites/engines/generate.ts";
-import { runEnginesSuite, type TranscriptSource } from "../suites/engines/suite.ts";
-import {
-  MODEL_OPTION_HELP,
-  MODEL_OPTION_SPEC,
-  ModelOptionsShape,
-  setupModels,
-} from "../suites/model_setup.ts";
-import { openFrozen, withRun } from "../suites/run_lifecycle.ts";
-import { loadTokenCounter } from "../tokens/load.ts";
+import { enginesRunCommand } from "../suites/engines/command.ts";
+import { MODEL_OPTION_HELP, MODEL_OPTION_SPEC, ModelOptionsShape } from "../suites/model_setup.ts";
 import { parseCommand } from "./args.ts";
 import { fractionListOption, intOption } from "./numbers.ts";
-import { recordedOptions, RUN_OPTION_HELP, RUN_OPTION_SPEC, RunOptionsShape } from "./run_setup.ts";
+import { RUN_OPTION_HELP, RUN_OPTION_SPEC, RunOptionsShape } from "./run_setup.ts";
 import { writeFileAtomic } from "../store/run_dir.ts";
 import { checkNewOutputPath, inputError, readInputFile } from "../fs_input.ts";
 import { refuseGiven } from "./option_rules.ts";
@@ -172,88 +164,7 @@ async function run(argv: string[]): Promise<number> {
     return 0;
   }
   if (positionals.length > 0) throw new UsageError(`engines run: unexpected argument '${positionals[0]}'`);
-  if (options["check-only"]) {
-    throw new UsageError(
-      "engines run: --check-only is not supported (engine timings are always measured afresh)",
-    );
-  }
-  if (options.resume) {
-    throw new UsageError(
-      "engines run: --resume is not supported (latencies of a killed run are not comparable)",
-    );
-  }
-  let source: TranscriptSource;
-  const sources: Record<string, Uint8Array> = {};
-  if (options.transcript) {
-    refuseGiven("engines run", options, Object.keys(GENERATOR_SPEC), "only used without --transcript");
-  } else {
-    refuseGiven("engines run", options, ["format"], "only used with --transcript");
-  }
-  if (options.transcript) {
-    // Imported (and so validated, with clear errors) before the run directory is created: bad input writes
-    // nothing. The file's bytes are then declared as the run's source.
-    const transcript = await importTranscript(options.transcript, options.format ?? "auto");
-    sources.transcript = await readInputFile(options.transcript, "--transcript");
-    source = { kind: "imported", path: options.transcript, format: options.format ?? "auto", transcript };
-  } else {
-    source = { kind: "generated", params: generatorParams(options) };
-  }
-  const engines = options.engine ?? [...BUILTIN_ENGINES];
-  const repeated = engines.find((spec, i) => engines.indexOf(spec) !== i);
-  if (repeated !== undefined) {
-    throw new UsageError(`engines run: --engine ${repeated} is given twice (each engine is measured once)`);
-  }
-  const counter = await loadTokenCounter(options.tokenizer);
-  const frozen = await openFrozen(options["frozen-run"], false);
-  const models = await setupModels(options, counter);
-  try {
-    // Every engine spec is checked before the run directory is created: bad input writes nothing.
-    for (const spec of engines) {
-      createEngine(spec, {
-        chat: models.chat,
-        decision: models.decision,
-        timeoutMs: options["engine-timeout-ms"] ?? 60_000,
-      });
-    }
-    const finished = await withRun(
-      {
-        suite: "engines",
-        output: options.output,
-        command: ["engines", "run", ...argv.filter((a) => !a.startsWith("--env-file"))],
-        options: recordedOptions(options),
-        protocol: {
-          suite: "engines",
-          engines,
-          repeats: options.repeats ?? 3,
-          budget: options.budget ?? "25% of input tokens",
-          qa: !options["no-qa"],
-          models: models.description,
-        },
-        tokenizer: { name: counter.name, hash: counter.hash },
-        sources,
-        quiet: options.quiet,
-        frozen,
-      },
-      (context) =>
-        runEnginesSuite(
-          context,
-          {
-            transcript: source,
-            engines,
-            repeats: options.repeats ?? 3,
-            budgetTokens: options.budget,
-            timeoutMs: options["engine-timeout-ms"],
-            qa: !options["no-qa"],
-          },
-          models,
-          counter,
-        ),
-    );
-    console.log(finished.result.table);
-    console.log(`\nrun: ${finished.path}\nreport: ${finished.path}/REPORT.md`);
-  } finally {
-    await models.close();
-  }
+  await enginesRunCommand(options, argv, () => generatorParams(options));
   return 0;
 }
 

@@ -4,48 +4,18 @@
  * @module
  */
 import { z } from "zod";
-import { assetPath } from "../assets.ts";
-import { loadHotpot } from "../data/hotpot_load.ts";
 import { UsageError } from "../errors.ts";
-import { aggregateHotpot } from "../suites/hotpot/aggregate.ts";
-import {
-  assertQuotaMet,
-  collectCorpus,
-  type CollectMode,
-  selectionReport,
-} from "../suites/hotpot/collect_suite.ts";
-import { readCorpus } from "../suites/hotpot/corpus.ts";
+import { DEMO_DATASET, hotpotCollect, hotpotRunCommand } from "../suites/hotpot/command.ts";
 import { HOTPOT_METHODS, type HotpotMethod } from "../suites/hotpot/methods.ts";
-import { hotpotReportMarkdown } from "../suites/hotpot/report.ts";
-import { hotpotReportHtml } from "../report/hotpot_html.ts";
-import { DEFAULT_HOTPOT_RUN, runHotpot } from "../suites/hotpot/run_suite.ts";
+import { DEFAULT_HOTPOT_RUN } from "../suites/hotpot/run_suite.ts";
 import { DEFAULT_SELECTION } from "../suites/hotpot/select.ts";
-import {
-  MODEL_OPTION_HELP,
-  MODEL_OPTION_SPEC,
-  ModelOptionsShape,
-  setupModels,
-} from "../suites/model_setup.ts";
-import { openFrozen, withRun } from "../suites/run_lifecycle.ts";
-import { loadTokenCounter } from "../tokens/load.ts";
-import { sha256Hex } from "../store/hash.ts";
+import { MODEL_OPTION_HELP, MODEL_OPTION_SPEC, ModelOptionsShape } from "../suites/model_setup.ts";
 import { parseCommand } from "./args.ts";
 import { hotpotScoreCommand } from "./hotpot_score.ts";
 import { intOption } from "./numbers.ts";
-import { readInputFile, statInputDirectory } from "../fs_input.ts";
-import { checkHermesSessions } from "../suites/hotpot/hermes_sessions.ts";
-import { refuseGiven } from "./option_rules.ts";
-import {
-  parseResumable,
-  printCheckOnly,
-  recordedOptions,
-  RUN_OPTION_HELP,
-  RUN_OPTION_SPEC,
-  RunOptionsShape,
-} from "./run_setup.ts";
+import { parseResumable, RUN_OPTION_HELP, RUN_OPTION_SPEC, RunOptionsShape } from "./run_setup.ts";
 
-/** The demo dataset shipped in fixtures/. */
-export const DEMO_DATASET = assetPath("fixtures/hotpot/demo.parquet");
+export { DEMO_DATASET };
 
 const MAX_SEED = 4_294_967_295;
 const MAX_CHARS = 10_000_000;
@@ -127,85 +97,7 @@ async function collect(givenArgv: string[]): Promise<number> {
     console.log(COLLECT_HELP);
     return 0;
   }
-  const modes =
-    [options.scripted, options.live, options["hermes-sessions"] !== undefined].filter(Boolean).length;
-  if (modes > 1) {
-    throw new UsageError("hotpot collect: choose one of --scripted, --live and --hermes-sessions");
-  }
-  // Collection never reuses a frozen run: these options would be ignored.
-  refuseGiven("hotpot collect", options, ["frozen-run", "check-only"], "not supported (nothing is reused)");
-  if (!options.live) {
-    const modelOptions = Object.keys(MODEL_OPTION_SPEC).filter((name) => name !== "live");
-    refuseGiven(
-      "hotpot collect",
-      options,
-      modelOptions,
-      "only used with --live (no model is called otherwise)",
-    );
-  }
-  if (options["hermes-sessions"] !== undefined) {
-    await statInputDirectory(options["hermes-sessions"], "--hermes-sessions");
-  }
-  const datasetPath = options.dataset ?? DEMO_DATASET;
-  // Recorded in corpus.json: the path as given, or a name for the embedded data that does not depend on where
-  // the program is installed (so the corpus, and every key after it, is the same on every machine).
-  const datasetLabel = options.dataset ?? "embedded:fixtures/hotpot/demo.parquet";
-  const bytes = await readInputFile(datasetPath, "--dataset");
-  const records = await loadHotpot(datasetPath, "--dataset");
-  const questions = options.questions ?? DEFAULT_SELECTION.bridge + DEFAULT_SELECTION.comparison;
-  const selection = {
-    bridge: options.bridge ?? Math.ceil(questions / 2),
-    comparison: options.comparison ?? Math.floor(questions / 2),
-    seed: options.seed ?? DEFAULT_SELECTION.seed,
-    minChars: options["min-chars"] ?? DEFAULT_SELECTION.minChars,
-    maxChars: options["max-chars"] ?? DEFAULT_SELECTION.maxChars,
-  };
-  if (selection.minChars > selection.maxChars) throw new UsageError("--min-chars is larger than --max-chars");
-  if (selection.bridge + selection.comparison === 0) {
-    throw new UsageError("hotpot collect: --bridge 0 and --comparison 0 select no question");
-  }
-  // A selection that cannot fill its quotas is bad input: refuse it before anything is written.
-  const selected = selectionReport(records, selection);
-  assertQuotaMet(selected.report, datasetLabel);
-  if (options["hermes-sessions"] !== undefined) {
-    await checkHermesSessions(options["hermes-sessions"], selected.ids);
-  }
-  const counter = await loadTokenCounter(options.tokenizer);
-  const live = options.live === true;
-  const models = live ? await setupModels(options, counter) : null;
-  const mode: CollectMode = live
-    ? { kind: "live", chat: models!.chat, model: models!.description.chat_model }
-    : options["hermes-sessions"] !== undefined
-    ? { kind: "hermes", dir: options["hermes-sessions"] }
-    : { kind: "scripted" };
-  try {
-    const finished = await withRun(
-      {
-        suite: "hotpot-collect",
-        output: options.output,
-        resume: options.resume,
-        command: ["hotpot", "collect", ...argv],
-        options: recordedOptions(options),
-        protocol: { suite: "hotpot", stage: "collect", selection, collection: mode.kind },
-        tokenizer: { name: counter.name, hash: counter.hash },
-        sources: { dataset: bytes },
-        quiet: options.quiet,
-      },
-      (context) =>
-        collectCorpus(context, {
-          datasetPath: datasetLabel,
-          datasetSha256: sha256Hex(bytes),
-          records,
-          selection,
-          mode,
-        }),
-    );
-    const valid = finished.result.questions.filter((q) => q.valid).length;
-    console.log(`collected ${valid}/${finished.result.questions.length} valid trajectories`);
-    console.log(`corpus: ${finished.path}/corpus.json`);
-  } finally {
-    await models?.close();
-  }
+  await hotpotCollect(options, argv);
   return 0;
 }
 
@@ -259,98 +151,7 @@ export async function hotpotRun(givenArgv: string[]): Promise<{ code: number; pa
     console.log(RUN_HELP);
     return { code: 0 };
   }
-  if (!options.corpus) {
-    throw new UsageError("hotpot run: --corpus FILE is required (write one with 'hotpot collect')");
-  }
-  const { corpus, bytes } = await readCorpus(options.corpus);
-  const checkOnly = options["check-only"] === true;
-  const frozen = await openFrozen(options["frozen-run"], checkOnly);
-  if (frozen && frozen.manifest.suite !== "hotpot") {
-    throw new UsageError(`--frozen-run ${frozen.path} is a '${frozen.manifest.suite}' run, not a hotpot run`);
-  }
-  const counter = await loadTokenCounter(options.tokenizer);
-  const runOptions = {
-    ...DEFAULT_HOTPOT_RUN,
-    methods: options.methods ?? [...HOTPOT_METHODS],
-    ...(options["input-cap"] !== undefined ? { inputCap: options["input-cap"] } : {}),
-    ...(options.reserve !== undefined ? { reserve: options.reserve } : {}),
-    ...(options.compressions !== undefined ? { compressions: options.compressions } : {}),
-    ...(options.answers !== undefined ? { answers: options.answers } : {}),
-  };
-  if (runOptions.reserve >= runOptions.inputCap) {
-    throw new UsageError("--reserve must be smaller than --input-cap");
-  }
-  const models = await setupModels(options, counter, checkOnly, frozen?.manifest.protocol);
-  try {
-    const finished = await withRun(
-      {
-        suite: "hotpot",
-        output: options.output,
-        resume: options.resume,
-        command: ["hotpot", "run", ...argv],
-        options: recordedOptions(options),
-        protocol: { suite: "hotpot", ...runOptions, models: models.description },
-        tokenizer: { name: counter.name, hash: counter.hash },
-        sources: { corpus: bytes },
-        quiet: options.quiet,
-        frozen,
-        checkOnly,
-      },
-      async (context) => {
-        if (context.resumed && context.run.header.sources.corpus !== sha256Hex(bytes)) {
-          throw new UsageError(`--corpus ${options.corpus} differs from the corpus this run started with`);
-        }
-        const outcome = await runHotpot(context, corpus, runOptions, models, counter);
-        const aggregates = aggregateHotpot(outcome.rows, runOptions.methods, outcome.compressionUsage);
-        const protocol = {
-          suite: "hotpot",
-          ...runOptions,
-          models: models.description,
-          tokenizer: { name: counter.name, hash: counter.hash },
-          corpus_sha256: sha256Hex(bytes),
-          dataset_sha256: corpus.dataset.sha256,
-        };
-        await context.run.writeJsonFile("protocol.json", protocol);
-        await context.run.writeFile("corpus.json", bytes);
-        if (outcome.checkOnly) {
-          // Nothing was answered: a check-only run publishes its comparison, never scores.
-          await context.run.writeJsonFile("check.json", outcome.checkOnly);
-          return { aggregates, check: outcome.checkOnly };
-        }
-        await context.run.writeJsonFile("results.json", outcome.rows);
-        await context.run.writeJsonFile("aggregate.json", aggregates);
-        const reportMeta = {
-          corpus,
-          models: models.description,
-          tokenizer: `${counter.name} (${counter.hash.slice(0, 12)})`,
-          inputCap: runOptions.inputCap,
-          reserve: runOptions.reserve,
-          compressions: runOptions.compressions,
-          answers: runOptions.answers,
-        };
-        await context.run.writeFile("REPORT.md", hotpotReportMarkdown(aggregates, reportMeta));
-        await context.run.writeFile("report.html", hotpotReportHtml(aggregates, reportMeta));
-        return { aggregates, check: null };
-      },
-    );
-    const { aggregates, check } = finished.result;
-    if (check) {
-      printCheckOnly(check, options["frozen-run"], finished.path);
-      return { code: 0, path: finished.path };
-    }
-    for (const a of aggregates) {
-      console.log(
-        `${a.method.padEnd(12)} EM ${(100 * a.metrics.em).toFixed(1).padStart(5)}  F1 ${
-          (100 * a.metrics.f1).toFixed(1).padStart(5)
-        }  ` +
-          `joint F1 ${(100 * a.metrics.joint_f1).toFixed(1).padStart(5)}  valid ${a.valid}/${a.planned}`,
-      );
-    }
-    console.log(`\nrun: ${finished.path}\nreport: ${finished.path}/REPORT.md (and report.html)`);
-    return { code: 0, path: finished.path };
-  } finally {
-    await models.close();
-  }
+  return { code: 0, path: await hotpotRunCommand(options, argv) };
 }
 
 /** Dispatches `hotpot collect|run|score`. */

@@ -7,7 +7,7 @@
 import { UsageError } from "../errors.ts";
 
 /** The names of the options that were given (a value other than `undefined` and `false`). */
-export function givenOptions(options: Record<string, unknown>): string[] {
+export function givenOptions(options: object): string[] {
   return Object.entries(options)
     .filter(([key, value]) => key !== "help" && value !== undefined && value !== false)
     .map(([key]) => key);
@@ -19,11 +19,12 @@ export function givenOptions(options: Record<string, unknown>): string[] {
  */
 export function refuseGiven(
   command: string,
-  options: Record<string, unknown>,
+  options: object,
   names: readonly string[],
   why: string,
 ): void {
-  const given = names.filter((name) => options[name] !== undefined && options[name] !== false);
+  const values = options as Record<string, unknown>;
+  const given = names.filter((name) => values[name] !== undefined && values[name] !== false);
   if (given.length === 0) return;
   const list = given.map((name) => `--${name}`).join(", ");
   throw new UsageError(`${command}: ${list} ${given.length === 1 ? "is" : "are"} ${why}`);
@@ -83,7 +84,7 @@ export const OPTIONS_ALLOWED_WITH_RESUME = ["resume", "quiet", "env-file"] as co
  * `--resume DIR` continues the run with the options it was started with: any other option given with it would
  * be dropped, so it is refused (naming it) rather than ignored.
  */
-export function refuseOptionsWithResume(command: string, options: Record<string, unknown>): void {
+export function refuseOptionsWithResume(command: string, options: object): void {
   const others = givenOptions(options).filter((name) =>
     !(OPTIONS_ALLOWED_WITH_RESUME as readonly string[]).includes(name)
   );
@@ -102,7 +103,7 @@ export function refuseOptionsWithResume(command: string, options: Record<string,
  */
 export function refuseModelOptionsIgnoredBy(
   mode: "reference" | "live" | "check-only",
-  options: Record<string, unknown>,
+  options: object,
 ): void {
   const live = ["model", "env-file", "no-enable-thinking-field", "no-chat-template-kwargs"];
   if (mode === "reference") refuseGiven("--reference", options, live, "only used with --live");

@@ -9,6 +9,7 @@ import { UsageError } from "../errors.ts";
 import { formatVerifyReport, verifyRun } from "../store/verify.ts";
 import { parseCommand } from "./args.ts";
 import { statInputDirectory } from "../fs_input.ts";
+import { rederiveCommand } from "./verify_rederive.ts";
 
 const HELP = `compaction-bench verify DIR [--json]
 
@@ -19,6 +20,8 @@ unknown_file, journal, manifest, file_mismatch, unfinished.
 
 Options:
   --json      print the report as JSON
+  --rederive  also re-execute every stage that calls no provider from its stored inputs and check that
+              every output is byte-identical (prints how many nodes it re-derived; names any that differ)
   -h, --help  this help
 
 Exit codes: 0 all checks hold, 1 a problem was found, 2 bad usage.`;
@@ -28,8 +31,12 @@ export async function verifyCommand(argv: string[]): Promise<number> {
   const { options, positionals } = parseCommand(
     "verify",
     argv,
-    { json: { type: "boolean" } },
-    z.object({ help: z.boolean().optional(), json: z.boolean().optional() }),
+    { json: { type: "boolean" }, rederive: { type: "boolean" } },
+    z.object({
+      help: z.boolean().optional(),
+      json: z.boolean().optional(),
+      rederive: z.boolean().optional(),
+    }),
   );
   if (options.help) {
     console.log(HELP);
@@ -42,5 +49,6 @@ export async function verifyCommand(argv: string[]): Promise<number> {
   await statInputDirectory(dir, "verify");
   const report = await verifyRun(dir);
   console.log(options.json ? JSON.stringify(report, null, 2) : formatVerifyReport(report));
+  if (options.rederive && report.ok) return await rederiveCommand(dir, options.json === true);
   return report.ok ? 0 : 1;
 }

@@ -13,6 +13,7 @@ import { readManifest, type RunDir } from "../store/run_dir.ts";
 import { sha256Hex } from "../store/hash.ts";
 import { canonicalBytes } from "../store/canonical.ts";
 import type { Progress } from "./progress.ts";
+import type { OutputSpecs, OutputValues, StageDef } from "./stage.ts";
 
 /** What identifies one stage execution. */
 export interface StageCall {
@@ -29,6 +30,8 @@ export interface StageCall {
   reuseFrozen?: boolean;
   /** The stage's output names; in check-only mode a provider stage that is not run outputs null for each. */
   outputNames?: string[];
+  /** Outputs stored as the exact UTF-8 bytes of a string (published files), not as canonical JSON. */
+  textOutputs?: string[];
 }
 
 /** What a stage function returns. */
@@ -41,9 +44,9 @@ export interface StageOutcome {
 }
 
 /** A completed node with its outputs read back. */
-export interface NodeResult {
+export interface NodeResult<T = Record<string, unknown>> {
   node: Node;
-  outputs: Record<string, unknown>;
+  outputs: T;
   /** Where the node came from when it was not executed now. */
   reused: "memo" | "resume" | "frozen" | null;
 }
@@ -149,8 +152,58 @@ export class Executor {
     return this.run.store.putJson(value);
   }
 
-  /** Runs (or reuses) one stage execution. */
-  execute(call: StageCall, fn: () => Promise<StageOutcome>): Promise<NodeResult> {
+  /**
+   * Runs (or reuses) a declared stage: `inputs` are the input blob hashes, `values` the same inputs already
+   * read (the caller holds them); outputs read back from the store are validated with the declared schemas.
+   */
+  async runStage<P, O extends OutputSpecs, E>(
+    def: StageDef<P, O, E>,
+    call: {
+      label: string;
+      params: P;
+      inputs: Record<string, string>;
+      values: Record<string, unknown>;
+      /** Overrides the declaration's `provider` (e.g. an answer whose context is invalid sends nothing). */
+      provider?: boolean;
+    },
+    env: E,
+  ): Promise<NodeResult<OutputValues<O>>> {
+    const names = Object.keys(def.outputs);
+    const result = await this.execute(
+      {
+        stage: def.name,
+        version: def.version,
+        label: call.label,
+        params: call.params,
+        inputs: call.inputs,
+        provider: call.provider ?? def.provider,
+        reuseFrozen: def.reuseFrozen,
+        outputNames: names,
+        textOutputs: names.filter((n) => def.outputs[n].kind === "text"),
+      },
+      (key) => def.run({ params: call.params, inputs: call.values, hashes: call.inputs, key, env }),
+    );
+    const outputs: Record<string, unknown> = {};
+    for (const name of names) {
+      const value = result.outputs[name];
+      // A provider stage skipped in check-only mode outputs null; anything else must match its schema.
+      if (value === null && result.node.status === "invalid") outputs[name] = null;
+      else {
+        const parsed = def.outputs[name].schema.safeParse(value);
+        if (!parsed.success) {
+          throw new Error(
+            `${def.name} node ${result.node.key}: output ${name} does not match its schema: ` +
+              `${parsed.error.issues[0]?.path.join(".")}: ${parsed.error.issues[0]?.message}`,
+          );
+        }
+        outputs[name] = value; // validated; kept as read, so it equals the stored bytes exactly
+      }
+    }
+    return { ...result, outputs: outputs as OutputValues<O> };
+  }
+
+  /** Runs (or reuses) one stage execution; `fn` receives the node key. */
+  execute(call: StageCall, fn: (key: string) => Promise<StageOutcome>): Promise<NodeResult> {
     const key = nodeKey(call.stage, call.version, call.params, call.inputs);
     const existing = this.#memo.get(key);
     if (existing) {
@@ -165,19 +218,27 @@ export class Executor {
     return promise;
   }
 
-  async #readOutputs(node: Node, store: BlobStore): Promise<Record<string, unknown>> {
+  async #readOutputs(node: Node, store: BlobStore, call: StageCall): Promise<Record<string, unknown>> {
     const outputs: Record<string, unknown> = {};
-    for (const [name, hash] of Object.entries(node.outputs)) outputs[name] = await store.getJson(hash);
+    for (const [name, hash] of Object.entries(node.outputs)) {
+      outputs[name] = call.textOutputs?.includes(name) && node.status === "ok"
+        ? await store.getText(hash)
+        : await store.getJson(hash);
+    }
     return outputs;
   }
 
-  async #execute(key: string, call: StageCall, fn: () => Promise<StageOutcome>): Promise<NodeResult> {
+  async #execute(
+    key: string,
+    call: StageCall,
+    fn: (key: string) => Promise<StageOutcome>,
+  ): Promise<NodeResult> {
     const progress = this.#options.progress;
     const resumed = this.#resumed.get(key);
     if (resumed) {
       this.counts.resume++;
       progress?.tick(call.stage);
-      return { node: resumed, outputs: await this.#readOutputs(resumed, this.store), reused: "resume" };
+      return { node: resumed, outputs: await this.#readOutputs(resumed, this.store, call), reused: "resume" };
     }
     const frozen = this.#options.frozen;
     const frozenNode = frozen?.byKey(key);
@@ -193,7 +254,7 @@ export class Executor {
       await this.run.recordNode(node);
       this.counts.frozen++;
       progress?.tick(call.stage);
-      return { node, outputs: await this.#readOutputs(node, this.store), reused: "frozen" };
+      return { node, outputs: await this.#readOutputs(node, this.store, call), reused: "frozen" };
     }
     const started = new Date().toISOString();
     let outcome: StageOutcome;
@@ -205,12 +266,17 @@ export class Executor {
         reason: "check-only: no frozen node; would send a request",
       };
     } else {
-      outcome = await fn();
+      outcome = await fn(key);
       this.counts.executed++;
     }
     const outputs: Record<string, string> = {};
     const values: Record<string, unknown> = {};
     for (const [name, value] of Object.entries(outcome.outputs)) {
+      if (call.textOutputs?.includes(name) && typeof value === "string") {
+        outputs[name] = await this.store.put(new TextEncoder().encode(value));
+        values[name] = value;
+        continue;
+      }
       // Read back from canonical bytes, so a fresh result equals a resumed or reused one exactly.
       const bytes = canonicalBytes(value);
       outputs[name] = await this.store.put(bytes);

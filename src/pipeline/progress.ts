@@ -5,11 +5,6 @@
  * @module
  */
 
-/** A stage name without its suite prefix (`hotpot-answer` → `answer`). */
-function shortName(stage: string): string {
-  return stage.replace(/^(?:hotpot|sweep|engines)-/, "");
-}
-
 /** Counts planned and finished work per stage (stage names as the executor runs them). */
 export class Progress {
   readonly #title: string;
@@ -17,11 +12,19 @@ export class Progress {
   readonly #done = new Map<string, number>();
   readonly #live: boolean;
   readonly #quiet: boolean;
+  readonly #name: (stage: string) => string;
   #lastDraw = 0;
 
-  /** `quiet` silences everything (tests); `live` defaults to whether stderr is a terminal. */
-  constructor(title: string, options: { quiet?: boolean; live?: boolean } = {}) {
+  /**
+   * `quiet` silences everything (tests); `live` defaults to whether stderr is a terminal; `names` gives the
+   * display name of a stage (default: the stage's own name).
+   */
+  constructor(
+    title: string,
+    options: { quiet?: boolean; live?: boolean; names?: (stage: string) => string } = {},
+  ) {
     this.#title = title;
+    this.#name = options.names ?? ((stage) => stage);
     this.#quiet = options.quiet ?? false;
     this.#live = options.live ?? Deno.stderr.isTerminal();
   }
@@ -45,7 +48,7 @@ export class Progress {
         this.#draw();
       }
     } else if (planned !== undefined && done === planned) {
-      console.error(`${this.#title}: ${shortName(stage)} ${done}/${planned} done`);
+      console.error(`${this.#title}: ${this.#name(stage)} ${done}/${planned} done`);
     }
   }
 
@@ -65,7 +68,7 @@ export class Progress {
 
   #draw(): void {
     const parts = [...this.#planned].map(([stage, planned]) =>
-      `${shortName(stage)} ${this.#done.get(stage) ?? 0}/${planned}`
+      `${this.#name(stage)} ${this.#done.get(stage) ?? 0}/${planned}`
     );
     const line = `${this.#title}: ${parts.join(" · ")}`;
     Deno.stderr.writeSync(new TextEncoder().encode(`\r\x1b[2K${line.slice(0, 160)}`));

@@ -1,7 +1,8 @@
 /**
- * Comparing two finished runs of the same suite: per method (hotpot), context kind (sweep) or engine
- * (engines), each headline metric side by side with its difference. Reads the runs' exported
- * `aggregate.json` / `results.json` and their manifests; it never changes either run.
+ * Comparing two finished runs of the same suite: per row key (method, context kind, engine), each headline
+ * metric side by side with its difference. The suite says which metrics (`Suite.compareMetrics`, passed in by
+ * the CLI); this module reads the runs' published `aggregate.json` / `results.json` and their manifests and
+ * never changes either run.
  *
  * @module
  */
@@ -34,75 +35,41 @@ function readJson(path: string): Promise<unknown> {
   return readInputJson(path);
 }
 
-async function extract(run: string, suite: string): Promise<Extracted> {
-  const out: Extracted = new Map();
-  if (suite === "hotpot") {
-    const rows = await readJson(join(run, "aggregate.json")) as {
-      method: string;
-      metrics: Record<string, number>;
-      sp_survival: number;
-      valid: number;
-      input_tokens: { mean: number | null };
-    }[];
-    for (const r of rows) {
-      out.set(r.method, {
-        em: r.metrics.em,
-        f1: r.metrics.f1,
-        sp_f1: r.metrics.sp_f1,
-        joint_f1: r.metrics.joint_f1,
-        gold_sp_kept: r.sp_survival,
-        valid: r.valid,
-        input_tokens_mean: r.input_tokens.mean,
-      });
-    }
-  } else if (suite === "sweep") {
-    const rows = await readJson(join(run, "aggregate.json")) as {
-      kind: string;
-      fact_score: number;
-      repair_pass_share: number;
-      valid: number;
-      input_tokens: { mean: number | null };
-    }[];
-    for (const r of rows) {
-      out.set(r.kind, {
-        fact_score: r.fact_score,
-        repair_pass: r.repair_pass_share,
-        valid: r.valid,
-        input_tokens_mean: r.input_tokens.mean,
-      });
-    }
-  } else if (suite === "engines") {
-    const results = await readJson(join(run, "results.json")) as {
-      engines: {
-        engine: string;
-        savings_pct: number | null;
-        needles: { recall: number | null };
-        qa: { recall: number | null } | null;
-        latency_ms: { cold: number | null; warm_median: number | null };
-      }[];
-    };
-    for (const e of results.engines) {
-      out.set(e.engine, {
-        savings_pct: e.savings_pct,
-        needle_recall: e.needles.recall,
-        qa_recall: e.qa?.recall ?? null,
-        cold_ms: e.latency_ms.cold,
-        warm_median_ms: e.latency_ms.warm_median,
-      });
-    }
-  } else {
-    throw new UsageError(`${run}: runs of suite '${suite}' have no metrics to compare`);
+/** How a suite's headline metrics are read from a run's published `aggregate.json` and `results.json`. */
+export type MetricsOf = (
+  suite: string,
+) => ((files: { aggregate: unknown; results: unknown }) => Extracted) | undefined;
+
+async function readOptional(path: string): Promise<unknown> {
+  try {
+    await Deno.stat(path);
+  } catch (error) {
+    if (error instanceof Deno.errors.NotFound) return null;
+    throw error;
   }
-  return out;
+  return await readJson(path);
+}
+
+async function extract(run: string, suite: string, metricsOf: MetricsOf): Promise<Extracted> {
+  const metrics = metricsOf(suite);
+  if (!metrics) throw new UsageError(`${run}: runs of suite '${suite}' have no metrics to compare`);
+  const [aggregate, results] = await Promise.all([
+    readOptional(join(run, "aggregate.json")),
+    readOptional(join(run, "results.json")),
+  ]);
+  if (aggregate === null && results === null) {
+    throw new UsageError(`${join(run, "aggregate.json")}: not found`);
+  }
+  return metrics({ aggregate, results });
 }
 
 /** Compares two finished runs of the same suite; refuses unfinished runs and runs of different suites. */
-export async function compareRuns(a: string, b: string): Promise<RunComparison> {
+export async function compareRuns(a: string, b: string, metricsOf: MetricsOf): Promise<RunComparison> {
   const [ma, mb] = await Promise.all([readManifest(a), readManifest(b)]);
   if (ma.suite !== mb.suite) {
     throw new UsageError(`cannot compare a '${ma.suite}' run (${a}) with a '${mb.suite}' run (${b})`);
   }
-  const [ea, eb] = await Promise.all([extract(a, ma.suite), extract(b, mb.suite)]);
+  const [ea, eb] = await Promise.all([extract(a, ma.suite, metricsOf), extract(b, mb.suite, metricsOf)]);
   const keys = [...ea.keys(), ...[...eb.keys()].filter((k) => !ea.has(k))];
   const metrics: ComparedMetric[] = [];
   for (const key of keys) {

@@ -7,6 +7,7 @@
  */
 import { z } from "zod";
 import { canonicalHash } from "./hash.ts";
+import { UsageSchema } from "../core/usage.ts";
 
 /** Version tag of the on-disk formats described in docs/ARCHITECTURE.md. */
 export const RUN_FORMAT = "compaction-bench/run@1";
@@ -14,14 +15,7 @@ export const RUN_FORMAT = "compaction-bench/run@1";
 const Sha = z.string().regex(/^[0-9a-f]{64}$/, "expected a lower-case SHA-256 hex digest");
 const Json: z.ZodType<unknown> = z.unknown();
 
-/** Token usage of the provider calls a node made. */
-export const UsageSchema = z.object({
-  calls: z.number().int().nonnegative(),
-  input_tokens: z.number().int().nonnegative(),
-  output_tokens: z.number().int().nonnegative(),
-});
-/** Token usage of the provider calls a node made. */
-export type Usage = z.infer<typeof UsageSchema>;
+export { type Usage, UsageSchema } from "../core/usage.ts";
 
 /** One stage execution in the DAG. */
 export const NodeSchema = z.object({

@@ -182,6 +182,14 @@ export class RunDir {
     return hash;
   }
 
+  /**
+   * Publishes a blob that is already in the store (a node output) as an exported file: the file's bytes are
+   * exactly the blob's, so the manifest's file record points at a node output.
+   */
+  async publish(name: string, hash: string): Promise<string> {
+    return await this.writeFile(name, await this.store.get(hash));
+  }
+
   /** Exports a JSON file (pretty-printed for people; its hash is of these exact bytes). */
   writeJsonFile(name: string, value: unknown): Promise<string> {
     canonicalJson(value); // refuses non-I-JSON before anything is written

@@ -5,16 +5,46 @@
  *
  * @module
  */
-import type { Executor, NodeResult } from "../pipeline/executor.ts";
+import { z } from "zod";
+import type { Executor, NodeResult, StageOutcome } from "../pipeline/executor.ts";
 import type { ChatMessage } from "../models/messages.ts";
 import type { ChatModel } from "../models/types.ts";
 
+/** Version of the answer stages (2: a `status` output carrying the node key). */
+export const ANSWER_STAGE_VERSION = 2;
+
 /** An answer as stored in its node's `answer` output. */
-export interface StoredAnswer {
-  content: string;
-  usage: { prompt_tokens: number; completion_tokens: number; total_tokens: number };
-  model: string;
-  finish_reason: string;
+export const StoredAnswerSchema = z.object({
+  content: z.string(),
+  usage: z.object({
+    prompt_tokens: z.number().int(),
+    completion_tokens: z.number().int(),
+    total_tokens: z.number().int(),
+  }),
+  model: z.string(),
+  finish_reason: z.string(),
+});
+/** An answer as stored in its node's `answer` output. */
+export type StoredAnswer = z.infer<typeof StoredAnswerSchema>;
+
+/** An answer node's `status` output (see {@link AnswerStatus}). */
+export const AnswerStatusSchema = z.object({
+  node: z.string(),
+  status: z.enum(["ok", "invalid"]),
+  reason: z.string().nullable(),
+  params: z.record(z.string(), z.unknown()),
+});
+
+/**
+ * An answer node's `status` output: whether the answer is valid and why not, with the node's key and params,
+ * so that every answer node has an output of its own (two answers with the same text have the same `answer`
+ * blob) and the aggregate reads each answer's status from a blob.
+ */
+export interface AnswerStatus {
+  node: string;
+  status: "ok" | "invalid";
+  reason: string | null;
+  params: Record<string, unknown>;
 }
 
 /** One answer request. */
@@ -39,54 +69,65 @@ export async function answerStage(
   const contextNode = request.context;
   const messages = contextNode.outputs.messages as ChatMessage[] | null;
   const contextValid = contextNode.node.status === "ok" && messages !== null;
+  const params = { ...request.params, max_tokens: request.maxTokens, input_cap: request.inputCap };
   const node = await executor.execute(
     {
       stage: request.stage,
-      version: 1,
+      version: ANSWER_STAGE_VERSION,
       label: request.label,
-      params: { ...request.params, max_tokens: request.maxTokens, input_cap: request.inputCap },
+      params,
       inputs: { context: contextNode.node.outputs.messages },
       provider: contextValid,
       reuseFrozen: false,
-      outputNames: ["answer"],
+      outputNames: ["answer", "status"],
     },
-    async () => {
-      if (!contextValid) {
-        return {
-          outputs: { answer: null },
-          status: "invalid",
-          reason: contextNode.node.reason ?? "context invalid",
-        };
-      }
-      const result = await request.chat.complete({ messages: messages!, max_tokens: request.maxTokens });
-      if (!result.ok) {
-        return {
-          outputs: { answer: null },
-          requests: [result.record],
-          status: "invalid",
-          reason: result.error,
-        };
-      }
-      const answer: StoredAnswer = {
-        content: result.content,
-        usage: result.usage,
-        model: result.model,
-        finish_reason: result.finish_reason,
+    async (key) => {
+      const outcome = await answer();
+      const status: AnswerStatus = {
+        node: key,
+        status: outcome.status ?? "ok",
+        reason: outcome.reason ?? null,
+        params,
       };
-      if (request.inputCap !== null && result.usage.prompt_tokens > request.inputCap) {
-        return {
-          outputs: { answer },
-          requests: [result.record],
-          status: "invalid",
-          reason:
-            `provider counted ${result.usage.prompt_tokens} input tokens, over the ${request.inputCap} ceiling`,
-        };
-      }
-      return { outputs: { answer }, requests: [result.record] };
+      return { ...outcome, outputs: { ...outcome.outputs, status } };
     },
   );
-  const answer = node.outputs.answer as StoredAnswer | null;
-  return { node, answer, valid: node.node.status === "ok" && answer !== null };
+  async function answer(): Promise<StageOutcome> {
+    if (!contextValid) {
+      return {
+        outputs: { answer: null },
+        status: "invalid",
+        reason: contextNode.node.reason ?? "context invalid",
+      };
+    }
+    const result = await request.chat.complete({ messages: messages!, max_tokens: request.maxTokens });
+    if (!result.ok) {
+      return {
+        outputs: { answer: null },
+        requests: [result.record],
+        status: "invalid",
+        reason: result.error,
+      };
+    }
+    const answer: StoredAnswer = {
+      content: result.content,
+      usage: result.usage,
+      model: result.model,
+      finish_reason: result.finish_reason,
+    };
+    if (request.inputCap !== null && result.usage.prompt_tokens > request.inputCap) {
+      return {
+        outputs: { answer },
+        requests: [result.record],
+        status: "invalid",
+        reason:
+          `provider counted ${result.usage.prompt_tokens} input tokens, over the ${request.inputCap} ceiling`,
+      };
+    }
+    return { outputs: { answer }, requests: [result.record] };
+  }
+  const stored = node.outputs.answer as StoredAnswer | null;
+  return { node, answer: stored, valid: node.node.status === "ok" && stored !== null };
 }
 
 /** What `--check-only` found: answer inputs compared with the frozen run's, by label. */

@@ -10,6 +10,8 @@ import type { StageOutcome } from "../pipeline/executor.ts";
 
 /** A ranking as stored in a rank node's `ranking` output. */
 export interface StoredRanking {
+  /** The rank node's key (two generations with equal rankings still have outputs of their own). */
+  node?: string;
   ok: boolean;
   /** Unit ids, strictly descending probability, ties by id; empty when the ranking failed. */
   order: string[];
@@ -23,13 +25,15 @@ export async function rankOutcome(
   decision: DecisionModel,
   units: readonly RankUnit[],
   task: string,
+  key: string,
 ): Promise<StageOutcome> {
   const result = await rank(decision, [...units], task);
   if (!result.ok) {
-    const ranking: StoredRanking = { ok: false, order: [], error: result.error };
+    const ranking: StoredRanking = { node: key, ok: false, order: [], error: result.error };
     return { outputs: { ranking }, requests: result.records, status: "invalid", reason: result.error };
   }
   const ranking: StoredRanking = {
+    node: key,
     ok: true,
     order: result.order,
     probabilities: result.probabilities,

@@ -1,15 +1,32 @@
 /**
- * The life of one suite run: open (or resume) the run directory, hand an executor to the suite, seal the run
- * with its manifest, and on failure leave the journal resumable. Shared by every suite.
+ * The life of one suite run, written once for every suite: open a new run directory (or resume an unfinished
+ * one), record the invocation the same way for every suite (never a secret, never `--env-file` or its path),
+ * hand an executor to the suite, publish its files (node outputs byte for byte, plus the protocol), seal the run
+ * with its manifest, close the models and print the summary. On failure the journal stays resumable.
  *
  * @module
  */
+import { join } from "node:path";
 import { Executor, type ExecutorOptions, FrozenRun } from "../pipeline/executor.ts";
 import { Progress } from "../pipeline/progress.ts";
-import { openRun, type OpenRunRequest } from "../cli/run_setup.ts";
-import type { RunDir } from "../store/run_dir.ts";
-import { UsageError } from "../errors.ts";
-import { readManifest } from "../store/run_dir.ts";
+import { programIdentity } from "../program_identity.ts";
+import { RUN_FORMAT, type RunHeader } from "../store/manifest.ts";
+import { readManifest, RunDir } from "../store/run_dir.ts";
+import { checkNewOutputPath, inputError, statInputDirectory, statInputFile } from "../fs_input.ts";
+import { readJournal } from "../store/journal.ts";
+import { CheckFailedError, UsageError } from "../errors.ts";
+import type { CheckOnlyReport } from "./answer_stage.ts";
+import { stageDisplayName, type Suite } from "./suite.ts";
+import type { ModelOptions } from "./model_setup.ts";
+
+/** The options of a run command every suite shares. */
+export interface RunCommandOptions extends ModelOptions {
+  output?: string;
+  resume?: string;
+  "frozen-run"?: string;
+  "check-only"?: boolean;
+  quiet?: boolean;
+}
 
 /** What a suite body receives. */
 export interface RunContext {
@@ -26,6 +43,137 @@ export interface FinishedRun<T> {
   manifestHash: string;
 }
 
+/** A fresh default output path under `runs/`. */
+export function defaultOutputPath(suite: string): string {
+  const stamp = new Date().toISOString().replace(/[:.]/g, "-").replace(/Z$/, "");
+  return join("runs", `${suite}-${stamp}-${crypto.randomUUID().slice(0, 8)}`);
+}
+
+/** What a suite passes to open its run. */
+export interface OpenRunRequest {
+  suite: string;
+  output?: string;
+  resume?: string;
+  /** The command words and options as recorded (see {@link recordedCommand}). */
+  command: string[];
+  options: unknown;
+  protocol: unknown;
+  tokenizer: { name: string; hash: string } | null;
+  sources?: Record<string, Uint8Array>;
+}
+
+/** Creates the run directory (exclusively) or resumes an unfinished one. */
+export async function openRun(request: OpenRunRequest): Promise<{ run: RunDir; resumed: boolean }> {
+  if (request.resume !== undefined) {
+    if (request.output !== undefined) throw new UsageError("--resume and --output cannot be combined");
+    await statInputDirectory(request.resume, "--resume");
+    const run = await RunDir.resume(request.resume);
+    if (run.header.suite !== request.suite) {
+      await run.abandon();
+      throw new UsageError(`${request.resume} is a '${run.header.suite}' run, not '${request.suite}'`);
+    }
+    return { run, resumed: true };
+  }
+  const header: Omit<RunHeader, "sources"> = {
+    format: RUN_FORMAT,
+    program: await programIdentity(),
+    suite: request.suite,
+    invocation: { command: request.command, options: request.options },
+    tokenizer: request.tokenizer,
+    protocol: request.protocol,
+    created: new Date().toISOString(),
+  };
+  const path = request.output ?? defaultOutputPath(request.suite);
+  await checkNewOutputPath(path, "--output");
+  const run = await RunDir.create(path, header, request.sources ?? {});
+  return { run, resumed: false };
+}
+
+/** Options never recorded: `--env-file` names a file of secrets; `--resume` and `--help` are not the run's. */
+const UNRECORDED_OPTIONS = ["env-file", "resume", "help"];
+
+/** The options worth recording in a run header: set values only, without help, resume and secrets' files. */
+export function recordedOptions(options: Record<string, unknown>): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(options)) {
+    if (value === undefined || UNRECORDED_OPTIONS.includes(key)) continue;
+    out[key] = value;
+  }
+  return out;
+}
+
+/**
+ * The command words recorded in a run header: `command` then `argv` without `--env-file` (and its path),
+ * `--resume` (and its directory) or `--help`, in either `--name VALUE` or `--name=VALUE` form; any word that
+ * contains a secret is replaced by `[redacted]`.
+ */
+export function recordedCommand(
+  command: readonly string[],
+  argv: readonly string[],
+  secrets: readonly string[] = [],
+): string[] {
+  const out = [...command];
+  for (let i = 0; i < argv.length; i++) {
+    const word = argv[i];
+    const name = word.startsWith("--") ? word.slice(2).split("=")[0] : null;
+    if (name !== null && UNRECORDED_OPTIONS.includes(name)) {
+      if (!word.includes("=") && name !== "help") i++;
+      continue;
+    }
+    out.push(secrets.some((s) => s.length > 0 && word.includes(s)) ? "[redacted]" : word);
+  }
+  return out;
+}
+
+/**
+ * The argv a run was started with, for `--resume DIR`: read from the journal's header, checked to be a run
+ * of `command` (e.g. `["hotpot", "run"]`), without its `--output`; `--resume DIR` is appended.
+ */
+export async function resumeArgv(dir: string, command: string[]): Promise<string[]> {
+  await statInputDirectory(dir, "--resume");
+  try {
+    await Deno.lstat(join(dir, "manifest.json"));
+    throw new UsageError(`${dir} is a finished run (manifest.json exists); a finished run is never resumed`);
+  } catch (error) {
+    if (!(error instanceof Deno.errors.NotFound)) throw inputError(error, dir, "--resume");
+  }
+  const journal = join(dir, "journal.jsonl");
+  try {
+    await Deno.lstat(journal);
+  } catch (error) {
+    if (error instanceof Deno.errors.NotFound) {
+      throw new UsageError(`--resume ${dir}: not a run directory (no journal)`);
+    }
+    throw inputError(error, journal, "--resume");
+  }
+  await statInputFile(journal, "--resume");
+  let header;
+  try {
+    header = (await readJournal(journal)).header;
+  } catch (error) {
+    throw inputError(error, journal, "--resume");
+  }
+  if (!header) throw new UsageError(`--resume ${dir}: the journal has no header`);
+  const recorded = header.invocation.command;
+  if (command.some((word, i) => recorded[i] !== word)) {
+    throw new UsageError(
+      `--resume ${dir}: a '${recorded.slice(0, 2).join(" ")}' run, not '${command.join(" ")}'`,
+    );
+  }
+  const argv: string[] = [];
+  const rest = recorded.slice(command.length);
+  for (let i = 0; i < rest.length; i++) {
+    const word = rest[i];
+    if (word === "--output" || word === "-o") {
+      i++;
+      continue;
+    }
+    if (word.startsWith("--output=")) continue;
+    argv.push(word);
+  }
+  return [...argv, "--resume", dir];
+}
+
 /** Opens the frozen run named by `--frozen-run`, refusing a missing or unfinished one. */
 export async function openFrozen(
   path: string | undefined,
@@ -37,13 +185,36 @@ export async function openFrozen(
   return await FrozenRun.open(path);
 }
 
-/** Runs `body` inside a run directory and seals it. */
+/** Opens the frozen run of `suite` and checks that it can serve this run (see {@link Suite.checkFrozen}). */
+export async function openFrozenFor(
+  suite: Suite,
+  path: string | undefined,
+  checkOnly: boolean,
+  protocol: Record<string, unknown>,
+): Promise<FrozenRun | undefined> {
+  const frozen = await openFrozen(path, checkOnly);
+  if (!frozen) return undefined;
+  if (frozen.manifest.suite !== suite.name) {
+    throw new UsageError(
+      `--frozen-run ${frozen.path} is a '${frozen.manifest.suite}' run, not a ${suite.name} run`,
+    );
+  }
+  const reason = suite.checkFrozen?.(frozen.manifest, protocol) ?? null;
+  if (reason !== null) throw new UsageError(`${reason} of ${frozen.path}`);
+  return frozen;
+}
+
+/** Runs `body` inside a run directory and seals it (the life cycle without publishing or printing). */
 export async function withRun<T>(
-  request: OpenRunRequest & { quiet?: boolean; frozen?: FrozenRun; checkOnly?: boolean },
+  request: OpenRunRequest & { quiet?: boolean; frozen?: FrozenRun; checkOnly?: boolean; suiteDef?: Suite },
   body: (context: RunContext) => Promise<T>,
 ): Promise<FinishedRun<T>> {
   const { run, resumed } = await openRun(request);
-  const progress = new Progress(request.suite, { quiet: request.quiet });
+  const suite = request.suiteDef;
+  const progress = new Progress(suite?.title ?? request.suite, {
+    quiet: request.quiet,
+    names: suite ? (stage) => stageDisplayName(suite, stage) : undefined,
+  });
   const options: ExecutorOptions = { progress, frozen: request.frozen, checkOnly: request.checkOnly };
   const executor = new Executor(run, options);
   if (resumed) progress.note(`resuming ${run.path}: ${run.nodes.length} completed node(s) in the journal`);
@@ -59,4 +230,108 @@ export async function withRun<T>(
   progress.end();
   const { hash } = await run.finish();
   return { result, path: run.path, manifestHash: hash };
+}
+
+/** What a suite's body returns to the life cycle. */
+export interface SuiteOutcome<T> {
+  result: T;
+  /** Published files that are node outputs: name → blob hash (published byte for byte). */
+  files: Record<string, string>;
+  /** Files exported as they are (e.g. a corpus) and JSON files (pretty-printed, e.g. protocol.json). */
+  raw?: Record<string, Uint8Array>;
+  json?: Record<string, unknown>;
+  /** The check-only comparison (nothing was answered: it is published as check.json and printed). */
+  check?: CheckOnlyReport | null;
+  /** Lines printed before the run's path (default: the suite's summary of its aggregate.json). */
+  lines?: string[];
+}
+
+/** One run of a suite, as the CLI asks for it. */
+export interface SuiteRunRequest {
+  suite: Suite;
+  /** The words after the command, as given (resume expanded by the CLI). */
+  argv: string[];
+  /** The validated options. */
+  options: Record<string, unknown>;
+  output?: string;
+  resume?: string;
+  quiet?: boolean;
+  frozen?: FrozenRun;
+  checkOnly?: boolean;
+  protocol: unknown;
+  tokenizer: { name: string; hash: string } | null;
+  sources?: Record<string, Uint8Array>;
+  /** The models of the run: their secrets are never recorded; they are closed when the run ends. */
+  models?: { secrets: string[]; close(): Promise<void> };
+}
+
+/** Runs a suite: the whole life cycle (open, body, publish, seal, close, print). */
+export async function runSuite<T>(
+  request: SuiteRunRequest,
+  body: (context: RunContext) => Promise<SuiteOutcome<T>>,
+): Promise<FinishedRun<T>> {
+  const { suite } = request;
+  try {
+    const finished = await withRun(
+      {
+        suite: suite.name,
+        suiteDef: suite,
+        output: request.output,
+        resume: request.resume,
+        command: recordedCommand(suite.command, request.argv, request.models?.secrets),
+        options: recordedOptions(request.options),
+        protocol: request.protocol,
+        tokenizer: request.tokenizer,
+        sources: request.sources,
+        quiet: request.quiet,
+        frozen: request.frozen,
+        checkOnly: request.checkOnly,
+      },
+      async (context) => {
+        const outcome = await body(context);
+        for (const [name, value] of Object.entries(outcome.json ?? {})) {
+          await context.run.writeJsonFile(name, value);
+        }
+        for (const [name, bytes] of Object.entries(outcome.raw ?? {})) {
+          await context.run.writeFile(name, bytes);
+        }
+        if (outcome.check) await context.run.writeJsonFile("check.json", outcome.check);
+        for (const [name, hash] of Object.entries(outcome.files)) await context.run.publish(name, hash);
+        const aggregate = outcome.files["aggregate.json"];
+        const lines = outcome.lines ??
+          (aggregate ? suite.summary(await context.run.store.getText(aggregate)) : []);
+        return { outcome, lines };
+      },
+    );
+    const { outcome, lines } = finished.result;
+    if (outcome.check) printCheckOnly(outcome.check, request.frozen?.path, finished.path);
+    else {
+      for (const line of lines) console.log(line);
+      const report = outcome.files["REPORT.md"]
+        ? `\nreport: ${finished.path}/REPORT.md (and report.html)`
+        : "";
+      console.log(`\nrun: ${finished.path}${report}`);
+    }
+    return { ...finished, result: outcome.result };
+  } finally {
+    await request.models?.close();
+  }
+}
+
+/** Prints a check-only report; throws {@link CheckFailedError} (exit 1) when an answer input differs. */
+export function printCheckOnly(
+  check: CheckOnlyReport,
+  frozenPath: string | undefined,
+  runPath: string,
+): void {
+  console.log(`check-only: compared ${check.compared} answer input(s) with ${frozenPath}`);
+  for (const label of check.differing) console.log(`  differs: ${label}`);
+  for (const label of check.missing) console.log(`  not in the frozen run: ${label}`);
+  console.log(`run: ${runPath}`);
+  if (check.differing.length > 0 || check.missing.length > 0) {
+    throw new CheckFailedError(
+      `${check.differing.length} answer input(s) differ, ${check.missing.length} missing from the frozen run`,
+    );
+  }
+  console.log("ok: every answer input equals the frozen run's");
 }

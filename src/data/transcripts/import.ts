@@ -64,7 +64,25 @@ async function importAnyFormat(
     );
   }
   const text = await readTranscriptText(path);
-  if (format === "sharegpt" || (format === "auto" && path.endsWith(".jsonl"))) {
+  return importTranscriptText(
+    text,
+    path,
+    format === "auto" && path.endsWith(".jsonl") ? "sharegpt" : format,
+    options,
+  );
+}
+
+/**
+ * Imports a transcript from its text (`path` names it in errors): `sharegpt` reads JSON lines (or one JSON
+ * array); `auto` detects the format of a JSON document.
+ */
+export function importTranscriptText(
+  text: string,
+  path: string,
+  format: "auto" | TranscriptFormat = "auto",
+  options: ImportOptions = {},
+): ImportedTranscript {
+  if (format === "sharegpt") {
     const trimmed = text.trimStart();
     if (!trimmed.startsWith("[")) return importShareGpt(text, path, options);
     // A JSON array of trajectories: re-serialize one per line.

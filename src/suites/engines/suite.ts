@@ -10,12 +10,14 @@ import type { ChatMessage } from "../../models/messages.ts";
 import type { TokenCounter } from "../../tokens/types.ts";
 import type { ModelSetup } from "../model_setup.ts";
 import type { RunContext } from "../run_lifecycle.ts";
-import { type GenerateParamsInput, generateTranscript } from "./generate.ts";
+import type { GenerateParamsInput } from "./generate.ts";
+import { enginesTranscriptStage } from "./stages/transcript.ts";
 import type { Needle } from "./needles.ts";
-import { enginesReportMarkdown, formatEnginesTable } from "./report.ts";
-import { enginesReportHtml } from "../../report/engines_html.ts";
+import { basename } from "node:path";
+import { formatEnginesTable } from "./report.ts";
+import { enginesAggregateStage } from "./stages/aggregate.ts";
+import { enginesReportStage } from "./stages/report.ts";
 import { DEFAULT_BUDGET_SHARE, type EngineResult, runEngines } from "./run.ts";
-import { transcriptHash } from "./transcript_hash.ts";
 
 /** Where the transcript comes from. */
 export type TranscriptSource =
@@ -45,6 +47,8 @@ export interface EnginesSuiteResult {
   budget_tokens: number;
   results: EngineResult[];
   table: string;
+  /** Published file name → the node output blob that is its exact bytes. */
+  files: Record<string, string>;
 }
 
 /** Runs the engines suite inside a run. */
@@ -57,49 +61,29 @@ export async function runEnginesSuite(
   const { executor, run, progress } = context;
   const source = options.transcript;
   progress.plan("engines-transcript", 1);
-  const transcriptNode = await executor.execute(
+  const transcriptNode = await executor.runStage(
+    enginesTranscriptStage,
     source.kind === "generated"
       ? {
-        stage: "engines-transcript",
-        version: 1,
         label: "transcript generated",
-        params: { source: "generated", params: source.params },
+        params: { source: "generated" as const, params: source.params as Record<string, unknown> },
         inputs: {},
+        values: {},
       }
       : {
-        stage: "engines-transcript",
-        version: 1,
-        label: `transcript ${source.path}`,
-        params: { source: "imported", format: source.format },
+        label: `transcript ${basename(source.path)}`,
+        params: { source: "imported" as const, format: source.transcript.format },
         inputs: { file: run.header.sources["transcript"] },
+        values: { file: await run.store.getText(run.header.sources["transcript"]) },
       },
-    () => {
-      if (source.kind === "generated") {
-        const generated = generateTranscript(source.params);
-        const value: StoredTranscript = {
-          messages: generated.messages,
-          needles: generated.needles,
-          probes: [],
-          hash: generated.hash,
-        };
-        return Promise.resolve({ outputs: { transcript: value } });
-      }
-      const imported = source.transcript;
-      const value: StoredTranscript = {
-        messages: imported.messages,
-        needles: [],
-        probes: imported.probes,
-        hash: transcriptHash(imported.messages),
-      };
-      return Promise.resolve({ outputs: { transcript: value } });
-    },
+    {},
   );
   const transcript = transcriptNode.outputs.transcript as StoredTranscript;
   // Said in the report, never stored in the node: a path would make equal keys give different outputs.
   const description = source.kind === "generated"
     ? `generated (turns ${source.params.turns ?? 200}, needles ${source.params.needles ?? 12}, ` +
       `words per message ${source.params.wordsPerMsg ?? 60})`
-    : `imported ${source.transcript.format} transcript ${source.path}`;
+    : `imported ${source.transcript.format} transcript ${basename(source.path)}`;
   const inputTokens = counter.countMessages(transcript.messages);
   const budget = options.budgetTokens ?? Math.floor(inputTokens * DEFAULT_BUDGET_SHARE);
   progress.note(
@@ -108,6 +92,8 @@ export async function runEnginesSuite(
 
   progress.plan("engines-engine", options.engines.length);
   const results: EngineResult[] = [];
+  const engineInputs: Record<string, string> = {};
+  const engineValues: Record<string, unknown> = {};
   for (const spec of options.engines) {
     const node = await executor.execute(
       {
@@ -152,33 +138,42 @@ export async function runEnginesSuite(
     );
     const measured = node.outputs.result as Omit<EngineResult, "window" | "records">;
     results.push({ ...measured, window: null, records: [] });
+    engineInputs[`engine:${spec}`] = node.node.outputs.result;
+    engineValues[`engine:${spec}`] = measured;
   }
 
   const table = formatEnginesTable(results);
-  await run.writeJsonFile("results.json", {
-    suite: "engines",
-    transcript: {
-      hash: transcript.hash,
-      description: description,
-      messages: transcript.messages.length,
+  // Every published number is a node output: the aggregate takes the transcript and every engine's result.
+  progress.plan("engines-aggregate", 1);
+  progress.plan("engines-report", 1);
+  const aggregateNode = await executor.runStage(enginesAggregateStage, {
+    label: "aggregate",
+    params: {
+      description,
+      engines: options.engines,
+      tokenizer: { name: counter.name, hash: counter.hash },
+      models: models.description,
+      budget_tokens: budget,
+      repeats: options.repeats,
     },
-    tokenizer: { name: counter.name, hash: counter.hash },
-    models: models.description,
-    budget_tokens: budget,
-    repeats: options.repeats,
-    engines: results.map(({ window: _w, records: _r, ...rest }) => rest),
-  });
-  const reportMeta = {
-    transcript: description,
-    transcriptHash: transcript.hash,
-    tokenizer: `${counter.name} (${counter.hash.slice(0, 12)})`,
-    chatModel: models.description.chat_model,
-    decisionModel: models.description.decision_model,
-    reference: models.description.mode === "reference",
-    repeats: options.repeats,
+    inputs: { transcript: transcriptNode.node.outputs.transcript, ...engineInputs },
+    values: { transcript, ...engineValues },
+  }, {});
+  const reportNode = await executor.runStage(enginesReportStage, {
+    label: "report",
+    params: {
+      tokenizer: `${counter.name} (${counter.hash.slice(0, 12)})`,
+      reference: models.description.mode === "reference",
+    },
+    inputs: { results: aggregateNode.node.outputs["results.json"] },
+    values: { results: aggregateNode.outputs["results.json"] },
+  }, {});
+  const files = {
+    "results.json": aggregateNode.node.outputs["results.json"],
+    "aggregate.json": aggregateNode.node.outputs["aggregate.json"],
+    "REPORT.md": reportNode.node.outputs["REPORT.md"],
+    "report.html": reportNode.node.outputs["report.html"],
   };
-  await run.writeFile("REPORT.md", enginesReportMarkdown(results, reportMeta));
-  await run.writeFile("report.html", enginesReportHtml(results, reportMeta));
   return {
     transcript: {
       hash: transcript.hash,
@@ -189,5 +184,6 @@ export async function runEnginesSuite(
     budget_tokens: budget,
     results,
     table,
+    files,
   };
 }

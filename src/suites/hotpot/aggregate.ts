@@ -6,7 +6,7 @@
  * @module
  */
 import type { HotpotMethod } from "./methods.ts";
-import type { HotpotResultRow } from "./run_suite.ts";
+import type { HotpotResultRow } from "./rows.ts";
 import { type HotpotMetrics, METRIC_NAMES } from "./scoring.ts";
 
 /** The aggregate of one method. */

@@ -17,8 +17,10 @@ import { importHermesSession } from "./collect_hermes.ts";
 import { hermesSessionPath, readHermesSession } from "./hermes_sessions.ts";
 import { checkCollection } from "./collection_checks.ts";
 import { type Corpus, CORPUS_FORMAT, type CorpusQuestion } from "./corpus.ts";
-import { type SelectionOptions, selectQuestions } from "./select.ts";
+import type { SelectionOptions } from "./select.ts";
+import type { SelectionReport } from "./stages/select.ts";
 import { SYSTEM_PROMPT } from "./trajectory.ts";
+import { hotpotSelectStage } from "./stages/select.ts";
 
 /** How trajectories are collected. */
 export type CollectMode =
@@ -37,32 +39,7 @@ export interface CollectOptions {
 
 const SelectedSchema = z.object({ ids: z.array(z.string()) });
 
-/** What the selection stage records: how many records were considered and what each filter removed. */
-export interface SelectionReport {
-  considered: number;
-  removed: Record<string, number>;
-  skipped_quota_full: number;
-  quota_met: boolean;
-  counts: Record<string, { selected: number; wanted: number }>;
-}
-
-/** The selected ids and the selection report (deterministic; the `hotpot-select` stage records it). */
-export function selectionReport(
-  records: HotpotRecord[],
-  selection: SelectionOptions,
-): { ids: string[]; report: SelectionReport } {
-  const result = selectQuestions(records, selection);
-  return {
-    ids: result.selected.map((r) => r.id),
-    report: {
-      considered: result.considered,
-      removed: { ...result.removed },
-      skipped_quota_full: result.skipped_quota_full,
-      quota_met: result.quota_met,
-      counts: result.counts,
-    },
-  };
-}
+export { type SelectionReport, selectionReport } from "./stages/select.ts";
 
 function removedText(report: SelectionReport): string {
   return Object.entries(report.removed).map(([k, v]) => `${k} ${v}`).join(", ");
@@ -82,20 +59,13 @@ export async function collectCorpus(context: RunContext, options: CollectOptions
   const { executor, run, progress } = context;
   const datasetHash = run.header.sources["dataset"];
   progress.plan("hotpot-select", 1);
-  const selectNode = await executor.execute(
-    {
-      stage: "hotpot-select",
-      version: 1,
-      label: "select",
-      params: { ...options.selection },
-      inputs: { dataset: datasetHash },
-    },
-    () => {
-      const { ids, report } = selectionReport(options.records, options.selection);
-      return Promise.resolve({ outputs: { selected: { ids }, report } });
-    },
-  );
-  const report = selectNode.outputs.report as SelectionReport;
+  const selectNode = await executor.runStage(hotpotSelectStage, {
+    label: "select",
+    params: { ...options.selection },
+    inputs: { dataset: datasetHash },
+    values: { dataset: null },
+  }, { records: () => Promise.resolve(options.records) });
+  const report = selectNode.outputs.report as unknown as SelectionReport;
   progress.note(`selection: considered ${report.considered} record(s); removed: ${removedText(report)}`);
   assertQuotaMet(report, options.datasetPath);
   const ids = SelectedSchema.parse(selectNode.outputs.selected).ids;

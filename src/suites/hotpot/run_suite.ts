@@ -6,7 +6,6 @@
  *
  * @module
  */
-import type { ChatMessage } from "../../models/messages.ts";
 import type { ModelSetup } from "../model_setup.ts";
 import type { RunContext } from "../run_lifecycle.ts";
 import { answerStage, CheckOnlyComparison, type CheckOnlyReport } from "../answer_stage.ts";
@@ -14,21 +13,28 @@ import { rankOutcome } from "../rank_outcome.ts";
 import { summarizeWithin } from "../../methods/summarize.ts";
 import { countPrompt } from "../../tokens/budget.ts";
 import type { TokenCounter } from "../../tokens/types.ts";
-import { predictionFromModelAnswer } from "./answer_parse.ts";
-import type { Corpus, CorpusGold } from "./corpus.ts";
+import type { Usage } from "../../store/manifest.ts";
+import { addUsage, emptyUsage } from "../../core/usage.ts";
+import { rowInput, sortedRecord } from "../published.ts";
+import type { StoredRankingValue, StoredSummaryValue } from "../stored.ts";
+import type { Corpus } from "./corpus.ts";
 import {
   compactedContext,
   evidenceText,
-  fullContext,
   fusionKept,
   type HotpotMethod,
-  jevKept,
-  type MethodInput,
   questionUnits,
   taskText,
-  unitsById,
 } from "./methods.ts";
-import { type HotpotMetrics, METRIC_NAMES, scoreQuestion } from "./scoring.ts";
+import type { HotpotResultRow } from "./rows.ts";
+import { hotpotQuestionStage } from "./stages/question.ts";
+import { hotpotContextStage } from "./stages/context.ts";
+import { hotpotScoreStage } from "./stages/score.ts";
+import { hotpotAggregateStage } from "./stages/aggregate.ts";
+import { hotpotReportStage } from "./stages/report.ts";
+
+export type { HotpotResultRow } from "./rows.ts";
+export { supportSurvival } from "./stages/score.ts";
 
 /** The protocol knobs of a run. */
 export interface HotpotRunOptions {
@@ -53,61 +59,13 @@ export const DEFAULT_HOTPOT_RUN: Omit<HotpotRunOptions, "methods"> = {
   answerMaxTokens: 256,
 };
 
-/** One answer's row in results.json. */
-export interface HotpotResultRow {
-  question_id: string;
-  type: string;
-  method: HotpotMethod;
-  generation: number;
-  answer_index: number;
-  status: "ok" | "invalid";
-  reason: string | null;
-  answer_text: string | null;
-  prediction: { answer?: string; sp?: readonly unknown[] } | null;
-  metrics: HotpotMetrics;
-  /** The provider's reported input tokens (null when no call was made). */
-  input_tokens: number | null;
-  /** Our exact count of the answer input. */
-  context_tokens: number | null;
-  within_cap: boolean | null;
-  /** Share of gold supporting sentences present verbatim in the answer input. */
-  sp_survival: number | null;
-  /** Hash of the answer-input blob. */
-  context_hash: string | null;
-}
-
 /** What the suite returns besides the files it exports. */
 export interface HotpotRunOutcome {
   rows: HotpotResultRow[];
-  compressionUsage: Record<string, { calls: number; input_tokens: number; output_tokens: number }>;
+  compressionUsage: Record<string, Usage>;
   checkOnly: CheckOnlyReport | null;
-}
-
-interface ContextInfo {
-  tokens: number;
-  within_cap: boolean;
-  kept: string[] | null;
-  summary_tokens: number | null;
-}
-
-function zeroMetrics(): HotpotMetrics {
-  return Object.fromEntries(METRIC_NAMES.map((k) => [k, 0])) as HotpotMetrics;
-}
-
-/** Share of gold supporting sentences whose text appears verbatim in the messages. */
-export function supportSurvival(
-  messages: readonly ChatMessage[],
-  question: MethodInput,
-  gold: CorpusGold,
-): number {
-  const text = messages.map((m) => `${m.content ?? ""}`).join("\n");
-  if (gold.supporting_facts.length === 0) return 0;
-  let found = 0;
-  for (const fact of gold.supporting_facts) {
-    const sentence = question.context.find((a) => a.title === fact.title)?.sentences[fact.sent_id];
-    if (sentence !== undefined && sentence.trim() !== "" && text.includes(sentence.trim())) found++;
-  }
-  return found / gold.supporting_facts.length;
+  /** Published file name → the node output blob that is its exact bytes (empty in check-only mode). */
+  files: Record<string, string>;
 }
 
 /** Runs the hotpot conditions of a corpus. */
@@ -138,76 +96,61 @@ export async function runHotpot(
   progress.plan("hotpot-score", q * G * options.methods.length * options.answers);
 
   const compressionUsage: HotpotRunOutcome["compressionUsage"] = {};
-  const addUsage = (
-    method: string,
-    usage: { calls: number; input_tokens: number; output_tokens: number },
-  ) => {
-    const u = compressionUsage[method] ??= { calls: 0, input_tokens: 0, output_tokens: 0 };
-    u.calls += usage.calls;
-    u.input_tokens += usage.input_tokens;
-    u.output_tokens += usage.output_tokens;
-  };
+  const countUsage = (method: string, usage: Usage) =>
+    addUsage(compressionUsage[method] ??= emptyUsage(), usage);
   const check = new CheckOnlyComparison();
   const common = { input_cap: options.inputCap, reserve: options.reserve, tokenizer: counter.hash };
+  const env = { counter };
+  /** The aggregate's inputs: per answer row its status, answer, score, context count and context. */
+  const aggregateInputs: Record<string, string> = {};
+  const aggregateValues: Record<string, unknown> = {};
 
-  const perQuestion = await Promise.all(corpus.questions.map(async (cq) => {
-    const questionNode = await executor.execute(
-      {
-        stage: "hotpot-question",
-        version: 1,
-        label: `question q=${cq.id}`,
-        params: { id: cq.id },
-        inputs: { corpus: corpusHash },
-      },
-      () => {
-        const { id, question, context: articles, trajectory, valid, reason } = cq;
-        return Promise.resolve({
-          outputs: {
-            question: { id, question, context: articles, trajectory, valid, reason: reason ?? null },
-            gold: corpus.gold[cq.id],
-          },
-          status: valid ? "ok" as const : "invalid" as const,
-          ...(valid ? {} : { reason: `collection invalid: ${reason}` }),
-        });
-      },
-    );
-    const question = questionNode.outputs.question as MethodInput & { valid: boolean; reason: string | null };
-    const gold = questionNode.outputs.gold as CorpusGold;
+  await Promise.all(corpus.questions.map(async (cq) => {
+    const questionNode = await executor.runStage(hotpotQuestionStage, {
+      label: `question q=${cq.id}`,
+      params: { id: cq.id },
+      inputs: { corpus: corpusHash },
+      values: { corpus },
+    }, env);
+    const question = questionNode.outputs.question;
+    const gold = questionNode.outputs.gold;
     const questionHash = questionNode.node.outputs.question;
     const goldHash = questionNode.node.outputs.gold;
-    const rows: HotpotResultRow[] = [];
+    aggregateInputs[`question:${cq.id}`] = questionHash;
+    aggregateValues[`question:${cq.id}`] = question;
 
     // Generations, methods and answers run concurrently; only data dependencies order them (rank →
-    // summary → context → answers), so the endpoint limiter always has queued work. Rows are sorted below.
+    // summary → context → answers), so the endpoint limiter always has queued work. Rows are sorted by the
+    // aggregate stage.
     await Promise.all(Array.from({ length: G }, async (_, gen) => {
       let rankingHash: string | undefined;
-      let ranking: { ok: boolean; order: string[]; error?: string } | undefined;
+      let ranking: StoredRankingValue | undefined;
       if (usesRanking) {
         const rankNode = await executor.execute(
           {
             stage: "hotpot-rank",
-            version: 1,
+            version: 2,
             label: `rank q=${cq.id} gen=${gen}`,
             params: { generation: gen, decision_model: models.description.decision_model },
             inputs: { question: questionHash },
             provider: true,
             outputNames: ["ranking"],
           },
-          async () => {
+          async (key) => {
             if (!question.valid) {
               return {
-                outputs: { ranking: { ok: false, order: [], error: "collection invalid" } },
+                outputs: { ranking: { node: key, ok: false, order: [], error: "collection invalid" } },
                 status: "invalid",
               };
             }
-            return await rankOutcome(models.decision, questionUnits(question), taskText(question));
+            return await rankOutcome(models.decision, questionUnits(question), taskText(question), key);
           },
         );
         rankingHash = rankNode.node.outputs.ranking;
-        ranking = rankNode.outputs.ranking as typeof ranking;
+        ranking = (rankNode.outputs.ranking ?? undefined) as StoredRankingValue | undefined;
         for (const m of ["jev", "jev+summary"]) {
           if (options.methods.includes(m as HotpotMethod) && rankNode.node.reused_from === undefined) {
-            addUsage(m, rankNode.node.usage);
+            countUsage(m, rankNode.node.usage);
           }
         }
       }
@@ -215,14 +158,14 @@ export async function runHotpot(
       await Promise.all(options.methods.map(async (method) => {
         // 1. Compression artifact (summary) where the method needs one.
         let summaryHash: string | undefined;
-        let summaryValue: { ok: boolean; text: string | null; kept: string[]; reason?: string } | undefined;
+        let summaryValue: StoredSummaryValue | undefined;
         if (method === "summary" || method === "jev+summary") {
           const inputs: Record<string, string> = { question: questionHash };
           if (method === "jev+summary" && rankingHash) inputs.ranking = rankingHash;
           const summaryNode = await executor.execute(
             {
               stage: "hotpot-summary",
-              version: 1,
+              version: 2,
               label: `summary q=${cq.id} method=${method} gen=${gen}`,
               params: {
                 method,
@@ -236,9 +179,9 @@ export async function runHotpot(
               provider: true,
               outputNames: ["summary"],
             },
-            async () => {
+            async (key) => {
               const fail = (reason: string) => ({
-                outputs: { summary: { ok: false, text: null, kept: [], reason } },
+                outputs: { summary: { node: key, ok: false, text: null, kept: [], reason } },
                 status: "invalid" as const,
                 reason,
               });
@@ -267,6 +210,7 @@ export async function runHotpot(
                 return {
                   outputs: {
                     summary: {
+                      node: key,
                       ok: false,
                       text: outcome.summary ?? null,
                       kept: keptIds,
@@ -281,82 +225,47 @@ export async function runHotpot(
               }
               return {
                 outputs: {
-                  summary: { ok: true, text: outcome.summary, kept: keptIds, attempts: outcome.attempts },
+                  summary: {
+                    node: key,
+                    ok: true,
+                    text: outcome.summary,
+                    kept: keptIds,
+                    attempts: outcome.attempts,
+                  },
                 },
                 requests: outcome.records,
               };
             },
           );
           summaryHash = summaryNode.node.outputs.summary;
-          summaryValue = summaryNode.outputs.summary as typeof summaryValue;
+          summaryValue = (summaryNode.outputs.summary ?? undefined) as StoredSummaryValue | undefined;
           // A node that came from a frozen run (now, or before a resume) made its calls there.
-          if (summaryNode.node.reused_from === undefined) addUsage(method, summaryNode.node.usage);
+          if (summaryNode.node.reused_from === undefined) countUsage(method, summaryNode.node.usage);
         }
 
         // 2. The answer input (pure, rebuilt by --check-only).
         const contextInputs: Record<string, string> = { question: questionHash };
-        if (method === "jev" && rankingHash) contextInputs.ranking = rankingHash;
-        if (summaryHash) contextInputs.summary = summaryHash;
-        const contextNode = await executor.execute(
-          {
-            stage: "hotpot-context",
-            version: 1,
-            label: `context q=${cq.id} method=${method}${method === "full" ? "" : ` gen=${gen}`}`,
-            params: { method, ...common },
-            inputs: contextInputs,
-            // Always rebuilt by this program, never taken from a frozen run: --check-only must compare what
-            // this code renders (a changed framing keeps the key) with the frozen run's answer inputs.
-            reuseFrozen: false,
-          },
-          () => {
-            const fail = (reason: string) =>
-              Promise.resolve({
-                outputs: { messages: null, info: null },
-                status: "invalid" as const,
-                reason,
-              });
-            if (!question.valid) return fail("collection invalid");
-            let messages: ChatMessage[];
-            let kept: string[] | null = null;
-            let summaryTokens: number | null = null;
-            if (method === "full") messages = fullContext(question);
-            else if (method === "jev") {
-              if (!ranking?.ok) return fail(`ranking failed: ${ranking?.error}`);
-              const selection = jevKept(counter, question, ranking.order, limit);
-              messages = compactedContext(question, selection.kept, "");
-              kept = selection.kept.map((u) => u.id);
-            } else {
-              if (!summaryValue?.ok || summaryValue.text === null) {
-                return fail(`summary invalid: ${summaryValue?.reason}`);
-              }
-              kept = summaryValue.kept;
-              messages = compactedContext(question, unitsById(question, kept), summaryValue.text);
-              summaryTokens = counter.countText(summaryValue.text);
-            }
-            const tokens = countPrompt(counter, messages);
-            const info: ContextInfo = {
-              tokens,
-              within_cap: tokens <= limit,
-              kept,
-              summary_tokens: summaryTokens,
-            };
-            if (method !== "full" && tokens > limit) {
-              return Promise.resolve({
-                outputs: { messages, info },
-                status: "invalid" as const,
-                reason: `answer input ${tokens} tokens exceeds ${limit}`,
-              });
-            }
-            return Promise.resolve({ outputs: { messages, info } });
-          },
-        );
-        const contextMessages = contextNode.outputs.messages as ChatMessage[] | null;
-        const info = contextNode.outputs.info as ContextInfo | null;
+        const contextValues: Record<string, unknown> = { question };
+        if (method === "jev" && rankingHash) {
+          contextInputs.ranking = rankingHash;
+          contextValues.ranking = ranking;
+        }
+        if (summaryHash) {
+          contextInputs.summary = summaryHash;
+          contextValues.summary = summaryValue;
+        }
+        const contextNode = await executor.runStage(hotpotContextStage, {
+          label: `context q=${cq.id} method=${method}${method === "full" ? "" : ` gen=${gen}`}`,
+          params: { method, ...common },
+          inputs: contextInputs,
+          values: contextValues,
+        }, env);
         const contextHash = contextNode.node.outputs.messages;
 
         // 3. Answers and scores.
         await Promise.all(Array.from({ length: options.answers }, async (_, a) => {
-          const label = `answer q=${cq.id} method=${method} gen=${gen} ans=${a}`;
+          const row = `q=${cq.id} method=${method} gen=${gen} ans=${a}`;
+          const label = `answer ${row}`;
           const { node: answerNode, answer, valid: answerValid } = await answerStage(executor, {
             stage: "hotpot-answer",
             label,
@@ -373,53 +282,67 @@ export async function runHotpot(
             inputCap: method === "full" ? null : options.inputCap,
           });
           check.record(executor, label, contextHash);
-          const scoreNode = await executor.execute(
-            {
-              stage: "hotpot-score",
-              version: 1,
-              label: `score q=${cq.id} method=${method} gen=${gen} ans=${a}`,
-              params: { valid: answerValid },
-              inputs: { answer: answerNode.node.outputs.answer, gold: goldHash, context: contextHash },
+          const scoreNode = await executor.runStage(hotpotScoreStage, {
+            label: `score ${row}`,
+            params: { valid: answerValid },
+            inputs: {
+              answer: answerNode.node.outputs.answer,
+              gold: goldHash,
+              context: contextHash,
+              question: questionHash,
             },
-            () => {
-              const prediction = answerValid ? predictionFromModelAnswer(answer!.content) : null;
-              const metrics = prediction ? scoreQuestion(prediction, gold) : zeroMetrics();
-              const survival = contextMessages ? supportSurvival(contextMessages, question, gold) : null;
-              return Promise.resolve({ outputs: { score: { prediction, metrics, sp_survival: survival } } });
-            },
-          );
-          const score = scoreNode.outputs.score as {
-            prediction: HotpotResultRow["prediction"];
-            metrics: HotpotMetrics;
-            sp_survival: number | null;
-          };
-          rows.push({
-            question_id: cq.id,
-            type: cq.type,
-            method,
-            generation: gen,
-            answer_index: a,
-            status: answerValid ? "ok" : "invalid",
-            reason: answerValid ? null : answerNode.node.reason ?? null,
-            answer_text: answer?.content ?? null,
-            prediction: score.prediction,
-            metrics: score.metrics,
-            input_tokens: answer?.usage.prompt_tokens ?? null,
-            context_tokens: info?.tokens ?? null,
-            within_cap: info?.within_cap ?? null,
-            sp_survival: score.sp_survival,
-            context_hash: contextHash ?? null,
-          });
+            values: { answer, gold, context: contextNode.outputs.messages, question },
+          }, env);
+          const parts: [string, string, unknown][] = [
+            ["status", answerNode.node.outputs.status, answerNode.outputs.status],
+            ["answer", answerNode.node.outputs.answer, answer],
+            ["score", scoreNode.node.outputs.score, scoreNode.outputs.score],
+            ["info", contextNode.node.outputs.info, contextNode.outputs.info],
+            ["context", contextHash, null],
+          ];
+          for (const [part, hash, value] of parts) {
+            aggregateInputs[rowInput(part, row)] = hash;
+            aggregateValues[rowInput(part, row)] = value;
+          }
         }));
       }));
     }));
-    return rows;
   }));
-  const rows = perQuestion.flat();
-  const order = new Map(options.methods.map((m, i) => [m, i]));
-  rows.sort((a, b) =>
-    a.question_id.localeCompare(b.question_id) || order.get(a.method)! - order.get(b.method)! ||
-    a.generation - b.generation || a.answer_index - b.answer_index
-  );
-  return { rows, compressionUsage, checkOnly: check.report(executor) };
+
+  const checkOnly = check.report(executor);
+  if (checkOnly) return { rows: [], compressionUsage, checkOnly, files: {} };
+  // 4. Every published number is a node output: the aggregate takes every answer row's blobs as inputs.
+  progress.plan("hotpot-aggregate", 1);
+  progress.plan("hotpot-report", 1);
+  const aggregateNode = await executor.runStage(hotpotAggregateStage, {
+    label: "aggregate",
+    params: { methods: options.methods, compression_usage: compressionUsage },
+    inputs: sortedRecord(aggregateInputs),
+    values: aggregateValues,
+  }, env);
+  const reportNode = await executor.runStage(hotpotReportStage, {
+    label: "report",
+    params: {
+      models: models.description,
+      tokenizer: `${counter.name} (${counter.hash.slice(0, 12)})`,
+      input_cap: options.inputCap,
+      reserve: options.reserve,
+      compressions: options.compressions,
+      answers: options.answers,
+    },
+    inputs: { aggregate: aggregateNode.node.outputs["aggregate.json"], corpus: corpusHash },
+    values: { aggregate: aggregateNode.outputs["aggregate.json"], corpus },
+  }, env);
+  const rows = JSON.parse(aggregateNode.outputs["results.json"]) as HotpotResultRow[];
+  return {
+    rows,
+    compressionUsage,
+    checkOnly: null,
+    files: {
+      "results.json": aggregateNode.node.outputs["results.json"],
+      "aggregate.json": aggregateNode.node.outputs["aggregate.json"],
+      "REPORT.md": reportNode.node.outputs["REPORT.md"],
+      "report.html": reportNode.node.outputs["report.html"],
+    },
+  };
 }

@@ -4,7 +4,7 @@
  *
  * @module
  */
-import type { SweepResultRow } from "./run_suite.ts";
+import type { SweepResultRow } from "./rows.ts";
 
 /** The aggregate of one context kind. */
 export interface SweepKindAggregate {

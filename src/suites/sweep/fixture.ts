@@ -48,6 +48,11 @@ export async function loadSweepFixture(
   path: string = assetPath(DEFAULT_SWEEP_TRAJECTORY),
 ): Promise<SweepFixture> {
   const bytes = await readInputFile(path, "--trajectory");
+  return await sweepFixtureFromBytes(bytes, path);
+}
+
+/** A sweep fixture from the bytes of its trajectory file (`path` names it in errors); see {@link loadSweepFixture}. */
+export async function sweepFixtureFromBytes(bytes: Uint8Array, path: string): Promise<SweepFixture> {
   let json: unknown;
   try {
     json = JSON.parse(new TextDecoder("utf-8", { fatal: true }).decode(bytes));

@@ -8,17 +8,24 @@
  * @module
  */
 import { summarizeWithin } from "../../methods/summarize.ts";
-import type { ChatMessage } from "../../models/messages.ts";
+import { addUsage, emptyUsage, type Usage } from "../../core/usage.ts";
 import { countPrompt } from "../../tokens/budget.ts";
 import type { TokenCounter } from "../../tokens/types.ts";
 import type { ModelSetup } from "../model_setup.ts";
 import type { RunContext } from "../run_lifecycle.ts";
 import { answerStage, CheckOnlyComparison, type CheckOnlyReport } from "../answer_stage.ts";
 import { rankOutcome } from "../rank_outcome.ts";
-import { contextKinds, fullSweepContext, renderedUnits, summarySweepContext, sweepTask } from "./contexts.ts";
-import { checkFacts, factScore } from "./facts.ts";
+import { rowInput, sortedRecord } from "../published.ts";
+import { contextKinds, summarySweepContext, sweepTask } from "./contexts.ts";
 import type { SweepFixture } from "./fixture.ts";
-import { runRepairChecks } from "./repair_checks.ts";
+import type { SweepResultRow } from "./rows.ts";
+import { sweepTrajectoryStage } from "./stages/trajectory.ts";
+import { sweepContextStage } from "./stages/context.ts";
+import { sweepScoreStage } from "./stages/score.ts";
+import { sweepAggregateStage } from "./stages/aggregate.ts";
+import { sweepReportStage } from "./stages/report.ts";
+
+export type { SweepResultRow } from "./rows.ts";
 
 /** The protocol knobs of a sweep run. */
 export interface SweepRunOptions {
@@ -44,36 +51,14 @@ export const DEFAULT_SWEEP_RUN: SweepRunOptions = {
   answerMaxTokens: 1536,
 };
 
-/** One answer's row in results.json. */
-export interface SweepResultRow {
-  kind: string;
-  generation: number;
-  answer_index: number;
-  status: "ok" | "invalid";
-  reason: string | null;
-  context_tokens: number | null;
-  within_cap: boolean | null;
-  input_tokens: number | null;
-  fact_score: number;
-  facts: { name: string; passed: boolean }[];
-  repair_all_passed: boolean;
-  repair: { name: string; passed: boolean; detail: string }[];
-  answer_text: string | null;
-}
-
 /** What the sweep run returns. */
 export interface SweepRunOutcome {
   rows: SweepResultRow[];
-  compressionUsage: { calls: number; input_tokens: number; output_tokens: number };
+  compressionUsage: Usage;
   reusedCompression: number;
   checkOnly: CheckOnlyReport | null;
-}
-
-interface Score {
-  facts: { name: string; passed: boolean }[];
-  fact_score: number;
-  repair: { name: string; passed: boolean; detail: string }[];
-  all_passed: boolean;
+  /** Published file name → the node output blob that is its exact bytes (empty in check-only mode). */
+  files: Record<string, string>;
 }
 
 /** Runs the sweep. */
@@ -87,37 +72,33 @@ export async function runSweep(
   const { executor, run, progress } = context;
   const trajectoryHash = run.header.sources["trajectory"];
   const kinds = contextKinds(options.topN);
-  const units = renderedUnits(fixture.trajectory, fixture.units);
   const task = sweepTask(fixture.trajectory);
   const G = options.compressions;
   const summaryLimit = options.summaryAllowance - options.reserve;
-  const capLimit = options.inputCap - options.reserve;
   const common = { reserve: options.reserve, tokenizer: counter.hash, fixture: fixture.hash };
+  const env = { counter, fixture };
   progress.plan("sweep-trajectory", 1);
   progress.plan("sweep-summary", G);
   progress.plan("sweep-rank", G);
   progress.plan("sweep-context", G * kinds.length);
   progress.plan("sweep-answer", G * kinds.length * options.answers);
   progress.plan("sweep-score", G * kinds.length * options.answers);
-  const usage = { calls: 0, input_tokens: 0, output_tokens: 0 };
+  const usage = emptyUsage();
   let reusedCompression = 0;
   const check = new CheckOnlyComparison();
+  /** The aggregate's inputs: per answer row its status, answer, score and context count. */
+  const aggregateInputs: Record<string, string> = {};
+  const aggregateValues: Record<string, unknown> = {};
 
   // The trajectory as a stage, so every later node descends from it in the DAG.
-  const trajectoryNode = await executor.execute(
-    {
-      stage: "sweep-trajectory",
-      version: 1,
-      label: "trajectory",
-      params: { fixture: fixture.hash },
-      inputs: { file: trajectoryHash },
-    },
-    () =>
-      Promise.resolve({
-        outputs: { units: units.map((u) => ({ id: u.id, position: u.position, text: u.text })) },
-      }),
-  );
+  const trajectoryNode = await executor.runStage(sweepTrajectoryStage, {
+    label: "trajectory",
+    params: { fixture: fixture.hash },
+    inputs: { file: trajectoryHash },
+    values: { file: null },
+  }, env);
   const unitsHash = trajectoryNode.node.outputs.units;
+  const units = trajectoryNode.outputs.units;
 
   // 1. Freeze S and the ranking of every generation before any answer.
   const frozen = await Promise.all(Array.from({ length: G }, async (_, gen) => {
@@ -125,7 +106,7 @@ export async function runSweep(
       executor.execute(
         {
           stage: "sweep-summary",
-          version: 1,
+          version: 2,
           label: `summary gen=${gen}`,
           params: {
             generation: gen,
@@ -138,7 +119,7 @@ export async function runSweep(
           provider: true,
           outputNames: ["summary"],
         },
-        async () => {
+        async (key) => {
           const build = (summary: string) =>
             summarySweepContext(fixture.trajectory, summary, [], fixture.followUp);
           const outcome = await summarizeWithin({
@@ -152,14 +133,16 @@ export async function runSweep(
           });
           if (!outcome.ok) {
             return {
-              outputs: { summary: { ok: false, text: outcome.summary ?? null, reason: outcome.reason } },
+              outputs: {
+                summary: { node: key, ok: false, text: outcome.summary ?? null, reason: outcome.reason },
+              },
               requests: outcome.records,
               status: "invalid" as const,
               reason: outcome.reason,
             };
           }
           return {
-            outputs: { summary: { ok: true, text: outcome.summary, attempts: outcome.attempts } },
+            outputs: { summary: { node: key, ok: true, text: outcome.summary, attempts: outcome.attempts } },
             requests: outcome.records,
           };
         },
@@ -167,7 +150,7 @@ export async function runSweep(
       executor.execute(
         {
           stage: "sweep-rank",
-          version: 1,
+          version: 2,
           label: `rank gen=${gen}`,
           params: {
             generation: gen,
@@ -178,7 +161,7 @@ export async function runSweep(
           provider: true,
           outputNames: ["ranking"],
         },
-        () => rankOutcome(models.decision, units, task),
+        (key) => rankOutcome(models.decision, units, task, key),
       ),
     ]);
     for (const node of [summaryNode, rankNode]) {
@@ -186,70 +169,35 @@ export async function runSweep(
         reusedCompression++;
         continue; // its calls were made, and are counted, by the frozen run
       }
-      usage.calls += node.node.usage.calls;
-      usage.input_tokens += node.node.usage.input_tokens;
-      usage.output_tokens += node.node.usage.output_tokens;
+      addUsage(usage, node.node.usage);
     }
     return { summaryNode, rankNode };
   }));
 
   // 2. Contexts, answers, scores.
-  const rows: SweepResultRow[] = [];
   await Promise.all(frozen.map(async ({ summaryNode, rankNode }, gen) => {
-    const summary = (summaryNode.outputs.summary ??
-      { ok: false, text: null, reason: summaryNode.node.reason }) as {
-        ok: boolean;
-        text: string | null;
-        reason?: string;
-      };
-    const ranking = (rankNode.outputs.ranking ??
-      { ok: false, order: [], error: rankNode.node.reason }) as {
-        ok: boolean;
-        order: string[];
-        error?: string;
-      };
     await Promise.all(kinds.map(async (kind) => {
       const n = kind.startsWith("S+Top") ? Number(kind.slice(5)) : 0;
       const inputs: Record<string, string> = { units: unitsHash };
-      if (kind !== "full") inputs.summary = summaryNode.node.outputs.summary;
-      if (n > 0) inputs.ranking = rankNode.node.outputs.ranking;
-      const contextNode = await executor.execute(
-        {
-          stage: "sweep-context",
-          version: 1,
-          label: `context kind=${kind}${kind === "full" ? "" : ` gen=${gen}`}`,
-          params: { kind, top_n: n, input_cap: options.inputCap, ...common },
-          inputs,
-        },
-        () => {
-          const fail = (reason: string) =>
-            Promise.resolve({ outputs: { messages: null, info: null }, status: "invalid" as const, reason });
-          let messages: ChatMessage[];
-          let kept: string[] = [];
-          if (kind === "full") messages = fullSweepContext(fixture.trajectory, fixture.followUp);
-          else {
-            if (!summary.ok || summary.text === null) return fail(`summary invalid: ${summary.reason}`);
-            if (n > 0 && !ranking.ok) return fail(`ranking failed: ${ranking.error}`);
-            kept = n > 0 ? ranking.order.slice(0, n) : [];
-            const keptUnits = units.filter((u) => kept.includes(u.id));
-            messages = summarySweepContext(fixture.trajectory, summary.text, keptUnits, fixture.followUp);
-          }
-          const tokens = countPrompt(counter, messages);
-          const info = { tokens, within_cap: tokens <= capLimit, kept };
-          if (kind !== "full" && tokens > capLimit) {
-            return Promise.resolve({
-              outputs: { messages, info },
-              status: "invalid" as const,
-              reason: `over budget: ${tokens} tokens > ${capLimit} (recorded, never shrunk)`,
-            });
-          }
-          return Promise.resolve({ outputs: { messages, info } });
-        },
-      );
-      const info = contextNode.outputs.info as { tokens: number; within_cap: boolean } | null;
+      const values: Record<string, unknown> = { units };
+      if (kind !== "full") {
+        inputs.summary = summaryNode.node.outputs.summary;
+        values.summary = summaryNode.outputs.summary;
+      }
+      if (n > 0) {
+        inputs.ranking = rankNode.node.outputs.ranking;
+        values.ranking = rankNode.outputs.ranking;
+      }
+      const contextNode = await executor.runStage(sweepContextStage, {
+        label: `context kind=${kind}${kind === "full" ? "" : ` gen=${gen}`}`,
+        params: { kind, top_n: n, input_cap: options.inputCap, ...common },
+        inputs,
+        values,
+      }, env);
       const contextHash = contextNode.node.outputs.messages;
       await Promise.all(Array.from({ length: options.answers }, async (_, a) => {
-        const label = `answer kind=${kind} gen=${gen} ans=${a}`;
+        const row = `kind=${kind} gen=${gen} ans=${a}`;
+        const label = `answer ${row}`;
         const { node: answerNode, answer, valid } = await answerStage(executor, {
           stage: "sweep-answer",
           label,
@@ -260,51 +208,68 @@ export async function runSweep(
           inputCap: kind === "full" ? null : options.inputCap,
         });
         check.record(executor, label, contextHash);
-        const scoreNode = await executor.execute(
-          {
-            stage: "sweep-score",
-            version: 1,
-            label: `score kind=${kind} gen=${gen} ans=${a}`,
-            params: { fixture: fixture.hash, valid },
-            inputs: { answer: answerNode.node.outputs.answer },
-          },
-          async () => {
-            const text = valid ? answer!.content : "";
-            const facts = checkFacts(text, fixture.facts);
-            const repair = valid
-              ? await runRepairChecks(text, fixture.repair)
-              : { checks: [], all_passed: false };
-            const score: Score = {
-              facts: facts.map((f) => ({ name: f.fact.name, passed: f.passed })),
-              fact_score: valid ? factScore(facts) : 0,
-              repair: repair.checks,
-              all_passed: repair.all_passed,
-            };
-            return { outputs: { score } };
-          },
-        );
-        const score = scoreNode.outputs.score as Score;
-        rows.push({
-          kind,
-          generation: gen,
-          answer_index: a,
-          status: valid ? "ok" : "invalid",
-          reason: valid ? null : answerNode.node.reason ?? null,
-          context_tokens: info?.tokens ?? null,
-          within_cap: info?.within_cap ?? null,
-          input_tokens: answer?.usage.prompt_tokens ?? null,
-          fact_score: valid ? score.fact_score : 0,
-          facts: score.facts,
-          repair_all_passed: valid && score.all_passed,
-          repair: score.repair,
-          answer_text: answer?.content ?? null,
-        });
+        const scoreNode = await executor.runStage(sweepScoreStage, {
+          label: `score ${row}`,
+          params: { fixture: fixture.hash, valid },
+          inputs: { answer: answerNode.node.outputs.answer },
+          values: { answer },
+        }, env);
+        const parts: [string, string, unknown][] = [
+          ["status", answerNode.node.outputs.status, answerNode.outputs.status],
+          ["answer", answerNode.node.outputs.answer, answer],
+          ["score", scoreNode.node.outputs.score, scoreNode.outputs.score],
+          ["info", contextNode.node.outputs.info, contextNode.outputs.info],
+        ];
+        for (const [part, hash, value] of parts) {
+          aggregateInputs[rowInput(part, row)] = hash;
+          aggregateValues[rowInput(part, row)] = value;
+        }
       }));
     }));
   }));
-  const order = new Map(kinds.map((k, i) => [k, i]));
-  rows.sort((a, b) =>
-    order.get(a.kind)! - order.get(b.kind)! || a.generation - b.generation || a.answer_index - b.answer_index
-  );
-  return { rows, compressionUsage: usage, reusedCompression, checkOnly: check.report(executor) };
+  const checkOnly = check.report(executor);
+  if (checkOnly) return { rows: [], compressionUsage: usage, reusedCompression, checkOnly, files: {} };
+
+  // 3. Every published number is a node output: the aggregate takes every answer row's blobs as inputs.
+  progress.plan("sweep-aggregate", 1);
+  progress.plan("sweep-report", 1);
+  const aggregateNode = await executor.runStage(sweepAggregateStage, {
+    label: "aggregate",
+    params: { top_n: options.topN },
+    inputs: sortedRecord(aggregateInputs),
+    values: aggregateValues,
+  }, env);
+  const reportNode = await executor.runStage(sweepReportStage, {
+    label: "report",
+    params: {
+      fixture: {
+        name: fixture.name,
+        hash: fixture.hash,
+        units: fixture.units.length,
+        facts: fixture.facts.length,
+      },
+      models: models.description,
+      tokenizer: `${counter.name} (${counter.hash.slice(0, 12)})`,
+      options,
+      compression_usage: usage,
+      reused_compression: reusedCompression,
+      frozen_run: executor.frozen
+        ? `the frozen run with manifest sha256 ${executor.frozen.manifestHash}`
+        : null,
+    },
+    inputs: { aggregate: aggregateNode.node.outputs["aggregate.json"] },
+    values: { aggregate: aggregateNode.outputs["aggregate.json"] },
+  }, env);
+  return {
+    rows: JSON.parse(aggregateNode.outputs["results.json"]) as SweepResultRow[],
+    compressionUsage: usage,
+    reusedCompression,
+    checkOnly: null,
+    files: {
+      "results.json": aggregateNode.node.outputs["results.json"],
+      "aggregate.json": aggregateNode.node.outputs["aggregate.json"],
+      "REPORT.md": reportNode.node.outputs["REPORT.md"],
+      "report.html": reportNode.node.outputs["report.html"],
+    },
+  };
 }

@@ -1,0 +1,30 @@
+/**
+ * Token usage of provider calls: one type and one way to add it, used by every layer (nodes, suites, engines,
+ * reports).
+ *
+ * @module
+ */
+import { z } from "zod";
+
+/** Token usage of some provider calls. */
+export const UsageSchema = z.object({
+  calls: z.number().int().nonnegative(),
+  input_tokens: z.number().int().nonnegative(),
+  output_tokens: z.number().int().nonnegative(),
+});
+/** Token usage of some provider calls. */
+export type Usage = z.infer<typeof UsageSchema>;
+
+/** No calls. */
+export function emptyUsage(): Usage {
+  return { calls: 0, input_tokens: 0, output_tokens: 0 };
+}
+
+/** Adds `usage` into `total` (in place) and returns `total`. */
+export function addUsage(total: Usage, usage: Usage | undefined | null): Usage {
+  if (!usage) return total;
+  total.calls += usage.calls;
+  total.input_tokens += usage.input_tokens;
+  total.output_tokens += usage.output_tokens;
+  return total;
+}

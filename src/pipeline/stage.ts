@@ -1,0 +1,99 @@
+/**
+ * Typed stage declarations. A stage is declared once: its name, version, params schema, input names, output
+ * names with their zod schemas (validated whenever an output is read back from the store), whether it calls a
+ * provider (or measures time, so that it cannot be re-executed to the same bytes), and its body. The executor
+ * runs a declaration ({@link Executor.runStage}); `verify --rederive` re-executes every declaration that calls
+ * no provider from the inputs stored in a run and compares the outputs byte for byte.
+ *
+ * An output is either JSON (stored as its RFC 8785 canonical bytes) or text (stored as its exact UTF-8 bytes:
+ * the published files — `results.json`, `aggregate.json`, `REPORT.md`, `report.html` — are text outputs, so
+ * a published file's blob is exactly a node output).
+ *
+ * @module
+ */
+import type { z } from "zod";
+import type { CallRecord } from "../models/types.ts";
+
+/** How an output (or an input) is stored: canonical JSON or exact UTF-8 text. */
+export type BlobKind = "json" | "text";
+
+/** One declared output. */
+export interface OutputSpec<T = unknown> {
+  /** Validates the value whenever it is read back from the store. */
+  schema: z.ZodType<T>;
+  /** `text`: stored as the exact UTF-8 bytes of a string (published files). Default `json`. */
+  kind?: BlobKind;
+  /** What the output holds (for the stage catalogue). */
+  doc: string;
+}
+
+/** The outputs of a stage, by name. */
+export type OutputSpecs = Record<string, OutputSpec>;
+
+/** The values of declared outputs. */
+export type OutputValues<O extends OutputSpecs> = { [K in keyof O]: z.infer<O[K]["schema"]> };
+
+/** What a stage body returns. */
+export interface StageResult<O extends OutputSpecs> {
+  /** One value per declared output (checked against the output's schema when read back). */
+  outputs: { [K in keyof O]: unknown };
+  status?: "ok" | "invalid";
+  reason?: string;
+  requests?: CallRecord[];
+}
+
+/** What a stage body receives. */
+export interface StageArgs<P, E> {
+  /** The validated params (exactly what enters the node key). */
+  params: P;
+  /** Input values by name (parsed JSON, or the text of a text blob). */
+  inputs: Record<string, unknown>;
+  /** Input blob hashes by name. */
+  hashes: Record<string, string>;
+  /** The node key: outputs that could coincide with another node's carry it, so DAG edges are unambiguous. */
+  key: string;
+  /** What the body needs besides its inputs (tokenizer, models, fixtures). */
+  env: E;
+}
+
+/** A stage declaration. */
+export interface StageDef<P = unknown, O extends OutputSpecs = OutputSpecs, E = unknown> {
+  name: string;
+  /** Bumped whenever the body, params or outputs change meaning (see docs/FORMAT.md, versioning). */
+  version: number;
+  /** One line on what the stage does (for the stage catalogue). */
+  doc: string;
+  params: z.ZodType<P>;
+  /**
+   * Input names. A name ending in `*` is a family (`score:*` stands for `score:<label>` …), for stages such
+   * as an aggregate whose inputs are every node of a kind.
+   */
+  inputs: readonly string[];
+  /** Input names (or families) whose blobs are text rather than JSON. */
+  textInputs?: readonly string[];
+  outputs: O;
+  /** True when the stage calls a model provider or measures time: `--rederive` does not re-execute it. */
+  provider: boolean;
+  /** False for stages that always run afresh, even when a frozen run has the same key. Default true. */
+  reuseFrozen?: boolean;
+  run(args: StageArgs<P, E>): Promise<StageResult<O>>;
+}
+
+/** Declares a stage (an identity function that checks the declaration's type). */
+export function defineStage<P, O extends OutputSpecs, E>(def: StageDef<P, O, E>): StageDef<P, O, E> {
+  return def;
+}
+
+/** Whether an input name is declared by `names` (exactly, or by a `family*`). */
+export function matchesInput(names: readonly string[], name: string): boolean {
+  return names.some((n) => n.endsWith("*") ? name.startsWith(n.slice(0, -1)) : n === name);
+}
+
+/** The kind of input `name` of `def`. */
+export function inputKind(def: StageDef<unknown, OutputSpecs, unknown>, name: string): BlobKind {
+  return matchesInput(def.textInputs ?? [], name) ? "text" : "json";
+}
+
+/** Any stage declaration (for registries). */
+// deno-lint-ignore no-explicit-any
+export type AnyStageDef = StageDef<any, OutputSpecs, any>;

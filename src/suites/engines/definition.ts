@@ -1,0 +1,48 @@
+/**
+ * The engines suite: context engines head to head on one transcript.
+ *
+ * @module
+ */
+import type { Suite } from "../suite.ts";
+import { providerStageNamed } from "../provider_stages.ts";
+import { enginesTranscriptStage } from "./stages/transcript.ts";
+import { enginesAggregateStage } from "./stages/aggregate.ts";
+import { enginesReportStage } from "./stages/report.ts";
+
+interface ComparedEngine {
+  engine: string;
+  savings_pct: number | null;
+  needles: { recall: number | null };
+  qa: { recall: number | null } | null;
+  latency_ms: { cold: number | null; warm_median: number | null };
+}
+
+/** `engines run`. */
+export const ENGINES_SUITE: Suite = {
+  name: "engines",
+  command: ["engines", "run"],
+  title: "engines",
+  stages: [
+    enginesTranscriptStage,
+    providerStageNamed("engines-engine"),
+    enginesAggregateStage,
+    enginesReportStage,
+  ],
+  aggregate: enginesAggregateStage,
+  report: enginesReportStage,
+  compareMetrics({ results }) {
+    const out = new Map<string, Record<string, number | null>>();
+    for (const e of (results as { engines: ComparedEngine[] }).engines) {
+      out.set(e.engine, {
+        savings_pct: e.savings_pct,
+        needle_recall: e.needles.recall,
+        qa_recall: e.qa?.recall ?? null,
+        cold_ms: e.latency_ms.cold,
+        warm_median_ms: e.latency_ms.warm_median,
+      });
+    }
+    return out;
+  },
+  // The engines CLI prints its table itself (the lines of the run's outcome).
+  summary: () => [],
+};

@@ -1,0 +1,65 @@
+/**
+ * `engines-transcript`: the transcript every engine compresses — generated from SHA-256-derived text with
+ * planted needles, or imported from the run's `transcript` source in the recorded format.
+ *
+ * @module
+ */
+import { z } from "zod";
+import { defineStage } from "../../../pipeline/stage.ts";
+import { ChatMessageSchema } from "../../../models/messages.ts";
+import { importTranscriptText } from "../../../data/transcripts/import.ts";
+import { TRANSCRIPT_FORMATS } from "../../../data/transcripts/types.ts";
+import { generateTranscript } from "../generate.ts";
+import { transcriptHash } from "../transcript_hash.ts";
+
+/** A transcript node's `transcript` output. */
+export const StoredTranscriptSchema = z.object({
+  messages: z.array(ChatMessageSchema),
+  needles: z.array(z.object({ id: z.string() }).loose()),
+  probes: z.array(z.object({ question: z.string(), answer: z.string() }).loose()),
+  hash: z.string(),
+});
+
+const Params = z.union([
+  z.object({ source: z.literal("generated"), params: z.record(z.string(), z.unknown()) }),
+  z.object({ source: z.literal("imported"), format: z.enum(TRANSCRIPT_FORMATS) }),
+]);
+
+/** The `engines-transcript` stage. */
+export const enginesTranscriptStage = defineStage({
+  name: "engines-transcript",
+  version: 2,
+  doc:
+    "The transcript every engine compresses: generated with planted needles, or imported (format recorded).",
+  params: Params,
+  inputs: ["file"],
+  textInputs: ["file"],
+  outputs: { transcript: { schema: StoredTranscriptSchema, doc: "messages, needles, probes and the hash" } },
+  provider: false,
+  run({ params, inputs }: { params: z.infer<typeof Params>; inputs: Record<string, unknown> }) {
+    if (params.source === "generated") {
+      const generated = generateTranscript(params.params);
+      return Promise.resolve({
+        outputs: {
+          transcript: {
+            messages: generated.messages,
+            needles: generated.needles,
+            probes: [],
+            hash: generated.hash,
+          },
+        },
+      });
+    }
+    const imported = importTranscriptText(z.string().parse(inputs.file), "transcript", params.format);
+    return Promise.resolve({
+      outputs: {
+        transcript: {
+          messages: imported.messages,
+          needles: [],
+          probes: imported.probes,
+          hash: transcriptHash(imported.messages),
+        },
+      },
+    });
+  },
+});

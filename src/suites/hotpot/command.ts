@@ -1,0 +1,200 @@
+/**
+ * What `hotpot collect` and `hotpot run` do once their options are parsed: validate the inputs before anything
+ * is written, set up the tokenizer and the models, and run the suite through the one life cycle.
+ *
+ * @module
+ */
+import { assetPath } from "../../assets.ts";
+import { loadHotpot } from "../../data/hotpot_load.ts";
+import { UsageError } from "../../errors.ts";
+import { sha256Hex } from "../../store/hash.ts";
+import { loadTokenCounter } from "../../tokens/load.ts";
+import { MODEL_OPTION_SPEC, setupModels } from "../model_setup.ts";
+import { readInputFile, statInputDirectory } from "../../fs_input.ts";
+import { refuseGiven } from "../../cli/option_rules.ts";
+import { checkHermesSessions } from "./hermes_sessions.ts";
+import { openFrozenFor, type RunCommandOptions, runSuite } from "../run_lifecycle.ts";
+import { assertQuotaMet, collectCorpus, type CollectMode, selectionReport } from "./collect_suite.ts";
+import { readCorpus } from "./corpus.ts";
+import { HOTPOT_COLLECT_SUITE, HOTPOT_SUITE } from "./definition.ts";
+import { HOTPOT_METHODS, type HotpotMethod } from "./methods.ts";
+import { DEFAULT_HOTPOT_RUN, runHotpot } from "./run_suite.ts";
+import { DEFAULT_SELECTION } from "./select.ts";
+
+/** The demo dataset shipped in fixtures/. */
+export const DEMO_DATASET = assetPath("fixtures/hotpot/demo.parquet");
+
+/** The parsed options of `hotpot collect`. */
+export interface HotpotCollectOptions extends RunCommandOptions {
+  dataset?: string;
+  questions?: number;
+  bridge?: number;
+  comparison?: number;
+  seed?: number;
+  "min-chars"?: number;
+  "max-chars"?: number;
+  scripted?: boolean;
+  "hermes-sessions"?: string;
+  tokenizer?: string;
+}
+
+/** `hotpot collect`: returns the run directory. */
+export async function hotpotCollect(options: HotpotCollectOptions, argv: string[]): Promise<string> {
+  const modes =
+    [options.scripted, options.live, options["hermes-sessions"] !== undefined].filter(Boolean).length;
+  if (modes > 1) {
+    throw new UsageError("hotpot collect: choose one of --scripted, --live and --hermes-sessions");
+  }
+  // Collection never reuses a frozen run, and calls a model only with --live: those options would be ignored.
+  refuseGiven("hotpot collect", options, ["frozen-run", "check-only"], "not supported (nothing is reused)");
+  if (!options.live) {
+    const modelOptions = Object.keys(MODEL_OPTION_SPEC).filter((name) => name !== "live");
+    refuseGiven(
+      "hotpot collect",
+      options,
+      modelOptions,
+      "only used with --live (no model is called otherwise)",
+    );
+  }
+  if (options["hermes-sessions"] !== undefined) {
+    await statInputDirectory(options["hermes-sessions"], "--hermes-sessions");
+  }
+  const datasetPath = options.dataset ?? DEMO_DATASET;
+  // Recorded in corpus.json: the path as given, or a name for the embedded data that does not depend on where
+  // the program is installed (so the corpus, and every key after it, is the same on every machine).
+  const datasetLabel = options.dataset ?? "embedded:fixtures/hotpot/demo.parquet";
+  const bytes = await readInputFile(datasetPath, "--dataset");
+  const records = await loadHotpot(datasetPath, "--dataset");
+  const questions = options.questions ?? DEFAULT_SELECTION.bridge + DEFAULT_SELECTION.comparison;
+  const selection = {
+    bridge: options.bridge ?? Math.ceil(questions / 2),
+    comparison: options.comparison ?? Math.floor(questions / 2),
+    seed: options.seed ?? DEFAULT_SELECTION.seed,
+    minChars: options["min-chars"] ?? DEFAULT_SELECTION.minChars,
+    maxChars: options["max-chars"] ?? DEFAULT_SELECTION.maxChars,
+  };
+  if (selection.minChars > selection.maxChars) throw new UsageError("--min-chars is larger than --max-chars");
+  if (selection.bridge + selection.comparison === 0) {
+    throw new UsageError("hotpot collect: --bridge 0 and --comparison 0 select no question");
+  }
+  // A selection that cannot fill its quotas is bad input: refuse it before anything is written.
+  const selected = selectionReport(records, selection);
+  assertQuotaMet(selected.report, datasetLabel);
+  if (options["hermes-sessions"] !== undefined) {
+    await checkHermesSessions(options["hermes-sessions"], selected.ids);
+  }
+  const counter = await loadTokenCounter(options.tokenizer);
+  const live = options.live === true;
+  const models = live ? await setupModels(options, counter) : null;
+  const mode: CollectMode = live
+    ? { kind: "live", chat: models!.chat, model: models!.description.chat_model }
+    : options["hermes-sessions"] !== undefined
+    ? { kind: "hermes", dir: options["hermes-sessions"] }
+    : { kind: "scripted" };
+  const finished = await runSuite(
+    {
+      suite: HOTPOT_COLLECT_SUITE,
+      argv,
+      options: { ...options },
+      output: options.output,
+      resume: options.resume,
+      quiet: options.quiet,
+      protocol: { suite: "hotpot", stage: "collect", selection, collection: mode.kind },
+      tokenizer: { name: counter.name, hash: counter.hash },
+      sources: { dataset: bytes },
+      models: models ?? undefined,
+    },
+    async (context) => {
+      const corpus = await collectCorpus(context, {
+        datasetPath: datasetLabel,
+        datasetSha256: sha256Hex(bytes),
+        records,
+        selection,
+        mode,
+      });
+      const valid = corpus.questions.filter((q) => q.valid).length;
+      return {
+        result: corpus,
+        files: {},
+        lines: [
+          `collected ${valid}/${corpus.questions.length} valid trajectories`,
+          `corpus: ${context.run.path}/corpus.json`,
+        ],
+      };
+    },
+  );
+  return finished.path;
+}
+
+/** The parsed options of `hotpot run`. */
+export interface HotpotRunCommandOptions extends RunCommandOptions {
+  corpus?: string;
+  methods?: HotpotMethod[];
+  "input-cap"?: number;
+  reserve?: number;
+  compressions?: number;
+  answers?: number;
+  tokenizer?: string;
+}
+
+/** `hotpot run`: returns the run directory. */
+export async function hotpotRunCommand(options: HotpotRunCommandOptions, argv: string[]): Promise<string> {
+  if (!options.corpus) {
+    throw new UsageError("hotpot run: --corpus FILE is required (write one with 'hotpot collect')");
+  }
+  const { corpus, bytes } = await readCorpus(options.corpus);
+  const checkOnly = options["check-only"] === true;
+  const runOptions = {
+    ...DEFAULT_HOTPOT_RUN,
+    methods: options.methods ?? [...HOTPOT_METHODS],
+    ...(options["input-cap"] !== undefined ? { inputCap: options["input-cap"] } : {}),
+    ...(options.reserve !== undefined ? { reserve: options.reserve } : {}),
+    ...(options.compressions !== undefined ? { compressions: options.compressions } : {}),
+    ...(options.answers !== undefined ? { answers: options.answers } : {}),
+  };
+  const frozen = await openFrozenFor(HOTPOT_SUITE, options["frozen-run"], checkOnly, runOptions);
+  const counter = await loadTokenCounter(options.tokenizer);
+  if (runOptions.reserve >= runOptions.inputCap) {
+    throw new UsageError("--reserve must be smaller than --input-cap");
+  }
+  const models = await setupModels(options, counter, checkOnly, frozen?.manifest.protocol);
+  const finished = await runSuite(
+    {
+      suite: HOTPOT_SUITE,
+      argv,
+      options: { ...options },
+      output: options.output,
+      resume: options.resume,
+      quiet: options.quiet,
+      frozen,
+      checkOnly,
+      protocol: { suite: "hotpot", ...runOptions, models: models.description },
+      tokenizer: { name: counter.name, hash: counter.hash },
+      sources: { corpus: bytes },
+      models,
+    },
+    async (context) => {
+      if (context.resumed && context.run.header.sources.corpus !== sha256Hex(bytes)) {
+        throw new UsageError(`--corpus ${options.corpus} differs from the corpus this run started with`);
+      }
+      const outcome = await runHotpot(context, corpus, runOptions, models, counter);
+      return {
+        result: outcome,
+        files: outcome.files,
+        json: {
+          "protocol.json": {
+            suite: "hotpot",
+            ...runOptions,
+            models: models.description,
+            tokenizer: { name: counter.name, hash: counter.hash },
+            corpus_sha256: sha256Hex(bytes),
+            dataset_sha256: corpus.dataset.sha256,
+          },
+        },
+        raw: { "corpus.json": bytes },
+        check: outcome.checkOnly,
+      };
+    },
+  );
+  return finished.path;
+}

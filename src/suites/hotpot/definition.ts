@@ -1,0 +1,66 @@
+/**
+ * The hotpot suites: `hotpot collect` (selection and trajectories) and `hotpot run` (compaction methods under
+ * one answer-input ceiling, scored against gold).
+ *
+ * @module
+ */
+import type { Suite } from "../suite.ts";
+import { providerStageNamed } from "../provider_stages.ts";
+import type { HotpotMethodAggregate } from "./aggregate.ts";
+import { hotpotSelectStage } from "./stages/select.ts";
+import { hotpotQuestionStage } from "./stages/question.ts";
+import { hotpotContextStage } from "./stages/context.ts";
+import { hotpotScoreStage } from "./stages/score.ts";
+import { hotpotAggregateStage } from "./stages/aggregate.ts";
+import { hotpotReportStage } from "./stages/report.ts";
+
+/** `hotpot collect`. */
+export const HOTPOT_COLLECT_SUITE: Suite = {
+  name: "hotpot-collect",
+  command: ["hotpot", "collect"],
+  title: "hotpot-collect",
+  stages: [hotpotSelectStage, providerStageNamed("hotpot-collect")],
+  summary: () => [],
+};
+
+const pct = (x: number) => (100 * x).toFixed(1).padStart(5);
+
+/** `hotpot run`. */
+export const HOTPOT_SUITE: Suite = {
+  name: "hotpot",
+  command: ["hotpot", "run"],
+  title: "hotpot",
+  stages: [
+    hotpotQuestionStage,
+    providerStageNamed("hotpot-rank"),
+    providerStageNamed("hotpot-summary"),
+    hotpotContextStage,
+    providerStageNamed("hotpot-answer"),
+    hotpotScoreStage,
+    hotpotAggregateStage,
+    hotpotReportStage,
+  ],
+  aggregate: hotpotAggregateStage,
+  report: hotpotReportStage,
+  compareMetrics({ aggregate }) {
+    const out = new Map<string, Record<string, number | null>>();
+    for (const r of aggregate as HotpotMethodAggregate[]) {
+      out.set(r.method, {
+        em: r.metrics.em,
+        f1: r.metrics.f1,
+        sp_f1: r.metrics.sp_f1,
+        joint_f1: r.metrics.joint_f1,
+        gold_sp_kept: r.sp_survival,
+        valid: r.valid,
+        input_tokens_mean: r.input_tokens.mean,
+      });
+    }
+    return out;
+  },
+  summary(text) {
+    return (JSON.parse(text) as HotpotMethodAggregate[]).map((a) =>
+      `${a.method.padEnd(12)} EM ${pct(a.metrics.em)}  F1 ${pct(a.metrics.f1)}  ` +
+      `joint F1 ${pct(a.metrics.joint_f1)}  valid ${a.valid}/${a.planned}`
+    );
+  },
+};

@@ -1,0 +1,88 @@
+/**
+ * `hotpot-aggregate`: every answer row of the run, from the blobs of its nodes (the answer's status and text,
+ * the score, the context's count), gathered into `results.json` and averaged into `aggregate.json`. Its inputs
+ * are every score and every context of the run, so the published numbers descend, in the DAG, from every node.
+ *
+ * @module
+ */
+import { z } from "zod";
+import { defineStage } from "../../../pipeline/stage.ts";
+import { UsageSchema } from "../../../store/manifest.ts";
+import { AnswerStatusSchema, StoredAnswerSchema } from "../../answer_stage.ts";
+import { publishedJson, rowIds, rowInput } from "../../published.ts";
+import { aggregateHotpot } from "../aggregate.ts";
+import { HOTPOT_METHODS, type HotpotMethod } from "../methods.ts";
+import type { HotpotResultRow } from "../rows.ts";
+import { StoredQuestionSchema } from "./question.ts";
+import { ContextInfoSchema } from "./context.ts";
+import { HotpotScoreSchema } from "./score.ts";
+
+/** The `hotpot-aggregate` stage. */
+export const hotpotAggregateStage = defineStage({
+  name: "hotpot-aggregate",
+  version: 1,
+  doc: "Every answer row (results.json) and the per-method aggregate (aggregate.json) of a hotpot run.",
+  params: z.object({
+    methods: z.array(z.enum(HOTPOT_METHODS)),
+    /** Usage of this run's compression calls per method (from the rank and summary nodes' usage). */
+    compression_usage: z.record(z.string(), UsageSchema),
+  }),
+  inputs: ["question:*", "status:*", "answer:*", "score:*", "info:*", "context:*"],
+  textInputs: ["context:*"],
+  outputs: {
+    "results.json": { schema: z.string(), kind: "text", doc: "every answer row, published as results.json" },
+    "aggregate.json": {
+      schema: z.string(),
+      kind: "text",
+      doc: "per-method means, published as aggregate.json",
+    },
+  },
+  provider: false,
+  run({ params, inputs, hashes }) {
+    const types = new Map<string, string>();
+    for (const [name, value] of Object.entries(inputs)) {
+      if (!name.startsWith("question:")) continue;
+      const question = StoredQuestionSchema.parse(value);
+      types.set(question.id, question.type);
+    }
+    const rows: HotpotResultRow[] = rowIds(inputs).map((row) => {
+      const status = AnswerStatusSchema.parse(inputs[rowInput("status", row)]);
+      const answer = StoredAnswerSchema.nullable().parse(inputs[rowInput("answer", row)]);
+      const score = HotpotScoreSchema.parse(inputs[rowInput("score", row)]);
+      const info = ContextInfoSchema.parse(inputs[rowInput("info", row)]);
+      const p = status.params as {
+        question_id: string;
+        method: HotpotMethod;
+        generation: number;
+        answer_index: number;
+      };
+      const ok = status.status === "ok" && answer !== null;
+      return {
+        question_id: p.question_id,
+        type: types.get(p.question_id) ?? "unknown",
+        method: p.method,
+        generation: p.generation,
+        answer_index: p.answer_index,
+        status: ok ? "ok" : "invalid",
+        reason: ok ? null : status.reason,
+        answer_text: answer?.content ?? null,
+        prediction: score.prediction,
+        metrics: score.metrics,
+        input_tokens: answer?.usage.prompt_tokens ?? null,
+        context_tokens: info.tokens,
+        within_cap: info.within_cap,
+        sp_survival: score.sp_survival,
+        context_hash: hashes[rowInput("context", row)] ?? null,
+      };
+    });
+    const order = new Map(params.methods.map((m, i) => [m, i]));
+    rows.sort((a, b) =>
+      a.question_id.localeCompare(b.question_id) || order.get(a.method)! - order.get(b.method)! ||
+      a.generation - b.generation || a.answer_index - b.answer_index
+    );
+    const aggregates = aggregateHotpot(rows, params.methods, params.compression_usage);
+    return Promise.resolve({
+      outputs: { "results.json": publishedJson(rows), "aggregate.json": publishedJson(aggregates) },
+    });
+  },
+});

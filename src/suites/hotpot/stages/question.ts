@@ -1,0 +1,65 @@
+/**
+ * `hotpot-question`: splits one corpus question into its public material (what the methods see) and its gold
+ * labels (what only the score sees). Invalid when the collection failed its checks.
+ *
+ * @module
+ */
+import { z } from "zod";
+import { defineStage } from "../../../pipeline/stage.ts";
+import { ChatMessageSchema } from "../../../models/messages.ts";
+import { ArticleSchema } from "../../../data/hotpot_record.ts";
+import { type Corpus, CorpusGoldSchema, CorpusSchema } from "../corpus.ts";
+
+/** The public material of one question as stored in the `question` output. */
+export const StoredQuestionSchema = z.object({
+  id: z.string(),
+  type: z.enum(["bridge", "comparison"]),
+  question: z.string(),
+  context: z.array(ArticleSchema),
+  trajectory: z.array(ChatMessageSchema),
+  valid: z.boolean(),
+  reason: z.string().nullable(),
+});
+/** The public material of one question. */
+export type StoredQuestion = z.infer<typeof StoredQuestionSchema>;
+
+const parsedCorpora = new Map<string, Corpus>();
+
+/** The corpus of a `corpus` input, validated once per blob. */
+export function corpusOf(hash: string, value: unknown): Corpus {
+  let corpus = parsedCorpora.get(hash);
+  if (!corpus) {
+    corpus = CorpusSchema.parse(value);
+    parsedCorpora.clear(); // one corpus per run: keep memory flat
+    parsedCorpora.set(hash, corpus);
+  }
+  return corpus;
+}
+
+/** The `hotpot-question` stage. */
+export const hotpotQuestionStage = defineStage({
+  name: "hotpot-question",
+  version: 2,
+  doc: "One corpus question split into its public material and its gold labels.",
+  params: z.object({ id: z.string() }),
+  inputs: ["corpus"],
+  outputs: {
+    question: { schema: StoredQuestionSchema, doc: "the question, its articles and trajectory, validity" },
+    gold: { schema: CorpusGoldSchema, doc: "the gold answer and supporting facts (read only by the score)" },
+  },
+  provider: false,
+  run({ params, inputs, hashes }) {
+    const corpus = corpusOf(hashes.corpus, inputs.corpus);
+    const cq = corpus.questions.find((q) => q.id === params.id);
+    if (!cq) throw new Error(`hotpot-question: question ${params.id} is not in the corpus`);
+    const { id, type, question, context, trajectory, valid, reason } = cq;
+    return Promise.resolve({
+      outputs: {
+        question: { id, type, question, context, trajectory, valid, reason: reason ?? null },
+        gold: corpus.gold[cq.id],
+      },
+      status: valid ? "ok" as const : "invalid" as const,
+      ...(valid ? {} : { reason: `collection invalid: ${reason}` }),
+    });
+  },
+});

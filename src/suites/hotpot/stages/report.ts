@@ -1,0 +1,57 @@
+/**
+ * `hotpot-report`: REPORT.md and report.html rendered from the aggregate node's `aggregate.json` and the
+ * corpus; both are published exactly as this node outputs them.
+ *
+ * @module
+ */
+import { z } from "zod";
+import { defineStage } from "../../../pipeline/stage.ts";
+import { hotpotReportHtml } from "../../../report/hotpot_html.ts";
+import type { HotpotMethodAggregate } from "../aggregate.ts";
+import { hotpotReportMarkdown } from "../report.ts";
+import { corpusOf } from "./question.ts";
+
+/** The `hotpot-report` stage. */
+export const hotpotReportStage = defineStage({
+  name: "hotpot-report",
+  version: 1,
+  doc: "REPORT.md and report.html of a hotpot run, from its aggregate and corpus.",
+  params: z.object({
+    models: z.object({
+      mode: z.string(),
+      chat_model: z.string(),
+      decision_model: z.string(),
+      note: z.string(),
+    }),
+    tokenizer: z.string(),
+    input_cap: z.number().int(),
+    reserve: z.number().int(),
+    compressions: z.number().int(),
+    answers: z.number().int(),
+  }),
+  inputs: ["aggregate", "corpus"],
+  textInputs: ["aggregate"],
+  outputs: {
+    "REPORT.md": { schema: z.string(), kind: "text", doc: "the Markdown report, published as REPORT.md" },
+    "report.html": { schema: z.string(), kind: "text", doc: "the HTML report, published as report.html" },
+  },
+  provider: false,
+  run({ params, inputs, hashes }) {
+    const aggregates = JSON.parse(z.string().parse(inputs.aggregate)) as HotpotMethodAggregate[];
+    const meta = {
+      corpus: corpusOf(hashes.corpus, inputs.corpus),
+      models: params.models,
+      tokenizer: params.tokenizer,
+      inputCap: params.input_cap,
+      reserve: params.reserve,
+      compressions: params.compressions,
+      answers: params.answers,
+    };
+    return Promise.resolve({
+      outputs: {
+        "REPORT.md": hotpotReportMarkdown(aggregates, meta),
+        "report.html": hotpotReportHtml(aggregates, meta),
+      },
+    });
+  },
+});

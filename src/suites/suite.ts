@@ -1,0 +1,40 @@
+/**
+ * The one suite abstraction. A suite names its run header, its command, its stages (the aggregate and report
+ * among them), how its runs are compared, whether a frozen run can serve it, and what it prints at the end.
+ * Option tables and parsing stay in the CLI (`src/cli/<suite>.ts`); everything a run does lives below it.
+ *
+ * @module
+ */
+import type { AnyStageDef } from "../pipeline/stage.ts";
+import type { Manifest } from "../store/manifest.ts";
+
+/** Headline metrics per row key (method, context kind, engine) of one run, for `compare`. */
+export type CompareMetrics = Map<string, Record<string, number | null>>;
+
+/** A suite. */
+export interface Suite {
+  /** The run header's `suite` (e.g. `hotpot`, `hotpot-collect`). */
+  name: string;
+  /** The command words (e.g. `["hotpot", "run"]`). */
+  command: readonly string[];
+  /** The title of progress lines. */
+  title: string;
+  /** Every stage the suite runs, in pipeline order. */
+  stages: readonly AnyStageDef[];
+  /** The stage whose outputs are `results.json` and `aggregate.json` (none for a collection). */
+  aggregate?: AnyStageDef;
+  /** The stage whose outputs are `REPORT.md` and `report.html` (its body calls the Markdown and HTML renderers). */
+  report?: AnyStageDef;
+  /** The headline metrics of a finished run, from its published `aggregate.json` / `results.json` texts. */
+  compareMetrics?(files: { aggregate: unknown; results: unknown }): CompareMetrics;
+  /** Why `frozen` cannot serve a run of this suite with these protocol numbers (one line), or null. */
+  checkFrozen?(frozen: Manifest, protocol: Record<string, unknown>): string | null;
+  /** The lines printed after a run, from its published `aggregate.json` text. */
+  summary(aggregateText: string): string[];
+}
+
+/** The name a progress line gives a stage: without the suite's prefix (`hotpot-answer` → `answer`). */
+export function stageDisplayName(suite: Suite, stage: string): string {
+  const prefix = `${suite.command[0]}-`;
+  return stage.startsWith(prefix) ? stage.slice(prefix.length) : stage;
+}

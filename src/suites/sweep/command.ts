@@ -1,0 +1,99 @@
+/**
+ * What `sweep run` does once its options are parsed: check the sandbox, the fixture and the frozen run before
+ * anything is written, set up the tokenizer and the models, and run the suite through the one life cycle.
+ *
+ * @module
+ */
+import { assetPath } from "../../assets.ts";
+import { UsageError } from "../../errors.ts";
+import { readInputFile } from "../../fs_input.ts";
+import { loadTokenCounter } from "../../tokens/load.ts";
+import { setupModels } from "../model_setup.ts";
+import { openFrozenFor, type RunCommandOptions, runSuite } from "../run_lifecycle.ts";
+import { SWEEP_SUITE } from "./definition.ts";
+import { loadSweepFixture } from "./fixture.ts";
+import { DEFAULT_SWEEP_TRAJECTORY } from "./oracle.ts";
+import { DEFAULT_SWEEP_RUN, runSweep } from "./run_suite.ts";
+import { assertSandboxAvailable } from "./sandbox.ts";
+
+/** The parsed options of `sweep run`. */
+export interface SweepRunCommandOptions extends RunCommandOptions {
+  trajectory?: string;
+  compressions?: number;
+  "top-n"?: number[];
+  "input-cap"?: number;
+  "summary-allowance"?: number;
+  reserve?: number;
+  answers?: number;
+  tokenizer?: string;
+}
+
+/** `sweep run`: returns the run directory. */
+export async function sweepRunCommand(options: SweepRunCommandOptions, argv: string[]): Promise<string> {
+  assertSandboxAvailable();
+  const fixture = await loadSweepFixture(options.trajectory ?? assetPath(DEFAULT_SWEEP_TRAJECTORY));
+  const runOptions = {
+    ...DEFAULT_SWEEP_RUN,
+    ...(options.compressions !== undefined ? { compressions: options.compressions } : {}),
+    ...(options["top-n"] !== undefined ? { topN: options["top-n"] } : {}),
+    ...(options["input-cap"] !== undefined ? { inputCap: options["input-cap"] } : {}),
+    ...(options["summary-allowance"] !== undefined ? { summaryAllowance: options["summary-allowance"] } : {}),
+    ...(options.reserve !== undefined ? { reserve: options.reserve } : {}),
+    ...(options.answers !== undefined ? { answers: options.answers } : {}),
+  };
+  if (runOptions.reserve >= Math.min(runOptions.inputCap, runOptions.summaryAllowance)) {
+    throw new UsageError("--reserve must be smaller than --input-cap and --summary-allowance");
+  }
+  const checkOnly = options["check-only"] === true;
+  const frozen = await openFrozenFor(SWEEP_SUITE, options["frozen-run"], checkOnly, runOptions);
+  const counter = await loadTokenCounter(options.tokenizer);
+  const trajectoryBytes = await readInputFile(fixture.path, "--trajectory");
+  const models = await setupModels(options, counter, checkOnly, frozen?.manifest.protocol);
+  const finished = await runSuite(
+    {
+      suite: SWEEP_SUITE,
+      argv,
+      options: { ...options },
+      output: options.output,
+      resume: options.resume,
+      quiet: options.quiet,
+      frozen,
+      checkOnly,
+      protocol: { suite: "sweep", ...runOptions, fixture: fixture.hash, models: models.description },
+      tokenizer: { name: counter.name, hash: counter.hash },
+      sources: { trajectory: trajectoryBytes },
+      models,
+    },
+    async (context) => {
+      const outcome = await runSweep(context, fixture, runOptions, models, counter);
+      const summary = outcome.checkOnly ? [] : SWEEP_SUITE.summary(
+        await context.run.store.getText(outcome.files["aggregate.json"]),
+      );
+      return {
+        result: outcome,
+        files: outcome.files,
+        json: {
+          "protocol.json": {
+            suite: "sweep",
+            ...runOptions,
+            models: models.description,
+            tokenizer: { name: counter.name, hash: counter.hash },
+            fixture: {
+              name: fixture.name,
+              sha256: fixture.hash,
+              units: fixture.units.map((u) => u.id),
+              facts: fixture.facts.map((f) => ({ name: f.name, text: f.text })),
+              repair: fixture.repair,
+            },
+          },
+        },
+        check: outcome.checkOnly,
+        lines: [
+          ...summary,
+          `compression calls: ${outcome.compressionUsage.calls}; reused nodes: ${outcome.reusedCompression}`,
+        ],
+      };
+    },
+  );
+  return finished.path;
+}

@@ -1,0 +1,66 @@
+/**
+ * The sweep suite: a frozen summary plus the decision model's Top-N evidence units, scored by exact fact
+ * checks and sandboxed repair checks.
+ *
+ * @module
+ */
+import type { Suite } from "../suite.ts";
+import { providerStageNamed } from "../provider_stages.ts";
+import type { SweepKindAggregate } from "./aggregate.ts";
+import { sweepTrajectoryStage } from "./stages/trajectory.ts";
+import { sweepContextStage } from "./stages/context.ts";
+import { sweepScoreStage } from "./stages/score.ts";
+import { sweepAggregateStage } from "./stages/aggregate.ts";
+import { sweepReportStage } from "./stages/report.ts";
+
+const pct = (x: number) => (100 * x).toFixed(1).padStart(5);
+
+/** `sweep run`. */
+export const SWEEP_SUITE: Suite = {
+  name: "sweep",
+  command: ["sweep", "run"],
+  title: "sweep",
+  stages: [
+    sweepTrajectoryStage,
+    providerStageNamed("sweep-summary"),
+    providerStageNamed("sweep-rank"),
+    sweepContextStage,
+    providerStageNamed("sweep-answer"),
+    sweepScoreStage,
+    sweepAggregateStage,
+    sweepReportStage,
+  ],
+  aggregate: sweepAggregateStage,
+  report: sweepReportStage,
+  compareMetrics({ aggregate }) {
+    const out = new Map<string, Record<string, number | null>>();
+    for (const r of aggregate as SweepKindAggregate[]) {
+      out.set(r.kind, {
+        fact_score: r.fact_score,
+        repair_pass: r.repair_pass_share,
+        valid: r.valid,
+        input_tokens_mean: r.input_tokens.mean,
+      });
+    }
+    return out;
+  },
+  checkFrozen(frozen, protocol) {
+    const generations = new Set(
+      frozen.nodes.filter((n) => n.stage === "sweep-summary").map((n) =>
+        (n.params as { generation?: number }).generation
+      ),
+    );
+    if (generations.size !== protocol.compressions) {
+      return `--compressions ${protocol.compressions} differs from the ${generations.size} frozen summary ` +
+        `generation(s)`;
+    }
+    return null;
+  },
+  summary(text) {
+    return (JSON.parse(text) as SweepKindAggregate[]).map((a) =>
+      `${a.kind.padEnd(8)} facts ${pct(a.fact_score)}  repair ${
+        pct(a.repair_pass_share)
+      }  valid ${a.valid}/${a.planned}`
+    );
+  },
+};

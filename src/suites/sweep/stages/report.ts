@@ -1,0 +1,76 @@
+/**
+ * `sweep-report`: REPORT.md and report.html rendered from the aggregate node's `aggregate.json`; both are
+ * published exactly as this node outputs them.
+ *
+ * @module
+ */
+import { z } from "zod";
+import { defineStage } from "../../../pipeline/stage.ts";
+import { UsageSchema } from "../../../core/usage.ts";
+import { sweepReportHtml } from "../../../report/sweep_html.ts";
+import type { SweepKindAggregate } from "../aggregate.ts";
+import { sweepReportMarkdown } from "../report.ts";
+
+const ModelsSchema = z.object({
+  mode: z.string(),
+  chat_model: z.string(),
+  decision_model: z.string(),
+  note: z.string(),
+});
+
+/** The `sweep-report` stage. */
+export const sweepReportStage = defineStage({
+  name: "sweep-report",
+  version: 1,
+  doc: "REPORT.md and report.html of a sweep run, from its aggregate.",
+  params: z.object({
+    fixture: z.object({
+      name: z.string(),
+      hash: z.string(),
+      units: z.number().int(),
+      facts: z.number().int(),
+    }),
+    models: ModelsSchema,
+    tokenizer: z.string(),
+    options: z.object({
+      compressions: z.number().int(),
+      topN: z.array(z.number().int()),
+      inputCap: z.number().int(),
+      summaryAllowance: z.number().int(),
+      reserve: z.number().int(),
+      answers: z.number().int(),
+      summaryRetries: z.number().int(),
+      answerMaxTokens: z.number().int(),
+    }),
+    /** This run's compression calls (nodes reused from a frozen run made theirs there). */
+    compression_usage: UsageSchema,
+    reused_compression: z.number().int(),
+    /** The frozen run the compression nodes came from, by manifest hash (never a path). */
+    frozen_run: z.string().nullable(),
+  }),
+  inputs: ["aggregate"],
+  textInputs: ["aggregate"],
+  outputs: {
+    "REPORT.md": { schema: z.string(), kind: "text", doc: "the Markdown report, published as REPORT.md" },
+    "report.html": { schema: z.string(), kind: "text", doc: "the HTML report, published as report.html" },
+  },
+  provider: false,
+  run({ params, inputs }) {
+    const aggregates = JSON.parse(z.string().parse(inputs.aggregate)) as SweepKindAggregate[];
+    const meta = {
+      fixture: params.fixture,
+      models: params.models,
+      tokenizer: params.tokenizer,
+      options: params.options,
+      compressionUsage: params.compression_usage,
+      reusedCompression: params.reused_compression,
+      ...(params.frozen_run !== null ? { frozenRun: params.frozen_run } : {}),
+    };
+    return Promise.resolve({
+      outputs: {
+        "REPORT.md": sweepReportMarkdown(aggregates, meta),
+        "report.html": sweepReportHtml(aggregates, meta),
+      },
+    });
+  },
+});

@@ -1,0 +1,34 @@
+/**
+ * `sweep-trajectory`: the fixture's evidence units as the methods see them (provenance header plus the exact
+ * original text), so that every later node descends from the trajectory in the DAG.
+ *
+ * @module
+ */
+import { z } from "zod";
+import { defineStage } from "../../../pipeline/stage.ts";
+import { renderedUnits } from "../contexts.ts";
+import { checkSweepEnv, type SweepStageEnv } from "./env.ts";
+
+/** The evidence units of a sweep trajectory. */
+export const SweepUnitsSchema = z.array(
+  z.object({ id: z.string(), position: z.number().int(), text: z.string() }),
+);
+
+/** The `sweep-trajectory` stage. */
+export const sweepTrajectoryStage = defineStage({
+  name: "sweep-trajectory",
+  version: 1,
+  doc: "The evidence units of the sweep trajectory, rendered with their provenance.",
+  params: z.object({ fixture: z.string() }),
+  inputs: ["file"],
+  textInputs: ["file"],
+  outputs: { units: { schema: SweepUnitsSchema, doc: "evidence units in source order" } },
+  provider: false,
+  run({ params, env }: { params: { fixture: string }; env: SweepStageEnv }) {
+    checkSweepEnv(env, params);
+    const units = renderedUnits(env.fixture.trajectory, env.fixture.units);
+    return Promise.resolve({
+      outputs: { units: units.map((u) => ({ id: u.id, position: u.position, text: u.text })) },
+    });
+  },
+});
