@@ -13,8 +13,7 @@ import { parseCommand } from "./args.ts";
 import { fractionListOption, intOption } from "./numbers.ts";
 import { RUN_OPTION_HELP, RUN_OPTION_SPEC, RunOptionsShape } from "./run_setup.ts";
 import { writeFileAtomic } from "../store/run_dir.ts";
-import { checkNewOutputPath, inputError, readInputFile } from "../fs_input.ts";
-import { refuseGiven } from "./option_rules.ts";
+import { checkNewOutputPath, inputError } from "../fs_input.ts";
 
 /** Turns × words per message at most: a bound on the generated transcript's size (and memory). */
 const MAX_GENERATED_WORDS = 2_000_000;

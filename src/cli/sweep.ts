@@ -9,7 +9,6 @@ import { MODEL_OPTION_HELP, MODEL_OPTION_SPEC, ModelOptionsShape } from "../suit
 import { DEFAULT_SWEEP_RUN } from "../suites/sweep/run_suite.ts";
 import { sweepRunCommand } from "../suites/sweep/command.ts";
 import { parseCommand } from "./args.ts";
-import { readInputFile } from "../fs_input.ts";
 import { intOption, rangeOption } from "./numbers.ts";
 import { parseResumable, RUN_OPTION_HELP, RUN_OPTION_SPEC, RunOptionsShape } from "./run_setup.ts";
 
