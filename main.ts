@@ -9,6 +9,7 @@ import { NotIJsonError } from "./src/store/canonical.ts";
 import { PROGRAM } from "./src/version.ts";
 import { fsErrorCause } from "./src/fs_input.ts";
 import { COMMANDS, usage } from "./src/cli/commands.ts";
+import { REPAIR_SANDBOX_COMMAND, serveRepairSandbox } from "./src/suites/sweep/sandbox_child.ts";
 
 /** Runs the CLI with `argv` and returns the exit code. */
 export async function main(argv: string[]): Promise<number> {
@@ -73,6 +74,8 @@ function reportUnexpected(error: unknown): number {
 }
 
 if (import.meta.main) {
+  // The single binary starts itself as the repair sandbox's child (see src/suites/sweep/sandbox.ts).
+  if (Deno.args.length === 1 && Deno.args[0] === REPAIR_SANDBOX_COMMAND) Deno.exit(serveRepairSandbox());
   // A rejection nobody awaited would otherwise end the process with Deno's stack trace.
   globalThis.addEventListener("unhandledrejection", (event) => {
     event.preventDefault();

@@ -162,6 +162,18 @@ def battery():
                  call("c2", "read_file", "{\"path\": \"ünï/çødé.txt\", \"opts\": {\"a\": [true, null, 2.5]}}")]},
              {"role": "tool", "tool_call_id": "c1", "content": "first"},
              {"role": "tool", "tool_call_id": "c2", "content": "second"}]},
+        # Hugging Face convention: the first call's arguments are an object (rendered by the template's
+        # tojson), the second's a string (rendered verbatim). Until this script is run again, the committed
+        # qwen3.json holds this case derived from "tool calls with parsed arguments" (same bytes: the string
+        # is already in json.dumps layout), marked "derived_from".
+        {"name": "tool calls with object arguments", "tools": [READ_FILE_TOOL],
+         "messages": [
+             {"role": "user", "content": "Read doc 1 and doc 2."},
+             {"role": "assistant", "content": "", "tool_calls": [
+                 call("c1", "read_file", {"path": "docs/doc_1.txt", "max_bytes": 100}),
+                 call("c2", "read_file", "{\"path\": \"ünï/çødé.txt\", \"opts\": {\"a\": [true, null, 2.5]}}")]},
+             {"role": "tool", "tool_call_id": "c1", "content": "first"},
+             {"role": "tool", "tool_call_id": "c2", "content": "second"}]},
         {"name": "tool definitions only", "tools": [READ_FILE_TOOL, SEARCH_TOOL], "messages": [
             {"role": "user", "content": "What tools do you have?"}]},
         {"name": "tool definitions without system", "tools": [SEARCH_TOOL], "messages": [

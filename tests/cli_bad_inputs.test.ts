@@ -127,10 +127,13 @@ type Case = [args: string, names: RegExp];
 const CASES: Case[] = [
   // a directory where a file is expected
   [
-    "hotpot collect --dataset $I/adir.json --output $O",
+    "hotpot collect --scripted --dataset $I/adir.json --output $O",
     /--dataset .*adir\.json: is a directory, expected a file/,
   ],
-  ["hotpot collect --dataset $I/adir.parquet --output $O", /--dataset .*adir\.parquet: is a directory/],
+  [
+    "hotpot collect --scripted --dataset $I/adir.parquet --output $O",
+    /--dataset .*adir\.parquet: is a directory/,
+  ],
   ["hotpot run --reference --corpus $I/adir --output $O", /--corpus .*adir: is a directory/],
   ["hotpot score --gold $I/adir.json --pred $I/file", /--gold .*adir\.json: is a directory/],
   ["hotpot score --gold $I/gold.json --pred $I/adir", /--pred .*adir: is a directory/],
@@ -154,7 +157,10 @@ const CASES: Case[] = [
   ["verify $I/file", /file: is a file, expected a directory/],
   ["compare $RUN $I/file", /file: is a file, expected a directory/],
   // symbolic link loops
-  ["hotpot collect --dataset $I/loopA.json --output $O", /--dataset .*loopA\.json: symbolic link loop/],
+  [
+    "hotpot collect --scripted --dataset $I/loopA.json --output $O",
+    /--dataset .*loopA\.json: symbolic link loop/,
+  ],
   ["hotpot run --reference --corpus $I/loopA.json --output $O", /--corpus .*loopA\.json: symbolic link loop/],
   ["hotpot score --gold $I/loopA.json --pred $I/file", /--gold .*loopA\.json: symbolic link loop/],
   [
@@ -164,7 +170,7 @@ const CASES: Case[] = [
   ["tokens $I/loopA.json", /loopA\.json: symbolic link loop/],
   ["verify $I/loopA.json", /loopA\.json: symbolic link loop/],
   // FIFOs and devices are refused before they are opened (never block)
-  ["hotpot collect --dataset $I/fifo.json --output $O", /--dataset .*fifo\.json: is a FIFO/],
+  ["hotpot collect --scripted --dataset $I/fifo.json --output $O", /--dataset .*fifo\.json: is a FIFO/],
   ["hotpot run --reference --corpus $I/fifo.json --output $O", /--corpus .*fifo\.json: is a FIFO/],
   ["sweep run --reference --trajectory $I/fifo.json --output $O", /--trajectory .*fifo\.json: is a FIFO/],
   ["engines run --reference --transcript $I/fifo.json --output $O", /--transcript .*fifo\.json: is a FIFO/],
@@ -173,7 +179,7 @@ const CASES: Case[] = [
   ["hotpot collect --live --env-file $I/fifo.json --output $O", /--env-file .*fifo\.json: is a FIFO/],
   ["tokens $I/zero.json", /zero\.json: is a character device/],
   // missing paths, and paths below a file
-  ["hotpot collect --dataset $I/missing.json --output $O", /--dataset .*missing\.json: not found/],
+  ["hotpot collect --scripted --dataset $I/missing.json --output $O", /--dataset .*missing\.json: not found/],
   [
     "hotpot run --reference --corpus $I/file/c.json --output $O",
     /--corpus .*file\/c\.json: a component of the path is not a directory/,
@@ -230,7 +236,6 @@ const CASES: Case[] = [
   ["hotpot run --reference --corpus $C --output $O stray", /unexpected argument 'stray'/],
   ["hotpot collect --output $O stray", /unexpected argument 'stray'/],
   [
-    "hotpot collect --reference --timeout-ms 5 --output $O",
     /hotpot collect: --reference, --timeout-ms are only used with --live/,
   ],
   ["engines generate stray", /unexpected argument 'stray'/],

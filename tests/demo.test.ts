@@ -46,7 +46,7 @@ Deno.test("the demo completes offline with the demo task's permissions and every
   const engines = JSON.parse(await Deno.readTextFile(join(out, "engines", "results.json")));
   assert.deepEqual(
     engines.engines.map((e: { engine: string }) => e.engine),
-    ["full", "truncate", "hermes-style", "summary", "jev", "jev+summary"],
+    ["full", "truncate", "hermes-like", "summary", "jev", "jev+summary"],
   );
   await Deno.remove(tmp, { recursive: true });
 });

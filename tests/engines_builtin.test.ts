@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { importTranscript } from "../src/data/transcripts/import.ts";
 import { createEngine } from "../src/methods/engines/create.ts";
 import type { ContextEngine } from "../src/methods/engines/engine.ts";
-import { CLEARED_TOOL_OUTPUT } from "../src/methods/engines/hermes_style.ts";
+import { CLEARED_TOOL_OUTPUT } from "../src/methods/engines/hermes_like.ts";
 import { repairToolPairing, splitUnits, toolPairingProblem } from "../src/methods/engines/tool_groups.ts";
 import type { ChatMessage } from "../src/models/messages.ts";
 import { UsageError } from "../src/errors.ts";
@@ -44,7 +44,7 @@ Deno.test("every built-in engine keeps tool pairs valid and fits the budget on g
     for (const messages of [generated.messages, hermes.messages]) {
       const currentTokens = counter.countMessages(messages);
       const budgetTokens = Math.floor(currentTokens / 4);
-      for (const spec of ["full", "truncate", "hermes-style", "summary", "jev", "jev+summary"]) {
+      for (const spec of ["full", "truncate", "hermes-like", "summary", "jev", "jev+summary"]) {
         const engine: ContextEngine = createEngine(spec, { ...models, timeoutMs: 10_000 });
         const { messages: out, usage } = await engine.compress(structuredClone(messages), {
           budgetTokens,
@@ -56,7 +56,7 @@ Deno.test("every built-in engine keeps tool pairs valid and fits the budget on g
         if (spec === "full") assert.deepEqual(out, messages);
         else assert.ok(tokens <= budgetTokens, `${spec}: ${tokens} > ${budgetTokens}`);
         assert.equal(out[0].role, "system", spec);
-        // (hermes-style may fit by clearing old tool outputs alone, without a model call.)
+        // (hermes-like may fit by clearing old tool outputs alone, without a model call.)
         if (spec.includes("summary") || spec.startsWith("jev")) {
           assert.ok((usage?.calls ?? 0) >= 1, `${spec} made no model call`);
         }
@@ -87,13 +87,13 @@ Deno.test("truncate keeps the system prompt and the newest turns that fit, exact
   assert.ok(counter.countMessages(bigger) > budgetTokens);
 });
 
-Deno.test("hermes-style protects head and tail, clears old tool outputs and summarizes the middle", async () => {
+Deno.test("hermes-like protects head and tail, clears old tool outputs and summarizes the middle", async () => {
   const counter = await sharedCounter();
   const models = await startReferenceModels();
   try {
     const { messages } = generateTranscript({ turns: 40, needles: 0 });
     const currentTokens = counter.countMessages(messages);
-    const engine = createEngine("hermes-style", { chat: models.chat, timeoutMs: 1000 });
+    const engine = createEngine("hermes-like", { chat: models.chat, timeoutMs: 1000 });
     // A roomy budget: clearing old tool outputs alone fits, no model call.
     const roomy = await engine.compress(messages, {
       budgetTokens: Math.floor(currentTokens * 0.9),

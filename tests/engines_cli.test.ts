@@ -42,7 +42,7 @@ Deno.test("engines run writes a verifiable run with results.json, REPORT.md and 
   ]);
   assert.equal(run.code, 0, run.stderr);
   for (const engine of ["full", "truncate", "jev"]) {
-    assert.match(run.stdout, new RegExp(`^${engine}\\s+ok`, "m"));
+    assert.match(run.stdout, new RegExp(`^${engine}\\s+\\d+ \\(25%\\)\\s+ok`, "m"));
   }
   const results = JSON.parse(await Deno.readTextFile(join(out, "results.json")));
   assert.equal(results.engines.length, 3);

@@ -35,13 +35,13 @@ function toolLoop(steps: number): ChatMessage[] {
   return messages;
 }
 
-Deno.test("summary and hermes-style keep tool pairs valid on a one-task tool loop that ends with a tool result", async () => {
+Deno.test("summary and hermes-like keep tool pairs valid on a one-task tool loop that ends with a tool result", async () => {
   const counter = await sharedCounter();
   const models = await startReferenceModels();
   try {
     const messages = toolLoop(12);
     const current = counter.countMessages(messages);
-    for (const spec of ["summary", "hermes-style", "truncate", "jev", "jev+summary"]) {
+    for (const spec of ["summary", "hermes-like", "truncate", "jev", "jev+summary"]) {
       const engine = createEngine(spec, { chat: models.chat, decision: models.decision, timeoutMs: 10_000 });
       const out = await engine.compress(structuredClone(messages), {
         budgetTokens: Math.floor(current / 4),
@@ -66,7 +66,7 @@ Deno.test("engines never grow a tiny window: a system prompt alone, or a short e
     ];
     for (const messages of inputs) {
       const current = counter.countMessages(messages);
-      for (const spec of ["summary", "hermes-style"]) {
+      for (const spec of ["summary", "hermes-like"]) {
         const engine = createEngine(spec, {
           chat: models.chat,
           decision: models.decision,

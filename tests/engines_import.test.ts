@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { importTranscript } from "../src/data/transcripts/import.ts";
+import { detectFormat, importTranscript } from "../src/data/transcripts/import.ts";
 import { UsageError } from "../src/errors.ts";
 import { toolPairingProblem } from "../src/methods/engines/tool_groups.ts";
 
@@ -52,7 +52,7 @@ Deno.test("an OpenAI message list imports as a bare array and as {messages}", as
       assert.equal(transcript.format, "openai");
       assert.equal(transcript.messages[1].content, "hello");
       assert.equal(transcript.messages[2].content, null);
-      assert.equal(transcript.messages[2].tool_calls?.[0].function.arguments, '{"a":1}');
+      assert.equal(transcript.messages[2].tool_calls?.[0].function.arguments, '{"a": 1}');
       assert.equal("reasoning" in transcript.messages[3], false);
     });
   }
@@ -87,7 +87,7 @@ Deno.test("ShareGPT tool calls and responses become paired tool messages with st
   const calls = first.messages[2].tool_calls!;
   assert.equal(first.messages[2].content, "Let me check both.");
   assert.deepEqual(calls.map((c) => c.function.name), ["get_weather", "terminal"]);
-  assert.equal(calls[0].function.arguments, '{"city":"Paris"}');
+  assert.equal(calls[0].function.arguments, '{"city": "Paris"}');
   assert.match(calls[0].id, /^call_[0-9a-f]{16}$/);
   assert.notEqual(calls[0].id, calls[1].id);
   assert.equal(first.messages[3].tool_call_id, calls[0].id);
@@ -217,4 +217,32 @@ Deno.test("a ShareGPT turn whose <think> is never closed keeps only the text bef
   } finally {
     await Deno.remove(dir, { recursive: true });
   }
+});
+
+Deno.test("tool-call arguments given as an object import as the text transformers' tojson prints for it", async () => {
+  const call = {
+    id: "c1",
+    type: "function",
+    function: { name: "read_file", arguments: { path: "ünï.txt", n: [1, true, null] } },
+  };
+  const messages = [
+    { role: "user", content: "read it" },
+    { role: "assistant", content: null, tool_calls: [call] },
+    { role: "tool", tool_call_id: "c1", content: "text" },
+  ];
+  await withFile("t.json", JSON.stringify(messages), async (path) => {
+    const transcript = await importTranscript(path);
+    assert.equal(
+      transcript.messages[1].tool_calls![0].function.arguments,
+      '{"path": "ünï.txt", "n": [1, true, null]}',
+    );
+  });
+});
+
+Deno.test("a {messages} object with a name is an OpenAI request, not a Hermes session; Hermes' own fields decide", () => {
+  const messages = [{ role: "user", content: "hi" }];
+  assert.equal(detectFormat({ messages, name: "my chat" }), "openai");
+  assert.equal(detectFormat({ messages, model: "m" }), "openai");
+  assert.equal(detectFormat({ messages, name: "s", source: "~/.hermes/sessions/x.jsonl" }), "hermes-session");
+  assert.equal(detectFormat({ messages, scrubbing_passes: [] }), "hermes-session");
 });

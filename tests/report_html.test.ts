@@ -5,7 +5,7 @@ import { hotpotReportHtml } from "../src/report/hotpot_html.ts";
 import { escapeHtml, safeHtml } from "../src/report/html.ts";
 import { sweepReportHtml } from "../src/report/sweep_html.ts";
 import type { EnginesReportMeta } from "../src/suites/engines/report.ts";
-import { enginesReportMarkdown } from "../src/suites/engines/report.ts";
+import { engineLabel, enginesReportMarkdown } from "../src/suites/engines/report.ts";
 import type { EngineResult } from "../src/suites/engines/run.ts";
 import type { HotpotMethodAggregate } from "../src/suites/hotpot/aggregate.ts";
 import type { HotpotMethod } from "../src/suites/hotpot/methods.ts";
@@ -45,6 +45,7 @@ function hotpotAggregate(
   return {
     method: method as HotpotMethod,
     metrics: metrics(em, em + 0.05, 0.65, em / 2),
+    em_exact: `${Math.round(em * 30)}/30`,
     sp_survival: 0.85,
     valid: 120,
     planned: 120,
@@ -145,12 +146,36 @@ function sweepMeta(mode = "reference", name = "payments-double-charge"): SweepRe
   };
 }
 
+function qaSummary(total: number, correct: number) {
+  return {
+    total,
+    correct,
+    recall: correct / total,
+    facts_total: total,
+    facts_found: correct,
+    by_type: {},
+    not_in_context: total - correct,
+    answers: [],
+    usage: usage(total),
+  };
+}
+
+function latency(
+  l: { cold: number | null; warm_median: number | null; warm_p95: number | null; warm: number[] },
+): EngineResult["latency_ms"] {
+  const mean = l.warm.length === 0 ? null : l.warm.reduce((a, b) => a + b, 0) / l.warm.length;
+  return { ...l, warm_mean: mean, warm_excluded_retried: 0, cold_retried_attempts: 0 };
+}
+
 function engineResult(engine: string, overrides: Partial<EngineResult> = {}): EngineResult {
   return {
     engine,
+    spec: engine,
+    kind: engine === "hermes-like" ? "reimplementation" : engine.startsWith("exec:") ? "outside" : "built-in",
     status: "ok",
     reason: null,
     budget_tokens: 10231,
+    budget: "25%",
     input_tokens: 40925,
     output_tokens: 10193,
     saved_tokens: 30732,
@@ -160,14 +185,14 @@ function engineResult(engine: string, overrides: Partial<EngineResult> = {}): En
     messages_out: 159,
     tool_pairing_valid: true,
     needles: { total: 12, found: 3, recall: 0.25, found_ids: [] },
-    qa: { total: 12, correct: 3, recall: 0.25, not_in_context: 9, answers: [], usage: usage(12) },
+    qa: qaSummary(12, 3),
     probes: null,
-    latency_ms: {
+    latency_ms: latency({
       cold: 8.380673999999999,
       warm_median: 5.858645999,
       warm_p95: 6.434151,
       warm: [5.8, 5.5, 6.4],
-    },
+    }),
     deterministic: true,
     usage: usage(0),
     usage_all_calls: usage(0),
@@ -194,17 +219,19 @@ const FAILED = engineResult("exec:./broken", {
   tool_pairing_valid: null,
   needles: { total: 12, found: 0, recall: null, found_ids: [] },
   qa: null,
-  latency_ms: { cold: null, warm_median: null, warm_p95: null, warm: [] },
+  latency_ms: latency({ cold: null, warm_median: null, warm_p95: null, warm: [] }),
   usage: null,
 });
 
 const ENGINES = [
   engineResult("full", {
     savings_pct: 0,
-    latency_ms: { cold: 0.1, warm_median: 0.02, warm_p95: 0.04, warm: [] },
+    latency_ms: latency({ cold: 0.1, warm_median: 0.02, warm_p95: 0.04, warm: [] }),
   }),
   engineResult("truncate"),
-  engineResult("hermes-style", { latency_ms: { cold: 173.2, warm_median: 42.4, warm_p95: 43, warm: [] } }),
+  engineResult("hermes-like", {
+    latency_ms: latency({ cold: 173.2, warm_median: 42.4, warm_p95: 43, warm: [] }),
+  }),
   FAILED,
 ];
 
@@ -333,11 +360,16 @@ Deno.test("sweep page without Top-N kinds says so instead of drawing an empty li
 Deno.test("engines page has a row per engine, three charts, and the same cells as REPORT.md", () => {
   const page = enginesReportHtml(ENGINES, ENGINES_META);
   assertSelfContained(page);
-  assert.deepEqual(tableRows(page).map((r) => r[0]), ["full", "truncate", "hermes-style", "exec:./broken"]);
+  assert.deepEqual(tableRows(page).map((r) => r[0]), [
+    "full",
+    "truncate",
+    "hermes-like (reimplementation)",
+    "exec:./broken",
+  ]);
   assert.deepEqual(tableRows(page), markdownRows(enginesReportMarkdown(ENGINES, ENGINES_META)));
   assert.equal(count(page, "<svg"), 3);
   assert.match(page, /<h3>Failures<\/h3>/);
-  assert.match(page, /<code>exec:\.\/broken<\/code>: exit code 3/);
+  assert.match(page, /<code>exec:\.\/broken<\/code> at 25%: exit code 3/);
   assert.match(page, /log scale/);
   assert.match(page, /<strong>Reference model\.<\/strong>/);
 });
@@ -350,11 +382,12 @@ Deno.test("engines page shows n/a for null recall, never a 0 or 100 bar", () => 
   }));
   const page = enginesReportHtml(noNeedles, ENGINES_META);
   for (const r of noNeedles) {
-    assert.ok(page.includes(`<title>needles (verbatim), ${r.engine}: n/a</title>`), r.engine);
-    assert.ok(page.includes(`<title>QA, ${r.engine}: n/a</title>`), r.engine);
-    assert.equal(page.includes(`<title>needles (verbatim), ${r.engine}: 0.0%</title>`), false);
+    const label = engineLabel(r);
+    assert.ok(page.includes(`<title>needles (verbatim), ${label}: n/a</title>`), label);
+    assert.ok(page.includes(`<title>QA, ${label}: n/a</title>`), label);
+    assert.equal(page.includes(`<title>needles (verbatim), ${label}: 0.0%</title>`), false);
   }
-  assert.deepEqual(tableRows(page).map((r) => [r[8], r[9], r[10]]), [
+  assert.deepEqual(tableRows(page).map((r) => [r[9], r[10], r[11]]), [
     ["n/a", "n/a", "n/a"],
     ["n/a", "n/a", "n/a"],
     ["n/a", "n/a", "n/a"],
@@ -370,7 +403,7 @@ Deno.test("engines page adds a probes series only when probes were asked", () =>
     i === 0
       ? {
         ...r,
-        probes: { total: 4, correct: 1, recall: 0.25, not_in_context: 3, answers: [], usage: usage(4) },
+        probes: qaSummary(4, 1),
       }
       : r
   );
@@ -456,4 +489,28 @@ Deno.test("a line chart draws one polyline per series, breaks at null and labels
   const ys = [...svg.matchAll(/y="([0-9.]+)"[^>]*>(r[12])</g)].map((m) => Number(m[1]));
   assert.equal(ys.length, 2);
   assert.ok(Math.abs(ys[0] - ys[1]) >= 13, "labels of equal lines do not overlap");
+});
+
+Deno.test("engines page with several budgets draws a recall curve per engine at its retained tokens", () => {
+  const at = (r: EngineResult, budget: string, budgetTokens: number, out: number, recall: number | null) => ({
+    ...r,
+    budget,
+    budget_tokens: budgetTokens,
+    output_tokens: out,
+    needles: { ...r.needles, recall },
+  });
+  const results = [
+    at(ENGINES[1], "10%", 4092, 4035, 0),
+    at(ENGINES[2], "10%", 4092, 4073, 0.25),
+    at(ENGINES[1], "50%", 20462, 20406, 0.5),
+    at(ENGINES[2], "50%", 20462, 14748, null),
+  ];
+  const page = enginesReportHtml(results, ENGINES_META);
+  assertSelfContained(page);
+  assert.match(page, /<h2>Recall at retained tokens<\/h2>/);
+  assert.ok(page.includes("<title>truncate, budget 50%: 50.0% at 20406 tokens</title>"));
+  assert.ok(page.includes("<title>hermes-like (reimplementation), budget 50%: n/a</title>"));
+  assert.equal(page, enginesReportHtml(results, ENGINES_META), "the same input gives the same bytes");
+  const markdown = enginesReportMarkdown(results, ENGINES_META);
+  assert.match(markdown, /\| truncate \| 4035 \/ 0\.0% \/ 25\.0% \| 20406 \/ 50\.0% \/ 25\.0% \|/);
 });

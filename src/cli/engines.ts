@@ -5,7 +5,8 @@
  */
 import { z } from "zod";
 import { UsageError } from "../errors.ts";
-import { BUILTIN_ENGINES } from "../methods/engines/create.ts";
+import { BUILTIN_ENGINES, REAL_COMPETITORS } from "../methods/engines/create.ts";
+import { budgetListOption } from "../suites/engines/budgets.ts";
 import { generateTranscript } from "../suites/engines/generate.ts";
 import { enginesRunCommand } from "../suites/engines/command.ts";
 import { MODEL_OPTION_HELP, MODEL_OPTION_SPEC, ModelOptionsShape } from "../suites/model_setup.ts";
@@ -23,7 +24,13 @@ const GENERATOR_HELP = `  --turns N            generated transcript: turns (defa
   --words-per-msg N    generated transcript: words per message (default 60, at most 10000;
                        turns × words-per-msg at most ${MAX_GENERATED_WORDS})
   --needle-depths LIST generated transcript: depth of each needle in [0,1], comma-separated
+                       (default: spread over the early region, 5%-45% of the transcript)
   --seed TEXT          generated transcript: seed (default compaction-bench)`;
+
+/** The shared run options engines run supports (not --resume nor --check-only: latencies are measured afresh). */
+const ENGINES_RUN_OPTION_HELP = RUN_OPTION_HELP.split("\n")
+  .filter((line) => !/^\s+--(resume|check-only)\b/.test(line))
+  .join("\n");
 
 const RUN_HELP = `compaction-bench engines run [options] (--reference | --live)
 
@@ -32,18 +39,30 @@ verbatim needle recall, tool-pairing validity, messages out, compress latency (c
 QA recall (the chat model answers each needle's question from the compacted window or NOT IN CONTEXT).
 
 Options:
-  --engine SPEC        repeatable: ${BUILTIN_ENGINES.join(", ")}, exec:'COMMAND ARGS' or http:URL
+  --engine [NAME=]SPEC repeatable: ${BUILTIN_ENGINES.join(", ")} (hermes-like is this program's own
+                       reimplementation, labelled so), the real competitors ${
+  Object.keys(REAL_COMPETITORS).join(", ")
+}
+                       (adapters/*.py through exec:; a missing package or daemon reads "skipped"),
+                       exec:'COMMAND ARGS' or http:URL; NAME names the row in every table
                        (default: every built-in engine)
+  --engine-env NAME    repeatable: pass this variable to outside engines (they otherwise see only PATH,
+                       HOME, LANG and TMPDIR; e.g. LLM_BASE_URL and LLM_API_KEY for the Hermes adapter)
+  --hermes DIR         Hermes Agent checkout for the hermes and hermes-lcm adapters
+                       (default: $HERMES_AGENT_DIR)
   --transcript FILE    import a transcript (OpenAI messages, Hermes session, ShareGPT JSONL, LoCoMo)
   --format F           auto (default), openai, hermes-session, sharegpt, locomo
+  --probes FILE        probes of Hermes' compression eval ({fixture, probes: [{id, type, question,
+                       expected_facts}]}): the chat model answers each from the compacted window
 ${GENERATOR_HELP}
   --repeats N          warm compress calls after the cold one (default 3, at most 1000)
-  --budget N           token budget (default 25% of the transcript's tokens, at most 10000000)
-  --engine-timeout-ms N  time limit of one outside-engine call (default 60000, at most 86400000)
+  --budget LIST        token budgets, comma-separated: shares like 10%,25%,50% of the transcript's tokens
+                       or token counts (default 25%); every engine is measured at each
+  --engine-timeout-ms N  time limit of one outside-engine call (default 60000, at most 3600000)
   --no-qa              skip the QA recall questions
   --tokenizer DIR      Hugging Face tokenizer directory (default: Qwen3, embedded)
 ${MODEL_OPTION_HELP}
-${RUN_OPTION_HELP}`;
+${ENGINES_RUN_OPTION_HELP}`;
 
 const GENERATE_HELP = `compaction-bench engines generate [options] [--out FILE]
 
@@ -136,6 +155,9 @@ async function run(argv: string[]): Promise<number> {
       ...MODEL_OPTION_SPEC,
       ...GENERATOR_SPEC,
       engine: { type: "string", multiple: true },
+      "engine-env": { type: "string", multiple: true },
+      hermes: { type: "string" },
+      probes: { type: "string" },
       transcript: { type: "string" },
       format: { type: "string" },
       repeats: { type: "string" },
@@ -149,11 +171,14 @@ async function run(argv: string[]): Promise<number> {
       ...ModelOptionsShape,
       ...GeneratorShape,
       engine: z.array(z.string().min(1)).optional(),
+      "engine-env": z.array(z.string().min(1)).optional(),
+      hermes: z.string().min(1).optional(),
+      probes: z.string().min(1).optional(),
       transcript: z.string().optional(),
       format: z.enum(["auto", "openai", "hermes-session", "sharegpt", "locomo"]).optional(),
       repeats: intOption(0, 1000).optional(),
-      budget: intOption(1, 10_000_000).optional(),
-      "engine-timeout-ms": intOption(1, 86_400_000).optional(),
+      budget: budgetListOption.optional(),
+      "engine-timeout-ms": intOption(1, 3_600_000).optional(),
       "no-qa": z.boolean().optional(),
       tokenizer: z.string().optional(),
     }),

@@ -11,7 +11,8 @@ import { CheckFailedError, UsageError } from "../errors.ts";
 import type { HotpotRecord } from "../data/hotpot_record.ts";
 import { averageMetrics, type HotpotMetrics, scoreQuestion } from "../suites/hotpot/scoring.ts";
 import { parseCommand } from "./args.ts";
-import { readInputJson } from "../fs_input.ts";
+import { readInputText } from "../fs_input.ts";
+import { parseJsonKeepingDecimalIds } from "../suites/hotpot/json_ids.ts";
 
 const HELP = `Usage: compaction-bench hotpot score --gold FILE --pred FILE
 
@@ -37,7 +38,16 @@ export type PredictionFile = z.infer<typeof PredictionFileSchema>;
 
 /** Reads and validates a prediction file; errors name the file and the field. */
 export async function loadPredictionFile(path: string): Promise<PredictionFile> {
-  const data = await readInputJson(path, "--pred");
+  const text = await readInputText(path, "--pred");
+  let data: unknown;
+  try {
+    data = parseJsonKeepingDecimalIds(text);
+  } catch (error) {
+    if (error instanceof SyntaxError) {
+      throw new UsageError(`--pred ${path}: not valid JSON (${error.message})`);
+    }
+    throw error;
+  }
   const parsed = PredictionFileSchema.safeParse(data);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];

@@ -6,7 +6,8 @@
  */
 import { z } from "zod";
 import { UsageError } from "../errors.ts";
-import { ChatMessageSchema, ToolDefinitionSchema } from "../models/messages.ts";
+import { ChatMessageSchema, ToolCallSchema, ToolDefinitionSchema } from "../models/messages.ts";
+import { toolCallKey } from "../tokens/template.ts";
 import type { ChatMessage, ToolDefinition } from "../models/messages.ts";
 import { formatIssues } from "../tokens/config.ts";
 import { tokenBreakdown } from "../tokens/breakdown.ts";
@@ -22,7 +23,9 @@ Counts the tokens of the chat messages in FILE exactly as the model sees them: r
 tokenizer's chat template (generation prompt added, thinking disabled), then encoded by its tokenizer.
 
 FILE is a JSON list of OpenAI-format messages, or an object {"messages": [...], "tools": [...]}
-(other fields, such as a chat request's "model", are ignored).
+(other fields, such as a chat request's "model", are ignored). A tool call's "arguments" may be a JSON
+string (OpenAI) or an object (the Hugging Face convention); an object is rendered as transformers'
+chat templates render it, a string exactly as given.
 
 Options:
   --tokenizer DIR  Hugging Face tokenizer directory (tokenizer.json + tokenizer_config.json);
@@ -42,11 +45,48 @@ const OptionsSchema = z.object({
   tokenizer: z.string().min(1, "must name a directory").optional(),
 });
 
+/**
+ * A message as a messages file may hold it: {@link ChatMessageSchema}, except that a tool call's
+ * `arguments` may also be a JSON object (the Hugging Face convention).
+ */
+export const FileMessageSchema = ChatMessageSchema.extend({
+  tool_calls: z.array(ToolCallSchema.extend({
+    function: z.object({
+      name: z.string().min(1),
+      arguments: z.union([z.string(), z.record(z.string(), z.unknown())]),
+    }),
+  })).optional(),
+});
+
 /** The object form; other fields (e.g. a chat request's `model`) are ignored. */
 const ObjectFileSchema = z.object({
-  messages: z.array(ChatMessageSchema),
+  messages: z.array(FileMessageSchema),
   tools: z.array(ToolDefinitionSchema).optional(),
 });
+
+/**
+ * The file's messages in the shared shape (object arguments as their JSON text) and the keys of the calls
+ * whose arguments were objects, for {@link TemplateViewOptions.objectArgumentCalls}.
+ */
+export function normalizeToolArguments(messages: z.infer<typeof FileMessageSchema>[]): {
+  messages: ChatMessage[];
+  objectArgumentCalls: Set<string>;
+} {
+  const objectArgumentCalls = new Set<string>();
+  const out = messages.map((message, i) => {
+    if (message.tool_calls === undefined) return message as ChatMessage;
+    return {
+      ...message,
+      tool_calls: message.tool_calls.map((call, j) => {
+        const args = call.function.arguments;
+        if (typeof args === "string") return { ...call, function: { ...call.function, arguments: args } };
+        objectArgumentCalls.add(toolCallKey(i, j));
+        return { ...call, function: { ...call.function, arguments: JSON.stringify(args) } };
+      }),
+    };
+  });
+  return { messages: out, objectArgumentCalls };
+}
 
 /** A messages file's content after validation. */
 export interface MessagesFile {
@@ -54,6 +94,8 @@ export interface MessagesFile {
   messages: ChatMessage[];
   /** Tool definitions sent with them, if any. */
   tools?: ToolDefinition[];
+  /** Keys (see `toolCallKey`) of the tool calls whose arguments were JSON objects in the file. */
+  objectArgumentCalls?: Set<string>;
 }
 
 /**
@@ -64,14 +106,14 @@ export async function readMessagesFile(path: string): Promise<MessagesFile> {
   const raw = await readInputJson(path);
   // Validate against the shape the file claims so the error names the field, not the union.
   if (Array.isArray(raw)) {
-    const result = z.array(ChatMessageSchema).safeParse(raw);
+    const result = z.array(FileMessageSchema).safeParse(raw);
     if (!result.success) throw new UsageError(`${path}: ${formatIssues(result.error.issues, "messages")}`);
-    return { messages: result.data };
+    return normalizeToolArguments(result.data);
   }
   if (typeof raw === "object" && raw !== null) {
     const result = ObjectFileSchema.safeParse(raw);
     if (!result.success) throw new UsageError(`${path}: ${formatIssues(result.error.issues)}`);
-    return result.data;
+    return { ...normalizeToolArguments(result.data.messages), tools: result.data.tools };
   }
   throw new UsageError(
     `${path}: expected a list of messages or an object {messages, tools?}, got ${typeof raw}`,
@@ -95,7 +137,9 @@ export async function tokensCommand(argv: string[]): Promise<number> {
   }
   const file = await readMessagesFile(positionals[0]);
   if (file.messages.length === 0) throw new UsageError(`${positionals[0]}: messages: the list is empty`);
-  const counter = await loadTokenCounter(options.tokenizer);
+  const counter = await loadTokenCounter(options.tokenizer, {
+    objectArgumentCalls: file.objectArgumentCalls,
+  });
   let output: string;
   try {
     output = options.json

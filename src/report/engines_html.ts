@@ -1,13 +1,25 @@
 /**
  * The engines report.html: the REPORT.md engines section (run facts, the table with the same columns and
- * number formats, the failures) plus charts of savings, recall (needles, QA and, when asked, probes; "n/a"
- * where there is no value, never 0 or 1) and cold against warm-median latency on a log scale.
+ * number formats, the failures and skips) plus charts of savings, recall (needles, QA and, when asked, probes;
+ * "n/a" where there is no value, never 0 or 1) and cold against warm-median latency on a log scale. With
+ * several budgets, curves of needle and QA recall against retained tokens, one per engine.
  *
  * @module
  */
-import { ENGINE_TABLE_HEADER, type EnginesReportMeta, engineTableRows } from "../suites/engines/report.ts";
+import {
+  budgetCurveRows,
+  budgetsOf,
+  ENGINE_TABLE_HEADER,
+  engineLabel,
+  ENGINES_TABLE_NOTE,
+  type EnginesReportMeta,
+  engineTableRows,
+  ms,
+  probeTypeRows,
+} from "../suites/engines/report.ts";
 import type { EngineResult } from "../suites/engines/run.ts";
 import { barChart, type ChartSeries } from "./charts.ts";
+import { curveChart, type CurveSeries } from "./engines_curve.ts";
 import {
   banner,
   code,
@@ -20,19 +32,21 @@ import {
   safeHtml,
 } from "./html.ts";
 
-function ms(value: number | null): string {
-  return value === null ? "-" : value < 10 ? value.toFixed(2) : value.toFixed(0);
+/** A chart category: the engine's label, and its budget when there are several. */
+function category(r: EngineResult, multi: boolean): string {
+  return multi ? `${engineLabel(r)} @ ${r.budget}` : engineLabel(r);
 }
 
 function runFacts(results: readonly EngineResult[], meta: EnginesReportMeta): Html {
   const first = results[0];
+  const budgets = budgetsOf(results, meta);
   const items: (Html | string)[] = [
     safeHtml`Transcript: ${meta.transcript} — ${first?.messages_in ?? 0} messages, ${
       first?.input_tokens ?? 0
     } tokens (${meta.tokenizer}), hash ${code(meta.transcriptHash)}`,
-    `Budget: ${
-      first?.budget_tokens ?? "-"
-    } tokens; ${meta.repeats} warm repeats after one cold call per engine`,
+    `Budget${budgets.length > 1 ? "s" : ""}: ${
+      budgets.length === 0 ? "-" : budgets.map((b) => `${b.budget_tokens} tokens (${b.budget})`).join(", ")
+    }; ${meta.repeats} warm repeats after one cold call per engine`,
   ];
   if (meta.chatModel) items.push(safeHtml`Chat model: ${code(meta.chatModel)}`);
   if (meta.decisionModel) items.push(safeHtml`Decision model: ${code(meta.decisionModel)}`);
@@ -50,7 +64,7 @@ function percentOf(
   });
 }
 
-function recallChart(results: readonly EngineResult[], notes: (string | null)[]): Html {
+function recallChart(results: readonly EngineResult[], notes: (string | null)[], multi: boolean): Html {
   const series: ChartSeries[] = [
     { name: "needles (verbatim)", values: percentOf(results, (r) => r.needles.recall) },
     { name: "QA", values: percentOf(results, (r) => r.qa?.recall ?? null) },
@@ -61,7 +75,7 @@ function recallChart(results: readonly EngineResult[], notes: (string | null)[])
     title: `Needle recall, QA recall${
       probes ? " and probe recall" : ""
     } per engine (%); n/a where there is none`,
-    categories: results.map((r) => r.engine),
+    categories: results.map((r) => category(r, multi)),
     series,
     format: (v) => `${v.toFixed(1)}%`,
     yLabel: "recall %",
@@ -70,10 +84,10 @@ function recallChart(results: readonly EngineResult[], notes: (string | null)[])
   });
 }
 
-function savingsChart(results: readonly EngineResult[], notes: (string | null)[]): Html {
+function savingsChart(results: readonly EngineResult[], notes: (string | null)[], multi: boolean): Html {
   return barChart({
     title: "Token savings per engine (%)",
-    categories: results.map((r) => r.engine),
+    categories: results.map((r) => category(r, multi)),
     series: [{
       name: "saved",
       values: results.map((r) => r.savings_pct === null ? null : Number(r.savings_pct.toFixed(1))),
@@ -85,10 +99,10 @@ function savingsChart(results: readonly EngineResult[], notes: (string | null)[]
   });
 }
 
-function latencyChart(results: readonly EngineResult[], notes: (string | null)[]): Html {
+function latencyChart(results: readonly EngineResult[], notes: (string | null)[], multi: boolean): Html {
   return barChart({
     title: "Cold and warm-median latency of the compress call per engine (ms, log scale)",
-    categories: results.map((r) => r.engine),
+    categories: results.map((r) => category(r, multi)),
     series: [
       { name: "cold", values: results.map((r) => r.latency_ms.cold) },
       { name: "warm median", values: results.map((r) => r.latency_ms.warm_median) },
@@ -100,6 +114,29 @@ function latencyChart(results: readonly EngineResult[], notes: (string | null)[]
   });
 }
 
+/** Curves of one recall against retained tokens, one per engine (failed and skipped points are gaps). */
+function curve(
+  results: readonly EngineResult[],
+  title: string,
+  pick: (r: EngineResult) => number | null,
+): Html {
+  const names = [...new Set(results.map((r) => engineLabel(r)))];
+  const series: CurveSeries[] = names.map((name): CurveSeries => ({
+    name,
+    points: results.filter((r) => engineLabel(r) === name && r.status === "ok" && r.output_tokens !== null)
+      .map((r) => {
+        const v = pick(r);
+        return { x: r.output_tokens!, y: v === null ? null : 100 * v, label: `budget ${r.budget}` };
+      })
+      .sort((a, b) => a.x - b.x),
+  })).filter((s) => s.points.length > 0);
+  return curveChart({ title, xLabel: "tokens kept in the window", yLabel: "recall %", series, yMax: 100 });
+}
+
+function plainNote(text: string): string {
+  return text.replace(/[*`]/g, "");
+}
+
 /** Renders report.html for an engines run (self-contained, deterministic; see the module notes). */
 export function enginesReportHtml(results: EngineResult[], meta: EnginesReportMeta): string {
   const title = "engines: context engines head to head";
@@ -108,8 +145,12 @@ export function enginesReportHtml(results: EngineResult[], meta: EnginesReportMe
       safeHtml`<strong>Reference model.</strong> The models are the offline reference model (deterministic, extractive): a weak but honest baseline, not an LLM and not a measure of any real LLM.`,
     )
     : "";
-  const failed = results.filter((r) => r.reason !== null);
-  const notes = results.map((r) => r.status === "failed" ? "failed" : null);
+  const failed = results.filter((r) => r.status === "failed" && r.reason !== null);
+  const skipped = results.filter((r) => r.status === "skipped");
+  const notes = results.map((r) => r.status === "ok" ? null : r.status);
+  const multi = budgetsOf(results, meta).length > 1;
+  const curveTable = budgetCurveRows(results, meta);
+  const byType = probeTypeRows(results);
   const body = safeHtml`<h1>${title}</h1>
 ${reference}
 <h2>Run</h2>
@@ -119,23 +160,45 @@ ${
     htmlTable(ENGINE_TABLE_HEADER, engineTableRows(results), {
       align: ENGINE_TABLE_HEADER.map((_, i) => i === 0 ? "left" : "right"),
     })
-  }${
-    paragraphs(
-      "Tokens are counted with the model's chat template and tokenizer. Needles: the share of planted fact " +
-        "sentences found verbatim in the window (n/a without needles). QA: the share of needle questions the chat " +
-        "model answered from the window alone (reply contains the gold answer, case and whitespace folded; it is " +
-        "told to reply NOT IN CONTEXT otherwise); probes: the same for imported questions. Latency times the " +
-        "compress call alone: the cold first call apart from the median and p95 (nearest rank) of the warm calls.",
-      "note",
-    )
-  }${
+  }${paragraphs(plainNote(ENGINES_TABLE_NOTE), "note")}${
     failed.length > 0
       ? safeHtml`<h3>Failures</h3>
-${factList(failed.map((r) => safeHtml`${code(r.engine)}: ${r.reason ?? ""}`))}`
+${factList(failed.map((r) => safeHtml`${code(r.engine)} at ${r.budget}: ${r.reason ?? ""}`))}`
+      : ""
+  }${
+    skipped.length > 0
+      ? safeHtml`<h3>Skipped</h3>
+${factList(skipped.map((r) => safeHtml`${code(r.engine)} at ${r.budget}: skipped: ${r.reason ?? ""}`))}`
+      : ""
+  }${
+    byType !== null
+      ? safeHtml`<h3>Probe recall per type</h3>
+${htmlTable(byType.header, byType.rows, { align: byType.header.map((_, i) => i < 2 ? "left" : "right") })}`
+      : ""
+  }${
+    multi
+      ? safeHtml`<h2>Recall at retained tokens</h2>
+${
+        htmlTable(curveTable.header, curveTable.rows, {
+          align: curveTable.header.map((_, i) => i === 0 ? "left" : "right"),
+        })
+      }
+${
+        figure(
+          "Needle recall against tokens kept, one curve per engine (one point per budget)",
+          curve(results, "Needle recall (verbatim, %) against tokens kept", (r) => r.needles.recall),
+        )
+      }
+${
+        figure(
+          "QA recall against tokens kept, one curve per engine (one point per budget)",
+          curve(results, "QA recall (%) against tokens kept", (r) => r.qa?.recall ?? null),
+        )
+      }`
       : ""
   }
-${figure("Savings", savingsChart(results, notes))}
-${figure("What survives in the window", recallChart(results, notes))}
-${figure("Latency", latencyChart(results, notes))}`;
+${figure("Savings", savingsChart(results, notes, multi))}
+${figure("What survives in the window", recallChart(results, notes, multi))}
+${figure("Latency", latencyChart(results, notes, multi))}`;
   return htmlPage({ title, body });
 }

@@ -18,6 +18,18 @@ export interface TemplateViewOptions {
    * JSON stay strings.
    */
   parseToolArguments?: boolean;
+  /**
+   * Tool calls whose `arguments` were a JSON object in the source (the Hugging Face convention), keyed
+   * `"<message index>:<call index>"`: their arguments (kept as that object's JSON text) are parsed back into
+   * the object before rendering, so the template prints them exactly as `transformers` does for an object
+   * (Qwen3's `tojson`: `{"key": value}` with spaces). Every other call's string is passed as given.
+   */
+  objectArgumentCalls?: ReadonlySet<string>;
+}
+
+/** The key of a tool call in {@link TemplateViewOptions.objectArgumentCalls}. */
+export function toolCallKey(messageIndex: number, callIndex: number): string {
+  return `${messageIndex}:${callIndex}`;
 }
 
 /**
@@ -32,15 +44,16 @@ export function templateView(
   messages: ChatMessage[],
   options: TemplateViewOptions = {},
 ): Record<string, unknown>[] {
-  return messages.map((message) => {
+  return messages.map((message, messageIndex) => {
     const view: Record<string, unknown> = { role: message.role, content: message.content ?? "" };
     if (message.tool_calls !== undefined) {
-      view.tool_calls = message.tool_calls.map((call) => ({
+      view.tool_calls = message.tool_calls.map((call, callIndex) => ({
         id: call.id,
         type: call.type,
         function: {
           name: call.function.name,
-          arguments: options.parseToolArguments
+          arguments: options.parseToolArguments ||
+              options.objectArgumentCalls?.has(toolCallKey(messageIndex, callIndex))
             ? parseArguments(call.function.arguments)
             : call.function.arguments,
         },

@@ -1,8 +1,9 @@
 /**
  * `importTranscript(path, format)`: reads a transcript file in any supported format, detecting the
  * format when asked (`auto`): `.jsonl` files are ShareGPT trajectories; JSON with `conversation` and
- * `qa` is LoCoMo; with `conversations`, ShareGPT; with `messages` and Hermes' descriptive fields (`name`,
- * `source`, `scrubbing_passes`), a Hermes session; with `messages` or as a message array, OpenAI.
+ * `qa` is LoCoMo; with `conversations`, ShareGPT; with `messages` and Hermes' own fields (`scrubbing_passes`,
+ * or `source` together with `name` or `model`), a Hermes session; with `messages` or as a message array,
+ * OpenAI (a `{messages, name}` object is an OpenAI request, not a Hermes session).
  *
  * @module
  */
@@ -32,7 +33,9 @@ export function detectFormat(json: unknown): TranscriptFormat | null {
   if ("conversations" in first) return "sharegpt";
   if (Array.isArray(json)) return "role" in first ? "openai" : null;
   if ("messages" in first) {
-    return "scrubbing_passes" in first || "source" in first || "name" in first ? "hermes-session" : "openai";
+    const hermes = "scrubbing_passes" in first ||
+      ("source" in first && ("name" in first || "model" in first));
+    return hermes ? "hermes-session" : "openai";
   }
   return null;
 }

@@ -13,7 +13,7 @@ import { z } from "zod";
 import { UsageError } from "../../errors.ts";
 import type { ChatMessage, ToolCall } from "../../models/messages.ts";
 import { parseJsonText } from "./read_json.ts";
-import { type ImportedTranscript, issueError } from "./types.ts";
+import { type ImportedTranscript, issueError, pythonJsonText } from "./types.ts";
 
 /** One trajectory record (extra fields such as `tools`, `model`, `completed` are kept as meta). */
 export const ShareGptRecordSchema = z.object({
@@ -90,7 +90,7 @@ function convert(record: z.infer<typeof ShareGptRecordSchema>, path: string, lin
           type: "function",
           function: {
             name: body.data.name,
-            arguments: typeof args === "string" ? args : JSON.stringify(args),
+            arguments: typeof args === "string" ? args : pythonJsonText(args),
           },
         });
       }

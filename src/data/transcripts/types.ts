@@ -12,12 +12,20 @@ export const TRANSCRIPT_FORMATS = ["openai", "hermes-session", "sharegpt", "loco
 /** One of {@link TRANSCRIPT_FORMATS}. */
 export type TranscriptFormat = typeof TRANSCRIPT_FORMATS[number];
 
-/** A question about an imported transcript (e.g. LoCoMo QA) with its gold answer and evidence. */
+/**
+ * A question about an imported transcript (LoCoMo QA, or a probe of Hermes' compression eval) with its gold
+ * answer and evidence.
+ */
 export const ProbeSchema = z.object({
+  /** The probe's own id, when the source names one. */
+  id: z.string().optional(),
   question: z.string(),
   answer: z.string(),
+  /** Facts a correct answer must hold, each matched on its own (default: `[answer]`). */
+  facts: z.array(z.string()).optional(),
   /** Indices of the messages that hold the evidence. */
   evidence: z.array(z.number().int().nonnegative()),
+  /** The question's category or probe type (recall is also reported per type). */
   category: z.string().optional(),
 });
 /** A question about an imported transcript (e.g. LoCoMo QA) with its gold answer and evidence. */
@@ -59,6 +67,27 @@ export const LenientMessageSchema = z.object({
   name: z.string().optional(),
 });
 
+/**
+ * JSON text of a parsed value in the layout of Python's `json.dumps(value, ensure_ascii=False)` — `", "`
+ * between items, `": "` after keys, keys in their order, non-ASCII kept — which is what `transformers`'
+ * `tojson` filter prints for an object in a chat template. An importer that meets tool-call arguments given
+ * as an object (the Hugging Face convention) stores them as this text, so the template, which prints a
+ * string verbatim, renders (and the counter counts) the same bytes as `transformers` does for the object.
+ * (Numbers are printed as JavaScript prints them: a float written `1.0` in the file is read as 1.)
+ */
+export function pythonJsonText(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(pythonJsonText).join(", ")}]`;
+  if (value !== null && typeof value === "object") {
+    return `{${
+      Object.entries(value as Record<string, unknown>).map(([k, v]) =>
+        `${JSON.stringify(k)}: ${pythonJsonText(v)}`
+      )
+        .join(", ")
+    }}`;
+  }
+  return JSON.stringify(value) ?? "null";
+}
+
 /** Converts a lenient message into the shared {@link ChatMessage} shape. */
 export function toChatMessage(message: z.infer<typeof LenientMessageSchema>): ChatMessage {
   const content = Array.isArray(message.content)
@@ -73,7 +102,7 @@ export function toChatMessage(message: z.infer<typeof LenientMessageSchema>): Ch
         name: call.function.name,
         arguments: typeof call.function.arguments === "string"
           ? call.function.arguments
-          : JSON.stringify(call.function.arguments),
+          : pythonJsonText(call.function.arguments),
       },
     }));
   }

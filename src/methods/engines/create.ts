@@ -1,14 +1,18 @@
 /**
- * Building engines from spec strings: `full`, `truncate`, `hermes-style`, `summary`, `jev`,
- * `jev+summary`, `exec:COMMAND ARGS` and `http:URL` (a bare `http://…` URL works too).
+ * Building engines from spec strings: the built-ins `full`, `truncate`, `hermes-like` (a reimplementation,
+ * labelled so), `summary`, `jev`, `jev+summary`; the real competitors `hermes`, `hermes-lcm` and
+ * `lean-ctx`, which run the adapters shipped in adapters/ through `exec:`; and any outside engine as
+ * `exec:COMMAND ARGS` or `http:URL` (a bare `http://…` URL works too). `--engine NAME=SPEC` gives any of
+ * them a name for the tables.
  *
  * @module
  */
+import { assetPath } from "../../assets.ts";
 import { UsageError } from "../../errors.ts";
-import type { ContextEngine, EngineDeps } from "./engine.ts";
+import { type ContextEngine, type EngineDeps, EngineError, EngineSkipped } from "./engine.ts";
 import { createExecEngine } from "./exec_engine.ts";
 import { createFullEngine } from "./full.ts";
-import { createHermesStyleEngine } from "./hermes_style.ts";
+import { createHermesLikeEngine } from "./hermes_like.ts";
 import { createHttpEngine } from "./http_engine.ts";
 import { createJevEngine } from "./jev.ts";
 import { createJevSummaryEngine } from "./jev_summary.ts";
@@ -16,39 +20,129 @@ import { createSummaryEngine } from "./summary.ts";
 import { createTruncateEngine } from "./truncate.ts";
 
 /** The built-in engine names, in report order. */
-export const BUILTIN_ENGINES = ["full", "truncate", "hermes-style", "summary", "jev", "jev+summary"] as const;
+export const BUILTIN_ENGINES = ["full", "truncate", "hermes-like", "summary", "jev", "jev+summary"] as const;
+
+/**
+ * The real competitors, each an adapter in adapters/ run through `exec:` with `python3`, and the
+ * variables of this process the adapter is given (its own locations and daemon token; never a provider
+ * key: the chat endpoint reaches an adapter only through `--engine-env`).
+ */
+export const REAL_COMPETITORS: Readonly<Record<string, { script: string; env: readonly string[] }>> = {
+  "hermes": { script: "adapters/hermes_context_compressor.py", env: ["HERMES_AGENT_DIR"] },
+  "hermes-lcm": { script: "adapters/hermes_lcm.py", env: ["HERMES_AGENT_DIR", "HERMES_LCM_DIR"] },
+  "lean-ctx": { script: "adapters/lean_ctx.py", env: ["LEANCTX_URL", "LEANCTX_TOKEN"] },
+};
+
+/** A name the tables can show: letters, digits and `._+-`, starting with a letter or digit. */
+const NAME_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._+-]{0,63}$/;
+
+/** One `--engine` value: the name the tables show and the spec the engine is built from. */
+export interface EngineSelection {
+  name: string;
+  spec: string;
+}
+
+/**
+ * Reads an `--engine` value: `NAME=SPEC` when what comes before the first `=` is a plain name (so
+ * `exec:tool --flag=x` and `http://host/?a=b` stay whole specs), else the spec alone, named after itself.
+ */
+export function parseEngineSelection(value: string): EngineSelection {
+  const at = value.indexOf("=");
+  if (at > 0 && NAME_PATTERN.test(value.slice(0, at))) {
+    const spec = value.slice(at + 1);
+    if (spec.length === 0) throw new UsageError(`--engine ${value}: nothing after '='`);
+    return { name: value.slice(0, at), spec };
+  }
+  return { name: value, spec: value };
+}
 
 function need<T>(value: T | undefined, spec: string, what: string): T {
   if (value === undefined) throw new UsageError(`engine '${spec}' needs a ${what}`);
   return value;
 }
 
-/** Creates the engine named by `spec`; an unknown spec or a missing model is a {@link UsageError}. */
-export function createEngine(spec: string, deps: EngineDeps): ContextEngine {
-  if (spec.startsWith("exec:")) return createExecEngine(spec.slice("exec:".length), deps.timeoutMs);
-  if (spec.startsWith("http://") || spec.startsWith("https://")) {
-    return createHttpEngine(spec, deps.timeoutMs);
+function competitor(spec: string, deps: EngineDeps, name: string): ContextEngine {
+  const { script, env: own } = REAL_COMPETITORS[spec];
+  const path = assetPath(script);
+  const argv = ["python3", path];
+  if (deps.hermesDir !== undefined && spec !== "lean-ctx") argv.push("--hermes", deps.hermesDir);
+  if (deps.chat !== undefined && spec !== "lean-ctx") argv.push("--model", deps.chat.model);
+  const env: Record<string, string> = {};
+  for (const variable of own) {
+    const value = Deno.env.get(variable);
+    if (value !== undefined) env[variable] = value;
   }
-  if (spec.startsWith("http:")) return createHttpEngine(spec.slice("http:".length), deps.timeoutMs);
+  const engine = createExecEngine(argv.join(" "), {
+    argv,
+    name,
+    timeoutMs: deps.timeoutMs,
+    env: { ...env, ...deps.env },
+  });
+  return {
+    kind: engine.kind,
+    name,
+    async compress(messages, opts) {
+      try {
+        return await engine.compress(messages, opts);
+      } catch (error) {
+        // No Python to run the adapter is a missing prerequisite, like a missing package: a skip.
+        if (error instanceof EngineError && error.message.includes("cannot start 'python3'")) {
+          throw new EngineSkipped(`python3 is not available to run ${script}`);
+        }
+        // A build that does not ship the adapter on disk (e.g. a compiled binary) cannot run it either.
+        if (error instanceof EngineError && error.message.includes("can't open file")) {
+          throw new EngineSkipped(`${script} is not on disk in this build (run from a source checkout)`);
+        }
+        throw error;
+      }
+    },
+  };
+}
+
+/**
+ * Creates the engine named by `spec` (shown as `name`, default the spec); an unknown spec or a missing
+ * model is a {@link UsageError}.
+ */
+export function createEngine(spec: string, deps: EngineDeps, name: string = spec): ContextEngine {
+  if (spec.startsWith("exec:")) {
+    return createExecEngine(spec.slice("exec:".length), { timeoutMs: deps.timeoutMs, env: deps.env, name });
+  }
+  if (spec.startsWith("http://") || spec.startsWith("https://")) {
+    return named(createHttpEngine(spec, deps.timeoutMs), name);
+  }
+  if (spec.startsWith("http:")) {
+    return named(createHttpEngine(spec.slice("http:".length), deps.timeoutMs), name);
+  }
+  if (Object.hasOwn(REAL_COMPETITORS, spec)) return competitor(spec, deps, name);
   switch (spec) {
     case "full":
-      return createFullEngine();
+      return named(createFullEngine(), name);
     case "truncate":
-      return createTruncateEngine();
-    case "hermes-style":
-      return createHermesStyleEngine(need(deps.chat, spec, "chat model"));
+      return named(createTruncateEngine(), name);
+    case "hermes-like":
+      return named(createHermesLikeEngine(need(deps.chat, spec, "chat model")), name);
     case "summary":
-      return createSummaryEngine(need(deps.chat, spec, "chat model"));
+      return named(createSummaryEngine(need(deps.chat, spec, "chat model")), name);
     case "jev":
-      return createJevEngine(need(deps.decision, spec, "decision model"));
+      return named(createJevEngine(need(deps.decision, spec, "decision model")), name);
     case "jev+summary":
-      return createJevSummaryEngine(
-        need(deps.decision, spec, "decision model"),
-        need(deps.chat, spec, "chat model"),
+      return named(
+        createJevSummaryEngine(
+          need(deps.decision, spec, "decision model"),
+          need(deps.chat, spec, "chat model"),
+        ),
+        name,
       );
     default:
       throw new UsageError(
-        `unknown engine '${spec}' (expected one of ${BUILTIN_ENGINES.join(", ")}, exec:COMMAND or http:URL)`,
+        `unknown engine '${spec}' (expected one of ${BUILTIN_ENGINES.join(", ")}, ${
+          Object.keys(REAL_COMPETITORS).join(", ")
+        }, exec:COMMAND, http:URL or NAME=SPEC)`,
       );
   }
+}
+
+function named(engine: ContextEngine, name: string): ContextEngine {
+  if (engine.name === name) return engine;
+  return { kind: engine.kind, name, compress: (messages, opts) => engine.compress(messages, opts) };
 }

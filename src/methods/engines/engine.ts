@@ -33,10 +33,19 @@ export interface CompressResult {
   records?: CallRecord[];
 }
 
+/**
+ * What an engine is: one of this program's own engines, this program's reimplementation of someone else's
+ * idea (labelled so in every table), or an outside program run through `exec:`/`http:` (the real
+ * competitors' adapters among them).
+ */
+export type EngineKind = "built-in" | "reimplementation" | "outside";
+
 /** A context engine: anything that compacts a transcript toward a token budget. */
 export interface ContextEngine {
-  /** The engine's name as reported (the spec it was created from). */
+  /** The engine's name as reported (`NAME` of `--engine NAME=SPEC`, else the spec it was created from). */
   readonly name: string;
+  /** What kind of engine it is (see {@link EngineKind}). */
+  readonly kind: EngineKind;
   compress(messages: ChatMessage[], opts: CompressOptions): Promise<CompressResult>;
 }
 
@@ -46,6 +55,25 @@ export interface EngineDeps {
   decision?: DecisionModel;
   /** Time limit of one compress call of an outside engine, in milliseconds. */
   timeoutMs: number;
+  /**
+   * Variables passed to outside `exec:` engines on top of the minimal environment (PATH, HOME, LANG,
+   * TMPDIR): only what `--engine-env NAME` names. Provider keys reach an engine only this way.
+   */
+  env?: Readonly<Record<string, string>>;
+  /** Directory of Hermes Agent for the `hermes` and `hermes-lcm` adapters (`--hermes DIR`). */
+  hermesDir?: string;
+}
+
+/**
+ * The engine chose not to run, with a reason (e.g. the real Hermes is not installed): its row reads
+ * `skipped: <reason>`. Never a measurement, never a failure of the run.
+ */
+export class EngineSkipped extends Error {
+  /** Creates a skip; `message` is the reason shown in the results. */
+  constructor(message: string) {
+    super(message);
+    this.name = "EngineSkipped";
+  }
 }
 
 /**

@@ -9,6 +9,7 @@ import type { CompressResult, ContextEngine } from "./engine.ts";
 /** An engine that returns the transcript unchanged (a copy). */
 export function createFullEngine(): ContextEngine {
   return {
+    kind: "built-in",
     name: "full",
     compress(messages: ChatMessage[]): Promise<CompressResult> {
       return Promise.resolve({ messages: messages.map((message) => ({ ...message })) });

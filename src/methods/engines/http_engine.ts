@@ -24,6 +24,7 @@ export function createHttpEngine(url: string, timeoutMs: number): ContextEngine 
   }
   const name = `http:${url}`;
   return {
+    kind: "outside",
     name,
     async compress(messages: ChatMessage[], opts: CompressOptions): Promise<CompressResult> {
       const signal = AbortSignal.timeout(timeoutMs);

@@ -177,6 +177,7 @@ export async function jevSelect(
 /** An engine that keeps, cuts or drops tool pairs by the decision model's probabilities. */
 export function createJevEngine(decision: DecisionModel): ContextEngine {
   return {
+    kind: "built-in",
     name: "jev",
     async compress(messages: ChatMessage[], opts: CompressOptions): Promise<CompressResult> {
       if (opts.currentTokens <= opts.budgetTokens) return { messages: [...messages] };

@@ -17,6 +17,7 @@ export const SUMMARY_SHARE = 0.2;
 /** An engine that combines Jev's selection with a summary of the dropped pairs. */
 export function createJevSummaryEngine(decision: DecisionModel, chat: ChatModel): ContextEngine {
   return {
+    kind: "built-in",
     name: "jev+summary",
     async compress(messages: ChatMessage[], opts: CompressOptions): Promise<CompressResult> {
       if (opts.currentTokens <= opts.budgetTokens) return { messages: [...messages] };

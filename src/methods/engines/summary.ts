@@ -24,6 +24,7 @@ export function lastUserIndex(messages: ChatMessage[], from = 0): number {
 /** An engine that summarizes all but the system prompt and the last turn with `chat`. */
 export function createSummaryEngine(chat: ChatModel): ContextEngine {
   return {
+    kind: "built-in",
     name: "summary",
     async compress(messages: ChatMessage[], opts: CompressOptions): Promise<CompressResult> {
       if (opts.currentTokens <= opts.budgetTokens) return { messages: [...messages] };

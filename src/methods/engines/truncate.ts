@@ -19,6 +19,7 @@ export function leadingSystemCount(messages: ChatMessage[]): number {
 /** An engine that keeps the system prompt and the newest whole units that fit the budget (exact counts). */
 export function createTruncateEngine(): ContextEngine {
   return {
+    kind: "built-in",
     name: "truncate",
     compress(messages: ChatMessage[], opts: CompressOptions): Promise<CompressResult> {
       if (opts.currentTokens <= opts.budgetTokens) return Promise.resolve({ messages: [...messages] });

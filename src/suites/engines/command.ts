@@ -11,8 +11,10 @@ import { refuseGiven } from "../../cli/option_rules.ts";
 
 /** The options of a generated transcript: ignored, so refused, when a transcript is imported. */
 const GENERATOR_OPTIONS = ["turns", "needles", "words-per-msg", "needle-depths", "seed"];
-import { BUILTIN_ENGINES, createEngine } from "../../methods/engines/create.ts";
+import { BUILTIN_ENGINES, createEngine, parseEngineSelection } from "../../methods/engines/create.ts";
 import { importTranscript } from "../../data/transcripts/import.ts";
+import { readHermesProbes } from "../../data/transcripts/hermes_probes.ts";
+import type { BudgetSpec } from "./budgets.ts";
 import type { TranscriptFormat } from "../../data/transcripts/types.ts";
 import { loadTokenCounter } from "../../tokens/load.ts";
 import { setupModels } from "../model_setup.ts";
@@ -24,13 +26,31 @@ import { runEnginesSuite, type TranscriptSource } from "./suite.ts";
 /** The parsed options of `engines run`. */
 export interface EnginesRunCommandOptions extends RunCommandOptions {
   engine?: string[];
+  "engine-env"?: string[];
+  hermes?: string;
+  probes?: string;
   transcript?: string;
   format?: "auto" | TranscriptFormat;
   repeats?: number;
-  budget?: number;
+  budget?: BudgetSpec[];
   "engine-timeout-ms"?: number;
   "no-qa"?: boolean;
   tokenizer?: string;
+}
+
+/** Names of variables `--engine-env` may pass: shell-style identifiers. */
+const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]{0,127}$/;
+
+/** Reads the values of the `--engine-env` names from this process's environment (never printed). */
+function engineEnvironment(names: string[]): Record<string, string> {
+  const env: Record<string, string> = {};
+  for (const name of names) {
+    if (!ENV_NAME.test(name)) throw new UsageError(`--engine-env ${name}: not a variable name`);
+    const value = Deno.env.get(name);
+    if (value === undefined) throw new UsageError(`--engine-env ${name}: the variable is not set`);
+    env[name] = value;
+  }
+  return env;
 }
 
 /** `engines run`: returns the run directory. `generator` holds the generated transcript's settings. */
@@ -65,23 +85,46 @@ export async function enginesRunCommand(
   } else {
     source = { kind: "generated", params: generator() };
   }
-  const engines = options.engine ?? [...BUILTIN_ENGINES];
-  const repeated = engines.find((spec, i) => engines.indexOf(spec) !== i);
-  if (repeated !== undefined) {
-    throw new UsageError(`engines run: --engine ${repeated} is given twice (each engine is measured once)`);
+  let probes: { path: string; probes: Awaited<ReturnType<typeof readHermesProbes>>["probes"] } | undefined;
+  if (options.probes) {
+    probes = { path: options.probes, probes: (await readHermesProbes(options.probes)).probes };
+    sources.probes = await readInputFile(options.probes, "--probes");
   }
+  const engines = (options.engine ?? [...BUILTIN_ENGINES]).map(parseEngineSelection);
+  const seenNames = new Set<string>();
+  for (const { name } of engines) {
+    if (seenNames.has(name)) throw new UsageError(`--engine ${name} is given twice; name them NAME=SPEC`);
+    seenNames.add(name);
+  }
+  const engineEnv = engineEnvironment(options["engine-env"] ?? []);
+  const hermesDir = options.hermes;
+  if (hermesDir !== undefined) {
+    const info = await Deno.stat(hermesDir).catch((error) => {
+      if (error instanceof Deno.errors.NotFound || error instanceof Deno.errors.PermissionDenied) return null;
+      throw error;
+    });
+    if (info === null || !info.isDirectory) {
+      throw new UsageError(`--hermes ${hermesDir}: not a directory (expected a Hermes Agent checkout)`);
+    }
+  }
+  const engineLabels = engines.map(({ name, spec }) => name === spec ? spec : `${name}=${spec}`);
   const counter = await loadTokenCounter(options.tokenizer);
   const repeats = options.repeats ?? 3;
-  const frozen = await openFrozenFor(ENGINES_SUITE, options["frozen-run"], false, { engines, repeats });
+  const frozen = await openFrozenFor(ENGINES_SUITE, options["frozen-run"], false, {
+    engines: engineLabels,
+    repeats,
+  });
   const models = await setupModels(options, counter);
   try {
     // Every engine spec is checked before the run directory is created: bad input writes nothing.
-    for (const spec of engines) {
+    for (const { name, spec } of engines) {
       createEngine(spec, {
         chat: models.chat,
         decision: models.decision,
         timeoutMs: options["engine-timeout-ms"] ?? 60_000,
-      });
+        env: engineEnv,
+        hermesDir,
+      }, name);
     }
   } catch (error) {
     await models.close();
@@ -97,9 +140,11 @@ export async function enginesRunCommand(
       frozen,
       protocol: {
         suite: "engines",
-        engines,
+        engines: engineLabels,
+        engine_env: Object.keys(engineEnv).sort(),
         repeats,
-        budget: options.budget ?? "25% of input tokens",
+        budget: options.budget?.map((b) => b.label) ?? ["25%"],
+        probes: probes ? probes.probes.length : null,
         qa: !options["no-qa"],
         models: models.description,
       },
@@ -114,9 +159,12 @@ export async function enginesRunCommand(
           transcript: source,
           engines,
           repeats,
-          budgetTokens: options.budget,
+          budgets: options.budget,
           timeoutMs: options["engine-timeout-ms"],
           qa: !options["no-qa"],
+          probes,
+          engineEnv,
+          hermesDir,
         },
         models,
         counter,

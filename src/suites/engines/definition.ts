@@ -11,6 +11,7 @@ import { enginesReportStage } from "./stages/report.ts";
 
 interface ComparedEngine {
   engine: string;
+  budget?: string;
   savings_pct: number | null;
   needles: { recall: number | null };
   qa: { recall: number | null } | null;
@@ -32,8 +33,10 @@ export const ENGINES_SUITE: Suite = {
   report: enginesReportStage,
   compareMetrics({ results }) {
     const out = new Map<string, Record<string, number | null>>();
-    for (const e of (results as { engines: ComparedEngine[] }).engines) {
-      out.set(e.engine, {
+    const { engines, budgets } = results as { engines: ComparedEngine[]; budgets?: unknown[] };
+    const several = (budgets?.length ?? 1) > 1;
+    for (const e of engines) {
+      out.set(several ? `${e.engine} @ ${e.budget}` : e.engine, {
         savings_pct: e.savings_pct,
         needle_recall: e.needles.recall,
         qa_recall: e.qa?.recall ?? null,

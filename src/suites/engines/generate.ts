@@ -19,12 +19,27 @@ import type { ChatMessage, ToolCall } from "../../models/messages.ts";
 import type { Needle, NeedlePosition } from "./needles.ts";
 import { transcriptHash } from "./transcript_hash.ts";
 
-/** Generator parameters; defaults: 200 turns, 12 needles, 60 words per message, depths spread evenly. */
+/**
+ * Where default needles go: spread evenly over the early region, from {@link EARLY_REGION_START} to
+ * {@link EARLY_REGION_END} of the transcript — the turns a compactor must summarize, never the tail an
+ * engine keeps verbatim.
+ */
+export const EARLY_REGION_START = 0.05;
+/** See {@link EARLY_REGION_START}. */
+export const EARLY_REGION_END = 0.45;
+
+/** The default depths of `count` needles: evenly spread over the early region. */
+export function defaultNeedleDepths(count: number): number[] {
+  const span = EARLY_REGION_END - EARLY_REGION_START;
+  return Array.from({ length: count }, (_, i) => EARLY_REGION_START + (span * (i + 0.5)) / count);
+}
+
+/** Generator parameters; defaults: 200 turns, 12 needles, 60 words per message, early-region depths. */
 export const GenerateParamsSchema = z.object({
   turns: z.number().int().min(1).max(100_000).default(200),
   needles: z.number().int().min(0).max(999).default(12),
   wordsPerMsg: z.number().int().min(1).max(10_000).default(60),
-  /** One depth per needle, each in [0, 1]; default `(i + 0.5) / needles`. */
+  /** One depth per needle, each in [0, 1]; default {@link defaultNeedleDepths}. */
   needleDepths: z.array(z.number().min(0).max(1)).optional(),
   seed: z.string().default("compaction-bench"),
 });
@@ -111,8 +126,7 @@ export function generateTranscript(input: GenerateParamsInput = {}): GeneratedTr
     throw new UsageError(`transcript generator: ${issue.path.join(".")}: ${issue.message}`);
   }
   const params = parsed.data;
-  const depths = params.needleDepths ??
-    Array.from({ length: params.needles }, (_, i) => (i + 0.5) / params.needles);
+  const depths = params.needleDepths ?? defaultNeedleDepths(params.needles);
   if (depths.length !== params.needles) {
     throw new UsageError(
       `transcript generator: needleDepths has ${depths.length} values for ${params.needles} needles`,

@@ -8,6 +8,11 @@
  * it as one contiguous run of whole words (for a needle: its derived token), so "No" is not found in
  * "NOT IN CONTEXT" and "art" is not found in "party". A failed call counts as wrong and is recorded.
  *
+ * A question may expect several facts (the probes of Hermes' compression eval list `expected_facts`):
+ * each fact is matched on its own by the same rule, and recall is the share of expected facts found
+ * (pooled over the questions: found facts / expected facts), overall and per question type. A needle's
+ * question expects one fact, so its recall is the share of questions answered. The match is LLM-free.
+ *
  * @module
  */
 import pLimit from "p-limit";
@@ -43,6 +48,12 @@ export function needleRecall(window: ChatMessage[], needles: Needle[]): NeedleRe
   };
 }
 
+/** The arithmetic mean of `values`, or null when empty. */
+export function mean(values: number[]): number | null {
+  if (values.length === 0) return null;
+  return values.reduce((a, b) => a + b, 0) / values.length;
+}
+
 /** The median of `values` (mean of the middle two for an even count), or null when empty. */
 export function median(values: number[]): number | null {
   if (values.length === 0) return null;
@@ -62,27 +73,49 @@ export function percentile(values: number[], p: number): number | null {
 /** The answer the QA prompt asks for when the window lacks the fact. */
 export const NOT_IN_CONTEXT = "NOT IN CONTEXT";
 
-/** A question with the gold answer string. */
+/** A question with the facts a correct answer holds (one for a needle). */
 export interface QaItem {
   id: string;
   question: string;
-  answer: string;
+  /** The expected facts; each is looked for in the reply on its own. */
+  facts: string[];
+  /** The question's type (probe type or category), for the per-type breakdown. */
+  type?: string;
 }
 
 /** One asked question. */
 export interface QaAnswer {
   id: string;
   reply: string | null;
+  /** True when every expected fact was found. */
   correct: boolean;
+  /** Expected facts found in the reply, and how many were expected. */
+  facts_found: number;
+  facts_total: number;
+  type?: string;
   error?: string;
+}
+
+/** Pooled fact recall of a group of questions. */
+export interface FactRecall {
+  questions: number;
+  facts: number;
+  found: number;
+  /** found / facts, or null when no fact is expected. */
+  recall: number | null;
 }
 
 /** QA recall over a window. */
 export interface QaRecall {
   total: number;
+  /** Questions whose every expected fact was found. */
   correct: number;
-  /** correct / total, or null when there are no questions. */
+  /** Share of expected facts found (pooled), or null when there are no questions. */
   recall: number | null;
+  facts_total: number;
+  facts_found: number;
+  /** The same per question type (only for questions that have a type). */
+  by_type: Record<string, FactRecall>;
   /** Replies that were exactly NOT IN CONTEXT. */
   not_in_context: number;
   answers: QaAnswer[];
@@ -135,25 +168,56 @@ export async function qaRecall(
     total: items.length,
     correct: 0,
     recall: null,
+    facts_total: 0,
+    facts_found: 0,
+    by_type: {},
     not_in_context: 0,
     answers: [],
     usage: { input_tokens: 0, output_tokens: 0, calls: 0 },
     records: [],
   };
+  const tally = (type: string, facts: number, found: number) => {
+    const group = out.by_type[type] ??= { questions: 0, facts: 0, found: 0, recall: null };
+    group.questions++;
+    group.facts += facts;
+    group.found += found;
+    group.recall = group.facts === 0 ? null : group.found / group.facts;
+  };
   for (const { item, result } of results) {
     out.records.push(result.record);
     out.usage.calls++;
+    const type = item.type !== undefined ? { type: item.type } : {};
+    out.facts_total += item.facts.length;
     if (!result.ok) {
-      out.answers.push({ id: item.id, reply: null, correct: false, error: result.error });
+      out.answers.push({
+        id: item.id,
+        reply: null,
+        correct: false,
+        facts_found: 0,
+        facts_total: item.facts.length,
+        ...type,
+        error: result.error,
+      });
+      if (item.type !== undefined) tally(item.type, item.facts.length, 0);
       continue;
     }
     out.usage.input_tokens += result.usage.prompt_tokens;
     out.usage.output_tokens += result.usage.completion_tokens;
-    const correct = isCorrectReply(result.content, item.answer);
+    const found = item.facts.filter((fact) => isCorrectReply(result.content, fact)).length;
+    const correct = item.facts.length > 0 && found === item.facts.length;
     if (correct) out.correct++;
+    out.facts_found += found;
     if (result.content.trim() === NOT_IN_CONTEXT) out.not_in_context++;
-    out.answers.push({ id: item.id, reply: result.content, correct });
+    out.answers.push({
+      id: item.id,
+      reply: result.content,
+      correct,
+      facts_found: found,
+      facts_total: item.facts.length,
+      ...type,
+    });
+    if (item.type !== undefined) tally(item.type, item.facts.length, found);
   }
-  out.recall = items.length === 0 ? null : out.correct / items.length;
+  out.recall = items.length === 0 || out.facts_total === 0 ? null : out.facts_found / out.facts_total;
   return out;
 }

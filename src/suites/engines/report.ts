@@ -1,5 +1,8 @@
 /**
- * Presenting engine results: a plain-text table for stdout and a Markdown report section.
+ * Presenting engine results: a plain-text table for stdout and a Markdown report section. A
+ * reimplementation of someone else's engine is labelled so in every table; a skipped engine's row reads
+ * `skipped: <reason>`; with several budgets every row names its budget and a recall-at-retained-tokens
+ * table follows.
  *
  * @module
  */
@@ -16,13 +19,35 @@ export interface EnginesReportMeta {
   /** True when the models are the offline reference model (labelled as a weak baseline). */
   reference?: boolean;
   repeats: number;
+  /** The budgets measured, in order (default: the results' own). */
+  budgets?: { budget: string; budget_tokens: number }[];
+}
+
+/** The words every table puts after a reimplementation's name. */
+export const REIMPLEMENTATION_LABEL = "(reimplementation)";
+
+/** How the tables name an engine: its name, labelled when it is a reimplementation of someone else's. */
+export function engineLabel(r: Pick<EngineResult, "engine" | "kind">): string {
+  return r.kind === "reimplementation" ? `${r.engine} ${REIMPLEMENTATION_LABEL}` : r.engine;
+}
+
+/** The budgets of a set of results, in first-seen order. */
+export function budgetsOf(
+  results: readonly EngineResult[],
+  meta?: EnginesReportMeta,
+): { budget: string; budget_tokens: number }[] {
+  if (meta?.budgets && meta.budgets.length > 0) return meta.budgets;
+  const seen = new Map<string, number>();
+  for (const r of results) if (!seen.has(r.budget)) seen.set(r.budget, r.budget_tokens);
+  return [...seen].map(([budget, budget_tokens]) => ({ budget, budget_tokens }));
 }
 
 function pct(value: number | null): string {
   return value === null ? "n/a" : `${(value * 100).toFixed(1)}%`;
 }
 
-function ms(value: number | null): string {
+/** Milliseconds as the tables print them. */
+export function ms(value: number | null): string {
   return value === null ? "-" : value < 10 ? value.toFixed(2) : value.toFixed(0);
 }
 
@@ -30,30 +55,43 @@ function num(value: number | null): string {
   return value === null ? "-" : String(value);
 }
 
-/** The cells of the engines table, one row per engine (shared by the text, Markdown and HTML tables). */
+/** The status cell: `ok`, `failed`, or `skipped: <reason>`. */
+export function statusCell(r: EngineResult): string {
+  if (r.status !== "skipped") return r.status;
+  const reason = r.reason ?? "";
+  return `skipped: ${reason.length > 60 ? `${reason.slice(0, 59)}…` : reason}`;
+}
+
+/** The cells of the engines table, one row per engine and budget (shared by text, Markdown and HTML). */
 export function engineTableRows(results: readonly EngineResult[]): string[][] {
-  return results.map((r) => [
-    r.engine,
-    r.status,
-    String(r.input_tokens),
-    num(r.output_tokens),
-    r.savings_pct === null ? "-" : `${r.savings_pct.toFixed(1)}%`,
-    r.within_budget === null ? "-" : r.within_budget ? "yes" : "no",
-    num(r.messages_out),
-    r.tool_pairing_valid === null ? "-" : r.tool_pairing_valid ? "valid" : "broken",
-    r.status === "ok" ? pct(r.needles.recall) : "-",
-    r.qa === null ? "n/a" : pct(r.qa.recall),
-    r.probes === null ? "n/a" : pct(r.probes.recall),
-    ms(r.latency_ms.cold),
-    ms(r.latency_ms.warm_median),
-    ms(r.latency_ms.warm_p95),
-    r.usage === null ? "-" : String(r.usage.calls),
-  ]);
+  return results.map((r) => {
+    const measured = r.status === "ok";
+    return [
+      engineLabel(r),
+      `${r.budget_tokens} (${r.budget})`,
+      statusCell(r),
+      String(r.input_tokens),
+      num(r.output_tokens),
+      r.savings_pct === null ? "-" : `${r.savings_pct.toFixed(1)}%`,
+      r.within_budget === null ? "-" : r.within_budget ? "yes" : "no",
+      num(r.messages_out),
+      r.tool_pairing_valid === null ? "-" : r.tool_pairing_valid ? "valid" : "broken",
+      measured ? pct(r.needles.recall) : "-",
+      r.qa === null ? "n/a" : pct(r.qa.recall),
+      r.probes === null ? "n/a" : pct(r.probes.recall),
+      ms(r.latency_ms.cold) + (r.latency_ms.cold_retried_attempts > 0 ? "*" : ""),
+      ms(r.latency_ms.warm_mean),
+      ms(r.latency_ms.warm_median),
+      ms(r.latency_ms.warm_p95),
+      r.usage === null ? "-" : String(r.usage.calls),
+    ];
+  });
 }
 
 /** The column names of the engines table. */
 export const ENGINE_TABLE_HEADER = [
   "engine",
+  "budget",
   "status",
   "in tok",
   "out tok",
@@ -65,20 +103,37 @@ export const ENGINE_TABLE_HEADER = [
   "QA",
   "probes",
   "cold ms",
+  "warm mean ms",
   "warm med ms",
   "warm p95 ms",
   "model calls",
 ];
 
-/** A plain-text table of the results, columns aligned, failures' reasons listed below. */
+/** Index of the status column in {@link ENGINE_TABLE_HEADER}. */
+const STATUS_COLUMN = 2;
+
+/** A plain-text table of the results, columns aligned, failures' and skips' reasons listed below. */
 export function formatEnginesTable(results: EngineResult[]): string {
-  const table = [ENGINE_TABLE_HEADER, ...engineTableRows(results)];
+  const rows = engineTableRows(results).map((row) => {
+    // The plain table keeps the status column narrow: a skip's reason is listed below.
+    const copy = [...row];
+    if (copy[STATUS_COLUMN].startsWith("skipped:")) copy[STATUS_COLUMN] = "skipped";
+    return copy;
+  });
+  const table = [ENGINE_TABLE_HEADER, ...rows];
   const widths = ENGINE_TABLE_HEADER.map((_, c) => Math.max(...table.map((row) => row[c].length)));
   const lines = table.map((row) =>
     row.map((cell, c) => c === 0 ? cell.padEnd(widths[c]) : cell.padStart(widths[c])).join("  ")
   );
   lines.splice(1, 0, widths.map((w) => "-".repeat(w)).join("  "));
-  for (const r of results) if (r.reason !== null) lines.push(`${r.engine}: failed: ${r.reason}`);
+  const seen = new Set<string>();
+  for (const r of results) {
+    if (r.reason === null) continue;
+    const line = `${r.engine}: ${r.status === "skipped" ? "skipped" : "failed"}: ${r.reason}`;
+    if (seen.has(line)) continue;
+    seen.add(line);
+    lines.push(line);
+  }
   return lines.join("\n");
 }
 
@@ -86,16 +141,88 @@ function escapeCell(text: string): string {
   return text.replace(/\|/g, "\\|").replace(/\n/g, " ");
 }
 
+/** The words that say how QA and probe answers are matched (shared by REPORT.md and report.html). */
+export const QA_MATCHING_NOTE =
+  "Answers are matched without an LLM: reply and gold are normalized as HotpotQA " +
+  "does (lowercase, punctuation and articles removed, whitespace folded) and a fact counts when its words " +
+  "appear in the reply as one run of whole words (so `No` is not found in `NOT IN CONTEXT`, nor `art` in " +
+  "`party`); a reply of `NOT IN CONTEXT` finds nothing.";
+
+/** The explanation under the engines table (shared by REPORT.md and report.html). */
+export const ENGINES_TABLE_NOTE =
+  "Tokens are counted with the model's chat template and tokenizer. *needles* " +
+  "is the share of planted fact sentences found verbatim in the window (n/a without needles). *QA* is the share " +
+  "of needle questions the chat model answered from the window alone (it is told to reply `NOT IN CONTEXT` " +
+  "otherwise); *probes* is the share of the probes' expected facts found in the chat model's answers (pooled " +
+  "over probes; per type below). " + QA_MATCHING_NOTE + " Latency times the compress call alone: the cold " +
+  "first call apart from the mean, median and p95 (nearest rank) of the warm calls. Warm calls whose model " +
+  "calls were retried are left out of the warm figures (their time includes retry waits) and counted below; " +
+  "a cold figure marked with an asterisk includes retries. An engine labelled *(reimplementation)* is this program's own " +
+  "rendering of another project's idea, not that project; real competitors run through their adapters, and " +
+  "a row reading `skipped: …` was not measured.";
+
+/** Rows of the recall-at-retained-tokens table: one per engine, one cell group per budget. */
+export function budgetCurveRows(results: readonly EngineResult[], meta?: EnginesReportMeta): {
+  header: string[];
+  rows: string[][];
+} {
+  const budgets = budgetsOf(results, meta);
+  const names = [...new Set(results.map((r) => engineLabel(r)))];
+  const header = ["engine", ...budgets.map((b) => `${b.budget_tokens} (${b.budget}): kept / needles / QA`)];
+  const rows = names.map((name) => [
+    name,
+    ...budgets.map((b) => {
+      const r = results.find((x) => engineLabel(x) === name && x.budget === b.budget);
+      if (r === undefined) return "-";
+      if (r.status !== "ok") return r.status;
+      return `${num(r.output_tokens)} / ${pct(r.needles.recall)} / ${
+        r.qa === null ? "n/a" : pct(r.qa.recall)
+      }`;
+    }),
+  ]);
+  return { header, rows };
+}
+
+/** Rows of the probe recall per type table (engines with probe answers only). */
+export function probeTypeRows(
+  results: readonly EngineResult[],
+): { header: string[]; rows: string[][] } | null {
+  const types = [...new Set(results.flatMap((r) => Object.keys(r.probes?.by_type ?? {})))].sort();
+  if (types.length === 0) return null;
+  const header = ["engine", "budget", ...types, "overall"];
+  const rows = results.filter((r) => r.probes !== null).map((r) => [
+    engineLabel(r),
+    r.budget,
+    ...types.map((t) => {
+      const group = r.probes!.by_type[t];
+      return group === undefined ? "-" : `${pct(group.recall)} (${group.found}/${group.facts})`;
+    }),
+    `${pct(r.probes!.recall)} (${r.probes!.facts_found}/${r.probes!.facts_total})`,
+  ]);
+  return { header, rows };
+}
+
+function markdownTable(header: string[], rows: string[][]): string[] {
+  return [
+    `| ${header.map(escapeCell).join(" | ")} |`,
+    `| ${header.map((_, i) => i === 0 ? "---" : "---:").join(" | ")} |`,
+    ...rows.map((row) => `| ${row.map(escapeCell).join(" | ")} |`),
+  ];
+}
+
 /** The engines section of REPORT.md. */
 export function enginesReportMarkdown(results: EngineResult[], meta: EnginesReportMeta): string {
-  const budget = results[0]?.budget_tokens;
+  const budgets = budgetsOf(results, meta);
+  const first = results[0];
   const lines = [
     "## Engines",
     "",
-    `- Transcript: ${meta.transcript} — ${results[0]?.messages_in ?? 0} messages, ${
-      results[0]?.input_tokens ?? 0
+    `- Transcript: ${meta.transcript} — ${first?.messages_in ?? 0} messages, ${
+      first?.input_tokens ?? 0
     } tokens (${meta.tokenizer}), hash \`${meta.transcriptHash}\``,
-    `- Budget: ${budget ?? "-"} tokens; ${meta.repeats} warm repeats after one cold call per engine`,
+    `- Budget${budgets.length > 1 ? "s" : ""}: ${
+      budgets.length === 0 ? "-" : budgets.map((b) => `${b.budget_tokens} tokens (${b.budget})`).join(", ")
+    }; ${meta.repeats} warm repeats after one cold call per engine`,
   ];
   if (meta.chatModel) lines.push(`- Chat model: ${meta.chatModel}`);
   if (meta.decisionModel) lines.push(`- Decision model: ${meta.decisionModel}`);
@@ -105,26 +232,64 @@ export function enginesReportMarkdown(results: EngineResult[], meta: EnginesRepo
         "not a measure of any real LLM.",
     );
   }
+  const retried = results.filter((r) => r.latency_ms.warm_excluded_retried > 0);
   lines.push(
     "",
-    `| ${ENGINE_TABLE_HEADER.join(" | ")} |`,
-    `| ${ENGINE_TABLE_HEADER.map((_, i) => i === 0 ? "---" : "---:").join(" | ")} |`,
-    ...engineTableRows(results).map((row) => `| ${row.map(escapeCell).join(" | ")} |`),
+    ...markdownTable(ENGINE_TABLE_HEADER, engineTableRows(results)),
     "",
-    "Tokens are counted with the model's chat template and tokenizer. *needles* is the share of planted " +
-      "fact sentences found verbatim in the window (n/a without needles). *QA* is the share of needle " +
-      "questions the chat model answered from the window alone (reply contains the gold answer, case and " +
-      "whitespace folded; it is told to reply `NOT IN CONTEXT` otherwise); *probes* the same for imported " +
-      "questions. Latency times the compress call alone: the cold first call apart from the median and p95 " +
-      "(nearest rank) of the warm calls.",
+    ENGINES_TABLE_NOTE,
   );
-  const failed = results.filter((r) => r.reason !== null);
+  if (retried.length > 0) {
+    lines.push(
+      "",
+      `Warm calls left out for retries: ${
+        retried.map((r) => `${engineLabel(r)} at ${r.budget}: ${r.latency_ms.warm_excluded_retried}`).join(
+          "; ",
+        )
+      }.`,
+    );
+  }
+  if (budgets.length > 1) {
+    const curve = budgetCurveRows(results, meta);
+    lines.push(
+      "",
+      "### Recall at retained tokens",
+      "",
+      "Every engine at every budget: tokens kept in the window / verbatim needle recall / QA recall.",
+      "",
+      ...markdownTable(curve.header, curve.rows),
+    );
+  }
+  const byType = probeTypeRows(results);
+  if (byType !== null) {
+    lines.push(
+      "",
+      "### Probe recall per type",
+      "",
+      "Share of expected facts found in the chat model's answers, per probe type (found/expected; LLM-free " +
+        "matching as above).",
+      "",
+      ...markdownTable(byType.header, byType.rows),
+    );
+  }
+  const failed = results.filter((r) => r.status === "failed" && r.reason !== null);
   if (failed.length > 0) {
     lines.push(
       "",
       "### Failures",
       "",
-      ...failed.map((r) => `- \`${escapeCell(r.engine)}\`: ${escapeCell(r.reason!)}`),
+      ...failed.map((r) => `- \`${escapeCell(r.engine)}\` at ${r.budget}: ${escapeCell(r.reason!)}`),
+    );
+  }
+  const skipped = results.filter((r) => r.status === "skipped");
+  if (skipped.length > 0) {
+    lines.push(
+      "",
+      "### Skipped",
+      "",
+      ...skipped.map((r) =>
+        `- \`${escapeCell(r.engine)}\` at ${r.budget}: skipped: ${escapeCell(r.reason ?? "")}`
+      ),
     );
   }
   return lines.join("\n") + "\n";

@@ -2,7 +2,11 @@
  * The library-level engines runner: every engine compresses the same transcript once cold and `repeats`
  * times warm; the cold output is validated (well-formed, tool pairs intact, no larger than the input)
  * and measured (tokens, savings, verbatim needle recall, messages out, QA recall of needles and probes).
- * Only the compress call is timed; counting, validation and QA happen outside the timer.
+ * Only the compress call is timed; counting, validation and QA happen outside the timer. Latency excludes
+ * retry waits: a warm call whose model calls needed retries (a record with more than one attempt) is left
+ * out of the warm mean, median and p95 and counted apart (`warm_excluded_retried`); a cold call that
+ * needed retries keeps its figure but says so (`cold_retried_attempts`), since a cold call cannot be
+ * repeated.
  *
  * Warm calls run with the process's caches warm (the token counter caches counts by rendered text), so
  * the cold figure is the one a first compaction pays.
@@ -13,13 +17,18 @@
  *
  * @module
  */
-import { createEngine } from "../../methods/engines/create.ts";
-import { type CompressUsage, EngineError } from "../../methods/engines/engine.ts";
+import { createEngine, type EngineSelection } from "../../methods/engines/create.ts";
+import {
+  type CompressUsage,
+  EngineError,
+  type EngineKind,
+  EngineSkipped,
+} from "../../methods/engines/engine.ts";
 import type { ChatMessage } from "../../models/messages.ts";
 import type { CallRecord, ChatModel, DecisionModel } from "../../models/types.ts";
 import type { TokenCounter } from "../../tokens/types.ts";
 import type { Probe } from "../../data/transcripts/types.ts";
-import { median, needleRecall, percentile, type QaRecall, qaRecall } from "./metrics.ts";
+import { mean, median, needleRecall, percentile, type QaItem, type QaRecall, qaRecall } from "./metrics.ts";
 import type { Needle } from "./needles.ts";
 import { transcriptHash } from "./transcript_hash.ts";
 import { validateEngineOutput } from "./validate.ts";
@@ -36,7 +45,7 @@ export interface EngineProgress {
   /** Index of the engine among the engines run, and their number. */
   index: number;
   total: number;
-  status?: "ok" | "failed";
+  status?: EngineResult["status"];
 }
 
 /** Options of {@link runEngines}. */
@@ -44,8 +53,8 @@ export interface RunEnginesOptions {
   messages: ChatMessage[];
   needles?: Needle[];
   probes?: Probe[];
-  /** Engine specs (see createEngine). */
-  engines: string[];
+  /** Engine specs (see createEngine), or names with their specs. */
+  engines: (string | EngineSelection)[];
   /** Warm calls after the cold one. */
   repeats: number;
   counter: TokenCounter;
@@ -53,6 +62,12 @@ export interface RunEnginesOptions {
   decision?: DecisionModel;
   /** Token budget; default {@link DEFAULT_BUDGET_SHARE} of the input tokens. */
   budgetTokens?: number;
+  /** How the budget was asked for (e.g. `25%` or `4000`), recorded with each result. */
+  budgetLabel?: string;
+  /** Variables passed to outside engines (`--engine-env`). */
+  engineEnv?: Readonly<Record<string, string>>;
+  /** Hermes Agent's directory for the `hermes` and `hermes-lcm` adapters. */
+  hermesDir?: string;
   /** Time limit of outside engines' calls; default {@link DEFAULT_ENGINE_TIMEOUT_MS}. */
   timeoutMs?: number;
   /** Ask QA questions (needs `chat`); default true when a chat model is given. */
@@ -65,11 +80,19 @@ export type QaSummary = Omit<QaRecall, "records">;
 
 /** Everything measured for one engine. */
 export interface EngineResult {
+  /** The name the tables show (`NAME` of `--engine NAME=SPEC`, else the spec). */
   engine: string;
-  status: "ok" | "failed";
-  /** Why the engine failed, else null. */
+  /** The spec the engine was built from. */
+  spec: string;
+  /** Built-in, reimplementation (of someone else's engine, labelled so) or outside. */
+  kind: EngineKind;
+  /** `skipped`: the engine could not run here (e.g. the real package is missing); nothing is measured. */
+  status: "ok" | "failed" | "skipped";
+  /** Why the engine failed or was skipped, else null. */
   reason: string | null;
   budget_tokens: number;
+  /** The budget as asked for (`25%`, `4000`). */
+  budget: string;
   input_tokens: number;
   output_tokens: number | null;
   saved_tokens: number | null;
@@ -84,7 +107,19 @@ export interface EngineResult {
   qa: QaSummary | null;
   /** QA recall of imported probes (null when not asked). */
   probes: QaSummary | null;
-  latency_ms: { cold: number | null; warm_median: number | null; warm_p95: number | null; warm: number[] };
+  latency_ms: {
+    cold: number | null;
+    /** Mean, median and p95 of the warm calls that needed no retry. */
+    warm_mean: number | null;
+    warm_median: number | null;
+    warm_p95: number | null;
+    /** Every warm call that needed no retry, in order. */
+    warm: number[];
+    /** Warm calls left out because a model call inside them was retried (their time includes waits). */
+    warm_excluded_retried: number;
+    /** Retried attempts inside the cold call (its figure then includes retry waits). */
+    cold_retried_attempts: number;
+  };
   /** True when every warm call returned the same window as the cold one. */
   deterministic: boolean | null;
   /** Model usage of the cold compress call, and over all compress calls. */
@@ -111,6 +146,11 @@ function addInto(total: CompressUsage, usage: CompressUsage | undefined): void {
   total.calls += usage.calls;
 }
 
+/** Attempts beyond the first, over the provider exchanges of one compress call. */
+function retriedAttempts(records: readonly { attempts: number }[] | undefined): number {
+  return (records ?? []).reduce((n, record) => n + Math.max(0, record.attempts - 1), 0);
+}
+
 /** Runs every engine over the transcript and measures it; see the module notes. */
 export async function runEngines(options: RunEnginesOptions): Promise<EngineResult[]> {
   const { messages, counter, repeats } = options;
@@ -124,16 +164,22 @@ export async function runEngines(options: RunEnginesOptions): Promise<EngineResu
     decision: options.decision,
     timeoutMs: options.timeoutMs ?? DEFAULT_ENGINE_TIMEOUT_MS,
   };
-  const engines = options.engines.map((spec) => createEngine(spec, deps));
+  const selections = options.engines.map((e) => typeof e === "string" ? { name: e, spec: e } : e);
+  const engines = selections.map(({ name, spec }) =>
+    createEngine(spec, { ...deps, env: options.engineEnv, hermesDir: options.hermesDir }, name)
+  );
   const results: EngineResult[] = [];
   for (const [index, engine] of engines.entries()) {
-    const progress = (phase: EngineProgress["phase"], status?: "ok" | "failed") =>
+    const progress = (phase: EngineProgress["phase"], status?: EngineResult["status"]) =>
       options.onProgress?.({ engine: engine.name, phase, index, total: engines.length, status });
     const result: EngineResult = {
       engine: engine.name,
+      spec: selections[index].spec,
+      kind: engine.kind,
       status: "ok",
       reason: null,
       budget_tokens: budget,
+      budget: options.budgetLabel ?? (options.budgetTokens === undefined ? "25%" : String(budget)),
       input_tokens: inputTokens,
       output_tokens: null,
       saved_tokens: null,
@@ -145,7 +191,15 @@ export async function runEngines(options: RunEnginesOptions): Promise<EngineResu
       needles: { total: needles.length, found: 0, recall: null, found_ids: [] },
       qa: null,
       probes: null,
-      latency_ms: { cold: null, warm_median: null, warm_p95: null, warm: [] },
+      latency_ms: {
+        cold: null,
+        warm_mean: null,
+        warm_median: null,
+        warm_p95: null,
+        warm: [],
+        warm_excluded_retried: 0,
+        cold_retried_attempts: 0,
+      },
       deterministic: null,
       usage: null,
       usage_all_calls: emptyUsage(),
@@ -171,6 +225,7 @@ export async function runEngines(options: RunEnginesOptions): Promise<EngineResu
     try {
       const cold = await call();
       result.latency_ms.cold = cold.ms;
+      result.latency_ms.cold_retried_attempts = retriedAttempts(cold.output.records);
       result.usage = cold.output.usage ?? emptyUsage();
       addInto(result.usage_all_calls, cold.output.usage);
       result.records.push(...(cold.output.records ?? []));
@@ -195,15 +250,26 @@ export async function runEngines(options: RunEnginesOptions): Promise<EngineResu
         let same = true;
         for (let r = 0; r < repeats; r++) {
           const warm = await call();
-          result.latency_ms.warm.push(warm.ms);
+          if (retriedAttempts(warm.output.records) > 0) result.latency_ms.warm_excluded_retried++;
+          else result.latency_ms.warm.push(warm.ms);
           addInto(result.usage_all_calls, warm.output.usage);
           if (same && transcriptHash(warm.output.messages) !== result.window_hash) same = false;
         }
         result.deterministic = repeats > 0 ? same : null;
+        result.latency_ms.warm_mean = mean(result.latency_ms.warm);
         result.latency_ms.warm_median = median(result.latency_ms.warm);
         result.latency_ms.warm_p95 = percentile(result.latency_ms.warm, 95);
       }
     } catch (error) {
+      if (error instanceof EngineSkipped) {
+        result.status = "skipped";
+        result.reason = error.message;
+        result.latency_ms.cold = null;
+        result.latency_ms.warm = [];
+        progress("done", result.status);
+        results.push(result);
+        continue;
+      }
       if (!(error instanceof EngineError)) throw error;
       fail(result.latency_ms.cold === null ? error.message : `warm call: ${error.message}`);
       // The failed exchanges are kept with the result (and stored by the suite), never dropped.
@@ -212,15 +278,16 @@ export async function runEngines(options: RunEnginesOptions): Promise<EngineResu
     }
     if (window !== null && askQa && options.chat !== undefined) {
       progress("qa");
-      const items = needles.map((needle) => ({
+      const items: QaItem[] = needles.map((needle) => ({
         id: needle.id,
         question: needle.question,
-        answer: needle.answer,
+        facts: [needle.answer],
       }));
-      const probeItems = probes.map((probe, i) => ({
-        id: `probe-${i + 1}`,
+      const probeItems: QaItem[] = probes.map((probe, i) => ({
+        id: probe.id ?? `probe-${i + 1}`,
         question: probe.question,
-        answer: probe.answer,
+        facts: probe.facts ?? [probe.answer],
+        ...(probe.category !== undefined ? { type: probe.category } : {}),
       }));
       for (const [key, list] of [["qa", items], ["probes", probeItems]] as const) {
         if (list.length === 0) continue;

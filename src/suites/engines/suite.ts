@@ -1,7 +1,9 @@
 /**
- * The engines suite over the run store: one `transcript` node (generated or imported), one `engine` node per
- * engine (its measured result, the cold output window and every provider exchange), then `results.json` and
- * `REPORT.md`. Engine nodes always run afresh (latency is measured, so nothing is reused from a frozen run).
+ * The engines suite over the run store: one `transcript` node (generated or imported, with the probes of a
+ * `--probes` file as a second input), one `engine` node per engine and budget (its measured result, the cold
+ * output window and every provider exchange), then the aggregate (`results.json`, `aggregate.json`) and the
+ * report (`REPORT.md`, `report.html`). Engine nodes always run afresh (latency is measured, so nothing is
+ * reused from a frozen run). With several budgets every engine is measured at each, budget by budget.
  *
  * @module
  */
@@ -15,9 +17,11 @@ import { enginesTranscriptStage } from "./stages/transcript.ts";
 import type { Needle } from "./needles.ts";
 import { basename } from "node:path";
 import { formatEnginesTable } from "./report.ts";
-import { enginesAggregateStage } from "./stages/aggregate.ts";
+import { engineInputKey, enginesAggregateStage } from "./stages/aggregate.ts";
 import { enginesReportStage } from "./stages/report.ts";
-import { DEFAULT_BUDGET_SHARE, type EngineResult, runEngines } from "./run.ts";
+import { type EngineResult, runEngines } from "./run.ts";
+import type { EngineSelection } from "../../methods/engines/create.ts";
+import { type BudgetSpec, budgetTokens, DEFAULT_BUDGET } from "./budgets.ts";
 
 /** Where the transcript comes from. */
 export type TranscriptSource =
@@ -27,11 +31,18 @@ export type TranscriptSource =
 /** Options of {@link runEnginesSuite}. */
 export interface EnginesSuiteOptions {
   transcript: TranscriptSource;
-  engines: string[];
+  engines: EngineSelection[];
   repeats: number;
-  budgetTokens?: number;
+  /** Budgets to measure at (default: 25 % of the input tokens). */
+  budgets?: BudgetSpec[];
   timeoutMs?: number;
   qa: boolean;
+  /** Probes read from `--probes FILE` (replacing the transcript's own), and the file's path. */
+  probes?: { path: string; probes: Probe[] };
+  /** Variables passed to outside engines (`--engine-env`). */
+  engineEnv?: Readonly<Record<string, string>>;
+  /** Hermes Agent's directory for the `hermes` and `hermes-lcm` adapters. */
+  hermesDir?: string;
 }
 
 interface StoredTranscript {
@@ -44,7 +55,9 @@ interface StoredTranscript {
 /** What the suite returns. */
 export interface EnginesSuiteResult {
   transcript: { hash: string; description: string; messages: number; tokens: number };
+  /** The first budget in tokens (the only one unless several were asked for). */
   budget_tokens: number;
+  budgets: { budget: string; budget_tokens: number }[];
   results: EngineResult[];
   table: string;
   /** Published file name → the node output blob that is its exact bytes. */
@@ -61,20 +74,25 @@ export async function runEnginesSuite(
   const { executor, run, progress } = context;
   const source = options.transcript;
   progress.plan("engines-transcript", 1);
+  // A --probes file is the transcript node's second input: its probes replace the transcript's own.
+  const probeInputs: Record<string, string> = options.probes ? { probes: run.header.sources["probes"] } : {};
+  const probeValues: Record<string, unknown> = options.probes
+    ? { probes: await run.store.getText(run.header.sources["probes"]) }
+    : {};
   const transcriptNode = await executor.runStage(
     enginesTranscriptStage,
     source.kind === "generated"
       ? {
         label: "transcript generated",
         params: { source: "generated" as const, params: source.params as Record<string, unknown> },
-        inputs: {},
-        values: {},
+        inputs: probeInputs,
+        values: probeValues,
       }
       : {
         label: `transcript ${basename(source.path)}`,
         params: { source: "imported" as const, format: source.transcript.format },
-        inputs: { file: run.header.sources["transcript"] },
-        values: { file: await run.store.getText(run.header.sources["transcript"]) },
+        inputs: { file: run.header.sources["transcript"], ...probeInputs },
+        values: { file: await run.store.getText(run.header.sources["transcript"]), ...probeValues },
       },
     {},
   );
@@ -85,61 +103,75 @@ export async function runEnginesSuite(
       `words per message ${source.params.wordsPerMsg ?? 60})`
     : `imported ${source.transcript.format} transcript ${basename(source.path)}`;
   const inputTokens = counter.countMessages(transcript.messages);
-  const budget = options.budgetTokens ?? Math.floor(inputTokens * DEFAULT_BUDGET_SHARE);
+  const budgets = (options.budgets ?? [DEFAULT_BUDGET]).map((spec) => ({
+    budget: spec.label,
+    budget_tokens: budgetTokens(spec, inputTokens),
+  }));
+  const budget = budgets[0].budget_tokens;
   progress.note(
     `transcript ${transcript.hash} (${transcript.messages.length} messages, ${inputTokens} tokens)`,
   );
 
-  progress.plan("engines-engine", options.engines.length);
+  progress.plan("engines-engine", options.engines.length * budgets.length);
   const results: EngineResult[] = [];
   const engineInputs: Record<string, string> = {};
   const engineValues: Record<string, unknown> = {};
-  for (const spec of options.engines) {
-    const node = await executor.execute(
-      {
-        stage: "engines-engine",
-        version: 1,
-        label: `engine ${spec}`,
-        params: {
-          engine: spec,
-          repeats: options.repeats,
-          budget_tokens: budget,
-          qa: options.qa,
-          tokenizer: counter.hash,
-          chat_model: models.description.chat_model,
-          decision_model: models.description.decision_model,
+  for (const { budget: budgetLabel, budget_tokens: budgetCount } of budgets) {
+    for (const { name, spec } of options.engines) {
+      const node = await executor.execute(
+        {
+          stage: "engines-engine",
+          version: 1,
+          label: budgets.length > 1 ? `engine ${name} at ${budgetLabel}` : `engine ${name}`,
+          params: {
+            engine: spec,
+            ...(name !== spec ? { name } : {}),
+            ...(options.engineEnv && Object.keys(options.engineEnv).length > 0
+              ? { engine_env: Object.keys(options.engineEnv).sort() }
+              : {}),
+            repeats: options.repeats,
+            budget: budgetLabel,
+            budget_tokens: budgetCount,
+            qa: options.qa,
+            tokenizer: counter.hash,
+            chat_model: models.description.chat_model,
+            decision_model: models.description.decision_model,
+          },
+          inputs: { transcript: transcriptNode.node.outputs.transcript },
+          provider: true,
+          reuseFrozen: false,
         },
-        inputs: { transcript: transcriptNode.node.outputs.transcript },
-        provider: true,
-        reuseFrozen: false,
-      },
-      async () => {
-        const [result] = await runEngines({
-          messages: transcript.messages,
-          needles: transcript.needles,
-          probes: transcript.probes,
-          engines: [spec],
-          repeats: options.repeats,
-          counter,
-          chat: models.chat,
-          decision: models.decision,
-          budgetTokens: budget,
-          timeoutMs: options.timeoutMs,
-          qa: options.qa,
-        });
-        const { window, records, ...measured } = result;
-        return {
-          outputs: { result: measured, window },
-          requests: records,
-          status: result.status === "ok" ? "ok" : "invalid",
-          ...(result.reason ? { reason: result.reason } : {}),
-        };
-      },
-    );
-    const measured = node.outputs.result as Omit<EngineResult, "window" | "records">;
-    results.push({ ...measured, window: null, records: [] });
-    engineInputs[`engine:${spec}`] = node.node.outputs.result;
-    engineValues[`engine:${spec}`] = measured;
+        async () => {
+          const [result] = await runEngines({
+            messages: transcript.messages,
+            needles: transcript.needles,
+            probes: transcript.probes,
+            engines: [{ name, spec }],
+            repeats: options.repeats,
+            counter,
+            chat: models.chat,
+            decision: models.decision,
+            budgetTokens: budgetCount,
+            budgetLabel,
+            timeoutMs: options.timeoutMs,
+            qa: options.qa,
+            engineEnv: options.engineEnv,
+            hermesDir: options.hermesDir,
+          });
+          const { window, records, ...measured } = result;
+          return {
+            outputs: { result: measured, window },
+            requests: records,
+            status: result.status === "failed" ? "invalid" : "ok",
+            ...(result.reason ? { reason: result.reason } : {}),
+          };
+        },
+      );
+      const measured = node.outputs.result as Omit<EngineResult, "window" | "records">;
+      results.push({ ...measured, window: null, records: [] });
+      engineInputs[engineInputKey(name, budgetLabel)] = node.node.outputs.result;
+      engineValues[engineInputKey(name, budgetLabel)] = measured;
+    }
   }
 
   const table = formatEnginesTable(results);
@@ -150,11 +182,13 @@ export async function runEnginesSuite(
     label: "aggregate",
     params: {
       description,
-      engines: options.engines,
+      engines: options.engines.map(({ name }) => name),
+      budgets,
       tokenizer: { name: counter.name, hash: counter.hash },
       models: models.description,
       budget_tokens: budget,
       repeats: options.repeats,
+      ...(options.probes ? { probes_file: basename(options.probes.path) } : {}),
     },
     inputs: { transcript: transcriptNode.node.outputs.transcript, ...engineInputs },
     values: { transcript, ...engineValues },
@@ -182,6 +216,7 @@ export async function runEnginesSuite(
       tokens: inputTokens,
     },
     budget_tokens: budget,
+    budgets,
     results,
     table,
     files,

@@ -9,10 +9,10 @@ import { loadHotpot } from "../../data/hotpot_load.ts";
 import { UsageError } from "../../errors.ts";
 import { sha256Hex } from "../../store/hash.ts";
 import { loadTokenCounter } from "../../tokens/load.ts";
-import { MODEL_OPTION_SPEC, setupModels } from "../model_setup.ts";
-import { readInputFile, statInputDirectory } from "../../fs_input.ts";
+import { setupModels } from "../model_setup.ts";
+import { readPrices } from "../../analysis/read_prices.ts";
+import { readInputFile } from "../../fs_input.ts";
 import { refuseGiven } from "../../cli/option_rules.ts";
-import { checkHermesSessions } from "./hermes_sessions.ts";
 import { openFrozenFor, type RunCommandOptions, runSuite } from "../run_lifecycle.ts";
 import { assertQuotaMet, collectCorpus, type CollectMode, selectionReport } from "./collect_suite.ts";
 import { readCorpus } from "./corpus.ts";
@@ -20,6 +20,14 @@ import { HOTPOT_COLLECT_SUITE, HOTPOT_SUITE } from "./definition.ts";
 import { HOTPOT_METHODS, type HotpotMethod } from "./methods.ts";
 import { DEFAULT_HOTPOT_RUN, runHotpot } from "./run_suite.ts";
 import { DEFAULT_SELECTION } from "./select.ts";
+import { assertHotpotFrozen } from "./frozen_protocol.ts";
+import {
+  agentMode,
+  assertSomeValid,
+  chooseCollectionMode,
+  collectionSummaryLines,
+  readHermesSessions,
+} from "../../cli/hotpot_collect_mode.ts";
 
 /** The demo dataset shipped in fixtures/. */
 export const DEMO_DATASET = assetPath("fixtures/hotpot/demo.parquet");
@@ -35,30 +43,17 @@ export interface HotpotCollectOptions extends RunCommandOptions {
   "max-chars"?: number;
   scripted?: boolean;
   "hermes-sessions"?: string;
+  agent?: string;
+  "agent-timeout"?: number;
+  "agent-system-prompt"?: string;
   tokenizer?: string;
 }
 
 /** `hotpot collect`: returns the run directory. */
 export async function hotpotCollect(options: HotpotCollectOptions, argv: string[]): Promise<string> {
-  const modes =
-    [options.scripted, options.live, options["hermes-sessions"] !== undefined].filter(Boolean).length;
-  if (modes > 1) {
-    throw new UsageError("hotpot collect: choose one of --scripted, --live and --hermes-sessions");
-  }
-  // Collection never reuses a frozen run, and calls a model only with --live: those options would be ignored.
+  const modeKind = chooseCollectionMode(options);
+  // Collection never reuses a frozen run: these options would be ignored.
   refuseGiven("hotpot collect", options, ["frozen-run", "check-only"], "not supported (nothing is reused)");
-  if (!options.live) {
-    const modelOptions = Object.keys(MODEL_OPTION_SPEC).filter((name) => name !== "live");
-    refuseGiven(
-      "hotpot collect",
-      options,
-      modelOptions,
-      "only used with --live (no model is called otherwise)",
-    );
-  }
-  if (options["hermes-sessions"] !== undefined) {
-    await statInputDirectory(options["hermes-sessions"], "--hermes-sessions");
-  }
   const datasetPath = options.dataset ?? DEMO_DATASET;
   // Recorded in corpus.json: the path as given, or a name for the embedded data that does not depend on where
   // the program is installed (so the corpus, and every key after it, is the same on every machine).
@@ -78,19 +73,20 @@ export async function hotpotCollect(options: HotpotCollectOptions, argv: string[
     throw new UsageError("hotpot collect: --bridge 0 and --comparison 0 select no question");
   }
   // A selection that cannot fill its quotas is bad input: refuse it before anything is written.
-  const selected = selectionReport(records, selection);
-  assertQuotaMet(selected.report, datasetLabel);
-  if (options["hermes-sessions"] !== undefined) {
-    await checkHermesSessions(options["hermes-sessions"], selected.ids);
-  }
+  assertQuotaMet(selectionReport(records, selection).report, datasetLabel);
+  const sessions = modeKind === "hermes"
+    ? await readHermesSessions(
+      options["hermes-sessions"]!,
+      selectionReport(records, selection).ids.map((id) => records.find((r) => r.id === id)!),
+    )
+    : {};
   const counter = await loadTokenCounter(options.tokenizer);
-  const live = options.live === true;
-  const models = live ? await setupModels(options, counter) : null;
-  const mode: CollectMode = live
+  const models = modeKind === "live" ? await setupModels(options, counter) : null;
+  const mode: CollectMode = modeKind === "live"
     ? { kind: "live", chat: models!.chat, model: models!.description.chat_model }
-    : options["hermes-sessions"] !== undefined
-    ? { kind: "hermes", dir: options["hermes-sessions"] }
-    : { kind: "scripted" };
+    : modeKind === "agent"
+    ? await agentMode(options)
+    : { kind: modeKind };
   const finished = await runSuite(
     {
       suite: HOTPOT_COLLECT_SUITE,
@@ -99,9 +95,15 @@ export async function hotpotCollect(options: HotpotCollectOptions, argv: string[
       output: options.output,
       resume: options.resume,
       quiet: options.quiet,
-      protocol: { suite: "hotpot", stage: "collect", selection, collection: mode.kind },
+      protocol: {
+        suite: "hotpot",
+        stage: "collect",
+        selection,
+        collection: mode.kind,
+        ...(mode.kind === "agent" ? { agent: mode.command } : {}),
+      },
       tokenizer: { name: counter.name, hash: counter.hash },
-      sources: { dataset: bytes },
+      sources: { dataset: bytes, ...sessions },
       models: models ?? undefined,
     },
     async (context) => {
@@ -112,17 +114,10 @@ export async function hotpotCollect(options: HotpotCollectOptions, argv: string[
         selection,
         mode,
       });
-      const valid = corpus.questions.filter((q) => q.valid).length;
-      return {
-        result: corpus,
-        files: {},
-        lines: [
-          `collected ${valid}/${corpus.questions.length} valid trajectories`,
-          `corpus: ${context.run.path}/corpus.json`,
-        ],
-      };
+      return { result: corpus, files: {}, lines: collectionSummaryLines(corpus, context.run.path) };
     },
   );
+  assertSomeValid(finished.result);
   return finished.path;
 }
 
@@ -135,6 +130,9 @@ export interface HotpotRunCommandOptions extends RunCommandOptions {
   compressions?: number;
   answers?: number;
   tokenizer?: string;
+  bootstrap?: number;
+  price?: { model: string; input: number; output: number }[];
+  prices?: string;
 }
 
 /** `hotpot run`: returns the run directory. */
@@ -157,7 +155,17 @@ export async function hotpotRunCommand(options: HotpotRunCommandOptions, argv: s
   if (runOptions.reserve >= runOptions.inputCap) {
     throw new UsageError("--reserve must be smaller than --input-cap");
   }
+  const prices = await readPrices(options);
   const models = await setupModels(options, counter, checkOnly, frozen?.manifest.protocol);
+  if (frozen && !checkOnly) {
+    const ours = { tokenizerHash: counter.hash, corpusHash: sha256Hex(bytes), models: models.description };
+    try {
+      assertHotpotFrozen(frozen, { ...ours, options: runOptions });
+    } catch (error) {
+      await models.close();
+      throw error;
+    }
+  }
   const finished = await runSuite(
     {
       suite: HOTPOT_SUITE,
@@ -177,7 +185,10 @@ export async function hotpotRunCommand(options: HotpotRunCommandOptions, argv: s
       if (context.resumed && context.run.header.sources.corpus !== sha256Hex(bytes)) {
         throw new UsageError(`--corpus ${options.corpus} differs from the corpus this run started with`);
       }
-      const outcome = await runHotpot(context, corpus, runOptions, models, counter);
+      const outcome = await runHotpot(context, corpus, runOptions, models, counter, {
+        bootstrap: options.bootstrap,
+        prices,
+      });
       return {
         result: outcome,
         files: outcome.files,

@@ -7,7 +7,14 @@
  */
 import { join } from "node:path";
 import { UsageError } from "../../errors.ts";
-import { inputError, readInputJson, statInputDirectory, statInputFile, subjectOf } from "../../fs_input.ts";
+import {
+  inputError,
+  readInputFile,
+  readInputJson,
+  statInputDirectory,
+  statInputFile,
+  subjectOf,
+} from "../../fs_input.ts";
 
 const OPTION = "--hermes-sessions";
 
@@ -52,4 +59,11 @@ export async function readHermesSession(dir: string, id: string): Promise<unknow
   const path = hermesSessionPath(dir, id);
   if (!(await present(path))) return null;
   return await readInputJson(path, OPTION);
+}
+
+/** The bytes of question `id`'s session file, or `null` when the folder has none for it. */
+export async function readHermesSessionBytes(dir: string, id: string): Promise<Uint8Array | null> {
+  const path = hermesSessionPath(dir, id);
+  if (!(await present(path))) return null;
+  return await readInputFile(path, OPTION);
 }

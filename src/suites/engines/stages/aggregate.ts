@@ -1,6 +1,7 @@
 /**
- * `engines-aggregate`: every engine node's measured result gathered into `results.json`, and one summary line
- * per engine in `aggregate.json`. Its inputs are the transcript and every engine node's result.
+ * `engines-aggregate`: every engine node's measured result gathered into `results.json` (one row per engine
+ * and budget, budgets in order, with each needle's position), and one summary line per engine and budget in
+ * `aggregate.json`. Its inputs are the transcript and every engine node's result (`engine:<budget>:<name>`).
  *
  * @module
  */
@@ -8,6 +9,11 @@ import { z } from "zod";
 import { defineStage } from "../../../pipeline/stage.ts";
 import { publishedJson } from "../../published.ts";
 import type { EngineResult } from "../run.ts";
+
+/** The aggregate node's input key of one engine's result at one budget. */
+export function engineInputKey(name: string, budget: string): string {
+  return `engine:${budget}:${name}`;
+}
 
 /** The measured result of one engine as stored in its node (without the window and the call records). */
 export type MeasuredEngine = Omit<EngineResult, "window" | "records">;
@@ -22,12 +28,18 @@ const ModelsSchema = z.object({
 /** The `engines-aggregate` stage. */
 export const enginesAggregateStage = defineStage({
   name: "engines-aggregate",
-  version: 1,
-  doc: "Every engine's measured result (results.json) and one summary line per engine (aggregate.json).",
+  version: 2,
+  doc: "Every engine's measured result at every budget (results.json) and one summary line per engine and " +
+    "budget (aggregate.json).",
   params: z.object({
     /** Where the transcript came from (generator settings, or the format and file name; never a path). */
     description: z.string(),
+    /** Engine names, in order. */
     engines: z.array(z.string()),
+    /** Budgets, in order: as asked for and in tokens. */
+    budgets: z.array(z.object({ budget: z.string(), budget_tokens: z.number().int() })).min(1),
+    /** The base name of a `--probes` file, when one was given. */
+    probes_file: z.string().optional(),
     tokenizer: z.object({ name: z.string(), hash: z.string() }),
     models: ModelsSchema,
     budget_tokens: z.number().int(),
@@ -40,24 +52,51 @@ export const enginesAggregateStage = defineStage({
   },
   provider: false,
   run({ params, inputs }) {
-    const transcript = z.object({ messages: z.array(z.unknown()), hash: z.string() }).loose().parse(
-      inputs.transcript,
+    const transcript = z.object({
+      messages: z.array(z.unknown()),
+      hash: z.string(),
+      needles: z.array(
+        z.object({
+          id: z.string(),
+          message_index: z.number(),
+          depth: z.number(),
+          role: z.string(),
+          position: z.string(),
+        }).loose(),
+      ),
+      probes: z.array(z.unknown()),
+    }).loose().parse(inputs.transcript);
+    const engines = params.budgets.flatMap(({ budget }) =>
+      params.engines.map((name) => {
+        const key = engineInputKey(name, budget);
+        const value = inputs[key];
+        if (value === undefined) throw new Error(`engines-aggregate: no input ${key}`);
+        return value as MeasuredEngine;
+      })
     );
-    const engines = params.engines.map((spec) => {
-      const value = inputs[`engine:${spec}`];
-      if (value === undefined) throw new Error(`engines-aggregate: no input engine:${spec}`);
-      return value as MeasuredEngine;
-    });
     const results = {
       suite: "engines",
       transcript: {
         hash: transcript.hash,
         description: params.description,
         messages: transcript.messages.length,
+        // Every engine row counts the same input: the transcript's tokens.
+        tokens: engines[0]?.input_tokens ?? null,
+        // Where each needle sits: its message, its depth (0 first message, 1 last), role and position.
+        needles: transcript.needles.map(({ id, message_index, depth, role, position }) => ({
+          id,
+          message_index,
+          depth,
+          role,
+          position,
+        })),
+        probes: transcript.probes.length,
+        ...(params.probes_file !== undefined ? { probes_file: params.probes_file } : {}),
       },
       tokenizer: params.tokenizer,
       models: params.models,
       budget_tokens: params.budget_tokens,
+      budgets: params.budgets,
       repeats: params.repeats,
       engines,
     };
@@ -65,9 +104,14 @@ export const enginesAggregateStage = defineStage({
       suite: "engines",
       transcript: { hash: transcript.hash, messages: transcript.messages.length },
       budget_tokens: params.budget_tokens,
+      budgets: params.budgets,
       engines: engines.map((e) => ({
         engine: e.engine,
+        kind: e.kind,
+        budget: e.budget,
+        budget_tokens: e.budget_tokens,
         status: e.status,
+        reason: e.status === "skipped" ? e.reason : null,
         input_tokens: e.input_tokens,
         output_tokens: e.output_tokens,
         savings_pct: e.savings_pct,
@@ -77,6 +121,7 @@ export const enginesAggregateStage = defineStage({
         qa_recall: e.qa?.recall ?? null,
         probe_recall: e.probes?.recall ?? null,
         latency_cold_ms: e.latency_ms.cold,
+        latency_warm_mean_ms: e.latency_ms.warm_mean,
         latency_warm_median_ms: e.latency_ms.warm_median,
       })),
     };

@@ -14,7 +14,7 @@ import type { MeasuredEngine } from "./aggregate.ts";
 /** The `engines-report` stage. */
 export const enginesReportStage = defineStage({
   name: "engines-report",
-  version: 1,
+  version: 2,
   doc: "REPORT.md and report.html of an engines run, from its results.",
   params: z.object({ tokenizer: z.string(), reference: z.boolean() }),
   inputs: ["results"],
@@ -29,6 +29,7 @@ export const enginesReportStage = defineStage({
       transcript: { hash: string; description: string };
       models: { chat_model: string; decision_model: string };
       repeats: number;
+      budgets?: { budget: string; budget_tokens: number }[];
       engines: MeasuredEngine[];
     };
     const engines: EngineResult[] = results.engines.map((e) => ({ ...e, window: null, records: [] }));
@@ -40,6 +41,7 @@ export const enginesReportStage = defineStage({
       decisionModel: results.models.decision_model,
       reference: params.reference,
       repeats: results.repeats,
+      ...(results.budgets ? { budgets: results.budgets } : {}),
     };
     return Promise.resolve({
       outputs: {

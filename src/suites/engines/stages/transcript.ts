@@ -1,6 +1,7 @@
 /**
  * `engines-transcript`: the transcript every engine compresses — generated from SHA-256-derived text with
- * planted needles, or imported from the run's `transcript` source in the recorded format.
+ * planted needles (early-region depths by default), or imported from the run's `transcript` source in the
+ * recorded format. A `probes` input (the `--probes` file of Hermes' compression eval) replaces its probes.
  *
  * @module
  */
@@ -10,6 +11,7 @@ import { ChatMessageSchema } from "../../../models/messages.ts";
 import { importTranscriptText } from "../../../data/transcripts/import.ts";
 import { TRANSCRIPT_FORMATS } from "../../../data/transcripts/types.ts";
 import { generateTranscript } from "../generate.ts";
+import { parseHermesProbes } from "../../../data/transcripts/hermes_probes.ts";
 import { transcriptHash } from "../transcript_hash.ts";
 
 /** A transcript node's `transcript` output. */
@@ -28,15 +30,18 @@ const Params = z.union([
 /** The `engines-transcript` stage. */
 export const enginesTranscriptStage = defineStage({
   name: "engines-transcript",
-  version: 2,
-  doc:
-    "The transcript every engine compresses: generated with planted needles, or imported (format recorded).",
+  version: 3,
+  doc: "The transcript every engine compresses: generated with planted needles (early region by default), " +
+    "or imported (format recorded); a probes file replaces its probes.",
   params: Params,
-  inputs: ["file"],
-  textInputs: ["file"],
+  inputs: ["file", "probes"],
+  textInputs: ["file", "probes"],
   outputs: { transcript: { schema: StoredTranscriptSchema, doc: "messages, needles, probes and the hash" } },
   provider: false,
   run({ params, inputs }: { params: z.infer<typeof Params>; inputs: Record<string, unknown> }) {
+    const probeFile = inputs.probes === undefined
+      ? undefined
+      : parseHermesProbes(z.string().parse(inputs.probes), "probes");
     if (params.source === "generated") {
       const generated = generateTranscript(params.params);
       return Promise.resolve({
@@ -44,7 +49,7 @@ export const enginesTranscriptStage = defineStage({
           transcript: {
             messages: generated.messages,
             needles: generated.needles,
-            probes: [],
+            probes: probeFile?.probes ?? [],
             hash: generated.hash,
           },
         },
@@ -56,7 +61,7 @@ export const enginesTranscriptStage = defineStage({
         transcript: {
           messages: imported.messages,
           needles: [],
-          probes: imported.probes,
+          probes: probeFile?.probes ?? imported.probes,
           hash: transcriptHash(imported.messages),
         },
       },

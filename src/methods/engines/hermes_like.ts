@@ -1,5 +1,6 @@
 /**
- * The `hermes-style` engine, after Hermes Agent's context compressor: protect the head (system prompt
+ * The `hermes-like` engine: this program's own REIMPLEMENTATION of the idea of Hermes Agent's context
+ * compressor (never Hermes itself; `--engine hermes` runs the real one through adapters/): protect the head (system prompt
  * and first user turn) and a token-sized tail, clear old tool outputs over 200 characters, summarize the
  * middle with the chat model in a structured template (Goal / Progress / Key facts / Files / Next
  * steps), then repair tool calls and results orphaned by the cut.
@@ -45,9 +46,10 @@ export function protectedHeadLength(messages: ChatMessage[]): number {
 }
 
 /** An engine in the style of Hermes Agent's compressor, summarizing with `chat`. */
-export function createHermesStyleEngine(chat: ChatModel): ContextEngine {
+export function createHermesLikeEngine(chat: ChatModel): ContextEngine {
   return {
-    name: "hermes-style",
+    kind: "reimplementation",
+    name: "hermes-like",
     async compress(messages: ChatMessage[], opts: CompressOptions): Promise<CompressResult> {
       if (opts.currentTokens <= opts.budgetTokens) return { messages: [...messages] };
       const { counter, budgetTokens } = opts;

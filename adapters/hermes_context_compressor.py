@@ -1,0 +1,137 @@
+#!/usr/bin/env python3
+"""compaction-bench adapter: the real Hermes Agent `ContextCompressor` as an outside engine.
+
+    engines run --engine hermes [--hermes DIR] --engine-env LLM_BASE_URL --engine-env LLM_API_KEY
+
+Imports `agent.context_compressor.ContextCompressor` from a Hermes Agent checkout (`--hermes DIR`, else
+`$HERMES_AGENT_DIR`), builds it with the first constructor shape its signature accepts (the documented
+shapes, newest first: model + thresholds + base_url/api_key + config_context_length/provider; model +
+thresholds + base_url/api_key; model + thresholds), points its summarizer at the chat endpoint given
+through `--engine-env` (`LLM_BASE_URL`, `LLM_API_KEY`; the model from `--model`) both by its constructor
+arguments and by its auxiliary client's per-task variables (`AUXILIARY_COMPRESSION_*`), tells it the budget
+(trigger threshold = the budget, protected tail = Hermes' default share of it) and calls
+`compress(messages, current_tokens=...)` once. Its output is returned with Hermes' private message keys
+dropped.
+
+A missing checkout, an import error or a missing chat endpoint is a skip (`{"skipped": reason}`), never a
+fake result; an exception inside Hermes is a failure (exit 1).
+"""
+
+import argparse
+import inspect
+import os
+import sys
+import tempfile
+from typing import Any, Dict, List
+
+sys.dont_write_bytecode = True  # never leave __pycache__ in the checkout (or in a Hermes one)
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from outside_engine_io import fail, read_request, reply, skip  # noqa: E402
+
+# Hermes' own default share of the trigger threshold kept verbatim as the tail.
+SUMMARY_TARGET_RATIO = 0.20
+
+
+def parse_args() -> argparse.Namespace:
+    parser = argparse.ArgumentParser(description="Hermes Agent ContextCompressor as a compaction-bench engine")
+    parser.add_argument("--hermes", help="Hermes Agent checkout (default: $HERMES_AGENT_DIR)")
+    parser.add_argument("--model", default=os.environ.get("LLM_MODEL", ""), help="chat model of the summarizer")
+    return parser.parse_args()
+
+
+def hermes_dir(args: argparse.Namespace) -> str:
+    directory = args.hermes or os.environ.get("HERMES_AGENT_DIR", "")
+    if not directory:
+        skip("Hermes Agent not found: pass --hermes DIR or set HERMES_AGENT_DIR to a hermes-agent checkout")
+    if not os.path.isfile(os.path.join(directory, "agent", "context_compressor.py")):
+        skip(f"Hermes Agent not found in {directory}: no agent/context_compressor.py there")
+    return directory
+
+
+def import_compressor(directory: str) -> Any:
+    sys.path.insert(0, directory)
+    try:
+        from agent.context_compressor import ContextCompressor  # type: ignore
+    except Exception as error:  # any import failure (missing dependency, syntax) means Hermes cannot run here
+        skip(f"Hermes Agent in {directory} cannot be imported: {type(error).__name__}: {error}")
+    return ContextCompressor
+
+
+def constructor_shapes(model: str, budget: int, base_url: str, api_key: str) -> List[Dict[str, Any]]:
+    """The documented constructor shapes, newest first."""
+    thresholds = {
+        "model": model,
+        "threshold_percent": 0.5,
+        "protect_first_n": 3,
+        "protect_last_n": 20,
+        "summary_target_ratio": SUMMARY_TARGET_RATIO,
+        "quiet_mode": True,
+    }
+    endpoint = {"base_url": base_url, "api_key": api_key}
+    return [
+        {**thresholds, **endpoint, "config_context_length": max(2 * budget, 1), "provider": "custom"},
+        {**thresholds, **endpoint},
+        dict(thresholds),
+    ]
+
+
+def build(compressor_class: Any, shapes: List[Dict[str, Any]]) -> Any:
+    try:
+        parameters = inspect.signature(compressor_class.__init__).parameters
+    except (TypeError, ValueError):
+        parameters = {}
+    open_kwargs = any(p.kind is inspect.Parameter.VAR_KEYWORD for p in parameters.values())
+    errors = []
+    for shape in shapes:
+        if parameters and not open_kwargs and any(name not in parameters for name in shape):
+            continue
+        try:
+            return compressor_class(**shape)
+        except TypeError as error:
+            errors.append(str(error))
+    skip("Hermes' ContextCompressor accepts none of the documented constructor shapes" +
+         (f" ({'; '.join(errors)})" if errors else ""))
+
+
+def tell_budget(compressor: Any, budget: int) -> None:
+    """Sets the trigger threshold and the protected tail from the budget, where this version has them."""
+    if hasattr(compressor, "threshold_tokens"):
+        compressor.threshold_tokens = budget
+    if hasattr(compressor, "tail_token_budget"):
+        compressor.tail_token_budget = max(1, int(budget * SUMMARY_TARGET_RATIO))
+    if hasattr(compressor, "max_summary_tokens"):
+        compressor.max_summary_tokens = max(64, int(budget * SUMMARY_TARGET_RATIO))
+
+
+def main() -> None:
+    args = parse_args()
+    request = read_request()
+    directory = hermes_dir(args)
+    base_url = os.environ.get("LLM_BASE_URL", "")
+    api_key = os.environ.get("LLM_API_KEY", "")
+    if not base_url:
+        skip("no chat endpoint for Hermes' summarizer: pass --engine-env LLM_BASE_URL --engine-env LLM_API_KEY")
+    # Hermes routes the summary call through its auxiliary client, task "compression": its per-task
+    # variables point it at the endpoint (explicit constructor arguments win where a version takes them).
+    # Its state goes to a throw-away home.
+    os.environ.setdefault("AUXILIARY_COMPRESSION_PROVIDER", "custom")
+    os.environ.setdefault("AUXILIARY_COMPRESSION_BASE_URL", base_url)
+    os.environ.setdefault("AUXILIARY_COMPRESSION_API_KEY", api_key or "none")
+    if args.model:
+        os.environ.setdefault("AUXILIARY_COMPRESSION_MODEL", args.model)
+    os.environ.setdefault("OPENAI_BASE_URL", base_url)
+    os.environ.setdefault("OPENAI_API_KEY", api_key or "none")
+    os.environ.setdefault("HERMES_HOME", tempfile.mkdtemp(prefix="cb-hermes-home-"))
+    compressor_class = import_compressor(directory)
+    budget = request["budget_tokens"]
+    compressor = build(compressor_class, constructor_shapes(args.model, budget, base_url, api_key))
+    tell_budget(compressor, budget)
+    try:
+        out = compressor.compress(request["messages"], current_tokens=request["current_tokens"])
+    except Exception as error:
+        fail(f"Hermes ContextCompressor.compress failed: {type(error).__name__}: {error}")
+    reply(out)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,106 @@
+#!/usr/bin/env python3
+"""compaction-bench adapter: hermes-lcm (Lossless Context Management, a Hermes Agent plugin) as an engine.
+
+    engines run --engine hermes-lcm [--hermes DIR] --engine-env LLM_BASE_URL --engine-env LLM_API_KEY
+
+Loads the plugin package from `$HERMES_LCM_DIR` (a hermes-lcm checkout: `__init__.py`, `config.py`,
+`engine.py`) with Hermes Agent on the import path (`--hermes DIR` or `$HERMES_AGENT_DIR`, which the plugin
+imports `agent.context_engine` from), builds `LCMEngine(config=LCMConfig.from_env(), hermes_home=...)` as
+its `register()` does, with its store in a throw-away home, starts a session, tells it the budget where
+the engine has the attributes (context length and trigger threshold) and calls
+`compress(messages, current_tokens=...)` once.
+
+A missing checkout or an import error is a skip (`{"skipped": reason}`), never a fake result; an
+exception inside the engine is a failure (exit 1).
+"""
+
+import argparse
+import importlib.util
+import os
+import sys
+import tempfile
+import uuid
+from typing import Any
+
+sys.dont_write_bytecode = True  # never leave __pycache__ in the checkout (or in a Hermes one)
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from outside_engine_io import fail, read_request, reply, skip  # noqa: E402
+
+PACKAGE = "hermes_lcm"
+
+
+def parse_args() -> argparse.Namespace:
+    parser = argparse.ArgumentParser(description="hermes-lcm as a compaction-bench engine")
+    parser.add_argument("--hermes", help="Hermes Agent checkout (default: $HERMES_AGENT_DIR)")
+    parser.add_argument("--lcm", help="hermes-lcm checkout (default: $HERMES_LCM_DIR)")
+    parser.add_argument("--model", default=os.environ.get("LLM_MODEL", ""), help="chat model of its summarizer")
+    return parser.parse_args()
+
+
+def load_plugin(directory: str, hermes: str) -> Any:
+    if hermes:
+        sys.path.insert(0, hermes)
+    init = os.path.join(directory, "__init__.py")
+    if not os.path.isfile(init) or not os.path.isfile(os.path.join(directory, "engine.py")):
+        skip(f"hermes-lcm not found in {directory}: no __init__.py and engine.py there")
+    try:
+        spec = importlib.util.spec_from_file_location(PACKAGE, init, submodule_search_locations=[directory])
+        if spec is None or spec.loader is None:
+            skip(f"hermes-lcm in {directory} cannot be loaded as a package")
+        package = importlib.util.module_from_spec(spec)
+        sys.modules[PACKAGE] = package
+        spec.loader.exec_module(package)
+        config_module = importlib.import_module(f"{PACKAGE}.config")
+        engine_module = importlib.import_module(f"{PACKAGE}.engine")
+        return config_module.LCMConfig, engine_module.LCMEngine
+    except SystemExit:
+        raise
+    except Exception as error:  # a missing dependency (e.g. Hermes Agent itself) means it cannot run here
+        skip(f"hermes-lcm in {directory} cannot be imported: {type(error).__name__}: {error}")
+
+
+def tell_budget(engine: Any, model: str, budget: int) -> None:
+    if hasattr(engine, "update_model"):
+        try:
+            engine.update_model(model, max(2 * budget, 1))
+        except TypeError:
+            pass
+    for name, value in (("context_length", max(2 * budget, 1)), ("threshold_tokens", budget)):
+        if hasattr(engine, name):
+            setattr(engine, name, value)
+
+
+def main() -> None:
+    args = parse_args()
+    request = read_request()
+    directory = args.lcm or os.environ.get("HERMES_LCM_DIR", "")
+    if not directory:
+        skip("hermes-lcm not found: set HERMES_LCM_DIR to a hermes-lcm checkout")
+    hermes = args.hermes or os.environ.get("HERMES_AGENT_DIR", "")
+    base_url = os.environ.get("LLM_BASE_URL", "")
+    if base_url:
+        # Its summaries go through Hermes' auxiliary client (task "compression"), pointed at the endpoint.
+        os.environ.setdefault("AUXILIARY_COMPRESSION_PROVIDER", "custom")
+        os.environ.setdefault("AUXILIARY_COMPRESSION_BASE_URL", base_url)
+        os.environ.setdefault("AUXILIARY_COMPRESSION_API_KEY", os.environ.get("LLM_API_KEY", "") or "none")
+        if args.model:
+            os.environ.setdefault("AUXILIARY_COMPRESSION_MODEL", args.model)
+        os.environ.setdefault("OPENAI_BASE_URL", base_url)
+        os.environ.setdefault("OPENAI_API_KEY", os.environ.get("LLM_API_KEY", "") or "none")
+    home = tempfile.mkdtemp(prefix="cb-hermes-lcm-home-")
+    os.environ.setdefault("HERMES_HOME", home)
+    config_class, engine_class = load_plugin(directory, hermes)
+    try:
+        config = config_class.from_env() if hasattr(config_class, "from_env") else config_class()
+        engine = engine_class(config=config, hermes_home=home)
+        if hasattr(engine, "on_session_start"):
+            engine.on_session_start(f"compaction-bench-{uuid.uuid4().hex[:12]}")
+        tell_budget(engine, args.model, request["budget_tokens"])
+        out = engine.compress(request["messages"], current_tokens=request["current_tokens"])
+    except Exception as error:
+        fail(f"hermes-lcm failed: {type(error).__name__}: {error}")
+    reply(out)
+
+
+if __name__ == "__main__":
+    main()
