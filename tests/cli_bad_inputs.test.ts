@@ -235,9 +235,6 @@ const CASES: Case[] = [
   ["sweep run --resume $RUN --compressions 2", /--compressions is not allowed with --resume/],
   ["hotpot run --reference --corpus $C --output $O stray", /unexpected argument 'stray'/],
   ["hotpot collect --output $O stray", /unexpected argument 'stray'/],
-  [
-    /hotpot collect: --reference, --timeout-ms are only used with --live/,
-  ],
   ["engines generate stray", /unexpected argument 'stray'/],
   [
     "engines run --reference --transcript $I/msgs.json --turns 5 --output $O",
