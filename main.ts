@@ -1,12 +1,13 @@
 /**
  * compaction-bench: a thin CLI over the library. It parses the command word, dispatches, and maps errors to
- * exit codes: 0 ok, 1 a check failed, 2 bad input or usage.
+ * exit codes: 0 ok, 1 a check failed, 2 bad input or usage, 3 an internal error (a bug).
  *
  * @module
  */
 import { CheckFailedError, UsageError } from "./src/errors.ts";
 import { NotIJsonError } from "./src/store/canonical.ts";
 import { PROGRAM } from "./src/version.ts";
+import { fsErrorCause } from "./src/fs_input.ts";
 import { COMMANDS, usage } from "./src/cli/commands.ts";
 import { REPAIR_SANDBOX_COMMAND, serveRepairSandbox } from "./src/suites/sweep/sandbox_child.ts";
 
@@ -37,12 +38,48 @@ export async function main(argv: string[]): Promise<number> {
       console.error(`check failed: ${error.message}`);
       return 1;
     }
+    return reportUnexpected(error);
+  }
+}
+
+function debugRequested(): boolean {
+  try {
+    return Deno.env.get("COMPACTION_BENCH_DEBUG") === "1";
+  } catch (error) {
+    if (error instanceof Deno.errors.NotCapable) return false; // run without --allow-env
     throw error;
   }
+}
+
+/**
+ * The last net: a file-system error no loader mapped still names its path and cause in one line (exit 2);
+ * anything else is an internal error, printed as one line (exit 3), with the stack only when
+ * `COMPACTION_BENCH_DEBUG=1`.
+ */
+function reportUnexpected(error: unknown): number {
+  const debug = debugRequested();
+  const firstLine = (text: string) => text.slice(0, 2000).split("\n", 1)[0];
+  if (debug) console.error(error instanceof Error ? error.stack ?? String(error) : error);
+  if (fsErrorCause(error) !== undefined) {
+    if (!debug) console.error(`error: ${firstLine((error as Error).message)}`);
+    return 2;
+  }
+  if (!debug) {
+    const what = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
+    console.error(
+      `internal error: ${firstLine(what)} (a bug; COMPACTION_BENCH_DEBUG=1 prints the stack trace)`,
+    );
+  }
+  return 3;
 }
 
 if (import.meta.main) {
   // The single binary starts itself as the repair sandbox's child (see src/suites/sweep/sandbox.ts).
   if (Deno.args.length === 1 && Deno.args[0] === REPAIR_SANDBOX_COMMAND) Deno.exit(serveRepairSandbox());
+  // A rejection nobody awaited would otherwise end the process with Deno's stack trace.
+  globalThis.addEventListener("unhandledrejection", (event) => {
+    event.preventDefault();
+    Deno.exit(reportUnexpected(event.reason));
+  });
   Deno.exit(await main(Deno.args));
 }

@@ -74,7 +74,7 @@ Deno.test("a malformed OpenAI message names the file, the message index and the 
     "{not json",
     (path) => rejectsWith(importTranscript(path), /broken\.json: invalid JSON/),
   );
-  await rejectsWith(importTranscript("/nonexistent/t.json"), /no such file/);
+  await rejectsWith(importTranscript("/nonexistent/t.json"), /t\.json: not found/);
 });
 
 Deno.test("ShareGPT tool calls and responses become paired tool messages with stable ids and no think", async () => {

@@ -94,7 +94,7 @@ Deno.test("hotpot run with a corrupt corpus names the file and the field", async
     join(dir, "bad2"),
   ]);
   assert.equal(second.code, 2);
-  assert.match(second.stderr, /not-json\.json: not JSON/);
+  assert.match(second.stderr, /not-json\.json: not valid JSON/);
 });
 
 Deno.test("hotpot run refuses an existing --output and leaves it untouched", async () => {

@@ -61,7 +61,7 @@ Deno.test("loader refuses unknown extensions, missing files and non-Parquet byte
   const dir = await Deno.makeTempDir();
   try {
     await assert.rejects(loadHotpot(join(dir, "x.csv")), UsageError);
-    await assert.rejects(loadHotpot(join(dir, "missing.json")), /missing\.json: no such file/);
+    await assert.rejects(loadHotpot(join(dir, "missing.json")), /missing\.json: not found/);
     const fake = join(dir, "fake.parquet");
     await Deno.writeTextFile(fake, "not parquet at all");
     await assert.rejects(loadHotpot(fake), /fake\.parquet: not a readable Parquet file/);

@@ -30,13 +30,33 @@ Deno.test("env file parser reads KEY=VALUE lines, comments, quotes and export pr
   });
 });
 
-Deno.test("env file parser names the file and line of a malformed line", () => {
-  assert.throws(() => parseEnvFile("A=1\nthis is not an assignment\n", "my.env"), (error) => {
+Deno.test("env file parser names the file and line of a malformed line, never its text or a value", () => {
+  const secret = "sk-live-0123456789abcdef";
+  assert.throws(() => parseEnvFile(`A=1\n${secret}\n`, "my.env"), (error) => {
     assert.ok(error instanceof UsageError);
-    assert.match(error.message, /my\.env:2/);
+    assert.match(error.message, /my\.env: line 2: expected KEY=VALUE/);
+    assert.ok(!error.message.includes(secret), error.message);
     return true;
   });
-  assert.throws(() => parseEnvFile('KEY="open', "q.env"), /q\.env:1: unterminated quote/);
+  assert.throws(() => parseEnvFile(`KEY="${secret}`, "q.env"), (error) => {
+    assert.ok(error instanceof UsageError);
+    assert.match(error.message, /q\.env: line 1: unterminated quote in the value of KEY/);
+    assert.ok(!error.message.includes(secret), error.message);
+    return true;
+  });
+});
+
+Deno.test("an invalid URL read from an env file is named by its key, never printed", () => {
+  const secretUrl = "ftp://user:hunter2@example.invalid";
+  assert.throws(
+    () => chatCredentials({ LLM_API_KEY: "k", LLM_BASE_URL: secretUrl }),
+    (error) => {
+      assert.ok(error instanceof UsageError);
+      assert.match(error.message, /LLM_BASE_URL: not an http\(s\) URL/);
+      assert.ok(!error.message.includes("hunter2"), error.message);
+      return true;
+    },
+  );
 });
 
 Deno.test("credentials come from the env file and the process environment wins", async () => {

@@ -52,5 +52,5 @@ Deno.test("compare refuses runs of different suites and unfinished runs with exi
   assert.match(mixed.stderr, /cannot compare a 'sweep' run .* with a 'engines' run/);
   const missing = await runCli(["compare", a, join(tmp, "nope")]);
   assert.equal(missing.code, 2);
-  assert.match(missing.stderr, /no manifest\.json/);
+  assert.match(missing.stderr, /nope: not found/);
 });

@@ -279,7 +279,7 @@ Deno.test("verify through the CLI exits 0 on a good run, 1 on a damaged one and 
 
     const missing = await runCli(["verify", join(dir, "no-such-run")]);
     assert.equal(missing.code, 2);
-    assert.match(missing.stderr, /no-such-run does not exist/);
+    assert.match(missing.stderr, /no-such-run: not found/);
   } finally {
     await Deno.remove(dir, { recursive: true });
   }

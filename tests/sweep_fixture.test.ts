@@ -108,7 +108,7 @@ Deno.test("loader names the message field that is not a chat message", async () 
     });
     await Deno.writeTextFile(path, "{not json");
     await assert.rejects(() => loadSweepFixture(path), /bad\.json: not valid UTF-8 JSON/);
-    await assert.rejects(() => loadSweepFixture(`${dir}/missing.json`), /missing\.json: cannot read it/);
+    await assert.rejects(() => loadSweepFixture(`${dir}/missing.json`), /missing\.json: not found/);
   } finally {
     await Deno.remove(dir, { recursive: true });
   }

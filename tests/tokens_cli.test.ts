@@ -115,7 +115,7 @@ Deno.test("tokens rejects files that are not JSON, not messages, empty or missin
   await assertUsageError([await writeJson("42")], /expected a list of messages or an object/);
   await assertUsageError([await writeJson([])], /messages: the list is empty/);
   await assertUsageError([await writeJson({ tools })], /messages: /);
-  await assertUsageError(["/nonexistent/messages.json"], /\/nonexistent\/messages\.json: file not found/);
+  await assertUsageError(["/nonexistent/messages.json"], /\/nonexistent\/messages\.json: not found/);
 });
 
 Deno.test("tokens rejects a missing or extra FILE, unknown options and a bad tokenizer directory", async () => {
@@ -125,7 +125,7 @@ Deno.test("tokens rejects a missing or extra FILE, unknown options and a bad tok
   await assertUsageError(["--bogus", file], /tokens: .*bogus/);
   await assertUsageError(
     ["--tokenizer", "/nonexistent-tokenizer", file],
-    /\/nonexistent-tokenizer\/tokenizer.*not found/,
+    /--tokenizer \/nonexistent-tokenizer: not found/,
   );
 });
 

@@ -7,6 +7,7 @@
 import { parseArgs, type ParseArgsOptionsConfig } from "node:util";
 import type { z } from "zod";
 import { UsageError } from "../errors.ts";
+import { refuseRepeatedOptions } from "./option_rules.ts";
 
 /** Parsed options and positionals of one command. */
 export interface ParsedCommand<T> {
@@ -31,6 +32,7 @@ export function parseCommand<S extends z.ZodType>(
       options: { help: { type: "boolean", short: "h" }, ...spec },
       allowPositionals: true,
       strict: true,
+      tokens: true,
     });
   } catch (error) {
     if (error instanceof TypeError) {
@@ -38,6 +40,7 @@ export function parseCommand<S extends z.ZodType>(
     }
     throw error;
   }
+  refuseRepeatedOptions(command, parsed.tokens ?? [], spec);
   const result = schema.safeParse(parsed.values);
   if (!result.success) {
     const problems = result.error.issues.map((issue) => {

@@ -50,5 +50,6 @@ Usage: compaction-bench COMMAND [options]   (COMMAND --help for details)
 Commands:
 ${lines.join("\n")}
 
-Exit codes: 0 ok, 1 a check failed, 2 bad input or usage.`;
+Exit codes: 0 ok, 1 a check failed, 2 bad input or usage, 3 internal error (a bug; set
+COMPACTION_BENCH_DEBUG=1 for its stack trace).`;
 }

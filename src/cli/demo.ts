@@ -10,6 +10,7 @@ import { z } from "zod";
 import { UsageError } from "../errors.ts";
 import { formatVerifyReport, verifyRun } from "../store/verify.ts";
 import { parseCommand } from "./args.ts";
+import { checkNewOutputPath, inputError } from "../fs_input.ts";
 import { enginesCommand } from "./engines.ts";
 import { hotpotCommand, hotpotRun } from "./hotpot.ts";
 import { sweepRun } from "./sweep.ts";
@@ -39,14 +40,15 @@ export async function demoCommand(argv: string[]): Promise<number> {
   }
   if (positionals.length > 0) throw new UsageError(`demo: unexpected argument '${positionals[0]}'`);
   const root = options.output ?? defaultOutputPath("demo");
-  await Deno.mkdir(join(root, ".."), { recursive: true });
+  await checkNewOutputPath(root, "--output");
   try {
+    await Deno.mkdir(join(root, ".."), { recursive: true });
     await Deno.mkdir(root);
   } catch (error) {
     if (error instanceof Deno.errors.AlreadyExists) {
       throw new UsageError(`output directory ${root} already exists; a run never reuses or overwrites one`);
     }
-    throw error;
+    throw inputError(error, root, "--output");
   }
   const quiet = options.quiet ? ["--quiet"] : [];
   const started = performance.now();

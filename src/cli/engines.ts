@@ -14,10 +14,15 @@ import { parseCommand } from "./args.ts";
 import { fractionListOption, intOption } from "./numbers.ts";
 import { RUN_OPTION_HELP, RUN_OPTION_SPEC, RunOptionsShape } from "./run_setup.ts";
 import { writeFileAtomic } from "../store/run_dir.ts";
+import { checkNewOutputPath, inputError } from "../fs_input.ts";
 
-const GENERATOR_HELP = `  --turns N            generated transcript: turns (default 200)
-  --needles N          generated transcript: planted facts (default 12)
-  --words-per-msg N    generated transcript: words per message (default 60)
+/** Turns × words per message at most: a bound on the generated transcript's size (and memory). */
+const MAX_GENERATED_WORDS = 2_000_000;
+
+const GENERATOR_HELP = `  --turns N            generated transcript: turns (default 200, at most 100000)
+  --needles N          generated transcript: planted facts (default 12, at most 999)
+  --words-per-msg N    generated transcript: words per message (default 60, at most 10000;
+                       turns × words-per-msg at most ${MAX_GENERATED_WORDS})
   --needle-depths LIST generated transcript: depth of each needle in [0,1], comma-separated
                        (default: spread over the early region, 5%-45% of the transcript)
   --seed TEXT          generated transcript: seed (default compaction-bench)`;
@@ -89,6 +94,14 @@ function generatorParams(o: z.infer<z.ZodObject<typeof GeneratorShape>>) {
       `--needle-depths gives ${o["needle-depths"].length} depth(s) but --needles is ${o.needles}`,
     );
   }
+  const turns = o.turns ?? 200;
+  const words = o["words-per-msg"] ?? 60;
+  if (turns * words > MAX_GENERATED_WORDS) {
+    throw new UsageError(
+      `--turns ${turns} × --words-per-msg ${words} = ${turns * words} words, more than the ` +
+        `${MAX_GENERATED_WORDS} allowed`,
+    );
+  }
   return {
     turns: o.turns ?? 200,
     needles: o.needles ?? o["needle-depths"]?.length ?? 12,
@@ -99,7 +112,7 @@ function generatorParams(o: z.infer<z.ZodObject<typeof GeneratorShape>>) {
 }
 
 async function generate(argv: string[]): Promise<number> {
-  const { options } = parseCommand(
+  const { options, positionals } = parseCommand(
     "engines generate",
     argv,
     { ...GENERATOR_SPEC, out: { type: "string" } },
@@ -109,7 +122,12 @@ async function generate(argv: string[]): Promise<number> {
     console.log(GENERATE_HELP);
     return 0;
   }
-  const transcript = generateTranscript(generatorParams(options));
+  if (positionals.length > 0) {
+    throw new UsageError(`engines generate: unexpected argument '${positionals[0]}'`);
+  }
+  const params = generatorParams(options);
+  if (options.out) await checkNewOutputPath(options.out, "--out", { parentMustExist: true });
+  const transcript = generateTranscript(params);
   if (options.out) {
     const text = JSON.stringify({ messages: transcript.messages, needles: transcript.needles }, null, 2) +
       "\n";
@@ -119,7 +137,7 @@ async function generate(argv: string[]): Promise<number> {
       if (error instanceof Error && error.message.startsWith("refusing")) {
         throw new UsageError(`--out ${options.out} already exists; nothing was written`);
       }
-      throw error;
+      throw inputError(error, options.out, "--out");
     }
   }
   console.log(

@@ -20,6 +20,8 @@ import { COLLECTION_MODE_HELP } from "./hotpot_collect_mode.ts";
 
 export { DEMO_DATASET };
 
+const MAX_SEED = 4_294_967_295;
+const MAX_CHARS = 10_000_000;
 /** The model options that apply to a collection (--live is a collection mode, listed once with the modes). */
 const COLLECT_MODEL_HELP = MODEL_OPTION_HELP.split("\n")
   .filter((line) => !/^ {2}--(live|reference|reference-delay-ms)\b/.test(line)).join("\n");
@@ -33,10 +35,10 @@ counts, trajectories; gold labels kept apart) into the run directory.
 Options:
   --dataset FILE       HotpotQA distractor records, Hugging Face Parquet or official JSON
                        (default: the embedded demo data)
-  --questions N        questions in all, half bridge and half comparison (default 30)
-  --bridge N, --comparison N   per-type quotas (override --questions)
-  --seed N             selection seed (default ${DEFAULT_SELECTION.seed})
-  --min-chars N, --max-chars N evidence characters (default ${DEFAULT_SELECTION.minChars}–${DEFAULT_SELECTION.maxChars})
+  --questions N        questions in all, half bridge and half comparison (default 30, at most 100000)
+  --bridge N, --comparison N   per-type quotas (override --questions; each at most 100000)
+  --seed N             selection seed (default ${DEFAULT_SELECTION.seed}, at most ${MAX_SEED})
+  --min-chars N, --max-chars N evidence characters (default ${DEFAULT_SELECTION.minChars}–${DEFAULT_SELECTION.maxChars}, at most ${MAX_CHARS})
   --tokenizer DIR      tokenizer (recorded in the manifest)
 
 Collection mode (one is required for any dataset but the embedded demo, where --scripted is the default;
@@ -57,10 +59,10 @@ and scores against gold with the official HotpotQA metrics.
 Options:
   --corpus FILE        corpus.json written by 'hotpot collect'
   --methods LIST       comma-separated: ${HOTPOT_METHODS.join(",")} (default all)
-  --input-cap N        complete answer-input ceiling in tokens (default ${DEFAULT_HOTPOT_RUN.inputCap})
-  --reserve N          tokens kept free under the ceiling (default ${DEFAULT_HOTPOT_RUN.reserve})
-  --compressions N     compression generations per question and method (default ${DEFAULT_HOTPOT_RUN.compressions})
-  --answers N          answers per context (default ${DEFAULT_HOTPOT_RUN.answers})
+  --input-cap N        complete answer-input ceiling in tokens (default ${DEFAULT_HOTPOT_RUN.inputCap}, 256 to 10000000)
+  --reserve N          tokens kept free under the ceiling (default ${DEFAULT_HOTPOT_RUN.reserve}, at most 100000)
+  --compressions N     compression generations per question and method (default ${DEFAULT_HOTPOT_RUN.compressions}, at most 100)
+  --answers N          answers per context (default ${DEFAULT_HOTPOT_RUN.answers}, at most 100)
   --tokenizer DIR      tokenizer (default: Qwen3, embedded)
 ${BOOTSTRAP_OPTION_HELP}
 ${PRICE_OPTION_HELP}
@@ -95,9 +97,9 @@ function parseCollect(argv: string[]) {
       questions: intOption(1, 100_000).optional(),
       bridge: intOption(0, 100_000).optional(),
       comparison: intOption(0, 100_000).optional(),
-      seed: intOption(0).optional(),
-      "min-chars": intOption(0).optional(),
-      "max-chars": intOption(1).optional(),
+      seed: intOption(0, MAX_SEED).optional(),
+      "min-chars": intOption(0, MAX_CHARS).optional(),
+      "max-chars": intOption(1, MAX_CHARS).optional(),
       scripted: z.boolean().optional(),
       "hermes-sessions": z.string().optional(),
       agent: z.string().optional(),

@@ -5,6 +5,7 @@
  *
  * @module
  */
+import { checkHermesSessions, readHermesSessionBytes } from "../suites/hotpot/hermes_sessions.ts";
 import { join } from "node:path";
 import type { HotpotRecord } from "../data/hotpot_record.ts";
 import { CheckFailedError, UsageError } from "../errors.ts";
@@ -109,21 +110,13 @@ export async function readHermesSessions(
   dir: string,
   records: readonly HotpotRecord[],
 ): Promise<Record<string, Uint8Array>> {
-  const info = await Deno.stat(dir).catch((error) => {
-    if (error instanceof Deno.errors.NotFound) throw new UsageError(`--hermes-sessions ${dir}: not found`);
-    throw error;
-  });
-  if (!info.isDirectory) throw new UsageError(`--hermes-sessions ${dir}: not a directory`);
+  // Stat first: a missing session is left out, anything but a regular file is refused before it is opened.
+  await checkHermesSessions(dir, records.map((r) => r.id));
   const sources: Record<string, Uint8Array> = {};
   for (const record of records) {
     const file = join(dir, `${record.id}.json`);
-    let bytes: Uint8Array;
-    try {
-      bytes = await Deno.readFile(file);
-    } catch (error) {
-      if (error instanceof Deno.errors.NotFound) continue;
-      throw error;
-    }
+    const bytes = await readHermesSessionBytes(dir, record.id);
+    if (bytes === null) continue;
     let json: unknown;
     try {
       json = JSON.parse(new TextDecoder().decode(bytes));

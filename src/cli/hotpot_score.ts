@@ -7,9 +7,11 @@
 import { z } from "zod";
 import { loadHotpot } from "../data/hotpot_load.ts";
 import { formatIssuePath } from "../data/hotpot_record.ts";
-import { UsageError } from "../errors.ts";
+import { CheckFailedError, UsageError } from "../errors.ts";
+import type { HotpotRecord } from "../data/hotpot_record.ts";
 import { averageMetrics, type HotpotMetrics, scoreQuestion } from "../suites/hotpot/scoring.ts";
 import { parseCommand } from "./args.ts";
+import { readInputText } from "../fs_input.ts";
 import { parseJsonKeepingDecimalIds } from "../suites/hotpot/json_ids.ts";
 
 const HELP = `Usage: compaction-bench hotpot score --gold FILE --pred FILE
@@ -22,7 +24,8 @@ em, f1, prec, recall, sp_em, sp_f1, sp_prec, sp_recall, joint_em, joint_f1, join
   -h, --help    show this help
 
 Averages run over all gold records; a record missing from "answer" or "sp" scores zero for that part and
-for the joint metrics. A supporting-fact id that is not an integer earns no credit.
+for the joint metrics (a warning on stderr gives the counts). An empty gold file, or predictions that match
+no gold id, print the counts and exit 1 instead of a row of zeros. A supporting-fact id that is not an integer earns no credit.
 `;
 
 /** An official-format prediction file. */
@@ -35,12 +38,14 @@ export type PredictionFile = z.infer<typeof PredictionFileSchema>;
 
 /** Reads and validates a prediction file; errors name the file and the field. */
 export async function loadPredictionFile(path: string): Promise<PredictionFile> {
+  const text = await readInputText(path, "--pred");
   let data: unknown;
   try {
-    data = parseJsonKeepingDecimalIds(await Deno.readTextFile(path));
+    data = parseJsonKeepingDecimalIds(text);
   } catch (error) {
-    if (error instanceof Deno.errors.NotFound) throw new UsageError(`${path}: no such file`);
-    if (error instanceof SyntaxError) throw new UsageError(`${path}: not valid JSON: ${error.message}`);
+    if (error instanceof SyntaxError) {
+      throw new UsageError(`--pred ${path}: not valid JSON (${error.message})`);
+    }
     throw error;
   }
   const parsed = PredictionFileSchema.safeParse(data);
@@ -51,10 +56,46 @@ export async function loadPredictionFile(path: string): Promise<PredictionFile> 
   return parsed.data;
 }
 
+/** How many gold records there are and how many of them have a prediction. */
+export interface ScoreCoverage {
+  gold: number;
+  /** Gold ids with an answer, with supporting facts, with either. */
+  answered: number;
+  withSp: number;
+  matched: number;
+  /** Prediction ids (answer or sp) that match no gold id. */
+  unknown: number;
+}
+
+/**
+ * Scores a prediction file against gold records and returns the averaged official metrics and how many gold
+ * records the predictions cover.
+ */
+export async function scoreHotpotFilesWithCoverage(
+  goldPath: string,
+  predPath: string,
+): Promise<{ metrics: HotpotMetrics; coverage: ScoreCoverage }> {
+  const gold = await loadHotpot(goldPath, "--gold");
+  const pred = await loadPredictionFile(predPath);
+  const has = (o: Record<string, unknown>, k: string) => Object.hasOwn(o, k);
+  const ids = new Set(gold.map((r) => r.id));
+  const predicted = new Set([...Object.keys(pred.answer), ...Object.keys(pred.sp)]);
+  const coverage: ScoreCoverage = {
+    gold: gold.length,
+    answered: gold.filter((r) => has(pred.answer, r.id)).length,
+    withSp: gold.filter((r) => has(pred.sp, r.id)).length,
+    matched: gold.filter((r) => has(pred.answer, r.id) || has(pred.sp, r.id)).length,
+    unknown: [...predicted].filter((id) => !ids.has(id)).length,
+  };
+  return { metrics: scoreRecords(gold, pred), coverage };
+}
+
 /** Scores a prediction file against gold records and returns the averaged official metrics. */
 export async function scoreHotpotFiles(goldPath: string, predPath: string): Promise<HotpotMetrics> {
-  const gold = await loadHotpot(goldPath);
-  const pred = await loadPredictionFile(predPath);
+  return (await scoreHotpotFilesWithCoverage(goldPath, predPath)).metrics;
+}
+
+function scoreRecords(gold: HotpotRecord[], pred: PredictionFile): HotpotMetrics {
   const has = (o: Record<string, unknown>, k: string) => Object.hasOwn(o, k);
   return averageMetrics(gold.map((record) =>
     scoreQuestion({
@@ -85,7 +126,19 @@ export async function hotpotScoreCommand(argv: string[]): Promise<number> {
   }
   if (options.gold === undefined) throw new UsageError("hotpot score: --gold FILE is required");
   if (options.pred === undefined) throw new UsageError("hotpot score: --pred FILE is required");
-  const metrics = await scoreHotpotFiles(options.gold, options.pred);
+  const { metrics, coverage } = await scoreHotpotFilesWithCoverage(options.gold, options.pred);
+  const counts = `${coverage.gold} gold record(s); predictions cover ${coverage.matched} ` +
+    `(answer ${coverage.answered}, supporting facts ${coverage.withSp}); ${coverage.unknown} predicted id(s) ` +
+    `match no gold id`;
+  if (coverage.gold === 0) {
+    throw new CheckFailedError(`--gold ${options.gold}: no gold records, nothing to score (${counts})`);
+  }
+  if (coverage.matched === 0) {
+    throw new CheckFailedError(
+      `--pred ${options.pred}: no prediction matches a gold id, every score would be 0 (${counts})`,
+    );
+  }
   console.log(JSON.stringify(metrics, null, 2));
+  if (coverage.matched < coverage.gold || coverage.unknown > 0) console.error(`warning: ${counts}`);
   return 0;
 }

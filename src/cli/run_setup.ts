@@ -7,6 +7,13 @@
 import { z } from "zod";
 import { UsageError } from "../errors.ts";
 import { resumeArgv } from "../suites/run_lifecycle.ts";
+import { refuseOptionsWithResume, withoutOptions } from "./option_rules.ts";
+
+/** The options a resume may give again, as `parseArgs` declares them. */
+const RESUME_REGIVEN_SPEC = {
+  quiet: { type: "boolean", short: "q" },
+  "env-file": { type: "string" },
+};
 
 export {
   defaultOutputPath,
@@ -55,7 +62,18 @@ export async function parseResumable<T extends { help?: boolean; resume?: string
   let argv = givenArgv;
   let parsed = parse(argv);
   if (!parsed.options.help && parsed.options.resume) {
-    argv = await resumeArgv(parsed.options.resume, command);
+    refuseOptionsWithResume(command.join(" "), parsed.options);
+    const given = parsed.options as { quiet?: boolean; "env-file"?: string };
+    // What is given again replaces what the run was started with (a different env file, say).
+    const regiven = [
+      ...(given.quiet ? ["quiet"] : []),
+      ...(given["env-file"] !== undefined ? ["env-file"] : []),
+    ];
+    argv = [
+      ...withoutOptions(await resumeArgv(parsed.options.resume, command), regiven, RESUME_REGIVEN_SPEC),
+      ...(given.quiet ? ["--quiet"] : []),
+      ...(given["env-file"] !== undefined ? ["--env-file", given["env-file"]] : []),
+    ];
     parsed = parse(argv);
   }
   if (parsed.positionals.length > 0) {

@@ -19,12 +19,12 @@ POST /v1/chat/completions (OpenAI shape) and POST /v1/systemone (System One shap
 Prints the base URL (e.g. http://127.0.0.1:PORT/v1) and serves until SIGINT/SIGTERM.
 
 Options:
-  --port N          TCP port (default 0: a free port)
+  --port N          TCP port (default 0: a free port; at most 65535)
   --faults SPEC     seeded faults, e.g. 429=0.1,500=0.1,hang=0.05,drop=0.05,malformed=0.05,
                     truncated=0.05,schema=0.05 (rates in [0,1], sum <= 1; first=N limits faults
                     to the first N attempts of each distinct request)
-  --seed N          seed of the fault mode (default 0)
-  --delay-ms N      fixed delay before every answer (default 0)
+  --seed N          seed of the fault mode (default 0, at most 9007199254740991)
+  --delay-ms N      fixed delay before every answer (default 0, at most 3600000)
   --tokenizer DIR   Hugging Face tokenizer directory for usage counts (default: Qwen3, shipped)
   -h, --help        show this help
 `;
@@ -85,6 +85,11 @@ export async function serveReferenceCommand(
     faults,
     seed: options.seed,
     delayMs: options["delay-ms"],
+  }).catch((error) => {
+    if (error instanceof Deno.errors.AddrInUse || error instanceof Deno.errors.PermissionDenied) {
+      throw new UsageError(`serve-reference: --port ${options.port}: ${error.message}`);
+    }
+    throw error;
   });
   print(server.baseUrl);
   const stopped = new AbortController();

@@ -22,12 +22,12 @@ exact fact checks and six executable repair checks run in a sandbox.
 
 Options:
   --trajectory FILE    the investigation trajectory (default: the embedded fixture; only known fixtures)
-  --compressions N     generations of (S, ranking) (default ${DEFAULT_SWEEP_RUN.compressions})
+  --compressions N     generations of (S, ranking) (default ${DEFAULT_SWEEP_RUN.compressions}, at most 100)
   --top-n RANGE        N values, e.g. 1-5 (at most 10; default 1-5)
-  --input-cap N        ceiling of the complete answer input (default ${DEFAULT_SWEEP_RUN.inputCap})
-  --summary-allowance N  complete input allowance of S alone (default ${DEFAULT_SWEEP_RUN.summaryAllowance})
-  --reserve N          tokens kept free under the ceilings (default ${DEFAULT_SWEEP_RUN.reserve})
-  --answers N          answers per context (default ${DEFAULT_SWEEP_RUN.answers})
+  --input-cap N        ceiling of the complete answer input (default ${DEFAULT_SWEEP_RUN.inputCap}, 256 to 10000000)
+  --summary-allowance N  complete input allowance of S alone (default ${DEFAULT_SWEEP_RUN.summaryAllowance}, 128 to 10000000)
+  --reserve N          tokens kept free under the ceilings (default ${DEFAULT_SWEEP_RUN.reserve}, at most 100000)
+  --answers N          answers per context (default ${DEFAULT_SWEEP_RUN.answers}, at most 100)
   --tokenizer DIR      tokenizer (default: Qwen3, embedded)
 ${BOOTSTRAP_OPTION_HELP}
 ${PRICE_OPTION_HELP}

@@ -14,6 +14,7 @@ import { tokenBreakdown } from "../tokens/breakdown.ts";
 import { loadTokenCounter } from "../tokens/load.ts";
 import type { HfTokenCounter } from "../tokens/counter.ts";
 import { parseCommand } from "./args.ts";
+import { readInputJson } from "../fs_input.ts";
 
 /** The help text of the `tokens` command. */
 export const TOKENS_HELP = `Usage: compaction-bench tokens [--tokenizer DIR] [--json] FILE
@@ -102,24 +103,7 @@ export interface MessagesFile {
  * {@link UsageError} naming the file and the offending field (e.g. `messages[2].role`).
  */
 export async function readMessagesFile(path: string): Promise<MessagesFile> {
-  let text: string;
-  try {
-    text = await Deno.readTextFile(path);
-  } catch (error) {
-    if (error instanceof Deno.errors.NotFound) throw new UsageError(`${path}: file not found`);
-    if (error instanceof Deno.errors.PermissionDenied || error instanceof Deno.errors.IsADirectory) {
-      throw new UsageError(`${path}: cannot be read: ${error.message}`);
-    }
-    if (error instanceof TypeError) throw new UsageError(`${path}: not valid UTF-8 text`);
-    throw error;
-  }
-  let raw: unknown;
-  try {
-    raw = JSON.parse(text);
-  } catch (error) {
-    if (error instanceof SyntaxError) throw new UsageError(`${path}: not valid JSON: ${error.message}`);
-    throw error;
-  }
+  const raw = await readInputJson(path);
   // Validate against the shape the file claims so the error names the field, not the union.
   if (Array.isArray(raw)) {
     const result = z.array(FileMessageSchema).safeParse(raw);

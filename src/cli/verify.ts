@@ -11,6 +11,7 @@ import { UsageError } from "../errors.ts";
 import { findRuns } from "../store/find_runs.ts";
 import { formatProblem, type Problem, RunChecker, type VerifyReport } from "../store/verify.ts";
 import { parseCommand } from "./args.ts";
+import { statInputDirectory } from "../fs_input.ts";
 import { rederiveCommand } from "./verify_rederive.ts";
 
 const HELP = `compaction-bench verify DIR [--json] [--rederive]
@@ -66,15 +67,7 @@ export async function verifyCommand(argv: string[]): Promise<number> {
     throw new UsageError("verify: expected exactly one run directory or folder of runs (see --help)");
   }
   const dir = positionals[0];
-  try {
-    const info = await Deno.stat(dir);
-    if (!info.isDirectory) throw new UsageError(`verify: ${dir} is not a directory`);
-  } catch (error) {
-    if (error instanceof Deno.errors.NotFound) throw new UsageError(`verify: ${dir} does not exist`);
-    if (error instanceof Deno.errors.FilesystemLoop) throw new UsageError(`verify: ${dir} is a symlink loop`);
-    if (error instanceof Deno.errors.PermissionDenied) throw new UsageError(`verify: ${dir} cannot be read`);
-    throw error;
-  }
+  await statInputDirectory(dir, "verify");
   const { runs, unreadable } = await findRuns(dir);
   if (runs.length === 1 && runs[0] === dir) {
     if (!options.json) console.log(`verify ${dir}`);

@@ -6,6 +6,7 @@
  */
 import { z } from "zod";
 import { UsageError } from "../errors.ts";
+import { readInputText } from "../fs_input.ts";
 import { type HotpotRecord, HotpotRecordSchema, parseRecordField } from "./hotpot_record.ts";
 
 /** One record as the official JSON file spells it. */
@@ -45,9 +46,9 @@ export function hotpotRecordsFromOfficialJson(data: unknown, file: string): Hotp
   });
 }
 
-/** Reads an official-layout JSON file into validated records. */
-export async function loadHotpotJson(path: string): Promise<HotpotRecord[]> {
-  const text = await Deno.readTextFile(path);
+/** Reads an official-layout JSON file into validated records; `option` (e.g. `--gold`) is named in errors. */
+export async function loadHotpotJson(path: string, option?: string): Promise<HotpotRecord[]> {
+  const text = await readInputText(path, option);
   let data: unknown;
   try {
     data = JSON.parse(text);

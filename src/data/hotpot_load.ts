@@ -5,24 +5,23 @@
  */
 import { createHash } from "node:crypto";
 import { UsageError } from "../errors.ts";
+import { subjectOf } from "../fs_input.ts";
 import type { HotpotRecord } from "./hotpot_record.ts";
 import { loadHotpotJson } from "./hotpot_json.ts";
 import { loadHotpotParquet } from "./hotpot_parquet.ts";
 
 /**
  * Loads HotpotQA records: `.parquet` → Hugging Face layout, `.json` → official layout. Other extensions,
- * missing files and bad records are {@link UsageError}s naming the file.
+ * paths that are not readable regular files and bad records are {@link UsageError}s naming the file (and
+ * `option`, e.g. `--dataset`, when given).
  */
-export async function loadHotpot(path: string): Promise<HotpotRecord[]> {
+export async function loadHotpot(path: string, option?: string): Promise<HotpotRecord[]> {
   const lower = path.toLowerCase();
-  try {
-    if (lower.endsWith(".parquet")) return await loadHotpotParquet(path);
-    if (lower.endsWith(".json")) return await loadHotpotJson(path);
-  } catch (error) {
-    if (error instanceof Deno.errors.NotFound) throw new UsageError(`${path}: no such file`);
-    throw error;
-  }
-  throw new UsageError(`${path}: unknown HotpotQA file type (expected .parquet or .json)`);
+  if (lower.endsWith(".parquet")) return await loadHotpotParquet(path, option);
+  if (lower.endsWith(".json")) return await loadHotpotJson(path, option);
+  throw new UsageError(
+    `${subjectOf(path, option)}: unknown HotpotQA file type (expected .parquet or .json)`,
+  );
 }
 
 /** SHA-256 (lowercase hex) of a file's bytes, streamed. */

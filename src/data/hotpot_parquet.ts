@@ -12,6 +12,7 @@ import { compressors } from "hyparquet-compressors";
 import { ByteWriter, parquetWrite } from "hyparquet-writer";
 import { z } from "zod";
 import { UsageError } from "../errors.ts";
+import { readInputFile } from "../fs_input.ts";
 import { type HotpotRecord, HotpotRecordSchema, parseRecordField } from "./hotpot_record.ts";
 
 /** One row as the Hugging Face Parquet layout stores it (struct of parallel lists). */
@@ -64,9 +65,9 @@ export function hotpotRecordFromHfRow(raw: unknown, file: string, index: number)
   );
 }
 
-/** Reads a Hugging Face layout Parquet file into validated records. */
-export async function loadHotpotParquet(path: string): Promise<HotpotRecord[]> {
-  const bytes = await Deno.readFile(path);
+/** Reads a Hugging Face layout Parquet file into validated records; `option` is named in errors. */
+export async function loadHotpotParquet(path: string, option?: string): Promise<HotpotRecord[]> {
+  const bytes = await readInputFile(path, option);
   const file = bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength) as ArrayBuffer;
   let rows: Record<string, unknown>[];
   try {

@@ -11,6 +11,7 @@
  */
 import { z } from "zod";
 import { UsageError } from "../errors.ts";
+import { readInputText } from "../fs_input.ts";
 
 /** Names of every variable this module reads. */
 export const CREDENTIAL_VARIABLES = [
@@ -37,8 +38,8 @@ const KEY_LINE = /^(?:export\s+)?([A-Za-z_][A-Za-z0-9_]*)\s*=\s*(.*)$/;
 /**
  * Parses `.env` text: `KEY=VALUE` lines (an optional `export ` prefix), blank lines and `#` comment lines
  * ignored, values optionally wrapped in matching single or double quotes (kept verbatim inside), an
- * unquoted value ends at ` #` (inline comment). A malformed line is a {@link UsageError} naming the file
- * and line number.
+ * unquoted value ends at ` #` (inline comment). A malformed line is a {@link UsageError} naming the file,
+ * the line number and at most the key: never a value or the line's text.
  */
 export function parseEnvFile(text: string, fileName: string): Record<string, string> {
   const values: Record<string, string> = {};
@@ -48,14 +49,21 @@ export function parseEnvFile(text: string, fileName: string): Record<string, str
     if (line === "" || line.startsWith("#")) continue;
     const match = KEY_LINE.exec(line);
     if (!match) {
-      throw new UsageError(`${fileName}:${index + 1}: expected KEY=VALUE, got ${JSON.stringify(line)}`);
+      // Never the line itself: it may be a secret pasted without its KEY=.
+      throw new UsageError(
+        `--env-file ${fileName}: line ${
+          index + 1
+        }: expected KEY=VALUE (the line is not shown: it may hold a secret)`,
+      );
     }
     let value = match[2].trim();
     const quote = value[0];
     if ((quote === '"' || quote === "'") && value.length >= 2 && value.endsWith(quote)) {
       value = value.slice(1, -1);
     } else if (quote === '"' || quote === "'") {
-      throw new UsageError(`${fileName}:${index + 1}: unterminated quote in the value of ${match[1]}`);
+      throw new UsageError(
+        `--env-file ${fileName}: line ${index + 1}: unterminated quote in the value of ${match[1]}`,
+      );
     } else {
       const comment = value.indexOf(" #");
       if (comment >= 0) value = value.slice(0, comment).trim();
@@ -73,16 +81,7 @@ export function parseEnvFile(text: string, fileName: string): Record<string, str
 export async function loadCredentialEnvironment(envFile?: string): Promise<CredentialEnvironment> {
   let fileValues: Record<string, string> = {};
   if (envFile !== undefined) {
-    let text: string;
-    try {
-      text = await Deno.readTextFile(envFile);
-    } catch (error) {
-      if (error instanceof Deno.errors.NotFound || error instanceof Deno.errors.PermissionDenied) {
-        throw new UsageError(`--env-file: cannot read ${envFile}: ${error.message}`);
-      }
-      throw error;
-    }
-    fileValues = parseEnvFile(text, envFile);
+    fileValues = parseEnvFile(await readInputText(envFile, "--env-file"), envFile);
   }
   const environment: CredentialEnvironment = {};
   for (const name of CREDENTIAL_VARIABLES) {
@@ -116,7 +115,8 @@ function required(environment: CredentialEnvironment, name: CredentialVariable):
 function url(value: string, name: CredentialVariable): string {
   const parsed = HttpUrl.safeParse(value);
   if (!parsed.success) {
-    throw new UsageError(`${name}: not an http(s) URL: ${JSON.stringify(value)}`);
+    // The value is not shown: it may come from an env file, whose values are never printed.
+    throw new UsageError(`${name}: not an http(s) URL`);
   }
   return value.replace(/\/+$/, "");
 }

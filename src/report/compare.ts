@@ -9,6 +9,7 @@
 import { join } from "node:path";
 import { UsageError } from "../errors.ts";
 import { readManifest } from "../store/run_dir.ts";
+import { readInputJson } from "../fs_input.ts";
 import type { Cell } from "./markdown_table.ts";
 import { type UnitComparison, unitComparison } from "./compare_units.ts";
 
@@ -35,14 +36,8 @@ export interface RunComparison {
 
 type Extracted = Map<string, Record<string, number | null>>;
 
-async function readJson(path: string): Promise<unknown> {
-  try {
-    return JSON.parse(await Deno.readTextFile(path));
-  } catch (error) {
-    if (error instanceof Deno.errors.NotFound) throw new UsageError(`${path}: not found`);
-    if (error instanceof SyntaxError) throw new UsageError(`${path}: not JSON (${error.message})`);
-    throw error;
-  }
+function readJson(path: string): Promise<unknown> {
+  return readInputJson(path);
 }
 
 /** How a suite's headline metrics are read from a run's published `aggregate.json` and `results.json`. */

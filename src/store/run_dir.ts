@@ -10,6 +10,7 @@
  */
 import { basename, dirname, join } from "node:path";
 import { UsageError } from "../errors.ts";
+import { inputError, readInputText, statInputDirectory, subjectOf } from "../fs_input.ts";
 import { BlobStore } from "./blob_store.ts";
 import { canonicalJson } from "./canonical.ts";
 import { sha256Hex } from "./hash.ts";
@@ -147,7 +148,7 @@ export class RunDir {
       if (error instanceof Deno.errors.AlreadyExists || error instanceof Deno.errors.NotADirectory) {
         throw new UsageError(`output directory ${path}: its parent is not a directory`);
       }
-      throw error;
+      throw inputError(error, path, "--output");
     }
     if (await exists(path)) throw refuseExisting();
     await removeAbandonedBuilds(path);
@@ -339,18 +340,22 @@ export class RunDir {
   }
 }
 
-/** Reads and validates a finished run's manifest; errors name the file and the field. */
-export async function readManifest(runPath: string): Promise<Manifest> {
+/**
+ * Reads and validates a finished run's manifest; errors name the run directory (and `option`, e.g.
+ * `--frozen-run`, when given), the file and the field.
+ */
+export async function readManifest(runPath: string, option?: string): Promise<Manifest> {
+  await statInputDirectory(runPath, option);
   const path = join(runPath, RUN_FILES.manifest);
-  let text: string;
   try {
-    text = await Deno.readTextFile(path);
+    await Deno.lstat(path);
   } catch (error) {
     if (error instanceof Deno.errors.NotFound) {
-      throw new UsageError(`${runPath} has no manifest.json: not a finished run`);
+      throw new UsageError(`${subjectOf(runPath, option)}: has no manifest.json: not a finished run`);
     }
-    throw error;
+    throw inputError(error, path, option);
   }
+  const text = await readInputText(path, option);
   let json: unknown;
   try {
     json = JSON.parse(text);

@@ -7,6 +7,8 @@
  */
 import { z } from "zod";
 import { UsageError } from "../errors.ts";
+import { intOption } from "../cli/numbers.ts";
+import { refuseModelOptionsIgnoredBy } from "../cli/option_rules.ts";
 import { OpenAIChatClient } from "../models/chat_client.ts";
 import { chatCredentials, decisionCredentials, loadCredentialEnvironment } from "../models/credentials.ts";
 import { SystemOneClient } from "../models/decision_client.ts";
@@ -33,24 +35,34 @@ export const MODEL_OPTION_SPEC = {
   "reference-delay-ms": { type: "string" },
 } as const;
 
+/** The largest value each numeric model option accepts (documented in the help). */
+export const MODEL_OPTION_MAX = {
+  concurrency: 256,
+  "timeout-ms": 86_400_000, // one day; also far below the timer's 2^31-1 ms limit
+  "max-retries": 20,
+  "decision-batch": 10_000,
+  "reference-delay-ms": 3_600_000,
+} as const;
+
 /** Help lines of the model options. */
 export const MODEL_OPTION_HELP =
   `  --reference          use the built-in deterministic reference model (offline, a weak baseline)
   --live               call the configured providers (LLM_API_KEY, LLM_BASE_URL, DECISION_MODEL_API_KEY, …)
   --model NAME         chat model for --live (default qwen3.8-max)
   --env-file PATH      read credentials from a .env file
-  --concurrency N      requests in flight per endpoint (default 4)
-  --timeout-ms N       per-request timeout (default 120000)
-  --max-retries N      retries of a failed request: 408/409/429/5xx and network errors (default 3)
-  --decision-batch N   questions per System One request at most (default 256; bodies stay under 32 MiB)
+  --concurrency N      requests in flight per endpoint (default 4, at most ${MODEL_OPTION_MAX.concurrency})
+  --timeout-ms N       per-request timeout (default 120000, at most ${MODEL_OPTION_MAX["timeout-ms"]})
+  --max-retries N      retries of a failed request: 408/409/429/5xx and network errors (default 3, at most ${
+    MODEL_OPTION_MAX["max-retries"]
+  })
+  --decision-batch N   questions per System One request at most (default 256, at most ${
+    MODEL_OPTION_MAX["decision-batch"]
+  }; bodies stay under 32 MiB)
   --no-enable-thinking-field   do not send enable_thinking:false (for servers that reject it)
   --no-chat-template-kwargs    do not send chat_template_kwargs (for servers that reject it)
-  --reference-delay-ms N       with --reference: answer after a fixed delay (benchmarks)`;
-
-const PositiveInt = z.string().regex(/^[0-9]+$/, "expected a whole number").transform(Number).pipe(
-  z.number().int().positive(),
-);
-const NonNegativeInt = z.string().regex(/^[0-9]+$/, "expected a whole number").transform(Number);
+  --reference-delay-ms N       with --reference: answer after a fixed delay (benchmarks; at most ${
+    MODEL_OPTION_MAX["reference-delay-ms"]
+  })`;
 
 /** Zod shape of the model options (merge into a command's schema). */
 export const ModelOptionsShape = {
@@ -58,13 +70,13 @@ export const ModelOptionsShape = {
   live: z.boolean().optional(),
   model: z.string().min(1).optional(),
   "env-file": z.string().optional(),
-  concurrency: PositiveInt.optional(),
-  "timeout-ms": PositiveInt.optional(),
-  "max-retries": NonNegativeInt.optional(),
-  "decision-batch": PositiveInt.optional(),
+  concurrency: intOption(1, MODEL_OPTION_MAX.concurrency).optional(),
+  "timeout-ms": intOption(1, MODEL_OPTION_MAX["timeout-ms"]).optional(),
+  "max-retries": intOption(0, MODEL_OPTION_MAX["max-retries"]).optional(),
+  "decision-batch": intOption(1, MODEL_OPTION_MAX["decision-batch"]).optional(),
   "no-enable-thinking-field": z.boolean().optional(),
   "no-chat-template-kwargs": z.boolean().optional(),
-  "reference-delay-ms": NonNegativeInt.optional(),
+  "reference-delay-ms": intOption(0, MODEL_OPTION_MAX["reference-delay-ms"]).optional(),
 };
 
 /** Validated model options. */
@@ -116,6 +128,7 @@ class NoProviderDecision implements DecisionModel {
 export function modelMode(options: ModelOptions, checkOnly: boolean): "reference" | "live" | "check-only" {
   if (checkOnly) {
     if (options.live) throw new UsageError("--check-only sends nothing: do not combine it with --live");
+    refuseModelOptionsIgnoredBy("check-only", options);
     return "check-only";
   }
   if (options.reference && options.live) {
@@ -124,7 +137,9 @@ export function modelMode(options: ModelOptions, checkOnly: boolean): "reference
   if (!options.reference && !options.live) {
     throw new UsageError("choose --reference (offline reference model) or --live (calls real providers)");
   }
-  return options.reference ? "reference" : "live";
+  const mode = options.reference ? "reference" : "live";
+  refuseModelOptionsIgnoredBy(mode, options);
+  return mode;
 }
 
 /** Sets up the models for a run. */

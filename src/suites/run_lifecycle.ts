@@ -12,7 +12,8 @@ import { Progress } from "../pipeline/progress.ts";
 import { FrozenMismatchError } from "../pipeline/frozen_check.ts";
 import { programIdentity } from "../program_identity.ts";
 import { RUN_FORMAT, type RunHeader } from "../store/manifest.ts";
-import { RunDir } from "../store/run_dir.ts";
+import { readManifest, RunDir } from "../store/run_dir.ts";
+import { checkNewOutputPath, inputError, statInputDirectory, statInputFile } from "../fs_input.ts";
 import { readJournal } from "../store/journal.ts";
 import { CheckFailedError, UsageError } from "../errors.ts";
 import type { CheckOnlyReport } from "./answer_stage.ts";
@@ -66,6 +67,7 @@ export interface OpenRunRequest {
 export async function openRun(request: OpenRunRequest): Promise<{ run: RunDir; resumed: boolean }> {
   if (request.resume !== undefined) {
     if (request.output !== undefined) throw new UsageError("--resume and --output cannot be combined");
+    await statInputDirectory(request.resume, "--resume");
     const run = await RunDir.resume(request.resume, {
       program: await programIdentity(),
       tokenizer: request.tokenizer,
@@ -87,6 +89,7 @@ export async function openRun(request: OpenRunRequest): Promise<{ run: RunDir; r
     created: new Date().toISOString(),
   };
   const path = request.output ?? defaultOutputPath(request.suite);
+  await checkNewOutputPath(path, "--output");
   const run = await RunDir.create(path, header, request.sources ?? {});
   return { run, resumed: false };
 }
@@ -132,20 +135,28 @@ export function recordedCommand(
  * of `command` (e.g. `["hotpot", "run"]`), without its `--output`; `--resume DIR` is appended.
  */
 export async function resumeArgv(dir: string, command: string[]): Promise<string[]> {
+  await statInputDirectory(dir, "--resume");
   try {
-    await Deno.stat(join(dir, "manifest.json"));
+    await Deno.lstat(join(dir, "manifest.json"));
     throw new UsageError(`${dir} is a finished run (manifest.json exists); a finished run is never resumed`);
   } catch (error) {
-    if (!(error instanceof Deno.errors.NotFound)) throw error;
+    if (!(error instanceof Deno.errors.NotFound)) throw inputError(error, dir, "--resume");
   }
-  let header;
+  const journal = join(dir, "journal.jsonl");
   try {
-    header = (await readJournal(join(dir, "journal.jsonl"))).header;
+    await Deno.lstat(journal);
   } catch (error) {
     if (error instanceof Deno.errors.NotFound) {
       throw new UsageError(`--resume ${dir}: not a run directory (no journal)`);
     }
-    throw error;
+    throw inputError(error, journal, "--resume");
+  }
+  await statInputFile(journal, "--resume");
+  let header;
+  try {
+    header = (await readJournal(journal)).header;
+  } catch (error) {
+    throw inputError(error, journal, "--resume");
   }
   if (!header) throw new UsageError(`--resume ${dir}: the journal has no header`);
   const recorded = header.invocation.command;
@@ -175,6 +186,7 @@ export async function openFrozen(
 ): Promise<FrozenRun | undefined> {
   if (checkOnly && path === undefined) throw new UsageError("--check-only needs --frozen-run DIR");
   if (path === undefined) return undefined;
+  await readManifest(path, "--frozen-run"); // a missing, unfinished or unreadable run is named as such
   return await FrozenRun.open(path);
 }
 

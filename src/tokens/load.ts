@@ -20,6 +20,9 @@ import {
 } from "./config.ts";
 import { type CounterOptions, HfTokenCounter, type LoadedTokenizer } from "./counter.ts";
 import { ChatTemplate } from "./template.ts";
+import { TemplateLimitError } from "./bounded_render.ts";
+import { inputError, readInputFile, statInputDirectory } from "../fs_input.ts";
+import type { ChatMessage } from "../models/messages.ts";
 
 /** The two files a tokenizer directory must hold, in the order they enter {@link tokenizerHash}. */
 export const TOKENIZER_FILES = ["tokenizer.json", "tokenizer_config.json"] as const;
@@ -63,17 +66,34 @@ export function loadTokenCounter(
 
 async function readFile(path: string): Promise<Uint8Array> {
   try {
-    return await Deno.readFile(path);
+    await Deno.lstat(path);
   } catch (error) {
     if (error instanceof Deno.errors.NotFound) {
       throw new UsageError(
         `${path}: not found (a tokenizer directory needs ${TOKENIZER_FILES.join(" and ")})`,
       );
     }
-    if (error instanceof Deno.errors.PermissionDenied || error instanceof Deno.errors.IsADirectory) {
-      throw new UsageError(`${path}: cannot be read: ${error.message}`);
-    }
-    throw error;
+    throw inputError(error, path, "--tokenizer");
+  }
+  return await readInputFile(path, "--tokenizer");
+}
+
+/**
+ * Renders a small conversation once at load, so a template that loops (or builds a huge string) whatever it
+ * is given is refused before any run starts. Other template errors are left to the real messages.
+ */
+function probeTemplate(template: ChatTemplate): void {
+  const probe: ChatMessage[] = [
+    { role: "system", content: "probe" },
+    { role: "user", content: "probe" },
+    { role: "assistant", content: "probe" },
+    { role: "user", content: "probe" },
+  ];
+  try {
+    template.render(probe);
+  } catch (error) {
+    if (error instanceof TemplateLimitError) throw error;
+    if (!(error instanceof Error)) throw error;
   }
 }
 
@@ -89,6 +109,7 @@ function parseJson(path: string, bytes: Uint8Array): unknown {
 }
 
 async function buildTokenizer(dir: string): Promise<LoadedTokenizer> {
+  await statInputDirectory(dir, "--tokenizer");
   const jsonPath = `${dir}/${TOKENIZER_FILES[0]}`;
   const configPath = `${dir}/${TOKENIZER_FILES[1]}`;
   const [jsonBytes, configBytes] = await Promise.all([readFile(jsonPath), readFile(configPath)]);
@@ -116,6 +137,7 @@ async function buildTokenizer(dir: string): Promise<LoadedTokenizer> {
     if (error instanceof SyntaxError) throw new UsageError(error.message, { cause: error });
     throw error;
   }
+  probeTemplate(template);
   return {
     name: basename(dir),
     hash: tokenizerHash(jsonBytes, configBytes),

@@ -7,6 +7,7 @@
  */
 import { Template } from "@huggingface/jinja";
 import type { ChatMessage, ToolDefinition } from "../models/messages.ts";
+import { renderBounded, renderBounds, TemplateLimitError } from "./bounded_render.ts";
 
 /** How OpenAI-format messages are turned into what the chat template sees. */
 export interface TemplateViewOptions {
@@ -107,16 +108,21 @@ export class ChatTemplate {
     tools?: ToolDefinition[],
     options: TemplateViewOptions & { addGenerationPrompt?: boolean } = {},
   ): string {
+    const view = templateView(messages, options);
+    const inputChars = JSON.stringify(view).length + (tools ? JSON.stringify(tools).length : 0);
     try {
-      return this.#template.render({
+      return renderBounded(this.#template, {
         ...this.#specialTokens,
-        messages: templateView(messages, options),
+        messages: view,
         tools: tools ?? null,
         documents: null,
         add_generation_prompt: options.addGenerationPrompt ?? true,
         enable_thinking: false,
-      });
+      }, renderBounds(messages.length + (tools?.length ?? 0), inputChars));
     } catch (error) {
+      if (error instanceof TemplateLimitError) {
+        throw new TemplateLimitError(`${this.#source}: ${error.message}`);
+      }
       if (!(error instanceof Error)) throw error;
       throw new Error(
         `${this.#source}: chat template failed to render ${messages.length} message(s): ${error.message}`,

@@ -40,11 +40,26 @@ export function detectFormat(json: unknown): TranscriptFormat | null {
   return null;
 }
 
-/** Imports the transcript at `path`; any problem is a {@link UsageError} naming the file and place. */
+/**
+ * Imports the transcript at `path`; any problem is a {@link UsageError} naming the file and place. A
+ * transcript without messages is refused: there would be nothing to measure.
+ */
 export async function importTranscript(
   path: string,
   format: "auto" | TranscriptFormat = "auto",
   options: ImportOptions = {},
+): Promise<ImportedTranscript> {
+  const transcript = await importAnyFormat(path, format, options);
+  if (transcript.messages.length === 0) {
+    throw new UsageError(`${path}: the transcript has no messages; there is nothing to measure`);
+  }
+  return transcript;
+}
+
+async function importAnyFormat(
+  path: string,
+  format: "auto" | TranscriptFormat,
+  options: ImportOptions,
 ): Promise<ImportedTranscript> {
   if (format !== "auto" && !TRANSCRIPT_FORMATS.includes(format)) {
     throw new UsageError(

@@ -4,18 +4,14 @@
  * @module
  */
 import { UsageError } from "../../errors.ts";
+import { readInputText } from "../../fs_input.ts";
 
-/** Reads a file as UTF-8 text; a missing or unreadable file is a {@link UsageError}. */
-export async function readTranscriptText(path: string): Promise<string> {
-  try {
-    return await Deno.readTextFile(path);
-  } catch (error) {
-    if (error instanceof Deno.errors.NotFound) throw new UsageError(`${path}: no such file`);
-    if (error instanceof Deno.errors.PermissionDenied || error instanceof Deno.errors.IsADirectory) {
-      throw new UsageError(`${path}: cannot read: ${error.message}`);
-    }
-    throw error;
-  }
+/**
+ * Reads a transcript file as UTF-8 text; a path that is not a readable regular file, or text that is not
+ * UTF-8, is a {@link UsageError} naming it.
+ */
+export function readTranscriptText(path: string): Promise<string> {
+  return readInputText(path, "--transcript");
 }
 
 /** Parses JSON text; invalid JSON is a {@link UsageError} naming the file (and line, when given). */

@@ -6,6 +6,11 @@
  * @module
  */
 import { UsageError } from "../../errors.ts";
+import { readInputFile } from "../../fs_input.ts";
+import { refuseGiven } from "../../cli/option_rules.ts";
+
+/** The options of a generated transcript: ignored, so refused, when a transcript is imported. */
+const GENERATOR_OPTIONS = ["turns", "needles", "words-per-msg", "needle-depths", "seed"];
 import { BUILTIN_ENGINES, createEngine, parseEngineSelection } from "../../methods/engines/create.ts";
 import { importTranscript } from "../../data/transcripts/import.ts";
 import { readHermesProbes } from "../../data/transcripts/hermes_probes.ts";
@@ -67,10 +72,15 @@ export async function enginesRunCommand(
   let source: TranscriptSource;
   const sources: Record<string, Uint8Array> = {};
   if (options.transcript) {
+    refuseGiven("engines run", options, GENERATOR_OPTIONS, "only used without --transcript");
+  } else {
+    refuseGiven("engines run", options, ["format"], "only used with --transcript");
+  }
+  if (options.transcript) {
     // Imported (and so validated, with clear errors) before the run directory is created: bad input writes
     // nothing. The file's bytes are then declared as the run's source.
     const transcript = await importTranscript(options.transcript, options.format ?? "auto");
-    sources.transcript = await Deno.readFile(options.transcript);
+    sources.transcript = await readInputFile(options.transcript, "--transcript");
     source = { kind: "imported", path: options.transcript, format: options.format ?? "auto", transcript };
   } else {
     source = { kind: "generated", params: generator() };
@@ -78,7 +88,7 @@ export async function enginesRunCommand(
   let probes: { path: string; probes: Awaited<ReturnType<typeof readHermesProbes>>["probes"] } | undefined;
   if (options.probes) {
     probes = { path: options.probes, probes: (await readHermesProbes(options.probes)).probes };
-    sources.probes = await Deno.readFile(options.probes);
+    sources.probes = await readInputFile(options.probes, "--probes");
   }
   const engines = (options.engine ?? [...BUILTIN_ENGINES]).map(parseEngineSelection);
   const seenNames = new Set<string>();

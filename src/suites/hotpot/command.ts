@@ -11,6 +11,8 @@ import { sha256Hex } from "../../store/hash.ts";
 import { loadTokenCounter } from "../../tokens/load.ts";
 import { setupModels } from "../model_setup.ts";
 import { readPrices } from "../../analysis/read_prices.ts";
+import { readInputFile } from "../../fs_input.ts";
+import { refuseGiven } from "../../cli/option_rules.ts";
 import { openFrozenFor, type RunCommandOptions, runSuite } from "../run_lifecycle.ts";
 import { assertQuotaMet, collectCorpus, type CollectMode, selectionReport } from "./collect_suite.ts";
 import { readCorpus } from "./corpus.ts";
@@ -50,18 +52,14 @@ export interface HotpotCollectOptions extends RunCommandOptions {
 /** `hotpot collect`: returns the run directory. */
 export async function hotpotCollect(options: HotpotCollectOptions, argv: string[]): Promise<string> {
   const modeKind = chooseCollectionMode(options);
+  // Collection never reuses a frozen run: these options would be ignored.
+  refuseGiven("hotpot collect", options, ["frozen-run", "check-only"], "not supported (nothing is reused)");
   const datasetPath = options.dataset ?? DEMO_DATASET;
   // Recorded in corpus.json: the path as given, or a name for the embedded data that does not depend on where
   // the program is installed (so the corpus, and every key after it, is the same on every machine).
   const datasetLabel = options.dataset ?? "embedded:fixtures/hotpot/demo.parquet";
-  let bytes: Uint8Array;
-  try {
-    bytes = await Deno.readFile(datasetPath);
-  } catch (error) {
-    if (error instanceof Deno.errors.NotFound) throw new UsageError(`--dataset ${datasetPath}: not found`);
-    throw error;
-  }
-  const records = await loadHotpot(datasetPath);
+  const bytes = await readInputFile(datasetPath, "--dataset");
+  const records = await loadHotpot(datasetPath, "--dataset");
   const questions = options.questions ?? DEFAULT_SELECTION.bridge + DEFAULT_SELECTION.comparison;
   const selection = {
     bridge: options.bridge ?? Math.ceil(questions / 2),
@@ -71,6 +69,9 @@ export async function hotpotCollect(options: HotpotCollectOptions, argv: string[
     maxChars: options["max-chars"] ?? DEFAULT_SELECTION.maxChars,
   };
   if (selection.minChars > selection.maxChars) throw new UsageError("--min-chars is larger than --max-chars");
+  if (selection.bridge + selection.comparison === 0) {
+    throw new UsageError("hotpot collect: --bridge 0 and --comparison 0 select no question");
+  }
   // A selection that cannot fill its quotas is bad input: refuse it before anything is written.
   assertQuotaMet(selectionReport(records, selection).report, datasetLabel);
   const sessions = modeKind === "hermes"

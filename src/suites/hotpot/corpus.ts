@@ -8,6 +8,7 @@
  */
 import { z } from "zod";
 import { UsageError } from "../../errors.ts";
+import { decodeUtf8, parseInputJson, readInputFile } from "../../fs_input.ts";
 import { ArticleSchema } from "../../data/hotpot_record.ts";
 import { ChatMessageSchema } from "../../models/messages.ts";
 
@@ -71,27 +72,27 @@ export type Corpus = z.infer<typeof CorpusSchema>;
 
 /** Reads and validates a corpus file; errors name the file and the field. */
 export async function readCorpus(path: string): Promise<{ corpus: Corpus; bytes: Uint8Array }> {
-  let bytes: Uint8Array;
-  try {
-    bytes = await Deno.readFile(path);
-  } catch (error) {
-    if (error instanceof Deno.errors.NotFound) throw new UsageError(`--corpus ${path}: not found`);
-    throw error;
-  }
-  let json: unknown;
-  try {
-    json = JSON.parse(new TextDecoder().decode(bytes));
-  } catch (error) {
-    if (error instanceof SyntaxError) throw new UsageError(`${path}: not JSON (${error.message})`);
-    throw error;
-  }
+  const bytes = await readInputFile(path, "--corpus");
+  const json = parseInputJson(decodeUtf8(bytes, path, "--corpus"), path, "--corpus");
   const parsed = CorpusSchema.safeParse(json);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
     throw new UsageError(`${path}: field ${issue.path.join(".") || "(root)"}: ${issue.message}`);
   }
+  if (parsed.data.questions.length === 0) {
+    throw new UsageError(`--corpus ${path}: field questions: the corpus has no questions`);
+  }
+  const seen = new Set<string>();
   for (const q of parsed.data.questions) {
-    if (!parsed.data.gold[q.id]) throw new UsageError(`${path}: question ${q.id} has no gold labels`);
+    if (seen.has(q.id)) {
+      throw new UsageError(
+        `--corpus ${path}: field questions: question id ${JSON.stringify(q.id)} appears twice`,
+      );
+    }
+    seen.add(q.id);
+    if (!Object.hasOwn(parsed.data.gold, q.id)) {
+      throw new UsageError(`${path}: question ${q.id} has no gold labels`);
+    }
   }
   return { corpus: parsed.data, bytes };
 }

@@ -7,6 +7,7 @@
 import { readPrices } from "../../analysis/read_prices.ts";
 import { assetPath } from "../../assets.ts";
 import { UsageError } from "../../errors.ts";
+import { readInputFile } from "../../fs_input.ts";
 import { loadTokenCounter } from "../../tokens/load.ts";
 import { setupModels } from "../model_setup.ts";
 import { openFrozenFor, type RunCommandOptions, runSuite } from "../run_lifecycle.ts";
@@ -51,7 +52,7 @@ export async function sweepRunCommand(options: SweepRunCommandOptions, argv: str
   const checkOnly = options["check-only"] === true;
   const frozen = await openFrozenFor(SWEEP_SUITE, options["frozen-run"], checkOnly, runOptions);
   const counter = await loadTokenCounter(options.tokenizer);
-  const trajectoryBytes = await Deno.readFile(fixture.path);
+  const trajectoryBytes = await readInputFile(fixture.path, "--trajectory");
   const prices = await readPrices(options);
   const models = await setupModels(options, counter, checkOnly, frozen?.manifest.protocol);
   if (frozen && !checkOnly) {

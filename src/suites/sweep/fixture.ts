@@ -7,6 +7,7 @@
 import { z } from "zod";
 import { assetPath } from "../../assets.ts";
 import { UsageError } from "../../errors.ts";
+import { readInputFile } from "../../fs_input.ts";
 import { type ChatMessage, ChatMessageSchema } from "../../models/messages.ts";
 import { DEFAULT_SWEEP_TRAJECTORY, type Fact, type RepairSpec, SWEEP_ORACLES } from "./oracle.ts";
 import { type EvidenceUnit, splitUnits } from "./units.ts";
@@ -46,15 +47,7 @@ export async function sha256Hex(bytes: Uint8Array): Promise<string> {
 export async function loadSweepFixture(
   path: string = assetPath(DEFAULT_SWEEP_TRAJECTORY),
 ): Promise<SweepFixture> {
-  let bytes: Uint8Array;
-  try {
-    bytes = await Deno.readFile(path);
-  } catch (error) {
-    if (error instanceof Deno.errors.NotFound || error instanceof Deno.errors.PermissionDenied) {
-      throw new UsageError(`trajectory ${path}: cannot read it (${error.message})`, { cause: error });
-    }
-    throw error;
-  }
+  const bytes = await readInputFile(path, "--trajectory");
   return await sweepFixtureFromBytes(bytes, path);
 }
 

@@ -1,0 +1,129 @@
+/**
+ * Refusing options that contradict each other or would be silently ignored. Each rule names the options and
+ * why, so the one-line {@link UsageError} says what to change.
+ *
+ * @module
+ */
+import { UsageError } from "../errors.ts";
+
+/** The names of the options that were given (a value other than `undefined` and `false`). */
+export function givenOptions(options: object): string[] {
+  return Object.entries(options)
+    .filter(([key, value]) => key !== "help" && value !== undefined && value !== false)
+    .map(([key]) => key);
+}
+
+/**
+ * Refuses every option of `names` that was given: `"<command>: --a, --b <why>"` (e.g. `why` = "are ignored
+ * with --reference").
+ */
+export function refuseGiven(
+  command: string,
+  options: object,
+  names: readonly string[],
+  why: string,
+): void {
+  const values = options as Record<string, unknown>;
+  const given = names.filter((name) => values[name] !== undefined && values[name] !== false);
+  if (given.length === 0) return;
+  const list = given.map((name) => `--${name}`).join(", ");
+  throw new UsageError(`${command}: ${list} ${given.length === 1 ? "is" : "are"} ${why}`);
+}
+
+/** One option occurrence as `parseArgs` reports it with `tokens: true`. */
+interface OptionToken {
+  kind: string;
+  name?: string;
+  value?: string;
+}
+
+/**
+ * Refuses a single-valued option given twice with different values (`--output a --output b`): only one could
+ * be used, so the other would be silently ignored. Identical repeats are harmless and allowed.
+ */
+export function refuseRepeatedOptions(
+  command: string,
+  tokens: readonly OptionToken[],
+  spec: Record<string, { multiple?: boolean }>,
+): void {
+  const seen = new Map<string, string | undefined>();
+  for (const token of tokens) {
+    if (token.kind !== "option" || token.name === undefined || spec[token.name]?.multiple) continue;
+    if (seen.has(token.name) && seen.get(token.name) !== token.value) {
+      throw new UsageError(`${command}: --${token.name} is given twice with different values; give it once`);
+    }
+    seen.set(token.name, token.value);
+  }
+}
+
+/** Removes every occurrence of the named options (and their values) from an argv. */
+export function withoutOptions(
+  argv: readonly string[],
+  names: readonly string[],
+  spec: Record<string, { type: string; short?: string }>,
+): string[] {
+  const out: string[] = [];
+  for (let i = 0; i < argv.length; i++) {
+    const word = argv[i];
+    const name = names.find((n) =>
+      word === `--${n}` || word.startsWith(`--${n}=`) || (spec[n]?.short && word === `-${spec[n].short}`)
+    );
+    if (name === undefined) {
+      out.push(word);
+      continue;
+    }
+    if (spec[name]?.type === "string" && !word.includes("=")) i++;
+  }
+  return out;
+}
+
+/** Options a `--resume` may still take: they change nothing recorded in the run. */
+export const OPTIONS_ALLOWED_WITH_RESUME = ["resume", "quiet", "env-file"] as const;
+
+/**
+ * `--resume DIR` continues the run with the options it was started with: any other option given with it would
+ * be dropped, so it is refused (naming it) rather than ignored.
+ */
+export function refuseOptionsWithResume(command: string, options: object): void {
+  const others = givenOptions(options).filter((name) =>
+    !(OPTIONS_ALLOWED_WITH_RESUME as readonly string[]).includes(name)
+  );
+  refuseGiven(
+    command,
+    options,
+    others,
+    `not allowed with --resume (a resumed run keeps the options it was started with; only --quiet and ` +
+      `--env-file may be given)`,
+  );
+}
+
+/**
+ * The options that are ignored in a model mode: `--reference` uses none of the live provider options,
+ * `--live` no reference-model option, `--check-only` sends nothing and so uses no model option at all.
+ */
+export function refuseModelOptionsIgnoredBy(
+  mode: "reference" | "live" | "check-only",
+  options: object,
+): void {
+  const live = ["model", "env-file", "no-enable-thinking-field", "no-chat-template-kwargs"];
+  if (mode === "reference") refuseGiven("--reference", options, live, "only used with --live");
+  if (mode === "live") {
+    refuseGiven("--live", options, ["reference-delay-ms"], "only used with --reference");
+  }
+  if (mode === "check-only") {
+    refuseGiven(
+      "--check-only",
+      options,
+      [
+        "reference",
+        ...live,
+        "concurrency",
+        "timeout-ms",
+        "max-retries",
+        "decision-batch",
+        "reference-delay-ms",
+      ],
+      "ignored: a check-only run sends nothing",
+    );
+  }
+}

@@ -1,0 +1,245 @@
+/**
+ * The one place where file-system errors of inputs and outputs become {@link UsageError}s (exit code 2) with
+ * one line naming the path (and the option it came from) and the cause, and where an input is checked to be
+ * what it should be before it is opened: a regular file (never a FIFO, device or socket, which would block or
+ * never end) or a directory.
+ *
+ * Every loader reads through {@link readInputFile} / {@link readInputText} / {@link readInputJson}, checks
+ * directories with {@link statInputDirectory} and maps any other file-system error with {@link inputError}
+ * (modelled on denoland/std `fs/_map_error.ts`: errors are mapped once).
+ *
+ * @module
+ */
+import { dirname, resolve } from "node:path";
+import { UsageError } from "./errors.ts";
+
+/** Error codes (errno names, as Deno sets them in `error.code`) and what they mean for a path. */
+const CAUSE_BY_CODE: Record<string, string> = {
+  ENOENT: "not found",
+  EACCES: "permission denied",
+  EPERM: "operation not permitted",
+  EISDIR: "is a directory, expected a file",
+  ENOTDIR: "a component of the path is not a directory",
+  ELOOP: "symbolic link loop (too many levels of symbolic links)",
+  EEXIST: "already exists",
+  ENAMETOOLONG: "file name too long",
+  ENXIO: "not a regular file (no such device or address)",
+  EROFS: "read-only file system",
+  ENOSPC: "no space left on the device",
+  EIO: "input/output error",
+  EBUSY: "device or resource busy",
+  EMFILE: "too many open files",
+  ENFILE: "too many open files in the system",
+  EINVAL: "invalid path",
+};
+
+/** Deno's error classes for file-system failures, by the cause they mean. */
+const CAUSE_BY_CLASS: [new (...args: never[]) => Error, string][] = [
+  [Deno.errors.NotFound, "not found"],
+  [Deno.errors.PermissionDenied, "permission denied"],
+  [Deno.errors.NotCapable, "not allowed by Deno's permissions (see --allow-read/--allow-write)"],
+  [Deno.errors.IsADirectory, "is a directory, expected a file"],
+  [Deno.errors.NotADirectory, "a component of the path is not a directory"],
+  [Deno.errors.FilesystemLoop, "symbolic link loop (too many levels of symbolic links)"],
+  [Deno.errors.AlreadyExists, "already exists"],
+  [Deno.errors.Busy, "device or resource busy"],
+  [Deno.errors.InvalidData, "invalid data"],
+];
+
+/**
+ * The one-line cause of a file-system error (e.g. `"not found"`, `"symbolic link loop (…)"`), or `undefined`
+ * when `error` is not a file-system error (those are never mapped: they are bugs or other failures).
+ */
+export function fsErrorCause(error: unknown): string | undefined {
+  if (!(error instanceof Error)) return undefined;
+  const code = (error as { code?: unknown }).code;
+  if (typeof code === "string" && code in CAUSE_BY_CODE) return CAUSE_BY_CODE[code];
+  for (const [errorClass, cause] of CAUSE_BY_CLASS) {
+    if (error instanceof errorClass) return cause;
+  }
+  return undefined;
+}
+
+/**
+ * How a path is named in messages: `--corpus runs/x/corpus.json` when it came from an option, else the path
+ * alone.
+ */
+export function subjectOf(path: string, option?: string): string {
+  return option === undefined ? path : `${option} ${path}`;
+}
+
+/**
+ * Maps a file-system error about `path` to a {@link UsageError} `"<option> <path>: <cause>"`; any other error
+ * is returned unchanged (the caller rethrows it).
+ *
+ * @example
+ * ```ts
+ * try { await Deno.readDir(dir); } catch (error) { throw inputError(error, dir, "--hermes-sessions"); }
+ * ```
+ */
+export function inputError(error: unknown, path: string, option?: string): unknown {
+  const cause = fsErrorCause(error);
+  if (cause === undefined) return error;
+  return new UsageError(`${subjectOf(path, option)}: ${cause}`, { cause: error });
+}
+
+/** What a file-info says a non-regular, non-directory path is. */
+function kindOf(info: Deno.FileInfo): string {
+  if (info.isDirectory) return "a directory";
+  if (info.isFifo) return "a FIFO (named pipe)";
+  if (info.isCharDevice) return "a character device";
+  if (info.isBlockDevice) return "a block device";
+  if (info.isSocket) return "a socket";
+  if (info.isSymlink) return "a symbolic link";
+  return "not a regular file";
+}
+
+/** `stat` (following symbolic links) with errors mapped. */
+async function statMapped(path: string, option?: string): Promise<Deno.FileInfo> {
+  try {
+    return await Deno.stat(path);
+  } catch (error) {
+    throw inputError(error, path, option);
+  }
+}
+
+/**
+ * Checks that `path` is a regular file (following symbolic links) without opening it, so a FIFO, device or
+ * socket is refused before anything could block on it. Returns its file info.
+ */
+export async function statInputFile(path: string, option?: string): Promise<Deno.FileInfo> {
+  const info = await statMapped(path, option);
+  if (info.isDirectory) throw new UsageError(`${subjectOf(path, option)}: is a directory, expected a file`);
+  if (!info.isFile) {
+    throw new UsageError(`${subjectOf(path, option)}: is ${kindOf(info)}, expected a regular file`);
+  }
+  return info;
+}
+
+/** Checks that `path` is a directory (following symbolic links). Returns its file info. */
+export async function statInputDirectory(path: string, option?: string): Promise<Deno.FileInfo> {
+  const info = await statMapped(path, option);
+  if (!info.isDirectory) {
+    const what = info.isFile ? "a file" : kindOf(info);
+    throw new UsageError(`${subjectOf(path, option)}: is ${what}, expected a directory`);
+  }
+  return info;
+}
+
+/**
+ * Reads a whole input file after checking it is a regular file; every file-system error becomes a one-line
+ * {@link UsageError} naming the option and path. `maxBytes` (default 4 GiB) refuses larger files up front.
+ */
+export async function readInputFile(
+  path: string,
+  option?: string,
+  maxBytes = 4 * 1024 ** 3,
+): Promise<Uint8Array> {
+  const info = await statInputFile(path, option);
+  if (info.size > maxBytes) {
+    throw new UsageError(`${subjectOf(path, option)}: ${info.size} bytes, more than the ${maxBytes} allowed`);
+  }
+  try {
+    using file = await Deno.open(path, { read: true });
+    // The path may have been swapped between stat and open: check what was actually opened.
+    const opened = await file.stat();
+    if (!opened.isFile) {
+      throw new UsageError(`${subjectOf(path, option)}: is ${kindOf(opened)}, expected a regular file`);
+    }
+    const bytes = new Uint8Array(opened.size);
+    let filled = 0;
+    while (filled < bytes.length) {
+      const n = await file.read(bytes.subarray(filled));
+      if (n === null) break;
+      filled += n;
+    }
+    return bytes.subarray(0, filled);
+  } catch (error) {
+    throw inputError(error, path, option);
+  }
+}
+
+/** Reads an input file as UTF-8 text (checked: invalid UTF-8 is refused, naming the file). */
+export async function readInputText(path: string, option?: string): Promise<string> {
+  const bytes = await readInputFile(path, option);
+  return decodeUtf8(bytes, path, option);
+}
+
+/** Decodes bytes as strict UTF-8; invalid bytes are a {@link UsageError} naming the file. */
+export function decodeUtf8(bytes: Uint8Array, path: string, option?: string): string {
+  try {
+    return new TextDecoder("utf-8", { fatal: true }).decode(bytes);
+  } catch (error) {
+    if (error instanceof TypeError) throw new UsageError(`${subjectOf(path, option)}: not valid UTF-8 text`);
+    throw error;
+  }
+}
+
+/** Parses JSON text read from `path`; invalid JSON is a {@link UsageError} naming the file. */
+export function parseInputJson(text: string, path: string, option?: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch (error) {
+    if (error instanceof SyntaxError) {
+      throw new UsageError(`${subjectOf(path, option)}: not valid JSON (${error.message})`);
+    }
+    throw error;
+  }
+}
+
+/** Reads and parses a JSON input file (regular file, UTF-8, JSON), every failure a one-line {@link UsageError}. */
+export async function readInputJson(path: string, option?: string): Promise<unknown> {
+  return parseInputJson(await readInputText(path, option), path, option);
+}
+
+/** Lists the entries of an input directory (checked to be one), errors mapped. */
+export async function readInputDirectory(path: string, option?: string): Promise<Deno.DirEntry[]> {
+  await statInputDirectory(path, option);
+  const entries: Deno.DirEntry[] = [];
+  try {
+    for await (const entry of Deno.readDir(path)) entries.push(entry);
+  } catch (error) {
+    throw inputError(error, path, option);
+  }
+  return entries;
+}
+
+/**
+ * Checks, before anything is written, that a new output can be created at `path`: it must not exist (not even
+ * as a dangling symbolic link), and its nearest existing ancestor must be a directory. With `parentMustExist`
+ * (a file output such as `engines generate --out`), the parent folder itself must already exist.
+ * Whether the ancestor can be written is left to the first write, whose error {@link inputError} maps.
+ */
+export async function checkNewOutputPath(
+  path: string,
+  option?: string,
+  { parentMustExist = false }: { parentMustExist?: boolean } = {},
+): Promise<void> {
+  try {
+    await Deno.lstat(path);
+    throw new UsageError(`${subjectOf(path, option)}: already exists; nothing was written`);
+  } catch (error) {
+    // Below a file (NotADirectory): the walk up names the file that is in the way.
+    const absent = error instanceof Deno.errors.NotFound || error instanceof Deno.errors.NotADirectory;
+    if (!absent) throw inputError(error, path, option);
+  }
+  let ancestor = dirname(resolve(path));
+  let missing = false;
+  for (;;) {
+    try {
+      const info = await Deno.stat(ancestor);
+      if (!info.isDirectory) {
+        throw new UsageError(`${subjectOf(path, option)}: its parent is not a directory (${ancestor})`);
+      }
+      break;
+    } catch (error) {
+      const absent = error instanceof Deno.errors.NotFound || error instanceof Deno.errors.NotADirectory;
+      if (!absent || dirname(ancestor) === ancestor) throw inputError(error, path, option);
+      missing = true;
+      ancestor = dirname(ancestor);
+    }
+  }
+  if (parentMustExist && missing) {
+    throw new UsageError(`${subjectOf(path, option)}: folder ${dirname(path)} does not exist`);
+  }
+}
