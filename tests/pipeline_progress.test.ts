@@ -26,10 +26,72 @@ Deno.test("progress prints one line per finished stage, memo hits included, with
     );
     assert.equal(executor.counts.executed, 1);
     assert.equal(executor.counts.memo, 2);
-    assert.deepEqual(lines, ["hotpot: context 3/3 done"]);
+    assert.equal(lines.length, 1);
+    assert.match(lines[0], /^hotpot: context 3\/3 done · \d+s/);
     await run.finish();
   } finally {
     console.error = original;
     await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("progress shows per stage done/planned, elapsed, rate, ETA, failures and retries", () => {
+  let now = 0;
+  const progress = new Progress("hotpot", {
+    quiet: true,
+    now: () => now,
+    names: (s) => s.replace(/^hotpot-/, ""),
+  });
+  progress.plan("hotpot-answer", 10);
+  assert.deepEqual(progress.figures("hotpot-answer"), {
+    stage: "hotpot-answer",
+    done: 0,
+    planned: 10,
+    elapsedSeconds: null,
+    ratePerSecond: null,
+    etaSeconds: null,
+    failed: 0,
+    retries: 0,
+  });
+  now = 5000; // the stage waited 5 s for its inputs: not counted
+  progress.tick("hotpot-answer");
+  now = 7000;
+  progress.tick("hotpot-answer", { retries: 2 });
+  now = 9000;
+  progress.tick("hotpot-answer", { failed: true });
+  now = 10_000;
+  const f = progress.figures("hotpot-answer")!;
+  assert.equal(f.done, 3);
+  assert.equal(f.elapsedSeconds, 5);
+  assert.equal(f.ratePerSecond, 0.5); // 2 more units in 4 s
+  assert.equal(f.etaSeconds, 14); // 7 left at 0.5/s
+  assert.equal(f.failed, 1);
+  assert.equal(f.retries, 2);
+  assert.deepEqual(progress.statusLines(), [
+    "hotpot: answer 3/10 · 5s · 30.0/min · ETA 14s · 1 failed · 2 retries",
+  ]);
+});
+
+Deno.test("the plain form prints a status line of every unfinished stage periodically and stops when done", async () => {
+  const lines: string[] = [];
+  const original = console.error;
+  console.error = (...args: unknown[]) => lines.push(args.join(" "));
+  try {
+    const progress = new Progress("sweep", {
+      live: false,
+      intervalMs: 20,
+      names: (s) => s.replace(/^sweep-/, ""),
+    });
+    progress.plan("sweep-answer", 2);
+    progress.tick("sweep-answer");
+    await new Promise((r) => setTimeout(r, 120));
+    assert.ok(lines.some((l) => /^sweep: answer 1\/2 · \d+s · ETA \?$/.test(l)), lines.join("\n"));
+    progress.tick("sweep-answer");
+    assert.match(lines.at(-1)!, /^sweep: answer 2\/2 done/);
+    const count = lines.length;
+    await new Promise((r) => setTimeout(r, 80));
+    assert.equal(lines.length, count, "no status lines after every stage is done");
+  } finally {
+    console.error = original;
   }
 });

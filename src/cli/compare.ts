@@ -1,21 +1,29 @@
 /**
- * `compaction-bench compare RUN_A RUN_B [--json]`: two finished runs of one suite, metric by metric.
+ * `compaction-bench compare RUN_A RUN_B [--unpaired] [--bootstrap N] [--html FILE] [--json]`.
  *
  * @module
  */
 import { z } from "zod";
 import { UsageError } from "../errors.ts";
 import { compareRuns, comparisonRows } from "../report/compare.ts";
+import { compareHtml, unitHeaders, unitNote, unitRows } from "../report/compare_view.ts";
 import { textTable } from "../report/markdown_table.ts";
 import { parseCommand } from "./args.ts";
+import { BOOTSTRAP_OPTION_HELP, bootstrapOption } from "./stats_options.ts";
 import { suiteNamed } from "../suites/registry.ts";
 
-const HELP = `compaction-bench compare RUN_A RUN_B [--json]
+const HELP = `compaction-bench compare RUN_A RUN_B [options]
 
-Compares two finished runs of the same suite (hotpot, sweep or engines): each headline metric per method,
-context kind or engine, with the difference B − A. Neither run is changed.
+Compares two finished runs of the same suite (hotpot, sweep or engines). For hotpot and sweep runs it pairs
+units by id (hotpot: questions; sweep: generation × answer) and prints each method's or context kind's paired
+differences B − A with a 95% bootstrap CI, a sign-flip permutation p-value and the number of pairs; then each
+headline aggregate side by side. Runs over different corpora are refused unless --unpaired. Neither run is
+changed.
 
 Options:
+  --unpaired  compare runs over different corpora as independent samples (says so)
+${BOOTSTRAP_OPTION_HELP}
+  --html FILE also write the comparison as a self-contained HTML page (e.g. compare.html; never overwrites)
   --json      print the comparison as JSON`;
 
 /** Runs `compare`; returns the exit code. */
@@ -23,22 +31,63 @@ export async function compareCommand(argv: string[]): Promise<number> {
   const { options, positionals } = parseCommand(
     "compare",
     argv,
-    { json: { type: "boolean" } },
-    z.object({ help: z.boolean().optional(), json: z.boolean().optional() }),
+    {
+      json: { type: "boolean" },
+      unpaired: { type: "boolean" },
+      bootstrap: { type: "string" },
+      html: { type: "string" },
+    },
+    z.object({
+      help: z.boolean().optional(),
+      json: z.boolean().optional(),
+      unpaired: z.boolean().optional(),
+      bootstrap: bootstrapOption.optional(),
+      html: z.string().min(1).optional(),
+    }),
   );
   if (options.help) {
     console.log(HELP);
     return 0;
   }
   if (positionals.length !== 2) throw new UsageError("compare: expected two run directories (see --help)");
+  if (options.html !== undefined) {
+    const exists = await Deno.lstat(options.html).then(() => true, (error) => {
+      if (error instanceof Deno.errors.NotFound) return false;
+      throw error;
+    });
+    if (exists) {
+      throw new UsageError(`--html ${options.html}: already exists; compare never overwrites a file`);
+    }
+  }
   const comparison = await compareRuns(
     positionals[0],
     positionals[1],
     (suite) => suiteNamed(suite)?.compareMetrics,
+    { unpaired: options.unpaired, resamples: options.bootstrap },
   );
+  if (options.html !== undefined) {
+    try {
+      await Deno.writeTextFile(options.html, compareHtml(comparison), { createNew: true });
+    } catch (error) {
+      if (error instanceof Deno.errors.NotFound) {
+        throw new UsageError(`--html ${options.html}: no such directory`);
+      }
+      if (error instanceof Deno.errors.AlreadyExists) {
+        throw new UsageError(`--html ${options.html}: already exists`);
+      }
+      throw error;
+    }
+  }
   if (options.json) console.log(JSON.stringify(comparison, null, 2));
   else {
     console.log(`${comparison.suite}: A = ${comparison.a.path}, B = ${comparison.b.path}\n`);
+    const units = comparison.units;
+    if (units) {
+      console.log(`${units.paired ? "Paired" : "UNPAIRED"} differences per ${units.unit}:`);
+      console.log(unitNote(units));
+      console.log(`\n${textTable(unitHeaders(units), unitRows(units))}\n`);
+    }
+    console.log("Aggregates:");
     console.log(textTable(["", "metric", "A", "B", "B − A"], comparisonRows(comparison), 4));
   }
   return 0;

@@ -3,6 +3,8 @@
  *
  * @module
  */
+import { BOOTSTRAP_OPTION_HELP, bootstrapOption } from "./stats_options.ts";
+import { PRICE_OPTION_HELP, PRICE_OPTION_SPEC, PriceOptionsShape } from "./price_options.ts";
 import { z } from "zod";
 import { UsageError } from "../errors.ts";
 import { DEMO_DATASET, hotpotCollect, hotpotRunCommand } from "../suites/hotpot/command.ts";
@@ -14,8 +16,13 @@ import { parseCommand } from "./args.ts";
 import { hotpotScoreCommand } from "./hotpot_score.ts";
 import { intOption } from "./numbers.ts";
 import { parseResumable, RUN_OPTION_HELP, RUN_OPTION_SPEC, RunOptionsShape } from "./run_setup.ts";
+import { COLLECTION_MODE_HELP } from "./hotpot_collect_mode.ts";
 
 export { DEMO_DATASET };
+
+/** The model options that apply to a collection (--live is a collection mode, listed once with the modes). */
+const COLLECT_MODEL_HELP = MODEL_OPTION_HELP.split("\n")
+  .filter((line) => !/^ {2}--(live|reference|reference-delay-ms)\b/.test(line)).join("\n");
 
 const COLLECT_HELP = `compaction-bench hotpot collect [options]
 
@@ -30,12 +37,17 @@ Options:
   --bridge N, --comparison N   per-type quotas (override --questions)
   --seed N             selection seed (default ${DEFAULT_SELECTION.seed})
   --min-chars N, --max-chars N evidence characters (default ${DEFAULT_SELECTION.minChars}–${DEFAULT_SELECTION.maxChars})
-  --scripted           deterministic real read_file calls (default)
-  --live               an agent loop with the chat model (needs the --live credentials)
-  --hermes-sessions DIR  import Hermes session JSON files named <question id>.json
   --tokenizer DIR      tokenizer (recorded in the manifest)
-${MODEL_OPTION_HELP}
-${RUN_OPTION_HELP}`;
+
+Collection mode (one is required for any dataset but the embedded demo, where --scripted is the default;
+the mode is recorded in corpus.json and named in every report):
+${COLLECTION_MODE_HELP}
+
+Model options (for --live):
+${COLLECT_MODEL_HELP}
+${RUN_OPTION_HELP}
+
+Exit codes: 0 at least one valid trajectory, 1 none valid (the run is still written), 2 bad input.`;
 
 const RUN_HELP = `compaction-bench hotpot run --corpus FILE (--reference | --live) [options]
 
@@ -50,6 +62,8 @@ Options:
   --compressions N     compression generations per question and method (default ${DEFAULT_HOTPOT_RUN.compressions})
   --answers N          answers per context (default ${DEFAULT_HOTPOT_RUN.answers})
   --tokenizer DIR      tokenizer (default: Qwen3, embedded)
+${BOOTSTRAP_OPTION_HELP}
+${PRICE_OPTION_HELP}
 ${MODEL_OPTION_HELP}
 ${RUN_OPTION_HELP}`;
 
@@ -69,6 +83,9 @@ function parseCollect(argv: string[]) {
       "max-chars": { type: "string" },
       scripted: { type: "boolean" },
       "hermes-sessions": { type: "string" },
+      agent: { type: "string" },
+      "agent-timeout": { type: "string" },
+      "agent-system-prompt": { type: "string" },
       tokenizer: { type: "string" },
     },
     z.object({
@@ -83,6 +100,9 @@ function parseCollect(argv: string[]) {
       "max-chars": intOption(1).optional(),
       scripted: z.boolean().optional(),
       "hermes-sessions": z.string().optional(),
+      agent: z.string().optional(),
+      "agent-timeout": intOption(1, 86_400).optional(),
+      "agent-system-prompt": z.string().optional(),
       tokenizer: z.string().optional(),
     }),
   );
@@ -126,6 +146,8 @@ function parseRun(argv: string[]) {
       compressions: { type: "string" },
       answers: { type: "string" },
       tokenizer: { type: "string" },
+      bootstrap: { type: "string" },
+      ...PRICE_OPTION_SPEC,
     },
     z.object({
       ...RunOptionsShape,
@@ -137,6 +159,8 @@ function parseRun(argv: string[]) {
       compressions: intOption(1, 100).optional(),
       answers: intOption(1, 100).optional(),
       tokenizer: z.string().optional(),
+      bootstrap: bootstrapOption.optional(),
+      ...PriceOptionsShape,
     }),
   );
 }

@@ -3,6 +3,8 @@
  *
  * @module
  */
+import { BOOTSTRAP_OPTION_HELP, bootstrapOption } from "./stats_options.ts";
+import { PRICE_OPTION_HELP, PRICE_OPTION_SPEC, PriceOptionsShape } from "./price_options.ts";
 import { z } from "zod";
 import { UsageError } from "../errors.ts";
 import { MODEL_OPTION_HELP, MODEL_OPTION_SPEC, ModelOptionsShape } from "../suites/model_setup.ts";
@@ -27,6 +29,8 @@ Options:
   --reserve N          tokens kept free under the ceilings (default ${DEFAULT_SWEEP_RUN.reserve})
   --answers N          answers per context (default ${DEFAULT_SWEEP_RUN.answers})
   --tokenizer DIR      tokenizer (default: Qwen3, embedded)
+${BOOTSTRAP_OPTION_HELP}
+${PRICE_OPTION_HELP}
 ${MODEL_OPTION_HELP}
 ${RUN_OPTION_HELP}`;
 
@@ -45,6 +49,8 @@ function parseRun(argv: string[]) {
       reserve: { type: "string" },
       answers: { type: "string" },
       tokenizer: { type: "string" },
+      bootstrap: { type: "string" },
+      ...PRICE_OPTION_SPEC,
     },
     z.object({
       ...RunOptionsShape,
@@ -57,6 +63,8 @@ function parseRun(argv: string[]) {
       reserve: intOption(0, 100_000).optional(),
       answers: intOption(1, 100).optional(),
       tokenizer: z.string().optional(),
+      bootstrap: bootstrapOption.optional(),
+      ...PriceOptionsShape,
     }),
   );
 }

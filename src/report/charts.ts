@@ -29,6 +29,8 @@ const FONT = 'system-ui, -apple-system, "Segoe UI", Roboto, Arial, sans-serif';
 export interface ChartSeries {
   name: string;
   values: readonly (number | null)[];
+  /** Optional error bars (e.g. 95% CIs), one per value; null draws none. */
+  errors?: readonly ({ lo: number; hi: number } | null)[];
 }
 
 /** A horizontal line at a value, labelled (e.g. the token ceiling, or the S and Full baselines). */
@@ -219,6 +221,17 @@ function marker(series: number, x: number, y: number): Html {
     : safeHtml`<rect x="${c(x - 4)}" y="${c(y - 4)}" width="8" height="8" fill="${fill}"/>`;
 }
 
+/** A vertical error bar with caps from `lo` to `hi` at `x`, titled with the interval. */
+function errorBar(x: number, axis: Axis, err: { lo: number; hi: number }, title: string): Html {
+  const y1 = axis.y(err.lo);
+  const y2 = axis.y(err.hi);
+  return safeHtml`<g stroke="${TEXT}" stroke-width="1.3"><title>${title}</title><line x1="${c(x)}" x2="${
+    c(x)
+  }" y1="${c(y1)}" y2="${c(y2)}"/><line x1="${c(x - 4)}" x2="${c(x + 4)}" y1="${c(y1)}" y2="${
+    c(y1)
+  }"/><line x1="${c(x - 4)}" x2="${c(x + 4)}" y1="${c(y2)}" y2="${c(y2)}"/></g>`;
+}
+
 function dashOf(ref: ReferenceLine): string {
   return ref.dash === "dotted" ? "2 4" : "7 5";
 }
@@ -355,7 +368,10 @@ export function barChart(options: BarChartOptions): Html {
   const hasLegend = legendSeries.length > 0 || refs.length > 0;
   const noteRoom = options.notes?.some((n) => n) ? 14 : 0;
   const box: Box = { left: 66, right: width - 16, top: hasLegend ? 46 : 24, bottom: height - 40 - noteRoom };
-  const values = options.series.flatMap((s) => s.values).filter((v): v is number => v !== null);
+  const values = options.series.flatMap((
+    s,
+  ) => [...s.values, ...(s.errors ?? []).flatMap((e) => e ? [e.hi] : [])])
+    .filter((v): v is number => v !== null);
   const refValues = refs.map((r) => r.value);
   const axis = options.scale === "log"
     ? logAxis([...values, ...refValues], box)
@@ -383,7 +399,16 @@ export function barChart(options: BarChartOptions): Html {
         color(j)
       }"><title>${s.name}, ${category}: ${label}</title></rect>`;
       const below = v < 0 && options.scale !== "log";
-      drawn.push(safeHtml`${rect}${barLabel(mid, top, top + h, label, barWidth, below, j)}\n`);
+      const err = s.errors?.[i];
+      const bar = err
+        ? errorBar(
+          mid,
+          axis,
+          err,
+          `${s.name}, ${category}: ${label} [${options.format(err.lo)}, ${options.format(err.hi)}]`,
+        )
+        : "";
+      drawn.push(safeHtml`${rect}${bar}${barLabel(mid, top, top + h, label, barWidth, below, j)}\n`);
     });
   });
   const baseline = safeHtml`<line x1="${c(box.left)}" x2="${c(box.right)}" y1="${c(axis.base)}" y2="${
@@ -431,7 +456,10 @@ export function lineChart(options: LineChartOptions): Html {
   const height = options.height ?? 360;
   const refs = options.referenceLines ?? [];
   const box: Box = { left: 66, right: width - (refs.length > 0 ? 150 : 24), top: 46, bottom: height - 64 };
-  const values = options.series.flatMap((s) => s.values).filter((v): v is number => v !== null);
+  const values = options.series.flatMap((
+    s,
+  ) => [...s.values, ...(s.errors ?? []).flatMap((e) => e ? [e.hi] : [])])
+    .filter((v): v is number => v !== null);
   const axis = linearAxis([...values, ...refs.map((r) => r.value)], box, options.max);
   const xs = options.x;
   const lo = Math.min(...xs);
@@ -462,7 +490,16 @@ export function lineChart(options: LineChartOptions): Html {
     const points = s.values.map((v, i) => {
       if (v === null) return missingLabel(centers[i], labelYs[j][i], `${s.name}: n/a`);
       const label = haloText(centers[i], labelYs[j][i], options.format(v), { fill: color(j), size: 11 });
-      return safeHtml`${marker(j, centers[i], axis.y(v))}${label}\n`;
+      const err = s.errors?.[i];
+      const bar = err
+        ? errorBar(
+          centers[i],
+          axis,
+          err,
+          `${s.name}: ${options.format(v)} [${options.format(err.lo)}, ${options.format(err.hi)}]`,
+        )
+        : "";
+      return safeHtml`${bar}${marker(j, centers[i], axis.y(v))}${label}\n`;
     });
     return safeHtml`${lines}${points}`;
   });

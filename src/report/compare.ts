@@ -10,6 +10,7 @@ import { join } from "node:path";
 import { UsageError } from "../errors.ts";
 import { readManifest } from "../store/run_dir.ts";
 import type { Cell } from "./markdown_table.ts";
+import { type UnitComparison, unitComparison } from "./compare_units.ts";
 
 /** One compared metric of one row key. */
 export interface ComparedMetric {
@@ -26,6 +27,10 @@ export interface RunComparison {
   a: { path: string; created: string; models: unknown };
   b: { path: string; created: string; models: unknown };
   metrics: ComparedMetric[];
+  /** The per-unit (paired, or with --unpaired independent) differences; null for engines runs. */
+  units: UnitComparison | null;
+  /** Whether both runs used the same source data (corpus, trajectory, transcript). */
+  same_sources: boolean;
 }
 
 type Extracted = Map<string, Record<string, number | null>>;
@@ -68,12 +73,42 @@ async function extract(run: string, suite: string, metricsOf: MetricsOf): Promis
   return metrics({ aggregate, results });
 }
 
-/** Compares two finished runs of the same suite; refuses unfinished runs and runs of different suites. */
-export async function compareRuns(a: string, b: string, metricsOf: MetricsOf): Promise<RunComparison> {
+/** Options of {@link compareRuns}. */
+export interface CompareOptions {
+  /** Compare runs over different source data as independent samples (default: refuse them). */
+  unpaired?: boolean;
+  /** Bootstrap resamples. */
+  resamples?: number;
+}
+
+/**
+ * Compares two finished runs of the same suite; refuses unfinished runs, runs of different suites, and runs
+ * over different source data (corpus, trajectory, transcript) unless `unpaired`.
+ */
+export async function compareRuns(
+  a: string,
+  b: string,
+  metricsOf: MetricsOf,
+  options: CompareOptions = {},
+): Promise<RunComparison> {
   const [ma, mb] = await Promise.all([readManifest(a), readManifest(b)]);
   if (ma.suite !== mb.suite) {
     throw new UsageError(`cannot compare a '${ma.suite}' run (${a}) with a '${mb.suite}' run (${b})`);
   }
+  const sameSources = JSON.stringify(Object.entries(ma.sources).sort()) ===
+    JSON.stringify(Object.entries(mb.sources).sort());
+  if (!sameSources && !options.unpaired) {
+    const describe = (m: typeof ma) =>
+      Object.entries(m.sources).map(([k, v]) => `${k} ${v.slice(0, 12)}`).join(", ") || "none";
+    throw new UsageError(
+      `runs over different corpora cannot be paired (A: ${describe(ma)}; B: ${describe(mb)}); ` +
+        `pass --unpaired to compare them as independent samples`,
+    );
+  }
+  const units = await unitComparison(a, b, ma.suite, {
+    paired: !options.unpaired,
+    resamples: options.resamples,
+  });
   const [ea, eb] = await Promise.all([extract(a, ma.suite, metricsOf), extract(b, mb.suite, metricsOf)]);
   const keys = [...ea.keys(), ...[...eb.keys()].filter((k) => !ea.has(k))];
   const metrics: ComparedMetric[] = [];
@@ -92,6 +127,8 @@ export async function compareRuns(a: string, b: string, metricsOf: MetricsOf): P
     a: { path: a, created: ma.created, models: models(ma) },
     b: { path: b, created: mb.created, models: models(mb) },
     metrics,
+    units,
+    same_sources: sameSources,
   };
 }
 

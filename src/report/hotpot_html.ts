@@ -12,7 +12,20 @@ import {
   hotpotResultRows,
   hypothesisText,
 } from "../suites/hotpot/report.ts";
+import {
+  COLLECTION_HEADERS,
+  collectionModeText,
+  collectionRows,
+  distinctSystemPrompts,
+  filesUnchangedText,
+  HOTPOT_CAVEATS,
+  hotpotReportTitle,
+} from "../suites/hotpot/report_protocol.ts";
 import { barChart } from "./charts.ts";
+import { hotpotStatsHtml, hypothesisHtml } from "./hotpot_stats_html.ts";
+import { explorerHtml } from "./explorer.ts";
+import { costHtml } from "./cost_html.ts";
+import { ceilingSweepHtml } from "./ceiling_sweep_html.ts";
 import { banner, code, factList, figure, htmlPage, htmlTable, paragraphs, safeHtml } from "./html.ts";
 import { formatCell } from "./markdown_table.ts";
 
@@ -31,7 +44,9 @@ function runFacts(meta: HotpotReportMeta) {
     safeHtml`Selection: seed ${p.seed}, ${p.bridge} bridge + ${p.comparison} comparison, ${p.min_chars}–${p.max_chars} evidence characters; considered ${c.selection.considered}; removed by filter: ${
       removed || "none"
     }`,
-    safeHtml`Collection: ${p.collection}; ${c.questions.length - invalid.length}/${c.questions.length} valid${
+    safeHtml`Collection: ${collectionModeText(c)}; ${
+      c.questions.length - invalid.length
+    }/${c.questions.length} valid${filesUnchangedText(c) ? `; ${filesUnchangedText(c)}` : ""}${
       invalid.length > 0
         ? safeHtml`<ul>${invalid.map((q) => safeHtml`<li>${q.id}: ${q.reason ?? "invalid"}</li>`)}</ul>`
         : ""
@@ -69,15 +84,20 @@ function usageTable(aggregates: readonly HotpotMethodAggregate[]) {
   );
 }
 
-function scoreChart(aggregates: readonly HotpotMethodAggregate[]) {
+function scoreChart(aggregates: readonly HotpotMethodAggregate[], meta: HotpotReportMeta) {
+  const ci = (metric: "em" | "f1" | "joint_f1" | "gold_sp_kept") =>
+    aggregates.map((a) => {
+      const m = meta.stats?.methods.find((s) => s.method === a.method)?.intervals[metric];
+      return m ? { lo: pct(m.lo), hi: pct(m.hi) } : null;
+    });
   return barChart({
     title: "EM, F1, joint F1 and gold SP kept per method (%)",
     categories: aggregates.map((a) => a.method),
     series: [
-      { name: "EM", values: aggregates.map((a) => pct(a.metrics.em)) },
-      { name: "F1", values: aggregates.map((a) => pct(a.metrics.f1)) },
-      { name: "joint F1", values: aggregates.map((a) => pct(a.metrics.joint_f1)) },
-      { name: "gold SP kept", values: aggregates.map((a) => pct(a.sp_survival)) },
+      { name: "EM", values: aggregates.map((a) => pct(a.metrics.em)), errors: ci("em") },
+      { name: "F1", values: aggregates.map((a) => pct(a.metrics.f1)), errors: ci("f1") },
+      { name: "joint F1", values: aggregates.map((a) => pct(a.metrics.joint_f1)), errors: ci("joint_f1") },
+      { name: "gold SP kept", values: aggregates.map((a) => pct(a.sp_survival)), errors: ci("gold_sp_kept") },
     ],
     format: (v) => formatCell(v, 1),
     yLabel: "percent",
@@ -103,7 +123,7 @@ function tokensChart(aggregates: readonly HotpotMethodAggregate[], meta: HotpotR
 
 /** Renders report.html for a hotpot run (self-contained, deterministic; see the module notes). */
 export function hotpotReportHtml(aggregates: HotpotMethodAggregate[], meta: HotpotReportMeta): string {
-  const title = `hotpot: compaction under a ${meta.inputCap}-token answer-input ceiling`;
+  const title = hotpotReportTitle(meta.corpus, meta.inputCap, meta.ceilings?.map((c) => c.cap));
   const reference = meta.models.mode === "reference"
     ? banner(
       safeHtml`<strong>Reference model.</strong> These numbers come from the built-in deterministic reference model, an honest but weak extractive baseline (BM25 relevance, extractive summaries and answers), not an LLM. It never sees gold labels. They show the harness works end to end; they say nothing about any real LLM.`,
@@ -113,17 +133,26 @@ export function hotpotReportHtml(aggregates: HotpotMethodAggregate[], meta: Hotp
 ${reference}
 <h2>Run</h2>
 ${runFacts(meta)}
-<h2>Results</h2>
+<h2>Results${meta.ceilings ? ` at the ${meta.inputCap}-token ceiling` : ""}</h2>
 ${
     paragraphs(
       "Percentages; answers averaged within a question, then questions equally; invalid conditions count zero. " +
-        '"gold SP kept" is LLM-free: the share of gold supporting sentences present verbatim in the answer input. ' +
-        "Input tokens are the provider's reported prompt tokens of the answer calls.",
+        '"gold SP kept" is LLM-free: the share of gold supporting sentences present verbatim in the text the model ' +
+        "reads (tool results decoded from their JSON), the same for every method; zero for invalid conditions. " +
+        "Input tokens are the provider's reported prompt tokens of the answer calls. " +
+        '"over cap" counts answer inputs (contexts, not answers) not within the ceiling.',
       "note",
     )
   }${resultsTable(aggregates)}
-${figure("Answer and supporting-fact scores per method", scoreChart(aggregates))}
+${meta.stats ? hotpotStatsHtml(meta.stats) : ""}
+${
+    figure(
+      `Answer and supporting-fact scores per method${meta.stats ? " (error bars: 95% CI)" : ""}`,
+      scoreChart(aggregates, meta),
+    )
+  }
 ${figure("Answer input size per method", tokensChart(aggregates, meta))}
+${meta.ceilings ? ceilingSweepHtml(meta.ceilings) : ""}
 <h3>EM by question type</h3>
 ${byTypeTable(aggregates)}
 <h2>Compression usage</h2>
@@ -135,7 +164,25 @@ ${
       "note",
     )
   }
+${meta.cost ? costHtml(meta.cost) : ""}
 <h2>Hypothesis</h2>
-${paragraphs(hypothesisText(aggregates))}`;
+${hypothesisHtml(hypothesisText(aggregates), meta.stats)}
+<h2>Caveats</h2>
+${factList(HOTPOT_CAVEATS)}
+<h2>Collected trajectories</h2>
+${
+    paragraphs(
+      "Each trajectory's initial system prompt is the collecting agent's own (recorded and hashed, never replaced).",
+      "note",
+    )
+  }${htmlTable(COLLECTION_HEADERS, collectionRows(meta.corpus))}
+${
+    factList(
+      distinctSystemPrompts(meta.corpus).map((p) =>
+        safeHtml`${code(p.sha256)} (${p.questions} question(s)): ${p.text}`
+      ),
+    )
+  }
+${meta.explorer ? explorerHtml(meta.explorer) : ""}`;
   return htmlPage({ title, body });
 }

@@ -9,6 +9,10 @@
 import type { SweepKindAggregate } from "../suites/sweep/aggregate.ts";
 import { SWEEP_TABLE_HEADERS, type SweepReportMeta, sweepTableRows } from "../suites/sweep/report.ts";
 import { barChart, lineChart, type ReferenceLine } from "./charts.ts";
+import { sweepStatsHtml } from "./sweep_stats_html.ts";
+import { explorerHtml } from "./explorer.ts";
+import { costHtml } from "./cost_html.ts";
+import { sweepCeilingHtml } from "./sweep_ceiling_html.ts";
 import {
   banner,
   code,
@@ -79,7 +83,11 @@ function baselines(aggregates: readonly SweepKindAggregate[]): ReferenceLine[] {
   return lines;
 }
 
-function sweepChart(aggregates: readonly SweepKindAggregate[]): Html {
+function sweepChart(aggregates: readonly SweepKindAggregate[], meta: SweepReportMeta): Html {
+  const ci = (kind: string, metric: "fact_score" | "repair_pass") => {
+    const i = meta.stats?.kinds.find((k) => k.kind === kind)?.intervals[metric];
+    return i ? { lo: pct(i.lo), hi: pct(i.hi) } : null;
+  };
   const topN = aggregates
     .map((a) => ({ a, n: Number(TOP_N.exec(a.kind)?.[1] ?? NaN) }))
     .filter((t) => Number.isInteger(t.n))
@@ -92,8 +100,16 @@ function sweepChart(aggregates: readonly SweepKindAggregate[]): Html {
     xLabel: "N: top-ranked original evidence units added to the frozen summary S",
     yLabel: "percent",
     series: [
-      { name: "fact score", values: topN.map((t) => pct(t.a.fact_score)) },
-      { name: "repair pass", values: topN.map((t) => pct(t.a.repair_pass_share)) },
+      {
+        name: "fact score",
+        values: topN.map((t) => pct(t.a.fact_score)),
+        errors: topN.map((t) => ci(t.a.kind, "fact_score")),
+      },
+      {
+        name: "repair pass",
+        values: topN.map((t) => pct(t.a.repair_pass_share)),
+        errors: topN.map((t) => ci(t.a.kind, "repair_pass")),
+      },
     ],
     format: (v) => formatCell(v, 1),
     max: 100,
@@ -142,7 +158,11 @@ ${
       "note",
     )
   }${resultsTable(aggregates)}
-${sweepChart(aggregates)}
-${tokensChart(aggregates, meta)}`;
+${meta.stats ? sweepStatsHtml(meta.stats) : ""}
+${sweepChart(aggregates, meta)}
+${tokensChart(aggregates, meta)}
+${meta.ceilings ? sweepCeilingHtml(meta.ceilings) : ""}
+${meta.cost ? costHtml(meta.cost) : ""}
+${meta.explorer ? explorerHtml(meta.explorer) : ""}`;
   return htmlPage({ title, body });
 }

@@ -50,13 +50,21 @@ const loose = z.record(z.string(), z.unknown());
 export const PROVIDER_STAGES: readonly AnyStageDef[] = [
   providerStage(
     "hotpot-collect",
-    1,
-    "One question's trajectory: scripted read_file calls over a real workspace, a live agent loop, or an imported Hermes session.",
+    2,
+    "One question's trajectory: scripted read_file calls over a real workspace, a live agent loop, an imported " +
+      "Hermes session (its raw file, the run source session:<id>, is the input `session`), or an outside agent.",
     loose,
-    ["dataset"],
+    ["dataset", "session"],
     {
-      collection: { schema: loose.nullable(), doc: "the collected messages" },
-      check: { schema: loose, doc: "the collection checks' verdict" },
+      collection: {
+        schema: loose.nullable(),
+        doc: "the collected messages and the agent's initial system prompt (text, sha256)",
+      },
+      check: {
+        schema: loose,
+        doc: "the collection checks' verdict and whether files unchanged was verifiable",
+      },
+      session_text: { schema: z.string().nullable(), doc: "an outside agent's raw stdout (agent mode only)" },
     },
   ),
   providerStage(

@@ -32,6 +32,9 @@ import { hotpotContextStage } from "./stages/context.ts";
 import { hotpotScoreStage } from "./stages/score.ts";
 import { hotpotAggregateStage } from "./stages/aggregate.ts";
 import { hotpotReportStage } from "./stages/report.ts";
+import { DEFAULT_RESAMPLES } from "../../analysis/bootstrap.ts";
+import { runCost } from "../../analysis/cost.ts";
+import { reportAnalysisInputs, type ReportAnalysisOptions } from "../../analysis/report_inputs.ts";
 
 export type { HotpotResultRow } from "./rows.ts";
 export { supportSurvival } from "./stages/score.ts";
@@ -75,6 +78,7 @@ export async function runHotpot(
   options: HotpotRunOptions,
   models: ModelSetup,
   counter: TokenCounter,
+  analysis: ReportAnalysisOptions = {},
 ): Promise<HotpotRunOutcome> {
   const { executor, run, progress } = context;
   const corpusHash = run.header.sources["corpus"];
@@ -329,9 +333,16 @@ export async function runHotpot(
       reserve: options.reserve,
       compressions: options.compressions,
       answers: options.answers,
+      bootstrap: analysis.bootstrap ?? DEFAULT_RESAMPLES,
+      cost: analysis.prices ? runCost(context.run.nodes, analysis.prices, options.methods) : null,
     },
-    inputs: { aggregate: aggregateNode.node.outputs["aggregate.json"], corpus: corpusHash },
-    values: { aggregate: aggregateNode.outputs["aggregate.json"], corpus },
+    ...await reportAnalysisInputs(
+      { aggregate: aggregateNode.node.outputs["aggregate.json"], corpus: corpusHash },
+      { aggregate: aggregateNode.outputs["aggregate.json"], corpus },
+      aggregateNode.node.outputs["results.json"],
+      aggregateNode.outputs["results.json"],
+      context.run.store,
+    ),
   }, env);
   const rows = JSON.parse(aggregateNode.outputs["results.json"]) as HotpotResultRow[];
   return {
@@ -343,6 +354,7 @@ export async function runHotpot(
       "aggregate.json": aggregateNode.node.outputs["aggregate.json"],
       "REPORT.md": reportNode.node.outputs["REPORT.md"],
       "report.html": reportNode.node.outputs["report.html"],
+      "stats.json": reportNode.node.outputs["stats.json"],
     },
   };
 }

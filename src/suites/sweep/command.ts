@@ -4,6 +4,7 @@
  *
  * @module
  */
+import { readPrices } from "../../analysis/read_prices.ts";
 import { assetPath } from "../../assets.ts";
 import { UsageError } from "../../errors.ts";
 import { loadTokenCounter } from "../../tokens/load.ts";
@@ -14,6 +15,7 @@ import { loadSweepFixture } from "./fixture.ts";
 import { DEFAULT_SWEEP_TRAJECTORY } from "./oracle.ts";
 import { DEFAULT_SWEEP_RUN, runSweep } from "./run_suite.ts";
 import { assertSandboxAvailable } from "./sandbox.ts";
+import { assertSweepFrozen } from "./frozen_protocol.ts";
 
 /** The parsed options of `sweep run`. */
 export interface SweepRunCommandOptions extends RunCommandOptions {
@@ -25,6 +27,9 @@ export interface SweepRunCommandOptions extends RunCommandOptions {
   reserve?: number;
   answers?: number;
   tokenizer?: string;
+  bootstrap?: number;
+  price?: { model: string; input: number; output: number }[];
+  prices?: string;
 }
 
 /** `sweep run`: returns the run directory. */
@@ -47,7 +52,17 @@ export async function sweepRunCommand(options: SweepRunCommandOptions, argv: str
   const frozen = await openFrozenFor(SWEEP_SUITE, options["frozen-run"], checkOnly, runOptions);
   const counter = await loadTokenCounter(options.tokenizer);
   const trajectoryBytes = await Deno.readFile(fixture.path);
+  const prices = await readPrices(options);
   const models = await setupModels(options, counter, checkOnly, frozen?.manifest.protocol);
+  if (frozen && !checkOnly) {
+    const ours = { tokenizerHash: counter.hash, fixtureHash: fixture.hash, models: models.description };
+    try {
+      assertSweepFrozen(frozen, { ...ours, options: runOptions });
+    } catch (error) {
+      await models.close();
+      throw error;
+    }
+  }
   const finished = await runSuite(
     {
       suite: SWEEP_SUITE,
@@ -64,7 +79,10 @@ export async function sweepRunCommand(options: SweepRunCommandOptions, argv: str
       models,
     },
     async (context) => {
-      const outcome = await runSweep(context, fixture, runOptions, models, counter);
+      const outcome = await runSweep(context, fixture, runOptions, models, counter, {
+        bootstrap: options.bootstrap,
+        prices,
+      });
       const summary = outcome.checkOnly ? [] : SWEEP_SUITE.summary(
         await context.run.store.getText(outcome.files["aggregate.json"]),
       );

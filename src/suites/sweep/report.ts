@@ -6,6 +6,12 @@
 import { type Cell, markdownTable } from "../../report/markdown_table.ts";
 import type { SweepKindAggregate } from "./aggregate.ts";
 import type { SweepRunOptions } from "./run_suite.ts";
+import type { SweepStats } from "../../analysis/sweep_stats.ts";
+import { sweepStatsMarkdown } from "../../analysis/sweep_stats_report.ts";
+import type { ExplorerData } from "../../report/explorer.ts";
+import type { RunCost } from "../../analysis/cost.ts";
+import { costMarkdown } from "../../analysis/cost_report.ts";
+import { sweepCeilingMarkdown, type SweepCeilingResult } from "../../analysis/sweep_ceiling.ts";
 
 /** What the report states besides the aggregates. */
 export interface SweepReportMeta {
@@ -16,6 +22,14 @@ export interface SweepReportMeta {
   compressionUsage: { calls: number; input_tokens: number; output_tokens: number };
   reusedCompression: number;
   frozenRun?: string;
+  /** Intervals and paired differences (absent: point estimates only). */
+  stats?: SweepStats;
+  /** The explorer of report.html (absent: none). */
+  explorer?: ExplorerData;
+  /** The cost section (absent when no price was given). */
+  cost?: RunCost;
+  /** A ceiling sweep's per-ceiling results (absent: one ceiling). */
+  ceilings?: SweepCeilingResult[];
 }
 
 /** Column names of the sweep table (REPORT.md and report.html). */
@@ -79,5 +93,7 @@ contexts are recorded, never shrunk, and count zero — except \`full\`, the ori
 ceiling and is always answered and scored.
 
 ${table}
-`;
+${meta.stats ? sweepStatsMarkdown(meta.stats) : ""}${
+    meta.ceilings ? sweepCeilingMarkdown(meta.ceilings) : ""
+  }${meta.cost ? costMarkdown(meta.cost) : ""}`;
 }

@@ -24,6 +24,9 @@ import { sweepContextStage } from "./stages/context.ts";
 import { sweepScoreStage } from "./stages/score.ts";
 import { sweepAggregateStage } from "./stages/aggregate.ts";
 import { sweepReportStage } from "./stages/report.ts";
+import { DEFAULT_RESAMPLES } from "../../analysis/bootstrap.ts";
+import { runCost } from "../../analysis/cost.ts";
+import type { ReportAnalysisOptions } from "../../analysis/report_inputs.ts";
 
 export type { SweepResultRow } from "./rows.ts";
 
@@ -68,6 +71,7 @@ export async function runSweep(
   options: SweepRunOptions,
   models: ModelSetup,
   counter: TokenCounter,
+  analysis: ReportAnalysisOptions = {},
 ): Promise<SweepRunOutcome> {
   const { executor, run, progress } = context;
   const trajectoryHash = run.header.sources["trajectory"];
@@ -256,9 +260,17 @@ export async function runSweep(
       frozen_run: executor.frozen
         ? `the frozen run with manifest sha256 ${executor.frozen.manifestHash}`
         : null,
+      bootstrap: analysis.bootstrap ?? DEFAULT_RESAMPLES,
+      cost: analysis.prices ? runCost(run.nodes, analysis.prices, contextKinds(options.topN)) : null,
     },
-    inputs: { aggregate: aggregateNode.node.outputs["aggregate.json"] },
-    values: { aggregate: aggregateNode.outputs["aggregate.json"] },
+    inputs: {
+      aggregate: aggregateNode.node.outputs["aggregate.json"],
+      results: aggregateNode.node.outputs["results.json"],
+    },
+    values: {
+      aggregate: aggregateNode.outputs["aggregate.json"],
+      results: aggregateNode.outputs["results.json"],
+    },
   }, env);
   return {
     rows: JSON.parse(aggregateNode.outputs["results.json"]) as SweepResultRow[],
@@ -270,6 +282,7 @@ export async function runSweep(
       "aggregate.json": aggregateNode.node.outputs["aggregate.json"],
       "REPORT.md": reportNode.node.outputs["REPORT.md"],
       "report.html": reportNode.node.outputs["report.html"],
+      "stats.json": reportNode.node.outputs["stats.json"],
     },
   };
 }

@@ -10,11 +10,12 @@ import { hotpotReportHtml } from "../../../report/hotpot_html.ts";
 import type { HotpotMethodAggregate } from "../aggregate.ts";
 import { hotpotReportMarkdown } from "../report.ts";
 import { corpusOf } from "./question.ts";
+import { hotpotAnalysis } from "../../../analysis/hotpot_analysis.ts";
 
 /** The `hotpot-report` stage. */
 export const hotpotReportStage = defineStage({
   name: "hotpot-report",
-  version: 1,
+  version: 2,
   doc: "REPORT.md and report.html of a hotpot run, from its aggregate and corpus.",
   params: z.object({
     models: z.object({
@@ -28,10 +29,19 @@ export const hotpotReportStage = defineStage({
     reserve: z.number().int(),
     compressions: z.number().int(),
     answers: z.number().int(),
+    /** Bootstrap resamples of the intervals. */
+    bootstrap: z.number().int().positive(),
+    /** The cost section (from recorded usage and the given prices), or null without prices. */
+    cost: z.unknown().nullable(),
   }),
-  inputs: ["aggregate", "corpus"],
-  textInputs: ["aggregate"],
+  inputs: ["aggregate", "corpus", "results", "context:*"],
+  textInputs: ["aggregate", "results"],
   outputs: {
+    "stats.json": {
+      schema: z.string(),
+      kind: "text",
+      doc: "intervals and paired differences, published as stats.json",
+    },
     "REPORT.md": { schema: z.string(), kind: "text", doc: "the Markdown report, published as REPORT.md" },
     "report.html": { schema: z.string(), kind: "text", doc: "the HTML report, published as report.html" },
   },
@@ -47,8 +57,11 @@ export const hotpotReportStage = defineStage({
       compressions: params.compressions,
       answers: params.answers,
     };
+    const analysis = hotpotAnalysis(aggregates, meta.corpus, inputs, params.bootstrap, params.cost);
+    Object.assign(meta, analysis.meta);
     return Promise.resolve({
       outputs: {
+        "stats.json": analysis.statsJson,
         "REPORT.md": hotpotReportMarkdown(aggregates, meta),
         "report.html": hotpotReportHtml(aggregates, meta),
       },

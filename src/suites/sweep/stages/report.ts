@@ -10,6 +10,11 @@ import { UsageSchema } from "../../../core/usage.ts";
 import { sweepReportHtml } from "../../../report/sweep_html.ts";
 import type { SweepKindAggregate } from "../aggregate.ts";
 import { sweepReportMarkdown } from "../report.ts";
+import type { SweepResultRow } from "../rows.ts";
+import { sweepStats } from "../../../analysis/sweep_stats.ts";
+import { finiteOrNull } from "../../../analysis/format.ts";
+import type { RunCost } from "../../../analysis/cost.ts";
+import { sweepExplorer } from "../../../report/sweep_explorer.ts";
 
 const ModelsSchema = z.object({
   mode: z.string(),
@@ -21,7 +26,7 @@ const ModelsSchema = z.object({
 /** The `sweep-report` stage. */
 export const sweepReportStage = defineStage({
   name: "sweep-report",
-  version: 1,
+  version: 2,
   doc: "REPORT.md and report.html of a sweep run, from its aggregate.",
   params: z.object({
     fixture: z.object({
@@ -47,10 +52,19 @@ export const sweepReportStage = defineStage({
     reused_compression: z.number().int(),
     /** The frozen run the compression nodes came from, by manifest hash (never a path). */
     frozen_run: z.string().nullable(),
+    /** Bootstrap resamples of the intervals. */
+    bootstrap: z.number().int().positive(),
+    /** The cost section (from recorded usage and the given prices), or null without prices. */
+    cost: z.unknown().nullable(),
   }),
-  inputs: ["aggregate"],
-  textInputs: ["aggregate"],
+  inputs: ["aggregate", "results"],
+  textInputs: ["aggregate", "results"],
   outputs: {
+    "stats.json": {
+      schema: z.string(),
+      kind: "text",
+      doc: "intervals and paired differences, published as stats.json",
+    },
     "REPORT.md": { schema: z.string(), kind: "text", doc: "the Markdown report, published as REPORT.md" },
     "report.html": { schema: z.string(), kind: "text", doc: "the HTML report, published as report.html" },
   },
@@ -66,8 +80,16 @@ export const sweepReportStage = defineStage({
       reusedCompression: params.reused_compression,
       ...(params.frozen_run !== null ? { frozenRun: params.frozen_run } : {}),
     };
+    const rows = JSON.parse(z.string().parse(inputs.results)) as SweepResultRow[];
+    const stats = sweepStats(rows, aggregates.map((a) => a.kind), { resamples: params.bootstrap });
+    Object.assign(meta, {
+      stats,
+      explorer: sweepExplorer(rows, new Map()),
+      ...(params.cost ? { cost: params.cost as RunCost } : {}),
+    });
     return Promise.resolve({
       outputs: {
+        "stats.json": `${JSON.stringify(finiteOrNull(stats), null, 2)}\n`,
         "REPORT.md": sweepReportMarkdown(aggregates, meta),
         "report.html": sweepReportHtml(aggregates, meta),
       },

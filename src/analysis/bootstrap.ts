@@ -1,0 +1,129 @@
+/**
+ * Seeded percentile bootstrap of a mean over units (questions, generations, needles…). Every column given to
+ * one call is resampled with the same resample indices (common random numbers), drawn from the project's
+ * seeded sfc32 generator, so the same values and seed give the same interval on every machine.
+ *
+ * Speed: values are copied once into Float64Arrays; the resample indices of a seed are drawn once (a
+ * Uint32Array of resamples × n, cached for plans up to 4 Mi indices) and reused by every column and every
+ * call with the same seed; the resample means are sorted as Float64Arrays. 10,000 resamples × 30 questions ×
+ * 40 columns is about 12 million additions.
+ *
+ * @module
+ */
+import { SeededRandom } from "../data/hotpot_prng.ts";
+
+/** Default number of bootstrap resamples. */
+export const DEFAULT_RESAMPLES = 10_000;
+
+/** Default seed text of the bootstrap; every statistic of a report uses it, so all share their resamples. */
+export const DEFAULT_STATS_SEED = "compaction-bench/stats@1";
+
+/** A point estimate with its percentile interval. */
+export interface Interval {
+  /** The mean over units. */
+  mean: number;
+  /** Lower and upper percentile bounds of the bootstrap distribution of the mean. */
+  lo: number;
+  hi: number;
+  /** Number of units. */
+  n: number;
+}
+
+/** Options of a bootstrap. */
+export interface BootstrapOptions {
+  /** Number of resamples (default {@link DEFAULT_RESAMPLES}). */
+  resamples?: number;
+  /** Seed text; the same seed and values give the same interval. */
+  seed?: string;
+  /** Confidence level (default 0.95). */
+  level?: number;
+}
+
+/** The mean of an array (0 for an empty one). */
+export function meanOf(values: ArrayLike<number>): number {
+  let sum = 0;
+  for (let i = 0; i < values.length; i++) sum += values[i];
+  return values.length === 0 ? 0 : sum / values.length;
+}
+
+/** Quantile `p` of ascending sorted values, linear interpolation between order statistics (R type 7). */
+export function quantileSorted(sorted: ArrayLike<number>, p: number): number {
+  if (sorted.length === 0) return NaN;
+  const h = (sorted.length - 1) * p;
+  const lo = Math.floor(h);
+  const hi = Math.min(sorted.length - 1, lo + 1);
+  return sorted[lo] + (h - lo) * (sorted[hi] - sorted[lo]);
+}
+
+/**
+ * Percentile bootstrap intervals of the means of several equally long columns (one value per unit), all
+ * resampled with the same indices. A constant column gets a zero-width interval; an empty one gets NaN bounds.
+ */
+export function bootstrapMeans(
+  columns: readonly ArrayLike<number>[],
+  options: BootstrapOptions = {},
+): Interval[] {
+  const resamples = options.resamples ?? DEFAULT_RESAMPLES;
+  const level = options.level ?? 0.95;
+  const n = columns[0]?.length ?? 0;
+  if (columns.some((c) => c.length !== n)) throw new Error("bootstrapMeans: columns differ in length");
+  if (!(resamples >= 1) || !Number.isInteger(resamples)) throw new Error("bootstrapMeans: bad resamples");
+  const data = columns.map((c) => Float64Array.from(c));
+  if (n === 0) return data.map(() => ({ mean: NaN, lo: NaN, hi: NaN, n: 0 }));
+  const means = data.map(() => new Float64Array(resamples));
+  const plan = resamplePlan(n, resamples, options.seed ?? DEFAULT_STATS_SEED);
+  for (let b = 0; b < resamples; b++) {
+    const index = plan(b);
+    for (let k = 0; k < data.length; k++) {
+      const col = data[k];
+      let s = 0;
+      for (let i = 0; i < n; i++) s += col[index[i]];
+      means[k][b] = s / n;
+    }
+  }
+  const alpha = (1 - level) / 2;
+  return data.map((col, k) => {
+    const sorted = means[k].sort();
+    const mean = meanOf(col);
+    // A constant column: every resample mean equals the mean exactly (no rounding noise in the bounds).
+    const constant = col.every((v) => v === col[0]);
+    return constant
+      ? { mean: col[0], lo: col[0], hi: col[0], n }
+      : { mean, lo: quantileSorted(sorted, alpha), hi: quantileSorted(sorted, 1 - alpha), n };
+  });
+}
+
+/** Plans up to this many indices are kept for reuse (16 MiB). */
+const PLAN_CACHE_LIMIT = 1 << 22;
+const planCache = new Map<string, Uint32Array>();
+
+/**
+ * The resample indices of a seed: resample `b`'s `n` indices. The same (n, resamples, seed) always gives the
+ * same indices; small plans are drawn once and reused by every statistic of a report (common random numbers).
+ */
+function resamplePlan(n: number, resamples: number, seed: string): (b: number) => Uint32Array {
+  const key = `${n}\u0000${resamples}\u0000${seed}`;
+  if (n * resamples <= PLAN_CACHE_LIMIT) {
+    let all = planCache.get(key);
+    if (!all) {
+      const rng = new SeededRandom(seed);
+      all = new Uint32Array(n * resamples);
+      for (let i = 0; i < all.length; i++) all[i] = Math.floor(rng.next() * n);
+      if (planCache.size >= 4) planCache.delete(planCache.keys().next().value!);
+      planCache.set(key, all);
+    }
+    const plan = all;
+    return (b) => plan.subarray(b * n, (b + 1) * n);
+  }
+  const rng = new SeededRandom(seed);
+  const index = new Uint32Array(n);
+  return () => {
+    for (let i = 0; i < n; i++) index[i] = Math.floor(rng.next() * n);
+    return index;
+  };
+}
+
+/** One column's interval (see {@link bootstrapMeans}). */
+export function bootstrapMean(values: ArrayLike<number>, options: BootstrapOptions = {}): Interval {
+  return bootstrapMeans([values], options)[0];
+}

@@ -1,0 +1,130 @@
+/**
+ * The cost of a run from its recorded usage and prices the user gives (`--price MODEL=IN/OUT`, USD per
+ * million input / output tokens, or `--prices FILE`). No price is ever invented: without prices there is no
+ * cost; a model that used tokens but has no price makes its cells "no price" and is named.
+ *
+ * Usage comes from the run's nodes (each node's provider usage), so it is exactly what was recorded.
+ * Nodes reused from a frozen run are left out (their calls were paid for there). A node's model is the one
+ * its parameters name (`chat_model` or `decision_model`); its phase is answering for `*-answer` stages and
+ * compression otherwise; its condition is its `method` (hotpot) or `kind` (sweep) parameter, or "shared"
+ * for compression used by several conditions (a hotpot ranking, the sweep's summary and ranking).
+ *
+ * @module
+ */
+import { z } from "zod";
+import type { Node } from "../store/manifest.ts";
+
+/** USD per million input and output tokens, per model name. */
+export type PriceTable = Record<string, { input: number; output: number }>;
+
+const Usd = z.number().finite().nonnegative();
+
+/** The `--prices FILE` format: `{"MODEL": {"input": USD per 1M, "output": USD per 1M}, …}`. */
+export const PricesFileSchema = z.record(
+  z.string().min(1),
+  z.object({ input: Usd, output: Usd }).strict(),
+);
+
+/** One `--price MODEL=IN/OUT` value. */
+export const PriceOptionSchema = z.string().transform((text, ctx) => {
+  const m = /^(.+)=([0-9]+(?:\.[0-9]+)?)\/([0-9]+(?:\.[0-9]+)?)$/.exec(text.trim());
+  if (!m) {
+    ctx.addIssue({
+      code: "custom",
+      message: `expected MODEL=IN/OUT (USD per million tokens), got ${JSON.stringify(text)}`,
+    });
+    return z.NEVER;
+  }
+  return { model: m[1], input: Number(m[2]), output: Number(m[3]) };
+});
+
+/** Merges `--price` values over a prices file; null when no price was given at all. */
+export function priceTable(
+  file: PriceTable | undefined,
+  options: readonly { model: string; input: number; output: number }[] | undefined,
+): PriceTable | null {
+  const table: PriceTable = { ...(file ?? {}) };
+  for (const p of options ?? []) table[p.model] = { input: p.input, output: p.output };
+  return Object.keys(table).length > 0 ? table : null;
+}
+
+/** Usage and cost of one condition and phase. */
+export interface CostCell {
+  calls: number;
+  input_tokens: number;
+  output_tokens: number;
+  /** USD, or null when a model that was used has no price. */
+  usd: number | null;
+}
+
+/** The cost of a run. */
+export interface RunCost {
+  prices: PriceTable;
+  rows: { condition: string; compression: CostCell; answering: CostCell; total_usd: number | null }[];
+  total: { compression_usd: number | null; answering_usd: number | null; usd: number | null };
+  /** Models that used tokens but have no price. */
+  unpriced: string[];
+}
+
+function emptyCell(): CostCell {
+  return { calls: 0, input_tokens: 0, output_tokens: 0, usd: 0 };
+}
+
+function add(a: number | null, b: number | null): number | null {
+  return a === null || b === null ? null : a + b;
+}
+
+/** Computes the cost table of a run's nodes, conditions in `order` first. */
+export function runCost(nodes: readonly Node[], prices: PriceTable, order: readonly string[] = []): RunCost {
+  const cells = new Map<string, { compression: CostCell; answering: CostCell }>();
+  const unpriced = new Set<string>();
+  for (const node of nodes) {
+    if (node.reused_from !== undefined || node.usage.calls === 0) continue;
+    const params = node.params as Record<string, unknown>;
+    const model = typeof params.chat_model === "string"
+      ? params.chat_model
+      : typeof params.decision_model === "string"
+      ? params.decision_model
+      : "(unnamed model)";
+    const phase = node.stage.endsWith("-answer") ? "answering" : "compression";
+    const condition = typeof params.method === "string"
+      ? params.method
+      : typeof params.kind === "string"
+      ? params.kind
+      : "shared";
+    let entry = cells.get(condition);
+    if (!entry) cells.set(condition, entry = { compression: emptyCell(), answering: emptyCell() });
+    const cell = entry[phase];
+    cell.calls += node.usage.calls;
+    cell.input_tokens += node.usage.input_tokens;
+    cell.output_tokens += node.usage.output_tokens;
+    const price = prices[model];
+    if (!price) {
+      unpriced.add(model);
+      cell.usd = null;
+    } else if (cell.usd !== null) {
+      cell.usd += (node.usage.input_tokens * price.input + node.usage.output_tokens * price.output) / 1e6;
+    }
+  }
+  const keys = [...cells.keys()].sort((a, b) => {
+    const ia = order.indexOf(a);
+    const ib = order.indexOf(b);
+    return (ia < 0 ? Infinity : ia) - (ib < 0 ? Infinity : ib) || a.localeCompare(b);
+  });
+  const rows = keys.map((condition) => {
+    const { compression, answering } = cells.get(condition)!;
+    return { condition, compression, answering, total_usd: add(compression.usd, answering.usd) };
+  });
+  const compressionUsd = rows.reduce<number | null>((s, r) => add(s, r.compression.usd), 0);
+  const answeringUsd = rows.reduce<number | null>((s, r) => add(s, r.answering.usd), 0);
+  return {
+    prices,
+    rows,
+    total: {
+      compression_usd: compressionUsd,
+      answering_usd: answeringUsd,
+      usd: add(compressionUsd, answeringUsd),
+    },
+    unpriced: [...unpriced].sort(),
+  };
+}

@@ -1,0 +1,110 @@
+/**
+ * Uncertainty of the engines results: recall with a 95% bootstrap CI over the planted needles (the unit: one
+ * needle, found or not), QA and probe recall over their questions, and the mean warm latency with a 95% CI
+ * over the repeats (the unit: one warm call). Works on the engines' result rows structurally, so every
+ * budget of a budget sweep gets its own row.
+ *
+ * @module
+ */
+import { bootstrapMean, DEFAULT_RESAMPLES, DEFAULT_STATS_SEED, type Interval } from "./bootstrap.ts";
+import { type Cell, markdownTable } from "../report/markdown_table.ts";
+import { formatInterval, formatPlainInterval } from "./format.ts";
+
+/** The fields of an engine result this module reads. */
+export interface EngineResultLike {
+  engine: string;
+  budget?: string;
+  budget_tokens?: number;
+  status: string;
+  needles: { total: number; found: number };
+  qa: { total: number; correct: number } | null;
+  probes?: { total: number; correct: number } | null;
+  latency_ms: { warm: number[] };
+}
+
+/** Intervals of one engine (at one budget). */
+export interface EngineIntervals {
+  engine: string;
+  budget: string | null;
+  needle_recall: Interval | null;
+  qa_recall: Interval | null;
+  probe_recall: Interval | null;
+  warm_latency_ms: Interval | null;
+}
+
+/** Intervals of an engines run. */
+export interface EnginesStats {
+  resamples: number;
+  seed: string;
+  engines: EngineIntervals[];
+}
+
+function shares(correct: number, total: number): number[] {
+  return Array.from({ length: total }, (_, i) => (i < correct ? 1 : 0));
+}
+
+/** Computes the engines intervals (null where an engine measured nothing). */
+export function enginesStats(
+  results: readonly EngineResultLike[],
+  options: { resamples?: number; seed?: string } = {},
+): EnginesStats {
+  const resamples = options.resamples ?? DEFAULT_RESAMPLES;
+  const seed = options.seed ?? DEFAULT_STATS_SEED;
+  const ci = (values: number[]) => (values.length > 0 ? bootstrapMean(values, { resamples, seed }) : null);
+  return {
+    resamples,
+    seed,
+    engines: results.map((r) => ({
+      engine: r.engine,
+      budget: r.budget ?? (r.budget_tokens !== undefined ? String(r.budget_tokens) : null),
+      needle_recall: r.status === "ok" ? ci(shares(r.needles.found, r.needles.total)) : null,
+      qa_recall: r.status === "ok" && r.qa ? ci(shares(r.qa.correct, r.qa.total)) : null,
+      probe_recall: r.status === "ok" && r.probes ? ci(shares(r.probes.correct, r.probes.total)) : null,
+      warm_latency_ms: r.status === "ok" ? ci(r.latency_ms.warm) : null,
+    })),
+  };
+}
+
+/** Headers of the engines interval table. */
+export const ENGINES_CI_HEADERS = [
+  "engine",
+  "budget",
+  "needle recall (95% CI)",
+  "QA recall (95% CI)",
+  "probe recall (95% CI)",
+  "warm latency mean ms (95% CI)",
+];
+
+/** Rows of the engines interval table. */
+export function enginesIntervalRows(stats: EnginesStats): Cell[][] {
+  return stats.engines.map((e) => [
+    e.engine,
+    e.budget,
+    e.needle_recall ? formatInterval(e.needle_recall) : null,
+    e.qa_recall ? formatInterval(e.qa_recall) : null,
+    e.probe_recall ? formatInterval(e.probe_recall) : null,
+    e.warm_latency_ms ? formatPlainInterval(e.warm_latency_ms, 1) : null,
+  ]);
+}
+
+/** What the engines intervals are. */
+export function enginesStatsNote(stats: EnginesStats): string {
+  return `95% CI: percentile bootstrap (${stats.resamples.toLocaleString("en-US")} resamples, seed ` +
+    `${stats.seed}) over the needles (recall), the questions (QA and probe recall) and the warm repeats ` +
+    `(latency; warm calls whose model calls were retried are left out). Recall in percent. Few needles or ` +
+    `repeats give wide intervals; n/a where nothing was measured.`;
+}
+
+/** The Markdown section. */
+export function enginesStatsMarkdown(stats: EnginesStats): string {
+  return `
+## 95% CI
+
+${enginesStatsNote(stats)}
+
+${markdownTable(ENGINES_CI_HEADERS, enginesIntervalRows(stats))}
+`;
+}
+
+/** Default resamples (re-exported for the CLI help). */
+export const ENGINES_DEFAULT_RESAMPLES = DEFAULT_RESAMPLES;

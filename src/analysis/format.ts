@@ -1,0 +1,47 @@
+/**
+ * Text forms of intervals and p-values in the reports: a share as percentage points with its interval,
+ * `80.0 [63.3, 93.3]`; a difference with its sign, `+3.3 [-5.0, 10.0]`; a p-value with three significant
+ * digits (or `< 0.001`).
+ *
+ * @module
+ */
+import type { Interval } from "./bootstrap.ts";
+
+const points = (x: number) => (Number.isFinite(x) ? (100 * x).toFixed(1) : "n/a");
+const signed = (x: number) => (Number.isFinite(x) ? `${x > 0 ? "+" : ""}${(100 * x).toFixed(1)}` : "n/a");
+
+/** A share (0–1) in percent with its interval: `80.0 [63.3, 93.3]`. */
+export function formatInterval(ci: Pick<Interval, "mean" | "lo" | "hi">): string {
+  return `${points(ci.mean)} [${points(ci.lo)}, ${points(ci.hi)}]`;
+}
+
+/** A difference of shares in percentage points with its interval: `+3.3 [-5.0, 10.0]`. */
+export function formatDifference(d: { mean: number; lo: number; hi: number }): string {
+  return `${signed(d.mean)} [${signed(d.lo)}, ${signed(d.hi)}]`;
+}
+
+/** A value (not a share) with its interval, `digits` decimals: `812 [790, 840]`. */
+export function formatPlainInterval(ci: Pick<Interval, "mean" | "lo" | "hi">, digits = 0): string {
+  const f = (x: number) => (Number.isFinite(x) ? x.toFixed(digits) : "n/a");
+  return `${f(ci.mean)} [${f(ci.lo)}, ${f(ci.hi)}]`;
+}
+
+/** A p-value: `1`, `0.0312`, `< 0.001`. */
+export function formatP(p: number): string {
+  if (!Number.isFinite(p)) return "n/a";
+  if (p >= 1) return "1";
+  if (p < 0.001) return "< 0.001";
+  return String(Number(p.toPrecision(3)));
+}
+
+/** Percentage points with one decimal, or n/a. */
+export function formatPoints(x: number): string {
+  return points(x);
+}
+
+/** A copy of a statistics value fit for JSON export: non-finite numbers (an empty sample's NaN) become null. */
+export function finiteOrNull<T>(value: T): T {
+  return JSON.parse(
+    JSON.stringify(value, (_k, v) => (typeof v === "number" && !Number.isFinite(v) ? null : v)),
+  );
+}

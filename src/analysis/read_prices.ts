@@ -1,0 +1,45 @@
+/**
+ * Reads the price options of a run (`--price` values and a `--prices FILE`, zod-validated) into a price
+ * table; a bad file is a usage error (exit 2) before anything is written.
+ *
+ * @module
+ */
+import { PricesFileSchema, type PriceTable, priceTable } from "./cost.ts";
+import { UsageError } from "../errors.ts";
+
+/** The price table of the options, or null when no price was given (then no cost is shown). */
+export async function readPrices(options: {
+  price?: { model: string; input: number; output: number }[];
+  prices?: string;
+}): Promise<PriceTable | null> {
+  let file: PriceTable | undefined;
+  if (options.prices !== undefined) {
+    let text: string;
+    try {
+      text = await Deno.readTextFile(options.prices);
+    } catch (error) {
+      if (error instanceof Deno.errors.NotFound) {
+        throw new UsageError(`--prices ${options.prices}: not found`);
+      }
+      throw error;
+    }
+    let value: unknown;
+    try {
+      value = JSON.parse(text);
+    } catch (error) {
+      if (error instanceof SyntaxError) {
+        throw new UsageError(`--prices ${options.prices}: not JSON (${error.message})`);
+      }
+      throw error;
+    }
+    const parsed = PricesFileSchema.safeParse(value);
+    if (!parsed.success) {
+      const issue = parsed.error.issues[0];
+      throw new UsageError(
+        `--prices ${options.prices}: ${issue.path.join(".") || "(root)"}: ${issue.message}`,
+      );
+    }
+    file = parsed.data;
+  }
+  return priceTable(file, options.price);
+}

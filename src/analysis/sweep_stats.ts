@@ -1,0 +1,85 @@
+/**
+ * Uncertainty of the sweep results. The unit is the generation: a generation's answers are averaged first
+ * (as the aggregate does), so each interval is centred on the table's number and resamples the
+ * generations. Paired differences on the same generations: each S+Top N context against S, and each context
+ * against Full. With few generations the intervals are coarse (and zero-width when every generation gives
+ * the same number); the report states the count.
+ *
+ * @module
+ */
+import type { SweepResultRow } from "../suites/sweep/run_suite.ts";
+import { bootstrapMeans, DEFAULT_RESAMPLES, DEFAULT_STATS_SEED, type Interval } from "./bootstrap.ts";
+import { type PairedDifference, pairedDifference } from "./paired.ts";
+import { column, unitMeans } from "./unit_means.ts";
+
+/** The sweep metrics given intervals, with their labels. */
+export const SWEEP_CI_METRICS = [["fact_score", "fact score"], ["repair_pass", "repair pass"]] as const;
+
+type SweepMetric = (typeof SWEEP_CI_METRICS)[number][0];
+
+/** Intervals and paired differences of a sweep run. */
+export interface SweepStats {
+  unit: "generation";
+  level: number;
+  resamples: number;
+  seed: string;
+  generations: number;
+  kinds: { kind: string; intervals: Record<SweepMetric, Interval> }[];
+  paired: ({ a: string; b: string; metric: SweepMetric } & PairedDifference)[];
+}
+
+const VALUE: Record<SweepMetric, (r: SweepResultRow) => number> = {
+  fact_score: (r) => (r.status === "ok" ? r.fact_score : 0),
+  repair_pass: (r) => (r.status === "ok" && r.repair_all_passed ? 1 : 0),
+};
+
+/** Computes the sweep intervals and paired differences. */
+export function sweepStats(
+  rows: readonly SweepResultRow[],
+  kinds: readonly string[],
+  options: { resamples?: number; seed?: string } = {},
+): SweepStats {
+  const resamples = options.resamples ?? DEFAULT_RESAMPLES;
+  const seed = options.seed ?? DEFAULT_STATS_SEED;
+  const unit = (r: SweepResultRow) => String(r.generation);
+  const ids = [...new Set(rows.map(unit))].sort((x, y) => Number(x) - Number(y));
+  const means = Object.fromEntries(
+    SWEEP_CI_METRICS.map(([m]) => [m, unitMeans(rows, { condition: (r) => r.kind, unit, value: VALUE[m] })]),
+  ) as Record<SweepMetric, Map<string, Map<string, number>>>;
+  const intervals = kinds.map((kind) => {
+    const cis = bootstrapMeans(SWEEP_CI_METRICS.map(([m]) => column(means[m].get(kind), ids)), {
+      resamples,
+      seed,
+    });
+    return {
+      kind,
+      intervals: Object.fromEntries(SWEEP_CI_METRICS.map(([m], i) => [m, cis[i]])) as Record<
+        SweepMetric,
+        Interval
+      >,
+    };
+  });
+  const pairs: [string, string][] = [];
+  for (const k of kinds) if (k !== "S" && k !== "full" && kinds.includes("S")) pairs.push(["S", k]);
+  for (const k of kinds) if (k !== "full" && kinds.includes("full")) pairs.push(["full", k]);
+  const paired = pairs.flatMap(([a, b]) =>
+    SWEEP_CI_METRICS.map(([metric]) => ({
+      a,
+      b,
+      metric,
+      ...pairedDifference(column(means[metric].get(a), ids), column(means[metric].get(b), ids), {
+        resamples,
+        seed,
+      }),
+    }))
+  );
+  return {
+    unit: "generation",
+    level: 0.95,
+    resamples,
+    seed,
+    generations: ids.length,
+    kinds: intervals,
+    paired,
+  };
+}

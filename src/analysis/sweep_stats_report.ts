@@ -1,0 +1,76 @@
+/**
+ * The uncertainty sections of the sweep REPORT.md and report.html (same cells in both).
+ *
+ * @module
+ */
+import type { Cell } from "../report/markdown_table.ts";
+import { markdownTable } from "../report/markdown_table.ts";
+import { formatDifference, formatInterval, formatP, formatPoints } from "./format.ts";
+import { SWEEP_CI_METRICS, type SweepStats } from "./sweep_stats.ts";
+
+/** Header of the sweep interval table. */
+export const SWEEP_INTERVAL_HEADERS = [
+  "context",
+  ...SWEEP_CI_METRICS.map(([, label]) => `${label} (95% CI)`),
+  "generations",
+];
+
+/** Rows of the sweep interval table. */
+export function sweepIntervalRows(stats: SweepStats): Cell[][] {
+  return stats.kinds.map((k) => [
+    k.kind,
+    ...SWEEP_CI_METRICS.map(([m]) => formatInterval(k.intervals[m])),
+    k.intervals.fact_score.n,
+  ]);
+}
+
+/** Header of the sweep paired table. */
+export const SWEEP_PAIRED_HEADERS = [
+  "B vs A",
+  "metric",
+  "pairs",
+  "A",
+  "B",
+  "B − A (95% CI)",
+  "p (sign-flip)",
+];
+
+/** Rows of the sweep paired table. */
+export function sweepPairedRows(stats: SweepStats): Cell[][] {
+  return stats.paired.map((p) => [
+    `${p.b} vs ${p.a}`,
+    p.metric === "fact_score" ? "fact score" : "repair pass",
+    p.n,
+    formatPoints(p.mean_a),
+    formatPoints(p.mean_b),
+    formatDifference({ mean: p.mean_diff, lo: p.lo, hi: p.hi }),
+    formatP(p.p),
+  ]);
+}
+
+/** How the sweep intervals are computed. */
+export function sweepStatsNote(stats: SweepStats): string {
+  return `95% CI: percentile bootstrap over the ${stats.generations} generation(s) (the unit: each generation's ` +
+    `answers are averaged first, so answers of one generation, which share its compressed context, are not ` +
+    `treated as independent), ${
+      stats.resamples.toLocaleString("en-US")
+    } resamples, seed ${stats.seed}. With ` +
+    `few generations the intervals are coarse; they are zero-width when every generation gives the same ` +
+    `number. Paired differences compare contexts on the same generations (B − A, percentage points, ` +
+    `two-sided sign-flip p). Descriptive.`;
+}
+
+/** The Markdown section. */
+export function sweepStatsMarkdown(stats: SweepStats): string {
+  return `
+### 95% CI
+
+${sweepStatsNote(stats)}
+
+${markdownTable(SWEEP_INTERVAL_HEADERS, sweepIntervalRows(stats))}
+
+### Paired differences
+
+${markdownTable(SWEEP_PAIRED_HEADERS, sweepPairedRows(stats))}
+`;
+}

@@ -1,0 +1,218 @@
+/**
+ * The unit-level part of `compare`: per condition (hotpot method, sweep context kind) and metric, the
+ * difference B − A of the per-unit means, paired by unit id (hotpot: question id; sweep: generation ×
+ * answer) with a 95% bootstrap CI, a sign-flip p-value and the 80%-power detectable difference; or, for runs
+ * over different corpora with `--unpaired`, independent-sample intervals and a permutation p-value.
+ *
+ * @module
+ */
+import { join } from "node:path";
+import { z } from "zod";
+import { DEFAULT_RESAMPLES } from "../analysis/bootstrap.ts";
+import { pairedDifference } from "../analysis/paired.ts";
+import { column, type UnitAccessors, unitMeans } from "../analysis/unit_means.ts";
+import { unpairedDifference } from "../analysis/unpaired.ts";
+import { UsageError } from "../errors.ts";
+
+/** One compared condition and metric. */
+export interface UnitComparisonRow {
+  key: string;
+  metric: string;
+  /** Pairs (paired) or units of A and B (unpaired). */
+  n: number | { a: number; b: number };
+  a: number;
+  b: number;
+  diff: number;
+  lo: number;
+  hi: number;
+  p: number;
+  p_method: "exact" | "monte-carlo" | "permutation";
+  /** Detectable difference at 80% power (paired only). */
+  mde80: number | null;
+}
+
+/** The unit-level comparison of two runs. */
+export interface UnitComparison {
+  unit: string;
+  paired: boolean;
+  /** Units present in both runs (paired), and those only in one. */
+  pairs: number;
+  only_a: number;
+  only_b: number;
+  resamples: number;
+  rows: UnitComparisonRow[];
+}
+
+const HotpotRows = z.array(
+  z.object({
+    question_id: z.string(),
+    method: z.string(),
+    status: z.string(),
+    input_cap: z.number().optional(),
+    metrics: z.record(z.string(), z.number()),
+    sp_survival: z.number().nullable(),
+  }),
+);
+const SweepRows = z.array(
+  z.object({
+    kind: z.string(),
+    generation: z.number(),
+    answer_index: z.number(),
+    status: z.string(),
+    input_cap: z.number().optional(),
+    fact_score: z.number(),
+    repair_all_passed: z.boolean(),
+  }),
+);
+
+interface SuiteUnits<R> {
+  unit: string;
+  schema: z.ZodType<R[]>;
+  unitOf: (row: R) => string;
+  conditionOf: (row: R) => string;
+  metrics: [string, (row: R) => number][];
+}
+
+const HOTPOT: SuiteUnits<z.infer<typeof HotpotRows>[number]> = {
+  unit: "question",
+  schema: HotpotRows,
+  unitOf: (r) => r.question_id,
+  conditionOf: (
+    r,
+  ) => (r.input_cap !== undefined && r.method !== "full" ? `${r.method}@${r.input_cap}` : r.method),
+  metrics: [
+    ["em", (r) => (r.status === "ok" ? r.metrics.em ?? 0 : 0)],
+    ["f1", (r) => (r.status === "ok" ? r.metrics.f1 ?? 0 : 0)],
+    ["joint_f1", (r) => (r.status === "ok" ? r.metrics.joint_f1 ?? 0 : 0)],
+    ["gold_sp_kept", (r) => r.sp_survival ?? 0],
+  ],
+};
+
+const SWEEP: SuiteUnits<z.infer<typeof SweepRows>[number]> = {
+  unit: "generation (answers averaged first)",
+  schema: SweepRows,
+  unitOf: (r) => `gen=${r.generation}`,
+  conditionOf: (r) => (r.input_cap !== undefined ? `${r.kind}@${r.input_cap}` : r.kind),
+  metrics: [
+    ["fact_score", (r) => (r.status === "ok" ? r.fact_score : 0)],
+    ["repair_pass", (r) => (r.status === "ok" && r.repair_all_passed ? 1 : 0)],
+  ],
+};
+
+async function readRows<R>(run: string, schema: z.ZodType<R[]>): Promise<R[]> {
+  const path = join(run, "results.json");
+  let text: string;
+  try {
+    text = await Deno.readTextFile(path);
+  } catch (error) {
+    if (error instanceof Deno.errors.NotFound) throw new UsageError(`${path}: not found`);
+    throw error;
+  }
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (error) {
+    if (error instanceof SyntaxError) throw new UsageError(`${path}: not JSON (${error.message})`);
+    throw error;
+  }
+  const parsed = schema.safeParse(value);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    throw new UsageError(`${path}: ${issue.path.join(".") || "(root)"}: ${issue.message}`);
+  }
+  return parsed.data;
+}
+
+function compareUnits<R>(
+  spec: SuiteUnits<R>,
+  rowsA: readonly R[],
+  rowsB: readonly R[],
+  paired: boolean,
+  resamples: number,
+): UnitComparison {
+  const idsA = new Set(rowsA.map(spec.unitOf));
+  const idsB = new Set(rowsB.map(spec.unitOf));
+  const shared = [...idsA].filter((id) => idsB.has(id)).sort();
+  const conditionsA = [...new Set(rowsA.map(spec.conditionOf))];
+  const conditionsB = new Set(rowsB.map(spec.conditionOf));
+  const rows: UnitComparisonRow[] = [];
+  for (const [metric, value] of spec.metrics) {
+    const ma = unitMeans(
+      rowsA,
+      { condition: spec.conditionOf, unit: spec.unitOf, value } as UnitAccessors<R>,
+    );
+    const mb = unitMeans(
+      rowsB,
+      { condition: spec.conditionOf, unit: spec.unitOf, value } as UnitAccessors<R>,
+    );
+    for (const key of conditionsA.filter((c) => conditionsB.has(c))) {
+      if (paired) {
+        const d = pairedDifference(column(ma.get(key), shared), column(mb.get(key), shared), { resamples });
+        rows.push({
+          key,
+          metric,
+          n: d.n,
+          a: d.mean_a,
+          b: d.mean_b,
+          diff: d.mean_diff,
+          lo: d.lo,
+          hi: d.hi,
+          p: d.p,
+          p_method: d.p_method,
+          mde80: d.mde80,
+        });
+      } else {
+        const d = unpairedDifference(
+          column(ma.get(key), [...idsA].sort()),
+          column(mb.get(key), [...idsB].sort()),
+          { resamples },
+        );
+        rows.push({
+          key,
+          metric,
+          n: { a: d.n_a, b: d.n_b },
+          a: d.mean_a,
+          b: d.mean_b,
+          diff: d.mean_diff,
+          lo: d.lo,
+          hi: d.hi,
+          p: d.p,
+          p_method: "permutation",
+          mde80: null,
+        });
+      }
+    }
+  }
+  rows.sort((x, y) => conditionsA.indexOf(x.key) - conditionsA.indexOf(y.key));
+  return {
+    unit: spec.unit,
+    paired,
+    pairs: shared.length,
+    only_a: idsA.size - shared.length,
+    only_b: idsB.size - shared.length,
+    resamples,
+    rows,
+  };
+}
+
+/**
+ * The unit-level comparison of two runs of `suite`, or null for a suite without per-unit rows (engines).
+ * `paired` false compares the runs as independent samples.
+ */
+export async function unitComparison(
+  a: string,
+  b: string,
+  suite: string,
+  options: { paired: boolean; resamples?: number },
+): Promise<UnitComparison | null> {
+  const resamples = options.resamples ?? DEFAULT_RESAMPLES;
+  if (suite === "hotpot") {
+    const [ra, rb] = await Promise.all([readRows(a, HOTPOT.schema), readRows(b, HOTPOT.schema)]);
+    return compareUnits(HOTPOT, ra, rb, options.paired, resamples);
+  }
+  if (suite === "sweep") {
+    const [ra, rb] = await Promise.all([readRows(a, SWEEP.schema), readRows(b, SWEEP.schema)]);
+    return compareUnits(SWEEP, ra, rb, options.paired, resamples);
+  }
+  return null;
+}

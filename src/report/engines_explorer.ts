@@ -1,0 +1,118 @@
+/**
+ * The engines explorer's data: one item per planted needle (and per imported probe), with its fact,
+ * question and answer, and per engine (and budget) whether the fact survived verbatim in the engine's window
+ * and what the model answered from that window. Filters: needle position, "lost by some engine", and per
+ * engine "lost by this engine". Works on the engine result rows structurally.
+ *
+ * @module
+ */
+import type { ExplorerData, ExplorerItem } from "./explorer.ts";
+
+/** The fields of an engine result the explorer reads. */
+export interface ExplorerEngineResult {
+  engine: string;
+  budget?: string;
+  status: string;
+  reason: string | null;
+  needles: { found_ids: string[] };
+  qa: { answers: { id: string; reply: string | null; correct: boolean; error?: string }[] } | null;
+  probes?: { answers: { id: string; reply: string | null; correct: boolean; error?: string }[] } | null;
+}
+
+/** A planted needle or an imported probe. */
+export interface ExplorerNeedle {
+  id: string;
+  kind: "needle" | "probe";
+  fact?: string;
+  question: string;
+  answer: string;
+  position?: string;
+}
+
+/** Builds the explorer data of an engines run. */
+export function enginesExplorer(
+  needles: readonly ExplorerNeedle[],
+  results: readonly ExplorerEngineResult[],
+): ExplorerData {
+  const name = (r: ExplorerEngineResult) => (r.budget ? `${r.engine} @${r.budget}` : r.engine);
+  const items: ExplorerItem[] = needles.map((n) => {
+    const rows = results.map((r) => {
+      const answers = n.kind === "needle" ? r.qa?.answers : r.probes?.answers;
+      const a = answers?.find((x) => x.id === n.id);
+      const kept = r.status === "ok" && n.kind === "needle" ? r.needles.found_ids.includes(n.id) : null;
+      return {
+        engine: name(r),
+        kept,
+        cells: [
+          name(r),
+          r.status === "ok" ? "ok" : `${r.status}: ${r.reason ?? ""}`,
+          kept === null ? "n/a" : kept ? "✓ kept" : "✗ lost",
+          a ? (a.correct ? "✓ correct" : "✗ wrong") : "not asked",
+          a ? (a.reply ?? a.error ?? "") : "",
+        ],
+      };
+    });
+    const lostBy = rows.filter((r) => r.kept === false).map((r) => r.engine);
+    return {
+      id: n.id,
+      label: n.question,
+      tags: {
+        kind: [n.kind],
+        position: n.position ? [n.position] : [],
+        lost: lostBy.length > 0 ? ["lost by some engine", ...lostBy] : ["kept by every engine"],
+      },
+      sections: [
+        {
+          heading: n.kind === "needle" ? "Needle" : "Probe",
+          open: true,
+          facts: [
+            ["id", n.id],
+            ...(n.fact ? [["fact", n.fact] as [string, string]] : []),
+            ["question", n.question],
+            ["answer", n.answer],
+            ...(n.position ? [["position", n.position] as [string, string]] : []),
+          ],
+        },
+        {
+          heading: `Per engine (${results.length})`,
+          open: true,
+          table: {
+            headers: ["engine", "status", "fact in window", "QA", "reply"],
+            rows: rows.map((r) => r.cells),
+          },
+        },
+      ],
+    };
+  });
+  const engines = results.map(name);
+  return {
+    title: "engines needles and probes",
+    itemName: "needle",
+    filters: [
+      {
+        id: "kind",
+        label: "kind",
+        options: [...new Set(needles.map((n) => n.kind))].map((k) => ({ value: k, label: k })),
+      },
+      {
+        id: "position",
+        label: "position",
+        options: [...new Set(needles.flatMap((n) => (n.position ? [n.position] : [])))].map((p) => ({
+          value: p,
+          label: p,
+        })),
+      },
+      {
+        id: "lost",
+        label: "lost",
+        options: [
+          { value: "lost by some engine", label: "by some engine" },
+          { value: "kept by every engine", label: "by no engine" },
+          ...engines.map((e) => ({ value: e, label: `by ${e}` })),
+        ],
+      },
+    ],
+    items,
+    contexts: [],
+  };
+}

@@ -1,0 +1,121 @@
+/**
+ * The quality/size frontier of a ceiling sweep: for each method one polyline of points (x = mean answer-input
+ * tokens, y = EM in percent with its 95% CI as an error bar), one point per ceiling labelled with it, and
+ * Full as a dashed horizontal reference line (its EM; its own token count in the label). Inline SVG, no
+ * script; the same input gives the same bytes.
+ *
+ * @module
+ */
+import { SERIES_COLORS } from "./charts.ts";
+import { type Html, safeHtml } from "./html.ts";
+
+/** One point of a method's curve. */
+export interface FrontierPoint {
+  /** The ceiling (label of the point). */
+  cap: number;
+  /** Mean answer-input tokens (x); null leaves the point out. */
+  tokens: number | null;
+  /** EM in percent and its interval. */
+  em: number;
+  lo: number;
+  hi: number;
+}
+
+/** Options of {@link frontierChart}. */
+export interface FrontierOptions {
+  title: string;
+  series: { name: string; points: FrontierPoint[] }[];
+  /** Full's EM (percent) and mean input tokens, drawn as the reference line. */
+  reference?: { label: string; em: number; tokens: number | null };
+  /** The x axis title (default: mean answer-input tokens). */
+  xLabel?: string;
+  /** The y axis title (default: EM). */
+  yLabel?: string;
+  width?: number;
+  height?: number;
+}
+
+const c = (v: number) => String(Math.round(v * 10) / 10);
+
+function niceMax(v: number): number {
+  if (!(v > 0)) return 1;
+  const p = 10 ** Math.floor(Math.log10(v));
+  for (const f of [1, 1.2, 1.5, 2, 2.5, 3, 4, 5, 6, 8, 10]) if (f * p >= v) return f * p;
+  return 10 * p;
+}
+
+/** The frontier chart (see the module notes). */
+export function frontierChart(options: FrontierOptions): Html {
+  const width = options.width ?? 760;
+  const height = options.height ?? 380;
+  const box = { left: 66, right: width - 150, top: 46, bottom: height - 56 };
+  const points = options.series.flatMap((s) => s.points).filter((p) => p.tokens !== null);
+  // Full (usually far above every ceiling) is a horizontal line: its tokens are in its label, not on the axis.
+  const xMax = niceMax(Math.max(1, ...points.map((p) => p.tokens!)) * 1.05);
+  const x = (v: number) => box.left + (v / xMax) * (box.right - box.left);
+  const y = (v: number) => box.bottom - (Math.max(0, Math.min(100, v)) / 100) * (box.bottom - box.top);
+  const grid = [0, 20, 40, 60, 80, 100].map((t) =>
+    safeHtml`<line x1="${c(box.left)}" x2="${c(box.right)}" y1="${c(y(t))}" y2="${
+      c(y(t))
+    }" stroke="#e5e7eb"/><text x="${c(box.left - 6)}" y="${
+      c(y(t) + 4)
+    }" text-anchor="end" font-size="11" fill="#57606a">${t}</text>\n`
+  );
+  const xTicks = [0, 0.25, 0.5, 0.75, 1].map((f) =>
+    safeHtml`<text x="${c(x(f * xMax))}" y="${
+      c(box.bottom + 16)
+    }" text-anchor="middle" font-size="11" fill="#57606a">${Math.round(f * xMax)}</text>\n`
+  );
+  const ref = options.reference;
+  const refLine = ref
+    ? safeHtml`<line x1="${c(box.left)}" x2="${c(box.right)}" y1="${c(y(ref.em))}" y2="${
+      c(y(ref.em))
+    }" stroke="#424a53" stroke-width="1.6" stroke-dasharray="7 5"/><text x="${c(box.right + 6)}" y="${
+      c(y(ref.em) + 4)
+    }" font-size="11" fill="#424a53">${ref.label}</text>\n`
+    : "";
+  const curves = options.series.map((s, j) => {
+    const color = SERIES_COLORS[j % SERIES_COLORS.length];
+    const pts = s.points.filter((p) => p.tokens !== null).sort((a, b) => a.tokens! - b.tokens!);
+    const line = pts.length > 1
+      ? safeHtml`<polyline points="${
+        pts.map((p) => `${c(x(p.tokens!))},${c(y(p.em))}`).join(" ")
+      }" fill="none" stroke="${color}" stroke-width="2"/>\n`
+      : "";
+    const marks = pts.map((p) =>
+      safeHtml`<g><title>${s.name} at ceiling ${p.cap}: ${options.yLabel ? "" : "EM "}${p.em.toFixed(1)} [${
+        p.lo.toFixed(1)
+      }, ${p.hi.toFixed(1)}], ${Math.round(p.tokens!)} input tokens</title><line x1="${
+        c(x(p.tokens!))
+      }" x2="${c(x(p.tokens!))}" y1="${c(y(p.lo))}" y2="${
+        c(y(p.hi))
+      }" stroke="${color}" stroke-width="1.3"/><circle cx="${c(x(p.tokens!))}" cy="${
+        c(y(p.em))
+      }" r="4.5" fill="${color}"/><text x="${c(x(p.tokens!) + 6)}" y="${
+        c(y(p.em) - 6)
+      }" font-size="10.5" fill="${color}" stroke="#fff" stroke-width="3" paint-order="stroke">${p.cap}</text></g>\n`
+    );
+    const legend = safeHtml`<rect x="${
+      c(box.left + j * 150)
+    }" y="14" width="12" height="12" fill="${color}"/><text x="${
+      c(box.left + j * 150 + 18)
+    }" y="24" font-size="12" fill="#1b1f24">${s.name}</text>\n`;
+    return safeHtml`${line}${marks}${legend}`;
+  });
+  const mid = (box.top + box.bottom) / 2;
+  return safeHtml`<svg width="${width}" height="${height}" viewBox="0 0 ${width} ${height}" role="img" aria-label="${options.title}" font-family="system-ui, sans-serif">
+<title>${options.title}</title>
+<rect width="${width}" height="${height}" fill="#fff"/>
+${grid}${xTicks}<line x1="${c(box.left)}" x2="${c(box.right)}" y1="${c(box.bottom)}" y2="${
+    c(box.bottom)
+  }" stroke="#57606a"/>
+<text x="${c((box.left + box.right) / 2)}" y="${
+    c(height - 14)
+  }" text-anchor="middle" font-size="12" fill="#57606a">${
+    options.xLabel ?? "mean answer-input tokens (point labels: ceiling)"
+  }</text>
+<text x="14" y="${c(mid)}" transform="rotate(-90 14 ${
+    c(mid)
+  })" text-anchor="middle" font-size="12" fill="#57606a">${options.yLabel ?? "EM (%), bars: 95% CI"}</text>
+${refLine}${curves}</svg>`;
+}

@@ -1,0 +1,190 @@
+/**
+ * The hotpot explorer's data: per question its text, type, gold answer and supporting sentences, every
+ * answer (method, generation, answer index, status, EM/F1/SP F1, input tokens), and per method and
+ * generation the context it kept with each gold supporting sentence marked kept or lost (present verbatim
+ * in the answer input, as "gold SP kept" counts it). Filters: question type, validity, "Full right, method
+ * wrong" and "method right, Full wrong" (right = at least half of the question's answers exact-match).
+ *
+ * @module
+ */
+import type { ChatMessage } from "../models/messages.ts";
+import type { Corpus } from "../suites/hotpot/corpus.ts";
+import type { HotpotResultRow } from "../suites/hotpot/run_suite.ts";
+import type { ExplorerData, ExplorerItem, ExplorerSection } from "./explorer.ts";
+
+const pct = (x: number) => (100 * x).toFixed(1);
+
+/** Context messages by context blob hash (missing: the context was not built). */
+export type ContextLookup = ReadonlyMap<string, ChatMessage[]>;
+
+/** The label of a condition: the method, with its generation when it has several, and its ceiling. */
+function conditionLabel(r: HotpotResultRow): string {
+  const cap = (r as { input_cap?: number }).input_cap;
+  return `${r.method}${r.method === "full" ? "" : ` gen ${r.generation}`}${
+    cap !== undefined ? ` @${cap}` : ""
+  }`;
+}
+
+/** Builds the explorer data of a hotpot run. */
+export function hotpotExplorer(
+  corpus: Corpus,
+  rows: readonly HotpotResultRow[],
+  contexts: ContextLookup,
+): ExplorerData {
+  const contextIndex = new Map<string, number>();
+  const contextList: ChatMessage[][] = [];
+  const methods = [...new Set(rows.map((r) => r.method))];
+  const byQuestion = new Map<string, HotpotResultRow[]>();
+  for (const r of rows) byQuestion.set(r.question_id, [...(byQuestion.get(r.question_id) ?? []), r]);
+  const items: ExplorerItem[] = corpus.questions.map((q) => {
+    const gold = corpus.gold[q.id];
+    const mine = byQuestion.get(q.id) ?? [];
+    const goldSentences = (gold?.supporting_facts ?? []).map((f) => ({
+      ...f,
+      text: q.context.find((a) => a.title === f.title)?.sentences[f.sent_id]?.trim() ?? "",
+    }));
+    const emOf = (method: string) => {
+      const list = mine.filter((r) => r.method === method);
+      return list.length === 0 ? null : list.reduce((a, r) => a + (r.status === "ok" ? r.metrics.em : 0), 0) /
+        list.length;
+    };
+    const right = (em: number | null) => em !== null && em >= 0.5;
+    const fullEm = emOf("full");
+    const fullRightMethodWrong = methods.filter((m) => m !== "full" && right(fullEm) && !right(emOf(m)));
+    const methodRightFullWrong = methods.filter((m) =>
+      m !== "full" && fullEm !== null && !right(fullEm) &&
+      right(emOf(m))
+    );
+    const validity = [q.valid ? "collection valid" : "collection invalid"];
+    if (mine.some((r) => r.status === "invalid")) validity.push("has an invalid answer");
+    const sections: ExplorerSection[] = [
+      {
+        heading: "Question",
+        open: true,
+        facts: [
+          ["id", q.id],
+          ["type", q.type],
+          ["question", q.question],
+          ["gold answer", gold?.answer ?? "n/a"],
+          ["collection", q.valid ? "valid" : `invalid: ${q.reason ?? ""}`],
+        ],
+      },
+      {
+        heading: `Gold supporting sentences (${goldSentences.length})`,
+        open: true,
+        table: {
+          headers: ["title", "sentence id", "sentence"],
+          rows: goldSentences.map((g) => [g.title, String(g.sent_id), g.text || "(not in the articles)"]),
+        },
+      },
+      {
+        heading: `Answers (${mine.length})`,
+        open: true,
+        table: {
+          headers: ["condition", "answer #", "status", "answer", "EM", "F1", "SP F1", "input tokens"],
+          rows: mine.map((r) => [
+            conditionLabel(r),
+            String(r.answer_index),
+            r.status === "ok" ? "ok" : `invalid: ${r.reason ?? ""}`,
+            r.prediction?.answer ?? r.answer_text ?? "",
+            r.status === "ok" ? pct(r.metrics.em) : "0.0",
+            r.status === "ok" ? pct(r.metrics.f1) : "0.0",
+            r.status === "ok" ? pct(r.metrics.sp_f1) : "0.0",
+            r.input_tokens === null ? "n/a" : String(r.input_tokens),
+          ]),
+        },
+      },
+    ];
+    const seen = new Set<string>();
+    for (const r of mine) {
+      const label = conditionLabel(r);
+      if (seen.has(label)) continue;
+      seen.add(label);
+      const messages = r.context_hash ? contexts.get(r.context_hash) : undefined;
+      if (!messages) {
+        sections.push({ heading: `Context ${label}: not built (${r.reason ?? "invalid"})` });
+        continue;
+      }
+      let index = contextIndex.get(r.context_hash!);
+      if (index === undefined) {
+        index = contextList.length;
+        contextList.push(messages);
+        contextIndex.set(r.context_hash!, index);
+      }
+      const text = messages.map((m) => m.content ?? "").join("\n");
+      const marks = goldSentences.map((g) => g.text !== "" && text.includes(g.text));
+      sections.push({
+        heading: `Context ${label}: gold SP kept ${marks.filter(Boolean).length}/${marks.length} · ${
+          r.context_tokens ?? "n/a"
+        } tokens`,
+        table: {
+          headers: ["gold sentence", "in this context"],
+          rows: goldSentences.map((g, i) => [`${g.title} #${g.sent_id}`, marks[i] ? "✓ kept" : "✗ lost"]),
+        },
+        context: index,
+        marks: goldSentences.filter((_, i) => marks[i]).map((g) => g.text),
+      });
+    }
+    return {
+      id: q.id,
+      label: `${q.type}: ${q.question}`,
+      tags: {
+        type: [q.type],
+        validity,
+        full_right: fullRightMethodWrong,
+        full_wrong: methodRightFullWrong,
+      },
+      sections,
+    };
+  });
+  const compressed = methods.filter((m) => m !== "full");
+  return {
+    title: "hotpot questions",
+    itemName: "question",
+    filters: [
+      {
+        id: "type",
+        label: "type",
+        options: [...new Set(corpus.questions.map((q) => q.type))].sort().map((t) => ({
+          value: t,
+          label: t,
+        })),
+      },
+      {
+        id: "validity",
+        label: "validity",
+        options: ["collection valid", "collection invalid", "has an invalid answer"].map((v) => ({
+          value: v,
+          label: v,
+        })),
+      },
+      {
+        id: "full_right",
+        label: "Full right,",
+        options: compressed.map((m) => ({ value: m, label: `${m} wrong` })),
+      },
+      {
+        id: "full_wrong",
+        label: "Full wrong,",
+        options: compressed.map((m) => ({ value: m, label: `${m} right` })),
+      },
+    ],
+    items,
+    contexts: contextList,
+  };
+}
+
+/** Reads every context blob the rows refer to (through `read`, e.g. the run's blob store). */
+export async function loadContexts(
+  rows: readonly { context_hash?: string | null }[],
+  read: (hash: string) => Promise<unknown>,
+): Promise<Map<string, ChatMessage[]>> {
+  const out = new Map<string, ChatMessage[]>();
+  for (
+    const hash of new Set(rows.map((r) => r.context_hash).filter((h): h is string => typeof h === "string"))
+  ) {
+    const value = await read(hash);
+    if (Array.isArray(value)) out.set(hash, value as ChatMessage[]);
+  }
+  return out;
+}

@@ -1,0 +1,169 @@
+/**
+ * The report explorer in a real headless Chromium: a small real hotpot run's report.html, opened from
+ * file://, renders its explorer, reaches every question id, and its filters change what is shown. Without a
+ * browser the test prints a loud SKIPPED banner and passes (CI installs Debian's chromium when it can).
+ */
+import assert from "node:assert/strict";
+import { join } from "node:path";
+import { pathToFileURL } from "node:url";
+import { findChromium, openPage } from "./helpers/headless_chromium.ts";
+import { runCli } from "./helpers/spawn.ts";
+
+const browser = findChromium();
+
+Deno.test("the hotpot report explorer renders, reaches every question and filters in headless Chromium", async () => {
+  if (browser === null) {
+    console.warn(
+      "\n" + "!".repeat(78) +
+        "\n!!! SKIPPED: no Chromium found (/usr/bin/chromium); the report explorer was NOT " +
+        "tested in a browser.\n!!! Install it with: apt-get install -y chromium\n" + "!".repeat(78) + "\n",
+    );
+    return;
+  }
+  const tmp = await Deno.makeTempDir({ prefix: "explorer-browser-" });
+  try {
+    const collect = await runCli(["hotpot", "collect", "-q", "--questions", "6", "--output", join(tmp, "c")]);
+    assert.equal(collect.code, 0, collect.stderr);
+    const run = await runCli([
+      "hotpot",
+      "run",
+      "--reference",
+      "-q",
+      "--corpus",
+      join(tmp, "c", "corpus.json"),
+      "--compressions",
+      "1",
+      "--answers",
+      "1",
+      "--bootstrap",
+      "200",
+      "--output",
+      join(tmp, "a"),
+    ]);
+    assert.equal(run.code, 0, run.stderr);
+    const corpus = JSON.parse(await Deno.readTextFile(join(tmp, "c", "corpus.json")));
+    const ids: string[] = corpus.questions.map((q: { id: string }) => q.id);
+    const types: string[] = corpus.questions.map((q: { type: string }) => q.type);
+    const page = await openPage(browser, pathToFileURL(join(tmp, "a", "report.html")).href);
+    try {
+      // Rendered: the list holds every question, and nothing was fetched.
+      const listed = await page.evaluate<string[]>(
+        "[...document.querySelectorAll('#explorer-list li')].map((li) => li.dataset.id)",
+      );
+      assert.deepEqual(listed, ids);
+      assert.equal(await page.evaluate<number>("performance.getEntriesByType('resource').length"), 0);
+      // Every question id is reachable: following its link shows its detail view.
+      const shown = await page.evaluate<string[]>(`(async () => {
+        const out = [];
+        for (const a of [...document.querySelectorAll('#explorer-list li a')]) {
+          const changed = new Promise((r) => addEventListener('hashchange', r, { once: true }));
+          a.click();
+          await changed;
+          const d = document.getElementById('explorer-detail');
+          out.push(d.dataset.id + '|' + d.querySelector('h3').textContent + '|' + d.querySelectorAll('details').length);
+        }
+        return out;
+      })()`);
+      assert.equal(shown.length, ids.length);
+      shown.forEach((line, i) => {
+        const [id, heading, sections] = line.split("|");
+        assert.equal(id, ids[i]);
+        assert.equal(heading, `question ${ids[i]}`);
+        // Question, gold sentences, answers, and one context per method condition (full + 3 × 1 gen).
+        assert.equal(Number(sections), 3 + 4);
+      });
+      // A context opens with its text, gold sentences marked where kept.
+      const marked = await page.evaluate<string>(`(() => {
+        const box = [...document.querySelectorAll('#explorer-detail details')].find((d) =>
+          d.querySelector('summary').textContent.startsWith('Context full'));
+        box.open = true;
+        box.dispatchEvent(new Event('toggle'));
+        return box.querySelectorAll('pre mark').length + '|' + box.querySelectorAll('td.kept').length;
+      })()`);
+      const [marks, keptCells] = String(marked).split("|").map(Number);
+      assert.ok(marks > 0, "the Full context marks its gold supporting sentences");
+      assert.ok(keptCells > 0, "each gold sentence the Full context holds is shown kept");
+      // A filter changes what is shown: only bridge questions remain.
+      const bridge = await page.evaluate<string[]>(`(() => {
+        const sel = document.getElementById('filter-type');
+        sel.value = 'bridge';
+        sel.dispatchEvent(new Event('change'));
+        return [...document.querySelectorAll('#explorer-list li')].map((li) => li.dataset.id);
+      })()`);
+      assert.deepEqual(bridge, ids.filter((_, i) => types[i] === "bridge"));
+      assert.ok(bridge.length > 0 && bridge.length < ids.length);
+      assert.match(
+        await page.evaluate<string>("document.getElementById('explorer-count').textContent"),
+        /of 6 shown/,
+      );
+    } finally {
+      await page.close();
+    }
+  } finally {
+    await Deno.remove(tmp, { recursive: true });
+  }
+});
+
+Deno.test("the sweep report explorer lists every generation × context and filters by kind in Chromium", async () => {
+  if (browser === null) {
+    console.warn("\n!!! SKIPPED: no Chromium found; the sweep explorer was NOT tested in a browser. !!!\n");
+    return;
+  }
+  const tmp = await Deno.makeTempDir({ prefix: "explorer-sweep-" });
+  try {
+    const out = join(tmp, "s");
+    const run = await runCli([
+      "sweep",
+      "run",
+      "--reference",
+      "-q",
+      "--compressions",
+      "2",
+      "--answers",
+      "1",
+      "--top-n",
+      "1-2",
+      "--bootstrap",
+      "200",
+      "--output",
+      out,
+    ]);
+    assert.equal(run.code, 0, run.stderr);
+    const rows: { kind: string; generation: number }[] = JSON.parse(
+      await Deno.readTextFile(join(out, "results.json")),
+    );
+    const ids = [...new Set(rows.map((r) => `gen=${r.generation} ${r.kind}`))];
+    const page = await openPage(browser, pathToFileURL(join(out, "report.html")).href);
+    try {
+      const listed = await page.evaluate<string[]>(
+        "[...document.querySelectorAll('#explorer-list li')].map((li) => li.dataset.id)",
+      );
+      assert.deepEqual([...listed].sort(), [...ids].sort());
+      const details = await page.evaluate<string[]>(`(async () => {
+        const out = [];
+        for (const a of [...document.querySelectorAll('#explorer-list li a')]) {
+          const changed = new Promise((r) => addEventListener('hashchange', r, { once: true }));
+          a.click();
+          await changed;
+          const d = document.getElementById('explorer-detail');
+          out.push(d.dataset.id + '|' + [...d.querySelectorAll('td')].map((td) => td.textContent).join(' '));
+        }
+        return out;
+      })()`);
+      assert.equal(details.length, ids.length);
+      // Every condition shows its facts and its repair checks with their outcome.
+      for (const line of details) assert.match(line, /fact: .* repair: /);
+      const onlyS = await page.evaluate<string[]>(`(() => {
+        const sel = document.getElementById('filter-kind');
+        sel.value = 'S';
+        sel.dispatchEvent(new Event('change'));
+        return [...document.querySelectorAll('#explorer-list li')].map((li) => li.dataset.id);
+      })()`);
+      assert.deepEqual(onlyS, ["gen=0 S", "gen=1 S"]);
+    } finally {
+      await page.close();
+    }
+  } finally {
+    await Deno.remove(tmp, { recursive: true });
+  }
+});
