@@ -5,7 +5,6 @@
  *
  * @module
  */
-import { z } from "zod";
 import { UsageError } from "../errors.ts";
 import { OpenAIChatClient } from "../models/chat_client.ts";
 import { chatCredentials, decisionCredentials, loadCredentialEnvironment } from "../models/credentials.ts";
@@ -17,55 +16,6 @@ import {
 } from "../models/reference/server.ts";
 import type { ChatModel, ChatResult, DecisionModel, DecisionResult } from "../models/types.ts";
 import type { TokenCounter } from "../tokens/types.ts";
-
-/** The `parseArgs` spec of the model options. */
-export const MODEL_OPTION_SPEC = {
-  reference: { type: "boolean" },
-  live: { type: "boolean" },
-  model: { type: "string" },
-  "env-file": { type: "string" },
-  concurrency: { type: "string" },
-  "timeout-ms": { type: "string" },
-  "max-retries": { type: "string" },
-  "decision-batch": { type: "string" },
-  "no-enable-thinking-field": { type: "boolean" },
-  "no-chat-template-kwargs": { type: "boolean" },
-  "reference-delay-ms": { type: "string" },
-} as const;
-
-/** Help lines of the model options. */
-export const MODEL_OPTION_HELP =
-  `  --reference          use the built-in deterministic reference model (offline, a weak baseline)
-  --live               call the configured providers (LLM_API_KEY, LLM_BASE_URL, DECISION_MODEL_API_KEY, …)
-  --model NAME         chat model for --live (default qwen3.8-max)
-  --env-file PATH      read credentials from a .env file
-  --concurrency N      requests in flight per endpoint (default 4)
-  --timeout-ms N       per-request timeout (default 120000)
-  --max-retries N      retries of a failed request: 408/409/429/5xx and network errors (default 3)
-  --decision-batch N   questions per System One request at most (default 256; bodies stay under 32 MiB)
-  --no-enable-thinking-field   do not send enable_thinking:false (for servers that reject it)
-  --no-chat-template-kwargs    do not send chat_template_kwargs (for servers that reject it)
-  --reference-delay-ms N       with --reference: answer after a fixed delay (benchmarks)`;
-
-const PositiveInt = z.string().regex(/^[0-9]+$/, "expected a whole number").transform(Number).pipe(
-  z.number().int().positive(),
-);
-const NonNegativeInt = z.string().regex(/^[0-9]+$/, "expected a whole number").transform(Number);
-
-/** Zod shape of the model options (merge into a command's schema). */
-export const ModelOptionsShape = {
-  reference: z.boolean().optional(),
-  live: z.boolean().optional(),
-  model: z.string().min(1).optional(),
-  "env-file": z.string().optional(),
-  concurrency: PositiveInt.optional(),
-  "timeout-ms": PositiveInt.optional(),
-  "max-retries": NonNegativeInt.optional(),
-  "decision-batch": PositiveInt.optional(),
-  "no-enable-thinking-field": z.boolean().optional(),
-  "no-chat-template-kwargs": z.boolean().optional(),
-  "reference-delay-ms": NonNegativeInt.optional(),
-};
 
 /** Validated model options. */
 export type ModelOptions = {

@@ -7,7 +7,7 @@
 import { z } from "zod";
 import { defineStage } from "../../../pipeline/stage.ts";
 import { UsageSchema } from "../../../core/usage.ts";
-import { sweepReportHtml } from "../../../report/sweep_html.ts";
+import { sweepReportHtml } from "../report_html.ts";
 import type { SweepKindAggregate } from "../aggregate.ts";
 import { sweepReportMarkdown } from "../report.ts";
 

@@ -5,9 +5,9 @@
  *
  * @module
  */
-import { ENGINE_TABLE_HEADER, type EnginesReportMeta, engineTableRows } from "../suites/engines/report.ts";
-import type { EngineResult } from "../suites/engines/run.ts";
-import { barChart, type ChartSeries } from "./charts.ts";
+import { ENGINE_TABLE_HEADER, type EnginesReportMeta, engineTableRows } from "./report.ts";
+import type { EngineResult } from "./run.ts";
+import { barChart, type ChartSeries } from "../../report/charts.ts";
 import {
   banner,
   code,
@@ -18,7 +18,7 @@ import {
   htmlTable,
   paragraphs,
   safeHtml,
-} from "./html.ts";
+} from "../../report/html.ts";
 
 function ms(value: number | null): string {
   return value === null ? "-" : value < 10 ? value.toFixed(2) : value.toFixed(0);

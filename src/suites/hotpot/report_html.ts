@@ -5,16 +5,20 @@
  *
  * @module
  */
-import type { HotpotMethodAggregate } from "../suites/hotpot/aggregate.ts";
+import type { HotpotMethodAggregate } from "./aggregate.ts";
+import { HOTPOT_RESULT_HEADERS, type HotpotReportMeta, hotpotResultRows, hypothesisText } from "./report.ts";
+import { barChart } from "../../report/charts.ts";
 import {
-  HOTPOT_RESULT_HEADERS,
-  type HotpotReportMeta,
-  hotpotResultRows,
-  hypothesisText,
-} from "../suites/hotpot/report.ts";
-import { barChart } from "./charts.ts";
-import { banner, code, factList, figure, htmlPage, htmlTable, paragraphs, safeHtml } from "./html.ts";
-import { formatCell } from "./markdown_table.ts";
+  banner,
+  code,
+  factList,
+  figure,
+  htmlPage,
+  htmlTable,
+  paragraphs,
+  safeHtml,
+} from "../../report/html.ts";
+import { formatCell } from "../../report/markdown_table.ts";
 
 /** A share as a percentage with one decimal, as in REPORT.md. */
 const pct = (x: number) => Number((100 * x).toFixed(1));

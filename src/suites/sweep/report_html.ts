@@ -6,9 +6,9 @@
  *
  * @module
  */
-import type { SweepKindAggregate } from "../suites/sweep/aggregate.ts";
-import { SWEEP_TABLE_HEADERS, type SweepReportMeta, sweepTableRows } from "../suites/sweep/report.ts";
-import { barChart, lineChart, type ReferenceLine } from "./charts.ts";
+import type { SweepKindAggregate } from "./aggregate.ts";
+import { SWEEP_TABLE_HEADERS, type SweepReportMeta, sweepTableRows } from "./report.ts";
+import { barChart, lineChart, type ReferenceLine } from "../../report/charts.ts";
 import {
   banner,
   code,
@@ -19,8 +19,8 @@ import {
   htmlTable,
   paragraphs,
   safeHtml,
-} from "./html.ts";
-import { formatCell } from "./markdown_table.ts";
+} from "../../report/html.ts";
+import { formatCell } from "../../report/markdown_table.ts";
 
 /** A share as a percentage with one decimal, as in REPORT.md. */
 const pct = (x: number) => Number((100 * x).toFixed(1));
