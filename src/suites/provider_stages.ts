@@ -8,8 +8,9 @@
  */
 import { z } from "zod";
 import { type AnyStageDef, defineStage, type OutputSpecs } from "../pipeline/stage.ts";
-import { ANSWER_STAGE_VERSION, AnswerStatusSchema, StoredAnswerSchema } from "./answer_stage.ts";
-import { StoredRankingSchema, StoredSummarySchema } from "./stored.ts";
+import { hotpotAnswerStage, sweepAnswerStage } from "./answer_stage.ts";
+import { hotpotRankStage, hotpotSummaryStage } from "./hotpot/stages/compress.ts";
+import { sweepRankStage, sweepSummaryStage } from "./sweep/stages/compress.ts";
 
 function providerStage(
   name: string,
@@ -34,16 +35,6 @@ function providerStage(
   });
 }
 
-const ranking = {
-  ranking: { schema: StoredRankingSchema.nullable(), doc: "unit ids by descending probability" },
-};
-const summary = {
-  summary: { schema: StoredSummarySchema.nullable(), doc: "the summary (and fusion's kept units)" },
-};
-const answer = {
-  answer: { schema: StoredAnswerSchema.nullable(), doc: "the model's answer and the provider's usage" },
-  status: { schema: AnswerStatusSchema.nullable(), doc: "valid or not, why, and the node's key and params" },
-};
 const loose = z.record(z.string(), z.unknown());
 
 /** The provider (and timed) stages of every suite. */
@@ -59,49 +50,12 @@ export const PROVIDER_STAGES: readonly AnyStageDef[] = [
       check: { schema: loose, doc: "the collection checks' verdict" },
     },
   ),
-  providerStage(
-    "hotpot-rank",
-    2,
-    "The decision model's ranking of one question's units.",
-    loose,
-    ["question"],
-    ranking,
-  ),
-  providerStage(
-    "hotpot-summary",
-    2,
-    "The chat model's summary of one question's evidence (fusion: of what the ranking did not keep).",
-    loose,
-    ["question", "ranking"],
-    summary,
-  ),
-  providerStage(
-    "hotpot-answer",
-    ANSWER_STAGE_VERSION,
-    "One answer of the chat model.",
-    loose,
-    ["context"],
-    answer,
-    false,
-  ),
-  providerStage("sweep-summary", 2, "One generation's summary S of all evidence.", loose, ["units"], summary),
-  providerStage(
-    "sweep-rank",
-    2,
-    "One generation's ranking of the evidence units.",
-    loose,
-    ["units"],
-    ranking,
-  ),
-  providerStage(
-    "sweep-answer",
-    ANSWER_STAGE_VERSION,
-    "One answer to the follow-up.",
-    loose,
-    ["context"],
-    answer,
-    false,
-  ),
+  hotpotRankStage,
+  hotpotSummaryStage,
+  hotpotAnswerStage,
+  sweepSummaryStage,
+  sweepRankStage,
+  sweepAnswerStage,
   providerStage(
     "engines-engine",
     1,

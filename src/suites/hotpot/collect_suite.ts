@@ -64,7 +64,7 @@ export async function collectCorpus(context: RunContext, options: CollectOptions
     inputs: { dataset: datasetHash },
     values: { dataset: null },
   }, { records: () => Promise.resolve(options.records) });
-  const report = selectNode.outputs.report as unknown as SelectionReport;
+  const report = selectNode.outputs.report;
   progress.note(`selection: considered ${report.considered} record(s); removed: ${removedText(report)}`);
   assertQuotaMet(report, options.datasetPath);
   const ids = SelectedSchema.parse(selectNode.outputs.selected).ids;
