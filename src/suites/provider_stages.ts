@@ -11,6 +11,7 @@ import { type AnyStageDef, defineStage, type OutputSpecs } from "../pipeline/sta
 import { hotpotAnswerStage, sweepAnswerStage } from "./answer_stage.ts";
 import { hotpotRankStage, hotpotSummaryStage } from "./hotpot/stages/compress.ts";
 import { sweepRankStage, sweepSummaryStage } from "./sweep/stages/compress.ts";
+import { enginesEngineStage } from "./engines/stages/engine.ts";
 
 function providerStage(
   name: string,
@@ -56,18 +57,7 @@ export const PROVIDER_STAGES: readonly AnyStageDef[] = [
   sweepSummaryStage,
   sweepRankStage,
   sweepAnswerStage,
-  providerStage(
-    "engines-engine",
-    1,
-    "One engine's cold and warm compress calls (timed), validation, measures and QA.",
-    loose,
-    ["transcript"],
-    {
-      result: { schema: loose, doc: "the measured result" },
-      window: { schema: z.array(loose).nullable(), doc: "the cold output window" },
-    },
-    false,
-  ),
+  enginesEngineStage,
 ];
 
 /** The provider stage named `name` (throws for an unknown name: a programming error). */

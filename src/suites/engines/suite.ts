@@ -5,19 +5,18 @@
  *
  * @module
  */
-import type { ImportedTranscript, Probe } from "../../data/transcripts/types.ts";
-import type { ChatMessage } from "../../models/messages.ts";
+import type { ImportedTranscript } from "../../data/transcripts/types.ts";
 import type { TokenCounter } from "../../tokens/types.ts";
 import type { ModelSetup } from "../model_setup.ts";
 import type { RunContext } from "../run_lifecycle.ts";
 import type { GenerateParamsInput } from "./generate.ts";
 import { enginesTranscriptStage } from "./stages/transcript.ts";
-import type { Needle } from "./needles.ts";
+import { enginesEngineStage } from "./stages/engine.ts";
 import { basename } from "node:path";
 import { formatEnginesTable } from "./report.ts";
 import { enginesAggregateStage } from "./stages/aggregate.ts";
 import { enginesReportStage } from "./stages/report.ts";
-import { DEFAULT_BUDGET_SHARE, type EngineResult, runEngines } from "./run.ts";
+import { DEFAULT_BUDGET_SHARE, type EngineResult } from "./run.ts";
 
 /** Where the transcript comes from. */
 export type TranscriptSource =
@@ -32,13 +31,6 @@ export interface EnginesSuiteOptions {
   budgetTokens?: number;
   timeoutMs?: number;
   qa: boolean;
-}
-
-interface StoredTranscript {
-  messages: ChatMessage[];
-  needles: Needle[];
-  probes: Probe[];
-  hash: string;
 }
 
 /** What the suite returns. */
@@ -78,7 +70,7 @@ export async function runEnginesSuite(
       },
     {},
   );
-  const transcript = transcriptNode.outputs.transcript as StoredTranscript;
+  const transcript = transcriptNode.outputs.transcript;
   // Said in the report, never stored in the node: a path would make equal keys give different outputs.
   const description = source.kind === "generated"
     ? `generated (turns ${source.params.turns ?? 200}, needles ${source.params.needles ?? 12}, ` +
@@ -95,48 +87,21 @@ export async function runEnginesSuite(
   const engineInputs: Record<string, string> = {};
   const engineValues: Record<string, unknown> = {};
   for (const spec of options.engines) {
-    const node = await executor.execute(
-      {
-        stage: "engines-engine",
-        version: 1,
-        label: `engine ${spec}`,
-        params: {
-          engine: spec,
-          repeats: options.repeats,
-          budget_tokens: budget,
-          qa: options.qa,
-          tokenizer: counter.hash,
-          chat_model: models.description.chat_model,
-          decision_model: models.description.decision_model,
-        },
-        inputs: { transcript: transcriptNode.node.outputs.transcript },
-        provider: true,
-        reuseFrozen: false,
+    const node = await executor.runStage(enginesEngineStage, {
+      label: `engine ${spec}`,
+      params: {
+        engine: spec,
+        repeats: options.repeats,
+        budget_tokens: budget,
+        qa: options.qa,
+        tokenizer: counter.hash,
+        chat_model: models.description.chat_model,
+        decision_model: models.description.decision_model,
       },
-      async () => {
-        const [result] = await runEngines({
-          messages: transcript.messages,
-          needles: transcript.needles,
-          probes: transcript.probes,
-          engines: [spec],
-          repeats: options.repeats,
-          counter,
-          chat: models.chat,
-          decision: models.decision,
-          budgetTokens: budget,
-          timeoutMs: options.timeoutMs,
-          qa: options.qa,
-        });
-        const { window, records, ...measured } = result;
-        return {
-          outputs: { result: measured, window },
-          requests: records,
-          status: result.status === "ok" ? "ok" : "invalid",
-          ...(result.reason ? { reason: result.reason } : {}),
-        };
-      },
-    );
-    const measured = node.outputs.result as Omit<EngineResult, "window" | "records">;
+      inputs: { transcript: transcriptNode.node.outputs.transcript },
+      values: { transcript },
+    }, { chat: models.chat, decision: models.decision, counter, timeoutMs: options.timeoutMs });
+    const measured = node.outputs.result;
     results.push({ ...measured, window: null, records: [] });
     engineInputs[`engine:${spec}`] = node.node.outputs.result;
     engineValues[`engine:${spec}`] = measured;
