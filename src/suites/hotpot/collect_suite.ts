@@ -9,23 +9,14 @@ import { join } from "node:path";
 import { z } from "zod";
 import { UsageError } from "../../errors.ts";
 import type { HotpotRecord } from "../../data/hotpot_record.ts";
-import type { ChatModel } from "../../models/types.ts";
 import type { RunContext } from "../run_lifecycle.ts";
-import { collectLive } from "./collect_live.ts";
-import { collectScripted } from "./collect_scripted.ts";
-import { importHermesSession } from "./collect_hermes.ts";
-import { checkCollection } from "./collection_checks.ts";
 import { type Corpus, CORPUS_FORMAT, type CorpusQuestion } from "./corpus.ts";
 import type { SelectionOptions } from "./select.ts";
 import type { SelectionReport } from "./stages/select.ts";
-import { SYSTEM_PROMPT } from "./trajectory.ts";
 import { hotpotSelectStage } from "./stages/select.ts";
+import { type CollectMode, hotpotCollectStage } from "./stages/collect.ts";
 
-/** How trajectories are collected. */
-export type CollectMode =
-  | { kind: "scripted" }
-  | { kind: "live"; chat: ChatModel; model: string }
-  | { kind: "hermes"; dir: string };
+export type { CollectMode } from "./stages/collect.ts";
 
 /** Options of {@link collectCorpus}. */
 export interface CollectOptions {
@@ -75,53 +66,15 @@ export async function collectCorpus(context: RunContext, options: CollectOptions
   try {
     const questions = await Promise.all(ids.map(async (id, index): Promise<CorpusQuestion> => {
       const record = byId.get(id)!;
-      const node = await executor.execute(
-        {
-          stage: "hotpot-collect",
-          version: 1,
-          label: `collect q=${id}`,
-          params: { id, mode: mode.kind, ...(mode.kind === "live" ? { model: mode.model } : {}) },
-          inputs: { dataset: datasetHash },
-          provider: mode.kind === "live",
-        },
-        async () => {
-          const workspace = join(workRoot, String(index));
-          let collection;
-          if (mode.kind === "scripted") collection = await collectScripted(record, workspace);
-          else if (mode.kind === "live") collection = await collectLive(record, workspace, mode.chat);
-          else {
-            const file = join(mode.dir, `${id}.json`);
-            let json: unknown;
-            try {
-              json = JSON.parse(await Deno.readTextFile(file));
-            } catch (error) {
-              if (error instanceof Deno.errors.NotFound) {
-                return {
-                  outputs: {
-                    collection: null,
-                    check: { valid: false, reason: `no session file ${id}.json in the sessions directory` },
-                  },
-                  status: "invalid" as const,
-                  reason: `no session file ${id}.json in the sessions directory`,
-                };
-              }
-              if (error instanceof SyntaxError) throw new UsageError(`${file}: not JSON (${error.message})`);
-              throw error;
-            }
-            collection = importHermesSession(json, record, file);
-          }
-          const check = checkCollection(collection, record, { systemPrompt: SYSTEM_PROMPT });
-          const { calls, ...stored } = collection;
-          return {
-            outputs: { collection: stored, check },
-            requests: calls ?? [],
-            status: check.valid ? "ok" as const : "invalid" as const,
-            ...(check.valid ? {} : { reason: check.reason }),
-          };
-        },
-      );
-      const check = node.outputs.check as { valid: boolean; reason?: string };
-      const collection = node.outputs.collection as { messages: CorpusQuestion["trajectory"] } | null;
+      const node = await executor.runStage(hotpotCollectStage, {
+        label: `collect q=${id}`,
+        params: { id, mode: mode.kind, ...(mode.kind === "live" ? { model: mode.model } : {}) },
+        inputs: { dataset: datasetHash },
+        values: { dataset: null },
+        provider: mode.kind === "live",
+      }, { record, workspace: join(workRoot, String(index)), mode });
+      const check = node.outputs.check;
+      const collection = node.outputs.collection;
       return {
         id,
         type: record.type,
