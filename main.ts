@@ -8,6 +8,7 @@ import { CheckFailedError, UsageError } from "./src/errors.ts";
 import { NotIJsonError } from "./src/store/canonical.ts";
 import { PROGRAM } from "./src/version.ts";
 import { COMMANDS, usage } from "./src/cli/commands.ts";
+import { REPAIR_SANDBOX_COMMAND, serveRepairSandbox } from "./src/suites/sweep/sandbox_child.ts";
 
 /** Runs the CLI with `argv` and returns the exit code. */
 export async function main(argv: string[]): Promise<number> {
@@ -41,5 +42,7 @@ export async function main(argv: string[]): Promise<number> {
 }
 
 if (import.meta.main) {
+  // The single binary starts itself as the repair sandbox's child (see src/suites/sweep/sandbox.ts).
+  if (Deno.args.length === 1 && Deno.args[0] === REPAIR_SANDBOX_COMMAND) Deno.exit(serveRepairSandbox());
   Deno.exit(await main(Deno.args));
 }

@@ -8,7 +8,8 @@ import { UsageError } from "../src/errors.ts";
 import { collectScripted } from "../src/suites/hotpot/collect_scripted.ts";
 import { collectLive } from "../src/suites/hotpot/collect_live.ts";
 import { importHermesSession } from "../src/suites/hotpot/collect_hermes.ts";
-import { checkCollection } from "../src/suites/hotpot/collection_checks.ts";
+import { checkCollection, initialSystemPrompt } from "../src/suites/hotpot/collection_checks.ts";
+import { createHash } from "node:crypto";
 import {
   executeReadFile,
   parseNumberedLines,
@@ -38,7 +39,7 @@ Deno.test("scripted collection reads every article whole and passes the checks",
       new RegExp(`Question: ${RECORD.question.replace(/[?]/g, "\\?")}`),
     );
     assert.equal(c.messages.length, 2 + 2 * 10);
-    assert.deepEqual(checkCollection(c, RECORD, { systemPrompt: SYSTEM_PROMPT }), { valid: true });
+    assert.deepEqual(checkCollection(c, RECORD), { valid: true, files_unchanged: "verified" });
     const files = [...Deno.readDirSync(dir)].map((e) => e.name).sort();
     assert.equal(files.length, 10);
     assert.deepEqual(
@@ -124,8 +125,8 @@ Deno.test("an unpaired tool call invalidates the collection", async () => {
 Deno.test("a workspace file changed during collection invalidates it", async () => {
   await withTempDir(async (dir) => {
     const c = await collectScripted(RECORD, dir);
-    const name = Object.keys(c.hashes_after)[4];
-    c.hashes_after[name] = "0".repeat(64);
+    const name = Object.keys(c.hashes_after!)[4];
+    c.hashes_after![name] = "0".repeat(64);
     const check = checkCollection(c, RECORD);
     assert.equal(check.valid, false);
     assert.match(
@@ -135,18 +136,53 @@ Deno.test("a workspace file changed during collection invalidates it", async () 
   });
 });
 
-Deno.test("a missing or different system prompt invalidates the collection", async () => {
+Deno.test("the agent's own system prompt passes and is recorded with its hash; a missing or empty one invalidates", async () => {
   await withTempDir(async (dir) => {
     const c = await collectScripted(RECORD, dir);
     const other = structuredClone(c);
-    other.messages[0].content = "Be brief.";
-    assert.deepEqual(checkCollection(other, RECORD, { systemPrompt: SYSTEM_PROMPT }), {
-      valid: false,
-      reason: "system prompt differs from the protocol's",
+    const hermesPrompt = "You are Hermes Agent, an intelligent AI assistant created by Nous Research.";
+    other.messages[0].content = hermesPrompt;
+    assert.deepEqual(checkCollection(other, RECORD), { valid: true, files_unchanged: "verified" });
+    assert.deepEqual(initialSystemPrompt(other.messages), {
+      text: hermesPrompt,
+      sha256: createHash("sha256").update(hermesPrompt, "utf8").digest("hex"),
     });
+    const empty = structuredClone(c);
+    empty.messages[0].content = "";
+    const emptyCheck = checkCollection(empty, RECORD);
+    assert.match(emptyCheck.valid ? "" : emptyCheck.reason, /^initial system prompt missing/);
+    assert.equal(initialSystemPrompt(empty.messages), null);
     c.messages.shift();
     const check = checkCollection(c, RECORD);
-    assert.match(check.valid ? "" : check.reason, /^system prompt missing/);
+    assert.match(check.valid ? "" : check.reason, /^initial system prompt missing/);
+  });
+});
+
+Deno.test("without workspace hashes, files unchanged is not verifiable (never passed) and the content check still runs", async () => {
+  await withTempDir(async (dir) => {
+    const scripted = await collectScripted(RECORD, dir);
+    const c = importHermesSession({ messages: scripted.messages }, RECORD);
+    assert.equal(c.hashes_before, null);
+    assert.deepEqual(checkCollection(c, RECORD), { valid: true, files_unchanged: "not verifiable" });
+    // An altered line is still caught without hashes.
+    const result = JSON.parse(c.messages[3].content ?? "");
+    result.content = result.content.replace(/\|(.)/, "|X$1");
+    c.messages[3].content = JSON.stringify(result);
+    const check = checkCollection(c, RECORD);
+    assert.equal(check.files_unchanged, "not verifiable");
+    assert.match(check.valid ? "" : check.reason, /truncated or altered/);
+    // With hashes in the session, they are checked.
+    const withHashes = importHermesSession(
+      {
+        messages: scripted.messages,
+        workspace_hashes_before: scripted.hashes_before,
+        workspace_hashes_after: { ...scripted.hashes_after, [Object.keys(scripted.hashes_after!)[0]]: "0" },
+      },
+      RECORD,
+    );
+    const hashed = checkCollection(withHashes, RECORD);
+    assert.equal(hashed.files_unchanged, "verified");
+    assert.match(hashed.valid ? "" : hashed.reason, /changed during collection/);
   });
 });
 
@@ -220,7 +256,7 @@ Deno.test("live collection runs a real agent loop over HTTP and passes the check
       assert.equal(c.final_answer, '{"answer": "done", "supporting_facts": []}');
       assert.equal(c.calls?.length, 11);
       assert.equal(c.messages.at(-1)?.role, "tool");
-      assert.deepEqual(checkCollection(c, RECORD, { systemPrompt: SYSTEM_PROMPT }), { valid: true });
+      assert.deepEqual(checkCollection(c, RECORD), { valid: true, files_unchanged: "verified" });
       const first = srv.requests[0] as { tools: { function: { name: string } }[] };
       assert.equal(first.tools[0].function.name, "read_file");
     });
@@ -241,7 +277,9 @@ Deno.test("live collection runs a real agent loop over HTTP and passes the check
   }
 });
 
-const HERMES = fileURLToPath(new URL("../../shared/data/hermes_session_feature_impl.json", import.meta.url));
+const HERMES = fileURLToPath(
+  new URL("./fixtures/shared_data/hermes_session_feature_impl.json", import.meta.url),
+);
 
 Deno.test("Hermes import keeps only public chat fields and sets the final answer aside", async () => {
   await withTempDir(async (dir) => {
@@ -257,7 +295,7 @@ Deno.test("Hermes import keeps only public chat fields and sets the final answer
     assert.equal(c.final_answer, "The answer is X.");
     assert.deepEqual(c.messages, scripted.messages);
     assert.ok(!("reasoning" in c.messages[2]));
-    assert.deepEqual(checkCollection(c, RECORD), { valid: true });
+    assert.deepEqual(checkCollection(c, RECORD), { valid: true, files_unchanged: "not verifiable" });
   });
 });
 
@@ -272,6 +310,10 @@ Deno.test("a real Hermes session of another task imports but fails the checks wi
   const check = checkCollection(c, RECORD);
   assert.equal(check.valid, false);
   assert.match(check.valid ? "" : check.reason, /not read whole: lines 1-\d+ never shown/);
+  // Its own system prompt counts as present (it is Hermes' prompt, not ours) and is recorded.
+  assert.doesNotMatch(check.valid ? "" : check.reason, /system prompt/);
+  assert.equal(initialSystemPrompt(c.messages)?.text, json.messages[0].content);
+  assert.equal(check.files_unchanged, "not verifiable");
 });
 
 Deno.test("Hermes import names the message and field of a bad message", () => {

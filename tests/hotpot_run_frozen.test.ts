@@ -174,3 +174,99 @@ Deno.test("--check-only against a frozen run made with a much larger --reserve l
   assert.equal(check.differing.length, 4 * 3);
   for (const label of check.differing) assert.ok(result.stdout.includes(`differs: ${label}`), label);
 });
+
+Deno.test("a --frozen-run with an option that changes a ranking or summary key is refused, naming it, and writes nothing", async () => {
+  const cases: [string[], RegExp][] = [
+    [["--input-cap", "3000"], /--input-cap 3000 differs from the frozen run's 3600/],
+    [["--compressions", "1"], /--compressions 1 differs from the frozen run's 2/],
+    [["--reserve", "32"], /--reserve 32 differs from the frozen run's 64/],
+  ];
+  for (const [option, message] of cases) {
+    const out = join(dir, `refused-${option[0].slice(2)}`);
+    const result = await runCli([
+      "hotpot",
+      "run",
+      "--corpus",
+      corpusPath,
+      "--reference",
+      "--frozen-run",
+      first,
+      ...option,
+      "--output",
+      out,
+      "-q",
+    ]);
+    assert.equal(result.code, 2, `${option.join(" ")}: ${result.stderr}`);
+    assert.match(result.stderr, message);
+    assert.match(result.stderr, /no new compression call/);
+    await assert.rejects(Deno.stat(out), Deno.errors.NotFound, option.join(" "));
+  }
+});
+
+Deno.test("a --frozen-run of a run without the summary method refuses --methods summary", async () => {
+  const partial = join(dir, "partial");
+  const made = await runCli([
+    "hotpot",
+    "run",
+    "--corpus",
+    corpusPath,
+    "--reference",
+    "--methods",
+    "full,jev",
+    "--compressions",
+    "1",
+    "--answers",
+    "1",
+    "--output",
+    partial,
+    "-q",
+  ]);
+  assert.equal(made.code, 0, made.stderr);
+  const out = join(dir, "partial-frozen");
+  const result = await runCli([
+    "hotpot",
+    "run",
+    "--corpus",
+    corpusPath,
+    "--reference",
+    "--frozen-run",
+    partial,
+    "--methods",
+    "jev,summary",
+    "--compressions",
+    "1",
+    "--output",
+    out,
+    "-q",
+  ]);
+  assert.equal(result.code, 2, result.stderr);
+  assert.match(result.stderr, /--methods jev,summary differs from the frozen run's full,jev/);
+  await assert.rejects(Deno.stat(out), Deno.errors.NotFound);
+});
+
+Deno.test("a compression node missing from the frozen run is refused while running and the new run directory is removed", async () => {
+  // A copy of the frozen run whose manifest lost one summary node (its options all match).
+  const edited = join(dir, "edited");
+  await new Deno.Command("cp", { args: ["-a", first, edited] }).output();
+  const manifest = JSON.parse(await Deno.readTextFile(join(edited, "manifest.json")));
+  const dropped = manifest.nodes.find((n: { stage: string }) => n.stage === "hotpot-summary");
+  manifest.nodes = manifest.nodes.filter((n: { key: string }) => n.key !== dropped.key);
+  await Deno.remove(join(edited, "manifest.json"));
+  await Deno.writeTextFile(join(edited, "manifest.json"), JSON.stringify(manifest, null, 2));
+  const out = join(dir, "from-edited");
+  const result = await runCli([
+    "hotpot",
+    "run",
+    "--corpus",
+    corpusPath,
+    "--reference",
+    "--frozen-run",
+    edited,
+    "--output",
+    out,
+    "-q",
+  ]);
+  assert.equal(result.code, 2, result.stderr);
+  assert.ok(result.stderr.includes(`${dropped.label} is not in the frozen run`), result.stderr);
+  await assert.rejects(Deno.stat(out), Deno.errors.NotFound);
+});

@@ -128,20 +128,71 @@ for (
     ["schema", /does not match the chat completion schema: choices/],
   ] as const
 ) {
-  Deno.test(`chat records a ${kind} body as a failed call with its reason, without retrying`, async () => {
-    await withServer({ faults: `${kind}=1,first=1` }, async (baseUrl) => {
-      const client = new OpenAIChatClient({ apiKey: API_KEY, baseURL: baseUrl, timeoutMs: 5000 });
+  Deno.test(`chat retries a ${kind} 200 body like a 500 and then succeeds`, async () => {
+    await withServer({ faults: `${kind}=1,first=2` }, async (baseUrl) => {
+      const client = new OpenAIChatClient({
+        apiKey: API_KEY,
+        baseURL: baseUrl,
+        timeoutMs: 5000,
+        maxRetries: 2,
+      });
       const result = keep(await client.complete({ messages: MESSAGES }));
-      assert.equal(result.ok, false);
+      assert.ok(result.ok, !result.ok ? result.error : "");
+      assert.equal(result.record.status, "ok");
+      assert.equal(result.record.attempts, 3);
+      assert.equal(result.record.attempt_errors?.length, 2);
+      for (const cause of result.record.attempt_errors!) assert.match(cause, reason);
+    });
+  });
+
+  Deno.test(`chat records a ${kind} body that never stops with every attempt's cause`, async () => {
+    await withServer({ faults: `${kind}=1` }, async (baseUrl) => {
+      const client = new OpenAIChatClient({
+        apiKey: API_KEY,
+        baseURL: baseUrl,
+        timeoutMs: 5000,
+        maxRetries: 2,
+      });
+      const result = keep(await client.complete({ messages: MESSAGES }));
       assert.ok(!result.ok);
       assert.match(result.error, reason);
+      assert.match(result.error, /retries exhausted, 3 attempts/);
       assert.equal(result.record.status, "failed");
       assert.equal(result.record.error, result.error);
-      assert.equal(result.record.attempts, 1);
+      assert.equal(result.record.attempts, 3);
+      assert.equal(result.record.attempt_errors?.length, 3);
+      for (const cause of result.record.attempt_errors!) assert.match(cause, reason);
       assert.ok(result.record.elapsed_ms >= 0);
     });
   });
 }
+
+Deno.test("chat spends one retry budget on every fault kind: status and body faults together", async () => {
+  await withServer({ faults: "500=0.5,malformed=0.25,truncated=0.25,first=4" }, async (baseUrl) => {
+    const client = new OpenAIChatClient({
+      apiKey: API_KEY,
+      baseURL: baseUrl,
+      timeoutMs: 5000,
+      maxRetries: 4,
+    });
+    const result = keep(await client.complete({ messages: MESSAGES }));
+    assert.ok(result.ok, !result.ok ? result.error : "");
+    assert.equal(result.record.attempts, 5);
+    assert.equal(result.record.attempt_errors?.length, 4);
+  });
+  await withServer({ faults: "500=0.5,malformed=0.5" }, async (baseUrl) => {
+    const client = new OpenAIChatClient({
+      apiKey: API_KEY,
+      baseURL: baseUrl,
+      timeoutMs: 5000,
+      maxRetries: 3,
+    });
+    const result = keep(await client.complete({ messages: MESSAGES }));
+    assert.ok(!result.ok);
+    assert.equal(result.record.attempts, 4);
+    assert.equal(result.record.attempt_errors?.length, 4);
+  });
+});
 
 Deno.test("chat records exhausted retries as a failed call naming the status and attempts", async () => {
   await withServer({ faults: "429=1" }, async (baseUrl) => {
@@ -150,6 +201,7 @@ Deno.test("chat records exhausted retries as a failed call naming the status and
     assert.ok(!result.ok);
     assert.match(result.error, /HTTP 429 \(retries exhausted, 3 attempts\)/);
     assert.equal(result.record.attempts, 3);
+    assert.deepEqual(result.record.attempt_errors, ["HTTP 429", "HTTP 429", "HTTP 429"]);
     assert.deepEqual(result.record.response, {
       message: "reference fault: rate limited",
       type: "rate_limit_error",
@@ -245,4 +297,24 @@ Deno.test("the API key never appears in a record, even when a server echoes it",
   }
   assert.ok(allRecords.length >= 15);
   assert.ok(!JSON.stringify(allRecords).includes("SECRET"));
+});
+
+Deno.test("first=N faults exactly the first N attempts of each request, also of identical requests in flight", async () => {
+  await withServer({ faults: "500=0.5,malformed=0.5,first=2" }, async (baseUrl) => {
+    const client = new OpenAIChatClient({
+      apiKey: API_KEY,
+      baseURL: baseUrl,
+      timeoutMs: 5000,
+      maxRetries: 2,
+    });
+    const results = await Promise.all([1, 2, 3].map(() => client.complete({ messages: MESSAGES })));
+    for (const result of results) {
+      keep(result);
+      assert.ok(result.ok, !result.ok ? result.error : "");
+      assert.equal(result.record.attempts, 3);
+      assert.equal(result.record.attempt_errors?.length, 2);
+    }
+    assert.deepEqual(results[1].record.attempt_errors, results[0].record.attempt_errors);
+    assert.deepEqual(results[2].record.attempt_errors, results[0].record.attempt_errors);
+  });
 });

@@ -136,14 +136,28 @@ for (
     ["schema", /does not match the System One schema: answers\.0\.noul/],
   ] as const
 ) {
-  Deno.test(`decision fails the whole call on a ${kind} body, without retrying`, async () => {
-    await withServer({ faults: `${kind}=1,first=1` }, async (baseUrl) => {
+  Deno.test(`decision retries a ${kind} 200 body like a 500 and then succeeds`, async () => {
+    await withServer({ faults: `${kind}=1,first=2` }, async (baseUrl) => {
       const result = keep(await client(baseUrl).ask(STATE, QUESTIONS));
+      assert.ok(result.ok, !result.ok ? result.error : "");
+      assert.equal(result.records[0].attempts, 3);
+      assert.equal(result.records[0].status, "ok");
+      assert.equal(result.records[0].attempt_errors?.length, 2);
+      for (const cause of result.records[0].attempt_errors!) assert.match(cause, reason);
+    });
+  });
+
+  Deno.test(`decision records every attempt's cause when a ${kind} body never stops`, async () => {
+    await withServer({ faults: `${kind}=1` }, async (baseUrl) => {
+      const result = keep(await client(baseUrl, { maxAttempts: 3 }).ask(STATE, QUESTIONS));
       assert.ok(!result.ok);
       assert.match(result.error, reason);
+      assert.match(result.error, /retries exhausted after 3 attempts/);
       assert.equal(result.records.length, 1);
       assert.equal(result.records[0].status, "failed");
-      assert.equal(result.records[0].attempts, 1);
+      assert.equal(result.records[0].attempts, 3);
+      assert.equal(result.records[0].attempt_errors?.length, 3);
+      for (const cause of result.records[0].attempt_errors!) assert.match(cause, reason);
     });
   });
 }
@@ -154,16 +168,24 @@ Deno.test("decision gives up after its attempts and names the last problem", asy
     assert.ok(!result.ok);
     assert.match(result.error, /HTTP 500: .*\(retries exhausted after 3 attempts\)/);
     assert.equal(result.records[0].attempts, 3);
+    assert.deepEqual(result.records[0].attempt_errors?.map((cause) => cause.slice(0, 8)), [
+      "HTTP 500",
+      "HTTP 500",
+      "HTTP 500",
+    ]);
   });
 });
 
 Deno.test("one failed batch fails the whole call and names the batch", async () => {
   await withServer({ faults: "schema=0.5" }, async (baseUrl) => {
+    // One attempt per batch: with schema faults at rate 0.5, some batch of six fails.
     const questions: NoulQuestion[] = Array.from(
       { length: 12 },
       (_, i) => ({ type: "noul", instructions: `q${i}` }),
     );
-    const result = keep(await client(baseUrl, { maxQuestionsPerBatch: 2 }).ask(STATE, questions));
+    const result = keep(
+      await client(baseUrl, { maxQuestionsPerBatch: 2, maxAttempts: 1 }).ask(STATE, questions),
+    );
     assert.ok(!result.ok);
     assert.match(result.error, /^batch \d of 6 \(questions \d+-\d+\): response does not match/);
     assert.equal(result.records.length, 6);
@@ -186,7 +208,7 @@ Deno.test("decision honours Retry-After, and backoff doubles without it", async 
   assert.equal(retryDelayMs(1, backoff, 10_000), 350);
 });
 
-Deno.test("a reply that skips a question fails the call, and the key never reaches a record", async () => {
+Deno.test("a reply that skips a question is retried, then fails the call; the key never reaches a record", async () => {
   const partial = createServer((request, response) => {
     response.writeHead(200, { "content-type": "application/json" });
     response.end(JSON.stringify({
@@ -200,7 +222,8 @@ Deno.test("a reply that skips a question fails the call, and the key never reach
     const port = (partial.address() as AddressInfo).port;
     const result = keep(await client(`http://127.0.0.1:${port}/v1`).ask(STATE, QUESTIONS));
     assert.ok(!result.ok);
-    assert.match(result.error, /answered 1 of 3 questions/);
+    assert.match(result.error, /answered 1 of 3 questions .*retries exhausted after 4 attempts/);
+    assert.equal(result.records[0].attempts, 4);
   } finally {
     await new Promise((resolve) => partial.close(resolve));
   }
@@ -208,4 +231,16 @@ Deno.test("a reply that skips a question fails the call, and the key never reach
   const stored = JSON.stringify(allRecords);
   assert.ok(stored.includes("[REDACTED]"), "the echoed key was scrubbed");
   assert.ok(!stored.includes("SECRET"));
+});
+
+Deno.test("first=N faults exactly the first N attempts of each batch, also of identical batches in flight", async () => {
+  await withServer({ faults: "500=0.5,schema=0.5,first=2" }, async (baseUrl) => {
+    const results = await Promise.all([1, 2, 3].map(() => client(baseUrl).ask(STATE, QUESTIONS)));
+    for (const result of results) {
+      keep(result);
+      assert.ok(result.ok, !result.ok ? result.error : "");
+      assert.equal(result.records[0].attempts, 3);
+    }
+    assert.deepEqual(results[1].records[0].attempt_errors, results[0].records[0].attempt_errors);
+  });
 });

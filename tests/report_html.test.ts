@@ -45,6 +45,7 @@ function hotpotAggregate(
   return {
     method: method as HotpotMethod,
     metrics: metrics(em, em + 0.05, 0.65, em / 2),
+    em_exact: `${Math.round(em * 30)}/30`,
     sp_survival: 0.85,
     valid: 120,
     planned: 120,

@@ -1,6 +1,8 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { Executor, FrozenRun, type StageCall } from "../src/pipeline/executor.ts";
+import { FrozenMismatchError } from "../src/pipeline/frozen_check.ts";
+import { UsageError } from "../src/errors.ts";
 import { RunDir } from "../src/store/run_dir.ts";
 import { verifyRun } from "../src/store/verify.ts";
 import { testHeader } from "./helpers/header.ts";
@@ -64,7 +66,14 @@ Deno.test("the same key runs once: concurrent and later calls share the memoized
     assert.equal(d.reused, "memo");
     assert.equal(b.node.key, a.node.key);
     assert.deepEqual(b.outputs, { value: { i: 3, square: 9 } });
-    assert.deepEqual(executor.counts, { executed: 1, memo: 2, resume: 0, frozen: 0, skipped_check_only: 0 });
+    assert.deepEqual(executor.counts, {
+      executed: 1,
+      memo: 2,
+      resume: 0,
+      frozen: 0,
+      skipped_check_only: 0,
+      recomputed_failed: 0,
+    });
     assert.equal(run.nodes.length, 1, "one node journaled");
     assert.deepEqual(a.node.usage, { calls: 1, input_tokens: 3, output_tokens: 1 });
     await run.finish();
@@ -171,7 +180,14 @@ Deno.test("check-only marks provider stages without a frozen node invalid withou
     assert.deepEqual(unknown.node.requests, []);
     assert.equal(local.node.status, "ok", "a stage without provider calls still runs");
     assert.equal(c.calls, 1, "only the non-provider stage ran");
-    assert.deepEqual(executor.counts, { executed: 1, memo: 0, resume: 0, frozen: 1, skipped_check_only: 1 });
+    assert.deepEqual(executor.counts, {
+      executed: 1,
+      memo: 0,
+      resume: 0,
+      frozen: 1,
+      skipped_check_only: 1,
+      recomputed_failed: 0,
+    });
     await second.finish();
     assert.ok((await verifyRun(second.path)).ok);
   } finally {
@@ -196,6 +212,87 @@ Deno.test("a resumed run's executor takes journaled nodes instead of running the
     assert.deepEqual(result.outputs, { value: { i: 6, square: 36 } });
     await again.finish();
     assert.ok((await verifyRun(path)).ok);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("a strict frozen run refuses a provider stage that is not in the frozen run, and every later stage", async () => {
+  const dir = await Deno.makeTempDir();
+  try {
+    const first = await newRun(join(dir, "frozen"));
+    await new Executor(first).execute(call(first, 1, { provider: true }), counter().fn(1));
+    await first.finish();
+
+    const second = await newRun(join(dir, "second"));
+    const executor = new Executor(second, { frozen: await FrozenRun.open(first.path), frozenStrict: true });
+    const c = counter();
+    assert.equal((await executor.execute(call(second, 1, { provider: true }), c.fn(1))).reused, "frozen");
+    // A pure stage may run; a provider stage whose key the frozen run lacks may not.
+    assert.equal((await executor.execute(call(second, 7), c.fn(7))).reused, null);
+    await assert.rejects(
+      executor.execute(call(second, 2, { provider: true }), c.fn(2)),
+      (e: Error) =>
+        e instanceof FrozenMismatchError && e instanceof UsageError &&
+        /square 2 is not in the frozen run/.test(e.message),
+    );
+    await assert.rejects(executor.execute(call(second, 8), c.fn(8)), FrozenMismatchError);
+    assert.equal(c.calls, 1, "only the pure stage before the refusal ran");
+    await executor.settled();
+    await second.abandon();
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("a frozen run never reuses a failed node: refused after provider calls, recomputed without them", async () => {
+  const dir = await Deno.makeTempDir();
+  try {
+    const first = await newRun(join(dir, "frozen"));
+    const firstExecutor = new Executor(first);
+    const failing = (requests: boolean) => () =>
+      Promise.resolve({
+        outputs: { value: null },
+        status: "invalid" as const,
+        reason: "provider failed",
+        requests: requests
+          ? [{
+            endpoint: "chat" as const,
+            request: {},
+            status: "failed" as const,
+            error: "500",
+            attempts: 2,
+            elapsed_ms: 1,
+          }]
+          : [],
+      });
+    await firstExecutor.execute(call(first, 1, { provider: true }), failing(true));
+    await firstExecutor.execute(call(first, 2, { provider: true }), failing(false));
+    await first.finish();
+    const frozen = await FrozenRun.open(first.path);
+
+    // Not strict (check-only): the failed node is not reused; without calls it is recomputed.
+    const loose = await newRun(join(dir, "loose"));
+    const looseExecutor = new Executor(loose, { frozen });
+    const c = counter();
+    const recomputed = await looseExecutor.execute(call(loose, 2, { provider: true }), c.fn(2));
+    assert.equal(recomputed.reused, null);
+    assert.equal(recomputed.node.status, "ok");
+    assert.equal(looseExecutor.counts.recomputed_failed, 1);
+    await loose.abandon();
+
+    const strict = await newRun(join(dir, "strict"));
+    const executor = new Executor(strict, { frozen, frozenStrict: true });
+    const d = counter();
+    const again = await executor.execute(call(strict, 2, { provider: true }), d.fn(2));
+    assert.equal(again.reused, null, "a node that failed without calls is recomputed");
+    await assert.rejects(
+      executor.execute(call(strict, 1, { provider: true }), d.fn(1)),
+      /square 1 failed there \(provider failed\); a frozen run never reuses a failed node/,
+    );
+    assert.equal(d.calls, 1);
+    await executor.settled();
+    await strict.abandon();
   } finally {
     await Deno.remove(dir, { recursive: true });
   }

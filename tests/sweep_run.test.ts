@@ -161,3 +161,22 @@ Deno.test("an unknown trajectory file is refused with its name and hash", async 
   assert.match(run.stderr, /[0-9a-f]{64}/);
   await assert.rejects(Deno.stat(out), Deno.errors.NotFound);
 });
+
+Deno.test("a --frozen-run sweep with another --summary-allowance is refused, naming it, and writes nothing", async () => {
+  const out = join(tmp, "allowance");
+  const run = await runCli([
+    "sweep",
+    "run",
+    "--reference",
+    "--frozen-run",
+    first,
+    "--output",
+    out,
+    "--summary-allowance",
+    "3000",
+    ...SMALL,
+  ]);
+  assert.equal(run.code, 2, run.stderr);
+  assert.match(run.stderr, /--summary-allowance 3000 differs from the frozen run's 3200/);
+  await assert.rejects(Deno.stat(out), Deno.errors.NotFound);
+});

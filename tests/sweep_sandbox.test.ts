@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import type { GatewayScenario } from "../src/suites/sweep/fake_payment_client.ts";
 import { runInSandbox } from "../src/suites/sweep/sandbox.ts";
+import { ROOT } from "./helpers/spawn.ts";
 
 const SCENARIO: GatewayScenario = {
   charges: [{
@@ -64,7 +65,7 @@ Deno.test("a repair that reads a file is refused and the next run goes on", asyn
   await expectStopped(hostile(`Deno.readTextFileSync("/etc/passwd");`), /Deno is not defined/);
 });
 
-Deno.test("a repair cannot reach the worker realm through constructors", async () => {
+Deno.test("a repair cannot reach the child's own realm through constructors", async () => {
   const escape = `const outer = Object.getPrototypeOf(client.charge).constructor;`;
   await expectStopped(
     hostile(`${escape}\nouter("return Deno")().readTextFileSync("/etc/passwd");`),
@@ -139,7 +140,7 @@ Deno.test("a repair that throws, or never settles, fails and the next run goes o
   assert.equal(pending.status === "completed" && pending.observation.runs[0].state, "pending");
 });
 
-Deno.test("a repair cannot post a forged result to the parent", async () => {
+Deno.test("a repair cannot post a forged result to the host", async () => {
   const forged = hostile(
     `postMessage({ ok: true, observation: { runs: [], events: [], ledger: [], callLimitHit: false } });`,
   );
@@ -154,4 +155,24 @@ Deno.test("the wall-clock deadline reports a run that takes too long", async () 
   assert.equal(outcome.status, "deadline");
   const after = await runInSandbox(GOOD, SCENARIO);
   assert.equal(after.status, "completed");
+});
+
+Deno.test("a sweep without permission to start the sandbox is refused before anything is written", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "sweep-no-run-" });
+  const out = `${dir}/run`;
+  try {
+    const output = await new Deno.Command(Deno.execPath(), {
+      args: ["run", "--allow-read", "--allow-write", "--allow-net", "--allow-env", "--allow-sys", "main.ts"]
+        .concat(["sweep", "run", "--reference", "--compressions", "1", "--answers", "1", "--output", out]),
+      cwd: ROOT,
+      stdout: "piped",
+      stderr: "piped",
+    }).output();
+    const stderr = new TextDecoder().decode(output.stderr);
+    assert.equal(output.code, 2, stderr);
+    assert.match(stderr, /repair sandbox needs permission to run prlimit/);
+    await assert.rejects(Deno.stat(out), Deno.errors.NotFound);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
 });

@@ -14,8 +14,13 @@ import { parseCommand } from "./args.ts";
 import { hotpotScoreCommand } from "./hotpot_score.ts";
 import { intOption } from "./numbers.ts";
 import { parseResumable, RUN_OPTION_HELP, RUN_OPTION_SPEC, RunOptionsShape } from "./run_setup.ts";
+import { COLLECTION_MODE_HELP } from "./hotpot_collect_mode.ts";
 
 export { DEMO_DATASET };
+
+/** The model options that apply to a collection (--live is a collection mode, listed once with the modes). */
+const COLLECT_MODEL_HELP = MODEL_OPTION_HELP.split("\n")
+  .filter((line) => !/^ {2}--(live|reference|reference-delay-ms)\b/.test(line)).join("\n");
 
 const COLLECT_HELP = `compaction-bench hotpot collect [options]
 
@@ -30,12 +35,17 @@ Options:
   --bridge N, --comparison N   per-type quotas (override --questions)
   --seed N             selection seed (default ${DEFAULT_SELECTION.seed})
   --min-chars N, --max-chars N evidence characters (default ${DEFAULT_SELECTION.minChars}–${DEFAULT_SELECTION.maxChars})
-  --scripted           deterministic real read_file calls (default)
-  --live               an agent loop with the chat model (needs the --live credentials)
-  --hermes-sessions DIR  import Hermes session JSON files named <question id>.json
   --tokenizer DIR      tokenizer (recorded in the manifest)
-${MODEL_OPTION_HELP}
-${RUN_OPTION_HELP}`;
+
+Collection mode (one is required for any dataset but the embedded demo, where --scripted is the default;
+the mode is recorded in corpus.json and named in every report):
+${COLLECTION_MODE_HELP}
+
+Model options (for --live):
+${COLLECT_MODEL_HELP}
+${RUN_OPTION_HELP}
+
+Exit codes: 0 at least one valid trajectory, 1 none valid (the run is still written), 2 bad input.`;
 
 const RUN_HELP = `compaction-bench hotpot run --corpus FILE (--reference | --live) [options]
 
@@ -69,6 +79,9 @@ function parseCollect(argv: string[]) {
       "max-chars": { type: "string" },
       scripted: { type: "boolean" },
       "hermes-sessions": { type: "string" },
+      agent: { type: "string" },
+      "agent-timeout": { type: "string" },
+      "agent-system-prompt": { type: "string" },
       tokenizer: { type: "string" },
     },
     z.object({
@@ -83,6 +96,9 @@ function parseCollect(argv: string[]) {
       "max-chars": intOption(1).optional(),
       scripted: z.boolean().optional(),
       "hermes-sessions": z.string().optional(),
+      agent: z.string().optional(),
+      "agent-timeout": intOption(1, 86_400).optional(),
+      "agent-system-prompt": z.string().optional(),
       tokenizer: z.string().optional(),
     }),
   );

@@ -10,6 +10,7 @@ import { formatIssuePath } from "../data/hotpot_record.ts";
 import { UsageError } from "../errors.ts";
 import { averageMetrics, type HotpotMetrics, scoreQuestion } from "../suites/hotpot/scoring.ts";
 import { parseCommand } from "./args.ts";
+import { parseJsonKeepingDecimalIds } from "../suites/hotpot/json_ids.ts";
 
 const HELP = `Usage: compaction-bench hotpot score --gold FILE --pred FILE
 
@@ -36,7 +37,7 @@ export type PredictionFile = z.infer<typeof PredictionFileSchema>;
 export async function loadPredictionFile(path: string): Promise<PredictionFile> {
   let data: unknown;
   try {
-    data = JSON.parse(await Deno.readTextFile(path));
+    data = parseJsonKeepingDecimalIds(await Deno.readTextFile(path));
   } catch (error) {
     if (error instanceof Deno.errors.NotFound) throw new UsageError(`${path}: no such file`);
     if (error instanceof SyntaxError) throw new UsageError(`${path}: not valid JSON: ${error.message}`);

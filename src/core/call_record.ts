@@ -15,6 +15,8 @@ export interface CallRecord {
   status: "ok" | "failed";
   error?: string;
   attempts: number;
+  /** The cause of each failed attempt, in order (absent when the first attempt succeeded). */
+  attempt_errors?: string[];
   elapsed_ms: number;
   /** The model name the server answered with. */
   model?: string;

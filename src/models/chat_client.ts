@@ -4,12 +4,14 @@
  * Temperature 0; thinking disabled by sending `enable_thinking: false` and
  * `chat_template_kwargs: {enable_thinking: false}` as extra body fields (each can be switched off for
  * servers that reject unknown fields). The SDK retries 408/409/429/5xx and connection failures itself,
- * honouring `Retry-After`/`retry-after-ms`; the client counts every attempt with a wrapping `fetch`. A
- * concurrency limit is shared by all clients of one base URL.
+ * honouring `Retry-After`/`retry-after-ms`; the client counts every attempt with a wrapping `fetch`. A 200
+ * whose body is cut short, is not JSON, or does not match {@link ChatCompletionResponseSchema} is a
+ * transient fault too: the client retries it (with a short backoff) out of the same `maxRetries` budget,
+ * so every fault kind gets at most `maxRetries + 1` attempts in all. A concurrency limit is shared by all
+ * clients of one base URL.
  *
- * The client never throws for a provider failure: it returns `{ok: false, error, record}`. A response
- * body that is not JSON, is cut short, or does not match {@link ChatCompletionResponseSchema} is a failed
- * call with the reason. Records carry the request body and the response body, never credentials (every
+ * The client never throws for a provider failure: it returns `{ok: false, error, record}` naming the last
+ * problem; the record lists the cause of every failed attempt (`attempt_errors`). Records carry the request body and the response body, never credentials (every
  * string in a record is also scrubbed of the API key in case a server echoes it).
  *
  * @module
@@ -18,7 +20,12 @@ import OpenAI from "openai";
 import { z } from "zod";
 import { redact, redactValue } from "./credentials.ts";
 import { endpointLimit } from "./endpoint_limit.ts";
-import { ChatCompletionResponseSchema, describeIssues } from "./chat_response.ts";
+import {
+  type ChatCompletionResponse,
+  ChatCompletionResponseSchema,
+  describeIssues,
+} from "./chat_response.ts";
+import { ATTEMPT_HEADER, type BackoffOptions, retryDelayMs } from "./retry_delay.ts";
 import { ChatMessageSchema, ToolDefinitionSchema } from "./messages.ts";
 import type { CallRecord, ChatModel, ChatRequest, ChatResult } from "./types.ts";
 
@@ -102,6 +109,8 @@ export class OpenAIChatClient implements ChatModel {
     const body = this.requestBody(request);
     const started = performance.now();
     let attempts = 0;
+    /** The cause of every failed attempt, in order. */
+    const causes: string[] = [];
     const fail = (error: string, response?: unknown): ChatResult => {
       const record: CallRecord = {
         endpoint: "chat",
@@ -112,6 +121,7 @@ export class OpenAIChatClient implements ChatModel {
         elapsed_ms: Math.round(performance.now() - started),
       };
       if (response !== undefined) record.response = redactValue(response, secrets);
+      if (causes.length > 0) record.attempt_errors = causes.map((cause) => redact(cause, secrets));
       return { ok: false, error: record.error!, record };
     };
 
@@ -119,9 +129,19 @@ export class OpenAIChatClient implements ChatModel {
     if (!checked.success) return fail(`invalid chat request: ${describeIssues(checked.error)}`);
 
     const baseFetch = this.#options.fetch ?? fetch;
-    const countingFetch: typeof fetch = (input, init) => {
+    const countingFetch: typeof fetch = async (input, init) => {
       attempts++;
-      return baseFetch(input, init);
+      const headers = new Headers(init?.headers);
+      headers.set(ATTEMPT_HEADER, String(attempts - 1));
+      try {
+        const response = await baseFetch(input, { ...init, headers });
+        if (!response.ok) causes.push(`HTTP ${response.status}`);
+        return response;
+      } catch (error) {
+        const aborted = init?.signal?.aborted === true;
+        causes.push(aborted ? "aborted (timed out)" : `connection failed: ${describeError(error)}`);
+        throw error;
+      }
     };
     const client = new OpenAI({
       apiKey: this.#options.apiKey,
@@ -132,25 +152,85 @@ export class OpenAIChatClient implements ChatModel {
       logLevel: "off",
     });
 
+    const allowed = this.#options.maxRetries + 1;
+    for (let bodyRetries = 0;; bodyRetries++) {
+      const outcome = await this.#attempt(client, body, allowed - attempts - 1);
+      if (outcome.kind === "failed") return fail(outcome.error(attempts), outcome.response);
+      if (outcome.kind === "ok") {
+        const { json, parsed } = outcome;
+        const choice = parsed.choices[0];
+        const usage = parsed.usage;
+        const record: CallRecord = {
+          endpoint: "chat",
+          request: redactValue(body, secrets),
+          response: redactValue(json, secrets),
+          status: "ok",
+          attempts,
+          elapsed_ms: Math.round(performance.now() - started),
+          model: parsed.model,
+          usage: { input_tokens: usage.prompt_tokens, output_tokens: usage.completion_tokens },
+        };
+        if (causes.length > 0) record.attempt_errors = causes.map((cause) => redact(cause, secrets));
+        const toolCalls = choice.message.tool_calls ?? undefined;
+        return {
+          ok: true,
+          content: choice.message.content ?? "",
+          ...(toolCalls && toolCalls.length > 0 ? { tool_calls: toolCalls } : {}),
+          usage: {
+            prompt_tokens: usage.prompt_tokens,
+            completion_tokens: usage.completion_tokens,
+            total_tokens: usage.total_tokens,
+          },
+          model: parsed.model,
+          finish_reason: choice.finish_reason ?? "stop",
+          record,
+        };
+      }
+      // A 200 whose body is cut short, not JSON or of the wrong schema: retried like a 5xx.
+      causes.push(outcome.error);
+      if (attempts >= allowed) {
+        return fail(`${outcome.error} (retries exhausted, ${attempts} attempts)`, outcome.response);
+      }
+      await sleep(retryDelayMs(bodyRetries + 1, BODY_RETRY_BACKOFF));
+    }
+  }
+
+  /**
+   * One SDK call (which itself retries statuses and connection failures up to `maxRetries` times), then the
+   * body read and checks. `body_fault` is a 200 whose body is unusable (the caller retries it).
+   */
+  async #attempt(client: OpenAI, body: Record<string, unknown>, maxRetries: number): Promise<
+    | { kind: "ok"; json: unknown; parsed: ChatCompletionResponse }
+    | { kind: "failed"; error: (attempts: number) => string; response?: unknown }
+    | { kind: "body_fault"; error: string; response?: unknown }
+  > {
     const abort = new AbortController();
     let response: Response;
     try {
       response = await client.chat.completions
-        .create(body as unknown as OpenAI.ChatCompletionCreateParamsNonStreaming, { signal: abort.signal })
+        .create(body as unknown as OpenAI.ChatCompletionCreateParamsNonStreaming, {
+          signal: abort.signal,
+          maxRetries,
+        })
         .asResponse();
     } catch (error) {
       if (error instanceof OpenAI.APIConnectionTimeoutError) {
-        return fail(`timed out after ${this.#options.timeoutMs} ms (${attempts} attempts)`);
+        const ms = this.#options.timeoutMs;
+        return { kind: "failed", error: (n) => `timed out after ${ms} ms (${n} attempts)` };
       }
       if (error instanceof OpenAI.APIConnectionError) {
         const cause = error.cause instanceof Error ? `: ${error.cause.message}` : "";
-        return fail(`connection failed (${attempts} attempts)${cause}`);
+        return { kind: "failed", error: (n) => `connection failed (${n} attempts)${cause}` };
       }
       if (error instanceof OpenAI.APIError) {
         const retried = error.status === 408 || error.status === 409 || error.status === 429 ||
           (error.status ?? 0) >= 500;
         const why = retried ? "retries exhausted" : "not retryable";
-        return fail(`HTTP ${error.status} (${why}, ${attempts} attempts): ${error.message}`, error.error);
+        return {
+          kind: "failed",
+          error: (n) => `HTTP ${error.status} (${why}, ${n} attempts): ${error.message}`,
+          response: error.error,
+        };
       }
       throw error;
     }
@@ -160,7 +240,10 @@ export class OpenAIChatClient implements ChatModel {
       text = await readWithDeadline(response, this.#options.timeoutMs, abort);
     } catch (error) {
       if (error instanceof TypeError || error instanceof BodyTimeoutError) {
-        return fail(`truncated response body (HTTP ${response.status}): ${error.message}`);
+        return {
+          kind: "body_fault",
+          error: `truncated response body (HTTP ${response.status}): ${error.message}`,
+        };
       }
       throw error;
     }
@@ -170,45 +253,37 @@ export class OpenAIChatClient implements ChatModel {
       json = JSON.parse(text);
     } catch (error) {
       if (error instanceof SyntaxError) {
-        return fail(`malformed JSON response (HTTP ${response.status}): ${error.message}`, text);
+        return {
+          kind: "body_fault",
+          error: `malformed JSON response (HTTP ${response.status}): ${error.message}`,
+          response: text,
+        };
       }
       throw error;
     }
 
     const parsed = ChatCompletionResponseSchema.safeParse(json);
     if (!parsed.success) {
-      return fail(
-        `response does not match the chat completion schema: ${describeIssues(parsed.error)}`,
-        json,
-      );
+      return {
+        kind: "body_fault",
+        error: `response does not match the chat completion schema: ${describeIssues(parsed.error)}`,
+        response: json,
+      };
     }
-    const choice = parsed.data.choices[0];
-    const usage = parsed.data.usage;
-    const record: CallRecord = {
-      endpoint: "chat",
-      request: redactValue(body, secrets),
-      response: redactValue(json, secrets),
-      status: "ok",
-      attempts,
-      elapsed_ms: Math.round(performance.now() - started),
-      model: parsed.data.model,
-      usage: { input_tokens: usage.prompt_tokens, output_tokens: usage.completion_tokens },
-    };
-    const toolCalls = choice.message.tool_calls ?? undefined;
-    return {
-      ok: true,
-      content: choice.message.content ?? "",
-      ...(toolCalls && toolCalls.length > 0 ? { tool_calls: toolCalls } : {}),
-      usage: {
-        prompt_tokens: usage.prompt_tokens,
-        completion_tokens: usage.completion_tokens,
-        total_tokens: usage.total_tokens,
-      },
-      model: parsed.data.model,
-      finish_reason: choice.finish_reason ?? "stop",
-      record,
-    };
+    return { kind: "ok", json, parsed: parsed.data };
   }
+}
+
+/** Backoff before retrying a 200 whose body was unusable (the SDK's own retries use its backoff). */
+const BODY_RETRY_BACKOFF: BackoffOptions = { baseDelayMs: 250, maxDelayMs: 8000 };
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}
+
+function describeError(error: unknown): string {
+  if (error instanceof Error) return error.cause instanceof Error ? error.cause.message : error.message;
+  return String(error);
 }
 
 /** The response body did not finish arriving in time. */

@@ -9,10 +9,11 @@
  *   answer per question, in question order, each `noul` a finite number in [0, 1]; extra fields pass.
  *
  * Large question sets are split into batches (see decision_batches.ts) sent concurrently under the
- * endpoint's shared concurrency limit. Each batch retries 408, 429, 5xx, connection failures and timeouts
- * with exponential backoff honouring `Retry-After`/`retry-after-ms`, up to `maxAttempts` attempts. A body
- * that is cut short, not JSON or of the wrong schema (a missing answer, a noul outside [0, 1]) fails that
- * batch at once, and any failed batch fails the whole call. The client never throws for provider
+ * endpoint's shared concurrency limit. Each batch retries every transient fault with exponential backoff
+ * honouring `Retry-After`/`retry-after-ms`, up to `maxAttempts` attempts: 408, 429, 5xx, connection failures,
+ * timeouts, and a 200 whose body is cut short, not JSON or of the wrong schema (a missing answer, a noul
+ * outside [0, 1]). Other 4xx fail the batch at once; a batch that still fails fails the whole call, and its
+ * record lists the cause of every failed attempt (`attempt_errors`). The client never throws for provider
  * failures, and its records never carry the API key.
  *
  * @module
@@ -27,7 +28,7 @@ import {
   systemOneBody,
 } from "./decision_batches.ts";
 import { endpointLimit } from "./endpoint_limit.ts";
-import { retryAfterMs, retryDelayMs } from "./retry_delay.ts";
+import { ATTEMPT_HEADER, retryAfterMs, retryDelayMs } from "./retry_delay.ts";
 import type { CallRecord, DecisionModel, DecisionResult, NoulQuestion } from "./types.ts";
 
 /** Options of {@link SystemOneClient}. */
@@ -161,6 +162,8 @@ export class SystemOneClient implements DecisionModel {
     const body = systemOneBody(this.model, state, questions);
     let attempts = 0;
     let lastResponse: unknown;
+    /** The cause of every failed attempt, in order. */
+    const causes: string[] = [];
     const finish = (result: BatchOutcome): { result: BatchOutcome; record: CallRecord } => {
       const record: CallRecord = {
         endpoint: "systemone",
@@ -170,6 +173,7 @@ export class SystemOneClient implements DecisionModel {
         elapsed_ms: Math.round(performance.now() - started),
       };
       if (lastResponse !== undefined) record.response = redactValue(lastResponse, secrets);
+      if (causes.length > 0) record.attempt_errors = causes.map((cause) => redact(cause, secrets));
       if (result.ok) {
         record.model = result.model;
         record.usage = result.usage;
@@ -181,31 +185,36 @@ export class SystemOneClient implements DecisionModel {
 
     for (;;) {
       attempts++;
-      const attempt = await this.#attempt(body);
+      const attempt = await this.#attempt(body, attempts - 1);
       lastResponse = attempt.response;
+      let retry: { error: string; retryAfterMs?: number };
       if (attempt.kind === "done") {
-        if (!attempt.result.ok) return finish(attempt.result);
-        const { nouls } = attempt.result;
-        if (nouls.length !== questions.length) {
-          return finish({
-            ok: false,
-            error:
-              `answered ${nouls.length} of ${questions.length} questions (every question must be answered)`,
-          });
+        if (!attempt.result.ok) {
+          causes.push(attempt.result.error);
+          return finish(attempt.result);
         }
-        return finish(attempt.result);
+        const { nouls } = attempt.result;
+        if (nouls.length === questions.length) return finish(attempt.result);
+        // A reply that skips a question is a wrong-schema body: retried like the others.
+        retry = {
+          error:
+            `answered ${nouls.length} of ${questions.length} questions (every question must be answered)`,
+        };
+      } else {
+        retry = attempt;
       }
+      causes.push(retry.error);
       if (attempts >= this.#settings.maxAttempts) {
         return finish({
           ok: false,
-          error: `${attempt.error} (retries exhausted after ${attempts} attempts)`,
+          error: `${retry.error} (retries exhausted after ${attempts} attempts)`,
         });
       }
-      await sleep(retryDelayMs(attempts, this.#settings, attempt.retryAfterMs));
+      await sleep(retryDelayMs(attempts, this.#settings, retry.retryAfterMs));
     }
   }
 
-  async #attempt(body: string): Promise<
+  async #attempt(body: string, attemptIndex: number): Promise<
     | { kind: "done"; result: BatchOutcome; response?: unknown }
     | { kind: "retry"; error: string; retryAfterMs?: number; response?: unknown }
   > {
@@ -214,7 +223,11 @@ export class SystemOneClient implements DecisionModel {
     try {
       response = await this.#fetch(this.#url, {
         method: "POST",
-        headers: { "Authorization": `Bearer ${this.#apiKey}`, "Content-Type": "application/json" },
+        headers: {
+          "Authorization": `Bearer ${this.#apiKey}`,
+          "Content-Type": "application/json",
+          [ATTEMPT_HEADER]: String(attemptIndex),
+        },
         body,
         signal,
       });
@@ -230,10 +243,7 @@ export class SystemOneClient implements DecisionModel {
     } catch (error) {
       if (error instanceof TypeError || (error instanceof DOMException && signal.aborted)) {
         const why = signal.aborted ? `not complete after ${this.#settings.timeoutMs} ms` : error.message;
-        return {
-          kind: "done",
-          result: { ok: false, error: `truncated response body (HTTP ${response.status}): ${why}` },
-        };
+        return { kind: "retry", error: `truncated response body (HTTP ${response.status}): ${why}` };
       }
       throw error;
     }
@@ -253,8 +263,8 @@ export class SystemOneClient implements DecisionModel {
     } catch (error) {
       if (error instanceof SyntaxError) {
         return {
-          kind: "done",
-          result: { ok: false, error: `malformed JSON response (HTTP ${response.status}): ${error.message}` },
+          kind: "retry",
+          error: `malformed JSON response (HTTP ${response.status}): ${error.message}`,
           response: text,
         };
       }
@@ -263,11 +273,8 @@ export class SystemOneClient implements DecisionModel {
     const parsed = SystemOneResponseSchema.safeParse(json);
     if (!parsed.success) {
       return {
-        kind: "done",
-        result: {
-          ok: false,
-          error: `response does not match the System One schema: ${describeIssues(parsed.error)}`,
-        },
+        kind: "retry",
+        error: `response does not match the System One schema: ${describeIssues(parsed.error)}`,
         response: json,
       };
     }

@@ -5,6 +5,14 @@
  * @module
  */
 
+/**
+ * Header carrying the 0-based attempt number of one logical call, sent by the chat and decision clients on
+ * every attempt. The reference server's fault mode uses it (when present) instead of counting identical
+ * bodies, so which attempts fault does not depend on timing, on identical requests in flight at once, or on
+ * a connection the HTTP stack silently re-sent.
+ */
+export const ATTEMPT_HEADER = "x-compaction-bench-attempt";
+
 /** Backoff settings. */
 export interface BackoffOptions {
   /** Delay before the first retry (ms). */

@@ -13,6 +13,7 @@ import { readManifest, type RunDir } from "../store/run_dir.ts";
 import { sha256Hex } from "../store/hash.ts";
 import { canonicalBytes } from "../store/canonical.ts";
 import type { Progress } from "./progress.ts";
+import { failedWithCalls, FrozenMismatchError } from "./frozen_check.ts";
 import type { OutputSpecs, OutputValues, StageDef } from "./stage.ts";
 
 /** What identifies one stage execution. */
@@ -101,6 +102,11 @@ export class FrozenRun {
 /** Options of an executor. */
 export interface ExecutorOptions {
   frozen?: FrozenRun;
+  /**
+   * With a frozen run: every provider stage that may reuse frozen nodes must find its node there, or the
+   * executor throws {@link FrozenMismatchError} (frozen_check.ts). Off in check-only mode.
+   */
+  frozenStrict?: boolean;
   /** Do not run provider stages; such a stage without a frozen node becomes invalid ("check-only"). */
   checkOnly?: boolean;
   progress?: Progress;
@@ -122,8 +128,18 @@ export class Executor {
   readonly #options: ExecutorOptions;
   readonly #memo = new Map<string, Promise<NodeResult>>();
   readonly #resumed = new Map<string, Node>();
+  /** Set once a frozen-run refusal was thrown: every later execution is refused at once. */
+  #refusal: FrozenMismatchError | undefined;
   /** Counters of where nodes came from, for the report. */
-  readonly counts = { executed: 0, memo: 0, resume: 0, frozen: 0, skipped_check_only: 0 };
+  readonly counts = {
+    executed: 0,
+    memo: 0,
+    resume: 0,
+    frozen: 0,
+    skipped_check_only: 0,
+    /** Failed frozen provider nodes, never reused (recomputed when they made no call; else refused or skipped). */
+    recomputed_failed: 0,
+  };
 
   /** An executor over `run` (its journal's nodes are reused as resumed). */
   constructor(run: RunDir, options: ExecutorOptions = {}) {
@@ -150,6 +166,16 @@ export class Executor {
   /** Stores a JSON value as a declared-source-free input blob and returns its hash. */
   putJson(value: unknown): Promise<string> {
     return this.run.store.putJson(value);
+  }
+
+  /** Resolves when every execution started so far has finished (after a refusal, before cleaning up). */
+  async settled(): Promise<void> {
+    await Promise.allSettled([...this.#memo.values()]);
+  }
+
+  #refuse(message: string): never {
+    this.#refusal = new FrozenMismatchError(message);
+    throw this.#refusal;
   }
 
   /**
@@ -204,6 +230,7 @@ export class Executor {
 
   /** Runs (or reuses) one stage execution; `fn` receives the node key. */
   execute(call: StageCall, fn: (key: string) => Promise<StageOutcome>): Promise<NodeResult> {
+    if (this.#refusal) return Promise.reject(this.#refusal);
     const key = nodeKey(call.stage, call.version, call.params, call.inputs);
     const existing = this.#memo.get(key);
     if (existing) {
@@ -242,7 +269,34 @@ export class Executor {
     }
     const frozen = this.#options.frozen;
     const frozenNode = frozen?.byKey(key);
-    if (frozen && frozenNode && call.reuseFrozen !== false) {
+    const mayReuse = frozen !== undefined && call.reuseFrozen !== false;
+    // A failed provider node is never reused: one that failed after provider calls cannot be redone without
+    // a new call (refused when strict); one that failed without any call is recomputed from its inputs. (A
+    // pure stage's failure is a function of its inputs: reusing it equals recomputing it.)
+    const failed = call.provider === true && frozenNode !== undefined && frozenNode.status !== "ok";
+    if (mayReuse && this.#options.frozenStrict && call.provider) {
+      if (frozenNode === undefined) {
+        this.#refuse(
+          `--frozen-run ${frozen.path}: ${call.label} is not in the frozen run (its key differs: an option, ` +
+            `the input or the program changed); a frozen run makes no new compression call`,
+        );
+      }
+      if (failed && failedWithCalls(frozenNode)) {
+        this.#refuse(
+          `--frozen-run ${frozen.path}: ${call.label} failed there (${frozenNode.reason ?? "invalid"}); a ` +
+            `frozen run never reuses a failed node and makes no new compression call`,
+        );
+      }
+    }
+    if (mayReuse && failed) {
+      this.counts.recomputed_failed++;
+      progress?.note(
+        failedWithCalls(frozenNode)
+          ? `${call.label}: failed in the frozen run; not reused`
+          : `${call.label}: failed in the frozen run without a provider call; recomputed`,
+      );
+    }
+    if (frozen && frozenNode && mayReuse && !failed) {
       for (const hash of [...Object.values(frozenNode.outputs), ...frozenNode.requests]) {
         await this.store.copyFrom(frozen.store, hash);
       }

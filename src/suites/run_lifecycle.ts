@@ -9,6 +9,7 @@
 import { join } from "node:path";
 import { Executor, type ExecutorOptions, FrozenRun } from "../pipeline/executor.ts";
 import { Progress } from "../pipeline/progress.ts";
+import { FrozenMismatchError } from "../pipeline/frozen_check.ts";
 import { programIdentity } from "../program_identity.ts";
 import { RUN_FORMAT, type RunHeader } from "../store/manifest.ts";
 import { RunDir } from "../store/run_dir.ts";
@@ -203,7 +204,12 @@ export async function withRun<T>(
     quiet: request.quiet,
     names: suite ? (stage) => stageDisplayName(suite, stage) : undefined,
   });
-  const options: ExecutorOptions = { progress, frozen: request.frozen, checkOnly: request.checkOnly };
+  const options: ExecutorOptions = {
+    progress,
+    frozen: request.frozen,
+    checkOnly: request.checkOnly,
+    frozenStrict: request.frozen !== undefined && request.checkOnly !== true,
+  };
   const executor = new Executor(run, options);
   if (resumed) progress.note(`resuming ${run.path}: ${run.nodes.length} completed node(s) in the journal`);
   let result: T;
@@ -212,6 +218,13 @@ export async function withRun<T>(
   } catch (error) {
     progress.end();
     await run.abandon();
+    if (error instanceof FrozenMismatchError && !resumed) {
+      // A refusal writes nothing: once every started execution has finished, the directory this invocation
+      // created goes.
+      await executor.settled();
+      await Deno.remove(run.path, { recursive: true });
+      throw error;
+    }
     progress.note(`run interrupted; continue it with --resume ${run.path}`);
     throw error;
   }

@@ -4,10 +4,13 @@
  * fault kind (each in [0, 1], their sum at most 1); the optional `first=N` limits faults to the first N
  * attempts of each distinct request body (so `500=1,first=1` fails every request once, then answers).
  *
- * Which fault (if any) hits a request is decided by SHA-256 of `${seed}:${sha256(body)}:${attempt}` (attempt =
- * how many times the server has already seen this exact body), read as a number u in [0, 1) and placed on
- * the kinds' cumulative rates in the order of {@link FAULT_KINDS}. The choice therefore does not depend on
- * request order or concurrency.
+ * Which fault (if any) hits a request is decided by SHA-256 of `${seed}:${sha256(body)}:${attempt}`, read as a
+ * number u in [0, 1) and placed on the kinds' cumulative rates in the order of {@link FAULT_KINDS}. `attempt`
+ * is the 0-based attempt number the client declares in the `x-compaction-bench-attempt` header (the
+ * project's chat and decision clients always send it), or else how many times the server has already seen
+ * this exact body. With the header, the faults of each logical request are fixed by the seed, its body and
+ * its attempt number: they do not depend on request order, concurrency, identical requests in flight at once
+ * or a request the HTTP stack re-sent on a fresh connection.
  *
  * Kinds: `429` (with `Retry-After`), `500`, `hang` (no answer until the client gives up), `drop` (the
  * connection is closed without a response), `malformed` (HTTP 200, body not JSON), `truncated` (HTTP 200,

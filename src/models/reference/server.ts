@@ -51,6 +51,7 @@ import type { z } from "zod";
 import type { TokenCounter } from "../../tokens/types.ts";
 import { describeIssues } from "../chat_response.ts";
 import { referenceReply } from "./chat.ts";
+import { ATTEMPT_HEADER } from "../retry_delay.ts";
 import { chooseFault, FAULT_KINDS, type FaultKind, type FaultSpec, sha256Hex } from "./faults.ts";
 import { ReferenceChatRequestSchema, ReferenceSystemOneRequestSchema } from "./schemas.ts";
 import { referenceNouls } from "./systemone.ts";
@@ -319,8 +320,10 @@ export async function startReferenceServer(options: ReferenceServerOptions): Pro
     if (request.method !== "POST") throw new HttpProblem(405, `${path} accepts POST only`);
     const bytes = await readBody(request);
     const bodyHash = sha256Hex(bytes);
-    const attempt = seen.get(bodyHash) ?? 0;
-    seen.set(bodyHash, attempt + 1);
+    const counted = seen.get(bodyHash) ?? 0;
+    seen.set(bodyHash, counted + 1);
+    const declared = request.headers[ATTEMPT_HEADER];
+    const attempt = typeof declared === "string" && /^\d{1,6}$/.test(declared) ? Number(declared) : counted;
     const fault = options.faults ? chooseFault(options.faults, seed, bodyHash, attempt) : undefined;
     if (fault !== undefined) return await injectFault(fault, endpoint, request, response);
     // The delay runs from the request's arrival, computing the reply included: every answer takes

@@ -8,12 +8,16 @@
 import type { HotpotMethod } from "./methods.ts";
 import type { HotpotResultRow } from "./rows.ts";
 import { type HotpotMetrics, METRIC_NAMES } from "./scoring.ts";
+import { exactQuestionMean } from "./exact_mean.ts";
+import { contextsOverCap } from "./support_kept.ts";
 
 /** The aggregate of one method. */
 export interface HotpotMethodAggregate {
   method: HotpotMethod;
   metrics: HotpotMetrics;
-  /** Mean share of gold supporting sentences present verbatim in the answer input (invalid = 0). */
+  /** Answer EM as an exact rational `p/q` (what verdicts compare; `metrics.em` is its nearest double). */
+  em_exact: string;
+  /** Mean share of gold supporting sentences present verbatim in the text the model reads (invalid = 0). */
   sp_survival: number;
   valid: number;
   planned: number;
@@ -21,7 +25,7 @@ export interface HotpotMethodAggregate {
   input_tokens: { mean: number | null; total: number };
   /** Our exact count of the answer inputs (mean over contexts that exist). */
   context_tokens_mean: number | null;
-  /** Answer inputs above the ceiling (only `full` may have any). */
+  /** Distinct answer inputs (contexts, not answers) not within the ceiling (only `full` may have any). */
   over_cap: number;
   compression_usage: { calls: number; input_tokens: number; output_tokens: number };
   /** EM by question type. */
@@ -61,12 +65,13 @@ export function aggregateHotpot(
     return {
       method,
       metrics,
-      sp_survival: questionMeans(mine, (r) => r.sp_survival ?? 0),
+      em_exact: exactQuestionMean(mine, (r) => (r.status === "ok" ? r.metrics.em : 0)).toString(),
+      sp_survival: questionMeans(mine, (r) => (r.status === "ok" ? r.sp_survival ?? 0 : 0)),
       valid: mine.filter((r) => r.status === "ok").length,
       planned: mine.length,
       input_tokens: { mean: inputs.length ? mean(inputs) : null, total: inputs.reduce((a, b) => a + b, 0) },
       context_tokens_mean: contexts.length ? mean(contexts) : null,
-      over_cap: mine.filter((r) => r.within_cap === false).length,
+      over_cap: contextsOverCap(mine),
       compression_usage: compressionUsage[method] ?? { calls: 0, input_tokens: 0, output_tokens: 0 },
       em_by_type: Object.fromEntries(
         types.map((

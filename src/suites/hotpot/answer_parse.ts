@@ -2,12 +2,14 @@
  * Reading a model's answer: parse leniently, score strictly. The answer is expected as a JSON object
  * `{"answer": "...", "supporting_facts": [[title, sentence_id], ...]}`, possibly inside a ```json fence or
  * surrounded by other text. The pairs are kept exactly as given: scoring gives no supporting-fact credit to
- * a pair whose id is not an integer (see scoring.ts).
+ * a pair whose id is not an integer (see scoring.ts); an id written `2.0` or `2e0` is kept as that text, so it
+ * is malformed too (json_ids.ts).
  *
  * @module
  */
 import { z } from "zod";
 import type { HotpotPrediction } from "./scoring.ts";
+import { parseJsonKeepingDecimalIds } from "./json_ids.ts";
 
 /** A parsed model answer. */
 export type ParsedAnswer =
@@ -48,7 +50,7 @@ export function parseModelAnswer(text: string): ParsedAnswer {
   for (const candidate of [...fenced, text, ...objectCandidates(text)]) {
     let json: unknown;
     try {
-      json = JSON.parse(candidate.trim());
+      json = parseJsonKeepingDecimalIds(candidate.trim());
     } catch (error) {
       if (error instanceof SyntaxError) continue;
       throw error;

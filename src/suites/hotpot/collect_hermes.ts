@@ -4,19 +4,20 @@
  * carries (reasoning, timestamps, metadata) is dropped. A final assistant message without tool calls is the
  * agent's answer: it is kept aside, not evaluated.
  *
+ * The first message is kept as it is: it is the agent's own initial system prompt (Hermes' for a Hermes
+ * session), which the collection checks require to be present and record with its hash.
+ *
  * Workspace hashes: a session may carry `workspace_hashes_before` / `workspace_hashes_after` (path → SHA-256);
- * without them both are the hashes of the files the record's workspace must contain.
+ * without them "files unchanged" is not verifiable for that session (recorded as such, never as passed).
  *
  * @module
  */
-import { createHash } from "node:crypto";
 import { z } from "zod";
 import type { HotpotRecord } from "../../data/hotpot_record.ts";
 import { formatIssuePath } from "../../data/hotpot_record.ts";
 import { UsageError } from "../../errors.ts";
 import { type ChatMessage, ChatMessageSchema } from "../../models/messages.ts";
 import type { Collection } from "./trajectory.ts";
-import { fileText, workspaceFiles } from "./workspace.ts";
 
 /** A Hermes session file, as far as this import reads it (other fields are ignored). */
 export const HermesSessionSchema = z.object({
@@ -69,16 +70,12 @@ export function importHermesSession(
     finalAnswer = last.content;
     messages.pop();
   }
-  const expected: Record<string, string> = {};
-  for (const f of workspaceFiles(record.context)) {
-    expected[f.path] = createHash("sha256").update(fileText(f.lines), "utf8").digest("hex");
-  }
   return {
     question_id: record.id,
     source: "hermes",
     messages,
     final_answer: finalAnswer,
-    hashes_before: parsed.data.workspace_hashes_before ?? expected,
-    hashes_after: parsed.data.workspace_hashes_after ?? expected,
+    hashes_before: parsed.data.workspace_hashes_before ?? null,
+    hashes_after: parsed.data.workspace_hashes_after ?? null,
   };
 }

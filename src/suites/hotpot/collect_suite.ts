@@ -10,13 +10,14 @@ import { z } from "zod";
 import { UsageError } from "../../errors.ts";
 import type { HotpotRecord } from "../../data/hotpot_record.ts";
 import type { RunContext } from "../run_lifecycle.ts";
+import { type CollectMode, collectQuestion, sessionSourceName } from "./collect_question.ts";
+import type { CollectionCheck, SystemPromptRecord } from "./collection_checks.ts";
 import { type Corpus, CORPUS_FORMAT, type CorpusQuestion } from "./corpus.ts";
 import type { SelectionOptions } from "./select.ts";
 import type { SelectionReport } from "./stages/select.ts";
 import { hotpotSelectStage } from "./stages/select.ts";
-import { type CollectMode, hotpotCollectStage } from "./stages/collect.ts";
 
-export type { CollectMode } from "./stages/collect.ts";
+export { type CollectMode, sessionSourceName } from "./collect_question.ts";
 
 /** Options of {@link collectCorpus}. */
 export interface CollectOptions {
@@ -55,7 +56,7 @@ export async function collectCorpus(context: RunContext, options: CollectOptions
     inputs: { dataset: datasetHash },
     values: { dataset: null },
   }, { records: () => Promise.resolve(options.records) });
-  const report = selectNode.outputs.report;
+  const report = selectNode.outputs.report as unknown as SelectionReport;
   progress.note(`selection: considered ${report.considered} record(s); removed: ${removedText(report)}`);
   assertQuotaMet(report, options.datasetPath);
   const ids = SelectedSchema.parse(selectNode.outputs.selected).ids;
@@ -66,15 +67,37 @@ export async function collectCorpus(context: RunContext, options: CollectOptions
   try {
     const questions = await Promise.all(ids.map(async (id, index): Promise<CorpusQuestion> => {
       const record = byId.get(id)!;
-      const node = await executor.runStage(hotpotCollectStage, {
-        label: `collect q=${id}`,
-        params: { id, mode: mode.kind, ...(mode.kind === "live" ? { model: mode.model } : {}) },
-        inputs: { dataset: datasetHash },
-        values: { dataset: null },
-        provider: mode.kind === "live",
-      }, { record, workspace: join(workRoot, String(index)), mode });
-      const check = node.outputs.check;
-      const collection = node.outputs.collection;
+      const sessionHash = mode.kind === "hermes" ? run.header.sources[sessionSourceName(id)] : undefined;
+      const node = await executor.execute(
+        {
+          stage: "hotpot-collect",
+          version: 2,
+          label: `collect q=${id}`,
+          params: {
+            id,
+            mode: mode.kind,
+            ...(mode.kind === "live" ? { model: mode.model } : {}),
+            ...(mode.kind === "agent" ? { agent: mode.command } : {}),
+            ...(mode.kind === "agent" && mode.systemPrompt !== undefined
+              ? { agent_system_prompt: mode.systemPrompt }
+              : {}),
+          },
+          inputs: { dataset: datasetHash, ...(sessionHash !== undefined ? { session: sessionHash } : {}) },
+          provider: mode.kind === "live",
+        },
+        async () =>
+          collectQuestion(
+            mode,
+            record,
+            join(workRoot, String(index)),
+            sessionHash === undefined ? null : await run.store.get(sessionHash),
+          ),
+      );
+      const check = node.outputs.check as CollectionCheck | null;
+      const collection = node.outputs.collection as {
+        messages: CorpusQuestion["trajectory"];
+        system_prompt: SystemPromptRecord | null;
+      } | null;
       return {
         id,
         type: record.type,
@@ -82,8 +105,10 @@ export async function collectCorpus(context: RunContext, options: CollectOptions
         question: record.question,
         context: record.context,
         collection: mode.kind,
-        valid: check.valid,
-        ...(check.reason ? { reason: check.reason } : {}),
+        valid: check?.valid === true,
+        ...(check !== null && !check.valid ? { reason: check.reason } : {}),
+        system_prompt: collection?.system_prompt ?? null,
+        files_unchanged: check?.files_unchanged ?? "not verifiable",
         trajectory: collection?.messages ?? [],
       };
     }));
@@ -97,6 +122,7 @@ export async function collectCorpus(context: RunContext, options: CollectOptions
         min_chars: options.selection.minChars,
         max_chars: options.selection.maxChars,
         collection: mode.kind,
+        ...(mode.kind === "agent" ? { agent: mode.command } : {}),
       },
       selection: {
         considered: report.considered,

@@ -1,9 +1,12 @@
 /**
  * The checks every collected trajectory must pass before it is evaluated. A failed check marks the
  * question invalid with the reason(s):
- * - the system prompt is present (first message, role `system`, non-empty; equal to `systemPrompt` if given);
+ * - the agent's initial system prompt is present: the first message is a non-empty `system` message. It is
+ *   the agent's own prompt (Hermes' for a Hermes session), recorded and hashed — never compared with ours;
  * - every tool call is paired with exactly one later tool result, and every tool result with a call;
- * - the workspace files were as the record says before the collection and unchanged after it (SHA-256);
+ * - the workspace files were as the record says before the collection and unchanged after it (SHA-256). A
+ *   collection that carries no workspace hashes (an imported session without them) cannot show this: it is
+ *   recorded as `files_unchanged: "not verifiable"`, never as passed, and the content checks below still run;
  * - every line a `read_file` result shows equals that line of the file (no truncated or altered line);
  * - every article was read whole: each line of each file appears in some `read_file` result.
  *
@@ -11,17 +14,31 @@
  */
 import { createHash } from "node:crypto";
 import type { HotpotRecord } from "../../data/hotpot_record.ts";
+import type { ChatMessage } from "../../models/messages.ts";
 import { parseNumberedLines, ReadFileArgsSchema, ReadFileResultSchema } from "./read_file.ts";
 import type { Collection } from "./trajectory.ts";
 import { fileText, type WorkspaceFile, workspaceFiles } from "./workspace.ts";
 
-/** The verdict on one collection. */
-export type CollectionCheck = { valid: true } | { valid: false; reason: string };
+/** Whether the workspace was shown unchanged: by hashes taken around the collection, or not at all. */
+export type FilesUnchanged = "verified" | "not verifiable";
 
-/** Options of {@link checkCollection}. */
-export interface CheckOptions {
-  /** The exact system prompt required (default: any non-empty system prompt). */
-  systemPrompt?: string;
+/** The verdict on one collection. */
+export type CollectionCheck =
+  & ({ valid: true } | { valid: false; reason: string })
+  & { files_unchanged: FilesUnchanged };
+
+/** The agent's initial system prompt as recorded with a trajectory. */
+export interface SystemPromptRecord {
+  text: string;
+  /** SHA-256 (hex) of the prompt's UTF-8 bytes. */
+  sha256: string;
+}
+
+/** The initial system prompt of a trajectory: its first message when that is a non-empty system message. */
+export function initialSystemPrompt(messages: readonly ChatMessage[]): SystemPromptRecord | null {
+  const first = messages[0];
+  if (first === undefined || first.role !== "system" || !first.content) return null;
+  return { text: first.content, sha256: createHash("sha256").update(first.content, "utf8").digest("hex") };
 }
 
 /** "3", "3-5" style ranges of sorted 1-based line numbers. */
@@ -56,19 +73,12 @@ function resultContent(content: string): { content: string; truncated: boolean }
 }
 
 /** Checks a collection of `record` (see the module documentation for the rules). */
-export function checkCollection(
-  collection: Collection,
-  record: HotpotRecord,
-  options: CheckOptions = {},
-): CollectionCheck {
+export function checkCollection(collection: Collection, record: HotpotRecord): CollectionCheck {
   const reasons: string[] = [];
   const messages = collection.messages;
 
-  const first = messages[0];
-  if (first === undefined || first.role !== "system" || !first.content) {
-    reasons.push("system prompt missing");
-  } else if (options.systemPrompt !== undefined && first.content !== options.systemPrompt) {
-    reasons.push("system prompt differs from the protocol's");
+  if (initialSystemPrompt(messages) === null) {
+    reasons.push("initial system prompt missing (the first message must be a non-empty system message)");
   }
 
   const calls = new Map<string, { name: string; arguments: string; results: string[] }>();
@@ -99,14 +109,19 @@ export function checkCollection(
   }
 
   const files = workspaceFiles(record.context);
+  const hashesBefore = collection.hashes_before;
+  const hashesAfter = collection.hashes_after;
+  const filesUnchanged: FilesUnchanged = hashesBefore !== null && hashesAfter !== null
+    ? "verified"
+    : "not verifiable";
   for (const f of files) {
     const expected = createHash("sha256").update(fileText(f.lines), "utf8").digest("hex");
-    const before = collection.hashes_before[f.path];
-    const after = collection.hashes_after[f.path];
-    if (before !== expected) {
+    if (hashesBefore !== null && hashesBefore[f.path] !== expected) {
       reasons.push(`workspace file ${f.path} did not match its article before collection`);
     }
-    if (after !== before) reasons.push(`workspace file ${f.path} changed during collection`);
+    if (hashesBefore !== null && hashesAfter !== null && hashesAfter[f.path] !== hashesBefore[f.path]) {
+      reasons.push(`workspace file ${f.path} changed during collection`);
+    }
   }
 
   const covered = new Map<string, Set<number>>(files.map((f) => [f.path, new Set<number>()]));
@@ -150,5 +165,7 @@ export function checkCollection(
       );
     }
   }
-  return reasons.length === 0 ? { valid: true } : { valid: false, reason: reasons.join("; ") };
+  return reasons.length === 0
+    ? { valid: true, files_unchanged: filesUnchanged }
+    : { valid: false, reason: reasons.join("; "), files_unchanged: filesUnchanged };
 }

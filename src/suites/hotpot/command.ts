@@ -17,6 +17,14 @@ import { HOTPOT_COLLECT_SUITE, HOTPOT_SUITE } from "./definition.ts";
 import { HOTPOT_METHODS, type HotpotMethod } from "./methods.ts";
 import { DEFAULT_HOTPOT_RUN, runHotpot } from "./run_suite.ts";
 import { DEFAULT_SELECTION } from "./select.ts";
+import { assertHotpotFrozen } from "./frozen_protocol.ts";
+import {
+  agentMode,
+  assertSomeValid,
+  chooseCollectionMode,
+  collectionSummaryLines,
+  readHermesSessions,
+} from "./collect_mode.ts";
 
 /** The demo dataset shipped in fixtures/. */
 export const DEMO_DATASET = assetPath("fixtures/hotpot/demo.parquet");
@@ -32,24 +40,15 @@ export interface HotpotCollectOptions extends RunCommandOptions {
   "max-chars"?: number;
   scripted?: boolean;
   "hermes-sessions"?: string;
+  agent?: string;
+  "agent-timeout"?: number;
+  "agent-system-prompt"?: string;
   tokenizer?: string;
 }
 
 /** `hotpot collect`: returns the run directory. */
 export async function hotpotCollect(options: HotpotCollectOptions, argv: string[]): Promise<string> {
-  const modes =
-    [options.scripted, options.live, options["hermes-sessions"] !== undefined].filter(Boolean).length;
-  if (modes > 1) {
-    throw new UsageError("hotpot collect: choose one of --scripted, --live and --hermes-sessions");
-  }
-  if (options["hermes-sessions"] !== undefined) {
-    const dir = options["hermes-sessions"];
-    const info = await Deno.stat(dir).catch((error) => {
-      if (error instanceof Deno.errors.NotFound) throw new UsageError(`--hermes-sessions ${dir}: not found`);
-      throw error;
-    });
-    if (!info.isDirectory) throw new UsageError(`--hermes-sessions ${dir}: not a directory`);
-  }
+  const modeKind = chooseCollectionMode(options);
   const datasetPath = options.dataset ?? DEMO_DATASET;
   // Recorded in corpus.json: the path as given, or a name for the embedded data that does not depend on where
   // the program is installed (so the corpus, and every key after it, is the same on every machine).
@@ -73,14 +72,19 @@ export async function hotpotCollect(options: HotpotCollectOptions, argv: string[
   if (selection.minChars > selection.maxChars) throw new UsageError("--min-chars is larger than --max-chars");
   // A selection that cannot fill its quotas is bad input: refuse it before anything is written.
   assertQuotaMet(selectionReport(records, selection).report, datasetLabel);
+  const sessions = modeKind === "hermes"
+    ? await readHermesSessions(
+      options["hermes-sessions"]!,
+      selectionReport(records, selection).ids.map((id) => records.find((r) => r.id === id)!),
+    )
+    : {};
   const counter = await loadTokenCounter(options.tokenizer);
-  const live = options.live === true;
-  const models = live ? await setupModels(options, counter) : null;
-  const mode: CollectMode = live
+  const models = modeKind === "live" ? await setupModels(options, counter) : null;
+  const mode: CollectMode = modeKind === "live"
     ? { kind: "live", chat: models!.chat, model: models!.description.chat_model }
-    : options["hermes-sessions"] !== undefined
-    ? { kind: "hermes", dir: options["hermes-sessions"] }
-    : { kind: "scripted" };
+    : modeKind === "agent"
+    ? await agentMode(options)
+    : { kind: modeKind };
   const finished = await runSuite(
     {
       suite: HOTPOT_COLLECT_SUITE,
@@ -89,9 +93,15 @@ export async function hotpotCollect(options: HotpotCollectOptions, argv: string[
       output: options.output,
       resume: options.resume,
       quiet: options.quiet,
-      protocol: { suite: "hotpot", stage: "collect", selection, collection: mode.kind },
+      protocol: {
+        suite: "hotpot",
+        stage: "collect",
+        selection,
+        collection: mode.kind,
+        ...(mode.kind === "agent" ? { agent: mode.command } : {}),
+      },
       tokenizer: { name: counter.name, hash: counter.hash },
-      sources: { dataset: bytes },
+      sources: { dataset: bytes, ...sessions },
       models: models ?? undefined,
     },
     async (context) => {
@@ -102,17 +112,10 @@ export async function hotpotCollect(options: HotpotCollectOptions, argv: string[
         selection,
         mode,
       });
-      const valid = corpus.questions.filter((q) => q.valid).length;
-      return {
-        result: corpus,
-        files: {},
-        lines: [
-          `collected ${valid}/${corpus.questions.length} valid trajectories`,
-          `corpus: ${context.run.path}/corpus.json`,
-        ],
-      };
+      return { result: corpus, files: {}, lines: collectionSummaryLines(corpus, context.run.path) };
     },
   );
+  assertSomeValid(finished.result);
   return finished.path;
 }
 
@@ -148,6 +151,15 @@ export async function hotpotRunCommand(options: HotpotRunCommandOptions, argv: s
     throw new UsageError("--reserve must be smaller than --input-cap");
   }
   const models = await setupModels(options, counter, checkOnly, frozen?.manifest.protocol);
+  if (frozen && !checkOnly) {
+    const ours = { tokenizerHash: counter.hash, corpusHash: sha256Hex(bytes), models: models.description };
+    try {
+      assertHotpotFrozen(frozen, { ...ours, options: runOptions });
+    } catch (error) {
+      await models.close();
+      throw error;
+    }
+  }
   const finished = await runSuite(
     {
       suite: HOTPOT_SUITE,

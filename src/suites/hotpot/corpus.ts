@@ -14,6 +14,9 @@ import { ChatMessageSchema } from "../../models/messages.ts";
 /** Format tag of corpus files. */
 export const CORPUS_FORMAT = "compaction-bench/hotpot-corpus@1";
 
+/** How the trajectories were collected (see collect_suite.ts). */
+export const CollectionModeSchema = z.enum(["scripted", "live", "hermes", "agent"]);
+
 /** One selected question's public part. */
 export const CorpusQuestionSchema = z.object({
   id: z.string(),
@@ -21,9 +24,13 @@ export const CorpusQuestionSchema = z.object({
   level: z.string(),
   question: z.string(),
   context: z.array(ArticleSchema),
-  collection: z.enum(["scripted", "live", "hermes"]),
+  collection: CollectionModeSchema,
   valid: z.boolean(),
   reason: z.string().optional(),
+  /** The agent's initial system prompt (its own, not this program's), with its SHA-256; null when absent. */
+  system_prompt: z.object({ text: z.string(), sha256: z.string() }).nullable().optional(),
+  /** Whether "files unchanged" was shown by workspace hashes ("not verifiable" for sessions without them). */
+  files_unchanged: z.enum(["verified", "not verifiable"]).optional(),
   trajectory: z.array(ChatMessageSchema),
 });
 /** One selected question's public part. */
@@ -47,7 +54,9 @@ export const CorpusSchema = z.object({
     comparison: z.number().int(),
     min_chars: z.number().int(),
     max_chars: z.number().int(),
-    collection: z.enum(["scripted", "live", "hermes"]),
+    collection: CollectionModeSchema,
+    /** The outside agent's command, for `--agent exec:CMD` collections. */
+    agent: z.string().optional(),
   }),
   selection: z.object({
     considered: z.number().int(),

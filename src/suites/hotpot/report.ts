@@ -7,6 +7,16 @@
 import { type Cell, markdownTable } from "../../report/markdown_table.ts";
 import type { HotpotMethodAggregate } from "./aggregate.ts";
 import type { Corpus } from "./corpus.ts";
+import { hypothesisVerdictText } from "./hypothesis.ts";
+import {
+  COLLECTION_HEADERS,
+  collectionModeText,
+  collectionRows,
+  distinctSystemPrompts,
+  filesUnchangedText,
+  HOTPOT_CAVEATS,
+  hotpotReportTitle,
+} from "./report_protocol.ts";
 
 /** What the report states about the run besides the aggregates. */
 export interface HotpotReportMeta {
@@ -55,34 +65,9 @@ export function hotpotResultRows(aggregates: readonly HotpotMethodAggregate[]): 
   ]);
 }
 
-/** The hypothesis verdict, stated descriptively. */
+/** The hypothesis verdict, stated descriptively; it compares exact EM rationals (see hypothesis.ts). */
 export function hypothesisText(aggregates: readonly HotpotMethodAggregate[]): string {
-  const em = (m: string) => aggregates.find((a) => a.method === m)?.metrics.em;
-  const fusion = em("jev+summary");
-  const jev = em("jev");
-  const summary = em("summary");
-  const full = em("full");
-  const claim =
-    "Predeclared hypothesis: Jev+Summary exceeds both compressed baselines (Jev, Summary) in answer " +
-    "EM and is within 5 points of Full.";
-  if ([fusion, jev, summary, full].some((v) => v === undefined)) {
-    return `${claim}\n\nNot evaluated: this run did not include all four methods.`;
-  }
-  const beats = fusion! > jev! && fusion! > summary!;
-  const close = full! - fusion! <= 0.05;
-  const verdict = beats && close
-    ? "The observed numbers agree with it"
-    : "The observed numbers do not agree with it";
-  const gap = 100 * (full! - fusion!);
-  const relation = gap >= 0
-    ? `${gap.toFixed(1)} points below Full`
-    : `${(-gap).toFixed(1)} points above Full`;
-  const observed = `Observed EM: Jev+Summary ${pct(fusion!)}, Jev ${pct(jev!)}, Summary ${pct(summary!)}, ` +
-    `Full ${pct(full!)}.`;
-  const comparison =
-    `Jev+Summary ${beats ? "exceeds" : "does not exceed"} both compressed baselines and is ` +
-    `${relation} (${close ? "within" : "not within"} 5 points of it).`;
-  return `${claim}\n\n${observed} ${comparison} ${verdict} (descriptive only: no significance test).`;
+  return hypothesisVerdictText(aggregates);
 }
 
 /** Renders REPORT.md. */
@@ -116,13 +101,19 @@ export function hotpotReportMarkdown(
       `weak extractive baseline (BM25 relevance, extractive summaries and answers). It never sees gold labels. ` +
       `They show the harness works end to end; they say nothing about any real LLM.\n`
     : "";
-  return `# hotpot: compaction under a ${meta.inputCap}-token answer-input ceiling
+  const unverifiable = filesUnchangedText(c);
+  const prompts = distinctSystemPrompts(c).map((p) =>
+    `- \`${p.sha256}\` (${p.questions} question(s)):\n\n  > ${p.text.replace(/\n/g, "\n  > ")}`
+  ).join("\n");
+  return `# ${hotpotReportTitle(c, meta.inputCap)}
 ${reference}
 - Dataset: \`${c.dataset.path}\` (sha256 \`${c.dataset.sha256}\`, ${c.dataset.records} records)
 - Selection: seed ${c.protocol.seed}, ${c.protocol.bridge} bridge + ${c.protocol.comparison} comparison,
   ${c.protocol.min_chars}–${c.protocol.max_chars} evidence characters; considered ${c.selection.considered}; removed
   by filter: ${removed}
-- Collection: ${c.protocol.collection}; ${c.questions.length - invalid.length}/${c.questions.length} valid
+- Collection: ${collectionModeText(c)}; ${c.questions.length - invalid.length}/${c.questions.length} valid${
+    unverifiable ? `; ${unverifiable}` : ""
+  }
 ${invalid.map((q) => `  - ${q.id}: ${q.reason}`).join("\n")}
 - Models: chat \`${meta.models.chat_model}\`, decision \`${meta.models.decision_model}\` (${meta.models.note})
 - Tokenizer: ${meta.tokenizer}; ceiling ${meta.inputCap} tokens (reserve ${meta.reserve}) on the complete answer input
@@ -131,8 +122,10 @@ ${invalid.map((q) => `  - ${q.id}: ${q.reason}`).join("\n")}
 ## Results
 
 Percentages; answers averaged within a question, then questions equally; invalid conditions count zero.
-"gold SP kept" is LLM-free: the share of gold supporting sentences present verbatim in the answer input.
-Input tokens are the provider's reported prompt tokens of the answer calls.
+"gold SP kept" is LLM-free: the share of gold supporting sentences present verbatim in the text the model
+reads (tool results decoded from their JSON), the same for every method; zero for invalid conditions.
+Input tokens are the provider's reported prompt tokens of the answer calls. "over cap" counts answer inputs
+(contexts, not answers) not within the ceiling (exact count plus reserve above the ceiling).
 
 ${table}
 
@@ -150,5 +143,19 @@ Jev+Summary within a generation and counted in both rows.)
 ## Hypothesis
 
 ${hypothesisText(aggregates)}
+
+## Caveats
+
+${HOTPOT_CAVEATS.map((line) => `- ${line}`).join("\n")}
+
+## Collected trajectories
+
+Each trajectory's initial system prompt is the collecting agent's own (recorded and hashed, never replaced).
+
+${markdownTable(COLLECTION_HEADERS, collectionRows(c))}
+
+System prompts:
+
+${prompts || "(none)"}
 `;
 }

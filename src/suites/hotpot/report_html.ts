@@ -7,6 +7,15 @@
  */
 import type { HotpotMethodAggregate } from "./aggregate.ts";
 import { HOTPOT_RESULT_HEADERS, type HotpotReportMeta, hotpotResultRows, hypothesisText } from "./report.ts";
+import {
+  COLLECTION_HEADERS,
+  collectionModeText,
+  collectionRows,
+  distinctSystemPrompts,
+  filesUnchangedText,
+  HOTPOT_CAVEATS,
+  hotpotReportTitle,
+} from "./report_protocol.ts";
 import { barChart } from "../../report/charts.ts";
 import {
   banner,
@@ -35,7 +44,9 @@ function runFacts(meta: HotpotReportMeta) {
     safeHtml`Selection: seed ${p.seed}, ${p.bridge} bridge + ${p.comparison} comparison, ${p.min_chars}–${p.max_chars} evidence characters; considered ${c.selection.considered}; removed by filter: ${
       removed || "none"
     }`,
-    safeHtml`Collection: ${p.collection}; ${c.questions.length - invalid.length}/${c.questions.length} valid${
+    safeHtml`Collection: ${collectionModeText(c)}; ${
+      c.questions.length - invalid.length
+    }/${c.questions.length} valid${filesUnchangedText(c) ? `; ${filesUnchangedText(c)}` : ""}${
       invalid.length > 0
         ? safeHtml`<ul>${invalid.map((q) => safeHtml`<li>${q.id}: ${q.reason ?? "invalid"}</li>`)}</ul>`
         : ""
@@ -107,7 +118,7 @@ function tokensChart(aggregates: readonly HotpotMethodAggregate[], meta: HotpotR
 
 /** Renders report.html for a hotpot run (self-contained, deterministic; see the module notes). */
 export function hotpotReportHtml(aggregates: HotpotMethodAggregate[], meta: HotpotReportMeta): string {
-  const title = `hotpot: compaction under a ${meta.inputCap}-token answer-input ceiling`;
+  const title = hotpotReportTitle(meta.corpus, meta.inputCap);
   const reference = meta.models.mode === "reference"
     ? banner(
       safeHtml`<strong>Reference model.</strong> These numbers come from the built-in deterministic reference model, an honest but weak extractive baseline (BM25 relevance, extractive summaries and answers), not an LLM. It never sees gold labels. They show the harness works end to end; they say nothing about any real LLM.`,
@@ -121,8 +132,10 @@ ${runFacts(meta)}
 ${
     paragraphs(
       "Percentages; answers averaged within a question, then questions equally; invalid conditions count zero. " +
-        '"gold SP kept" is LLM-free: the share of gold supporting sentences present verbatim in the answer input. ' +
-        "Input tokens are the provider's reported prompt tokens of the answer calls.",
+        '"gold SP kept" is LLM-free: the share of gold supporting sentences present verbatim in the text the model ' +
+        "reads (tool results decoded from their JSON), the same for every method; zero for invalid conditions. " +
+        "Input tokens are the provider's reported prompt tokens of the answer calls. " +
+        '"over cap" counts answer inputs (contexts, not answers) not within the ceiling.',
       "note",
     )
   }${resultsTable(aggregates)}
@@ -140,6 +153,22 @@ ${
     )
   }
 <h2>Hypothesis</h2>
-${paragraphs(hypothesisText(aggregates))}`;
+${paragraphs(hypothesisText(aggregates))}
+<h2>Caveats</h2>
+${factList(HOTPOT_CAVEATS)}
+<h2>Collected trajectories</h2>
+${
+    paragraphs(
+      "Each trajectory's initial system prompt is the collecting agent's own (recorded and hashed, never replaced).",
+      "note",
+    )
+  }${htmlTable(COLLECTION_HEADERS, collectionRows(meta.corpus))}
+${
+    factList(
+      distinctSystemPrompts(meta.corpus).map((p) =>
+        safeHtml`${code(p.sha256)} (${p.questions} question(s)): ${p.text}`
+      ),
+    )
+  }`;
   return htmlPage({ title, body });
 }

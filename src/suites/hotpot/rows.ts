@@ -23,7 +23,7 @@ export interface HotpotResultRow {
   /** Our exact count of the answer input. */
   context_tokens: number | null;
   within_cap: boolean | null;
-  /** Share of gold supporting sentences present verbatim in the answer input. */
+  /** Share of gold supporting sentences present verbatim in the text the model reads (support_kept.ts). */
   sp_survival: number | null;
   /** Hash of the answer-input blob. */
   context_hash: string | null;

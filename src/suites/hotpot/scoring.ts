@@ -11,8 +11,9 @@
  *   for the joint metrics; averages divide by the number of gold questions.
  *
  * One deliberate difference, the protocol's: a supporting-fact pair whose id is not an integer (a boolean,
- * 1.5, the string "3") or that is not a `[string, id]` pair earns no credit — it counts as a wrong
- * prediction. Python's set semantics would count `true` as 1; JSON `3.0` parses to 3 in both.
+ * 1.5, the string "3", or an integer written as a decimal, `3.0` or `3e0`, which answer parsing keeps as its
+ * text — see json_ids.ts) or that is not a `[string, id]` pair earns no credit — it counts as a wrong
+ * prediction. Python's set semantics would count `true` as 1 and `3.0` as 3.
  *
  * @module
  */

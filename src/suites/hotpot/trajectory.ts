@@ -42,8 +42,9 @@ export function openingMessages(
   ];
 }
 
-/** How a trajectory was collected. */
-export type CollectionSource = "scripted" | "live" | "hermes";
+/** How a trajectory was collected: our scripted reader, our live agent loop, imported Hermes sessions, or an
+ * outside agent run through `--agent exec:CMD`. */
+export type CollectionSource = "scripted" | "live" | "hermes" | "agent";
 
 /** A collected trajectory of one question. */
 export interface Collection {
@@ -53,9 +54,12 @@ export interface Collection {
   messages: ChatMessage[];
   /** The agent's final answer, kept aside (null when there was none). */
   final_answer: string | null;
-  /** SHA-256 of each workspace file before and after the collection, keyed by path. */
-  hashes_before: Record<string, string>;
-  hashes_after: Record<string, string>;
+  /**
+   * SHA-256 of each workspace file before and after the collection, keyed by path; null when the collection
+   * cannot show them (an imported session without workspace hashes): "files unchanged" is then not verifiable.
+   */
+  hashes_before: Record<string, string> | null;
+  hashes_after: Record<string, string> | null;
   /** Why the agent stopped (live collections). */
   stop_reason?: "answered" | "step_cap" | "model_error";
   /** The model error, when `stop_reason` is `model_error`. */

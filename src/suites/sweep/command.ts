@@ -14,6 +14,7 @@ import { loadSweepFixture } from "./fixture.ts";
 import { DEFAULT_SWEEP_TRAJECTORY } from "./oracle.ts";
 import { DEFAULT_SWEEP_RUN, runSweep } from "./run_suite.ts";
 import { assertSandboxAvailable } from "./sandbox.ts";
+import { assertSweepFrozen } from "./frozen_protocol.ts";
 
 /** The parsed options of `sweep run`. */
 export interface SweepRunCommandOptions extends RunCommandOptions {
@@ -29,7 +30,7 @@ export interface SweepRunCommandOptions extends RunCommandOptions {
 
 /** `sweep run`: returns the run directory. */
 export async function sweepRunCommand(options: SweepRunCommandOptions, argv: string[]): Promise<string> {
-  assertSandboxAvailable();
+  await assertSandboxAvailable();
   const fixture = await loadSweepFixture(options.trajectory ?? assetPath(DEFAULT_SWEEP_TRAJECTORY));
   const runOptions = {
     ...DEFAULT_SWEEP_RUN,
@@ -48,6 +49,15 @@ export async function sweepRunCommand(options: SweepRunCommandOptions, argv: str
   const counter = await loadTokenCounter(options.tokenizer);
   const trajectoryBytes = await Deno.readFile(fixture.path);
   const models = await setupModels(options, counter, checkOnly, frozen?.manifest.protocol);
+  if (frozen && !checkOnly) {
+    const ours = { tokenizerHash: counter.hash, fixtureHash: fixture.hash, models: models.description };
+    try {
+      assertSweepFrozen(frozen, { ...ours, options: runOptions });
+    } catch (error) {
+      await models.close();
+      throw error;
+    }
+  }
   const finished = await runSuite(
     {
       suite: SWEEP_SUITE,

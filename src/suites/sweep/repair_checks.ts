@@ -1,6 +1,7 @@
 /**
  * The six executable repair checks. Each runs the answer's repair in the sandbox against one scripted
- * fake-gateway scenario and asserts one behaviour from the runbook and the configuration:
+ * fake-gateway scenario and asserts one behaviour from the runbook and the configuration, judged from
+ * what the host-side gateway recorded:
  *
  * | check | scenario | passes when |
  * | --- | --- | --- |
@@ -18,7 +19,7 @@
 import type { GatewayObservation, GatewayScenario } from "./fake_payment_client.ts";
 import type { RepairSpec } from "./oracle.ts";
 import { extractRepair } from "./repair_extract.ts";
-import { runInSandbox, type SandboxLimits } from "./sandbox.ts";
+import { runChecksInSandbox, type SandboxLaunch, type SandboxLimits } from "./sandbox.ts";
 
 /** The outcome of one repair check. */
 export interface RepairCheck {
@@ -206,13 +207,15 @@ export const REPAIR_CHECKS: readonly CheckDefinition[] = [
 ];
 
 /**
- * Extracts the repair from `answer` and runs the six checks, each in its own sandboxed worker, one after
- * another. Never throws for what the answer contains.
+ * Extracts the repair from `answer` and runs the six checks one after another in a sandbox child process
+ * (one per answer; each check loads the repair afresh; see sandbox.ts). Never throws for what the answer
+ * contains.
  */
 export async function runRepairChecks(
   answer: string,
   spec: RepairSpec,
   limits: SandboxLimits = {},
+  launch?: SandboxLaunch,
 ): Promise<RepairCheckReport> {
   const extraction = extractRepair(answer, spec.functionName);
   if (!extraction.ok) {
@@ -222,9 +225,15 @@ export async function runRepairChecks(
       error: extraction.error,
     };
   }
+  const outcomes = await runChecksInSandbox(
+    extraction.source,
+    REPAIR_CHECKS.map((check) => check.scenario),
+    limits,
+    launch,
+  );
   const checks: RepairCheck[] = [];
-  for (const check of REPAIR_CHECKS) {
-    const outcome = await runInSandbox(extraction.source, check.scenario, limits);
+  for (const [index, check] of REPAIR_CHECKS.entries()) {
+    const outcome = outcomes[index];
     if (outcome.status !== "completed") {
       checks.push({ name: check.name, passed: false, detail: `${outcome.status}: ${outcome.error}` });
       continue;

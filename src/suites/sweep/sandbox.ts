@@ -1,169 +1,420 @@
 /**
- * Runs model-written repair code against the fake gateway, isolated:
+ * Runs model-written repair code against the fake gateway in a separate, bounded process (the host side of
+ * the repair sandbox; the child is sandbox_child.ts). See docs/ARCHITECTURE.md "The repair sandbox: threat
+ * model" for what each layer stops.
  *
- * 1. a Deno Worker with `permissions: "none"` (no files, network, environment, subprocesses, FFI);
- * 2. inside it, a fresh `node:vm` realm holding only ECMAScript built-ins and the fake client, with a CPU
- *    timeout that covers the repair's whole async chain (see sandbox_worker.ts);
- * 3. a wall-clock deadline in the parent that calls `worker.terminate()` and reports a failure.
- *
- * Deno 2.9's `terminate()` does not stop a worker that is busy in JavaScript (denoland/deno#35657): such a
- * worker keeps its core (and keeps allocating) until the process exits. That is why the vm timeout, which
- * interrupts the isolate from a watchdog thread, is the layer that actually stops loops and runaway
- * allocation; the parent's deadline is the backstop for everything else (e.g. a worker that never answers).
+ * - One child per answer runs that answer's checks one after another, each in a fresh `node:vm` realm;
+ *   a child that dies, breaks the channel or passes a deadline fails the check it was running, and the
+ *   next check gets a fresh child. Only one child runs at a time in this process.
+ * - The child is started through `prlimit --data` (an OS bound on its data segment: typed arrays and
+ *   strings included), with no `--allow-*` permission, `--v8-flags=--max-old-space-size`, an empty
+ *   environment but for PATH/HOME/DENO_DIR, and is killed with SIGKILL on each check's wall-clock deadline.
+ * - The gateway's record lives here (fake_payment_client.ts). The child answers the repair's calls from a
+ *   replica of the same gateway code and reports each call, with its answer, over line-delimited JSON on
+ *   stdout (it never waits on the host, so a busy host cannot make a check time out); every line is read
+ *   with a byte cap, parsed and checked with zod (sandbox_protocol.ts), replayed on the host's gateway
+ *   (a different answer is a protocol violation), and the verdict is computed from this side's own record.
+ * - In the single binary (`Deno.build.standalone`) there is no `deno` to run a module with, so the host
+ *   starts the binary itself with the hidden command {@link REPAIR_SANDBOX_COMMAND}; the child revokes
+ *   every permission the binary was built with before it reads any repair, and the heap limit is passed as
+ *   `DENO_V8_FLAGS`.
  *
  * @module
  */
-import { z } from "zod";
+import { fileURLToPath } from "node:url";
+import { isDeepStrictEqual } from "node:util";
+import pLimit from "p-limit";
 import { UsageError } from "../../errors.ts";
 import {
+  createHostGateway,
   type GatewayObservation,
   type GatewayScenario,
   GatewayScenarioSchema,
 } from "./fake_payment_client.ts";
-import type { SandboxReply, SandboxRequest } from "./sandbox_worker.ts";
+import { REPAIR_SANDBOX_COMMAND } from "./sandbox_child.ts";
+import {
+  ChildMessageSchema,
+  MAX_CHILD_LINE_BYTES,
+  MAX_CHILD_LINES_PER_CHECK,
+  MAX_REPORTED_SLEEPS,
+  MAX_REPORTED_TEXT,
+} from "./sandbox_protocol.ts";
+
+export { REPAIR_SANDBOX_COMMAND };
+
+/** RLIMIT_DATA of the child (bytes): 1 GiB. Deno needs more than 512 MB to start. */
+export const CHILD_DATA_LIMIT_BYTES = 1024 ** 3;
+/** V8 old-space limit of the child (MB). */
+export const CHILD_HEAP_LIMIT_MB = 256;
 
 /** Limits of one sandbox run. */
 export interface SandboxLimits {
-  /** Wall-clock deadline of the whole run, enforced with `worker.terminate()` (default 2000 ms). */
+  /** Wall-clock deadline of each check, after which the child is killed (default 2000 ms). */
   deadlineMs?: number;
-  /** CPU timeout of each evaluation step inside the worker's vm realm (default 500 ms). */
+  /** CPU timeout of each evaluation step inside the child's vm realm (default 500 ms). */
   cpuTimeoutMs?: number;
+  /** How long a fresh child may take to say it is ready, before any repair is sent (default 30000 ms). */
+  startupMs?: number;
 }
 
-/** The outcome of one sandbox run. */
+/** The outcome of one check. */
 export type SandboxOutcome =
   | { status: "completed"; observation: GatewayObservation; elapsed_ms: number }
   | { status: "failed"; error: string; elapsed_ms: number }
   | { status: "deadline"; error: string; elapsed_ms: number };
 
-const JsonScalarSchema = z.union([z.string(), z.number(), z.boolean(), z.null()]);
+/** How a child is started (a test may start something else to play a hostile child). */
+export interface SandboxLaunch {
+  command: string;
+  args: string[];
+  env: Record<string, string>;
+}
 
-/** The observation posted by the worker: validated, because the repair ran in the same worker. */
-export const GatewayObservationSchema: z.ZodType<GatewayObservation> = z.object({
-  runs: z.array(z.object({
-    orderId: z.string(),
-    state: z.enum(["returned", "threw", "pending"]),
-    chargeId: z.string().optional(),
-    error: z.object({
-      code: JsonScalarSchema,
-      name: z.string(),
-      message: z.string(),
-      fromGateway: z.boolean(),
-    }).optional(),
-  })),
-  events: z.array(z.discriminatedUnion("type", [
-    z.object({
-      type: z.literal("charge"),
-      orderId: z.string(),
-      attempt: z.number(),
-      idempotencyKey: JsonScalarSchema,
-      timeoutMs: JsonScalarSchema,
-      outcome: z.string(),
-    }),
-    z.object({ type: z.literal("sleep"), orderId: z.string(), ms: JsonScalarSchema }),
-  ])),
-  ledger: z.array(
-    z.object({ chargeId: z.string(), orderId: z.string(), idempotencyKey: z.string().nullable() }),
-  ),
-  callLimitHit: z.boolean(),
-});
+/** The sandbox child could not be started or did not get ready; no answer's code had been sent to it. */
+export class SandboxUnavailableError extends Error {
+  constructor(message: string, options?: ErrorOptions) {
+    super(message, options);
+    this.name = "SandboxUnavailableError";
+  }
+}
 
-const WORKER_URL = new URL("./sandbox_worker.ts", import.meta.url);
+const CHILD_MODULE = new URL("./sandbox_child.ts", import.meta.url);
+
+function envValue(name: string): string | undefined {
+  try {
+    return Deno.env.get(name);
+  } catch (error) {
+    if (error instanceof Deno.errors.NotCapable) return undefined;
+    throw error;
+  }
+}
+
+/** The launch this program uses: `prlimit` around `deno run` of the child module, or the binary itself. */
+export function defaultLaunch(): SandboxLaunch {
+  const env: Record<string, string> = { NO_COLOR: "1", PATH: envValue("PATH") ?? "/usr/bin:/bin" };
+  for (const name of ["HOME", "DENO_DIR"]) {
+    const value = envValue(name);
+    if (value !== undefined) env[name] = value;
+  }
+  const heap = `--max-old-space-size=${CHILD_HEAP_LIMIT_MB}`;
+  let child: string[];
+  if (Deno.build.standalone) {
+    env.DENO_V8_FLAGS = heap;
+    child = [Deno.execPath(), REPAIR_SANDBOX_COMMAND];
+  } else {
+    child = [
+      Deno.execPath(),
+      "run",
+      "--no-config",
+      "--no-lock",
+      "--no-remote",
+      "--no-npm",
+      "--no-prompt",
+      "--quiet",
+      `--v8-flags=${heap}`,
+      fileURLToPath(CHILD_MODULE),
+    ];
+  }
+  return { command: "prlimit", args: [`--data=${CHILD_DATA_LIMIT_BYTES}`, "--", ...child], env };
+}
+
+type Read = { kind: "line"; text: string } | { kind: "end" } | { kind: "too_long" };
+
+/** Reads a child's stdout line by line, never holding more than one capped line. */
+class BoundedLines {
+  #reader: ReadableStreamDefaultReader<Uint8Array>;
+  #buffer = new Uint8Array(0);
+  #decoder = new TextDecoder();
+
+  constructor(stream: ReadableStream<Uint8Array>) {
+    this.#reader = stream.getReader();
+  }
+
+  async next(): Promise<Read> {
+    for (;;) {
+      const newline = this.#buffer.indexOf(10);
+      if (newline >= 0) {
+        if (newline > MAX_CHILD_LINE_BYTES) return { kind: "too_long" };
+        const text = this.#decoder.decode(this.#buffer.subarray(0, newline));
+        this.#buffer = this.#buffer.slice(newline + 1);
+        return { kind: "line", text };
+      }
+      if (this.#buffer.length > MAX_CHILD_LINE_BYTES) return { kind: "too_long" };
+      const { value, done } = await this.#reader.read();
+      if (done) return { kind: "end" };
+      const joined = new Uint8Array(this.#buffer.length + value.length);
+      joined.set(this.#buffer);
+      joined.set(value, this.#buffer.length);
+      this.#buffer = joined;
+    }
+  }
+
+  cancel(): void {
+    this.#reader.cancel().catch(() => {});
+  }
+}
+
+/** One running child. */
+class SandboxChild {
+  /** Set once the child cannot be given another check. */
+  broken = false;
+  readonly #process: Deno.ChildProcess;
+  readonly #lines: BoundedLines;
+  readonly #writer: WritableStreamDefaultWriter<Uint8Array>;
+  readonly #encoder = new TextEncoder();
+  #killedFor: string | undefined;
+
+  private constructor(process: Deno.ChildProcess) {
+    this.#process = process;
+    this.#lines = new BoundedLines(process.stdout);
+    this.#writer = process.stdin.getWriter();
+  }
+
+  /** Starts a child and waits for its `ready` line. */
+  static async start(launch: SandboxLaunch, startupMs: number): Promise<SandboxChild> {
+    const process = new Deno.Command(launch.command, {
+      args: launch.args,
+      clearEnv: true,
+      env: launch.env,
+      stdin: "piped",
+      stdout: "piped",
+      stderr: "null",
+    }).spawn();
+    const child = new SandboxChild(process);
+    const timer = setTimeout(() => child.#kill(`not ready within ${startupMs} ms`), startupMs);
+    try {
+      const first = await child.#lines.next();
+      if (first.kind === "line" && first.text === '{"t":"ready"}') return child;
+      const why = child.#killedFor ??
+        (first.kind === "end" ? await child.#exitDescription() : "no ready line");
+      await child.dispose();
+      throw new SandboxUnavailableError(`the repair sandbox process did not start: ${why}`);
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  #kill(reason: string): void {
+    this.#killedFor ??= reason;
+    this.broken = true;
+    try {
+      this.#process.kill("SIGKILL");
+    } catch (error) {
+      // Already exited.
+      if (!(error instanceof TypeError)) throw error;
+    }
+  }
+
+  async #exitDescription(): Promise<string> {
+    const status = await this.#process.status;
+    if (status.signal !== null) return `killed by ${status.signal}`;
+    return `exited with code ${status.code}`;
+  }
+
+  async #send(message: unknown): Promise<boolean> {
+    try {
+      await this.#writer.write(this.#encoder.encode(JSON.stringify(message) + "\n"));
+      return true;
+    } catch (error) {
+      if (error instanceof Deno.errors.BrokenPipe || error instanceof TypeError) return false;
+      throw error;
+    }
+  }
+
+  /** Runs one check; never throws for anything the child does. */
+  async runCheck(
+    source: string,
+    scenario: GatewayScenario,
+    limits: Required<SandboxLimits>,
+  ): Promise<SandboxOutcome> {
+    const gateway = createHostGateway(scenario);
+    const started = performance.now();
+    const elapsed = () => Math.round(performance.now() - started);
+    const fail = (error: string): SandboxOutcome => ({ status: "failed", error, elapsed_ms: elapsed() });
+    const violation = (why: string): SandboxOutcome => {
+      this.#kill(why);
+      return fail(`the sandbox process broke the channel protocol: ${why}`);
+    };
+    const timer = setTimeout(
+      () => this.#kill(`no answer within the ${limits.deadlineMs} ms deadline`),
+      limits.deadlineMs,
+    );
+    try {
+      await this.#send({
+        t: "check",
+        source,
+        scenario: GatewayScenarioSchema.parse(scenario),
+        cpuTimeoutMs: limits.cpuTimeoutMs,
+        maxText: MAX_REPORTED_TEXT,
+        maxSleeps: MAX_REPORTED_SLEEPS,
+      });
+      for (let count = 1;; count++) {
+        const read = await this.#lines.next();
+        if (read.kind === "end") {
+          this.broken = true;
+          if (this.#killedFor !== undefined) {
+            return { status: "deadline", error: this.#killedFor, elapsed_ms: elapsed() };
+          }
+          return fail(`the sandbox process died running the repair (${await this.#exitDescription()})`);
+        }
+        if (this.#killedFor !== undefined) {
+          return { status: "deadline", error: this.#killedFor, elapsed_ms: elapsed() };
+        }
+        if (read.kind === "too_long") return violation(`a line over ${MAX_CHILD_LINE_BYTES} bytes`);
+        if (count > MAX_CHILD_LINES_PER_CHECK) return violation(`over ${MAX_CHILD_LINES_PER_CHECK} lines`);
+        let json: unknown;
+        try {
+          json = JSON.parse(read.text);
+        } catch (error) {
+          if (error instanceof SyntaxError) return violation("a line that is not JSON");
+          throw error;
+        }
+        const parsed = ChildMessageSchema.safeParse(json);
+        if (!parsed.success) {
+          return violation(`a message of the wrong shape (${parsed.error.issues[0].message})`);
+        }
+        const message = parsed.data;
+        let problem: string | null = null;
+        switch (message.t) {
+          case "ready":
+            problem = "a second ready";
+            break;
+          case "begin":
+            problem = gateway.begin(message.order);
+            break;
+          case "charge": {
+            const answer = gateway.charge(message);
+            if (!isDeepStrictEqual(answer, message.reply)) {
+              problem = `the child answered a charge with ${JSON.stringify(message.reply).slice(0, 200)}; ` +
+                `the gateway's answer is ${JSON.stringify(answer)}`;
+            }
+            break;
+          }
+          case "sleep":
+            gateway.sleep(message.ms);
+            break;
+          case "end":
+            problem = gateway.end(
+              message.state === "returned"
+                ? { state: "returned", chargeId: message.chargeId }
+                : { state: "threw", error: message.error },
+            );
+            break;
+          case "done":
+            if (message.error !== null) return fail(message.error);
+            return { status: "completed", observation: gateway.observe(), elapsed_ms: elapsed() };
+        }
+        if (problem !== null) return violation(problem);
+      }
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  /** Ends the child: closes its stdin (it exits at the end of input) and kills it if it does not. */
+  async dispose(): Promise<void> {
+    if (this.broken) this.#kill("disposed");
+    await this.#writer.close().catch(() => {});
+    const timer = setTimeout(() => this.#kill("did not exit"), 2000);
+    try {
+      await this.#process.status;
+    } finally {
+      clearTimeout(timer);
+      this.#lines.cancel();
+    }
+  }
+}
+
+/** One child at a time in this process: each may use up to {@link CHILD_DATA_LIMIT_BYTES}. */
+const oneChildAtATime = pLimit(1);
 
 /**
- * Runs `source` (JavaScript that defines `chargeWithRetry`) against one scenario in a fresh sandboxed
- * worker. Never throws for anything the repair does: load errors, exceptions, timeouts and escapes are
- * reported as `failed` or `deadline`. Needs `--unstable-worker-options` and read access to this module's
- * directory (to load the worker); the worker itself gets no permissions.
+ * Runs `source` (JavaScript that defines `chargeWithRetry`) against each scenario in turn, in a sandbox
+ * child (see the module documentation); returns one outcome per scenario. Never throws for anything the
+ * repair or the child does; throws {@link SandboxUnavailableError} when a child cannot be started at all
+ * (before any of the repair's code was sent to it).
  */
+export function runChecksInSandbox(
+  source: string,
+  scenarios: readonly GatewayScenario[],
+  limits: SandboxLimits = {},
+  launch: SandboxLaunch = defaultLaunch(),
+): Promise<SandboxOutcome[]> {
+  const full: Required<SandboxLimits> = {
+    deadlineMs: limits.deadlineMs ?? 2000,
+    cpuTimeoutMs: limits.cpuTimeoutMs ?? 500,
+    startupMs: limits.startupMs ?? 30_000,
+  };
+  return oneChildAtATime(async () => {
+    const outcomes: SandboxOutcome[] = [];
+    let child: SandboxChild | undefined;
+    try {
+      for (const scenario of scenarios) {
+        child ??= await SandboxChild.start(launch, full.startupMs);
+        outcomes.push(await child.runCheck(source, scenario, full));
+        if (child.broken) {
+          await child.dispose();
+          child = undefined;
+        }
+      }
+    } finally {
+      await child?.dispose();
+    }
+    return outcomes;
+  });
+}
+
+/** Runs `source` against one scenario in a fresh sandbox child; see {@link runChecksInSandbox}. */
 export async function runInSandbox(
   source: string,
   scenario: GatewayScenario,
   limits: SandboxLimits = {},
+  launch?: SandboxLaunch,
 ): Promise<SandboxOutcome> {
-  const deadlineMs = limits.deadlineMs ?? 2000;
-  const cpuTimeoutMs = limits.cpuTimeoutMs ?? 500;
-  const validScenario = GatewayScenarioSchema.parse(scenario);
-  const nonce = crypto.randomUUID();
-  const started = performance.now();
-  const elapsed = () => Math.round(performance.now() - started);
-  const worker = new Worker(WORKER_URL, {
-    type: "module",
-    name: "sweep-repair-sandbox",
-    deno: { permissions: "none" },
-  });
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  try {
-    return await new Promise<SandboxOutcome>((resolve) => {
-      timer = setTimeout(() => {
-        resolve({
-          status: "deadline",
-          error: `no answer within the ${deadlineMs} ms deadline`,
-          elapsed_ms: elapsed(),
-        });
-      }, deadlineMs);
-      worker.onmessage = (event: MessageEvent<SandboxReply>) => {
-        const reply = event.data;
-        if (typeof reply !== "object" || reply === null || reply.nonce !== nonce) return;
-        if (!reply.ok) {
-          resolve({ status: "failed", error: String(reply.error), elapsed_ms: elapsed() });
-          return;
-        }
-        const parsed = GatewayObservationSchema.safeParse(reply.observation);
-        if (parsed.success) {
-          resolve({ status: "completed", observation: parsed.data, elapsed_ms: elapsed() });
-        } else {
-          resolve({
-            status: "failed",
-            error: `malformed observation: ${parsed.error.issues[0].message}`,
-            elapsed_ms: elapsed(),
-          });
-        }
-      };
-      worker.onerror = (event: ErrorEvent) => {
-        event.preventDefault();
-        resolve({ status: "failed", error: `worker error: ${event.message}`, elapsed_ms: elapsed() });
-      };
-      worker.onmessageerror = () => {
-        resolve({
-          status: "failed",
-          error: "worker sent a message that could not be read",
-          elapsed_ms: elapsed(),
-        });
-      };
-      const request: SandboxRequest = { nonce, source, scenario: validScenario, cpuTimeoutMs };
-      worker.postMessage(request);
-    });
-  } finally {
-    clearTimeout(timer);
-    worker.onmessage = null;
-    worker.onerror = null;
-    worker.onmessageerror = null;
-    worker.terminate();
-  }
+  const [outcome] = await runChecksInSandbox(source, [scenario], limits, launch);
+  return outcome;
 }
 
+const PROBE_REPAIR = `async function chargeWithRetry(client, request) {
+  return client.charge(request, { idempotencyKey: "probe", timeoutMs: 1 });
+}`;
+
 /**
- * Probes the repair sandbox before a sweep creates its run directory. Without Deno's `worker-options` unstable
- * feature (the project's deno.json and the binary enable it) Deno exits the process (code 70) at the first
- * permission-less Worker; probing first makes that happen before anything is written. Any other failure to
- * start a Worker is a {@link UsageError}.
+ * Probes the repair sandbox before a sweep creates its run directory: starts a child and runs a trivial
+ * repair through it. A missing `prlimit`, no permission to run it, or a child that cannot start is a
+ * {@link UsageError} naming the cause, so nothing is written.
  */
-export function assertSandboxAvailable(): void {
-  let worker: Worker;
+export async function assertSandboxAvailable(): Promise<void> {
+  const scenario: GatewayScenario = {
+    charges: [{
+      request: { orderId: "ord_PROBE", amount: 1, currency: "EUR", customerId: "cus_PROBE" },
+      outcomes: ["ok"],
+    }],
+  };
+  let outcome: SandboxOutcome;
   try {
-    worker = new Worker(WORKER_URL, {
-      type: "module",
-      name: "sweep-sandbox-probe",
-      deno: { permissions: "none" },
-    });
+    outcome = await runInSandbox(PROBE_REPAIR, scenario, { deadlineMs: 30_000 });
   } catch (error) {
-    if (!(error instanceof Error)) throw error;
+    if (error instanceof Deno.errors.NotFound) {
+      throw new UsageError("the repair sandbox needs `prlimit` (util-linux) on PATH; it was not found", {
+        cause: error,
+      });
+    }
+    if (error instanceof Deno.errors.NotCapable || error instanceof Deno.errors.PermissionDenied) {
+      throw new UsageError(
+        `the repair sandbox needs permission to run prlimit (--allow-run=prlimit): ${error.message}`,
+        { cause: error },
+      );
+    }
+    if (error instanceof SandboxUnavailableError) throw new UsageError(error.message, { cause: error });
+    throw error;
+  }
+  const charged = outcome.status === "completed" && outcome.observation.runs[0]?.chargeId === "ch_fake0001";
+  if (!charged) {
     throw new UsageError(
-      `the repair sandbox needs permission-less Workers (${error.message}); run with --unstable-worker-options ` +
-        `or through the project's deno.json, which enables it`,
-      { cause: error },
+      `the repair sandbox does not work here: a trivial repair gave ${
+        outcome.status === "completed" ? JSON.stringify(outcome.observation.runs) : outcome.error
+      }`,
     );
   }
-  worker.terminate();
 }

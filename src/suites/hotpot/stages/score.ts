@@ -1,34 +1,21 @@
 /**
- * `hotpot-score`: scores one answer against gold with the official HotpotQA metrics (EM/F1, SP, joint) and the
- * LLM-free share of gold supporting sentences present verbatim in the answer input. Gold enters here only.
+ * `hotpot-score`: scores one answer against gold with the official HotpotQA metrics (EM/F1, SP, joint; ids
+ * written as decimals are malformed) and the LLM-free share of gold supporting sentences present verbatim in
+ * the text the model reads (JSON tool results decoded; support_kept.ts). Gold enters here only.
  *
  * @module
  */
 import { z } from "zod";
 import { defineStage } from "../../../pipeline/stage.ts";
-import { type ChatMessage, ChatMessageSchema } from "../../../models/messages.ts";
+import { ChatMessageSchema } from "../../../models/messages.ts";
 import { predictionFromModelAnswer } from "../answer_parse.ts";
-import { type CorpusGold, CorpusGoldSchema } from "../corpus.ts";
-import type { MethodInput } from "../methods.ts";
+import { CorpusGoldSchema } from "../corpus.ts";
+import { supportSurvival } from "../support_kept.ts";
 import { type HotpotMetrics, METRIC_NAMES, scoreQuestion } from "../scoring.ts";
 import { StoredQuestionSchema } from "./question.ts";
 import { StoredAnswerSchema } from "../../answer_stage.ts";
 
-/** Share of gold supporting sentences whose text appears verbatim in the messages. */
-export function supportSurvival(
-  messages: readonly ChatMessage[],
-  question: MethodInput,
-  gold: CorpusGold,
-): number {
-  const text = messages.map((m) => `${m.content ?? ""}`).join("\n");
-  if (gold.supporting_facts.length === 0) return 0;
-  let found = 0;
-  for (const fact of gold.supporting_facts) {
-    const sentence = question.context.find((a) => a.title === fact.title)?.sentences[fact.sent_id];
-    if (sentence !== undefined && sentence.trim() !== "" && text.includes(sentence.trim())) found++;
-  }
-  return found / gold.supporting_facts.length;
-}
+export { supportSurvival } from "../support_kept.ts";
 
 function zeroMetrics(): HotpotMetrics {
   return Object.fromEntries(METRIC_NAMES.map((k) => [k, 0])) as HotpotMetrics;
@@ -47,9 +34,9 @@ export type HotpotScore = z.infer<typeof HotpotScoreSchema>;
 /** The `hotpot-score` stage. */
 export const hotpotScoreStage = defineStage({
   name: "hotpot-score",
-  version: 2,
-  doc:
-    "One answer scored against gold (official EM/F1, SP, joint) and the verbatim survival of gold sentences.",
+  version: 3,
+  doc: "One answer scored against gold (official EM/F1, SP, joint; decimal ids malformed) and the verbatim " +
+    "survival of gold sentences in the text the model reads (tool results decoded).",
   params: z.object({ valid: z.boolean() }),
   inputs: ["answer", "gold", "context", "question"],
   outputs: {

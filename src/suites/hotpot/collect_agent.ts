@@ -1,0 +1,160 @@
+/**
+ * Collection by an outside agent (`hotpot collect --agent exec:'CMD'`), so that the real Hermes Agent — or any
+ * agent — reads the workspace with its own tools and its own system prompt.
+ *
+ * The protocol: the command (split shell-like, no shell) is started with the question's freshly written
+ * workspace as its working directory and receives one JSON object on stdin,
+ * `{"question": "...", "files": ["a.txt", ...], "workspace": "/abs/dir", "system_prompt"?: "..."}` (file paths
+ * relative to the workspace; `system_prompt` only when `--agent-system-prompt` gave one — by default the agent
+ * uses its own, which is what the protocol records). It prints one session in the Hermes session format on stdout (`{"messages": [...]}` with
+ * OpenAI-format messages; other fields are ignored) and exits 0. The session is imported like a Hermes
+ * session file; the workspace hashes are taken by this program before and after the agent ran, so "files
+ * unchanged" is verified. A failed start, a non-zero exit, a time-out or a session that is not valid JSON is
+ * recorded as that question's invalid collection with the reason — never a crash of the collection.
+ *
+ * @module
+ */
+import { resolve } from "node:path";
+import type { HotpotRecord } from "../../data/hotpot_record.ts";
+import { UsageError } from "../../errors.ts";
+import { splitCommandLine } from "../../methods/engines/split_command.ts";
+import { importHermesSession } from "./collect_hermes.ts";
+import type { Collection } from "./trajectory.ts";
+import { createWorkspace, hashWorkspace } from "./workspace.ts";
+
+/** Characters of the agent's stderr quoted in a failure reason. */
+const STDERR_TAIL_CHARS = 300;
+
+/** What an outside agent's run gave: a collection, or the reason there is none; and its raw stdout. */
+export type AgentCollection =
+  | { ok: true; collection: Collection; session_text: string }
+  | { ok: false; reason: string; session_text: string | null };
+
+/** Parses `exec:COMMAND` into the command's words; anything else is a {@link UsageError}. */
+export function parseAgentSpec(spec: string): string[] {
+  if (!spec.startsWith("exec:")) {
+    throw new UsageError(`--agent ${JSON.stringify(spec)}: expected exec:'COMMAND ARGS'`);
+  }
+  const argv = splitCommandLine(spec.slice("exec:".length));
+  if (argv.length === 0) throw new UsageError(`--agent ${JSON.stringify(spec)}: empty command`);
+  return argv;
+}
+
+async function drain(reader: ReadableStreamDefaultReader<Uint8Array>): Promise<string> {
+  const chunks: Uint8Array[] = [];
+  try {
+    while (true) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      chunks.push(value);
+    }
+  } catch (error) {
+    if (!(error instanceof TypeError || error instanceof Deno.errors.Interrupted)) throw error;
+  }
+  const out = new Uint8Array(chunks.reduce((n, c) => n + c.length, 0));
+  let at = 0;
+  for (const c of chunks) {
+    out.set(c, at);
+    at += c.length;
+  }
+  return new TextDecoder().decode(out);
+}
+
+/** Runs the agent `argv` over a fresh workspace of `record` at `workspaceDir`, killed after `timeoutMs`. */
+export async function collectWithAgent(
+  record: HotpotRecord,
+  workspaceDir: string,
+  argv: readonly string[],
+  timeoutMs: number,
+  systemPrompt?: string,
+): Promise<AgentCollection> {
+  const workspace = await createWorkspace(record.context, workspaceDir);
+  const hashesBefore = await hashWorkspace(workspace);
+  const request = {
+    question: record.question,
+    files: workspace.files.map((f) => f.path),
+    workspace: resolve(workspaceDir),
+    ...(systemPrompt !== undefined ? { system_prompt: systemPrompt } : {}),
+  };
+  let child: Deno.ChildProcess;
+  try {
+    child = new Deno.Command(argv[0], {
+      args: argv.slice(1),
+      cwd: workspaceDir,
+      stdin: "piped",
+      stdout: "piped",
+      stderr: "piped",
+    }).spawn();
+  } catch (error) {
+    if (error instanceof Deno.errors.NotFound || error instanceof Deno.errors.PermissionDenied) {
+      return { ok: false, reason: `agent: cannot start '${argv[0]}': ${error.message}`, session_text: null };
+    }
+    throw error;
+  }
+  // Output is read as it comes; on time-out the child is killed and the readers cancelled, so a grandchild
+  // that keeps the pipes open cannot stretch the time limit.
+  const readers = [child.stdout.getReader(), child.stderr.getReader()];
+  const output = Promise.all([child.status, drain(readers[0]), drain(readers[1])]);
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const timedOut = new Promise<"timeout">((done) => {
+    timer = setTimeout(() => done("timeout"), timeoutMs);
+  });
+  try {
+    const writer = child.stdin.getWriter();
+    try {
+      await writer.write(new TextEncoder().encode(JSON.stringify(request)));
+      await writer.close();
+    } catch (error) {
+      if (!(error instanceof Deno.errors.BrokenPipe || error instanceof TypeError)) throw error;
+    }
+    if (await Promise.race([output.then(() => "done" as const), timedOut]) === "timeout") {
+      try {
+        child.kill("SIGKILL");
+      } catch (error) {
+        if (!(error instanceof TypeError)) throw error; // already exited
+      }
+      await Promise.all(readers.map((reader) => reader.cancel().catch(() => {})));
+      await child.status;
+      return { ok: false, reason: `agent: timed out after ${timeoutMs} ms (killed)`, session_text: null };
+    }
+  } finally {
+    clearTimeout(timer);
+  }
+  const [status, stdout, stderr] = await output;
+  if (!status.success) {
+    const tail = stderr.trim().slice(-STDERR_TAIL_CHARS);
+    return {
+      ok: false,
+      reason: `agent: exited with code ${status.code}${tail ? `: ${tail}` : ""}`,
+      session_text: stdout,
+    };
+  }
+  let json: unknown;
+  try {
+    json = JSON.parse(stdout);
+  } catch (error) {
+    if (!(error instanceof SyntaxError)) throw error;
+    return {
+      ok: false,
+      reason: `agent: the session on stdout is not JSON (${error.message})`,
+      session_text: stdout,
+    };
+  }
+  let imported: Collection;
+  try {
+    imported = importHermesSession(json, record, "agent session");
+  } catch (error) {
+    if (!(error instanceof UsageError)) throw error;
+    return { ok: false, reason: error.message, session_text: stdout };
+  }
+  return {
+    ok: true,
+    collection: {
+      ...imported,
+      source: "agent",
+      hashes_before: hashesBefore,
+      hashes_after: await hashWorkspace(workspace),
+    },
+    session_text: stdout,
+  };
+}

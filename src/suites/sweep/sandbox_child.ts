@@ -1,0 +1,155 @@
+/**
+ * The repair sandbox's child process: runs one answer's repair against the checks the host sends, and
+ * nothing else. The host (sandbox.ts) starts it with no permissions, a V8 heap limit and an OS data limit,
+ * and kills it on a deadline; see docs/ARCHITECTURE.md "The repair sandbox: threat model".
+ *
+ * It imports nothing but `node:vm`, the gateway's logic and the realm driver, so `deno run --no-config` can load it from the
+ * source tree; in the single binary the host starts the binary itself with {@link REPAIR_SANDBOX_COMMAND}
+ * (main.ts dispatches it), and {@link serveRepairSandbox} first revokes every permission the binary has.
+ *
+ * Channel: line-delimited JSON. The child writes `{t: "ready"}`, then for each `{t: "check", source,
+ * scenario, cpuTimeoutMs, maxText, maxSleeps}` line read from stdin it evaluates, in a fresh `node:vm` realm
+ * (null-prototype global with only ECMAScript built-ins, code generation from strings and WebAssembly off,
+ * `microtaskMode: "afterEvaluate"` so the whole async chain runs inside the CPU timeout), a replica of the
+ * gateway (sandbox_gateway.ts), the driver (sandbox_realm.ts) and the repair; it writes the driver's
+ * messages to stdout as they come (never waiting on the host) and ends the check with `{t: "done", error}`.
+ * It exits at the end of stdin. All I/O is synchronous: no event loop turn ever runs the repair's code
+ * outside the vm timeout.
+ *
+ * @module
+ */
+import vm from "node:vm";
+import { createGateway } from "./sandbox_gateway.ts";
+import { createRealmDriver } from "./sandbox_realm.ts";
+
+/** The hidden command word that makes the program serve as a repair sandbox child (the single binary). */
+export const REPAIR_SANDBOX_COMMAND = "__repair-sandbox-child";
+
+/** One check as the host sends it (the host is trusted; its lines are not schema-checked here). */
+interface CheckMessage {
+  t: "check";
+  source: string;
+  scenario: unknown;
+  cpuTimeoutMs: number;
+  maxText: number;
+  maxSleeps: number;
+}
+
+const SILENT_CONSOLE =
+  "var console = Object.freeze({ log() {}, info() {}, warn() {}, error() {}, debug() {} });";
+
+const encoder = new TextEncoder();
+const decoder = new TextDecoder();
+
+/** Reads stdin line by line with blocking reads. */
+class SyncLines {
+  #buffer = new Uint8Array(0);
+  #chunk = new Uint8Array(64 * 1024);
+
+  /** The next line without its newline, or null at the end of input. */
+  next(): string | null {
+    for (;;) {
+      const newline = this.#buffer.indexOf(10);
+      if (newline >= 0) {
+        const line = decoder.decode(this.#buffer.subarray(0, newline));
+        this.#buffer = this.#buffer.slice(newline + 1);
+        return line;
+      }
+      const read = Deno.stdin.readSync(this.#chunk);
+      if (read === null || read === 0) return null;
+      const joined = new Uint8Array(this.#buffer.length + read);
+      joined.set(this.#buffer);
+      joined.set(this.#chunk.subarray(0, read), this.#buffer.length);
+      this.#buffer = joined;
+    }
+  }
+}
+
+function writeLine(line: string): void {
+  const bytes = encoder.encode(line + "\n");
+  let written = 0;
+  while (written < bytes.length) written += Deno.stdout.writeSync(bytes.subarray(written));
+}
+
+/** Describes a value thrown out of the realm in one short line (reading it may run the repair's getters). */
+function describe(error: unknown, maxText: number): string {
+  let text: string;
+  try {
+    const isObject = typeof error === "object" && error !== null;
+    text = isObject
+      ? `${String((error as { name?: unknown }).name)}: ${String((error as { message?: unknown }).message)}`
+      : String(error);
+  } catch {
+    text = "a value that cannot be described";
+  }
+  return text.length > maxText ? text.slice(0, maxText) : text;
+}
+
+function runCheck(check: CheckMessage): string | null {
+  const context = vm.createContext(Object.create(null), {
+    name: "repair",
+    codeGeneration: { strings: false, wasm: false },
+    microtaskMode: "afterEvaluate",
+  });
+  const timeout = check.cpuTimeoutMs;
+  const bridge = (message: unknown): void => {
+    if (typeof message === "string") writeLine(message);
+  };
+  (context as Record<string, unknown>).__bridge = bridge;
+  const scenario = JSON.stringify(JSON.stringify(check.scenario));
+  const gateway = `(${createGateway.toString()})(JSON.parse(${scenario}))`;
+  const driver =
+    `(${createRealmDriver.toString()})(__bridge, ${gateway}, ${check.maxText}, ${check.maxSleeps})`;
+  vm.runInContext(
+    `${SILENT_CONSOLE}\n` +
+      `Object.defineProperty(globalThis, "__driver", { value: ${driver} });\n` +
+      `delete globalThis.__bridge;`,
+    context,
+    { filename: "sandbox_driver.js", timeout },
+  );
+  try {
+    vm.runInContext(check.source, context, { filename: "repair.js", timeout });
+  } catch (error) {
+    return `the repair did not load: ${describe(error, check.maxText)}`;
+  }
+  try {
+    vm.runInContext(
+      `void __driver.runAll(typeof chargeWithRetry === "function" ? chargeWithRetry : undefined);`,
+      context,
+      { filename: "scenario.js", timeout },
+    );
+  } catch (error) {
+    return `the repair did not finish: ${describe(error, check.maxText)}`;
+  }
+  return null;
+}
+
+/** Drops every permission this process holds (the single binary is built with broad ones). */
+function revokeEveryPermission(): void {
+  const names = ["read", "write", "net", "env", "sys", "run", "ffi", "import"] as const;
+  for (const name of names) {
+    try {
+      Deno.permissions.revokeSync({ name } as Deno.PermissionDescriptor);
+    } catch (error) {
+      // A permission kind this Deno does not know cannot be held either.
+      if (!(error instanceof TypeError)) throw error;
+    }
+  }
+}
+
+/** Serves the host's checks on stdin/stdout until stdin ends; returns the exit code (0). */
+export function serveRepairSandbox(): number {
+  revokeEveryPermission();
+  globalThis.addEventListener("unhandledrejection", (event) => event.preventDefault());
+  const lines = new SyncLines();
+  writeLine(JSON.stringify({ t: "ready" }));
+  for (;;) {
+    const line = lines.next();
+    if (line === null) return 0;
+    const check = JSON.parse(line) as CheckMessage;
+    const error = runCheck(check);
+    writeLine(JSON.stringify({ t: "done", error }));
+  }
+}
+
+if (import.meta.main) Deno.exit(serveRepairSandbox());

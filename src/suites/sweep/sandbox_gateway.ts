@@ -1,0 +1,221 @@
+/**
+ * The fake PayStream gateway's logic, with no imports, so that the host and the sandbox child run the very
+ * same code: a scenario scripts, per order, the outcome of each successive attempt; the gateway keeps a ledger
+ * of captured charges keyed by the `Idempotency-Key` (a repeated key replays the charge, as the real gateway
+ * does), and records every `charge` and `sleep` call in order.
+ *
+ * Two copies run per check. The child evaluates {@link createGateway}'s source inside the repair's realm and
+ * answers the repair's calls from that replica at once (the repair never waits on the host); it reports each
+ * call with the answer it gave. The host feeds the same calls to its own copy, which is the record the checks
+ * judge, and refuses (as a protocol violation) any answer that differs from its own. So the repair's code can
+ * tamper with its replica only to fail its check; it can never change the host's record.
+ *
+ * @module
+ */
+
+/** A recorded argument, reduced to JSON (non-JSON values become `"<type>"`). */
+export type JsonScalar = string | number | boolean | null;
+
+/** One recorded call of the client. */
+export type ClientEvent =
+  | {
+    type: "charge";
+    orderId: string;
+    attempt: number;
+    idempotencyKey: JsonScalar;
+    timeoutMs: JsonScalar;
+    outcome: string;
+  }
+  | { type: "sleep"; orderId: string; ms: JsonScalar };
+
+/** How one call of the repair ended. */
+export interface RepairRun {
+  orderId: string;
+  state: "returned" | "threw" | "pending";
+  /** The returned value's charge id, when it returned an object with a string `id`. */
+  chargeId?: string;
+  /** The thrown value, when it threw. */
+  error?: { code: JsonScalar; name: string; message: string; fromGateway: boolean };
+}
+
+/** Everything the fake gateway saw, as plain JSON. */
+export interface GatewayObservation {
+  runs: RepairRun[];
+  events: ClientEvent[];
+  /** Captured charges. */
+  ledger: { chargeId: string; orderId: string; idempotencyKey: string | null }[];
+  /** Whether the repair ran past the scenario's call limit. */
+  callLimitHit: boolean;
+}
+
+/** The gateway's answer to one charge (the child turns it into a value or an Error). */
+export type ChargeReply =
+  | {
+    ok: true;
+    value: {
+      id: string;
+      object: "charge";
+      status: "succeeded";
+      amount: number;
+      currency: string;
+      metadata: { order_id: string };
+      replayed: boolean;
+    };
+  }
+  | {
+    ok: false;
+    error: {
+      message: string;
+      code: string;
+      status: number | null;
+      declineCode?: string;
+      /** Names this error, so the child can say a thrown value is the gateway's own. */
+      token: number;
+    };
+  };
+
+/** How the child says a call of the repair ended. */
+export type RunEnd =
+  | { state: "returned"; chargeId: string | null }
+  | { state: "threw"; error: { code: JsonScalar; name: string; message: string; token: number | null } };
+
+/** A validated scenario (the output of fake_payment_client.ts's `GatewayScenarioSchema`). */
+export interface ScenarioData {
+  charges: {
+    request: { orderId: string; amount: number; currency: string; customerId: string };
+    outcomes: ("ok" | "timeout_after_charge" | "timeout" | "unavailable" | "declined")[];
+  }[];
+  callLimit: number;
+}
+
+/** The gateway of one check; `begin` and `end` return a protocol violation as a string. */
+export interface Gateway {
+  /** The orders the repair is called with, in order. */
+  readonly orders: readonly ScenarioData["charges"][number]["request"][];
+  /** The child starts calling the repair for order `index`; must be the next order, none running. */
+  begin(index: number): string | null;
+  /** One `client.charge` call with the recorded options; answers it. */
+  charge(call: { idempotencyKey: JsonScalar; timeoutMs: JsonScalar }): ChargeReply;
+  /** One `client.sleep(ms)` call. */
+  sleep(ms: JsonScalar): void;
+  /** The running call of the repair ended as `end`. */
+  end(end: RunEnd): string | null;
+  /** A copy of what was recorded so far (a run begun and never ended is `pending`). */
+  observe(): GatewayObservation;
+}
+
+/**
+ * Builds the gateway of one (validated) scenario. Self-contained: it refers to nothing outside its own body
+ * but ECMAScript built-ins, because the sandbox child also evaluates its source text inside the repair's
+ * realm, as the replica that answers the repair's calls (see the module documentation).
+ */
+export function createGateway(scenario: ScenarioData): Gateway {
+  const events: ClientEvent[] = [];
+  const runs: RepairRun[] = [];
+  const ledger: { chargeId: string; orderId: string; idempotencyKey: string | null }[] = [];
+  const issuedErrors = new Set<number>();
+  const attemptsByOrder = new Map<string, number>();
+  let current = scenario.charges[0];
+  let running = false;
+  let calls = 0;
+  let callLimitHit = false;
+
+  function capture(key: string | null): { id: string; replayed: boolean } {
+    const existing = key === null ? undefined : ledger.find((entry) => entry.idempotencyKey === key);
+    if (existing) return { id: existing.chargeId, replayed: true };
+    const chargeId = "ch_fake" + String(ledger.length + 1).padStart(4, "0");
+    ledger.push({ chargeId, orderId: current.request.orderId, idempotencyKey: key });
+    return { id: chargeId, replayed: false };
+  }
+
+  function gatewayError(message: string, code: string, status: number | null): ChargeReply {
+    const token = issuedErrors.size + 1;
+    issuedErrors.add(token);
+    const error = { message, code, status, token };
+    return code === "card_declined"
+      ? { ok: false, error: { ...error, declineCode: "insufficient_funds" } }
+      : { ok: false, error };
+  }
+
+  return {
+    orders: scenario.charges.map((charge) => charge.request),
+    begin(index) {
+      if (running) return `the child began order ${index} while order ${runs.length - 1} was still running`;
+      if (index !== runs.length || index >= scenario.charges.length) {
+        return `the child began order ${index}; expected order ${runs.length}`;
+      }
+      current = scenario.charges[index];
+      running = true;
+      runs.push({ orderId: current.request.orderId, state: "pending" });
+      return null;
+    },
+    charge(call) {
+      calls += 1;
+      const orderId = current.request.orderId;
+      const attempt = (attemptsByOrder.get(orderId) ?? 0) + 1;
+      attemptsByOrder.set(orderId, attempt);
+      const rawKey = call.idempotencyKey;
+      const key = typeof rawKey === "string" && rawKey.length > 0 ? rawKey : null;
+      const outcome = calls > scenario.callLimit
+        ? "call_limit"
+        : current.outcomes[Math.min(attempt, current.outcomes.length) - 1];
+      events.push({
+        type: "charge",
+        orderId,
+        attempt,
+        idempotencyKey: rawKey,
+        timeoutMs: call.timeoutMs,
+        outcome,
+      });
+      switch (outcome) {
+        case "call_limit":
+          callLimitHit = true;
+          return gatewayError("sandbox: too many charge calls", "sandbox_call_limit", null);
+        case "ok": {
+          const charge = capture(key);
+          return {
+            ok: true,
+            value: {
+              id: charge.id,
+              object: "charge",
+              status: "succeeded",
+              amount: current.request.amount,
+              currency: current.request.currency,
+              metadata: { order_id: orderId },
+              replayed: charge.replayed,
+            },
+          };
+        }
+        case "timeout_after_charge":
+          capture(key);
+          return gatewayError("charge timed out", "ETIMEDOUT", null);
+        case "timeout":
+          return gatewayError("charge timed out", "ETIMEDOUT", null);
+        case "unavailable":
+          return gatewayError("PayStream is temporarily unavailable", "gateway_unavailable", 503);
+        case "declined":
+          return gatewayError("Your card has insufficient funds.", "card_declined", 402);
+      }
+    },
+    sleep(ms) {
+      events.push({ type: "sleep", orderId: current.request.orderId, ms });
+    },
+    end(end) {
+      if (!running) return "the child ended a call of the repair that was not running";
+      running = false;
+      const run = runs[runs.length - 1];
+      if (end.state === "returned") {
+        run.state = "returned";
+        if (end.chargeId !== null) run.chargeId = end.chargeId;
+        return null;
+      }
+      run.state = "threw";
+      const { code, name, message, token } = end.error;
+      run.error = { code, name, message, fromGateway: token !== null && issuedErrors.has(token) };
+      return null;
+    },
+    observe() {
+      return JSON.parse(JSON.stringify({ runs, events, ledger, callLimitHit }));
+    },
+  };
+}
