@@ -9,7 +9,7 @@
  *
  * @module
  */
-import { hotpotStats } from "../src/analysis/hotpot_stats.ts";
+import { hotpotStats } from "../src/suites/hotpot/stats.ts";
 import { SeededRandom } from "../src/data/hotpot_prng.ts";
 import { HOTPOT_METHODS } from "../src/suites/hotpot/methods.ts";
 import type { HotpotResultRow } from "../src/suites/hotpot/run_suite.ts";

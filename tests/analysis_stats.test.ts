@@ -4,7 +4,7 @@
 import assert from "node:assert/strict";
 import { bootstrapMean, bootstrapMeans, quantileSorted } from "../src/analysis/bootstrap.ts";
 import { formatDifference, formatInterval, formatP } from "../src/analysis/format.ts";
-import { hotpotStats, perQuestionMeans } from "../src/analysis/hotpot_stats.ts";
+import { hotpotStats, perQuestionMeans } from "../src/suites/hotpot/stats.ts";
 import {
   MDE_FACTOR,
   minimumDetectableDifference,

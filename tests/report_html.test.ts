@@ -1,9 +1,9 @@
 import assert from "node:assert/strict";
 import { barChart, lineChart } from "../src/report/charts.ts";
-import { enginesReportHtml } from "../src/report/engines_html.ts";
-import { hotpotReportHtml } from "../src/report/hotpot_html.ts";
+import { enginesReportHtml } from "../src/suites/engines/report_html.ts";
+import { hotpotReportHtml } from "../src/suites/hotpot/report_html.ts";
 import { escapeHtml, safeHtml } from "../src/report/html.ts";
-import { sweepReportHtml } from "../src/report/sweep_html.ts";
+import { sweepReportHtml } from "../src/suites/sweep/report_html.ts";
 import type { EnginesReportMeta } from "../src/suites/engines/report.ts";
 import { engineLabel, enginesReportMarkdown } from "../src/suites/engines/report.ts";
 import type { EngineResult } from "../src/suites/engines/run.ts";

@@ -3,7 +3,7 @@
  *
  * @module
  */
-import { type Cell, markdownTable } from "../report/markdown_table.ts";
+import { type Cell, markdownTable } from "../core/markdown_table.ts";
 import type { RunCost } from "./cost.ts";
 
 const usd = (x: number | null) => (x === null ? "no price" : `$${x.toFixed(x >= 1 ? 2 : 4)}`);

@@ -7,7 +7,7 @@
  * @module
  */
 import { bootstrapMean, DEFAULT_RESAMPLES, DEFAULT_STATS_SEED, type Interval } from "./bootstrap.ts";
-import { type Cell, markdownTable } from "../report/markdown_table.ts";
+import { type Cell, markdownTable } from "../core/markdown_table.ts";
 import { formatInterval, formatPlainInterval } from "./format.ts";
 
 /** The fields of an engine result this module reads. */

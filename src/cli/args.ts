@@ -7,7 +7,7 @@
 import { parseArgs, type ParseArgsOptionsConfig } from "node:util";
 import type { z } from "zod";
 import { UsageError } from "../errors.ts";
-import { refuseRepeatedOptions } from "./option_rules.ts";
+import { refuseRepeatedOptions } from "../core/option_rules.ts";
 
 /** Parsed options and positionals of one command. */
 export interface ParsedCommand<T> {

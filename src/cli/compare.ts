@@ -7,7 +7,7 @@ import { z } from "zod";
 import { UsageError } from "../errors.ts";
 import { compareRuns, comparisonRows } from "../report/compare.ts";
 import { compareHtml, unitHeaders, unitNote, unitRows } from "../report/compare_view.ts";
-import { textTable } from "../report/markdown_table.ts";
+import { textTable } from "../core/markdown_table.ts";
 import { parseCommand } from "./args.ts";
 import { BOOTSTRAP_OPTION_HELP, bootstrapOption } from "./stats_options.ts";
 import { suiteNamed } from "../suites/registry.ts";

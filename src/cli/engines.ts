@@ -9,7 +9,7 @@ import { BUILTIN_ENGINES, REAL_COMPETITORS } from "../methods/engines/create.ts"
 import { budgetListOption } from "../suites/engines/budgets.ts";
 import { generateTranscript } from "../suites/engines/generate.ts";
 import { enginesRunCommand } from "../suites/engines/command.ts";
-import { MODEL_OPTION_HELP, MODEL_OPTION_SPEC, ModelOptionsShape } from "../suites/model_setup.ts";
+import { MODEL_OPTION_HELP, MODEL_OPTION_SPEC, ModelOptionsShape } from "./model_options.ts";
 import { parseCommand } from "./args.ts";
 import { fractionListOption, intOption } from "./numbers.ts";
 import { RUN_OPTION_HELP, RUN_OPTION_SPEC, RunOptionsShape } from "./run_setup.ts";

@@ -11,7 +11,7 @@ import { DEMO_DATASET, hotpotCollect, hotpotRunCommand } from "../suites/hotpot/
 import { HOTPOT_METHODS, type HotpotMethod } from "../suites/hotpot/methods.ts";
 import { DEFAULT_HOTPOT_RUN } from "../suites/hotpot/run_suite.ts";
 import { DEFAULT_SELECTION } from "../suites/hotpot/select.ts";
-import { MODEL_OPTION_HELP, MODEL_OPTION_SPEC, ModelOptionsShape } from "../suites/model_setup.ts";
+import { MODEL_OPTION_HELP, MODEL_OPTION_SPEC, ModelOptionsShape } from "./model_options.ts";
 import { parseCommand } from "./args.ts";
 import { hotpotScoreCommand } from "./hotpot_score.ts";
 import { intOption } from "./numbers.ts";

@@ -7,7 +7,7 @@
 import { z } from "zod";
 import { UsageError } from "../errors.ts";
 import { resumeArgv } from "../suites/run_lifecycle.ts";
-import { refuseOptionsWithResume, withoutOptions } from "./option_rules.ts";
+import { refuseOptionsWithResume, withoutOptions } from "../core/option_rules.ts";
 
 /** The options a resume may give again, as `parseArgs` declares them. */
 const RESUME_REGIVEN_SPEC = {

@@ -7,7 +7,7 @@ import { BOOTSTRAP_OPTION_HELP, bootstrapOption } from "./stats_options.ts";
 import { PRICE_OPTION_HELP, PRICE_OPTION_SPEC, PriceOptionsShape } from "./price_options.ts";
 import { z } from "zod";
 import { UsageError } from "../errors.ts";
-import { MODEL_OPTION_HELP, MODEL_OPTION_SPEC, ModelOptionsShape } from "../suites/model_setup.ts";
+import { MODEL_OPTION_HELP, MODEL_OPTION_SPEC, ModelOptionsShape } from "./model_options.ts";
 import { DEFAULT_SWEEP_RUN } from "../suites/sweep/run_suite.ts";
 import { sweepRunCommand } from "../suites/sweep/command.ts";
 import { parseCommand } from "./args.ts";

@@ -1,45 +1,6 @@
 /**
- * OpenAI-format chat messages: the one message shape every suite, method, engine and model client shares.
+ * The chat message types, re-exported from the bottom layer (`src/core/messages.ts`) for the model clients.
  *
  * @module
  */
-import { z } from "zod";
-
-/** A function tool call made by an assistant message. */
-export const ToolCallSchema = z.object({
-  id: z.string().min(1),
-  type: z.literal("function"),
-  function: z.object({ name: z.string().min(1), arguments: z.string() }),
-});
-/** A function tool call made by an assistant message. */
-export type ToolCall = z.infer<typeof ToolCallSchema>;
-
-/** One chat message in the OpenAI layout (only the public chat fields). */
-export const ChatMessageSchema = z.object({
-  role: z.enum(["system", "user", "assistant", "tool"]),
-  content: z.string().nullable(),
-  tool_calls: z.array(ToolCallSchema).optional(),
-  tool_call_id: z.string().optional(),
-  name: z.string().optional(),
-});
-/** One chat message in the OpenAI layout (only the public chat fields). */
-export type ChatMessage = z.infer<typeof ChatMessageSchema>;
-
-/** A function tool definition as sent in a chat completion request. */
-export const ToolDefinitionSchema = z.object({
-  type: z.literal("function"),
-  function: z.object({
-    name: z.string().min(1),
-    description: z.string().optional(),
-    parameters: z.record(z.string(), z.unknown()).optional(),
-  }),
-});
-/** A function tool definition as sent in a chat completion request. */
-export type ToolDefinition = z.infer<typeof ToolDefinitionSchema>;
-
-/** Token usage as an OpenAI-compatible server reports it. */
-export interface ChatUsage {
-  prompt_tokens: number;
-  completion_tokens: number;
-  total_tokens: number;
-}
+export * from "../core/messages.ts";

@@ -8,30 +8,15 @@
  * @module
  */
 import type { ChatMessage, ChatUsage, ToolCall, ToolDefinition } from "./messages.ts";
+import type { CallRecord } from "../core/call_record.ts";
+
+export type { CallRecord } from "../core/call_record.ts";
 
 /** One chat completion request, as the suites build it (transport settings are the client's). */
 export interface ChatRequest {
   messages: ChatMessage[];
   max_tokens?: number;
   tools?: ToolDefinition[];
-}
-
-/** One HTTP exchange with a provider, safe to store: it never carries credentials. */
-export interface CallRecord {
-  endpoint: "chat" | "systemone";
-  /** The JSON body sent (no headers, no keys). */
-  request: unknown;
-  /** The parsed JSON body received on the final attempt, when there was one. */
-  response?: unknown;
-  status: "ok" | "failed";
-  error?: string;
-  attempts: number;
-  /** The cause of each failed attempt, in order (absent when the first attempt succeeded). */
-  attempt_errors?: string[];
-  elapsed_ms: number;
-  /** The model name the server answered with. */
-  model?: string;
-  usage?: { input_tokens: number; output_tokens: number };
 }
 
 /** The outcome of one chat completion. */

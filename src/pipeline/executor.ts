@@ -6,7 +6,7 @@
  *
  * @module
  */
-import type { CallRecord } from "../models/types.ts";
+import type { CallRecord } from "../core/call_record.ts";
 import { BlobStore } from "../store/blob_store.ts";
 import { type Manifest, type Node, nodeKey, type Usage } from "../store/manifest.ts";
 import { readManifest, type RunDir } from "../store/run_dir.ts";

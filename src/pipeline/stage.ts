@@ -12,7 +12,7 @@
  * @module
  */
 import type { z } from "zod";
-import type { CallRecord } from "../models/types.ts";
+import type { CallRecord } from "../core/call_record.ts";
 
 /** How an output (or an input) is stored: canonical JSON or exact UTF-8 text. */
 export type BlobKind = "json" | "text";

@@ -10,7 +10,7 @@ import { join } from "node:path";
 import { UsageError } from "../errors.ts";
 import { readManifest } from "../store/run_dir.ts";
 import { readInputJson } from "../fs_input.ts";
-import type { Cell } from "./markdown_table.ts";
+import type { Cell } from "../core/markdown_table.ts";
 import { type UnitComparison, unitComparison } from "./compare_units.ts";
 
 /** One compared metric of one row key. */

@@ -9,7 +9,7 @@ import type { RunComparison } from "./compare.ts";
 import { comparisonRows } from "./compare.ts";
 import type { UnitComparison } from "./compare_units.ts";
 import { factList, htmlPage, htmlTable, paragraphs, safeHtml } from "./html.ts";
-import type { Cell } from "./markdown_table.ts";
+import type { Cell } from "../core/markdown_table.ts";
 
 /** Headers of the unit-level table. */
 export function unitHeaders(units: UnitComparison): string[] {

@@ -8,7 +8,7 @@
  *
  * @module
  */
-import { type Cell, formatCell } from "./markdown_table.ts";
+import { type Cell, formatCell } from "../core/markdown_table.ts";
 
 /** Markup that is safe to insert as is: made by {@link safeHtml}, {@link rawHtml} or the helpers built on them. */
 export class Html {

@@ -6,7 +6,9 @@
  * @module
  */
 import { z } from "zod";
-import type { Executor, NodeResult, StageOutcome } from "../pipeline/executor.ts";
+import type { Executor, NodeResult } from "../pipeline/executor.ts";
+import { defineStage } from "../pipeline/stage.ts";
+import type { CallRecord } from "../core/call_record.ts";
 import type { ChatMessage } from "../models/messages.ts";
 import type { ChatModel } from "../models/types.ts";
 
@@ -54,79 +56,116 @@ export interface AnswerRequest {
   /** Key params (model name, indices…); transport settings stay out. */
   params: Record<string, unknown>;
   /** The context node: its `messages` output is the answer input. */
-  context: NodeResult;
+  context: NodeResult<{ messages: ChatMessage[] | null }>;
   chat: ChatModel;
   maxTokens: number;
   /** The ceiling the provider's input count is checked against; null when the condition may exceed it. */
   inputCap: number | null;
 }
 
-/** Runs (or, in check-only mode, skips) one answer; never reused from a frozen run. */
-export async function answerStage(
-  executor: Executor,
-  request: AnswerRequest,
-): Promise<{ node: NodeResult; answer: StoredAnswer | null; valid: boolean }> {
-  const contextNode = request.context;
-  const messages = contextNode.outputs.messages as ChatMessage[] | null;
-  const contextValid = contextNode.node.status === "ok" && messages !== null;
-  const params = { ...request.params, max_tokens: request.maxTokens, input_cap: request.inputCap };
-  const node = await executor.execute(
-    {
-      stage: request.stage,
-      version: ANSWER_STAGE_VERSION,
-      label: request.label,
-      params,
-      inputs: { context: contextNode.node.outputs.messages },
-      provider: contextValid,
-      reuseFrozen: false,
-      outputNames: ["answer", "status"],
+/** What an answer body needs besides its input: the chat model, and why the context is invalid (if it is). */
+export interface AnswerEnv {
+  chat: ChatModel;
+  contextReason: string | null;
+}
+
+const AnswerParams = z.object({ max_tokens: z.number().int(), input_cap: z.number().int().nullable() })
+  .loose();
+
+/** An answer stage (`hotpot-answer`, `sweep-answer`): one chat completion of a rendered answer input. */
+export function answerStageDef(name: string) {
+  return defineStage({
+    name,
+    version: ANSWER_STAGE_VERSION,
+    doc:
+      "One answer of the chat model to a rendered answer input, its input tokens checked against the ceiling.",
+    params: AnswerParams,
+    inputs: ["context"],
+    outputs: {
+      answer: { schema: StoredAnswerSchema.nullable(), doc: "the model's answer and the provider's usage" },
+      status: { schema: AnswerStatusSchema, doc: "valid or not, why, and the node's key and params" },
     },
-    async (key) => {
-      const outcome = await answer();
+    provider: true,
+    reuseFrozen: false,
+    async run({ params, inputs, key, env }: {
+      params: z.infer<typeof AnswerParams>;
+      inputs: Record<string, unknown>;
+      key: string;
+      env: AnswerEnv;
+    }) {
+      const outcome = await answerOutcome(params, inputs.context as ChatMessage[] | null, env);
       const status: AnswerStatus = {
         node: key,
         status: outcome.status ?? "ok",
         reason: outcome.reason ?? null,
         params,
       };
-      return { ...outcome, outputs: { ...outcome.outputs, status } };
+      return { ...outcome, outputs: { answer: outcome.answer, status } };
     },
-  );
-  async function answer(): Promise<StageOutcome> {
-    if (!contextValid) {
-      return {
-        outputs: { answer: null },
-        status: "invalid",
-        reason: contextNode.node.reason ?? "context invalid",
-      };
-    }
-    const result = await request.chat.complete({ messages: messages!, max_tokens: request.maxTokens });
-    if (!result.ok) {
-      return {
-        outputs: { answer: null },
-        requests: [result.record],
-        status: "invalid",
-        reason: result.error,
-      };
-    }
-    const answer: StoredAnswer = {
-      content: result.content,
-      usage: result.usage,
-      model: result.model,
-      finish_reason: result.finish_reason,
-    };
-    if (request.inputCap !== null && result.usage.prompt_tokens > request.inputCap) {
-      return {
-        outputs: { answer },
-        requests: [result.record],
-        status: "invalid",
-        reason:
-          `provider counted ${result.usage.prompt_tokens} input tokens, over the ${request.inputCap} ceiling`,
-      };
-    }
-    return { outputs: { answer }, requests: [result.record] };
+  });
+}
+
+async function answerOutcome(
+  params: { max_tokens: number; input_cap: number | null },
+  messages: ChatMessage[] | null,
+  env: AnswerEnv,
+): Promise<
+  { answer: StoredAnswer | null; status?: "ok" | "invalid"; reason?: string; requests?: CallRecord[] }
+> {
+  if (env.contextReason !== null || messages === null) {
+    return { answer: null, status: "invalid", reason: env.contextReason ?? "context invalid" };
   }
-  const stored = node.outputs.answer as StoredAnswer | null;
+  const result = await env.chat.complete({ messages, max_tokens: params.max_tokens });
+  if (!result.ok) return { answer: null, requests: [result.record], status: "invalid", reason: result.error };
+  const answer: StoredAnswer = {
+    content: result.content,
+    usage: result.usage,
+    model: result.model,
+    finish_reason: result.finish_reason,
+  };
+  if (params.input_cap !== null && result.usage.prompt_tokens > params.input_cap) {
+    return {
+      answer,
+      requests: [result.record],
+      status: "invalid",
+      reason:
+        `provider counted ${result.usage.prompt_tokens} input tokens, over the ${params.input_cap} ceiling`,
+    };
+  }
+  return { answer, requests: [result.record] };
+}
+
+/** The answer stages of the suites. */
+export const hotpotAnswerStage = answerStageDef("hotpot-answer");
+/** The answer stages of the suites. */
+export const sweepAnswerStage = answerStageDef("sweep-answer");
+
+/** Runs (or, in check-only mode, skips) one answer; never reused from a frozen run. */
+export async function answerStage(
+  executor: Executor,
+  request: AnswerRequest,
+): Promise<
+  {
+    node: NodeResult<{ answer: StoredAnswer | null; status: AnswerStatus }>;
+    answer: StoredAnswer | null;
+    valid: boolean;
+  }
+> {
+  const contextNode = request.context;
+  const messages = contextNode.outputs.messages;
+  const contextValid = contextNode.node.status === "ok" && messages !== null;
+  const def = request.stage === "hotpot-answer" ? hotpotAnswerStage : sweepAnswerStage;
+  const node = await executor.runStage(def, {
+    label: request.label,
+    params: { ...request.params, max_tokens: request.maxTokens, input_cap: request.inputCap },
+    inputs: { context: contextNode.node.outputs.messages },
+    values: { context: messages },
+    provider: contextValid,
+  }, {
+    chat: request.chat,
+    contextReason: contextValid ? null : contextNode.node.reason ?? "context invalid",
+  });
+  const stored = node.outputs.answer;
   return { node, answer: stored, valid: node.node.status === "ok" && stored !== null };
 }
 

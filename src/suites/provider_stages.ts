@@ -1,15 +1,17 @@
 /**
- * Declarations of the stages that call a provider or measure time (rankings, summaries, answers, live or
- * file-system collections, engines). Their bodies run inside the suites, which hold the models; the
- * declarations name their params, inputs and outputs for the stage catalogue, and tell `verify --rederive`
- * not to re-execute them.
+ * The stages that call a provider, read outside the store or measure time (collections, rankings, summaries,
+ * answers, engines). `verify --rederive` does not re-execute them; their outputs are what the provider-free
+ * stages are re-derived from. The collection's body runs inside the hotpot collect suite (it drives agents and
+ * workspaces); the others are full declarations with their bodies.
  *
  * @module
  */
 import { z } from "zod";
 import { type AnyStageDef, defineStage, type OutputSpecs } from "../pipeline/stage.ts";
-import { ANSWER_STAGE_VERSION, AnswerStatusSchema, StoredAnswerSchema } from "./answer_stage.ts";
-import { StoredRankingSchema, StoredSummarySchema } from "./stored.ts";
+import { hotpotAnswerStage, sweepAnswerStage } from "./answer_stage.ts";
+import { hotpotRankStage, hotpotSummaryStage } from "./hotpot/stages/compress.ts";
+import { sweepRankStage, sweepSummaryStage } from "./sweep/stages/compress.ts";
+import { enginesEngineStage } from "./engines/stages/engine.ts";
 
 function providerStage(
   name: string,
@@ -18,7 +20,6 @@ function providerStage(
   params: z.ZodType,
   inputs: string[],
   outputs: OutputSpecs,
-  reuseFrozen = true,
 ): AnyStageDef {
   return defineStage({
     name,
@@ -28,22 +29,10 @@ function providerStage(
     inputs,
     outputs,
     provider: true,
-    reuseFrozen,
-    run: () =>
-      Promise.reject(new Error(`${name} runs inside its suite (it calls a provider or measures time)`)),
+    run: () => Promise.reject(new Error(`${name} runs inside its suite (it drives agents and workspaces)`)),
   });
 }
 
-const ranking = {
-  ranking: { schema: StoredRankingSchema.nullable(), doc: "unit ids by descending probability" },
-};
-const summary = {
-  summary: { schema: StoredSummarySchema.nullable(), doc: "the summary (and fusion's kept units)" },
-};
-const answer = {
-  answer: { schema: StoredAnswerSchema.nullable(), doc: "the model's answer and the provider's usage" },
-  status: { schema: AnswerStatusSchema.nullable(), doc: "valid or not, why, and the node's key and params" },
-};
 const loose = z.record(z.string(), z.unknown());
 
 /** The provider (and timed) stages of every suite. */
@@ -67,62 +56,14 @@ export const PROVIDER_STAGES: readonly AnyStageDef[] = [
       session_text: { schema: z.string().nullable(), doc: "an outside agent's raw stdout (agent mode only)" },
     },
   ),
-  providerStage(
-    "hotpot-rank",
-    2,
-    "The decision model's ranking of one question's units.",
-    loose,
-    ["question"],
-    ranking,
-  ),
-  providerStage(
-    "hotpot-summary",
-    2,
-    "The chat model's summary of one question's evidence (fusion: of what the ranking did not keep).",
-    loose,
-    ["question", "ranking"],
-    summary,
-  ),
-  providerStage(
-    "hotpot-answer",
-    ANSWER_STAGE_VERSION,
-    "One answer of the chat model.",
-    loose,
-    ["context"],
-    answer,
-    false,
-  ),
-  providerStage("sweep-summary", 2, "One generation's summary S of all evidence.", loose, ["units"], summary),
-  providerStage(
-    "sweep-rank",
-    2,
-    "One generation's ranking of the evidence units.",
-    loose,
-    ["units"],
-    ranking,
-  ),
-  providerStage(
-    "sweep-answer",
-    ANSWER_STAGE_VERSION,
-    "One answer to the follow-up.",
-    loose,
-    ["context"],
-    answer,
-    false,
-  ),
-  providerStage(
-    "engines-engine",
-    1,
-    "One engine's cold and warm compress calls (timed), validation, measures and QA.",
-    loose,
-    ["transcript"],
-    {
-      result: { schema: loose, doc: "the measured result" },
-      window: { schema: z.array(loose).nullable(), doc: "the cold output window" },
-    },
-    false,
-  ),
-];
+  hotpotRankStage,
+  hotpotSummaryStage,
+  hotpotAnswerStage,
+  sweepSummaryStage,
+  sweepRankStage,
+  sweepAnswerStage,
+  enginesEngineStage,
+] as AnyStageDef[];
 
 /** The provider stage named `name` (throws for an unknown name: a programming error). */
 export function providerStageNamed(name: string): AnyStageDef {

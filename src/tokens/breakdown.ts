@@ -3,7 +3,7 @@
  *
  * @module
  */
-import type { ChatMessage, ToolDefinition } from "../models/messages.ts";
+import type { ChatMessage, ToolDefinition } from "../core/messages.ts";
 import type { HfTokenCounter } from "./counter.ts";
 
 /** The tokens one message adds. */

@@ -5,7 +5,7 @@
  *
  * @module
  */
-import type { ChatMessage, ToolDefinition } from "../models/messages.ts";
+import type { ChatMessage, ToolDefinition } from "../core/messages.ts";
 import type { TokenCounter } from "./types.ts";
 
 /** The reserve kept free under a ceiling by default (tokens). */

@@ -6,7 +6,7 @@
  */
 import { createHash } from "node:crypto";
 import type { Tokenizer } from "@huggingface/tokenizers";
-import type { ChatMessage, ToolDefinition } from "../models/messages.ts";
+import type { ChatMessage, ToolDefinition } from "../core/messages.ts";
 import type { TokenCounter } from "./types.ts";
 import type { ChatTemplate, TemplateViewOptions } from "./template.ts";
 

@@ -22,7 +22,7 @@ import { type CounterOptions, HfTokenCounter, type LoadedTokenizer } from "./cou
 import { ChatTemplate } from "./template.ts";
 import { TemplateLimitError } from "./bounded_render.ts";
 import { inputError, readInputFile, statInputDirectory } from "../fs_input.ts";
-import type { ChatMessage } from "../models/messages.ts";
+import type { ChatMessage } from "../core/messages.ts";
 
 /** The two files a tokenizer directory must hold, in the order they enter {@link tokenizerHash}. */
 export const TOKENIZER_FILES = ["tokenizer.json", "tokenizer_config.json"] as const;

@@ -6,7 +6,7 @@
  * @module
  */
 import { Template } from "@huggingface/jinja";
-import type { ChatMessage, ToolDefinition } from "../models/messages.ts";
+import type { ChatMessage, ToolDefinition } from "../core/messages.ts";
 import { renderBounded, renderBounds, TemplateLimitError } from "./bounded_render.ts";
 
 /** How OpenAI-format messages are turned into what the chat template sees. */

@@ -4,7 +4,7 @@
  *
  * @module
  */
-import type { ChatMessage, ToolDefinition } from "../models/messages.ts";
+import type { ChatMessage, ToolDefinition } from "../core/messages.ts";
 
 /** Counts tokens exactly as the model sees them: chat template rendering, then BPE encoding. */
 export interface TokenCounter {

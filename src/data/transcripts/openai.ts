@@ -7,7 +7,7 @@
 import { z } from "zod";
 import { UsageError } from "../../errors.ts";
 import type { ChatMessage } from "../../models/messages.ts";
-import { toolPairingProblem } from "../../methods/engines/tool_groups.ts";
+import { toolPairingProblem } from "../../core/tool_pairing.ts";
 import { type ImportedTranscript, issueError, LenientMessageSchema, toChatMessage } from "./types.ts";
 
 /** Validates a list of messages (errors name the file and message index) and checks tool pairing. */

@@ -7,6 +7,8 @@
  */
 import type { ChatMessage } from "../../models/messages.ts";
 
+export { toolPairingProblem } from "../../core/tool_pairing.ts";
+
 /** A run of consecutive messages that an engine keeps or drops as a whole. */
 export interface MessageUnit {
   /** Index of the unit's first message in the original list. */
@@ -38,42 +40,6 @@ export function splitUnits(messages: ChatMessage[]): MessageUnit[] {
     }
   }
   return units;
-}
-
-/**
- * Checks tool pairing: every assistant tool call is answered by exactly one `tool` message among the
- * messages directly after it, and every `tool` message answers a call of that preceding assistant message.
- * Returns `null` when valid, else a reason naming the message index and call id.
- */
-export function toolPairingProblem(messages: ChatMessage[]): string | null {
-  let pending: Set<string> | null = null;
-  let pendingAt = -1;
-  for (let i = 0; i < messages.length; i++) {
-    const message = messages[i];
-    if (message.role === "tool") {
-      const id = message.tool_call_id;
-      if (id === undefined) return `message ${i}: tool result without tool_call_id`;
-      if (pending === null || !pending.has(id)) {
-        return `message ${i}: tool result for '${id}' does not answer a call of the assistant message before it`;
-      }
-      pending.delete(id);
-      continue;
-    }
-    if (pending !== null && pending.size > 0) {
-      return `message ${pendingAt}: tool call '${[...pending][0]}' has no result`;
-    }
-    pending = null;
-    if (message.role === "assistant" && (message.tool_calls?.length ?? 0) > 0) {
-      const ids = message.tool_calls!.map((call) => call.id);
-      if (new Set(ids).size !== ids.length) return `message ${i}: duplicate tool call ids`;
-      pending = new Set(ids);
-      pendingAt = i;
-    }
-  }
-  if (pending !== null && pending.size > 0) {
-    return `message ${pendingAt}: tool call '${[...pending][0]}' has no result`;
-  }
-  return null;
 }
 
 /** The placeholder result given to a tool call whose result was removed. */

@@ -7,7 +7,7 @@
  */
 import { UsageError } from "../../errors.ts";
 import { readInputFile } from "../../fs_input.ts";
-import { refuseGiven } from "../../cli/option_rules.ts";
+import { refuseGiven } from "../../core/option_rules.ts";
 
 /** The options of a generated transcript: ignored, so refused, when a transcript is imported. */
 const GENERATOR_OPTIONS = ["turns", "needles", "words-per-msg", "needle-depths", "seed"];

@@ -19,7 +19,7 @@ import pLimit from "p-limit";
 import type { ChatMessage } from "../../models/messages.ts";
 import type { CallRecord, ChatModel } from "../../models/types.ts";
 import type { Needle } from "./needles.ts";
-import { normalizeAnswer } from "../hotpot/scoring.ts";
+import { normalizeAnswer } from "../scoring.ts";
 
 /** Verbatim needle recall over a window. */
 export interface NeedleRecall {

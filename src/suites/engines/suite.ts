@@ -8,20 +8,19 @@
  * @module
  */
 import type { ImportedTranscript, Probe } from "../../data/transcripts/types.ts";
-import type { ChatMessage } from "../../models/messages.ts";
 import type { TokenCounter } from "../../tokens/types.ts";
 import type { ModelSetup } from "../model_setup.ts";
 import type { RunContext } from "../run_lifecycle.ts";
 import type { GenerateParamsInput } from "./generate.ts";
 import { enginesTranscriptStage } from "./stages/transcript.ts";
-import type { Needle } from "./needles.ts";
+import { enginesEngineStage } from "./stages/engine.ts";
 import { basename } from "node:path";
 import { formatEnginesTable } from "./report.ts";
 import { engineInputKey, enginesAggregateStage } from "./stages/aggregate.ts";
 import { enginesReportStage } from "./stages/report.ts";
-import { type EngineResult, runEngines } from "./run.ts";
 import type { EngineSelection } from "../../methods/engines/create.ts";
 import { type BudgetSpec, budgetTokens, DEFAULT_BUDGET } from "./budgets.ts";
+import type { EngineResult } from "./run.ts";
 
 /** Where the transcript comes from. */
 export type TranscriptSource =
@@ -43,13 +42,6 @@ export interface EnginesSuiteOptions {
   engineEnv?: Readonly<Record<string, string>>;
   /** Hermes Agent's directory for the `hermes` and `hermes-lcm` adapters. */
   hermesDir?: string;
-}
-
-interface StoredTranscript {
-  messages: ChatMessage[];
-  needles: Needle[];
-  probes: Probe[];
-  hash: string;
 }
 
 /** What the suite returns. */
@@ -96,7 +88,7 @@ export async function runEnginesSuite(
       },
     {},
   );
-  const transcript = transcriptNode.outputs.transcript as StoredTranscript;
+  const transcript = transcriptNode.outputs.transcript;
   // Said in the report, never stored in the node: a path would make equal keys give different outputs.
   const description = source.kind === "generated"
     ? `generated (turns ${source.params.turns ?? 200}, needles ${source.params.needles ?? 12}, ` +
@@ -118,56 +110,33 @@ export async function runEnginesSuite(
   const engineValues: Record<string, unknown> = {};
   for (const { budget: budgetLabel, budget_tokens: budgetCount } of budgets) {
     for (const { name, spec } of options.engines) {
-      const node = await executor.execute(
-        {
-          stage: "engines-engine",
-          version: 1,
-          label: budgets.length > 1 ? `engine ${name} at ${budgetLabel}` : `engine ${name}`,
-          params: {
-            engine: spec,
-            ...(name !== spec ? { name } : {}),
-            ...(options.engineEnv && Object.keys(options.engineEnv).length > 0
-              ? { engine_env: Object.keys(options.engineEnv).sort() }
-              : {}),
-            repeats: options.repeats,
-            budget: budgetLabel,
-            budget_tokens: budgetCount,
-            qa: options.qa,
-            tokenizer: counter.hash,
-            chat_model: models.description.chat_model,
-            decision_model: models.description.decision_model,
-          },
-          inputs: { transcript: transcriptNode.node.outputs.transcript },
-          provider: true,
-          reuseFrozen: false,
+      const node = await executor.runStage(enginesEngineStage, {
+        label: budgets.length > 1 ? `engine ${name} at ${budgetLabel}` : `engine ${name}`,
+        params: {
+          engine: spec,
+          ...(name !== spec ? { name } : {}),
+          ...(options.engineEnv && Object.keys(options.engineEnv).length > 0
+            ? { engine_env: Object.keys(options.engineEnv).sort() }
+            : {}),
+          repeats: options.repeats,
+          budget: budgetLabel,
+          budget_tokens: budgetCount,
+          qa: options.qa,
+          tokenizer: counter.hash,
+          chat_model: models.description.chat_model,
+          decision_model: models.description.decision_model,
         },
-        async () => {
-          const [result] = await runEngines({
-            messages: transcript.messages,
-            needles: transcript.needles,
-            probes: transcript.probes,
-            engines: [{ name, spec }],
-            repeats: options.repeats,
-            counter,
-            chat: models.chat,
-            decision: models.decision,
-            budgetTokens: budgetCount,
-            budgetLabel,
-            timeoutMs: options.timeoutMs,
-            qa: options.qa,
-            engineEnv: options.engineEnv,
-            hermesDir: options.hermesDir,
-          });
-          const { window, records, ...measured } = result;
-          return {
-            outputs: { result: measured, window },
-            requests: records,
-            status: result.status === "failed" ? "invalid" : "ok",
-            ...(result.reason ? { reason: result.reason } : {}),
-          };
-        },
-      );
-      const measured = node.outputs.result as Omit<EngineResult, "window" | "records">;
+        inputs: { transcript: transcriptNode.node.outputs.transcript },
+        values: { transcript },
+      }, {
+        chat: models.chat,
+        decision: models.decision,
+        counter,
+        timeoutMs: options.timeoutMs,
+        engineEnv: options.engineEnv,
+        hermesDir: options.hermesDir,
+      });
+      const measured = node.outputs.result;
       results.push({ ...measured, window: null, records: [] });
       engineInputs[engineInputKey(name, budgetLabel)] = node.node.outputs.result;
       engineValues[engineInputKey(name, budgetLabel)] = measured;

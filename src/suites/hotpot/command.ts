@@ -12,7 +12,7 @@ import { loadTokenCounter } from "../../tokens/load.ts";
 import { setupModels } from "../model_setup.ts";
 import { readPrices } from "../../analysis/read_prices.ts";
 import { readInputFile } from "../../fs_input.ts";
-import { refuseGiven } from "../../cli/option_rules.ts";
+import { refuseGiven } from "../../core/option_rules.ts";
 import { openFrozenFor, type RunCommandOptions, runSuite } from "../run_lifecycle.ts";
 import { assertQuotaMet, collectCorpus, type CollectMode, selectionReport } from "./collect_suite.ts";
 import { readCorpus } from "./corpus.ts";
@@ -27,7 +27,7 @@ import {
   chooseCollectionMode,
   collectionSummaryLines,
   readHermesSessions,
-} from "../../cli/hotpot_collect_mode.ts";
+} from "./collect_mode.ts";
 
 /** The demo dataset shipped in fixtures/. */
 export const DEMO_DATASET = assetPath("fixtures/hotpot/demo.parquet");

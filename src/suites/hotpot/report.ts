@@ -4,7 +4,7 @@
  *
  * @module
  */
-import { type Cell, markdownTable } from "../../report/markdown_table.ts";
+import { type Cell, markdownTable } from "../../core/markdown_table.ts";
 import type { HotpotMethodAggregate } from "./aggregate.ts";
 import type { Corpus } from "./corpus.ts";
 import { hypothesisVerdictText } from "./hypothesis.ts";
@@ -17,12 +17,12 @@ import {
   HOTPOT_CAVEATS,
   hotpotReportTitle,
 } from "./report_protocol.ts";
-import type { HotpotStats } from "../../analysis/hotpot_stats.ts";
+import type { HotpotStats } from "./stats.ts";
 import type { ExplorerData } from "../../report/explorer.ts";
 import type { RunCost } from "../../analysis/cost.ts";
-import { type CeilingResult, ceilingSweepMarkdown } from "../../analysis/ceiling_sweep.ts";
+import { type CeilingResult, ceilingSweepMarkdown } from "./ceiling_sweep.ts";
 import { costMarkdown } from "../../analysis/cost_report.ts";
-import { hotpotStatsMarkdown, hypothesisWithInterval } from "../../analysis/hotpot_stats_markdown.ts";
+import { hotpotStatsMarkdown, hypothesisWithInterval } from "./stats_markdown.ts";
 
 /** What the report states about the run besides the aggregates. */
 export interface HotpotReportMeta {

@@ -6,7 +6,7 @@
  *
  * @module
  */
-import type { Cell } from "../../report/markdown_table.ts";
+import type { Cell } from "../../core/markdown_table.ts";
 import type { Corpus } from "./corpus.ts";
 
 /** The protocol's caveats, stated in every hotpot report. */

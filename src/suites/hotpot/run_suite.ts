@@ -9,26 +9,16 @@
 import type { ModelSetup } from "../model_setup.ts";
 import type { RunContext } from "../run_lifecycle.ts";
 import { answerStage, CheckOnlyComparison, type CheckOnlyReport } from "../answer_stage.ts";
-import { rankOutcome } from "../rank_outcome.ts";
-import { summarizeWithin } from "../../methods/summarize.ts";
-import { countPrompt } from "../../tokens/budget.ts";
 import type { TokenCounter } from "../../tokens/types.ts";
-import type { Usage } from "../../store/manifest.ts";
-import { addUsage, emptyUsage } from "../../core/usage.ts";
+import { addUsage, emptyUsage, type Usage } from "../../core/usage.ts";
 import { rowInput, sortedRecord } from "../published.ts";
 import type { StoredRankingValue, StoredSummaryValue } from "../stored.ts";
 import type { Corpus } from "./corpus.ts";
-import {
-  compactedContext,
-  evidenceText,
-  fusionKept,
-  type HotpotMethod,
-  questionUnits,
-  taskText,
-} from "./methods.ts";
+import type { HotpotMethod } from "./methods.ts";
 import type { HotpotResultRow } from "./rows.ts";
 import { hotpotQuestionStage } from "./stages/question.ts";
 import { hotpotContextStage } from "./stages/context.ts";
+import { hotpotRankStage, hotpotSummaryStage } from "./stages/compress.ts";
 import { hotpotScoreStage } from "./stages/score.ts";
 import { hotpotAggregateStage } from "./stages/aggregate.ts";
 import { hotpotReportStage } from "./stages/report.ts";
@@ -82,7 +72,6 @@ export async function runHotpot(
 ): Promise<HotpotRunOutcome> {
   const { executor, run, progress } = context;
   const corpusHash = run.header.sources["corpus"];
-  const limit = options.inputCap - options.reserve;
   const usesRanking = options.methods.some((m) => m === "jev" || m === "jev+summary");
   const usesSummary = options.methods.some((m) => m === "summary" || m === "jev+summary");
   const q = corpus.questions.length;
@@ -105,6 +94,7 @@ export async function runHotpot(
   const check = new CheckOnlyComparison();
   const common = { input_cap: options.inputCap, reserve: options.reserve, tokenizer: counter.hash };
   const env = { counter };
+  const modelEnv = { counter, chat: models.chat, decision: models.decision };
   /** The aggregate's inputs: per answer row its status, answer, score, context count and context. */
   const aggregateInputs: Record<string, string> = {};
   const aggregateValues: Record<string, unknown> = {};
@@ -130,28 +120,14 @@ export async function runHotpot(
       let rankingHash: string | undefined;
       let ranking: StoredRankingValue | undefined;
       if (usesRanking) {
-        const rankNode = await executor.execute(
-          {
-            stage: "hotpot-rank",
-            version: 2,
-            label: `rank q=${cq.id} gen=${gen}`,
-            params: { generation: gen, decision_model: models.description.decision_model },
-            inputs: { question: questionHash },
-            provider: true,
-            outputNames: ["ranking"],
-          },
-          async (key) => {
-            if (!question.valid) {
-              return {
-                outputs: { ranking: { node: key, ok: false, order: [], error: "collection invalid" } },
-                status: "invalid",
-              };
-            }
-            return await rankOutcome(models.decision, questionUnits(question), taskText(question), key);
-          },
-        );
+        const rankNode = await executor.runStage(hotpotRankStage, {
+          label: `rank q=${cq.id} gen=${gen}`,
+          params: { generation: gen, decision_model: models.description.decision_model },
+          inputs: { question: questionHash },
+          values: { question },
+        }, modelEnv);
         rankingHash = rankNode.node.outputs.ranking;
-        ranking = (rankNode.outputs.ranking ?? undefined) as StoredRankingValue | undefined;
+        ranking = rankNode.outputs.ranking ?? undefined;
         for (const m of ["jev", "jev+summary"]) {
           if (options.methods.includes(m as HotpotMethod) && rankNode.node.reused_from === undefined) {
             countUsage(m, rankNode.node.usage);
@@ -166,83 +142,21 @@ export async function runHotpot(
         if (method === "summary" || method === "jev+summary") {
           const inputs: Record<string, string> = { question: questionHash };
           if (method === "jev+summary" && rankingHash) inputs.ranking = rankingHash;
-          const summaryNode = await executor.execute(
-            {
-              stage: "hotpot-summary",
-              version: 2,
-              label: `summary q=${cq.id} method=${method} gen=${gen}`,
-              params: {
-                method,
-                generation: gen,
-                ...common,
-                chat_model: models.description.chat_model,
-                max_retries: options.summaryRetries,
-                ...(method === "jev+summary" ? { fusion_share: options.fusionShare } : {}),
-              },
-              inputs,
-              provider: true,
-              outputNames: ["summary"],
+          const summaryNode = await executor.runStage(hotpotSummaryStage, {
+            label: `summary q=${cq.id} method=${method} gen=${gen}`,
+            params: {
+              method,
+              generation: gen,
+              ...common,
+              chat_model: models.description.chat_model,
+              max_retries: options.summaryRetries,
+              ...(method === "jev+summary" ? { fusion_share: options.fusionShare } : {}),
             },
-            async (key) => {
-              const fail = (reason: string) => ({
-                outputs: { summary: { node: key, ok: false, text: null, kept: [], reason } },
-                status: "invalid" as const,
-                reason,
-              });
-              if (!question.valid) return fail("collection invalid");
-              let kept: ReturnType<typeof questionUnits> = [];
-              let rest = questionUnits(question);
-              if (method === "jev+summary") {
-                if (!ranking?.ok) return fail(`ranking failed: ${ranking?.error}`);
-                kept = fusionKept(counter, question, ranking.order, limit, options.fusionShare);
-                const keptIds = new Set(kept.map((u) => u.id));
-                rest = rest.filter((u) => !keptIds.has(u.id));
-              }
-              const base = countPrompt(counter, compactedContext(question, kept, ""));
-              const outcome = await summarizeWithin({
-                chat: models.chat,
-                task: taskText(question),
-                evidence: evidenceText(rest),
-                retained: kept.length > 0 ? evidenceText(kept) : undefined,
-                space: limit - base,
-                promptTokens: (summary) => countPrompt(counter, compactedContext(question, kept, summary)),
-                limit,
-                maxRetries: options.summaryRetries,
-              });
-              const keptIds = kept.map((u) => u.id);
-              if (!outcome.ok) {
-                return {
-                  outputs: {
-                    summary: {
-                      node: key,
-                      ok: false,
-                      text: outcome.summary ?? null,
-                      kept: keptIds,
-                      reason: outcome.reason,
-                      attempts: outcome.attempts,
-                    },
-                  },
-                  requests: outcome.records,
-                  status: "invalid" as const,
-                  reason: outcome.reason,
-                };
-              }
-              return {
-                outputs: {
-                  summary: {
-                    node: key,
-                    ok: true,
-                    text: outcome.summary,
-                    kept: keptIds,
-                    attempts: outcome.attempts,
-                  },
-                },
-                requests: outcome.records,
-              };
-            },
-          );
+            inputs,
+            values: { question, ranking },
+          }, modelEnv);
           summaryHash = summaryNode.node.outputs.summary;
-          summaryValue = (summaryNode.outputs.summary ?? undefined) as StoredSummaryValue | undefined;
+          summaryValue = summaryNode.outputs.summary ?? undefined;
           // A node that came from a frozen run (now, or before a resume) made its calls there.
           if (summaryNode.node.reused_from === undefined) countUsage(method, summaryNode.node.usage);
         }

@@ -17,6 +17,9 @@
  *
  * @module
  */
+import { normalizeAnswer, pySplit } from "../scoring.ts";
+
+export { normalizeAnswer } from "../scoring.ts";
 
 /** The official metric names, in the official order. */
 export const METRIC_NAMES = [
@@ -36,24 +39,6 @@ export const METRIC_NAMES = [
 
 /** The official metrics of one question or an average. */
 export type HotpotMetrics = Record<(typeof METRIC_NAMES)[number], number>;
-
-const PUNCTUATION = new Set("!\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~");
-const ARTICLES = /(?<![\p{L}\p{N}_])(?:a|an|the)(?![\p{L}\p{N}_])/gu;
-// Python str.split() whitespace includes the ASCII separators \x1c-\x1f (intentional control characters).
-// deno-lint-ignore no-control-regex
-const PY_WHITESPACE = /[\t\n\x0b\x0c\r\x1c-\x1f \x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]+/;
-
-/** Python `str.split()` with no argument. */
-function pySplit(text: string): string[] {
-  return text.split(PY_WHITESPACE).filter((t) => t !== "");
-}
-
-/** The official answer normalization. */
-export function normalizeAnswer(text: string): string {
-  let out = "";
-  for (const ch of text.toLowerCase()) if (!PUNCTUATION.has(ch)) out += ch;
-  return pySplit(out.replace(ARTICLES, " ")).join(" ");
-}
 
 /** Answer exact match after normalization (1 or 0). */
 export function answerExactMatch(prediction: string, gold: string): number {

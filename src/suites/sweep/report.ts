@@ -3,15 +3,15 @@
  *
  * @module
  */
-import { type Cell, markdownTable } from "../../report/markdown_table.ts";
+import { type Cell, markdownTable } from "../../core/markdown_table.ts";
 import type { SweepKindAggregate } from "./aggregate.ts";
 import type { SweepRunOptions } from "./run_suite.ts";
-import type { SweepStats } from "../../analysis/sweep_stats.ts";
-import { sweepStatsMarkdown } from "../../analysis/sweep_stats_report.ts";
+import type { SweepStats } from "./stats.ts";
+import { sweepStatsMarkdown } from "./stats_report.ts";
 import type { ExplorerData } from "../../report/explorer.ts";
 import type { RunCost } from "../../analysis/cost.ts";
 import { costMarkdown } from "../../analysis/cost_report.ts";
-import { sweepCeilingMarkdown, type SweepCeilingResult } from "../../analysis/sweep_ceiling.ts";
+import { sweepCeilingMarkdown, type SweepCeilingResult } from "./ceiling.ts";
 
 /** What the report states besides the aggregates. */
 export interface SweepReportMeta {

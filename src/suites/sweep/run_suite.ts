@@ -7,20 +7,18 @@
  *
  * @module
  */
-import { summarizeWithin } from "../../methods/summarize.ts";
 import { addUsage, emptyUsage, type Usage } from "../../core/usage.ts";
-import { countPrompt } from "../../tokens/budget.ts";
 import type { TokenCounter } from "../../tokens/types.ts";
 import type { ModelSetup } from "../model_setup.ts";
 import type { RunContext } from "../run_lifecycle.ts";
 import { answerStage, CheckOnlyComparison, type CheckOnlyReport } from "../answer_stage.ts";
-import { rankOutcome } from "../rank_outcome.ts";
 import { rowInput, sortedRecord } from "../published.ts";
-import { contextKinds, summarySweepContext, sweepTask } from "./contexts.ts";
+import { contextKinds } from "./contexts.ts";
 import type { SweepFixture } from "./fixture.ts";
 import type { SweepResultRow } from "./rows.ts";
 import { sweepTrajectoryStage } from "./stages/trajectory.ts";
 import { sweepContextStage } from "./stages/context.ts";
+import { sweepRankStage, sweepSummaryStage } from "./stages/compress.ts";
 import { sweepScoreStage } from "./stages/score.ts";
 import { sweepAggregateStage } from "./stages/aggregate.ts";
 import { sweepReportStage } from "./stages/report.ts";
@@ -76,11 +74,10 @@ export async function runSweep(
   const { executor, run, progress } = context;
   const trajectoryHash = run.header.sources["trajectory"];
   const kinds = contextKinds(options.topN);
-  const task = sweepTask(fixture.trajectory);
   const G = options.compressions;
-  const summaryLimit = options.summaryAllowance - options.reserve;
   const common = { reserve: options.reserve, tokenizer: counter.hash, fixture: fixture.hash };
   const env = { counter, fixture };
+  const modelEnv = { ...env, chat: models.chat, decision: models.decision };
   progress.plan("sweep-trajectory", 1);
   progress.plan("sweep-summary", G);
   progress.plan("sweep-rank", G);
@@ -107,66 +104,24 @@ export async function runSweep(
   // 1. Freeze S and the ranking of every generation before any answer.
   const frozen = await Promise.all(Array.from({ length: G }, async (_, gen) => {
     const [summaryNode, rankNode] = await Promise.all([
-      executor.execute(
-        {
-          stage: "sweep-summary",
-          version: 2,
-          label: `summary gen=${gen}`,
-          params: {
-            generation: gen,
-            allowance: options.summaryAllowance,
-            ...common,
-            chat_model: models.description.chat_model,
-            max_retries: options.summaryRetries,
-          },
-          inputs: { units: unitsHash },
-          provider: true,
-          outputNames: ["summary"],
+      executor.runStage(sweepSummaryStage, {
+        label: `summary gen=${gen}`,
+        params: {
+          generation: gen,
+          allowance: options.summaryAllowance,
+          ...common,
+          chat_model: models.description.chat_model,
+          max_retries: options.summaryRetries,
         },
-        async (key) => {
-          const build = (summary: string) =>
-            summarySweepContext(fixture.trajectory, summary, [], fixture.followUp);
-          const outcome = await summarizeWithin({
-            chat: models.chat,
-            task,
-            evidence: units.map((u) => u.text).join("\n\n"),
-            space: summaryLimit - countPrompt(counter, build("")),
-            promptTokens: (summary) => countPrompt(counter, build(summary)),
-            limit: summaryLimit,
-            maxRetries: options.summaryRetries,
-          });
-          if (!outcome.ok) {
-            return {
-              outputs: {
-                summary: { node: key, ok: false, text: outcome.summary ?? null, reason: outcome.reason },
-              },
-              requests: outcome.records,
-              status: "invalid" as const,
-              reason: outcome.reason,
-            };
-          }
-          return {
-            outputs: { summary: { node: key, ok: true, text: outcome.summary, attempts: outcome.attempts } },
-            requests: outcome.records,
-          };
-        },
-      ),
-      executor.execute(
-        {
-          stage: "sweep-rank",
-          version: 2,
-          label: `rank gen=${gen}`,
-          params: {
-            generation: gen,
-            fixture: fixture.hash,
-            decision_model: models.description.decision_model,
-          },
-          inputs: { units: unitsHash },
-          provider: true,
-          outputNames: ["ranking"],
-        },
-        (key) => rankOutcome(models.decision, units, task, key),
-      ),
+        inputs: { units: unitsHash },
+        values: { units },
+      }, modelEnv),
+      executor.runStage(sweepRankStage, {
+        label: `rank gen=${gen}`,
+        params: { generation: gen, fixture: fixture.hash, decision_model: models.description.decision_model },
+        inputs: { units: unitsHash },
+        values: { units },
+      }, modelEnv),
     ]);
     for (const node of [summaryNode, rankNode]) {
       if (node.node.reused_from !== undefined) {

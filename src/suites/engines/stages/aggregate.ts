@@ -8,15 +8,14 @@
 import { z } from "zod";
 import { defineStage } from "../../../pipeline/stage.ts";
 import { publishedJson } from "../../published.ts";
-import type { EngineResult } from "../run.ts";
+import type { MeasuredEngine } from "./engine.ts";
 
 /** The aggregate node's input key of one engine's result at one budget. */
 export function engineInputKey(name: string, budget: string): string {
   return `engine:${budget}:${name}`;
 }
 
-/** The measured result of one engine as stored in its node (without the window and the call records). */
-export type MeasuredEngine = Omit<EngineResult, "window" | "records">;
+export type { MeasuredEngine } from "./engine.ts";
 
 const ModelsSchema = z.object({
   mode: z.string(),

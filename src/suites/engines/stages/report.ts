@@ -6,7 +6,7 @@
  */
 import { z } from "zod";
 import { defineStage } from "../../../pipeline/stage.ts";
-import { enginesReportHtml } from "../../../report/engines_html.ts";
+import { enginesReportHtml } from "../report_html.ts";
 import { enginesReportMarkdown } from "../report.ts";
 import type { EngineResult } from "../run.ts";
 import type { MeasuredEngine } from "./aggregate.ts";

@@ -6,11 +6,11 @@
  */
 import { z } from "zod";
 import { defineStage } from "../../../pipeline/stage.ts";
-import { hotpotReportHtml } from "../../../report/hotpot_html.ts";
+import { hotpotReportHtml } from "../report_html.ts";
 import type { HotpotMethodAggregate } from "../aggregate.ts";
 import { hotpotReportMarkdown } from "../report.ts";
 import { corpusOf } from "./question.ts";
-import { hotpotAnalysis } from "../../../analysis/hotpot_analysis.ts";
+import { hotpotAnalysis } from "../analysis.ts";
 
 /** The `hotpot-report` stage. */
 export const hotpotReportStage = defineStage({

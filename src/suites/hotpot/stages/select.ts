@@ -10,13 +10,15 @@ import type { HotpotRecord } from "../../../data/hotpot_record.ts";
 import { type SelectionOptions, selectQuestions } from "../select.ts";
 
 /** What the selection stage records: how many records were considered and what each filter removed. */
-export interface SelectionReport {
-  considered: number;
-  removed: Record<string, number>;
-  skipped_quota_full: number;
-  quota_met: boolean;
-  counts: Record<string, { selected: number; wanted: number }>;
-}
+export const SelectionReportSchema = z.object({
+  considered: z.number().int(),
+  removed: z.record(z.string(), z.number().int()),
+  skipped_quota_full: z.number().int(),
+  quota_met: z.boolean(),
+  counts: z.record(z.string(), z.object({ selected: z.number().int(), wanted: z.number().int() })),
+});
+/** What the selection stage records: how many records were considered and what each filter removed. */
+export type SelectionReport = z.infer<typeof SelectionReportSchema>;
 
 /** The selected ids and the selection report (deterministic; the `hotpot-select` stage records it). */
 export function selectionReport(
@@ -59,7 +61,7 @@ export const hotpotSelectStage = defineStage({
   textInputs: ["dataset"],
   outputs: {
     selected: { schema: z.object({ ids: z.array(z.string()) }), doc: "the selected question ids" },
-    report: { schema: z.record(z.string(), z.unknown()), doc: "records considered, removed by each filter" },
+    report: { schema: SelectionReportSchema, doc: "records considered, removed by each filter, quotas" },
   },
   provider: false,
   async run({ params, env }: { params: z.infer<typeof SelectParams>; env: HotpotSelectEnv }) {

@@ -7,14 +7,14 @@
 import { z } from "zod";
 import { defineStage } from "../../../pipeline/stage.ts";
 import { UsageSchema } from "../../../core/usage.ts";
-import { sweepReportHtml } from "../../../report/sweep_html.ts";
+import { sweepReportHtml } from "../report_html.ts";
 import type { SweepKindAggregate } from "../aggregate.ts";
 import { sweepReportMarkdown } from "../report.ts";
 import type { SweepResultRow } from "../rows.ts";
-import { sweepStats } from "../../../analysis/sweep_stats.ts";
+import { sweepStats } from "../stats.ts";
 import { finiteOrNull } from "../../../analysis/format.ts";
 import type { RunCost } from "../../../analysis/cost.ts";
-import { sweepExplorer } from "../../../report/sweep_explorer.ts";
+import { sweepExplorer } from "../explorer.ts";
 
 const ModelsSchema = z.object({
   mode: z.string(),

@@ -5,9 +5,9 @@
  *
  * @module
  */
-import type { Cell } from "../report/markdown_table.ts";
-import { formatDifference, formatInterval, formatP, formatPoints } from "./format.ts";
-import { HOTPOT_CI_METRICS, type HotpotStats } from "./hotpot_stats.ts";
+import type { Cell } from "../../core/markdown_table.ts";
+import { formatDifference, formatInterval, formatP, formatPoints } from "../../analysis/format.ts";
+import { HOTPOT_CI_METRICS, type HotpotStats } from "./stats.ts";
 
 /** Header of the interval table. */
 export function intervalHeaders(): string[] {

@@ -5,13 +5,8 @@
  *
  * @module
  */
-import type { HotpotMethodAggregate } from "../suites/hotpot/aggregate.ts";
-import {
-  HOTPOT_RESULT_HEADERS,
-  type HotpotReportMeta,
-  hotpotResultRows,
-  hypothesisText,
-} from "../suites/hotpot/report.ts";
+import type { HotpotMethodAggregate } from "./aggregate.ts";
+import { HOTPOT_RESULT_HEADERS, type HotpotReportMeta, hotpotResultRows, hypothesisText } from "./report.ts";
 import {
   COLLECTION_HEADERS,
   collectionModeText,
@@ -20,14 +15,23 @@ import {
   filesUnchangedText,
   HOTPOT_CAVEATS,
   hotpotReportTitle,
-} from "../suites/hotpot/report_protocol.ts";
-import { barChart } from "./charts.ts";
-import { hotpotStatsHtml, hypothesisHtml } from "./hotpot_stats_html.ts";
-import { explorerHtml } from "./explorer.ts";
-import { costHtml } from "./cost_html.ts";
+} from "./report_protocol.ts";
+import { barChart } from "../../report/charts.ts";
+import { hotpotStatsHtml, hypothesisHtml } from "./stats_html.ts";
+import { explorerHtml } from "../../report/explorer.ts";
+import { costHtml } from "../../report/cost_html.ts";
 import { ceilingSweepHtml } from "./ceiling_sweep_html.ts";
-import { banner, code, factList, figure, htmlPage, htmlTable, paragraphs, safeHtml } from "./html.ts";
-import { formatCell } from "./markdown_table.ts";
+import {
+  banner,
+  code,
+  factList,
+  figure,
+  htmlPage,
+  htmlTable,
+  paragraphs,
+  safeHtml,
+} from "../../report/html.ts";
+import { formatCell } from "../../core/markdown_table.ts";
 
 /** A share as a percentage with one decimal, as in REPORT.md. */
 const pct = (x: number) => Number((100 * x).toFixed(1));

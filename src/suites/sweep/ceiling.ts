@@ -5,11 +5,11 @@
  *
  * @module
  */
-import type { SweepKindAggregate } from "../suites/sweep/aggregate.ts";
-import type { SweepResultRow } from "../suites/sweep/run_suite.ts";
-import { type Cell, markdownTable } from "../report/markdown_table.ts";
-import { formatInterval } from "./format.ts";
-import type { SweepStats } from "./sweep_stats.ts";
+import type { SweepKindAggregate } from "./aggregate.ts";
+import type { SweepResultRow } from "./run_suite.ts";
+import { type Cell, markdownTable } from "../../core/markdown_table.ts";
+import { formatInterval } from "../../analysis/format.ts";
+import type { SweepStats } from "./stats.ts";
 
 /** One ceiling's sweep results. */
 export interface SweepCeilingResult {

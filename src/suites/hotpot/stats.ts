@@ -7,10 +7,15 @@
  *
  * @module
  */
-import type { HotpotMethod } from "../suites/hotpot/methods.ts";
-import type { HotpotResultRow } from "../suites/hotpot/run_suite.ts";
-import { bootstrapMeans, DEFAULT_RESAMPLES, DEFAULT_STATS_SEED, type Interval } from "./bootstrap.ts";
-import { EXACT_LIMIT, type PairedDifference, pairedDifference } from "./paired.ts";
+import type { HotpotMethod } from "./methods.ts";
+import type { HotpotResultRow } from "./run_suite.ts";
+import {
+  bootstrapMeans,
+  DEFAULT_RESAMPLES,
+  DEFAULT_STATS_SEED,
+  type Interval,
+} from "../../analysis/bootstrap.ts";
+import { EXACT_LIMIT, type PairedDifference, pairedDifference } from "../../analysis/paired.ts";
 
 /** The metrics given an interval, with their report labels. */
 export const HOTPOT_CI_METRICS = [

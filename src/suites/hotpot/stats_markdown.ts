@@ -4,8 +4,8 @@
  *
  * @module
  */
-import { markdownTable } from "../report/markdown_table.ts";
-import type { HotpotStats } from "./hotpot_stats.ts";
+import { markdownTable } from "../../core/markdown_table.ts";
+import type { HotpotStats } from "./stats.ts";
 import {
   hypothesisInterval,
   intervalHeaders,
@@ -14,7 +14,7 @@ import {
   PAIRED_HEADERS,
   pairedNote,
   pairedRows,
-} from "./hotpot_stats_report.ts";
+} from "./stats_report.ts";
 
 /** The `95% CI` table and the paired-differences section, in Markdown. */
 export function hotpotStatsMarkdown(stats: HotpotStats): string {

@@ -7,10 +7,10 @@
  *
  * @module
  */
-import type { ChatMessage } from "../models/messages.ts";
-import type { Corpus } from "../suites/hotpot/corpus.ts";
-import type { HotpotResultRow } from "../suites/hotpot/run_suite.ts";
-import type { ExplorerData, ExplorerItem, ExplorerSection } from "./explorer.ts";
+import type { ChatMessage } from "../../models/messages.ts";
+import type { Corpus } from "./corpus.ts";
+import type { HotpotResultRow } from "./run_suite.ts";
+import type { ExplorerData, ExplorerItem, ExplorerSection } from "../../report/explorer.ts";
 
 const pct = (x: number) => (100 * x).toFixed(1);
 

@@ -16,10 +16,10 @@ import {
   engineTableRows,
   ms,
   probeTypeRows,
-} from "../suites/engines/report.ts";
-import type { EngineResult } from "../suites/engines/run.ts";
-import { barChart, type ChartSeries } from "./charts.ts";
-import { curveChart, type CurveSeries } from "./engines_curve.ts";
+} from "./report.ts";
+import type { EngineResult } from "./run.ts";
+import { barChart, type ChartSeries } from "../../report/charts.ts";
+import { curveChart, type CurveSeries } from "../../report/engines_curve.ts";
 import {
   banner,
   code,
@@ -30,7 +30,7 @@ import {
   htmlTable,
   paragraphs,
   safeHtml,
-} from "./html.ts";
+} from "../../report/html.ts";
 
 /** A chart category: the engine's label, and its budget when there are several. */
 function category(r: EngineResult, multi: boolean): string {

@@ -3,10 +3,10 @@
  *
  * @module
  */
-import type { Cell } from "../report/markdown_table.ts";
-import { markdownTable } from "../report/markdown_table.ts";
-import { formatDifference, formatInterval, formatP, formatPoints } from "./format.ts";
-import { SWEEP_CI_METRICS, type SweepStats } from "./sweep_stats.ts";
+import type { Cell } from "../../core/markdown_table.ts";
+import { markdownTable } from "../../core/markdown_table.ts";
+import { formatDifference, formatInterval, formatP, formatPoints } from "../../analysis/format.ts";
+import { SWEEP_CI_METRICS, type SweepStats } from "./stats.ts";
 
 /** Header of the sweep interval table. */
 export const SWEEP_INTERVAL_HEADERS = [

@@ -4,8 +4,8 @@
  *
  * @module
  */
-import type { HotpotStats } from "../analysis/hotpot_stats.ts";
-import { hypothesisWithInterval } from "../analysis/hotpot_stats_markdown.ts";
+import type { HotpotStats } from "./stats.ts";
+import { hypothesisWithInterval } from "./stats_markdown.ts";
 import {
   intervalHeaders,
   intervalNote,
@@ -13,8 +13,8 @@ import {
   PAIRED_HEADERS,
   pairedNote,
   pairedRows,
-} from "../analysis/hotpot_stats_report.ts";
-import { type Html, htmlTable, paragraphs, safeHtml } from "./html.ts";
+} from "./stats_report.ts";
+import { type Html, htmlTable, paragraphs, safeHtml } from "../../report/html.ts";
 
 /** The `95% CI` table and the paired-differences section. */
 export function hotpotStatsHtml(stats: HotpotStats): Html {

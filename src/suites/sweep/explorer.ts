@@ -5,9 +5,9 @@
  *
  * @module
  */
-import type { ChatMessage } from "../models/messages.ts";
-import type { SweepResultRow } from "../suites/sweep/run_suite.ts";
-import type { ExplorerData, ExplorerItem, ExplorerSection } from "./explorer.ts";
+import type { ChatMessage } from "../../models/messages.ts";
+import type { SweepResultRow } from "./run_suite.ts";
+import type { ExplorerData, ExplorerItem, ExplorerSection } from "../../report/explorer.ts";
 
 /** Builds the explorer data of a sweep run (contexts by the context hash recorded in each row). */
 export function sweepExplorer(

@@ -6,13 +6,13 @@
  *
  * @module
  */
-import type { SweepKindAggregate } from "../suites/sweep/aggregate.ts";
-import { SWEEP_TABLE_HEADERS, type SweepReportMeta, sweepTableRows } from "../suites/sweep/report.ts";
-import { barChart, lineChart, type ReferenceLine } from "./charts.ts";
-import { sweepStatsHtml } from "./sweep_stats_html.ts";
-import { explorerHtml } from "./explorer.ts";
-import { costHtml } from "./cost_html.ts";
-import { sweepCeilingHtml } from "./sweep_ceiling_html.ts";
+import type { SweepKindAggregate } from "./aggregate.ts";
+import { SWEEP_TABLE_HEADERS, type SweepReportMeta, sweepTableRows } from "./report.ts";
+import { barChart, lineChart, type ReferenceLine } from "../../report/charts.ts";
+import { sweepStatsHtml } from "./stats_html.ts";
+import { explorerHtml } from "../../report/explorer.ts";
+import { costHtml } from "../../report/cost_html.ts";
+import { sweepCeilingHtml } from "./ceiling_html.ts";
 import {
   banner,
   code,
@@ -23,8 +23,8 @@ import {
   htmlTable,
   paragraphs,
   safeHtml,
-} from "./html.ts";
-import { formatCell } from "./markdown_table.ts";
+} from "../../report/html.ts";
+import { formatCell } from "../../core/markdown_table.ts";
 
 /** A share as a percentage with one decimal, as in REPORT.md. */
 const pct = (x: number) => Number((100 * x).toFixed(1));

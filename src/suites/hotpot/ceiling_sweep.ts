@@ -9,10 +9,10 @@
  * @module
  */
 import { z } from "zod";
-import type { HotpotMethodAggregate } from "../suites/hotpot/aggregate.ts";
-import { type Cell, markdownTable } from "../report/markdown_table.ts";
-import { formatDifference, formatInterval, formatP } from "./format.ts";
-import type { HotpotStats } from "./hotpot_stats.ts";
+import type { HotpotMethodAggregate } from "./aggregate.ts";
+import { type Cell, markdownTable } from "../../core/markdown_table.ts";
+import { formatDifference, formatInterval, formatP } from "../../analysis/format.ts";
+import type { HotpotStats } from "./stats.ts";
 
 /** One ceiling's results (Full included in each, from the same answers). */
 export interface CeilingResult {

@@ -5,14 +5,14 @@
  * @module
  */
 import { z } from "zod";
-import { type ChatMessage, ChatMessageSchema } from "../models/messages.ts";
-import { hotpotExplorer } from "../report/hotpot_explorer.ts";
-import type { HotpotMethodAggregate } from "../suites/hotpot/aggregate.ts";
-import type { Corpus } from "../suites/hotpot/corpus.ts";
-import type { HotpotResultRow } from "../suites/hotpot/rows.ts";
-import type { RunCost } from "./cost.ts";
-import { finiteOrNull } from "./format.ts";
-import { hotpotStats } from "./hotpot_stats.ts";
+import { type ChatMessage, ChatMessageSchema } from "../../models/messages.ts";
+import { hotpotExplorer } from "./explorer.ts";
+import type { HotpotMethodAggregate } from "./aggregate.ts";
+import type { Corpus } from "./corpus.ts";
+import type { HotpotResultRow } from "./rows.ts";
+import type { RunCost } from "../../analysis/cost.ts";
+import { finiteOrNull } from "../../analysis/format.ts";
+import { hotpotStats } from "./stats.ts";
 
 const Messages = z.array(ChatMessageSchema);
 

@@ -3,15 +3,15 @@
  *
  * @module
  */
-import type { SweepStats } from "../analysis/sweep_stats.ts";
+import type { SweepStats } from "./stats.ts";
 import {
   SWEEP_INTERVAL_HEADERS,
   SWEEP_PAIRED_HEADERS,
   sweepIntervalRows,
   sweepPairedRows,
   sweepStatsNote,
-} from "../analysis/sweep_stats_report.ts";
-import { type Html, htmlTable, paragraphs, safeHtml } from "./html.ts";
+} from "./stats_report.ts";
+import { type Html, htmlTable, paragraphs, safeHtml } from "../../report/html.ts";
 
 /** The `95% CI` and paired-differences tables of the sweep page. */
 export function sweepStatsHtml(stats: SweepStats): Html {

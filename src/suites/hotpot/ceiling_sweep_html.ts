@@ -4,9 +4,9 @@
  *
  * @module
  */
-import { CEILING_HEADERS, ceilingNote, type CeilingResult, ceilingRows } from "../analysis/ceiling_sweep.ts";
-import { frontierChart } from "./frontier_chart.ts";
-import { figure, type Html, htmlTable, paragraphs, safeHtml } from "./html.ts";
+import { CEILING_HEADERS, ceilingNote, type CeilingResult, ceilingRows } from "./ceiling_sweep.ts";
+import { frontierChart } from "../../report/frontier_chart.ts";
+import { figure, type Html, htmlTable, paragraphs, safeHtml } from "../../report/html.ts";
 
 const pct = (x: number) => 100 * x;
 

@@ -9,9 +9,9 @@ import {
   sweepCeilingNote,
   type SweepCeilingResult,
   sweepCeilingRows,
-} from "../analysis/sweep_ceiling.ts";
-import { frontierChart } from "./frontier_chart.ts";
-import { figure, type Html, htmlTable, paragraphs, safeHtml } from "./html.ts";
+} from "./ceiling.ts";
+import { frontierChart } from "../../report/frontier_chart.ts";
+import { figure, type Html, htmlTable, paragraphs, safeHtml } from "../../report/html.ts";
 
 /** The section: heading, note, table and frontier chart. */
 export function sweepCeilingHtml(results: readonly SweepCeilingResult[]): Html {

@@ -7,10 +7,15 @@
  *
  * @module
  */
-import type { SweepResultRow } from "../suites/sweep/run_suite.ts";
-import { bootstrapMeans, DEFAULT_RESAMPLES, DEFAULT_STATS_SEED, type Interval } from "./bootstrap.ts";
-import { type PairedDifference, pairedDifference } from "./paired.ts";
-import { column, unitMeans } from "./unit_means.ts";
+import type { SweepResultRow } from "./run_suite.ts";
+import {
+  bootstrapMeans,
+  DEFAULT_RESAMPLES,
+  DEFAULT_STATS_SEED,
+  type Interval,
+} from "../../analysis/bootstrap.ts";
+import { type PairedDifference, pairedDifference } from "../../analysis/paired.ts";
+import { column, unitMeans } from "../../analysis/unit_means.ts";
 
 /** The sweep metrics given intervals, with their labels. */
 export const SWEEP_CI_METRICS = [["fact_score", "fact score"], ["repair_pass", "repair pass"]] as const;

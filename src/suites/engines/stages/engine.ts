@@ -1,0 +1,94 @@
+/**
+ * `engines-engine`: one engine's cold compress call and its warm repeats (timed alone), the validation and
+ * measures of the cold window, and its QA probes. Always run afresh: latency is measured.
+ *
+ * @module
+ */
+import { z } from "zod";
+import { defineStage } from "../../../pipeline/stage.ts";
+import { ChatMessageSchema } from "../../../models/messages.ts";
+import type { ChatModel, DecisionModel } from "../../../models/types.ts";
+import type { TokenCounter } from "../../../tokens/types.ts";
+import type { Needle } from "../needles.ts";
+import type { Probe } from "../../../data/transcripts/types.ts";
+import { type EngineResult, runEngines } from "../run.ts";
+import { StoredTranscriptSchema } from "./transcript.ts";
+
+/** What an engine body needs besides the transcript: the models, the counter and the call time limit. */
+export interface EngineEnv {
+  chat: ChatModel;
+  decision: DecisionModel;
+  counter: TokenCounter;
+  timeoutMs?: number;
+  /** Variables passed to outside engines (`--engine-env`); their names are in the params, never values. */
+  engineEnv?: Readonly<Record<string, string>>;
+  /** Hermes Agent's directory for the `hermes` and `hermes-lcm` adapters. */
+  hermesDir?: string;
+}
+
+/** An engine node's `result` output: everything measured except the window and the call records. */
+export type MeasuredEngine = Omit<EngineResult, "window" | "records">;
+
+const EngineParams = z.object({
+  engine: z.string(),
+  name: z.string().optional(),
+  engine_env: z.array(z.string()).optional(),
+  repeats: z.number().int(),
+  budget: z.string(),
+  budget_tokens: z.number().int(),
+  qa: z.boolean(),
+  tokenizer: z.string(),
+  chat_model: z.string(),
+  decision_model: z.string(),
+});
+
+/** The `engines-engine` stage. */
+export const enginesEngineStage = defineStage({
+  name: "engines-engine",
+  version: 1,
+  doc: "One engine's cold and warm compress calls (timed), validation, measures and QA.",
+  params: EngineParams,
+  inputs: ["transcript"],
+  outputs: {
+    result: {
+      schema: z.custom<MeasuredEngine>((v) => typeof v === "object" && v !== null && "engine" in v),
+      doc: "the measured result (tokens, savings, needles, QA, latency, usage)",
+    },
+    window: {
+      schema: z.array(ChatMessageSchema).nullable(),
+      doc: "the cold output window (null on failure)",
+    },
+  },
+  provider: true,
+  reuseFrozen: false,
+  async run({ params, inputs, env }: {
+    params: z.infer<typeof EngineParams>;
+    inputs: Record<string, unknown>;
+    env: EngineEnv;
+  }) {
+    const transcript = StoredTranscriptSchema.parse(inputs.transcript);
+    const [result] = await runEngines({
+      messages: transcript.messages,
+      needles: transcript.needles as unknown as Needle[],
+      probes: transcript.probes as unknown as Probe[],
+      engines: [{ name: params.name ?? params.engine, spec: params.engine }],
+      repeats: params.repeats,
+      counter: env.counter,
+      chat: env.chat,
+      decision: env.decision,
+      budgetTokens: params.budget_tokens,
+      budgetLabel: params.budget,
+      timeoutMs: env.timeoutMs,
+      qa: params.qa,
+      engineEnv: env.engineEnv,
+      hermesDir: env.hermesDir,
+    });
+    const { window, records, ...measured } = result;
+    return {
+      outputs: { result: measured, window },
+      requests: records,
+      status: result.status === "failed" ? "invalid" as const : "ok" as const,
+      ...(result.reason ? { reason: result.reason } : {}),
+    };
+  },
+});

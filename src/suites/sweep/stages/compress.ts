@@ -1,0 +1,110 @@
+/**
+ * The sweep compression stages, frozen per generation before any answer (neither sees the follow-up or the
+ * gold): `sweep-summary` (S within the complete input allowance) and `sweep-rank` (the decision model orders
+ * the evidence units).
+ *
+ * @module
+ */
+import { z } from "zod";
+import { defineStage } from "../../../pipeline/stage.ts";
+import type { ChatModel, DecisionModel } from "../../../models/types.ts";
+import { summarizeWithin } from "../../../methods/summarize.ts";
+import { countPrompt } from "../../../tokens/budget.ts";
+import { rankOutcome } from "../../rank_outcome.ts";
+import { StoredRankingSchema, StoredSummarySchema } from "../../stored.ts";
+import { summarySweepContext, sweepTask } from "../contexts.ts";
+import { checkSweepEnv, type SweepStageEnv } from "./env.ts";
+import { SweepUnitsSchema } from "./trajectory.ts";
+
+/** What the sweep compression bodies need: the models, the counter and the fixture. */
+export interface SweepModelEnv extends SweepStageEnv {
+  decision: DecisionModel;
+  chat: ChatModel;
+}
+
+const SummaryParams = z.object({
+  generation: z.number().int(),
+  allowance: z.number().int(),
+  reserve: z.number().int(),
+  tokenizer: z.string(),
+  fixture: z.string(),
+  chat_model: z.string(),
+  max_retries: z.number().int(),
+});
+
+/** The `sweep-summary` stage. */
+export const sweepSummaryStage = defineStage({
+  name: "sweep-summary",
+  version: 2,
+  doc: "One generation's summary S of all evidence, within the complete input allowance.",
+  params: SummaryParams,
+  inputs: ["units"],
+  outputs: { summary: { schema: StoredSummarySchema.nullable(), doc: "the summary S, with the node key" } },
+  provider: true,
+  async run({ params, inputs, key, env }: {
+    params: z.infer<typeof SummaryParams>;
+    inputs: Record<string, unknown>;
+    key: string;
+    env: SweepModelEnv;
+  }) {
+    checkSweepEnv(env, params);
+    const { fixture, counter } = env;
+    const units = SweepUnitsSchema.parse(inputs.units);
+    const limit = params.allowance - params.reserve;
+    const build = (summary: string) => summarySweepContext(fixture.trajectory, summary, [], fixture.followUp);
+    const outcome = await summarizeWithin({
+      chat: env.chat,
+      task: sweepTask(fixture.trajectory),
+      evidence: units.map((u) => u.text).join("\n\n"),
+      space: limit - countPrompt(counter, build("")),
+      promptTokens: (summary) => countPrompt(counter, build(summary)),
+      limit,
+      maxRetries: params.max_retries,
+    });
+    if (!outcome.ok) {
+      return {
+        outputs: { summary: { node: key, ok: false, text: outcome.summary ?? null, reason: outcome.reason } },
+        requests: outcome.records,
+        status: "invalid" as const,
+        reason: outcome.reason,
+      };
+    }
+    return {
+      outputs: { summary: { node: key, ok: true, text: outcome.summary, attempts: outcome.attempts } },
+      requests: outcome.records,
+    };
+  },
+});
+
+const RankParams = z.object({
+  generation: z.number().int(),
+  fixture: z.string(),
+  decision_model: z.string(),
+});
+
+/** The `sweep-rank` stage. */
+export const sweepRankStage = defineStage({
+  name: "sweep-rank",
+  version: 2,
+  doc: "One generation's ranking of the evidence units by the decision model.",
+  params: RankParams,
+  inputs: ["units"],
+  outputs: {
+    ranking: {
+      schema: StoredRankingSchema.nullable(),
+      doc: "unit ids by descending probability, with the node key",
+    },
+  },
+  provider: true,
+  async run({ params, inputs, key, env }: {
+    params: z.infer<typeof RankParams>;
+    inputs: Record<string, unknown>;
+    key: string;
+    env: SweepModelEnv;
+  }) {
+    checkSweepEnv(env, params);
+    const units = SweepUnitsSchema.parse(inputs.units);
+    const outcome = await rankOutcome(env.decision, units, sweepTask(env.fixture.trajectory), key);
+    return { ...outcome, outputs: { ranking: outcome.outputs.ranking } };
+  },
+});

@@ -1,0 +1,66 @@
+/**
+ * The recorded invocation is the same for every suite and never holds `--env-file`, its path, `--resume` or a
+ * secret: checked on the function every suite records through, and on real run headers of all three suites.
+ */
+import assert from "node:assert/strict";
+import { join } from "node:path";
+import { recordedCommand, recordedOptions } from "../src/suites/run_lifecycle.ts";
+import { runCli } from "./helpers/spawn.ts";
+
+Deno.test("the recorded command drops --env-file and --resume with their values, in both spellings, and secrets", () => {
+  const argv = [
+    "--env-file",
+    "/home/me/.env",
+    "--reference",
+    "--env-file=/home/me/other.env",
+    "--resume",
+    "runs/x",
+    "--resume=runs/y",
+    "--model",
+    "sk-SECRET-1",
+    "--output",
+    "runs/z",
+  ];
+  assert.deepEqual(recordedCommand(["sweep", "run"], argv, ["sk-SECRET-1"]), [
+    "sweep",
+    "run",
+    "--reference",
+    "--model",
+    "[redacted]",
+    "--output",
+    "runs/z",
+  ]);
+  assert.deepEqual(
+    recordedOptions({
+      "env-file": "/home/me/.env",
+      resume: "runs/x",
+      help: false,
+      reference: true,
+      quiet: undefined,
+    }),
+    { reference: true },
+  );
+});
+
+Deno.test("every suite records its invocation without the --env-file path", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "run_lifecycle_" });
+  try {
+    const envFile = join(dir, "creds.env");
+    await Deno.writeTextFile(envFile, "LLM_API_KEY=sk-not-used\n");
+    const runs: [string, string[]][] = [
+      ["collect", ["hotpot", "collect", "--questions", "2"]],
+      ["engines", ["engines", "run", "--reference", "--engine", "truncate", "--turns", "20", "--no-qa"]],
+    ];
+    for (const [name, words] of runs) {
+      const out = join(dir, name);
+      const result = await runCli([...words, "--env-file", envFile, "--output", out, "-q"]);
+      assert.equal(result.code, 0, result.stderr);
+      const header = JSON.parse(await Deno.readTextFile(join(out, "manifest.json")));
+      const recorded = JSON.stringify(header.invocation);
+      assert.ok(!recorded.includes(envFile) && !recorded.includes("env-file"), `${name}: ${recorded}`);
+      assert.deepEqual(header.invocation.command.slice(0, 2), words.slice(0, 2));
+    }
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
