@@ -1,7 +1,8 @@
 /**
  * The program's identity for manifests: name, version, and the SHA-256 of its source (every `.ts` file under
- * `src/` plus `main.ts`, as a canonical list of `[path, sha256]` sorted by path). It works from a checkout and
- * from a compiled binary that embeds `src/` and `main.ts`.
+ * `src/`, `main.ts` and `deno.lock` — which pins every npm dependency by integrity hash — as a canonical list
+ * of `[path, sha256]` sorted by path). It works from a checkout and from a compiled binary that embeds `src/`,
+ * `main.ts` and `deno.lock`.
  *
  * @module
  */
@@ -26,7 +27,7 @@ let cached: Promise<{ name: string; version: string; source_hash: string }> | un
 export function programIdentity(): Promise<{ name: string; version: string; source_hash: string }> {
   cached ??= (async () => {
     const root = assetPath("");
-    const files = [...await tsFiles(join(root, "src")), join(root, "main.ts")];
+    const files = [...await tsFiles(join(root, "src")), join(root, "main.ts"), join(root, "deno.lock")];
     const entries: [string, string][] = [];
     for (const file of files) {
       try {

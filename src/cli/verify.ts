@@ -1,30 +1,51 @@
 /**
- * `compaction-bench verify DIR [--json]`: the auditor's check of a run directory. Exit 0 only when every check
- * holds, 1 when a problem was found.
+ * `compaction-bench verify DIR [--json]`: the auditor's check of a run directory, or of every run under a
+ * folder (at any depth, like the demo's output). The checker (src/store/verify.ts) yields typed problems;
+ * this file only formats them. Exit 0 only when every check of every run holds, 1 when a problem was found.
  *
  * @module
  */
+import { relative } from "node:path";
 import { z } from "zod";
 import { UsageError } from "../errors.ts";
-import { formatVerifyReport, verifyRun } from "../store/verify.ts";
+import { findRuns } from "../store/find_runs.ts";
+import { formatProblem, type Problem, RunChecker, type VerifyReport } from "../store/verify.ts";
 import { parseCommand } from "./args.ts";
 import { statInputDirectory } from "../fs_input.ts";
 import { rederiveCommand } from "./verify_rederive.ts";
 
-const HELP = `compaction-bench verify DIR [--json]
+const HELP = `compaction-bench verify DIR [--json] [--rederive]
 
-Rehashes every blob of the run directory DIR, resolves every reference of its manifest and journal,
-recomputes every node key, checks the DAG (no cycle; every input produced by an earlier node or declared
-as a source) and every file. Names every problem: missing, altered, dangling, key_mismatch, cycle,
-unknown_file, journal, manifest, file_mismatch, unfinished.
+DIR is a run directory, or a folder holding runs at any depth (such as the demo's output folder): each run
+is verified and gets one line, then a total. For each run: every path is examined without following
+symlinks (blobs and published files must be regular files inside the run, blobs read-only 0444), every
+blob is rehashed, every reference of its manifest and journal resolved, every node key recomputed, the
+DAG checked (no cycle; every input produced by an earlier node or declared as a source) and every file.
+Names every problem: missing, altered, dangling, key_mismatch, cycle, unknown_file, journal, manifest,
+file_mismatch, unfinished, not_regular, mode, unreadable.
 
 Options:
-  --json      print the report as JSON
+  --json      print the report as JSON (one run: its report; a folder: {root, ok, runs, unreadable})
   --rederive  also re-execute every stage that calls no provider from its stored inputs and check that
               every output is byte-identical (prints how many nodes it re-derived; names any that differ)
   -h, --help  this help
 
 Exit codes: 0 all checks hold, 1 a problem was found, 2 bad usage.`;
+
+/** Checks one run, printing each problem as it is found unless `quiet`. */
+async function checkOne(run: string, onProblem: (problem: Problem) => void): Promise<VerifyReport> {
+  const checker = new RunChecker(run);
+  const problems: Problem[] = [];
+  for await (const problem of checker.check()) {
+    problems.push(problem);
+    onProblem(problem);
+  }
+  return { run, ok: problems.length === 0, ...checker.stats, problems };
+}
+
+function counts(report: VerifyReport): string {
+  return `${report.blobs_checked} blobs (${report.bytes_checked} bytes), ${report.nodes_checked} nodes`;
+}
 
 /** Runs `verify`; returns the exit code. */
 export async function verifyCommand(argv: string[]): Promise<number> {
@@ -43,12 +64,50 @@ export async function verifyCommand(argv: string[]): Promise<number> {
     return 0;
   }
   if (positionals.length !== 1) {
-    throw new UsageError("verify: expected exactly one run directory (see --help)");
+    throw new UsageError("verify: expected exactly one run directory or folder of runs (see --help)");
   }
   const dir = positionals[0];
   await statInputDirectory(dir, "verify");
-  const report = await verifyRun(dir);
-  console.log(options.json ? JSON.stringify(report, null, 2) : formatVerifyReport(report));
-  if (options.rederive && report.ok) return await rederiveCommand(dir, options.json === true);
-  return report.ok ? 0 : 1;
+  const { runs, unreadable } = await findRuns(dir);
+  if (runs.length === 1 && runs[0] === dir) {
+    if (!options.json) console.log(`verify ${dir}`);
+    const report = await checkOne(dir, (p) => options.json || console.log(`  ${formatProblem(p)}`));
+    if (options.json) console.log(JSON.stringify(report, null, 2));
+    else {
+      console.log(counts(report));
+      console.log(report.ok ? "ok: every check holds" : `FAILED: ${report.problems.length} problem(s)`);
+    }
+    if (options.rederive && report.ok) return await rederiveCommand(dir, options.json === true);
+    return report.ok ? 0 : 1;
+  }
+  if (runs.length === 0 && unreadable.length === 0) {
+    throw new UsageError(`verify: ${dir} is not a run directory and holds no run directory`);
+  }
+  const reports: VerifyReport[] = [];
+  for (const run of runs) {
+    const report = await checkOne(run, () => {});
+    reports.push(report);
+    if (options.json) continue;
+    const name = relative(dir, run);
+    console.log(
+      report.ok
+        ? `ok      ${name}: ${counts(report)}`
+        : `FAILED  ${name}: ${report.problems.length} problem(s); ${counts(report)}`,
+    );
+    for (const p of report.problems) console.log(`  ${formatProblem(p)}`);
+  }
+  let failed = reports.filter((r) => !r.ok).length;
+  if (options.rederive) {
+    for (const report of reports.filter((r) => r.ok)) {
+      if (await rederiveCommand(report.run, options.json === true) !== 0) failed++;
+    }
+  }
+  const ok = failed === 0 && unreadable.length === 0;
+  if (options.json) console.log(JSON.stringify({ root: dir, ok, runs: reports, unreadable }, null, 2));
+  else {
+    for (const folder of unreadable) console.log(`FAILED  ${relative(dir, folder) || "."}: cannot be listed`);
+    const extra = unreadable.length > 0 ? `, ${unreadable.length} folder(s) not readable` : "";
+    console.log(`total: ${runs.length} run(s), ${runs.length - failed} ok, ${failed} failed${extra}`);
+  }
+  return ok ? 0 : 1;
 }

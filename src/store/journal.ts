@@ -35,7 +35,11 @@ export interface JournalReading {
 
 /** Reads and checks a journal file; problems are collected, not thrown. */
 export async function readJournal(path: string): Promise<JournalReading> {
-  const bytes = await Deno.readFile(path);
+  return parseJournal(await Deno.readFile(path));
+}
+
+/** Checks a journal's bytes; problems are collected, not thrown. */
+export function parseJournal(bytes: Uint8Array): JournalReading {
   const text = new TextDecoder().decode(bytes);
   const reading: JournalReading = {
     nodes: [],

@@ -8,7 +8,7 @@
  *
  * @module
  */
-import { dirname, join } from "node:path";
+import { basename, dirname, join } from "node:path";
 import { UsageError } from "../errors.ts";
 import { inputError, readInputText, statInputDirectory, subjectOf } from "../fs_input.ts";
 import { BlobStore } from "./blob_store.ts";
@@ -16,9 +16,23 @@ import { canonicalJson } from "./canonical.ts";
 import { sha256Hex } from "./hash.ts";
 import { JournalWriter, readJournal } from "./journal.ts";
 import { type Manifest, ManifestSchema, type Node, type RunHeader } from "./manifest.ts";
+import { type ResumeExpectation, resumeMismatch } from "./resume_check.ts";
+import { LOCK_FILE, type LockHolder, RunLock } from "./run_lock.ts";
 
 /** File names a run directory may hold besides its exported files. */
-export const RUN_FILES = { journal: "journal.jsonl", manifest: "manifest.json", objects: "objects" } as const;
+export const RUN_FILES = {
+  journal: "journal.jsonl",
+  manifest: "manifest.json",
+  objects: "objects",
+  /** The writer's lock (see run_lock.ts): present only while a run is being written or after a crash. */
+  lock: LOCK_FILE,
+} as const;
+
+/**
+ * Marks the temp sibling a run directory is built in before it is renamed into place:
+ * `.<name>.creating-<pid>-<random>`.
+ */
+export const CREATING_MARK = ".creating-";
 
 /** An exported file name: a plain name, no directories, not one of the store's own names. */
 export function checkExportName(name: string): void {
@@ -34,6 +48,28 @@ async function exists(path: string): Promise<boolean> {
   } catch (error) {
     if (error instanceof Deno.errors.NotFound) return false;
     throw error;
+  }
+}
+
+/**
+ * Removes temp siblings left by a creation of `path` that was killed before its rename (their creator's lock
+ * is free, so it is dead); a live creation keeps its lock and is left alone.
+ */
+async function removeAbandonedBuilds(path: string): Promise<void> {
+  const prefix = `.${basename(path)}${CREATING_MARK}`;
+  const parent = dirname(path);
+  for await (const entry of Deno.readDir(parent)) {
+    if (!entry.isDirectory || !entry.name.startsWith(prefix)) continue;
+    const dir = join(parent, entry.name);
+    let lock: RunLock;
+    try {
+      lock = await RunLock.acquire(dir);
+    } catch (error) {
+      if (error instanceof UsageError) continue; // being created right now
+      throw error;
+    }
+    await lock.release();
+    await Deno.remove(dir, { recursive: true });
   }
 }
 
@@ -64,6 +100,7 @@ export class RunDir {
   readonly nodes: Node[];
   readonly #files: Record<string, string>;
   readonly #journal: JournalWriter;
+  readonly #lock: RunLock;
   #sealed = false;
 
   private constructor(
@@ -72,6 +109,7 @@ export class RunDir {
     nodes: Node[],
     files: Record<string, string>,
     journal: JournalWriter,
+    lock: RunLock,
   ) {
     this.path = path;
     this.store = new BlobStore(path);
@@ -79,12 +117,22 @@ export class RunDir {
     this.nodes = nodes;
     this.#files = files;
     this.#journal = journal;
+    this.#lock = lock;
+  }
+
+  /** The writer whose lock this run took over (it died while writing the run), if any. */
+  get takenOverFrom(): LockHolder | undefined {
+    return this.#lock.takenOverFrom;
   }
 
   /**
    * Creates a new run directory exclusively. An existing path is refused with a {@link UsageError} and left
    * exactly as it was. Parent directories are created as needed. `sources` are stored as blobs first and
    * declared in the header by name.
+   *
+   * Atomic: the directory is built (sources, journal header, lock) in a temp sibling
+   * `.<name>.creating-<pid>-<random>` and renamed into place, so a kill leaves either no run or a resumable
+   * one. The writer's lock is held from then on until {@link finish} or {@link abandon}.
    */
   static async create(
     path: string,
@@ -92,6 +140,8 @@ export class RunDir {
     sources: Record<string, Uint8Array> = {},
   ): Promise<RunDir> {
     canonicalJson(header); // a header that is not I-JSON is refused before anything is created
+    const refuseExisting = () =>
+      new UsageError(`output directory ${path} already exists; a run never reuses or overwrites one`);
     try {
       await Deno.mkdir(dirname(path), { recursive: true });
     } catch (error) {
@@ -100,54 +150,90 @@ export class RunDir {
       }
       throw inputError(error, path, "--output");
     }
+    if (await exists(path)) throw refuseExisting();
+    await removeAbandonedBuilds(path);
+    const tmp = join(
+      dirname(path),
+      `.${basename(path)}${CREATING_MARK}${Deno.pid}-${crypto.randomUUID().slice(0, 8)}`,
+    );
+    await Deno.mkdir(tmp);
+    let lock: RunLock | undefined;
+    let journal: JournalWriter | undefined;
     try {
-      await Deno.mkdir(path);
-    } catch (error) {
-      if (error instanceof Deno.errors.AlreadyExists) {
-        throw new UsageError(`output directory ${path} already exists; a run never reuses or overwrites one`);
+      lock = await RunLock.acquire(tmp, path);
+      const store = new BlobStore(tmp);
+      const sourceHashes: Record<string, string> = {};
+      for (const [name, bytes] of Object.entries(sources)) sourceHashes[name] = await store.put(bytes);
+      const full: RunHeader = { ...header, sources: sourceHashes };
+      journal = await JournalWriter.create(join(tmp, RUN_FILES.journal), full);
+      if (await exists(path)) throw refuseExisting();
+      try {
+        await Deno.rename(tmp, path);
+      } catch (error) {
+        if (error instanceof Deno.errors.AlreadyExists || error instanceof Deno.errors.NotADirectory) {
+          throw refuseExisting();
+        }
+        if (error instanceof Error && /not empty/i.test(error.message)) throw refuseExisting();
+        throw error;
       }
-      throw inputError(error, path, "--output");
+      lock.movedTo(path);
+      return new RunDir(path, full, [], {}, journal, lock);
+    } catch (error) {
+      await journal?.close();
+      await lock?.release();
+      await Deno.remove(tmp, { recursive: true }).catch((cleanup) => {
+        if (!(cleanup instanceof Deno.errors.NotFound)) throw cleanup;
+      });
+      throw error;
     }
-    const store = new BlobStore(path);
-    const sourceHashes: Record<string, string> = {};
-    for (const [name, bytes] of Object.entries(sources)) sourceHashes[name] = await store.put(bytes);
-    const full: RunHeader = { ...header, sources: sourceHashes };
-    const journal = await JournalWriter.create(join(path, RUN_FILES.journal), full);
-    return new RunDir(path, full, [], {}, journal);
   }
 
-  /** Reopens an unfinished run from its journal. A finished or damaged run is refused. */
-  static async resume(path: string): Promise<RunDir> {
-    if (await exists(join(path, RUN_FILES.manifest))) {
-      throw new UsageError(
-        `${path} is a finished run (manifest.json exists); a finished run is never resumed`,
-      );
-    }
+  /**
+   * Reopens an unfinished run from its journal, under its writer's lock (a run being written by a live
+   * process is refused, naming it). A finished or damaged run is refused; so is a run whose header differs
+   * from `expect` (the program, tokenizer or protocol of this invocation), naming the difference.
+   */
+  static async resume(path: string, expect?: ResumeExpectation): Promise<RunDir> {
+    const refuseFinished = () =>
+      new UsageError(`${path} is a finished run (manifest.json exists); a finished run is never resumed`);
+    if (await exists(join(path, RUN_FILES.manifest))) throw refuseFinished();
     const journalPath = join(path, RUN_FILES.journal);
     if (!(await exists(journalPath))) {
       throw new UsageError(`${path} has no ${RUN_FILES.journal}: not a run directory`);
     }
-    const reading = await readJournal(journalPath);
-    const fatal = reading.problems.filter((p) => !p.includes("incomplete last line"));
-    if (fatal.length > 0 || !reading.header) {
-      throw new UsageError(`cannot resume ${path}: ${fatal[0] ?? "journal has no header"}`);
+    const lock = await RunLock.acquire(path);
+    try {
+      // Checked again under the lock: the previous writer may have sealed the run meanwhile.
+      if (await exists(join(path, RUN_FILES.manifest))) throw refuseFinished();
+      const reading = await readJournal(journalPath);
+      const fatal = reading.problems.filter((p) => !p.includes("incomplete last line"));
+      if (fatal.length > 0 || !reading.header) {
+        throw new UsageError(`cannot resume ${path}: ${fatal[0] ?? "journal has no header"}`);
+      }
+      if (expect) {
+        const difference = resumeMismatch(reading.header, expect);
+        if (difference) throw new UsageError(`cannot resume ${path}: ${difference}`);
+      }
+      if (reading.problems.length > 0) {
+        // An interrupted final append: drop the partial line so the chain continues from the last good one.
+        const text = new TextDecoder().decode(await Deno.readFile(journalPath));
+        const keep = text.slice(0, text.lastIndexOf("\n") + 1);
+        await Deno.truncate(journalPath, new TextEncoder().encode(keep).length);
+      }
+      await Deno.remove(join(path, RUN_FILES.objects, "tmp"), { recursive: true }).catch((error) => {
+        if (!(error instanceof Deno.errors.NotFound)) throw error;
+      });
+      // Temp files of an interrupted writeFileAtomic (an export or the manifest) would stay unknown files forever.
+      for await (const entry of Deno.readDir(path)) {
+        if (!entry.isFile || !/\.tmp-\d+$/.test(entry.name) || entry.name in reading.files) continue;
+        await Deno.remove(join(path, entry.name));
+      }
+      const journal = await JournalWriter.reopen(journalPath, reading.lastLineHash);
+      return new RunDir(path, reading.header, reading.nodes, reading.files, journal, lock);
+    } catch (error) {
+      await lock.release();
+      throw error;
     }
-    if (reading.problems.length > 0) {
-      // An interrupted final append: drop the partial line so the chain continues from the last good one.
-      const text = new TextDecoder().decode(await Deno.readFile(journalPath));
-      const keep = text.slice(0, text.lastIndexOf("\n") + 1);
-      await Deno.truncate(journalPath, new TextEncoder().encode(keep).length);
-    }
-    await Deno.remove(join(path, RUN_FILES.objects, "tmp"), { recursive: true }).catch((error) => {
-      if (!(error instanceof Deno.errors.NotFound)) throw error;
-    });
-    // Temp files of an interrupted writeFileAtomic (an export or the manifest) would stay unknown files forever.
-    for await (const entry of Deno.readDir(path)) {
-      if (!entry.isFile || !/\.tmp-\d+$/.test(entry.name) || entry.name in reading.files) continue;
-      await Deno.remove(join(path, entry.name));
-    }
-    const journal = await JournalWriter.reopen(journalPath, reading.lastLineHash);
-    return new RunDir(path, reading.header, reading.nodes, reading.files, journal);
   }
 
   /** Appends a completed node to the journal (fsync). */
@@ -213,6 +299,7 @@ export class RunDir {
     });
     const text = JSON.stringify(manifest, null, 2) + "\n";
     await writeFileAtomic(join(this.path, RUN_FILES.manifest), new TextEncoder().encode(text));
+    await this.#lock.release();
     return { manifest, hash: sha256Hex(text) };
   }
 
@@ -241,7 +328,11 @@ export class RunDir {
   async abandon(): Promise<void> {
     if (this.#sealed) return;
     this.#sealed = true;
-    await this.#journal.close();
+    try {
+      await this.#journal.close();
+    } finally {
+      await this.#lock.release();
+    }
   }
 
   #assertOpen(): void {

@@ -1,18 +1,25 @@
 /**
- * The auditor's checker. It rehashes every blob, resolves every reference of the manifest and the journal,
- * recomputes every node key, checks that the DAG has no cycle and that every input was produced by an earlier
- * node or is a declared source, and checks every file in the run directory. Like restic's checker it names
- * every problem it finds, not just the first.
+ * The auditor's checker. Like restic's checker it works in phases and yields every problem it finds as a
+ * typed value, never just the first; callers (the `verify` command, the demo) only format them.
+ *
+ * 1. `structure`: every path of the run is `lstat`ed first, without following symlinks; blobs and published
+ *    files must be regular files inside the run (no symlinks, FIFOs, devices, sockets), blobs with mode 0444.
+ * 2. `blobs`: every blob is re-hashed, reading at most the size `lstat` reported.
+ * 3. `records`: `manifest.json` and `journal.jsonl` (bounded reads) are parsed; the journal's chain and
+ *    canonical form hold; the manifest equals the journal.
+ * 4. `dag`: every node key recomputes; every referenced blob exists; every input was produced by an earlier
+ *    node or is a declared source (an unfinished run's sources are its journal header's).
+ * 5. `files`: every published file matches its blob; nothing unknown is in the run.
  *
  * @module
  */
 import { join } from "node:path";
 import { blobRelativePath } from "./blob_store.ts";
 import { canonicalJson } from "./canonical.ts";
-import { sha256File } from "./hash.ts";
-import { readJournal } from "./journal.ts";
+import { type JournalReading, parseJournal } from "./journal.ts";
 import { type Manifest, ManifestSchema, type Node, nodeKey, RunHeaderSchema } from "./manifest.ts";
 import { RUN_FILES } from "./run_dir.ts";
+import { entryKind, hashRegularFile, isFsError, readRegularFile, UnsafeFileError } from "./safe_read.ts";
 
 /** Kinds of problem `verify` reports. */
 export type ProblemKind =
@@ -25,235 +32,386 @@ export type ProblemKind =
   | "journal"
   | "manifest"
   | "file_mismatch"
-  | "unfinished";
+  | "unfinished"
+  /** A blob or published file that is a symlink, FIFO, device, socket or directory. */
+  | "not_regular"
+  /** A blob whose mode is not 0444. */
+  | "mode"
+  /** A path that cannot be read (permissions, I/O error, too large, changed while read). */
+  | "unreadable";
+
+/** The checker's phases, in order. */
+export type Phase = "structure" | "blobs" | "records" | "dag" | "files";
 
 /** One problem, with the object, node or file it concerns. */
 export interface Problem {
   kind: ProblemKind;
   subject: string;
   detail: string;
+  phase: Phase;
 }
 
-/** The outcome of verifying a run directory. */
-export interface VerifyReport {
-  run: string;
-  ok: boolean;
+/** What the checker has looked at so far. */
+export interface CheckStats {
   blobs_checked: number;
   bytes_checked: number;
   nodes_checked: number;
+}
+
+/** The outcome of verifying a run directory. */
+export interface VerifyReport extends CheckStats {
+  run: string;
+  ok: boolean;
   problems: Problem[];
 }
 
-async function listFiles(dir: string, prefix = ""): Promise<string[]> {
-  const out: string[] = [];
-  for await (const entry of Deno.readDir(dir)) {
-    const rel = prefix ? `${prefix}/${entry.name}` : entry.name;
-    if (entry.isDirectory) out.push(...await listFiles(join(dir, entry.name), rel));
-    else out.push(rel);
-  }
-  return out;
-}
+/** The most `manifest.json` or `journal.jsonl` may hold (they are read whole): 256 MiB. */
+export const MAX_RECORD_FILE_BYTES = 256 * 1024 * 1024;
 
-async function mapLimit<T, R>(items: T[], limit: number, fn: (item: T) => Promise<R>): Promise<R[]> {
-  const results = new Array<R>(items.length);
-  let next = 0;
-  const workers = Array.from({ length: Math.min(limit, items.length) }, async () => {
-    while (next < items.length) {
-      const index = next++;
-      results[index] = await fn(items[index]);
-    }
-  });
-  await Promise.all(workers);
-  return results;
+const BLOB_PATH = /^objects\/sha256\/([0-9a-f]{2})\/([0-9a-f]{62})$/;
+const BLOB_READERS = 4;
+
+interface Entry {
+  rel: string;
+  info: Deno.FileInfo;
 }
 
 function nodeName(node: Node, index: number): string {
   return `node #${index} ${node.label || node.stage} (${node.key.slice(0, 12)})`;
 }
 
-/** Verifies a run directory; never throws for problems in the run, only for I/O it cannot do at all. */
-export async function verifyRun(runPath: string): Promise<VerifyReport> {
-  const problems: Problem[] = [];
-  const add = (kind: ProblemKind, subject: string, detail: string) =>
-    problems.push({ kind, subject, detail });
-  const report: VerifyReport = {
-    run: runPath,
-    ok: false,
-    blobs_checked: 0,
-    bytes_checked: 0,
-    nodes_checked: 0,
-    problems,
-  };
-
-  // 1. Every blob: name layout and content hash.
-  const present = new Set<string>();
-  let all: string[] = [];
-  try {
-    all = await listFiles(runPath);
-  } catch (error) {
-    if (error instanceof Deno.errors.NotFound) {
-      add("missing", runPath, "run directory does not exist");
-      return report;
-    }
-    throw error;
-  }
-  const blobPaths = all.filter((p) => p.startsWith(`${RUN_FILES.objects}/`));
-  const otherPaths = all.filter((p) => !p.startsWith(`${RUN_FILES.objects}/`));
-  const candidates: { rel: string; hash: string }[] = [];
-  for (const rel of blobPaths) {
-    const m = /^objects\/sha256\/([0-9a-f]{2})\/([0-9a-f]{62})$/.exec(rel);
-    if (!m) {
-      const detail = rel.startsWith("objects/tmp/")
-        ? "leftover temp file of an interrupted blob write"
-        : "not a blob name";
-      add("unknown_file", rel, detail);
-      continue;
-    }
-    candidates.push({ rel, hash: m[1] + m[2] });
-  }
-  await mapLimit(candidates, 4, async ({ rel, hash }) => {
-    const path = join(runPath, rel);
-    const [digest, info] = await Promise.all([sha256File(path), Deno.stat(path)]);
-    report.blobs_checked++;
-    report.bytes_checked += info.size;
-    if (digest !== hash) add("altered", `blob ${hash}`, `content hashes to ${digest}`);
-    present.add(hash);
+async function mapLimit<T>(items: T[], limit: number, fn: (item: T) => Promise<void>): Promise<void> {
+  let next = 0;
+  const workers = Array.from({ length: Math.min(limit, items.length) }, async () => {
+    while (next < items.length) await fn(items[next++]);
   });
-  const hasBlob = (hash: string) => present.has(hash);
+  await Promise.all(workers);
+}
 
-  // 2. The manifest (a finished run has one) and the journal.
-  let manifest: Manifest | undefined;
-  const manifestPath = join(runPath, RUN_FILES.manifest);
-  try {
-    const parsed = ManifestSchema.safeParse(JSON.parse(await Deno.readTextFile(manifestPath)));
-    if (parsed.success) manifest = parsed.data;
-    else {
-      for (const issue of parsed.error.issues) {
-        add("manifest", `manifest.json field ${issue.path.join(".") || "(root)"}`, issue.message);
-      }
-    }
-  } catch (error) {
-    if (error instanceof Deno.errors.NotFound) {
-      add("unfinished", "manifest.json", "missing: the run never finished");
-    } else if (error instanceof SyntaxError) add("manifest", "manifest.json", `not JSON: ${error.message}`);
-    else throw error;
+/**
+ * Checks one run directory. `check()` yields every problem, phase by phase; `stats` counts what was checked.
+ * It never throws for the state of the run (missing, hostile or damaged files are problems), only for a
+ * failure of this program.
+ */
+export class RunChecker {
+  /** What has been checked so far. */
+  readonly stats: CheckStats = { blobs_checked: 0, bytes_checked: 0, nodes_checked: 0 };
+  readonly #run: string;
+  /** Every entry under the run, by relative path (lstat, symlinks not followed). */
+  readonly #entries = new Map<string, Entry>();
+  /** Blobs whose file is a regular file with a blob name (present, content checked in phase 2). */
+  readonly #blobs = new Map<string, Entry>();
+  readonly #present = new Set<string>();
+  #manifest?: Manifest;
+  #journal?: JournalReading;
+  /** The run path is a directory that was walked. */
+  #walked = false;
+
+  /** A checker of the run directory `run`. */
+  constructor(run: string) {
+    this.#run = run;
   }
 
-  const journalPath = join(runPath, RUN_FILES.journal);
-  let journalNodes: Node[] = [];
-  let journalFiles: Record<string, string> = {};
-  try {
-    const journal = await readJournal(journalPath);
-    for (const p of journal.problems) add("journal", "journal.jsonl", p);
-    journalNodes = journal.nodes;
-    journalFiles = journal.files;
-    if (manifest) {
-      if (journal.sha256 !== manifest.journal.sha256 || journal.lines !== manifest.journal.lines) {
-        add("journal", "journal.jsonl", "does not match the digest and line count recorded in manifest.json");
-      }
-      if (journal.header) {
-        const fromManifest = RunHeaderSchema.parse(manifest);
-        if (canonicalJson(fromManifest) !== canonicalJson(journal.header)) {
-          add("manifest", "manifest.json header", "differs from the journal's header line");
-        }
-      }
-      const count = Math.max(journal.nodes.length, manifest.nodes.length);
-      for (let i = 0; i < count; i++) {
-        const a = journal.nodes[i];
-        const b = manifest.nodes[i];
-        if (!a || !b) {
-          add(
-            "manifest",
-            `node #${i}`,
-            a ? "in the journal but not in manifest.json" : "in manifest.json only",
-          );
-        } else if (canonicalJson(a) !== canonicalJson(b)) {
-          add("manifest", nodeName(b, i), "differs between manifest.json and the journal");
-        }
-      }
-      if (canonicalJson(journal.files) !== canonicalJson(manifest.files)) {
-        add("manifest", "manifest.json files", "differs from the files recorded in the journal");
-      }
-    }
-  } catch (error) {
-    if (error instanceof Deno.errors.NotFound) add("missing", "journal.jsonl", "the run has no journal");
-    else throw error;
+  /** Every problem of the run, phase by phase. */
+  async *check(): AsyncGenerator<Problem> {
+    const problems = await this.#collect("structure", (add) => this.#structure(add));
+    yield* problems;
+    if (!this.#walked) return;
+    yield* await this.#collect("blobs", (add) => this.#hashBlobs(add));
+    yield* await this.#collect("records", (add) => this.#records(add));
+    yield* await this.#collect("dag", (add) => Promise.resolve(this.#dag(add)));
+    yield* await this.#collect("files", (add) => this.#checkFiles(add));
   }
 
-  const nodes = manifest?.nodes ?? journalNodes;
-  const files = manifest?.files ?? journalFiles;
-  const sources = manifest?.sources ?? {};
-
-  // 3. Sources, nodes and their references; keys; the DAG.
-  for (const [name, hash] of Object.entries(sources)) {
-    if (!hasBlob(hash)) add("missing", `source ${name}`, `blob ${hash} is not in the store`);
+  async #collect(
+    phase: Phase,
+    body: (add: (kind: ProblemKind, subject: string, detail: string) => void) => Promise<void>,
+  ): Promise<Problem[]> {
+    const out: Problem[] = [];
+    await body((kind, subject, detail) => out.push({ kind, subject, detail, phase }));
+    return out;
   }
-  const producedAt = new Map<string, number>();
-  nodes.forEach((node, index) => {
-    for (const hash of Object.values(node.outputs)) if (!producedAt.has(hash)) producedAt.set(hash, index);
-  });
-  const sourceHashes = new Set(Object.values(sources));
-  const keys = new Map<string, number>();
-  nodes.forEach((node, index) => {
-    report.nodes_checked++;
-    const name = nodeName(node, index);
-    const expected = nodeKey(node.stage, node.version, node.params, node.inputs);
-    if (expected !== node.key) add("key_mismatch", name, `recomputed key is ${expected}`);
-    const earlier = keys.get(node.key);
-    if (earlier !== undefined) add("manifest", name, `same key as node #${earlier}`);
-    keys.set(node.key, index);
-    for (const [input, hash] of Object.entries(node.inputs)) {
-      if (!hasBlob(hash)) add("missing", `${name} input ${input}`, `blob ${hash} is not in the store`);
-      const producer = producedAt.get(hash);
-      if (sourceHashes.has(hash)) continue;
-      if (producer === undefined) {
-        add(
-          "dangling",
-          `${name} input ${input}`,
-          `blob ${hash} was produced by no node and is no declared source`,
-        );
-      } else if (producer >= index) {
-        add("cycle", `${name} input ${input}`, `produced only by node #${producer}, which is not earlier`);
-      }
-    }
-    for (const [output, hash] of Object.entries(node.outputs)) {
-      if (!hasBlob(hash)) add("missing", `${name} output ${output}`, `blob ${hash} is not in the store`);
-    }
-    node.requests.forEach((hash, i) => {
-      if (!hasBlob(hash)) add("missing", `${name} request ${i}`, `blob ${hash} is not in the store`);
-    });
-  });
 
-  // 4. Files in the run directory: exported files must match their blobs; nothing unknown.
-  for (const [name, hash] of Object.entries(files)) {
-    if (!hasBlob(hash)) add("missing", `file ${name}`, `its blob ${hash} is not in the store`);
+  /** Phase 1: walk the run with lstat; classify every entry. */
+  async #structure(add: (kind: ProblemKind, subject: string, detail: string) => void): Promise<void> {
+    let root: Deno.FileInfo;
     try {
-      const digest = await sha256File(join(runPath, name));
-      if (digest !== hash) {
-        add("file_mismatch", `file ${name}`, `content hashes to ${digest}, recorded ${hash}`);
-      }
+      root = await Deno.stat(this.#run);
     } catch (error) {
-      if (error instanceof Deno.errors.NotFound) add("missing", `file ${name}`, "listed but not present");
-      else throw error;
+      if (error instanceof Deno.errors.NotFound) {
+        return add("missing", this.#run, "run directory does not exist");
+      }
+      if (isFsError(error)) return add("unreadable", this.#run, `cannot be read (${error.name})`);
+      throw error;
+    }
+    if (!root.isDirectory) return add("missing", this.#run, `not a directory but a ${entryKind(root)}`);
+    const walk = async (dir: string, prefix: string): Promise<void> => {
+      const names: string[] = [];
+      try {
+        for await (const entry of Deno.readDir(dir)) names.push(entry.name);
+      } catch (error) {
+        if (!isFsError(error)) throw error;
+        add("unreadable", prefix || ".", `directory cannot be listed (${error.name})`);
+        return;
+      }
+      for (const name of names.sort()) {
+        const rel = prefix ? `${prefix}/${name}` : name;
+        let info: Deno.FileInfo;
+        try {
+          info = await Deno.lstat(join(dir, name));
+        } catch (error) {
+          if (!isFsError(error)) throw error;
+          add("unreadable", rel, `cannot be examined (${error.name})`);
+          continue;
+        }
+        if (info.isDirectory) await walk(join(dir, name), rel);
+        else this.#entries.set(rel, { rel, info });
+      }
+    };
+    await walk(this.#run, "");
+    this.#walked = true;
+    for (const entry of this.#entries.values()) {
+      const m = BLOB_PATH.exec(entry.rel);
+      if (!m) continue;
+      const hash = m[1] + m[2];
+      if (!entry.info.isFile) {
+        add("not_regular", `blob ${hash}`, await this.#describeIrregular(entry));
+        continue;
+      }
+      const mode = (entry.info.mode ?? 0o444) & 0o7777;
+      if (mode !== 0o444) {
+        add("mode", `blob ${hash}`, `mode ${mode.toString(8).padStart(4, "0")}, want 0444 (read-only)`);
+      }
+      this.#blobs.set(hash, entry);
     }
   }
-  for (const rel of otherPaths) {
-    if (rel === RUN_FILES.journal || rel === RUN_FILES.manifest || rel in files) continue;
-    add("unknown_file", rel, "not part of the run");
+
+  async #describeIrregular(entry: Entry): Promise<string> {
+    if (!entry.info.isSymlink) return `a ${entryKind(entry.info)}, not a regular file`;
+    let target = "?";
+    try {
+      target = await Deno.readLink(join(this.#run, entry.rel));
+    } catch (error) {
+      if (!isFsError(error)) throw error;
+    }
+    return `a symlink (to ${JSON.stringify(target)}), not a regular file inside the run`;
   }
-  if (manifest) {
-    const referenced = new Set<string>([...Object.values(files), ...Object.values(sources)]);
-    for (const node of nodes) {
-      for (const h of [...Object.values(node.inputs), ...Object.values(node.outputs), ...node.requests]) {
-        referenced.add(h);
+
+  /** Phase 2: re-hash every blob (bounded reads). */
+  async #hashBlobs(add: (kind: ProblemKind, subject: string, detail: string) => void): Promise<void> {
+    await mapLimit([...this.#blobs], BLOB_READERS, async ([hash, entry]) => {
+      let digest: string;
+      try {
+        digest = await hashRegularFile(join(this.#run, entry.rel), entry.info);
+      } catch (error) {
+        if (!(error instanceof UnsafeFileError)) throw error;
+        add("unreadable", `blob ${hash}`, error.reason);
+        this.#present.add(hash);
+        return;
+      }
+      this.stats.blobs_checked++;
+      this.stats.bytes_checked += entry.info.size;
+      if (digest !== hash) add("altered", `blob ${hash}`, `content hashes to ${digest}`);
+      this.#present.add(hash);
+    });
+  }
+
+  async #readRecordFile(
+    name: string,
+    add: (kind: ProblemKind, subject: string, detail: string) => void,
+  ): Promise<Uint8Array | "absent" | "bad"> {
+    const entry = this.#entries.get(name);
+    if (!entry) return "absent";
+    if (!entry.info.isFile) {
+      add("not_regular", name, await this.#describeIrregular(entry));
+      return "bad";
+    }
+    try {
+      return await readRegularFile(join(this.#run, name), entry.info, MAX_RECORD_FILE_BYTES);
+    } catch (error) {
+      if (!(error instanceof UnsafeFileError)) throw error;
+      add("unreadable", name, error.reason);
+      return "bad";
+    }
+  }
+
+  /** Phase 3: the manifest and the journal. */
+  async #records(add: (kind: ProblemKind, subject: string, detail: string) => void): Promise<void> {
+    const manifestBytes = await this.#readRecordFile(RUN_FILES.manifest, add);
+    if (manifestBytes === "absent") add("unfinished", RUN_FILES.manifest, "missing: the run never finished");
+    else if (manifestBytes !== "bad") {
+      try {
+        const parsed = ManifestSchema.safeParse(JSON.parse(new TextDecoder().decode(manifestBytes)));
+        if (parsed.success) this.#manifest = parsed.data;
+        else {
+          for (const issue of parsed.error.issues) {
+            add("manifest", `manifest.json field ${issue.path.join(".") || "(root)"}`, issue.message);
+          }
+        }
+      } catch (error) {
+        if (!(error instanceof SyntaxError)) throw error;
+        add("manifest", RUN_FILES.manifest, `not JSON: ${error.message}`);
       }
     }
-    for (const hash of present) {
-      if (!referenced.has(hash)) add("unknown_file", blobRelativePath(hash), "blob referenced by nothing");
+    const journalBytes = await this.#readRecordFile(RUN_FILES.journal, add);
+    if (journalBytes === "absent") add("missing", RUN_FILES.journal, "the run has no journal");
+    if (journalBytes === "absent" || journalBytes === "bad") return;
+    const journal = parseJournal(journalBytes);
+    this.#journal = journal;
+    for (const p of journal.problems) add("journal", RUN_FILES.journal, p);
+    const manifest = this.#manifest;
+    if (!manifest) return;
+    if (journal.sha256 !== manifest.journal.sha256 || journal.lines !== manifest.journal.lines) {
+      add("journal", RUN_FILES.journal, "does not match the digest and line count recorded in manifest.json");
+    }
+    if (journal.header) {
+      const fromManifest = RunHeaderSchema.parse(manifest);
+      if (canonicalJson(fromManifest) !== canonicalJson(journal.header)) {
+        add("manifest", "manifest.json header", "differs from the journal's header line");
+      }
+    }
+    const count = Math.max(journal.nodes.length, manifest.nodes.length);
+    for (let i = 0; i < count; i++) {
+      const a = journal.nodes[i];
+      const b = manifest.nodes[i];
+      if (!a || !b) {
+        add(
+          "manifest",
+          `node #${i}`,
+          a ? "in the journal but not in manifest.json" : "in manifest.json only",
+        );
+      } else if (canonicalJson(a) !== canonicalJson(b)) {
+        add("manifest", nodeName(b, i), "differs between manifest.json and the journal");
+      }
+    }
+    if (canonicalJson(journal.files) !== canonicalJson(manifest.files)) {
+      add("manifest", "manifest.json files", "differs from the files recorded in the journal");
     }
   }
-  report.ok = problems.length === 0;
-  return report;
+
+  get #nodes(): Node[] {
+    return this.#manifest?.nodes ?? this.#journal?.nodes ?? [];
+  }
+
+  get #files(): Record<string, string> {
+    return this.#manifest?.files ?? this.#journal?.files ?? {};
+  }
+
+  /** Declared sources: the manifest's, or for an unfinished run its journal header's. */
+  get #sources(): Record<string, string> {
+    return this.#manifest?.sources ?? this.#journal?.header?.sources ?? {};
+  }
+
+  /** Phase 4: sources, nodes and their references; keys; the DAG. */
+  #dag(add: (kind: ProblemKind, subject: string, detail: string) => void): void {
+    const has = (hash: string) => this.#present.has(hash);
+    const nodes = this.#nodes;
+    for (const [name, hash] of Object.entries(this.#sources)) {
+      if (!has(hash)) add("missing", `source ${name}`, `blob ${hash} is not in the store`);
+    }
+    const producedAt = new Map<string, number>();
+    nodes.forEach((node, index) => {
+      for (const hash of Object.values(node.outputs)) if (!producedAt.has(hash)) producedAt.set(hash, index);
+    });
+    const sourceHashes = new Set(Object.values(this.#sources));
+    const keys = new Map<string, number>();
+    nodes.forEach((node, index) => {
+      this.stats.nodes_checked++;
+      const name = nodeName(node, index);
+      const expected = nodeKey(node.stage, node.version, node.params, node.inputs);
+      if (expected !== node.key) add("key_mismatch", name, `recomputed key is ${expected}`);
+      const earlier = keys.get(node.key);
+      if (earlier !== undefined) add("manifest", name, `same key as node #${earlier}`);
+      keys.set(node.key, index);
+      for (const [input, hash] of Object.entries(node.inputs)) {
+        if (!has(hash)) add("missing", `${name} input ${input}`, `blob ${hash} is not in the store`);
+        const producer = producedAt.get(hash);
+        if (sourceHashes.has(hash)) continue;
+        if (producer === undefined) {
+          add(
+            "dangling",
+            `${name} input ${input}`,
+            `blob ${hash} was produced by no node and is no declared source`,
+          );
+        } else if (producer >= index) {
+          add("cycle", `${name} input ${input}`, `produced only by node #${producer}, which is not earlier`);
+        }
+      }
+      for (const [output, hash] of Object.entries(node.outputs)) {
+        if (!has(hash)) add("missing", `${name} output ${output}`, `blob ${hash} is not in the store`);
+      }
+      node.requests.forEach((hash, i) => {
+        if (!has(hash)) add("missing", `${name} request ${i}`, `blob ${hash} is not in the store`);
+      });
+    });
+  }
+
+  /** Phase 5: published files match their blobs; nothing unknown is in the run. */
+  async #checkFiles(add: (kind: ProblemKind, subject: string, detail: string) => void): Promise<void> {
+    const files = this.#files;
+    for (const [name, hash] of Object.entries(files)) {
+      if (!this.#present.has(hash)) add("missing", `file ${name}`, `its blob ${hash} is not in the store`);
+      const entry = this.#entries.get(name);
+      if (!entry) {
+        add("missing", `file ${name}`, "listed but not present");
+        continue;
+      }
+      if (!entry.info.isFile) {
+        add("not_regular", `file ${name}`, await this.#describeIrregular(entry));
+        continue;
+      }
+      try {
+        const digest = await hashRegularFile(join(this.#run, name), entry.info);
+        if (digest !== hash) {
+          add("file_mismatch", `file ${name}`, `content hashes to ${digest}, recorded ${hash}`);
+        }
+      } catch (error) {
+        if (!(error instanceof UnsafeFileError)) throw error;
+        add("unreadable", `file ${name}`, error.reason);
+      }
+    }
+    const sealed = this.#entries.has(RUN_FILES.manifest);
+    for (const { rel, info } of this.#entries.values()) {
+      if (BLOB_PATH.test(rel) || rel === RUN_FILES.journal || rel === RUN_FILES.manifest || rel in files) {
+        continue;
+      }
+      if (rel === RUN_FILES.lock && info.isFile) {
+        // The writer's lock belongs to an unfinished run; sealing removes it.
+        if (sealed) {
+          add("unknown_file", rel, "a writer's lock left in a sealed run (the writer died while sealing)");
+        }
+        continue;
+      }
+      if (rel.startsWith(`${RUN_FILES.objects}/tmp/`)) {
+        add("unknown_file", rel, "leftover temp file of an interrupted blob write");
+      } else if (rel.startsWith(`${RUN_FILES.objects}/`)) {
+        add("unknown_file", rel, info.isFile ? "not a blob name" : `not a blob name (a ${entryKind(info)})`);
+      } else {add(
+          "unknown_file",
+          rel,
+          info.isFile ? "not part of the run" : `not part of the run (a ${entryKind(info)})`,
+        );}
+    }
+    if (this.#manifest) {
+      const referenced = new Set<string>([...Object.values(files), ...Object.values(this.#sources)]);
+      for (const node of this.#nodes) {
+        for (const h of [...Object.values(node.inputs), ...Object.values(node.outputs), ...node.requests]) {
+          referenced.add(h);
+        }
+      }
+      for (const hash of this.#blobs.keys()) {
+        if (!referenced.has(hash)) add("unknown_file", blobRelativePath(hash), "blob referenced by nothing");
+      }
+    }
+  }
+}
+
+/** Verifies a run directory and collects every problem (see {@link RunChecker}). */
+export async function verifyRun(runPath: string): Promise<VerifyReport> {
+  const checker = new RunChecker(runPath);
+  const problems: Problem[] = [];
+  for await (const problem of checker.check()) problems.push(problem);
+  return { run: runPath, ok: problems.length === 0, ...checker.stats, problems };
 }
 
 /** Human-readable report lines. */
@@ -261,7 +419,12 @@ export function formatVerifyReport(report: VerifyReport): string {
   const lines = [
     `verify ${report.run}: ${report.blobs_checked} blobs (${report.bytes_checked} bytes), ${report.nodes_checked} nodes`,
   ];
-  for (const p of report.problems) lines.push(`  ${p.kind}: ${p.subject}: ${p.detail}`);
+  for (const p of report.problems) lines.push(`  ${formatProblem(p)}`);
   lines.push(report.ok ? "ok: every check holds" : `FAILED: ${report.problems.length} problem(s)`);
   return lines.join("\n");
+}
+
+/** One problem as one line: `kind: subject: detail`. */
+export function formatProblem(problem: Problem): string {
+  return `${problem.kind}: ${problem.subject}: ${problem.detail}`;
 }

@@ -68,7 +68,11 @@ export async function openRun(request: OpenRunRequest): Promise<{ run: RunDir; r
   if (request.resume !== undefined) {
     if (request.output !== undefined) throw new UsageError("--resume and --output cannot be combined");
     await statInputDirectory(request.resume, "--resume");
-    const run = await RunDir.resume(request.resume);
+    const run = await RunDir.resume(request.resume, {
+      program: await programIdentity(),
+      tokenizer: request.tokenizer,
+      protocol: request.protocol,
+    });
     if (run.header.suite !== request.suite) {
       await run.abandon();
       throw new UsageError(`${request.resume} is a '${run.header.suite}' run, not '${request.suite}'`);
@@ -224,6 +228,7 @@ export async function withRun<T>(
   };
   const executor = new Executor(run, options);
   if (resumed) progress.note(`resuming ${run.path}: ${run.nodes.length} completed node(s) in the journal`);
+  if (run.takenOverFrom) progress.note(`took over the lock of process ${run.takenOverFrom.pid}, which died`);
   let result: T;
   try {
     result = await body({ run, executor, progress, resumed });

@@ -15,7 +15,7 @@ import { type Node, nodeKey } from "../../src/store/manifest.ts";
 export async function copyRun(from: string, to: string): Promise<void> {
   const copied = await new Deno.Command("cp", { args: ["-a", from, to] }).output();
   if (!copied.success) throw new Error(`cp -a ${from} ${to} failed`);
-  await new Deno.Command("chmod", { args: ["-R", "u+w", to] }).output();
+  await new Deno.Command("find", { args: [to, "-type", "d", "-exec", "chmod", "u+w", "{}", "+"] }).output();
 }
 
 function blobPath(run: string, hash: string): string {
@@ -35,6 +35,7 @@ export async function resealWithEditedFile(
   if (newHash === oldHash) throw new Error("the edit changed nothing");
   await Deno.mkdir(join(run, "objects", "sha256", newHash.slice(0, 2)), { recursive: true });
   await Deno.writeFile(blobPath(run, newHash), bytes);
+  await Deno.chmod(blobPath(run, newHash), 0o444); // a careful forger keeps blobs read-only, as verify wants
   await Deno.remove(blobPath(run, oldHash));
   await Deno.remove(join(run, name));
   await Deno.writeFile(join(run, name), bytes);

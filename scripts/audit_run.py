@@ -1,0 +1,571 @@
+#!/usr/bin/env python3
+"""An independent auditor of one compaction-bench run directory (format compaction-bench/run@1).
+
+Written from docs/FORMAT.md alone, with the Python 3 standard library only, so that an auditor need not trust
+the program that wrote the run. It re-hashes every blob, checks the journal's chain and canonical form, the
+manifest against the journal, every node key (RFC 8785 canonical JSON, implemented here), that the DAG is
+closed, that every published file matches its blob and is a node output (or a declared source, published as
+given), and that nothing else is in the run.
+
+Usage: python3 scripts/audit_run.py [--strict] RUN
+Prints one line per problem ("kind: subject: detail") on stdout and notes and a summary on stderr.
+The published results (results.json, aggregate.json, REPORT.md, report.html) must be node outputs; any other
+published file (e.g. protocol.json) that is neither a node output nor a declared source is a note, or with
+--strict a problem.
+Exit codes: 0 every check holds, 1 a problem was found, 2 bad usage.
+"""
+
+import hashlib
+import json
+import math
+import os
+import re
+import stat
+import sys
+
+FORMAT = "compaction-bench/run@1"
+HEX64 = re.compile(r"^[0-9a-f]{64}$")
+BLOB_PATH = re.compile(r"^objects/sha256/([0-9a-f]{2})/([0-9a-f]{62})$")
+EXPORT_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
+RESULT_FILES = ("results.json", "aggregate.json", "REPORT.md", "report.html")
+HEADER_FIELDS = ("format", "program", "suite", "invocation", "tokenizer", "protocol", "sources", "created")
+MAX_RECORD_BYTES = 256 * 1024 * 1024
+MAX_SAFE_INTEGER = 2**53 - 1
+CHUNK = 1 << 20
+
+
+class NotIJson(ValueError):
+    """A value that RFC 8785 cannot represent (NaN, infinity, lone surrogate, unknown type)."""
+
+
+# ---------------------------------------------------------------------------------------------------------
+# RFC 8785 canonical JSON
+
+
+def _number(value):
+    """ECMAScript Number::toString of a double, as RFC 8785 requires (section 3.2.2.3)."""
+    if isinstance(value, int) and abs(value) <= MAX_SAFE_INTEGER:
+        return str(value)
+    x = float(value)
+    if math.isnan(x) or math.isinf(x):
+        raise NotIJson("number %r" % value)
+    if x == 0:
+        return "0"
+    if x < 0:
+        return "-" + _number(-x)
+    # repr gives the shortest digit string that reads back as the same double (like ECMAScript).
+    m = re.fullmatch(r"(\d+)(?:\.(\d+))?(?:e([+-]\d+))?", repr(x))
+    if not m:
+        raise NotIJson("number %r" % value)
+    whole, fraction, exponent = m.group(1), m.group(2) or "", int(m.group(3) or 0)
+    digits = whole + fraction
+    point = len(whole) + exponent  # the decimal point sits after this many digits
+    stripped = digits.lstrip("0")
+    point -= len(digits) - len(stripped)
+    digits = stripped.rstrip("0")
+    k, n = len(digits), point
+    if k <= n <= 21:
+        return digits + "0" * (n - k)
+    if 0 < n <= 21:
+        return digits[:n] + "." + digits[n:]
+    if -6 < n <= 0:
+        return "0." + "0" * (-n) + digits
+    e = n - 1
+    sign = "+" if e >= 0 else "-"
+    mantissa = digits if k == 1 else digits[0] + "." + digits[1:]
+    return "%se%s%d" % (mantissa, sign, abs(e))
+
+
+_ESCAPES = {'"': '\\"', "\\": "\\\\", "\b": "\\b", "\f": "\\f", "\n": "\\n", "\r": "\\r", "\t": "\\t"}
+
+
+def _string(text):
+    out = ['"']
+    for ch in text:
+        code = ord(ch)
+        if 0xD800 <= code <= 0xDFFF:
+            raise NotIJson("string with a lone surrogate")
+        if ch in _ESCAPES:
+            out.append(_ESCAPES[ch])
+        elif code < 0x20:
+            out.append("\\u%04x" % code)
+        else:
+            out.append(ch)
+    out.append('"')
+    return "".join(out)
+
+
+def _utf16_key(name):
+    return name.encode("utf-16-be", "surrogatepass")
+
+
+def canonical(value):
+    """RFC 8785 canonical JSON text of a parsed JSON value."""
+    if value is None:
+        return "null"
+    if value is True:
+        return "true"
+    if value is False:
+        return "false"
+    if isinstance(value, (int, float)):
+        return _number(value)
+    if isinstance(value, str):
+        return _string(value)
+    if isinstance(value, list):
+        return "[" + ",".join(canonical(v) for v in value) + "]"
+    if isinstance(value, dict):
+        names = sorted(value, key=_utf16_key)
+        return "{" + ",".join(_string(k) + ":" + canonical(value[k]) for k in names) + "}"
+    raise NotIJson("type %s" % type(value).__name__)
+
+
+def canonical_bytes(value):
+    return canonical(value).encode("utf-8")
+
+
+def _refuse_constant(name):
+    raise ValueError("%s is not JSON" % name)
+
+
+def parse_json(data):
+    """Parses UTF-8 JSON bytes strictly (no NaN/Infinity)."""
+    return json.loads(data.decode("utf-8"), parse_constant=_refuse_constant)
+
+
+def sha256_hex(data):
+    return hashlib.sha256(data).hexdigest()
+
+
+def node_key(node):
+    return sha256_hex(canonical_bytes({
+        "inputs": node.get("inputs"),
+        "params": node.get("params"),
+        "stage": node.get("stage"),
+        "version": node.get("version"),
+    }))
+
+
+# ---------------------------------------------------------------------------------------------------------
+# Reading a hostile file system
+
+
+class Unsafe(Exception):
+    """A path that cannot be read safely."""
+
+
+def _kind(mode):
+    for test, name in ((stat.S_ISLNK, "symlink"), (stat.S_ISFIFO, "FIFO"), (stat.S_ISCHR, "character device"),
+                       (stat.S_ISBLK, "block device"), (stat.S_ISSOCK, "socket"), (stat.S_ISDIR, "directory"),
+                       (stat.S_ISREG, "regular file")):
+        if test(mode):
+            return name
+    return "special file"
+
+
+def read_bounded(path, seen, limit, sink):
+    """Reads the regular file `path` that lstat described as `seen`, at most `limit` bytes, into `sink`."""
+    flags = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0)
+    try:
+        fd = os.open(path, flags)
+    except OSError as error:
+        raise Unsafe("unreadable (%s)" % (error.strerror or error))
+    try:
+        now = os.fstat(fd)
+        if not stat.S_ISREG(now.st_mode):
+            raise Unsafe("became a %s while being checked" % _kind(now.st_mode))
+        if (now.st_ino, now.st_dev) != (seen.st_ino, seen.st_dev):
+            raise Unsafe("was replaced while being checked")
+        total = 0
+        while True:
+            try:
+                chunk = os.read(fd, min(CHUNK, limit + 1 - total))
+            except OSError as error:
+                raise Unsafe("unreadable (%s)" % (error.strerror or error))
+            if not chunk:
+                return
+            total += len(chunk)
+            if total > limit:
+                raise Unsafe("grew beyond its size of %d bytes while being read" % limit)
+            sink(chunk)
+    finally:
+        os.close(fd)
+
+
+def hash_file(path, seen):
+    digest = hashlib.sha256()
+    read_bounded(path, seen, seen.st_size, digest.update)
+    return digest.hexdigest()
+
+
+def read_file(path, seen, cap):
+    if seen.st_size > cap:
+        raise Unsafe("too large (%d bytes; at most %d are read)" % (seen.st_size, cap))
+    parts = []
+    read_bounded(path, seen, seen.st_size, parts.append)
+    return b"".join(parts)
+
+
+# ---------------------------------------------------------------------------------------------------------
+# The audit
+
+
+class Audit:
+    def __init__(self, run, strict=False):
+        self.run = run
+        self.strict = strict
+        self.problems = []
+        self.notes = []
+        self.entries = {}  # relative path -> lstat result (directories are walked, not listed)
+        self.blobs = {}  # hash -> lstat of a regular blob file
+        self.present = set()  # hashes whose file exists as a regular file
+        self.header = None
+        self.nodes = []
+        self.files = {}
+        self.manifest = None
+        self.journal_sha256 = None
+        self.journal_lines = 0
+
+    def add(self, kind, subject, detail):
+        self.problems.append("%s: %s: %s" % (kind, subject, detail))
+
+    def path(self, rel):
+        return os.path.join(self.run, *rel.split("/"))
+
+    def describe(self, rel, info):
+        if stat.S_ISLNK(info.st_mode):
+            try:
+                target = os.readlink(self.path(rel))
+            except OSError:
+                target = "?"
+            return "a symlink (to %s), not a regular file inside the run" % json.dumps(target)
+        return "a %s, not a regular file" % _kind(info.st_mode)
+
+    # 1. structure -----------------------------------------------------------------------------------------
+    def walk(self, rel_dir):
+        directory = self.path(rel_dir) if rel_dir else self.run
+        try:
+            names = sorted(os.listdir(directory))
+        except OSError as error:
+            self.add("unreadable", rel_dir or ".", "directory cannot be listed (%s)" % error.strerror)
+            return
+        for name in names:
+            rel = rel_dir + "/" + name if rel_dir else name
+            try:
+                info = os.lstat(self.path(rel))
+            except OSError as error:
+                self.add("unreadable", rel, "cannot be examined (%s)" % error.strerror)
+                continue
+            if stat.S_ISDIR(info.st_mode):
+                self.walk(rel)
+            else:
+                self.entries[rel] = info
+
+    def structure(self):
+        self.walk("")
+        for rel, info in sorted(self.entries.items()):
+            m = BLOB_PATH.match(rel)
+            if not m:
+                continue
+            digest = m.group(1) + m.group(2)
+            if not stat.S_ISREG(info.st_mode):
+                self.add("not_regular", "blob " + digest, self.describe(rel, info))
+                continue
+            mode = stat.S_IMODE(info.st_mode)
+            if mode != 0o444:
+                self.add("mode", "blob " + digest, "mode %04o, want 0444 (read-only)" % mode)
+            self.blobs[digest] = info
+
+    # 2. blobs ---------------------------------------------------------------------------------------------
+    def hash_blobs(self):
+        for digest, info in sorted(self.blobs.items()):
+            rel = "objects/sha256/%s/%s" % (digest[:2], digest[2:])
+            self.present.add(digest)
+            try:
+                actual = hash_file(self.path(rel), info)
+            except Unsafe as error:
+                self.add("unreadable", "blob " + digest, str(error))
+                continue
+            if actual != digest:
+                self.add("altered", "blob " + digest, "content hashes to " + actual)
+
+    # 3. records -------------------------------------------------------------------------------------------
+    def record_file(self, name):
+        info = self.entries.get(name)
+        if info is None:
+            return None
+        if not stat.S_ISREG(info.st_mode):
+            self.add("not_regular", name, self.describe(name, info))
+            return False
+        try:
+            return read_file(self.path(name), info, MAX_RECORD_BYTES)
+        except Unsafe as error:
+            self.add("unreadable", name, str(error))
+            return False
+
+    def journal(self):
+        data = self.record_file("journal.jsonl")
+        if data is None:
+            self.add("missing", "journal.jsonl", "the run has no journal")
+        elif data == b"":
+            self.add("journal", "journal.jsonl", "empty: a run's journal starts with its header")
+        if not data:
+            return
+        self.journal_sha256 = sha256_hex(data)
+        lines = data.split(b"\n")
+        if lines[-1] != b"":
+            self.add("journal", "journal.jsonl", "line %d: incomplete last line (no newline)" % len(lines))
+        lines = lines[:-1]
+        self.journal_lines = len(lines)
+        prev = None
+        for number, line in enumerate(lines, start=1):
+            where = "line %d" % number
+            try:
+                entry = parse_json(line)
+            except ValueError as error:
+                self.add("journal", "journal.jsonl", "%s: not JSON (%s)" % (where, error))
+                prev = sha256_hex(line)
+                continue
+            try:
+                if canonical_bytes(entry) != line:
+                    self.add("journal", "journal.jsonl", "%s: not in canonical form" % where)
+            except NotIJson as error:
+                self.add("journal", "journal.jsonl", "%s: not I-JSON (%s)" % (where, error))
+            if not isinstance(entry, dict):
+                self.add("journal", "journal.jsonl", "%s: not an object" % where)
+                prev = sha256_hex(line)
+                continue
+            if entry.get("prev") != prev:
+                self.add("journal", "journal.jsonl", "%s: chain broken (prev is not the hash of line %d)"
+                         % (where, number - 1) if number > 1 else "%s: the first line's prev must be null" % where)
+            kind = entry.get("type")
+            if number == 1 and kind != "header":
+                self.add("journal", "journal.jsonl", "%s: the first line must be the header" % where)
+            if kind == "header":
+                if number > 1:
+                    self.add("journal", "journal.jsonl", "%s: a second header" % where)
+                elif isinstance(entry.get("header"), dict):
+                    self.header = entry["header"]
+                else:
+                    self.add("journal", "journal.jsonl", "%s: the header is not an object" % where)
+            elif kind == "node":
+                node = entry.get("node")
+                if self.valid_node(node, "journal.jsonl " + where):
+                    self.nodes.append(node)
+            elif kind == "file":
+                name, digest = entry.get("name"), entry.get("hash")
+                if not isinstance(name, str) or not isinstance(digest, str) or not HEX64.match(digest):
+                    self.add("journal", "journal.jsonl", "%s: a file record needs a name and a hash" % where)
+                elif name in self.files:
+                    self.add("journal", "journal.jsonl", "%s: file %s recorded twice" % (where, name))
+                else:
+                    self.files[name] = digest
+            else:
+                self.add("journal", "journal.jsonl", "%s: unknown record type %s" % (where, json.dumps(kind)))
+            prev = sha256_hex(line)
+        if self.header is not None and self.header.get("format") != FORMAT:
+            self.add("journal", "journal.jsonl", "line 1: format %s is not %s (this auditor reads only %s)"
+                     % (json.dumps(self.header.get("format")), FORMAT, FORMAT))
+
+    def valid_node(self, node, where):
+        if not isinstance(node, dict):
+            self.add("journal", where, "a node must be an object")
+            return False
+        def hashes(value):
+            return isinstance(value, dict) and all(isinstance(v, str) and HEX64.match(v) for v in value.values())
+        ok = (isinstance(node.get("key"), str) and HEX64.match(node["key"]) and isinstance(node.get("stage"), str)
+              and isinstance(node.get("version"), int) and not isinstance(node.get("version"), bool)
+              and "params" in node and hashes(node.get("inputs")) and hashes(node.get("outputs"))
+              and isinstance(node.get("requests"), list)
+              and all(isinstance(h, str) and HEX64.match(h) for h in node["requests"]))
+        if not ok:
+            self.add("journal", where, "a node needs key, stage, version, params, inputs, outputs and requests")
+        return bool(ok)
+
+    def manifest_check(self):
+        data = self.record_file("manifest.json")
+        if data is None:
+            self.add("unfinished", "manifest.json", "missing: the run never finished")
+            return
+        if data is False:
+            return
+        try:
+            manifest = parse_json(data)
+        except ValueError as error:
+            self.add("manifest", "manifest.json", "not JSON (%s)" % error)
+            return
+        if not isinstance(manifest, dict):
+            self.add("manifest", "manifest.json", "not an object")
+            return
+        self.manifest = manifest
+        missing = [f for f in HEADER_FIELDS + ("finished", "nodes", "files", "journal") if f not in manifest]
+        if missing:
+            self.add("manifest", "manifest.json", "missing field(s): " + ", ".join(missing))
+            return
+        if self.header is not None:
+            for field in HEADER_FIELDS:
+                if canonical(manifest[field]) != canonical(self.header.get(field)):
+                    self.add("manifest", "manifest.json " + field, "differs from the journal's header line")
+        journal = manifest["journal"]
+        if not isinstance(journal, dict) or journal.get("sha256") != self.journal_sha256 \
+                or journal.get("lines") != self.journal_lines:
+            self.add("journal", "journal.jsonl", "does not match the digest and line count in manifest.json")
+        nodes = manifest["nodes"] if isinstance(manifest["nodes"], list) else []
+        for i in range(max(len(nodes), len(self.nodes))):
+            a = self.nodes[i] if i < len(self.nodes) else None
+            b = nodes[i] if i < len(nodes) else None
+            if a is None or b is None:
+                self.add("manifest", "node #%d" % i, "in the journal only" if b is None else "in manifest.json only")
+            elif canonical(a) != canonical(b):
+                self.add("manifest", "node #%d" % i, "differs between manifest.json and the journal")
+        if not isinstance(manifest["files"], dict) or canonical(manifest["files"]) != canonical(self.files):
+            self.add("manifest", "manifest.json files", "differ from the journal's file records")
+
+    # 4. the DAG -------------------------------------------------------------------------------------------
+    def dag(self):
+        header = self.header or {}
+        sources = header.get("sources") if isinstance(header.get("sources"), dict) else {}
+        for name, digest in sorted(sources.items()):
+            if digest not in self.present:
+                self.add("missing", "source " + name, "blob %s is not in the store" % digest)
+        produced_at = {}
+        for index, node in enumerate(self.nodes):
+            for digest in node["outputs"].values():
+                produced_at.setdefault(digest, index)
+        source_hashes = set(sources.values())
+        keys = {}
+        for index, node in enumerate(self.nodes):
+            name = "node #%d %s (%s)" % (index, node.get("label") or node["stage"], node["key"][:12])
+            try:
+                expected = node_key(node)
+            except NotIJson as error:
+                self.add("key_mismatch", name, "its key record is not I-JSON (%s)" % error)
+                expected = None
+            if expected is not None and expected != node["key"]:
+                self.add("key_mismatch", name, "recomputed key is " + expected)
+            if node["key"] in keys:
+                self.add("manifest", name, "same key as node #%d" % keys[node["key"]])
+            keys.setdefault(node["key"], index)
+            for input_name, digest in sorted(node["inputs"].items()):
+                if digest not in self.present:
+                    self.add("missing", "%s input %s" % (name, input_name), "blob %s is not in the store" % digest)
+                if digest in source_hashes:
+                    continue
+                producer = produced_at.get(digest)
+                if producer is None:
+                    self.add("dangling", "%s input %s" % (name, input_name),
+                             "blob %s was produced by no node and is no declared source" % digest)
+                elif producer >= index:
+                    self.add("cycle", "%s input %s" % (name, input_name),
+                             "produced only by node #%d, which is not earlier" % producer)
+            for output_name, digest in sorted(node["outputs"].items()):
+                if digest not in self.present:
+                    self.add("missing", "%s output %s" % (name, output_name), "blob %s is not in the store" % digest)
+            for i, digest in enumerate(node["requests"]):
+                if digest not in self.present:
+                    self.add("missing", "%s request %d" % (name, i), "blob %s is not in the store" % digest)
+                else:
+                    self.call_record(digest, "%s request %d" % (name, i))
+        return produced_at, source_hashes
+
+    def call_record(self, digest, subject):
+        rel = "objects/sha256/%s/%s" % (digest[:2], digest[2:])
+        try:
+            data = read_file(self.path(rel), self.blobs[digest], MAX_RECORD_BYTES)
+            record = parse_json(data)
+            if canonical_bytes(record) != data:
+                self.add("call_record", subject, "blob %s is not canonical JSON" % digest)
+        except (Unsafe, ValueError, NotIJson) as error:
+            self.add("call_record", subject, "blob %s is not a JSON call record (%s)" % (digest, error))
+            return
+        if not isinstance(record, dict) or record.get("endpoint") not in ("chat", "systemone") \
+                or record.get("status") not in ("ok", "failed") or "request" not in record \
+                or not isinstance(record.get("attempts"), int):
+            self.add("call_record", subject, "blob %s lacks endpoint, request, status or attempts" % digest)
+
+    # 5. published files and unknown files -----------------------------------------------------------------
+    def published(self, produced_at, source_hashes):
+        for name, digest in sorted(self.files.items()):
+            subject = "file " + name
+            if not EXPORT_NAME.match(name) or name in ("journal.jsonl", "manifest.json", "objects"):
+                self.add("manifest", subject, "not a plain published file name")
+                continue
+            if digest not in self.present:
+                self.add("missing", subject, "its blob %s is not in the store" % digest)
+            if digest not in produced_at and digest not in source_hashes:
+                detail = "its blob %s is the output of no node and no declared source" % digest
+                if name in RESULT_FILES or self.strict:
+                    self.add("not_node_output", subject, detail)
+                else:
+                    self.notes.append("note: %s: %s (not tied to the DAG)" % (subject, detail))
+            info = self.entries.get(name)
+            if info is None:
+                self.add("missing", subject, "listed but not present")
+                continue
+            if not stat.S_ISREG(info.st_mode):
+                self.add("not_regular", subject, self.describe(name, info))
+                continue
+            try:
+                actual = hash_file(self.path(name), info)
+            except Unsafe as error:
+                self.add("unreadable", subject, str(error))
+                continue
+            if actual != digest:
+                self.add("file_mismatch", subject, "content hashes to %s, recorded %s" % (actual, digest))
+        sealed = "manifest.json" in self.entries
+        for rel, info in sorted(self.entries.items()):
+            if BLOB_PATH.match(rel) or rel in ("journal.jsonl", "manifest.json") or rel in self.files:
+                continue
+            if rel == ".lock" and stat.S_ISREG(info.st_mode) and not sealed:
+                continue  # the writer's lock of an unfinished run
+            self.add("unknown_file", rel, "not part of the run" if stat.S_ISREG(info.st_mode)
+                     else "not part of the run (%s)" % self.describe(rel, info))
+        if self.manifest is not None:
+            referenced = set(self.files.values()) | source_hashes
+            for node in self.nodes:
+                referenced.update(node["inputs"].values(), node["outputs"].values(), node["requests"])
+            for digest in sorted(self.blobs):
+                if digest not in referenced:
+                    self.add("unknown_file", "objects/sha256/%s/%s" % (digest[:2], digest[2:]),
+                             "blob referenced by nothing")
+
+    def audit(self):
+        self.structure()
+        self.hash_blobs()
+        self.journal()
+        self.manifest_check()
+        produced_at, source_hashes = self.dag()
+        self.published(produced_at, source_hashes)
+        return self.problems
+
+
+def main(argv):
+    args = argv[1:]
+    if args and args[0] in ("-h", "--help"):
+        sys.stdout.write(__doc__)
+        return 0
+    strict = bool(args) and args[0] == "--strict"
+    if strict:
+        args = args[1:]
+    if len(args) != 1 or args[0].startswith("-"):
+        sys.stderr.write("usage: audit_run.py [--strict] RUN\n")
+        return 2
+    run = args[0]
+    if not os.path.isdir(run):
+        sys.stderr.write("audit_run.py: %s is not a directory\n" % run)
+        return 2
+    audit = Audit(run, strict)
+    problems = audit.audit()
+    for line in problems:
+        print(line)
+    for line in audit.notes:
+        sys.stderr.write(line + "\n")
+    if problems:
+        sys.stderr.write("FAILED: %s: %d problem(s)\n" % (run, len(problems)))
+        return 1
+    sys.stderr.write("ok: %s: %d blobs, %d nodes, %d published files\n"
+                     % (run, len(audit.blobs), len(audit.nodes), len(audit.files)))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))

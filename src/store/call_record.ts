@@ -1,0 +1,35 @@
+/**
+ * The call record: one HTTP exchange with a provider, stored as a canonical JSON blob and listed in a node's
+ * `requests`. It never carries credentials (no headers are recorded). The TypeScript type the clients build
+ * (`CallRecord` in src/models/types.ts) is checked against this schema by tests/store_schemas.test.ts.
+ *
+ * @module
+ */
+import { z } from "zod";
+
+/** One HTTP exchange with a provider, as stored. */
+export const CallRecordSchema = z.object({
+  /** Which API was called: OpenAI-compatible chat completions, or the System One decision endpoint. */
+  endpoint: z.enum(["chat", "systemone"]),
+  /** The JSON body sent (no headers, no keys). */
+  request: z.unknown(),
+  /** The parsed JSON body received on the final attempt, when there was one. */
+  response: z.unknown().optional(),
+  /** `ok` when a valid response was received; `failed` otherwise (then `error` says why). */
+  status: z.enum(["ok", "failed"]),
+  /** Why the call failed (one line, never a secret). */
+  error: z.string().optional(),
+  /** How many HTTP attempts were made (retries included). */
+  attempts: z.number().int().nonnegative(),
+  /** Wall-clock milliseconds from the first attempt to the final answer. */
+  elapsed_ms: z.number().nonnegative(),
+  /** The model name the server answered with. */
+  model: z.string().optional(),
+  /** Tokens the provider reported for the final attempt. */
+  usage: z.object({
+    input_tokens: z.number().int().nonnegative(),
+    output_tokens: z.number().int().nonnegative(),
+  }).optional(),
+});
+/** One HTTP exchange with a provider, as stored. */
+export type StoredCallRecord = z.infer<typeof CallRecordSchema>;

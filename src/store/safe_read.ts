@@ -1,0 +1,134 @@
+/**
+ * Reading files of a run that may be hostile: the caller has `lstat`ed the path and seen a regular file; these
+ * helpers open it (never following a symlink, never blocking on a FIFO swapped in meanwhile), check (with `fstat` on the open file) that it is still that same regular file, and read at
+ * most the size `lstat` reported (plus one byte, to notice growth), so a swapped-in FIFO, device or growing
+ * file can never hang a reader or exhaust its memory. File-system errors become {@link UnsafeFileError}s with a
+ * one-line reason; anything else is rethrown.
+ *
+ * @module
+ */
+import { createHash } from "node:crypto";
+import { constants } from "node:fs";
+import { type FileHandle, open } from "node:fs/promises";
+
+/** The file cannot be read safely; `reason` says why in a few words. */
+export class UnsafeFileError extends Error {
+  /** Creates the error for a file with a short reason such as "unreadable (PermissionDenied)". */
+  constructor(readonly reason: string) {
+    super(reason);
+    this.name = "UnsafeFileError";
+  }
+}
+
+/** What kind of file-system entry `info` describes, in words ("symlink", "FIFO", "directory", …). */
+export function entryKind(info: Deno.FileInfo): string {
+  if (info.isSymlink) return "symlink";
+  if (info.isFile) return "regular file";
+  if (info.isDirectory) return "directory";
+  if (info.isFifo) return "FIFO";
+  if (info.isCharDevice) return "character device";
+  if (info.isBlockDevice) return "block device";
+  if (info.isSocket) return "socket";
+  return "special file";
+}
+
+/** True for the errors `Deno` raises for file-system operations (not for bugs in this program). */
+export function isFsError(error: unknown): error is Error {
+  return Object.values(Deno.errors).some((kind) => error instanceof kind);
+}
+
+const CHUNK = 1 << 20;
+
+/** A Node-style system error (`code` like `ELOOP`, `EACCES`), as `node:fs` raises them. */
+function isSystemError(error: unknown): error is Error & { code: string } {
+  return error instanceof Error && typeof (error as { code?: unknown }).code === "string";
+}
+
+function unreadable(error: Error): UnsafeFileError {
+  const code = isSystemError(error) ? error.code : error.name;
+  if (code === "ELOOP") return new UnsafeFileError("became a symlink while being checked");
+  return new UnsafeFileError(`unreadable (${code})`);
+}
+
+/**
+ * Opens without following a symlink and without blocking on a FIFO (`O_NOFOLLOW | O_NONBLOCK`), then checks
+ * with `fstat` that the open file is the regular file `lstat` saw.
+ */
+async function openChecked(path: string, expected: Deno.FileInfo): Promise<FileHandle> {
+  let handle: FileHandle;
+  try {
+    handle = await open(path, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
+  } catch (error) {
+    if (isSystemError(error) || isFsError(error)) throw unreadable(error);
+    throw error;
+  }
+  try {
+    const now = await handle.stat();
+    if (!now.isFile()) throw new UnsafeFileError("became a special file while being checked");
+    if (expected.ino !== null && (now.ino !== expected.ino || now.dev !== expected.dev)) {
+      throw new UnsafeFileError("was replaced while being checked");
+    }
+    return handle;
+  } catch (error) {
+    await handle.close();
+    if (isSystemError(error) || isFsError(error)) throw unreadable(error);
+    throw error;
+  }
+}
+
+async function readUpTo(
+  handle: FileHandle,
+  limit: number,
+  sink: (chunk: Uint8Array) => void,
+): Promise<number> {
+  const buffer = new Uint8Array(Math.min(CHUNK, limit + 1));
+  let total = 0;
+  while (total <= limit) {
+    let n: number;
+    try {
+      ({ bytesRead: n } = await handle.read(buffer, 0, Math.min(buffer.length, limit + 1 - total), null));
+    } catch (error) {
+      if (isSystemError(error) || isFsError(error)) throw unreadable(error);
+      throw error;
+    }
+    if (n === 0) return total;
+    sink(buffer.subarray(0, n));
+    total += n;
+  }
+  throw new UnsafeFileError(`grew beyond its size of ${limit} bytes while being read`);
+}
+
+/**
+ * SHA-256 (hex) of the regular file `path`, which `lstat` described as `info`; reads at most `info.size`
+ * bytes. Throws {@link UnsafeFileError} when it cannot be read or is no longer that file.
+ */
+export async function hashRegularFile(path: string, info: Deno.FileInfo): Promise<string> {
+  const handle = await openChecked(path, info);
+  try {
+    const hash = createHash("sha256");
+    await readUpTo(handle, info.size, (chunk) => hash.update(chunk));
+    return hash.digest("hex");
+  } finally {
+    await handle.close();
+  }
+}
+
+/**
+ * The bytes of the regular file `path` (described by `lstat` as `info`), refused when larger than `cap` bytes.
+ * Throws {@link UnsafeFileError} when it is too large, cannot be read or is no longer that file.
+ */
+export async function readRegularFile(path: string, info: Deno.FileInfo, cap: number): Promise<Uint8Array> {
+  if (info.size > cap) throw new UnsafeFileError(`too large (${info.size} bytes; at most ${cap} are read)`);
+  const handle = await openChecked(path, info);
+  try {
+    const out = new Uint8Array(info.size);
+    let at = 0;
+    await readUpTo(handle, info.size, (chunk) => {
+      if (at + chunk.length <= out.length) out.set(chunk, at);
+      at += chunk.length;
+    });
+    return at === out.length ? out : out.subarray(0, at);
+  } finally {
+    await handle.close();
+  }
+}
