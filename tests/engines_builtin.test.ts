@@ -9,7 +9,7 @@ import { UsageError } from "../src/errors.ts";
 import { generateTranscript } from "../src/suites/engines/generate.ts";
 import { sharedCounter, startReferenceModels } from "./engines_fixtures/models.ts";
 
-const HERMES = new URL("../../shared/data/hermes_session_feature_impl.json", import.meta.url).pathname;
+const HERMES = new URL("./fixtures/shared_data/hermes_session_feature_impl.json", import.meta.url).pathname;
 
 const call = (id: string) => ({ id, type: "function" as const, function: { name: "f", arguments: "{}" } });
 

@@ -3,7 +3,7 @@ import { detectFormat, importTranscript } from "../src/data/transcripts/import.t
 import { UsageError } from "../src/errors.ts";
 import { toolPairingProblem } from "../src/methods/engines/tool_groups.ts";
 
-const HERMES = new URL("../../shared/data/hermes_session_feature_impl.json", import.meta.url).pathname;
+const HERMES = new URL("./fixtures/shared_data/hermes_session_feature_impl.json", import.meta.url).pathname;
 const SHAREGPT = new URL("./engines_fixtures/sample.sharegpt.jsonl", import.meta.url).pathname;
 const LOCOMO = new URL("./engines_fixtures/sample.locomo.json", import.meta.url).pathname;
 

@@ -165,35 +165,54 @@ Deno.test("generator: default needles all sit in the early half, never in the pr
 
 Deno.test("latency leaves out warm calls whose model calls were retried, and counts them apart", async () => {
   const counter = await sharedCounter();
-  // Every attempt of a body is rate-limited with probability 1/2 (seeded), with a 5 ms Retry-After.
+  // The first attempt of every request is rate-limited (5 ms Retry-After): every compress call is retried.
   const server = await startReferenceServer({
     counter,
-    faults: { rates: { "429": 0.5 } },
-    seed: 3,
+    faults: { rates: { "429": 1 }, first: 1 },
     retryAfterMs: 5,
   });
   try {
-    const chat = new OpenAIChatClient({ apiKey: "reference", baseURL: server.baseUrl, maxRetries: 20 });
+    const chat = new OpenAIChatClient({ apiKey: "reference", baseURL: server.baseUrl, maxRetries: 3 });
     const { messages } = generateTranscript({ turns: 30, needles: 0 });
-    const repeats = 8;
-    const [result] = await runEngines({ messages, engines: ["summary"], repeats, counter, chat, qa: false });
-    assert.equal(result.status, "ok", result.reason ?? "");
-    const l = result.latency_ms;
-    assert.equal(l.warm.length + l.warm_excluded_retried, repeats);
-    assert.ok(l.warm_excluded_retried >= 1, "some warm calls were retried (seeded faults)");
-    assert.ok(l.warm.length >= 1, "some warm calls were not");
-    assert.equal(l.warm_mean, l.warm.reduce((a, b) => a + b, 0) / l.warm.length);
-    const markdown = enginesReportMarkdown([result], {
+    const repeats = 3;
+    const [retried] = await runEngines({ messages, engines: ["summary"], repeats, counter, chat, qa: false });
+    assert.equal(retried.status, "ok", retried.reason ?? "");
+    assert.equal(retried.latency_ms.warm_excluded_retried, repeats);
+    assert.deepEqual(retried.latency_ms.warm, []);
+    assert.equal(retried.latency_ms.warm_mean, null);
+    assert.equal(retried.latency_ms.warm_median, null);
+    assert.ok(retried.latency_ms.cold_retried_attempts >= 1);
+    const markdown = enginesReportMarkdown([retried], {
       transcript: "t",
       transcriptHash: "h",
       tokenizer: "q",
       repeats,
     });
+    assert.match(markdown, /Warm calls left out for retries: summary at 25%: 3\./);
     assert.match(
       markdown,
-      new RegExp(`Warm calls left out for retries: summary at 25%: ${l.warm_excluded_retried}`),
+      /\| \d+(\.\d+)?\* \| - \| - \| - \|/,
+      "the cold figure is marked, the warm ones empty",
     );
   } finally {
     await server.close();
+  }
+  // Without faults nothing is left out.
+  const models = await startReferenceModels();
+  try {
+    const { messages } = generateTranscript({ turns: 30, needles: 0 });
+    const [clean] = await runEngines({
+      messages,
+      engines: ["summary"],
+      repeats: 3,
+      counter,
+      chat: models.chat,
+      qa: false,
+    });
+    assert.equal(clean.latency_ms.warm_excluded_retried, 0);
+    assert.equal(clean.latency_ms.warm.length, 3);
+    assert.equal(clean.latency_ms.cold_retried_attempts, 0);
+  } finally {
+    await models.close();
   }
 });

@@ -10,7 +10,7 @@ import { hotpotParquetBytes, writeHotpotParquet } from "../src/data/hotpot_parqu
 import { UsageError } from "../src/errors.ts";
 import { assetPath } from "../src/assets.ts";
 
-const SHARED = fileURLToPath(new URL("../../shared/data/", import.meta.url));
+const SHARED = fileURLToPath(new URL("./fixtures/shared_data/", import.meta.url));
 const REAL_PARQUET = join(SHARED, "hotpot_dev_real20.hf.parquet");
 const REAL_JSON = join(SHARED, "hotpot_dev_real20.official.json");
 

@@ -6,7 +6,7 @@ import { renderUnit, sourceOrder, unitsFromRecord } from "../src/suites/hotpot/e
 import { parseNumberedLines, sentenceIdFromLineNumber } from "../src/suites/hotpot/read_file.ts";
 
 const REAL_JSON = fileURLToPath(
-  new URL("../../shared/data/hotpot_dev_real20.official.json", import.meta.url),
+  new URL("./fixtures/shared_data/hotpot_dev_real20.official.json", import.meta.url),
 );
 
 Deno.test("an article's groups concatenate back to its sentences exactly", async () => {

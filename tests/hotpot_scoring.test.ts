@@ -13,7 +13,7 @@ import {
   supportingFactScores,
 } from "../src/suites/hotpot/scoring.ts";
 
-const SHARED = fileURLToPath(new URL("../../shared/data/", import.meta.url));
+const SHARED = fileURLToPath(new URL("./fixtures/shared_data/", import.meta.url));
 const FIXTURES = fileURLToPath(new URL("./fixtures/hotpot/", import.meta.url));
 const GOLD = {
   answer: "Kevin Spacey",

@@ -119,7 +119,7 @@ Deno.test("evidence characters are code points of the sentences, nothing added",
 
 Deno.test("real HotpotQA sample: short records are counted as out of range", async () => {
   const records = await loadHotpot(
-    new URL("../../shared/data/hotpot_dev_real20.official.json", import.meta.url).pathname,
+    new URL("./fixtures/shared_data/hotpot_dev_real20.official.json", import.meta.url).pathname,
   );
   const result = selectQuestions(records);
   assert.equal(result.quota_met, false);

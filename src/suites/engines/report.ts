@@ -7,6 +7,7 @@
  * @module
  */
 import type { EngineResult } from "./run.ts";
+import { enginesStats, enginesStatsMarkdown } from "../../analysis/engines_stats.ts";
 
 /** What the Markdown report says about the run besides the results. */
 export interface EnginesReportMeta {
@@ -272,6 +273,14 @@ export function enginesReportMarkdown(results: EngineResult[], meta: EnginesRepo
       ...markdownTable(byType.header, byType.rows),
     );
   }
+  // Uncertainty: seeded bootstrap intervals over needles, questions and warm repeats (analysis/engines_stats.ts).
+  lines.push(
+    enginesStatsMarkdown(enginesStats(results.map((r) => ({ ...r, engine: engineLabel(r) })))).trimEnd()
+      .replace(/^\n/, "\n").replace(
+        "## 95% CI",
+        "### 95% CI",
+      ),
+  );
   const failed = results.filter((r) => r.status === "failed" && r.reason !== null);
   if (failed.length > 0) {
     lines.push(
