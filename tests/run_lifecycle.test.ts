@@ -5,6 +5,8 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { recordedCommand, recordedOptions } from "../src/suites/run_lifecycle.ts";
+import { startReferenceServer } from "../src/models/reference/server.ts";
+import { testCounter } from "./models_support.ts";
 import { runCli } from "./helpers/spawn.ts";
 
 Deno.test("the recorded command drops --env-file and --resume with their values, in both spellings, and secrets", () => {
@@ -44,12 +46,18 @@ Deno.test("the recorded command drops --env-file and --resume with their values,
 
 Deno.test("every suite records its invocation without the --env-file path", async () => {
   const dir = await Deno.makeTempDir({ prefix: "run_lifecycle_" });
+  // --env-file is only taken with --live: the live endpoints are the program's own reference model.
+  const server = await startReferenceServer({ counter: await testCounter() });
   try {
     const envFile = join(dir, "creds.env");
-    await Deno.writeTextFile(envFile, "LLM_API_KEY=sk-not-used\n");
+    await Deno.writeTextFile(
+      envFile,
+      `LLM_API_KEY=sk-not-used\nLLM_BASE_URL=${server.baseUrl}\n` +
+        `DECISION_MODEL_API_KEY=dm-not-used\nDECISION_MODEL_BASE_URL=${server.baseUrl}\n`,
+    );
     const runs: [string, string[]][] = [
       ["collect", ["hotpot", "collect", "--questions", "2"]],
-      ["engines", ["engines", "run", "--reference", "--engine", "truncate", "--turns", "20", "--no-qa"]],
+      ["engines", ["engines", "run", "--live", "--engine", "truncate", "--turns", "20", "--no-qa"]],
     ];
     for (const [name, words] of runs) {
       const out = join(dir, name);
@@ -61,6 +69,7 @@ Deno.test("every suite records its invocation without the --env-file path", asyn
       assert.deepEqual(header.invocation.command.slice(0, 2), words.slice(0, 2));
     }
   } finally {
+    await server.close();
     await Deno.remove(dir, { recursive: true });
   }
 });
