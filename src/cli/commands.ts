@@ -24,7 +24,7 @@ export const COMMANDS: Record<string, Command> = {
     summary: "offline demo of every suite on the embedded fixtures and the reference model",
     run: demoCommand,
   },
-  hotpot: { summary: "HotpotQA compaction benchmark (collect, run, score)", run: hotpotCommand },
+  hotpot: { summary: "HotpotQA compaction benchmark (collect, run, score, generate)", run: hotpotCommand },
   sweep: { summary: "frozen summary + Jev Top-N with executable repair checks (run)", run: sweepCommand },
   engines: {
     summary: "context engines head to head on long transcripts (run, generate)",

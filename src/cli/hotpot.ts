@@ -1,5 +1,5 @@
 /**
- * `compaction-bench hotpot collect|run|score`.
+ * `compaction-bench hotpot collect|run|score|generate`.
  *
  * @module
  */
@@ -13,6 +13,7 @@ import { DEFAULT_HOTPOT_RUN } from "../suites/hotpot/run_suite.ts";
 import { DEFAULT_SELECTION } from "../suites/hotpot/select.ts";
 import { MODEL_OPTION_HELP, MODEL_OPTION_SPEC, ModelOptionsShape } from "../suites/model_setup.ts";
 import { parseCommand } from "./args.ts";
+import { hotpotGenerateCommand } from "./hotpot_generate.ts";
 import { hotpotScoreCommand } from "./hotpot_score.ts";
 import { intOption } from "./numbers.ts";
 import { parseResumable, RUN_OPTION_HELP, RUN_OPTION_SPEC, RunOptionsShape } from "./run_setup.ts";
@@ -177,15 +178,18 @@ export async function hotpotRun(givenArgv: string[]): Promise<{ code: number; pa
   return { code: 0, path: await hotpotRunCommand(options, argv) };
 }
 
-/** Dispatches `hotpot collect|run|score`. */
+/** Dispatches `hotpot collect|run|score|generate`. */
 export async function hotpotCommand(argv: string[]): Promise<number> {
   const [sub, ...rest] = argv;
   if (sub === "collect") return await collect(rest);
   if (sub === "run") return (await hotpotRun(rest)).code;
   if (sub === "score") return await hotpotScoreCommand(rest);
+  if (sub === "generate") return await hotpotGenerateCommand(rest);
   if (sub === undefined || sub === "--help" || sub === "-h") {
-    console.log("compaction-bench hotpot collect|run|score [options]   (see 'hotpot SUBCOMMAND --help')");
+    console.log(
+      "compaction-bench hotpot collect|run|score|generate [options]   (see 'hotpot SUBCOMMAND --help')",
+    );
     return sub === undefined ? 2 : 0;
   }
-  throw new UsageError(`hotpot: unknown subcommand '${sub}' (expected collect, run or score)`);
+  throw new UsageError(`hotpot: unknown subcommand '${sub}' (expected collect, run, score or generate)`);
 }
