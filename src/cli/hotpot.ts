@@ -12,6 +12,7 @@ import { HOTPOT_METHODS, type HotpotMethod } from "../suites/hotpot/methods.ts";
 import { DEFAULT_HOTPOT_RUN } from "../suites/hotpot/run_suite.ts";
 import { DEFAULT_SELECTION } from "../suites/hotpot/select.ts";
 import { MODEL_OPTION_HELP, MODEL_OPTION_SPEC, ModelOptionsShape } from "../suites/model_setup.ts";
+import { SHARD_OPTION_HELP, ShardOption } from "../pipeline/shard.ts";
 import { parseCommand } from "./args.ts";
 import { hotpotGenerateCommand } from "./hotpot_generate.ts";
 import { hotpotScoreCommand } from "./hotpot_score.ts";
@@ -65,6 +66,7 @@ Options:
   --compressions N     compression generations per question and method (default ${DEFAULT_HOTPOT_RUN.compressions}, at most 100)
   --answers N          answers per context (default ${DEFAULT_HOTPOT_RUN.answers}, at most 100)
   --tokenizer DIR      tokenizer (default: Qwen3, embedded)
+${SHARD_OPTION_HELP} (by question id hash)
 ${BOOTSTRAP_OPTION_HELP}
 ${PRICE_OPTION_HELP}
 ${MODEL_OPTION_HELP}
@@ -149,6 +151,7 @@ function parseRun(argv: string[]) {
       compressions: { type: "string" },
       answers: { type: "string" },
       tokenizer: { type: "string" },
+      shard: { type: "string" },
       bootstrap: { type: "string" },
       ...PRICE_OPTION_SPEC,
     },
@@ -162,6 +165,7 @@ function parseRun(argv: string[]) {
       compressions: intOption(1, 100).optional(),
       answers: intOption(1, 100).optional(),
       tokenizer: z.string().optional(),
+      shard: ShardOption.optional(),
       bootstrap: bootstrapOption.optional(),
       ...PriceOptionsShape,
     }),
