@@ -11,4 +11,4 @@ export const bootstrapOption = intOption(100, 1_000_000);
 
 /** The help line of `--bootstrap`. */
 export const BOOTSTRAP_OPTION_HELP =
-  `  --bootstrap N        bootstrap resamples of the 95% confidence intervals (default ${DEFAULT_RESAMPLES})`;
+  `  --bootstrap N        bootstrap resamples of the 95% confidence intervals (default ${DEFAULT_RESAMPLES}, 100 to 1000000)`;
