@@ -58,7 +58,6 @@ Deno.test("a good repair runs to completion and the fake gateway records every c
   assert.deepEqual(outcome.observation.ledger, [
     { chargeId: "ch_fake0001", orderId: "ord_S1", idempotencyKey: "charge-ord_S1" },
   ]);
-  assert.ok(outcome.elapsed_ms < 2000);
 });
 
 Deno.test("a repair that reads a file is refused and the next run goes on", async () => {
@@ -114,11 +113,9 @@ Deno.test("a repair that spawns a process or imports a module is refused", async
 });
 
 Deno.test("a repair that loops forever is stopped by the CPU timeout", async () => {
-  const started = performance.now();
   await expectStopped(hostile(`for (;;) {}`), /did not finish: .*timed out/);
   await expectStopped(hostile(`while (true) { await client.sleep(1); }`), /did not finish: .*timed out/);
   await expectStopped(`for (;;) {}\n${GOOD}`, /did not load: .*timed out/);
-  assert.ok(performance.now() - started < 6000);
 });
 
 Deno.test("a repair that allocates without bound is stopped", async () => {

@@ -11,6 +11,7 @@ import { sweepCommand } from "./sweep.ts";
 import { serveReferenceCommand } from "./serve_reference.ts";
 import { tokensCommand } from "./tokens.ts";
 import { verifyCommand } from "./verify.ts";
+import { mergeCommand } from "./merge.ts";
 
 /** One CLI command. */
 export interface Command {
@@ -24,7 +25,7 @@ export const COMMANDS: Record<string, Command> = {
     summary: "offline demo of every suite on the embedded fixtures and the reference model",
     run: demoCommand,
   },
-  hotpot: { summary: "HotpotQA compaction benchmark (collect, run, score)", run: hotpotCommand },
+  hotpot: { summary: "HotpotQA compaction benchmark (collect, run, score, generate)", run: hotpotCommand },
   sweep: { summary: "frozen summary + Jev Top-N with executable repair checks (run)", run: sweepCommand },
   engines: {
     summary: "context engines head to head on long transcripts (run, generate)",
@@ -37,6 +38,7 @@ export const COMMANDS: Record<string, Command> = {
   },
   compare: { summary: "compare two finished runs of one suite, metric by metric", run: compareCommand },
   verify: { summary: "re-hash and check a run directory (auditors)", run: verifyCommand },
+  merge: { summary: "join finished shards (--shard K/N) of one protocol into one run", run: mergeCommand },
 };
 
 /** The top-level help text. */

@@ -1,5 +1,5 @@
 /**
- * `compaction-bench hotpot collect|run|score`.
+ * `compaction-bench hotpot collect|run|score|generate`.
  *
  * @module
  */
@@ -12,7 +12,9 @@ import { HOTPOT_METHODS, type HotpotMethod } from "../suites/hotpot/methods.ts";
 import { DEFAULT_HOTPOT_RUN } from "../suites/hotpot/run_suite.ts";
 import { DEFAULT_SELECTION } from "../suites/hotpot/select.ts";
 import { MODEL_OPTION_HELP, MODEL_OPTION_SPEC, ModelOptionsShape } from "./model_options.ts";
+import { SHARD_OPTION_HELP, ShardOption } from "../pipeline/shard.ts";
 import { parseCommand } from "./args.ts";
+import { hotpotGenerateCommand } from "./hotpot_generate.ts";
 import { hotpotScoreCommand } from "./hotpot_score.ts";
 import { intOption } from "./numbers.ts";
 import { parseResumable, RUN_OPTION_HELP, RUN_OPTION_SPEC, RunOptionsShape } from "./run_setup.ts";
@@ -64,6 +66,7 @@ Options:
   --compressions N     compression generations per question and method (default ${DEFAULT_HOTPOT_RUN.compressions}, at most 100)
   --answers N          answers per context (default ${DEFAULT_HOTPOT_RUN.answers}, at most 100)
   --tokenizer DIR      tokenizer (default: Qwen3, embedded)
+${SHARD_OPTION_HELP} (by question id hash)
 ${BOOTSTRAP_OPTION_HELP}
 ${PRICE_OPTION_HELP}
 ${MODEL_OPTION_HELP}
@@ -148,6 +151,7 @@ function parseRun(argv: string[]) {
       compressions: { type: "string" },
       answers: { type: "string" },
       tokenizer: { type: "string" },
+      shard: { type: "string" },
       bootstrap: { type: "string" },
       ...PRICE_OPTION_SPEC,
     },
@@ -161,6 +165,7 @@ function parseRun(argv: string[]) {
       compressions: intOption(1, 100).optional(),
       answers: intOption(1, 100).optional(),
       tokenizer: z.string().optional(),
+      shard: ShardOption.optional(),
       bootstrap: bootstrapOption.optional(),
       ...PriceOptionsShape,
     }),
@@ -177,15 +182,18 @@ export async function hotpotRun(givenArgv: string[]): Promise<{ code: number; pa
   return { code: 0, path: await hotpotRunCommand(options, argv) };
 }
 
-/** Dispatches `hotpot collect|run|score`. */
+/** Dispatches `hotpot collect|run|score|generate`. */
 export async function hotpotCommand(argv: string[]): Promise<number> {
   const [sub, ...rest] = argv;
   if (sub === "collect") return await collect(rest);
   if (sub === "run") return (await hotpotRun(rest)).code;
   if (sub === "score") return await hotpotScoreCommand(rest);
+  if (sub === "generate") return await hotpotGenerateCommand(rest);
   if (sub === undefined || sub === "--help" || sub === "-h") {
-    console.log("compaction-bench hotpot collect|run|score [options]   (see 'hotpot SUBCOMMAND --help')");
+    console.log(
+      "compaction-bench hotpot collect|run|score|generate [options]   (see 'hotpot SUBCOMMAND --help')",
+    );
     return sub === undefined ? 2 : 0;
   }
-  throw new UsageError(`hotpot: unknown subcommand '${sub}' (expected collect, run or score)`);
+  throw new UsageError(`hotpot: unknown subcommand '${sub}' (expected collect, run, score or generate)`);
 }

@@ -48,6 +48,14 @@ export const RunHeaderSchema = z.object({
   /** Declared source blobs (datasets, fixtures) by name. */
   sources: z.record(z.string(), Sha),
   created: z.string(),
+  /** Set on a shard (`--shard K/N`): the part of the work this run did. Not part of the protocol. */
+  shard: z.object({ index: z.number().int().positive(), count: z.number().int().positive() }).optional(),
+  /** Set on a run made by `merge`: the shards it joined, in part order. */
+  merged_from: z.array(z.object({
+    run: z.string(),
+    manifest: Sha,
+    shard: z.object({ index: z.number().int().positive(), count: z.number().int().positive() }),
+  })).optional(),
 });
 /** What identifies a run before any stage runs. */
 export type RunHeader = z.infer<typeof RunHeaderSchema>;

@@ -61,6 +61,8 @@ export interface OpenRunRequest {
   protocol: unknown;
   tokenizer: { name: string; hash: string } | null;
   sources?: Record<string, Uint8Array>;
+  /** The part of the work this run does (`--shard K/N`), recorded in the header. */
+  shard?: { index: number; count: number };
 }
 
 /** Creates the run directory (exclusively) or resumes an unfinished one. */
@@ -87,6 +89,7 @@ export async function openRun(request: OpenRunRequest): Promise<{ run: RunDir; r
     tokenizer: request.tokenizer,
     protocol: request.protocol,
     created: new Date().toISOString(),
+    ...(request.shard !== undefined ? { shard: request.shard } : {}),
   };
   const path = request.output ?? defaultOutputPath(request.suite);
   await checkNewOutputPath(path, "--output");
@@ -279,6 +282,8 @@ export interface SuiteRunRequest {
   protocol: unknown;
   tokenizer: { name: string; hash: string } | null;
   sources?: Record<string, Uint8Array>;
+  /** The part of the work this run does (`--shard K/N`), recorded in the header. */
+  shard?: { index: number; count: number };
   /** The models of the run: their secrets are never recorded; they are closed when the run ends. */
   models?: { secrets: string[]; close(): Promise<void> };
 }
@@ -301,6 +306,7 @@ export async function runSuite<T>(
         protocol: request.protocol,
         tokenizer: request.tokenizer,
         sources: request.sources,
+        shard: request.shard,
         quiet: request.quiet,
         frozen: request.frozen,
         checkOnly: request.checkOnly,

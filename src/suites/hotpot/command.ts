@@ -20,6 +20,8 @@ import { HOTPOT_COLLECT_SUITE, HOTPOT_SUITE } from "./definition.ts";
 import { HOTPOT_METHODS, type HotpotMethod } from "./methods.ts";
 import { DEFAULT_HOTPOT_RUN, runHotpot } from "./run_suite.ts";
 import { DEFAULT_SELECTION } from "./select.ts";
+import type { Shard } from "../../pipeline/shard.ts";
+import { shardOfCorpus } from "./corpus_shard.ts";
 import { assertHotpotFrozen } from "./frozen_protocol.ts";
 import {
   agentMode,
@@ -133,6 +135,7 @@ export interface HotpotRunCommandOptions extends RunCommandOptions {
   bootstrap?: number;
   price?: { model: string; input: number; output: number }[];
   prices?: string;
+  shard?: Shard;
 }
 
 /** `hotpot run`: returns the run directory. */
@@ -179,16 +182,24 @@ export async function hotpotRunCommand(options: HotpotRunCommandOptions, argv: s
       protocol: { suite: "hotpot", ...runOptions, models: models.description },
       tokenizer: { name: counter.name, hash: counter.hash },
       sources: { corpus: bytes },
+      shard: options.shard,
       models,
     },
     async (context) => {
       if (context.resumed && context.run.header.sources.corpus !== sha256Hex(bytes)) {
         throw new UsageError(`--corpus ${options.corpus} differs from the corpus this run started with`);
       }
-      const outcome = await runHotpot(context, corpus, runOptions, models, counter, {
-        bootstrap: options.bootstrap,
-        prices,
-      });
+      const outcome = await runHotpot(
+        context,
+        shardOfCorpus(corpus, options.shard),
+        runOptions,
+        models,
+        counter,
+        {
+          bootstrap: options.bootstrap,
+          prices,
+        },
+      );
       return {
         result: outcome,
         files: outcome.files,

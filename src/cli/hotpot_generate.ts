@@ -1,0 +1,85 @@
+/**
+ * `compaction-bench hotpot generate --records N --out FILE [--seed S]`: writes the deterministic HotpotQA-like
+ * records the demo uses (src/data/hotpot_generate.ts) as Hugging Face layout Parquet (`.parquet`) or the
+ * official JSON layout (`.json`), for dry runs and scale tests. An existing file is refused.
+ *
+ * @module
+ */
+import { dirname, extname } from "node:path";
+import { z } from "zod";
+import { UsageError } from "../errors.ts";
+import { DEMO_DATA_SEED, generateHotpotRecords } from "../data/hotpot_generate.ts";
+import { toOfficialHotpotJson } from "../data/hotpot_json.ts";
+import { hotpotParquetBytes } from "../data/hotpot_parquet.ts";
+import { sha256Hex } from "../store/hash.ts";
+import { writeFileAtomic } from "../store/run_dir.ts";
+import { parseCommand } from "./args.ts";
+import { intOption } from "./numbers.ts";
+
+const HELP = `compaction-bench hotpot generate --records N --out FILE [--seed S]
+
+Writes N generated HotpotQA distractor records (half bridge, half comparison; ten articles each, answers and
+supporting facts correct by construction) for dry runs and scale tests. The layout follows the extension:
+.parquet (Hugging Face hotpot_qa/distractor layout) or .json (official HotpotQA layout). Same N and seed,
+same bytes. An existing FILE is refused.
+
+Options:
+  --records N          records to generate (1–1,000,000)
+  --out FILE           output file, .parquet or .json
+  --seed S             generator seed (default ${DEMO_DATA_SEED}, the demo data's)`;
+
+/** Runs `hotpot generate`; returns the exit code. */
+export async function hotpotGenerateCommand(argv: string[]): Promise<number> {
+  const { options, positionals } = parseCommand(
+    "hotpot generate",
+    argv,
+    { records: { type: "string" }, out: { type: "string" }, seed: { type: "string" } },
+    z.object({
+      help: z.boolean().optional(),
+      records: intOption(1, 1_000_000).optional(),
+      out: z.string().min(1).optional(),
+      seed: z.string().min(1, "must not be empty").optional(),
+    }),
+  );
+  if (options.help) {
+    console.log(HELP);
+    return 0;
+  }
+  if (positionals.length > 0) {
+    throw new UsageError(`hotpot generate: unexpected argument '${positionals[0]}'`);
+  }
+  if (options.records === undefined) throw new UsageError("hotpot generate: --records N is required");
+  if (options.out === undefined) throw new UsageError("hotpot generate: --out FILE is required");
+  const out = options.out;
+  const kind = extname(out).toLowerCase();
+  if (kind !== ".parquet" && kind !== ".json") {
+    throw new UsageError(`--out ${out}: unknown file type (expected .parquet or .json)`);
+  }
+  await assertWritable(out);
+  const records = generateHotpotRecords(options.records, options.seed ?? DEMO_DATA_SEED);
+  const bytes = kind === ".parquet"
+    ? hotpotParquetBytes(records)
+    : new TextEncoder().encode(JSON.stringify(toOfficialHotpotJson(records)) + "\n");
+  await writeFileAtomic(out, bytes);
+  console.log(`${records.length} records (${kind.slice(1)}) written to ${out}`);
+  console.log(`sha256 ${sha256Hex(bytes)}`);
+  return 0;
+}
+
+/** Refuses an existing output file or a missing parent directory before any work is done. */
+async function assertWritable(out: string): Promise<void> {
+  try {
+    await Deno.lstat(out);
+    throw new UsageError(`--out ${out}: already exists; generate never overwrites a file`);
+  } catch (error) {
+    if (!(error instanceof Deno.errors.NotFound)) throw error;
+  }
+  const parent = dirname(out);
+  const info = await Deno.stat(parent).catch((error) => {
+    if (error instanceof Deno.errors.NotFound) {
+      throw new UsageError(`--out ${out}: directory ${parent} not found`);
+    }
+    throw error;
+  });
+  if (!info.isDirectory) throw new UsageError(`--out ${out}: ${parent} is not a directory`);
+}
