@@ -23,14 +23,15 @@ export async function reportAnalysisInputs(
   resultsHash: string,
   resultsText: string,
   store: BlobStore,
+  extra?: { inputs: Record<string, string>; values: Record<string, unknown> },
 ): Promise<{ inputs: Record<string, string>; values: Record<string, unknown> }> {
   const rows = JSON.parse(resultsText) as { context_hash?: string | null }[];
   const hashes = [
     ...new Set(rows.map((r) => r.context_hash).filter((h): h is string => typeof h === "string")),
   ]
     .sort();
-  const outInputs: Record<string, string> = { ...inputs, results: resultsHash };
-  const outValues: Record<string, unknown> = { ...values, results: resultsText };
+  const outInputs: Record<string, string> = { ...inputs, ...extra?.inputs, results: resultsHash };
+  const outValues: Record<string, unknown> = { ...values, ...extra?.values, results: resultsText };
   for (const hash of hashes) {
     outInputs[`context:${hash}`] = hash;
     outValues[`context:${hash}`] = await store.getJson(hash);

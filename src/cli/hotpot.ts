@@ -16,7 +16,7 @@ import { SHARD_OPTION_HELP, ShardOption } from "../pipeline/shard.ts";
 import { parseCommand } from "./args.ts";
 import { hotpotGenerateCommand } from "./hotpot_generate.ts";
 import { hotpotScoreCommand } from "./hotpot_score.ts";
-import { intOption } from "./numbers.ts";
+import { intListOption, intOption } from "./numbers.ts";
 import { parseResumable, RUN_OPTION_HELP, RUN_OPTION_SPEC, RunOptionsShape } from "./run_setup.ts";
 import { COLLECTION_MODE_HELP } from "./hotpot_collect_mode.ts";
 
@@ -61,7 +61,9 @@ and scores against gold with the official HotpotQA metrics.
 Options:
   --corpus FILE        corpus.json written by 'hotpot collect'
   --methods LIST       comma-separated: ${HOTPOT_METHODS.join(",")} (default all)
-  --input-cap N        complete answer-input ceiling in tokens (default ${DEFAULT_HOTPOT_RUN.inputCap}, 256 to 10000000)
+  --input-cap N[,N..]  complete answer-input ceiling in tokens (default ${DEFAULT_HOTPOT_RUN.inputCap}, 256 to 10000000);
+                       a list (2400,3600,5400) sweeps: every compressed method at each ceiling in one run,
+                       rankings shared, Full answered once; the first ceiling is the primary one
   --reserve N          tokens kept free under the ceiling (default ${DEFAULT_HOTPOT_RUN.reserve}, at most 100000)
   --compressions N     compression generations per question and method (default ${DEFAULT_HOTPOT_RUN.compressions}, at most 100)
   --answers N          answers per context (default ${DEFAULT_HOTPOT_RUN.answers}, at most 100)
@@ -160,7 +162,7 @@ function parseRun(argv: string[]) {
       ...ModelOptionsShape,
       corpus: z.string().optional(),
       methods: MethodsOption.optional(),
-      "input-cap": intOption(256, 10_000_000).optional(),
+      "input-cap": intListOption(256, 10_000_000).optional(),
       reserve: intOption(0, 100_000).optional(),
       compressions: intOption(1, 100).optional(),
       answers: intOption(1, 100).optional(),

@@ -41,3 +41,28 @@ export function rangeOption(min: number, max: number) {
     return Array.from({ length: hi - lo + 1 }, (_, i) => lo + i);
   });
 }
+
+/**
+ * A comma-separated list of distinct whole numbers, each in [min, max] (`--input-cap 2400,3600`). A single
+ * number gives a one-element list.
+ */
+export function intListOption(min = 0, max = Number.MAX_SAFE_INTEGER) {
+  return z.string().transform((text, ctx) => {
+    const parts = text.split(",").map((p) => p.trim());
+    const bad = parts.find((p) => !/^[0-9]+$/.test(p) || Number(p) < min || Number(p) > max);
+    if (bad !== undefined) {
+      ctx.addIssue({
+        code: "custom",
+        message: `${JSON.stringify(bad)} is not a whole number from ${min} to ${max}`,
+      });
+      return z.NEVER;
+    }
+    const values = parts.map(Number);
+    const repeated = values.find((v, i) => values.indexOf(v) !== i);
+    if (repeated !== undefined) {
+      ctx.addIssue({ code: "custom", message: `${repeated} is given twice` });
+      return z.NEVER;
+    }
+    return values;
+  });
+}

@@ -127,7 +127,8 @@ export async function hotpotCollect(options: HotpotCollectOptions, argv: string[
 export interface HotpotRunCommandOptions extends RunCommandOptions {
   corpus?: string;
   methods?: HotpotMethod[];
-  "input-cap"?: number;
+  /** One ceiling, or several (a ceiling sweep; the first is the primary one). */
+  "input-cap"?: number[];
   reserve?: number;
   compressions?: number;
   answers?: number;
@@ -148,14 +149,18 @@ export async function hotpotRunCommand(options: HotpotRunCommandOptions, argv: s
   const runOptions = {
     ...DEFAULT_HOTPOT_RUN,
     methods: options.methods ?? [...HOTPOT_METHODS],
-    ...(options["input-cap"] !== undefined ? { inputCap: options["input-cap"] } : {}),
+    ...(options["input-cap"] !== undefined ? { inputCap: options["input-cap"][0] } : {}),
+    // Only a sweep records its list, so a single ceiling keeps today's protocol (and keys) byte for byte.
+    ...(options["input-cap"] !== undefined && options["input-cap"].length > 1
+      ? { inputCaps: options["input-cap"] }
+      : {}),
     ...(options.reserve !== undefined ? { reserve: options.reserve } : {}),
     ...(options.compressions !== undefined ? { compressions: options.compressions } : {}),
     ...(options.answers !== undefined ? { answers: options.answers } : {}),
   };
   const frozen = await openFrozenFor(HOTPOT_SUITE, options["frozen-run"], checkOnly, runOptions);
   const counter = await loadTokenCounter(options.tokenizer);
-  if (runOptions.reserve >= runOptions.inputCap) {
+  if (runOptions.reserve >= Math.min(...(runOptions.inputCaps ?? [runOptions.inputCap]))) {
     throw new UsageError("--reserve must be smaller than --input-cap");
   }
   const prices = await readPrices(options);

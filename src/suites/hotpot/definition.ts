@@ -13,6 +13,11 @@ import { hotpotContextStage } from "./stages/context.ts";
 import { hotpotScoreStage } from "./stages/score.ts";
 import { hotpotAggregateStage } from "./stages/aggregate.ts";
 import { hotpotReportStage } from "./stages/report.ts";
+import { hotpotCeilingsStage } from "./stages/ceilings.ts";
+
+/** A method's label in a ceiling sweep's aggregate (`jev@2400`; Full and single-ceiling runs: the method). */
+const conditionOf = (a: HotpotMethodAggregate & { input_cap?: number | null }) =>
+  a.input_cap !== undefined && a.input_cap !== null ? `${a.method}@${a.input_cap}` : a.method;
 
 /** `hotpot collect`. */
 export const HOTPOT_COLLECT_SUITE: Suite = {
@@ -38,6 +43,7 @@ export const HOTPOT_SUITE: Suite = {
     providerStageNamed("hotpot-answer"),
     hotpotScoreStage,
     hotpotAggregateStage,
+    hotpotCeilingsStage,
     hotpotReportStage,
   ],
   aggregate: hotpotAggregateStage,
@@ -45,7 +51,7 @@ export const HOTPOT_SUITE: Suite = {
   compareMetrics({ aggregate }) {
     const out = new Map<string, Record<string, number | null>>();
     for (const r of aggregate as HotpotMethodAggregate[]) {
-      out.set(r.method, {
+      out.set(conditionOf(r), {
         em: r.metrics.em,
         f1: r.metrics.f1,
         sp_f1: r.metrics.sp_f1,
@@ -59,7 +65,7 @@ export const HOTPOT_SUITE: Suite = {
   },
   summary(text) {
     return (JSON.parse(text) as HotpotMethodAggregate[]).map((a) =>
-      `${a.method.padEnd(12)} EM ${pct(a.metrics.em)}  F1 ${pct(a.metrics.f1)}  ` +
+      `${conditionOf(a).padEnd(12)} EM ${pct(a.metrics.em)}  F1 ${pct(a.metrics.f1)}  ` +
       `joint F1 ${pct(a.metrics.joint_f1)}  valid ${a.valid}/${a.planned}`
     );
   },

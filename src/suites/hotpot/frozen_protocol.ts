@@ -19,6 +19,14 @@ export interface HotpotFrozenInputs {
 
 const COMPRESSED = ["jev", "summary", "jev+summary"];
 
+/** The `--input-cap` row: equal when every ceiling of ours is a ceiling of the frozen run. */
+function frozenCeilings(o: HotpotRunOptions, p: Partial<HotpotRunOptions>) {
+  const ours = o.inputCaps ?? [o.inputCap];
+  const frozen = p.inputCaps ?? (p.inputCap === undefined ? [] : [p.inputCap]);
+  const covered = ours.every((cap) => frozen.includes(cap));
+  return { option: "--input-cap", ours: ours.join(","), frozen: covered ? ours.join(",") : frozen.join(",") };
+}
+
 /** Refuses (exit 2, before anything is written) a hotpot run that could not reuse the frozen run exactly. */
 export function assertHotpotFrozen(frozen: FrozenRun, ours: HotpotFrozenInputs): void {
   const p = (frozen.manifest.protocol ?? {}) as Partial<HotpotRunOptions> & {
@@ -35,7 +43,8 @@ export function assertHotpotFrozen(frozen: FrozenRun, ours: HotpotFrozenInputs):
     ...(missing.length > 0
       ? [{ option: "--methods", ours: o.methods.join(","), frozen: frozenMethods.join(",") }]
       : []),
-    { option: "--input-cap", ours: o.inputCap, frozen: p.inputCap },
+    // A run may reuse a frozen run at any of the frozen run's ceilings (a sweep froze every one of them).
+    frozenCeilings(o, p),
     { option: "--reserve", ours: o.reserve, frozen: p.reserve },
     { option: "--compressions", ours: o.compressions, frozen: p.compressions },
     { option: "--tokenizer (hash)", ours: ours.tokenizerHash, frozen: frozen.manifest.tokenizer?.hash },

@@ -22,6 +22,7 @@ import { hotpotRankStage, hotpotSummaryStage } from "./stages/compress.ts";
 import { hotpotScoreStage } from "./stages/score.ts";
 import { hotpotAggregateStage } from "./stages/aggregate.ts";
 import { hotpotReportStage } from "./stages/report.ts";
+import { ceilingInputs, hotpotCeilingsStage } from "./stages/ceilings.ts";
 import { DEFAULT_RESAMPLES } from "../../analysis/bootstrap.ts";
 import { runCost } from "../../analysis/cost.ts";
 import { reportAnalysisInputs, type ReportAnalysisOptions } from "../../analysis/report_inputs.ts";
@@ -32,7 +33,10 @@ export { supportSurvival } from "./stages/score.ts";
 /** The protocol knobs of a run. */
 export interface HotpotRunOptions {
   methods: HotpotMethod[];
+  /** The ceiling; in a sweep, the primary (first given) one. */
   inputCap: number;
+  /** A ceiling sweep's ceilings, as given (absent: one ceiling, `inputCap`). */
+  inputCaps?: number[];
   reserve: number;
   compressions: number;
   answers: number;
@@ -70,14 +74,114 @@ export async function runHotpot(
   counter: TokenCounter,
   analysis: ReportAnalysisOptions = {},
 ): Promise<HotpotRunOutcome> {
+  const { executor, progress } = context;
+  const corpusHash = context.run.header.sources["corpus"];
+  const env = { counter };
+  const check = new CheckOnlyComparison();
+  const caps = options.inputCaps ?? [options.inputCap];
+  const sweep = caps.length > 1;
+  const runs = await Promise.all(
+    caps.map((cap, i) =>
+      runCeiling(context, corpus, { ...options, inputCap: cap }, models, counter, check, {
+        tag: sweep ? ` cap=${cap}` : "",
+        first: i === 0,
+      })
+    ),
+  );
+  const { compressionUsage } = runs[0];
+  const checkOnly = check.report(executor);
+  if (checkOnly) return { rows: [], compressionUsage, checkOnly, files: {} };
+  // 4. Every published number is a node output: the aggregate takes every answer row's blobs as inputs.
+  progress.plan("hotpot-aggregate", caps.length);
+  if (sweep) progress.plan("hotpot-ceilings", 1);
+  progress.plan("hotpot-report", 1);
+  const aggregates = await Promise.all(runs.map((r, i) =>
+    executor.runStage(hotpotAggregateStage, {
+      label: sweep ? `aggregate cap=${caps[i]}` : "aggregate",
+      params: { methods: options.methods, compression_usage: r.compressionUsage },
+      inputs: sortedRecord(r.aggregateInputs),
+      values: r.aggregateValues,
+    }, env)
+  ));
+  const aggregateNode = aggregates[0];
+  // A sweep publishes every ceiling's rows and aggregates (the primary ceiling's first), from one node.
+  const ceilingsNode = sweep
+    ? await executor.runStage(hotpotCeilingsStage, {
+      label: "ceilings",
+      params: { caps },
+      ...ceilingInputs(caps, aggregates),
+    }, env)
+    : null;
+  const reportNode = await executor.runStage(hotpotReportStage, {
+    label: "report",
+    params: {
+      models: models.description,
+      tokenizer: `${counter.name} (${counter.hash.slice(0, 12)})`,
+      input_cap: options.inputCap,
+      reserve: options.reserve,
+      compressions: options.compressions,
+      answers: options.answers,
+      bootstrap: analysis.bootstrap ?? DEFAULT_RESAMPLES,
+      cost: analysis.prices ? runCost(context.run.nodes, analysis.prices, options.methods) : null,
+      ...(sweep ? { ceilings: caps } : {}),
+    },
+    ...await reportAnalysisInputs(
+      { aggregate: aggregateNode.node.outputs["aggregate.json"], corpus: corpusHash },
+      { aggregate: aggregateNode.outputs["aggregate.json"], corpus },
+      aggregateNode.node.outputs["results.json"],
+      aggregateNode.outputs["results.json"],
+      context.run.store,
+      sweep ? ceilingInputs(caps, aggregates) : undefined,
+    ),
+  }, env);
+  const published = ceilingsNode ?? aggregateNode;
+  const rows = JSON.parse(published.outputs["results.json"]) as HotpotResultRow[];
+  return {
+    rows,
+    compressionUsage,
+    checkOnly: null,
+    files: {
+      "results.json": published.node.outputs["results.json"],
+      "aggregate.json": published.node.outputs["aggregate.json"],
+      "REPORT.md": reportNode.node.outputs["REPORT.md"],
+      "report.html": reportNode.node.outputs["report.html"],
+      "stats.json": reportNode.node.outputs["stats.json"],
+    },
+  };
+}
+
+/** One ceiling's answer rows (as aggregate inputs) and compression usage. */
+interface CeilingRun {
+  aggregateInputs: Record<string, string>;
+  aggregateValues: Record<string, unknown>;
+  compressionUsage: Record<string, Usage>;
+}
+
+/**
+ * Runs every method at one ceiling (`options.inputCap`). In a sweep the ceilings share the executor, so nodes
+ * that do not depend on the ceiling (questions, rankings; Full's context bytes and so its answers and scores)
+ * run once and are memoised; summaries, contexts, answers and scores of compressed methods are per ceiling
+ * (their keys hold the ceiling; their labels end in ` cap=N`).
+ */
+async function runCeiling(
+  context: RunContext,
+  corpus: Corpus,
+  options: HotpotRunOptions,
+  models: ModelSetup,
+  counter: TokenCounter,
+  check: CheckOnlyComparison,
+  ceiling: { tag: string; first: boolean },
+): Promise<CeilingRun> {
   const { executor, run, progress } = context;
   const corpusHash = run.header.sources["corpus"];
+  const tag = ceiling.tag;
   const usesRanking = options.methods.some((m) => m === "jev" || m === "jev+summary");
   const usesSummary = options.methods.some((m) => m === "summary" || m === "jev+summary");
   const q = corpus.questions.length;
   const G = options.compressions;
-  progress.plan("hotpot-question", q);
-  if (usesRanking) progress.plan("hotpot-rank", q * G);
+  // Questions and rankings do not depend on the ceiling: a sweep plans (and runs) them once.
+  if (ceiling.first) progress.plan("hotpot-question", q);
+  if (usesRanking && ceiling.first) progress.plan("hotpot-rank", q * G);
   if (usesSummary) {
     progress.plan(
       "hotpot-summary",
@@ -91,7 +195,6 @@ export async function runHotpot(
   const compressionUsage: HotpotRunOutcome["compressionUsage"] = {};
   const countUsage = (method: string, usage: Usage) =>
     addUsage(compressionUsage[method] ??= emptyUsage(), usage);
-  const check = new CheckOnlyComparison();
   const common = { input_cap: options.inputCap, reserve: options.reserve, tokenizer: counter.hash };
   const env = { counter };
   const modelEnv = { counter, chat: models.chat, decision: models.decision };
@@ -143,7 +246,7 @@ export async function runHotpot(
           const inputs: Record<string, string> = { question: questionHash };
           if (method === "jev+summary" && rankingHash) inputs.ranking = rankingHash;
           const summaryNode = await executor.runStage(hotpotSummaryStage, {
-            label: `summary q=${cq.id} method=${method} gen=${gen}`,
+            label: `summary q=${cq.id} method=${method} gen=${gen}${tag}`,
             params: {
               method,
               generation: gen,
@@ -173,7 +276,7 @@ export async function runHotpot(
           contextValues.summary = summaryValue;
         }
         const contextNode = await executor.runStage(hotpotContextStage, {
-          label: `context q=${cq.id} method=${method}${method === "full" ? "" : ` gen=${gen}`}`,
+          label: `context q=${cq.id} method=${method}${method === "full" ? "" : ` gen=${gen}`}${tag}`,
           params: { method, ...common },
           inputs: contextInputs,
           values: contextValues,
@@ -183,7 +286,7 @@ export async function runHotpot(
         // 3. Answers and scores.
         await Promise.all(Array.from({ length: options.answers }, async (_, a) => {
           const row = `q=${cq.id} method=${method} gen=${gen} ans=${a}`;
-          const label = `answer ${row}`;
+          const label = `answer ${row}${method === "full" ? "" : tag}`;
           const { node: answerNode, answer, valid: answerValid } = await answerStage(executor, {
             stage: "hotpot-answer",
             label,
@@ -201,7 +304,7 @@ export async function runHotpot(
           });
           check.record(executor, label, contextHash);
           const scoreNode = await executor.runStage(hotpotScoreStage, {
-            label: `score ${row}`,
+            label: `score ${row}${method === "full" ? "" : tag}`,
             params: { valid: answerValid },
             inputs: {
               answer: answerNode.node.outputs.answer,
@@ -226,49 +329,5 @@ export async function runHotpot(
       }));
     }));
   }));
-
-  const checkOnly = check.report(executor);
-  if (checkOnly) return { rows: [], compressionUsage, checkOnly, files: {} };
-  // 4. Every published number is a node output: the aggregate takes every answer row's blobs as inputs.
-  progress.plan("hotpot-aggregate", 1);
-  progress.plan("hotpot-report", 1);
-  const aggregateNode = await executor.runStage(hotpotAggregateStage, {
-    label: "aggregate",
-    params: { methods: options.methods, compression_usage: compressionUsage },
-    inputs: sortedRecord(aggregateInputs),
-    values: aggregateValues,
-  }, env);
-  const reportNode = await executor.runStage(hotpotReportStage, {
-    label: "report",
-    params: {
-      models: models.description,
-      tokenizer: `${counter.name} (${counter.hash.slice(0, 12)})`,
-      input_cap: options.inputCap,
-      reserve: options.reserve,
-      compressions: options.compressions,
-      answers: options.answers,
-      bootstrap: analysis.bootstrap ?? DEFAULT_RESAMPLES,
-      cost: analysis.prices ? runCost(context.run.nodes, analysis.prices, options.methods) : null,
-    },
-    ...await reportAnalysisInputs(
-      { aggregate: aggregateNode.node.outputs["aggregate.json"], corpus: corpusHash },
-      { aggregate: aggregateNode.outputs["aggregate.json"], corpus },
-      aggregateNode.node.outputs["results.json"],
-      aggregateNode.outputs["results.json"],
-      context.run.store,
-    ),
-  }, env);
-  const rows = JSON.parse(aggregateNode.outputs["results.json"]) as HotpotResultRow[];
-  return {
-    rows,
-    compressionUsage,
-    checkOnly: null,
-    files: {
-      "results.json": aggregateNode.node.outputs["results.json"],
-      "aggregate.json": aggregateNode.node.outputs["aggregate.json"],
-      "REPORT.md": reportNode.node.outputs["REPORT.md"],
-      "report.html": reportNode.node.outputs["report.html"],
-      "stats.json": reportNode.node.outputs["stats.json"],
-    },
-  };
+  return { aggregateInputs, aggregateValues, compressionUsage };
 }

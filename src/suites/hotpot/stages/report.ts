@@ -11,6 +11,10 @@ import type { HotpotMethodAggregate } from "../aggregate.ts";
 import { hotpotReportMarkdown } from "../report.ts";
 import { corpusOf } from "./question.ts";
 import { hotpotAnalysis } from "../analysis.ts";
+import { hotpotStats } from "../stats.ts";
+import { finiteOrNull } from "../../../analysis/format.ts";
+import type { CeilingResult } from "../ceiling_sweep.ts";
+import { ceilingOf } from "./ceilings.ts";
 
 /** The `hotpot-report` stage. */
 export const hotpotReportStage = defineStage({
@@ -33,9 +37,12 @@ export const hotpotReportStage = defineStage({
     bootstrap: z.number().int().positive(),
     /** The cost section (from recorded usage and the given prices), or null without prices. */
     cost: z.unknown().nullable(),
+    /** A ceiling sweep's ceilings as given (the first is `input_cap`); absent: one ceiling. */
+    ceilings: z.array(z.number().int()).min(2).optional(),
   }),
-  inputs: ["aggregate", "corpus", "results", "context:*"],
-  textInputs: ["aggregate", "results"],
+  // `aggregate`/`results`: the primary ceiling's; `ceiling-*:<cap>`: every ceiling's, in a sweep only.
+  inputs: ["aggregate", "corpus", "results", "context:*", "ceiling-aggregate:*", "ceiling-results:*"],
+  textInputs: ["aggregate", "results", "ceiling-aggregate:*", "ceiling-results:*"],
   outputs: {
     "stats.json": {
       schema: z.string(),
@@ -59,9 +66,22 @@ export const hotpotReportStage = defineStage({
     };
     const analysis = hotpotAnalysis(aggregates, meta.corpus, inputs, params.bootstrap, params.cost);
     Object.assign(meta, analysis.meta);
+    let statsJson = analysis.statsJson;
+    if (params.ceilings) {
+      // Ascending, so the table and the frontier read from the tightest ceiling to the loosest.
+      const ceilings: CeilingResult[] = [...params.ceilings].sort((a, b) => a - b).map((cap) => {
+        const { aggregates, rows } = ceilingOf(inputs, cap);
+        const methods = aggregates.map((a) => a.method);
+        return { cap, aggregates, stats: hotpotStats(rows, methods, { resamples: params.bootstrap }) };
+      });
+      Object.assign(meta, { ceilings });
+      const stats = JSON.parse(statsJson) as Record<string, unknown>;
+      stats.ceilings = ceilings.map((c) => ({ input_cap: c.cap, ...finiteOrNull(c.stats) }));
+      statsJson = `${JSON.stringify(stats, null, 2)}\n`;
+    }
     return Promise.resolve({
       outputs: {
-        "stats.json": analysis.statsJson,
+        "stats.json": statsJson,
         "REPORT.md": hotpotReportMarkdown(aggregates, meta),
         "report.html": hotpotReportHtml(aggregates, meta),
       },
