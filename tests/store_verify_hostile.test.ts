@@ -177,9 +177,12 @@ Deno.test("an unreadable blob is named as unreadable (permission denied by the r
   }
 });
 
-Deno.test("an unreadable blob (mode 0000, as a non-root user) is named as unreadable", {
-  ignore: Deno.uid() === 0,
-}, async () => {
+Deno.test("an unreadable blob (mode 0000, as a non-root user) is named as unreadable", async () => {
+  if (Deno.uid() === 0) {
+    // Root reads a 0000 file; the test above covers the same path through a read Deno denies.
+    console.warn("\n*** SKIPPED (root reads mode 0000 files): unreadable blob by file mode ***\n");
+    return;
+  }
   const { dir, run, blobs } = await finishedRun();
   try {
     await Deno.chmod(join(run, blobRelativePath(blobs[0])), 0o000);
