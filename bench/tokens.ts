@@ -266,7 +266,15 @@ export async function tokensBench(argv: string[]): Promise<number> {
     );
     return 0;
   }
+  let started = performance.now();
   const counter = await loadTokenCounter(options.tokenizer);
+  const coldLoad = performance.now() - started;
+  started = performance.now();
+  await loadTokenCounter(options.tokenizer);
+  const warmLoad = performance.now() - started;
+  console.log(
+    `tokenizer load: first ${coldLoad.toFixed(0)} ms, second ${warmLoad.toFixed(1)} ms (target: second < 100 ms)`,
+  );
   // About 3.1 characters per token (Qwen3) for this prose; the exact count is printed.
   const text = hotpotLikeText(Math.round(options.tokens * 3.1));
   const textPath = await Deno.makeTempFile({ prefix: "bench_tokens_", suffix: ".txt" });
@@ -274,6 +282,15 @@ export async function tokensBench(argv: string[]): Promise<number> {
   const pythonPath = options.pythonpath ?? defaultPythonPath();
   const rust = await RustTimer.start(options.python, pythonPath, `${counter.dir}/tokenizer.json`, textPath);
   try {
+    started = performance.now();
+    counter.countText(text);
+    const coldCount = performance.now() - started;
+    started = performance.now();
+    counter.countText(text);
+    const warmCount = performance.now() - started;
+    console.log(
+      `count: first ${coldCount.toFixed(1)} ms, cached ${warmCount.toFixed(2)} ms (target: cached < first / 5)`,
+    );
     let ids = counter.encode(text); // warm-up, untimed (Python warmed up before saying it is ready)
     let ours = Infinity;
     let theirs = Infinity;

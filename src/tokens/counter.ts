@@ -68,6 +68,11 @@ export class HfTokenCounter implements TokenCounter {
     return this.#loaded.dir;
   }
 
+  /** How many counts are cached for this tokenizer (shared by every counter of its directory). */
+  get cachedCounts(): number {
+    return this.#loaded.counts.size;
+  }
+
   /**
    * The prompt text exactly as the model sees it: the messages rendered by the chat template, with the
    * generation prompt unless `addGenerationPrompt` is false, and `enable_thinking: false`.
