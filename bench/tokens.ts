@@ -273,7 +273,9 @@ export async function tokensBench(argv: string[]): Promise<number> {
   await loadTokenCounter(options.tokenizer);
   const warmLoad = performance.now() - started;
   console.log(
-    `tokenizer load: first ${coldLoad.toFixed(0)} ms, second ${warmLoad.toFixed(1)} ms (target: second < 100 ms)`,
+    `tokenizer load: first ${coldLoad.toFixed(0)} ms, second ${
+      warmLoad.toFixed(1)
+    } ms (target: second < 100 ms)`,
   );
   // About 3.1 characters per token (Qwen3) for this prose; the exact count is printed.
   const text = hotpotLikeText(Math.round(options.tokens * 3.1));
@@ -289,7 +291,9 @@ export async function tokensBench(argv: string[]): Promise<number> {
     counter.countText(text);
     const warmCount = performance.now() - started;
     console.log(
-      `count: first ${coldCount.toFixed(1)} ms, cached ${warmCount.toFixed(2)} ms (target: cached < first / 5)`,
+      `count: first ${coldCount.toFixed(1)} ms, cached ${
+        warmCount.toFixed(2)
+      } ms (target: cached < first / 5)`,
     );
     let ids = counter.encode(text); // warm-up, untimed (Python warmed up before saying it is ready)
     let ours = Infinity;

@@ -63,7 +63,11 @@ Deno.test("repeated counts come from the cache", async () => {
   const cached = counter.cachedCounts;
   assert.ok(cached > before, "a first count is cached");
   assert.equal(counter.countText(text), first);
-  assert.equal(counter.cachedCounts, cached, "a repeated count must be served from the cache, not counted again");
+  assert.equal(
+    counter.cachedCounts,
+    cached,
+    "a repeated count must be served from the cache, not counted again",
+  );
   assert.equal(counter.encode(text).length, first);
 });
 
