@@ -11,7 +11,7 @@ import { MODEL_OPTION_HELP, MODEL_OPTION_SPEC, ModelOptionsShape } from "./model
 import { DEFAULT_SWEEP_RUN } from "../suites/sweep/run_suite.ts";
 import { sweepRunCommand } from "../suites/sweep/command.ts";
 import { parseCommand } from "./args.ts";
-import { intOption, rangeOption } from "./numbers.ts";
+import { intListOption, intOption, rangeOption } from "./numbers.ts";
 import { parseResumable, RUN_OPTION_HELP, RUN_OPTION_SPEC, RunOptionsShape } from "./run_setup.ts";
 
 const HELP = `compaction-bench sweep run (--reference | --live) [options]
@@ -24,7 +24,9 @@ Options:
   --trajectory FILE    the investigation trajectory (default: the embedded fixture; only known fixtures)
   --compressions N     generations of (S, ranking) (default ${DEFAULT_SWEEP_RUN.compressions}, at most 100)
   --top-n RANGE        N values, e.g. 1-5 (at most 10; default 1-5)
-  --input-cap N        ceiling of the complete answer input (default ${DEFAULT_SWEEP_RUN.inputCap}, 256 to 10000000)
+  --input-cap N[,N..]  ceiling of the complete answer input (default ${DEFAULT_SWEEP_RUN.inputCap}, 256 to 10000000);
+                       several (e.g. 2400,3800,5400): a ceiling sweep in one run (summaries and rankings
+                       shared, Full answered once); the first is the primary ceiling of the main tables
   --summary-allowance N  complete input allowance of S alone (default ${DEFAULT_SWEEP_RUN.summaryAllowance}, 128 to 10000000)
   --reserve N          tokens kept free under the ceilings (default ${DEFAULT_SWEEP_RUN.reserve}, at most 100000)
   --answers N          answers per context (default ${DEFAULT_SWEEP_RUN.answers}, at most 100)
@@ -58,7 +60,7 @@ function parseRun(argv: string[]) {
       trajectory: z.string().optional(),
       compressions: intOption(1, 100).optional(),
       "top-n": rangeOption(1, 10).optional(),
-      "input-cap": intOption(256, 10_000_000).optional(),
+      "input-cap": intListOption(256, 10_000_000).optional(),
       "summary-allowance": intOption(128, 10_000_000).optional(),
       reserve: intOption(0, 100_000).optional(),
       answers: intOption(1, 100).optional(),

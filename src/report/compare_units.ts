@@ -48,7 +48,7 @@ const HotpotRows = z.array(
     question_id: z.string(),
     method: z.string(),
     status: z.string(),
-    input_cap: z.number().optional(),
+    input_cap: z.number().nullable().optional(),
     metrics: z.record(z.string(), z.number()),
     sp_survival: z.number().nullable(),
   }),
@@ -59,7 +59,7 @@ const SweepRows = z.array(
     generation: z.number(),
     answer_index: z.number(),
     status: z.string(),
-    input_cap: z.number().optional(),
+    input_cap: z.number().nullable().optional(),
     fact_score: z.number(),
     repair_all_passed: z.boolean(),
   }),
@@ -79,7 +79,7 @@ const HOTPOT: SuiteUnits<z.infer<typeof HotpotRows>[number]> = {
   unitOf: (r) => r.question_id,
   conditionOf: (
     r,
-  ) => (r.input_cap !== undefined && r.method !== "full" ? `${r.method}@${r.input_cap}` : r.method),
+  ) => (typeof r.input_cap === "number" && r.method !== "full" ? `${r.method}@${r.input_cap}` : r.method),
   metrics: [
     ["em", (r) => (r.status === "ok" ? r.metrics.em ?? 0 : 0)],
     ["f1", (r) => (r.status === "ok" ? r.metrics.f1 ?? 0 : 0)],
@@ -92,7 +92,7 @@ const SWEEP: SuiteUnits<z.infer<typeof SweepRows>[number]> = {
   unit: "generation (answers averaged first)",
   schema: SweepRows,
   unitOf: (r) => `gen=${r.generation}`,
-  conditionOf: (r) => (r.input_cap !== undefined ? `${r.kind}@${r.input_cap}` : r.kind),
+  conditionOf: (r) => (typeof r.input_cap === "number" ? `${r.kind}@${r.input_cap}` : r.kind),
   metrics: [
     ["fact_score", (r) => (r.status === "ok" ? r.fact_score : 0)],
     ["repair_pass", (r) => (r.status === "ok" && r.repair_all_passed ? 1 : 0)],

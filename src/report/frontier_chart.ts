@@ -13,6 +13,8 @@ import { type Html, safeHtml } from "./html.ts";
 export interface FrontierPoint {
   /** The ceiling (label of the point). */
   cap: number;
+  /** The point's label instead of the ceiling (e.g. `3800, 5400` for ceilings that gave the same point). */
+  label?: string;
   /** Mean answer-input tokens (x); null leaves the point out. */
   tokens: number | null;
   /** EM in percent and its interval. */
@@ -74,6 +76,8 @@ export function frontierChart(options: FrontierOptions): Html {
       c(y(ref.em) + 4)
     }" font-size="11" fill="#424a53">${ref.label}</text>\n`
     : "";
+  // Legend entries 150 px apart, closer when there are more series than fit across the chart.
+  const legendStep = Math.min(150, (width - box.left - 10) / Math.max(1, options.series.length));
   const curves = options.series.map((s, j) => {
     const color = SERIES_COLORS[j % SERIES_COLORS.length];
     const pts = s.points.filter((p) => p.tokens !== null).sort((a, b) => a.tokens! - b.tokens!);
@@ -83,9 +87,9 @@ export function frontierChart(options: FrontierOptions): Html {
       }" fill="none" stroke="${color}" stroke-width="2"/>\n`
       : "";
     const marks = pts.map((p) =>
-      safeHtml`<g><title>${s.name} at ceiling ${p.cap}: ${options.yLabel ? "" : "EM "}${p.em.toFixed(1)} [${
-        p.lo.toFixed(1)
-      }, ${p.hi.toFixed(1)}], ${Math.round(p.tokens!)} input tokens</title><line x1="${
+      safeHtml`<g><title>${s.name} at ceiling ${p.label ?? p.cap}: ${options.yLabel ? "" : "EM "}${
+        p.em.toFixed(1)
+      } [${p.lo.toFixed(1)}, ${p.hi.toFixed(1)}], ${Math.round(p.tokens!)} input tokens</title><line x1="${
         c(x(p.tokens!))
       }" x2="${c(x(p.tokens!))}" y1="${c(y(p.lo))}" y2="${
         c(y(p.hi))
@@ -93,12 +97,14 @@ export function frontierChart(options: FrontierOptions): Html {
         c(y(p.em))
       }" r="4.5" fill="${color}"/><text x="${c(x(p.tokens!) + 6)}" y="${
         c(y(p.em) - 6)
-      }" font-size="10.5" fill="${color}" stroke="#fff" stroke-width="3" paint-order="stroke">${p.cap}</text></g>\n`
+      }" font-size="10.5" fill="${color}" stroke="#fff" stroke-width="3" paint-order="stroke">${
+        p.label ?? p.cap
+      }</text></g>\n`
     );
     const legend = safeHtml`<rect x="${
-      c(box.left + j * 150)
+      c(box.left + j * legendStep)
     }" y="14" width="12" height="12" fill="${color}"/><text x="${
-      c(box.left + j * 150 + 18)
+      c(box.left + j * legendStep + 18)
     }" y="24" font-size="12" fill="#1b1f24">${s.name}</text>\n`;
     return safeHtml`${line}${marks}${legend}`;
   });

@@ -1,14 +1,14 @@
 /**
  * A sweep ceiling sweep (`sweep run --input-cap 3000,3800,5000`): every context kind at each ceiling in one
- * run (summaries and rankings shared; Full, which no ceiling limits, once). The rows, and the report section:
- * fact score and repair pass with 95% CIs (over generations) and mean context tokens per kind and ceiling.
+ * run (summaries and rankings shared; Full, which no ceiling limits, once). The report section: fact score and
+ * repair pass with 95% CIs (over generations), the paired difference to Full, and mean answer-input and context
+ * tokens per kind and ceiling.
  *
  * @module
  */
 import type { SweepKindAggregate } from "./aggregate.ts";
-import type { SweepResultRow } from "./run_suite.ts";
 import { type Cell, markdownTable } from "../../core/markdown_table.ts";
-import { formatInterval } from "../../analysis/format.ts";
+import { formatDifference, formatInterval, formatP } from "../../analysis/format.ts";
 import type { SweepStats } from "./stats.ts";
 
 /** One ceiling's sweep results. */
@@ -18,32 +18,22 @@ export interface SweepCeilingResult {
   stats: SweepStats;
 }
 
-/** results.json of a sweep over ceilings: Full's rows once (`input_cap` null), other kinds per ceiling. */
-export function ceilingSweepRows(
-  perCap: readonly { cap: number; outcome: { rows: SweepResultRow[] } }[],
-): (SweepResultRow & { input_cap: number | null })[] {
-  return [
-    ...(perCap[0]?.outcome.rows ?? []).filter((r) => r.kind === "full").map((r) => ({
-      ...r,
-      input_cap: null,
-    })),
-    ...perCap.flatMap((p) =>
-      p.outcome.rows.filter((r) => r.kind !== "full").map((r) => ({ ...r, input_cap: p.cap }))
-    ),
-  ];
-}
-
 /** Headers of the sweep ceiling table. */
 export const SWEEP_CEILING_HEADERS = [
   "context",
   "ceiling",
   "fact score (95% CI)",
   "repair pass (95% CI)",
-  "context tokens mean",
+  "fact − Full (95% CI)",
+  "p (sign-flip)",
+  "input tok mean",
+  "context tok mean",
   "valid/planned",
 ];
 
-/** Rows: Full once, then each kind at each ceiling. */
+const round = (v: number | null) => (v === null ? null : Math.round(v));
+
+/** Rows: Full once, then each other kind at each ceiling (ascending). */
 export function sweepCeilingRows(results: readonly SweepCeilingResult[]): Cell[][] {
   const kinds = [...new Set(results.flatMap((r) => r.aggregates.map((a) => a.kind)))];
   const rows: Cell[][] = [];
@@ -52,12 +42,16 @@ export function sweepCeilingRows(results: readonly SweepCeilingResult[]): Cell[]
       const a = r.aggregates.find((x) => x.kind === kind);
       const ci = r.stats.kinds.find((x) => x.kind === kind);
       if (!a || !ci) continue;
+      const vsFull = r.stats.paired.find((p) => p.a === "full" && p.b === kind && p.metric === "fact_score");
       rows.push([
         kind,
         kind === "full" ? "none" : r.cap,
         formatInterval(ci.intervals.fact_score),
         formatInterval(ci.intervals.repair_pass),
-        a.context_tokens_mean === null ? null : Math.round(a.context_tokens_mean),
+        vsFull ? formatDifference({ mean: vsFull.mean_diff, lo: vsFull.lo, hi: vsFull.hi }) : "",
+        vsFull ? formatP(vsFull.p) : "",
+        round(a.input_tokens.mean),
+        round(a.context_tokens_mean),
         `${a.valid}/${a.planned}`,
       ]);
     }
@@ -68,14 +62,19 @@ export function sweepCeilingRows(results: readonly SweepCeilingResult[]): Cell[]
 /** What the table shows. */
 export function sweepCeilingNote(results: readonly SweepCeilingResult[]): string {
   return `Ceilings ${results.map((r) => r.cap).join(", ")} tokens in one run: summaries and rankings are ` +
-    `shared by every ceiling, contexts and answers are per ceiling, Full is answered once. 95% CIs over ` +
-    `generations (each generation's answers averaged first).`;
+    `shared by every ceiling; contexts, answers and scores are per ceiling; Full is limited by no ceiling and ` +
+    `answered once. Fact score and repair pass in percent with 95% CIs (bootstrap over generations, each ` +
+    `generation's answers averaged first); "fact − Full" is the paired per-generation difference at that ` +
+    `ceiling. Input tokens are the provider's reported prompt tokens of the answer calls (an over-budget ` +
+    `context is never sent); context tokens are our exact count of every rendered context. In the frontier charts, a kind whose ` +
+    `contexts were all over budget at a ceiling has no point there, and ceilings that gave the same context ` +
+    `share one point.`;
 }
 
 /** The Markdown section. */
 export function sweepCeilingMarkdown(results: readonly SweepCeilingResult[]): string {
   return `
-## Ceiling sweep
+## Ceiling sweep: quality against answer-input size
 
 ${sweepCeilingNote(results)}
 

@@ -1,6 +1,7 @@
 /**
- * The ceiling-sweep section of the sweep report.html: the table of REPORT.md and the frontier of fact score
- * (95% CI) against mean context tokens per context kind, one point per ceiling, Full as reference line.
+ * The ceiling-sweep section of the sweep report.html: the table of REPORT.md and the quality/size frontier —
+ * fact score and repair pass (95% CIs) against mean answer-input tokens per context kind, one point per
+ * ceiling, Full as the reference line.
  *
  * @module
  */
@@ -10,42 +11,66 @@ import {
   type SweepCeilingResult,
   sweepCeilingRows,
 } from "./ceiling.ts";
-import { frontierChart } from "../../report/frontier_chart.ts";
+import { frontierChart, type FrontierPoint } from "../../report/frontier_chart.ts";
 import { figure, type Html, htmlTable, paragraphs, safeHtml } from "../../report/html.ts";
 
-/** The section: heading, note, table and frontier chart. */
-export function sweepCeilingHtml(results: readonly SweepCeilingResult[]): Html {
+type Metric = "fact_score" | "repair_pass";
+
+/**
+ * One point per distinct (tokens, value, interval), labelled with every ceiling that gave it: a context that
+ * fits under several ceilings is the same context, so its points coincide.
+ */
+function samePointsLabelled(points: FrontierPoint[]): FrontierPoint[] {
+  const byPlace = new Map<string, FrontierPoint[]>();
+  for (const p of points) {
+    const place = JSON.stringify([p.tokens, p.em, p.lo, p.hi]);
+    byPlace.set(place, [...(byPlace.get(place) ?? []), p]);
+  }
+  return [...byPlace.values()].map((same) =>
+    same.length === 1 ? same[0] : { ...same[0], label: same.map((p) => p.cap).join(", ") }
+  );
+}
+
+function frontier(results: readonly SweepCeilingResult[], metric: Metric, label: string): Html {
   const kinds = [...new Set(results.flatMap((r) => r.aggregates.map((a) => a.kind)))].filter((k) =>
     k !== "full"
   );
   const series = kinds.map((kind) => ({
     name: kind,
-    points: results.flatMap((r) => {
+    points: samePointsLabelled(results.flatMap((r) => {
       const a = r.aggregates.find((x) => x.kind === kind);
-      const ci = r.stats.kinds.find((x) => x.kind === kind)?.intervals.fact_score;
+      const ci = r.stats.kinds.find((x) => x.kind === kind)?.intervals[metric];
       return a && ci
-        ? [{ cap: r.cap, tokens: a.context_tokens_mean, em: 100 * ci.mean, lo: 100 * ci.lo, hi: 100 * ci.hi }]
+        ? [{ cap: r.cap, tokens: a.input_tokens.mean, em: 100 * ci.mean, lo: 100 * ci.lo, hi: 100 * ci.hi }]
         : [];
-    }),
+    })),
   }));
   const full = results[0]?.aggregates.find((a) => a.kind === "full");
+  const fullValue = full ? 100 * (metric === "fact_score" ? full.fact_score : full.repair_pass_share) : null;
   const chart = frontierChart({
     title:
-      "Fact score against mean context tokens per context kind, one point per ceiling; Full as reference",
-    yLabel: "fact score (%), bars: 95% CI",
-    xLabel: "mean context tokens (point labels: ceiling)",
+      `${label} against mean answer-input tokens per context kind, one point per ceiling; Full as reference`,
+    yLabel: `${label} (%), bars: 95% CI`,
     series,
-    ...(full
+    ...(full && fullValue !== null
       ? {
         reference: {
-          label: `Full ${(100 * full.fact_score).toFixed(1)}`,
-          em: 100 * full.fact_score,
-          tokens: null,
+          label: `Full ${fullValue.toFixed(1)}${
+            full.input_tokens.mean === null ? "" : ` (${Math.round(full.input_tokens.mean)} tok)`
+          }`,
+          em: fullValue,
+          tokens: full.input_tokens.mean,
         },
       }
       : {}),
   });
-  return safeHtml`<h2>Ceiling sweep</h2>
+  return figure(`The quality/size frontier: ${label} (error bars: 95% CI)`, chart);
+}
+
+/** The section: heading, note, table and the two frontier charts. */
+export function sweepCeilingHtml(results: readonly SweepCeilingResult[]): Html {
+  return safeHtml`<h2>Ceiling sweep: quality against answer-input size</h2>
 ${paragraphs(sweepCeilingNote(results), "note")}${htmlTable(SWEEP_CEILING_HEADERS, sweepCeilingRows(results))}
-${figure("Fact score against context size (error bars: 95% CI)", chart)}`;
+${frontier(results, "fact_score", "fact score")}
+${frontier(results, "repair_pass", "repair pass")}`;
 }

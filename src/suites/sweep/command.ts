@@ -23,7 +23,8 @@ export interface SweepRunCommandOptions extends RunCommandOptions {
   trajectory?: string;
   compressions?: number;
   "top-n"?: number[];
-  "input-cap"?: number;
+  /** One ceiling, or several (a ceiling sweep; the first is the primary one). */
+  "input-cap"?: number[];
   "summary-allowance"?: number;
   reserve?: number;
   answers?: number;
@@ -41,12 +42,17 @@ export async function sweepRunCommand(options: SweepRunCommandOptions, argv: str
     ...DEFAULT_SWEEP_RUN,
     ...(options.compressions !== undefined ? { compressions: options.compressions } : {}),
     ...(options["top-n"] !== undefined ? { topN: options["top-n"] } : {}),
-    ...(options["input-cap"] !== undefined ? { inputCap: options["input-cap"] } : {}),
+    ...(options["input-cap"] !== undefined ? { inputCap: options["input-cap"][0] } : {}),
+    // Only a sweep records its list, so a single ceiling keeps today's protocol (and keys) byte for byte.
+    ...(options["input-cap"] !== undefined && options["input-cap"].length > 1
+      ? { inputCaps: options["input-cap"] }
+      : {}),
     ...(options["summary-allowance"] !== undefined ? { summaryAllowance: options["summary-allowance"] } : {}),
     ...(options.reserve !== undefined ? { reserve: options.reserve } : {}),
     ...(options.answers !== undefined ? { answers: options.answers } : {}),
   };
-  if (runOptions.reserve >= Math.min(runOptions.inputCap, runOptions.summaryAllowance)) {
+  const caps = runOptions.inputCaps ?? [runOptions.inputCap];
+  if (runOptions.reserve >= Math.min(...caps, runOptions.summaryAllowance)) {
     throw new UsageError("--reserve must be smaller than --input-cap and --summary-allowance");
   }
   const checkOnly = options["check-only"] === true;

@@ -12,8 +12,13 @@ import { sweepContextStage } from "./stages/context.ts";
 import { sweepScoreStage } from "./stages/score.ts";
 import { sweepAggregateStage } from "./stages/aggregate.ts";
 import { sweepReportStage } from "./stages/report.ts";
+import { sweepCeilingsStage } from "./stages/ceilings.ts";
 
 const pct = (x: number) => (100 * x).toFixed(1).padStart(5);
+
+/** A kind's label in a ceiling sweep's aggregate (`S+Top2@2400`; Full and single-ceiling runs: the kind). */
+const conditionOf = (a: SweepKindAggregate & { input_cap?: number | null }) =>
+  typeof a.input_cap === "number" ? `${a.kind}@${a.input_cap}` : a.kind;
 
 /** `sweep run`. */
 export const SWEEP_SUITE: Suite = {
@@ -28,14 +33,15 @@ export const SWEEP_SUITE: Suite = {
     providerStageNamed("sweep-answer"),
     sweepScoreStage,
     sweepAggregateStage,
+    sweepCeilingsStage,
     sweepReportStage,
   ],
   aggregate: sweepAggregateStage,
   report: sweepReportStage,
   compareMetrics({ aggregate }) {
     const out = new Map<string, Record<string, number | null>>();
-    for (const r of aggregate as SweepKindAggregate[]) {
-      out.set(r.kind, {
+    for (const r of aggregate as (SweepKindAggregate & { input_cap?: number | null })[]) {
+      out.set(conditionOf(r), {
         fact_score: r.fact_score,
         repair_pass: r.repair_pass_share,
         valid: r.valid,
@@ -58,7 +64,7 @@ export const SWEEP_SUITE: Suite = {
   },
   summary(text) {
     return (JSON.parse(text) as SweepKindAggregate[]).map((a) =>
-      `${a.kind.padEnd(8)} facts ${pct(a.fact_score)}  repair ${
+      `${conditionOf(a).padEnd(8)} facts ${pct(a.fact_score)}  repair ${
         pct(a.repair_pass_share)
       }  valid ${a.valid}/${a.planned}`
     );

@@ -32,6 +32,13 @@ export interface SweepReportMeta {
   ceilings?: SweepCeilingResult[];
 }
 
+/** The ceiling(s) in words: `ceiling 3800 tokens`, or in a sweep `ceilings 2400, 3800 tokens (main tables: 3800)`. */
+export function sweepCeilingsText(o: SweepRunOptions): string {
+  return o.inputCaps
+    ? `ceilings ${o.inputCaps.join(", ")} tokens (main tables: ${o.inputCap})`
+    : `ceiling ${o.inputCap} tokens`;
+}
+
 /** Column names of the sweep table (REPORT.md and report.html). */
 export const SWEEP_TABLE_HEADERS = [
   "context",
@@ -76,18 +83,20 @@ ${reference}
 - Models: chat \`${meta.models.chat_model}\`, decision \`${meta.models.decision_model}\` (${meta.models.note})
 - Tokenizer: ${meta.tokenizer}
 - ${o.compressions} generation(s) of (summary S within a ${o.summaryAllowance}-token complete input, ranking);
-  Top N for N = ${
-    o.topN.join(", ")
-  }; ceiling ${o.inputCap} tokens (reserve ${o.reserve}); ${o.answers} answer(s)
+  Top N for N = ${o.topN.join(", ")}; ${sweepCeilingsText(o)} (reserve ${o.reserve}); ${o.answers} answer(s)
   per context at temperature 0
 - Compression calls: ${meta.compressionUsage.calls} (input ${meta.compressionUsage.input_tokens}, output
   ${meta.compressionUsage.output_tokens} tokens); ${meta.reusedCompression} summary/ranking node(s) reused${
     meta.frozenRun ? ` from ${meta.frozenRun}` : ""
   }
 
-## Results
+## Results${o.inputCaps ? ` at the ${o.inputCap}-token ceiling` : ""}
 
-Fact score: the mean of ten strict fact checks per answer. Repair pass: the share of answers whose repair
+${
+    o.inputCaps
+      ? "The other ceilings: see the ceiling sweep below.\n\n"
+      : ""
+  }Fact score: the mean of ten strict fact checks per answer. Repair pass: the share of answers whose repair
 passes all six checks. Answers are averaged within a generation, then generations equally; over-budget
 contexts are recorded, never shrunk, and count zero — except \`full\`, the original history, which may exceed the
 ceiling and is always answered and scored.

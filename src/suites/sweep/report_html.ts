@@ -7,7 +7,7 @@
  * @module
  */
 import type { SweepKindAggregate } from "./aggregate.ts";
-import { SWEEP_TABLE_HEADERS, type SweepReportMeta, sweepTableRows } from "./report.ts";
+import { SWEEP_TABLE_HEADERS, sweepCeilingsText, type SweepReportMeta, sweepTableRows } from "./report.ts";
 import { barChart, lineChart, type ReferenceLine } from "../../report/charts.ts";
 import { sweepStatsHtml } from "./stats_html.ts";
 import { explorerHtml } from "../../report/explorer.ts";
@@ -47,7 +47,7 @@ function runFacts(meta: SweepReportMeta): Html {
     } (${meta.models.note})`,
     `Tokenizer: ${meta.tokenizer}`,
     `${o.compressions} generation(s) of (summary S within a ${o.summaryAllowance}-token complete input, ranking); ` +
-    `Top N for N = ${o.topN.join(", ")}; ceiling ${o.inputCap} tokens (reserve ${o.reserve}); ${o.answers} ` +
+    `Top N for N = ${o.topN.join(", ")}; ${sweepCeilingsText(o)} (reserve ${o.reserve}); ${o.answers} ` +
     `answer(s) per context at temperature 0`,
     `Compression calls: ${u.calls} (input ${u.input_tokens}, output ${u.output_tokens} tokens); ` +
     `${meta.reusedCompression} summary/ranking node(s) reused${
@@ -149,7 +149,7 @@ export function sweepReportHtml(aggregates: SweepKindAggregate[], meta: SweepRep
 ${reference}
 <h2>Run</h2>
 ${runFacts(meta)}
-<h2>Results</h2>
+<h2>Results${meta.options.inputCaps ? ` at the ${meta.options.inputCap}-token ceiling` : ""}</h2>
 ${
     paragraphs(
       "Fact score: the mean of ten strict fact checks per answer. Repair pass: the share of answers whose repair " +

@@ -22,6 +22,9 @@ import { sweepRankStage, sweepSummaryStage } from "./stages/compress.ts";
 import { sweepScoreStage } from "./stages/score.ts";
 import { sweepAggregateStage } from "./stages/aggregate.ts";
 import { sweepReportStage } from "./stages/report.ts";
+import { sweepCeilingInputs, sweepCeilingsStage } from "./stages/ceilings.ts";
+import type { SweepStageEnv } from "./stages/env.ts";
+import type { Executor, NodeResult } from "../../pipeline/executor.ts";
 import { DEFAULT_RESAMPLES } from "../../analysis/bootstrap.ts";
 import { runCost } from "../../analysis/cost.ts";
 import type { ReportAnalysisOptions } from "../../analysis/report_inputs.ts";
@@ -32,7 +35,10 @@ export type { SweepResultRow } from "./rows.ts";
 export interface SweepRunOptions {
   compressions: number;
   topN: number[];
+  /** The ceiling; in a ceiling sweep, the primary (first given) one. */
   inputCap: number;
+  /** A ceiling sweep's ceilings, as given (absent: one ceiling, `inputCap`). */
+  inputCaps?: number[];
   summaryAllowance: number;
   reserve: number;
   answers: number;
@@ -75,6 +81,8 @@ export async function runSweep(
   const trajectoryHash = run.header.sources["trajectory"];
   const kinds = contextKinds(options.topN);
   const G = options.compressions;
+  const caps = options.inputCaps ?? [options.inputCap];
+  const sweep = caps.length > 1;
   const common = { reserve: options.reserve, tokenizer: counter.hash, fixture: fixture.hash };
   const env = { counter, fixture };
   const modelEnv = { ...env, chat: models.chat, decision: models.decision };
@@ -87,9 +95,6 @@ export async function runSweep(
   const usage = emptyUsage();
   let reusedCompression = 0;
   const check = new CheckOnlyComparison();
-  /** The aggregate's inputs: per answer row its status, answer, score and context count. */
-  const aggregateInputs: Record<string, string> = {};
-  const aggregateValues: Record<string, unknown> = {};
 
   // The trajectory as a stage, so every later node descends from it in the DAG.
   const trajectoryNode = await executor.runStage(sweepTrajectoryStage, {
@@ -130,74 +135,56 @@ export async function runSweep(
       }
       addUsage(usage, node.node.usage);
     }
-    return { summaryNode, rankNode };
+    return { gen, summaryNode, rankNode };
   }));
 
-  // 2. Contexts, answers, scores.
-  await Promise.all(frozen.map(async ({ summaryNode, rankNode }, gen) => {
-    await Promise.all(kinds.map(async (kind) => {
-      const n = kind.startsWith("S+Top") ? Number(kind.slice(5)) : 0;
-      const inputs: Record<string, string> = { units: unitsHash };
-      const values: Record<string, unknown> = { units };
-      if (kind !== "full") {
-        inputs.summary = summaryNode.node.outputs.summary;
-        values.summary = summaryNode.outputs.summary;
-      }
-      if (n > 0) {
-        inputs.ranking = rankNode.node.outputs.ranking;
-        values.ranking = rankNode.outputs.ranking;
-      }
-      const contextNode = await executor.runStage(sweepContextStage, {
-        label: `context kind=${kind}${kind === "full" ? "" : ` gen=${gen}`}`,
-        params: { kind, top_n: n, input_cap: options.inputCap, ...common },
-        inputs,
-        values,
-      }, env);
-      const contextHash = contextNode.node.outputs.messages;
-      await Promise.all(Array.from({ length: options.answers }, async (_, a) => {
-        const row = `kind=${kind} gen=${gen} ans=${a}`;
-        const label = `answer ${row}`;
-        const { node: answerNode, answer, valid } = await answerStage(executor, {
-          stage: "sweep-answer",
-          label,
-          params: { kind, generation: gen, answer_index: a, chat_model: models.description.chat_model },
-          context: contextNode,
-          chat: models.chat,
-          maxTokens: options.answerMaxTokens,
-          inputCap: kind === "full" ? null : options.inputCap,
-        });
-        check.record(executor, label, contextHash);
-        const scoreNode = await executor.runStage(sweepScoreStage, {
-          label: `score ${row}`,
-          params: { fixture: fixture.hash, valid },
-          inputs: { answer: answerNode.node.outputs.answer },
-          values: { answer },
-        }, env);
-        const parts: [string, string, unknown][] = [
-          ["status", answerNode.node.outputs.status, answerNode.outputs.status],
-          ["answer", answerNode.node.outputs.answer, answer],
-          ["score", scoreNode.node.outputs.score, scoreNode.outputs.score],
-          ["info", contextNode.node.outputs.info, contextNode.outputs.info],
-        ];
-        for (const [part, hash, value] of parts) {
-          aggregateInputs[rowInput(part, row)] = hash;
-          aggregateValues[rowInput(part, row)] = value;
-        }
-      }));
-    }));
+  // 2. Contexts, answers, scores, at every ceiling. Nodes that do not depend on the ceiling (the trajectory,
+  // summaries, rankings; Full's context, answers and scores) run once: a ceiling sweep shares them by key.
+  const runs = await Promise.all(caps.map((cap, i) => {
+    if (i > 0) {
+      const compressed = kinds.length - 1;
+      progress.plan("sweep-context", G * compressed);
+      progress.plan("sweep-answer", G * compressed * options.answers);
+      progress.plan("sweep-score", G * compressed * options.answers);
+    }
+    return runCeiling(executor, check, frozen, {
+      cap,
+      primaryCap: caps[0],
+      tag: sweep ? ` cap=${cap}` : "",
+      kinds,
+      options,
+      models,
+      common,
+      env,
+      unitsHash,
+      units,
+    });
   }));
   const checkOnly = check.report(executor);
   if (checkOnly) return { rows: [], compressionUsage: usage, reusedCompression, checkOnly, files: {} };
 
   // 3. Every published number is a node output: the aggregate takes every answer row's blobs as inputs.
-  progress.plan("sweep-aggregate", 1);
+  progress.plan("sweep-aggregate", caps.length);
+  if (sweep) progress.plan("sweep-ceilings", 1);
   progress.plan("sweep-report", 1);
-  const aggregateNode = await executor.runStage(sweepAggregateStage, {
-    label: "aggregate",
-    params: { top_n: options.topN },
-    inputs: sortedRecord(aggregateInputs),
-    values: aggregateValues,
-  }, env);
+  const aggregates = await Promise.all(runs.map((r, i) =>
+    executor.runStage(sweepAggregateStage, {
+      label: sweep ? `aggregate cap=${caps[i]}` : "aggregate",
+      params: { top_n: options.topN },
+      inputs: sortedRecord(r.aggregateInputs),
+      values: r.aggregateValues,
+    }, env)
+  ));
+  const aggregateNode = aggregates[0];
+  // A sweep publishes every ceiling's rows and aggregates (the primary ceiling's first), from one node.
+  const ceilingsNode = sweep
+    ? await executor.runStage(sweepCeilingsStage, {
+      label: "ceilings",
+      params: { caps },
+      ...sweepCeilingInputs(caps, aggregates),
+    }, env)
+    : null;
+  const ceilingParts = sweep ? sweepCeilingInputs(caps, aggregates) : { inputs: {}, values: {} };
   const reportNode = await executor.runStage(sweepReportStage, {
     label: "report",
     params: {
@@ -217,27 +204,133 @@ export async function runSweep(
         : null,
       bootstrap: analysis.bootstrap ?? DEFAULT_RESAMPLES,
       cost: analysis.prices ? runCost(run.nodes, analysis.prices, contextKinds(options.topN)) : null,
+      ...(sweep ? { ceilings: caps } : {}),
     },
     inputs: {
       aggregate: aggregateNode.node.outputs["aggregate.json"],
       results: aggregateNode.node.outputs["results.json"],
+      ...ceilingParts.inputs,
     },
     values: {
       aggregate: aggregateNode.outputs["aggregate.json"],
       results: aggregateNode.outputs["results.json"],
+      ...ceilingParts.values,
     },
   }, env);
+  const published = ceilingsNode ?? aggregateNode;
   return {
-    rows: JSON.parse(aggregateNode.outputs["results.json"]) as SweepResultRow[],
+    rows: JSON.parse(published.outputs["results.json"]) as SweepResultRow[],
     compressionUsage: usage,
     reusedCompression,
     checkOnly: null,
     files: {
-      "results.json": aggregateNode.node.outputs["results.json"],
-      "aggregate.json": aggregateNode.node.outputs["aggregate.json"],
+      "results.json": published.node.outputs["results.json"],
+      "aggregate.json": published.node.outputs["aggregate.json"],
       "REPORT.md": reportNode.node.outputs["REPORT.md"],
       "report.html": reportNode.node.outputs["report.html"],
       "stats.json": reportNode.node.outputs["stats.json"],
     },
   };
+}
+
+/** One ceiling's answer rows, as aggregate inputs. */
+interface CeilingRun {
+  aggregateInputs: Record<string, string>;
+  aggregateValues: Record<string, unknown>;
+}
+
+/** What {@link runCeiling} needs besides the executor. */
+interface CeilingRequest {
+  cap: number;
+  /** The primary ceiling: Full's context is counted against it at every ceiling (one node, shared). */
+  primaryCap: number;
+  /** The label suffix of the nodes that depend on the ceiling (` cap=N` in a sweep, else empty). */
+  tag: string;
+  kinds: string[];
+  options: SweepRunOptions;
+  models: ModelSetup;
+  common: { reserve: number; tokenizer: string; fixture: string };
+  env: SweepStageEnv;
+  unitsHash: string;
+  units: unknown;
+}
+
+/** One generation's frozen summary and ranking nodes. */
+interface FrozenGeneration {
+  gen: number;
+  summaryNode: NodeResult<{ summary: unknown }>;
+  rankNode: NodeResult<{ ranking: unknown }>;
+}
+
+/**
+ * Contexts, answers and scores of every generation and context kind at one ceiling. In a ceiling sweep the
+ * ceilings share the executor: Full's context (counted against the primary ceiling, since no ceiling limits
+ * it), answers and scores have the same keys at every ceiling and run once; the other kinds' contexts,
+ * answers and scores are per ceiling (their keys hold the ceiling; their labels end in ` cap=N`).
+ */
+async function runCeiling(
+  executor: Executor,
+  check: CheckOnlyComparison,
+  frozen: readonly FrozenGeneration[],
+  request: CeilingRequest,
+): Promise<CeilingRun> {
+  const { options, models, common, env, unitsHash, units } = request;
+  /** The aggregate's inputs: per answer row its status, answer, score and context count. */
+  const aggregateInputs: Record<string, string> = {};
+  const aggregateValues: Record<string, unknown> = {};
+  await Promise.all(frozen.map(async ({ gen, summaryNode, rankNode }) => {
+    await Promise.all(request.kinds.map(async (kind) => {
+      const n = kind.startsWith("S+Top") ? Number(kind.slice(5)) : 0;
+      const tag = kind === "full" ? "" : request.tag;
+      const cap = kind === "full" ? request.primaryCap : request.cap;
+      const inputs: Record<string, string> = { units: unitsHash };
+      const values: Record<string, unknown> = { units };
+      if (kind !== "full") {
+        inputs.summary = summaryNode.node.outputs.summary;
+        values.summary = summaryNode.outputs.summary;
+      }
+      if (n > 0) {
+        inputs.ranking = rankNode.node.outputs.ranking;
+        values.ranking = rankNode.outputs.ranking;
+      }
+      const contextNode = await executor.runStage(sweepContextStage, {
+        label: `context kind=${kind}${kind === "full" ? "" : ` gen=${gen}`}${tag}`,
+        params: { kind, top_n: n, input_cap: cap, ...common },
+        inputs,
+        values,
+      }, env);
+      const contextHash = contextNode.node.outputs.messages;
+      await Promise.all(Array.from({ length: options.answers }, async (_, a) => {
+        const row = `kind=${kind} gen=${gen} ans=${a}`;
+        const label = `answer ${row}${tag}`;
+        const { node: answerNode, answer, valid } = await answerStage(executor, {
+          stage: "sweep-answer",
+          label,
+          params: { kind, generation: gen, answer_index: a, chat_model: models.description.chat_model },
+          context: contextNode,
+          chat: models.chat,
+          maxTokens: options.answerMaxTokens,
+          inputCap: kind === "full" ? null : cap,
+        });
+        check.record(executor, label, contextHash);
+        const scoreNode = await executor.runStage(sweepScoreStage, {
+          label: `score ${row}${tag}`,
+          params: { fixture: common.fixture, valid },
+          inputs: { answer: answerNode.node.outputs.answer },
+          values: { answer },
+        }, env);
+        const parts: [string, string, unknown][] = [
+          ["status", answerNode.node.outputs.status, answerNode.outputs.status],
+          ["answer", answerNode.node.outputs.answer, answer],
+          ["score", scoreNode.node.outputs.score, scoreNode.outputs.score],
+          ["info", contextNode.node.outputs.info, contextNode.outputs.info],
+        ];
+        for (const [part, hash, value] of parts) {
+          aggregateInputs[rowInput(part, row)] = hash;
+          aggregateValues[rowInput(part, row)] = value;
+        }
+      }));
+    }));
+  }));
+  return { aggregateInputs, aggregateValues };
 }

@@ -15,6 +15,8 @@ import { sweepStats } from "../stats.ts";
 import { finiteOrNull } from "../../../analysis/format.ts";
 import type { RunCost } from "../../../analysis/cost.ts";
 import { sweepExplorer } from "../explorer.ts";
+import type { SweepCeilingResult } from "../ceiling.ts";
+import { sweepCeilingOf } from "./ceilings.ts";
 
 const ModelsSchema = z.object({
   mode: z.string(),
@@ -41,6 +43,8 @@ export const sweepReportStage = defineStage({
       compressions: z.number().int(),
       topN: z.array(z.number().int()),
       inputCap: z.number().int(),
+      /** A ceiling sweep's ceilings as given (absent: one ceiling). */
+      inputCaps: z.array(z.number().int()).min(2).optional(),
       summaryAllowance: z.number().int(),
       reserve: z.number().int(),
       answers: z.number().int(),
@@ -56,9 +60,12 @@ export const sweepReportStage = defineStage({
     bootstrap: z.number().int().positive(),
     /** The cost section (from recorded usage and the given prices), or null without prices. */
     cost: z.unknown().nullable(),
+    /** A ceiling sweep's ceilings as given (the first is `options.inputCap`); absent: one ceiling. */
+    ceilings: z.array(z.number().int()).min(2).optional(),
   }),
-  inputs: ["aggregate", "results"],
-  textInputs: ["aggregate", "results"],
+  // `aggregate`/`results`: the primary ceiling's; `ceiling-*:<cap>`: every ceiling's, in a sweep only.
+  inputs: ["aggregate", "results", "ceiling-aggregate:*", "ceiling-results:*"],
+  textInputs: ["aggregate", "results", "ceiling-aggregate:*", "ceiling-results:*"],
   outputs: {
     "stats.json": {
       schema: z.string(),
@@ -87,9 +94,29 @@ export const sweepReportStage = defineStage({
       explorer: sweepExplorer(rows, new Map()),
       ...(params.cost ? { cost: params.cost as RunCost } : {}),
     });
+    let statsJson = `${JSON.stringify(finiteOrNull(stats), null, 2)}\n`;
+    if (params.ceilings) {
+      // Ascending, so the table and the frontier read from the tightest ceiling to the loosest.
+      const ceilings: SweepCeilingResult[] = [...params.ceilings].sort((a, b) => a - b).map((cap) => {
+        const { aggregates, rows } = sweepCeilingOf(inputs, cap);
+        const kinds = aggregates.map((a) => a.kind);
+        return { cap, aggregates, stats: sweepStats(rows, kinds, { resamples: params.bootstrap }) };
+      });
+      Object.assign(meta, { ceilings });
+      statsJson = `${
+        JSON.stringify(
+          {
+            ...finiteOrNull(stats),
+            ceilings: ceilings.map((c) => ({ input_cap: c.cap, ...finiteOrNull(c.stats) })),
+          },
+          null,
+          2,
+        )
+      }\n`;
+    }
     return Promise.resolve({
       outputs: {
-        "stats.json": `${JSON.stringify(finiteOrNull(stats), null, 2)}\n`,
+        "stats.json": statsJson,
         "REPORT.md": sweepReportMarkdown(aggregates, meta),
         "report.html": sweepReportHtml(aggregates, meta),
       },
