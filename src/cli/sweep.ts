@@ -11,6 +11,7 @@ import { MODEL_OPTION_HELP, MODEL_OPTION_SPEC, ModelOptionsShape } from "./model
 import { DEFAULT_SWEEP_RUN } from "../suites/sweep/run_suite.ts";
 import { sweepRunCommand } from "../suites/sweep/command.ts";
 import { parseCommand } from "./args.ts";
+import { SHARD_OPTION_HELP, ShardOption } from "../pipeline/shard.ts";
 import { intListOption, intOption, rangeOption } from "./numbers.ts";
 import { parseResumable, RUN_OPTION_HELP, RUN_OPTION_SPEC, RunOptionsShape } from "./run_setup.ts";
 
@@ -31,6 +32,7 @@ Options:
   --reserve N          tokens kept free under the ceilings (default ${DEFAULT_SWEEP_RUN.reserve}, at most 100000)
   --answers N          answers per context (default ${DEFAULT_SWEEP_RUN.answers}, at most 100)
   --tokenizer DIR      tokenizer (default: Qwen3, embedded)
+${SHARD_OPTION_HELP} (generation g is in part g mod N)
 ${BOOTSTRAP_OPTION_HELP}
 ${PRICE_OPTION_HELP}
 ${MODEL_OPTION_HELP}
@@ -51,6 +53,7 @@ function parseRun(argv: string[]) {
       reserve: { type: "string" },
       answers: { type: "string" },
       tokenizer: { type: "string" },
+      shard: { type: "string" },
       bootstrap: { type: "string" },
       ...PRICE_OPTION_SPEC,
     },
@@ -65,6 +68,7 @@ function parseRun(argv: string[]) {
       reserve: intOption(0, 100_000).optional(),
       answers: intOption(1, 100).optional(),
       tokenizer: z.string().optional(),
+      shard: ShardOption.optional(),
       bootstrap: bootstrapOption.optional(),
       ...PriceOptionsShape,
     }),

@@ -1,14 +1,15 @@
 /**
- * Whether a run may be resumed by this invocation: the program, the tokenizer and the protocol must be the
- * ones recorded in the run's header, or the finished run would mix the provenance of two set-ups.
+ * Whether a run may be resumed by this invocation: the program, the tokenizer, the protocol and the shard
+ * (`--shard K/N`, or none) must be the ones recorded in the run's header, or the finished run would mix the
+ * provenance of two set-ups (or do another part's work under this part's name).
  *
  * @module
  */
 import { canonicalJson } from "./canonical.ts";
 import type { RunHeader } from "./manifest.ts";
 
-/** What the resuming invocation would record in a new header. */
-export type ResumeExpectation = Pick<RunHeader, "program" | "tokenizer" | "protocol">;
+/** What the resuming invocation would record in a new header (a shard's part included). */
+export type ResumeExpectation = Pick<RunHeader, "program" | "tokenizer" | "protocol" | "shard">;
 
 function show(value: unknown): string {
   const text = value === undefined ? "absent" : JSON.stringify(value);
@@ -45,7 +46,7 @@ function firstDifference(recorded: unknown, now: unknown, path: string): string 
  * `the tokenizer differs from the run's (tokenizer.hash: run has "ab…", this invocation "cd…")`.
  */
 export function resumeMismatch(header: RunHeader, expect: ResumeExpectation): string | undefined {
-  for (const field of ["program", "tokenizer", "protocol"] as const) {
+  for (const field of ["program", "tokenizer", "protocol", "shard"] as const) {
     const difference = firstDifference(header[field], expect[field], field);
     if (difference) return `the ${field} differs from the run's (${difference})`;
   }

@@ -15,13 +15,15 @@ import { readPrices } from "../analysis/read_prices.ts";
 import type { ChatModel, DecisionModel } from "../models/types.ts";
 import { Executor } from "../pipeline/executor.ts";
 import { Progress } from "../pipeline/progress.ts";
-import type { RunDir } from "../store/run_dir.ts";
+import { join } from "node:path";
+import { readManifest, type RunDir } from "../store/run_dir.ts";
 import { sha256Hex } from "../store/hash.ts";
 import { loadTokenCounter } from "../tokens/load.ts";
 import { CorpusSchema } from "./hotpot/corpus.ts";
 import { type HotpotRunOptions, runHotpot } from "./hotpot/run_suite.ts";
 import type { ModelSetup } from "./model_setup.ts";
 import type { RunContext } from "./run_lifecycle.ts";
+import { publishMergedSweep, SWEEP_MERGE_SKIP } from "./sweep/publish.ts";
 
 /** How a suite's merged run is completed: the stages left out of the join, and the export. */
 export interface MergedPublisher {
@@ -51,14 +53,23 @@ function replayContext(run: RunDir): RunContext {
   return { run, executor: new Executor(run, { progress }), progress, resumed: true };
 }
 
-/** The options the first shard was started with (as recorded in its header). */
-function shardOptions(run: RunDir): Record<string, unknown> {
-  return (run.header.invocation.options ?? {}) as Record<string, unknown>;
+/**
+ * The options the first shard was started with, as recorded in its header (the merged run's own header
+ * records the merge command), read from the shard whose manifest hash the merged header names.
+ */
+async function shardOptions(run: RunDir): Promise<Record<string, unknown>> {
+  const first = run.header.merged_from?.[0];
+  if (first === undefined) return (run.header.invocation.options ?? {}) as Record<string, unknown>;
+  const bytes = await Deno.readFile(join(first.run, "manifest.json"));
+  if (sha256Hex(bytes) !== first.manifest) {
+    throw new UsageError(`merge: ${first.run} changed while it was being merged`);
+  }
+  return ((await readManifest(first.run)).invocation.options ?? {}) as Record<string, unknown>;
 }
 
 /** The tokenizer the shards used, checked against the header's hash. */
 async function shardCounter(run: RunDir) {
-  const dir = shardOptions(run).tokenizer as string | undefined;
+  const dir = (await shardOptions(run)).tokenizer as string | undefined;
   const counter = await loadTokenCounter(dir);
   if (run.header.tokenizer !== null && counter.hash !== run.header.tokenizer.hash) {
     throw new UsageError(
@@ -80,7 +91,7 @@ async function publishHotpot(run: RunDir): Promise<void> {
   const corpus = parsed.data;
   const { models: description, suite: _suite, ...runOptions } = run.header.protocol as HotpotProtocol;
   const counter = await shardCounter(run);
-  const recorded = shardOptions(run);
+  const recorded = await shardOptions(run);
   const prices = await readPrices({
     price: recorded.price as { model: string; input: number; output: number }[] | undefined,
     prices: recorded.prices as string | undefined,
@@ -111,4 +122,14 @@ async function publishHotpot(run: RunDir): Promise<void> {
 /** The suites whose shards can be merged. */
 export const mergedPublishers: Record<string, MergedPublisher> = {
   hotpot: { skipStages: new Set(["hotpot-aggregate", "hotpot-report"]), publish: publishHotpot },
+  sweep: {
+    skipStages: SWEEP_MERGE_SKIP,
+    publish: async (run) =>
+      publishMergedSweep(run, {
+        context: replayContext(run),
+        models: replayModels,
+        counter: await shardCounter(run),
+        recorded: await shardOptions(run),
+      }),
+  },
 };

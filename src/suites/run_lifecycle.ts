@@ -74,6 +74,7 @@ export async function openRun(request: OpenRunRequest): Promise<{ run: RunDir; r
       program: await programIdentity(),
       tokenizer: request.tokenizer,
       protocol: request.protocol,
+      shard: request.shard,
     });
     if (run.header.suite !== request.suite) {
       await run.abandon();

@@ -17,6 +17,8 @@ import { DEFAULT_SWEEP_TRAJECTORY } from "./oracle.ts";
 import { DEFAULT_SWEEP_RUN, runSweep } from "./run_suite.ts";
 import { assertSandboxAvailable } from "./sandbox.ts";
 import { assertSweepFrozen } from "./frozen_protocol.ts";
+import type { Shard } from "../../pipeline/shard.ts";
+import { sweepProtocolJson } from "./publish.ts";
 
 /** The parsed options of `sweep run`. */
 export interface SweepRunCommandOptions extends RunCommandOptions {
@@ -32,6 +34,8 @@ export interface SweepRunCommandOptions extends RunCommandOptions {
   bootstrap?: number;
   price?: { model: string; input: number; output: number }[];
   prices?: string;
+  /** The part of the generations this run does (`--shard K/N`: generation g is in part g mod N). */
+  shard?: Shard;
 }
 
 /** `sweep run`: returns the run directory. */
@@ -83,6 +87,7 @@ export async function sweepRunCommand(options: SweepRunCommandOptions, argv: str
       protocol: { suite: "sweep", ...runOptions, fixture: fixture.hash, models: models.description },
       tokenizer: { name: counter.name, hash: counter.hash },
       sources: { trajectory: trajectoryBytes },
+      shard: options.shard,
       models,
     },
     async (context) => {
@@ -97,19 +102,7 @@ export async function sweepRunCommand(options: SweepRunCommandOptions, argv: str
         result: outcome,
         files: outcome.files,
         json: {
-          "protocol.json": {
-            suite: "sweep",
-            ...runOptions,
-            models: models.description,
-            tokenizer: { name: counter.name, hash: counter.hash },
-            fixture: {
-              name: fixture.name,
-              sha256: fixture.hash,
-              units: fixture.units.map((u) => u.id),
-              facts: fixture.facts.map((f) => ({ name: f.name, text: f.text })),
-              repair: fixture.repair,
-            },
-          },
+          "protocol.json": sweepProtocolJson(runOptions, models.description, counter, fixture),
         },
         check: outcome.checkOnly,
         lines: [

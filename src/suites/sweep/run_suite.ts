@@ -25,6 +25,7 @@ import { sweepReportStage } from "./stages/report.ts";
 import { sweepCeilingInputs, sweepCeilingsStage } from "./stages/ceilings.ts";
 import type { SweepStageEnv } from "./stages/env.ts";
 import type { Executor, NodeResult } from "../../pipeline/executor.ts";
+import { generationInShard } from "../../pipeline/shard.ts";
 import { DEFAULT_RESAMPLES } from "../../analysis/bootstrap.ts";
 import { runCost } from "../../analysis/cost.ts";
 import type { ReportAnalysisOptions } from "../../analysis/report_inputs.ts";
@@ -80,7 +81,11 @@ export async function runSweep(
   const { executor, run, progress } = context;
   const trajectoryHash = run.header.sources["trajectory"];
   const kinds = contextKinds(options.topN);
-  const G = options.compressions;
+  // A shard (`--shard K/N`, recorded in the header) runs only its generations (g in part g mod N); every key
+  // stays the unsharded run's. A merged run's header has no shard: its replay covers every generation.
+  const generations = Array.from({ length: options.compressions }, (_, g) => g)
+    .filter((g) => generationInShard(g, run.header.shard));
+  const G = generations.length;
   const caps = options.inputCaps ?? [options.inputCap];
   const sweep = caps.length > 1;
   const common = { reserve: options.reserve, tokenizer: counter.hash, fixture: fixture.hash };
@@ -107,7 +112,7 @@ export async function runSweep(
   const units = trajectoryNode.outputs.units;
 
   // 1. Freeze S and the ranking of every generation before any answer.
-  const frozen = await Promise.all(Array.from({ length: G }, async (_, gen) => {
+  const frozen = await Promise.all(generations.map(async (gen) => {
     const [summaryNode, rankNode] = await Promise.all([
       executor.runStage(sweepSummaryStage, {
         label: `summary gen=${gen}`,
@@ -161,6 +166,11 @@ export async function runSweep(
     });
   }));
   const checkOnly = check.report(executor);
+  // The frozen run the compression nodes came from: this run's, or (a run merged from shards made with
+  // --frozen-run) the one the merged nodes record.
+  const frozenManifest = executor.frozen?.manifestHash ??
+    frozen.flatMap((f) => [f.summaryNode, f.rankNode]).find((n) => n.node.reused_from?.manifest)?.node
+      .reused_from?.manifest;
   if (checkOnly) return { rows: [], compressionUsage: usage, reusedCompression, checkOnly, files: {} };
 
   // 3. Every published number is a node output: the aggregate takes every answer row's blobs as inputs.
@@ -199,9 +209,7 @@ export async function runSweep(
       options,
       compression_usage: usage,
       reused_compression: reusedCompression,
-      frozen_run: executor.frozen
-        ? `the frozen run with manifest sha256 ${executor.frozen.manifestHash}`
-        : null,
+      frozen_run: frozenManifest ? `the frozen run with manifest sha256 ${frozenManifest}` : null,
       bootstrap: analysis.bootstrap ?? DEFAULT_RESAMPLES,
       cost: analysis.prices ? runCost(run.nodes, analysis.prices, contextKinds(options.topN)) : null,
       ...(sweep ? { ceilings: caps } : {}),

@@ -1,0 +1,87 @@
+/**
+ * What a sweep run publishes besides its node outputs (`protocol.json`), and how a run merged from sweep
+ * shards (`compaction-bench merge`) is completed: the sweep is replayed over the merged nodes by the same
+ * {@link runSweep} a whole run uses — every summary, ranking, context, answer and score is taken from the
+ * merged journal (the models refuse any call), the aggregate, ceilings and report stages run over every
+ * generation — and the same files are published.
+ *
+ * @module
+ */
+import { UsageError } from "../../errors.ts";
+import { readPrices } from "../../analysis/read_prices.ts";
+import type { RunDir } from "../../store/run_dir.ts";
+import type { TokenCounter } from "../../tokens/types.ts";
+import type { ModelSetup } from "../model_setup.ts";
+import type { RunContext } from "../run_lifecycle.ts";
+import { type SweepFixture, sweepFixtureFromBytes } from "./fixture.ts";
+import { runSweep, type SweepRunOptions } from "./run_suite.ts";
+
+/** The stages a merge leaves out of the join: each shard's cover its part only, the merged run recomputes them. */
+export const SWEEP_MERGE_SKIP: ReadonlySet<string> = new Set([
+  "sweep-aggregate",
+  "sweep-ceilings",
+  "sweep-report",
+]);
+
+/** `protocol.json` of a sweep run. */
+export function sweepProtocolJson(
+  options: SweepRunOptions,
+  models: ModelSetup["description"],
+  counter: TokenCounter,
+  fixture: SweepFixture,
+): Record<string, unknown> {
+  return {
+    suite: "sweep",
+    ...options,
+    models,
+    tokenizer: { name: counter.name, hash: counter.hash },
+    fixture: {
+      name: fixture.name,
+      sha256: fixture.hash,
+      units: fixture.units.map((u) => u.id),
+      facts: fixture.facts.map((f) => ({ name: f.name, text: f.text })),
+      repair: fixture.repair,
+    },
+  };
+}
+
+/** What the merge gives the sweep replay: a context over the merged run, call-refusing models, the tokenizer. */
+export interface SweepReplay {
+  context: RunContext;
+  models(description: ModelSetup["description"]): ModelSetup;
+  counter: TokenCounter;
+  /** The options the first shard was started with (as recorded in its header). */
+  recorded: Record<string, unknown>;
+}
+
+/** Replays the sweep over a merged run and publishes its files (before the run is sealed). */
+export async function publishMergedSweep(run: RunDir, replay: SweepReplay): Promise<void> {
+  const { models: description, fixture: fixtureHash, suite: _suite, ...options } = run.header.protocol as
+    & SweepRunOptions
+    & { models: ModelSetup["description"]; fixture: string; suite: string };
+  const fixture = await sweepFixtureFromBytes(
+    await run.store.get(run.header.sources.trajectory),
+    "the shards' trajectory source",
+  );
+  if (fixture.hash !== fixtureHash) {
+    throw new UsageError(`merge: the shards' trajectory source is not the fixture their protocol names`);
+  }
+  const recorded = replay.recorded;
+  const prices = await readPrices({
+    price: recorded.price as { model: string; input: number; output: number }[] | undefined,
+    prices: recorded.prices as string | undefined,
+  });
+  const outcome = await runSweep(
+    replay.context,
+    fixture,
+    options,
+    replay.models(description),
+    replay.counter,
+    {
+      bootstrap: recorded.bootstrap as number | undefined,
+      prices,
+    },
+  );
+  await run.writeJsonFile("protocol.json", sweepProtocolJson(options, description, replay.counter, fixture));
+  for (const [name, hash] of Object.entries(outcome.files)) await run.publish(name, hash);
+}
