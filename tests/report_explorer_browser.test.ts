@@ -104,7 +104,7 @@ Deno.test("the hotpot report explorer renders, reaches every question and filter
   }
 });
 
-Deno.test("the sweep report explorer lists every generation × context and filters by kind in Chromium", async () => {
+Deno.test("the sweep report explorer lists every generation × context with its context text, checks and reasons, and filters by kind in Chromium", async () => {
   if (browser === null) {
     console.warn("\n!!! SKIPPED: no Chromium found; the sweep explorer was NOT tested in a browser. !!!\n");
     return;
@@ -153,6 +153,55 @@ Deno.test("the sweep report explorer lists every generation × context and filte
       assert.equal(details.length, ids.length);
       // Every condition shows its facts and its repair checks with their outcome.
       for (const line of details) assert.match(line, /fact: .* repair: /);
+      // A failed repair check says why (the reference model's S writes no code block: its repair fails).
+      assert.ok(
+        details.some((line) => /repair: \S+ ✗ failed the answer has no ```js code block/.test(line)),
+        "a failed repair check shows its reason",
+      );
+      // Every condition shows the context it was answered from (opened on demand) and what it kept verbatim.
+      const contexts = await page.evaluate<{ id: string; text: string; kept: string }[]>(`(async () => {
+        const out = [];
+        for (const a of [...document.querySelectorAll('#explorer-list li a')]) {
+          const changed = new Promise((r) => addEventListener('hashchange', r, { once: true }));
+          a.click();
+          await changed;
+          const d = document.getElementById('explorer-detail');
+          const keptRow = [...d.querySelectorAll('tr')]
+            .find((tr) => tr.querySelector('th')?.textContent === 'evidence units kept verbatim');
+          const box = [...d.querySelectorAll('details')]
+            .find((b) => b.querySelector('summary').textContent.startsWith('Context ('));
+          if (box) box.open = true;
+          await new Promise((r) => setTimeout(r, 0));
+          const pre = box ? box.querySelector('pre') : null;
+          out.push({
+            id: d.dataset.id,
+            text: pre ? pre.textContent : '',
+            kept: keptRow ? keptRow.querySelector('td').textContent : '',
+          });
+        }
+        return out;
+      })()`);
+      assert.equal(contexts.length, ids.length);
+      for (const c of contexts) {
+        assert.match(c.text, /^\[system\]\n/, `${c.id}: no context text`);
+        if (c.id.endsWith(" full")) {
+          assert.match(c.text, /\[tool\]\n/, `${c.id}: Full shows the original tool results`);
+          continue;
+        }
+        assert.match(c.text, /<summary>\n/, `${c.id}: the summary S is in its context`);
+        const n = /S\+Top(\d)$/.exec(c.id)?.[1];
+        if (n === undefined) {
+          assert.equal(c.kept, "none", `${c.id}: S keeps no unit verbatim`);
+          assert.doesNotMatch(c.text, /<evidence>/);
+          continue;
+        }
+        const kept = c.kept.split(", ");
+        assert.equal(kept.length, Number(n), `${c.id}: lists its ${n} kept evidence unit(s)`);
+        const block = c.text.slice(c.text.indexOf("<evidence>"));
+        for (const unit of kept) {
+          assert.ok(block.includes(`[evidence ${unit}:`), `${c.id}: ${unit} is in its context`);
+        }
+      }
       const onlyS = await page.evaluate<string[]>(`(() => {
         const sel = document.getElementById('filter-kind');
         sel.value = 'S';

@@ -84,6 +84,12 @@ Deno.test("a sweep ceiling sweep runs every compressed kind at each ceiling, sha
   assert.match(html, /The quality\/size frontier: repair pass/);
   assert.match(html, /<title>S\+Top1 at ceiling [0-9, ]+: /);
   assert.match(html, /Full [0-9.]+ \(\d+ tok\)/);
+  // The explorer holds every ceiling's conditions (Full once) and a ceiling filter.
+  for (const id of ["gen=0 full", "gen=1 S+Top3 @3800", "gen=1 S+Top3 @5400"]) {
+    assert.ok(html.includes(JSON.stringify(id)), `the explorer lacks ${id}`);
+  }
+  assert.ok(!html.includes(JSON.stringify("gen=0 full @3800")), "Full is one condition, not one per ceiling");
+  assert.match(html, /"id":"ceiling"/);
   const stats = await readJson(out, "stats.json");
   assert.deepEqual(stats.ceilings.map((c: { input_cap: number }) => c.input_cap), [3800, 5400]);
 

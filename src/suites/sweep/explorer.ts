@@ -1,29 +1,64 @@
 /**
- * The sweep explorer's data: one item per generation and context kind, with the facts each answer met, the
- * repair checks passed or failed with their reason, each answer, and the context itself. Filters: context
- * kind, generation, validity, and "all repair checks passed" / "a repair check failed".
+ * The sweep explorer's data: one item per generation and context kind (and ceiling, in a ceiling sweep), with
+ * the context the answers were given (the rendered messages, and the evidence units it kept verbatim), the
+ * facts each answer met, the repair checks passed or failed with their reason, and each answer. Filters:
+ * context kind, generation, ceiling (in a sweep), validity, and "an answer passed all repair checks".
+ *
+ * The contexts reach the report stage as inputs named {@link sweepContextInputName} (content-addressed: the
+ * context node's `messages` and `info` blobs), so `verify --rederive` re-derives the explorer from the store.
  *
  * @module
  */
 import type { ChatMessage } from "../../models/messages.ts";
-import type { SweepResultRow } from "./run_suite.ts";
+import type { SweepResultRow } from "./rows.ts";
 import type { ExplorerData, ExplorerItem, ExplorerSection } from "../../report/explorer.ts";
 
-/** Builds the explorer data of a sweep run (contexts by the context hash recorded in each row). */
+/** A row as the explorer reads it: a ceiling sweep's rows carry their `input_cap` (Full: null). */
+export type SweepExplorerRow = SweepResultRow & { input_cap?: number | null };
+
+/**
+ * The report input naming the context (`context:…`, the rendered messages) or its record (`context-info:…`:
+ * tokens, kept unit ids) of one generation and kind (and ceiling: null when none applies).
+ */
+export function sweepContextInputName(
+  part: "context" | "context-info",
+  kind: string,
+  generation: number,
+  cap: number | null,
+): string {
+  return `${part}:kind=${kind} gen=${generation}${cap === null ? "" : ` cap=${cap}`}`;
+}
+
+/** The ceiling of a row, when the run swept ceilings and the kind is limited by one. */
+function capOf(r: SweepExplorerRow): number | null {
+  return typeof r.input_cap === "number" ? r.input_cap : null;
+}
+
+/**
+ * Builds the explorer data of a sweep run; `contexts` maps `context:` names ({@link sweepContextInputName}) to
+ * the rendered messages (null: the context was not rendered, e.g. its summary failed), `kept` maps the same
+ * names to the evidence unit ids the context kept verbatim.
+ */
 export function sweepExplorer(
-  rows: readonly (SweepResultRow & { context_hash?: string | null })[],
-  contexts: ReadonlyMap<string, ChatMessage[]>,
+  rows: readonly SweepExplorerRow[],
+  contexts: ReadonlyMap<string, ChatMessage[] | null>,
+  kept: ReadonlyMap<string, readonly string[]> = new Map(),
 ): ExplorerData {
-  const groups = new Map<string, (SweepResultRow & { context_hash?: string | null })[]>();
+  const groups = new Map<string, SweepExplorerRow[]>();
   for (const r of rows) {
-    const cap = (r as { input_cap?: number | null }).input_cap;
-    const key = `gen=${r.generation} ${r.kind}${typeof cap === "number" ? ` @${cap}` : ""}`;
+    const cap = capOf(r);
+    const key = `gen=${r.generation} ${r.kind}${cap === null ? "" : ` @${cap}`}`;
     groups.set(key, [...(groups.get(key) ?? []), r]);
   }
+  const swept = rows.some((r) => capOf(r) !== null);
   const contextList: ChatMessage[][] = [];
   const contextIndex = new Map<string, number>();
   const items: ExplorerItem[] = [...groups].map(([id, mine]) => {
     const first = mine[0];
+    const cap = capOf(first);
+    const name = sweepContextInputName("context", first.kind, first.generation, cap);
+    const messages = contexts.get(name);
+    const units = kept.get(name);
     const sections: ExplorerSection[] = [
       {
         heading: "Condition",
@@ -31,8 +66,12 @@ export function sweepExplorer(
         facts: [
           ["context kind", first.kind],
           ["generation", String(first.generation)],
+          ...(swept ? [["ceiling", cap === null ? "none (Full)" : String(cap)] as [string, string]] : []),
           ["context tokens", first.context_tokens === null ? "n/a" : String(first.context_tokens)],
           ["within ceiling", first.within_cap === null ? "n/a" : first.within_cap ? "yes" : "no"],
+          ...(units !== undefined && first.kind !== "full"
+            ? [["evidence units kept verbatim", units.length ? units.join(", ") : "none"] as [string, string]]
+            : []),
         ],
       },
     ];
@@ -59,18 +98,20 @@ export function sweepExplorer(
         facts: [["answer", r.answer_text ?? "(none)"]],
       });
     }
-    const hash = first.context_hash ?? null;
-    const messages = hash ? contexts.get(hash) : undefined;
     if (messages) {
-      let index = contextIndex.get(hash!);
+      const hash = JSON.stringify(messages);
+      let index = contextIndex.get(hash);
       if (index === undefined) {
         index = contextList.length;
         contextList.push(messages);
-        contextIndex.set(hash!, index);
+        contextIndex.set(hash, index);
       }
-      sections.push({ heading: "Context", context: index });
-    } else if (hash) {
-      sections.push({ heading: "Context: not built" });
+      sections.push({
+        heading: `Context (${messages.length} messages, as the model was given it)`,
+        context: index,
+      });
+    } else if (contexts.has(name)) {
+      sections.push({ heading: "Context: not rendered (see the reason above)" });
     }
     return {
       id,
@@ -78,6 +119,7 @@ export function sweepExplorer(
       tags: {
         kind: [first.kind],
         generation: [String(first.generation)],
+        ...(swept ? { ceiling: [cap === null ? "none" : String(cap)] } : {}),
         validity: [mine.every((r) => r.status === "ok") ? "all answers valid" : "has an invalid answer"],
         repair: [
           mine.some((r) => r.repair_all_passed)
@@ -89,6 +131,7 @@ export function sweepExplorer(
     };
   });
   const opts = (values: string[]) => values.map((v) => ({ value: v, label: v }));
+  const caps = [...new Set(rows.map((r) => capOf(r)).filter((c): c is number => c !== null))];
   return {
     title: "sweep conditions",
     itemName: "generation × context",
@@ -99,6 +142,7 @@ export function sweepExplorer(
         label: "generation",
         options: opts([...new Set(rows.map((r) => String(r.generation)))]),
       },
+      ...(swept ? [{ id: "ceiling", label: "ceiling", options: opts(["none", ...caps.map(String)]) }] : []),
       { id: "validity", label: "validity", options: opts(["all answers valid", "has an invalid answer"]) },
       {
         id: "repair",

@@ -26,6 +26,7 @@ import { sweepCeilingInputs, sweepCeilingsStage } from "./stages/ceilings.ts";
 import type { SweepStageEnv } from "./stages/env.ts";
 import type { Executor, NodeResult } from "../../pipeline/executor.ts";
 import { generationInShard } from "../../pipeline/shard.ts";
+import { sweepContextInputName } from "./explorer.ts";
 import { DEFAULT_RESAMPLES } from "../../analysis/bootstrap.ts";
 import { runCost } from "../../analysis/cost.ts";
 import type { ReportAnalysisOptions } from "../../analysis/report_inputs.ts";
@@ -195,6 +196,11 @@ export async function runSweep(
     }, env)
     : null;
   const ceilingParts = sweep ? sweepCeilingInputs(caps, aggregates) : { inputs: {}, values: {} };
+  // Every context the rows were answered from, by generation, kind (and ceiling), for the explorer.
+  const contextParts = {
+    inputs: sortedRecord(Object.assign({}, ...runs.map((r) => r.contextInputs))),
+    values: Object.assign({}, ...runs.map((r) => r.contextValues)),
+  };
   const reportNode = await executor.runStage(sweepReportStage, {
     label: "report",
     params: {
@@ -218,11 +224,13 @@ export async function runSweep(
       aggregate: aggregateNode.node.outputs["aggregate.json"],
       results: aggregateNode.node.outputs["results.json"],
       ...ceilingParts.inputs,
+      ...contextParts.inputs,
     },
     values: {
       aggregate: aggregateNode.outputs["aggregate.json"],
       results: aggregateNode.outputs["results.json"],
       ...ceilingParts.values,
+      ...contextParts.values,
     },
   }, env);
   const published = ceilingsNode ?? aggregateNode;
@@ -241,10 +249,12 @@ export async function runSweep(
   };
 }
 
-/** One ceiling's answer rows, as aggregate inputs. */
+/** One ceiling's answer rows, as aggregate inputs, and its contexts, as report inputs (for the explorer). */
 interface CeilingRun {
   aggregateInputs: Record<string, string>;
   aggregateValues: Record<string, unknown>;
+  contextInputs: Record<string, string>;
+  contextValues: Record<string, unknown>;
 }
 
 /** What {@link runCeiling} needs besides the executor. */
@@ -286,6 +296,8 @@ async function runCeiling(
   /** The aggregate's inputs: per answer row its status, answer, score and context count. */
   const aggregateInputs: Record<string, string> = {};
   const aggregateValues: Record<string, unknown> = {};
+  const contextInputs: Record<string, string> = {};
+  const contextValues: Record<string, unknown> = {};
   await Promise.all(frozen.map(async ({ gen, summaryNode, rankNode }) => {
     await Promise.all(request.kinds.map(async (kind) => {
       const n = kind.startsWith("S+Top") ? Number(kind.slice(5)) : 0;
@@ -308,6 +320,12 @@ async function runCeiling(
         values,
       }, env);
       const contextHash = contextNode.node.outputs.messages;
+      for (const part of ["context", "context-info"] as const) {
+        const name = sweepContextInputName(part, kind, gen, tag === "" ? null : request.cap);
+        const output = part === "context" ? "messages" : "info";
+        contextInputs[name] = contextNode.node.outputs[output];
+        contextValues[name] = contextNode.outputs[output];
+      }
       await Promise.all(Array.from({ length: options.answers }, async (_, a) => {
         const row = `kind=${kind} gen=${gen} ans=${a}`;
         const label = `answer ${row}${tag}`;
@@ -340,5 +358,5 @@ async function runCeiling(
       }));
     }));
   }));
-  return { aggregateInputs, aggregateValues };
+  return { aggregateInputs, aggregateValues, contextInputs, contextValues };
 }

@@ -1,6 +1,8 @@
 /**
- * `sweep-report`: REPORT.md and report.html rendered from the aggregate node's `aggregate.json`; both are
- * published exactly as this node outputs them.
+ * `sweep-report`: REPORT.md, report.html and stats.json rendered from the aggregate node's `aggregate.json`
+ * and `results.json` (in a ceiling sweep, every ceiling's), with every context the answers were given (and
+ * its record of kept evidence units) as inputs for the explorer; all are published exactly as this node
+ * outputs them.
  *
  * @module
  */
@@ -16,7 +18,11 @@ import { finiteOrNull } from "../../../analysis/format.ts";
 import type { RunCost } from "../../../analysis/cost.ts";
 import { sweepExplorer } from "../explorer.ts";
 import type { SweepCeilingResult } from "../ceiling.ts";
-import { sweepCeilingOf } from "./ceilings.ts";
+import { sweepCeilingOf, sweepCeilingRows } from "./ceilings.ts";
+import { type ChatMessage, ChatMessageSchema } from "../../../models/messages.ts";
+import { SweepContextInfoSchema } from "./context.ts";
+
+const Messages = z.array(ChatMessageSchema);
 
 const ModelsSchema = z.object({
   mode: z.string(),
@@ -64,7 +70,16 @@ export const sweepReportStage = defineStage({
     ceilings: z.array(z.number().int()).min(2).optional(),
   }),
   // `aggregate`/`results`: the primary ceiling's; `ceiling-*:<cap>`: every ceiling's, in a sweep only.
-  inputs: ["aggregate", "results", "ceiling-aggregate:*", "ceiling-results:*"],
+  // `context:kind=<k> gen=<g>[ cap=<c>]`: the context each generation and kind was answered from (explorer).
+  // `context-info:…`: its record (the evidence units it kept verbatim).
+  inputs: [
+    "aggregate",
+    "results",
+    "ceiling-aggregate:*",
+    "ceiling-results:*",
+    "context:*",
+    "context-info:*",
+  ],
   textInputs: ["aggregate", "results", "ceiling-aggregate:*", "ceiling-results:*"],
   outputs: {
     "stats.json": {
@@ -89,9 +104,19 @@ export const sweepReportStage = defineStage({
     };
     const rows = JSON.parse(z.string().parse(inputs.results)) as SweepResultRow[];
     const stats = sweepStats(rows, aggregates.map((a) => a.kind), { resamples: params.bootstrap });
+    const contexts = new Map<string, ChatMessage[] | null>();
+    const kept = new Map<string, string[]>();
+    for (const [name, value] of Object.entries(inputs)) {
+      if (name.startsWith("context:")) contexts.set(name, Messages.nullable().parse(value));
+      if (name.startsWith("context-info:")) {
+        kept.set(`context:${name.slice("context-info:".length)}`, SweepContextInfoSchema.parse(value).kept);
+      }
+    }
+    // In a ceiling sweep the explorer shows every ceiling's conditions (Full once).
+    const explorerRows = params.ceilings ? sweepCeilingRows(inputs, params.ceilings) : rows;
     Object.assign(meta, {
       stats,
-      explorer: sweepExplorer(rows, new Map()),
+      explorer: sweepExplorer(explorerRows, contexts, kept),
       ...(params.cost ? { cost: params.cost as RunCost } : {}),
     });
     let statsJson = `${JSON.stringify(finiteOrNull(stats), null, 2)}\n`;
