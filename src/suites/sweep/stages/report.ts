@@ -35,7 +35,9 @@ const ModelsSchema = z.object({
 export const sweepReportStage = defineStage({
   name: "sweep-report",
   version: 2,
-  doc: "REPORT.md and report.html of a sweep run, from its aggregate.",
+  doc:
+    "REPORT.md, report.html and stats.json of a sweep run, from its aggregate and rows (every ceiling's in a " +
+    "ceiling sweep) and the contexts the answers were given (for the explorer).",
   params: z.object({
     fixture: z.object({
       name: z.string(),
