@@ -15,6 +15,7 @@ import { RUN_FORMAT, type RunHeader } from "../store/manifest.ts";
 import { readManifest, RunDir } from "../store/run_dir.ts";
 import { checkNewOutputPath, inputError, statInputDirectory, statInputFile } from "../fs_input.ts";
 import { readJournal } from "../store/journal.ts";
+import { formatProblem, verifyRun } from "../store/verify.ts";
 import { CheckFailedError, UsageError } from "../errors.ts";
 import type { CheckOnlyReport } from "./answer_stage.ts";
 import { stageDisplayName, type Suite } from "./suite.ts";
@@ -191,6 +192,18 @@ export async function openFrozen(
   if (checkOnly && path === undefined) throw new UsageError("--check-only needs --frozen-run DIR");
   if (path === undefined) return undefined;
   await readManifest(path, "--frozen-run"); // a missing, unfinished or unreadable run is named as such
+  if (checkOnly) {
+    // Check-only audits the frozen run: one whose blobs, keys or journal do not verify fails the check (exit 1),
+    // whichever of its blobs was altered, before anything is written.
+    const report = await verifyRun(path);
+    if (!report.ok) {
+      throw new CheckFailedError(
+        `--frozen-run ${path} does not verify (${report.problems.length} problem(s); first: ${
+          formatProblem(report.problems[0])
+        }); see 'compaction-bench verify ${path}'`,
+      );
+    }
+  }
   return await FrozenRun.open(path);
 }
 
