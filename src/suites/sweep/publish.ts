@@ -15,6 +15,7 @@ import type { ModelSetup } from "../model_setup.ts";
 import type { RunContext } from "../run_lifecycle.ts";
 import { type SweepFixture, sweepFixtureFromBytes } from "./fixture.ts";
 import { runSweep, type SweepRunOptions } from "./run_suite.ts";
+import { publishJsonFile } from "../published_json_stage.ts";
 
 /** The stages a merge leaves out of the join: each shard's cover its part only, the merged run recomputes them. */
 export const SWEEP_MERGE_SKIP: ReadonlySet<string> = new Set([
@@ -82,6 +83,11 @@ export async function publishMergedSweep(run: RunDir, replay: SweepReplay): Prom
       prices,
     },
   );
-  await run.writeJsonFile("protocol.json", sweepProtocolJson(options, description, replay.counter, fixture));
+  await publishJsonFile(
+    replay.context.executor,
+    run,
+    "protocol.json",
+    sweepProtocolJson(options, description, replay.counter, fixture),
+  );
   for (const [name, hash] of Object.entries(outcome.files)) await run.publish(name, hash);
 }
