@@ -106,7 +106,11 @@ export function enginesExplorer(
   const engines = results.map(name);
   return {
     title: "engines needles and probes",
-    itemName: "needle",
+    itemName: needles.every((n) => n.kind === "probe") && needles.length > 0
+      ? "probe"
+      : needles.some((n) => n.kind === "probe")
+      ? "needle or probe"
+      : "needle",
     filters: [
       {
         id: "kind",
