@@ -19,6 +19,7 @@ import type { RunDir } from "../store/run_dir.ts";
 import { sha256Hex } from "../store/hash.ts";
 import { loadTokenCounter } from "../tokens/load.ts";
 import { CorpusSchema } from "./hotpot/corpus.ts";
+import { publishMergedCollection } from "./hotpot/collect_merge.ts";
 import { type HotpotRunOptions, runHotpot } from "./hotpot/run_suite.ts";
 import type { ModelSetup } from "./model_setup.ts";
 import type { RunContext } from "./run_lifecycle.ts";
@@ -51,9 +52,10 @@ function replayContext(run: RunDir): RunContext {
   return { run, executor: new Executor(run, { progress }), progress, resumed: true };
 }
 
-/** The options the first shard was started with (as recorded in its header). */
+/** The options the first shard was started with (recorded by `merge` in the merged run's invocation). */
 function shardOptions(run: RunDir): Record<string, unknown> {
-  return (run.header.invocation.options ?? {}) as Record<string, unknown>;
+  const options = (run.header.invocation.options ?? {}) as { shard_options?: Record<string, unknown> };
+  return options.shard_options ?? {};
 }
 
 /** The tokenizer the shards used, checked against the header's hash. */
@@ -111,4 +113,6 @@ async function publishHotpot(run: RunDir): Promise<void> {
 /** The suites whose shards can be merged. */
 export const mergedPublishers: Record<string, MergedPublisher> = {
   hotpot: { skipStages: new Set(["hotpot-aggregate", "hotpot-report"]), publish: publishHotpot },
+  // Collect shards have no aggregate: every node is kept and corpus.json is rebuilt (hotpot/collect_merge.ts).
+  "hotpot-collect": { skipStages: new Set(), publish: publishMergedCollection },
 };
