@@ -157,6 +157,16 @@ Deno.test("merges of collect shards of different protocols, programs or datasets
     await collect(halves, ["--shard", "1/2"]);
     const copy1 = join(tmp, "copy1");
     await copyRun(s1, copy1);
+    // Shard 2 with one question's collect node dropped from its manifest: a gap inside a part.
+    const holed = join(tmp, "holed");
+    await copyRun(s2, holed);
+    const holedManifest = await manifestOf(holed);
+    const dropped = holedManifest.nodes.findIndex((n: { stage: string }) => n.stage === "hotpot-collect");
+    assert.ok(dropped >= 0, "shard 2/3 collects at least one question");
+    const droppedId = holedManifest.nodes[dropped].params.id;
+    holedManifest.nodes.splice(dropped, 1);
+    await Deno.remove(join(holed, "manifest.json"));
+    await Deno.writeTextFile(join(holed, "manifest.json"), JSON.stringify(holedManifest, null, 2) + "\n");
 
     const refusals: [string[], RegExp][] = [
       [[s1, s2, seed], new RegExp(`different protocols: ${s1} and ${seed} differ in protocol`)],
@@ -165,6 +175,7 @@ Deno.test("merges of collect shards of different protocols, programs or datasets
       [[s1, s2, halves], /different shard counts/],
       [[s1, s2, s3, copy1], new RegExp(`duplicate shard 1/3: ${s1} and ${copy1}`)],
       [[s1, s3], /missing shard\(s\) 2\/3/],
+      [[s1, holed, s3], new RegExp(`no shard holds the collection of question ${droppedId}`)],
     ];
     for (const [runs, message] of refusals) {
       const bad = join(tmp, "bad");
