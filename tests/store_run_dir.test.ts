@@ -89,3 +89,41 @@ Deno.test("a sealed run refuses further nodes and files", async () => {
     await Deno.remove(dir, { recursive: true });
   }
 });
+
+Deno.test("the manifest is written streaming in exactly the bytes of the pretty-printed manifest, and hashed", async () => {
+  const { ManifestSchema, nodeKey } = await import("../src/store/manifest.ts");
+  const { sha256Hex } = await import("../src/store/hash.ts");
+  for (const count of [0, 1, 3]) {
+    const dir = await Deno.makeTempDir();
+    try {
+      const run = await RunDir.create(join(dir, "r"), { ...header, shard: { index: 1, count: 2 } });
+      for (let i = 0; i < count; i++) {
+        const out = await run.store.putJson({ i, text: 'line\nbreak "quoted"' });
+        await run.recordNode({
+          key: nodeKey("s", 1, { i }, {}),
+          label: `s ${i}`,
+          stage: "s",
+          version: 1,
+          params: { i, nested: { list: [1, { deep: true }] } },
+          inputs: {},
+          outputs: { out },
+          requests: [],
+          usage: { calls: 0, input_tokens: 0, output_tokens: 0 },
+          started: "2026-01-01T00:00:00.000Z",
+          finished: "2026-01-01T00:00:00.000Z",
+          status: i === 1 ? "invalid" : "ok",
+          ...(i === 1 ? { reason: "because" } : {}),
+        });
+      }
+      await run.writeJsonFile("out.json", { count });
+      const { hash } = await run.finish();
+      const bytes = await Deno.readFile(join(dir, "r", "manifest.json"));
+      const text = new TextDecoder().decode(bytes);
+      assert.equal(text, JSON.stringify(ManifestSchema.parse(JSON.parse(text)), null, 2) + "\n");
+      assert.equal(hash, sha256Hex(bytes));
+      assert.equal(JSON.parse(text).nodes.length, count);
+    } finally {
+      await Deno.remove(dir, { recursive: true });
+    }
+  }
+});

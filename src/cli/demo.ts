@@ -11,9 +11,9 @@ import { UsageError } from "../errors.ts";
 import { formatVerifyReport, verifyRun } from "../store/verify.ts";
 import { parseCommand } from "./args.ts";
 import { checkNewOutputPath, inputError } from "../fs_input.ts";
-import { enginesCommand } from "./engines.ts";
 import { hotpotCommand, hotpotRun } from "./hotpot.ts";
-import { sweepRun } from "./sweep.ts";
+import { enginesCommand } from "./engines.ts";
+import { type LaneReply, LaneReplySchema } from "./demo_lane_messages.ts";
 import { defaultOutputPath } from "./run_setup.ts";
 
 const HELP = `compaction-bench demo [--output DIR] [--quiet]
@@ -25,6 +25,49 @@ fixtures. Every run directory is verified. Nothing leaves this machine.
 Options:
   -o, --output DIR     new directory for the demo's runs (default: runs/demo-<time>)
   -q, --quiet          no progress on stderr`;
+
+/** The hotpot lane: collect, then run. */
+async function hotpotLane(root: string, quiet: string[], step: (title: string) => void): Promise<number> {
+  step("hotpot collect (scripted trajectories of the demo questions)");
+  const corpusRun = join(root, "hotpot-corpus");
+  const code = await hotpotCommand(["collect", "--output", corpusRun, ...quiet]);
+  if (code !== 0) return code;
+
+  step("hotpot run (full, jev, summary, jev+summary under a 3,600-token ceiling)");
+  const hotpot = await hotpotRun([
+    "--corpus",
+    join(corpusRun, "corpus.json"),
+    "--reference",
+    "--output",
+    join(root, "hotpot"),
+    ...quiet,
+  ]);
+  return hotpot.code;
+}
+
+/** Starts the sweeps' lane in a worker (see demo_lane.ts). */
+function startLane(root: string): { reply: Promise<LaneReply>; stop(): void } {
+  const worker = new Worker(new URL("./demo_lane.ts", import.meta.url).href, { type: "module" });
+  const reply = new Promise<LaneReply>((resolve, reject) => {
+    worker.onmessage = (event) => {
+      worker.terminate();
+      resolve(LaneReplySchema.parse(event.data));
+    };
+    worker.onerror = (event) => {
+      event.preventDefault();
+      worker.terminate();
+      reject(new Error(`demo lane (sweeps) failed: ${event.message}`));
+    };
+  });
+  worker.postMessage({ root });
+  return {
+    reply,
+    stop: () => {
+      worker.terminate();
+      reply.catch(() => {}); // stopped: its outcome no longer matters
+    },
+  };
+}
 
 /** Runs the demo; returns the exit code. */
 export async function demoCommand(argv: string[]): Promise<number> {
@@ -54,37 +97,29 @@ export async function demoCommand(argv: string[]): Promise<number> {
   const started = performance.now();
   const step = (title: string) => console.log(`\n== ${title}`);
 
-  step("hotpot collect (scripted trajectories of the demo questions)");
-  const corpusRun = join(root, "hotpot-corpus");
-  let code = await hotpotCommand(["collect", "--output", corpusRun, ...quiet]);
-  if (code !== 0) return code;
+  // The sweeps run in a worker beside the hotpot lane (both cores busy); their output follows hotpot's.
+  const lane = startLane(root);
+  let code: number;
+  try {
+    code = await hotpotLane(root, quiet, step);
+  } catch (error) {
+    lane.stop();
+    throw error;
+  }
+  if (code !== 0) {
+    lane.stop();
+    return code;
+  }
 
-  step("hotpot run (full, jev, summary, jev+summary under a 3,600-token ceiling)");
-  const hotpot = await hotpotRun([
-    "--corpus",
-    join(corpusRun, "corpus.json"),
-    "--reference",
-    "--output",
-    join(root, "hotpot"),
-    ...quiet,
-  ]);
-  if (hotpot.code !== 0) return hotpot.code;
+  const other = await lane.reply;
+  for (const line of other.lines) console.log(line);
+  if (other.error) {
+    if (other.error.usage) throw new UsageError(other.error.message);
+    throw new Error(`demo lane (sweeps): ${other.error.message}`);
+  }
+  if (other.code !== 0) return other.code;
 
-  step("sweep run (frozen summary + Jev Top-N, sandboxed repair checks)");
-  const sweep = await sweepRun(["--reference", "--output", join(root, "sweep"), ...quiet]);
-  if (sweep.code !== 0) return sweep.code;
-
-  step("sweep run --frozen-run (reuses every summary and ranking, answers afresh)");
-  const reused = await sweepRun([
-    "--reference",
-    "--frozen-run",
-    join(root, "sweep"),
-    "--output",
-    join(root, "sweep-frozen"),
-    ...quiet,
-  ]);
-  if (reused.code !== 0) return reused.code;
-
+  // Engines measures latency: it runs alone, once both lanes are done.
   step("engines run (every built-in engine on a generated 200-turn transcript)");
   code = await enginesCommand(["run", "--reference", "--output", join(root, "engines"), ...quiet]);
   if (code !== 0) return code;

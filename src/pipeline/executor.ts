@@ -1,7 +1,8 @@
 /**
  * The stage executor. A stage execution is identified by its node key (SHA-256 of canonical `{stage, version,
- * params, inputs}`); the executor runs each key once per run (memo), takes completed nodes from the journal of
- * a resumed run, and reuses nodes of a `--frozen-run` whose key matches (copying their blobs in, recording
+ * params, inputs}`); the executor runs each key once per run (memo: a key in flight is awaited, a completed key's
+ * outputs are read back from the store, so the executor never holds every node's outputs), takes completed
+ * nodes from the journal of a resumed run, and reuses nodes of a `--frozen-run` whose key matches (copying their blobs in, recording
  * `reused_from`). In check-only mode a stage that would call a provider and has no frozen node is not run.
  *
  * @module
@@ -14,7 +15,14 @@ import { sha256Hex } from "../store/hash.ts";
 import { canonicalBytes } from "../store/canonical.ts";
 import type { Progress } from "./progress.ts";
 import { failedWithCalls, FrozenMismatchError } from "./frozen_check.ts";
-import type { OutputSpecs, OutputValues, StageDef } from "./stage.ts";
+import {
+  type AnyStageDef,
+  inputKind,
+  type OutputSpecs,
+  type OutputValues,
+  readsInput,
+  type StageDef,
+} from "./stage.ts";
 
 /** What identifies one stage execution. */
 export interface StageCall {
@@ -126,7 +134,10 @@ export class Executor {
   /** The run being written. */
   readonly run: RunDir;
   readonly #options: ExecutorOptions;
-  readonly #memo = new Map<string, Promise<NodeResult>>();
+  /** Executions in flight by key; dropped when they settle, so outputs are not held for the whole run. */
+  readonly #inFlight = new Map<string, Promise<NodeResult>>();
+  /** Completed nodes of this run by key (their outputs stay in the store and are read back on a memo hit). */
+  readonly #done = new Map<string, { node: Node; textOutputs?: string[] }>();
   readonly #resumed = new Map<string, Node>();
   /** Set once a frozen-run refusal was thrown: every later execution is refused at once. */
   #refusal: FrozenMismatchError | undefined;
@@ -170,7 +181,7 @@ export class Executor {
 
   /** Resolves when every execution started so far has finished (after a refusal, before cleaning up). */
   async settled(): Promise<void> {
-    await Promise.allSettled([...this.#memo.values()]);
+    while (this.#inFlight.size > 0) await Promise.allSettled([...this.#inFlight.values()]);
   }
 
   #refuse(message: string): never {
@@ -188,7 +199,11 @@ export class Executor {
       label: string;
       params: P;
       inputs: Record<string, string>;
-      values: Record<string, unknown>;
+      /**
+       * The same inputs already read, when the caller holds them; absent, the inputs are read from the store
+       * (by the declaration's input kinds) only if the node is executed now.
+       */
+      values?: Record<string, unknown>;
       /** Overrides the declaration's `provider` (e.g. an answer whose context is invalid sends nothing). */
       provider?: boolean;
     },
@@ -207,7 +222,14 @@ export class Executor {
         outputNames: names,
         textOutputs: names.filter((n) => def.outputs[n].kind === "text"),
       },
-      (key) => def.run({ params: call.params, inputs: call.values, hashes: call.inputs, key, env }),
+      async (key) =>
+        def.run({
+          params: call.params,
+          inputs: call.values ?? await this.#readInputs(def, call.inputs),
+          hashes: call.inputs,
+          key,
+          env,
+        }),
     );
     const outputs: Record<string, unknown> = {};
     for (const name of names) {
@@ -232,23 +254,47 @@ export class Executor {
   execute(call: StageCall, fn: (key: string) => Promise<StageOutcome>): Promise<NodeResult> {
     if (this.#refusal) return Promise.reject(this.#refusal);
     const key = nodeKey(call.stage, call.version, call.params, call.inputs);
-    const existing = this.#memo.get(key);
-    if (existing) {
+    const done = this.#done.get(key);
+    const existing = this.#inFlight.get(key);
+    if (done || existing) {
       this.counts.memo++;
-      return existing.then((r) => {
+      const result = done
+        ? this.#readOutputs(done.node, this.store, done.textOutputs).then((outputs) => ({
+          node: done.node,
+          outputs,
+        }))
+        : existing!;
+      return result.then((r) => {
         this.#options.progress?.tick(call.stage);
-        return { ...r, reused: "memo" as const };
+        return { node: r.node, outputs: r.outputs, reused: "memo" as const };
       });
     }
     const promise = this.#execute(key, call, fn);
-    this.#memo.set(key, promise);
+    this.#inFlight.set(key, promise);
+    promise.then((r) => this.#done.set(key, { node: r.node, textOutputs: call.textOutputs }), () => {})
+      .finally(() => this.#inFlight.delete(key));
     return promise;
   }
 
-  async #readOutputs(node: Node, store: BlobStore, call: StageCall): Promise<Record<string, unknown>> {
+  /** Reads a declaration's input blobs from the store (text or parsed JSON, by the declared kinds). */
+  async #readInputs(
+    def: AnyStageDef,
+    hashes: Record<string, string>,
+  ): Promise<Record<string, unknown>> {
+    const values: Record<string, unknown> = {};
+    for (const [name, hash] of Object.entries(hashes)) {
+      if (!readsInput(def, name)) values[name] = null;
+      else {values[name] = inputKind(def, name) === "text"
+          ? await this.store.getText(hash)
+          : await this.store.getJson(hash);}
+    }
+    return values;
+  }
+
+  async #readOutputs(node: Node, store: BlobStore, textOutputs?: string[]): Promise<Record<string, unknown>> {
     const outputs: Record<string, unknown> = {};
     for (const [name, hash] of Object.entries(node.outputs)) {
-      outputs[name] = call.textOutputs?.includes(name) && node.status === "ok"
+      outputs[name] = textOutputs?.includes(name) && node.status === "ok"
         ? await store.getText(hash)
         : await store.getJson(hash);
     }
@@ -265,7 +311,11 @@ export class Executor {
     if (resumed) {
       this.counts.resume++;
       progress?.tick(call.stage);
-      return { node: resumed, outputs: await this.#readOutputs(resumed, this.store, call), reused: "resume" };
+      return {
+        node: resumed,
+        outputs: await this.#readOutputs(resumed, this.store, call.textOutputs),
+        reused: "resume",
+      };
     }
     const frozen = this.#options.frozen;
     const frozenNode = frozen?.byKey(key);
@@ -308,7 +358,7 @@ export class Executor {
       await this.run.recordNode(node);
       this.counts.frozen++;
       progress?.tick(call.stage);
-      return { node, outputs: await this.#readOutputs(node, this.store, call), reused: "frozen" };
+      return { node, outputs: await this.#readOutputs(node, this.store, call.textOutputs), reused: "frozen" };
     }
     const started = new Date().toISOString();
     let outcome: StageOutcome;

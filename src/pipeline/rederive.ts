@@ -11,7 +11,7 @@ import { canonicalBytes } from "../store/canonical.ts";
 import { sha256Hex } from "../store/hash.ts";
 import type { Manifest, Node } from "../store/manifest.ts";
 import { readManifest } from "../store/run_dir.ts";
-import { type AnyStageDef, inputKind } from "./stage.ts";
+import { type AnyStageDef, inputKind, readsInput } from "./stage.ts";
 
 /** The stage declarations a run may hold, and the environment their bodies need. */
 export interface StageRegistry {
@@ -89,7 +89,7 @@ export async function rederiveRun(dir: string, registry: StageRegistry): Promise
     try {
       const inputs: Record<string, unknown> = {};
       for (const [name, hash] of Object.entries(node.inputs)) {
-        inputs[name] = await read(hash, inputKind(def, name));
+        inputs[name] = readsInput(def, name) ? await read(hash, inputKind(def, name)) : null;
       }
       // The body gets the params exactly as recorded (they entered the key as they are).
       const outcome = await def.run({ params: node.params, inputs, hashes: node.inputs, key: node.key, env });

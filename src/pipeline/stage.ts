@@ -71,6 +71,11 @@ export interface StageDef<P = unknown, O extends OutputSpecs = OutputSpecs, E = 
   inputs: readonly string[];
   /** Input names (or families) whose blobs are text rather than JSON. */
   textInputs?: readonly string[];
+  /**
+   * Input names (or families) the body uses by hash only (DAG edges such as an aggregate's contexts): neither
+   * the executor nor `--rederive` reads their blobs, and the body gets null for them.
+   */
+  hashOnlyInputs?: readonly string[];
   outputs: O;
   /** True when the stage calls a model provider or measures time: `--rederive` does not re-execute it. */
   provider: boolean;
@@ -92,6 +97,11 @@ export function matchesInput(names: readonly string[], name: string): boolean {
 /** The kind of input `name` of `def`. */
 export function inputKind(def: StageDef<unknown, OutputSpecs, unknown>, name: string): BlobKind {
   return matchesInput(def.textInputs ?? [], name) ? "text" : "json";
+}
+
+/** Whether the body of `def` reads input `name` (false for its hash-only inputs). */
+export function readsInput(def: StageDef<unknown, OutputSpecs, unknown>, name: string): boolean {
+  return !matchesInput(def.hashOnlyInputs ?? [], name);
 }
 
 /** Any stage declaration (for registries). */

@@ -29,6 +29,8 @@ export class BlobStore {
   readonly #root: string;
   readonly #known = new Set<string>();
   #tmpCounter = 0;
+  /** Directories this store has made (or found), so each is made once. */
+  readonly #dirs = new Set<string>();
 
   /** A store rooted at a run directory (blobs go to `<root>/objects/`). */
   constructor(root: string) {
@@ -57,10 +59,11 @@ export class BlobStore {
       if (!(error instanceof Deno.errors.NotFound)) throw error;
     }
     const tmpDir = join(this.#root, "objects", "tmp");
-    await Deno.mkdir(tmpDir, { recursive: true });
-    await Deno.mkdir(join(this.#root, "objects", "sha256", hash.slice(0, 2)), { recursive: true });
+    await this.#mkdir(tmpDir);
+    await this.#mkdir(join(this.#root, "objects", "sha256", hash.slice(0, 2)));
     const tmp = join(tmpDir, `${hash}.${Deno.pid}.${this.#tmpCounter++}`);
-    const file = await Deno.open(tmp, { write: true, createNew: true, mode: 0o644 });
+    // Created read-only: the descriptor opened here may still write, nothing can later.
+    const file = await Deno.open(tmp, { write: true, createNew: true, mode: 0o444 });
     try {
       let written = 0;
       while (written < bytes.length) written += await file.write(bytes.subarray(written));
@@ -68,10 +71,17 @@ export class BlobStore {
     } finally {
       file.close();
     }
-    await Deno.chmod(tmp, 0o444);
+    // A umask that strips read bits would leave the blob unreadable to others: set the mode outright then.
+    if ((Deno.umask() & 0o444) !== 0) await Deno.chmod(tmp, 0o444);
     await Deno.rename(tmp, path);
     this.#known.add(hash);
     return hash;
+  }
+
+  async #mkdir(dir: string): Promise<void> {
+    if (this.#dirs.has(dir)) return;
+    await Deno.mkdir(dir, { recursive: true });
+    this.#dirs.add(dir);
   }
 
   /** Stores a string's UTF-8 bytes. */

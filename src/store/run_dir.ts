@@ -8,14 +8,14 @@
  *
  * @module
  */
+import { createHash } from "node:crypto";
 import { basename, dirname, join } from "node:path";
 import { UsageError } from "../errors.ts";
 import { inputError, readInputText, statInputDirectory, subjectOf } from "../fs_input.ts";
 import { BlobStore } from "./blob_store.ts";
 import { canonicalJson } from "./canonical.ts";
-import { sha256Hex } from "./hash.ts";
 import { JournalWriter, readJournal } from "./journal.ts";
-import { type Manifest, ManifestSchema, type Node, type RunHeader } from "./manifest.ts";
+import { type Manifest, ManifestSchema, type Node, NodeSchema, type RunHeader } from "./manifest.ts";
 import { type ResumeExpectation, resumeMismatch } from "./resume_check.ts";
 import { LOCK_FILE, type LockHolder, RunLock } from "./run_lock.ts";
 
@@ -86,6 +86,44 @@ export async function writeFileAtomic(path: string, bytes: Uint8Array): Promise<
     file.close();
   }
   await Deno.rename(tmp, path);
+}
+
+/**
+ * Writes text pieces to `path` atomically (temp file, fsync, rename; an existing file is refused) and returns
+ * the SHA-256 of the UTF-8 bytes written.
+ */
+export async function writeTextAtomic(path: string, pieces: Iterable<string>): Promise<string> {
+  if (await exists(path)) throw new Error(`refusing to overwrite ${path}`);
+  const tmp = `${path}.tmp-${Deno.pid}`;
+  const hash = createHash("sha256");
+  const encoder = new TextEncoder();
+  const file = await Deno.open(tmp, { write: true, create: true, truncate: true, mode: 0o644 });
+  try {
+    for (const piece of pieces) {
+      const bytes = encoder.encode(piece);
+      hash.update(bytes);
+      let written = 0;
+      while (written < bytes.length) written += await file.write(bytes.subarray(written));
+    }
+    await file.sync();
+  } finally {
+    file.close();
+  }
+  await Deno.rename(tmp, path);
+  return hash.digest("hex");
+}
+
+/** The SHA-256 and the number of lines (newline bytes) of a file, read in chunks. */
+async function hashLines(path: string): Promise<{ lines: number; sha256: string }> {
+  const hash = createHash("sha256");
+  let lines = 0;
+  // The stream closes the file when it ends (or when the loop leaves early).
+  const file = await Deno.open(path);
+  for await (const chunk of file.readable) {
+    hash.update(chunk);
+    for (const byte of chunk) if (byte === 10) lines++;
+  }
+  return { lines, sha256: hash.digest("hex") };
 }
 
 /** A run being written. */
@@ -288,19 +326,32 @@ export class RunDir {
     this.#sealed = true;
     await this.#journal.close();
     await this.#removeUnreferencedBlobs();
-    const journalBytes = await Deno.readFile(join(this.path, RUN_FILES.journal));
-    const lines = new TextDecoder().decode(journalBytes).split("\n").length - 1;
-    const manifest: Manifest = ManifestSchema.parse({
+    const journal = await hashLines(join(this.path, RUN_FILES.journal));
+    // The manifest is written streaming, one node at a time, in exactly the bytes of
+    // `JSON.stringify(manifest, null, 2)`: a run of any size never holds its whole manifest text.
+    const head = ManifestSchema.parse({
       ...this.header,
       finished: new Date().toISOString(),
-      nodes: this.nodes,
+      nodes: [],
       files: this.#files,
-      journal: { lines, sha256: sha256Hex(journalBytes) },
+      journal,
     });
-    const text = JSON.stringify(manifest, null, 2) + "\n";
-    await writeFileAtomic(join(this.path, RUN_FILES.manifest), new TextEncoder().encode(text));
+    const headText = JSON.stringify(head, null, 2) + "\n";
+    const marker = '\n  "nodes": []';
+    const at = headText.indexOf(marker);
+    const nodes = this.nodes;
+    // Each node is validated as it is written; the manifest's text is never held whole.
+    const pieces = nodes.length === 0 ? [headText] : (function* () {
+      yield headText.slice(0, at) + '\n  "nodes": [';
+      for (const [i, node] of nodes.entries()) {
+        const text = JSON.stringify(NodeSchema.parse(node), null, 2).replaceAll("\n", "\n    ");
+        yield `${i === 0 ? "" : ","}\n    ${text}`;
+      }
+      yield "\n  ]" + headText.slice(at + marker.length);
+    })();
+    const hash = await writeTextAtomic(join(this.path, RUN_FILES.manifest), pieces);
     await this.#lock.release();
-    return { manifest, hash: sha256Hex(text) };
+    return { manifest: { ...head, nodes }, hash };
   }
 
   /** Deletes blobs that no node, source or file references (left by an interrupted attempt before a resume). */

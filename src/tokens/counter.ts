@@ -11,7 +11,7 @@ import type { TokenCounter } from "./types.ts";
 import type { ChatTemplate, TemplateViewOptions } from "./template.ts";
 
 /** At most this many counts are cached per tokenizer; past it the oldest entries are dropped. */
-export const COUNT_CACHE_LIMIT = 200_000;
+export const COUNT_CACHE_LIMIT = 50_000;
 
 /** A built tokenizer directory: what is expensive to make, shared by every counter over that directory. */
 export interface LoadedTokenizer {

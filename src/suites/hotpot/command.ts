@@ -21,7 +21,6 @@ import { HOTPOT_METHODS, type HotpotMethod } from "./methods.ts";
 import { DEFAULT_HOTPOT_RUN, runHotpot } from "./run_suite.ts";
 import { DEFAULT_SELECTION } from "./select.ts";
 import { type Shard, shardText } from "../../pipeline/shard.ts";
-import { shardOfCorpus } from "./corpus_shard.ts";
 import { assertHotpotFrozen } from "./frozen_protocol.ts";
 import {
   agentMode,
@@ -146,20 +145,30 @@ export interface HotpotRunCommandOptions extends RunCommandOptions {
   shard?: Shard;
 }
 
+/**
+ * A corpus file checked whole; only its bytes and its dataset's hash are kept. The corpus of a collect shard
+ * (a part of the selection) is refused.
+ */
+async function readCorpusSource(path: string): Promise<{ bytes: Uint8Array; datasetSha256: string }> {
+  const { corpus, bytes } = await readCorpus(path);
+  if (corpus.shard !== undefined) {
+    throw new UsageError(
+      `--corpus ${path}: the corpus of collect shard ${
+        shardText(corpus.shard)
+      } holds only that part of the ` +
+        `selection; join the shards first ('compaction-bench merge OUT RUN...')`,
+    );
+  }
+  return { bytes, datasetSha256: corpus.dataset.sha256 };
+}
+
 /** `hotpot run`: returns the run directory. */
 export async function hotpotRunCommand(options: HotpotRunCommandOptions, argv: string[]): Promise<string> {
   if (!options.corpus) {
     throw new UsageError("hotpot run: --corpus FILE is required (write one with 'hotpot collect')");
   }
-  const { corpus, bytes } = await readCorpus(options.corpus);
-  if (corpus.shard !== undefined) {
-    throw new UsageError(
-      `--corpus ${options.corpus}: the corpus of collect shard ${
-        shardText(corpus.shard)
-      } holds only that part ` +
-        `of the selection; join the shards first ('compaction-bench merge OUT RUN...')`,
-    );
-  }
+  // Only the bytes are kept: the run reads the questions back from its store (see runHotpot).
+  const { bytes, datasetSha256 } = await readCorpusSource(options.corpus);
   const checkOnly = options["check-only"] === true;
   const runOptions = {
     ...DEFAULT_HOTPOT_RUN,
@@ -211,7 +220,7 @@ export async function hotpotRunCommand(options: HotpotRunCommandOptions, argv: s
       }
       const outcome = await runHotpot(
         context,
-        shardOfCorpus(corpus, options.shard),
+        options.shard,
         runOptions,
         models,
         counter,
@@ -222,7 +231,6 @@ export async function hotpotRunCommand(options: HotpotRunCommandOptions, argv: s
       );
       return {
         result: outcome,
-        files: outcome.files,
         json: {
           "protocol.json": {
             suite: "hotpot",
@@ -230,10 +238,10 @@ export async function hotpotRunCommand(options: HotpotRunCommandOptions, argv: s
             models: models.description,
             tokenizer: { name: counter.name, hash: counter.hash },
             corpus_sha256: sha256Hex(bytes),
-            dataset_sha256: corpus.dataset.sha256,
+            dataset_sha256: datasetSha256,
           },
         },
-        raw: { "corpus.json": bytes },
+        files: { ...outcome.files, "corpus.json": context.run.header.sources.corpus },
         check: outcome.checkOnly,
       };
     },

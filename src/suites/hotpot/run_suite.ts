@@ -13,22 +13,35 @@ import type { TokenCounter } from "../../tokens/types.ts";
 import { addUsage, emptyUsage, type Usage } from "../../core/usage.ts";
 import { rowInput, sortedRecord } from "../published.ts";
 import type { StoredRankingValue, StoredSummaryValue } from "../stored.ts";
-import type { Corpus } from "./corpus.ts";
 import type { HotpotMethod } from "./methods.ts";
 import type { HotpotResultRow } from "./rows.ts";
-import { hotpotQuestionStage } from "./stages/question.ts";
+import {
+  corpusOf,
+  forgetCorpus,
+  hotpotQuestionStage,
+  type StoredQuestion,
+  StoredQuestionSchema,
+} from "./stages/question.ts";
+import { CorpusGoldSchema } from "./corpus.ts";
+import { shardOfCorpus } from "./corpus_shard.ts";
+import type { Shard } from "../../pipeline/shard.ts";
+import type { BlobStore } from "../../store/blob_store.ts";
 import { hotpotContextStage } from "./stages/context.ts";
 import { hotpotRankStage, hotpotSummaryStage } from "./stages/compress.ts";
 import { hotpotScoreStage } from "./stages/score.ts";
 import { hotpotAggregateStage } from "./stages/aggregate.ts";
 import { hotpotReportStage } from "./stages/report.ts";
 import { ceilingInputs, hotpotCeilingsStage } from "./stages/ceilings.ts";
+import pLimit from "p-limit";
 import { DEFAULT_RESAMPLES } from "../../analysis/bootstrap.ts";
 import { runCost } from "../../analysis/cost.ts";
 import { reportAnalysisInputs, type ReportAnalysisOptions } from "../../analysis/report_inputs.ts";
 
 export type { HotpotResultRow } from "./rows.ts";
 export { supportSurvival } from "./stages/score.ts";
+
+/** Questions in flight at once (each queues a few dozen calls). */
+const QUESTION_WINDOW = 8;
 
 /** The protocol knobs of a run. */
 export interface HotpotRunOptions {
@@ -68,7 +81,7 @@ export interface HotpotRunOutcome {
 /** Runs the hotpot conditions of a corpus. */
 export async function runHotpot(
   context: RunContext,
-  corpus: Corpus,
+  shard: Shard | undefined,
   options: HotpotRunOptions,
   models: ModelSetup,
   counter: TokenCounter,
@@ -80,9 +93,10 @@ export async function runHotpot(
   const check = new CheckOnlyComparison();
   const caps = options.inputCaps ?? [options.inputCap];
   const sweep = caps.length > 1;
+  const questions = await questionNodes(context, shard, counter);
   const runs = await Promise.all(
     caps.map((cap, i) =>
-      runCeiling(context, corpus, { ...options, inputCap: cap }, models, counter, check, {
+      runCeiling(context, questions, { ...options, inputCap: cap }, models, counter, check, {
         tag: sweep ? ` cap=${cap}` : "",
         first: i === 0,
       })
@@ -99,8 +113,8 @@ export async function runHotpot(
     executor.runStage(hotpotAggregateStage, {
       label: sweep ? `aggregate cap=${caps[i]}` : "aggregate",
       params: { methods: options.methods, compression_usage: r.compressionUsage },
+      // The rows are read back from the store when the aggregate runs: nothing holds every row meanwhile.
       inputs: sortedRecord(r.aggregateInputs),
-      values: r.aggregateValues,
     }, env)
   ));
   const aggregateNode = aggregates[0];
@@ -127,7 +141,10 @@ export async function runHotpot(
     },
     ...await reportAnalysisInputs(
       { aggregate: aggregateNode.node.outputs["aggregate.json"], corpus: corpusHash },
-      { aggregate: aggregateNode.outputs["aggregate.json"], corpus },
+      {
+        aggregate: aggregateNode.outputs["aggregate.json"],
+        corpus: await context.run.store.getJson(corpusHash),
+      },
       aggregateNode.node.outputs["results.json"],
       aggregateNode.outputs["results.json"],
       context.run.store,
@@ -150,10 +167,52 @@ export async function runHotpot(
   };
 }
 
+/** The blobs of one question node: its public material, its gold labels and its id and type. */
+interface QuestionBlobs {
+  id: string;
+  question: string;
+  gold: string;
+  meta: string;
+}
+
+/**
+ * Runs every question node of the run (of its shard) first: they are pure and cheap, and afterwards the parsed
+ * corpus is released, so a run never holds the corpus while it answers.
+ */
+async function questionNodes(
+  context: RunContext,
+  shard: Shard | undefined,
+  counter: TokenCounter,
+): Promise<QuestionBlobs[]> {
+  const { executor, run, progress } = context;
+  const corpusHash = run.header.sources["corpus"];
+  const corpus = shardOfCorpus(corpusOf(corpusHash, await run.store.getJson(corpusHash)), shard);
+  progress.plan("hotpot-question", corpus.questions.length);
+  const blobs: QuestionBlobs[] = [];
+  for (const cq of corpus.questions) {
+    const node = await executor.runStage(hotpotQuestionStage, {
+      label: `question q=${cq.id}`,
+      params: { id: cq.id },
+      inputs: { corpus: corpusHash },
+      values: { corpus },
+    }, { counter });
+    const { outputs } = node.node;
+    blobs.push({ id: cq.id, question: outputs.question, gold: outputs.gold, meta: outputs.meta });
+  }
+  forgetCorpus(corpusHash);
+  return blobs;
+}
+
+/** A stored question read back (validated, kept as read so it equals the stored bytes). */
+async function readQuestion(store: BlobStore, hash: string): Promise<StoredQuestion> {
+  const value = await store.getJson(hash);
+  StoredQuestionSchema.parse(value);
+  return value as StoredQuestion;
+}
+
 /** One ceiling's answer rows (as aggregate inputs) and compression usage. */
 interface CeilingRun {
   aggregateInputs: Record<string, string>;
-  aggregateValues: Record<string, unknown>;
   compressionUsage: Record<string, Usage>;
 }
 
@@ -165,7 +224,7 @@ interface CeilingRun {
  */
 async function runCeiling(
   context: RunContext,
-  corpus: Corpus,
+  questions: readonly QuestionBlobs[],
   options: HotpotRunOptions,
   models: ModelSetup,
   counter: TokenCounter,
@@ -173,14 +232,12 @@ async function runCeiling(
   ceiling: { tag: string; first: boolean },
 ): Promise<CeilingRun> {
   const { executor, run, progress } = context;
-  const corpusHash = run.header.sources["corpus"];
   const tag = ceiling.tag;
   const usesRanking = options.methods.some((m) => m === "jev" || m === "jev+summary");
   const usesSummary = options.methods.some((m) => m === "summary" || m === "jev+summary");
-  const q = corpus.questions.length;
+  const q = questions.length;
   const G = options.compressions;
-  // Questions and rankings do not depend on the ceiling: a sweep plans (and runs) them once.
-  if (ceiling.first) progress.plan("hotpot-question", q);
+  // Rankings do not depend on the ceiling: a sweep plans (and runs) them once.
   if (usesRanking && ceiling.first) progress.plan("hotpot-rank", q * G);
   if (usesSummary) {
     progress.plan(
@@ -200,134 +257,130 @@ async function runCeiling(
   const modelEnv = { counter, chat: models.chat, decision: models.decision };
   /** The aggregate's inputs: per answer row its status, answer, score, context count and context. */
   const aggregateInputs: Record<string, string> = {};
-  const aggregateValues: Record<string, unknown> = {};
+  // A bounded window of questions in flight: memory stays flat in the number of questions, and the window
+  // still queues more calls than the endpoint runs at once.
+  const window = pLimit(QUESTION_WINDOW);
 
-  await Promise.all(corpus.questions.map(async (cq) => {
-    const questionNode = await executor.runStage(hotpotQuestionStage, {
-      label: `question q=${cq.id}`,
-      params: { id: cq.id },
-      inputs: { corpus: corpusHash },
-      values: { corpus },
-    }, env);
-    const question = questionNode.outputs.question;
-    const gold = questionNode.outputs.gold;
-    const questionHash = questionNode.node.outputs.question;
-    const goldHash = questionNode.node.outputs.gold;
-    aggregateInputs[`question:${cq.id}`] = questionHash;
-    aggregateValues[`question:${cq.id}`] = question;
+  await Promise.all(questions.map((cq) =>
+    window(async () => {
+      // Read back from the store while the question is in flight: nothing holds every question.
+      const question = await readQuestion(run.store, cq.question);
+      const questionHash = cq.question;
+      const goldHash = cq.gold;
+      const gold = await run.store.getJson(goldHash);
+      CorpusGoldSchema.parse(gold);
+      aggregateInputs[`meta:${cq.id}`] = cq.meta;
 
-    // Generations, methods and answers run concurrently; only data dependencies order them (rank →
-    // summary → context → answers), so the endpoint limiter always has queued work. Rows are sorted by the
-    // aggregate stage.
-    await Promise.all(Array.from({ length: G }, async (_, gen) => {
-      let rankingHash: string | undefined;
-      let ranking: StoredRankingValue | undefined;
-      if (usesRanking) {
-        const rankNode = await executor.runStage(hotpotRankStage, {
-          label: `rank q=${cq.id} gen=${gen}`,
-          params: { generation: gen, decision_model: models.description.decision_model },
-          inputs: { question: questionHash },
-          values: { question },
-        }, modelEnv);
-        rankingHash = rankNode.node.outputs.ranking;
-        ranking = rankNode.outputs.ranking ?? undefined;
-        for (const m of ["jev", "jev+summary"]) {
-          if (options.methods.includes(m as HotpotMethod) && rankNode.node.reused_from === undefined) {
-            countUsage(m, rankNode.node.usage);
-          }
-        }
-      }
-
-      await Promise.all(options.methods.map(async (method) => {
-        // 1. Compression artifact (summary) where the method needs one.
-        let summaryHash: string | undefined;
-        let summaryValue: StoredSummaryValue | undefined;
-        if (method === "summary" || method === "jev+summary") {
-          const inputs: Record<string, string> = { question: questionHash };
-          if (method === "jev+summary" && rankingHash) inputs.ranking = rankingHash;
-          const summaryNode = await executor.runStage(hotpotSummaryStage, {
-            label: `summary q=${cq.id} method=${method} gen=${gen}${tag}`,
-            params: {
-              method,
-              generation: gen,
-              ...common,
-              chat_model: models.description.chat_model,
-              max_retries: options.summaryRetries,
-              ...(method === "jev+summary" ? { fusion_share: options.fusionShare } : {}),
-            },
-            inputs,
-            values: { question, ranking },
+      // Generations, methods and answers run concurrently; only data dependencies order them (rank →
+      // summary → context → answers), so the endpoint limiter always has queued work. Rows are sorted by the
+      // aggregate stage.
+      await Promise.all(Array.from({ length: G }, async (_, gen) => {
+        let rankingHash: string | undefined;
+        let ranking: StoredRankingValue | undefined;
+        if (usesRanking) {
+          const rankNode = await executor.runStage(hotpotRankStage, {
+            label: `rank q=${cq.id} gen=${gen}`,
+            params: { generation: gen, decision_model: models.description.decision_model },
+            inputs: { question: questionHash },
+            values: { question },
           }, modelEnv);
-          summaryHash = summaryNode.node.outputs.summary;
-          summaryValue = summaryNode.outputs.summary ?? undefined;
-          // A node that came from a frozen run (now, or before a resume) made its calls there.
-          if (summaryNode.node.reused_from === undefined) countUsage(method, summaryNode.node.usage);
-        }
-
-        // 2. The answer input (pure, rebuilt by --check-only).
-        const contextInputs: Record<string, string> = { question: questionHash };
-        const contextValues: Record<string, unknown> = { question };
-        if (method === "jev" && rankingHash) {
-          contextInputs.ranking = rankingHash;
-          contextValues.ranking = ranking;
-        }
-        if (summaryHash) {
-          contextInputs.summary = summaryHash;
-          contextValues.summary = summaryValue;
-        }
-        const contextNode = await executor.runStage(hotpotContextStage, {
-          label: `context q=${cq.id} method=${method}${method === "full" ? "" : ` gen=${gen}`}${tag}`,
-          params: { method, ...common },
-          inputs: contextInputs,
-          values: contextValues,
-        }, env);
-        const contextHash = contextNode.node.outputs.messages;
-
-        // 3. Answers and scores.
-        await Promise.all(Array.from({ length: options.answers }, async (_, a) => {
-          const row = `q=${cq.id} method=${method} gen=${gen} ans=${a}`;
-          const label = `answer ${row}${method === "full" ? "" : tag}`;
-          const { node: answerNode, answer, valid: answerValid } = await answerStage(executor, {
-            stage: "hotpot-answer",
-            label,
-            params: {
-              question_id: cq.id,
-              method,
-              generation: gen,
-              answer_index: a,
-              chat_model: models.description.chat_model,
-            },
-            context: contextNode,
-            chat: models.chat,
-            maxTokens: options.answerMaxTokens,
-            inputCap: method === "full" ? null : options.inputCap,
-          });
-          check.record(executor, label, contextHash);
-          const scoreNode = await executor.runStage(hotpotScoreStage, {
-            label: `score ${row}${method === "full" ? "" : tag}`,
-            params: { valid: answerValid },
-            inputs: {
-              answer: answerNode.node.outputs.answer,
-              gold: goldHash,
-              context: contextHash,
-              question: questionHash,
-            },
-            values: { answer, gold, context: contextNode.outputs.messages, question },
-          }, env);
-          const parts: [string, string, unknown][] = [
-            ["status", answerNode.node.outputs.status, answerNode.outputs.status],
-            ["answer", answerNode.node.outputs.answer, answer],
-            ["score", scoreNode.node.outputs.score, scoreNode.outputs.score],
-            ["info", contextNode.node.outputs.info, contextNode.outputs.info],
-            ["context", contextHash, null],
-          ];
-          for (const [part, hash, value] of parts) {
-            aggregateInputs[rowInput(part, row)] = hash;
-            aggregateValues[rowInput(part, row)] = value;
+          rankingHash = rankNode.node.outputs.ranking;
+          ranking = rankNode.outputs.ranking ?? undefined;
+          for (const m of ["jev", "jev+summary"]) {
+            if (options.methods.includes(m as HotpotMethod) && rankNode.node.reused_from === undefined) {
+              countUsage(m, rankNode.node.usage);
+            }
           }
+        }
+
+        await Promise.all(options.methods.map(async (method) => {
+          // 1. Compression artifact (summary) where the method needs one.
+          let summaryHash: string | undefined;
+          let summaryValue: StoredSummaryValue | undefined;
+          if (method === "summary" || method === "jev+summary") {
+            const inputs: Record<string, string> = { question: questionHash };
+            if (method === "jev+summary" && rankingHash) inputs.ranking = rankingHash;
+            const summaryNode = await executor.runStage(hotpotSummaryStage, {
+              label: `summary q=${cq.id} method=${method} gen=${gen}${tag}`,
+              params: {
+                method,
+                generation: gen,
+                ...common,
+                chat_model: models.description.chat_model,
+                max_retries: options.summaryRetries,
+                ...(method === "jev+summary" ? { fusion_share: options.fusionShare } : {}),
+              },
+              inputs,
+              values: { question, ranking },
+            }, modelEnv);
+            summaryHash = summaryNode.node.outputs.summary;
+            summaryValue = summaryNode.outputs.summary ?? undefined;
+            // A node that came from a frozen run (now, or before a resume) made its calls there.
+            if (summaryNode.node.reused_from === undefined) countUsage(method, summaryNode.node.usage);
+          }
+
+          // 2. The answer input (pure, rebuilt by --check-only).
+          const contextInputs: Record<string, string> = { question: questionHash };
+          const contextValues: Record<string, unknown> = { question };
+          if (method === "jev" && rankingHash) {
+            contextInputs.ranking = rankingHash;
+            contextValues.ranking = ranking;
+          }
+          if (summaryHash) {
+            contextInputs.summary = summaryHash;
+            contextValues.summary = summaryValue;
+          }
+          const contextNode = await executor.runStage(hotpotContextStage, {
+            label: `context q=${cq.id} method=${method}${method === "full" ? "" : ` gen=${gen}`}${tag}`,
+            params: { method, ...common },
+            inputs: contextInputs,
+            values: contextValues,
+          }, env);
+          const contextHash = contextNode.node.outputs.messages;
+
+          // 3. Answers and scores.
+          await Promise.all(Array.from({ length: options.answers }, async (_, a) => {
+            const row = `q=${cq.id} method=${method} gen=${gen} ans=${a}`;
+            const label = `answer ${row}${method === "full" ? "" : tag}`;
+            const { node: answerNode, answer, valid: answerValid } = await answerStage(executor, {
+              stage: "hotpot-answer",
+              label,
+              params: {
+                question_id: cq.id,
+                method,
+                generation: gen,
+                answer_index: a,
+                chat_model: models.description.chat_model,
+              },
+              context: contextNode,
+              chat: models.chat,
+              maxTokens: options.answerMaxTokens,
+              inputCap: method === "full" ? null : options.inputCap,
+            });
+            check.record(executor, label, contextHash);
+            const scoreNode = await executor.runStage(hotpotScoreStage, {
+              label: `score ${row}${method === "full" ? "" : tag}`,
+              params: { valid: answerValid },
+              inputs: {
+                answer: answerNode.node.outputs.answer,
+                gold: goldHash,
+                context: contextHash,
+                question: questionHash,
+              },
+              values: { answer, gold, context: contextNode.outputs.messages, question },
+            }, env);
+            const parts: [string, string][] = [
+              ["status", answerNode.node.outputs.status],
+              ["answer", answerNode.node.outputs.answer],
+              ["score", scoreNode.node.outputs.score],
+              ["info", contextNode.node.outputs.info],
+              ["context", contextHash],
+            ];
+            for (const [part, hash] of parts) aggregateInputs[rowInput(part, row)] = hash;
+          }));
         }));
       }));
-    }));
-  }));
-  return { aggregateInputs, aggregateValues, compressionUsage };
+    })
+  ));
+  return { aggregateInputs, compressionUsage };
 }

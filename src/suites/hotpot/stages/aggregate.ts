@@ -13,22 +13,24 @@ import { publishedJson, rowIds, rowInput } from "../../published.ts";
 import { aggregateHotpot } from "../aggregate.ts";
 import { HOTPOT_METHODS, type HotpotMethod } from "../methods.ts";
 import type { HotpotResultRow } from "../rows.ts";
-import { StoredQuestionSchema } from "./question.ts";
+import { QuestionMetaSchema } from "./question.ts";
 import { ContextInfoSchema } from "./context.ts";
 import { HotpotScoreSchema } from "./score.ts";
 
 /** The `hotpot-aggregate` stage. */
 export const hotpotAggregateStage = defineStage({
   name: "hotpot-aggregate",
-  version: 1,
+  version: 2,
   doc: "Every answer row (results.json) and the per-method aggregate (aggregate.json) of a hotpot run.",
   params: z.object({
     methods: z.array(z.enum(HOTPOT_METHODS)),
     /** Usage of this run's compression calls per method (from the rank and summary nodes' usage). */
     compression_usage: z.record(z.string(), UsageSchema),
   }),
-  inputs: ["question:*", "status:*", "answer:*", "score:*", "info:*", "context:*"],
+  inputs: ["meta:*", "status:*", "answer:*", "score:*", "info:*", "context:*"],
   textInputs: ["context:*"],
+  // The rows name their context by hash; its text is the report's business.
+  hashOnlyInputs: ["context:*"],
   outputs: {
     "results.json": { schema: z.string(), kind: "text", doc: "every answer row, published as results.json" },
     "aggregate.json": {
@@ -41,8 +43,8 @@ export const hotpotAggregateStage = defineStage({
   run({ params, inputs, hashes }) {
     const types = new Map<string, string>();
     for (const [name, value] of Object.entries(inputs)) {
-      if (!name.startsWith("question:")) continue;
-      const question = StoredQuestionSchema.parse(value);
+      if (!name.startsWith("meta:")) continue;
+      const question = QuestionMetaSchema.parse(value);
       types.set(question.id, question.type);
     }
     const rows: HotpotResultRow[] = rowIds(inputs).map((row) => {

@@ -36,16 +36,25 @@ export function corpusOf(hash: string, value: unknown): Corpus {
   return corpus;
 }
 
+/** Drops the parsed corpus of `hash` (once every question node of a run is made). */
+export function forgetCorpus(hash: string): void {
+  parsedCorpora.delete(hash);
+}
+
+/** A question's id and type: what the aggregate needs of a question, without its material. */
+export const QuestionMetaSchema = z.object({ id: z.string(), type: z.enum(["bridge", "comparison"]) });
+
 /** The `hotpot-question` stage. */
 export const hotpotQuestionStage = defineStage({
   name: "hotpot-question",
-  version: 2,
-  doc: "One corpus question split into its public material and its gold labels.",
+  version: 3,
+  doc: "One corpus question split into its public material, its gold labels and its id and type.",
   params: z.object({ id: z.string() }),
   inputs: ["corpus"],
   outputs: {
     question: { schema: StoredQuestionSchema, doc: "the question, its articles and trajectory, validity" },
     gold: { schema: CorpusGoldSchema, doc: "the gold answer and supporting facts (read only by the score)" },
+    meta: { schema: QuestionMetaSchema, doc: "the question's id and type (read by the aggregate)" },
   },
   provider: false,
   run({ params, inputs, hashes }) {
@@ -57,6 +66,7 @@ export const hotpotQuestionStage = defineStage({
       outputs: {
         question: { id, type, question, context, trajectory, valid, reason: reason ?? null },
         gold: corpus.gold[cq.id],
+        meta: { id, type },
       },
       status: valid ? "ok" as const : "invalid" as const,
       ...(valid ? {} : { reason: `collection invalid: ${reason}` }),

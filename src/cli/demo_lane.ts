@@ -1,0 +1,62 @@
+/**
+ * The demo's second lane, run in a worker beside the hotpot lane so that the demo keeps both cores busy: the
+ * sweep and the sweep that reuses it (`--frozen-run`). (Engines measures latency, so the demo runs it alone
+ * afterwards.) The lane runs quietly; what its commands print
+ * is collected and sent back with its exit code, so the demo prints each lane's output whole, in order. This
+ * module is a worker's entry only: importing it elsewhere would take over that thread's console.
+ *
+ * @module
+ */
+import { UsageError } from "../errors.ts";
+import { sweepRun } from "./sweep.ts";
+import { type LaneReply, LaneRequestSchema } from "./demo_lane_messages.ts";
+
+/** The lane's steps (titles and commands), run one after the other; stops at the first non-zero code. */
+async function runLane(root: string, step: (title: string) => void): Promise<number> {
+  step("sweep run (frozen summary + Jev Top-N, sandboxed repair checks)");
+  const sweep = await sweepRun(["--reference", "--output", `${root}/sweep`, "--quiet"]);
+  if (sweep.code !== 0) return sweep.code;
+
+  step("sweep run --frozen-run (reuses every summary and ranking, answers afresh)");
+  const reused = await sweepRun([
+    "--reference",
+    "--frozen-run",
+    `${root}/sweep`,
+    "--output",
+    `${root}/sweep-frozen`,
+    "--quiet",
+  ]);
+  return reused.code;
+}
+
+/** Runs the lane in this worker: collects console output and replies once. */
+function serveLane(scope: { onmessage: unknown; postMessage(message: unknown): void }): void {
+  const lines: string[] = [];
+  const collect = (...args: unknown[]) =>
+    lines.push(args.map((a) => (typeof a === "string" ? a : Deno.inspect(a))).join(" "));
+  console.log = collect;
+  console.error = collect;
+  console.warn = collect;
+  scope.onmessage = async (event: MessageEvent) => {
+    const { root } = LaneRequestSchema.parse(event.data);
+    let reply: LaneReply;
+    try {
+      const code = await runLane(root, (title) => lines.push(`\n== ${title}`));
+      reply = { lines, code };
+    } catch (error) {
+      if (!(error instanceof Error)) throw error;
+      reply = {
+        lines,
+        code: error instanceof UsageError ? 2 : 3,
+        error: {
+          usage: error instanceof UsageError,
+          message: error.message,
+        },
+      };
+    }
+    scope.postMessage(reply);
+  };
+}
+
+// This module is only ever a worker's entry (the demo starts it by URL).
+serveLane(globalThis as unknown as { onmessage: unknown; postMessage(message: unknown): void });
