@@ -8,7 +8,7 @@ import { hotpotStats } from "../src/suites/hotpot/stats.ts";
 import { hypothesisInterval } from "../src/suites/hotpot/stats_report.ts";
 import { packExplorer, scriptJson } from "../src/report/explorer.ts";
 import { explorerHtml } from "../src/report/explorer.ts";
-import { hotpotExplorer } from "../src/suites/hotpot/explorer.ts";
+import { EMBEDDED_CONTEXT_QUESTIONS, hotpotExplorer } from "../src/suites/hotpot/explorer.ts";
 import type { HotpotResultRow } from "../src/suites/hotpot/run_suite.ts";
 import { METRIC_NAMES } from "../src/suites/hotpot/scoring.ts";
 import type { Corpus } from "../src/suites/hotpot/corpus.ts";
@@ -84,7 +84,7 @@ Deno.test("explorer data shares each text once and cannot close its script eleme
   assert.equal(/(src|href)="?https?:/.test(html), false);
 });
 
-Deno.test("hotpot explorer marks each gold sentence kept or lost per context and tags Full right, method wrong", () => {
+Deno.test("hotpot explorer marks each gold sentence kept or lost per context and tags Full right, method wrong", async () => {
   const corpus = {
     questions: [{
       id: "q1",
@@ -103,7 +103,7 @@ Deno.test("hotpot explorer marks each gold sentence kept or lost per context and
     ["hf", [{ role: "user" as const, content: "Kept sentence. Lost sentence." }]],
     ["hj", [{ role: "user" as const, content: "Kept sentence." }]],
   ]);
-  const data = hotpotExplorer(corpus, rows, contexts);
+  const data = await hotpotExplorer(corpus, rows, (hash) => Promise.resolve(contexts.get(hash)));
   const item = data.items[0];
   assert.deepEqual(item.tags.full_right, ["jev"]);
   const jev = item.sections.find((s) => s.heading.startsWith("Context jev"))!;
@@ -125,6 +125,41 @@ Deno.test("with intervals the hypothesis no longer says there is no test, and st
     hypothesisWithInterval("T (descriptive only: no significance test).", undefined),
     "T (descriptive only: no significance test).",
   );
+});
+
+Deno.test("hotpot explorer embeds the context text of the first questions only, and marks kept or lost for all", async () => {
+  const n = EMBEDDED_CONTEXT_QUESTIONS + 2;
+  const ids = Array.from({ length: n }, (_, i) => `q${String(i).padStart(4, "0")}`);
+  const corpus = {
+    questions: ids.map((id) => ({
+      id,
+      type: "bridge",
+      question: "Who?",
+      context: [{ title: "T", sentences: [`Kept ${id}.`, `Lost ${id}.`] }],
+      valid: true,
+      trajectory: [],
+    })),
+    gold: Object.fromEntries(
+      ids.map((
+        id,
+      ) => [id, { answer: "A", supporting_facts: [{ title: "T", sent_id: 0 }, { title: "T", sent_id: 1 }] }]),
+    ),
+  } as unknown as Corpus;
+  const rows = ids.map((id) => row(id, "jev", 1, `h-${id}`));
+  const read: string[] = [];
+  const data = await hotpotExplorer(corpus, rows, (hash) => {
+    read.push(hash);
+    return Promise.resolve([{ role: "user" as const, content: `Kept ${hash.slice(2)}.` }]);
+  });
+  assert.equal(read.length, n, "every context is read (once) to mark its gold sentences");
+  assert.equal(data.contexts.length, EMBEDDED_CONTEXT_QUESTIONS);
+  assert.equal(data.items.length, n);
+  const last = data.items[n - 1].sections.find((s) => s.heading.startsWith("Context jev"))!;
+  assert.equal(last.context, undefined);
+  assert.deepEqual(last.table!.rows, [["T #0", "✓ kept"], ["T #1", "✗ lost"]]);
+  assert.match(last.facts![0][1], new RegExp(`not embedded .* blob h-${ids[n - 1]}`));
+  const first = data.items[0].sections.find((s) => s.heading.startsWith("Context jev"))!;
+  assert.equal(first.context, 0);
 });
 
 Deno.test("engines explorer shows per needle whether each engine kept it and what QA answered", async () => {

@@ -48,12 +48,20 @@ Deno.test("verify --rederive re-derives every provider-free node of an intact ru
   const count = Number(/re-derived (\d+) node\(s\)/.exec(result.stdout)?.[1]);
   const manifest = JSON.parse(await Deno.readTextFile(join(run, "manifest.json")));
   const pure = manifest.nodes.filter((n: { stage: string }) =>
-    ["hotpot-question", "hotpot-context", "hotpot-score", "hotpot-aggregate", "hotpot-report"].includes(
-      n.stage,
-    )
+    [
+      "hotpot-question",
+      "hotpot-context",
+      "hotpot-score",
+      "hotpot-aggregate",
+      "hotpot-report",
+      "published-json",
+    ].includes(n.stage)
   );
   assert.equal(count, pure.length);
   assert.match(result.stdout, /every output is byte-identical/);
+  // protocol.json is a node output too.
+  const protocol = manifest.nodes.find((n: { label: string }) => n.label === "publish protocol.json");
+  assert.equal(manifest.files["protocol.json"], protocol.outputs.file);
 });
 
 Deno.test("a run re-sealed with an altered aggregate.json passes verify and fails verify --rederive naming the node", async () => {

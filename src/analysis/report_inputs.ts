@@ -16,6 +16,15 @@ export interface ReportAnalysisOptions {
   prices?: PriceTable | null;
 }
 
+/** One `context:<hash>` input per context blob the published rows (`results.json`) name. */
+export function contextInputs(resultsText: string): Record<string, string> {
+  const rows = JSON.parse(resultsText) as { context_hash?: string | null }[];
+  const hashes = [
+    ...new Set(rows.map((r) => r.context_hash).filter((h): h is string => typeof h === "string")),
+  ].sort();
+  return Object.fromEntries(hashes.map((hash) => [`context:${hash}`, hash]));
+}
+
 /** The report stage's inputs and values: the given ones plus `results` and each `context:<hash>`. */
 export async function reportAnalysisInputs(
   inputs: Record<string, string>,

@@ -229,6 +229,7 @@ export class Executor {
           hashes: call.inputs,
           key,
           env,
+          load: (name) => this.#readInput(def, call.inputs, name),
         }),
     );
     const outputs: Record<string, unknown> = {};
@@ -276,19 +277,20 @@ export class Executor {
     return promise;
   }
 
-  /** Reads a declaration's input blobs from the store (text or parsed JSON, by the declared kinds). */
-  async #readInputs(
-    def: AnyStageDef,
-    hashes: Record<string, string>,
-  ): Promise<Record<string, unknown>> {
+  /** Reads a declaration's input blobs from the store (all but its hash-only and lazy ones). */
+  async #readInputs(def: AnyStageDef, hashes: Record<string, string>): Promise<Record<string, unknown>> {
     const values: Record<string, unknown> = {};
-    for (const [name, hash] of Object.entries(hashes)) {
-      if (!readsInput(def, name)) values[name] = null;
-      else {values[name] = inputKind(def, name) === "text"
-          ? await this.store.getText(hash)
-          : await this.store.getJson(hash);}
+    for (const name of Object.keys(hashes)) {
+      values[name] = readsInput(def, name) ? await this.#readInput(def, hashes, name) : null;
     }
     return values;
+  }
+
+  /** Reads one input blob of a declaration (text or parsed JSON, by its declared kind). */
+  #readInput(def: AnyStageDef, hashes: Record<string, string>, name: string): Promise<unknown> {
+    const hash = hashes[name];
+    if (hash === undefined) throw new Error(`${def.name}: no input named ${name}`);
+    return inputKind(def, name) === "text" ? this.store.getText(hash) : this.store.getJson(hash);
   }
 
   async #readOutputs(node: Node, store: BlobStore, textOutputs?: string[]): Promise<Record<string, unknown>> {

@@ -40,6 +40,9 @@ export interface RederiveReport {
   ok: boolean;
 }
 
+/** Input blobs kept read at once while re-deriving. */
+const READ_CACHE_LIMIT = 2_000;
+
 /** The hash of a value stored as an output of `kind`. */
 function outputHash(value: unknown, kind: "json" | "text"): string {
   if (kind === "text" && typeof value === "string") return sha256Hex(new TextEncoder().encode(value));
@@ -57,6 +60,8 @@ export async function rederiveRun(dir: string, registry: StageRegistry): Promise
     const id = `${kind}:${hash}`;
     if (!cache.has(id)) {
       const text = await store.getText(hash);
+      // Bounded: the oldest entry goes first (inputs shared by many nodes are read again at worst).
+      if (cache.size >= READ_CACHE_LIMIT) cache.delete(cache.keys().next().value!);
       cache.set(id, kind === "text" ? text : JSON.parse(text));
     }
     return cache.get(id);
@@ -92,7 +97,21 @@ export async function rederiveRun(dir: string, registry: StageRegistry): Promise
         inputs[name] = readsInput(def, name) ? await read(hash, inputKind(def, name)) : null;
       }
       // The body gets the params exactly as recorded (they entered the key as they are).
-      const outcome = await def.run({ params: node.params, inputs, hashes: node.inputs, key: node.key, env });
+      // Lazy inputs are read when the body asks, and not cached: a big aggregate re-derives in flat memory.
+      const load = async (name: string) => {
+        const hash = node.inputs[name];
+        if (hash === undefined) throw new Error(`${node.stage}: no input named ${name}`);
+        const text = await store.getText(hash);
+        return inputKind(def, name) === "text" ? text : JSON.parse(text);
+      };
+      const outcome = await def.run({
+        params: node.params,
+        inputs,
+        hashes: node.inputs,
+        key: node.key,
+        env,
+        load,
+      });
       const names = Object.keys(outcome.outputs).sort();
       const stored = Object.keys(node.outputs).sort();
       if (names.join("\n") !== stored.join("\n")) {

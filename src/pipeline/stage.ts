@@ -50,6 +50,8 @@ export interface StageArgs<P, E> {
   inputs: Record<string, unknown>;
   /** Input blob hashes by name. */
   hashes: Record<string, string>;
+  /** Reads input `name` from the store (parsed JSON, or the text of a text input); for lazy inputs. */
+  load(name: string): Promise<unknown>;
   /** The node key: outputs that could coincide with another node's carry it, so DAG edges are unambiguous. */
   key: string;
   /** What the body needs besides its inputs (tokenizer, models, fixtures). */
@@ -76,6 +78,12 @@ export interface StageDef<P = unknown, O extends OutputSpecs = OutputSpecs, E = 
    * the executor nor `--rederive` reads their blobs, and the body gets null for them.
    */
   hashOnlyInputs?: readonly string[];
+  /**
+   * Input names (or families) the body reads itself, one at a time, through {@link StageArgs.load} (inputs too
+   * many or too large to hold at once, such as an aggregate's rows or a report's contexts): the body gets null
+   * for them in `inputs`, and a run's memory stays flat in the number of such inputs.
+   */
+  lazyInputs?: readonly string[];
   outputs: O;
   /** True when the stage calls a model provider or measures time: `--rederive` does not re-execute it. */
   provider: boolean;
@@ -99,9 +107,9 @@ export function inputKind(def: StageDef<unknown, OutputSpecs, unknown>, name: st
   return matchesInput(def.textInputs ?? [], name) ? "text" : "json";
 }
 
-/** Whether the body of `def` reads input `name` (false for its hash-only inputs). */
+/** Whether the body of `def` gets input `name` read in advance (false for hash-only and lazy inputs). */
 export function readsInput(def: StageDef<unknown, OutputSpecs, unknown>, name: string): boolean {
-  return !matchesInput(def.hashOnlyInputs ?? [], name);
+  return !matchesInput(def.hashOnlyInputs ?? [], name) && !matchesInput(def.lazyInputs ?? [], name);
 }
 
 /** Any stage declaration (for registries). */

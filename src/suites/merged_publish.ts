@@ -10,6 +10,7 @@
  *
  * @module
  */
+import { publishJsonFile } from "./published_json_stage.ts";
 import { UsageError } from "../errors.ts";
 import { readPrices } from "../analysis/read_prices.ts";
 import type { ChatModel, DecisionModel } from "../models/types.ts";
@@ -87,8 +88,9 @@ async function publishHotpot(run: RunDir): Promise<void> {
     price: recorded.price as { model: string; input: number; output: number }[] | undefined,
     prices: recorded.prices as string | undefined,
   });
+  const context = replayContext(run);
   const outcome = await runHotpot(
-    replayContext(run),
+    context,
     undefined, // the merged run holds every shard's questions
     runOptions,
     replayModels(description),
@@ -98,7 +100,7 @@ async function publishHotpot(run: RunDir): Promise<void> {
       prices,
     },
   );
-  await run.writeJsonFile("protocol.json", {
+  await publishJsonFile(context.executor, run, "protocol.json", {
     suite: "hotpot",
     ...runOptions,
     models: description,

@@ -8,6 +8,7 @@ import type { Suite } from "./suite.ts";
 import { HOTPOT_COLLECT_SUITE, HOTPOT_SUITE } from "./hotpot/definition.ts";
 import { SWEEP_SUITE } from "./sweep/definition.ts";
 import { ENGINES_SUITE } from "./engines/definition.ts";
+import { publishedJsonStage } from "./published_json_stage.ts";
 
 /** Every suite. */
 export const SUITES: readonly Suite[] = [HOTPOT_COLLECT_SUITE, HOTPOT_SUITE, SWEEP_SUITE, ENGINES_SUITE];
@@ -17,7 +18,8 @@ export function suiteNamed(name: string): Suite | undefined {
   return SUITES.find((s) => s.name === name);
 }
 
-/** Every stage declaration of every suite, each once, in suite and pipeline order. */
+/** Every stage declaration of every suite, each once, in suite and pipeline order, then the shared ones. */
 export const STAGES: readonly AnyStageDef[] = [
   ...new Map(SUITES.flatMap((s) => s.stages).map((d) => [d.name, d])).values(),
+  publishedJsonStage,
 ];

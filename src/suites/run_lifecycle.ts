@@ -6,6 +6,7 @@
  *
  * @module
  */
+import { publishedJsonStage, publishJsonFile } from "./published_json_stage.ts";
 import { join } from "node:path";
 import { Executor, type ExecutorOptions, FrozenRun } from "../pipeline/executor.ts";
 import { Progress } from "../pipeline/progress.ts";
@@ -258,7 +259,10 @@ export interface SuiteOutcome<T> {
   result: T;
   /** Published files that are node outputs: name → blob hash (published byte for byte). */
   files: Record<string, string>;
-  /** Files exported as they are (e.g. a corpus) and JSON files (pretty-printed, e.g. protocol.json). */
+  /**
+   * Files exported as they are, and JSON files (pretty-printed, e.g. protocol.json: each published through a
+   * `published-json` node, so it is a node output).
+   */
   raw?: Record<string, Uint8Array>;
   json?: Record<string, unknown>;
   /** The check-only comparison (nothing was answered: it is published as check.json and printed). */
@@ -313,13 +317,14 @@ export async function runSuite<T>(
       },
       async (context) => {
         const outcome = await body(context);
-        for (const [name, value] of Object.entries(outcome.json ?? {})) {
-          await context.run.writeJsonFile(name, value);
+        const published = { ...outcome.json, ...(outcome.check ? { "check.json": outcome.check } : {}) };
+        context.progress.plan(publishedJsonStage.name, Object.keys(published).length);
+        for (const [name, value] of Object.entries(published)) {
+          await publishJsonFile(context.executor, context.run, name, value);
         }
         for (const [name, bytes] of Object.entries(outcome.raw ?? {})) {
           await context.run.writeFile(name, bytes);
         }
-        if (outcome.check) await context.run.writeJsonFile("check.json", outcome.check);
         for (const [name, hash] of Object.entries(outcome.files)) await context.run.publish(name, hash);
         const aggregate = outcome.files["aggregate.json"];
         const lines = outcome.lines ??

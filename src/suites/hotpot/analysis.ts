@@ -17,25 +17,24 @@ import { hotpotStats } from "./stats.ts";
 const Messages = z.array(ChatMessageSchema);
 
 /** Stats, explorer and cost for the report meta, and stats.json. */
-export function hotpotAnalysis(
+export async function hotpotAnalysis(
   aggregates: readonly HotpotMethodAggregate[],
   corpus: Corpus,
-  inputs: Record<string, unknown>,
+  resultsText: string,
+  loadContext: (hash: string) => Promise<unknown>,
   resamples: number,
   cost: unknown,
-): { meta: Record<string, unknown>; statsJson: string } {
-  const rows = JSON.parse(z.string().parse(inputs.results)) as HotpotResultRow[];
-  const contexts = new Map<string, ChatMessage[]>();
-  for (const [name, value] of Object.entries(inputs)) {
-    if (!name.startsWith("context:") || value === null) continue;
-    const parsed = Messages.safeParse(value);
-    if (parsed.success) contexts.set(name.slice("context:".length), parsed.data);
-  }
+): Promise<{ meta: Record<string, unknown>; statsJson: string }> {
+  const rows = JSON.parse(resultsText) as HotpotResultRow[];
+  const contexts = async (hash: string) => {
+    const parsed = Messages.safeParse(await loadContext(hash));
+    return parsed.success ? parsed.data : undefined;
+  };
   const stats = hotpotStats(rows, aggregates.map((a) => a.method), { resamples });
   return {
     meta: {
       stats,
-      explorer: hotpotExplorer(corpus, rows, contexts),
+      explorer: await hotpotExplorer(corpus, rows, contexts),
       ...(cost ? { cost: cost as RunCost } : {}),
     },
     statsJson: `${JSON.stringify(finiteOrNull(stats), null, 2)}\n`,

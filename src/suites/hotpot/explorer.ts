@@ -14,8 +14,15 @@ import type { ExplorerData, ExplorerItem, ExplorerSection } from "../../report/e
 
 const pct = (x: number) => (100 * x).toFixed(1);
 
-/** Context messages by context blob hash (missing: the context was not built). */
-export type ContextLookup = ReadonlyMap<string, ChatMessage[]>;
+/** Reads the context messages of a context blob hash (undefined: the context was not built or not readable). */
+export type ContextLookup = (hash: string) => Promise<ChatMessage[] | undefined>;
+
+/**
+ * The explorer embeds the context text of this many questions (the first, in corpus order); for the others it
+ * shows each gold sentence kept or lost and the context's blob hash. A report of thousands of questions would
+ * otherwise embed every context (hundreds of MB of HTML, too much for a browser and for the run's memory).
+ */
+export const EMBEDDED_CONTEXT_QUESTIONS = 100;
 
 /** The label of a condition: the method, with its generation when it has several, and its ceiling. */
 function conditionLabel(r: HotpotResultRow): string {
@@ -25,18 +32,23 @@ function conditionLabel(r: HotpotResultRow): string {
   }`;
 }
 
-/** Builds the explorer data of a hotpot run. */
-export function hotpotExplorer(
+/**
+ * Builds the explorer data of a hotpot run; contexts are read one at a time (each is needed only to mark the
+ * gold sentences it kept, and kept for display for the first {@link EMBEDDED_CONTEXT_QUESTIONS} questions).
+ */
+export async function hotpotExplorer(
   corpus: Corpus,
   rows: readonly HotpotResultRow[],
   contexts: ContextLookup,
-): ExplorerData {
+): Promise<ExplorerData> {
   const contextIndex = new Map<string, number>();
   const contextList: ChatMessage[][] = [];
   const methods = [...new Set(rows.map((r) => r.method))];
   const byQuestion = new Map<string, HotpotResultRow[]>();
   for (const r of rows) byQuestion.set(r.question_id, [...(byQuestion.get(r.question_id) ?? []), r]);
-  const items: ExplorerItem[] = corpus.questions.map((q) => {
+  const items: ExplorerItem[] = [];
+  for (const [position, q] of corpus.questions.entries()) {
+    const embed = position < EMBEDDED_CONTEXT_QUESTIONS;
     const gold = corpus.gold[q.id];
     const mine = byQuestion.get(q.id) ?? [];
     const goldSentences = (gold?.supporting_facts ?? []).map((f) => ({
@@ -100,13 +112,13 @@ export function hotpotExplorer(
       const label = conditionLabel(r);
       if (seen.has(label)) continue;
       seen.add(label);
-      const messages = r.context_hash ? contexts.get(r.context_hash) : undefined;
+      const messages = r.context_hash ? await contexts(r.context_hash) : undefined;
       if (!messages) {
         sections.push({ heading: `Context ${label}: not built (${r.reason ?? "invalid"})` });
         continue;
       }
       let index = contextIndex.get(r.context_hash!);
-      if (index === undefined) {
+      if (index === undefined && embed) {
         index = contextList.length;
         contextList.push(messages);
         contextIndex.set(r.context_hash!, index);
@@ -121,11 +133,16 @@ export function hotpotExplorer(
           headers: ["gold sentence", "in this context"],
           rows: goldSentences.map((g, i) => [`${g.title} #${g.sent_id}`, marks[i] ? "✓ kept" : "✗ lost"]),
         },
-        context: index,
+        ...(index !== undefined ? { context: index } : {
+          facts: [[
+            "context text",
+            `not embedded (reports embed the first ${EMBEDDED_CONTEXT_QUESTIONS} questions' contexts); blob ${r.context_hash} in the run`,
+          ]] as [string, string][],
+        }),
         marks: goldSentences.filter((_, i) => marks[i]).map((g) => g.text),
       });
     }
-    return {
+    items.push({
       id: q.id,
       label: `${q.type}: ${q.question}`,
       tags: {
@@ -135,8 +152,8 @@ export function hotpotExplorer(
         full_wrong: methodRightFullWrong,
       },
       sections,
-    };
-  });
+    });
+  }
   const compressed = methods.filter((m) => m !== "full");
   return {
     title: "hotpot questions",
@@ -172,19 +189,4 @@ export function hotpotExplorer(
     items,
     contexts: contextList,
   };
-}
-
-/** Reads every context blob the rows refer to (through `read`, e.g. the run's blob store). */
-export async function loadContexts(
-  rows: readonly { context_hash?: string | null }[],
-  read: (hash: string) => Promise<unknown>,
-): Promise<Map<string, ChatMessage[]>> {
-  const out = new Map<string, ChatMessage[]>();
-  for (
-    const hash of new Set(rows.map((r) => r.context_hash).filter((h): h is string => typeof h === "string"))
-  ) {
-    const value = await read(hash);
-    if (Array.isArray(value)) out.set(hash, value as ChatMessage[]);
-  }
-  return out;
 }

@@ -35,7 +35,7 @@ import { ceilingInputs, hotpotCeilingsStage } from "./stages/ceilings.ts";
 import pLimit from "p-limit";
 import { DEFAULT_RESAMPLES } from "../../analysis/bootstrap.ts";
 import { runCost } from "../../analysis/cost.ts";
-import { reportAnalysisInputs, type ReportAnalysisOptions } from "../../analysis/report_inputs.ts";
+import { contextInputs, type ReportAnalysisOptions } from "../../analysis/report_inputs.ts";
 
 export type { HotpotResultRow } from "./rows.ts";
 export { supportSurvival } from "./stages/score.ts";
@@ -139,17 +139,14 @@ export async function runHotpot(
       cost: analysis.prices ? runCost(context.run.nodes, analysis.prices, options.methods) : null,
       ...(sweep ? { ceilings: caps } : {}),
     },
-    ...await reportAnalysisInputs(
-      { aggregate: aggregateNode.node.outputs["aggregate.json"], corpus: corpusHash },
-      {
-        aggregate: aggregateNode.outputs["aggregate.json"],
-        corpus: await context.run.store.getJson(corpusHash),
-      },
-      aggregateNode.node.outputs["results.json"],
-      aggregateNode.outputs["results.json"],
-      context.run.store,
-      sweep ? ceilingInputs(caps, aggregates) : undefined,
-    ),
+    // Read from the store by the report itself (the corpus once, contexts one at a time).
+    inputs: {
+      aggregate: aggregateNode.node.outputs["aggregate.json"],
+      corpus: corpusHash,
+      results: aggregateNode.node.outputs["results.json"],
+      ...contextInputs(aggregateNode.outputs["results.json"]),
+      ...(sweep ? ceilingInputs(caps, aggregates).inputs : {}),
+    },
   }, env);
   const published = ceilingsNode ?? aggregateNode;
   const rows = JSON.parse(published.outputs["results.json"]) as HotpotResultRow[];

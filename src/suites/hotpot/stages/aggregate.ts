@@ -40,18 +40,21 @@ export const hotpotAggregateStage = defineStage({
     },
   },
   provider: false,
-  run({ params, inputs, hashes }) {
+  // Every row part is read when its row is built: the rows, not every blob behind them, are held.
+  lazyInputs: ["meta:*", "status:*", "answer:*", "score:*", "info:*"],
+  async run({ params, inputs, hashes, load }) {
     const types = new Map<string, string>();
-    for (const [name, value] of Object.entries(inputs)) {
+    for (const name of Object.keys(inputs)) {
       if (!name.startsWith("meta:")) continue;
-      const question = QuestionMetaSchema.parse(value);
+      const question = QuestionMetaSchema.parse(await load(name));
       types.set(question.id, question.type);
     }
-    const rows: HotpotResultRow[] = rowIds(inputs).map((row) => {
-      const status = AnswerStatusSchema.parse(inputs[rowInput("status", row)]);
-      const answer = StoredAnswerSchema.nullable().parse(inputs[rowInput("answer", row)]);
-      const score = HotpotScoreSchema.parse(inputs[rowInput("score", row)]);
-      const info = ContextInfoSchema.parse(inputs[rowInput("info", row)]);
+    const rows: HotpotResultRow[] = [];
+    for (const row of rowIds(inputs)) {
+      const status = AnswerStatusSchema.parse(await load(rowInput("status", row)));
+      const answer = StoredAnswerSchema.nullable().parse(await load(rowInput("answer", row)));
+      const score = HotpotScoreSchema.parse(await load(rowInput("score", row)));
+      const info = ContextInfoSchema.parse(await load(rowInput("info", row)));
       const p = status.params as {
         question_id: string;
         method: HotpotMethod;
@@ -59,7 +62,7 @@ export const hotpotAggregateStage = defineStage({
         answer_index: number;
       };
       const ok = status.status === "ok" && answer !== null;
-      return {
+      rows.push({
         question_id: p.question_id,
         type: types.get(p.question_id) ?? "unknown",
         method: p.method,
@@ -75,16 +78,14 @@ export const hotpotAggregateStage = defineStage({
         within_cap: info.within_cap,
         sp_survival: score.sp_survival,
         context_hash: hashes[rowInput("context", row)] ?? null,
-      };
-    });
+      });
+    }
     const order = new Map(params.methods.map((m, i) => [m, i]));
     rows.sort((a, b) =>
       a.question_id.localeCompare(b.question_id) || order.get(a.method)! - order.get(b.method)! ||
       a.generation - b.generation || a.answer_index - b.answer_index
     );
     const aggregates = aggregateHotpot(rows, params.methods, params.compression_usage);
-    return Promise.resolve({
-      outputs: { "results.json": publishedJson(rows), "aggregate.json": publishedJson(aggregates) },
-    });
+    return { outputs: { "results.json": publishedJson(rows), "aggregate.json": publishedJson(aggregates) } };
   },
 });

@@ -9,7 +9,7 @@ import { defineStage } from "../../../pipeline/stage.ts";
 import { hotpotReportHtml } from "../report_html.ts";
 import type { HotpotMethodAggregate } from "../aggregate.ts";
 import { hotpotReportMarkdown } from "../report.ts";
-import { corpusOf } from "./question.ts";
+import { corpusOf, forgetCorpus } from "./question.ts";
 import { hotpotAnalysis } from "../analysis.ts";
 import { hotpotStats } from "../stats.ts";
 import { finiteOrNull } from "../../../analysis/format.ts";
@@ -19,7 +19,7 @@ import { ceilingOf } from "./ceilings.ts";
 /** The `hotpot-report` stage. */
 export const hotpotReportStage = defineStage({
   name: "hotpot-report",
-  version: 2,
+  version: 3,
   doc: "REPORT.md and report.html of a hotpot run, from its aggregate and corpus.",
   params: z.object({
     models: z.object({
@@ -43,6 +43,8 @@ export const hotpotReportStage = defineStage({
   // `aggregate`/`results`: the primary ceiling's; `ceiling-*:<cap>`: every ceiling's, in a sweep only.
   inputs: ["aggregate", "corpus", "results", "context:*", "ceiling-aggregate:*", "ceiling-results:*"],
   textInputs: ["aggregate", "results", "ceiling-aggregate:*", "ceiling-results:*"],
+  // The corpus is parsed once (not held raw besides); contexts are read one at a time by the explorer.
+  lazyInputs: ["corpus", "context:*"],
   outputs: {
     "stats.json": {
       schema: z.string(),
@@ -53,10 +55,10 @@ export const hotpotReportStage = defineStage({
     "report.html": { schema: z.string(), kind: "text", doc: "the HTML report, published as report.html" },
   },
   provider: false,
-  run({ params, inputs, hashes }) {
+  async run({ params, inputs, hashes, load }) {
     const aggregates = JSON.parse(z.string().parse(inputs.aggregate)) as HotpotMethodAggregate[];
     const meta = {
-      corpus: corpusOf(hashes.corpus, inputs.corpus),
+      corpus: corpusOf(hashes.corpus, await load("corpus")),
       models: params.models,
       tokenizer: params.tokenizer,
       inputCap: params.input_cap,
@@ -64,7 +66,14 @@ export const hotpotReportStage = defineStage({
       compressions: params.compressions,
       answers: params.answers,
     };
-    const analysis = hotpotAnalysis(aggregates, meta.corpus, inputs, params.bootstrap, params.cost);
+    const analysis = await hotpotAnalysis(
+      aggregates,
+      meta.corpus,
+      z.string().parse(inputs.results),
+      (hash) => load(`context:${hash}`),
+      params.bootstrap,
+      params.cost,
+    );
     Object.assign(meta, analysis.meta);
     let statsJson = analysis.statsJson;
     if (params.ceilings) {
@@ -79,12 +88,12 @@ export const hotpotReportStage = defineStage({
       stats.ceilings = ceilings.map((c) => ({ input_cap: c.cap, ...finiteOrNull(c.stats) }));
       statsJson = `${JSON.stringify(stats, null, 2)}\n`;
     }
-    return Promise.resolve({
-      outputs: {
-        "stats.json": statsJson,
-        "REPORT.md": hotpotReportMarkdown(aggregates, meta),
-        "report.html": hotpotReportHtml(aggregates, meta),
-      },
-    });
+    const outputs = {
+      "stats.json": statsJson,
+      "REPORT.md": hotpotReportMarkdown(aggregates, meta),
+      "report.html": hotpotReportHtml(aggregates, meta),
+    };
+    forgetCorpus(hashes.corpus);
+    return { outputs };
   },
 });
