@@ -2,7 +2,7 @@
  * The bootstrap, the paired sign-flip test and the power figure against known values.
  */
 import assert from "node:assert/strict";
-import { bootstrapMean, bootstrapMeans, quantileSorted } from "../src/analysis/bootstrap.ts";
+import { bootstrapMean, bootstrapMeans, bootstrapRatio, quantileSorted } from "../src/analysis/bootstrap.ts";
 import { formatDifference, formatInterval, formatP } from "../src/analysis/format.ts";
 import { hotpotStats, perQuestionMeans } from "../src/suites/hotpot/stats.ts";
 import {
@@ -188,4 +188,42 @@ Deno.test("engines intervals: recall over needles, latency over warm repeats, n/
   assert.ok(all.qa_recall!.lo < 0.5 && all.qa_recall!.hi > 0.5);
   assert.equal(broken.needle_recall, null);
   assert.equal(broken.warm_latency_ms, null);
+});
+
+Deno.test("a pooled ratio's interval: equal to the mean's with unit denominators, zero-width when constant", () => {
+  const values = Array.from({ length: 20 }, (_, i) => (i % 4 === 0 ? 1 : 0));
+  const ones = values.map(() => 1);
+  assert.deepEqual(
+    bootstrapRatio(values, ones, { resamples: 2000 }),
+    bootstrapMean(values, { resamples: 2000 }),
+  );
+  assert.deepEqual(bootstrapRatio([1, 2, 3], [2, 4, 6]), { mean: 0.5, lo: 0.5, hi: 0.5, n: 3 });
+  assert.deepEqual(bootstrapRatio([], []), { mean: NaN, lo: NaN, hi: NaN, n: 0 });
+  // Pooled, not averaged: 1 of 1 and 0 of 3 facts is 25%, not 50%.
+  const pooled = bootstrapRatio([1, 0], [1, 3], { resamples: 1000, seed: "r" });
+  assert.equal(pooled.mean, 0.25);
+  assert.deepEqual(pooled, bootstrapRatio([1, 0], [1, 3], { resamples: 1000, seed: "r" }));
+  assert.ok(pooled.lo === 0 && pooled.hi === 1, `${pooled.lo} ${pooled.hi}`);
+});
+
+Deno.test("engines probe recall's interval is centred on the pooled share of facts the tables show", async () => {
+  const { enginesStats } = await import("../src/analysis/engines_stats.ts");
+  const answers = [
+    { correct: true, facts_found: 2, facts_total: 2 },
+    { correct: false, facts_found: 1, facts_total: 3 },
+    { correct: false, facts_found: 0, facts_total: 1 },
+    { correct: true, facts_found: 1, facts_total: 1 },
+  ];
+  const [row] = enginesStats([{
+    engine: "e",
+    status: "ok",
+    needles: { total: 0, found: 0 },
+    qa: null,
+    probes: { total: 4, correct: 2, answers },
+    latency_ms: { warm: [] },
+  }], { resamples: 1000 }).engines;
+  assert.equal(row.probe_recall!.mean, 4 / 7, "facts found over facts expected, pooled");
+  assert.ok(row.probe_recall!.lo < 4 / 7 && row.probe_recall!.hi > 4 / 7);
+  assert.equal(row.needle_recall, null, "no needles: n/a");
+  assert.equal(row.warm_latency_ms, null, "no warm repeats: n/a");
 });

@@ -47,8 +47,23 @@ Deno.test("engines run writes a verifiable run with results.json, REPORT.md and 
   const results = JSON.parse(await Deno.readTextFile(join(out, "results.json")));
   assert.equal(results.engines.length, 3);
   assert.equal(results.engines[0].needles.recall, 1);
-  assert.match(await Deno.readTextFile(join(out, "REPORT.md")), /reference/i);
-  const verify = await runCli(["verify", out]);
+  const report = await Deno.readTextFile(join(out, "REPORT.md"));
+  assert.match(report, /reference/i);
+  // One budget: recall and latency with their 95% CIs (default resamples, the seed named).
+  assert.match(
+    report,
+    /### 95% CI\n\n95% CI: percentile bootstrap \(10,000 resamples, seed compaction-bench\/stats@1\)/,
+  );
+  assert.match(
+    report,
+    /^\| full \| 25% \| 100\.0 \[100\.0, 100\.0\] \| 100\.0 \[100\.0, 100\.0\] \| n\/a \| [0-9.]+ \[[0-9.]+, [0-9.]+\] \|$/m,
+  );
+  assert.match(
+    report,
+    /^\| truncate \| 25% \| [0-9.]+ \[[0-9.]+, [0-9.]+\] \| [0-9.]+ \[[0-9.]+, [0-9.]+\] \| n\/a \| [0-9.]+ \[[0-9.]+, [0-9.]+\] \|$/m,
+  );
+  assert.equal(JSON.parse(await Deno.readTextFile(join(out, "stats.json"))).resamples, 10_000);
+  const verify = await runCli(["verify", "--rederive", out]);
   assert.equal(verify.code, 0, verify.stdout);
   await Deno.remove(dir, { recursive: true });
 });

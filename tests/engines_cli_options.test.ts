@@ -39,6 +39,8 @@ Deno.test("engines run --budget 10%,50% measures every engine at each budget; na
       "1",
       "--budget",
       "10%,50%",
+      "--bootstrap",
+      "500",
       "--engine",
       "truncate",
       "--engine",
@@ -83,11 +85,36 @@ Deno.test("engines run --budget 10%,50% measures every engine at each budget; na
     assert.match(report, /\| everything \|/);
     assert.match(report, /skipped: Hermes Agent not found/);
     assert.equal(/\| hermes-like \| /.test(report), false, "hermes-like is never shown unlabelled");
+    // 95% CIs over needles and questions (recall) and warm repeats (latency), one row per engine and budget.
+    const ci = report.slice(report.indexOf("### 95% CI"));
+    assert.match(ci, /500 resamples, seed compaction-bench\/stats@1/);
+    for (const budget of ["10%", "50%"]) {
+      assert.match(
+        ci,
+        new RegExp(
+          `^\\| truncate \\| ${budget} \\| 0\\.0 \\[0\\.0, 0\\.0\\] \\| [0-9.]+ \\[[0-9.]+, [0-9.]+\\] \\| n/a \\| [0-9.]+ \\[[0-9.]+, [0-9.]+\\] \\|$`,
+          "m",
+        ),
+      );
+      assert.match(
+        ci,
+        new RegExp(`^\\| everything \\| ${budget} \\| 100\\.0 \\[100\\.0, 100\\.0\\] \\|`, "m"),
+      );
+      assert.match(ci, new RegExp(`^\\| hermes \\| ${budget} \\| n/a \\| n/a \\| n/a \\| n/a \\|$`, "m"));
+    }
+    const stats = JSON.parse(await Deno.readTextFile(join(out, "stats.json")));
+    assert.equal(stats.resamples, 500);
+    assert.equal(stats.seed, "compaction-bench/stats@1");
+    assert.equal(stats.engines.length, 8);
     const html = await Deno.readTextFile(join(out, "report.html"));
     assert.match(html, /Needle recall against tokens kept/);
     assert.match(html, /<polyline [^>]*points="/);
-    const verify = await cli(["verify", out]);
+    assert.match(html, /<h3>95% CI<\/h3>/);
+    assert.match(html, /<title>everything, budget 50%: 95% CI \[100\.0, 100\.0\]<\/title>/);
+    // Every published number re-derives from the run's stored inputs, byte for byte.
+    const verify = await cli(["verify", "--rederive", out]);
     assert.equal(verify.code, 0, verify.stdout + verify.stderr);
+    assert.match(verify.stdout, /every output is byte-identical/);
   } finally {
     await Deno.remove(dir, { recursive: true });
   }

@@ -205,4 +205,31 @@ Deno.test("engines explorer shows per needle whether each engine kept it and wha
     "NOT IN CONTEXT",
   ]);
   assert.deepEqual(n2.sections[1].table!.rows[1].slice(2, 4), ["✓ kept", "not asked"]);
+  assert.deepEqual(n1.tags.answer, ["wrong by some engine", "truncate @25%"]);
+  assert.deepEqual(n2.tags.answer, ["right by every engine"]);
+});
+
+Deno.test("engines explorer: a probe is never tagged kept or lost verbatim, only right or wrong", async () => {
+  const { enginesExplorer } = await import("../src/report/engines_explorer.ts");
+  const data = enginesExplorer(
+    [{ id: "p1", kind: "probe", question: "Port?", answer: "5433", type: "recall" }],
+    [{
+      engine: "summary",
+      status: "ok",
+      reason: null,
+      needles: { found_ids: [] },
+      qa: null,
+      probes: { answers: [{ id: "p1", reply: "NOT IN CONTEXT", correct: false }] },
+    }],
+  );
+  assert.equal(data.itemName, "probe");
+  assert.deepEqual(data.items[0].tags.lost, []);
+  assert.deepEqual(data.items[0].tags.answer, ["wrong by some engine", "summary"]);
+  assert.deepEqual(data.items[0].tags.type, ["recall"]);
+  assert.deepEqual(data.items[0].sections[1].table!.rows[0].slice(2, 5), [
+    "n/a",
+    "✗ wrong",
+    "NOT IN CONTEXT",
+  ]);
+  assert.ok(data.filters.some((f) => f.id === "type"));
 });

@@ -1,13 +1,14 @@
 /**
- * The report explorer in a real headless Chromium: a small real hotpot run's report.html, opened from
- * file://, renders its explorer, reaches every question id, and its filters change what is shown. Without a
+ * The report explorer in a real headless Chromium: small real hotpot, sweep and engines runs' report.html,
+ * opened from file://, render their explorer, reach every question (generation × context, needle and probe)
+ * id, and their filters change what is shown. Without a
  * browser the test prints a loud SKIPPED banner and passes (CI installs Debian's chromium when it can).
  */
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { findChromium, openPage } from "./helpers/headless_chromium.ts";
-import { runCli } from "./helpers/spawn.ts";
+import { ROOT, runCli } from "./helpers/spawn.ts";
 
 const browser = findChromium();
 
@@ -209,6 +210,107 @@ Deno.test("the sweep report explorer lists every generation × context with its 
         return [...document.querySelectorAll('#explorer-list li')].map((li) => li.dataset.id);
       })()`);
       assert.deepEqual(onlyS, ["gen=0 S", "gen=1 S"]);
+    } finally {
+      await page.close();
+    }
+  } finally {
+    await Deno.remove(tmp, { recursive: true });
+  }
+});
+
+Deno.test("the engines report explorer reaches every needle and probe and filters by kind and loss in Chromium", async () => {
+  if (browser === null) {
+    console.warn("\n!!! SKIPPED: no Chromium found; the engines explorer was NOT tested in a browser. !!!\n");
+    return;
+  }
+  const tmp = await Deno.makeTempDir({ prefix: "explorer-engines-" });
+  try {
+    const out = join(tmp, "e");
+    const run = await runCli([
+      "engines",
+      "run",
+      "--reference",
+      "-q",
+      "--turns",
+      "30",
+      "--needles",
+      "3",
+      "--probes",
+      join(ROOT, "tests", "engines_fixtures", "hermes_session_small.probes.json"),
+      "--repeats",
+      "0",
+      "--budget",
+      "10%,50%",
+      "--engine",
+      "full",
+      "--engine",
+      "truncate",
+      "--bootstrap",
+      "200",
+      "--output",
+      out,
+    ]);
+    assert.equal(run.code, 0, run.stderr);
+    const results = JSON.parse(await Deno.readTextFile(join(out, "results.json")));
+    const needleIds: string[] = results.transcript.needles.map((n: { id: string }) => n.id);
+    const probeIds = ["rate-limit", "db-port", "service", "branch"];
+    const ids = [...needleIds, ...probeIds];
+    assert.equal(needleIds.length, 3);
+    const page = await openPage(browser, pathToFileURL(join(out, "report.html")).href);
+    try {
+      const listed = await page.evaluate<string[]>(
+        "[...document.querySelectorAll('#explorer-list li')].map((li) => li.dataset.id)",
+      );
+      assert.deepEqual(listed, ids);
+      assert.equal(await page.evaluate<number>("performance.getEntriesByType('resource').length"), 0);
+      // Every needle and probe is reachable, each with one row per engine and budget.
+      const shown = await page.evaluate<string[]>(`(async () => {
+        const out = [];
+        for (const a of [...document.querySelectorAll('#explorer-list li a')]) {
+          const changed = new Promise((r) => addEventListener('hashchange', r, { once: true }));
+          a.click();
+          await changed;
+          const d = document.getElementById('explorer-detail');
+          const rows = [...d.querySelectorAll('details')[1].querySelectorAll('tbody tr')]
+            .map((tr) => [...tr.querySelectorAll('td')].map((td) => td.textContent).slice(0, 3).join(','));
+          out.push(d.dataset.id + '|' + d.querySelector('h3').textContent + '|' + rows.join(';'));
+        }
+        return out;
+      })()`);
+      assert.equal(shown.length, ids.length);
+      shown.forEach((line, i) => {
+        const [id, heading, rows] = line.split("|");
+        assert.equal(id, ids[i]);
+        assert.equal(heading, `needle or probe ${ids[i]}`);
+        const engines = rows.split(";").map((r) => r.split(",")[0]);
+        assert.deepEqual(engines, ["full @10%", "truncate @10%", "full @50%", "truncate @50%"]);
+        // Full keeps every needle verbatim; a probe has no verbatim fact.
+        assert.match(rows.split(";")[0], i < 3 ? /,ok,✓ kept$/ : /,ok,n\/a$/);
+      });
+      const filter = (id: string, value: string) =>
+        page.evaluate<string[]>(`(() => {
+          const sel = document.getElementById('filter-${id}');
+          sel.value = ${JSON.stringify(value)};
+          sel.dispatchEvent(new Event('change'));
+          return [...document.querySelectorAll('#explorer-list li')].map((li) => li.dataset.id);
+        })()`);
+      // A filter changes what is shown: probes only, then back to all and needles lost by truncate at 10%.
+      assert.deepEqual(await filter("kind", "probe"), probeIds);
+      assert.match(
+        await page.evaluate<string>("document.getElementById('explorer-count').textContent"),
+        /^4 of 7 shown$/,
+      );
+      await filter("kind", "");
+      const lost = results.engines.find((r: { engine: string; budget: string }) =>
+        r.engine === "truncate" && r.budget === "10%"
+      );
+      const lostIds = needleIds.filter((id) => !lost.needles.found_ids.includes(id));
+      assert.ok(lostIds.length > 0, "truncate at 10% loses the early needles");
+      assert.deepEqual(await filter("lost", "truncate @10%"), lostIds);
+      assert.deepEqual(
+        await filter("lost", "kept by every engine"),
+        needleIds.filter((id) => !lostIds.includes(id)),
+      );
     } finally {
       await page.close();
     }

@@ -514,3 +514,28 @@ Deno.test("engines page with several budgets draws a recall curve per engine at 
   const markdown = enginesReportMarkdown(results, ENGINES_META);
   assert.match(markdown, /\| truncate \| 4035 \/ 0\.0% \/ 25\.0% \| 20406 \/ 50\.0% \/ 25\.0% \|/);
 });
+
+Deno.test("engines page shows the 95% CI table of REPORT.md and draws the intervals as error bars", () => {
+  const page = enginesReportHtml(ENGINES, ENGINES_META);
+  assertSelfContained(page);
+  assert.match(page, /<h3>95% CI<\/h3>/);
+  const ciTable = page.split("<h3>95% CI</h3>")[1];
+  const rows = tableRows(ciTable);
+  assert.deepEqual(rows, markdownRows(enginesReportMarkdown(ENGINES, ENGINES_META), "### 95% CI"));
+  // truncate: 3 of 12 needles; warm repeats 5.8, 5.5, 6.4 ms.
+  assert.match(rows[1][2], /^25\.0 \[\d+\.\d, \d+\.\d\]$/);
+  assert.match(rows[1][5], /^5\.9 \[5\.\d, 6\.\d\]$/);
+  assert.equal(rows[3][2], "n/a", "a failed engine has no interval");
+  assert.match(page, /<title>needles \(verbatim\), truncate: 25\.0% \[\d+\.\d%, \d+\.\d%\]<\/title>/);
+  assert.match(page, /<title>warm mean, truncate: 5\.90 \[5\.\d\d, 6\.\d\d\]<\/title>/);
+});
+
+Deno.test("engines budget curves carry each point's 95% CI as an error bar", () => {
+  const results = [
+    { ...ENGINES[1], budget: "10%", budget_tokens: 4092, output_tokens: 4035 },
+    { ...ENGINES[1], budget: "50%", budget_tokens: 20462, output_tokens: 20406 },
+  ];
+  const page = enginesReportHtml(results, ENGINES_META);
+  assert.equal(count(page, "<title>truncate, budget 10%: 95% CI ["), 2, "needle and QA curves");
+  assert.equal(count(page, "<title>truncate, budget 50%: 95% CI ["), 2);
+});

@@ -127,3 +127,46 @@ function resamplePlan(n: number, resamples: number, seed: string): (b: number) =
 export function bootstrapMean(values: ArrayLike<number>, options: BootstrapOptions = {}): Interval {
   return bootstrapMeans([values], options)[0];
 }
+
+/**
+ * A percentile bootstrap interval of a pooled ratio Σ numerators / Σ denominators over units (e.g. facts found
+ * over facts expected, pooled over questions that expect different numbers of facts): units are resampled as
+ * in {@link bootstrapMeans} (same seed, same indices) and the ratio is recomputed per resample; a resample
+ * whose denominators sum to 0 is left out. With every denominator 1 it equals the mean's interval.
+ */
+export function bootstrapRatio(
+  numerators: ArrayLike<number>,
+  denominators: ArrayLike<number>,
+  options: BootstrapOptions = {},
+): Interval {
+  const resamples = options.resamples ?? DEFAULT_RESAMPLES;
+  const level = options.level ?? 0.95;
+  const n = numerators.length;
+  if (denominators.length !== n) throw new Error("bootstrapRatio: columns differ in length");
+  if (!(resamples >= 1) || !Number.isInteger(resamples)) throw new Error("bootstrapRatio: bad resamples");
+  const num = Float64Array.from(numerators);
+  const den = Float64Array.from(denominators);
+  const total = den.reduce((s, v) => s + v, 0);
+  if (n === 0 || total === 0) return { mean: NaN, lo: NaN, hi: NaN, n };
+  const mean = num.reduce((s, v) => s + v, 0) / total;
+  const ratios = Array.from(num, (v, i) => v / den[i]);
+  // Every unit at the same ratio: every resample's ratio is that ratio exactly (no rounding noise).
+  const constant = den.every((d) => d > 0) && ratios.every((r) => r === ratios[0]);
+  if (constant) return { mean, lo: mean, hi: mean, n };
+  const values = new Float64Array(resamples);
+  let kept = 0;
+  const plan = resamplePlan(n, resamples, options.seed ?? DEFAULT_STATS_SEED);
+  for (let b = 0; b < resamples; b++) {
+    const index = plan(b);
+    let s = 0;
+    let d = 0;
+    for (let i = 0; i < n; i++) {
+      s += num[index[i]];
+      d += den[index[i]];
+    }
+    if (d > 0) values[kept++] = s / d;
+  }
+  const sorted = values.subarray(0, kept).sort();
+  const alpha = (1 - level) / 2;
+  return { mean, lo: quantileSorted(sorted, alpha), hi: quantileSorted(sorted, 1 - alpha), n };
+}

@@ -1,14 +1,29 @@
 /**
  * Uncertainty of the engines results: recall with a 95% bootstrap CI over the planted needles (the unit: one
  * needle, found or not), QA and probe recall over their questions, and the mean warm latency with a 95% CI
- * over the repeats (the unit: one warm call). Works on the engines' result rows structurally, so every
- * budget of a budget sweep gets its own row.
+ * over the repeats (the unit: one warm call). QA and probe recall are pooled shares of expected facts found
+ * (a probe may expect several facts), so their interval resamples questions and recomputes the pooled share:
+ * the interval's centre is the recall the tables show. Works on the engines' result rows structurally, so
+ * every budget of a budget sweep gets its own row.
  *
  * @module
  */
-import { bootstrapMean, DEFAULT_RESAMPLES, DEFAULT_STATS_SEED, type Interval } from "./bootstrap.ts";
+import {
+  bootstrapMean,
+  bootstrapRatio,
+  DEFAULT_RESAMPLES,
+  DEFAULT_STATS_SEED,
+  type Interval,
+} from "./bootstrap.ts";
 import { type Cell, markdownTable } from "../core/markdown_table.ts";
 import { formatInterval, formatPlainInterval } from "./format.ts";
+
+/** The QA fields this module reads: per question the facts found and expected, when recorded. */
+export interface QaLike {
+  total: number;
+  correct: number;
+  answers?: readonly { facts_found?: number; facts_total?: number; correct: boolean }[];
+}
 
 /** The fields of an engine result this module reads. */
 export interface EngineResultLike {
@@ -17,8 +32,8 @@ export interface EngineResultLike {
   budget_tokens?: number;
   status: string;
   needles: { total: number; found: number };
-  qa: { total: number; correct: number } | null;
-  probes?: { total: number; correct: number } | null;
+  qa: QaLike | null;
+  probes?: QaLike | null;
   latency_ms: { warm: number[] };
 }
 
@@ -43,6 +58,23 @@ function shares(correct: number, total: number): number[] {
   return Array.from({ length: total }, (_, i) => (i < correct ? 1 : 0));
 }
 
+/**
+ * The pooled fact recall of a QA summary with its interval over questions; without per-question facts (old
+ * results), the share of questions answered correctly.
+ */
+function qaInterval(qa: QaLike, options: { resamples: number; seed: string }): Interval | null {
+  const answers = qa.answers;
+  if (answers && answers.length > 0 && answers.every((a) => a.facts_total !== undefined)) {
+    const interval = bootstrapRatio(
+      answers.map((a) => a.facts_found ?? 0),
+      answers.map((a) => a.facts_total!),
+      options,
+    );
+    return Number.isFinite(interval.mean) ? interval : null;
+  }
+  return qa.total > 0 ? bootstrapMean(shares(qa.correct, qa.total), options) : null;
+}
+
 /** Computes the engines intervals (null where an engine measured nothing). */
 export function enginesStats(
   results: readonly EngineResultLike[],
@@ -58,8 +90,8 @@ export function enginesStats(
       engine: r.engine,
       budget: r.budget ?? (r.budget_tokens !== undefined ? String(r.budget_tokens) : null),
       needle_recall: r.status === "ok" ? ci(shares(r.needles.found, r.needles.total)) : null,
-      qa_recall: r.status === "ok" && r.qa ? ci(shares(r.qa.correct, r.qa.total)) : null,
-      probe_recall: r.status === "ok" && r.probes ? ci(shares(r.probes.correct, r.probes.total)) : null,
+      qa_recall: r.status === "ok" && r.qa ? qaInterval(r.qa, { resamples, seed }) : null,
+      probe_recall: r.status === "ok" && r.probes ? qaInterval(r.probes, { resamples, seed }) : null,
       warm_latency_ms: r.status === "ok" ? ci(r.latency_ms.warm) : null,
     })),
   };
@@ -90,9 +122,10 @@ export function enginesIntervalRows(stats: EnginesStats): Cell[][] {
 /** What the engines intervals are. */
 export function enginesStatsNote(stats: EnginesStats): string {
   return `95% CI: percentile bootstrap (${stats.resamples.toLocaleString("en-US")} resamples, seed ` +
-    `${stats.seed}) over the needles (recall), the questions (QA and probe recall) and the warm repeats ` +
-    `(latency; warm calls whose model calls were retried are left out). Recall in percent. Few needles or ` +
-    `repeats give wide intervals; n/a where nothing was measured.`;
+    `${stats.seed}) over the needles (recall), the questions (QA and probe recall: the pooled share of ` +
+    `expected facts found, recomputed on each resample of questions) and the warm repeats (latency; warm ` +
+    `calls whose model calls were retried are left out). Recall in percent. Few needles or repeats give wide ` +
+    `intervals; n/a where nothing was measured.`;
 }
 
 /** The Markdown section. */

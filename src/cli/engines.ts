@@ -15,6 +15,7 @@ import { fractionListOption, intOption } from "./numbers.ts";
 import { RUN_OPTION_HELP, RUN_OPTION_SPEC, RunOptionsShape } from "./run_setup.ts";
 import { writeFileAtomic } from "../store/run_dir.ts";
 import { checkNewOutputPath, inputError } from "../fs_input.ts";
+import { BOOTSTRAP_OPTION_HELP, bootstrapOption } from "./stats_options.ts";
 
 /** Turns × words per message at most: a bound on the generated transcript's size (and memory). */
 const MAX_GENERATED_WORDS = 2_000_000;
@@ -61,6 +62,7 @@ ${GENERATOR_HELP}
   --engine-timeout-ms N  time limit of one outside-engine call (default 60000, at most 3600000)
   --no-qa              skip the QA recall questions
   --tokenizer DIR      Hugging Face tokenizer directory (default: Qwen3, embedded)
+${BOOTSTRAP_OPTION_HELP}
 ${MODEL_OPTION_HELP}
 ${ENGINES_RUN_OPTION_HELP}`;
 
@@ -165,6 +167,7 @@ async function run(argv: string[]): Promise<number> {
       "engine-timeout-ms": { type: "string" },
       "no-qa": { type: "boolean" },
       tokenizer: { type: "string" },
+      bootstrap: { type: "string" },
     },
     z.object({
       ...RunOptionsShape,
@@ -181,6 +184,7 @@ async function run(argv: string[]): Promise<number> {
       "engine-timeout-ms": intOption(1, 3_600_000).optional(),
       "no-qa": z.boolean().optional(),
       tokenizer: z.string().optional(),
+      bootstrap: bootstrapOption.optional(),
     }),
   );
   if (options.help) {

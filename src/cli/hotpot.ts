@@ -42,6 +42,8 @@ Options:
   --seed N             selection seed (default ${DEFAULT_SELECTION.seed}, at most ${MAX_SEED})
   --min-chars N, --max-chars N evidence characters (default ${DEFAULT_SELECTION.minChars}–${DEFAULT_SELECTION.maxChars}, at most ${MAX_CHARS})
   --tokenizer DIR      tokenizer (recorded in the manifest)
+${SHARD_OPTION_HELP}
+                       (by question id hash; the selection stays whole, corpus.json holds the part)
 
 Collection mode (one is required for any dataset but the embedded demo, where --scripted is the default;
 the mode is recorded in corpus.json and named in every report):
@@ -51,7 +53,8 @@ Model options (for --live):
 ${COLLECT_MODEL_HELP}
 ${RUN_OPTION_HELP}
 
-Exit codes: 0 at least one valid trajectory, 1 none valid (the run is still written), 2 bad input.`;
+Exit codes: 0 at least one valid trajectory (or a shard whose part holds no question), 1 none valid (the run
+is still written), 2 bad input.`;
 
 const RUN_HELP = `compaction-bench hotpot run --corpus FILE (--reference | --live) [options]
 
@@ -94,6 +97,7 @@ function parseCollect(argv: string[]) {
       "agent-timeout": { type: "string" },
       "agent-system-prompt": { type: "string" },
       tokenizer: { type: "string" },
+      shard: { type: "string" },
     },
     z.object({
       ...RunOptionsShape,
@@ -111,6 +115,7 @@ function parseCollect(argv: string[]) {
       "agent-timeout": intOption(1, 86_400).optional(),
       "agent-system-prompt": z.string().optional(),
       tokenizer: z.string().optional(),
+      shard: ShardOption.optional(),
     }),
   );
 }

@@ -55,8 +55,12 @@ export async function mergeCommand(argv: string[]): Promise<number> {
   await assertAbsent(out);
   let run: RunDir | undefined;
   try {
-    // The shards' program made the nodes (the header says so); the exports are this program's: record it.
-    run = await writeMerged(out, plan, ["merge", out, ...runs], { merging_program: await programIdentity() });
+    // The shards' program made the nodes (the header says so); the exports are this program's: record it,
+    // and the options the first shard was given (report options such as --bootstrap that the exports follow).
+    run = await writeMerged(out, plan, ["merge", out, ...runs], {
+      merging_program: await programIdentity(),
+      shard_options: plan.shards[0].manifest.invocation.options,
+    });
     await publisher.publish(run);
     const { hash } = await run.finish();
     console.log(`merged ${plan.shards.length} shard(s), ${plan.nodes.length} node(s) into ${out}`);

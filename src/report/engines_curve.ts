@@ -1,6 +1,6 @@
 /**
  * The engines report's budget curves: an inline SVG line chart with one polyline per engine through its
- * points (retained tokens, recall %), one point per budget. Unlike `lineChart` in charts.ts, every series has
+ * points (retained tokens, recall %), one point per budget, with its interval as an error bar when given. Unlike `lineChart` in charts.ts, every series has
  * its own x positions (each engine keeps a different number of tokens at the same budget). No scripts, no
  * network; every text is escaped and coordinates are rounded to 0.1 px, so the same input gives the same bytes.
  *
@@ -9,10 +9,10 @@
 import { SERIES_COLORS } from "./charts.ts";
 import { type Html, safeHtml } from "./html.ts";
 
-/** One engine's curve: points in budget order; a null y (n/a) leaves a gap. */
+/** One engine's curve: points in budget order; a null y (n/a) leaves a gap; `lo`/`hi` draw an error bar. */
 export interface CurveSeries {
   name: string;
-  points: { x: number; y: number | null; label: string }[];
+  points: { x: number; y: number | null; label: string; lo?: number; hi?: number }[];
 }
 
 /** Options of {@link curveChart}. */
@@ -101,6 +101,19 @@ export function curveChart(options: CurveChartOptions): Html {
       run.push(`${c(px(point.x))},${c(py(point.y))}`);
     }
     flush();
+    for (const point of series.points) {
+      if (point.y === null || point.lo === undefined || point.hi === undefined) continue;
+      const x = c(px(point.x));
+      const [y1, y2] = [c(py(point.lo)), c(py(point.hi))];
+      const [l, r] = [c(px(point.x) - 4), c(px(point.x) + 4)];
+      parts.push(
+        safeHtml`<g stroke="${color}" stroke-width="1.3"><title>${series.name}, ${point.label}: 95% CI [${
+          point.lo.toFixed(1)
+        }, ${
+          point.hi.toFixed(1)
+        }]</title><line x1="${x}" x2="${x}" y1="${y1}" y2="${y2}"/><line x1="${l}" x2="${r}" y1="${y1}" y2="${y1}"/><line x1="${l}" x2="${r}" y1="${y2}" y2="${y2}"/></g>`,
+      );
+    }
     for (const point of series.points) {
       if (point.y === null) continue;
       parts.push(

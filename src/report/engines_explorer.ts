@@ -1,8 +1,10 @@
 /**
  * The engines explorer's data: one item per planted needle (and per imported probe), with its fact,
  * question and answer, and per engine (and budget) whether the fact survived verbatim in the engine's window
- * and what the model answered from that window. Filters: needle position, "lost by some engine", and per
- * engine "lost by this engine". Works on the engine result rows structurally.
+ * and what the model answered from that window. Filters: kind, needle position, "lost by some engine" and per
+ * engine "lost by this engine" (needles only: a probe has no verbatim fact), and "answered wrong by some
+ * engine" and per engine "wrong by this engine" (needles and probes). Works on the engine result rows
+ * structurally.
  *
  * @module
  */
@@ -27,6 +29,8 @@ export interface ExplorerNeedle {
   question: string;
   answer: string;
   position?: string;
+  /** A probe's type (e.g. `decision`, `file`), when it has one. */
+  type?: string;
 }
 
 /** Builds the explorer data of an engines run. */
@@ -43,6 +47,7 @@ export function enginesExplorer(
       return {
         engine: name(r),
         kept,
+        correct: a ? a.correct : null,
         cells: [
           name(r),
           r.status === "ok" ? "ok" : `${r.status}: ${r.reason ?? ""}`,
@@ -53,13 +58,26 @@ export function enginesExplorer(
       };
     });
     const lostBy = rows.filter((r) => r.kept === false).map((r) => r.engine);
+    const checked = rows.some((r) => r.kept !== null);
+    const wrongBy = rows.filter((r) => r.correct === false).map((r) => r.engine);
+    const asked = rows.some((r) => r.correct !== null);
     return {
       id: n.id,
       label: n.question,
       tags: {
         kind: [n.kind],
         position: n.position ? [n.position] : [],
-        lost: lostBy.length > 0 ? ["lost by some engine", ...lostBy] : ["kept by every engine"],
+        type: n.type ? [n.type] : [],
+        lost: lostBy.length > 0
+          ? ["lost by some engine", ...lostBy]
+          : checked
+          ? ["kept by every engine"]
+          : [],
+        answer: wrongBy.length > 0
+          ? ["wrong by some engine", ...wrongBy]
+          : asked
+          ? ["right by every engine"]
+          : [],
       },
       sections: [
         {
@@ -71,6 +89,7 @@ export function enginesExplorer(
             ["question", n.question],
             ["answer", n.answer],
             ...(n.position ? [["position", n.position] as [string, string]] : []),
+            ...(n.type ? [["type", n.type] as [string, string]] : []),
           ],
         },
         {
@@ -87,7 +106,11 @@ export function enginesExplorer(
   const engines = results.map(name);
   return {
     title: "engines needles and probes",
-    itemName: "needle",
+    itemName: needles.every((n) => n.kind === "probe") && needles.length > 0
+      ? "probe"
+      : needles.some((n) => n.kind === "probe")
+      ? "needle or probe"
+      : "needle",
     filters: [
       {
         id: "kind",
@@ -102,12 +125,31 @@ export function enginesExplorer(
           label: p,
         })),
       },
+      ...(needles.some((n) => n.type)
+        ? [{
+          id: "type",
+          label: "type",
+          options: [...new Set(needles.flatMap((n) => (n.type ? [n.type] : [])))].sort().map((t) => ({
+            value: t,
+            label: t,
+          })),
+        }]
+        : []),
       {
         id: "lost",
         label: "lost",
         options: [
           { value: "lost by some engine", label: "by some engine" },
           { value: "kept by every engine", label: "by no engine" },
+          ...engines.map((e) => ({ value: e, label: `by ${e}` })),
+        ],
+      },
+      {
+        id: "answer",
+        label: "answered wrong",
+        options: [
+          { value: "wrong by some engine", label: "by some engine" },
+          { value: "right by every engine", label: "by no engine" },
           ...engines.map((e) => ({ value: e, label: `by ${e}` })),
         ],
       },

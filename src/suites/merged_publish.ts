@@ -16,11 +16,11 @@ import { readPrices } from "../analysis/read_prices.ts";
 import type { ChatModel, DecisionModel } from "../models/types.ts";
 import { Executor } from "../pipeline/executor.ts";
 import { Progress } from "../pipeline/progress.ts";
-import { join } from "node:path";
-import { readManifest, type RunDir } from "../store/run_dir.ts";
+import type { RunDir } from "../store/run_dir.ts";
 import { sha256Hex } from "../store/hash.ts";
 import { loadTokenCounter } from "../tokens/load.ts";
 import { CorpusSchema } from "./hotpot/corpus.ts";
+import { publishMergedCollection } from "./hotpot/collect_merge.ts";
 import { type HotpotRunOptions, runHotpot } from "./hotpot/run_suite.ts";
 import type { ModelSetup } from "./model_setup.ts";
 import type { RunContext } from "./run_lifecycle.ts";
@@ -54,23 +54,15 @@ function replayContext(run: RunDir): RunContext {
   return { run, executor: new Executor(run, { progress }), progress, resumed: true };
 }
 
-/**
- * The options the first shard was started with, as recorded in its header (the merged run's own header
- * records the merge command), read from the shard whose manifest hash the merged header names.
- */
-async function shardOptions(run: RunDir): Promise<Record<string, unknown>> {
-  const first = run.header.merged_from?.[0];
-  if (first === undefined) return (run.header.invocation.options ?? {}) as Record<string, unknown>;
-  const bytes = await Deno.readFile(join(first.run, "manifest.json"));
-  if (sha256Hex(bytes) !== first.manifest) {
-    throw new UsageError(`merge: ${first.run} changed while it was being merged`);
-  }
-  return ((await readManifest(first.run)).invocation.options ?? {}) as Record<string, unknown>;
+/** The options the first shard was started with (recorded by `merge` in the merged run's invocation). */
+function shardOptions(run: RunDir): Record<string, unknown> {
+  const options = (run.header.invocation.options ?? {}) as { shard_options?: Record<string, unknown> };
+  return options.shard_options ?? {};
 }
 
 /** The tokenizer the shards used, checked against the header's hash. */
 async function shardCounter(run: RunDir) {
-  const dir = (await shardOptions(run)).tokenizer as string | undefined;
+  const dir = shardOptions(run).tokenizer as string | undefined;
   const counter = await loadTokenCounter(dir);
   if (run.header.tokenizer !== null && counter.hash !== run.header.tokenizer.hash) {
     throw new UsageError(
@@ -92,7 +84,7 @@ async function publishHotpot(run: RunDir): Promise<void> {
   const corpus = parsed.data;
   const { models: description, suite: _suite, ...runOptions } = run.header.protocol as HotpotProtocol;
   const counter = await shardCounter(run);
-  const recorded = await shardOptions(run);
+  const recorded = shardOptions(run);
   const prices = await readPrices({
     price: recorded.price as { model: string; input: number; output: number }[] | undefined,
     prices: recorded.prices as string | undefined,
@@ -131,7 +123,9 @@ export const mergedPublishers: Record<string, MergedPublisher> = {
         context: replayContext(run),
         models: replayModels,
         counter: await shardCounter(run),
-        recorded: await shardOptions(run),
+        recorded: shardOptions(run),
       }),
   },
+  // Collect shards have no aggregate: every node is kept and corpus.json is rebuilt (hotpot/collect_merge.ts).
+  "hotpot-collect": { skipStages: new Set(), publish: publishMergedCollection },
 };

@@ -36,6 +36,7 @@ export interface EnginesRunCommandOptions extends RunCommandOptions {
   "engine-timeout-ms"?: number;
   "no-qa"?: boolean;
   tokenizer?: string;
+  bootstrap?: number;
 }
 
 /** Names of variables `--engine-env` may pass: shell-style identifiers. */
@@ -165,6 +166,7 @@ export async function enginesRunCommand(
           probes,
           engineEnv,
           hermesDir,
+          bootstrap: options.bootstrap,
         },
         models,
         counter,

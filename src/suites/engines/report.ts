@@ -7,7 +7,8 @@
  * @module
  */
 import type { EngineResult } from "./run.ts";
-import { enginesStats, enginesStatsMarkdown } from "../../analysis/engines_stats.ts";
+import { type EnginesStats, enginesStats, enginesStatsMarkdown } from "../../analysis/engines_stats.ts";
+import type { ExplorerData } from "../../report/explorer.ts";
 
 /** What the Markdown report says about the run besides the results. */
 export interface EnginesReportMeta {
@@ -22,6 +23,10 @@ export interface EnginesReportMeta {
   repeats: number;
   /** The budgets measured, in order (default: the results' own). */
   budgets?: { budget: string; budget_tokens: number }[];
+  /** The 95% intervals (default: computed with the default resamples and seed; see {@link statsOf}). */
+  stats?: EnginesStats;
+  /** The per-needle/probe explorer of report.html (none: no explorer). */
+  explorer?: ExplorerData;
 }
 
 /** The words every table puts after a reimplementation's name. */
@@ -30,6 +35,14 @@ export const REIMPLEMENTATION_LABEL = "(reimplementation)";
 /** How the tables name an engine: its name, labelled when it is a reimplementation of someone else's. */
 export function engineLabel(r: Pick<EngineResult, "engine" | "kind">): string {
   return r.kind === "reimplementation" ? `${r.engine} ${REIMPLEMENTATION_LABEL}` : r.engine;
+}
+
+/**
+ * The intervals a report shows: the given ones, or computed with the default resamples and seed; engines are
+ * named as the tables name them (reimplementations labelled).
+ */
+export function statsOf(results: readonly EngineResult[], meta?: EnginesReportMeta): EnginesStats {
+  return meta?.stats ?? enginesStats(results.map((r) => ({ ...r, engine: engineLabel(r) })));
 }
 
 /** The budgets of a set of results, in first-seen order. */
@@ -274,13 +287,7 @@ export function enginesReportMarkdown(results: EngineResult[], meta: EnginesRepo
     );
   }
   // Uncertainty: seeded bootstrap intervals over needles, questions and warm repeats (analysis/engines_stats.ts).
-  lines.push(
-    enginesStatsMarkdown(enginesStats(results.map((r) => ({ ...r, engine: engineLabel(r) })))).trimEnd()
-      .replace(/^\n/, "\n").replace(
-        "## 95% CI",
-        "### 95% CI",
-      ),
-  );
+  lines.push(enginesStatsMarkdown(statsOf(results, meta)).trimEnd().replace("## 95% CI", "### 95% CI"));
   const failed = results.filter((r) => r.status === "failed" && r.reason !== null);
   if (failed.length > 0) {
     lines.push(

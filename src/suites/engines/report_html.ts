@@ -1,8 +1,10 @@
 /**
  * The engines report.html: the REPORT.md engines section (run facts, the table with the same columns and
  * number formats, the failures and skips) plus charts of savings, recall (needles, QA and, when asked, probes;
- * "n/a" where there is no value, never 0 or 1) and cold against warm-median latency on a log scale. With
- * several budgets, curves of needle and QA recall against retained tokens, one per engine.
+ * "n/a" where there is no value, never 0 or 1) and cold, warm-mean and warm-median latency on a log scale, with
+ * the 95% intervals of REPORT.md as a table and as error bars (recall over needles and questions, warm mean
+ * over repeats). With several budgets, curves of needle and QA recall against retained tokens, one per
+ * engine, each point with its interval. When given, the per-needle/probe explorer closes the page.
  *
  * @module
  */
@@ -16,7 +18,17 @@ import {
   engineTableRows,
   ms,
   probeTypeRows,
+  statsOf,
 } from "./report.ts";
+import {
+  type EngineIntervals,
+  ENGINES_CI_HEADERS,
+  enginesIntervalRows,
+  type EnginesStats,
+  enginesStatsNote,
+} from "../../analysis/engines_stats.ts";
+import type { Interval } from "../../analysis/bootstrap.ts";
+import { explorerHtml } from "../../report/explorer.ts";
 import type { EngineResult } from "./run.ts";
 import { barChart, type ChartSeries } from "../../report/charts.ts";
 import { curveChart, type CurveSeries } from "../../report/engines_curve.ts";
@@ -64,17 +76,47 @@ function percentOf(
   });
 }
 
-function recallChart(results: readonly EngineResult[], notes: (string | null)[], multi: boolean): Html {
+/** Error bars of one interval per result, in percent (none where there is no interval). */
+function percentErrors(
+  stats: EnginesStats,
+  pick: (e: EngineIntervals) => Interval | null,
+): ({ lo: number; hi: number } | null)[] {
+  return stats.engines.map((e) => {
+    const i = pick(e);
+    return i !== null && Number.isFinite(i.lo) ? { lo: 100 * i.lo, hi: 100 * i.hi } : null;
+  });
+}
+
+function recallChart(
+  results: readonly EngineResult[],
+  stats: EnginesStats,
+  notes: (string | null)[],
+  multi: boolean,
+): Html {
   const series: ChartSeries[] = [
-    { name: "needles (verbatim)", values: percentOf(results, (r) => r.needles.recall) },
-    { name: "QA", values: percentOf(results, (r) => r.qa?.recall ?? null) },
+    {
+      name: "needles (verbatim)",
+      values: percentOf(results, (r) => r.needles.recall),
+      errors: percentErrors(stats, (e) => e.needle_recall),
+    },
+    {
+      name: "QA",
+      values: percentOf(results, (r) => r.qa?.recall ?? null),
+      errors: percentErrors(stats, (e) => e.qa_recall),
+    },
   ];
   const probes = results.some((r) => r.probes !== null);
-  if (probes) series.push({ name: "probes", values: percentOf(results, (r) => r.probes?.recall ?? null) });
+  if (probes) {
+    series.push({
+      name: "probes",
+      values: percentOf(results, (r) => r.probes?.recall ?? null),
+      errors: percentErrors(stats, (e) => e.probe_recall),
+    });
+  }
   return barChart({
     title: `Needle recall, QA recall${
       probes ? " and probe recall" : ""
-    } per engine (%); n/a where there is none`,
+    } per engine (%), with 95% CIs; n/a where there is none`,
     categories: results.map((r) => category(r, multi)),
     series,
     format: (v) => `${v.toFixed(1)}%`,
@@ -99,12 +141,26 @@ function savingsChart(results: readonly EngineResult[], notes: (string | null)[]
   });
 }
 
-function latencyChart(results: readonly EngineResult[], notes: (string | null)[], multi: boolean): Html {
+function latencyChart(
+  results: readonly EngineResult[],
+  stats: EnginesStats,
+  notes: (string | null)[],
+  multi: boolean,
+): Html {
   return barChart({
-    title: "Cold and warm-median latency of the compress call per engine (ms, log scale)",
+    title:
+      "Cold, warm-mean (95% CI over repeats) and warm-median latency of the compress call per engine (ms, log scale)",
     categories: results.map((r) => category(r, multi)),
     series: [
       { name: "cold", values: results.map((r) => r.latency_ms.cold) },
+      {
+        name: "warm mean",
+        values: results.map((r) => r.latency_ms.warm_mean),
+        errors: stats.engines.map((e) => {
+          const i = e.warm_latency_ms;
+          return i !== null && Number.isFinite(i.lo) ? { lo: i.lo, hi: i.hi } : null;
+        }),
+      },
       { name: "warm median", values: results.map((r) => r.latency_ms.warm_median) },
     ],
     format: (v) => ms(v),
@@ -117,18 +173,25 @@ function latencyChart(results: readonly EngineResult[], notes: (string | null)[]
 /** Curves of one recall against retained tokens, one per engine (failed and skipped points are gaps). */
 function curve(
   results: readonly EngineResult[],
+  stats: EnginesStats,
   title: string,
   pick: (r: EngineResult) => number | null,
+  interval: (e: EngineIntervals) => Interval | null,
 ): Html {
   const names = [...new Set(results.map((r) => engineLabel(r)))];
   const series: CurveSeries[] = names.map((name): CurveSeries => ({
     name,
-    points: results.filter((r) => engineLabel(r) === name && r.status === "ok" && r.output_tokens !== null)
-      .map((r) => {
-        const v = pick(r);
-        return { x: r.output_tokens!, y: v === null ? null : 100 * v, label: `budget ${r.budget}` };
-      })
-      .sort((a, b) => a.x - b.x),
+    points: results.flatMap((r, i) => {
+      if (engineLabel(r) !== name || r.status !== "ok" || r.output_tokens === null) return [];
+      const v = pick(r);
+      const ci = stats.engines[i] ? interval(stats.engines[i]) : null;
+      return [{
+        x: r.output_tokens,
+        y: v === null ? null : 100 * v,
+        label: `budget ${r.budget}`,
+        ...(v !== null && ci !== null && Number.isFinite(ci.lo) ? { lo: 100 * ci.lo, hi: 100 * ci.hi } : {}),
+      }];
+    }).sort((a, b) => a.x - b.x),
   })).filter((s) => s.points.length > 0);
   return curveChart({ title, xLabel: "tokens kept in the window", yLabel: "recall %", series, yMax: 100 });
 }
@@ -149,6 +212,7 @@ export function enginesReportHtml(results: EngineResult[], meta: EnginesReportMe
   const skipped = results.filter((r) => r.status === "skipped");
   const notes = results.map((r) => r.status === "ok" ? null : r.status);
   const multi = budgetsOf(results, meta).length > 1;
+  const stats = statsOf(results, meta);
   const curveTable = budgetCurveRows(results, meta);
   const byType = probeTypeRows(results);
   const body = safeHtml`<h1>${title}</h1>
@@ -160,7 +224,13 @@ ${
     htmlTable(ENGINE_TABLE_HEADER, engineTableRows(results), {
       align: ENGINE_TABLE_HEADER.map((_, i) => i === 0 ? "left" : "right"),
     })
-  }${paragraphs(plainNote(ENGINES_TABLE_NOTE), "note")}${
+  }${paragraphs(plainNote(ENGINES_TABLE_NOTE), "note")}
+<h3>95% CI</h3>
+${
+    htmlTable(ENGINES_CI_HEADERS, enginesIntervalRows(stats), {
+      align: ENGINES_CI_HEADERS.map((_, i) => i < 2 ? "left" : "right"),
+    })
+  }${paragraphs(enginesStatsNote(stats), "note")}${
     failed.length > 0
       ? safeHtml`<h3>Failures</h3>
 ${factList(failed.map((r) => safeHtml`${code(r.engine)} at ${r.budget}: ${r.reason ?? ""}`))}`
@@ -185,20 +255,33 @@ ${
       }
 ${
         figure(
-          "Needle recall against tokens kept, one curve per engine (one point per budget)",
-          curve(results, "Needle recall (verbatim, %) against tokens kept", (r) => r.needles.recall),
+          "Needle recall against tokens kept, one curve per engine (one point per budget, with its 95% CI)",
+          curve(
+            results,
+            stats,
+            "Needle recall (verbatim, %) against tokens kept",
+            (r) => r.needles.recall,
+            (e) => e.needle_recall,
+          ),
         )
       }
 ${
         figure(
-          "QA recall against tokens kept, one curve per engine (one point per budget)",
-          curve(results, "QA recall (%) against tokens kept", (r) => r.qa?.recall ?? null),
+          "QA recall against tokens kept, one curve per engine (one point per budget, with its 95% CI)",
+          curve(
+            results,
+            stats,
+            "QA recall (%) against tokens kept",
+            (r) => r.qa?.recall ?? null,
+            (e) => e.qa_recall,
+          ),
         )
       }`
       : ""
   }
 ${figure("Savings", savingsChart(results, notes, multi))}
-${figure("What survives in the window", recallChart(results, notes, multi))}
-${figure("Latency", latencyChart(results, notes, multi))}`;
+${figure("What survives in the window", recallChart(results, stats, notes, multi))}
+${figure("Latency", latencyChart(results, stats, notes, multi))}
+${meta.explorer ? explorerHtml(meta.explorer) : ""}`;
   return htmlPage({ title, body });
 }

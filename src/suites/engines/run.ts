@@ -135,6 +135,11 @@ export interface EngineResult {
   records: CallRecord[];
 }
 
+/** A probe's id in answers and reports: its own, or `probe-N` (1-based position) when it has none. */
+export function probeId(probe: Pick<Probe, "id">, index: number): string {
+  return probe.id ?? `probe-${index + 1}`;
+}
+
 function emptyUsage(): CompressUsage {
   return { input_tokens: 0, output_tokens: 0, calls: 0 };
 }
@@ -284,7 +289,7 @@ export async function runEngines(options: RunEnginesOptions): Promise<EngineResu
         facts: [needle.answer],
       }));
       const probeItems: QaItem[] = probes.map((probe, i) => ({
-        id: probe.id ?? `probe-${i + 1}`,
+        id: probeId(probe, i),
         question: probe.question,
         facts: probe.facts ?? [probe.answer],
         ...(probe.category !== undefined ? { type: probe.category } : {}),

@@ -2,7 +2,7 @@
  * The engines suite over the run store: one `transcript` node (generated or imported, with the probes of a
  * `--probes` file as a second input), one `engine` node per engine and budget (its measured result, the cold
  * output window and every provider exchange), then the aggregate (`results.json`, `aggregate.json`) and the
- * report (`REPORT.md`, `report.html`). Engine nodes always run afresh (latency is measured, so nothing is
+ * report (`stats.json`, `REPORT.md`, `report.html`; from the results and the transcript). Engine nodes always run afresh (latency is measured, so nothing is
  * reused from a frozen run). With several budgets every engine is measured at each, budget by budget.
  *
  * @module
@@ -21,6 +21,7 @@ import { enginesReportStage } from "./stages/report.ts";
 import type { EngineSelection } from "../../methods/engines/create.ts";
 import { type BudgetSpec, budgetTokens, DEFAULT_BUDGET } from "./budgets.ts";
 import type { EngineResult } from "./run.ts";
+import { DEFAULT_RESAMPLES } from "../../analysis/bootstrap.ts";
 
 /** Where the transcript comes from. */
 export type TranscriptSource =
@@ -42,6 +43,8 @@ export interface EnginesSuiteOptions {
   engineEnv?: Readonly<Record<string, string>>;
   /** Hermes Agent's directory for the `hermes` and `hermes-lcm` adapters. */
   hermesDir?: string;
+  /** Bootstrap resamples of the report's intervals (default 10,000). */
+  bootstrap?: number;
 }
 
 /** What the suite returns. */
@@ -167,13 +170,19 @@ export async function runEnginesSuite(
     params: {
       tokenizer: `${counter.name} (${counter.hash.slice(0, 12)})`,
       reference: models.description.mode === "reference",
+      bootstrap: options.bootstrap ?? DEFAULT_RESAMPLES,
     },
-    inputs: { results: aggregateNode.node.outputs["results.json"] },
-    values: { results: aggregateNode.outputs["results.json"] },
+    // The transcript gives the explorer each needle's fact and question and each probe.
+    inputs: {
+      results: aggregateNode.node.outputs["results.json"],
+      transcript: transcriptNode.node.outputs.transcript,
+    },
+    values: { results: aggregateNode.outputs["results.json"], transcript },
   }, {});
   const files = {
     "results.json": aggregateNode.node.outputs["results.json"],
     "aggregate.json": aggregateNode.node.outputs["aggregate.json"],
+    "stats.json": reportNode.node.outputs["stats.json"],
     "REPORT.md": reportNode.node.outputs["REPORT.md"],
     "report.html": reportNode.node.outputs["report.html"],
   };

@@ -5,7 +5,7 @@
  * @module
  */
 import { z } from "zod";
-import { type ChatMessage, ChatMessageSchema } from "../../models/messages.ts";
+import { ChatMessageSchema } from "../../models/messages.ts";
 import { hotpotExplorer } from "./explorer.ts";
 import type { HotpotMethodAggregate } from "./aggregate.ts";
 import type { Corpus } from "./corpus.ts";

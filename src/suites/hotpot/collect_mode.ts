@@ -125,6 +125,13 @@ export function collectionSummaryLines(corpus: Corpus, runPath: string): string[
   const lines = [
     `collected ${valid}/${questions.length} valid trajectories (collection: ${corpus.protocol.collection})`,
   ];
+  if (corpus.shard !== undefined) {
+    lines.push(
+      `shard ${corpus.shard.index}/${corpus.shard.count}: ${questions.length} of the selection's ` +
+        `${corpus.protocol.bridge + corpus.protocol.comparison} question(s); join the shards with ` +
+        `'compaction-bench merge OUT RUN...'`,
+    );
+  }
   for (const q of questions) if (!q.valid) lines.push(`  invalid ${q.id}: ${q.reason}`);
   const unverifiable = questions.filter((q) => q.files_unchanged === "not verifiable").length;
   if (unverifiable > 0) {

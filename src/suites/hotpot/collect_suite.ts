@@ -3,6 +3,11 @@
  * then one `hotpot-collect` node per selected question collects and checks its trajectory; `corpus.json` and
  * `selection.json` are exported. Workspaces live in a temporary directory that is removed afterwards.
  *
+ * A shard (`--shard K/N`) selects the whole selection (the same select node as the unsharded run) and collects
+ * only the questions of its part (by question id hash); its corpus.json holds that part and says so (`shard`).
+ * `merge` replays this function without a shard over the merged nodes (`replay`): every collect node is then
+ * taken from the journal, and a question no shard collected is refused by name instead of collected.
+ *
  * @module
  */
 import { join } from "node:path";
@@ -16,6 +21,7 @@ import { type Corpus, CORPUS_FORMAT, type CorpusQuestion } from "./corpus.ts";
 import type { SelectionOptions } from "./select.ts";
 import type { SelectionReport } from "./stages/select.ts";
 import { hotpotSelectStage } from "./stages/select.ts";
+import { questionInShard, type Shard } from "../../pipeline/shard.ts";
 
 export { type CollectMode, sessionSourceName } from "./collect_question.ts";
 
@@ -26,6 +32,10 @@ export interface CollectOptions {
   records: HotpotRecord[];
   selection: SelectionOptions;
   mode: CollectMode;
+  /** Collect only this part of the selected questions (`--shard K/N`); the selection stays whole. */
+  shard?: Shard;
+  /** A merge's replay: every node must come from the run's journal; collecting anything is refused. */
+  replay?: boolean;
 }
 
 const SelectedSchema = z.object({ ids: z.array(z.string()) });
@@ -59,7 +69,8 @@ export async function collectCorpus(context: RunContext, options: CollectOptions
   const report = selectNode.outputs.report as unknown as SelectionReport;
   progress.note(`selection: considered ${report.considered} record(s); removed: ${removedText(report)}`);
   assertQuotaMet(report, options.datasetPath);
-  const ids = SelectedSchema.parse(selectNode.outputs.selected).ids;
+  const ids = SelectedSchema.parse(selectNode.outputs.selected).ids
+    .filter((id) => questionInShard(id, options.shard));
   const byId = new Map(options.records.map((r) => [r.id, r]));
   const workRoot = await Deno.makeTempDir({ prefix: "compaction-bench-workspaces-" });
   const mode = options.mode;
@@ -85,13 +96,19 @@ export async function collectCorpus(context: RunContext, options: CollectOptions
           inputs: { dataset: datasetHash, ...(sessionHash !== undefined ? { session: sessionHash } : {}) },
           provider: mode.kind === "live",
         },
-        async () =>
-          collectQuestion(
+        async () => {
+          if (options.replay) {
+            throw new UsageError(
+              `merge: no shard holds the collection of question ${id}; the shards are incomplete`,
+            );
+          }
+          return await collectQuestion(
             mode,
             record,
             join(workRoot, String(index)),
             sessionHash === undefined ? null : await run.store.get(sessionHash),
-          ),
+          );
+        },
       );
       const check = node.outputs.check as CollectionCheck | null;
       const collection = node.outputs.collection as {
@@ -129,6 +146,7 @@ export async function collectCorpus(context: RunContext, options: CollectOptions
         removed: report.removed,
         skipped_quota_full: report.skipped_quota_full,
       },
+      ...(options.shard !== undefined ? { shard: options.shard } : {}),
       questions,
       gold: Object.fromEntries(ids.map((id) => {
         const r = byId.get(id)!;

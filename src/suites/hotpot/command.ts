@@ -20,7 +20,7 @@ import { HOTPOT_COLLECT_SUITE, HOTPOT_SUITE } from "./definition.ts";
 import { HOTPOT_METHODS, type HotpotMethod } from "./methods.ts";
 import { DEFAULT_HOTPOT_RUN, runHotpot } from "./run_suite.ts";
 import { DEFAULT_SELECTION } from "./select.ts";
-import type { Shard } from "../../pipeline/shard.ts";
+import { type Shard, shardText } from "../../pipeline/shard.ts";
 import { assertHotpotFrozen } from "./frozen_protocol.ts";
 import {
   agentMode,
@@ -48,6 +48,8 @@ export interface HotpotCollectOptions extends RunCommandOptions {
   "agent-timeout"?: number;
   "agent-system-prompt"?: string;
   tokenizer?: string;
+  /** Collect only this part of the selection (by question id hash); recorded in the header. */
+  shard?: Shard;
 }
 
 /** `hotpot collect`: returns the run directory. */
@@ -104,8 +106,11 @@ export async function hotpotCollect(options: HotpotCollectOptions, argv: string[
         ...(mode.kind === "agent" ? { agent: mode.command } : {}),
       },
       tokenizer: { name: counter.name, hash: counter.hash },
+      // Every shard declares the whole selection's sources (the dataset and, for Hermes sessions, every
+      // selected question's file), so the shards' headers agree and a merge equals the unsharded run.
       sources: { dataset: bytes, ...sessions },
       models: models ?? undefined,
+      ...(options.shard !== undefined ? { shard: options.shard } : {}),
     },
     async (context) => {
       const corpus = await collectCorpus(context, {
@@ -114,11 +119,13 @@ export async function hotpotCollect(options: HotpotCollectOptions, argv: string[
         records,
         selection,
         mode,
+        ...(options.shard !== undefined ? { shard: options.shard } : {}),
       });
       return { result: corpus, files: {}, lines: collectionSummaryLines(corpus, context.run.path) };
     },
   );
-  assertSomeValid(finished.result);
+  // A shard whose part of the selection holds no question is a finished part, not a failed collection.
+  if (options.shard === undefined || finished.result.questions.length > 0) assertSomeValid(finished.result);
   return finished.path;
 }
 
@@ -138,9 +145,20 @@ export interface HotpotRunCommandOptions extends RunCommandOptions {
   shard?: Shard;
 }
 
-/** A corpus file checked whole; only its bytes and its dataset's hash are kept. */
+/**
+ * A corpus file checked whole; only its bytes and its dataset's hash are kept. The corpus of a collect shard
+ * (a part of the selection) is refused.
+ */
 async function readCorpusSource(path: string): Promise<{ bytes: Uint8Array; datasetSha256: string }> {
   const { corpus, bytes } = await readCorpus(path);
+  if (corpus.shard !== undefined) {
+    throw new UsageError(
+      `--corpus ${path}: the corpus of collect shard ${
+        shardText(corpus.shard)
+      } holds only that part of the ` +
+        `selection; join the shards first ('compaction-bench merge OUT RUN...')`,
+    );
+  }
   return { bytes, datasetSha256: corpus.dataset.sha256 };
 }
 

@@ -64,6 +64,8 @@ export const CorpusSchema = z.object({
     removed: z.record(z.string(), z.number().int()),
     skipped_quota_full: z.number().int(),
   }),
+  /** Set on the corpus of a collect shard (`--shard K/N`): it holds that part of the selection only. */
+  shard: z.object({ index: z.number().int().positive(), count: z.number().int().positive() }).optional(),
   questions: z.array(CorpusQuestionSchema),
   gold: z.record(z.string(), CorpusGoldSchema),
 });

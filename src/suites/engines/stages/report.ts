@@ -1,25 +1,41 @@
 /**
- * `engines-report`: REPORT.md and report.html rendered from the aggregate node's `results.json`; both are
- * published exactly as this node outputs them.
+ * `engines-report`: stats.json, REPORT.md and report.html rendered from the aggregate node's `results.json`
+ * and the transcript node's output (the needles' facts and questions and the probes, for the explorer); all
+ * three are published exactly as this node outputs them. The intervals use `bootstrap` resamples and the
+ * fixed statistics seed, both recorded in stats.json.
  *
  * @module
  */
 import { z } from "zod";
 import { defineStage } from "../../../pipeline/stage.ts";
 import { enginesReportHtml } from "../report_html.ts";
-import { enginesReportMarkdown } from "../report.ts";
+import { engineLabel, enginesReportMarkdown } from "../report.ts";
 import type { EngineResult } from "../run.ts";
 import type { MeasuredEngine } from "./aggregate.ts";
+import { enginesStats } from "../../../analysis/engines_stats.ts";
+import { finiteOrNull } from "../../../analysis/format.ts";
+import { enginesExplorerOf } from "../explorer.ts";
+import { StoredTranscriptSchema } from "./transcript.ts";
 
 /** The `engines-report` stage. */
 export const enginesReportStage = defineStage({
   name: "engines-report",
-  version: 2,
-  doc: "REPORT.md and report.html of an engines run, from its results.",
-  params: z.object({ tokenizer: z.string(), reference: z.boolean() }),
-  inputs: ["results"],
+  version: 3,
+  doc: "stats.json, REPORT.md and report.html of an engines run, from its results and transcript.",
+  params: z.object({
+    tokenizer: z.string(),
+    reference: z.boolean(),
+    /** Bootstrap resamples of the intervals. */
+    bootstrap: z.number().int().positive(),
+  }),
+  inputs: ["results", "transcript"],
   textInputs: ["results"],
   outputs: {
+    "stats.json": {
+      schema: z.string(),
+      kind: "text",
+      doc: "95% intervals of recall and latency per engine and budget, published as stats.json",
+    },
     "REPORT.md": { schema: z.string(), kind: "text", doc: "the Markdown report, published as REPORT.md" },
     "report.html": { schema: z.string(), kind: "text", doc: "the HTML report, published as report.html" },
   },
@@ -32,7 +48,11 @@ export const enginesReportStage = defineStage({
       budgets?: { budget: string; budget_tokens: number }[];
       engines: MeasuredEngine[];
     };
+    const transcript = StoredTranscriptSchema.parse(inputs.transcript);
     const engines: EngineResult[] = results.engines.map((e) => ({ ...e, window: null, records: [] }));
+    const stats = enginesStats(engines.map((r) => ({ ...r, engine: engineLabel(r) })), {
+      resamples: params.bootstrap,
+    });
     const meta = {
       transcript: results.transcript.description,
       transcriptHash: results.transcript.hash,
@@ -42,9 +62,12 @@ export const enginesReportStage = defineStage({
       reference: params.reference,
       repeats: results.repeats,
       ...(results.budgets ? { budgets: results.budgets } : {}),
+      stats,
+      explorer: enginesExplorerOf(transcript, engines, (results.budgets?.length ?? 1) > 1),
     };
     return Promise.resolve({
       outputs: {
+        "stats.json": `${JSON.stringify(finiteOrNull(stats), null, 2)}\n`,
         "REPORT.md": enginesReportMarkdown(engines, meta),
         "report.html": enginesReportHtml(engines, meta),
       },

@@ -1,0 +1,62 @@
+/**
+ * The engines report's explorer data: the transcript's needles (fact, question, answer, position) and probes
+ * (question, expected facts, type) with every engine's result at every budget, through the suite-free
+ * `enginesExplorer` of `src/report/engines_explorer.ts`.
+ *
+ * @module
+ */
+import type { ExplorerData } from "../../report/explorer.ts";
+import { enginesExplorer, type ExplorerNeedle } from "../../report/engines_explorer.ts";
+import { engineLabel } from "./report.ts";
+import type { EngineResult } from "./run.ts";
+import { probeId } from "./run.ts";
+import { NeedleSchema } from "./needles.ts";
+import { ProbeSchema } from "../../data/transcripts/types.ts";
+
+/** What the explorer reads of a stored transcript. */
+export interface ExplorerTranscript {
+  needles: readonly unknown[];
+  probes: readonly unknown[];
+}
+
+/** The explorer of an engines run; rows name their budget when the run measured several. */
+export function enginesExplorerOf(
+  transcript: ExplorerTranscript,
+  results: readonly EngineResult[],
+  severalBudgets: boolean,
+): ExplorerData {
+  const needles: ExplorerNeedle[] = transcript.needles.map((raw) => {
+    const n = NeedleSchema.parse(raw);
+    return {
+      id: n.id,
+      kind: "needle",
+      fact: n.fact,
+      question: n.question,
+      answer: n.answer,
+      position: n.position,
+    };
+  });
+  const probes: ExplorerNeedle[] = transcript.probes.map((raw, i) => {
+    const p = ProbeSchema.parse(raw);
+    const facts = p.facts ?? [p.answer];
+    return {
+      id: probeId(p, i),
+      kind: "probe",
+      question: p.question,
+      answer: facts.join("; "),
+      ...(p.category !== undefined ? { type: p.category } : {}),
+    };
+  });
+  return enginesExplorer(
+    [...needles, ...probes],
+    results.map((r) => ({
+      engine: engineLabel(r),
+      ...(severalBudgets ? { budget: r.budget } : {}),
+      status: r.status,
+      reason: r.reason,
+      needles: r.needles,
+      qa: r.qa,
+      probes: r.probes,
+    })),
+  );
+}
