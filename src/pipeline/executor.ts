@@ -14,6 +14,7 @@ import { readManifest, type RunDir } from "../store/run_dir.ts";
 import { sha256Hex } from "../store/hash.ts";
 import { canonicalBytes } from "../store/canonical.ts";
 import type { Progress } from "./progress.ts";
+import { type HeapBudget, heapBudget } from "../core/heap_budget.ts";
 import { failedWithCalls, FrozenMismatchError } from "./frozen_check.ts";
 import {
   type AnyStageDef,
@@ -118,6 +119,8 @@ export interface ExecutorOptions {
   /** Do not run provider stages; such a stage without a frozen node becomes invalid ("check-only"). */
   checkOnly?: boolean;
   progress?: Progress;
+  /** Checked after every node: keeps the heap in use under a budget (default: the process's, null: none). */
+  heapBudget?: HeapBudget | null;
 }
 
 function sumUsage(records: CallRecord[]): Usage {
@@ -139,6 +142,7 @@ export class Executor {
   /** Completed nodes of this run by key (their outputs stay in the store and are read back on a memo hit). */
   readonly #done = new Map<string, { node: Node; textOutputs?: string[] }>();
   readonly #resumed = new Map<string, Node>();
+  readonly #heap: HeapBudget | null;
   /** Set once a frozen-run refusal was thrown: every later execution is refused at once. */
   #refusal: FrozenMismatchError | undefined;
   /** Counters of where nodes came from, for the report. */
@@ -156,6 +160,7 @@ export class Executor {
   constructor(run: RunDir, options: ExecutorOptions = {}) {
     this.run = run;
     this.#options = options;
+    this.#heap = options.heapBudget === undefined ? heapBudget : options.heapBudget;
     for (const node of run.nodes) this.#resumed.set(node.key, node);
   }
 
@@ -407,6 +412,7 @@ export class Executor {
       ...(outcome.reason !== undefined ? { reason: outcome.reason } : {}),
     };
     await this.run.recordNode(node);
+    this.#heap?.check();
     progress?.tick(call.stage, {
       failed: node.status === "invalid",
       retries: records.reduce((n, r) => n + Math.max(0, r.attempts - 1), 0),

@@ -8,6 +8,7 @@
  *
  * @module
  */
+import { heapBudget } from "../core/heap_budget.ts";
 import { createHash } from "node:crypto";
 import { basename, dirname, join } from "node:path";
 import { UsageError } from "../errors.ts";
@@ -344,6 +345,7 @@ export class RunDir {
     const pieces = nodes.length === 0 ? [headText] : (function* () {
       yield headText.slice(0, at) + '\n  "nodes": [';
       for (const [i, node] of nodes.entries()) {
+        if (i % 500 === 0) heapBudget.check();
         const text = JSON.stringify(NodeSchema.parse(node), null, 2).replaceAll("\n", "\n    ");
         yield `${i === 0 ? "" : ","}\n    ${text}`;
       }
