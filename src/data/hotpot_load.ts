@@ -8,7 +8,7 @@ import { UsageError } from "../errors.ts";
 import { subjectOf } from "../fs_input.ts";
 import type { HotpotRecord } from "./hotpot_record.ts";
 import { loadHotpotJson } from "./hotpot_json.ts";
-import { loadHotpotParquet } from "./hotpot_parquet.ts";
+import { hotpotParquetBatches, loadHotpotParquet } from "./hotpot_parquet.ts";
 
 /**
  * Loads HotpotQA records: `.parquet` → Hugging Face layout, `.json` → official layout. Other extensions,
@@ -16,9 +16,25 @@ import { loadHotpotParquet } from "./hotpot_parquet.ts";
  * `option`, e.g. `--dataset`, when given).
  */
 export async function loadHotpot(path: string, option?: string): Promise<HotpotRecord[]> {
+  if (hotpotLayout(path, option) === "parquet") return await loadHotpotParquet(path, option);
+  return await loadHotpotJson(path, option);
+}
+
+/**
+ * HotpotQA records in file order, in batches, so that a caller keeping only some records (selection) holds one
+ * batch at a time: a Parquet file's row groups in slices ({@link hotpotParquetBatches}); an official JSON file
+ * (one array) as a single batch. Same records and errors as {@link loadHotpot}.
+ */
+export async function* hotpotRecordBatches(path: string, option?: string): AsyncGenerator<HotpotRecord[]> {
+  if (hotpotLayout(path, option) === "parquet") yield* hotpotParquetBatches(path, option);
+  else yield await loadHotpotJson(path, option);
+}
+
+/** The layout of a HotpotQA file by its extension; any other extension is a {@link UsageError}. */
+function hotpotLayout(path: string, option?: string): "parquet" | "json" {
   const lower = path.toLowerCase();
-  if (lower.endsWith(".parquet")) return await loadHotpotParquet(path, option);
-  if (lower.endsWith(".json")) return await loadHotpotJson(path, option);
+  if (lower.endsWith(".parquet")) return "parquet";
+  if (lower.endsWith(".json")) return "json";
   throw new UsageError(
     `${subjectOf(path, option)}: unknown HotpotQA file type (expected .parquet or .json)`,
   );

@@ -1,7 +1,7 @@
 /**
  * Every stage declaration of every suite, by name, and the environment their bodies need when re-executed
  * from a finished run (`verify --rederive`): the tokenizer the run recorded, the sweep fixture of its
- * `trajectory` source, the HotpotQA records of its `dataset` source.
+ * `trajectory` source, the selection candidates of the HotpotQA records of its `dataset` source.
  *
  * @module
  */
@@ -10,8 +10,8 @@ import type { StageRegistry } from "../pipeline/rederive.ts";
 import type { BlobStore } from "../store/blob_store.ts";
 import type { Manifest } from "../store/manifest.ts";
 import { loadTokenCounter } from "../tokens/load.ts";
-import { loadHotpot } from "../data/hotpot_load.ts";
-import type { HotpotRecord } from "../data/hotpot_record.ts";
+import { hotpotDatasetFile } from "./hotpot/dataset_file.ts";
+import type { SelectionCandidate, SelectionOptions } from "./hotpot/select.ts";
 import { sweepFixtureFromBytes } from "./sweep/fixture.ts";
 import { STAGES } from "./registry.ts";
 
@@ -19,15 +19,27 @@ export { STAGES } from "./registry.ts";
 
 const byName = new Map(STAGES.map((s) => [s.name, s]));
 
-/** Reads the HotpotQA records of a dataset blob (Parquet by its magic bytes, else official JSON). */
-async function recordsOf(store: BlobStore, hash: string): Promise<HotpotRecord[]> {
-  const bytes = await store.get(hash);
-  const parquet = new TextDecoder().decode(bytes.subarray(0, 4)) === "PAR1";
+/**
+ * The selection candidates of a dataset blob (Parquet by its magic bytes, else official JSON), read in batches
+ * from the store's file through a link named with the layout's extension (the blob is never read whole).
+ */
+async function candidatesOf(
+  store: BlobStore,
+  hash: string,
+  options: SelectionOptions,
+): Promise<SelectionCandidate[]> {
+  const blob = store.pathOf(hash);
+  const magic = new Uint8Array(4);
+  {
+    using file = await Deno.open(blob, { read: true });
+    await file.read(magic);
+  }
+  const parquet = new TextDecoder().decode(magic) === "PAR1";
   const dir = await Deno.makeTempDir({ prefix: "compaction-bench-rederive-" });
   try {
     const path = join(dir, parquet ? "dataset.parquet" : "dataset.json");
-    await Deno.writeFile(path, bytes);
-    return await loadHotpot(path);
+    await Deno.symlink(blob, path);
+    return await hotpotDatasetFile(path, "the run's dataset source").candidates(options);
   } finally {
     await Deno.remove(dir, { recursive: true });
   }
@@ -42,14 +54,13 @@ export const STAGE_REGISTRY: StageRegistry = {
     const fixture = manifest.suite === "sweep" && trajectory
       ? await sweepFixtureFromBytes(await store.get(trajectory), "the run's trajectory source")
       : undefined;
-    let records: Promise<HotpotRecord[]> | undefined;
     const dataset = manifest.sources["dataset"];
     return {
       counter,
       fixture,
-      records: () => {
+      candidates: (options: SelectionOptions) => {
         if (!dataset) return Promise.reject(new Error("the run declares no dataset source"));
-        return records ??= recordsOf(store, dataset);
+        return candidatesOf(store, dataset, options);
       },
     };
   },

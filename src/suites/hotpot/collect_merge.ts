@@ -4,8 +4,8 @@
  * (every node taken from the journal, nothing collected, no model called) and writes `selection.json` and
  * `corpus.json` exactly as the unsharded collection does: byte for byte the same files.
  *
- * The replay needs what the shards' nodes do not hold: the dataset's records (read from the run's `dataset`
- * source) and the dataset path as the first shard was given it (its recorded `--dataset`; the embedded demo
+ * The replay needs what the shards' nodes do not hold: the selected records (read from the run's `dataset`
+ * source in batches) and the dataset path as the first shard was given it (its recorded `--dataset`; the embedded demo
  * data has a fixed name), which corpus.json records. The collection mode is the shards' protocol and their
  * collect nodes' params.
  *
@@ -13,7 +13,6 @@
  */
 import { extname, join } from "node:path";
 import { UsageError } from "../../errors.ts";
-import { loadHotpot } from "../../data/hotpot_load.ts";
 import type { ChatModel } from "../../models/types.ts";
 import { Executor } from "../../pipeline/executor.ts";
 import { Progress } from "../../pipeline/progress.ts";
@@ -21,6 +20,7 @@ import { sha256Hex } from "../../store/hash.ts";
 import type { RunDir } from "../../store/run_dir.ts";
 import type { RunContext } from "../run_lifecycle.ts";
 import { collectCorpus, type CollectMode } from "./collect_suite.ts";
+import { hotpotDatasetFile } from "./dataset_file.ts";
 import type { SelectionOptions } from "./select.ts";
 
 /** The name corpus.json records for the embedded demo dataset (as `hotpot collect` does). */
@@ -89,13 +89,14 @@ export async function publishMergedCollection(run: RunDir): Promise<void> {
   try {
     const path = join(tmp, `dataset${extname(label).toLowerCase()}`);
     await Deno.symlink(run.store.pathOf(hash), path);
-    const records = await loadHotpot(path, "the shards' dataset");
+    // Read in batches, as by `hotpot collect`: only the selected records are kept.
+    const dataset = hotpotDatasetFile(path, "the shards' dataset");
     const progress = new Progress(run.header.suite, { quiet: true });
     const context: RunContext = { run, executor: new Executor(run, { progress }), progress, resumed: true };
     await collectCorpus(context, {
       datasetPath: label,
       datasetSha256: sha256Hex(bytes),
-      records,
+      dataset,
       selection: protocol.selection,
       mode: replayMode(run, protocol.collection),
       replay: true,

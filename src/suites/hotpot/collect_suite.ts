@@ -13,7 +13,6 @@
 import { join } from "node:path";
 import { z } from "zod";
 import { UsageError } from "../../errors.ts";
-import type { HotpotRecord } from "../../data/hotpot_record.ts";
 import type { RunContext } from "../run_lifecycle.ts";
 import { type CollectMode, collectQuestion, sessionSourceName } from "./collect_question.ts";
 import type { CollectionCheck, SystemPromptRecord } from "./collection_checks.ts";
@@ -22,6 +21,7 @@ import type { SelectionOptions } from "./select.ts";
 import type { SelectionReport } from "./stages/select.ts";
 import { hotpotSelectStage } from "./stages/select.ts";
 import { questionInShard, type Shard } from "../../pipeline/shard.ts";
+import type { HotpotDataset } from "./dataset_file.ts";
 
 export { type CollectMode, sessionSourceName } from "./collect_question.ts";
 
@@ -29,7 +29,8 @@ export { type CollectMode, sessionSourceName } from "./collect_question.ts";
 export interface CollectOptions {
   datasetPath: string;
   datasetSha256: string;
-  records: HotpotRecord[];
+  /** The dataset, read in batches: selection keeps its candidates, collection only its selected records. */
+  dataset: HotpotDataset;
   selection: SelectionOptions;
   mode: CollectMode;
   /** Collect only this part of the selected questions (`--shard K/N`); the selection stays whole. */
@@ -65,13 +66,14 @@ export async function collectCorpus(context: RunContext, options: CollectOptions
     params: { ...options.selection },
     inputs: { dataset: datasetHash },
     values: { dataset: null },
-  }, { records: () => Promise.resolve(options.records) });
+  }, options.dataset);
   const report = selectNode.outputs.report as unknown as SelectionReport;
   progress.note(`selection: considered ${report.considered} record(s); removed: ${removedText(report)}`);
   assertQuotaMet(report, options.datasetPath);
   const ids = SelectedSchema.parse(selectNode.outputs.selected).ids
     .filter((id) => questionInShard(id, options.shard));
-  const byId = new Map(options.records.map((r) => [r.id, r]));
+  // A second pass keeps only this run's selected records (and counts the dataset's records for corpus.json).
+  const { byId, total } = await options.dataset.records(new Set(ids));
   const workRoot = await Deno.makeTempDir({ prefix: "compaction-bench-workspaces-" });
   const mode = options.mode;
   progress.plan("hotpot-collect", ids.length);
@@ -131,7 +133,7 @@ export async function collectCorpus(context: RunContext, options: CollectOptions
     }));
     const corpus: Corpus = {
       format: CORPUS_FORMAT,
-      dataset: { path: options.datasetPath, sha256: options.datasetSha256, records: options.records.length },
+      dataset: { path: options.datasetPath, sha256: options.datasetSha256, records: total },
       protocol: {
         seed: options.selection.seed,
         bridge: options.selection.bridge,

@@ -5,7 +5,6 @@
  * @module
  */
 import { assetPath } from "../../assets.ts";
-import { loadHotpot } from "../../data/hotpot_load.ts";
 import { UsageError } from "../../errors.ts";
 import { sha256Hex } from "../../store/hash.ts";
 import { loadTokenCounter } from "../../tokens/load.ts";
@@ -14,7 +13,9 @@ import { readPrices } from "../../analysis/read_prices.ts";
 import { readInputFile } from "../../fs_input.ts";
 import { refuseGiven } from "../../core/option_rules.ts";
 import { openFrozenFor, type RunCommandOptions, runSuite } from "../run_lifecycle.ts";
-import { assertQuotaMet, collectCorpus, type CollectMode, selectionReport } from "./collect_suite.ts";
+import { assertQuotaMet, collectCorpus, type CollectMode } from "./collect_suite.ts";
+import { hotpotDatasetFile } from "./dataset_file.ts";
+import { selectionReportOf } from "./stages/select.ts";
 import { readCorpus } from "./corpus.ts";
 import { HOTPOT_COLLECT_SUITE, HOTPOT_SUITE } from "./definition.ts";
 import { HOTPOT_METHODS, type HotpotMethod } from "./methods.ts";
@@ -62,7 +63,8 @@ export async function hotpotCollect(options: HotpotCollectOptions, argv: string[
   // the program is installed (so the corpus, and every key after it, is the same on every machine).
   const datasetLabel = options.dataset ?? "embedded:fixtures/hotpot/demo.parquet";
   const bytes = await readInputFile(datasetPath, "--dataset");
-  const records = await loadHotpot(datasetPath, "--dataset");
+  // Read in batches: selection keeps only its candidates, collection only the selected records.
+  const dataset = hotpotDatasetFile(datasetPath, "--dataset");
   const questions = options.questions ?? DEFAULT_SELECTION.bridge + DEFAULT_SELECTION.comparison;
   const selection = {
     bridge: options.bridge ?? Math.ceil(questions / 2),
@@ -76,12 +78,14 @@ export async function hotpotCollect(options: HotpotCollectOptions, argv: string[
     throw new UsageError("hotpot collect: --bridge 0 and --comparison 0 select no question");
   }
   // A selection that cannot fill its quotas is bad input: refuse it before anything is written.
-  assertQuotaMet(selectionReport(records, selection).report, datasetLabel);
+  // (The candidates are remembered: the select node takes them from the dataset without reading it again.)
+  const selected = selectionReportOf(await dataset.candidates(selection), selection);
+  assertQuotaMet(selected.report, datasetLabel);
+  // The selected records, read now (before the tokenizer is built, so the two never add up in memory); the
+  // collection takes them from the dataset, which remembers them.
+  const { byId } = await dataset.records(new Set(selected.ids));
   const sessions = modeKind === "hermes"
-    ? await readHermesSessions(
-      options["hermes-sessions"]!,
-      selectionReport(records, selection).ids.map((id) => records.find((r) => r.id === id)!),
-    )
+    ? await readHermesSessions(options["hermes-sessions"]!, selected.ids.map((id) => byId.get(id)!))
     : {};
   const counter = await loadTokenCounter(options.tokenizer);
   const models = modeKind === "live" ? await setupModels(options, counter) : null;
@@ -116,7 +120,7 @@ export async function hotpotCollect(options: HotpotCollectOptions, argv: string[
       const corpus = await collectCorpus(context, {
         datasetPath: datasetLabel,
         datasetSha256: sha256Hex(bytes),
-        records,
+        dataset,
         selection,
         mode,
         ...(options.shard !== undefined ? { shard: options.shard } : {}),

@@ -114,23 +114,58 @@ export function recordProblem(
   return null;
 }
 
-/** Selects the protocol's questions from `records` (see the module documentation for the exact rules). */
-export function selectQuestions(
-  records: readonly HotpotRecord[],
+/**
+ * What selection needs of one record, so that a dataset can be selected from without holding its records
+ * (a record's articles are not kept, only their titles, and only when they can matter).
+ */
+export interface SelectionCandidate {
+  id: string;
+  type: "bridge" | "comparison";
+  /** The record's sort key ({@link selectionKey}). */
+  key: string;
+  /** The first filter it fails (ignoring `shared_article`), or null. */
+  problem: Exclude<keyof RemovedCounts, "shared_article"> | null;
+  /** Its article titles when it passes the other filters (else empty: they are never looked at). */
+  titles: string[];
+}
+
+/** The selection candidate of one record under `options`. */
+export function selectionCandidate(
+  record: HotpotRecord,
+  options: Pick<SelectionOptions, "seed" | "minChars" | "maxChars">,
+): SelectionCandidate {
+  const problem = recordProblem(record, options);
+  return {
+    id: record.id,
+    type: record.type,
+    key: selectionKey(options.seed, record.id),
+    problem,
+    titles: problem === null ? record.context.map((a) => a.title) : [],
+  };
+}
+
+/** The outcome of a selection over candidates: the selected ids in selection order, and the counts. */
+export type CandidateSelection = Omit<SelectionResult, "selected"> & { selected: string[] };
+
+/**
+ * Selects the protocol's questions from the candidates of a dataset's records, given in file order (see the
+ * module documentation for the exact rules); returns the selected ids.
+ */
+export function selectFromCandidates(
+  candidates: readonly SelectionCandidate[],
   options: SelectionOptions = DEFAULT_SELECTION,
-): SelectionResult {
-  const keyed = records.map((record) => ({ record, key: selectionKey(options.seed, record.id) }));
-  keyed.sort((a, b) =>
-    a.key < b.key
-      ? -1
-      : a.key > b.key
-      ? 1
-      : a.record.id < b.record.id
-      ? -1
-      : a.record.id > b.record.id
-      ? 1
-      : 0
-  );
+): CandidateSelection {
+  const result = selectCandidates(candidates, options);
+  return { ...result, selected: result.selected.map((c) => c.id) };
+}
+
+/** {@link selectFromCandidates}, returning the selected candidates themselves. */
+function selectCandidates(
+  candidates: readonly SelectionCandidate[],
+  options: SelectionOptions,
+): Omit<SelectionResult, "selected"> & { selected: SelectionCandidate[] } {
+  const keyed = [...candidates];
+  keyed.sort((a, b) => a.key < b.key ? -1 : a.key > b.key ? 1 : a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
   const removed: RemovedCounts = {
     not_ten_articles: 0,
     duplicate_titles_within: 0,
@@ -142,28 +177,27 @@ export function selectQuestions(
   const wanted = { bridge: options.bridge, comparison: options.comparison };
   const got = { bridge: 0, comparison: 0 };
   const usedTitles = new Set<string>();
-  const selected: HotpotRecord[] = [];
+  const selected: SelectionCandidate[] = [];
   let considered = 0;
   let skipped = 0;
-  for (const { record } of keyed) {
+  for (const candidate of keyed) {
     if (got.bridge >= wanted.bridge && got.comparison >= wanted.comparison) break;
     considered++;
-    const problem = recordProblem(record, options);
-    if (problem !== null) {
-      removed[problem]++;
+    if (candidate.problem !== null) {
+      removed[candidate.problem]++;
       continue;
     }
-    if (record.context.some((a) => usedTitles.has(a.title))) {
+    if (candidate.titles.some((title) => usedTitles.has(title))) {
       removed.shared_article++;
       continue;
     }
-    if (got[record.type] >= wanted[record.type]) {
+    if (got[candidate.type] >= wanted[candidate.type]) {
       skipped++;
       continue;
     }
-    got[record.type]++;
-    selected.push(record);
-    for (const a of record.context) usedTitles.add(a.title);
+    got[candidate.type]++;
+    selected.push(candidate);
+    for (const title of candidate.titles) usedTitles.add(title);
   }
   return {
     selected,
@@ -176,4 +210,15 @@ export function selectQuestions(
       comparison: { selected: got.comparison, wanted: wanted.comparison },
     },
   };
+}
+
+/** Selects the protocol's questions from `records` (see the module documentation for the exact rules). */
+export function selectQuestions(
+  records: readonly HotpotRecord[],
+  options: SelectionOptions = DEFAULT_SELECTION,
+): SelectionResult {
+  const candidates = records.map((record) => selectionCandidate(record, options));
+  const recordOf = new Map(candidates.map((candidate, i) => [candidate, records[i]]));
+  const result = selectCandidates(candidates, options);
+  return { ...result, selected: result.selected.map((candidate) => recordOf.get(candidate)!) };
 }
