@@ -13,7 +13,7 @@ import v8 from "node:v8";
 import vm from "node:vm";
 
 /** Heap in use (bytes) above which a full collection is asked for. */
-export const HEAP_BUDGET_BYTES = 256 * 1024 * 1024;
+export const HEAP_BUDGET_BYTES = 192 * 1024 * 1024;
 /** Least time between two collections asked for by the budget (ms). */
 export const HEAP_BUDGET_INTERVAL_MS = 1000;
 

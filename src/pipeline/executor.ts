@@ -234,7 +234,12 @@ export class Executor {
           hashes: call.inputs,
           key,
           env,
-          load: (name) => this.#readInput(def, call.inputs, name),
+          // A body that reads many inputs (an aggregate, a report) is one long node: the budget is checked as
+          // it reads, not only after it.
+          load: (name) => {
+            this.#heap?.check();
+            return this.#readInput(def, call.inputs, name);
+          },
         }),
     );
     const outputs: Record<string, unknown> = {};

@@ -76,32 +76,31 @@ async function removeAbandonedBuilds(path: string): Promise<void> {
 
 /** Writes bytes to `path` atomically (temp file, fsync, rename); refuses to replace an existing file. */
 export async function writeFileAtomic(path: string, bytes: Uint8Array): Promise<void> {
-  if (await exists(path)) throw new Error(`refusing to overwrite ${path}`);
-  const tmp = `${path}.tmp-${Deno.pid}`;
-  const file = await Deno.open(tmp, { write: true, create: true, truncate: true, mode: 0o644 });
-  try {
-    let written = 0;
-    while (written < bytes.length) written += await file.write(bytes.subarray(written));
-    await file.sync();
-  } finally {
-    file.close();
-  }
-  await Deno.rename(tmp, path);
+  await writeChunksAtomic(path, [bytes]);
 }
 
 /**
  * Writes text pieces to `path` atomically (temp file, fsync, rename; an existing file is refused) and returns
  * the SHA-256 of the UTF-8 bytes written.
  */
-export async function writeTextAtomic(path: string, pieces: Iterable<string>): Promise<string> {
+export function writeTextAtomic(path: string, pieces: Iterable<string>): Promise<string> {
+  const encoder = new TextEncoder();
+  return writeChunksAtomic(
+    path,
+    (function* () {
+      for (const piece of pieces) yield encoder.encode(piece);
+    })(),
+  );
+}
+
+/** Writes chunks to `path` atomically (temp file, fsync, rename) and returns the SHA-256 of the bytes. */
+async function writeChunksAtomic(path: string, chunks: Iterable<Uint8Array>): Promise<string> {
   if (await exists(path)) throw new Error(`refusing to overwrite ${path}`);
   const tmp = `${path}.tmp-${Deno.pid}`;
   const hash = createHash("sha256");
-  const encoder = new TextEncoder();
   const file = await Deno.open(tmp, { write: true, create: true, truncate: true, mode: 0o644 });
   try {
-    for (const piece of pieces) {
-      const bytes = encoder.encode(piece);
+    for (const bytes of chunks) {
       hash.update(bytes);
       let written = 0;
       while (written < bytes.length) written += await file.write(bytes.subarray(written));

@@ -1,7 +1,8 @@
 /**
  * `published-json`: a JSON file a run publishes as given (`protocol.json`, `check.json`). The document is the
  * node's params and the file's exact bytes its output, so the published file is a node output like every
- * other (an auditor finds it in the DAG; `--rederive` re-derives it).
+ * other (an auditor finds it in the DAG; `--rederive` re-derives it). Its inputs, by hash only, are the
+ * published results it accompanies (`of:aggregate.json`): the file hangs in the DAG below the aggregate.
  *
  * @module
  */
@@ -17,7 +18,8 @@ export const publishedJsonStage = defineStage({
   version: 1,
   doc: "A JSON file published as given (protocol.json, check.json): the document is the params.",
   params: z.object({ name: z.string(), document: z.unknown() }),
-  inputs: [],
+  inputs: ["of:*"],
+  hashOnlyInputs: ["of:*"],
   outputs: {
     file: { schema: z.string(), kind: "text", doc: "the file's exact bytes (two-space JSON, final newline)" },
   },
@@ -27,18 +29,22 @@ export const publishedJsonStage = defineStage({
   },
 });
 
-/** Publishes `document` as the run's file `name`, through a `published-json` node. */
+/**
+ * Publishes `document` as the run's file `name`, through a `published-json` node whose inputs are `of` (the
+ * published results it accompanies, by file name → blob hash).
+ */
 export async function publishJsonFile(
   executor: Executor,
   run: RunDir,
   name: string,
   document: unknown,
+  of: Record<string, string> = {},
 ): Promise<void> {
+  const inputs = Object.fromEntries(Object.entries(of).map(([file, hash]) => [`of:${file}`, hash]));
   const node = await executor.runStage(publishedJsonStage, {
     label: `publish ${name}`,
     params: { name, document },
-    inputs: {},
-    values: {},
+    inputs,
   }, {});
   await run.publish(name, node.node.outputs.file);
 }

@@ -334,7 +334,14 @@ export async function runSuite<T>(
         const published = { ...outcome.json, ...(outcome.check ? { "check.json": outcome.check } : {}) };
         context.progress.plan(publishedJsonStage.name, Object.keys(published).length);
         for (const [name, value] of Object.entries(published)) {
-          await publishJsonFile(context.executor, context.run, name, value);
+          const aggregate = outcome.files["aggregate.json"];
+          await publishJsonFile(
+            context.executor,
+            context.run,
+            name,
+            value,
+            aggregate ? { "aggregate.json": aggregate } : {},
+          );
         }
         for (const [name, bytes] of Object.entries(outcome.raw ?? {})) {
           await context.run.writeFile(name, bytes);

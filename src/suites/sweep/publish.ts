@@ -22,6 +22,7 @@ export const SWEEP_MERGE_SKIP: ReadonlySet<string> = new Set([
   "sweep-aggregate",
   "sweep-ceilings",
   "sweep-report",
+  "published-json",
 ]);
 
 /** `protocol.json` of a sweep run. */
@@ -88,6 +89,7 @@ export async function publishMergedSweep(run: RunDir, replay: SweepReplay): Prom
     run,
     "protocol.json",
     sweepProtocolJson(options, description, replay.counter, fixture),
+    { "aggregate.json": outcome.files["aggregate.json"] },
   );
   for (const [name, hash] of Object.entries(outcome.files)) await run.publish(name, hash);
 }

@@ -10,39 +10,18 @@
 import { z } from "zod";
 import { defineStage } from "../../../pipeline/stage.ts";
 import { publishedJson } from "../../published.ts";
+import { ceilingInputName, ceilingOf as readCeiling } from "../../ceiling_inputs.ts";
+
+export { ceilingInputName, ceilingInputs } from "../../ceiling_inputs.ts";
 import type { HotpotMethodAggregate } from "../aggregate.ts";
 import type { HotpotResultRow } from "../rows.ts";
 
-/** The input names of one ceiling's aggregate and rows (also the report stage's). */
-export const ceilingInputName = (part: "aggregate" | "results", cap: number) => `ceiling-${part}:${cap}`;
-
-/** The `hotpot-ceilings` (and report) inputs and values from the per-ceiling aggregate nodes. */
-export function ceilingInputs(
-  caps: readonly number[],
-  aggregates: readonly { node: { outputs: Record<string, string> }; outputs: Record<string, unknown> }[],
-): { inputs: Record<string, string>; values: Record<string, unknown> } {
-  const inputs: Record<string, string> = {};
-  const values: Record<string, unknown> = {};
-  caps.forEach((cap, i) => {
-    for (const part of ["aggregate", "results"] as const) {
-      inputs[ceilingInputName(part, cap)] = aggregates[i].node.outputs[`${part}.json`];
-      values[ceilingInputName(part, cap)] = aggregates[i].outputs[`${part}.json`];
-    }
-  });
-  return { inputs, values };
-}
-
-/** Reads one ceiling's aggregate and rows from the stage inputs. */
-export function ceilingOf(
+/** Reads one ceiling's aggregates and rows from the stage inputs. */
+export const ceilingOf = (
   inputs: Record<string, unknown>,
   cap: number,
-): { aggregates: HotpotMethodAggregate[]; rows: HotpotResultRow[] } {
-  const text = (part: "aggregate" | "results") => z.string().parse(inputs[ceilingInputName(part, cap)]);
-  return {
-    aggregates: JSON.parse(text("aggregate")) as HotpotMethodAggregate[],
-    rows: JSON.parse(text("results")) as HotpotResultRow[],
-  };
-}
+): { aggregates: HotpotMethodAggregate[]; rows: HotpotResultRow[] } =>
+  readCeiling<HotpotMethodAggregate, HotpotResultRow>(inputs, cap);
 
 /** The `hotpot-ceilings` stage. */
 export const hotpotCeilingsStage = defineStage({

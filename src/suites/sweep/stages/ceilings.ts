@@ -10,39 +10,22 @@
 import { z } from "zod";
 import { defineStage } from "../../../pipeline/stage.ts";
 import { publishedJson } from "../../published.ts";
+import { ceilingInputName, ceilingInputs, ceilingOf } from "../../ceiling_inputs.ts";
 import type { SweepKindAggregate } from "../aggregate.ts";
 import type { SweepResultRow } from "../rows.ts";
 
 /** The input names of one ceiling's aggregate and rows (also the report stage's). */
-export const sweepCeilingInputName = (part: "aggregate" | "results", cap: number) => `ceiling-${part}:${cap}`;
+export const sweepCeilingInputName = ceilingInputName;
 
-/** The `sweep-ceilings` (and report) inputs and values from the per-ceiling aggregate nodes. */
-export function sweepCeilingInputs(
-  caps: readonly number[],
-  aggregates: readonly { node: { outputs: Record<string, string> }; outputs: Record<string, unknown> }[],
-): { inputs: Record<string, string>; values: Record<string, unknown> } {
-  const inputs: Record<string, string> = {};
-  const values: Record<string, unknown> = {};
-  caps.forEach((cap, i) => {
-    for (const part of ["aggregate", "results"] as const) {
-      inputs[sweepCeilingInputName(part, cap)] = aggregates[i].node.outputs[`${part}.json`];
-      values[sweepCeilingInputName(part, cap)] = aggregates[i].outputs[`${part}.json`];
-    }
-  });
-  return { inputs, values };
-}
+/** The ceilings (and report) inputs and values from the per-ceiling aggregate nodes. */
+export const sweepCeilingInputs = ceilingInputs;
 
 /** Reads one ceiling's aggregates and rows from the stage inputs. */
-export function sweepCeilingOf(
+export const sweepCeilingOf = (
   inputs: Record<string, unknown>,
   cap: number,
-): { aggregates: SweepKindAggregate[]; rows: SweepResultRow[] } {
-  const text = (part: "aggregate" | "results") => z.string().parse(inputs[sweepCeilingInputName(part, cap)]);
-  return {
-    aggregates: JSON.parse(text("aggregate")) as SweepKindAggregate[],
-    rows: JSON.parse(text("results")) as SweepResultRow[],
-  };
-}
+): { aggregates: SweepKindAggregate[]; rows: SweepResultRow[] } =>
+  ceilingOf<SweepKindAggregate, SweepResultRow>(inputs, cap);
 
 /** Every ceiling's rows, each with its `input_cap` (Full, which no ceiling limits, once with null). */
 export function sweepCeilingRows(
