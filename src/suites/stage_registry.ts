@@ -23,7 +23,7 @@ const byName = new Map(STAGES.map((s) => [s.name, s]));
  * The selection candidates of a dataset blob (Parquet by its magic bytes, else official JSON), read in batches
  * from the store's file through a link named with the layout's extension (the blob is never read whole).
  */
-async function candidatesOf(
+async function datasetCandidates(
   store: BlobStore,
   hash: string,
   options: SelectionOptions,
@@ -60,7 +60,7 @@ export const STAGE_REGISTRY: StageRegistry = {
       fixture,
       candidates: (options: SelectionOptions) => {
         if (!dataset) return Promise.reject(new Error("the run declares no dataset source"));
-        return candidatesOf(store, dataset, options);
+        return datasetCandidates(store, dataset, options);
       },
     };
   },

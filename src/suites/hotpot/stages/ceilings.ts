@@ -10,7 +10,7 @@
 import { z } from "zod";
 import { defineStage } from "../../../pipeline/stage.ts";
 import { publishedJson } from "../../published.ts";
-import { ceilingInputName, ceilingOf as readCeiling } from "../../ceiling_inputs.ts";
+import { ceilingOf as readCeiling } from "../../ceiling_inputs.ts";
 
 export { ceilingInputName, ceilingInputs } from "../../ceiling_inputs.ts";
 import type { HotpotMethodAggregate } from "../aggregate.ts";
