@@ -2,7 +2,7 @@
  * A heap budget for long runs. V8 lets garbage grow to several times the live heap before it collects (on a
  * hotpot run: ~100 MB live, 400+ MB of heap), so a run's resident memory would follow V8's heuristics rather
  * than what the run holds. Like Go's GOMEMLIMIT, the budget asks for a full collection when the heap in use
- * passes it (at most once per interval), which keeps a run's memory flat in its length at a small CPU cost.
+ * passes it, which keeps a run's memory flat in its length at a small CPU cost.
  *
  * The collection is V8's own `gc`, exposed through `node:v8` and `node:vm`; where that is unavailable the
  * budget does nothing (memory is then only V8's business, as before).
@@ -14,8 +14,8 @@ import vm from "node:vm";
 
 /** Heap in use (bytes) above which a full collection is asked for. */
 export const HEAP_BUDGET_BYTES = 192 * 1024 * 1024;
-/** Least time between two collections asked for by the budget (ms). */
-export const HEAP_BUDGET_INTERVAL_MS = 1000;
+/** After a collection, the next one waits until the heap has grown by at least this much (bytes). */
+export const HEAP_BUDGET_HEADROOM_BYTES = 96 * 1024 * 1024;
 
 let collect: (() => void) | null | undefined;
 
@@ -33,30 +33,33 @@ function fullCollection(): (() => void) | null {
   return collect;
 }
 
-/** Keeps the heap in use under a budget (see the module documentation). */
+/**
+ * Keeps the heap in use under a budget (see the module documentation): a collection when the heap in use
+ * passes the budget, or, when the live heap itself is near it, once the heap has grown by the headroom since
+ * the last collection (so a run whose live heap outgrows the budget is not collected at every check).
+ */
 export class HeapBudget {
   readonly #bytes: number;
-  readonly #intervalMs: number;
-  #last = Number.NEGATIVE_INFINITY;
+  readonly #headroom: number;
+  #threshold: number;
   /** Collections asked for so far. */
   collections = 0;
 
-  /** A budget of `bytes` of heap in use, checked at most once per `intervalMs`. */
-  constructor(bytes = HEAP_BUDGET_BYTES, intervalMs = HEAP_BUDGET_INTERVAL_MS) {
+  /** A budget of `bytes` of heap in use, with `headroom` of growth between two collections. */
+  constructor(bytes = HEAP_BUDGET_BYTES, headroom = HEAP_BUDGET_HEADROOM_BYTES) {
     this.#bytes = bytes;
-    this.#intervalMs = intervalMs;
+    this.#headroom = headroom;
+    this.#threshold = bytes;
   }
 
-  /** Asks for a full collection when the heap in use is over the budget (cheap otherwise). */
+  /** Asks for a full collection when the heap in use is over the threshold (cheap otherwise). */
   check(): void {
-    const now = performance.now();
-    if (now - this.#last < this.#intervalMs) return;
-    this.#last = now;
-    if (Deno.memoryUsage().heapUsed <= this.#bytes) return;
+    if (Deno.memoryUsage().heapUsed <= this.#threshold) return;
     const gc = fullCollection();
     if (gc === null) return;
     gc();
     this.collections++;
+    this.#threshold = Math.max(this.#bytes, Deno.memoryUsage().heapUsed + this.#headroom);
   }
 }
 

@@ -72,14 +72,37 @@ export const CorpusSchema = z.object({
 /** The whole corpus file. */
 export type Corpus = z.infer<typeof CorpusSchema>;
 
+/**
+ * Validates parsed corpus JSON one question at a time, replacing each raw question by its parsed copy, so the
+ * raw and the parsed corpus are never both whole in memory. `json` must be the caller's own.
+ */
+function parseCorpusQuestionByQuestion(json: unknown):
+  | { success: true; data: Corpus }
+  | { success: false; error: z.ZodError; prefix: (string | number)[] } {
+  const questions = (json as { questions?: unknown } | null)?.questions;
+  if (!Array.isArray(questions)) {
+    const whole = CorpusSchema.safeParse(json);
+    return whole.success ? whole : { success: false, error: whole.error, prefix: [] };
+  }
+  for (let i = 0; i < questions.length; i++) {
+    const question = CorpusQuestionSchema.safeParse(questions[i]);
+    if (!question.success) return { success: false, error: question.error, prefix: ["questions", i] };
+    questions[i] = question.data;
+  }
+  const head = CorpusSchema.omit({ questions: true }).safeParse(json);
+  if (!head.success) return { success: false, error: head.error, prefix: [] };
+  return { success: true, data: { ...head.data, questions: questions as CorpusQuestion[] } };
+}
+
 /** Reads and validates a corpus file; errors name the file and the field. */
 export async function readCorpus(path: string): Promise<{ corpus: Corpus; bytes: Uint8Array }> {
   const bytes = await readInputFile(path, "--corpus");
   const json = parseInputJson(decodeUtf8(bytes, path, "--corpus"), path, "--corpus");
-  const parsed = CorpusSchema.safeParse(json);
+  const parsed = parseCorpusQuestionByQuestion(json);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
-    throw new UsageError(`${path}: field ${issue.path.join(".") || "(root)"}: ${issue.message}`);
+    const at = [...parsed.prefix, ...issue.path].join(".");
+    throw new UsageError(`${path}: field ${at || "(root)"}: ${issue.message}`);
   }
   if (parsed.data.questions.length === 0) {
     throw new UsageError(`--corpus ${path}: field questions: the corpus has no questions`);

@@ -8,7 +8,13 @@ import { z } from "zod";
 import { defineStage } from "../../../pipeline/stage.ts";
 import { ChatMessageSchema } from "../../../models/messages.ts";
 import { ArticleSchema } from "../../../data/hotpot_record.ts";
-import { type Corpus, CorpusGoldSchema, CorpusSchema } from "../corpus.ts";
+import {
+  type Corpus,
+  CorpusGoldSchema,
+  type CorpusQuestion,
+  CorpusQuestionSchema,
+  CorpusSchema,
+} from "../corpus.ts";
 
 /** The public material of one question as stored in the `question` output. */
 export const StoredQuestionSchema = z.object({
@@ -29,11 +35,24 @@ const parsedCorpora = new Map<string, Corpus>();
 export function corpusOf(hash: string, value: unknown): Corpus {
   let corpus = parsedCorpora.get(hash);
   if (!corpus) {
-    corpus = CorpusSchema.parse(value);
+    corpus = parseCorpusInPlace(value);
     parsedCorpora.clear(); // one corpus per run: keep memory flat
     parsedCorpora.set(hash, corpus);
   }
   return corpus;
+}
+
+/**
+ * Validates a corpus read from the store question by question, replacing each raw question by its parsed copy
+ * as it goes, so the raw and the parsed corpus are never both whole in memory (a 480-question corpus is ~60 MB
+ * of objects). `value` must be the caller's own (freshly parsed JSON): its questions array is reused.
+ */
+export function parseCorpusInPlace(value: unknown): Corpus {
+  const questions = (value as { questions?: unknown } | null)?.questions;
+  if (!Array.isArray(questions)) return CorpusSchema.parse(value); // zod names what is wrong
+  for (let i = 0; i < questions.length; i++) questions[i] = CorpusQuestionSchema.parse(questions[i]);
+  const head = CorpusSchema.omit({ questions: true }).parse(value);
+  return { ...head, questions: questions as CorpusQuestion[] };
 }
 
 /** Drops the parsed corpus of `hash` (once every question node of a run is made). */

@@ -9,12 +9,19 @@ import { defineStage } from "../../../pipeline/stage.ts";
 import { hotpotReportHtml } from "../report_html.ts";
 import type { HotpotMethodAggregate } from "../aggregate.ts";
 import { hotpotReportMarkdown } from "../report.ts";
-import { corpusOf, forgetCorpus } from "./question.ts";
+import { parseCorpusInPlace } from "./question.ts";
+import type { Corpus } from "../corpus.ts";
 import { hotpotAnalysis } from "../analysis.ts";
 import { hotpotStats } from "../stats.ts";
 import { finiteOrNull } from "../../../analysis/format.ts";
 import type { CeilingResult } from "../ceiling_sweep.ts";
 import { ceilingOf } from "./ceilings.ts";
+
+/** The corpus without its trajectories (no report reads them; they are half a corpus's size). */
+function withoutTrajectories(corpus: Corpus): Corpus {
+  for (const question of corpus.questions) question.trajectory = [];
+  return corpus;
+}
 
 /** The `hotpot-report` stage. */
 export const hotpotReportStage = defineStage({
@@ -58,7 +65,7 @@ export const hotpotReportStage = defineStage({
   async run({ params, inputs, hashes, load }) {
     const aggregates = JSON.parse(z.string().parse(inputs.aggregate)) as HotpotMethodAggregate[];
     const meta = {
-      corpus: corpusOf(hashes.corpus, await load("corpus")),
+      corpus: withoutTrajectories(parseCorpusInPlace(await load("corpus"))),
       models: params.models,
       tokenizer: params.tokenizer,
       inputCap: params.input_cap,
@@ -93,7 +100,6 @@ export const hotpotReportStage = defineStage({
       "REPORT.md": hotpotReportMarkdown(aggregates, meta),
       "report.html": hotpotReportHtml(aggregates, meta),
     };
-    forgetCorpus(hashes.corpus);
     return { outputs };
   },
 });
