@@ -62,7 +62,7 @@ export const hotpotReportStage = defineStage({
     "report.html": { schema: z.string(), kind: "text", doc: "the HTML report, published as report.html" },
   },
   provider: false,
-  async run({ params, inputs, hashes, load }) {
+  async run({ params, inputs, load }) {
     const aggregates = JSON.parse(z.string().parse(inputs.aggregate)) as HotpotMethodAggregate[];
     const meta = {
       corpus: withoutTrajectories(parseCorpusInPlace(await load("corpus"))),
