@@ -55,6 +55,11 @@ export class HeapBudget {
   /** Asks for a full collection when the heap in use is over the threshold (cheap otherwise). */
   check(): void {
     if (Deno.memoryUsage().heapUsed <= this.#threshold) return;
+    this.collect();
+  }
+
+  /** Asks for a full collection now (after a large input was read and dropped, before another peak). */
+  collect(): void {
     const gc = fullCollection();
     if (gc === null) return;
     gc();

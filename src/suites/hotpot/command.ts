@@ -4,6 +4,7 @@
  *
  * @module
  */
+import { heapBudget } from "../../core/heap_budget.ts";
 import { assetPath } from "../../assets.ts";
 import { UsageError } from "../../errors.ts";
 import { sha256Hex } from "../../store/hash.ts";
@@ -173,6 +174,8 @@ export async function hotpotRunCommand(options: HotpotRunCommandOptions, argv: s
   }
   // Only the bytes are kept: the run reads the questions back from its store (see runHotpot).
   const { bytes, datasetSha256 } = await readCorpusSource(options.corpus);
+  // The corpus was parsed whole and dropped: collected before the tokenizer is built, so the peaks do not stack.
+  heapBudget.collect();
   const checkOnly = options["check-only"] === true;
   const runOptions = {
     ...DEFAULT_HOTPOT_RUN,
