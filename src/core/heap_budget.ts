@@ -16,6 +16,8 @@ import vm from "node:vm";
 export const HEAP_BUDGET_BYTES = 192 * 1024 * 1024;
 /** After a collection, the next one waits until the heap has grown by at least this much (bytes). */
 export const HEAP_BUDGET_HEADROOM_BYTES = 96 * 1024 * 1024;
+/** Least time between two collections asked for by a check (ms): bounds the CPU the budget costs. */
+export const HEAP_BUDGET_INTERVAL_MS = 1000;
 
 let collect: (() => void) | null | undefined;
 
@@ -42,6 +44,7 @@ export class HeapBudget {
   readonly #bytes: number;
   readonly #headroom: number;
   #threshold: number;
+  #last = Number.NEGATIVE_INFINITY;
   /** Collections asked for so far. */
   collections = 0;
 
@@ -54,7 +57,10 @@ export class HeapBudget {
 
   /** Asks for a full collection when the heap in use is over the threshold (cheap otherwise). */
   check(): void {
+    const now = performance.now();
+    if (now - this.#last < HEAP_BUDGET_INTERVAL_MS) return;
     if (Deno.memoryUsage().heapUsed <= this.#threshold) return;
+    this.#last = now;
     this.collect();
   }
 
