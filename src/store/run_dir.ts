@@ -113,17 +113,25 @@ async function writeChunksAtomic(path: string, chunks: Iterable<Uint8Array>): Pr
   return hash.digest("hex");
 }
 
-/** The SHA-256 and the number of lines (newline bytes) of a file, read in chunks. */
-async function hashLines(path: string): Promise<{ lines: number; sha256: string }> {
+/** The SHA-256 of a file, read in chunks (each also given to `each`). */
+async function hashFile(path: string, each?: (chunk: Uint8Array) => void): Promise<string> {
   const hash = createHash("sha256");
-  let lines = 0;
   // The stream closes the file when it ends (or when the loop leaves early).
   const file = await Deno.open(path);
   for await (const chunk of file.readable) {
     hash.update(chunk);
-    for (const byte of chunk) if (byte === 10) lines++;
+    each?.(chunk);
   }
-  return { lines, sha256: hash.digest("hex") };
+  return hash.digest("hex");
+}
+
+/** The SHA-256 and the number of lines (newline bytes) of a file, read in chunks. */
+async function hashLines(path: string): Promise<{ lines: number; sha256: string }> {
+  let lines = 0;
+  const sha256 = await hashFile(path, (chunk) => {
+    for (let i = chunk.indexOf(10); i !== -1; i = chunk.indexOf(10, i + 1)) lines++;
+  });
+  return { lines, sha256 };
 }
 
 /** A run being written. */
@@ -289,21 +297,7 @@ export class RunDir {
     this.#assertOpen();
     checkExportName(name);
     const bytes = typeof content === "string" ? new TextEncoder().encode(content) : content;
-    const hash = await this.store.put(bytes);
-    const previous = this.#files[name];
-    if (previous !== undefined) {
-      if (previous !== hash) throw new Error(`${name} was already exported with different content`);
-      return hash;
-    }
-    const path = join(this.path, name);
-    await Deno.remove(path).catch((error) => {
-      // A file that exists but was never journaled is an interrupted export: it is replaced.
-      if (!(error instanceof Deno.errors.NotFound)) throw error;
-    });
-    await writeFileAtomic(path, bytes);
-    this.#files[name] = hash;
-    await this.#journal.appendFile(name, hash);
-    return hash;
+    return await this.publish(name, await this.store.put(bytes));
   }
 
   /**
@@ -327,7 +321,7 @@ export class RunDir {
     const tmp = `${path}.tmp-${Deno.pid}`;
     await Deno.copyFile(this.store.pathOf(hash), tmp);
     await Deno.chmod(tmp, 0o644);
-    if ((await hashLines(tmp)).sha256 !== hash) {
+    if ((await hashFile(tmp)) !== hash) {
       await Deno.remove(tmp);
       throw new Error(`blob ${hash} does not match its name; ${name} is not published`);
     }
