@@ -100,11 +100,25 @@ export function parseJournal(bytes: Uint8Array): JournalReading {
   return reading;
 }
 
-/** Appends canonical lines to a journal with fsync; appends are serialized. */
+/** One append waiting for the next group commit. */
+interface PendingAppend {
+  entry: Record<string, unknown>;
+  resolve: () => void;
+  reject: (error: unknown) => void;
+}
+
+/**
+ * Appends canonical lines to a journal with fsync, in the order they were asked for. Appends that arrive while
+ * a sync is under way are written and synced together next (a group commit): each append still resolves only
+ * once its line is on disk, but a run of many small nodes pays one fsync per batch, not per line.
+ */
 export class JournalWriter {
   #file: Deno.FsFile;
   #prev: string | null;
-  #queue: Promise<void> = Promise.resolve();
+  #waiting: PendingAppend[] = [];
+  /** Whether a flush loop is running, and that loop. */
+  #flushing = false;
+  #flushed: Promise<void> = Promise.resolve();
 
   private constructor(file: Deno.FsFile, prev: string | null) {
     this.#file = file;
@@ -115,7 +129,7 @@ export class JournalWriter {
   static async create(path: string, header: RunHeader): Promise<JournalWriter> {
     const file = await Deno.open(path, { write: true, createNew: true, mode: 0o644 });
     const writer = new JournalWriter(file, null);
-    await writer.#append({ type: "header", prev: null, header });
+    await writer.#append({ type: "header", header });
     return writer;
   }
 
@@ -127,31 +141,63 @@ export class JournalWriter {
 
   /** Appends a completed node. */
   appendNode(node: Node): Promise<void> {
-    return this.#append({ type: "node", prev: "", node });
+    return this.#append({ type: "node", node });
   }
 
   /** Appends an exported file record. */
   appendFile(name: string, hash: string): Promise<void> {
-    return this.#append({ type: "file", prev: "", name, hash });
+    return this.#append({ type: "file", name, hash });
   }
 
-  #append(entry: JournalEntry | { type: string; prev: string | null; [k: string]: unknown }): Promise<void> {
-    const run = async () => {
-      const line = canonicalJson({ ...entry, prev: this.#prev });
-      const bytes = new TextEncoder().encode(line + "\n");
-      let written = 0;
-      while (written < bytes.length) written += await this.#file.write(bytes.subarray(written));
+  #append(entry: Record<string, unknown>): Promise<void> {
+    return new Promise((resolve, reject) => {
+      this.#waiting.push({ entry, resolve, reject });
+      if (!this.#flushing) {
+        this.#flushing = true;
+        this.#flushed = this.#flush();
+      }
+    });
+  }
+
+  /** Writes and syncs the waiting appends, batch after batch, until none is left. */
+  async #flush(): Promise<void> {
+    try {
+      while (this.#waiting.length > 0) await this.#flushBatch(this.#waiting.splice(0));
+    } finally {
+      this.#flushing = false; // in the same turn as the last check for waiting appends
+    }
+  }
+
+  async #flushBatch(batch: PendingAppend[]): Promise<void> {
+    const lines: string[] = [];
+    const written: PendingAppend[] = [];
+    let prev = this.#prev;
+    for (const pending of batch) {
+      try {
+        const line = canonicalJson({ ...pending.entry, prev });
+        lines.push(line + "\n");
+        prev = sha256Hex(line);
+        written.push(pending);
+      } catch (error) {
+        pending.reject(error); // not I-JSON: this append alone is refused
+      }
+    }
+    if (written.length === 0) return;
+    try {
+      const bytes = new TextEncoder().encode(lines.join(""));
+      let at = 0;
+      while (at < bytes.length) at += await this.#file.write(bytes.subarray(at));
       await this.#file.sync();
-      this.#prev = sha256Hex(line);
-    };
-    const next = this.#queue.then(run);
-    this.#queue = next.catch(() => {});
-    return next;
+      this.#prev = prev;
+      for (const pending of written) pending.resolve();
+    } catch (error) {
+      for (const pending of written) pending.reject(error);
+    }
   }
 
   /** Waits for pending appends and closes the file. */
   async close(): Promise<void> {
-    await this.#queue;
+    while (this.#flushing) await this.#flushed;
     this.#file.close();
   }
 }

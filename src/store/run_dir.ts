@@ -210,6 +210,7 @@ export class RunDir {
       const store = new BlobStore(tmp);
       const sourceHashes: Record<string, string> = {};
       for (const [name, bytes] of Object.entries(sources)) sourceHashes[name] = await store.put(bytes);
+      await store.sync(); // the header names them
       const full: RunHeader = { ...header, sources: sourceHashes };
       journal = await JournalWriter.create(join(tmp, RUN_FILES.journal), full);
       if (await exists(path)) throw refuseExisting();
@@ -275,17 +276,25 @@ export class RunDir {
         await Deno.remove(join(path, entry.name));
       }
       const journal = await JournalWriter.reopen(journalPath, reading.lastLineHash);
-      return new RunDir(path, reading.header, reading.nodes, reading.files, journal, lock);
+      const run = new RunDir(path, reading.header, reading.nodes, reading.files, journal, lock);
+      // A blob no durable line names may have been cut short by a power loss before its sync: it is removed
+      // and, if needed, written again.
+      await run.#removeUnreferencedBlobs().catch(async (error) => {
+        await journal.close();
+        throw error;
+      });
+      return run;
     } catch (error) {
       await lock.release();
       throw error;
     }
   }
 
-  /** Appends a completed node to the journal (fsync). */
+  /** Appends a completed node to the journal (fsync), once the blobs written before it are durable. */
   async recordNode(node: Node): Promise<void> {
     this.#assertOpen();
     this.nodes.push(node);
+    await this.store.sync();
     await this.#journal.appendNode(node);
   }
 
@@ -334,6 +343,7 @@ export class RunDir {
     if (await exists(path)) throw new Error(`refusing to overwrite ${path}`);
     await Deno.rename(tmp, path);
     this.#files[name] = hash;
+    await this.store.sync();
     await this.#journal.appendFile(name, hash);
     return hash;
   }

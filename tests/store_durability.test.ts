@@ -1,0 +1,93 @@
+import assert from "node:assert/strict";
+import { join } from "node:path";
+import { blobRelativePath } from "../src/store/blob_store.ts";
+import { JournalWriter, readJournal } from "../src/store/journal.ts";
+import { type Node, nodeKey } from "../src/store/manifest.ts";
+import { RunDir } from "../src/store/run_dir.ts";
+import { verifyRun } from "../src/store/verify.ts";
+import { testHeader } from "./helpers/header.ts";
+import { flipByte } from "./helpers/tree.ts";
+
+const header = testHeader();
+
+function node(i: number, out: string): Node {
+  return {
+    key: nodeKey("s", 1, { i }, {}),
+    label: `s ${i}`,
+    stage: "s",
+    version: 1,
+    params: { i },
+    inputs: {},
+    outputs: { out },
+    requests: [],
+    usage: { calls: 0, input_tokens: 0, output_tokens: 0 },
+    started: "2026-01-01T00:00:00.000Z",
+    finished: "2026-01-01T00:00:00.000Z",
+    status: "ok",
+  };
+}
+
+Deno.test("nodes recorded all at once are journaled in call order, chained, and the run verifies", async () => {
+  const dir = await Deno.makeTempDir();
+  try {
+    const run = await RunDir.create(join(dir, "r"), header);
+    // Every append waits on the group commit under way, so the lines are written in batches.
+    await Promise.all(Array.from({ length: 200 }, async (_, i) => {
+      await run.recordNode(node(i, await run.store.putJson({ i })));
+    }));
+    await run.finish();
+    const reading = await readJournal(join(dir, "r", "journal.jsonl"));
+    assert.deepEqual(reading.problems, []);
+    assert.deepEqual(reading.nodes.map((n) => n.label), run.nodes.map((n) => n.label));
+    assert.equal(reading.nodes.length, 200);
+    const report = await verifyRun(join(dir, "r"));
+    assert.deepEqual(report.problems, []);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("an append that is not I-JSON is refused alone; the appends around it land and chain", async () => {
+  const dir = await Deno.makeTempDir();
+  try {
+    const path = join(dir, "journal.jsonl");
+    const journal = await JournalWriter.create(path, { ...header, sources: {} });
+    const hash = "a".repeat(64);
+    const bad = { ...node(1, hash), params: { x: Number.NaN } };
+    const results = await Promise.allSettled([
+      journal.appendNode(node(0, hash)),
+      journal.appendNode(bad),
+      journal.appendNode(node(2, hash)),
+    ]);
+    await journal.close();
+    assert.deepEqual(results.map((r) => r.status), ["fulfilled", "rejected", "fulfilled"]);
+    const reading = await readJournal(path);
+    assert.deepEqual(reading.problems, []);
+    assert.deepEqual(reading.nodes.map((n) => n.label), ["s 0", "s 2"]);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("resuming removes a blob no journal line names (cut short before its sync); writing it again succeeds", async () => {
+  const dir = await Deno.makeTempDir();
+  try {
+    const path = join(dir, "r");
+    const first = await RunDir.create(path, header);
+    const kept = await first.store.putJson({ kept: true });
+    await first.recordNode(node(0, kept));
+    const orphan = await first.store.putJson({ orphan: true }); // written, never journaled
+    await first.abandon();
+    await flipByte(join(path, blobRelativePath(orphan))); // what a power cut before the sync may leave
+
+    const run = await RunDir.resume(path);
+    await assert.rejects(() => Deno.stat(join(path, blobRelativePath(orphan))), Deno.errors.NotFound);
+    assert.equal(await run.store.getText(kept), '{"kept":true}');
+    assert.equal(await run.store.putJson({ orphan: true }), orphan);
+    await run.recordNode(node(1, orphan));
+    await run.finish();
+    assert.deepEqual((await verifyRun(path)).problems, []);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
