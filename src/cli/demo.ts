@@ -12,7 +12,6 @@ import { formatVerifyReport, verifyRun } from "../store/verify.ts";
 import { parseCommand } from "./args.ts";
 import { checkNewOutputPath, inputError } from "../fs_input.ts";
 import { hotpotCommand, hotpotRun } from "./hotpot.ts";
-import { enginesCommand } from "./engines.ts";
 import { type LaneReply, LaneReplySchema } from "./demo_lane_messages.ts";
 import { defaultOutputPath } from "./run_setup.ts";
 
@@ -45,7 +44,7 @@ async function hotpotLane(root: string, quiet: string[], step: (title: string) =
   return hotpot.code;
 }
 
-/** Starts the sweeps' lane in a worker (see demo_lane.ts). */
+/** Starts the second lane (sweeps, engines) in a worker (see demo_lane.ts). */
 function startLane(root: string): { reply: Promise<LaneReply>; stop(): void } {
   const worker = new Worker(new URL("./demo_lane.ts", import.meta.url).href, { type: "module" });
   const reply = new Promise<LaneReply>((resolve, reject) => {
@@ -56,7 +55,7 @@ function startLane(root: string): { reply: Promise<LaneReply>; stop(): void } {
     worker.onerror = (event) => {
       event.preventDefault();
       worker.terminate();
-      reject(new Error(`demo lane (sweeps) failed: ${event.message}`));
+      reject(new Error(`demo lane (sweeps, engines) failed: ${event.message}`));
     };
   });
   worker.postMessage({ root });
@@ -97,7 +96,7 @@ export async function demoCommand(argv: string[]): Promise<number> {
   const started = performance.now();
   const step = (title: string) => console.log(`\n== ${title}`);
 
-  // The sweeps run in a worker beside the hotpot lane (both cores busy); their output follows hotpot's.
+  // Sweeps and engines run in a worker beside the hotpot lane (both cores busy); their output follows hotpot's.
   const lane = startLane(root);
   let code: number;
   try {
@@ -110,26 +109,26 @@ export async function demoCommand(argv: string[]): Promise<number> {
     lane.stop();
     return code;
   }
+  // Verified while the other lane may still be working; printed with the rest at the end.
+  const verified: { ok: boolean; text: string }[] = [];
+  for (const name of ["hotpot-corpus", "hotpot"]) {
+    const report = await verifyRun(join(root, name));
+    verified.push({ ok: report.ok, text: formatVerifyReport(report) });
+  }
 
   const other = await lane.reply;
   for (const line of other.lines) console.log(line);
   if (other.error) {
     if (other.error.usage) throw new UsageError(other.error.message);
-    throw new Error(`demo lane (sweeps): ${other.error.message}`);
+    throw new Error(`demo lane (sweeps, engines): ${other.error.message}`);
   }
   if (other.code !== 0) return other.code;
 
-  // Engines measures latency: it runs alone, once both lanes are done.
-  step("engines run (every built-in engine on a generated 200-turn transcript)");
-  code = await enginesCommand(["run", "--reference", "--output", join(root, "engines"), ...quiet]);
-  if (code !== 0) return code;
-
   step("verify");
   let ok = true;
-  for (const name of ["hotpot-corpus", "hotpot", "sweep", "sweep-frozen", "engines"]) {
-    const report = await verifyRun(join(root, name));
-    ok &&= report.ok;
-    console.log(formatVerifyReport(report));
+  for (const run of [...verified, ...other.verified]) {
+    ok &&= run.ok;
+    console.log(run.text);
   }
   const seconds = ((performance.now() - started) / 1000).toFixed(1);
   console.log(`\ndemo finished in ${seconds} s; runs in ${root}`);

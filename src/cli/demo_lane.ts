@@ -1,15 +1,21 @@
 /**
  * The demo's second lane, run in a worker beside the hotpot lane so that the demo keeps both cores busy: the
- * sweep and the sweep that reuses it (`--frozen-run`). (Engines measures latency, so the demo runs it alone
- * afterwards.) The lane runs quietly; what its commands print
- * is collected and sent back with its exit code, so the demo prints each lane's output whole, in order. This
- * module is a worker's entry only: importing it elsewhere would take over that thread's console.
+ * sweep, the sweep that reuses it (`--frozen-run`) and engines, then the verification of those three runs.
+ * (Engines' latencies are therefore measured beside the hotpot lane, each lane on its own core; a benchmark
+ * of latency runs `engines run` alone.) The lane runs quietly; what its commands print is collected and sent
+ * back with its exit code, so the demo prints each lane's output whole, in order. This module is a worker's
+ * entry only: importing it elsewhere would take over that thread's console.
  *
  * @module
  */
 import { UsageError } from "../errors.ts";
+import { formatVerifyReport, verifyRun } from "../store/verify.ts";
+import { enginesCommand } from "./engines.ts";
 import { sweepRun } from "./sweep.ts";
 import { type LaneReply, LaneRequestSchema } from "./demo_lane_messages.ts";
+
+/** The runs this lane makes, in order (each a directory under the demo's root). */
+export const LANE_RUNS = ["sweep", "sweep-frozen", "engines"] as const;
 
 /** The lane's steps (titles and commands), run one after the other; stops at the first non-zero code. */
 async function runLane(root: string, step: (title: string) => void): Promise<number> {
@@ -26,7 +32,20 @@ async function runLane(root: string, step: (title: string) => void): Promise<num
     `${root}/sweep-frozen`,
     "--quiet",
   ]);
-  return reused.code;
+  if (reused.code !== 0) return reused.code;
+
+  step("engines run (every built-in engine on a generated 200-turn transcript)");
+  return await enginesCommand(["run", "--reference", "--output", `${root}/engines`, "--quiet"]);
+}
+
+/** Verifies the lane's runs, each into one entry of the reply. */
+async function verifyLane(root: string): Promise<LaneReply["verified"]> {
+  const verified: LaneReply["verified"] = [];
+  for (const run of LANE_RUNS) {
+    const report = await verifyRun(`${root}/${run}`);
+    verified.push({ run, ok: report.ok, text: formatVerifyReport(report) });
+  }
+  return verified;
 }
 
 /** Runs the lane in this worker: collects console output and replies once. */
@@ -42,11 +61,12 @@ function serveLane(scope: { onmessage: unknown; postMessage(message: unknown): v
     let reply: LaneReply;
     try {
       const code = await runLane(root, (title) => lines.push(`\n== ${title}`));
-      reply = { lines, code };
+      reply = { lines, code, verified: code === 0 ? await verifyLane(root) : [] };
     } catch (error) {
       if (!(error instanceof Error)) throw error;
       reply = {
         lines,
+        verified: [],
         code: error instanceof UsageError ? 2 : 3,
         error: {
           usage: error instanceof UsageError,

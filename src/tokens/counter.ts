@@ -9,6 +9,7 @@ import type { Tokenizer } from "@huggingface/tokenizers";
 import type { ChatMessage, ToolDefinition } from "../core/messages.ts";
 import type { TokenCounter } from "./types.ts";
 import type { ChatTemplate, TemplateViewOptions } from "./template.ts";
+import type { PreTokenCounter } from "./pre_token_count.ts";
 
 /** At most this many counts are cached per tokenizer; past it the oldest entries are dropped. */
 export const COUNT_CACHE_LIMIT = 50_000;
@@ -34,6 +35,11 @@ export interface LoadedTokenizer {
    * exactly (see `lineBreakSplitter`), else null. Used only together with `splitter`.
    */
   lineCut: RegExp | null;
+  /**
+   * Counts a piece with no added token by its pre-tokens, each count cached, where that is exact (see
+   * `pre_token_count.ts`), else null (pieces are encoded whole).
+   */
+  countByPreToken: PreTokenCounter | null;
 }
 
 /** Pieces up to this many UTF-16 units are cached under their own text; longer ones under their SHA-256. */
@@ -144,7 +150,7 @@ export class HfTokenCounter implements TokenCounter {
     const counts = this.#loaded.counts;
     const cached = counts.get(key);
     if (cached !== undefined) return cached;
-    const count = this.encode(text).length;
+    const count = this.#loaded.countByPreToken?.(text) ?? this.encode(text).length;
     if (counts.size >= COUNT_CACHE_LIMIT) counts.delete(counts.keys().next().value as string);
     counts.set(key, count);
     return count;

@@ -8,6 +8,7 @@ import { createHash } from "node:crypto";
 import { basename, resolve } from "node:path";
 import { Tokenizer } from "@huggingface/tokenizers";
 import { DEFAULT_TOKENIZER_DIR } from "../assets.ts";
+import { preTokenCounter } from "./pre_token_count.ts";
 import { UsageError } from "../errors.ts";
 import {
   addedTokenSplitter,
@@ -138,6 +139,8 @@ async function buildTokenizer(dir: string): Promise<LoadedTokenizer> {
     throw error;
   }
   probeTemplate(template);
+  const splitter = addedTokenSplitter(outline.data);
+  const lineCut = lineBreakSplitter(outline.data);
   return {
     name: basename(dir),
     hash: tokenizerHash(jsonBytes, configBytes),
@@ -145,7 +148,11 @@ async function buildTokenizer(dir: string): Promise<LoadedTokenizer> {
     tokenizer,
     template,
     counts: new Map(),
-    splitter: addedTokenSplitter(outline.data),
-    lineCut: lineBreakSplitter(outline.data),
+    splitter,
+    lineCut,
+    // Only pieces cut at added tokens reach it, so it needs the added-token splitter too.
+    countByPreToken: splitter === null
+      ? null
+      : preTokenCounter(tokenizer, lineCut !== null, outline.data.model),
   };
 }

@@ -1,0 +1,91 @@
+/**
+ * Counting by pre-token. A BPE model encodes each pre-token on its own, so where the normalizer and the
+ * pre-tokenizer meet the conditions of `lineBreakSplitter` (no normalizer or NFC; `Split` steps over
+ * hand-checked patterns, then a `ByteLevel` without a prefix space) and the model is a BPE without dropout,
+ * the count of a text that holds no added token is the sum of its pre-tokens' counts. The text is cut by the
+ * library's own normalizer and `Split` steps (the very cut `encode` makes) and each pre-token's count is
+ * cached under its text, before the byte-level mapping (a one-to-one map, and the costly step): natural text
+ * repeats its words, so a new line is counted mostly from the cache.
+ *
+ * Measured on the demo's corpus (1.5 M characters, 7,311 distinct lines, 336,368 tokens): 866 ms encoded line
+ * by line, 80 ms by pre-token, the same total. The parity tests hold the counts to Python `transformers`.
+ *
+ * The library's stages are reached through its `Tokenizer` object; where a version of the library does not
+ * expose them as expected, texts are encoded whole, as before.
+ *
+ * @module
+ */
+import type { Tokenizer } from "@huggingface/tokenizers";
+
+/** At most this many pre-token counts are cached per tokenizer; past it the oldest are dropped. */
+export const PRE_TOKEN_CACHE_LIMIT = 100_000;
+
+/** Counts a text that holds no added token, by pre-token. */
+export type PreTokenCounter = (text: string) => number;
+
+/** A pre-tokenizer step of the library. */
+interface PreTokenizerStep {
+  pre_tokenize(text: string | string[], options: { section_index: number }): string[];
+}
+
+/** The parts of the library's `Tokenizer` used here (not in its published types). */
+interface TokenizerStages {
+  normalizer: ((text: string) => string) | null;
+  /** A `Sequence` pre-tokenizer: its steps. */
+  pre_tokenizer: { tokenizers?: unknown } | null;
+  model: ((tokens: string[]) => string[]) | null;
+  remove_space?: unknown;
+  do_lowercase_and_remove_accent?: unknown;
+}
+
+/** What of `tokenizer.json`'s model decides whether per-pre-token counting is exact. */
+export interface ModelOutline {
+  type?: unknown;
+  dropout?: unknown;
+}
+
+/**
+ * A {@link PreTokenCounter} over `tokenizer`, or null where counting by pre-token is not known to be exact.
+ * `lineSafe` says that the normalizer and pre-tokenizer meet `lineBreakSplitter`'s conditions (its result is
+ * not null); `model` is `tokenizer.json`'s model.
+ */
+export function preTokenCounter(
+  tokenizer: Tokenizer,
+  lineSafe: boolean,
+  model: ModelOutline | undefined,
+): PreTokenCounter | null {
+  if (!lineSafe || model?.type !== "BPE" || (model.dropout !== null && model.dropout !== undefined)) {
+    return null;
+  }
+  const stages = tokenizer as unknown as TokenizerStages;
+  const normalize = stages.normalizer;
+  const steps = stages.pre_tokenizer?.tokenizers;
+  const encode = stages.model;
+  if (
+    (normalize !== null && typeof normalize !== "function") || !Array.isArray(steps) || steps.length < 2 ||
+    !steps.every((step) => typeof (step as Partial<PreTokenizerStep>)?.pre_tokenize === "function") ||
+    typeof encode !== "function" || stages.remove_space === true || stages.do_lowercase_and_remove_accent
+  ) {
+    return null;
+  }
+  // `lineSafe` checked that the last step is the byte-level mapping and the others are the splits.
+  const splits = steps.slice(0, -1) as PreTokenizerStep[];
+  const byteLevel = steps[steps.length - 1] as PreTokenizerStep;
+  const options = { section_index: 0 };
+  const counts = new Map<string, number>();
+  return (text) => {
+    let pieces = [normalize === null ? text : normalize(text)];
+    for (const split of splits) pieces = split.pre_tokenize(pieces, options);
+    let total = 0;
+    for (const piece of pieces) {
+      let count = counts.get(piece);
+      if (count === undefined) {
+        count = encode(byteLevel.pre_tokenize(piece, options)).length;
+        if (counts.size >= PRE_TOKEN_CACHE_LIMIT) counts.delete(counts.keys().next().value as string);
+        counts.set(piece, count);
+      }
+      total += count;
+    }
+    return total;
+  };
+}
