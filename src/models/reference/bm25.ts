@@ -18,7 +18,7 @@ export const BM25_B = 0.75;
 export function bm25Scores(
   query: string,
   documents: readonly string[],
-  tokenize: (text: string) => string[] = contentWords,
+  tokenize: (text: string) => readonly string[] = contentWords,
 ): number[] {
   const docs = documents.map(tokenize);
   const count = docs.length;
@@ -55,7 +55,7 @@ export function bm25Scores(
 export function rankByRelevance(
   query: string,
   documents: readonly string[],
-  tokenize: (text: string) => string[] = contentWords,
+  tokenize: (text: string) => readonly string[] = contentWords,
 ): number[] {
   const scores = bm25Scores(query, documents, tokenize);
   return scores.map((_, index) => index).sort((a, b) => scores[b] - scores[a] || a - b);

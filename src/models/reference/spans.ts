@@ -10,6 +10,7 @@
  */
 import type { ContextSentence } from "./context.ts";
 import { contentWords, STOP_WORDS, words } from "./text.ts";
+import { memoize } from "./memo.ts";
 
 /** A span of a sentence: a name or a number, with its token position. */
 export interface Span {
@@ -114,9 +115,11 @@ export function isFresh(span: Span, known: ReadonlySet<string>): boolean {
   return words(span.text).some((word) => !known.has(word) && !STOP_WORDS.has(word));
 }
 
-/** The words of a sentence's title and text, for mention checks. */
-function mentionWords(sentence: ContextSentence): Set<string> {
-  return new Set(words(`${sentence.title ?? ""} ${sentence.text}`));
+const wordSet = memoize((text): ReadonlySet<string> => new Set(words(text)));
+
+/** The words of a sentence's title and text, for mention checks (remembered, shared: never changed). */
+function mentionWords(sentence: ContextSentence): ReadonlySet<string> {
+  return wordSet(`${sentence.title ?? ""} ${sentence.text}`);
 }
 
 /**

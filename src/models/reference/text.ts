@@ -4,6 +4,7 @@
  *
  * @module
  */
+import { memoize } from "./memo.ts";
 
 /** English function words ignored when measuring relevance. */
 export const STOP_WORDS: ReadonlySet<string> = new Set(
@@ -57,10 +58,10 @@ export function stem(word: string): string {
   return stemmed;
 }
 
-/** {@link stem}s of the content words of `text`, in order. */
-export function stemmedWords(text: string): string[] {
-  return contentWords(text).map(stem);
-}
+/** {@link stem}s of the content words of `text`, in order (remembered: the array is shared and frozen). */
+export const stemmedWords: (text: string) => readonly string[] = memoize((text) =>
+  Object.freeze(contentWords(text).map(stem))
+);
 
 /**
  * Splits prose into sentences: after `.`, `!` or `?` (optionally followed by a closing quote or bracket)
