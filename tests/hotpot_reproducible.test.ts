@@ -88,9 +88,10 @@ Deno.test("corpora collected from one dataset at two paths give the same method,
       assert.equal(run.code, 0, run.stderr);
       const manifest = JSON.parse(await Deno.readTextFile(join(out, "manifest.json")));
       return manifest.nodes
-        // The question nodes read the corpus, and the report and protocol.json name the dataset's path and hash.
+        // The question and corpus head nodes read the corpus, and the report and protocol.json name the
+        // dataset's path and hash.
         .filter((n: { stage: string }) =>
-          !["hotpot-question", "hotpot-report", "published-json"].includes(n.stage)
+          !["hotpot-corpus-head", "hotpot-question", "hotpot-report", "published-json"].includes(n.stage)
         )
         .map((n: { key: string }) => n.key)
         .sort();

@@ -115,6 +115,7 @@ Deno.test("--check-only --frozen-run exits 0 and sends nothing when every answer
   const manifest = await readManifest(out);
   const reused = manifest.nodes.filter((n) => n.reused_from !== undefined);
   assert.deepEqual([...new Set(reused.map((n) => n.stage))].sort(), [
+    "hotpot-corpus-head",
     "hotpot-question",
     "hotpot-rank",
     "hotpot-summary",

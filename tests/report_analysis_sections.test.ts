@@ -12,6 +12,7 @@ import { EMBEDDED_CONTEXT_QUESTIONS, hotpotExplorer } from "../src/suites/hotpot
 import type { HotpotResultRow } from "../src/suites/hotpot/run_suite.ts";
 import { METRIC_NAMES } from "../src/suites/hotpot/scoring.ts";
 import type { Corpus } from "../src/suites/hotpot/corpus.ts";
+import { reportCorpusOf } from "../src/suites/hotpot/question_card.ts";
 
 const EVIL = "</script><script>alert('x')</script>";
 
@@ -103,7 +104,11 @@ Deno.test("hotpot explorer marks each gold sentence kept or lost per context and
     ["hf", [{ role: "user" as const, content: "Kept sentence. Lost sentence." }]],
     ["hj", [{ role: "user" as const, content: "Kept sentence." }]],
   ]);
-  const data = await hotpotExplorer(corpus, rows, (hash) => Promise.resolve(contexts.get(hash)));
+  const data = await hotpotExplorer(
+    reportCorpusOf(corpus),
+    rows,
+    (hash) => Promise.resolve(contexts.get(hash)),
+  );
   const item = data.items[0];
   assert.deepEqual(item.tags.full_right, ["jev"]);
   const jev = item.sections.find((s) => s.heading.startsWith("Context jev"))!;
@@ -147,7 +152,7 @@ Deno.test("hotpot explorer embeds the context text of the first questions only, 
   } as unknown as Corpus;
   const rows = ids.map((id) => row(id, "jev", 1, `h-${id}`));
   const read: string[] = [];
-  const data = await hotpotExplorer(corpus, rows, (hash) => {
+  const data = await hotpotExplorer(reportCorpusOf(corpus), rows, (hash) => {
     read.push(hash);
     return Promise.resolve([{ role: "user" as const, content: `Kept ${hash.slice(2)}.` }]);
   });

@@ -14,6 +14,7 @@ import type { HotpotMetrics } from "../src/suites/hotpot/scoring.ts";
 import type { SweepKindAggregate } from "../src/suites/sweep/aggregate.ts";
 import { sweepReportMarkdown, type SweepReportMeta } from "../src/suites/sweep/report.ts";
 import { DEFAULT_SWEEP_RUN } from "../src/suites/sweep/run_suite.ts";
+import { reportCorpusOf } from "../src/suites/hotpot/question_card.ts";
 
 const EVIL = "<script>alert('x')</script>";
 
@@ -67,7 +68,7 @@ const HOTPOT = [
 
 function hotpotMeta(mode: string, path = "/data/hotpot/demo.parquet"): HotpotReportMeta {
   return {
-    corpus: {
+    corpus: reportCorpusOf({
       format: "compaction-bench/hotpot-corpus@1",
       dataset: {
         path,
@@ -97,7 +98,7 @@ function hotpotMeta(mode: string, path = "/data/hotpot/demo.parquet"): HotpotRep
         },
       ],
       gold: {},
-    },
+    }),
     models: { mode, chat_model: "chat-1", decision_model: "jev-1", note: "a note" },
     tokenizer: "qwen3 (42358432a681)",
     inputCap: 3600,

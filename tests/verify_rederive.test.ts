@@ -49,6 +49,7 @@ Deno.test("verify --rederive re-derives every provider-free node of an intact ru
   const manifest = JSON.parse(await Deno.readTextFile(join(run, "manifest.json")));
   const pure = manifest.nodes.filter((n: { stage: string }) =>
     [
+      "hotpot-corpus-head",
       "hotpot-question",
       "hotpot-context",
       "hotpot-score",

@@ -8,7 +8,7 @@ import { z } from "zod";
 import { ChatMessageSchema } from "../../models/messages.ts";
 import { hotpotExplorer } from "./explorer.ts";
 import type { HotpotMethodAggregate } from "./aggregate.ts";
-import type { Corpus } from "./corpus.ts";
+import type { ReportCorpus } from "./question_card.ts";
 import type { HotpotResultRow } from "./rows.ts";
 import type { RunCost } from "../../analysis/cost.ts";
 import { finiteOrNull } from "../../analysis/format.ts";
@@ -19,7 +19,7 @@ const Messages = z.array(ChatMessageSchema);
 /** Stats, explorer and cost for the report meta, and stats.json. */
 export async function hotpotAnalysis(
   aggregates: readonly HotpotMethodAggregate[],
-  corpus: Corpus,
+  corpus: ReportCorpus,
   resultsText: string,
   loadContext: (hash: string) => Promise<unknown>,
   resamples: number,

@@ -9,6 +9,7 @@ import { providerStageNamed } from "../provider_stages.ts";
 import type { HotpotMethodAggregate } from "./aggregate.ts";
 import { hotpotSelectStage } from "./stages/select.ts";
 import { hotpotQuestionStage } from "./stages/question.ts";
+import { hotpotCorpusHeadStage } from "./stages/corpus_head.ts";
 import { hotpotContextStage } from "./stages/context.ts";
 import { hotpotScoreStage } from "./stages/score.ts";
 import { hotpotAggregateStage } from "./stages/aggregate.ts";
@@ -36,6 +37,7 @@ export const HOTPOT_SUITE: Suite = {
   command: ["hotpot", "run"],
   title: "hotpot",
   stages: [
+    hotpotCorpusHeadStage,
     hotpotQuestionStage,
     providerStageNamed("hotpot-rank"),
     providerStageNamed("hotpot-summary"),

@@ -8,7 +8,7 @@
  * @module
  */
 import type { ChatMessage } from "../../models/messages.ts";
-import type { Corpus } from "./corpus.ts";
+import type { ReportCorpus } from "./question_card.ts";
 import type { HotpotResultRow } from "./run_suite.ts";
 import type { ExplorerData, ExplorerItem, ExplorerSection } from "../../report/explorer.ts";
 
@@ -37,7 +37,7 @@ function conditionLabel(r: HotpotResultRow): string {
  * gold sentences it kept, and kept for display for the first {@link EMBEDDED_CONTEXT_QUESTIONS} questions).
  */
 export async function hotpotExplorer(
-  corpus: Corpus,
+  corpus: ReportCorpus,
   rows: readonly HotpotResultRow[],
   contexts: ContextLookup,
 ): Promise<ExplorerData> {
@@ -49,12 +49,9 @@ export async function hotpotExplorer(
   const items: ExplorerItem[] = [];
   for (const [position, q] of corpus.questions.entries()) {
     const embed = position < EMBEDDED_CONTEXT_QUESTIONS;
-    const gold = corpus.gold[q.id];
+    const gold = q.gold;
     const mine = byQuestion.get(q.id) ?? [];
-    const goldSentences = (gold?.supporting_facts ?? []).map((f) => ({
-      ...f,
-      text: q.context.find((a) => a.title === f.title)?.sentences[f.sent_id]?.trim() ?? "",
-    }));
+    const goldSentences = gold?.supporting_facts ?? [];
     const emOf = (method: string) => {
       const list = mine.filter((r) => r.method === method);
       return list.length === 0 ? null : list.reduce((a, r) => a + (r.status === "ok" ? r.metrics.em : 0), 0) /

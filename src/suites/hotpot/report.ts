@@ -6,7 +6,7 @@
  */
 import { type Cell, markdownTable } from "../../core/markdown_table.ts";
 import type { HotpotMethodAggregate } from "./aggregate.ts";
-import type { Corpus } from "./corpus.ts";
+import type { ReportCorpus } from "./question_card.ts";
 import { hypothesisVerdictText } from "./hypothesis.ts";
 import {
   COLLECTION_HEADERS,
@@ -26,7 +26,7 @@ import { hotpotStatsMarkdown, hypothesisWithInterval } from "./stats_markdown.ts
 
 /** What the report states about the run besides the aggregates. */
 export interface HotpotReportMeta {
-  corpus: Corpus;
+  corpus: ReportCorpus;
   models: { mode: string; chat_model: string; decision_model: string; note: string };
   tokenizer: string;
   inputCap: number;

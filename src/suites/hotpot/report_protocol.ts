@@ -7,7 +7,7 @@
  * @module
  */
 import type { Cell } from "../../core/markdown_table.ts";
-import type { Corpus } from "./corpus.ts";
+import type { ReportCorpus } from "./question_card.ts";
 
 /** The protocol's caveats, stated in every hotpot report. */
 export const HOTPOT_CAVEATS: readonly string[] = [
@@ -20,7 +20,7 @@ export const HOTPOT_CAVEATS: readonly string[] = [
 ];
 
 /** The collection mode in words, e.g. `hermes (imported Hermes Agent sessions)`. */
-export function collectionModeText(corpus: Corpus): string {
+export function collectionModeText(corpus: ReportCorpus): string {
   const p = corpus.protocol;
   switch (p.collection) {
     case "scripted":
@@ -35,7 +35,11 @@ export function collectionModeText(corpus: Corpus): string {
 }
 
 /** The report title, naming the collection mode. */
-export function hotpotReportTitle(corpus: Corpus, inputCap: number, ceilings?: readonly number[]): string {
+export function hotpotReportTitle(
+  corpus: ReportCorpus,
+  inputCap: number,
+  ceilings?: readonly number[],
+): string {
   const limit = ceilings && ceilings.length > 1
     ? `answer-input ceilings ${ceilings.join(", ")}`
     : `a ${inputCap}-token answer-input ceiling`;
@@ -43,12 +47,12 @@ export function hotpotReportTitle(corpus: Corpus, inputCap: number, ceilings?: r
 }
 
 /** How many questions could not show "files unchanged" (no workspace hashes in their session). */
-export function unverifiableCount(corpus: Corpus): number {
+export function unverifiableCount(corpus: ReportCorpus): number {
   return corpus.questions.filter((q) => q.files_unchanged !== "verified").length;
 }
 
 /** One line on the workspace check, or null when every question was verified. */
-export function filesUnchangedText(corpus: Corpus): string | null {
+export function filesUnchangedText(corpus: ReportCorpus): string | null {
   const n = unverifiableCount(corpus);
   if (n === 0) return null;
   return `"files unchanged" not verifiable for ${n}/${corpus.questions.length} question(s) (no workspace ` +
@@ -59,7 +63,7 @@ export function filesUnchangedText(corpus: Corpus): string | null {
 export const COLLECTION_HEADERS = ["question", "type", "valid", "files unchanged", "system prompt sha256"];
 
 /** Per question: id, type, validity, the workspace check and the initial system prompt's hash (16 hex). */
-export function collectionRows(corpus: Corpus): Cell[][] {
+export function collectionRows(corpus: ReportCorpus): Cell[][] {
   return corpus.questions.map((q) => [
     q.id,
     q.type,
@@ -70,7 +74,9 @@ export function collectionRows(corpus: Corpus): Cell[][] {
 }
 
 /** The distinct initial system prompts with their hashes and how many questions carry each. */
-export function distinctSystemPrompts(corpus: Corpus): { sha256: string; text: string; questions: number }[] {
+export function distinctSystemPrompts(
+  corpus: ReportCorpus,
+): { sha256: string; text: string; questions: number }[] {
   const byHash = new Map<string, { sha256: string; text: string; questions: number }>();
   for (const q of corpus.questions) {
     if (!q.system_prompt) continue;

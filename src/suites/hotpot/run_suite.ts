@@ -31,6 +31,7 @@ import { hotpotRankStage, hotpotSummaryStage } from "./stages/compress.ts";
 import { hotpotScoreStage } from "./stages/score.ts";
 import { hotpotAggregateStage } from "./stages/aggregate.ts";
 import { hotpotReportStage } from "./stages/report.ts";
+import { hotpotCorpusHeadStage } from "./stages/corpus_head.ts";
 import { ceilingInputs, hotpotCeilingsStage } from "./stages/ceilings.ts";
 import pLimit from "p-limit";
 import { DEFAULT_RESAMPLES } from "../../analysis/bootstrap.ts";
@@ -93,7 +94,7 @@ export async function runHotpot(
   const check = new CheckOnlyComparison();
   const caps = options.inputCaps ?? [options.inputCap];
   const sweep = caps.length > 1;
-  const questions = await questionNodes(context, shard, counter);
+  const { questions, head } = await questionNodes(context, shard, counter);
   const runs = await Promise.all(
     caps.map((cap, i) =>
       runCeiling(context, questions, { ...options, inputCap: cap }, models, counter, check, {
@@ -139,10 +140,11 @@ export async function runHotpot(
       cost: analysis.prices ? runCost(context.run.nodes, analysis.prices, options.methods) : null,
       ...(sweep ? { ceilings: caps } : {}),
     },
-    // Read from the store by the report itself (the corpus once, contexts one at a time).
+    // Read from the store by the report itself (cards and contexts one at a time): never the whole corpus.
     inputs: {
       aggregate: aggregateNode.node.outputs["aggregate.json"],
-      corpus: corpusHash,
+      head,
+      ...Object.fromEntries(questions.map((q) => [`card:${q.id}`, q.card])),
       results: aggregateNode.node.outputs["results.json"],
       ...contextInputs(aggregateNode.outputs["results.json"]),
       ...(sweep ? ceilingInputs(caps, aggregates).inputs : {}),
@@ -164,26 +166,36 @@ export async function runHotpot(
   };
 }
 
-/** The blobs of one question node: its public material, its gold labels and its id and type. */
+/** The blobs of one question node: its public material, its gold labels, its id and type, and its card. */
 interface QuestionBlobs {
   id: string;
   question: string;
   gold: string;
   meta: string;
+  card: string;
 }
 
 /**
- * Runs every question node of the run (of its shard) first: they are pure and cheap, and afterwards the parsed
- * corpus is released, so a run never holds the corpus while it answers.
+ * Runs the corpus head node and every question node of the run (of its shard) first: they are pure and
+ * cheap, and afterwards the parsed corpus is released, so a run never holds the corpus while it answers.
+ * Returns the question nodes' blobs and the corpus head's.
  */
 async function questionNodes(
   context: RunContext,
   shard: Shard | undefined,
   counter: TokenCounter,
-): Promise<QuestionBlobs[]> {
+): Promise<{ questions: QuestionBlobs[]; head: string }> {
   const { executor, run, progress } = context;
   const corpusHash = run.header.sources["corpus"];
-  const corpus = shardOfCorpus(corpusOf(corpusHash, await run.store.getJson(corpusHash)), shard);
+  const whole = corpusOf(corpusHash, await run.store.getJson(corpusHash));
+  progress.plan("hotpot-corpus-head", 1);
+  const headNode = await executor.runStage(hotpotCorpusHeadStage, {
+    label: "corpus head",
+    params: {},
+    inputs: { corpus: corpusHash },
+    values: { corpus: whole },
+  }, { counter });
+  const corpus = shardOfCorpus(whole, shard);
   progress.plan("hotpot-question", corpus.questions.length);
   const blobs: QuestionBlobs[] = [];
   for (const cq of corpus.questions) {
@@ -194,10 +206,16 @@ async function questionNodes(
       values: { corpus },
     }, { counter });
     const { outputs } = node.node;
-    blobs.push({ id: cq.id, question: outputs.question, gold: outputs.gold, meta: outputs.meta });
+    blobs.push({
+      id: cq.id,
+      question: outputs.question,
+      gold: outputs.gold,
+      meta: outputs.meta,
+      card: outputs.card,
+    });
   }
   forgetCorpus(corpusHash);
-  return blobs;
+  return { questions: blobs, head: headNode.node.outputs.head };
 }
 
 /** A stored question read back (validated, kept as read so it equals the stored bytes). */

@@ -15,6 +15,7 @@ import {
   CorpusQuestionSchema,
   CorpusSchema,
 } from "../corpus.ts";
+import { questionCard, QuestionCardSchema } from "../question_card.ts";
 
 /** The public material of one question as stored in the `question` output. */
 export const StoredQuestionSchema = z.object({
@@ -66,14 +67,18 @@ export const QuestionMetaSchema = z.object({ id: z.string(), type: z.enum(["brid
 /** The `hotpot-question` stage. */
 export const hotpotQuestionStage = defineStage({
   name: "hotpot-question",
-  version: 3,
-  doc: "One corpus question split into its public material, its gold labels and its id and type.",
+  version: 4,
+  doc: "One corpus question split into its public material, its gold labels, its id and type, and its card.",
   params: z.object({ id: z.string() }),
   inputs: ["corpus"],
   outputs: {
     question: { schema: StoredQuestionSchema, doc: "the question, its articles and trajectory, validity" },
     gold: { schema: CorpusGoldSchema, doc: "the gold answer and supporting facts (read only by the score)" },
     meta: { schema: QuestionMetaSchema, doc: "the question's id and type (read by the aggregate)" },
+    card: {
+      schema: QuestionCardSchema,
+      doc: "what the report shows of the question: its facts, gold answer and supporting sentences",
+    },
   },
   provider: false,
   run({ params, inputs, hashes }) {
@@ -86,6 +91,7 @@ export const hotpotQuestionStage = defineStage({
         question: { id, type, question, context, trajectory, valid, reason: reason ?? null },
         gold: corpus.gold[cq.id],
         meta: { id, type },
+        card: questionCard(cq, corpus.gold[cq.id]),
       },
       status: valid ? "ok" as const : "invalid" as const,
       ...(valid ? {} : { reason: `collection invalid: ${reason}` }),

@@ -1,6 +1,7 @@
 /**
- * `hotpot-report`: REPORT.md and report.html rendered from the aggregate node's `aggregate.json` and the
- * corpus; both are published exactly as this node outputs them.
+ * `hotpot-report`: REPORT.md and report.html rendered from the aggregate node's `aggregate.json`, the corpus
+ * head and the questions' cards (never the corpus itself: see question_card.ts); both are published exactly as
+ * this node outputs them.
  *
  * @module
  */
@@ -9,25 +10,36 @@ import { defineStage } from "../../../pipeline/stage.ts";
 import { hotpotReportHtml } from "../report_html.ts";
 import type { HotpotMethodAggregate } from "../aggregate.ts";
 import { hotpotReportMarkdown } from "../report.ts";
-import { parseCorpusInPlace } from "./question.ts";
-import type { Corpus } from "../corpus.ts";
+import { CorpusHeadSchema, QuestionCardSchema, type ReportCorpus } from "../question_card.ts";
 import { hotpotAnalysis } from "../analysis.ts";
 import { hotpotStats } from "../stats.ts";
 import { finiteOrNull } from "../../../analysis/format.ts";
 import type { CeilingResult } from "../ceiling_sweep.ts";
 import { ceilingOf } from "./ceilings.ts";
 
-/** The corpus without its trajectories (no report reads them; they are half a corpus's size). */
-function withoutTrajectories(corpus: Corpus): Corpus {
-  for (const question of corpus.questions) question.trajectory = [];
-  return corpus;
+/** The corpus as the report reads it: the head, and the run's question cards in corpus order. */
+async function reportCorpus(
+  head: unknown,
+  cardIds: readonly string[],
+  load: (name: string) => Promise<unknown>,
+): Promise<ReportCorpus> {
+  const parsed = CorpusHeadSchema.parse(head);
+  const have = new Set(cardIds);
+  const questions = [];
+  for (const id of parsed.question_ids) {
+    if (have.has(id)) questions.push(QuestionCardSchema.parse(await load(`card:${id}`)));
+  }
+  if (questions.length !== have.size) {
+    throw new Error("hotpot-report: a card's question is not in the corpus head");
+  }
+  return { ...parsed, questions };
 }
 
 /** The `hotpot-report` stage. */
 export const hotpotReportStage = defineStage({
   name: "hotpot-report",
-  version: 3,
-  doc: "REPORT.md and report.html of a hotpot run, from its aggregate and corpus.",
+  version: 4,
+  doc: "REPORT.md and report.html of a hotpot run, from its aggregate, the corpus head and question cards.",
   params: z.object({
     models: z.object({
       mode: z.string(),
@@ -48,10 +60,11 @@ export const hotpotReportStage = defineStage({
     ceilings: z.array(z.number().int()).min(2).optional(),
   }),
   // `aggregate`/`results`: the primary ceiling's; `ceiling-*:<cap>`: every ceiling's, in a sweep only.
-  inputs: ["aggregate", "corpus", "results", "context:*", "ceiling-aggregate:*", "ceiling-results:*"],
+  // `card:<question id>`: every question of the run (shard); `head`: the corpus head (question order).
+  inputs: ["aggregate", "head", "card:*", "results", "context:*", "ceiling-aggregate:*", "ceiling-results:*"],
   textInputs: ["aggregate", "results", "ceiling-aggregate:*", "ceiling-results:*"],
-  // The corpus is parsed once (not held raw besides); contexts are read one at a time by the explorer.
-  lazyInputs: ["corpus", "context:*"],
+  // Cards and contexts are read one at a time.
+  lazyInputs: ["card:*", "context:*"],
   outputs: {
     "stats.json": {
       schema: z.string(),
@@ -62,10 +75,13 @@ export const hotpotReportStage = defineStage({
     "report.html": { schema: z.string(), kind: "text", doc: "the HTML report, published as report.html" },
   },
   provider: false,
-  async run({ params, inputs, load }) {
+  async run({ params, inputs, hashes, load }) {
     const aggregates = JSON.parse(z.string().parse(inputs.aggregate)) as HotpotMethodAggregate[];
+    const cardIds = Object.keys(hashes).filter((name) => name.startsWith("card:")).map((name) =>
+      name.slice(5)
+    );
     const meta = {
-      corpus: withoutTrajectories(parseCorpusInPlace(await load("corpus"))),
+      corpus: await reportCorpus(inputs.head, cardIds, load),
       models: params.models,
       tokenizer: params.tokenizer,
       inputCap: params.input_cap,

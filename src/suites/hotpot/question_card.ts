@@ -1,0 +1,82 @@
+/**
+ * What the hotpot report reads of a corpus, in place of the corpus: the corpus head (dataset, selection,
+ * collection, the questions' order) and per question a card (its public facts and its gold labels with the
+ * supporting sentences' text). Each is a node output, so the report reads small blobs one at a time and never
+ * parses the whole corpus, whose articles and trajectories it does not show.
+ *
+ * @module
+ */
+import { z } from "zod";
+import {
+  type Corpus,
+  type CorpusGold,
+  type CorpusQuestion,
+  CorpusQuestionSchema,
+  CorpusSchema,
+} from "./corpus.ts";
+
+/** A corpus without its questions and gold labels, with the questions' ids in corpus order. */
+export const CorpusHeadSchema = CorpusSchema.omit({ questions: true, gold: true }).extend({
+  question_ids: z.array(z.string()),
+});
+/** A corpus head. */
+export type CorpusHead = z.infer<typeof CorpusHeadSchema>;
+
+/** One question as its report shows it. */
+export const QuestionCardSchema = CorpusQuestionSchema.pick({
+  id: true,
+  type: true,
+  question: true,
+  valid: true,
+  reason: true,
+  system_prompt: true,
+  files_unchanged: true,
+}).extend({
+  /** The gold answer and supporting facts, each with its sentence's text (null: the corpus has none). */
+  gold: z.object({
+    answer: z.string(),
+    supporting_facts: z.array(z.object({ title: z.string(), sent_id: z.number().int(), text: z.string() })),
+  }).nullable(),
+});
+/** One question as its report shows it. */
+export type QuestionCard = z.infer<typeof QuestionCardSchema>;
+
+/** The corpus as a report reads it: its head and, in corpus order, the cards of the run's questions. */
+export interface ReportCorpus extends CorpusHead {
+  questions: QuestionCard[];
+}
+
+/** The head of a corpus. */
+export function corpusHead(corpus: Corpus): CorpusHead {
+  const { questions, gold: _gold, ...head } = corpus;
+  return { ...head, question_ids: questions.map((q) => q.id) };
+}
+
+/** The card of one question (a supporting fact whose sentence is missing gets an empty text). */
+export function questionCard(q: CorpusQuestion, gold: CorpusGold | undefined): QuestionCard {
+  const { id, type, question, valid, reason, system_prompt, files_unchanged } = q;
+  return {
+    id,
+    type,
+    question,
+    valid,
+    ...(reason === undefined ? {} : { reason }),
+    ...(system_prompt === undefined ? {} : { system_prompt }),
+    ...(files_unchanged === undefined ? {} : { files_unchanged }),
+    gold: gold === undefined ? null : {
+      answer: gold.answer,
+      supporting_facts: gold.supporting_facts.map((f) => ({
+        ...f,
+        text: q.context.find((a) => a.title === f.title)?.sentences[f.sent_id]?.trim() ?? "",
+      })),
+    },
+  };
+}
+
+/** A whole corpus as a report reads it (its head and every question's card). */
+export function reportCorpusOf(corpus: Corpus): ReportCorpus {
+  return {
+    ...corpusHead(corpus),
+    questions: corpus.questions.map((q) => questionCard(q, corpus.gold[q.id])),
+  };
+}
