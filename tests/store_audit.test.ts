@@ -7,7 +7,7 @@ import { type Manifest, nodeKey } from "../src/store/manifest.ts";
 import { RunDir } from "../src/store/run_dir.ts";
 import { testHeader } from "./helpers/header.ts";
 import { runPipeline } from "./helpers/pipeline.ts";
-import { ROOT } from "./helpers/spawn.ts";
+import { ROOT, runCli } from "./helpers/spawn.ts";
 import { flipByte } from "./helpers/tree.ts";
 
 const AUDITOR = join(ROOT, "scripts", "audit_run.py");
@@ -334,6 +334,27 @@ Deno.test("the auditor says an unfinished run is unfinished and counts its heade
     assert.deepEqual(result.lines, ["unfinished: manifest.json: missing: the run never finished"]);
     assert.equal(result.code, 1);
     await run.abandon();
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("a hotpot collect run passes the auditor's --strict: corpus.json and selection.json are node outputs", async () => {
+  const dir = await Deno.makeTempDir();
+  try {
+    const run = join(dir, "collect");
+    const made = await runCli(["hotpot", "collect", "--questions", "4", "--output", run, "-q"]);
+    assert.equal(made.code, 0, made.stderr);
+    const result = await audit(run, "--strict");
+    assert.deepEqual(result.lines, []);
+    assert.equal(result.code, 0, result.stderr);
+    const manifest: Manifest = JSON.parse(await Deno.readTextFile(join(run, "manifest.json")));
+    const corpusNode = manifest.nodes.find((n) => n.stage === "hotpot-corpus")!;
+    assert.equal(manifest.files["corpus.json"], corpusNode.outputs["corpus.json"]);
+    assert.equal(manifest.files["selection.json"], corpusNode.outputs["selection.json"]);
+    const rederived = await runCli(["verify", "--rederive", run]);
+    assert.equal(rederived.code, 0, rederived.stdout + rederived.stderr);
+    assert.match(rederived.stdout, /re-derived 2 node\(s\)/); // the selection and the corpus
   } finally {
     await Deno.remove(dir, { recursive: true });
   }

@@ -130,6 +130,7 @@ export const mergedPublishers: Record<string, MergedPublisher> = {
         recorded: shardOptions(run),
       }),
   },
-  // Collect shards have no aggregate: every node is kept and corpus.json is rebuilt (hotpot/collect_merge.ts).
-  "hotpot-collect": { skipStages: new Set(), publish: publishMergedCollection },
+  // Collect shards: every node is kept but each shard's corpus node; the merged corpus node is made again
+  // over the whole selection (hotpot/collect_merge.ts).
+  "hotpot-collect": { skipStages: new Set(["hotpot-corpus"]), publish: publishMergedCollection },
 };

@@ -1,7 +1,7 @@
 /**
  * Every stage declaration of every suite, by name, and the environment their bodies need when re-executed
  * from a finished run (`verify --rederive`): the tokenizer the run recorded, the sweep fixture of its
- * `trajectory` source, the selection candidates of the HotpotQA records of its `dataset` source.
+ * `trajectory` source, the selection candidates and the selected records of its `dataset` source.
  *
  * @module
  */
@@ -10,7 +10,7 @@ import type { StageRegistry } from "../pipeline/rederive.ts";
 import type { BlobStore } from "../store/blob_store.ts";
 import type { Manifest } from "../store/manifest.ts";
 import { loadTokenCounter } from "../tokens/load.ts";
-import { hotpotDatasetFile } from "./hotpot/dataset_file.ts";
+import { type HotpotDataset, hotpotDatasetFile } from "./hotpot/dataset_file.ts";
 import type { SelectionCandidate, SelectionOptions } from "./hotpot/select.ts";
 import { sweepFixtureFromBytes } from "./sweep/fixture.ts";
 import { STAGES } from "./registry.ts";
@@ -20,14 +20,14 @@ export { STAGES } from "./registry.ts";
 const byName = new Map(STAGES.map((s) => [s.name, s]));
 
 /**
- * The selection candidates of a dataset blob (Parquet by its magic bytes, else official JSON), read in batches
- * from the store's file through a link named with the layout's extension (the blob is never read whole).
+ * Calls `use` with the dataset blob as a HotpotQA file (Parquet by its magic bytes, else official JSON), read
+ * in batches from the store's file through a link named with the layout's extension (never read whole).
  */
-async function datasetCandidates(
+async function withDatasetFile<T>(
   store: BlobStore,
   hash: string,
-  options: SelectionOptions,
-): Promise<SelectionCandidate[]> {
+  use: (dataset: HotpotDataset) => Promise<T>,
+): Promise<T> {
   const blob = store.pathOf(hash);
   const magic = new Uint8Array(4);
   {
@@ -39,7 +39,7 @@ async function datasetCandidates(
   try {
     const path = join(dir, parquet ? "dataset.parquet" : "dataset.json");
     await Deno.symlink(blob, path);
-    return await hotpotDatasetFile(path, "the run's dataset source").candidates(options);
+    return await use(hotpotDatasetFile(path, "the run's dataset source"));
   } finally {
     await Deno.remove(dir, { recursive: true });
   }
@@ -60,7 +60,11 @@ export const STAGE_REGISTRY: StageRegistry = {
       fixture,
       candidates: (options: SelectionOptions) => {
         if (!dataset) return Promise.reject(new Error("the run declares no dataset source"));
-        return datasetCandidates(store, dataset, options);
+        return withDatasetFile(store, dataset, (file) => file.candidates(options));
+      },
+      records: (ids: ReadonlySet<string>) => {
+        if (!dataset) return Promise.reject(new Error("the run declares no dataset source"));
+        return withDatasetFile(store, dataset, (file) => file.records(ids));
       },
     };
   },

@@ -1,8 +1,9 @@
 /**
  * What `compaction-bench merge` exports for `hotpot collect` shards: the merged run holds the shards' common
- * select node and every question's collect node, so {@link collectCorpus} is replayed over it without a shard
- * (every node taken from the journal, nothing collected, no model called) and writes `selection.json` and
- * `corpus.json` exactly as the unsharded collection does: byte for byte the same files.
+ * select node and every question's collect node (not their corpus nodes), so {@link collectCorpus} is replayed
+ * over it without a shard (every select and collect node taken from the journal, nothing collected, no model
+ * called): its corpus node, made again over the whole selection, publishes `selection.json` and `corpus.json`
+ * exactly as the unsharded collection does: byte for byte the same files.
  *
  * The replay needs what the shards' nodes do not hold: the selected records (read from the run's `dataset`
  * source in batches) and the dataset path as the first shard was given it (its recorded `--dataset`; the embedded demo

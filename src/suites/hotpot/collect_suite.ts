@@ -1,7 +1,7 @@
 /**
  * `hotpot collect` over the run store: a `hotpot-select` node freezes the selection (before any model call),
- * then one `hotpot-collect` node per selected question collects and checks its trajectory; `corpus.json` and
- * `selection.json` are exported. Workspaces live in a temporary directory that is removed afterwards.
+ * then one `hotpot-collect` node per selected question collects and checks its trajectory, and a
+ * `hotpot-corpus` node assembles `corpus.json` and `selection.json`, which are published as its outputs. Workspaces live in a temporary directory that is removed afterwards.
  *
  * A shard (`--shard K/N`) selects the whole selection (the same select node as the unsharded run) and collects
  * only the questions of its part (by question id hash); its corpus.json holds that part and says so (`shard`).
@@ -15,11 +15,11 @@ import { z } from "zod";
 import { UsageError } from "../../errors.ts";
 import type { RunContext } from "../run_lifecycle.ts";
 import { type CollectMode, collectQuestion, sessionSourceName } from "./collect_question.ts";
-import type { CollectionCheck, SystemPromptRecord } from "./collection_checks.ts";
-import { type Corpus, CORPUS_FORMAT, type CorpusQuestion } from "./corpus.ts";
+import type { Corpus } from "./corpus.ts";
 import type { SelectionOptions } from "./select.ts";
 import type { SelectionReport } from "./stages/select.ts";
 import { hotpotSelectStage } from "./stages/select.ts";
+import { hotpotCorpusStage } from "./stages/corpus.ts";
 import { questionInShard, type Shard } from "../../pipeline/shard.ts";
 import type { HotpotDataset } from "./dataset_file.ts";
 
@@ -72,13 +72,13 @@ export async function collectCorpus(context: RunContext, options: CollectOptions
   assertQuotaMet(report, options.datasetPath);
   const ids = SelectedSchema.parse(selectNode.outputs.selected).ids
     .filter((id) => questionInShard(id, options.shard));
-  // A second pass keeps only this run's selected records (and counts the dataset's records for corpus.json).
-  const { byId, total } = await options.dataset.records(new Set(ids));
+  // A second pass keeps only this run's selected records (remembered: the corpus node reads them again).
+  const { byId } = await options.dataset.records(new Set(ids));
   const workRoot = await Deno.makeTempDir({ prefix: "compaction-bench-workspaces-" });
   const mode = options.mode;
   progress.plan("hotpot-collect", ids.length);
   try {
-    const questions = await Promise.all(ids.map(async (id, index): Promise<CorpusQuestion> => {
+    const collected = await Promise.all(ids.map(async (id, index) => {
       const record = byId.get(id)!;
       const sessionHash = mode.kind === "hermes" ? run.header.sources[sessionSourceName(id)] : undefined;
       const node = await executor.execute(
@@ -112,52 +112,31 @@ export async function collectCorpus(context: RunContext, options: CollectOptions
           );
         },
       );
-      const check = node.outputs.check as CollectionCheck | null;
-      const collection = node.outputs.collection as {
-        messages: CorpusQuestion["trajectory"];
-        system_prompt: SystemPromptRecord | null;
-      } | null;
-      return {
-        id,
-        type: record.type,
-        level: record.level,
-        question: record.question,
-        context: record.context,
-        collection: mode.kind,
-        valid: check?.valid === true,
-        ...(check !== null && !check.valid ? { reason: check.reason } : {}),
-        system_prompt: collection?.system_prompt ?? null,
-        files_unchanged: check?.files_unchanged ?? "not verifiable",
-        trajectory: collection?.messages ?? [],
-      };
+      return { id, check: node.node.outputs.check, collection: node.node.outputs.collection };
     }));
-    const corpus: Corpus = {
-      format: CORPUS_FORMAT,
-      dataset: { path: options.datasetPath, sha256: options.datasetSha256, records: total },
-      protocol: {
-        seed: options.selection.seed,
-        bridge: options.selection.bridge,
-        comparison: options.selection.comparison,
-        min_chars: options.selection.minChars,
-        max_chars: options.selection.maxChars,
+    // corpus.json and selection.json are the outputs of one node below the select and collect nodes.
+    progress.plan("hotpot-corpus", 1);
+    const corpusNode = await executor.runStage(hotpotCorpusStage, {
+      label: "corpus",
+      params: {
+        dataset: { path: options.datasetPath, sha256: options.datasetSha256 },
+        selection: { ...options.selection },
         collection: mode.kind,
         ...(mode.kind === "agent" ? { agent: mode.command } : {}),
+        ...(options.shard !== undefined ? { shard: options.shard } : {}),
       },
-      selection: {
-        considered: report.considered,
-        removed: report.removed,
-        skipped_quota_full: report.skipped_quota_full,
+      inputs: {
+        dataset: datasetHash,
+        selected: selectNode.node.outputs.selected,
+        report: selectNode.node.outputs.report,
+        ...Object.fromEntries(
+          collected.flatMap((q) => [[`check:${q.id}`, q.check], [`collection:${q.id}`, q.collection]]),
+        ),
       },
-      ...(options.shard !== undefined ? { shard: options.shard } : {}),
-      questions,
-      gold: Object.fromEntries(ids.map((id) => {
-        const r = byId.get(id)!;
-        return [id, { answer: r.answer, supporting_facts: r.supporting_facts }];
-      })),
-    };
-    await run.writeJsonFile("selection.json", report);
-    await run.writeJsonFile("corpus.json", corpus);
-    return corpus;
+    }, options.dataset);
+    await run.publish("selection.json", corpusNode.node.outputs["selection.json"]);
+    await run.publish("corpus.json", corpusNode.node.outputs["corpus.json"]);
+    return JSON.parse(corpusNode.outputs["corpus.json"]) as Corpus;
   } finally {
     await Deno.remove(workRoot, { recursive: true });
   }

@@ -10,6 +10,7 @@ import type { HotpotMethodAggregate } from "./aggregate.ts";
 import { hotpotSelectStage } from "./stages/select.ts";
 import { hotpotQuestionStage } from "./stages/question.ts";
 import { hotpotCorpusHeadStage } from "./stages/corpus_head.ts";
+import { hotpotCorpusStage } from "./stages/corpus.ts";
 import { hotpotContextStage } from "./stages/context.ts";
 import { hotpotScoreStage } from "./stages/score.ts";
 import { hotpotAggregateStage } from "./stages/aggregate.ts";
@@ -25,7 +26,7 @@ export const HOTPOT_COLLECT_SUITE: Suite = {
   name: "hotpot-collect",
   command: ["hotpot", "collect"],
   title: "hotpot-collect",
-  stages: [hotpotSelectStage, providerStageNamed("hotpot-collect")],
+  stages: [hotpotSelectStage, providerStageNamed("hotpot-collect"), hotpotCorpusStage],
   summary: () => [],
 };
 

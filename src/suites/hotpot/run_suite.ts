@@ -89,7 +89,6 @@ export async function runHotpot(
   analysis: ReportAnalysisOptions = {},
 ): Promise<HotpotRunOutcome> {
   const { executor, progress } = context;
-  const corpusHash = context.run.header.sources["corpus"];
   const env = { counter };
   const check = new CheckOnlyComparison();
   const caps = options.inputCaps ?? [options.inputCap];

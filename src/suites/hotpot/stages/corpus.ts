@@ -1,0 +1,140 @@
+/**
+ * `hotpot-corpus`: `corpus.json` and `selection.json` of a collection, assembled from the selection node's
+ * outputs, every collect node's check and trajectory, and the selected records of the run's `dataset` source
+ * (read through the body's environment, as `hotpot-select` reads its candidates). Both files are published
+ * exactly as this node outputs them, so a collection's published files are node outputs too.
+ *
+ * @module
+ */
+import { z } from "zod";
+import { defineStage } from "../../../pipeline/stage.ts";
+import { questionInShard } from "../../../pipeline/shard.ts";
+import { ChatMessageSchema } from "../../../models/messages.ts";
+import type { DatasetRecords } from "../dataset_file.ts";
+import { CollectionModeSchema, type Corpus, CORPUS_FORMAT, type CorpusQuestion } from "../corpus.ts";
+import { SelectionReportSchema } from "./select.ts";
+
+/** What the corpus stage needs: the selected records of the run's `dataset` source. */
+export interface HotpotCorpusEnv {
+  records(ids: ReadonlySet<string>): Promise<DatasetRecords>;
+}
+
+const CheckSchema = z.object({
+  valid: z.boolean(),
+  reason: z.string().optional(),
+  files_unchanged: z.enum(["verified", "not verifiable"]).optional(),
+}).loose().nullable();
+
+const CollectionSchema = z.object({
+  messages: z.array(ChatMessageSchema),
+  system_prompt: z.object({ text: z.string(), sha256: z.string() }).nullable(),
+}).loose().nullable();
+
+const ShardSchema = z.object({ index: z.number().int().positive(), count: z.number().int().positive() });
+
+/** The published JSON text of a value (as `RunDir.writeJsonFile` writes it). */
+function jsonText(value: unknown): string {
+  return JSON.stringify(value, null, 2) + "\n";
+}
+
+/** The `hotpot-corpus` stage. */
+export const hotpotCorpusStage = defineStage({
+  name: "hotpot-corpus",
+  version: 1,
+  doc: "corpus.json and selection.json of a collection, from its selection, collect nodes and dataset.",
+  params: z.object({
+    /** The dataset as corpus.json names it (the path given, or the embedded data's name), and its SHA-256. */
+    dataset: z.object({ path: z.string(), sha256: z.string() }),
+    selection: z.object({
+      seed: z.number().int(),
+      bridge: z.number().int(),
+      comparison: z.number().int(),
+      minChars: z.number().int(),
+      maxChars: z.number().int(),
+    }),
+    collection: CollectionModeSchema,
+    /** The outside agent's command (`--agent exec:CMD` collections). */
+    agent: z.string().optional(),
+    shard: ShardSchema.optional(),
+  }),
+  // `selected`/`report`: the select node's outputs; per selected question of the part, `check:<id>` and
+  // `collection:<id>`: its collect node's outputs. The dataset's records come through the environment.
+  inputs: ["dataset", "selected", "report", "check:*", "collection:*"],
+  hashOnlyInputs: ["dataset"],
+  lazyInputs: ["check:*", "collection:*"],
+  outputs: {
+    "corpus.json": { schema: z.string(), kind: "text", doc: "the corpus, published as corpus.json" },
+    "selection.json": {
+      schema: z.string(),
+      kind: "text",
+      doc: "the selection report, published as selection.json",
+    },
+  },
+  provider: false,
+  async run({ params, inputs, load, env }: {
+    params: {
+      dataset: { path: string; sha256: string };
+      selection: { seed: number; bridge: number; comparison: number; minChars: number; maxChars: number };
+      collection: z.infer<typeof CollectionModeSchema>;
+      agent?: string;
+      shard?: { index: number; count: number };
+    };
+    inputs: Record<string, unknown>;
+    load: (name: string) => Promise<unknown>;
+    env: HotpotCorpusEnv;
+  }) {
+    const report = SelectionReportSchema.parse(inputs.report); // published as read (key order kept)
+    const ids = z.object({ ids: z.array(z.string()) }).parse(inputs.selected).ids
+      .filter((id) => questionInShard(id, params.shard));
+    const { byId, total } = await env.records(new Set(ids));
+    const questions: CorpusQuestion[] = [];
+    for (const id of ids) {
+      const record = byId.get(id);
+      if (!record) throw new Error(`hotpot-corpus: the dataset has no record ${id}`);
+      // Validated, then used as read (zod's copies would reorder keys; corpus.json keeps the stored order).
+      const check = await load(`check:${id}`) as z.infer<typeof CheckSchema>;
+      CheckSchema.parse(check);
+      const collection = await load(`collection:${id}`) as z.infer<typeof CollectionSchema>;
+      CollectionSchema.parse(collection);
+      questions.push({
+        id,
+        type: record.type,
+        level: record.level,
+        question: record.question,
+        context: record.context,
+        collection: params.collection,
+        valid: check?.valid === true,
+        ...(check !== null && !check.valid ? { reason: check.reason } : {}),
+        system_prompt: collection?.system_prompt ?? null,
+        files_unchanged: check?.files_unchanged ?? "not verifiable",
+        trajectory: collection?.messages ?? [],
+      });
+    }
+    const s = params.selection;
+    const corpus: Corpus = {
+      format: CORPUS_FORMAT,
+      dataset: { path: params.dataset.path, sha256: params.dataset.sha256, records: total },
+      protocol: {
+        seed: s.seed,
+        bridge: s.bridge,
+        comparison: s.comparison,
+        min_chars: s.minChars,
+        max_chars: s.maxChars,
+        collection: params.collection,
+        ...(params.agent !== undefined ? { agent: params.agent } : {}),
+      },
+      selection: {
+        considered: report.considered,
+        removed: report.removed,
+        skipped_quota_full: report.skipped_quota_full,
+      },
+      ...(params.shard !== undefined ? { shard: params.shard } : {}),
+      questions,
+      gold: Object.fromEntries(ids.map((id) => {
+        const r = byId.get(id)!;
+        return [id, { answer: r.answer, supporting_facts: r.supporting_facts }];
+      })),
+    };
+    return { outputs: { "corpus.json": jsonText(corpus), "selection.json": jsonText(inputs.report) } };
+  },
+});
