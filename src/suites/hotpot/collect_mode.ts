@@ -12,7 +12,14 @@ import { checkHermesSessions, readHermesSessionBytes } from "./hermes_sessions.t
 import { importHermesSession } from "./collect_hermes.ts";
 import { type CollectMode, sessionSourceName } from "./collect_question.ts";
 import { parseAgentSpec } from "./collect_agent.ts";
-import type { Corpus } from "./corpus.ts";
+import type { Corpus, CorpusQuestion } from "./corpus.ts";
+
+/** What a collection's summary reads of its corpus (a corpus is one). */
+export interface CollectionOutline {
+  protocol: Pick<Corpus["protocol"], "collection" | "bridge" | "comparison">;
+  shard?: Corpus["shard"];
+  questions: Pick<CorpusQuestion, "id" | "valid" | "reason" | "files_unchanged">[];
+}
 
 /** Seconds an outside agent may take per question by default. */
 export const DEFAULT_AGENT_TIMEOUT_S = 1800;
@@ -119,7 +126,7 @@ export async function readHermesSessions(
 }
 
 /** The lines printed after a collection: how many are valid, why the others are not, unverifiable checks. */
-export function collectionSummaryLines(corpus: Corpus, runPath: string): string[] {
+export function collectionSummaryLines(corpus: CollectionOutline, runPath: string): string[] {
   const questions = corpus.questions;
   const valid = questions.filter((q) => q.valid).length;
   const lines = [
@@ -145,7 +152,7 @@ export function collectionSummaryLines(corpus: Corpus, runPath: string): string[
 }
 
 /** Throws {@link CheckFailedError} (exit 1) when no trajectory of the collection is valid. */
-export function assertSomeValid(corpus: Corpus): void {
+export function assertSomeValid(corpus: CollectionOutline): void {
   if (corpus.questions.some((q) => q.valid)) return;
   throw new CheckFailedError(
     `no valid trajectory among ${corpus.questions.length} question(s): nothing to evaluate`,

@@ -15,7 +15,8 @@ import { z } from "zod";
 import { UsageError } from "../../errors.ts";
 import type { RunContext } from "../run_lifecycle.ts";
 import { type CollectMode, collectQuestion, sessionSourceName } from "./collect_question.ts";
-import type { Corpus } from "./corpus.ts";
+import type { CollectionCheck } from "./collection_checks.ts";
+import type { CollectionOutline } from "./collect_mode.ts";
 import type { SelectionOptions } from "./select.ts";
 import type { SelectionReport } from "./stages/select.ts";
 import { hotpotSelectStage } from "./stages/select.ts";
@@ -56,8 +57,14 @@ export function assertQuotaMet(report: SelectionReport, datasetPath: string): vo
   );
 }
 
-/** Selects and collects; returns the corpus (also exported as corpus.json). */
-export async function collectCorpus(context: RunContext, options: CollectOptions): Promise<Corpus> {
+/**
+ * Selects and collects; publishes corpus.json and selection.json and returns the collection's outline (the
+ * corpus itself is never parsed back: at 2,000 questions it is 120 MB of JSON).
+ */
+export async function collectCorpus(
+  context: RunContext,
+  options: CollectOptions,
+): Promise<CollectionOutline> {
   const { executor, run, progress } = context;
   const datasetHash = run.header.sources["dataset"];
   progress.plan("hotpot-select", 1);
@@ -112,7 +119,14 @@ export async function collectCorpus(context: RunContext, options: CollectOptions
           );
         },
       );
-      return { id, check: node.node.outputs.check, collection: node.node.outputs.collection };
+      const check = node.outputs.check as CollectionCheck | null;
+      const outline = {
+        id,
+        valid: check?.valid === true,
+        ...(check !== null && !check.valid ? { reason: check.reason } : {}),
+        files_unchanged: check?.files_unchanged ?? "not verifiable",
+      };
+      return { id, check: node.node.outputs.check, collection: node.node.outputs.collection, outline };
     }));
     // corpus.json and selection.json are the outputs of one node below the select and collect nodes.
     progress.plan("hotpot-corpus", 1);
@@ -136,7 +150,12 @@ export async function collectCorpus(context: RunContext, options: CollectOptions
     }, options.dataset);
     await run.publish("selection.json", corpusNode.node.outputs["selection.json"]);
     await run.publish("corpus.json", corpusNode.node.outputs["corpus.json"]);
-    return JSON.parse(corpusNode.outputs["corpus.json"]) as Corpus;
+    const s = options.selection;
+    return {
+      protocol: { collection: mode.kind, bridge: s.bridge, comparison: s.comparison },
+      ...(options.shard !== undefined ? { shard: options.shard } : {}),
+      questions: collected.map((q) => q.outline),
+    };
   } finally {
     await Deno.remove(workRoot, { recursive: true });
   }
