@@ -296,11 +296,13 @@ export class Executor {
     return values;
   }
 
-  /** Reads one input blob of a declaration (text or parsed JSON, by its declared kind). */
+  /** Reads one input blob of a declaration (bytes, text or parsed JSON, by its declared kind). */
   #readInput(def: AnyStageDef, hashes: Record<string, string>, name: string): Promise<unknown> {
     const hash = hashes[name];
     if (hash === undefined) throw new Error(`${def.name}: no input named ${name}`);
-    return inputKind(def, name) === "text" ? this.store.getText(hash) : this.store.getJson(hash);
+    const kind = inputKind(def, name);
+    if (kind === "bytes") return this.store.get(hash);
+    return kind === "text" ? this.store.getText(hash) : this.store.getJson(hash);
   }
 
   async #readOutputs(node: Node, store: BlobStore, textOutputs?: string[]): Promise<Record<string, unknown>> {

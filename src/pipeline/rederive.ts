@@ -11,7 +11,7 @@ import { canonicalBytes } from "../store/canonical.ts";
 import { sha256Hex } from "../store/hash.ts";
 import type { Manifest, Node } from "../store/manifest.ts";
 import { readManifest } from "../store/run_dir.ts";
-import { type AnyStageDef, inputKind, readsInput } from "./stage.ts";
+import { type AnyStageDef, type InputKind, inputKind, readsInput } from "./stage.ts";
 
 /** The stage declarations a run may hold, and the environment their bodies need. */
 export interface StageRegistry {
@@ -56,13 +56,14 @@ export async function rederiveRun(dir: string, registry: StageRegistry): Promise
   const env = await registry.environment(manifest, store);
   const report: RederiveReport = { run: dir, rederived: 0, provider: 0, problems: [], ok: true };
   const cache = new Map<string, unknown>();
-  const read = async (hash: string, kind: "json" | "text"): Promise<unknown> => {
+  const read = async (hash: string, kind: InputKind): Promise<unknown> => {
     const id = `${kind}:${hash}`;
     if (!cache.has(id)) {
-      const text = await store.getText(hash);
+      const bytes = await store.get(hash);
+      const text = kind === "bytes" ? "" : new TextDecoder().decode(bytes);
       // Bounded: the oldest entry goes first (inputs shared by many nodes are read again at worst).
       if (cache.size >= READ_CACHE_LIMIT) cache.delete(cache.keys().next().value!);
-      cache.set(id, kind === "text" ? text : JSON.parse(text));
+      cache.set(id, kind === "bytes" ? bytes : kind === "text" ? text : JSON.parse(text));
     }
     return cache.get(id);
   };
@@ -101,8 +102,10 @@ export async function rederiveRun(dir: string, registry: StageRegistry): Promise
       const load = async (name: string) => {
         const hash = node.inputs[name];
         if (hash === undefined) throw new Error(`${node.stage}: no input named ${name}`);
+        const kind = inputKind(def, name);
+        if (kind === "bytes") return await store.get(hash);
         const text = await store.getText(hash);
-        return inputKind(def, name) === "text" ? text : JSON.parse(text);
+        return kind === "text" ? text : JSON.parse(text);
       };
       const outcome = await def.run({
         params: node.params,

@@ -17,6 +17,9 @@ import type { CallRecord } from "../core/call_record.ts";
 /** How an output (or an input) is stored: canonical JSON or exact UTF-8 text. */
 export type BlobKind = "json" | "text";
 
+/** How the body gets an input: parsed JSON, text, or the blob's bytes. */
+export type InputKind = BlobKind | "bytes";
+
 /** One declared output. */
 export interface OutputSpec<T = unknown> {
   /** Validates the value whenever it is read back from the store. */
@@ -74,6 +77,11 @@ export interface StageDef<P = unknown, O extends OutputSpecs = OutputSpecs, E = 
   /** Input names (or families) whose blobs are text rather than JSON. */
   textInputs?: readonly string[];
   /**
+   * Input names the body gets as the blob's bytes (a large file it reads in parts, such as a corpus: see
+   * `hotpot/corpus_index.ts`), neither decoded nor parsed.
+   */
+  bytesInputs?: readonly string[];
+  /**
    * Input names (or families) the body uses by hash only (DAG edges such as an aggregate's contexts): neither
    * the executor nor `--rederive` reads their blobs, and the body gets null for them.
    */
@@ -103,7 +111,8 @@ export function matchesInput(names: readonly string[], name: string): boolean {
 }
 
 /** The kind of input `name` of `def`. */
-export function inputKind(def: StageDef<unknown, OutputSpecs, unknown>, name: string): BlobKind {
+export function inputKind(def: StageDef<unknown, OutputSpecs, unknown>, name: string): InputKind {
+  if (matchesInput(def.bytesInputs ?? [], name)) return "bytes";
   return matchesInput(def.textInputs ?? [], name) ? "text" : "json";
 }
 

@@ -11,7 +11,7 @@ import type { BlobStore } from "../store/blob_store.ts";
 import type { Manifest } from "../store/manifest.ts";
 import { loadTokenCounter } from "../tokens/load.ts";
 import { type HotpotDataset, hotpotDatasetFile } from "./hotpot/dataset_file.ts";
-import type { SelectionCandidate, SelectionOptions } from "./hotpot/select.ts";
+import type { SelectionOptions } from "./hotpot/select.ts";
 import { sweepFixtureFromBytes } from "./sweep/fixture.ts";
 import { STAGES } from "./registry.ts";
 

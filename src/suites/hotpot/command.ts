@@ -17,7 +17,7 @@ import { openFrozenFor, type RunCommandOptions, runSuite } from "../run_lifecycl
 import { assertQuotaMet, collectCorpus, type CollectMode } from "./collect_suite.ts";
 import { hotpotDatasetFile } from "./dataset_file.ts";
 import { selectionReportOf } from "./stages/select.ts";
-import { readCorpus } from "./corpus.ts";
+import { checkCorpusFile } from "./corpus.ts";
 import { HOTPOT_COLLECT_SUITE, HOTPOT_SUITE } from "./definition.ts";
 import { HOTPOT_METHODS, type HotpotMethod } from "./methods.ts";
 import { DEFAULT_HOTPOT_RUN, runHotpot } from "./run_suite.ts";
@@ -151,11 +151,11 @@ export interface HotpotRunCommandOptions extends RunCommandOptions {
 }
 
 /**
- * A corpus file checked whole; only its bytes and its dataset's hash are kept. The corpus of a collect shard
- * (a part of the selection) is refused.
+ * A corpus file checked question by question; only its bytes and its dataset's hash are kept. The corpus of a
+ * collect shard (a part of the selection) is refused.
  */
 async function readCorpusSource(path: string): Promise<{ bytes: Uint8Array; datasetSha256: string }> {
-  const { corpus, bytes } = await readCorpus(path);
+  const { head: corpus, bytes } = await checkCorpusFile(path);
   if (corpus.shard !== undefined) {
     throw new UsageError(
       `--corpus ${path}: the corpus of collect shard ${
@@ -174,7 +174,7 @@ export async function hotpotRunCommand(options: HotpotRunCommandOptions, argv: s
   }
   // Only the bytes are kept: the run reads the questions back from its store (see runHotpot).
   const { bytes, datasetSha256 } = await readCorpusSource(options.corpus);
-  // The corpus was parsed whole and dropped: collected before the tokenizer is built, so the peaks do not stack.
+  // The corpus's questions were parsed one by one and dropped: collected before the tokenizer is built.
   heapBudget.collect();
   const checkOnly = options["check-only"] === true;
   const runOptions = {

@@ -11,6 +11,7 @@ import { UsageError } from "../../errors.ts";
 import { decodeUtf8, parseInputJson, readInputFile } from "../../fs_input.ts";
 import { ArticleSchema } from "../../data/hotpot_record.ts";
 import { ChatMessageSchema } from "../../models/messages.ts";
+import { type CorpusIndex, indexCorpus, questionAt } from "./corpus_index.ts";
 
 /** Format tag of corpus files. */
 export const CORPUS_FORMAT = "compaction-bench/hotpot-corpus@1";
@@ -94,9 +95,71 @@ function parseCorpusQuestionByQuestion(json: unknown):
   return { success: true, data: { ...head.data, questions: questions as CorpusQuestion[] } };
 }
 
-/** Reads and validates a corpus file; errors name the file and the field. */
-export async function readCorpus(path: string): Promise<{ corpus: Corpus; bytes: Uint8Array }> {
+/**
+ * Reads and checks a corpus file question by question (see corpus_index.ts), keeping its bytes and its head
+ * only: the checks of {@link readCorpus} (every field, unique ids, gold labels for every question) in memory
+ * flat in the number of questions. A file the index cannot follow is checked whole, so errors still name the
+ * file and the field.
+ */
+export async function checkCorpusFile(
+  path: string,
+): Promise<{ head: Omit<Corpus, "questions">; bytes: Uint8Array }> {
   const bytes = await readInputFile(path, "--corpus");
+  let index: CorpusIndex | null;
+  try {
+    index = indexCorpus(bytes);
+  } catch (error) {
+    if (!(error instanceof SyntaxError || error instanceof TypeError)) throw error;
+    index = null; // checked whole below, which names the problem
+  }
+  if (index === null) {
+    const { corpus } = checkedCorpus(bytes, path);
+    const { questions: _questions, ...head } = corpus;
+    return { head, bytes };
+  }
+  const head = CorpusSchema.omit({ questions: true }).safeParse(index.head);
+  if (!head.success) {
+    const issue = head.error.issues[0];
+    throw new UsageError(`${path}: field ${issue.path.join(".") || "(root)"}: ${issue.message}`);
+  }
+  if (index.spans.length === 0) {
+    throw new UsageError(`--corpus ${path}: field questions: the corpus has no questions`);
+  }
+  const seen = new Set<string>();
+  for (const [i, span] of index.spans.entries()) {
+    let raw: unknown;
+    try {
+      raw = questionAt(bytes, span);
+    } catch (error) {
+      if (!(error instanceof SyntaxError || error instanceof TypeError)) throw error;
+      throw new UsageError(`${path}: field questions.${i}: not valid UTF-8 JSON: ${error.message}`);
+    }
+    const question = CorpusQuestionSchema.safeParse(raw);
+    if (!question.success) {
+      const issue = question.error.issues[0];
+      throw new UsageError(`${path}: field ${["questions", i, ...issue.path].join(".")}: ${issue.message}`);
+    }
+    checkQuestionId(question.data.id, seen, head.data.gold, path);
+  }
+  return { head: head.data, bytes };
+}
+
+function checkQuestionId(id: string, seen: Set<string>, gold: Corpus["gold"], path: string): void {
+  if (seen.has(id)) {
+    throw new UsageError(
+      `--corpus ${path}: field questions: question id ${JSON.stringify(id)} appears twice`,
+    );
+  }
+  seen.add(id);
+  if (!Object.hasOwn(gold, id)) throw new UsageError(`${path}: question ${id} has no gold labels`);
+}
+
+/** Reads and validates a corpus file whole; errors name the file and the field. */
+export async function readCorpus(path: string): Promise<{ corpus: Corpus; bytes: Uint8Array }> {
+  return checkedCorpus(await readInputFile(path, "--corpus"), path);
+}
+
+function checkedCorpus(bytes: Uint8Array, path: string): { corpus: Corpus; bytes: Uint8Array } {
   const json = parseInputJson(decodeUtf8(bytes, path, "--corpus"), path, "--corpus");
   const parsed = parseCorpusQuestionByQuestion(json);
   if (!parsed.success) {
@@ -108,16 +171,6 @@ export async function readCorpus(path: string): Promise<{ corpus: Corpus; bytes:
     throw new UsageError(`--corpus ${path}: field questions: the corpus has no questions`);
   }
   const seen = new Set<string>();
-  for (const q of parsed.data.questions) {
-    if (seen.has(q.id)) {
-      throw new UsageError(
-        `--corpus ${path}: field questions: question id ${JSON.stringify(q.id)} appears twice`,
-      );
-    }
-    seen.add(q.id);
-    if (!Object.hasOwn(parsed.data.gold, q.id)) {
-      throw new UsageError(`${path}: question ${q.id} has no gold labels`);
-    }
-  }
+  for (const q of parsed.data.questions) checkQuestionId(q.id, seen, parsed.data.gold, path);
   return { corpus: parsed.data, bytes };
 }

@@ -46,10 +46,10 @@ export interface ReportCorpus extends CorpusHead {
   questions: QuestionCard[];
 }
 
-/** The head of a corpus. */
-export function corpusHead(corpus: Corpus): CorpusHead {
-  const { questions, gold: _gold, ...head } = corpus;
-  return { ...head, question_ids: questions.map((q) => q.id) };
+/** The head of a corpus: the corpus without questions and gold labels, and its questions' ids in order. */
+export function corpusHead(corpus: Omit<Corpus, "questions">, questionIds: readonly string[]): CorpusHead {
+  const { gold: _gold, ...head } = corpus;
+  return { ...head, question_ids: [...questionIds] };
 }
 
 /** The card of one question (a supporting fact whose sentence is missing gets an empty text). */
@@ -75,8 +75,9 @@ export function questionCard(q: CorpusQuestion, gold: CorpusGold | undefined): Q
 
 /** A whole corpus as a report reads it (its head and every question's card). */
 export function reportCorpusOf(corpus: Corpus): ReportCorpus {
+  const { questions, ...rest } = corpus;
   return {
-    ...corpusHead(corpus),
-    questions: corpus.questions.map((q) => questionCard(q, corpus.gold[q.id])),
+    ...corpusHead(rest, questions.map((q) => q.id)),
+    questions: questions.map((q) => questionCard(q, corpus.gold[q.id])),
   };
 }

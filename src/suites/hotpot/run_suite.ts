@@ -23,8 +23,7 @@ import {
   StoredQuestionSchema,
 } from "./stages/question.ts";
 import { CorpusGoldSchema } from "./corpus.ts";
-import { shardOfCorpus } from "./corpus_shard.ts";
-import type { Shard } from "../../pipeline/shard.ts";
+import { questionInShard, type Shard } from "../../pipeline/shard.ts";
 import type { BlobStore } from "../../store/blob_store.ts";
 import { hotpotContextStage } from "./stages/context.ts";
 import { hotpotRankStage, hotpotSummaryStage } from "./stages/compress.ts";
@@ -186,27 +185,29 @@ async function questionNodes(
 ): Promise<{ questions: QuestionBlobs[]; head: string }> {
   const { executor, run, progress } = context;
   const corpusHash = run.header.sources["corpus"];
-  const whole = corpusOf(corpusHash, await run.store.getJson(corpusHash));
+  // The corpus's bytes, read question by question (see corpusOf): never its questions all at once.
+  const bytes = await run.store.get(corpusHash);
+  const whole = corpusOf(corpusHash, bytes);
   progress.plan("hotpot-corpus-head", 1);
   const headNode = await executor.runStage(hotpotCorpusHeadStage, {
     label: "corpus head",
     params: {},
     inputs: { corpus: corpusHash },
-    values: { corpus: whole },
+    values: { corpus: bytes },
   }, { counter });
-  const corpus = shardOfCorpus(whole, shard);
-  progress.plan("hotpot-question", corpus.questions.length);
+  const ids = whole.ids.filter((id) => questionInShard(id, shard));
+  progress.plan("hotpot-question", ids.length);
   const blobs: QuestionBlobs[] = [];
-  for (const cq of corpus.questions) {
+  for (const id of ids) {
     const node = await executor.runStage(hotpotQuestionStage, {
-      label: `question q=${cq.id}`,
-      params: { id: cq.id },
+      label: `question q=${id}`,
+      params: { id },
       inputs: { corpus: corpusHash },
-      values: { corpus },
+      values: { corpus: bytes },
     }, { counter });
     const { outputs } = node.node;
     blobs.push({
-      id: cq.id,
+      id,
       question: outputs.question,
       gold: outputs.gold,
       meta: outputs.meta,

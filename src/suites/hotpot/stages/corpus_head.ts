@@ -16,6 +16,7 @@ export const hotpotCorpusHeadStage = defineStage({
   doc: "The corpus's dataset, selection and collection facts and its questions' order (read by the report).",
   params: z.object({}),
   inputs: ["corpus"],
+  bytesInputs: ["corpus"],
   outputs: {
     head: {
       schema: CorpusHeadSchema,
@@ -24,6 +25,7 @@ export const hotpotCorpusHeadStage = defineStage({
   },
   provider: false,
   run({ inputs, hashes }) {
-    return Promise.resolve({ outputs: { head: corpusHead(corpusOf(hashes.corpus, inputs.corpus)) } });
+    const corpus = corpusOf(hashes.corpus, inputs.corpus as Uint8Array);
+    return Promise.resolve({ outputs: { head: corpusHead(corpus.head, corpus.ids) } });
   },
 });

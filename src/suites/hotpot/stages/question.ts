@@ -15,6 +15,7 @@ import {
   CorpusQuestionSchema,
   CorpusSchema,
 } from "../corpus.ts";
+import { indexCorpus, questionAt } from "../corpus_index.ts";
 import { questionCard, QuestionCardSchema } from "../question_card.ts";
 
 /** The public material of one question as stored in the `question` output. */
@@ -30,23 +31,60 @@ export const StoredQuestionSchema = z.object({
 /** The public material of one question. */
 export type StoredQuestion = z.infer<typeof StoredQuestionSchema>;
 
-const parsedCorpora = new Map<string, Corpus>();
+/** A corpus input read question by question (see `../corpus_index.ts`). */
+export interface IndexedCorpus {
+  /** The corpus without its questions (gold labels included), validated. */
+  head: Omit<Corpus, "questions">;
+  /** The questions' ids, in corpus order. */
+  ids: string[];
+  /** One question, parsed and validated when asked for. */
+  question(id: string): CorpusQuestion | undefined;
+}
 
-/** The corpus of a `corpus` input, validated once per blob. */
-export function corpusOf(hash: string, value: unknown): Corpus {
-  let corpus = parsedCorpora.get(hash);
+const indexedCorpora = new Map<string, IndexedCorpus>();
+
+/**
+ * The corpus of a `corpus` input (its blob's bytes), indexed once per blob: the head is parsed, and each
+ * question is parsed when asked for, so a run never holds the corpus's questions as objects. A file the scan
+ * cannot follow is parsed whole (zod then names what is wrong).
+ */
+export function corpusOf(hash: string, bytes: Uint8Array): IndexedCorpus {
+  let corpus = indexedCorpora.get(hash);
   if (!corpus) {
-    corpus = parseCorpusInPlace(value);
-    parsedCorpora.clear(); // one corpus per run: keep memory flat
-    parsedCorpora.set(hash, corpus);
+    corpus = indexCorpusBytes(bytes);
+    indexedCorpora.clear(); // one corpus per run: keep memory flat
+    indexedCorpora.set(hash, corpus);
   }
   return corpus;
 }
 
+function indexCorpusBytes(bytes: Uint8Array): IndexedCorpus {
+  const index = indexCorpus(bytes);
+  if (index === null) {
+    const whole = parseCorpusInPlace(JSON.parse(new TextDecoder().decode(bytes)));
+    const { questions, ...head } = whole;
+    return { head, ids: questions.map((q) => q.id), question: (id) => questions.find((q) => q.id === id) };
+  }
+  const head = CorpusSchema.omit({ questions: true }).parse(index.head);
+  const spanOf = new Map<string, readonly [number, number]>();
+  for (const span of index.spans) {
+    const id = z.object({ id: z.string() }).parse(questionAt(bytes, span)).id;
+    spanOf.set(id, span);
+  }
+  return {
+    head,
+    ids: [...spanOf.keys()],
+    question: (id) => {
+      const span = spanOf.get(id);
+      return span === undefined ? undefined : CorpusQuestionSchema.parse(questionAt(bytes, span));
+    },
+  };
+}
+
 /**
  * Validates a corpus read from the store question by question, replacing each raw question by its parsed copy
- * as it goes, so the raw and the parsed corpus are never both whole in memory (a 480-question corpus is ~60 MB
- * of objects). `value` must be the caller's own (freshly parsed JSON): its questions array is reused.
+ * as it goes, so the raw and the parsed corpus are never both whole in memory. `value` must be the caller's
+ * own (freshly parsed JSON): its questions array is reused.
  */
 export function parseCorpusInPlace(value: unknown): Corpus {
   const questions = (value as { questions?: unknown } | null)?.questions;
@@ -56,9 +94,9 @@ export function parseCorpusInPlace(value: unknown): Corpus {
   return { ...head, questions: questions as CorpusQuestion[] };
 }
 
-/** Drops the parsed corpus of `hash` (once every question node of a run is made). */
+/** Drops the indexed corpus of `hash` (once every question node of a run is made). */
 export function forgetCorpus(hash: string): void {
-  parsedCorpora.delete(hash);
+  indexedCorpora.delete(hash);
 }
 
 /** A question's id and type: what the aggregate needs of a question, without its material. */
@@ -71,6 +109,8 @@ export const hotpotQuestionStage = defineStage({
   doc: "One corpus question split into its public material, its gold labels, its id and type, and its card.",
   params: z.object({ id: z.string() }),
   inputs: ["corpus"],
+  // The corpus file's bytes: the body parses only its own question (see corpusOf).
+  bytesInputs: ["corpus"],
   outputs: {
     question: { schema: StoredQuestionSchema, doc: "the question, its articles and trajectory, validity" },
     gold: { schema: CorpusGoldSchema, doc: "the gold answer and supporting facts (read only by the score)" },
@@ -82,16 +122,16 @@ export const hotpotQuestionStage = defineStage({
   },
   provider: false,
   run({ params, inputs, hashes }) {
-    const corpus = corpusOf(hashes.corpus, inputs.corpus);
-    const cq = corpus.questions.find((q) => q.id === params.id);
+    const corpus = corpusOf(hashes.corpus, inputs.corpus as Uint8Array);
+    const cq = corpus.question(params.id);
     if (!cq) throw new Error(`hotpot-question: question ${params.id} is not in the corpus`);
     const { id, type, question, context, trajectory, valid, reason } = cq;
     return Promise.resolve({
       outputs: {
         question: { id, type, question, context, trajectory, valid, reason: reason ?? null },
-        gold: corpus.gold[cq.id],
+        gold: corpus.head.gold[cq.id],
         meta: { id, type },
-        card: questionCard(cq, corpus.gold[cq.id]),
+        card: questionCard(cq, corpus.head.gold[cq.id]),
       },
       status: valid ? "ok" as const : "invalid" as const,
       ...(valid ? {} : { reason: `collection invalid: ${reason}` }),

@@ -1,0 +1,91 @@
+import assert from "node:assert/strict";
+import { join } from "node:path";
+import { indexCorpus, questionAt } from "../src/suites/hotpot/corpus_index.ts";
+import { checkCorpusFile, readCorpus } from "../src/suites/hotpot/corpus.ts";
+
+const TRICKY = {
+  format: "x",
+  note: 'a string with ] and } and "quotes" and \\\\ and [questions]',
+  numbers: [1, -2.5e3, true, false, null, { nested: ["]", "}"] }],
+  questions: [
+    { id: "q1", text: 'bracket ] brace } quote " backslash \\ unicode é 中文 😀 \u2028' },
+    { id: "q2", list: [[], {}, [{ a: "]" }]], n: 0 },
+    "a scalar",
+    42,
+  ],
+  gold: { q1: { answer: "]" } },
+};
+
+Deno.test("the corpus index finds every question's bytes and the head, pretty-printed or compact", () => {
+  for (
+    const text of [
+      JSON.stringify(TRICKY),
+      JSON.stringify(TRICKY, null, 2),
+      JSON.stringify(TRICKY, null, "\t"),
+    ]
+  ) {
+    const bytes = new TextEncoder().encode(text);
+    const index = indexCorpus(bytes);
+    assert.ok(index);
+    assert.deepEqual(index.spans.map((span) => questionAt(bytes, span)), TRICKY.questions);
+    assert.deepEqual(index.head, { ...TRICKY, questions: [] });
+  }
+});
+
+Deno.test("the corpus index gives up (null) on a file it cannot follow", () => {
+  const cases = ["[]", "{}", '{"format": "x"}', '{"questions": 3}', '{"questions": [1, 2', '"text"', ""];
+  for (const text of cases) assert.equal(indexCorpus(new TextEncoder().encode(text)), null, text);
+});
+
+Deno.test("a corpus is checked question by question as it is read whole: its head kept, a bad question, a repeated id or missing gold refused naming the field", async () => {
+  const dir = await Deno.makeTempDir();
+  try {
+    const question = (id: string) => ({
+      id,
+      type: "bridge",
+      level: "hard",
+      question: "Q?",
+      context: [],
+      collection: "scripted",
+      valid: true,
+      trajectory: [],
+    });
+    const corpus = (questions: unknown[], gold: Record<string, unknown>) => ({
+      format: "compaction-bench/hotpot-corpus@1",
+      dataset: { path: "d", sha256: "0".repeat(64), records: 1 },
+      protocol: { seed: 1, bridge: 1, comparison: 0, min_chars: 0, max_chars: 1, collection: "scripted" },
+      selection: { considered: 1, removed: {}, skipped_quota_full: 0 },
+      questions,
+      gold,
+    });
+    const gold = { answer: "A", supporting_facts: [] };
+    // A valid corpus: the head and bytes kept equal the whole read's.
+    const good = join(dir, "good.json");
+    await Deno.writeTextFile(
+      good,
+      JSON.stringify(corpus([question("a"), question("b")], { a: gold, b: gold }), null, 2),
+    );
+    const { head, bytes } = await checkCorpusFile(good);
+    const { corpus: whole } = await readCorpus(good);
+    const { questions: _questions, ...wholeHead } = whole;
+    assert.deepEqual(head, wholeHead);
+    assert.deepEqual(bytes, await Deno.readFile(good));
+    const cases: [unknown, RegExp][] = [
+      [
+        corpus([question("a"), { ...question("b"), type: "other" }], { a: gold, b: gold }),
+        /field questions\.1\.type/,
+      ],
+      [corpus([question("a"), question("a")], { a: gold }), /question id "a" appears twice/],
+      [corpus([question("a")], {}), /question a has no gold labels/],
+      [corpus([], {}), /the corpus has no questions/],
+    ];
+    for (const [i, [value, message]] of cases.entries()) {
+      const path = join(dir, `c${i}.json`);
+      await Deno.writeTextFile(path, JSON.stringify(value, null, 2));
+      await assert.rejects(() => checkCorpusFile(path), message);
+      await assert.rejects(() => readCorpus(path), message);
+    }
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
