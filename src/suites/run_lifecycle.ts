@@ -62,6 +62,7 @@ export interface OpenRunRequest {
   options: unknown;
   protocol: unknown;
   tokenizer: { name: string; hash: string } | null;
+  /** The run's sources; the object is emptied once they are stored (a large source is not held meanwhile). */
   sources?: Record<string, Uint8Array>;
   /** The part of the work this run does (`--shard K/N`), recorded in the header. */
   shard?: { index: number; count: number };
@@ -233,6 +234,8 @@ export async function withRun<T>(
   body: (context: RunContext) => Promise<T>,
 ): Promise<FinishedRun<T>> {
   const { run, resumed } = await openRun(request);
+  // Handed over: the run holds its sources as blobs, and a large one (a corpus) is not kept through the run.
+  for (const name of Object.keys(request.sources ?? {})) delete request.sources![name];
   const suite = request.suiteDef;
   const progress = new Progress(suite?.title ?? request.suite, {
     quiet: request.quiet,
@@ -299,6 +302,7 @@ export interface SuiteRunRequest {
   checkOnly?: boolean;
   protocol: unknown;
   tokenizer: { name: string; hash: string } | null;
+  /** The run's sources; the object is emptied once they are stored (a large source is not held meanwhile). */
   sources?: Record<string, Uint8Array>;
   /** The part of the work this run does (`--shard K/N`), recorded in the header. */
   shard?: { index: number; count: number };

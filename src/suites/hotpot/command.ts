@@ -154,7 +154,9 @@ export interface HotpotRunCommandOptions extends RunCommandOptions {
  * A corpus file checked question by question; only its bytes and its dataset's hash are kept. The corpus of a
  * collect shard (a part of the selection) is refused.
  */
-async function readCorpusSource(path: string): Promise<{ bytes: Uint8Array; datasetSha256: string }> {
+async function readCorpusSource(
+  path: string,
+): Promise<{ sources: { corpus?: Uint8Array }; corpusSha256: string; datasetSha256: string }> {
   const { head: corpus, bytes } = await checkCorpusFile(path);
   if (corpus.shard !== undefined) {
     throw new UsageError(
@@ -164,7 +166,7 @@ async function readCorpusSource(path: string): Promise<{ bytes: Uint8Array; data
         `selection; join the shards first ('compaction-bench merge OUT RUN...')`,
     );
   }
-  return { bytes, datasetSha256: corpus.dataset.sha256 };
+  return { sources: { corpus: bytes }, corpusSha256: sha256Hex(bytes), datasetSha256: corpus.dataset.sha256 };
 }
 
 /** `hotpot run`: returns the run directory. */
@@ -172,8 +174,9 @@ export async function hotpotRunCommand(options: HotpotRunCommandOptions, argv: s
   if (!options.corpus) {
     throw new UsageError("hotpot run: --corpus FILE is required (write one with 'hotpot collect')");
   }
-  // Only the bytes are kept: the run reads the questions back from its store (see runHotpot).
-  const { bytes, datasetSha256 } = await readCorpusSource(options.corpus);
+  // Only the bytes are kept, in `sources`, which the run empties once it has stored them: the run reads the
+  // questions back from its store one at a time (see runHotpot).
+  const { sources, corpusSha256, datasetSha256 } = await readCorpusSource(options.corpus);
   // The corpus's questions were parsed one by one and dropped: collected before the tokenizer is built.
   heapBudget.collect();
   const checkOnly = options["check-only"] === true;
@@ -197,7 +200,7 @@ export async function hotpotRunCommand(options: HotpotRunCommandOptions, argv: s
   const prices = await readPrices(options);
   const models = await setupModels(options, counter, checkOnly, frozen?.manifest.protocol);
   if (frozen && !checkOnly) {
-    const ours = { tokenizerHash: counter.hash, corpusHash: sha256Hex(bytes), models: models.description };
+    const ours = { tokenizerHash: counter.hash, corpusHash: corpusSha256, models: models.description };
     try {
       assertHotpotFrozen(frozen, { ...ours, options: runOptions });
     } catch (error) {
@@ -217,12 +220,12 @@ export async function hotpotRunCommand(options: HotpotRunCommandOptions, argv: s
       checkOnly,
       protocol: { suite: "hotpot", ...runOptions, models: models.description },
       tokenizer: { name: counter.name, hash: counter.hash },
-      sources: { corpus: bytes },
+      sources: sources as Record<string, Uint8Array>,
       shard: options.shard,
       models,
     },
     async (context) => {
-      if (context.resumed && context.run.header.sources.corpus !== sha256Hex(bytes)) {
+      if (context.resumed && context.run.header.sources.corpus !== corpusSha256) {
         throw new UsageError(`--corpus ${options.corpus} differs from the corpus this run started with`);
       }
       const outcome = await runHotpot(
@@ -244,7 +247,7 @@ export async function hotpotRunCommand(options: HotpotRunCommandOptions, argv: s
             ...runOptions,
             models: models.description,
             tokenizer: { name: counter.name, hash: counter.hash },
-            corpus_sha256: sha256Hex(bytes),
+            corpus_sha256: corpusSha256,
             dataset_sha256: datasetSha256,
           },
         },
