@@ -47,6 +47,50 @@ Deno.test("nodes recorded all at once are journaled in call order, chained, and 
   }
 });
 
+Deno.test("journal lines keep the order they were asked for, even when their blobs are synced in another order", async () => {
+  const dir = await Deno.makeTempDir();
+  try {
+    const path = join(dir, "journal.jsonl");
+    const journal = await JournalWriter.create(path, { ...header, sources: {} });
+    const releases: (() => void)[] = [];
+    const appends = Array.from({ length: 5 }, (_, i) => {
+      const ready = new Promise<void>((resolve) => releases.push(resolve));
+      return journal.appendNode(node(i, "a".repeat(64)), ready);
+    });
+    for (const release of releases.reverse()) {
+      release();
+      await new Promise((resolve) => setTimeout(resolve, 5));
+    }
+    await Promise.all(appends);
+    await journal.close();
+    const reading = await readJournal(path);
+    assert.deepEqual(reading.problems, []);
+    assert.deepEqual(reading.nodes.map((n) => n.label), ["s 0", "s 1", "s 2", "s 3", "s 4"]);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("an append whose blobs failed to sync is refused, and no line of its batch is written", async () => {
+  const dir = await Deno.makeTempDir();
+  try {
+    const path = join(dir, "journal.jsonl");
+    const journal = await JournalWriter.create(path, { ...header, sources: {} });
+    await journal.appendNode(node(0, "a".repeat(64)));
+    await assert.rejects(
+      () => journal.appendNode(node(1, "a".repeat(64)), Promise.reject(new Error("EIO"))),
+      /EIO/,
+    );
+    await journal.appendNode(node(2, "a".repeat(64)));
+    await journal.close();
+    const reading = await readJournal(path);
+    assert.deepEqual(reading.problems, []);
+    assert.deepEqual(reading.nodes.map((n) => n.label), ["s 0", "s 2"]);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
 Deno.test("an append that is not I-JSON is refused alone; the appends around it land and chain", async () => {
   const dir = await Deno.makeTempDir();
   try {

@@ -103,6 +103,8 @@ export function parseJournal(bytes: Uint8Array): JournalReading {
 /** One append waiting for the next group commit. */
 interface PendingAppend {
   entry: Record<string, unknown>;
+  /** Resolves once what the line names is durable (its blobs are synced); the line is written after it. */
+  ready: Promise<void>;
   resolve: () => void;
   reject: (error: unknown) => void;
 }
@@ -129,7 +131,7 @@ export class JournalWriter {
   static async create(path: string, header: RunHeader): Promise<JournalWriter> {
     const file = await Deno.open(path, { write: true, createNew: true, mode: 0o644 });
     const writer = new JournalWriter(file, null);
-    await writer.#append({ type: "header", header });
+    await writer.#append({ type: "header", header }, Promise.resolve());
     return writer;
   }
 
@@ -139,19 +141,23 @@ export class JournalWriter {
     return new JournalWriter(file, lastLineHash);
   }
 
-  /** Appends a completed node. */
-  appendNode(node: Node): Promise<void> {
-    return this.#append({ type: "node", node });
+  /**
+   * Appends a completed node. Lines are written in the order they are asked for; each waits for its `ready`
+   * (its blobs' sync) before it is written.
+   */
+  appendNode(node: Node, ready: Promise<void> = Promise.resolve()): Promise<void> {
+    return this.#append({ type: "node", node }, ready);
   }
 
-  /** Appends an exported file record. */
-  appendFile(name: string, hash: string): Promise<void> {
-    return this.#append({ type: "file", name, hash });
+  /** Appends an exported file record (written after `ready`, in order, as {@link appendNode}). */
+  appendFile(name: string, hash: string, ready: Promise<void> = Promise.resolve()): Promise<void> {
+    return this.#append({ type: "file", name, hash }, ready);
   }
 
-  #append(entry: Record<string, unknown>): Promise<void> {
+  #append(entry: Record<string, unknown>, ready: Promise<void>): Promise<void> {
+    ready.catch(() => {}); // its failure is reported by this append
     return new Promise((resolve, reject) => {
-      this.#waiting.push({ entry, resolve, reject });
+      this.#waiting.push({ entry, ready, resolve, reject });
       if (!this.#flushing) {
         this.#flushing = true;
         this.#flushed = this.#flush();
@@ -169,6 +175,12 @@ export class JournalWriter {
   }
 
   async #flushBatch(batch: PendingAppend[]): Promise<void> {
+    try {
+      await Promise.all(batch.map((pending) => pending.ready));
+    } catch (error) {
+      for (const pending of batch) pending.reject(error); // a blob is not durable: no line of the batch is
+      return;
+    }
     const lines: string[] = [];
     const written: PendingAppend[] = [];
     let prev = this.#prev;

@@ -293,9 +293,11 @@ export class RunDir {
   /** Appends a completed node to the journal (fsync), once the blobs written before it are durable. */
   async recordNode(node: Node): Promise<void> {
     this.#assertOpen();
+    // In one step: the journal's lines keep the order of `nodes` (the manifest's), each written once the
+    // blobs written before it are synced.
+    const synced = this.store.sync();
     this.nodes.push(node);
-    await this.store.sync();
-    await this.#journal.appendNode(node);
+    await this.#journal.appendNode(node, synced);
   }
 
   /**
@@ -343,8 +345,7 @@ export class RunDir {
     if (await exists(path)) throw new Error(`refusing to overwrite ${path}`);
     await Deno.rename(tmp, path);
     this.#files[name] = hash;
-    await this.store.sync();
-    await this.#journal.appendFile(name, hash);
+    await this.#journal.appendFile(name, hash, this.store.sync());
     return hash;
   }
 
