@@ -85,3 +85,33 @@ Deno.test("a run re-sealed with an altered aggregate.json passes verify and fail
     new RegExp(`hotpot-aggregate node ${aggregate.key} \\(aggregate\\): output aggregate\\.json differs`),
   );
 });
+
+Deno.test("the aggregate depends, through the DAG, on every node of the run that is not downstream of it", async () => {
+  const manifest = JSON.parse(await Deno.readTextFile(join(run, "manifest.json")));
+  const nodes: { stage: string; inputs: Record<string, string>; outputs: Record<string, string> }[] =
+    manifest.nodes;
+  const producer = new Map<string, number>();
+  nodes.forEach((node, i) =>
+    Object.values(node.outputs).forEach((h) => producer.has(h) || producer.set(h, i))
+  );
+  const parents = nodes.map((node) =>
+    Object.values(node.inputs).filter((h) => producer.has(h)).map((h) => producer.get(h)!)
+  );
+  const children = nodes.map(() => [] as number[]);
+  parents.forEach((ps, i) => ps.forEach((p) => children[p].push(i)));
+  const reach = (start: number, edges: number[][]) => {
+    const seen = new Set<number>();
+    const todo = [start];
+    while (todo.length > 0) {
+      for (const next of edges[todo.pop()!]) if (!seen.has(next)) seen.add(next) && todo.push(next);
+    }
+    return seen;
+  };
+  const aggregate = producer.get(manifest.files["aggregate.json"])!;
+  const above = reach(aggregate, parents);
+  const below = reach(aggregate, children);
+  const outside = nodes.filter((_, i) => i !== aggregate && !above.has(i) && !below.has(i)).map((n) =>
+    n.stage
+  );
+  assert.deepEqual(outside, []);
+});

@@ -113,7 +113,7 @@ export async function runHotpot(
       label: sweep ? `aggregate cap=${caps[i]}` : "aggregate",
       params: { methods: options.methods, compression_usage: r.compressionUsage },
       // The rows are read back from the store when the aggregate runs: nothing holds every row meanwhile.
-      inputs: sortedRecord(r.aggregateInputs),
+      inputs: { head, ...sortedRecord(r.aggregateInputs) },
     }, env)
   ));
   const aggregateNode = aggregates[0];

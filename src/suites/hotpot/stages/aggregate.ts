@@ -20,17 +20,18 @@ import { HotpotScoreSchema } from "./score.ts";
 /** The `hotpot-aggregate` stage. */
 export const hotpotAggregateStage = defineStage({
   name: "hotpot-aggregate",
-  version: 2,
+  version: 3,
   doc: "Every answer row (results.json) and the per-method aggregate (aggregate.json) of a hotpot run.",
   params: z.object({
     methods: z.array(z.enum(HOTPOT_METHODS)),
     /** Usage of this run's compression calls per method (from the rank and summary nodes' usage). */
     compression_usage: z.record(z.string(), UsageSchema),
   }),
-  inputs: ["meta:*", "status:*", "answer:*", "score:*", "info:*", "context:*"],
+  // `head`: the corpus head node's output, so the aggregate depends on every node that is not downstream of it.
+  inputs: ["head", "meta:*", "status:*", "answer:*", "score:*", "info:*", "context:*"],
   textInputs: ["context:*"],
-  // The rows name their context by hash; its text is the report's business.
-  hashOnlyInputs: ["context:*"],
+  // The rows name their context by hash; its text is the report's business (and the head the report's).
+  hashOnlyInputs: ["head", "context:*"],
   outputs: {
     "results.json": { schema: z.string(), kind: "text", doc: "every answer row, published as results.json" },
     "aggregate.json": {
