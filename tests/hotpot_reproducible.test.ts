@@ -88,10 +88,11 @@ Deno.test("corpora collected from one dataset at two paths give the same method,
       assert.equal(run.code, 0, run.stderr);
       const manifest = JSON.parse(await Deno.readTextFile(join(out, "manifest.json")));
       return manifest.nodes
-        // The question and corpus head nodes read the corpus, and the report and protocol.json name the
-        // dataset's path and hash.
+        // The question and corpus head nodes read the corpus, the aggregate takes the head by hash, and the
+        // report and protocol.json name the dataset's path and hash.
         .filter((n: { stage: string }) =>
-          !["hotpot-corpus-head", "hotpot-question", "hotpot-report", "published-json"].includes(n.stage)
+          !["hotpot-corpus-head", "hotpot-question", "hotpot-aggregate", "hotpot-report", "published-json"]
+            .includes(n.stage)
         )
         .map((n: { key: string }) => n.key)
         .sort();
