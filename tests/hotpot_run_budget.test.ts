@@ -28,6 +28,7 @@ import {
   unitsById,
 } from "../src/suites/hotpot/methods.ts";
 import { DEFAULT_HOTPOT_RUN, type HotpotRunOptions, runHotpot } from "../src/suites/hotpot/run_suite.ts";
+import type { HotpotResultRow } from "../src/suites/hotpot/rows.ts";
 import type { ModelSetup } from "../src/suites/model_setup.ts";
 import { withRun } from "../src/suites/run_lifecycle.ts";
 import { loadTokenCounter } from "../src/tokens/load.ts";
@@ -296,11 +297,14 @@ async function runWithStubs(name: string, chat: ChatModel, options: Partial<Hotp
     (context) => runHotpot(context, undefined, runOptions, models, counter),
   );
   const outcome = finished.result;
+  const store = new BlobStore(path);
+  const rows = JSON.parse(await store.getText(outcome.files["results.json"])) as HotpotResultRow[];
   return {
     outcome,
-    aggregate: aggregateHotpot(outcome.rows, runOptions.methods, outcome.compressionUsage),
+    rows,
+    aggregate: aggregateHotpot(rows, runOptions.methods, outcome.compressionUsage),
     manifest: await readManifest(path),
-    store: new BlobStore(path),
+    store,
   };
 }
 
@@ -316,7 +320,7 @@ Deno.test("a summary that cannot fit after 3 retries invalidates its condition, 
   // Whatever max_tokens asks, the stub returns all the evidence twice: far over any space.
   const overlong = (request: ChatRequest) => `${evidenceOf(request)}\n${evidenceOf(request)}`;
   const chat = new StubChat({ summary: overlong, promptTokens: (r) => counter.countMessages(r.messages) });
-  const { outcome, aggregate, manifest, store } = await runWithStubs("summary-too-long", chat);
+  const { rows, aggregate, manifest, store } = await runWithStubs("summary-too-long", chat);
 
   const summaries = manifest.nodes.filter((n) => n.stage === "hotpot-summary");
   assert.equal(summaries.length, 4 * 2);
@@ -358,7 +362,7 @@ Deno.test("a summary that cannot fit after 3 retries invalidates its condition, 
       assert.equal(a.sp_survival, 0);
     }
   }
-  assert.equal(outcome.rows.filter((r) => r.status === "invalid").length, 16);
+  assert.equal(rows.filter((r) => r.status === "invalid").length, 16);
 });
 
 Deno.test("a provider reporting input tokens over the ceiling invalidates that answer (full excepted)", async () => {

@@ -71,7 +71,6 @@ export const DEFAULT_HOTPOT_RUN: Omit<HotpotRunOptions, "methods"> = {
 
 /** What the suite returns besides the files it exports. */
 export interface HotpotRunOutcome {
-  rows: HotpotResultRow[];
   compressionUsage: Record<string, Usage>;
   checkOnly: CheckOnlyReport | null;
   /** Published file name → the node output blob that is its exact bytes (empty in check-only mode). */
@@ -103,7 +102,7 @@ export async function runHotpot(
   );
   const { compressionUsage } = runs[0];
   const checkOnly = check.report(executor);
-  if (checkOnly) return { rows: [], compressionUsage, checkOnly, files: {} };
+  if (checkOnly) return { compressionUsage, checkOnly, files: {} };
   // 4. Every published number is a node output: the aggregate takes every answer row's blobs as inputs.
   progress.plan("hotpot-aggregate", caps.length);
   if (sweep) progress.plan("hotpot-ceilings", 1);
@@ -149,9 +148,7 @@ export async function runHotpot(
     },
   }, env);
   const published = ceilingsNode ?? aggregateNode;
-  const rows = JSON.parse(published.outputs["results.json"]) as HotpotResultRow[];
   return {
-    rows,
     compressionUsage,
     checkOnly: null,
     files: {
