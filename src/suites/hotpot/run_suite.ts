@@ -14,7 +14,6 @@ import { addUsage, emptyUsage, type Usage } from "../../core/usage.ts";
 import { rowInput, sortedRecord } from "../published.ts";
 import type { StoredRankingValue, StoredSummaryValue } from "../stored.ts";
 import type { HotpotMethod } from "./methods.ts";
-import type { HotpotResultRow } from "./rows.ts";
 import {
   corpusOf,
   forgetCorpus,
