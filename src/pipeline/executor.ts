@@ -21,6 +21,7 @@ import {
   inputKind,
   type OutputSpecs,
   type OutputValues,
+  readInputBlob,
   readsInput,
   type StageDef,
 } from "./stage.ts";
@@ -300,9 +301,7 @@ export class Executor {
   #readInput(def: AnyStageDef, hashes: Record<string, string>, name: string): Promise<unknown> {
     const hash = hashes[name];
     if (hash === undefined) throw new Error(`${def.name}: no input named ${name}`);
-    const kind = inputKind(def, name);
-    if (kind === "bytes") return this.store.get(hash);
-    return kind === "text" ? this.store.getText(hash) : this.store.getJson(hash);
+    return readInputBlob(this.store, hash, inputKind(def, name));
   }
 
   async #readOutputs(node: Node, store: BlobStore, textOutputs?: string[]): Promise<Record<string, unknown>> {

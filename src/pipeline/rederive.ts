@@ -11,7 +11,7 @@ import { canonicalBytes } from "../store/canonical.ts";
 import { sha256Hex } from "../store/hash.ts";
 import type { Manifest, Node } from "../store/manifest.ts";
 import { readManifest } from "../store/run_dir.ts";
-import { type AnyStageDef, type InputKind, inputKind, readsInput } from "./stage.ts";
+import { type AnyStageDef, type InputKind, inputKind, readInputBlob, readsInput } from "./stage.ts";
 
 /** The stage declarations a run may hold, and the environment their bodies need. */
 export interface StageRegistry {
@@ -59,11 +59,10 @@ export async function rederiveRun(dir: string, registry: StageRegistry): Promise
   const read = async (hash: string, kind: InputKind): Promise<unknown> => {
     const id = `${kind}:${hash}`;
     if (!cache.has(id)) {
-      const bytes = await store.get(hash);
-      const text = kind === "bytes" ? "" : new TextDecoder().decode(bytes);
+      const value = await readInputBlob(store, hash, kind);
       // Bounded: the oldest entry goes first (inputs shared by many nodes are read again at worst).
       if (cache.size >= READ_CACHE_LIMIT) cache.delete(cache.keys().next().value!);
-      cache.set(id, kind === "bytes" ? bytes : kind === "text" ? text : JSON.parse(text));
+      cache.set(id, value);
     }
     return cache.get(id);
   };
@@ -102,10 +101,7 @@ export async function rederiveRun(dir: string, registry: StageRegistry): Promise
       const load = async (name: string) => {
         const hash = node.inputs[name];
         if (hash === undefined) throw new Error(`${node.stage}: no input named ${name}`);
-        const kind = inputKind(def, name);
-        if (kind === "bytes") return await store.get(hash);
-        const text = await store.getText(hash);
-        return kind === "text" ? text : JSON.parse(text);
+        return await readInputBlob(store, hash, inputKind(def, name));
       };
       const outcome = await def.run({
         params: node.params,

@@ -13,6 +13,7 @@
  */
 import type { z } from "zod";
 import type { CallRecord } from "../core/call_record.ts";
+import type { BlobStore } from "../store/blob_store.ts";
 
 /** How an output (or an input) is stored: canonical JSON or exact UTF-8 text. */
 export type BlobKind = "json" | "text";
@@ -114,6 +115,14 @@ export function matchesInput(names: readonly string[], name: string): boolean {
 export function inputKind(def: StageDef<unknown, OutputSpecs, unknown>, name: string): InputKind {
   if (matchesInput(def.bytesInputs ?? [], name)) return "bytes";
   return matchesInput(def.textInputs ?? [], name) ? "text" : "json";
+}
+
+/** Reads blob `hash` as a body gets an input of `kind`: its bytes, its text, or its parsed JSON. */
+export async function readInputBlob(store: BlobStore, hash: string, kind: InputKind): Promise<unknown> {
+  const bytes = await store.get(hash);
+  if (kind === "bytes") return bytes;
+  const text = new TextDecoder().decode(bytes);
+  return kind === "text" ? text : JSON.parse(text);
 }
 
 /** Whether the body of `def` gets input `name` read in advance (false for hash-only and lazy inputs). */

@@ -10,6 +10,7 @@
  * @module
  */
 import { join } from "node:path";
+import pLimit from "p-limit";
 import type { z } from "zod";
 import { canonicalBytes } from "./canonical.ts";
 import { isSha256Hex, sha256Hex } from "./hash.ts";
@@ -26,20 +27,15 @@ export class BlobIntegrityError extends Error {
 /** How many blob fsyncs run at once: the file system then commits them together. */
 export const SYNC_CONCURRENCY = 32;
 
-/** fsyncs each file (opened read-only: Linux flushes the file's data all the same). */
+/** fsyncs each file, {@link SYNC_CONCURRENCY} at a time (opened read-only: Linux flushes its data all the same). */
 async function fsyncAll(paths: string[]): Promise<void> {
-  let next = 0;
-  const worker = async () => {
-    while (next < paths.length) {
-      const file = await Deno.open(paths[next++], { read: true });
-      try {
-        await file.sync();
-      } finally {
-        file.close();
-      }
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(SYNC_CONCURRENCY, paths.length) }, worker));
+  const limit = pLimit(SYNC_CONCURRENCY);
+  await Promise.all(paths.map((path) =>
+    limit(async () => {
+      using file = await Deno.open(path, { read: true });
+      await file.sync();
+    })
+  ));
 }
 
 /** Relative path of a blob inside a run directory. */

@@ -1,7 +1,8 @@
 /**
  * `hotpot collect` over the run store: a `hotpot-select` node freezes the selection (before any model call),
  * then one `hotpot-collect` node per selected question collects and checks its trajectory, and a
- * `hotpot-corpus` node assembles `corpus.json` and `selection.json`, which are published as its outputs. Workspaces live in a temporary directory that is removed afterwards.
+ * `hotpot-corpus` node assembles `corpus.json` and `selection.json`, which are published as its outputs.
+ * Workspaces live in a temporary directory that is removed afterwards.
  *
  * A shard (`--shard K/N`) selects the whole selection (the same select node as the unsharded run) and collects
  * only the questions of its part (by question id hash); its corpus.json holds that part and says so (`shard`).
@@ -20,7 +21,7 @@ import type { CollectionOutline } from "./collect_mode.ts";
 import type { SelectionOptions } from "./select.ts";
 import type { SelectionReport } from "./stages/select.ts";
 import { hotpotSelectStage } from "./stages/select.ts";
-import { hotpotCorpusStage } from "./stages/corpus.ts";
+import { hotpotCorpusStage, questionValidity } from "./stages/corpus.ts";
 import { questionInShard, type Shard } from "../../pipeline/shard.ts";
 import type { HotpotDataset } from "./dataset_file.ts";
 
@@ -119,13 +120,7 @@ export async function collectCorpus(
           );
         },
       );
-      const check = node.outputs.check as CollectionCheck | null;
-      const outline = {
-        id,
-        valid: check?.valid === true,
-        ...(check !== null && !check.valid ? { reason: check.reason } : {}),
-        files_unchanged: check?.files_unchanged ?? "not verifiable",
-      };
+      const outline = { id, ...questionValidity(node.outputs.check as CollectionCheck | null) };
       return { id, check: node.node.outputs.check, collection: node.node.outputs.collection, outline };
     }));
     // corpus.json and selection.json are the outputs of one node below the select and collect nodes.

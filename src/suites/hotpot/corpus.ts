@@ -119,8 +119,7 @@ export async function checkCorpusFile(
   }
   const head = CorpusSchema.omit({ questions: true }).safeParse(index.head);
   if (!head.success) {
-    const issue = head.error.issues[0];
-    throw new UsageError(`${path}: field ${issue.path.join(".") || "(root)"}: ${issue.message}`);
+    throw fieldError(path, [], head.error);
   }
   if (index.spans.length === 0) {
     throw new UsageError(`--corpus ${path}: field questions: the corpus has no questions`);
@@ -136,12 +135,18 @@ export async function checkCorpusFile(
     }
     const question = CorpusQuestionSchema.safeParse(raw);
     if (!question.success) {
-      const issue = question.error.issues[0];
-      throw new UsageError(`${path}: field ${["questions", i, ...issue.path].join(".")}: ${issue.message}`);
+      throw fieldError(path, ["questions", i], question.error);
     }
     checkQuestionId(question.data.id, seen, head.data.gold, path);
   }
   return { head: head.data, bytes };
+}
+
+/** The error naming the file and the field of a corpus's first issue (`prefix`: where the parsed part lies). */
+function fieldError(path: string, prefix: (string | number)[], error: z.ZodError): UsageError {
+  const issue = error.issues[0];
+  const at = [...prefix, ...issue.path.map(String)].join(".");
+  return new UsageError(`${path}: field ${at || "(root)"}: ${issue.message}`);
 }
 
 function checkQuestionId(id: string, seen: Set<string>, gold: Corpus["gold"], path: string): void {
@@ -163,9 +168,7 @@ function checkedCorpus(bytes: Uint8Array, path: string): { corpus: Corpus; bytes
   const json = parseInputJson(decodeUtf8(bytes, path, "--corpus"), path, "--corpus");
   const parsed = parseCorpusQuestionByQuestion(json);
   if (!parsed.success) {
-    const issue = parsed.error.issues[0];
-    const at = [...parsed.prefix, ...issue.path].join(".");
-    throw new UsageError(`${path}: field ${at || "(root)"}: ${issue.message}`);
+    throw fieldError(path, parsed.prefix, parsed.error);
   }
   if (parsed.data.questions.length === 0) {
     throw new UsageError(`--corpus ${path}: field questions: the corpus has no questions`);

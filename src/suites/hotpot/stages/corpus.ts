@@ -32,6 +32,17 @@ const CollectionSchema = z.object({
 
 const ShardSchema = z.object({ index: z.number().int().positive(), count: z.number().int().positive() });
 
+/** A question's validity as its collect node's check says: valid or not (and why), and the workspace check. */
+export function questionValidity(
+  check: z.infer<typeof CheckSchema>,
+): Pick<CorpusQuestion, "valid" | "reason" | "files_unchanged"> {
+  return {
+    valid: check?.valid === true,
+    ...(check !== null && !check.valid ? { reason: check.reason } : {}),
+    files_unchanged: check?.files_unchanged ?? "not verifiable",
+  };
+}
+
 /** The published JSON text of a value (as `RunDir.writeJsonFile` writes it). */
 function jsonText(value: unknown): string {
   return JSON.stringify(value, null, 2) + "\n";
@@ -96,6 +107,7 @@ export const hotpotCorpusStage = defineStage({
       CheckSchema.parse(check);
       const collection = await load(`collection:${id}`) as z.infer<typeof CollectionSchema>;
       CollectionSchema.parse(collection);
+      const { valid, reason, files_unchanged } = questionValidity(check);
       questions.push({
         id,
         type: record.type,
@@ -103,10 +115,10 @@ export const hotpotCorpusStage = defineStage({
         question: record.question,
         context: record.context,
         collection: params.collection,
-        valid: check?.valid === true,
-        ...(check !== null && !check.valid ? { reason: check.reason } : {}),
+        valid,
+        ...(reason === undefined ? {} : { reason }),
         system_prompt: collection?.system_prompt ?? null,
-        files_unchanged: check?.files_unchanged ?? "not verifiable",
+        files_unchanged,
         trajectory: collection?.messages ?? [],
       });
     }
