@@ -33,7 +33,7 @@ function node(
   } as Node;
 }
 
-Deno.test("cost is usage times the given prices per million tokens, per condition and phase", () => {
+Deno.test("cost is usage times the given prices per million tokens, per condition and phase", async () => {
   const nodes = [
     node("hotpot-rank", { decision_model: "d" }, 1_000_000, 0),
     node("hotpot-summary", { method: "summary", chat_model: "c" }, 2_000_000, 100_000),
@@ -44,7 +44,7 @@ Deno.test("cost is usage times the given prices per million tokens, per conditio
       reused_from: { run: "x", manifest: "y", key: "z" },
     }),
   ];
-  const cost = runCost(nodes, { c: { input: 0.5, output: 2 }, d: { input: 0.1, output: 0 } }, [
+  const cost = await runCost(nodes, { c: { input: 0.5, output: 2 }, d: { input: 0.1, output: 0 } }, [
     "full",
     "summary",
   ]);
@@ -59,8 +59,8 @@ Deno.test("cost is usage times the given prices per million tokens, per conditio
   assert.deepEqual(cost.unpriced, []);
 });
 
-Deno.test("a model without a price makes its cells 'no price', never a guessed number", () => {
-  const cost = runCost([
+Deno.test("a model without a price makes its cells 'no price', never a guessed number", async () => {
+  const cost = await runCost([
     node("sweep-summary", { chat_model: "c" }, 10, 10),
     node("sweep-answer", { kind: "S", chat_model: "c" }, 10, 10),
     node("sweep-rank", { decision_model: "unpriced" }, 10, 0),

@@ -10,6 +10,7 @@ import { packExplorer, scriptJson } from "../src/report/explorer.ts";
 import { explorerHtml } from "../src/report/explorer.ts";
 import { EMBEDDED_CONTEXT_QUESTIONS, hotpotExplorer } from "../src/suites/hotpot/explorer.ts";
 import type { HotpotResultRow } from "../src/suites/hotpot/run_suite.ts";
+import { rowFigures } from "../src/suites/hotpot/rows.ts";
 import { METRIC_NAMES } from "../src/suites/hotpot/scoring.ts";
 import type { Corpus } from "../src/suites/hotpot/corpus.ts";
 import { reportCorpusOf } from "../src/suites/hotpot/question_card.ts";
@@ -106,7 +107,7 @@ Deno.test("hotpot explorer marks each gold sentence kept or lost per context and
   ]);
   const data = await hotpotExplorer(
     reportCorpusOf(corpus),
-    rows,
+    rows.map(rowFigures),
     (hash) => Promise.resolve(contexts.get(hash)),
   );
   const item = data.items[0];
@@ -152,7 +153,7 @@ Deno.test("hotpot explorer embeds the context text of the first questions only, 
   } as unknown as Corpus;
   const rows = ids.map((id) => row(id, "jev", 1, `h-${id}`));
   const read: string[] = [];
-  const data = await hotpotExplorer(reportCorpusOf(corpus), rows, (hash) => {
+  const data = await hotpotExplorer(reportCorpusOf(corpus), rows.map(rowFigures), (hash) => {
     read.push(hash);
     return Promise.resolve([{ role: "user" as const, content: `Kept ${hash.slice(2)}.` }]);
   });

@@ -4,7 +4,7 @@ import { blobRelativePath } from "../src/store/blob_store.ts";
 import { canonicalJson } from "../src/store/canonical.ts";
 import { sha256Hex } from "../src/store/hash.ts";
 import { type Manifest, nodeKey } from "../src/store/manifest.ts";
-import { RunDir } from "../src/store/run_dir.ts";
+import { readManifest, RunDir } from "../src/store/run_dir.ts";
 import { testHeader } from "./helpers/header.ts";
 import { runPipeline } from "./helpers/pipeline.ts";
 import { ROOT, runCli } from "./helpers/spawn.ts";
@@ -83,7 +83,8 @@ async function freshRun(path: string): Promise<Manifest> {
   await run.writeFile("results.json", published);
   await run.writeFile("seed.txt", "seed\n"); // a declared source, published as given
   await run.writeJsonFile("protocol.json", { ceiling: 3600 }); // metadata: a note, a problem with --strict
-  return (await run.finish()).manifest;
+  await run.finish();
+  return await readManifest(run.path);
 }
 
 /**

@@ -74,11 +74,18 @@ function add(a: number | null, b: number | null): number | null {
   return a === null || b === null ? null : a + b;
 }
 
-/** Computes the cost table of a run's nodes, conditions in `order` first. */
-export function runCost(nodes: readonly Node[], prices: PriceTable, order: readonly string[] = []): RunCost {
+/**
+ * Computes the cost table of a run's nodes (an array, or a run's nodes read back from its journal), conditions
+ * in `order` first.
+ */
+export async function runCost(
+  nodes: Iterable<Node> | AsyncIterable<Node>,
+  prices: PriceTable,
+  order: readonly string[] = [],
+): Promise<RunCost> {
   const cells = new Map<string, { compression: CostCell; answering: CostCell }>();
   const unpriced = new Set<string>();
-  for (const node of nodes) {
+  for await (const node of nodes) {
     if (node.reused_from !== undefined || node.usage.calls === 0) continue;
     const params = node.params as Record<string, unknown>;
     const model = typeof params.chat_model === "string"

@@ -16,13 +16,9 @@ export interface ReportAnalysisOptions {
   prices?: PriceTable | null;
 }
 
-/** One `context:<hash>` input per context blob the published rows (`results.json`) name. */
-export function contextInputs(resultsText: string): Record<string, string> {
-  const rows = JSON.parse(resultsText) as { context_hash?: string | null }[];
-  const hashes = [
-    ...new Set(rows.map((r) => r.context_hash).filter((h): h is string => typeof h === "string")),
-  ].sort();
-  return Object.fromEntries(hashes.map((hash) => [`context:${hash}`, hash]));
+/** One `context:<hash>` input per context blob hash given (sorted, each once). */
+export function contextInputs(hashes: Iterable<string>): Record<string, string> {
+  return Object.fromEntries([...new Set(hashes)].sort().map((hash) => [`context:${hash}`, hash]));
 }
 
 /** The report stage's inputs and values: the given ones plus `results` and each `context:<hash>`. */

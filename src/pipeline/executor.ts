@@ -54,9 +54,34 @@ export interface StageOutcome {
   requests?: CallRecord[];
 }
 
+/**
+ * What callers read of a completed node: the journal holds the whole node (its params, inputs, label and
+ * times), and the executor holds only this much of each node for the rest of the run (memo hits), so a run's
+ * memory grows little with its number of nodes.
+ */
+export type NodeOutcome = Pick<
+  Node,
+  "key" | "stage" | "outputs" | "requests" | "usage" | "status" | "reason" | "reused_from"
+>;
+
+/** The part of `node` the executor keeps (see {@link NodeOutcome}). */
+export function nodeOutcome(node: NodeOutcome): NodeOutcome {
+  const { key, stage, outputs, requests, usage, status, reason, reused_from } = node;
+  return {
+    key,
+    stage,
+    outputs,
+    requests,
+    usage,
+    status,
+    ...(reason !== undefined ? { reason } : {}),
+    ...(reused_from !== undefined ? { reused_from } : {}),
+  };
+}
+
 /** A completed node with its outputs read back. */
 export interface NodeResult<T = Record<string, unknown>> {
-  node: Node;
+  node: NodeOutcome;
   outputs: T;
   /** Where the node came from when it was not executed now. */
   reused: "memo" | "resume" | "frozen" | null;
@@ -141,7 +166,7 @@ export class Executor {
   /** Executions in flight by key; dropped when they settle, so outputs are not held for the whole run. */
   readonly #inFlight = new Map<string, Promise<NodeResult>>();
   /** Completed nodes of this run by key (their outputs stay in the store and are read back on a memo hit). */
-  readonly #done = new Map<string, { node: Node; textOutputs?: string[] }>();
+  readonly #done = new Map<string, { node: NodeOutcome; textOutputs?: string[] }>();
   readonly #resumed = new Map<string, Node>();
   readonly #heap: HeapBudget | null;
   /** Set once a frozen-run refusal was thrown: every later execution is refused at once. */
@@ -162,7 +187,17 @@ export class Executor {
     this.run = run;
     this.#options = options;
     this.#heap = options.heapBudget === undefined ? heapBudget : options.heapBudget;
-    for (const node of run.nodes) this.#resumed.set(node.key, node);
+    for (const node of run.resumedNodes) this.#resumed.set(node.key, node);
+  }
+
+  /**
+   * An executor over `run` that takes every node its journal holds now as resumed: the replay of a merged run,
+   * whose journal holds the shards' nodes.
+   */
+  static async overJournal(run: RunDir, options: ExecutorOptions = {}): Promise<Executor> {
+    const executor = new Executor(run, options);
+    for await (const node of run.readNodes()) executor.#resumed.set(node.key, node);
+    return executor;
   }
 
   /** The blob store of the run. */
@@ -230,7 +265,9 @@ export class Executor {
       },
       async (key) =>
         def.run({
-          params: call.params,
+          // As the journal records them (canonical: object keys sorted), so a body run now, after a resume
+          // and by `--rederive` sees the same params, key order included.
+          params: JSON.parse(new TextDecoder().decode(canonicalBytes(call.params))) as P,
           inputs: call.values ?? await this.#readInputs(def, call.inputs),
           hashes: call.inputs,
           key,
@@ -304,7 +341,11 @@ export class Executor {
     return readInputBlob(this.store, hash, inputKind(def, name));
   }
 
-  async #readOutputs(node: Node, store: BlobStore, textOutputs?: string[]): Promise<Record<string, unknown>> {
+  async #readOutputs(
+    node: NodeOutcome,
+    store: BlobStore,
+    textOutputs?: string[],
+  ): Promise<Record<string, unknown>> {
     const outputs: Record<string, unknown> = {};
     for (const [name, hash] of Object.entries(node.outputs)) {
       outputs[name] = textOutputs?.includes(name) && node.status === "ok"
@@ -325,7 +366,7 @@ export class Executor {
       this.counts.resume++;
       progress?.tick(call.stage);
       return {
-        node: resumed,
+        node: nodeOutcome(resumed),
         outputs: await this.#readOutputs(resumed, this.store, call.textOutputs),
         reused: "resume",
       };
@@ -371,7 +412,11 @@ export class Executor {
       await this.run.recordNode(node);
       this.counts.frozen++;
       progress?.tick(call.stage);
-      return { node, outputs: await this.#readOutputs(node, this.store, call.textOutputs), reused: "frozen" };
+      return {
+        node: nodeOutcome(node),
+        outputs: await this.#readOutputs(node, this.store, call.textOutputs),
+        reused: "frozen",
+      };
     }
     const started = new Date().toISOString();
     let outcome: StageOutcome;
@@ -423,6 +468,6 @@ export class Executor {
       failed: node.status === "invalid",
       retries: records.reduce((n, r) => n + Math.max(0, r.attempts - 1), 0),
     });
-    return { node, outputs: values, reused: null };
+    return { node: nodeOutcome(node), outputs: values, reused: null };
   }
 }

@@ -100,6 +100,50 @@ export function parseJournal(bytes: Uint8Array): JournalReading {
   return reading;
 }
 
+/** The lines of a file (without their newlines), read in chunks: a file of any size is never held whole. */
+export async function* fileLines(path: string): AsyncGenerator<string> {
+  const decoder = new TextDecoder("utf-8", { fatal: true });
+  let pending: Uint8Array[] = [];
+  const file = await Deno.open(path);
+  // The stream closes the file when it ends (or when the loop leaves early).
+  for await (const chunk of file.readable) {
+    let start = 0;
+    for (let end = chunk.indexOf(10); end !== -1; end = chunk.indexOf(10, start)) {
+      pending.push(chunk.subarray(start, end));
+      yield decoder.decode(concat(pending));
+      pending = [];
+      start = end + 1;
+    }
+    if (start < chunk.length) pending.push(chunk.slice(start));
+  }
+  if (pending.length > 0) yield decoder.decode(concat(pending));
+}
+
+function concat(parts: Uint8Array[]): Uint8Array {
+  if (parts.length === 1) return parts[0];
+  const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
+  let at = 0;
+  for (const part of parts) {
+    out.set(part, at);
+    at += part.length;
+  }
+  return out;
+}
+
+/**
+ * The nodes of a journal this process writes (or wrote), in order, one line at a time: how a run reads back
+ * its own nodes (for its manifest) without holding them all. Each line is validated; a bad one throws.
+ */
+export async function* journalNodes(path: string): AsyncGenerator<Node> {
+  let line = 0;
+  for await (const text of fileLines(path)) {
+    line++;
+    const parsed = JournalEntrySchema.safeParse(JSON.parse(text));
+    if (!parsed.success) throw new Error(`${path} line ${line}: not a journal record`);
+    if (parsed.data.type === "node") yield parsed.data.node;
+  }
+}
+
 /** One append waiting for the next group commit. */
 interface PendingAppend {
   entry: Record<string, unknown>;

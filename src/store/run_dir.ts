@@ -15,7 +15,7 @@ import { UsageError } from "../errors.ts";
 import { inputError, readInputText, statInputDirectory, subjectOf } from "../fs_input.ts";
 import { BlobStore } from "./blob_store.ts";
 import { canonicalJson } from "./canonical.ts";
-import { JournalWriter, readJournal } from "./journal.ts";
+import { journalNodes, JournalWriter, readJournal } from "./journal.ts";
 import { type Manifest, ManifestSchema, type Node, NodeSchema, type RunHeader } from "./manifest.ts";
 import { type ResumeExpectation, resumeMismatch } from "./resume_check.ts";
 import { LOCK_FILE, type LockHolder, RunLock } from "./run_lock.ts";
@@ -83,24 +83,30 @@ export async function writeFileAtomic(path: string, bytes: Uint8Array): Promise<
  * Writes text pieces to `path` atomically (temp file, fsync, rename; an existing file is refused) and returns
  * the SHA-256 of the UTF-8 bytes written.
  */
-export function writeTextAtomic(path: string, pieces: Iterable<string>): Promise<string> {
+export function writeTextAtomic(
+  path: string,
+  pieces: Iterable<string> | AsyncIterable<string>,
+): Promise<string> {
   const encoder = new TextEncoder();
   return writeChunksAtomic(
     path,
-    (function* () {
-      for (const piece of pieces) yield encoder.encode(piece);
+    (async function* () {
+      for await (const piece of pieces) yield encoder.encode(piece);
     })(),
   );
 }
 
 /** Writes chunks to `path` atomically (temp file, fsync, rename) and returns the SHA-256 of the bytes. */
-async function writeChunksAtomic(path: string, chunks: Iterable<Uint8Array>): Promise<string> {
+async function writeChunksAtomic(
+  path: string,
+  chunks: Iterable<Uint8Array> | AsyncIterable<Uint8Array>,
+): Promise<string> {
   if (await exists(path)) throw new Error(`refusing to overwrite ${path}`);
   const tmp = `${path}.tmp-${Deno.pid}`;
   const hash = createHash("sha256");
   const file = await Deno.open(tmp, { write: true, create: true, truncate: true, mode: 0o644 });
   try {
-    for (const bytes of chunks) {
+    for await (const bytes of chunks) {
       hash.update(bytes);
       let written = 0;
       while (written < bytes.length) written += await file.write(bytes.subarray(written));
@@ -142,8 +148,12 @@ export class RunDir {
   readonly store: BlobStore;
   /** The header written as the journal's first line. */
   readonly header: RunHeader;
-  /** Nodes already completed (from a resumed journal) and appended since. */
-  readonly nodes: Node[];
+  /**
+   * The nodes a resumed journal held when the run was reopened (empty for a new run). Nodes recorded since are
+   * in the journal only: a run never holds all its nodes (see {@link readNodes}).
+   */
+  readonly resumedNodes: readonly Node[];
+  #nodeCount: number;
   readonly #files: Record<string, string>;
   readonly #journal: JournalWriter;
   readonly #lock: RunLock;
@@ -160,7 +170,8 @@ export class RunDir {
     this.path = path;
     this.store = new BlobStore(path);
     this.header = header;
-    this.nodes = nodes;
+    this.resumedNodes = nodes;
+    this.#nodeCount = nodes.length;
     this.#files = files;
     this.#journal = journal;
     this.#lock = lock;
@@ -296,8 +307,21 @@ export class RunDir {
     // In one step: the journal's lines keep the order of `nodes` (the manifest's), each written once the
     // blobs written before it are synced.
     const synced = this.store.sync();
-    this.nodes.push(node);
+    this.#nodeCount++;
     await this.#journal.appendNode(node, synced);
+  }
+
+  /** How many nodes the run holds (resumed and recorded since). */
+  get nodeCount(): number {
+    return this.#nodeCount;
+  }
+
+  /**
+   * The run's nodes in journal order, read back from the journal one line at a time. Call it once the nodes
+   * asked for are recorded (their `recordNode` resolved): lines still waiting for their sync are not read.
+   */
+  readNodes(): AsyncGenerator<Node> {
+    return journalNodes(join(this.path, RUN_FILES.journal));
   }
 
   /**
@@ -355,15 +379,18 @@ export class RunDir {
     return this.writeFile(name, JSON.stringify(value, null, 2) + "\n");
   }
 
-  /** Seals the run: closes the journal and writes `manifest.json` atomically. Returns the manifest's hash. */
-  async finish(): Promise<{ manifest: Manifest; hash: string }> {
+  /**
+   * Seals the run: closes the journal and writes `manifest.json` atomically, its nodes read back from the
+   * journal. Returns the manifest's hash.
+   */
+  async finish(): Promise<{ hash: string }> {
     this.#assertOpen();
     this.#sealed = true;
     await this.#journal.close();
     await this.#removeUnreferencedBlobs();
     const journal = await hashLines(join(this.path, RUN_FILES.journal));
     // The manifest is written streaming, one node at a time, in exactly the bytes of
-    // `JSON.stringify(manifest, null, 2)`: a run of any size never holds its whole manifest text.
+    // `JSON.stringify(manifest, null, 2)`: a run of any size never holds its nodes or its manifest's text.
     const head = ManifestSchema.parse({
       ...this.header,
       finished: new Date().toISOString(),
@@ -374,20 +401,22 @@ export class RunDir {
     const headText = JSON.stringify(head, null, 2) + "\n";
     const marker = '\n  "nodes": []';
     const at = headText.indexOf(marker);
-    const nodes = this.nodes;
-    // Each node is validated as it is written; the manifest's text is never held whole.
-    const pieces = nodes.length === 0 ? [headText] : (function* () {
+    const nodes = this.readNodes();
+    // Each node is validated as it is written.
+    const pieces = this.#nodeCount === 0 ? [headText] : (async function* () {
       yield headText.slice(0, at) + '\n  "nodes": [';
-      for (const [i, node] of nodes.entries()) {
+      let i = 0;
+      for await (const node of nodes) {
         if (i % 500 === 0) heapBudget.check();
         const text = JSON.stringify(NodeSchema.parse(node), null, 2).replaceAll("\n", "\n    ");
         yield `${i === 0 ? "" : ","}\n    ${text}`;
+        i++;
       }
       yield "\n  ]" + headText.slice(at + marker.length);
     })();
     const hash = await writeTextAtomic(join(this.path, RUN_FILES.manifest), pieces);
     await this.#lock.release();
-    return { manifest: { ...head, nodes }, hash };
+    return { hash };
   }
 
   /** Deletes blobs that no node, source or file references (left by an interrupted attempt before a resume). */
@@ -396,7 +425,7 @@ export class RunDir {
       ...Object.values(this.#files),
       ...Object.values(this.header.sources),
     ]);
-    for (const node of this.nodes) {
+    for await (const node of this.readNodes()) {
       for (const h of [...Object.values(node.inputs), ...Object.values(node.outputs), ...node.requests]) {
         referenced.add(h);
       }

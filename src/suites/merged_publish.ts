@@ -49,9 +49,9 @@ function replayModels(description: ModelSetup["description"]): ModelSetup {
 }
 
 /** A run context over the merged run: every journaled node is taken as resumed. */
-function replayContext(run: RunDir): RunContext {
+async function replayContext(run: RunDir): Promise<RunContext> {
   const progress = new Progress(run.header.suite, { quiet: true });
-  return { run, executor: new Executor(run, { progress }), progress, resumed: true };
+  return { run, executor: await Executor.overJournal(run, { progress }), progress, resumed: true };
 }
 
 /** The options the first shard was started with (recorded by `merge` in the merged run's invocation). */
@@ -89,7 +89,7 @@ async function publishHotpot(run: RunDir): Promise<void> {
     price: recorded.price as { model: string; input: number; output: number }[] | undefined,
     prices: recorded.prices as string | undefined,
   });
-  const context = replayContext(run);
+  const context = await replayContext(run);
   const outcome = await runHotpot(
     context,
     undefined, // the merged run holds every shard's questions
@@ -124,7 +124,7 @@ export const mergedPublishers: Record<string, MergedPublisher> = {
     skipStages: SWEEP_MERGE_SKIP,
     publish: async (run) =>
       publishMergedSweep(run, {
-        context: replayContext(run),
+        context: await replayContext(run),
         models: replayModels,
         counter: await shardCounter(run),
         recorded: shardOptions(run),

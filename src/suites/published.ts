@@ -12,6 +12,22 @@ export function publishedJson(value: unknown): string {
   return JSON.stringify(value, null, 2) + "\n";
 }
 
+/**
+ * The text of one element of a published JSON array, as `publishedJson` would indent it inside the array;
+ * refuses a non-I-JSON value. {@link publishedArray} joins such texts: a large array (every answer row of a
+ * run) is built element by element, never as one tree of objects.
+ */
+export function publishedArrayElement(value: unknown): string {
+  canonicalJson(value);
+  const text = JSON.stringify([value], null, 2);
+  return text.slice(2, -2); // without the array's "[\n" and "\n]"
+}
+
+/** The text of a published JSON array from its elements' texts: equal to `publishedJson` of the array. */
+export function publishedArray(elements: readonly string[]): string {
+  return elements.length === 0 ? "[]\n" : `[\n${elements.join(",\n")}\n]\n`;
+}
+
 /** Input names of one answer row of an aggregate: `status:<row>`, `answer:<row>`, … */
 export function rowInput(part: string, row: string): string {
   return `${part}:${row}`;

@@ -248,7 +248,7 @@ export async function withRun<T>(
     frozenStrict: request.frozen !== undefined && request.checkOnly !== true,
   };
   const executor = new Executor(run, options);
-  if (resumed) progress.note(`resuming ${run.path}: ${run.nodes.length} completed node(s) in the journal`);
+  if (resumed) progress.note(`resuming ${run.path}: ${run.nodeCount} completed node(s) in the journal`);
   if (run.takenOverFrom) progress.note(`took over the lock of process ${run.takenOverFrom.pid}, which died`);
   let result: T;
   try {

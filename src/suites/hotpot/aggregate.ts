@@ -6,7 +6,7 @@
  * @module
  */
 import type { HotpotMethod } from "./methods.ts";
-import type { HotpotResultRow } from "./rows.ts";
+import type { HotpotRowCore } from "./rows.ts";
 import { type HotpotMetrics, METRIC_NAMES } from "./scoring.ts";
 import { exactQuestionMean } from "./exact_mean.ts";
 import { contextsOverCap } from "./support_kept.ts";
@@ -36,7 +36,7 @@ function mean(values: readonly number[]): number {
   return values.length === 0 ? 0 : values.reduce((a, b) => a + b, 0) / values.length;
 }
 
-function questionMeans(rows: readonly HotpotResultRow[], pick: (r: HotpotResultRow) => number): number {
+function questionMeans(rows: readonly HotpotRowCore[], pick: (r: HotpotRowCore) => number): number {
   const byQuestion = new Map<string, number[]>();
   for (const r of rows) {
     const list = byQuestion.get(r.question_id) ?? [];
@@ -48,7 +48,7 @@ function questionMeans(rows: readonly HotpotResultRow[], pick: (r: HotpotResultR
 
 /** Aggregates rows per method (in the given method order). */
 export function aggregateHotpot(
-  rows: readonly HotpotResultRow[],
+  rows: readonly HotpotRowCore[],
   methods: readonly HotpotMethod[],
   compressionUsage: Record<string, { calls: number; input_tokens: number; output_tokens: number }>,
 ): HotpotMethodAggregate[] {

@@ -9,7 +9,7 @@ import { ChatMessageSchema } from "../../models/messages.ts";
 import { hotpotExplorer } from "./explorer.ts";
 import type { HotpotMethodAggregate } from "./aggregate.ts";
 import type { ReportCorpus } from "./question_card.ts";
-import type { HotpotResultRow } from "./rows.ts";
+import type { HotpotRowFigures } from "./rows.ts";
 import type { RunCost } from "../../analysis/cost.ts";
 import { finiteOrNull } from "../../analysis/format.ts";
 import { hotpotStats } from "./stats.ts";
@@ -20,12 +20,11 @@ const Messages = z.array(ChatMessageSchema);
 export async function hotpotAnalysis(
   aggregates: readonly HotpotMethodAggregate[],
   corpus: ReportCorpus,
-  resultsText: string,
+  rows: readonly HotpotRowFigures[],
   loadContext: (hash: string) => Promise<unknown>,
   resamples: number,
   cost: unknown,
 ): Promise<{ meta: Record<string, unknown>; statsJson: string }> {
-  const rows = JSON.parse(resultsText) as HotpotResultRow[];
   const contexts = async (hash: string) => {
     const parsed = Messages.safeParse(await loadContext(hash));
     return parsed.success ? parsed.data : undefined;

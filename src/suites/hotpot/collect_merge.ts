@@ -46,8 +46,14 @@ function refusingChat(model: string): ChatModel {
 }
 
 /** The collection mode as the shards' collect nodes recorded it (only its key-relevant fields matter). */
-function replayMode(run: RunDir, protocolMode: CollectMode["kind"]): CollectMode {
-  const params = (run.nodes.find((n) => n.stage === "hotpot-collect")?.params ?? {}) as CollectParams;
+async function replayMode(run: RunDir, protocolMode: CollectMode["kind"]): Promise<CollectMode> {
+  let params: CollectParams = {};
+  for await (const node of run.readNodes()) {
+    if (node.stage === "hotpot-collect") {
+      params = node.params as CollectParams;
+      break;
+    }
+  }
   if (params.mode !== undefined && params.mode !== protocolMode) {
     throw new UsageError(
       `merge: the shards' collect nodes say mode ${params.mode} but their protocol ${protocolMode}`,
@@ -93,13 +99,18 @@ export async function publishMergedCollection(run: RunDir): Promise<void> {
     // Read in batches, as by `hotpot collect`: only the selected records are kept.
     const dataset = hotpotDatasetFile(path, "the shards' dataset");
     const progress = new Progress(run.header.suite, { quiet: true });
-    const context: RunContext = { run, executor: new Executor(run, { progress }), progress, resumed: true };
+    const context: RunContext = {
+      run,
+      executor: await Executor.overJournal(run, { progress }),
+      progress,
+      resumed: true,
+    };
     await collectCorpus(context, {
       datasetPath: label,
       datasetSha256: sha256Hex(bytes),
       dataset,
       selection: protocol.selection,
-      mode: replayMode(run, protocol.collection),
+      mode: await replayMode(run, protocol.collection),
       replay: true,
     });
   } finally {

@@ -9,7 +9,7 @@
  */
 import type { ChatMessage } from "../../models/messages.ts";
 import type { ReportCorpus } from "./question_card.ts";
-import type { HotpotResultRow } from "./run_suite.ts";
+import type { HotpotRowFigures } from "./rows.ts";
 import type { ExplorerData, ExplorerItem, ExplorerSection } from "../../report/explorer.ts";
 
 const pct = (x: number) => (100 * x).toFixed(1);
@@ -25,7 +25,7 @@ export type ContextLookup = (hash: string) => Promise<ChatMessage[] | undefined>
 export const EMBEDDED_CONTEXT_QUESTIONS = 100;
 
 /** The label of a condition: the method, with its generation when it has several, and its ceiling. */
-function conditionLabel(r: HotpotResultRow): string {
+function conditionLabel(r: HotpotRowFigures): string {
   const cap = (r as { input_cap?: number }).input_cap;
   return `${r.method}${r.method === "full" ? "" : ` gen ${r.generation}`}${
     cap !== undefined ? ` @${cap}` : ""
@@ -38,13 +38,13 @@ function conditionLabel(r: HotpotResultRow): string {
  */
 export async function hotpotExplorer(
   corpus: ReportCorpus,
-  rows: readonly HotpotResultRow[],
+  rows: readonly HotpotRowFigures[],
   contexts: ContextLookup,
 ): Promise<ExplorerData> {
   const contextIndex = new Map<string, number>();
   const contextList: ChatMessage[][] = [];
   const methods = [...new Set(rows.map((r) => r.method))];
-  const byQuestion = new Map<string, HotpotResultRow[]>();
+  const byQuestion = new Map<string, HotpotRowFigures[]>();
   for (const r of rows) byQuestion.set(r.question_id, [...(byQuestion.get(r.question_id) ?? []), r]);
   const items: ExplorerItem[] = [];
   for (const [position, q] of corpus.questions.entries()) {
@@ -95,7 +95,7 @@ export async function hotpotExplorer(
             conditionLabel(r),
             String(r.answer_index),
             r.status === "ok" ? "ok" : `invalid: ${r.reason ?? ""}`,
-            r.prediction?.answer ?? r.answer_text ?? "",
+            r.shown_answer,
             r.status === "ok" ? pct(r.metrics.em) : "0.0",
             r.status === "ok" ? pct(r.metrics.f1) : "0.0",
             r.status === "ok" ? pct(r.metrics.sp_f1) : "0.0",

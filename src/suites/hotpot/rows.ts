@@ -5,6 +5,7 @@
  */
 import type { HotpotMethod } from "./methods.ts";
 import type { HotpotMetrics } from "./scoring.ts";
+import { parseSpan, topLevelArraySpans } from "../../core/json_spans.ts";
 
 /** One answer's row in results.json. */
 export interface HotpotResultRow {
@@ -27,4 +28,35 @@ export interface HotpotResultRow {
   sp_survival: number | null;
   /** Hash of the answer-input blob. */
   context_hash: string | null;
+}
+
+/** A row without the answer's text and parsed prediction: what the aggregate and the stats read. */
+export type HotpotRowCore = Omit<HotpotResultRow, "answer_text" | "prediction">;
+
+/**
+ * A row's core and the answer as the explorer shows it: what a report holds of every row of a run at once
+ * (so kept small).
+ */
+export type HotpotRowFigures = HotpotRowCore & {
+  /** The predicted answer, or the raw answer text when it could not be parsed ("" without an answer). */
+  shown_answer: string;
+};
+
+/** The figures of a row (see {@link HotpotRowFigures}). */
+export function rowFigures(row: HotpotResultRow): HotpotRowFigures {
+  const { answer_text, prediction, ...figures } = row;
+  return { ...figures, shown_answer: prediction?.answer ?? answer_text ?? "" };
+}
+
+/**
+ * The figures of every row of a `results.json`'s bytes, parsed one row at a time: the rows as objects (with
+ * their answers' texts) are never all held at once. A text the element scan cannot follow is parsed whole, so
+ * that `JSON.parse` names what is wrong.
+ */
+export function readRowFigures(bytes: Uint8Array): HotpotRowFigures[] {
+  const spans = topLevelArraySpans(bytes);
+  if (spans === null) {
+    return (JSON.parse(new TextDecoder().decode(bytes)) as HotpotResultRow[]).map(rowFigures);
+  }
+  return spans.map((span) => rowFigures(parseSpan(bytes, span) as HotpotResultRow));
 }

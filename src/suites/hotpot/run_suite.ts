@@ -24,6 +24,7 @@ import {
 import { CorpusGoldSchema } from "./corpus.ts";
 import { questionInShard, type Shard } from "../../pipeline/shard.ts";
 import type { BlobStore } from "../../store/blob_store.ts";
+import type { NodeOutcome } from "../../pipeline/executor.ts";
 import { hotpotContextStage } from "./stages/context.ts";
 import { hotpotRankStage, hotpotSummaryStage } from "./stages/compress.ts";
 import { hotpotScoreStage } from "./stages/score.ts";
@@ -85,7 +86,7 @@ export async function runHotpot(
   counter: TokenCounter,
   analysis: ReportAnalysisOptions = {},
 ): Promise<HotpotRunOutcome> {
-  const { executor, progress } = context;
+  const { executor } = context;
   const env = { counter };
   const check = new CheckOnlyComparison();
   const caps = options.inputCaps ?? [options.inputCap];
@@ -103,6 +104,74 @@ export async function runHotpot(
   const checkOnly = check.report(executor);
   if (checkOnly) return { compressionUsage, checkOnly, files: {} };
   // 4. Every published number is a node output: the aggregate takes every answer row's blobs as inputs.
+  const { aggregateNode, ceilingsNode, ceilingHashes } = await aggregateNodes(
+    context,
+    head,
+    runs,
+    caps,
+    options,
+    env,
+  );
+  // Every context the primary ceiling's rows name (each row's `context:<row>` input), once: the report's
+  // explorer reads them.
+  const contexts = new Set<string>();
+  for (const [name, hash] of Object.entries(runs[0].aggregateInputs)) {
+    if (name.startsWith("context:")) contexts.add(hash);
+  }
+  const reportNode = await executor.runStage(hotpotReportStage, {
+    label: "report",
+    params: {
+      models: models.description,
+      tokenizer: `${counter.name} (${counter.hash.slice(0, 12)})`,
+      input_cap: options.inputCap,
+      reserve: options.reserve,
+      compressions: options.compressions,
+      answers: options.answers,
+      bootstrap: analysis.bootstrap ?? DEFAULT_RESAMPLES,
+      cost: analysis.prices ? await runCost(context.run.readNodes(), analysis.prices, options.methods) : null,
+      ...(sweep ? { ceilings: caps } : {}),
+    },
+    // Read from the store by the report itself (cards and contexts one at a time): never the whole corpus.
+    inputs: {
+      aggregate: aggregateNode.outputs["aggregate.json"],
+      head,
+      ...Object.fromEntries(questions.map((q) => [`card:${q.id}`, q.card])),
+      results: aggregateNode.outputs["results.json"],
+      ...contextInputs(contexts),
+      ...ceilingHashes,
+    },
+  }, env);
+  const published = ceilingsNode ?? aggregateNode;
+  return {
+    compressionUsage,
+    checkOnly: null,
+    files: {
+      "results.json": published.outputs["results.json"],
+      "aggregate.json": published.outputs["aggregate.json"],
+      "REPORT.md": reportNode.node.outputs["REPORT.md"],
+      "report.html": reportNode.node.outputs["report.html"],
+      "stats.json": reportNode.node.outputs["stats.json"],
+    },
+  };
+}
+
+/**
+ * Runs the aggregate node of every ceiling and, in a sweep, the ceilings node; returns their nodes (the
+ * published files' blobs), not the outputs' texts, which are as large as the run and read again by nobody
+ * here. `ceilingHashes`: the report's `ceiling-*` inputs (empty outside a sweep).
+ */
+async function aggregateNodes(
+  context: RunContext,
+  head: string,
+  runs: readonly CeilingRun[],
+  caps: readonly number[],
+  options: HotpotRunOptions,
+  env: { counter: TokenCounter },
+): Promise<
+  { aggregateNode: NodeOutcome; ceilingsNode: NodeOutcome | null; ceilingHashes: Record<string, string> }
+> {
+  const { executor, progress } = context;
+  const sweep = caps.length > 1;
   progress.plan("hotpot-aggregate", caps.length);
   if (sweep) progress.plan("hotpot-ceilings", 1);
   progress.plan("hotpot-report", 1);
@@ -114,49 +183,18 @@ export async function runHotpot(
       inputs: { head, ...sortedRecord(r.aggregateInputs) },
     }, env)
   ));
-  const aggregateNode = aggregates[0];
+  if (!sweep) return { aggregateNode: aggregates[0].node, ceilingsNode: null, ceilingHashes: {} };
   // A sweep publishes every ceiling's rows and aggregates (the primary ceiling's first), from one node.
-  const ceilingsNode = sweep
-    ? await executor.runStage(hotpotCeilingsStage, {
-      label: "ceilings",
-      params: { caps },
-      ...ceilingInputs(caps, aggregates),
-    }, env)
-    : null;
-  const reportNode = await executor.runStage(hotpotReportStage, {
-    label: "report",
-    params: {
-      models: models.description,
-      tokenizer: `${counter.name} (${counter.hash.slice(0, 12)})`,
-      input_cap: options.inputCap,
-      reserve: options.reserve,
-      compressions: options.compressions,
-      answers: options.answers,
-      bootstrap: analysis.bootstrap ?? DEFAULT_RESAMPLES,
-      cost: analysis.prices ? runCost(context.run.nodes, analysis.prices, options.methods) : null,
-      ...(sweep ? { ceilings: caps } : {}),
-    },
-    // Read from the store by the report itself (cards and contexts one at a time): never the whole corpus.
-    inputs: {
-      aggregate: aggregateNode.node.outputs["aggregate.json"],
-      head,
-      ...Object.fromEntries(questions.map((q) => [`card:${q.id}`, q.card])),
-      results: aggregateNode.node.outputs["results.json"],
-      ...contextInputs(aggregateNode.outputs["results.json"]),
-      ...(sweep ? ceilingInputs(caps, aggregates).inputs : {}),
-    },
+  const ceilings = ceilingInputs(caps, aggregates);
+  const ceilingsNode = await executor.runStage(hotpotCeilingsStage, {
+    label: "ceilings",
+    params: { caps },
+    ...ceilings,
   }, env);
-  const published = ceilingsNode ?? aggregateNode;
   return {
-    compressionUsage,
-    checkOnly: null,
-    files: {
-      "results.json": published.node.outputs["results.json"],
-      "aggregate.json": published.node.outputs["aggregate.json"],
-      "REPORT.md": reportNode.node.outputs["REPORT.md"],
-      "report.html": reportNode.node.outputs["report.html"],
-      "stats.json": reportNode.node.outputs["stats.json"],
-    },
+    aggregateNode: aggregates[0].node,
+    ceilingsNode: ceilingsNode.node,
+    ceilingHashes: ceilings.inputs,
   };
 }
 

@@ -8,7 +8,7 @@
  * @module
  */
 import type { HotpotMethod } from "./methods.ts";
-import type { HotpotResultRow } from "./run_suite.ts";
+import type { HotpotRowCore } from "./rows.ts";
 import {
   bootstrapMeans,
   DEFAULT_RESAMPLES,
@@ -63,7 +63,7 @@ export interface HotpotStatsOptions {
   seed?: string;
 }
 
-function metricOf(row: HotpotResultRow, metric: CiMetric): number {
+function metricOf(row: HotpotRowCore, metric: CiMetric): number {
   if (metric === "gold_sp_kept") return row.sp_survival ?? 0;
   return row.status === "ok" ? row.metrics[metric] : 0;
 }
@@ -73,7 +73,7 @@ function metricOf(row: HotpotResultRow, metric: CiMetric): number {
  * the method gets 0, as an invalid condition would).
  */
 export function perQuestionMeans(
-  rows: readonly HotpotResultRow[],
+  rows: readonly HotpotRowCore[],
   method: HotpotMethod,
   metric: CiMetric,
   questionIds: readonly string[],
@@ -102,7 +102,7 @@ export function comparedPairs(methods: readonly HotpotMethod[]): [HotpotMethod, 
 
 /** Computes the intervals and paired differences of a hotpot run's rows. */
 export function hotpotStats(
-  rows: readonly HotpotResultRow[],
+  rows: readonly HotpotRowCore[],
   methods: readonly HotpotMethod[],
   options: HotpotStatsOptions = {},
 ): HotpotStats {

@@ -217,7 +217,9 @@ export async function runSweep(
       reused_compression: reusedCompression,
       frozen_run: frozenManifest ? `the frozen run with manifest sha256 ${frozenManifest}` : null,
       bootstrap: analysis.bootstrap ?? DEFAULT_RESAMPLES,
-      cost: analysis.prices ? runCost(run.nodes, analysis.prices, contextKinds(options.topN)) : null,
+      cost: analysis.prices
+        ? await runCost(run.readNodes(), analysis.prices, contextKinds(options.topN))
+        : null,
       ...(sweep ? { ceilings: caps } : {}),
     },
     inputs: {

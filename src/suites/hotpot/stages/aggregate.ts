@@ -9,10 +9,10 @@ import { z } from "zod";
 import { defineStage } from "../../../pipeline/stage.ts";
 import { UsageSchema } from "../../../store/manifest.ts";
 import { AnswerStatusSchema, StoredAnswerSchema } from "../../answer_stage.ts";
-import { publishedJson, rowIds, rowInput } from "../../published.ts";
+import { publishedArray, publishedArrayElement, publishedJson, rowIds, rowInput } from "../../published.ts";
 import { aggregateHotpot } from "../aggregate.ts";
 import { HOTPOT_METHODS, type HotpotMethod } from "../methods.ts";
-import type { HotpotResultRow } from "../rows.ts";
+import type { HotpotResultRow, HotpotRowCore } from "../rows.ts";
 import { QuestionMetaSchema } from "./question.ts";
 import { ContextInfoSchema } from "./context.ts";
 import { HotpotScoreSchema } from "./score.ts";
@@ -50,7 +50,9 @@ export const hotpotAggregateStage = defineStage({
       const question = QuestionMetaSchema.parse(await load(name));
       types.set(question.id, question.type);
     }
-    const rows: HotpotResultRow[] = [];
+    // Each row is held as its published text and its core (what the aggregate reads), never as a whole tree
+    // of row objects: results.json is as large as the run.
+    const rows: { text: string; core: HotpotRowCore }[] = [];
     for (const row of rowIds(inputs)) {
       const status = AnswerStatusSchema.parse(await load(rowInput("status", row)));
       const answer = StoredAnswerSchema.nullable().parse(await load(rowInput("answer", row)));
@@ -63,7 +65,7 @@ export const hotpotAggregateStage = defineStage({
         answer_index: number;
       };
       const ok = status.status === "ok" && answer !== null;
-      rows.push({
+      const full: HotpotResultRow = {
         question_id: p.question_id,
         type: types.get(p.question_id) ?? "unknown",
         method: p.method,
@@ -79,14 +81,21 @@ export const hotpotAggregateStage = defineStage({
         within_cap: info.within_cap,
         sp_survival: score.sp_survival,
         context_hash: hashes[rowInput("context", row)] ?? null,
-      });
+      };
+      const { answer_text: _text, prediction: _prediction, ...core } = full;
+      rows.push({ text: publishedArrayElement(full), core });
     }
     const order = new Map(params.methods.map((m, i) => [m, i]));
-    rows.sort((a, b) =>
+    rows.sort(({ core: a }, { core: b }) =>
       a.question_id.localeCompare(b.question_id) || order.get(a.method)! - order.get(b.method)! ||
       a.generation - b.generation || a.answer_index - b.answer_index
     );
-    const aggregates = aggregateHotpot(rows, params.methods, params.compression_usage);
-    return { outputs: { "results.json": publishedJson(rows), "aggregate.json": publishedJson(aggregates) } };
+    const aggregates = aggregateHotpot(rows.map((r) => r.core), params.methods, params.compression_usage);
+    return {
+      outputs: {
+        "results.json": publishedArray(rows.map((r) => r.text)),
+        "aggregate.json": publishedJson(aggregates),
+      },
+    };
   },
 });

@@ -16,6 +16,7 @@ import { hotpotStats } from "../stats.ts";
 import { finiteOrNull } from "../../../analysis/format.ts";
 import type { CeilingResult } from "../ceiling_sweep.ts";
 import { ceilingOf } from "./ceilings.ts";
+import { readRowFigures } from "../rows.ts";
 
 /** The corpus as the report reads it: the head, and the run's question cards in corpus order. */
 async function reportCorpus(
@@ -62,7 +63,9 @@ export const hotpotReportStage = defineStage({
   // `aggregate`/`results`: the primary ceiling's; `ceiling-*:<cap>`: every ceiling's, in a sweep only.
   // `card:<question id>`: every question of the run (shard); `head`: the corpus head (question order).
   inputs: ["aggregate", "head", "card:*", "results", "context:*", "ceiling-aggregate:*", "ceiling-results:*"],
-  textInputs: ["aggregate", "results", "ceiling-aggregate:*", "ceiling-results:*"],
+  textInputs: ["aggregate", "ceiling-aggregate:*", "ceiling-results:*"],
+  // The rows are read one at a time from the bytes (rows.ts): only their figures are held.
+  bytesInputs: ["results"],
   // Cards and contexts are read one at a time.
   lazyInputs: ["card:*", "context:*"],
   outputs: {
@@ -92,7 +95,7 @@ export const hotpotReportStage = defineStage({
     const analysis = await hotpotAnalysis(
       aggregates,
       meta.corpus,
-      z.string().parse(inputs.results),
+      readRowFigures(z.instanceof(Uint8Array).parse(inputs.results)),
       (hash) => load(`context:${hash}`),
       params.bootstrap,
       params.cost,

@@ -1,0 +1,104 @@
+/**
+ * Where the values of a JSON text lie, found by scanning its bytes: a large JSON file (a corpus, a run's
+ * `results.json`) is read element by element, each decoded and parsed alone when asked for, instead of as one
+ * tree of objects.
+ *
+ * The scan tracks only strings (and their escapes) and bracket depth; structural characters are ASCII, and no
+ * byte of a multi-byte UTF-8 character is below 0x80, so scanning bytes is exact. It does not validate: a span
+ * is parsed by `JSON.parse`, which names what is wrong, and a text the scan cannot follow yields null (callers
+ * then parse it whole, for the same reason).
+ *
+ * @module
+ */
+
+const QUOTE = 0x22;
+const BACKSLASH = 0x5c;
+const COMMA = 0x2c;
+const OPEN_BRACE = 0x7b;
+const CLOSE_BRACE = 0x7d;
+const OPEN_BRACKET = 0x5b;
+const CLOSE_BRACKET = 0x5d;
+
+/** A byte range `[start, end)` of a JSON text. */
+export type Span = [number, number];
+
+function isSpace(byte: number): boolean {
+  return byte === 0x20 || byte === 0x0a || byte === 0x0d || byte === 0x09;
+}
+
+/** The index of the first non-whitespace byte at or after `at`. */
+export function skipSpace(bytes: Uint8Array, at: number): number {
+  while (at < bytes.length && isSpace(bytes[at])) at++;
+  return at;
+}
+
+/** The end (exclusive) of the JSON string starting at `at` (a quote), or -1. */
+export function stringEnd(bytes: Uint8Array, at: number): number {
+  for (let i = at + 1; i < bytes.length; i++) {
+    if (bytes[i] === BACKSLASH) i++;
+    else if (bytes[i] === QUOTE) return i + 1;
+  }
+  return -1;
+}
+
+/** The end (exclusive) of the JSON value starting at `at` (no leading whitespace), or -1. */
+export function valueEnd(bytes: Uint8Array, at: number): number {
+  let depth = 0;
+  for (let i = at; i < bytes.length; i++) {
+    const b = bytes[i];
+    if (b === QUOTE) {
+      const end = stringEnd(bytes, i);
+      if (end < 0) return -1;
+      if (depth === 0) return end;
+      i = end - 1;
+    } else if (b === OPEN_BRACE || b === OPEN_BRACKET) {
+      depth++;
+    } else if (b === CLOSE_BRACE || b === CLOSE_BRACKET) {
+      depth--;
+      if (depth === 0) return i + 1;
+      if (depth < 0) return i; // a scalar ended by its container
+    } else if (depth === 0 && (b === COMMA || isSpace(b))) {
+      return i; // a scalar ended
+    }
+  }
+  return depth === 0 ? bytes.length : -1;
+}
+
+/**
+ * The spans of the elements of the JSON array starting at `at` (its `[`), and the end (exclusive) of the
+ * array; null where the scan cannot follow it.
+ */
+export function arrayElementSpans(bytes: Uint8Array, at: number): { spans: Span[]; end: number } | null {
+  if (bytes[at] !== OPEN_BRACKET) return null;
+  const spans: Span[] = [];
+  let i = skipSpace(bytes, at + 1);
+  while (bytes[i] !== CLOSE_BRACKET) {
+    if (i >= bytes.length) return null;
+    const end = valueEnd(bytes, i);
+    if (end < 0 || end === i) return null;
+    spans.push([i, end]);
+    i = skipSpace(bytes, end);
+    if (bytes[i] === COMMA) i = skipSpace(bytes, i + 1);
+    else if (bytes[i] !== CLOSE_BRACKET) return null;
+  }
+  return { spans, end: i + 1 };
+}
+
+/** The spans of the elements of a JSON text that is one array (whitespace around it allowed), or null. */
+export function topLevelArraySpans(bytes: Uint8Array): Span[] | null {
+  const found = arrayElementSpans(bytes, skipSpace(bytes, 0));
+  if (!found || skipSpace(bytes, found.end) !== bytes.length) return null;
+  return found.spans;
+}
+
+const decoder = new TextDecoder("utf-8", { fatal: true });
+
+/** The text of `span` of the bytes (strict UTF-8: a malformed byte throws a TypeError). */
+export function spanText(bytes: Uint8Array, span: readonly [number, number]): string {
+  return decoder.decode(bytes.subarray(span[0], span[1]));
+}
+
+/** The value at `span` of the bytes, parsed (not validated). */
+export function parseSpan(bytes: Uint8Array, span: readonly [number, number]): unknown {
+  return JSON.parse(spanText(bytes, span));
+}
