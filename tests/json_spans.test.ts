@@ -1,0 +1,96 @@
+import assert from "node:assert/strict";
+import { parseSpan, topLevelArraySpans } from "../src/core/json_spans.ts";
+import { publishedArray, publishedArrayElement, publishedJson } from "../src/suites/published.ts";
+import { readRowFigures, rowFigures } from "../src/suites/hotpot/rows.ts";
+import type { HotpotResultRow } from "../src/suites/hotpot/rows.ts";
+
+const TRICKY: unknown[] = [
+  { id: "q1", text: 'bracket ] brace } quote " backslash \\ unicode é 中文 😀 \u2028', n: -2.5e3 },
+  { list: [[], {}, [{ a: "]" }]], empty: "", nested: { deeper: { deepest: ["[", "{"] } } },
+  "a scalar",
+  42,
+  true,
+  null,
+  [],
+  {},
+];
+
+Deno.test("the element scan finds every element of an array, pretty-printed, compact or tab-indented", () => {
+  for (
+    const text of [
+      JSON.stringify(TRICKY),
+      JSON.stringify(TRICKY, null, 2),
+      JSON.stringify(TRICKY, null, "\t"),
+    ]
+  ) {
+    const bytes = new TextEncoder().encode(` \n${text}\n`);
+    const spans = topLevelArraySpans(bytes);
+    assert.ok(spans);
+    assert.deepEqual(spans.map((span) => parseSpan(bytes, span)), TRICKY);
+  }
+  assert.deepEqual(topLevelArraySpans(new TextEncoder().encode("[]")), []);
+  assert.deepEqual(topLevelArraySpans(new TextEncoder().encode(" [ ] ")), []);
+});
+
+Deno.test("the element scan yields null for what it cannot follow: not an array, truncated, trailing text", () => {
+  for (const text of ['{"a": 1}', "[1, 2", '[{"a": "]"}', "[1] x", "[1,, 2]", '"[1]"', ""]) {
+    assert.equal(topLevelArraySpans(new TextEncoder().encode(text)), null, text);
+  }
+});
+
+Deno.test("a published array built element by element equals the published JSON of the whole array", () => {
+  for (const array of [TRICKY, [], [{ a: 1 }], [[1, [2, [3]]]]]) {
+    assert.equal(publishedArray(array.map(publishedArrayElement)), publishedJson(array));
+  }
+  assert.throws(() => publishedArrayElement({ bad: "\ud800" }), /I-JSON|surrogate/i);
+  assert.throws(() => publishedArrayElement({ bad: Number.NaN }));
+});
+
+Deno.test("a results.json's row figures are read row by row, without answer texts, the shown answer kept", () => {
+  const row = (
+    id: string,
+    prediction: HotpotResultRow["prediction"],
+    text: string | null,
+  ): HotpotResultRow => ({
+    question_id: id,
+    type: "bridge",
+    method: "jev",
+    generation: 0,
+    answer_index: 0,
+    status: prediction ? "ok" : "invalid",
+    reason: prediction ? null : "unparseable ] answer",
+    answer_text: text,
+    prediction,
+    metrics: {
+      em: 1,
+      f1: 1,
+      prec: 1,
+      recall: 1,
+      sp_em: 0,
+      sp_f1: 0.5,
+      sp_prec: 0.5,
+      sp_recall: 0.5,
+      joint_em: 0,
+      joint_f1: 0.5,
+      joint_prec: 0.5,
+      joint_recall: 0.5,
+    },
+    input_tokens: 10,
+    context_tokens: 10,
+    within_cap: true,
+    sp_survival: 1,
+    context_hash: "ab".repeat(32),
+  });
+  const rows = [
+    row("q1", { answer: "Paris ]", sp: [["T", 1]] }, '{"answer":"Paris ]"}'),
+    row("q2", null, "not json {"),
+    row("q3", null, null),
+  ];
+  const bytes = new TextEncoder().encode(publishedJson(rows));
+  const figures = readRowFigures(bytes);
+  assert.deepEqual(figures, rows.map(rowFigures));
+  assert.deepEqual(figures.map((f) => f.shown_answer), ["Paris ]", "not json {", ""]);
+  assert.ok(figures.every((f) => !("answer_text" in f) && !("prediction" in f)));
+  // A file the scan cannot follow is parsed whole, so that the parser names the fault.
+  assert.throws(() => readRowFigures(new TextEncoder().encode('[{"question_id": "q1"')), SyntaxError);
+});
