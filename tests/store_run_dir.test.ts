@@ -90,8 +90,10 @@ Deno.test("a sealed run refuses further nodes and files", async () => {
   }
 });
 
-Deno.test("the manifest is written streaming in exactly the bytes of the pretty-printed manifest, and hashed", async () => {
+Deno.test("the manifest is written streaming: pretty-printed, its nodes exactly as journaled, and hashed", async () => {
   const { ManifestSchema, nodeKey } = await import("../src/store/manifest.ts");
+  const { canonicalJson } = await import("../src/store/canonical.ts");
+  const { readJournal } = await import("../src/store/journal.ts");
   const { sha256Hex } = await import("../src/store/hash.ts");
   for (const count of [0, 1, 3]) {
     const dir = await Deno.makeTempDir();
@@ -119,9 +121,18 @@ Deno.test("the manifest is written streaming in exactly the bytes of the pretty-
       const { hash } = await run.finish();
       const bytes = await Deno.readFile(join(dir, "r", "manifest.json"));
       const text = new TextDecoder().decode(bytes);
-      assert.equal(text, JSON.stringify(ManifestSchema.parse(JSON.parse(text)), null, 2) + "\n");
+      const manifest = JSON.parse(text);
+      assert.equal(text, JSON.stringify(manifest, null, 2) + "\n");
+      // The header in the schema's order; each node as the journal holds it (canonical: keys sorted).
+      const head = { ...manifest, nodes: [] };
+      assert.equal(JSON.stringify(head), JSON.stringify(ManifestSchema.parse(head)));
+      const journal = await readJournal(join(dir, "r", "journal.jsonl"));
+      assert.deepEqual(
+        manifest.nodes.map((n: unknown) => JSON.stringify(n)),
+        journal.nodes.map(canonicalJson),
+      );
       assert.equal(hash, sha256Hex(bytes));
-      assert.equal(JSON.parse(text).nodes.length, count);
+      assert.equal(manifest.nodes.length, count);
     } finally {
       await Deno.remove(dir, { recursive: true });
     }

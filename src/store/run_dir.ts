@@ -16,7 +16,7 @@ import { inputError, readInputText, statInputDirectory, subjectOf } from "../fs_
 import { BlobStore } from "./blob_store.ts";
 import { canonicalJson } from "./canonical.ts";
 import { journalNodes, JournalWriter, readJournal } from "./journal.ts";
-import { type Manifest, ManifestSchema, type Node, NodeSchema, type RunHeader } from "./manifest.ts";
+import { type Manifest, ManifestSchema, type Node, type RunHeader } from "./manifest.ts";
 import { type ResumeExpectation, resumeMismatch } from "./resume_check.ts";
 import { LOCK_FILE, type LockHolder, RunLock } from "./run_lock.ts";
 
@@ -402,13 +402,13 @@ export class RunDir {
     const marker = '\n  "nodes": []';
     const at = headText.indexOf(marker);
     const nodes = this.readNodes();
-    // Each node is validated as it is written.
+    // Each node exactly as journaled (canonical, so its keys are sorted), pretty-printed.
     const pieces = this.#nodeCount === 0 ? [headText] : (async function* () {
       yield headText.slice(0, at) + '\n  "nodes": [';
       let i = 0;
       for await (const node of nodes) {
         if (i % 500 === 0) heapBudget.check();
-        const text = JSON.stringify(NodeSchema.parse(node), null, 2).replaceAll("\n", "\n    ");
+        const text = JSON.stringify(node, null, 2).replaceAll("\n", "\n    ");
         yield `${i === 0 ? "" : ","}\n    ${text}`;
         i++;
       }
