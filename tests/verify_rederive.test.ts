@@ -53,6 +53,7 @@ Deno.test("verify --rederive re-derives every provider-free node of an intact ru
       "hotpot-question",
       "hotpot-context",
       "hotpot-score",
+      "hotpot-rows",
       "hotpot-aggregate",
       "hotpot-report",
       "published-json",

@@ -3,7 +3,6 @@
  *
  * @module
  */
-import { createHash } from "node:crypto";
 import { UsageError } from "../errors.ts";
 import { subjectOf } from "../fs_input.ts";
 import type { HotpotRecord } from "./hotpot_record.ts";
@@ -40,10 +39,4 @@ function hotpotLayout(path: string, option?: string): "parquet" | "json" {
   );
 }
 
-/** SHA-256 (lowercase hex) of a file's bytes, streamed. */
-export async function hashFile(path: string): Promise<string> {
-  const hash = createHash("sha256");
-  using file = await Deno.open(path, { read: true });
-  for await (const chunk of file.readable) hash.update(chunk);
-  return hash.digest("hex");
-}
+export { hashFile } from "../core/file_chunks.ts";

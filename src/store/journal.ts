@@ -8,6 +8,7 @@
 import { z } from "zod";
 import { canonicalJson } from "./canonical.ts";
 import { sha256Hex } from "./hash.ts";
+import { fileChunks } from "../core/file_chunks.ts";
 import { type Node, NodeSchema, type RunHeader, RunHeaderSchema } from "./manifest.ts";
 
 const Sha = z.string().regex(/^[0-9a-f]{64}$/);
@@ -104,9 +105,7 @@ export function parseJournal(bytes: Uint8Array): JournalReading {
 export async function* fileLines(path: string): AsyncGenerator<string> {
   const decoder = new TextDecoder("utf-8", { fatal: true });
   let pending: Uint8Array[] = [];
-  const file = await Deno.open(path);
-  // The stream closes the file when it ends (or when the loop leaves early).
-  for await (const chunk of file.readable) {
+  for await (const chunk of fileChunks(path)) {
     let start = 0;
     for (let end = chunk.indexOf(10); end !== -1; end = chunk.indexOf(10, start)) {
       pending.push(chunk.subarray(start, end));
@@ -114,7 +113,7 @@ export async function* fileLines(path: string): AsyncGenerator<string> {
       pending = [];
       start = end + 1;
     }
-    if (start < chunk.length) pending.push(chunk.slice(start));
+    if (start < chunk.length) pending.push(chunk.slice(start)); // the chunk's buffer is reused
   }
   if (pending.length > 0) yield decoder.decode(concat(pending));
 }

@@ -16,6 +16,7 @@ import { inputError, readInputText, statInputDirectory, subjectOf } from "../fs_
 import { BlobStore } from "./blob_store.ts";
 import { canonicalJson } from "./canonical.ts";
 import { journalNodes, JournalWriter, readJournal } from "./journal.ts";
+import { hashFile } from "../core/file_chunks.ts";
 import { type Manifest, ManifestSchema, type Node, type RunHeader } from "./manifest.ts";
 import { type ResumeExpectation, resumeMismatch } from "./resume_check.ts";
 import { LOCK_FILE, type LockHolder, RunLock } from "./run_lock.ts";
@@ -116,18 +117,6 @@ async function writeChunksAtomic(
     file.close();
   }
   await Deno.rename(tmp, path);
-  return hash.digest("hex");
-}
-
-/** The SHA-256 of a file, read in chunks (each also given to `each`). */
-async function hashFile(path: string, each?: (chunk: Uint8Array) => void): Promise<string> {
-  const hash = createHash("sha256");
-  // The stream closes the file when it ends (or when the loop leaves early).
-  const file = await Deno.open(path);
-  for await (const chunk of file.readable) {
-    hash.update(chunk);
-    each?.(chunk);
-  }
   return hash.digest("hex");
 }
 
@@ -425,7 +414,9 @@ export class RunDir {
       ...Object.values(this.#files),
       ...Object.values(this.header.sources),
     ]);
+    let read = 0;
     for await (const node of this.readNodes()) {
+      if (++read % 500 === 0) heapBudget.check();
       for (const h of [...Object.values(node.inputs), ...Object.values(node.outputs), ...node.requests]) {
         referenced.add(h);
       }

@@ -16,6 +16,7 @@ import { RUN_FORMAT, type RunHeader } from "../store/manifest.ts";
 import { readManifest, RunDir } from "../store/run_dir.ts";
 import { checkNewOutputPath, inputError, statInputDirectory, statInputFile } from "../fs_input.ts";
 import { readJournal } from "../store/journal.ts";
+import { heapBudget } from "../core/heap_budget.ts";
 import { formatProblem, verifyRun } from "../store/verify.ts";
 import { CheckFailedError, UsageError } from "../errors.ts";
 import type { CheckOnlyReport } from "./answer_stage.ts";
@@ -235,7 +236,10 @@ export async function withRun<T>(
 ): Promise<FinishedRun<T>> {
   const { run, resumed } = await openRun(request);
   // Handed over: the run holds its sources as blobs, and a large one (a corpus) is not kept through the run.
-  for (const name of Object.keys(request.sources ?? {})) delete request.sources![name];
+  const handed = Object.keys(request.sources ?? {});
+  for (const name of handed) delete request.sources![name];
+  // Collected now: a suite that reads a large source back (a corpus) would otherwise hold it twice.
+  if (handed.length > 0) heapBudget.collect();
   const suite = request.suiteDef;
   const progress = new Progress(suite?.title ?? request.suite, {
     quiet: request.quiet,

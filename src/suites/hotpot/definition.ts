@@ -14,6 +14,7 @@ import { hotpotCorpusStage } from "./stages/corpus.ts";
 import { hotpotContextStage } from "./stages/context.ts";
 import { hotpotScoreStage } from "./stages/score.ts";
 import { hotpotAggregateStage } from "./stages/aggregate.ts";
+import { hotpotRowsStage } from "./stages/rows.ts";
 import { hotpotReportStage } from "./stages/report.ts";
 import { hotpotCeilingsStage } from "./stages/ceilings.ts";
 
@@ -45,6 +46,7 @@ export const HOTPOT_SUITE: Suite = {
     hotpotContextStage,
     providerStageNamed("hotpot-answer"),
     hotpotScoreStage,
+    hotpotRowsStage,
     hotpotAggregateStage,
     hotpotCeilingsStage,
     hotpotReportStage,

@@ -28,7 +28,8 @@ import type { NodeOutcome } from "../../pipeline/executor.ts";
 import { hotpotContextStage } from "./stages/context.ts";
 import { hotpotRankStage, hotpotSummaryStage } from "./stages/compress.ts";
 import { hotpotScoreStage } from "./stages/score.ts";
-import { hotpotAggregateStage } from "./stages/aggregate.ts";
+import { hotpotAggregateStage, rowsInput } from "./stages/aggregate.ts";
+import { hotpotRowsStage } from "./stages/rows.ts";
 import { hotpotReportStage } from "./stages/report.ts";
 import { hotpotCorpusHeadStage } from "./stages/corpus_head.ts";
 import { ceilingInputs, hotpotCeilingsStage } from "./stages/ceilings.ts";
@@ -112,12 +113,8 @@ export async function runHotpot(
     options,
     env,
   );
-  // Every context the primary ceiling's rows name (each row's `context:<row>` input), once: the report's
-  // explorer reads them.
-  const contexts = new Set<string>();
-  for (const [name, hash] of Object.entries(runs[0].aggregateInputs)) {
-    if (name.startsWith("context:")) contexts.add(hash);
-  }
+  // Every context the primary ceiling's rows name, once: the report's explorer reads them.
+  const contexts = runs[0].contexts;
   const reportNode = await executor.runStage(hotpotReportStage, {
     label: "report",
     params: {
@@ -259,9 +256,12 @@ async function readQuestion(store: BlobStore, hash: string): Promise<StoredQuest
   return value as StoredQuestion;
 }
 
-/** One ceiling's answer rows (as aggregate inputs) and compression usage. */
+/** One ceiling's rows nodes (as aggregate inputs), the contexts its rows name, and its compression usage. */
 interface CeilingRun {
+  /** `rows:<question id>` → the question's rows node output. */
   aggregateInputs: Record<string, string>;
+  /** Every context blob the rows name (what the report's explorer reads). */
+  contexts: Set<string>;
   compressionUsage: Record<string, Usage>;
 }
 
@@ -297,6 +297,7 @@ async function runCeiling(
   progress.plan("hotpot-context", q * G * options.methods.length);
   progress.plan("hotpot-answer", q * G * options.methods.length * options.answers);
   progress.plan("hotpot-score", q * G * options.methods.length * options.answers);
+  if (!executor.checkOnly) progress.plan("hotpot-rows", q);
 
   const compressionUsage: HotpotRunOutcome["compressionUsage"] = {};
   const countUsage = (method: string, usage: Usage) =>
@@ -304,8 +305,9 @@ async function runCeiling(
   const common = { input_cap: options.inputCap, reserve: options.reserve, tokenizer: counter.hash };
   const env = { counter };
   const modelEnv = { counter, chat: models.chat, decision: models.decision };
-  /** The aggregate's inputs: per answer row its status, answer, score, context count and context. */
+  /** The aggregate's inputs: per question its rows node's output. */
   const aggregateInputs: Record<string, string> = {};
+  const contexts = new Set<string>();
   // A bounded window of questions in flight: memory stays flat in the number of questions, and the window
   // still queues more calls than the endpoint runs at once.
   const window = pLimit(QUESTION_WINDOW);
@@ -318,7 +320,8 @@ async function runCeiling(
       const goldHash = cq.gold;
       const gold = await run.store.getJson(goldHash);
       CorpusGoldSchema.parse(gold);
-      aggregateInputs[`meta:${cq.id}`] = cq.meta;
+      /** The rows node's inputs: the question's meta, and per answer row its status, answer, score, context. */
+      const rowInputs: Record<string, string> = { meta: cq.meta };
 
       // Generations, methods and answers run concurrently; only data dependencies order them (rank →
       // summary → context → answers), so the endpoint limiter always has queued work. Rows are sorted by the
@@ -425,11 +428,20 @@ async function runCeiling(
               ["info", contextNode.node.outputs.info],
               ["context", contextHash],
             ];
-            for (const [part, hash] of parts) aggregateInputs[rowInput(part, row)] = hash;
+            for (const [part, hash] of parts) rowInputs[rowInput(part, row)] = hash;
+            contexts.add(contextHash);
           }));
         }));
       }));
+      // Check-only compares answer inputs and publishes nothing: no rows.
+      if (executor.checkOnly) return;
+      const rowsNode = await executor.runStage(hotpotRowsStage, {
+        label: `rows q=${cq.id}${tag}`,
+        params: { methods: options.methods },
+        inputs: sortedRecord(rowInputs),
+      }, env);
+      aggregateInputs[rowsInput(cq.id)] = rowsNode.node.outputs.rows;
     })
   ));
-  return { aggregateInputs, compressionUsage };
+  return { aggregateInputs, contexts, compressionUsage };
 }
