@@ -19,6 +19,7 @@ import { failedWithCalls, FrozenMismatchError } from "./frozen_check.ts";
 import {
   type AnyStageDef,
   inputKind,
+  outputBytes,
   type OutputSpecs,
   type OutputValues,
   readInputBlob,
@@ -43,7 +44,12 @@ export interface StageCall {
   outputNames?: string[];
   /** Outputs stored as the exact UTF-8 bytes of a string (published files), not as canonical JSON. */
   textOutputs?: string[];
+  /** Outputs not handed back (null in every result: see `OutputSpec.held`). */
+  unheldOutputs?: string[];
 }
+
+/** Which outputs of a call are text and which are not held (see {@link StageCall}). */
+type OutputKinds = Pick<StageCall, "textOutputs" | "unheldOutputs">;
 
 /** What a stage function returns. */
 export interface StageOutcome {
@@ -166,7 +172,7 @@ export class Executor {
   /** Executions in flight by key; dropped when they settle, so outputs are not held for the whole run. */
   readonly #inFlight = new Map<string, Promise<NodeResult>>();
   /** Completed nodes of this run by key (their outputs stay in the store and are read back on a memo hit). */
-  readonly #done = new Map<string, { node: NodeOutcome; textOutputs?: string[] }>();
+  readonly #done = new Map<string, { node: NodeOutcome; call: OutputKinds }>();
   readonly #resumed = new Map<string, Node>();
   readonly #heap: HeapBudget | null;
   /** Set once a frozen-run refusal was thrown: every later execution is refused at once. */
@@ -262,6 +268,7 @@ export class Executor {
         reuseFrozen: def.reuseFrozen,
         outputNames: names,
         textOutputs: names.filter((n) => def.outputs[n].kind === "text"),
+        unheldOutputs: names.filter((n) => def.outputs[n].held === false),
       },
       async (key) =>
         def.run({
@@ -283,9 +290,11 @@ export class Executor {
     const outputs: Record<string, unknown> = {};
     for (const name of names) {
       const value = result.outputs[name];
-      // A provider stage skipped in check-only mode outputs null; anything else must match its schema.
-      if (value === null && result.node.status === "invalid") outputs[name] = null;
-      else {
+      // A provider stage skipped in check-only mode outputs null; so does an output not held; anything else
+      // must match its schema.
+      if (value === null && (result.node.status === "invalid" || def.outputs[name].held === false)) {
+        outputs[name] = null;
+      } else {
         const parsed = def.outputs[name].schema.safeParse(value);
         if (!parsed.success) {
           throw new Error(
@@ -308,7 +317,7 @@ export class Executor {
     if (done || existing) {
       this.counts.memo++;
       const result = done
-        ? this.#readOutputs(done.node, this.store, done.textOutputs).then((outputs) => ({
+        ? this.#readOutputs(done.node, this.store, done.call).then((outputs) => ({
           node: done.node,
           outputs,
         }))
@@ -320,7 +329,7 @@ export class Executor {
     }
     const promise = this.#execute(key, call, fn);
     this.#inFlight.set(key, promise);
-    promise.then((r) => this.#done.set(key, { node: r.node, textOutputs: call.textOutputs }), () => {})
+    promise.then((r) => this.#done.set(key, { node: r.node, call }), () => {})
       .finally(() => this.#inFlight.delete(key));
     return promise;
   }
@@ -344,13 +353,16 @@ export class Executor {
   async #readOutputs(
     node: NodeOutcome,
     store: BlobStore,
-    textOutputs?: string[],
+    kinds: OutputKinds,
   ): Promise<Record<string, unknown>> {
     const outputs: Record<string, unknown> = {};
     for (const [name, hash] of Object.entries(node.outputs)) {
-      outputs[name] = textOutputs?.includes(name) && node.status === "ok"
-        ? await store.getText(hash)
-        : await store.getJson(hash);
+      if (kinds.unheldOutputs?.includes(name)) outputs[name] = null;
+      else {
+        outputs[name] = kinds.textOutputs?.includes(name) && node.status === "ok"
+          ? await store.getText(hash)
+          : await store.getJson(hash);
+      }
     }
     return outputs;
   }
@@ -367,7 +379,7 @@ export class Executor {
       progress?.tick(call.stage);
       return {
         node: nodeOutcome(resumed),
-        outputs: await this.#readOutputs(resumed, this.store, call.textOutputs),
+        outputs: await this.#readOutputs(resumed, this.store, call),
         reused: "resume",
       };
     }
@@ -414,7 +426,7 @@ export class Executor {
       progress?.tick(call.stage);
       return {
         node: nodeOutcome(node),
-        outputs: await this.#readOutputs(node, this.store, call.textOutputs),
+        outputs: await this.#readOutputs(node, this.store, call),
         reused: "frozen",
       };
     }
@@ -434,15 +446,14 @@ export class Executor {
     const outputs: Record<string, string> = {};
     const values: Record<string, unknown> = {};
     for (const [name, value] of Object.entries(outcome.outputs)) {
-      if (call.textOutputs?.includes(name) && typeof value === "string") {
-        outputs[name] = await this.store.put(new TextEncoder().encode(value));
-        values[name] = value;
-        continue;
-      }
-      // Read back from canonical bytes, so a fresh result equals a resumed or reused one exactly.
-      const bytes = canonicalBytes(value);
+      const text = call.textOutputs?.includes(name) &&
+        (typeof value === "string" || value instanceof Uint8Array);
+      const bytes = outputBytes(value, text ? "text" : "json");
       outputs[name] = await this.store.put(bytes);
-      values[name] = JSON.parse(new TextDecoder().decode(bytes));
+      if (call.unheldOutputs?.includes(name)) values[name] = null;
+      else if (text) values[name] = typeof value === "string" ? value : new TextDecoder().decode(bytes);
+      // Read back from canonical bytes, so a fresh result equals a resumed or reused one exactly.
+      else values[name] = JSON.parse(new TextDecoder().decode(bytes));
     }
     const records = outcome.requests ?? [];
     const requests: string[] = [];

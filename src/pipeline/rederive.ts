@@ -7,11 +7,18 @@
  * @module
  */
 import { BlobStore } from "../store/blob_store.ts";
-import { canonicalBytes } from "../store/canonical.ts";
 import { sha256Hex } from "../store/hash.ts";
 import type { Manifest, Node } from "../store/manifest.ts";
 import { readManifest } from "../store/run_dir.ts";
-import { type AnyStageDef, type InputKind, inputKind, readInputBlob, readsInput } from "./stage.ts";
+import {
+  type AnyStageDef,
+  type BlobKind,
+  type InputKind,
+  inputKind,
+  outputBytes,
+  readInputBlob,
+  readsInput,
+} from "./stage.ts";
 
 /** The stage declarations a run may hold, and the environment their bodies need. */
 export interface StageRegistry {
@@ -44,9 +51,8 @@ export interface RederiveReport {
 const READ_CACHE_LIMIT = 2_000;
 
 /** The hash of a value stored as an output of `kind`. */
-function outputHash(value: unknown, kind: "json" | "text"): string {
-  if (kind === "text" && typeof value === "string") return sha256Hex(new TextEncoder().encode(value));
-  return sha256Hex(canonicalBytes(value));
+function outputHash(value: unknown, kind: BlobKind): string {
+  return sha256Hex(outputBytes(value, kind));
 }
 
 /** Re-derives every provider-free node of the finished run `dir`. */

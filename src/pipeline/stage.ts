@@ -14,6 +14,7 @@
 import type { z } from "zod";
 import type { CallRecord } from "../core/call_record.ts";
 import type { BlobStore } from "../store/blob_store.ts";
+import { canonicalBytes } from "../store/canonical.ts";
 
 /** How an output (or an input) is stored: canonical JSON or exact UTF-8 text. */
 export type BlobKind = "json" | "text";
@@ -25,8 +26,16 @@ export type InputKind = BlobKind | "bytes";
 export interface OutputSpec<T = unknown> {
   /** Validates the value whenever it is read back from the store. */
   schema: z.ZodType<T>;
-  /** `text`: stored as the exact UTF-8 bytes of a string (published files). Default `json`. */
+  /**
+   * `text`: stored as the exact UTF-8 bytes of a string (published files); the body may give them as a string
+   * or as the bytes themselves (a large file built in parts is then never one string). Default `json`.
+   */
   kind?: BlobKind;
+  /**
+   * False for an output too large to hand back (a published corpus, `results.json`): the executor stores it
+   * and gives null for it on every path (run now, memo, resume, frozen); a caller reads its blob by hash.
+   */
+  held?: false;
   /** What the output holds (for the stage catalogue). */
   doc: string;
 }
@@ -34,8 +43,20 @@ export interface OutputSpec<T = unknown> {
 /** The outputs of a stage, by name. */
 export type OutputSpecs = Record<string, OutputSpec>;
 
-/** The values of declared outputs. */
-export type OutputValues<O extends OutputSpecs> = { [K in keyof O]: z.infer<O[K]["schema"]> };
+/** The values of declared outputs (null for an output not held: see {@link OutputSpec.held}). */
+export type OutputValues<O extends OutputSpecs> = {
+  [K in keyof O]: O[K] extends { held: false } ? null : z.infer<O[K]["schema"]>;
+};
+
+/**
+ * The bytes an output value is stored as: a text output's UTF-8 (given as a string or as its bytes); any other
+ * value (a JSON output, or a text output's null) as canonical JSON.
+ */
+export function outputBytes(value: unknown, kind: BlobKind): Uint8Array {
+  if (kind === "text" && typeof value === "string") return new TextEncoder().encode(value);
+  if (kind === "text" && value instanceof Uint8Array) return value;
+  return canonicalBytes(value);
+}
 
 /** What a stage body returns. */
 export interface StageResult<O extends OutputSpecs> {

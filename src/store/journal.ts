@@ -9,6 +9,7 @@ import { z } from "zod";
 import { canonicalJson } from "./canonical.ts";
 import { sha256Hex } from "./hash.ts";
 import { fileChunks } from "../core/file_chunks.ts";
+import { concatBytes } from "../core/bytes.ts";
 import { type Node, NodeSchema, type RunHeader, RunHeaderSchema } from "./manifest.ts";
 
 const Sha = z.string().regex(/^[0-9a-f]{64}$/);
@@ -109,24 +110,13 @@ export async function* fileLines(path: string): AsyncGenerator<string> {
     let start = 0;
     for (let end = chunk.indexOf(10); end !== -1; end = chunk.indexOf(10, start)) {
       pending.push(chunk.subarray(start, end));
-      yield decoder.decode(concat(pending));
+      yield decoder.decode(concatBytes(pending));
       pending = [];
       start = end + 1;
     }
     if (start < chunk.length) pending.push(chunk.slice(start)); // the chunk's buffer is reused
   }
-  if (pending.length > 0) yield decoder.decode(concat(pending));
-}
-
-function concat(parts: Uint8Array[]): Uint8Array {
-  if (parts.length === 1) return parts[0];
-  const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
-  let at = 0;
-  for (const part of parts) {
-    out.set(part, at);
-    at += part.length;
-  }
-  return out;
+  if (pending.length > 0) yield decoder.decode(concatBytes(pending));
 }
 
 /**

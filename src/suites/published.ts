@@ -5,6 +5,7 @@
  * @module
  */
 import { canonicalJson } from "../store/canonical.ts";
+import { concatBytes } from "../core/bytes.ts";
 
 /** The text of a published JSON file (two-space indentation, final newline); refuses non-I-JSON values. */
 export function publishedJson(value: unknown): string {
@@ -14,8 +15,7 @@ export function publishedJson(value: unknown): string {
 
 /**
  * The text of one element of a published JSON array, as `publishedJson` would indent it inside the array;
- * refuses a non-I-JSON value. {@link publishedArray} joins such texts: a large array (every answer row of a
- * run) is built element by element, never as one tree of objects.
+ * refuses a non-I-JSON value. {@link PublishedArrayBytes} joins such texts.
  */
 export function publishedArrayElement(value: unknown): string {
   canonicalJson(value);
@@ -23,9 +23,26 @@ export function publishedArrayElement(value: unknown): string {
   return text.slice(2, -2); // without the array's "[\n" and "\n]"
 }
 
-/** The text of a published JSON array from its elements' texts: equal to `publishedJson` of the array. */
-export function publishedArray(elements: readonly string[]): string {
-  return elements.length === 0 ? "[]\n" : `[\n${elements.join(",\n")}\n]\n`;
+/**
+ * A published JSON array's UTF-8 bytes built element by element: each element's text is encoded as it is
+ * added, so a large array (every answer row of a run) is never one tree of objects nor one string. The bytes
+ * equal those of `publishedJson` of the whole array.
+ */
+export class PublishedArrayBytes {
+  readonly #chunks: Uint8Array[] = [];
+  readonly #encoder = new TextEncoder();
+
+  /** Adds the next element; refuses a non-I-JSON value. */
+  add(value: unknown): void {
+    const separator = this.#chunks.length === 0 ? "[\n" : ",\n";
+    this.#chunks.push(this.#encoder.encode(separator + publishedArrayElement(value)));
+  }
+
+  /** The array's bytes. */
+  bytes(): Uint8Array {
+    if (this.#chunks.length === 0) return this.#encoder.encode("[]\n");
+    return concatBytes([...this.#chunks, this.#encoder.encode("\n]\n")]);
+  }
 }
 
 /** Input names of one answer row of an aggregate: `status:<row>`, `answer:<row>`, … */

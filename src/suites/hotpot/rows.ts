@@ -3,32 +3,12 @@
  *
  * @module
  */
-import type { HotpotMethod } from "./methods.ts";
-import type { HotpotMetrics } from "./scoring.ts";
+import type { z } from "zod";
+import type { HotpotResultRowSchema } from "./stages/rows.ts";
 import { parseSpan, topLevelArraySpans } from "../../core/json_spans.ts";
 
-/** One answer's row in results.json. */
-export interface HotpotResultRow {
-  question_id: string;
-  type: string;
-  method: HotpotMethod;
-  generation: number;
-  answer_index: number;
-  status: "ok" | "invalid";
-  reason: string | null;
-  answer_text: string | null;
-  prediction: { answer?: string; sp?: readonly unknown[] } | null;
-  metrics: HotpotMetrics;
-  /** The provider's reported input tokens (null when no call was made). */
-  input_tokens: number | null;
-  /** Our exact count of the answer input. */
-  context_tokens: number | null;
-  within_cap: boolean | null;
-  /** Share of gold supporting sentences present verbatim in the text the model reads (support_kept.ts). */
-  sp_survival: number | null;
-  /** Hash of the answer-input blob. */
-  context_hash: string | null;
-}
+/** One answer's row in results.json (its schema, fields in print order: `stages/rows.ts`). */
+export type HotpotResultRow = z.infer<typeof HotpotResultRowSchema>;
 
 /** A row without the answer's text and parsed prediction: what the aggregate and the stats read. */
 export type HotpotRowCore = Omit<HotpotResultRow, "answer_text" | "prediction">;

@@ -182,11 +182,12 @@ async function aggregateNodes(
   ));
   if (!sweep) return { aggregateNode: aggregates[0].node, ceilingsNode: null, ceilingHashes: {} };
   // A sweep publishes every ceiling's rows and aggregates (the primary ceiling's first), from one node.
+  // Read from the store by the executor: the aggregates do not hand their results.json back.
   const ceilings = ceilingInputs(caps, aggregates);
   const ceilingsNode = await executor.runStage(hotpotCeilingsStage, {
     label: "ceilings",
     params: { caps },
-    ...ceilings,
+    inputs: ceilings.inputs,
   }, env);
   return {
     aggregateNode: aggregates[0].node,

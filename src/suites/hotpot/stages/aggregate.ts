@@ -8,7 +8,7 @@
 import { z } from "zod";
 import { defineStage } from "../../../pipeline/stage.ts";
 import { UsageSchema } from "../../../store/manifest.ts";
-import { publishedArray, publishedArrayElement, publishedJson } from "../../published.ts";
+import { PublishedArrayBytes, publishedJson } from "../../published.ts";
 import { aggregateHotpot } from "../aggregate.ts";
 import { HOTPOT_METHODS } from "../methods.ts";
 import type { HotpotRowCore } from "../rows.ts";
@@ -38,7 +38,12 @@ export const hotpotAggregateStage = defineStage({
   inputs: ["head", "rows:*"],
   hashOnlyInputs: ["head"],
   outputs: {
-    "results.json": { schema: z.string(), kind: "text", doc: "every answer row, published as results.json" },
+    "results.json": {
+      schema: z.string(),
+      kind: "text",
+      held: false,
+      doc: "every answer row, published as results.json",
+    },
     "aggregate.json": {
       schema: z.string(),
       kind: "text",
@@ -46,12 +51,12 @@ export const hotpotAggregateStage = defineStage({
     },
   },
   provider: false,
-  // Read one question at a time: each row is held as its published text and its core figures only.
+  // Read one question at a time: each row is held as its published bytes and its core figures only.
   lazyInputs: ["rows:*"],
   async run({ params, inputs, load }) {
     const ids = Object.keys(inputs).filter((name) => name.startsWith("rows:")).map((name) => name.slice(5));
     ids.sort(compareIds);
-    const texts: string[] = [];
+    const results = new PublishedArrayBytes();
     const cores: HotpotRowCore[] = [];
     for (const id of ids) {
       // Parsed into the published field order (the stored rows are canonical JSON: keys sorted).
@@ -60,14 +65,14 @@ export const hotpotAggregateStage = defineStage({
         if (row.question_id !== id) {
           throw new Error(`hotpot-aggregate: rows of ${id} hold a row of ${row.question_id}`);
         }
-        texts.push(publishedArrayElement(row));
+        results.add(row);
         const { answer_text: _text, prediction: _prediction, ...core } = row;
         cores.push(core);
       }
     }
     const aggregates = aggregateHotpot(cores, params.methods, params.compression_usage);
     return {
-      outputs: { "results.json": publishedArray(texts), "aggregate.json": publishedJson(aggregates) },
+      outputs: { "results.json": results.bytes(), "aggregate.json": publishedJson(aggregates) },
     };
   },
 });

@@ -13,6 +13,7 @@ import { ChatMessageSchema } from "../../../models/messages.ts";
 import type { DatasetRecords } from "../dataset_file.ts";
 import { CollectionModeSchema, type Corpus, CORPUS_FORMAT, type CorpusQuestion } from "../corpus.ts";
 import { SelectionReportSchema } from "./select.ts";
+import { concatBytes } from "../../../core/bytes.ts";
 
 /** What the corpus stage needs: the selected records of the run's `dataset` source. */
 export interface HotpotCorpusEnv {
@@ -48,6 +49,28 @@ function jsonText(value: unknown): string {
   return JSON.stringify(value, null, 2) + "\n";
 }
 
+/** A line break and the indentation of an element of the corpus's `questions` array. */
+const ELEMENT_INDENT = "\n    ";
+
+/**
+ * The UTF-8 bytes of a corpus's published text (`head`: its text with `"questions": []`) with its questions'
+ * element texts put in: exactly `jsonText` of the whole corpus. (A JSON string holds no raw line break, so the
+ * marker below is the top-level key's.)
+ */
+function withQuestions(head: string, questions: readonly Uint8Array[]): Uint8Array {
+  if (questions.length === 0) return new TextEncoder().encode(head);
+  const marker = '\n  "questions": []';
+  const at = head.indexOf(marker);
+  if (at < 0) throw new Error("hotpot-corpus: no questions key in the corpus head");
+  const encoder = new TextEncoder();
+  const parts = [
+    encoder.encode(`${head.slice(0, at)}\n  "questions": [`),
+    ...questions,
+    encoder.encode(`\n  ]${head.slice(at + marker.length)}`),
+  ];
+  return concatBytes(parts);
+}
+
 /** The `hotpot-corpus` stage. */
 export const hotpotCorpusStage = defineStage({
   name: "hotpot-corpus",
@@ -74,7 +97,12 @@ export const hotpotCorpusStage = defineStage({
   hashOnlyInputs: ["dataset"],
   lazyInputs: ["check:*", "collection:*"],
   outputs: {
-    "corpus.json": { schema: z.string(), kind: "text", doc: "the corpus, published as corpus.json" },
+    "corpus.json": {
+      schema: z.string(),
+      kind: "text",
+      held: false,
+      doc: "the corpus, published as corpus.json",
+    },
     "selection.json": {
       schema: z.string(),
       kind: "text",
@@ -98,7 +126,10 @@ export const hotpotCorpusStage = defineStage({
     const ids = z.object({ ids: z.array(z.string()) }).parse(inputs.selected).ids
       .filter((id) => questionInShard(id, params.shard));
     const { byId, total } = await env.records(new Set(ids));
-    const questions: CorpusQuestion[] = [];
+    // Each question is written out as soon as it is made: corpus.json (120 MB at 2,000 questions) is built as
+    // UTF-8 chunks, never as one tree of objects or one string.
+    const questions: Uint8Array[] = [];
+    const encoder = new TextEncoder();
     for (const id of ids) {
       const record = byId.get(id);
       if (!record) throw new Error(`hotpot-corpus: the dataset has no record ${id}`);
@@ -108,7 +139,7 @@ export const hotpotCorpusStage = defineStage({
       const collection = await load(`collection:${id}`) as z.infer<typeof CollectionSchema>;
       CollectionSchema.parse(collection);
       const { valid, reason, files_unchanged } = questionValidity(check);
-      questions.push({
+      const question: CorpusQuestion = {
         id,
         type: record.type,
         level: record.level,
@@ -120,7 +151,9 @@ export const hotpotCorpusStage = defineStage({
         system_prompt: collection?.system_prompt ?? null,
         files_unchanged,
         trajectory: collection?.messages ?? [],
-      });
+      };
+      const text = JSON.stringify(question, null, 2).replaceAll("\n", ELEMENT_INDENT);
+      questions.push(encoder.encode(`${questions.length === 0 ? "" : ","}${ELEMENT_INDENT}${text}`));
     }
     const s = params.selection;
     const corpus: Corpus = {
@@ -141,12 +174,17 @@ export const hotpotCorpusStage = defineStage({
         skipped_quota_full: report.skipped_quota_full,
       },
       ...(params.shard !== undefined ? { shard: params.shard } : {}),
-      questions,
+      questions: [],
       gold: Object.fromEntries(ids.map((id) => {
         const r = byId.get(id)!;
         return [id, { answer: r.answer, supporting_facts: r.supporting_facts }];
       })),
     };
-    return { outputs: { "corpus.json": jsonText(corpus), "selection.json": jsonText(inputs.report) } };
+    return {
+      outputs: {
+        "corpus.json": withQuestions(jsonText(corpus), questions),
+        "selection.json": jsonText(inputs.report),
+      },
+    };
   },
 });

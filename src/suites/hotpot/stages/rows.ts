@@ -11,7 +11,6 @@ import { defineStage } from "../../../pipeline/stage.ts";
 import { AnswerStatusSchema, StoredAnswerSchema } from "../../answer_stage.ts";
 import { rowIds, rowInput } from "../../published.ts";
 import { HOTPOT_METHODS, type HotpotMethod } from "../methods.ts";
-import type { HotpotResultRow } from "../rows.ts";
 import { QuestionMetaSchema } from "./question.ts";
 import { ContextInfoSchema } from "./context.ts";
 import { HotpotScoreSchema } from "./score.ts";
@@ -28,10 +27,14 @@ export const HotpotResultRowSchema = z.object({
   answer_text: z.string().nullable(),
   prediction: HotpotScoreSchema.shape.prediction,
   metrics: HotpotScoreSchema.shape.metrics,
+  /** The provider's reported input tokens (null when no call was made). */
   input_tokens: z.number().int().nullable(),
+  /** Our exact count of the answer input. */
   context_tokens: z.number().int().nullable(),
   within_cap: z.boolean().nullable(),
+  /** Share of gold supporting sentences present verbatim in the text the model reads (support_kept.ts). */
   sp_survival: z.number().nullable(),
+  /** Hash of the answer-input blob. */
   context_hash: z.string().nullable(),
 });
 
@@ -57,7 +60,7 @@ export const hotpotRowsStage = defineStage({
   provider: false,
   run({ params, inputs, hashes, key }) {
     const question = QuestionMetaSchema.parse(inputs.meta);
-    const rows: HotpotResultRow[] = rowIds(inputs).map((row) => {
+    const rows: z.infer<typeof HotpotResultRowSchema>[] = rowIds(inputs).map((row) => {
       const status = AnswerStatusSchema.parse(inputs[rowInput("status", row)]);
       const answer = StoredAnswerSchema.nullable().parse(inputs[rowInput("answer", row)]);
       const score = HotpotScoreSchema.parse(inputs[rowInput("score", row)]);
