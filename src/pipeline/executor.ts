@@ -13,12 +13,14 @@ import { type Manifest, type Node, nodeKey, type Usage } from "../store/manifest
 import { readManifest, type RunDir } from "../store/run_dir.ts";
 import { sha256Hex } from "../store/hash.ts";
 import { canonicalBytes } from "../store/canonical.ts";
+import { concatBytes } from "../core/bytes.ts";
 import type { Progress } from "./progress.ts";
 import { type HeapBudget, heapBudget } from "../core/heap_budget.ts";
 import { failedWithCalls, FrozenMismatchError } from "./frozen_check.ts";
 import {
   type AnyStageDef,
   inputKind,
+  isTextBytes,
   outputBytes,
   type OutputSpecs,
   type OutputValues,
@@ -446,14 +448,14 @@ export class Executor {
     const outputs: Record<string, string> = {};
     const values: Record<string, unknown> = {};
     for (const [name, value] of Object.entries(outcome.outputs)) {
-      const text = call.textOutputs?.includes(name) &&
-        (typeof value === "string" || value instanceof Uint8Array);
-      const bytes = outputBytes(value, text ? "text" : "json");
-      outputs[name] = await this.store.put(bytes);
+      const text = call.textOutputs?.includes(name) && (typeof value === "string" || isTextBytes(value));
+      const chunks = outputBytes(value, text ? "text" : "json");
+      outputs[name] = await this.store.put(chunks);
       if (call.unheldOutputs?.includes(name)) values[name] = null;
-      else if (text) values[name] = typeof value === "string" ? value : new TextDecoder().decode(bytes);
+      else if (text && typeof value === "string") values[name] = value;
+      else if (text) values[name] = new TextDecoder().decode(concatBytes(chunks));
       // Read back from canonical bytes, so a fresh result equals a resumed or reused one exactly.
-      else values[name] = JSON.parse(new TextDecoder().decode(bytes));
+      else values[name] = JSON.parse(new TextDecoder().decode(concatBytes(chunks)));
     }
     const records = outcome.requests ?? [];
     const requests: string[] = [];

@@ -28,7 +28,8 @@ export interface OutputSpec<T = unknown> {
   schema: z.ZodType<T>;
   /**
    * `text`: stored as the exact UTF-8 bytes of a string (published files); the body may give them as a string
-   * or as the bytes themselves (a large file built in parts is then never one string). Default `json`.
+   * or as the bytes themselves, whole or in chunks (a large file built in parts is then never one string nor
+   * one array). Default `json`.
    */
   kind?: BlobKind;
   /**
@@ -48,14 +49,20 @@ export type OutputValues<O extends OutputSpecs> = {
   [K in keyof O]: O[K] extends { held: false } ? null : z.infer<O[K]["schema"]>;
 };
 
+/** Whether `value` is a text output given as its UTF-8 bytes: one array, or chunks in order. */
+export function isTextBytes(value: unknown): value is Uint8Array | readonly Uint8Array[] {
+  return value instanceof Uint8Array || (Array.isArray(value) && value.every((c) => c instanceof Uint8Array));
+}
+
 /**
- * The bytes an output value is stored as: a text output's UTF-8 (given as a string or as its bytes); any other
- * value (a JSON output, or a text output's null) as canonical JSON.
+ * The bytes an output value is stored as, in chunks: a text output's UTF-8 (given as a string, or as its
+ * bytes: one array or chunks, never joined); any other value (a JSON output, or a text output's null) as
+ * canonical JSON.
  */
-export function outputBytes(value: unknown, kind: BlobKind): Uint8Array {
-  if (kind === "text" && typeof value === "string") return new TextEncoder().encode(value);
-  if (kind === "text" && value instanceof Uint8Array) return value;
-  return canonicalBytes(value);
+export function outputBytes(value: unknown, kind: BlobKind): readonly Uint8Array[] {
+  if (kind === "text" && typeof value === "string") return [new TextEncoder().encode(value)];
+  if (kind === "text" && isTextBytes(value)) return value instanceof Uint8Array ? [value] : value;
+  return [canonicalBytes(value)];
 }
 
 /** What a stage body returns. */

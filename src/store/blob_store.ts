@@ -65,9 +65,13 @@ export class BlobStore {
     return join(this.#root, blobRelativePath(hash));
   }
 
-  /** Stores bytes once and returns their SHA-256; storing existing content checks it and writes nothing. */
-  async put(bytes: Uint8Array): Promise<string> {
-    const hash = sha256Hex(bytes);
+  /**
+   * Stores bytes once and returns their SHA-256; storing existing content checks it and writes nothing. The
+   * bytes may come in chunks (a large output built in parts), written in order and never joined.
+   */
+  async put(data: Uint8Array | readonly Uint8Array[]): Promise<string> {
+    const chunks = data instanceof Uint8Array ? [data] : data;
+    const hash = sha256Hex(chunks);
     if (this.#known.has(hash)) return hash;
     const path = this.pathOf(hash);
     try {
@@ -87,8 +91,10 @@ export class BlobStore {
     // Created read-only: the descriptor opened here may still write, nothing can later.
     const file = await Deno.open(tmp, { write: true, createNew: true, mode: 0o444 });
     try {
-      let written = 0;
-      while (written < bytes.length) written += await file.write(bytes.subarray(written));
+      for (const bytes of chunks) {
+        let written = 0;
+        while (written < bytes.length) written += await file.write(bytes.subarray(written));
+      }
     } finally {
       file.close();
     }

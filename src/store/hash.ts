@@ -6,9 +6,14 @@
 import { createHash } from "node:crypto";
 import { canonicalBytes } from "./canonical.ts";
 
-/** Lower-case hex SHA-256 of bytes or of a string's UTF-8 bytes. */
-export function sha256Hex(data: Uint8Array | string): string {
-  return createHash("sha256").update(data).digest("hex");
+/** Lower-case hex SHA-256 of bytes (whole, or in chunks read in order) or of a string's UTF-8 bytes. */
+export function sha256Hex(data: Uint8Array | string | readonly Uint8Array[]): string {
+  if (typeof data === "string" || data instanceof Uint8Array) {
+    return createHash("sha256").update(data).digest("hex");
+  }
+  const hash = createHash("sha256");
+  for (const chunk of data) hash.update(chunk);
+  return hash.digest("hex");
 }
 
 /** SHA-256 of the RFC 8785 canonical JSON of `value`: the hash of every record the store keys by content. */

@@ -5,7 +5,6 @@
  * @module
  */
 import { canonicalJson } from "../store/canonical.ts";
-import { concatBytes } from "../core/bytes.ts";
 
 /** The text of a published JSON file (two-space indentation, final newline); refuses non-I-JSON values. */
 export function publishedJson(value: unknown): string {
@@ -38,10 +37,10 @@ export class PublishedArrayBytes {
     this.#chunks.push(this.#encoder.encode(separator + publishedArrayElement(value)));
   }
 
-  /** The array's bytes. */
-  bytes(): Uint8Array {
-    if (this.#chunks.length === 0) return this.#encoder.encode("[]\n");
-    return concatBytes([...this.#chunks, this.#encoder.encode("\n]\n")]);
+  /** The array's bytes, in chunks (a text output may be given so: they are written in order, never joined). */
+  chunks(): Uint8Array[] {
+    if (this.#chunks.length === 0) return [this.#encoder.encode("[]\n")];
+    return [...this.#chunks, this.#encoder.encode("\n]\n")];
   }
 }
 

@@ -34,6 +34,7 @@ import { hotpotReportStage } from "./stages/report.ts";
 import { hotpotCorpusHeadStage } from "./stages/corpus_head.ts";
 import { ceilingInputs, hotpotCeilingsStage } from "./stages/ceilings.ts";
 import pLimit from "p-limit";
+import { heapBudget } from "../../core/heap_budget.ts";
 import { DEFAULT_RESAMPLES } from "../../analysis/bootstrap.ts";
 import { runCost } from "../../analysis/cost.ts";
 import { contextInputs, type ReportAnalysisOptions } from "../../analysis/report_inputs.ts";
@@ -105,6 +106,8 @@ export async function runHotpot(
   const checkOnly = check.report(executor);
   if (checkOnly) return { compressionUsage, checkOnly, files: {} };
   // 4. Every published number is a node output: the aggregate takes every answer row's blobs as inputs.
+  // The answering phase's garbage is collected first, so that it does not sit under the aggregate's peak.
+  heapBudget.collect();
   const { aggregateNode, ceilingsNode, ceilingHashes } = await aggregateNodes(
     context,
     head,
@@ -115,6 +118,7 @@ export async function runHotpot(
   );
   // Every context the primary ceiling's rows name, once: the report's explorer reads them.
   const contexts = runs[0].contexts;
+  heapBudget.collect(); // the aggregate's (results.json's chunks), before the report's peak
   const reportNode = await executor.runStage(hotpotReportStage, {
     label: "report",
     params: {

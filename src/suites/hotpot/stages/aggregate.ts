@@ -72,7 +72,7 @@ export const hotpotAggregateStage = defineStage({
     }
     const aggregates = aggregateHotpot(cores, params.methods, params.compression_usage);
     return {
-      outputs: { "results.json": results.bytes(), "aggregate.json": publishedJson(aggregates) },
+      outputs: { "results.json": results.chunks(), "aggregate.json": publishedJson(aggregates) },
     };
   },
 });

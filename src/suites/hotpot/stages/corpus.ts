@@ -13,7 +13,6 @@ import { ChatMessageSchema } from "../../../models/messages.ts";
 import type { DatasetRecords } from "../dataset_file.ts";
 import { CollectionModeSchema, type Corpus, CORPUS_FORMAT, type CorpusQuestion } from "../corpus.ts";
 import { SelectionReportSchema } from "./select.ts";
-import { concatBytes } from "../../../core/bytes.ts";
 
 /** What the corpus stage needs: the selected records of the run's `dataset` source. */
 export interface HotpotCorpusEnv {
@@ -53,12 +52,12 @@ function jsonText(value: unknown): string {
 const ELEMENT_INDENT = "\n    ";
 
 /**
- * The UTF-8 bytes of a corpus's published text (`head`: its text with `"questions": []`) with its questions'
+ * The UTF-8 bytes of a corpus's published text, in chunks, (`head`: its text with `"questions": []`) with its questions'
  * element texts put in: exactly `jsonText` of the whole corpus. (A JSON string holds no raw line break, so the
  * marker below is the top-level key's.)
  */
-function withQuestions(head: string, questions: readonly Uint8Array[]): Uint8Array {
-  if (questions.length === 0) return new TextEncoder().encode(head);
+function withQuestions(head: string, questions: readonly Uint8Array[]): Uint8Array[] {
+  if (questions.length === 0) return [new TextEncoder().encode(head)];
   const marker = '\n  "questions": []';
   const at = head.indexOf(marker);
   if (at < 0) throw new Error("hotpot-corpus: no questions key in the corpus head");
@@ -68,7 +67,7 @@ function withQuestions(head: string, questions: readonly Uint8Array[]): Uint8Arr
     ...questions,
     encoder.encode(`\n  ]${head.slice(at + marker.length)}`),
   ];
-  return concatBytes(parts);
+  return parts;
 }
 
 /** The `hotpot-corpus` stage. */

@@ -66,8 +66,9 @@ export const hotpotReportStage = defineStage({
   textInputs: ["aggregate", "ceiling-aggregate:*", "ceiling-results:*"],
   // The rows are read one at a time from the bytes (rows.ts): only their figures are held.
   bytesInputs: ["results"],
-  // Cards and contexts are read one at a time.
-  lazyInputs: ["card:*", "context:*"],
+  // Cards and contexts are read one at a time; the rows' bytes are read when their figures are taken, and
+  // dropped then.
+  lazyInputs: ["card:*", "context:*", "results"],
   outputs: {
     "stats.json": {
       schema: z.string(),
@@ -95,7 +96,7 @@ export const hotpotReportStage = defineStage({
     const analysis = await hotpotAnalysis(
       aggregates,
       meta.corpus,
-      readRowFigures(z.instanceof(Uint8Array).parse(inputs.results)),
+      readRowFigures(z.instanceof(Uint8Array).parse(await load("results"))),
       (hash) => load(`context:${hash}`),
       params.bootstrap,
       params.cost,
