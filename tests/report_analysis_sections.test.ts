@@ -8,7 +8,11 @@ import { hotpotStats } from "../src/suites/hotpot/stats.ts";
 import { hypothesisInterval } from "../src/suites/hotpot/stats_report.ts";
 import { packExplorer, scriptJson } from "../src/report/explorer.ts";
 import { explorerHtml } from "../src/report/explorer.ts";
-import { EMBEDDED_CONTEXT_QUESTIONS, hotpotExplorer } from "../src/suites/hotpot/explorer.ts";
+import {
+  EMBEDDED_CONTEXT_QUESTIONS,
+  hotpotExplorer,
+  hotpotExplorerPacked,
+} from "../src/suites/hotpot/explorer.ts";
 import type { HotpotResultRow } from "../src/suites/hotpot/run_suite.ts";
 import { rowFigures } from "../src/suites/hotpot/rows.ts";
 import { METRIC_NAMES } from "../src/suites/hotpot/scoring.ts";
@@ -238,4 +242,49 @@ Deno.test("engines explorer: a probe is never tagged kept or lost verbatim, only
     "NOT IN CONTEXT",
   ]);
   assert.ok(data.filters.some((f) => f.id === "type"));
+});
+
+Deno.test("the hotpot explorer packed as it is made shows exactly what the whole data shows", async () => {
+  const ids = ["q1", "q2", "q3"];
+  const corpus = {
+    questions: ids.map((id) => ({
+      id,
+      type: "bridge",
+      level: "hard",
+      question: `Who ${id}?`,
+      context: [{ title: "T", sentences: ["Kept sentence.", "Lost sentence."] }],
+      collection: "scripted",
+      valid: true,
+      trajectory: [],
+    })),
+    gold: Object.fromEntries(
+      ids.map((
+        id,
+      ) => [id, { answer: "A", supporting_facts: [{ title: "T", sent_id: 0 }, { title: "T", sent_id: 1 }] }]),
+    ),
+  } as unknown as Corpus;
+  const rows = ids.flatMap((id) => [row(id, "full", 1, `f-${id}`), row(id, "jev", 0, `j-${id}`)]).map(
+    rowFigures,
+  );
+  const lookup = (hash: string) =>
+    Promise.resolve([{ role: "user" as const, content: `Kept sentence. ${hash}\nshared line` }]);
+  const whole = packExplorer(await hotpotExplorer(reportCorpusOf(corpus), rows, lookup));
+  const packed = await hotpotExplorerPacked(reportCorpusOf(corpus), rows, lookup);
+  assert.equal(packed.itemCount, 3);
+  // Strings are interned in another order; resolved, the two are the same.
+  const resolve = (value: unknown, strings: string[], key = ""): unknown => {
+    if (typeof value === "number") return ["ctx", "open"].includes(key) ? value : strings[value];
+    if (Array.isArray(value)) return value.map((v) => resolve(v, strings, key === "" ? "" : key));
+    if (value && typeof value === "object") {
+      return Object.fromEntries(
+        Object.entries(value).filter(([k]) => k !== "strings").map(([k, v]) => [k, resolve(v, strings, k)]),
+      );
+    }
+    return value;
+  };
+  const a = whole as { strings: string[] };
+  const b = packed.packed as { strings: string[] };
+  assert.deepEqual(resolve(b, b.strings), resolve(a, a.strings));
+  assert.equal(b.strings.filter((s) => s === "shared line").length, 1);
+  assert.equal(explorerHtml(packed).markup.includes('data-items="3"'), true);
 });

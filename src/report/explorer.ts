@@ -93,43 +93,94 @@ function displayContent(m: ChatMessage): string {
   return content;
 }
 
+function packContext(t: StringTable, messages: readonly ChatMessage[]): unknown {
+  return messages.map((m) => {
+    const text = [
+      displayContent(m),
+      ...(m.tool_calls ?? []).map((c) => `→ ${c.function.name}(${c.function.arguments})`),
+    ].join("\n");
+    return [t.id(m.role), text.split("\n").map((x) => t.id(x))];
+  });
+}
+
+function packFilters(t: StringTable, filters: readonly ExplorerFilter[]): unknown {
+  return filters.map((f) => ({
+    id: f.id,
+    label: t.id(f.label),
+    options: f.options.map((o) => [t.id(o.value), t.id(o.label)]),
+  }));
+}
+
+function packItem(t: StringTable, item: ExplorerItem): unknown {
+  const ids = (texts: readonly string[]) => texts.map((x) => t.id(x));
+  return {
+    id: t.id(item.id),
+    label: t.id(item.label),
+    tags: Object.fromEntries(Object.entries(item.tags).map(([k, v]) => [k, ids(v)])),
+    sections: item.sections.map((s) => ({
+      h: t.id(s.heading),
+      ...(s.facts ? { kv: s.facts.map(([k, v]) => [t.id(k), t.id(v)]) } : {}),
+      ...(s.table ? { head: ids(s.table.headers), rows: s.table.rows.map(ids) } : {}),
+      ...(s.context !== undefined ? { ctx: s.context } : {}),
+      ...(s.marks && s.marks.length > 0 ? { marks: ids(s.marks) } : {}),
+      ...(s.open ? { open: 1 } : {}),
+    })),
+  };
+}
+
 /** The compact JSON form of the data (string indices instead of texts). */
 export function packExplorer(data: ExplorerData): unknown {
   const t = new StringTable();
-  const ids = (texts: readonly string[]) => texts.map((x) => t.id(x));
-  const contexts = data.contexts.map((messages) =>
-    messages.map((m) => {
-      const text = [
-        displayContent(m),
-        ...(m.tool_calls ?? []).map((c) => `→ ${c.function.name}(${c.function.arguments})`),
-      ].join("\n");
-      return [t.id(m.role), ids(text.split("\n"))];
-    })
-  );
-  return {
-    title: t.id(data.title),
-    item: t.id(data.itemName),
-    filters: data.filters.map((f) => ({
-      id: f.id,
-      label: t.id(f.label),
-      options: f.options.map((o) => [t.id(o.value), t.id(o.label)]),
-    })),
-    items: data.items.map((item) => ({
-      id: t.id(item.id),
-      label: t.id(item.label),
-      tags: Object.fromEntries(Object.entries(item.tags).map(([k, v]) => [k, ids(v)])),
-      sections: item.sections.map((s) => ({
-        h: t.id(s.heading),
-        ...(s.facts ? { kv: s.facts.map(([k, v]) => [t.id(k), t.id(v)]) } : {}),
-        ...(s.table ? { head: ids(s.table.headers), rows: s.table.rows.map(ids) } : {}),
-        ...(s.context !== undefined ? { ctx: s.context } : {}),
-        ...(s.marks && s.marks.length > 0 ? { marks: ids(s.marks) } : {}),
-        ...(s.open ? { open: 1 } : {}),
-      })),
-    })),
-    contexts,
-    strings: t.list,
-  };
+  const contexts = data.contexts.map((messages) => packContext(t, messages));
+  const title = t.id(data.title);
+  const item = t.id(data.itemName);
+  const filters = packFilters(t, data.filters);
+  return { title, item, filters, items: data.items.map((i) => packItem(t, i)), contexts, strings: t.list };
+}
+
+/** Explorer data already packed (see {@link ExplorerPacker}). */
+export interface PackedExplorer {
+  itemName: string;
+  itemCount: number;
+  /** The compact JSON form, as {@link packExplorer} makes it. */
+  packed: unknown;
+}
+
+/**
+ * Packs an explorer's items and contexts as they are made, into one string table: a report of thousands of
+ * items holds their packed form (indices), never every item as objects and strings. The texts are interned in
+ * the order they are added, so the string table's order differs from {@link packExplorer}'s; the page reads
+ * both alike.
+ */
+export class ExplorerPacker {
+  readonly #t = new StringTable();
+  readonly #items: unknown[] = [];
+  readonly #contexts: unknown[] = [];
+
+  /** Adds a context; returns its index (what a section's `context` names). */
+  addContext(messages: readonly ChatMessage[]): number {
+    this.#contexts.push(packContext(this.#t, messages));
+    return this.#contexts.length - 1;
+  }
+
+  /** Adds the next item. */
+  addItem(item: ExplorerItem): void {
+    this.#items.push(packItem(this.#t, item));
+  }
+
+  /** The packed explorer, with its title, item name and filters. */
+  finish(title: string, itemName: string, filters: readonly ExplorerFilter[]): PackedExplorer {
+    const t = this.#t;
+    const packed = {
+      title: t.id(title),
+      item: t.id(itemName),
+      filters: packFilters(t, filters),
+      items: this.#items,
+      contexts: this.#contexts,
+      strings: t.list,
+    };
+    return { itemName, itemCount: this.#items.length, packed };
+  }
 }
 
 /** JSON safe inside a `<script>` element: `<` (and the JS line separators) escaped. */
@@ -141,10 +192,13 @@ export function scriptJson(value: unknown): string {
 }
 
 /** The explorer block: a heading, a mount point, the data and the script (no network, no external files). */
-export function explorerHtml(data: ExplorerData): Html {
-  return safeHtml`<h2 id="explorer-heading">Explorer: every ${data.itemName}</h2>
+export function explorerHtml(data: ExplorerData | PackedExplorer): Html {
+  const { itemName, itemCount, packed } = "packed" in data
+    ? data
+    : { itemName: data.itemName, itemCount: data.items.length, packed: packExplorer(data) };
+  return safeHtml`<h2 id="explorer-heading">Explorer: every ${itemName}</h2>
 <style>${rawHtml(EXPLORER_CSS)}</style>
-<div id="explorer" data-items="${data.items.length}"><p class="note">The explorer needs JavaScript (inline; nothing is loaded from the network).</p></div>
-<script type="application/json" id="explorer-data">${rawHtml(scriptJson(packExplorer(data)))}</script>
+<div id="explorer" data-items="${itemCount}"><p class="note">The explorer needs JavaScript (inline; nothing is loaded from the network).</p></div>
+<script type="application/json" id="explorer-data">${rawHtml(scriptJson(packed))}</script>
 <script>${rawHtml(EXPLORER_SCRIPT)}</script>`;
 }

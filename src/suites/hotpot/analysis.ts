@@ -6,7 +6,7 @@
  */
 import { z } from "zod";
 import { ChatMessageSchema } from "../../models/messages.ts";
-import { hotpotExplorer } from "./explorer.ts";
+import { hotpotExplorerPacked } from "./explorer.ts";
 import type { HotpotMethodAggregate } from "./aggregate.ts";
 import type { ReportCorpus } from "./question_card.ts";
 import type { HotpotRowFigures } from "./rows.ts";
@@ -33,7 +33,7 @@ export async function hotpotAnalysis(
   return {
     meta: {
       stats,
-      explorer: await hotpotExplorer(corpus, rows, contexts),
+      explorer: await hotpotExplorerPacked(corpus, rows, contexts),
       ...(cost ? { cost: cost as RunCost } : {}),
     },
     statsJson: `${JSON.stringify(finiteOrNull(stats), null, 2)}\n`,

@@ -10,7 +10,13 @@
 import type { ChatMessage } from "../../models/messages.ts";
 import type { ReportCorpus } from "./question_card.ts";
 import type { HotpotRowFigures } from "./rows.ts";
-import type { ExplorerData, ExplorerItem, ExplorerSection } from "../../report/explorer.ts";
+import {
+  type ExplorerData,
+  type ExplorerItem,
+  ExplorerPacker,
+  type ExplorerSection,
+  type PackedExplorer,
+} from "../../report/explorer.ts";
 
 const pct = (x: number) => (100 * x).toFixed(1);
 
@@ -32,6 +38,12 @@ function conditionLabel(r: HotpotRowFigures): string {
   }`;
 }
 
+/** Where the explorer's items and contexts go as they are made (arrays, or an {@link ExplorerPacker}). */
+interface ExplorerSink {
+  addContext(messages: ChatMessage[]): number;
+  addItem(item: ExplorerItem): void;
+}
+
 /**
  * Builds the explorer data of a hotpot run; contexts are read one at a time (each is needed only to mark the
  * gold sentences it kept, and kept for display for the first {@link EMBEDDED_CONTEXT_QUESTIONS} questions).
@@ -41,12 +53,39 @@ export async function hotpotExplorer(
   rows: readonly HotpotRowFigures[],
   contexts: ContextLookup,
 ): Promise<ExplorerData> {
+  const items: ExplorerItem[] = [];
+  const list: ChatMessage[][] = [];
+  const header = await buildHotpotExplorer(corpus, rows, contexts, {
+    addContext: (messages) => list.push(messages) - 1,
+    addItem: (item) => void items.push(item),
+  });
+  return { ...header, items, contexts: list };
+}
+
+/**
+ * The same explorer, packed as each question's item is made (a report of thousands of questions never holds
+ * every item as objects): what the report embeds.
+ */
+export async function hotpotExplorerPacked(
+  corpus: ReportCorpus,
+  rows: readonly HotpotRowFigures[],
+  contexts: ContextLookup,
+): Promise<PackedExplorer> {
+  const packer = new ExplorerPacker();
+  const header = await buildHotpotExplorer(corpus, rows, contexts, packer);
+  return packer.finish(header.title, header.itemName, header.filters);
+}
+
+async function buildHotpotExplorer(
+  corpus: ReportCorpus,
+  rows: readonly HotpotRowFigures[],
+  contexts: ContextLookup,
+  sink: ExplorerSink,
+): Promise<Pick<ExplorerData, "title" | "itemName" | "filters">> {
   const contextIndex = new Map<string, number>();
-  const contextList: ChatMessage[][] = [];
   const methods = [...new Set(rows.map((r) => r.method))];
   const byQuestion = new Map<string, HotpotRowFigures[]>();
   for (const r of rows) byQuestion.set(r.question_id, [...(byQuestion.get(r.question_id) ?? []), r]);
-  const items: ExplorerItem[] = [];
   for (const [position, q] of corpus.questions.entries()) {
     const embed = position < EMBEDDED_CONTEXT_QUESTIONS;
     const gold = q.gold;
@@ -116,8 +155,7 @@ export async function hotpotExplorer(
       }
       let index = contextIndex.get(r.context_hash!);
       if (index === undefined && embed) {
-        index = contextList.length;
-        contextList.push(messages);
+        index = sink.addContext(messages);
         contextIndex.set(r.context_hash!, index);
       }
       const text = messages.map((m) => m.content ?? "").join("\n");
@@ -139,7 +177,7 @@ export async function hotpotExplorer(
         marks: goldSentences.filter((_, i) => marks[i]).map((g) => g.text),
       });
     }
-    items.push({
+    sink.addItem({
       id: q.id,
       label: `${q.type}: ${q.question}`,
       tags: {
@@ -183,7 +221,5 @@ export async function hotpotExplorer(
         options: compressed.map((m) => ({ value: m, label: `${m} right` })),
       },
     ],
-    items,
-    contexts: contextList,
   };
 }

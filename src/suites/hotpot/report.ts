@@ -18,7 +18,7 @@ import {
   hotpotReportTitle,
 } from "./report_protocol.ts";
 import type { HotpotStats } from "./stats.ts";
-import type { ExplorerData } from "../../report/explorer.ts";
+import type { ExplorerData, PackedExplorer } from "../../report/explorer.ts";
 import type { RunCost } from "../../analysis/cost.ts";
 import { type CeilingResult, ceilingSweepMarkdown } from "./ceiling_sweep.ts";
 import { costMarkdown } from "../../analysis/cost_report.ts";
@@ -36,7 +36,7 @@ export interface HotpotReportMeta {
   /** Intervals and paired differences (absent: the report shows point estimates only). */
   stats?: HotpotStats;
   /** The per-question explorer of report.html (absent: no explorer). */
-  explorer?: ExplorerData;
+  explorer?: ExplorerData | PackedExplorer;
   /** The cost section (absent when no price was given). */
   cost?: RunCost;
   /** A ceiling sweep's per-ceiling results (absent: one ceiling). */
