@@ -137,15 +137,14 @@ Deno.test("with intervals the hypothesis no longer says there is no test, and st
   );
 });
 
-Deno.test("hotpot explorer embeds the context text of the first questions only, and marks kept or lost for all", async () => {
-  const n = EMBEDDED_CONTEXT_QUESTIONS + 2;
-  const ids = Array.from({ length: n }, (_, i) => `q${String(i).padStart(4, "0")}`);
-  const corpus = {
+/** A corpus of `ids`, each with one article "T" of the two given sentences, both gold supporting facts. */
+function twoSentenceCorpus(ids: readonly string[], sentences: (id: string) => [string, string]): Corpus {
+  return {
     questions: ids.map((id) => ({
       id,
       type: "bridge",
       question: "Who?",
-      context: [{ title: "T", sentences: [`Kept ${id}.`, `Lost ${id}.`] }],
+      context: [{ title: "T", sentences: sentences(id) }],
       valid: true,
       trajectory: [],
     })),
@@ -155,6 +154,12 @@ Deno.test("hotpot explorer embeds the context text of the first questions only, 
       ) => [id, { answer: "A", supporting_facts: [{ title: "T", sent_id: 0 }, { title: "T", sent_id: 1 }] }]),
     ),
   } as unknown as Corpus;
+}
+
+Deno.test("hotpot explorer embeds the context text of the first questions only, and marks kept or lost for all", async () => {
+  const n = EMBEDDED_CONTEXT_QUESTIONS + 2;
+  const ids = Array.from({ length: n }, (_, i) => `q${String(i).padStart(4, "0")}`);
+  const corpus = twoSentenceCorpus(ids, (id) => [`Kept ${id}.`, `Lost ${id}.`]);
   const rows = ids.map((id) => row(id, "jev", 1, `h-${id}`));
   const read: string[] = [];
   const data = await hotpotExplorer(reportCorpusOf(corpus), rows.map(rowFigures), (hash) => {
@@ -246,23 +251,7 @@ Deno.test("engines explorer: a probe is never tagged kept or lost verbatim, only
 
 Deno.test("the hotpot explorer packed as it is made shows exactly what the whole data shows", async () => {
   const ids = ["q1", "q2", "q3"];
-  const corpus = {
-    questions: ids.map((id) => ({
-      id,
-      type: "bridge",
-      level: "hard",
-      question: `Who ${id}?`,
-      context: [{ title: "T", sentences: ["Kept sentence.", "Lost sentence."] }],
-      collection: "scripted",
-      valid: true,
-      trajectory: [],
-    })),
-    gold: Object.fromEntries(
-      ids.map((
-        id,
-      ) => [id, { answer: "A", supporting_facts: [{ title: "T", sent_id: 0 }, { title: "T", sent_id: 1 }] }]),
-    ),
-  } as unknown as Corpus;
+  const corpus = twoSentenceCorpus(ids, () => ["Kept sentence.", "Lost sentence."]);
   const rows = ids.flatMap((id) => [row(id, "full", 1, `f-${id}`), row(id, "jev", 0, `j-${id}`)]).map(
     rowFigures,
   );

@@ -1,10 +1,11 @@
 /**
- * A file's bytes in chunks read into one buffer that is reused: reading a large file (a journal, a published
- * corpus) leaves no garbage of chunk buffers behind for the collector.
+ * A file's bytes in chunks read into one buffer that is reused (and its hash, and its lines): reading a large
+ * file (a journal, a published corpus) never holds it whole and leaves no garbage of chunk buffers behind.
  *
  * @module
  */
 import { createHash } from "node:crypto";
+import { concatBytes } from "./bytes.ts";
 
 /** Size of the reused buffer (bytes). */
 export const FILE_CHUNK_BYTES = 1 << 20;
@@ -36,4 +37,21 @@ export async function hashFile(path: string, each?: (chunk: Uint8Array) => void)
     each?.(chunk);
   }
   return hash.digest("hex");
+}
+
+/** The lines of a file (without their newlines), read in chunks: a file of any size is never held whole. */
+export async function* fileLines(path: string): AsyncGenerator<string> {
+  const decoder = new TextDecoder("utf-8", { fatal: true });
+  let pending: Uint8Array[] = [];
+  for await (const chunk of fileChunks(path)) {
+    let start = 0;
+    for (let end = chunk.indexOf(10); end !== -1; end = chunk.indexOf(10, start)) {
+      pending.push(chunk.subarray(start, end));
+      yield decoder.decode(concatBytes(pending));
+      pending = [];
+      start = end + 1;
+    }
+    if (start < chunk.length) pending.push(chunk.slice(start)); // the chunk's buffer is reused
+  }
+  if (pending.length > 0) yield decoder.decode(concatBytes(pending));
 }

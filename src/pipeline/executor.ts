@@ -331,7 +331,9 @@ export class Executor {
     }
     const promise = this.#execute(key, call, fn);
     this.#inFlight.set(key, promise);
-    promise.then((r) => this.#done.set(key, { node: r.node, call }), () => {})
+    // Only the output kinds are kept with the outcome, not the call: its params and inputs are the journal's.
+    const kinds: OutputKinds = { textOutputs: call.textOutputs, unheldOutputs: call.unheldOutputs };
+    promise.then((r) => this.#done.set(key, { node: r.node, call: kinds }), () => {})
       .finally(() => this.#inFlight.delete(key));
     return promise;
   }

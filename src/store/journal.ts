@@ -8,8 +8,7 @@
 import { z } from "zod";
 import { canonicalJson } from "./canonical.ts";
 import { sha256Hex } from "./hash.ts";
-import { fileChunks } from "../core/file_chunks.ts";
-import { concatBytes } from "../core/bytes.ts";
+import { fileLines } from "../core/file_chunks.ts";
 import { type Node, NodeSchema, type RunHeader, RunHeaderSchema } from "./manifest.ts";
 
 const Sha = z.string().regex(/^[0-9a-f]{64}$/);
@@ -100,23 +99,6 @@ export function parseJournal(bytes: Uint8Array): JournalReading {
   reading.lines = lines.length;
   reading.lastLineHash = prev;
   return reading;
-}
-
-/** The lines of a file (without their newlines), read in chunks: a file of any size is never held whole. */
-export async function* fileLines(path: string): AsyncGenerator<string> {
-  const decoder = new TextDecoder("utf-8", { fatal: true });
-  let pending: Uint8Array[] = [];
-  for await (const chunk of fileChunks(path)) {
-    let start = 0;
-    for (let end = chunk.indexOf(10); end !== -1; end = chunk.indexOf(10, start)) {
-      pending.push(chunk.subarray(start, end));
-      yield decoder.decode(concatBytes(pending));
-      pending = [];
-      start = end + 1;
-    }
-    if (start < chunk.length) pending.push(chunk.slice(start)); // the chunk's buffer is reused
-  }
-  if (pending.length > 0) yield decoder.decode(concatBytes(pending));
 }
 
 /**

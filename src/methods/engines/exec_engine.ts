@@ -17,6 +17,7 @@ import type { ChatMessage } from "../../models/messages.ts";
 import { type CompressOptions, type CompressResult, type ContextEngine, EngineError } from "./engine.ts";
 import { outsideRequest, parseOutsideReply } from "./outside_protocol.ts";
 import { splitCommandLine } from "./split_command.ts";
+import { concatBytes } from "../../core/bytes.ts";
 
 /** Characters of stderr quoted in a failure reason. */
 const STDERR_TAIL_CHARS = 300;
@@ -118,7 +119,8 @@ export function createExecEngine(command: string, options: ExecEngineOptions): C
           throw new EngineError(`${name}: timed out after ${timeoutMs} ms (killed)`);
         }
         const [status] = await finished;
-        const decode = (chunks: Uint8Array[]) => redact(new TextDecoder().decode(concat(chunks)), secrets);
+        const decode = (chunks: Uint8Array[]) =>
+          redact(new TextDecoder().decode(concatBytes(chunks)), secrets);
         if (!status.success) {
           const stderr = decode(err).trim();
           const tail = stderr.length > STDERR_TAIL_CHARS ? `…${stderr.slice(-STDERR_TAIL_CHARS)}` : stderr;
@@ -130,14 +132,4 @@ export function createExecEngine(command: string, options: ExecEngineOptions): C
       }
     },
   };
-}
-
-function concat(chunks: Uint8Array[]): Uint8Array {
-  const out = new Uint8Array(chunks.reduce((n, c) => n + c.length, 0));
-  let at = 0;
-  for (const chunk of chunks) {
-    out.set(chunk, at);
-    at += chunk.length;
-  }
-  return out;
 }
