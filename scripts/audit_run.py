@@ -26,6 +26,7 @@ import sys
 FORMAT = "compaction-bench/run@1"
 HEX64 = re.compile(r"^[0-9a-f]{64}$")
 BLOB_PATH = re.compile(r"^objects/sha256/([0-9a-f]{2})/([0-9a-f]{62})$")
+OBJECT_FOLDER = re.compile(r"^objects(/sha256(/[0-9a-f]{2})?|/tmp)?$")
 EXPORT_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
 RESULT_FILES = ("results.json", "aggregate.json", "REPORT.md", "report.html")
 HEADER_FIELDS = ("format", "program", "suite", "invocation", "tokenizer", "protocol", "sources", "created")
@@ -256,9 +257,17 @@ class Audit:
                 self.add("unreadable", rel, "cannot be examined (%s)" % error.strerror)
                 continue
             if stat.S_ISDIR(info.st_mode):
+                if rel.startswith("objects/") and not OBJECT_FOLDER.match(rel):
+                    self.add("unknown_file", rel, "a folder under objects/ that is neither a blob prefix nor objects/tmp")
                 self.walk(rel)
             else:
                 self.entries[rel] = info
+                if stat.S_ISREG(info.st_mode) and info.st_nlink > 1:
+                    self.add(
+                        "hard_link",
+                        rel,
+                        "%d hard links: its bytes are shared with a file outside the run" % info.st_nlink,
+                    )
 
     def structure(self):
         self.walk("")

@@ -17,6 +17,16 @@ async function finishedRun(): Promise<{ dir: string; run: string; manifest: Mani
   return { dir, run, manifest, blobs };
 }
 
+/** Runs the independent auditor (python3 stdlib) on `run`. */
+async function auditRun(run: string, ...flags: string[]): Promise<{ code: number; stdout: string }> {
+  const out = await new Deno.Command("python3", {
+    args: [join(ROOT, "scripts", "audit_run.py"), ...flags, run],
+    stdout: "piped",
+    stderr: "piped",
+  }).output();
+  return { code: out.code, stdout: new TextDecoder().decode(out.stdout) };
+}
+
 function show(problems: Problem[]): string {
   return problems.map((p) => `${p.kind}: ${p.subject}: ${p.detail}`).join("\n");
 }
@@ -239,6 +249,46 @@ Deno.test("every tampering at once through the CLI: exit 1, each named, no stack
     assert.match(result.stdout, new RegExp(`mode: blob ${blobs[3]}`));
     assert.match(result.stdout, /not_regular: file results\.json/);
     assert.doesNotMatch(result.stdout + result.stderr, /^\s+at |Uncaught|panicked/m);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("a blob hard-linked to a file outside the run is named (st_nlink > 1), even with the right bytes", async () => {
+  const { dir, run, blobs } = await finishedRun();
+  try {
+    const path = join(run, blobRelativePath(blobs[0]));
+    const outside = join(dir, "outside-copy");
+    await Deno.copyFile(path, outside);
+    await replace(path, () => Deno.link(outside, path));
+    const report = await verifyRun(run);
+    expectProblem(report.problems, "hard_link", blobRelativePath(blobs[0]), /2 hard links/);
+    assert.equal(report.ok, false);
+    const cli = await runCli(["verify", run]);
+    assert.equal(cli.code, 1);
+    assert.match(cli.stdout, /hard_link: objects\/sha256\//);
+    const audit = await auditRun(run);
+    assert.equal(audit.code, 1);
+    assert.match(audit.stdout, /hard_link: objects\/sha256\/.* 2 hard links/);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("a folder under objects/ that is no blob prefix is named, even empty; well-named prefixes pass", async () => {
+  const { dir, run } = await finishedRun();
+  try {
+    await Deno.mkdir(join(run, "objects", "sha256", "ab"), { recursive: true });
+    assert.equal((await verifyRun(run)).ok, true, "an empty well-named prefix is no problem");
+    for (const bogus of ["objects/sha256/0g", "objects/sha256/abc", "objects/sha1", "objects/sha256/ab/cd"]) {
+      await Deno.mkdir(join(run, bogus), { recursive: true });
+      const report = await verifyRun(run);
+      expectProblem(report.problems, "unknown_file", bogus, /neither a blob prefix/);
+      const audit = await auditRun(run, "--strict");
+      assert.equal(audit.code, 1);
+      assert.ok(audit.stdout.includes(`unknown_file: ${bogus}: a folder under objects/`), audit.stdout);
+      await Deno.remove(join(run, bogus));
+    }
   } finally {
     await Deno.remove(dir, { recursive: true });
   }

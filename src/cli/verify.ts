@@ -22,7 +22,8 @@ symlinks (blobs and published files must be regular files inside the run, blobs 
 blob is rehashed, every reference of its manifest and journal resolved, every node key recomputed, the
 DAG checked (no cycle; every input produced by an earlier node or declared as a source) and every file.
 Names every problem: missing, altered, dangling, key_mismatch, cycle, unknown_file, journal, manifest,
-file_mismatch, unfinished, not_regular, mode, unreadable.
+file_mismatch, unfinished, not_regular, mode, unreadable, hard_link (a file with st_nlink > 1); a folder
+under objects/ that is not a blob prefix is unknown_file.
 
 Options:
   --json      print the report as JSON (one run: its report; a folder: {root, ok, runs, unreadable})

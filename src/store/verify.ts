@@ -38,7 +38,9 @@ export type ProblemKind =
   /** A blob whose mode is not 0444. */
   | "mode"
   /** A path that cannot be read (permissions, I/O error, too large, changed while read). */
-  | "unreadable";
+  | "unreadable"
+  /** A file of the run with more than one hard link (`st_nlink > 1`): its bytes can change from outside. */
+  | "hard_link";
 
 /** The checker's phases, in order. */
 export type Phase = "structure" | "blobs" | "records" | "dag" | "files";
@@ -69,6 +71,8 @@ export interface VerifyReport extends CheckStats {
 export const MAX_RECORD_FILE_BYTES = 256 * 1024 * 1024;
 
 const BLOB_PATH = /^objects\/sha256\/([0-9a-f]{2})\/([0-9a-f]{62})$/;
+/** The folders a run may hold under `objects/`: the hash's folder, its prefixes, and the writer's temp folder. */
+const OBJECT_FOLDER = /^objects(\/sha256(\/[0-9a-f]{2})?|\/tmp)?$/;
 const BLOB_READERS = 4;
 
 interface Entry {
@@ -164,8 +168,21 @@ export class RunChecker {
           add("unreadable", rel, `cannot be examined (${error.name})`);
           continue;
         }
-        if (info.isDirectory) await walk(join(dir, name), rel);
-        else this.#entries.set(rel, { rel, info });
+        if (info.isDirectory) {
+          if (rel.startsWith(`${RUN_FILES.objects}/`) && !OBJECT_FOLDER.test(rel)) {
+            add("unknown_file", rel, "a folder under objects/ that is neither a blob prefix nor objects/tmp");
+          }
+          await walk(join(dir, name), rel);
+        } else {
+          this.#entries.set(rel, { rel, info });
+          if (info.isFile && (info.nlink ?? 1) > 1) {
+            add(
+              "hard_link",
+              rel,
+              `${info.nlink} hard links: its bytes are shared with a file outside the run`,
+            );
+          }
+        }
       }
     };
     await walk(this.#run, "");
