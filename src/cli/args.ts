@@ -8,6 +8,8 @@ import { parseArgs, type ParseArgsOptionsConfig } from "node:util";
 import type { z } from "zod";
 import { UsageError } from "../errors.ts";
 import { refuseRepeatedOptions } from "../core/option_rules.ts";
+import { CLI } from "./program_name.ts";
+import { nearestOption } from "./option_suggest.ts";
 
 /** Parsed options and positionals of one command. */
 export interface ParsedCommand<T> {
@@ -36,7 +38,7 @@ export function parseCommand<S extends z.ZodType>(
     });
   } catch (error) {
     if (error instanceof TypeError) {
-      throw new UsageError(`${command}: ${error.message} (see '${command} --help')`);
+      throw new UsageError(`${command}: ${syntaxProblem(command, error, spec)}`);
     }
     throw error;
   }
@@ -54,4 +56,22 @@ export function parseCommand<S extends z.ZodType>(
     throw new UsageError(`${command}: ${problems.join("; ")}`);
   }
   return { options: result.data, positionals: parsed.positionals };
+}
+
+/**
+ * One line for a syntax error of `parseArgs`: an unknown option is named with the nearest known one (node's
+ * own message suggests `-- "--name` with an unbalanced quote); any other problem keeps node's message. Both
+ * end with where the help is.
+ */
+function syntaxProblem(command: string, error: TypeError, spec: ParseArgsOptionsConfig): string {
+  const code = (error as TypeError & { code?: string }).code;
+  const unknown = /Unknown option '([^']+)'/.exec(error.message);
+  const help = `see '${CLI} ${command} --help'`;
+  if (code === "ERR_PARSE_ARGS_UNKNOWN_OPTION" && unknown) {
+    const typed = unknown[1];
+    const meant = typed.startsWith("--") ? nearestOption(typed, ["help", ...Object.keys(spec)]) : null;
+    const suggestion = meant !== null ? `; did you mean --${meant}?` : "";
+    return `unknown option ${typed}${suggestion} (${help})`;
+  }
+  return `${error.message} (${help})`;
 }

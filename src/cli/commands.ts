@@ -12,6 +12,7 @@ import { serveReferenceCommand } from "./serve_reference.ts";
 import { tokensCommand } from "./tokens.ts";
 import { verifyCommand } from "./verify.ts";
 import { mergeCommand } from "./merge.ts";
+import { CLI } from "./program_name.ts";
 
 /** One CLI command. */
 export interface Command {
@@ -47,7 +48,7 @@ export function usage(): string {
   const lines = Object.entries(COMMANDS).map(([word, c]) => `  ${word.padEnd(width)}  ${c.summary}`);
   return `compaction-bench: how well do context-compaction methods keep what an LLM agent needs?
 
-Usage: compaction-bench COMMAND [options]   (COMMAND --help for details)
+Usage: ${CLI} COMMAND [options]   (COMMAND --help for details)
 
 Commands:
 ${lines.join("\n")}

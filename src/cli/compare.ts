@@ -11,8 +11,9 @@ import { textTable } from "../core/markdown_table.ts";
 import { parseCommand } from "./args.ts";
 import { BOOTSTRAP_OPTION_HELP, bootstrapOption } from "./stats_options.ts";
 import { suiteNamed } from "../suites/registry.ts";
+import { CLI } from "./program_name.ts";
 
-const HELP = `compaction-bench compare RUN_A RUN_B [options]
+const HELP = `${CLI} compare RUN_A RUN_B [options]
 
 Compares two finished runs of the same suite (hotpot, sweep or engines). For hotpot and sweep runs it pairs
 units by id (hotpot: questions; sweep: generation × answer) and prints each method's or context kind's paired

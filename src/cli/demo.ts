@@ -14,8 +14,9 @@ import { checkNewOutputPath, inputError } from "../fs_input.ts";
 import { hotpotCommand, hotpotRun } from "./hotpot.ts";
 import { type LaneReply, LaneReplySchema } from "./demo_lane_messages.ts";
 import { defaultOutputPath } from "./run_setup.ts";
+import { CLI } from "./program_name.ts";
 
-const HELP = `compaction-bench demo [--output DIR] [--quiet]
+const HELP = `${CLI} demo [--output DIR] [--quiet]
 
 Runs the offline demo: hotpot (collect + run), sweep (and a second sweep reusing the first one's frozen
 summaries and rankings), and engines, all with the built-in deterministic reference model on the embedded

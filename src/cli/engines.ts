@@ -16,6 +16,7 @@ import { RUN_OPTION_HELP, RUN_OPTION_SPEC, RunOptionsShape } from "./run_setup.t
 import { writeFileAtomic } from "../store/run_dir.ts";
 import { checkNewOutputPath, inputError } from "../fs_input.ts";
 import { BOOTSTRAP_OPTION_HELP, bootstrapOption } from "./stats_options.ts";
+import { CLI } from "./program_name.ts";
 
 /** Turns × words per message at most: a bound on the generated transcript's size (and memory). */
 const MAX_GENERATED_WORDS = 2_000_000;
@@ -33,7 +34,7 @@ const ENGINES_RUN_OPTION_HELP = RUN_OPTION_HELP.split("\n")
   .filter((line) => !/^\s+--(resume|check-only)\b/.test(line))
   .join("\n");
 
-const RUN_HELP = `compaction-bench engines run [options] (--reference | --live)
+const RUN_HELP = `${CLI} engines run [options] (--reference | --live)
 
 Runs context engines head to head on one transcript: token savings (real tokenizer and chat template),
 verbatim needle recall, tool-pairing validity, messages out, compress latency (cold, warm median, p95) and
@@ -66,7 +67,7 @@ ${BOOTSTRAP_OPTION_HELP}
 ${MODEL_OPTION_HELP}
 ${ENGINES_RUN_OPTION_HELP}`;
 
-const GENERATE_HELP = `compaction-bench engines generate [options] [--out FILE]
+const GENERATE_HELP = `${CLI} engines generate [options] [--out FILE]
 
 Generates the deterministic transcript and prints its SHA-256; with --out writes it as JSON
 ({messages, needles}); an existing file is refused.
@@ -202,7 +203,7 @@ export function enginesCommand(argv: string[]): Promise<number> {
   if (sub === "run") return run(rest);
   if (sub === "generate") return generate(rest);
   if (sub === undefined || sub === "--help" || sub === "-h") {
-    console.log(`compaction-bench engines run|generate [options]   (see 'engines run --help')`);
+    console.log(`${CLI} engines run|generate [options]   (see '${CLI} engines run --help')`);
     return Promise.resolve(sub === undefined ? 2 : 0);
   }
   throw new UsageError(`engines: unknown subcommand '${sub}' (expected run or generate)`);

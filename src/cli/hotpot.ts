@@ -19,6 +19,7 @@ import { hotpotScoreCommand } from "./hotpot_score.ts";
 import { intListOption, intOption } from "./numbers.ts";
 import { parseResumable, RUN_OPTION_HELP, RUN_OPTION_SPEC, RunOptionsShape } from "./run_setup.ts";
 import { COLLECTION_MODE_HELP } from "./hotpot_collect_mode.ts";
+import { CLI } from "./program_name.ts";
 
 export { DEMO_DATASET };
 
@@ -28,7 +29,7 @@ const MAX_CHARS = 10_000_000;
 const COLLECT_MODEL_HELP = MODEL_OPTION_HELP.split("\n")
   .filter((line) => !/^ {2}--(live|reference|reference-delay-ms)\b/.test(line)).join("\n");
 
-const COLLECT_HELP = `compaction-bench hotpot collect [options]
+const COLLECT_HELP = `${CLI} hotpot collect [options]
 
 Freezes the question selection (before any model call) and collects each question's trajectory: the agent
 reads the ten articles through read_file tool calls. Writes corpus.json (dataset hash, protocol, filter
@@ -56,7 +57,7 @@ ${RUN_OPTION_HELP}
 Exit codes: 0 at least one valid trajectory (or a shard whose part holds no question), 1 none valid (the run
 is still written), 2 bad input.`;
 
-const RUN_HELP = `compaction-bench hotpot run --corpus FILE (--reference | --live) [options]
+const RUN_HELP = `${CLI} hotpot run --corpus FILE (--reference | --live) [options]
 
 Compacts each question's history with every method under one answer-input ceiling, asks the chat model,
 and scores against gold with the official HotpotQA metrics.
@@ -198,7 +199,7 @@ export async function hotpotCommand(argv: string[]): Promise<number> {
   if (sub === "generate") return await hotpotGenerateCommand(rest);
   if (sub === undefined || sub === "--help" || sub === "-h") {
     console.log(
-      "compaction-bench hotpot collect|run|score|generate [options]   (see 'hotpot SUBCOMMAND --help')",
+      `${CLI} hotpot collect|run|score|generate [options]   (see '${CLI} hotpot SUBCOMMAND --help')`,
     );
     return sub === undefined ? 2 : 0;
   }

@@ -15,8 +15,9 @@ import { sha256Hex } from "../store/hash.ts";
 import { writeFileAtomic } from "../store/run_dir.ts";
 import { parseCommand } from "./args.ts";
 import { intOption } from "./numbers.ts";
+import { CLI } from "./program_name.ts";
 
-const HELP = `compaction-bench hotpot generate --records N --out FILE [--seed S]
+const HELP = `${CLI} hotpot generate --records N --out FILE [--seed S]
 
 Writes N generated HotpotQA distractor records (half bridge, half comparison; ten articles each, answers and
 supporting facts correct by construction) for dry runs and scale tests. The layout follows the extension:

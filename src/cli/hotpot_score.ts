@@ -13,8 +13,9 @@ import { averageMetrics, type HotpotMetrics, scoreQuestion } from "../suites/hot
 import { parseCommand } from "./args.ts";
 import { readInputText } from "../fs_input.ts";
 import { parseJsonKeepingDecimalIds } from "../suites/hotpot/json_ids.ts";
+import { CLI } from "./program_name.ts";
 
-const HELP = `Usage: compaction-bench hotpot score --gold FILE --pred FILE
+const HELP = `Usage: ${CLI} hotpot score --gold FILE --pred FILE
 
 Scores HotpotQA predictions with the official hotpot_evaluate_v1.py metrics and prints them as JSON:
 em, f1, prec, recall, sp_em, sp_f1, sp_prec, sp_recall, joint_em, joint_f1, joint_prec, joint_recall.

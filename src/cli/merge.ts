@@ -12,10 +12,11 @@ import { planMerge, writeMerged } from "../store/merge.ts";
 import { readManifest, type RunDir } from "../store/run_dir.ts";
 import { mergedPublishers } from "../suites/merged_publish.ts";
 import { parseCommand } from "./args.ts";
+import { CLI } from "./program_name.ts";
 
 const MERGEABLE = Object.keys(mergedPublishers).join(", ");
 
-const HELP = `compaction-bench merge OUT RUN...
+const HELP = `${CLI} merge OUT RUN...
 
 Joins finished shards of one protocol (runs made with --shard K/N, e.g. as array jobs on several machines)
 into a new run OUT: blobs by hash, nodes by key, each shard's manifest hash recorded in the header; then the
@@ -42,7 +43,7 @@ export async function mergeCommand(argv: string[]): Promise<number> {
   }
   const [out, ...runs] = positionals;
   if (out === undefined || runs.length === 0) {
-    throw new UsageError("merge: expected OUT RUN... (see 'merge --help')");
+    throw new UsageError(`merge: expected OUT RUN... (see '${CLI} merge --help')`);
   }
   const suite = await suiteOfFirst(runs[0]);
   const publisher = mergedPublishers[suite];

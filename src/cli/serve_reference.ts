@@ -10,9 +10,10 @@ import { parseCommand } from "./args.ts";
 import { loadTokenCounter } from "../tokens/load.ts";
 import { parseFaultSpec } from "../models/reference/faults.ts";
 import { startReferenceServer } from "../models/reference/server.ts";
+import { CLI } from "./program_name.ts";
 
 /** The `--help` text of serve-reference. */
-export const SERVE_REFERENCE_HELP = `Usage: compaction-bench serve-reference [options]
+export const SERVE_REFERENCE_HELP = `Usage: ${CLI} serve-reference [options]
 
 Serves the reference model (a deterministic, offline, lexical baseline) on 127.0.0.1:
 POST /v1/chat/completions (OpenAI shape) and POST /v1/systemone (System One shape).

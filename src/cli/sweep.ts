@@ -14,8 +14,9 @@ import { parseCommand } from "./args.ts";
 import { SHARD_OPTION_HELP, ShardOption } from "../pipeline/shard.ts";
 import { intListOption, intOption, rangeOption } from "./numbers.ts";
 import { parseResumable, RUN_OPTION_HELP, RUN_OPTION_SPEC, RunOptionsShape } from "./run_setup.ts";
+import { CLI } from "./program_name.ts";
 
-const HELP = `compaction-bench sweep run (--reference | --live) [options]
+const HELP = `${CLI} sweep run (--reference | --live) [options]
 
 For each generation, freezes one summary S of all evidence and one decision-model ranking (neither sees the
 follow-up or the gold), then answers the follow-up from full, S and S + Top N, and scores each answer with ten
@@ -90,7 +91,7 @@ export async function sweepCommand(argv: string[]): Promise<number> {
   const [sub, ...rest] = argv;
   if (sub === "run") return (await sweepRun(rest)).code;
   if (sub === undefined || sub === "--help" || sub === "-h") {
-    console.log("compaction-bench sweep run [options]   (see 'sweep run --help')");
+    console.log(`${CLI} sweep run [options]   (see '${CLI} sweep run --help')`);
     return sub === undefined ? 2 : 0;
   }
   throw new UsageError(`sweep: unknown subcommand '${sub}' (expected run)`);

@@ -15,9 +15,10 @@ import { loadTokenCounter } from "../tokens/load.ts";
 import type { HfTokenCounter } from "../tokens/counter.ts";
 import { parseCommand } from "./args.ts";
 import { readInputJson } from "../fs_input.ts";
+import { CLI } from "./program_name.ts";
 
 /** The help text of the `tokens` command. */
-export const TOKENS_HELP = `Usage: compaction-bench tokens [--tokenizer DIR] [--json] FILE
+export const TOKENS_HELP = `Usage: ${CLI} tokens [--tokenizer DIR] [--json] FILE
 
 Counts the tokens of the chat messages in FILE exactly as the model sees them: rendered by the
 tokenizer's chat template (generation prompt added, thinking disabled), then encoded by its tokenizer.
@@ -132,7 +133,7 @@ export async function tokensCommand(argv: string[]): Promise<number> {
   }
   if (positionals.length !== 1) {
     throw new UsageError(
-      `tokens: expected exactly one FILE, got ${positionals.length} (see 'tokens --help')`,
+      `tokens: expected exactly one FILE, got ${positionals.length} (see '${CLI} tokens --help')`,
     );
   }
   const file = await readMessagesFile(positionals[0]);

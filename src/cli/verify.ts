@@ -13,8 +13,9 @@ import { formatProblem, type Problem, RunChecker, type VerifyReport } from "../s
 import { parseCommand } from "./args.ts";
 import { statInputDirectory } from "../fs_input.ts";
 import { rederiveCommand } from "./verify_rederive.ts";
+import { CLI } from "./program_name.ts";
 
-const HELP = `compaction-bench verify DIR [--json] [--rederive]
+const HELP = `${CLI} verify DIR [--json] [--rederive]
 
 DIR is a run directory, or a folder holding runs at any depth (such as the demo's output folder): each run
 is verified and gets one line, then a total. For each run: every path is examined without following

@@ -22,6 +22,7 @@ import { CheckFailedError, UsageError } from "../errors.ts";
 import type { CheckOnlyReport } from "./answer_stage.ts";
 import { stageDisplayName, type Suite } from "./suite.ts";
 import type { ModelOptions } from "./model_setup.ts";
+import { CLI } from "../cli/program_name.ts";
 
 /** The options of a run command every suite shares. */
 export interface RunCommandOptions extends ModelOptions {
@@ -203,7 +204,7 @@ export async function openFrozen(
       throw new CheckFailedError(
         `--frozen-run ${path} does not verify (${report.problems.length} problem(s); first: ${
           formatProblem(report.problems[0])
-        }); see 'compaction-bench verify ${path}'`,
+        }); see '${CLI} verify ${path}'`,
       );
     }
   }

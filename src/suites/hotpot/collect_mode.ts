@@ -13,6 +13,7 @@ import { importHermesSession } from "./collect_hermes.ts";
 import { type CollectMode, sessionSourceName } from "./collect_question.ts";
 import { parseAgentSpec } from "./collect_agent.ts";
 import type { Corpus, CorpusQuestion } from "./corpus.ts";
+import { CLI } from "../../cli/program_name.ts";
 
 /** What a collection's summary reads of its corpus (a corpus is one). */
 export interface CollectionOutline {
@@ -136,7 +137,7 @@ export function collectionSummaryLines(corpus: CollectionOutline, runPath: strin
     lines.push(
       `shard ${corpus.shard.index}/${corpus.shard.count}: ${questions.length} of the selection's ` +
         `${corpus.protocol.bridge + corpus.protocol.comparison} question(s); join the shards with ` +
-        `'compaction-bench merge OUT RUN...'`,
+        `'${CLI} merge OUT RUN...'`,
     );
   }
   for (const q of questions) if (!q.valid) lines.push(`  invalid ${q.id}: ${q.reason}`);

@@ -31,6 +31,7 @@ import {
   collectionSummaryLines,
   readHermesSessions,
 } from "./collect_mode.ts";
+import { CLI } from "../../cli/program_name.ts";
 
 /** The demo dataset shipped in fixtures/. */
 export const DEMO_DATASET = assetPath("fixtures/hotpot/demo.parquet");
@@ -163,7 +164,7 @@ async function readCorpusSource(
       `--corpus ${path}: the corpus of collect shard ${
         shardText(corpus.shard)
       } holds only that part of the ` +
-        `selection; join the shards first ('compaction-bench merge OUT RUN...')`,
+        `selection; join the shards first ('${CLI} merge OUT RUN...')`,
     );
   }
   return { sources: { corpus: bytes }, corpusSha256: sha256Hex(bytes), datasetSha256: corpus.dataset.sha256 };
