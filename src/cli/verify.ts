@@ -5,7 +5,7 @@
  *
  * @module
  */
-import { relative } from "node:path";
+import { join, relative } from "node:path";
 import { z } from "zod";
 import { UsageError } from "../errors.ts";
 import { findRuns } from "../store/find_runs.ts";
@@ -14,6 +14,10 @@ import { parseCommand } from "./args.ts";
 import { statInputDirectory } from "../fs_input.ts";
 import { rederiveCommand } from "./verify_rederive.ts";
 import { CLI } from "./program_name.ts";
+import { readJournal } from "../store/journal.ts";
+import { RUN_FILES } from "../store/run_dir.ts";
+import { fsErrorCause } from "../fs_input.ts";
+import { resumeCommandLine } from "../suites/interrupt_hint.ts";
 
 const HELP = `${CLI} verify DIR [--json] [--rederive]
 
@@ -49,6 +53,28 @@ function counts(report: VerifyReport): string {
   return `${report.blobs_checked} blobs (${report.bytes_checked} bytes), ${report.nodes_checked} nodes`;
 }
 
+/**
+ * For a run that never finished (no manifest, a journal with a header): the line naming the command that
+ * continues it, or null (finished, or no readable header).
+ */
+async function unfinishedHint(report: VerifyReport): Promise<string | null> {
+  if (!report.problems.some((p) => p.kind === "unfinished")) return null;
+  let header;
+  try {
+    header = (await readJournal(join(report.run, RUN_FILES.journal))).header;
+  } catch (error) {
+    if (fsErrorCause(error) !== undefined || error instanceof SyntaxError) return null;
+    throw error;
+  }
+  if (!header) return null;
+  const resume = resumeCommandLine(header.invocation.command, report.run);
+  return resume === null
+    ? `the run never finished and cannot be resumed (a '${
+      header.invocation.command.slice(0, 2).join(" ")
+    }' run): start it again`
+    : `the run never finished; continue it with: ${resume}`;
+}
+
 /** Runs `verify`; returns the exit code. */
 export async function verifyCommand(argv: string[]): Promise<number> {
   const { options, positionals } = parseCommand(
@@ -78,6 +104,8 @@ export async function verifyCommand(argv: string[]): Promise<number> {
     else {
       console.log(counts(report));
       console.log(report.ok ? "ok: every check holds" : `FAILED: ${report.problems.length} problem(s)`);
+      const hint = await unfinishedHint(report);
+      if (hint !== null) console.log(hint);
     }
     if (options.rederive && report.ok) return await rederiveCommand(dir, options.json === true);
     return report.ok ? 0 : 1;
@@ -97,6 +125,8 @@ export async function verifyCommand(argv: string[]): Promise<number> {
         : `FAILED  ${name}: ${report.problems.length} problem(s); ${counts(report)}`,
     );
     for (const p of report.problems) console.log(`  ${formatProblem(p)}`);
+    const hint = await unfinishedHint(report);
+    if (hint !== null) console.log(`  ${hint}`);
   }
   let failed = reports.filter((r) => !r.ok).length;
   if (options.rederive) {

@@ -23,6 +23,7 @@ import type { CheckOnlyReport } from "./answer_stage.ts";
 import { stageDisplayName, type Suite } from "./suite.ts";
 import type { ModelOptions } from "./model_setup.ts";
 import { CLI } from "../cli/program_name.ts";
+import { resumeCommandLine, whileWriting } from "./interrupt_hint.ts";
 
 /** The options of a run command every suite shares. */
 export interface RunCommandOptions extends ModelOptions {
@@ -253,12 +254,14 @@ export async function withRun<T>(
     frozenStrict: request.frozen !== undefined && request.checkOnly !== true,
   };
   const executor = new Executor(run, options);
+  const unregister = whileWriting(request.command, run.path);
   if (resumed) progress.note(`resuming ${run.path}: ${run.nodeCount} completed node(s) in the journal`);
   if (run.takenOverFrom) progress.note(`took over the lock of process ${run.takenOverFrom.pid}, which died`);
   let result: T;
   try {
     result = await body({ run, executor, progress, resumed });
   } catch (error) {
+    unregister();
     progress.end();
     await run.abandon();
     if (error instanceof FrozenMismatchError && !resumed) {
@@ -268,9 +271,11 @@ export async function withRun<T>(
       await Deno.remove(run.path, { recursive: true });
       throw error;
     }
-    progress.note(`run interrupted; continue it with --resume ${run.path}`);
+    const resume = resumeCommandLine(request.command, run.path);
+    progress.note(`run interrupted; ${resume === null ? "start it again" : `continue it with: ${resume}`}`);
     throw error;
   }
+  unregister();
   progress.end();
   const { hash } = await run.finish();
   return { result, path: run.path, manifestHash: hash };

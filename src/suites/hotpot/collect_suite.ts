@@ -49,12 +49,33 @@ function removedText(report: SelectionReport): string {
   return Object.entries(report.removed).map(([k, v]) => `${k} ${v}`).join(", ");
 }
 
-/** Refuses a selection that cannot fill its quotas, naming the per-type counts and every filter's count. */
-export function assertQuotaMet(report: SelectionReport, datasetPath: string): void {
+/**
+ * Refuses a selection that cannot fill its quotas, naming the per-type counts, every filter's count and the
+ * options that change the selection: the quotas (`--bridge`, `--comparison`, `--questions`) set to what the
+ * dataset gave, and, when records fell outside the evidence-character range, `--min-chars`/`--max-chars` with
+ * the range in force.
+ */
+export function assertQuotaMet(
+  report: SelectionReport,
+  datasetPath: string,
+  selection?: Pick<SelectionOptions, "minChars" | "maxChars">,
+): void {
   if (report.quota_met) return;
   const counts = Object.entries(report.counts).map(([k, v]) => `${k} ${v.selected}/${v.wanted}`).join(", ");
+  const ways: string[] = [];
+  if (report.removed.chars_out_of_range > 0) {
+    const range = selection ? `, now ${selection.minChars}–${selection.maxChars}` : "";
+    ways.push(
+      `widen the evidence-character range (--min-chars/--max-chars${range}), which removed ${report.removed.chars_out_of_range} record(s)`,
+    );
+  }
+  ways.push(
+    `ask for what the dataset can give (--bridge ${report.counts.bridge.selected} --comparison ${report.counts.comparison.selected}, or fewer --questions)`,
+  );
   throw new UsageError(
-    `${datasetPath}: not enough records pass the filters (${counts}; removed: ${removedText(report)})`,
+    `${datasetPath}: not enough records pass the filters (${counts}; removed: ${
+      removedText(report)
+    }); to fill the selection, ${ways.join(", or ")}`,
   );
 }
 
@@ -77,7 +98,7 @@ export async function collectCorpus(
   }, options.dataset);
   const report = selectNode.outputs.report as unknown as SelectionReport;
   progress.note(`selection: considered ${report.considered} record(s); removed: ${removedText(report)}`);
-  assertQuotaMet(report, options.datasetPath);
+  assertQuotaMet(report, options.datasetPath, options.selection);
   const ids = SelectedSchema.parse(selectNode.outputs.selected).ids
     .filter((id) => questionInShard(id, options.shard));
   // A second pass keeps only this run's selected records (remembered: the corpus node reads them again).

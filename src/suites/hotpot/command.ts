@@ -82,7 +82,7 @@ export async function hotpotCollect(options: HotpotCollectOptions, argv: string[
   // A selection that cannot fill its quotas is bad input: refuse it before anything is written.
   // (The candidates are remembered: the select node takes them from the dataset without reading it again.)
   const selected = selectionReportOf(await dataset.candidates(selection), selection);
-  assertQuotaMet(selected.report, datasetLabel);
+  assertQuotaMet(selected.report, datasetLabel, selection);
   // The selected records, read now (before the tokenizer is built, so the two never add up in memory); the
   // collection takes them from the dataset, which remembers them.
   const { byId } = await dataset.records(new Set(selected.ids));
