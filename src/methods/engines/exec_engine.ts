@@ -17,7 +17,7 @@ import type { ChatMessage } from "../../models/messages.ts";
 import { type CompressOptions, type CompressResult, type ContextEngine, EngineError } from "./engine.ts";
 import { outsideRequest, parseOutsideReply } from "./outside_protocol.ts";
 import { splitCommandLine } from "./split_command.ts";
-import { concatBytes } from "../../core/bytes.ts";
+import { runOutsideProcess } from "./outside_process.ts";
 
 /** Characters of stderr quoted in a failure reason. */
 const STDERR_TAIL_CHARS = 300;
@@ -60,76 +60,28 @@ export function createExecEngine(command: string, options: ExecEngineOptions): C
     kind: "outside",
     name,
     async compress(messages: ChatMessage[], opts: CompressOptions): Promise<CompressResult> {
-      let child: Deno.ChildProcess;
-      try {
-        child = new Deno.Command(argv[0], {
-          args: argv.slice(1),
-          clearEnv: true,
-          env,
-          stdin: "piped",
-          stdout: "piped",
-          stderr: "piped",
-        }).spawn();
-      } catch (error) {
-        if (error instanceof Deno.errors.NotFound || error instanceof Deno.errors.PermissionDenied) {
-          throw new EngineError(`${name}: cannot start '${argv[0]}': ${error.message}`);
-        }
-        throw error;
-      }
-      // stdout and stderr are read as they come; on time-out the child is killed and the readers are
-      // cancelled, so a grandchild that keeps the pipes open cannot stretch the time limit.
-      const readers = [child.stdout.getReader(), child.stderr.getReader()];
-      const drain = async (reader: ReadableStreamDefaultReader<Uint8Array>, sink: Uint8Array[]) => {
-        try {
-          while (true) {
-            const { done, value } = await reader.read();
-            if (done) return;
-            sink.push(value);
-          }
-        } catch (error) {
-          if (!(error instanceof TypeError || error instanceof Deno.errors.Interrupted)) throw error;
-        }
-      };
-      const out: Uint8Array[] = [];
-      const err: Uint8Array[] = [];
-      const finished = Promise.all([child.status, drain(readers[0], out), drain(readers[1], err)]);
-      let timer: ReturnType<typeof setTimeout> | undefined;
-      const timedOut = new Promise<"timeout">((resolve) => {
-        timer = setTimeout(() => resolve("timeout"), timeoutMs);
+      const outcome = await runOutsideProcess({
+        argv,
+        env,
+        stdin: new TextEncoder().encode(JSON.stringify(outsideRequest(messages, opts))),
+        timeoutMs,
       });
-      try {
-        const body = new TextEncoder().encode(JSON.stringify(outsideRequest(messages, opts)));
-        const writer = child.stdin.getWriter();
-        try {
-          await writer.write(body);
-          await writer.close();
-        } catch (error) {
-          // The process may exit (or be killed) before reading its input: its exit status tells why.
-          if (!(error instanceof Deno.errors.BrokenPipe || error instanceof TypeError)) throw error;
-        }
-        const winner = await Promise.race([finished.then(() => "done" as const), timedOut]);
-        if (winner === "timeout") {
-          try {
-            child.kill("SIGKILL");
-          } catch (error) {
-            if (!(error instanceof TypeError)) throw error; // already exited
-          }
-          await Promise.all(readers.map((reader) => reader.cancel().catch(() => {})));
-          await child.status;
-          throw new EngineError(`${name}: timed out after ${timeoutMs} ms (killed)`);
-        }
-        const [status] = await finished;
-        const decode = (chunks: Uint8Array[]) =>
-          redact(new TextDecoder().decode(concatBytes(chunks)), secrets);
-        if (!status.success) {
-          const stderr = decode(err).trim();
-          const tail = stderr.length > STDERR_TAIL_CHARS ? `…${stderr.slice(-STDERR_TAIL_CHARS)}` : stderr;
-          throw new EngineError(`${name}: exited with code ${status.code}${tail ? `: ${tail}` : ""}`);
-        }
-        return { messages: redactValue(parseOutsideReply(decode(out), name), secrets) };
-      } finally {
-        clearTimeout(timer);
+      if (outcome.kind === "not-started") {
+        throw new EngineError(`${name}: cannot start '${argv[0]}': ${outcome.message}`);
       }
+      if (outcome.kind === "timeout") {
+        throw new EngineError(`${name}: timed out after ${timeoutMs} ms (killed)`);
+      }
+      const decode = (bytes: Uint8Array) => redact(new TextDecoder().decode(bytes), secrets);
+      if (!outcome.success) {
+        const stderr = decode(outcome.stderr).trim();
+        const tail = stderr.length > STDERR_TAIL_CHARS ? `…${stderr.slice(-STDERR_TAIL_CHARS)}` : stderr;
+        const how = outcome.signal !== null
+          ? `was killed by ${outcome.signal}`
+          : `exited with code ${outcome.code}`;
+        throw new EngineError(`${name}: ${how}${tail ? `: ${tail}` : ""}`);
+      }
+      return { messages: redactValue(parseOutsideReply(decode(outcome.stdout), name), secrets) };
     },
   };
 }

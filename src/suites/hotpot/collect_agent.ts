@@ -17,6 +17,7 @@
 import { resolve } from "node:path";
 import type { HotpotRecord } from "../../data/hotpot_record.ts";
 import { UsageError } from "../../errors.ts";
+import { runOutsideProcess } from "../../methods/engines/outside_process.ts";
 import { splitCommandLine } from "../../methods/engines/split_command.ts";
 import { importHermesSession } from "./collect_hermes.ts";
 import type { Collection } from "./trajectory.ts";
@@ -40,26 +41,6 @@ export function parseAgentSpec(spec: string): string[] {
   return argv;
 }
 
-async function drain(reader: ReadableStreamDefaultReader<Uint8Array>): Promise<string> {
-  const chunks: Uint8Array[] = [];
-  try {
-    while (true) {
-      const { done, value } = await reader.read();
-      if (done) break;
-      chunks.push(value);
-    }
-  } catch (error) {
-    if (!(error instanceof TypeError || error instanceof Deno.errors.Interrupted)) throw error;
-  }
-  const out = new Uint8Array(chunks.reduce((n, c) => n + c.length, 0));
-  let at = 0;
-  for (const c of chunks) {
-    out.set(c, at);
-    at += c.length;
-  }
-  return new TextDecoder().decode(out);
-}
-
 /** Runs the agent `argv` over a fresh workspace of `record` at `workspaceDir`, killed after `timeoutMs`. */
 export async function collectWithAgent(
   record: HotpotRecord,
@@ -76,56 +57,31 @@ export async function collectWithAgent(
     workspace: resolve(workspaceDir),
     ...(systemPrompt !== undefined ? { system_prompt: systemPrompt } : {}),
   };
-  let child: Deno.ChildProcess;
-  try {
-    child = new Deno.Command(argv[0], {
-      args: argv.slice(1),
-      cwd: workspaceDir,
-      stdin: "piped",
-      stdout: "piped",
-      stderr: "piped",
-    }).spawn();
-  } catch (error) {
-    if (error instanceof Deno.errors.NotFound || error instanceof Deno.errors.PermissionDenied) {
-      return { ok: false, reason: `agent: cannot start '${argv[0]}': ${error.message}`, session_text: null };
-    }
-    throw error;
-  }
-  // Output is read as it comes; on time-out the child is killed and the readers cancelled, so a grandchild
-  // that keeps the pipes open cannot stretch the time limit.
-  const readers = [child.stdout.getReader(), child.stderr.getReader()];
-  const output = Promise.all([child.status, drain(readers[0]), drain(readers[1])]);
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const timedOut = new Promise<"timeout">((done) => {
-    timer = setTimeout(() => done("timeout"), timeoutMs);
+  // Under the outside-process policy: its own session and group, killed as a whole when it answers or
+  // times out; complete when the agent itself exits, whatever its descendants hold.
+  const outcome = await runOutsideProcess({
+    argv,
+    env: Deno.env.toObject(),
+    stdin: new TextEncoder().encode(JSON.stringify(request)),
+    timeoutMs,
+    cwd: workspaceDir,
   });
-  try {
-    const writer = child.stdin.getWriter();
-    try {
-      await writer.write(new TextEncoder().encode(JSON.stringify(request)));
-      await writer.close();
-    } catch (error) {
-      if (!(error instanceof Deno.errors.BrokenPipe || error instanceof TypeError)) throw error;
-    }
-    if (await Promise.race([output.then(() => "done" as const), timedOut]) === "timeout") {
-      try {
-        child.kill("SIGKILL");
-      } catch (error) {
-        if (!(error instanceof TypeError)) throw error; // already exited
-      }
-      await Promise.all(readers.map((reader) => reader.cancel().catch(() => {})));
-      await child.status;
-      return { ok: false, reason: `agent: timed out after ${timeoutMs} ms (killed)`, session_text: null };
-    }
-  } finally {
-    clearTimeout(timer);
+  if (outcome.kind === "not-started") {
+    return { ok: false, reason: `agent: cannot start '${argv[0]}': ${outcome.message}`, session_text: null };
   }
-  const [status, stdout, stderr] = await output;
-  if (!status.success) {
+  if (outcome.kind === "timeout") {
+    return { ok: false, reason: `agent: timed out after ${timeoutMs} ms (killed)`, session_text: null };
+  }
+  const stdout = new TextDecoder().decode(outcome.stdout);
+  const stderr = new TextDecoder().decode(outcome.stderr);
+  if (!outcome.success) {
     const tail = stderr.trim().slice(-STDERR_TAIL_CHARS);
+    const how = outcome.signal !== null
+      ? `was killed by ${outcome.signal}`
+      : `exited with code ${outcome.code}`;
     return {
       ok: false,
-      reason: `agent: exited with code ${status.code}${tail ? `: ${tail}` : ""}`,
+      reason: `agent: ${how}${tail ? `: ${tail}` : ""}`,
       session_text: stdout,
     };
   }

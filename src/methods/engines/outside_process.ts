@@ -1,0 +1,289 @@
+/**
+ * Outside processes end with their call: the one way this program runs an outside engine or agent.
+ *
+ * - **Own session.** The command is started as the leader of a new session and process group
+ *   (`Deno.Command`'s `detached`, i.e. `setsid()` in the child), so it never shares this program's terminal
+ *   signals, and everything it forks stays in its group unless it leaves on purpose.
+ * - **A marker.** Its environment carries {@link CALL_MARKER_VARIABLE} with a random value for this call;
+ *   descendants inherit it, so even one that started a session of its own is found (`/proc/PID/environ`).
+ * - **Complete when the direct child exits.** Its output is what it wrote before exiting: the moment the
+ *   direct child exits (or the time limit passes), the whole group and every process carrying the marker
+ *   is killed (SIGKILL), and whatever descendants still held on stdout or stderr is not waited for
+ *   (the readers get {@link DESCENDANT_GRACE_MS} to drain what is buffered, then are cancelled). A child
+ *   that forks a grandchild holding stdout is recorded with its own latency, not the time limit.
+ * - **The run ends, they end.** Live groups are registered: on this program's exit (`unload`) and on
+ *   SIGINT/SIGTERM/SIGHUP (listeners installed only while a group lives; the signal is re-raised after the
+ *   kill, so the program still dies of it) every live group is killed.
+ * - **A fresh folder.** The working directory is a fresh temporary folder (unless the caller names one, as
+ *   an agent's workspace), and `TMPDIR` points at a fresh `tmp/` folder inside it; both are removed after
+ *   the call. Words of the command that name an existing file relative to this program's working directory
+ *   (`python3 my_engine.py`) are passed as absolute paths, so commands keep meaning what they meant.
+ *
+ * @module
+ */
+import { isAbsolute, join, resolve } from "node:path";
+import { concatBytes } from "../../core/bytes.ts";
+
+/** The variable that marks every process of one call (its value is random per call). */
+export const CALL_MARKER_VARIABLE = "COMPACTION_BENCH_CALL";
+
+/** How long, after the direct child exited and its group was killed, buffered output may still drain. */
+export const DESCENDANT_GRACE_MS = 500;
+
+/** What to run. */
+export interface OutsideProcessOptions {
+  /** The command's words (the first is looked up on `env.PATH` unless it holds a `/`). */
+  argv: readonly string[];
+  /** The whole environment of the process (nothing is inherited); `TMPDIR` and the marker are added. */
+  env: Readonly<Record<string, string>>;
+  /** Bytes written to its stdin, which is then closed. */
+  stdin: Uint8Array;
+  /** Time limit of the call (ms). */
+  timeoutMs: number;
+  /** Working directory; default a fresh temporary folder (removed afterwards). */
+  cwd?: string;
+}
+
+/** How an outside process ended. */
+export type OutsideProcessOutcome =
+  | {
+    kind: "exited";
+    success: boolean;
+    code: number;
+    signal: Deno.Signal | null;
+    stdout: Uint8Array;
+    stderr: Uint8Array;
+  }
+  | { kind: "timeout"; stdout: Uint8Array; stderr: Uint8Array }
+  | { kind: "not-started"; message: string };
+
+/** Process groups (leader pids) alive now, with the marker of their call. */
+const live = new Map<number, string>();
+const SIGNALS: Deno.Signal[] = ["SIGINT", "SIGTERM", "SIGHUP"];
+const signalHandlers = new Map<Deno.Signal, () => void>();
+let unloadInstalled = false;
+
+/** Runs one outside process to completion under the policy of the module notes. */
+export async function runOutsideProcess(options: OutsideProcessOptions): Promise<OutsideProcessOutcome> {
+  const argv = absoluteWords(options.argv);
+  const executable = findExecutable(argv[0], options.env.PATH);
+  if (executable === null) {
+    return { kind: "not-started", message: `'${argv[0]}' is not an executable file on PATH` };
+  }
+  const folder = await Deno.makeTempDir({ prefix: "cb-outside-" });
+  const tmp = join(folder, "tmp");
+  await Deno.mkdir(tmp);
+  const marker = crypto.randomUUID();
+  try {
+    let child: Deno.ChildProcess;
+    try {
+      child = new Deno.Command(executable, {
+        args: argv.slice(1),
+        clearEnv: true,
+        env: { ...options.env, TMPDIR: tmp, [CALL_MARKER_VARIABLE]: marker },
+        cwd: options.cwd ?? folder,
+        stdin: "piped",
+        stdout: "piped",
+        stderr: "piped",
+        detached: true,
+      }).spawn();
+    } catch (error) {
+      if (error instanceof Deno.errors.NotFound || error instanceof Deno.errors.PermissionDenied) {
+        return { kind: "not-started", message: error.message };
+      }
+      throw error;
+    }
+    register(child.pid, marker);
+    const out: Uint8Array[] = [];
+    const err: Uint8Array[] = [];
+    const readers = [child.stdout.getReader(), child.stderr.getReader()];
+    const drained = Promise.all([drain(readers[0], out), drain(readers[1], err)]);
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const timedOut = new Promise<"timeout">((done) => {
+      timer = setTimeout(() => done("timeout"), options.timeoutMs);
+    });
+    try {
+      const writer = child.stdin.getWriter();
+      // Written while the outputs are read (a large request cannot dead-lock against a full stdout pipe).
+      const written = writer.write(options.stdin).then(() => writer.close()).catch((error) => {
+        // The process may exit (or be killed) before reading its input: its exit status tells why.
+        if (!(error instanceof Deno.errors.BrokenPipe || error instanceof TypeError)) throw error;
+      });
+      const winner = await Promise.race([child.status, timedOut]);
+      await killCall(child.pid, marker);
+      await settle(drained, readers);
+      await written.catch(() => {});
+      if (winner === "timeout") {
+        await child.status;
+        return { kind: "timeout", stdout: concatBytes(out), stderr: concatBytes(err) };
+      }
+      return {
+        kind: "exited",
+        success: winner.success,
+        code: winner.code,
+        signal: winner.signal,
+        stdout: concatBytes(out),
+        stderr: concatBytes(err),
+      };
+    } finally {
+      clearTimeout(timer);
+      unregister(child.pid);
+    }
+  } finally {
+    await Deno.remove(folder, { recursive: true }).catch(() => {});
+  }
+}
+
+/** Reads a stream to its end (or until it is cancelled). */
+async function drain(reader: ReadableStreamDefaultReader<Uint8Array>, sink: Uint8Array[]): Promise<void> {
+  try {
+    while (true) {
+      const { done, value } = await reader.read();
+      if (done) return;
+      sink.push(value);
+    }
+  } catch (error) {
+    if (!(error instanceof TypeError || error instanceof Deno.errors.Interrupted)) throw error;
+  }
+}
+
+/** Lets the readers drain what is buffered for a moment, then cancels them. */
+async function settle(drained: Promise<unknown>, readers: ReadableStreamDefaultReader<Uint8Array>[]) {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const grace = new Promise<void>((done) => {
+    timer = setTimeout(done, DESCENDANT_GRACE_MS);
+  });
+  await Promise.race([drained, grace]);
+  clearTimeout(timer);
+  await Promise.all(readers.map((reader) => reader.cancel().catch(() => {})));
+  await drained;
+}
+
+/** Kills the call's process group and every process that carries its marker. */
+async function killCall(leader: number, marker: string): Promise<void> {
+  killGroup(leader);
+  for (const pid of await markedProcesses(marker)) {
+    try {
+      Deno.kill(pid, "SIGKILL");
+    } catch (error) {
+      if (!(error instanceof Deno.errors.NotFound || error instanceof TypeError)) throw error;
+    }
+  }
+}
+
+function killGroup(leader: number): void {
+  try {
+    Deno.kill(-leader, "SIGKILL");
+  } catch (error) {
+    // ESRCH: the group is gone already.
+    if (!(error instanceof Deno.errors.NotFound || error instanceof TypeError)) throw error;
+  }
+}
+
+/** The pids (other than this one) whose environment holds `CALL_MARKER_VARIABLE=marker` (Linux `/proc`). */
+async function markedProcesses(marker: string): Promise<number[]> {
+  const needle = new TextEncoder().encode(`${CALL_MARKER_VARIABLE}=${marker}\0`);
+  const found: number[] = [];
+  let entries: AsyncIterable<Deno.DirEntry>;
+  try {
+    entries = Deno.readDir("/proc");
+  } catch (error) {
+    if (error instanceof Deno.errors.NotFound || error instanceof Deno.errors.PermissionDenied) return found;
+    throw error;
+  }
+  try {
+    for await (const entry of entries) {
+      if (!/^\d+$/.test(entry.name) || Number(entry.name) === Deno.pid) continue;
+      let environ: Uint8Array;
+      try {
+        environ = await Deno.readFile(`/proc/${entry.name}/environ`);
+      } catch {
+        continue; // gone meanwhile, or not ours to read
+      }
+      if (includesBytes(environ, needle)) found.push(Number(entry.name));
+    }
+  } catch (error) {
+    if (error instanceof Deno.errors.NotFound || error instanceof Deno.errors.PermissionDenied) return found;
+    throw error;
+  }
+  return found;
+}
+
+function includesBytes(haystack: Uint8Array, needle: Uint8Array): boolean {
+  const first = needle[0];
+  outer: for (let i = haystack.indexOf(first); i >= 0 && i + needle.length <= haystack.length;) {
+    for (let j = 1; j < needle.length; j++) {
+      if (haystack[i + j] !== needle[j]) {
+        i = haystack.indexOf(first, i + 1);
+        continue outer;
+      }
+    }
+    return true;
+  }
+  return false;
+}
+
+/** Words naming an existing file relative to this program's working directory, made absolute. */
+function absoluteWords(argv: readonly string[]): string[] {
+  return argv.map((word, index) => {
+    if (word === "" || isAbsolute(word) || word.startsWith("-") || word.includes("=")) return word;
+    if (index === 0 && !word.includes("/")) return word; // a command name, looked up on PATH
+    try {
+      Deno.statSync(word);
+      return resolve(word);
+    } catch {
+      return word;
+    }
+  });
+}
+
+/** The executable `name` resolves to on `path` (or itself when it holds a `/`), else null. */
+function findExecutable(name: string, path: string | undefined): string | null {
+  const candidates = name.includes("/")
+    ? [name]
+    : (path ?? "").split(":").filter((dir) => dir !== "").map((dir) => join(dir, name));
+  for (const candidate of candidates) {
+    try {
+      const info = Deno.statSync(candidate);
+      if (info.isFile && info.mode !== null && (info.mode & 0o111) !== 0) return resolve(candidate);
+    } catch {
+      // not there: the next one
+    }
+  }
+  return null;
+}
+
+function register(pid: number, marker: string): void {
+  live.set(pid, marker);
+  if (!unloadInstalled) {
+    globalThis.addEventListener("unload", () => {
+      for (const leader of live.keys()) killGroup(leader);
+    });
+    unloadInstalled = true;
+  }
+  if (signalHandlers.size === 0) {
+    for (const signal of SIGNALS) {
+      const handler = () => {
+        for (const leader of live.keys()) killGroup(leader);
+        removeSignalHandlers();
+        Deno.kill(Deno.pid, signal); // the default action now: this program ends of the signal
+      };
+      try {
+        Deno.addSignalListener(signal, handler);
+        signalHandlers.set(signal, handler);
+      } catch (error) {
+        if (!(error instanceof TypeError)) throw error; // a signal this platform does not have
+      }
+    }
+  }
+}
+
+function unregister(pid: number): void {
+  live.delete(pid);
+  if (live.size === 0) removeSignalHandlers();
+}
+
+function removeSignalHandlers(): void {
+  for (const [signal, handler] of signalHandlers) Deno.removeSignalListener(signal, handler);
+  signalHandlers.clear();
+}

@@ -1,0 +1,129 @@
+/**
+ * Outside processes end with their call: an engine that forks a child holding stdout (and one that double
+ * forks, also into a session of its own) is recorded with its real latency, not the time limit, and leaves
+ * no process behind; it runs in a fresh temporary folder with TMPDIR inside it; a word naming a file
+ * relative to this program's directory still finds it.
+ */
+import assert from "node:assert/strict";
+import { join, relative } from "node:path";
+import { createEngine } from "../src/methods/engines/create.ts";
+import { generateTranscript } from "../src/suites/engines/generate.ts";
+import { runEngines } from "../src/suites/engines/run.ts";
+import { sharedCounter } from "./engines_fixtures/models.ts";
+
+/** A python3 engine that forks per `mode`, writes its descendants' pids to `pids`, answers and exits. */
+const FORKING_ENGINE = `
+import json, os, sys, time
+mode, pids = sys.argv[1], sys.argv[2]
+req = json.load(sys.stdin)
+def hold():
+    # A descendant that keeps stdout and stderr open for a long time.
+    time.sleep(60)
+    os._exit(0)
+def note(pid):
+    with open(os.path.join(pids, str(pid)), "w") as f:
+        f.write("")
+if mode == "fork":
+    pid = os.fork()
+    if pid == 0:
+        hold()
+    note(pid)
+else:
+    r, w = os.pipe()
+    pid = os.fork()
+    if pid == 0:
+        os.close(r)
+        if mode == "double-setsid":
+            os.setsid()
+        grand = os.fork()
+        if grand == 0:
+            os.close(w)
+            hold()
+        os.write(w, str(grand).encode())
+        os.close(w)
+        os._exit(0)
+    os.close(w)
+    grand = int(os.read(r, 64).decode())
+    os.waitpid(pid, 0)
+    note(grand)
+json.dump({"messages": [{"role": "user", "content": "compacted"}]}, sys.stdout)
+sys.stdout.flush()
+`;
+
+/** True while `pid` is a live (not zombie) process. */
+function alive(pid: number): boolean {
+  try {
+    const stat = Deno.readTextFileSync(`/proc/${pid}/stat`);
+    return stat.slice(stat.lastIndexOf(")") + 2, stat.lastIndexOf(")") + 3) !== "Z";
+  } catch {
+    return false;
+  }
+}
+
+async function gone(pid: number): Promise<boolean> {
+  for (let i = 0; i < 40 && alive(pid); i++) await new Promise((done) => setTimeout(done, 50));
+  return !alive(pid);
+}
+
+for (const mode of ["fork", "double", "double-setsid"]) {
+  Deno.test(`an engine that ${mode === "fork" ? "forks a child" : `double forks${mode === "double-setsid" ? " into its own session" : ""}`} holding stdout is recorded with its real latency and leaves no process behind`, async () => {
+    const counter = await sharedCounter();
+    const dir = await Deno.makeTempDir({ prefix: "forking_engine_" });
+    const pids = join(dir, "pids");
+    await Deno.mkdir(pids);
+    const script = join(dir, "forking.py");
+    await Deno.writeTextFile(script, FORKING_ENGINE);
+    try {
+      const { messages } = generateTranscript({ turns: 8, needles: 1 });
+      const [result] = await runEngines({
+        messages,
+        engines: [`exec:python3 ${script} ${mode} ${pids}`],
+        repeats: 1,
+        counter,
+        timeoutMs: 8_000,
+      });
+      assert.equal(result.status, "ok", result.reason ?? "");
+      assert.ok(
+        result.latency_ms.cold! < 4_000,
+        `cold latency ${result.latency_ms.cold} ms is the call's own`,
+      );
+      assert.ok(result.latency_ms.warm[0] < 4_000, `warm latency ${result.latency_ms.warm[0]} ms`);
+      const left = [];
+      for await (const entry of Deno.readDir(pids)) left.push(Number(entry.name));
+      assert.equal(left.length, 2, "one descendant per call");
+      for (const pid of left) assert.ok(await gone(pid), `descendant ${pid} outlived its call`);
+    } finally {
+      await Deno.remove(dir, { recursive: true });
+    }
+  });
+}
+
+Deno.test("an outside engine runs in a fresh temporary folder with TMPDIR inside it, removed afterwards; relative file words still resolve", async () => {
+  const counter = await sharedCounter();
+  const dir = await Deno.makeTempDir({ dir: Deno.cwd(), prefix: ".cb_where_" });
+  const script = join(dir, "where.py");
+  await Deno.writeTextFile(
+    script,
+    [
+      "import json, os, sys",
+      "json.load(sys.stdin)",
+      'open(os.path.join(os.environ["TMPDIR"], "scratch"), "w").write("x")',
+      'json.dump({"messages": [{"role": "user", "content": json.dumps([os.getcwd(), os.environ["TMPDIR"]])}]}, sys.stdout)',
+    ].join("\n"),
+  );
+  try {
+    // The script is named relative to this program's working directory.
+    const engine = createEngine(`exec:python3 ${relative(Deno.cwd(), script)}`, { timeoutMs: 10_000 });
+    const { messages } = await engine.compress([{ role: "user", content: "hi" }], {
+      budgetTokens: 10,
+      currentTokens: 10,
+      counter,
+    });
+    const [cwd, tmp] = JSON.parse(messages[0].content!) as string[];
+    assert.notEqual(cwd, Deno.cwd());
+    assert.ok(tmp.startsWith(cwd + "/"), `TMPDIR ${tmp} is inside ${cwd}`);
+    assert.equal(await Deno.stat(cwd).then(() => true, () => false), false, "the folder is removed");
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
