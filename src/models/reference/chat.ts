@@ -2,9 +2,16 @@
  * The reference model's chat behaviour: a pure function from a chat request to a reply. Rules, checked in
  * this order (the "last user message" decides (b)–(f)):
  *
- * - (a) the request offers a `read_file` tool and the first user message lists files as `- path` lines:
- *   call `read_file` with `{"path": ...}` for the first listed path no earlier `read_file` call asked for;
- *   once all are read, fall through to the rules below.
+ * - (a) the request offers a file-reading tool (found by its JSON schema, whatever it is called; see
+ *   read_tool.ts) and the first user message lists files as `- path` lines: read the listed files in order
+ *   through it, each from its start and page on until a read returns no more (read_tool.ts); once all are
+ *   read, fall through to the rules below.
+ * - `tool_choice` is honoured as OpenAI-compatible servers do: `"none"` never calls a tool (rules (b)–(f)
+ *   answer), `"auto"` (the default) is rule (a), a named function limits rule (a) to that tool and
+ *   `"required"` or a named function force a call: when rule (a) has no read to make, the forced tool (the
+ *   named one; for `"required"` the reading tool, else the first offered) is called — a reading tool with the
+ *   first listed path, any other tool with each required parameter at its type's empty value (`""`, `0`,
+ *   `false`, `[]`, `{}`, `null`).
  * - (b) the last user message contains `"supporting_facts"` (a JSON answer is asked for): extractive QA,
  *   reply `{"answer": ..., "supporting_facts": [[title, id], ...]}` (see extractive_qa.ts).
  * - (c) it contains "summar" (any case): an extractive summary within `max_tokens`, 512 when absent
@@ -21,17 +28,11 @@
  * @module
  */
 import type { ChatMessage, ToolCall, ToolDefinition } from "../messages.ts";
+import { findReadTool, nextRead, type ReadTool } from "./read_tool.ts";
 import type { TokenCounter } from "../../tokens/types.ts";
 import { rankByRelevance } from "./bm25.ts";
 import { answerWithCode } from "./code_answer.ts";
-import {
-  contextTexts,
-  findQuestion,
-  lastUserIndex,
-  listedFiles,
-  parseContextSentences,
-  readFilePath,
-} from "./context.ts";
+import { contextTexts, findQuestion, lastUserIndex, listedFiles, parseContextSentences } from "./context.ts";
 import { answerWithFacts } from "./extractive_qa.ts";
 import { answerNeedle } from "./needle.ts";
 import { extractiveSummary } from "./summary.ts";
@@ -39,10 +40,14 @@ import { extractiveSummary } from "./summary.ts";
 /** Summary budget when the request has no `max_tokens`. */
 export const DEFAULT_SUMMARY_TOKENS = 512;
 
+/** A request's `tool_choice`, as OpenAI-compatible servers take it. */
+export type ToolChoice = "none" | "auto" | "required" | { type: "function"; function: { name: string } };
+
 /** What the reference model needs from a request. */
 export interface ReferenceChatInput {
   messages: ChatMessage[];
   tools?: ToolDefinition[];
+  tool_choice?: ToolChoice;
   max_tokens?: number;
 }
 
@@ -60,24 +65,73 @@ export function listedPaths(messages: readonly ChatMessage[]): string[] {
   return listedFiles(messages).map((file) => file.path);
 }
 
-function nextFileToRead(input: ReferenceChatInput): ToolCall | undefined {
-  if (!(input.tools ?? []).some((tool) => tool.function.name === "read_file")) return undefined;
-  const read = new Set<string>();
-  let calls = 0;
-  for (const message of input.messages) {
-    for (const call of message.tool_calls ?? []) {
-      calls++;
-      const path = call.function.name === "read_file" ? readFilePath(call.function.arguments) : undefined;
-      if (path !== undefined) read.add(path);
-    }
+function callId(messages: readonly ChatMessage[]): string {
+  const calls = messages.reduce((sum, message) => sum + (message.tool_calls ?? []).length, 0);
+  return `call_${calls + 1}`;
+}
+
+function toolCall(messages: readonly ChatMessage[], name: string, args: Record<string, unknown>): ToolCall {
+  return { id: callId(messages), type: "function", function: { name, arguments: JSON.stringify(args) } };
+}
+
+const EMPTY_VALUES: Record<string, unknown> = {
+  string: "",
+  integer: 0,
+  number: 0,
+  boolean: false,
+  array: [],
+  object: {},
+};
+
+/** Each required parameter of `tool` at its type's empty value. */
+function emptyArguments(tool: ToolDefinition): Record<string, unknown> {
+  const parameters = (tool.function.parameters ?? {}) as { properties?: unknown; required?: unknown };
+  const properties = (parameters.properties ?? {}) as Record<string, { type?: unknown }>;
+  const required = Array.isArray(parameters.required) ? parameters.required as unknown[] : [];
+  const args: Record<string, unknown> = {};
+  for (const name of required) {
+    if (typeof name !== "string") continue;
+    const type = properties[name]?.type;
+    args[name] = typeof type === "string" && type in EMPTY_VALUES
+      ? structuredClone(EMPTY_VALUES[type])
+      : null;
   }
-  const path = listedPaths(input.messages).find((candidate) => !read.has(candidate));
-  if (path === undefined) return undefined;
-  return {
-    id: `call_${calls + 1}`,
-    type: "function",
-    function: { name: "read_file", arguments: JSON.stringify({ path }) },
-  };
+  return args;
+}
+
+/** The reading tool rule (a) may use under `choice`: none for "none", only the named tool for a named one. */
+function usableReadTool(tools: readonly ToolDefinition[], choice: ToolChoice): ReadTool | undefined {
+  if (choice === "none") return undefined;
+  if (typeof choice === "object") {
+    return findReadTool(tools.filter((t) => t.function.name === choice.function.name));
+  }
+  return findReadTool(tools);
+}
+
+/** The tool call of this turn: rule (a)'s next read, else the call `tool_choice` forces, else none. */
+function chooseToolCall(input: ReferenceChatInput): ToolCall | undefined {
+  const tools = input.tools ?? [];
+  const choice = input.tool_choice ?? "auto";
+  if (tools.length === 0) return undefined;
+  const reader = usableReadTool(tools, choice);
+  const read = reader !== undefined
+    ? nextRead(reader, listedPaths(input.messages), input.messages)
+    : undefined;
+  if (reader !== undefined && read !== undefined) {
+    return toolCall(input.messages, reader.name, read.arguments);
+  }
+  if (choice === "none" || choice === "auto") return undefined;
+  const forced = typeof choice === "object"
+    ? tools.find((tool) => tool.function.name === choice.function.name)
+    : tools.find((tool) => tool.function.name === findReadTool(tools)?.name) ?? tools[0];
+  if (forced === undefined) return undefined;
+  const asReader = findReadTool([forced]);
+  const first = listedPaths(input.messages)[0] ?? "";
+  return toolCall(
+    input.messages,
+    forced.function.name,
+    asReader !== undefined ? { [asReader.pathParam]: first } : emptyArguments(forced),
+  );
 }
 
 function mostRelevantSentences(messages: readonly ChatMessage[]): string {
@@ -104,7 +158,7 @@ export function fitToTokens(text: string, counter: TokenCounter, maxTokens: numb
 
 /** The reference model's reply to a chat request (see the module documentation). */
 export function referenceReply(input: ReferenceChatInput, counter: TokenCounter): ReferenceChatReply {
-  const call = nextFileToRead(input);
+  const call = chooseToolCall(input);
   if (call !== undefined) {
     return { content: null, tool_calls: [call], finish_reason: "tool_calls", rule: "read_file" };
   }

@@ -1,20 +1,54 @@
 /**
  * Zod schemas of the request bodies the reference server accepts. Unknown fields pass (OpenAI clients send
- * many), known fields are checked; a failure is answered with HTTP 400 naming the field.
+ * many: `temperature`, `top_p`, `seed`, `parallel_tool_calls`, `extra_body` fields such as
+ * `chat_template_kwargs`, …), known fields are checked; a failure is answered with HTTP 400 naming the field.
+ * Message content given as an array of text parts (as the OpenAI SDK allows) is read as their joined text.
  *
  * @module
  */
 import { z } from "zod";
-import { ChatMessageSchema, ToolDefinitionSchema } from "../messages.ts";
+import { type ChatMessage, ChatMessageSchema, ToolCallSchema, ToolDefinitionSchema } from "../messages.ts";
+
+/** Message content as clients send it: a string, null, or text parts (joined; other part types refused). */
+const ContentSchema = z.union([
+  z.string(),
+  z.null(),
+  z.array(z.looseObject({ type: z.literal("text"), text: z.string() })).transform((parts) =>
+    parts.map((part) => part.text).join("")
+  ),
+]);
+
+/** One request message: the public chat fields (others dropped), content normalized to a string or null. */
+const RequestMessageSchema = z.looseObject({
+  role: ChatMessageSchema.shape.role,
+  content: ContentSchema.optional(),
+  tool_calls: z.array(ToolCallSchema).nullish(),
+  tool_call_id: z.string().nullish(),
+  name: z.string().nullish(),
+}).transform((message): ChatMessage => ({
+  role: message.role,
+  content: message.content ?? null,
+  ...(message.tool_calls ? { tool_calls: message.tool_calls } : {}),
+  ...(typeof message.tool_call_id === "string" ? { tool_call_id: message.tool_call_id } : {}),
+  ...(typeof message.name === "string" ? { name: message.name } : {}),
+}));
+
+/** `tool_choice` as OpenAI-compatible servers take it. */
+export const ToolChoiceSchema = z.union([
+  z.enum(["none", "auto", "required"]),
+  z.object({ type: z.literal("function"), function: z.object({ name: z.string().min(1) }) }),
+]);
 
 /** A chat completion request as the reference server reads it. */
 export const ReferenceChatRequestSchema = z.looseObject({
   model: z.string().min(1),
-  messages: z.array(ChatMessageSchema).min(1),
-  tools: z.array(ToolDefinitionSchema).optional(),
+  messages: z.array(RequestMessageSchema).min(1),
+  tools: z.array(ToolDefinitionSchema).nullish(),
+  tool_choice: ToolChoiceSchema.nullish(),
   max_tokens: z.number().int().positive().nullish(),
   max_completion_tokens: z.number().int().positive().nullish(),
-  stream: z.literal(false).optional(),
+  stream: z.boolean().nullish(),
+  stream_options: z.looseObject({ include_usage: z.boolean().nullish() }).nullish(),
 });
 
 /** A System One request as the reference server reads it. */

@@ -11,7 +11,9 @@
  *
  * - System One: each question's noul is the BM25 relevance of its instruction text (plus criteria) to the
  *   state among all questions of the request, squashed to [0, 1] (systemone.ts).
- * - Chat: rules (a)–(f) in chat.ts — read listed files through `read_file`; extractive QA with cited
+ * - Chat: rules (a)–(f) in chat.ts — read the listed files through the file-reading tool it is offered
+ *   (found by its JSON schema, whatever it is called: a path-like string parameter, optional offset-like
+ *   paging; each file paged on until a read returns no more, read_tool.ts); extractive QA with cited
  *   `[title, sentence id]` facts when `"supporting_facts"` is asked for; extractive summaries within
  *   `max_tokens` when a summary is asked for; needle QA that answers `NOT IN CONTEXT` below a coverage
  *   threshold; quoting `js` code blocks for code requests; otherwise the most relevant sentences.
@@ -29,6 +31,16 @@
  * - Usage: `prompt_tokens` = the token counter's count of the messages and tools as the chat template
  *   renders them, `completion_tokens` = the count of the reply text (for a tool call, its arguments).
  *
+ * **What it speaks.** The request body is validated with zod (schemas.ts): fields real clients send beyond
+ * those it reads pass; text-part arrays as message content are joined. `tools` and `tool_choice` (`"none"`,
+ * `"auto"`, `"required"`, a named function) are honoured as OpenAI-compatible servers (vLLM, llama.cpp,
+ * OpenAI) do: a named function that `tools` does not offer, or `"required"` without tools, is a 400. With
+ * `stream: true` the same reply comes as server-sent events in OpenAI's chunk format — content deltas, or
+ * tool-call deltas (`index`, `id`, function `name`, then argument fragments), the `finish_reason`, a final
+ * usage chunk when `stream_options.include_usage` is set, then `data: [DONE]` (sse.ts); streamed and
+ * non-streamed answers to the same request carry the same content, calls and usage. The reference model
+ * makes one tool call per turn.
+ *
  * **What it is not.** A weak but honest baseline: it never sees gold labels, answers or scoring data, only
  * the request. Its scores measure what lexical extraction can recover from a context, and every report
  * must label them as the reference model's. Identical requests get identical responses (the answering
@@ -37,8 +49,9 @@
  *
  * **Fault mode.** `faults` (see faults.ts) injects seeded 429s (with `Retry-After` and `retry-after-ms`),
  * 500s, hangs, dropped connections, malformed JSON, truncated bodies and wrong-schema bodies, so tests can
- * prove the clients' retries and failure records. `delayMs` makes every answer leave no earlier than that
- * many milliseconds after its request arrived (for overhead benchmarks).
+ * prove the clients' retries and failure records. A streamed request's body faults are streamed: a malformed
+ * event, a stream cut off before `[DONE]`, a chunk without choices. `delayMs` makes every answer leave no
+ * earlier than that many milliseconds after its request arrived (for overhead benchmarks).
  *
  * It is built on `node:http` rather than `Deno.serve` because a dropped connection (closing the socket
  * before any status line) cannot be produced with `Deno.serve`. It listens on 127.0.0.1 only.
@@ -54,6 +67,7 @@ import { referenceReply } from "./chat.ts";
 import { ATTEMPT_HEADER } from "../retry_delay.ts";
 import { chooseFault, FAULT_KINDS, type FaultKind, type FaultSpec, sha256Hex } from "./faults.ts";
 import { ReferenceChatRequestSchema, ReferenceSystemOneRequestSchema } from "./schemas.ts";
+import { completionChunks, serverSentEvents, type StreamedCompletion } from "./sse.ts";
 import { referenceNouls } from "./systemone.ts";
 
 /** The model name the reference chat endpoint answers with. */
@@ -146,6 +160,19 @@ function sendJson(
   response.end(bytes);
 }
 
+/** Answers 200 with server-sent events (`text/event-stream`), every event written before the end. */
+function sendEvents(response: ServerResponse, events: readonly string[]) {
+  response.writeHead(200, {
+    "content-type": "text/event-stream; charset=utf-8",
+    "cache-control": "no-cache",
+  });
+  for (const event of events) response.write(event);
+  response.end();
+}
+
+/** A reply body: one JSON value, or a stream of server-sent events. */
+type ChatAnswer = { json: unknown } | { stream: string[] };
+
 function errorBody(message: string, type: string) {
   return { error: { message, type, code: null } };
 }
@@ -163,6 +190,17 @@ function parseJson<S extends z.ZodType>(bytes: Uint8Array, schema: S, what: stri
   const parsed = schema.safeParse(json);
   if (!parsed.success) throw new HttpProblem(400, `${what}: ${describeIssues(parsed.error)}`);
   return parsed.data;
+}
+
+/** Whether a request body asks for a streamed answer (`"stream": true`); false when it is not JSON. */
+function asksToStream(bytes: Uint8Array): boolean {
+  try {
+    const body: unknown = JSON.parse(new TextDecoder().decode(bytes));
+    return body !== null && typeof body === "object" && "stream" in body && body.stream === true;
+  } catch (error) {
+    if (error instanceof SyntaxError) return false;
+    throw error;
+  }
 }
 
 /** Waits `ms`, or until `signal` aborts (then resolves early). */
@@ -194,36 +232,66 @@ export async function startReferenceServer(options: ReferenceServerOptions): Pro
     faults: Object.fromEntries(FAULT_KINDS.map((kind) => [kind, 0])) as Record<FaultKind, number>,
   };
 
-  function chatReply(bytes: Uint8Array, bodyHash: string): unknown {
+  function chatReply(bytes: Uint8Array, bodyHash: string): ChatAnswer {
     const request = parseJson(bytes, ReferenceChatRequestSchema, "chat completion request");
+    const tools = request.tools ?? undefined;
+    const choice = request.tool_choice ?? undefined;
+    if (typeof choice === "object" && choice !== null) {
+      if (!(tools ?? []).some((tool) => tool.function.name === choice.function.name)) {
+        throw new HttpProblem(
+          400,
+          `chat completion request: tool_choice: names function "${choice.function.name}", which tools does not offer`,
+        );
+      }
+    } else if (choice === "required" && (tools ?? []).length === 0) {
+      throw new HttpProblem(400, 'chat completion request: tool_choice: "required" needs tools');
+    }
     const maxTokens = request.max_completion_tokens ?? request.max_tokens ?? undefined;
     const reply = referenceReply(
-      { messages: request.messages, tools: request.tools, max_tokens: maxTokens },
+      { messages: request.messages, tools, tool_choice: choice, max_tokens: maxTokens },
       counter,
     );
-    const promptTokens = counter.countMessages(request.messages, request.tools);
+    const promptTokens = counter.countMessages(request.messages, tools);
     const completionText = reply.content ??
       (reply.tool_calls ?? []).map((call) => call.function.arguments).join("\n");
     const completionTokens = counter.countText(completionText);
-    return {
+    const completion: StreamedCompletion = {
       id: `chatcmpl-ref-${bodyHash.slice(0, 24)}`,
-      object: "chat.completion",
       created: 0,
       model: REFERENCE_CHAT_MODEL,
-      choices: [{
-        index: 0,
-        message: {
-          role: "assistant",
-          content: reply.content,
-          ...(reply.tool_calls ? { tool_calls: reply.tool_calls } : {}),
-        },
-        finish_reason: reply.finish_reason,
-        logprobs: null,
-      }],
+      content: reply.content,
+      ...(reply.tool_calls ? { tool_calls: reply.tool_calls } : {}),
+      finish_reason: reply.finish_reason,
       usage: {
         prompt_tokens: promptTokens,
         completion_tokens: completionTokens,
         total_tokens: promptTokens + completionTokens,
+      },
+    };
+    if (request.stream === true) {
+      return {
+        stream: serverSentEvents(
+          completionChunks(completion, request.stream_options?.include_usage === true),
+        ),
+      };
+    }
+    return {
+      json: {
+        id: completion.id,
+        object: "chat.completion",
+        created: completion.created,
+        model: completion.model,
+        choices: [{
+          index: 0,
+          message: {
+            role: "assistant",
+            content: reply.content,
+            ...(reply.tool_calls ? { tool_calls: reply.tool_calls } : {}),
+          },
+          finish_reason: reply.finish_reason,
+          logprobs: null,
+        }],
+        usage: completion.usage,
       },
     };
   }
@@ -248,8 +316,12 @@ export async function startReferenceServer(options: ReferenceServerOptions): Pro
     endpoint: "chat" | "systemone",
     request: IncomingMessage,
     response: ServerResponse,
+    streamed: boolean,
   ): Promise<void> {
     stats.faults[kind]++;
+    if (streamed && (kind === "malformed" || kind === "truncated" || kind === "schema")) {
+      return await injectStreamFault(kind, request, response);
+    }
     switch (kind) {
       case "429":
         return sendJson(response, 429, errorBody("reference fault: rate limited", "rate_limit_error"), {
@@ -308,6 +380,39 @@ export async function startReferenceServer(options: ReferenceServerOptions): Pro
     }
   }
 
+  /** A body fault of a streamed answer: a malformed event, a stream cut before its end, a chunk without choices. */
+  async function injectStreamFault(
+    kind: "malformed" | "truncated" | "schema",
+    request: IncomingMessage,
+    response: ServerResponse,
+  ): Promise<void> {
+    const base = {
+      id: `chatcmpl-ref-${kind}`,
+      object: "chat.completion.chunk",
+      created: 0,
+      model: REFERENCE_CHAT_MODEL,
+    };
+    response.writeHead(200, {
+      "content-type": "text/event-stream; charset=utf-8",
+      "cache-control": "no-cache",
+    });
+    if (kind === "malformed") {
+      response.end('data: {"id": "chatcmpl-ref-malformed", "choices": [<<not json>>\n\n');
+      return;
+    }
+    if (kind === "schema") {
+      response.end(serverSentEvents([{ ...base, output: "no choices here" }]).join(""));
+      return;
+    }
+    const first = {
+      ...base,
+      choices: [{ index: 0, delta: { role: "assistant", content: "cut" }, finish_reason: null }],
+    };
+    response.write(`data: ${JSON.stringify(first)}\n\n`);
+    await pause(20, shutdown.signal);
+    request.socket.destroy();
+  }
+
   async function handle(request: IncomingMessage, response: ServerResponse): Promise<void> {
     stats.requests++;
     const path = new URL(request.url ?? "/", "http://127.0.0.1").pathname.replace(/\/+$/, "");
@@ -325,14 +430,25 @@ export async function startReferenceServer(options: ReferenceServerOptions): Pro
     const declared = request.headers[ATTEMPT_HEADER];
     const attempt = typeof declared === "string" && /^\d{1,6}$/.test(declared) ? Number(declared) : counted;
     const fault = options.faults ? chooseFault(options.faults, seed, bodyHash, attempt) : undefined;
-    if (fault !== undefined) return await injectFault(fault, endpoint, request, response);
+    if (fault !== undefined) {
+      return await injectFault(
+        fault,
+        endpoint,
+        request,
+        response,
+        endpoint === "chat" && asksToStream(bytes),
+      );
+    }
     // The delay runs from the request's arrival, computing the reply included: every answer takes
     // max(delayMs, compute time), a fixed latency as a provider's would be.
     const delay = delayMs > 0 ? pause(delayMs, shutdown.signal) : undefined;
-    const reply = endpoint === "chat" ? chatReply(bytes, bodyHash) : systemOneReply(bytes);
+    const reply: ChatAnswer = endpoint === "chat"
+      ? chatReply(bytes, bodyHash)
+      : { json: systemOneReply(bytes) };
     await delay;
     stats.answered[endpoint]++;
-    sendJson(response, 200, reply);
+    if ("stream" in reply) sendEvents(response, reply.stream);
+    else sendJson(response, 200, reply.json);
   }
 
   const server = createServer((request, response) => {

@@ -1,0 +1,219 @@
+/**
+ * How the reference model finds and pages a file-reading tool it is offered, whatever the tool is called.
+ *
+ * **Finding the tool** ({@link findReadTool}): among the offered function tools, a reading tool is one whose
+ * JSON schema has a path-like string parameter (named `path`, `file_path`, `filepath`, `file`, `filename`,
+ * `file_name`, `target_file` or `uri`) that is its only required parameter; any other parameters are
+ * optional. An offset-like integer parameter (`offset`, `start_line`, `line_offset`, `from_line`, `start`,
+ * `from`, `line`) is its paging parameter; it counts lines 0-based when its schema says so (`minimum: 0`, or
+ * a description with "0-based", "0-indexed", "zero-based" or "skip"), else 1-based. Candidates whose name
+ * contains "read" come first, then the offered order. A tool named `read_file` that declares no parameters
+ * at all is taken as `read_file(path)` (older callers send such a bare definition).
+ *
+ * **Paging** ({@link nextRead}): the model reads the listed files in order. A file's first read passes only
+ * the path. Each result is then read for what it shows: the highest `N|` line number (Hermes' framing; a
+ * final empty numbered line, which Hermes prints after a page's last newline, does not count), or else the
+ * number of plain text lines. The file is done when the tool has no paging parameter, the result is an error
+ * or shows no new line, or the result says it is complete (a JSON `truncated: false`, or `total_lines` not
+ * beyond the last line shown). Otherwise the model reads on: at the offset a hint names (`offset=K`), else
+ * right after the last line shown. A read it already made (same path and offset) is never repeated, a result
+ * equal to an earlier one of the same file ends that file, and no file is read more than
+ * {@link MAX_PAGES_PER_FILE} times, so no tool can keep it reading forever.
+ *
+ * @module
+ */
+import type { ChatMessage, ToolCall, ToolDefinition } from "../messages.ts";
+
+/** A file-reading tool as the reference model uses it. */
+export interface ReadTool {
+  name: string;
+  /** The name of its path parameter. */
+  pathParam: string;
+  /** The name of its paging (offset-like) parameter, when it has one. */
+  offsetParam?: string;
+  /** Whether the offset counts lines from 0 (lines to skip) or from 1 (the first line to show). */
+  offsetBase: 0 | 1;
+}
+
+const PATH_NAMES = ["path", "file_path", "filepath", "file", "filename", "file_name", "target_file", "uri"];
+const OFFSET_NAMES = ["offset", "start_line", "line_offset", "from_line", "start", "from", "line"];
+const ZERO_BASED = /\b(?:0-based|0-indexed|zero-based|zero-indexed|skip)/i;
+
+type JsonSchema = Record<string, unknown>;
+
+function asSchema(value: unknown): JsonSchema | undefined {
+  return value !== null && typeof value === "object" && !Array.isArray(value)
+    ? value as JsonSchema
+    : undefined;
+}
+
+function typeIs(schema: JsonSchema, wanted: string): boolean {
+  const type = schema.type;
+  return type === wanted || (Array.isArray(type) && type.includes(wanted));
+}
+
+/** The reading-tool reading of one tool definition, or undefined when it is not a reading tool. */
+export function asReadTool(tool: ToolDefinition): ReadTool | undefined {
+  const parameters = asSchema(tool.function.parameters);
+  const properties = asSchema(parameters?.properties);
+  if (properties === undefined || Object.keys(properties).length === 0) {
+    return tool.function.name === "read_file"
+      ? { name: "read_file", pathParam: "path", offsetBase: 1 }
+      : undefined;
+  }
+  const required = Array.isArray(parameters?.required) ? parameters.required : [];
+  const pathParam = PATH_NAMES.find((name) => {
+    const schema = asSchema(properties[name]);
+    return schema !== undefined && typeIs(schema, "string");
+  });
+  if (pathParam === undefined) return undefined;
+  if (required.some((name) => name !== pathParam)) return undefined;
+  const offsetParam = OFFSET_NAMES.find((name) => {
+    const schema = asSchema(properties[name]);
+    return schema !== undefined && (typeIs(schema, "integer") || typeIs(schema, "number"));
+  });
+  if (offsetParam === undefined) return { name: tool.function.name, pathParam, offsetBase: 1 };
+  const offsetSchema = properties[offsetParam] as JsonSchema;
+  const description = typeof offsetSchema.description === "string" ? offsetSchema.description : "";
+  const zeroBased = offsetSchema.minimum === 0 || ZERO_BASED.test(description);
+  return { name: tool.function.name, pathParam, offsetParam, offsetBase: zeroBased ? 0 : 1 };
+}
+
+/** The file-reading tool among `tools` (see the module documentation), or undefined. */
+export function findReadTool(tools: readonly ToolDefinition[] | undefined): ReadTool | undefined {
+  const found = (tools ?? []).flatMap((tool) => {
+    const read = asReadTool(tool);
+    return read === undefined ? [] : [read];
+  });
+  return found.find((tool) => /read/i.test(tool.name)) ?? found[0];
+}
+
+/** The arguments of one call of `tool`, parsed; undefined when they are not a JSON object. */
+function parseArguments(argumentsJson: string): Record<string, unknown> | undefined {
+  try {
+    return asSchema(JSON.parse(argumentsJson));
+  } catch (error) {
+    if (error instanceof SyntaxError) return undefined;
+    throw error;
+  }
+}
+
+/** The path a call of `tool` asked for, or undefined. */
+export function readCallPath(tool: ReadTool, call: ToolCall): string | undefined {
+  if (call.function.name !== tool.name) return undefined;
+  const path = parseArguments(call.function.arguments)?.[tool.pathParam];
+  return typeof path === "string" ? path : undefined;
+}
+
+/** The first line a call of `tool` asked for (1-based), from its offset argument (1 when it has none). */
+function firstLineAsked(tool: ReadTool, call: ToolCall): number {
+  if (tool.offsetParam === undefined) return 1;
+  const offset = parseArguments(call.function.arguments)?.[tool.offsetParam];
+  if (typeof offset !== "number" || !Number.isFinite(offset)) return 1;
+  return Math.max(1, Math.trunc(offset) + (tool.offsetBase === 0 ? 1 : 0));
+}
+
+/** What one read's result says about the file. */
+export interface PageOutcome {
+  /** The last line (1-based) the result shows; undefined when it shows none. */
+  lastLine?: number;
+  /** True: more lines follow; false: the file ends here; undefined: the result does not say. */
+  more?: boolean;
+  /** The 1-based line the result's hint says to continue at. */
+  continueAt?: number;
+  /** The result is an error (a JSON object with `error`). */
+  error: boolean;
+}
+
+/** Reads of one file at most (a tool that ignores its offset cannot keep the model reading). */
+export const MAX_PAGES_PER_FILE = 200;
+
+const NUMBERED_LINE = /^ *(\d+)\|/;
+const HINT_OFFSET = /\boffset\s*[=:]\s*(\d+)/i;
+
+/** Reads one tool result of a read that began at `firstLine` (1-based). */
+export function pageOutcome(result: string, firstLine: number): PageOutcome {
+  let text = result;
+  let more: boolean | undefined;
+  let hint: string | undefined;
+  let error = false;
+  if (result.trimStart().startsWith("{")) {
+    let parsed: JsonSchema | undefined;
+    try {
+      parsed = asSchema(JSON.parse(result));
+    } catch (caught) {
+      if (!(caught instanceof SyntaxError)) throw caught;
+    }
+    if (parsed !== undefined) {
+      error = "error" in parsed;
+      text = typeof parsed.content === "string" ? parsed.content : "";
+      if (typeof parsed.truncated === "boolean") more = parsed.truncated;
+      hint = typeof parsed.hint === "string" ? parsed.hint : undefined;
+      const total = parsed.total_lines;
+      const shown = lastShownLine(text, firstLine);
+      if (more === undefined && typeof total === "number" && shown !== undefined) more = total > shown;
+    }
+  }
+  if (hint === undefined) hint = HINT_OFFSET.test(text) ? text : undefined;
+  const match = hint !== undefined ? HINT_OFFSET.exec(hint) : null;
+  const lastLine = lastShownLine(text, firstLine);
+  return {
+    ...(lastLine !== undefined ? { lastLine } : {}),
+    ...(more !== undefined ? { more } : {}),
+    ...(match !== null ? { continueAt: Number(match[1]) } : {}),
+    error,
+  };
+}
+
+/** The last line a page shows: its highest `N|` number (a final empty numbered line aside), else by count. */
+function lastShownLine(text: string, firstLine: number): number | undefined {
+  const lines = text.split("\n");
+  while (lines.length > 0 && lines[lines.length - 1].trim() === "") lines.pop();
+  const numbered = lines.map((line) => NUMBERED_LINE.exec(line)).filter((match) => match !== null);
+  if (numbered.length > 0) {
+    const ends = /^ *\d+\|\s*$/.test(lines[lines.length - 1]) ? numbered.slice(0, -1) : numbered;
+    return ends.length === 0 ? undefined : Math.max(...ends.map((match) => Number(match[1])));
+  }
+  return lines.length === 0 ? undefined : firstLine + lines.length - 1;
+}
+
+/** The next read of `files` through `tool` given the conversation so far (see the module doc), or undefined. */
+export function nextRead(
+  tool: ReadTool,
+  files: readonly string[],
+  messages: readonly ChatMessage[],
+): { path: string; arguments: Record<string, unknown> } | undefined {
+  const results = new Map<string, string>();
+  for (const message of messages) {
+    if (message.role === "tool" && message.tool_call_id !== undefined) {
+      results.set(message.tool_call_id, message.content ?? "");
+    }
+  }
+  const reads = new Map<string, { firstLine: number; result?: string }[]>();
+  for (const message of messages) {
+    for (const call of message.tool_calls ?? []) {
+      const path = readCallPath(tool, call);
+      if (path === undefined) continue;
+      const list = reads.get(path) ?? [];
+      list.push({ firstLine: firstLineAsked(tool, call), result: results.get(call.id) });
+      reads.set(path, list);
+    }
+  }
+  for (const path of files) {
+    const made = reads.get(path);
+    if (made === undefined) return { path, arguments: { [tool.pathParam]: path } };
+    if (tool.offsetParam === undefined) continue;
+    const latest = made[made.length - 1];
+    if (latest.result === undefined) continue;
+    const page = pageOutcome(latest.result, latest.firstLine);
+    if (page.error || page.lastLine === undefined || page.lastLine < latest.firstLine) continue;
+    if (page.more === false) continue;
+    const next = page.continueAt ?? page.lastLine + 1;
+    if (next <= latest.firstLine || made.some((read) => read.firstLine === next)) continue;
+    if (made.length >= MAX_PAGES_PER_FILE) continue;
+    if (made.slice(0, -1).some((read) => read.result === latest.result)) continue;
+    const offset = tool.offsetBase === 0 ? next - 1 : next;
+    return { path, arguments: { [tool.pathParam]: path, [tool.offsetParam]: offset } };
+  }
+  return undefined;
+}
