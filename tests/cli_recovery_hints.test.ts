@@ -6,7 +6,7 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { editDistance, nearestOption } from "../src/cli/option_suggest.ts";
-import { cliCommand } from "../src/cli/program_name.ts";
+import { cliCommand } from "../src/core/program_name.ts";
 import { resumeCommandLine } from "../src/suites/interrupt_hint.ts";
 import { ROOT, runCli } from "./helpers/spawn.ts";
 

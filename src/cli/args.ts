@@ -8,7 +8,7 @@ import { parseArgs, type ParseArgsOptionsConfig } from "node:util";
 import type { z } from "zod";
 import { UsageError } from "../errors.ts";
 import { refuseRepeatedOptions } from "../core/option_rules.ts";
-import { CLI } from "./program_name.ts";
+import { CLI } from "../core/program_name.ts";
 import { nearestOption } from "./option_suggest.ts";
 
 /** Parsed options and positionals of one command. */

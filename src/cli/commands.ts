@@ -12,7 +12,7 @@ import { serveReferenceCommand } from "./serve_reference.ts";
 import { tokensCommand } from "./tokens.ts";
 import { verifyCommand } from "./verify.ts";
 import { mergeCommand } from "./merge.ts";
-import { CLI } from "./program_name.ts";
+import { CLI } from "../core/program_name.ts";
 
 /** One CLI command. */
 export interface Command {

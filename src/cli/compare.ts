@@ -11,7 +11,7 @@ import { textTable } from "../core/markdown_table.ts";
 import { parseCommand } from "./args.ts";
 import { BOOTSTRAP_OPTION_HELP, bootstrapOption } from "./stats_options.ts";
 import { suiteNamed } from "../suites/registry.ts";
-import { CLI } from "./program_name.ts";
+import { CLI } from "../core/program_name.ts";
 
 const HELP = `${CLI} compare RUN_A RUN_B [options]
 

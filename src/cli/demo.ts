@@ -14,7 +14,7 @@ import { checkNewOutputPath, inputError } from "../fs_input.ts";
 import { hotpotCommand, hotpotRun } from "./hotpot.ts";
 import { type LaneReply, LaneReplySchema } from "./demo_lane_messages.ts";
 import { defaultOutputPath } from "./run_setup.ts";
-import { CLI } from "./program_name.ts";
+import { CLI } from "../core/program_name.ts";
 
 const HELP = `${CLI} demo [--output DIR] [--quiet]
 

@@ -16,7 +16,7 @@ import { RUN_OPTION_HELP, RUN_OPTION_SPEC, RunOptionsShape } from "./run_setup.t
 import { writeFileAtomic } from "../store/run_dir.ts";
 import { checkNewOutputPath, inputError } from "../fs_input.ts";
 import { BOOTSTRAP_OPTION_HELP, bootstrapOption } from "./stats_options.ts";
-import { CLI } from "./program_name.ts";
+import { CLI } from "../core/program_name.ts";
 
 /** Turns × words per message at most: a bound on the generated transcript's size (and memory). */
 const MAX_GENERATED_WORDS = 2_000_000;

@@ -19,7 +19,7 @@ import { hotpotScoreCommand } from "./hotpot_score.ts";
 import { intListOption, intOption } from "./numbers.ts";
 import { parseResumable, RUN_OPTION_HELP, RUN_OPTION_SPEC, RunOptionsShape } from "./run_setup.ts";
 import { COLLECTION_MODE_HELP } from "./hotpot_collect_mode.ts";
-import { CLI } from "./program_name.ts";
+import { CLI } from "../core/program_name.ts";
 
 export { DEMO_DATASET };
 

@@ -15,7 +15,7 @@ import { sha256Hex } from "../store/hash.ts";
 import { writeFileAtomic } from "../store/run_dir.ts";
 import { parseCommand } from "./args.ts";
 import { intOption } from "./numbers.ts";
-import { CLI } from "./program_name.ts";
+import { CLI } from "../core/program_name.ts";
 
 const HELP = `${CLI} hotpot generate --records N --out FILE [--seed S]
 

@@ -13,7 +13,7 @@ import { averageMetrics, type HotpotMetrics, scoreQuestion } from "../suites/hot
 import { parseCommand } from "./args.ts";
 import { readInputText } from "../fs_input.ts";
 import { parseJsonKeepingDecimalIds } from "../suites/hotpot/json_ids.ts";
-import { CLI } from "./program_name.ts";
+import { CLI } from "../core/program_name.ts";
 
 const HELP = `Usage: ${CLI} hotpot score --gold FILE --pred FILE
 

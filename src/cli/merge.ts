@@ -12,7 +12,7 @@ import { planMerge, writeMerged } from "../store/merge.ts";
 import { readManifest, type RunDir } from "../store/run_dir.ts";
 import { mergedPublishers } from "../suites/merged_publish.ts";
 import { parseCommand } from "./args.ts";
-import { CLI } from "./program_name.ts";
+import { CLI } from "../core/program_name.ts";
 
 const MERGEABLE = Object.keys(mergedPublishers).join(", ");
 

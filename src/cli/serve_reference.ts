@@ -10,7 +10,7 @@ import { parseCommand } from "./args.ts";
 import { loadTokenCounter } from "../tokens/load.ts";
 import { parseFaultSpec } from "../models/reference/faults.ts";
 import { startReferenceServer } from "../models/reference/server.ts";
-import { CLI } from "./program_name.ts";
+import { CLI } from "../core/program_name.ts";
 
 /** The `--help` text of serve-reference. */
 export const SERVE_REFERENCE_HELP = `Usage: ${CLI} serve-reference [options]

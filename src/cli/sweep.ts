@@ -14,7 +14,7 @@ import { parseCommand } from "./args.ts";
 import { SHARD_OPTION_HELP, ShardOption } from "../pipeline/shard.ts";
 import { intListOption, intOption, rangeOption } from "./numbers.ts";
 import { parseResumable, RUN_OPTION_HELP, RUN_OPTION_SPEC, RunOptionsShape } from "./run_setup.ts";
-import { CLI } from "./program_name.ts";
+import { CLI } from "../core/program_name.ts";
 
 const HELP = `${CLI} sweep run (--reference | --live) [options]
 

@@ -15,7 +15,7 @@ import { loadTokenCounter } from "../tokens/load.ts";
 import type { HfTokenCounter } from "../tokens/counter.ts";
 import { parseCommand } from "./args.ts";
 import { readInputJson } from "../fs_input.ts";
-import { CLI } from "./program_name.ts";
+import { CLI } from "../core/program_name.ts";
 
 /** The help text of the `tokens` command. */
 export const TOKENS_HELP = `Usage: ${CLI} tokens [--tokenizer DIR] [--json] FILE

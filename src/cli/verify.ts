@@ -13,7 +13,7 @@ import { formatProblem, type Problem, RunChecker, type VerifyReport } from "../s
 import { parseCommand } from "./args.ts";
 import { statInputDirectory } from "../fs_input.ts";
 import { rederiveCommand } from "./verify_rederive.ts";
-import { CLI } from "./program_name.ts";
+import { CLI } from "../core/program_name.ts";
 import { readJournal } from "../store/journal.ts";
 import { RUN_FILES } from "../store/run_dir.ts";
 import { fsErrorCause } from "../fs_input.ts";

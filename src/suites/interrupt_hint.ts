@@ -7,7 +7,7 @@
  *
  * @module
  */
-import { cliCommand } from "../cli/program_name.ts";
+import { cliCommand } from "../core/program_name.ts";
 
 /** The commands a run of which can be continued with `--resume DIR`. */
 export const RESUMABLE_COMMANDS: readonly (readonly string[])[] = [

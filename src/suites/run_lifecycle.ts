@@ -22,7 +22,7 @@ import { CheckFailedError, UsageError } from "../errors.ts";
 import type { CheckOnlyReport } from "./answer_stage.ts";
 import { stageDisplayName, type Suite } from "./suite.ts";
 import type { ModelOptions } from "./model_setup.ts";
-import { CLI } from "../cli/program_name.ts";
+import { CLI } from "../core/program_name.ts";
 import { resumeCommandLine, whileWriting } from "./interrupt_hint.ts";
 
 /** The options of a run command every suite shares. */

@@ -13,7 +13,7 @@ import { importHermesSession } from "./collect_hermes.ts";
 import { type CollectMode, sessionSourceName } from "./collect_question.ts";
 import { parseAgentSpec } from "./collect_agent.ts";
 import type { Corpus, CorpusQuestion } from "./corpus.ts";
-import { CLI } from "../../cli/program_name.ts";
+import { CLI } from "../../core/program_name.ts";
 
 /** What a collection's summary reads of its corpus (a corpus is one). */
 export interface CollectionOutline {

@@ -31,7 +31,7 @@ import {
   collectionSummaryLines,
   readHermesSessions,
 } from "./collect_mode.ts";
-import { CLI } from "../../cli/program_name.ts";
+import { CLI } from "../../core/program_name.ts";
 
 /** The demo dataset shipped in fixtures/. */
 export const DEMO_DATASET = assetPath("fixtures/hotpot/demo.parquet");
