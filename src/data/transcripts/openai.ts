@@ -9,6 +9,7 @@ import { UsageError } from "../../errors.ts";
 import type { ChatMessage } from "../../models/messages.ts";
 import { toolPairingProblem } from "../../core/tool_pairing.ts";
 import { type ImportedTranscript, issueError, LenientMessageSchema, toChatMessage } from "./types.ts";
+import { type Needle, NeedleSchema } from "./needle.ts";
 
 /** Validates a list of messages (errors name the file and message index) and checks tool pairing. */
 export function readMessageList(value: unknown, path: string, field = "messages"): ChatMessage[] {
@@ -36,14 +37,45 @@ export function importOpenAIMessages(json: unknown, path: string): ImportedTrans
       notes: [],
     };
   }
-  const parsed = z.object({ messages: z.unknown() }).safeParse(json);
+  const parsed = z.object({ messages: z.unknown(), needles: z.unknown().optional() }).safeParse(json);
   if (!parsed.success) throw new UsageError(`${path}: expected a message array or an object with 'messages'`);
+  const messages = readMessageList(parsed.data.messages, path);
   return {
     format: "openai",
     path,
-    messages: readMessageList(parsed.data.messages, path),
+    messages,
     probes: [],
     meta: {},
     notes: [],
+    ...(parsed.data.needles !== undefined
+      ? { needles: readNeedles(parsed.data.needles, messages, path) }
+      : {}),
   };
+}
+
+/**
+ * The `needles` of a `{messages, needles}` file (as `engines generate` writes it): each must match the needle
+ * schema, name a message of the file and be found verbatim in that message's content; ids are unique.
+ */
+export function readNeedles(value: unknown, messages: readonly ChatMessage[], path: string): Needle[] {
+  const parsed = z.array(NeedleSchema).safeParse(value);
+  if (!parsed.success) throw issueError(path, "needles", parsed.error);
+  const seen = new Set<string>();
+  parsed.data.forEach((needle, index) => {
+    const where = `${path}: needles[${index}] (${needle.id})`;
+    if (seen.has(needle.id)) throw new UsageError(`${where}: the id is given twice`);
+    seen.add(needle.id);
+    const message = messages[needle.message_index];
+    if (message === undefined) {
+      throw new UsageError(
+        `${where}: message_index ${needle.message_index} is past the last message (${messages.length - 1})`,
+      );
+    }
+    if (!(message.content ?? "").includes(needle.fact)) {
+      throw new UsageError(
+        `${where}: its fact is not in messages[${needle.message_index}] (the file was changed after it was generated)`,
+      );
+    }
+  });
+  return parsed.data;
 }

@@ -6,6 +6,7 @@
 import { z } from "zod";
 import { UsageError } from "../../errors.ts";
 import type { ChatMessage } from "../../models/messages.ts";
+import type { Needle } from "./needle.ts";
 
 /** The transcript formats the importers read. */
 export const TRANSCRIPT_FORMATS = ["openai", "hermes-session", "sharegpt", "locomo"] as const;
@@ -43,6 +44,11 @@ export interface ImportedTranscript {
   meta: Record<string, unknown>;
   /** What the importer skipped or changed, one line each. */
   notes: string[];
+  /**
+   * The planted facts the file carries (a `{messages, needles}` file written by `engines generate`), checked
+   * against its messages; absent when the format has none.
+   */
+  needles?: Needle[];
 }
 
 /** A text part of a multi-part content array. */

@@ -59,6 +59,18 @@ export interface EnginesSuiteResult {
   files: Record<string, string>;
 }
 
+/**
+ * Where an imported transcript's needles came from, for the report: the file's own `needles` field (as
+ * `engines generate` writes it), or why there are none (needle recall then reads n/a).
+ */
+export function importedNeedlesNote(transcript: ImportedTranscript): string {
+  const count = transcript.needles?.length ?? 0;
+  if (count > 0) return `needles: ${count} from the file's 'needles' field (as written by engines generate)`;
+  if (transcript.needles !== undefined) return "needles n/a: the file's 'needles' field is empty";
+  return `needles n/a: a ${transcript.format} transcript carries no planted facts (only a {messages, needles} ` +
+    "file written by 'engines generate' does)";
+}
+
 /** Runs the engines suite inside a run. */
 export async function runEnginesSuite(
   context: RunContext,
@@ -96,7 +108,9 @@ export async function runEnginesSuite(
   const description = source.kind === "generated"
     ? `generated (turns ${source.params.turns ?? 200}, needles ${source.params.needles ?? 12}, ` +
       `words per message ${source.params.wordsPerMsg ?? 60})`
-    : `imported ${source.transcript.format} transcript ${basename(source.path)}`;
+    : `imported ${source.transcript.format} transcript ${basename(source.path)}; ${
+      importedNeedlesNote(source.transcript)
+    }`;
   const inputTokens = counter.countMessages(transcript.messages);
   const budgets = (options.budgets ?? [DEFAULT_BUDGET]).map((spec) => ({
     budget: spec.label,

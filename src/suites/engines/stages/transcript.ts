@@ -1,7 +1,8 @@
 /**
  * `engines-transcript`: the transcript every engine compresses — generated from SHA-256-derived text with
  * planted needles (early-region depths by default), or imported from the run's `transcript` source in the
- * recorded format. A `probes` input (the `--probes` file of Hermes' compression eval) replaces its probes.
+ * recorded format (with the needles the file carries: a `{messages, needles}` file written by
+ * `engines generate` keeps them). A `probes` input (the `--probes` file of Hermes' compression eval) replaces its probes.
  *
  * @module
  */
@@ -30,9 +31,9 @@ const Params = z.union([
 /** The `engines-transcript` stage. */
 export const enginesTranscriptStage = defineStage({
   name: "engines-transcript",
-  version: 3,
+  version: 4,
   doc: "The transcript every engine compresses: generated with planted needles (early region by default), " +
-    "or imported (format recorded); a probes file replaces its probes.",
+    "or imported (format recorded; the needles a generated file carries are kept); a probes file replaces its probes.",
   params: Params,
   inputs: ["file", "probes"],
   textInputs: ["file", "probes"],
@@ -60,7 +61,7 @@ export const enginesTranscriptStage = defineStage({
       outputs: {
         transcript: {
           messages: imported.messages,
-          needles: [],
+          needles: imported.needles ?? [],
           probes: probeFile?.probes ?? imported.probes,
           hash: transcriptHash(imported.messages),
         },
