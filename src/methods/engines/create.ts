@@ -1,7 +1,9 @@
 /**
  * Building engines from spec strings: the built-ins `full`, `truncate`, `hermes-like` (a reimplementation,
  * labelled so), `summary`, `jev`, `jev+summary`; the real competitors `hermes`, `hermes-lcm` and
- * `lean-ctx`, which run the adapters shipped in adapters/ through `exec:`; and any outside engine as
+ * `lean-ctx`, which run the adapters shipped in adapters/ through `exec:`; the framework libraries'
+ * own compaction, `langchain-trim`, `langchain-summary` and `llamaindex-summary` (frameworks/); and any
+ * outside engine as
  * `exec:COMMAND ARGS` or `http:URL` (a bare `http://…` URL works too). `--engine NAME=SPEC` gives any of
  * them a name for the tables.
  *
@@ -18,6 +20,7 @@ import { createJevEngine } from "./jev.ts";
 import { createJevSummaryEngine } from "./jev_summary.ts";
 import { createSummaryEngine } from "./summary.ts";
 import { createTruncateEngine } from "./truncate.ts";
+import { createFrameworkEngine, FRAMEWORK_ENGINES } from "./frameworks/framework_engines.ts";
 
 /** The built-in engine names, in report order. */
 export const BUILTIN_ENGINES = ["full", "truncate", "hermes-like", "summary", "jev", "jev+summary"] as const;
@@ -114,6 +117,10 @@ export function createEngine(spec: string, deps: EngineDeps, name: string = spec
     return named(createHttpEngine(spec.slice("http:".length), deps.timeoutMs), name);
   }
   if (Object.hasOwn(REAL_COMPETITORS, spec)) return competitor(spec, deps, name);
+  if (Object.hasOwn(FRAMEWORK_ENGINES, spec)) {
+    if (FRAMEWORK_ENGINES[spec].needsChat) need(deps.chat, spec, "chat model");
+    return createFrameworkEngine(spec, name, deps.chat);
+  }
   switch (spec) {
     case "full":
       return named(createFullEngine(), name);
@@ -136,7 +143,7 @@ export function createEngine(spec: string, deps: EngineDeps, name: string = spec
     default:
       throw new UsageError(
         `unknown engine '${spec}' (expected one of ${BUILTIN_ENGINES.join(", ")}, ${
-          Object.keys(REAL_COMPETITORS).join(", ")
+          [...Object.keys(REAL_COMPETITORS), ...Object.keys(FRAMEWORK_ENGINES)].join(", ")
         }, exec:COMMAND, http:URL or NAME=SPEC)`,
       );
   }
@@ -144,5 +151,5 @@ export function createEngine(spec: string, deps: EngineDeps, name: string = spec
 
 function named(engine: ContextEngine, name: string): ContextEngine {
   if (engine.name === name) return engine;
-  return { kind: engine.kind, name, compress: (messages, opts) => engine.compress(messages, opts) };
+  return { ...engine, name, compress: (messages, opts) => engine.compress(messages, opts) };
 }

@@ -35,10 +35,11 @@ export interface CompressResult {
 
 /**
  * What an engine is: one of this program's own engines, this program's reimplementation of someone else's
- * idea (labelled so in every table), or an outside program run through `exec:`/`http:` (the real
- * competitors' adapters among them).
+ * idea (labelled so in every table), an outside program run through `exec:`/`http:` (the real
+ * competitors' adapters among them), or a framework library's own compaction run in-process (the real npm
+ * library, its name and version in every row label).
  */
-export type EngineKind = "built-in" | "reimplementation" | "outside";
+export type EngineKind = "built-in" | "reimplementation" | "outside" | "library";
 
 /** A context engine: anything that compacts a transcript toward a token budget. */
 export interface ContextEngine {
@@ -46,6 +47,15 @@ export interface ContextEngine {
   readonly name: string;
   /** What kind of engine it is (see {@link EngineKind}). */
   readonly kind: EngineKind;
+  /** For a `library` engine: the libraries it runs, `name version` (e.g. `@langchain/core 1.4.0`). */
+  readonly library?: string;
+  /**
+   * What a reader must know about how the engine meets the budget, when it is not this program's exact
+   * count (e.g. a library that counts tokens its own way); shown with its rows, never acted on.
+   */
+  readonly note?: string;
+  /** Loads what the engine needs (a library) before its first, timed, compress call. */
+  prepare?(): Promise<void>;
   compress(messages: ChatMessage[], opts: CompressOptions): Promise<CompressResult>;
 }
 

@@ -32,9 +32,13 @@ export interface EnginesReportMeta {
 /** The words every table puts after a reimplementation's name. */
 export const REIMPLEMENTATION_LABEL = "(reimplementation)";
 
-/** How the tables name an engine: its name, labelled when it is a reimplementation of someone else's. */
-export function engineLabel(r: Pick<EngineResult, "engine" | "kind">): string {
-  return r.kind === "reimplementation" ? `${r.engine} ${REIMPLEMENTATION_LABEL}` : r.engine;
+/**
+ * How the tables name an engine: its name, labelled when it is a reimplementation of someone else's, and
+ * with its library and version when it is a framework library's own compaction.
+ */
+export function engineLabel(r: Pick<EngineResult, "engine" | "kind"> & { library?: string | null }): string {
+  if (r.kind === "reimplementation") return `${r.engine} ${REIMPLEMENTATION_LABEL}`;
+  return r.library ? `${r.engine} (${r.library})` : r.engine;
 }
 
 /**
@@ -172,8 +176,26 @@ export const ENGINES_TABLE_NOTE =
   "first call apart from the mean, median and p95 (nearest rank) of the warm calls. Warm calls whose model " +
   "calls were retried are left out of the warm figures (their time includes retry waits) and counted below; " +
   "a cold figure marked with an asterisk includes retries. An engine labelled *(reimplementation)* is this program's own " +
-  "rendering of another project's idea, not that project; real competitors run through their adapters, and " +
-  "a row reading `skipped: …` was not measured.";
+  "rendering of another project's idea, not that project; real competitors run through their adapters; an " +
+  "engine labelled with a library and its version is that npm library's own compaction, run in-process with " +
+  "this program's chat model; a row reading `skipped: …` was not measured.";
+
+/**
+ * What the rows of engines that meet the budget their own way say about it (a library counting tokens its
+ * own way): one `label: note` line per engine, in first-seen order.
+ */
+export function engineNotes(results: readonly (EngineResult & { note?: string | null })[]): string[] {
+  const lines: string[] = [];
+  for (const r of results) {
+    if (!r.note) continue;
+    const line = `${engineLabel(r)}: ${r.note}`;
+    if (!lines.includes(line)) lines.push(line);
+  }
+  return lines;
+}
+
+/** The heading of the notes of {@link engineNotes}. */
+export const ENGINE_NOTES_HEADING = "How these engines meet the budget";
 
 /** Rows of the recall-at-retained-tokens table: one per engine, one cell group per budget. */
 export function budgetCurveRows(results: readonly EngineResult[], meta?: EnginesReportMeta): {
@@ -253,6 +275,10 @@ export function enginesReportMarkdown(results: EngineResult[], meta: EnginesRepo
     "",
     ENGINES_TABLE_NOTE,
   );
+  const notes = engineNotes(results);
+  if (notes.length > 0) {
+    lines.push("", `### ${ENGINE_NOTES_HEADING}`, "", ...notes.map((note) => `- ${escapeCell(note)}`));
+  }
   if (retried.length > 0) {
     lines.push(
       "",

@@ -11,8 +11,10 @@
 import {
   budgetCurveRows,
   budgetsOf,
+  ENGINE_NOTES_HEADING,
   ENGINE_TABLE_HEADER,
   engineLabel,
+  engineNotes,
   ENGINES_TABLE_NOTE,
   type EnginesReportMeta,
   engineTableRows,
@@ -224,7 +226,12 @@ ${
     htmlTable(ENGINE_TABLE_HEADER, engineTableRows(results), {
       align: ENGINE_TABLE_HEADER.map((_, i) => i === 0 ? "left" : "right"),
     })
-  }${paragraphs(plainNote(ENGINES_TABLE_NOTE), "note")}
+  }${paragraphs(plainNote(ENGINES_TABLE_NOTE), "note")}${
+    engineNotes(results).length > 0
+      ? safeHtml`<h3>${ENGINE_NOTES_HEADING}</h3>
+${factList(engineNotes(results).map((note) => safeHtml`${note}`))}`
+      : ""
+  }
 <h3>95% CI</h3>
 ${
     htmlTable(ENGINES_CI_HEADERS, enginesIntervalRows(stats), {

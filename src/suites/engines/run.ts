@@ -84,8 +84,12 @@ export interface EngineResult {
   engine: string;
   /** The spec the engine was built from. */
   spec: string;
-  /** Built-in, reimplementation (of someone else's engine, labelled so) or outside. */
+  /** Built-in, reimplementation (of someone else's engine, labelled so), outside or library. */
   kind: EngineKind;
+  /** For a framework library's engine: its libraries and versions (`@langchain/core 1.4.0`), else null. */
+  library: string | null;
+  /** How the engine meets the budget when not by this program's exact count (its own), else null. */
+  note: string | null;
   /** `skipped`: the engine could not run here (e.g. the real package is missing); nothing is measured. */
   status: "ok" | "failed" | "skipped";
   /** Why the engine failed or was skipped, else null. */
@@ -181,6 +185,8 @@ export async function runEngines(options: RunEnginesOptions): Promise<EngineResu
       engine: engine.name,
       spec: selections[index].spec,
       kind: engine.kind,
+      library: engine.library ?? null,
+      note: engine.note ?? null,
       status: "ok",
       reason: null,
       budget_tokens: budget,
@@ -228,6 +234,8 @@ export async function runEngines(options: RunEnginesOptions): Promise<EngineResu
     progress("cold");
     let window: ChatMessage[] | null = null;
     try {
+      // Loading a library is not part of a compaction: done before the cold call's timer.
+      await engine.prepare?.();
       const cold = await call();
       result.latency_ms.cold = cold.ms;
       result.latency_ms.cold_retried_attempts = retriedAttempts(cold.output.records);

@@ -45,7 +45,7 @@ const EngineParams = z.object({
 /** The `engines-engine` stage. */
 export const enginesEngineStage = defineStage({
   name: "engines-engine",
-  version: 1,
+  version: 2,
   doc: "One engine's cold and warm compress calls (timed), validation, measures and QA.",
   params: EngineParams,
   inputs: ["transcript"],

@@ -20,7 +20,7 @@ import { StoredTranscriptSchema } from "./transcript.ts";
 /** The `engines-report` stage. */
 export const enginesReportStage = defineStage({
   name: "engines-report",
-  version: 3,
+  version: 4,
   doc: "stats.json, REPORT.md and report.html of an engines run, from its results and transcript.",
   params: z.object({
     tokenizer: z.string(),

@@ -1,0 +1,54 @@
+/**
+ * The chat-model calls a framework library makes through this program's chat client during one compress
+ * call: every provider exchange recorded (as the program's own calls are), usage added up, the first
+ * failure kept. A library that swallows a failed call (LangChain's middleware writes "Error generating
+ * summary: …" into its summary) still fails the row: {@link CallLog.result} turns it into an
+ * {@link EngineError}.
+ *
+ * @module
+ */
+import type { ChatMessage } from "../../../models/messages.ts";
+import type { CallRecord, ChatModel } from "../../../models/types.ts";
+import { addUsage, type CompressResult, type CompressUsage, EngineError } from "../engine.ts";
+
+/** What one successful call gave the library. */
+export interface LoggedReply {
+  content: string;
+  input_tokens: number;
+  output_tokens: number;
+}
+
+/** The calls of one compress call. */
+export class CallLog {
+  readonly records: CallRecord[] = [];
+  readonly usage: CompressUsage = { input_tokens: 0, output_tokens: 0, calls: 0 };
+  #failure: string | null = null;
+
+  /** Sends `messages` to `chat` (at most `maxTokens` tokens back), records it; a failure is thrown. */
+  async complete(chat: ChatModel, messages: ChatMessage[], maxTokens: number): Promise<LoggedReply> {
+    const result = await chat.complete({ messages, max_tokens: Math.max(1, Math.floor(maxTokens)) });
+    this.records.push(result.record);
+    if (!result.ok) {
+      this.usage.calls++;
+      this.#failure ??= result.error;
+      throw new EngineError(`summary call failed: ${result.error}`, { records: [result.record] });
+    }
+    addUsage(this.usage, {
+      input_tokens: result.usage.prompt_tokens,
+      output_tokens: result.usage.completion_tokens,
+    });
+    return {
+      content: result.content,
+      input_tokens: result.usage.prompt_tokens,
+      output_tokens: result.usage.completion_tokens,
+    };
+  }
+
+  /** The compress result with the calls' usage and records; an {@link EngineError} when a call failed. */
+  result(messages: ChatMessage[]): CompressResult {
+    if (this.#failure !== null) {
+      throw new EngineError(`summary call failed: ${this.#failure}`, { records: [...this.records] });
+    }
+    return { messages, usage: { ...this.usage }, records: [...this.records] };
+  }
+}

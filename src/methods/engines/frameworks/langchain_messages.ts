@@ -1,0 +1,120 @@
+/**
+ * Between this program's OpenAI-layout messages and LangChain's message classes. Each message handed to
+ * LangChain carries the id `m<N>` (its index in the input), so that a message LangChain passes through
+ * unchanged maps back to the exact input message (its tool-call arguments byte for byte), and a list of
+ * them back into input order; a message LangChain made itself (a summary) is converted from its fields.
+ *
+ * @module
+ */
+import {
+  AIMessage,
+  type BaseMessage,
+  HumanMessage,
+  SystemMessage,
+  ToolMessage,
+} from "@langchain/core/messages";
+import type { ChatMessage } from "../../../models/messages.ts";
+
+/** The id given to the input message at `index`. */
+export function langchainId(index: number): string {
+  return `m${index}`;
+}
+
+function parseArguments(text: string): Record<string, unknown> | null {
+  try {
+    const value = JSON.parse(text);
+    return value !== null && typeof value === "object" && !Array.isArray(value) ? value : null;
+  } catch (error) {
+    if (error instanceof SyntaxError) return null;
+    throw error;
+  }
+}
+
+/** One input message as a LangChain message with the id {@link langchainId}(`index`). */
+export function toLangChain(message: ChatMessage, index: number): BaseMessage {
+  const id = langchainId(index);
+  const content = message.content ?? "";
+  switch (message.role) {
+    case "system":
+      return new SystemMessage({ id, content });
+    case "user":
+      return new HumanMessage({ id, content, ...(message.name !== undefined ? { name: message.name } : {}) });
+    case "tool":
+      return new ToolMessage({ id, content, tool_call_id: message.tool_call_id ?? "" });
+    case "assistant": {
+      const calls = message.tool_calls ?? [];
+      const valid = calls.flatMap((call) => {
+        const args = parseArguments(call.function.arguments);
+        return args === null
+          ? []
+          : [{ id: call.id, name: call.function.name, args, type: "tool_call" as const }];
+      });
+      const invalid = calls.filter((call) => parseArguments(call.function.arguments) === null).map((
+        call,
+      ) => ({
+        id: call.id,
+        name: call.function.name,
+        args: call.function.arguments,
+        error: "arguments are not a JSON object",
+        type: "invalid_tool_call" as const,
+      }));
+      return new AIMessage({ id, content, tool_calls: valid, invalid_tool_calls: invalid });
+    }
+  }
+}
+
+/** The input messages as LangChain messages, ids `m0`, `m1`, …. */
+export function toLangChainAll(messages: readonly ChatMessage[]): BaseMessage[] {
+  return messages.map((message, index) => toLangChain(message, index));
+}
+
+/** The text of a LangChain message's content (string content, or its text blocks joined). */
+export function langchainText(message: BaseMessage): string {
+  const content = message.content;
+  if (typeof content === "string") return content;
+  return content.map((block) => typeof block === "string" ? block : "text" in block ? String(block.text) : "")
+    .join("");
+}
+
+/** The input index a LangChain message came from, when it is that input message unchanged; else null. */
+export function originalIndex(message: BaseMessage, originals: readonly ChatMessage[]): number | null {
+  const match = /^m(\d+)$/.exec(message.id ?? "");
+  if (match === null) return null;
+  const index = Number(match[1]);
+  const original = originals[index];
+  if (original === undefined) return null;
+  const role =
+    { system: "system", human: "user", ai: "assistant", tool: "tool" }[message.getType() as string];
+  return role === original.role && langchainText(message) === (original.content ?? "") ? index : null;
+}
+
+/**
+ * A LangChain message back in the OpenAI layout: the input message itself when it passed through unchanged,
+ * else a message built from its role and text (summaries are plain text).
+ */
+export function fromLangChain(message: BaseMessage, originals: readonly ChatMessage[]): ChatMessage {
+  const index = originalIndex(message, originals);
+  if (index !== null) return originals[index];
+  const type = message.getType();
+  const role = type === "system" ? "system" : type === "ai" ? "assistant" : "user";
+  return { role, content: langchainText(message) };
+}
+
+/**
+ * LangChain messages in input order (messages that are unchanged inputs sorted by their index, any other
+ * kept where it stands relative to them), converted back. `trimMessages` hands its token counter lists in
+ * reverse; this is the window those lists stand for.
+ */
+export function inInputOrder(
+  messages: readonly BaseMessage[],
+  originals: readonly ChatMessage[],
+): ChatMessage[] {
+  const indexed = messages.map((message, position) => ({
+    message,
+    index: originalIndex(message, originals),
+    position,
+  }));
+  const known = indexed.filter((m) => m.index !== null).sort((a, b) => a.index! - b.index!);
+  if (known.length === indexed.length) return known.map((m) => originals[m.index!]);
+  return messages.map((message) => fromLangChain(message, originals));
+}

@@ -1,0 +1,72 @@
+/**
+ * The `langchain-summary` engine: LangChain's own summarization middleware (`summarizationMiddleware` of the
+ * `langchain` package; versions in frameworks/libraries.ts), run as a LangChain agent runs it: its
+ * `beforeModel` step over the agent state's messages, the leading system messages held apart as an agent's
+ * system prompt is (LangChain agents keep it out of the state; the middleware would otherwise summarize it
+ * away) and put back in front. Its model is this program's chat model (frameworks/langchain_model.ts), so
+ * every call is recorded.
+ *
+ * Settings, in this program's token counts (its tokenizer and chat template, system prompt included):
+ * `trigger: {tokens: budget}`, `keep: {tokens: budget × KEEP_SHARE}` and the summary's `max_tokens` the rest
+ * of the budget after the summary message's own tokens; the summary prompt, prefix and
+ * `trimTokensToSummarize` (the summarizer sees at most the last 4,000 tokens of what it replaces) are
+ * LangChain's defaults. LangChain moves its cut to keep tool pairs whole, so it can keep more than
+ * `keep.tokens`: the window is reported as it comes (over budget if so), never adjusted.
+ *
+ * @module
+ */
+import { summarizationMiddleware } from "langchain";
+import type { BaseMessage } from "@langchain/core/messages";
+import type { ChatMessage } from "../../models/messages.ts";
+import type { ChatModel } from "../../models/types.ts";
+import { type CompressOptions, type CompressResult, EngineError } from "./engine.ts";
+import { CallLog } from "./frameworks/call_log.ts";
+import { ProgramChatModel } from "./frameworks/langchain_model.ts";
+import { fromLangChain, inInputOrder, toLangChain } from "./frameworks/langchain_messages.ts";
+import { langchainTracingVariable } from "./frameworks/langchain_tracing.ts";
+import { leadingSystemCount } from "./truncate.ts";
+
+/** Share of the budget LangChain is told to keep as recent messages (`keep.tokens`). */
+export const KEEP_SHARE = 0.5;
+
+/** The prefix LangChain puts before a summary (its default), for sizing the summary message. */
+const SUMMARY_PREFIX = "Here is a summary of the conversation to date:";
+
+/** One compress call of `langchain-summary`: LangChain's summarization middleware, `chat` its model. */
+export async function langchainSummary(
+  chat: ChatModel,
+  messages: ChatMessage[],
+  opts: CompressOptions,
+): Promise<CompressResult> {
+  if (opts.currentTokens <= opts.budgetTokens) return { messages: [...messages] };
+  const tracing = langchainTracingVariable();
+  if (tracing !== null) {
+    throw new EngineError(`${tracing}=true would send the transcript to LangSmith; unset it to run this`);
+  }
+  const { counter, budgetTokens } = opts;
+  const head = messages.slice(0, leadingSystemCount(messages));
+  const state = messages.slice(head.length).map((message, i) => toLangChain(message, head.length + i));
+  const keepTokens = Math.floor(budgetTokens * KEEP_SHARE);
+  const summaryOverhead =
+    counter.countMessages([...head, { role: "user", content: `${SUMMARY_PREFIX}\n\n` }]) -
+    counter.countMessages(head);
+  const log = new CallLog();
+  const model = new ProgramChatModel(chat, log, Math.max(16, budgetTokens - keepTokens - summaryOverhead));
+  const middleware = summarizationMiddleware({
+    model,
+    trigger: { tokens: budgetTokens },
+    keep: { tokens: keepTokens },
+    tokenCounter: (list: BaseMessage[]) => counter.countMessages([...head, ...inInputOrder(list, messages)]),
+  });
+  const hook = middleware.beforeModel;
+  const step = typeof hook === "function" ? hook : hook?.hook;
+  if (step === undefined) throw new Error("langchain: summarizationMiddleware has no beforeModel step");
+  // deno-lint-ignore no-explicit-any
+  const update = await (step as any)({ messages: state }, { context: {} }) as
+    | { messages: BaseMessage[] }
+    | undefined;
+  if (update === undefined) return log.result([...messages]);
+  // The update replaces the state: a RemoveMessage (remove all), the summary, the preserved messages.
+  const kept = update.messages.filter((message) => message.getType() !== "remove");
+  return log.result([...head, ...kept.map((message) => fromLangChain(message, messages))]);
+}

@@ -1,0 +1,30 @@
+/**
+ * The `langchain-trim` engine: LangChain's own `trimMessages` (`@langchain/core`, the version in
+ * frameworks/libraries.ts) with `strategy: "last"`, `maxTokens` the budget, `includeSystem: true` (the
+ * leading system message kept), `startOn: "human"` (the window starts on a user message, so no tool result
+ * is left without its call) and whole messages only (`allowPartial: false`). Its token counter is this
+ * program's: the tokenizer and chat template the budget is measured with, counting the window the messages
+ * stand for in input order (trimMessages hands it lists newest first). Nothing is adjusted after the
+ * library: its output is the window. No model call.
+ *
+ * @module
+ */
+import { type BaseMessage, trimMessages } from "@langchain/core/messages";
+import type { ChatMessage } from "../../models/messages.ts";
+import type { CompressOptions, CompressResult } from "./engine.ts";
+import { fromLangChain, inInputOrder, toLangChainAll } from "./frameworks/langchain_messages.ts";
+
+/** One compress call of the `langchain-trim` engine: LangChain's `trimMessages` toward the budget. */
+export async function langchainTrim(messages: ChatMessage[], opts: CompressOptions): Promise<CompressResult> {
+  if (opts.currentTokens <= opts.budgetTokens) return { messages: [...messages] };
+  const tokenCounter = (list: BaseMessage[]) => opts.counter.countMessages(inInputOrder(list, messages));
+  const trimmed = await trimMessages(toLangChainAll(messages), {
+    maxTokens: opts.budgetTokens,
+    strategy: "last",
+    tokenCounter,
+    includeSystem: true,
+    startOn: "human",
+    allowPartial: false,
+  });
+  return { messages: trimmed.map((message) => fromLangChain(message, messages)) };
+}

@@ -1,0 +1,91 @@
+/**
+ * The `llamaindex-summary` engine: LlamaIndex's own `ChatSummaryMemoryBuffer` (`@llamaindex/core`; version
+ * in frameworks/libraries.ts), its LLM this program's chat model (frameworks/llamaindex_llm.ts). The
+ * transcript is `put` into the memory message by message in LlamaIndex's layout (a tool call is an assistant
+ * message with `options.toolCall`, a tool result a user message with `options.toolResult`, as LlamaIndex's
+ * OpenAI adapter has them), then `getMessages()` is the window: the system messages, the summary (a system
+ * message "Summary of the conversation so far: …") and, when the transcript ends on a user message, that
+ * message.
+ *
+ * The memory summarizes when its messages' text exceeds `contextWindow − maxTokens` tokens; that is set to
+ * the budget, and `maxTokens` (the summary's `max_tokens`) to the budget less what the rest of the window
+ * takes. The memory counts message text with the tokenizer it is given (this program's), without the chat
+ * template, so it can leave a window a little over the budget (or not summarize one just over it): reported
+ * as it comes, never adjusted.
+ *
+ * @module
+ */
+import { ChatSummaryMemoryBuffer } from "@llamaindex/core/memory";
+import type { ChatMessage as LlamaMessage } from "@llamaindex/core/llms";
+import type { ChatMessage } from "../../models/messages.ts";
+import type { ChatModel } from "../../models/types.ts";
+import type { CompressOptions, CompressResult } from "./engine.ts";
+import { CallLog } from "./frameworks/call_log.ts";
+import { llamaText, programLlm } from "./frameworks/llamaindex_llm.ts";
+
+/** The text LlamaIndex puts before a summary when it sends the memory (its own wording). */
+const SUMMARY_PREFIX = "Summary of the conversation so far: ";
+
+/** One message in LlamaIndex's layout. */
+function toLlama(message: ChatMessage): LlamaMessage {
+  const content = message.content ?? "";
+  if (message.role === "tool") {
+    return {
+      role: "user",
+      content,
+      options: { toolResult: { id: message.tool_call_id ?? "", result: content, isError: false } },
+    } as LlamaMessage;
+  }
+  if (message.role === "assistant" && (message.tool_calls?.length ?? 0) > 0) {
+    return {
+      role: "assistant",
+      content,
+      options: {
+        toolCall: message.tool_calls!.map((call) => ({
+          id: call.id,
+          name: call.function.name,
+          input: call.function.arguments,
+        })),
+      },
+    } as LlamaMessage;
+  }
+  return { role: message.role, content };
+}
+
+/** One compress call of `llamaindex-summary`: LlamaIndex's ChatSummaryMemoryBuffer, `chat` its LLM. */
+export async function llamaindexSummary(
+  chat: ChatModel,
+  messages: ChatMessage[],
+  opts: CompressOptions,
+): Promise<CompressResult> {
+  if (opts.currentTokens <= opts.budgetTokens) return { messages: [...messages] };
+  const { counter, budgetTokens } = opts;
+  const originals = new Map<LlamaMessage, ChatMessage>();
+  const llamaMessages = messages.map((message) => {
+    const converted = toLlama(message);
+    originals.set(converted, message);
+    return converted;
+  });
+  // What the window holds besides the summary's text: the system messages, the summary's prefix and
+  // the last message when it is a user message (LlamaIndex keeps it after the summary).
+  const last = messages.at(-1);
+  const rest = [
+    ...messages.filter((message) => message.role === "system"),
+    { role: "system" as const, content: SUMMARY_PREFIX },
+    ...(last?.role === "user" ? [last] : []),
+  ];
+  const maxTokens = Math.max(16, budgetTokens - counter.countMessages(rest));
+  const log = new CallLog();
+  const memory = new ChatSummaryMemoryBuffer({
+    llm: programLlm(chat, log, { contextWindow: budgetTokens + maxTokens, maxTokens }),
+    tokenizer: { encode: (text: string) => new Uint32Array(counter.countText(text)), decode: () => "" },
+  });
+  for (const message of llamaMessages) memory.put(message);
+  const window = await memory.getMessages();
+  return log.result(window.map((message): ChatMessage => {
+    const original = originals.get(message);
+    if (original !== undefined) return original;
+    const role = message.role === "assistant" ? "assistant" : message.role === "user" ? "user" : "system";
+    return { role, content: llamaText(message) };
+  }));
+}
