@@ -86,10 +86,13 @@ export interface EngineResult {
   spec: string;
   /** Built-in, reimplementation (of someone else's engine, labelled so), outside or library. */
   kind: EngineKind;
-  /** For a framework library's engine: its libraries and versions (`@langchain/core 1.4.0`), else null. */
-  library: string | null;
+  /**
+   * For a framework library's engine: its libraries and versions (`@langchain/core 1.4.0`), else null
+   * (absent in rows stored before engines-engine v2).
+   */
+  library?: string | null;
   /** How the engine meets the budget when not by this program's exact count (its own), else null. */
-  note: string | null;
+  note?: string | null;
   /** `skipped`: the engine could not run here (e.g. the real package is missing); nothing is measured. */
   status: "ok" | "failed" | "skipped";
   /** Why the engine failed or was skipped, else null. */
