@@ -318,3 +318,108 @@ Deno.test("first=N faults exactly the first N attempts of each request, also of 
     assert.deepEqual(results[2].record.attempt_errors, results[0].record.attempt_errors);
   });
 });
+
+/** A server answering every chat completion with `reply(authorization)` as its JSON body. */
+async function withReplyServer(
+  reply: (authorization: string) => unknown,
+  body: (baseUrl: string) => Promise<void>,
+): Promise<void> {
+  const server = createServer((request, response) => {
+    request.resume();
+    request.on("end", () => {
+      response.writeHead(200, { "content-type": "application/json" });
+      response.end(JSON.stringify(reply(String(request.headers.authorization).replace(/^Bearer /, ""))));
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  try {
+    await body(`http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`);
+  } finally {
+    await new Promise((resolve) => server.close(resolve));
+  }
+}
+
+function completion(content: string, model = "served-model-7", fingerprint?: string) {
+  return {
+    model,
+    ...(fingerprint !== undefined ? { system_fingerprint: fingerprint } : {}),
+    choices: [{ message: { role: "assistant", content }, finish_reason: "stop" }],
+    usage: { prompt_tokens: 5, completion_tokens: 2, total_tokens: 7 },
+  };
+}
+
+Deno.test("a response carrying the key (content, model or system_fingerprint) fails at once; the record says so and holds no key", async () => {
+  const shapes: ((key: string) => unknown)[] = [
+    (key) => completion(`your key is ${key}`),
+    (key) => completion("fine", `model-${key}`),
+    (key) => completion("fine", "served-model-7", `fp_${key}`),
+  ];
+  for (const shape of shapes) {
+    await withReplyServer(shape, async (baseUrl) => {
+      const client = new OpenAIChatClient({
+        apiKey: API_KEY,
+        baseURL: baseUrl,
+        maxRetries: 2,
+        secrets: [{ name: "LLM_API_KEY", value: API_KEY }],
+      });
+      const result = keep(await client.complete({ messages: MESSAGES }));
+      assert.ok(!result.ok);
+      assert.match(result.error, /^response_contains_key: the response carries the value of LLM_API_KEY/);
+      assert.equal(result.record.attempts, 1, "never retried");
+      assert.equal(result.record.model, undefined, "nothing is derived from it");
+      assert.equal(result.record.usage, undefined);
+      assert.deepEqual(result.record.response_altered, {
+        reason: "response_contains_key",
+        secrets: ["LLM_API_KEY"],
+        replaced_with: "[REDACTED]",
+      });
+      assert.ok(JSON.stringify(result.record.response).includes("[REDACTED]"));
+      assert.ok(!JSON.stringify(result.record).includes(API_KEY));
+    });
+  }
+});
+
+Deno.test("a response carrying the other provider's key fails too, naming that variable", async () => {
+  const other = "jev-other-key-0123456789";
+  await withReplyServer(() => completion(`leaked ${other}`), async (baseUrl) => {
+    const client = new OpenAIChatClient({
+      apiKey: API_KEY,
+      baseURL: baseUrl,
+      secrets: [{ name: "LLM_API_KEY", value: API_KEY }, { name: "DECISION_MODEL_API_KEY", value: other }],
+    });
+    const result = await client.complete({ messages: MESSAGES });
+    assert.ok(!result.ok);
+    assert.match(result.error, /DECISION_MODEL_API_KEY/);
+    assert.ok(!JSON.stringify(result.record).includes(other));
+  });
+});
+
+Deno.test("short keys redact nothing: request and response are stored exactly as sent and received", async () => {
+  for (const apiKey of ["x", "EMPTY"]) {
+    await withReplyServer(
+      () => completion("max_tokens exhausted; EMPTY box", "x-model-EMPTY", "fp_x1"),
+      async (baseUrl) => {
+        const sent: unknown[] = [];
+        const client = new OpenAIChatClient({
+          apiKey,
+          baseURL: baseUrl,
+          fetch: (input, init) => {
+            sent.push(JSON.parse(String(init?.body)));
+            return fetch(input, init);
+          },
+        });
+        const result = await client.complete({ messages: MESSAGES, max_tokens: 20 });
+        assert.ok(result.ok, !result.ok ? result.error : "");
+        assert.deepEqual(result.record.request, sent[0]);
+        assert.deepEqual(
+          result.record.response,
+          completion("max_tokens exhausted; EMPTY box", "x-model-EMPTY", "fp_x1"),
+        );
+        assert.equal(result.record.model, "x-model-EMPTY");
+        assert.equal(result.record.system_fingerprint, "fp_x1");
+        assert.equal(result.system_fingerprint, "fp_x1");
+        assert.ok(!JSON.stringify(result.record).toLowerCase().includes("redacted"));
+      },
+    );
+  }
+});

@@ -111,10 +111,16 @@ Deno.test("decision credentials default the model name and base URL", () => {
   });
 });
 
-Deno.test("redact removes every occurrence of every secret, also deep inside values and keys", () => {
-  assert.equal(redact("a sk-1 b sk-1", ["sk-1", ""]), "a [REDACTED] b [REDACTED]");
-  const value = { "sk-1": ["x sk-1 y", 3, null, { nested: "sk-1" }] };
-  assert.deepEqual(redactValue(value, ["sk-1"]), {
+Deno.test("redact removes every occurrence of every secret of 8+ characters, also deep inside values and keys", () => {
+  assert.equal(redact("a sk-12345 b sk-12345", ["sk-12345", ""]), "a [REDACTED] b [REDACTED]");
+  const value = { "sk-12345": ["x sk-12345 y", 3, null, { nested: "sk-12345" }] };
+  assert.deepEqual(redactValue(value, ["sk-12345"]), {
     "[REDACTED]": ["x [REDACTED] y", 3, null, { nested: "[REDACTED]" }],
   });
+});
+
+Deno.test("a secret shorter than 8 characters redacts nothing (x, EMPTY would rewrite ordinary text)", () => {
+  assert.equal(redact("max_tokens exhausted EMPTY", ["x", "EMPTY", "sk-1234"]), "max_tokens exhausted EMPTY");
+  const value = { max_tokens: ["text", "EMPTY"] };
+  assert.deepEqual(redactValue(value, ["x", "EMPTY"]), value);
 });

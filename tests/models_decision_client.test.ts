@@ -208,11 +208,11 @@ Deno.test("decision honours Retry-After, and backoff doubles without it", async 
   assert.equal(retryDelayMs(1, backoff, 10_000), 350);
 });
 
-Deno.test("a reply that skips a question is retried, then fails the call; the key never reaches a record", async () => {
-  const partial = createServer((request, response) => {
+Deno.test("a reply that skips a question is retried, then fails the call", async () => {
+  const partial = createServer((_request, response) => {
     response.writeHead(200, { "content-type": "application/json" });
     response.end(JSON.stringify({
-      model: `jev-echo ${request.headers.authorization}`,
+      model: "jev-partial",
       answers: [{ type: "noul", noul: 0.5 }],
       usage: { input_tokens: 1, output_tokens: 1 },
     }));
@@ -227,10 +227,67 @@ Deno.test("a reply that skips a question is retried, then fails the call; the ke
   } finally {
     await new Promise((resolve) => partial.close(resolve));
   }
+});
+
+Deno.test("a reply whose model echoes the key fails at once (response_contains_key); the key never reaches a record", async () => {
+  const echo = createServer((request, response) => {
+    response.writeHead(200, { "content-type": "application/json" });
+    response.end(JSON.stringify({
+      model: `jev-echo ${request.headers.authorization}`,
+      answers: QUESTIONS.map(() => ({ type: "noul", noul: 0.5 })),
+      usage: { input_tokens: 1, output_tokens: 1 },
+    }));
+  });
+  await new Promise<void>((resolve) => echo.listen(0, "127.0.0.1", resolve));
+  try {
+    const port = (echo.address() as AddressInfo).port;
+    const result = keep(await client(`http://127.0.0.1:${port}/v1`).ask(STATE, QUESTIONS));
+    assert.ok(!result.ok);
+    assert.match(result.error, /^response_contains_key: .*DECISION_MODEL_API_KEY/);
+    const [record] = result.records;
+    assert.equal(record.attempts, 1, "never retried");
+    assert.equal(record.status, "failed");
+    assert.equal(record.model, undefined, "nothing is derived from it");
+    assert.deepEqual(record.response_altered, {
+      reason: "response_contains_key",
+      secrets: ["DECISION_MODEL_API_KEY"],
+      replaced_with: "[REDACTED]",
+    });
+    assert.equal((record.response as { model: string }).model, "jev-echo Bearer [REDACTED]");
+  } finally {
+    await new Promise((resolve) => echo.close(resolve));
+  }
   assert.ok(allRecords.length >= 15);
   const stored = JSON.stringify(allRecords);
-  assert.ok(stored.includes("[REDACTED]"), "the echoed key was scrubbed");
   assert.ok(!stored.includes("SECRET"));
+});
+
+Deno.test("a short key redacts nothing: the stored reply is exactly as received", async () => {
+  const short = createServer((_request, response) => {
+    response.writeHead(200, { "content-type": "application/json" });
+    response.end(JSON.stringify({
+      model: "jev-x-max",
+      system_fingerprint: "fp-EMPTY-x",
+      answers: QUESTIONS.map(() => ({ type: "noul", noul: 0.25 })),
+      usage: { input_tokens: 1, output_tokens: 1 },
+    }));
+  });
+  await new Promise<void>((resolve) => short.listen(0, "127.0.0.1", resolve));
+  try {
+    const port = (short.address() as AddressInfo).port;
+    for (const apiKey of ["x", "EMPTY"]) {
+      const result = await new SystemOneClient({ apiKey, baseURL: `http://127.0.0.1:${port}/v1` })
+        .ask(STATE, QUESTIONS);
+      assert.ok(result.ok, !result.ok ? result.error : "");
+      const [record] = result.records;
+      assert.equal(record.model, "jev-x-max");
+      assert.equal(record.system_fingerprint, "fp-EMPTY-x");
+      assert.equal((record.response as { model: string }).model, "jev-x-max");
+      assert.ok(!JSON.stringify(record).includes("REDACTED"));
+    }
+  } finally {
+    await new Promise((resolve) => short.close(resolve));
+  }
 });
 
 Deno.test("first=N faults exactly the first N attempts of each batch, also of identical batches in flight", async () => {

@@ -49,7 +49,10 @@ Options:
                        exec:'COMMAND ARGS' or http:URL; NAME names the row in every table
                        (default: every built-in engine)
   --engine-env NAME    repeatable: pass this variable to outside engines (they otherwise see only PATH,
-                       HOME, LANG and TMPDIR; e.g. LLM_BASE_URL and LLM_API_KEY for the Hermes adapter)
+                       HOME, LANG and TMPDIR; e.g. LLM_BASE_URL and LLM_API_KEY for the Hermes adapter);
+                       the way to hand an engine a key: a key inside --engine or any other option is
+                       refused. Values of 8 characters or more are redacted from what an engine writes
+                       back; shorter values (EMPTY, ollama) are never redacted and never promised secret
   --hermes DIR         Hermes Agent checkout for the hermes and hermes-lcm adapters
                        (default: $HERMES_AGENT_DIR)
   --transcript FILE    import a transcript (OpenAI messages, Hermes session, ShareGPT JSONL, LoCoMo)

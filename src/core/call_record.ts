@@ -8,9 +8,9 @@
 /** One HTTP exchange with a provider, safe to store: it never carries credentials. */
 export interface CallRecord {
   endpoint: "chat" | "systemone";
-  /** The JSON body sent (no headers, no keys). */
+  /** The JSON body sent, exactly (never redacted; no headers, so no keys). */
   request: unknown;
-  /** The parsed JSON body received on the final attempt, when there was one. */
+  /** The parsed JSON body received on the final attempt, when there was one (never redacted, see `response_altered`). */
   response?: unknown;
   status: "ok" | "failed";
   error?: string;
@@ -18,7 +18,24 @@ export interface CallRecord {
   /** The cause of each failed attempt, in order (absent when the first attempt succeeded). */
   attempt_errors?: string[];
   elapsed_ms: number;
-  /** The model name the server answered with. */
+  /** The model name the server answered with (the response's `model`): the answering model, a recorded fact. */
   model?: string;
+  /** The response's `system_fingerprint`, when the server gave one (chat completions). */
+  system_fingerprint?: string;
   usage?: { input_tokens: number; output_tokens: number };
+  /**
+   * Present only when the response carried one of the run's secrets: the one alteration of a stored body
+   * (every occurrence replaced); the call failed and nothing was derived from its response.
+   */
+  response_altered?: ResponseAlteration;
+}
+
+/** How a stored response differs from the one received (see {@link CallRecord.response_altered}). */
+export interface ResponseAlteration {
+  /** Always `response_contains_key`. */
+  reason: "response_contains_key";
+  /** Where each secret found came from (variable names such as `LLM_API_KEY`; never the value). */
+  secrets: string[];
+  /** The text that replaced every occurrence. */
+  replaced_with: string;
 }

@@ -11,14 +11,19 @@
  * clients of one base URL.
  *
  * The client never throws for a provider failure: it returns `{ok: false, error, record}` naming the last
- * problem; the record lists the cause of every failed attempt (`attempt_errors`). Records carry the request body and the response body, never credentials (every
- * string in a record is also scrubbed of the API key in case a server echoes it).
+ * problem; the record lists the cause of every failed attempt (`attempt_errors`). Records carry the request body
+ * and the response body exactly as sent and received, never credentials (the key travels only in the
+ * `Authorization` header, which is not recorded). Error texts are redacted of the run's secrets (8 characters or
+ * more); a response that carries one fails at once with `response_contains_key` (response_secrets.ts). The
+ * record names the answering model (the response's `model`) and its `system_fingerprint` when given.
  *
  * @module
  */
 import OpenAI from "openai";
 import { z } from "zod";
-import { redact, redactValue } from "./credentials.ts";
+import { redact } from "./credentials.ts";
+import type { NamedSecret } from "../core/secrets.ts";
+import { keysInResponse, responseContainsKeyError, storedResponse } from "./response_secrets.ts";
 import { endpointLimit } from "./endpoint_limit.ts";
 import {
   type ChatCompletionResponse,
@@ -55,6 +60,11 @@ export interface OpenAIChatClientOptions {
   sendChatTemplateKwargs?: boolean;
   /** The fetch to use (default the global one); every call through it counts as an attempt. */
   fetch?: typeof fetch;
+  /**
+   * Every secret of the run a response must not carry (this client's key is always one, named `LLM_API_KEY`
+   * unless listed here under another name).
+   */
+  secrets?: readonly NamedSecret[];
 }
 
 const RequestSchema = z.object({
@@ -67,7 +77,10 @@ const RequestSchema = z.object({
 export class OpenAIChatClient implements ChatModel {
   /** The model name requested. */
   readonly model: string;
-  readonly #options: Required<Omit<OpenAIChatClientOptions, "fetch" | "model">> & { fetch?: typeof fetch };
+  readonly #options: Required<Omit<OpenAIChatClientOptions, "fetch" | "model" | "secrets">> & {
+    fetch?: typeof fetch;
+  };
+  readonly #secrets: readonly NamedSecret[];
 
   /** Creates a client; no request is made until {@link complete}. */
   constructor(options: OpenAIChatClientOptions) {
@@ -82,6 +95,10 @@ export class OpenAIChatClient implements ChatModel {
       sendChatTemplateKwargs: options.sendChatTemplateKwargs ?? true,
       fetch: options.fetch,
     };
+    const listed = options.secrets ?? [];
+    this.#secrets = listed.some((s) => s.value === options.apiKey)
+      ? listed
+      : [{ name: "LLM_API_KEY", value: options.apiKey }, ...listed];
     endpointLimit(this.#options.baseURL, this.#options.concurrency);
   }
 
@@ -105,8 +122,10 @@ export class OpenAIChatClient implements ChatModel {
   }
 
   async #completeNow(request: ChatRequest): Promise<ChatResult> {
-    const secrets = [this.#options.apiKey];
+    const secrets = this.#secrets.map((s) => s.value);
     const body = this.requestBody(request);
+    // Stored exactly as sent (a copy: the caller's messages are not held by the record).
+    const sent = JSON.parse(JSON.stringify(body));
     const started = performance.now();
     let attempts = 0;
     /** The cause of every failed attempt, in order. */
@@ -114,13 +133,22 @@ export class OpenAIChatClient implements ChatModel {
     const fail = (error: string, response?: unknown): ChatResult => {
       const record: CallRecord = {
         endpoint: "chat",
-        request: redactValue(body, secrets),
+        request: sent,
         status: "failed",
         error: redact(error, secrets),
         attempts,
         elapsed_ms: Math.round(performance.now() - started),
       };
-      if (response !== undefined) record.response = redactValue(response, secrets);
+      if (response !== undefined) {
+        const stored = storedResponse(response, this.#secrets);
+        record.response = stored.response;
+        if (stored.altered) {
+          record.response_altered = stored.altered;
+          if (!error.startsWith(responseContainsKeyError(stored.found))) {
+            record.error = redact(`${responseContainsKeyError(stored.found)} (${error})`, secrets);
+          }
+        }
+      }
       if (causes.length > 0) record.attempt_errors = causes.map((cause) => redact(cause, secrets));
       return { ok: false, error: record.error!, record };
     };
@@ -162,12 +190,15 @@ export class OpenAIChatClient implements ChatModel {
         const usage = parsed.usage;
         const record: CallRecord = {
           endpoint: "chat",
-          request: redactValue(body, secrets),
-          response: redactValue(json, secrets),
+          request: sent,
+          response: json,
           status: "ok",
           attempts,
           elapsed_ms: Math.round(performance.now() - started),
           model: parsed.model,
+          ...(typeof parsed.system_fingerprint === "string"
+            ? { system_fingerprint: parsed.system_fingerprint }
+            : {}),
           usage: { input_tokens: usage.prompt_tokens, output_tokens: usage.completion_tokens },
         };
         if (causes.length > 0) record.attempt_errors = causes.map((cause) => redact(cause, secrets));
@@ -182,6 +213,9 @@ export class OpenAIChatClient implements ChatModel {
             total_tokens: usage.total_tokens,
           },
           model: parsed.model,
+          ...(record.system_fingerprint !== undefined
+            ? { system_fingerprint: record.system_fingerprint }
+            : {}),
           finish_reason: choice.finish_reason ?? "stop",
           record,
         };
@@ -248,6 +282,12 @@ export class OpenAIChatClient implements ChatModel {
       throw error;
     }
 
+    // A body that carries a key fails at once, whatever else it holds (never retried, nothing derived).
+    const inText = keysInResponse(text, undefined, this.#secrets);
+    if (inText.length > 0) {
+      return { kind: "failed", error: () => responseContainsKeyError(inText), response: parseOrText(text) };
+    }
+
     let json: unknown;
     try {
       json = JSON.parse(text);
@@ -260,6 +300,11 @@ export class OpenAIChatClient implements ChatModel {
         };
       }
       throw error;
+    }
+
+    const inJson = keysInResponse(undefined, json, this.#secrets);
+    if (inJson.length > 0) {
+      return { kind: "failed", error: () => responseContainsKeyError(inJson), response: json };
     }
 
     const parsed = ChatCompletionResponseSchema.safeParse(json);
@@ -276,6 +321,16 @@ export class OpenAIChatClient implements ChatModel {
 
 /** Backoff before retrying a 200 whose body was unusable (the SDK's own retries use its backoff). */
 const BODY_RETRY_BACKOFF: BackoffOptions = { baseDelayMs: 250, maxDelayMs: 8000 };
+
+/** The body as JSON when it parses, else its text (what a failed call stores). */
+function parseOrText(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch (error) {
+    if (error instanceof SyntaxError) return text;
+    throw error;
+  }
+}
 
 function sleep(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms));

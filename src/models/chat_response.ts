@@ -18,7 +18,10 @@ export const ChatUsageSchema = z.object({
 
 /** A chat completion response (only the fields the benchmark uses are checked; extra fields pass). */
 export const ChatCompletionResponseSchema = z.object({
+  /** The answering model (recorded in the call record). */
   model: z.string().min(1),
+  /** The backend configuration that answered, when the server says (recorded in the call record). */
+  system_fingerprint: z.string().nullish(),
   choices: z.array(z.object({
     message: z.object({
       role: z.literal("assistant"),

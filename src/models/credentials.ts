@@ -1,6 +1,7 @@
 /**
  * Credentials and endpoints of the chat model and the decision model (Jev), read from the environment or
- * from a `.env` file, plus {@link redact} to keep secrets out of anything stored or printed.
+ * from a `.env` file, plus {@link redact} to keep secrets out of error texts and logs (stored request and response
+ * bodies are never redacted: see src/core/secrets.ts).
  *
  * Variables: `LLM_API_KEY`, `LLM_BASE_URL` (chat model); `DECISION_MODEL_API_KEY`,
  * `DECISION_MODEL_NAME` (default `jev-latest`), `DECISION_MODEL_BASE_URL` (default
@@ -12,6 +13,7 @@
 import { z } from "zod";
 import { UsageError } from "../errors.ts";
 import { readInputText } from "../fs_input.ts";
+import { MIN_SECRET_CHARS } from "../core/secrets.ts";
 
 /** Names of every variable this module reads. */
 export const CREDENTIAL_VARIABLES = [
@@ -142,22 +144,27 @@ export function decisionCredentials(environment: CredentialEnvironment): Decisio
 /** The text that replaces every secret. */
 export const REDACTED = "[REDACTED]";
 
-/** Replaces every occurrence of every non-empty secret in `text` with {@link REDACTED}. */
+/**
+ * Replaces every occurrence of every secret of {@link MIN_SECRET_CHARS} characters or more in `text` with
+ * {@link REDACTED}; shorter secrets are left alone (they would alter ordinary text: `x`, `EMPTY`).
+ */
 export function redact(text: string, secrets: readonly string[]): string {
   let result = text;
   for (const secret of secrets) {
-    if (secret.length > 0) result = result.split(secret).join(REDACTED);
+    if (secret.length >= MIN_SECRET_CHARS) result = result.split(secret).join(REDACTED);
   }
   return result;
 }
 
 /**
- * Returns a deep copy of a JSON-like value with every secret redacted from every string (keys included).
- * Values that are not JSON (functions, undefined) are dropped the way `JSON.stringify` drops them.
+ * Returns a deep copy of a JSON-like value with every secret of {@link MIN_SECRET_CHARS} characters or more
+ * redacted from every string (keys included). Values that are not JSON (functions, undefined) are dropped the
+ * way `JSON.stringify` drops them. Used only for what a response that carried a key stores (see
+ * src/models/response_secrets.ts) and for outside engines' replies.
  */
 export function redactValue<T>(value: T, secrets: readonly string[]): T {
   if (value === undefined) return value;
-  const active = secrets.filter((secret) => secret.length > 0);
+  const active = secrets.filter((secret) => secret.length >= MIN_SECRET_CHARS);
   if (active.length === 0) return structuredCloneJson(value);
   return JSON.parse(JSON.stringify(value, (_key, inner) => {
     if (typeof inner === "string") return redact(inner, active);

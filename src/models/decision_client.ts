@@ -14,12 +14,17 @@
  * timeouts, and a 200 whose body is cut short, not JSON or of the wrong schema (a missing answer, a noul
  * outside [0, 1]). Other 4xx fail the batch at once; a batch that still fails fails the whole call, and its
  * record lists the cause of every failed attempt (`attempt_errors`). The client never throws for provider
- * failures, and its records never carry the API key.
+ * failures. Its records carry the request and response bodies exactly as sent and received and never the API
+ * key (it travels only in the `Authorization` header, which is not recorded); a reply that carries one of the
+ * run's secrets (8 characters or more) fails its batch at once with `response_contains_key`
+ * (response_secrets.ts). Each record names the model that answered (the reply's `model`).
  *
  * @module
  */
 import { z } from "zod";
-import { DEFAULT_DECISION_BASE_URL, DEFAULT_DECISION_MODEL, redact, redactValue } from "./credentials.ts";
+import { DEFAULT_DECISION_BASE_URL, DEFAULT_DECISION_MODEL, redact } from "./credentials.ts";
+import type { NamedSecret } from "../core/secrets.ts";
+import { keysInResponse, responseContainsKeyError, storedResponse } from "./response_secrets.ts";
 import { describeIssues } from "./chat_response.ts";
 import {
   DEFAULT_MAX_QUESTIONS_PER_BATCH,
@@ -54,11 +59,19 @@ export interface SystemOneClientOptions {
   concurrency?: number;
   /** The fetch to use (default the global one). */
   fetch?: typeof fetch;
+  /**
+   * Every secret of the run a reply must not carry (this client's key is always one, named
+   * `DECISION_MODEL_API_KEY` unless listed here under another name).
+   */
+  secrets?: readonly NamedSecret[];
 }
 
 /** A System One reply as this client accepts it. */
 export const SystemOneResponseSchema = z.object({
+  /** The answering model (recorded in the call record). */
   model: z.string().min(1),
+  /** Recorded in the call record when the server gives one. */
+  system_fingerprint: z.string().nullish(),
   answers: z.array(z.object({
     type: z.literal("noul"),
     noul: z.number().min(0).max(1),
@@ -76,7 +89,13 @@ const QuestionSchema = z.object({
 });
 
 type BatchOutcome =
-  | { ok: true; nouls: number[]; model: string; usage: { input_tokens: number; output_tokens: number } }
+  | {
+    ok: true;
+    nouls: number[];
+    model: string;
+    system_fingerprint?: string;
+    usage: { input_tokens: number; output_tokens: number };
+  }
   | { ok: false; error: string };
 
 /** A {@link DecisionModel} over System One; see the module documentation. */
@@ -86,8 +105,11 @@ export class SystemOneClient implements DecisionModel {
   readonly #apiKey: string;
   readonly #url: string;
   readonly #baseURL: string;
-  readonly #settings: Required<Omit<SystemOneClientOptions, "apiKey" | "baseURL" | "model" | "fetch">>;
+  readonly #settings: Required<
+    Omit<SystemOneClientOptions, "apiKey" | "baseURL" | "model" | "fetch" | "secrets">
+  >;
   readonly #fetch: typeof fetch;
+  readonly #secrets: readonly NamedSecret[];
 
   /** Creates a client; no request is made until {@link ask}. */
   constructor(options: SystemOneClientOptions) {
@@ -105,6 +127,10 @@ export class SystemOneClient implements DecisionModel {
       concurrency: options.concurrency ?? 4,
     };
     this.#fetch = options.fetch ?? fetch;
+    const listed = options.secrets ?? [];
+    this.#secrets = listed.some((s) => s.value === options.apiKey)
+      ? listed
+      : [{ name: "DECISION_MODEL_API_KEY", value: options.apiKey }, ...listed];
     endpointLimit(this.#baseURL, this.#settings.concurrency);
   }
 
@@ -157,7 +183,7 @@ export class SystemOneClient implements DecisionModel {
     state: string,
     questions: NoulQuestion[],
   ): Promise<{ result: BatchOutcome; record: CallRecord }> {
-    const secrets = [this.#apiKey];
+    const secrets = this.#secrets.map((s) => s.value);
     const started = performance.now();
     const body = systemOneBody(this.model, state, questions);
     let attempts = 0;
@@ -172,14 +198,26 @@ export class SystemOneClient implements DecisionModel {
         attempts,
         elapsed_ms: Math.round(performance.now() - started),
       };
-      if (lastResponse !== undefined) record.response = redactValue(lastResponse, secrets);
+      let error = result.ok ? undefined : result.error;
+      if (lastResponse !== undefined) {
+        const stored = storedResponse(lastResponse, this.#secrets);
+        record.response = stored.response;
+        if (stored.altered) {
+          // Checked when the reply arrived; this is the last net (e.g. an echoing error body).
+          record.response_altered = stored.altered;
+          record.status = "failed";
+          const reason = responseContainsKeyError(stored.found);
+          error = error === undefined ? reason : error.startsWith(reason) ? error : `${reason} (${error})`;
+        }
+      }
       if (causes.length > 0) record.attempt_errors = causes.map((cause) => redact(cause, secrets));
-      if (result.ok) {
+      if (result.ok && error === undefined) {
         record.model = result.model;
+        if (result.system_fingerprint !== undefined) record.system_fingerprint = result.system_fingerprint;
         record.usage = result.usage;
         return { result, record };
       }
-      record.error = redact(result.error, secrets);
+      record.error = redact(error!, secrets);
       return { result: { ok: false, error: record.error }, record };
     };
 
@@ -248,6 +286,16 @@ export class SystemOneClient implements DecisionModel {
       throw error;
     }
 
+    // A body that carries a key fails the batch at once, whatever else it holds (never retried).
+    const inText = keysInResponse(text, undefined, this.#secrets);
+    if (inText.length > 0) {
+      return {
+        kind: "done",
+        result: { ok: false, error: responseContainsKeyError(inText) },
+        response: parseOrText(text),
+      };
+    }
+
     const retryable = response.status === 408 || response.status === 429 || response.status >= 500;
     if (!response.ok) {
       const detail = `HTTP ${response.status}: ${text.slice(0, 300)}`;
@@ -270,6 +318,10 @@ export class SystemOneClient implements DecisionModel {
       }
       throw error;
     }
+    const inJson = keysInResponse(undefined, json, this.#secrets);
+    if (inJson.length > 0) {
+      return { kind: "done", result: { ok: false, error: responseContainsKeyError(inJson) }, response: json };
+    }
     const parsed = SystemOneResponseSchema.safeParse(json);
     if (!parsed.success) {
       return {
@@ -284,10 +336,23 @@ export class SystemOneClient implements DecisionModel {
         ok: true,
         nouls: parsed.data.answers.map((answer) => answer.noul),
         model: parsed.data.model,
+        ...(typeof parsed.data.system_fingerprint === "string"
+          ? { system_fingerprint: parsed.data.system_fingerprint }
+          : {}),
         usage: parsed.data.usage,
       },
       response: json,
     };
+  }
+}
+
+/** The body as JSON when it parses, else its text (what a failed call stores). */
+function parseOrText(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch (error) {
+    if (error instanceof SyntaxError) return text;
+    throw error;
   }
 }
 

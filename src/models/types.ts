@@ -26,7 +26,10 @@ export type ChatResult =
     content: string;
     tool_calls?: ToolCall[];
     usage: ChatUsage;
+    /** The model that answered (the response's `model`). */
     model: string;
+    /** The response's `system_fingerprint`, when given. */
+    system_fingerprint?: string;
     finish_reason: string;
     record: CallRecord;
   }

@@ -11,9 +11,9 @@ import { z } from "zod";
 export const CallRecordSchema = z.object({
   /** Which API was called: OpenAI-compatible chat completions, or the System One decision endpoint. */
   endpoint: z.enum(["chat", "systemone"]),
-  /** The JSON body sent (no headers, no keys). */
+  /** The JSON body sent, exactly as sent (never redacted; no headers, so no keys). */
   request: z.unknown(),
-  /** The parsed JSON body received on the final attempt, when there was one. */
+  /** The parsed JSON body received on the final attempt, when there was one, exactly as received. */
   response: z.unknown().optional(),
   /** `ok` when a valid response was received; `failed` otherwise (then `error` says why). */
   status: z.enum(["ok", "failed"]),
@@ -23,12 +23,25 @@ export const CallRecordSchema = z.object({
   attempts: z.number().int().nonnegative(),
   /** Wall-clock milliseconds from the first attempt to the final answer. */
   elapsed_ms: z.number().nonnegative(),
-  /** The model name the server answered with. */
+  /** The model name the server answered with (the response's `model`): the answering model. */
   model: z.string().optional(),
+  /** The response's `system_fingerprint`, when the server gave one. */
+  system_fingerprint: z.string().optional(),
   /** Tokens the provider reported for the final attempt. */
   usage: z.object({
     input_tokens: z.number().int().nonnegative(),
     output_tokens: z.number().int().nonnegative(),
+  }).optional(),
+  /**
+   * Present only when the response carried one of the run's secrets (8 characters or more): every occurrence in
+   * the stored `response` was replaced by `replaced_with`; the call failed (`response_contains_key`) and nothing
+   * was derived from the response. The one alteration of a stored body.
+   */
+  response_altered: z.object({
+    reason: z.literal("response_contains_key"),
+    /** Where each secret came from (variable names, never values). */
+    secrets: z.array(z.string()),
+    replaced_with: z.string(),
   }).optional(),
 });
 /** One HTTP exchange with a provider, as stored. */

@@ -17,6 +17,7 @@ import {
 } from "../models/reference/server.ts";
 import type { ChatModel, ChatResult, DecisionModel, DecisionResult } from "../models/types.ts";
 import type { TokenCounter } from "../tokens/types.ts";
+import { type NamedSecret, shortSecretNames, shortSecretNotice } from "../core/secrets.ts";
 
 /** Validated model options. */
 export type ModelOptions = {
@@ -44,8 +45,8 @@ export interface ModelSetup {
     decision_model: string;
     note: string;
   };
-  /** Secrets that must never appear in any artifact (for redaction checks). */
-  secrets: string[];
+  /** The run's provider keys, by variable: no option may hold one, no response may carry one. */
+  secrets: NamedSecret[];
   close(): Promise<void>;
 }
 
@@ -146,7 +147,15 @@ export async function setupModels(
   const environment = await loadCredentialEnvironment(options["env-file"]);
   const chatCreds = chatCredentials(environment);
   const decisionCreds = decisionCredentials(environment);
+  const secrets: NamedSecret[] = [
+    { name: "LLM_API_KEY", value: chatCreds.apiKey },
+    { name: "DECISION_MODEL_API_KEY", value: decisionCreds.apiKey },
+  ];
+  // Said once: a short key (`x`, `EMPTY`) is never redacted, since it would rewrite ordinary text.
+  const short = shortSecretNames(secrets);
+  if (short.length > 0) console.error(shortSecretNotice(short));
   const chat = new OpenAIChatClient({
+    secrets,
     apiKey: chatCreds.apiKey,
     baseURL: chatCreds.baseURL,
     model: options.model,
@@ -157,6 +166,7 @@ export async function setupModels(
   return {
     chat,
     decision: new SystemOneClient({
+      secrets,
       apiKey: decisionCreds.apiKey,
       baseURL: decisionCreds.baseURL,
       model: decisionCreds.model,
@@ -168,7 +178,7 @@ export async function setupModels(
       decision_model: decisionCreds.model,
       note: "live providers",
     },
-    secrets: [chatCreds.apiKey, decisionCreds.apiKey],
+    secrets,
     close: () => Promise.resolve(),
   };
 }

@@ -24,6 +24,7 @@ import { stageDisplayName, type Suite } from "./suite.ts";
 import type { ModelOptions } from "./model_setup.ts";
 import { CLI } from "../core/program_name.ts";
 import { resumeCommandLine, whileWriting } from "./interrupt_hint.ts";
+import { type NamedSecret, refuseSecretsInOptions } from "../core/secrets.ts";
 
 /** The options of a run command every suite shares. */
 export interface RunCommandOptions extends ModelOptions {
@@ -119,14 +120,10 @@ export function recordedOptions(options: Record<string, unknown>): Record<string
 
 /**
  * The command words recorded in a run header: `command` then `argv` without `--env-file` (and its path),
- * `--resume` (and its directory) or `--help`, in either `--name VALUE` or `--name=VALUE` form; any word that
- * contains a secret is replaced by `[redacted]`.
+ * `--resume` (and its directory) or `--help`, in either `--name VALUE` or `--name=VALUE` form. No word holds a
+ * secret: {@link runSuite} refuses such a word before anything is written.
  */
-export function recordedCommand(
-  command: readonly string[],
-  argv: readonly string[],
-  secrets: readonly string[] = [],
-): string[] {
+export function recordedCommand(command: readonly string[], argv: readonly string[]): string[] {
   const out = [...command];
   for (let i = 0; i < argv.length; i++) {
     const word = argv[i];
@@ -135,7 +132,7 @@ export function recordedCommand(
       if (!word.includes("=") && name !== "help") i++;
       continue;
     }
-    out.push(secrets.some((s) => s.length > 0 && word.includes(s)) ? "[redacted]" : word);
+    out.push(word);
   }
   return out;
 }
@@ -317,7 +314,9 @@ export interface SuiteRunRequest {
   /** The part of the work this run does (`--shard K/N`), recorded in the header. */
   shard?: { index: number; count: number };
   /** The models of the run: their secrets are never recorded; they are closed when the run ends. */
-  models?: { secrets: string[]; close(): Promise<void> };
+  models?: { secrets: NamedSecret[]; close(): Promise<void> };
+  /** Other secrets of the run (values passed with `--engine-env`, `--agent-env`): no option may hold one. */
+  secrets?: NamedSecret[];
 }
 
 /** Runs a suite: the whole life cycle (open, body, publish, seal, close, print). */
@@ -327,13 +326,21 @@ export async function runSuite<T>(
 ): Promise<FinishedRun<T>> {
   const { suite } = request;
   try {
+    // No key anywhere, by construction: an option value that holds a secret is refused before anything is
+    // written (the header, the reports and stdout would all carry it).
+    refuseSecretsInOptions(
+      request.options,
+      request.argv,
+      [...(request.models?.secrets ?? []), ...(request.secrets ?? [])],
+      (message) => new UsageError(message),
+    );
     const finished = await withRun(
       {
         suite: suite.name,
         suiteDef: suite,
         output: request.output,
         resume: request.resume,
-        command: recordedCommand(suite.command, request.argv, request.models?.secrets),
+        command: recordedCommand(suite.command, request.argv),
         options: recordedOptions(request.options),
         protocol: request.protocol,
         tokenizer: request.tokenizer,

@@ -8,6 +8,7 @@
 import { UsageError } from "../../errors.ts";
 import { readInputFile } from "../../fs_input.ts";
 import { refuseGiven } from "../../core/option_rules.ts";
+import { passedSecrets } from "../../core/secrets.ts";
 
 /** The options of a generated transcript: ignored, so refused, when a transcript is imported. */
 const GENERATOR_OPTIONS = ["turns", "needles", "words-per-msg", "needle-depths", "seed"];
@@ -152,6 +153,7 @@ export async function enginesRunCommand(
       tokenizer: { name: counter.name, hash: counter.hash },
       sources,
       models,
+      secrets: passedSecrets("--engine-env", engineEnv),
     },
     async (context) => {
       const outcome = await runEnginesSuite(
