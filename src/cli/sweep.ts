@@ -26,6 +26,9 @@ Options:
   --trajectory FILE    the investigation trajectory (default: the embedded fixture; only known fixtures)
   --compressions N     generations of (S, ranking) (default ${DEFAULT_SWEEP_RUN.compressions}, at most 100)
   --top-n RANGE        N values, e.g. 1-5 (at most 10; default 1-5)
+  --method [NAME=]SPEC repeatable: adds a method or any engine (as 'engines run --engine', exec:COMMAND and
+                       http:URL included) beside full, S and S+TopN, under the same ceiling, scored by
+                       the fact and repair checks; model-free engines are compacted once
   --input-cap N[,N..]  ceiling of the complete answer input (default ${DEFAULT_SWEEP_RUN.inputCap}, 256 to 10000000);
                        several (e.g. 2400,3800,5400): a ceiling sweep in one run (summaries and rankings
                        shared, Full answered once); the first is the primary ceiling of the main tables
@@ -49,6 +52,7 @@ function parseRun(argv: string[]) {
       trajectory: { type: "string" },
       compressions: { type: "string" },
       "top-n": { type: "string" },
+      method: { type: "string", multiple: true },
       "input-cap": { type: "string" },
       "summary-allowance": { type: "string" },
       reserve: { type: "string" },
@@ -64,6 +68,7 @@ function parseRun(argv: string[]) {
       trajectory: z.string().optional(),
       compressions: intOption(1, 100).optional(),
       "top-n": rangeOption(1, 10).optional(),
+      method: z.array(z.string().min(1)).optional(),
       "input-cap": intListOption(256, 10_000_000).optional(),
       "summary-allowance": intOption(128, 10_000_000).optional(),
       reserve: intOption(0, 100_000).optional(),

@@ -19,7 +19,8 @@ import { hotpotDatasetFile } from "./dataset_file.ts";
 import { selectionReportOf } from "./stages/select.ts";
 import { checkCorpusFile } from "./corpus.ts";
 import { HOTPOT_COLLECT_SUITE, HOTPOT_SUITE } from "./definition.ts";
-import { HOTPOT_METHODS, type HotpotMethod } from "./methods.ts";
+import { HOTPOT_METHODS } from "./methods.ts";
+import { selectMethods } from "../method_selection.ts";
 import { DEFAULT_HOTPOT_RUN, runHotpot } from "./run_suite.ts";
 import { DEFAULT_SELECTION } from "./select.ts";
 import { type Shard, shardText } from "../../pipeline/shard.ts";
@@ -138,7 +139,10 @@ export async function hotpotCollect(options: HotpotCollectOptions, argv: string[
 /** The parsed options of `hotpot run`. */
 export interface HotpotRunCommandOptions extends RunCommandOptions {
   corpus?: string;
-  methods?: HotpotMethod[];
+  /** `--methods`: method or engine names. */
+  methods?: string[];
+  /** `--method`: `[NAME=]SPEC` values. */
+  method?: string[];
   /** One ceiling, or several (a ceiling sweep; the first is the primary one). */
   "input-cap"?: number[];
   reserve?: number;
@@ -181,9 +185,13 @@ export async function hotpotRunCommand(options: HotpotRunCommandOptions, argv: s
   // The corpus's questions were parsed one by one and dropped: collected before the tokenizer is built.
   heapBudget.collect();
   const checkOnly = options["check-only"] === true;
+  // A declared method needs what the hotpot frame gives (units, rankings, summaries): all of them do.
+  const selected = await selectMethods(options, HOTPOT_METHODS, () => true);
   const runOptions = {
     ...DEFAULT_HOTPOT_RUN,
-    methods: options.methods ?? [...HOTPOT_METHODS],
+    methods: selected.methods,
+    // Only a run with engine methods records them, so a run without keeps today's protocol byte for byte.
+    ...(selected.engines.length > 0 ? { engines: selected.engines } : {}),
     ...(options["input-cap"] !== undefined ? { inputCap: options["input-cap"][0] } : {}),
     // Only a sweep records its list, so a single ceiling keeps today's protocol (and keys) byte for byte.
     ...(options["input-cap"] !== undefined && options["input-cap"].length > 1

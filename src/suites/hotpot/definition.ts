@@ -12,6 +12,7 @@ import { hotpotQuestionStage } from "./stages/question.ts";
 import { hotpotCorpusHeadStage } from "./stages/corpus_head.ts";
 import { hotpotCorpusStage } from "./stages/corpus.ts";
 import { hotpotContextStage } from "./stages/context.ts";
+import { hotpotEngineStage } from "./stages/engine.ts";
 import { hotpotScoreStage } from "./stages/score.ts";
 import { hotpotAggregateStage } from "./stages/aggregate.ts";
 import { hotpotRowsStage } from "./stages/rows.ts";
@@ -43,6 +44,7 @@ export const HOTPOT_SUITE: Suite = {
     hotpotQuestionStage,
     providerStageNamed("hotpot-rank"),
     providerStageNamed("hotpot-summary"),
+    hotpotEngineStage,
     hotpotContextStage,
     providerStageNamed("hotpot-answer"),
     hotpotScoreStage,

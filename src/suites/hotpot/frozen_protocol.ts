@@ -7,7 +7,8 @@
  */
 import { assertFrozenProtocol, assertNoFailedCompression } from "../../pipeline/frozen_check.ts";
 import type { FrozenRun } from "../../pipeline/executor.ts";
-import type { HotpotRunOptions } from "./run_suite.ts";
+import { hotpotMethods, type HotpotRunOptions } from "./run_suite.ts";
+import { someNeeds } from "../../methods/registry.ts";
 
 /** What this run would put into its compression keys. */
 export interface HotpotFrozenInputs {
@@ -16,8 +17,6 @@ export interface HotpotFrozenInputs {
   tokenizerHash: string;
   corpusHash: string;
 }
-
-const COMPRESSED = ["jev", "summary", "jev+summary"];
 
 /** The `--input-cap` row: equal when every ceiling of ours is a ceiling of the frozen run. */
 function frozenCeilings(o: HotpotRunOptions, p: Partial<HotpotRunOptions>) {
@@ -34,9 +33,16 @@ export function assertHotpotFrozen(frozen: FrozenRun, ours: HotpotFrozenInputs):
   };
   const o = ours.options;
   const frozenMethods = p.methods ?? [];
-  const missing = o.methods.filter((m) => COMPRESSED.includes(m) && !frozenMethods.includes(m));
-  const usesRanking = o.methods.some((m) => m === "jev" || m === "jev+summary");
-  const usesSummary = o.methods.some((m) => m === "summary" || m === "jev+summary");
+  const methods = hotpotMethods(o);
+  // A method that compresses, which the frozen run did not measure (or measured with another engine spec).
+  const frozenSpec = (name: string) => p.engines?.find((e) => e.name === name)?.spec;
+  const missing = methods.filter((m) =>
+    m.kind === "engine"
+      ? frozenMethods.includes(m.name) && frozenSpec(m.name) !== m.spec
+      : m.needs.length > 0 && !frozenMethods.includes(m.name)
+  );
+  const usesRanking = someNeeds(methods, "ranking");
+  const usesSummary = someNeeds(methods, "summary");
   assertFrozenProtocol(frozen, [
     { option: "--corpus (sha256)", ours: ours.corpusHash, frozen: frozen.manifest.sources["corpus"] },
     // Only methods whose compression the frozen run did not make matter (full needs none).
@@ -64,8 +70,6 @@ export function assertHotpotFrozen(frozen: FrozenRun, ours: HotpotFrozenInputs):
   assertNoFailedCompression(frozen, (node) => {
     if (node.stage === "hotpot-rank") return usesRanking;
     if (node.stage !== "hotpot-summary") return false;
-    return o.methods.includes(
-      (node.params as { method?: string }).method as HotpotRunOptions["methods"][number],
-    );
+    return o.methods.includes((node.params as { method?: string }).method ?? "");
   });
 }

@@ -22,6 +22,7 @@ import type { ExplorerData, PackedExplorer } from "../../report/explorer.ts";
 import type { RunCost } from "../../analysis/cost.ts";
 import { type CeilingResult, ceilingSweepMarkdown } from "./ceiling_sweep.ts";
 import { costMarkdown } from "../../analysis/cost_report.ts";
+import { engineMethodsText } from "../method_selection.ts";
 import { hotpotStatsMarkdown, hypothesisWithInterval } from "./stats_markdown.ts";
 
 /** What the report states about the run besides the aggregates. */
@@ -41,6 +42,8 @@ export interface HotpotReportMeta {
   cost?: RunCost;
   /** A ceiling sweep's per-ceiling results (absent: one ceiling). */
   ceilings?: CeilingResult[];
+  /** The engine methods (absent: none). */
+  engines?: { name: string; spec: string; deterministic: boolean }[];
 }
 
 const pct = (x: number) => Number((100 * x).toFixed(1));
@@ -131,7 +134,9 @@ ${reference}
 ${invalid.map((q) => `  - ${q.id}: ${q.reason}`).join("\n")}
 - Models: chat \`${meta.models.chat_model}\`, decision \`${meta.models.decision_model}\` (${meta.models.note})
 - Tokenizer: ${meta.tokenizer}; ceiling ${meta.inputCap} tokens (reserve ${meta.reserve}) on the complete answer input
-- Repeats: ${meta.compressions} compression generation(s) × ${meta.answers} answer(s) per question and method
+- Repeats: ${meta.compressions} compression generation(s) × ${meta.answers} answer(s) per question and method${
+    meta.engines ? `\n- ${engineMethodsText(meta.engines)}` : ""
+  }
 
 ## Results${meta.ceilings ? ` at the ${meta.inputCap}-token ceiling` : ""}
 

@@ -6,6 +6,7 @@
  * @module
  */
 import type { HotpotMethodAggregate } from "./aggregate.ts";
+import { engineMethodsText } from "../method_selection.ts";
 import { HOTPOT_RESULT_HEADERS, type HotpotReportMeta, hotpotResultRows, hypothesisText } from "./report.ts";
 import {
   COLLECTION_HEADERS,
@@ -60,6 +61,7 @@ function runFacts(meta: HotpotReportMeta) {
     } (${meta.models.note})`,
     `Tokenizer: ${meta.tokenizer}; ceiling ${meta.inputCap} tokens (reserve ${meta.reserve}) on the complete answer input`,
     `Repeats: ${meta.compressions} compression generation(s) × ${meta.answers} answer(s) per question and method`,
+    ...(meta.engines ? [engineMethodsText(meta.engines)] : []),
   ]);
 }
 

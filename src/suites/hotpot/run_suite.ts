@@ -14,6 +14,9 @@ import { addUsage, emptyUsage, type Usage } from "../../core/usage.ts";
 import { rowInput, sortedRecord } from "../published.ts";
 import type { StoredRankingValue, StoredSummaryValue } from "../stored.ts";
 import type { HotpotMethod } from "./methods.ts";
+import { contextNeeds, declaredMethod, type Method, someNeeds } from "../../methods/registry.ts";
+import { hotpotEngineStage } from "./stages/engine.ts";
+import { engineReportParams } from "../method_selection.ts";
 import {
   corpusOf,
   forgetCorpus,
@@ -45,9 +48,22 @@ export { supportSurvival } from "./stages/score.ts";
 /** Questions in flight at once (each queues a few dozen calls). */
 const QUESTION_WINDOW = 8;
 
+/** An engine method of a run, as protocol.json records it. */
+export interface HotpotEngineOption {
+  name: string;
+  spec: string;
+  /** Adapter file → SHA-256 (outside engines; enters the engine node's key). */
+  adapters: Record<string, string>;
+  /** Calls no model: one generation is compacted and answered. */
+  deterministic: boolean;
+}
+
 /** The protocol knobs of a run. */
 export interface HotpotRunOptions {
+  /** Every method's name, in report order: declared methods and engine methods. */
   methods: HotpotMethod[];
+  /** The engine methods among `methods` (absent when there are none, so older protocols stay as they were). */
+  engines?: HotpotEngineOption[];
   /** The ceiling; in a sweep, the primary (first given) one. */
   inputCap: number;
   /** A ceiling sweep's ceilings, as given (absent: one ceiling, `inputCap`). */
@@ -70,6 +86,32 @@ export const DEFAULT_HOTPOT_RUN: Omit<HotpotRunOptions, "methods"> = {
   summaryRetries: 3,
   answerMaxTokens: 256,
 };
+
+/** The run's methods: each name resolved to its declaration or its engine. */
+export function hotpotMethods(options: Pick<HotpotRunOptions, "methods" | "engines">): Method[] {
+  return options.methods.map((name) => {
+    const engine = options.engines?.find((e) => e.name === name);
+    if (engine) {
+      return {
+        kind: "engine" as const,
+        name,
+        spec: engine.spec,
+        needs: [],
+        ceilingBinds: true as const,
+        deterministic: engine.deterministic,
+      };
+    }
+    const method = declaredMethod(name);
+    if (!method) throw new Error(`hotpot: no method ${name} is declared`);
+    return method;
+  });
+}
+
+/** A declared method's parameters as this run sets them (recorded in protocol.json as its options). */
+function suiteParams(method: Method, options: HotpotRunOptions): Record<string, number> {
+  if (method.kind !== "units") return {};
+  return method.name === "jev+summary" ? { fusion_share: options.fusionShare } : { ...method.params };
+}
 
 /** What the suite returns besides the files it exports. */
 export interface HotpotRunOutcome {
@@ -131,6 +173,7 @@ export async function runHotpot(
       bootstrap: analysis.bootstrap ?? DEFAULT_RESAMPLES,
       cost: analysis.prices ? await runCost(context.run.readNodes(), analysis.prices, options.methods) : null,
       ...(sweep ? { ceilings: caps } : {}),
+      ...engineReportParams(options.engines),
     },
     // Read from the store by the report itself (cards and contexts one at a time): never the whole corpus.
     inputs: {
@@ -287,21 +330,27 @@ async function runCeiling(
 ): Promise<CeilingRun> {
   const { executor, run, progress } = context;
   const tag = ceiling.tag;
-  const usesRanking = options.methods.some((m) => m === "jev" || m === "jev+summary");
-  const usesSummary = options.methods.some((m) => m === "summary" || m === "jev+summary");
+  const methods = hotpotMethods(options);
+  const usesRanking = someNeeds(methods, "ranking");
   const q = questions.length;
   const G = options.compressions;
+  /** The generations a method is compacted and answered in (a deterministic engine: one). */
+  const generationsOf = (m: Method) => m.kind === "engine" && m.deterministic ? 1 : G;
+  const conditions = methods.reduce((n, m) => n + generationsOf(m), 0);
   // Rankings do not depend on the ceiling: a sweep plans (and runs) them once.
   if (usesRanking && ceiling.first) progress.plan("hotpot-rank", q * G);
-  if (usesSummary) {
+  const summarized = methods.filter((m) => m.needs.includes("summary")).length;
+  if (summarized > 0) progress.plan("hotpot-summary", q * G * summarized);
+  const engines = methods.filter((m) => m.kind === "engine");
+  if (engines.length > 0) {
     progress.plan(
-      "hotpot-summary",
-      q * G * options.methods.filter((m) => m.includes("summary")).length,
+      "hotpot-engine",
+      q * engines.reduce((n, m) => n + generationsOf(m), 0),
     );
   }
-  progress.plan("hotpot-context", q * G * options.methods.length);
-  progress.plan("hotpot-answer", q * G * options.methods.length * options.answers);
-  progress.plan("hotpot-score", q * G * options.methods.length * options.answers);
+  progress.plan("hotpot-context", q * conditions);
+  progress.plan("hotpot-answer", q * conditions * options.answers);
+  progress.plan("hotpot-score", q * conditions * options.answers);
   if (!executor.checkOnly) progress.plan("hotpot-rows", q);
 
   const compressionUsage: HotpotRunOutcome["compressionUsage"] = {};
@@ -343,100 +392,130 @@ async function runCeiling(
           }, modelEnv);
           rankingHash = rankNode.node.outputs.ranking;
           ranking = rankNode.outputs.ranking ?? undefined;
-          for (const m of ["jev", "jev+summary"]) {
-            if (options.methods.includes(m as HotpotMethod) && rankNode.node.reused_from === undefined) {
-              countUsage(m, rankNode.node.usage);
+          for (const m of methods) {
+            if (m.needs.includes("ranking") && rankNode.node.reused_from === undefined) {
+              countUsage(m.name, rankNode.node.usage);
             }
           }
         }
 
-        await Promise.all(options.methods.map(async (method) => {
-          // 1. Compression artifact (summary) where the method needs one.
-          let summaryHash: string | undefined;
-          let summaryValue: StoredSummaryValue | undefined;
-          if (method === "summary" || method === "jev+summary") {
-            const inputs: Record<string, string> = { question: questionHash };
-            if (method === "jev+summary" && rankingHash) inputs.ranking = rankingHash;
-            const summaryNode = await executor.runStage(hotpotSummaryStage, {
-              label: `summary q=${cq.id} method=${method} gen=${gen}${tag}`,
-              params: {
-                method,
-                generation: gen,
-                ...common,
-                chat_model: models.description.chat_model,
-                max_retries: options.summaryRetries,
-                ...(method === "jev+summary" ? { fusion_share: options.fusionShare } : {}),
-              },
-              inputs,
-              values: { question, ranking },
-            }, modelEnv);
-            summaryHash = summaryNode.node.outputs.summary;
-            summaryValue = summaryNode.outputs.summary ?? undefined;
-            // A node that came from a frozen run (now, or before a resume) made its calls there.
-            if (summaryNode.node.reused_from === undefined) countUsage(method, summaryNode.node.usage);
-          }
+        await Promise.all(
+          methods.filter((m) => gen < generationsOf(m)).map(async (declared) => {
+            const method = declared.name;
+            const bound = declared.ceilingBinds;
+            // 1. Compression artifact (summary, or an engine's window) where the method needs one.
+            let summaryHash: string | undefined;
+            let summaryValue: StoredSummaryValue | undefined;
+            let windowHash: string | undefined;
+            let windowValue: unknown;
+            if (declared.needs.includes("summary")) {
+              const inputs: Record<string, string> = { question: questionHash };
+              if (declared.needs.includes("ranking") && rankingHash) inputs.ranking = rankingHash;
+              const summaryNode = await executor.runStage(hotpotSummaryStage, {
+                label: `summary q=${cq.id} method=${method} gen=${gen}${tag}`,
+                params: {
+                  method,
+                  generation: gen,
+                  ...common,
+                  chat_model: models.description.chat_model,
+                  max_retries: options.summaryRetries,
+                  ...suiteParams(declared, options),
+                },
+                inputs,
+                values: { question, ranking },
+              }, modelEnv);
+              summaryHash = summaryNode.node.outputs.summary;
+              summaryValue = summaryNode.outputs.summary ?? undefined;
+              // A node that came from a frozen run (now, or before a resume) made its calls there.
+              if (summaryNode.node.reused_from === undefined) countUsage(method, summaryNode.node.usage);
+            }
+            if (declared.kind === "engine") {
+              const engine = options.engines!.find((e) => e.name === method)!;
+              const engineNode = await executor.runStage(hotpotEngineStage, {
+                label: `engine q=${cq.id} method=${method} gen=${gen}${tag}`,
+                params: {
+                  method,
+                  engine: engine.spec,
+                  adapters: engine.adapters,
+                  generation: gen,
+                  ...common,
+                  chat_model: models.description.chat_model,
+                  decision_model: models.description.decision_model,
+                },
+                inputs: { question: questionHash },
+                values: { question },
+              }, modelEnv);
+              windowHash = engineNode.node.outputs.window;
+              windowValue = engineNode.outputs.window;
+              if (engineNode.node.reused_from === undefined) countUsage(method, engineNode.node.usage);
+            }
 
-          // 2. The answer input (pure, rebuilt by --check-only).
-          const contextInputs: Record<string, string> = { question: questionHash };
-          const contextValues: Record<string, unknown> = { question };
-          if (method === "jev" && rankingHash) {
-            contextInputs.ranking = rankingHash;
-            contextValues.ranking = ranking;
-          }
-          if (summaryHash) {
-            contextInputs.summary = summaryHash;
-            contextValues.summary = summaryValue;
-          }
-          const contextNode = await executor.runStage(hotpotContextStage, {
-            label: `context q=${cq.id} method=${method}${method === "full" ? "" : ` gen=${gen}`}${tag}`,
-            params: { method, ...common },
-            inputs: contextInputs,
-            values: contextValues,
-          }, env);
-          const contextHash = contextNode.node.outputs.messages;
-
-          // 3. Answers and scores.
-          await Promise.all(Array.from({ length: options.answers }, async (_, a) => {
-            const row = `q=${cq.id} method=${method} gen=${gen} ans=${a}`;
-            const label = `answer ${row}${method === "full" ? "" : tag}`;
-            const { node: answerNode, answer, valid: answerValid } = await answerStage(executor, {
-              stage: "hotpot-answer",
-              label,
-              params: {
-                question_id: cq.id,
-                method,
-                generation: gen,
-                answer_index: a,
-                chat_model: models.description.chat_model,
-              },
-              context: contextNode,
-              chat: models.chat,
-              maxTokens: options.answerMaxTokens,
-              inputCap: method === "full" ? null : options.inputCap,
-            });
-            check.record(executor, label, contextHash);
-            const scoreNode = await executor.runStage(hotpotScoreStage, {
-              label: `score ${row}${method === "full" ? "" : tag}`,
-              params: { valid: answerValid },
-              inputs: {
-                answer: answerNode.node.outputs.answer,
-                gold: goldHash,
-                context: contextHash,
-                question: questionHash,
-              },
-              values: { answer, gold, context: contextNode.outputs.messages, question },
+            // 2. The answer input (pure, rebuilt by --check-only).
+            const contextInputs: Record<string, string> = { question: questionHash };
+            const contextValues: Record<string, unknown> = { question };
+            if (contextNeeds(declared).includes("ranking") && rankingHash) {
+              contextInputs.ranking = rankingHash;
+              contextValues.ranking = ranking;
+            }
+            if (summaryHash) {
+              contextInputs.summary = summaryHash;
+              contextValues.summary = summaryValue;
+            }
+            if (windowHash) {
+              contextInputs.window = windowHash;
+              contextValues.window = windowValue;
+            }
+            const contextNode = await executor.runStage(hotpotContextStage, {
+              label: `context q=${cq.id} method=${method}${bound ? ` gen=${gen}` : ""}${tag}`,
+              params: { method, ...common },
+              inputs: contextInputs,
+              values: contextValues,
             }, env);
-            const parts: [string, string][] = [
-              ["status", answerNode.node.outputs.status],
-              ["answer", answerNode.node.outputs.answer],
-              ["score", scoreNode.node.outputs.score],
-              ["info", contextNode.node.outputs.info],
-              ["context", contextHash],
-            ];
-            for (const [part, hash] of parts) rowInputs[rowInput(part, row)] = hash;
-            contexts.add(contextHash);
-          }));
-        }));
+            const contextHash = contextNode.node.outputs.messages;
+
+            // 3. Answers and scores.
+            await Promise.all(Array.from({ length: options.answers }, async (_, a) => {
+              const row = `q=${cq.id} method=${method} gen=${gen} ans=${a}`;
+              const label = `answer ${row}${bound ? tag : ""}`;
+              const { node: answerNode, answer, valid: answerValid } = await answerStage(executor, {
+                stage: "hotpot-answer",
+                label,
+                params: {
+                  question_id: cq.id,
+                  method,
+                  generation: gen,
+                  answer_index: a,
+                  chat_model: models.description.chat_model,
+                },
+                context: contextNode,
+                chat: models.chat,
+                maxTokens: options.answerMaxTokens,
+                inputCap: bound ? options.inputCap : null,
+              });
+              check.record(executor, label, contextHash);
+              const scoreNode = await executor.runStage(hotpotScoreStage, {
+                label: `score ${row}${bound ? tag : ""}`,
+                params: { valid: answerValid },
+                inputs: {
+                  answer: answerNode.node.outputs.answer,
+                  gold: goldHash,
+                  context: contextHash,
+                  question: questionHash,
+                },
+                values: { answer, gold, context: contextNode.outputs.messages, question },
+              }, env);
+              const parts: [string, string][] = [
+                ["status", answerNode.node.outputs.status],
+                ["answer", answerNode.node.outputs.answer],
+                ["score", scoreNode.node.outputs.score],
+                ["info", contextNode.node.outputs.info],
+                ["context", contextHash],
+              ];
+              for (const [part, hash] of parts) rowInputs[rowInput(part, row)] = hash;
+              contexts.add(contextHash);
+            }));
+          }),
+        );
       }));
       // Check-only compares answer inputs and publishes nothing: no rows.
       if (executor.checkOnly) return;

@@ -88,7 +88,10 @@ export function perQuestionMeans(
   return Float64Array.from(questionIds, (id) => (count.get(id) ? sum.get(id)! / count.get(id)! : 0));
 }
 
-/** The method pairs compared: (Full, X) for each compressed X, and (X, Jev+Summary) for X in Jev, Summary. */
+/**
+ * The method pairs compared: (Full, X) for each compressed X, and (X, Jev+Summary) for X in Jev, Summary and
+ * every other method (an engine, a newly declared method): does it keep what Jev+Summary keeps at the ceiling?
+ */
 export function comparedPairs(methods: readonly HotpotMethod[]): [HotpotMethod, HotpotMethod][] {
   const pairs: [HotpotMethod, HotpotMethod][] = [];
   if (methods.includes("full")) {
@@ -96,6 +99,9 @@ export function comparedPairs(methods: readonly HotpotMethod[]): [HotpotMethod, 
   }
   if (methods.includes("jev+summary")) {
     for (const m of ["jev", "summary"] as const) if (methods.includes(m)) pairs.push([m, "jev+summary"]);
+    for (const m of methods) {
+      if (!["full", "jev", "summary", "jev+summary"].includes(m)) pairs.push([m, "jev+summary"]);
+    }
   }
   return pairs;
 }

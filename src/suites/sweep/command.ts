@@ -5,6 +5,7 @@
  * @module
  */
 import { readPrices } from "../../analysis/read_prices.ts";
+import { type EngineOption, selectMethods } from "../method_selection.ts";
 import { assetPath } from "../../assets.ts";
 import { UsageError } from "../../errors.ts";
 import { readInputFile } from "../../fs_input.ts";
@@ -36,6 +37,33 @@ export interface SweepRunCommandOptions extends RunCommandOptions {
   prices?: string;
   /** The part of the generations this run does (`--shard K/N`: generation g is in part g mod N). */
   shard?: Shard;
+  /** `--method [NAME=]SPEC` values: methods and engines after full, S and S+TopN. */
+  method?: string[];
+}
+
+/**
+ * The methods `--method` adds after full, S and S+TopN: declared methods over the sweep's units (those whose
+ * context needs at most the generation's ranking and its S) and any engine; nothing given: none, so the
+ * protocol stays as it was.
+ */
+async function sweepMethods(
+  options: SweepRunCommandOptions,
+  ceilingSweep: boolean,
+): Promise<{ methods?: string[]; engines?: EngineOption[] }> {
+  if (!options.method?.length) return {};
+  // The sweep's own methods are full, S (`summary`) and S+TopN (`summary+top`); fusion keeps its own
+  // summary, which the sweep does not make, so `jev+summary` here is the engine.
+  const own = new Set(["full", "summary", "summary+top", "jev+summary"]);
+  const selected = await selectMethods({ method: options.method }, [], (name) => !own.has(name));
+  if (selected.engines.length > 0 && ceilingSweep) {
+    throw new UsageError(
+      "--method with an engine takes one --input-cap (engines are compacted to one ceiling)",
+    );
+  }
+  return {
+    methods: selected.methods,
+    ...(selected.engines.length > 0 ? { engines: selected.engines } : {}),
+  };
 }
 
 /** `sweep run`: returns the run directory. */
@@ -55,6 +83,7 @@ export async function sweepRunCommand(options: SweepRunCommandOptions, argv: str
     ...(options.reserve !== undefined ? { reserve: options.reserve } : {}),
     ...(options.answers !== undefined ? { answers: options.answers } : {}),
   };
+  Object.assign(runOptions, await sweepMethods(options, runOptions.inputCaps !== undefined));
   const caps = runOptions.inputCaps ?? [runOptions.inputCap];
   if (runOptions.reserve >= Math.min(...caps, runOptions.summaryAllowance)) {
     throw new UsageError("--reserve must be smaller than --input-cap and --summary-allowance");

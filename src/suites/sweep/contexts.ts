@@ -73,3 +73,29 @@ export function summarySweepContext(
   }
   return [system, task, { role: "user", content: parts.join("\n\n") }, { role: "user", content: followUp }];
 }
+
+/**
+ * A declared method's context (src/methods/registry.ts): the head, the compacted evidence (a summary when the
+ * method has one, the kept units verbatim in source order), the follow-up. With a summary it is exactly
+ * {@link summarySweepContext}.
+ */
+export function compactedSweepContext(
+  trajectory: readonly ChatMessage[],
+  summary: string,
+  kept: readonly GenericUnit[],
+  followUp: string,
+): ChatMessage[] {
+  if (summary !== "") return summarySweepContext(trajectory, summary, kept, followUp);
+  const system = trajectory.find((m) => m.role === "system");
+  const task = trajectory.find((m) => m.role === "user");
+  if (!system || !task) throw new Error("a sweep trajectory needs a system prompt and a user task");
+  const evidence = kept.length > 0
+    ? `Original tool output kept verbatim:\n<evidence>\n${
+      [...kept].sort((a, b) => a.position - b.position).map((u) => u.text).join("\n\n")
+    }\n</evidence>`
+    : "(No evidence was kept.)";
+  return [system, task, {
+    role: "user",
+    content: `Your earlier tool calls and their results were compacted to fit the context.\n\n${evidence}`,
+  }, { role: "user", content: followUp }];
+}

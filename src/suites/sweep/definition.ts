@@ -9,6 +9,7 @@ import { providerStageNamed } from "../provider_stages.ts";
 import type { SweepKindAggregate } from "./aggregate.ts";
 import { sweepTrajectoryStage } from "./stages/trajectory.ts";
 import { sweepContextStage } from "./stages/context.ts";
+import { sweepEngineStage } from "./stages/engine.ts";
 import { sweepScoreStage } from "./stages/score.ts";
 import { sweepAggregateStage } from "./stages/aggregate.ts";
 import { sweepReportStage } from "./stages/report.ts";
@@ -29,6 +30,7 @@ export const SWEEP_SUITE: Suite = {
     sweepTrajectoryStage,
     providerStageNamed("sweep-summary"),
     providerStageNamed("sweep-rank"),
+    sweepEngineStage,
     sweepContextStage,
     providerStageNamed("sweep-answer"),
     sweepScoreStage,

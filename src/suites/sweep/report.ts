@@ -4,6 +4,7 @@
  * @module
  */
 import { type Cell, markdownTable } from "../../core/markdown_table.ts";
+import { engineMethodsText } from "../method_selection.ts";
 import type { SweepKindAggregate } from "./aggregate.ts";
 import type { SweepRunOptions } from "./run_suite.ts";
 import type { SweepStats } from "./stats.ts";
@@ -22,6 +23,8 @@ export interface SweepReportMeta {
   compressionUsage: { calls: number; input_tokens: number; output_tokens: number };
   reusedCompression: number;
   frozenRun?: string;
+  /** The engine methods (absent: none). */
+  engines?: { name: string; spec: string; deterministic: boolean }[];
   /** Intervals and paired differences (absent: point estimates only). */
   stats?: SweepStats;
   /** The explorer of report.html (absent: none). */
@@ -88,7 +91,7 @@ ${reference}
 - Compression calls: ${meta.compressionUsage.calls} (input ${meta.compressionUsage.input_tokens}, output
   ${meta.compressionUsage.output_tokens} tokens); ${meta.reusedCompression} summary/ranking node(s) reused${
     meta.frozenRun ? ` from ${meta.frozenRun}` : ""
-  }
+  }${meta.engines ? `\n- ${engineMethodsText(meta.engines)}` : ""}
 
 ## Results${o.inputCaps ? ` at the ${o.inputCap}-token ceiling` : ""}
 

@@ -7,6 +7,7 @@
  * @module
  */
 import type { SweepKindAggregate } from "./aggregate.ts";
+import { engineMethodsText } from "../method_selection.ts";
 import { SWEEP_TABLE_HEADERS, sweepCeilingsText, type SweepReportMeta, sweepTableRows } from "./report.ts";
 import { barChart, lineChart, type ReferenceLine } from "../../report/charts.ts";
 import { sweepStatsHtml } from "./stats_html.ts";
@@ -53,6 +54,7 @@ function runFacts(meta: SweepReportMeta): Html {
     `${meta.reusedCompression} summary/ranking node(s) reused${
       meta.frozenRun ? ` from ${meta.frozenRun}` : ""
     }`,
+    ...(meta.engines ? [engineMethodsText(meta.engines)] : []),
   ]);
 }
 

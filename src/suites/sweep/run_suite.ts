@@ -17,6 +17,9 @@ import { contextKinds } from "./contexts.ts";
 import type { SweepFixture } from "./fixture.ts";
 import type { SweepResultRow } from "./rows.ts";
 import { sweepTrajectoryStage } from "./stages/trajectory.ts";
+import { sweepEngineStage } from "./stages/engine.ts";
+import { type EngineOption, engineReportParams } from "../method_selection.ts";
+import { contextNeeds, declaredMethod } from "../../methods/registry.ts";
 import { sweepContextStage } from "./stages/context.ts";
 import { sweepRankStage, sweepSummaryStage } from "./stages/compress.ts";
 import { sweepScoreStage } from "./stages/score.ts";
@@ -46,6 +49,10 @@ export interface SweepRunOptions {
   answers: number;
   summaryRetries: number;
   answerMaxTokens: number;
+  /** Methods after full, S and S+TopN (`--method`): declared methods and engines (absent: none). */
+  methods?: string[];
+  /** The engine methods among `methods` (absent: none). */
+  engines?: EngineOption[];
 }
 
 /** Defaults from the protocol. */
@@ -81,7 +88,9 @@ export async function runSweep(
 ): Promise<SweepRunOutcome> {
   const { executor, run, progress } = context;
   const trajectoryHash = run.header.sources["trajectory"];
-  const kinds = contextKinds(options.topN);
+  const extra = options.methods ?? [];
+  const kinds = [...contextKinds(options.topN), ...extra];
+  const engines = options.engines ?? [];
   // A shard (`--shard K/N`, recorded in the header) runs only its generations (g in part g mod N); every key
   // stays the unsharded run's. A merged run's header has no shard: its replay covers every generation.
   const generations = Array.from({ length: options.compressions }, (_, g) => g)
@@ -95,9 +104,13 @@ export async function runSweep(
   progress.plan("sweep-trajectory", 1);
   progress.plan("sweep-summary", G);
   progress.plan("sweep-rank", G);
-  progress.plan("sweep-context", G * kinds.length);
-  progress.plan("sweep-answer", G * kinds.length * options.answers);
-  progress.plan("sweep-score", G * kinds.length * options.answers);
+  // A deterministic engine (no model calls) is compacted and answered in the first generation only.
+  const conditions = G * kinds.length -
+    engines.filter((e) => e.deterministic).length * (G - (generations.includes(0) ? 1 : 0));
+  if (engines.length > 0) progress.plan("sweep-engine", conditions - G * (kinds.length - engines.length));
+  progress.plan("sweep-context", conditions);
+  progress.plan("sweep-answer", conditions * options.answers);
+  progress.plan("sweep-score", conditions * options.answers);
   const usage = emptyUsage();
   let reusedCompression = 0;
   const check = new CheckOnlyComparison();
@@ -134,14 +147,34 @@ export async function runSweep(
         values: { units },
       }, modelEnv),
     ]);
-    for (const node of [summaryNode, rankNode]) {
+    const windows: Record<string, NodeResult<{ window: unknown }>> = {};
+    await Promise.all(
+      engines.filter((e) => !e.deterministic || gen === 0).map(async (e) => {
+        windows[e.name] = await executor.runStage(sweepEngineStage, {
+          label: `engine kind=${e.name} gen=${gen}`,
+          params: {
+            kind: e.name,
+            engine: e.spec,
+            adapters: e.adapters,
+            generation: gen,
+            input_cap: caps[0],
+            ...common,
+            chat_model: models.description.chat_model,
+            decision_model: models.description.decision_model,
+          },
+          inputs: { units: unitsHash },
+          values: { units },
+        }, modelEnv);
+      }),
+    );
+    for (const node of [summaryNode, rankNode, ...Object.values(windows)]) {
       if (node.node.reused_from !== undefined) {
         reusedCompression++;
         continue; // its calls were made, and are counted, by the frozen run
       }
       addUsage(usage, node.node.usage);
     }
-    return { gen, summaryNode, rankNode };
+    return { gen, summaryNode, rankNode, windows };
   }));
 
   // 2. Contexts, answers, scores, at every ceiling. Nodes that do not depend on the ceiling (the trajectory,
@@ -181,7 +214,7 @@ export async function runSweep(
   const aggregates = await Promise.all(runs.map((r, i) =>
     executor.runStage(sweepAggregateStage, {
       label: sweep ? `aggregate cap=${caps[i]}` : "aggregate",
-      params: { top_n: options.topN },
+      params: { top_n: options.topN, ...(extra.length > 0 ? { methods: extra } : {}) },
       inputs: sortedRecord(r.aggregateInputs),
       values: r.aggregateValues,
     }, env)
@@ -217,10 +250,9 @@ export async function runSweep(
       reused_compression: reusedCompression,
       frozen_run: frozenManifest ? `the frozen run with manifest sha256 ${frozenManifest}` : null,
       bootstrap: analysis.bootstrap ?? DEFAULT_RESAMPLES,
-      cost: analysis.prices
-        ? await runCost(run.readNodes(), analysis.prices, contextKinds(options.topN))
-        : null,
+      cost: analysis.prices ? await runCost(run.readNodes(), analysis.prices, kinds) : null,
       ...(sweep ? { ceilings: caps } : {}),
+      ...engineReportParams(options.engines),
     },
     inputs: {
       aggregate: aggregateNode.node.outputs["aggregate.json"],
@@ -280,6 +312,8 @@ interface FrozenGeneration {
   gen: number;
   summaryNode: NodeResult<{ summary: unknown }>;
   rankNode: NodeResult<{ ranking: unknown }>;
+  /** Engine name → its window node in this generation (a deterministic engine: the first generation only). */
+  windows: Record<string, NodeResult<{ window: unknown }>>;
 }
 
 /**
@@ -300,20 +334,30 @@ async function runCeiling(
   const aggregateValues: Record<string, unknown> = {};
   const contextInputs: Record<string, string> = {};
   const contextValues: Record<string, unknown> = {};
-  await Promise.all(frozen.map(async ({ gen, summaryNode, rankNode }) => {
-    await Promise.all(request.kinds.map(async (kind) => {
+  const engineNames = new Set((options.engines ?? []).map((e) => e.name));
+  await Promise.all(frozen.map(async ({ gen, summaryNode, rankNode, windows }) => {
+    // A deterministic engine has a window in the first generation only: no conditions in the others.
+    const kinds = request.kinds.filter((kind) => !engineNames.has(kind) || windows[kind] !== undefined);
+    await Promise.all(kinds.map(async (kind) => {
       const n = kind.startsWith("S+Top") ? Number(kind.slice(5)) : 0;
       const tag = kind === "full" ? "" : request.tag;
       const cap = kind === "full" ? request.primaryCap : request.cap;
       const inputs: Record<string, string> = { units: unitsHash };
       const values: Record<string, unknown> = { units };
-      if (kind !== "full") {
+      const builtIn = kind === "full" || kind === "S" || kind.startsWith("S+Top");
+      const declared = builtIn || engineNames.has(kind) ? undefined : declaredMethod(kind);
+      const needs = declared ? contextNeeds(declared) : [];
+      if ((builtIn && kind !== "full") || needs.includes("summary")) {
         inputs.summary = summaryNode.node.outputs.summary;
         values.summary = summaryNode.outputs.summary;
       }
-      if (n > 0) {
+      if (n > 0 || needs.includes("ranking")) {
         inputs.ranking = rankNode.node.outputs.ranking;
         values.ranking = rankNode.outputs.ranking;
+      }
+      if (engineNames.has(kind)) {
+        inputs.window = windows[kind].node.outputs.window;
+        values.window = windows[kind].outputs.window;
       }
       const contextNode = await executor.runStage(sweepContextStage, {
         label: `context kind=${kind}${kind === "full" ? "" : ` gen=${gen}`}${tag}`,

@@ -10,7 +10,6 @@ import { defineStage } from "../../../pipeline/stage.ts";
 import { UsageSchema } from "../../../store/manifest.ts";
 import { PublishedArrayBytes, publishedJson } from "../../published.ts";
 import { aggregateHotpot } from "../aggregate.ts";
-import { HOTPOT_METHODS } from "../methods.ts";
 import type { HotpotRowCore } from "../rows.ts";
 import { QuestionRowsSchema } from "./rows.ts";
 
@@ -30,7 +29,7 @@ export const hotpotAggregateStage = defineStage({
     "Every answer row (results.json) and the per-method aggregate (aggregate.json) of a hotpot run, from " +
     "its questions' rows nodes.",
   params: z.object({
-    methods: z.array(z.enum(HOTPOT_METHODS)),
+    methods: z.array(z.string()),
     /** Usage of this run's compression calls per method (from the rank and summary nodes' usage). */
     compression_usage: z.record(z.string(), UsageSchema),
   }),

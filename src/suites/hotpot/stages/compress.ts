@@ -13,14 +13,8 @@ import { countPrompt } from "../../../tokens/budget.ts";
 import type { TokenCounter } from "../../../tokens/types.ts";
 import { rankOutcome } from "../../rank_outcome.ts";
 import { StoredRankingSchema, StoredSummarySchema } from "../../stored.ts";
-import {
-  compactedContext,
-  evidenceText,
-  fusionKept,
-  HOTPOT_METHODS,
-  questionUnits,
-  taskText,
-} from "../methods.ts";
+import { compactedContext, evidenceText, hotpotFrame, questionUnits, taskText } from "../methods.ts";
+import { declaredMethod, type MethodParams } from "../../../methods/registry.ts";
 import { StoredQuestionSchema } from "./question.ts";
 
 /** What the hotpot compression bodies need: the models and the counter. */
@@ -57,8 +51,9 @@ export const hotpotRankStage = defineStage({
   },
 });
 
+// A method's own parameters (e.g. jev+summary's `fusion_share`) follow the common ones.
 const SummaryParams = z.object({
-  method: z.enum(HOTPOT_METHODS),
+  method: z.string(),
   generation: z.number().int(),
   input_cap: z.number().int(),
   reserve: z.number().int(),
@@ -66,7 +61,7 @@ const SummaryParams = z.object({
   chat_model: z.string(),
   max_retries: z.number().int(),
   fusion_share: z.number().optional(),
-});
+}).catchall(z.unknown());
 
 /** The `hotpot-summary` stage. */
 export const hotpotSummaryStage = defineStage({
@@ -97,17 +92,31 @@ export const hotpotSummaryStage = defineStage({
       reason,
     });
     if (!question.valid) return fail("collection invalid");
-    let kept: ReturnType<typeof questionUnits> = [];
-    let rest = questionUnits(question);
-    if (params.method === "jev+summary") {
+    const method = declaredMethod(params.method);
+    if (!method?.needs.includes("summary")) {
+      throw new Error(`hotpot-summary: ${params.method} needs no summary`);
+    }
+    let order: readonly string[] | undefined;
+    if (method.needs.includes("ranking")) {
       const ranking = inputs.ranking === undefined
         ? undefined
         : StoredRankingSchema.nullable().parse(inputs.ranking);
       if (!ranking?.ok) return fail(`ranking failed: ${ranking?.error}`);
-      kept = fusionKept(counter, question, ranking.order, limit, params.fusion_share ?? 0);
-      const keptIds = new Set(kept.map((u) => u.id));
-      rest = rest.filter((u) => !keptIds.has(u.id));
+      order = ranking.order;
     }
+    const {
+      method: _m,
+      generation: _g,
+      input_cap: _c,
+      reserve: _r,
+      tokenizer: _t,
+      chat_model: _cm,
+      max_retries: _mr,
+      ...own
+    } = params;
+    const kept = method.retain?.(hotpotFrame(counter, question, limit), order, own as MethodParams) ?? [];
+    const keptIds = new Set(kept.map((u) => u.id));
+    const rest = questionUnits(question).filter((u) => !keptIds.has(u.id));
     const base = countPrompt(counter, compactedContext(question, kept, ""));
     const outcome = await summarizeWithin({
       chat: env.chat,
@@ -119,7 +128,7 @@ export const hotpotSummaryStage = defineStage({
       limit,
       maxRetries: params.max_retries,
     });
-    const keptIds = kept.map((u) => u.id);
+    const keptList = kept.map((u) => u.id);
     if (!outcome.ok) {
       return {
         outputs: {
@@ -127,7 +136,7 @@ export const hotpotSummaryStage = defineStage({
             node: key,
             ok: false,
             text: outcome.summary ?? null,
-            kept: keptIds,
+            kept: keptList,
             reason: outcome.reason,
             attempts: outcome.attempts,
           },
@@ -139,7 +148,7 @@ export const hotpotSummaryStage = defineStage({
     }
     return {
       outputs: {
-        summary: { node: key, ok: true, text: outcome.summary, kept: keptIds, attempts: outcome.attempts },
+        summary: { node: key, ok: true, text: outcome.summary, kept: keptList, attempts: outcome.attempts },
       },
       requests: outcome.records,
     };

@@ -1,6 +1,8 @@
 /**
- * `hotpot-context`: renders one method's answer input (pure) and counts it exactly. A compressed method's
- * input above the ceiling is invalid (never shrunk, never sent); `full` may exceed it and is recorded.
+ * `hotpot-context`: renders one method's answer input (pure) and counts it exactly. A declared method
+ * (src/methods/registry.ts) builds its evidence from the question's units and its artifacts; an engine method's
+ * input is its stored window with the evaluation question appended. A ceiling-bound method's input above the
+ * ceiling is invalid (never shrunk, never sent); `full` may exceed it and is recorded.
  *
  * @module
  */
@@ -9,10 +11,13 @@ import { defineStage } from "../../../pipeline/stage.ts";
 import { type ChatMessage, ChatMessageSchema } from "../../../models/messages.ts";
 import { countPrompt } from "../../../tokens/budget.ts";
 import type { TokenCounter } from "../../../tokens/types.ts";
-import { compactedContext, fullContext, HOTPOT_METHODS, jevKept, unitsById } from "../methods.ts";
+import { fullContext, hotpotFrame } from "../methods.ts";
 import { StoredQuestionSchema } from "./question.ts";
 import { StoredRankingSchema, StoredSummarySchema } from "../../stored.ts";
 import { overBudgetReason, withinCeiling } from "../../over_budget.ts";
+import { contextNeeds, declaredMethod, type MethodArtifacts } from "../../../methods/registry.ts";
+import { StoredWindowSchema } from "../../../methods/engine_method.ts";
+import { evaluationQuestion } from "../answer_frame.ts";
 
 /** A context node's `info` output (every field null when no input was rendered). */
 export const ContextInfoSchema = z.object({
@@ -37,12 +42,12 @@ export const hotpotContextStage = defineStage({
   version: 2,
   doc: "One method's answer input rendered from the question and its compression artifacts, counted exactly.",
   params: z.object({
-    method: z.enum(HOTPOT_METHODS),
+    method: z.string(),
     input_cap: z.number().int(),
     reserve: z.number().int(),
     tokenizer: z.string(),
   }),
-  inputs: ["question", "ranking", "summary"],
+  inputs: ["question", "ranking", "summary", "window"],
   outputs: {
     messages: { schema: z.array(ChatMessageSchema).nullable(), doc: "the answer input (null when invalid)" },
     info: { schema: ContextInfoSchema, doc: "exact token count, within the ceiling, kept units" },
@@ -54,7 +59,7 @@ export const hotpotContextStage = defineStage({
   run(
     { params, inputs, key, env }: {
       params: {
-        method: typeof HOTPOT_METHODS[number];
+        method: string;
         input_cap: number;
         reserve: number;
         tokenizer: string;
@@ -71,7 +76,6 @@ export const hotpotContextStage = defineStage({
     const question = StoredQuestionSchema.parse(inputs.question);
     const ranking = inputs.ranking === undefined ? undefined : StoredRankingSchema.parse(inputs.ranking);
     const summary = inputs.summary === undefined ? undefined : StoredSummarySchema.parse(inputs.summary);
-    const method = params.method;
     const limit = params.input_cap - params.reserve;
     const empty = { node: key, tokens: null, within_cap: null, kept: null, summary_tokens: null };
     const fail = (reason: string) =>
@@ -80,17 +84,34 @@ export const hotpotContextStage = defineStage({
     let messages: ChatMessage[];
     let kept: string[] | null = null;
     let summaryTokens: number | null = null;
-    if (method === "full") messages = fullContext(question);
-    else if (method === "jev") {
-      if (!ranking?.ok) return fail(`ranking failed: ${ranking?.error}`);
-      const selection = jevKept(counter, question, ranking.order, limit);
-      messages = compactedContext(question, selection.kept, "");
-      kept = selection.kept.map((u) => u.id);
+    let ceilingBinds = true;
+    if (inputs.window !== undefined) {
+      // An engine method: its window, then the evaluation question.
+      const window = StoredWindowSchema.parse(inputs.window);
+      if (!window.ok || window.messages === null) return fail(window.reason ?? "engine failed");
+      messages = [...window.messages, { role: "user", content: evaluationQuestion(question.question) }];
     } else {
-      if (!summary?.ok || summary.text === null) return fail(`summary invalid: ${summary?.reason}`);
-      kept = summary.kept ?? [];
-      messages = compactedContext(question, unitsById(question, kept), summary.text);
-      summaryTokens = counter.countText(summary.text);
+      const method = declaredMethod(params.method);
+      if (!method) throw new Error(`hotpot-context: no method ${params.method} is declared`);
+      ceilingBinds = method.ceilingBinds;
+      const artifacts: MethodArtifacts = {};
+      const needs = contextNeeds(method);
+      if (needs.includes("ranking")) {
+        if (!ranking?.ok) return fail(`ranking failed: ${ranking?.error}`);
+        artifacts.order = ranking.order;
+      }
+      if (needs.includes("summary")) {
+        if (!summary?.ok || summary.text === null) return fail(`summary invalid: ${summary?.reason}`);
+        artifacts.summary = { text: summary.text, kept: summary.kept ?? [] };
+      }
+      const frame = hotpotFrame(counter, question, limit);
+      const evidence = method.evidence(frame, artifacts, {});
+      if (evidence === null) messages = fullContext(question);
+      else {
+        messages = frame.render(evidence.kept, evidence.summary);
+        kept = artifacts.summary ? [...artifacts.summary.kept] : evidence.kept.map((u) => u.id);
+        if (artifacts.summary) summaryTokens = counter.countText(artifacts.summary.text);
+      }
     }
     const tokens = countPrompt(counter, messages);
     const info: ContextInfo = {
@@ -100,7 +121,7 @@ export const hotpotContextStage = defineStage({
       kept,
       summary_tokens: summaryTokens,
     };
-    if (method !== "full" && !withinCeiling(tokens, limit)) {
+    if (ceilingBinds && !withinCeiling(tokens, limit)) {
       return Promise.resolve({
         outputs: { messages, info },
         status: "invalid" as const,

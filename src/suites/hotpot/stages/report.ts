@@ -59,6 +59,8 @@ export const hotpotReportStage = defineStage({
     cost: z.unknown().nullable(),
     /** A ceiling sweep's ceilings as given (the first is `input_cap`); absent: one ceiling. */
     ceilings: z.array(z.number().int()).min(2).optional(),
+    /** The engine methods (absent: none). */
+    engines: z.array(z.object({ name: z.string(), spec: z.string(), deterministic: z.boolean() })).optional(),
   }),
   // `aggregate`/`results`: the primary ceiling's; `ceiling-*:<cap>`: every ceiling's, in a sweep only.
   // `card:<question id>`: every question of the run (shard); `head`: the corpus head (question order).
@@ -92,6 +94,7 @@ export const hotpotReportStage = defineStage({
       reserve: params.reserve,
       compressions: params.compressions,
       answers: params.answers,
+      ...(params.engines ? { engines: params.engines } : {}),
     };
     const analysis = await hotpotAnalysis(
       aggregates,

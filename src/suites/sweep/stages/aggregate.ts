@@ -20,7 +20,8 @@ export const sweepAggregateStage = defineStage({
   name: "sweep-aggregate",
   version: 1,
   doc: "Every answer row (results.json) and the per-kind aggregate (aggregate.json) of a sweep run.",
-  params: z.object({ top_n: z.array(z.number().int()) }),
+  // `methods`: the run's other methods (declared or engines), after full, S and S+TopN (absent: none).
+  params: z.object({ top_n: z.array(z.number().int()), methods: z.array(z.string()).optional() }),
   inputs: ["status:*", "answer:*", "score:*", "info:*"],
   outputs: {
     "results.json": { schema: z.string(), kind: "text", doc: "every answer row, published as results.json" },
@@ -32,7 +33,7 @@ export const sweepAggregateStage = defineStage({
   },
   provider: false,
   run({ params, inputs }) {
-    const kinds = contextKinds(params.top_n);
+    const kinds = [...contextKinds(params.top_n), ...(params.methods ?? [])];
     const rows: SweepResultRow[] = rowIds(inputs).map((row) => {
       const status = AnswerStatusSchema.parse(inputs[rowInput("status", row)]);
       const answer = StoredAnswerSchema.nullable().parse(inputs[rowInput("answer", row)]);

@@ -8,10 +8,13 @@
 import { z } from "zod";
 import { defineStage } from "../../../pipeline/stage.ts";
 import { type ChatMessage, ChatMessageSchema } from "../../../models/messages.ts";
+import type { EvidenceUnit as GenericUnit } from "../../../methods/evidence_unit.ts";
 import { countPrompt } from "../../../tokens/budget.ts";
 import { overBudgetReason, withinCeiling } from "../../over_budget.ts";
 import { StoredRankingSchema, StoredSummarySchema } from "../../stored.ts";
-import { fullSweepContext, summarySweepContext } from "../contexts.ts";
+import { compactedSweepContext, fullSweepContext, summarySweepContext } from "../contexts.ts";
+import { StoredWindowSchema } from "../../../methods/engine_method.ts";
+import { contextNeeds, declaredMethod, type MethodArtifacts } from "../../../methods/registry.ts";
 import { checkSweepEnv, type SweepStageEnv } from "./env.ts";
 import { SweepUnitsSchema } from "./trajectory.ts";
 
@@ -39,7 +42,7 @@ export const sweepContextStage = defineStage({
   doc:
     "One context kind (full, S, S+TopN) rendered and counted exactly; over budget is recorded, never sent.",
   params: Params,
-  inputs: ["units", "summary", "ranking"],
+  inputs: ["units", "summary", "ranking", "window"],
   outputs: {
     messages: {
       schema: z.array(ChatMessageSchema).nullable(),
@@ -68,8 +71,44 @@ export const sweepContextStage = defineStage({
       });
     let messages: ChatMessage[];
     let kept: string[] = [];
+    let ceilingBinds = kind !== "full";
     if (kind === "full") messages = fullSweepContext(fixture.trajectory, fixture.followUp);
-    else {
+    else if (inputs.window !== undefined) {
+      // An engine method: its window, then the follow-up.
+      const window = StoredWindowSchema.parse(inputs.window);
+      if (!window.ok || window.messages === null) return fail(window.reason ?? "engine failed");
+      messages = [...window.messages, { role: "user", content: fixture.followUp }];
+    } else if (kind !== "S" && !kind.startsWith("S+Top")) {
+      // Any other declared method (src/methods/registry.ts), over the sweep's units.
+      const method = declaredMethod(kind);
+      if (!method) throw new Error(`sweep-context: no method ${kind} is declared`);
+      ceilingBinds = method.ceilingBinds;
+      const needs = contextNeeds(method);
+      const artifacts: MethodArtifacts = {};
+      if (needs.includes("ranking")) {
+        const ranking = StoredRankingSchema.parse(inputs.ranking ?? { ok: false, order: [] });
+        if (!ranking.ok) return fail(`ranking failed: ${ranking.error}`);
+        artifacts.order = ranking.order;
+      }
+      if (needs.includes("summary")) {
+        const summary = StoredSummarySchema.parse(inputs.summary ?? { ok: false, text: null });
+        if (!summary.ok || summary.text === null) return fail(`summary invalid: ${summary.reason}`);
+        artifacts.summary = { text: summary.text, kept: [] };
+      }
+      const frame = {
+        counter,
+        units,
+        render: (chosen: readonly GenericUnit[], text: string) =>
+          compactedSweepContext(fixture.trajectory, text, chosen, fixture.followUp),
+        limit: capLimit,
+      };
+      const evidence = method.evidence(frame, artifacts, {});
+      if (evidence === null) messages = fullSweepContext(fixture.trajectory, fixture.followUp);
+      else {
+        kept = evidence.kept.map((u) => u.id);
+        messages = frame.render(evidence.kept, evidence.summary);
+      }
+    } else {
       const summary = StoredSummarySchema.parse(inputs.summary ?? { ok: false, text: null });
       const ranking = n > 0
         ? StoredRankingSchema.parse(inputs.ranking ?? { ok: false, order: [] })
@@ -82,7 +121,7 @@ export const sweepContextStage = defineStage({
     }
     const tokens = countPrompt(counter, messages);
     const info = { node: key, tokens, within_cap: withinCeiling(tokens, capLimit), kept };
-    if (kind !== "full" && !withinCeiling(tokens, capLimit)) {
+    if (ceilingBinds && !withinCeiling(tokens, capLimit)) {
       return Promise.resolve({
         outputs: { messages, info },
         status: "invalid" as const,

@@ -70,6 +70,8 @@ export const sweepReportStage = defineStage({
     cost: z.unknown().nullable(),
     /** A ceiling sweep's ceilings as given (the first is `options.inputCap`); absent: one ceiling. */
     ceilings: z.array(z.number().int()).min(2).optional(),
+    /** The engine methods (absent: none). */
+    engines: z.array(z.object({ name: z.string(), spec: z.string(), deterministic: z.boolean() })).optional(),
   }),
   // `aggregate`/`results`: the primary ceiling's; `ceiling-*:<cap>`: every ceiling's, in a sweep only.
   // `context:kind=<k> gen=<g>[ cap=<c>]`: the context each generation and kind was answered from (explorer).
@@ -103,6 +105,7 @@ export const sweepReportStage = defineStage({
       compressionUsage: params.compression_usage,
       reusedCompression: params.reused_compression,
       ...(params.frozen_run !== null ? { frozenRun: params.frozen_run } : {}),
+      ...(params.engines ? { engines: params.engines } : {}),
     };
     const rows = JSON.parse(z.string().parse(inputs.results)) as SweepResultRow[];
     const stats = sweepStats(rows, aggregates.map((a) => a.kind), { resamples: params.bootstrap });

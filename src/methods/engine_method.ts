@@ -1,0 +1,188 @@
+/**
+ * Context engines as methods of the gold-labelled suites. `--method [NAME=]SPEC` names a declared method
+ * (registry.ts) or any engine `engines run` takes (built-in, real competitor, `exec:`, `http:`). An engine
+ * compacts the same public chat history every method sees (system prompt, task, the tool calls and results;
+ * never a final answer) to the budget left once the suite's evaluation question, its framing and the reserve
+ * are counted; the suite then appends the question and checks the complete input against the ceiling.
+ *
+ * An engine's compression node key holds its spec and, for outside engines, the SHA-256 of every adapter file
+ * its command names ({@link adapterHashes}), so a changed adapter is never mistaken for a frozen one.
+ *
+ * @module
+ */
+import { z } from "zod";
+import { assetPath } from "../assets.ts";
+import { UsageError } from "../errors.ts";
+import { type ChatMessage, ChatMessageSchema } from "../models/messages.ts";
+import type { CallRecord } from "../models/types.ts";
+import { sha256File } from "../store/hash.ts";
+import type { TokenCounter } from "../tokens/types.ts";
+import { BUILTIN_ENGINES, parseEngineSelection, REAL_COMPETITORS } from "./engines/create.ts";
+import { type CompressUsage, type ContextEngine, EngineError, EngineSkipped } from "./engines/engine.ts";
+import { splitCommandLine } from "./engines/split_command.ts";
+import { toolPairingProblem } from "./engines/tool_groups.ts";
+import { declaredMethod, type EngineMethod, type Method } from "./registry.ts";
+
+/** Built-in engines that call no model: pure functions of their input, so one generation suffices. */
+export const MODEL_FREE_ENGINES: ReadonlySet<string> = new Set(["full", "truncate"]);
+
+/** One `--method` value, read: the name the tables show and what it names. */
+export interface MethodSelection {
+  name: string;
+  spec: string;
+}
+
+/** Reads a `--method` value: `NAME=SPEC` (a plain name before the first `=`), else the spec named after itself. */
+export function parseMethodSelection(value: string): MethodSelection {
+  return parseEngineSelection(value);
+}
+
+function knownEngineSpec(spec: string): boolean {
+  return spec.startsWith("exec:") || spec.startsWith("http:") || spec.startsWith("https://") ||
+    Object.hasOwn(REAL_COMPETITORS, spec) || (BUILTIN_ENGINES as readonly string[]).includes(spec);
+}
+
+/**
+ * The method a selection names. A declared method's own name is that method (so `full`, `jev`, `summary` and
+ * `jev+summary` are the registry's, implemented once for every suite); any other spec `engines run` takes is an
+ * engine method. `declared` limits which declared methods the suite runs (others are refused).
+ */
+export function resolveMethod(
+  selection: MethodSelection,
+  option: string,
+  declared: (name: string) => boolean,
+): Method {
+  const method = declaredMethod(selection.spec);
+  if (method && declared(method.name)) {
+    if (selection.name !== selection.spec) {
+      throw new UsageError(
+        `${option} ${selection.name}=${selection.spec}: the method ${selection.spec} keeps its name`,
+      );
+    }
+    return method;
+  }
+  if (!knownEngineSpec(selection.spec)) {
+    throw new UsageError(
+      `${option} ${JSON.stringify(selection.spec)}: unknown method (expected a method or an engine: ${
+        [...BUILTIN_ENGINES, ...Object.keys(REAL_COMPETITORS)].join(", ")
+      }, exec:COMMAND, http:URL, or NAME=SPEC)`,
+    );
+  }
+  const engine: EngineMethod = {
+    kind: "engine",
+    name: selection.name,
+    spec: selection.spec,
+    needs: [],
+    ceilingBinds: true,
+    deterministic: MODEL_FREE_ENGINES.has(selection.spec),
+  };
+  return engine;
+}
+
+/** Resolves every selection; a name given twice is refused. */
+export function resolveMethods(
+  selections: readonly MethodSelection[],
+  option: string,
+  declared: (name: string) => boolean,
+): Method[] {
+  const methods: Method[] = [];
+  for (const selection of selections) {
+    const method = resolveMethod(selection, option, declared);
+    if (methods.some((m) => m.name === method.name)) {
+      throw new UsageError(`${option} ${selection.name}: the method ${method.name} is named twice`);
+    }
+    methods.push(method);
+  }
+  return methods;
+}
+
+/**
+ * The SHA-256 of every adapter file an engine runs: a real competitor's script, and every word of an
+ * `exec:` command that names a regular file. Built-in and `http:` engines have none.
+ */
+export async function adapterHashes(spec: string): Promise<Record<string, string>> {
+  const files: string[] = [];
+  if (Object.hasOwn(REAL_COMPETITORS, spec)) files.push(assetPath(REAL_COMPETITORS[spec].script));
+  if (spec.startsWith("exec:")) {
+    for (const word of splitCommandLine(spec.slice("exec:".length))) {
+      try {
+        if ((await Deno.stat(word)).isFile) files.push(word);
+      } catch (error) {
+        if (!(error instanceof Deno.errors.NotFound || error instanceof Deno.errors.PermissionDenied)) {
+          throw error;
+        }
+      }
+    }
+  }
+  const hashes: Record<string, string> = {};
+  for (const file of files) hashes[file] = await sha256File(file);
+  return hashes;
+}
+
+/** The public history an engine compacts: the trajectory without a trailing final answer. */
+export function publicHistory(trajectory: readonly ChatMessage[]): ChatMessage[] {
+  const last = trajectory.at(-1);
+  const finalAnswer = last?.role === "assistant" && !(last.tool_calls?.length);
+  return structuredClone(finalAnswer ? trajectory.slice(0, -1) : [...trajectory]);
+}
+
+/** The budget an engine gets: the limit less what appending `tail` (the question and its framing) costs. */
+export function engineBudget(counter: TokenCounter, limit: number, tail: readonly ChatMessage[]): number {
+  return limit - (counter.countMessages([...tail]) - counter.countMessages([]));
+}
+
+/** A stored engine window: the compacted history (null when the engine failed), with the node key. */
+export const StoredWindowSchema = z.object({
+  node: z.string(),
+  ok: z.boolean(),
+  messages: z.array(ChatMessageSchema).nullable(),
+  reason: z.string().nullable(),
+  usage: z.object({ calls: z.number(), input_tokens: z.number(), output_tokens: z.number() }),
+});
+/** A stored engine window. */
+export type StoredWindow = z.infer<typeof StoredWindowSchema>;
+
+/** What one compaction gave: the window (or the reason there is none) and the provider exchanges made. */
+export interface Compaction {
+  window: StoredWindow;
+  records: CallRecord[];
+}
+
+/**
+ * Runs `engine` once over `history` toward `budget` and checks its output (well-formed messages, intact tool
+ * pairs). A skip or an engine failure is a window with `ok: false` and the reason; nothing is shrunk here.
+ */
+export async function compactWithEngine(
+  engine: ContextEngine,
+  history: readonly ChatMessage[],
+  budget: number,
+  counter: TokenCounter,
+  key: string,
+): Promise<Compaction> {
+  const input = structuredClone([...history]);
+  const usage: CompressUsage = { calls: 0, input_tokens: 0, output_tokens: 0 };
+  const fail = (reason: string, records: CallRecord[] = []): Compaction => ({
+    window: { node: key, ok: false, messages: null, reason, usage: { ...usage, calls: records.length } },
+    records,
+  });
+  try {
+    const out = await engine.compress(input, {
+      budgetTokens: budget,
+      currentTokens: counter.countMessages(input),
+      counter,
+    });
+    const records = out.records ?? [];
+    Object.assign(usage, out.usage ?? {});
+    const parsed = z.array(ChatMessageSchema).safeParse(out.messages);
+    if (!parsed.success || parsed.data.length === 0) {
+      return fail(`engine ${engine.name}: malformed output`, records);
+    }
+    const problem = toolPairingProblem(parsed.data);
+    if (problem !== null) return fail(`engine ${engine.name}: broken tool pairing: ${problem}`, records);
+    return { window: { node: key, ok: true, messages: parsed.data, reason: null, usage }, records };
+  } catch (error) {
+    if (error instanceof EngineSkipped) return fail(`engine ${engine.name} skipped: ${error.message}`);
+    if (error instanceof EngineError) return fail(error.message, error.records);
+    throw error;
+  }
+}

@@ -1,0 +1,130 @@
+/**
+ * A new method is one declaration. This file declares `lead` (keep the evidence units in source order while
+ * the complete answer input fits; it needs neither a ranking nor a summary) and, run as a program, registers it
+ * and hands its arguments to the CLI; as a test, it runs that program through `hotpot run` and `sweep run`
+ * beside an engine method (`truncate`, model-free: one generation), and checks that every row is scored, within
+ * the ceiling, and that both runs verify.
+ */
+import assert from "node:assert/strict";
+import { join } from "node:path";
+import { registerMethod } from "../src/methods/registry.ts";
+import { selectRankedUnits } from "../src/methods/jev_select.ts";
+import { runCli, runDeno } from "./helpers/spawn.ts";
+
+registerMethod({
+  kind: "units",
+  name: "lead",
+  needs: [],
+  ceilingBinds: true,
+  params: {},
+  evidence(frame) {
+    const order = frame.units.map((u) => u.id);
+    const { kept } = selectRankedUnits(
+      frame.counter,
+      frame.units,
+      order,
+      (k) => frame.render(k, ""),
+      frame.limit,
+    );
+    return { kept, summary: "" };
+  },
+});
+
+if (import.meta.main) {
+  const { main } = await import("../main.ts");
+  Deno.exit(await main(Deno.args));
+}
+
+const SELF = "tests/methods_registry.test.ts";
+
+Deno.test("a method declared in one file runs through hotpot and sweep, beside an engine", async () => {
+  const dir = await Deno.makeTempDir();
+  try {
+    const collect = await runCli(["hotpot", "collect", "-q", "--questions", "4", "--output", join(dir, "c")]);
+    assert.equal(collect.code, 0, collect.stderr);
+    const hotpot = await runDeno(SELF, [
+      "hotpot",
+      "run",
+      "--reference",
+      "-q",
+      "--corpus",
+      join(dir, "c", "corpus.json"),
+      "--method",
+      "lead",
+      "--method",
+      "truncate",
+      "--compressions",
+      "2",
+      "--answers",
+      "1",
+      "--output",
+      join(dir, "h"),
+    ]);
+    assert.equal(hotpot.code, 0, hotpot.stderr);
+    const rows = JSON.parse(await Deno.readTextFile(join(dir, "h", "results.json")));
+    const lead = rows.filter((r: { method: string }) => r.method === "lead");
+    const truncate = rows.filter((r: { method: string }) => r.method === "truncate");
+    assert.equal(lead.length, 8, "4 questions × 2 generations");
+    assert.equal(truncate.length, 4, "a model-free engine is compacted once");
+    for (const r of [...lead, ...truncate]) {
+      assert.equal(r.status, "ok", r.reason);
+      assert.equal(r.within_cap, true);
+      assert.equal(typeof r.metrics.em, "number");
+      assert.equal(typeof r.sp_survival, "number");
+    }
+    const protocol = JSON.parse(await Deno.readTextFile(join(dir, "h", "protocol.json")));
+    assert.deepEqual(protocol.methods, ["lead", "truncate"]);
+    assert.equal(protocol.engines[0].spec, "truncate");
+    assert.equal(protocol.engines[0].deterministic, true);
+    const report = await Deno.readTextFile(join(dir, "h", "REPORT.md"));
+    assert.match(report, /\| lead \|/);
+    assert.match(report, /deterministic/);
+
+    const sweep = await runDeno(SELF, [
+      "sweep",
+      "run",
+      "--reference",
+      "-q",
+      "--compressions",
+      "2",
+      "--answers",
+      "1",
+      "--top-n",
+      "1",
+      "--method",
+      "lead",
+      "--method",
+      "truncate",
+      "--output",
+      join(dir, "s"),
+    ]);
+    assert.equal(sweep.code, 0, sweep.stderr);
+    const sweepRows = JSON.parse(await Deno.readTextFile(join(dir, "s", "results.json")));
+    const kinds = sweepRows.map((r: { kind: string }) => r.kind);
+    assert.deepEqual(kinds, ["full", "full", "S", "S", "S+Top1", "S+Top1", "lead", "lead", "truncate"]);
+    for (const r of sweepRows.filter((r: { kind: string }) => r.kind === "lead" || r.kind === "truncate")) {
+      assert.equal(r.within_cap, true);
+      assert.equal(typeof r.fact_score, "number");
+    }
+    for (const run of ["h", "s"]) {
+      const verify = await runCli(["verify", join(dir, run)]);
+      assert.equal(verify.code, 0, verify.stdout + verify.stderr);
+    }
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("an unknown method is refused, naming the option", async () => {
+  const result = await runCli([
+    "sweep",
+    "run",
+    "--reference",
+    "--method",
+    "no-such-thing",
+    "--output",
+    "/nonexistent/x",
+  ]);
+  assert.equal(result.code, 2);
+  assert.match(result.stderr, /--method "no-such-thing": unknown method/);
+});
