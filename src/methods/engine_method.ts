@@ -18,13 +18,18 @@ import type { CallRecord } from "../models/types.ts";
 import { sha256File } from "../store/hash.ts";
 import type { TokenCounter } from "../tokens/types.ts";
 import { BUILTIN_ENGINES, parseEngineSelection, REAL_COMPETITORS } from "./engines/create.ts";
+import { FRAMEWORK_ENGINES } from "./engines/frameworks/framework_engines.ts";
 import { type CompressUsage, type ContextEngine, EngineError, EngineSkipped } from "./engines/engine.ts";
 import { splitCommandLine } from "./engines/split_command.ts";
 import { toolPairingProblem } from "./engines/tool_groups.ts";
 import { declaredMethod, type EngineMethod, type Method } from "./registry.ts";
 
-/** Built-in engines that call no model: pure functions of their input, so one generation suffices. */
-export const MODEL_FREE_ENGINES: ReadonlySet<string> = new Set(["full", "truncate"]);
+/** Engines that call no model: pure functions of their input, so one generation suffices. */
+export const MODEL_FREE_ENGINES: ReadonlySet<string> = new Set([
+  "full",
+  "truncate",
+  ...Object.entries(FRAMEWORK_ENGINES).filter(([, e]) => !e.needsChat).map(([name]) => name),
+]);
 
 /** One `--method` value, read: the name the tables show and what it names. */
 export interface MethodSelection {
@@ -39,7 +44,8 @@ export function parseMethodSelection(value: string): MethodSelection {
 
 function knownEngineSpec(spec: string): boolean {
   return spec.startsWith("exec:") || spec.startsWith("http:") || spec.startsWith("https://") ||
-    Object.hasOwn(REAL_COMPETITORS, spec) || (BUILTIN_ENGINES as readonly string[]).includes(spec);
+    Object.hasOwn(REAL_COMPETITORS, spec) || Object.hasOwn(FRAMEWORK_ENGINES, spec) ||
+    (BUILTIN_ENGINES as readonly string[]).includes(spec);
 }
 
 /**
@@ -64,7 +70,7 @@ export function resolveMethod(
   if (!knownEngineSpec(selection.spec)) {
     throw new UsageError(
       `${option} ${JSON.stringify(selection.spec)}: unknown method (expected a method or an engine: ${
-        [...BUILTIN_ENGINES, ...Object.keys(REAL_COMPETITORS)].join(", ")
+        [...BUILTIN_ENGINES, ...Object.keys(REAL_COMPETITORS), ...Object.keys(FRAMEWORK_ENGINES)].join(", ")
       }, exec:COMMAND, http:URL, or NAME=SPEC)`,
     );
   }
