@@ -1,17 +1,22 @@
 #!/usr/bin/env python3
 """compaction-bench adapter: the real Hermes Agent `ContextCompressor` as an outside engine.
 
-    engines run --engine hermes [--hermes DIR] --engine-env LLM_BASE_URL --engine-env LLM_API_KEY
+    engines run --engine hermes [--hermes DIR]
 
 Imports `agent.context_compressor.ContextCompressor` from a Hermes Agent checkout (`--hermes DIR`, else
 `$HERMES_AGENT_DIR`), builds it with the first constructor shape its signature accepts (the documented
 shapes, newest first: model + thresholds + base_url/api_key + config_context_length/provider; model +
-thresholds + base_url/api_key; model + thresholds), points its summarizer at the chat endpoint given
-through `--engine-env` (`LLM_BASE_URL`, `LLM_API_KEY`; the model from `--model`) both by its constructor
-arguments and by its auxiliary client's per-task variables (`AUXILIARY_COMPRESSION_*`), tells it the budget
-(trigger threshold = the budget, protected tail = Hermes' default share of it) and calls
-`compress(messages, current_tokens=...)` once. Its output is returned with Hermes' private message keys
-dropped.
+thresholds + base_url/api_key; model + thresholds), tells it the budget (trigger threshold = the budget,
+protected tail = Hermes' default share of it) and calls `compress(messages, current_tokens=...)` once. Its
+output is returned with Hermes' private message keys dropped.
+
+Its summarizer: `engines run` hands every outside engine its loopback chat endpoint (`LLM_BASE_URL`, a token
+of the call as `LLM_API_KEY`, `LLM_MODEL`). Hermes 0.14 resolves the summary call through its auxiliary client,
+task `compression`, which reads `auxiliary.compression` from `$HERMES_HOME/config.yaml`: the adapter writes
+that file (provider `custom`, the endpoint's base_url, api_key and model) in a throw-away HOME/HERMES_HOME of
+the call, and passes the same endpoint to the constructor. When Hermes still reports no summary model (its log
+"no provider available ... dropped without summary", or `_last_summary_error`), the call fails with that
+reason instead of returning Hermes' no-summary fallback as a result. Hermes' own prints go to stderr.
 
 A missing checkout, an import error or a missing chat endpoint is a skip (`{"skipped": reason}`), never a
 fake result; an exception inside Hermes is a failure (exit 1).
@@ -21,12 +26,21 @@ import argparse
 import inspect
 import os
 import sys
-import tempfile
 from typing import Any, Dict, List
 
 sys.dont_write_bytecode = True  # never leave __pycache__ in the checkout (or in a Hermes one)
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from outside_engine_io import fail, read_request, reply, skip  # noqa: E402
+from outside_engine_io import (  # noqa: E402
+    SummarizerWatch,
+    chat_endpoint,
+    fail,
+    fresh_home,
+    read_request,
+    reply,
+    skip,
+    stdout_to_stderr,
+    write_hermes_compression_config,
+)
 
 # Hermes' own default share of the trigger threshold kept verbatim as the tail.
 SUMMARY_TARGET_RATIO = 0.20
@@ -107,29 +121,30 @@ def main() -> None:
     args = parse_args()
     request = read_request()
     directory = hermes_dir(args)
-    base_url = os.environ.get("LLM_BASE_URL", "")
-    api_key = os.environ.get("LLM_API_KEY", "")
+    base_url, api_key, endpoint_model = chat_endpoint()
+    model = args.model or endpoint_model
     if not base_url:
-        skip("no chat endpoint for Hermes' summarizer: pass --engine-env LLM_BASE_URL --engine-env LLM_API_KEY")
-    # Hermes routes the summary call through its auxiliary client, task "compression": its per-task
-    # variables point it at the endpoint (explicit constructor arguments win where a version takes them).
-    # Its state goes to a throw-away home.
-    os.environ.setdefault("AUXILIARY_COMPRESSION_PROVIDER", "custom")
-    os.environ.setdefault("AUXILIARY_COMPRESSION_BASE_URL", base_url)
-    os.environ.setdefault("AUXILIARY_COMPRESSION_API_KEY", api_key or "none")
-    if args.model:
-        os.environ.setdefault("AUXILIARY_COMPRESSION_MODEL", args.model)
-    os.environ.setdefault("OPENAI_BASE_URL", base_url)
-    os.environ.setdefault("OPENAI_API_KEY", api_key or "none")
-    os.environ.setdefault("HERMES_HOME", tempfile.mkdtemp(prefix="cb-hermes-home-"))
-    compressor_class = import_compressor(directory)
-    budget = request["budget_tokens"]
-    compressor = build(compressor_class, constructor_shapes(args.model, budget, base_url, api_key))
-    tell_budget(compressor, budget)
-    try:
-        out = compressor.compress(request["messages"], current_tokens=request["current_tokens"])
-    except Exception as error:
-        fail(f"Hermes ContextCompressor.compress failed: {type(error).__name__}: {error}")
+        skip("no chat endpoint for Hermes' summarizer (LLM_BASE_URL): `engines run` hands its loopback endpoint "
+             "to the adapter")
+    # A throw-away HOME and HERMES_HOME per call, whose config.yaml points Hermes' auxiliary `compression`
+    # task (and its main model) at the endpoint; the constructor gets the same endpoint.
+    hermes_home = fresh_home("cb-hermes-home-")
+    write_hermes_compression_config(hermes_home, base_url, api_key or "none", model)
+    watch = SummarizerWatch().install()
+    with stdout_to_stderr():
+        compressor_class = import_compressor(directory)
+        budget = request["budget_tokens"]
+        compressor = build(compressor_class, constructor_shapes(model, budget, base_url, api_key or "none"))
+        tell_budget(compressor, budget)
+        try:
+            out = compressor.compress(request["messages"], current_tokens=request["current_tokens"])
+        except Exception as error:
+            fail(f"Hermes ContextCompressor.compress failed: {type(error).__name__}: {error}")
+    watch.check("Hermes ContextCompressor")
+    # Hermes records a summary it could not make on the compressor itself (0.14: `_last_summary_error`).
+    error = getattr(compressor, "_last_summary_error", None)
+    if isinstance(error, str) and error:
+        fail(f"Hermes ContextCompressor: its summarizer reached no model: {error}")
     reply(out)
 
 

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """compaction-bench adapter: hermes-lcm (Lossless Context Management, a Hermes Agent plugin) as an engine.
 
-    engines run --engine hermes-lcm [--hermes DIR] --engine-env LLM_BASE_URL --engine-env LLM_API_KEY
+    engines run --engine hermes-lcm [--hermes DIR]
 
 Loads the plugin package from `$HERMES_LCM_DIR` (a hermes-lcm checkout: `__init__.py`, `config.py`,
 `engine.py`) with Hermes Agent on the import path (`--hermes DIR` or `$HERMES_AGENT_DIR`, which the plugin
@@ -9,6 +9,12 @@ imports `agent.context_engine` from), builds `LCMEngine(config=LCMConfig.from_en
 its `register()` does, with its store in a throw-away home, starts a session, tells it the budget where
 the engine has the attributes (context length and trigger threshold) and calls
 `compress(messages, current_tokens=...)` once.
+
+Its summarizer calls Hermes' auxiliary client (task `compression`): the adapter points it at the chat
+endpoint `engines run` hands every outside engine (`LLM_BASE_URL`, the call's token as `LLM_API_KEY`,
+`LLM_MODEL`) through `auxiliary.compression` in the throw-away HERMES_HOME's `config.yaml`, as for `hermes`.
+When hermes-lcm logs that its summarizer reached no model ("No LLM provider configured", "LLM summarization
+failed"), the call fails with that reason instead of returning its degraded, summary-less window.
 
 A missing checkout or an import error is a skip (`{"skipped": reason}`), never a fake result; an
 exception inside the engine is a failure (exit 1).
@@ -18,13 +24,22 @@ import argparse
 import importlib.util
 import os
 import sys
-import tempfile
 import uuid
 from typing import Any
 
 sys.dont_write_bytecode = True  # never leave __pycache__ in the checkout (or in a Hermes one)
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from outside_engine_io import fail, read_request, reply, skip  # noqa: E402
+from outside_engine_io import (  # noqa: E402
+    SummarizerWatch,
+    chat_endpoint,
+    fail,
+    fresh_home,
+    read_request,
+    reply,
+    skip,
+    stdout_to_stderr,
+    write_hermes_compression_config,
+)
 
 PACKAGE = "hermes_lcm"
 
@@ -77,28 +92,26 @@ def main() -> None:
     if not directory:
         skip("hermes-lcm not found: set HERMES_LCM_DIR to a hermes-lcm checkout")
     hermes = args.hermes or os.environ.get("HERMES_AGENT_DIR", "")
-    base_url = os.environ.get("LLM_BASE_URL", "")
+    base_url, api_key, endpoint_model = chat_endpoint()
+    model = args.model or endpoint_model
+    # A throw-away HOME/HERMES_HOME per call: its SQLite store starts empty every time. Its summaries go
+    # through Hermes' auxiliary client, task "compression", pointed at the endpoint by config.yaml.
+    hermes_home = fresh_home("cb-hermes-lcm-home-")
     if base_url:
-        # Its summaries go through Hermes' auxiliary client (task "compression"), pointed at the endpoint.
-        os.environ.setdefault("AUXILIARY_COMPRESSION_PROVIDER", "custom")
-        os.environ.setdefault("AUXILIARY_COMPRESSION_BASE_URL", base_url)
-        os.environ.setdefault("AUXILIARY_COMPRESSION_API_KEY", os.environ.get("LLM_API_KEY", "") or "none")
-        if args.model:
-            os.environ.setdefault("AUXILIARY_COMPRESSION_MODEL", args.model)
-        os.environ.setdefault("OPENAI_BASE_URL", base_url)
-        os.environ.setdefault("OPENAI_API_KEY", os.environ.get("LLM_API_KEY", "") or "none")
-    home = tempfile.mkdtemp(prefix="cb-hermes-lcm-home-")
-    os.environ.setdefault("HERMES_HOME", home)
-    config_class, engine_class = load_plugin(directory, hermes)
-    try:
-        config = config_class.from_env() if hasattr(config_class, "from_env") else config_class()
-        engine = engine_class(config=config, hermes_home=home)
-        if hasattr(engine, "on_session_start"):
-            engine.on_session_start(f"compaction-bench-{uuid.uuid4().hex[:12]}")
-        tell_budget(engine, args.model, request["budget_tokens"])
-        out = engine.compress(request["messages"], current_tokens=request["current_tokens"])
-    except Exception as error:
-        fail(f"hermes-lcm failed: {type(error).__name__}: {error}")
+        write_hermes_compression_config(hermes_home, base_url, api_key or "none", model)
+    watch = SummarizerWatch().install()
+    with stdout_to_stderr():
+        config_class, engine_class = load_plugin(directory, hermes)
+        try:
+            config = config_class.from_env() if hasattr(config_class, "from_env") else config_class()
+            engine = engine_class(config=config, hermes_home=hermes_home)
+            if hasattr(engine, "on_session_start"):
+                engine.on_session_start(f"compaction-bench-{uuid.uuid4().hex[:12]}")
+            tell_budget(engine, model, request["budget_tokens"])
+            out = engine.compress(request["messages"], current_tokens=request["current_tokens"])
+        except Exception as error:
+            fail(f"hermes-lcm failed: {type(error).__name__}: {error}")
+    watch.check("hermes-lcm")
     reply(out)
 
 

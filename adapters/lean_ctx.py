@@ -1,7 +1,12 @@
 #!/usr/bin/env python3
-"""compaction-bench adapter: the lean-ctx daemon's transcript compaction as an outside engine.
+"""compaction-bench adapter: lean-ctx's transcript compaction as an outside engine, two ways.
 
     LEANCTX_URL=http://127.0.0.1:PORT LEANCTX_TOKEN=... engines run --engine lean-ctx
+    LEAN_CTX_PLUGIN_DIR=.../lean-ctx/integrations/hermes-lean-ctx engines run --engine lean-ctx
+
+With `LEAN_CTX_PLUGIN_DIR` (and no `LEANCTX_URL`): the Hermes plugin's own deterministic local-fallback
+compaction (pure Python; see `local_fallback`), the row labelled `lean-ctx (local fallback)`. With
+`LEANCTX_URL`, the daemon:
 
 Speaks the daemon's HTTP `/v1` contract (standard library only): `GET /health`, then
 `POST /v1/tools/call` with `{"name": "ctx_transcript_compact", "arguments": {"messages": [...],
@@ -10,20 +15,24 @@ tool's result (an MCP result whose text blocks hold `{"messages": [...], "stats"
 The fresh tail it keeps verbatim is given TAIL_SHARE of the budget (the rest is left for the
 system prompt and lean-ctx's summary).
 
-No `LEANCTX_URL`, a daemon that does not answer, or a daemon without the tool is a skip
+Neither variable, a daemon that does not answer, or a daemon without the tool is a skip
 (`{"skipped": reason}`), never a fake result; a failed compaction is a failure (exit 1).
 """
 
+import dataclasses
+import importlib
+import importlib.util
 import json
+import logging
 import os
 import sys
 import urllib.error
 import urllib.request
-from typing import Any, Dict, Optional
+from typing import Any, Dict, List, Optional, Tuple
 
 sys.dont_write_bytecode = True  # never leave __pycache__ in the checkout (or in a Hermes one)
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from outside_engine_io import fail, read_request, reply, skip  # noqa: E402
+from outside_engine_io import fail, fresh_home, read_request, reply, skip, stdout_to_stderr  # noqa: E402
 
 TOOL = "ctx_transcript_compact"
 # Share of the budget given to the verbatim fresh tail.
@@ -57,12 +66,89 @@ def result_text(result: Any) -> str:
     return ""
 
 
+PLUGIN_PACKAGE = "hermes_lean_ctx"
+
+
+def load_plugin(directory: str) -> Tuple[Any, Any]:
+    """The plugin's `LeanCtxConfig` and `LeanCtxEngine`, loaded as a package from its folder."""
+    if not os.path.isfile(os.path.join(directory, "__init__.py")) or not all(
+        os.path.isfile(os.path.join(directory, name)) for name in ("compaction.py", "config.py", "engine.py")
+    ):
+        skip(f"LEAN_CTX_PLUGIN_DIR {directory} is not lean-ctx's integrations/hermes-lean-ctx folder "
+             "(no __init__.py, compaction.py, config.py and engine.py there)")
+    try:
+        spec = importlib.util.spec_from_file_location(
+            PLUGIN_PACKAGE, os.path.join(directory, "__init__.py"), submodule_search_locations=[directory]
+        )
+        if spec is None or spec.loader is None:
+            skip(f"the lean-ctx plugin in {directory} cannot be loaded as a package")
+        package = importlib.util.module_from_spec(spec)
+        sys.modules[PLUGIN_PACKAGE] = package
+        spec.loader.exec_module(package)
+        config = importlib.import_module(f"{PLUGIN_PACKAGE}.config")
+        engine = importlib.import_module(f"{PLUGIN_PACKAGE}.engine")
+        return config.LeanCtxConfig, engine.LeanCtxEngine
+    except SystemExit:
+        raise
+    except Exception as error:  # a missing dependency or an incompatible version: it cannot run here
+        skip(f"the lean-ctx plugin in {directory} cannot be imported: {type(error).__name__}: {error}")
+
+
+def local_fallback(req: Dict[str, Any], directory: str) -> None:
+    """The plugin's own deterministic local compaction (`LeanCtxEngine` with the daemon path off), no daemon.
+
+    Its engine keeps a verbatim fresh tail of TAIL_SHARE of the budget (at least PROTECT_MIN_MESSAGES
+    messages, on tool-call block boundaries) and replaces the older turns by its digest. The daemon is
+    never reached: its core compaction is switched off and its address points nowhere (port 9), so the
+    turns the plugin would offload stay here. lean-ctx catches its own failures and returns the input
+    unchanged: such a logged failure fails the call instead of reading as a result.
+    """
+    os.environ["LEANCTX_CORE_COMPACTION"] = "0"
+    os.environ["LEANCTX_BASE_URL"] = "http://127.0.0.1:9"
+    os.environ.pop("LEANCTX_TOKEN", None)
+    hermes_home = fresh_home("cb-lean-ctx-home-")
+    failures: List[str] = []
+
+    class Watch(logging.Handler):
+        def emit(self, record: logging.LogRecord) -> None:
+            message = record.getMessage()
+            if "compress() failed" in message:
+                failures.append(" ".join(message.split())[:400])
+
+    logging.getLogger().addHandler(Watch(level=logging.WARNING))
+    with stdout_to_stderr():
+        config_class, engine_class = load_plugin(directory)
+        budget = req["budget_tokens"]
+        tail = max(1, int(budget * TAIL_SHARE))
+        try:
+            config = dataclasses.replace(
+                config_class.from_env(),
+                context_length=max(2 * budget, 1),
+                protect_fraction=TAIL_SHARE / 2,
+                protect_min_tokens=tail,
+                protect_min_messages=PROTECT_MIN_MESSAGES,
+                use_core_compaction=False,
+            )
+            engine = engine_class(config=config, hermes_home=hermes_home)
+            out = engine.compress(req["messages"], current_tokens=req["current_tokens"])
+        except Exception as error:
+            fail(f"lean-ctx local fallback failed: {type(error).__name__}: {error}")
+    if failures:
+        fail(f"lean-ctx local fallback: {failures[0]}")
+    reply(out)
+
+
 def main() -> None:
     req = read_request()
     base = os.environ.get("LEANCTX_URL", "").strip().rstrip("/")
     token = os.environ.get("LEANCTX_TOKEN", "").strip()
     if not base:
-        skip("lean-ctx daemon not configured: set LEANCTX_URL (and LEANCTX_TOKEN) to a running lean-ctx daemon")
+        plugin = os.environ.get("LEAN_CTX_PLUGIN_DIR", "").strip()
+        if plugin:
+            local_fallback(req, plugin)
+        skip("lean-ctx not configured: set LEANCTX_URL (and LEANCTX_TOKEN) to a running lean-ctx daemon, or "
+             "LEAN_CTX_PLUGIN_DIR to the integrations/hermes-lean-ctx folder of a lean-ctx checkout (its "
+             "local-fallback compaction, no daemon)")
     try:
         request(base, token, "GET", "/health")
     except (urllib.error.URLError, OSError, ValueError) as error:

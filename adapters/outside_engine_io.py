@@ -8,13 +8,17 @@ Anything that goes wrong inside the wrapped engine is a failure: a message on st
 """
 
 import json
+import logging
+import os
 import sys
-from typing import Any, Dict, List, NoReturn
+from typing import Any, Dict, List, NoReturn, Tuple
 
 # The public chat fields an OpenAI message may carry; everything else (an engine's own metadata such as
 # Hermes' underscore keys, timestamps) is dropped from the reply.
 _MESSAGE_FIELDS = ("role", "content", "tool_calls", "tool_call_id", "name")
 _ROLES = ("system", "user", "assistant", "tool")
+# The reply's channel, kept even while the wrapped engine's prints are sent to stderr (`stdout_to_stderr`).
+_REPLY = sys.stdout
 
 
 def read_request() -> Dict[str, Any]:
@@ -33,8 +37,8 @@ def read_request() -> Dict[str, Any]:
 
 def skip(reason: str) -> NoReturn:
     """Replies that the engine cannot run here, and exits 0."""
-    json.dump({"skipped": " ".join(reason.split())[:1900]}, sys.stdout)
-    sys.stdout.flush()
+    json.dump({"skipped": " ".join(reason.split())[:1900]}, _REPLY)
+    _REPLY.flush()
     sys.exit(0)
 
 
@@ -90,6 +94,94 @@ def clean_messages(messages: Any) -> List[Dict[str, Any]]:
 
 def reply(messages: Any) -> NoReturn:
     """Writes the compacted window and exits 0."""
-    json.dump({"messages": clean_messages(messages)}, sys.stdout, ensure_ascii=False)
-    sys.stdout.flush()
+    json.dump({"messages": clean_messages(messages)}, _REPLY, ensure_ascii=False)
+    _REPLY.flush()
     sys.exit(0)
+
+
+def fresh_home(prefix: str) -> str:
+    """A throw-away HOME with HERMES_HOME inside it (`HOME/.hermes`), set for this process: every call starts
+    from nothing (Hermes and hermes-lcm keep state there). Created under TMPDIR, which compaction-bench points
+    into the call's own temporary folder (removed after the call)."""
+    import tempfile
+
+    home = tempfile.mkdtemp(prefix=prefix)
+    hermes_home = os.path.join(home, ".hermes")
+    os.makedirs(hermes_home)
+    os.environ["HOME"] = home
+    os.environ["HERMES_HOME"] = hermes_home
+    return hermes_home
+
+
+def chat_endpoint() -> Tuple[str, str, str]:
+    """The chat endpoint compaction-bench hands to outside engines: (LLM_BASE_URL, LLM_API_KEY, LLM_MODEL)."""
+    return (
+        os.environ.get("LLM_BASE_URL", "").strip(),
+        os.environ.get("LLM_API_KEY", "").strip(),
+        os.environ.get("LLM_MODEL", "").strip(),
+    )
+
+
+def write_hermes_compression_config(hermes_home: str, base_url: str, api_key: str, model: str) -> None:
+    """Points Hermes' auxiliary `compression` task at the endpoint: `config.yaml` `auxiliary.compression` with
+    provider `custom`, `base_url`, `api_key` and `model` (Hermes 0.14's `_resolve_task_provider_model` takes a
+    task's base_url + api_key from config.yaml as a custom endpoint; it reads no per-task variables). The main
+    model is the same endpoint, so nothing falls back to a provider chain. JSON strings are YAML scalars."""
+    q = json.dumps
+    text = (
+        "model:\n"
+        f"  default: {q(model)}\n  provider: \"custom\"\n  base_url: {q(base_url)}\n  api_key: {q(api_key)}\n"
+        "auxiliary:\n  compression:\n"
+        f"    provider: \"custom\"\n    base_url: {q(base_url)}\n    api_key: {q(api_key)}\n    model: {q(model)}\n"
+    )
+    with open(os.path.join(hermes_home, "config.yaml"), "w", encoding="utf-8") as handle:
+        handle.write(text)
+
+
+# What Hermes and hermes-lcm log when their summarizer has no model to call (the row must not read ok).
+_NO_SUMMARIZER = (
+    "no provider available",
+    "dropped without summary",
+    "no llm provider configured",
+    "no auxiliary llm provider",
+    "llm summarization failed",
+)
+
+
+class SummarizerWatch(logging.Handler):
+    """Collects warnings of the wrapped engine's loggers that say its summarizer could not reach a model."""
+
+    def __init__(self) -> None:
+        super().__init__(level=logging.WARNING)
+        self.problems: List[str] = []
+
+    def emit(self, record: logging.LogRecord) -> None:
+        try:
+            message = record.getMessage()
+        except Exception:  # a malformed log call must not break the engine
+            return
+        if any(marker in message.lower() for marker in _NO_SUMMARIZER):
+            self.problems.append(" ".join(message.split())[:400])
+
+    def install(self) -> "SummarizerWatch":
+        root = logging.getLogger()
+        root.addHandler(self)
+        if root.level == logging.NOTSET or root.level > logging.WARNING:
+            root.setLevel(logging.WARNING)
+        return self
+
+    def check(self, engine: str) -> None:
+        """Fails the call when the summarizer reported no model (its output is a no-summary fallback)."""
+        if self.problems:
+            fail(f"{engine}: its summarizer reached no model: {self.problems[0]}")
+
+
+class stdout_to_stderr:
+    """While active, anything the wrapped engine prints goes to stderr: stdout carries only the reply."""
+
+    def __enter__(self) -> None:
+        self._saved = sys.stdout
+        sys.stdout = sys.stderr
+
+    def __exit__(self, *exc: Any) -> None:
+        sys.stdout = self._saved

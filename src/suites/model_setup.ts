@@ -18,6 +18,7 @@ import {
 import type { ChatModel, ChatResult, DecisionModel, DecisionResult } from "../models/types.ts";
 import type { TokenCounter } from "../tokens/types.ts";
 import { type NamedSecret, shortSecretNames, shortSecretNotice } from "../core/secrets.ts";
+import type { ChatEndpoint } from "../models/loopback_proxy.ts";
 
 /** Validated model options. */
 export type ModelOptions = {
@@ -47,6 +48,8 @@ export interface ModelSetup {
   };
   /** The run's provider keys, by variable: no option may hold one, no response may carry one. */
   secrets: NamedSecret[];
+  /** Where the chat model is reached (the loopback endpoint forwards outside engines' calls there); none in check-only. */
+  chatEndpoint?: ChatEndpoint;
   close(): Promise<void>;
 }
 
@@ -141,6 +144,7 @@ export async function setupModels(
         note: "built-in deterministic reference model: an honest but weak extractive baseline, not an LLM",
       },
       secrets: [],
+      chatEndpoint: { baseURL: server.baseUrl, apiKey, model: REFERENCE_CHAT_MODEL },
       close: () => server.close(),
     };
   }
@@ -179,6 +183,7 @@ export async function setupModels(
       note: "live providers",
     },
     secrets,
+    chatEndpoint: { baseURL: chatCreds.baseURL, apiKey: chatCreds.apiKey, model: chat.model },
     close: () => Promise.resolve(),
   };
 }

@@ -31,9 +31,15 @@ export const BUILTIN_ENGINES = ["full", "truncate", "hermes-like", "summary", "j
  * key: the chat endpoint reaches an adapter only through `--engine-env`).
  */
 export const REAL_COMPETITORS: Readonly<Record<string, { script: string; env: readonly string[] }>> = {
-  "hermes": { script: "adapters/hermes_context_compressor.py", env: ["HERMES_AGENT_DIR"] },
-  "hermes-lcm": { script: "adapters/hermes_lcm.py", env: ["HERMES_AGENT_DIR", "HERMES_LCM_DIR"] },
-  "lean-ctx": { script: "adapters/lean_ctx.py", env: ["LEANCTX_URL", "LEANCTX_TOKEN"] },
+  "hermes": { script: "adapters/hermes_context_compressor.py", env: ["HERMES_AGENT_DIR", "PYTHONPATH"] },
+  "hermes-lcm": {
+    script: "adapters/hermes_lcm.py",
+    env: ["HERMES_AGENT_DIR", "HERMES_LCM_DIR", "PYTHONPATH"],
+  },
+  "lean-ctx": {
+    script: "adapters/lean_ctx.py",
+    env: ["LEANCTX_URL", "LEANCTX_TOKEN", "LEAN_CTX_PLUGIN_DIR"],
+  },
 };
 
 /** A name the tables can show: letters, digits and `._+-`, starting with a letter or digit. */
@@ -64,8 +70,16 @@ function need<T>(value: T | undefined, spec: string, what: string): T {
   return value;
 }
 
-function competitor(spec: string, deps: EngineDeps, name: string): ContextEngine {
+/** The row name of lean-ctx's plugin fallback (no daemon, `LEAN_CTX_PLUGIN_DIR`). */
+export const LEAN_CTX_FALLBACK_NAME = "lean-ctx (local fallback)";
+
+function competitor(spec: string, deps: EngineDeps, given: string): ContextEngine {
   const { script, env: own } = REAL_COMPETITORS[spec];
+  // Without a daemon, lean-ctx runs its Hermes plugin's local fallback: a different engine, named so
+  // (unless the row was named on purpose).
+  const fallback = spec === "lean-ctx" && !Deno.env.get("LEANCTX_URL") &&
+    !!Deno.env.get("LEAN_CTX_PLUGIN_DIR");
+  const name = fallback && given === spec ? LEAN_CTX_FALLBACK_NAME : given;
   const path = assetPath(script);
   const argv = ["python3", path];
   if (deps.hermesDir !== undefined && spec !== "lean-ctx") argv.push("--hermes", deps.hermesDir);
@@ -79,7 +93,10 @@ function competitor(spec: string, deps: EngineDeps, name: string): ContextEngine
     argv,
     name,
     timeoutMs: deps.timeoutMs,
-    env: { ...env, ...deps.env },
+    // Their locations are not secrets (they are never redacted); the daemon token is.
+    env: { ...(env.LEANCTX_TOKEN !== undefined ? { LEANCTX_TOKEN: env.LEANCTX_TOKEN } : {}), ...deps.env },
+    plainEnv: Object.fromEntries(Object.entries(env).filter(([variable]) => variable !== "LEANCTX_TOKEN")),
+    endpoint: deps.endpoint,
   });
   return {
     kind: engine.kind,
@@ -108,7 +125,12 @@ function competitor(spec: string, deps: EngineDeps, name: string): ContextEngine
  */
 export function createEngine(spec: string, deps: EngineDeps, name: string = spec): ContextEngine {
   if (spec.startsWith("exec:")) {
-    return createExecEngine(spec.slice("exec:".length), { timeoutMs: deps.timeoutMs, env: deps.env, name });
+    return createExecEngine(spec.slice("exec:".length), {
+      timeoutMs: deps.timeoutMs,
+      env: deps.env,
+      name,
+      endpoint: deps.endpoint,
+    });
   }
   if (spec.startsWith("http://") || spec.startsWith("https://")) {
     return named(createHttpEngine(spec, deps.timeoutMs), name);

@@ -7,6 +7,7 @@
  */
 import type { ChatMessage } from "../../models/messages.ts";
 import type { CallRecord, ChatModel, DecisionModel } from "../../models/types.ts";
+import type { LoopbackProxy } from "../../models/loopback_proxy.ts";
 import type { TokenCounter } from "../../tokens/types.ts";
 
 /** What an engine is told besides the messages. */
@@ -72,6 +73,11 @@ export interface EngineDeps {
   env?: Readonly<Record<string, string>>;
   /** Directory of Hermes Agent for the `hermes` and `hermes-lcm` adapters (`--hermes DIR`). */
   hermesDir?: string;
+  /**
+   * The loopback chat endpoint `exec:` engines get (`LLM_BASE_URL`, a per-call token as `LLM_API_KEY`,
+   * `LLM_MODEL`); their model calls through it are recorded as the engine's own. Transport: never in a key.
+   */
+  endpoint?: LoopbackProxy;
 }
 
 /**

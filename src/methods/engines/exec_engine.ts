@@ -17,7 +17,8 @@ import type { ChatMessage } from "../../models/messages.ts";
 import { type CompressOptions, type CompressResult, type ContextEngine, EngineError } from "./engine.ts";
 import { outsideRequest, parseOutsideReply } from "./outside_protocol.ts";
 import { splitCommandLine } from "./split_command.ts";
-import { runOutsideProcess } from "./outside_process.ts";
+import { type OutsideProcessOutcome, runOutsideProcess } from "./outside_process.ts";
+import { type LoopbackProxy, type ProxyCall, proxyEnvironment } from "../../models/loopback_proxy.ts";
 
 /** Characters of stderr quoted in a failure reason. */
 const STDERR_TAIL_CHARS = 300;
@@ -39,12 +40,19 @@ export function minimalEngineEnv(extra: Readonly<Record<string, string>> = {}): 
 export interface ExecEngineOptions {
   /** Time limit of one call (ms). */
   timeoutMs: number;
-  /** Variables passed on top of the minimal environment. */
+  /** Variables passed on top of the minimal environment (values of 8 or more characters are redacted from what the engine writes back). */
   env?: Readonly<Record<string, string>>;
+  /** Variables passed that are not secrets (locations such as a checkout's path): never redacted. */
+  plainEnv?: Readonly<Record<string, string>>;
   /** The reported name; default `exec:COMMAND`. */
   name?: string;
   /** The words to run instead of splitting `command` (for commands this program builds itself). */
   argv?: string[];
+  /**
+   * The loopback chat endpoint: each call gets `LLM_BASE_URL`, `LLM_MODEL` and a token of its own as
+   * `LLM_API_KEY` (these win over `env`), and the model calls made through it are the call's records and usage.
+   */
+  endpoint?: LoopbackProxy;
 }
 
 /** An engine that runs `command` (a command line) once per compress call, killed after `timeoutMs`. */
@@ -53,35 +61,52 @@ export function createExecEngine(command: string, options: ExecEngineOptions): C
   if (argv.length === 0) throw new UsageError(`engine 'exec:${command}': empty command`);
   const name = options.name ?? `exec:${command}`;
   const timeoutMs = options.timeoutMs;
-  const env = minimalEngineEnv(options.env);
+  const env = minimalEngineEnv({ ...options.plainEnv, ...options.env });
   // Values short enough to occur by chance (a port, a flag) are not treated as secrets.
   const secrets = Object.values(options.env ?? {}).filter((value) => value.length >= 8);
   return {
     kind: "outside",
     name,
     async compress(messages: ChatMessage[], opts: CompressOptions): Promise<CompressResult> {
-      const outcome = await runOutsideProcess({
-        argv,
-        env,
-        stdin: new TextEncoder().encode(JSON.stringify(outsideRequest(messages, opts))),
-        timeoutMs,
-      });
+      const call = options.endpoint?.open();
+      const callEnv = call ? { ...env, ...proxyEnvironment(options.endpoint!, call) } : env;
+      const hidden = call ? [...secrets, call.token] : secrets;
+      let outcome: OutsideProcessOutcome;
+      let made: Awaited<ReturnType<ProxyCall["finish"]>> | undefined;
+      try {
+        outcome = await runOutsideProcess({
+          argv,
+          env: callEnv,
+          stdin: new TextEncoder().encode(JSON.stringify(outsideRequest(messages, opts))),
+          timeoutMs,
+        });
+      } finally {
+        // The token dies with the call: nothing it left behind can call the model later.
+        made = await call?.finish();
+      }
+      const records = made?.records ?? [];
+      const fail = (reason: string) => new EngineError(reason, { records });
       if (outcome.kind === "not-started") {
-        throw new EngineError(`${name}: cannot start '${argv[0]}': ${outcome.message}`);
+        throw fail(`${name}: cannot start '${argv[0]}': ${outcome.message}`);
       }
-      if (outcome.kind === "timeout") {
-        throw new EngineError(`${name}: timed out after ${timeoutMs} ms (killed)`);
-      }
-      const decode = (bytes: Uint8Array) => redact(new TextDecoder().decode(bytes), secrets);
+      if (outcome.kind === "timeout") throw fail(`${name}: timed out after ${timeoutMs} ms (killed)`);
+      const decode = (bytes: Uint8Array) => redact(new TextDecoder().decode(bytes), hidden);
       if (!outcome.success) {
         const stderr = decode(outcome.stderr).trim();
         const tail = stderr.length > STDERR_TAIL_CHARS ? `…${stderr.slice(-STDERR_TAIL_CHARS)}` : stderr;
         const how = outcome.signal !== null
           ? `was killed by ${outcome.signal}`
           : `exited with code ${outcome.code}`;
-        throw new EngineError(`${name}: ${how}${tail ? `: ${tail}` : ""}`);
+        throw fail(`${name}: ${how}${tail ? `: ${tail}` : ""}`);
       }
-      return { messages: redactValue(parseOutsideReply(decode(outcome.stdout), name), secrets) };
+      let window: ChatMessage[];
+      try {
+        window = redactValue(parseOutsideReply(decode(outcome.stdout), name), hidden);
+      } catch (error) {
+        if (error instanceof EngineError) throw fail(error.message);
+        throw error;
+      }
+      return made ? { messages: window, usage: made.usage, records } : { messages: window };
     },
   };
 }

@@ -19,6 +19,7 @@ import type { BudgetSpec } from "./budgets.ts";
 import type { TranscriptFormat } from "../../data/transcripts/types.ts";
 import { loadTokenCounter } from "../../tokens/load.ts";
 import { setupModels } from "../model_setup.ts";
+import { startLoopbackProxy } from "../../models/loopback_proxy.ts";
 import { openFrozenFor, type RunCommandOptions, runSuite } from "../run_lifecycle.ts";
 import { ENGINES_SUITE } from "./definition.ts";
 import type { GenerateParamsInput } from "./generate.ts";
@@ -132,6 +133,8 @@ export async function enginesRunCommand(
     await models.close();
     throw error;
   }
+  // Outside engines reach the chat model only through this loopback endpoint, with a token per call.
+  const endpoint = models.chatEndpoint ? startLoopbackProxy(models.chatEndpoint) : undefined;
   const finished = await runSuite(
     {
       suite: ENGINES_SUITE,
@@ -168,6 +171,7 @@ export async function enginesRunCommand(
           probes,
           engineEnv,
           hermesDir,
+          endpoint,
           bootstrap: options.bootstrap,
         },
         models,
@@ -175,6 +179,6 @@ export async function enginesRunCommand(
       );
       return { result: outcome, files: outcome.files, lines: [outcome.table] };
     },
-  );
+  ).finally(() => endpoint?.close());
   return finished.path;
 }

@@ -26,6 +26,7 @@ import {
 } from "../../methods/engines/engine.ts";
 import type { ChatMessage } from "../../models/messages.ts";
 import type { CallRecord, ChatModel, DecisionModel } from "../../models/types.ts";
+import type { LoopbackProxy } from "../../models/loopback_proxy.ts";
 import type { TokenCounter } from "../../tokens/types.ts";
 import type { Probe } from "../../data/transcripts/types.ts";
 import { mean, median, needleRecall, percentile, type QaItem, type QaRecall, qaRecall } from "./metrics.ts";
@@ -68,6 +69,8 @@ export interface RunEnginesOptions {
   engineEnv?: Readonly<Record<string, string>>;
   /** Hermes Agent's directory for the `hermes` and `hermes-lcm` adapters. */
   hermesDir?: string;
+  /** The loopback chat endpoint handed to outside engines (their model calls are recorded as theirs). */
+  endpoint?: LoopbackProxy;
   /** Time limit of outside engines' calls; default {@link DEFAULT_ENGINE_TIMEOUT_MS}. */
   timeoutMs?: number;
   /** Ask QA questions (needs `chat`); default true when a chat model is given. */
@@ -178,7 +181,11 @@ export async function runEngines(options: RunEnginesOptions): Promise<EngineResu
   };
   const selections = options.engines.map((e) => typeof e === "string" ? { name: e, spec: e } : e);
   const engines = selections.map(({ name, spec }) =>
-    createEngine(spec, { ...deps, env: options.engineEnv, hermesDir: options.hermesDir }, name)
+    createEngine(
+      spec,
+      { ...deps, env: options.engineEnv, hermesDir: options.hermesDir, endpoint: options.endpoint },
+      name,
+    )
   );
   const results: EngineResult[] = [];
   for (const [index, engine] of engines.entries()) {

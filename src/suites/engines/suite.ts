@@ -9,6 +9,7 @@
  */
 import type { ImportedTranscript, Probe } from "../../data/transcripts/types.ts";
 import type { TokenCounter } from "../../tokens/types.ts";
+import type { LoopbackProxy } from "../../models/loopback_proxy.ts";
 import type { ModelSetup } from "../model_setup.ts";
 import type { RunContext } from "../run_lifecycle.ts";
 import type { GenerateParamsInput } from "./generate.ts";
@@ -43,6 +44,8 @@ export interface EnginesSuiteOptions {
   engineEnv?: Readonly<Record<string, string>>;
   /** Hermes Agent's directory for the `hermes` and `hermes-lcm` adapters. */
   hermesDir?: string;
+  /** The loopback chat endpoint handed to outside engines. */
+  endpoint?: LoopbackProxy;
   /** Bootstrap resamples of the report's intervals (default 10,000). */
   bootstrap?: number;
 }
@@ -152,6 +155,7 @@ export async function runEnginesSuite(
         timeoutMs: options.timeoutMs,
         engineEnv: options.engineEnv,
         hermesDir: options.hermesDir,
+        endpoint: options.endpoint,
       });
       const measured = node.outputs.result;
       results.push({ ...measured, window: null, records: [] });

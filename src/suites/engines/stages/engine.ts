@@ -8,6 +8,7 @@ import { z } from "zod";
 import { defineStage } from "../../../pipeline/stage.ts";
 import { ChatMessageSchema } from "../../../models/messages.ts";
 import type { ChatModel, DecisionModel } from "../../../models/types.ts";
+import type { LoopbackProxy } from "../../../models/loopback_proxy.ts";
 import type { TokenCounter } from "../../../tokens/types.ts";
 import type { Needle } from "../needles.ts";
 import type { Probe } from "../../../data/transcripts/types.ts";
@@ -24,6 +25,8 @@ export interface EngineEnv {
   engineEnv?: Readonly<Record<string, string>>;
   /** Hermes Agent's directory for the `hermes` and `hermes-lcm` adapters. */
   hermesDir?: string;
+  /** The loopback chat endpoint of outside engines (transport: its address and tokens are in no key). */
+  endpoint?: LoopbackProxy;
 }
 
 /** An engine node's `result` output: everything measured except the window and the call records. */
@@ -82,6 +85,7 @@ export const enginesEngineStage = defineStage({
       qa: params.qa,
       engineEnv: env.engineEnv,
       hermesDir: env.hermesDir,
+      endpoint: env.endpoint,
     });
     const { window, records, ...measured } = result;
     return {

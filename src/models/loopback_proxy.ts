@@ -1,0 +1,334 @@
+/**
+ * The loopback forwarding endpoint: how outside engines and agents reach the chat model through this program.
+ *
+ * `startLoopbackProxy(upstream)` serves an OpenAI-compatible endpoint on 127.0.0.1 (an ephemeral port):
+ * `POST /v1/chat/completions` (also `/chat/completions`), streaming (`stream: true`, server-sent events) or
+ * not, and `GET /v1/models`. Each outside call opens a {@link ProxyCall}: a random token, valid only while
+ * that call runs, which the outside process gets as `LLM_API_KEY` with the endpoint as `LLM_BASE_URL` and
+ * the configured model as `LLM_MODEL` ({@link proxyEnvironment}). The real key never leaves this process: it
+ * is added to the forwarded request's header only. A request without a live token is refused (401) and
+ * nothing is forwarded.
+ *
+ * What is forwarded: the JSON body as received, with `model` set to the configured chat model (an outside
+ * program cannot pick another one) and, for a streamed request, `stream_options.include_usage: true` (so its
+ * usage is measured; a client ignores the extra final chunk). What the caller gets back is the upstream's
+ * status and body, streamed as they arrive.
+ *
+ * What is recorded (one {@link CallRecord} per forwarded request, in the order the requests arrived, handed
+ * back by {@link ProxyCall.finish}): the body sent, the body received (the parsed JSON; for a stream, its
+ * exact text), status (ok when the upstream answered 2xx with a usable completion), error, latency, the model
+ * that answered and usage. The token and the real key are transport: neither is in any record or node key.
+ * A call that finishes while requests are in flight aborts them (recorded as failed).
+ *
+ * @module
+ */
+import { concatBytes } from "../core/bytes.ts";
+import { redact } from "./credentials.ts";
+import type { CallRecord } from "./types.ts";
+
+/** The chat model the endpoint forwards to. */
+export interface ChatEndpoint {
+  /** e.g. `http://127.0.0.1:PORT/v1` (`/chat/completions` is appended). */
+  baseURL: string;
+  apiKey: string;
+  model: string;
+}
+
+/** Usage of the model calls made through one {@link ProxyCall}. */
+export interface ProxyUsage {
+  input_tokens: number;
+  output_tokens: number;
+  calls: number;
+}
+
+/** One outside call's access to the endpoint. */
+export interface ProxyCall {
+  /** The token the outside process authenticates with (`LLM_API_KEY`). */
+  readonly token: string;
+  /** Revokes the token, aborts requests still in flight, and returns the call's records and usage. */
+  finish(): Promise<{ records: CallRecord[]; usage: ProxyUsage }>;
+}
+
+/** A running loopback endpoint. */
+export interface LoopbackProxy {
+  /** `http://127.0.0.1:PORT/v1`. */
+  readonly baseUrl: string;
+  /** The model every request is forwarded to. */
+  readonly model: string;
+  /** Opens a call: a fresh token whose requests are recorded apart. */
+  open(): ProxyCall;
+  /** Stops serving (open calls are aborted). */
+  close(): Promise<void>;
+}
+
+/** The variables an outside process gets for `call`: `LLM_BASE_URL`, `LLM_API_KEY` (the token), `LLM_MODEL`. */
+export function proxyEnvironment(proxy: LoopbackProxy, call: ProxyCall): Record<string, string> {
+  return { LLM_BASE_URL: proxy.baseUrl, LLM_API_KEY: call.token, LLM_MODEL: proxy.model };
+}
+
+interface OpenCall {
+  abort: AbortController;
+  /** Records by arrival order (a slot is filled when its request completes). */
+  records: (CallRecord | undefined)[];
+  inFlight: Set<Promise<void>>;
+}
+
+/** Starts the endpoint; see the module notes. */
+export function startLoopbackProxy(upstream: ChatEndpoint): LoopbackProxy {
+  const calls = new Map<string, OpenCall>();
+  const target = `${upstream.baseURL.replace(/\/+$/, "")}/chat/completions`;
+  const secrets = [upstream.apiKey];
+
+  const handle = async (request: Request): Promise<Response> => {
+    const path = new URL(request.url).pathname.replace(/\/+$/, "");
+    const call = calls.get(bearer(request) ?? "");
+    if (call === undefined) {
+      return errorResponse(401, "missing or unknown token: use the LLM_API_KEY this program handed you");
+    }
+    if (request.method === "GET" && (path === "/v1/models" || path === "/models")) {
+      return Response.json({ object: "list", data: [{ id: upstream.model, object: "model", owned_by: "" }] });
+    }
+    if (request.method !== "POST" || (path !== "/v1/chat/completions" && path !== "/chat/completions")) {
+      return errorResponse(404, `no route ${request.method} ${path}: only POST /v1/chat/completions`);
+    }
+    let body: Record<string, unknown>;
+    try {
+      const parsed: unknown = await request.json();
+      if (parsed === null || typeof parsed !== "object" || Array.isArray(parsed)) {
+        throw new SyntaxError("not an object");
+      }
+      body = parsed as Record<string, unknown>;
+    } catch (error) {
+      if (!(error instanceof SyntaxError || error instanceof TypeError)) throw error;
+      return errorResponse(400, `the request body is not a JSON object: ${error.message}`);
+    }
+    body.model = upstream.model;
+    const stream = body.stream === true;
+    if (stream) {
+      const options = body.stream_options !== null && typeof body.stream_options === "object"
+        ? body.stream_options as Record<string, unknown>
+        : {};
+      body.stream_options = { ...options, include_usage: true };
+    }
+    const slot = call.records.length;
+    call.records.push(undefined);
+    const started = performance.now();
+    const record = (fields: Partial<CallRecord> & Pick<CallRecord, "status">) => {
+      call.records[slot] = {
+        endpoint: "chat",
+        request: body,
+        attempts: 1,
+        elapsed_ms: Math.round(performance.now() - started),
+        ...fields,
+        ...(fields.error !== undefined ? { error: redact(fields.error, secrets) } : {}),
+      };
+    };
+    let settle!: () => void;
+    const done = new Promise<void>((resolve) => settle = resolve);
+    call.inFlight.add(done);
+    const finished = () => {
+      call.inFlight.delete(done);
+      settle();
+    };
+    let upstreamResponse: Response;
+    try {
+      upstreamResponse = await fetch(target, {
+        method: "POST",
+        headers: { "content-type": "application/json", authorization: `Bearer ${upstream.apiKey}` },
+        body: JSON.stringify(body),
+        signal: call.abort.signal,
+      });
+    } catch (error) {
+      const why = call.abort.signal.aborted
+        ? "aborted: the outside call ended"
+        : `connection failed: ${describe(error)}`;
+      record({ status: "failed", error: why });
+      finished();
+      return errorResponse(502, `the chat model could not be reached (${why})`);
+    }
+    const contentType = upstreamResponse.headers.get("content-type") ?? "application/json";
+    const status = upstreamResponse.status;
+    const chunks: Uint8Array[] = [];
+    let completed = false;
+    const complete = (failure?: string) => {
+      if (completed) return;
+      completed = true;
+      const text = new TextDecoder().decode(concatBytes(chunks));
+      const outcome = stream && contentType.startsWith("text/event-stream")
+        ? fromEventStream(text)
+        : fromJson(text);
+      const error = failure ??
+        (status < 200 || status > 299 ? `HTTP ${status}` : outcome.problem);
+      record({
+        status: error === undefined ? "ok" : "failed",
+        ...(error !== undefined ? { error } : {}),
+        ...(outcome.response !== undefined ? { response: outcome.response } : {}),
+        ...(outcome.model !== undefined ? { model: outcome.model } : {}),
+        ...(outcome.usage !== undefined ? { usage: outcome.usage } : {}),
+      });
+      finished();
+    };
+    if (upstreamResponse.body === null) {
+      complete();
+      return new Response(null, { status, headers: { "content-type": contentType } });
+    }
+    const reader = upstreamResponse.body.getReader();
+    const relay = new ReadableStream<Uint8Array>({
+      async pull(controller) {
+        try {
+          const { done, value } = await reader.read();
+          if (done) {
+            complete();
+            controller.close();
+            return;
+          }
+          chunks.push(value);
+          controller.enqueue(value);
+        } catch (error) {
+          complete(
+            call.abort.signal.aborted
+              ? "aborted: the outside call ended"
+              : `body cut short: ${describe(error)}`,
+          );
+          controller.error(error);
+        }
+      },
+      cancel() {
+        reader.cancel().catch(() => {});
+        complete("the outside caller closed the connection before the body ended");
+      },
+    });
+    return new Response(relay, { status, headers: { "content-type": contentType } });
+  };
+
+  const server = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen() {} }, handle);
+  const baseUrl = `http://127.0.0.1:${server.addr.port}/v1`;
+  return {
+    baseUrl,
+    model: upstream.model,
+    open(): ProxyCall {
+      const token = `cb-loopback-${randomHex(24)}`;
+      const call: OpenCall = { abort: new AbortController(), records: [], inFlight: new Set() };
+      calls.set(token, call);
+      return {
+        token,
+        async finish() {
+          calls.delete(token);
+          call.abort.abort();
+          await Promise.all([...call.inFlight]);
+          const records = call.records.filter((r): r is CallRecord => r !== undefined);
+          const usage: ProxyUsage = { input_tokens: 0, output_tokens: 0, calls: records.length };
+          for (const r of records) {
+            usage.input_tokens += r.usage?.input_tokens ?? 0;
+            usage.output_tokens += r.usage?.output_tokens ?? 0;
+          }
+          return { records, usage };
+        },
+      };
+    },
+    async close() {
+      for (const call of calls.values()) call.abort.abort();
+      calls.clear();
+      await server.shutdown();
+    },
+  };
+}
+
+/** What a response body says: the stored body, the answering model, usage, or why it is not a completion. */
+interface Outcome {
+  response?: unknown;
+  model?: string;
+  usage?: { input_tokens: number; output_tokens: number };
+  problem?: string;
+}
+
+function fromJson(text: string): Outcome {
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch (error) {
+    if (!(error instanceof SyntaxError)) throw error;
+    return { response: text, problem: `the response is not JSON: ${error.message}` };
+  }
+  const object = json !== null && typeof json === "object" ? json as Record<string, unknown> : {};
+  const usage = usageOf(object.usage);
+  const problem = !Array.isArray(object.choices) || object.choices.length === 0
+    ? "the response has no choices"
+    : usage === undefined
+    ? "the response has no usage"
+    : undefined;
+  return {
+    response: json,
+    ...(typeof object.model === "string" ? { model: object.model } : {}),
+    ...(usage !== undefined ? { usage } : {}),
+    ...(problem !== undefined ? { problem } : {}),
+  };
+}
+
+/** A server-sent-event stream: stored as its exact text; the model and usage from its chunks. */
+function fromEventStream(text: string): Outcome {
+  let model: string | undefined;
+  let usage: Outcome["usage"];
+  let choices = false;
+  let ended = false;
+  for (const line of text.split(/\r?\n/)) {
+    if (!line.startsWith("data:")) continue;
+    const data = line.slice(5).trim();
+    if (data === "[DONE]") {
+      ended = true;
+      continue;
+    }
+    let chunk: Record<string, unknown>;
+    try {
+      chunk = JSON.parse(data);
+    } catch (error) {
+      if (!(error instanceof SyntaxError)) throw error;
+      return { response: text, problem: `a stream chunk is not JSON: ${error.message}` };
+    }
+    if (typeof chunk?.model === "string") model = chunk.model;
+    if (Array.isArray(chunk?.choices) && chunk.choices.length > 0) choices = true;
+    usage = usageOf(chunk?.usage) ?? usage;
+  }
+  const problem = !choices
+    ? "the stream has no choices"
+    : !ended
+    ? "the stream did not end with [DONE]"
+    : usage === undefined
+    ? "the stream has no usage chunk"
+    : undefined;
+  return {
+    response: text,
+    ...(model !== undefined ? { model } : {}),
+    ...(usage !== undefined ? { usage } : {}),
+    ...(problem !== undefined ? { problem } : {}),
+  };
+}
+
+function usageOf(value: unknown): Outcome["usage"] {
+  if (value === null || typeof value !== "object") return undefined;
+  const { prompt_tokens, completion_tokens } = value as Record<string, unknown>;
+  const count = (n: unknown) => typeof n === "number" && Number.isSafeInteger(n) && n >= 0;
+  if (!count(prompt_tokens) || !count(completion_tokens)) return undefined;
+  return { input_tokens: prompt_tokens as number, output_tokens: completion_tokens as number };
+}
+
+function bearer(request: Request): string | null {
+  const header = request.headers.get("authorization") ?? "";
+  const match = /^Bearer\s+(\S+)$/i.exec(header.trim());
+  return match ? match[1] : request.headers.get("api-key");
+}
+
+function errorResponse(status: number, message: string): Response {
+  return Response.json({ error: { message, type: "compaction_bench_loopback", code: status } }, { status });
+}
+
+function describe(error: unknown): string {
+  if (error instanceof Error) return error.cause instanceof Error ? error.cause.message : error.message;
+  return String(error);
+}
+
+function randomHex(bytes: number): string {
+  return [...crypto.getRandomValues(new Uint8Array(bytes))].map((b) => b.toString(16).padStart(2, "0")).join(
+    "",
+  );
+}
