@@ -21,10 +21,11 @@ exception inside the engine is a failure (exit 1).
 """
 
 import argparse
+import hashlib
+import json
 import importlib.util
 import os
 import sys
-import uuid
 from typing import Any
 
 sys.dont_write_bytecode = True  # never leave __pycache__ in the checkout (or in a Hermes one)
@@ -106,7 +107,9 @@ def main() -> None:
             config = config_class.from_env() if hasattr(config_class, "from_env") else config_class()
             engine = engine_class(config=config, hermes_home=hermes_home)
             if hasattr(engine, "on_session_start"):
-                engine.on_session_start(f"compaction-bench-{uuid.uuid4().hex[:12]}")
+                # Every call has a fresh home, so a session id derived from the request keeps equal calls equal.
+                digest = hashlib.sha256(json.dumps(request, sort_keys=True).encode("utf-8")).hexdigest()
+                engine.on_session_start(f"compaction-bench-{digest[:12]}")
             tell_budget(engine, model, request["budget_tokens"])
             out = engine.compress(request["messages"], current_tokens=request["current_tokens"])
         except Exception as error:

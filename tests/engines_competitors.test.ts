@@ -10,6 +10,7 @@ import { toolPairingProblem } from "../src/methods/engines/tool_groups.ts";
 import { REFERENCE_CHAT_MODEL, startReferenceServer } from "../src/models/reference/server.ts";
 import { generateTranscript } from "../src/suites/engines/generate.ts";
 import { runEngines } from "../src/suites/engines/run.ts";
+import { startLoopbackProxy } from "../src/models/loopback_proxy.ts";
 import { sharedCounter } from "./engines_fixtures/models.ts";
 
 const standin = (name: string) => new URL(`./engines_fixtures/standins/${name}`, import.meta.url).pathname;
@@ -20,7 +21,26 @@ async function fakeHermes(): Promise<string> {
   await Deno.mkdir(join(dir, "agent"));
   await Deno.writeTextFile(join(dir, "agent", "__init__.py"), "");
   await Deno.copyFile(standin("hermes_context_compressor.py"), join(dir, "agent", "context_compressor.py"));
+  await Deno.copyFile(standin("hermes_aux.py"), join(dir, "agent", "auxiliary_client.py"));
   return dir;
+}
+
+/** The reference model behind a loopback endpoint, as `engines run` hands it to outside engines. */
+async function referenceEndpoint() {
+  const counter = await sharedCounter();
+  const server = await startReferenceServer({ counter });
+  const endpoint = startLoopbackProxy({
+    baseURL: server.baseUrl,
+    apiKey: "reference-upstream-key",
+    model: REFERENCE_CHAT_MODEL,
+  });
+  return {
+    endpoint,
+    async close() {
+      await endpoint.close();
+      await server.close();
+    },
+  };
 }
 
 /** A fake hermes-lcm checkout (a plugin package directory). */
@@ -51,6 +71,7 @@ const NO_COMPETITOR_ENV = {
   HERMES_LCM_DIR: undefined,
   LEANCTX_URL: undefined,
   LEANCTX_TOKEN: undefined,
+  LEAN_CTX_PLUGIN_DIR: undefined,
 };
 
 Deno.test("without Hermes, hermes-lcm or a lean-ctx daemon their rows read skipped with the reason, and the run goes on", async () => {
@@ -68,7 +89,7 @@ Deno.test("without Hermes, hermes-lcm or a lean-ctx daemon their rows read skipp
   assert.deepEqual(results.map((r) => r.status), ["skipped", "skipped", "skipped", "ok"]);
   assert.match(results[0].reason!, /Hermes Agent not found.*HERMES_AGENT_DIR/);
   assert.match(results[1].reason!, /hermes-lcm not found/);
-  assert.match(results[2].reason!, /LEANCTX_URL/);
+  assert.match(results[2].reason!, /LEANCTX_URL.*LEAN_CTX_PLUGIN_DIR/);
   for (const r of results.slice(0, 3)) {
     // A skip measures nothing: no window, no latency, no recall.
     assert.equal(r.kind, "outside");
@@ -78,9 +99,9 @@ Deno.test("without Hermes, hermes-lcm or a lean-ctx daemon their rows read skipp
   }
 });
 
-Deno.test("the hermes adapter runs Hermes' ContextCompressor with its summarizer on the endpoint given by --engine-env", async () => {
+Deno.test("the hermes adapter points Hermes' summarizer at the loopback endpoint: its model call is the row's", async () => {
   const counter = await sharedCounter();
-  const server = await startReferenceServer({ counter });
+  const { endpoint, close } = await referenceEndpoint();
   const hermes = await fakeHermes();
   try {
     const { messages } = generateTranscript({ turns: 20, needles: 2 });
@@ -94,16 +115,10 @@ Deno.test("the hermes adapter runs Hermes' ContextCompressor with its summarizer
       budgetTokens: budget,
       hermesDir: hermes,
     };
-    const [withEndpoint] = await withEnv(NO_COMPETITOR_ENV, () =>
-      runEngines({
-        ...common,
-        engines: [{ name: "hermes", spec: "hermes" }],
-        engineEnv: {
-          LLM_BASE_URL: server.baseUrl,
-          LLM_API_KEY: "reference-key",
-          LLM_MODEL: REFERENCE_CHAT_MODEL,
-        },
-      }));
+    const [withEndpoint] = await withEnv(
+      NO_COMPETITOR_ENV,
+      () => runEngines({ ...common, engines: [{ name: "hermes", spec: "hermes" }], endpoint }),
+    );
     assert.equal(withEndpoint.status, "ok", withEndpoint.reason ?? "");
     const window = withEndpoint.window!;
     const summary = window.find((m) => (m.content ?? "").startsWith("[stand-in summary"));
@@ -113,16 +128,54 @@ Deno.test("the hermes adapter runs Hermes' ContextCompressor with its summarizer
     assert.equal(JSON.stringify(window).includes("_compressed_summary"), false);
     assert.equal(toolPairingProblem(window), null);
     assert.equal(withEndpoint.deterministic, true);
+    // Its summarizer's one call went through the endpoint and is recorded as the row's model call.
+    assert.equal(withEndpoint.usage!.calls, 1);
+    assert.ok(withEndpoint.usage!.input_tokens > 0);
+    assert.equal(withEndpoint.records.filter((r) => r.status === "ok").length, 1);
+    assert.equal(withEndpoint.usage_all_calls.calls, 2, "cold and warm call each made one");
 
-    // Without an endpoint passed explicitly, the adapter does not guess one: it skips.
+    // Without an endpoint, the adapter does not guess one: it skips.
     const [withoutEndpoint] = await withEnv(
-      { ...NO_COMPETITOR_ENV, LLM_BASE_URL: server.baseUrl, LLM_API_KEY: "sk-never-passed" },
+      { ...NO_COMPETITOR_ENV, LLM_BASE_URL: "http://127.0.0.1:9/v1", LLM_API_KEY: "sk-never-passed" },
       () => runEngines({ ...common, engines: ["hermes"] }),
     );
     assert.equal(withoutEndpoint.status, "skipped");
-    assert.match(withoutEndpoint.reason!, /--engine-env LLM_BASE_URL/);
+    assert.match(withoutEndpoint.reason!, /no chat endpoint for Hermes' summarizer \(LLM_BASE_URL\)/);
   } finally {
-    await server.close();
+    await close();
+    await Deno.remove(hermes, { recursive: true });
+  }
+});
+
+Deno.test("when Hermes' summarizer reports no provider, the hermes row fails with that reason instead of reading ok", async () => {
+  const counter = await sharedCounter();
+  const { endpoint, close } = await referenceEndpoint();
+  const hermes = await fakeHermes();
+  // A Hermes whose auxiliary client reads no per-task config (as an older or misconfigured one).
+  await Deno.writeTextFile(
+    join(hermes, "agent", "auxiliary_client.py"),
+    (await Deno.readTextFile(standin("hermes_aux.py"))).replace(
+      "def _task_config(task):",
+      "def _task_config(task):\n    return {}\n\n\ndef _unused(task):",
+    ),
+  );
+  try {
+    const { messages } = generateTranscript({ turns: 20, needles: 2 });
+    const [result] = await withEnv(NO_COMPETITOR_ENV, () =>
+      runEngines({
+        messages,
+        engines: ["hermes"],
+        repeats: 0,
+        counter,
+        timeoutMs: 30_000,
+        hermesDir: hermes,
+        endpoint,
+      }));
+    assert.equal(result.status, "failed");
+    assert.match(result.reason!, /summarizer reached no model: Auxiliary auto-detect: no provider available/);
+    assert.equal(result.usage_all_calls.calls, 0);
+  } finally {
+    await close();
     await Deno.remove(hermes, { recursive: true });
   }
 });
@@ -154,22 +207,83 @@ Deno.test("a Hermes checkout that cannot be imported is a skip naming the error,
   }
 });
 
-Deno.test("the hermes-lcm adapter loads the plugin package, starts a session and compresses", async () => {
+Deno.test("the hermes-lcm adapter loads the plugin package in a fresh home per call, its summarizer on the endpoint", async () => {
   const counter = await sharedCounter();
   const lcm = await fakeLcm();
+  const hermes = await fakeHermes();
+  const { endpoint, close } = await referenceEndpoint();
   try {
     const { messages } = generateTranscript({ turns: 16, needles: 2 });
-    const [result] = await withEnv(
-      { ...NO_COMPETITOR_ENV, HERMES_LCM_DIR: lcm },
-      () => runEngines({ messages, engines: ["hermes-lcm"], repeats: 1, counter, timeoutMs: 20_000 }),
-    );
+    const run = (withEndpoint: boolean) =>
+      withEnv(
+        { ...NO_COMPETITOR_ENV, HERMES_LCM_DIR: lcm },
+        () =>
+          runEngines({
+            messages,
+            engines: ["hermes-lcm"],
+            repeats: 1,
+            counter,
+            timeoutMs: 20_000,
+            hermesDir: hermes,
+            ...(withEndpoint ? { endpoint } : {}),
+          }),
+      );
+    const [result] = await run(true);
     assert.equal(result.status, "ok", result.reason ?? "");
     const note = result.window!.find((m) => (m.content ?? "").startsWith("[lcm stand-in"));
-    assert.match(note!.content!, /session compaction-bench-[0-9a-f]{12}, threshold \d+\]/);
+    // A fresh store every call: the warm call saw the same empty home, so the windows are equal.
+    assert.match(note!.content!, /session compaction-bench-[0-9a-f]{12}, threshold \d+, store fresh\]/);
+    assert.equal(result.deterministic, true);
     assert.equal(toolPairingProblem(result.window!), null);
+    assert.equal(result.usage!.calls, 1);
+    // Without a reachable summarizer hermes-lcm degrades; the row says so instead of reading ok.
+    const [degraded] = await run(false);
+    assert.equal(degraded.status, "failed");
+    assert.match(degraded.reason!, /hermes-lcm: its summarizer reached no model: .*no provider available/);
   } finally {
+    await close();
     await Deno.remove(lcm, { recursive: true });
+    await Deno.remove(hermes, { recursive: true });
   }
+});
+
+Deno.test("without a daemon, lean-ctx runs its plugin's local fallback from LEAN_CTX_PLUGIN_DIR, labelled so", async () => {
+  const counter = await sharedCounter();
+  const { messages } = generateTranscript({ turns: 16, needles: 2 });
+  const plugin = standin("lean_ctx_plugin");
+  const budget = 1000;
+  const [fallback] = await withEnv(
+    { ...NO_COMPETITOR_ENV, LEAN_CTX_PLUGIN_DIR: plugin },
+    () =>
+      runEngines({
+        messages,
+        engines: ["lean-ctx"],
+        repeats: 1,
+        counter,
+        budgetTokens: budget,
+        timeoutMs: 20_000,
+      }),
+  );
+  assert.equal(fallback.engine, "lean-ctx (local fallback)");
+  assert.equal(fallback.status, "ok", fallback.reason ?? "");
+  const summary = fallback.window!.find((m) => (m.content ?? "").includes("[lean-ctx] compacted-context"));
+  // The plugin's fresh tail is the adapter's share of the budget.
+  assert.match(summary!.content!, new RegExp(`fresh tail ${Math.floor(budget * 0.6)} tokens`));
+  assert.equal(fallback.deterministic, true);
+  assert.equal(fallback.usage!.calls, 0, "no model call");
+  // A folder that is not the plugin is a skip naming it; a daemon URL wins over the plugin.
+  const [wrong] = await withEnv(
+    { ...NO_COMPETITOR_ENV, LEAN_CTX_PLUGIN_DIR: standin("") },
+    () => runEngines({ messages, engines: ["lean-ctx"], repeats: 0, counter, timeoutMs: 20_000 }),
+  );
+  assert.equal(wrong.status, "skipped");
+  assert.match(wrong.reason!, /is not lean-ctx's integrations\/hermes-lean-ctx folder/);
+  const [daemon] = await withEnv(
+    { ...NO_COMPETITOR_ENV, LEAN_CTX_PLUGIN_DIR: plugin, LEANCTX_URL: "http://127.0.0.1:9" },
+    () => runEngines({ messages, engines: ["lean-ctx"], repeats: 0, counter, timeoutMs: 20_000 }),
+  );
+  assert.equal(daemon.engine, "lean-ctx");
+  assert.match(daemon.reason!, /daemon unreachable/);
 });
 
 Deno.test("the lean-ctx adapter calls ctx_transcript_compact over HTTP with its token; a daemon without it is a skip", async () => {
