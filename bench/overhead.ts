@@ -17,6 +17,12 @@
  *
  * Usage: `deno run -A bench/overhead.ts [--questions N] [--delay-ms MS] [--concurrency N] [--json] [--keep]`
  *
+ * `--cpu` measures instead the program's own CPU per provider call (issue 21, part 5): the provider runs in
+ * another process (`serve-reference`), `hotpot run --live` calls it at `--concurrency` (default 64 with
+ * `--cpu`) over the demo corpus (30 questions unless `--questions`), and the run process's user + system CPU
+ * (start-up included; the provider's excluded: it is another process) is divided by the calls it made.
+ * Target: at most {@link CPU_PER_CALL_TARGET_MS} ms.
+ *
  * @module
  */
 import { join } from "node:path";
@@ -27,6 +33,133 @@ import { readManifest } from "../src/store/run_dir.ts";
 
 /** The target: run wall time at most this multiple of the ideal. */
 export const OVERHEAD_TARGET_RATIO = 1.1;
+
+/** The target of the CPU benchmark: the run process's CPU per provider call, in milliseconds. */
+export const CPU_PER_CALL_TARGET_MS = 2;
+
+/** The figures of one CPU benchmark run. */
+export interface CpuPerCallResult {
+  questions: number;
+  concurrency: number;
+  calls: number;
+  user_s: number;
+  sys_s: number;
+  cpu_per_call_ms: number;
+  target_ms: number;
+  within_target: boolean;
+}
+
+/** Calls (attempts) made by the nodes a run executed itself. */
+async function callsOf(runDir: string): Promise<{ calls: number; byStage: Record<string, number> }> {
+  const manifest = await readManifest(runDir);
+  const store = new BlobStore(runDir);
+  let calls = 0;
+  const byStage: Record<string, number> = {};
+  for (const node of manifest.nodes) {
+    if (node.reused_from !== undefined) continue;
+    for (const hash of node.requests) {
+      const { attempts } = RecordAttemptsSchema.parse(await store.getJson(hash));
+      calls += attempts;
+      byStage[node.stage] = (byStage[node.stage] ?? 0) + attempts;
+    }
+  }
+  return { calls, byStage };
+}
+
+/**
+ * The run process's own CPU per provider call, with the reference model served by another process (see the
+ * module notes). The run's CPU is read from bash's `times` (its children's user and system time).
+ */
+export async function benchCpuPerCall(
+  options: { questions?: number; concurrency?: number; keep?: boolean } = {},
+): Promise<CpuPerCallResult & { dir: string }> {
+  const concurrency = options.concurrency ?? 64;
+  const dir = await Deno.makeTempDir({ prefix: "hotpot_cpu_bench_" });
+  const main = new URL("../main.ts", import.meta.url).href;
+  const server = new Deno.Command(Deno.execPath(), {
+    args: ["run", "--allow-all", main, "serve-reference"],
+    stdout: "piped",
+    stderr: "null",
+  }).spawn();
+  try {
+    const reader = server.stdout.pipeThrough(new TextDecoderStream()).getReader();
+    let first = "";
+    while (!first.includes("\n")) {
+      const { done, value } = await reader.read();
+      if (done) throw new Error("serve-reference ended before printing its URL");
+      first += value;
+    }
+    const url = first.split("\n")[0].trim();
+    const collectDir = join(dir, "collect");
+    const runDir = join(dir, "run");
+    const collect = ["hotpot", "collect", "--output", collectDir, "--quiet"];
+    if (options.questions !== undefined) collect.push("--questions", String(options.questions));
+    await cli(collect);
+    const run = [
+      Deno.execPath(),
+      "run",
+      "--allow-all",
+      "--unstable-worker-options",
+      main,
+      "hotpot",
+      "run",
+      "--live",
+      "--quiet",
+      "--concurrency",
+      String(concurrency),
+      "--corpus",
+      join(collectDir, "corpus.json"),
+      "--output",
+      runDir,
+    ];
+    const timed = await new Deno.Command("bash", {
+      args: ["-c", '"$@" >/dev/null 2>&1 || exit 1; times', "bench", ...run],
+      env: {
+        LLM_API_KEY: "bench-local-key",
+        LLM_BASE_URL: url,
+        DECISION_MODEL_API_KEY: "bench-local-key",
+        DECISION_MODEL_BASE_URL: url,
+      },
+      stdout: "piped",
+    }).output();
+    if (!timed.success) throw new Error("hotpot run --live failed");
+    // `times`: the shell's own user/system time, then its children's.
+    const lines = new TextDecoder().decode(timed.stdout).trim().split("\n");
+    const [user, sys] = lines[lines.length - 1].split(/\s+/).map((t) => {
+      const m = /^(\d+)m([\d.]+)s$/.exec(t);
+      if (!m) throw new Error(`unexpected times output: ${t}`);
+      return Number(m[1]) * 60 + Number(m[2]);
+    });
+    const { calls } = await callsOf(runDir);
+    const perCall = ((user + sys) * 1000) / calls;
+    const manifest = await readManifest(collectDir);
+    const questions = options.questions ?? manifest.nodes.filter((n) => n.stage === "hotpot-collect").length;
+    return {
+      dir,
+      questions,
+      concurrency,
+      calls,
+      user_s: user,
+      sys_s: sys,
+      cpu_per_call_ms: perCall,
+      target_ms: CPU_PER_CALL_TARGET_MS,
+      within_target: perCall <= CPU_PER_CALL_TARGET_MS,
+    };
+  } finally {
+    stopServer(server);
+    await server.status;
+    if (!options.keep) await Deno.remove(dir, { recursive: true });
+  }
+}
+
+/** Stops the provider process (it may have exited already). */
+function stopServer(server: Deno.ChildProcess): void {
+  try {
+    server.kill("SIGTERM");
+  } catch (error) {
+    if (!(error instanceof TypeError)) throw error; // already exited
+  }
+}
 
 /** Options of {@link benchOverhead}. */
 export interface OverheadOptions {
@@ -106,17 +239,7 @@ export async function benchOverhead(options: Partial<OverheadOptions> = {}): Pro
     ]);
     const processWall = performance.now() - started;
     const manifest = await readManifest(runDir);
-    const store = new BlobStore(runDir);
-    let calls = 0;
-    const byStage: Record<string, number> = {};
-    for (const node of manifest.nodes) {
-      if (node.reused_from !== undefined) continue;
-      for (const hash of node.requests) {
-        const { attempts } = RecordAttemptsSchema.parse(await store.getJson(hash));
-        calls += attempts;
-        byStage[node.stage] = (byStage[node.stage] ?? 0) + attempts;
-      }
-    }
+    const { calls, byStage } = await callsOf(runDir);
     const idealMs = Math.ceil(calls / concurrency) * delayMs;
     const runWall = Date.parse(manifest.finished) - Date.parse(manifest.created);
     const ratio = runWall / idealMs;
@@ -141,9 +264,10 @@ export async function benchOverhead(options: Partial<OverheadOptions> = {}): Pro
 }
 
 const ArgsSchema = z.object({
-  questions: z.coerce.number().int().min(2).default(8),
+  cpu: z.boolean().default(false),
+  questions: z.coerce.number().int().min(2).optional(),
   "delay-ms": z.coerce.number().int().min(1).default(200),
-  concurrency: z.coerce.number().int().min(1).default(4),
+  concurrency: z.coerce.number().int().min(1).optional(),
   json: z.boolean().default(false),
   keep: z.boolean().default(false),
 });
@@ -152,6 +276,7 @@ if (import.meta.main) {
   const { values } = parseArgs({
     args: Deno.args,
     options: {
+      cpu: { type: "boolean" },
       questions: { type: "string" },
       "delay-ms": { type: "string" },
       concurrency: { type: "string" },
@@ -160,10 +285,27 @@ if (import.meta.main) {
     },
   });
   const args = ArgsSchema.parse(values);
+  if (args.cpu) {
+    const c = await benchCpuPerCall({
+      questions: args.questions,
+      concurrency: args.concurrency,
+      keep: args.keep,
+    });
+    if (args.json) console.log(JSON.stringify(c));
+    else {
+      console.log(
+        `cpu bench: ${c.questions} questions, ${c.calls} calls at concurrency ${c.concurrency} (provider in ` +
+          `another process)\n  run process CPU ${c.user_s.toFixed(2)} s user + ${c.sys_s.toFixed(2)} s sys ` +
+          `(start-up included) → ${c.cpu_per_call_ms.toFixed(2)} ms per call (target ≤ ${c.target_ms}) ` +
+          `${c.within_target ? "ok" : "OVER TARGET"}` + (args.keep ? `\n  kept: ${c.dir}` : ""),
+      );
+    }
+    Deno.exit(c.within_target ? 0 : 1);
+  }
   const r = await benchOverhead({
-    questions: args.questions,
+    questions: args.questions ?? 8,
     delayMs: args["delay-ms"],
-    concurrency: args.concurrency,
+    concurrency: args.concurrency ?? 4,
     keep: args.keep,
   });
   if (args.json) console.log(JSON.stringify(r));
