@@ -172,3 +172,74 @@ Deno.test("engines run hands outside engines the loopback endpoint: their calls 
     await Deno.remove(dir, { recursive: true });
   }
 });
+
+Deno.test("a hostile reply through the loopback endpoint fails that call with the reason: a lone surrogate, an unsafe integer, a body past the bound", async () => {
+  const counter = await sharedCounter();
+  const replies = [
+    '{"model":"m","choices":[{"message":{"role":"assistant","content":"\\ud800"},"finish_reason":"stop"}],"usage":{"prompt_tokens":1,"completion_tokens":1,"total_tokens":2}}',
+    '{"model":"m","choices":[{"message":{"role":"assistant","content":"ok"},"finish_reason":"stop"}],"usage":{"prompt_tokens":9007199254740993,"completion_tokens":1,"total_tokens":2}}',
+  ];
+  let next = 0;
+  const upstream = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen() {} }, async (request) => {
+    await request.body?.cancel();
+    if (next < replies.length) {
+      return new Response(replies[next++], { headers: { "content-type": "application/json" } });
+    }
+    // 9 MiB of one string: past the 8 MiB bound.
+    return new Response(
+      `{"model":"m","choices":[{"message":{"role":"assistant","content":"${"x".repeat(9 << 20)}"}}]}`,
+      {
+        headers: { "content-type": "application/json" },
+      },
+    );
+  });
+  const endpoint = startLoopbackProxy({
+    baseURL: `http://127.0.0.1:${upstream.addr.port}/v1`,
+    apiKey: "hostile-upstream-key",
+    model: "m",
+  });
+  const dir = await Deno.makeTempDir({ prefix: "loopback_hostile_" });
+  const script = join(dir, "thrice.py");
+  await Deno.writeTextFile(
+    script,
+    [
+      "import json, os, sys, urllib.request",
+      "json.load(sys.stdin)",
+      "got = []",
+      "for i in range(3):",
+      '    r = urllib.request.Request(os.environ["LLM_BASE_URL"] + "/chat/completions", data=b\'{"messages": []}\', headers={"Authorization": "Bearer " + os.environ["LLM_API_KEY"], "Content-Type": "application/json"})',
+      "    try:",
+      "        got.append(len(urllib.request.urlopen(r, timeout=20).read()))",
+      "    except Exception as error:",
+      "        got.append(type(error).__name__)",
+      'json.dump({"messages": [{"role": "user", "content": json.dumps(got)}]}, sys.stdout)',
+    ].join("\n"),
+  );
+  try {
+    const [result] = await runEngines({
+      messages: [{ role: "user", content: "hello ".repeat(200) }],
+      engines: [`exec:python3 ${script}`],
+      repeats: 0,
+      counter,
+      timeoutMs: 30_000,
+      endpoint,
+    });
+    assert.equal(result.status, "ok", result.reason ?? "");
+    assert.equal(result.records.length, 3);
+    const [surrogate, huge, big] = result.records;
+    assert.equal(surrogate.status, "failed");
+    assert.match(surrogate.error!, /not I-JSON.*lone surrogate/);
+    assert.equal(typeof surrogate.response, "string", "kept as the text received");
+    assert.equal(huge.status, "failed");
+    assert.match(huge.error!, /not I-JSON/);
+    assert.equal(big.status, "failed");
+    assert.match(big.error!, /over 8388608 bytes: cut off/);
+    assert.equal(big.response, undefined);
+    assert.equal(result.usage!.calls, 3);
+    assert.equal(result.usage!.input_tokens, 0, "nothing is taken from a hostile reply");
+  } finally {
+    await endpoint.close();
+    await upstream.shutdown();
+    await Deno.remove(dir, { recursive: true });
+  }
+});

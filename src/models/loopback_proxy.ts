@@ -23,8 +23,14 @@
  * @module
  */
 import { concatBytes } from "../core/bytes.ts";
+import { assertIJson, NotIJsonError } from "../store/canonical.ts";
 import { redact } from "./credentials.ts";
 import type { CallRecord } from "./types.ts";
+
+/** The largest request body forwarded (bytes); a larger one is refused (413) and not forwarded. */
+export const MAX_PROXY_REQUEST_BYTES = 32 * 1024 * 1024;
+/** The largest response body relayed and recorded (bytes); past it the body is cut off and the call fails. */
+export const MAX_PROXY_RESPONSE_BYTES = 8 * 1024 * 1024;
 
 /** The chat model the endpoint forwards to. */
 export interface ChatEndpoint {
@@ -93,14 +99,19 @@ export function startLoopbackProxy(upstream: ChatEndpoint): LoopbackProxy {
     }
     let body: Record<string, unknown>;
     try {
-      const parsed: unknown = await request.json();
+      const text = await readBounded(request.body, MAX_PROXY_REQUEST_BYTES);
+      if (text === null) {
+        return errorResponse(413, `the request body is over ${MAX_PROXY_REQUEST_BYTES} bytes: not forwarded`);
+      }
+      const parsed: unknown = JSON.parse(text);
+      assertIJson(parsed);
       if (parsed === null || typeof parsed !== "object" || Array.isArray(parsed)) {
         throw new SyntaxError("not an object");
       }
       body = parsed as Record<string, unknown>;
     } catch (error) {
       if (!(error instanceof SyntaxError || error instanceof TypeError)) throw error;
-      return errorResponse(400, `the request body is not a JSON object: ${error.message}`);
+      return errorResponse(400, `the request body is not an I-JSON object: ${error.message}`);
     }
     body.model = upstream.model;
     const stream = body.stream === true;
@@ -149,12 +160,15 @@ export function startLoopbackProxy(upstream: ChatEndpoint): LoopbackProxy {
     const contentType = upstreamResponse.headers.get("content-type") ?? "application/json";
     const status = upstreamResponse.status;
     const chunks: Uint8Array[] = [];
+    let received = 0;
     let completed = false;
-    const complete = (failure?: string) => {
+    const complete = (failure?: string, dropBody = false) => {
       if (completed) return;
       completed = true;
       const text = new TextDecoder().decode(concatBytes(chunks));
-      const outcome = stream && contentType.startsWith("text/event-stream")
+      const outcome: Outcome = dropBody
+        ? {}
+        : stream && contentType.startsWith("text/event-stream")
         ? fromEventStream(text)
         : fromJson(text);
       const error = failure ??
@@ -180,6 +194,15 @@ export function startLoopbackProxy(upstream: ChatEndpoint): LoopbackProxy {
           if (done) {
             complete();
             controller.close();
+            return;
+          }
+          received += value.length;
+          if (received > MAX_PROXY_RESPONSE_BYTES) {
+            // Past the bound nothing more is held, relayed or stored: the call fails with the reason.
+            chunks.length = 0;
+            reader.cancel().catch(() => {});
+            complete(`the response body is over ${MAX_PROXY_RESPONSE_BYTES} bytes: cut off`, true);
+            controller.close(); // the caller gets a body cut short
             return;
           }
           chunks.push(value);
@@ -250,6 +273,13 @@ function fromJson(text: string): Outcome {
     if (!(error instanceof SyntaxError)) throw error;
     return { response: text, problem: `the response is not JSON: ${error.message}` };
   }
+  try {
+    assertIJson(json);
+  } catch (error) {
+    if (!(error instanceof NotIJsonError)) throw error;
+    // Kept as the exact text received (a string is always storable); nothing is taken from it.
+    return { response: text, problem: `the response is not I-JSON: ${error.message}` };
+  }
   const object = json !== null && typeof json === "object" ? json as Record<string, unknown> : {};
   const usage = usageOf(object.usage);
   const problem = !Array.isArray(object.choices) || object.choices.length === 0
@@ -281,9 +311,10 @@ function fromEventStream(text: string): Outcome {
     let chunk: Record<string, unknown>;
     try {
       chunk = JSON.parse(data);
+      assertIJson(chunk);
     } catch (error) {
-      if (!(error instanceof SyntaxError)) throw error;
-      return { response: text, problem: `a stream chunk is not JSON: ${error.message}` };
+      if (!(error instanceof SyntaxError || error instanceof NotIJsonError)) throw error;
+      return { response: text, problem: `a stream chunk is not I-JSON: ${error.message}` };
     }
     if (typeof chunk?.model === "string") model = chunk.model;
     if (Array.isArray(chunk?.choices) && chunk.choices.length > 0) choices = true;
@@ -310,6 +341,25 @@ function usageOf(value: unknown): Outcome["usage"] {
   const count = (n: unknown) => typeof n === "number" && Number.isSafeInteger(n) && n >= 0;
   if (!count(prompt_tokens) || !count(completion_tokens)) return undefined;
   return { input_tokens: prompt_tokens as number, output_tokens: completion_tokens as number };
+}
+
+/** The body's text, or null when it is longer than `max` bytes (reading stops there). */
+async function readBounded(body: ReadableStream<Uint8Array> | null, max: number): Promise<string | null> {
+  if (body === null) return "";
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  const reader = body.getReader();
+  while (true) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    size += value.length;
+    if (size > max) {
+      await reader.cancel().catch(() => {});
+      return null;
+    }
+    chunks.push(value);
+  }
+  return new TextDecoder().decode(concatBytes(chunks));
 }
 
 function bearer(request: Request): string | null {
