@@ -75,10 +75,10 @@ Deno.test("a truncated read invalidates the collection", async () => {
     c.messages[5].content = JSON.stringify(result);
     const check = checkCollection(c, RECORD);
     assert.equal(check.valid, false);
-    assert.match(check.valid ? "" : check.reason, /truncated or altered/);
+    assert.match(check.valid ? "" : check.reason, /shows line \d+ cut short \(truncated read\)/);
     assert.match(
       check.valid ? "" : check.reason,
-      /not read whole: lines \d+-\d+ never shown \(a read was truncated\)/,
+      /not read whole: lines \d+-\d+ never shown \(missing page: read call_\d+ said more follows from line \d+, and no read showed it; truncated read: the tool cut a line\)/,
     );
   });
 });
@@ -170,7 +170,7 @@ Deno.test("without workspace hashes, files unchanged is not verifiable (never pa
     c.messages[3].content = JSON.stringify(result);
     const check = checkCollection(c, RECORD);
     assert.equal(check.files_unchanged, "not verifiable");
-    assert.match(check.valid ? "" : check.reason, /truncated or altered/);
+    assert.match(check.valid ? "" : check.reason, /shows line 1 redacted or altered/);
     // With hashes in the session, they are checked.
     const withHashes = importHermesSession(
       {

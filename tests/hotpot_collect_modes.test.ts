@@ -12,6 +12,7 @@ import { ROOT, runCli } from "./helpers/spawn.ts";
 const dir = await Deno.makeTempDir({ prefix: "hotpot_collect_modes_" });
 globalThis.addEventListener("unload", () => Deno.removeSync(dir, { recursive: true }));
 
+Deno.env.set("LLM_BASE_URL", "http://127.0.0.1:9/v1"); // the stand-in Hermes never calls it
 const REAL20 = join(ROOT, "tests/fixtures/shared_data/hotpot_dev_real20.official.json");
 const AGENT_PROMPT = "You are Stand-in Agent. You read files with read_file and answer from them.";
 
@@ -202,6 +203,8 @@ Deno.test("adapters/hermes_collect.py runs Hermes' AIAgent (a stand-in module) a
     "2",
     "--agent",
     `exec:python3 ${join(ROOT, "adapters", "hermes_collect.py")} --hermes ${join(dir, "hermes")}`,
+    "--agent-env",
+    "LLM_BASE_URL",
     "--output",
     out,
     "-q",

@@ -16,4 +16,6 @@ export const COLLECTION_MODE_HELP =
                        (adapters/hermes_collect.py runs the real Hermes Agent this way)
   --agent-timeout S    seconds per question for --agent (default ${DEFAULT_AGENT_TIMEOUT_S})
   --agent-system-prompt FILE   for --agent: a system prompt handed to the agent as system_prompt (default:
-                       none; the agent uses its own, which is what the protocol records)`;
+                       none; the agent uses its own, which is what the protocol records)
+  --agent-env NAME     repeatable, for --agent: pass this variable to the agent (it otherwise sees only
+                       PATH, HOME, LANG and TMPDIR; e.g. LLM_BASE_URL and LLM_API_KEY for its chat model)`;

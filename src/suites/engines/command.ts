@@ -24,6 +24,7 @@ import { openFrozenFor, type RunCommandOptions, runSuite } from "../run_lifecycl
 import { ENGINES_SUITE } from "./definition.ts";
 import type { GenerateParamsInput } from "./generate.ts";
 import { runEnginesSuite, type TranscriptSource } from "./suite.ts";
+import { readPassedEnv } from "../../methods/engines/passed_env.ts";
 
 /** The parsed options of `engines run`. */
 export interface EnginesRunCommandOptions extends RunCommandOptions {
@@ -39,21 +40,6 @@ export interface EnginesRunCommandOptions extends RunCommandOptions {
   "no-qa"?: boolean;
   tokenizer?: string;
   bootstrap?: number;
-}
-
-/** Names of variables `--engine-env` may pass: shell-style identifiers. */
-const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]{0,127}$/;
-
-/** Reads the values of the `--engine-env` names from this process's environment (never printed). */
-function engineEnvironment(names: string[]): Record<string, string> {
-  const env: Record<string, string> = {};
-  for (const name of names) {
-    if (!ENV_NAME.test(name)) throw new UsageError(`--engine-env ${name}: not a variable name`);
-    const value = Deno.env.get(name);
-    if (value === undefined) throw new UsageError(`--engine-env ${name}: the variable is not set`);
-    env[name] = value;
-  }
-  return env;
 }
 
 /** `engines run`: returns the run directory. `generator` holds the generated transcript's settings. */
@@ -99,7 +85,7 @@ export async function enginesRunCommand(
     if (seenNames.has(name)) throw new UsageError(`--engine ${name} is given twice; name them NAME=SPEC`);
     seenNames.add(name);
   }
-  const engineEnv = engineEnvironment(options["engine-env"] ?? []);
+  const engineEnv = readPassedEnv(options["engine-env"] ?? [], "--engine-env");
   const hermesDir = options.hermes;
   if (hermesDir !== undefined) {
     const info = await Deno.stat(hermesDir).catch((error) => {

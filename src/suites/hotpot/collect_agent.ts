@@ -12,11 +12,16 @@
  * unchanged" is verified. A failed start, a non-zero exit, a time-out or a session that is not valid JSON is
  * recorded as that question's invalid collection with the reason — never a crash of the collection.
  *
+ * The environment policy is that of `exec:` engines ({@link agentEnvironment}): the agent sees PATH, HOME,
+ * LANG and TMPDIR of this process plus exactly the variables `--agent-env NAME` passes; provider keys never,
+ * unless named.
+ *
  * @module
  */
 import { resolve } from "node:path";
 import type { HotpotRecord } from "../../data/hotpot_record.ts";
 import { UsageError } from "../../errors.ts";
+import { minimalEngineEnv } from "../../methods/engines/exec_engine.ts";
 import { runOutsideProcess } from "../../methods/engines/outside_process.ts";
 import { splitCommandLine } from "../../methods/engines/split_command.ts";
 import { importHermesSession } from "./collect_hermes.ts";
@@ -41,14 +46,33 @@ export function parseAgentSpec(spec: string): string[] {
   return argv;
 }
 
-/** Runs the agent `argv` over a fresh workspace of `record` at `workspaceDir`, killed after `timeoutMs`. */
+/** How an outside agent is run. */
+export interface AgentCommand {
+  /** The command's words. */
+  argv: readonly string[];
+  /** Time limit per question (ms). */
+  timeoutMs: number;
+  /** A system prompt handed to the agent (`--agent-system-prompt`); by default it uses its own. */
+  systemPrompt?: string;
+  /** The variables `--agent-env` passes (name → value). */
+  passedEnv: Readonly<Record<string, string>>;
+}
+
+/**
+ * The whole environment of an outside agent: PATH, HOME, LANG and TMPDIR of this process (as `exec:` engines
+ * get), then the variables passed by name. The one place it is built.
+ */
+export function agentEnvironment(passed: Readonly<Record<string, string>>): Record<string, string> {
+  return minimalEngineEnv(passed);
+}
+
+/** Runs the agent over a fresh workspace of `record` at `workspaceDir`, killed after its time limit. */
 export async function collectWithAgent(
   record: HotpotRecord,
   workspaceDir: string,
-  argv: readonly string[],
-  timeoutMs: number,
-  systemPrompt?: string,
+  agent: AgentCommand,
 ): Promise<AgentCollection> {
+  const { argv, timeoutMs, systemPrompt } = agent;
   const workspace = await createWorkspace(record.context, workspaceDir);
   const hashesBefore = await hashWorkspace(workspace);
   const request = {
@@ -61,7 +85,7 @@ export async function collectWithAgent(
   // times out; complete when the agent itself exits, whatever its descendants hold.
   const outcome = await runOutsideProcess({
     argv,
-    env: Deno.env.toObject(),
+    env: agentEnvironment(agent.passedEnv),
     stdin: new TextEncoder().encode(JSON.stringify(request)),
     timeoutMs,
     cwd: workspaceDir,

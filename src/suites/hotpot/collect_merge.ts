@@ -69,6 +69,7 @@ async function replayMode(run: RunDir, protocolMode: CollectMode["kind"]): Promi
       command: params.agent ?? "",
       argv: [],
       timeoutMs: 0,
+      passedEnv: {},
       ...(params.agent_system_prompt !== undefined ? { systemPrompt: params.agent_system_prompt } : {}),
     };
   }

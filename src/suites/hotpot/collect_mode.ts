@@ -12,6 +12,7 @@ import { checkHermesSessions, readHermesSessionBytes } from "./hermes_sessions.t
 import { importHermesSession } from "./collect_hermes.ts";
 import { type CollectMode, sessionSourceName } from "./collect_question.ts";
 import { parseAgentSpec } from "./collect_agent.ts";
+import { readPassedEnv } from "../../methods/engines/passed_env.ts";
 import type { Corpus, CorpusQuestion } from "./corpus.ts";
 import { CLI } from "../../core/program_name.ts";
 
@@ -30,6 +31,7 @@ export interface CollectionModeOptions {
   dataset?: string;
   "agent-timeout"?: number;
   "agent-system-prompt"?: string;
+  "agent-env"?: string[];
   scripted?: boolean;
   live?: boolean;
   "hermes-sessions"?: string;
@@ -41,6 +43,7 @@ export interface AgentModeOptions {
   agent?: string;
   "agent-timeout"?: number;
   "agent-system-prompt"?: string;
+  "agent-env"?: string[];
 }
 
 /** The outside-agent collection mode of the options (the system prompt file read now, before any run). */
@@ -64,6 +67,7 @@ export async function agentMode(options: AgentModeOptions): Promise<CollectMode 
     command,
     argv: parseAgentSpec(command),
     timeoutMs: 1000 * (options["agent-timeout"] ?? DEFAULT_AGENT_TIMEOUT_S),
+    passedEnv: readPassedEnv(options["agent-env"] ?? [], "--agent-env"),
     ...(systemPrompt !== undefined ? { systemPrompt } : {}),
   };
 }
@@ -82,9 +86,12 @@ export function chooseCollectionMode(
   }
   if (
     chosen[0] !== "agent" &&
-    (options["agent-timeout"] !== undefined || options["agent-system-prompt"] !== undefined)
+    (options["agent-timeout"] !== undefined || options["agent-system-prompt"] !== undefined ||
+      options["agent-env"] !== undefined)
   ) {
-    throw new UsageError("hotpot collect: --agent-timeout and --agent-system-prompt need --agent exec:'CMD'");
+    throw new UsageError(
+      "hotpot collect: --agent-timeout, --agent-system-prompt and --agent-env need --agent exec:'CMD'",
+    );
   }
   if (chosen.length === 0) {
     if (options.dataset === undefined) return "scripted";

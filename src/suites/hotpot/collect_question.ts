@@ -10,7 +10,7 @@ import type { HotpotRecord } from "../../data/hotpot_record.ts";
 import { UsageError } from "../../errors.ts";
 import type { ChatModel } from "../../models/types.ts";
 import type { StageOutcome } from "../../pipeline/executor.ts";
-import { collectWithAgent } from "./collect_agent.ts";
+import { type AgentCommand, collectWithAgent } from "./collect_agent.ts";
 import { importHermesSession } from "./collect_hermes.ts";
 import { collectLive } from "./collect_live.ts";
 import { collectScripted } from "./collect_scripted.ts";
@@ -26,7 +26,7 @@ export type CollectMode =
   | { kind: "scripted" }
   | { kind: "live"; chat: ChatModel; model: string }
   | { kind: "hermes" }
-  | { kind: "agent"; command: string; argv: string[]; timeoutMs: number; systemPrompt?: string };
+  | ({ kind: "agent"; command: string } & AgentCommand);
 
 /** The run-source name of the Hermes session file of question `id`. */
 export function sessionSourceName(id: string): string {
@@ -61,7 +61,7 @@ export async function collectQuestion(
   if (mode.kind === "scripted") collection = await collectScripted(record, workspace);
   else if (mode.kind === "live") collection = await collectLive(record, workspace, mode.chat);
   else if (mode.kind === "agent") {
-    const outcome = await collectWithAgent(record, workspace, mode.argv, mode.timeoutMs, mode.systemPrompt);
+    const outcome = await collectWithAgent(record, workspace, mode);
     if (!outcome.ok) return invalidCollection(outcome.reason, outcome.session_text);
     collection = outcome.collection;
     sessionText = outcome.session_text;

@@ -7,15 +7,20 @@
  * - the workspace files were as the record says before the collection and unchanged after it (SHA-256). A
  *   collection that carries no workspace hashes (an imported session without them) cannot show this: it is
  *   recorded as `files_unchanged: "not verifiable"`, never as passed, and the content checks below still run;
- * - every line a `read_file` result shows equals that line of the file (no truncated or altered line);
- * - every article was read whole: each line of each file appears in some `read_file` result.
+ * - every article was read whole and unaltered through the agent's file-reading tool: the results of its reads,
+ *   with the tool's own framing removed (read_framing.ts: the tool name and arguments of each call and a
+ *   table of known tools — Hermes' `N|` line prefixes, its page-end newline and pagination hints), show every
+ *   line of the file, each page's lines in order, each equal to the file's line. A line that differs is
+ *   named "redacted or altered" (or "cut short (truncated read)" when the tool cut it); lines never shown
+ *   are named with their cause where the session shows one: a "missing page" (a read said more follows and
+ *   no read showed it), a "truncated read", a failed read.
  *
  * @module
  */
 import { createHash } from "node:crypto";
 import type { HotpotRecord } from "../../data/hotpot_record.ts";
 import type { ChatMessage } from "../../models/messages.ts";
-import { parseNumberedLines, ReadFileArgsSchema, ReadFileResultSchema } from "./read_file.ts";
+import { type ShownLine, type UnframedRead, unframeRead } from "./read_framing.ts";
 import type { Collection } from "./trajectory.ts";
 import { fileText, type WorkspaceFile, workspaceFiles } from "./workspace.ts";
 
@@ -59,17 +64,75 @@ function matchFile(files: readonly WorkspaceFile[], path: string): WorkspaceFile
   return files.find((f) => clean === f.path || clean.endsWith(`/${f.path}`));
 }
 
-/** The numbered-line content of a tool result: Hermes JSON `{content}` or plain `N|text` text. */
-function resultContent(content: string): { content: string; truncated: boolean } | null {
-  try {
-    const json = JSON.parse(content);
-    const parsed = ReadFileResultSchema.safeParse(json);
-    if (parsed.success) return { content: parsed.data.content, truncated: parsed.data.truncated };
-    return null;
-  } catch (error) {
-    if (!(error instanceof SyntaxError)) throw error;
-    return { content, truncated: false };
+/** The way a shown line differs from the file's line: cut by the tool, redacted, or otherwise altered. */
+function lineProblem(shown: ShownLine, original: string): string {
+  if (shown.cut || (shown.text.length < original.length && original.startsWith(shown.text))) {
+    return "cut short (truncated read)";
   }
+  return "redacted or altered";
+}
+
+/**
+ * Why `file` was not read whole and unaltered through `reads` (in session order): lines shown that differ from
+ * the file's, pages out of order, and lines never shown — with the cause when the session shows one: a page
+ * the tool said follows but no read showed (missing page), a line the tool cut (truncated read), a failed read.
+ */
+function fileReadReasons(
+  file: WorkspaceFile,
+  reads: readonly { id: string; read: UnframedRead }[],
+): string[] {
+  const reasons: string[] = [];
+  const seen = new Set<number>();
+  let cut = false;
+  const failed: string[] = [];
+  const promised: { id: string; line: number }[] = [];
+  for (const { id, read } of reads) {
+    if (read.error !== undefined) failed.push(`read ${id} failed: ${read.error.slice(0, 120)}`);
+    let previous: number | undefined;
+    for (const shown of read.lines) {
+      if (previous !== undefined && shown.line !== previous + 1) {
+        reasons.push(
+          `read ${id} of ${file.path} shows line ${shown.line} after line ${previous} (lines out of order)`,
+        );
+      }
+      previous = shown.line;
+      if (shown.line === file.lines.length + 1 && shown.text === "") continue; // the newline after the last line
+      if (shown.line < 1 || shown.line > file.lines.length) {
+        reasons.push(
+          `read ${id} of ${file.path} shows line ${shown.line}, beyond the file's ${file.lines.length} lines`,
+        );
+      } else if (shown.cut || file.lines[shown.line - 1] !== shown.text) {
+        const problem = lineProblem(shown, file.lines[shown.line - 1]);
+        if (problem.startsWith("cut")) cut = true;
+        reasons.push(`read ${id} of ${file.path} shows line ${shown.line} ${problem}`);
+      } else {
+        seen.add(shown.line);
+      }
+    }
+    if (read.more !== undefined) {
+      const last = read.lines.length > 0 ? read.lines[read.lines.length - 1].line : undefined;
+      const line = read.more.continueAt ?? (last !== undefined ? last + 1 : undefined);
+      if (line !== undefined) promised.push({ id, line });
+    }
+  }
+  const missing = file.lines.map((_, i) => i + 1).filter((n) => !seen.has(n));
+  if (missing.length > 0) {
+    const missed = new Set(missing);
+    const causes: string[] = [];
+    const page = promised.find((p) => missed.has(p.line));
+    if (page !== undefined) {
+      causes.push(
+        `missing page: read ${page.id} said more follows from line ${page.line}, and no read showed it`,
+      );
+    }
+    if (cut) causes.push("truncated read: the tool cut a line");
+    causes.push(...failed);
+    if (causes.length === 0 && reads.length === 0) causes.push("never read");
+    const how = causes.length > 0 ? ` (${causes.join("; ")})` : "";
+    const which = `${missing.length === 1 ? "line" : "lines"} ${lineRanges(missing)}`;
+    reasons.push(`article "${file.title}" (${file.path}) not read whole: ${which} never shown${how}`);
+  }
+  return reasons;
 }
 
 /** Checks a collection of `record` (see the module documentation for the rules). */
@@ -124,47 +187,15 @@ export function checkCollection(collection: Collection, record: HotpotRecord): C
     }
   }
 
-  const covered = new Map<string, Set<number>>(files.map((f) => [f.path, new Set<number>()]));
-  const truncatedReads = new Set<string>();
+  const reads = new Map<string, { id: string; read: UnframedRead }[]>(files.map((f) => [f.path, []]));
   for (const [id, call] of calls) {
-    if (call.name !== "read_file" || call.results.length !== 1) continue;
-    let path: string;
-    try {
-      const args = ReadFileArgsSchema.safeParse(JSON.parse(call.arguments));
-      if (!args.success) continue;
-      path = args.data.path;
-    } catch (error) {
-      if (error instanceof SyntaxError) continue;
-      throw error;
-    }
-    const file = matchFile(files, path);
-    const result = resultContent(call.results[0]);
-    if (file === undefined || result === null) continue;
-    if (result.truncated) truncatedReads.add(file.path);
-    const seen = covered.get(file.path) as Set<number>;
-    for (const { line, text } of parseNumberedLines(result.content)) {
-      if (line === file.lines.length + 1 && text === "") continue; // Hermes shows the empty line after a final newline.
-      if (line < 1 || line > file.lines.length) {
-        reasons.push(
-          `read ${id} of ${file.path} shows line ${line}, beyond the file's ${file.lines.length} lines`,
-        );
-      } else if (file.lines[line - 1] !== text) {
-        reasons.push(`read ${id} of ${file.path} shows line ${line} truncated or altered`);
-      } else {
-        seen.add(line);
-      }
-    }
+    if (call.results.length !== 1) continue;
+    const read = unframeRead(call.name, call.arguments, call.results[0]);
+    const file = read === undefined ? undefined : matchFile(files, read.path);
+    if (read === undefined || file === undefined) continue;
+    reads.get(file.path)!.push({ id, read });
   }
-  for (const f of files) {
-    const seen = covered.get(f.path) as Set<number>;
-    const missing = f.lines.map((_, i) => i + 1).filter((n) => !seen.has(n));
-    if (missing.length > 0) {
-      const how = truncatedReads.has(f.path) ? " (a read was truncated)" : "";
-      reasons.push(
-        `article "${f.title}" (${f.path}) not read whole: lines ${lineRanges(missing)} never shown${how}`,
-      );
-    }
-  }
+  for (const f of files) reasons.push(...fileReadReasons(f, reads.get(f.path)!));
   return reasons.length === 0
     ? { valid: true, files_unchanged: filesUnchanged }
     : { valid: false, reason: reasons.join("; "), files_unchanged: filesUnchanged };

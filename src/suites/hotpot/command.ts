@@ -51,6 +51,7 @@ export interface HotpotCollectOptions extends RunCommandOptions {
   agent?: string;
   "agent-timeout"?: number;
   "agent-system-prompt"?: string;
+  "agent-env"?: string[];
   tokenizer?: string;
   /** Collect only this part of the selection (by question id hash); recorded in the header. */
   shard?: Shard;
@@ -111,6 +112,10 @@ export async function hotpotCollect(options: HotpotCollectOptions, argv: string[
         selection,
         collection: mode.kind,
         ...(mode.kind === "agent" ? { agent: mode.command } : {}),
+        // The names of the variables the agent was given (never their values).
+        ...(mode.kind === "agent" && Object.keys(mode.passedEnv).length > 0
+          ? { agent_env: Object.keys(mode.passedEnv).sort() }
+          : {}),
       },
       tokenizer: { name: counter.name, hash: counter.hash },
       // Every shard declares the whole selection's sources (the dataset and, for Hermes sessions, every
