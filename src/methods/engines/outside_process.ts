@@ -180,6 +180,16 @@ function killGroup(leader: number): void {
   }
 }
 
+/**
+ * Whether `/proc` cannot be read here: absent, refused by the system, or not granted to this process (Deno
+ * grants `/proc` only with `--allow-all`, which the launcher and the single binary do not have). The sweep of
+ * marked processes is then skipped; the process group is still killed.
+ */
+function unreadableProc(error: unknown): boolean {
+  return error instanceof Deno.errors.NotFound || error instanceof Deno.errors.PermissionDenied ||
+    error instanceof Deno.errors.NotCapable;
+}
+
 /** The pids (other than this one) whose environment holds `CALL_MARKER_VARIABLE=marker` (Linux `/proc`). */
 async function markedProcesses(marker: string): Promise<number[]> {
   const needle = new TextEncoder().encode(`${CALL_MARKER_VARIABLE}=${marker}\0`);
@@ -188,7 +198,7 @@ async function markedProcesses(marker: string): Promise<number[]> {
   try {
     entries = Deno.readDir("/proc");
   } catch (error) {
-    if (error instanceof Deno.errors.NotFound || error instanceof Deno.errors.PermissionDenied) return found;
+    if (unreadableProc(error)) return found;
     throw error;
   }
   try {
@@ -203,7 +213,7 @@ async function markedProcesses(marker: string): Promise<number[]> {
       if (includesBytes(environ, needle)) found.push(Number(entry.name));
     }
   } catch (error) {
-    if (error instanceof Deno.errors.NotFound || error instanceof Deno.errors.PermissionDenied) return found;
+    if (unreadableProc(error)) return found;
     throw error;
   }
   return found;
