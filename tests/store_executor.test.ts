@@ -73,6 +73,8 @@ Deno.test("the same key runs once: concurrent and later calls share the memoized
       frozen: 0,
       skipped_check_only: 0,
       recomputed_failed: 0,
+      retry_reused: 0,
+      retried: 0,
     });
     assert.equal(run.nodeCount, 1, "one node journaled");
     assert.deepEqual(a.node.usage, { calls: 1, input_tokens: 3, output_tokens: 1 });
@@ -188,6 +190,8 @@ Deno.test("check-only marks provider stages without a frozen node invalid withou
       frozen: 1,
       skipped_check_only: 1,
       recomputed_failed: 0,
+      retry_reused: 0,
+      retried: 0,
     });
     await second.finish();
     assert.ok((await verifyRun(second.path)).ok);

@@ -31,7 +31,8 @@ const GENERATOR_HELP = `  --turns N            generated transcript: turns (defa
 
 /** The shared run options engines run supports (not --resume nor --check-only: latencies are measured afresh). */
 const ENGINES_RUN_OPTION_HELP = RUN_OPTION_HELP.split("\n")
-  .filter((line) => !/^\s+--(resume|check-only)\b/.test(line))
+  .filter((line) => !/^\s+--(resume|check-only|retry-failed)\b/.test(line))
+  .filter((line) => !/^\s{20,}(\(answers included\)|and what depends on them)/.test(line))
   .join("\n");
 
 const RUN_HELP = `${CLI} engines run [options] (--reference | --live)

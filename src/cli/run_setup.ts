@@ -28,6 +28,7 @@ export const RUN_OPTION_SPEC = {
   output: { type: "string", short: "o" },
   resume: { type: "string" },
   "frozen-run": { type: "string" },
+  "retry-failed": { type: "string" },
   "check-only": { type: "boolean" },
   quiet: { type: "boolean", short: "q" },
 } as const;
@@ -37,6 +38,9 @@ export const RUN_OPTION_HELP =
   `  -o, --output DIR     new run directory (refused if it exists; default: runs/<suite>-<time>)
   --resume DIR         continue an unfinished run from its journal (its recorded options are used)
   --frozen-run DIR     reuse nodes of a finished run whose keys match
+  --retry-failed RUN   a new run (--output) with RUN's protocol: reuses every node RUN finished well
+                       (answers included) and calls the provider only for the nodes that failed there
+                       and what depends on them
   --check-only         with --frozen-run: rebuild every request offline and compare; send nothing
   -q, --quiet          no progress on stderr`;
 
@@ -46,6 +50,7 @@ export const RunOptionsShape = {
   output: z.string().optional(),
   resume: z.string().optional(),
   "frozen-run": z.string().optional(),
+  "retry-failed": z.string().optional(),
   "check-only": z.boolean().optional(),
   quiet: z.boolean().optional(),
 };

@@ -91,8 +91,8 @@ export function nodeOutcome(node: NodeOutcome): NodeOutcome {
 export interface NodeResult<T = Record<string, unknown>> {
   node: NodeOutcome;
   outputs: T;
-  /** Where the node came from when it was not executed now. */
-  reused: "memo" | "resume" | "frozen" | null;
+  /** Where the node came from when it was not executed now (`retry`: the run `--retry-failed` names). */
+  reused: "memo" | "resume" | "frozen" | "retry" | null;
 }
 
 /** A frozen run indexed by node key (and by label, for check-only comparisons). */
@@ -152,6 +152,13 @@ export interface ExecutorOptions {
   frozenStrict?: boolean;
   /** Do not run provider stages; such a stage without a frozen node becomes invalid ("check-only"). */
   checkOnly?: boolean;
+  /**
+   * `--retry-failed RUN`: every node of RUN whose key matches and that finished ok is taken as it is (answers
+   * included: the copy is that node, its times and requests, so the new run counts what RUN spent on it as a
+   * clean run would); a node that failed there, and any node RUN does not have (what depends on a failed
+   * node has new inputs, so a new key), is executed.
+   */
+  retry?: FrozenRun;
   progress?: Progress;
   /** Checked after every node: keeps the heap in use under a budget (default: the process's, null: none). */
   heapBudget?: HeapBudget | null;
@@ -188,6 +195,10 @@ export class Executor {
     skipped_check_only: 0,
     /** Failed frozen provider nodes, never reused (recomputed when they made no call; else refused or skipped). */
     recomputed_failed: 0,
+    /** `--retry-failed`: nodes taken from the retried run (finished ok there). */
+    retry_reused: 0,
+    /** `--retry-failed`: nodes that failed in the retried run, executed again. */
+    retried: 0,
   };
 
   /** An executor over `run` (its journal's nodes are reused as resumed). */
@@ -371,6 +382,13 @@ export class Executor {
     return outputs;
   }
 
+  /** Copies a node's output and request blobs from another run's store into this run's. */
+  async #copyBlobs(from: FrozenRun, node: Node): Promise<void> {
+    for (const hash of [...Object.values(node.outputs), ...node.requests]) {
+      await this.store.copyFrom(from.store, hash);
+    }
+  }
+
   async #execute(
     key: string,
     call: StageCall,
@@ -387,6 +405,20 @@ export class Executor {
         reused: "resume",
       };
     }
+    const retry = this.#options.retry;
+    const prior = retry?.byKey(key);
+    if (retry && prior?.status === "ok") {
+      await this.#copyBlobs(retry, prior);
+      await this.run.recordNode({ ...prior, label: call.label });
+      this.counts.retry_reused++;
+      progress?.tick(call.stage);
+      return {
+        node: nodeOutcome(prior),
+        outputs: await this.#readOutputs(prior, this.store, call),
+        reused: "retry",
+      };
+    }
+    if (retry && prior !== undefined) this.counts.retried++;
     const frozen = this.#options.frozen;
     const frozenNode = frozen?.byKey(key);
     const mayReuse = frozen !== undefined && call.reuseFrozen !== false;
@@ -417,9 +449,7 @@ export class Executor {
       );
     }
     if (frozen && frozenNode && mayReuse && !failed) {
-      for (const hash of [...Object.values(frozenNode.outputs), ...frozenNode.requests]) {
-        await this.store.copyFrom(frozen.store, hash);
-      }
+      await this.#copyBlobs(frozen, frozenNode);
       const node: Node = {
         ...frozenNode,
         label: call.label,

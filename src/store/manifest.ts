@@ -50,6 +50,12 @@ export const RunHeaderSchema = z.object({
   created: z.string(),
   /** Set on a shard (`--shard K/N`): the part of the work this run did. Not part of the protocol. */
   shard: z.object({ index: z.number().int().positive(), count: z.number().int().positive() }).optional(),
+  /**
+   * Set on a run made with `--retry-failed RUN`: RUN's path and manifest hash, and how many of its nodes had
+   * failed (executed again here, with what depends on them; every node RUN finished ok is a copy of RUN's).
+   */
+  retried_from: z.object({ run: z.string(), manifest: Sha, failed_nodes: z.number().int().positive() })
+    .optional(),
   /** Set on a run made by `merge`: the shards it joined, in part order. */
   merged_from: z.array(z.object({
     run: z.string(),

@@ -12,7 +12,7 @@ import { Executor, type ExecutorOptions, FrozenRun } from "../pipeline/executor.
 import { Progress } from "../pipeline/progress.ts";
 import { FrozenMismatchError } from "../pipeline/frozen_check.ts";
 import { programIdentity } from "../program_identity.ts";
-import { RUN_FORMAT, type RunHeader } from "../store/manifest.ts";
+import { type Node, RUN_FORMAT, type RunHeader } from "../store/manifest.ts";
 import { readManifest, RunDir } from "../store/run_dir.ts";
 import { checkNewOutputPath, inputError, statInputDirectory, statInputFile } from "../fs_input.ts";
 import { readJournal } from "../store/journal.ts";
@@ -31,6 +31,7 @@ export interface RunCommandOptions extends ModelOptions {
   output?: string;
   resume?: string;
   "frozen-run"?: string;
+  "retry-failed"?: string;
   "check-only"?: boolean;
   quiet?: boolean;
 }
@@ -70,6 +71,8 @@ export interface OpenRunRequest {
   sources?: Record<string, Uint8Array>;
   /** The part of the work this run does (`--shard K/N`), recorded in the header. */
   shard?: { index: number; count: number };
+  /** `--retry-failed RUN`: the run whose failed nodes this run executes again (recorded in the header). */
+  retry?: FrozenRun;
 }
 
 /** Creates the run directory (exclusively) or resumes an unfinished one. */
@@ -98,6 +101,15 @@ export async function openRun(request: OpenRunRequest): Promise<{ run: RunDir; r
     protocol: request.protocol,
     created: new Date().toISOString(),
     ...(request.shard !== undefined ? { shard: request.shard } : {}),
+    ...(request.retry !== undefined
+      ? {
+        retried_from: {
+          run: request.retry.path,
+          manifest: request.retry.manifestHash,
+          failed_nodes: failedNodes(request.retry).length,
+        },
+      }
+      : {}),
   };
   const path = request.output ?? defaultOutputPath(request.suite);
   await checkNewOutputPath(path, "--output");
@@ -228,6 +240,114 @@ export async function openFrozenFor(
   return frozen;
 }
 
+/** The nodes of a finished run that did not finish ok (what `--retry-failed` executes again). */
+export function failedNodes(run: FrozenRun): Node[] {
+  return run.manifest.nodes.filter((node) => node.status !== "ok");
+}
+
+/** A protocol field as a person sets it: the option's spelling for the fields whose name says it. */
+const PROTOCOL_FIELD_OPTIONS: Record<string, string> = {
+  "models.chat_model": "chat model (--model)",
+  "models.decision_model": "decision model (DECISION_MODEL_NAME)",
+  "models.mode": "--reference/--live",
+  inputCaps: "--input-cap",
+  topN: "--top-n",
+};
+
+function optionOfField(path: string): string {
+  return PROTOCOL_FIELD_OPTIONS[path] ??
+    `--${path.split(".").at(-1)!.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`).replaceAll("_", "-")}`;
+}
+
+/** Every field path (`a.b`) where two protocols differ (descriptions, `models.note`, are not compared). */
+function protocolDifferences(ours: unknown, theirs: unknown, path = ""): string[] {
+  const isRecord = (v: unknown): v is Record<string, unknown> =>
+    v !== null && typeof v === "object" && !Array.isArray(v);
+  if (isRecord(ours) && isRecord(theirs)) {
+    const keys = [...new Set([...Object.keys(ours), ...Object.keys(theirs)])].sort();
+    return keys.flatMap((k) => {
+      const at = path === "" ? k : `${path}.${k}`;
+      return at === "models.note" ? [] : protocolDifferences(ours[k], theirs[k], at);
+    });
+  }
+  return JSON.stringify(ours) === JSON.stringify(theirs) ? [] : [path];
+}
+
+/** Refuses the options `--retry-failed` cannot be given with (call it before any of them is acted on). */
+export function refuseWithRetry(given: RunCommandOptions & { shard?: unknown }): void {
+  if (given["retry-failed"] === undefined) return;
+  for (const other of ["frozen-run", "check-only", "shard"] as const) {
+    if (given[other] !== undefined) {
+      throw new UsageError(
+        `--retry-failed and --${other} cannot be combined (a retry reuses the retried run's own nodes)`,
+      );
+    }
+  }
+}
+
+/**
+ * Opens the run named by `--retry-failed RUN` for a new run of `suite` with `protocol`, tokenizer and sources:
+ * refused (exit 2, before anything is written) when RUN is unfinished, of another suite, has no failed node,
+ * or when an option that enters a key differs from RUN's (naming the option and both values), since its nodes
+ * could then not be reused.
+ */
+export async function openRetried(
+  suite: Suite,
+  given: RunCommandOptions & { shard?: unknown },
+  ours: { protocol: unknown; tokenizerHash: string | null; sources: Record<string, string> },
+): Promise<FrozenRun | undefined> {
+  const path = given["retry-failed"];
+  if (path === undefined) return undefined;
+  refuseWithRetry(given);
+  await readManifest(path, "--retry-failed"); // a missing, unfinished or unreadable run is named as such
+  const retried = await FrozenRun.open(path);
+  const manifest = retried.manifest;
+  if (manifest.suite !== suite.name) {
+    throw new UsageError(`--retry-failed ${path} is a '${manifest.suite}' run, not a ${suite.name} run`);
+  }
+  if (manifest.shard !== undefined) {
+    throw new UsageError(`--retry-failed ${path} is a shard; retry the shards before merging them`);
+  }
+  const differing: string[] = protocolDifferences(ours.protocol, manifest.protocol).map((field) => {
+    const value = (p: unknown) => {
+      const v = field.split(".").reduce((v: unknown, k) => (v as Record<string, unknown>)?.[k], p);
+      if (v === undefined) return "(not set)";
+      return Array.isArray(v) ? v.join(",") : typeof v === "string" ? v : JSON.stringify(v);
+    };
+    return `${optionOfField(field)} ${value(ours.protocol)} differs from the retried run's ${
+      value(manifest.protocol)
+    }`;
+  });
+  if ((manifest.tokenizer?.hash ?? null) !== ours.tokenizerHash) {
+    differing.push(
+      `--tokenizer (hash) ${ours.tokenizerHash} differs from the retried run's ${manifest.tokenizer?.hash}`,
+    );
+  }
+  for (const [name, hash] of Object.entries(ours.sources)) {
+    if (manifest.sources[name] !== hash) {
+      differing.push(
+        `--${name} (sha256 ${hash.slice(0, 12)}) differs from the retried run's (${
+          (manifest.sources[name] ?? "none").slice(0, 12)
+        })`,
+      );
+    }
+  }
+  if (differing.length > 0) {
+    throw new UsageError(
+      `--retry-failed ${path}: ${
+        differing.join("; ")
+      }. A retry keeps the retried run's protocol (its nodes are ` +
+        `reused by key): give its options, or start a new run without --retry-failed`,
+    );
+  }
+  if (failedNodes(retried).length === 0) {
+    throw new UsageError(
+      `--retry-failed ${path}: every node of the run finished ok; there is nothing to retry`,
+    );
+  }
+  return retried;
+}
+
 /** Runs `body` inside a run directory and seals it (the life cycle without publishing or printing). */
 export async function withRun<T>(
   request: OpenRunRequest & { quiet?: boolean; frozen?: FrozenRun; checkOnly?: boolean; suiteDef?: Suite },
@@ -250,9 +370,16 @@ export async function withRun<T>(
     checkOnly: request.checkOnly,
     frozenStrict: request.frozen !== undefined && request.checkOnly !== true,
   };
-  const executor = new Executor(run, options);
+  const executor = new Executor(run, { ...options, retry: request.retry });
   const unregister = whileWriting(request.command, run.path);
   if (resumed) progress.note(`resuming ${run.path}: ${run.nodeCount} completed node(s) in the journal`);
+  if (request.retry) {
+    progress.note(
+      `retrying ${request.retry.path}: its ${
+        failedNodes(request.retry).length
+      } failed node(s) and what depends on them are executed again; every node it finished ok is reused`,
+    );
+  }
   if (run.takenOverFrom) progress.note(`took over the lock of process ${run.takenOverFrom.pid}, which died`);
   let result: T;
   try {
@@ -274,6 +401,13 @@ export async function withRun<T>(
   }
   unregister();
   progress.end();
+  if (request.retry) {
+    const { retried, retry_reused, executed } = executor.counts;
+    progress.note(
+      `retried ${retried} failed node(s) of ${request.retry.path} (${executed} node(s) executed in all, ` +
+        `${retry_reused} reused)`,
+    );
+  }
   const { hash } = await run.finish();
   return { result, path: run.path, manifestHash: hash };
 }
@@ -313,6 +447,8 @@ export interface SuiteRunRequest {
   sources?: Record<string, Uint8Array>;
   /** The part of the work this run does (`--shard K/N`), recorded in the header. */
   shard?: { index: number; count: number };
+  /** `--retry-failed RUN`: the run whose ok nodes are reused and failed nodes executed again. */
+  retry?: FrozenRun;
   /** The models of the run: their secrets are never recorded; they are closed when the run ends. */
   models?: { secrets: NamedSecret[]; close(): Promise<void> };
   /** Other secrets of the run (values passed with `--engine-env`, `--agent-env`): no option may hold one. */
@@ -346,6 +482,7 @@ export async function runSuite<T>(
         tokenizer: request.tokenizer,
         sources: request.sources,
         shard: request.shard,
+        retry: request.retry,
         quiet: request.quiet,
         frozen: request.frozen,
         checkOnly: request.checkOnly,

@@ -53,6 +53,11 @@ export async function enginesRunCommand(
       "engines run: --check-only is not supported (engine timings are always measured afresh)",
     );
   }
+  if (options["retry-failed"]) {
+    throw new UsageError(
+      "engines run: --retry-failed is not supported (engine timings are always measured afresh)",
+    );
+  }
   if (options.resume) {
     throw new UsageError(
       "engines run: --resume is not supported (latencies of a killed run are not comparable)",

@@ -13,7 +13,13 @@ import { setupModels } from "../model_setup.ts";
 import { readPrices } from "../../analysis/read_prices.ts";
 import { readInputFile } from "../../fs_input.ts";
 import { refuseGiven } from "../../core/option_rules.ts";
-import { openFrozenFor, type RunCommandOptions, runSuite } from "../run_lifecycle.ts";
+import {
+  openFrozenFor,
+  openRetried,
+  refuseWithRetry,
+  type RunCommandOptions,
+  runSuite,
+} from "../run_lifecycle.ts";
 import { assertQuotaMet, collectCorpus, type CollectMode } from "./collect_suite.ts";
 import { hotpotDatasetFile } from "./dataset_file.ts";
 import { selectionReportOf } from "./stages/select.ts";
@@ -62,6 +68,7 @@ export async function hotpotCollect(options: HotpotCollectOptions, argv: string[
   const modeKind = chooseCollectionMode(options);
   // Collection never reuses a frozen run: these options would be ignored.
   refuseGiven("hotpot collect", options, ["frozen-run", "check-only"], "not supported (nothing is reused)");
+  refuseWithRetry(options);
   const datasetPath = options.dataset ?? DEMO_DATASET;
   // Recorded in corpus.json: the path as given, or a name for the embedded data that does not depend on where
   // the program is installed (so the corpus, and every key after it, is the same on every machine).
@@ -98,6 +105,30 @@ export async function hotpotCollect(options: HotpotCollectOptions, argv: string[
     : modeKind === "agent"
     ? await agentMode(options)
     : { kind: modeKind };
+  const protocol = {
+    suite: "hotpot",
+    stage: "collect",
+    selection,
+    collection: mode.kind,
+    ...(mode.kind === "agent" ? { agent: mode.command } : {}),
+    // The names of the variables the agent was given (never their values).
+    ...(mode.kind === "agent" && Object.keys(mode.passedEnv).length > 0
+      ? { agent_env: Object.keys(mode.passedEnv).sort() }
+      : {}),
+  };
+  // A collection whose live or agent questions failed is retried as a new collection that reuses every
+  // question collected well.
+  const retry = await openRetried(HOTPOT_COLLECT_SUITE, options, {
+    protocol,
+    tokenizerHash: counter.hash,
+    sources: {
+      dataset: sha256Hex(bytes),
+      ...Object.fromEntries(Object.entries(sessions).map(([name, file]) => [name, sha256Hex(file)])),
+    },
+  }).catch(async (error) => {
+    await models?.close();
+    throw error;
+  });
   const finished = await runSuite(
     {
       suite: HOTPOT_COLLECT_SUITE,
@@ -106,17 +137,8 @@ export async function hotpotCollect(options: HotpotCollectOptions, argv: string[
       output: options.output,
       resume: options.resume,
       quiet: options.quiet,
-      protocol: {
-        suite: "hotpot",
-        stage: "collect",
-        selection,
-        collection: mode.kind,
-        ...(mode.kind === "agent" ? { agent: mode.command } : {}),
-        // The names of the variables the agent was given (never their values).
-        ...(mode.kind === "agent" && Object.keys(mode.passedEnv).length > 0
-          ? { agent_env: Object.keys(mode.passedEnv).sort() }
-          : {}),
-      },
+      retry,
+      protocol,
       tokenizer: { name: counter.name, hash: counter.hash },
       // Every shard declares the whole selection's sources (the dataset and, for Hermes sessions, every
       // selected question's file), so the shards' headers agree and a merge equals the unsharded run.
@@ -189,6 +211,7 @@ export async function hotpotRunCommand(options: HotpotRunCommandOptions, argv: s
   const { sources, corpusSha256, datasetSha256 } = await readCorpusSource(options.corpus);
   // The corpus's questions were parsed one by one and dropped: collected before the tokenizer is built.
   heapBudget.collect();
+  refuseWithRetry(options);
   const checkOnly = options["check-only"] === true;
   // A declared method needs what the hotpot frame gives (units, rankings, summaries): all of them do.
   const selected = await selectMethods(options, HOTPOT_METHODS, () => true);
@@ -222,6 +245,15 @@ export async function hotpotRunCommand(options: HotpotRunCommandOptions, argv: s
       throw error;
     }
   }
+  const protocol = { suite: "hotpot", ...runOptions, models: models.description };
+  const retry = await openRetried(HOTPOT_SUITE, options, {
+    protocol,
+    tokenizerHash: counter.hash,
+    sources: { corpus: corpusSha256 },
+  }).catch(async (error) => {
+    await models.close();
+    throw error;
+  });
   const finished = await runSuite(
     {
       suite: HOTPOT_SUITE,
@@ -231,8 +263,9 @@ export async function hotpotRunCommand(options: HotpotRunCommandOptions, argv: s
       resume: options.resume,
       quiet: options.quiet,
       frozen,
+      retry,
       checkOnly,
-      protocol: { suite: "hotpot", ...runOptions, models: models.description },
+      protocol,
       tokenizer: { name: counter.name, hash: counter.hash },
       sources: sources as Record<string, Uint8Array>,
       shard: options.shard,

@@ -11,7 +11,14 @@ import { UsageError } from "../../errors.ts";
 import { readInputFile } from "../../fs_input.ts";
 import { loadTokenCounter } from "../../tokens/load.ts";
 import { setupModels } from "../model_setup.ts";
-import { openFrozenFor, type RunCommandOptions, runSuite } from "../run_lifecycle.ts";
+import {
+  openFrozenFor,
+  openRetried,
+  refuseWithRetry,
+  type RunCommandOptions,
+  runSuite,
+} from "../run_lifecycle.ts";
+import { sha256Hex } from "../../store/hash.ts";
 import { SWEEP_SUITE } from "./definition.ts";
 import { loadSweepFixture } from "./fixture.ts";
 import { DEFAULT_SWEEP_TRAJECTORY } from "./oracle.ts";
@@ -68,6 +75,7 @@ async function sweepMethods(
 
 /** `sweep run`: returns the run directory. */
 export async function sweepRunCommand(options: SweepRunCommandOptions, argv: string[]): Promise<string> {
+  refuseWithRetry(options);
   await assertSandboxAvailable();
   const fixture = await loadSweepFixture(options.trajectory ?? assetPath(DEFAULT_SWEEP_TRAJECTORY));
   const runOptions = {
@@ -103,6 +111,15 @@ export async function sweepRunCommand(options: SweepRunCommandOptions, argv: str
       throw error;
     }
   }
+  const protocol = { suite: "sweep", ...runOptions, fixture: fixture.hash, models: models.description };
+  const retry = await openRetried(SWEEP_SUITE, options, {
+    protocol,
+    tokenizerHash: counter.hash,
+    sources: { trajectory: sha256Hex(trajectoryBytes) },
+  }).catch(async (error) => {
+    await models.close();
+    throw error;
+  });
   const finished = await runSuite(
     {
       suite: SWEEP_SUITE,
@@ -112,8 +129,9 @@ export async function sweepRunCommand(options: SweepRunCommandOptions, argv: str
       resume: options.resume,
       quiet: options.quiet,
       frozen,
+      retry,
       checkOnly,
-      protocol: { suite: "sweep", ...runOptions, fixture: fixture.hash, models: models.description },
+      protocol,
       tokenizer: { name: counter.name, hash: counter.hash },
       sources: { trajectory: trajectoryBytes },
       shard: options.shard,
