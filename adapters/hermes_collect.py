@@ -2,10 +2,11 @@
 """Collect one hotpot trajectory with the real Hermes Agent, for `hotpot collect --agent exec:'...'`.
 
 Protocol (see src/suites/hotpot/collect_agent.ts): this script runs in the question's workspace directory and
-reads one JSON object on stdin, {"question": str, "files": [relative paths], "workspace": abs dir,
-"system_prompt"?: str}; a given system_prompt is handed to Hermes as its system message. It runs Hermes
-Agent's own agent loop (its own system prompt, its own read_file tool) on the task "read every file
-completely, then answer the question", and prints one session in the Hermes session format on stdout:
+reads one JSON object on stdin, {"question": str, "files": [relative paths], "titles": [str], "task": str,
+"workspace": abs dir, "system_prompt"?: str}; a given system_prompt is handed to Hermes as its system message.
+It runs Hermes Agent's own agent loop (its own system prompt, its own read_file tool) on the given task (the
+question and the files with their article titles: "read every file completely, then answer the question";
+built from question and files when the request has none), and prints one session in the Hermes session format on stdout:
 {"session_id", "model", "platform": "compaction-bench", "agent": {"name", "version", "commit"},
 "completed", "api_calls", "turn_exit_reason", "messages": [...]}, with the agent's system prompt as the
 first message.
@@ -146,7 +147,7 @@ def finished(result):
 
 def run(args, request, identity):
     """Runs Hermes on the request; returns (session, finished, reason)."""
-    question, files, system_prompt = request
+    task, system_prompt = request
     AIAgent = import_hermes(args.hermes)
     base_url = os.environ.get("LLM_BASE_URL")
     if not base_url:
@@ -170,7 +171,7 @@ def run(args, request, identity):
     for switch in ("compression_enabled", "auto_compress"):  # automatic compaction stays off while collecting
         if hasattr(agent, switch):
             setattr(agent, switch, False)
-    conversation = {"user_message": task_text(question, files)}
+    conversation = {"user_message": task}
     if system_prompt:
         conversation["system_message"] = system_prompt
     accepted = accepted_kwargs(agent.run_conversation, conversation)
@@ -215,7 +216,10 @@ def main():
 
     try:
         raw = json.load(sys.stdin)
-        request = (raw["question"], list(raw["files"]), raw.get("system_prompt"))
+        task = raw.get("task") or task_text(raw["question"], list(raw["files"]))
+        if not isinstance(task, str):
+            raise TypeError("task is not a string")
+        request = (task, raw.get("system_prompt"))
     except (ValueError, KeyError, TypeError, AttributeError) as error:
         fail(EXIT_BAD_INPUT, f"stdin is not a collection request {{question, files}}: {error}")
 

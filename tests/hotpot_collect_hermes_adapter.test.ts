@@ -42,6 +42,7 @@ class AIAgent:
 
     def run_conversation(self, user_message, system_message=None):
         assert self.compression_enabled is False
+        assert re.search(r"^- \\S+ \\(article: .+\\)$", user_message, re.M), "the task names each article's title"
         home, hermes_home = os.environ["HOME"], os.environ["HERMES_HOME"]
         assert hermes_home.startswith(home + os.sep)
         config = json.load(open(os.path.join(hermes_home, "config.yaml")))
@@ -52,7 +53,7 @@ class AIAgent:
             report.write(json.dumps({"home": home, "env": sorted(os.environ)}) + "\\n")
         print("⚠️  API call failed (stand-in console noise on stdout)")
         subprocess.run(["sh", "-c", "echo child process noise on stdout"], check=True)
-        files = re.findall(r"^- (\\S+)$", user_message, re.M)
+        files = re.findall(r"^- (\\S+)", user_message, re.M)
         messages = [{"role": "user", "content": user_message}]
         n = 0
         for path in files:

@@ -60,7 +60,7 @@ class AIAgent:
         self._cached_system_prompt = "You are Hermes Agent (stand-in)."
     def run_conversation(self, user_message, **kwargs):
         assert self.compression_enabled is False
-        files = re.findall(r"^- (\\S+)$", user_message, re.M)
+        files = re.findall(r"^- (\\S+)", user_message, re.M)
         messages = [{"role": "user", "content": user_message}]
         for i, path in enumerate(files):
             call = {"id": f"call_{i}", "type": "function",

@@ -12,7 +12,7 @@ export const COLLECTION_MODE_HELP =
   --live               an agent loop with the chat model (needs the --live credentials)
   --hermes-sessions DIR  import Hermes session JSON files named <question id>.json
   --agent exec:'CMD'   an outside agent: CMD runs in the question's workspace, reads {question, files,
-                       workspace} as JSON on stdin and prints a Hermes-format session on stdout
+                       titles, task, workspace} as JSON on stdin and prints a Hermes-format session on stdout
                        (adapters/hermes_collect.py runs the real Hermes Agent this way)
   --agent-timeout S    seconds per question for --agent (default ${DEFAULT_AGENT_TIMEOUT_S})
   --agent-system-prompt FILE   for --agent: a system prompt handed to the agent as system_prompt (default:

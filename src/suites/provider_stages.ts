@@ -39,7 +39,7 @@ const loose = z.record(z.string(), z.unknown());
 export const PROVIDER_STAGES: readonly AnyStageDef[] = [
   providerStage(
     "hotpot-collect",
-    3,
+    4,
     "One question's trajectory: scripted read_file calls over a real workspace, a live agent loop, an imported " +
       "Hermes session (its raw file, the run source session:<id>, is the input `session`), or an outside agent.",
     loose,

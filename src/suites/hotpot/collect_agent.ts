@@ -4,9 +4,12 @@
  *
  * The protocol: the command (split shell-like, no shell) is started with the question's freshly written
  * workspace as its working directory and receives one JSON object on stdin,
- * `{"question": "...", "files": ["a.txt", ...], "workspace": "/abs/dir", "system_prompt"?: "..."}` (file paths
- * relative to the workspace; `system_prompt` only when `--agent-system-prompt` gave one — by default the agent
- * uses its own, which is what the protocol records). It prints one session in the Hermes session format on stdout (`{"messages": [...]}` with
+ * `{"question": "...", "files": ["a.txt", ...], "titles": ["A", ...], "task": "...", "workspace": "/abs/dir",
+ * "system_prompt"?: "..."}` (file paths relative to the workspace, `titles` their article titles in the same
+ * order, `task` the user task every collection mode gives — the question and the files listed as
+ * `- path (article: Title)` lines, so the trajectory names each article's title as the scripted and live ones
+ * do; `system_prompt` only when `--agent-system-prompt` gave one — by default the agent uses its own, which is
+ * what the protocol records). It prints one session in the Hermes session format on stdout (`{"messages": [...]}` with
  * OpenAI-format messages; other fields are ignored) and exits 0. The session is imported like a Hermes
  * session file; the workspace hashes are taken by this program before and after the agent ran, so "files
  * unchanged" is verified. A failed start, a non-zero exit, a time-out or a session that is not valid JSON is
@@ -25,7 +28,7 @@ import { minimalEngineEnv } from "../../methods/engines/exec_engine.ts";
 import { runOutsideProcess } from "../../methods/engines/outside_process.ts";
 import { splitCommandLine } from "../../methods/engines/split_command.ts";
 import { importHermesSession } from "./collect_hermes.ts";
-import type { Collection } from "./trajectory.ts";
+import { type Collection, taskMessage } from "./trajectory.ts";
 import { createWorkspace, hashWorkspace } from "./workspace.ts";
 
 /** Characters of the agent's stderr quoted in a failure reason. */
@@ -78,6 +81,8 @@ export async function collectWithAgent(
   const request = {
     question: record.question,
     files: workspace.files.map((f) => f.path),
+    titles: workspace.files.map((f) => f.title),
+    task: taskMessage(record.question, workspace.files),
     workspace: resolve(workspaceDir),
     ...(systemPrompt !== undefined ? { system_prompt: systemPrompt } : {}),
   };

@@ -113,7 +113,7 @@ export async function collectCorpus(
       const node = await executor.execute(
         {
           stage: "hotpot-collect",
-          version: 3,
+          version: 4,
           label: `collect q=${id}`,
           params: {
             id,
