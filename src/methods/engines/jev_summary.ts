@@ -1,6 +1,9 @@
 /**
- * The `jev+summary` engine: Jev's selection within most of the budget, then a chat-model summary of only
- * the tool pairs Jev dropped, placed after the system prompt and before the kept messages.
+ * The `jev+summary` engine: Jev's selection within the seed's fusion share (40%, the registry's
+ * `jev+summary` `fusion_share`, src/methods/registry.ts) of the space the leading system messages leave, then
+ * a chat-model summary of only the tool pairs Jev dropped, in all the space left, placed after the system
+ * prompt and before the kept messages. (Until engines-engine v3 Jev had 80% of the budget and the summary
+ * 20%; the two suites now split the same way.)
  *
  * @module
  */
@@ -10,9 +13,10 @@ import type { CompressOptions, CompressResult, ContextEngine } from "./engine.ts
 import { jevSelect } from "./jev.ts";
 import { fitTextToBudget, summarizeMessages, summaryMessage } from "./summarize.ts";
 import { leadingSystemCount } from "./truncate.ts";
+import { declaredMethod } from "../registry.ts";
 
-/** Share of the budget set aside for the summary of what Jev dropped. */
-export const SUMMARY_SHARE = 0.2;
+/** Share of the space (budget less the leading system messages) Jev's selection may take: the seed's 40%. */
+export const FUSION_SHARE: number = declaredMethod("jev+summary")!.params.fusion_share;
 
 /** An engine that combines Jev's selection with a summary of the dropped pairs. */
 export function createJevSummaryEngine(decision: DecisionModel, chat: ChatModel): ContextEngine {
@@ -22,8 +26,9 @@ export function createJevSummaryEngine(decision: DecisionModel, chat: ChatModel)
     async compress(messages: ChatMessage[], opts: CompressOptions): Promise<CompressResult> {
       if (opts.currentTokens <= opts.budgetTokens) return { messages: [...messages] };
       const { counter, budgetTokens } = opts;
-      const reserve = Math.floor(budgetTokens * SUMMARY_SHARE);
-      const selection = await jevSelect(decision, messages, budgetTokens - reserve, counter);
+      const headTokens = counter.countMessages(messages.slice(0, leadingSystemCount(messages)));
+      const jevBudget = headTokens + Math.floor(FUSION_SHARE * Math.max(0, budgetTokens - headTokens));
+      const selection = await jevSelect(decision, messages, jevBudget, counter);
       if (selection.dropped.length === 0) {
         return { messages: selection.messages, usage: selection.usage, records: selection.records };
       }

@@ -48,7 +48,8 @@ const EngineParams = z.object({
 /** The `engines-engine` stage. */
 export const enginesEngineStage = defineStage({
   name: "engines-engine",
-  version: 2,
+  // v3: the jev+summary engine splits as the seed (and hotpot) does, Jev within 40% of the space (was 80%).
+  version: 3,
   doc: "One engine's cold and warm compress calls (timed), validation, measures and QA.",
   params: EngineParams,
   inputs: ["transcript"],

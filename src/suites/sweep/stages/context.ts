@@ -78,46 +78,43 @@ export const sweepContextStage = defineStage({
       const window = StoredWindowSchema.parse(inputs.window);
       if (!window.ok || window.messages === null) return fail(window.reason ?? "engine failed");
       messages = [...window.messages, { role: "user", content: fixture.followUp }];
-    } else if (kind !== "S" && !kind.startsWith("S+Top")) {
-      // Any other declared method (src/methods/registry.ts), over the sweep's units.
-      const method = declaredMethod(kind);
+    } else {
+      // S is the registry's `summary`, S + Top N its `summary+top` with n = N (the sweep's protocol); any other
+      // kind is a declared method by name (src/methods/registry.ts). All build over the sweep's units.
+      const method = declaredMethod(
+        kind === "S" ? "summary" : kind.startsWith("S+Top") ? "summary+top" : kind,
+      );
       if (!method) throw new Error(`sweep-context: no method ${kind} is declared`);
       ceilingBinds = method.ceilingBinds;
       const needs = contextNeeds(method);
       const artifacts: MethodArtifacts = {};
-      if (needs.includes("ranking")) {
-        const ranking = StoredRankingSchema.parse(inputs.ranking ?? { ok: false, order: [] });
-        if (!ranking.ok) return fail(`ranking failed: ${ranking.error}`);
-        artifacts.order = ranking.order;
-      }
       if (needs.includes("summary")) {
         const summary = StoredSummarySchema.parse(inputs.summary ?? { ok: false, text: null });
         if (!summary.ok || summary.text === null) return fail(`summary invalid: ${summary.reason}`);
         artifacts.summary = { text: summary.text, kept: [] };
       }
+      if (needs.includes("ranking") && (n > 0 || !kind.startsWith("S+Top"))) {
+        const ranking = StoredRankingSchema.parse(inputs.ranking ?? { ok: false, order: [] });
+        if (!ranking.ok) return fail(`ranking failed: ${ranking.error}`);
+        artifacts.order = ranking.order;
+      }
+      // With a summary, exactly the S framing (summarySweepContext); without, the same framing minus S.
+      const render = needs.includes("summary") ? summarySweepContext : compactedSweepContext;
       const frame = {
         counter,
         units,
         render: (chosen: readonly GenericUnit[], text: string) =>
-          compactedSweepContext(fixture.trajectory, text, chosen, fixture.followUp),
+          render(fixture.trajectory, text, chosen, fixture.followUp),
         limit: capLimit,
       };
-      const evidence = method.evidence(frame, artifacts, {});
+      const evidence = method.evidence(frame, artifacts, kind.startsWith("S+Top") ? { n } : {});
       if (evidence === null) messages = fullSweepContext(fixture.trajectory, fixture.followUp);
       else {
-        kept = evidence.kept.map((u) => u.id);
+        // Kept ids in rank order when a ranking chose them, else in source order.
+        const ids = new Set(evidence.kept.map((u) => u.id));
+        kept = artifacts.order ? artifacts.order.filter((id) => ids.has(id)) : evidence.kept.map((u) => u.id);
         messages = frame.render(evidence.kept, evidence.summary);
       }
-    } else {
-      const summary = StoredSummarySchema.parse(inputs.summary ?? { ok: false, text: null });
-      const ranking = n > 0
-        ? StoredRankingSchema.parse(inputs.ranking ?? { ok: false, order: [] })
-        : undefined;
-      if (!summary.ok || summary.text === null) return fail(`summary invalid: ${summary.reason}`);
-      if (n > 0 && !ranking?.ok) return fail(`ranking failed: ${ranking?.error}`);
-      kept = n > 0 ? ranking!.order.slice(0, n) : [];
-      const keptUnits = units.filter((u) => kept.includes(u.id));
-      messages = summarySweepContext(fixture.trajectory, summary.text, keptUnits, fixture.followUp);
     }
     const tokens = countPrompt(counter, messages);
     const info = { node: key, tokens, within_cap: withinCeiling(tokens, capLimit), kept };
