@@ -18,4 +18,7 @@ export const COLLECTION_MODE_HELP =
   --agent-system-prompt FILE   for --agent: a system prompt handed to the agent as system_prompt (default:
                        none; the agent uses its own, which is what the protocol records)
   --agent-env NAME     repeatable, for --agent: pass this variable to the agent (it otherwise sees only
-                       PATH, HOME, LANG and TMPDIR; e.g. LLM_BASE_URL and LLM_API_KEY for its chat model)`;
+                       PATH, HOME, LANG and TMPDIR)
+  --agent ... --reference | --live   the agent's chat model: this program's loopback endpoint forwards
+                       to the reference model (or the --live one); the agent gets LLM_BASE_URL, LLM_MODEL
+                       and a per-question token as LLM_API_KEY, and its calls are recorded`;

@@ -26,6 +26,8 @@ import type { HotpotRecord } from "../../data/hotpot_record.ts";
 import { UsageError } from "../../errors.ts";
 import { minimalEngineEnv } from "../../methods/engines/exec_engine.ts";
 import { runOutsideProcess } from "../../methods/engines/outside_process.ts";
+import { type LoopbackProxy, proxyEnvironment } from "../../models/loopback_proxy.ts";
+import type { CallRecord } from "../../models/types.ts";
 import { splitCommandLine } from "../../methods/engines/split_command.ts";
 import { importHermesSession } from "./collect_hermes.ts";
 import { type Collection, taskMessage } from "./trajectory.ts";
@@ -34,8 +36,14 @@ import { createWorkspace, hashWorkspace } from "./workspace.ts";
 /** Characters of the agent's stderr quoted in a failure reason. */
 const STDERR_TAIL_CHARS = 300;
 
-/** What an outside agent's run gave: a collection, or the reason there is none; and its raw stdout. */
-export type AgentCollection =
+/**
+ * What an outside agent's run gave: a collection, or the reason there is none; its raw stdout; and the model
+ * calls it made through the loopback endpoint (none without one).
+ */
+export type AgentCollection = AgentRun & { calls: CallRecord[] };
+
+/** What the agent process gave. */
+type AgentRun =
   | { ok: true; collection: Collection; session_text: string }
   | { ok: false; reason: string; session_text: string | null };
 
@@ -59,6 +67,12 @@ export interface AgentCommand {
   systemPrompt?: string;
   /** The variables `--agent-env` passes (name → value). */
   passedEnv: Readonly<Record<string, string>>;
+  /**
+   * The loopback chat endpoint (`--reference`/`--live` with `--agent`): each question's agent gets
+   * `LLM_BASE_URL`, `LLM_MODEL` and a token of its own as `LLM_API_KEY` (these win over `--agent-env`), and
+   * its calls through it are that question's recorded provider calls.
+   */
+  endpoint?: LoopbackProxy;
 }
 
 /**
@@ -75,6 +89,29 @@ export async function collectWithAgent(
   workspaceDir: string,
   agent: AgentCommand,
 ): Promise<AgentCollection> {
+  const call = agent.endpoint?.open();
+  let outcome: AgentRun;
+  let made: { records: CallRecord[] } | undefined;
+  try {
+    outcome = await runAgent(
+      record,
+      workspaceDir,
+      agent,
+      call ? proxyEnvironment(agent.endpoint!, call) : {},
+    );
+  } finally {
+    // The token dies with the question: nothing the agent left behind can call the model later.
+    made = await call?.finish();
+  }
+  return { ...outcome, calls: made?.records ?? [] };
+}
+
+async function runAgent(
+  record: HotpotRecord,
+  workspaceDir: string,
+  agent: AgentCommand,
+  endpointEnv: Record<string, string>,
+): Promise<AgentRun> {
   const { argv, timeoutMs, systemPrompt } = agent;
   const workspace = await createWorkspace(record.context, workspaceDir);
   const hashesBefore = await hashWorkspace(workspace);
@@ -90,7 +127,7 @@ export async function collectWithAgent(
   // times out; complete when the agent itself exits, whatever its descendants hold.
   const outcome = await runOutsideProcess({
     argv,
-    env: agentEnvironment(agent.passedEnv),
+    env: { ...agentEnvironment(agent.passedEnv), ...endpointEnv },
     stdin: new TextEncoder().encode(JSON.stringify(request)),
     timeoutMs,
     cwd: workspaceDir,

@@ -78,7 +78,8 @@ export function chooseCollectionMode(
 ): "scripted" | "live" | "hermes" | "agent" {
   const chosen: ("scripted" | "live" | "hermes" | "agent")[] = [];
   if (options.scripted) chosen.push("scripted");
-  if (options.live) chosen.push("live");
+  // With --agent, --live names the chat model the agent reaches through the loopback endpoint.
+  if (options.live && options.agent === undefined) chosen.push("live");
   if (options["hermes-sessions"] !== undefined) chosen.push("hermes");
   if (options.agent !== undefined) chosen.push("agent");
   if (chosen.length > 1) {

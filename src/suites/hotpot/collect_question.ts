@@ -8,7 +8,7 @@
  */
 import type { HotpotRecord } from "../../data/hotpot_record.ts";
 import { UsageError } from "../../errors.ts";
-import type { ChatModel } from "../../models/types.ts";
+import type { CallRecord, ChatModel } from "../../models/types.ts";
 import type { StageOutcome } from "../../pipeline/executor.ts";
 import { type AgentCommand, collectWithAgent } from "./collect_agent.ts";
 import { importHermesSession } from "./collect_hermes.ts";
@@ -33,14 +33,19 @@ export function sessionSourceName(id: string): string {
   return `session:${id}`;
 }
 
-/** The outcome of a question whose collection produced no trajectory. */
-function invalidCollection(reason: string, sessionText: string | null): StageOutcome {
+/** The outcome of a question whose collection produced no trajectory (with the model calls made on the way). */
+function invalidCollection(
+  reason: string,
+  sessionText: string | null,
+  calls: CallRecord[] = [],
+): StageOutcome {
   return {
     outputs: {
       collection: null,
       check: { valid: false, reason, files_unchanged: "not verifiable" },
       ...(sessionText !== null ? { session_text: sessionText } : {}),
     },
+    requests: calls,
     status: "invalid",
     reason,
   };
@@ -62,8 +67,9 @@ export async function collectQuestion(
   else if (mode.kind === "live") collection = await collectLive(record, workspace, mode.chat);
   else if (mode.kind === "agent") {
     const outcome = await collectWithAgent(record, workspace, mode);
-    if (!outcome.ok) return invalidCollection(outcome.reason, outcome.session_text);
-    collection = outcome.collection;
+    if (!outcome.ok) return invalidCollection(outcome.reason, outcome.session_text, outcome.calls);
+    // The agent's model calls through the loopback endpoint are this question's provider calls.
+    collection = { ...outcome.collection, calls: outcome.calls };
     sessionText = outcome.session_text;
   } else {
     if (session === null) {

@@ -120,12 +120,14 @@ export async function collectCorpus(
             mode: mode.kind,
             ...(mode.kind === "live" ? { model: mode.model } : {}),
             ...(mode.kind === "agent" ? { agent: mode.command } : {}),
+            // The chat model the agent reached through the loopback endpoint (its answers depend on it).
+            ...(mode.kind === "agent" && mode.endpoint !== undefined ? { model: mode.endpoint.model } : {}),
             ...(mode.kind === "agent" && mode.systemPrompt !== undefined
               ? { agent_system_prompt: mode.systemPrompt }
               : {}),
           },
           inputs: { dataset: datasetHash, ...(sessionHash !== undefined ? { session: sessionHash } : {}) },
-          provider: mode.kind === "live",
+          provider: mode.kind === "live" || (mode.kind === "agent" && mode.endpoint !== undefined),
         },
         async () => {
           if (options.replay) {

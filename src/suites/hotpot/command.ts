@@ -10,6 +10,7 @@ import { UsageError } from "../../errors.ts";
 import { sha256Hex } from "../../store/hash.ts";
 import { loadTokenCounter } from "../../tokens/load.ts";
 import { setupModels } from "../model_setup.ts";
+import { startLoopbackProxy } from "../../models/loopback_proxy.ts";
 import { readPrices } from "../../analysis/read_prices.ts";
 import { readInputFile } from "../../fs_input.ts";
 import { refuseGiven } from "../../core/option_rules.ts";
@@ -99,11 +100,14 @@ export async function hotpotCollect(options: HotpotCollectOptions, argv: string[
     ? await readHermesSessions(options["hermes-sessions"]!, selected.ids.map((id) => byId.get(id)!))
     : {};
   const counter = await loadTokenCounter(options.tokenizer);
-  const models = modeKind === "live" ? await setupModels(options, counter) : null;
+  // An outside agent with --reference or --live reaches that chat model through the loopback endpoint.
+  const agentModel = modeKind === "agent" && (options.reference === true || options.live === true);
+  const models = modeKind === "live" || agentModel ? await setupModels(options, counter) : null;
+  const endpoint = agentModel && models?.chatEndpoint ? startLoopbackProxy(models.chatEndpoint) : undefined;
   const mode: CollectMode = modeKind === "live"
     ? { kind: "live", chat: models!.chat, model: models!.description.chat_model }
     : modeKind === "agent"
-    ? await agentMode(options)
+    ? { ...await agentMode(options), ...(endpoint ? { endpoint } : {}) }
     : { kind: modeKind };
   const protocol = {
     suite: "hotpot",
@@ -111,6 +115,8 @@ export async function hotpotCollect(options: HotpotCollectOptions, argv: string[
     selection,
     collection: mode.kind,
     ...(mode.kind === "agent" ? { agent: mode.command } : {}),
+    // The chat model the agent was handed through the loopback endpoint, when it was.
+    ...(endpoint ? { agent_model: models!.description } : {}),
     // The names of the variables the agent was given (never their values).
     ...(mode.kind === "agent" && Object.keys(mode.passedEnv).length > 0
       ? { agent_env: Object.keys(mode.passedEnv).sort() }
@@ -126,6 +132,7 @@ export async function hotpotCollect(options: HotpotCollectOptions, argv: string[
       ...Object.fromEntries(Object.entries(sessions).map(([name, file]) => [name, sha256Hex(file)])),
     },
   }).catch(async (error) => {
+    await endpoint?.close();
     await models?.close();
     throw error;
   });
@@ -157,7 +164,7 @@ export async function hotpotCollect(options: HotpotCollectOptions, argv: string[
       });
       return { result: corpus, files: {}, lines: collectionSummaryLines(corpus, context.run.path) };
     },
-  );
+  ).finally(() => endpoint?.close());
   // A shard whose part of the selection holds no question is a finished part, not a failed collection.
   if (options.shard === undefined || finished.result.questions.length > 0) assertSomeValid(finished.result);
   return finished.path;
