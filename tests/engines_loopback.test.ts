@@ -178,6 +178,7 @@ Deno.test("a hostile reply through the loopback endpoint fails that call with th
   const replies = [
     '{"model":"m","choices":[{"message":{"role":"assistant","content":"\\ud800"},"finish_reason":"stop"}],"usage":{"prompt_tokens":1,"completion_tokens":1,"total_tokens":2}}',
     '{"model":"m","choices":[{"message":{"role":"assistant","content":"ok"},"finish_reason":"stop"}],"usage":{"prompt_tokens":9007199254740993,"completion_tokens":1,"total_tokens":2}}',
+    '{"model":"m","choices":[{"message":{"role":"assistant","content":"the key is hostile-upstream-key"},"finish_reason":"stop"}],"usage":{"prompt_tokens":1,"completion_tokens":1,"total_tokens":2}}',
   ];
   let next = 0;
   const upstream = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen() {} }, async (request) => {
@@ -206,7 +207,7 @@ Deno.test("a hostile reply through the loopback endpoint fails that call with th
       "import json, os, sys, urllib.request",
       "json.load(sys.stdin)",
       "got = []",
-      "for i in range(3):",
+      "for i in range(4):",
       '    r = urllib.request.Request(os.environ["LLM_BASE_URL"] + "/chat/completions", data=b\'{"messages": []}\', headers={"Authorization": "Bearer " + os.environ["LLM_API_KEY"], "Content-Type": "application/json"})',
       "    try:",
       "        got.append(len(urllib.request.urlopen(r, timeout=20).read()))",
@@ -225,17 +226,24 @@ Deno.test("a hostile reply through the loopback endpoint fails that call with th
       endpoint,
     });
     assert.equal(result.status, "ok", result.reason ?? "");
-    assert.equal(result.records.length, 3);
-    const [surrogate, huge, big] = result.records;
+    assert.equal(result.records.length, 4);
+    const [surrogate, huge, echo, big] = result.records;
     assert.equal(surrogate.status, "failed");
     assert.match(surrogate.error!, /not I-JSON.*lone surrogate/);
     assert.equal(typeof surrogate.response, "string", "kept as the text received");
     assert.equal(huge.status, "failed");
     assert.match(huge.error!, /not I-JSON/);
+    // The key never reaches the outside process, and its stored copy has it replaced, saying so.
+    assert.equal(echo.status, "failed");
+    assert.match(echo.error!, /^response_contains_key: the response carries the value of LLM_API_KEY/);
+    assert.deepEqual(echo.response_altered?.secrets, ["LLM_API_KEY"]);
+    assert.equal(JSON.stringify(result.records).includes("hostile-upstream-key"), false);
+    assert.equal(JSON.stringify(result.window).includes("hostile-upstream-key"), false);
+    assert.equal(echo.usage, undefined, "nothing taken from it");
     assert.equal(big.status, "failed");
     assert.match(big.error!, /over 8388608 bytes: cut off/);
     assert.equal(big.response, undefined);
-    assert.equal(result.usage!.calls, 3);
+    assert.equal(result.usage!.calls, 4);
     assert.equal(result.usage!.input_tokens, 0, "nothing is taken from a hostile reply");
   } finally {
     await endpoint.close();

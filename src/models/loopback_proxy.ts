@@ -25,6 +25,8 @@
 import { concatBytes } from "../core/bytes.ts";
 import { assertIJson, NotIJsonError } from "../store/canonical.ts";
 import { redact } from "./credentials.ts";
+import { longSecrets, type NamedSecret, secretsIn } from "../core/secrets.ts";
+import { responseContainsKeyError, storedResponse } from "./response_secrets.ts";
 import type { CallRecord } from "./types.ts";
 
 /** The largest request body forwarded (bytes); a larger one is refused (413) and not forwarded. */
@@ -38,6 +40,8 @@ export interface ChatEndpoint {
   baseURL: string;
   apiKey: string;
   model: string;
+  /** Other secrets of the run (8+ characters count): a response carrying one (or the key) fails its call. */
+  secrets?: readonly NamedSecret[];
 }
 
 /** Usage of the model calls made through one {@link ProxyCall}. */
@@ -83,7 +87,9 @@ interface OpenCall {
 export function startLoopbackProxy(upstream: ChatEndpoint): LoopbackProxy {
   const calls = new Map<string, OpenCall>();
   const target = `${upstream.baseURL.replace(/\/+$/, "")}/chat/completions`;
-  const secrets = [upstream.apiKey];
+  const named: NamedSecret[] = [{ name: "LLM_API_KEY", value: upstream.apiKey }, ...(upstream.secrets ?? [])];
+  const secrets = named.map((secret) => secret.value);
+  const longest = Math.max(0, ...longSecrets(named).map((secret) => secret.value.length));
 
   const handle = async (request: Request): Promise<Response> => {
     const path = new URL(request.url).pathname.replace(/\/+$/, "");
@@ -162,21 +168,38 @@ export function startLoopbackProxy(upstream: ChatEndpoint): LoopbackProxy {
     const chunks: Uint8Array[] = [];
     let received = 0;
     let completed = false;
+    // Decoded as it arrives, so a key split across chunks is still seen (only the last `longest` characters
+    // of what came before are searched again).
+    const decoder = new TextDecoder();
+    let tail = "";
+    let keyFound = false;
     const complete = (failure?: string, dropBody = false) => {
       if (completed) return;
       completed = true;
       const text = new TextDecoder().decode(concatBytes(chunks));
-      const outcome: Outcome = dropBody
+      let outcome: Outcome = dropBody
         ? {}
         : stream && contentType.startsWith("text/event-stream")
         ? fromEventStream(text)
         : fromJson(text);
-      const error = failure ??
-        (status < 200 || status > 299 ? `HTTP ${status}` : outcome.problem);
+      let altered: CallRecord["response_altered"];
+      let error = failure ?? (status < 200 || status > 299 ? `HTTP ${status}` : outcome.problem);
+      if (outcome.response !== undefined) {
+        // A response that carries a key fails its call; its stored copy has the key replaced; nothing is
+        // taken from it (no model, no usage).
+        const stored = storedResponse(outcome.response, named);
+        if (stored.altered) {
+          altered = stored.altered;
+          outcome = { response: stored.response };
+          const reason = responseContainsKeyError(stored.found);
+          error = error === undefined || error.startsWith(reason) ? reason : `${reason} (${error})`;
+        }
+      }
       record({
         status: error === undefined ? "ok" : "failed",
         ...(error !== undefined ? { error } : {}),
         ...(outcome.response !== undefined ? { response: outcome.response } : {}),
+        ...(altered !== undefined ? { response_altered: altered } : {}),
         ...(outcome.model !== undefined ? { model: outcome.model } : {}),
         ...(outcome.usage !== undefined ? { usage: outcome.usage } : {}),
       });
@@ -206,6 +229,16 @@ export function startLoopbackProxy(upstream: ChatEndpoint): LoopbackProxy {
             return;
           }
           chunks.push(value);
+          const piece = decoder.decode(value, { stream: true });
+          if (longest > 0 && secretsIn(tail + piece, named).length > 0 && !keyFound) {
+            // A key in the reply: never relayed to the outside process; the call fails (see complete).
+            keyFound = true;
+            reader.cancel().catch(() => {});
+            complete();
+            controller.close();
+            return;
+          }
+          if (longest > 0) tail = (tail + piece).slice(-(longest - 1));
           controller.enqueue(value);
         } catch (error) {
           complete(

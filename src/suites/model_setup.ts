@@ -183,7 +183,7 @@ export async function setupModels(
       note: "live providers",
     },
     secrets,
-    chatEndpoint: { baseURL: chatCreds.baseURL, apiKey: chatCreds.apiKey, model: chat.model },
+    chatEndpoint: { baseURL: chatCreds.baseURL, apiKey: chatCreds.apiKey, model: chat.model, secrets },
     close: () => Promise.resolve(),
   };
 }
