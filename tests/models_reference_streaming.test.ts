@@ -6,6 +6,7 @@
 import assert from "node:assert/strict";
 import OpenAI from "openai";
 import type { ChatMessage, ToolCall, ToolDefinition } from "../src/models/messages.ts";
+import { parseFaultSpec } from "../src/models/reference/faults.ts";
 import { findReadTool, pageOutcome } from "../src/models/reference/read_tool.ts";
 import { REFERENCE_CHAT_MODEL, startReferenceServer } from "../src/models/reference/server.ts";
 import { testCounter } from "./models_support.ts";
@@ -373,4 +374,24 @@ Deno.test("tool_choice is honoured: none answers, required forces a call, a func
     assert.equal(badStream.status, 400);
     assert.match((await badStream.json()).error.message, /stream/);
   });
+});
+
+Deno.test("a streamed request's body faults are streamed: a cut stream and a malformed event fail the client", async () => {
+  for (const kind of ["truncated", "malformed"]) {
+    const server = await startReferenceServer({ counter, faults: parseFaultSpec(`${kind}=1`) });
+    try {
+      const client = new OpenAI({ apiKey: "sk-test-streaming", baseURL: server.baseUrl, maxRetries: 0 });
+      await assert.rejects(async () => {
+        const stream = await client.chat.completions.create({
+          model: "m",
+          messages: [{ role: "user", content: "Is the port open?" }],
+          stream: true,
+        });
+        await collectStream(stream);
+      }, kind);
+      assert.equal(server.stats().faults[kind as "truncated" | "malformed"], 1);
+    } finally {
+      await server.close();
+    }
+  }
 });
