@@ -71,14 +71,15 @@ ${BOOTSTRAP_OPTION_HELP}
 ${MODEL_OPTION_HELP}
 ${ENGINES_RUN_OPTION_HELP}`;
 
-const GENERATE_HELP = `${CLI} engines generate [options] [--out FILE]
+const GENERATE_HELP = `${CLI} engines generate [options] [--output FILE]
 
-Generates the deterministic transcript and prints its SHA-256; with --out writes it as JSON
-({messages, needles}); an existing file is refused.
+Generates the deterministic transcript and prints its SHA-256; with --output writes it as JSON
+({messages, needles}: 'engines run --transcript FILE' reads it back with its needles); an existing file
+is refused.
 
 Options:
 ${GENERATOR_HELP}
-  --out FILE           write the transcript here`;
+  -o, --output FILE    write the transcript here (--out is the same option)`;
 
 const GeneratorShape = {
   turns: intOption(1, 100_000).optional(),
@@ -122,8 +123,13 @@ async function generate(argv: string[]): Promise<number> {
   const { options, positionals } = parseCommand(
     "engines generate",
     argv,
-    { ...GENERATOR_SPEC, out: { type: "string" } },
-    z.object({ help: z.boolean().optional(), out: z.string().optional(), ...GeneratorShape }),
+    { ...GENERATOR_SPEC, output: { type: "string", short: "o" }, out: { type: "string" } },
+    z.object({
+      help: z.boolean().optional(),
+      output: z.string().optional(),
+      out: z.string().optional(),
+      ...GeneratorShape,
+    }),
   );
   if (options.help) {
     console.log(GENERATE_HELP);
@@ -132,19 +138,24 @@ async function generate(argv: string[]): Promise<number> {
   if (positionals.length > 0) {
     throw new UsageError(`engines generate: unexpected argument '${positionals[0]}'`);
   }
+  if (options.output !== undefined && options.out !== undefined) {
+    throw new UsageError("engines generate: --output and --out are the same option; give one");
+  }
+  const out = options.output ?? options.out;
+  const flag = options.output !== undefined ? "--output" : "--out";
   const params = generatorParams(options);
-  if (options.out) await checkNewOutputPath(options.out, "--out", { parentMustExist: true });
+  if (out) await checkNewOutputPath(out, flag, { parentMustExist: true });
   const transcript = generateTranscript(params);
-  if (options.out) {
+  if (out) {
     const text = JSON.stringify({ messages: transcript.messages, needles: transcript.needles }, null, 2) +
       "\n";
     try {
-      await writeFileAtomic(options.out, new TextEncoder().encode(text));
+      await writeFileAtomic(out, new TextEncoder().encode(text));
     } catch (error) {
       if (error instanceof Error && error.message.startsWith("refusing")) {
-        throw new UsageError(`--out ${options.out} already exists; nothing was written`);
+        throw new UsageError(`${flag} ${out} already exists; nothing was written`);
       }
-      throw inputError(error, options.out, "--out");
+      throw inputError(error, out, flag);
     }
   }
   console.log(

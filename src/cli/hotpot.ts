@@ -21,6 +21,7 @@ import { intListOption, intOption } from "./numbers.ts";
 import { parseResumable, RUN_OPTION_HELP, RUN_OPTION_SPEC, RunOptionsShape } from "./run_setup.ts";
 import { COLLECTION_MODE_HELP } from "./hotpot_collect_mode.ts";
 import { CLI } from "../core/program_name.ts";
+import { hotpotPredictionsCommand } from "./hotpot_predictions.ts";
 
 export { DEMO_DATASET };
 
@@ -205,11 +206,14 @@ export async function hotpotCommand(argv: string[]): Promise<number> {
   if (sub === "run") return (await hotpotRun(rest)).code;
   if (sub === "score") return await hotpotScoreCommand(rest);
   if (sub === "generate") return await hotpotGenerateCommand(rest);
+  if (sub === "predictions") return await hotpotPredictionsCommand(rest);
   if (sub === undefined || sub === "--help" || sub === "-h") {
     console.log(
-      `${CLI} hotpot collect|run|score|generate [options]   (see '${CLI} hotpot SUBCOMMAND --help')`,
+      `${CLI} hotpot collect|run|score|generate|predictions [options]   (see '${CLI} hotpot SUBCOMMAND --help')`,
     );
     return sub === undefined ? 2 : 0;
   }
-  throw new UsageError(`hotpot: unknown subcommand '${sub}' (expected collect, run, score or generate)`);
+  throw new UsageError(
+    `hotpot: unknown subcommand '${sub}' (expected collect, run, score, generate or predictions)`,
+  );
 }

@@ -1,5 +1,5 @@
 /**
- * `compaction-bench hotpot generate --records N --out FILE [--seed S]`: writes the deterministic HotpotQA-like
+ * `compaction-bench hotpot generate --records N --output FILE [--seed S]`: writes the deterministic HotpotQA-like
  * records the demo uses (src/data/hotpot_generate.ts) as Hugging Face layout Parquet (`.parquet`) or the
  * official JSON layout (`.json`), for dry runs and scale tests. An existing file is refused.
  *
@@ -17,7 +17,7 @@ import { parseCommand } from "./args.ts";
 import { intOption } from "./numbers.ts";
 import { CLI } from "../core/program_name.ts";
 
-const HELP = `${CLI} hotpot generate --records N --out FILE [--seed S]
+const HELP = `${CLI} hotpot generate --records N --output FILE [--seed S]
 
 Writes N generated HotpotQA distractor records (half bridge, half comparison; ten articles each, answers and
 supporting facts correct by construction) for dry runs and scale tests. The layout follows the extension:
@@ -26,7 +26,7 @@ same bytes. An existing FILE is refused.
 
 Options:
   --records N          records to generate (1–1,000,000)
-  --out FILE           output file, .parquet or .json
+  -o, --output FILE    output file, .parquet or .json (--out is the same option, kept for old scripts)
   --seed S             generator seed (default ${DEMO_DATA_SEED}, the demo data's)`;
 
 /** Runs `hotpot generate`; returns the exit code. */
@@ -34,10 +34,16 @@ export async function hotpotGenerateCommand(argv: string[]): Promise<number> {
   const { options, positionals } = parseCommand(
     "hotpot generate",
     argv,
-    { records: { type: "string" }, out: { type: "string" }, seed: { type: "string" } },
+    {
+      records: { type: "string" },
+      output: { type: "string", short: "o" },
+      out: { type: "string" },
+      seed: { type: "string" },
+    },
     z.object({
       help: z.boolean().optional(),
       records: intOption(1, 1_000_000).optional(),
+      output: z.string().min(1).optional(),
       out: z.string().min(1).optional(),
       seed: z.string().min(1, "must not be empty").optional(),
     }),
@@ -50,11 +56,14 @@ export async function hotpotGenerateCommand(argv: string[]): Promise<number> {
     throw new UsageError(`hotpot generate: unexpected argument '${positionals[0]}'`);
   }
   if (options.records === undefined) throw new UsageError("hotpot generate: --records N is required");
-  if (options.out === undefined) throw new UsageError("hotpot generate: --out FILE is required");
-  const out = options.out;
+  if (options.output !== undefined && options.out !== undefined) {
+    throw new UsageError("hotpot generate: --output and --out are the same option; give one");
+  }
+  const out = options.output ?? options.out;
+  if (out === undefined) throw new UsageError("hotpot generate: --output FILE is required");
   const kind = extname(out).toLowerCase();
   if (kind !== ".parquet" && kind !== ".json") {
-    throw new UsageError(`--out ${out}: unknown file type (expected .parquet or .json)`);
+    throw new UsageError(`--output ${out}: unknown file type (expected .parquet or .json)`);
   }
   await assertWritable(out);
   const records = generateHotpotRecords(options.records, options.seed ?? DEMO_DATA_SEED);
@@ -71,16 +80,16 @@ export async function hotpotGenerateCommand(argv: string[]): Promise<number> {
 async function assertWritable(out: string): Promise<void> {
   try {
     await Deno.lstat(out);
-    throw new UsageError(`--out ${out}: already exists; generate never overwrites a file`);
+    throw new UsageError(`--output ${out}: already exists; generate never overwrites a file`);
   } catch (error) {
     if (!(error instanceof Deno.errors.NotFound)) throw error;
   }
   const parent = dirname(out);
   const info = await Deno.stat(parent).catch((error) => {
     if (error instanceof Deno.errors.NotFound) {
-      throw new UsageError(`--out ${out}: directory ${parent} not found`);
+      throw new UsageError(`--output ${out}: directory ${parent} not found`);
     }
     throw error;
   });
-  if (!info.isDirectory) throw new UsageError(`--out ${out}: ${parent} is not a directory`);
+  if (!info.isDirectory) throw new UsageError(`--output ${out}: ${parent} is not a directory`);
 }

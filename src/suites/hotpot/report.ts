@@ -87,6 +87,27 @@ export function hypothesisText(aggregates: readonly HotpotMethodAggregate[]): st
   return hypothesisVerdictText(aggregates);
 }
 
+/**
+ * The line that says for how many questions the ceiling bound Full (its context was over the ceiling) and for
+ * how many it did not ("the ceiling did not bind for N of M questions": those needed no compaction, so the
+ * compressed methods cannot gain there), with its own newline; empty without a Full row.
+ */
+export function ceilingBindText(
+  aggregates: readonly HotpotMethodAggregate[],
+  questions: number,
+  inputCap: number,
+): string {
+  const full = aggregates.find((a) => a.method === "full");
+  if (full === undefined || questions === 0) return "";
+  const under = Math.max(0, questions - full.over_cap);
+  return `- Ceiling: the ceiling did not bind for ${under} of ${questions} questions (their Full context is ` +
+    `within ${inputCap} tokens, so they needed no compaction)${
+      under === questions
+        ? "; compaction was not needed for any question: raise --min-chars or lower --input-cap"
+        : ""
+    }\n`;
+}
+
 /** Renders REPORT.md. */
 export function hotpotReportMarkdown(
   aggregates: readonly HotpotMethodAggregate[],
@@ -134,7 +155,13 @@ ${reference}
 ${invalid.map((q) => `  - ${q.id}: ${q.reason}`).join("\n")}
 - Models: chat \`${meta.models.chat_model}\`, decision \`${meta.models.decision_model}\` (${meta.models.note})
 - Tokenizer: ${meta.tokenizer}; ceiling ${meta.inputCap} tokens (reserve ${meta.reserve}) on the complete answer input
-- Repeats: ${meta.compressions} compression generation(s) × ${meta.answers} answer(s) per question and method${
+${
+    ceilingBindText(
+      aggregates,
+      c.questions.filter((q) => q.valid).length,
+      meta.inputCap,
+    )
+  }- Repeats: ${meta.compressions} compression generation(s) × ${meta.answers} answer(s) per question and method${
     meta.engines ? `\n- ${engineMethodsText(meta.engines)}` : ""
   }
 

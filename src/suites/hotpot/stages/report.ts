@@ -39,7 +39,7 @@ async function reportCorpus(
 /** The `hotpot-report` stage. */
 export const hotpotReportStage = defineStage({
   name: "hotpot-report",
-  version: 5,
+  version: 6,
   doc: "REPORT.md and report.html of a hotpot run, from its aggregate, the corpus head and question cards.",
   params: z.object({
     models: z.object({
