@@ -56,7 +56,10 @@ Deno.test("hotpot generate refuses an existing file, an unknown extension and mi
       [["--records", "3", "--output", existing], /--output .*already exists/],
       [["--records", "3", "--out", existing], /already exists/],
       [["--records", "3", "--output", join(tmp, "x.csv")], /unknown file type/],
-      [["--records", "3", "--output", join(tmp, "a.json"), "--out", join(tmp, "b.json")], /same option; give one/],
+      [
+        ["--records", "3", "--output", join(tmp, "a.json"), "--out", join(tmp, "b.json")],
+        /same option; give one/,
+      ],
       [["--records", "0", "--out", join(tmp, "y.json")], /--records/],
       [["--out", join(tmp, "y.json")], /--records N is required/],
       [["--records", "3"], /--output FILE is required/],
