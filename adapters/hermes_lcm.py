@@ -8,7 +8,9 @@ Loads the plugin package from `$HERMES_LCM_DIR` (a hermes-lcm checkout: `__init_
 imports `agent.context_engine` from), builds `LCMEngine(config=LCMConfig.from_env(), hermes_home=...)` as
 its `register()` does, with its store in a throw-away home, starts a session, tells it the budget where
 the engine has the attributes (context length and trigger threshold) and calls
-`compress(messages, current_tokens=...)` once.
+`compress(messages, current_tokens=...)` once. It replies with the window and the engine's own recall tools
+(`get_tool_schemas()`: `lcm_grep`, `lcm_expand`, …) and serves their calls through `handle_tool_call` from
+the same engine until stdin closes (the `exec+tools:` protocol).
 
 Its summarizer calls Hermes' auxiliary client (task `compression`): the adapter points it at the chat
 endpoint `engines run` hands every outside engine (`LLM_BASE_URL`, the call's token as `LLM_API_KEY`,
@@ -35,8 +37,10 @@ from outside_engine_io import (  # noqa: E402
     chat_endpoint,
     fail,
     fresh_home,
+    openai_tools,
     read_request,
     reply,
+    reply_with_recall,
     skip,
     stdout_to_stderr,
     write_hermes_compression_config,
@@ -112,10 +116,14 @@ def main() -> None:
                 engine.on_session_start(f"compaction-bench-{digest[:12]}")
             tell_budget(engine, model, request["budget_tokens"])
             out = engine.compress(request["messages"], current_tokens=request["current_tokens"])
+            tools = openai_tools(engine.get_tool_schemas()) if hasattr(engine, "get_tool_schemas") else []
         except Exception as error:
             fail(f"hermes-lcm failed: {type(error).__name__}: {error}")
     watch.check("hermes-lcm")
-    reply(out)
+    if not tools or not hasattr(engine, "handle_tool_call"):
+        reply(out)
+    # Its recall tools (lcm_grep, lcm_expand, …) are served by this same engine, over what it compacted.
+    reply_with_recall(out, tools, lambda name, arguments: engine.handle_tool_call(name, arguments))
 
 
 if __name__ == "__main__":

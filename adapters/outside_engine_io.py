@@ -2,7 +2,9 @@
 
 An adapter reads one request from stdin, `{"messages": [...], "budget_tokens": N, "current_tokens": N}`,
 and writes one reply to stdout: `{"messages": [...]}` when it compacted the window, or
-`{"skipped": "reason"}` when the engine it wraps cannot run here (its package or daemon is missing).
+`{"skipped": "reason"}` when the engine it wraps cannot run here (its package or daemon is missing). An
+engine with recall tools replies `{"messages": [...], "tools": [...]}` on one line and then serves tool calls
+from the same process (`reply_with_recall`), until stdin closes.
 A skip is never a measurement and never a crash: the run records the row as `skipped: reason`.
 Anything that goes wrong inside the wrapped engine is a failure: a message on stderr and exit code 1.
 """
@@ -11,7 +13,7 @@ import json
 import logging
 import os
 import sys
-from typing import Any, Dict, List, NoReturn, Tuple
+from typing import Any, Callable, Dict, List, NoReturn, Tuple
 
 # The public chat fields an OpenAI message may carry; everything else (an engine's own metadata such as
 # Hermes' underscore keys, timestamps) is dropped from the reply.
@@ -22,11 +24,19 @@ _REPLY = sys.stdout
 
 
 def read_request() -> Dict[str, Any]:
-    """Reads and checks the request on stdin; a malformed one is a failure (exit 1)."""
+    """Reads and checks the request on stdin; a malformed one is a failure (exit 1).
+
+    The request is one line (this program writes it so, and keeps stdin open for tool calls when the engine
+    runs as `exec+tools:`); a request spread over several lines is read to the end of stdin.
+    """
+    first = sys.stdin.readline()
     try:
-        request = json.load(sys.stdin)
-    except ValueError as error:
-        fail(f"the request on stdin is not JSON: {error}")
+        request = json.loads(first)
+    except ValueError:
+        try:
+            request = json.loads(first + sys.stdin.read())
+        except ValueError as error:
+            fail(f"the request on stdin is not JSON: {error}")
     if not isinstance(request, dict) or not isinstance(request.get("messages"), list):
         fail("the request on stdin has no 'messages' list")
     for key in ("budget_tokens", "current_tokens"):
@@ -90,6 +100,55 @@ def clean_messages(messages: Any) -> List[Dict[str, Any]]:
                 del clean["tool_calls"]
         out.append(clean)
     return out
+
+
+def openai_tools(schemas: Any) -> List[Dict[str, Any]]:
+    """Hermes-style tool schemas (`{name, description, parameters}`) as OpenAI tool schemas."""
+    tools = []
+    for schema in schemas or []:
+        if not isinstance(schema, dict):
+            continue
+        function = schema.get("function") if schema.get("type") == "function" else schema
+        if not isinstance(function, dict) or not isinstance(function.get("name"), str):
+            continue
+        entry: Dict[str, Any] = {"name": function["name"]}
+        if isinstance(function.get("description"), str):
+            entry["description"] = function["description"]
+        if isinstance(function.get("parameters"), dict):
+            entry["parameters"] = function["parameters"]
+        tools.append({"type": "function", "function": entry})
+    return tools
+
+
+def reply_with_recall(messages: Any, tools: List[Dict[str, Any]], handle: Callable[[str, Dict[str, Any]], Any]) -> NoReturn:
+    """Writes the window and the recall tools offered as one line, then serves tool calls until stdin closes.
+
+    Each tool call is one line `{"op": "tool", "name", "arguments"}`; its answer one line `{"content"}`, or
+    `{"error"}` when `handle` raises. Run as a plain `exec:` engine, stdin is already closed: it exits at once.
+    """
+    _REPLY.write(json.dumps({"messages": clean_messages(messages), "tools": tools}, ensure_ascii=False) + "\n")
+    _REPLY.flush()
+    for line in sys.stdin:
+        if not line.strip():
+            continue
+        try:
+            request = json.loads(line)
+        except ValueError:
+            answer: Dict[str, Any] = {"error": "the tool request is not JSON"}
+        else:
+            if not isinstance(request, dict) or request.get("op") != "tool" or not isinstance(request.get("name"), str):
+                answer = {"error": "expected {\"op\": \"tool\", \"name\", \"arguments\"}"}
+            else:
+                arguments = request.get("arguments") if isinstance(request.get("arguments"), dict) else {}
+                try:
+                    with stdout_to_stderr():
+                        content = handle(request["name"], arguments)
+                    answer = {"content": content if isinstance(content, str) else json.dumps(content, ensure_ascii=False)}
+                except Exception as error:  # the engine's own failure in one tool call: told to the model
+                    answer = {"error": f"{type(error).__name__}: {error}"[:1900]}
+        _REPLY.write(json.dumps(answer, ensure_ascii=False) + "\n")
+        _REPLY.flush()
+    sys.exit(0)
 
 
 def reply(messages: Any) -> NoReturn:

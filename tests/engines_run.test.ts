@@ -172,7 +172,11 @@ Deno.test("latency leaves out warm calls whose model calls were retried, and cou
     retryAfterMs: 5,
   });
   try {
-    const chat = new OpenAIChatClient({ apiKey: "reference", baseURL: server.baseUrl, maxRetries: 3 });
+    const chat = new OpenAIChatClient({
+      apiKey: "reference-model-no-key",
+      baseURL: server.baseUrl,
+      maxRetries: 3,
+    });
     const { messages } = generateTranscript({ turns: 30, needles: 0 });
     const repeats = 3;
     const [retried] = await runEngines({ messages, engines: ["summary"], repeats, counter, chat, qa: false });

@@ -6,6 +6,7 @@
 import { z } from "zod";
 import { UsageError } from "../errors.ts";
 import { BUILTIN_ENGINES, REAL_COMPETITORS } from "../methods/engines/create.ts";
+import { FRAMEWORK_ENGINES } from "../methods/engines/frameworks/framework_engines.ts";
 import { budgetListOption } from "../suites/engines/budgets.ts";
 import { generateTranscript } from "../suites/engines/generate.ts";
 import { enginesRunCommand } from "../suites/engines/command.ts";
@@ -47,7 +48,10 @@ Options:
   Object.keys(REAL_COMPETITORS).join(", ")
 }
                        (adapters/*.py through exec:; a missing package or daemon reads "skipped"),
-                       exec:'COMMAND ARGS' or http:URL; NAME names the row in every table
+                       the frameworks' own compaction ${Object.keys(FRAMEWORK_ENGINES).join(", ")}
+                       (the real npm libraries, in-process), exec:'COMMAND ARGS',
+                       exec+tools:'COMMAND ARGS' (stays alive to serve the recall tools it offers)
+                       or http:URL; NAME names the row in every table
                        (default: every built-in engine)
   --engine-env NAME    repeatable: pass this variable to outside engines (they otherwise see only PATH,
                        HOME, LANG and TMPDIR; e.g. LLM_BASE_URL and LLM_API_KEY for the Hermes adapter);
@@ -66,6 +70,8 @@ ${GENERATOR_HELP}
                        or token counts (default 25%); every engine is measured at each
   --engine-timeout-ms N  time limit of one outside-engine call (default 60000, at most 3600000)
   --no-qa              skip the QA recall questions
+  --recovery-rounds N  tool rounds per question of the +recovery arm, asked again with the recall tools
+                       an engine offers (default 1, at most 8; 0: window alone only)
   --tokenizer DIR      Hugging Face tokenizer directory (default: Qwen3, embedded)
 ${BOOTSTRAP_OPTION_HELP}
 ${MODEL_OPTION_HELP}
@@ -182,6 +188,7 @@ async function run(argv: string[]): Promise<number> {
       budget: { type: "string" },
       "engine-timeout-ms": { type: "string" },
       "no-qa": { type: "boolean" },
+      "recovery-rounds": { type: "string" },
       tokenizer: { type: "string" },
       bootstrap: { type: "string" },
     },
@@ -199,6 +206,7 @@ async function run(argv: string[]): Promise<number> {
       budget: budgetListOption.optional(),
       "engine-timeout-ms": intOption(1, 3_600_000).optional(),
       "no-qa": z.boolean().optional(),
+      "recovery-rounds": intOption(0, 8).optional(),
       tokenizer: z.string().optional(),
       bootstrap: bootstrapOption.optional(),
     }),

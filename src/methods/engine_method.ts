@@ -43,7 +43,8 @@ export function parseMethodSelection(value: string): MethodSelection {
 }
 
 function knownEngineSpec(spec: string): boolean {
-  return spec.startsWith("exec:") || spec.startsWith("http:") || spec.startsWith("https://") ||
+  return spec.startsWith("exec:") || spec.startsWith("exec+tools:") || spec.startsWith("http:") ||
+    spec.startsWith("https://") ||
     Object.hasOwn(REAL_COMPETITORS, spec) || Object.hasOwn(FRAMEWORK_ENGINES, spec) ||
     (BUILTIN_ENGINES as readonly string[]).includes(spec);
 }
@@ -109,8 +110,13 @@ export function resolveMethods(
 export async function adapterHashes(spec: string): Promise<Record<string, string>> {
   const files: string[] = [];
   if (Object.hasOwn(REAL_COMPETITORS, spec)) files.push(assetPath(REAL_COMPETITORS[spec].script));
-  if (spec.startsWith("exec:")) {
-    for (const word of splitCommandLine(spec.slice("exec:".length))) {
+  const command = spec.startsWith("exec:")
+    ? spec.slice("exec:".length)
+    : spec.startsWith("exec+tools:")
+    ? spec.slice("exec+tools:".length)
+    : undefined;
+  if (command !== undefined) {
+    for (const word of splitCommandLine(command)) {
       try {
         if ((await Deno.stat(word)).isFile) files.push(word);
       } catch (error) {
@@ -177,6 +183,8 @@ export async function compactWithEngine(
       currentTokens: counter.countMessages(input),
       counter,
     });
+    // Hotpot and sweep judge the window alone: recall tools an engine offers are closed at once.
+    await out.recall?.close();
     const records = out.records ?? [];
     Object.assign(usage, out.usage ?? {});
     const parsed = z.array(ChatMessageSchema).safeParse(out.messages);

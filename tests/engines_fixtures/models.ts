@@ -29,7 +29,15 @@ export interface ReferenceModels {
 /** Starts the reference model server on 127.0.0.1 and returns real clients for it. */
 export async function startReferenceModels(): Promise<ReferenceModels> {
   const server = await startReferenceServer({ counter: await sharedCounter() });
-  const chat = new OpenAIChatClient({ apiKey: "reference", baseURL: server.baseUrl, maxRetries: 0 });
-  const decision = new SystemOneClient({ apiKey: "reference", baseURL: server.baseUrl, maxAttempts: 1 });
+  const chat = new OpenAIChatClient({
+    apiKey: "reference-model-no-key",
+    baseURL: server.baseUrl,
+    maxRetries: 0,
+  });
+  const decision = new SystemOneClient({
+    apiKey: "reference-model-no-key",
+    baseURL: server.baseUrl,
+    maxAttempts: 1,
+  });
   return { chat, decision, close: () => server.close() };
 }

@@ -4,7 +4,8 @@
  * `lean-ctx`, which run the adapters shipped in adapters/ through `exec:`; the framework libraries'
  * own compaction, `langchain-trim`, `langchain-summary` and `llamaindex-summary` (frameworks/); and any
  * outside engine as
- * `exec:COMMAND ARGS` or `http:URL` (a bare `http://…` URL works too). `--engine NAME=SPEC` gives any of
+ * `exec:COMMAND ARGS`, `exec+tools:COMMAND ARGS` (a process that stays alive to serve the recall tools it
+ * offers; exec_recall_engine.ts) or `http:URL` (a bare `http://…` URL works too). `--engine NAME=SPEC` gives any of
  * them a name for the tables.
  *
  * @module
@@ -13,6 +14,7 @@ import { assetPath } from "../../assets.ts";
 import { UsageError } from "../../errors.ts";
 import { type ContextEngine, type EngineDeps, EngineError, EngineSkipped } from "./engine.ts";
 import { createExecEngine } from "./exec_engine.ts";
+import { createExecRecallEngine } from "./exec_recall_engine.ts";
 import { createFullEngine } from "./full.ts";
 import { createHermesLikeEngine } from "./hermes_like.ts";
 import { createHttpEngine } from "./http_engine.ts";
@@ -30,11 +32,15 @@ export const BUILTIN_ENGINES = ["full", "truncate", "hermes-like", "summary", "j
  * variables of this process the adapter is given (its own locations and daemon token; never a provider
  * key: the chat endpoint reaches an adapter only through `--engine-env`).
  */
-export const REAL_COMPETITORS: Readonly<Record<string, { script: string; env: readonly string[] }>> = {
+export const REAL_COMPETITORS: Readonly<
+  Record<string, { script: string; env: readonly string[]; recall?: boolean }>
+> = {
   "hermes": { script: "adapters/hermes_context_compressor.py", env: ["HERMES_AGENT_DIR", "PYTHONPATH"] },
   "hermes-lcm": {
     script: "adapters/hermes_lcm.py",
     env: ["HERMES_AGENT_DIR", "HERMES_LCM_DIR", "PYTHONPATH"],
+    // It serves its own recall tools (get_tool_schemas / handle_tool_call) as an exec+tools: session.
+    recall: true,
   },
   "lean-ctx": {
     script: "adapters/lean_ctx.py",
@@ -74,7 +80,7 @@ function need<T>(value: T | undefined, spec: string, what: string): T {
 export const LEAN_CTX_FALLBACK_NAME = "lean-ctx (local fallback)";
 
 function competitor(spec: string, deps: EngineDeps, given: string): ContextEngine {
-  const { script, env: own } = REAL_COMPETITORS[spec];
+  const { script, env: own, recall } = REAL_COMPETITORS[spec];
   // Without a daemon, lean-ctx runs its Hermes plugin's local fallback: a different engine, named so
   // (unless the row was named on purpose).
   const fallback = spec === "lean-ctx" && !Deno.env.get("LEANCTX_URL") &&
@@ -89,7 +95,7 @@ function competitor(spec: string, deps: EngineDeps, given: string): ContextEngin
     const value = Deno.env.get(variable);
     if (value !== undefined) env[variable] = value;
   }
-  const engine = createExecEngine(argv.join(" "), {
+  const engine = (recall ? createExecRecallEngine : createExecEngine)(argv.join(" "), {
     argv,
     name,
     timeoutMs: deps.timeoutMs,
@@ -124,6 +130,14 @@ function competitor(spec: string, deps: EngineDeps, given: string): ContextEngin
  * model is a {@link UsageError}.
  */
 export function createEngine(spec: string, deps: EngineDeps, name: string = spec): ContextEngine {
+  if (spec.startsWith("exec+tools:")) {
+    return createExecRecallEngine(spec.slice("exec+tools:".length), {
+      timeoutMs: deps.timeoutMs,
+      env: deps.env,
+      name,
+      endpoint: deps.endpoint,
+    });
+  }
   if (spec.startsWith("exec:")) {
     return createExecEngine(spec.slice("exec:".length), {
       timeoutMs: deps.timeoutMs,
@@ -166,7 +180,7 @@ export function createEngine(spec: string, deps: EngineDeps, name: string = spec
       throw new UsageError(
         `unknown engine '${spec}' (expected one of ${BUILTIN_ENGINES.join(", ")}, ${
           [...Object.keys(REAL_COMPETITORS), ...Object.keys(FRAMEWORK_ENGINES)].join(", ")
-        }, exec:COMMAND, http:URL or NAME=SPEC)`,
+        }, exec:COMMAND, exec+tools:COMMAND, http:URL or NAME=SPEC)`,
       );
   }
 }

@@ -5,7 +5,7 @@
  *
  * @module
  */
-import type { ChatMessage } from "../../models/messages.ts";
+import type { ChatMessage, ToolDefinition } from "../../models/messages.ts";
 import type { CallRecord, ChatModel, DecisionModel } from "../../models/types.ts";
 import type { LoopbackProxy } from "../../models/loopback_proxy.ts";
 import type { TokenCounter } from "../../tokens/types.ts";
@@ -27,11 +27,30 @@ export interface CompressUsage {
   calls: number;
 }
 
+/** What one recall tool call gave: the text the model is shown, or why there is none. */
+export type RecallReply = { ok: true; content: string } | { ok: false; error: string };
+
+/**
+ * The recall tools an engine offers after a compaction, served by the very instance that compacted (an
+ * `exec+tools:` process kept alive, an `http:` service's session). Calls are answered one at a time, each
+ * within the engine's time limit; {@link RecallSession.close} ends the instance.
+ */
+export interface RecallSession {
+  /** The tools, as OpenAI tool schemas (offered to the chat model as they are). */
+  readonly tools: ToolDefinition[];
+  /** Calls tool `name` with `args`. Never throws for the engine's failures: they are `{ok: false}`. */
+  call(name: string, args: Record<string, unknown>): Promise<RecallReply>;
+  /** Ends the instance (idempotent). */
+  close(): Promise<void>;
+}
+
 /** The outcome of one compress call. */
 export interface CompressResult {
   messages: ChatMessage[];
   usage?: CompressUsage;
   records?: CallRecord[];
+  /** Recall tools the engine offers over what it compacted (the caller must close it). */
+  recall?: RecallSession;
 }
 
 /**

@@ -1,14 +1,16 @@
 /**
  * Outside engines as HTTP services: `http:URL` POSTs `{messages, budget_tokens, current_tokens}` as JSON
  * and expects `{messages}` back with status 2xx. The request is aborted after the time limit. Failures
- * are {@link EngineError}s naming the reason.
+ * are {@link EngineError}s naming the reason. A reply that also offers recall tools (`tools`, and optionally
+ * a `session` id) gets its tool calls at the tool endpoint (http_recall.ts).
  *
  * @module
  */
 import { UsageError } from "../../errors.ts";
 import type { ChatMessage } from "../../models/messages.ts";
 import { type CompressOptions, type CompressResult, type ContextEngine, EngineError } from "./engine.ts";
-import { outsideRequest, parseOutsideReply } from "./outside_protocol.ts";
+import { outsideRequest, parseOutsideReplyWithTools } from "./outside_protocol.ts";
+import { httpRecallSession } from "./http_recall.ts";
 
 /** An engine that POSTs to `url` once per compress call, aborted after `timeoutMs`. */
 export function createHttpEngine(url: string, timeoutMs: number): ContextEngine {
@@ -47,7 +49,9 @@ export function createHttpEngine(url: string, timeoutMs: number): ContextEngine 
         if (error instanceof TypeError) throw new EngineError(`${name}: request failed: ${error.message}`);
         throw error;
       }
-      return { messages: parseOutsideReply(text, name) };
+      const reply = parseOutsideReplyWithTools(text, name);
+      if (reply.tools.length === 0) return { messages: reply.messages };
+      return { messages: reply.messages, recall: httpRecallSession(parsed, reply, timeoutMs, name) };
     },
   };
 }

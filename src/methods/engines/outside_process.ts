@@ -160,7 +160,7 @@ async function settle(drained: Promise<unknown>, readers: ReadableStreamDefaultR
 }
 
 /** Kills the call's process group and every process that carries its marker. */
-async function killCall(leader: number, marker: string): Promise<void> {
+export async function killCall(leader: number, marker: string): Promise<void> {
   killGroup(leader);
   for (const pid of await markedProcesses(marker)) {
     try {
@@ -234,7 +234,7 @@ function includesBytes(haystack: Uint8Array, needle: Uint8Array): boolean {
 }
 
 /** Words naming an existing file relative to this program's working directory, made absolute. */
-function absoluteWords(argv: readonly string[]): string[] {
+export function absoluteWords(argv: readonly string[]): string[] {
   return argv.map((word, index) => {
     if (word === "" || isAbsolute(word) || word.startsWith("-") || word.includes("=")) return word;
     if (index === 0 && !word.includes("/")) return word; // a command name, looked up on PATH
@@ -248,7 +248,7 @@ function absoluteWords(argv: readonly string[]): string[] {
 }
 
 /** The executable `name` resolves to on `path` (or itself when it holds a `/`), else null. */
-function findExecutable(name: string, path: string | undefined): string | null {
+export function findExecutable(name: string, path: string | undefined): string | null {
   const candidates = name.includes("/")
     ? [name]
     : (path ?? "").split(":").filter((dir) => dir !== "").map((dir) => join(dir, name));
@@ -263,7 +263,8 @@ function findExecutable(name: string, path: string | undefined): string | null {
   return null;
 }
 
-function register(pid: number, marker: string): void {
+/** Registers a live process group (killed when this program exits or is signalled). */
+export function register(pid: number, marker: string): void {
   live.set(pid, marker);
   if (!unloadInstalled) {
     globalThis.addEventListener("unload", () => {
@@ -288,7 +289,8 @@ function register(pid: number, marker: string): void {
   }
 }
 
-function unregister(pid: number): void {
+/** Forgets a process group that has been killed. */
+export function unregister(pid: number): void {
   live.delete(pid);
   if (live.size === 0) removeSignalHandlers();
 }

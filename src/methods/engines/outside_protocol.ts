@@ -1,13 +1,20 @@
 /**
  * The outside-engine protocol shared by `exec:` and `http:` engines: the request body
- * `{messages, budget_tokens, current_tokens}` and the zod schema of the reply `{messages}`.
+ * `{messages, budget_tokens, current_tokens}` and the zod schema of the reply `{messages}` (with the recall
+ * tools an engine may offer, `tools`), and the recall tool requests `{"op": "tool", "name", "arguments"}`
+ * with their replies `{"content"}` (or `{"error"}`), whose text is cut at {@link MAX_RECALL_CONTENT_CHARS}.
  *
  * @module
  */
 import { z } from "zod";
-import { type ChatMessage, ChatMessageSchema } from "../../models/messages.ts";
+import {
+  type ChatMessage,
+  ChatMessageSchema,
+  type ToolDefinition,
+  ToolDefinitionSchema,
+} from "../../models/messages.ts";
 import type { CompressOptions } from "./engine.ts";
-import { EngineError, EngineSkipped } from "./engine.ts";
+import { EngineError, EngineSkipped, type RecallReply } from "./engine.ts";
 
 /** The JSON an outside engine receives. */
 export interface OutsideRequest {
@@ -16,8 +23,32 @@ export interface OutsideRequest {
   current_tokens: number;
 }
 
-/** The JSON an outside engine must answer with (extra top-level fields are ignored). */
-export const OutsideReplySchema = z.object({ messages: z.array(ChatMessageSchema) });
+/** The most recall tools an engine may offer. */
+export const MAX_RECALL_TOOLS = 32;
+
+/**
+ * The JSON an outside engine must answer with (extra top-level fields are ignored): the window, and
+ * optionally the recall tools it offers over what it compacted (OpenAI tool schemas) and, for `http:`, a
+ * session id its tool endpoint is called with.
+ */
+export const OutsideReplySchema = z.object({
+  messages: z.array(ChatMessageSchema),
+  tools: z.array(ToolDefinitionSchema).max(MAX_RECALL_TOOLS).optional(),
+  session: z.string().max(200).optional(),
+});
+
+/** An outside engine's answer to one recall tool call: the text for the model, or an error. */
+export const OutsideToolReplySchema = z.union([
+  z.object({ content: z.string() }),
+  z.object({ error: z.string().max(2000) }),
+]);
+
+/** A parsed reply: the window, the tools offered (empty: none) and the session id, if any. */
+export interface OutsideReply {
+  messages: ChatMessage[];
+  tools: ToolDefinition[];
+  session?: string;
+}
 
 /**
  * An outside engine that cannot run here (a missing package or daemon) answers `{"skipped": "reason"}`
@@ -35,6 +66,11 @@ export function outsideRequest(messages: ChatMessage[], opts: CompressOptions): 
  * `{"skipped": reason}` reply an {@link EngineSkipped}.
  */
 export function parseOutsideReply(text: string, source: string): ChatMessage[] {
+  return parseOutsideReplyWithTools(text, source).messages;
+}
+
+/** As {@link parseOutsideReply}, with the recall tools and session id the reply declares. */
+export function parseOutsideReplyWithTools(text: string, source: string): OutsideReply {
   let json: unknown;
   try {
     json = JSON.parse(text);
@@ -52,5 +88,50 @@ export function parseOutsideReply(text: string, source: string): ChatMessage[] {
     const issue = parsed.error.issues[0];
     throw new EngineError(`${source}: output field '${issue.path.join(".") || "(root)"}': ${issue.message}`);
   }
-  return parsed.data.messages;
+  const names = new Set<string>();
+  for (const tool of parsed.data.tools ?? []) {
+    if (names.has(tool.function.name)) {
+      throw new EngineError(`${source}: output field 'tools': '${tool.function.name}' is offered twice`);
+    }
+    names.add(tool.function.name);
+  }
+  return {
+    messages: parsed.data.messages,
+    tools: parsed.data.tools ?? [],
+    ...(parsed.data.session !== undefined ? { session: parsed.data.session } : {}),
+  };
+}
+
+/** The most characters of one recall tool reply the model is shown (the rest is cut, and the cut said). */
+export const MAX_RECALL_CONTENT_CHARS = 20_000;
+
+/** The JSON of one recall tool request (`session` for `http:` engines that gave one). */
+export function recallToolRequest(
+  name: string,
+  args: Record<string, unknown>,
+  session?: string,
+): Record<string, unknown> {
+  return { op: "tool", ...(session !== undefined ? { session } : {}), name, arguments: args };
+}
+
+/** Parses one recall tool reply; anything malformed is an error reply naming the problem. */
+export function parseRecallReply(text: string, source: string): RecallReply {
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch (error) {
+    if (!(error instanceof SyntaxError)) throw error;
+    return { ok: false, error: `${source}: tool reply is not JSON (${error.message})` };
+  }
+  const parsed = OutsideToolReplySchema.safeParse(json);
+  if (!parsed.success) return { ok: false, error: `${source}: tool reply is neither {content} nor {error}` };
+  if ("error" in parsed.data) return { ok: false, error: `${source}: ${parsed.data.error}` };
+  const content = parsed.data.content;
+  if (content.length <= MAX_RECALL_CONTENT_CHARS) return { ok: true, content };
+  return {
+    ok: true,
+    content: `${
+      content.slice(0, MAX_RECALL_CONTENT_CHARS)
+    }\n[tool reply cut at ${MAX_RECALL_CONTENT_CHARS} characters]`,
+  };
 }

@@ -16,7 +16,9 @@
  *   reply `{"answer": ..., "supporting_facts": [[title, id], ...]}` (see extractive_qa.ts).
  * - (c) it contains "summar" (any case): an extractive summary within `max_tokens`, 512 when absent
  *   (see summary.ts).
- * - (d) it contains `NOT IN CONTEXT`: needle QA that may decline (see needle.ts).
+ * - (d) it contains `NOT IN CONTEXT`: needle QA that may decline (see needle.ts); when it would decline and
+ *   the request offers a search-like tool (and `tool_choice` is not `"none"`), it searches with the
+ *   question's key words instead, once per question (see search_tool.ts).
  * - (e) it contains "```js" or "JavaScript": quoted lines and the context's code blocks (see
  *   code_answer.ts).
  * - (f) otherwise: the two context sentences most relevant (BM25) to the question (see `findQuestion`),
@@ -34,7 +36,8 @@ import { rankByRelevance } from "./bm25.ts";
 import { answerWithCode } from "./code_answer.ts";
 import { contextTexts, findQuestion, lastUserIndex, listedFiles, parseContextSentences } from "./context.ts";
 import { answerWithFacts } from "./extractive_qa.ts";
-import { answerNeedle } from "./needle.ts";
+import { answerNeedle, NOT_IN_CONTEXT } from "./needle.ts";
+import { findSearchTool, searchedSinceQuestion, searchQuery } from "./search_tool.ts";
 import { extractiveSummary } from "./summary.ts";
 
 /** Summary budget when the request has no `max_tokens`. */
@@ -56,7 +59,7 @@ export interface ReferenceChatReply {
   content: string | null;
   tool_calls?: ToolCall[];
   finish_reason: "stop" | "length" | "tool_calls";
-  /** Which rule answered: "read_file", "facts", "summary", "needle", "code" or "relevant". */
+  /** Which rule answered: "read_file", "search", "facts", "summary", "needle", "code" or "relevant". */
   rule: string;
 }
 
@@ -175,6 +178,13 @@ export function referenceReply(input: ReferenceChatInput, counter: TokenCounter)
   } else if (ask.includes("NOT IN CONTEXT")) {
     content = answerNeedle(input.messages);
     rule = "needle";
+    const search = input.tool_choice === "none" ? undefined : findSearchTool(input.tools ?? []);
+    if (content === NOT_IN_CONTEXT && search !== undefined && !searchedSinceQuestion(input.messages)) {
+      const call = toolCall(input.messages, search.name, {
+        [search.queryParam]: searchQuery(input.messages),
+      });
+      return { content: null, tool_calls: [call], finish_reason: "tool_calls", rule: "search" };
+    }
   } else if (ask.includes("```js") || ask.includes("JavaScript")) {
     content = answerWithCode(input.messages);
     rule = "code";

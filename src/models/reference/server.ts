@@ -16,7 +16,9 @@
  *   paging; each file paged on until a read returns no more, read_tool.ts); extractive QA with cited
  *   `[title, sentence id]` facts when `"supporting_facts"` is asked for; extractive summaries within
  *   `max_tokens` when a summary is asked for; needle QA that answers `NOT IN CONTEXT` below a coverage
- *   threshold; quoting `js` code blocks for code requests; otherwise the most relevant sentences.
+ *   threshold — or, offered a search-like tool (a name with `search`/`grep`/`find` and a string parameter),
+ *   one search with the question's key words instead of declining, then the answer from its results
+ *   (search_tool.ts); quoting `js` code blocks for code requests; otherwise the most relevant sentences.
  * - Extractive QA reads like a simple lexical reader (extractive_qa.ts): comparisons ("…, A or B?",
  *   "Were A formed before B?", "Are A and B both X?") take one sentence about each side with a number and
  *   the question's predicate words (light stemming) and compare the numbers in the question's direction;

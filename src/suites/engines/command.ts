@@ -25,6 +25,7 @@ import { ENGINES_SUITE } from "./definition.ts";
 import type { GenerateParamsInput } from "./generate.ts";
 import { runEnginesSuite, type TranscriptSource } from "./suite.ts";
 import { readPassedEnv } from "../../methods/engines/passed_env.ts";
+import { DEFAULT_RECOVERY_ROUNDS } from "./recovery.ts";
 
 /** The parsed options of `engines run`. */
 export interface EnginesRunCommandOptions extends RunCommandOptions {
@@ -38,6 +39,7 @@ export interface EnginesRunCommandOptions extends RunCommandOptions {
   budget?: BudgetSpec[];
   "engine-timeout-ms"?: number;
   "no-qa"?: boolean;
+  "recovery-rounds"?: number;
   tokenizer?: string;
   bootstrap?: number;
 }
@@ -142,6 +144,7 @@ export async function enginesRunCommand(
         budget: options.budget?.map((b) => b.label) ?? ["25%"],
         probes: probes ? probes.probes.length : null,
         qa: !options["no-qa"],
+        recovery_rounds: options["recovery-rounds"] ?? DEFAULT_RECOVERY_ROUNDS,
         models: models.description,
       },
       tokenizer: { name: counter.name, hash: counter.hash },
@@ -159,6 +162,7 @@ export async function enginesRunCommand(
           budgets: options.budget,
           timeoutMs: options["engine-timeout-ms"],
           qa: !options["no-qa"],
+          recoveryRounds: options["recovery-rounds"] ?? DEFAULT_RECOVERY_ROUNDS,
           probes,
           engineEnv,
           hermesDir,

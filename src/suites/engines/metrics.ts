@@ -148,21 +148,50 @@ export function qaMessages(window: ChatMessage[], question: string): ChatMessage
   ];
 }
 
+/** What asking one question gave, over however many model calls it took. */
+export type AskOutcome =
+  | { ok: true; content: string; usage: QaRecall["usage"]; records: CallRecord[] }
+  | { ok: false; error: string; usage: QaRecall["usage"]; records: CallRecord[] };
+
 /** Asks every question about `window` (at most `concurrency` at once) and scores the replies. */
-export async function qaRecall(
+export function qaRecall(
   chat: ChatModel,
   window: ChatMessage[],
   items: QaItem[],
   concurrency = 4,
 ): Promise<QaRecall> {
+  return qaRecallWith(items, async (item): Promise<AskOutcome> => {
+    const result = await chat.complete({ messages: qaMessages(window, item.question), max_tokens: 64 });
+    if (!result.ok) {
+      return {
+        ok: false,
+        error: result.error,
+        usage: { input_tokens: 0, output_tokens: 0, calls: 1 },
+        records: [result.record],
+      };
+    }
+    return {
+      ok: true,
+      content: result.content,
+      usage: {
+        input_tokens: result.usage.prompt_tokens,
+        output_tokens: result.usage.completion_tokens,
+        calls: 1,
+      },
+      records: [result.record],
+    };
+  }, concurrency);
+}
+
+/** Asks every question with `ask` (at most `concurrency` at once) and scores the replies (module rule). */
+export async function qaRecallWith(
+  items: QaItem[],
+  ask: (item: QaItem) => Promise<AskOutcome>,
+  concurrency = 4,
+): Promise<QaRecall> {
   const limit = pLimit(concurrency);
   const results = await Promise.all(
-    items.map((item) =>
-      limit(async () => ({
-        item,
-        result: await chat.complete({ messages: qaMessages(window, item.question), max_tokens: 64 }),
-      }))
-    ),
+    items.map((item) => limit(async () => ({ item, result: await ask(item) }))),
   );
   const out: QaRecall = {
     total: items.length,
@@ -184,8 +213,10 @@ export async function qaRecall(
     group.recall = group.facts === 0 ? null : group.found / group.facts;
   };
   for (const { item, result } of results) {
-    out.records.push(result.record);
-    out.usage.calls++;
+    out.records.push(...result.records);
+    out.usage.calls += result.usage.calls;
+    out.usage.input_tokens += result.usage.input_tokens;
+    out.usage.output_tokens += result.usage.output_tokens;
     const type = item.type !== undefined ? { type: item.type } : {};
     out.facts_total += item.facts.length;
     if (!result.ok) {
@@ -201,8 +232,6 @@ export async function qaRecall(
       if (item.type !== undefined) tally(item.type, item.facts.length, 0);
       continue;
     }
-    out.usage.input_tokens += result.usage.prompt_tokens;
-    out.usage.output_tokens += result.usage.completion_tokens;
     const found = item.facts.filter((fact) => isCorrectReply(result.content, fact)).length;
     const correct = item.facts.length > 0 && found === item.facts.length;
     if (correct) out.correct++;

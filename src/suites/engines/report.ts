@@ -97,6 +97,8 @@ export function engineTableRows(results: readonly EngineResult[]): string[][] {
       measured ? pct(r.needles.recall) : "-",
       r.qa === null ? "n/a" : pct(r.qa.recall),
       r.probes === null ? "n/a" : pct(r.probes.recall),
+      r.recovery?.qa ? pct(r.recovery.qa.recall) : "-",
+      r.recovery?.probes ? pct(r.recovery.probes.recall) : "-",
       ms(r.latency_ms.cold) + (r.latency_ms.cold_retried_attempts > 0 ? "*" : ""),
       ms(r.latency_ms.warm_mean),
       ms(r.latency_ms.warm_median),
@@ -120,6 +122,8 @@ export const ENGINE_TABLE_HEADER = [
   "needles",
   "QA",
   "probes",
+  "QA +recovery",
+  "probes +recovery",
   "cold ms",
   "warm mean ms",
   "warm med ms",
@@ -204,7 +208,13 @@ export function budgetCurveRows(results: readonly EngineResult[], meta?: Engines
 } {
   const budgets = budgetsOf(results, meta);
   const names = [...new Set(results.map((r) => engineLabel(r)))];
-  const header = ["engine", ...budgets.map((b) => `${b.budget_tokens} (${b.budget}): kept / needles / QA`)];
+  const recovered = results.some((r) => r.recovery?.qa);
+  const header = [
+    "engine",
+    ...budgets.map((b) =>
+      `${b.budget_tokens} (${b.budget}): kept / needles / QA${recovered ? " / QA +recovery" : ""}`
+    ),
+  ];
   const rows = names.map((name) => [
     name,
     ...budgets.map((b) => {
@@ -213,9 +223,55 @@ export function budgetCurveRows(results: readonly EngineResult[], meta?: Engines
       if (r.status !== "ok") return r.status;
       return `${num(r.output_tokens)} / ${pct(r.needles.recall)} / ${
         r.qa === null ? "n/a" : pct(r.qa.recall)
-      }`;
+      }${recovered ? ` / ${r.recovery?.qa ? pct(r.recovery.qa.recall) : "-"}` : ""}`;
     }),
   ]);
+  return { header, rows };
+}
+
+/** The explanation of the recovery table (shared by REPORT.md and report.html). */
+export const RECOVERY_NOTE =
+  "Engines that offer recall tools over what they compacted get every QA and probe question twice: from the " +
+  "window alone, and *+recovery*, the same prompt with the engine's tools offered (served by the instance " +
+  "that compacted), up to the given tool rounds per question and then once more without tools for the " +
+  "answer. Both are matched the same way. *extra in tok* is the recovery arm's input tokens beyond the " +
+  "window-alone arm's (the tool results and the repeated window).";
+
+/** Rows of the recovery table (engines that offered recall tools), or null when none did. */
+export function recoveryRows(
+  results: readonly EngineResult[],
+): { header: string[]; rows: string[][] } | null {
+  const withTools = results.filter((r) => r.recovery);
+  if (withTools.length === 0) return null;
+  const header = [
+    "engine",
+    "budget",
+    "tools",
+    "rounds",
+    "QA",
+    "QA +recovery",
+    "probes",
+    "probes +recovery",
+    "tool calls (errors)",
+    "recovery in tok",
+    "extra in tok",
+  ];
+  const rows = withTools.map((r) => {
+    const rec = r.recovery!;
+    return [
+      engineLabel(r),
+      r.budget,
+      rec.tools.join(", "),
+      String(rec.rounds),
+      r.qa === null ? "n/a" : pct(r.qa.recall),
+      rec.qa ? pct(rec.qa.recall) : "n/a",
+      r.probes === null ? "n/a" : pct(r.probes.recall),
+      rec.probes ? pct(rec.probes.recall) : "n/a",
+      `${rec.tool_calls} (${rec.tool_errors})`,
+      String(rec.usage.input_tokens),
+      String(rec.extra_input_tokens),
+    ];
+  });
   return { header, rows };
 }
 
@@ -298,6 +354,17 @@ export function enginesReportMarkdown(results: EngineResult[], meta: EnginesRepo
       "Every engine at every budget: tokens kept in the window / verbatim needle recall / QA recall.",
       "",
       ...markdownTable(curve.header, curve.rows),
+    );
+  }
+  const recovery = recoveryRows(results);
+  if (recovery !== null) {
+    lines.push(
+      "",
+      "### Recall with recovery",
+      "",
+      RECOVERY_NOTE,
+      "",
+      ...markdownTable(recovery.header, recovery.rows),
     );
   }
   const byType = probeTypeRows(results);

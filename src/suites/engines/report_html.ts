@@ -20,6 +20,8 @@ import {
   engineTableRows,
   ms,
   probeTypeRows,
+  RECOVERY_NOTE,
+  recoveryRows,
   statsOf,
 } from "./report.ts";
 import {
@@ -179,8 +181,18 @@ function curve(
   title: string,
   pick: (r: EngineResult) => number | null,
   interval: (e: EngineIntervals) => Interval | null,
+  recovered?: (r: EngineResult) => number | null,
 ): Html {
   const names = [...new Set(results.map((r) => engineLabel(r)))];
+  // With recall tools, an engine's +recovery recall is a second curve beside its window-alone one.
+  const recoverySeries: CurveSeries[] = recovered === undefined ? [] : names.map((name): CurveSeries => ({
+    name: `${name} +recovery`,
+    points: results.flatMap((r) => {
+      if (engineLabel(r) !== name || r.status !== "ok" || r.output_tokens === null) return [];
+      const v = recovered(r);
+      return v === null ? [] : [{ x: r.output_tokens, y: 100 * v, label: `budget ${r.budget} +recovery` }];
+    }).sort((a, b) => a.x - b.x),
+  })).filter((s) => s.points.length > 0);
   const series: CurveSeries[] = names.map((name): CurveSeries => ({
     name,
     points: results.flatMap((r, i) => {
@@ -195,7 +207,13 @@ function curve(
       }];
     }).sort((a, b) => a.x - b.x),
   })).filter((s) => s.points.length > 0);
-  return curveChart({ title, xLabel: "tokens kept in the window", yLabel: "recall %", series, yMax: 100 });
+  return curveChart({
+    title,
+    xLabel: "tokens kept in the window",
+    yLabel: "recall %",
+    series: [...series, ...recoverySeries],
+    yMax: 100,
+  });
 }
 
 function plainNote(text: string): string {
@@ -217,6 +235,7 @@ export function enginesReportHtml(results: EngineResult[], meta: EnginesReportMe
   const stats = statsOf(results, meta);
   const curveTable = budgetCurveRows(results, meta);
   const byType = probeTypeRows(results);
+  const recovery = recoveryRows(results);
   const body = safeHtml`<h1>${title}</h1>
 ${reference}
 <h2>Run</h2>
@@ -248,6 +267,16 @@ ${factList(failed.map((r) => safeHtml`${code(r.engine)} at ${r.budget}: ${r.reas
 ${factList(skipped.map((r) => safeHtml`${code(r.engine)} at ${r.budget}: skipped: ${r.reason ?? ""}`))}`
       : ""
   }${
+    recovery !== null
+      ? safeHtml`<h3>Recall with recovery</h3>
+${paragraphs(plainNote(RECOVERY_NOTE), "note")}
+${
+        htmlTable(recovery.header, recovery.rows, {
+          align: recovery.header.map((_, i) => i < 4 ? "left" : "right"),
+        })
+      }`
+      : ""
+  }${
     byType !== null
       ? safeHtml`<h3>Probe recall per type</h3>
 ${htmlTable(byType.header, byType.rows, { align: byType.header.map((_, i) => i < 2 ? "left" : "right") })}`
@@ -274,13 +303,15 @@ ${
       }
 ${
         figure(
-          "QA recall against tokens kept, one curve per engine (one point per budget, with its 95% CI)",
+          "QA recall against tokens kept, one curve per engine (one point per budget, with its 95% CI); an " +
+            "engine with recall tools has a second curve, +recovery, its recall with the tools offered",
           curve(
             results,
             stats,
             "QA recall (%) against tokens kept",
             (r) => r.qa?.recall ?? null,
             (e) => e.qa_recall,
+            (r) => r.recovery?.qa?.recall ?? null,
           ),
         )
       }`

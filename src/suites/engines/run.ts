@@ -23,6 +23,7 @@ import {
   EngineError,
   type EngineKind,
   EngineSkipped,
+  type RecallSession,
 } from "../../methods/engines/engine.ts";
 import type { ChatMessage } from "../../models/messages.ts";
 import type { CallRecord, ChatModel, DecisionModel } from "../../models/types.ts";
@@ -33,6 +34,7 @@ import { mean, median, needleRecall, percentile, type QaItem, type QaRecall, qaR
 import type { Needle } from "./needles.ts";
 import { transcriptHash } from "./transcript_hash.ts";
 import { validateEngineOutput } from "./validate.ts";
+import { DEFAULT_RECOVERY_ROUNDS, recoveryRecall } from "./recovery.ts";
 
 /** Share of the input tokens used as the budget when none is given. */
 export const DEFAULT_BUDGET_SHARE = 0.25;
@@ -42,7 +44,7 @@ export const DEFAULT_ENGINE_TIMEOUT_MS = 60_000;
 /** Progress of a run, for a progress line. */
 export interface EngineProgress {
   engine: string;
-  phase: "cold" | "warm" | "qa" | "done";
+  phase: "cold" | "warm" | "qa" | "recovery" | "done";
   /** Index of the engine among the engines run, and their number. */
   index: number;
   total: number;
@@ -75,6 +77,8 @@ export interface RunEnginesOptions {
   timeoutMs?: number;
   /** Ask QA questions (needs `chat`); default true when a chat model is given. */
   qa?: boolean;
+  /** Tool rounds per question of the +recovery arm (0: no recovery arm); default {@link DEFAULT_RECOVERY_ROUNDS}. */
+  recoveryRounds?: number;
   onProgress?: (progress: EngineProgress) => void;
 }
 
@@ -137,12 +141,31 @@ export interface EngineResult {
   usage_all_calls: CompressUsage;
   /** Model usage of the QA questions. */
   qa_usage: CompressUsage;
+  /**
+   * The +recovery arm, for an engine whose cold call offered recall tools (else null; absent in rows stored
+   * before engines-engine v3): the tools' names, the tool rounds allowed, QA and probe recall with the tools
+   * offered (null when not asked), their model usage, the input tokens beyond the window-alone arm's, and
+   * the tool calls made and failed.
+   */
+  recovery?: RecoverySummary | null;
   /** SHA-256 of the canonical JSON of the cold output window. */
   window_hash: string | null;
   /** The cold output window (the lead may store it as a blob). */
   window: ChatMessage[] | null;
   /** Provider exchanges of the cold compress call and of the QA questions. */
   records: CallRecord[];
+}
+
+/** What the +recovery arm measured for one engine (see {@link EngineResult.recovery}). */
+export interface RecoverySummary {
+  tools: string[];
+  rounds: number;
+  qa: QaSummary | null;
+  probes: QaSummary | null;
+  usage: CompressUsage;
+  extra_input_tokens: number;
+  tool_calls: number;
+  tool_errors: number;
 }
 
 /** A probe's id in answers and reports: its own, or `probe-N` (1-based position) when it has none. */
@@ -174,6 +197,7 @@ export async function runEngines(options: RunEnginesOptions): Promise<EngineResu
   const inputTokens = counter.countMessages(messages);
   const budget = options.budgetTokens ?? Math.floor(inputTokens * DEFAULT_BUDGET_SHARE);
   const askQa = (options.qa ?? options.chat !== undefined) && options.chat !== undefined;
+  const recoveryRounds = options.recoveryRounds ?? DEFAULT_RECOVERY_ROUNDS;
   const deps = {
     chat: options.chat,
     decision: options.decision,
@@ -225,6 +249,7 @@ export async function runEngines(options: RunEnginesOptions): Promise<EngineResu
       usage: null,
       usage_all_calls: emptyUsage(),
       qa_usage: emptyUsage(),
+      recovery: null,
       window_hash: null,
       window: null,
       records: [],
@@ -243,6 +268,8 @@ export async function runEngines(options: RunEnginesOptions): Promise<EngineResu
     };
     progress("cold");
     let window: ChatMessage[] | null = null;
+    // The recall tools the cold call's instance offers, kept open for the +recovery arm.
+    let coldRecall: RecallSession | undefined;
     try {
       // Loading a library is not part of a compaction: done before the cold call's timer.
       await engine.prepare?.();
@@ -252,8 +279,23 @@ export async function runEngines(options: RunEnginesOptions): Promise<EngineResu
       result.usage = cold.output.usage ?? emptyUsage();
       addInto(result.usage_all_calls, cold.output.usage);
       result.records.push(...(cold.output.records ?? []));
+      coldRecall = cold.output.recall;
+      if (coldRecall !== undefined) {
+        result.recovery = {
+          tools: coldRecall.tools.map((tool) => tool.function.name),
+          rounds: recoveryRounds,
+          qa: null,
+          probes: null,
+          usage: emptyUsage(),
+          extra_input_tokens: 0,
+          tool_calls: 0,
+          tool_errors: 0,
+        };
+      }
       const check = validateEngineOutput(cold.output.messages, inputTokens, counter);
       if (!check.ok) {
+        await coldRecall?.close();
+        coldRecall = undefined;
         fail(check.reason);
         result.tool_pairing_valid = check.pairingValid;
       } else {
@@ -273,6 +315,7 @@ export async function runEngines(options: RunEnginesOptions): Promise<EngineResu
         let same = true;
         for (let r = 0; r < repeats; r++) {
           const warm = await call();
+          await warm.output.recall?.close();
           if (retriedAttempts(warm.output.records) > 0) result.latency_ms.warm_excluded_retried++;
           else result.latency_ms.warm.push(warm.ms);
           addInto(result.usage_all_calls, warm.output.usage);
@@ -284,6 +327,8 @@ export async function runEngines(options: RunEnginesOptions): Promise<EngineResu
         result.latency_ms.warm_p95 = percentile(result.latency_ms.warm, 95);
       }
     } catch (error) {
+      await coldRecall?.close();
+      coldRecall = undefined;
       if (error instanceof EngineSkipped) {
         result.status = "skipped";
         result.reason = error.message;
@@ -319,7 +364,29 @@ export async function runEngines(options: RunEnginesOptions): Promise<EngineResu
         result.records.push(...records);
         addInto(result.qa_usage, summary.usage);
       }
+      // The +recovery arm: the same questions again, the engine's recall tools offered (recovery.ts).
+      if (coldRecall !== undefined && result.recovery && recoveryRounds > 0) {
+        progress("recovery");
+        const recovery = result.recovery;
+        for (const [key, list] of [["qa", items], ["probes", probeItems]] as const) {
+          if (list.length === 0) continue;
+          const { records, tool_calls, tool_errors, ...summary } = await recoveryRecall(
+            options.chat,
+            window,
+            list,
+            coldRecall,
+            recoveryRounds,
+          );
+          recovery[key] = summary;
+          result.records.push(...records);
+          addInto(recovery.usage, summary.usage);
+          recovery.tool_calls += tool_calls;
+          recovery.tool_errors += tool_errors;
+        }
+        recovery.extra_input_tokens = recovery.usage.input_tokens - result.qa_usage.input_tokens;
+      }
     }
+    await coldRecall?.close();
     progress("done", result.status);
     results.push(result);
   }

@@ -38,6 +38,8 @@ export interface EnginesSuiteOptions {
   budgets?: BudgetSpec[];
   timeoutMs?: number;
   qa: boolean;
+  /** Tool rounds per question of the +recovery arm (0: none). */
+  recoveryRounds: number;
   /** Probes read from `--probes FILE` (replacing the transcript's own), and the file's path. */
   probes?: { path: string; probes: Probe[] };
   /** Variables passed to outside engines (`--engine-env`). */
@@ -142,6 +144,7 @@ export async function runEnginesSuite(
           budget: budgetLabel,
           budget_tokens: budgetCount,
           qa: options.qa,
+          recovery_rounds: options.recoveryRounds,
           tokenizer: counter.hash,
           chat_model: models.description.chat_model,
           decision_model: models.description.decision_model,

@@ -27,7 +27,7 @@ const ModelsSchema = z.object({
 /** The `engines-aggregate` stage. */
 export const enginesAggregateStage = defineStage({
   name: "engines-aggregate",
-  version: 2,
+  version: 3,
   doc: "Every engine's measured result at every budget (results.json) and one summary line per engine and " +
     "budget (aggregate.json).",
   params: z.object({
@@ -119,6 +119,9 @@ export const enginesAggregateStage = defineStage({
         needle_recall: e.needles.recall,
         qa_recall: e.qa?.recall ?? null,
         probe_recall: e.probes?.recall ?? null,
+        recall_tools: e.recovery?.tools ?? null,
+        qa_recall_recovery: e.recovery?.qa?.recall ?? null,
+        probe_recall_recovery: e.recovery?.probes?.recall ?? null,
         latency_cold_ms: e.latency_ms.cold,
         latency_warm_mean_ms: e.latency_ms.warm_mean,
         latency_warm_median_ms: e.latency_ms.warm_median,

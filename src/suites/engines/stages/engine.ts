@@ -40,6 +40,8 @@ const EngineParams = z.object({
   budget: z.string(),
   budget_tokens: z.number().int(),
   qa: z.boolean(),
+  /** Tool rounds per question of the +recovery arm (absent: the default, 1). */
+  recovery_rounds: z.number().int().min(0).optional(),
   tokenizer: z.string(),
   chat_model: z.string(),
   decision_model: z.string(),
@@ -49,8 +51,10 @@ const EngineParams = z.object({
 export const enginesEngineStage = defineStage({
   name: "engines-engine",
   // v3: the jev+summary engine splits as the seed (and hotpot) does, Jev within 40% of the space (was 80%).
-  version: 3,
-  doc: "One engine's cold and warm compress calls (timed), validation, measures and QA.",
+  // v4: the +recovery arm (recovery_rounds param; recovery in the result) for engines with recall tools.
+  version: 4,
+  doc: "One engine's cold and warm compress calls (timed), validation, measures and QA, and for an engine " +
+    "with recall tools the +recovery arm (QA and probes again with the tools offered).",
   params: EngineParams,
   inputs: ["transcript"],
   outputs: {
@@ -84,6 +88,7 @@ export const enginesEngineStage = defineStage({
       budgetLabel: params.budget,
       timeoutMs: env.timeoutMs,
       qa: params.qa,
+      ...(params.recovery_rounds !== undefined ? { recoveryRounds: params.recovery_rounds } : {}),
       engineEnv: env.engineEnv,
       hermesDir: env.hermesDir,
       endpoint: env.endpoint,

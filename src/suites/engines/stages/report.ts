@@ -20,7 +20,8 @@ import { StoredTranscriptSchema } from "./transcript.ts";
 /** The `engines-report` stage. */
 export const enginesReportStage = defineStage({
   name: "engines-report",
-  version: 4,
+  // v5: QA/probes +recovery columns, the recovery table and the +recovery curves.
+  version: 5,
   doc: "stats.json, REPORT.md and report.html of an engines run, from its results and transcript.",
   params: z.object({
     tokenizer: z.string(),

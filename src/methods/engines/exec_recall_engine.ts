@@ -1,0 +1,167 @@
+/**
+ * Outside engines with recall tools as processes: `exec+tools:COMMAND ARGS`. One process per compress call
+ * (outside_session.ts), which stays alive after its reply to serve the tools it offers:
+ *
+ * 1. it gets the request `{messages, budget_tokens, current_tokens}` as ONE line on stdin (stdin stays open);
+ * 2. it answers ONE line on stdout: `{"messages": [...], "tools": [OpenAI tool schemas]}` (`tools` optional;
+ *    without them, or when empty, stdin is closed at once, as for `exec:`);
+ * 3. then, per tool call the chat model makes, it reads one line `{"op": "tool", "name", "arguments"}`
+ *    (`arguments` the call's JSON object) and answers one line `{"content": "..."}` or `{"error": "..."}`;
+ * 4. when the run is done asking, its stdin is closed: it should exit; after a grace period its process
+ *    group is killed.
+ *
+ * Every read has the engine's time limit (`--engine-timeout-ms`) and a size limit ({@link MAX_REPLY_BYTES}
+ * for the window, {@link MAX_TOOL_LINE_BYTES} for a tool reply, whose text is also cut at
+ * MAX_RECALL_CONTENT_CHARS). A window that fails (time-out, exit, bad JSON) is the engine's failure as for
+ * `exec:`; a tool call that fails is that call's error (the model is told), and ends the session when the
+ * process is no longer usable. Latency is measured to the window's reply line. The environment and the
+ * redaction of passed values are as for `exec:` (exec_engine.ts).
+ *
+ * @module
+ */
+import { UsageError } from "../../errors.ts";
+import { redact, redactValue } from "../../models/credentials.ts";
+import type { ChatMessage } from "../../models/messages.ts";
+import {
+  type CompressOptions,
+  type CompressResult,
+  type ContextEngine,
+  EngineError,
+  type RecallReply,
+  type RecallSession,
+} from "./engine.ts";
+import { type ExecEngineOptions, minimalEngineEnv } from "./exec_engine.ts";
+import { type ProxyCall, proxyEnvironment } from "../../models/loopback_proxy.ts";
+import {
+  outsideRequest,
+  parseOutsideReplyWithTools,
+  parseRecallReply,
+  recallToolRequest,
+} from "./outside_protocol.ts";
+import { type OutsideSession, startOutsideSession } from "./outside_session.ts";
+import { splitCommandLine } from "./split_command.ts";
+
+/** The most bytes of the window's reply line. */
+export const MAX_REPLY_BYTES = 64 * 1024 * 1024;
+/** The most bytes of one tool reply line. */
+export const MAX_TOOL_LINE_BYTES = 1024 * 1024;
+/** Characters of stderr quoted in a failure reason. */
+const STDERR_TAIL_CHARS = 300;
+
+/** Options of {@link createExecRecallEngine}: those of `exec:` engines (see ExecEngineOptions). */
+export type ExecRecallEngineOptions = ExecEngineOptions;
+
+/** An engine that runs `command` as a session per compress call, serving the recall tools it offers. */
+export function createExecRecallEngine(command: string, options: ExecRecallEngineOptions): ContextEngine {
+  const argv = options.argv ?? splitCommandLine(command);
+  if (argv.length === 0) throw new UsageError(`engine 'exec+tools:${command}': empty command`);
+  const name = options.name ?? `exec+tools:${command}`;
+  const { timeoutMs } = options;
+  const env = minimalEngineEnv({ ...options.plainEnv, ...options.env });
+  const baseSecrets = Object.values(options.env ?? {}).filter((value) => value.length >= 8);
+  return {
+    kind: "outside",
+    name,
+    async compress(messages: ChatMessage[], opts: CompressOptions): Promise<CompressResult> {
+      // The chat endpoint's token lives until the window's reply: the model calls of the compaction are its
+      // records; recall tools answer from the engine's own store, never through the model.
+      const call = options.endpoint?.open();
+      const secrets = call ? [...baseSecrets, call.token] : baseSecrets;
+      let made: Awaited<ReturnType<ProxyCall["finish"]>> | undefined;
+      const finishCall = async () => {
+        if (call !== undefined && made === undefined) made = await call.finish();
+        return made?.records ?? [];
+      };
+      const failure = async (session: OutsideSession, what: string) => {
+        await session.close();
+        const records = await finishCall();
+        const status = session.exitStatus();
+        const stderr = redact(session.stderr(), secrets).trim();
+        const tail = stderr.length > STDERR_TAIL_CHARS ? `…${stderr.slice(-STDERR_TAIL_CHARS)}` : stderr;
+        const exit = status !== null && !status.success
+          ? status.signal !== null ? ` (killed by ${status.signal})` : ` (exit code ${status.code})`
+          : "";
+        return new EngineError(`${name}: ${what}${exit}${tail ? `: ${tail}` : ""}`, { records });
+      };
+      const callEnv = call ? { ...env, ...proxyEnvironment(options.endpoint!, call) } : env;
+      const started = await startOutsideSession({ argv, env: callEnv });
+      if ("notStarted" in started) {
+        const records = await finishCall();
+        throw new EngineError(`${name}: cannot start '${argv[0]}': ${started.notStarted}`, { records });
+      }
+      const { session } = started;
+      let text: string;
+      if (!await session.writeLine(JSON.stringify(outsideRequest(messages, opts)))) {
+        throw await failure(session, "stopped reading its request");
+      }
+      const read = await session.readLine(timeoutMs, MAX_REPLY_BYTES);
+      if (read.kind === "timeout") throw await failure(session, `timed out after ${timeoutMs} ms (killed)`);
+      if (read.kind === "too_long") throw await failure(session, `reply over ${read.limit} bytes`);
+      if (read.kind === "end") {
+        // It wrote its reply without a line break and exited: fine, if it exited well.
+        await session.close();
+        const status = session.exitStatus();
+        if (status !== null && !status.success) throw await failure(session, "exited before replying");
+        text = read.rest;
+      } else {
+        text = read.text;
+      }
+      const records = await finishCall();
+      let reply;
+      try {
+        reply = parseOutsideReplyWithTools(redact(text, secrets), name);
+      } catch (error) {
+        await session.close();
+        if (error instanceof EngineError) throw new EngineError(error.message, { records });
+        throw error;
+      }
+      const window = redactValue(reply.messages, secrets);
+      const measured = made ? { usage: made.usage, records } : {};
+      if (reply.tools.length === 0 || read.kind === "end") {
+        await session.close();
+        return { messages: window, ...measured };
+      }
+      const recall = recallOverSession(session, reply.tools, timeoutMs, name, secrets);
+      return { messages: window, ...measured, recall };
+    },
+  };
+}
+
+/** The recall tools served by a live session, one call at a time. */
+function recallOverSession(
+  session: OutsideSession,
+  tools: RecallSession["tools"],
+  timeoutMs: number,
+  name: string,
+  secrets: string[],
+): RecallSession {
+  let queue: Promise<unknown> = Promise.resolve();
+  let broken: string | null = null;
+  const one = async (tool: string, args: Record<string, unknown>): Promise<RecallReply> => {
+    if (broken !== null) return { ok: false, error: broken };
+    if (!await session.writeLine(JSON.stringify(recallToolRequest(tool, args)))) {
+      broken = `${name}: the engine no longer reads tool calls`;
+      return { ok: false, error: broken };
+    }
+    const read = await session.readLine(timeoutMs, MAX_TOOL_LINE_BYTES);
+    if (read.kind !== "line") {
+      broken = read.kind === "timeout"
+        ? `${name}: tool call timed out after ${timeoutMs} ms`
+        : read.kind === "too_long"
+        ? `${name}: tool reply over ${read.limit} bytes`
+        : `${name}: the engine exited during a tool call`;
+      await session.close();
+      return { ok: false, error: broken };
+    }
+    return parseRecallReply(redact(read.text, secrets), name);
+  };
+  return {
+    tools,
+    call(tool, args) {
+      const next = queue.then(() => one(tool, args));
+      queue = next.catch(() => {});
+      return next;
+    },
+    close: () => session.close(),
+  };
+}

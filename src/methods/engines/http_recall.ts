@@ -1,0 +1,69 @@
+/**
+ * The recall tools of an `http:` engine: its tool endpoint is the engine's URL with `/tool` appended to the
+ * path (`http://host/compact` → `http://host/compact/tool`). Each call POSTs
+ * `{"op": "tool", "session", "name", "arguments"}` (`session` as the compress reply gave it, when it did)
+ * and expects `{"content"}` or `{"error"}` with status 2xx, within the engine's time limit; closing POSTs
+ * `{"op": "close", "session"}` once, its answer ignored.
+ *
+ * @module
+ */
+import type { RecallReply, RecallSession } from "./engine.ts";
+import { type OutsideReply, parseRecallReply, recallToolRequest } from "./outside_protocol.ts";
+
+/** The tool endpoint of an engine at `url`. */
+export function toolEndpoint(url: URL): URL {
+  const endpoint = new URL(url);
+  endpoint.pathname = `${endpoint.pathname.replace(/\/+$/, "")}/tool`;
+  return endpoint;
+}
+
+async function post(url: URL, body: unknown, timeoutMs: number): Promise<{ status: number; text: string }> {
+  const response = await fetch(url, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify(body),
+    signal: AbortSignal.timeout(timeoutMs),
+  });
+  return { status: response.status, text: await response.text() };
+}
+
+/** The recall session of a compress reply that offered tools. */
+export function httpRecallSession(
+  url: URL,
+  reply: OutsideReply,
+  timeoutMs: number,
+  name: string,
+): RecallSession {
+  const endpoint = toolEndpoint(url);
+  let closed = false;
+  return {
+    tools: reply.tools,
+    async call(tool, args): Promise<RecallReply> {
+      try {
+        const { status, text } = await post(
+          endpoint,
+          recallToolRequest(tool, args, reply.session),
+          timeoutMs,
+        );
+        if (status < 200 || status > 299) {
+          return { ok: false, error: `${name}: tool endpoint HTTP ${status}` };
+        }
+        return parseRecallReply(text, name);
+      } catch (error) {
+        if (error instanceof DOMException && (error.name === "TimeoutError" || error.name === "AbortError")) {
+          return { ok: false, error: `${name}: tool call timed out after ${timeoutMs} ms` };
+        }
+        if (error instanceof TypeError) {
+          return { ok: false, error: `${name}: tool call failed: ${error.message}` };
+        }
+        throw error;
+      }
+    },
+    async close() {
+      if (closed) return;
+      closed = true;
+      const body = { op: "close", ...(reply.session !== undefined ? { session: reply.session } : {}) };
+      await post(endpoint, body, Math.min(timeoutMs, 5_000)).catch(() => {});
+    },
+  };
+}

@@ -1,0 +1,172 @@
+/**
+ * A live outside process that speaks lines: the `exec+tools:` engines' session (one per compaction). It is
+ * started as outside_process.ts starts every outside process (own session and process group, the call's
+ * marker, a fresh working folder with `TMPDIR` inside, words naming files made absolute, killed with the
+ * run), but its stdin stays open: the caller writes one JSON line per request and reads one line per reply,
+ * each within a time limit and a size limit; {@link OutsideSession.close} closes stdin, gives the process
+ * {@link CLOSE_GRACE_MS} to exit, then kills its group and every process carrying the marker.
+ *
+ * @module
+ */
+import { join } from "node:path";
+import { concatBytes } from "../../core/bytes.ts";
+import {
+  absoluteWords,
+  CALL_MARKER_VARIABLE,
+  findExecutable,
+  killCall,
+  register,
+  unregister,
+} from "./outside_process.ts";
+
+/** How long a closed session may take to exit on its own before it is killed. */
+export const CLOSE_GRACE_MS = 2_000;
+
+/** What to run. */
+export interface OutsideSessionOptions {
+  argv: readonly string[];
+  /** The whole environment (nothing inherited); `TMPDIR` and the marker are added. */
+  env: Readonly<Record<string, string>>;
+}
+
+/** One line read, or why none came. */
+export type LineRead =
+  | { kind: "line"; text: string }
+  /** The process closed stdout (exited): what it wrote after the last line break, if anything. */
+  | { kind: "end"; rest: string }
+  | { kind: "timeout" }
+  | { kind: "too_long"; limit: number };
+
+/** A started session. */
+export interface OutsideSession {
+  /** Writes `text` and a line break to the process's stdin; false when the process no longer reads. */
+  writeLine(text: string): Promise<boolean>;
+  /** The next line of stdout (without its line break), within `timeoutMs` and `maxBytes`. */
+  readLine(timeoutMs: number, maxBytes: number): Promise<LineRead>;
+  /** Everything written to stderr so far. */
+  stderr(): string;
+  /** How the process ended, once it has (null while it runs). */
+  exitStatus(): Deno.CommandStatus | null;
+  /** Closes stdin, waits up to {@link CLOSE_GRACE_MS} for the exit, kills what is left, removes the folder. */
+  close(): Promise<void>;
+}
+
+/** Starts `argv` as a session; null (with the reason) when it cannot start. */
+export async function startOutsideSession(
+  options: OutsideSessionOptions,
+): Promise<{ session: OutsideSession } | { notStarted: string }> {
+  const argv = absoluteWords(options.argv);
+  const executable = findExecutable(argv[0], options.env.PATH);
+  if (executable === null) return { notStarted: `'${argv[0]}' is not an executable file on PATH` };
+  const folder = await Deno.makeTempDir({ prefix: "cb-outside-" });
+  const tmp = join(folder, "tmp");
+  await Deno.mkdir(tmp);
+  const marker = crypto.randomUUID();
+  let child: Deno.ChildProcess;
+  try {
+    child = new Deno.Command(executable, {
+      args: argv.slice(1),
+      clearEnv: true,
+      env: { ...options.env, TMPDIR: tmp, [CALL_MARKER_VARIABLE]: marker },
+      cwd: folder,
+      stdin: "piped",
+      stdout: "piped",
+      stderr: "piped",
+      detached: true,
+    }).spawn();
+  } catch (error) {
+    await Deno.remove(folder, { recursive: true }).catch(() => {});
+    if (error instanceof Deno.errors.NotFound || error instanceof Deno.errors.PermissionDenied) {
+      return { notStarted: error.message };
+    }
+    throw error;
+  }
+  register(child.pid, marker);
+  let status: Deno.CommandStatus | null = null;
+  const exited = child.status.then((s) => {
+    status = s;
+    return s;
+  });
+  const writer = child.stdin.getWriter();
+  const out = child.stdout.getReader();
+  const errChunks: Uint8Array[] = [];
+  const errReader = child.stderr.getReader();
+  const errDone = (async () => {
+    try {
+      while (true) {
+        const { done, value } = await errReader.read();
+        if (done) return;
+        errChunks.push(value);
+      }
+    } catch (error) {
+      if (!(error instanceof TypeError || error instanceof Deno.errors.Interrupted)) throw error;
+    }
+  })();
+  let buffered: Uint8Array = new Uint8Array(0);
+  let ended = false;
+  let pending: Promise<ReadableStreamReadResult<Uint8Array>> | null = null;
+  let closed = false;
+  const session: OutsideSession = {
+    async writeLine(text) {
+      try {
+        await writer.write(new TextEncoder().encode(`${text}\n`));
+        return true;
+      } catch (error) {
+        if (error instanceof Deno.errors.BrokenPipe || error instanceof TypeError) return false;
+        throw error;
+      }
+    },
+    async readLine(timeoutMs, maxBytes) {
+      let timer: ReturnType<typeof setTimeout> | undefined;
+      const timedOut = new Promise<"timeout">((done) => {
+        timer = setTimeout(() => done("timeout"), timeoutMs);
+      });
+      try {
+        while (true) {
+          const at = buffered.indexOf(10);
+          if (at >= 0) {
+            const line = new TextDecoder().decode(buffered.subarray(0, at));
+            buffered = buffered.slice(at + 1);
+            return { kind: "line", text: line };
+          }
+          if (buffered.length > maxBytes) return { kind: "too_long", limit: maxBytes };
+          if (ended) {
+            const rest = new TextDecoder().decode(buffered);
+            buffered = new Uint8Array(0);
+            return { kind: "end", rest };
+          }
+          pending ??= out.read();
+          const winner = await Promise.race([pending, timedOut]);
+          if (winner === "timeout") return { kind: "timeout" };
+          pending = null;
+          if (winner.done) ended = true;
+          else buffered = concatBytes([buffered, winner.value]);
+        }
+      } catch (error) {
+        if (!(error instanceof TypeError || error instanceof Deno.errors.Interrupted)) throw error;
+        ended = true;
+        return { kind: "end", rest: new TextDecoder().decode(buffered) };
+      } finally {
+        clearTimeout(timer);
+      }
+    },
+    stderr: () => new TextDecoder().decode(concatBytes(errChunks)),
+    exitStatus: () => status,
+    async close() {
+      if (closed) return;
+      closed = true;
+      await writer.close().catch(() => {});
+      let timer: ReturnType<typeof setTimeout> | undefined;
+      await Promise.race([exited, new Promise((done) => timer = setTimeout(done, CLOSE_GRACE_MS))]);
+      clearTimeout(timer);
+      await killCall(child.pid, marker);
+      await out.cancel().catch(() => {});
+      await errReader.cancel().catch(() => {});
+      await errDone;
+      await exited;
+      unregister(child.pid);
+      await Deno.remove(folder, { recursive: true }).catch(() => {});
+    },
+  };
+  return { session };
+}
