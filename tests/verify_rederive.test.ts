@@ -57,6 +57,7 @@ Deno.test("verify --rederive re-derives every provider-free node of an intact ru
       "hotpot-aggregate",
       "hotpot-report",
       "published-json",
+      "run-header",
     ].includes(n.stage)
   );
   assert.equal(count, pure.length);

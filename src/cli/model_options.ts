@@ -6,6 +6,7 @@
  */
 import { z } from "zod";
 import { intOption } from "./numbers.ts";
+import { DEFAULT_MAX_RESPONSE_BYTES, MAX_RESPONSE_BYTES_LIMIT } from "../models/response_body.ts";
 
 /** The `parseArgs` spec of the model options. */
 export const MODEL_OPTION_SPEC = {
@@ -16,6 +17,7 @@ export const MODEL_OPTION_SPEC = {
   concurrency: { type: "string" },
   "timeout-ms": { type: "string" },
   "max-retries": { type: "string" },
+  "max-response-bytes": { type: "string" },
   "decision-batch": { type: "string" },
   "no-enable-thinking-field": { type: "boolean" },
   "no-chat-template-kwargs": { type: "boolean" },
@@ -27,6 +29,7 @@ export const MODEL_OPTION_MAX = {
   concurrency: 256,
   "timeout-ms": 86_400_000, // one day; also far below the timer's 2^31-1 ms limit
   "max-retries": 20,
+  "max-response-bytes": MAX_RESPONSE_BYTES_LIMIT,
   "decision-batch": 10_000,
   "reference-delay-ms": 3_600_000,
 } as const;
@@ -41,6 +44,10 @@ export const MODEL_OPTION_HELP =
   --timeout-ms N       per-request timeout (default 120000, at most ${MODEL_OPTION_MAX["timeout-ms"]})
   --max-retries N      retries of a failed request: 408/409/429/5xx and network errors (default 3, at most ${
     MODEL_OPTION_MAX["max-retries"]
+  })
+  --max-response-bytes N  the most bytes a provider's response body may have: read incrementally, a body
+                       past it is cut off and fails its call (default ${DEFAULT_MAX_RESPONSE_BYTES} = 8 MiB, at most ${
+    MODEL_OPTION_MAX["max-response-bytes"]
   })
   --decision-batch N   questions per System One request at most (default 256, at most ${
     MODEL_OPTION_MAX["decision-batch"]
@@ -60,6 +67,7 @@ export const ModelOptionsShape = {
   concurrency: intOption(1, MODEL_OPTION_MAX.concurrency).optional(),
   "timeout-ms": intOption(1, MODEL_OPTION_MAX["timeout-ms"]).optional(),
   "max-retries": intOption(0, MODEL_OPTION_MAX["max-retries"]).optional(),
+  "max-response-bytes": intOption(1024, MODEL_OPTION_MAX["max-response-bytes"]).optional(),
   "decision-batch": intOption(1, MODEL_OPTION_MAX["decision-batch"]).optional(),
   "no-enable-thinking-field": z.boolean().optional(),
   "no-chat-template-kwargs": z.boolean().optional(),

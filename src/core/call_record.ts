@@ -10,8 +10,22 @@ export interface CallRecord {
   endpoint: "chat" | "systemone";
   /** The JSON body sent, exactly (never redacted; no headers, so no keys). */
   request: unknown;
-  /** The parsed JSON body received on the final attempt, when there was one (never redacted, see `response_altered`). */
+  /** The parsed JSON body received on the final attempt, when there was one and it was I-JSON (never redacted, see `response_altered`). */
   response?: unknown;
+  /**
+   * The final attempt's body as received, when it was refused (cut off past its bound, not UTF-8, not JSON or
+   * not I-JSON): `data` is its text, or base64 when not UTF-8; `bytes` how many arrived; `complete` false when
+   * cut off (then `data` holds its first 64 KiB); `bound` the bound in force.
+   */
+  response_raw?: {
+    encoding: "utf-8" | "base64";
+    data: string;
+    bytes: number;
+    complete: boolean;
+    bound: number;
+  };
+  /** The HTTP status of the final attempt's response, when one arrived. */
+  http_status?: number;
   status: "ok" | "failed";
   error?: string;
   attempts: number;

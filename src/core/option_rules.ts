@@ -120,6 +120,7 @@ export function refuseModelOptionsIgnoredBy(
         "concurrency",
         "timeout-ms",
         "max-retries",
+        "max-response-bytes",
         "decision-batch",
         "reference-delay-ms",
       ],

@@ -28,3 +28,18 @@ export function addUsage(total: Usage, usage: Usage | undefined | null): Usage {
   total.output_tokens += usage.output_tokens;
   return total;
 }
+
+/**
+ * A node's usage: one call per record, and the tokens the records report (a failed call's record reports
+ * none). Usage anywhere (nodes, aggregates, reports) is this sum of the records'.
+ */
+export function usageOfRecords(
+  records: readonly { usage?: { input_tokens: number; output_tokens: number } }[],
+): Usage {
+  const usage: Usage = { calls: records.length, input_tokens: 0, output_tokens: 0 };
+  for (const r of records) {
+    usage.input_tokens += r.usage?.input_tokens ?? 0;
+    usage.output_tokens += r.usage?.output_tokens ?? 0;
+  }
+  return usage;
+}

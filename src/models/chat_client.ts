@@ -20,6 +20,13 @@
  * @module
  */
 import OpenAI from "openai";
+import {
+  boundedResponse,
+  decodeBody,
+  DEFAULT_MAX_RESPONSE_BYTES,
+  type RawBody,
+  readBoundedBody,
+} from "./response_body.ts";
 import { z } from "zod";
 import { redact } from "./credentials.ts";
 import type { NamedSecret } from "../core/secrets.ts";
@@ -60,6 +67,8 @@ export interface OpenAIChatClientOptions {
   sendChatTemplateKwargs?: boolean;
   /** The fetch to use (default the global one); every call through it counts as an attempt. */
   fetch?: typeof fetch;
+  /** The most bytes a response body may have (read incrementally, cut off past it); default 8 MiB. */
+  maxResponseBytes?: number;
   /**
    * Every secret of the run a response must not carry (this client's key is always one, named `LLM_API_KEY`
    * unless listed here under another name).
@@ -91,6 +100,7 @@ export class OpenAIChatClient implements ChatModel {
       timeoutMs: options.timeoutMs ?? DEFAULT_CHAT_TIMEOUT_MS,
       maxRetries: options.maxRetries ?? DEFAULT_CHAT_MAX_RETRIES,
       concurrency: options.concurrency ?? 4,
+      maxResponseBytes: options.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES,
       sendEnableThinking: options.sendEnableThinking ?? true,
       sendChatTemplateKwargs: options.sendChatTemplateKwargs ?? true,
       fetch: options.fetch,
@@ -130,7 +140,7 @@ export class OpenAIChatClient implements ChatModel {
     let attempts = 0;
     /** The cause of every failed attempt, in order. */
     const causes: string[] = [];
-    const fail = (error: string, response?: unknown): ChatResult => {
+    const fail = (error: string, response?: unknown, raw?: RawBody): ChatResult => {
       const record: CallRecord = {
         endpoint: "chat",
         request: sent,
@@ -149,6 +159,10 @@ export class OpenAIChatClient implements ChatModel {
           }
         }
       }
+      if (raw !== undefined) {
+        record.response_raw = raw;
+        record.http_status = 200;
+      }
       if (causes.length > 0) record.attempt_errors = causes.map((cause) => redact(cause, secrets));
       return { ok: false, error: record.error!, record };
     };
@@ -163,8 +177,10 @@ export class OpenAIChatClient implements ChatModel {
       headers.set(ATTEMPT_HEADER, String(attempts - 1));
       try {
         const response = await baseFetch(input, { ...init, headers });
-        if (!response.ok) causes.push(`HTTP ${response.status}`);
-        return response;
+        if (response.ok) return response;
+        causes.push(`HTTP ${response.status}`);
+        // The SDK reads an error's body itself: it gets at most the bound, never a provider's whole flood.
+        return boundedResponse(response, this.#options.maxResponseBytes);
       } catch (error) {
         const aborted = init?.signal?.aborted === true;
         causes.push(aborted ? "aborted (timed out)" : `connection failed: ${describeError(error)}`);
@@ -183,6 +199,7 @@ export class OpenAIChatClient implements ChatModel {
     const allowed = this.#options.maxRetries + 1;
     for (let bodyRetries = 0;; bodyRetries++) {
       const outcome = await this.#attempt(client, body, allowed - attempts - 1);
+      if (outcome.kind === "refused") return fail(outcome.error, undefined, outcome.raw);
       if (outcome.kind === "failed") return fail(outcome.error(attempts), outcome.response);
       if (outcome.kind === "ok") {
         const { json, parsed } = outcome;
@@ -200,6 +217,7 @@ export class OpenAIChatClient implements ChatModel {
             ? { system_fingerprint: parsed.system_fingerprint }
             : {}),
           usage: { input_tokens: usage.prompt_tokens, output_tokens: usage.completion_tokens },
+          http_status: 200,
         };
         if (causes.length > 0) record.attempt_errors = causes.map((cause) => redact(cause, secrets));
         const toolCalls = choice.message.tool_calls ?? undefined;
@@ -237,6 +255,7 @@ export class OpenAIChatClient implements ChatModel {
     | { kind: "ok"; json: unknown; parsed: ChatCompletionResponse }
     | { kind: "failed"; error: (attempts: number) => string; response?: unknown }
     | { kind: "body_fault"; error: string; response?: unknown }
+    | { kind: "refused"; error: string; raw: RawBody }
   > {
     const abort = new AbortController();
     let response: Response;
@@ -269,9 +288,14 @@ export class OpenAIChatClient implements ChatModel {
       throw error;
     }
 
-    let text: string;
+    let received: { bytes: Uint8Array; complete: boolean };
     try {
-      text = await readWithDeadline(response, this.#options.timeoutMs, abort);
+      received = await readWithDeadline(
+        response,
+        this.#options.maxResponseBytes,
+        this.#options.timeoutMs,
+        abort,
+      );
     } catch (error) {
       if (error instanceof TypeError || error instanceof BodyTimeoutError) {
         return {
@@ -281,6 +305,19 @@ export class OpenAIChatClient implements ChatModel {
       }
       throw error;
     }
+
+    // A body past its bound, not UTF-8 or not I-JSON fails the call at once (a hostile reply is no fault to
+    // retry), kept as its raw bytes; one that is not JSON at all is retried like a 5xx below.
+    const decoded = decodeBody(
+      received.bytes,
+      received.complete,
+      this.#options.maxResponseBytes,
+      response.status,
+    );
+    if (!decoded.ok && !decoded.malformed) {
+      return { kind: "refused", error: decoded.reason, raw: decoded.raw };
+    }
+    const text = decoded.ok ? decoded.text : new TextDecoder().decode(received.bytes);
 
     // A body that carries a key fails at once, whatever else it holds (never retried, nothing derived).
     const inText = keysInResponse(text, undefined, this.#secrets);
@@ -349,13 +386,18 @@ class BodyTimeoutError extends Error {
   }
 }
 
-async function readWithDeadline(response: Response, ms: number, abort: AbortController): Promise<string> {
+async function readWithDeadline(
+  response: Response,
+  bound: number,
+  ms: number,
+  abort: AbortController,
+): Promise<{ bytes: Uint8Array; complete: boolean }> {
   let timer: ReturnType<typeof setTimeout> | undefined;
   const deadline = new Promise<never>((_, reject) => {
     timer = setTimeout(() => reject(new BodyTimeoutError(ms)), ms);
   });
   try {
-    return await Promise.race([response.text(), deadline]);
+    return await Promise.race([readBoundedBody(response, bound), deadline]);
   } catch (error) {
     if (error instanceof BodyTimeoutError) abort.abort();
     throw error;

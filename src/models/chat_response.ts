@@ -45,3 +45,32 @@ export function describeIssues(error: z.ZodError): string {
   if (error.issues.length > 5) parts.push(`and ${error.issues.length - 5} more`);
   return parts.join("; ");
 }
+
+/** What a chat completion answers, as the suites get it (the parse rule of docs/FORMAT.md). */
+export interface ChatReply {
+  content: string;
+  tool_calls?: ChatCompletionResponse["choices"][number]["message"]["tool_calls"] & unknown[];
+  usage: { prompt_tokens: number; completion_tokens: number; total_tokens: number };
+  model: string;
+  finish_reason: string;
+}
+
+/**
+ * The reply of a validated response: the first choice's content (null as ""), its tool calls when there are
+ * any, the usage, the model and the finish reason (null as "stop").
+ */
+export function chatReply(parsed: ChatCompletionResponse): ChatReply {
+  const choice = parsed.choices[0];
+  const toolCalls = choice.message.tool_calls ?? undefined;
+  return {
+    content: choice.message.content ?? "",
+    ...(toolCalls && toolCalls.length > 0 ? { tool_calls: toolCalls } : {}),
+    usage: {
+      prompt_tokens: parsed.usage.prompt_tokens,
+      completion_tokens: parsed.usage.completion_tokens,
+      total_tokens: parsed.usage.total_tokens,
+    },
+    model: parsed.model,
+    finish_reason: choice.finish_reason ?? "stop",
+  };
+}

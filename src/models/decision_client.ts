@@ -22,6 +22,7 @@
  * @module
  */
 import { z } from "zod";
+import { DEFAULT_MAX_RESPONSE_BYTES, readBoundedBody } from "./response_body.ts";
 import { DEFAULT_DECISION_BASE_URL, DEFAULT_DECISION_MODEL, redact } from "./credentials.ts";
 import type { NamedSecret } from "../core/secrets.ts";
 import { keysInResponse, responseContainsKeyError, storedResponse } from "./response_secrets.ts";
@@ -59,6 +60,8 @@ export interface SystemOneClientOptions {
   concurrency?: number;
   /** The fetch to use (default the global one). */
   fetch?: typeof fetch;
+  /** The most bytes a response body may have (read incrementally, cut off past it); default 8 MiB. */
+  maxResponseBytes?: number;
   /**
    * Every secret of the run a reply must not carry (this client's key is always one, named
    * `DECISION_MODEL_API_KEY` unless listed here under another name).
@@ -88,7 +91,8 @@ const QuestionSchema = z.object({
   criteria: z.string().optional(),
 });
 
-type BatchOutcome =
+/** One batch's outcome: its probabilities, model and usage, or why it failed. */
+export type BatchOutcome =
   | {
     ok: true;
     nouls: number[];
@@ -125,6 +129,7 @@ export class SystemOneClient implements DecisionModel {
       maxDelayMs: options.maxDelayMs ?? 8000,
       timeoutMs: options.timeoutMs ?? 120_000,
       concurrency: options.concurrency ?? 4,
+      maxResponseBytes: options.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES,
     };
     this.#fetch = options.fetch ?? fetch;
     const listed = options.secrets ?? [];
@@ -157,26 +162,7 @@ export class SystemOneClient implements DecisionModel {
     const outcomes = await Promise.all(
       batches.map((batch) => limit(() => this.#sendBatch(state, questions.slice(batch.start, batch.end)))),
     );
-    const records = outcomes.map((outcome) => outcome.record);
-    const nouls: number[] = [];
-    const models = new Set<string>();
-    const usage = { input_tokens: 0, output_tokens: 0 };
-    for (let index = 0; index < outcomes.length; index++) {
-      const { result } = outcomes[index];
-      if (!result.ok) {
-        const where = outcomes.length > 1
-          ? `batch ${index + 1} of ${outcomes.length} (questions ${batches[index].start}-${
-            batches[index].end - 1
-          }): `
-          : "";
-        return { ok: false, error: `${where}${result.error}`, records };
-      }
-      nouls.push(...result.nouls);
-      models.add(result.model);
-      usage.input_tokens += result.usage.input_tokens;
-      usage.output_tokens += result.usage.output_tokens;
-    }
-    return { ok: true, nouls, model: [...models].join(",") || this.model, usage, records };
+    return combineBatches(this.model, batches, outcomes);
   }
 
   async #sendBatch(
@@ -277,7 +263,19 @@ export class SystemOneClient implements DecisionModel {
 
     let text: string;
     try {
-      text = await response.text();
+      // Read up to the bound (8 MiB by default): a body past it is cut off and fails the batch at once.
+      const received = await readBoundedBody(response, this.#settings.maxResponseBytes);
+      if (!received.complete) {
+        return {
+          kind: "done",
+          result: {
+            ok: false,
+            error:
+              `response body over its ${this.#settings.maxResponseBytes}-byte bound (--max-response-bytes): cut off`,
+          },
+        };
+      }
+      text = new TextDecoder().decode(received.bytes);
     } catch (error) {
       if (error instanceof TypeError || (error instanceof DOMException && signal.aborted)) {
         const why = signal.aborted ? `not complete after ${this.#settings.timeoutMs} ms` : error.message;
@@ -358,4 +356,36 @@ function parseOrText(text: string): unknown {
 
 function sleep(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms));
+}
+
+/**
+ * The answer to a whole question set from its batches' outcomes (in question order): every probability, the
+ * models that answered (joined by commas) and the summed usage, or the first failed batch's error, named by
+ * its position when there are several. Records hold one entry per batch, failed or not.
+ */
+export function combineBatches(
+  model: string,
+  batches: readonly { start: number; end: number }[],
+  outcomes: readonly { result: BatchOutcome; record: CallRecord }[],
+): DecisionResult {
+  const records = outcomes.map((outcome) => outcome.record);
+  const nouls: number[] = [];
+  const models = new Set<string>();
+  const usage = { input_tokens: 0, output_tokens: 0 };
+  for (let index = 0; index < outcomes.length; index++) {
+    const { result } = outcomes[index];
+    if (!result.ok) {
+      const where = outcomes.length > 1
+        ? `batch ${index + 1} of ${outcomes.length} (questions ${batches[index].start}-${
+          batches[index].end - 1
+        }): `
+        : "";
+      return { ok: false, error: `${where}${result.error}`, records };
+    }
+    nouls.push(...result.nouls);
+    models.add(result.model);
+    usage.input_tokens += result.usage.input_tokens;
+    usage.output_tokens += result.usage.output_tokens;
+  }
+  return { ok: true, nouls, model: [...models].join(",") || model, usage, records };
 }

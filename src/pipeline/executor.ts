@@ -10,6 +10,7 @@
 import type { CallRecord } from "../core/call_record.ts";
 import { BlobStore } from "../store/blob_store.ts";
 import { type Manifest, type Node, nodeKey, type Usage } from "../store/manifest.ts";
+import { usageOfRecords } from "../core/usage.ts";
 import { readManifest, type RunDir } from "../store/run_dir.ts";
 import { sha256Hex } from "../store/hash.ts";
 import { canonicalBytes } from "../store/canonical.ts";
@@ -162,15 +163,6 @@ export interface ExecutorOptions {
   progress?: Progress;
   /** Checked after every node: keeps the heap in use under a budget (default: the process's, null: none). */
   heapBudget?: HeapBudget | null;
-}
-
-function sumUsage(records: CallRecord[]): Usage {
-  const usage: Usage = { calls: records.length, input_tokens: 0, output_tokens: 0 };
-  for (const r of records) {
-    usage.input_tokens += r.usage?.input_tokens ?? 0;
-    usage.output_tokens += r.usage?.output_tokens ?? 0;
-  }
-  return usage;
 }
 
 /** Runs stages into one run directory. */
@@ -501,7 +493,7 @@ export class Executor {
       inputs: call.inputs,
       outputs,
       requests,
-      usage: sumUsage(records),
+      usage: usageOfRecords(records),
       started,
       finished: new Date().toISOString(),
       status: outcome.status ?? "ok",

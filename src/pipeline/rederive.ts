@@ -7,6 +7,12 @@
  * @module
  */
 import { BlobStore } from "../store/blob_store.ts";
+import type { CallRecord } from "../core/call_record.ts";
+import { usageOfRecords } from "../core/usage.ts";
+import { canonicalBytes, canonicalJson } from "../store/canonical.ts";
+import { RecordQueue, ReplayChatModel, ReplayDecisionModel } from "../models/derive_call.ts";
+import type { ChatModel, DecisionModel } from "../models/types.ts";
+import { headerProblems, RUN_HEADER_STAGE } from "./run_header.ts";
 import { sha256Hex } from "../store/hash.ts";
 import type { Manifest, Node } from "../store/manifest.ts";
 import { readManifest } from "../store/run_dir.ts";
@@ -26,13 +32,33 @@ export interface StageRegistry {
   stage(name: string): AnyStageDef | undefined;
   /** What the bodies of a run's stages need (tokenizer, fixtures), built from the run itself. */
   environment(manifest: Manifest, store: BlobStore): Promise<unknown>;
+  /**
+   * The environment a provider node's body is replayed in, with `models` answering from the node's records;
+   * undefined for a stage that cannot be replayed (outside engines, collections: their outputs are not
+   * derived from call records alone). `producers` finds the nodes that produced a blob.
+   */
+  replayEnvironment?(
+    node: Node,
+    env: unknown,
+    models: { chat: ChatModel; decision: DecisionModel },
+    producers: (hash: string) => readonly Node[],
+  ): unknown | undefined;
 }
+
+/** What is wrong with a node: `differs` for a provider-free node, the other kinds for a provider node. */
+export type RederiveKind =
+  | "differs"
+  | "output_not_from_response"
+  | "usage_mismatch"
+  | "status_mismatch"
+  | "header_mismatch";
 
 /** One node that was not re-derived to the same bytes. */
 export interface RederiveProblem {
   key: string;
   label: string;
   stage: string;
+  kind: RederiveKind;
   message: string;
 }
 
@@ -41,7 +67,9 @@ export interface RederiveReport {
   run: string;
   /** Nodes re-executed (identical or not). */
   rederived: number;
-  /** Nodes of provider (or timed) stages, not re-executed. */
+  /** Provider nodes replayed from their call records (no call made). */
+  replayed: number;
+  /** Nodes of provider (or timed) stages that cannot be replayed (outside engines, collections). */
   provider: number;
   problems: RederiveProblem[];
   ok: boolean;
@@ -60,7 +88,14 @@ export async function rederiveRun(dir: string, registry: StageRegistry): Promise
   const manifest = await readManifest(dir);
   const store = new BlobStore(dir);
   const env = await registry.environment(manifest, store);
-  const report: RederiveReport = { run: dir, rederived: 0, provider: 0, problems: [], ok: true };
+  const report: RederiveReport = {
+    run: dir,
+    rederived: 0,
+    replayed: 0,
+    provider: 0,
+    problems: [],
+    ok: true,
+  };
   const cache = new Map<string, unknown>();
   const read = async (hash: string, kind: InputKind): Promise<unknown> => {
     const id = `${kind}:${hash}`;
@@ -72,18 +107,66 @@ export async function rederiveRun(dir: string, registry: StageRegistry): Promise
     }
     return cache.get(id);
   };
-  const problem = (node: Node, message: string) =>
-    report.problems.push({ key: node.key, label: node.label, stage: node.stage, message });
+  const problem = (node: Node, message: string, kind: RederiveKind = "differs") =>
+    report.problems.push({ key: node.key, label: node.label, stage: node.stage, kind, message });
+  const producedBy = new Map<string, Node[]>();
+  for (const node of manifest.nodes) {
+    for (const hash of new Set(Object.values(node.outputs))) {
+      const list = producedBy.get(hash);
+      if (list) list.push(node);
+      else producedBy.set(hash, [node]);
+    }
+  }
+  const producers = (hash: string) => producedBy.get(hash) ?? [];
+  const bound = registry.stage(RUN_HEADER_STAGE) !== undefined ||
+    manifest.nodes.some((n) => n.stage === RUN_HEADER_STAGE);
+  for (const problemOfHeader of bound ? headerProblems(manifest) : []) {
+    report.problems.push({
+      key: "",
+      label: "header",
+      stage: "run-header",
+      kind: "header_mismatch",
+      ...problemOfHeader,
+    });
+  }
   for (const node of manifest.nodes) {
     const def = registry.stage(node.stage);
     if (!def) {
       problem(node, `no declaration of stage ${node.stage}: it cannot be re-derived`);
       continue;
     }
-    if (def.provider) {
-      report.provider++;
-      continue;
+    // Usage anywhere is the sum of the records': a node's usage must be its records' (each record's usage is
+    // checked against its response below, when the node is replayed).
+    const records: CallRecord[] = [];
+    for (const hash of node.requests) records.push(await store.getJson(hash) as CallRecord);
+    const summed = usageOfRecords(records);
+    if (canonicalJson(summed) !== canonicalJson(node.usage)) {
+      problem(
+        node,
+        `the node's usage ${canonicalJson(node.usage)} is not the sum of its records' ${
+          canonicalJson(summed)
+        }`,
+        "usage_mismatch",
+      );
     }
+    let bodyEnv = env;
+    let queue: RecordQueue | undefined;
+    if (def.provider) {
+      queue = new RecordQueue(records);
+      const chatModel = String((node.params as Record<string, unknown>).chat_model ?? "replay");
+      const decisionModel = String((node.params as Record<string, unknown>).decision_model ?? "replay");
+      bodyEnv = registry.replayEnvironment?.(node, env, {
+        chat: new ReplayChatModel(chatModel, queue),
+        decision: new ReplayDecisionModel(decisionModel, queue),
+      }, producers);
+      if (bodyEnv === undefined) {
+        report.provider++;
+        continue;
+      }
+    }
+    // A provider node's outputs and status must follow from its records.
+    const outputKind: RederiveKind = def.provider ? "output_not_from_response" : "differs";
+    const statusKind: RederiveKind = def.provider ? "status_mismatch" : "differs";
     if (def.version !== node.version) {
       problem(
         node,
@@ -96,7 +179,8 @@ export async function rederiveRun(dir: string, registry: StageRegistry): Promise
       problem(node, `params do not match the declaration: ${params.error.issues[0]?.message}`);
       continue;
     }
-    report.rederived++;
+    if (def.provider) report.replayed++;
+    else report.rederived++;
     try {
       const inputs: Record<string, unknown> = {};
       for (const [name, hash] of Object.entries(node.inputs)) {
@@ -114,15 +198,34 @@ export async function rederiveRun(dir: string, registry: StageRegistry): Promise
         inputs,
         hashes: node.inputs,
         key: node.key,
-        env,
+        env: bodyEnv,
         load,
       });
+      if (queue) {
+        for (const p of queue.problems) problem(node, p.message, p.kind);
+        if (queue.used !== records.length) {
+          problem(
+            node,
+            `the replay used ${queue.used} of the ${records.length} records the node holds`,
+            "output_not_from_response",
+          );
+        }
+        const rebuilt = (outcome.requests ?? []).map((r) => sha256Hex(canonicalBytes(r)));
+        if (rebuilt.join(",") !== node.requests.join(",")) {
+          problem(
+            node,
+            "the replayed requests are not the node's records, in order",
+            "output_not_from_response",
+          );
+        }
+      }
       const names = Object.keys(outcome.outputs).sort();
       const stored = Object.keys(node.outputs).sort();
       if (names.join("\n") !== stored.join("\n")) {
         problem(
           node,
           `re-derived outputs [${names.join(", ")}] differ from the stored [${stored.join(", ")}]`,
+          outputKind,
         );
         continue;
       }
@@ -130,7 +233,11 @@ export async function rederiveRun(dir: string, registry: StageRegistry): Promise
         const value = (outcome.outputs as Record<string, unknown>)[name];
         const hash = outputHash(value, def.outputs[name]?.kind ?? "json");
         if (hash !== node.outputs[name]) {
-          problem(node, `output ${name} differs: stored ${node.outputs[name]}, re-derived ${hash}`);
+          problem(
+            node,
+            `output ${name} differs: stored ${node.outputs[name]}, re-derived ${hash}`,
+            outputKind,
+          );
         }
       }
       const status = outcome.status ?? "ok";
@@ -139,11 +246,12 @@ export async function rederiveRun(dir: string, registry: StageRegistry): Promise
           node,
           `status differs: stored ${node.status} (${node.reason ?? ""}), re-derived ${status} ` +
             `(${outcome.reason ?? ""})`,
+          statusKind,
         );
       }
     } catch (error) {
       if (!(error instanceof Error)) throw error;
-      problem(node, `re-execution failed: ${error.message}`);
+      problem(node, `re-execution failed: ${error.message}`, outputKind);
     }
   }
   report.ok = report.problems.length === 0;
@@ -152,10 +260,14 @@ export async function rederiveRun(dir: string, registry: StageRegistry): Promise
 
 /** The report as lines for people: one per problem, then the count. */
 export function formatRederiveReport(report: RederiveReport): string {
-  const lines = report.problems.map((p) => `${p.stage} node ${p.key} (${p.label}): ${p.message}`);
+  const lines = report.problems.map((p) =>
+    p.kind === "header_mismatch"
+      ? `header_mismatch: ${p.message}`
+      : `${p.stage} node ${p.key} (${p.label}): ${p.kind === "differs" ? "" : `${p.kind}: `}${p.message}`
+  );
   lines.push(
-    `rederive ${report.run}: re-derived ${report.rederived} node(s), ${report.provider} provider node(s) not ` +
-      `re-executed; ${
+    `rederive ${report.run}: re-derived ${report.rederived} node(s), replayed ${report.replayed} provider ` +
+      `node(s) from their records, ${report.provider} provider node(s) not re-executed; ${
         report.ok ? "ok: every output is byte-identical" : `${report.problems.length} problem(s)`
       }`,
   );

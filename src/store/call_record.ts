@@ -13,8 +13,22 @@ export const CallRecordSchema = z.object({
   endpoint: z.enum(["chat", "systemone"]),
   /** The JSON body sent, exactly as sent (never redacted; no headers, so no keys). */
   request: z.unknown(),
-  /** The parsed JSON body received on the final attempt, when there was one, exactly as received. */
+  /** The parsed JSON body received on the final attempt, when there was one and it was I-JSON, exactly as received. */
   response: z.unknown().optional(),
+  /**
+   * The final attempt's body as received when it was refused (cut off past its bound, not UTF-8, not JSON or
+   * not I-JSON): its text (`utf-8`) or base64 of its bytes, how many bytes arrived, whether it was complete
+   * (a cut-off body keeps its first 64 KiB) and the bound in force.
+   */
+  response_raw: z.object({
+    encoding: z.enum(["utf-8", "base64"]),
+    data: z.string(),
+    bytes: z.number().int().nonnegative(),
+    complete: z.boolean(),
+    bound: z.number().int().positive(),
+  }).optional(),
+  /** The HTTP status of the final attempt's response, when one arrived. */
+  http_status: z.number().int().optional(),
   /** `ok` when a valid response was received; `failed` otherwise (then `error` says why). */
   status: z.enum(["ok", "failed"]),
   /** Why the call failed (one line, never a secret). */

@@ -10,7 +10,7 @@
  *
  * @module
  */
-import { publishJsonFile } from "./published_json_stage.ts";
+import { bindRunHeader, publishJsonFile } from "./published_json_stage.ts";
 import { UsageError } from "../errors.ts";
 import { readPrices } from "../analysis/read_prices.ts";
 import type { ChatModel, DecisionModel } from "../models/types.ts";
@@ -101,6 +101,8 @@ async function publishHotpot(run: RunDir): Promise<void> {
       prices,
     },
   );
+  const below = { "aggregate.json": outcome.files["aggregate.json"] };
+  const header = await bindRunHeader(context.executor, run, below);
   await publishJsonFile(context.executor, run, "protocol.json", {
     suite: "hotpot",
     ...runOptions,
@@ -108,7 +110,7 @@ async function publishHotpot(run: RunDir): Promise<void> {
     tokenizer: { name: counter.name, hash: counter.hash },
     corpus_sha256: sha256Hex(bytes),
     dataset_sha256: corpus.dataset.sha256,
-  }, { "aggregate.json": outcome.files["aggregate.json"] });
+  }, { ...below, ...header });
   await run.writeFile("corpus.json", bytes);
   for (const [name, hash] of Object.entries(outcome.files)) await run.publish(name, hash);
 }
@@ -117,7 +119,13 @@ async function publishHotpot(run: RunDir): Promise<void> {
 export const mergedPublishers: Record<string, MergedPublisher> = {
   // A shard's protocol.json node hangs below its aggregate: it is published again below the merged one.
   hotpot: {
-    skipStages: new Set(["hotpot-aggregate", "hotpot-ceilings", "hotpot-report", "published-json"]),
+    skipStages: new Set([
+      "hotpot-aggregate",
+      "hotpot-ceilings",
+      "hotpot-report",
+      "published-json",
+      "run-header",
+    ]),
     publish: publishHotpot,
   },
   sweep: {
@@ -132,5 +140,8 @@ export const mergedPublishers: Record<string, MergedPublisher> = {
   },
   // Collect shards: every node is kept but each shard's corpus node; the merged corpus node is made again
   // over the whole selection (hotpot/collect_merge.ts).
-  "hotpot-collect": { skipStages: new Set(["hotpot-corpus"]), publish: publishMergedCollection },
+  "hotpot-collect": {
+    skipStages: new Set(["hotpot-corpus", "run-header"]),
+    publish: publishMergedCollection,
+  },
 };

@@ -29,6 +29,7 @@ export type ModelOptions = {
   concurrency?: number;
   "timeout-ms"?: number;
   "max-retries"?: number;
+  "max-response-bytes"?: number;
   "decision-batch"?: number;
   "no-enable-thinking-field"?: boolean;
   "no-chat-template-kwargs"?: boolean;
@@ -96,6 +97,7 @@ export async function setupModels(
   const common = {
     concurrency: options.concurrency,
     timeoutMs: options["timeout-ms"],
+    maxResponseBytes: options["max-response-bytes"],
   };
   const chatTransport = { ...common, maxRetries: options["max-retries"] };
   const decisionTransport = {

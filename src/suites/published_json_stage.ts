@@ -11,6 +11,7 @@ import type { Executor } from "../pipeline/executor.ts";
 import { defineStage } from "../pipeline/stage.ts";
 import type { RunDir } from "../store/run_dir.ts";
 import { publishedJson } from "./published.ts";
+import { runHeaderParams, runHeaderStage } from "../pipeline/run_header.ts";
 
 /** The `published-json` stage. */
 export const publishedJsonStage = defineStage({
@@ -47,4 +48,22 @@ export async function publishJsonFile(
     inputs,
   }, {});
   await run.publish(name, node.node.outputs.file);
+}
+
+/**
+ * Runs the run's `run-header` node (its header's options and protocol as params, below the published results
+ * `of`), and returns the input that binds a published JSON file to it (`of:run-header` → its output's hash).
+ */
+export async function bindRunHeader(
+  executor: Executor,
+  run: RunDir,
+  of: Record<string, string> = {},
+): Promise<Record<string, string>> {
+  const inputs = Object.fromEntries(Object.entries(of).map(([file, hash]) => [`of:${file}`, hash]));
+  const node = await executor.runStage(runHeaderStage, {
+    label: "run header",
+    params: runHeaderParams(run.header),
+    inputs,
+  }, {});
+  return { "run-header": node.node.outputs.header };
 }

@@ -9,6 +9,7 @@ import { HOTPOT_COLLECT_SUITE, HOTPOT_SUITE } from "./hotpot/definition.ts";
 import { SWEEP_SUITE } from "./sweep/definition.ts";
 import { ENGINES_SUITE } from "./engines/definition.ts";
 import { publishedJsonStage } from "./published_json_stage.ts";
+import { runHeaderStage } from "../pipeline/run_header.ts";
 
 /** Every suite. */
 export const SUITES: readonly Suite[] = [HOTPOT_COLLECT_SUITE, HOTPOT_SUITE, SWEEP_SUITE, ENGINES_SUITE];
@@ -22,4 +23,5 @@ export function suiteNamed(name: string): Suite | undefined {
 export const STAGES: readonly AnyStageDef[] = [
   ...new Map(SUITES.flatMap((s) => s.stages).map((d) => [d.name, d])).values(),
   publishedJsonStage,
+  runHeaderStage,
 ];

@@ -6,7 +6,7 @@
  *
  * @module
  */
-import { publishedJsonStage, publishJsonFile } from "./published_json_stage.ts";
+import { bindRunHeader, publishedJsonStage, publishJsonFile } from "./published_json_stage.ts";
 import { join } from "node:path";
 import { Executor, type ExecutorOptions, FrozenRun } from "../pipeline/executor.ts";
 import { Progress } from "../pipeline/progress.ts";
@@ -490,22 +490,18 @@ export async function runSuite<T>(
       async (context) => {
         const outcome = await body(context);
         const published = { ...outcome.json, ...(outcome.check ? { "check.json": outcome.check } : {}) };
+        const aggregate = outcome.files["aggregate.json"];
+        const below: Record<string, string> = aggregate ? { "aggregate.json": aggregate } : {};
+        // The header's options and protocol are bound into the DAG, and every published JSON file below them.
+        const header = await bindRunHeader(context.executor, context.run, below);
         context.progress.plan(publishedJsonStage.name, Object.keys(published).length);
         for (const [name, value] of Object.entries(published)) {
-          const aggregate = outcome.files["aggregate.json"];
-          await publishJsonFile(
-            context.executor,
-            context.run,
-            name,
-            value,
-            aggregate ? { "aggregate.json": aggregate } : {},
-          );
+          await publishJsonFile(context.executor, context.run, name, value, { ...below, ...header });
         }
         for (const [name, bytes] of Object.entries(outcome.raw ?? {})) {
           await context.run.writeFile(name, bytes);
         }
         for (const [name, hash] of Object.entries(outcome.files)) await context.run.publish(name, hash);
-        const aggregate = outcome.files["aggregate.json"];
         const lines = outcome.lines ??
           (aggregate ? suite.summary(await context.run.store.getText(aggregate)) : []);
         return { outcome, lines };

@@ -8,7 +8,8 @@
 import { join } from "node:path";
 import type { StageRegistry } from "../pipeline/rederive.ts";
 import type { BlobStore } from "../store/blob_store.ts";
-import type { Manifest } from "../store/manifest.ts";
+import type { Manifest, Node } from "../store/manifest.ts";
+import { canonicalJson } from "../store/canonical.ts";
 import { loadTokenCounter } from "../tokens/load.ts";
 import { type HotpotDataset, hotpotDatasetFile } from "./hotpot/dataset_file.ts";
 import type { SelectionOptions } from "./hotpot/select.ts";
@@ -45,9 +46,34 @@ async function withDatasetFile<T>(
   }
 }
 
+/** The provider stages whose outputs follow from their call records alone: their bodies are replayed. */
+const ANSWER_STAGES = new Set(["hotpot-answer", "sweep-answer"]);
+const COMPRESSION_STAGES = new Set(["hotpot-rank", "hotpot-summary", "sweep-rank", "sweep-summary"]);
+
+/** Of the nodes that produced an answer's context blob, the one whose params all agree with the answer's. */
+function contextOf(answer: Node, candidates: readonly Node[]): Node | undefined {
+  const own = answer.params as Record<string, unknown>;
+  const agrees = (node: Node) =>
+    Object.entries(node.params as Record<string, unknown>).every(([name, value]) =>
+      !(name in own) || canonicalJson(own[name]) === canonicalJson(value)
+    );
+  return candidates.find(agrees) ?? candidates[0];
+}
+
 /** The registry `verify --rederive` uses. */
 export const STAGE_REGISTRY: StageRegistry = {
   stage: (name) => byName.get(name),
+  replayEnvironment(node, env, models, producers) {
+    if (COMPRESSION_STAGES.has(node.stage)) return { ...(env as object), ...models };
+    if (!ANSWER_STAGES.has(node.stage)) return undefined;
+    // As the answer stage is run: an invalid context makes no call and gives its reason. Invalid contexts
+    // share their messages blob (null): the answer's context is the producer whose params agree with its own.
+    const context = node.inputs.context === undefined
+      ? undefined
+      : contextOf(node, producers(node.inputs.context));
+    const contextReason = context?.status === "ok" ? null : context?.reason ?? "context invalid";
+    return { chat: models.chat, contextReason };
+  },
   async environment(manifest: Manifest, store: BlobStore) {
     const counter = manifest.tokenizer ? await loadTokenCounter() : undefined;
     const trajectory = manifest.sources["trajectory"];

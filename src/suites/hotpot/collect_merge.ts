@@ -16,6 +16,7 @@ import { extname, join } from "node:path";
 import { UsageError } from "../../errors.ts";
 import type { ChatModel } from "../../models/types.ts";
 import { Executor } from "../../pipeline/executor.ts";
+import { bindRunHeader } from "../published_json_stage.ts";
 import { Progress } from "../../pipeline/progress.ts";
 import { sha256Hex } from "../../store/hash.ts";
 import type { RunDir } from "../../store/run_dir.ts";
@@ -114,6 +115,7 @@ export async function publishMergedCollection(run: RunDir): Promise<void> {
       mode: await replayMode(run, protocol.collection),
       replay: true,
     });
+    await bindRunHeader(context.executor, run);
   } finally {
     await Deno.remove(tmp, { recursive: true });
   }

@@ -15,7 +15,7 @@ import type { ModelSetup } from "../model_setup.ts";
 import type { RunContext } from "../run_lifecycle.ts";
 import { type SweepFixture, sweepFixtureFromBytes } from "./fixture.ts";
 import { runSweep, type SweepRunOptions } from "./run_suite.ts";
-import { publishJsonFile } from "../published_json_stage.ts";
+import { bindRunHeader, publishJsonFile } from "../published_json_stage.ts";
 
 /** The stages a merge leaves out of the join: each shard's cover its part only, the merged run recomputes them. */
 export const SWEEP_MERGE_SKIP: ReadonlySet<string> = new Set([
@@ -23,6 +23,7 @@ export const SWEEP_MERGE_SKIP: ReadonlySet<string> = new Set([
   "sweep-ceilings",
   "sweep-report",
   "published-json",
+  "run-header",
 ]);
 
 /** `protocol.json` of a sweep run. */
@@ -84,12 +85,14 @@ export async function publishMergedSweep(run: RunDir, replay: SweepReplay): Prom
       prices,
     },
   );
+  const below = { "aggregate.json": outcome.files["aggregate.json"] };
+  const header = await bindRunHeader(replay.context.executor, run, below);
   await publishJsonFile(
     replay.context.executor,
     run,
     "protocol.json",
     sweepProtocolJson(options, description, replay.counter, fixture),
-    { "aggregate.json": outcome.files["aggregate.json"] },
+    { ...below, ...header },
   );
   for (const [name, hash] of Object.entries(outcome.files)) await run.publish(name, hash);
 }
