@@ -35,6 +35,83 @@ MAX_SAFE_INTEGER = 2**53 - 1
 CHUNK = 1 << 20
 
 
+UNIT_ID = re.compile(r"Unit id: (\S+)")
+
+
+def _count(value):
+    return isinstance(value, int) and not isinstance(value, bool) and 0 <= value <= MAX_SAFE_INTEGER
+
+
+def _ijson_ok(value):
+    """I-JSON as a response must be: no lone surrogate, no integer beyond 2^53, finite numbers."""
+    if isinstance(value, str):
+        return not any(0xD800 <= ord(c) <= 0xDFFF for c in value)
+    if isinstance(value, bool) or value is None:
+        return True
+    if isinstance(value, int):
+        return abs(value) <= MAX_SAFE_INTEGER
+    if isinstance(value, float):
+        return math.isfinite(value) and not (value.is_integer() and abs(value) > MAX_SAFE_INTEGER)
+    if isinstance(value, list):
+        return all(_ijson_ok(v) for v in value)
+    if isinstance(value, dict):
+        return all(_ijson_ok(k) and _ijson_ok(v) for k, v in value.items())
+    return False
+
+
+def _acceptable(text):
+    """Whether a kept raw body is in fact acceptable: JSON and I-JSON."""
+    try:
+        return _ijson_ok(json.loads(text, parse_constant=_refuse_constant))
+    except (ValueError, TypeError, NotIJson):
+        return False
+
+
+def chat_reply(response, record):
+    """The parse rule for a chat completion (FORMAT.md section 12), or None when it does not match."""
+    try:
+        choice = response["choices"][0]
+        message = choice["message"]
+        usage = response["usage"]
+        model = response["model"]
+        content = message["content"]
+        finish = choice["finish_reason"]
+    except (KeyError, IndexError, TypeError):
+        return None
+    counts = [usage.get(k) if isinstance(usage, dict) else None
+              for k in ("prompt_tokens", "completion_tokens", "total_tokens")]
+    if message.get("role") != "assistant" or not (content is None or isinstance(content, str)) \
+            or not isinstance(model, str) or not model or not all(_count(c) for c in counts) \
+            or not (finish is None or isinstance(finish, str)):
+        return None
+    return {
+        "content": content or "",
+        "usage": {"prompt_tokens": counts[0], "completion_tokens": counts[1], "total_tokens": counts[2]},
+        "model": model,
+        "finish_reason": "stop" if finish is None else finish,
+        "_usage": {"input_tokens": counts[0], "output_tokens": counts[1]},
+    }
+
+
+def systemone_reply(response, record):
+    """The parse rule for a System One reply: one noul in [0, 1] per question asked, or None."""
+    try:
+        answers = response["answers"]
+        usage = response["usage"]
+        model = response["model"]
+        asked = len(record["request"]["questions"])
+        nouls = [a["noul"] for a in answers if a.get("type") == "noul"]
+    except (KeyError, TypeError, AttributeError):
+        return None
+    if len(nouls) != len(answers) or len(nouls) != asked or not isinstance(model, str) or not model \
+            or not all(isinstance(n, (int, float)) and not isinstance(n, bool) and 0 <= n <= 1 for n in nouls) \
+            or not isinstance(usage, dict) or not _count(usage.get("input_tokens")) \
+            or not _count(usage.get("output_tokens")):
+        return None
+    return {"nouls": nouls, "model": model,
+            "_usage": {"input_tokens": usage["input_tokens"], "output_tokens": usage["output_tokens"]}}
+
+
 class NotIJson(ValueError):
     """A value that RFC 8785 cannot represent (NaN, infinity, lone surrogate, unknown type)."""
 
@@ -537,6 +614,124 @@ class Audit:
                     self.add("unknown_file", "objects/sha256/%s/%s" % (digest[:2], digest[2:]),
                              "blob referenced by nothing")
 
+    # 6. what the models said (--strict): the parse rule of FORMAT.md section 12 ------------------------------
+    def blob_json(self, digest):
+        info = self.blobs.get(digest)
+        if info is None:
+            return None
+        try:
+            return parse_json(read_file(self.path("objects/sha256/%s/%s" % (digest[:2], digest[2:])), info,
+                                        MAX_RECORD_BYTES))
+        except (Unsafe, ValueError, NotIJson):
+            return None
+
+    def derivations(self):
+        header = self.header or {}
+        bindings = [n for n in self.nodes if n.get("stage") == "run-header"]
+        if len(bindings) != 1:
+            self.add("header_mismatch", "header", "%d run-header nodes (one expected)" % len(bindings))
+        else:
+            params = bindings[0].get("params") or {}
+            options = (header.get("invocation") or {}).get("options")
+            if canonical(params.get("options")) != canonical(options):
+                self.add("header_mismatch", "header", "invocation.options differ from the run-header node's params")
+            if canonical(params.get("protocol")) != canonical(header.get("protocol")):
+                self.add("header_mismatch", "header", "protocol differs from the run-header node's params")
+        for index, node in enumerate(self.nodes):
+            name = "node #%d %s (%s)" % (index, node.get("label") or node["stage"], node["key"][:12])
+            records = [self.blob_json(d) for d in node["requests"]]
+            if any(not isinstance(r, dict) for r in records):
+                continue  # named by the record checks
+            usage = node.get("usage") or {}
+            summed = {"calls": len(records),
+                      "input_tokens": sum((r.get("usage") or {}).get("input_tokens", 0) for r in records),
+                      "output_tokens": sum((r.get("usage") or {}).get("output_tokens", 0) for r in records)}
+            if canonical(usage) != canonical(summed):
+                self.add("usage_mismatch", name, "usage %s is not the sum of its records' %s"
+                         % (canonical(usage), canonical(summed)))
+            derived = [self.derive_record(r, "%s request %d" % (name, i)) for i, r in enumerate(records)]
+            stage = node["stage"]
+            outputs = node["outputs"]
+            if stage in ("hotpot-answer", "sweep-answer"):
+                self.check_answer(node, name, derived)
+            elif stage in ("hotpot-summary", "sweep-summary"):
+                summary = self.blob_json(outputs.get("summary", ""))
+                if isinstance(summary, dict) and bool(summary.get("ok")) != (node["status"] == "ok"):
+                    self.add("status_mismatch", name, "the node says %s; its summary output says ok=%s"
+                             % (node["status"], json.dumps(summary.get("ok"))))
+            elif stage in ("hotpot-rank", "sweep-rank"):
+                self.check_ranking(node, name, records, derived)
+
+    def derive_record(self, record, subject):
+        """The parse rule: what a record's response says (ok, reply) or (False, None)."""
+        endpoint = record.get("endpoint")
+        raw = record.get("response_raw")
+        status = record.get("http_status", 200 if record.get("status") == "ok" else None)
+        reply = None
+        if raw is not None:
+            if raw.get("complete") and raw.get("encoding") == "utf-8" and _acceptable(raw.get("data")):
+                self.add("output_not_from_response", subject, "the record refused a raw body that is acceptable I-JSON")
+        elif record.get("response") is not None and status is not None and 200 <= status < 300:
+            reply = (chat_reply if endpoint == "chat" else systemone_reply)(record.get("response"), record)
+        ok = reply is not None
+        if ok != (record.get("status") == "ok"):
+            self.add("status_mismatch", subject, "the record says %s; its response gives %s"
+                     % (record.get("status"), "ok" if ok else "failed"))
+        if ok and record.get("status") == "ok":
+            if canonical(record.get("usage")) != canonical(reply["_usage"]):
+                self.add("usage_mismatch", subject, "the record's usage %s is not its response's %s"
+                         % (canonical(record.get("usage")), canonical(reply["_usage"])))
+            if record.get("model") != reply["model"]:
+                self.add("output_not_from_response", subject, "the record's model is not its response's")
+        return reply
+
+    def check_answer(self, node, name, derived):
+        outputs = node["outputs"]
+        status = self.blob_json(outputs.get("status", ""))
+        if isinstance(status, dict):
+            if status.get("status") != node["status"]:
+                self.add("status_mismatch", name, "the node says %s; its status output says %s"
+                         % (node["status"], status.get("status")))
+            elif (status.get("reason") or None) != (node.get("reason") or None):
+                self.add("status_mismatch", name, "the node's reason is not its status output's")
+        answer = self.blob_json(outputs.get("answer", "")) if "answer" in outputs else None
+        if len(derived) > 1:
+            self.add("output_not_from_response", name, "an answer node holds %d records (one at most)" % len(derived))
+            return
+        reply = derived[0] if derived else None
+        if reply is None:
+            if answer is not None:
+                self.add("output_not_from_response", name, "an answer output without a successful call")
+            if node["status"] == "ok":
+                self.add("status_mismatch", name, "the node says ok without a successful call")
+            return
+        want = {k: reply[k] for k in ("content", "usage", "model", "finish_reason")}
+        if canonical(answer) != canonical(want):
+            self.add("output_not_from_response", name, "the answer output is not its record's reply")
+
+    def check_ranking(self, node, name, records, derived):
+        ranking = self.blob_json(node["outputs"].get("ranking", ""))
+        if not isinstance(ranking, dict):
+            return
+        ok = bool(derived) and all(d is not None for d in derived)
+        if bool(ranking.get("ok")) != (node["status"] == "ok") or (ranking.get("ok") and not ok):
+            self.add("status_mismatch", name, "the node says %s; its ranking says ok=%s; its records %s"
+                     % (node["status"], json.dumps(ranking.get("ok")), "all answered" if ok else "failed"))
+            return
+        if not ranking.get("ok"):
+            return
+        probabilities = {}
+        for record, reply in zip(records, derived):
+            for question, noul in zip(record["request"].get("questions") or [], reply["nouls"]):
+                m = UNIT_ID.search(question.get("instructions", ""))
+                if m:
+                    probabilities[m.group(1)] = noul
+        if canonical(probabilities) != canonical(ranking.get("probabilities")):
+            self.add("output_not_from_response", name, "the ranking's probabilities are not its records' nouls")
+        order = sorted(probabilities, key=lambda u: (-probabilities[u], _utf16_key(u)))
+        if order != ranking.get("order"):
+            self.add("output_not_from_response", name, "the ranking's order does not follow its probabilities")
+
     def audit(self):
         self.structure()
         self.hash_blobs()
@@ -544,6 +739,8 @@ class Audit:
         self.manifest_check()
         produced_at, source_hashes = self.dag()
         self.published(produced_at, source_hashes)
+        if self.strict and self.manifest is not None:
+            self.derivations()
         return self.problems
 
 

@@ -9,6 +9,8 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import { ROOT, runCli } from "./helpers/spawn.ts";
 import { startHostileProvider } from "./helpers/hostile_provider.ts";
+import { copyRun } from "./helpers/reseal.ts";
+import { forgeRun } from "./helpers/reseal_nodes.ts";
 
 const dir = await Deno.makeTempDir({ prefix: "hostile_provider_" });
 globalThis.addEventListener("unload", () => {
@@ -115,3 +117,43 @@ Deno.test("lone surrogates, huge integers and a 100 MB body fail their calls onl
   }).output();
   assert.equal(audit.code, 0, new TextDecoder().decode(audit.stdout));
 });
+
+async function auditStrict(path: string): Promise<{ code: number; stdout: string }> {
+  const out = await new Deno.Command("python3", {
+    args: [join(ROOT, "scripts", "audit_run.py"), "--strict", path],
+    stdout: "piped",
+    stderr: "piped",
+  }).output();
+  return { code: out.code, stdout: new TextDecoder().decode(out.stdout) };
+}
+
+for (const stage of ["hotpot-answer", "hotpot-summary"]) {
+  Deno.test(`a ${stage} node whose hostile call failed, flipped invalid -> ok and re-sealed, is named`, async () => {
+    const copy = join(dir, `flip-${stage}`);
+    await copyRun(join(dir, "run"), copy);
+    let flipped = "";
+    await forgeRun(copy, {
+      nodes: (nodes) => {
+        const node = nodes.find((n) => n.stage === stage && n.status === "invalid" && n.requests.length > 0);
+        assert.ok(node, `the hostile run has an invalid ${stage} node with a call`);
+        node.status = "ok";
+        delete node.reason;
+        flipped = node.key;
+      },
+    });
+    const plain = await runCli(["verify", copy]);
+    assert.equal(plain.code, 0, `plain verify is fooled by the flip: ${plain.stdout}`);
+    const rederived = await runCli(["verify", "--rederive", copy]);
+    assert.equal(rederived.code, 1, rederived.stdout);
+    assert.match(
+      rederived.stdout,
+      new RegExp(`${stage} node ${flipped} .*status_mismatch: status differs: stored ok`),
+    );
+    const audited = await auditStrict(copy);
+    assert.equal(audited.code, 1, audited.stdout);
+    assert.match(
+      audited.stdout,
+      /status_mismatch: node #\d+ .*: the node says ok; its (status|summary) output says/,
+    );
+  });
+}

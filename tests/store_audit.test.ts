@@ -355,7 +355,7 @@ Deno.test("a hotpot collect run passes the auditor's --strict: corpus.json and s
     assert.equal(manifest.files["selection.json"], corpusNode.outputs["selection.json"]);
     const rederived = await runCli(["verify", "--rederive", run]);
     assert.equal(rederived.code, 0, rederived.stdout + rederived.stderr);
-    assert.match(rederived.stdout, /re-derived 2 node\(s\)/); // the selection and the corpus
+    assert.match(rederived.stdout, /re-derived 3 node\(s\)/); // the selection, the corpus and the run header
   } finally {
     await Deno.remove(dir, { recursive: true });
   }

@@ -68,7 +68,9 @@ Deno.test("three sweep shards merged equal the whole sweep byte for byte, with i
   const manifest = await readJson(merged, "manifest.json");
   assert.deepEqual(manifest.merged_from.map((m: { shard: { index: number } }) => m.shard.index), [1, 2, 3]);
   assert.equal(manifest.shard, undefined);
-  const keys = (m: { nodes: { key: string }[] }) => m.nodes.map((n) => n.key).sort();
+  // The run-header node binds each run's own header, and the published JSON files hang below it.
+  const keys = (m: { nodes: { key: string; stage: string }[] }) =>
+    m.nodes.filter((n) => n.stage !== "run-header" && n.stage !== "published-json").map((n) => n.key).sort();
   assert.deepEqual(keys(manifest), keys(await readJson(join(tmp, "whole"), "manifest.json")));
   const verified = await runCli(["verify", "--rederive", merged]);
   assert.equal(verified.code, 0, verified.stdout + verified.stderr);

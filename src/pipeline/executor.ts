@@ -9,7 +9,7 @@
  */
 import type { CallRecord } from "../core/call_record.ts";
 import { BlobStore } from "../store/blob_store.ts";
-import { type Manifest, type Node, nodeKey, type Usage } from "../store/manifest.ts";
+import { type Manifest, type Node, nodeKey } from "../store/manifest.ts";
 import { usageOfRecords } from "../core/usage.ts";
 import { readManifest, type RunDir } from "../store/run_dir.ts";
 import { sha256Hex } from "../store/hash.ts";
