@@ -25,9 +25,10 @@ Running it cleanly:
   repository, its commit (and whether the work tree differs from it) are recorded in the session's "agent".
 
 Hermes is imported from --hermes DIR or $HERMES_AGENT_DIR (a Hermes Agent checkout, whose `run_agent.py`
-defines `AIAgent`). The chat endpoint comes from $LLM_BASE_URL and $LLM_API_KEY (pass them with
-`--agent-env LLM_BASE_URL --agent-env LLM_API_KEY`; a server that needs no key gets the placeholder
-"EMPTY") and the model from --model / $LLM_MODEL.
+defines `AIAgent`). The chat endpoint comes from $LLM_BASE_URL and $LLM_API_KEY — `hotpot collect --agent …
+--reference` (or `--live`) hands it this program's loopback endpoint, with a per-question token; or pass your
+own with `--agent-env LLM_BASE_URL --agent-env LLM_API_KEY` (a server that needs no key gets the placeholder
+"EMPTY") — and the model from --model / $LLM_MODEL.
 
 Python 3 standard library only (Hermes brings its own dependencies).
 """
@@ -151,8 +152,9 @@ def run(args, request, identity):
     AIAgent = import_hermes(args.hermes)
     base_url = os.environ.get("LLM_BASE_URL")
     if not base_url:
-        fail(EXIT_NO_HERMES, "no chat endpoint: set LLM_BASE_URL (and LLM_API_KEY) and pass them with "
-             "--agent-env LLM_BASE_URL --agent-env LLM_API_KEY")
+        fail(EXIT_NO_HERMES, "no chat endpoint: run hotpot collect with --reference or --live (the loopback "
+             "endpoint), or set LLM_BASE_URL (and LLM_API_KEY) and pass them with --agent-env LLM_BASE_URL "
+             "--agent-env LLM_API_KEY")
     wanted = {
         "model": args.model,
         "base_url": base_url,
