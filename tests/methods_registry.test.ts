@@ -115,6 +115,51 @@ Deno.test("a method declared in one file runs through hotpot and sweep, beside a
   }
 });
 
+/** An outside engine that asks the chat model once (through the loopback endpoint it is given) and keeps the head. */
+const CALLING_ENGINE = `
+import json, os, sys, urllib.request
+req = json.load(sys.stdin)
+body = json.dumps({"model": os.environ["LLM_MODEL"], "messages": [{"role": "user", "content": "Summarize: ok"}]})
+r = urllib.request.Request(os.environ["LLM_BASE_URL"].rstrip("/") + "/chat/completions", data=body.encode(),
+    headers={"Authorization": "Bearer " + os.environ["LLM_API_KEY"], "Content-Type": "application/json"})
+urllib.request.urlopen(r).read()
+json.dump({"messages": req["messages"][:2]}, sys.stdout)
+`;
+
+Deno.test("an outside engine's model calls through the loopback endpoint count as its compression usage", async () => {
+  const dir = await Deno.makeTempDir();
+  try {
+    const script = join(dir, "calling_engine.py");
+    await Deno.writeTextFile(script, CALLING_ENGINE);
+    const collect = await runCli(["hotpot", "collect", "-q", "--questions", "2", "--output", join(dir, "c")]);
+    assert.equal(collect.code, 0, collect.stderr);
+    const run = await runCli([
+      "hotpot",
+      "run",
+      "--reference",
+      "-q",
+      "--corpus",
+      join(dir, "c", "corpus.json"),
+      "--method",
+      `caller=exec:python3 ${script}`,
+      "--compressions",
+      "1",
+      "--answers",
+      "1",
+      "--output",
+      join(dir, "h"),
+    ]);
+    assert.equal(run.code, 0, run.stderr);
+    const aggregate = JSON.parse(await Deno.readTextFile(join(dir, "h", "aggregate.json")));
+    const caller = aggregate.find((a: { method: string }) => a.method === "caller");
+    assert.equal(caller.compression_usage.calls, 2, "one model call per question, recorded as the engine's");
+    assert.ok(caller.compression_usage.input_tokens > 0);
+    assert.equal(caller.valid, 2);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
 Deno.test("an unknown method is refused, naming the option", async () => {
   const result = await runCli([
     "sweep",

@@ -261,6 +261,11 @@ export async function hotpotRunCommand(options: HotpotRunCommandOptions, argv: s
     await models.close();
     throw error;
   });
+  // Outside engine methods reach the chat model only through this loopback endpoint, a token per call: their
+  // calls are their engine node's requests (compression usage).
+  const endpoint = selected.engines.length > 0 && models.chatEndpoint
+    ? startLoopbackProxy(models.chatEndpoint)
+    : undefined;
   const finished = await runSuite(
     {
       suite: HOTPOT_SUITE,
@@ -292,6 +297,7 @@ export async function hotpotRunCommand(options: HotpotRunCommandOptions, argv: s
           bootstrap: options.bootstrap,
           prices,
         },
+        { endpoint },
       );
       return {
         result: outcome,
@@ -309,6 +315,6 @@ export async function hotpotRunCommand(options: HotpotRunCommandOptions, argv: s
         check: outcome.checkOnly,
       };
     },
-  );
+  ).finally(() => endpoint?.close());
   return finished.path;
 }

@@ -17,6 +17,7 @@ import type { HotpotMethod } from "./methods.ts";
 import { contextNeeds, declaredMethod, type Method, someNeeds } from "../../methods/registry.ts";
 import { hotpotEngineStage } from "./stages/engine.ts";
 import { engineReportParams } from "../method_selection.ts";
+import type { LoopbackProxy } from "../../models/loopback_proxy.ts";
 import {
   corpusOf,
   forgetCorpus,
@@ -113,6 +114,11 @@ function suiteParams(method: Method, options: HotpotRunOptions): Record<string, 
   return method.name === "jev+summary" ? { fusion_share: options.fusionShare } : { ...method.params };
 }
 
+/** Transport of the engine methods: the loopback chat endpoint outside engines get (never in a key). */
+export interface EngineTransport {
+  endpoint?: LoopbackProxy;
+}
+
 /** What the suite returns besides the files it exports. */
 export interface HotpotRunOutcome {
   compressionUsage: Record<string, Usage>;
@@ -129,6 +135,7 @@ export async function runHotpot(
   models: ModelSetup,
   counter: TokenCounter,
   analysis: ReportAnalysisOptions = {},
+  transport: EngineTransport = {},
 ): Promise<HotpotRunOutcome> {
   const { executor } = context;
   const env = { counter };
@@ -141,6 +148,7 @@ export async function runHotpot(
       runCeiling(context, questions, { ...options, inputCap: cap }, models, counter, check, {
         tag: sweep ? ` cap=${cap}` : "",
         first: i === 0,
+        endpoint: transport.endpoint,
       })
     ),
   );
@@ -326,7 +334,7 @@ async function runCeiling(
   models: ModelSetup,
   counter: TokenCounter,
   check: CheckOnlyComparison,
-  ceiling: { tag: string; first: boolean },
+  ceiling: { tag: string; first: boolean; endpoint?: LoopbackProxy },
 ): Promise<CeilingRun> {
   const { executor, run, progress } = context;
   const tag = ceiling.tag;
@@ -358,7 +366,7 @@ async function runCeiling(
     addUsage(compressionUsage[method] ??= emptyUsage(), usage);
   const common = { input_cap: options.inputCap, reserve: options.reserve, tokenizer: counter.hash };
   const env = { counter };
-  const modelEnv = { counter, chat: models.chat, decision: models.decision };
+  const modelEnv = { counter, chat: models.chat, decision: models.decision, endpoint: ceiling.endpoint };
   /** The aggregate's inputs: per question its rows node's output. */
   const aggregateInputs: Record<string, string> = {};
   const contexts = new Set<string>();

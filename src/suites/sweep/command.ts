@@ -6,6 +6,7 @@
  */
 import { readPrices } from "../../analysis/read_prices.ts";
 import { type EngineOption, selectMethods } from "../method_selection.ts";
+import { startLoopbackProxy } from "../../models/loopback_proxy.ts";
 import { assetPath } from "../../assets.ts";
 import { UsageError } from "../../errors.ts";
 import { readInputFile } from "../../fs_input.ts";
@@ -120,6 +121,10 @@ export async function sweepRunCommand(options: SweepRunCommandOptions, argv: str
     await models.close();
     throw error;
   });
+  // Outside engine methods reach the chat model only through this loopback endpoint, a token per call.
+  const endpoint = runOptions.engines?.length && models.chatEndpoint
+    ? startLoopbackProxy(models.chatEndpoint)
+    : undefined;
   const finished = await runSuite(
     {
       suite: SWEEP_SUITE,
@@ -141,7 +146,7 @@ export async function sweepRunCommand(options: SweepRunCommandOptions, argv: str
       const outcome = await runSweep(context, fixture, runOptions, models, counter, {
         bootstrap: options.bootstrap,
         prices,
-      });
+      }, { endpoint });
       const summary = outcome.checkOnly ? [] : SWEEP_SUITE.summary(
         await context.run.store.getText(outcome.files["aggregate.json"]),
       );
@@ -158,6 +163,6 @@ export async function sweepRunCommand(options: SweepRunCommandOptions, argv: str
         ],
       };
     },
-  );
+  ).finally(() => endpoint?.close());
   return finished.path;
 }

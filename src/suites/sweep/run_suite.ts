@@ -19,6 +19,7 @@ import type { SweepResultRow } from "./rows.ts";
 import { sweepTrajectoryStage } from "./stages/trajectory.ts";
 import { sweepEngineStage } from "./stages/engine.ts";
 import { type EngineOption, engineReportParams } from "../method_selection.ts";
+import type { LoopbackProxy } from "../../models/loopback_proxy.ts";
 import { contextNeeds, declaredMethod } from "../../methods/registry.ts";
 import { sweepContextStage } from "./stages/context.ts";
 import { sweepRankStage, sweepSummaryStage } from "./stages/compress.ts";
@@ -85,6 +86,7 @@ export async function runSweep(
   models: ModelSetup,
   counter: TokenCounter,
   analysis: ReportAnalysisOptions = {},
+  transport: { endpoint?: LoopbackProxy } = {},
 ): Promise<SweepRunOutcome> {
   const { executor, run, progress } = context;
   const trajectoryHash = run.header.sources["trajectory"];
@@ -100,7 +102,7 @@ export async function runSweep(
   const sweep = caps.length > 1;
   const common = { reserve: options.reserve, tokenizer: counter.hash, fixture: fixture.hash };
   const env = { counter, fixture };
-  const modelEnv = { ...env, chat: models.chat, decision: models.decision };
+  const modelEnv = { ...env, chat: models.chat, decision: models.decision, endpoint: transport.endpoint };
   progress.plan("sweep-trajectory", 1);
   progress.plan("sweep-summary", G);
   progress.plan("sweep-rank", G);

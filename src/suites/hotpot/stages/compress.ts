@@ -11,6 +11,7 @@ import type { ChatModel, DecisionModel } from "../../../models/types.ts";
 import { summarizeWithin } from "../../../methods/summarize.ts";
 import { countPrompt } from "../../../tokens/budget.ts";
 import type { TokenCounter } from "../../../tokens/types.ts";
+import type { LoopbackProxy } from "../../../models/loopback_proxy.ts";
 import { rankOutcome } from "../../rank_outcome.ts";
 import { StoredRankingSchema, StoredSummarySchema } from "../../stored.ts";
 import { compactedContext, evidenceText, hotpotFrame, questionUnits, taskText } from "../methods.ts";
@@ -22,6 +23,8 @@ export interface HotpotModelEnv {
   decision: DecisionModel;
   chat: ChatModel;
   counter: TokenCounter;
+  /** The loopback chat endpoint outside engines get (transport: in no key). */
+  endpoint?: LoopbackProxy;
 }
 
 /** The `hotpot-rank` stage. */

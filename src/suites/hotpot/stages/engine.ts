@@ -67,6 +67,7 @@ export const hotpotEngineStage = defineStage({
       chat: env.chat,
       decision: env.decision,
       timeoutMs: ENGINE_TIMEOUT_MS,
+      endpoint: env.endpoint,
     }, params.method);
     // The evidence space every method of the run has: the ceiling less the reserve, the head (system prompt
     // and task), the framing and the evaluation question. The engine's whole window (its head included) must

@@ -8,6 +8,7 @@
 import { z } from "zod";
 import { defineStage } from "../../../pipeline/stage.ts";
 import type { ChatModel, DecisionModel } from "../../../models/types.ts";
+import type { LoopbackProxy } from "../../../models/loopback_proxy.ts";
 import { summarizeWithin } from "../../../methods/summarize.ts";
 import { countPrompt } from "../../../tokens/budget.ts";
 import { rankOutcome } from "../../rank_outcome.ts";
@@ -20,6 +21,8 @@ import { SweepUnitsSchema } from "./trajectory.ts";
 export interface SweepModelEnv extends SweepStageEnv {
   decision: DecisionModel;
   chat: ChatModel;
+  /** The loopback chat endpoint outside engines get (transport: in no key). */
+  endpoint?: LoopbackProxy;
 }
 
 const SummaryParams = z.object({

@@ -61,6 +61,7 @@ export const sweepEngineStage = defineStage({
       chat: env.chat,
       decision: env.decision,
       timeoutMs: ENGINE_TIMEOUT_MS,
+      endpoint: env.endpoint,
     }, params.kind);
     const limit = params.input_cap - params.reserve;
     const empty = summarySweepContext(fixture.trajectory, "", [], fixture.followUp);
