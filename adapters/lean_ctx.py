@@ -32,7 +32,16 @@ from typing import Any, Dict, List, Optional, Tuple
 
 sys.dont_write_bytecode = True  # never leave __pycache__ in the checkout (or in a Hermes one)
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from outside_engine_io import fail, fresh_home, read_request, reply, skip, stdout_to_stderr  # noqa: E402
+from outside_engine_io import (  # noqa: E402
+    fail,
+    fresh_home,
+    openai_tools,
+    read_request,
+    reply,
+    reply_with_recall,
+    skip,
+    stdout_to_stderr,
+)
 
 TOOL = "ctx_transcript_compact"
 # Share of the budget given to the verbatim fresh tail.
@@ -131,11 +140,16 @@ def local_fallback(req: Dict[str, Any], directory: str) -> None:
             )
             engine = engine_class(config=config, hermes_home=hermes_home)
             out = engine.compress(req["messages"], current_tokens=req["current_tokens"])
+            tools = openai_tools(engine.get_tool_schemas()) if hasattr(engine, "get_tool_schemas") else []
         except Exception as error:
             fail(f"lean-ctx local fallback failed: {type(error).__name__}: {error}")
     if failures:
         fail(f"lean-ctx local fallback: {failures[0]}")
-    reply(out)
+    if not tools or not hasattr(engine, "handle_tool_call"):
+        reply(out)
+    # The plugin's own recall tools (ctx_search, ctx_expand, …), served by the same engine. They ask the
+    # daemon, which the local fallback never reaches: each call answers the plugin's own error string.
+    reply_with_recall(out, tools, lambda name, arguments: engine.handle_tool_call(name, arguments))
 
 
 def main() -> None:

@@ -45,6 +45,8 @@ export const REAL_COMPETITORS: Readonly<
   "lean-ctx": {
     script: "adapters/lean_ctx.py",
     env: ["LEANCTX_URL", "LEANCTX_TOKEN", "LEAN_CTX_PLUGIN_DIR"],
+    // Its local fallback offers the plugin's own recall tools (they need the daemon, so they answer errors).
+    recall: true,
   },
 };
 
