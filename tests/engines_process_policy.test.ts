@@ -127,3 +127,64 @@ Deno.test("an outside engine runs in a fresh temporary folder with TMPDIR inside
     await Deno.remove(dir, { recursive: true });
   }
 });
+
+Deno.test("when a run is interrupted (SIGINT) while an outside engine runs, the engine's processes end with it", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "interrupted_engine_" });
+  const pids = join(dir, "pids");
+  await Deno.mkdir(pids);
+  const script = join(dir, "slow.py");
+  await Deno.writeTextFile(
+    script,
+    [
+      "import json, os, sys, time",
+      "json.load(sys.stdin)",
+      "pid = os.fork()",
+      "if pid == 0:",
+      "    time.sleep(60)",
+      "    os._exit(0)",
+      `open(os.path.join(${JSON.stringify(pids)}, str(pid)), "w").close()`,
+      `open(os.path.join(${JSON.stringify(pids)}, str(os.getpid())), "w").close()`,
+      "time.sleep(60)",
+    ].join("\n"),
+  );
+  try {
+    const child = new Deno.Command(Deno.execPath(), {
+      args: [
+        "run",
+        "-A",
+        "--unstable-worker-options",
+        "main.ts",
+        "engines",
+        "run",
+        "--reference",
+        "-q",
+        "--no-qa",
+        "--repeats",
+        "0",
+        "--turns",
+        "8",
+        "--engine",
+        `exec:python3 ${script}`,
+        "--output",
+        join(dir, "run"),
+      ],
+      cwd: new URL("../", import.meta.url).pathname,
+      stdout: "null",
+      stderr: "piped",
+    }).spawn();
+    const started: number[] = [];
+    for (let i = 0; i < 300 && started.length < 2; i++) {
+      await new Promise((done) => setTimeout(done, 100));
+      started.length = 0;
+      for await (const entry of Deno.readDir(pids)) started.push(Number(entry.name));
+    }
+    assert.equal(started.length, 2, "the engine and its child started");
+    child.kill("SIGINT");
+    const status = await child.status;
+    await child.stderr.cancel();
+    assert.equal(status.success, false);
+    for (const pid of started) assert.ok(await gone(pid), `process ${pid} outlived the interrupted run`);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
