@@ -22,7 +22,7 @@
  * @module
  */
 import { z } from "zod";
-import { DEFAULT_MAX_RESPONSE_BYTES, readBoundedBody } from "./response_body.ts";
+import { decodeBody, DEFAULT_MAX_RESPONSE_BYTES, type RawBody, readBoundedBody } from "./response_body.ts";
 import { DEFAULT_DECISION_BASE_URL, DEFAULT_DECISION_MODEL, redact } from "./credentials.ts";
 import type { NamedSecret } from "../core/secrets.ts";
 import { keysInResponse, responseContainsKeyError, storedResponse } from "./response_secrets.ts";
@@ -174,6 +174,8 @@ export class SystemOneClient implements DecisionModel {
     const body = systemOneBody(this.model, state, questions);
     let attempts = 0;
     let lastResponse: unknown;
+    let lastRaw: RawBody | undefined;
+    let lastStatus: number | undefined;
     /** The cause of every failed attempt, in order. */
     const causes: string[] = [];
     const finish = (result: BatchOutcome): { result: BatchOutcome; record: CallRecord } => {
@@ -196,6 +198,8 @@ export class SystemOneClient implements DecisionModel {
           error = error === undefined ? reason : error.startsWith(reason) ? error : `${reason} (${error})`;
         }
       }
+      if (lastRaw !== undefined) record.response_raw = lastRaw;
+      if (lastStatus !== undefined) record.http_status = lastStatus;
       if (causes.length > 0) record.attempt_errors = causes.map((cause) => redact(cause, secrets));
       if (result.ok && error === undefined) {
         record.model = result.model;
@@ -211,6 +215,8 @@ export class SystemOneClient implements DecisionModel {
       attempts++;
       const attempt = await this.#attempt(body, attempts - 1);
       lastResponse = attempt.response;
+      lastRaw = attempt.raw;
+      lastStatus = attempt.status;
       let retry: { error: string; retryAfterMs?: number };
       if (attempt.kind === "done") {
         if (!attempt.result.ok) {
@@ -239,8 +245,15 @@ export class SystemOneClient implements DecisionModel {
   }
 
   async #attempt(body: string, attemptIndex: number): Promise<
-    | { kind: "done"; result: BatchOutcome; response?: unknown }
-    | { kind: "retry"; error: string; retryAfterMs?: number; response?: unknown }
+    | { kind: "done"; result: BatchOutcome; response?: unknown; raw?: RawBody; status?: number }
+    | {
+      kind: "retry";
+      error: string;
+      retryAfterMs?: number;
+      response?: unknown;
+      raw?: RawBody;
+      status?: number;
+    }
   > {
     const signal = AbortSignal.timeout(this.#settings.timeoutMs);
     let response: Response;
@@ -261,20 +274,12 @@ export class SystemOneClient implements DecisionModel {
       throw error;
     }
 
+    const bound = this.#settings.maxResponseBytes;
     let text: string;
+    let received: { bytes: Uint8Array; complete: boolean };
     try {
       // Read up to the bound (8 MiB by default): a body past it is cut off and fails the batch at once.
-      const received = await readBoundedBody(response, this.#settings.maxResponseBytes);
-      if (!received.complete) {
-        return {
-          kind: "done",
-          result: {
-            ok: false,
-            error:
-              `response body over its ${this.#settings.maxResponseBytes}-byte bound (--max-response-bytes): cut off`,
-          },
-        };
-      }
+      received = await readBoundedBody(response, bound);
       text = new TextDecoder().decode(received.bytes);
     } catch (error) {
       if (error instanceof TypeError || (error instanceof DOMException && signal.aborted)) {
@@ -296,6 +301,7 @@ export class SystemOneClient implements DecisionModel {
 
     const retryable = response.status === 408 || response.status === 429 || response.status >= 500;
     if (!response.ok) {
+      if (!received.complete) text = text.slice(0, 4096);
       const detail = `HTTP ${response.status}: ${text.slice(0, 300)}`;
       if (retryable) {
         return { kind: "retry", error: detail, retryAfterMs: retryAfterMs(response.headers), response: text };
@@ -303,19 +309,15 @@ export class SystemOneClient implements DecisionModel {
       return { kind: "done", result: { ok: false, error: `${detail} (not retryable)` }, response: text };
     }
 
-    let json: unknown;
-    try {
-      json = JSON.parse(text);
-    } catch (error) {
-      if (error instanceof SyntaxError) {
-        return {
-          kind: "retry",
-          error: `malformed JSON response (HTTP ${response.status}): ${error.message}`,
-          response: text,
-        };
-      }
-      throw error;
+    // A body past its bound, not UTF-8 or not I-JSON fails the batch at once, kept as its raw bytes; one that
+    // is not JSON is retried.
+    const status = response.status;
+    const decoded = decodeBody(received.bytes, received.complete, bound, status);
+    if (!decoded.ok) {
+      if (decoded.malformed) return { kind: "retry", error: decoded.reason, raw: decoded.raw, status };
+      return { kind: "done", result: { ok: false, error: decoded.reason }, raw: decoded.raw, status };
     }
+    const json = decoded.json;
     const inJson = keysInResponse(undefined, json, this.#secrets);
     if (inJson.length > 0) {
       return { kind: "done", result: { ok: false, error: responseContainsKeyError(inJson) }, response: json };
@@ -326,6 +328,7 @@ export class SystemOneClient implements DecisionModel {
         kind: "retry",
         error: `response does not match the System One schema: ${describeIssues(parsed.error)}`,
         response: json,
+        status,
       };
     }
     return {
@@ -340,6 +343,7 @@ export class SystemOneClient implements DecisionModel {
         usage: parsed.data.usage,
       },
       response: json,
+      status,
     };
   }
 }
