@@ -164,7 +164,7 @@ Deno.test("hotpot stats pair each compressed method with Full and fusion with ea
 });
 
 Deno.test("engines intervals: recall over needles, latency over warm repeats, n/a when nothing was measured", async () => {
-  const { enginesStats } = await import("../src/analysis/engines_stats.ts");
+  const { enginesStats } = await import("../src/suites/engines/stats.ts");
   const stats = enginesStats([
     {
       engine: "all",
@@ -207,7 +207,7 @@ Deno.test("a pooled ratio's interval: equal to the mean's with unit denominators
 });
 
 Deno.test("engines probe recall's interval is centred on the pooled share of facts the tables show", async () => {
-  const { enginesStats } = await import("../src/analysis/engines_stats.ts");
+  const { enginesStats } = await import("../src/suites/engines/stats.ts");
   const answers = [
     { correct: true, facts_found: 2, facts_total: 2 },
     { correct: false, facts_found: 1, facts_total: 3 },

@@ -1,12 +1,12 @@
 /**
  * The engines report's explorer data: the transcript's needles (fact, question, answer, position) and probes
  * (question, expected facts, type) with every engine's result at every budget, through the suite-free
- * `enginesExplorer` of `src/report/engines_explorer.ts`.
+ * `enginesExplorer` of `explorer_items.ts`.
  *
  * @module
  */
 import type { ExplorerData } from "../../report/explorer.ts";
-import { enginesExplorer, type ExplorerNeedle } from "../../report/engines_explorer.ts";
+import { enginesExplorer, type ExplorerNeedle } from "./explorer_items.ts";
 import { engineLabel } from "./report.ts";
 import type { EngineResult } from "./run.ts";
 import { probeId } from "./run.ts";

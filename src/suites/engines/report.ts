@@ -7,7 +7,7 @@
  * @module
  */
 import type { EngineResult } from "./run.ts";
-import { type EnginesStats, enginesStats, enginesStatsMarkdown } from "../../analysis/engines_stats.ts";
+import { type EnginesStats, enginesStats, enginesStatsMarkdown } from "./stats.ts";
 import type { ExplorerData } from "../../report/explorer.ts";
 
 /** What the Markdown report says about the run besides the results. */
@@ -379,7 +379,7 @@ export function enginesReportMarkdown(results: EngineResult[], meta: EnginesRepo
       ...markdownTable(byType.header, byType.rows),
     );
   }
-  // Uncertainty: seeded bootstrap intervals over needles, questions and warm repeats (analysis/engines_stats.ts).
+  // Uncertainty: seeded bootstrap intervals over needles, questions and warm repeats (stats.ts).
   lines.push(enginesStatsMarkdown(statsOf(results, meta)).trimEnd().replace("## 95% CI", "### 95% CI"));
   const failed = results.filter((r) => r.status === "failed" && r.reason !== null);
   if (failed.length > 0) {

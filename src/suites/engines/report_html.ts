@@ -30,12 +30,12 @@ import {
   enginesIntervalRows,
   type EnginesStats,
   enginesStatsNote,
-} from "../../analysis/engines_stats.ts";
+} from "./stats.ts";
 import type { Interval } from "../../analysis/bootstrap.ts";
 import { explorerHtml } from "../../report/explorer.ts";
 import type { EngineResult } from "./run.ts";
 import { barChart, type ChartSeries } from "../../report/charts.ts";
-import { curveChart, type CurveSeries } from "../../report/engines_curve.ts";
+import { curveChart, type CurveSeries } from "./curve.ts";
 import {
   banner,
   code,

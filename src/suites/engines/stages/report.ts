@@ -12,7 +12,7 @@ import { enginesReportHtml } from "../report_html.ts";
 import { engineLabel, enginesReportMarkdown } from "../report.ts";
 import type { EngineResult } from "../run.ts";
 import type { MeasuredEngine } from "./aggregate.ts";
-import { enginesStats } from "../../../analysis/engines_stats.ts";
+import { enginesStats } from "../stats.ts";
 import { finiteOrNull } from "../../../analysis/format.ts";
 import { enginesExplorerOf } from "../explorer.ts";
 import { StoredTranscriptSchema } from "./transcript.ts";

@@ -6,8 +6,8 @@
  *
  * @module
  */
-import { SERIES_COLORS } from "./charts.ts";
-import { type Html, safeHtml } from "./html.ts";
+import { SERIES_COLORS } from "../../report/charts.ts";
+import { type Html, safeHtml } from "../../report/html.ts";
 
 /** One engine's curve: points in budget order; a null y (n/a) leaves a gap; `lo`/`hi` draw an error bar. */
 export interface CurveSeries {

@@ -8,7 +8,7 @@
  *
  * @module
  */
-import type { ExplorerData, ExplorerItem } from "./explorer.ts";
+import type { ExplorerData, ExplorerItem } from "../../report/explorer.ts";
 
 /** The fields of an engine result the explorer reads. */
 export interface ExplorerEngineResult {

@@ -14,9 +14,9 @@ import {
   DEFAULT_RESAMPLES,
   DEFAULT_STATS_SEED,
   type Interval,
-} from "./bootstrap.ts";
-import { type Cell, markdownTable } from "../core/markdown_table.ts";
-import { formatInterval, formatPlainInterval } from "./format.ts";
+} from "../../analysis/bootstrap.ts";
+import { type Cell, markdownTable } from "../../core/markdown_table.ts";
+import { formatInterval, formatPlainInterval } from "../../analysis/format.ts";
 
 /** The QA fields this module reads: per question the facts found and expected, when recorded. */
 export interface QaLike {
