@@ -162,3 +162,52 @@ Deno.test("a framework engine's row names its library and version, and its budge
     await models.close();
   }
 });
+
+Deno.test("the libraries' own limits are reported, never patched: trimMessages keeps nothing of a long tool loop, LlamaIndex orphans a last tool result", async () => {
+  const counter = await sharedCounter();
+  const models = await startReferenceModels();
+  try {
+    // One task message, then a tool loop: no suffix starting on a user message fits a quarter of it.
+    const loop: ChatMessage[] = [
+      { role: "system", content: "You are an agent." },
+      { role: "user", content: "Read the files and answer." },
+    ];
+    for (let i = 0; i < 12; i++) {
+      const id = `call_${i}`;
+      loop.push({
+        role: "assistant",
+        content: null,
+        tool_calls: [{
+          id,
+          type: "function",
+          function: { name: "read_file", arguments: `{"path":"f${i}"}` },
+        }],
+      });
+      loop.push({
+        role: "tool",
+        tool_call_id: id,
+        content: `File ${i} says the value ${i} is ${i * 7}. `.repeat(8),
+      });
+    }
+    const currentTokens = counter.countMessages(loop);
+    const opts = { budgetTokens: Math.floor(currentTokens / 4), currentTokens, counter };
+    await assert.rejects(
+      () => createEngine("langchain-trim", { timeoutMs: 1000 }).compress(structuredClone(loop), opts),
+      (error: unknown) => error instanceof EngineError && /kept no message/.test(error.message),
+    );
+    const [llama] = await runEngines({
+      messages: loop,
+      engines: ["llamaindex-summary"],
+      repeats: 0,
+      counter,
+      chat: models.chat,
+      qa: false,
+    });
+    // LlamaIndex holds a tool result as a user message and keeps the last one after its summary.
+    assert.equal(llama.status, "failed");
+    assert.equal(llama.tool_pairing_valid, false);
+    assert.match(llama.reason ?? "", /call_11/);
+  } finally {
+    await models.close();
+  }
+});

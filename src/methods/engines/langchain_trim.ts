@@ -5,13 +5,15 @@
  * is left without its call) and whole messages only (`allowPartial: false`). Its token counter is this
  * program's: the tokenizer and chat template the budget is measured with, counting the window the messages
  * stand for in input order (trimMessages hands it lists newest first). Nothing is adjusted after the
- * library: its output is the window. No model call.
+ * library: its output is the window. No model call. When no suffix that starts on a user message fits (an
+ * agent's tool loop after a single task message), LangChain keeps nothing, not even the system message: that
+ * is the engine's failure, with the reason.
  *
  * @module
  */
 import { type BaseMessage, trimMessages } from "@langchain/core/messages";
 import type { ChatMessage } from "../../models/messages.ts";
-import type { CompressOptions, CompressResult } from "./engine.ts";
+import { type CompressOptions, type CompressResult, EngineError } from "./engine.ts";
 import { fromLangChain, inInputOrder, toLangChainAll } from "./frameworks/langchain_messages.ts";
 
 /** One compress call of the `langchain-trim` engine: LangChain's `trimMessages` toward the budget. */
@@ -26,5 +28,12 @@ export async function langchainTrim(messages: ChatMessage[], opts: CompressOptio
     startOn: "human",
     allowPartial: false,
   });
-  return { messages: trimmed.map((message) => fromLangChain(message, messages)) };
+  // With includeSystem, trimMessages returns `[undefined]` when nothing fits: its window is then empty.
+  const kept = trimmed.filter((message) => message !== undefined);
+  if (kept.length === 0) {
+    throw new EngineError(
+      "langchain-trim: trimMessages kept no message (no suffix that starts on a user message fits the budget)",
+    );
+  }
+  return { messages: kept.map((message) => fromLangChain(message, messages)) };
 }
