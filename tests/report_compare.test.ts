@@ -34,7 +34,7 @@ const made = await Promise.all([
 
 Deno.test("compare puts every context kind's metrics of two sweep runs side by side with B − A", async () => {
   for (const r of made) assert.equal(r.code, 0, r.stderr);
-  const comparison = await compareRuns(a, b, (suite) => suiteNamed(suite)?.compareMetrics);
+  const comparison = await compareRuns(a, b, suiteNamed);
   assert.equal(comparison.suite, "sweep");
   const keys = [...new Set(comparison.metrics.map((m) => m.key))];
   assert.deepEqual(keys, ["full", "S", "S+Top1", "S+Top2"]);

@@ -63,7 +63,7 @@ export async function compareCommand(argv: string[]): Promise<number> {
   const comparison = await compareRuns(
     positionals[0],
     positionals[1],
-    (suite) => suiteNamed(suite)?.compareMetrics,
+    suiteNamed,
     { unpaired: options.unpaired, resamples: options.bootstrap },
   );
   if (options.html !== undefined) {

@@ -11,7 +11,7 @@ import { UsageError } from "../errors.ts";
 import { readManifest } from "../store/run_dir.ts";
 import { readInputJson } from "../fs_input.ts";
 import type { Cell } from "../core/markdown_table.ts";
-import { type UnitComparison, unitComparison } from "./compare_units.ts";
+import { type CompareUnits, type UnitComparison, unitComparison } from "./compare_units.ts";
 
 /** One compared metric of one row key. */
 export interface ComparedMetric {
@@ -40,10 +40,18 @@ function readJson(path: string): Promise<unknown> {
   return readInputJson(path);
 }
 
-/** How a suite's headline metrics are read from a run's published `aggregate.json` and `results.json`. */
-export type MetricsOf = (
-  suite: string,
-) => ((files: { aggregate: unknown; results: unknown }) => Extracted) | undefined;
+/**
+ * What a suite says about comparing its runs: how its headline metrics are read from a run's published
+ * `aggregate.json` and `results.json`, and how its rows pair unit by unit.
+ */
+export interface SuiteComparison {
+  compareMetrics?: (files: { aggregate: unknown; results: unknown }) => Extracted;
+  // deno-lint-ignore no-explicit-any
+  compareUnits?: CompareUnits<any>;
+}
+
+/** The comparison knowledge of the suite named `suite` (absent: an unknown suite). */
+export type SuiteComparisonOf = (suite: string) => SuiteComparison | undefined;
 
 async function readOptional(path: string): Promise<unknown> {
   try {
@@ -55,8 +63,8 @@ async function readOptional(path: string): Promise<unknown> {
   return await readJson(path);
 }
 
-async function extract(run: string, suite: string, metricsOf: MetricsOf): Promise<Extracted> {
-  const metrics = metricsOf(suite);
+async function extract(run: string, suite: string, suiteOf: SuiteComparisonOf): Promise<Extracted> {
+  const metrics = suiteOf(suite)?.compareMetrics;
   if (!metrics) throw new UsageError(`${run}: runs of suite '${suite}' have no metrics to compare`);
   const [aggregate, results] = await Promise.all([
     readOptional(join(run, "aggregate.json")),
@@ -83,7 +91,7 @@ export interface CompareOptions {
 export async function compareRuns(
   a: string,
   b: string,
-  metricsOf: MetricsOf,
+  suiteOf: SuiteComparisonOf,
   options: CompareOptions = {},
 ): Promise<RunComparison> {
   const [ma, mb] = await Promise.all([readManifest(a), readManifest(b)]);
@@ -100,11 +108,11 @@ export async function compareRuns(
         `pass --unpaired to compare them as independent samples`,
     );
   }
-  const units = await unitComparison(a, b, ma.suite, {
+  const units = await unitComparison(a, b, suiteOf(ma.suite)?.compareUnits, {
     paired: !options.unpaired,
     resamples: options.resamples,
   });
-  const [ea, eb] = await Promise.all([extract(a, ma.suite, metricsOf), extract(b, mb.suite, metricsOf)]);
+  const [ea, eb] = await Promise.all([extract(a, ma.suite, suiteOf), extract(b, mb.suite, suiteOf)]);
   const keys = [...ea.keys(), ...[...eb.keys()].filter((k) => !ea.has(k))];
   const metrics: ComparedMetric[] = [];
   for (const key of keys) {

@@ -1,13 +1,13 @@
 /**
- * The unit-level part of `compare`: per condition (hotpot method, sweep context kind) and metric, the
- * difference B − A of the per-unit means, paired by unit id (hotpot: question id; sweep: generation ×
- * answer) with a 95% bootstrap CI, a sign-flip p-value and the 80%-power detectable difference; or, for runs
+ * The unit-level part of `compare`: per condition (a method, a context kind) and metric, the difference
+ * B − A of the per-unit means, paired by unit id (each suite declares its units: {@link CompareUnits}) with a
+ * 95% bootstrap CI, a sign-flip p-value and the 80%-power detectable difference; or, for runs
  * over different corpora with `--unpaired`, independent-sample intervals and a permutation p-value.
  *
  * @module
  */
 import { join } from "node:path";
-import { z } from "zod";
+import type { z } from "zod";
 import { DEFAULT_RESAMPLES } from "../analysis/bootstrap.ts";
 import { pairedDifference } from "../analysis/paired.ts";
 import { column, type UnitAccessors, unitMeans } from "../analysis/unit_means.ts";
@@ -43,61 +43,17 @@ export interface UnitComparison {
   rows: UnitComparisonRow[];
 }
 
-const HotpotRows = z.array(
-  z.object({
-    question_id: z.string(),
-    method: z.string(),
-    status: z.string(),
-    input_cap: z.number().nullable().optional(),
-    metrics: z.record(z.string(), z.number()),
-    sp_survival: z.number().nullable(),
-  }),
-);
-const SweepRows = z.array(
-  z.object({
-    kind: z.string(),
-    generation: z.number(),
-    answer_index: z.number(),
-    status: z.string(),
-    input_cap: z.number().nullable().optional(),
-    fact_score: z.number(),
-    repair_all_passed: z.boolean(),
-  }),
-);
-
-interface SuiteUnits<R> {
+/**
+ * How a suite's published rows are compared unit by unit (declared by the suite, `Suite.compareUnits`): the
+ * unit rows are paired by, the schema of results.json's rows, each row's unit and condition, and the metrics.
+ */
+export interface CompareUnits<R> {
   unit: string;
   schema: z.ZodType<R[]>;
   unitOf: (row: R) => string;
   conditionOf: (row: R) => string;
   metrics: [string, (row: R) => number][];
 }
-
-const HOTPOT: SuiteUnits<z.infer<typeof HotpotRows>[number]> = {
-  unit: "question",
-  schema: HotpotRows,
-  unitOf: (r) => r.question_id,
-  conditionOf: (
-    r,
-  ) => (typeof r.input_cap === "number" && r.method !== "full" ? `${r.method}@${r.input_cap}` : r.method),
-  metrics: [
-    ["em", (r) => (r.status === "ok" ? r.metrics.em ?? 0 : 0)],
-    ["f1", (r) => (r.status === "ok" ? r.metrics.f1 ?? 0 : 0)],
-    ["joint_f1", (r) => (r.status === "ok" ? r.metrics.joint_f1 ?? 0 : 0)],
-    ["gold_sp_kept", (r) => r.sp_survival ?? 0],
-  ],
-};
-
-const SWEEP: SuiteUnits<z.infer<typeof SweepRows>[number]> = {
-  unit: "generation (answers averaged first)",
-  schema: SweepRows,
-  unitOf: (r) => `gen=${r.generation}`,
-  conditionOf: (r) => (typeof r.input_cap === "number" ? `${r.kind}@${r.input_cap}` : r.kind),
-  metrics: [
-    ["fact_score", (r) => (r.status === "ok" ? r.fact_score : 0)],
-    ["repair_pass", (r) => (r.status === "ok" && r.repair_all_passed ? 1 : 0)],
-  ],
-};
 
 async function readRows<R>(run: string, schema: z.ZodType<R[]>): Promise<R[]> {
   const path = join(run, "results.json");
@@ -124,7 +80,7 @@ async function readRows<R>(run: string, schema: z.ZodType<R[]>): Promise<R[]> {
 }
 
 function compareUnits<R>(
-  spec: SuiteUnits<R>,
+  spec: CompareUnits<R>,
   rowsA: readonly R[],
   rowsB: readonly R[],
   paired: boolean,
@@ -196,23 +152,17 @@ function compareUnits<R>(
 }
 
 /**
- * The unit-level comparison of two runs of `suite`, or null for a suite without per-unit rows (engines).
- * `paired` false compares the runs as independent samples.
+ * The unit-level comparison of two runs by their suite's `spec`, or null for a suite without per-unit rows
+ * (engines). `paired` false compares the runs as independent samples.
  */
-export async function unitComparison(
+export async function unitComparison<R>(
   a: string,
   b: string,
-  suite: string,
+  spec: CompareUnits<R> | undefined,
   options: { paired: boolean; resamples?: number },
 ): Promise<UnitComparison | null> {
+  if (!spec) return null;
   const resamples = options.resamples ?? DEFAULT_RESAMPLES;
-  if (suite === "hotpot") {
-    const [ra, rb] = await Promise.all([readRows(a, HOTPOT.schema), readRows(b, HOTPOT.schema)]);
-    return compareUnits(HOTPOT, ra, rb, options.paired, resamples);
-  }
-  if (suite === "sweep") {
-    const [ra, rb] = await Promise.all([readRows(a, SWEEP.schema), readRows(b, SWEEP.schema)]);
-    return compareUnits(SWEEP, ra, rb, options.paired, resamples);
-  }
-  return null;
+  const [ra, rb] = await Promise.all([readRows(a, spec.schema), readRows(b, spec.schema)]);
+  return compareUnits(spec, ra, rb, options.paired, resamples);
 }

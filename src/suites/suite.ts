@@ -5,6 +5,7 @@
  *
  * @module
  */
+import type { CompareUnits } from "../report/compare_units.ts";
 import type { AnyStageDef } from "../pipeline/stage.ts";
 import type { Manifest } from "../store/manifest.ts";
 
@@ -27,6 +28,9 @@ export interface Suite {
   report?: AnyStageDef;
   /** The headline metrics of a finished run, from its published `aggregate.json` / `results.json` texts. */
   compareMetrics?(files: { aggregate: unknown; results: unknown }): CompareMetrics;
+  /** How `compare` pairs two runs unit by unit (absent: no per-unit rows, e.g. engines). */
+  // deno-lint-ignore no-explicit-any
+  compareUnits?: CompareUnits<any>;
   /** Why `frozen` cannot serve a run of this suite with these protocol numbers (one line), or null. */
   checkFrozen?(frozen: Manifest, protocol: Record<string, unknown>): string | null;
   /** The lines printed after a run, from its published `aggregate.json` text. */

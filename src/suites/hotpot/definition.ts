@@ -13,6 +13,7 @@ import { hotpotCorpusHeadStage } from "./stages/corpus_head.ts";
 import { hotpotCorpusStage } from "./stages/corpus.ts";
 import { hotpotContextStage } from "./stages/context.ts";
 import { hotpotEngineStage } from "./stages/engine.ts";
+import { HOTPOT_COMPARE_UNITS } from "./compare_units.ts";
 import { hotpotScoreStage } from "./stages/score.ts";
 import { hotpotAggregateStage } from "./stages/aggregate.ts";
 import { hotpotRowsStage } from "./stages/rows.ts";
@@ -55,6 +56,7 @@ export const HOTPOT_SUITE: Suite = {
   ],
   aggregate: hotpotAggregateStage,
   report: hotpotReportStage,
+  compareUnits: HOTPOT_COMPARE_UNITS,
   compareMetrics({ aggregate }) {
     const out = new Map<string, Record<string, number | null>>();
     for (const r of aggregate as HotpotMethodAggregate[]) {

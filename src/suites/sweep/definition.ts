@@ -10,6 +10,7 @@ import type { SweepKindAggregate } from "./aggregate.ts";
 import { sweepTrajectoryStage } from "./stages/trajectory.ts";
 import { sweepContextStage } from "./stages/context.ts";
 import { sweepEngineStage } from "./stages/engine.ts";
+import { SWEEP_COMPARE_UNITS } from "./compare_units.ts";
 import { sweepScoreStage } from "./stages/score.ts";
 import { sweepAggregateStage } from "./stages/aggregate.ts";
 import { sweepReportStage } from "./stages/report.ts";
@@ -40,6 +41,7 @@ export const SWEEP_SUITE: Suite = {
   ],
   aggregate: sweepAggregateStage,
   report: sweepReportStage,
+  compareUnits: SWEEP_COMPARE_UNITS,
   compareMetrics({ aggregate }) {
     const out = new Map<string, Record<string, number | null>>();
     for (const r of aggregate as (SweepKindAggregate & { input_cap?: number | null })[]) {
