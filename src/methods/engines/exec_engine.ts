@@ -17,7 +17,11 @@ import type { ChatMessage } from "../../models/messages.ts";
 import { type CompressOptions, type CompressResult, type ContextEngine, EngineError } from "./engine.ts";
 import { outsideRequest, parseOutsideReply } from "./outside_protocol.ts";
 import { splitCommandLine } from "./split_command.ts";
-import { type OutsideProcessOutcome, runOutsideProcess } from "./outside_process.ts";
+import {
+  DEFAULT_MAX_OUTPUT_BYTES,
+  type OutsideProcessOutcome,
+  runOutsideProcess,
+} from "./outside_process.ts";
 import { type LoopbackProxy, type ProxyCall, proxyEnvironment } from "../../models/loopback_proxy.ts";
 
 /** Characters of stderr quoted in a failure reason. */
@@ -53,6 +57,8 @@ export interface ExecEngineOptions {
    * `LLM_API_KEY` (these win over `env`), and the model calls made through it are the call's records and usage.
    */
   endpoint?: LoopbackProxy;
+  /** The most bytes of output read from one call (default 8 MiB); past it the call is killed and fails. */
+  maxOutputBytes?: number;
 }
 
 /** An engine that runs `command` (a command line) once per compress call, killed after `timeoutMs`. */
@@ -61,6 +67,7 @@ export function createExecEngine(command: string, options: ExecEngineOptions): C
   if (argv.length === 0) throw new UsageError(`engine 'exec:${command}': empty command`);
   const name = options.name ?? `exec:${command}`;
   const timeoutMs = options.timeoutMs;
+  const maxOutputBytes = options.maxOutputBytes ?? DEFAULT_MAX_OUTPUT_BYTES;
   const env = minimalEngineEnv({ ...options.plainEnv, ...options.env });
   // Values short enough to occur by chance (a port, a flag) are not treated as secrets.
   const secrets = Object.values(options.env ?? {}).filter((value) => value.length >= 8);
@@ -79,6 +86,7 @@ export function createExecEngine(command: string, options: ExecEngineOptions): C
           env: callEnv,
           stdin: new TextEncoder().encode(JSON.stringify(outsideRequest(messages, opts))),
           timeoutMs,
+          maxOutputBytes,
         });
       } finally {
         // The token dies with the call: nothing it left behind can call the model later.
@@ -91,6 +99,11 @@ export function createExecEngine(command: string, options: ExecEngineOptions): C
       }
       if (outcome.kind === "timeout") throw fail(`${name}: timed out after ${timeoutMs} ms (killed)`);
       const decode = (bytes: Uint8Array) => redact(new TextDecoder().decode(bytes), hidden);
+      if (outcome.overflowed) {
+        throw fail(
+          `${name}: output over its ${maxOutputBytes}-byte bound (--max-response-bytes): cut off (killed)`,
+        );
+      }
       if (!outcome.success) {
         const stderr = decode(outcome.stderr).trim();
         const tail = stderr.length > STDERR_TAIL_CHARS ? `…${stderr.slice(-STDERR_TAIL_CHARS)}` : stderr;
@@ -99,9 +112,12 @@ export function createExecEngine(command: string, options: ExecEngineOptions): C
           : `exited with code ${outcome.code}`;
         throw fail(`${name}: ${how}${tail ? `: ${tail}` : ""}`);
       }
+      // Invalid UTF-8 is a named failure, never silently replaced by U+FFFD.
+      const text = strictUtf8(outcome.stdout);
+      if (text === null) throw fail(`${name}: output is not valid UTF-8`);
       let window: ChatMessage[];
       try {
-        window = redactValue(parseOutsideReply(decode(outcome.stdout), name), hidden);
+        window = redactValue(parseOutsideReply(redact(text, hidden), name), hidden);
       } catch (error) {
         if (error instanceof EngineError) throw fail(error.message);
         throw error;
@@ -109,4 +125,14 @@ export function createExecEngine(command: string, options: ExecEngineOptions): C
       return made ? { messages: window, usage: made.usage, records } : { messages: window };
     },
   };
+}
+
+/** `bytes` decoded as strict UTF-8, or null when they are not UTF-8. */
+export function strictUtf8(bytes: Uint8Array): string | null {
+  try {
+    return new TextDecoder("utf-8", { fatal: true }).decode(bytes);
+  } catch (error) {
+    if (error instanceof TypeError) return null;
+    throw error;
+  }
 }

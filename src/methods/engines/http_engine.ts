@@ -6,6 +6,8 @@
  *
  * @module
  */
+import { DEFAULT_MAX_RESPONSE_BYTES, readBoundedBody } from "../../models/response_body.ts";
+import { strictUtf8 } from "./exec_engine.ts";
 import { UsageError } from "../../errors.ts";
 import type { ChatMessage } from "../../models/messages.ts";
 import { type CompressOptions, type CompressResult, type ContextEngine, EngineError } from "./engine.ts";
@@ -38,7 +40,16 @@ export function createHttpEngine(url: string, timeoutMs: number): ContextEngine 
           body: JSON.stringify(outsideRequest(messages, opts)),
           signal,
         });
-        text = await response.text();
+        // Read up to the bound (8 MiB), never a flood whole; not UTF-8 is a named failure.
+        const body = await readBoundedBody(response, DEFAULT_MAX_RESPONSE_BYTES);
+        if (!body.complete) {
+          throw new EngineError(
+            `${name}: output over its ${DEFAULT_MAX_RESPONSE_BYTES}-byte bound: cut off`,
+          );
+        }
+        const decoded = strictUtf8(body.bytes);
+        if (decoded === null) throw new EngineError(`${name}: output is not valid UTF-8`);
+        text = decoded;
         if (!response.ok) {
           throw new EngineError(`${name}: HTTP ${response.status}: ${text.slice(0, 200)}`);
         }

@@ -7,6 +7,7 @@
  *
  * @module
  */
+import { DEFAULT_MAX_RESPONSE_BYTES, readBoundedBody } from "../../models/response_body.ts";
 import type { RecallReply, RecallSession } from "./engine.ts";
 import { type OutsideReply, parseRecallReply, recallToolRequest } from "./outside_protocol.ts";
 
@@ -17,6 +18,7 @@ export function toolEndpoint(url: URL): URL {
   return endpoint;
 }
 
+/** Posts `body` and reads the reply up to the bound (8 MiB; a reply past it reads as empty, failing its call). */
 async function post(url: URL, body: unknown, timeoutMs: number): Promise<{ status: number; text: string }> {
   const response = await fetch(url, {
     method: "POST",
@@ -24,7 +26,9 @@ async function post(url: URL, body: unknown, timeoutMs: number): Promise<{ statu
     body: JSON.stringify(body),
     signal: AbortSignal.timeout(timeoutMs),
   });
-  return { status: response.status, text: await response.text() };
+  const reply = await readBoundedBody(response, DEFAULT_MAX_RESPONSE_BYTES);
+  const text = new TextDecoder().decode(reply.bytes);
+  return { status: response.status, text: reply.complete ? text : "" };
 }
 
 /** The recall session of a compress reply that offered tools. */

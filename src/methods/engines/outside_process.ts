@@ -42,7 +42,17 @@ export interface OutsideProcessOptions {
   timeoutMs: number;
   /** Working directory; default a fresh temporary folder (removed afterwards). */
   cwd?: string;
+  /**
+   * The most bytes of stdout kept (default {@link DEFAULT_MAX_OUTPUT_BYTES}): past it the call is ended (the
+   * group killed) and the outcome says `overflowed`; stderr keeps at most {@link MAX_STDERR_BYTES}.
+   */
+  maxOutputBytes?: number;
 }
+
+/** The default bound of an outside process's stdout: 8 MiB, as a provider's response body. */
+export const DEFAULT_MAX_OUTPUT_BYTES = 8 * 1024 * 1024;
+/** The most bytes of an outside process's stderr kept (only its tail is ever quoted). */
+export const MAX_STDERR_BYTES = 1024 * 1024;
 
 /** How an outside process ended. */
 export type OutsideProcessOutcome =
@@ -53,6 +63,8 @@ export type OutsideProcessOutcome =
     signal: Deno.Signal | null;
     stdout: Uint8Array;
     stderr: Uint8Array;
+    /** True when stdout passed its bound: the call was ended there and `stdout` holds the first bytes only. */
+    overflowed?: boolean;
   }
   | { kind: "timeout"; stdout: Uint8Array; stderr: Uint8Array }
   | { kind: "not-started"; message: string };
@@ -97,7 +109,13 @@ export async function runOutsideProcess(options: OutsideProcessOptions): Promise
     const out: Uint8Array[] = [];
     const err: Uint8Array[] = [];
     const readers = [child.stdout.getReader(), child.stderr.getReader()];
-    const drained = Promise.all([drain(readers[0], out), drain(readers[1], err)]);
+    let overflow: () => void = () => {};
+    const overflowed = new Promise<"overflow">((done) => overflow = () => done("overflow"));
+    const bound = options.maxOutputBytes ?? DEFAULT_MAX_OUTPUT_BYTES;
+    const drained = Promise.all([
+      drain(readers[0], out, bound, overflow),
+      drain(readers[1], err, MAX_STDERR_BYTES, () => {}),
+    ]);
     let timer: ReturnType<typeof setTimeout> | undefined;
     const timedOut = new Promise<"timeout">((done) => {
       timer = setTimeout(() => done("timeout"), options.timeoutMs);
@@ -109,13 +127,25 @@ export async function runOutsideProcess(options: OutsideProcessOptions): Promise
         // The process may exit (or be killed) before reading its input: its exit status tells why.
         if (!(error instanceof Deno.errors.BrokenPipe || error instanceof TypeError)) throw error;
       });
-      const winner = await Promise.race([child.status, timedOut]);
+      const winner = await Promise.race([child.status, timedOut, overflowed]);
       await killCall(child.pid, marker);
       await settle(drained, readers);
       await written.catch(() => {});
       if (winner === "timeout") {
         await child.status;
         return { kind: "timeout", stdout: concatBytes(out), stderr: concatBytes(err) };
+      }
+      if (winner === "overflow") {
+        const status = await child.status;
+        return {
+          kind: "exited",
+          success: false,
+          code: status.code,
+          signal: status.signal,
+          stdout: concatBytes(out),
+          stderr: concatBytes(err),
+          overflowed: true,
+        };
       }
       return {
         kind: "exited",
@@ -134,12 +164,33 @@ export async function runOutsideProcess(options: OutsideProcessOptions): Promise
   }
 }
 
-/** Reads a stream to its end (or until it is cancelled). */
-async function drain(reader: ReadableStreamDefaultReader<Uint8Array>, sink: Uint8Array[]): Promise<void> {
+/**
+ * Reads a stream to its end (or until it is cancelled), keeping at most `bound` bytes: past it, `over` is
+ * called once and the rest is read and dropped (so the writer never blocks before it is killed).
+ */
+async function drain(
+  reader: ReadableStreamDefaultReader<Uint8Array>,
+  sink: Uint8Array[],
+  bound: number,
+  over: () => void,
+): Promise<void> {
+  let size = 0;
+  let flagged = false;
   try {
     while (true) {
       const { done, value } = await reader.read();
       if (done) return;
+      if (size + value.byteLength > bound) {
+        // Past the bound: keep what fits, say so (once), and read on without keeping.
+        if (!flagged) {
+          if (size < bound) sink.push(value.slice(0, bound - size));
+          size = bound;
+          flagged = true;
+          over();
+        }
+        continue;
+      }
+      size += value.byteLength;
       sink.push(value);
     }
   } catch (error) {

@@ -7,6 +7,8 @@
  * @module
  */
 import { z } from "zod";
+import { assertResponseIJson } from "../../models/response_body.ts";
+import { NotIJsonError } from "../../store/canonical.ts";
 import {
   type ChatMessage,
   ChatMessageSchema,
@@ -78,6 +80,12 @@ export function parseOutsideReplyWithTools(text: string, source: string): Outsid
     if (!(error instanceof SyntaxError)) throw error;
     const preview = text.length > 80 ? `${text.slice(0, 80)}…` : text;
     throw new EngineError(`${source}: output is not JSON (${error.message}): ${JSON.stringify(preview)}`);
+  }
+  try {
+    assertResponseIJson(json);
+  } catch (error) {
+    if (!(error instanceof NotIJsonError)) throw error;
+    throw new EngineError(`${source}: output is not I-JSON: ${error.message}`);
   }
   const skip = OutsideSkipSchema.safeParse(json);
   if (skip.success && !(json !== null && typeof json === "object" && "messages" in json)) {

@@ -25,7 +25,10 @@ import { resolve } from "node:path";
 import type { HotpotRecord } from "../../data/hotpot_record.ts";
 import { UsageError } from "../../errors.ts";
 import { minimalEngineEnv } from "../../methods/engines/exec_engine.ts";
-import { runOutsideProcess } from "../../methods/engines/outside_process.ts";
+import { assertResponseIJson } from "../../models/response_body.ts";
+import { NotIJsonError } from "../../store/canonical.ts";
+import { strictUtf8 } from "../../methods/engines/exec_engine.ts";
+import { DEFAULT_MAX_OUTPUT_BYTES, runOutsideProcess } from "../../methods/engines/outside_process.ts";
 import { type LoopbackProxy, proxyEnvironment } from "../../models/loopback_proxy.ts";
 import type { CallRecord } from "../../models/types.ts";
 import { splitCommandLine } from "../../methods/engines/split_command.ts";
@@ -138,7 +141,20 @@ async function runAgent(
   if (outcome.kind === "timeout") {
     return { ok: false, reason: `agent: timed out after ${timeoutMs} ms (killed)`, session_text: null };
   }
-  const stdout = new TextDecoder().decode(outcome.stdout);
+  if (outcome.overflowed) {
+    return {
+      ok: false,
+      reason:
+        `agent: the session on stdout is over its ${DEFAULT_MAX_OUTPUT_BYTES}-byte bound: cut off (killed)`,
+      session_text: null,
+    };
+  }
+  // Invalid UTF-8 is a named failure, never silently replaced by U+FFFD.
+  const strict = strictUtf8(outcome.stdout);
+  if (strict === null) {
+    return { ok: false, reason: "agent: the session on stdout is not valid UTF-8", session_text: null };
+  }
+  const stdout = strict;
   const stderr = new TextDecoder().decode(outcome.stderr);
   if (!outcome.success) {
     const tail = stderr.trim().slice(-STDERR_TAIL_CHARS);
@@ -160,6 +176,16 @@ async function runAgent(
       ok: false,
       reason: `agent: the session on stdout is not JSON (${error.message})`,
       session_text: stdout,
+    };
+  }
+  try {
+    assertResponseIJson(json);
+  } catch (error) {
+    if (!(error instanceof NotIJsonError)) throw error;
+    return {
+      ok: false,
+      reason: `agent: the session on stdout is not I-JSON: ${error.message}`,
+      session_text: null,
     };
   }
   let imported: Collection;
