@@ -55,6 +55,7 @@ function hotpotAggregate(
     over_cap: 0,
     compression_usage: { calls: 60, input_tokens: 190102, output_tokens: 2032 },
     em_by_type: { bridge: em / 2, comparison: em * 1.5 },
+    models: { chat: { requested: "chat-1", answered: { "chat-1-served": 240 } } },
     ...extra,
   };
 }
@@ -120,6 +121,7 @@ function sweepAggregate(kind: string, fact: number, repair: number, overBudget =
     over_budget: overBudget,
     context_tokens_mean: tokens,
     input_tokens: { mean: valid ? tokens : null, total: valid ? tokens * 15 : 0 },
+    models: { chat: { requested: "chat-1", answered: { "chat-1-served": 15 } } },
   };
 }
 
@@ -424,7 +426,21 @@ Deno.test("every user-facing string is escaped: no script survives in any page",
     [engineResult(EVIL), { ...FAILED, reason: EVIL }],
     { ...ENGINES_META, transcript: EVIL, chatModel: EVIL },
   );
-  for (const page of [hotpot, sweep, engines]) {
+  // A hostile answering model name (a provider's reply), also in the mid-run change banner.
+  const rolled = { chat: { requested: "chat-1", answered: { [EVIL]: 3, "chat-1": 2 } } };
+  const hotpotModels = hotpotReportHtml(HOTPOT.map((a) => ({ ...a, models: rolled })), hotpotMeta("live"));
+  const sweepModels = sweepReportHtml(SWEEP.map((a) => ({ ...a, models: rolled })), sweepMeta("live"));
+  const enginesModels = enginesReportHtml([engineResult("x")], {
+    ...ENGINES_META,
+    chatModel: "chat-1",
+    decisionModel: "jev-1",
+    answering: rolled,
+  });
+  for (const page of [hotpotModels, sweepModels, enginesModels]) {
+    assert.ok(page.includes("Answering model changed"), "the change is said");
+    assert.ok(count(page, escapeHtml(EVIL)) >= 2, "in the banner and the models line");
+  }
+  for (const page of [hotpot, sweep, engines, hotpotModels, sweepModels, enginesModels]) {
     assert.equal(page.includes("<script"), false);
     assert.ok(page.includes("&lt;script&gt;alert(&#39;x&#39;)&lt;/script&gt;"));
   }

@@ -5,7 +5,7 @@
  */
 import { z } from "zod";
 import { UsageError } from "../errors.ts";
-import { compareRuns, comparisonRows } from "../report/compare.ts";
+import { compareRuns, comparisonModelLines, comparisonRows } from "../report/compare.ts";
 import { compareHtml, unitHeaders, unitNote, unitRows } from "../report/compare_view.ts";
 import { textTable } from "../core/markdown_table.ts";
 import { parseCommand } from "./args.ts";
@@ -81,7 +81,10 @@ export async function compareCommand(argv: string[]): Promise<number> {
   }
   if (options.json) console.log(JSON.stringify(comparison, null, 2));
   else {
-    console.log(`${comparison.suite}: A = ${comparison.a.path}, B = ${comparison.b.path}\n`);
+    console.log(`${comparison.suite}: A = ${comparison.a.path}, B = ${comparison.b.path}`);
+    const models = comparisonModelLines(comparison);
+    if (models.length > 0) console.log(`Models:\n${models.map((line) => `  ${line}`).join("\n")}`);
+    console.log("");
     const units = comparison.units;
     if (units) {
       console.log(`${units.paired ? "Paired" : "UNPAIRED"} differences per ${units.unit}:`);

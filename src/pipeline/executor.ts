@@ -8,6 +8,8 @@
  * @module
  */
 import type { CallRecord } from "../core/call_record.ts";
+import { addModelCalls, type ModelCalls, modelsOfRecords } from "../core/answering_models.ts";
+
 import { BlobStore } from "../store/blob_store.ts";
 import { type Manifest, type Node, nodeKey } from "../store/manifest.ts";
 import { usageOfRecords } from "../core/usage.ts";
@@ -29,6 +31,15 @@ import {
   readsInput,
   type StageDef,
 } from "./stage.ts";
+
+/** The answering models of `records`, per endpoint. */
+function modelsByEndpoint(
+  records: readonly Pick<CallRecord, "model" | "endpoint">[],
+): Partial<Record<CallRecord["endpoint"], ModelCalls>> {
+  const chat = modelsOfRecords(records.filter((r) => r.endpoint !== "systemone"));
+  const systemone = modelsOfRecords(records.filter((r) => r.endpoint === "systemone"));
+  return { chat, systemone };
+}
 
 /** What identifies one stage execution. */
 export interface StageCall {
@@ -175,6 +186,8 @@ export class Executor {
   /** Completed nodes of this run by key (their outputs stay in the store and are read back on a memo hit). */
   readonly #done = new Map<string, { node: NodeOutcome; call: OutputKinds }>();
   readonly #resumed = new Map<string, Node>();
+  /** The answering models of the provider nodes executed now, by key (small: name → calls). */
+  readonly #answered = new Map<string, Partial<Record<CallRecord["endpoint"], ModelCalls>>>();
   readonly #heap: HeapBudget | null;
   /** Set once a frozen-run refusal was thrown: every later execution is refused at once. */
   #refusal: FrozenMismatchError | undefined;
@@ -224,6 +237,32 @@ export class Executor {
   /** The frozen run, when one was given. */
   get frozen(): FrozenRun | undefined {
     return this.#options.frozen;
+  }
+
+  /**
+   * The models that answered `node`'s calls (its call records' `model`: name → calls), of one endpoint or all.
+   * Known for a node executed now; read from its stored records for one resumed or reused from a frozen run, so
+   * a resumed run counts the same as an uninterrupted one.
+   */
+  async answeredBy(
+    node: Pick<NodeOutcome, "key" | "requests">,
+    endpoint?: CallRecord["endpoint"],
+  ): Promise<ModelCalls> {
+    let known = this.#answered.get(node.key);
+    if (known === undefined) {
+      const records: Pick<CallRecord, "model" | "endpoint">[] = [];
+      for (const hash of node.requests) {
+        const record = await this.store.getJson(hash) as { model?: unknown; endpoint?: unknown };
+        records.push({
+          model: typeof record.model === "string" ? record.model : undefined,
+          endpoint: record.endpoint === "systemone" ? "systemone" : "chat",
+        });
+      }
+      known = modelsByEndpoint(records);
+      if (node.requests.length > 0) this.#answered.set(node.key, known);
+    }
+    if (endpoint !== undefined) return known[endpoint] ?? {};
+    return addModelCalls({ ...(known.chat ?? {}) }, known.systemone ?? {});
   }
 
   /** Stores a JSON value as a declared-source-free input blob and returns its hash. */
@@ -482,6 +521,7 @@ export class Executor {
       else values[name] = JSON.parse(new TextDecoder().decode(concatBytes(chunks)));
     }
     const records = outcome.requests ?? [];
+    if (records.length > 0) this.#answered.set(key, modelsByEndpoint(records));
     const requests: string[] = [];
     for (const record of records) requests.push(await this.store.putJson(record));
     const node: Node = {

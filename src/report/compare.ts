@@ -12,6 +12,15 @@ import { readManifest } from "../store/run_dir.ts";
 import { readInputJson } from "../fs_input.ts";
 import type { Cell } from "../core/markdown_table.ts";
 import { type CompareUnits, type UnitComparison, unitComparison } from "./compare_units.ts";
+import {
+  answeredNames,
+  type AnsweringModels,
+  AnsweringModelsSchema,
+  mergeAnsweringModels,
+  MODEL_ROLES,
+  modelChangeNotice,
+  modelsFact,
+} from "../core/answering_models.ts";
 
 /** One compared metric of one row key. */
 export interface ComparedMetric {
@@ -25,8 +34,8 @@ export interface ComparedMetric {
 /** The comparison of two runs. */
 export interface RunComparison {
   suite: string;
-  a: { path: string; created: string; models: unknown };
-  b: { path: string; created: string; models: unknown };
+  a: { path: string; created: string; models: unknown; answering: AnsweringModels | null };
+  b: { path: string; created: string; models: unknown; answering: AnsweringModels | null };
   metrics: ComparedMetric[];
   /** The per-unit (paired, or with --unpaired independent) differences; null for engines runs. */
   units: UnitComparison | null;
@@ -63,7 +72,29 @@ async function readOptional(path: string): Promise<unknown> {
   return await readJson(path);
 }
 
-async function extract(run: string, suite: string, suiteOf: SuiteComparisonOf): Promise<Extracted> {
+/**
+ * The models that answered a run, per role, from its published aggregate.json: each row's `models` (hotpot
+ * methods, sweep kinds, engine rows) merged, or the top-level `answering_models`; null for a run published
+ * before answering models were recorded.
+ */
+export function answeringModelsOf(aggregate: unknown): AnsweringModels | null {
+  if (aggregate !== null && typeof aggregate === "object" && !Array.isArray(aggregate)) {
+    const parsed = AnsweringModelsSchema.safeParse(
+      (aggregate as { answering_models?: unknown }).answering_models,
+    );
+    if (parsed.success) return parsed.data;
+  }
+  if (!Array.isArray(aggregate)) return null;
+  const rows = aggregate.map((row) => AnsweringModelsSchema.safeParse((row as { models?: unknown })?.models));
+  if (rows.length === 0 || rows.some((row) => !row.success)) return null;
+  return mergeAnsweringModels(rows.map((row) => row.data));
+}
+
+async function extract(
+  run: string,
+  suite: string,
+  suiteOf: SuiteComparisonOf,
+): Promise<{ metrics: Extracted; answering: AnsweringModels | null }> {
   const metrics = suiteOf(suite)?.compareMetrics;
   if (!metrics) throw new UsageError(`${run}: runs of suite '${suite}' have no metrics to compare`);
   const [aggregate, results] = await Promise.all([
@@ -73,7 +104,7 @@ async function extract(run: string, suite: string, suiteOf: SuiteComparisonOf): 
   if (aggregate === null && results === null) {
     throw new UsageError(`${join(run, "aggregate.json")}: not found`);
   }
-  return metrics({ aggregate, results });
+  return { metrics: metrics({ aggregate, results }), answering: answeringModelsOf(aggregate) };
 }
 
 /** Options of {@link compareRuns}. */
@@ -112,7 +143,8 @@ export async function compareRuns(
     paired: !options.unpaired,
     resamples: options.resamples,
   });
-  const [ea, eb] = await Promise.all([extract(a, ma.suite, suiteOf), extract(b, mb.suite, suiteOf)]);
+  const [xa, xb] = await Promise.all([extract(a, ma.suite, suiteOf), extract(b, mb.suite, suiteOf)]);
+  const [ea, eb] = [xa.metrics, xb.metrics];
   const keys = [...ea.keys(), ...[...eb.keys()].filter((k) => !ea.has(k))];
   const metrics: ComparedMetric[] = [];
   for (const key of keys) {
@@ -127,12 +159,47 @@ export async function compareRuns(
   const models = (m: typeof ma) => (m.protocol as { models?: unknown } | null)?.models ?? null;
   return {
     suite: ma.suite,
-    a: { path: a, created: ma.created, models: models(ma) },
-    b: { path: b, created: mb.created, models: models(mb) },
+    a: { path: a, created: ma.created, models: models(ma), answering: xa.answering },
+    b: { path: b, created: mb.created, models: models(mb), answering: xb.answering },
     metrics,
     units,
     same_sources: sameSources,
   };
+}
+
+/**
+ * One line per run naming its requested and answering models (e.g. `A: chat \`x\` (answered by \`y\`), …`), and a
+ * notice when the answering model changed within a run or differs between the runs.
+ */
+export function comparisonModelLines(
+  comparison: RunComparison,
+  code = (name: string) => `\`${name}\``,
+): string[] {
+  const lines: string[] = [];
+  for (const [side, run] of [["A", comparison.a], ["B", comparison.b]] as const) {
+    const requested = requestedOf(run.models);
+    if (requested === null) continue;
+    const fact = run.answering === null
+      ? `chat ${code(requested.chat_model)}, decision ${
+        code(requested.decision_model)
+      } (answering models not recorded)`
+      : modelsFact(requested, run.answering, code);
+    lines.push(`${side}: ${fact}`);
+    const changed = run.answering === null ? null : modelChangeNotice(run.answering);
+    if (changed) lines.push(`${side}: ${changed}`);
+  }
+  const names = (run: RunComparison["a"]) =>
+    JSON.stringify(MODEL_ROLES.map((role) => answeredNames(run.answering?.[role]?.answered ?? {})));
+  if (comparison.a.answering && comparison.b.answering && names(comparison.a) !== names(comparison.b)) {
+    lines.push("The runs were answered by different models: their differences include the models'.");
+  }
+  return lines;
+}
+
+function requestedOf(models: unknown): { chat_model: string; decision_model: string } | null {
+  const m = models as { chat_model?: unknown; decision_model?: unknown } | null;
+  if (typeof m?.chat_model !== "string" || typeof m?.decision_model !== "string") return null;
+  return { chat_model: m.chat_model, decision_model: m.decision_model };
 }
 
 /** Table rows (key, metric, A, B, B − A) for printing. */

@@ -6,7 +6,7 @@
  */
 import { formatDifference, formatP, formatPoints } from "../analysis/format.ts";
 import type { RunComparison } from "./compare.ts";
-import { comparisonRows } from "./compare.ts";
+import { comparisonModelLines, comparisonRows } from "./compare.ts";
 import type { UnitComparison } from "./compare_units.ts";
 import { factList, htmlPage, htmlTable, paragraphs, safeHtml } from "./html.ts";
 import type { Cell } from "../core/markdown_table.ts";
@@ -65,6 +65,8 @@ ${
       `A: ${comparison.a.path} (created ${comparison.a.created})`,
       `B: ${comparison.b.path} (created ${comparison.b.created})`,
       comparison.same_sources ? "Same source data (corpus)" : "Different source data (corpus)",
+      // Plain text (escaped by the list): names shown as they are.
+      ...comparisonModelLines(comparison, (name) => name).map((line) => `Models ${line}`),
     ])
   }
 ${

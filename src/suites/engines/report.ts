@@ -6,6 +6,7 @@
  *
  * @module
  */
+import { type AnsweringModels, modelChangeNotice, modelsFact } from "../../core/answering_models.ts";
 import type { EngineResult } from "./run.ts";
 import { type EnginesStats, enginesStats, enginesStatsMarkdown } from "./stats.ts";
 import type { ExplorerData } from "../../report/explorer.ts";
@@ -18,6 +19,8 @@ export interface EnginesReportMeta {
   tokenizer: string;
   chatModel?: string;
   decisionModel?: string;
+  /** The models that answered the run's calls, per role (absent: only the requested names are shown). */
+  answering?: AnsweringModels;
   /** True when the models are the offline reference model (labelled as a weak baseline). */
   reference?: boolean;
   repeats: number;
@@ -316,8 +319,15 @@ export function enginesReportMarkdown(results: EngineResult[], meta: EnginesRepo
       budgets.length === 0 ? "-" : budgets.map((b) => `${b.budget_tokens} tokens (${b.budget})`).join(", ")
     }; ${meta.repeats} warm repeats after one cold call per engine`,
   ];
-  if (meta.chatModel) lines.push(`- Chat model: ${meta.chatModel}`);
-  if (meta.decisionModel) lines.push(`- Decision model: ${meta.decisionModel}`);
+  if (meta.answering && meta.chatModel && meta.decisionModel) {
+    const requested = { chat_model: meta.chatModel, decision_model: meta.decisionModel };
+    lines.push(`- Models: ${modelsFact(requested, meta.answering, (name) => `\`${name}\``)}`);
+    const changed = modelChangeNotice(meta.answering);
+    if (changed) lines.splice(2, 0, `> **Answering model changed.** ${changed}`, "");
+  } else {
+    if (meta.chatModel) lines.push(`- Chat model: ${meta.chatModel}`);
+    if (meta.decisionModel) lines.push(`- Decision model: ${meta.decisionModel}`);
+  }
   if (meta.reference) {
     lines.push(
       "- Models: the offline **reference model** (deterministic, extractive): a weak but honest baseline, " +

@@ -8,6 +8,8 @@
  *
  * @module
  */
+import { modelChangeNotice } from "../../core/answering_models.ts";
+import { modelsFactHtml } from "../../report/models_html.ts";
 import {
   budgetCurveRows,
   budgetsOf,
@@ -64,8 +66,13 @@ function runFacts(results: readonly EngineResult[], meta: EnginesReportMeta): Ht
       budgets.length === 0 ? "-" : budgets.map((b) => `${b.budget_tokens} tokens (${b.budget})`).join(", ")
     }; ${meta.repeats} warm repeats after one cold call per engine`,
   ];
-  if (meta.chatModel) items.push(safeHtml`Chat model: ${code(meta.chatModel)}`);
-  if (meta.decisionModel) items.push(safeHtml`Decision model: ${code(meta.decisionModel)}`);
+  if (meta.answering && meta.chatModel && meta.decisionModel) {
+    const requested = { chat_model: meta.chatModel, decision_model: meta.decisionModel };
+    items.push(safeHtml`Models: ${modelsFactHtml(requested, meta.answering)}`);
+  } else {
+    if (meta.chatModel) items.push(safeHtml`Chat model: ${code(meta.chatModel)}`);
+    if (meta.decisionModel) items.push(safeHtml`Decision model: ${code(meta.decisionModel)}`);
+  }
   return factList(items);
 }
 
@@ -236,8 +243,10 @@ export function enginesReportHtml(results: EngineResult[], meta: EnginesReportMe
   const curveTable = budgetCurveRows(results, meta);
   const byType = probeTypeRows(results);
   const recovery = recoveryRows(results);
+  const changed = meta.answering ? modelChangeNotice(meta.answering) : null;
+  const notice = changed ? banner(safeHtml`<strong>Answering model changed.</strong> ${changed}`) : "";
   const body = safeHtml`<h1>${title}</h1>
-${reference}
+${notice}${reference}
 <h2>Run</h2>
 ${runFacts(results, meta)}
 <h2>Results</h2>

@@ -7,6 +7,7 @@
  *
  * @module
  */
+import { ModelTally, requestedModels } from "../../core/answering_models.ts";
 import type { ImportedTranscript, Probe } from "../../data/transcripts/types.ts";
 import type { TokenCounter } from "../../tokens/types.ts";
 import type { LoopbackProxy } from "../../models/loopback_proxy.ts";
@@ -130,6 +131,9 @@ export async function runEnginesSuite(
   const results: EngineResult[] = [];
   const engineInputs: Record<string, string> = {};
   const engineValues: Record<string, unknown> = {};
+  // The models that answered each engine's calls (its summarizer's, its QA answers'), per endpoint's role.
+  const tally = new ModelTally();
+  const rowKeys: string[] = [];
   for (const { budget: budgetLabel, budget_tokens: budgetCount } of budgets) {
     for (const { name, spec } of options.engines) {
       const node = await executor.runStage(enginesEngineStage, {
@@ -161,6 +165,10 @@ export async function runEnginesSuite(
         endpoint: options.endpoint,
       });
       const measured = node.outputs.result;
+      const rowKey = engineInputKey(name, budgetLabel);
+      tally.add(rowKey, "chat", await executor.answeredBy(node.node, "chat"));
+      tally.add(rowKey, "decision", await executor.answeredBy(node.node, "systemone"));
+      rowKeys.push(rowKey);
       results.push({ ...measured, window: null, records: [] });
       engineInputs[engineInputKey(name, budgetLabel)] = node.node.outputs.result;
       engineValues[engineInputKey(name, budgetLabel)] = measured;
@@ -182,6 +190,9 @@ export async function runEnginesSuite(
       budget_tokens: budget,
       repeats: options.repeats,
       ...(options.probes ? { probes_file: basename(options.probes.path) } : {}),
+      answering_models: Object.fromEntries(
+        rowKeys.map((key) => [key, tally.of(key, requestedModels(models.description), ["chat", "decision"])]),
+      ),
     },
     inputs: { transcript: transcriptNode.node.outputs.transcript, ...engineInputs },
     values: { transcript, ...engineValues },

@@ -6,6 +6,7 @@
  * @module
  */
 import type { HotpotMethod } from "./methods.ts";
+import type { AnsweringModels } from "../../core/answering_models.ts";
 import type { HotpotRowCore } from "./rows.ts";
 import { type HotpotMetrics, METRIC_NAMES } from "./scoring.ts";
 import { exactQuestionMean } from "./exact_mean.ts";
@@ -30,6 +31,8 @@ export interface HotpotMethodAggregate {
   compression_usage: { calls: number; input_tokens: number; output_tokens: number };
   /** EM by question type. */
   em_by_type: Record<string, number>;
+  /** The models that answered this method's calls, per role, beside the requested names. */
+  models: AnsweringModels;
 }
 
 function mean(values: readonly number[]): number {
@@ -51,6 +54,7 @@ export function aggregateHotpot(
   rows: readonly HotpotRowCore[],
   methods: readonly HotpotMethod[],
   compressionUsage: Record<string, { calls: number; input_tokens: number; output_tokens: number }>,
+  answeringModels: Record<string, AnsweringModels> = {},
 ): HotpotMethodAggregate[] {
   return methods.map((method) => {
     const mine = rows.filter((r) => r.method === method);
@@ -81,6 +85,7 @@ export function aggregateHotpot(
           questionMeans(mine.filter((r) => r.type === t), (r) => (r.status === "ok" ? r.metrics.em : 0)),
         ]),
       ),
+      models: answeringModels[method] ?? {},
     };
   });
 }

@@ -6,6 +6,7 @@
  */
 import { type Cell, markdownTable } from "../../core/markdown_table.ts";
 import type { HotpotMethodAggregate } from "./aggregate.ts";
+import { mergeAnsweringModels, modelChangeNotice, modelsFact } from "../../core/answering_models.ts";
 import type { ReportCorpus } from "./question_card.ts";
 import { hypothesisVerdictText } from "./hypothesis.ts";
 import {
@@ -140,11 +141,14 @@ export function hotpotReportMarkdown(
       `They show the harness works end to end; they say nothing about any real LLM.\n`
     : "";
   const unverifiable = filesUnchangedText(c);
+  const answering = mergeAnsweringModels(aggregates.map((a) => a.models));
+  const changed = modelChangeNotice(answering);
+  const notice = changed ? `\n> **Answering model changed.** ${changed}\n` : "";
   const prompts = distinctSystemPrompts(c).map((p) =>
     `- \`${p.sha256}\` (${p.questions} question(s)):\n\n  > ${p.text.replace(/\n/g, "\n  > ")}`
   ).join("\n");
   return `# ${hotpotReportTitle(c, meta.inputCap, meta.ceilings?.map((x) => x.cap))}
-${reference}
+${notice}${reference}
 - Dataset: \`${c.dataset.path}\` (sha256 \`${c.dataset.sha256}\`, ${c.dataset.records} records)
 - Selection: seed ${c.protocol.seed}, ${c.protocol.bridge} bridge + ${c.protocol.comparison} comparison,
   ${c.protocol.min_chars}–${c.protocol.max_chars} evidence characters; considered ${c.selection.considered}; removed
@@ -153,7 +157,7 @@ ${reference}
     unverifiable ? `; ${unverifiable}` : ""
   }
 ${invalid.map((q) => `  - ${q.id}: ${q.reason}`).join("\n")}
-- Models: chat \`${meta.models.chat_model}\`, decision \`${meta.models.decision_model}\` (${meta.models.note})
+- Models: ${modelsFact(meta.models, answering, (name) => `\`${name}\``)} (${meta.models.note})
 - Tokenizer: ${meta.tokenizer}; ceiling ${meta.inputCap} tokens (reserve ${meta.reserve}) on the complete answer input
 ${
     ceilingBindText(

@@ -6,6 +6,12 @@
  * @module
  */
 import type { HotpotMethodAggregate } from "./aggregate.ts";
+import {
+  type AnsweringModels,
+  mergeAnsweringModels,
+  modelChangeNotice,
+} from "../../core/answering_models.ts";
+import { modelsFactHtml } from "../../report/models_html.ts";
 import { engineMethodsText } from "../method_selection.ts";
 import { HOTPOT_RESULT_HEADERS, type HotpotReportMeta, hotpotResultRows, hypothesisText } from "./report.ts";
 import {
@@ -37,7 +43,7 @@ import { formatCell } from "../../core/markdown_table.ts";
 /** A share as a percentage with one decimal, as in REPORT.md. */
 const pct = (x: number) => Number((100 * x).toFixed(1));
 
-function runFacts(meta: HotpotReportMeta) {
+function runFacts(meta: HotpotReportMeta, answering: AnsweringModels) {
   const c = meta.corpus;
   const invalid = c.questions.filter((q) => !q.valid);
   const removed = Object.entries(c.selection.removed).map(([k, v]) => `${k}: ${v}`).join(", ");
@@ -56,9 +62,7 @@ function runFacts(meta: HotpotReportMeta) {
         ? safeHtml`<ul>${invalid.map((q) => safeHtml`<li>${q.id}: ${q.reason ?? "invalid"}</li>`)}</ul>`
         : ""
     }`,
-    safeHtml`Models: chat ${code(meta.models.chat_model)}, decision ${
-      code(meta.models.decision_model)
-    } (${meta.models.note})`,
+    safeHtml`Models: ${modelsFactHtml(meta.models, answering)} (${meta.models.note})`,
     `Tokenizer: ${meta.tokenizer}; ceiling ${meta.inputCap} tokens (reserve ${meta.reserve}) on the complete answer input`,
     `Repeats: ${meta.compressions} compression generation(s) × ${meta.answers} answer(s) per question and method`,
     ...(meta.engines ? [engineMethodsText(meta.engines)] : []),
@@ -135,10 +139,13 @@ export function hotpotReportHtml(aggregates: HotpotMethodAggregate[], meta: Hotp
       safeHtml`<strong>Reference model.</strong> These numbers come from the built-in deterministic reference model, an honest but weak extractive baseline (BM25 relevance, extractive summaries and answers), not an LLM. It never sees gold labels. They show the harness works end to end; they say nothing about any real LLM.`,
     )
     : "";
+  const answering = mergeAnsweringModels(aggregates.map((a) => a.models));
+  const changed = modelChangeNotice(answering);
+  const notice = changed ? banner(safeHtml`<strong>Answering model changed.</strong> ${changed}`) : "";
   const body = safeHtml`<h1>${title}</h1>
-${reference}
+${notice}${reference}
 <h2>Run</h2>
-${runFacts(meta)}
+${runFacts(meta, answering)}
 <h2>Results${meta.ceilings ? ` at the ${meta.inputCap}-token ceiling` : ""}</h2>
 ${
     paragraphs(

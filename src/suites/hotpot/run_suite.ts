@@ -11,6 +11,12 @@ import type { RunContext } from "../run_lifecycle.ts";
 import { answerStage, CheckOnlyComparison, type CheckOnlyReport } from "../answer_stage.ts";
 import type { TokenCounter } from "../../tokens/types.ts";
 import { addUsage, emptyUsage, type Usage } from "../../core/usage.ts";
+import {
+  type AnsweringModels,
+  type ModelRole,
+  ModelTally,
+  requestedModels,
+} from "../../core/answering_models.ts";
 import { rowInput, sortedRecord } from "../published.ts";
 import type { StoredRankingValue, StoredSummaryValue } from "../stored.ts";
 import type { HotpotMethod } from "./methods.ts";
@@ -230,7 +236,11 @@ async function aggregateNodes(
   const aggregates = await Promise.all(runs.map((r, i) =>
     executor.runStage(hotpotAggregateStage, {
       label: sweep ? `aggregate cap=${caps[i]}` : "aggregate",
-      params: { methods: options.methods, compression_usage: r.compressionUsage },
+      params: {
+        methods: options.methods,
+        compression_usage: r.compressionUsage,
+        answering_models: r.answeringModels,
+      },
       // The rows are read back from the store when the aggregate runs: nothing holds every row meanwhile.
       inputs: { head, ...sortedRecord(r.aggregateInputs) },
     }, env)
@@ -319,6 +329,8 @@ interface CeilingRun {
   /** Every context blob the rows name (what the report's explorer reads). */
   contexts: Set<string>;
   compressionUsage: Record<string, Usage>;
+  /** Per method, the models that answered its calls, per role, beside the requested names. */
+  answeringModels: Record<string, AnsweringModels>;
 }
 
 /**
@@ -364,6 +376,14 @@ async function runCeiling(
   const compressionUsage: HotpotRunOutcome["compressionUsage"] = {};
   const countUsage = (method: string, usage: Usage) =>
     addUsage(compressionUsage[method] ??= emptyUsage(), usage);
+  // The answering models of every provider node this ceiling uses (reused ones too: their answers are used).
+  const tally = new ModelTally();
+  const countModels = async (
+    method: string,
+    role: ModelRole,
+    node: NodeOutcome,
+    endpoint?: "chat" | "systemone",
+  ) => tally.add(method, role, await executor.answeredBy(node, endpoint));
   const common = { input_cap: options.inputCap, reserve: options.reserve, tokenizer: counter.hash };
   const env = { counter };
   const modelEnv = { counter, chat: models.chat, decision: models.decision, endpoint: ceiling.endpoint };
@@ -404,6 +424,7 @@ async function runCeiling(
             if (m.needs.includes("ranking") && rankNode.node.reused_from === undefined) {
               countUsage(m.name, rankNode.node.usage);
             }
+            if (m.needs.includes("ranking")) await countModels(m.name, "decision", rankNode.node);
           }
         }
 
@@ -436,6 +457,7 @@ async function runCeiling(
               summaryValue = summaryNode.outputs.summary ?? undefined;
               // A node that came from a frozen run (now, or before a resume) made its calls there.
               if (summaryNode.node.reused_from === undefined) countUsage(method, summaryNode.node.usage);
+              await countModels(method, "summarizer", summaryNode.node);
             }
             if (declared.kind === "engine") {
               const engine = options.engines!.find((e) => e.name === method)!;
@@ -456,6 +478,9 @@ async function runCeiling(
               windowHash = engineNode.node.outputs.window;
               windowValue = engineNode.outputs.window;
               if (engineNode.node.reused_from === undefined) countUsage(method, engineNode.node.usage);
+              // An engine's own model calls: its summarizer (chat endpoint) and its rankings (System One).
+              await countModels(method, "summarizer", engineNode.node, "chat");
+              await countModels(method, "decision", engineNode.node, "systemone");
             }
 
             // 2. The answer input (pure, rebuilt by --check-only).
@@ -501,6 +526,7 @@ async function runCeiling(
                 inputCap: bound ? options.inputCap : null,
               });
               check.record(executor, label, contextHash);
+              await countModels(method, "chat", answerNode.node);
               const scoreNode = await executor.runStage(hotpotScoreStage, {
                 label: `score ${row}${bound ? tag : ""}`,
                 params: { valid: answerValid },
@@ -535,5 +561,12 @@ async function runCeiling(
       aggregateInputs[rowsInput(cq.id)] = rowsNode.node.outputs.rows;
     })
   ));
-  return { aggregateInputs, contexts, compressionUsage };
+  const requested = requestedModels(models.description);
+  const answeringModels = Object.fromEntries(methods.map((m) => {
+    const roles: ModelRole[] = ["chat"];
+    if (m.needs.includes("ranking")) roles.push("decision");
+    if (m.needs.includes("summary")) roles.push("summarizer");
+    return [m.name, tally.of(m.name, requested, roles)];
+  }));
+  return { aggregateInputs, contexts, compressionUsage, answeringModels };
 }

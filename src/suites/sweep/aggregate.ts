@@ -4,6 +4,7 @@
  *
  * @module
  */
+import type { AnsweringModels } from "../../core/answering_models.ts";
 import type { SweepResultRow } from "./rows.ts";
 
 /** The aggregate of one context kind. */
@@ -16,6 +17,8 @@ export interface SweepKindAggregate {
   over_budget: number;
   context_tokens_mean: number | null;
   input_tokens: { mean: number | null; total: number };
+  /** The models that answered this kind's calls, per role, beside the requested names. */
+  models: AnsweringModels;
 }
 
 function mean(values: readonly number[]): number {
@@ -32,6 +35,7 @@ function generationMeans(rows: readonly SweepResultRow[], pick: (r: SweepResultR
 export function aggregateSweep(
   rows: readonly SweepResultRow[],
   kinds: readonly string[],
+  answeringModels: Record<string, AnsweringModels> = {},
 ): SweepKindAggregate[] {
   return kinds.map((kind) => {
     const mine = rows.filter((r) => r.kind === kind);
@@ -46,6 +50,7 @@ export function aggregateSweep(
       over_budget: mine.filter((r) => r.within_cap === false).length,
       context_tokens_mean: contexts.length ? mean(contexts) : null,
       input_tokens: { mean: inputs.length ? mean(inputs) : null, total: inputs.reduce((a, b) => a + b, 0) },
+      models: answeringModels[kind] ?? {},
     };
   });
 }

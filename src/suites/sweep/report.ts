@@ -3,6 +3,7 @@
  *
  * @module
  */
+import { mergeAnsweringModels, modelChangeNotice, modelsFact } from "../../core/answering_models.ts";
 import { type Cell, markdownTable } from "../../core/markdown_table.ts";
 import { engineMethodsText } from "../method_selection.ts";
 import type { SweepKindAggregate } from "./aggregate.ts";
@@ -79,11 +80,14 @@ export function sweepReportMarkdown(
     ? `\n> **Reference model.** These numbers come from the built-in deterministic reference model, an honest but ` +
       `weak extractive baseline. They show the harness works end to end; they say nothing about any real LLM.\n`
     : "";
+  const answering = mergeAnsweringModels(aggregates.map((a) => a.models));
+  const changed = modelChangeNotice(answering);
+  const notice = changed ? `\n> **Answering model changed.** ${changed}\n` : "";
   return `# sweep: frozen summary + Jev Top-N
-${reference}
+${notice}${reference}
 - Trajectory: ${meta.fixture.name} (sha256 \`${meta.fixture.hash}\`), ${meta.fixture.units} evidence units,
   ${meta.fixture.facts} exact facts, 6 executable repair checks (sandboxed)
-- Models: chat \`${meta.models.chat_model}\`, decision \`${meta.models.decision_model}\` (${meta.models.note})
+- Models: ${modelsFact(meta.models, answering, (name) => `\`${name}\``)} (${meta.models.note})
 - Tokenizer: ${meta.tokenizer}
 - ${o.compressions} generation(s) of (summary S within a ${o.summaryAllowance}-token complete input, ranking);
   Top N for N = ${o.topN.join(", ")}; ${sweepCeilingsText(o)} (reserve ${o.reserve}); ${o.answers} answer(s)

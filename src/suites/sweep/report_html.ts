@@ -6,6 +6,12 @@
  *
  * @module
  */
+import {
+  type AnsweringModels,
+  mergeAnsweringModels,
+  modelChangeNotice,
+} from "../../core/answering_models.ts";
+import { modelsFactHtml } from "../../report/models_html.ts";
 import type { SweepKindAggregate } from "./aggregate.ts";
 import { engineMethodsText } from "../method_selection.ts";
 import { SWEEP_TABLE_HEADERS, sweepCeilingsText, type SweepReportMeta, sweepTableRows } from "./report.ts";
@@ -36,16 +42,14 @@ function overBudgetNote(a: SweepKindAggregate): string | null {
   return a.over_budget > 0 ? `${a.over_budget}/${a.planned} over budget` : null;
 }
 
-function runFacts(meta: SweepReportMeta): Html {
+function runFacts(meta: SweepReportMeta, answering: AnsweringModels): Html {
   const o = meta.options;
   const u = meta.compressionUsage;
   return factList([
     safeHtml`Trajectory: ${meta.fixture.name} (sha256 ${
       code(meta.fixture.hash)
     }), ${meta.fixture.units} evidence units, ${meta.fixture.facts} exact facts, 6 executable repair checks (sandboxed)`,
-    safeHtml`Models: chat ${code(meta.models.chat_model)}, decision ${
-      code(meta.models.decision_model)
-    } (${meta.models.note})`,
+    safeHtml`Models: ${modelsFactHtml(meta.models, answering)} (${meta.models.note})`,
     `Tokenizer: ${meta.tokenizer}`,
     `${o.compressions} generation(s) of (summary S within a ${o.summaryAllowance}-token complete input, ranking); ` +
     `Top N for N = ${o.topN.join(", ")}; ${sweepCeilingsText(o)} (reserve ${o.reserve}); ${o.answers} ` +
@@ -147,10 +151,13 @@ export function sweepReportHtml(aggregates: SweepKindAggregate[], meta: SweepRep
       safeHtml`<strong>Reference model.</strong> These numbers come from the built-in deterministic reference model, an honest but weak extractive baseline, not an LLM. They show the harness works end to end; they say nothing about any real LLM.`,
     )
     : "";
+  const answering = mergeAnsweringModels(aggregates.map((a) => a.models));
+  const changed = modelChangeNotice(answering);
+  const notice = changed ? banner(safeHtml`<strong>Answering model changed.</strong> ${changed}`) : "";
   const body = safeHtml`<h1>${title}</h1>
-${reference}
+${notice}${reference}
 <h2>Run</h2>
-${runFacts(meta)}
+${runFacts(meta, answering)}
 <h2>Results${meta.options.inputCaps ? ` at the ${meta.options.inputCap}-token ceiling` : ""}</h2>
 ${
     paragraphs(

@@ -7,6 +7,13 @@
  *
  * @module
  */
+import type { NodeOutcome } from "../../pipeline/executor.ts";
+import {
+  type AnsweringModels,
+  type ModelRole,
+  ModelTally,
+  requestedModels,
+} from "../../core/answering_models.ts";
 import { addUsage, emptyUsage, type Usage } from "../../core/usage.ts";
 import type { TokenCounter } from "../../tokens/types.ts";
 import type { ModelSetup } from "../model_setup.ts";
@@ -216,7 +223,11 @@ export async function runSweep(
   const aggregates = await Promise.all(runs.map((r, i) =>
     executor.runStage(sweepAggregateStage, {
       label: sweep ? `aggregate cap=${caps[i]}` : "aggregate",
-      params: { top_n: options.topN, ...(extra.length > 0 ? { methods: extra } : {}) },
+      params: {
+        top_n: options.topN,
+        ...(extra.length > 0 ? { methods: extra } : {}),
+        answering_models: r.answeringModels,
+      },
       inputs: sortedRecord(r.aggregateInputs),
       values: r.aggregateValues,
     }, env)
@@ -291,6 +302,8 @@ interface CeilingRun {
   aggregateValues: Record<string, unknown>;
   contextInputs: Record<string, string>;
   contextValues: Record<string, unknown>;
+  /** Per context kind, the models that answered its calls, per role, beside the requested names. */
+  answeringModels: Record<string, AnsweringModels>;
 }
 
 /** What {@link runCeiling} needs besides the executor. */
@@ -337,6 +350,18 @@ async function runCeiling(
   const contextInputs: Record<string, string> = {};
   const contextValues: Record<string, unknown> = {};
   const engineNames = new Set((options.engines ?? []).map((e) => e.name));
+  // The answering models of every provider node each kind uses (reused ones too: their outputs are used).
+  const tally = new ModelTally();
+  const roles = new Map<string, ModelRole[]>(request.kinds.map((kind) => [kind, ["chat"]]));
+  const countModels = async (
+    kind: string,
+    role: ModelRole,
+    node: NodeOutcome,
+    endpoint?: "chat" | "systemone",
+  ) => {
+    if (!roles.get(kind)!.includes(role) && endpoint === undefined) roles.get(kind)!.push(role);
+    tally.add(kind, role, await executor.answeredBy(node, endpoint));
+  };
   await Promise.all(frozen.map(async ({ gen, summaryNode, rankNode, windows }) => {
     // A deterministic engine has a window in the first generation only: no conditions in the others.
     const kinds = request.kinds.filter((kind) => !engineNames.has(kind) || windows[kind] !== undefined);
@@ -352,14 +377,19 @@ async function runCeiling(
       if ((builtIn && kind !== "full") || needs.includes("summary")) {
         inputs.summary = summaryNode.node.outputs.summary;
         values.summary = summaryNode.outputs.summary;
+        await countModels(kind, "summarizer", summaryNode.node);
       }
       if (n > 0 || needs.includes("ranking")) {
         inputs.ranking = rankNode.node.outputs.ranking;
         values.ranking = rankNode.outputs.ranking;
+        await countModels(kind, "decision", rankNode.node);
       }
       if (engineNames.has(kind)) {
         inputs.window = windows[kind].node.outputs.window;
         values.window = windows[kind].outputs.window;
+        // An engine's own model calls: its summarizer (chat endpoint) and its rankings (System One).
+        await countModels(kind, "summarizer", windows[kind].node, "chat");
+        await countModels(kind, "decision", windows[kind].node, "systemone");
       }
       const contextNode = await executor.runStage(sweepContextStage, {
         label: `context kind=${kind}${kind === "full" ? "" : ` gen=${gen}`}${tag}`,
@@ -387,6 +417,7 @@ async function runCeiling(
           inputCap: kind === "full" ? null : cap,
         });
         check.record(executor, label, contextHash);
+        await countModels(kind, "chat", answerNode.node);
         const scoreNode = await executor.runStage(sweepScoreStage, {
           label: `score ${row}${tag}`,
           params: { fixture: common.fixture, valid },
@@ -406,5 +437,9 @@ async function runCeiling(
       }));
     }));
   }));
-  return { aggregateInputs, aggregateValues, contextInputs, contextValues };
+  const requested = requestedModels(models.description);
+  const answeringModels = Object.fromEntries(
+    request.kinds.map((kind) => [kind, tally.of(kind, requested, roles.get(kind)!)]),
+  );
+  return { aggregateInputs, aggregateValues, contextInputs, contextValues, answeringModels };
 }

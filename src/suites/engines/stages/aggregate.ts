@@ -9,6 +9,11 @@ import { z } from "zod";
 import { defineStage } from "../../../pipeline/stage.ts";
 import { publishedJson } from "../../published.ts";
 import type { MeasuredEngine } from "./engine.ts";
+import {
+  type AnsweringModels,
+  AnsweringModelsSchema,
+  mergeAnsweringModels,
+} from "../../../core/answering_models.ts";
 
 /** The aggregate node's input key of one engine's result at one budget. */
 export function engineInputKey(name: string, budget: string): string {
@@ -27,7 +32,8 @@ const ModelsSchema = z.object({
 /** The `engines-aggregate` stage. */
 export const enginesAggregateStage = defineStage({
   name: "engines-aggregate",
-  version: 3,
+  // 4: the models that answered each engine's calls (`models` per row) and the run's (`answering_models`).
+  version: 4,
   doc: "Every engine's measured result at every budget (results.json) and one summary line per engine and " +
     "budget (aggregate.json).",
   params: z.object({
@@ -43,6 +49,8 @@ export const enginesAggregateStage = defineStage({
     models: ModelsSchema,
     budget_tokens: z.number().int(),
     repeats: z.number().int(),
+    /** Per engine row (`engine:<budget>:<name>`), the models that answered its calls, per role. */
+    answering_models: z.record(z.string(), AnsweringModelsSchema),
   }),
   inputs: ["transcript", "engine:*"],
   outputs: {
@@ -65,14 +73,17 @@ export const enginesAggregateStage = defineStage({
       ),
       probes: z.array(z.unknown()),
     }).loose().parse(inputs.transcript);
+    const rowModels: AnsweringModels[] = [];
     const engines = params.budgets.flatMap(({ budget }) =>
       params.engines.map((name) => {
         const key = engineInputKey(name, budget);
         const value = inputs[key];
         if (value === undefined) throw new Error(`engines-aggregate: no input ${key}`);
+        rowModels.push(params.answering_models[key] ?? {});
         return value as MeasuredEngine;
       })
     );
+    const answering = mergeAnsweringModels(rowModels);
     const results = {
       suite: "engines",
       transcript: {
@@ -94,6 +105,7 @@ export const enginesAggregateStage = defineStage({
       },
       tokenizer: params.tokenizer,
       models: params.models,
+      answering_models: answering,
       budget_tokens: params.budget_tokens,
       budgets: params.budgets,
       repeats: params.repeats,
@@ -102,9 +114,10 @@ export const enginesAggregateStage = defineStage({
     const aggregate = {
       suite: "engines",
       transcript: { hash: transcript.hash, messages: transcript.messages.length },
+      answering_models: answering,
       budget_tokens: params.budget_tokens,
       budgets: params.budgets,
-      engines: engines.map((e) => ({
+      engines: engines.map((e, i) => ({
         engine: e.engine,
         kind: e.kind,
         budget: e.budget,
@@ -125,6 +138,7 @@ export const enginesAggregateStage = defineStage({
         latency_cold_ms: e.latency_ms.cold,
         latency_warm_mean_ms: e.latency_ms.warm_mean,
         latency_warm_median_ms: e.latency_ms.warm_median,
+        models: rowModels[i],
       })),
     };
     return Promise.resolve({

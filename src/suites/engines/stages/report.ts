@@ -6,6 +6,7 @@
  *
  * @module
  */
+import type { AnsweringModels } from "../../../core/answering_models.ts";
 import { z } from "zod";
 import { defineStage } from "../../../pipeline/stage.ts";
 import { enginesReportHtml } from "../report_html.ts";
@@ -21,7 +22,9 @@ import { StoredTranscriptSchema } from "./transcript.ts";
 export const enginesReportStage = defineStage({
   name: "engines-report",
   // v5: QA/probes +recovery columns, the recovery table and the +recovery curves.
-  version: 5,
+  // v6: the models line names the models that answered beside the requested ones; a run whose answering
+  // model changed mid-run says so at the top of REPORT.md and report.html.
+  version: 6,
   doc: "stats.json, REPORT.md and report.html of an engines run, from its results and transcript.",
   params: z.object({
     tokenizer: z.string(),
@@ -45,6 +48,7 @@ export const enginesReportStage = defineStage({
     const results = JSON.parse(z.string().parse(inputs.results)) as {
       transcript: { hash: string; description: string };
       models: { chat_model: string; decision_model: string };
+      answering_models?: AnsweringModels;
       repeats: number;
       budgets?: { budget: string; budget_tokens: number }[];
       engines: MeasuredEngine[];
@@ -60,6 +64,7 @@ export const enginesReportStage = defineStage({
       tokenizer: params.tokenizer,
       chatModel: results.models.chat_model,
       decisionModel: results.models.decision_model,
+      ...(results.answering_models ? { answering: results.answering_models } : {}),
       reference: params.reference,
       repeats: results.repeats,
       ...(results.budgets ? { budgets: results.budgets } : {}),

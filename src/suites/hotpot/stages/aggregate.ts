@@ -8,6 +8,7 @@
 import { z } from "zod";
 import { defineStage } from "../../../pipeline/stage.ts";
 import { UsageSchema } from "../../../store/manifest.ts";
+import { AnsweringModelsSchema } from "../../../core/answering_models.ts";
 import { PublishedArrayBytes, publishedJson } from "../../published.ts";
 import { aggregateHotpot } from "../aggregate.ts";
 import type { HotpotRowCore } from "../rows.ts";
@@ -24,7 +25,8 @@ function compareIds(a: string, b: string): number {
 /** The `hotpot-aggregate` stage. */
 export const hotpotAggregateStage = defineStage({
   name: "hotpot-aggregate",
-  version: 4,
+  // 5: each method's aggregate names the models that answered its calls, per role (`models`).
+  version: 5,
   doc:
     "Every answer row (results.json) and the per-method aggregate (aggregate.json) of a hotpot run, from " +
     "its questions' rows nodes.",
@@ -32,6 +34,8 @@ export const hotpotAggregateStage = defineStage({
     methods: z.array(z.string()),
     /** Usage of this run's compression calls per method (from the rank and summary nodes' usage). */
     compression_usage: z.record(z.string(), UsageSchema),
+    /** Per method, the models that answered its calls (from the call records' `model`), per role. */
+    answering_models: z.record(z.string(), AnsweringModelsSchema),
   }),
   // `head`: the corpus head node's output, so the aggregate depends on every node that is not downstream of it.
   inputs: ["head", "rows:*"],
@@ -69,7 +73,12 @@ export const hotpotAggregateStage = defineStage({
         cores.push(core);
       }
     }
-    const aggregates = aggregateHotpot(cores, params.methods, params.compression_usage);
+    const aggregates = aggregateHotpot(
+      cores,
+      params.methods,
+      params.compression_usage,
+      params.answering_models,
+    );
     return {
       outputs: { "results.json": results.chunks(), "aggregate.json": publishedJson(aggregates) },
     };

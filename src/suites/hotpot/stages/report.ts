@@ -39,7 +39,9 @@ async function reportCorpus(
 /** The `hotpot-report` stage. */
 export const hotpotReportStage = defineStage({
   name: "hotpot-report",
-  version: 6,
+  // 7: the Models line names the models that answered beside the requested ones, and a run whose answering
+  // model changed mid-run says so at the top of REPORT.md and report.html.
+  version: 7,
   doc: "REPORT.md and report.html of a hotpot run, from its aggregate, the corpus head and question cards.",
   params: z.object({
     models: z.object({

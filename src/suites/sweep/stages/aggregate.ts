@@ -5,6 +5,7 @@
  *
  * @module
  */
+import { AnsweringModelsSchema } from "../../../core/answering_models.ts";
 import { z } from "zod";
 import { defineStage } from "../../../pipeline/stage.ts";
 import { AnswerStatusSchema, StoredAnswerSchema } from "../../answer_stage.ts";
@@ -18,10 +19,16 @@ import { SweepScoreSchema } from "./score.ts";
 /** The `sweep-aggregate` stage. */
 export const sweepAggregateStage = defineStage({
   name: "sweep-aggregate",
-  version: 1,
+  // 2: each kind's aggregate names the models that answered its calls, per role (`models`).
+  version: 2,
   doc: "Every answer row (results.json) and the per-kind aggregate (aggregate.json) of a sweep run.",
   // `methods`: the run's other methods (declared or engines), after full, S and S+TopN (absent: none).
-  params: z.object({ top_n: z.array(z.number().int()), methods: z.array(z.string()).optional() }),
+  params: z.object({
+    top_n: z.array(z.number().int()),
+    methods: z.array(z.string()).optional(),
+    /** Per context kind, the models that answered its calls (the call records' `model`), per role. */
+    answering_models: z.record(z.string(), AnsweringModelsSchema),
+  }),
   inputs: ["status:*", "answer:*", "score:*", "info:*"],
   outputs: {
     "results.json": { schema: z.string(), kind: "text", doc: "every answer row, published as results.json" },
@@ -65,7 +72,7 @@ export const sweepAggregateStage = defineStage({
     return Promise.resolve({
       outputs: {
         "results.json": publishedJson(rows),
-        "aggregate.json": publishedJson(aggregateSweep(rows, kinds)),
+        "aggregate.json": publishedJson(aggregateSweep(rows, kinds, params.answering_models)),
       },
     });
   },

@@ -34,7 +34,9 @@ const ModelsSchema = z.object({
 /** The `sweep-report` stage. */
 export const sweepReportStage = defineStage({
   name: "sweep-report",
-  version: 2,
+  // 3: the Models line names the models that answered beside the requested ones; a run whose answering model
+  // changed mid-run says so at the top of REPORT.md and report.html.
+  version: 3,
   doc:
     "REPORT.md, report.html and stats.json of a sweep run, from its aggregate and rows (every ceiling's in a " +
     "ceiling sweep) and the contexts the answers were given (for the explorer).",
