@@ -198,7 +198,7 @@ const CASES: Case[] = [
   // numbers over their documented maximum
   [
     "hotpot run --reference --corpus $C --timeout-ms 3000000000 --output $O",
-    /--timeout-ms: .*86400000.*3000000000/,
+    /--timeout-ms 3000000000: must be at most 86400000/,
   ],
   ["hotpot run --reference --corpus $C --concurrency 0 --output $O", /--concurrency/],
   ["hotpot run --reference --corpus $C --max-retries 1000 --output $O", /--max-retries/],
@@ -209,7 +209,7 @@ const CASES: Case[] = [
   ],
   ["engines run --reference --engine-timeout-ms 999999999999 --output $O", /--engine-timeout-ms/],
   ["sweep run --reference --top-n 0-20 --output $O", /--top-n/],
-  ["serve-reference --port 70000", /port must be at most 65535/],
+  ["serve-reference --port 70000", /--port 70000: must be at most 65535/],
   // contradicting or ignored options, stray arguments
   [
     "hotpot run --reference --corpus $C --output $O --output $O-other",

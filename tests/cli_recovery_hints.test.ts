@@ -119,3 +119,20 @@ Deno.test("a selection real records cannot fill names --min-chars/--max-chars an
   assert.match(refused.stderr, /--bridge 3 --comparison 2/);
   await assert.rejects(Deno.stat(join(dir, "s")), Deno.errors.NotFound);
 });
+
+Deno.test("an out-of-range value is named first, then what it must be", async () => {
+  const capped = await runCli(["hotpot", "run", "--reference", "--corpus", "x.json", "--input-cap", "100"]);
+  assert.equal(capped.code, 2);
+  assert.match(capped.stderr, /--input-cap 100: must be a whole number from 256 to 10000000\n/);
+  assert.doesNotMatch(capped.stderr, /\(got/);
+  const reserve = await runCli([
+    "hotpot",
+    "run",
+    "--reference",
+    "--corpus",
+    "x.json",
+    "--reserve",
+    "999999999",
+  ]);
+  assert.match(reserve.stderr, /--reserve 999999999: must be at most 100000\n/);
+});

@@ -45,13 +45,18 @@ export function parseCommand<S extends z.ZodType>(
   refuseRepeatedOptions(command, parsed.tokens ?? [], spec);
   const result = schema.safeParse(parsed.values);
   if (!result.success) {
+    // The option as it was given, then what is wrong with it: `--input-cap 100: must be a whole number from
+    // 256 to 10000000`.
     const problems = result.error.issues.map((issue) => {
       const field = issue.path.length > 0 ? `--${issue.path.join(".")}` : "options";
       const key = issue.path[0];
-      const given = typeof key === "string" && key in parsed.values
-        ? ` (got ${JSON.stringify((parsed.values as Record<string, unknown>)[key])})`
+      const value = typeof key === "string" && key in parsed.values
+        ? (parsed.values as Record<string, unknown>)[key]
+        : undefined;
+      const given = typeof value === "string"
+        ? ` ${/^[^\s'"]+$/.test(value) ? value : JSON.stringify(value)}`
         : "";
-      return `${field}: ${issue.message}${given}`;
+      return `${field}${given}: ${issueText(issue)}`;
     });
     throw new UsageError(`${command}: ${problems.join("; ")}`);
   }
@@ -74,4 +79,11 @@ function syntaxProblem(command: string, error: TypeError, spec: ParseArgsOptions
     return `unknown option ${typed}${suggestion} (${help})`;
   }
   return `${error.message} (${help})`;
+}
+
+/** A zod issue in words: bounds say "must be at most N" / "at least N"; anything else keeps zod's message. */
+function issueText(issue: z.core.$ZodIssue): string {
+  if (issue.code === "too_big") return `must be at most ${issue.maximum}`;
+  if (issue.code === "too_small") return `must be at least ${issue.minimum}`;
+  return issue.message;
 }

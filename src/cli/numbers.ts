@@ -7,7 +7,7 @@ import { z } from "zod";
 
 /** A whole number ≥ `min` given as a string. */
 export function intOption(min = 0, max = Number.MAX_SAFE_INTEGER) {
-  return z.string().regex(/^[0-9]+$/, "expected a whole number").transform(Number).pipe(
+  return z.string().regex(/^[0-9]+$/, "must be a whole number").transform(Number).pipe(
     z.number().int().min(min).max(max),
   );
 }
@@ -53,7 +53,9 @@ export function intListOption(min = 0, max = Number.MAX_SAFE_INTEGER) {
     if (bad !== undefined) {
       ctx.addIssue({
         code: "custom",
-        message: `${JSON.stringify(bad)} is not a whole number from ${min} to ${max}`,
+        message: parts.length === 1
+          ? `must be a whole number from ${min} to ${max}`
+          : `${JSON.stringify(bad)} is not a whole number from ${min} to ${max}`,
       });
       return z.NEVER;
     }
