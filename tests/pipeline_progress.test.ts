@@ -52,6 +52,7 @@ Deno.test("progress shows per stage done/planned, elapsed, rate, ETA, failures a
     etaSeconds: null,
     failed: 0,
     retries: 0,
+    notSent: 0,
   });
   now = 5000; // the stage waited 5 s for its inputs: not counted
   progress.tick("hotpot-answer");
@@ -94,4 +95,14 @@ Deno.test("the plain form prints a status line of every unfinished stage periodi
   } finally {
     console.error = original;
   }
+});
+
+Deno.test("a check-only unit not sent is counted apart, never as failed", () => {
+  const progress = new Progress("hotpot", { quiet: true, names: (s) => s.replace(/^hotpot-/, "") });
+  progress.plan("hotpot-answer", 2);
+  progress.tick("hotpot-answer", { failed: true, notSent: true });
+  progress.tick("hotpot-answer", { failed: true, notSent: true });
+  const f = progress.figures("hotpot-answer")!;
+  assert.equal(f.failed, 0);
+  assert.equal(f.notSent, 2);
 });

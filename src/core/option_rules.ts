@@ -124,7 +124,7 @@ export function refuseModelOptionsIgnoredBy(
         "decision-batch",
         "reference-delay-ms",
       ],
-      "ignored: a check-only run sends nothing",
+      "not allowed: a check-only run sends nothing, so it uses no model or provider option (leave it out)",
     );
   }
 }

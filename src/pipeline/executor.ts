@@ -543,6 +543,8 @@ export class Executor {
     this.#heap?.check();
     progress?.tick(call.stage, {
       failed: node.status === "invalid",
+      notSent: this.#options.checkOnly === true && call.provider === true && records.length === 0 &&
+        outcome.reason?.startsWith("check-only") === true,
       retries: records.reduce((n, r) => n + Math.max(0, r.attempts - 1), 0),
     });
     return { node: nodeOutcome(node), outputs: values, reused: null };

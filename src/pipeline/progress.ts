@@ -32,6 +32,8 @@ function formatRate(perSecond: number): string {
 export interface TickInfo {
   /** The unit finished with status "invalid". */
   failed?: boolean;
+  /** A provider unit a check-only run did not send (not a failure: counted apart). */
+  notSent?: boolean;
   /** Provider attempts beyond the first. */
   retries?: number;
 }
@@ -40,6 +42,7 @@ interface StageState {
   planned: number;
   done: number;
   failed: number;
+  notSent: number;
   retries: number;
   first: number | null;
   last: number | null;
@@ -55,6 +58,8 @@ export interface StageFigures {
   etaSeconds: number | null;
   failed: number;
   retries: number;
+  /** Check-only: provider units not sent. */
+  notSent: number;
 }
 
 /** Counts planned and finished work per stage (stage names as the executor runs them). */
@@ -110,7 +115,8 @@ export class Progress {
     s.done++;
     s.first ??= now;
     s.last = now;
-    if (info.failed) s.failed++;
+    if (info.notSent) s.notSent++;
+    else if (info.failed) s.failed++;
     s.retries += info.retries ?? 0;
     if (this.#quiet) return;
     if (this.#live) {
@@ -139,6 +145,7 @@ export class Progress {
       etaSeconds: s.done >= s.planned ? 0 : rate ? (s.planned - s.done) / rate : null,
       failed: s.failed,
       retries: s.retries,
+      notSent: s.notSent,
     };
   }
 
@@ -168,7 +175,7 @@ export class Progress {
   #state(stage: string): StageState {
     let s = this.#stages.get(stage);
     if (!s) {
-      s = { planned: 0, done: 0, failed: 0, retries: 0, first: null, last: null };
+      s = { planned: 0, done: 0, failed: 0, notSent: 0, retries: 0, first: null, last: null };
       this.#stages.set(stage, s);
     }
     return s;
@@ -194,6 +201,7 @@ export class Progress {
     if (f.ratePerSecond !== null) parts.push(formatRate(f.ratePerSecond));
     if (f.done < f.planned) parts.push(`ETA ${f.etaSeconds === null ? "?" : formatDuration(f.etaSeconds)}`);
     if (f.failed > 0) parts.push(`${f.failed} failed`);
+    if (f.notSent > 0) parts.push(`${f.notSent} not sent (check-only)`);
     if (f.retries > 0) parts.push(`${f.retries} retries`);
     return parts.join(" · ");
   }

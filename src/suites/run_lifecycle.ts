@@ -461,6 +461,11 @@ export async function runSuite<T>(
   body: (context: RunContext) => Promise<SuiteOutcome<T>>,
 ): Promise<FinishedRun<T>> {
   const { suite } = request;
+  // A check-only run without --output is a check, not a run to keep: it is written to a temporary folder,
+  // removed when the check ends, so nothing stray is left in runs/.
+  const temporary = request.checkOnly && request.output === undefined && request.resume === undefined
+    ? await Deno.makeTempDir({ prefix: "compaction-bench-check-only-" })
+    : undefined;
   try {
     // No key anywhere, by construction: an option value that holds a secret is refused before anything is
     // written (the header, the reports and stdout would all carry it).
@@ -474,7 +479,7 @@ export async function runSuite<T>(
       {
         suite: suite.name,
         suiteDef: suite,
-        output: request.output,
+        output: temporary !== undefined ? join(temporary, "run") : request.output,
         resume: request.resume,
         command: recordedCommand(suite.command, request.argv),
         options: recordedOptions(request.options),
@@ -508,8 +513,9 @@ export async function runSuite<T>(
       },
     );
     const { outcome, lines } = finished.result;
-    if (outcome.check) printCheckOnly(outcome.check, request.frozen?.path, finished.path);
-    else {
+    if (outcome.check) {
+      printCheckOnly(outcome.check, request.frozen?.path, temporary !== undefined ? null : finished.path);
+    } else {
       for (const line of lines) console.log(line);
       const report = outcome.files["REPORT.md"]
         ? `\nreport: ${finished.path}/REPORT.md (and report.html)`
@@ -519,6 +525,7 @@ export async function runSuite<T>(
     return { ...finished, result: outcome.result };
   } finally {
     await request.models?.close();
+    if (temporary !== undefined) await Deno.remove(temporary, { recursive: true });
   }
 }
 
@@ -526,12 +533,14 @@ export async function runSuite<T>(
 export function printCheckOnly(
   check: CheckOnlyReport,
   frozenPath: string | undefined,
-  runPath: string,
+  runPath: string | null,
 ): void {
   console.log(`check-only: compared ${check.compared} answer input(s) with ${frozenPath}`);
   for (const label of check.differing) console.log(`  differs: ${label}`);
   for (const label of check.missing) console.log(`  not in the frozen run: ${label}`);
-  console.log(`run: ${runPath}`);
+  console.log(
+    runPath === null ? "run: not kept (give --output DIR to keep the check-only run)" : `run: ${runPath}`,
+  );
   if (check.differing.length > 0 || check.missing.length > 0) {
     throw new CheckFailedError(
       `${check.differing.length} answer input(s) differ, ${check.missing.length} missing from the frozen run`,
