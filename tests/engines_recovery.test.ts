@@ -4,6 +4,7 @@
  * searches with the question's key words when it cannot answer from the window.
  */
 import assert from "node:assert/strict";
+import { createEngine } from "../src/methods/engines/create.ts";
 import { referenceReply } from "../src/models/reference/chat.ts";
 import { findSearchTool, searchQuery } from "../src/models/reference/search_tool.ts";
 import type { ChatMessage, ToolDefinition } from "../src/models/messages.ts";
@@ -223,4 +224,24 @@ Deno.test("engines run: the +recovery recall is in results.json and REPORT.md be
   } finally {
     await Deno.remove(dir, { recursive: true });
   }
+});
+
+Deno.test("an exec+tools: reply line that is not UTF-8, or an engine that never replies, fails the row with the reason", async () => {
+  const counter = await sharedCounter();
+  const { messages } = generateTranscript({ turns: 12, needles: 0 });
+  const opts = { budgetTokens: 200, currentTokens: counter.countMessages(messages), counter };
+  const bad = createEngine(
+    `exec+tools:python3 -c 'import sys; sys.stdin.readline(); sys.stdout.buffer.write(b"\\xff\\n"); sys.stdout.flush()'`,
+    { timeoutMs: 5_000 },
+  );
+  await assert.rejects(() => bad.compress(messages, opts), /not valid UTF-8/);
+  const silent = createEngine(
+    `exec+tools:python3 -c 'import sys, time; sys.stdin.readline(); time.sleep(30)'`,
+    {
+      timeoutMs: 500,
+    },
+  );
+  const started = performance.now();
+  await assert.rejects(() => silent.compress(messages, opts), /timed out after 500 ms/);
+  assert.ok(performance.now() - started < 5_000, "killed, not waited for");
 });

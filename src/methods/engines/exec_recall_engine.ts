@@ -10,9 +10,9 @@
  * 4. when the run is done asking, its stdin is closed: it should exit; after a grace period its process
  *    group is killed.
  *
- * Every read has the engine's time limit (`--engine-timeout-ms`) and a size limit ({@link MAX_REPLY_BYTES}
- * for the window, {@link MAX_TOOL_LINE_BYTES} for a tool reply, whose text is also cut at
- * MAX_RECALL_CONTENT_CHARS). A window that fails (time-out, exit, bad JSON) is the engine's failure as for
+ * Every read has the engine's time limit (`--engine-timeout-ms`) and a size limit (the outside-output bound
+ * of `exec:` engines for the window, 8 MiB by default; {@link MAX_TOOL_LINE_BYTES} for a tool reply, whose
+ * text is also cut at MAX_RECALL_CONTENT_CHARS); a line that is not valid UTF-8 is a failure. A window that fails (time-out, exit, bad JSON) is the engine's failure as for
  * `exec:`; a tool call that fails is that call's error (the model is told), and ends the session when the
  * process is no longer usable. Latency is measured to the window's reply line. The environment and the
  * redaction of passed values are as for `exec:` (exec_engine.ts).
@@ -39,10 +39,9 @@ import {
   recallToolRequest,
 } from "./outside_protocol.ts";
 import { type OutsideSession, startOutsideSession } from "./outside_session.ts";
+import { DEFAULT_MAX_OUTPUT_BYTES } from "./outside_process.ts";
 import { splitCommandLine } from "./split_command.ts";
 
-/** The most bytes of the window's reply line. */
-export const MAX_REPLY_BYTES = 64 * 1024 * 1024;
 /** The most bytes of one tool reply line. */
 export const MAX_TOOL_LINE_BYTES = 1024 * 1024;
 /** Characters of stderr quoted in a failure reason. */
@@ -73,7 +72,7 @@ export function createExecRecallEngine(command: string, options: ExecRecallEngin
         return made?.records ?? [];
       };
       const failure = async (session: OutsideSession, what: string) => {
-        await session.close();
+        await session.close(0); // a failed call is not waited for
         const records = await finishCall();
         const status = session.exitStatus();
         const stderr = redact(session.stderr(), secrets).trim();
@@ -94,9 +93,12 @@ export function createExecRecallEngine(command: string, options: ExecRecallEngin
       if (!await session.writeLine(JSON.stringify(outsideRequest(messages, opts)))) {
         throw await failure(session, "stopped reading its request");
       }
-      const read = await session.readLine(timeoutMs, MAX_REPLY_BYTES);
+      const read = await session.readLine(timeoutMs, options.maxOutputBytes ?? DEFAULT_MAX_OUTPUT_BYTES);
       if (read.kind === "timeout") throw await failure(session, `timed out after ${timeoutMs} ms (killed)`);
-      if (read.kind === "too_long") throw await failure(session, `reply over ${read.limit} bytes`);
+      if (read.kind === "too_long") {
+        throw await failure(session, `output over its ${read.limit}-byte bound: cut off (killed)`);
+      }
+      if (read.kind === "bad_utf8") throw await failure(session, "output is not valid UTF-8");
       if (read.kind === "end") {
         // It wrote its reply without a line break and exited: fine, if it exited well.
         await session.close();
@@ -149,6 +151,8 @@ function recallOverSession(
         ? `${name}: tool call timed out after ${timeoutMs} ms`
         : read.kind === "too_long"
         ? `${name}: tool reply over ${read.limit} bytes`
+        : read.kind === "bad_utf8"
+        ? `${name}: tool reply is not valid UTF-8`
         : `${name}: the engine exited during a tool call`;
       await session.close();
       return { ok: false, error: broken };

@@ -15,6 +15,7 @@ import {
   CALL_MARKER_VARIABLE,
   findExecutable,
   killCall,
+  MAX_STDERR_BYTES,
   register,
   unregister,
 } from "./outside_process.ts";
@@ -35,7 +36,9 @@ export type LineRead =
   /** The process closed stdout (exited): what it wrote after the last line break, if anything. */
   | { kind: "end"; rest: string }
   | { kind: "timeout" }
-  | { kind: "too_long"; limit: number };
+  | { kind: "too_long"; limit: number }
+  /** The line (or the rest) is not valid UTF-8 (never replaced by U+FFFD). */
+  | { kind: "bad_utf8" };
 
 /** A started session. */
 export interface OutsideSession {
@@ -47,8 +50,11 @@ export interface OutsideSession {
   stderr(): string;
   /** How the process ended, once it has (null while it runs). */
   exitStatus(): Deno.CommandStatus | null;
-  /** Closes stdin, waits up to {@link CLOSE_GRACE_MS} for the exit, kills what is left, removes the folder. */
-  close(): Promise<void>;
+  /**
+   * Closes stdin, waits up to `graceMs` (default {@link CLOSE_GRACE_MS}) for the exit, kills what is left,
+   * removes the folder.
+   */
+  close(graceMs?: number): Promise<void>;
 }
 
 /** Starts `argv` as a session; null (with the reason) when it cannot start. */
@@ -89,7 +95,9 @@ export async function startOutsideSession(
   });
   const writer = child.stdin.getWriter();
   const out = child.stdout.getReader();
+  // stderr: its last MAX_STDERR_BYTES are kept (the tail is what a failure quotes).
   const errChunks: Uint8Array[] = [];
+  let errBytes = 0;
   const errReader = child.stderr.getReader();
   const errDone = (async () => {
     try {
@@ -97,6 +105,8 @@ export async function startOutsideSession(
         const { done, value } = await errReader.read();
         if (done) return;
         errChunks.push(value);
+        errBytes += value.length;
+        while (errBytes > MAX_STDERR_BYTES && errChunks.length > 1) errBytes -= errChunks.shift()!.length;
       }
     } catch (error) {
       if (!(error instanceof TypeError || error instanceof Deno.errors.Interrupted)) throw error;
@@ -125,15 +135,16 @@ export async function startOutsideSession(
         while (true) {
           const at = buffered.indexOf(10);
           if (at >= 0) {
-            const line = new TextDecoder().decode(buffered.subarray(0, at));
+            if (at > maxBytes) return { kind: "too_long", limit: maxBytes };
+            const line = strict(buffered.subarray(0, at));
             buffered = buffered.slice(at + 1);
-            return { kind: "line", text: line };
+            return line === null ? { kind: "bad_utf8" } : { kind: "line", text: line };
           }
           if (buffered.length > maxBytes) return { kind: "too_long", limit: maxBytes };
           if (ended) {
-            const rest = new TextDecoder().decode(buffered);
+            const rest = strict(buffered);
             buffered = new Uint8Array(0);
-            return { kind: "end", rest };
+            return rest === null ? { kind: "bad_utf8" } : { kind: "end", rest };
           }
           pending ??= out.read();
           const winner = await Promise.race([pending, timedOut]);
@@ -145,19 +156,20 @@ export async function startOutsideSession(
       } catch (error) {
         if (!(error instanceof TypeError || error instanceof Deno.errors.Interrupted)) throw error;
         ended = true;
-        return { kind: "end", rest: new TextDecoder().decode(buffered) };
+        const rest = strict(buffered);
+        return rest === null ? { kind: "bad_utf8" } : { kind: "end", rest };
       } finally {
         clearTimeout(timer);
       }
     },
     stderr: () => new TextDecoder().decode(concatBytes(errChunks)),
     exitStatus: () => status,
-    async close() {
+    async close(graceMs = CLOSE_GRACE_MS) {
       if (closed) return;
       closed = true;
       await writer.close().catch(() => {});
       let timer: ReturnType<typeof setTimeout> | undefined;
-      await Promise.race([exited, new Promise((done) => timer = setTimeout(done, CLOSE_GRACE_MS))]);
+      await Promise.race([exited, new Promise((done) => timer = setTimeout(done, graceMs))]);
       clearTimeout(timer);
       await killCall(child.pid, marker);
       await out.cancel().catch(() => {});
@@ -169,4 +181,14 @@ export async function startOutsideSession(
     },
   };
   return { session };
+}
+
+/** `bytes` as strict UTF-8, or null when they are not UTF-8. */
+function strict(bytes: Uint8Array): string | null {
+  try {
+    return new TextDecoder("utf-8", { fatal: true }).decode(bytes);
+  } catch (error) {
+    if (error instanceof TypeError) return null;
+    throw error;
+  }
 }
