@@ -11,6 +11,7 @@ import { join } from "node:path";
 import { startReferenceServer } from "../src/models/reference/server.ts";
 import { testCounter } from "./models_support.ts";
 import { runCli } from "./helpers/spawn.ts";
+import { passedSecrets, refuseSecretsInOptions, shortSecretNames } from "../src/core/secrets.ts";
 
 const counter = await testCounter();
 
@@ -160,4 +161,52 @@ Deno.test("a key inside --engine or --output is refused (exit 2), naming the opt
   } finally {
     await Deno.remove(dir, { recursive: true });
   }
+});
+
+Deno.test("option values are checked against the run's secrets: the option is named, the value never shown", () => {
+  const key = "sk-option-check-0123456789";
+  const secrets = [{ name: "LLM_API_KEY", value: key }, { name: "DECISION_MODEL_API_KEY", value: "EMPTY" }];
+  const fail = (message: string) => new Error(message);
+  const refused = (options: Record<string, unknown>, argv: string[] = []) => {
+    try {
+      refuseSecretsInOptions(options, argv, secrets, fail);
+      return null;
+    } catch (error) {
+      return (error as Error).message;
+    }
+  };
+  for (
+    const [options, option] of [
+      [{ engine: [`truncate`, `exec:run --api-key ${key}`] }, "--engine"],
+      [{ agent: `exec:agent ${key}` }, "--agent"],
+      [{ output: `/runs/${key}/x` }, "--output"],
+      [{ price: [{ model: key, input: 1, output: 2 }] }, "--price"],
+    ] as const
+  ) {
+    const message = refused(options);
+    assert.ok(
+      message?.startsWith(`${option}: its value holds the value of LLM_API_KEY`),
+      message ?? "accepted",
+    );
+    assert.ok(!message!.includes(key));
+  }
+  // A word of the command line not among the options is named by its option or position.
+  assert.match(refused({}, ["--model", key]) ?? "", /^--model: /);
+  assert.match(refused({}, [`--tokenizer=${key}`]) ?? "", /^--tokenizer: /);
+  // A short key (EMPTY) is never searched for: `--output EMPTY-runs` is fine.
+  assert.equal(refused({ output: "EMPTY-runs", model: "x" }), null);
+  assert.deepEqual(shortSecretNames(secrets), ["DECISION_MODEL_API_KEY"]);
+});
+
+Deno.test("of the variables passed to outside processes, those under secret-looking names are secrets", () => {
+  assert.deepEqual(
+    passedSecrets("--agent-env", {
+      LLM_API_KEY: "k1",
+      HF_TOKEN: "k2",
+      DB_PASSWORD: "k3",
+      LLM_BASE_URL: "http://127.0.0.1:1/v1",
+      LEAN_CTX_PLUGIN_DIR: "/opt/lean",
+    }).map((s) => s.name),
+    ["--agent-env LLM_API_KEY", "--agent-env HF_TOKEN", "--agent-env DB_PASSWORD"],
+  );
 });

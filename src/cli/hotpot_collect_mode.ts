@@ -18,7 +18,9 @@ export const COLLECTION_MODE_HELP =
   --agent-system-prompt FILE   for --agent: a system prompt handed to the agent as system_prompt (default:
                        none; the agent uses its own, which is what the protocol records)
   --agent-env NAME     repeatable, for --agent: pass this variable to the agent (it otherwise sees only
-                       PATH, HOME, LANG and TMPDIR)
+                       PATH, HOME, LANG and TMPDIR); the way to hand an agent a key: a key inside --agent
+                       or any other option is refused. Short values (under 8 characters: EMPTY, ollama)
+                       are never redacted and never promised secret
   --agent ... --reference | --live   the agent's chat model: this program's loopback endpoint forwards
                        to the reference model (or the --live one); the agent gets LLM_BASE_URL, LLM_MODEL
                        and a per-question token as LLM_API_KEY, and its calls are recorded`;

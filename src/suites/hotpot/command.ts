@@ -4,6 +4,7 @@
  *
  * @module
  */
+import { passedSecrets } from "../../core/secrets.ts";
 import { heapBudget } from "../../core/heap_budget.ts";
 import { assetPath } from "../../assets.ts";
 import { UsageError } from "../../errors.ts";
@@ -151,6 +152,8 @@ export async function hotpotCollect(options: HotpotCollectOptions, argv: string[
       // selected question's file), so the shards' headers agree and a merge equals the unsharded run.
       sources: { dataset: bytes, ...sessions },
       models: models ?? undefined,
+      // Values passed to the agent under secret-looking names: no option may hold one.
+      ...(mode.kind === "agent" ? { secrets: passedSecrets("--agent-env", mode.passedEnv) } : {}),
       ...(options.shard !== undefined ? { shard: options.shard } : {}),
     },
     async (context) => {
