@@ -220,6 +220,7 @@ Deno.test("engines run: the +recovery recall is in results.json and REPORT.md be
     assert.match(report, /QA \+recovery/);
     const html = await Deno.readTextFile(`${out}/report.html`);
     assert.match(html, /recall \+recovery/, "the curve of the recovered recall");
+    assert.match(html, /reply \+recovery/, "the explorer shows each needle's recovered answer");
     assert.equal((await runCli(["verify", out])).code, 0);
   } finally {
     await Deno.remove(dir, { recursive: true });

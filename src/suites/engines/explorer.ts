@@ -57,6 +57,7 @@ export function enginesExplorerOf(
       needles: r.needles,
       qa: r.qa,
       probes: r.probes,
+      ...(r.recovery ? { recovery: { qa: r.recovery.qa, probes: r.recovery.probes } } : {}),
     })),
   );
 }

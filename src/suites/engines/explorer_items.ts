@@ -3,8 +3,8 @@
  * question and answer, and per engine (and budget) whether the fact survived verbatim in the engine's window
  * and what the model answered from that window. Filters: kind, needle position, "lost by some engine" and per
  * engine "lost by this engine" (needles only: a probe has no verbatim fact), and "answered wrong by some
- * engine" and per engine "wrong by this engine" (needles and probes). Works on the engine result rows
- * structurally.
+ * engine" and per engine "wrong by this engine" (needles and probes; the window-alone answers). An engine
+ * that offered recall tools also shows its +recovery answer. Works on the engine result rows structurally.
  *
  * @module
  */
@@ -19,6 +19,11 @@ export interface ExplorerEngineResult {
   needles: { found_ids: string[] };
   qa: { answers: { id: string; reply: string | null; correct: boolean; error?: string }[] } | null;
   probes?: { answers: { id: string; reply: string | null; correct: boolean; error?: string }[] } | null;
+  /** The +recovery arm's answers, for an engine that offered recall tools. */
+  recovery?: {
+    qa: { answers: { id: string; reply: string | null; correct: boolean; error?: string }[] } | null;
+    probes: { answers: { id: string; reply: string | null; correct: boolean; error?: string }[] } | null;
+  } | null;
 }
 
 /** A planted needle or an imported probe. */
@@ -39,10 +44,15 @@ export function enginesExplorer(
   results: readonly ExplorerEngineResult[],
 ): ExplorerData {
   const name = (r: ExplorerEngineResult) => (r.budget ? `${r.engine} @${r.budget}` : r.engine);
+  // With an engine that offered recall tools, each row also shows its +recovery answer.
+  const recovered = results.some((r) => r.recovery);
   const items: ExplorerItem[] = needles.map((n) => {
     const rows = results.map((r) => {
       const answers = n.kind === "needle" ? r.qa?.answers : r.probes?.answers;
       const a = answers?.find((x) => x.id === n.id);
+      const rec = (n.kind === "needle" ? r.recovery?.qa : r.recovery?.probes)?.answers.find((x) =>
+        x.id === n.id
+      );
       const kept = r.status === "ok" && n.kind === "needle" ? r.needles.found_ids.includes(n.id) : null;
       return {
         engine: name(r),
@@ -54,6 +64,9 @@ export function enginesExplorer(
           kept === null ? "n/a" : kept ? "✓ kept" : "✗ lost",
           a ? (a.correct ? "✓ correct" : "✗ wrong") : "not asked",
           a ? (a.reply ?? a.error ?? "") : "",
+          ...(recovered
+            ? [rec ? (rec.correct ? "✓ correct" : "✗ wrong") : "-", rec ? (rec.reply ?? rec.error ?? "") : ""]
+            : []),
         ],
       };
     });
@@ -96,7 +109,14 @@ export function enginesExplorer(
           heading: `Per engine (${results.length})`,
           open: true,
           table: {
-            headers: ["engine", "status", "fact in window", "QA", "reply"],
+            headers: [
+              "engine",
+              "status",
+              "fact in window",
+              "QA",
+              "reply",
+              ...(recovered ? ["QA +recovery", "reply +recovery"] : []),
+            ],
             rows: rows.map((r) => r.cells),
           },
         },

@@ -24,7 +24,8 @@ export const enginesReportStage = defineStage({
   // v5: QA/probes +recovery columns, the recovery table and the +recovery curves.
   // v6: the models line names the models that answered beside the requested ones; a run whose answering
   // model changed mid-run says so at the top of REPORT.md and report.html.
-  version: 6,
+  // v7: the explorer shows each needle's +recovery answer for engines with recall tools.
+  version: 7,
   doc: "stats.json, REPORT.md and report.html of an engines run, from its results and transcript.",
   params: z.object({
     tokenizer: z.string(),
