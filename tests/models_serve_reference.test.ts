@@ -9,13 +9,13 @@ const COMMAND_MODULE = new URL("../src/cli/serve_reference.ts", import.meta.url)
 Deno.test("serve-reference prints its help and refuses bad options with a usage error", async () => {
   const printed: string[] = [];
   assert.equal(await serveReferenceCommand(["--help"], { print: (line) => printed.push(line) }), 0);
-  assert.match(printed.join("\n"), /Usage: compaction-bench serve-reference/);
+  assert.match(printed.join("\n"), /Usage: \.\/compaction-bench serve-reference/);
   await assert.rejects(serveReferenceCommand(["--faults", "teapot=1"]), (error) => {
     assert.ok(error instanceof UsageError);
     assert.match(error.message, /--faults: fault spec: unknown fault kind "teapot"/);
     return true;
   });
-  await assert.rejects(serveReferenceCommand(["--port", "70000"]), /--port: port must be at most 65535/);
+  await assert.rejects(serveReferenceCommand(["--port", "70000"]), /--port 70000: must be at most 65535/);
   await assert.rejects(serveReferenceCommand(["--delay-ms", "-1"]), UsageError);
   await assert.rejects(serveReferenceCommand(["extra"]), /unexpected argument "extra"/);
 });
