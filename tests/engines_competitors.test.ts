@@ -11,7 +11,7 @@ import { REFERENCE_CHAT_MODEL, startReferenceServer } from "../src/models/refere
 import { generateTranscript } from "../src/suites/engines/generate.ts";
 import { runEngines } from "../src/suites/engines/run.ts";
 import { startLoopbackProxy } from "../src/models/loopback_proxy.ts";
-import { sharedCounter } from "./engines_fixtures/models.ts";
+import { sharedCounter, startReferenceModels } from "./engines_fixtures/models.ts";
 
 const standin = (name: string) => new URL(`./engines_fixtures/standins/${name}`, import.meta.url).pathname;
 
@@ -241,6 +241,40 @@ Deno.test("the hermes-lcm adapter loads the plugin package in a fresh home per c
     assert.equal(degraded.status, "failed");
     assert.match(degraded.reason!, /hermes-lcm: its summarizer reached no model: .*no provider available/);
   } finally {
+    await close();
+    await Deno.remove(lcm, { recursive: true });
+    await Deno.remove(hermes, { recursive: true });
+  }
+});
+
+Deno.test("the hermes-lcm adapter offers the plugin's own recall tools and serves them from the engine that compacted", async () => {
+  const counter = await sharedCounter();
+  const lcm = await fakeLcm();
+  const hermes = await fakeHermes();
+  const { endpoint, close } = await referenceEndpoint();
+  const models = await startReferenceModels();
+  try {
+    const { messages, needles } = generateTranscript({ turns: 16, needles: 2 });
+    const [result] = await withEnv({ ...NO_COMPETITOR_ENV, HERMES_LCM_DIR: lcm }, () =>
+      runEngines({
+        messages,
+        needles,
+        engines: ["hermes-lcm"],
+        repeats: 0,
+        counter,
+        chat: models.chat,
+        timeoutMs: 20_000,
+        hermesDir: hermes,
+        endpoint,
+      }));
+    assert.equal(result.status, "ok", result.reason ?? "");
+    assert.deepEqual(result.recovery?.tools, ["lcm_grep"]);
+    assert.equal(result.qa?.recall, 0, "the stand-in's window drops the needles");
+    assert.equal(result.recovery?.qa?.recall, 1, JSON.stringify(result.recovery?.qa?.answers));
+    assert.equal(result.recovery?.tool_calls, 2);
+    assert.equal(result.recovery?.tool_errors, 0);
+  } finally {
+    await models.close();
     await close();
     await Deno.remove(lcm, { recursive: true });
     await Deno.remove(hermes, { recursive: true });
