@@ -31,7 +31,7 @@ export async function main(argv: string[]): Promise<number> {
     return await command.run(rest);
   } catch (error) {
     if (error instanceof UsageError || error instanceof NotIJsonError) {
-      console.error(`error: ${error.message}`);
+      console.error(`error: ${cutLine(error.message)}`);
       return 2;
     }
     if (error instanceof CheckFailedError) {
@@ -40,6 +40,16 @@ export async function main(argv: string[]): Promise<number> {
     }
     return reportUnexpected(error);
   }
+}
+
+/** The most characters of an error line: a huge bad value is never echoed whole. */
+const MAX_ERROR_LINE_CHARS = 1000;
+
+/** `message` cut to {@link MAX_ERROR_LINE_CHARS}, keeping its start and its end (where the help is named). */
+function cutLine(message: string): string {
+  if (message.length <= MAX_ERROR_LINE_CHARS) return message;
+  const cut = message.length - 800 - 150;
+  return `${message.slice(0, 800)}… (${cut} characters cut) …${message.slice(-150)}`;
 }
 
 function debugRequested(): boolean {

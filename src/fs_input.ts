@@ -243,3 +243,14 @@ export async function checkNewOutputPath(
     throw new UsageError(`${subjectOf(path, option)}: folder ${dirname(path)} does not exist`);
   }
 }
+
+/**
+ * Maps a file-system error met while writing `path` (a run's blob, journal, manifest or published file) to
+ * a {@link UsageError} `"writing <path>: <cause>"` (ENOSPC: `no space left on the device`), so a full disk
+ * names where it happened; any other error is returned unchanged.
+ */
+export function writeError(error: unknown, path: string): unknown {
+  const cause = fsErrorCause(error);
+  if (cause === undefined || error instanceof UsageError) return error;
+  return new UsageError(`writing ${path}: ${cause}`, { cause: error });
+}

@@ -54,7 +54,7 @@ export function parseCommand<S extends z.ZodType>(
         ? (parsed.values as Record<string, unknown>)[key]
         : undefined;
       const given = typeof value === "string"
-        ? ` ${/^[^\s'"]+$/.test(value) ? value : JSON.stringify(value)}`
+        ? ` ${cutValue(/^[^\s'"]+$/.test(value) ? value : JSON.stringify(value))}`
         : "";
       return `${field}${given}: ${issueText(issue)}`;
     });
@@ -78,7 +78,23 @@ function syntaxProblem(command: string, error: TypeError, spec: ParseArgsOptions
     const suggestion = meant !== null ? `; did you mean --${meant}?` : "";
     return `unknown option ${typed}${suggestion} (${help})`;
   }
-  return `${error.message} (${help})`;
+  const ambiguous = /Option '(-[^']+)' argument is ambiguous/.exec(error.message);
+  if (ambiguous) {
+    // `--compressions -1`: the value begins with a dash, so parseArgs reads it as an option (three lines).
+    const name = ambiguous[1];
+    return `${name} needs a value, and the word after it starts with "-" (no option here takes a negative ` +
+      `number; a value that starts with "-" is given as ${name}=VALUE) (${help})`;
+  }
+  return `${cutValue(error.message.split("\n", 1)[0])} (${help})`;
+}
+
+/** The most characters of a given value quoted in an error line. */
+export const QUOTED_VALUE_CHARS = 120;
+
+/** `text` cut to {@link QUOTED_VALUE_CHARS} characters, saying how much was left out. */
+export function cutValue(text: string): string {
+  if (text.length <= QUOTED_VALUE_CHARS) return text;
+  return `${text.slice(0, QUOTED_VALUE_CHARS)}… (${text.length} characters in all)`;
 }
 
 /** A zod issue in words: bounds say "must be at most N" / "at least N"; anything else keeps zod's message. */

@@ -27,7 +27,8 @@ export const fractionListOption = z.string().transform((text, ctx) => {
 /** A range like `1-5` or a single number, as the list of whole numbers it covers. */
 export function rangeOption(min: number, max: number) {
   return z.string().transform((text, ctx) => {
-    const m = /^([0-9]+)(?:-([0-9]+))?$/.exec(text.trim());
+    // No spaces, as every other number (` 2` is refused like `--answers " 2"`).
+    const m = /^([0-9]+)(?:-([0-9]+))?$/.exec(text);
     if (!m) {
       ctx.addIssue({ code: "custom", message: "expected N or N-M" });
       return z.NEVER;
@@ -48,14 +49,17 @@ export function rangeOption(min: number, max: number) {
  */
 export function intListOption(min = 0, max = Number.MAX_SAFE_INTEGER) {
   return z.string().transform((text, ctx) => {
-    const parts = text.split(",").map((p) => p.trim());
+    // No spaces, as every other number: `2400, 3600` is refused like `--answers " 2"`.
+    const parts = text.split(",");
     const bad = parts.find((p) => !/^[0-9]+$/.test(p) || Number(p) < min || Number(p) > max);
     if (bad !== undefined) {
       ctx.addIssue({
         code: "custom",
         message: parts.length === 1
           ? `must be a whole number from ${min} to ${max}`
-          : `${JSON.stringify(bad)} is not a whole number from ${min} to ${max}`,
+          : `${
+            JSON.stringify(bad.length > 40 ? `${bad.slice(0, 40)}…` : bad)
+          } is not a whole number from ${min} to ${max}`,
       });
       return z.NEVER;
     }

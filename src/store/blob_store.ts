@@ -10,6 +10,7 @@
  * @module
  */
 import { join } from "node:path";
+import { writeError } from "../fs_input.ts";
 import pLimit from "p-limit";
 import type { z } from "zod";
 import { canonicalBytes } from "./canonical.ts";
@@ -85,22 +86,26 @@ export class BlobStore {
       if (!(error instanceof Deno.errors.NotFound)) throw error;
     }
     const tmpDir = join(this.#root, "objects", "tmp");
-    await this.#mkdir(tmpDir);
-    await this.#mkdir(join(this.#root, "objects", "sha256", hash.slice(0, 2)));
     const tmp = join(tmpDir, `${hash}.${Deno.pid}.${this.#tmpCounter++}`);
-    // Created read-only: the descriptor opened here may still write, nothing can later.
-    const file = await Deno.open(tmp, { write: true, createNew: true, mode: 0o444 });
     try {
-      for (const bytes of chunks) {
-        let written = 0;
-        while (written < bytes.length) written += await file.write(bytes.subarray(written));
+      await this.#mkdir(tmpDir);
+      await this.#mkdir(join(this.#root, "objects", "sha256", hash.slice(0, 2)));
+      // Created read-only: the descriptor opened here may still write, nothing can later.
+      const file = await Deno.open(tmp, { write: true, createNew: true, mode: 0o444 });
+      try {
+        for (const bytes of chunks) {
+          let written = 0;
+          while (written < bytes.length) written += await file.write(bytes.subarray(written));
+        }
+      } finally {
+        file.close();
       }
-    } finally {
-      file.close();
+      // A umask that strips read bits would leave the blob unreadable to others: set the mode outright then.
+      if ((Deno.umask() & 0o444) !== 0) await Deno.chmod(tmp, 0o444);
+      await Deno.rename(tmp, path);
+    } catch (error) {
+      throw writeError(error, tmp); // a full disk names the blob being written
     }
-    // A umask that strips read bits would leave the blob unreadable to others: set the mode outright then.
-    if ((Deno.umask() & 0o444) !== 0) await Deno.chmod(tmp, 0o444);
-    await Deno.rename(tmp, path);
     this.#unsynced.push(path);
     this.#known.add(hash);
     return hash;

@@ -6,6 +6,7 @@
  * @module
  */
 import { z } from "zod";
+import { writeError } from "../fs_input.ts";
 import { canonicalJson } from "./canonical.ts";
 import { sha256Hex } from "./hash.ts";
 import { fileLines } from "../core/file_chunks.ts";
@@ -141,15 +142,18 @@ export class JournalWriter {
   #flushing = false;
   #flushed: Promise<void> = Promise.resolve();
 
-  private constructor(file: Deno.FsFile, prev: string | null) {
+  readonly #path: string;
+
+  private constructor(file: Deno.FsFile, prev: string | null, path: string) {
     this.#file = file;
     this.#prev = prev;
+    this.#path = path;
   }
 
   /** Creates a new journal (the file must not exist) and writes its header line. */
   static async create(path: string, header: RunHeader): Promise<JournalWriter> {
     const file = await Deno.open(path, { write: true, createNew: true, mode: 0o644 });
-    const writer = new JournalWriter(file, null);
+    const writer = new JournalWriter(file, null, path);
     await writer.#append({ type: "header", header }, Promise.resolve());
     return writer;
   }
@@ -157,7 +161,7 @@ export class JournalWriter {
   /** Opens an existing journal for appending after its last good line. */
   static async reopen(path: string, lastLineHash: string | null): Promise<JournalWriter> {
     const file = await Deno.open(path, { append: true });
-    return new JournalWriter(file, lastLineHash);
+    return new JournalWriter(file, lastLineHash, path);
   }
 
   /**
@@ -222,7 +226,8 @@ export class JournalWriter {
       this.#prev = prev;
       for (const pending of written) pending.resolve();
     } catch (error) {
-      for (const pending of written) pending.reject(error);
+      const mapped = writeError(error, this.#path); // a full disk names the journal
+      for (const pending of written) pending.reject(mapped);
     }
   }
 

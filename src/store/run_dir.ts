@@ -9,6 +9,7 @@
  * @module
  */
 import { heapBudget } from "../core/heap_budget.ts";
+import { writeError } from "../fs_input.ts";
 import { createHash } from "node:crypto";
 import { basename, dirname, join } from "node:path";
 import { UsageError } from "../errors.ts";
@@ -105,18 +106,22 @@ async function writeChunksAtomic(
   if (await exists(path)) throw new Error(`refusing to overwrite ${path}`);
   const tmp = `${path}.tmp-${Deno.pid}`;
   const hash = createHash("sha256");
-  const file = await Deno.open(tmp, { write: true, create: true, truncate: true, mode: 0o644 });
   try {
-    for await (const bytes of chunks) {
-      hash.update(bytes);
-      let written = 0;
-      while (written < bytes.length) written += await file.write(bytes.subarray(written));
+    const file = await Deno.open(tmp, { write: true, create: true, truncate: true, mode: 0o644 });
+    try {
+      for await (const bytes of chunks) {
+        hash.update(bytes);
+        let written = 0;
+        while (written < bytes.length) written += await file.write(bytes.subarray(written));
+      }
+      await file.sync();
+    } finally {
+      file.close();
     }
-    await file.sync();
-  } finally {
-    file.close();
+    await Deno.rename(tmp, path);
+  } catch (error) {
+    throw writeError(error, path); // a full disk names the file (the manifest, an export)
   }
-  await Deno.rename(tmp, path);
   return hash.digest("hex");
 }
 
@@ -343,7 +348,11 @@ export class RunDir {
     });
     // Copied by the kernel and checked in chunks: a large file (a corpus) is never held in memory.
     const tmp = `${path}.tmp-${Deno.pid}`;
-    await Deno.copyFile(this.store.pathOf(hash), tmp);
+    try {
+      await Deno.copyFile(this.store.pathOf(hash), tmp);
+    } catch (error) {
+      throw writeError(error, path); // a full disk names the published file
+    }
     await Deno.chmod(tmp, 0o644);
     if ((await hashFile(tmp)) !== hash) {
       await Deno.remove(tmp);
