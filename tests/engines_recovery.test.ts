@@ -12,6 +12,7 @@ import { generateTranscript } from "../src/suites/engines/generate.ts";
 import { qaMessages } from "../src/suites/engines/metrics.ts";
 import { enginesReportMarkdown } from "../src/suites/engines/report.ts";
 import { runEngines } from "../src/suites/engines/run.ts";
+import { enginesStats } from "../src/suites/engines/stats.ts";
 import { sharedCounter, startReferenceModels } from "./engines_fixtures/models.ts";
 import { runCli } from "./helpers/spawn.ts";
 
@@ -103,6 +104,11 @@ Deno.test("an engine whose window drops the needles but whose recall tool return
       repeats: 1,
     });
     assert.match(report, /### Recall with recovery/);
+    // Its interval too: the same bootstrap over questions as the window-alone QA recall.
+    const [intervals] = enginesStats([r], { resamples: 200 }).engines;
+    assert.equal(intervals.qa_recall?.mean, 0);
+    assert.equal(intervals.qa_recall_recovery?.mean, 1);
+    assert.match(report, /QA \+recovery \(95% CI\)/);
     assert.match(report, /\| recall \| 25% \| recall_search \| 1 \| 0\.0% \| 100\.0% \|/);
   } finally {
     await models.close();

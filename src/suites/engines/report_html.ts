@@ -28,7 +28,7 @@ import {
 } from "./report.ts";
 import {
   type EngineIntervals,
-  ENGINES_CI_HEADERS,
+  enginesCiHeaders,
   enginesIntervalRows,
   type EnginesStats,
   enginesStatsNote,
@@ -188,16 +188,22 @@ function curve(
   title: string,
   pick: (r: EngineResult) => number | null,
   interval: (e: EngineIntervals) => Interval | null,
-  recovered?: (r: EngineResult) => number | null,
+  recovered?: { pick: (r: EngineResult) => number | null; interval: (e: EngineIntervals) => Interval | null },
 ): Html {
   const names = [...new Set(results.map((r) => engineLabel(r)))];
   // With recall tools, an engine's +recovery recall is a second curve beside its window-alone one.
   const recoverySeries: CurveSeries[] = recovered === undefined ? [] : names.map((name): CurveSeries => ({
     name: `${name} +recovery`,
-    points: results.flatMap((r) => {
+    points: results.flatMap((r, i) => {
       if (engineLabel(r) !== name || r.status !== "ok" || r.output_tokens === null) return [];
-      const v = recovered(r);
-      return v === null ? [] : [{ x: r.output_tokens, y: 100 * v, label: `budget ${r.budget} +recovery` }];
+      const v = recovered.pick(r);
+      const ci = stats.engines[i] ? recovered.interval(stats.engines[i]) : null;
+      return v === null ? [] : [{
+        x: r.output_tokens,
+        y: 100 * v,
+        label: `budget ${r.budget} +recovery`,
+        ...(ci !== null && Number.isFinite(ci.lo) ? { lo: 100 * ci.lo, hi: 100 * ci.hi } : {}),
+      }];
     }).sort((a, b) => a.x - b.x),
   })).filter((s) => s.points.length > 0);
   const series: CurveSeries[] = names.map((name): CurveSeries => ({
@@ -262,8 +268,8 @@ ${factList(engineNotes(results).map((note) => safeHtml`${note}`))}`
   }
 <h3>95% CI</h3>
 ${
-    htmlTable(ENGINES_CI_HEADERS, enginesIntervalRows(stats), {
-      align: ENGINES_CI_HEADERS.map((_, i) => i < 2 ? "left" : "right"),
+    htmlTable(enginesCiHeaders(stats), enginesIntervalRows(stats), {
+      align: enginesCiHeaders(stats).map((_, i) => i < 2 ? "left" : "right"),
     })
   }${paragraphs(enginesStatsNote(stats), "note")}${
     failed.length > 0
@@ -320,7 +326,7 @@ ${
             "QA recall (%) against tokens kept",
             (r) => r.qa?.recall ?? null,
             (e) => e.qa_recall,
-            (r) => r.recovery?.qa?.recall ?? null,
+            { pick: (r) => r.recovery?.qa?.recall ?? null, interval: (e) => e.qa_recall_recovery ?? null },
           ),
         )
       }`

@@ -34,6 +34,8 @@ export interface EngineResultLike {
   needles: { total: number; found: number };
   qa: QaLike | null;
   probes?: QaLike | null;
+  /** The +recovery arm of an engine with recall tools. */
+  recovery?: { qa: QaLike | null; probes: QaLike | null } | null;
   latency_ms: { warm: number[] };
 }
 
@@ -44,6 +46,9 @@ export interface EngineIntervals {
   needle_recall: Interval | null;
   qa_recall: Interval | null;
   probe_recall: Interval | null;
+  /** For an engine with recall tools only: QA and probe recall with the tools offered. */
+  qa_recall_recovery?: Interval | null;
+  probe_recall_recovery?: Interval | null;
   warm_latency_ms: Interval | null;
 }
 
@@ -93,6 +98,16 @@ export function enginesStats(
       qa_recall: r.status === "ok" && r.qa ? qaInterval(r.qa, { resamples, seed }) : null,
       probe_recall: r.status === "ok" && r.probes ? qaInterval(r.probes, { resamples, seed }) : null,
       warm_latency_ms: r.status === "ok" ? ci(r.latency_ms.warm) : null,
+      ...(r.recovery
+        ? {
+          qa_recall_recovery: r.status === "ok" && r.recovery.qa
+            ? qaInterval(r.recovery.qa, { resamples, seed })
+            : null,
+          probe_recall_recovery: r.status === "ok" && r.recovery.probes
+            ? qaInterval(r.recovery.probes, { resamples, seed })
+            : null,
+        }
+        : {}),
     })),
   };
 }
@@ -107,8 +122,21 @@ export const ENGINES_CI_HEADERS = [
   "warm latency mean ms (95% CI)",
 ];
 
+/** True when some engine has +recovery intervals (its columns are then shown). */
+function hasRecovery(stats: EnginesStats): boolean {
+  return stats.engines.some((e) => e.qa_recall_recovery !== undefined);
+}
+
+/** Headers of the engines interval table of `stats` (+recovery columns when some engine has them). */
+export function enginesCiHeaders(stats: EnginesStats): string[] {
+  return hasRecovery(stats)
+    ? [...ENGINES_CI_HEADERS, "QA +recovery (95% CI)", "probes +recovery (95% CI)"]
+    : ENGINES_CI_HEADERS;
+}
+
 /** Rows of the engines interval table. */
 export function enginesIntervalRows(stats: EnginesStats): Cell[][] {
+  const recovery = hasRecovery(stats);
   return stats.engines.map((e) => [
     e.engine,
     e.budget,
@@ -116,6 +144,12 @@ export function enginesIntervalRows(stats: EnginesStats): Cell[][] {
     e.qa_recall ? formatInterval(e.qa_recall) : null,
     e.probe_recall ? formatInterval(e.probe_recall) : null,
     e.warm_latency_ms ? formatPlainInterval(e.warm_latency_ms, 1) : null,
+    ...(recovery
+      ? [
+        e.qa_recall_recovery ? formatInterval(e.qa_recall_recovery) : null,
+        e.probe_recall_recovery ? formatInterval(e.probe_recall_recovery) : null,
+      ]
+      : []),
   ]);
 }
 
@@ -123,7 +157,8 @@ export function enginesIntervalRows(stats: EnginesStats): Cell[][] {
 export function enginesStatsNote(stats: EnginesStats): string {
   return `95% CI: percentile bootstrap (${stats.resamples.toLocaleString("en-US")} resamples, seed ` +
     `${stats.seed}) over the needles (recall), the questions (QA and probe recall: the pooled share of ` +
-    `expected facts found, recomputed on each resample of questions) and the warm repeats (latency; warm ` +
+    `expected facts found, recomputed on each resample of questions; +recovery likewise) and the warm ` +
+    `repeats (latency; warm ` +
     `calls whose model calls were retried are left out). Recall in percent. Few needles or repeats give wide ` +
     `intervals; n/a where nothing was measured.`;
 }
@@ -135,7 +170,7 @@ export function enginesStatsMarkdown(stats: EnginesStats): string {
 
 ${enginesStatsNote(stats)}
 
-${markdownTable(ENGINES_CI_HEADERS, enginesIntervalRows(stats))}
+${markdownTable(enginesCiHeaders(stats), enginesIntervalRows(stats))}
 `;
 }
 

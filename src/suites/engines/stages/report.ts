@@ -25,7 +25,8 @@ export const enginesReportStage = defineStage({
   // v6: the models line names the models that answered beside the requested ones; a run whose answering
   // model changed mid-run says so at the top of REPORT.md and report.html.
   // v7: the explorer shows each needle's +recovery answer for engines with recall tools.
-  version: 7,
+  // v8: +recovery QA and probe recall get their 95% CI (stats.json, the CI table, the curves' error bars).
+  version: 8,
   doc: "stats.json, REPORT.md and report.html of an engines run, from its results and transcript.",
   params: z.object({
     tokenizer: z.string(),
