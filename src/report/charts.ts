@@ -321,6 +321,16 @@ function noteLines(note: string, maxChars: number): string[] {
   return [note.slice(0, cut), shorten(note.slice(cut + 1), maxChars)];
 }
 
+/** How many characters of a category label fit in a band `band` pixels wide (12 px text). */
+function labelChars(band: number): number {
+  return Math.floor(band / 6.6);
+}
+
+/** Whether any of `labels` takes two lines in a band `band` pixels wide. */
+function wrapsLabels(labels: readonly string[], band: number): boolean {
+  return labels.some((label) => label.length > labelChars(band));
+}
+
 function categoryLabels(
   labels: readonly string[],
   centers: readonly number[],
@@ -328,19 +338,26 @@ function categoryLabels(
   y: number,
   notes?: readonly (string | null)[],
 ): Html {
-  const maxChars = Math.floor(band / 6.6);
+  const maxChars = labelChars(band);
   return safeHtml`${
     labels.map((label, i) => {
-      const short = shorten(label, maxChars);
+      // A long label is wrapped onto a second line at a space ("hermes-like" / "(reimplementation)"), and
+      // shortened only if a line is still too long; the whole label is always its tooltip.
+      // A line that does not fit at 12 px is set at 10.5 px before anything is cut.
+      const fits = noteLines(label, maxChars).every((line) => !line.endsWith("…"));
+      const lines = noteLines(label, fits ? maxChars : Math.floor(band / 5.6));
+      const size = fits ? 12 : 10.5;
       const note = notes?.[i];
-      const full = short !== label ? safeHtml`<title>${label}</title>` : "";
-      const text = safeHtml`<text x="${c(centers[i])}" y="${
-        c(y)
-      }" text-anchor="middle" font-size="12" fill="${TEXT}">${full}${short}</text>\n`;
+      const full = lines.join(" ") !== label ? safeHtml`<title>${label}</title>` : "";
+      const text = lines.map((line, k) =>
+        safeHtml`<text x="${c(centers[i])}" y="${
+          c(y + 14 * k)
+        }" text-anchor="middle" font-size="${size}" fill="${TEXT}">${k === 0 ? full : ""}${line}</text>\n`
+      );
       const second = note
         ? noteLines(note, maxChars).map((line, k) =>
           safeHtml`<text x="${c(centers[i])}" y="${
-            c(y + 15 + 13 * k)
+            c(y + 15 + 14 * (lines.length - 1) + 13 * k)
           }" text-anchor="middle" font-size="11" fill="${WARN}">${line}</text>\n`
         )
         : "";
@@ -367,7 +384,15 @@ export function barChart(options: BarChartOptions): Html {
   const legendSeries = options.series.length > 1 ? options.series : [];
   const hasLegend = legendSeries.length > 0 || refs.length > 0;
   const noteRoom = options.notes?.some((n) => n) ? 14 : 0;
-  const box: Box = { left: 66, right: width - 16, top: hasLegend ? 46 : 24, bottom: height - 40 - noteRoom };
+  // Room for a second label line when a category label wraps (the band is known from the plot's width).
+  const labelRoom =
+    wrapsLabels(options.categories, (width - 16 - 66) / Math.max(1, options.categories.length)) ? 14 : 0;
+  const box: Box = {
+    left: 66,
+    right: width - 16,
+    top: hasLegend ? 46 : 24,
+    bottom: height - 40 - noteRoom - labelRoom,
+  };
   const values = options.series.flatMap((
     s,
   ) => [...s.values, ...(s.errors ?? []).flatMap((e) => e ? [e.hi] : [])])

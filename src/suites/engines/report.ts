@@ -111,6 +111,49 @@ export function engineTableRows(results: readonly EngineResult[]): string[][] {
   });
 }
 
+/**
+ * The engines table as report.html shows it: the same cells as {@link engineTableRows}, with related columns
+ * joined (tokens in → out, saved with the budget check, the recovery recalls, the warm latencies) so that the
+ * table fits a 1,400-pixel window without scrolling sideways; the status column is left-aligned so that a
+ * skip's reason wraps.
+ */
+export const ENGINE_HTML_TABLE_HEADER = [
+  "engine",
+  "budget",
+  "status",
+  "tokens in → out",
+  "saved",
+  "msgs out",
+  "tool pairs",
+  "needles",
+  "QA",
+  "probes",
+  "QA / probes +recovery",
+  "cold ms",
+  "warm ms: mean · median · p95",
+  "model calls",
+];
+
+/** The rows of {@link ENGINE_HTML_TABLE_HEADER}, from {@link engineTableRows}' cells. */
+export function engineHtmlTableRows(results: readonly EngineResult[]): string[][] {
+  return engineTableRows(results).map((c) => [
+    c[0],
+    c[1],
+    c[2],
+    c[4] === "-" ? c[3] : `${c[3]} → ${c[4]}`,
+    c[6] === "-" ? c[5] : `${c[5]} (${c[6] === "yes" ? "in budget" : "over budget"})`,
+    c[7],
+    c[8],
+    c[9],
+    c[10],
+    c[11],
+    c[12] === "-" && c[13] === "-" ? "-" : `${c[12]} / ${c[13]}`,
+    c[14],
+    c[15] === "-" ? "-" : `${c[15]} · ${c[16]} · ${c[17]}`,
+    c[18],
+  ]);
+}
+
 /** The column names of the engines table. */
 export const ENGINE_TABLE_HEADER = [
   "engine",
@@ -305,11 +348,16 @@ function markdownTable(header: string[], rows: string[][]): string[] {
   ];
 }
 
+/** The title of an engines run's REPORT.md and report.html. */
+export const ENGINES_REPORT_TITLE = "engines: context engines head to head";
+
 /** The engines section of REPORT.md. */
 export function enginesReportMarkdown(results: EngineResult[], meta: EnginesReportMeta): string {
   const budgets = budgetsOf(results, meta);
   const first = results[0];
   const lines = [
+    `# ${ENGINES_REPORT_TITLE}`,
+    "",
     "## Engines",
     "",
     `- Transcript: ${meta.transcript} — ${first?.messages_in ?? 0} messages, ${

@@ -13,13 +13,14 @@ import { modelsFactHtml } from "../../report/models_html.ts";
 import {
   budgetCurveRows,
   budgetsOf,
+  ENGINE_HTML_TABLE_HEADER,
   ENGINE_NOTES_HEADING,
-  ENGINE_TABLE_HEADER,
+  engineHtmlTableRows,
   engineLabel,
   engineNotes,
+  ENGINES_REPORT_TITLE,
   ENGINES_TABLE_NOTE,
   type EnginesReportMeta,
-  engineTableRows,
   ms,
   probeTypeRows,
   RECOVERY_NOTE,
@@ -235,7 +236,7 @@ function plainNote(text: string): string {
 
 /** Renders report.html for an engines run (self-contained, deterministic; see the module notes). */
 export function enginesReportHtml(results: EngineResult[], meta: EnginesReportMeta): string {
-  const title = "engines: context engines head to head";
+  const title = ENGINES_REPORT_TITLE;
   const reference = meta.reference
     ? banner(
       safeHtml`<strong>Reference model.</strong> The models are the offline reference model (deterministic, extractive): a weak but honest baseline, not an LLM and not a measure of any real LLM.`,
@@ -257,10 +258,12 @@ ${notice}${reference}
 ${runFacts(results, meta)}
 <h2>Results</h2>
 ${
-    htmlTable(ENGINE_TABLE_HEADER, engineTableRows(results), {
-      align: ENGINE_TABLE_HEADER.map((_, i) => i === 0 ? "left" : "right"),
-    })
-  }${paragraphs(plainNote(ENGINES_TABLE_NOTE), "note")}${
+    // Smaller type for this wide table only, so that it fits a 1,400-pixel window (the page's CSS is shared).
+    safeHtml`<div style="font-size: 0.86em">${
+      htmlTable(ENGINE_HTML_TABLE_HEADER, engineHtmlTableRows(results), {
+        align: ENGINE_HTML_TABLE_HEADER.map((_, i) => i <= 2 ? "left" : "right"),
+      })
+    }</div>`}${paragraphs(plainNote(ENGINES_TABLE_NOTE), "note")}${
     engineNotes(results).length > 0
       ? safeHtml`<h3>${ENGINE_NOTES_HEADING}</h3>
 ${factList(engineNotes(results).map((note) => safeHtml`${note}`))}`

@@ -26,7 +26,8 @@ export const enginesReportStage = defineStage({
   // model changed mid-run says so at the top of REPORT.md and report.html.
   // v7: the explorer shows each needle's +recovery answer for engines with recall tools.
   // v8: +recovery QA and probe recall get their 95% CI (stats.json, the CI table, the curves' error bars).
-  version: 8,
+  // v9: REPORT.md has a title; report.html's table joins related columns; chart labels wrap, not cut.
+  version: 9,
   doc: "stats.json, REPORT.md and report.html of an engines run, from its results and transcript.",
   params: z.object({
     tokenizer: z.string(),
