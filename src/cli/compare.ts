@@ -6,7 +6,14 @@
 import { z } from "zod";
 import { UsageError } from "../errors.ts";
 import { compareRuns, comparisonModelLines, comparisonRows } from "../report/compare.ts";
-import { compareHtml, unitHeaders, unitNote, unitRows } from "../report/compare_view.ts";
+import {
+  COMPARE_REFERENCE_NOTICE,
+  compareHtml,
+  unitHeaders,
+  unitNote,
+  unitRows,
+  usesReferenceModel,
+} from "../report/compare_view.ts";
 import { textTable } from "../core/markdown_table.ts";
 import { parseCommand } from "./args.ts";
 import { BOOTSTRAP_OPTION_HELP, bootstrapOption } from "./stats_options.ts";
@@ -21,11 +28,16 @@ differences B − A with a 95% bootstrap CI, a sign-flip permutation p-value and
 headline aggregate side by side. Runs over different corpora are refused unless --unpaired. Neither run is
 changed.
 
+Shares (EM, F1, recall, fact score, repair pass) are shown in percentage points throughout (--json keeps
+fractions).
+
 Options:
-  --unpaired  compare runs over different corpora as independent samples (says so)
+  --unpaired           compare runs over different corpora as independent samples (says so)
 ${BOOTSTRAP_OPTION_HELP}
-  --html FILE also write the comparison as a self-contained HTML page (e.g. compare.html; never overwrites)
-  --json      print the comparison as JSON`;
+  --html FILE          also write the comparison as a self-contained HTML page with a chart of the
+                       differences (e.g. compare.html; never overwrites); prints where it wrote
+  --json               print the comparison as JSON
+  -h, --help           this help`;
 
 /** Runs `compare`; returns the exit code. */
 export async function compareCommand(argv: string[]): Promise<number> {
@@ -79,8 +91,12 @@ export async function compareCommand(argv: string[]): Promise<number> {
       throw error;
     }
   }
-  if (options.json) console.log(JSON.stringify(comparison, null, 2));
-  else {
+  // Where the page went: on stderr with --json (stdout is the JSON), else last on stdout.
+  const wrote = options.html !== undefined ? `wrote ${options.html}` : null;
+  if (options.json) {
+    console.log(JSON.stringify(comparison, null, 2));
+    if (wrote) console.error(wrote);
+  } else {
     console.log(`${comparison.suite}: A = ${comparison.a.path}, B = ${comparison.b.path}`);
     const models = comparisonModelLines(comparison);
     if (models.length > 0) console.log(`Models:\n${models.map((line) => `  ${line}`).join("\n")}`);
@@ -91,8 +107,10 @@ export async function compareCommand(argv: string[]): Promise<number> {
       console.log(unitNote(units));
       console.log(`\n${textTable(unitHeaders(units), unitRows(units))}\n`);
     }
-    console.log("Aggregates:");
-    console.log(textTable(["", "metric", "A", "B", "B − A"], comparisonRows(comparison), 4));
+    if (usesReferenceModel(comparison)) console.log(`${COMPARE_REFERENCE_NOTICE}\n`);
+    console.log("Aggregates (shares in percentage points):");
+    console.log(textTable(["", "metric", "A", "B", "B − A"], comparisonRows(comparison)));
+    if (wrote) console.log(`\n${wrote}`);
   }
   return 0;
 }

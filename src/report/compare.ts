@@ -202,7 +202,49 @@ function requestedOf(models: unknown): { chat_model: string; decision_model: str
   return { chat_model: m.chat_model, decision_model: m.decision_model };
 }
 
-/** Table rows (key, metric, A, B, B − A) for printing. */
+/**
+ * Metrics that are shares in [0, 1] (EM, F1, recall, fact score, repair pass …): compare shows them in
+ * percentage points, as its per-unit table does (the JSON keeps them as fractions).
+ */
+export const SHARE_METRICS: ReadonlySet<string> = new Set([
+  "em",
+  "f1",
+  "sp_f1",
+  "joint_f1",
+  "gold_sp_kept",
+  "fact_score",
+  "repair_pass",
+  "needle_recall",
+  "qa_recall",
+]);
+
+/** `text` without a negative zero: `-0.0` (a tiny negative rounded) reads `0.0`. */
+export function withoutNegativeZero(text: string): string {
+  return text.replace(/(^|[^\d.])-(0(?:\.0+)?)(?![\d.])/g, "$1$2");
+}
+
+/** A compared value as text: shares in points with one decimal, counts plainly, other means with two. */
+function compareValue(value: number | null, share: boolean, signed = false): string | null {
+  if (value === null) return null;
+  const x = share ? value * 100 : value;
+  const text = share ? x.toFixed(1) : Number.isInteger(x) ? String(x) : x.toFixed(2);
+  const clean = withoutNegativeZero(text);
+  return signed && x > 0 && !/^0(\.0+)?$/.test(clean) ? `+${clean}` : clean;
+}
+
+/**
+ * Table rows (key, metric, A, B, B − A) for printing: shares in percentage points (the metric says
+ * "(points)"), never a negative zero.
+ */
 export function comparisonRows(comparison: RunComparison): Cell[][] {
-  return comparison.metrics.map((m) => [m.key, m.metric, m.a, m.b, m.delta]);
+  return comparison.metrics.map((m) => {
+    const share = SHARE_METRICS.has(m.metric);
+    return [
+      m.key,
+      share ? `${m.metric} (points)` : m.metric,
+      compareValue(m.a, share),
+      compareValue(m.b, share),
+      compareValue(m.delta, share, true),
+    ];
+  });
 }

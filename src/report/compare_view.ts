@@ -6,9 +6,10 @@
  */
 import { formatDifference, formatP, formatPoints } from "../analysis/format.ts";
 import type { RunComparison } from "./compare.ts";
-import { comparisonModelLines, comparisonRows } from "./compare.ts";
+import { comparisonModelLines, comparisonRows, withoutNegativeZero } from "./compare.ts";
 import type { UnitComparison } from "./compare_units.ts";
-import { factList, htmlPage, htmlTable, paragraphs, safeHtml } from "./html.ts";
+import { banner, factList, type Html, htmlPage, htmlTable, paragraphs, safeHtml } from "./html.ts";
+import { barChart } from "./charts.ts";
 import type { Cell } from "../core/markdown_table.ts";
 
 /** Headers of the unit-level table. */
@@ -31,12 +32,45 @@ export function unitRows(units: UnitComparison): Cell[][] {
     r.key,
     r.metric,
     typeof r.n === "number" ? r.n : `${r.n.a}/${r.n.b}`,
-    formatPoints(r.a),
-    formatPoints(r.b),
-    formatDifference({ mean: r.diff, lo: r.lo, hi: r.hi }),
+    withoutNegativeZero(formatPoints(r.a)),
+    withoutNegativeZero(formatPoints(r.b)),
+    withoutNegativeZero(formatDifference({ mean: r.diff, lo: r.lo, hi: r.hi })),
     `${formatP(r.p)}${r.p_method === "monte-carlo" ? " (MC)" : ""}`,
-    ...(units.paired ? [r.mde80 === null ? null : formatPoints(r.mde80)] : []),
+    ...(units.paired ? [r.mde80 === null ? null : withoutNegativeZero(formatPoints(r.mde80))] : []),
   ]);
+}
+
+/** Whether either run was answered by the built-in reference model (its figures say nothing about an LLM). */
+export function usesReferenceModel(comparison: RunComparison): boolean {
+  const mode = (models: unknown) => (models as { mode?: unknown } | null)?.mode;
+  return mode(comparison.a.models) === "reference" || mode(comparison.b.models) === "reference";
+}
+
+/** The notice shown when a compared run was answered by the reference model. */
+export const COMPARE_REFERENCE_NOTICE = "Reference model. At least one of these runs was answered by the " +
+  "built-in deterministic reference model, an honest but weak extractive baseline, not an LLM: its " +
+  "differences show the harness works end to end and say nothing about any real LLM.";
+
+/**
+ * A chart of the paired (or unpaired) differences B − A of the first metric, one bar per method or context
+ * kind with its 95% CI, in percentage points; null without unit rows.
+ */
+function differenceChart(units: UnitComparison): Html | null {
+  const metric = units.rows[0]?.metric;
+  if (metric === undefined) return null;
+  const rows = units.rows.filter((r) => r.metric === metric);
+  return barChart({
+    title: `B − A, ${metric} (percentage points, 95% CI)`,
+    categories: rows.map((r) => r.key),
+    series: [{
+      name: `B − A ${metric}`,
+      values: rows.map((r) => 100 * r.diff),
+      errors: rows.map((r) => ({ lo: 100 * r.lo, hi: 100 * r.hi })),
+    }],
+    format: (v) => withoutNegativeZero(`${v > 0 ? "+" : ""}${v.toFixed(1)}`),
+    yLabel: `B − A, ${metric} (points)`,
+    referenceLines: [{ label: "no difference", value: 0 }],
+  });
 }
 
 /** The sentence that says what the intervals are. */
@@ -59,7 +93,9 @@ export function unitNote(units: UnitComparison): string {
 export function compareHtml(comparison: RunComparison): string {
   const title = `compare ${comparison.suite} runs`;
   const units = comparison.units;
+  const chart = units ? differenceChart(units) : null;
   const body = safeHtml`<h1>${title}</h1>
+${usesReferenceModel(comparison) ? banner(COMPARE_REFERENCE_NOTICE) : ""}
 ${
     factList([
       `A: ${comparison.a.path} (created ${comparison.a.created})`,
@@ -72,13 +108,18 @@ ${
 ${
     units
       ? safeHtml`<h2>${units.paired ? "Paired" : "Unpaired"} differences per ${units.unit}</h2>
-${paragraphs(unitNote(units), "note")}${htmlTable(unitHeaders(units), unitRows(units))}`
+${paragraphs(unitNote(units), "note")}${chart ?? ""}${htmlTable(unitHeaders(units), unitRows(units))}`
       : paragraphs(
         "No per-unit results for this suite: only the aggregates are compared (no intervals).",
         "note",
       )
   }
 <h2>Aggregates</h2>
-${htmlTable(["", "metric", "A", "B", "B − A"], comparisonRows(comparison), { digits: 4 })}`;
+${
+    paragraphs(
+      "Shares (EM, F1, recall, fact score, repair pass) in percentage points; counts and means as they are.",
+      "note",
+    )
+  }${htmlTable(["", "metric", "A", "B", "B − A"], comparisonRows(comparison))}`;
   return htmlPage({ title, body });
 }
