@@ -18,7 +18,7 @@ globalThis.addEventListener("unload", () => {
   Deno.removeSync(dir, { recursive: true });
 });
 
-const collected = await runCli(["hotpot", "collect", "--questions", "2", "--output", join(dir, "c"), "-q"]);
+const collected = await runCli(["hotpot", "collect", "--questions", "4", "--output", join(dir, "c"), "-q"]);
 assert.equal(collected.code, 0, collected.stderr);
 
 /** Runs the CLI with the hostile provider's endpoints as the live credentials. */
@@ -59,10 +59,8 @@ Deno.test("lone surrogates, huge integers and a 100 MB body fail their calls onl
       "--live",
       "--max-retries",
       "0",
-      "--compressions",
-      "1",
-      "--answers",
-      "1",
+      // Four questions at the default generations and answers: invalid contexts share their (null) messages
+      // blob, and each answer's replay must still find its own context's reason.
       "--output",
       run,
       "-q",

@@ -9,7 +9,6 @@ import { join } from "node:path";
 import type { StageRegistry } from "../pipeline/rederive.ts";
 import type { BlobStore } from "../store/blob_store.ts";
 import type { Manifest, Node } from "../store/manifest.ts";
-import { canonicalJson } from "../store/canonical.ts";
 import { loadTokenCounter } from "../tokens/load.ts";
 import { type HotpotDataset, hotpotDatasetFile } from "./hotpot/dataset_file.ts";
 import type { SelectionOptions } from "./hotpot/select.ts";
@@ -50,14 +49,17 @@ async function withDatasetFile<T>(
 const ANSWER_STAGES = new Set(["hotpot-answer", "sweep-answer"]);
 const COMPRESSION_STAGES = new Set(["hotpot-rank", "hotpot-summary", "sweep-rank", "sweep-summary"]);
 
-/** Of the nodes that produced an answer's context blob, the one whose params all agree with the answer's. */
+/**
+ * Of the nodes that produced an answer's context blob (invalid contexts share theirs: null), the answer's own:
+ * the one labelled as its context (`answer q=… ans=N` → `context q=…`), else the one whose reason the answer
+ * recorded, else the first. Whichever is chosen, an answer that made no call is invalid, so a flip to ok is
+ * named.
+ */
 function contextOf(answer: Node, candidates: readonly Node[]): Node | undefined {
-  const own = answer.params as Record<string, unknown>;
-  const agrees = (node: Node) =>
-    Object.entries(node.params as Record<string, unknown>).every(([name, value]) =>
-      !(name in own) || canonicalJson(own[name]) === canonicalJson(value)
-    );
-  return candidates.find(agrees) ?? candidates[0];
+  if (candidates.length <= 1) return candidates[0];
+  const label = answer.label.replace(/^answer /, "context ").replace(/ ans=\d+/, "");
+  return candidates.find((n) => n.label === label) ??
+    candidates.find((n) => n.reason !== undefined && n.reason === answer.reason) ?? candidates[0];
 }
 
 /** The registry `verify --rederive` uses. */
