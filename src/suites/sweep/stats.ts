@@ -29,7 +29,8 @@ export interface SweepStats {
   resamples: number;
   seed: string;
   generations: number;
-  kinds: { kind: string; intervals: Record<SweepMetric, Interval> }[];
+  /** Per context kind: its intervals and the share of its answers that were invalid (0–1). */
+  kinds: { kind: string; intervals: Record<SweepMetric, Interval>; invalid: number }[];
   paired: ({ a: string; b: string; metric: SweepMetric } & PairedDifference)[];
 }
 
@@ -56,12 +57,14 @@ export function sweepStats(
       resamples,
       seed,
     });
+    const mine = rows.filter((r) => r.kind === kind);
     return {
       kind,
       intervals: Object.fromEntries(SWEEP_CI_METRICS.map(([m], i) => [m, cis[i]])) as Record<
         SweepMetric,
         Interval
       >,
+      invalid: mine.length === 0 ? 0 : mine.filter((r) => r.status !== "ok").length / mine.length,
     };
   });
   const pairs: [string, string][] = [];

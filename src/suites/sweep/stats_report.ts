@@ -33,7 +33,21 @@ export const SWEEP_PAIRED_HEADERS = [
   "B",
   "B − A (95% CI)",
   "p (sign-flip)",
+  "note",
 ];
+
+/**
+ * The note of a paired comparison whose A or B context had more than half of its answers invalid (e.g. every
+ * context over the ceiling): its difference measures the invalid answers' zero, not the contexts, so it is
+ * not a finding; empty otherwise.
+ */
+export function mostlyInvalidNote(stats: SweepStats, a: string, b: string): string {
+  const share = (kind: string) => stats.kinds.find((k) => k.kind === kind)?.invalid ?? 0;
+  const sides = [a, b].filter((kind) => share(kind) > 0.5);
+  if (sides.length === 0) return "";
+  const which = sides.map((kind) => `${kind} ${Math.round(100 * share(kind))}%`).join(", ");
+  return `not a finding: mostly invalid answers (${which} invalid)`;
+}
 
 /** Rows of the sweep paired table. */
 export function sweepPairedRows(stats: SweepStats): Cell[][] {
@@ -45,6 +59,7 @@ export function sweepPairedRows(stats: SweepStats): Cell[][] {
     formatPoints(p.mean_b),
     formatDifference({ mean: p.mean_diff, lo: p.lo, hi: p.hi }),
     formatP(p.p),
+    mostlyInvalidNote(stats, p.a, p.b),
   ]);
 }
 
@@ -57,7 +72,8 @@ export function sweepStatsNote(stats: SweepStats): string {
     } resamples, seed ${stats.seed}. With ` +
     `few generations the intervals are coarse; they are zero-width when every generation gives the same ` +
     `number. Paired differences compare contexts on the same generations (B − A, percentage points, ` +
-    `two-sided sign-flip p). Descriptive.`;
+    `two-sided sign-flip p). Descriptive. A comparison in which A or B had more than half of its answers ` +
+    `invalid (e.g. every context over the ceiling) is marked "not a finding": invalid answers count zero.`;
 }
 
 /** The Markdown section. */

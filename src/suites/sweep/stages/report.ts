@@ -36,7 +36,9 @@ export const sweepReportStage = defineStage({
   name: "sweep-report",
   // 3: the Models line names the models that answered beside the requested ones; a run whose answering model
   // changed mid-run says so at the top of REPORT.md and report.html.
-  version: 3,
+  // v4: the paired table marks a comparison whose contexts had mostly invalid answers ("not a finding");
+  // stats.json gives each kind's invalid share.
+  version: 4,
   doc:
     "REPORT.md, report.html and stats.json of a sweep run, from its aggregate and rows (every ceiling's in a " +
     "ceiling sweep) and the contexts the answers were given (for the explorer).",
