@@ -54,10 +54,21 @@ export class BlobStore {
   /** Blobs written but not yet fsynced, and the syncs under way. */
   #unsynced: string[] = [];
   readonly #syncing = new Set<Promise<void>>();
+  /** True when every blob under the root is one this store knows (a run it created): no existence probe. */
+  #fresh = false;
 
   /** A store rooted at a run directory (blobs go to `<root>/objects/`). */
   constructor(root: string) {
     this.#root = root;
+  }
+
+  /**
+   * Declares that the directory holds exactly the blobs `known` and that only this store writes blobs to it
+   * (a run just created): storing a blob then skips the read that checks for an existing copy.
+   */
+  markFresh(known: Iterable<string>): void {
+    for (const hash of known) this.#known.add(hash);
+    this.#fresh = true;
   }
 
   /** The absolute path of blob `hash`. */
@@ -75,15 +86,17 @@ export class BlobStore {
     const hash = sha256Hex(chunks);
     if (this.#known.has(hash)) return hash;
     const path = this.pathOf(hash);
-    try {
-      const existing = await Deno.readFile(path);
-      if (sha256Hex(existing) !== hash) {
-        throw new BlobIntegrityError(hash, "existing file does not match its name");
+    if (!this.#fresh) {
+      try {
+        const existing = await Deno.readFile(path);
+        if (sha256Hex(existing) !== hash) {
+          throw new BlobIntegrityError(hash, "existing file does not match its name");
+        }
+        this.#known.add(hash);
+        return hash;
+      } catch (error) {
+        if (!(error instanceof Deno.errors.NotFound)) throw error;
       }
-      this.#known.add(hash);
-      return hash;
-    } catch (error) {
-      if (!(error instanceof Deno.errors.NotFound)) throw error;
     }
     const tmpDir = join(this.#root, "objects", "tmp");
     const tmp = join(tmpDir, `${hash}.${Deno.pid}.${this.#tmpCounter++}`);

@@ -229,7 +229,10 @@ export class RunDir {
         throw error;
       }
       lock.movedTo(path);
-      return new RunDir(path, full, [], {}, journal, lock);
+      const run = new RunDir(path, full, [], {}, journal, lock);
+      // A run just created holds only its sources' blobs, and only its store writes blobs.
+      run.store.markFresh(Object.values(sourceHashes));
+      return run;
     } catch (error) {
       await journal?.close();
       await lock?.release();
