@@ -7,7 +7,7 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import { editDistance, nearestOption } from "../src/cli/option_suggest.ts";
 import { cliCommand } from "../src/core/program_name.ts";
-import { resumeCommandLine } from "../src/suites/interrupt_hint.ts";
+import { interruptedLine, resumeCommandLine } from "../src/suites/interrupt_hint.ts";
 import { ROOT, runCli } from "./helpers/spawn.ts";
 
 const dir = await Deno.makeTempDir({ prefix: "cli_recovery_hints_" });
@@ -135,4 +135,20 @@ Deno.test("an out-of-range value is named first, then what it must be", async ()
     "999999999",
   ]);
   assert.match(reserve.stderr, /--reserve 999999999: must be at most 100000\n/);
+});
+
+Deno.test("a signal before the run directory exists says nothing was written; after, the resume line", async () => {
+  const run = join(dir, "early");
+  assert.match(
+    interruptedLine(["hotpot", "run"], run),
+    new RegExp(`^stopped before ${run} was created: nothing was written, so there is nothing to --resume`),
+  );
+  assert.match(interruptedLine(["hotpot", "run"], undefined), /stopped before its run directory was created/);
+  await Deno.mkdir(run);
+  await Deno.writeTextFile(join(run, "journal.jsonl"), "{}\n");
+  assert.equal(
+    interruptedLine(["hotpot", "run", "--reference"], run),
+    `the run is unfinished; continue it with: ./compaction-bench hotpot run --resume ${run}`,
+  );
+  assert.match(interruptedLine(["engines", "run"], run), /cannot be resumed, start it again/);
 });

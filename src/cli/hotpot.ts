@@ -21,6 +21,7 @@ import { intListOption, intOption } from "./numbers.ts";
 import { parseResumable, RUN_OPTION_HELP, RUN_OPTION_SPEC, RunOptionsShape } from "./run_setup.ts";
 import { COLLECTION_MODE_HELP } from "./hotpot_collect_mode.ts";
 import { CLI } from "../core/program_name.ts";
+import { whileWriting } from "../suites/interrupt_hint.ts";
 import { hotpotPredictionsCommand } from "./hotpot_predictions.ts";
 
 export { DEMO_DATASET };
@@ -138,7 +139,13 @@ async function collect(givenArgv: string[]): Promise<number> {
     console.log(COLLECT_HELP);
     return 0;
   }
-  await hotpotCollect(options, argv);
+  // A signal while the command prepares (before its run directory exists) is answered too.
+  const prepared = whileWriting(["hotpot", "collect"], options.output ?? options.resume);
+  try {
+    await hotpotCollect(options, argv);
+  } finally {
+    prepared();
+  }
   return 0;
 }
 
@@ -196,7 +203,13 @@ export async function hotpotRun(givenArgv: string[]): Promise<{ code: number; pa
     console.log(RUN_HELP);
     return { code: 0 };
   }
-  return { code: 0, path: await hotpotRunCommand(options, argv) };
+  // A signal while the command prepares (before its run directory exists) is answered too.
+  const prepared = whileWriting(["hotpot", "run"], options.output ?? options.resume);
+  try {
+    return { code: 0, path: await hotpotRunCommand(options, argv) };
+  } finally {
+    prepared();
+  }
 }
 
 /** Dispatches `hotpot collect|run|score|generate`. */

@@ -15,6 +15,7 @@ import { SHARD_OPTION_HELP, ShardOption } from "../pipeline/shard.ts";
 import { intListOption, intOption, rangeOption } from "./numbers.ts";
 import { parseResumable, RUN_OPTION_HELP, RUN_OPTION_SPEC, RunOptionsShape } from "./run_setup.ts";
 import { CLI } from "../core/program_name.ts";
+import { whileWriting } from "../suites/interrupt_hint.ts";
 
 const HELP = `${CLI} sweep run (--reference | --live) [options]
 
@@ -88,7 +89,13 @@ export async function sweepRun(givenArgv: string[]): Promise<{ code: number; pat
     console.log(HELP);
     return { code: 0 };
   }
-  return { code: 0, path: await sweepRunCommand(options, argv) };
+  // A signal while the command prepares (before its run directory exists) is answered too.
+  const prepared = whileWriting(["sweep", "run"], options.output ?? options.resume);
+  try {
+    return { code: 0, path: await sweepRunCommand(options, argv) };
+  } finally {
+    prepared();
+  }
 }
 
 /** Dispatches `sweep run`. */

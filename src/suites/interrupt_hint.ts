@@ -7,6 +7,7 @@
  *
  * @module
  */
+import { join } from "node:path";
 import { cliCommand } from "../core/program_name.ts";
 
 /** The commands a run of which can be continued with `--resume DIR`. */
@@ -25,8 +26,8 @@ export function resumeCommandLine(recorded: readonly string[], dir: string): str
   return words ? cliCommand(...words, "--resume", dir) : null;
 }
 
-/** The runs being written in this process: path → the line that continues it. */
-const active = new Map<string, string>();
+/** The runs being prepared or written in this process: a token → how the run was started and where. */
+const active = new Map<symbol, { recorded: readonly string[]; dir: string | undefined }>();
 const SIGNALS: readonly Deno.Signal[] = ["SIGINT", "SIGTERM"];
 const EXIT_CODES: Record<string, number> = { SIGINT: 130, SIGTERM: 143 };
 const listeners = new Map<Deno.Signal, () => void>();
@@ -36,22 +37,51 @@ function inMainThread(): boolean {
   return typeof (globalThis as { WorkerGlobalScope?: unknown }).WorkerGlobalScope === "undefined";
 }
 
+function hasJournal(dir: string): boolean {
+  try {
+    return Deno.statSync(join(dir, "journal.jsonl")).isFile;
+  } catch (error) {
+    if (error instanceof Deno.errors.NotFound || error instanceof Deno.errors.NotADirectory) return false;
+    throw error;
+  }
+}
+
+/** What to do next about the run started as `recorded` at `dir`, as the signal finds it. */
+export function interruptedLine(recorded: readonly string[], dir: string | undefined): string {
+  if (dir === undefined || !hasJournal(dir)) {
+    const where = dir === undefined ? "its run directory" : dir;
+    return `stopped before ${where} was created: nothing was written, so there is nothing to --resume; run ` +
+      "the same command again";
+  }
+  const resume = resumeCommandLine(recorded, dir);
+  return resume === null
+    ? `the run ${dir} is unfinished; it cannot be resumed, start it again`
+    : `the run is unfinished; continue it with: ${resume}`;
+}
+
 function interrupted(signal: Deno.Signal): void {
-  for (const line of active.values()) console.error(`\ninterrupted (${signal}): ${line}`);
+  // One line per run: a command and its run register the same run, and "nothing was written" is only said
+  // when no run of this process exists yet.
+  const lines = [...new Set([...active.values()].map(({ recorded, dir }) => interruptedLine(recorded, dir)))];
+  const written = lines.filter((line) => !line.startsWith("stopped before"));
+  for (const line of written.length > 0 ? written : lines) {
+    console.error(`\ninterrupted (${signal}): ${line}`);
+  }
   Deno.exit(EXIT_CODES[signal] ?? 1);
 }
 
 /**
- * Registers the run at `dir` (started as `recorded`) until the returned function is called: a signal meanwhile
- * prints how to continue it. Nothing is registered for a run that cannot be resumed, or in a worker.
+ * Registers a run started as `recorded` (its command words) that is, or will be, written at `dir` (the
+ * `--output` or `--resume` directory; undefined for a default `runs/…` path not chosen yet) until the
+ * returned function is called: a SIGINT or SIGTERM meanwhile prints what to do next (the exact `--resume`
+ * line once the run exists, else that nothing was written) and ends the process. Called as soon as a command
+ * is parsed, so a signal during its preparation (reading the corpus, loading the tokenizer) is answered too.
+ * Nothing is registered in a worker.
  */
-export function whileWriting(recorded: readonly string[], dir: string): () => void {
-  const resume = resumeCommandLine(recorded, dir);
-  const line = resume === null
-    ? `the run ${dir} is unfinished; it cannot be resumed, start it again`
-    : `the run is unfinished; continue it with: ${resume}`;
+export function whileWriting(recorded: readonly string[], dir: string | undefined): () => void {
   if (!inMainThread() || Deno.build.os === "windows") return () => {};
-  active.set(dir, line);
+  const token = Symbol(dir ?? "run");
+  active.set(token, { recorded, dir });
   if (listeners.size === 0) {
     for (const signal of SIGNALS) {
       const listener = () => interrupted(signal);
@@ -60,7 +90,7 @@ export function whileWriting(recorded: readonly string[], dir: string): () => vo
     }
   }
   return () => {
-    active.delete(dir);
+    active.delete(token);
     if (active.size > 0) return;
     for (const [signal, listener] of listeners) Deno.removeSignalListener(signal, listener);
     listeners.clear();
