@@ -80,6 +80,33 @@ Deno.test("a method declared in one file runs through hotpot and sweep, beside a
     assert.match(report, /\| lead \|/);
     assert.match(report, /deterministic/);
 
+    // A frozen run's engine windows are reused like any compression node (the key holds the spec).
+    const again = await runDeno(SELF, [
+      "hotpot",
+      "run",
+      "--reference",
+      "-q",
+      "--corpus",
+      join(dir, "c", "corpus.json"),
+      "--method",
+      "lead",
+      "--method",
+      "truncate",
+      "--compressions",
+      "2",
+      "--answers",
+      "1",
+      "--frozen-run",
+      join(dir, "h"),
+      "--output",
+      join(dir, "h2"),
+    ]);
+    assert.equal(again.code, 0, again.stderr);
+    const manifest = JSON.parse(await Deno.readTextFile(join(dir, "h2", "manifest.json")));
+    const engineNodes = manifest.nodes.filter((n: { stage: string }) => n.stage === "hotpot-engine");
+    assert.equal(engineNodes.length, 4);
+    assert.ok(engineNodes.every((n: { reused_from?: unknown }) => n.reused_from !== undefined));
+
     const sweep = await runDeno(SELF, [
       "sweep",
       "run",
