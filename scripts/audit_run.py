@@ -638,6 +638,7 @@ class Audit:
                 self.add("header_mismatch", "header", "invocation.options differ from the run-header node's params")
             if canonical(params.get("protocol")) != canonical(header.get("protocol")):
                 self.add("header_mismatch", "header", "protocol differs from the run-header node's params")
+        self.compression_usage()
         for index, node in enumerate(self.nodes):
             name = "node #%d %s (%s)" % (index, node.get("label") or node["stage"], node["key"][:12])
             records = [self.blob_json(d) for d in node["requests"]]
@@ -662,6 +663,42 @@ class Audit:
                              % (node["status"], json.dumps(summary.get("ok"))))
             elif stage in ("hotpot-rank", "sweep-rank"):
                 self.check_ranking(node, name, records, derived)
+
+    def compression_usage(self):
+        """An aggregate's or report's compression_usage against the nodes it counts (FORMAT.md section 12)."""
+        def own(nodes):
+            total = {"calls": 0, "input_tokens": 0, "output_tokens": 0}
+            for n in nodes:
+                if "reused_from" not in n:
+                    for k in total:
+                        total[k] += (n.get("usage") or {}).get(k, 0)
+            return total
+        nodes = self.nodes
+        sweep = own([n for n in nodes if n["stage"] in ("sweep-summary", "sweep-rank", "sweep-engine")])
+        rankings = own([n for n in nodes if n["stage"] == "hotpot-rank"])
+        aggregates = [n for n in nodes if n["stage"] == "hotpot-aggregate"]
+        for index, node in enumerate(nodes):
+            recorded = (node.get("params") or {}).get("compression_usage")
+            if recorded is None:
+                continue
+            name = "node #%d %s (%s)" % (index, node.get("label") or node["stage"], node["key"][:12])
+            if node["stage"].startswith("sweep-"):
+                if canonical(recorded) != canonical(sweep):
+                    self.add("usage_mismatch", name, "compression_usage is not the sum of the summary, ranking "
+                             "and engine nodes' usage %s" % canonical(sweep))
+                continue
+            if node["stage"] != "hotpot-aggregate" or not isinstance(recorded, dict):
+                continue
+            m = re.search(r"cap=(\d+)", node.get("label") or "")
+            cap = int(m.group(1)) if len(aggregates) > 1 and m else None
+            for method, usage in sorted(recorded.items()):
+                mine = own([n for n in nodes if n["stage"] in ("hotpot-summary", "hotpot-engine")
+                            and (n.get("params") or {}).get("method") == method
+                            and (cap is None or (n.get("params") or {}).get("input_cap") == cap)])
+                both = {k: mine[k] + rankings[k] for k in mine}
+                if canonical(usage) not in (canonical(mine), canonical(both)):
+                    self.add("usage_mismatch", name, "compression_usage of %s is neither its summary and engine "
+                             "nodes' usage nor that with the rankings'" % method)
 
     def derive_record(self, record, subject):
         """The parse rule: what a record's response says (ok, reply) or (False, None)."""

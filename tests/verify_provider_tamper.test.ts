@@ -135,6 +135,9 @@ Deno.test("usage ×10 on every node is named as a usage mismatch", async () => {
     /hotpot-answer node .*usage_mismatch: the node's usage .* is not the sum of its records'/,
   );
   assert.match(rederive, /hotpot-summary node .*usage_mismatch/);
+  // The aggregate's compression usage no longer equals the nodes' it counts.
+  assert.match(rederive, /hotpot-aggregate node .*usage_mismatch: compression_usage of \S+ .* is neither/);
+  assert.match(audited, /usage_mismatch: node #\d+ aggregate .*: compression_usage of \S+ is neither/);
   assert.match(audited, /usage_mismatch: node #\d+ answer .*: usage .* is not the sum of its records'/);
 });
 

@@ -43,6 +43,11 @@ export interface StageRegistry {
     models: { chat: ChatModel; decision: DecisionModel },
     producers: (hash: string) => readonly Node[],
   ): unknown | undefined;
+  /**
+   * Usage totals recorded in params (an aggregate's or a report's compression usage) that are not the sum of
+   * the nodes' usage they count (each node's usage being checked against its records).
+   */
+  usageProblems?(manifest: Manifest): { node: Node; message: string }[];
 }
 
 /** What is wrong with a node: `differs` for a provider-free node, the other kinds for a provider node. */
@@ -128,6 +133,9 @@ export async function rederiveRun(dir: string, registry: StageRegistry): Promise
       kind: "header_mismatch",
       ...problemOfHeader,
     });
+  }
+  for (const { node, message } of registry.usageProblems?.(manifest) ?? []) {
+    problem(node, message, "usage_mismatch");
   }
   for (const node of manifest.nodes) {
     const def = registry.stage(node.stage);

@@ -9,6 +9,8 @@ import { join } from "node:path";
 import type { StageRegistry } from "../pipeline/rederive.ts";
 import type { BlobStore } from "../store/blob_store.ts";
 import type { Manifest, Node } from "../store/manifest.ts";
+import { canonicalJson } from "../store/canonical.ts";
+import { addUsage, emptyUsage, type Usage } from "../core/usage.ts";
 import { loadTokenCounter } from "../tokens/load.ts";
 import { type HotpotDataset, hotpotDatasetFile } from "./hotpot/dataset_file.ts";
 import type { SelectionOptions } from "./hotpot/select.ts";
@@ -62,9 +64,68 @@ function contextOf(answer: Node, candidates: readonly Node[]): Node | undefined 
     candidates.find((n) => n.reason !== undefined && n.reason === answer.reason) ?? candidates[0];
 }
 
+/** The usage of `nodes` that did not come from a frozen run (those made their calls there). */
+function ownUsage(nodes: readonly Node[]): Usage {
+  const total = emptyUsage();
+  for (const node of nodes) if (node.reused_from === undefined) addUsage(total, node.usage);
+  return total;
+}
+
+const sameUsage = (a: unknown, b: Usage) => canonicalJson(a ?? null) === canonicalJson(b);
+
+/**
+ * The compression usage an aggregate or report records, against the nodes it counts: in sweep, every summary,
+ * ranking and engine node; in hotpot, per method, its summary and engine nodes at that ceiling, plus every
+ * ranking when the method ranks (so each method's total is its own nodes' sum, or that plus the rankings').
+ */
+function compressionUsageProblems(manifest: Manifest): { node: Node; message: string }[] {
+  const out: { node: Node; message: string }[] = [];
+  const nodes = manifest.nodes;
+  const sweepTotal = ownUsage(
+    nodes.filter((n) => ["sweep-summary", "sweep-rank", "sweep-engine"].includes(n.stage)),
+  );
+  const rankings = ownUsage(nodes.filter((n) => n.stage === "hotpot-rank"));
+  const aggregates = nodes.filter((n) => n.stage === "hotpot-aggregate");
+  for (const node of nodes) {
+    const recorded = (node.params as { compression_usage?: unknown }).compression_usage;
+    if (recorded === undefined) continue;
+    if (node.stage.startsWith("sweep-")) {
+      if (!sameUsage(recorded, sweepTotal)) {
+        out.push({
+          node,
+          message:
+            `compression_usage ${canonicalJson(recorded)} is not the sum of the summary, ranking and ` +
+            `engine nodes' usage ${canonicalJson(sweepTotal)}`,
+        });
+      }
+      continue;
+    }
+    if (node.stage !== "hotpot-aggregate" || typeof recorded !== "object" || recorded === null) continue;
+    const cap = aggregates.length > 1 ? Number(/cap=(\d+)/.exec(node.label)?.[1]) : undefined;
+    for (const [method, usage] of Object.entries(recorded)) {
+      const own = ownUsage(nodes.filter((n) => {
+        const params = n.params as { method?: unknown; input_cap?: unknown };
+        return (n.stage === "hotpot-summary" || n.stage === "hotpot-engine") && params.method === method &&
+          (cap === undefined || params.input_cap === cap);
+      }));
+      const withRankings = addUsage({ ...own }, rankings);
+      if (!sameUsage(usage, own) && !sameUsage(usage, withRankings)) {
+        out.push({
+          node,
+          message:
+            `compression_usage of ${method} ${canonicalJson(usage)} is neither its summary and engine ` +
+            `nodes' usage ${canonicalJson(own)} nor that with the rankings' ${canonicalJson(withRankings)}`,
+        });
+      }
+    }
+  }
+  return out;
+}
+
 /** The registry `verify --rederive` uses. */
 export const STAGE_REGISTRY: StageRegistry = {
   stage: (name) => byName.get(name),
+  usageProblems: compressionUsageProblems,
   replayEnvironment(node, env, models, producers) {
     if (COMPRESSION_STAGES.has(node.stage)) return { ...(env as object), ...models };
     if (!ANSWER_STAGES.has(node.stage)) return undefined;
