@@ -71,7 +71,7 @@ async function liveSweep(dir: string, name: string, chatUrl: string, decisionUrl
     out,
   ]);
   assert.equal(result.code, 0, result.stderr);
-  return out;
+  return { out, stdout: result.stdout };
 }
 
 /** The part of a report before its results: its first screen. */
@@ -90,8 +90,11 @@ Deno.test("the answering models are named beside the requested ones; a mid-run c
     (n) => n % 2 === 1 ? "served-model-a" : "served-model-b",
   );
   try {
-    const one = await liveSweep(dir, "steady", steady.baseUrl, server.baseUrl);
-    const two = await liveSweep(dir, "rolling", rolling.baseUrl, server.baseUrl);
+    const { out: one, stdout: steadyOut } = await liveSweep(dir, "steady", steady.baseUrl, server.baseUrl);
+    const { out: two, stdout: rollingOut } = await liveSweep(dir, "rolling", rolling.baseUrl, server.baseUrl);
+    // The terminal's first lines say so too.
+    assert.ok(!steadyOut.includes("changed mid-run"));
+    assert.match(rollingOut.split("\n")[0], /^note: The answering model changed mid-run: chat answered as/);
 
     // The steady run: asked for the default chat model, answered as served-model-a; no change notice.
     const report = await Deno.readTextFile(join(one, "REPORT.md"));

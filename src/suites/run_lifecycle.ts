@@ -25,6 +25,18 @@ import type { ModelOptions } from "./model_setup.ts";
 import { CLI } from "../core/program_name.ts";
 import { resumeCommandLine, whileWriting } from "./interrupt_hint.ts";
 import { type NamedSecret, refuseSecretsInOptions } from "../core/secrets.ts";
+import { type AnsweringModels, modelChangeNotice } from "../core/answering_models.ts";
+import { answeringModelsOf } from "../report/compare.ts";
+
+/** The answering models an aggregate.json names (none when it names none or is not JSON). */
+function answeringOf(aggregateText: string): AnsweringModels {
+  try {
+    return answeringModelsOf(JSON.parse(aggregateText)) ?? {};
+  } catch (error) {
+    if (error instanceof SyntaxError) return {};
+    throw error;
+  }
+}
 
 /** The options of a run command every suite shares. */
 export interface RunCommandOptions extends ModelOptions {
@@ -507,8 +519,11 @@ export async function runSuite<T>(
           await context.run.writeFile(name, bytes);
         }
         for (const [name, hash] of Object.entries(outcome.files)) await context.run.publish(name, hash);
-        const lines = outcome.lines ??
-          (aggregate ? suite.summary(await context.run.store.getText(aggregate)) : []);
+        const aggregateText = aggregate ? await context.run.store.getText(aggregate) : undefined;
+        const lines = outcome.lines ?? (aggregateText !== undefined ? suite.summary(aggregateText) : []);
+        // A run answered by two models in one role says so on its first screen (and at the top of its reports).
+        const changed = aggregateText !== undefined ? modelChangeNotice(answeringOf(aggregateText)) : null;
+        if (changed) lines.unshift(`note: ${changed}`);
         return { outcome, lines };
       },
     );
