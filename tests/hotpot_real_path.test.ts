@@ -75,6 +75,10 @@ Deno.test("real records: collect with the named options, run, the ceiling note, 
   assert.equal(ran.code, 0, ran.stderr);
   const report = await Deno.readTextFile(join(run, "REPORT.md"));
   assert.match(report, /the ceiling did not bind for 19 of 19 questions/);
+  assert.match(
+    await Deno.readTextFile(join(run, "report.html")),
+    /the ceiling did not bind for 19 of 19 questions/,
+  );
   const pred = join(dir, "full.json");
   const gold = join(dir, "gold.json");
   const exported = await runCli([

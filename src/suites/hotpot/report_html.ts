@@ -13,7 +13,13 @@ import {
 } from "../../core/answering_models.ts";
 import { modelsFactHtml } from "../../report/models_html.ts";
 import { engineMethodsText } from "../method_selection.ts";
-import { HOTPOT_RESULT_HEADERS, type HotpotReportMeta, hotpotResultRows, hypothesisText } from "./report.ts";
+import {
+  ceilingBindText,
+  HOTPOT_RESULT_HEADERS,
+  type HotpotReportMeta,
+  hotpotResultRows,
+  hypothesisText,
+} from "./report.ts";
 import {
   COLLECTION_HEADERS,
   collectionModeText,
@@ -43,7 +49,18 @@ import { formatCell } from "../../core/markdown_table.ts";
 /** A share as a percentage with one decimal, as in REPORT.md. */
 const pct = (x: number) => Number((100 * x).toFixed(1));
 
-function runFacts(meta: HotpotReportMeta, answering: AnsweringModels) {
+function runFacts(
+  meta: HotpotReportMeta,
+  answering: AnsweringModels,
+  aggregates: readonly HotpotMethodAggregate[],
+) {
+  // The same sentence as REPORT.md's "- Ceiling: …" line, without its list marker and newline.
+  const ceiling = ceilingBindText(
+    aggregates,
+    meta.corpus.questions.filter((q) => q.valid).length,
+    meta.inputCap,
+  )
+    .replace(/^- /, "").trimEnd();
   const c = meta.corpus;
   const invalid = c.questions.filter((q) => !q.valid);
   const removed = Object.entries(c.selection.removed).map(([k, v]) => `${k}: ${v}`).join(", ");
@@ -64,6 +81,7 @@ function runFacts(meta: HotpotReportMeta, answering: AnsweringModels) {
     }`,
     safeHtml`Models: ${modelsFactHtml(meta.models, answering)} (${meta.models.note})`,
     `Tokenizer: ${meta.tokenizer}; ceiling ${meta.inputCap} tokens (reserve ${meta.reserve}) on the complete answer input`,
+    ...(ceiling ? [ceiling] : []),
     `Repeats: ${meta.compressions} compression generation(s) × ${meta.answers} answer(s) per question and method`,
     ...(meta.engines ? [engineMethodsText(meta.engines)] : []),
   ]);
@@ -145,7 +163,7 @@ export function hotpotReportHtml(aggregates: HotpotMethodAggregate[], meta: Hotp
   const body = safeHtml`<h1>${title}</h1>
 ${notice}${reference}
 <h2>Run</h2>
-${runFacts(meta, answering)}
+${runFacts(meta, answering, aggregates)}
 <h2>Results${meta.ceilings ? ` at the ${meta.inputCap}-token ceiling` : ""}</h2>
 ${
     paragraphs(

@@ -41,7 +41,8 @@ export const hotpotReportStage = defineStage({
   name: "hotpot-report",
   // 7: the Models line names the models that answered beside the requested ones, and a run whose answering
   // model changed mid-run says so at the top of REPORT.md and report.html.
-  version: 7,
+  // 8: report.html's run facts say for how many questions the ceiling did not bind (as REPORT.md does).
+  version: 8,
   doc: "REPORT.md and report.html of a hotpot run, from its aggregate, the corpus head and question cards.",
   params: z.object({
     models: z.object({
