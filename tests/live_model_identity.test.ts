@@ -12,6 +12,9 @@ import { startReferenceServer } from "../src/models/reference/server.ts";
 import { testCounter } from "./models_support.ts";
 import { runCli } from "./helpers/spawn.ts";
 import { DEFAULT_CHAT_MODEL } from "../src/models/chat_client.ts";
+import { nodeKey } from "../src/store/manifest.ts";
+import { copyRun } from "./helpers/reseal.ts";
+import { forgeRun } from "./helpers/reseal_nodes.ts";
 
 const counter = await testCounter();
 
@@ -150,6 +153,48 @@ Deno.test("the answering models are named beside the requested ones; a mid-run c
     await steady.close();
     await rolling.close();
     await server.close();
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("a forged answering model in an aggregate's params is named by verify --rederive; the honest run passes", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "live_model_identity_forged_" });
+  try {
+    const run = join(dir, "run");
+    const made = await runCli([
+      "sweep",
+      "run",
+      "--reference",
+      "-q",
+      "--compressions",
+      "1",
+      "--answers",
+      "1",
+      "--output",
+      run,
+    ]);
+    assert.equal(made.code, 0, made.stderr);
+    const honest = await runCli(["verify", "--rederive", run]);
+    assert.equal(honest.code, 0, honest.stdout + honest.stderr);
+    const copy = join(dir, "forged");
+    await copyRun(run, copy);
+    await forgeRun(copy, {
+      nodes: (nodes) => {
+        for (const node of nodes) {
+          if (node.stage !== "sweep-aggregate") continue;
+          const params = node.params as { answering_models: Record<string, { chat: { answered: object } }> };
+          params.answering_models.full.chat.answered = { "forged-model-9": 1 };
+          node.key = nodeKey(node.stage, node.version, node.params, node.inputs);
+        }
+      },
+    });
+    const forged = await runCli(["verify", "--rederive", copy]);
+    assert.notEqual(forged.code, 0);
+    assert.match(
+      forged.stdout + forged.stderr,
+      /sweep-aggregate node .*output_not_from_response: answering_models of full \(chat\) \{"forged-model-9":1\} is not its call records' \{"compaction-bench-reference-chat-1":1\}/,
+    );
+  } finally {
     await Deno.remove(dir, { recursive: true });
   }
 });

@@ -48,6 +48,8 @@ export interface StageRegistry {
    * the nodes' usage they count (each node's usage being checked against its records).
    */
   usageProblems?(manifest: Manifest): { node: Node; message: string }[];
+  /** Answering models recorded in params (an aggregate's) that are not what the call records they count say. */
+  modelProblems?(manifest: Manifest, store: BlobStore): Promise<{ node: Node; message: string }[]>;
 }
 
 /** What is wrong with a node: `differs` for a provider-free node, the other kinds for a provider node. */
@@ -136,6 +138,9 @@ export async function rederiveRun(dir: string, registry: StageRegistry): Promise
   }
   for (const { node, message } of registry.usageProblems?.(manifest) ?? []) {
     problem(node, message, "usage_mismatch");
+  }
+  for (const { node, message } of await registry.modelProblems?.(manifest, store) ?? []) {
+    problem(node, message, "output_not_from_response");
   }
   for (const node of manifest.nodes) {
     const def = registry.stage(node.stage);

@@ -16,6 +16,7 @@ import { type HotpotDataset, hotpotDatasetFile } from "./hotpot/dataset_file.ts"
 import type { SelectionOptions } from "./hotpot/select.ts";
 import { sweepFixtureFromBytes } from "./sweep/fixture.ts";
 import { STAGES } from "./registry.ts";
+import { answeringModelProblems } from "./answering_check.ts";
 
 export { STAGES } from "./registry.ts";
 
@@ -126,6 +127,7 @@ function compressionUsageProblems(manifest: Manifest): { node: Node; message: st
 export const STAGE_REGISTRY: StageRegistry = {
   stage: (name) => byName.get(name),
   usageProblems: compressionUsageProblems,
+  modelProblems: answeringModelProblems,
   replayEnvironment(node, env, models, producers) {
     if (COMPRESSION_STAGES.has(node.stage)) return { ...(env as object), ...models };
     if (!ANSWER_STAGES.has(node.stage)) return undefined;

@@ -1,0 +1,96 @@
+/**
+ * The answering models an aggregate records, checked against the call records they count (`verify
+ * --rederive`): a forged model name in aggregate.json (and so in the reports) is named. Checked exactly where the
+ * rule leaves no choice: the `chat` role of a hotpot method or sweep kind is the tally of its answer nodes'
+ * records (at that ceiling; an answer not bound to a ceiling counts at every one), and an engines row's `chat`
+ * and `decision` roles are its engine node's chat and System One records. (The decision and summarizer roles of
+ * hotpot and sweep count nodes shared between groups; their rule is in docs/FORMAT.md.)
+ *
+ * @module
+ */
+import type { CallRecord } from "../core/call_record.ts";
+import { addModelCalls, type ModelCalls, modelsOfRecords } from "../core/answering_models.ts";
+import type { BlobStore } from "../store/blob_store.ts";
+import { canonicalJson } from "../store/canonical.ts";
+import type { Manifest, Node } from "../store/manifest.ts";
+
+const AGGREGATES: Record<string, string> = {
+  "hotpot-aggregate": "hotpot-answer",
+  "sweep-aggregate": "sweep-answer",
+};
+
+type RolesOf = Record<string, { answered?: unknown } | undefined>;
+
+/** Every aggregate's recorded answering models that are not what its nodes' call records say. */
+export async function answeringModelProblems(
+  manifest: Manifest,
+  store: BlobStore,
+): Promise<{ node: Node; message: string }[]> {
+  const out: { node: Node; message: string }[] = [];
+  const cache = new Map<string, { chat: ModelCalls; systemone: ModelCalls }>();
+  const modelsOf = async (node: Node) => {
+    let known = cache.get(node.key);
+    if (!known) {
+      const records: Pick<CallRecord, "model" | "endpoint">[] = [];
+      for (const hash of node.requests) {
+        const record = await store.getJson(hash) as { model?: unknown; endpoint?: unknown };
+        records.push({
+          model: typeof record.model === "string" ? record.model : undefined,
+          endpoint: record.endpoint === "systemone" ? "systemone" : "chat",
+        });
+      }
+      known = {
+        chat: modelsOfRecords(records.filter((r) => r.endpoint === "chat")),
+        systemone: modelsOfRecords(records.filter((r) => r.endpoint === "systemone")),
+      };
+      cache.set(node.key, known);
+    }
+    return known;
+  };
+  const differs = (node: Node, what: string, recorded: unknown, expected: ModelCalls) => {
+    if (canonicalJson(recorded ?? {}) === canonicalJson(expected)) return;
+    out.push({
+      node,
+      message: `answering_models of ${what} ${canonicalJson(recorded ?? {})} is not its call records' ${
+        canonicalJson(expected)
+      }`,
+    });
+  };
+  for (const node of manifest.nodes) {
+    const recorded = (node.params as { answering_models?: unknown }).answering_models;
+    if (recorded === null || typeof recorded !== "object") continue;
+    const answerStage = AGGREGATES[node.stage];
+    if (answerStage !== undefined) {
+      const several = manifest.nodes.filter((n) => n.stage === node.stage).length > 1;
+      const cap = several ? Number(/cap=(\d+)/.exec(node.label)?.[1]) : undefined;
+      for (const [group, roles] of Object.entries(recorded as Record<string, RolesOf>)) {
+        const expected: ModelCalls = {};
+        for (const answer of manifest.nodes) {
+          if (answer.stage !== answerStage) continue;
+          const p = answer.params as { method?: unknown; kind?: unknown; input_cap?: unknown };
+          if ((p.method ?? p.kind) !== group) continue;
+          if (cap !== undefined && p.input_cap !== null && p.input_cap !== cap) continue;
+          addModelCalls(expected, (await modelsOf(answer)).chat);
+        }
+        differs(node, `${group} (chat)`, roles?.chat?.answered, expected);
+      }
+    } else if (node.stage === "engines-aggregate") {
+      for (const [row, roles] of Object.entries(recorded as Record<string, RolesOf>)) {
+        const [, budget, ...name] = row.split(":");
+        const engine = manifest.nodes.find((n) => {
+          const p = n.params as { budget?: unknown; name?: unknown; engine?: unknown };
+          return n.stage === "engines-engine" && p.budget === budget &&
+            (p.name ?? p.engine) === name.join(":");
+        });
+        if (!engine) {
+          out.push({ node, message: `answering_models names ${row}, which no engine node is` });
+          continue;
+        }
+        const models = await modelsOf(engine);
+        differs(node, `${row} (chat)`, roles?.chat?.answered, models.chat);
+        differs(node, `${row} (decision)`, roles?.decision?.answered, models.systemone);
+      }
+    }
+  }
+  return out;
+}
