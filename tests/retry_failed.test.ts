@@ -86,7 +86,7 @@ Deno.test("--retry-failed redoes only what failed and equals a clean run", async
       join(dir, "c"),
     ]);
     assert.equal(collected.code, 0, collected.stderr);
-    const corpus = ["--corpus", join(dir, "c", "corpus.json")];
+    const corpus = ["--corpus", join(dir, "c", "corpus.json"), "--compressions", "1", "--answers", "1"];
 
     const bad = await live(faulty.baseUrl, [
       ...corpus,
