@@ -639,6 +639,7 @@ class Audit:
             if canonical(params.get("protocol")) != canonical(header.get("protocol")):
                 self.add("header_mismatch", "header", "protocol differs from the run-header node's params")
         self.compression_usage()
+        self.answering_models()
         for index, node in enumerate(self.nodes):
             name = "node #%d %s (%s)" % (index, node.get("label") or node["stage"], node["key"][:12])
             records = [self.blob_json(d) for d in node["requests"]]
@@ -699,6 +700,71 @@ class Audit:
                 if canonical(usage) not in (canonical(mine), canonical(both)):
                     self.add("usage_mismatch", name, "compression_usage of %s is neither its summary and engine "
                              "nodes' usage nor that with the rankings'" % method)
+
+    def answering_models(self):
+        """An aggregate's answering_models against the call records they count (FORMAT.md section 7)."""
+        nodes = self.nodes
+        counted = {}
+
+        def models_of(node):
+            if node["key"] not in counted:
+                chat, systemone = {}, {}
+                for digest in node["requests"]:
+                    record = self.blob_json(digest)
+                    if not isinstance(record, dict) or not isinstance(record.get("model"), str):
+                        continue
+                    into = systemone if record.get("endpoint") == "systemone" else chat
+                    into[record["model"]] = into.get(record["model"], 0) + 1
+                counted[node["key"]] = (chat, systemone)
+            return counted[node["key"]]
+
+        def answered(roles, role):
+            value = (roles or {}).get(role) if isinstance(roles, dict) else None
+            return (value or {}).get("answered", {}) if isinstance(value, dict) else {}
+
+        answer_stage = {"hotpot-aggregate": "hotpot-answer", "sweep-aggregate": "sweep-answer"}
+        for index, node in enumerate(nodes):
+            recorded = (node.get("params") or {}).get("answering_models")
+            if not isinstance(recorded, dict):
+                continue
+            name = "node #%d %s (%s)" % (index, node.get("label") or node["stage"], node["key"][:12])
+            stage = node["stage"]
+            if stage in answer_stage:
+                several = len([n for n in nodes if n["stage"] == stage]) > 1
+                m = re.search(r"cap=(\d+)", node.get("label") or "")
+                cap = int(m.group(1)) if several and m else None
+                for group, roles in sorted(recorded.items()):
+                    expected = {}
+                    for answer in nodes:
+                        params = answer.get("params") or {}
+                        if answer["stage"] != answer_stage[stage]:
+                            continue
+                        if params.get("method", params.get("kind")) != group:
+                            continue
+                        if cap is not None and params.get("input_cap") is not None and params.get("input_cap") != cap:
+                            continue
+                        for model, calls in models_of(answer)[0].items():
+                            expected[model] = expected.get(model, 0) + calls
+                    if canonical(answered(roles, "chat")) != canonical(expected):
+                        self.add("output_not_from_response", name, "answering_models of %s (chat) is not its "
+                                 "call records' %s" % (group, canonical(expected)))
+            elif stage == "engines-aggregate":
+                for row, roles in sorted(recorded.items()):
+                    parts = row.split(":")
+                    budget, engine_name = (parts[1], ":".join(parts[2:])) if len(parts) >= 3 else (None, None)
+                    engines = [n for n in nodes if n["stage"] == "engines-engine"
+                               and (n.get("params") or {}).get("budget") == budget
+                               and (n.get("params") or {}).get("name", (n.get("params") or {}).get("engine"))
+                               == engine_name]
+                    if not engines:
+                        self.add("output_not_from_response", name, "answering_models names %s, which no engine "
+                                 "node is" % row)
+                        continue
+                    chat, systemone = models_of(engines[0])
+                    for role, expected in (("chat", chat), ("decision", systemone)):
+                        if canonical(answered(roles, role)) != canonical(expected):
+                            self.add("output_not_from_response", name, "answering_models of %s (%s) is not its "
+                                     "call records' %s" % (row, role, canonical(expected)))
 
     def derive_record(self, record, subject):
         """The parse rule: what a record's response says (ok, reply) or (False, None)."""

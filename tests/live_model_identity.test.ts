@@ -10,7 +10,7 @@ import type { AddressInfo } from "node:net";
 import { join } from "node:path";
 import { startReferenceServer } from "../src/models/reference/server.ts";
 import { testCounter } from "./models_support.ts";
-import { runCli } from "./helpers/spawn.ts";
+import { ROOT, runCli } from "./helpers/spawn.ts";
 import { DEFAULT_CHAT_MODEL } from "../src/models/chat_client.ts";
 import { nodeKey } from "../src/store/manifest.ts";
 import { copyRun } from "./helpers/reseal.ts";
@@ -193,6 +193,25 @@ Deno.test("a forged answering model in an aggregate's params is named by verify 
     assert.match(
       forged.stdout + forged.stderr,
       /sweep-aggregate node .*output_not_from_response: answering_models of full \(chat\) \{"forged-model-9":1\} is not its call records' \{"compaction-bench-reference-chat-1":1\}/,
+    );
+    // The independent auditor applies the same rule from docs/FORMAT.md alone.
+    const audit = async (path: string) => {
+      const out = await new Deno.Command("python3", {
+        args: [join(ROOT, "scripts", "audit_run.py"), "--strict", path],
+        stdout: "piped",
+        stderr: "piped",
+      }).output();
+      return {
+        code: out.code,
+        text: new TextDecoder().decode(out.stdout) + new TextDecoder().decode(out.stderr),
+      };
+    };
+    assert.equal((await audit(run)).code, 0);
+    const audited = await audit(copy);
+    assert.notEqual(audited.code, 0);
+    assert.match(
+      audited.text,
+      /output_not_from_response: node #\d+ aggregate .*answering_models of full \(chat\)/,
     );
   } finally {
     await Deno.remove(dir, { recursive: true });
