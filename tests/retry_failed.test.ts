@@ -138,6 +138,14 @@ Deno.test("--retry-failed redoes only what failed and equals a clean run", async
       join(dir, "retried"),
     ]);
     assert.equal(retried.code, 0, retried.stderr);
+    assert.match(
+      retried.stdout,
+      new RegExp(
+        `retried ${failed.length} failed node\\(s\\) of ${
+          join(dir, "faulty")
+        }: \\d+ node\\(s\\) executed \\(\\d+ with the same key`,
+      ),
+    );
     const retryCalls = healthy.stats().requests - before;
     const clean = await live(healthy.baseUrl, [...corpus, "--output", join(dir, "clean")]);
     assert.equal(clean.code, 0, clean.stderr);

@@ -61,6 +61,8 @@ export interface FinishedRun<T> {
   result: T;
   path: string;
   manifestHash: string;
+  /** `--retry-failed`: the line saying what was retried and reused (printed with the run's summary). */
+  retried?: string;
 }
 
 /** A fresh default output path under `runs/`. */
@@ -413,15 +415,15 @@ export async function withRun<T>(
   }
   unregister();
   progress.end();
-  if (request.retry) {
-    const { retried, retry_reused, executed } = executor.counts;
-    progress.note(
-      `retried ${retried} failed node(s) of ${request.retry.path} (${executed} node(s) executed in all, ` +
-        `${retry_reused} reused)`,
-    );
-  }
+  // The failed nodes are RUN's (as the header counts them); what was executed again is this run's: the failed
+  // nodes met with the same key, and those whose inputs changed because an earlier node was redone.
+  const retried = request.retry
+    ? `retried ${failedNodes(request.retry).length} failed node(s) of ${request.retry.path}: ` +
+      `${executor.counts.executed} node(s) executed (${executor.counts.retried} with the same key, the rest ` +
+      `with new inputs), ${executor.counts.retry_reused} reused from it`
+    : undefined;
   const { hash } = await run.finish();
-  return { result, path: run.path, manifestHash: hash };
+  return { result, path: run.path, manifestHash: hash, ...(retried !== undefined ? { retried } : {}) };
 }
 
 /** What a suite's body returns to the life cycle. */
@@ -535,6 +537,7 @@ export async function runSuite<T>(
       const report = outcome.files["REPORT.md"]
         ? `\nreport: ${finished.path}/REPORT.md (and report.html)`
         : "";
+      if (finished.retried !== undefined) console.log(`\n${finished.retried}`);
       console.log(`\nrun: ${finished.path}${report}`);
     }
     return { ...finished, result: outcome.result };
