@@ -4,7 +4,8 @@
  */
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { Executor, FrozenRun } from "../src/pipeline/executor.ts";
+import { Executor } from "../src/pipeline/executor.ts";
+import { FrozenRun } from "../src/pipeline/frozen_run.ts";
 import {
   assertFrozenProtocol,
   assertNoFailedCompression,

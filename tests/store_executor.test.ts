@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { Executor, FrozenRun, type StageCall } from "../src/pipeline/executor.ts";
+import { Executor, type StageCall } from "../src/pipeline/executor.ts";
+import { FrozenRun } from "../src/pipeline/frozen_run.ts";
 import { FrozenMismatchError } from "../src/pipeline/frozen_check.ts";
 import { UsageError } from "../src/errors.ts";
 import { readManifest, RunDir } from "../src/store/run_dir.ts";

@@ -10,16 +10,16 @@
 import type { CallRecord } from "../core/call_record.ts";
 import { addModelCalls, type ModelCalls, modelsOfRecords } from "../core/answering_models.ts";
 
-import { BlobStore } from "../store/blob_store.ts";
-import { type Manifest, type Node, nodeKey } from "../store/manifest.ts";
+import type { BlobStore } from "../store/blob_store.ts";
+import { type Node, nodeKey } from "../store/manifest.ts";
 import { usageOfRecords } from "../core/usage.ts";
-import { readManifest, type RunDir } from "../store/run_dir.ts";
-import { sha256Hex } from "../store/hash.ts";
+import type { RunDir } from "../store/run_dir.ts";
 import { canonicalBytes } from "../store/canonical.ts";
 import { concatBytes } from "../core/bytes.ts";
 import type { Progress } from "./progress.ts";
 import { type HeapBudget, heapBudget } from "../core/heap_budget.ts";
 import { failedWithCalls, FrozenMismatchError } from "./frozen_check.ts";
+import type { FrozenRun } from "./frozen_run.ts";
 import {
   type AnyStageDef,
   inputKind,
@@ -105,53 +105,6 @@ export interface NodeResult<T = Record<string, unknown>> {
   outputs: T;
   /** Where the node came from when it was not executed now (`retry`: the run `--retry-failed` names). */
   reused: "memo" | "resume" | "frozen" | "retry" | null;
-}
-
-/** A frozen run indexed by node key (and by label, for check-only comparisons). */
-export class FrozenRun {
-  /** The frozen run's directory. */
-  readonly path: string;
-  /** Its manifest. */
-  readonly manifest: Manifest;
-  /** SHA-256 of its manifest.json bytes. */
-  readonly manifestHash: string;
-  /** Its blob store. */
-  readonly store: BlobStore;
-  readonly #byKey = new Map<string, Node>();
-  readonly #byLabel = new Map<string, Node>();
-
-  private constructor(path: string, manifest: Manifest, manifestHash: string) {
-    this.path = path;
-    this.manifest = manifest;
-    this.manifestHash = manifestHash;
-    this.store = new BlobStore(path);
-    for (const node of manifest.nodes) {
-      this.#byKey.set(node.key, node);
-      this.#byLabel.set(node.label, node);
-    }
-  }
-
-  /** Opens a finished run (its manifest must be valid). */
-  static async open(path: string): Promise<FrozenRun> {
-    const manifest = await readManifest(path);
-    const bytes = await Deno.readFile(`${path}/manifest.json`);
-    return new FrozenRun(path, manifest, sha256Hex(bytes));
-  }
-
-  /** The node with this key, if any. */
-  byKey(key: string): Node | undefined {
-    return this.#byKey.get(key);
-  }
-
-  /** The node with this label, if any. */
-  byLabel(label: string): Node | undefined {
-    return this.#byLabel.get(label);
-  }
-
-  /** Every node of a stage. */
-  nodesOf(stage: string): Node[] {
-    return this.manifest.nodes.filter((n) => n.stage === stage);
-  }
 }
 
 /** Options of an executor. */

@@ -18,7 +18,7 @@
  */
 import { UsageError } from "../errors.ts";
 import type { Node } from "../store/manifest.ts";
-import type { FrozenRun } from "./executor.ts";
+import type { FrozenRun } from "./frozen_run.ts";
 
 /** A compression node needed by this run is not in the frozen run, or failed there after provider calls. */
 export class FrozenMismatchError extends UsageError {

@@ -8,7 +8,8 @@
  */
 import { bindRunHeader, publishedJsonStage, publishJsonFile } from "./published_json_stage.ts";
 import { join } from "node:path";
-import { Executor, type ExecutorOptions, FrozenRun } from "../pipeline/executor.ts";
+import { Executor, type ExecutorOptions } from "../pipeline/executor.ts";
+import { FrozenRun } from "../pipeline/frozen_run.ts";
 import { Progress } from "../pipeline/progress.ts";
 import { FrozenMismatchError } from "../pipeline/frozen_check.ts";
 import { programIdentity } from "../program_identity.ts";

@@ -6,7 +6,7 @@
  * @module
  */
 import { assertFrozenProtocol, assertNoFailedCompression } from "../../pipeline/frozen_check.ts";
-import type { FrozenRun } from "../../pipeline/executor.ts";
+import type { FrozenRun } from "../../pipeline/frozen_run.ts";
 import { hotpotMethods, type HotpotRunOptions } from "./run_suite.ts";
 import { someNeeds } from "../../methods/registry.ts";
 

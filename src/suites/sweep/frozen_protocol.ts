@@ -6,7 +6,7 @@
  * @module
  */
 import { assertFrozenProtocol, assertNoFailedCompression } from "../../pipeline/frozen_check.ts";
-import type { FrozenRun } from "../../pipeline/executor.ts";
+import type { FrozenRun } from "../../pipeline/frozen_run.ts";
 import type { SweepRunOptions } from "./run_suite.ts";
 
 /** What this run would put into its compression keys. */
