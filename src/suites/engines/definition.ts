@@ -4,7 +4,7 @@
  * @module
  */
 import type { Suite } from "../suite.ts";
-import { providerStageNamed } from "../provider_stages.ts";
+import { enginesEngineStage } from "./stages/engine.ts";
 import { enginesTranscriptStage } from "./stages/transcript.ts";
 import { enginesAggregateStage } from "./stages/aggregate.ts";
 import { enginesReportStage } from "./stages/report.ts";
@@ -25,7 +25,7 @@ export const ENGINES_SUITE: Suite = {
   title: "engines",
   stages: [
     enginesTranscriptStage,
-    providerStageNamed("engines-engine"),
+    enginesEngineStage,
     enginesAggregateStage,
     enginesReportStage,
   ],

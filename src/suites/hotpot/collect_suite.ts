@@ -21,6 +21,7 @@ import type { CollectionOutline } from "./collect_mode.ts";
 import type { SelectionOptions } from "./select.ts";
 import type { SelectionReport } from "./stages/select.ts";
 import { hotpotSelectStage } from "./stages/select.ts";
+import { hotpotCollectStage } from "./stages/collect.ts";
 import { hotpotCorpusStage, questionValidity } from "./stages/corpus.ts";
 import { questionInShard, type Shard } from "../../pipeline/shard.ts";
 import type { HotpotDataset } from "./dataset_file.ts";
@@ -105,15 +106,15 @@ export async function collectCorpus(
   const { byId } = await options.dataset.records(new Set(ids));
   const workRoot = await Deno.makeTempDir({ prefix: "compaction-bench-workspaces-" });
   const mode = options.mode;
-  progress.plan("hotpot-collect", ids.length);
+  progress.plan(hotpotCollectStage.name, ids.length);
   try {
     const collected = await Promise.all(ids.map(async (id, index) => {
       const record = byId.get(id)!;
       const sessionHash = mode.kind === "hermes" ? run.header.sources[sessionSourceName(id)] : undefined;
       const node = await executor.execute(
         {
-          stage: "hotpot-collect",
-          version: 4,
+          stage: hotpotCollectStage.name,
+          version: hotpotCollectStage.version,
           label: `collect q=${id}`,
           params: {
             id,

@@ -5,7 +5,9 @@
  * @module
  */
 import type { Suite } from "../suite.ts";
-import { providerStageNamed } from "../provider_stages.ts";
+import { hotpotAnswerStage } from "../answer_stage.ts";
+import { hotpotRankStage, hotpotSummaryStage } from "./stages/compress.ts";
+import { hotpotCollectStage } from "./stages/collect.ts";
 import type { HotpotMethodAggregate } from "./aggregate.ts";
 import { hotpotSelectStage } from "./stages/select.ts";
 import { hotpotQuestionStage } from "./stages/question.ts";
@@ -29,7 +31,7 @@ export const HOTPOT_COLLECT_SUITE: Suite = {
   name: "hotpot-collect",
   command: ["hotpot", "collect"],
   title: "hotpot-collect",
-  stages: [hotpotSelectStage, providerStageNamed("hotpot-collect"), hotpotCorpusStage],
+  stages: [hotpotSelectStage, hotpotCollectStage, hotpotCorpusStage],
   summary: () => [],
 };
 
@@ -43,11 +45,11 @@ export const HOTPOT_SUITE: Suite = {
   stages: [
     hotpotCorpusHeadStage,
     hotpotQuestionStage,
-    providerStageNamed("hotpot-rank"),
-    providerStageNamed("hotpot-summary"),
+    hotpotRankStage,
+    hotpotSummaryStage,
     hotpotEngineStage,
     hotpotContextStage,
-    providerStageNamed("hotpot-answer"),
+    hotpotAnswerStage,
     hotpotScoreStage,
     hotpotRowsStage,
     hotpotAggregateStage,

@@ -5,7 +5,8 @@
  * @module
  */
 import type { Suite } from "../suite.ts";
-import { providerStageNamed } from "../provider_stages.ts";
+import { sweepAnswerStage } from "../answer_stage.ts";
+import { sweepRankStage, sweepSummaryStage } from "./stages/compress.ts";
 import type { SweepKindAggregate } from "./aggregate.ts";
 import { sweepTrajectoryStage } from "./stages/trajectory.ts";
 import { sweepContextStage } from "./stages/context.ts";
@@ -29,11 +30,11 @@ export const SWEEP_SUITE: Suite = {
   title: "sweep",
   stages: [
     sweepTrajectoryStage,
-    providerStageNamed("sweep-summary"),
-    providerStageNamed("sweep-rank"),
+    sweepSummaryStage,
+    sweepRankStage,
     sweepEngineStage,
     sweepContextStage,
-    providerStageNamed("sweep-answer"),
+    sweepAnswerStage,
     sweepScoreStage,
     sweepAggregateStage,
     sweepCeilingsStage,
