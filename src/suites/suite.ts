@@ -7,10 +7,23 @@
  */
 import type { CompareUnits } from "../report/compare_units.ts";
 import type { AnyStageDef } from "../pipeline/stage.ts";
-import type { Manifest } from "../store/manifest.ts";
+import type { Manifest, Node } from "../store/manifest.ts";
+import type { BlobStore } from "../store/blob_store.ts";
 
 /** Headline metrics per row key (method, context kind, engine) of one run, for `compare`. */
 export type CompareMetrics = Map<string, Record<string, number | null>>;
+
+/** What `verify --rederive` needs of a suite's runs (`src/suites/stage_registry.ts` combines every suite's). */
+export interface SuiteRederivation {
+  /** What the suite's stage bodies need from the run beyond the tokenizer (fixtures, dataset readers). */
+  environment?(manifest: Manifest, store: BlobStore): Promise<Record<string, unknown>>;
+  /** Provider stages replayed from their call records with the run's environment and the recorded models. */
+  compressionStages?: readonly AnyStageDef[];
+  /** Answer stages replayed from their call records (the chat model and their context's validity). */
+  answerStages?: readonly AnyStageDef[];
+  /** Compression usage totals recorded in params that are not the sum of the nodes' usage they count. */
+  usageProblems?(manifest: Manifest): { node: Node; message: string }[];
+}
 
 /** A suite. */
 export interface Suite {
@@ -33,6 +46,8 @@ export interface Suite {
   compareUnits?: CompareUnits<any>;
   /** Why `frozen` cannot serve a run of this suite with these protocol numbers (one line), or null. */
   checkFrozen?(frozen: Manifest, protocol: Record<string, unknown>): string | null;
+  /** What re-deriving its runs needs (absent: the tokenizer only, and no provider stage is replayed). */
+  rederive?: SuiteRederivation;
   /** The lines printed after a run, from its published `aggregate.json` text. */
   summary(aggregateText: string): string[];
 }

@@ -5,6 +5,7 @@
  * @module
  */
 import type { Suite } from "../suite.ts";
+import { HOTPOT_COLLECT_REDERIVATION, HOTPOT_REDERIVATION } from "./rederivation.ts";
 import { hotpotAnswerStage } from "../answer_stage.ts";
 import { hotpotRankStage, hotpotSummaryStage } from "./stages/compress.ts";
 import { hotpotCollectStage } from "./stages/collect.ts";
@@ -32,6 +33,7 @@ export const HOTPOT_COLLECT_SUITE: Suite = {
   command: ["hotpot", "collect"],
   title: "hotpot-collect",
   stages: [hotpotSelectStage, hotpotCollectStage, hotpotCorpusStage],
+  rederive: HOTPOT_COLLECT_REDERIVATION,
   summary: () => [],
 };
 
@@ -59,6 +61,7 @@ export const HOTPOT_SUITE: Suite = {
   aggregate: hotpotAggregateStage,
   report: hotpotReportStage,
   compareUnits: HOTPOT_COMPARE_UNITS,
+  rederive: HOTPOT_REDERIVATION,
   compareMetrics({ aggregate }) {
     const out = new Map<string, Record<string, number | null>>();
     for (const r of aggregate as HotpotMethodAggregate[]) {

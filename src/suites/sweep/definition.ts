@@ -5,6 +5,7 @@
  * @module
  */
 import type { Suite } from "../suite.ts";
+import { SWEEP_REDERIVATION } from "./rederivation.ts";
 import { sweepAnswerStage } from "../answer_stage.ts";
 import { sweepRankStage, sweepSummaryStage } from "./stages/compress.ts";
 import type { SweepKindAggregate } from "./aggregate.ts";
@@ -43,6 +44,7 @@ export const SWEEP_SUITE: Suite = {
   aggregate: sweepAggregateStage,
   report: sweepReportStage,
   compareUnits: SWEEP_COMPARE_UNITS,
+  rederive: SWEEP_REDERIVATION,
   compareMetrics({ aggregate }) {
     const out = new Map<string, Record<string, number | null>>();
     for (const r of aggregate as (SweepKindAggregate & { input_cap?: number | null })[]) {

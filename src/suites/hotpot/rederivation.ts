@@ -1,0 +1,104 @@
+/**
+ * What `verify --rederive` needs of hotpot runs (`hotpot collect` and `hotpot run`): the selection candidates
+ * and selected records of the run's `dataset` source, the stages replayed from their call records, and the
+ * check of the compression usage each method's aggregate records.
+ *
+ * @module
+ */
+import { join } from "node:path";
+import type { BlobStore } from "../../store/blob_store.ts";
+import type { Manifest, Node } from "../../store/manifest.ts";
+import { canonicalJson } from "../../store/canonical.ts";
+import { addUsage } from "../../core/usage.ts";
+import type { SuiteRederivation } from "../suite.ts";
+import { ownUsage, sameUsage } from "../usage_sums.ts";
+import { hotpotAnswerStage } from "../answer_stage.ts";
+import { type HotpotDataset, hotpotDatasetFile } from "./dataset_file.ts";
+import type { SelectionOptions } from "./select.ts";
+import { hotpotRankStage, hotpotSummaryStage } from "./stages/compress.ts";
+
+/**
+ * Calls `use` with the dataset blob as a HotpotQA file (Parquet by its magic bytes, else official JSON), read
+ * in batches from the store's file through a link named with the layout's extension (never read whole).
+ */
+async function withDatasetFile<T>(
+  store: BlobStore,
+  hash: string,
+  use: (dataset: HotpotDataset) => Promise<T>,
+): Promise<T> {
+  const blob = store.pathOf(hash);
+  const magic = new Uint8Array(4);
+  {
+    using file = await Deno.open(blob, { read: true });
+    await file.read(magic);
+  }
+  const parquet = new TextDecoder().decode(magic) === "PAR1";
+  const dir = await Deno.makeTempDir({ prefix: "compaction-bench-rederive-" });
+  try {
+    const path = join(dir, parquet ? "dataset.parquet" : "dataset.json");
+    await Deno.symlink(blob, path);
+    return await use(hotpotDatasetFile(path, "the run's dataset source"));
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+}
+
+/** The selection candidates and selected records of the run's `dataset` source (rejecting without one). */
+function datasetEnvironment(manifest: Manifest, store: BlobStore): Promise<Record<string, unknown>> {
+  const dataset = manifest.sources["dataset"];
+  return Promise.resolve({
+    candidates: (options: SelectionOptions) => {
+      if (!dataset) return Promise.reject(new Error("the run declares no dataset source"));
+      return withDatasetFile(store, dataset, (file) => file.candidates(options));
+    },
+    records: (ids: ReadonlySet<string>) => {
+      if (!dataset) return Promise.reject(new Error("the run declares no dataset source"));
+      return withDatasetFile(store, dataset, (file) => file.records(ids));
+    },
+  });
+}
+
+/**
+ * The compression usage a hotpot aggregate records, against the nodes it counts: per method, its summary and
+ * engine nodes at that ceiling, plus every ranking when the method ranks (so each method's total is its own
+ * nodes' sum, or that plus the rankings').
+ */
+function compressionUsageProblems(manifest: Manifest): { node: Node; message: string }[] {
+  const out: { node: Node; message: string }[] = [];
+  const nodes = manifest.nodes;
+  const rankings = ownUsage(nodes.filter((n) => n.stage === "hotpot-rank"));
+  const aggregates = nodes.filter((n) => n.stage === "hotpot-aggregate");
+  for (const node of aggregates) {
+    const recorded = (node.params as { compression_usage?: unknown }).compression_usage;
+    if (recorded === undefined || typeof recorded !== "object" || recorded === null) continue;
+    const cap = aggregates.length > 1 ? Number(/cap=(\d+)/.exec(node.label)?.[1]) : undefined;
+    for (const [method, usage] of Object.entries(recorded)) {
+      const own = ownUsage(nodes.filter((n) => {
+        const params = n.params as { method?: unknown; input_cap?: unknown };
+        return (n.stage === "hotpot-summary" || n.stage === "hotpot-engine") && params.method === method &&
+          (cap === undefined || params.input_cap === cap);
+      }));
+      const withRankings = addUsage({ ...own }, rankings);
+      if (!sameUsage(usage, own) && !sameUsage(usage, withRankings)) {
+        out.push({
+          node,
+          message:
+            `compression_usage of ${method} ${canonicalJson(usage)} is neither its summary and engine ` +
+            `nodes' usage ${canonicalJson(own)} nor that with the rankings' ${canonicalJson(withRankings)}`,
+        });
+      }
+    }
+  }
+  return out;
+}
+
+/** `hotpot collect`: its select and corpus stages read the run's dataset source. */
+export const HOTPOT_COLLECT_REDERIVATION: SuiteRederivation = { environment: datasetEnvironment };
+
+/** `hotpot run`. */
+export const HOTPOT_REDERIVATION: SuiteRederivation = {
+  environment: datasetEnvironment,
+  compressionStages: [hotpotRankStage, hotpotSummaryStage],
+  answerStages: [hotpotAnswerStage],
+  usageProblems: compressionUsageProblems,
+};
