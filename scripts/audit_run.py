@@ -37,6 +37,10 @@ CHUNK = 1 << 20
 
 SUITES = ("hotpot", "hotpot-collect", "sweep", "engines")
 DERIVED_STAGES = ("hotpot-answer", "sweep-answer", "hotpot-summary", "sweep-summary", "hotpot-rank", "sweep-rank")
+# Recorded options the run-header node does not bind (they do not change what a run computes); nor does it
+# bind an option named like a key of the header's sources (a source file's path: its bytes are bound by hash).
+UNBOUND_OPTIONS = ("output", "out", "quiet", "retry-failed", "frozen-run", "resume", "env-file", "help",
+                   "concurrency", "timeout-ms", "max-retries", "reference-delay-ms")
 UNIT_ID = re.compile(r"Unit id: (\S+)")
 
 
@@ -635,6 +639,9 @@ class Audit:
         else:
             params = bindings[0].get("params") or {}
             options = (header.get("invocation") or {}).get("options")
+            if isinstance(options, dict):
+                sources = header.get("sources") if isinstance(header.get("sources"), dict) else {}
+                options = {k: v for k, v in options.items() if k not in UNBOUND_OPTIONS and k not in sources}
             if canonical(params.get("options")) != canonical(options):
                 self.add("header_mismatch", "header", "invocation.options differ from the run-header node's params")
             if canonical(params.get("protocol")) != canonical(header.get("protocol")):

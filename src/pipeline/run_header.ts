@@ -1,7 +1,9 @@
 /**
  * The binding of a run's header to its DAG: one `run-header` node whose params are the header's recorded
- * options (`invocation.options`) and `protocol`, and whose output the published JSON files (protocol.json,
- * check.json) take as an input. A header re-sealed with other options or another protocol (`answers` 1 → 5)
+ * options that change what the run computes (`invocation.options` without {@link UNBOUND_OPTIONS} and the
+ * options naming a source file, whose bytes the header's `sources` hash binds) and `protocol`, and whose
+ * output the published JSON files (protocol.json, check.json) take as an input. So two runs of one corpus
+ * written to two folders (or one retried from the other) have the same published nodes. A header re-sealed with other options or another protocol (`answers` 1 → 5)
  * no longer equals that node's params, and `verify --rederive` (and `scripts/audit_run.py --strict`) name it
  * (`header_mismatch`); a forger who also edits the node changes its key and every published file's after it.
  *
@@ -18,9 +20,11 @@ export const RUN_HEADER_STAGE = "run-header";
 /** The `run-header` stage: the header's options and protocol as params, echoed with the node key. */
 export const runHeaderStage = defineStage({
   name: RUN_HEADER_STAGE,
-  version: 1,
+  // v2: the params bind only the options that change what the run computes (not --output, transport, progress).
+  version: 2,
   doc:
-    "Binds the run header's recorded options and protocol into the DAG: they are this node's params; the " +
+    "Binds the run header's recorded options that change what the run computes (not output paths, source " +
+    "paths, transport or progress options) and its protocol into the DAG: they are this node's params; the " +
     "published JSON files take its output as an input.",
   params: z.object({ options: z.unknown(), protocol: z.unknown() }),
   inputs: ["of:*"],
@@ -39,12 +43,54 @@ export const runHeaderStage = defineStage({
   },
 });
 
+/**
+ * Recorded options that do not change what a run computes, so the `run-header` node does not bind them: where
+ * the run is written (`--output`, `--out`), which earlier run it reuses nodes of (`--retry-failed`,
+ * `--frozen-run`: only nodes whose keys match are reused), transport (`--concurrency`, `--timeout-ms`,
+ * `--max-retries`, `--reference-delay-ms`: a call that fails is recorded as failed either way) and progress
+ * (`--quiet`). Mirrored by `scripts/audit_run.py` (`UNBOUND_OPTIONS`).
+ */
+export const UNBOUND_OPTIONS: readonly string[] = [
+  "output",
+  "out",
+  "quiet",
+  "retry-failed",
+  "frozen-run",
+  "resume",
+  "env-file",
+  "help",
+  "concurrency",
+  "timeout-ms",
+  "max-retries",
+  "reference-delay-ms",
+];
+
+/**
+ * The options a `run-header` node binds: `options` without {@link UNBOUND_OPTIONS} and without the options
+ * named like a key of `sources` (a source file's path: its bytes are bound by their hash). Options that are not
+ * an object (a merged run's) are bound as they are.
+ */
+export function boundOptions(options: unknown, sources: unknown): unknown {
+  if (options === null || typeof options !== "object" || Array.isArray(options)) return options ?? null;
+  const sourceNames = sources !== null && typeof sources === "object" ? Object.keys(sources) : [];
+  return Object.fromEntries(
+    Object.entries(options).filter(([name]) =>
+      !UNBOUND_OPTIONS.includes(name) && !sourceNames.includes(name)
+    ),
+  );
+}
+
 /** The params the `run-header` node of a run with this header has. */
-export function runHeaderParams(header: { invocation: { options: unknown }; protocol: unknown }): {
+export function runHeaderParams(
+  header: { invocation: { options: unknown }; protocol: unknown; sources?: unknown },
+): {
   options: unknown;
   protocol: unknown;
 } {
-  return { options: header.invocation.options ?? null, protocol: header.protocol ?? null };
+  return {
+    options: boundOptions(header.invocation.options, header.sources),
+    protocol: header.protocol ?? null,
+  };
 }
 
 /** What is wrong with the binding of `manifest`'s header: no `run-header` node, several, or other params. */
