@@ -54,3 +54,32 @@ Deno.test("an engine reply that is not I-JSON (a lone surrogate) fails with the 
     /output is not I-JSON: not I-JSON at \$\.messages\[0\]\.content: string with a lone surrogate/,
   );
 });
+
+Deno.test("engines run --max-response-bytes bounds an outside engine's output; the run exits 0", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "engines_hostile_output_" });
+  try {
+    const flood = `${dir}/flood.py`;
+    await Deno.writeTextFile(flood, "import sys\nsys.stdin.read()\nsys.stdout.write('x' * (3 << 20))\n");
+    const { runCli } = await import("./helpers/spawn.ts");
+    const result = await runCli([
+      "engines",
+      "run",
+      "--reference",
+      "--engine",
+      `flood=exec:python3 ${flood}`,
+      "--max-response-bytes",
+      "2000000",
+      "--output",
+      `${dir}/run`,
+      "-q",
+    ]);
+    assert.equal(result.code, 0, result.stderr);
+    const report = await Deno.readTextFile(`${dir}/run/REPORT.md`);
+    assert.match(
+      report,
+      /flood: output over its 2000000-byte bound \(--max-response-bytes\): cut off \(killed\)/,
+    );
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});

@@ -105,6 +105,7 @@ function competitor(spec: string, deps: EngineDeps, given: string): ContextEngin
     env: { ...(env.LEANCTX_TOKEN !== undefined ? { LEANCTX_TOKEN: env.LEANCTX_TOKEN } : {}), ...deps.env },
     plainEnv: Object.fromEntries(Object.entries(env).filter(([variable]) => variable !== "LEANCTX_TOKEN")),
     endpoint: deps.endpoint,
+    maxOutputBytes: deps.maxOutputBytes,
   });
   return {
     kind: engine.kind,
@@ -138,6 +139,7 @@ export function createEngine(spec: string, deps: EngineDeps, name: string = spec
       env: deps.env,
       name,
       endpoint: deps.endpoint,
+      maxOutputBytes: deps.maxOutputBytes,
     });
   }
   if (spec.startsWith("exec:")) {
@@ -146,6 +148,7 @@ export function createEngine(spec: string, deps: EngineDeps, name: string = spec
       env: deps.env,
       name,
       endpoint: deps.endpoint,
+      maxOutputBytes: deps.maxOutputBytes,
     });
   }
   if (spec.startsWith("http://") || spec.startsWith("https://")) {

@@ -97,6 +97,8 @@ export interface EngineDeps {
    * `LLM_MODEL`); their model calls through it are recorded as the engine's own. Transport: never in a key.
    */
   endpoint?: LoopbackProxy;
+  /** The most bytes of an outside engine's output (`--max-response-bytes`; default 8 MiB). */
+  maxOutputBytes?: number;
 }
 
 /**

@@ -161,6 +161,7 @@ export async function enginesRunCommand(
           repeats,
           budgets: options.budget,
           timeoutMs: options["engine-timeout-ms"],
+          maxOutputBytes: options["max-response-bytes"],
           qa: !options["no-qa"],
           recoveryRounds: options["recovery-rounds"] ?? DEFAULT_RECOVERY_ROUNDS,
           probes,

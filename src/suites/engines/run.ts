@@ -75,6 +75,8 @@ export interface RunEnginesOptions {
   endpoint?: LoopbackProxy;
   /** Time limit of outside engines' calls; default {@link DEFAULT_ENGINE_TIMEOUT_MS}. */
   timeoutMs?: number;
+  /** The most bytes of an outside engine's output (`--max-response-bytes`; default 8 MiB). */
+  maxOutputBytes?: number;
   /** Ask QA questions (needs `chat`); default true when a chat model is given. */
   qa?: boolean;
   /** Tool rounds per question of the +recovery arm (0: no recovery arm); default {@link DEFAULT_RECOVERY_ROUNDS}. */
@@ -202,6 +204,7 @@ export async function runEngines(options: RunEnginesOptions): Promise<EngineResu
     chat: options.chat,
     decision: options.decision,
     timeoutMs: options.timeoutMs ?? DEFAULT_ENGINE_TIMEOUT_MS,
+    maxOutputBytes: options.maxOutputBytes,
   };
   const selections = options.engines.map((e) => typeof e === "string" ? { name: e, spec: e } : e);
   const engines = selections.map(({ name, spec }) =>

@@ -38,6 +38,8 @@ export interface EnginesSuiteOptions {
   /** Budgets to measure at (default: 25 % of the input tokens). */
   budgets?: BudgetSpec[];
   timeoutMs?: number;
+  /** The most bytes of an outside engine's output (`--max-response-bytes`; default 8 MiB). */
+  maxOutputBytes?: number;
   qa: boolean;
   /** Tool rounds per question of the +recovery arm (0: none). */
   recoveryRounds: number;
@@ -160,6 +162,7 @@ export async function runEnginesSuite(
         decision: models.decision,
         counter,
         timeoutMs: options.timeoutMs,
+        maxOutputBytes: options.maxOutputBytes,
         engineEnv: options.engineEnv,
         hermesDir: options.hermesDir,
         endpoint: options.endpoint,

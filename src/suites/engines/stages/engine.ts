@@ -27,6 +27,8 @@ export interface EngineEnv {
   hermesDir?: string;
   /** The loopback chat endpoint of outside engines (transport: its address and tokens are in no key). */
   endpoint?: LoopbackProxy;
+  /** The most bytes of an outside engine's output (`--max-response-bytes`; transport: in no key). */
+  maxOutputBytes?: number;
 }
 
 /** An engine node's `result` output: everything measured except the window and the call records. */
@@ -87,6 +89,7 @@ export const enginesEngineStage = defineStage({
       budgetTokens: params.budget_tokens,
       budgetLabel: params.budget,
       timeoutMs: env.timeoutMs,
+      maxOutputBytes: env.maxOutputBytes,
       qa: params.qa,
       ...(params.recovery_rounds !== undefined ? { recoveryRounds: params.recovery_rounds } : {}),
       engineEnv: env.engineEnv,
