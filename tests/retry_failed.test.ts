@@ -10,11 +10,30 @@ import { join } from "node:path";
 import { startReferenceServer } from "../src/models/reference/server.ts";
 import { parseFaultSpec } from "../src/models/reference/faults.ts";
 import { readManifest } from "../src/store/run_dir.ts";
+import { BlobStore } from "../src/store/blob_store.ts";
+import { canonicalJson } from "../src/store/canonical.ts";
+import type { Manifest } from "../src/store/manifest.ts";
 import { testCounter } from "./models_support.ts";
 import { ROOT, runCli } from "./helpers/spawn.ts";
 
 const dir = await Deno.makeTempDir({ prefix: "retry_failed_" });
 globalThis.addEventListener("unload", () => Deno.removeSync(dir, { recursive: true }));
+
+/** The request bodies (canonical JSON) of the call records of `nodes` of the run at `path`, by call status. */
+async function requestsOf(
+  path: string,
+  nodes: Manifest["nodes"],
+): Promise<{ ok: string[]; failed: string[] }> {
+  const store = new BlobStore(path);
+  const out = { ok: [] as string[], failed: [] as string[] };
+  for (const node of nodes) {
+    for (const hash of node.requests) {
+      const record = await store.getJson(hash) as { request: unknown; status: "ok" | "failed" };
+      out[record.status === "ok" ? "ok" : "failed"].push(canonicalJson(record.request));
+    }
+  }
+  return out;
+}
 
 const AGENT_PROMPT = "You are Stand-in Agent. You read files with read_file and answer from them.";
 
@@ -166,6 +185,33 @@ Deno.test("--retry-failed redoes only what failed and equals a clean run", async
     );
     assert.equal(retryCalls, cleanCalls - okCalls, `retry ${retryCalls}, clean ${cleanCalls}, ok ${okCalls}`);
     assert.ok(retryCalls < cleanCalls);
+
+    // Call level: the calls the retry made are the records of the nodes it executed (not copied from RUN);
+    // none re-sends a request RUN had an ok response to, and every request that failed in RUN was sent again.
+    const retriedManifest = await readManifest(join(dir, "retried"));
+    const priorByKey = new Map(faultyManifest.nodes.map((n) => [n.key, n]));
+    const executed = retriedManifest.nodes.filter((n) => priorByKey.get(n.key)?.status !== "ok");
+    const sent = await requestsOf(join(dir, "retried"), executed);
+    assert.equal(sent.ok.length + sent.failed.length, retryCalls);
+    assert.equal(sent.failed.length, 0);
+    const inRun = await requestsOf(join(dir, "faulty"), faultyManifest.nodes);
+    assert.ok(inRun.failed.length > 0 && inRun.ok.length > 0);
+    const okBefore = new Set(inRun.ok);
+    assert.deepEqual(
+      sent.ok.filter((body) => okBefore.has(body)),
+      [],
+      "a request RUN had answered was re-sent",
+    );
+    const sentSet = new Set(sent.ok);
+    assert.deepEqual(
+      inRun.failed.filter((body) => !sentSet.has(body)),
+      [],
+      "a failed request was not re-sent",
+    );
+    // What RUN finished ok is that node in the retried run, published files' header binding included: the
+    // run-header node binds no --output, --retry-failed or --max-retries, so its key is RUN's.
+    const header = (m: Manifest) => m.nodes.find((n) => n.stage === "run-header");
+    assert.deepEqual(header(retriedManifest)?.params, header(faultyManifest)?.params);
 
     const manifest = await readManifest(join(dir, "retried"));
     assert.deepEqual(manifest.retried_from, {
