@@ -40,7 +40,8 @@ DERIVED_STAGES = ("hotpot-answer", "sweep-answer", "hotpot-summary", "sweep-summ
 # Recorded options the run-header node does not bind (they do not change what a run computes); nor does it
 # bind an option named like a key of the header's sources (a source file's path: its bytes are bound by hash).
 UNBOUND_OPTIONS = ("output", "out", "quiet", "retry-failed", "frozen-run", "resume", "env-file", "help",
-                   "concurrency", "timeout-ms", "max-retries", "reference-delay-ms")
+                   "concurrency", "timeout-ms", "max-retries", "reference-delay-ms",
+                   "max-response-bytes")
 UNIT_ID = re.compile(r"Unit id: (\S+)")
 
 

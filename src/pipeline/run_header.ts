@@ -47,7 +47,7 @@ export const runHeaderStage = defineStage({
  * Recorded options that do not change what a run computes, so the `run-header` node does not bind them: where
  * the run is written (`--output`, `--out`), which earlier run it reuses nodes of (`--retry-failed`,
  * `--frozen-run`: only nodes whose keys match are reused), transport (`--concurrency`, `--timeout-ms`,
- * `--max-retries`, `--reference-delay-ms`: a call that fails is recorded as failed either way) and progress
+ * `--max-retries`, `--reference-delay-ms`, `--max-response-bytes`: a call that fails is recorded as failed either way) and progress
  * (`--quiet`). Mirrored by `scripts/audit_run.py` (`UNBOUND_OPTIONS`).
  */
 export const UNBOUND_OPTIONS: readonly string[] = [
@@ -63,6 +63,7 @@ export const UNBOUND_OPTIONS: readonly string[] = [
   "timeout-ms",
   "max-retries",
   "reference-delay-ms",
+  "max-response-bytes",
 ];
 
 /**
