@@ -10,11 +10,11 @@ import { UsageError } from "../errors.ts";
 import { programIdentity } from "../program_identity.ts";
 import { planMerge, writeMerged } from "../store/merge.ts";
 import { readManifest, type RunDir } from "../store/run_dir.ts";
-import { mergedPublishers } from "../suites/merged_publish.ts";
+import { suiteNamed, SUITES } from "../suites/registry.ts";
 import { parseCommand } from "./args.ts";
 import { CLI } from "../core/program_name.ts";
 
-const MERGEABLE = Object.keys(mergedPublishers).join(", ");
+const MERGEABLE = SUITES.filter((s) => s.merge !== undefined).map((s) => s.name).join(", ");
 
 const HELP = `${CLI} merge OUT RUN...
 
@@ -46,7 +46,7 @@ export async function mergeCommand(argv: string[]): Promise<number> {
     throw new UsageError(`merge: expected OUT RUN... (see '${CLI} merge --help')`);
   }
   const suite = await suiteOfFirst(runs[0]);
-  const publisher = mergedPublishers[suite];
+  const publisher = suiteNamed(suite)?.merge;
   if (publisher === undefined) {
     throw new UsageError(
       `merge: '${suite}' runs cannot be merged (mergeable: ${MERGEABLE})`,

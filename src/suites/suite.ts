@@ -9,6 +9,7 @@ import type { CompareUnits } from "../report/compare_units.ts";
 import type { AnyStageDef } from "../pipeline/stage.ts";
 import type { Manifest, Node } from "../store/manifest.ts";
 import type { BlobStore } from "../store/blob_store.ts";
+import type { RunDir } from "../store/run_dir.ts";
 
 /** Headline metrics per row key (method, context kind, engine) of one run, for `compare`. */
 export type CompareMetrics = Map<string, Record<string, number | null>>;
@@ -23,6 +24,18 @@ export interface SuiteRederivation {
   answerStages?: readonly AnyStageDef[];
   /** Compression usage totals recorded in params that are not the sum of the nodes' usage they count. */
   usageProblems?(manifest: Manifest): { node: Node; message: string }[];
+}
+
+/**
+ * How a suite's run merged from shards (`compaction-bench merge`) is completed: the stages left out of the
+ * join (a shard's aggregate and reports cover its part only), and the export — the suite replayed over the
+ * merged nodes (`src/suites/merge_replay.ts`), publishing the same files as a whole run.
+ */
+export interface SuiteMerge {
+  /** Stages whose nodes are recomputed on the merged run (a shard's aggregate and reports). */
+  skipStages: ReadonlySet<string>;
+  /** Replays the suite over the merged nodes and publishes its files (before the run is sealed). */
+  publish(run: RunDir): Promise<void>;
 }
 
 /** A suite. */
@@ -48,6 +61,8 @@ export interface Suite {
   checkFrozen?(frozen: Manifest, protocol: Record<string, unknown>): string | null;
   /** What re-deriving its runs needs (absent: the tokenizer only, and no provider stage is replayed). */
   rederive?: SuiteRederivation;
+  /** How its shards merge and publish (absent: its runs cannot be merged). */
+  merge?: SuiteMerge;
   /** The lines printed after a run, from its published `aggregate.json` text. */
   summary(aggregateText: string): string[];
 }

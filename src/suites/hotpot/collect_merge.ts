@@ -24,6 +24,7 @@ import type { RunContext } from "../run_lifecycle.ts";
 import { collectCorpus, type CollectMode } from "./collect_suite.ts";
 import { hotpotDatasetFile } from "./dataset_file.ts";
 import type { SelectionOptions } from "./select.ts";
+import type { SuiteMerge } from "../suite.ts";
 
 /** The name corpus.json records for the embedded demo dataset (as `hotpot collect` does). */
 const EMBEDDED_DATASET_LABEL = "embedded:fixtures/hotpot/demo.parquet";
@@ -120,3 +121,11 @@ export async function publishMergedCollection(run: RunDir): Promise<void> {
     await Deno.remove(tmp, { recursive: true });
   }
 }
+
+// Collect shards: every node is kept but each shard's corpus node; the merged corpus node is made again over
+// the whole selection.
+/** `hotpot collect` shards. */
+export const HOTPOT_COLLECT_MERGE: SuiteMerge = {
+  skipStages: new Set(["hotpot-corpus", "run-header"]),
+  publish: publishMergedCollection,
+};

@@ -5,6 +5,8 @@
  * @module
  */
 import type { Suite } from "../suite.ts";
+import { HOTPOT_MERGE } from "./merge_publish.ts";
+import { HOTPOT_COLLECT_MERGE } from "./collect_merge.ts";
 import { HOTPOT_COLLECT_REDERIVATION, HOTPOT_REDERIVATION } from "./rederivation.ts";
 import { hotpotAnswerStage } from "../answer_stage.ts";
 import { hotpotRankStage, hotpotSummaryStage } from "./stages/compress.ts";
@@ -34,6 +36,7 @@ export const HOTPOT_COLLECT_SUITE: Suite = {
   title: "hotpot-collect",
   stages: [hotpotSelectStage, hotpotCollectStage, hotpotCorpusStage],
   rederive: HOTPOT_COLLECT_REDERIVATION,
+  merge: HOTPOT_COLLECT_MERGE,
   summary: () => [],
 };
 
@@ -62,6 +65,7 @@ export const HOTPOT_SUITE: Suite = {
   report: hotpotReportStage,
   compareUnits: HOTPOT_COMPARE_UNITS,
   rederive: HOTPOT_REDERIVATION,
+  merge: HOTPOT_MERGE,
   compareMetrics({ aggregate }) {
     const out = new Map<string, Record<string, number | null>>();
     for (const r of aggregate as HotpotMethodAggregate[]) {

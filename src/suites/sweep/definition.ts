@@ -5,6 +5,7 @@
  * @module
  */
 import type { Suite } from "../suite.ts";
+import { SWEEP_MERGE } from "./publish.ts";
 import { SWEEP_REDERIVATION } from "./rederivation.ts";
 import { sweepAnswerStage } from "../answer_stage.ts";
 import { sweepRankStage, sweepSummaryStage } from "./stages/compress.ts";
@@ -45,6 +46,7 @@ export const SWEEP_SUITE: Suite = {
   report: sweepReportStage,
   compareUnits: SWEEP_COMPARE_UNITS,
   rederive: SWEEP_REDERIVATION,
+  merge: SWEEP_MERGE,
   compareMetrics({ aggregate }) {
     const out = new Map<string, Record<string, number | null>>();
     for (const r of aggregate as (SweepKindAggregate & { input_cap?: number | null })[]) {

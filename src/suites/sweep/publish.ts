@@ -16,6 +16,8 @@ import type { RunContext } from "../run_lifecycle.ts";
 import { type SweepFixture, sweepFixtureFromBytes } from "./fixture.ts";
 import { runSweep, type SweepRunOptions } from "./run_suite.ts";
 import { bindRunHeader, publishJsonFile } from "../published_json_stage.ts";
+import type { SuiteMerge } from "../suite.ts";
+import { replayContext, replayModels, shardCounter, shardOptions } from "../merge_replay.ts";
 
 /** The stages a merge leaves out of the join: each shard's cover its part only, the merged run recomputes them. */
 export const SWEEP_MERGE_SKIP: ReadonlySet<string> = new Set([
@@ -96,3 +98,15 @@ export async function publishMergedSweep(run: RunDir, replay: SweepReplay): Prom
   );
   for (const [name, hash] of Object.entries(outcome.files)) await run.publish(name, hash);
 }
+
+/** `sweep run` shards. */
+export const SWEEP_MERGE: SuiteMerge = {
+  skipStages: SWEEP_MERGE_SKIP,
+  publish: async (run) =>
+    publishMergedSweep(run, {
+      context: await replayContext(run),
+      models: replayModels,
+      counter: await shardCounter(run),
+      recorded: shardOptions(run),
+    }),
+};
