@@ -4,6 +4,11 @@
  * plain data), report, suites, cli. In particular
  * data never imports methods, suites never import the CLI, report never imports suites, tokens never import
  * models and the store imports nothing above it.
+ *
+ * And each suite owns its knowledge: nothing outside a suite's folder (`src/suites/<name>/`) imports from it,
+ * except the suite registry (`src/suites/registry.ts`, the only table listing suites) and the CLI layer
+ * (`src/cli/`, `main.ts`: a suite's option table and parsing live in `src/cli/<suite>.ts`, and the single
+ * binary starts the sweep's repair sandbox child). `bench/` and `tests/` may import any suite.
  */
 import assert from "node:assert/strict";
 import { dirname, join, normalize, relative } from "node:path";
@@ -61,6 +66,40 @@ Deno.test("no import in src/ runs back up a layer", async () => {
     }
   }
   assert.deepEqual(upward, []);
+});
+
+/** The suite folder (`hotpot`, `sweep`, …) a path under `src/suites/<name>/` belongs to, else undefined. */
+function suiteFolderOf(path: string): string | undefined {
+  return /^src\/suites\/([^/]+)\//.exec(path)?.[1];
+}
+
+/** May `file` import from a suite's folder it is not in? Only the registry and the CLI layer may. */
+function maySeeSuites(file: string): boolean {
+  return file === "src/suites/registry.ts" || LAYERS[layerOf(file)][0] === "cli";
+}
+
+Deno.test("nothing outside a suite's folder names that suite (but the registry and the CLI)", async () => {
+  const files = [...await sourceFiles("src"), "main.ts"];
+  const outside: string[] = [];
+  for (const file of files) {
+    if (maySeeSuites(file)) continue;
+    for (const spec of specifiers(await Deno.readTextFile(join(ROOT, file)))) {
+      const target = relative(ROOT, normalize(join(ROOT, dirname(file), spec))).replaceAll("\\", "/");
+      const suite = suiteFolderOf(target);
+      if (suite !== undefined && suiteFolderOf(file) !== suite) outside.push(`${file} imports ${target}`);
+    }
+  }
+  assert.deepEqual(outside, []);
+});
+
+Deno.test("the suite-folder check tells a suite's own files, the registry and the CLI from the rest", () => {
+  assert.equal(suiteFolderOf("src/suites/hotpot/stages/collect.ts"), "hotpot");
+  assert.equal(suiteFolderOf("src/suites/stage_registry.ts"), undefined);
+  assert.ok(maySeeSuites("src/suites/registry.ts"));
+  assert.ok(maySeeSuites("src/cli/hotpot.ts"));
+  assert.ok(maySeeSuites("main.ts"));
+  assert.ok(!maySeeSuites("src/suites/stage_registry.ts"));
+  assert.ok(!maySeeSuites("src/report/compare_units.ts"));
 });
 
 Deno.test("the layer check sees an upward import (the parser finds import and export forms)", () => {
