@@ -64,7 +64,7 @@ Deno.test("compare --html: where it wrote, a chart, the reference notice; help a
   assert.match(json.stderr, /wrote .*2\.html/);
 
   const help = await runCli(["compare", "--help"]);
-  const options = help.stdout.split("\n").filter((line) => /^  -/.test(line));
-  const columns = new Set(options.map((line) => /^  (?:-\w, )?--?\S+(?: [A-Z]+)? +/.exec(line)![0].length));
+  const options = help.stdout.split("\n").filter((line) => /^ {2}-/.test(line));
+  const columns = new Set(options.map((line) => /^ {2}(?:-\w, )?--?\S+(?: [A-Z]+)? +/.exec(line)![0].length));
   assert.equal(columns.size, 1, `descriptions start at different columns:\n${options.join("\n")}`);
 });
