@@ -6,7 +6,7 @@
  */
 import { z } from "zod";
 import { UsageError } from "../errors.ts";
-import { resumeArgv } from "../suites/run_lifecycle.ts";
+import { resumeArgv } from "./run_argv.ts";
 import { refuseOptionsWithResume, withoutOptions } from "../core/option_rules.ts";
 
 /** The options a resume may give again, as `parseArgs` declares them. */
@@ -15,13 +15,8 @@ const RESUME_REGIVEN_SPEC = {
   "env-file": { type: "string" },
 };
 
-export {
-  defaultOutputPath,
-  openRun,
-  printCheckOnly,
-  recordedOptions,
-  resumeArgv,
-} from "../suites/run_lifecycle.ts";
+export { defaultOutputPath, openRun, printCheckOnly, recordedOptions } from "../suites/run_lifecycle.ts";
+export { resumeArgv } from "./run_argv.ts";
 
 /** The `parseArgs` spec of the shared run options. */
 export const RUN_OPTION_SPEC = {

@@ -134,6 +134,11 @@ async function hashLines(path: string): Promise<{ lines: number; sha256: string 
   return { lines, sha256 };
 }
 
+/** The refusal of resuming a finished run (`--resume DIR` of a sealed run): exit 2, naming it. */
+export function finishedRunRefusal(path: string): UsageError {
+  return new UsageError(`${path} is a finished run (manifest.json exists); a finished run is never resumed`);
+}
+
 /** A run being written. */
 export class RunDir {
   /** The run directory. */
@@ -249,8 +254,7 @@ export class RunDir {
    * from `expect` (the program, tokenizer or protocol of this invocation), naming the difference.
    */
   static async resume(path: string, expect?: ResumeExpectation): Promise<RunDir> {
-    const refuseFinished = () =>
-      new UsageError(`${path} is a finished run (manifest.json exists); a finished run is never resumed`);
+    const refuseFinished = () => finishedRunRefusal(path);
     if (await exists(join(path, RUN_FILES.manifest))) throw refuseFinished();
     const journalPath = join(path, RUN_FILES.journal);
     if (!(await exists(journalPath))) {

@@ -15,8 +15,7 @@ import { FrozenMismatchError } from "../pipeline/frozen_check.ts";
 import { programIdentity } from "../program_identity.ts";
 import { type Node, RUN_FORMAT, type RunHeader } from "../store/manifest.ts";
 import { readManifest, RunDir } from "../store/run_dir.ts";
-import { checkNewOutputPath, inputError, statInputDirectory, statInputFile } from "../fs_input.ts";
-import { readJournal } from "../store/journal.ts";
+import { checkNewOutputPath, statInputDirectory } from "../fs_input.ts";
 import { heapBudget } from "../core/heap_budget.ts";
 import { formatProblem, verifyRun } from "../store/verify.ts";
 import { CheckFailedError, UsageError } from "../errors.ts";
@@ -162,55 +161,6 @@ export function recordedCommand(command: readonly string[], argv: readonly strin
     out.push(word);
   }
   return out;
-}
-
-/**
- * The argv a run was started with, for `--resume DIR`: read from the journal's header, checked to be a run
- * of `command` (e.g. `["hotpot", "run"]`), without its `--output`; `--resume DIR` is appended.
- */
-export async function resumeArgv(dir: string, command: string[]): Promise<string[]> {
-  await statInputDirectory(dir, "--resume");
-  try {
-    await Deno.lstat(join(dir, "manifest.json"));
-    throw new UsageError(`${dir} is a finished run (manifest.json exists); a finished run is never resumed`);
-  } catch (error) {
-    if (!(error instanceof Deno.errors.NotFound)) throw inputError(error, dir, "--resume");
-  }
-  const journal = join(dir, "journal.jsonl");
-  try {
-    await Deno.lstat(journal);
-  } catch (error) {
-    if (error instanceof Deno.errors.NotFound) {
-      throw new UsageError(`--resume ${dir}: not a run directory (no journal)`);
-    }
-    throw inputError(error, journal, "--resume");
-  }
-  await statInputFile(journal, "--resume");
-  let header;
-  try {
-    header = (await readJournal(journal)).header;
-  } catch (error) {
-    throw inputError(error, journal, "--resume");
-  }
-  if (!header) throw new UsageError(`--resume ${dir}: the journal has no header`);
-  const recorded = header.invocation.command;
-  if (command.some((word, i) => recorded[i] !== word)) {
-    throw new UsageError(
-      `--resume ${dir}: a '${recorded.slice(0, 2).join(" ")}' run, not '${command.join(" ")}'`,
-    );
-  }
-  const argv: string[] = [];
-  const rest = recorded.slice(command.length);
-  for (let i = 0; i < rest.length; i++) {
-    const word = rest[i];
-    if (word === "--output" || word === "-o") {
-      i++;
-      continue;
-    }
-    if (word.startsWith("--output=")) continue;
-    argv.push(word);
-  }
-  return [...argv, "--resume", dir];
 }
 
 /** Opens the frozen run named by `--frozen-run`, refusing a missing or unfinished one. */

@@ -1,0 +1,61 @@
+/**
+ * Rebuilding a run's command line for `--resume DIR`: the words its header recorded, checked to be a run of
+ * this command, without `--output`, with `--resume DIR` appended (a finished run refused as `RunDir.resume`
+ * refuses it). The run life cycle itself (`src/suites/run_lifecycle.ts`) takes no argv apart.
+ *
+ * @module
+ */
+import { join } from "node:path";
+import { UsageError } from "../errors.ts";
+import { inputError, statInputDirectory, statInputFile } from "../fs_input.ts";
+import { readJournal } from "../store/journal.ts";
+import { finishedRunRefusal } from "../store/run_dir.ts";
+
+/**
+ * The argv a run was started with, for `--resume DIR`: read from the journal's header, checked to be a run
+ * of `command` (e.g. `["hotpot", "run"]`), without its `--output`; `--resume DIR` is appended.
+ */
+export async function resumeArgv(dir: string, command: string[]): Promise<string[]> {
+  await statInputDirectory(dir, "--resume");
+  try {
+    await Deno.lstat(join(dir, "manifest.json"));
+    throw finishedRunRefusal(dir);
+  } catch (error) {
+    if (!(error instanceof Deno.errors.NotFound)) throw inputError(error, dir, "--resume");
+  }
+  const journal = join(dir, "journal.jsonl");
+  try {
+    await Deno.lstat(journal);
+  } catch (error) {
+    if (error instanceof Deno.errors.NotFound) {
+      throw new UsageError(`--resume ${dir}: not a run directory (no journal)`);
+    }
+    throw inputError(error, journal, "--resume");
+  }
+  await statInputFile(journal, "--resume");
+  let header;
+  try {
+    header = (await readJournal(journal)).header;
+  } catch (error) {
+    throw inputError(error, journal, "--resume");
+  }
+  if (!header) throw new UsageError(`--resume ${dir}: the journal has no header`);
+  const recorded = header.invocation.command;
+  if (command.some((word, i) => recorded[i] !== word)) {
+    throw new UsageError(
+      `--resume ${dir}: a '${recorded.slice(0, 2).join(" ")}' run, not '${command.join(" ")}'`,
+    );
+  }
+  const argv: string[] = [];
+  const rest = recorded.slice(command.length);
+  for (let i = 0; i < rest.length; i++) {
+    const word = rest[i];
+    if (word === "--output" || word === "-o") {
+      i++;
+      continue;
+    }
+    if (word.startsWith("--output=")) continue;
+    argv.push(word);
+  }
+  return [...argv, "--resume", dir];
+}
