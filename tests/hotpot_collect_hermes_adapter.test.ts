@@ -91,12 +91,14 @@ const gitReady = (await git("init", "-q")).success && (await git("add", ".")).su
   (await git("commit", "-q", "-m", "stand-in")).success;
 
 const ADAPTER = `exec:python3 ${join(ROOT, "adapters", "hermes_collect.py")} --hermes ${hermes}`;
-Deno.env.set("LLM_BASE_URL", "http://127.0.0.1:9/v1");
-Deno.env.set("STANDIN_PAGE_LINES", "3");
-Deno.env.set("SECRET_NOT_PASSED", "sk-never-reaches-the-agent");
+/** The collecting program's environment (for its child only: never `Deno.env`, shared by parallel test files). */
+const ENV: Record<string, string> = {
+  LLM_BASE_URL: "http://127.0.0.1:9/v1",
+  STANDIN_PAGE_LINES: "3",
+  SECRET_NOT_PASSED: "sk-never-reaches-the-agent",
+};
 
-async function collect(out: string, report: string, extra: string[] = []) {
-  Deno.env.set("STANDIN_REPORT", report);
+async function collect(out: string, report: string, extra: string[] = [], env: Record<string, string> = {}) {
   return await runCli([
     "hotpot",
     "collect",
@@ -114,7 +116,7 @@ async function collect(out: string, report: string, extra: string[] = []) {
     "--output",
     out,
     "-q",
-  ]);
+  ], { ...ENV, STANDIN_REPORT: report, ...env });
 }
 
 async function blobText(run: string, hash: string): Promise<string> {
@@ -175,15 +177,12 @@ Deno.test("a noisy Hermes paging its reads collects valid trajectories; stdout i
 });
 
 Deno.test("an agent that did not finish exits non-zero; its question is invalid with Hermes' reason", async () => {
-  Deno.env.set("STANDIN_FAIL", "1");
-  try {
-    const out = join(dir, "unfinished");
-    const result = await collect(out, join(dir, "unfinished-report.jsonl"), ["--agent-env", "STANDIN_FAIL"]);
-    assert.equal(result.code, 1, result.stderr + result.stdout);
-    assert.match(result.stdout, /agent: exited with code 1: .*the agent did not finish: Connection error\./s);
-  } finally {
-    Deno.env.delete("STANDIN_FAIL");
-  }
+  const out = join(dir, "unfinished");
+  const result = await collect(out, join(dir, "unfinished-report.jsonl"), ["--agent-env", "STANDIN_FAIL"], {
+    STANDIN_FAIL: "1",
+  });
+  assert.equal(result.code, 1, result.stderr + result.stdout);
+  assert.match(result.stdout, /agent: exited with code 1: .*the agent did not finish: Connection error\./s);
 });
 
 Deno.test("--agent-env refuses a name that is not set, before anything is written", async () => {

@@ -12,7 +12,8 @@ import { ROOT, runCli } from "./helpers/spawn.ts";
 const dir = await Deno.makeTempDir({ prefix: "hotpot_collect_modes_" });
 globalThis.addEventListener("unload", () => Deno.removeSync(dir, { recursive: true }));
 
-Deno.env.set("LLM_BASE_URL", "http://127.0.0.1:9/v1"); // the stand-in Hermes never calls it
+/** The CLI with the stand-in Hermes' endpoint (it never calls it) set for its child only, never in `Deno.env`. */
+const cli = (args: string[]) => runCli(args, { LLM_BASE_URL: "http://127.0.0.1:9/v1" });
 const REAL20 = join(ROOT, "tests/fixtures/shared_data/hotpot_dev_real20.official.json");
 const AGENT_PROMPT = "You are Stand-in Agent. You read files with read_file and answer from them.";
 
@@ -81,11 +82,11 @@ async function corpusOf(run: string) {
 
 Deno.test("a dataset other than the embedded demo needs an explicit collection mode; nothing is written", async () => {
   const out = join(dir, "no-mode");
-  const result = await runCli(["hotpot", "collect", "--dataset", REAL20, "--output", out, "-q"]);
+  const result = await cli(["hotpot", "collect", "--dataset", REAL20, "--output", out, "-q"]);
   assert.equal(result.code, 2, result.stderr);
   assert.match(result.stderr, /--scripted .*--live, --hermes-sessions DIR or --agent exec:'CMD'/);
   await assert.rejects(Deno.stat(out), Deno.errors.NotFound);
-  const both = await runCli([
+  const both = await cli([
     "hotpot",
     "collect",
     "--scripted",
@@ -100,7 +101,7 @@ Deno.test("a dataset other than the embedded demo needs an explicit collection m
 });
 
 Deno.test("hotpot collect --help lists --live once, with the collection modes", async () => {
-  const result = await runCli(["hotpot", "collect", "--help"]);
+  const result = await cli(["hotpot", "collect", "--help"]);
   assert.equal(result.code, 0);
   assert.equal(result.stdout.match(/^ +--live\b/gm)?.length, 1, result.stdout);
   assert.match(result.stdout, /--agent exec:'CMD'/);
@@ -108,7 +109,7 @@ Deno.test("hotpot collect --help lists --live once, with the collection modes", 
 
 Deno.test("an outside agent collects in its workspace with its own system prompt; the mode is in corpus.json and the report", async () => {
   const out = join(dir, "agent");
-  const result = await runCli([
+  const result = await cli([
     "hotpot",
     "collect",
     "--questions",
@@ -140,7 +141,7 @@ Deno.test("an outside agent collects in its workspace with its own system prompt
   for (const node of collect) assert.ok(node.outputs.session_text, node.label);
 
   const run = join(dir, "agent-run");
-  const scored = await runCli([
+  const scored = await cli([
     "hotpot",
     "run",
     "--reference",
@@ -175,7 +176,7 @@ Deno.test("an outside agent collects in its workspace with its own system prompt
 
 Deno.test("an outside agent that edits a workspace file is caught by the workspace hashes", async () => {
   const out = join(dir, "agent-edit");
-  const result = await runCli([
+  const result = await cli([
     "hotpot",
     "collect",
     "--questions",
@@ -196,7 +197,7 @@ Deno.test("an outside agent that edits a workspace file is caught by the workspa
 
 Deno.test("adapters/hermes_collect.py runs Hermes' AIAgent (a stand-in module) and its session passes collection", async () => {
   const out = join(dir, "hermes-adapter");
-  const result = await runCli([
+  const result = await cli([
     "hotpot",
     "collect",
     "--questions",
@@ -220,7 +221,7 @@ Deno.test("adapters/hermes_collect.py runs Hermes' AIAgent (a stand-in module) a
 Deno.test("adapters/hermes_collect.py without Hermes says so: every question invalid with the reason, exit 1", async () => {
   const out = join(dir, "no-hermes");
   const missing = join(dir, "no-such-hermes");
-  const result = await runCli([
+  const result = await cli([
     "hotpot",
     "collect",
     "--questions",
@@ -258,7 +259,7 @@ Deno.test("adapters/hermes_collect.py without Hermes says so: every question inv
 
 Deno.test("Hermes sessions with Hermes' own prompt import valid; each raw file is a source blob and an input of its collect node", async () => {
   const scripted = join(dir, "scripted");
-  const made = await runCli(["hotpot", "collect", "--questions", "3", "--output", scripted, "-q"]);
+  const made = await cli(["hotpot", "collect", "--questions", "3", "--output", scripted, "-q"]);
   assert.equal(made.code, 0, made.stderr);
   const base = await corpusOf(scripted);
   const sessions = join(dir, "sessions");
@@ -277,7 +278,7 @@ Deno.test("Hermes sessions with Hermes' own prompt import valid; each raw file i
     );
   }
   const out = join(dir, "hermes-import");
-  const result = await runCli([
+  const result = await cli([
     "hotpot",
     "collect",
     "--questions",
@@ -303,7 +304,7 @@ Deno.test("Hermes sessions with Hermes' own prompt import valid; each raw file i
     assert.equal(node.inputs.session, hash, q.id);
   }
   assert.equal(corpus.questions.filter((q) => q.system_prompt?.text === hermesPrompt).length, 2);
-  const verified = await runCli(["verify", out]);
+  const verified = await cli(["verify", out]);
   assert.equal(verified.code, 0, verified.stdout + verified.stderr);
 });
 
@@ -311,7 +312,7 @@ Deno.test("an outside agent past --agent-timeout is killed and its question reco
   const slow = join(dir, "slow.py");
   await Deno.writeTextFile(slow, "import sys, time\nsys.stdin.read()\ntime.sleep(60)\n");
   const out = join(dir, "agent-slow");
-  const result = await runCli([
+  const result = await cli([
     "hotpot",
     "collect",
     "--questions",
@@ -334,7 +335,7 @@ Deno.test("--agent-system-prompt hands a system prompt to the agent, which the t
   const promptFile = join(dir, "prompt.txt");
   await Deno.writeTextFile(promptFile, "You are the given prompt.");
   const out = join(dir, "agent-prompt");
-  const result = await runCli([
+  const result = await cli([
     "hotpot",
     "collect",
     "--questions",
@@ -351,7 +352,7 @@ Deno.test("--agent-system-prompt hands a system prompt to the agent, which the t
   for (const q of (await corpusOf(out)).questions) {
     assert.equal(q.system_prompt?.text, "You are the given prompt.");
   }
-  const misplaced = await runCli([
+  const misplaced = await cli([
     "hotpot",
     "collect",
     "--scripted",

@@ -15,20 +15,27 @@ export interface Finished {
   stderr: string;
 }
 
-/** Runs `deno run -A <script> ...args` from the project root and collects its output. */
-export async function runDeno(script: string, args: string[]): Promise<Finished> {
+/**
+ * Runs `deno run -A <script> ...args` from the project root and collects its output. `env` adds variables for
+ * this child only: test files run in parallel in one process, so a test never sets `Deno.env` for a child.
+ */
+export async function runDeno(
+  script: string,
+  args: string[],
+  env: Record<string, string> = {},
+): Promise<Finished> {
   const output = await new Deno.Command(Deno.execPath(), {
     args: ["run", "-A", "--unstable-worker-options", script, ...args],
     cwd: ROOT,
     stdout: "piped",
     stderr: "piped",
-    env: { NO_COLOR: "1" },
+    env: { ...env, NO_COLOR: "1" },
   }).output();
   const decoder = new TextDecoder();
   return { code: output.code, stdout: decoder.decode(output.stdout), stderr: decoder.decode(output.stderr) };
 }
 
-/** Runs the real CLI: `deno run -A main.ts ...args`. */
-export function runCli(args: string[]): Promise<Finished> {
-  return runDeno("main.ts", args);
+/** Runs the real CLI: `deno run -A main.ts ...args` (`env`: variables for this child only). */
+export function runCli(args: string[], env: Record<string, string> = {}): Promise<Finished> {
+  return runDeno("main.ts", args, env);
 }
