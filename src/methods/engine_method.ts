@@ -17,9 +17,15 @@ import { type ChatMessage, ChatMessageSchema } from "../models/messages.ts";
 import type { CallRecord } from "../models/types.ts";
 import { sha256File } from "../store/hash.ts";
 import type { TokenCounter } from "../tokens/types.ts";
-import { BUILTIN_ENGINES, parseEngineSelection, REAL_COMPETITORS } from "./engines/create.ts";
+import { BUILTIN_ENGINES, createEngine, parseEngineSelection, REAL_COMPETITORS } from "./engines/create.ts";
 import { FRAMEWORK_ENGINES } from "./engines/frameworks/framework_engines.ts";
-import { type CompressUsage, type ContextEngine, EngineError, EngineSkipped } from "./engines/engine.ts";
+import {
+  type CompressUsage,
+  type ContextEngine,
+  type EngineDeps,
+  EngineError,
+  EngineSkipped,
+} from "./engines/engine.ts";
 import { splitCommandLine } from "./engines/split_command.ts";
 import { toolPairingProblem } from "./engines/tool_groups.ts";
 import { declaredMethod, type EngineMethod, type Method } from "./registry.ts";
@@ -199,4 +205,44 @@ export async function compactWithEngine(
     if (error instanceof EngineError) return fail(error.message, error.records);
     throw error;
   }
+}
+
+/** Default time limit of one outside engine call in a suite's engine stage (as `engines run`). */
+export const ENGINE_STAGE_TIMEOUT_MS = 60_000;
+
+/** What a suite's engine stage body gives the pipeline: the window, the exchanges, and why it is invalid. */
+export interface EngineStageOutcome {
+  outputs: { window: StoredWindow };
+  requests: CallRecord[];
+  status?: "invalid";
+  reason?: string;
+}
+
+/**
+ * The body every suite's engine stage shares (`hotpot-engine`, `sweep-engine`): builds the engine `spec` names
+ * (shown as `name`) over the stage's models and loopback endpoint, compacts `history` toward `budget`
+ * ({@link compactWithEngine}) and gives the window, the exchanges made and, when the engine failed, the
+ * invalid status with its reason.
+ */
+export async function runEngineStage(
+  spec: string,
+  name: string,
+  env: Pick<EngineDeps, "chat" | "decision" | "endpoint">,
+  history: readonly ChatMessage[],
+  budget: number,
+  counter: TokenCounter,
+  key: string,
+): Promise<EngineStageOutcome> {
+  const engine = createEngine(spec, {
+    chat: env.chat,
+    decision: env.decision,
+    timeoutMs: ENGINE_STAGE_TIMEOUT_MS,
+    endpoint: env.endpoint,
+  }, name);
+  const { window, records } = await compactWithEngine(engine, history, budget, counter, key);
+  return {
+    outputs: { window },
+    requests: records,
+    ...(window.ok ? {} : { status: "invalid" as const, reason: window.reason ?? "engine failed" }),
+  };
 }

@@ -10,14 +10,10 @@
  */
 import { z } from "zod";
 import { defineStage } from "../../../pipeline/stage.ts";
-import { createEngine } from "../../../methods/engines/create.ts";
-import { compactWithEngine, publicHistory, StoredWindowSchema } from "../../../methods/engine_method.ts";
+import { publicHistory, runEngineStage, StoredWindowSchema } from "../../../methods/engine_method.ts";
 import { evidenceSpaceOf } from "../methods.ts";
 import type { HotpotModelEnv } from "./compress.ts";
 import { StoredQuestionSchema } from "./question.ts";
-
-/** Default time limit of one outside engine call (as `engines run`). */
-export const ENGINE_TIMEOUT_MS = 60_000;
 
 const EngineParams = z.object({
   method: z.string(),
@@ -63,27 +59,18 @@ export const hotpotEngineStage = defineStage({
       const window = { node: key, ok: false, messages: null, reason: "collection invalid", usage };
       return { outputs: { window }, status: "invalid" as const, reason: "collection invalid" };
     }
-    const engine = createEngine(params.engine, {
-      chat: env.chat,
-      decision: env.decision,
-      timeoutMs: ENGINE_TIMEOUT_MS,
-      endpoint: env.endpoint,
-    }, params.method);
     // The evidence space every method of the run has: the ceiling less the reserve, the head (system prompt
     // and task), the framing and the evaluation question. The engine's whole window (its head included) must
     // fit there, so a window that keeps the head costs the engine what the head costs every other method.
     const budget = evidenceSpaceOf(counter, question, params.input_cap - params.reserve);
-    const { window, records } = await compactWithEngine(
-      engine,
+    return await runEngineStage(
+      params.engine,
+      params.method,
+      env,
       publicHistory(question.trajectory),
       budget,
       counter,
       key,
     );
-    return {
-      outputs: { window },
-      requests: records,
-      ...(window.ok ? {} : { status: "invalid" as const, reason: window.reason ?? "engine failed" }),
-    };
   },
 });

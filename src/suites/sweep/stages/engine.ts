@@ -9,15 +9,11 @@
  */
 import { z } from "zod";
 import { defineStage } from "../../../pipeline/stage.ts";
-import { createEngine } from "../../../methods/engines/create.ts";
-import { compactWithEngine, publicHistory, StoredWindowSchema } from "../../../methods/engine_method.ts";
+import { publicHistory, runEngineStage, StoredWindowSchema } from "../../../methods/engine_method.ts";
 import { countPrompt } from "../../../tokens/budget.ts";
 import { summarySweepContext } from "../contexts.ts";
 import type { SweepModelEnv } from "./compress.ts";
 import { checkSweepEnv } from "./env.ts";
-
-/** Default time limit of one outside engine call (as `engines run`). */
-const ENGINE_TIMEOUT_MS = 60_000;
 
 const EngineParams = z.object({
   kind: z.string(),
@@ -57,25 +53,16 @@ export const sweepEngineStage = defineStage({
   }) {
     checkSweepEnv(env, params);
     const { counter, fixture } = env;
-    const engine = createEngine(params.engine, {
-      chat: env.chat,
-      decision: env.decision,
-      timeoutMs: ENGINE_TIMEOUT_MS,
-      endpoint: env.endpoint,
-    }, params.kind);
     const limit = params.input_cap - params.reserve;
     const empty = summarySweepContext(fixture.trajectory, "", [], fixture.followUp);
-    const { window, records } = await compactWithEngine(
-      engine,
+    return await runEngineStage(
+      params.engine,
+      params.kind,
+      env,
       publicHistory(fixture.trajectory),
       limit - countPrompt(counter, empty),
       counter,
       key,
     );
-    return {
-      outputs: { window },
-      requests: records,
-      ...(window.ok ? {} : { status: "invalid" as const, reason: window.reason ?? "engine failed" }),
-    };
   },
 });
