@@ -3,6 +3,7 @@
  *
  * @module
  */
+import { CONSOLE_PRINTER } from "./run_printer.ts";
 import { z } from "zod";
 import { UsageError } from "../errors.ts";
 import { BUILTIN_ENGINES, REAL_COMPETITORS } from "../methods/engines/create.ts";
@@ -216,7 +217,7 @@ async function run(argv: string[]): Promise<number> {
     return 0;
   }
   if (positionals.length > 0) throw new UsageError(`engines run: unexpected argument '${positionals[0]}'`);
-  await enginesRunCommand(options, argv, () => generatorParams(options));
+  await enginesRunCommand(options, argv, () => generatorParams(options), CONSOLE_PRINTER);
   return 0;
 }
 

@@ -15,7 +15,8 @@ const RESUME_REGIVEN_SPEC = {
   "env-file": { type: "string" },
 };
 
-export { defaultOutputPath, openRun, printCheckOnly, recordedOptions } from "../suites/run_lifecycle.ts";
+export { defaultOutputPath, openRun, recordedOptions } from "../suites/run_lifecycle.ts";
+export { printCheckOnly } from "./run_printer.ts";
 export { resumeArgv } from "./run_argv.ts";
 
 /** The `parseArgs` spec of the shared run options. */

@@ -2,7 +2,8 @@
  * The life of one suite run, written once for every suite: open a new run directory (or resume an unfinished
  * one), record the invocation the same way for every suite (never a secret, never `--env-file` or its path),
  * hand an executor to the suite, publish its files (node outputs byte for byte, plus the protocol), seal the run
- * with its manifest, close the models and print the summary. On failure the journal stays resumable.
+ * with its manifest, close the models and hand the summary to the CLI's printer ({@link RunPrinter}). On
+ * failure the journal stays resumable.
  *
  * @module
  */
@@ -394,9 +395,24 @@ export interface SuiteOutcome<T> {
   lines?: string[];
 }
 
+/**
+ * What the CLI shows of a finished run (`src/cli/run_printer.ts`): the life cycle itself prints nothing.
+ */
+export interface RunPrinter {
+  /** A run that answered: the summary lines, the retry note, the run's path and whether it has reports. */
+  finished(run: { lines: readonly string[]; path: string; report: boolean; retried?: string }): void;
+  /**
+   * A check-only run: the comparison with the frozen run (`runPath` null: the run was not kept); may throw
+   * to set the exit code when an answer input differs.
+   */
+  checkOnly(check: CheckOnlyReport, frozenPath: string | undefined, runPath: string | null): void;
+}
+
 /** One run of a suite, as the CLI asks for it. */
 export interface SuiteRunRequest {
   suite: Suite;
+  /** How the finished run is shown (the CLI's printer). */
+  printer: RunPrinter;
   /** The words after the command, as given (resume expanded by the CLI). */
   argv: string[];
   /** The validated options. */
@@ -482,38 +498,22 @@ export async function runSuite<T>(
     );
     const { outcome, lines } = finished.result;
     if (outcome.check) {
-      printCheckOnly(outcome.check, request.frozen?.path, temporary !== undefined ? null : finished.path);
+      request.printer.checkOnly(
+        outcome.check,
+        request.frozen?.path,
+        temporary !== undefined ? null : finished.path,
+      );
     } else {
-      for (const line of lines) console.log(line);
-      const report = outcome.files["REPORT.md"]
-        ? `\nreport: ${finished.path}/REPORT.md (and report.html)`
-        : "";
-      if (finished.retried !== undefined) console.log(`\n${finished.retried}`);
-      console.log(`\nrun: ${finished.path}${report}`);
+      request.printer.finished({
+        lines,
+        path: finished.path,
+        report: outcome.files["REPORT.md"] !== undefined,
+        retried: finished.retried,
+      });
     }
     return { ...finished, result: outcome.result };
   } finally {
     await request.models?.close();
     if (temporary !== undefined) await Deno.remove(temporary, { recursive: true });
   }
-}
-
-/** Prints a check-only report; throws {@link CheckFailedError} (exit 1) when an answer input differs. */
-export function printCheckOnly(
-  check: CheckOnlyReport,
-  frozenPath: string | undefined,
-  runPath: string | null,
-): void {
-  console.log(`check-only: compared ${check.compared} answer input(s) with ${frozenPath}`);
-  for (const label of check.differing) console.log(`  differs: ${label}`);
-  for (const label of check.missing) console.log(`  not in the frozen run: ${label}`);
-  console.log(
-    runPath === null ? "run: not kept (give --output DIR to keep the check-only run)" : `run: ${runPath}`,
-  );
-  if (check.differing.length > 0 || check.missing.length > 0) {
-    throw new CheckFailedError(
-      `${check.differing.length} answer input(s) differ, ${check.missing.length} missing from the frozen run`,
-    );
-  }
-  console.log("ok: every answer input equals the frozen run's");
 }

@@ -20,7 +20,7 @@ import type { TranscriptFormat } from "../../data/transcripts/types.ts";
 import { loadTokenCounter } from "../../tokens/load.ts";
 import { setupModels } from "../model_setup.ts";
 import { startLoopbackProxy } from "../../models/loopback_proxy.ts";
-import { openFrozenFor, type RunCommandOptions, runSuite } from "../run_lifecycle.ts";
+import { openFrozenFor, type RunCommandOptions, type RunPrinter, runSuite } from "../run_lifecycle.ts";
 import { ENGINES_SUITE } from "./definition.ts";
 import type { GenerateParamsInput } from "./generate.ts";
 import { runEnginesSuite, type TranscriptSource } from "./suite.ts";
@@ -49,6 +49,7 @@ export async function enginesRunCommand(
   options: EnginesRunCommandOptions,
   argv: string[],
   generator: () => GenerateParamsInput,
+  printer: RunPrinter,
 ): Promise<string> {
   if (options["check-only"]) {
     throw new UsageError(
@@ -132,6 +133,7 @@ export async function enginesRunCommand(
     {
       suite: ENGINES_SUITE,
       argv,
+      printer,
       options: { ...options },
       output: options.output,
       quiet: options.quiet,

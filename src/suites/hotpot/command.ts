@@ -20,6 +20,7 @@ import {
   openRetried,
   refuseWithRetry,
   type RunCommandOptions,
+  type RunPrinter,
   runSuite,
 } from "../run_lifecycle.ts";
 import { assertQuotaMet, collectCorpus, type CollectMode } from "./collect_suite.ts";
@@ -66,7 +67,11 @@ export interface HotpotCollectOptions extends RunCommandOptions {
 }
 
 /** `hotpot collect`: returns the run directory. */
-export async function hotpotCollect(options: HotpotCollectOptions, argv: string[]): Promise<string> {
+export async function hotpotCollect(
+  options: HotpotCollectOptions,
+  argv: string[],
+  printer: RunPrinter,
+): Promise<string> {
   const modeKind = chooseCollectionMode(options);
   // Collection never reuses a frozen run: these options would be ignored.
   refuseGiven("hotpot collect", options, ["frozen-run", "check-only"], "not supported (nothing is reused)");
@@ -141,6 +146,7 @@ export async function hotpotCollect(options: HotpotCollectOptions, argv: string[
     {
       suite: HOTPOT_COLLECT_SUITE,
       argv,
+      printer,
       options: { ...options },
       output: options.output,
       resume: options.resume,
@@ -212,7 +218,11 @@ async function readCorpusSource(
 }
 
 /** `hotpot run`: returns the run directory. */
-export async function hotpotRunCommand(options: HotpotRunCommandOptions, argv: string[]): Promise<string> {
+export async function hotpotRunCommand(
+  options: HotpotRunCommandOptions,
+  argv: string[],
+  printer: RunPrinter,
+): Promise<string> {
   if (!options.corpus) {
     throw new UsageError("hotpot run: --corpus FILE is required (write one with 'hotpot collect')");
   }
@@ -273,6 +283,7 @@ export async function hotpotRunCommand(options: HotpotRunCommandOptions, argv: s
     {
       suite: HOTPOT_SUITE,
       argv,
+      printer,
       options: { ...options },
       output: options.output,
       resume: options.resume,

@@ -17,6 +17,7 @@ import {
   openRetried,
   refuseWithRetry,
   type RunCommandOptions,
+  type RunPrinter,
   runSuite,
 } from "../run_lifecycle.ts";
 import { sha256Hex } from "../../store/hash.ts";
@@ -75,7 +76,11 @@ async function sweepMethods(
 }
 
 /** `sweep run`: returns the run directory. */
-export async function sweepRunCommand(options: SweepRunCommandOptions, argv: string[]): Promise<string> {
+export async function sweepRunCommand(
+  options: SweepRunCommandOptions,
+  argv: string[],
+  printer: RunPrinter,
+): Promise<string> {
   refuseWithRetry(options);
   await assertSandboxAvailable();
   const fixture = await loadSweepFixture(options.trajectory ?? assetPath(DEFAULT_SWEEP_TRAJECTORY));
@@ -129,6 +134,7 @@ export async function sweepRunCommand(options: SweepRunCommandOptions, argv: str
     {
       suite: SWEEP_SUITE,
       argv,
+      printer,
       options: { ...options },
       output: options.output,
       resume: options.resume,
