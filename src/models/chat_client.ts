@@ -24,13 +24,20 @@ import {
   boundedResponse,
   decodeBody,
   DEFAULT_MAX_RESPONSE_BYTES,
+  parseOrText,
   type RawBody,
   readBoundedBody,
 } from "./response_body.ts";
 import { z } from "zod";
 import { redact } from "./credentials.ts";
 import type { NamedSecret } from "../core/secrets.ts";
-import { keysInResponse, responseContainsKeyError, storedResponse } from "./response_secrets.ts";
+import {
+  clientSecrets,
+  keyFailureError,
+  keysInResponse,
+  responseContainsKeyError,
+  storedResponse,
+} from "./response_secrets.ts";
 import { endpointLimit } from "./endpoint_limit.ts";
 import {
   type ChatCompletionResponse,
@@ -105,10 +112,7 @@ export class OpenAIChatClient implements ChatModel {
       sendChatTemplateKwargs: options.sendChatTemplateKwargs ?? true,
       fetch: options.fetch,
     };
-    const listed = options.secrets ?? [];
-    this.#secrets = listed.some((s) => s.value === options.apiKey)
-      ? listed
-      : [{ name: "LLM_API_KEY", value: options.apiKey }, ...listed];
+    this.#secrets = clientSecrets(options.apiKey, "LLM_API_KEY", options.secrets);
     endpointLimit(this.#options.baseURL, this.#options.concurrency);
   }
 
@@ -154,9 +158,7 @@ export class OpenAIChatClient implements ChatModel {
         record.response = stored.response;
         if (stored.altered) {
           record.response_altered = stored.altered;
-          if (!error.startsWith(responseContainsKeyError(stored.found))) {
-            record.error = redact(`${responseContainsKeyError(stored.found)} (${error})`, secrets);
-          }
+          record.error = redact(keyFailureError(error, stored.found), secrets);
         }
       }
       if (raw !== undefined) {
@@ -358,16 +360,6 @@ export class OpenAIChatClient implements ChatModel {
 
 /** Backoff before retrying a 200 whose body was unusable (the SDK's own retries use its backoff). */
 const BODY_RETRY_BACKOFF: BackoffOptions = { baseDelayMs: 250, maxDelayMs: 8000 };
-
-/** The body as JSON when it parses, else its text (what a failed call stores). */
-function parseOrText(text: string): unknown {
-  try {
-    return JSON.parse(text);
-  } catch (error) {
-    if (error instanceof SyntaxError) return text;
-    throw error;
-  }
-}
 
 function sleep(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms));

@@ -22,10 +22,22 @@
  * @module
  */
 import { z } from "zod";
-import { decodeBody, DEFAULT_MAX_RESPONSE_BYTES, type RawBody, readBoundedBody } from "./response_body.ts";
+import {
+  decodeBody,
+  DEFAULT_MAX_RESPONSE_BYTES,
+  parseOrText,
+  type RawBody,
+  readBoundedBody,
+} from "./response_body.ts";
 import { DEFAULT_DECISION_BASE_URL, DEFAULT_DECISION_MODEL, redact } from "./credentials.ts";
 import type { NamedSecret } from "../core/secrets.ts";
-import { keysInResponse, responseContainsKeyError, storedResponse } from "./response_secrets.ts";
+import {
+  clientSecrets,
+  keyFailureError,
+  keysInResponse,
+  responseContainsKeyError,
+  storedResponse,
+} from "./response_secrets.ts";
 import { describeIssues } from "./chat_response.ts";
 import {
   DEFAULT_MAX_QUESTIONS_PER_BATCH,
@@ -132,10 +144,7 @@ export class SystemOneClient implements DecisionModel {
       maxResponseBytes: options.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES,
     };
     this.#fetch = options.fetch ?? fetch;
-    const listed = options.secrets ?? [];
-    this.#secrets = listed.some((s) => s.value === options.apiKey)
-      ? listed
-      : [{ name: "DECISION_MODEL_API_KEY", value: options.apiKey }, ...listed];
+    this.#secrets = clientSecrets(options.apiKey, "DECISION_MODEL_API_KEY", options.secrets);
     endpointLimit(this.#baseURL, this.#settings.concurrency);
   }
 
@@ -194,8 +203,7 @@ export class SystemOneClient implements DecisionModel {
           // Checked when the reply arrived; this is the last net (e.g. an echoing error body).
           record.response_altered = stored.altered;
           record.status = "failed";
-          const reason = responseContainsKeyError(stored.found);
-          error = error === undefined ? reason : error.startsWith(reason) ? error : `${reason} (${error})`;
+          error = keyFailureError(error, stored.found);
         }
       }
       if (lastRaw !== undefined) record.response_raw = lastRaw;
@@ -345,16 +353,6 @@ export class SystemOneClient implements DecisionModel {
       response: json,
       status,
     };
-  }
-}
-
-/** The body as JSON when it parses, else its text (what a failed call stores). */
-function parseOrText(text: string): unknown {
-  try {
-    return JSON.parse(text);
-  } catch (error) {
-    if (error instanceof SyntaxError) return text;
-    throw error;
   }
 }
 

@@ -214,3 +214,13 @@ export function boundedResponse(response: Response, bound: number): Response {
     headers: response.headers,
   });
 }
+
+/** The body as JSON when it parses, else its text (what a failed call stores). */
+export function parseOrText(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch (error) {
+    if (error instanceof SyntaxError) return text;
+    throw error;
+  }
+}

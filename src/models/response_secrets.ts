@@ -59,3 +59,24 @@ export function storedResponse(
     found,
   };
 }
+
+/**
+ * The secrets a client's responses must not carry: those `listed` for the run, with the client's own key
+ * first under `keyName` unless it is listed already (under whatever name).
+ */
+export function clientSecrets(
+  apiKey: string,
+  keyName: string,
+  listed: readonly NamedSecret[] = [],
+): readonly NamedSecret[] {
+  return listed.some((s) => s.value === apiKey) ? listed : [{ name: keyName, value: apiKey }, ...listed];
+}
+
+/**
+ * The error of a call whose stored response carried `found`: the key reason, followed by the call's own
+ * `error` in parentheses unless that already starts with it (or there is none).
+ */
+export function keyFailureError(error: string | undefined, found: readonly NamedSecret[]): string {
+  const reason = responseContainsKeyError(found);
+  return error === undefined ? reason : error.startsWith(reason) ? error : `${reason} (${error})`;
+}
