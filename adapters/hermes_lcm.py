@@ -25,7 +25,6 @@ exception inside the engine is a failure (exit 1).
 import argparse
 import hashlib
 import json
-import importlib.util
 import os
 import sys
 from typing import Any
@@ -35,12 +34,12 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from outside_engine_io import (  # noqa: E402
     SummarizerWatch,
     chat_endpoint,
+    engine_tools,
     fail,
     fresh_home,
-    openai_tools,
+    load_plugin_package,
     read_request,
-    reply,
-    reply_with_recall,
+    reply_with_engine,
     skip,
     stdout_to_stderr,
     write_hermes_compression_config,
@@ -63,20 +62,8 @@ def load_plugin(directory: str, hermes: str) -> Any:
     init = os.path.join(directory, "__init__.py")
     if not os.path.isfile(init) or not os.path.isfile(os.path.join(directory, "engine.py")):
         skip(f"hermes-lcm not found in {directory}: no __init__.py and engine.py there")
-    try:
-        spec = importlib.util.spec_from_file_location(PACKAGE, init, submodule_search_locations=[directory])
-        if spec is None or spec.loader is None:
-            skip(f"hermes-lcm in {directory} cannot be loaded as a package")
-        package = importlib.util.module_from_spec(spec)
-        sys.modules[PACKAGE] = package
-        spec.loader.exec_module(package)
-        config_module = importlib.import_module(f"{PACKAGE}.config")
-        engine_module = importlib.import_module(f"{PACKAGE}.engine")
-        return config_module.LCMConfig, engine_module.LCMEngine
-    except SystemExit:
-        raise
-    except Exception as error:  # a missing dependency (e.g. Hermes Agent itself) means it cannot run here
-        skip(f"hermes-lcm in {directory} cannot be imported: {type(error).__name__}: {error}")
+    config_module, engine_module = load_plugin_package(PACKAGE, directory, f"hermes-lcm in {directory}")
+    return config_module.LCMConfig, engine_module.LCMEngine
 
 
 def tell_budget(engine: Any, model: str, budget: int) -> None:
@@ -116,14 +103,12 @@ def main() -> None:
                 engine.on_session_start(f"compaction-bench-{digest[:12]}")
             tell_budget(engine, model, request["budget_tokens"])
             out = engine.compress(request["messages"], current_tokens=request["current_tokens"])
-            tools = openai_tools(engine.get_tool_schemas()) if hasattr(engine, "get_tool_schemas") else []
+            tools = engine_tools(engine)
         except Exception as error:
             fail(f"hermes-lcm failed: {type(error).__name__}: {error}")
     watch.check("hermes-lcm")
-    if not tools or not hasattr(engine, "handle_tool_call"):
-        reply(out)
     # Its recall tools (lcm_grep, lcm_expand, …) are served by this same engine, over what it compacted.
-    reply_with_recall(out, tools, lambda name, arguments: engine.handle_tool_call(name, arguments))
+    reply_with_engine(out, engine, tools)
 
 
 if __name__ == "__main__":

@@ -20,8 +20,6 @@ Neither variable, a daemon that does not answer, or a daemon without the tool is
 """
 
 import dataclasses
-import importlib
-import importlib.util
 import json
 import logging
 import os
@@ -33,12 +31,13 @@ from typing import Any, Dict, List, Optional, Tuple
 sys.dont_write_bytecode = True  # never leave __pycache__ in the checkout (or in a Hermes one)
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from outside_engine_io import (  # noqa: E402
+    engine_tools,
     fail,
     fresh_home,
-    openai_tools,
+    load_plugin_package,
     read_request,
     reply,
-    reply_with_recall,
+    reply_with_engine,
     skip,
     stdout_to_stderr,
 )
@@ -85,22 +84,8 @@ def load_plugin(directory: str) -> Tuple[Any, Any]:
     ):
         skip(f"LEAN_CTX_PLUGIN_DIR {directory} is not lean-ctx's integrations/hermes-lean-ctx folder "
              "(no __init__.py, compaction.py, config.py and engine.py there)")
-    try:
-        spec = importlib.util.spec_from_file_location(
-            PLUGIN_PACKAGE, os.path.join(directory, "__init__.py"), submodule_search_locations=[directory]
-        )
-        if spec is None or spec.loader is None:
-            skip(f"the lean-ctx plugin in {directory} cannot be loaded as a package")
-        package = importlib.util.module_from_spec(spec)
-        sys.modules[PLUGIN_PACKAGE] = package
-        spec.loader.exec_module(package)
-        config = importlib.import_module(f"{PLUGIN_PACKAGE}.config")
-        engine = importlib.import_module(f"{PLUGIN_PACKAGE}.engine")
-        return config.LeanCtxConfig, engine.LeanCtxEngine
-    except SystemExit:
-        raise
-    except Exception as error:  # a missing dependency or an incompatible version: it cannot run here
-        skip(f"the lean-ctx plugin in {directory} cannot be imported: {type(error).__name__}: {error}")
+    config, engine = load_plugin_package(PLUGIN_PACKAGE, directory, f"the lean-ctx plugin in {directory}")
+    return config.LeanCtxConfig, engine.LeanCtxEngine
 
 
 def local_fallback(req: Dict[str, Any], directory: str) -> None:
@@ -140,16 +125,14 @@ def local_fallback(req: Dict[str, Any], directory: str) -> None:
             )
             engine = engine_class(config=config, hermes_home=hermes_home)
             out = engine.compress(req["messages"], current_tokens=req["current_tokens"])
-            tools = openai_tools(engine.get_tool_schemas()) if hasattr(engine, "get_tool_schemas") else []
+            tools = engine_tools(engine)
         except Exception as error:
             fail(f"lean-ctx local fallback failed: {type(error).__name__}: {error}")
     if failures:
         fail(f"lean-ctx local fallback: {failures[0]}")
-    if not tools or not hasattr(engine, "handle_tool_call"):
-        reply(out)
     # The plugin's own recall tools (ctx_search, ctx_expand, …), served by the same engine. They ask the
     # daemon, which the local fallback never reaches: each call answers the plugin's own error string.
-    reply_with_recall(out, tools, lambda name, arguments: engine.handle_tool_call(name, arguments))
+    reply_with_engine(out, engine, tools)
 
 
 def main() -> None:

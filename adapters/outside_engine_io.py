@@ -9,6 +9,8 @@ A skip is never a measurement and never a crash: the run records the row as `ski
 Anything that goes wrong inside the wrapped engine is a failure: a message on stderr and exit code 1.
 """
 
+import importlib
+import importlib.util
 import json
 import logging
 import os
@@ -156,6 +158,41 @@ def reply(messages: Any) -> NoReturn:
     json.dump({"messages": clean_messages(messages)}, _REPLY, ensure_ascii=False)
     _REPLY.flush()
     sys.exit(0)
+
+
+def load_plugin_package(package: str, directory: str, what: str) -> Tuple[Any, Any]:
+    """A Hermes plugin's `config` and `engine` modules, loaded as the package `package` from its folder.
+
+    `what` names the plugin in the skip reasons (`{what} cannot be loaded as a package`, `{what} cannot be
+    imported: …`): a plugin that cannot load here (a missing dependency, an incompatible version) is a skip.
+    """
+    try:
+        spec = importlib.util.spec_from_file_location(
+            package, os.path.join(directory, "__init__.py"), submodule_search_locations=[directory]
+        )
+        if spec is None or spec.loader is None:
+            skip(f"{what} cannot be loaded as a package")
+        module = importlib.util.module_from_spec(spec)
+        sys.modules[package] = module
+        spec.loader.exec_module(module)
+        return importlib.import_module(f"{package}.config"), importlib.import_module(f"{package}.engine")
+    except SystemExit:
+        raise
+    except Exception as error:  # a missing dependency or an incompatible version: it cannot run here
+        skip(f"{what} cannot be imported: {type(error).__name__}: {error}")
+
+
+def engine_tools(engine: Any) -> List[Dict[str, Any]]:
+    """The recall tools a Hermes context engine offers (`get_tool_schemas()`), as OpenAI tool schemas."""
+    return openai_tools(engine.get_tool_schemas()) if hasattr(engine, "get_tool_schemas") else []
+
+
+def reply_with_engine(messages: Any, engine: Any, tools: List[Dict[str, Any]]) -> NoReturn:
+    """Replies with the window, and serves the engine's recall `tools` through its own `handle_tool_call`
+    (`reply_with_recall`) when it offers any; else replies with the window alone."""
+    if not tools or not hasattr(engine, "handle_tool_call"):
+        reply(messages)
+    reply_with_recall(messages, tools, lambda name, arguments: engine.handle_tool_call(name, arguments))
 
 
 def fresh_home(prefix: str) -> str:
