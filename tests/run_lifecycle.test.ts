@@ -4,7 +4,8 @@
  */
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { recordedCommand, recordedOptions } from "../src/suites/run_lifecycle.ts";
+import { recordedOptions } from "../src/suites/run_lifecycle.ts";
+import { recordedCommand } from "../src/cli/run_argv.ts";
 import { startReferenceServer } from "../src/models/reference/server.ts";
 import { testCounter } from "./models_support.ts";
 import { runCli } from "./helpers/spawn.ts";

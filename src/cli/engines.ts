@@ -3,7 +3,8 @@
  *
  * @module
  */
-import { CONSOLE_PRINTER } from "./run_printer.ts";
+import { runInvocation } from "./run_argv.ts";
+import { ENGINES_SUITE } from "../suites/engines/definition.ts";
 import { z } from "zod";
 import { UsageError } from "../errors.ts";
 import { BUILTIN_ENGINES, REAL_COMPETITORS } from "../methods/engines/create.ts";
@@ -217,7 +218,7 @@ async function run(argv: string[]): Promise<number> {
     return 0;
   }
   if (positionals.length > 0) throw new UsageError(`engines run: unexpected argument '${positionals[0]}'`);
-  await enginesRunCommand(options, argv, () => generatorParams(options), CONSOLE_PRINTER);
+  await enginesRunCommand(options, runInvocation(ENGINES_SUITE, argv), () => generatorParams(options));
   return 0;
 }
 

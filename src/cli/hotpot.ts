@@ -3,7 +3,8 @@
  *
  * @module
  */
-import { CONSOLE_PRINTER } from "./run_printer.ts";
+import { runInvocation } from "./run_argv.ts";
+import { HOTPOT_COLLECT_SUITE, HOTPOT_SUITE } from "../suites/hotpot/definition.ts";
 import { BOOTSTRAP_OPTION_HELP, bootstrapOption } from "./stats_options.ts";
 import { PRICE_OPTION_HELP, PRICE_OPTION_SPEC, PriceOptionsShape } from "./price_options.ts";
 import { z } from "zod";
@@ -143,7 +144,7 @@ async function collect(givenArgv: string[]): Promise<number> {
   // A signal while the command prepares (before its run directory exists) is answered too.
   const prepared = whileWriting(["hotpot", "collect"], options.output ?? options.resume);
   try {
-    await hotpotCollect(options, argv, CONSOLE_PRINTER);
+    await hotpotCollect(options, runInvocation(HOTPOT_COLLECT_SUITE, argv));
   } finally {
     prepared();
   }
@@ -207,7 +208,7 @@ export async function hotpotRun(givenArgv: string[]): Promise<{ code: number; pa
   // A signal while the command prepares (before its run directory exists) is answered too.
   const prepared = whileWriting(["hotpot", "run"], options.output ?? options.resume);
   try {
-    return { code: 0, path: await hotpotRunCommand(options, argv, CONSOLE_PRINTER) };
+    return { code: 0, path: await hotpotRunCommand(options, runInvocation(HOTPOT_SUITE, argv)) };
   } finally {
     prepared();
   }

@@ -1,7 +1,9 @@
 /**
- * Rebuilding a run's command line for `--resume DIR`: the words its header recorded, checked to be a run of
- * this command, without `--output`, with `--resume DIR` appended (a finished run refused as `RunDir.resume`
- * refuses it). The run life cycle itself (`src/suites/run_lifecycle.ts`) takes no argv apart.
+ * A run's command line, recorded and rebuilt by the CLI: the command words a run header records
+ * ({@link recordedCommand}, handed to the run life cycle in a {@link runInvocation}), and for `--resume DIR`
+ * the words its header recorded, checked to be a run of this command, without `--output`, with `--resume DIR`
+ * appended (a finished run refused as `RunDir.resume` refuses it). The run life cycle itself
+ * (`src/suites/run_lifecycle.ts`) takes no argv apart.
  *
  * @module
  */
@@ -10,6 +12,9 @@ import { UsageError } from "../errors.ts";
 import { inputError, statInputDirectory, statInputFile } from "../fs_input.ts";
 import { readJournal } from "../store/journal.ts";
 import { finishedRunRefusal } from "../store/run_dir.ts";
+import { type RunInvocation, type RunPrinter, UNRECORDED_OPTIONS } from "../suites/run_lifecycle.ts";
+import type { Suite } from "../suites/suite.ts";
+import { CONSOLE_PRINTER } from "./run_printer.ts";
 
 /**
  * The argv a run was started with, for `--resume DIR`: read from the journal's header, checked to be a run
@@ -58,4 +63,32 @@ export async function resumeArgv(dir: string, command: string[]): Promise<string
     argv.push(word);
   }
   return [...argv, "--resume", dir];
+}
+
+/**
+ * The command words recorded in a run header: `command` then `argv` without `--env-file` (and its path),
+ * `--resume` (and its directory) or `--help`, in either `--name VALUE` or `--name=VALUE` form. No word holds a
+ * secret: `runSuite` refuses such a word before anything is written.
+ */
+export function recordedCommand(command: readonly string[], argv: readonly string[]): string[] {
+  const out = [...command];
+  for (let i = 0; i < argv.length; i++) {
+    const word = argv[i];
+    const name = word.startsWith("--") ? word.slice(2).split("=")[0] : null;
+    if (name !== null && UNRECORDED_OPTIONS.includes(name)) {
+      if (!word.includes("=") && name !== "help") i++;
+      continue;
+    }
+    out.push(word);
+  }
+  return out;
+}
+
+/** How the CLI invokes a run of `suite` with `argv` (the words after its command): recorded, printed to stdout. */
+export function runInvocation(
+  suite: Pick<Suite, "command">,
+  argv: string[],
+  printer: RunPrinter = CONSOLE_PRINTER,
+): RunInvocation {
+  return { argv, command: recordedCommand(suite.command, argv), printer };
 }

@@ -3,7 +3,8 @@
  *
  * @module
  */
-import { CONSOLE_PRINTER } from "./run_printer.ts";
+import { runInvocation } from "./run_argv.ts";
+import { SWEEP_SUITE } from "../suites/sweep/definition.ts";
 import { BOOTSTRAP_OPTION_HELP, bootstrapOption } from "./stats_options.ts";
 import { PRICE_OPTION_HELP, PRICE_OPTION_SPEC, PriceOptionsShape } from "./price_options.ts";
 import { z } from "zod";
@@ -93,7 +94,7 @@ export async function sweepRun(givenArgv: string[]): Promise<{ code: number; pat
   // A signal while the command prepares (before its run directory exists) is answered too.
   const prepared = whileWriting(["sweep", "run"], options.output ?? options.resume);
   try {
-    return { code: 0, path: await sweepRunCommand(options, argv, CONSOLE_PRINTER) };
+    return { code: 0, path: await sweepRunCommand(options, runInvocation(SWEEP_SUITE, argv)) };
   } finally {
     prepared();
   }

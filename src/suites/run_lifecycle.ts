@@ -77,7 +77,7 @@ export interface OpenRunRequest {
   suite: string;
   output?: string;
   resume?: string;
-  /** The command words and options as recorded (see {@link recordedCommand}). */
+  /** The command words and options as recorded (the command by the CLI: `src/cli/run_argv.ts`). */
   command: string[];
   options: unknown;
   protocol: unknown;
@@ -133,7 +133,7 @@ export async function openRun(request: OpenRunRequest): Promise<{ run: RunDir; r
 }
 
 /** Options never recorded: `--env-file` names a file of secrets; `--resume` and `--help` are not the run's. */
-const UNRECORDED_OPTIONS = ["env-file", "resume", "help"];
+export const UNRECORDED_OPTIONS: readonly string[] = ["env-file", "resume", "help"];
 
 /** The options worth recording in a run header: set values only, without help, resume and secrets' files. */
 export function recordedOptions(options: Record<string, unknown>): Record<string, unknown> {
@@ -141,25 +141,6 @@ export function recordedOptions(options: Record<string, unknown>): Record<string
   for (const [key, value] of Object.entries(options)) {
     if (value === undefined || UNRECORDED_OPTIONS.includes(key)) continue;
     out[key] = value;
-  }
-  return out;
-}
-
-/**
- * The command words recorded in a run header: `command` then `argv` without `--env-file` (and its path),
- * `--resume` (and its directory) or `--help`, in either `--name VALUE` or `--name=VALUE` form. No word holds a
- * secret: {@link runSuite} refuses such a word before anything is written.
- */
-export function recordedCommand(command: readonly string[], argv: readonly string[]): string[] {
-  const out = [...command];
-  for (let i = 0; i < argv.length; i++) {
-    const word = argv[i];
-    const name = word.startsWith("--") ? word.slice(2).split("=")[0] : null;
-    if (name !== null && UNRECORDED_OPTIONS.includes(name)) {
-      if (!word.includes("=") && name !== "help") i++;
-      continue;
-    }
-    out.push(word);
   }
   return out;
 }
@@ -408,13 +389,21 @@ export interface RunPrinter {
   checkOnly(check: CheckOnlyReport, frozenPath: string | undefined, runPath: string | null): void;
 }
 
+/** How the CLI invoked a run (`src/cli/run_argv.ts` `runInvocation`): the life cycle takes no argv apart. */
+export interface RunInvocation {
+  /** The words after the command, as given (resume expanded by the CLI): no word may hold a secret. */
+  argv: readonly string[];
+  /** The command words the run header records (never `--env-file`, its path, `--resume` or `--help`). */
+  command: string[];
+  /** How the finished run is shown. */
+  printer: RunPrinter;
+}
+
 /** One run of a suite, as the CLI asks for it. */
 export interface SuiteRunRequest {
   suite: Suite;
-  /** How the finished run is shown (the CLI's printer). */
-  printer: RunPrinter;
-  /** The words after the command, as given (resume expanded by the CLI). */
-  argv: string[];
+  /** The command line, recorded and shown by the CLI. */
+  invocation: RunInvocation;
   /** The validated options. */
   options: Record<string, unknown>;
   output?: string;
@@ -452,7 +441,7 @@ export async function runSuite<T>(
     // written (the header, the reports and stdout would all carry it).
     refuseSecretsInOptions(
       request.options,
-      request.argv,
+      request.invocation.argv,
       [...(request.models?.secrets ?? []), ...(request.secrets ?? [])],
       (message) => new UsageError(message),
     );
@@ -462,7 +451,7 @@ export async function runSuite<T>(
         suiteDef: suite,
         output: temporary !== undefined ? join(temporary, "run") : request.output,
         resume: request.resume,
-        command: recordedCommand(suite.command, request.argv),
+        command: request.invocation.command,
         options: recordedOptions(request.options),
         protocol: request.protocol,
         tokenizer: request.tokenizer,
@@ -498,13 +487,13 @@ export async function runSuite<T>(
     );
     const { outcome, lines } = finished.result;
     if (outcome.check) {
-      request.printer.checkOnly(
+      request.invocation.printer.checkOnly(
         outcome.check,
         request.frozen?.path,
         temporary !== undefined ? null : finished.path,
       );
     } else {
-      request.printer.finished({
+      request.invocation.printer.finished({
         lines,
         path: finished.path,
         report: outcome.files["REPORT.md"] !== undefined,

@@ -20,7 +20,7 @@ import type { TranscriptFormat } from "../../data/transcripts/types.ts";
 import { loadTokenCounter } from "../../tokens/load.ts";
 import { setupModels } from "../model_setup.ts";
 import { startLoopbackProxy } from "../../models/loopback_proxy.ts";
-import { openFrozenFor, type RunCommandOptions, type RunPrinter, runSuite } from "../run_lifecycle.ts";
+import { openFrozenFor, type RunCommandOptions, type RunInvocation, runSuite } from "../run_lifecycle.ts";
 import { ENGINES_SUITE } from "./definition.ts";
 import type { GenerateParamsInput } from "./generate.ts";
 import { runEnginesSuite, type TranscriptSource } from "./suite.ts";
@@ -47,9 +47,8 @@ export interface EnginesRunCommandOptions extends RunCommandOptions {
 /** `engines run`: returns the run directory. `generator` holds the generated transcript's settings. */
 export async function enginesRunCommand(
   options: EnginesRunCommandOptions,
-  argv: string[],
+  invocation: RunInvocation,
   generator: () => GenerateParamsInput,
-  printer: RunPrinter,
 ): Promise<string> {
   if (options["check-only"]) {
     throw new UsageError(
@@ -132,8 +131,7 @@ export async function enginesRunCommand(
   const finished = await runSuite(
     {
       suite: ENGINES_SUITE,
-      argv,
-      printer,
+      invocation,
       options: { ...options },
       output: options.output,
       quiet: options.quiet,

@@ -20,7 +20,7 @@ import {
   openRetried,
   refuseWithRetry,
   type RunCommandOptions,
-  type RunPrinter,
+  type RunInvocation,
   runSuite,
 } from "../run_lifecycle.ts";
 import { assertQuotaMet, collectCorpus, type CollectMode } from "./collect_suite.ts";
@@ -69,8 +69,7 @@ export interface HotpotCollectOptions extends RunCommandOptions {
 /** `hotpot collect`: returns the run directory. */
 export async function hotpotCollect(
   options: HotpotCollectOptions,
-  argv: string[],
-  printer: RunPrinter,
+  invocation: RunInvocation,
 ): Promise<string> {
   const modeKind = chooseCollectionMode(options);
   // Collection never reuses a frozen run: these options would be ignored.
@@ -145,8 +144,7 @@ export async function hotpotCollect(
   const finished = await runSuite(
     {
       suite: HOTPOT_COLLECT_SUITE,
-      argv,
-      printer,
+      invocation,
       options: { ...options },
       output: options.output,
       resume: options.resume,
@@ -220,8 +218,7 @@ async function readCorpusSource(
 /** `hotpot run`: returns the run directory. */
 export async function hotpotRunCommand(
   options: HotpotRunCommandOptions,
-  argv: string[],
-  printer: RunPrinter,
+  invocation: RunInvocation,
 ): Promise<string> {
   if (!options.corpus) {
     throw new UsageError("hotpot run: --corpus FILE is required (write one with 'hotpot collect')");
@@ -282,8 +279,7 @@ export async function hotpotRunCommand(
   const finished = await runSuite(
     {
       suite: HOTPOT_SUITE,
-      argv,
-      printer,
+      invocation,
       options: { ...options },
       output: options.output,
       resume: options.resume,

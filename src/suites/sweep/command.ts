@@ -17,7 +17,7 @@ import {
   openRetried,
   refuseWithRetry,
   type RunCommandOptions,
-  type RunPrinter,
+  type RunInvocation,
   runSuite,
 } from "../run_lifecycle.ts";
 import { sha256Hex } from "../../store/hash.ts";
@@ -78,8 +78,7 @@ async function sweepMethods(
 /** `sweep run`: returns the run directory. */
 export async function sweepRunCommand(
   options: SweepRunCommandOptions,
-  argv: string[],
-  printer: RunPrinter,
+  invocation: RunInvocation,
 ): Promise<string> {
   refuseWithRetry(options);
   await assertSandboxAvailable();
@@ -133,8 +132,7 @@ export async function sweepRunCommand(
   const finished = await runSuite(
     {
       suite: SWEEP_SUITE,
-      argv,
-      printer,
+      invocation,
       options: { ...options },
       output: options.output,
       resume: options.resume,
