@@ -77,35 +77,10 @@ let unloadInstalled = false;
 
 /** Runs one outside process to completion under the policy of the module notes. */
 export async function runOutsideProcess(options: OutsideProcessOptions): Promise<OutsideProcessOutcome> {
-  const argv = absoluteWords(options.argv);
-  const executable = findExecutable(argv[0], options.env.PATH);
-  if (executable === null) {
-    return { kind: "not-started", message: `'${argv[0]}' is not an executable file on PATH` };
-  }
-  const folder = await Deno.makeTempDir({ prefix: "cb-outside-" });
-  const tmp = join(folder, "tmp");
-  await Deno.mkdir(tmp);
-  const marker = crypto.randomUUID();
+  const started = await spawnOutside(options.argv, options.env, options.cwd);
+  if ("notStarted" in started) return { kind: "not-started", message: started.notStarted };
+  const { child, folder, marker } = started;
   try {
-    let child: Deno.ChildProcess;
-    try {
-      child = new Deno.Command(executable, {
-        args: argv.slice(1),
-        clearEnv: true,
-        env: { ...options.env, TMPDIR: tmp, [CALL_MARKER_VARIABLE]: marker },
-        cwd: options.cwd ?? folder,
-        stdin: "piped",
-        stdout: "piped",
-        stderr: "piped",
-        detached: true,
-      }).spawn();
-    } catch (error) {
-      if (error instanceof Deno.errors.NotFound || error instanceof Deno.errors.PermissionDenied) {
-        return { kind: "not-started", message: error.message };
-      }
-      throw error;
-    }
-    register(child.pid, marker);
     const out: Uint8Array[] = [];
     const err: Uint8Array[] = [];
     const readers = [child.stdout.getReader(), child.stderr.getReader()];
@@ -162,6 +137,54 @@ export async function runOutsideProcess(options: OutsideProcessOptions): Promise
   } finally {
     await Deno.remove(folder, { recursive: true }).catch(() => {});
   }
+}
+
+/** An outside process of one call, started and registered: the child, its fresh folder and its marker. */
+export interface SpawnedOutside {
+  child: Deno.ChildProcess;
+  /** The fresh folder (the working directory unless one was named; `TMPDIR` is its `tmp/`), to remove. */
+  folder: string;
+  marker: string;
+}
+
+/**
+ * Starts `argv` under the policy of the module notes (own session, marker, fresh folder with its `tmp/`, the
+ * whole environment given, stdio piped) and registers its group; `notStarted` (nothing left behind) when the
+ * executable is not found or cannot be started.
+ */
+export async function spawnOutside(
+  words: readonly string[],
+  env: Readonly<Record<string, string>>,
+  cwd?: string,
+): Promise<SpawnedOutside | { notStarted: string }> {
+  const argv = absoluteWords(words);
+  const executable = findExecutable(argv[0], env.PATH);
+  if (executable === null) return { notStarted: `'${argv[0]}' is not an executable file on PATH` };
+  const folder = await Deno.makeTempDir({ prefix: "cb-outside-" });
+  const tmp = join(folder, "tmp");
+  await Deno.mkdir(tmp);
+  const marker = crypto.randomUUID();
+  let child: Deno.ChildProcess;
+  try {
+    child = new Deno.Command(executable, {
+      args: argv.slice(1),
+      clearEnv: true,
+      env: { ...env, TMPDIR: tmp, [CALL_MARKER_VARIABLE]: marker },
+      cwd: cwd ?? folder,
+      stdin: "piped",
+      stdout: "piped",
+      stderr: "piped",
+      detached: true,
+    }).spawn();
+  } catch (error) {
+    await Deno.remove(folder, { recursive: true }).catch(() => {});
+    if (error instanceof Deno.errors.NotFound || error instanceof Deno.errors.PermissionDenied) {
+      return { notStarted: error.message };
+    }
+    throw error;
+  }
+  register(child.pid, marker);
+  return { child, folder, marker };
 }
 
 /**

@@ -8,17 +8,8 @@
  *
  * @module
  */
-import { join } from "node:path";
 import { concatBytes } from "../../core/bytes.ts";
-import {
-  absoluteWords,
-  CALL_MARKER_VARIABLE,
-  findExecutable,
-  killCall,
-  MAX_STDERR_BYTES,
-  register,
-  unregister,
-} from "./outside_process.ts";
+import { killCall, MAX_STDERR_BYTES, spawnOutside, unregister } from "./outside_process.ts";
 
 /** How long a closed session may take to exit on its own before it is killed. */
 export const CLOSE_GRACE_MS = 2_000;
@@ -61,33 +52,9 @@ export interface OutsideSession {
 export async function startOutsideSession(
   options: OutsideSessionOptions,
 ): Promise<{ session: OutsideSession } | { notStarted: string }> {
-  const argv = absoluteWords(options.argv);
-  const executable = findExecutable(argv[0], options.env.PATH);
-  if (executable === null) return { notStarted: `'${argv[0]}' is not an executable file on PATH` };
-  const folder = await Deno.makeTempDir({ prefix: "cb-outside-" });
-  const tmp = join(folder, "tmp");
-  await Deno.mkdir(tmp);
-  const marker = crypto.randomUUID();
-  let child: Deno.ChildProcess;
-  try {
-    child = new Deno.Command(executable, {
-      args: argv.slice(1),
-      clearEnv: true,
-      env: { ...options.env, TMPDIR: tmp, [CALL_MARKER_VARIABLE]: marker },
-      cwd: folder,
-      stdin: "piped",
-      stdout: "piped",
-      stderr: "piped",
-      detached: true,
-    }).spawn();
-  } catch (error) {
-    await Deno.remove(folder, { recursive: true }).catch(() => {});
-    if (error instanceof Deno.errors.NotFound || error instanceof Deno.errors.PermissionDenied) {
-      return { notStarted: error.message };
-    }
-    throw error;
-  }
-  register(child.pid, marker);
+  const started = await spawnOutside(options.argv, options.env);
+  if ("notStarted" in started) return started;
+  const { child, folder, marker } = started;
   let status: Deno.CommandStatus | null = null;
   const exited = child.status.then((s) => {
     status = s;
