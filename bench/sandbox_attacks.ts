@@ -14,39 +14,13 @@
  */
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { outputWithPeak } from "./tree_rss.ts";
 import { runRepairChecks } from "../src/suites/sweep/repair_checks.ts";
 import { SWEEP_ORACLES } from "../src/suites/sweep/oracle.ts";
 import { startHostileChat } from "../tests/helpers/hostile_chat.ts";
 
 const ROOT = fileURLToPath(new URL("../", import.meta.url));
 const LIMIT = 2 * 1024 ** 3;
-
-/** Resident bytes of `pid` and every descendant, from /proc. */
-async function treeRss(pid: number): Promise<number> {
-  const parents = new Map<number, number>();
-  const rss = new Map<number, number>();
-  for await (const entry of Deno.readDir("/proc")) {
-    if (!/^\d+$/.test(entry.name)) continue;
-    try {
-      const stat = await Deno.readTextFile(`/proc/${entry.name}/stat`);
-      const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-      parents.set(Number(entry.name), Number(fields[1]));
-      rss.set(Number(entry.name), Number(fields[21]) * 4096);
-    } catch (error) {
-      if (!(error instanceof Deno.errors.NotFound)) throw error;
-    }
-  }
-  let total = 0;
-  for (const [child] of parents) {
-    for (let p: number | undefined = child; p !== undefined && p > 1; p = parents.get(p)) {
-      if (p === pid) {
-        total += rss.get(child) ?? 0;
-        break;
-      }
-    }
-  }
-  return total;
-}
 
 const hostile = await startHostileChat();
 const dir = await Deno.makeTempDir({ prefix: "bench-sandbox-attacks-" });
@@ -79,14 +53,7 @@ try {
     stdout: "null",
     stderr: "piped",
   }).spawn();
-  let peak = 0;
-  let done = false;
-  const status = child.output().finally(() => done = true);
-  while (!done) {
-    peak = Math.max(peak, await treeRss(child.pid));
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-  const result = await status;
+  const { output: result, peak } = await outputWithPeak(child);
   const seconds = (performance.now() - started) / 1000;
   const verify = await new Deno.Command(Deno.execPath(), {
     args: ["run", "-A", "main.ts", "verify", out],
