@@ -145,6 +145,24 @@ export function recordedOptions(options: Record<string, unknown>): Record<string
   return out;
 }
 
+/**
+ * The set-up step every run command takes once its models (and loopback endpoint) are open, before the run
+ * directory exists: `check` (a frozen-run check, the retried run, the engines' specs) runs, and when it
+ * refuses, everything in `open` is closed (in order) before the refusal is rethrown, so bad input leaves no
+ * model process or endpoint behind.
+ */
+export async function closingOnRefusal<T>(
+  open: readonly ({ close(): Promise<void> } | null | undefined)[],
+  check: () => T | Promise<T>,
+): Promise<T> {
+  try {
+    return await check();
+  } catch (error) {
+    for (const resource of open) await resource?.close();
+    throw error;
+  }
+}
+
 /** Opens the frozen run named by `--frozen-run`, refusing a missing or unfinished one. */
 export async function openFrozen(
   path: string | undefined,

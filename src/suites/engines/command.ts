@@ -20,7 +20,13 @@ import type { TranscriptFormat } from "../../data/transcripts/types.ts";
 import { loadTokenCounter } from "../../tokens/load.ts";
 import { setupModels } from "../model_setup.ts";
 import { startLoopbackProxy } from "../../models/loopback_proxy.ts";
-import { openFrozenFor, type RunCommandOptions, type RunInvocation, runSuite } from "../run_lifecycle.ts";
+import {
+  closingOnRefusal,
+  openFrozenFor,
+  type RunCommandOptions,
+  type RunInvocation,
+  runSuite,
+} from "../run_lifecycle.ts";
 import { ENGINES_SUITE } from "./definition.ts";
 import type { GenerateParamsInput } from "./generate.ts";
 import { runEnginesSuite, type TranscriptSource } from "./suite.ts";
@@ -111,8 +117,8 @@ export async function enginesRunCommand(
     repeats,
   });
   const models = await setupModels(options, counter);
-  try {
-    // Every engine spec is checked before the run directory is created: bad input writes nothing.
+  // Every engine spec is checked before the run directory is created: bad input writes nothing.
+  await closingOnRefusal([models], () => {
     for (const { name, spec } of engines) {
       createEngine(spec, {
         chat: models.chat,
@@ -122,10 +128,7 @@ export async function enginesRunCommand(
         hermesDir,
       }, name);
     }
-  } catch (error) {
-    await models.close();
-    throw error;
-  }
+  });
   // Outside engines reach the chat model only through this loopback endpoint, with a token per call.
   const endpoint = models.chatEndpoint ? startLoopbackProxy(models.chatEndpoint) : undefined;
   const finished = await runSuite(

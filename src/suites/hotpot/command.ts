@@ -16,6 +16,7 @@ import { readPrices } from "../../analysis/read_prices.ts";
 import { readInputFile } from "../../fs_input.ts";
 import { refuseGiven } from "../../core/option_rules.ts";
 import {
+  closingOnRefusal,
   openFrozenFor,
   openRetried,
   refuseWithRetry,
@@ -129,18 +130,15 @@ export async function hotpotCollect(
   };
   // A collection whose live or agent questions failed is retried as a new collection that reuses every
   // question collected well.
-  const retry = await openRetried(HOTPOT_COLLECT_SUITE, options, {
-    protocol,
-    tokenizerHash: counter.hash,
-    sources: {
-      dataset: sha256Hex(bytes),
-      ...Object.fromEntries(Object.entries(sessions).map(([name, file]) => [name, sha256Hex(file)])),
-    },
-  }).catch(async (error) => {
-    await endpoint?.close();
-    await models?.close();
-    throw error;
-  });
+  const retry = await closingOnRefusal([endpoint, models], () =>
+    openRetried(HOTPOT_COLLECT_SUITE, options, {
+      protocol,
+      tokenizerHash: counter.hash,
+      sources: {
+        dataset: sha256Hex(bytes),
+        ...Object.fromEntries(Object.entries(sessions).map(([name, file]) => [name, sha256Hex(file)])),
+      },
+    }));
   const finished = await runSuite(
     {
       suite: HOTPOT_COLLECT_SUITE,
@@ -255,22 +253,15 @@ export async function hotpotRunCommand(
   const models = await setupModels(options, counter, checkOnly, frozen?.manifest.protocol);
   if (frozen && !checkOnly) {
     const ours = { tokenizerHash: counter.hash, corpusHash: corpusSha256, models: models.description };
-    try {
-      assertHotpotFrozen(frozen, { ...ours, options: runOptions });
-    } catch (error) {
-      await models.close();
-      throw error;
-    }
+    await closingOnRefusal([models], () => assertHotpotFrozen(frozen, { ...ours, options: runOptions }));
   }
   const protocol = { suite: "hotpot", ...runOptions, models: models.description };
-  const retry = await openRetried(HOTPOT_SUITE, options, {
-    protocol,
-    tokenizerHash: counter.hash,
-    sources: { corpus: corpusSha256 },
-  }).catch(async (error) => {
-    await models.close();
-    throw error;
-  });
+  const retry = await closingOnRefusal([models], () =>
+    openRetried(HOTPOT_SUITE, options, {
+      protocol,
+      tokenizerHash: counter.hash,
+      sources: { corpus: corpusSha256 },
+    }));
   // Outside engine methods reach the chat model only through this loopback endpoint, a token per call: their
   // calls are their engine node's requests (compression usage).
   const endpoint = selected.engines.length > 0 && models.chatEndpoint

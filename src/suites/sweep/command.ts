@@ -13,6 +13,7 @@ import { readInputFile } from "../../fs_input.ts";
 import { loadTokenCounter } from "../../tokens/load.ts";
 import { setupModels } from "../model_setup.ts";
 import {
+  closingOnRefusal,
   openFrozenFor,
   openRetried,
   refuseWithRetry,
@@ -109,22 +110,15 @@ export async function sweepRunCommand(
   const models = await setupModels(options, counter, checkOnly, frozen?.manifest.protocol);
   if (frozen && !checkOnly) {
     const ours = { tokenizerHash: counter.hash, fixtureHash: fixture.hash, models: models.description };
-    try {
-      assertSweepFrozen(frozen, { ...ours, options: runOptions });
-    } catch (error) {
-      await models.close();
-      throw error;
-    }
+    await closingOnRefusal([models], () => assertSweepFrozen(frozen, { ...ours, options: runOptions }));
   }
   const protocol = { suite: "sweep", ...runOptions, fixture: fixture.hash, models: models.description };
-  const retry = await openRetried(SWEEP_SUITE, options, {
-    protocol,
-    tokenizerHash: counter.hash,
-    sources: { trajectory: sha256Hex(trajectoryBytes) },
-  }).catch(async (error) => {
-    await models.close();
-    throw error;
-  });
+  const retry = await closingOnRefusal([models], () =>
+    openRetried(SWEEP_SUITE, options, {
+      protocol,
+      tokenizerHash: counter.hash,
+      sources: { trajectory: sha256Hex(trajectoryBytes) },
+    }));
   // Outside engine methods reach the chat model only through this loopback endpoint, a token per call.
   const endpoint = runOptions.engines?.length && models.chatEndpoint
     ? startLoopbackProxy(models.chatEndpoint)
