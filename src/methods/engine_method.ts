@@ -207,6 +207,27 @@ export async function compactWithEngine(
   }
 }
 
+/**
+ * The parameters every suite's engine stage keys on, in this order (after the suite's own method name and
+ * before its own inputs and model names): the engine spec, its adapter files' hashes, the generation, the
+ * ceiling, the reserve and the tokenizer.
+ */
+export const ENGINE_STAGE_PARAMS = {
+  engine: z.string(),
+  /** Adapter file → SHA-256 (outside engines), so that a changed adapter changes the key. */
+  adapters: z.record(z.string(), z.string()),
+  generation: z.number().int(),
+  input_cap: z.number().int(),
+  reserve: z.number().int(),
+  tokenizer: z.string(),
+};
+
+/** The output every suite's engine stage declares: the stored window. */
+export const ENGINE_WINDOW_OUTPUT = {
+  schema: StoredWindowSchema,
+  doc: "the compacted history (null when the engine failed), the node key",
+};
+
 /** Default time limit of one outside engine call in a suite's engine stage (as `engines run`). */
 export const ENGINE_STAGE_TIMEOUT_MS = 60_000;
 

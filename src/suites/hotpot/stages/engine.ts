@@ -10,20 +10,19 @@
  */
 import { z } from "zod";
 import { defineStage } from "../../../pipeline/stage.ts";
-import { publicHistory, runEngineStage, StoredWindowSchema } from "../../../methods/engine_method.ts";
+import {
+  ENGINE_STAGE_PARAMS,
+  ENGINE_WINDOW_OUTPUT,
+  publicHistory,
+  runEngineStage,
+} from "../../../methods/engine_method.ts";
 import { evidenceSpaceOf } from "../methods.ts";
 import type { HotpotModelEnv } from "./compress.ts";
 import { StoredQuestionSchema } from "./question.ts";
 
 const EngineParams = z.object({
   method: z.string(),
-  engine: z.string(),
-  /** Adapter file → SHA-256 (outside engines), so that a changed adapter changes the key. */
-  adapters: z.record(z.string(), z.string()),
-  generation: z.number().int(),
-  input_cap: z.number().int(),
-  reserve: z.number().int(),
-  tokenizer: z.string(),
+  ...ENGINE_STAGE_PARAMS,
   chat_model: z.string(),
   decision_model: z.string(),
 });
@@ -36,12 +35,7 @@ export const hotpotEngineStage = defineStage({
     "space every method has under the ceiling.",
   params: EngineParams,
   inputs: ["question"],
-  outputs: {
-    window: {
-      schema: StoredWindowSchema,
-      doc: "the compacted history (null when the engine failed), the node key",
-    },
-  },
+  outputs: { window: ENGINE_WINDOW_OUTPUT },
   provider: true,
   async run({ params, inputs, key, env }: {
     params: z.infer<typeof EngineParams>;

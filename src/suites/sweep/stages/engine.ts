@@ -9,7 +9,12 @@
  */
 import { z } from "zod";
 import { defineStage } from "../../../pipeline/stage.ts";
-import { publicHistory, runEngineStage, StoredWindowSchema } from "../../../methods/engine_method.ts";
+import {
+  ENGINE_STAGE_PARAMS,
+  ENGINE_WINDOW_OUTPUT,
+  publicHistory,
+  runEngineStage,
+} from "../../../methods/engine_method.ts";
 import { countPrompt } from "../../../tokens/budget.ts";
 import { summarySweepContext } from "../contexts.ts";
 import type { SweepModelEnv } from "./compress.ts";
@@ -17,12 +22,7 @@ import { checkSweepEnv } from "./env.ts";
 
 const EngineParams = z.object({
   kind: z.string(),
-  engine: z.string(),
-  adapters: z.record(z.string(), z.string()),
-  generation: z.number().int(),
-  input_cap: z.number().int(),
-  reserve: z.number().int(),
-  tokenizer: z.string(),
+  ...ENGINE_STAGE_PARAMS,
   fixture: z.string(),
   chat_model: z.string(),
   decision_model: z.string(),
@@ -38,12 +38,7 @@ export const sweepEngineStage = defineStage({
   params: EngineParams,
   // The trajectory node's units: so the engine node descends from the trajectory in the DAG.
   inputs: ["units"],
-  outputs: {
-    window: {
-      schema: StoredWindowSchema,
-      doc: "the compacted history (null when the engine failed), the node key",
-    },
-  },
+  outputs: { window: ENGINE_WINDOW_OUTPUT },
   provider: true,
   async run({ params, key, env }: {
     params: z.infer<typeof EngineParams>;
