@@ -43,3 +43,14 @@ export interface ChatUsage {
   completion_tokens: number;
   total_tokens: number;
 }
+
+/** A tool call's `arguments` text as the JSON object it should be; null when it is not JSON or not an object. */
+export function toolCallArguments(text: string): Record<string, unknown> | null {
+  try {
+    const value = JSON.parse(text);
+    return value !== null && typeof value === "object" && !Array.isArray(value) ? value : null;
+  } catch (error) {
+    if (error instanceof SyntaxError) return null;
+    throw error;
+  }
+}

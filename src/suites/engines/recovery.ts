@@ -14,7 +14,7 @@
  * @module
  */
 import type { RecallSession } from "../../methods/engines/engine.ts";
-import type { ChatMessage, ToolCall } from "../../models/messages.ts";
+import { type ChatMessage, type ToolCall, toolCallArguments } from "../../models/messages.ts";
 import type { CallRecord, ChatModel } from "../../models/types.ts";
 import { type AskOutcome, type QaItem, qaMessages, type QaRecall, qaRecallWith } from "./metrics.ts";
 
@@ -27,16 +27,6 @@ export interface RecoveryRecall extends QaRecall {
   tool_calls: number;
   /** Tool calls that gave an error instead of a result. */
   tool_errors: number;
-}
-
-function parseArguments(text: string): Record<string, unknown> | null {
-  try {
-    const value = JSON.parse(text);
-    return value !== null && typeof value === "object" && !Array.isArray(value) ? value : null;
-  } catch (error) {
-    if (error instanceof SyntaxError) return null;
-    throw error;
-  }
 }
 
 /** Asks every question with the recall tools offered (see the module notes). */
@@ -53,7 +43,7 @@ export async function recoveryRecall(
   const offered = new Set(recall.tools.map((tool) => tool.function.name));
   const serve = async (call: ToolCall): Promise<string> => {
     toolCalls++;
-    const args = parseArguments(call.function.arguments);
+    const args = toolCallArguments(call.function.arguments);
     const reply = !offered.has(call.function.name)
       ? { ok: false as const, error: `no tool '${call.function.name}' is offered` }
       : args === null

@@ -13,21 +13,11 @@ import {
   SystemMessage,
   ToolMessage,
 } from "@langchain/core/messages";
-import type { ChatMessage } from "../../../models/messages.ts";
+import { type ChatMessage, toolCallArguments } from "../../../models/messages.ts";
 
 /** The id given to the input message at `index`. */
 export function langchainId(index: number): string {
   return `m${index}`;
-}
-
-function parseArguments(text: string): Record<string, unknown> | null {
-  try {
-    const value = JSON.parse(text);
-    return value !== null && typeof value === "object" && !Array.isArray(value) ? value : null;
-  } catch (error) {
-    if (error instanceof SyntaxError) return null;
-    throw error;
-  }
 }
 
 /** One input message as a LangChain message with the id {@link langchainId}(`index`). */
@@ -44,12 +34,12 @@ export function toLangChain(message: ChatMessage, index: number): BaseMessage {
     case "assistant": {
       const calls = message.tool_calls ?? [];
       const valid = calls.flatMap((call) => {
-        const args = parseArguments(call.function.arguments);
+        const args = toolCallArguments(call.function.arguments);
         return args === null
           ? []
           : [{ id: call.id, name: call.function.name, args, type: "tool_call" as const }];
       });
-      const invalid = calls.filter((call) => parseArguments(call.function.arguments) === null).map((
+      const invalid = calls.filter((call) => toolCallArguments(call.function.arguments) === null).map((
         call,
       ) => ({
         id: call.id,
