@@ -133,24 +133,17 @@ function competitor(spec: string, deps: EngineDeps, given: string): ContextEngin
  * model is a {@link UsageError}.
  */
 export function createEngine(spec: string, deps: EngineDeps, name: string = spec): ContextEngine {
+  const outside = {
+    timeoutMs: deps.timeoutMs,
+    env: deps.env,
+    name,
+    endpoint: deps.endpoint,
+    maxOutputBytes: deps.maxOutputBytes,
+  };
   if (spec.startsWith("exec+tools:")) {
-    return createExecRecallEngine(spec.slice("exec+tools:".length), {
-      timeoutMs: deps.timeoutMs,
-      env: deps.env,
-      name,
-      endpoint: deps.endpoint,
-      maxOutputBytes: deps.maxOutputBytes,
-    });
+    return createExecRecallEngine(spec.slice("exec+tools:".length), outside);
   }
-  if (spec.startsWith("exec:")) {
-    return createExecEngine(spec.slice("exec:".length), {
-      timeoutMs: deps.timeoutMs,
-      env: deps.env,
-      name,
-      endpoint: deps.endpoint,
-      maxOutputBytes: deps.maxOutputBytes,
-    });
-  }
+  if (spec.startsWith("exec:")) return createExecEngine(spec.slice("exec:".length), outside);
   if (spec.startsWith("http://") || spec.startsWith("https://")) {
     return named(createHttpEngine(spec, deps.timeoutMs), name);
   }

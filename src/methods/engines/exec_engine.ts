@@ -27,6 +27,35 @@ import { type LoopbackProxy, type ProxyCall, proxyEnvironment } from "../../mode
 /** Characters of stderr quoted in a failure reason. */
 const STDERR_TAIL_CHARS = 300;
 
+/** The end of an outside engine's (redacted, trimmed) stderr a failure reason quotes: its last 300 characters. */
+export function stderrTail(stderr: string): string {
+  return stderr.length > STDERR_TAIL_CHARS ? `…${stderr.slice(-STDERR_TAIL_CHARS)}` : stderr;
+}
+
+/** What an outside engine runs, as both `exec:` kinds read it from their command and options. */
+export interface ExecCommand {
+  argv: string[];
+  /** The reported name (`options.name`, default `PREFIX:COMMAND`). */
+  name: string;
+  /** The minimal environment with the passed variables. */
+  env: Record<string, string>;
+  /** Values of the passed variables redacted from what the engine writes back (8 characters or more). */
+  secrets: string[];
+}
+
+/** Reads `command` of an engine `prefix:command` (`exec`, `exec+tools`); an empty one is a {@link UsageError}. */
+export function execCommand(prefix: string, command: string, options: ExecEngineOptions): ExecCommand {
+  const argv = options.argv ?? splitCommandLine(command);
+  if (argv.length === 0) throw new UsageError(`engine '${prefix}:${command}': empty command`);
+  return {
+    argv,
+    name: options.name ?? `${prefix}:${command}`,
+    env: minimalEngineEnv({ ...options.plainEnv, ...options.env }),
+    // Values short enough to occur by chance (a port, a flag) are not treated as secrets.
+    secrets: Object.values(options.env ?? {}).filter((value) => value.length >= 8),
+  };
+}
+
 /** The variables an outside engine inherits from this process, when set. */
 export const INHERITED_ENV = ["PATH", "HOME", "LANG", "TMPDIR"] as const;
 
@@ -63,14 +92,9 @@ export interface ExecEngineOptions {
 
 /** An engine that runs `command` (a command line) once per compress call, killed after `timeoutMs`. */
 export function createExecEngine(command: string, options: ExecEngineOptions): ContextEngine {
-  const argv = options.argv ?? splitCommandLine(command);
-  if (argv.length === 0) throw new UsageError(`engine 'exec:${command}': empty command`);
-  const name = options.name ?? `exec:${command}`;
+  const { argv, name, env, secrets } = execCommand("exec", command, options);
   const timeoutMs = options.timeoutMs;
   const maxOutputBytes = options.maxOutputBytes ?? DEFAULT_MAX_OUTPUT_BYTES;
-  const env = minimalEngineEnv({ ...options.plainEnv, ...options.env });
-  // Values short enough to occur by chance (a port, a flag) are not treated as secrets.
-  const secrets = Object.values(options.env ?? {}).filter((value) => value.length >= 8);
   return {
     kind: "outside",
     name,
@@ -105,8 +129,7 @@ export function createExecEngine(command: string, options: ExecEngineOptions): C
         );
       }
       if (!outcome.success) {
-        const stderr = decode(outcome.stderr).trim();
-        const tail = stderr.length > STDERR_TAIL_CHARS ? `…${stderr.slice(-STDERR_TAIL_CHARS)}` : stderr;
+        const tail = stderrTail(decode(outcome.stderr).trim());
         const how = outcome.signal !== null
           ? `was killed by ${outcome.signal}`
           : `exited with code ${outcome.code}`;

@@ -19,7 +19,6 @@
  *
  * @module
  */
-import { UsageError } from "../../errors.ts";
 import { redact, redactValue } from "../../models/credentials.ts";
 import type { ChatMessage } from "../../models/messages.ts";
 import {
@@ -30,7 +29,7 @@ import {
   type RecallReply,
   type RecallSession,
 } from "./engine.ts";
-import { type ExecEngineOptions, minimalEngineEnv } from "./exec_engine.ts";
+import { execCommand, type ExecEngineOptions, stderrTail } from "./exec_engine.ts";
 import { type ProxyCall, proxyEnvironment } from "../../models/loopback_proxy.ts";
 import {
   outsideRequest,
@@ -40,24 +39,17 @@ import {
 } from "./outside_protocol.ts";
 import { type OutsideSession, startOutsideSession } from "./outside_session.ts";
 import { DEFAULT_MAX_OUTPUT_BYTES } from "./outside_process.ts";
-import { splitCommandLine } from "./split_command.ts";
 
 /** The most bytes of one tool reply line. */
 export const MAX_TOOL_LINE_BYTES = 1024 * 1024;
-/** Characters of stderr quoted in a failure reason. */
-const STDERR_TAIL_CHARS = 300;
 
 /** Options of {@link createExecRecallEngine}: those of `exec:` engines (see ExecEngineOptions). */
 export type ExecRecallEngineOptions = ExecEngineOptions;
 
 /** An engine that runs `command` as a session per compress call, serving the recall tools it offers. */
 export function createExecRecallEngine(command: string, options: ExecRecallEngineOptions): ContextEngine {
-  const argv = options.argv ?? splitCommandLine(command);
-  if (argv.length === 0) throw new UsageError(`engine 'exec+tools:${command}': empty command`);
-  const name = options.name ?? `exec+tools:${command}`;
+  const { argv, name, env, secrets: baseSecrets } = execCommand("exec+tools", command, options);
   const { timeoutMs } = options;
-  const env = minimalEngineEnv({ ...options.plainEnv, ...options.env });
-  const baseSecrets = Object.values(options.env ?? {}).filter((value) => value.length >= 8);
   return {
     kind: "outside",
     name,
@@ -75,8 +67,7 @@ export function createExecRecallEngine(command: string, options: ExecRecallEngin
         await session.close(0); // a failed call is not waited for
         const records = await finishCall();
         const status = session.exitStatus();
-        const stderr = redact(session.stderr(), secrets).trim();
-        const tail = stderr.length > STDERR_TAIL_CHARS ? `…${stderr.slice(-STDERR_TAIL_CHARS)}` : stderr;
+        const tail = stderrTail(redact(session.stderr(), secrets).trim());
         const exit = status !== null && !status.success
           ? status.signal !== null ? ` (killed by ${status.signal})` : ` (exit code ${status.code})`
           : "";
