@@ -22,7 +22,9 @@ const CALLER = `
 import json, os, sys, urllib.request, urllib.error
 mode, notes = sys.argv[1], sys.argv[2]
 req = json.load(sys.stdin)
-base, key, model = os.environ.get("LLM_BASE_URL"), os.environ.get("LLM_API_KEY"), os.environ.get("LLM_MODEL")
+# A user's engine gets the endpoint under the OpenAI SDK's names, and nothing named like the program's keys.
+if any(k.startswith(("LLM_", "DECISION_MODEL_")) for k in os.environ): sys.exit("saw an LLM_/DECISION_MODEL_ variable")
+base, key, model = os.environ.get("OPENAI_BASE_URL"), os.environ.get("OPENAI_API_KEY"), os.environ.get("OPENAI_MODEL")
 open(os.path.join(notes, "token"), "w").write(key or "")
 def call(body, token):
     headers = {"Content-Type": "application/json"}
@@ -208,7 +210,7 @@ Deno.test("a hostile reply through the loopback endpoint fails that call with th
       "json.load(sys.stdin)",
       "got = []",
       "for i in range(4):",
-      '    r = urllib.request.Request(os.environ["LLM_BASE_URL"] + "/chat/completions", data=b\'{"messages": []}\', headers={"Authorization": "Bearer " + os.environ["LLM_API_KEY"], "Content-Type": "application/json"})',
+      '    r = urllib.request.Request(os.environ["OPENAI_BASE_URL"] + "/chat/completions", data=b\'{"messages": []}\', headers={"Authorization": "Bearer " + os.environ["OPENAI_API_KEY"], "Content-Type": "application/json"})',
       "    try:",
       "        got.append(len(urllib.request.urlopen(r, timeout=20).read()))",
       "    except Exception as error:",

@@ -146,9 +146,9 @@ Deno.test("a method declared in one file runs through hotpot and sweep, beside a
 const CALLING_ENGINE = `
 import json, os, sys, urllib.request
 req = json.load(sys.stdin)
-body = json.dumps({"model": os.environ["LLM_MODEL"], "messages": [{"role": "user", "content": "Summarize: ok"}]})
-r = urllib.request.Request(os.environ["LLM_BASE_URL"].rstrip("/") + "/chat/completions", data=body.encode(),
-    headers={"Authorization": "Bearer " + os.environ["LLM_API_KEY"], "Content-Type": "application/json"})
+body = json.dumps({"model": os.environ["OPENAI_MODEL"], "messages": [{"role": "user", "content": "Summarize: ok"}]})
+r = urllib.request.Request(os.environ["OPENAI_BASE_URL"].rstrip("/") + "/chat/completions", data=body.encode(),
+    headers={"Authorization": "Bearer " + os.environ["OPENAI_API_KEY"], "Content-Type": "application/json"})
 urllib.request.urlopen(r).read()
 json.dump({"messages": req["messages"][:2]}, sys.stdout)
 `;

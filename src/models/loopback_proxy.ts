@@ -71,9 +71,25 @@ export interface LoopbackProxy {
   close(): Promise<void>;
 }
 
-/** The variables an outside process gets for `call`: `LLM_BASE_URL`, `LLM_API_KEY` (the token), `LLM_MODEL`. */
-export function proxyEnvironment(proxy: LoopbackProxy, call: ProxyCall): Record<string, string> {
-  return { LLM_BASE_URL: proxy.baseUrl, LLM_API_KEY: call.token, LLM_MODEL: proxy.model };
+/**
+ * Which names an outside process gets the endpoint under: `LLM` (`LLM_BASE_URL`, `LLM_API_KEY`, `LLM_MODEL`,
+ * for this program's own adapters and agents) or `OPENAI` (`OPENAI_BASE_URL`, `OPENAI_API_KEY`,
+ * `OPENAI_MODEL`, what every OpenAI SDK reads by default: for a user's `exec:` engine, which never sees a
+ * variable named like this program's provider credentials, `LLM_*` or `DECISION_MODEL_*`).
+ */
+export type EndpointVariables = "LLM" | "OPENAI";
+
+/** The variables an outside process gets for `call`: the endpoint, the call's token as the key, the model. */
+export function proxyEnvironment(
+  proxy: LoopbackProxy,
+  call: ProxyCall,
+  names: EndpointVariables = "LLM",
+): Record<string, string> {
+  return {
+    [`${names}_BASE_URL`]: proxy.baseUrl,
+    [`${names}_API_KEY`]: call.token,
+    [`${names}_MODEL`]: proxy.model,
+  };
 }
 
 interface OpenCall {

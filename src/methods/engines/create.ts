@@ -138,6 +138,8 @@ export function createEngine(spec: string, deps: EngineDeps, name: string = spec
     env: deps.env,
     name,
     endpoint: deps.endpoint,
+    // A user's engine never sees variables named like this program's provider credentials.
+    endpointVariables: "OPENAI" as const,
     maxOutputBytes: deps.maxOutputBytes,
   };
   if (spec.startsWith("exec+tools:")) {

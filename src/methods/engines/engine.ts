@@ -93,8 +93,8 @@ export interface EngineDeps {
   /** Directory of Hermes Agent for the `hermes` and `hermes-lcm` adapters (`--hermes DIR`). */
   hermesDir?: string;
   /**
-   * The loopback chat endpoint `exec:` engines get (`LLM_BASE_URL`, a per-call token as `LLM_API_KEY`,
-   * `LLM_MODEL`); their model calls through it are recorded as the engine's own. Transport: never in a key.
+   * The loopback chat endpoint outside engines get (a user's `exec:` engine as `OPENAI_BASE_URL`, a per-call
+   * token as `OPENAI_API_KEY`, `OPENAI_MODEL`; this program's adapters under `LLM_*` names); their model calls through it are recorded as the engine's own. Transport: never in a key.
    */
   endpoint?: LoopbackProxy;
   /** The most bytes of an outside engine's output (`--max-response-bytes`; default 8 MiB). */

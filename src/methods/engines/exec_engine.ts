@@ -22,7 +22,12 @@ import {
   type OutsideProcessOutcome,
   runOutsideProcess,
 } from "./outside_process.ts";
-import { type LoopbackProxy, type ProxyCall, proxyEnvironment } from "../../models/loopback_proxy.ts";
+import {
+  type EndpointVariables,
+  type LoopbackProxy,
+  type ProxyCall,
+  proxyEnvironment,
+} from "../../models/loopback_proxy.ts";
 
 /** Characters of stderr quoted in a failure reason. */
 const STDERR_TAIL_CHARS = 300;
@@ -86,6 +91,11 @@ export interface ExecEngineOptions {
    * `LLM_API_KEY` (these win over `env`), and the model calls made through it are the call's records and usage.
    */
   endpoint?: LoopbackProxy;
+  /**
+   * The names the endpoint is handed under (default `LLM`: this program's adapters); a user's `exec:` engine
+   * gets `OPENAI` names and no `LLM_*` variable at all.
+   */
+  endpointVariables?: EndpointVariables;
   /** The most bytes of output read from one call (default 8 MiB); past it the call is killed and fails. */
   maxOutputBytes?: number;
 }
@@ -100,7 +110,9 @@ export function createExecEngine(command: string, options: ExecEngineOptions): C
     name,
     async compress(messages: ChatMessage[], opts: CompressOptions): Promise<CompressResult> {
       const call = options.endpoint?.open();
-      const callEnv = call ? { ...env, ...proxyEnvironment(options.endpoint!, call) } : env;
+      const callEnv = call
+        ? { ...env, ...proxyEnvironment(options.endpoint!, call, options.endpointVariables) }
+        : env;
       const hidden = call ? [...secrets, call.token] : secrets;
       let outcome: OutsideProcessOutcome;
       let made: Awaited<ReturnType<ProxyCall["finish"]>> | undefined;

@@ -73,7 +73,9 @@ export function createExecRecallEngine(command: string, options: ExecRecallEngin
           : "";
         return new EngineError(`${name}: ${what}${exit}${tail ? `: ${tail}` : ""}`, { records });
       };
-      const callEnv = call ? { ...env, ...proxyEnvironment(options.endpoint!, call) } : env;
+      const callEnv = call
+        ? { ...env, ...proxyEnvironment(options.endpoint!, call, options.endpointVariables) }
+        : env;
       const started = await startOutsideSession({ argv, env: callEnv });
       if ("notStarted" in started) {
         const records = await finishCall();
