@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Collect one hotpot trajectory with the real Hermes Agent, for `hotpot collect --agent exec:'...'`.
 
-Protocol (see src/suites/hotpot/collect_agent.ts): this script runs in the question's workspace directory and
+Protocol (see src/suites/hotpot/collect/collect_agent.ts): this script runs in the question's workspace directory and
 reads one JSON object on stdin, {"question": str, "files": [relative paths], "titles": [str], "task": str,
 "workspace": abs dir, "system_prompt"?: str}; a given system_prompt is handed to Hermes as its system message.
 It runs Hermes Agent's own agent loop (its own system prompt, its own read_file tool) on the given task (the

@@ -9,11 +9,11 @@
  *
  * @module
  */
-import { hotpotStats } from "../src/suites/hotpot/stats.ts";
+import { hotpotStats } from "../src/suites/hotpot/report/stats.ts";
 import { SeededRandom } from "../src/data/hotpot_prng.ts";
-import { HOTPOT_METHODS } from "../src/suites/hotpot/methods.ts";
-import type { HotpotResultRow } from "../src/suites/hotpot/run_suite.ts";
-import { METRIC_NAMES } from "../src/suites/hotpot/scoring.ts";
+import { HOTPOT_METHODS } from "../src/suites/hotpot/run/methods.ts";
+import type { HotpotResultRow } from "../src/suites/hotpot/run/run_suite.ts";
+import { METRIC_NAMES } from "../src/suites/hotpot/run/scoring.ts";
 
 /** The target for the analysis of one demo-sized hotpot run (ms). */
 export const ANALYSIS_TARGET_MS = 1000;

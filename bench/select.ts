@@ -12,7 +12,7 @@ import { fileURLToPath } from "node:url";
 import { generateHotpotRecords } from "../src/data/hotpot_generate.ts";
 import { loadHotpot } from "../src/data/hotpot_load.ts";
 import { writeHotpotParquet } from "../src/data/hotpot_parquet.ts";
-import { selectQuestions } from "../src/suites/hotpot/select.ts";
+import { selectQuestions } from "../src/suites/hotpot/collect/select.ts";
 
 /** Records generated (HotpotQA distractor dev set size). */
 export const SCALE_RECORDS = 7405;

@@ -4,15 +4,15 @@
 import assert from "node:assert/strict";
 import { bootstrapMean, bootstrapMeans, bootstrapRatio, quantileSorted } from "../src/analysis/bootstrap.ts";
 import { formatDifference, formatInterval, formatP } from "../src/analysis/format.ts";
-import { hotpotStats, perQuestionMeans } from "../src/suites/hotpot/stats.ts";
+import { hotpotStats, perQuestionMeans } from "../src/suites/hotpot/report/stats.ts";
 import {
   MDE_FACTOR,
   minimumDetectableDifference,
   pairedDifference,
   signFlipPValue,
 } from "../src/analysis/paired.ts";
-import type { HotpotResultRow } from "../src/suites/hotpot/run_suite.ts";
-import { METRIC_NAMES } from "../src/suites/hotpot/scoring.ts";
+import type { HotpotResultRow } from "../src/suites/hotpot/run/run_suite.ts";
+import { METRIC_NAMES } from "../src/suites/hotpot/run/scoring.ts";
 
 Deno.test("a constant metric has a zero-width interval centred on it", () => {
   const ci = bootstrapMean(new Array(30).fill(0.4));

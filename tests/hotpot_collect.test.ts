@@ -5,10 +5,10 @@ import { generateHotpotRecords } from "../src/data/hotpot_generate.ts";
 import type { HotpotRecord } from "../src/data/hotpot_record.ts";
 import { OpenAIChatClient } from "../src/models/chat_client.ts";
 import { UsageError } from "../src/errors.ts";
-import { collectScripted } from "../src/suites/hotpot/collect_scripted.ts";
-import { collectLive } from "../src/suites/hotpot/collect_live.ts";
-import { importHermesSession } from "../src/suites/hotpot/collect_hermes.ts";
-import { checkCollection, initialSystemPrompt } from "../src/suites/hotpot/collection_checks.ts";
+import { collectScripted } from "../src/suites/hotpot/collect/collect_scripted.ts";
+import { collectLive } from "../src/suites/hotpot/collect/collect_live.ts";
+import { importHermesSession } from "../src/suites/hotpot/collect/collect_hermes.ts";
+import { checkCollection, initialSystemPrompt } from "../src/suites/hotpot/collect/collection_checks.ts";
 import { createHash } from "node:crypto";
 import {
   executeReadFile,
@@ -16,7 +16,7 @@ import {
   ReadFileResultSchema,
   sentenceIdFromLineNumber,
 } from "../src/suites/hotpot/read_file.ts";
-import { SYSTEM_PROMPT } from "../src/suites/hotpot/trajectory.ts";
+import { SYSTEM_PROMPT } from "../src/suites/hotpot/collect/trajectory.ts";
 import { titleSlug, uniqueSlugs } from "../src/suites/hotpot/workspace.ts";
 
 const [RECORD] = generateHotpotRecords(1, "collect");

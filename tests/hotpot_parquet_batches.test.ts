@@ -4,9 +4,9 @@ import { generateHotpotRecords } from "../src/data/hotpot_generate.ts";
 import { hotpotRecordBatches, loadHotpot } from "../src/data/hotpot_load.ts";
 import { hotpotParquetBatches, hotpotParquetBytes } from "../src/data/hotpot_parquet.ts";
 import { toOfficialHotpotJson } from "../src/data/hotpot_json.ts";
-import { hotpotDatasetFile } from "../src/suites/hotpot/dataset_file.ts";
-import { DEFAULT_SELECTION, selectQuestions } from "../src/suites/hotpot/select.ts";
-import { selectionReport, selectionReportOf } from "../src/suites/hotpot/stages/select.ts";
+import { hotpotDatasetFile } from "../src/suites/hotpot/collect/dataset_file.ts";
+import { DEFAULT_SELECTION, selectQuestions } from "../src/suites/hotpot/collect/select.ts";
+import { selectionReport, selectionReportOf } from "../src/suites/hotpot/collect/stages/select.ts";
 
 const RECORDS = generateHotpotRecords(53, "batches");
 /** 53 records in row groups of 20 (20, 20, 13), written by hyparquet-writer. */

@@ -5,7 +5,7 @@
  */
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { METRIC_NAMES } from "../src/suites/hotpot/scoring.ts";
+import { METRIC_NAMES } from "../src/suites/hotpot/run/scoring.ts";
 import { predictionsOf } from "../src/cli/hotpot_predictions.ts";
 import { runCli } from "./helpers/spawn.ts";
 

@@ -5,8 +5,8 @@
  */
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { ceilingBindText } from "../src/suites/hotpot/report.ts";
-import type { HotpotMethodAggregate } from "../src/suites/hotpot/aggregate.ts";
+import { ceilingBindText } from "../src/suites/hotpot/report/report.ts";
+import type { HotpotMethodAggregate } from "../src/suites/hotpot/run/aggregate.ts";
 import { ROOT, runCli } from "./helpers/spawn.ts";
 
 const dir = await Deno.makeTempDir({ prefix: "hotpot_real_path_" });

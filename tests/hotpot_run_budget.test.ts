@@ -19,16 +19,16 @@ import type {
 import type { Node } from "../src/store/manifest.ts";
 import { BlobStore } from "../src/store/blob_store.ts";
 import { readManifest } from "../src/store/run_dir.ts";
-import { aggregateHotpot } from "../src/suites/hotpot/aggregate.ts";
+import { aggregateHotpot } from "../src/suites/hotpot/run/aggregate.ts";
 import { readCorpus } from "../src/suites/hotpot/corpus.ts";
 import {
   compactedContext,
   HOTPOT_METHODS,
   type MethodInput,
   unitsById,
-} from "../src/suites/hotpot/methods.ts";
-import { DEFAULT_HOTPOT_RUN, type HotpotRunOptions, runHotpot } from "../src/suites/hotpot/run_suite.ts";
-import type { HotpotResultRow } from "../src/suites/hotpot/rows.ts";
+} from "../src/suites/hotpot/run/methods.ts";
+import { DEFAULT_HOTPOT_RUN, type HotpotRunOptions, runHotpot } from "../src/suites/hotpot/run/run_suite.ts";
+import type { HotpotResultRow } from "../src/suites/hotpot/run/rows.ts";
 import type { ModelSetup } from "../src/suites/model_setup.ts";
 import { withRun } from "../src/suites/run_lifecycle.ts";
 import { loadTokenCounter } from "../src/tokens/load.ts";

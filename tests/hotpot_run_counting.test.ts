@@ -9,7 +9,7 @@ import { assetPath } from "../src/assets.ts";
 import { lineBreakSplitter, TokenizerJsonSchema } from "../src/tokens/config.ts";
 import { loadTokenCounter } from "../src/tokens/load.ts";
 import { readCorpus } from "../src/suites/hotpot/corpus.ts";
-import { compactedContext, fullContext, questionUnits } from "../src/suites/hotpot/methods.ts";
+import { compactedContext, fullContext, questionUnits } from "../src/suites/hotpot/run/methods.ts";
 import { runCli } from "./helpers/spawn.ts";
 
 const TOKENIZERS = {

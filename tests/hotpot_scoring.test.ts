@@ -3,7 +3,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { hotpotScoreCommand, scoreHotpotFiles } from "../src/cli/hotpot_score.ts";
 import { UsageError } from "../src/errors.ts";
-import { parseModelAnswer, predictionFromModelAnswer } from "../src/suites/hotpot/answer_parse.ts";
+import { parseModelAnswer, predictionFromModelAnswer } from "../src/suites/hotpot/run/answer_parse.ts";
 import {
   answerExactMatch,
   answerF1,
@@ -11,7 +11,7 @@ import {
   normalizeAnswer,
   scoreQuestion,
   supportingFactScores,
-} from "../src/suites/hotpot/scoring.ts";
+} from "../src/suites/hotpot/run/scoring.ts";
 
 const SHARED = fileURLToPath(new URL("./fixtures/shared_data/", import.meta.url));
 const FIXTURES = fileURLToPath(new URL("./fixtures/hotpot/", import.meta.url));

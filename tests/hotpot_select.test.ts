@@ -10,7 +10,7 @@ import {
   evidenceChars,
   selectionKey,
   selectQuestions,
-} from "../src/suites/hotpot/select.ts";
+} from "../src/suites/hotpot/collect/select.ts";
 
 Deno.test("default selection over the demo data takes 15 bridge and 15 comparison questions", async () => {
   const records = await loadHotpot(assetPath("fixtures/hotpot/demo.parquet"));

@@ -7,20 +7,20 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { loadHotpotJson } from "../src/data/hotpot_json.ts";
-import { aggregateHotpot } from "../src/suites/hotpot/aggregate.ts";
-import { predictionFromModelAnswer } from "../src/suites/hotpot/answer_parse.ts";
-import { collectScripted } from "../src/suites/hotpot/collect_scripted.ts";
-import { exactQuestionMean, Rational } from "../src/suites/hotpot/exact_mean.ts";
-import { hypothesisVerdict, hypothesisVerdictText } from "../src/suites/hotpot/hypothesis.ts";
+import { aggregateHotpot } from "../src/suites/hotpot/run/aggregate.ts";
+import { predictionFromModelAnswer } from "../src/suites/hotpot/run/answer_parse.ts";
+import { collectScripted } from "../src/suites/hotpot/collect/collect_scripted.ts";
+import { exactQuestionMean, Rational } from "../src/suites/hotpot/run/exact_mean.ts";
+import { hypothesisVerdict, hypothesisVerdictText } from "../src/suites/hotpot/report/hypothesis.ts";
 import {
   compactedContext,
   fullContext,
   type HotpotMethod,
   questionUnits,
-} from "../src/suites/hotpot/methods.ts";
-import type { HotpotResultRow } from "../src/suites/hotpot/run_suite.ts";
-import { METRIC_NAMES, scoreQuestion } from "../src/suites/hotpot/scoring.ts";
-import { readableText, supportSurvival } from "../src/suites/hotpot/support_kept.ts";
+} from "../src/suites/hotpot/run/methods.ts";
+import type { HotpotResultRow } from "../src/suites/hotpot/run/run_suite.ts";
+import { METRIC_NAMES, scoreQuestion } from "../src/suites/hotpot/run/scoring.ts";
+import { readableText, supportSurvival } from "../src/suites/hotpot/run/support_kept.ts";
 import { scoreHotpotFiles } from "../src/cli/hotpot_score.ts";
 import { ROOT } from "./helpers/spawn.ts";
 

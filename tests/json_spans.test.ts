@@ -1,9 +1,9 @@
 import assert from "node:assert/strict";
 import { parseSpan, topLevelArraySpans } from "../src/core/json_spans.ts";
 import { PublishedArrayBytes, publishedArrayElement, publishedJson } from "../src/suites/published.ts";
-import { readRowFigures, rowFigures } from "../src/suites/hotpot/rows.ts";
+import { readRowFigures, rowFigures } from "../src/suites/hotpot/run/rows.ts";
 import { concatBytes } from "../src/core/bytes.ts";
-import type { HotpotResultRow } from "../src/suites/hotpot/rows.ts";
+import type { HotpotResultRow } from "../src/suites/hotpot/run/rows.ts";
 
 const TRICKY: unknown[] = [
   { id: "q1", text: 'bracket ] brace } quote " backslash \\ unicode é 中文 😀 \u2028', n: -2.5e3 },

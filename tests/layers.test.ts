@@ -93,7 +93,7 @@ Deno.test("nothing outside a suite's folder names that suite (but the registry a
 });
 
 Deno.test("the suite-folder check tells a suite's own files, the registry and the CLI from the rest", () => {
-  assert.equal(suiteFolderOf("src/suites/hotpot/stages/collect.ts"), "hotpot");
+  assert.equal(suiteFolderOf("src/suites/hotpot/collect/stages/collect.ts"), "hotpot");
   assert.equal(suiteFolderOf("src/suites/stage_registry.ts"), undefined);
   assert.ok(maySeeSuites("src/suites/registry.ts"));
   assert.ok(maySeeSuites("src/cli/hotpot.ts"));

@@ -4,18 +4,18 @@
  * error bars, and the explorer's embedded data cannot break out of its script element.
  */
 import assert from "node:assert/strict";
-import { hotpotStats } from "../src/suites/hotpot/stats.ts";
-import { hypothesisInterval } from "../src/suites/hotpot/stats_report.ts";
+import { hotpotStats } from "../src/suites/hotpot/report/stats.ts";
+import { hypothesisInterval } from "../src/suites/hotpot/report/stats_report.ts";
 import { packExplorer, scriptJson } from "../src/report/explorer.ts";
 import { explorerHtml } from "../src/report/explorer.ts";
 import {
   EMBEDDED_CONTEXT_QUESTIONS,
   hotpotExplorer,
   hotpotExplorerPacked,
-} from "../src/suites/hotpot/explorer.ts";
-import type { HotpotResultRow } from "../src/suites/hotpot/run_suite.ts";
-import { rowFigures } from "../src/suites/hotpot/rows.ts";
-import { METRIC_NAMES } from "../src/suites/hotpot/scoring.ts";
+} from "../src/suites/hotpot/report/explorer.ts";
+import type { HotpotResultRow } from "../src/suites/hotpot/run/run_suite.ts";
+import { rowFigures } from "../src/suites/hotpot/run/rows.ts";
+import { METRIC_NAMES } from "../src/suites/hotpot/run/scoring.ts";
 import type { Corpus } from "../src/suites/hotpot/corpus.ts";
 import { reportCorpusOf } from "../src/suites/hotpot/question_card.ts";
 
@@ -124,7 +124,7 @@ Deno.test("hotpot explorer marks each gold sentence kept or lost per context and
 });
 
 Deno.test("with intervals the hypothesis no longer says there is no test, and stays descriptive", async () => {
-  const { hypothesisWithInterval } = await import("../src/suites/hotpot/stats_markdown.ts");
+  const { hypothesisWithInterval } = await import("../src/suites/hotpot/report/stats_markdown.ts");
   const rows = ["q1", "q2"].flatMap((q) => METHODS.map((m) => row(q, m, 1)));
   const stats = hotpotStats(rows, [...METHODS], { resamples: 200 });
   const text = hypothesisWithInterval("Verdict X (descriptive only: no significance test).", stats);

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { barChart, lineChart } from "../src/report/charts.ts";
 import { enginesReportHtml } from "../src/suites/engines/report_html.ts";
-import { hotpotReportHtml } from "../src/suites/hotpot/report_html.ts";
+import { hotpotReportHtml } from "../src/suites/hotpot/report/report_html.ts";
 import { escapeHtml, safeHtml } from "../src/report/html.ts";
 import { sweepReportHtml } from "../src/suites/sweep/report_html.ts";
 import type { EnginesReportMeta } from "../src/suites/engines/report.ts";
@@ -12,10 +12,10 @@ import {
   engineTableRows,
 } from "../src/suites/engines/report.ts";
 import type { EngineResult } from "../src/suites/engines/run.ts";
-import type { HotpotMethodAggregate } from "../src/suites/hotpot/aggregate.ts";
-import type { HotpotMethod } from "../src/suites/hotpot/methods.ts";
-import { hotpotReportMarkdown, type HotpotReportMeta } from "../src/suites/hotpot/report.ts";
-import type { HotpotMetrics } from "../src/suites/hotpot/scoring.ts";
+import type { HotpotMethodAggregate } from "../src/suites/hotpot/run/aggregate.ts";
+import type { HotpotMethod } from "../src/suites/hotpot/run/methods.ts";
+import { hotpotReportMarkdown, type HotpotReportMeta } from "../src/suites/hotpot/report/report.ts";
+import type { HotpotMetrics } from "../src/suites/hotpot/run/scoring.ts";
 import type { SweepKindAggregate } from "../src/suites/sweep/aggregate.ts";
 import { sweepReportMarkdown, type SweepReportMeta } from "../src/suites/sweep/report.ts";
 import { DEFAULT_SWEEP_RUN } from "../src/suites/sweep/run_suite.ts";

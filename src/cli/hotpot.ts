@@ -10,10 +10,10 @@ import { PRICE_OPTION_HELP, PRICE_OPTION_SPEC, PriceOptionsShape } from "./price
 import { z } from "zod";
 import { UsageError } from "../errors.ts";
 import { DEMO_DATASET, hotpotCollect, hotpotRunCommand } from "../suites/hotpot/command.ts";
-import { HOTPOT_METHODS } from "../suites/hotpot/methods.ts";
+import { HOTPOT_METHODS } from "../suites/hotpot/run/methods.ts";
 import { BUILTIN_ENGINES, REAL_COMPETITORS } from "../methods/engines/create.ts";
-import { DEFAULT_HOTPOT_RUN } from "../suites/hotpot/run_suite.ts";
-import { DEFAULT_SELECTION } from "../suites/hotpot/select.ts";
+import { DEFAULT_HOTPOT_RUN } from "../suites/hotpot/run/run_suite.ts";
+import { DEFAULT_SELECTION } from "../suites/hotpot/collect/select.ts";
 import { MODEL_OPTION_HELP, MODEL_OPTION_SPEC, ModelOptionsShape } from "./model_options.ts";
 import { SHARD_OPTION_HELP, ShardOption } from "../pipeline/shard.ts";
 import { parseCommand } from "./args.ts";

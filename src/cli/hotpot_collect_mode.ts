@@ -1,10 +1,10 @@
 /**
  * The help lines of the collection modes of `hotpot collect` (the modes themselves are chosen in
- * `src/suites/hotpot/collect_mode.ts`).
+ * `src/suites/hotpot/collect/collect_mode.ts`).
  *
  * @module
  */
-import { DEFAULT_AGENT_TIMEOUT_S } from "../suites/hotpot/collect_mode.ts";
+import { DEFAULT_AGENT_TIMEOUT_S } from "../suites/hotpot/collect/collect_mode.ts";
 
 /** Help lines of the collection modes. */
 export const COLLECTION_MODE_HELP =

@@ -24,24 +24,24 @@ import {
   type RunInvocation,
   runSuite,
 } from "../run_lifecycle.ts";
-import { assertQuotaMet, collectCorpus, type CollectMode } from "./collect_suite.ts";
-import { hotpotDatasetFile } from "./dataset_file.ts";
-import { selectionReportOf } from "./stages/select.ts";
+import { assertQuotaMet, collectCorpus, type CollectMode } from "./collect/collect_suite.ts";
+import { hotpotDatasetFile } from "./collect/dataset_file.ts";
+import { selectionReportOf } from "./collect/stages/select.ts";
 import { checkCorpusFile } from "./corpus.ts";
 import { HOTPOT_COLLECT_SUITE, HOTPOT_SUITE } from "./definition.ts";
-import { HOTPOT_METHODS } from "./methods.ts";
+import { HOTPOT_METHODS } from "./run/methods.ts";
 import { selectMethods } from "../method_selection.ts";
-import { DEFAULT_HOTPOT_RUN, runHotpot } from "./run_suite.ts";
-import { DEFAULT_SELECTION } from "./select.ts";
+import { DEFAULT_HOTPOT_RUN, runHotpot } from "./run/run_suite.ts";
+import { DEFAULT_SELECTION } from "./collect/select.ts";
 import { type Shard, shardText } from "../../pipeline/shard.ts";
-import { assertHotpotFrozen } from "./frozen_protocol.ts";
+import { assertHotpotFrozen } from "./run/frozen_protocol.ts";
 import {
   agentMode,
   assertSomeValid,
   chooseCollectionMode,
   collectionSummaryLines,
   readHermesSessions,
-} from "./collect_mode.ts";
+} from "./collect/collect_mode.ts";
 import { CLI } from "../../core/program_name.ts";
 
 /** The demo dataset shipped in fixtures/. */

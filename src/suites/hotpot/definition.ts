@@ -5,25 +5,25 @@
  * @module
  */
 import type { Suite } from "../suite.ts";
-import { HOTPOT_MERGE } from "./merge_publish.ts";
-import { HOTPOT_COLLECT_MERGE } from "./collect_merge.ts";
+import { HOTPOT_MERGE } from "./run/merge_publish.ts";
+import { HOTPOT_COLLECT_MERGE } from "./collect/collect_merge.ts";
 import { HOTPOT_COLLECT_REDERIVATION, HOTPOT_REDERIVATION } from "./rederivation.ts";
 import { hotpotAnswerStage } from "../answer_stage.ts";
-import { hotpotRankStage, hotpotSummaryStage } from "./stages/compress.ts";
-import { hotpotCollectStage } from "./stages/collect.ts";
-import type { HotpotMethodAggregate } from "./aggregate.ts";
-import { hotpotSelectStage } from "./stages/select.ts";
-import { hotpotQuestionStage } from "./stages/question.ts";
-import { hotpotCorpusHeadStage } from "./stages/corpus_head.ts";
-import { hotpotCorpusStage } from "./stages/corpus.ts";
-import { hotpotContextStage } from "./stages/context.ts";
-import { hotpotEngineStage } from "./stages/engine.ts";
-import { HOTPOT_COMPARE_UNITS } from "./compare_units.ts";
-import { hotpotScoreStage } from "./stages/score.ts";
-import { hotpotAggregateStage } from "./stages/aggregate.ts";
-import { hotpotRowsStage } from "./stages/rows.ts";
-import { hotpotReportStage } from "./stages/report.ts";
-import { hotpotCeilingsStage } from "./stages/ceilings.ts";
+import { hotpotRankStage, hotpotSummaryStage } from "./run/stages/compress.ts";
+import { hotpotCollectStage } from "./collect/stages/collect.ts";
+import type { HotpotMethodAggregate } from "./run/aggregate.ts";
+import { hotpotSelectStage } from "./collect/stages/select.ts";
+import { hotpotQuestionStage } from "./run/stages/question.ts";
+import { hotpotCorpusHeadStage } from "./run/stages/corpus_head.ts";
+import { hotpotCorpusStage } from "./collect/stages/corpus.ts";
+import { hotpotContextStage } from "./run/stages/context.ts";
+import { hotpotEngineStage } from "./run/stages/engine.ts";
+import { HOTPOT_COMPARE_UNITS } from "./report/compare_units.ts";
+import { hotpotScoreStage } from "./run/stages/score.ts";
+import { hotpotAggregateStage } from "./run/stages/aggregate.ts";
+import { hotpotRowsStage } from "./run/stages/rows.ts";
+import { hotpotReportStage } from "./report/stages/report.ts";
+import { hotpotCeilingsStage } from "./run/stages/ceilings.ts";
 
 /** A method's label in a ceiling sweep's aggregate (`jev@2400`; Full and single-ceiling runs: the method). */
 const conditionOf = (a: HotpotMethodAggregate & { input_cap?: number | null }) =>

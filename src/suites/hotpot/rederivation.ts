@@ -13,9 +13,9 @@ import { addUsage } from "../../core/usage.ts";
 import type { SuiteRederivation } from "../suite.ts";
 import { ownUsage, sameUsage } from "../usage_sums.ts";
 import { hotpotAnswerStage } from "../answer_stage.ts";
-import { type HotpotDataset, hotpotDatasetFile } from "./dataset_file.ts";
-import type { SelectionOptions } from "./select.ts";
-import { hotpotRankStage, hotpotSummaryStage } from "./stages/compress.ts";
+import { type HotpotDataset, hotpotDatasetFile } from "./collect/dataset_file.ts";
+import type { SelectionOptions } from "./collect/select.ts";
+import { hotpotRankStage, hotpotSummaryStage } from "./run/stages/compress.ts";
 
 /**
  * Calls `use` with the dataset blob as a HotpotQA file (Parquet by its magic bytes, else official JSON), read

@@ -1,0 +1,101 @@
+/**
+ * One question's collection, the body of its `hotpot-collect` node: the trajectory by the chosen mode, then
+ * the collection checks; stored are the public trajectory with the agent's initial system prompt (text and
+ * SHA-256), the check (valid or the reasons, and whether "files unchanged" was verifiable), the provider
+ * calls of a live collection and the raw stdout of an outside agent.
+ *
+ * @module
+ */
+import type { HotpotRecord } from "../../../data/hotpot_record.ts";
+import { UsageError } from "../../../errors.ts";
+import type { CallRecord, ChatModel } from "../../../models/types.ts";
+import type { StageOutcome } from "../../../pipeline/executor.ts";
+import { type AgentCommand, collectWithAgent } from "./collect_agent.ts";
+import { importHermesSession } from "./collect_hermes.ts";
+import { collectLive } from "./collect_live.ts";
+import { collectScripted } from "./collect_scripted.ts";
+import { checkCollection, initialSystemPrompt } from "./collection_checks.ts";
+import type { Collection } from "./trajectory.ts";
+
+/**
+ * How trajectories are collected: our scripted reader, our live agent loop, imported Hermes session files
+ * (declared as the run's sources `session:<question id>`, so each raw file is a blob and an input of its
+ * collect node), or an outside agent command (`--agent exec:CMD`).
+ */
+export type CollectMode =
+  | { kind: "scripted" }
+  | { kind: "live"; chat: ChatModel; model: string }
+  | { kind: "hermes" }
+  | ({ kind: "agent"; command: string } & AgentCommand);
+
+/** The run-source name of the Hermes session file of question `id`. */
+export function sessionSourceName(id: string): string {
+  return `session:${id}`;
+}
+
+/** The outcome of a question whose collection produced no trajectory (with the model calls made on the way). */
+function invalidCollection(
+  reason: string,
+  sessionText: string | null,
+  calls: CallRecord[] = [],
+): StageOutcome {
+  return {
+    outputs: {
+      collection: null,
+      check: { valid: false, reason, files_unchanged: "not verifiable" },
+      ...(sessionText !== null ? { session_text: sessionText } : {}),
+    },
+    requests: calls,
+    status: "invalid",
+    reason,
+  };
+}
+
+/**
+ * Collects and checks the trajectory of `record` in a fresh workspace at `workspace`; `session` holds the raw
+ * Hermes session file of the question (hermes mode; null when there is none).
+ */
+export async function collectQuestion(
+  mode: CollectMode,
+  record: HotpotRecord,
+  workspace: string,
+  session: Uint8Array | null,
+): Promise<StageOutcome> {
+  let collection: Collection;
+  let sessionText: string | null = null;
+  if (mode.kind === "scripted") collection = await collectScripted(record, workspace);
+  else if (mode.kind === "live") collection = await collectLive(record, workspace, mode.chat);
+  else if (mode.kind === "agent") {
+    const outcome = await collectWithAgent(record, workspace, mode);
+    if (!outcome.ok) return invalidCollection(outcome.reason, outcome.session_text, outcome.calls);
+    // The agent's model calls through the loopback endpoint are this question's provider calls.
+    collection = { ...outcome.collection, calls: outcome.calls };
+    sessionText = outcome.session_text;
+  } else {
+    if (session === null) {
+      return invalidCollection(`no session file ${record.id}.json in the sessions directory`, null);
+    }
+    let json: unknown;
+    try {
+      json = JSON.parse(new TextDecoder().decode(session));
+    } catch (error) {
+      if (error instanceof SyntaxError) {
+        throw new UsageError(`${record.id}.json: not JSON (${error.message})`);
+      }
+      throw error;
+    }
+    collection = importHermesSession(json, record, `${record.id}.json`);
+  }
+  const check = checkCollection(collection, record);
+  const { calls, ...stored } = collection;
+  return {
+    outputs: {
+      collection: { ...stored, system_prompt: initialSystemPrompt(collection.messages) },
+      check,
+      ...(mode.kind === "agent" ? { session_text: sessionText } : {}),
+    },
+    requests: calls ?? [],
+    status: check.valid ? "ok" : "invalid",
+    ...(check.valid ? {} : { reason: check.reason }),
+  };
+}

@@ -1,0 +1,181 @@
+/**
+ * `hotpot collect` over the run store: a `hotpot-select` node freezes the selection (before any model call),
+ * then one `hotpot-collect` node per selected question collects and checks its trajectory, and a
+ * `hotpot-corpus` node assembles `corpus.json` and `selection.json`, which are published as its outputs.
+ * Workspaces live in a temporary directory that is removed afterwards.
+ *
+ * A shard (`--shard K/N`) selects the whole selection (the same select node as the unsharded run) and collects
+ * only the questions of its part (by question id hash); its corpus.json holds that part and says so (`shard`).
+ * `merge` replays this function without a shard over the merged nodes (`replay`): every collect node is then
+ * taken from the journal, and a question no shard collected is refused by name instead of collected.
+ *
+ * @module
+ */
+import { join } from "node:path";
+import { z } from "zod";
+import { UsageError } from "../../../errors.ts";
+import type { RunContext } from "../../run_lifecycle.ts";
+import { type CollectMode, collectQuestion, sessionSourceName } from "./collect_question.ts";
+import type { CollectionCheck } from "./collection_checks.ts";
+import type { CollectionOutline } from "./collect_mode.ts";
+import type { SelectionOptions } from "./select.ts";
+import type { SelectionReport } from "./stages/select.ts";
+import { hotpotSelectStage } from "./stages/select.ts";
+import { hotpotCollectStage } from "./stages/collect.ts";
+import { hotpotCorpusStage, questionValidity } from "./stages/corpus.ts";
+import { questionInShard, type Shard } from "../../../pipeline/shard.ts";
+import type { HotpotDataset } from "./dataset_file.ts";
+
+export { type CollectMode, sessionSourceName } from "./collect_question.ts";
+
+/** Options of {@link collectCorpus}. */
+export interface CollectOptions {
+  datasetPath: string;
+  datasetSha256: string;
+  /** The dataset, read in batches: selection keeps its candidates, collection only its selected records. */
+  dataset: HotpotDataset;
+  selection: SelectionOptions;
+  mode: CollectMode;
+  /** Collect only this part of the selected questions (`--shard K/N`); the selection stays whole. */
+  shard?: Shard;
+  /** A merge's replay: every node must come from the run's journal; collecting anything is refused. */
+  replay?: boolean;
+}
+
+const SelectedSchema = z.object({ ids: z.array(z.string()) });
+
+export { type SelectionReport, selectionReport } from "./stages/select.ts";
+
+function removedText(report: SelectionReport): string {
+  return Object.entries(report.removed).map(([k, v]) => `${k} ${v}`).join(", ");
+}
+
+/**
+ * Refuses a selection that cannot fill its quotas, naming the per-type counts, every filter's count and the
+ * options that change the selection: the quotas (`--bridge`, `--comparison`, `--questions`) set to what the
+ * dataset gave, and, when records fell outside the evidence-character range, `--min-chars`/`--max-chars` with
+ * the range in force.
+ */
+export function assertQuotaMet(
+  report: SelectionReport,
+  datasetPath: string,
+  selection?: Pick<SelectionOptions, "minChars" | "maxChars">,
+): void {
+  if (report.quota_met) return;
+  const counts = Object.entries(report.counts).map(([k, v]) => `${k} ${v.selected}/${v.wanted}`).join(", ");
+  const ways: string[] = [];
+  if (report.removed.chars_out_of_range > 0) {
+    const range = selection ? `, now ${selection.minChars}–${selection.maxChars}` : "";
+    ways.push(
+      `widen the evidence-character range (--min-chars/--max-chars${range}), which removed ${report.removed.chars_out_of_range} record(s)`,
+    );
+  }
+  ways.push(
+    `ask for what the dataset can give (--bridge ${report.counts.bridge.selected} --comparison ${report.counts.comparison.selected}, or fewer --questions)`,
+  );
+  throw new UsageError(
+    `${datasetPath}: not enough records pass the filters (${counts}; removed: ${
+      removedText(report)
+    }); to fill the selection, ${ways.join(", or ")}`,
+  );
+}
+
+/**
+ * Selects and collects; publishes corpus.json and selection.json and returns the collection's outline (the
+ * corpus itself is never parsed back: at 2,000 questions it is 120 MB of JSON).
+ */
+export async function collectCorpus(
+  context: RunContext,
+  options: CollectOptions,
+): Promise<CollectionOutline> {
+  const { executor, run, progress } = context;
+  const datasetHash = run.header.sources["dataset"];
+  progress.plan("hotpot-select", 1);
+  const selectNode = await executor.runStage(hotpotSelectStage, {
+    label: "select",
+    params: { ...options.selection },
+    inputs: { dataset: datasetHash },
+    values: { dataset: null },
+  }, options.dataset);
+  const report = selectNode.outputs.report as unknown as SelectionReport;
+  progress.note(`selection: considered ${report.considered} record(s); removed: ${removedText(report)}`);
+  assertQuotaMet(report, options.datasetPath, options.selection);
+  const ids = SelectedSchema.parse(selectNode.outputs.selected).ids
+    .filter((id) => questionInShard(id, options.shard));
+  // A second pass keeps only this run's selected records (remembered: the corpus node reads them again).
+  const { byId } = await options.dataset.records(new Set(ids));
+  const workRoot = await Deno.makeTempDir({ prefix: "compaction-bench-workspaces-" });
+  const mode = options.mode;
+  progress.plan(hotpotCollectStage.name, ids.length);
+  try {
+    const collected = await Promise.all(ids.map(async (id, index) => {
+      const record = byId.get(id)!;
+      const sessionHash = mode.kind === "hermes" ? run.header.sources[sessionSourceName(id)] : undefined;
+      const node = await executor.execute(
+        {
+          stage: hotpotCollectStage.name,
+          version: hotpotCollectStage.version,
+          label: `collect q=${id}`,
+          params: {
+            id,
+            mode: mode.kind,
+            ...(mode.kind === "live" ? { model: mode.model } : {}),
+            ...(mode.kind === "agent" ? { agent: mode.command } : {}),
+            // The chat model the agent reached through the loopback endpoint (its answers depend on it).
+            ...(mode.kind === "agent" && mode.endpoint !== undefined ? { model: mode.endpoint.model } : {}),
+            ...(mode.kind === "agent" && mode.systemPrompt !== undefined
+              ? { agent_system_prompt: mode.systemPrompt }
+              : {}),
+          },
+          inputs: { dataset: datasetHash, ...(sessionHash !== undefined ? { session: sessionHash } : {}) },
+          provider: mode.kind === "live" || (mode.kind === "agent" && mode.endpoint !== undefined),
+        },
+        async () => {
+          if (options.replay) {
+            throw new UsageError(
+              `merge: no shard holds the collection of question ${id}; the shards are incomplete`,
+            );
+          }
+          return await collectQuestion(
+            mode,
+            record,
+            join(workRoot, String(index)),
+            sessionHash === undefined ? null : await run.store.get(sessionHash),
+          );
+        },
+      );
+      const outline = { id, ...questionValidity(node.outputs.check as CollectionCheck | null) };
+      return { id, check: node.node.outputs.check, collection: node.node.outputs.collection, outline };
+    }));
+    // corpus.json and selection.json are the outputs of one node below the select and collect nodes.
+    progress.plan("hotpot-corpus", 1);
+    const corpusNode = await executor.runStage(hotpotCorpusStage, {
+      label: "corpus",
+      params: {
+        dataset: { path: options.datasetPath, sha256: options.datasetSha256 },
+        selection: { ...options.selection },
+        collection: mode.kind,
+        ...(mode.kind === "agent" ? { agent: mode.command } : {}),
+        ...(options.shard !== undefined ? { shard: options.shard } : {}),
+      },
+      inputs: {
+        dataset: datasetHash,
+        selected: selectNode.node.outputs.selected,
+        report: selectNode.node.outputs.report,
+        ...Object.fromEntries(
+          collected.flatMap((q) => [[`check:${q.id}`, q.check], [`collection:${q.id}`, q.collection]]),
+        ),
+      },
+    }, options.dataset);
+    await run.publish("selection.json", corpusNode.node.outputs["selection.json"]);
+    await run.publish("corpus.json", corpusNode.node.outputs["corpus.json"]);
+    const s = options.selection;
+    return {
+      protocol: { collection: mode.kind, bridge: s.bridge, comparison: s.comparison },
+      ...(options.shard !== undefined ? { shard: options.shard } : {}),
+      questions: collected.map((q) => q.outline),
+    };
+  } finally {
+    await Deno.remove(workRoot, { recursive: true });
+  }
+}

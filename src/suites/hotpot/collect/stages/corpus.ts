@@ -1,0 +1,189 @@
+/**
+ * `hotpot-corpus`: `corpus.json` and `selection.json` of a collection, assembled from the selection node's
+ * outputs, every collect node's check and trajectory, and the selected records of the run's `dataset` source
+ * (read through the body's environment, as `hotpot-select` reads its candidates). Both files are published
+ * exactly as this node outputs them, so a collection's published files are node outputs too.
+ *
+ * @module
+ */
+import { z } from "zod";
+import { defineStage } from "../../../../pipeline/stage.ts";
+import { questionInShard } from "../../../../pipeline/shard.ts";
+import { ChatMessageSchema } from "../../../../models/messages.ts";
+import type { DatasetRecords } from "../dataset_file.ts";
+import { CollectionModeSchema, type Corpus, CORPUS_FORMAT, type CorpusQuestion } from "../../corpus.ts";
+import { SelectionReportSchema } from "./select.ts";
+
+/** What the corpus stage needs: the selected records of the run's `dataset` source. */
+export interface HotpotCorpusEnv {
+  records(ids: ReadonlySet<string>): Promise<DatasetRecords>;
+}
+
+const CheckSchema = z.object({
+  valid: z.boolean(),
+  reason: z.string().optional(),
+  files_unchanged: z.enum(["verified", "not verifiable"]).optional(),
+}).loose().nullable();
+
+const CollectionSchema = z.object({
+  messages: z.array(ChatMessageSchema),
+  system_prompt: z.object({ text: z.string(), sha256: z.string() }).nullable(),
+}).loose().nullable();
+
+const ShardSchema = z.object({ index: z.number().int().positive(), count: z.number().int().positive() });
+
+/** A question's validity as its collect node's check says: valid or not (and why), and the workspace check. */
+export function questionValidity(
+  check: z.infer<typeof CheckSchema>,
+): Pick<CorpusQuestion, "valid" | "reason" | "files_unchanged"> {
+  return {
+    valid: check?.valid === true,
+    ...(check !== null && !check.valid ? { reason: check.reason } : {}),
+    files_unchanged: check?.files_unchanged ?? "not verifiable",
+  };
+}
+
+/** The published JSON text of a value (as `RunDir.writeJsonFile` writes it). */
+function jsonText(value: unknown): string {
+  return JSON.stringify(value, null, 2) + "\n";
+}
+
+/** A line break and the indentation of an element of the corpus's `questions` array. */
+const ELEMENT_INDENT = "\n    ";
+
+/**
+ * The UTF-8 bytes of a corpus's published text, in chunks, (`head`: its text with `"questions": []`) with its questions'
+ * element texts put in: exactly `jsonText` of the whole corpus. (A JSON string holds no raw line break, so the
+ * marker below is the top-level key's.)
+ */
+function withQuestions(head: string, questions: readonly Uint8Array[]): Uint8Array[] {
+  if (questions.length === 0) return [new TextEncoder().encode(head)];
+  const marker = '\n  "questions": []';
+  const at = head.indexOf(marker);
+  if (at < 0) throw new Error("hotpot-corpus: no questions key in the corpus head");
+  const encoder = new TextEncoder();
+  const parts = [
+    encoder.encode(`${head.slice(0, at)}\n  "questions": [`),
+    ...questions,
+    encoder.encode(`\n  ]${head.slice(at + marker.length)}`),
+  ];
+  return parts;
+}
+
+/** The `hotpot-corpus` stage. */
+export const hotpotCorpusStage = defineStage({
+  name: "hotpot-corpus",
+  version: 1,
+  doc: "corpus.json and selection.json of a collection, from its selection, collect nodes and dataset.",
+  params: z.object({
+    /** The dataset as corpus.json names it (the path given, or the embedded data's name), and its SHA-256. */
+    dataset: z.object({ path: z.string(), sha256: z.string() }),
+    selection: z.object({
+      seed: z.number().int(),
+      bridge: z.number().int(),
+      comparison: z.number().int(),
+      minChars: z.number().int(),
+      maxChars: z.number().int(),
+    }),
+    collection: CollectionModeSchema,
+    /** The outside agent's command (`--agent exec:CMD` collections). */
+    agent: z.string().optional(),
+    shard: ShardSchema.optional(),
+  }),
+  // `selected`/`report`: the select node's outputs; per selected question of the part, `check:<id>` and
+  // `collection:<id>`: its collect node's outputs. The dataset's records come through the environment.
+  inputs: ["dataset", "selected", "report", "check:*", "collection:*"],
+  hashOnlyInputs: ["dataset"],
+  lazyInputs: ["check:*", "collection:*"],
+  outputs: {
+    "corpus.json": {
+      schema: z.string(),
+      kind: "text",
+      held: false,
+      doc: "the corpus, published as corpus.json",
+    },
+    "selection.json": {
+      schema: z.string(),
+      kind: "text",
+      doc: "the selection report, published as selection.json",
+    },
+  },
+  provider: false,
+  async run({ params, inputs, load, env }: {
+    params: {
+      dataset: { path: string; sha256: string };
+      selection: { seed: number; bridge: number; comparison: number; minChars: number; maxChars: number };
+      collection: z.infer<typeof CollectionModeSchema>;
+      agent?: string;
+      shard?: { index: number; count: number };
+    };
+    inputs: Record<string, unknown>;
+    load: (name: string) => Promise<unknown>;
+    env: HotpotCorpusEnv;
+  }) {
+    const report = SelectionReportSchema.parse(inputs.report); // published as read (key order kept)
+    const ids = z.object({ ids: z.array(z.string()) }).parse(inputs.selected).ids
+      .filter((id) => questionInShard(id, params.shard));
+    const { byId, total } = await env.records(new Set(ids));
+    // Each question is written out as soon as it is made: corpus.json (120 MB at 2,000 questions) is built as
+    // UTF-8 chunks, never as one tree of objects or one string.
+    const questions: Uint8Array[] = [];
+    const encoder = new TextEncoder();
+    for (const id of ids) {
+      const record = byId.get(id);
+      if (!record) throw new Error(`hotpot-corpus: the dataset has no record ${id}`);
+      // Validated, then used as read (zod's copies would reorder keys; corpus.json keeps the stored order).
+      const check = await load(`check:${id}`) as z.infer<typeof CheckSchema>;
+      CheckSchema.parse(check);
+      const collection = await load(`collection:${id}`) as z.infer<typeof CollectionSchema>;
+      CollectionSchema.parse(collection);
+      const { valid, reason, files_unchanged } = questionValidity(check);
+      const question: CorpusQuestion = {
+        id,
+        type: record.type,
+        level: record.level,
+        question: record.question,
+        context: record.context,
+        collection: params.collection,
+        valid,
+        ...(reason === undefined ? {} : { reason }),
+        system_prompt: collection?.system_prompt ?? null,
+        files_unchanged,
+        trajectory: collection?.messages ?? [],
+      };
+      const text = JSON.stringify(question, null, 2).replaceAll("\n", ELEMENT_INDENT);
+      questions.push(encoder.encode(`${questions.length === 0 ? "" : ","}${ELEMENT_INDENT}${text}`));
+    }
+    const s = params.selection;
+    const corpus: Corpus = {
+      format: CORPUS_FORMAT,
+      dataset: { path: params.dataset.path, sha256: params.dataset.sha256, records: total },
+      protocol: {
+        seed: s.seed,
+        bridge: s.bridge,
+        comparison: s.comparison,
+        min_chars: s.minChars,
+        max_chars: s.maxChars,
+        collection: params.collection,
+        ...(params.agent !== undefined ? { agent: params.agent } : {}),
+      },
+      selection: {
+        considered: report.considered,
+        removed: report.removed,
+        skipped_quota_full: report.skipped_quota_full,
+      },
+      ...(params.shard !== undefined ? { shard: params.shard } : {}),
+      questions: [],
+      gold: Object.fromEntries(ids.map((id) => {
+        const r = byId.get(id)!;
+        return [id, { answer: r.answer, supporting_facts: r.supporting_facts }];
+      })),
+    };
+    return {
+      outputs: {
+        "corpus.json": withQuestions(jsonText(corpus), questions),
+        "selection.json": jsonText(inputs.report),
+      },
+    };
+  },
+});

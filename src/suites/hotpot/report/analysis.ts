@@ -1,0 +1,41 @@
+/**
+ * The analysis parts of the hotpot report stage: intervals and paired differences from the published rows,
+ * the explorer from the rows, the corpus and the context blobs, and the cost section given by the runner.
+ *
+ * @module
+ */
+import { z } from "zod";
+import { ChatMessageSchema } from "../../../models/messages.ts";
+import { hotpotExplorerPacked } from "./explorer.ts";
+import type { HotpotMethodAggregate } from "../run/aggregate.ts";
+import type { ReportCorpus } from "../question_card.ts";
+import type { HotpotRowFigures } from "../run/rows.ts";
+import type { RunCost } from "../../../analysis/cost.ts";
+import { finiteOrNull } from "../../../analysis/format.ts";
+import { hotpotStats } from "./stats.ts";
+
+const Messages = z.array(ChatMessageSchema);
+
+/** Stats, explorer and cost for the report meta, and stats.json. */
+export async function hotpotAnalysis(
+  aggregates: readonly HotpotMethodAggregate[],
+  corpus: ReportCorpus,
+  rows: readonly HotpotRowFigures[],
+  loadContext: (hash: string) => Promise<unknown>,
+  resamples: number,
+  cost: unknown,
+): Promise<{ meta: Record<string, unknown>; statsJson: string }> {
+  const contexts = async (hash: string) => {
+    const parsed = Messages.safeParse(await loadContext(hash));
+    return parsed.success ? parsed.data : undefined;
+  };
+  const stats = hotpotStats(rows, aggregates.map((a) => a.method), { resamples });
+  return {
+    meta: {
+      stats,
+      explorer: await hotpotExplorerPacked(corpus, rows, contexts),
+      ...(cost ? { cost: cost as RunCost } : {}),
+    },
+    statsJson: `${JSON.stringify(finiteOrNull(stats), null, 2)}\n`,
+  };
+}

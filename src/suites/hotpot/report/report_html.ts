@@ -1,0 +1,219 @@
+/**
+ * The hotpot report.html: the REPORT.md content (run facts, the results table with the same columns and
+ * number formats, EM by question type, compression usage, the hypothesis) plus two charts: EM / F1 /
+ * joint F1 / gold SP kept per method, and mean provider input tokens per method against the ceiling.
+ *
+ * @module
+ */
+import type { HotpotMethodAggregate } from "../run/aggregate.ts";
+import {
+  type AnsweringModels,
+  mergeAnsweringModels,
+  modelChangeNotice,
+} from "../../../core/answering_models.ts";
+import { modelsFactHtml } from "../../../report/models_html.ts";
+import { engineMethodsText } from "../../method_selection.ts";
+import {
+  ceilingBindText,
+  HOTPOT_RESULT_HEADERS,
+  type HotpotReportMeta,
+  hotpotResultRows,
+  hypothesisText,
+} from "./report.ts";
+import {
+  COLLECTION_HEADERS,
+  collectionModeText,
+  collectionRows,
+  distinctSystemPrompts,
+  filesUnchangedText,
+  HOTPOT_CAVEATS,
+  hotpotReportTitle,
+} from "./report_protocol.ts";
+import { barChart } from "../../../report/charts.ts";
+import { hotpotStatsHtml, hypothesisHtml } from "./stats_html.ts";
+import { explorerHtml } from "../../../report/explorer.ts";
+import { costHtml } from "../../../report/cost_html.ts";
+import { ceilingSweepHtml } from "./ceiling_sweep_html.ts";
+import {
+  banner,
+  code,
+  factList,
+  figure,
+  htmlPage,
+  htmlTable,
+  paragraphs,
+  safeHtml,
+} from "../../../report/html.ts";
+import { formatCell } from "../../../core/markdown_table.ts";
+
+/** A share as a percentage with one decimal, as in REPORT.md. */
+const pct = (x: number) => Number((100 * x).toFixed(1));
+
+function runFacts(
+  meta: HotpotReportMeta,
+  answering: AnsweringModels,
+  aggregates: readonly HotpotMethodAggregate[],
+) {
+  // The same sentence as REPORT.md's "- Ceiling: …" line, without its list marker and newline.
+  const ceiling = ceilingBindText(
+    aggregates,
+    meta.corpus.questions.filter((q) => q.valid).length,
+    meta.inputCap,
+  )
+    .replace(/^- /, "").trimEnd();
+  const c = meta.corpus;
+  const invalid = c.questions.filter((q) => !q.valid);
+  const removed = Object.entries(c.selection.removed).map(([k, v]) => `${k}: ${v}`).join(", ");
+  const p = c.protocol;
+  return factList([
+    safeHtml`Dataset: ${code(c.dataset.path)} (sha256 ${
+      code(c.dataset.sha256)
+    }, ${c.dataset.records} records)`,
+    safeHtml`Selection: seed ${p.seed}, ${p.bridge} bridge + ${p.comparison} comparison, ${p.min_chars}–${p.max_chars} evidence characters; considered ${c.selection.considered}; removed by filter: ${
+      removed || "none"
+    }`,
+    safeHtml`Collection: ${collectionModeText(c)}; ${
+      c.questions.length - invalid.length
+    }/${c.questions.length} valid${filesUnchangedText(c) ? `; ${filesUnchangedText(c)}` : ""}${
+      invalid.length > 0
+        ? safeHtml`<ul>${invalid.map((q) => safeHtml`<li>${q.id}: ${q.reason ?? "invalid"}</li>`)}</ul>`
+        : ""
+    }`,
+    safeHtml`Models: ${modelsFactHtml(meta.models, answering)} (${meta.models.note})`,
+    `Tokenizer: ${meta.tokenizer}; ceiling ${meta.inputCap} tokens (reserve ${meta.reserve}) on the complete answer input`,
+    ...(ceiling ? [ceiling] : []),
+    `Repeats: ${meta.compressions} compression generation(s) × ${meta.answers} answer(s) per question and method`,
+    ...(meta.engines ? [engineMethodsText(meta.engines)] : []),
+  ]);
+}
+
+function resultsTable(aggregates: readonly HotpotMethodAggregate[]) {
+  return htmlTable([...HOTPOT_RESULT_HEADERS], hotpotResultRows(aggregates), { digits: 1 });
+}
+
+function byTypeTable(aggregates: readonly HotpotMethodAggregate[]) {
+  const types = [...new Set(aggregates.flatMap((a) => Object.keys(a.em_by_type)))];
+  return htmlTable(
+    ["method", ...types.map((t) => `EM ${t}`)],
+    aggregates.map((a) => [a.method, ...types.map((t) => pct(a.em_by_type[t] ?? 0))]),
+    { digits: 1 },
+  );
+}
+
+function usageTable(aggregates: readonly HotpotMethodAggregate[]) {
+  return htmlTable(
+    ["method", "compression calls", "compression input tokens", "compression output tokens"],
+    aggregates.map((a) => [
+      a.method,
+      a.compression_usage.calls,
+      a.compression_usage.input_tokens,
+      a.compression_usage.output_tokens,
+    ]),
+  );
+}
+
+function scoreChart(aggregates: readonly HotpotMethodAggregate[], meta: HotpotReportMeta) {
+  const ci = (metric: "em" | "f1" | "joint_f1" | "gold_sp_kept") =>
+    aggregates.map((a) => {
+      const m = meta.stats?.methods.find((s) => s.method === a.method)?.intervals[metric];
+      return m ? { lo: pct(m.lo), hi: pct(m.hi) } : null;
+    });
+  return barChart({
+    title: "EM, F1, joint F1 and gold SP kept per method (%)",
+    categories: aggregates.map((a) => a.method),
+    series: [
+      { name: "EM", values: aggregates.map((a) => pct(a.metrics.em)), errors: ci("em") },
+      { name: "F1", values: aggregates.map((a) => pct(a.metrics.f1)), errors: ci("f1") },
+      { name: "joint F1", values: aggregates.map((a) => pct(a.metrics.joint_f1)), errors: ci("joint_f1") },
+      { name: "gold SP kept", values: aggregates.map((a) => pct(a.sp_survival)), errors: ci("gold_sp_kept") },
+    ],
+    format: (v) => formatCell(v, 1),
+    yLabel: "percent",
+    max: 100,
+  });
+}
+
+function tokensChart(aggregates: readonly HotpotMethodAggregate[], meta: HotpotReportMeta) {
+  return barChart({
+    title:
+      `Mean provider input tokens of the answer calls per method, with the ${meta.inputCap}-token ceiling`,
+    categories: aggregates.map((a) => a.method),
+    series: [{
+      name: "input tok mean",
+      values: aggregates.map((a) => a.input_tokens.mean === null ? null : Math.round(a.input_tokens.mean)),
+    }],
+    format: (v) => formatCell(v, 1),
+    yLabel: "input tokens",
+    referenceLines: [{ label: `ceiling ${meta.inputCap}`, value: meta.inputCap, series: 5 }],
+    notes: aggregates.map((a) => a.over_cap > 0 ? `${a.over_cap} over cap` : null),
+  });
+}
+
+/** Renders report.html for a hotpot run (self-contained, deterministic; see the module notes). */
+export function hotpotReportHtml(aggregates: HotpotMethodAggregate[], meta: HotpotReportMeta): string {
+  const title = hotpotReportTitle(meta.corpus, meta.inputCap, meta.ceilings?.map((c) => c.cap));
+  const reference = meta.models.mode === "reference"
+    ? banner(
+      safeHtml`<strong>Reference model.</strong> These numbers come from the built-in deterministic reference model, an honest but weak extractive baseline (BM25 relevance, extractive summaries and answers), not an LLM. It never sees gold labels. They show the harness works end to end; they say nothing about any real LLM.`,
+    )
+    : "";
+  const answering = mergeAnsweringModels(aggregates.map((a) => a.models));
+  const changed = modelChangeNotice(answering);
+  const notice = changed ? banner(safeHtml`<strong>Answering model changed.</strong> ${changed}`) : "";
+  const body = safeHtml`<h1>${title}</h1>
+${notice}${reference}
+<h2>Run</h2>
+${runFacts(meta, answering, aggregates)}
+<h2>Results${meta.ceilings ? ` at the ${meta.inputCap}-token ceiling` : ""}</h2>
+${
+    paragraphs(
+      "Percentages; answers averaged within a question, then questions equally; invalid conditions count zero. " +
+        '"gold SP kept" is LLM-free: the share of gold supporting sentences present verbatim in the text the model ' +
+        "reads (tool results decoded from their JSON), the same for every method; zero for invalid conditions. " +
+        "Input tokens are the provider's reported prompt tokens of the answer calls. " +
+        '"over cap" counts answer inputs (contexts, not answers) not within the ceiling.',
+      "note",
+    )
+  }${resultsTable(aggregates)}
+${meta.stats ? hotpotStatsHtml(meta.stats) : ""}
+${
+    figure(
+      `Answer and supporting-fact scores per method${meta.stats ? " (error bars: 95% CI)" : ""}`,
+      scoreChart(aggregates, meta),
+    )
+  }
+${figure("Answer input size per method", tokensChart(aggregates, meta))}
+${meta.ceilings ? ceilingSweepHtml(meta.ceilings) : ""}
+<h3>EM by question type</h3>
+${byTypeTable(aggregates)}
+<h2>Compression usage</h2>
+${usageTable(aggregates)}
+${
+    paragraphs(
+      "Calls made by this run: nodes reused from a frozen run were paid for there. Rankings are shared by Jev " +
+        "and Jev+Summary within a generation and counted in both rows.",
+      "note",
+    )
+  }
+${meta.cost ? costHtml(meta.cost) : ""}
+<h2>Hypothesis</h2>
+${hypothesisHtml(hypothesisText(aggregates), meta.stats)}
+<h2>Caveats</h2>
+${factList(HOTPOT_CAVEATS)}
+<h2>Collected trajectories</h2>
+${
+    paragraphs(
+      "Each trajectory's initial system prompt is the collecting agent's own (recorded and hashed, never replaced).",
+      "note",
+    )
+  }${htmlTable(COLLECTION_HEADERS, collectionRows(meta.corpus))}
+${
+    factList(
+      distinctSystemPrompts(meta.corpus).map((p) =>
+        safeHtml`${code(p.sha256)} (${p.questions} question(s)): ${p.text}`
+      ),
+    )
+  }
+${meta.explorer ? explorerHtml(meta.explorer) : ""}`;
+  return htmlPage({ title, body });
+}

@@ -1,0 +1,158 @@
+/**
+ * Uncertainty of the hotpot results: per method and metric a seeded percentile bootstrap interval over
+ * questions, and paired per-question differences (each compressed method against Full, Jev+Summary against
+ * each compressed baseline). The unit is the question: a question's answers (generations × answers) are
+ * averaged first and invalid conditions count zero, exactly as in the aggregate, so each interval is centred
+ * on the number the results table shows.
+ *
+ * @module
+ */
+import type { HotpotMethod } from "../run/methods.ts";
+import type { HotpotRowCore } from "../run/rows.ts";
+import {
+  bootstrapMeans,
+  DEFAULT_RESAMPLES,
+  DEFAULT_STATS_SEED,
+  type Interval,
+} from "../../../analysis/bootstrap.ts";
+import { EXACT_LIMIT, type PairedDifference, pairedDifference } from "../../../analysis/paired.ts";
+
+/** The metrics given an interval, with their report labels. */
+export const HOTPOT_CI_METRICS = [
+  ["em", "EM"],
+  ["f1", "F1"],
+  ["sp_f1", "SP F1"],
+  ["joint_em", "joint EM"],
+  ["joint_f1", "joint F1"],
+  ["gold_sp_kept", "gold SP kept"],
+] as const;
+
+/** The metrics compared pairwise. */
+export const HOTPOT_PAIRED_METRICS = ["em", "f1", "joint_f1"] as const;
+
+type CiMetric = (typeof HOTPOT_CI_METRICS)[number][0];
+
+/** Intervals of one method. */
+export interface HotpotMethodIntervals {
+  method: HotpotMethod;
+  intervals: Record<CiMetric, Interval>;
+}
+
+/** One paired comparison (difference = B − A, per question). */
+export interface HotpotPairedRow extends PairedDifference {
+  a: HotpotMethod;
+  b: HotpotMethod;
+  metric: string;
+}
+
+/** Everything the reports state about uncertainty. */
+export interface HotpotStats {
+  unit: "question";
+  level: number;
+  resamples: number;
+  seed: string;
+  exact_limit: number;
+  questions: number;
+  methods: HotpotMethodIntervals[];
+  paired: HotpotPairedRow[];
+}
+
+/** Options of {@link hotpotStats}. */
+export interface HotpotStatsOptions {
+  resamples?: number;
+  seed?: string;
+}
+
+function metricOf(row: HotpotRowCore, metric: CiMetric): number {
+  if (metric === "gold_sp_kept") return row.sp_survival ?? 0;
+  return row.status === "ok" ? row.metrics[metric] : 0;
+}
+
+/**
+ * Per-question means of `metric` for `method`, in the order of `questionIds` (a question without rows of
+ * the method gets 0, as an invalid condition would).
+ */
+export function perQuestionMeans(
+  rows: readonly HotpotRowCore[],
+  method: HotpotMethod,
+  metric: CiMetric,
+  questionIds: readonly string[],
+): Float64Array {
+  const sum = new Map<string, number>();
+  const count = new Map<string, number>();
+  for (const r of rows) {
+    if (r.method !== method) continue;
+    sum.set(r.question_id, (sum.get(r.question_id) ?? 0) + metricOf(r, metric));
+    count.set(r.question_id, (count.get(r.question_id) ?? 0) + 1);
+  }
+  return Float64Array.from(questionIds, (id) => (count.get(id) ? sum.get(id)! / count.get(id)! : 0));
+}
+
+/**
+ * The method pairs compared: (Full, X) for each compressed X, and (X, Jev+Summary) for X in Jev, Summary and
+ * every other method (an engine, a newly declared method): does it keep what Jev+Summary keeps at the ceiling?
+ */
+export function comparedPairs(methods: readonly HotpotMethod[]): [HotpotMethod, HotpotMethod][] {
+  const pairs: [HotpotMethod, HotpotMethod][] = [];
+  if (methods.includes("full")) {
+    for (const m of methods) if (m !== "full") pairs.push(["full", m]);
+  }
+  if (methods.includes("jev+summary")) {
+    for (const m of ["jev", "summary"] as const) if (methods.includes(m)) pairs.push([m, "jev+summary"]);
+    for (const m of methods) {
+      if (!["full", "jev", "summary", "jev+summary"].includes(m)) pairs.push([m, "jev+summary"]);
+    }
+  }
+  return pairs;
+}
+
+/** Computes the intervals and paired differences of a hotpot run's rows. */
+export function hotpotStats(
+  rows: readonly HotpotRowCore[],
+  methods: readonly HotpotMethod[],
+  options: HotpotStatsOptions = {},
+): HotpotStats {
+  const resamples = options.resamples ?? DEFAULT_RESAMPLES;
+  const seed = options.seed ?? DEFAULT_STATS_SEED;
+  const questionIds = [...new Set(rows.map((r) => r.question_id))].sort();
+  const columns = new Map<string, Float64Array>();
+  const column = (method: HotpotMethod, metric: CiMetric) => {
+    const key = `${method}\u0000${metric}`;
+    let c = columns.get(key);
+    if (!c) columns.set(key, c = perQuestionMeans(rows, method, metric, questionIds));
+    return c;
+  };
+  const intervals = methods.map((method) => {
+    const cis = bootstrapMeans(HOTPOT_CI_METRICS.map(([m]) => column(method, m)), {
+      resamples,
+      seed,
+    });
+    return {
+      method,
+      intervals: Object.fromEntries(HOTPOT_CI_METRICS.map(([m], i) => [m, cis[i]])) as Record<
+        CiMetric,
+        Interval
+      >,
+    };
+  });
+  const paired: HotpotPairedRow[] = [];
+  for (const [a, b] of comparedPairs(methods)) {
+    for (const metric of HOTPOT_PAIRED_METRICS) {
+      const diff = pairedDifference(column(a, metric), column(b, metric), {
+        resamples,
+        seed,
+      });
+      paired.push({ a, b, metric, ...diff });
+    }
+  }
+  return {
+    unit: "question",
+    level: 0.95,
+    resamples,
+    seed,
+    exact_limit: EXACT_LIMIT,
+    questions: questionIds.length,
+    methods: intervals,
+    paired,
+  };
+}

@@ -1,0 +1,32 @@
+/**
+ * The uncertainty parts of the hotpot report.html: the `95% CI` table, the paired differences and the
+ * hypothesis with the interval of (Jev+Summary − Full); the same cells as REPORT.md.
+ *
+ * @module
+ */
+import type { HotpotStats } from "./stats.ts";
+import { hypothesisWithInterval } from "./stats_markdown.ts";
+import {
+  intervalHeaders,
+  intervalNote,
+  intervalRows,
+  PAIRED_HEADERS,
+  pairedNote,
+  pairedRows,
+} from "./stats_report.ts";
+import { type Html, htmlTable, paragraphs, safeHtml } from "../../../report/html.ts";
+
+/** The `95% CI` table and the paired-differences section. */
+export function hotpotStatsHtml(stats: HotpotStats): Html {
+  return safeHtml`<h3>95% CI</h3>
+${paragraphs(intervalNote(stats).replaceAll("`", ""), "note")}${
+    htmlTable(intervalHeaders(), intervalRows(stats))
+  }
+<h3>Paired differences</h3>
+${paragraphs(pairedNote(stats), "note")}${htmlTable(PAIRED_HEADERS, pairedRows(stats))}`;
+}
+
+/** The hypothesis paragraphs with the interval sentence when intervals were computed. */
+export function hypothesisHtml(text: string, stats: HotpotStats | undefined): Html {
+  return paragraphs(hypothesisWithInterval(text, stats));
+}

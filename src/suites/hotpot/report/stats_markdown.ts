@@ -1,0 +1,46 @@
+/**
+ * The uncertainty sections of the hotpot REPORT.md (95% CI table and paired differences) and the
+ * hypothesis text with the interval of (Jev+Summary − Full).
+ *
+ * @module
+ */
+import { markdownTable } from "../../../core/markdown_table.ts";
+import type { HotpotStats } from "./stats.ts";
+import {
+  hypothesisInterval,
+  intervalHeaders,
+  intervalNote,
+  intervalRows,
+  PAIRED_HEADERS,
+  pairedNote,
+  pairedRows,
+} from "./stats_report.ts";
+
+/** The `95% CI` table and the paired-differences section, in Markdown. */
+export function hotpotStatsMarkdown(stats: HotpotStats): string {
+  return `
+### 95% CI
+
+${intervalNote(stats)}
+
+${markdownTable(intervalHeaders(), intervalRows(stats))}
+
+### Paired differences
+
+${pairedNote(stats)}
+
+${markdownTable(PAIRED_HEADERS, pairedRows(stats))}
+`;
+}
+
+/** The descriptive hypothesis text, followed by the interval sentence when intervals were computed. */
+export function hypothesisWithInterval(text: string, stats: HotpotStats | undefined): string {
+  const extra = stats ? hypothesisInterval(stats) : null;
+  if (!extra) return text;
+  // The verdict compares point estimates; with intervals the report adds their reading, still descriptive.
+  const verdict = text.replace(
+    "(descriptive only: no significance test)",
+    "(descriptive: the verdict compares point estimates)",
+  );
+  return `${verdict}\n\n${extra}`;
+}

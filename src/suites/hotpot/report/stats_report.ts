@@ -1,0 +1,84 @@
+/**
+ * The uncertainty parts of the hotpot reports, shared by REPORT.md and report.html: the interval table, the
+ * paired-differences table, the note on how both are computed, and the hypothesis sentence about the
+ * interval of (Jev+Summary − Full) against the 5-point margin.
+ *
+ * @module
+ */
+import type { Cell } from "../../../core/markdown_table.ts";
+import { formatDifference, formatInterval, formatP, formatPoints } from "../../../analysis/format.ts";
+import { HOTPOT_CI_METRICS, type HotpotStats } from "./stats.ts";
+
+/** Header of the interval table. */
+export function intervalHeaders(): string[] {
+  return ["method", ...HOTPOT_CI_METRICS.map(([, label]) => `${label} (95% CI)`), "questions"];
+}
+
+/** Rows of the interval table: `80.0 [63.3, 93.3]` cells. */
+export function intervalRows(stats: HotpotStats): Cell[][] {
+  return stats.methods.map((m) => [
+    m.method,
+    ...HOTPOT_CI_METRICS.map(([metric]) => formatInterval(m.intervals[metric])),
+    m.intervals.em.n,
+  ]);
+}
+
+/** Header of the paired-differences table. */
+export const PAIRED_HEADERS = [
+  "B vs A",
+  "metric",
+  "pairs",
+  "A",
+  "B",
+  "B − A (95% CI)",
+  "p (sign-flip)",
+  "MDE 80%",
+];
+
+const METRIC_LABEL: Record<string, string> = { em: "EM", f1: "F1", joint_f1: "joint F1" };
+
+/** Rows of the paired-differences table. */
+export function pairedRows(stats: HotpotStats): Cell[][] {
+  return stats.paired.map((p) => [
+    `${p.b} vs ${p.a}`,
+    METRIC_LABEL[p.metric] ?? p.metric,
+    p.n,
+    formatPoints(p.mean_a),
+    formatPoints(p.mean_b),
+    formatDifference({ mean: p.mean_diff, lo: p.lo, hi: p.hi }),
+    `${formatP(p.p)}${p.p_method === "exact" ? "" : " (MC)"}`,
+    p.mde80 === null ? null : formatPoints(p.mde80),
+  ]);
+}
+
+/** How the intervals are computed (one paragraph). */
+export function intervalNote(stats: HotpotStats): string {
+  return `95% CI: percentile bootstrap over the ${stats.questions} questions (the unit: each question's ` +
+    `answers over generations × answers are averaged first, invalid conditions count zero), ` +
+    `${stats.resamples.toLocaleString("en-US")} resamples, seed \`${stats.seed}\`. Percentages.`;
+}
+
+/** How the paired differences are computed (one paragraph). */
+export function pairedNote(stats: HotpotStats): string {
+  return `Paired per-question differences B − A in percentage points over the same questions: the mean with a ` +
+    `95% bootstrap CI (${stats.resamples.toLocaleString("en-US")} resamples), a two-sided paired sign-flip ` +
+    `permutation p-value (exact over all sign vectors when at most ${stats.exact_limit} questions differ, ` +
+    `otherwise seeded Monte Carlo, marked MC), and MDE 80%: the smallest mean difference this run could ` +
+    `detect at 80% power, two-sided α = 0.05, from the per-question variance of the differences ` +
+    `(normal approximation: 2.80 × sd / √pairs). No correction for multiple comparisons; descriptive.`;
+}
+
+/** The sentence about (Jev+Summary − Full) EM against the 5-point margin, or null when not computed. */
+export function hypothesisInterval(stats: HotpotStats): string | null {
+  const p = stats.paired.find((r) => r.a === "full" && r.b === "jev+summary" && r.metric === "em");
+  if (!p) return null;
+  const margin = -0.05;
+  const where = p.lo >= margin
+    ? "lies entirely above −5 points: consistent with being within 5 points of Full"
+    : p.hi < margin
+    ? "lies entirely below −5 points: more than 5 points below Full"
+    : "includes −5 points: this run cannot tell whether Jev+Summary is within 5 points of Full";
+  return `Jev+Summary − Full EM: ${formatDifference({ mean: p.mean_diff, lo: p.lo, hi: p.hi })} points ` +
+    `(95% CI, ${p.n} paired questions, sign-flip p = ${formatP(p.p)}); the interval ${where}. ` +
+    `This is descriptive, not a pre-registered non-inferiority test.`;
+}

@@ -1,0 +1,85 @@
+/**
+ * The hotpot frame of the methods (declared once in src/methods/registry.ts): one question's public material
+ * as evidence units (sentence groups of the articles read), and the one answer input every method shares
+ * (answer_frame.ts) under one ceiling: `limit = input cap − reserve` for construction; the provider's reported
+ * input tokens are checked against the cap afterwards.
+ *
+ * Units come from the question's articles, which the collection checks proved were read whole; no method
+ * sees gold labels, and none retrieves discarded evidence.
+ *
+ * @module
+ */
+import { type EvidenceUnit as GenericUnit, joinUnits } from "../../../methods/evidence_unit.ts";
+import { DEFAULT_UNIT_METHODS, type EvidenceFrame } from "../../../methods/registry.ts";
+import type { ChatMessage } from "../../../models/messages.ts";
+import { countPrompt } from "../../../tokens/budget.ts";
+import type { TokenCounter } from "../../../tokens/types.ts";
+import { compactedAnswerInput, compactedEvidence, fullAnswerInput } from "./answer_frame.ts";
+import type { CorpusQuestion } from "../corpus.ts";
+import { renderUnit, sourceOrder, unitsFromArticles } from "./evidence.ts";
+
+/** The declared methods a hotpot run measures by default, in report order. */
+export const HOTPOT_METHODS = DEFAULT_UNIT_METHODS;
+/** A hotpot method's name: a declared method (src/methods/registry.ts) or an engine method's name. */
+export type HotpotMethod = string;
+
+/** The hotpot frame of the registry's methods: the question's units and its compacted answer input. */
+export function hotpotFrame(counter: TokenCounter, question: MethodInput, limit: number): EvidenceFrame {
+  return {
+    counter,
+    units: questionUnits(question),
+    render: (kept, summary) => compactedContext(question, kept, summary),
+    limit,
+  };
+}
+
+/** The public material a method may see. */
+export type MethodInput = Pick<CorpusQuestion, "id" | "question" | "context" | "trajectory">;
+
+/** The question's evidence units (sentence groups) in source order, rendered as `## title` + `N|text` lines. */
+export function questionUnits(question: MethodInput): GenericUnit[] {
+  return sourceOrder(unitsFromArticles(question.context)).map((unit, position) => ({
+    id: unit.id,
+    position,
+    text: renderUnit(unit),
+  }));
+}
+
+/** The task as the decision model and the summarizer see it: the original user task message. */
+export function taskText(question: MethodInput): string {
+  return question.trajectory[1]?.content ?? question.question;
+}
+
+/** The `full` answer input. */
+export function fullContext(question: MethodInput): ChatMessage[] {
+  return fullAnswerInput(question.trajectory, question.question);
+}
+
+/** A compacted answer input from kept units (source order) and a summary. */
+export function compactedContext(
+  question: MethodInput,
+  kept: readonly GenericUnit[],
+  summary: string,
+): ChatMessage[] {
+  return compactedAnswerInput(
+    question.trajectory,
+    compactedEvidence(joinUnits(kept), summary),
+    question.question,
+  );
+}
+
+/** The evidence space: tokens left for evidence when the input holds none. */
+export function evidenceSpaceOf(counter: TokenCounter, question: MethodInput, limit: number): number {
+  return limit - countPrompt(counter, compactedContext(question, [], ""));
+}
+
+/** Units with the given ids, in source order. */
+export function unitsById(question: MethodInput, ids: readonly string[]): GenericUnit[] {
+  const wanted = new Set(ids);
+  return questionUnits(question).filter((u) => wanted.has(u.id));
+}
+
+/** All evidence as one text (for the summarizer), or the evidence not retained. */
+export function evidenceText(units: readonly GenericUnit[]): string {
+  return joinUnits(units);
+}

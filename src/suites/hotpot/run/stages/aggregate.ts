@@ -1,0 +1,86 @@
+/**
+ * `hotpot-aggregate`: every answer row of the run, gathered from the questions' rows nodes into `results.json`
+ * and averaged into `aggregate.json`. Its inputs are every question's rows node (whose inputs are every score
+ * and every context) and the corpus head, so the published numbers descend, in the DAG, from every node.
+ *
+ * @module
+ */
+import { z } from "zod";
+import { defineStage } from "../../../../pipeline/stage.ts";
+import { UsageSchema } from "../../../../store/manifest.ts";
+import { AnsweringModelsSchema } from "../../../../core/answering_models.ts";
+import { PublishedArrayBytes, publishedJson } from "../../../published.ts";
+import { aggregateHotpot } from "../aggregate.ts";
+import type { HotpotRowCore } from "../rows.ts";
+import { QuestionRowsSchema } from "./rows.ts";
+
+/** The input naming the rows node of question `id`. */
+export const rowsInput = (id: string) => `rows:${id}`;
+
+/** Question ids in results.json's order: by `localeCompare`, ties by code units (a total order). */
+function compareIds(a: string, b: string): number {
+  return a.localeCompare(b) || (a < b ? -1 : a > b ? 1 : 0);
+}
+
+/** The `hotpot-aggregate` stage. */
+export const hotpotAggregateStage = defineStage({
+  name: "hotpot-aggregate",
+  // 5: each method's aggregate names the models that answered its calls, per role (`models`).
+  version: 5,
+  doc:
+    "Every answer row (results.json) and the per-method aggregate (aggregate.json) of a hotpot run, from " +
+    "its questions' rows nodes.",
+  params: z.object({
+    methods: z.array(z.string()),
+    /** Usage of this run's compression calls per method (from the rank and summary nodes' usage). */
+    compression_usage: z.record(z.string(), UsageSchema),
+    /** Per method, the models that answered its calls (from the call records' `model`), per role. */
+    answering_models: z.record(z.string(), AnsweringModelsSchema),
+  }),
+  // `head`: the corpus head node's output, so the aggregate depends on every node that is not downstream of it.
+  inputs: ["head", "rows:*"],
+  hashOnlyInputs: ["head"],
+  outputs: {
+    "results.json": {
+      schema: z.string(),
+      kind: "text",
+      held: false,
+      doc: "every answer row, published as results.json",
+    },
+    "aggregate.json": {
+      schema: z.string(),
+      kind: "text",
+      doc: "per-method means, published as aggregate.json",
+    },
+  },
+  provider: false,
+  // Read one question at a time: each row is held as its published bytes and its core figures only.
+  lazyInputs: ["rows:*"],
+  async run({ params, inputs, load }) {
+    const ids = Object.keys(inputs).filter((name) => name.startsWith("rows:")).map((name) => name.slice(5));
+    ids.sort(compareIds);
+    const results = new PublishedArrayBytes();
+    const cores: HotpotRowCore[] = [];
+    for (const id of ids) {
+      // Parsed into the published field order (the stored rows are canonical JSON: keys sorted).
+      const { rows } = QuestionRowsSchema.parse(await load(rowsInput(id)));
+      for (const row of rows) {
+        if (row.question_id !== id) {
+          throw new Error(`hotpot-aggregate: rows of ${id} hold a row of ${row.question_id}`);
+        }
+        results.add(row);
+        const { answer_text: _text, prediction: _prediction, ...core } = row;
+        cores.push(core);
+      }
+    }
+    const aggregates = aggregateHotpot(
+      cores,
+      params.methods,
+      params.compression_usage,
+      params.answering_models,
+    );
+    return {
+      outputs: { "results.json": results.chunks(), "aggregate.json": publishedJson(aggregates) },
+    };
+  },
+});

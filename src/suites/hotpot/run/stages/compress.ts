@@ -1,0 +1,159 @@
+/**
+ * The hotpot compression stages, frozen per generation before any answer: `hotpot-rank` (the decision model
+ * orders the question's units) and `hotpot-summary` (the chat model summarizes the evidence in the space left;
+ * for fusion, what the ranking did not keep within its share).
+ *
+ * @module
+ */
+import { z } from "zod";
+import { defineStage } from "../../../../pipeline/stage.ts";
+import type { ChatModel, DecisionModel } from "../../../../models/types.ts";
+import { summarizeWithin } from "../../../../methods/summarize.ts";
+import { countPrompt } from "../../../../tokens/budget.ts";
+import type { TokenCounter } from "../../../../tokens/types.ts";
+import type { LoopbackProxy } from "../../../../models/loopback_proxy.ts";
+import { rankOutcome } from "../../../rank_outcome.ts";
+import { StoredRankingSchema, StoredSummarySchema } from "../../../stored.ts";
+import { compactedContext, evidenceText, hotpotFrame, questionUnits, taskText } from "../methods.ts";
+import { declaredMethod, type MethodParams } from "../../../../methods/registry.ts";
+import { StoredQuestionSchema } from "./question.ts";
+
+/** What the hotpot compression bodies need: the models and the counter. */
+export interface HotpotModelEnv {
+  decision: DecisionModel;
+  chat: ChatModel;
+  counter: TokenCounter;
+  /** The loopback chat endpoint outside engines get (transport: in no key). */
+  endpoint?: LoopbackProxy;
+}
+
+/** The `hotpot-rank` stage. */
+export const hotpotRankStage = defineStage({
+  name: "hotpot-rank",
+  version: 2,
+  doc: "The decision model's ranking of one question's units (one generation).",
+  params: z.object({ generation: z.number().int(), decision_model: z.string() }),
+  inputs: ["question"],
+  outputs: {
+    ranking: {
+      schema: StoredRankingSchema.nullable(),
+      doc: "unit ids by descending probability, with the node key",
+    },
+  },
+  provider: true,
+  async run({ inputs, key, env }: { inputs: Record<string, unknown>; key: string; env: HotpotModelEnv }) {
+    const question = StoredQuestionSchema.parse(inputs.question);
+    if (!question.valid) {
+      return {
+        outputs: { ranking: { node: key, ok: false, order: [], error: "collection invalid" } },
+        status: "invalid" as const,
+      };
+    }
+    const outcome = await rankOutcome(env.decision, questionUnits(question), taskText(question), key);
+    return { ...outcome, outputs: { ranking: outcome.outputs.ranking } };
+  },
+});
+
+// A method's own parameters (e.g. jev+summary's `fusion_share`) follow the common ones.
+const SummaryParams = z.object({
+  method: z.string(),
+  generation: z.number().int(),
+  input_cap: z.number().int(),
+  reserve: z.number().int(),
+  tokenizer: z.string(),
+  chat_model: z.string(),
+  max_retries: z.number().int(),
+  fusion_share: z.number().optional(),
+}).catchall(z.unknown());
+
+/** The `hotpot-summary` stage. */
+export const hotpotSummaryStage = defineStage({
+  name: "hotpot-summary",
+  version: 2,
+  doc: "The chat model's summary of one question's evidence (fusion: of what the ranking did not keep).",
+  params: SummaryParams,
+  inputs: ["question", "ranking"],
+  outputs: {
+    summary: {
+      schema: StoredSummarySchema.nullable(),
+      doc: "the summary, the units kept beside it, with the node key",
+    },
+  },
+  provider: true,
+  async run({ params, inputs, key, env }: {
+    params: z.infer<typeof SummaryParams>;
+    inputs: Record<string, unknown>;
+    key: string;
+    env: HotpotModelEnv;
+  }) {
+    const { counter } = env;
+    const question = StoredQuestionSchema.parse(inputs.question);
+    const limit = params.input_cap - params.reserve;
+    const fail = (reason: string) => ({
+      outputs: { summary: { node: key, ok: false, text: null, kept: [], reason } },
+      status: "invalid" as const,
+      reason,
+    });
+    if (!question.valid) return fail("collection invalid");
+    const method = declaredMethod(params.method);
+    if (!method?.needs.includes("summary")) {
+      throw new Error(`hotpot-summary: ${params.method} needs no summary`);
+    }
+    let order: readonly string[] | undefined;
+    if (method.needs.includes("ranking")) {
+      const ranking = inputs.ranking === undefined
+        ? undefined
+        : StoredRankingSchema.nullable().parse(inputs.ranking);
+      if (!ranking?.ok) return fail(`ranking failed: ${ranking?.error}`);
+      order = ranking.order;
+    }
+    const {
+      method: _m,
+      generation: _g,
+      input_cap: _c,
+      reserve: _r,
+      tokenizer: _t,
+      chat_model: _cm,
+      max_retries: _mr,
+      ...own
+    } = params;
+    const kept = method.retain?.(hotpotFrame(counter, question, limit), order, own as MethodParams) ?? [];
+    const keptIds = new Set(kept.map((u) => u.id));
+    const rest = questionUnits(question).filter((u) => !keptIds.has(u.id));
+    const base = countPrompt(counter, compactedContext(question, kept, ""));
+    const outcome = await summarizeWithin({
+      chat: env.chat,
+      task: taskText(question),
+      evidence: evidenceText(rest),
+      retained: kept.length > 0 ? evidenceText(kept) : undefined,
+      space: limit - base,
+      promptTokens: (summary) => countPrompt(counter, compactedContext(question, kept, summary)),
+      limit,
+      maxRetries: params.max_retries,
+    });
+    const keptList = kept.map((u) => u.id);
+    if (!outcome.ok) {
+      return {
+        outputs: {
+          summary: {
+            node: key,
+            ok: false,
+            text: outcome.summary ?? null,
+            kept: keptList,
+            reason: outcome.reason,
+            attempts: outcome.attempts,
+          },
+        },
+        requests: outcome.records,
+        status: "invalid" as const,
+        reason: outcome.reason,
+      };
+    }
+    return {
+      outputs: {
+        summary: { node: key, ok: true, text: outcome.summary, kept: keptList, attempts: outcome.attempts },
+      },
+      requests: outcome.records,
+    };
+  },
+});

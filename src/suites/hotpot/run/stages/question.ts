@@ -1,0 +1,140 @@
+/**
+ * `hotpot-question`: splits one corpus question into its public material (what the methods see) and its gold
+ * labels (what only the score sees). Invalid when the collection failed its checks.
+ *
+ * @module
+ */
+import { z } from "zod";
+import { defineStage } from "../../../../pipeline/stage.ts";
+import { ChatMessageSchema } from "../../../../models/messages.ts";
+import { ArticleSchema } from "../../../../data/hotpot_record.ts";
+import {
+  type Corpus,
+  CorpusGoldSchema,
+  type CorpusQuestion,
+  CorpusQuestionSchema,
+  CorpusSchema,
+} from "../../corpus.ts";
+import { indexCorpus, questionAt } from "../../corpus_index.ts";
+import { questionCard, QuestionCardSchema } from "../../question_card.ts";
+
+/** The public material of one question as stored in the `question` output. */
+export const StoredQuestionSchema = z.object({
+  id: z.string(),
+  type: z.enum(["bridge", "comparison"]),
+  question: z.string(),
+  context: z.array(ArticleSchema),
+  trajectory: z.array(ChatMessageSchema),
+  valid: z.boolean(),
+  reason: z.string().nullable(),
+});
+/** The public material of one question. */
+export type StoredQuestion = z.infer<typeof StoredQuestionSchema>;
+
+/** A corpus input read question by question (see `../corpus_index.ts`). */
+export interface IndexedCorpus {
+  /** The corpus without its questions (gold labels included), validated. */
+  head: Omit<Corpus, "questions">;
+  /** The questions' ids, in corpus order. */
+  ids: string[];
+  /** One question, parsed and validated when asked for. */
+  question(id: string): CorpusQuestion | undefined;
+}
+
+const indexedCorpora = new Map<string, IndexedCorpus>();
+
+/**
+ * The corpus of a `corpus` input (its blob's bytes), indexed once per blob: the head is parsed, and each
+ * question is parsed when asked for, so a run never holds the corpus's questions as objects. A file the scan
+ * cannot follow is parsed whole (zod then names what is wrong).
+ */
+export function corpusOf(hash: string, bytes: Uint8Array): IndexedCorpus {
+  let corpus = indexedCorpora.get(hash);
+  if (!corpus) {
+    corpus = indexCorpusBytes(bytes);
+    indexedCorpora.clear(); // one corpus per run: keep memory flat
+    indexedCorpora.set(hash, corpus);
+  }
+  return corpus;
+}
+
+function indexCorpusBytes(bytes: Uint8Array): IndexedCorpus {
+  const index = indexCorpus(bytes);
+  if (index === null) {
+    const whole = parseCorpusInPlace(JSON.parse(new TextDecoder().decode(bytes)));
+    const { questions, ...head } = whole;
+    return { head, ids: questions.map((q) => q.id), question: (id) => questions.find((q) => q.id === id) };
+  }
+  const head = CorpusSchema.omit({ questions: true }).parse(index.head);
+  const spanOf = new Map<string, readonly [number, number]>();
+  for (const span of index.spans) {
+    const id = z.object({ id: z.string() }).parse(questionAt(bytes, span)).id;
+    spanOf.set(id, span);
+  }
+  return {
+    head,
+    ids: [...spanOf.keys()],
+    question: (id) => {
+      const span = spanOf.get(id);
+      return span === undefined ? undefined : CorpusQuestionSchema.parse(questionAt(bytes, span));
+    },
+  };
+}
+
+/**
+ * Validates a corpus read from the store question by question, replacing each raw question by its parsed copy
+ * as it goes, so the raw and the parsed corpus are never both whole in memory. `value` must be the caller's
+ * own (freshly parsed JSON): its questions array is reused.
+ */
+export function parseCorpusInPlace(value: unknown): Corpus {
+  const questions = (value as { questions?: unknown } | null)?.questions;
+  if (!Array.isArray(questions)) return CorpusSchema.parse(value); // zod names what is wrong
+  for (let i = 0; i < questions.length; i++) questions[i] = CorpusQuestionSchema.parse(questions[i]);
+  const head = CorpusSchema.omit({ questions: true }).parse(value);
+  return { ...head, questions: questions as CorpusQuestion[] };
+}
+
+/** Drops the indexed corpus of `hash` (once every question node of a run is made). */
+export function forgetCorpus(hash: string): void {
+  indexedCorpora.delete(hash);
+}
+
+/** A question's id and type: what the aggregate needs of a question, without its material. */
+export const QuestionMetaSchema = z.object({ id: z.string(), type: z.enum(["bridge", "comparison"]) });
+
+/** The `hotpot-question` stage. */
+export const hotpotQuestionStage = defineStage({
+  name: "hotpot-question",
+  version: 4,
+  doc: "One corpus question split into its public material, its gold labels, its id and type, and its card.",
+  params: z.object({ id: z.string() }),
+  inputs: ["corpus"],
+  // The corpus file's bytes: the body parses only its own question (see corpusOf).
+  bytesInputs: ["corpus"],
+  outputs: {
+    question: { schema: StoredQuestionSchema, doc: "the question, its articles and trajectory, validity" },
+    gold: { schema: CorpusGoldSchema, doc: "the gold answer and supporting facts (read only by the score)" },
+    meta: { schema: QuestionMetaSchema, doc: "the question's id and type (read by the aggregate)" },
+    card: {
+      schema: QuestionCardSchema,
+      doc: "what the report shows of the question: its facts, gold answer and supporting sentences",
+    },
+  },
+  provider: false,
+  run({ params, inputs, hashes }) {
+    const corpus = corpusOf(hashes.corpus, inputs.corpus as Uint8Array);
+    const cq = corpus.question(params.id);
+    if (!cq) throw new Error(`hotpot-question: question ${params.id} is not in the corpus`);
+    const { id, type, question, context, trajectory, valid, reason } = cq;
+    return Promise.resolve({
+      outputs: {
+        question: { id, type, question, context, trajectory, valid, reason: reason ?? null },
+        gold: corpus.head.gold[cq.id],
+        meta: { id, type },
+        card: questionCard(cq, corpus.head.gold[cq.id]),
+      },
+      status: valid ? "ok" as const : "invalid" as const,
+      ...(valid ? {} : { reason: `collection invalid: ${reason}` }),
+    });
+  },
+});

@@ -1,0 +1,58 @@
+/**
+ * `hotpot-score`: scores one answer against gold with the official HotpotQA metrics (EM/F1, SP, joint; ids
+ * written as decimals are malformed) and the LLM-free share of gold supporting sentences present verbatim in
+ * the text the model reads (JSON tool results decoded; support_kept.ts). Gold enters here only.
+ *
+ * @module
+ */
+import { z } from "zod";
+import { defineStage } from "../../../../pipeline/stage.ts";
+import { ChatMessageSchema } from "../../../../models/messages.ts";
+import { predictionFromModelAnswer } from "../answer_parse.ts";
+import { CorpusGoldSchema } from "../../corpus.ts";
+import { supportSurvival } from "../support_kept.ts";
+import { type HotpotMetrics, METRIC_NAMES, scoreQuestion } from "../scoring.ts";
+import { StoredQuestionSchema } from "./question.ts";
+import { StoredAnswerSchema } from "../../../answer_stage.ts";
+
+export { supportSurvival } from "../support_kept.ts";
+
+function zeroMetrics(): HotpotMetrics {
+  return Object.fromEntries(METRIC_NAMES.map((k) => [k, 0])) as HotpotMetrics;
+}
+
+/** A score node's `score` output. */
+export const HotpotScoreSchema = z.object({
+  node: z.string(),
+  prediction: z.object({ answer: z.string().optional(), sp: z.array(z.unknown()).optional() }).nullable(),
+  metrics: z.record(z.enum(METRIC_NAMES), z.number()),
+  sp_survival: z.number().nullable(),
+});
+/** A score node's `score` output. */
+export type HotpotScore = z.infer<typeof HotpotScoreSchema>;
+
+/** The `hotpot-score` stage. */
+export const hotpotScoreStage = defineStage({
+  name: "hotpot-score",
+  version: 3,
+  doc: "One answer scored against gold (official EM/F1, SP, joint; decimal ids malformed) and the verbatim " +
+    "survival of gold sentences in the text the model reads (tool results decoded).",
+  params: z.object({ valid: z.boolean() }),
+  inputs: ["answer", "gold", "context", "question"],
+  outputs: {
+    score: { schema: HotpotScoreSchema, doc: "prediction, metrics (zero when invalid), SP survival" },
+  },
+  provider: false,
+  run({ params, inputs, key }) {
+    const answer = StoredAnswerSchema.nullable().parse(inputs.answer);
+    const gold = CorpusGoldSchema.parse(inputs.gold);
+    const messages = z.array(ChatMessageSchema).nullable().parse(inputs.context);
+    const question = StoredQuestionSchema.parse(inputs.question);
+    const prediction = params.valid && answer ? predictionFromModelAnswer(answer.content) : null;
+    const metrics = prediction ? scoreQuestion(prediction, gold) : zeroMetrics();
+    const survival = messages ? supportSurvival(messages, question, gold) : null;
+    return Promise.resolve({
+      outputs: { score: { node: key, prediction, metrics, sp_survival: survival } },
+    });
+  },
+});
