@@ -4,6 +4,7 @@ import type { AddressInfo } from "node:net";
 import { OpenAIChatClient } from "../src/models/chat_client.ts";
 import type { ChatMessage } from "../src/models/messages.ts";
 import { parseFaultSpec } from "../src/models/reference/faults.ts";
+import { REQUEST_IDENTITY_HEADER, withRequestIdentity } from "../src/models/request_identity.ts";
 import { REFERENCE_CHAT_MODEL, startReferenceServer } from "../src/models/reference/server.ts";
 import type { CallRecord, ChatResult } from "../src/models/types.ts";
 import { testCounter } from "./models_support.ts";
@@ -422,4 +423,44 @@ Deno.test("short keys redact nothing: request and response are stored exactly as
       },
     );
   }
+});
+
+Deno.test("identical requests of different stage executions fault independently, each one reproducibly", async () => {
+  // 40 stage executions send the same body at temperature 0 (as the protocol's repeats do), no retries.
+  const outcomes = async (baseUrl: string): Promise<boolean[]> => {
+    const client = new OpenAIChatClient({
+      apiKey: API_KEY,
+      baseURL: baseUrl,
+      maxRetries: 0,
+      timeoutMs: 5000,
+    });
+    return await Promise.all(
+      Array.from({ length: 40 }, (_, i) =>
+        withRequestIdentity(`node-${i}`, async () => {
+          const result = keep(await client.complete({ messages: MESSAGES }));
+          return result.ok;
+        })),
+    );
+  };
+  const first = await withServer({ faults: "500=0.5" }, outcomes);
+  const failed = first.filter((ok) => !ok).length;
+  assert.ok(
+    failed > 5 && failed < 35,
+    `about half of 40 identical requests fail, not all or none: ${failed}`,
+  );
+  assert.deepEqual(await withServer({ faults: "500=0.5" }, outcomes), first, "the same faults again");
+  // Outside a stage execution no identity is sent: faults follow the body and the attempt only.
+  const seen: (string | null)[] = [];
+  const client = new OpenAIChatClient({
+    apiKey: API_KEY,
+    baseURL: "http://127.0.0.1:9/v1",
+    maxRetries: 0,
+    fetch: (_input, init) => {
+      seen.push(new Headers(init?.headers).get(REQUEST_IDENTITY_HEADER));
+      return Promise.resolve(new Response("{}", { status: 500 }));
+    },
+  });
+  keep(await client.complete({ messages: MESSAGES }));
+  keep(await withRequestIdentity("node-x", () => client.complete({ messages: MESSAGES })));
+  assert.deepEqual(seen, [null, "node-x"]);
 });

@@ -45,6 +45,7 @@ import {
   describeIssues,
 } from "./chat_response.ts";
 import { ATTEMPT_HEADER, type BackoffOptions, retryDelayMs } from "./retry_delay.ts";
+import { currentRequestIdentity, REQUEST_IDENTITY_HEADER } from "./request_identity.ts";
 import { ChatMessageSchema, ToolDefinitionSchema } from "./messages.ts";
 import type { CallRecord, ChatModel, ChatRequest, ChatResult } from "./types.ts";
 
@@ -173,10 +174,12 @@ export class OpenAIChatClient implements ChatModel {
     if (!checked.success) return fail(`invalid chat request: ${describeIssues(checked.error)}`);
 
     const baseFetch = this.#options.fetch ?? fetch;
+    const identity = currentRequestIdentity();
     const countingFetch: typeof fetch = async (input, init) => {
       attempts++;
       const headers = new Headers(init?.headers);
       headers.set(ATTEMPT_HEADER, String(attempts - 1));
+      if (identity !== undefined) headers.set(REQUEST_IDENTITY_HEADER, identity);
       try {
         const response = await baseFetch(input, { ...init, headers });
         if (response.ok) return response;

@@ -47,6 +47,7 @@ import {
 } from "./decision_batches.ts";
 import { endpointLimit } from "./endpoint_limit.ts";
 import { ATTEMPT_HEADER, retryAfterMs, retryDelayMs } from "./retry_delay.ts";
+import { identityHeader } from "./request_identity.ts";
 import type { CallRecord, DecisionModel, DecisionResult, NoulQuestion } from "./types.ts";
 
 /** Options of {@link SystemOneClient}. */
@@ -272,6 +273,7 @@ export class SystemOneClient implements DecisionModel {
           "Authorization": `Bearer ${this.#apiKey}`,
           "Content-Type": "application/json",
           [ATTEMPT_HEADER]: String(attemptIndex),
+          ...identityHeader(),
         },
         body,
         signal,

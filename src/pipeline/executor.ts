@@ -17,6 +17,7 @@ import type { RunDir } from "../store/run_dir.ts";
 import { canonicalBytes } from "../store/canonical.ts";
 import { concatBytes } from "../core/bytes.ts";
 import type { Progress } from "./progress.ts";
+import { withRequestIdentity } from "../models/request_identity.ts";
 import { type HeapBudget, heapBudget } from "../core/heap_budget.ts";
 import { failedWithCalls, FrozenMismatchError } from "./frozen_check.ts";
 import type { FrozenRun } from "./frozen_run.ts";
@@ -458,7 +459,8 @@ export class Executor {
         reason: "check-only: no frozen node; would send a request",
       };
     } else {
-      outcome = await fn(key);
+      // Provider calls of this body carry its node key (request_identity.ts).
+      outcome = await withRequestIdentity(key, () => fn(key));
       this.counts.executed++;
     }
     const outputs: Record<string, string> = {};

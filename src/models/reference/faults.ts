@@ -4,8 +4,12 @@
  * fault kind (each in [0, 1], their sum at most 1); the optional `first=N` limits faults to the first N
  * attempts of each distinct request body (so `500=1,first=1` fails every request once, then answers).
  *
- * Which fault (if any) hits a request is decided by SHA-256 of `${seed}:${sha256(body)}:${attempt}`, read as a
- * number u in [0, 1) and placed on the kinds' cumulative rates in the order of {@link FAULT_KINDS}. `attempt`
+ * Which fault (if any) hits a request is decided by SHA-256 of `${seed}:${sha256(body)}:${attempt}` (or
+ * `${seed}:${sha256(body)}:${identity}:${attempt}` when the request declares the node it belongs to in the
+ * `x-compaction-bench-request` header, as the project's clients do inside a stage: see request_identity.ts),
+ * read as a number u in [0, 1) and placed on the kinds' cumulative rates in the order of {@link FAULT_KINDS}.
+ * With an identity, the identical bodies the protocol's repeats send fault independently, as requests at a
+ * real provider do, instead of all together. `attempt`
  * is the 0-based attempt number the client declares in the `x-compaction-bench-attempt` header (the
  * project's chat and decision clients always send it), or else how many times the server has already seen
  * this exact body. With the header, the faults of each logical request are fixed by the seed, its body and
@@ -85,15 +89,21 @@ export function sha256Hex(text: string | Uint8Array): string {
   return createHash("sha256").update(text).digest("hex");
 }
 
-/** The fault for the `attempt`-th time (0-based) a body with hash `bodyHash` arrives, or undefined. */
+/**
+ * The fault for the `attempt`-th time (0-based) a body with hash `bodyHash` arrives, or undefined; `identity`
+ * is the logical request's declared identity (the caller's node key), when it declared one.
+ */
 export function chooseFault(
   spec: FaultSpec,
   seed: number,
   bodyHash: string,
   attempt: number,
+  identity?: string,
 ): FaultKind | undefined {
   if (spec.first !== undefined && attempt >= spec.first) return undefined;
-  const digest = sha256Hex(`${seed}:${bodyHash}:${attempt}`);
+  const digest = sha256Hex(
+    identity === undefined ? `${seed}:${bodyHash}:${attempt}` : `${seed}:${bodyHash}:${identity}:${attempt}`,
+  );
   const u = parseInt(digest.slice(0, 12), 16) / 2 ** 48;
   let edge = 0;
   for (const kind of FAULT_KINDS) {

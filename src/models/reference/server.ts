@@ -67,6 +67,7 @@ import type { TokenCounter } from "../../tokens/types.ts";
 import { describeIssues } from "../chat_response.ts";
 import { referenceReply } from "./chat.ts";
 import { ATTEMPT_HEADER } from "../retry_delay.ts";
+import { REQUEST_IDENTITY_HEADER, REQUEST_IDENTITY_PATTERN } from "../request_identity.ts";
 import { chooseFault, FAULT_KINDS, type FaultKind, type FaultSpec, sha256Hex } from "./faults.ts";
 import { ReferenceChatRequestSchema, ReferenceSystemOneRequestSchema } from "./schemas.ts";
 import { completionChunks, serverSentEvents, type StreamedCompletion } from "./sse.ts";
@@ -431,7 +432,9 @@ export async function startReferenceServer(options: ReferenceServerOptions): Pro
     seen.set(bodyHash, counted + 1);
     const declared = request.headers[ATTEMPT_HEADER];
     const attempt = typeof declared === "string" && /^\d{1,6}$/.test(declared) ? Number(declared) : counted;
-    const fault = options.faults ? chooseFault(options.faults, seed, bodyHash, attempt) : undefined;
+    const named = request.headers[REQUEST_IDENTITY_HEADER];
+    const identity = typeof named === "string" && REQUEST_IDENTITY_PATTERN.test(named) ? named : undefined;
+    const fault = options.faults ? chooseFault(options.faults, seed, bodyHash, attempt, identity) : undefined;
     if (fault !== undefined) {
       return await injectFault(
         fault,
