@@ -4,7 +4,9 @@
  */
 import assert from "node:assert/strict";
 import { join } from "node:path";
+import { z } from "zod";
 import { Executor } from "../src/pipeline/executor.ts";
+import { defineStage } from "../src/pipeline/stage.ts";
 import { FrozenRun } from "../src/pipeline/frozen_run.ts";
 import {
   assertFrozenProtocol,
@@ -25,16 +27,23 @@ async function frozenWithNodes(dir: string): Promise<FrozenRun> {
     attempts: 2,
     elapsed_ms: 1,
   };
+  const stage = defineStage({
+    name: "sweep-summary",
+    version: 1,
+    doc: "a test compression stage",
+    params: z.object({ label: z.string() }),
+    inputs: [],
+    outputs: { summary: { schema: z.object({ ok: z.boolean() }), doc: "" } },
+    provider: true,
+    run: ({ env: { ok, calls } }: { env: { ok: boolean; calls: boolean } }) =>
+      Promise.resolve({
+        outputs: { summary: { ok } },
+        requests: calls ? [record] : [],
+        ...(ok ? {} : { status: "invalid" as const, reason: "summary failed: malformed body" }),
+      }),
+  });
   const node = (label: string, ok: boolean, calls: boolean) =>
-    executor.execute(
-      { stage: "sweep-summary", version: 1, label, params: { label }, inputs: {}, provider: true },
-      () =>
-        Promise.resolve({
-          outputs: { summary: { ok } },
-          requests: calls ? [record] : [],
-          ...(ok ? {} : { status: "invalid" as const, reason: "summary failed: malformed body" }),
-        }),
-    );
+    executor.runStage(stage, { label, params: { label }, inputs: {} }, { ok, calls });
   await node("summary gen=0", true, true);
   await node("summary gen=1", false, true);
   await node("summary gen=2", false, false);

@@ -4,7 +4,9 @@
  */
 import assert from "node:assert/strict";
 import { join } from "node:path";
+import { z } from "zod";
 import { Executor } from "../src/pipeline/executor.ts";
+import { defineStage } from "../src/pipeline/stage.ts";
 import { Progress } from "../src/pipeline/progress.ts";
 import { RunDir } from "../src/store/run_dir.ts";
 import { testHeader } from "./helpers/header.ts";
@@ -20,9 +22,18 @@ Deno.test("progress prints one line per finished stage, memo hits included, with
     const progress = new Progress("hotpot", { live: false, names: (stage) => stage.replace(/^hotpot-/, "") });
     const executor = new Executor(run, { progress });
     progress.plan("hotpot-context", 3);
-    const call = { stage: "hotpot-context", version: 1, label: "c", params: { n: 1 }, inputs: {} };
+    const stage = defineStage({
+      name: "hotpot-context",
+      version: 1,
+      doc: "a test stage",
+      params: z.object({ n: z.number() }),
+      inputs: [],
+      outputs: { x: { schema: z.number(), doc: "" } },
+      provider: false,
+      run: () => Promise.resolve({ outputs: { x: 1 } }),
+    });
     await Promise.all(
-      [0, 1, 2].map(() => executor.execute(call, () => Promise.resolve({ outputs: { x: 1 } }))),
+      [0, 1, 2].map(() => executor.runStage(stage, { label: "c", params: { n: 1 }, inputs: {} }, undefined)),
     );
     assert.equal(executor.counts.executed, 1);
     assert.equal(executor.counts.memo, 2);

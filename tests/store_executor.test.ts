@@ -1,6 +1,8 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { Executor, type StageCall } from "../src/pipeline/executor.ts";
+import { z } from "zod";
+import { Executor } from "../src/pipeline/executor.ts";
+import { defineStage, type StageResult } from "../src/pipeline/stage.ts";
 import { FrozenRun } from "../src/pipeline/frozen_run.ts";
 import { FrozenMismatchError } from "../src/pipeline/frozen_check.ts";
 import { UsageError } from "../src/errors.ts";
@@ -14,15 +16,43 @@ async function newRun(path: string): Promise<RunDir> {
   return await RunDir.create(path, testHeader(), { "source.txt": SOURCE });
 }
 
-function call(run: RunDir, i: number, extra: Partial<StageCall> = {}): StageCall {
-  return {
-    stage: "square",
+/** What a test stage's body does: the environment carries it, so each call may give its own. */
+interface SquareEnv {
+  fn: () => Promise<StageResult<{ value: { schema: z.ZodUnknown; doc: string } }>>;
+}
+
+function squareStage(reuseFrozen?: false) {
+  return defineStage({
+    name: "square",
     version: 1,
-    label: `square ${i}`,
+    doc: "a test stage",
+    params: z.object({ i: z.number() }),
+    inputs: ["source"],
+    hashOnlyInputs: ["source"],
+    outputs: { value: { schema: z.unknown(), doc: "the square" } },
+    provider: false,
+    ...(reuseFrozen === false ? { reuseFrozen } : {}),
+    run: ({ env }: { env: SquareEnv }) => env.fn(),
+  });
+}
+
+const SQUARE = squareStage();
+const SQUARE_AFRESH = squareStage(false);
+
+/** Runs the square stage of `i` over `run`'s source through the executor's one entry point. */
+function square(
+  executor: Executor,
+  run: RunDir,
+  i: number,
+  fn: SquareEnv["fn"],
+  extra: { label?: string; provider?: boolean; reuseFrozen?: false } = {},
+) {
+  return executor.runStage(extra.reuseFrozen === false ? SQUARE_AFRESH : SQUARE, {
+    label: extra.label ?? `square ${i}`,
     params: { i },
     inputs: { source: run.header.sources["source.txt"] },
-    ...extra,
-  };
+    ...(extra.provider !== undefined ? { provider: extra.provider } : {}),
+  }, { fn });
 }
 
 function counter() {
@@ -57,10 +87,10 @@ Deno.test("the same key runs once: concurrent and later calls share the memoized
     const executor = new Executor(run);
     const c = counter();
     const [a, b] = await Promise.all([
-      executor.execute(call(run, 3), c.fn(3)),
-      executor.execute(call(run, 3), c.fn(3)),
+      square(executor, run, 3, c.fn(3)),
+      square(executor, run, 3, c.fn(3)),
     ]);
-    const d = await executor.execute(call(run, 3, { label: "another label, same key" }), c.fn(3));
+    const d = await square(executor, run, 3, c.fn(3), { label: "another label, same key" });
     assert.equal(c.calls, 1);
     assert.equal(a.reused, null);
     assert.equal(b.reused, "memo");
@@ -92,8 +122,8 @@ Deno.test("a different params value is a different key and runs again", async ()
     const run = await newRun(join(dir, "run"));
     const executor = new Executor(run);
     const c = counter();
-    const a = await executor.execute(call(run, 1), c.fn(1));
-    const b = await executor.execute(call(run, 2), c.fn(2));
+    const a = await square(executor, run, 1, c.fn(1));
+    const b = await square(executor, run, 2, c.fn(2));
     assert.equal(c.calls, 2);
     assert.notEqual(a.node.key, b.node.key);
     await run.abandon();
@@ -108,14 +138,14 @@ Deno.test("frozen reuse records reused_from and copies blobs so verify passes on
     const frozenPath = join(dir, "frozen");
     const first = await newRun(frozenPath);
     const firstExecutor = new Executor(first);
-    const original = await firstExecutor.execute(call(first, 4), counter().fn(4));
+    const original = await square(firstExecutor, first, 4, counter().fn(4));
     await first.finish();
 
     const frozen = await FrozenRun.open(frozenPath);
     const second = await newRun(join(dir, "second"));
     const executor = new Executor(second, { frozen });
     const c = counter();
-    const reused = await executor.execute(call(second, 4, { label: "square 4 again" }), c.fn(4));
+    const reused = await square(executor, second, 4, c.fn(4), { label: "square 4 again" });
     assert.equal(c.calls, 0, "the stage function is not called");
     assert.equal(reused.reused, "frozen");
     assert.deepEqual(reused.node.reused_from, {
@@ -145,13 +175,13 @@ Deno.test("stages with reuseFrozen false run afresh even when the frozen run has
   const dir = await Deno.makeTempDir();
   try {
     const first = await newRun(join(dir, "frozen"));
-    await new Executor(first).execute(call(first, 5), counter().fn(5));
+    await square(new Executor(first), first, 5, counter().fn(5));
     await first.finish();
 
     const second = await newRun(join(dir, "second"));
     const executor = new Executor(second, { frozen: await FrozenRun.open(first.path) });
     const c = counter();
-    const result = await executor.execute(call(second, 5, { reuseFrozen: false }), c.fn(5));
+    const result = await square(executor, second, 5, c.fn(5), { reuseFrozen: false });
     assert.equal(c.calls, 1);
     assert.equal(result.reused, null);
     assert.equal(result.node.reused_from, undefined);
@@ -168,19 +198,20 @@ Deno.test("check-only marks provider stages without a frozen node invalid withou
   const dir = await Deno.makeTempDir();
   try {
     const first = await newRun(join(dir, "frozen"));
-    await new Executor(first).execute(call(first, 1, { provider: true }), counter().fn(1));
+    await square(new Executor(first), first, 1, counter().fn(1), { provider: true });
     await first.finish();
 
     const second = await newRun(join(dir, "second"));
     const executor = new Executor(second, { frozen: await FrozenRun.open(first.path), checkOnly: true });
     const c = counter();
-    const known = await executor.execute(call(second, 1, { provider: true }), c.fn(1));
-    const unknown = await executor.execute(call(second, 2, { provider: true }), c.fn(2));
-    const local = await executor.execute(call(second, 3, { provider: false }), c.fn(3));
+    const known = await square(executor, second, 1, c.fn(1), { provider: true });
+    const unknown = await square(executor, second, 2, c.fn(2), { provider: true });
+    const local = await square(executor, second, 3, c.fn(3), { provider: false });
     assert.equal(known.reused, "frozen");
     assert.equal(unknown.node.status, "invalid");
     assert.match(unknown.node.reason ?? "", /check-only/);
-    assert.deepEqual(unknown.node.outputs, {});
+    assert.deepEqual(Object.keys(unknown.node.outputs), ["value"], "every declared output, stored as null");
+    assert.equal(unknown.outputs.value, null);
     assert.deepEqual(unknown.node.requests, []);
     assert.equal(local.node.status, "ok", "a stage without provider calls still runs");
     assert.equal(c.calls, 1, "only the non-provider stage ran");
@@ -206,13 +237,13 @@ Deno.test("a resumed run's executor takes journaled nodes instead of running the
   try {
     const path = join(dir, "run");
     const first = await newRun(path);
-    await new Executor(first).execute(call(first, 6), counter().fn(6));
+    await square(new Executor(first), first, 6, counter().fn(6));
     await first.abandon();
 
     const again = await RunDir.resume(path);
     const executor = new Executor(again);
     const c = counter();
-    const result = await executor.execute(call(again, 6), c.fn(6));
+    const result = await square(executor, again, 6, c.fn(6));
     assert.equal(c.calls, 0);
     assert.equal(result.reused, "resume");
     assert.deepEqual(result.outputs, { value: { i: 6, square: 36 } });
@@ -227,22 +258,22 @@ Deno.test("a strict frozen run refuses a provider stage that is not in the froze
   const dir = await Deno.makeTempDir();
   try {
     const first = await newRun(join(dir, "frozen"));
-    await new Executor(first).execute(call(first, 1, { provider: true }), counter().fn(1));
+    await square(new Executor(first), first, 1, counter().fn(1), { provider: true });
     await first.finish();
 
     const second = await newRun(join(dir, "second"));
     const executor = new Executor(second, { frozen: await FrozenRun.open(first.path), frozenStrict: true });
     const c = counter();
-    assert.equal((await executor.execute(call(second, 1, { provider: true }), c.fn(1))).reused, "frozen");
+    assert.equal((await square(executor, second, 1, c.fn(1), { provider: true })).reused, "frozen");
     // A pure stage may run; a provider stage whose key the frozen run lacks may not.
-    assert.equal((await executor.execute(call(second, 7), c.fn(7))).reused, null);
+    assert.equal((await square(executor, second, 7, c.fn(7))).reused, null);
     await assert.rejects(
-      executor.execute(call(second, 2, { provider: true }), c.fn(2)),
+      square(executor, second, 2, c.fn(2), { provider: true }),
       (e: Error) =>
         e instanceof FrozenMismatchError && e instanceof UsageError &&
         /square 2 is not in the frozen run/.test(e.message),
     );
-    await assert.rejects(executor.execute(call(second, 8), c.fn(8)), FrozenMismatchError);
+    await assert.rejects(square(executor, second, 8, c.fn(8)), FrozenMismatchError);
     assert.equal(c.calls, 1, "only the pure stage before the refusal ran");
     await executor.settled();
     await second.abandon();
@@ -272,8 +303,8 @@ Deno.test("a frozen run never reuses a failed node: refused after provider calls
           }]
           : [],
       });
-    await firstExecutor.execute(call(first, 1, { provider: true }), failing(true));
-    await firstExecutor.execute(call(first, 2, { provider: true }), failing(false));
+    await square(firstExecutor, first, 1, failing(true), { provider: true });
+    await square(firstExecutor, first, 2, failing(false), { provider: true });
     await first.finish();
     const frozen = await FrozenRun.open(first.path);
 
@@ -281,7 +312,7 @@ Deno.test("a frozen run never reuses a failed node: refused after provider calls
     const loose = await newRun(join(dir, "loose"));
     const looseExecutor = new Executor(loose, { frozen });
     const c = counter();
-    const recomputed = await looseExecutor.execute(call(loose, 2, { provider: true }), c.fn(2));
+    const recomputed = await square(looseExecutor, loose, 2, c.fn(2), { provider: true });
     assert.equal(recomputed.reused, null);
     assert.equal(recomputed.node.status, "ok");
     assert.equal(looseExecutor.counts.recomputed_failed, 1);
@@ -290,10 +321,10 @@ Deno.test("a frozen run never reuses a failed node: refused after provider calls
     const strict = await newRun(join(dir, "strict"));
     const executor = new Executor(strict, { frozen, frozenStrict: true });
     const d = counter();
-    const again = await executor.execute(call(strict, 2, { provider: true }), d.fn(2));
+    const again = await square(executor, strict, 2, d.fn(2), { provider: true });
     assert.equal(again.reused, null, "a node that failed without calls is recomputed");
     await assert.rejects(
-      executor.execute(call(strict, 1, { provider: true }), d.fn(1)),
+      square(executor, strict, 1, d.fn(1), { provider: true }),
       /square 1 failed there \(provider failed\); a frozen run never reuses a failed node/,
     );
     assert.equal(d.calls, 1);

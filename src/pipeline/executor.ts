@@ -1,5 +1,6 @@
 /**
- * The stage executor. A stage execution is identified by its node key (SHA-256 of canonical `{stage, version,
+ * The stage executor. Its one entry point is {@link Executor.runStage}: every node runs a typed stage declaration
+ * (`stage.ts`), whose outputs are validated whenever they are handed back. A stage execution is identified by its node key (SHA-256 of canonical `{stage, version,
  * params, inputs}`); the executor runs each key once per run (memo: a key in flight is awaited, a completed key's
  * outputs are read back from the store, so the executor never holds every node's outputs), takes completed
  * nodes from the journal of a resumed run, and reuses nodes of a `--frozen-run` whose key matches (copying their blobs in, recording
@@ -42,8 +43,8 @@ function modelsByEndpoint(
   return { chat, systemone };
 }
 
-/** What identifies one stage execution. */
-export interface StageCall {
+/** What identifies one stage execution (built from a declaration by {@link Executor.runStage}). */
+interface StageCall {
   stage: string;
   version: number;
   /** A stable human-readable identifier (e.g. `answer q=5a8b method=jev gen=1 ans=0`). */
@@ -255,7 +256,7 @@ export class Executor {
     env: E,
   ): Promise<NodeResult<OutputValues<O>>> {
     const names = Object.keys(def.outputs);
-    const result = await this.execute(
+    const result = await this.#memoized(
       {
         stage: def.name,
         version: def.version,
@@ -307,7 +308,7 @@ export class Executor {
   }
 
   /** Runs (or reuses) one stage execution; `fn` receives the node key. */
-  execute(call: StageCall, fn: (key: string) => Promise<StageOutcome>): Promise<NodeResult> {
+  #memoized(call: StageCall, fn: (key: string) => Promise<StageOutcome>): Promise<NodeResult> {
     if (this.#refusal) return Promise.reject(this.#refusal);
     const key = nodeKey(call.stage, call.version, call.params, call.inputs);
     const done = this.#done.get(key);

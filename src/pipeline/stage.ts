@@ -65,10 +65,17 @@ export function outputBytes(value: unknown, kind: BlobKind): readonly Uint8Array
   return [canonicalBytes(value)];
 }
 
+/** The outputs a body may leave out: those whose schema accepts `undefined` (nothing is stored for them). */
+type OmittableOutputs<O extends OutputSpecs> = {
+  [K in keyof O]: undefined extends z.infer<O[K]["schema"]> ? K : never;
+}[keyof O];
+
 /** What a stage body returns. */
 export interface StageResult<O extends OutputSpecs> {
   /** One value per declared output (checked against the output's schema when read back). */
-  outputs: { [K in keyof O]: unknown };
+  outputs:
+    & { [K in Exclude<keyof O, OmittableOutputs<O>>]: unknown }
+    & { [K in OmittableOutputs<O>]?: unknown };
   status?: "ok" | "invalid";
   reason?: string;
   requests?: CallRecord[];

@@ -8,7 +8,9 @@
  */
 import { openRun } from "../../src/cli/run_setup.ts";
 import type { CallRecord } from "../../src/models/types.ts";
+import { z } from "zod";
 import { Executor, type NodeResult } from "../../src/pipeline/executor.ts";
+import { defineStage } from "../../src/pipeline/stage.ts";
 import { sha256Hex } from "../../src/store/hash.ts";
 
 /** The suite name the pipeline's runs carry. */
@@ -50,6 +52,47 @@ function fakeRequest(i: number): CallRecord {
   };
 }
 
+/** One derive stage: waits, then derives a value from the source (every third one records a request). */
+const DERIVE_STAGE = defineStage({
+  name: "derive",
+  version: 1,
+  doc: "a value derived from the seed",
+  params: z.object({ i: z.number().int() }),
+  inputs: ["seed"],
+  hashOnlyInputs: ["seed"],
+  outputs: {
+    value: { schema: z.object({ i: z.number(), square: z.number(), digest: z.string() }), doc: "" },
+  },
+  provider: false,
+  async run({ params: { i }, env }: { params: { i: number }; env: { ran: number[]; delayMs: number } }) {
+    env.ran.push(i);
+    await new Promise((resolve) => setTimeout(resolve, env.delayMs));
+    const value = { i, square: i * i, digest: sha256Hex(`${SEED}${i}`) };
+    return { outputs: { value }, requests: i % 3 === 0 ? [fakeRequest(i)] : [] };
+  },
+});
+
+/** The sum over every derive stage's value. */
+const SUM_STAGE = defineStage({
+  name: "sum",
+  version: 1,
+  doc: "the sum of the squares",
+  params: z.object({ of: z.literal("square") }),
+  inputs: ["d*"],
+  outputs: { result: { schema: z.unknown(), doc: "" } },
+  provider: false,
+  run({ inputs, env }: { inputs: Record<string, unknown>; env: { stages: number } }) {
+    const values = Array.from(
+      { length: env.stages },
+      (_, i) => inputs[`d${i}`] as { square: number; digest: string },
+    );
+    const total = values.reduce((acc, v) => acc + v.square, 0);
+    return Promise.resolve({
+      outputs: { result: { stages: env.stages, total, digests: values.map((v) => v.digest) } },
+    });
+  },
+});
+
 /** Runs (or resumes) the pipeline to the end and seals the run. */
 export async function runPipeline(options: PipelineOptions): Promise<PipelineOutcome> {
   const stages = options.stages ?? 20;
@@ -67,31 +110,22 @@ export async function runPipeline(options: PipelineOptions): Promise<PipelineOut
   const executor = new Executor(run);
   const seed = run.header.sources["seed.txt"];
   const ran: number[] = [];
-  const derived: NodeResult[] = [];
+  const derived: NodeResult<{ value: unknown }>[] = [];
   for (let i = 0; i < stages; i++) {
     derived.push(
-      await executor.execute(
-        { stage: "derive", version: 1, label: `derive ${i}`, params: { i }, inputs: { seed } },
-        async () => {
-          ran.push(i);
-          await new Promise((resolve) => setTimeout(resolve, delayMs));
-          const value = { i, square: i * i, digest: sha256Hex(`${SEED}${i}`) };
-          return { outputs: { value }, requests: i % 3 === 0 ? [fakeRequest(i)] : [] };
-        },
-      ),
+      await executor.runStage(DERIVE_STAGE, { label: `derive ${i}`, params: { i }, inputs: { seed } }, {
+        ran,
+        delayMs,
+      }),
     );
   }
   const inputs = Object.fromEntries(derived.map((r, i) => [`d${i}`, r.node.outputs.value]));
-  const sum = await executor.execute(
-    { stage: "sum", version: 1, label: "sum", params: { of: "square" }, inputs },
-    () => {
-      const values = derived.map((r) => r.outputs.value as { square: number; digest: string });
-      const total = values.reduce((acc, v) => acc + v.square, 0);
-      return Promise.resolve({
-        outputs: { result: { stages, total, digests: values.map((v) => v.digest) } },
-      });
-    },
-  );
+  const sum = await executor.runStage(SUM_STAGE, {
+    label: "sum",
+    params: { of: "square" },
+    inputs,
+    values: Object.fromEntries(derived.map((r, i) => [`d${i}`, r.outputs.value])),
+  }, { stages });
   await run.writeJsonFile("results.json", sum.outputs.result);
   await run.finish();
   return { run: run.path, resumed, counts: executor.counts, ran };

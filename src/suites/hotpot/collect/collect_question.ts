@@ -9,12 +9,11 @@
 import type { HotpotRecord } from "../../../data/hotpot_record.ts";
 import { UsageError } from "../../../errors.ts";
 import type { CallRecord, ChatModel } from "../../../models/types.ts";
-import type { StageOutcome } from "../../../pipeline/executor.ts";
 import { type AgentCommand, collectWithAgent } from "./collect_agent.ts";
 import { importHermesSession } from "./collect_hermes.ts";
 import { collectLive } from "./collect_live.ts";
 import { collectScripted } from "./collect_scripted.ts";
-import { checkCollection, initialSystemPrompt } from "./collection_checks.ts";
+import { checkCollection, type CollectionCheck, initialSystemPrompt } from "./collection_checks.ts";
 import type { Collection } from "./trajectory.ts";
 
 /**
@@ -33,12 +32,25 @@ export function sessionSourceName(id: string): string {
   return `session:${id}`;
 }
 
+/** What a question's collection gives its `hotpot-collect` node. */
+export interface CollectOutcome {
+  outputs: {
+    collection: Record<string, unknown> | null;
+    check: CollectionCheck;
+    /** An outside agent's raw stdout (agent mode only: absent otherwise). */
+    session_text?: string | null;
+  };
+  requests: CallRecord[];
+  status: "ok" | "invalid";
+  reason?: string;
+}
+
 /** The outcome of a question whose collection produced no trajectory (with the model calls made on the way). */
 function invalidCollection(
   reason: string,
   sessionText: string | null,
   calls: CallRecord[] = [],
-): StageOutcome {
+): CollectOutcome {
   return {
     outputs: {
       collection: null,
@@ -60,7 +72,7 @@ export async function collectQuestion(
   record: HotpotRecord,
   workspace: string,
   session: Uint8Array | null,
-): Promise<StageOutcome> {
+): Promise<CollectOutcome> {
   let collection: Collection;
   let sessionText: string | null = null;
   if (mode.kind === "scripted") collection = await collectScripted(record, workspace);

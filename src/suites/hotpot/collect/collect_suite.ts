@@ -15,7 +15,7 @@ import { join } from "node:path";
 import { z } from "zod";
 import { UsageError } from "../../../errors.ts";
 import type { RunContext } from "../../run_lifecycle.ts";
-import { type CollectMode, collectQuestion, sessionSourceName } from "./collect_question.ts";
+import { type CollectMode, sessionSourceName } from "./collect_question.ts";
 import type { CollectionCheck } from "./collection_checks.ts";
 import type { CollectionOutline } from "./collect_mode.ts";
 import type { SelectionOptions } from "./select.ts";
@@ -111,40 +111,23 @@ export async function collectCorpus(
     const collected = await Promise.all(ids.map(async (id, index) => {
       const record = byId.get(id)!;
       const sessionHash = mode.kind === "hermes" ? run.header.sources[sessionSourceName(id)] : undefined;
-      const node = await executor.execute(
-        {
-          stage: hotpotCollectStage.name,
-          version: hotpotCollectStage.version,
-          label: `collect q=${id}`,
-          params: {
-            id,
-            mode: mode.kind,
-            ...(mode.kind === "live" ? { model: mode.model } : {}),
-            ...(mode.kind === "agent" ? { agent: mode.command } : {}),
-            // The chat model the agent reached through the loopback endpoint (its answers depend on it).
-            ...(mode.kind === "agent" && mode.endpoint !== undefined ? { model: mode.endpoint.model } : {}),
-            ...(mode.kind === "agent" && mode.systemPrompt !== undefined
-              ? { agent_system_prompt: mode.systemPrompt }
-              : {}),
-          },
-          inputs: { dataset: datasetHash, ...(sessionHash !== undefined ? { session: sessionHash } : {}) },
-          provider: mode.kind === "live" || (mode.kind === "agent" && mode.endpoint !== undefined),
+      const node = await executor.runStage(hotpotCollectStage, {
+        label: `collect q=${id}`,
+        params: {
+          id,
+          mode: mode.kind,
+          ...(mode.kind === "live" ? { model: mode.model } : {}),
+          ...(mode.kind === "agent" ? { agent: mode.command } : {}),
+          // The chat model the agent reached through the loopback endpoint (its answers depend on it).
+          ...(mode.kind === "agent" && mode.endpoint !== undefined ? { model: mode.endpoint.model } : {}),
+          ...(mode.kind === "agent" && mode.systemPrompt !== undefined
+            ? { agent_system_prompt: mode.systemPrompt }
+            : {}),
         },
-        async () => {
-          if (options.replay) {
-            throw new UsageError(
-              `merge: no shard holds the collection of question ${id}; the shards are incomplete`,
-            );
-          }
-          return await collectQuestion(
-            mode,
-            record,
-            join(workRoot, String(index)),
-            sessionHash === undefined ? null : await run.store.get(sessionHash),
-          );
-        },
-      );
-      const outline = { id, ...questionValidity(node.outputs.check as CollectionCheck | null) };
+        inputs: { dataset: datasetHash, ...(sessionHash !== undefined ? { session: sessionHash } : {}) },
+        provider: mode.kind === "live" || (mode.kind === "agent" && mode.endpoint !== undefined),
+      }, { mode, record, workspace: join(workRoot, String(index)), replay: options.replay });
+      const outline = { id, ...questionValidity(node.outputs.check as unknown as CollectionCheck) };
       return { id, check: node.node.outputs.check, collection: node.node.outputs.collection, outline };
     }));
     // corpus.json and selection.json are the outputs of one node below the select and collect nodes.
