@@ -8,6 +8,7 @@ import { join } from "node:path";
 import { editDistance, nearestOption } from "../src/cli/option_suggest.ts";
 import { cliCommand } from "../src/core/program_name.ts";
 import { interruptedLine, resumeCommandLine } from "../src/suites/interrupt_hint.ts";
+import { suiteNamed } from "../src/suites/registry.ts";
 import { ROOT, runCli } from "./helpers/spawn.ts";
 
 const dir = await Deno.makeTempDir({ prefix: "cli_recovery_hints_" });
@@ -46,11 +47,16 @@ Deno.test("an unknown option is answered with the nearest known one and balanced
 
 Deno.test("the resume line names the launcher, the command and the directory, quoted for a shell", () => {
   assert.equal(
-    resumeCommandLine(["hotpot", "run", "--reference"], "runs/a b"),
+    resumeCommandLine(suiteNamed("hotpot"), "runs/a b"),
     "./compaction-bench hotpot run --resume 'runs/a b'",
   );
-  assert.equal(resumeCommandLine(["sweep", "run"], "r"), "./compaction-bench sweep run --resume r");
-  assert.equal(resumeCommandLine(["engines", "run"], "r"), null);
+  assert.equal(resumeCommandLine(suiteNamed("sweep"), "r"), "./compaction-bench sweep run --resume r");
+  assert.equal(
+    resumeCommandLine(suiteNamed("hotpot-collect"), "r"),
+    "./compaction-bench hotpot collect --resume r",
+  );
+  assert.equal(resumeCommandLine(suiteNamed("engines"), "r"), null);
+  assert.equal(resumeCommandLine(undefined, "r"), null);
   assert.equal(cliCommand("verify", "it's"), `./compaction-bench verify 'it'\\''s'`);
 });
 
@@ -140,15 +146,18 @@ Deno.test("an out-of-range value is named first, then what it must be", async ()
 Deno.test("a signal before the run directory exists says nothing was written; after, the resume line", async () => {
   const run = join(dir, "early");
   assert.match(
-    interruptedLine(["hotpot", "run"], run),
+    interruptedLine(suiteNamed("hotpot"), run),
     new RegExp(`^stopped before ${run} was created: nothing was written, so there is nothing to --resume`),
   );
-  assert.match(interruptedLine(["hotpot", "run"], undefined), /stopped before its run directory was created/);
+  assert.match(
+    interruptedLine(suiteNamed("hotpot"), undefined),
+    /stopped before its run directory was created/,
+  );
   await Deno.mkdir(run);
   await Deno.writeTextFile(join(run, "journal.jsonl"), "{}\n");
   assert.equal(
-    interruptedLine(["hotpot", "run", "--reference"], run),
+    interruptedLine(suiteNamed("hotpot"), run),
     `the run is unfinished; continue it with: ./compaction-bench hotpot run --resume ${run}`,
   );
-  assert.match(interruptedLine(["engines", "run"], run), /cannot be resumed, start it again/);
+  assert.match(interruptedLine(suiteNamed("engines"), run), /cannot be resumed, start it again/);
 });

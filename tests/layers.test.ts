@@ -8,11 +8,21 @@
  * And each suite owns its knowledge: nothing outside a suite's folder (`src/suites/<name>/`) imports from it,
  * except the suite registry (`src/suites/registry.ts`, the only table listing suites) and the CLI layer
  * (`src/cli/`, `main.ts`: a suite's option table and parsing live in `src/cli/<suite>.ts`, and the single
- * binary starts the sweep's repair sandbox child). `bench/` and `tests/` may import any suite.
+ * binary starts the sweep's repair sandbox child). `bench/` and `tests/` may import any suite. Nor does any other
+ * file of `src/` name a suite in its code: no string literal is a suite's name or one of its stage names
+ * (`"hotpot"`, `"engines-aggregate"`): a suite's knowledge is declared on its `Suite` value.
+ *
+ * And the hotpot folder keeps its halves apart: `collect/` (hotpot collect), `run/` (hotpot run) and `report/`
+ * (its reports and statistics) share only the folder's shared files (the corpus, its index and question
+ * cards, the workspace and its read_file tool), which import no half; only `definition.ts`, `command.ts`
+ * and `rederivation.ts` assemble the halves. collect/ imports neither run/ nor report/; run/ imports of
+ * report/ only the report stage it plans; report/ reads run/'s rows and aggregates but never collect/ or the
+ * run itself (`run/run_suite.ts`).
  */
 import assert from "node:assert/strict";
 import { dirname, join, normalize, relative } from "node:path";
 import { fileURLToPath } from "node:url";
+import { SUITES } from "../src/suites/registry.ts";
 
 const ROOT = fileURLToPath(new URL("../", import.meta.url));
 
@@ -90,6 +100,168 @@ Deno.test("nothing outside a suite's folder names that suite (but the registry a
     }
   }
   assert.deepEqual(outside, []);
+});
+
+/** The string literals of a TypeScript text (their text between the quotes), comments and regular expressions skipped. */
+function stringLiterals(text: string): string[] {
+  const out: string[] = [];
+  let i = 0;
+  let last = ""; // the last significant character outside literals and comments
+  const regexMayStart = () =>
+    last === "" || "(,=:[!&|?{};+-*%<>~^".includes(last) ||
+    /\b(return|typeof|case|of|in)$/.test(text.slice(Math.max(0, i - 7), i).trimEnd());
+  while (i < text.length) {
+    const c = text[i];
+    if (c === "/" && text[i + 1] === "/") {
+      const end = text.indexOf("\n", i);
+      i = end < 0 ? text.length : end;
+    } else if (c === "/" && text[i + 1] === "*") {
+      const end = text.indexOf("*/", i + 2);
+      i = end < 0 ? text.length : end + 2;
+    } else if (c === "/" && regexMayStart()) {
+      let j = i + 1;
+      let inClass = false;
+      while (j < text.length && text[j] !== "\n") {
+        if (text[j] === "\\") j++;
+        else if (text[j] === "[") inClass = true;
+        else if (text[j] === "]") inClass = false;
+        else if (text[j] === "/" && !inClass) break;
+        j++;
+      }
+      i = j + 1;
+      last = "/";
+    } else if (c === '"' || c === "'" || c === "`") {
+      let j = i + 1;
+      let body = "";
+      while (j < text.length && text[j] !== c) {
+        if (text[j] === "\\") body += text[j++];
+        body += text[j++];
+      }
+      out.push(body);
+      i = j + 1;
+      last = c;
+    } else {
+      if (!/\s/.test(c)) last = c;
+      i++;
+    }
+  }
+  return out;
+}
+
+/** Each suite's folder by the names that name it: its header name and command word (`hotpot-collect`, `hotpot`). */
+const SUITE_FOLDERS = new Map(
+  SUITES.flatMap((s): [string, string][] => [[s.name, s.command[0]], [s.command[0], s.command[0]]]),
+);
+/** Each suite's folder by its stages' names (`hotpot-answer`, `engines-aggregate`). */
+const STAGE_FOLDERS = new Map(
+  SUITES.flatMap((s) => s.stages.map((d): [string, string] => [d.name, s.command[0]])).filter(([name]) =>
+    [...SUITE_FOLDERS.keys()].some((suite) => name.startsWith(`${suite}-`))
+  ),
+);
+
+/**
+ * The suite folder a string literal names, if any: a suite's stage, a suite's name followed by a word
+ * (`hotpot-answer`, `hotpot run`), or, when `bare`, a suite's name alone (`"hotpot"`; inside a suite's folder
+ * a bare word may be its own option's name, e.g. hotpot's `engines`).
+ */
+function suiteNamedBy(literal: string, bare = true): string | undefined {
+  const stage = STAGE_FOLDERS.get(literal);
+  if (stage !== undefined) return stage;
+  if (bare && SUITE_FOLDERS.has(literal)) return SUITE_FOLDERS.get(literal);
+  const name = [...SUITE_FOLDERS.keys()].find((n) => new RegExp(`^${n}[- ][a-z0-9-]+$`).test(literal));
+  return name === undefined ? undefined : SUITE_FOLDERS.get(name);
+}
+
+Deno.test("nothing outside a suite's folder names that suite in its code (but the registry and the CLI)", async () => {
+  const files = [...await sourceFiles("src"), "main.ts"];
+  const naming: string[] = [];
+  for (const file of files) {
+    if (maySeeSuites(file)) continue;
+    const own = suiteFolderOf(file);
+    for (const literal of stringLiterals(await Deno.readTextFile(join(ROOT, file)))) {
+      const suite = suiteNamedBy(literal, own === undefined);
+      if (suite !== undefined && suite !== own) naming.push(`${file}: ${JSON.stringify(literal)}`);
+    }
+  }
+  assert.deepEqual(naming, []);
+});
+
+Deno.test("the suite-name check finds literals, not comments, regular expressions or prose", () => {
+  const text = [
+    `// "hotpot" in a comment`,
+    `/* 'sweep' */ const a = /"engines"/g, b = x / 2, c = "engines-aggregate";`,
+    'const d = `the sweep\'s summary`, e = \'hotpot\', f = "say \\"sweep\\"";',
+  ].join("\n");
+  const literals = stringLiterals(text);
+  assert.deepEqual(literals, ["engines-aggregate", "the sweep's summary", "hotpot", 'say \\"sweep\\"']);
+  assert.deepEqual(literals.map((l) => suiteNamedBy(l)), ["engines", undefined, "hotpot", undefined]);
+  assert.equal(suiteNamedBy("hotpot-collect"), "hotpot");
+  assert.equal(suiteNamedBy("hotpot-answer", false), "hotpot");
+  assert.equal(suiteNamedBy("sweep run"), "sweep");
+  assert.equal(suiteNamedBy("engines", false), undefined);
+  assert.equal(suiteNamedBy("hotpots"), undefined);
+});
+
+/** The part of the hotpot folder a file belongs to: one of its halves, its assembly or its shared files. */
+function hotpotPart(path: string): "collect" | "run" | "report" | "assembly" | "shared" | undefined {
+  const inner = /^src\/suites\/hotpot\/(.+)$/.exec(path)?.[1];
+  if (inner === undefined) return undefined;
+  const half = /^(collect|run|report)\//.exec(inner)?.[1] as "collect" | "run" | "report" | undefined;
+  if (half) return half;
+  return ["definition.ts", "command.ts", "rederivation.ts"].includes(inner) ? "assembly" : "shared";
+}
+
+/** Why `file` may not import `target` (both in the hotpot folder), or undefined when it may. */
+function hotpotImportRefusal(file: string, target: string): string | undefined {
+  const from = hotpotPart(file);
+  const to = hotpotPart(target);
+  if (from === undefined || to === undefined || from === to || from === "assembly" || to === "shared") {
+    return undefined;
+  }
+  if (to === "assembly") return "only the suites' registry and the CLI import the assembly";
+  if (from === "shared") return "the shared files import no half";
+  if (from === "collect") return "collect/ imports neither run/ nor report/";
+  if (from === "run") {
+    return target === "src/suites/hotpot/report/stages/report.ts"
+      ? undefined
+      : "run/ imports of report/ only the report stage it plans";
+  }
+  if (to === "collect") return "report/ never imports collect/";
+  return target === "src/suites/hotpot/run/run_suite.ts"
+    ? "report/ reads the run's outputs, never the run"
+    : undefined;
+}
+
+Deno.test("the hotpot folder keeps collect/, run/ and report/ apart", async () => {
+  const files = await sourceFiles("src/suites/hotpot");
+  assert.ok(files.some((f) => hotpotPart(f) === "collect") && files.some((f) => hotpotPart(f) === "report"));
+  const refused: string[] = [];
+  for (const file of files) {
+    for (const spec of specifiers(await Deno.readTextFile(join(ROOT, file)))) {
+      const target = relative(ROOT, normalize(join(ROOT, dirname(file), spec))).replaceAll("\\", "/");
+      const why = hotpotImportRefusal(file, target);
+      if (why !== undefined) refused.push(`${file} imports ${target}: ${why}`);
+    }
+  }
+  assert.deepEqual(refused, []);
+});
+
+Deno.test("the hotpot halves check refuses what crosses between halves", () => {
+  const H = "src/suites/hotpot/";
+  assert.equal(hotpotPart(`${H}corpus.ts`), "shared");
+  assert.equal(hotpotPart(`${H}command.ts`), "assembly");
+  assert.equal(hotpotPart(`${H}run/stages/score.ts`), "run");
+  assert.equal(hotpotPart("src/suites/sweep/run_suite.ts"), undefined);
+  assert.equal(hotpotImportRefusal(`${H}command.ts`, `${H}collect/collect_suite.ts`), undefined);
+  assert.equal(hotpotImportRefusal(`${H}report/stats.ts`, `${H}run/rows.ts`), undefined);
+  assert.equal(hotpotImportRefusal(`${H}run/run_suite.ts`, `${H}report/stages/report.ts`), undefined);
+  assert.ok(hotpotImportRefusal(`${H}collect/collect_suite.ts`, `${H}run/methods.ts`));
+  assert.ok(hotpotImportRefusal(`${H}run/methods.ts`, `${H}collect/trajectory.ts`));
+  assert.ok(hotpotImportRefusal(`${H}run/aggregate.ts`, `${H}report/stats.ts`));
+  assert.ok(hotpotImportRefusal(`${H}report/report.ts`, `${H}run/run_suite.ts`));
+  assert.ok(hotpotImportRefusal(`${H}report/report.ts`, `${H}collect/select.ts`));
+  assert.ok(hotpotImportRefusal(`${H}corpus.ts`, `${H}run/rows.ts`));
+  assert.ok(hotpotImportRefusal(`${H}run/rows.ts`, `${H}definition.ts`));
 });
 
 Deno.test("the suite-folder check tells a suite's own files, the registry and the CLI from the rest", () => {

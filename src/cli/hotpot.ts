@@ -142,7 +142,7 @@ async function collect(givenArgv: string[]): Promise<number> {
     return 0;
   }
   // A signal while the command prepares (before its run directory exists) is answered too.
-  const prepared = whileWriting(["hotpot", "collect"], options.output ?? options.resume);
+  const prepared = whileWriting(HOTPOT_COLLECT_SUITE, options.output ?? options.resume);
   try {
     await hotpotCollect(options, runInvocation(HOTPOT_COLLECT_SUITE, argv));
   } finally {
@@ -206,7 +206,7 @@ export async function hotpotRun(givenArgv: string[]): Promise<{ code: number; pa
     return { code: 0 };
   }
   // A signal while the command prepares (before its run directory exists) is answered too.
-  const prepared = whileWriting(["hotpot", "run"], options.output ?? options.resume);
+  const prepared = whileWriting(HOTPOT_SUITE, options.output ?? options.resume);
   try {
     return { code: 0, path: await hotpotRunCommand(options, runInvocation(HOTPOT_SUITE, argv)) };
   } finally {

@@ -92,7 +92,7 @@ export async function sweepRun(givenArgv: string[]): Promise<{ code: number; pat
     return { code: 0 };
   }
   // A signal while the command prepares (before its run directory exists) is answered too.
-  const prepared = whileWriting(["sweep", "run"], options.output ?? options.resume);
+  const prepared = whileWriting(SWEEP_SUITE, options.output ?? options.resume);
   try {
     return { code: 0, path: await sweepRunCommand(options, runInvocation(SWEEP_SUITE, argv)) };
   } finally {

@@ -18,6 +18,7 @@ import { readJournal } from "../store/journal.ts";
 import { RUN_FILES } from "../store/run_dir.ts";
 import { fsErrorCause } from "../fs_input.ts";
 import { resumeCommandLine } from "../suites/interrupt_hint.ts";
+import { suiteNamed } from "../suites/registry.ts";
 
 const HELP = `${CLI} verify DIR [--json] [--rederive]
 
@@ -67,7 +68,7 @@ async function unfinishedHint(report: VerifyReport): Promise<string | null> {
     throw error;
   }
   if (!header) return null;
-  const resume = resumeCommandLine(header.invocation.command, report.run);
+  const resume = resumeCommandLine(suiteNamed(header.suite), report.run);
   return resume === null
     ? `the run never finished and cannot be resumed (a '${
       header.invocation.command.slice(0, 2).join(" ")

@@ -51,6 +51,7 @@ export interface AnswerStatus {
 
 /** One answer request. */
 export interface AnswerRequest {
+  /** The answer stage's name (the suite's own, as its `stages/` declares it with {@link answerStageDef}). */
   stage: string;
   label: string;
   /** Key params (model name, indices…); transport settings stay out. */
@@ -72,8 +73,7 @@ export interface AnswerEnv {
 const AnswerParams = z.object({ max_tokens: z.number().int(), input_cap: z.number().int().nullable() })
   .loose();
 
-/** An answer stage (`hotpot-answer`, `sweep-answer`): one chat completion of a rendered answer input. */
-export function answerStageDef(name: string) {
+function defineAnswerStage(name: string) {
   return defineStage({
     name,
     version: ANSWER_STAGE_VERSION,
@@ -135,10 +135,20 @@ async function answerOutcome(
   return { answer, requests: [result.record] };
 }
 
-/** The answer stages of the suites. */
-export const hotpotAnswerStage = answerStageDef("hotpot-answer");
-/** The answer stages of the suites. */
-export const sweepAnswerStage = answerStageDef("sweep-answer");
+/** An answer stage's declaration. */
+export type AnswerStageDef = ReturnType<typeof defineAnswerStage>;
+
+const answerStages = new Map<string, AnswerStageDef>();
+
+/**
+ * The answer stage named `name` (each suite names its own, e.g. `<suite>-answer`, in its `stages/`): one chat
+ * completion of a rendered answer input. The same declaration for the same name, however often asked.
+ */
+export function answerStageDef(name: string): AnswerStageDef {
+  let def = answerStages.get(name);
+  if (def === undefined) answerStages.set(name, def = defineAnswerStage(name));
+  return def;
+}
 
 /** Runs (or, in check-only mode, skips) one answer; never reused from a frozen run. */
 export async function answerStage(
@@ -154,7 +164,7 @@ export async function answerStage(
   const contextNode = request.context;
   const messages = contextNode.outputs.messages;
   const contextValid = contextNode.node.status === "ok" && messages !== null;
-  const def = request.stage === "hotpot-answer" ? hotpotAnswerStage : sweepAnswerStage;
+  const def = answerStageDef(request.stage);
   const node = await executor.runStage(def, {
     label: request.label,
     params: { ...request.params, max_tokens: request.maxTokens, input_cap: request.inputCap },

@@ -1,10 +1,11 @@
 /**
  * The answering models an aggregate records, checked against the call records they count (`verify
  * --rederive`): a forged model name in aggregate.json (and so in the reports) is named. Checked exactly where the
- * rule leaves no choice: the `chat` role of a hotpot method or sweep kind is the tally of its answer nodes'
- * records (at that ceiling; an answer not bound to a ceiling counts at every one), and an engines row's `chat`
- * and `decision` roles are its engine node's chat and System One records. (The decision and summarizer roles of
- * hotpot and sweep count nodes shared between groups; their rule is in docs/FORMAT.md.)
+ * rule leaves no choice, as each suite declares it (`Suite.rederive.answering`): the `chat` role of a group (a
+ * hotpot method, a sweep kind) is the tally of its answer nodes' records (at that ceiling; an answer not bound
+ * to a ceiling counts at every one), and an engine row's `chat` and `decision` roles are its engine node's chat
+ * and System One records. (The decision and summarizer roles of grouped answers count nodes shared between
+ * groups; their rule is in docs/FORMAT.md.)
  *
  * @module
  */
@@ -14,10 +15,13 @@ import type { BlobStore } from "../store/blob_store.ts";
 import { canonicalJson } from "../store/canonical.ts";
 import type { Manifest, Node } from "../store/manifest.ts";
 
-const AGGREGATES: Record<string, string> = {
-  "hotpot-aggregate": "hotpot-answer",
-  "sweep-aggregate": "sweep-answer",
-};
+/**
+ * Where an aggregate's recorded answering models come from: each group's (`answers`: its answer nodes, by
+ * their `method` or `kind` param) or each engine row's (`engines`: its engine node, by `budget` and name).
+ */
+export type AnsweringRule =
+  | { aggregate: string; answers: string }
+  | { aggregate: string; engines: string };
 
 type RolesOf = Record<string, { answered?: unknown } | undefined>;
 
@@ -25,6 +29,7 @@ type RolesOf = Record<string, { answered?: unknown } | undefined>;
 export async function answeringModelProblems(
   manifest: Manifest,
   store: BlobStore,
+  rules: readonly AnsweringRule[],
 ): Promise<{ node: Node; message: string }[]> {
   const out: { node: Node; message: string }[] = [];
   const cache = new Map<string, { chat: ModelCalls; systemone: ModelCalls }>();
@@ -59,8 +64,9 @@ export async function answeringModelProblems(
   for (const node of manifest.nodes) {
     const recorded = (node.params as { answering_models?: unknown }).answering_models;
     if (recorded === null || typeof recorded !== "object") continue;
-    const answerStage = AGGREGATES[node.stage];
-    if (answerStage !== undefined) {
+    const rule = rules.find((r) => r.aggregate === node.stage);
+    if (rule !== undefined && "answers" in rule) {
+      const answerStage = rule.answers;
       const several = manifest.nodes.filter((n) => n.stage === node.stage).length > 1;
       const cap = several ? Number(/cap=(\d+)/.exec(node.label)?.[1]) : undefined;
       for (const [group, roles] of Object.entries(recorded as Record<string, RolesOf>)) {
@@ -74,12 +80,13 @@ export async function answeringModelProblems(
         }
         differs(node, `${group} (chat)`, roles?.chat?.answered, expected);
       }
-    } else if (node.stage === "engines-aggregate") {
+    } else if (rule !== undefined) {
+      const engineStage = rule.engines;
       for (const [row, roles] of Object.entries(recorded as Record<string, RolesOf>)) {
         const [, budget, ...name] = row.split(":");
         const engine = manifest.nodes.find((n) => {
           const p = n.params as { budget?: unknown; name?: unknown; engine?: unknown };
-          return n.stage === "engines-engine" && p.budget === budget &&
+          return n.stage === engineStage && p.budget === budget &&
             (p.name ?? p.engine) === name.join(":");
         });
         if (!engine) {

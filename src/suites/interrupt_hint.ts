@@ -9,25 +9,21 @@
  */
 import { join } from "node:path";
 import { cliCommand } from "../core/program_name.ts";
+import type { Suite } from "./suite.ts";
 
-/** The commands a run of which can be continued with `--resume DIR`. */
-export const RESUMABLE_COMMANDS: readonly (readonly string[])[] = [
-  ["hotpot", "collect"],
-  ["hotpot", "run"],
-  ["sweep", "run"],
-];
+/** What continuing a run takes of its suite: its command words, and whether its runs resume (`Suite.resumable`). */
+export type ResumableSuite = Pick<Suite, "command" | "resumable">;
 
 /**
- * The command line that continues the unfinished run at `dir`, started as `recorded` (its header's command
- * words), or null when that command is not resumable (an engines run is started afresh).
+ * The command line that continues the unfinished run at `dir` of `suite`, or null when the suite's runs are not
+ * resumable (an engines run is started afresh) or the suite is unknown.
  */
-export function resumeCommandLine(recorded: readonly string[], dir: string): string | null {
-  const words = RESUMABLE_COMMANDS.find((c) => c.every((word, i) => recorded[i] === word));
-  return words ? cliCommand(...words, "--resume", dir) : null;
+export function resumeCommandLine(suite: ResumableSuite | undefined, dir: string): string | null {
+  return suite?.resumable === true ? cliCommand(...suite.command, "--resume", dir) : null;
 }
 
-/** The runs being prepared or written in this process: a token → how the run was started and where. */
-const active = new Map<symbol, { recorded: readonly string[]; dir: string | undefined }>();
+/** The runs being prepared or written in this process: a token → the suite of the run and where it is. */
+const active = new Map<symbol, { suite: ResumableSuite | undefined; dir: string | undefined }>();
 const SIGNALS: readonly Deno.Signal[] = ["SIGINT", "SIGTERM"];
 const EXIT_CODES: Record<string, number> = { SIGINT: 130, SIGTERM: 143 };
 const listeners = new Map<Deno.Signal, () => void>();
@@ -46,14 +42,14 @@ function hasJournal(dir: string): boolean {
   }
 }
 
-/** What to do next about the run started as `recorded` at `dir`, as the signal finds it. */
-export function interruptedLine(recorded: readonly string[], dir: string | undefined): string {
+/** What to do next about the run of `suite` at `dir`, as the signal finds it. */
+export function interruptedLine(suite: ResumableSuite | undefined, dir: string | undefined): string {
   if (dir === undefined || !hasJournal(dir)) {
     const where = dir === undefined ? "its run directory" : dir;
     return `stopped before ${where} was created: nothing was written, so there is nothing to --resume; run ` +
       "the same command again";
   }
-  const resume = resumeCommandLine(recorded, dir);
+  const resume = resumeCommandLine(suite, dir);
   return resume === null
     ? `the run ${dir} is unfinished; it cannot be resumed, start it again`
     : `the run is unfinished; continue it with: ${resume}`;
@@ -62,7 +58,7 @@ export function interruptedLine(recorded: readonly string[], dir: string | undef
 function interrupted(signal: Deno.Signal): void {
   // One line per run: a command and its run register the same run, and "nothing was written" is only said
   // when no run of this process exists yet.
-  const lines = [...new Set([...active.values()].map(({ recorded, dir }) => interruptedLine(recorded, dir)))];
+  const lines = [...new Set([...active.values()].map(({ suite, dir }) => interruptedLine(suite, dir)))];
   const written = lines.filter((line) => !line.startsWith("stopped before"));
   for (const line of written.length > 0 ? written : lines) {
     console.error(`\ninterrupted (${signal}): ${line}`);
@@ -71,17 +67,17 @@ function interrupted(signal: Deno.Signal): void {
 }
 
 /**
- * Registers a run started as `recorded` (its command words) that is, or will be, written at `dir` (the
+ * Registers a run of `suite` that is, or will be, written at `dir` (the
  * `--output` or `--resume` directory; undefined for a default `runs/…` path not chosen yet) until the
  * returned function is called: a SIGINT or SIGTERM meanwhile prints what to do next (the exact `--resume`
  * line once the run exists, else that nothing was written) and ends the process. Called as soon as a command
  * is parsed, so a signal during its preparation (reading the corpus, loading the tokenizer) is answered too.
  * Nothing is registered in a worker.
  */
-export function whileWriting(recorded: readonly string[], dir: string | undefined): () => void {
+export function whileWriting(suite: ResumableSuite | undefined, dir: string | undefined): () => void {
   if (!inMainThread() || Deno.build.os === "windows") return () => {};
   const token = Symbol(dir ?? "run");
-  active.set(token, { recorded, dir });
+  active.set(token, { suite, dir });
   if (listeners.size === 0) {
     for (const signal of SIGNALS) {
       const listener = () => interrupted(signal);

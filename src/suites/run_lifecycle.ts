@@ -336,7 +336,7 @@ export async function withRun<T>(
     frozenStrict: request.frozen !== undefined && request.checkOnly !== true,
   };
   const executor = new Executor(run, { ...options, retry: request.retry });
-  const unregister = whileWriting(request.command, run.path);
+  const unregister = whileWriting(suite, run.path);
   if (resumed) progress.note(`resuming ${run.path}: ${run.nodeCount} completed node(s) in the journal`);
   if (request.retry) {
     progress.note(
@@ -360,7 +360,7 @@ export async function withRun<T>(
       await Deno.remove(run.path, { recursive: true });
       throw error;
     }
-    const resume = resumeCommandLine(request.command, run.path);
+    const resume = resumeCommandLine(suite, run.path);
     progress.note(`run interrupted; ${resume === null ? "start it again" : `continue it with: ${resume}`}`);
     throw error;
   }

@@ -21,6 +21,7 @@ const byName = new Map(STAGES.map((s) => [s.name, s]));
 const ANSWER_STAGES = new Set(
   SUITES.flatMap((s) => s.rederive?.answerStages ?? []).map((d) => d.name),
 );
+const ANSWERING_RULES = SUITES.flatMap((s) => s.rederive?.answering ?? []);
 const COMPRESSION_STAGES = new Set(
   SUITES.flatMap((s) => s.rederive?.compressionStages ?? []).map((d) => d.name),
 );
@@ -47,7 +48,7 @@ function compressionUsageProblems(manifest: Manifest): { node: Node; message: st
 export const STAGE_REGISTRY: StageRegistry = {
   stage: (name) => byName.get(name),
   usageProblems: compressionUsageProblems,
-  modelProblems: answeringModelProblems,
+  modelProblems: (manifest, store) => answeringModelProblems(manifest, store, ANSWERING_RULES),
   replayEnvironment(node, env, models, producers) {
     if (COMPRESSION_STAGES.has(node.stage)) return { ...(env as object), ...models };
     if (!ANSWER_STAGES.has(node.stage)) return undefined;

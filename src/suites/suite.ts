@@ -10,6 +10,7 @@ import type { AnyStageDef } from "../pipeline/stage.ts";
 import type { Manifest, Node } from "../store/manifest.ts";
 import type { BlobStore } from "../store/blob_store.ts";
 import type { RunDir } from "../store/run_dir.ts";
+import type { AnsweringRule } from "./answering_check.ts";
 
 /** Headline metrics per row key (method, context kind, engine) of one run, for `compare`. */
 export type CompareMetrics = Map<string, Record<string, number | null>>;
@@ -24,6 +25,8 @@ export interface SuiteRederivation {
   answerStages?: readonly AnyStageDef[];
   /** Compression usage totals recorded in params that are not the sum of the nodes' usage they count. */
   usageProblems?(manifest: Manifest): { node: Node; message: string }[];
+  /** Where its aggregates' recorded answering models come from (checked against the call records). */
+  answering?: AnsweringRule;
 }
 
 /**
@@ -46,6 +49,8 @@ export interface Suite {
   command: readonly string[];
   /** The title of progress lines. */
   title: string;
+  /** Whether an unfinished run of it continues with `<command> --resume DIR` (absent: it is started afresh). */
+  resumable?: boolean;
   /** Every stage the suite runs, in pipeline order. */
   stages: readonly AnyStageDef[];
   /** The stage whose outputs are `results.json` and `aggregate.json` (none for a collection). */

@@ -31,6 +31,8 @@ export const ENGINES_SUITE: Suite = {
   ],
   aggregate: enginesAggregateStage,
   report: enginesReportStage,
+  // An engine row's answering models are its engine node's chat and System One records (`verify --rederive`).
+  rederive: { answering: { aggregate: enginesAggregateStage.name, engines: enginesEngineStage.name } },
   compareMetrics({ results }) {
     const out = new Map<string, Record<string, number | null>>();
     const { engines, budgets } = results as { engines: ComparedEngine[]; budgets?: unknown[] };

@@ -8,7 +8,7 @@ import type { Suite } from "../suite.ts";
 import { HOTPOT_MERGE } from "./run/merge_publish.ts";
 import { HOTPOT_COLLECT_MERGE } from "./collect/collect_merge.ts";
 import { HOTPOT_COLLECT_REDERIVATION, HOTPOT_REDERIVATION } from "./rederivation.ts";
-import { hotpotAnswerStage } from "../answer_stage.ts";
+import { hotpotAnswerStage } from "./run/stages/answer.ts";
 import { hotpotRankStage, hotpotSummaryStage } from "./run/stages/compress.ts";
 import { hotpotCollectStage } from "./collect/stages/collect.ts";
 import type { HotpotMethodAggregate } from "./run/aggregate.ts";
@@ -34,6 +34,7 @@ export const HOTPOT_COLLECT_SUITE: Suite = {
   name: "hotpot-collect",
   command: ["hotpot", "collect"],
   title: "hotpot-collect",
+  resumable: true,
   stages: [hotpotSelectStage, hotpotCollectStage, hotpotCorpusStage],
   rederive: HOTPOT_COLLECT_REDERIVATION,
   merge: HOTPOT_COLLECT_MERGE,
@@ -47,6 +48,7 @@ export const HOTPOT_SUITE: Suite = {
   name: "hotpot",
   command: ["hotpot", "run"],
   title: "hotpot",
+  resumable: true,
   stages: [
     hotpotCorpusHeadStage,
     hotpotQuestionStage,

@@ -12,10 +12,11 @@ import { canonicalJson } from "../../store/canonical.ts";
 import { addUsage } from "../../core/usage.ts";
 import type { SuiteRederivation } from "../suite.ts";
 import { ownUsage, sameUsage } from "../usage_sums.ts";
-import { hotpotAnswerStage } from "../answer_stage.ts";
+import { hotpotAnswerStage } from "./run/stages/answer.ts";
 import { type HotpotDataset, hotpotDatasetFile } from "./collect/dataset_file.ts";
 import type { SelectionOptions } from "./collect/select.ts";
 import { hotpotRankStage, hotpotSummaryStage } from "./run/stages/compress.ts";
+import { hotpotAggregateStage } from "./run/stages/aggregate.ts";
 
 /**
  * Calls `use` with the dataset blob as a HotpotQA file (Parquet by its magic bytes, else official JSON), read
@@ -101,4 +102,5 @@ export const HOTPOT_REDERIVATION: SuiteRederivation = {
   compressionStages: [hotpotRankStage, hotpotSummaryStage],
   answerStages: [hotpotAnswerStage],
   usageProblems: compressionUsageProblems,
+  answering: { aggregate: hotpotAggregateStage.name, answers: hotpotAnswerStage.name },
 };

@@ -7,7 +7,7 @@
 import type { Suite } from "../suite.ts";
 import { SWEEP_MERGE } from "./publish.ts";
 import { SWEEP_REDERIVATION } from "./rederivation.ts";
-import { sweepAnswerStage } from "../answer_stage.ts";
+import { sweepAnswerStage } from "./stages/answer.ts";
 import { sweepRankStage, sweepSummaryStage } from "./stages/compress.ts";
 import type { SweepKindAggregate } from "./aggregate.ts";
 import { sweepTrajectoryStage } from "./stages/trajectory.ts";
@@ -30,6 +30,7 @@ export const SWEEP_SUITE: Suite = {
   name: "sweep",
   command: ["sweep", "run"],
   title: "sweep",
+  resumable: true,
   stages: [
     sweepTrajectoryStage,
     sweepSummaryStage,

@@ -8,9 +8,10 @@ import type { Manifest, Node } from "../../store/manifest.ts";
 import { canonicalJson } from "../../store/canonical.ts";
 import type { SuiteRederivation } from "../suite.ts";
 import { ownUsage, sameUsage } from "../usage_sums.ts";
-import { sweepAnswerStage } from "../answer_stage.ts";
+import { sweepAnswerStage } from "./stages/answer.ts";
 import { sweepFixtureFromBytes } from "./fixture.ts";
 import { sweepRankStage, sweepSummaryStage } from "./stages/compress.ts";
+import { sweepAggregateStage } from "./stages/aggregate.ts";
 
 /** The compression usage a sweep node records: the sum of every summary, ranking and engine node's. */
 function compressionUsageProblems(manifest: Manifest): { node: Node; message: string }[] {
@@ -45,4 +46,5 @@ export const SWEEP_REDERIVATION: SuiteRederivation = {
   compressionStages: [sweepSummaryStage, sweepRankStage],
   answerStages: [sweepAnswerStage],
   usageProblems: compressionUsageProblems,
+  answering: { aggregate: sweepAggregateStage.name, answers: sweepAnswerStage.name },
 };
