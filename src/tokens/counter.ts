@@ -22,8 +22,13 @@ export interface LoadedTokenizer {
   hash: string;
   /** The directory the files were read from. */
   dir: string;
-  /** The BPE tokenizer built from tokenizer.json and tokenizer_config.json. */
-  tokenizer: Tokenizer;
+  /**
+   * The library's tokenizer built from tokenizer.json and tokenizer_config.json (for token ids): built at load,
+   * or on first call where counts come from prebuilt ranks.
+   */
+  tokenizer: () => Tokenizer;
+  /** True when pieces are counted from the directory's prebuilt BPE ranks (`bpe_ranks.ts`). */
+  fromRanks: boolean;
   /** The compiled chat template. */
   template: ChatTemplate;
   /** Token counts keyed by the SHA-256 (hex) of the counted text's UTF-8 bytes. */
@@ -74,6 +79,11 @@ export class HfTokenCounter implements TokenCounter {
     return this.#loaded.dir;
   }
 
+  /** True when counts come from the directory's prebuilt BPE ranks (`bpe_ranks.jsonl`, see `bpe_ranks.ts`). */
+  get fromPrebuiltRanks(): boolean {
+    return this.#loaded.fromRanks;
+  }
+
   /** How many counts are cached for this tokenizer (shared by every counter of its directory). */
   get cachedCounts(): number {
     return this.#loaded.counts.size;
@@ -92,7 +102,7 @@ export class HfTokenCounter implements TokenCounter {
    * (`add_special_tokens: false`, as `apply_chat_template` tokenizes).
    */
   encode(text: string): number[] {
-    return this.#loaded.tokenizer.encode(text, { add_special_tokens: false }).ids;
+    return this.#loaded.tokenizer().encode(text, { add_special_tokens: false }).ids;
   }
 
   /** Token count of the rendered messages with the generation prompt (cached by the rendered text's hash). */

@@ -1,6 +1,8 @@
 /**
  * Builds a `TokenCounter` from a Hugging Face tokenizer directory (`tokenizer.json` +
- * `tokenizer_config.json` with a chat template), once per directory per process.
+ * `tokenizer_config.json` with a chat template), once per directory per process. Where the directory holds
+ * prebuilt BPE ranks made from that very `tokenizer.json` (`bpe_ranks.jsonl`, see `bpe_ranks.ts`), counts
+ * come from them and the library's full tokenizer (token ids) is built only when first asked for.
  *
  * @module
  */
@@ -8,7 +10,7 @@ import { createHash } from "node:crypto";
 import { basename, resolve } from "node:path";
 import { Tokenizer } from "@huggingface/tokenizers";
 import { DEFAULT_TOKENIZER_DIR } from "../assets.ts";
-import { preTokenCounter } from "./pre_token_count.ts";
+import { type PreTokenCounter, preTokenCounter } from "./pre_token_count.ts";
 import { UsageError } from "../errors.ts";
 import {
   addedTokenSplitter,
@@ -24,6 +26,7 @@ import { ChatTemplate } from "./template.ts";
 import { TemplateLimitError } from "./bounded_render.ts";
 import { inputError, readInputFile, statInputDirectory } from "../fs_input.ts";
 import type { ChatMessage } from "../core/messages.ts";
+import { type BpeRanks, readBpeRanks } from "./bpe_ranks.ts";
 
 /** The two files a tokenizer directory must hold, in the order they enter {@link tokenizerHash}. */
 export const TOKENIZER_FILES = ["tokenizer.json", "tokenizer_config.json"] as const;
@@ -35,10 +38,14 @@ export const TOKENIZER_FILES = ["tokenizer.json", "tokenizer_config.json"] as co
  * auditor can check it with `sha256sum tokenizer.json tokenizer_config.json | sha256sum`.
  */
 export function tokenizerHash(tokenizerJson: Uint8Array, tokenizerConfig: Uint8Array): string {
-  const sha = (bytes: Uint8Array) => createHash("sha256").update(bytes).digest("hex");
-  const listing = `${sha(tokenizerJson)}  ${TOKENIZER_FILES[0]}\n${sha(tokenizerConfig)}  ${
-    TOKENIZER_FILES[1]
-  }\n`;
+  return listingHash(sha256(tokenizerJson), sha256(tokenizerConfig));
+}
+
+const sha256 = (bytes: Uint8Array) => createHash("sha256").update(bytes).digest("hex");
+
+/** {@link tokenizerHash} from the two files' SHA-256s. */
+function listingHash(jsonSha: string, configSha: string): string {
+  const listing = `${jsonSha}  ${TOKENIZER_FILES[0]}\n${configSha}  ${TOKENIZER_FILES[1]}\n`;
   return createHash("sha256").update(listing, "utf8").digest("hex");
 }
 
@@ -109,6 +116,43 @@ function parseJson(path: string, bytes: Uint8Array): unknown {
   }
 }
 
+/** The library's tokenizer built from a parsed `tokenizer.json` (a build failure names the file). */
+function libraryTokenizer(jsonPath: string, tokenizerRaw: unknown, configRaw: unknown): Tokenizer {
+  try {
+    return new Tokenizer(tokenizerRaw as object, configRaw as object);
+  } catch (error) {
+    if (!(error instanceof Error)) throw error;
+    throw new UsageError(`${jsonPath}: the tokenizer cannot be built: ${error.message}`, { cause: error });
+  }
+}
+
+/** The parts of the library's BPE model that counting from prebuilt ranks uses (not in its published types). */
+interface BpeModel {
+  bpe_ranks: unknown;
+  bpe(token: string): string[];
+}
+
+/**
+ * Counts byte-level pre-tokens with the library's own BPE merges over prebuilt ranks: `tokenizer` is built
+ * from the outline (no vocabulary, no merges), and its BPE is given the ranks. Null where the library does
+ * not expose its BPE as expected (then the full tokenizer is built).
+ */
+function prebuiltPartCounter(
+  tokenizer: Tokenizer,
+  prebuilt: BpeRanks,
+): ((tokens: string[]) => number) | null {
+  const model = (tokenizer as unknown as { model?: Partial<BpeModel> }).model;
+  if (!(model?.bpe_ranks instanceof Map) || typeof model.bpe !== "function") return null;
+  model.bpe_ranks = prebuilt.ranks;
+  const bpe = model as BpeModel;
+  // Every part has an id (bpe_ranks.ts makes the file only then): the count is the number of parts.
+  return (tokens) => {
+    let total = 0;
+    for (const token of tokens) total += bpe.bpe(token).length;
+    return total;
+  };
+}
+
 async function buildTokenizer(dir: string): Promise<LoadedTokenizer> {
   await statInputDirectory(dir, "--tokenizer");
   const jsonPath = `${dir}/${TOKENIZER_FILES[0]}`;
@@ -117,16 +161,13 @@ async function buildTokenizer(dir: string): Promise<LoadedTokenizer> {
   const configRaw = parseJson(configPath, configBytes);
   const config = TokenizerConfigSchema.safeParse(configRaw);
   if (!config.success) throw new UsageError(`${configPath}: ${formatIssues(config.error.issues)}`);
-  const tokenizerRaw = parseJson(jsonPath, jsonBytes);
+  const jsonSha = sha256(jsonBytes);
+  const prebuilt = await readBpeRanks(dir, jsonSha);
+  let full: Tokenizer | undefined;
+  const fullTokenizer = () => full ??= libraryTokenizer(jsonPath, parseJson(jsonPath, jsonBytes), configRaw);
+  const tokenizerRaw = prebuilt?.outline ?? parseJson(jsonPath, jsonBytes);
   const outline = TokenizerJsonSchema.safeParse(tokenizerRaw);
   if (!outline.success) throw new UsageError(`${jsonPath}: ${formatIssues(outline.error.issues)}`);
-  let tokenizer: Tokenizer;
-  try {
-    tokenizer = new Tokenizer(tokenizerRaw as object, configRaw as object);
-  } catch (error) {
-    if (!(error instanceof Error)) throw error;
-    throw new UsageError(`${jsonPath}: the tokenizer cannot be built: ${error.message}`, { cause: error });
-  }
   let template: ChatTemplate;
   try {
     template = new ChatTemplate(
@@ -141,18 +182,32 @@ async function buildTokenizer(dir: string): Promise<LoadedTokenizer> {
   probeTemplate(template);
   const splitter = addedTokenSplitter(outline.data);
   const lineCut = lineBreakSplitter(outline.data);
+  // Only pieces cut at added tokens reach it, so it needs the added-token splitter too.
+  let countByPreToken: PreTokenCounter | null = null;
+  let fromRanks = false;
+  if (splitter !== null && prebuilt !== null) {
+    const stub = libraryTokenizer(jsonPath, tokenizerRaw, configRaw);
+    const parts = prebuiltPartCounter(stub, prebuilt);
+    countByPreToken = parts === null
+      ? null
+      : preTokenCounter(stub, lineCut !== null, outline.data.model, parts);
+    fromRanks = countByPreToken !== null;
+  }
+  if (!fromRanks) {
+    // Built whole, now: a tokenizer.json the library cannot build from is refused at load.
+    const tokenizer = fullTokenizer();
+    if (splitter !== null) countByPreToken = preTokenCounter(tokenizer, lineCut !== null, outline.data.model);
+  }
   return {
     name: basename(dir),
-    hash: tokenizerHash(jsonBytes, configBytes),
+    hash: listingHash(jsonSha, sha256(configBytes)),
     dir,
-    tokenizer,
+    tokenizer: fullTokenizer,
+    fromRanks,
     template,
     counts: new Map(),
     splitter,
     lineCut,
-    // Only pieces cut at added tokens reach it, so it needs the added-token splitter too.
-    countByPreToken: splitter === null
-      ? null
-      : preTokenCounter(tokenizer, lineCut !== null, outline.data.model),
+    countByPreToken,
   };
 }

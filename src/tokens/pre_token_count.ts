@@ -47,12 +47,15 @@ export interface ModelOutline {
 /**
  * A {@link PreTokenCounter} over `tokenizer`, or null where counting by pre-token is not known to be exact.
  * `lineSafe` says that the normalizer and pre-tokenizer meet `lineBreakSplitter`'s conditions (its result is
- * not null); `model` is `tokenizer.json`'s model.
+ * not null); `model` is `tokenizer.json`'s model. `countParts` counts the tokens of byte-level pre-tokens
+ * (default: the length of what the tokenizer's model encodes them to; `load.ts` gives its count from
+ * prebuilt BPE ranks).
  */
 export function preTokenCounter(
   tokenizer: Tokenizer,
   lineSafe: boolean,
   model: ModelOutline | undefined,
+  countParts?: (tokens: string[]) => number,
 ): PreTokenCounter | null {
   if (!lineSafe || model?.type !== "BPE" || (model.dropout !== null && model.dropout !== undefined)) {
     return null;
@@ -73,6 +76,7 @@ export function preTokenCounter(
   const byteLevel = steps[steps.length - 1] as PreTokenizerStep;
   const options = { section_index: 0 };
   const counts = new Map<string, number>();
+  const countOf = countParts ?? ((tokens: string[]) => encode(tokens).length);
   return (text) => {
     let pieces = [normalize === null ? text : normalize(text)];
     for (const split of splits) pieces = split.pre_tokenize(pieces, options);
@@ -80,7 +84,7 @@ export function preTokenCounter(
     for (const piece of pieces) {
       let count = counts.get(piece);
       if (count === undefined) {
-        count = encode(byteLevel.pre_tokenize(piece, options)).length;
+        count = countOf(byteLevel.pre_tokenize(piece, options));
         if (counts.size >= PRE_TOKEN_CACHE_LIMIT) counts.delete(counts.keys().next().value as string);
         counts.set(piece, count);
       }
