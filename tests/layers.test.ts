@@ -281,3 +281,60 @@ Deno.test("the layer check sees an upward import (the parser finds import and ex
   assert.ok(layerOf("src/suites/x.ts") > layerOf("src/report/y.ts"));
   assert.ok(layerOf("src/models/x.ts") > layerOf("src/tokens/y.ts"));
 });
+
+/** Literals that are a stage's name but not a use of it, with why. */
+const NOT_STAGE_NAMES: { file: string; literal: string; why: string }[] = [
+  { file: "src/cli/demo.ts", literal: "hotpot-corpus", why: "the demo's corpus run directory" },
+  {
+    file: "src/suites/hotpot/definition.ts",
+    literal: "hotpot-collect",
+    why: "the collect suite's own title",
+  },
+];
+
+/**
+ * Where `text` names a stage of `names` as a string literal outside its declaration (`name: "…"`, an
+ * `answerStageDef("…")` or a `…_STAGE = "…"` constant); comment lines are not code.
+ */
+function stageNameLiterals(text: string, names: ReadonlySet<string>): { line: number; literal: string }[] {
+  const found: { line: number; literal: string }[] = [];
+  text.split("\n").forEach((line, index) => {
+    if (/^\s*(\*|\/\/|\/\*)/.test(line)) return;
+    for (const match of line.matchAll(/(["'`])([a-z][a-z-]*)\1/g)) {
+      const literal = match[2];
+      if (!names.has(literal)) continue;
+      const declared = new RegExp(`(\\bname: |StageDef\\(|_STAGE = )${match[1]}${literal}${match[1]}`);
+      if (!declared.test(line)) found.push({ line: index + 1, literal });
+    }
+  });
+  return found;
+}
+
+Deno.test("no stage is named by a string literal outside its declaration", async () => {
+  const { STAGES } = await import("../src/suites/registry.ts");
+  const names = new Set(STAGES.map((s) => s.name));
+  const files = [...await sourceFiles("src"), "main.ts"];
+  const named: string[] = [];
+  for (const file of files) {
+    for (const { line, literal } of stageNameLiterals(await Deno.readTextFile(join(ROOT, file)), names)) {
+      if (NOT_STAGE_NAMES.some((n) => n.file === file && n.literal === literal)) continue;
+      named.push(`${file}:${line} "${literal}"`);
+    }
+  }
+  assert.deepEqual(named, [], "use the declaration's name (e.g. hotpotAnswerStage.name), not the literal");
+});
+
+Deno.test("the stage-name check finds a literal in code, not in comments or declarations", () => {
+  const names = new Set(["hotpot-rank", "run-header"]);
+  const text = [
+    "/** `hotpot-rank`: the ranking. */",
+    '  name: "hotpot-rank",',
+    'export const RUN_HEADER_STAGE = "run-header";',
+    '  progress.plan("hotpot-rank", 1);',
+    "  if (node.stage === 'run-header') return;",
+  ].join("\n");
+  assert.deepEqual(stageNameLiterals(text, names), [
+    { line: 4, literal: "hotpot-rank" },
+    { line: 5, literal: "run-header" },
+  ]);
+});

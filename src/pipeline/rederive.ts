@@ -131,7 +131,7 @@ export async function rederiveRun(dir: string, registry: StageRegistry): Promise
     report.problems.push({
       key: "",
       label: "header",
-      stage: "run-header",
+      stage: RUN_HEADER_STAGE,
       kind: "header_mismatch",
       ...problemOfHeader,
     });

@@ -65,5 +65,5 @@ export async function bindRunHeader(
     params: runHeaderParams(run.header),
     inputs,
   }, {});
-  return { "run-header": node.node.outputs.header };
+  return { [runHeaderStage.name]: node.node.outputs.header };
 }

@@ -88,7 +88,7 @@ export async function runEnginesSuite(
 ): Promise<EnginesSuiteResult> {
   const { executor, run, progress } = context;
   const source = options.transcript;
-  progress.plan("engines-transcript", 1);
+  progress.plan(enginesTranscriptStage.name, 1);
   // A --probes file is the transcript node's second input: its probes replace the transcript's own.
   const probeInputs: Record<string, string> = options.probes ? { probes: run.header.sources["probes"] } : {};
   const probeValues: Record<string, unknown> = options.probes
@@ -129,7 +129,7 @@ export async function runEnginesSuite(
     `transcript ${transcript.hash} (${transcript.messages.length} messages, ${inputTokens} tokens)`,
   );
 
-  progress.plan("engines-engine", options.engines.length * budgets.length);
+  progress.plan(enginesEngineStage.name, options.engines.length * budgets.length);
   const results: EngineResult[] = [];
   const engineInputs: Record<string, string> = {};
   const engineValues: Record<string, unknown> = {};
@@ -180,8 +180,8 @@ export async function runEnginesSuite(
 
   const table = formatEnginesTable(results);
   // Every published number is a node output: the aggregate takes the transcript and every engine's result.
-  progress.plan("engines-aggregate", 1);
-  progress.plan("engines-report", 1);
+  progress.plan(enginesAggregateStage.name, 1);
+  progress.plan(enginesReportStage.name, 1);
   const aggregateNode = await executor.runStage(enginesAggregateStage, {
     label: "aggregate",
     params: {

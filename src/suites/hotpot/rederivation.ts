@@ -17,6 +17,7 @@ import { type HotpotDataset, hotpotDatasetFile } from "./collect/dataset_file.ts
 import type { SelectionOptions } from "./collect/select.ts";
 import { hotpotRankStage, hotpotSummaryStage } from "./run/stages/compress.ts";
 import { hotpotAggregateStage } from "./run/stages/aggregate.ts";
+import { hotpotEngineStage } from "./run/stages/engine.ts";
 
 /**
  * Calls `use` with the dataset blob as a HotpotQA file (Parquet by its magic bytes, else official JSON), read
@@ -67,8 +68,8 @@ function datasetEnvironment(manifest: Manifest, store: BlobStore): Promise<Recor
 function compressionUsageProblems(manifest: Manifest): { node: Node; message: string }[] {
   const out: { node: Node; message: string }[] = [];
   const nodes = manifest.nodes;
-  const rankings = ownUsage(nodes.filter((n) => n.stage === "hotpot-rank"));
-  const aggregates = nodes.filter((n) => n.stage === "hotpot-aggregate");
+  const rankings = ownUsage(nodes.filter((n) => n.stage === hotpotRankStage.name));
+  const aggregates = nodes.filter((n) => n.stage === hotpotAggregateStage.name);
   for (const node of aggregates) {
     const recorded = (node.params as { compression_usage?: unknown }).compression_usage;
     if (recorded === undefined || typeof recorded !== "object" || recorded === null) continue;
@@ -76,7 +77,8 @@ function compressionUsageProblems(manifest: Manifest): { node: Node; message: st
     for (const [method, usage] of Object.entries(recorded)) {
       const own = ownUsage(nodes.filter((n) => {
         const params = n.params as { method?: unknown; input_cap?: unknown };
-        return (n.stage === "hotpot-summary" || n.stage === "hotpot-engine") && params.method === method &&
+        return (n.stage === hotpotSummaryStage.name || n.stage === hotpotEngineStage.name) &&
+          params.method === method &&
           (cap === undefined || params.input_cap === cap);
       }));
       const withRankings = addUsage({ ...own }, rankings);

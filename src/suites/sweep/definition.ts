@@ -62,7 +62,7 @@ export const SWEEP_SUITE: Suite = {
   },
   checkFrozen(frozen, protocol) {
     const generations = new Set(
-      frozen.nodes.filter((n) => n.stage === "sweep-summary").map((n) =>
+      frozen.nodes.filter((n) => n.stage === sweepSummaryStage.name).map((n) =>
         (n.params as { generation?: number }).generation
       ),
     );

@@ -8,6 +8,8 @@
 import { assertFrozenProtocol, assertNoFailedCompression } from "../../pipeline/frozen_check.ts";
 import type { FrozenRun } from "../../pipeline/frozen_run.ts";
 import type { SweepRunOptions } from "./run_suite.ts";
+import { sweepRankStage } from "./stages/compress.ts";
+import { sweepSummaryStage } from "./stages/compress.ts";
 
 /** What this run would put into its compression keys. */
 export interface SweepFrozenInputs {
@@ -34,5 +36,8 @@ export function assertSweepFrozen(frozen: FrozenRun, ours: SweepFrozenInputs): v
     { option: "summary retries", ours: o.summaryRetries, frozen: p.summaryRetries },
     { option: "decision model", ours: ours.models.decision_model, frozen: p.models?.decision_model },
   ]);
-  assertNoFailedCompression(frozen, (node) => node.stage === "sweep-summary" || node.stage === "sweep-rank");
+  assertNoFailedCompression(
+    frozen,
+    (node) => node.stage === sweepSummaryStage.name || node.stage === sweepRankStage.name,
+  );
 }

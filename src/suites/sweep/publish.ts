@@ -18,14 +18,19 @@ import { runSweep, type SweepRunOptions } from "./run_suite.ts";
 import { bindRunHeader, publishJsonFile } from "../published_json_stage.ts";
 import type { SuiteMerge } from "../suite.ts";
 import { replayContext, replayModels, shardCounter, shardOptions } from "../merge_replay.ts";
+import { publishedJsonStage } from "../published_json_stage.ts";
+import { runHeaderStage } from "../../pipeline/run_header.ts";
+import { sweepAggregateStage } from "./stages/aggregate.ts";
+import { sweepCeilingsStage } from "./stages/ceilings.ts";
+import { sweepReportStage } from "./stages/report.ts";
 
 /** The stages a merge leaves out of the join: each shard's cover its part only, the merged run recomputes them. */
 export const SWEEP_MERGE_SKIP: ReadonlySet<string> = new Set([
-  "sweep-aggregate",
-  "sweep-ceilings",
-  "sweep-report",
-  "published-json",
-  "run-header",
+  sweepAggregateStage.name,
+  sweepCeilingsStage.name,
+  sweepReportStage.name,
+  publishedJsonStage.name,
+  runHeaderStage.name,
 ]);
 
 /** `protocol.json` of a sweep run. */

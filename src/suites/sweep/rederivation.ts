@@ -12,13 +12,16 @@ import { sweepAnswerStage } from "./stages/answer.ts";
 import { sweepFixtureFromBytes } from "./fixture.ts";
 import { sweepRankStage, sweepSummaryStage } from "./stages/compress.ts";
 import { sweepAggregateStage } from "./stages/aggregate.ts";
+import { sweepEngineStage } from "./stages/engine.ts";
 
 /** The compression usage a sweep node records: the sum of every summary, ranking and engine node's. */
 function compressionUsageProblems(manifest: Manifest): { node: Node; message: string }[] {
   const out: { node: Node; message: string }[] = [];
   const nodes = manifest.nodes;
   const total = ownUsage(
-    nodes.filter((n) => ["sweep-summary", "sweep-rank", "sweep-engine"].includes(n.stage)),
+    nodes.filter((n) =>
+      [sweepSummaryStage.name, sweepRankStage.name, sweepEngineStage.name].includes(n.stage)
+    ),
   );
   for (const node of nodes) {
     const recorded = (node.params as { compression_usage?: unknown }).compression_usage;

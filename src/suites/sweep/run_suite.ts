@@ -41,6 +41,7 @@ import { sweepContextInputName } from "./explorer.ts";
 import { DEFAULT_RESAMPLES } from "../../analysis/bootstrap.ts";
 import { runCost } from "../../analysis/cost.ts";
 import type { ReportAnalysisOptions } from "../../analysis/report_inputs.ts";
+import { sweepAnswerStage } from "./stages/answer.ts";
 
 export type { SweepResultRow } from "./rows.ts";
 
@@ -110,16 +111,18 @@ export async function runSweep(
   const common = { reserve: options.reserve, tokenizer: counter.hash, fixture: fixture.hash };
   const env = { counter, fixture };
   const modelEnv = { ...env, chat: models.chat, decision: models.decision, endpoint: transport.endpoint };
-  progress.plan("sweep-trajectory", 1);
-  progress.plan("sweep-summary", G);
-  progress.plan("sweep-rank", G);
+  progress.plan(sweepTrajectoryStage.name, 1);
+  progress.plan(sweepSummaryStage.name, G);
+  progress.plan(sweepRankStage.name, G);
   // A deterministic engine (no model calls) is compacted and answered in the first generation only.
   const conditions = G * kinds.length -
     engines.filter((e) => e.deterministic).length * (G - (generations.includes(0) ? 1 : 0));
-  if (engines.length > 0) progress.plan("sweep-engine", conditions - G * (kinds.length - engines.length));
-  progress.plan("sweep-context", conditions);
-  progress.plan("sweep-answer", conditions * options.answers);
-  progress.plan("sweep-score", conditions * options.answers);
+  if (engines.length > 0) {
+    progress.plan(sweepEngineStage.name, conditions - G * (kinds.length - engines.length));
+  }
+  progress.plan(sweepContextStage.name, conditions);
+  progress.plan(sweepAnswerStage.name, conditions * options.answers);
+  progress.plan(sweepScoreStage.name, conditions * options.answers);
   const usage = emptyUsage();
   let reusedCompression = 0;
   const check = new CheckOnlyComparison();
@@ -191,9 +194,9 @@ export async function runSweep(
   const runs = await Promise.all(caps.map((cap, i) => {
     if (i > 0) {
       const compressed = kinds.length - 1;
-      progress.plan("sweep-context", G * compressed);
-      progress.plan("sweep-answer", G * compressed * options.answers);
-      progress.plan("sweep-score", G * compressed * options.answers);
+      progress.plan(sweepContextStage.name, G * compressed);
+      progress.plan(sweepAnswerStage.name, G * compressed * options.answers);
+      progress.plan(sweepScoreStage.name, G * compressed * options.answers);
     }
     return runCeiling(executor, check, frozen, {
       cap,
@@ -217,9 +220,9 @@ export async function runSweep(
   if (checkOnly) return { rows: [], compressionUsage: usage, reusedCompression, checkOnly, files: {} };
 
   // 3. Every published number is a node output: the aggregate takes every answer row's blobs as inputs.
-  progress.plan("sweep-aggregate", caps.length);
-  if (sweep) progress.plan("sweep-ceilings", 1);
-  progress.plan("sweep-report", 1);
+  progress.plan(sweepAggregateStage.name, caps.length);
+  if (sweep) progress.plan(sweepCeilingsStage.name, 1);
+  progress.plan(sweepReportStage.name, 1);
   const aggregates = await Promise.all(runs.map((r, i) =>
     executor.runStage(sweepAggregateStage, {
       label: sweep ? `aggregate cap=${caps[i]}` : "aggregate",
@@ -408,7 +411,7 @@ async function runCeiling(
         const row = `kind=${kind} gen=${gen} ans=${a}`;
         const label = `answer ${row}${tag}`;
         const { node: answerNode, answer, valid } = await answerStage(executor, {
-          stage: "sweep-answer",
+          stage: sweepAnswerStage.name,
           label,
           params: { kind, generation: gen, answer_index: a, chat_model: models.description.chat_model },
           context: contextNode,

@@ -25,6 +25,9 @@ import { collectCorpus, type CollectMode } from "./collect_suite.ts";
 import { hotpotDatasetFile } from "./dataset_file.ts";
 import type { SelectionOptions } from "./select.ts";
 import type { SuiteMerge } from "../../suite.ts";
+import { hotpotCollectStage } from "./stages/collect.ts";
+import { hotpotCorpusStage } from "./stages/corpus.ts";
+import { runHeaderStage } from "../../../pipeline/run_header.ts";
 
 /** The name corpus.json records for the embedded demo dataset (as `hotpot collect` does). */
 const EMBEDDED_DATASET_LABEL = "embedded:fixtures/hotpot/demo.parquet";
@@ -51,7 +54,7 @@ function refusingChat(model: string): ChatModel {
 async function replayMode(run: RunDir, protocolMode: CollectMode["kind"]): Promise<CollectMode> {
   let params: CollectParams = {};
   for await (const node of run.readNodes()) {
-    if (node.stage === "hotpot-collect") {
+    if (node.stage === hotpotCollectStage.name) {
       params = node.params as CollectParams;
       break;
     }
@@ -126,6 +129,6 @@ export async function publishMergedCollection(run: RunDir): Promise<void> {
 // the whole selection.
 /** `hotpot collect` shards. */
 export const HOTPOT_COLLECT_MERGE: SuiteMerge = {
-  skipStages: new Set(["hotpot-corpus", "run-header"]),
+  skipStages: new Set([hotpotCorpusStage.name, runHeaderStage.name]),
   publish: publishMergedCollection,
 };

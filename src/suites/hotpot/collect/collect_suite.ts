@@ -90,7 +90,7 @@ export async function collectCorpus(
 ): Promise<CollectionOutline> {
   const { executor, run, progress } = context;
   const datasetHash = run.header.sources["dataset"];
-  progress.plan("hotpot-select", 1);
+  progress.plan(hotpotSelectStage.name, 1);
   const selectNode = await executor.runStage(hotpotSelectStage, {
     label: "select",
     params: { ...options.selection },
@@ -131,7 +131,7 @@ export async function collectCorpus(
       return { id, check: node.node.outputs.check, collection: node.node.outputs.collection, outline };
     }));
     // corpus.json and selection.json are the outputs of one node below the select and collect nodes.
-    progress.plan("hotpot-corpus", 1);
+    progress.plan(hotpotCorpusStage.name, 1);
     const corpusNode = await executor.runStage(hotpotCorpusStage, {
       label: "corpus",
       params: {

@@ -9,6 +9,8 @@ import { assertFrozenProtocol, assertNoFailedCompression } from "../../../pipeli
 import type { FrozenRun } from "../../../pipeline/frozen_run.ts";
 import { hotpotMethods, type HotpotRunOptions } from "./run_suite.ts";
 import { someNeeds } from "../../../methods/registry.ts";
+import { hotpotRankStage } from "./stages/compress.ts";
+import { hotpotSummaryStage } from "./stages/compress.ts";
 
 /** What this run would put into its compression keys. */
 export interface HotpotFrozenInputs {
@@ -68,8 +70,8 @@ export function assertHotpotFrozen(frozen: FrozenRun, ours: HotpotFrozenInputs):
       : []),
   ]);
   assertNoFailedCompression(frozen, (node) => {
-    if (node.stage === "hotpot-rank") return usesRanking;
-    if (node.stage !== "hotpot-summary") return false;
+    if (node.stage === hotpotRankStage.name) return usesRanking;
+    if (node.stage !== hotpotSummaryStage.name) return false;
     return o.methods.includes((node.params as { method?: string }).method ?? "");
   });
 }

@@ -16,6 +16,11 @@ import { bindRunHeader, publishJsonFile } from "../../published_json_stage.ts";
 import { replayContext, replayModels, shardCounter, shardOptions } from "../../merge_replay.ts";
 import { CorpusSchema } from "../corpus.ts";
 import { type HotpotRunOptions, runHotpot } from "./run_suite.ts";
+import { hotpotAggregateStage } from "./stages/aggregate.ts";
+import { hotpotCeilingsStage } from "./stages/ceilings.ts";
+import { hotpotReportStage } from "../report/stages/report.ts";
+import { publishedJsonStage } from "../../published_json_stage.ts";
+import { runHeaderStage } from "../../../pipeline/run_header.ts";
 
 type HotpotProtocol = HotpotRunOptions & { models: ModelSetup["description"]; suite: string };
 
@@ -61,11 +66,11 @@ async function publishHotpot(run: RunDir): Promise<void> {
 /** `hotpot run` shards. */
 export const HOTPOT_MERGE: SuiteMerge = {
   skipStages: new Set([
-    "hotpot-aggregate",
-    "hotpot-ceilings",
-    "hotpot-report",
-    "published-json",
-    "run-header",
+    hotpotAggregateStage.name,
+    hotpotCeilingsStage.name,
+    hotpotReportStage.name,
+    publishedJsonStage.name,
+    runHeaderStage.name,
   ]),
   publish: publishHotpot,
 };

@@ -48,6 +48,7 @@ import { heapBudget } from "../../../core/heap_budget.ts";
 import { DEFAULT_RESAMPLES } from "../../../analysis/bootstrap.ts";
 import { runCost } from "../../../analysis/cost.ts";
 import { contextInputs, type ReportAnalysisOptions } from "../../../analysis/report_inputs.ts";
+import { hotpotAnswerStage } from "./stages/answer.ts";
 
 export type { HotpotResultRow } from "./rows.ts";
 export { supportSurvival } from "./stages/score.ts";
@@ -230,9 +231,9 @@ async function aggregateNodes(
 > {
   const { executor, progress } = context;
   const sweep = caps.length > 1;
-  progress.plan("hotpot-aggregate", caps.length);
-  if (sweep) progress.plan("hotpot-ceilings", 1);
-  progress.plan("hotpot-report", 1);
+  progress.plan(hotpotAggregateStage.name, caps.length);
+  if (sweep) progress.plan(hotpotCeilingsStage.name, 1);
+  progress.plan(hotpotReportStage.name, 1);
   const aggregates = await Promise.all(runs.map((r, i) =>
     executor.runStage(hotpotAggregateStage, {
       label: sweep ? `aggregate cap=${caps[i]}` : "aggregate",
@@ -285,7 +286,7 @@ async function questionNodes(
   // The corpus's bytes, read question by question (see corpusOf): never its questions all at once.
   const bytes = await run.store.get(corpusHash);
   const whole = corpusOf(corpusHash, bytes);
-  progress.plan("hotpot-corpus-head", 1);
+  progress.plan(hotpotCorpusHeadStage.name, 1);
   const headNode = await executor.runStage(hotpotCorpusHeadStage, {
     label: "corpus head",
     params: {},
@@ -293,7 +294,7 @@ async function questionNodes(
     values: { corpus: bytes },
   }, { counter });
   const ids = whole.ids.filter((id) => questionInShard(id, shard));
-  progress.plan("hotpot-question", ids.length);
+  progress.plan(hotpotQuestionStage.name, ids.length);
   const blobs: QuestionBlobs[] = [];
   for (const id of ids) {
     const node = await executor.runStage(hotpotQuestionStage, {
@@ -358,20 +359,20 @@ async function runCeiling(
   const generationsOf = (m: Method) => m.kind === "engine" && m.deterministic ? 1 : G;
   const conditions = methods.reduce((n, m) => n + generationsOf(m), 0);
   // Rankings do not depend on the ceiling: a sweep plans (and runs) them once.
-  if (usesRanking && ceiling.first) progress.plan("hotpot-rank", q * G);
+  if (usesRanking && ceiling.first) progress.plan(hotpotRankStage.name, q * G);
   const summarized = methods.filter((m) => m.needs.includes("summary")).length;
-  if (summarized > 0) progress.plan("hotpot-summary", q * G * summarized);
+  if (summarized > 0) progress.plan(hotpotSummaryStage.name, q * G * summarized);
   const engines = methods.filter((m) => m.kind === "engine");
   if (engines.length > 0) {
     progress.plan(
-      "hotpot-engine",
+      hotpotEngineStage.name,
       q * engines.reduce((n, m) => n + generationsOf(m), 0),
     );
   }
-  progress.plan("hotpot-context", q * conditions);
-  progress.plan("hotpot-answer", q * conditions * options.answers);
-  progress.plan("hotpot-score", q * conditions * options.answers);
-  if (!executor.checkOnly) progress.plan("hotpot-rows", q);
+  progress.plan(hotpotContextStage.name, q * conditions);
+  progress.plan(hotpotAnswerStage.name, q * conditions * options.answers);
+  progress.plan(hotpotScoreStage.name, q * conditions * options.answers);
+  if (!executor.checkOnly) progress.plan(hotpotRowsStage.name, q);
 
   const compressionUsage: HotpotRunOutcome["compressionUsage"] = {};
   const countUsage = (method: string, usage: Usage) =>
@@ -511,7 +512,7 @@ async function runCeiling(
               const row = `q=${cq.id} method=${method} gen=${gen} ans=${a}`;
               const label = `answer ${row}${bound ? tag : ""}`;
               const { node: answerNode, answer, valid: answerValid } = await answerStage(executor, {
-                stage: "hotpot-answer",
+                stage: hotpotAnswerStage.name,
                 label,
                 params: {
                   question_id: cq.id,
