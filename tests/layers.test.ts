@@ -3,14 +3,19 @@
  * Layers, bottom up: core, store, tokens, models, data, methods, pipeline, analysis (statistics and cost over
  * plain data), report, suites, cli. In particular
  * data never imports methods, suites never import the CLI, report never imports suites, tokens never import
- * models and the store imports nothing above it.
+ * models and the store imports nothing above it. A suite's command line (`src/suites/<name>/cli/`: its option
+ * tables, help and parsing) is in the cli layer although it lives in the suite's folder: it may use the shared
+ * CLI helpers of `src/cli/`, and nothing of the suites layer imports it.
  *
  * And each suite owns its knowledge: nothing outside a suite's folder (`src/suites/<name>/`) imports from it,
- * except the suite registry (`src/suites/registry.ts`, the only table listing suites) and the CLI layer
- * (`src/cli/`, `main.ts`: a suite's option table and parsing live in `src/cli/<suite>.ts`, and the single
- * binary starts the sweep's repair sandbox child). `bench/` and `tests/` may import any suite. Nor does any other
+ * except the suite registry (`src/suites/registry.ts`, the only table listing suites), the CLI's command table
+ * (`src/cli/commands.ts`, which imports only each suite's command-line entry `cli/<name>.ts`), the demo
+ * (`src/cli/demo.ts`, `src/cli/demo_lane.ts`, which run the suites' commands) and `main.ts` (the single binary
+ * starts the sweep's repair sandbox child). Nothing outside a suite's `cli/` folder imports from it but the
+ * command table and the demo. `bench/` and `tests/` may import any suite. Nor does any other
  * file of `src/` name a suite in its code: no string literal is a suite's name or one of its stage names
- * (`"hotpot"`, `"engines-aggregate"`): a suite's knowledge is declared on its `Suite` value.
+ * (`"hotpot"`, `"engines-aggregate"`): a suite's knowledge is declared on its `Suite` value (the shared CLI
+ * files of `src/cli/` may: they hold the command words).
  *
  * And the hotpot folder keeps its halves apart: `collect/` (hotpot collect), `run/` (hotpot run) and `report/`
  * (its reports and statistics) share only the folder's shared files (the corpus, its index and question
@@ -36,8 +41,8 @@ const LAYERS: [string, RegExp][] = [
   ["pipeline", /^src\/pipeline\//],
   ["analysis", /^src\/analysis\//],
   ["report", /^src\/report\//],
-  ["suites", /^src\/suites\//],
-  ["cli", /^(src\/cli\/|main\.ts$)/],
+  ["suites", /^src\/suites\/(?![^/]+\/cli\/)/],
+  ["cli", /^(src\/cli\/|src\/suites\/[^/]+\/cli\/|main\.ts$)/],
 ];
 
 function layerOf(path: string): number {
@@ -83,20 +88,49 @@ function suiteFolderOf(path: string): string | undefined {
   return /^src\/suites\/([^/]+)\//.exec(path)?.[1];
 }
 
-/** May `file` import from a suite's folder it is not in? Only the registry and the CLI layer may. */
-function maySeeSuites(file: string): boolean {
-  return file === "src/suites/registry.ts" || LAYERS[layerOf(file)][0] === "cli";
+/** Is `path` in a suite's command-line folder (`src/suites/<name>/cli/`)? */
+function inSuiteCli(path: string): boolean {
+  return /^src\/suites\/[^/]+\/cli\//.test(path);
 }
 
-Deno.test("nothing outside a suite's folder names that suite (but the registry and the CLI)", async () => {
+/** The files outside the suites' folders that run the suites' commands: the command table and the demo. */
+const SUITE_COMMAND_USERS = ["src/cli/commands.ts", "src/cli/demo.ts", "src/cli/demo_lane.ts"];
+
+/** May the shared CLI files of `file` name suites in their code (command words, help)? */
+function maySeeSuites(file: string): boolean {
+  return file === "src/suites/registry.ts" || /^(src\/cli\/|main\.ts$)/.test(file);
+}
+
+/**
+ * Why `file` may not import `target`, as far as suites' folders go, or undefined when it may. A suite's own
+ * files import its folder; the registry imports its definitions; `main.ts` the sweep's sandbox child; the
+ * command table (and the demo) a suite's command-line entry `cli/<name>.ts`; nothing else crosses into a
+ * suite's folder, and nothing but the suite's own `cli/` files and those users imports its `cli/`.
+ */
+function suiteImportRefusal(file: string, target: string): string | undefined {
+  const suite = suiteFolderOf(target);
+  if (suite === undefined) return undefined;
+  if (inSuiteCli(target)) {
+    if (inSuiteCli(file) && suiteFolderOf(file) === suite) return undefined;
+    if (SUITE_COMMAND_USERS.includes(file) && target === `src/suites/${suite}/cli/${suite}.ts`) {
+      return undefined;
+    }
+    return "a suite's command line is imported only by the command table (its entry cli/<name>.ts)";
+  }
+  if (suiteFolderOf(file) === suite || file === "src/suites/registry.ts" || file === "main.ts") {
+    return undefined;
+  }
+  return "nothing outside a suite's folder imports from it";
+}
+
+Deno.test("nothing outside a suite's folder imports from it (but the registry and the command table)", async () => {
   const files = [...await sourceFiles("src"), "main.ts"];
   const outside: string[] = [];
   for (const file of files) {
-    if (maySeeSuites(file)) continue;
     for (const spec of specifiers(await Deno.readTextFile(join(ROOT, file)))) {
       const target = relative(ROOT, normalize(join(ROOT, dirname(file), spec))).replaceAll("\\", "/");
-      const suite = suiteFolderOf(target);
-      if (suite !== undefined && suiteFolderOf(file) !== suite) outside.push(`${file} imports ${target}`);
+      const why = suiteImportRefusal(file, target);
+      if (why !== undefined) outside.push(`${file} imports ${target}: ${why}`);
     }
   }
   assert.deepEqual(outside, []);
@@ -208,6 +242,8 @@ function hotpotPart(path: string): "collect" | "run" | "report" | "assembly" | "
   if (inner === undefined) return undefined;
   const half = /^(collect|run|report)\//.exec(inner)?.[1] as "collect" | "run" | "report" | undefined;
   if (half) return half;
+  // The command line (cli/) parses options for both suites: it assembles too (and the layers keep it on top).
+  if (inner.startsWith("cli/")) return "assembly";
   return ["definition.ts", "command.ts", "rederivation.ts"].includes(inner) ? "assembly" : "shared";
 }
 
@@ -218,7 +254,7 @@ function hotpotImportRefusal(file: string, target: string): string | undefined {
   if (from === undefined || to === undefined || from === to || from === "assembly" || to === "shared") {
     return undefined;
   }
-  if (to === "assembly") return "only the suites' registry and the CLI import the assembly";
+  if (to === "assembly") return "only the suites' registry, the CLI and the assembly import the assembly";
   if (from === "shared") return "the shared files import no half";
   if (from === "collect") return "collect/ imports neither run/ nor report/";
   if (from === "run") {
@@ -250,6 +286,7 @@ Deno.test("the hotpot halves check refuses what crosses between halves", () => {
   const H = "src/suites/hotpot/";
   assert.equal(hotpotPart(`${H}corpus.ts`), "shared");
   assert.equal(hotpotPart(`${H}command.ts`), "assembly");
+  assert.equal(hotpotPart(`${H}cli/hotpot.ts`), "assembly");
   assert.equal(hotpotPart(`${H}run/stages/score.ts`), "run");
   assert.equal(hotpotPart("src/suites/sweep/run_suite.ts"), undefined);
   assert.equal(hotpotImportRefusal(`${H}command.ts`, `${H}collect/collect_suite.ts`), undefined);
@@ -264,14 +301,31 @@ Deno.test("the hotpot halves check refuses what crosses between halves", () => {
   assert.ok(hotpotImportRefusal(`${H}run/rows.ts`, `${H}definition.ts`));
 });
 
-Deno.test("the suite-folder check tells a suite's own files, the registry and the CLI from the rest", () => {
-  assert.equal(suiteFolderOf("src/suites/hotpot/collect/stages/collect.ts"), "hotpot");
-  assert.equal(suiteFolderOf("src/suites/stage_registry.ts"), undefined);
-  assert.ok(maySeeSuites("src/suites/registry.ts"));
-  assert.ok(maySeeSuites("src/cli/hotpot.ts"));
+Deno.test("the suite-folder check tells a suite's own files, the registry and the command table from the rest", () => {
+  const S = "src/suites/";
+  assert.equal(suiteFolderOf(`${S}hotpot/collect/stages/collect.ts`), "hotpot");
+  assert.equal(suiteFolderOf(`${S}stage_registry.ts`), undefined);
+  assert.ok(maySeeSuites(`${S}registry.ts`));
+  assert.ok(maySeeSuites("src/cli/commands.ts"));
   assert.ok(maySeeSuites("main.ts"));
-  assert.ok(!maySeeSuites("src/suites/stage_registry.ts"));
+  assert.ok(!maySeeSuites(`${S}hotpot/cli/hotpot.ts`)); // a suite's command line names only its own suite
+  assert.ok(!maySeeSuites(`${S}stage_registry.ts`));
   assert.ok(!maySeeSuites("src/report/compare_units.ts"));
+  assert.equal(suiteImportRefusal(`${S}registry.ts`, `${S}hotpot/definition.ts`), undefined);
+  assert.equal(suiteImportRefusal("src/cli/commands.ts", `${S}hotpot/cli/hotpot.ts`), undefined);
+  assert.equal(suiteImportRefusal(`${S}hotpot/cli/hotpot.ts`, `${S}hotpot/cli/score.ts`), undefined);
+  assert.equal(suiteImportRefusal(`${S}hotpot/cli/hotpot.ts`, `${S}hotpot/command.ts`), undefined);
+  assert.equal(suiteImportRefusal(`${S}hotpot/cli/hotpot.ts`, "src/cli/args.ts"), undefined);
+  assert.ok(suiteImportRefusal("src/cli/commands.ts", `${S}hotpot/cli/score.ts`)); // only the entry
+  assert.ok(suiteImportRefusal("src/cli/commands.ts", `${S}hotpot/command.ts`));
+  assert.ok(suiteImportRefusal("src/cli/verify.ts", `${S}sweep/cli/sweep.ts`));
+  assert.ok(suiteImportRefusal(`${S}registry.ts`, `${S}sweep/cli/sweep.ts`));
+  assert.ok(suiteImportRefusal(`${S}sweep/cli/sweep.ts`, `${S}hotpot/cli/hotpot.ts`));
+  assert.ok(suiteImportRefusal(`${S}sweep/cli/sweep.ts`, `${S}hotpot/run/methods.ts`));
+  assert.ok(suiteImportRefusal(`${S}stage_registry.ts`, `${S}hotpot/definition.ts`));
+  assert.ok(layerOf(`${S}hotpot/cli/hotpot.ts`) > layerOf(`${S}hotpot/command.ts`)); // the suite's folder never imports its cli/
+  assert.equal(LAYERS[layerOf(`${S}hotpot/cli/hotpot.ts`)][0], "cli");
+  assert.equal(LAYERS[layerOf(`${S}hotpot/clinic.ts`)][0], "suites");
 });
 
 Deno.test("the layer check sees an upward import (the parser finds import and export forms)", () => {

@@ -5,9 +5,9 @@
  */
 import { compareCommand } from "./compare.ts";
 import { demoCommand } from "./demo.ts";
-import { enginesCommand } from "./engines.ts";
-import { hotpotCommand } from "./hotpot.ts";
-import { sweepCommand } from "./sweep.ts";
+import { enginesCommand } from "../suites/engines/cli/engines.ts";
+import { hotpotCommand } from "../suites/hotpot/cli/hotpot.ts";
+import { sweepCommand } from "../suites/sweep/cli/sweep.ts";
 import { serveReferenceCommand } from "./serve_reference.ts";
 import { tokensCommand } from "./tokens.ts";
 import { verifyCommand } from "./verify.ts";

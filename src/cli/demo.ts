@@ -11,7 +11,7 @@ import { UsageError } from "../errors.ts";
 import { formatVerifyReport, verifyRun } from "../store/verify.ts";
 import { parseCommand } from "./args.ts";
 import { checkNewOutputPath, inputError } from "../fs_input.ts";
-import { hotpotCommand, hotpotRun } from "./hotpot.ts";
+import { hotpotCommand, hotpotRun } from "../suites/hotpot/cli/hotpot.ts";
 import { type LaneReply, LaneReplySchema } from "./demo_lane_messages.ts";
 import { defaultOutputPath } from "./run_setup.ts";
 import { CLI } from "../core/program_name.ts";

@@ -10,8 +10,8 @@
  */
 import { UsageError } from "../errors.ts";
 import { formatVerifyReport, verifyRun } from "../store/verify.ts";
-import { enginesCommand } from "./engines.ts";
-import { sweepRun } from "./sweep.ts";
+import { enginesCommand } from "../suites/engines/cli/engines.ts";
+import { sweepRun } from "../suites/sweep/cli/sweep.ts";
 import { type LaneReply, LaneRequestSchema } from "./demo_lane_messages.ts";
 
 /** The runs this lane makes, in order (each a directory under the demo's root). */

@@ -1,7 +1,8 @@
 /**
  * The one suite abstraction. A suite names its run header, its command, its stages (the aggregate and report
  * among them), how its runs are compared, whether a frozen run can serve it, and what it prints at the end.
- * Option tables and parsing stay in the CLI (`src/cli/<suite>.ts`); everything a run does lives below it.
+ * Option tables and parsing stay in the suite's command line (`src/suites/<suite>/cli/`, the cli layer);
+ * everything a run does lives below it.
  *
  * @module
  */

@@ -3,28 +3,28 @@
  *
  * @module
  */
-import { runInvocation } from "./run_argv.ts";
-import { HOTPOT_COLLECT_SUITE, HOTPOT_SUITE } from "../suites/hotpot/definition.ts";
-import { BOOTSTRAP_OPTION_HELP, bootstrapOption } from "./stats_options.ts";
-import { PRICE_OPTION_HELP, PRICE_OPTION_SPEC, PriceOptionsShape } from "./price_options.ts";
+import { runInvocation } from "../../../cli/run_argv.ts";
+import { HOTPOT_COLLECT_SUITE, HOTPOT_SUITE } from "../definition.ts";
+import { BOOTSTRAP_OPTION_HELP, bootstrapOption } from "../../../cli/stats_options.ts";
+import { PRICE_OPTION_HELP, PRICE_OPTION_SPEC, PriceOptionsShape } from "../../../cli/price_options.ts";
 import { z } from "zod";
-import { UsageError } from "../errors.ts";
-import { DEMO_DATASET, hotpotCollect, hotpotRunCommand } from "../suites/hotpot/command.ts";
-import { HOTPOT_METHODS } from "../suites/hotpot/run/methods.ts";
-import { BUILTIN_ENGINES, REAL_COMPETITORS } from "../methods/engines/create.ts";
-import { DEFAULT_HOTPOT_RUN } from "../suites/hotpot/run/run_suite.ts";
-import { DEFAULT_SELECTION } from "../suites/hotpot/collect/select.ts";
-import { MODEL_OPTION_HELP, MODEL_OPTION_SPEC, ModelOptionsShape } from "./model_options.ts";
-import { SHARD_OPTION_HELP, ShardOption } from "../pipeline/shard.ts";
-import { parseCommand } from "./args.ts";
-import { hotpotGenerateCommand } from "./hotpot_generate.ts";
-import { hotpotScoreCommand } from "./hotpot_score.ts";
-import { intListOption, intOption } from "./numbers.ts";
-import { parseResumable, RUN_OPTION_HELP, RUN_OPTION_SPEC, RunOptionsShape } from "./run_setup.ts";
-import { COLLECTION_MODE_HELP } from "./hotpot_collect_mode.ts";
-import { CLI } from "../core/program_name.ts";
-import { whileWriting } from "../suites/interrupt_hint.ts";
-import { hotpotPredictionsCommand } from "./hotpot_predictions.ts";
+import { UsageError } from "../../../errors.ts";
+import { DEMO_DATASET, hotpotCollect, hotpotRunCommand } from "../command.ts";
+import { HOTPOT_METHODS } from "../run/methods.ts";
+import { BUILTIN_ENGINES, REAL_COMPETITORS } from "../../../methods/engines/create.ts";
+import { DEFAULT_HOTPOT_RUN } from "../run/run_suite.ts";
+import { DEFAULT_SELECTION } from "../collect/select.ts";
+import { MODEL_OPTION_HELP, MODEL_OPTION_SPEC, ModelOptionsShape } from "../../../cli/model_options.ts";
+import { SHARD_OPTION_HELP, ShardOption } from "../../../pipeline/shard.ts";
+import { parseCommand } from "../../../cli/args.ts";
+import { hotpotGenerateCommand } from "./generate.ts";
+import { hotpotScoreCommand } from "./score.ts";
+import { intListOption, intOption } from "../../../cli/numbers.ts";
+import { parseResumable, RUN_OPTION_HELP, RUN_OPTION_SPEC, RunOptionsShape } from "../../../cli/run_setup.ts";
+import { COLLECTION_MODE_HELP } from "./collect_mode.ts";
+import { CLI } from "../../../core/program_name.ts";
+import { whileWriting } from "../../interrupt_hint.ts";
+import { hotpotPredictionsCommand } from "./predictions.ts";
 
 export { DEMO_DATASET };
 
