@@ -7,6 +7,13 @@
  * and a run calls it before each journal line that names them (see `run_dir.ts`). So a journaled blob is on
  * disk, and a blob damaged by a power cut before its sync is named by no durable line (a resume removes it).
  *
+ * Writing a blob (temp file, write, rename) uses the file system's synchronous calls: blobs are small, and each
+ * call costs a few microseconds where handing it to a thread and back costs several times more CPU. Only the
+ * fsyncs, which wait for the disk, run asynchronously. The same content stored twice at once is written once.
+ * The blobs this store wrote are also held in memory (up to {@link HELD_BYTES_LIMIT} bytes, the oldest dropped
+ * first), so a stage reading back what an earlier one just wrote gets those bytes without a file read: they
+ * are the bytes that were hashed to the name.
+ *
  * @module
  */
 import { join } from "node:path";
@@ -28,12 +35,15 @@ export class BlobIntegrityError extends Error {
 /** How many blob fsyncs run at once: the file system then commits them together. */
 export const SYNC_CONCURRENCY = 32;
 
+/** At most this many bytes of the blobs a store wrote are held in memory for reading back. */
+export const HELD_BYTES_LIMIT = 32 * 1024 * 1024;
+
 /** fsyncs each file, {@link SYNC_CONCURRENCY} at a time (opened read-only: Linux flushes its data all the same). */
 async function fsyncAll(paths: string[]): Promise<void> {
   const limit = pLimit(SYNC_CONCURRENCY);
   await Promise.all(paths.map((path) =>
     limit(async () => {
-      using file = await Deno.open(path, { read: true });
+      using file = Deno.openSync(path, { read: true });
       await file.sync();
     })
   ));
@@ -56,6 +66,13 @@ export class BlobStore {
   readonly #syncing = new Set<Promise<void>>();
   /** True when every blob under the root is one this store knows (a run it created): no existence probe. */
   #fresh = false;
+  /** Writes under way, by hash: the same content stored again meanwhile waits for that write. */
+  readonly #writing = new Map<string, Promise<string>>();
+  /** Blobs written by this store, held for reading back (insertion order: the oldest first), and their bytes. */
+  readonly #held = new Map<string, Uint8Array>();
+  #heldBytes = 0;
+  /** Whether the process's umask strips read bits (asked once). */
+  #umaskStripsRead: boolean | undefined;
 
   /** A store rooted at a run directory (blobs go to `<root>/objects/`). */
   constructor(root: string) {
@@ -81,10 +98,18 @@ export class BlobStore {
    * Stores bytes once and returns their SHA-256; storing existing content checks it and writes nothing. The
    * bytes may come in chunks (a large output built in parts), written in order and never joined.
    */
-  async put(data: Uint8Array | readonly Uint8Array[]): Promise<string> {
+  put(data: Uint8Array | readonly Uint8Array[]): Promise<string> {
     const chunks = data instanceof Uint8Array ? [data] : data;
     const hash = sha256Hex(chunks);
-    if (this.#known.has(hash)) return hash;
+    if (this.#known.has(hash)) return Promise.resolve(hash);
+    const under = this.#writing.get(hash);
+    if (under !== undefined) return under;
+    const writing = this.#write(hash, chunks).finally(() => this.#writing.delete(hash));
+    this.#writing.set(hash, writing);
+    return writing;
+  }
+
+  async #write(hash: string, chunks: readonly Uint8Array[]): Promise<string> {
     const path = this.pathOf(hash);
     if (!this.#fresh) {
       try {
@@ -101,27 +126,49 @@ export class BlobStore {
     const tmpDir = join(this.#root, "objects", "tmp");
     const tmp = join(tmpDir, `${hash}.${Deno.pid}.${this.#tmpCounter++}`);
     try {
-      await this.#mkdir(tmpDir);
-      await this.#mkdir(join(this.#root, "objects", "sha256", hash.slice(0, 2)));
+      this.#mkdir(tmpDir);
+      this.#mkdir(join(this.#root, "objects", "sha256", hash.slice(0, 2)));
       // Created read-only: the descriptor opened here may still write, nothing can later.
-      const file = await Deno.open(tmp, { write: true, createNew: true, mode: 0o444 });
+      const file = Deno.openSync(tmp, { write: true, createNew: true, mode: 0o444 });
       try {
         for (const bytes of chunks) {
           let written = 0;
-          while (written < bytes.length) written += await file.write(bytes.subarray(written));
+          while (written < bytes.length) written += file.writeSync(bytes.subarray(written));
         }
       } finally {
         file.close();
       }
       // A umask that strips read bits would leave the blob unreadable to others: set the mode outright then.
-      if ((Deno.umask() & 0o444) !== 0) await Deno.chmod(tmp, 0o444);
-      await Deno.rename(tmp, path);
+      this.#umaskStripsRead ??= (Deno.umask() & 0o444) !== 0;
+      if (this.#umaskStripsRead) Deno.chmodSync(tmp, 0o444);
+      Deno.renameSync(tmp, path);
     } catch (error) {
       throw writeError(error, tmp); // a full disk names the blob being written
     }
     this.#unsynced.push(path);
     this.#known.add(hash);
+    this.#hold(hash, chunks);
     return hash;
+  }
+
+  /** Holds a written blob's bytes for reading back, dropping the oldest held past {@link HELD_BYTES_LIMIT}. */
+  #hold(hash: string, chunks: readonly Uint8Array[]): void {
+    let size = 0;
+    for (const bytes of chunks) size += bytes.length;
+    if (size > HELD_BYTES_LIMIT / 8) return;
+    const copy = new Uint8Array(size); // the caller's buffers may change after the write
+    let at = 0;
+    for (const bytes of chunks) {
+      copy.set(bytes, at);
+      at += bytes.length;
+    }
+    this.#held.set(hash, copy);
+    this.#heldBytes += size;
+    for (const [old, bytes] of this.#held) {
+      if (this.#heldBytes <= HELD_BYTES_LIMIT) break;
+      this.#held.delete(old);
+      this.#heldBytes -= bytes.length;
+    }
   }
 
   /**
@@ -138,9 +185,9 @@ export class BlobStore {
     await Promise.all([...this.#syncing]);
   }
 
-  async #mkdir(dir: string): Promise<void> {
+  #mkdir(dir: string): void {
     if (this.#dirs.has(dir)) return;
-    await Deno.mkdir(dir, { recursive: true });
+    Deno.mkdirSync(dir, { recursive: true });
     this.#dirs.add(dir);
   }
 
@@ -166,8 +213,13 @@ export class BlobStore {
     }
   }
 
-  /** Reads blob `hash` and checks its bytes against its name. */
+  /**
+   * Reads blob `hash` and checks its bytes against its name (a blob this store wrote and still holds: a copy
+   * of the bytes it hashed to that name).
+   */
   async get(hash: string): Promise<Uint8Array> {
+    const held = this.#held.get(hash);
+    if (held !== undefined) return held.slice();
     let bytes: Uint8Array;
     try {
       bytes = await Deno.readFile(this.pathOf(hash));

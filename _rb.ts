@@ -1,0 +1,11 @@
+import { readBpeRanks } from "./src/tokens/bpe_ranks.ts";
+import { createHash } from "node:crypto";
+const dir = "fixtures/tokenizers/qwen3";
+let t = performance.now();
+const lap = (w: string) => { const n = performance.now(); console.log(w, (n - t).toFixed(1)); t = n; };
+const bytes = await Deno.readFile(`${dir}/tokenizer.json`); lap("read json");
+const sha = createHash("sha256").update(bytes).digest("hex"); lap("sha");
+const text = await Deno.readTextFile(`${dir}/bpe_ranks.jsonl`); lap("read ranks text");
+const lines = text.split("\n"); lap("split");
+const m = new Map<string, number>(); for (let i = 1; i < lines.length - 1; i++) m.set(lines[i], i - 1); lap("map");
+const r = await readBpeRanks(dir, sha); lap("readBpeRanks");
