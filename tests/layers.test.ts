@@ -9,10 +9,9 @@
  *
  * And each suite owns its knowledge: nothing outside a suite's folder (`src/suites/<name>/`) imports from it,
  * except the suite registry (`src/suites/registry.ts`, the only table listing suites), the CLI's command table
- * (`src/cli/commands.ts`, which imports only each suite's command-line entry `cli/<name>.ts`), the demo
- * (`src/cli/demo.ts`, `src/cli/demo_lane.ts`, which run the suites' commands) and `main.ts` (the single binary
- * starts the sweep's repair sandbox child). Nothing outside a suite's `cli/` folder imports from it but the
- * command table and the demo. `bench/` and `tests/` may import any suite. Nor does any other
+ * (`src/cli/commands.ts`, which imports only each suite's command-line entry `cli/<name>.ts`; the demo runs
+ * the suites through that table) and `main.ts` (the single binary starts the sweep's repair sandbox child).
+ * Nothing outside a suite's `cli/` folder imports from it but the command table. `bench/` and `tests/` may import any suite. Nor does any other
  * file of `src/` name a suite in its code: no string literal is a suite's name or one of its stage names
  * (`"hotpot"`, `"engines-aggregate"`): a suite's knowledge is declared on its `Suite` value (the shared CLI
  * files of `src/cli/` may: they hold the command words).
@@ -93,9 +92,6 @@ function inSuiteCli(path: string): boolean {
   return /^src\/suites\/[^/]+\/cli\//.test(path);
 }
 
-/** The files outside the suites' folders that run the suites' commands: the command table and the demo. */
-const SUITE_COMMAND_USERS = ["src/cli/commands.ts", "src/cli/demo.ts", "src/cli/demo_lane.ts"];
-
 /** May the shared CLI files of `file` name suites in their code (command words, help)? */
 function maySeeSuites(file: string): boolean {
   return file === "src/suites/registry.ts" || /^(src\/cli\/|main\.ts$)/.test(file);
@@ -104,7 +100,7 @@ function maySeeSuites(file: string): boolean {
 /**
  * Why `file` may not import `target`, as far as suites' folders go, or undefined when it may. A suite's own
  * files import its folder; the registry imports its definitions; `main.ts` the sweep's sandbox child; the
- * command table (and the demo) a suite's command-line entry `cli/<name>.ts`; nothing else crosses into a
+ * command table a suite's command-line entry `cli/<name>.ts`; nothing else crosses into a
  * suite's folder, and nothing but the suite's own `cli/` files and those users imports its `cli/`.
  */
 function suiteImportRefusal(file: string, target: string): string | undefined {
@@ -112,7 +108,7 @@ function suiteImportRefusal(file: string, target: string): string | undefined {
   if (suite === undefined) return undefined;
   if (inSuiteCli(target)) {
     if (inSuiteCli(file) && suiteFolderOf(file) === suite) return undefined;
-    if (SUITE_COMMAND_USERS.includes(file) && target === `src/suites/${suite}/cli/${suite}.ts`) {
+    if (file === "src/cli/commands.ts" && target === `src/suites/${suite}/cli/${suite}.ts`) {
       return undefined;
     }
     return "a suite's command line is imported only by the command table (its entry cli/<name>.ts)";
@@ -319,6 +315,7 @@ Deno.test("the suite-folder check tells a suite's own files, the registry and th
   assert.ok(suiteImportRefusal("src/cli/commands.ts", `${S}hotpot/cli/score.ts`)); // only the entry
   assert.ok(suiteImportRefusal("src/cli/commands.ts", `${S}hotpot/command.ts`));
   assert.ok(suiteImportRefusal("src/cli/verify.ts", `${S}sweep/cli/sweep.ts`));
+  assert.ok(suiteImportRefusal("src/cli/demo.ts", `${S}hotpot/cli/hotpot.ts`)); // the demo goes through COMMANDS
   assert.ok(suiteImportRefusal(`${S}registry.ts`, `${S}sweep/cli/sweep.ts`));
   assert.ok(suiteImportRefusal(`${S}sweep/cli/sweep.ts`, `${S}hotpot/cli/hotpot.ts`));
   assert.ok(suiteImportRefusal(`${S}sweep/cli/sweep.ts`, `${S}hotpot/run/methods.ts`));

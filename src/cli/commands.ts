@@ -24,7 +24,7 @@ export interface Command {
 export const COMMANDS: Record<string, Command> = {
   demo: {
     summary: "offline demo of every suite on the embedded fixtures and the reference model",
-    run: demoCommand,
+    run: (argv) => demoCommand(argv, COMMANDS),
   },
   hotpot: { summary: "HotpotQA compaction benchmark (collect, run, score, generate)", run: hotpotCommand },
   sweep: { summary: "frozen summary + Jev Top-N with executable repair checks (run)", run: sweepCommand },

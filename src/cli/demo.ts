@@ -11,7 +11,7 @@ import { UsageError } from "../errors.ts";
 import { formatVerifyReport, verifyRun } from "../store/verify.ts";
 import { parseCommand } from "./args.ts";
 import { checkNewOutputPath, inputError } from "../fs_input.ts";
-import { hotpotCommand, hotpotRun } from "../suites/hotpot/cli/hotpot.ts";
+import type { Command } from "./commands.ts";
 import { type LaneReply, LaneReplySchema } from "./demo_lane_messages.ts";
 import { defaultOutputPath } from "./run_setup.ts";
 import { CLI } from "../core/program_name.ts";
@@ -26,15 +26,21 @@ Options:
   -o, --output DIR     new directory for the demo's runs (default: runs/demo-<time>)
   -q, --quiet          no progress on stderr`;
 
-/** The hotpot lane: collect, then run. */
-async function hotpotLane(root: string, quiet: string[], step: (title: string) => void): Promise<number> {
+/** The hotpot lane: collect, then run (the `hotpot` command of the command table). */
+async function hotpotLane(
+  hotpot: Command,
+  root: string,
+  quiet: string[],
+  step: (title: string) => void,
+): Promise<number> {
   step("hotpot collect (scripted trajectories of the demo questions)");
   const corpusRun = join(root, "hotpot-corpus");
-  const code = await hotpotCommand(["collect", "--output", corpusRun, ...quiet]);
+  const code = await hotpot.run(["collect", "--output", corpusRun, ...quiet]);
   if (code !== 0) return code;
 
   step("hotpot run (full, jev, summary, jev+summary under a 3,600-token ceiling)");
-  const hotpot = await hotpotRun([
+  return await hotpot.run([
+    "run",
     "--corpus",
     join(corpusRun, "corpus.json"),
     "--reference",
@@ -42,7 +48,6 @@ async function hotpotLane(root: string, quiet: string[], step: (title: string) =
     join(root, "hotpot"),
     ...quiet,
   ]);
-  return hotpot.code;
 }
 
 /** Starts the second lane (sweeps, engines) in a worker (see demo_lane.ts). */
@@ -69,8 +74,14 @@ function startLane(root: string): { reply: Promise<LaneReply>; stop(): void } {
   };
 }
 
-/** Runs the demo; returns the exit code. */
-export async function demoCommand(argv: string[]): Promise<number> {
+/**
+ * Runs the demo; returns the exit code. It runs the suites through the CLI's command table (`commands`, here
+ * its `hotpot` command; the second lane imports the table itself), never a suite's command line directly.
+ */
+export async function demoCommand(
+  argv: string[],
+  commands: Readonly<Record<string, Command>>,
+): Promise<number> {
   const { options, positionals } = parseCommand(
     "demo",
     argv,
@@ -101,7 +112,7 @@ export async function demoCommand(argv: string[]): Promise<number> {
   const lane = startLane(root);
   let code: number;
   try {
-    code = await hotpotLane(root, quiet, step);
+    code = await hotpotLane(commands.hotpot, root, quiet, step);
   } catch (error) {
     lane.stop();
     throw error;

@@ -10,21 +10,25 @@
  */
 import { UsageError } from "../errors.ts";
 import { formatVerifyReport, verifyRun } from "../store/verify.ts";
-import { enginesCommand } from "../suites/engines/cli/engines.ts";
-import { sweepRun } from "../suites/sweep/cli/sweep.ts";
+import { COMMANDS } from "./commands.ts";
 import { type LaneReply, LaneRequestSchema } from "./demo_lane_messages.ts";
 
 /** The runs this lane makes, in order (each a directory under the demo's root). */
 export const LANE_RUNS = ["sweep", "sweep-frozen", "engines"] as const;
 
-/** The lane's steps (titles and commands), run one after the other; stops at the first non-zero code. */
+/**
+ * The lane's steps (titles and commands of the CLI's command table), run one after the other; stops at the
+ * first non-zero code.
+ */
 async function runLane(root: string, step: (title: string) => void): Promise<number> {
+  const { sweep, engines } = COMMANDS;
   step("sweep run (frozen summary + Jev Top-N, sandboxed repair checks)");
-  const sweep = await sweepRun(["--reference", "--output", `${root}/sweep`, "--quiet"]);
-  if (sweep.code !== 0) return sweep.code;
+  const first = await sweep.run(["run", "--reference", "--output", `${root}/sweep`, "--quiet"]);
+  if (first !== 0) return first;
 
   step("sweep run --frozen-run (reuses every summary and ranking, answers afresh)");
-  const reused = await sweepRun([
+  const reused = await sweep.run([
+    "run",
     "--reference",
     "--frozen-run",
     `${root}/sweep`,
@@ -32,10 +36,10 @@ async function runLane(root: string, step: (title: string) => void): Promise<num
     `${root}/sweep-frozen`,
     "--quiet",
   ]);
-  if (reused.code !== 0) return reused.code;
+  if (reused !== 0) return reused;
 
   step("engines run (every built-in engine on a generated 200-turn transcript)");
-  return await enginesCommand(["run", "--reference", "--output", `${root}/engines`, "--quiet"]);
+  return await engines.run(["run", "--reference", "--output", `${root}/engines`, "--quiet"]);
 }
 
 /** Verifies the lane's runs, each into one entry of the reply. */
