@@ -10,20 +10,18 @@
 import { bindRunHeader, publishedJsonStage, publishJsonFile } from "./published_json_stage.ts";
 import { join } from "node:path";
 import { Executor, type ExecutorOptions } from "../pipeline/executor.ts";
-import { FrozenRun } from "../pipeline/frozen_run.ts";
+import type { FrozenRun } from "../pipeline/frozen_run.ts";
 import { Progress } from "../pipeline/progress.ts";
 import { FrozenMismatchError } from "../pipeline/frozen_check.ts";
 import { programIdentity } from "../program_identity.ts";
 import { type Node, RUN_FORMAT, type RunHeader } from "../store/manifest.ts";
-import { readManifest, RunDir } from "../store/run_dir.ts";
+import { RunDir } from "../store/run_dir.ts";
 import { checkNewOutputPath, statInputDirectory } from "../fs_input.ts";
 import { heapBudget } from "../core/heap_budget.ts";
-import { formatProblem, verifyRun } from "../store/verify.ts";
-import { CheckFailedError, UsageError } from "../errors.ts";
+import { UsageError } from "../errors.ts";
 import type { CheckOnlyReport } from "./answer_stage.ts";
 import { stageDisplayName, type Suite } from "./suite.ts";
 import type { ModelOptions } from "./model_setup.ts";
-import { CLI } from "../core/program_name.ts";
 import { resumeCommandLine, whileWriting } from "./interrupt_hint.ts";
 import { type NamedSecret, refuseSecretsInOptions } from "../core/secrets.ts";
 import { type AnsweringModels, modelChangeNotice } from "../core/answering_models.ts";
@@ -145,172 +143,9 @@ export function recordedOptions(options: Record<string, unknown>): Record<string
   return out;
 }
 
-/**
- * The set-up step every run command takes once its models (and loopback endpoint) are open, before the run
- * directory exists: `check` (a frozen-run check, the retried run, the engines' specs) runs, and when it
- * refuses, everything in `open` is closed (in order) before the refusal is rethrown, so bad input leaves no
- * model process or endpoint behind.
- */
-export async function closingOnRefusal<T>(
-  open: readonly ({ close(): Promise<void> } | null | undefined)[],
-  check: () => T | Promise<T>,
-): Promise<T> {
-  try {
-    return await check();
-  } catch (error) {
-    for (const resource of open) await resource?.close();
-    throw error;
-  }
-}
-
-/** Opens the frozen run named by `--frozen-run`, refusing a missing or unfinished one. */
-export async function openFrozen(
-  path: string | undefined,
-  checkOnly: boolean,
-): Promise<FrozenRun | undefined> {
-  if (checkOnly && path === undefined) throw new UsageError("--check-only needs --frozen-run DIR");
-  if (path === undefined) return undefined;
-  await readManifest(path, "--frozen-run"); // a missing, unfinished or unreadable run is named as such
-  if (checkOnly) {
-    // Check-only audits the frozen run: one whose blobs, keys or journal do not verify fails the check (exit 1),
-    // whichever of its blobs was altered, before anything is written.
-    const report = await verifyRun(path);
-    if (!report.ok) {
-      throw new CheckFailedError(
-        `--frozen-run ${path} does not verify (${report.problems.length} problem(s); first: ${
-          formatProblem(report.problems[0])
-        }); see '${CLI} verify ${path}'`,
-      );
-    }
-  }
-  return await FrozenRun.open(path);
-}
-
-/** Opens the frozen run of `suite` and checks that it can serve this run (see {@link Suite.checkFrozen}). */
-export async function openFrozenFor(
-  suite: Suite,
-  path: string | undefined,
-  checkOnly: boolean,
-  protocol: Record<string, unknown>,
-): Promise<FrozenRun | undefined> {
-  const frozen = await openFrozen(path, checkOnly);
-  if (!frozen) return undefined;
-  if (frozen.manifest.suite !== suite.name) {
-    throw new UsageError(
-      `--frozen-run ${frozen.path} is a '${frozen.manifest.suite}' run, not a ${suite.name} run`,
-    );
-  }
-  const reason = suite.checkFrozen?.(frozen.manifest, protocol) ?? null;
-  if (reason !== null) throw new UsageError(`${reason} of ${frozen.path}`);
-  return frozen;
-}
-
 /** The nodes of a finished run that did not finish ok (what `--retry-failed` executes again). */
 export function failedNodes(run: FrozenRun): Node[] {
   return run.manifest.nodes.filter((node) => node.status !== "ok");
-}
-
-/** A protocol field as a person sets it: the option's spelling for the fields whose name says it. */
-const PROTOCOL_FIELD_OPTIONS: Record<string, string> = {
-  "models.chat_model": "chat model (--model)",
-  "models.decision_model": "decision model (DECISION_MODEL_NAME)",
-  "models.mode": "--reference/--live",
-  inputCaps: "--input-cap",
-  topN: "--top-n",
-};
-
-function optionOfField(path: string): string {
-  return PROTOCOL_FIELD_OPTIONS[path] ??
-    `--${path.split(".").at(-1)!.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`).replaceAll("_", "-")}`;
-}
-
-/** Every field path (`a.b`) where two protocols differ (descriptions, `models.note`, are not compared). */
-function protocolDifferences(ours: unknown, theirs: unknown, path = ""): string[] {
-  const isRecord = (v: unknown): v is Record<string, unknown> =>
-    v !== null && typeof v === "object" && !Array.isArray(v);
-  if (isRecord(ours) && isRecord(theirs)) {
-    const keys = [...new Set([...Object.keys(ours), ...Object.keys(theirs)])].sort();
-    return keys.flatMap((k) => {
-      const at = path === "" ? k : `${path}.${k}`;
-      return at === "models.note" ? [] : protocolDifferences(ours[k], theirs[k], at);
-    });
-  }
-  return JSON.stringify(ours) === JSON.stringify(theirs) ? [] : [path];
-}
-
-/** Refuses the options `--retry-failed` cannot be given with (call it before any of them is acted on). */
-export function refuseWithRetry(given: RunCommandOptions & { shard?: unknown }): void {
-  if (given["retry-failed"] === undefined) return;
-  for (const other of ["frozen-run", "check-only", "shard"] as const) {
-    if (given[other] !== undefined) {
-      throw new UsageError(
-        `--retry-failed and --${other} cannot be combined (a retry reuses the retried run's own nodes)`,
-      );
-    }
-  }
-}
-
-/**
- * Opens the run named by `--retry-failed RUN` for a new run of `suite` with `protocol`, tokenizer and sources:
- * refused (exit 2, before anything is written) when RUN is unfinished, of another suite, has no failed node,
- * or when an option that enters a key differs from RUN's (naming the option and both values), since its nodes
- * could then not be reused.
- */
-export async function openRetried(
-  suite: Suite,
-  given: RunCommandOptions & { shard?: unknown },
-  ours: { protocol: unknown; tokenizerHash: string | null; sources: Record<string, string> },
-): Promise<FrozenRun | undefined> {
-  const path = given["retry-failed"];
-  if (path === undefined) return undefined;
-  refuseWithRetry(given);
-  await readManifest(path, "--retry-failed"); // a missing, unfinished or unreadable run is named as such
-  const retried = await FrozenRun.open(path);
-  const manifest = retried.manifest;
-  if (manifest.suite !== suite.name) {
-    throw new UsageError(`--retry-failed ${path} is a '${manifest.suite}' run, not a ${suite.name} run`);
-  }
-  if (manifest.shard !== undefined) {
-    throw new UsageError(`--retry-failed ${path} is a shard; retry the shards before merging them`);
-  }
-  const differing: string[] = protocolDifferences(ours.protocol, manifest.protocol).map((field) => {
-    const value = (p: unknown) => {
-      const v = field.split(".").reduce((v: unknown, k) => (v as Record<string, unknown>)?.[k], p);
-      if (v === undefined) return "(not set)";
-      return Array.isArray(v) ? v.join(",") : typeof v === "string" ? v : JSON.stringify(v);
-    };
-    return `${optionOfField(field)} ${value(ours.protocol)} differs from the retried run's ${
-      value(manifest.protocol)
-    }`;
-  });
-  if ((manifest.tokenizer?.hash ?? null) !== ours.tokenizerHash) {
-    differing.push(
-      `--tokenizer (hash) ${ours.tokenizerHash} differs from the retried run's ${manifest.tokenizer?.hash}`,
-    );
-  }
-  for (const [name, hash] of Object.entries(ours.sources)) {
-    if (manifest.sources[name] !== hash) {
-      differing.push(
-        `--${name} (sha256 ${hash.slice(0, 12)}) differs from the retried run's (${
-          (manifest.sources[name] ?? "none").slice(0, 12)
-        })`,
-      );
-    }
-  }
-  if (differing.length > 0) {
-    throw new UsageError(
-      `--retry-failed ${path}: ${
-        differing.join("; ")
-      }. A retry keeps the retried run's protocol (its nodes are ` +
-        `reused by key): give its options, or start a new run without --retry-failed`,
-    );
-  }
-  if (failedNodes(retried).length === 0) {
-    throw new UsageError(
-      `--retry-failed ${path}: every node of the run finished ok; there is nothing to retry`,
-    );
-  }
-  return retried;
 }
 
 /** Runs `body` inside a run directory and seals it (the life cycle without publishing or printing). */

@@ -1,7 +1,7 @@
 /**
- * What `engines run` does once its options are parsed: import (or describe) the transcript and check every
- * engine spec before anything is written, set up the tokenizer and the models, and run the suite through the
- * one life cycle.
+ * What `engines run` does once its options are parsed: import (or describe) the transcript before anything is
+ * written, and hand the suite's pieces (the check of every engine spec once the models are open, its protocol
+ * and body) to the one run set-up (`../run_command.ts`), which sets up the tokenizer and the models and runs it.
  *
  * @module
  */
@@ -17,16 +17,8 @@ import { importTranscript } from "../../data/transcripts/import.ts";
 import { readHermesProbes } from "../../data/transcripts/hermes_probes.ts";
 import type { BudgetSpec } from "./budgets.ts";
 import type { TranscriptFormat } from "../../data/transcripts/types.ts";
-import { loadTokenCounter } from "../../tokens/load.ts";
-import { setupModels } from "../model_setup.ts";
-import { startLoopbackProxy } from "../../models/loopback_proxy.ts";
-import {
-  closingOnRefusal,
-  openFrozenFor,
-  type RunCommandOptions,
-  type RunInvocation,
-  runSuite,
-} from "../run_lifecycle.ts";
+import { runSuiteCommand } from "../run_command.ts";
+import type { RunCommandOptions, RunInvocation } from "../run_lifecycle.ts";
 import { ENGINES_SUITE } from "./definition.ts";
 import type { GenerateParamsInput } from "./generate.ts";
 import { runEnginesSuite, type TranscriptSource } from "./suite.ts";
@@ -110,52 +102,43 @@ export async function enginesRunCommand(
     }
   }
   const engineLabels = engines.map(({ name, spec }) => name === spec ? spec : `${name}=${spec}`);
-  const counter = await loadTokenCounter(options.tokenizer);
   const repeats = options.repeats ?? 3;
-  const frozen = await openFrozenFor(ENGINES_SUITE, options["frozen-run"], false, {
-    engines: engineLabels,
-    repeats,
-  });
-  const models = await setupModels(options, counter);
-  // Every engine spec is checked before the run directory is created: bad input writes nothing.
-  await closingOnRefusal([models], () => {
-    for (const { name, spec } of engines) {
-      createEngine(spec, {
-        chat: models.chat,
-        decision: models.decision,
-        timeoutMs: options["engine-timeout-ms"] ?? 60_000,
-        env: engineEnv,
-        hermesDir,
-      }, name);
-    }
-  });
-  // Outside engines reach the chat model only through this loopback endpoint, with a token per call.
-  const endpoint = models.chatEndpoint ? startLoopbackProxy(models.chatEndpoint) : undefined;
-  const finished = await runSuite(
-    {
-      suite: ENGINES_SUITE,
-      invocation,
-      options: { ...options },
-      output: options.output,
-      quiet: options.quiet,
-      frozen,
-      protocol: {
-        suite: "engines",
-        engines: engineLabels,
-        engine_env: Object.keys(engineEnv).sort(),
-        repeats,
-        budget: options.budget?.map((b) => b.label) ?? ["25%"],
-        probes: probes ? probes.probes.length : null,
-        qa: !options["no-qa"],
-        recovery_rounds: options["recovery-rounds"] ?? DEFAULT_RECOVERY_ROUNDS,
-        models: models.description,
-      },
-      tokenizer: { name: counter.name, hash: counter.hash },
-      sources,
-      models,
-      secrets: passedSecrets("--engine-env", engineEnv),
+  const finished = await runSuiteCommand({
+    suite: ENGINES_SUITE,
+    options,
+    invocation,
+    frozenFor: { engines: engineLabels, repeats },
+    // Outside engines reach the chat model only through the loopback endpoint, with a token per call.
+    endpoint: true,
+    sources,
+    prepare({ models }) {
+      // Every engine spec is checked before the run directory is created: bad input writes nothing.
+      for (const { name, spec } of engines) {
+        createEngine(spec, {
+          chat: models.chat,
+          decision: models.decision,
+          timeoutMs: options["engine-timeout-ms"] ?? 60_000,
+          env: engineEnv,
+          hermesDir,
+        }, name);
+      }
+      return {
+        protocol: {
+          suite: "engines",
+          engines: engineLabels,
+          engine_env: Object.keys(engineEnv).sort(),
+          repeats,
+          budget: options.budget?.map((b) => b.label) ?? ["25%"],
+          probes: probes ? probes.probes.length : null,
+          qa: !options["no-qa"],
+          recovery_rounds: options["recovery-rounds"] ?? DEFAULT_RECOVERY_ROUNDS,
+          models: models.description,
+        },
+        secrets: passedSecrets("--engine-env", engineEnv),
+        value: undefined,
+      };
     },
-    async (context) => {
+    async run(context, { counter, models, endpoint }) {
       const outcome = await runEnginesSuite(
         context,
         {
@@ -178,6 +161,6 @@ export async function enginesRunCommand(
       );
       return { result: outcome, files: outcome.files, lines: [outcome.table] };
     },
-  ).finally(() => endpoint?.close());
+  });
   return finished.path;
 }

@@ -1,6 +1,7 @@
 /**
  * What `hotpot collect` and `hotpot run` do once their options are parsed: validate the inputs before anything
- * is written, set up the tokenizer and the models, and run the suite through the one life cycle.
+ * is written, and hand each suite's pieces (checks, protocol, body) to the one run set-up (`../run_command.ts`),
+ * which sets up the tokenizer and the models and runs the suite.
  *
  * @module
  */
@@ -9,21 +10,10 @@ import { heapBudget } from "../../core/heap_budget.ts";
 import { assetPath } from "../../assets.ts";
 import { UsageError } from "../../errors.ts";
 import { sha256Hex } from "../../store/hash.ts";
-import { loadTokenCounter } from "../../tokens/load.ts";
-import { setupModels } from "../model_setup.ts";
-import { startLoopbackProxy } from "../../models/loopback_proxy.ts";
-import { readPrices } from "../../analysis/read_prices.ts";
 import { readInputFile } from "../../fs_input.ts";
 import { refuseGiven } from "../../core/option_rules.ts";
-import {
-  closingOnRefusal,
-  openFrozenFor,
-  openRetried,
-  refuseWithRetry,
-  type RunCommandOptions,
-  type RunInvocation,
-  runSuite,
-} from "../run_lifecycle.ts";
+import { refuseWithRetry, runSuiteCommand } from "../run_command.ts";
+import type { RunCommandOptions, RunInvocation } from "../run_lifecycle.ts";
 import { assertQuotaMet, collectCorpus, type CollectMode } from "./collect/collect_suite.ts";
 import { hotpotDatasetFile } from "./collect/dataset_file.ts";
 import { selectionReportOf } from "./collect/stages/select.ts";
@@ -105,60 +95,44 @@ export async function hotpotCollect(
   const sessions = modeKind === "hermes"
     ? await readHermesSessions(options["hermes-sessions"]!, selected.ids.map((id) => byId.get(id)!))
     : {};
-  const counter = await loadTokenCounter(options.tokenizer);
   // An outside agent with --reference or --live reaches that chat model through the loopback endpoint.
   const agentModel = modeKind === "agent" && (options.reference === true || options.live === true);
-  const models = modeKind === "live" || agentModel ? await setupModels(options, counter) : null;
-  const endpoint = agentModel && models?.chatEndpoint ? startLoopbackProxy(models.chatEndpoint) : undefined;
-  const mode: CollectMode = modeKind === "live"
-    ? { kind: "live", chat: models!.chat, model: models!.description.chat_model }
-    : modeKind === "agent"
-    ? { ...await agentMode(options), ...(endpoint ? { endpoint } : {}) }
-    : { kind: modeKind };
-  const protocol = {
-    suite: "hotpot",
-    stage: "collect",
-    selection,
-    collection: mode.kind,
-    ...(mode.kind === "agent" ? { agent: mode.command } : {}),
-    // The chat model the agent was handed through the loopback endpoint, when it was.
-    ...(endpoint ? { agent_model: models!.description } : {}),
-    // The names of the variables the agent was given (never their values).
-    ...(mode.kind === "agent" && Object.keys(mode.passedEnv).length > 0
-      ? { agent_env: Object.keys(mode.passedEnv).sort() }
-      : {}),
-  };
-  // A collection whose live or agent questions failed is retried as a new collection that reuses every
-  // question collected well.
-  const retry = await closingOnRefusal([endpoint, models], () =>
-    openRetried(HOTPOT_COLLECT_SUITE, options, {
-      protocol,
-      tokenizerHash: counter.hash,
-      sources: {
-        dataset: sha256Hex(bytes),
-        ...Object.fromEntries(Object.entries(sessions).map(([name, file]) => [name, sha256Hex(file)])),
-      },
-    }));
-  const finished = await runSuite(
-    {
-      suite: HOTPOT_COLLECT_SUITE,
-      invocation,
-      options: { ...options },
-      output: options.output,
-      resume: options.resume,
-      quiet: options.quiet,
-      retry,
-      protocol,
-      tokenizer: { name: counter.name, hash: counter.hash },
-      // Every shard declares the whole selection's sources (the dataset and, for Hermes sessions, every
-      // selected question's file), so the shards' headers agree and a merge equals the unsharded run.
-      sources: { dataset: bytes, ...sessions },
-      models: models ?? undefined,
-      // Values passed to the agent under secret-looking names: no option may hold one.
-      ...(mode.kind === "agent" ? { secrets: passedSecrets("--agent-env", mode.passedEnv) } : {}),
-      ...(options.shard !== undefined ? { shard: options.shard } : {}),
+  const finished = await runSuiteCommand({
+    suite: HOTPOT_COLLECT_SUITE,
+    options,
+    invocation,
+    models: modeKind === "live" || agentModel,
+    endpoint: agentModel,
+    // Every shard declares the whole selection's sources (the dataset and, for Hermes sessions, every
+    // selected question's file), so the shards' headers agree and a merge equals the unsharded run.
+    sources: { dataset: bytes, ...sessions },
+    async prepare({ models, endpoint }) {
+      const mode: CollectMode = modeKind === "live"
+        ? { kind: "live", chat: models!.chat, model: models!.description.chat_model }
+        : modeKind === "agent"
+        ? { ...await agentMode(options), ...(endpoint ? { endpoint } : {}) }
+        : { kind: modeKind };
+      const protocol = {
+        suite: "hotpot",
+        stage: "collect",
+        selection,
+        collection: mode.kind,
+        ...(mode.kind === "agent" ? { agent: mode.command } : {}),
+        // The chat model the agent was handed through the loopback endpoint, when it was.
+        ...(endpoint ? { agent_model: models!.description } : {}),
+        // The names of the variables the agent was given (never their values).
+        ...(mode.kind === "agent" && Object.keys(mode.passedEnv).length > 0
+          ? { agent_env: Object.keys(mode.passedEnv).sort() }
+          : {}),
+      };
+      return {
+        protocol,
+        // Values passed to the agent under secret-looking names: no option may hold one.
+        ...(mode.kind === "agent" ? { secrets: passedSecrets("--agent-env", mode.passedEnv) } : {}),
+        value: mode,
+      };
     },
-    async (context) => {
+    async run(context, _setup, mode) {
       const corpus = await collectCorpus(context, {
         datasetPath: datasetLabel,
         datasetSha256: sha256Hex(bytes),
@@ -169,7 +143,7 @@ export async function hotpotCollect(
       });
       return { result: corpus, files: {}, lines: collectionSummaryLines(corpus, context.run.path) };
     },
-  ).finally(() => endpoint?.close());
+  });
   // A shard whose part of the selection holds no question is a finished part, not a failed collection.
   if (options.shard === undefined || finished.result.questions.length > 0) assertSomeValid(finished.result);
   return finished.path;
@@ -227,7 +201,6 @@ export async function hotpotRunCommand(
   // The corpus's questions were parsed one by one and dropped: collected before the tokenizer is built.
   heapBudget.collect();
   refuseWithRetry(options);
-  const checkOnly = options["check-only"] === true;
   // A declared method needs what the hotpot frame gives (units, rankings, summaries): all of them do.
   const selected = await selectMethods(options, HOTPOT_METHODS, () => true);
   const runOptions = {
@@ -244,47 +217,29 @@ export async function hotpotRunCommand(
     ...(options.compressions !== undefined ? { compressions: options.compressions } : {}),
     ...(options.answers !== undefined ? { answers: options.answers } : {}),
   };
-  const frozen = await openFrozenFor(HOTPOT_SUITE, options["frozen-run"], checkOnly, runOptions);
-  const counter = await loadTokenCounter(options.tokenizer);
-  if (runOptions.reserve >= Math.min(...(runOptions.inputCaps ?? [runOptions.inputCap]))) {
-    throw new UsageError("--reserve must be smaller than --input-cap");
-  }
-  const prices = await readPrices(options);
-  const models = await setupModels(options, counter, checkOnly, frozen?.manifest.protocol);
-  if (frozen && !checkOnly) {
-    const ours = { tokenizerHash: counter.hash, corpusHash: corpusSha256, models: models.description };
-    await closingOnRefusal([models], () => assertHotpotFrozen(frozen, { ...ours, options: runOptions }));
-  }
-  const protocol = { suite: "hotpot", ...runOptions, models: models.description };
-  const retry = await closingOnRefusal([models], () =>
-    openRetried(HOTPOT_SUITE, options, {
-      protocol,
-      tokenizerHash: counter.hash,
-      sources: { corpus: corpusSha256 },
-    }));
-  // Outside engine methods reach the chat model only through this loopback endpoint, a token per call: their
-  // calls are their engine node's requests (compression usage).
-  const endpoint = selected.engines.length > 0 && models.chatEndpoint
-    ? startLoopbackProxy(models.chatEndpoint)
-    : undefined;
-  const finished = await runSuite(
-    {
-      suite: HOTPOT_SUITE,
-      invocation,
-      options: { ...options },
-      output: options.output,
-      resume: options.resume,
-      quiet: options.quiet,
-      frozen,
-      retry,
-      checkOnly,
-      protocol,
-      tokenizer: { name: counter.name, hash: counter.hash },
-      sources: sources as Record<string, Uint8Array>,
-      shard: options.shard,
-      models,
+  const finished = await runSuiteCommand({
+    suite: HOTPOT_SUITE,
+    options,
+    invocation,
+    frozenFor: runOptions,
+    afterTokenizer() {
+      if (runOptions.reserve >= Math.min(...(runOptions.inputCaps ?? [runOptions.inputCap]))) {
+        throw new UsageError("--reserve must be smaller than --input-cap");
+      }
     },
-    async (context) => {
+    prices: true,
+    // Outside engine methods reach the chat model only through the loopback endpoint, a token per call: their
+    // calls are their engine node's requests (compression usage).
+    endpoint: selected.engines.length > 0,
+    sources: sources as Record<string, Uint8Array>,
+    async prepare({ frozen, checkOnly, counter, models }) {
+      if (frozen && !checkOnly) {
+        const ours = { tokenizerHash: counter.hash, corpusHash: corpusSha256, models: models.description };
+        await assertHotpotFrozen(frozen, { ...ours, options: runOptions });
+      }
+      return { protocol: { suite: "hotpot", ...runOptions, models: models.description }, value: undefined };
+    },
+    async run(context, { counter, models, prices, endpoint }) {
       if (context.resumed && context.run.header.sources.corpus !== corpusSha256) {
         throw new UsageError(`--corpus ${options.corpus} differs from the corpus this run started with`);
       }
@@ -316,6 +271,6 @@ export async function hotpotRunCommand(
         check: outcome.checkOnly,
       };
     },
-  ).finally(() => endpoint?.close());
+  });
   return finished.path;
 }

@@ -1,27 +1,16 @@
 /**
- * What `sweep run` does once its options are parsed: check the sandbox, the fixture and the frozen run before
- * anything is written, set up the tokenizer and the models, and run the suite through the one life cycle.
+ * What `sweep run` does once its options are parsed: check the sandbox, the fixture and the options before
+ * anything is written, and hand the sweep's pieces (its frozen-run check, protocol and body) to the one run
+ * set-up (`../run_command.ts`), which sets up the tokenizer and the models and runs the suite.
  *
  * @module
  */
-import { readPrices } from "../../analysis/read_prices.ts";
 import { type EngineOption, selectMethods } from "../method_selection.ts";
-import { startLoopbackProxy } from "../../models/loopback_proxy.ts";
 import { assetPath } from "../../assets.ts";
 import { UsageError } from "../../errors.ts";
 import { readInputFile } from "../../fs_input.ts";
-import { loadTokenCounter } from "../../tokens/load.ts";
-import { setupModels } from "../model_setup.ts";
-import {
-  closingOnRefusal,
-  openFrozenFor,
-  openRetried,
-  refuseWithRetry,
-  type RunCommandOptions,
-  type RunInvocation,
-  runSuite,
-} from "../run_lifecycle.ts";
-import { sha256Hex } from "../../store/hash.ts";
+import { refuseWithRetry, runSuiteCommand } from "../run_command.ts";
+import type { RunCommandOptions, RunInvocation } from "../run_lifecycle.ts";
 import { SWEEP_SUITE } from "./definition.ts";
 import { loadSweepFixture } from "./fixture.ts";
 import { DEFAULT_SWEEP_TRAJECTORY } from "./oracle.ts";
@@ -102,45 +91,27 @@ export async function sweepRunCommand(
   if (runOptions.reserve >= Math.min(...caps, runOptions.summaryAllowance)) {
     throw new UsageError("--reserve must be smaller than --input-cap and --summary-allowance");
   }
-  const checkOnly = options["check-only"] === true;
-  const frozen = await openFrozenFor(SWEEP_SUITE, options["frozen-run"], checkOnly, runOptions);
-  const counter = await loadTokenCounter(options.tokenizer);
   const trajectoryBytes = await readInputFile(fixture.path, "--trajectory");
-  const prices = await readPrices(options);
-  const models = await setupModels(options, counter, checkOnly, frozen?.manifest.protocol);
-  if (frozen && !checkOnly) {
-    const ours = { tokenizerHash: counter.hash, fixtureHash: fixture.hash, models: models.description };
-    await closingOnRefusal([models], () => assertSweepFrozen(frozen, { ...ours, options: runOptions }));
-  }
-  const protocol = { suite: "sweep", ...runOptions, fixture: fixture.hash, models: models.description };
-  const retry = await closingOnRefusal([models], () =>
-    openRetried(SWEEP_SUITE, options, {
-      protocol,
-      tokenizerHash: counter.hash,
-      sources: { trajectory: sha256Hex(trajectoryBytes) },
-    }));
-  // Outside engine methods reach the chat model only through this loopback endpoint, a token per call.
-  const endpoint = runOptions.engines?.length && models.chatEndpoint
-    ? startLoopbackProxy(models.chatEndpoint)
-    : undefined;
-  const finished = await runSuite(
-    {
-      suite: SWEEP_SUITE,
-      invocation,
-      options: { ...options },
-      output: options.output,
-      resume: options.resume,
-      quiet: options.quiet,
-      frozen,
-      retry,
-      checkOnly,
-      protocol,
-      tokenizer: { name: counter.name, hash: counter.hash },
-      sources: { trajectory: trajectoryBytes },
-      shard: options.shard,
-      models,
+  const finished = await runSuiteCommand({
+    suite: SWEEP_SUITE,
+    options,
+    invocation,
+    frozenFor: runOptions,
+    prices: true,
+    // Outside engine methods reach the chat model only through the loopback endpoint, a token per call.
+    endpoint: (runOptions.engines?.length ?? 0) > 0,
+    sources: { trajectory: trajectoryBytes },
+    async prepare({ frozen, checkOnly, counter, models }) {
+      if (frozen && !checkOnly) {
+        const ours = { tokenizerHash: counter.hash, fixtureHash: fixture.hash, models: models.description };
+        await assertSweepFrozen(frozen, { ...ours, options: runOptions });
+      }
+      return {
+        protocol: { suite: "sweep", ...runOptions, fixture: fixture.hash, models: models.description },
+        value: undefined,
+      };
     },
-    async (context) => {
+    async run(context, { counter, models, prices, endpoint }) {
       const outcome = await runSweep(context, fixture, runOptions, models, counter, {
         bootstrap: options.bootstrap,
         prices,
@@ -161,6 +132,6 @@ export async function sweepRunCommand(
         ],
       };
     },
-  ).finally(() => endpoint?.close());
+  });
   return finished.path;
 }

@@ -1,0 +1,310 @@
+/**
+ * The set-up every run command shares, written once: each `src/suites/<suite>/command.ts` checks its own
+ * inputs and hands {@link runSuiteCommand} its suite-specific pieces. In order: the frozen run (`--frozen-run`,
+ * `--check-only`: {@link openFrozenFor}), the tokenizer, the prices (`--price`, `--prices`), the models and the
+ * loopback endpoint outside engines and agents reach the chat model through; then the suite's checks and its
+ * protocol (a refusal closes the models and the endpoint: {@link closingOnRefusal}), the retried run
+ * (`--retry-failed`: {@link openRetried}), and the run through the one life cycle (`runSuite`), the endpoint
+ * closed after it. Nothing is written before every check has passed.
+ *
+ * @module
+ */
+import { readPrices } from "../analysis/read_prices.ts";
+import type { PriceTable } from "../analysis/cost.ts";
+import { CheckFailedError, UsageError } from "../errors.ts";
+import { CLI } from "../core/program_name.ts";
+import type { NamedSecret } from "../core/secrets.ts";
+import { type LoopbackProxy, startLoopbackProxy } from "../models/loopback_proxy.ts";
+import { FrozenRun } from "../pipeline/frozen_run.ts";
+import type { Shard } from "../pipeline/shard.ts";
+import { sha256Hex } from "../store/hash.ts";
+import { readManifest } from "../store/run_dir.ts";
+import { formatProblem, verifyRun } from "../store/verify.ts";
+import { loadTokenCounter } from "../tokens/load.ts";
+import type { TokenCounter } from "../tokens/types.ts";
+import { type ModelSetup, setupModels } from "./model_setup.ts";
+import {
+  failedNodes,
+  type FinishedRun,
+  type RunCommandOptions,
+  type RunContext,
+  type RunInvocation,
+  runSuite,
+  type SuiteOutcome,
+} from "./run_lifecycle.ts";
+import type { Suite } from "./suite.ts";
+
+/**
+ * The set-up step every run command takes once its models (and loopback endpoint) are open, before the run
+ * directory exists: `check` (a frozen-run check, the retried run, the engines' specs) runs, and when it
+ * refuses, everything in `open` is closed (in order) before the refusal is rethrown, so bad input leaves no
+ * model process or endpoint behind.
+ */
+export async function closingOnRefusal<T>(
+  open: readonly ({ close(): Promise<void> } | null | undefined)[],
+  check: () => T | Promise<T>,
+): Promise<T> {
+  try {
+    return await check();
+  } catch (error) {
+    for (const resource of open) await resource?.close();
+    throw error;
+  }
+}
+
+/** Opens the frozen run named by `--frozen-run`, refusing a missing or unfinished one. */
+export async function openFrozen(
+  path: string | undefined,
+  checkOnly: boolean,
+): Promise<FrozenRun | undefined> {
+  if (checkOnly && path === undefined) throw new UsageError("--check-only needs --frozen-run DIR");
+  if (path === undefined) return undefined;
+  await readManifest(path, "--frozen-run"); // a missing, unfinished or unreadable run is named as such
+  if (checkOnly) {
+    // Check-only audits the frozen run: one whose blobs, keys or journal do not verify fails the check (exit 1),
+    // whichever of its blobs was altered, before anything is written.
+    const report = await verifyRun(path);
+    if (!report.ok) {
+      throw new CheckFailedError(
+        `--frozen-run ${path} does not verify (${report.problems.length} problem(s); first: ${
+          formatProblem(report.problems[0])
+        }); see '${CLI} verify ${path}'`,
+      );
+    }
+  }
+  return await FrozenRun.open(path);
+}
+
+/** Opens the frozen run of `suite` and checks that it can serve this run (see {@link Suite.checkFrozen}). */
+export async function openFrozenFor(
+  suite: Suite,
+  path: string | undefined,
+  checkOnly: boolean,
+  protocol: Record<string, unknown>,
+): Promise<FrozenRun | undefined> {
+  const frozen = await openFrozen(path, checkOnly);
+  if (!frozen) return undefined;
+  if (frozen.manifest.suite !== suite.name) {
+    throw new UsageError(
+      `--frozen-run ${frozen.path} is a '${frozen.manifest.suite}' run, not a ${suite.name} run`,
+    );
+  }
+  const reason = suite.checkFrozen?.(frozen.manifest, protocol) ?? null;
+  if (reason !== null) throw new UsageError(`${reason} of ${frozen.path}`);
+  return frozen;
+}
+
+/** A protocol field as a person sets it: the option's spelling for the fields whose name says it. */
+const PROTOCOL_FIELD_OPTIONS: Record<string, string> = {
+  "models.chat_model": "chat model (--model)",
+  "models.decision_model": "decision model (DECISION_MODEL_NAME)",
+  "models.mode": "--reference/--live",
+  inputCaps: "--input-cap",
+  topN: "--top-n",
+};
+
+function optionOfField(path: string): string {
+  return PROTOCOL_FIELD_OPTIONS[path] ??
+    `--${path.split(".").at(-1)!.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`).replaceAll("_", "-")}`;
+}
+
+/** Every field path (`a.b`) where two protocols differ (descriptions, `models.note`, are not compared). */
+function protocolDifferences(ours: unknown, theirs: unknown, path = ""): string[] {
+  const isRecord = (v: unknown): v is Record<string, unknown> =>
+    v !== null && typeof v === "object" && !Array.isArray(v);
+  if (isRecord(ours) && isRecord(theirs)) {
+    const keys = [...new Set([...Object.keys(ours), ...Object.keys(theirs)])].sort();
+    return keys.flatMap((k) => {
+      const at = path === "" ? k : `${path}.${k}`;
+      return at === "models.note" ? [] : protocolDifferences(ours[k], theirs[k], at);
+    });
+  }
+  return JSON.stringify(ours) === JSON.stringify(theirs) ? [] : [path];
+}
+
+/** Refuses the options `--retry-failed` cannot be given with (call it before any of them is acted on). */
+export function refuseWithRetry(given: RunCommandOptions & { shard?: unknown }): void {
+  if (given["retry-failed"] === undefined) return;
+  for (const other of ["frozen-run", "check-only", "shard"] as const) {
+    if (given[other] !== undefined) {
+      throw new UsageError(
+        `--retry-failed and --${other} cannot be combined (a retry reuses the retried run's own nodes)`,
+      );
+    }
+  }
+}
+
+/**
+ * Opens the run named by `--retry-failed RUN` for a new run of `suite` with `protocol`, tokenizer and sources:
+ * refused (exit 2, before anything is written) when RUN is unfinished, of another suite, has no failed node,
+ * or when an option that enters a key differs from RUN's (naming the option and both values), since its nodes
+ * could then not be reused.
+ */
+export async function openRetried(
+  suite: Suite,
+  given: RunCommandOptions & { shard?: unknown },
+  ours: { protocol: unknown; tokenizerHash: string | null; sources: Record<string, string> },
+): Promise<FrozenRun | undefined> {
+  const path = given["retry-failed"];
+  if (path === undefined) return undefined;
+  refuseWithRetry(given);
+  await readManifest(path, "--retry-failed"); // a missing, unfinished or unreadable run is named as such
+  const retried = await FrozenRun.open(path);
+  const manifest = retried.manifest;
+  if (manifest.suite !== suite.name) {
+    throw new UsageError(`--retry-failed ${path} is a '${manifest.suite}' run, not a ${suite.name} run`);
+  }
+  if (manifest.shard !== undefined) {
+    throw new UsageError(`--retry-failed ${path} is a shard; retry the shards before merging them`);
+  }
+  const differing: string[] = protocolDifferences(ours.protocol, manifest.protocol).map((field) => {
+    const value = (p: unknown) => {
+      const v = field.split(".").reduce((v: unknown, k) => (v as Record<string, unknown>)?.[k], p);
+      if (v === undefined) return "(not set)";
+      return Array.isArray(v) ? v.join(",") : typeof v === "string" ? v : JSON.stringify(v);
+    };
+    return `${optionOfField(field)} ${value(ours.protocol)} differs from the retried run's ${
+      value(manifest.protocol)
+    }`;
+  });
+  if ((manifest.tokenizer?.hash ?? null) !== ours.tokenizerHash) {
+    differing.push(
+      `--tokenizer (hash) ${ours.tokenizerHash} differs from the retried run's ${manifest.tokenizer?.hash}`,
+    );
+  }
+  for (const [name, hash] of Object.entries(ours.sources)) {
+    if (manifest.sources[name] !== hash) {
+      differing.push(
+        `--${name} (sha256 ${hash.slice(0, 12)}) differs from the retried run's (${
+          (manifest.sources[name] ?? "none").slice(0, 12)
+        })`,
+      );
+    }
+  }
+  if (differing.length > 0) {
+    throw new UsageError(
+      `--retry-failed ${path}: ${
+        differing.join("; ")
+      }. A retry keeps the retried run's protocol (its nodes are ` +
+        `reused by key): give its options, or start a new run without --retry-failed`,
+    );
+  }
+  if (failedNodes(retried).length === 0) {
+    throw new UsageError(
+      `--retry-failed ${path}: every node of the run finished ok; there is nothing to retry`,
+    );
+  }
+  return retried;
+}
+
+/** The options the shared set-up reads: every run command's, and the ones only some commands take. */
+export interface RunSetupOptions extends RunCommandOptions {
+  tokenizer?: string;
+  /** The part of the work this run does (`--shard K/N`), recorded in the header. */
+  shard?: Shard;
+  price?: { model: string; input: number; output: number }[];
+  prices?: string;
+}
+
+/** The models of a set-up: always, or (a collection that may call none) only when asked for. */
+type ModelsOf<W extends boolean> = W extends true ? ModelSetup : ModelSetup | null;
+
+/** What is open once the shared steps have passed, handed to the suite's checks and its body. */
+export interface RunSetup<W extends boolean = true> {
+  /** `--check-only`: nothing is sent, the frozen run's requests are rebuilt and compared. */
+  checkOnly: boolean;
+  /** `--frozen-run`, opened and checked by its suite ({@link openFrozenFor}). */
+  frozen: FrozenRun | undefined;
+  counter: TokenCounter;
+  /** `--price`, `--prices` (null: none given, or the command takes none). */
+  prices: PriceTable | null;
+  models: ModelsOf<W>;
+  /** The loopback endpoint outside engines and agents reach the chat model through (when asked for). */
+  endpoint: LoopbackProxy | undefined;
+}
+
+/** What a suite's checks give once the models are open: the run's protocol and what its body needs. */
+export interface PreparedRun<X> {
+  protocol: unknown;
+  /** Values passed to outside processes under secret-looking names: no option may hold one. */
+  secrets?: NamedSecret[];
+  /** What the body needs of the checks (a collection's mode, say). */
+  value: X;
+}
+
+/** A run command's suite-specific pieces (its inputs are checked before it calls {@link runSuiteCommand}). */
+export interface SuiteCommand<X, T, W extends boolean = true> {
+  suite: Suite;
+  /** The validated options (recorded in the header as given: `runSuite`). */
+  options: RunSetupOptions;
+  invocation: RunInvocation;
+  /** The run options a frozen run must suit (`Suite.checkFrozen`); absent: the command takes none. */
+  frozenFor?: Record<string, unknown>;
+  /** Checks made once the tokenizer is loaded, before the models are set up. */
+  afterTokenizer?(counter: TokenCounter): void | Promise<void>;
+  /** Whether the run reads `--price` and `--prices` (default: no). */
+  prices?: boolean;
+  /** Whether the run sets up models (default: yes). */
+  models?: W;
+  /** Whether an outside engine or agent reaches the chat model through the loopback endpoint. */
+  endpoint?: boolean;
+  /** The run's sources; the object is emptied once they are stored (a large source is not held meanwhile). */
+  sources: Record<string, Uint8Array>;
+  /** The suite's checks once the models are open (a refusal closes them) and the run's protocol. */
+  prepare(setup: RunSetup<W>): PreparedRun<X> | Promise<PreparedRun<X>>;
+  /** The suite's body, run inside the run directory. */
+  run(context: RunContext, setup: RunSetup<W>, value: X): Promise<SuiteOutcome<T>>;
+}
+
+/** Sets up a suite's run (see the module's description) and runs it through the one life cycle. */
+export async function runSuiteCommand<X, T, W extends boolean = true>(
+  command: SuiteCommand<X, T, W>,
+): Promise<FinishedRun<T>> {
+  const { suite, options } = command;
+  const checkOnly = options["check-only"] === true;
+  const frozen = command.frozenFor === undefined
+    ? undefined
+    : await openFrozenFor(suite, options["frozen-run"], checkOnly, command.frozenFor);
+  const counter = await loadTokenCounter(options.tokenizer);
+  await command.afterTokenizer?.(counter);
+  const prices = command.prices ? await readPrices(options) : null;
+  const models =
+    (command.models === false
+      ? null
+      : await setupModels(options, counter, checkOnly, frozen?.manifest.protocol)) as ModelsOf<W>;
+  const endpoint = command.endpoint && models?.chatEndpoint
+    ? startLoopbackProxy(models.chatEndpoint)
+    : undefined;
+  const open = [endpoint, models];
+  const setup: RunSetup<W> = { checkOnly, frozen, counter, prices, models, endpoint };
+  const prepared = await closingOnRefusal(open, () => command.prepare(setup));
+  // A run whose nodes failed is retried as a new run that reuses every node finished well there.
+  const retry = await closingOnRefusal(open, () =>
+    openRetried(suite, options, {
+      protocol: prepared.protocol,
+      tokenizerHash: counter.hash,
+      sources: options["retry-failed"] === undefined ? {} : Object.fromEntries(
+        Object.entries(command.sources).map(([name, bytes]) => [name, sha256Hex(bytes)]),
+      ),
+    }));
+  return await runSuite(
+    {
+      suite,
+      invocation: command.invocation,
+      options: { ...options },
+      output: options.output,
+      resume: options.resume,
+      quiet: options.quiet,
+      frozen,
+      retry,
+      checkOnly,
+      protocol: prepared.protocol,
+      tokenizer: { name: counter.name, hash: counter.hash },
+      sources: command.sources,
+      shard: options.shard,
+      models: models ?? undefined,
+      secrets: prepared.secrets,
+    },
+    (context) => command.run(context, setup, prepared.value),
+  ).finally(() => endpoint?.close());
+}
