@@ -219,3 +219,98 @@ Deno.test("well-formed surrogate pairs, null-prototype objects and safe integers
   assert.equal(canonicalJson({ "\u{1f600}": "\u{1f600}" }), '{"😀":"😀"}');
   assert.equal(canonicalJson(Number.MAX_SAFE_INTEGER), "9007199254740991");
 });
+
+/** A small seeded generator (mulberry32), so the generated values are the same on every run. */
+function random(seed: number): () => number {
+  return () => {
+    seed = (seed + 0x6d2b79f5) | 0;
+    let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
+    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+/** Generated JSON-like values, mostly I-JSON, now and then one that is not (`bad` odds per leaf). */
+function generated(next: () => number, depth: number, bad: number): unknown {
+  const pick = <T>(items: readonly T[]): T => items[Math.floor(next() * items.length)];
+  const text = () =>
+    Array.from({ length: Math.floor(next() * 6) }, () =>
+      pick([
+        "a",
+        "Z",
+        " ",
+        '"',
+        "\\",
+        "/",
+        "\n",
+        "\u0001",
+        "\u001f",
+        "\u007f",
+        "\u2028",
+        "é",
+        "€",
+        "\ufb33",
+        "😀",
+        "\u{10ffff}",
+        "</script>",
+      ])).join("");
+  if (next() < bad) {
+    return pick([
+      NaN,
+      Infinity,
+      undefined,
+      2 ** 53 + 2,
+      "\ud800",
+      "x\udc00",
+      new Map(),
+      new Date(0),
+      1n,
+      () => 0,
+    ]);
+  }
+  const leaf = depth <= 0 || next() < 0.3;
+  if (leaf) {
+    return pick([
+      () => null,
+      () => next() < 0.5,
+      () => text(),
+      () => Math.floor(next() * 2000) - 1000,
+      () => (next() - 0.5) * 10 ** Math.floor(next() * 60 - 30),
+      () => pick([0, -0, 5e-324, 1e21, 1e-7, 9007199254740991, -9007199254740991, 333333333.33333329, 1e300]),
+    ])();
+  }
+  if (next() < 0.4) {
+    const list = Array.from({ length: Math.floor(next() * 5) }, () => generated(next, depth - 1, bad));
+    if (next() < bad) delete list[0]; // a hole
+    return list;
+  }
+  const object: Record<string, unknown> = next() < 0.1 ? Object.create(null) : {};
+  for (let i = Math.floor(next() * 5); i > 0; i--) object[text()] = generated(next, depth - 1, bad);
+  return object;
+}
+
+Deno.test("canonical text equals the canonicalize package's, and refusals assertIJson's, on generated values", async () => {
+  const { default: canonicalize } = await import("canonicalize");
+  const { assertIJson } = await import("../src/store/canonical.ts");
+  const outcome = (f: () => string) => {
+    try {
+      return { text: f() };
+    } catch (error) {
+      if (error instanceof NotIJsonError) return { refused: error.message };
+      throw error;
+    }
+  };
+  const next = random(8785);
+  let refused = 0;
+  for (let i = 0; i < 3000; i++) {
+    const value = generated(next, 4, i % 3 === 0 ? 0.02 : 0);
+    const ours = outcome(() => canonicalJson(value));
+    const reference = outcome(() => {
+      assertIJson(value);
+      return canonicalize(value) as string;
+    });
+    assert.deepEqual(ours, reference, `value ${i}`);
+    if ("refused" in ours) refused++;
+  }
+  assert.ok(refused > 50 && refused < 1000, `refusals exercised: ${refused}`);
+});

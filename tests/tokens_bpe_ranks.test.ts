@@ -125,3 +125,24 @@ Deno.test("no ranks file is made where counting from it would not be exact", () 
   assert.ok(refused({ ...base, pre_tokenizer: { type: "Sequence", pretokenizers: [{ type: "Split" }] } }));
   assert.ok(refused({ ...base, model: { ...base.model, type: "Unigram" } }));
 });
+
+Deno.test("the rank table answers as a Map of the same lines: every merge, repeats, absent keys", async () => {
+  const { RankTable } = await import("../src/tokens/bpe_ranks.ts");
+  const lines = ['["a","b"]', '["ab","c"]', '["a","b"]', '["x","y"]', '["é","😀"]', '["\\n","\\\\"]', ""];
+  const text = `header\n${lines.join("\n")}\n`;
+  const table = new RankTable(text, text.indexOf("\n") + 1);
+  const map = new Map<string, number>();
+  lines.forEach((line, rank) => map.set(line, rank));
+  assert.equal(table.size, map.size);
+  for (const key of [...lines, '["a","c"]', '["a","b"', "", "header", '["x","y"]x']) {
+    assert.equal(table.get(key), map.get(key), JSON.stringify(key));
+  }
+  // The shipped file: every line's rank, as the library's own map of tokenizer.json's merges has it.
+  const { json, bytes } = await library(DEFAULT_TOKENIZER_DIR);
+  const ranks = await readBpeRanks(DEFAULT_TOKENIZER_DIR, sha256(bytes));
+  assert.ok(ranks);
+  const merges = (json as { model: { merges: [string, string][] } }).model.merges;
+  const expected = new Map(merges.map((merge, rank) => [JSON.stringify(merge), rank]));
+  assert.equal(ranks.ranks.size, expected.size);
+  for (const [key, rank] of expected) assert.equal(ranks.ranks.get(key), rank);
+});

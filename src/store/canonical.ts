@@ -3,9 +3,14 @@
  * values JSON cannot represent exactly are refused with an error naming the path to the bad value, instead of
  * being silently dropped or rounded by `JSON.stringify`.
  *
+ * The gate and the serialization are one pass over the value ({@link canonicalJson}); the path to a refused
+ * value is worked out only then, by {@link assertIJson}, so a value that passes builds no path strings. The
+ * text is the `canonicalize` package's (RFC 8785's own serialization: members sorted by UTF-16 code units,
+ * strings and numbers as ECMAScript's `JSON.stringify` writes them); `tests/store_canonical.test.ts` holds it
+ * to that package on the RFC's vectors and on generated values.
+ *
  * @module
  */
-import canonicalize from "canonicalize";
 
 /** The value is not I-JSON; `path` locates it (e.g. `$.nodes[3].params.seed`). */
 export class NotIJsonError extends TypeError {
@@ -24,19 +29,13 @@ const MAX_SAFE = Number.MAX_SAFE_INTEGER;
 const EXPONENT_FORM = 1e21;
 
 function hasLoneSurrogate(text: string): boolean {
-  for (let i = 0; i < text.length; i++) {
-    const code = text.charCodeAt(i);
-    if (code >= 0xd800 && code <= 0xdbff) {
-      const next = text.charCodeAt(i + 1);
-      if (next >= 0xdc00 && next <= 0xdfff) {
-        i++;
-        continue;
-      }
-      return true;
-    }
-    if (code >= 0xdc00 && code <= 0xdfff) return true;
-  }
-  return false;
+  return !text.isWellFormed();
+}
+
+/** A number I-JSON refuses: not finite, or an integer written as digits beyond ±(2^53−1). */
+function refusedNumber(value: number): boolean {
+  if (!Number.isFinite(value)) return true;
+  return Number.isInteger(value) && Math.abs(value) > MAX_SAFE && Math.abs(value) < EXPONENT_FORM;
 }
 
 function childPath(path: string, key: string): string {
@@ -60,9 +59,7 @@ export function assertIJson(value: unknown, path = "$"): void {
       if (!Number.isFinite(value)) throw new NotIJsonError(path, `number ${value}`);
       // An integer beyond 2^53 written as plain digits claims an exactness a double cannot give (RFC 7493
       // §2.2). From 1e21 on, RFC 8785 writes the number in exponent form (`1e+21`): plainly a double, accepted.
-      if (Number.isInteger(value) && Math.abs(value) > MAX_SAFE && Math.abs(value) < EXPONENT_FORM) {
-        throw new NotIJsonError(path, `integer ${value} beyond 2^53`);
-      }
+      if (refusedNumber(value)) throw new NotIJsonError(path, `integer ${value} beyond 2^53`);
       return;
     case "undefined":
       throw new NotIJsonError(path, "undefined");
@@ -93,12 +90,62 @@ export function assertIJson(value: unknown, path = "$"): void {
   }
 }
 
+/** Thrown inside {@link serialize} at the first value I-JSON refuses (no stack trace to capture). */
+const REFUSED: unique symbol = Symbol("not I-JSON");
+
+/**
+ * RFC 8785 text of `value`, refusing (throwing {@link REFUSED}) exactly what {@link assertIJson} refuses: the
+ * same checks, without the paths.
+ */
+function serialize(value: unknown): string {
+  switch (typeof value) {
+    case "string":
+      if (!value.isWellFormed()) throw REFUSED;
+      return JSON.stringify(value);
+    case "number":
+      if (refusedNumber(value)) throw REFUSED;
+      return JSON.stringify(value);
+    case "boolean":
+      return value ? "true" : "false";
+    case "object":
+      break;
+    default:
+      throw REFUSED;
+  }
+  if (value === null) return "null";
+  if (Array.isArray(value)) {
+    let text = "[";
+    for (let i = 0; i < value.length; i++) {
+      if (!(i in value)) throw REFUSED;
+      if (i > 0) text += ",";
+      text += serialize(value[i]);
+    }
+    return text + "]";
+  }
+  const proto = Object.getPrototypeOf(value);
+  if (proto !== Object.prototype && proto !== null) throw REFUSED;
+  if (Object.getOwnPropertySymbols(value).length > 0) throw REFUSED;
+  // The default sort orders by UTF-16 code units, as RFC 8785 requires.
+  const keys = Object.keys(value).sort();
+  let text = "{";
+  for (let i = 0; i < keys.length; i++) {
+    const key = keys[i];
+    if (!key.isWellFormed()) throw REFUSED;
+    if (i > 0) text += ",";
+    text += JSON.stringify(key) + ":" + serialize((value as Record<string, unknown>)[key]);
+  }
+  return text + "}";
+}
+
 /** RFC 8785 canonical JSON text of an I-JSON value (see {@link assertIJson}). */
 export function canonicalJson(value: unknown): string {
-  assertIJson(value);
-  const text = canonicalize(value);
-  if (text === undefined) throw new NotIJsonError("$", "no JSON representation");
-  return text;
+  try {
+    return serialize(value);
+  } catch (error) {
+    if (error !== REFUSED) throw error;
+    assertIJson(value); // names the path to the refused value
+    throw new NotIJsonError("$", "no JSON representation");
+  }
 }
 
 /** UTF-8 bytes of {@link canonicalJson}. */

@@ -39,11 +39,100 @@ export const BpeRanksHeaderSchema = z.object({
   outline: z.object({ model: z.object({ type: z.literal("BPE") }).loose() }).loose(),
 });
 
+/** The merge map the library's BPE reads: `JSON.stringify([left, right])` → rank (its `bpe_ranks.get`). */
+export interface RankLookup {
+  get(key: string): number | undefined;
+  /** Distinct merges. */
+  readonly size: number;
+}
+
 /** A read {@link BPE_RANKS_FILE}: the outline the library builds from and the merge map its BPE keys by. */
 export interface BpeRanks {
   outline: Record<string, unknown>;
-  /** `JSON.stringify([left, right])` → rank. */
-  ranks: Map<string, number>;
+  ranks: RankLookup;
+}
+
+/** FNV-1a over the UTF-16 code units of `text` from `start` to `end`. */
+function hashOf(text: string, start: number, end: number): number {
+  let hash = 0x811c9dc5;
+  for (let i = start; i < end; i++) hash = Math.imul(hash ^ text.charCodeAt(i), 0x01000193);
+  return hash >>> 0;
+}
+
+/**
+ * The merge lines of the file as a hash table over the file's own text (open addressing, linear probing):
+ * the keys stay where they are in the text, so loading makes no string and no map entry per merge (building a
+ * `Map` of the 151k merges took most of the load). `get` answers as a `Map` of the same lines in order would
+ * (a repeated line keeps its last rank, as the library's own map does).
+ */
+export class RankTable implements RankLookup {
+  readonly #text: string;
+  readonly #starts: Int32Array;
+  readonly #ends: Int32Array;
+  readonly #ranks: Int32Array;
+  readonly #hashes: Uint32Array;
+  /** Slot → entry + 1 (0: empty). */
+  readonly #slots: Int32Array;
+  readonly #mask: number;
+  /** Distinct merges. */
+  readonly size: number;
+
+  /** The table of the lines of `text` from `from` on (one key per line, each ending with a line feed). */
+  constructor(text: string, from: number) {
+    let lines = 0;
+    for (let at = text.indexOf("\n", from); at !== -1; at = text.indexOf("\n", at + 1)) lines++;
+    this.#text = text;
+    this.#starts = new Int32Array(lines);
+    this.#ends = new Int32Array(lines);
+    this.#ranks = new Int32Array(lines);
+    this.#hashes = new Uint32Array(lines);
+    let capacity = 1;
+    while (capacity < lines * 2) capacity *= 2;
+    this.#slots = new Int32Array(capacity);
+    this.#mask = capacity - 1;
+    let distinct = 0;
+    let start = from;
+    for (let rank = 0; rank < lines; rank++) {
+      const end = text.indexOf("\n", start);
+      const hash = hashOf(text, start, end);
+      let slot = hash & this.#mask;
+      for (;;) {
+        const held = this.#slots[slot];
+        if (held === 0) {
+          this.#starts[distinct] = start;
+          this.#ends[distinct] = end;
+          this.#ranks[distinct] = rank;
+          this.#hashes[distinct] = hash;
+          this.#slots[slot] = ++distinct;
+          break;
+        }
+        if (this.#hashes[held - 1] === hash && this.#equals(held - 1, text.slice(start, end))) {
+          this.#ranks[held - 1] = rank; // a repeated merge: the last rank, as Map.set
+          break;
+        }
+        slot = (slot + 1) & this.#mask;
+      }
+      start = end + 1;
+    }
+    this.size = distinct;
+  }
+
+  #equals(entry: number, key: string): boolean {
+    const start = this.#starts[entry];
+    return this.#ends[entry] - start === key.length && this.#text.startsWith(key, start);
+  }
+
+  /** The rank of merge `key` (`JSON.stringify([left, right])`), or undefined. */
+  get(key: string): number | undefined {
+    const hash = hashOf(key, 0, key.length);
+    let slot = hash & this.#mask;
+    for (;;) {
+      const held = this.#slots[slot];
+      if (held === 0) return undefined;
+      if (this.#hashes[held - 1] === hash && this.#equals(held - 1, key)) return this.#ranks[held - 1];
+      slot = (slot + 1) & this.#mask;
+    }
+  }
 }
 
 /** The 256 symbols GPT-2's byte-level mapping gives the bytes 0–255 (Hugging Face `ByteLevel`). */
@@ -127,12 +216,5 @@ export async function readBpeRanks(dir: string, tokenizerSha256: string): Promis
     throw error;
   }
   if (header.tokenizer_sha256 !== tokenizerSha256 || !text.endsWith("\n")) return null;
-  const ranks = new Map<string, number>();
-  let rank = 0;
-  for (let start = headerEnd + 1; start < text.length;) {
-    const end = text.indexOf("\n", start);
-    ranks.set(text.slice(start, end), rank++);
-    start = end + 1;
-  }
-  return { outline: header.outline, ranks };
+  return { outline: header.outline, ranks: new RankTable(text, headerEnd + 1) };
 }
