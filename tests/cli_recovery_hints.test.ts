@@ -7,7 +7,7 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import { editDistance, nearestOption } from "../src/cli/option_suggest.ts";
 import { cliCommand } from "../src/core/program_name.ts";
-import { interruptedLine, resumeCommandLine } from "../src/suites/interrupt_hint.ts";
+import { interruptedLine, resumeCommandLine } from "../src/cli/interrupt_hint.ts";
 import { suiteNamed } from "../src/suites/registry.ts";
 import { ROOT, runCli } from "./helpers/spawn.ts";
 

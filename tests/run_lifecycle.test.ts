@@ -4,8 +4,9 @@
  */
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { recordedOptions } from "../src/suites/run_lifecycle.ts";
-import { recordedCommand } from "../src/cli/run_argv.ts";
+import { recordedCommand, recordedOptions } from "../src/cli/run_argv.ts";
+import { noteText, retriedLine } from "../src/cli/run_printer.ts";
+import type { Suite } from "../src/suites/suite.ts";
 import { startReferenceServer } from "../src/models/reference/server.ts";
 import { testCounter } from "./models_support.ts";
 import { runCli } from "./helpers/spawn.ts";
@@ -73,4 +74,31 @@ Deno.test("every suite records its invocation without the --env-file path", asyn
     await server.close();
     await Deno.remove(dir, { recursive: true });
   }
+});
+
+Deno.test("the life cycle hands its notes to the CLI as data, and the CLI words them", () => {
+  const sweep = { command: ["sweep", "run"], resumable: true };
+  assert.equal(
+    noteText({ kind: "resumed", path: "runs/x", nodes: 12 }),
+    "resuming runs/x: 12 completed node(s) in the journal",
+  );
+  assert.equal(
+    noteText({ kind: "retrying", from: "runs/f", failed: 3 }),
+    "retrying runs/f: its 3 failed node(s) and what depends on them are executed again; every node it " +
+      "finished ok is reused",
+  );
+  assert.equal(noteText({ kind: "took-over", pid: 42 }), "took over the lock of process 42, which died");
+  assert.match(
+    noteText({ kind: "interrupted", suite: sweep as unknown as Suite, path: "runs/x" }),
+    /^run interrupted; continue it with: .*sweep run --resume runs\/x$/,
+  );
+  assert.equal(
+    noteText({ kind: "interrupted", suite: undefined, path: "runs/x" }),
+    "run interrupted; start it again",
+  );
+  assert.equal(
+    retriedLine({ from: "runs/f", failed: 3, executed: 5, sameKey: 3, reused: 40 }),
+    "retried 3 failed node(s) of runs/f: 5 node(s) executed (3 with the same key, the rest with new inputs), " +
+      "40 reused from it",
+  );
 });

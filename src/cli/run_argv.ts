@@ -12,7 +12,7 @@ import { UsageError } from "../errors.ts";
 import { inputError, statInputDirectory, statInputFile } from "../fs_input.ts";
 import { readJournal } from "../store/journal.ts";
 import { finishedRunRefusal } from "../store/run_dir.ts";
-import { type RunInvocation, type RunPrinter, UNRECORDED_OPTIONS } from "../suites/run_lifecycle.ts";
+import type { RunInvocation, RunPrinter } from "../suites/run_lifecycle.ts";
 import type { Suite } from "../suites/suite.ts";
 import { CONSOLE_PRINTER } from "./run_printer.ts";
 
@@ -65,6 +65,19 @@ export async function resumeArgv(dir: string, command: string[]): Promise<string
   return [...argv, "--resume", dir];
 }
 
+/** Options never recorded: `--env-file` names a file of secrets; `--resume` and `--help` are not the run's. */
+export const UNRECORDED_OPTIONS: readonly string[] = ["env-file", "resume", "help"];
+
+/** The options worth recording in a run header: set values only, without help, resume and secrets' files. */
+export function recordedOptions(options: Readonly<Record<string, unknown>>): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(options)) {
+    if (value === undefined || UNRECORDED_OPTIONS.includes(key)) continue;
+    out[key] = value;
+  }
+  return out;
+}
+
 /**
  * The command words recorded in a run header: `command` then `argv` without `--env-file` (and its path),
  * `--resume` (and its directory) or `--help`, in either `--name VALUE` or `--name=VALUE` form. No word holds a
@@ -84,11 +97,22 @@ export function recordedCommand(command: readonly string[], argv: readonly strin
   return out;
 }
 
-/** How the CLI invokes a run of `suite` with `argv` (the words after its command): recorded, printed to stdout. */
+/**
+ * How the CLI invokes a run of `suite` with `argv` (the words after its command) parsed into `options`:
+ * recorded (the command words and options the header holds), printed to stdout.
+ */
 export function runInvocation(
   suite: Pick<Suite, "command">,
   argv: string[],
+  options: Readonly<Record<string, unknown>>,
   printer: RunPrinter = CONSOLE_PRINTER,
 ): RunInvocation {
-  return { argv, command: recordedCommand(suite.command, argv), printer };
+  return {
+    argv,
+    // As validated when the run is asked for (a copy: the header records these values).
+    options: { ...options },
+    command: recordedCommand(suite.command, argv),
+    recordedOptions: recordedOptions(options),
+    printer,
+  };
 }

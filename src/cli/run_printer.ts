@@ -1,13 +1,17 @@
 /**
- * How the CLI shows a finished suite run (the {@link RunPrinter} every run command hands the run life cycle):
- * the suite's summary lines, the retry note and the run's path; for a check-only run the comparison with the
- * frozen run, exit 1 when an answer input differs.
+ * How the CLI shows a suite run (the {@link RunPrinter} every run command hands the run life cycle): the
+ * progress display and the life cycle's notes (resumed, retrying, a lock taken over, interrupted, worded here)
+ * on stderr, the `--resume` line when a signal stops the run; once it is finished, the suite's summary lines,
+ * the retry's outcome and the run's path, or for a check-only run the comparison with the frozen run, exit 1
+ * when an answer input differs.
  *
  * @module
  */
 import { CheckFailedError } from "../errors.ts";
 import type { CheckOnlyReport } from "../suites/answer_stage.ts";
-import type { RunPrinter } from "../suites/run_lifecycle.ts";
+import type { RetryOutcome, RunNote, RunPrinter } from "../suites/run_lifecycle.ts";
+import { Progress } from "../pipeline/progress.ts";
+import { resumeCommandLine, whileWriting } from "./interrupt_hint.ts";
 
 /** Prints a check-only report; throws {@link CheckFailedError} (exit 1) when an answer input differs. */
 export function printCheckOnly(
@@ -29,12 +33,45 @@ export function printCheckOnly(
   console.log("ok: every answer input equals the frozen run's");
 }
 
-/** The printer of every run command: stdout. */
+/** What the life cycle's `note` says, in words. */
+export function noteText(note: RunNote): string {
+  switch (note.kind) {
+    case "resumed":
+      return `resuming ${note.path}: ${note.nodes} completed node(s) in the journal`;
+    case "retrying":
+      return `retrying ${note.from}: its ${note.failed} failed node(s) and what depends on them are executed ` +
+        "again; every node it finished ok is reused";
+    case "took-over":
+      return `took over the lock of process ${note.pid}, which died`;
+    case "interrupted": {
+      const resume = resumeCommandLine(note.suite, note.path);
+      return `run interrupted; ${resume === null ? "start it again" : `continue it with: ${resume}`}`;
+    }
+  }
+}
+
+/**
+ * The line saying what `--retry-failed` did: the failed nodes are RUN's (as the header counts them); what was
+ * executed again is this run's: the failed nodes met with the same key, and those whose inputs changed because
+ * an earlier node was redone.
+ */
+export function retriedLine(retried: RetryOutcome): string {
+  return `retried ${retried.failed} failed node(s) of ${retried.from}: ${retried.executed} node(s) executed ` +
+    `(${retried.sameKey} with the same key, the rest with new inputs), ${retried.reused} reused from it`;
+}
+
+/**
+ * The printer of every run command: the progress display and the life cycle's notes on stderr, the
+ * `--resume` line on a signal, the finished run on stdout.
+ */
 export const CONSOLE_PRINTER: RunPrinter = {
+  progress: (title, quiet, names) => new Progress(title, { quiet, names }),
+  note: (progress, note) => progress.note(noteText(note)),
+  writing: (suite, path) => whileWriting(suite, path),
   finished({ lines, path, report, retried }) {
     for (const line of lines) console.log(line);
     const reports = report ? `\nreport: ${path}/REPORT.md (and report.html)` : "";
-    if (retried !== undefined) console.log(`\n${retried}`);
+    if (retried !== undefined) console.log(`\n${retriedLine(retried)}`);
     console.log(`\nrun: ${path}${reports}`);
   },
   checkOnly: printCheckOnly,

@@ -15,7 +15,8 @@ const RESUME_REGIVEN_SPEC = {
   "env-file": { type: "string" },
 };
 
-export { defaultOutputPath, openRun, recordedOptions } from "../suites/run_lifecycle.ts";
+export { defaultOutputPath, openRun } from "../suites/run_lifecycle.ts";
+export { recordedOptions } from "./run_argv.ts";
 export { printCheckOnly } from "./run_printer.ts";
 export { resumeArgv } from "./run_argv.ts";
 

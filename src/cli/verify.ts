@@ -17,7 +17,7 @@ import { CLI } from "../core/program_name.ts";
 import { readJournal } from "../store/journal.ts";
 import { RUN_FILES } from "../store/run_dir.ts";
 import { fsErrorCause } from "../fs_input.ts";
-import { resumeCommandLine } from "../suites/interrupt_hint.ts";
+import { resumeCommandLine } from "./interrupt_hint.ts";
 import { suiteNamed } from "../suites/registry.ts";
 
 const HELP = `${CLI} verify DIR [--json] [--rederive]

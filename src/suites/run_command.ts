@@ -291,7 +291,6 @@ export async function runSuiteCommand<X, T, W extends boolean = true>(
     {
       suite,
       invocation: command.invocation,
-      options: { ...options },
       output: options.output,
       resume: options.resume,
       quiet: options.quiet,

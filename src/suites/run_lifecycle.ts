@@ -1,9 +1,10 @@
 /**
  * The life of one suite run, written once for every suite: open a new run directory (or resume an unfinished
- * one), record the invocation the same way for every suite (never a secret, never `--env-file` or its path),
- * hand an executor to the suite, publish its files (node outputs byte for byte, plus the protocol), seal the run
- * with its manifest, close the models and hand the summary to the CLI's printer ({@link RunPrinter}). On
- * failure the journal stays resumable.
+ * one), record the invocation as the CLI gives it (`RunInvocation`: the same for every suite, never a secret,
+ * never `--env-file` or its path), hand an executor to the suite, publish its files (node outputs byte for
+ * byte, plus the protocol), seal the run with its manifest and close the models. On failure the journal stays
+ * resumable. A library: it takes no argv apart and prints nothing — its progress display, its notes (resumed,
+ * retrying, interrupted), the signal hint and the finished run are the CLI's printer's ({@link RunPrinter}).
  *
  * @module
  */
@@ -22,7 +23,6 @@ import { UsageError } from "../errors.ts";
 import type { CheckOnlyReport } from "./answer_stage.ts";
 import { stageDisplayName, type Suite } from "./suite.ts";
 import type { ModelOptions } from "./model_setup.ts";
-import { resumeCommandLine, whileWriting } from "./interrupt_hint.ts";
 import { type NamedSecret, refuseSecretsInOptions } from "../core/secrets.ts";
 import { type AnsweringModels, modelChangeNotice } from "../core/answering_models.ts";
 import { answeringModelsOf } from "../report/compare.ts";
@@ -60,8 +60,8 @@ export interface FinishedRun<T> {
   result: T;
   path: string;
   manifestHash: string;
-  /** `--retry-failed`: the line saying what was retried and reused (printed with the run's summary). */
-  retried?: string;
+  /** `--retry-failed`: what was retried and reused (shown with the run's summary). */
+  retried?: RetryOutcome;
 }
 
 /** A fresh default output path under `runs/`. */
@@ -130,27 +130,28 @@ export async function openRun(request: OpenRunRequest): Promise<{ run: RunDir; r
   return { run, resumed: false };
 }
 
-/** Options never recorded: `--env-file` names a file of secrets; `--resume` and `--help` are not the run's. */
-export const UNRECORDED_OPTIONS: readonly string[] = ["env-file", "resume", "help"];
-
-/** The options worth recording in a run header: set values only, without help, resume and secrets' files. */
-export function recordedOptions(options: Record<string, unknown>): Record<string, unknown> {
-  const out: Record<string, unknown> = {};
-  for (const [key, value] of Object.entries(options)) {
-    if (value === undefined || UNRECORDED_OPTIONS.includes(key)) continue;
-    out[key] = value;
-  }
-  return out;
-}
-
 /** The nodes of a finished run that did not finish ok (what `--retry-failed` executes again). */
 export function failedNodes(run: FrozenRun): Node[] {
   return run.manifest.nodes.filter((node) => node.status !== "ok");
 }
 
+/** The printer of a run nobody watches (a test's): a silent progress display, no notes, no signal handling. */
+const SILENT_PRINTER: Pick<RunPrinter, "progress" | "note" | "writing"> = {
+  progress: (title) => new Progress(title, { quiet: true }),
+  note: () => {},
+  writing: () => () => {},
+};
+
 /** Runs `body` inside a run directory and seals it (the life cycle without publishing or printing). */
 export async function withRun<T>(
-  request: OpenRunRequest & { quiet?: boolean; frozen?: FrozenRun; checkOnly?: boolean; suiteDef?: Suite },
+  request: OpenRunRequest & {
+    quiet?: boolean;
+    frozen?: FrozenRun;
+    checkOnly?: boolean;
+    suiteDef?: Suite;
+    /** How the run is shown (absent: not at all). */
+    printer?: Pick<RunPrinter, "progress" | "note" | "writing">;
+  },
   body: (context: RunContext) => Promise<T>,
 ): Promise<FinishedRun<T>> {
   const { run, resumed } = await openRun(request);
@@ -160,10 +161,12 @@ export async function withRun<T>(
   // Collected now: a suite that reads a large source back (a corpus) would otherwise hold it twice.
   if (handed.length > 0) heapBudget.collect();
   const suite = request.suiteDef;
-  const progress = new Progress(suite?.title ?? request.suite, {
-    quiet: request.quiet,
-    names: suite ? (stage) => stageDisplayName(suite, stage) : undefined,
-  });
+  const printer = request.printer ?? SILENT_PRINTER;
+  const progress = printer.progress(
+    suite?.title ?? request.suite,
+    request.quiet ?? false,
+    suite ? (stage) => stageDisplayName(suite, stage) : undefined,
+  );
   const options: ExecutorOptions = {
     progress,
     frozen: request.frozen,
@@ -171,16 +174,16 @@ export async function withRun<T>(
     frozenStrict: request.frozen !== undefined && request.checkOnly !== true,
   };
   const executor = new Executor(run, { ...options, retry: request.retry });
-  const unregister = whileWriting(suite, run.path);
-  if (resumed) progress.note(`resuming ${run.path}: ${run.nodeCount} completed node(s) in the journal`);
+  const unregister = printer.writing(suite, run.path);
+  if (resumed) printer.note(progress, { kind: "resumed", path: run.path, nodes: run.nodeCount });
   if (request.retry) {
-    progress.note(
-      `retrying ${request.retry.path}: its ${
-        failedNodes(request.retry).length
-      } failed node(s) and what depends on them are executed again; every node it finished ok is reused`,
-    );
+    printer.note(progress, {
+      kind: "retrying",
+      from: request.retry.path,
+      failed: failedNodes(request.retry).length,
+    });
   }
-  if (run.takenOverFrom) progress.note(`took over the lock of process ${run.takenOverFrom.pid}, which died`);
+  if (run.takenOverFrom) printer.note(progress, { kind: "took-over", pid: run.takenOverFrom.pid });
   let result: T;
   try {
     result = await body({ run, executor, progress, resumed });
@@ -195,18 +198,21 @@ export async function withRun<T>(
       await Deno.remove(run.path, { recursive: true });
       throw error;
     }
-    const resume = resumeCommandLine(suite, run.path);
-    progress.note(`run interrupted; ${resume === null ? "start it again" : `continue it with: ${resume}`}`);
+    printer.note(progress, { kind: "interrupted", suite, path: run.path });
     throw error;
   }
   unregister();
   progress.end();
   // The failed nodes are RUN's (as the header counts them); what was executed again is this run's: the failed
   // nodes met with the same key, and those whose inputs changed because an earlier node was redone.
-  const retried = request.retry
-    ? `retried ${failedNodes(request.retry).length} failed node(s) of ${request.retry.path}: ` +
-      `${executor.counts.executed} node(s) executed (${executor.counts.retried} with the same key, the rest ` +
-      `with new inputs), ${executor.counts.retry_reused} reused from it`
+  const retried: RetryOutcome | undefined = request.retry
+    ? {
+      from: request.retry.path,
+      failed: failedNodes(request.retry).length,
+      executed: executor.counts.executed,
+      sameKey: executor.counts.retried,
+      reused: executor.counts.retry_reused,
+    }
     : undefined;
   const { hash } = await run.finish();
   return { result, path: run.path, manifestHash: hash, ...(retried !== undefined ? { retried } : {}) };
@@ -229,12 +235,40 @@ export interface SuiteOutcome<T> {
   lines?: string[];
 }
 
+/** What `--retry-failed` did: RUN's failed nodes, and what this run executed again and took from RUN. */
+export interface RetryOutcome {
+  /** The retried run. */
+  from: string;
+  /** Its nodes that did not finish ok (as the header counts them). */
+  failed: number;
+  /** Nodes this run executed: the failed ones met with the same key, and those with new inputs. */
+  executed: number;
+  /** Of those, the failed nodes met with the same key. */
+  sameKey: number;
+  /** Nodes taken from the retried run. */
+  reused: number;
+}
+
+/** What the life cycle has to say on the way (the printer words it; `interrupted`: the run failed or stopped). */
+export type RunNote =
+  | { kind: "resumed"; path: string; nodes: number }
+  | { kind: "retrying"; from: string; failed: number }
+  | { kind: "took-over"; pid: number }
+  | { kind: "interrupted"; suite: Suite | undefined; path: string };
+
 /**
- * What the CLI shows of a finished run (`src/cli/run_printer.ts`): the life cycle itself prints nothing.
+ * How the CLI shows a run (`src/cli/run_printer.ts`): the life cycle itself prints nothing, and what it has to
+ * say (its notes, a finished run, a check-only comparison) it hands the printer as data.
  */
 export interface RunPrinter {
-  /** A run that answered: the summary lines, the retry note, the run's path and whether it has reports. */
-  finished(run: { lines: readonly string[]; path: string; report: boolean; retried?: string }): void;
+  /** The run's progress display: the stage lines and the notes (`quiet`: silent). */
+  progress(title: string, quiet: boolean, names?: (stage: string) => string): Progress;
+  /** Says `note` on the run's progress display. */
+  note(progress: Progress, note: RunNote): void;
+  /** While the run at `path` is written (until the returned function is called): what a signal says. */
+  writing(suite: Suite | undefined, path: string): () => void;
+  /** A run that answered: the summary lines, the retry's outcome, the run's path and whether it has reports. */
+  finished(run: { lines: readonly string[]; path: string; report: boolean; retried?: RetryOutcome }): void;
   /**
    * A check-only run: the comparison with the frozen run (`runPath` null: the run was not kept); may throw
    * to set the exit code when an answer input differs.
@@ -242,12 +276,19 @@ export interface RunPrinter {
   checkOnly(check: CheckOnlyReport, frozenPath: string | undefined, runPath: string | null): void;
 }
 
-/** How the CLI invoked a run (`src/cli/run_argv.ts` `runInvocation`): the life cycle takes no argv apart. */
+/**
+ * How the CLI invoked a run (`src/cli/run_argv.ts` `runInvocation`): the life cycle takes no argv apart and
+ * chooses nothing of what is recorded.
+ */
 export interface RunInvocation {
   /** The words after the command, as given (resume expanded by the CLI): no word may hold a secret. */
   argv: readonly string[];
+  /** The validated options: no value may hold a secret. */
+  options: Readonly<Record<string, unknown>>;
   /** The command words the run header records (never `--env-file`, its path, `--resume` or `--help`). */
   command: string[];
+  /** The options the run header records (set values only; never `--env-file`, `--resume` or `--help`). */
+  recordedOptions: Record<string, unknown>;
   /** How the finished run is shown. */
   printer: RunPrinter;
 }
@@ -255,10 +296,8 @@ export interface RunInvocation {
 /** One run of a suite, as the CLI asks for it. */
 export interface SuiteRunRequest {
   suite: Suite;
-  /** The command line, recorded and shown by the CLI. */
+  /** The command line and options, recorded and shown as the CLI says. */
   invocation: RunInvocation;
-  /** The validated options. */
-  options: Record<string, unknown>;
   output?: string;
   resume?: string;
   quiet?: boolean;
@@ -293,7 +332,7 @@ export async function runSuite<T>(
     // No key anywhere, by construction: an option value that holds a secret is refused before anything is
     // written (the header, the reports and stdout would all carry it).
     refuseSecretsInOptions(
-      request.options,
+      request.invocation.options,
       request.invocation.argv,
       [...(request.models?.secrets ?? []), ...(request.secrets ?? [])],
       (message) => new UsageError(message),
@@ -305,7 +344,7 @@ export async function runSuite<T>(
         output: temporary !== undefined ? join(temporary, "run") : request.output,
         resume: request.resume,
         command: request.invocation.command,
-        options: recordedOptions(request.options),
+        options: request.invocation.recordedOptions,
         protocol: request.protocol,
         tokenizer: request.tokenizer,
         sources: request.sources,
@@ -314,6 +353,7 @@ export async function runSuite<T>(
         quiet: request.quiet,
         frozen: request.frozen,
         checkOnly: request.checkOnly,
+        printer: request.invocation.printer,
       },
       async (context) => {
         const outcome = await body(context);

@@ -218,7 +218,11 @@ async function run(argv: string[]): Promise<number> {
     return 0;
   }
   if (positionals.length > 0) throw new UsageError(`engines run: unexpected argument '${positionals[0]}'`);
-  await enginesRunCommand(options, runInvocation(ENGINES_SUITE, argv), () => generatorParams(options));
+  await enginesRunCommand(
+    options,
+    runInvocation(ENGINES_SUITE, argv, options),
+    () => generatorParams(options),
+  );
   return 0;
 }
 

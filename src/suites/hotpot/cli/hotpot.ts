@@ -23,7 +23,7 @@ import { intListOption, intOption } from "../../../cli/numbers.ts";
 import { parseResumable, RUN_OPTION_HELP, RUN_OPTION_SPEC, RunOptionsShape } from "../../../cli/run_setup.ts";
 import { COLLECTION_MODE_HELP } from "./collect_mode.ts";
 import { CLI } from "../../../core/program_name.ts";
-import { whileWriting } from "../../interrupt_hint.ts";
+import { whileWriting } from "../../../cli/interrupt_hint.ts";
 import { hotpotPredictionsCommand } from "./predictions.ts";
 
 export { DEMO_DATASET };
@@ -144,7 +144,7 @@ async function collect(givenArgv: string[]): Promise<number> {
   // A signal while the command prepares (before its run directory exists) is answered too.
   const prepared = whileWriting(HOTPOT_COLLECT_SUITE, options.output ?? options.resume);
   try {
-    await hotpotCollect(options, runInvocation(HOTPOT_COLLECT_SUITE, argv));
+    await hotpotCollect(options, runInvocation(HOTPOT_COLLECT_SUITE, argv, options));
   } finally {
     prepared();
   }
@@ -208,7 +208,7 @@ export async function hotpotRun(givenArgv: string[]): Promise<{ code: number; pa
   // A signal while the command prepares (before its run directory exists) is answered too.
   const prepared = whileWriting(HOTPOT_SUITE, options.output ?? options.resume);
   try {
-    return { code: 0, path: await hotpotRunCommand(options, runInvocation(HOTPOT_SUITE, argv)) };
+    return { code: 0, path: await hotpotRunCommand(options, runInvocation(HOTPOT_SUITE, argv, options)) };
   } finally {
     prepared();
   }

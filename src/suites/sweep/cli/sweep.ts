@@ -17,7 +17,7 @@ import { SHARD_OPTION_HELP, ShardOption } from "../../../pipeline/shard.ts";
 import { intListOption, intOption, rangeOption } from "../../../cli/numbers.ts";
 import { parseResumable, RUN_OPTION_HELP, RUN_OPTION_SPEC, RunOptionsShape } from "../../../cli/run_setup.ts";
 import { CLI } from "../../../core/program_name.ts";
-import { whileWriting } from "../../interrupt_hint.ts";
+import { whileWriting } from "../../../cli/interrupt_hint.ts";
 
 const HELP = `${CLI} sweep run (--reference | --live) [options]
 
@@ -94,7 +94,7 @@ export async function sweepRun(givenArgv: string[]): Promise<{ code: number; pat
   // A signal while the command prepares (before its run directory exists) is answered too.
   const prepared = whileWriting(SWEEP_SUITE, options.output ?? options.resume);
   try {
-    return { code: 0, path: await sweepRunCommand(options, runInvocation(SWEEP_SUITE, argv)) };
+    return { code: 0, path: await sweepRunCommand(options, runInvocation(SWEEP_SUITE, argv, options)) };
   } finally {
     prepared();
   }

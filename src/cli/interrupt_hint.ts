@@ -9,7 +9,7 @@
  */
 import { join } from "node:path";
 import { cliCommand } from "../core/program_name.ts";
-import type { Suite } from "./suite.ts";
+import type { Suite } from "../suites/suite.ts";
 
 /** What continuing a run takes of its suite: its command words, and whether its runs resume (`Suite.resumable`). */
 export type ResumableSuite = Pick<Suite, "command" | "resumable">;
