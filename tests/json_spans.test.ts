@@ -97,3 +97,24 @@ Deno.test("a results.json's row figures are read row by row, without answer text
   // A file the scan cannot follow is parsed whole, so that the parser names the fault.
   assert.throws(() => readRowFigures(new TextEncoder().encode('[{"question_id": "q1"')), SyntaxError);
 });
+
+Deno.test("a string's end is found as a byte-by-byte scan finds it: escapes, backslash runs, unterminated", async () => {
+  const { stringEnd } = await import("../src/core/json_spans.ts");
+  const scan = (bytes: Uint8Array, at: number) => {
+    for (let i = at + 1; i < bytes.length; i++) {
+      if (bytes[i] === 0x5c) i++;
+      else if (bytes[i] === 0x22) return i + 1;
+    }
+    return -1;
+  };
+  let seed = 21;
+  const next = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
+  for (let n = 0; n < 5000; n++) {
+    const text = '"' +
+      Array.from({ length: Math.floor(next() * 12) }, () => '\\\\"aé'[Math.floor(next() * 4)]).join("");
+    const bytes = new TextEncoder().encode(text);
+    assert.equal(stringEnd(bytes, 0), scan(bytes, 0), JSON.stringify(text));
+  }
+  const json = new TextEncoder().encode(JSON.stringify(['a\\"b\\\\', 'q"\\\\\\"', "end"]));
+  assert.deepEqual(JSON.parse(new TextDecoder().decode(json.subarray(1, stringEnd(json, 1)))), 'a\\"b\\\\');
+});

@@ -276,7 +276,19 @@ function generated(next: () => number, depth: number, bad: number): unknown {
       () => text(),
       () => Math.floor(next() * 2000) - 1000,
       () => (next() - 0.5) * 10 ** Math.floor(next() * 60 - 30),
-      () => pick([0, -0, 5e-324, 1e21, 1e-7, 9007199254740991, -9007199254740991, 333333333.33333329, 1e300]),
+      () =>
+        pick([
+          0,
+          -0,
+          5e-324,
+          1e21,
+          1e-7,
+          9007199254740991,
+          -9007199254740991,
+          333333333.33333329,
+          1e300,
+          2 ** 60,
+        ]),
     ])();
   }
   if (next() < 0.4) {
@@ -289,9 +301,10 @@ function generated(next: () => number, depth: number, bad: number): unknown {
   return object;
 }
 
-Deno.test("canonical text equals the canonicalize package's, and refusals assertIJson's, on generated values", async () => {
+Deno.test("canonical text equals the canonicalize package's, refusals and isIJson assertIJson's, on generated values", async () => {
   const { default: canonicalize } = await import("canonicalize");
-  const { assertIJson } = await import("../src/store/canonical.ts");
+  const { assertIJson, isIJson } = await import("../src/store/canonical.ts");
+  const { assertResponseIJson } = await import("../src/models/response_body.ts");
   const outcome = (f: () => string) => {
     try {
       return { text: f() };
@@ -310,6 +323,9 @@ Deno.test("canonical text equals the canonicalize package's, and refusals assert
       return canonicalize(value) as string;
     });
     assert.deepEqual(ours, reference, `value ${i}`);
+    assert.equal(isIJson(value), "text" in reference, `isIJson, value ${i}`);
+    const response = outcome(() => (assertResponseIJson(value), ""));
+    assert.equal(isIJson(value, true), "text" in response, `isIJson exact, value ${i}`);
     if ("refused" in ours) refused++;
   }
   assert.ok(refused > 50 && refused < 1000, `refusals exercised: ${refused}`);

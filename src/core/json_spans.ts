@@ -32,13 +32,19 @@ export function skipSpace(bytes: Uint8Array, at: number): number {
   return at;
 }
 
-/** The end (exclusive) of the JSON string starting at `at` (a quote), or -1. */
+/**
+ * The end (exclusive) of the JSON string starting at `at` (a quote), or -1: just after the first quote that
+ * an even number of backslashes precedes (found with the array's own `indexOf`, not byte by byte in script).
+ */
 export function stringEnd(bytes: Uint8Array, at: number): number {
-  for (let i = at + 1; i < bytes.length; i++) {
-    if (bytes[i] === BACKSLASH) i++;
-    else if (bytes[i] === QUOTE) return i + 1;
+  for (let from = at + 1;;) {
+    const quote = bytes.indexOf(QUOTE, from);
+    if (quote < 0) return -1;
+    let backslashes = 0;
+    for (let i = quote - 1; i > at && bytes[i] === BACKSLASH; i--) backslashes++;
+    if (backslashes % 2 === 0) return quote + 1;
+    from = quote + 1;
   }
-  return -1;
 }
 
 /** The end (exclusive) of the JSON value starting at `at` (no leading whitespace), or -1. */

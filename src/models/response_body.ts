@@ -9,7 +9,7 @@
  * @module
  */
 import { Buffer } from "node:buffer";
-import { assertIJson, NotIJsonError } from "../store/canonical.ts";
+import { assertIJson, isIJson, NotIJsonError } from "../store/canonical.ts";
 
 /** The default bound of a provider's response body: 8 MiB. */
 export const DEFAULT_MAX_RESPONSE_BYTES = 8 * 1024 * 1024;
@@ -109,6 +109,7 @@ function strictUtf8(bytes: Uint8Array): string | null {
  * integer beyond ±(2^53−1) at all (a response's counts must be exact).
  */
 export function assertResponseIJson(value: unknown, path = "$"): void {
+  if (isIJson(value, true)) return; // the walks below name the path to what is refused
   assertIJson(value, path);
   const walk = (v: unknown, p: string): void => {
     if (typeof v === "number") {

@@ -90,6 +90,41 @@ export function assertIJson(value: unknown, path = "$"): void {
   }
 }
 
+/**
+ * True when {@link assertIJson} accepts `value` (the same checks, without building paths); with
+ * `exactIntegers`, also false for any integer beyond ±(2^53−1), exponent form included (a response's counts
+ * must be exact).
+ */
+export function isIJson(value: unknown, exactIntegers = false): boolean {
+  switch (typeof value) {
+    case "string":
+      return value.isWellFormed();
+    case "number":
+      return !refusedNumber(value) &&
+        !(exactIntegers && Number.isInteger(value) && Math.abs(value) > MAX_SAFE);
+    case "boolean":
+      return true;
+    case "object":
+      break;
+    default:
+      return false;
+  }
+  if (value === null) return true;
+  if (Array.isArray(value)) {
+    for (let i = 0; i < value.length; i++) {
+      if (!(i in value) || !isIJson(value[i], exactIntegers)) return false;
+    }
+    return true;
+  }
+  const proto = Object.getPrototypeOf(value);
+  if (proto !== Object.prototype && proto !== null) return false;
+  if (Object.getOwnPropertySymbols(value).length > 0) return false;
+  for (const key of Object.keys(value)) {
+    if (!key.isWellFormed() || !isIJson((value as Record<string, unknown>)[key], exactIntegers)) return false;
+  }
+  return true;
+}
+
 /** Thrown inside {@link serialize} at the first value I-JSON refuses (no stack trace to capture). */
 const REFUSED: unique symbol = Symbol("not I-JSON");
 
