@@ -1,17 +1,10 @@
 /**
- * The command table of the CLI: each command word, a one-line description, and its entry point.
+ * The command table of the CLI: each command word, a one-line description, and its entry point. A command's
+ * modules are imported when it runs, so a process loads only the command it was started for (start-up is
+ * part of every run's CPU).
  *
  * @module
  */
-import { compareCommand } from "./compare.ts";
-import { demoCommand } from "./demo.ts";
-import { enginesCommand } from "../suites/engines/cli/engines.ts";
-import { hotpotCommand } from "../suites/hotpot/cli/hotpot.ts";
-import { sweepCommand } from "../suites/sweep/cli/sweep.ts";
-import { serveReferenceCommand } from "./serve_reference.ts";
-import { tokensCommand } from "./tokens.ts";
-import { verifyCommand } from "./verify.ts";
-import { mergeCommand } from "./merge.ts";
 import { CLI } from "../core/program_name.ts";
 
 /** One CLI command. */
@@ -24,22 +17,40 @@ export interface Command {
 export const COMMANDS: Record<string, Command> = {
   demo: {
     summary: "offline demo of every suite on the embedded fixtures and the reference model",
-    run: (argv) => demoCommand(argv, COMMANDS),
+    run: async (argv) => (await import("./demo.ts")).demoCommand(argv, COMMANDS),
   },
-  hotpot: { summary: "HotpotQA compaction benchmark (collect, run, score, generate)", run: hotpotCommand },
-  sweep: { summary: "frozen summary + Jev Top-N with executable repair checks (run)", run: sweepCommand },
+  hotpot: {
+    summary: "HotpotQA compaction benchmark (collect, run, score, generate)",
+    run: async (argv) => (await import("../suites/hotpot/cli/hotpot.ts")).hotpotCommand(argv),
+  },
+  sweep: {
+    summary: "frozen summary + Jev Top-N with executable repair checks (run)",
+    run: async (argv) => (await import("../suites/sweep/cli/sweep.ts")).sweepCommand(argv),
+  },
   engines: {
     summary: "context engines head to head on long transcripts (run, generate)",
-    run: enginesCommand,
+    run: async (argv) => (await import("../suites/engines/cli/engines.ts")).enginesCommand(argv),
   },
-  tokens: { summary: "count the tokens of a messages file as the model sees them", run: tokensCommand },
+  tokens: {
+    summary: "count the tokens of a messages file as the model sees them",
+    run: async (argv) => (await import("./tokens.ts")).tokensCommand(argv),
+  },
   "serve-reference": {
     summary: "serve the deterministic reference model on loopback",
-    run: (argv) => serveReferenceCommand(argv),
+    run: async (argv) => (await import("./serve_reference.ts")).serveReferenceCommand(argv),
   },
-  compare: { summary: "compare two finished runs of one suite, metric by metric", run: compareCommand },
-  verify: { summary: "re-hash and check a run directory (auditors)", run: verifyCommand },
-  merge: { summary: "join finished shards (--shard K/N) of one protocol into one run", run: mergeCommand },
+  compare: {
+    summary: "compare two finished runs of one suite, metric by metric",
+    run: async (argv) => (await import("./compare.ts")).compareCommand(argv),
+  },
+  verify: {
+    summary: "re-hash and check a run directory (auditors)",
+    run: async (argv) => (await import("./verify.ts")).verifyCommand(argv),
+  },
+  merge: {
+    summary: "join finished shards (--shard K/N) of one protocol into one run",
+    run: async (argv) => (await import("./merge.ts")).mergeCommand(argv),
+  },
 };
 
 /** The top-level help text. */

@@ -11,8 +11,7 @@
  *
  * @module
  */
-import { type AsyncBuffer, asyncBufferFromFile, parquetMetadataAsync, parquetReadObjects } from "hyparquet";
-import { compressors } from "hyparquet-compressors";
+import type { AsyncBuffer, parquetMetadataAsync } from "hyparquet";
 import { ByteWriter, parquetWrite } from "hyparquet-writer";
 import { z } from "zod";
 import { UsageError } from "../errors.ts";
@@ -106,6 +105,9 @@ export async function* hotpotParquetBatches(
     if (mapped !== error || !(error instanceof Error) || error instanceof UsageError) return mapped;
     return new UsageError(`${path}: not a readable Parquet file: ${error.message}`, { cause: error });
   };
+  // The reader is imported when a Parquet file is read: a process that reads none does not load it.
+  const { asyncBufferFromFile, parquetMetadataAsync, parquetReadObjects } = await import("hyparquet");
+  const { compressors } = await import("hyparquet-compressors");
   let file: AsyncBuffer;
   let metadata: Awaited<ReturnType<typeof parquetMetadataAsync>>;
   try {
