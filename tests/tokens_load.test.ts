@@ -163,3 +163,70 @@ Deno.test("AddedToken-style special tokens reach the template as their content",
   const counter = await loadTokenCounter(await tokenizerDir(JSON.stringify(config), tinyTokenizerJson()));
   assert.deepEqual(counter.encode(counter.render([{ role: "user", content: "hi" }])), [100, 7, 8]);
 });
+
+/** `toolCall` with the tool call's arguments replaced. */
+function withArguments(args: string): ChatMessage[] {
+  return toolCall.map((m) =>
+    m.tool_calls
+      ? { ...m, tool_calls: [{ ...m.tool_calls[0], function: { name: "read_file", arguments: args } }] }
+      : m
+  );
+}
+
+Deno.test("a prompt counted again comes from the prompt cache, with the count a new render gives", async () => {
+  const counter = await loadTokenCounter();
+  const messages: ChatMessage[] = [{
+    role: "user",
+    content: `a prompt for this test only ${crypto.randomUUID()}`,
+  }];
+  const before = counter.cachedPrompts;
+  const first = counter.countMessages(messages);
+  assert.equal(counter.cachedPrompts, before + 1);
+  assert.equal(counter.countMessages(structuredClone(messages)), first);
+  assert.equal(counter.cachedPrompts, before + 1, "the same prompt again is not rendered again");
+  assert.equal(first, counter.countText(counter.render(messages)));
+  // Without the generation prompt it is another prompt.
+  const bare = counter.countMessagesWithoutGenerationPrompt(messages);
+  assert.equal(bare, counter.countText(counter.render(messages, undefined, false)));
+  assert.ok(bare < first);
+  assert.equal(counter.cachedPrompts, before + 2);
+});
+
+Deno.test("prompts the template sees differently never share a count: key order, parsed arguments", async () => {
+  const parsing = await loadTokenCounter(undefined, { parseToolArguments: true });
+  const asGiven = await loadTokenCounter();
+  const id = crypto.randomUUID();
+  const ab = withArguments(`{"a":"${id}","bb":2}`);
+  const ba = withArguments(`{"bb":2,"a":"${id}"}`);
+  for (const counter of [parsing, asGiven]) {
+    for (const messages of [ab, ba]) {
+      assert.equal(counter.countMessages(messages), counter.countText(counter.render(messages)));
+    }
+  }
+  // The same messages seen parsed and as given render differently: each counter's count is its own render's.
+  const spaced = withArguments(`{"a":   "${id}"}`);
+  assert.notEqual(parsing.render(spaced), asGiven.render(spaced));
+  assert.equal(parsing.countMessages(spaced), parsing.countText(parsing.render(spaced)));
+  assert.equal(asGiven.countMessages(spaced), asGiven.countText(asGiven.render(spaced)));
+});
+
+Deno.test("values JSON would not tell apart, and a template that reads the clock, are counted without the cache", async () => {
+  const parsing = await loadTokenCounter(undefined, { parseToolArguments: true });
+  const before = parsing.cachedPrompts;
+  for (const args of ['{"x": -0}', '{"x": 1e400}']) { // parsed to -0 and Infinity
+    const messages = withArguments(args);
+    assert.equal(parsing.countMessages(messages), parsing.countText(parsing.render(messages)));
+  }
+  assert.equal(parsing.cachedPrompts, before);
+  const clock = await tokenizerDir(
+    JSON.stringify({
+      chat_template: "{{ strftime_now('%Y') }}{% for m in messages %}{{ m.content }}{% endfor %}",
+    }),
+    tinyTokenizerJson(),
+  );
+  const timed = await loadTokenCounter(clock);
+  const abc: ChatMessage[] = [{ role: "user", content: "abc" }];
+  assert.ok(timed.render(abc).endsWith("abc"));
+  assert.equal(timed.countMessages(abc), timed.countText(timed.render(abc)));
+  assert.equal(timed.cachedPrompts, 0);
+});

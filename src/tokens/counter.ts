@@ -8,11 +8,14 @@ import { createHash } from "node:crypto";
 import type { Tokenizer } from "@huggingface/tokenizers";
 import type { ChatMessage, ToolDefinition } from "../core/messages.ts";
 import type { TokenCounter } from "./types.ts";
-import type { ChatTemplate, TemplateViewOptions } from "./template.ts";
+import { type ChatTemplate, templateView, type TemplateViewOptions } from "./template.ts";
 import type { PreTokenCounter } from "./pre_token_count.ts";
 
 /** At most this many counts are cached per tokenizer; past it the oldest entries are dropped. */
 export const COUNT_CACHE_LIMIT = 50_000;
+
+/** At most this many prompt counts are kept per tokenizer (see {@link promptKey}); the oldest are dropped. */
+export const PROMPT_CACHE_LIMIT = 20_000;
 
 /** A built tokenizer directory: what is expensive to make, shared by every counter over that directory. */
 export interface LoadedTokenizer {
@@ -33,6 +36,8 @@ export interface LoadedTokenizer {
   template: ChatTemplate;
   /** Token counts keyed by the SHA-256 (hex) of the counted text's UTF-8 bytes. */
   counts: Map<string, number>;
+  /** Counts of rendered prompts keyed by {@link promptKey}. */
+  promptCounts: Map<string, number>;
   /** Matches added tokens where splitting at them is exact (see `addedTokenSplitter`), else null. */
   splitter: RegExp | null;
   /**
@@ -45,6 +50,56 @@ export interface LoadedTokenizer {
    * `pre_token_count.ts`), else null (pieces are encoded whole).
    */
   countByPreToken: PreTokenCounter | null;
+}
+
+/**
+ * True when `value` is plain JSON data that `JSON.stringify` writes without loss: strings, booleans, null,
+ * finite numbers other than -0, arrays without holes, and objects with the plain or no prototype and no
+ * undefined member. Two such values with the same JSON text are the same to a template (same keys in the same
+ * order, same values).
+ */
+function jsonFaithful(value: unknown): boolean {
+  switch (typeof value) {
+    case "string":
+    case "boolean":
+      return true;
+    case "number":
+      return Number.isFinite(value) && !Object.is(value, -0);
+    case "object":
+      break;
+    default:
+      return false;
+  }
+  if (value === null) return true;
+  if (Array.isArray(value)) {
+    for (let i = 0; i < value.length; i++) if (!(i in value) || !jsonFaithful(value[i])) return false;
+    return true;
+  }
+  const proto = Object.getPrototypeOf(value);
+  if (proto !== Object.prototype && proto !== null) return false;
+  if (Object.getOwnPropertySymbols(value).length > 0) return false;
+  for (const key of Object.keys(value)) {
+    if (!jsonFaithful((value as Record<string, unknown>)[key])) return false;
+  }
+  return true;
+}
+
+/**
+ * The key of a prompt's count: the SHA-256 of the JSON text of everything its render depends on, the
+ * template's view of the messages (`templateView`: the options' effect included), the tool definitions and
+ * whether the generation prompt is added; null where that text would not tell two inputs apart (see
+ * {@link jsonFaithful}), and then the prompt is rendered and counted each time. The template and its special
+ * tokens are the tokenizer's own, so a count found under a key is the count a new render would give.
+ */
+function promptKey(
+  view: unknown,
+  tools: ToolDefinition[] | undefined,
+  generationPrompt: boolean,
+): string | null {
+  if (!jsonFaithful(view) || (tools !== undefined && !jsonFaithful(tools))) return null;
+  return createHash("sha256").update(JSON.stringify([generationPrompt, view, tools ?? null]), "utf8").digest(
+    "hex",
+  );
 }
 
 /** Pieces up to this many UTF-16 units are cached under their own text; longer ones under their SHA-256. */
@@ -105,14 +160,43 @@ export class HfTokenCounter implements TokenCounter {
     return this.#loaded.tokenizer().encode(text, { add_special_tokens: false }).ids;
   }
 
-  /** Token count of the rendered messages with the generation prompt (cached by the rendered text's hash). */
+  /**
+   * Token count of the rendered messages with the generation prompt. A prompt counted before (the same
+   * template view, tools and generation prompt: see `promptKey`) is not rendered again.
+   */
   countMessages(messages: ChatMessage[], tools?: ToolDefinition[]): number {
-    return this.countText(this.render(messages, tools));
+    return this.#countPrompt(messages, tools, true);
   }
 
   /** Token count of the messages rendered without the generation prompt (for per-message breakdowns). */
   countMessagesWithoutGenerationPrompt(messages: ChatMessage[], tools?: ToolDefinition[]): number {
-    return this.countText(this.render(messages, tools, false));
+    return this.#countPrompt(messages, tools, false);
+  }
+
+  /** How many prompt counts are kept for this tokenizer (shared by every counter of its directory). */
+  get cachedPrompts(): number {
+    return this.#loaded.promptCounts.size;
+  }
+
+  #countPrompt(
+    messages: ChatMessage[],
+    tools: ToolDefinition[] | undefined,
+    generationPrompt: boolean,
+  ): number {
+    const key = this.#loaded.template.pure
+      ? promptKey(templateView(messages, this.#options), tools, generationPrompt)
+      : null;
+    const prompts = this.#loaded.promptCounts;
+    if (key !== null) {
+      const known = prompts.get(key);
+      if (known !== undefined) return known;
+    }
+    const count = this.countText(this.render(messages, tools, generationPrompt));
+    if (key !== null) {
+      if (prompts.size >= PROMPT_CACHE_LIMIT) prompts.delete(prompts.keys().next().value as string);
+      prompts.set(key, count);
+    }
+    return count;
   }
 
   /**

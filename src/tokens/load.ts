@@ -206,6 +206,7 @@ async function buildTokenizer(dir: string): Promise<LoadedTokenizer> {
     fromRanks,
     template,
     counts: new Map(),
+    promptCounts: new Map(),
     splitter,
     lineCut,
     countByPreToken,

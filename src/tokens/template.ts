@@ -79,6 +79,11 @@ export class ChatTemplate {
   readonly #template: Template;
   readonly #specialTokens: Record<string, string>;
   readonly #source: string;
+  /**
+   * False when the template reads the clock (`strftime_now`): then the same messages may render differently
+   * from one call to the next, and a render's count is not reused.
+   */
+  readonly pure: boolean;
 
   /**
    * Compiles `source` (the `chat_template` text); `source` names its origin in errors (e.g. the config file).
@@ -87,6 +92,7 @@ export class ChatTemplate {
   constructor(template: string, specialTokens: Record<string, string>, source: string) {
     this.#source = source;
     this.#specialTokens = specialTokens;
+    this.pure = !template.includes("strftime_now");
     try {
       this.#template = new Template(template);
     } catch (error) {
