@@ -72,12 +72,13 @@ export function bootstrapMeans(
   if (n === 0) return data.map(() => ({ mean: NaN, lo: NaN, hi: NaN, n: 0 }));
   const means = data.map(() => new Float64Array(resamples));
   const plan = resamplePlan(n, resamples, options.seed ?? DEFAULT_STATS_SEED);
+  const index = plan.indices;
   for (let b = 0; b < resamples; b++) {
-    const index = plan(b);
+    const at = plan.at(b);
     for (let k = 0; k < data.length; k++) {
       const col = data[k];
       let s = 0;
-      for (let i = 0; i < n; i++) s += col[index[i]];
+      for (let i = at; i < at + n; i++) s += col[index[i]];
       means[k][b] = s / n;
     }
   }
@@ -98,10 +99,19 @@ const PLAN_CACHE_LIMIT = 1 << 22;
 const planCache = new Map<string, Uint32Array>();
 
 /**
+ * Where resample `b`'s `n` indices lie: `indices[at(b)]` to `indices[at(b) + n - 1]` (read before the next
+ * call of `at`). Offsets rather than subarrays: a report asks for millions of resamples.
+ */
+interface ResamplePlan {
+  indices: Uint32Array;
+  at(b: number): number;
+}
+
+/**
  * The resample indices of a seed: resample `b`'s `n` indices. The same (n, resamples, seed) always gives the
  * same indices; small plans are drawn once and reused by every statistic of a report (common random numbers).
  */
-function resamplePlan(n: number, resamples: number, seed: string): (b: number) => Uint32Array {
+function resamplePlan(n: number, resamples: number, seed: string): ResamplePlan {
   const key = `${n}\u0000${resamples}\u0000${seed}`;
   if (n * resamples <= PLAN_CACHE_LIMIT) {
     let all = planCache.get(key);
@@ -112,14 +122,16 @@ function resamplePlan(n: number, resamples: number, seed: string): (b: number) =
       if (planCache.size >= 4) planCache.delete(planCache.keys().next().value!);
       planCache.set(key, all);
     }
-    const plan = all;
-    return (b) => plan.subarray(b * n, (b + 1) * n);
+    return { indices: all, at: (b) => b * n };
   }
   const rng = new SeededRandom(seed);
   const index = new Uint32Array(n);
-  return () => {
-    for (let i = 0; i < n; i++) index[i] = Math.floor(rng.next() * n);
-    return index;
+  return {
+    indices: index,
+    at: () => {
+      for (let i = 0; i < n; i++) index[i] = Math.floor(rng.next() * n);
+      return 0;
+    },
   };
 }
 
@@ -156,11 +168,12 @@ export function bootstrapRatio(
   const values = new Float64Array(resamples);
   let kept = 0;
   const plan = resamplePlan(n, resamples, options.seed ?? DEFAULT_STATS_SEED);
+  const index = plan.indices;
   for (let b = 0; b < resamples; b++) {
-    const index = plan(b);
+    const at = plan.at(b);
     let s = 0;
     let d = 0;
-    for (let i = 0; i < n; i++) {
+    for (let i = at; i < at + n; i++) {
       s += num[index[i]];
       d += den[index[i]];
     }
