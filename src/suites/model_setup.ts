@@ -10,11 +10,6 @@ import { refuseModelOptionsIgnoredBy } from "../core/option_rules.ts";
 import { OpenAIChatClient } from "../models/chat_client.ts";
 import { chatCredentials, decisionCredentials, loadCredentialEnvironment } from "../models/credentials.ts";
 import { SystemOneClient } from "../models/decision_client.ts";
-import {
-  REFERENCE_CHAT_MODEL,
-  REFERENCE_DECISION_MODEL,
-  startReferenceServer,
-} from "../models/reference/server.ts";
 import type { ChatModel, ChatResult, DecisionModel, DecisionResult } from "../models/types.ts";
 import type { TokenCounter } from "../tokens/types.ts";
 import { type NamedSecret, shortSecretNames, shortSecretNotice } from "../core/secrets.ts";
@@ -124,6 +119,10 @@ export async function setupModels(
     };
   }
   if (mode === "reference") {
+    // Imported only here: a live run does not load the reference model and its HTTP server.
+    const { REFERENCE_CHAT_MODEL, REFERENCE_DECISION_MODEL, startReferenceServer } = await import(
+      "../models/reference/server.ts"
+    );
     const server = await startReferenceServer({ counter, delayMs: options["reference-delay-ms"] });
     const apiKey = "reference-model-no-key";
     return {
