@@ -84,6 +84,20 @@ export interface OpenAIChatClientOptions {
   secrets?: readonly NamedSecret[];
 }
 
+/**
+ * The header naming the call a request belongs to, between this client and its own fetch under the SDK (it
+ * is removed before the request is sent).
+ */
+const CALL_HEADER = "x-compaction-bench-call";
+
+/** What the shared client's fetch updates for one call. */
+interface CallCounters {
+  identity: string | undefined;
+  /** Counts an attempt; returns its index (0 for the first). */
+  attempt(): number;
+  cause(text: string): void;
+}
+
 const RequestSchema = z.object({
   messages: z.array(ChatMessageSchema).min(1),
   max_tokens: z.number().int().positive().optional(),
@@ -98,6 +112,10 @@ export class OpenAIChatClient implements ChatModel {
     fetch?: typeof fetch;
   };
   readonly #secrets: readonly NamedSecret[];
+  /** The calls under way, by the id their requests carry in {@link CALL_HEADER}. */
+  readonly #calls = new Map<string, CallCounters>();
+  #nextCall = 0;
+  #client: OpenAI | undefined;
 
   /** Creates a client; no request is made until {@link complete}. */
   constructor(options: OpenAIChatClientOptions) {
@@ -173,39 +191,72 @@ export class OpenAIChatClient implements ChatModel {
     const checked = RequestSchema.safeParse(request);
     if (!checked.success) return fail(`invalid chat request: ${describeIssues(checked.error)}`);
 
-    const baseFetch = this.#options.fetch ?? fetch;
-    const identity = currentRequestIdentity();
-    const countingFetch: typeof fetch = async (input, init) => {
-      attempts++;
-      const headers = new Headers(init?.headers);
-      headers.set(ATTEMPT_HEADER, String(attempts - 1));
-      if (identity !== undefined) headers.set(REQUEST_IDENTITY_HEADER, identity);
-      try {
-        const response = await baseFetch(input, { ...init, headers });
-        if (response.ok) return response;
-        causes.push(`HTTP ${response.status}`);
-        // The SDK reads an error's body itself: it gets at most the bound, never a provider's whole flood.
-        return boundedResponse(response, this.#options.maxResponseBytes);
-      } catch (error) {
-        const aborted = init?.signal?.aborted === true;
-        causes.push(aborted ? "aborted (timed out)" : `connection failed: ${describeError(error)}`);
-        throw error;
-      }
-    };
-    const client = new OpenAI({
+    // The client is shared by every call; its fetch finds this call's counters by the call header.
+    const call = String(this.#nextCall++);
+    this.#calls.set(call, {
+      identity: currentRequestIdentity(),
+      attempt: () => attempts++,
+      cause: (text) => causes.push(text),
+    });
+    try {
+      return await this.#attempts(call, body, sent, started, () => attempts, causes, fail);
+    } finally {
+      this.#calls.delete(call);
+    }
+  }
+
+  /** The SDK client of this chat client (made once: its fetch is {@link #countingFetch}). */
+  #sdk(): OpenAI {
+    return this.#client ??= new OpenAI({
       apiKey: this.#options.apiKey,
       baseURL: this.#options.baseURL,
       timeout: this.#options.timeoutMs,
       maxRetries: this.#options.maxRetries,
-      fetch: countingFetch,
+      fetch: (input, init) => this.#countingFetch(input, init),
       logLevel: "off",
     });
+  }
 
+  /**
+   * The fetch under the SDK: counts every attempt of the call named by {@link CALL_HEADER} (which is not
+   * sent), sends the attempt and identity headers, and keeps the cause of a failed attempt.
+   */
+  async #countingFetch(input: string | URL | Request, init?: RequestInit): Promise<Response> {
+    const headers = new Headers(init?.headers);
+    const call = this.#calls.get(headers.get(CALL_HEADER) ?? "");
+    if (call === undefined) throw new Error("chat client: a request outside of a call");
+    headers.delete(CALL_HEADER);
+    headers.set(ATTEMPT_HEADER, String(call.attempt()));
+    if (call.identity !== undefined) headers.set(REQUEST_IDENTITY_HEADER, call.identity);
+    try {
+      const response = await (this.#options.fetch ?? fetch)(input, { ...init, headers });
+      if (response.ok) return response;
+      call.cause(`HTTP ${response.status}`);
+      // The SDK reads an error's body itself: it gets at most the bound, never a provider's whole flood.
+      return boundedResponse(response, this.#options.maxResponseBytes);
+    } catch (error) {
+      const aborted = init?.signal?.aborted === true;
+      call.cause(aborted ? "aborted (timed out)" : `connection failed: ${describeError(error)}`);
+      throw error;
+    }
+  }
+
+  /** The attempts of one call (see {@link complete}); `fail` makes its failed result. */
+  async #attempts(
+    call: string,
+    body: Record<string, unknown>,
+    sent: unknown,
+    started: number,
+    attemptsSoFar: () => number,
+    causes: string[],
+    fail: (error: string, response?: unknown, raw?: RawBody) => ChatResult,
+  ): Promise<ChatResult> {
+    const secrets = this.#secrets.map((s) => s.value);
     const allowed = this.#options.maxRetries + 1;
     for (let bodyRetries = 0;; bodyRetries++) {
-      const outcome = await this.#attempt(client, body, allowed - attempts - 1);
+      const outcome = await this.#attempt(call, body, allowed - attemptsSoFar() - 1);
       if (outcome.kind === "refused") return fail(outcome.error, undefined, outcome.raw);
-      if (outcome.kind === "failed") return fail(outcome.error(attempts), outcome.response);
+      if (outcome.kind === "failed") return fail(outcome.error(attemptsSoFar()), outcome.response);
       if (outcome.kind === "ok") {
         const { json, parsed } = outcome;
         const choice = parsed.choices[0];
@@ -215,7 +266,7 @@ export class OpenAIChatClient implements ChatModel {
           request: sent,
           response: json,
           status: "ok",
-          attempts,
+          attempts: attemptsSoFar(),
           elapsed_ms: Math.round(performance.now() - started),
           model: parsed.model,
           ...(typeof parsed.system_fingerprint === "string"
@@ -245,8 +296,8 @@ export class OpenAIChatClient implements ChatModel {
       }
       // A 200 whose body is cut short, not JSON or of the wrong schema: retried like a 5xx.
       causes.push(outcome.error);
-      if (attempts >= allowed) {
-        return fail(`${outcome.error} (retries exhausted, ${attempts} attempts)`, outcome.response);
+      if (attemptsSoFar() >= allowed) {
+        return fail(`${outcome.error} (retries exhausted, ${attemptsSoFar()} attempts)`, outcome.response);
       }
       await sleep(retryDelayMs(bodyRetries + 1, BODY_RETRY_BACKOFF));
     }
@@ -256,7 +307,7 @@ export class OpenAIChatClient implements ChatModel {
    * One SDK call (which itself retries statuses and connection failures up to `maxRetries` times), then the
    * body read and checks. `body_fault` is a 200 whose body is unusable (the caller retries it).
    */
-  async #attempt(client: OpenAI, body: Record<string, unknown>, maxRetries: number): Promise<
+  async #attempt(call: string, body: Record<string, unknown>, maxRetries: number): Promise<
     | { kind: "ok"; json: unknown; parsed: ChatCompletionResponse }
     | { kind: "failed"; error: (attempts: number) => string; response?: unknown }
     | { kind: "body_fault"; error: string; response?: unknown }
@@ -265,10 +316,11 @@ export class OpenAIChatClient implements ChatModel {
     const abort = new AbortController();
     let response: Response;
     try {
-      response = await client.chat.completions
+      response = await this.#sdk().chat.completions
         .create(body as unknown as OpenAI.ChatCompletionCreateParamsNonStreaming, {
           signal: abort.signal,
           maxRetries,
+          headers: { [CALL_HEADER]: call },
         })
         .asResponse();
     } catch (error) {
