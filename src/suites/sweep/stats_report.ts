@@ -7,6 +7,7 @@ import type { Cell } from "../../core/markdown_table.ts";
 import { markdownTable } from "../../core/markdown_table.ts";
 import { formatDifference, formatInterval, formatP, formatPoints } from "../../analysis/format.ts";
 import { SWEEP_CI_METRICS, type SweepStats } from "./stats.ts";
+import { mostlyInvalidNote as mostlyInvalid } from "../../analysis/mostly_invalid.ts";
 
 /** Header of the sweep interval table. */
 export const SWEEP_INTERVAL_HEADERS = [
@@ -43,10 +44,7 @@ export const SWEEP_PAIRED_HEADERS = [
  */
 export function mostlyInvalidNote(stats: SweepStats, a: string, b: string): string {
   const share = (kind: string) => stats.kinds.find((k) => k.kind === kind)?.invalid ?? 0;
-  const sides = [a, b].filter((kind) => share(kind) > 0.5);
-  if (sides.length === 0) return "";
-  const which = sides.map((kind) => `${kind} ${Math.round(100 * share(kind))}%`).join(", ");
-  return `not a finding: mostly invalid answers (${which} invalid)`;
+  return mostlyInvalid(share, a, b, "answers");
 }
 
 /** Rows of the sweep paired table. */

@@ -30,6 +30,6 @@ export const HOTPOT_COMPARE_UNITS: CompareUnits<z.infer<typeof HotpotRows>[numbe
     ["em", (r) => (r.status === "ok" ? r.metrics.em ?? 0 : 0)],
     ["f1", (r) => (r.status === "ok" ? r.metrics.f1 ?? 0 : 0)],
     ["joint_f1", (r) => (r.status === "ok" ? r.metrics.joint_f1 ?? 0 : 0)],
-    ["gold_sp_kept", (r) => r.sp_survival ?? 0],
+    ["gold_sp_kept", (r) => (r.status === "ok" ? r.sp_survival ?? 0 : 0)],
   ],
 };

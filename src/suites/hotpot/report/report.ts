@@ -25,6 +25,7 @@ import { type CeilingResult, ceilingSweepMarkdown } from "./ceiling_sweep.ts";
 import { costMarkdown } from "../../../analysis/cost_report.ts";
 import { engineMethodsText } from "../../method_selection.ts";
 import { hotpotStatsMarkdown, hypothesisWithInterval } from "./stats_markdown.ts";
+import { invalidShares } from "./stats_report.ts";
 
 /** What the report states about the run besides the aggregates. */
 export interface HotpotReportMeta {
@@ -182,7 +183,7 @@ Input tokens are the provider's reported prompt tokens of the answer calls. "ove
 (contexts, not answers) not within the ceiling (exact count plus reserve above the ceiling).
 
 ${table}
-${meta.stats ? hotpotStatsMarkdown(meta.stats) : ""}${
+${meta.stats ? hotpotStatsMarkdown(meta.stats, invalidShares(aggregates)) : ""}${
     meta.ceilings ? ceilingSweepMarkdown(meta.ceilings) : ""
   }
 ### EM by question type

@@ -31,6 +31,7 @@ import {
 } from "./report_protocol.ts";
 import { barChart } from "../../../report/charts.ts";
 import { hotpotStatsHtml, hypothesisHtml } from "./stats_html.ts";
+import { invalidShares } from "./stats_report.ts";
 import { explorerHtml } from "../../../report/explorer.ts";
 import { costHtml } from "../../../report/cost_html.ts";
 import { ceilingSweepHtml } from "./ceiling_sweep_html.ts";
@@ -175,7 +176,7 @@ ${
       "note",
     )
   }${resultsTable(aggregates)}
-${meta.stats ? hotpotStatsHtml(meta.stats) : ""}
+${meta.stats ? hotpotStatsHtml(meta.stats, invalidShares(aggregates)) : ""}
 ${
     figure(
       `Answer and supporting-fact scores per method${meta.stats ? " (error bars: 95% CI)" : ""}`,

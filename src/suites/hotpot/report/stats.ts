@@ -64,8 +64,8 @@ export interface HotpotStatsOptions {
 }
 
 function metricOf(row: HotpotRowCore, metric: CiMetric): number {
-  if (metric === "gold_sp_kept") return row.sp_survival ?? 0;
-  return row.status === "ok" ? row.metrics[metric] : 0;
+  if (row.status !== "ok") return 0;
+  return metric === "gold_sp_kept" ? row.sp_survival ?? 0 : row.metrics[metric];
 }
 
 /**

@@ -6,24 +6,18 @@
  */
 import type { HotpotStats } from "./stats.ts";
 import { hypothesisWithInterval } from "./stats_markdown.ts";
-import {
-  intervalHeaders,
-  intervalNote,
-  intervalRows,
-  PAIRED_HEADERS,
-  pairedNote,
-  pairedRows,
-} from "./stats_report.ts";
+import { intervalHeaders, intervalNote, intervalRows, pairedNote, pairedTable } from "./stats_report.ts";
 import { type Html, htmlTable, paragraphs, safeHtml } from "../../../report/html.ts";
 
-/** The `95% CI` table and the paired-differences section. */
-export function hotpotStatsHtml(stats: HotpotStats): Html {
+/** The `95% CI` table and the paired-differences section; `invalid` as for {@link pairedTable}. */
+export function hotpotStatsHtml(stats: HotpotStats, invalid: ReadonlyMap<string, number>): Html {
+  const paired = pairedTable(stats, invalid);
   return safeHtml`<h3>95% CI</h3>
 ${paragraphs(intervalNote(stats).replaceAll("`", ""), "note")}${
     htmlTable(intervalHeaders(), intervalRows(stats))
   }
 <h3>Paired differences</h3>
-${paragraphs(pairedNote(stats), "note")}${htmlTable(PAIRED_HEADERS, pairedRows(stats))}`;
+${paragraphs(pairedNote(stats), "note")}${htmlTable(paired.headers, paired.rows)}`;
 }
 
 /** The hypothesis paragraphs with the interval sentence when intervals were computed. */

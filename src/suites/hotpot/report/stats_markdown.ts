@@ -11,13 +11,16 @@ import {
   intervalHeaders,
   intervalNote,
   intervalRows,
-  PAIRED_HEADERS,
   pairedNote,
-  pairedRows,
+  pairedTable,
 } from "./stats_report.ts";
 
-/** The `95% CI` table and the paired-differences section, in Markdown. */
-export function hotpotStatsMarkdown(stats: HotpotStats): string {
+/**
+ * The `95% CI` table and the paired-differences section, in Markdown; `invalid` is each method's share of
+ * invalid conditions (see {@link pairedTable}).
+ */
+export function hotpotStatsMarkdown(stats: HotpotStats, invalid: ReadonlyMap<string, number>): string {
+  const paired = pairedTable(stats, invalid);
   return `
 ### 95% CI
 
@@ -29,7 +32,7 @@ ${markdownTable(intervalHeaders(), intervalRows(stats))}
 
 ${pairedNote(stats)}
 
-${markdownTable(PAIRED_HEADERS, pairedRows(stats))}
+${markdownTable(paired.headers, paired.rows)}
 `;
 }
 

@@ -8,6 +8,8 @@
 import type { Cell } from "../../../core/markdown_table.ts";
 import { formatDifference, formatInterval, formatP, formatPoints } from "../../../analysis/format.ts";
 import { HOTPOT_CI_METRICS, type HotpotStats } from "./stats.ts";
+import type { HotpotMethodAggregate } from "../run/aggregate.ts";
+import { mostlyInvalidNote } from "../../../analysis/mostly_invalid.ts";
 
 /** Header of the interval table. */
 export function intervalHeaders(): string[] {
@@ -37,7 +39,7 @@ export const PAIRED_HEADERS = [
 
 const METRIC_LABEL: Record<string, string> = { em: "EM", f1: "F1", joint_f1: "joint F1" };
 
-/** Rows of the paired-differences table. */
+/** Rows of the paired-differences table (without the note column). */
 export function pairedRows(stats: HotpotStats): Cell[][] {
   return stats.paired.map((p) => [
     `${p.b} vs ${p.a}`,
@@ -49,6 +51,30 @@ export function pairedRows(stats: HotpotStats): Cell[][] {
     `${formatP(p.p)}${p.p_method === "exact" ? "" : " (MC)"}`,
     p.mde80 === null ? null : formatPoints(p.mde80),
   ]);
+}
+
+/** Each method's share of planned conditions that were not valid, from its aggregate. */
+export function invalidShares(
+  aggregates: readonly Pick<HotpotMethodAggregate, "method" | "valid" | "planned">[],
+): Map<string, number> {
+  return new Map(aggregates.map((a) => [a.method, a.planned > 0 ? 1 - a.valid / a.planned : 0]));
+}
+
+/**
+ * The paired-differences table. A comparison whose A or B method had more than half of its conditions invalid
+ * is marked "not a finding" in a note column (shown only when a comparison is marked): invalid conditions
+ * count zero, so such a difference measures them, not the methods.
+ */
+export function pairedTable(
+  stats: HotpotStats,
+  invalid: ReadonlyMap<string, number>,
+): { headers: string[]; rows: Cell[][] } {
+  const notes = stats.paired.map((p) =>
+    mostlyInvalidNote((m) => invalid.get(m) ?? 0, p.a, p.b, "conditions")
+  );
+  const rows = pairedRows(stats);
+  if (notes.every((note) => note === "")) return { headers: PAIRED_HEADERS, rows };
+  return { headers: [...PAIRED_HEADERS, "note"], rows: rows.map((row, i) => [...row, notes[i]]) };
 }
 
 /** How the intervals are computed (one paragraph). */

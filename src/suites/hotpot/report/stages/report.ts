@@ -42,7 +42,9 @@ export const hotpotReportStage = defineStage({
   // 7: the Models line names the models that answered beside the requested ones, and a run whose answering
   // model changed mid-run says so at the top of REPORT.md and report.html.
   // 8: report.html's run facts say for how many questions the ceiling did not bind (as REPORT.md does).
-  version: 8,
+  // 9: gold SP kept counts zero for invalid conditions in the intervals and paired rows too (as the results
+  // table always did), and a paired comparison with a mostly invalid side is marked "not a finding".
+  version: 9,
   doc: "REPORT.md and report.html of a hotpot run, from its aggregate, the corpus head and question cards.",
   params: z.object({
     models: z.object({
