@@ -6,7 +6,9 @@
  */
 import { z } from "zod";
 import { UsageError } from "../errors.ts";
-import { resumeArgv } from "./run_argv.ts";
+import { resumeArgv, runInvocation } from "./run_argv.ts";
+import { type ResumableSuite, whileWriting } from "./interrupt_hint.ts";
+import type { RunInvocation } from "../suites/run_lifecycle.ts";
 import { refuseOptionsWithResume, withoutOptions } from "../core/option_rules.ts";
 
 /** The options a resume may give again, as `parseArgs` declares them. */
@@ -82,4 +84,33 @@ export async function parseResumable<T extends { help?: boolean; resume?: string
     throw new UsageError(`${command.join(" ")}: unexpected argument '${parsed.positionals[0]}'`);
   }
   return { argv, options: parsed.options };
+}
+
+/**
+ * The entry of a resumable run command (`hotpot collect`, `hotpot run`, `sweep run`): parses `givenArgv` (a
+ * resumed run's recorded argv in its place, see {@link parseResumable}), prints `help` when asked, and runs
+ * `command` with the interrupt hint armed while it prepares (before its run directory exists). Returns what
+ * `command` returned, or undefined after the help.
+ */
+export async function runResumableCommand<
+  T extends { help?: boolean; resume?: string; output?: string },
+  R,
+>(
+  suite: ResumableSuite,
+  givenArgv: string[],
+  parse: (argv: string[]) => { options: T; positionals: string[] },
+  help: string,
+  command: (options: T, invocation: RunInvocation) => Promise<R>,
+): Promise<R | undefined> {
+  const { argv, options } = await parseResumable([...suite.command], givenArgv, parse);
+  if (options.help) {
+    console.log(help);
+    return undefined;
+  }
+  const prepared = whileWriting(suite, options.output ?? options.resume);
+  try {
+    return await command(options, runInvocation(suite, argv, options));
+  } finally {
+    prepared();
+  }
 }

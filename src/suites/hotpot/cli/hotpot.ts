@@ -3,7 +3,6 @@
  *
  * @module
  */
-import { runInvocation } from "../../../cli/run_argv.ts";
 import { HOTPOT_COLLECT_SUITE, HOTPOT_SUITE } from "../definition.ts";
 import { BOOTSTRAP_OPTION_HELP, bootstrapOption } from "../../../cli/stats_options.ts";
 import { PRICE_OPTION_HELP, PRICE_OPTION_SPEC, PriceOptionsShape } from "../../../cli/price_options.ts";
@@ -20,10 +19,14 @@ import { parseCommand } from "../../../cli/args.ts";
 import { hotpotGenerateCommand } from "./generate.ts";
 import { hotpotScoreCommand } from "./score.ts";
 import { intListOption, intOption } from "../../../cli/numbers.ts";
-import { parseResumable, RUN_OPTION_HELP, RUN_OPTION_SPEC, RunOptionsShape } from "../../../cli/run_setup.ts";
+import {
+  RUN_OPTION_HELP,
+  RUN_OPTION_SPEC,
+  RunOptionsShape,
+  runResumableCommand,
+} from "../../../cli/run_setup.ts";
 import { COLLECTION_MODE_HELP } from "./collect_mode.ts";
 import { CLI } from "../../../core/program_name.ts";
-import { whileWriting } from "../../../cli/interrupt_hint.ts";
 import { hotpotPredictionsCommand } from "./predictions.ts";
 
 export { DEMO_DATASET };
@@ -136,18 +139,7 @@ function parseCollect(argv: string[]) {
 }
 
 async function collect(givenArgv: string[]): Promise<number> {
-  const { argv, options } = await parseResumable(["hotpot", "collect"], givenArgv, parseCollect);
-  if (options.help) {
-    console.log(COLLECT_HELP);
-    return 0;
-  }
-  // A signal while the command prepares (before its run directory exists) is answered too.
-  const prepared = whileWriting(HOTPOT_COLLECT_SUITE, options.output ?? options.resume);
-  try {
-    await hotpotCollect(options, runInvocation(HOTPOT_COLLECT_SUITE, argv, options));
-  } finally {
-    prepared();
-  }
+  await runResumableCommand(HOTPOT_COLLECT_SUITE, givenArgv, parseCollect, COLLECT_HELP, hotpotCollect);
   return 0;
 }
 
@@ -200,18 +192,10 @@ function parseRun(argv: string[]) {
 
 /** Runs `hotpot run`; returns the exit code and the run directory (exported for the demo). */
 export async function hotpotRun(givenArgv: string[]): Promise<{ code: number; path?: string }> {
-  const { argv, options } = await parseResumable(["hotpot", "run"], givenArgv, parseRun);
-  if (options.help) {
-    console.log(RUN_HELP);
-    return { code: 0 };
-  }
-  // A signal while the command prepares (before its run directory exists) is answered too.
-  const prepared = whileWriting(HOTPOT_SUITE, options.output ?? options.resume);
-  try {
-    return { code: 0, path: await hotpotRunCommand(options, runInvocation(HOTPOT_SUITE, argv, options)) };
-  } finally {
-    prepared();
-  }
+  return {
+    code: 0,
+    path: await runResumableCommand(HOTPOT_SUITE, givenArgv, parseRun, RUN_HELP, hotpotRunCommand),
+  };
 }
 
 /** Dispatches `hotpot collect|run|score|generate`. */

@@ -3,7 +3,6 @@
  *
  * @module
  */
-import { runInvocation } from "../../../cli/run_argv.ts";
 import { SWEEP_SUITE } from "../definition.ts";
 import { BOOTSTRAP_OPTION_HELP, bootstrapOption } from "../../../cli/stats_options.ts";
 import { PRICE_OPTION_HELP, PRICE_OPTION_SPEC, PriceOptionsShape } from "../../../cli/price_options.ts";
@@ -15,9 +14,13 @@ import { sweepRunCommand } from "../command.ts";
 import { parseCommand } from "../../../cli/args.ts";
 import { SHARD_OPTION_HELP, ShardOption } from "../../../pipeline/shard.ts";
 import { intListOption, intOption, rangeOption } from "../../../cli/numbers.ts";
-import { parseResumable, RUN_OPTION_HELP, RUN_OPTION_SPEC, RunOptionsShape } from "../../../cli/run_setup.ts";
+import {
+  RUN_OPTION_HELP,
+  RUN_OPTION_SPEC,
+  RunOptionsShape,
+  runResumableCommand,
+} from "../../../cli/run_setup.ts";
 import { CLI } from "../../../core/program_name.ts";
-import { whileWriting } from "../../../cli/interrupt_hint.ts";
 
 const HELP = `${CLI} sweep run (--reference | --live) [options]
 
@@ -86,18 +89,10 @@ function parseRun(argv: string[]) {
 
 /** Runs `sweep run`; returns the exit code and the run directory (exported for the demo). */
 export async function sweepRun(givenArgv: string[]): Promise<{ code: number; path?: string }> {
-  const { argv, options } = await parseResumable(["sweep", "run"], givenArgv, parseRun);
-  if (options.help) {
-    console.log(HELP);
-    return { code: 0 };
-  }
-  // A signal while the command prepares (before its run directory exists) is answered too.
-  const prepared = whileWriting(SWEEP_SUITE, options.output ?? options.resume);
-  try {
-    return { code: 0, path: await sweepRunCommand(options, runInvocation(SWEEP_SUITE, argv, options)) };
-  } finally {
-    prepared();
-  }
+  return {
+    code: 0,
+    path: await runResumableCommand(SWEEP_SUITE, givenArgv, parseRun, HELP, sweepRunCommand),
+  };
 }
 
 /** Dispatches `sweep run`. */
