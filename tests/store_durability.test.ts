@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { blobRelativePath } from "../src/store/blob_store.ts";
+import { blobRelativePath, HELD_DESCRIPTORS_LIMIT } from "../src/store/blob_store.ts";
 import { JournalWriter, readJournal } from "../src/store/journal.ts";
 import { type Node, nodeKey } from "../src/store/manifest.ts";
 import { RunDir } from "../src/store/run_dir.ts";
@@ -9,6 +9,11 @@ import { testHeader } from "./helpers/header.ts";
 import { flipByte } from "./helpers/tree.ts";
 
 const header = testHeader();
+
+/** How many descriptors this process has open (Linux: the entries of /proc/self/fd). */
+function openDescriptors(): number {
+  return [...Deno.readDirSync("/proc/self/fd")].length;
+}
 
 function node(i: number, out: string): Node {
   return {
@@ -120,11 +125,13 @@ Deno.test("resuming removes a blob no journal line names (cut short before its s
   const dir = await Deno.makeTempDir();
   try {
     const path = join(dir, "r");
+    const before = openDescriptors();
     const first = await RunDir.create(path, header);
     const kept = await first.store.putJson({ kept: true });
     await first.recordNode(node(0, kept));
     const orphan = await first.store.putJson({ orphan: true }); // written, never journaled
     await first.abandon();
+    assert.equal(openDescriptors(), before); // the orphan's descriptor, kept for a sync, is closed
     await flipByte(join(path, blobRelativePath(orphan))); // what a power cut before the sync may leave
 
     const run = await RunDir.resume(path);
@@ -134,6 +141,30 @@ Deno.test("resuming removes a blob no journal line names (cut short before its s
     await run.recordNode(node(1, orphan));
     await run.finish();
     assert.deepEqual((await verifyRun(path)).problems, []);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("a run's blobs past the descriptors kept open for their fsync are synced all the same; none is left open", async () => {
+  const dir = await Deno.makeTempDir();
+  try {
+    const path = join(dir, "r");
+    const before = openDescriptors();
+    const run = await RunDir.create(path, header);
+    const count = HELD_DESCRIPTORS_LIMIT + 40;
+    const outputs: Record<string, string> = {};
+    for (let i = 0; i < count; i++) outputs[`o${i}`] = await run.store.putJson({ i });
+    await run.recordNode({ ...node(0, outputs.o0), outputs });
+    // Written after the last sync and never journaled: closed at the seal, then removed.
+    const orphan = await run.store.putJson({ orphan: true });
+    await run.finish();
+    assert.equal(openDescriptors(), before);
+    await assert.rejects(() => Deno.stat(join(path, blobRelativePath(orphan))), Deno.errors.NotFound);
+    const report = await verifyRun(path);
+    assert.deepEqual(report.problems, []);
+    const reading = await readJournal(join(path, "journal.jsonl"));
+    assert.equal(Object.keys(reading.nodes[0].outputs).length, count);
   } finally {
     await Deno.remove(dir, { recursive: true });
   }

@@ -9,7 +9,10 @@
  *
  * Writing a blob (temp file, write, rename) uses the file system's synchronous calls: blobs are small, and each
  * call costs a few microseconds where handing it to a thread and back costs several times more CPU. Only the
- * fsyncs, which wait for the disk, run asynchronously. The same content stored twice at once is written once.
+ * fsyncs, which wait for the disk, run asynchronously. In a run's own store (see {@link BlobStore.markFresh})
+ * the descriptor a blob was written through stays open until its fsync (up to {@link HELD_DESCRIPTORS_LIMIT}
+ * at once), so syncing it opens nothing again; {@link BlobStore.closeFiles} closes those not synced. The same
+ * content stored twice at once is written once.
  * The blobs this store wrote are also held in memory (up to {@link HELD_BYTES_LIMIT} bytes, the oldest dropped
  * first), so a stage reading back what an earlier one just wrote gets those bytes without a file read: they
  * are the bytes that were hashed to the name.
@@ -38,13 +41,29 @@ export const SYNC_CONCURRENCY = 32;
 /** At most this many bytes of the blobs a store wrote are held in memory for reading back. */
 export const HELD_BYTES_LIMIT = 32 * 1024 * 1024;
 
-/** fsyncs each file, {@link SYNC_CONCURRENCY} at a time (opened read-only: Linux flushes its data all the same). */
-async function fsyncAll(paths: string[]): Promise<void> {
+/** At most this many descriptors of written, not yet synced blobs are kept open for their fsync. */
+export const HELD_DESCRIPTORS_LIMIT = 256;
+
+/** A blob written and not yet synced: its path, and the descriptor it was written through when still open. */
+interface Unsynced {
+  path: string;
+  file?: Deno.FsFile;
+}
+
+/**
+ * fsyncs each file, {@link SYNC_CONCURRENCY} at a time, through the descriptor it was written by when that is
+ * still open (then closed), else opened read-only (Linux flushes its data all the same).
+ */
+async function fsyncAll(blobs: Unsynced[]): Promise<void> {
   const limit = pLimit(SYNC_CONCURRENCY);
-  await Promise.all(paths.map((path) =>
+  await Promise.all(blobs.map((blob) =>
     limit(async () => {
-      using file = Deno.openSync(path, { read: true });
-      await file.sync();
+      const file = blob.file ?? Deno.openSync(blob.path, { read: true });
+      try {
+        await file.sync();
+      } finally {
+        file.close();
+      }
     })
   ));
 }
@@ -62,7 +81,9 @@ export class BlobStore {
   /** Directories this store has made (or found), so each is made once. */
   readonly #dirs = new Set<string>();
   /** Blobs written but not yet fsynced, and the syncs under way. */
-  #unsynced: string[] = [];
+  #unsynced: Unsynced[] = [];
+  /** How many of {@link #unsynced} hold an open descriptor. */
+  #heldDescriptors = 0;
   readonly #syncing = new Set<Promise<void>>();
   /** True when every blob under the root is one this store knows (a run it created): no existence probe. */
   #fresh = false;
@@ -130,22 +151,28 @@ export class BlobStore {
       this.#mkdir(join(this.#root, "objects", "sha256", hash.slice(0, 2)));
       // Created read-only: the descriptor opened here may still write, nothing can later.
       const file = Deno.openSync(tmp, { write: true, createNew: true, mode: 0o444 });
+      let held = false;
       try {
         for (const bytes of chunks) {
           let written = 0;
           while (written < bytes.length) written += file.writeSync(bytes.subarray(written));
         }
+        // A umask that strips read bits would leave the blob unreadable to others: set the mode outright then.
+        this.#umaskStripsRead ??= (Deno.umask() & 0o444) !== 0;
+        if (this.#umaskStripsRead) Deno.chmodSync(tmp, 0o444);
+        Deno.renameSync(tmp, path);
+        // The descriptor still names the blob's file after the rename: its fsync needs no new open.
+        held = this.#fresh && this.#heldDescriptors < HELD_DESCRIPTORS_LIMIT;
+        if (held) {
+          this.#heldDescriptors++;
+          this.#unsynced.push({ path, file });
+        } else this.#unsynced.push({ path });
       } finally {
-        file.close();
+        if (!held) file.close();
       }
-      // A umask that strips read bits would leave the blob unreadable to others: set the mode outright then.
-      this.#umaskStripsRead ??= (Deno.umask() & 0o444) !== 0;
-      if (this.#umaskStripsRead) Deno.chmodSync(tmp, 0o444);
-      Deno.renameSync(tmp, path);
     } catch (error) {
       throw writeError(error, tmp); // a full disk names the blob being written
     }
-    this.#unsynced.push(path);
     this.#known.add(hash);
     this.#hold(hash, chunks);
     return hash;
@@ -176,13 +203,26 @@ export class BlobStore {
    * once those and any syncs already under way are done.
    */
   async sync(): Promise<void> {
-    const paths = this.#unsynced;
+    const blobs = this.#unsynced;
     this.#unsynced = [];
-    if (paths.length > 0) {
-      const done = fsyncAll(paths).finally(() => this.#syncing.delete(done));
+    this.#heldDescriptors = 0;
+    if (blobs.length > 0) {
+      const done = fsyncAll(blobs).finally(() => this.#syncing.delete(done));
       this.#syncing.add(done);
     }
     await Promise.all([...this.#syncing]);
+  }
+
+  /**
+   * Closes the descriptors kept for blobs not synced yet (a run sealed or abandoned: a blob no journal line
+   * names is removed, or removed by a resume); a later {@link sync} opens them again.
+   */
+  closeFiles(): void {
+    for (const blob of this.#unsynced) {
+      blob.file?.close();
+      delete blob.file;
+    }
+    this.#heldDescriptors = 0;
   }
 
   #mkdir(dir: string): void {

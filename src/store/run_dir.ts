@@ -392,6 +392,7 @@ export class RunDir {
     this.#assertOpen();
     this.#sealed = true;
     await this.#journal.close();
+    this.store.closeFiles();
     await this.#removeUnreferencedBlobs();
     const journal = await hashLines(join(this.path, RUN_FILES.journal));
     // The manifest is written streaming, one node at a time, in exactly the bytes of
@@ -452,6 +453,7 @@ export class RunDir {
     if (this.#sealed) return;
     this.#sealed = true;
     try {
+      this.store.closeFiles();
       await this.#journal.close();
     } finally {
       await this.#lock.release();
