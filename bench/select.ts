@@ -11,7 +11,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { generateHotpotRecords } from "../src/data/hotpot_generate.ts";
 import { loadHotpot } from "../src/data/hotpot_load.ts";
-import { writeHotpotParquet } from "../src/data/hotpot_parquet.ts";
+import { writeHotpotParquet } from "../src/data/hotpot_parquet_write.ts";
 import { selectQuestions } from "../src/suites/hotpot/collect/select.ts";
 
 /** Records generated (HotpotQA distractor dev set size). */

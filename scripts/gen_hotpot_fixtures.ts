@@ -10,7 +10,7 @@
 import { join } from "node:path";
 import { DEMO_DATA_SEED, generateHotpotRecords } from "../src/data/hotpot_generate.ts";
 import { toOfficialHotpotJson } from "../src/data/hotpot_json.ts";
-import { writeHotpotParquet } from "../src/data/hotpot_parquet.ts";
+import { writeHotpotParquet } from "../src/data/hotpot_parquet_write.ts";
 import { assetPath } from "../src/assets.ts";
 
 /** Number of demo records written. */

@@ -6,7 +6,7 @@ import { DEMO_DATA_SEED, generateHotpotRecords } from "../src/data/hotpot_genera
 import type { HotpotRecord } from "../src/data/hotpot_record.ts";
 import { hashFile, loadHotpot } from "../src/data/hotpot_load.ts";
 import { toOfficialHotpotJson } from "../src/data/hotpot_json.ts";
-import { hotpotParquetBytes, writeHotpotParquet } from "../src/data/hotpot_parquet.ts";
+import { hotpotParquetBytes, writeHotpotParquet } from "../src/data/hotpot_parquet_write.ts";
 import { UsageError } from "../src/errors.ts";
 import { assetPath } from "../src/assets.ts";
 

@@ -2,8 +2,8 @@
  * The Hugging Face `hotpot_qa/distractor` Parquet layout: `id, question, answer, type, level: string;
  * supporting_facts struct<title: list<string>, sent_id: list<int32>>; context struct<title: list<string>,
  * sentences: list<list<string>>>`. Read with hyparquet (snappy, zstd, gzip, brotli via
- * hyparquet-compressors) and written with hyparquet-writer using an explicit schema so the nested columns
- * are real Parquet LIST groups, not JSON strings.
+ * hyparquet-compressors); written by `hotpot_parquet_write.ts` (hyparquet-writer, loaded only where a file is
+ * written).
  *
  * Reading is bounded in memory: {@link hotpotParquetBatches} reads the file through ranged reads (only the
  * footer and the column chunks of the rows asked for) and decodes it in slices of its row groups, so a caller
@@ -12,7 +12,6 @@
  * @module
  */
 import type { AsyncBuffer, parquetMetadataAsync } from "hyparquet";
-import { ByteWriter, parquetWrite } from "hyparquet-writer";
 import { z } from "zod";
 import { UsageError } from "../errors.ts";
 import { inputError, statInputFile } from "../fs_input.ts";
@@ -143,76 +142,4 @@ export async function* hotpotParquetBatches(
     }
     groupStart = groupEnd;
   }
-}
-
-/** A Parquet schema element as hyparquet-writer takes it (its own hyparquet version's type). */
-type SchemaElement = NonNullable<Parameters<typeof parquetWrite>[0]["schema"]>[number];
-
-/** An optional UTF-8 string leaf. */
-function optionalString(name: string): SchemaElement {
-  return { name, type: "BYTE_ARRAY", converted_type: "UTF8", repetition_type: "OPTIONAL" };
-}
-
-/** A LIST group of `element` in the standard three-level layout. */
-function listOf(name: string, element: SchemaElement[]): SchemaElement[] {
-  return [
-    { name, repetition_type: "OPTIONAL", converted_type: "LIST", num_children: 1 },
-    { name: "list", repetition_type: "REPEATED", num_children: 1 },
-    ...element,
-  ];
-}
-
-/** The explicit Parquet schema of the Hugging Face HotpotQA distractor layout. */
-export function hfHotpotParquetSchema(): SchemaElement[] {
-  return [
-    { name: "schema", repetition_type: "REQUIRED", num_children: 7 },
-    optionalString("id"),
-    optionalString("question"),
-    optionalString("answer"),
-    optionalString("type"),
-    optionalString("level"),
-    { name: "supporting_facts", repetition_type: "OPTIONAL", num_children: 2 },
-    ...listOf("title", [optionalString("element")]),
-    ...listOf("sent_id", [{ name: "element", type: "INT32", repetition_type: "OPTIONAL" }]),
-    { name: "context", repetition_type: "OPTIONAL", num_children: 2 },
-    ...listOf("title", [optionalString("element")]),
-    ...listOf("sentences", listOf("element", [optionalString("element")])),
-  ];
-}
-
-/** Encodes records as a Hugging Face layout Parquet file (snappy) and returns its bytes. */
-export function hotpotParquetBytes(records: readonly HotpotRecord[], rowGroupSize = 1000): Uint8Array {
-  const writer = new ByteWriter();
-  parquetWrite({
-    writer,
-    schema: hfHotpotParquetSchema(),
-    rowGroupSize,
-    columnData: [
-      { name: "id", data: records.map((r) => r.id) },
-      { name: "question", data: records.map((r) => r.question) },
-      { name: "answer", data: records.map((r) => r.answer) },
-      { name: "type", data: records.map((r) => r.type) },
-      { name: "level", data: records.map((r) => r.level) },
-      {
-        name: "supporting_facts",
-        data: records.map((r) => ({
-          title: r.supporting_facts.map((f) => f.title),
-          sent_id: r.supporting_facts.map((f) => f.sent_id),
-        })),
-      },
-      {
-        name: "context",
-        data: records.map((r) => ({
-          title: r.context.map((a) => a.title),
-          sentences: r.context.map((a) => a.sentences),
-        })),
-      },
-    ],
-  });
-  return new Uint8Array(writer.getBuffer());
-}
-
-/** Writes records as a Hugging Face layout Parquet file. */
-export async function writeHotpotParquet(records: readonly HotpotRecord[], path: string): Promise<void> {
-  await Deno.writeFile(path, hotpotParquetBytes(records));
 }

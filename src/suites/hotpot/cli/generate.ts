@@ -10,7 +10,7 @@ import { z } from "zod";
 import { UsageError } from "../../../errors.ts";
 import { DEMO_DATA_SEED, generateHotpotRecords } from "../../../data/hotpot_generate.ts";
 import { toOfficialHotpotJson } from "../../../data/hotpot_json.ts";
-import { hotpotParquetBytes } from "../../../data/hotpot_parquet.ts";
+import { hotpotParquetBytes } from "../../../data/hotpot_parquet_write.ts";
 import { sha256Hex } from "../../../store/hash.ts";
 import { writeFileAtomic } from "../../../store/run_dir.ts";
 import { parseCommand } from "../../../cli/args.ts";

@@ -16,7 +16,6 @@ import { DEFAULT_SELECTION } from "../collect/select.ts";
 import { MODEL_OPTION_HELP, MODEL_OPTION_SPEC, ModelOptionsShape } from "../../../cli/model_options.ts";
 import { SHARD_OPTION_HELP, ShardOption } from "../../../pipeline/shard.ts";
 import { parseCommand } from "../../../cli/args.ts";
-import { hotpotGenerateCommand } from "./generate.ts";
 import { hotpotScoreCommand } from "./score.ts";
 import { intListOption, intOption } from "../../../cli/numbers.ts";
 import {
@@ -204,7 +203,8 @@ export async function hotpotCommand(argv: string[]): Promise<number> {
   if (sub === "collect") return await collect(rest);
   if (sub === "run") return (await hotpotRun(rest)).code;
   if (sub === "score") return await hotpotScoreCommand(rest);
-  if (sub === "generate") return await hotpotGenerateCommand(rest);
+  // Its own import: the Parquet writer is loaded only by the command that writes Parquet.
+  if (sub === "generate") return await (await import("./generate.ts")).hotpotGenerateCommand(rest);
   if (sub === "predictions") return await hotpotPredictionsCommand(rest);
   if (sub === undefined || sub === "--help" || sub === "-h") {
     console.log(
