@@ -49,3 +49,18 @@ Deno.test("counting by pre-token is refused where it may not be exact: BPE dropo
   assert.equal(preTokenCounter(tokenizer, true, { type: "Unigram" }), null);
   assert.equal(preTokenCounter(tokenizer, false, json.model), null);
 });
+
+Deno.test("a Split whose matches leave gaps, or match empty text, cuts as the library does (qwen3 with other patterns)", async () => {
+  for (const regex of ["\\p{L}+", "\\p{L}+|[^\\p{L}]|", "\\p{L}*"]) {
+    const json = JSON.parse(await Deno.readTextFile(`${DEFAULT_TOKENIZER_DIR}/tokenizer.json`));
+    const config = JSON.parse(await Deno.readTextFile(`${DEFAULT_TOKENIZER_DIR}/tokenizer_config.json`));
+    json.pre_tokenizer.pretokenizers[0].pattern = { Regex: regex };
+    const tokenizer = new Tokenizer(json, config);
+    const count = preTokenCounter(tokenizer, true, json.model);
+    assert.ok(count);
+    for (const text of TEXTS) {
+      const whole = tokenizer.encode(text, { add_special_tokens: false }).ids.length;
+      assert.equal(count(text), whole, `${regex}: ${JSON.stringify(text)}`);
+    }
+  }
+});

@@ -5,7 +5,9 @@
  * the count of a text that holds no added token is the sum of its pre-tokens' counts. The text is cut by the
  * library's own normalizer and `Split` steps (the very cut `encode` makes) and each pre-token's count is
  * cached under its text, before the byte-level mapping (a one-to-one map, and the costly step): natural text
- * repeats its words, so a new line is counted mostly from the cache.
+ * repeats its words, so a new line is counted mostly from the cache. A `Split` step's cut is taken from
+ * `String.prototype.match` where that gives the library's pieces (see `stepCut`): the same pieces without a
+ * match object each (the demo corpus's lines: 50 ms → 19 ms to cut).
  *
  * Measured on the demo's corpus (1.5 M characters, 7,311 distinct lines, 336,368 tokens): 866 ms encoded line
  * by line, 80 ms by pre-token, the same total. The parity tests hold the counts to Python `transformers`.
@@ -26,6 +28,44 @@ export type PreTokenCounter = (text: string) => number;
 /** A pre-tokenizer step of the library. */
 interface PreTokenizerStep {
   pre_tokenize(text: string | string[], options: { section_index: number }): string[];
+  /** A `Split` step's configuration and compiled pattern (the library's own fields). */
+  config?: { type?: unknown; invert?: unknown; behavior?: unknown };
+  pattern?: unknown;
+}
+
+/** A text cut into pieces: the pieces, in order. */
+type Cut = (text: string) => string[];
+
+/**
+ * The cut a `Split` step makes of one text, without the library's match objects where that gives the same
+ * pieces: a `Split` that keeps its matches in place ("isolated", not inverted) cuts a text into its pattern's
+ * matches and the text between them, empty pieces dropped (the library's `regex_split`). Where the matches
+ * cover the whole text (their lengths add up to it), the pieces are exactly the non-empty matches, which
+ * `String.prototype.match` returns as strings alone; otherwise the step's own cut is used. Any other step
+ * is cut by the library.
+ */
+function stepCut(step: PreTokenizerStep, options: { section_index: number }): Cut {
+  const pattern = step.pattern;
+  const config = step.config;
+  const own: Cut = (text) => step.pre_tokenize(text, options);
+  if (
+    config?.type !== "Split" || config.invert || !(pattern instanceof RegExp) || !pattern.global ||
+    (typeof config.behavior === "string" && config.behavior.toLowerCase() === "removed")
+  ) {
+    return own;
+  }
+  return (text) => {
+    const matches = text.match(pattern);
+    if (matches === null) return own(text);
+    let covered = 0;
+    let empty = false;
+    for (const match of matches) {
+      covered += match.length;
+      if (match.length === 0) empty = true;
+    }
+    if (covered !== text.length) return own(text);
+    return empty ? matches.filter((match) => match.length > 0) : matches;
+  };
 }
 
 /** The parts of the library's `Tokenizer` used here (not in its published types). */
@@ -75,11 +115,12 @@ export function preTokenCounter(
   const splits = steps.slice(0, -1) as PreTokenizerStep[];
   const byteLevel = steps[steps.length - 1] as PreTokenizerStep;
   const options = { section_index: 0 };
+  const cuts = splits.map((split) => stepCut(split, options));
   const counts = new Map<string, number>();
   const countOf = countParts ?? ((tokens: string[]) => encode(tokens).length);
   return (text) => {
     let pieces = [normalize === null ? text : normalize(text)];
-    for (const split of splits) pieces = split.pre_tokenize(pieces, options);
+    for (const cut of cuts) pieces = pieces.length === 1 ? cut(pieces[0]) : pieces.flatMap(cut);
     let total = 0;
     for (const piece of pieces) {
       let count = counts.get(piece);
