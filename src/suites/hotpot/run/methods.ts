@@ -36,13 +36,25 @@ export function hotpotFrame(counter: TokenCounter, question: MethodInput, limit:
 /** The public material a method may see. */
 export type MethodInput = Pick<CorpusQuestion, "id" | "question" | "context" | "trajectory">;
 
-/** The question's evidence units (sentence groups) in source order, rendered as `## title` + `N|text` lines. */
-export function questionUnits(question: MethodInput): GenericUnit[] {
-  return sourceOrder(unitsFromArticles(question.context)).map((unit, position) => ({
+/** The units of frozen questions (which cannot change), by question. */
+const frozenQuestionUnits = new WeakMap<MethodInput, readonly GenericUnit[]>();
+
+/**
+ * The question's evidence units (sentence groups) in source order, rendered as `## title` + `N|text` lines.
+ * A frozen question's units (a stage input: `storedQuestion`) are built once and handed out frozen.
+ */
+export function questionUnits(question: MethodInput): readonly GenericUnit[] {
+  const known = frozenQuestionUnits.get(question);
+  if (known !== undefined) return known;
+  const units = sourceOrder(unitsFromArticles(question.context)).map((unit, position) => ({
     id: unit.id,
     position,
     text: renderUnit(unit),
   }));
+  if (!Object.isFrozen(question) || !Object.isFrozen(question.context)) return units;
+  for (const unit of units) Object.freeze(unit);
+  frozenQuestionUnits.set(question, Object.freeze(units));
+  return units;
 }
 
 /** The task as the decision model and the summarizer see it: the original user task message. */

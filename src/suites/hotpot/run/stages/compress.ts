@@ -16,7 +16,7 @@ import { rankOutcome } from "../../../rank_outcome.ts";
 import { StoredRankingSchema, StoredSummarySchema } from "../../../stored.ts";
 import { compactedContext, evidenceText, hotpotFrame, questionUnits, taskText } from "../methods.ts";
 import { declaredMethod, type MethodParams } from "../../../../methods/registry.ts";
-import { StoredQuestionSchema } from "./question.ts";
+import { storedQuestion } from "./question.ts";
 
 /** What the hotpot compression bodies need: the models and the counter. */
 export interface HotpotModelEnv {
@@ -42,7 +42,7 @@ export const hotpotRankStage = defineStage({
   },
   provider: true,
   async run({ inputs, key, env }: { inputs: Record<string, unknown>; key: string; env: HotpotModelEnv }) {
-    const question = StoredQuestionSchema.parse(inputs.question);
+    const question = storedQuestion(inputs.question);
     if (!question.valid) {
       return {
         outputs: { ranking: { node: key, ok: false, order: [], error: "collection invalid" } },
@@ -87,7 +87,7 @@ export const hotpotSummaryStage = defineStage({
     env: HotpotModelEnv;
   }) {
     const { counter } = env;
-    const question = StoredQuestionSchema.parse(inputs.question);
+    const question = storedQuestion(inputs.question);
     const limit = params.input_cap - params.reserve;
     const fail = (reason: string) => ({
       outputs: { summary: { node: key, ok: false, text: null, kept: [], reason } },

@@ -12,7 +12,7 @@ import { type ChatMessage, ChatMessageSchema } from "../../../../models/messages
 import { countPrompt } from "../../../../tokens/budget.ts";
 import type { TokenCounter } from "../../../../tokens/types.ts";
 import { fullContext, hotpotFrame } from "../methods.ts";
-import { StoredQuestionSchema } from "./question.ts";
+import { storedQuestion } from "./question.ts";
 import { StoredRankingSchema, StoredSummarySchema } from "../../../stored.ts";
 import { overBudgetReason, withinCeiling } from "../../../over_budget.ts";
 import { contextNeeds, declaredMethod, type MethodArtifacts } from "../../../../methods/registry.ts";
@@ -73,7 +73,7 @@ export const hotpotContextStage = defineStage({
     if (counter.hash !== params.tokenizer) {
       throw new Error(`hotpot-context: tokenizer ${params.tokenizer} needed`);
     }
-    const question = StoredQuestionSchema.parse(inputs.question);
+    const question = storedQuestion(inputs.question);
     const ranking = inputs.ranking === undefined ? undefined : StoredRankingSchema.parse(inputs.ranking);
     const summary = inputs.summary === undefined ? undefined : StoredSummarySchema.parse(inputs.summary);
     const limit = params.input_cap - params.reserve;

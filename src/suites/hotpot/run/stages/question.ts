@@ -31,6 +31,34 @@ export const StoredQuestionSchema = z.object({
 /** The public material of one question. */
 export type StoredQuestion = z.infer<typeof StoredQuestionSchema>;
 
+/** Stored questions parsed by {@link storedQuestion}, by the input value they were parsed from. */
+const parsedQuestions = new WeakMap<object, Readonly<StoredQuestion>>();
+
+/** Freezes `value` and every object and array inside it. */
+function deepFreeze<T>(value: T): T {
+  if (typeof value === "object" && value !== null && !Object.isFrozen(value)) {
+    Object.freeze(value);
+    for (const inner of Object.values(value)) deepFreeze(inner);
+  }
+  return value;
+}
+
+/**
+ * A stage input holding a stored question, validated: parsed once per input value (a question's stages are
+ * handed the same value: run_suite.ts, `verify --rederive`), and deep-frozen, as it is shared by every
+ * stage body that reads it (a body that changed it would throw). The units built from it are kept too
+ * (`questionUnits` in ../methods.ts keeps those of a frozen question).
+ */
+export function storedQuestion(input: unknown): Readonly<StoredQuestion> {
+  if (typeof input !== "object" || input === null) return StoredQuestionSchema.parse(input);
+  let parsed = parsedQuestions.get(input);
+  if (parsed === undefined) {
+    parsed = deepFreeze(StoredQuestionSchema.parse(input));
+    parsedQuestions.set(input, parsed);
+  }
+  return parsed;
+}
+
 /** A corpus input read question by question (see `../corpus_index.ts`). */
 export interface IndexedCorpus {
   /** The corpus without its questions (gold labels included), validated. */

@@ -12,7 +12,7 @@ import { predictionFromModelAnswer } from "../answer_parse.ts";
 import { CorpusGoldSchema } from "../../corpus.ts";
 import { supportSurvival } from "../support_kept.ts";
 import { type HotpotMetrics, METRIC_NAMES, scoreQuestion } from "../scoring.ts";
-import { StoredQuestionSchema } from "./question.ts";
+import { storedQuestion } from "./question.ts";
 import { StoredAnswerSchema } from "../../../answer_stage.ts";
 
 export { supportSurvival } from "../support_kept.ts";
@@ -47,7 +47,7 @@ export const hotpotScoreStage = defineStage({
     const answer = StoredAnswerSchema.nullable().parse(inputs.answer);
     const gold = CorpusGoldSchema.parse(inputs.gold);
     const messages = z.array(ChatMessageSchema).nullable().parse(inputs.context);
-    const question = StoredQuestionSchema.parse(inputs.question);
+    const question = storedQuestion(inputs.question);
     const prediction = params.valid && answer ? predictionFromModelAnswer(answer.content) : null;
     const metrics = prediction ? scoreQuestion(prediction, gold) : zeroMetrics();
     const survival = messages ? supportSurvival(messages, question, gold) : null;
