@@ -222,14 +222,23 @@ export class OpenAIChatClient implements ChatModel {
    * sent), sends the attempt and identity headers, and keeps the cause of a failed attempt.
    */
   async #countingFetch(input: string | URL | Request, init?: RequestInit): Promise<Response> {
-    const headers = new Headers(init?.headers);
+    // The SDK builds a new Headers for every attempt (openai 7.x: `buildRequest` per attempt): sent by the
+    // global fetch, it is changed in place rather than copied (converting a HeadersInit is a large part of
+    // a call's own CPU). A fetch given to the client gets a copy, as it may keep what it is handed.
+    const given = init?.headers;
+    const headers = given instanceof Headers && this.#options.fetch === undefined
+      ? given
+      : new Headers(given);
     const call = this.#calls.get(headers.get(CALL_HEADER) ?? "");
     if (call === undefined) throw new Error("chat client: a request outside of a call");
     headers.delete(CALL_HEADER);
     headers.set(ATTEMPT_HEADER, String(call.attempt()));
     if (call.identity !== undefined) headers.set(REQUEST_IDENTITY_HEADER, call.identity);
     try {
-      const response = await (this.#options.fetch ?? fetch)(input, { ...init, headers });
+      const response = await (this.#options.fetch ?? fetch)(
+        input,
+        headers === given ? init : { ...init, headers },
+      );
       if (response.ok) return response;
       call.cause(`HTTP ${response.status}`);
       // The SDK reads an error's body itself: it gets at most the bound, never a provider's whole flood.
