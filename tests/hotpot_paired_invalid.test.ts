@@ -1,11 +1,12 @@
 /**
  * A method whose every condition is invalid (an outside engine that hands back the whole history, over the
  * evidence budget) scores zero everywhere: in the results table, in its intervals (gold SP kept included) and
- * in its paired rows, which are marked "not a finding" instead of being printed as one.
+ * in its paired rows, which are marked "not a finding" instead of being printed as one; the report says why.
  */
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { runCli } from "./helpers/spawn.ts";
+import { invalidReasons, invalidReasonsMarkdown } from "../src/suites/hotpot/report/invalid_reasons.ts";
 
 /** An `exec:` engine that compacts nothing: it answers with the messages it was given. */
 const KEEP_ALL = `
@@ -66,11 +67,47 @@ Deno.test("a mostly invalid method counts zero in its intervals and its paired r
     }
     const honest = paired.split("\n").find((l) => l.startsWith("| jev+summary vs full | EM |"));
     assert.ok(honest?.endsWith("|  |"), `a valid comparison has no note: ${honest}`);
+    const why = report.slice(report.indexOf("### Invalid conditions"), report.indexOf("### 95% CI"));
+    assert.match(
+      why,
+      /\| keepall \| 16\/16 \| over budget \| over budget: \d+ tokens > \d+ \(recorded, never shrunk\) \|/,
+    );
+    assert.doesNotMatch(why, /\| (full|jev\+summary) \|/, "valid methods have no row");
     const html = await Deno.readTextFile(join(out, "report.html"));
+    assert.match(html, /<h3>Invalid conditions<\/h3>/);
     assert.match(html, /not a finding: mostly invalid conditions \(keepall 100% invalid\)/);
     const verify = await runCli(["verify", out]);
     assert.equal(verify.code, 0, verify.stdout + verify.stderr);
   } finally {
     await Deno.remove(dir, { recursive: true });
   }
+});
+
+Deno.test("invalid reasons are grouped by kind per method, most frequent first, each on one line", () => {
+  const rows = [
+    { method: "a", status: "ok" as const, reason: null },
+    {
+      method: "a",
+      status: "invalid" as const,
+      reason: "over budget: 3633 tokens > 3536 (recorded, never shrunk)",
+    },
+    {
+      method: "a",
+      status: "invalid" as const,
+      reason: "over budget: 3700 tokens > 3536 (recorded, never shrunk)",
+    },
+    { method: "a", status: "invalid" as const, reason: "failed call: HTTP 500 |\nbody\ttext" },
+    { method: "b", status: "ok" as const, reason: null },
+    { method: "c", status: "invalid" as const, reason: null },
+  ];
+  const reasons = invalidReasons(rows);
+  assert.deepEqual(reasons.map((r) => [r.method, r.kind, r.count, r.planned]), [
+    ["a", "over budget", 2, 4],
+    ["a", "failed call", 1, 4],
+    ["c", "no reason given", 1, 1],
+  ]);
+  assert.equal(reasons[0].example, "over budget: 3633 tokens > 3536 (recorded, never shrunk)");
+  const markdown = invalidReasonsMarkdown(reasons);
+  assert.match(markdown, /\| a \| 1\/4 \| failed call \| failed call: HTTP 500 \\\| body text \|/);
+  assert.equal(invalidReasonsMarkdown(invalidReasons(rows.filter((r) => r.status === "ok"))), "");
 });

@@ -13,6 +13,7 @@ import type { HotpotRowFigures } from "../run/rows.ts";
 import type { RunCost } from "../../../analysis/cost.ts";
 import { finiteOrNull } from "../../../analysis/format.ts";
 import { hotpotStats } from "./stats.ts";
+import { invalidReasons } from "./invalid_reasons.ts";
 
 const Messages = z.array(ChatMessageSchema);
 
@@ -33,6 +34,7 @@ export async function hotpotAnalysis(
   return {
     meta: {
       stats,
+      invalidReasons: invalidReasons(rows),
       explorer: await hotpotExplorerPacked(corpus, rows, contexts),
       ...(cost ? { cost: cost as RunCost } : {}),
     },

@@ -26,6 +26,7 @@ import { costMarkdown } from "../../../analysis/cost_report.ts";
 import { engineMethodsText } from "../../method_selection.ts";
 import { hotpotStatsMarkdown, hypothesisWithInterval } from "./stats_markdown.ts";
 import { invalidShares } from "./stats_report.ts";
+import { type InvalidReason, invalidReasonsMarkdown } from "./invalid_reasons.ts";
 
 /** What the report states about the run besides the aggregates. */
 export interface HotpotReportMeta {
@@ -44,6 +45,8 @@ export interface HotpotReportMeta {
   cost?: RunCost;
   /** A ceiling sweep's per-ceiling results (absent: one ceiling). */
   ceilings?: CeilingResult[];
+  /** Why conditions were invalid (absent or empty: every condition was valid). */
+  invalidReasons?: InvalidReason[];
   /** The engine methods (absent: none). */
   engines?: { name: string; spec: string; deterministic: boolean }[];
 }
@@ -183,9 +186,9 @@ Input tokens are the provider's reported prompt tokens of the answer calls. "ove
 (contexts, not answers) not within the ceiling (exact count plus reserve above the ceiling).
 
 ${table}
-${meta.stats ? hotpotStatsMarkdown(meta.stats, invalidShares(aggregates)) : ""}${
-    meta.ceilings ? ceilingSweepMarkdown(meta.ceilings) : ""
-  }
+${invalidReasonsMarkdown(meta.invalidReasons)}${
+    meta.stats ? hotpotStatsMarkdown(meta.stats, invalidShares(aggregates)) : ""
+  }${meta.ceilings ? ceilingSweepMarkdown(meta.ceilings) : ""}
 ### EM by question type
 
 ${byType}

@@ -32,6 +32,12 @@ import {
 import { barChart } from "../../../report/charts.ts";
 import { hotpotStatsHtml, hypothesisHtml } from "./stats_html.ts";
 import { invalidShares } from "./stats_report.ts";
+import {
+  INVALID_REASON_HEADERS,
+  INVALID_REASONS_NOTE,
+  type InvalidReason,
+  invalidReasonRows,
+} from "./invalid_reasons.ts";
 import { explorerHtml } from "../../../report/explorer.ts";
 import { costHtml } from "../../../report/cost_html.ts";
 import { ceilingSweepHtml } from "./ceiling_sweep_html.ts";
@@ -40,6 +46,7 @@ import {
   code,
   factList,
   figure,
+  type Html,
   htmlPage,
   htmlTable,
   paragraphs,
@@ -99,6 +106,14 @@ function byTypeTable(aggregates: readonly HotpotMethodAggregate[]) {
     aggregates.map((a) => [a.method, ...types.map((t) => pct(a.em_by_type[t] ?? 0))]),
     { digits: 1 },
   );
+}
+
+/** The invalid-conditions section (as REPORT.md's), or nothing when every condition was valid. */
+function invalidReasonsHtml(reasons: readonly InvalidReason[] | undefined): Html | string {
+  if (!reasons || reasons.length === 0) return "";
+  return safeHtml`<h3>Invalid conditions</h3>
+${paragraphs(INVALID_REASONS_NOTE, "note")}${htmlTable(INVALID_REASON_HEADERS, invalidReasonRows(reasons))}
+`;
 }
 
 function usageTable(aggregates: readonly HotpotMethodAggregate[]) {
@@ -176,7 +191,9 @@ ${
       "note",
     )
   }${resultsTable(aggregates)}
-${meta.stats ? hotpotStatsHtml(meta.stats, invalidShares(aggregates)) : ""}
+${invalidReasonsHtml(meta.invalidReasons)}${
+    meta.stats ? hotpotStatsHtml(meta.stats, invalidShares(aggregates)) : ""
+  }
 ${
     figure(
       `Answer and supporting-fact scores per method${meta.stats ? " (error bars: 95% CI)" : ""}`,

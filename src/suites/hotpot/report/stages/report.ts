@@ -44,7 +44,8 @@ export const hotpotReportStage = defineStage({
   // 8: report.html's run facts say for how many questions the ceiling did not bind (as REPORT.md does).
   // 9: gold SP kept counts zero for invalid conditions in the intervals and paired rows too (as the results
   // table always did), and a paired comparison with a mostly invalid side is marked "not a finding".
-  version: 9,
+  // 10: an "Invalid conditions" section says why conditions were invalid (per method, by kind of reason).
+  version: 10,
   doc: "REPORT.md and report.html of a hotpot run, from its aggregate, the corpus head and question cards.",
   params: z.object({
     models: z.object({
