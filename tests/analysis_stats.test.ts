@@ -20,6 +20,19 @@ Deno.test("a constant metric has a zero-width interval centred on it", () => {
   assert.deepEqual(bootstrapMean([1]), { mean: 1, lo: 1, hi: 1, n: 1 });
 });
 
+Deno.test("constant columns beside varying ones: zero-width, and the varying ones' intervals as alone", () => {
+  const a = Array.from({ length: 30 }, (_, i) => (i % 3 === 0 ? 1 : 0));
+  const b = Array.from({ length: 30 }, (_, i) => (i * 7) % 11 / 10);
+  const flat = new Array(30).fill(0.25);
+  const together = bootstrapMeans([flat, a, flat, b]);
+  assert.deepEqual(together[0], { mean: 0.25, lo: 0.25, hi: 0.25, n: 30 });
+  assert.deepEqual(together[2], together[0]);
+  assert.deepEqual(together[1], bootstrapMeans([a])[0]);
+  assert.deepEqual(together[3], bootstrapMeans([b])[0]);
+  assert.ok(together[1].lo < together[1].hi && together[3].lo < together[3].hi);
+  assert.deepEqual(bootstrapMeans([flat, flat]), [together[0], together[0]]);
+});
+
 Deno.test("a fixed seed gives a fixed interval; another seed may move it slightly", () => {
   const values = Array.from({ length: 30 }, (_, i) => (i % 3 === 0 ? 1 : 0));
   const a = bootstrapMean(values, { seed: "s1" });

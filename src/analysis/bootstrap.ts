@@ -70,27 +70,29 @@ export function bootstrapMeans(
   if (!(resamples >= 1) || !Number.isInteger(resamples)) throw new Error("bootstrapMeans: bad resamples");
   const data = columns.map((c) => Float64Array.from(c));
   if (n === 0) return data.map(() => ({ mean: NaN, lo: NaN, hi: NaN, n: 0 }));
-  const means = data.map(() => new Float64Array(resamples));
-  const plan = resamplePlan(n, resamples, options.seed ?? DEFAULT_STATS_SEED);
-  const index = plan.indices;
-  for (let b = 0; b < resamples; b++) {
-    const at = plan.at(b);
-    for (let k = 0; k < data.length; k++) {
-      const col = data[k];
-      let s = 0;
-      for (let i = at; i < at + n; i++) s += col[index[i]];
-      means[k][b] = s / n;
+  // A constant column: every resample mean equals the mean exactly (no rounding noise in the bounds), so it
+  // is not resampled at all.
+  const varying = data.filter((col) => !col.every((v) => v === col[0]));
+  const means = varying.map(() => new Float64Array(resamples));
+  if (varying.length > 0) {
+    const plan = resamplePlan(n, resamples, options.seed ?? DEFAULT_STATS_SEED);
+    const index = plan.indices;
+    for (let b = 0; b < resamples; b++) {
+      const at = plan.at(b);
+      for (let k = 0; k < varying.length; k++) {
+        const col = varying[k];
+        let s = 0;
+        for (let i = at; i < at + n; i++) s += col[index[i]];
+        means[k][b] = s / n;
+      }
     }
   }
   const alpha = (1 - level) / 2;
-  return data.map((col, k) => {
+  return data.map((col) => {
+    const k = varying.indexOf(col);
+    if (k < 0) return { mean: col[0], lo: col[0], hi: col[0], n };
     const sorted = means[k].sort();
-    const mean = meanOf(col);
-    // A constant column: every resample mean equals the mean exactly (no rounding noise in the bounds).
-    const constant = col.every((v) => v === col[0]);
-    return constant
-      ? { mean: col[0], lo: col[0], hi: col[0], n }
-      : { mean, lo: quantileSorted(sorted, alpha), hi: quantileSorted(sorted, 1 - alpha), n };
+    return { mean: meanOf(col), lo: quantileSorted(sorted, alpha), hi: quantileSorted(sorted, 1 - alpha), n };
   });
 }
 
