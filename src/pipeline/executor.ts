@@ -15,7 +15,7 @@ import type { BlobStore } from "../store/blob_store.ts";
 import { type Node, nodeKey } from "../store/manifest.ts";
 import { usageOfRecords } from "../core/usage.ts";
 import type { RunDir } from "../store/run_dir.ts";
-import { canonicalBytes } from "../store/canonical.ts";
+import { canonicalJson } from "../store/canonical.ts";
 import { concatBytes } from "../core/bytes.ts";
 import type { Progress } from "./progress.ts";
 import { withRequestIdentity } from "../models/request_identity.ts";
@@ -273,7 +273,7 @@ export class Executor {
         def.run({
           // As the journal records them (canonical: object keys sorted), so a body run now, after a resume
           // and by `--rederive` sees the same params, key order included.
-          params: JSON.parse(new TextDecoder().decode(canonicalBytes(call.params))) as P,
+          params: JSON.parse(canonicalJson(call.params)) as P,
           inputs: call.values ?? await this.#readInputs(def, call.inputs),
           hashes: call.inputs,
           key,
@@ -468,13 +468,15 @@ export class Executor {
     const values: Record<string, unknown> = {};
     for (const [name, value] of Object.entries(outcome.outputs)) {
       const text = call.textOutputs?.includes(name) && (typeof value === "string" || isTextBytes(value));
-      const chunks = outputBytes(value, text ? "text" : "json");
+      // A JSON output is stored as the UTF-8 of its canonical text (what `outputBytes` gives), kept as text too.
+      const json = text ? undefined : canonicalJson(value);
+      const chunks = json === undefined ? outputBytes(value, "text") : [new TextEncoder().encode(json)];
       outputs[name] = await this.store.put(chunks);
       if (call.unheldOutputs?.includes(name)) values[name] = null;
       else if (text && typeof value === "string") values[name] = value;
       else if (text) values[name] = new TextDecoder().decode(concatBytes(chunks));
-      // Read back from canonical bytes, so a fresh result equals a resumed or reused one exactly.
-      else values[name] = JSON.parse(new TextDecoder().decode(concatBytes(chunks)));
+      // Read back from the canonical text, so a fresh result equals a resumed or reused one exactly.
+      else values[name] = JSON.parse(json!);
     }
     const records = outcome.requests ?? [];
     if (records.length > 0) this.#answered.set(key, modelsByEndpoint(records));

@@ -31,6 +31,10 @@ export const HotpotScoreSchema = z.object({
 /** A score node's `score` output. */
 export type HotpotScore = z.infer<typeof HotpotScoreSchema>;
 
+/** The inputs of a score node that are validated here (built once: a zod schema is costly to make). */
+const ScoredAnswerSchema = StoredAnswerSchema.nullable();
+const ScoredContextSchema = z.array(ChatMessageSchema).nullable();
+
 /** The `hotpot-score` stage. */
 export const hotpotScoreStage = defineStage({
   name: "hotpot-score",
@@ -44,9 +48,9 @@ export const hotpotScoreStage = defineStage({
   },
   provider: false,
   run({ params, inputs, key }) {
-    const answer = StoredAnswerSchema.nullable().parse(inputs.answer);
+    const answer = ScoredAnswerSchema.parse(inputs.answer);
     const gold = CorpusGoldSchema.parse(inputs.gold);
-    const messages = z.array(ChatMessageSchema).nullable().parse(inputs.context);
+    const messages = ScoredContextSchema.parse(inputs.context);
     const question = storedQuestion(inputs.question);
     const prediction = params.valid && answer ? predictionFromModelAnswer(answer.content) : null;
     const metrics = prediction ? scoreQuestion(prediction, gold) : zeroMetrics();
