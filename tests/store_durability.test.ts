@@ -17,7 +17,8 @@ const header = testHeader();
  */
 function openUnder(dir: string): number {
   const { code, stdout } = new Deno.Command("ls", { args: ["-l", `/proc/${Deno.pid}/fd`] }).outputSync();
-  assert.equal(code, 0, "ls -l /proc/PID/fd");
+  // 1: a descriptor of another test closed while ls read its link (ours stay open while they are counted).
+  assert.ok(code === 0 || code === 1, `ls -l /proc/PID/fd exited ${code}`);
   return new TextDecoder().decode(stdout).split("\n").filter((line) => line.includes(` -> ${dir}/`)).length;
 }
 
