@@ -3,11 +3,19 @@
  * values JSON cannot represent exactly are refused with an error naming the path to the bad value, instead of
  * being silently dropped or rounded by `JSON.stringify`.
  *
- * The gate and the serialization are one pass over the value ({@link canonicalJson}); the path to a refused
- * value is worked out only then, by {@link assertIJson}, so a value that passes builds no path strings. The
- * text is the `canonicalize` package's (RFC 8785's own serialization: members sorted by UTF-16 code units,
- * strings and numbers as ECMAScript's `JSON.stringify` writes them); `tests/store_canonical.test.ts` holds it
- * to that package on the RFC's vectors and on generated values.
+ * The gate and the member ordering are one pass over the value ({@link canonicalJson}, `ordered`), and the
+ * text is then written by one native `JSON.stringify`: RFC 8785's strings and numbers are exactly ECMAScript's
+ * `JSON.stringify` forms, so only the member order is the program's to give, and an object whose members are
+ * not in code-unit order is copied with them inserted in that order (objects already in order, and the values
+ * under them, are written as they are). `JSON.stringify` writes integer-like keys (`"2"`, `"10"`) first in
+ * numeric order whatever the insertion order, so a value that would need such a key moved, or a `__proto__`
+ * member copied (a setter where an engine keeps `Object.prototype.__proto__`; Deno does not), or in which a
+ * `toJSON` method would be called, is written member by member instead
+ * (`serialize`). The path to a refused value is worked out only after a refusal, by {@link assertIJson}, so a
+ * value that passes builds no path strings. The text is the `canonicalize` package's (RFC 8785's own
+ * serialization: members sorted by UTF-16 code units, strings and numbers as ECMAScript's `JSON.stringify`
+ * writes them); `tests/store_canonical.test.ts` holds both paths to that package on the RFC's vectors and on
+ * generated values. A value is read as it is when serialized: an accessor property may be read more than once.
  *
  * @module
  */
@@ -172,9 +180,104 @@ function serialize(value: unknown): string {
   return text + "}";
 }
 
+/** Thrown inside {@link ordered} where the native writer would not keep the order given (see the module doc). */
+const BY_MEMBER: unique symbol = Symbol("written member by member");
+
+/**
+ * Whether `key` looks like an array index (`"0"`, `"10"`): an object holds such keys apart, and
+ * `JSON.stringify` writes them first in numeric order, whatever their insertion order. (Any size counts, so
+ * the test does not depend on where the engine stops treating digits as an index.)
+ */
+function integerLike(key: string): boolean {
+  const c = key.charCodeAt(0);
+  return c >= 0x30 && c <= 0x39 && /^(?:0|[1-9][0-9]*)$/.test(key);
+}
+
+/**
+ * `value` itself when every object in it has its members in code-unit order, else a copy in which each object
+ * that has not is rebuilt with its members inserted in that order (the rest shared): what one `JSON.stringify`
+ * writes as RFC 8785 text. Refuses (throws {@link REFUSED}) exactly what {@link serialize} refuses, and throws
+ * {@link BY_MEMBER} where that writer would not keep the order (see the module doc).
+ */
+function ordered(value: unknown): unknown {
+  switch (typeof value) {
+    case "string":
+      if (!value.isWellFormed()) throw REFUSED;
+      return value;
+    case "number":
+      if (refusedNumber(value)) throw REFUSED;
+      return value;
+    case "boolean":
+      return value;
+    case "object":
+      break;
+    default:
+      throw REFUSED;
+  }
+  if (value === null) return null;
+  if (Array.isArray(value)) {
+    if (typeof (value as { toJSON?: unknown }).toJSON === "function") throw BY_MEMBER;
+    let copy: unknown[] | undefined;
+    for (let i = 0; i < value.length; i++) {
+      if (!(i in value)) throw REFUSED;
+      const element = value[i];
+      const written = ordered(element);
+      if (copy === undefined && written !== element) copy = value.slice(0, i);
+      if (copy !== undefined) copy.push(written);
+    }
+    return copy ?? value;
+  }
+  const proto = Object.getPrototypeOf(value);
+  if (proto !== Object.prototype && proto !== null) throw REFUSED;
+  if (Object.getOwnPropertySymbols(value).length > 0) throw REFUSED;
+  const record = value as Record<string, unknown>;
+  const keys = Object.keys(record);
+  let inOrder = true;
+  for (let i = 0; i < keys.length; i++) {
+    if (!keys[i].isWellFormed()) throw REFUSED;
+    if (i > 0 && !(keys[i - 1] < keys[i])) inOrder = false;
+  }
+  if (!inOrder) {
+    // Members inserted in code-unit order (the default sort's), unless the writer would reorder them.
+    keys.sort();
+    const copy: Record<string, unknown> = {};
+    for (const key of keys) {
+      if (integerLike(key) || key === "__proto__") throw BY_MEMBER;
+      copy[key] = ordered(record[key]);
+    }
+    return copy;
+  }
+  let copy: Record<string, unknown> | undefined;
+  for (let i = 0; i < keys.length; i++) {
+    const key = keys[i];
+    const member = record[key];
+    const written = ordered(member);
+    if (copy === undefined && written !== member) {
+      copy = {};
+      for (let j = 0; j < i; j++) {
+        if (keys[j] === "__proto__") throw BY_MEMBER;
+        copy[keys[j]] = record[keys[j]];
+      }
+    }
+    if (copy !== undefined) {
+      if (key === "__proto__") throw BY_MEMBER;
+      copy[key] = written;
+    }
+  }
+  return copy ?? value;
+}
+
 /** RFC 8785 canonical JSON text of an I-JSON value (see {@link assertIJson}). */
 export function canonicalJson(value: unknown): string {
   try {
+    // An inherited `toJSON` method would be called by the native writer on every object.
+    if (typeof (Object.prototype as { toJSON?: unknown }).toJSON !== "function") {
+      try {
+        return JSON.stringify(ordered(value));
+      } catch (error) {
+        if (error !== BY_MEMBER) throw error;
+      }
+    }
     return serialize(value);
   } catch (error) {
     if (error !== REFUSED) throw error;
