@@ -33,8 +33,10 @@ export interface OutputSpec<T = unknown> {
    */
   kind?: BlobKind;
   /**
-   * False for an output too large to hand back (a published corpus, `results.json`): the executor stores it
-   * and gives null for it on every path (run now, memo, resume, frozen); a caller reads its blob by hash.
+   * False for an output too large to hand back (a published corpus, `results.json`), or one its callers only
+   * pass on by hash (each stage that reads it validates it as an input): the executor stores it and gives null
+   * for it on every path (run now, memo, resume, frozen), never reading it back, parsing or validating it; a
+   * caller reads its blob by hash.
    */
   held?: false;
   /** What the output holds (for the stage catalogue). */

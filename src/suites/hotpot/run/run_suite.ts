@@ -29,7 +29,7 @@ import {
   forgetCorpus,
   hotpotQuestionStage,
   type StoredQuestion,
-  StoredQuestionSchema,
+  storedQuestion,
 } from "./stages/question.ts";
 import { CorpusGoldSchema } from "../corpus.ts";
 import { questionInShard, type Shard } from "../../../pipeline/shard.ts";
@@ -316,10 +316,13 @@ async function questionNodes(
   return { questions: blobs, head: headNode.node.outputs.head };
 }
 
-/** A stored question read back (validated, kept as read so it equals the stored bytes). */
+/**
+ * A stored question read back (validated, kept as read so it equals the stored bytes). Validated through
+ * `storedQuestion`, whose parse of this value the question's stage bodies, handed the same value, then reuse.
+ */
 async function readQuestion(store: BlobStore, hash: string): Promise<StoredQuestion> {
   const value = await store.getJson(hash);
-  StoredQuestionSchema.parse(value);
+  storedQuestion(value);
   return value as StoredQuestion;
 }
 

@@ -18,8 +18,10 @@ export const hotpotCorpusHeadStage = defineStage({
   inputs: ["corpus"],
   bytesInputs: ["corpus"],
   outputs: {
+    // Not handed back: the report reads it by hash.
     head: {
       schema: CorpusHeadSchema,
+      held: false,
       doc: "the corpus without questions and gold labels, with question_ids",
     },
   },

@@ -139,12 +139,26 @@ export const hotpotQuestionStage = defineStage({
   inputs: ["corpus"],
   // The corpus file's bytes: the body parses only its own question (see corpusOf).
   bytesInputs: ["corpus"],
+  // None is handed back: the run passes them on by hash, and each reader validates what it reads.
   outputs: {
-    question: { schema: StoredQuestionSchema, doc: "the question, its articles and trajectory, validity" },
-    gold: { schema: CorpusGoldSchema, doc: "the gold answer and supporting facts (read only by the score)" },
-    meta: { schema: QuestionMetaSchema, doc: "the question's id and type (read by the aggregate)" },
+    question: {
+      schema: StoredQuestionSchema,
+      held: false,
+      doc: "the question, its articles and trajectory, validity",
+    },
+    gold: {
+      schema: CorpusGoldSchema,
+      held: false,
+      doc: "the gold answer and supporting facts (read only by the score)",
+    },
+    meta: {
+      schema: QuestionMetaSchema,
+      held: false,
+      doc: "the question's id and type (read by the aggregate)",
+    },
     card: {
       schema: QuestionCardSchema,
+      held: false,
       doc: "what the report shows of the question: its facts, gold answer and supporting sentences",
     },
   },

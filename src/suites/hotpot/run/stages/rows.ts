@@ -55,7 +55,12 @@ export const hotpotRowsStage = defineStage({
   inputs: ["meta", "status:*", "answer:*", "score:*", "info:*", "context:*"],
   hashOnlyInputs: ["context:*"],
   outputs: {
-    rows: { schema: QuestionRowsSchema, doc: "the question's answer rows, by method, generation and answer" },
+    // Not handed back: the aggregate reads it by hash (and validates it).
+    rows: {
+      schema: QuestionRowsSchema,
+      held: false,
+      doc: "the question's answer rows, by method, generation and answer",
+    },
   },
   provider: false,
   run({ params, inputs, hashes, key }) {

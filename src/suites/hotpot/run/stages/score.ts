@@ -44,7 +44,12 @@ export const hotpotScoreStage = defineStage({
   params: z.object({ valid: z.boolean() }),
   inputs: ["answer", "gold", "context", "question"],
   outputs: {
-    score: { schema: HotpotScoreSchema, doc: "prediction, metrics (zero when invalid), SP survival" },
+    // Not handed back: the run passes it on by hash, and the rows node that reads it validates it.
+    score: {
+      schema: HotpotScoreSchema,
+      held: false,
+      doc: "prediction, metrics (zero when invalid), SP survival",
+    },
   },
   provider: false,
   run({ params, inputs, key }) {
