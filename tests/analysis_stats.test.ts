@@ -2,7 +2,13 @@
  * The bootstrap, the paired sign-flip test and the power figure against known values.
  */
 import assert from "node:assert/strict";
-import { bootstrapMean, bootstrapMeans, bootstrapRatio, quantileSorted } from "../src/analysis/bootstrap.ts";
+import {
+  bootstrapMean,
+  bootstrapMeans,
+  bootstrapRatio,
+  quantilesOf,
+  quantileSorted,
+} from "../src/analysis/bootstrap.ts";
 import { formatDifference, formatInterval, formatP } from "../src/analysis/format.ts";
 import { hotpotStats, perQuestionMeans } from "../src/suites/hotpot/report/stats.ts";
 import {
@@ -58,6 +64,38 @@ Deno.test("quantiles interpolate between order statistics (type 7)", () => {
   assert.equal(quantileSorted([1, 2, 3, 4], 0.25), 1.75);
   assert.equal(quantileSorted([1, 2, 3, 4], 1), 4);
   assert.equal(quantileSorted([5], 0.975), 5);
+});
+
+Deno.test("quantiles from a bracket equal those of all the values sorted, bit for bit", () => {
+  let x = 12345;
+  const rnd = () => (x = (x * 48271) % 2147483647) / 2147483647;
+  const alpha = (1 - 0.95) / 2;
+  const ps = [alpha, 1 - alpha, 0, 0.5, 1, 0.1, 0.9, 0.999];
+  const kinds: ((i: number) => number)[] = [
+    () => rnd(), // distinct
+    () => Math.floor(rnd() * 31) / 30, // many ties, as resample means of 0/1 values
+    () => Math.floor(rnd() * 3), // almost all ties
+    () => 0.5, // constant
+    (i) => i, // ascending
+    (i) => -i, // descending
+    (i) => (i % 2 ? Infinity : -Infinity),
+    (i) => (i % 7 === 0 ? NaN : rnd()), // NaN: every value sorted (NaN last)
+    (i) => (i % 5 === 0 ? -0 : i % 5 === 1 ? 0 : rnd() - 0.5), // −0 before +0 in the sort order
+  ];
+  for (const kind of kinds) {
+    for (const n of [1, 2, 3, 10, 1024, 1025, 2049, 10_000, 33_333]) {
+      const values = Float64Array.from({ length: n }, (_, i) => kind(i));
+      const before = values.slice();
+      const sorted = values.slice().sort();
+      const got = quantilesOf(values, ps);
+      assert.deepEqual(values, before);
+      for (let k = 0; k < ps.length; k++) {
+        const expected = quantileSorted(sorted, ps[k]);
+        assert.ok(Object.is(got[k], expected), `n ${n}, p ${ps[k]}: ${got[k]} != ${expected}`);
+      }
+    }
+  }
+  assert.deepEqual(quantilesOf(new Float64Array(0), [0.5]), [NaN]);
 });
 
 Deno.test("a paired test on identical runs gives p = 1 and a zero difference", () => {

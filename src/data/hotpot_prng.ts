@@ -39,6 +39,30 @@ export class SeededRandom {
     return this.nextUint32() / 4294967296;
   }
 
+  /**
+   * Fills `out` with `Math.floor(this.next() * n)` draws, in order: the same values as calling {@link next}
+   * `out.length` times, in one loop over local state (a bootstrap plan draws hundreds of thousands).
+   */
+  fillBelow(out: Uint32Array, n: number): void {
+    let a = this.#a;
+    let b = this.#b;
+    let c = this.#c;
+    let d = this.#d;
+    for (let i = 0; i < out.length; i++) {
+      const t = (((a + b) | 0) + d) | 0;
+      d = (d + 1) | 0;
+      a = b ^ (b >>> 9);
+      b = (c + (c << 3)) | 0;
+      c = (c << 21) | (c >>> 11);
+      c = (c + t) | 0;
+      out[i] = Math.floor(((t >>> 0) / 4294967296) * n);
+    }
+    this.#a = a;
+    this.#b = b;
+    this.#c = c;
+    this.#d = d;
+  }
+
   /** An integer in [min, max] (inclusive). */
   int(min: number, max: number): number {
     return min + Math.floor(this.next() * (max - min + 1));
