@@ -1,4 +1,5 @@
 import assert from "node:assert/strict";
+import { Buffer } from "node:buffer";
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { OpenAIChatClient } from "../src/models/chat_client.ts";
@@ -463,4 +464,73 @@ Deno.test("identical requests of different stage executions fault independently,
   keep(await client.complete({ messages: MESSAGES }));
   keep(await withRequestIdentity("node-x", () => client.complete({ messages: MESSAGES })));
   assert.deepEqual(seen, [null, "node-x"]);
+});
+
+Deno.test("over real HTTP the server gets the body as serialized once, the SDK's headers, the attempt and identity, never the call header", async () => {
+  const seen: { headers: Record<string, string | string[] | undefined>; body: string }[] = [];
+  const completion = {
+    model: "m",
+    choices: [{ message: { role: "assistant", content: "ok" }, finish_reason: "stop" }],
+    usage: { prompt_tokens: 1, completion_tokens: 1, total_tokens: 2 },
+  };
+  const server = createServer((request, response) => {
+    const chunks: Uint8Array[] = [];
+    request.on("data", (chunk) => chunks.push(chunk));
+    request.on("end", () => {
+      seen.push({ headers: request.headers, body: Buffer.concat(chunks).toString("utf-8") });
+      // Every first attempt of a call fails: the retry is seen too.
+      const attempt = request.headers["x-compaction-bench-attempt"];
+      const text = attempt === "0" ? '{"error":{"message":"busy"}}' : JSON.stringify(completion);
+      response.writeHead(attempt === "0" ? 500 : 200, {
+        "content-type": "application/json",
+        "retry-after-ms": "1",
+      });
+      response.end(text);
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const baseURL = `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`;
+  const request = {
+    messages: [...MESSAGES, { role: "user" as const, content: 'quotes " and \\ and \u2028 and é' }],
+    max_tokens: 7,
+  };
+  try {
+    const globalFetch = new OpenAIChatClient({ apiKey: API_KEY, baseURL, maxRetries: 2 });
+    // A fetch given to the client is handed a Headers object instead of a record: the wire is the same.
+    const givenFetch = new OpenAIChatClient({
+      apiKey: API_KEY,
+      baseURL,
+      maxRetries: 2,
+      fetch: (input, init) => fetch(input, init),
+    });
+    const results = [
+      keep(await withRequestIdentity("node-wire", () => globalFetch.complete(request))),
+      keep(await withRequestIdentity("node-wire", () => givenFetch.complete(request))),
+    ];
+    const body = JSON.stringify(globalFetch.requestBody(request));
+    for (const result of results) {
+      assert.ok(result.ok, !result.ok ? result.error : "");
+      assert.deepEqual(result.record.request, JSON.parse(body));
+      assert.deepEqual(result.record.attempt_errors, ["HTTP 500"]);
+      assert.equal(result.record.attempts, 2);
+    }
+    assert.equal(seen.length, 4);
+    for (const [i, { headers, body: sent }] of seen.entries()) {
+      assert.equal(sent, body);
+      assert.equal(headers["x-compaction-bench-attempt"], String(i % 2));
+      assert.equal(headers["x-stainless-retry-count"], String(i % 2));
+      assert.equal(headers[REQUEST_IDENTITY_HEADER], "node-wire");
+      assert.equal(headers["x-compaction-bench-call"], undefined);
+      assert.equal(headers["content-type"], "application/json");
+      assert.equal(headers["accept"], "application/json");
+      assert.equal(headers["authorization"], `Bearer ${API_KEY}`);
+      assert.match(String(headers["user-agent"]), /^OpenAI\//);
+    }
+    const names = (i: number) => Object.keys(seen[i].headers).sort();
+    assert.deepEqual(names(0), names(2));
+    assert.deepEqual(names(1), names(3));
+  } finally {
+    server.closeAllConnections();
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+  }
 });

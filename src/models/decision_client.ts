@@ -103,6 +103,7 @@ const QuestionSchema = z.object({
   instructions: z.string(),
   criteria: z.string().optional(),
 });
+const QuestionsSchema = z.array(QuestionSchema);
 
 /** One batch's outcome: its probabilities, model and usage, or why it failed. */
 export type BatchOutcome =
@@ -154,7 +155,7 @@ export class SystemOneClient implements DecisionModel {
    * or `{ok: false}` naming the first failed batch. Records hold one entry per batch.
    */
   async ask(state: string, questions: NoulQuestion[]): Promise<DecisionResult> {
-    const checked = z.array(QuestionSchema).safeParse(questions);
+    const checked = QuestionsSchema.safeParse(questions);
     if (!checked.success) {
       return { ok: false, error: `invalid questions: ${describeIssues(checked.error)}`, records: [] };
     }

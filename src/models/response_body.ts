@@ -1,6 +1,7 @@
 /**
- * A provider's response body is hostile input: it is read incrementally up to a bound (default 8 MiB,
- * `--max-response-bytes`) and cut off past it, decoded as strict UTF-8 and parsed as JSON, and refused unless
+ * A provider's response body is hostile input: it is read up to a bound (default 8 MiB,
+ * `--max-response-bytes`; whole at once when fetch's response declares a length within it, else
+ * incrementally) and cut off past it, decoded as strict UTF-8 and parsed as JSON, and refused unless
  * it is I-JSON (no lone surrogates, no integer beyond 2^53, no non-finite number). A refused body is kept as
  * its raw bytes ({@link RawBody}) in the call record, and the call fails with the reason; the reason is a
  * pure function of the raw body ({@link rawBodyReason}), so `verify --rederive` derives it again from the
@@ -39,11 +40,21 @@ export interface BoundedBody {
 }
 
 /**
- * Reads `response`'s body incrementally, keeping at most `bound` bytes; once more arrive the stream is
- * cancelled and `complete` is false. Never holds more than `bound` plus one chunk.
+ * Reads `response`'s body up to `bound` bytes: whole at once when it is a response of fetch that declares a
+ * length within the bound ({@link declaredBodyLength}), else incrementally, keeping at most `bound` bytes; once more arrive the
+ * stream is cancelled and `complete` is false. Never holds more than `bound` plus one chunk.
  */
 export async function readBoundedBody(response: Response, bound: number): Promise<BoundedBody> {
   if (!response.body) return { bytes: new Uint8Array(0), complete: true };
+  const declared = response.type === "basic" ? declaredBodyLength(response.headers) : undefined;
+  if (declared !== undefined && declared <= bound) {
+    // A response of fetch itself (type `basic`; one built in code is read incrementally, whatever it
+    // declares) whose length is known and within the bound: read whole at once. The HTTP stack delivers at
+    // most the declared bytes, and fails as the incremental read does when fewer arrive.
+    const bytes = new Uint8Array(await response.arrayBuffer());
+    if (bytes.byteLength <= bound) return { bytes, complete: true };
+    return { bytes: bytes.subarray(0, bound), complete: false };
+  }
   const reader = response.body.getReader();
   const chunks: Uint8Array[] = [];
   let size = 0;
@@ -64,6 +75,18 @@ export async function readBoundedBody(response: Response, bound: number): Promis
     reader.releaseLock();
   }
   return { bytes: concat(chunks, size), complete: true };
+}
+
+/**
+ * The body length a response declares, when the bytes read are exactly those sent: a `content-length` of
+ * digits only, and no `content-encoding` (fetch decompresses such a body, to any size: the declared length
+ * is the compressed one) nor `transfer-encoding` (which overrides a declared length). Undefined otherwise.
+ */
+export function declaredBodyLength(headers: Headers): number | undefined {
+  const length = headers.get("content-length");
+  if (length === null || !/^[0-9]{1,15}$/.test(length)) return undefined;
+  if (headers.has("content-encoding") || headers.has("transfer-encoding")) return undefined;
+  return Number(length);
 }
 
 function concat(chunks: Uint8Array[], size: number): Uint8Array {
@@ -95,9 +118,12 @@ export function rawBody(bytes: Uint8Array, complete: boolean, bound: number): Ra
   };
 }
 
+/** Strict UTF-8, a leading byte order mark kept (stateless across calls: none of them streams). */
+const STRICT_UTF8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
+
 function strictUtf8(bytes: Uint8Array): string | null {
   try {
-    return new TextDecoder("utf-8", { fatal: true, ignoreBOM: true }).decode(bytes);
+    return STRICT_UTF8.decode(bytes);
   } catch (error) {
     if (error instanceof TypeError) return null;
     throw error;
