@@ -97,6 +97,29 @@ Deno.test("batches respect the question cap and the exact body byte limit", () =
   );
 });
 
+Deno.test("a question set that fits one body is one batch of that body's exact size, even at the limit", () => {
+  const questions: NoulQuestion[] = Array.from({ length: 7 }, (_, i) => ({
+    type: "noul",
+    instructions: `question ${i} é € \u{1f600} "quoted" \n`.repeat(i + 1),
+  }));
+  const whole = new TextEncoder().encode(systemOneBody("m", "state ü", questions)).length;
+  const at = splitQuestionBatches("m", "state ü", questions, { maxQuestions: 7, maxBodyBytes: whole });
+  assert.deepEqual(at, [{ start: 0, end: 7, bodyBytes: whole }]);
+  // One byte less, or one question fewer allowed: split, each batch's size exact and within the limit.
+  for (
+    const limits of [{ maxQuestions: 7, maxBodyBytes: whole - 1 }, { maxQuestions: 6, maxBodyBytes: whole }]
+  ) {
+    const batches = splitQuestionBatches("m", "state ü", questions, limits);
+    assert.ok(batches.length > 1, JSON.stringify(limits));
+    assert.deepEqual([batches[0].start, batches.at(-1)!.end], [0, 7]);
+    for (const batch of batches) {
+      const body = systemOneBody("m", "state ü", questions.slice(batch.start, batch.end));
+      assert.equal(batch.bodyBytes, new TextEncoder().encode(body).length);
+      assert.ok(batch.bodyBytes <= limits.maxBodyBytes && batch.end - batch.start <= limits.maxQuestions);
+    }
+  }
+});
+
 Deno.test("a large question set is sent in batches and the answers come back in question order", async () => {
   const questions: NoulQuestion[] = Array.from({ length: 23 }, (_, i) => ({
     type: "noul",

@@ -374,6 +374,18 @@ Deno.test("members are written in code-unit order whatever the insertion order, 
     canonicalJson(JSON.parse('{"__proto__":[{"b":1,"a":2}],"a":0}')),
     '{"__proto__":[{"a":2,"b":1}],"a":0}',
   );
+  // Many members (sorted otherwise than the few), in any insertion order.
+  const many: Record<string, number> = {};
+  const next = random(40);
+  const names = Array.from(
+    { length: 40 },
+    (_, i) => `k${(i * 7919) % 101}${["\u00e9", "\u{1f600}", "a", "", "\ufb33"][i % 5]}`,
+  );
+  for (const name of names.sort(() => next() - 0.5)) many[name] = name.length;
+  assert.equal(
+    canonicalJson({ many }),
+    `{"many":{${names.sort().map((n) => `"${n}":${n.length}`).join(",")}}}`,
+  );
   // A value in order shares its parts; one that is not is copied, and the caller's value is left as it was.
   const caller = { b: [{ d: 1, c: 2 }], a: 1 };
   assert.equal(canonicalJson(caller), '{"a":1,"b":[{"c":2,"d":1}]}');

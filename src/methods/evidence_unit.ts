@@ -18,7 +18,12 @@ export interface EvidenceUnit {
 /** Units with the given ids, in source order. */
 export function inSourceOrder(units: readonly EvidenceUnit[], ids: Iterable<string>): EvidenceUnit[] {
   const wanted = new Set(ids);
-  return units.filter((u) => wanted.has(u.id)).sort((a, b) => a.position - b.position);
+  const kept = units.filter((u) => wanted.has(u.id));
+  // Units mostly come in source order already; the sort is stable, so skipping it then changes nothing.
+  for (let i = 1; i < kept.length; i++) {
+    if (kept[i - 1].position > kept[i].position) return kept.sort((a, b) => a.position - b.position);
+  }
+  return kept;
 }
 
 /** The units' texts joined by a blank line, in the order given. */

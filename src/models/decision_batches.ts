@@ -31,6 +31,15 @@ export function systemOneBody(model: string, state: string, questions: NoulQuest
 }
 
 const encoder = new TextEncoder();
+/** Reused for {@link utf8Length}; grown when a text could need more. */
+let scratch = new Uint8Array(1 << 16);
+
+/** The exact UTF-8 size of `text` (encoded into a reused buffer: nothing is allocated per text). */
+function utf8Length(text: string): number {
+  // A UTF-16 code unit takes at most 3 UTF-8 bytes (a surrogate pair, two units, takes 4).
+  if (scratch.length < text.length * 3) scratch = new Uint8Array(text.length * 3);
+  return encoder.encodeInto(text, scratch).written;
+}
 
 /**
  * Splits `questions` greedily, in order, into batches whose body (`JSON.stringify({model, state,
@@ -47,12 +56,21 @@ export function splitQuestionBatches(
   if (!Number.isInteger(limits.maxQuestions) || limits.maxQuestions < 1) {
     throw new RangeError(`maxQuestions must be a positive integer, got ${limits.maxQuestions}`);
   }
-  const emptyBytes = encoder.encode(systemOneBody(model, state, [])).length;
+  if (questions.length === 0) return [];
+  // Usually every question fits one body: then that body's size is the batch's, with no size per question.
+  // (The greedy sum below is exactly this size: the empty body's, each question's, and a comma between two.)
+  if (questions.length <= limits.maxQuestions) {
+    const wholeBytes = utf8Length(systemOneBody(model, state, questions));
+    if (wholeBytes <= limits.maxBodyBytes) {
+      return [{ start: 0, end: questions.length, bodyBytes: wholeBytes }];
+    }
+  }
+  const emptyBytes = utf8Length(systemOneBody(model, state, []));
   const batches: QuestionBatch[] = [];
   let start = 0;
   let bytes = emptyBytes;
   for (let index = 0; index < questions.length; index++) {
-    const questionBytes = encoder.encode(JSON.stringify(questions[index])).length;
+    const questionBytes = utf8Length(JSON.stringify(questions[index]));
     if (emptyBytes + questionBytes > limits.maxBodyBytes) {
       throw new RangeError(
         `question ${index} alone makes a ${

@@ -194,6 +194,23 @@ function integerLike(key: string): boolean {
 }
 
 /**
+ * Sorts `keys` (distinct strings) in place by UTF-16 code units, as the default sort does: by insertion for the
+ * few keys an object mostly has (the default sort's conversions cost more there), else by that sort.
+ */
+function sortKeys(keys: string[]): void {
+  if (keys.length > 16) {
+    keys.sort();
+    return;
+  }
+  for (let i = 1; i < keys.length; i++) {
+    const key = keys[i];
+    let j = i - 1;
+    for (; j >= 0 && keys[j] > key; j--) keys[j + 1] = keys[j];
+    keys[j + 1] = key;
+  }
+}
+
+/**
  * `value` itself when every object in it has its members in code-unit order, else a copy in which each object
  * that has not is rebuilt with its members inserted in that order (the rest shared): what one `JSON.stringify`
  * writes as RFC 8785 text. Refuses (throws {@link REFUSED}) exactly what {@link serialize} refuses, and throws
@@ -238,8 +255,8 @@ function ordered(value: unknown): unknown {
     if (i > 0 && !(keys[i - 1] < keys[i])) inOrder = false;
   }
   if (!inOrder) {
-    // Members inserted in code-unit order (the default sort's), unless the writer would reorder them.
-    keys.sort();
+    // Members inserted in code-unit order, unless the writer would reorder them.
+    sortKeys(keys);
     const copy: Record<string, unknown> = {};
     for (const key of keys) {
       if (integerLike(key) || key === "__proto__") throw BY_MEMBER;
