@@ -18,8 +18,8 @@
  *
  * And the hotpot folder keeps its halves apart: `collect/` (hotpot collect), `run/` (hotpot run) and `report/`
  * (its reports and statistics) share only the folder's shared files (the corpus, its index and question
- * cards, the workspace and its read_file tool), which import no half; only `definition.ts`, `command.ts`
- * and `rederivation.ts` assemble the halves. collect/ imports neither run/ nor report/; run/ imports of
+ * cards, the workspace and its read_file tool), which import no half; only `definition.ts`,
+ * `collect_definition.ts`, `command.ts`, `collect_command.ts` and `rederivation.ts` assemble the halves. collect/ imports neither run/ nor report/; run/ imports of
  * report/ only the report stage it plans; report/ reads run/'s rows and aggregates but never collect/ or the
  * run itself (`run/run_suite.ts`).
  */
@@ -240,7 +240,10 @@ function hotpotPart(path: string): "collect" | "run" | "report" | "assembly" | "
   if (half) return half;
   // The command line (cli/) parses options for both suites: it assembles too (and the layers keep it on top).
   if (inner.startsWith("cli/")) return "assembly";
-  return ["definition.ts", "command.ts", "rederivation.ts"].includes(inner) ? "assembly" : "shared";
+  return ["definition.ts", "collect_definition.ts", "command.ts", "collect_command.ts", "rederivation.ts"]
+      .includes(inner)
+    ? "assembly"
+    : "shared";
 }
 
 /** Why `file` may not import `target` (both in the hotpot folder), or undefined when it may. */
@@ -282,6 +285,7 @@ Deno.test("the hotpot halves check refuses what crosses between halves", () => {
   const H = "src/suites/hotpot/";
   assert.equal(hotpotPart(`${H}corpus.ts`), "shared");
   assert.equal(hotpotPart(`${H}command.ts`), "assembly");
+  assert.equal(hotpotPart(`${H}collect_command.ts`), "assembly");
   assert.equal(hotpotPart(`${H}cli/hotpot.ts`), "assembly");
   assert.equal(hotpotPart(`${H}run/stages/score.ts`), "run");
   assert.equal(hotpotPart("src/suites/sweep/run_suite.ts"), undefined);
@@ -337,7 +341,7 @@ Deno.test("the layer check sees an upward import (the parser finds import and ex
 const NOT_STAGE_NAMES: { file: string; literal: string; why: string }[] = [
   { file: "src/cli/demo.ts", literal: "hotpot-corpus", why: "the demo's corpus run directory" },
   {
-    file: "src/suites/hotpot/definition.ts",
+    file: "src/suites/hotpot/collect_definition.ts",
     literal: "hotpot-collect",
     why: "the collect suite's own title",
   },

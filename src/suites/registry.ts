@@ -5,7 +5,8 @@
  */
 import type { AnyStageDef } from "../pipeline/stage.ts";
 import type { Suite } from "./suite.ts";
-import { HOTPOT_COLLECT_SUITE, HOTPOT_SUITE } from "./hotpot/definition.ts";
+import { HOTPOT_SUITE } from "./hotpot/definition.ts";
+import { HOTPOT_COLLECT_SUITE } from "./hotpot/collect_definition.ts";
 import { SWEEP_SUITE } from "./sweep/definition.ts";
 import { ENGINES_SUITE } from "./engines/definition.ts";
 import { publishedJsonStage } from "./published_json_stage.ts";

@@ -1,21 +1,17 @@
 /**
- * The hotpot suites: `hotpot collect` (selection and trajectories) and `hotpot run` (compaction methods under
- * one answer-input ceiling, scored against gold).
+ * The `hotpot run` suite: compaction methods under one answer-input ceiling, scored against gold (`hotpot
+ * collect`, selection and trajectories, is `collect_definition.ts`).
  *
  * @module
  */
 import type { Suite } from "../suite.ts";
 import { HOTPOT_MERGE } from "./run/merge_publish.ts";
-import { HOTPOT_COLLECT_MERGE } from "./collect/collect_merge.ts";
-import { HOTPOT_COLLECT_REDERIVATION, HOTPOT_REDERIVATION } from "./rederivation.ts";
+import { HOTPOT_REDERIVATION } from "./rederivation.ts";
 import { hotpotAnswerStage } from "./run/stages/answer.ts";
 import { hotpotRankStage, hotpotSummaryStage } from "./run/stages/compress.ts";
-import { hotpotCollectStage } from "./collect/stages/collect.ts";
 import type { HotpotMethodAggregate } from "./run/aggregate.ts";
-import { hotpotSelectStage } from "./collect/stages/select.ts";
 import { hotpotQuestionStage } from "./run/stages/question.ts";
 import { hotpotCorpusHeadStage } from "./run/stages/corpus_head.ts";
-import { hotpotCorpusStage } from "./collect/stages/corpus.ts";
 import { hotpotContextStage } from "./run/stages/context.ts";
 import { hotpotEngineStage } from "./run/stages/engine.ts";
 import { HOTPOT_COMPARE_UNITS } from "./report/compare_units.ts";
@@ -28,18 +24,6 @@ import { hotpotCeilingsStage } from "./run/stages/ceilings.ts";
 /** A method's label in a ceiling sweep's aggregate (`jev@2400`; Full and single-ceiling runs: the method). */
 const conditionOf = (a: HotpotMethodAggregate & { input_cap?: number | null }) =>
   a.input_cap !== undefined && a.input_cap !== null ? `${a.method}@${a.input_cap}` : a.method;
-
-/** `hotpot collect`. */
-export const HOTPOT_COLLECT_SUITE: Suite = {
-  name: "hotpot-collect",
-  command: ["hotpot", "collect"],
-  title: "hotpot-collect",
-  resumable: true,
-  stages: [hotpotSelectStage, hotpotCollectStage, hotpotCorpusStage],
-  rederive: HOTPOT_COLLECT_REDERIVATION,
-  merge: HOTPOT_COLLECT_MERGE,
-  summary: () => [],
-};
 
 const pct = (x: number) => (100 * x).toFixed(1).padStart(5);
 

@@ -13,7 +13,7 @@ import { addUsage } from "../../core/usage.ts";
 import type { SuiteRederivation } from "../suite.ts";
 import { ownUsage, sameUsage } from "../usage_sums.ts";
 import { hotpotAnswerStage } from "./run/stages/answer.ts";
-import { type HotpotDataset, hotpotDatasetFile } from "./collect/dataset_file.ts";
+import type { HotpotDataset } from "./collect/dataset_file.ts";
 import type { SelectionOptions } from "./collect/select.ts";
 import { hotpotRankStage, hotpotSummaryStage } from "./run/stages/compress.ts";
 import { hotpotAggregateStage } from "./run/stages/aggregate.ts";
@@ -39,6 +39,8 @@ async function withDatasetFile<T>(
   try {
     const path = join(dir, parquet ? "dataset.parquet" : "dataset.json");
     await Deno.symlink(blob, path);
+    // Imported here: a run (which declares this suite's re-derivation) never loads the dataset readers.
+    const { hotpotDatasetFile } = await import("./collect/dataset_file.ts");
     return await use(hotpotDatasetFile(path, "the run's dataset source"));
   } finally {
     await Deno.remove(dir, { recursive: true });

@@ -1,0 +1,106 @@
+/**
+ * `compaction-bench hotpot collect`: its options, help and parsing (imported only when it runs).
+ *
+ * @module
+ */
+import { HOTPOT_COLLECT_SUITE } from "../collect_definition.ts";
+import { z } from "zod";
+import { hotpotCollect } from "../collect_command.ts";
+import { DEFAULT_SELECTION } from "../collect/select.ts";
+import { MODEL_OPTION_HELP, MODEL_OPTION_SPEC, ModelOptionsShape } from "../../../cli/model_options.ts";
+import { SHARD_OPTION_HELP, ShardOption } from "../../../pipeline/shard.ts";
+import { parseCommand } from "../../../cli/args.ts";
+import { intOption } from "../../../cli/numbers.ts";
+import {
+  RUN_OPTION_HELP,
+  RUN_OPTION_SPEC,
+  RunOptionsShape,
+  runResumableCommand,
+} from "../../../cli/run_setup.ts";
+import { COLLECTION_MODE_HELP } from "./collect_mode.ts";
+import { CLI } from "../../../core/program_name.ts";
+
+const MAX_SEED = 4_294_967_295;
+const MAX_CHARS = 10_000_000;
+/** The model options that apply to a collection (--live is a collection mode, listed once with the modes). */
+const COLLECT_MODEL_HELP = MODEL_OPTION_HELP.split("\n")
+  .filter((line) => !/^ {2}--(live|reference|reference-delay-ms)\b/.test(line)).join("\n");
+
+const COLLECT_HELP = `${CLI} hotpot collect [options]
+
+Freezes the question selection (before any model call) and collects each question's trajectory: the agent
+reads the ten articles through read_file tool calls. Writes corpus.json (dataset hash, protocol, filter
+counts, trajectories; gold labels kept apart) into the run directory.
+
+Options:
+  --dataset FILE       HotpotQA distractor records, Hugging Face Parquet or official JSON
+                       (default: the embedded demo data)
+  --questions N        questions in all, half bridge and half comparison (default 30, at most 100000)
+  --bridge N, --comparison N   per-type quotas (override --questions; each at most 100000)
+  --seed N             selection seed (default ${DEFAULT_SELECTION.seed}, at most ${MAX_SEED})
+  --min-chars N, --max-chars N evidence characters (default ${DEFAULT_SELECTION.minChars}–${DEFAULT_SELECTION.maxChars}, at most ${MAX_CHARS})
+  --tokenizer DIR      tokenizer (recorded in the manifest)
+${SHARD_OPTION_HELP}
+                       (by question id hash; the selection stays whole, corpus.json holds the part)
+
+Collection mode (one is required for any dataset but the embedded demo, where --scripted is the default;
+the mode is recorded in corpus.json and named in every report):
+${COLLECTION_MODE_HELP}
+
+Model options (for --live):
+${COLLECT_MODEL_HELP}
+${RUN_OPTION_HELP}
+
+Exit codes: 0 at least one valid trajectory (or a shard whose part holds no question), 1 none valid (the run
+is still written), 2 bad input.`;
+
+function parseCollect(argv: string[]) {
+  return parseCommand(
+    "hotpot collect",
+    argv,
+    {
+      ...RUN_OPTION_SPEC,
+      ...MODEL_OPTION_SPEC,
+      dataset: { type: "string" },
+      questions: { type: "string" },
+      bridge: { type: "string" },
+      comparison: { type: "string" },
+      seed: { type: "string" },
+      "min-chars": { type: "string" },
+      "max-chars": { type: "string" },
+      scripted: { type: "boolean" },
+      "hermes-sessions": { type: "string" },
+      agent: { type: "string" },
+      "agent-timeout": { type: "string" },
+      "agent-system-prompt": { type: "string" },
+      "agent-env": { type: "string", multiple: true },
+      tokenizer: { type: "string" },
+      shard: { type: "string" },
+    },
+    z.object({
+      ...RunOptionsShape,
+      ...ModelOptionsShape,
+      dataset: z.string().optional(),
+      questions: intOption(1, 100_000).optional(),
+      bridge: intOption(0, 100_000).optional(),
+      comparison: intOption(0, 100_000).optional(),
+      seed: intOption(0, MAX_SEED).optional(),
+      "min-chars": intOption(0, MAX_CHARS).optional(),
+      "max-chars": intOption(1, MAX_CHARS).optional(),
+      scripted: z.boolean().optional(),
+      "hermes-sessions": z.string().optional(),
+      agent: z.string().optional(),
+      "agent-timeout": intOption(1, 86_400).optional(),
+      "agent-system-prompt": z.string().optional(),
+      "agent-env": z.array(z.string().min(1)).optional(),
+      tokenizer: z.string().optional(),
+      shard: ShardOption.optional(),
+    }),
+  );
+}
+
+/** Runs `hotpot collect`. */
+export async function hotpotCollectCli(givenArgv: string[]): Promise<number> {
+  await runResumableCommand(HOTPOT_COLLECT_SUITE, givenArgv, parseCollect, COLLECT_HELP, hotpotCollect);
+  return 0;
+}
