@@ -145,6 +145,9 @@ Deno.test("canonicalHash is the SHA-256 of the canonical UTF-8 bytes", () => {
   const value = { b: "€", a: [1, 2.5] };
   assert.equal(canonicalHash(value), sha256Hex('{"a":[1,2.5],"b":"€"}'));
   assert.equal(canonicalHash(value), canonicalHash({ a: [1, 2.5], b: "€" }));
+  const wide = { "\u{1f600}": ["é\u2028", "\ufb33\u0000"] };
+  assert.equal(canonicalHash(wide), sha256Hex(canonicalBytes(wide)));
+  assert.equal(canonicalHash(wide), sha256Hex(new TextEncoder().encode(canonicalJson(wide))));
 });
 
 class Point {

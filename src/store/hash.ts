@@ -4,7 +4,7 @@
  * @module
  */
 import { createHash } from "node:crypto";
-import { canonicalBytes } from "./canonical.ts";
+import { canonicalJson } from "./canonical.ts";
 
 /** Lower-case hex SHA-256 of bytes (whole, or in chunks read in order) or of a string's UTF-8 bytes. */
 export function sha256Hex(data: Uint8Array | string | readonly Uint8Array[]): string {
@@ -16,9 +16,13 @@ export function sha256Hex(data: Uint8Array | string | readonly Uint8Array[]): st
   return hash.digest("hex");
 }
 
-/** SHA-256 of the RFC 8785 canonical JSON of `value`: the hash of every record the store keys by content. */
+/**
+ * SHA-256 of the RFC 8785 canonical JSON of `value` (its UTF-8 bytes): the hash of every record the store keys
+ * by content. The text is hashed as it is (`node:crypto` encodes it as UTF-8; canonical text has no lone
+ * surrogate), with no array of its bytes made first.
+ */
 export function canonicalHash(value: unknown): string {
-  return sha256Hex(canonicalBytes(value));
+  return sha256Hex(canonicalJson(value));
 }
 
 /** True for a 64-character lower-case hex string. */
