@@ -39,6 +39,7 @@ import {
   storedResponse,
 } from "./response_secrets.ts";
 import { endpointLimit } from "./endpoint_limit.ts";
+import { jsonCopy } from "./json_copy.ts";
 import {
   type ChatCompletionResponse,
   ChatCompletionResponseSchema,
@@ -156,10 +157,11 @@ export class OpenAIChatClient implements ChatModel {
 
   async #completeNow(request: ChatRequest): Promise<ChatResult> {
     const secrets = this.#secrets.map((s) => s.value);
-    // Serialized once: the SDK sends this text as it is, and the record stores its parse (exactly what was
-    // sent, and a copy: the caller's messages are not held by the record).
-    const text = JSON.stringify(this.requestBody(request));
-    const sent = JSON.parse(text);
+    // Serialized once: the SDK sends this text as it is. The record stores its parse (exactly what was sent,
+    // and a copy: the caller's messages are not held by the record), made without parsing the text.
+    const body = this.requestBody(request);
+    const text = JSON.stringify(body);
+    const sent = jsonCopy(body);
     const started = performance.now();
     let attempts = 0;
     /** The cause of every failed attempt, in order. */
