@@ -27,6 +27,9 @@ export interface HotpotModelEnv {
   endpoint?: LoopbackProxy;
 }
 
+/** A ranking input that may be null (built once: a zod schema costs far more to build than to run). */
+const OptionalRankingSchema = StoredRankingSchema.nullable();
+
 /** The `hotpot-rank` stage. */
 export const hotpotRankStage = defineStage({
   name: "hotpot-rank",
@@ -101,9 +104,7 @@ export const hotpotSummaryStage = defineStage({
     }
     let order: readonly string[] | undefined;
     if (method.needs.includes("ranking")) {
-      const ranking = inputs.ranking === undefined
-        ? undefined
-        : StoredRankingSchema.nullable().parse(inputs.ranking);
+      const ranking = inputs.ranking === undefined ? undefined : OptionalRankingSchema.parse(inputs.ranking);
       if (!ranking?.ok) return fail(`ranking failed: ${ranking?.error}`);
       order = ranking.order;
     }

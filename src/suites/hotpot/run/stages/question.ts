@@ -86,6 +86,10 @@ export function corpusOf(hash: string, bytes: Uint8Array): IndexedCorpus {
   return corpus;
 }
 
+// Built once: a zod schema costs far more to build (and to compile at its first parse) than to run.
+const CorpusHeadSchema = CorpusSchema.omit({ questions: true });
+const QuestionIdSchema = z.object({ id: z.string() });
+
 function indexCorpusBytes(bytes: Uint8Array): IndexedCorpus {
   const index = indexCorpus(bytes);
   if (index === null) {
@@ -93,10 +97,10 @@ function indexCorpusBytes(bytes: Uint8Array): IndexedCorpus {
     const { questions, ...head } = whole;
     return { head, ids: questions.map((q) => q.id), question: (id) => questions.find((q) => q.id === id) };
   }
-  const head = CorpusSchema.omit({ questions: true }).parse(index.head);
+  const head = CorpusHeadSchema.parse(index.head);
   const spanOf = new Map<string, readonly [number, number]>();
   for (const span of index.spans) {
-    const id = z.object({ id: z.string() }).parse(questionAt(bytes, span)).id;
+    const id = QuestionIdSchema.parse(questionAt(bytes, span)).id;
     spanOf.set(id, span);
   }
   return {
@@ -118,7 +122,7 @@ export function parseCorpusInPlace(value: unknown): Corpus {
   const questions = (value as { questions?: unknown } | null)?.questions;
   if (!Array.isArray(questions)) return CorpusSchema.parse(value); // zod names what is wrong
   for (let i = 0; i < questions.length; i++) questions[i] = CorpusQuestionSchema.parse(questions[i]);
-  const head = CorpusSchema.omit({ questions: true }).parse(value);
+  const head = CorpusHeadSchema.parse(value);
   return { ...head, questions: questions as CorpusQuestion[] };
 }
 

@@ -41,6 +41,9 @@ export const HotpotResultRowSchema = z.object({
 /** The rows node's output: its key (so that no two rows nodes share an output blob) and its rows. */
 export const QuestionRowsSchema = z.object({ node: z.string(), rows: z.array(HotpotResultRowSchema) });
 
+/** A row's answer (built once: a zod schema costs far more to build than to run). */
+const RowAnswerSchema = StoredAnswerSchema.nullable();
+
 /** The `hotpot-rows` stage. */
 export const hotpotRowsStage = defineStage({
   name: "hotpot-rows",
@@ -67,7 +70,7 @@ export const hotpotRowsStage = defineStage({
     const question = QuestionMetaSchema.parse(inputs.meta);
     const rows: z.infer<typeof HotpotResultRowSchema>[] = rowIds(inputs).map((row) => {
       const status = AnswerStatusSchema.parse(inputs[rowInput("status", row)]);
-      const answer = StoredAnswerSchema.nullable().parse(inputs[rowInput("answer", row)]);
+      const answer = RowAnswerSchema.parse(inputs[rowInput("answer", row)]);
       const score = HotpotScoreSchema.parse(inputs[rowInput("score", row)]);
       const info = ContextInfoSchema.parse(inputs[rowInput("info", row)]);
       const p = status.params as { method: HotpotMethod; generation: number; answer_index: number };
