@@ -28,6 +28,8 @@ export async function main(argv: string[]): Promise<number> {
     return 2;
   }
   try {
+    // Before the command's modules build their schemas (see the module).
+    await import("./src/cli/zod_jitless.ts");
     return await command.run(rest);
   } catch (error) {
     if (error instanceof UsageError || error instanceof NotIJsonError) {
