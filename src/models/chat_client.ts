@@ -17,9 +17,11 @@
  * more); a response that carries one fails at once with `response_contains_key` (response_secrets.ts). The
  * record names the answering model (the response's `model`) and its `system_fingerprint` when given.
  *
+ * The SDK is imported when a client first sends: a process that calls no provider never loads it.
+ *
  * @module
  */
-import OpenAI from "openai";
+import type OpenAI from "openai";
 import {
   boundedResponse,
   decodeBody,
@@ -209,8 +211,8 @@ export class OpenAIChatClient implements ChatModel {
   }
 
   /** The SDK client of this chat client (made once: its fetch is {@link #countingFetch}). */
-  #sdk(): OpenAI {
-    return this.#client ??= new OpenAI({
+  #sdk(SDK: typeof OpenAI): OpenAI {
+    return this.#client ??= new SDK({
       apiKey: this.#options.apiKey,
       baseURL: this.#options.baseURL,
       timeout: this.#options.timeoutMs,
@@ -339,12 +341,13 @@ export class OpenAIChatClient implements ChatModel {
     | { kind: "body_fault"; error: string; response?: unknown }
     | { kind: "refused"; error: string; raw: RawBody }
   > {
+    const SDK = (await loadSdk()).default;
     const abort = new AbortController();
     let response: Response;
     try {
       // The SDK's POST of a body already serialized (what `chat.completions.create` does, less serializing
       // the body again through a replacer that observes every value): same bytes, headers, retries, errors.
-      response = await this.#sdk()
+      response = await this.#sdk(SDK)
         .post("/chat/completions", {
           body,
           stream: false,
@@ -354,15 +357,15 @@ export class OpenAIChatClient implements ChatModel {
         })
         .asResponse();
     } catch (error) {
-      if (error instanceof OpenAI.APIConnectionTimeoutError) {
+      if (error instanceof SDK.APIConnectionTimeoutError) {
         const ms = this.#options.timeoutMs;
         return { kind: "failed", error: (n) => `timed out after ${ms} ms (${n} attempts)` };
       }
-      if (error instanceof OpenAI.APIConnectionError) {
+      if (error instanceof SDK.APIConnectionError) {
         const cause = error.cause instanceof Error ? `: ${error.cause.message}` : "";
         return { kind: "failed", error: (n) => `connection failed (${n} attempts)${cause}` };
       }
-      if (error instanceof OpenAI.APIError) {
+      if (error instanceof SDK.APIError) {
         const retried = error.status === 408 || error.status === 409 || error.status === 429 ||
           (error.status ?? 0) >= 500;
         const why = retried ? "retries exhausted" : "not retryable";
@@ -443,6 +446,13 @@ export class OpenAIChatClient implements ChatModel {
     }
     return { kind: "ok", json, parsed: parsed.data };
   }
+}
+
+/** The `openai` module, imported when a client first sends: a process that calls no provider never loads it. */
+let sdkModule: Promise<typeof import("openai")> | undefined;
+
+function loadSdk(): Promise<typeof import("openai")> {
+  return sdkModule ??= import("openai");
 }
 
 /** Backoff before retrying a 200 whose body was unusable (the SDK's own retries use its backoff). */
