@@ -438,6 +438,12 @@ export class RunDir {
         referenced.add(h);
       }
     }
+    const known = this.store.knownBlobs();
+    if (known !== undefined) {
+      // A run this process created: its store knows every blob in it, so nothing needs listing.
+      for (const hash of known) if (!referenced.has(hash)) await Deno.remove(this.store.pathOf(hash));
+      return;
+    }
     const root = join(this.path, RUN_FILES.objects, "sha256");
     if (!(await exists(root))) return;
     for await (const dir of Deno.readDir(root)) {
