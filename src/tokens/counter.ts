@@ -10,9 +10,13 @@ import type { ChatMessage, ToolDefinition } from "../core/messages.ts";
 import type { TokenCounter } from "./types.ts";
 import { type ChatTemplate, templateView, type TemplateViewOptions } from "./template.ts";
 import type { PreTokenCounter } from "./pre_token_count.ts";
+import type { TextCountCache } from "./text_cache.ts";
 
-/** At most this many counts are cached per tokenizer; past it the oldest entries are dropped. */
+/** At most this many counts of pieces are cached per tokenizer, in each of its two caches; past it the oldest are dropped. */
 export const COUNT_CACHE_LIMIT = 50_000;
+
+/** The pieces cached under their own text total at most this many UTF-16 units per tokenizer. */
+export const COUNT_CACHE_CHARS = 4 * 1024 * 1024;
 
 /** At most this many prompt counts are kept per tokenizer (see {@link promptKey}); the oldest are dropped. */
 export const PROMPT_CACHE_LIMIT = 20_000;
@@ -34,8 +38,10 @@ export interface LoadedTokenizer {
   fromRanks: boolean;
   /** The compiled chat template. */
   template: ChatTemplate;
-  /** Token counts keyed by the SHA-256 (hex) of the counted text's UTF-8 bytes. */
-  counts: Map<string, number>;
+  /** Token counts of pieces up to {@link TEXT_KEY_LIMIT} UTF-16 units, keyed by the piece's text. */
+  counts: TextCountCache;
+  /** Token counts of longer pieces, keyed by the SHA-256 (hex) of the piece's UTF-8 bytes. */
+  hashedCounts: Map<string, number>;
   /** Counts of rendered prompts keyed by {@link promptKey}. */
   promptCounts: Map<string, number>;
   /** Matches added tokens where splitting at them is exact (see `addedTokenSplitter`), else null. */
@@ -102,8 +108,12 @@ function promptKey(
   );
 }
 
-/** Pieces up to this many UTF-16 units are cached under their own text; longer ones under their SHA-256. */
-export const TEXT_KEY_LIMIT = 256;
+/**
+ * Pieces up to this many UTF-16 units are cached under their own text (bounded in total by
+ * {@link COUNT_CACHE_CHARS}); longer ones under their SHA-256. A prompt's lines are pieces: keyed by their
+ * text, a line seen before is found without hashing it with SHA-256 (most of the time counting took).
+ */
+export const TEXT_KEY_LIMIT = 8192;
 
 /** Options of a counter; they change what the template sees, never the tokenizer. */
 export type CounterOptions = TemplateViewOptions;
@@ -141,7 +151,7 @@ export class HfTokenCounter implements TokenCounter {
 
   /** How many counts are cached for this tokenizer (shared by every counter of its directory). */
   get cachedCounts(): number {
-    return this.#loaded.counts.size;
+    return this.#loaded.counts.size + this.#loaded.hashedCounts.size;
   }
 
   /**
@@ -236,17 +246,28 @@ export class HfTokenCounter implements TokenCounter {
     return total;
   }
 
-  /** Count of a piece that is encoded whole; cached by the piece (short) or its SHA-256 (long). */
+  /** Count of a piece that is encoded whole; cached by the piece's text (up to TEXT_KEY_LIMIT) or its SHA-256. */
   #countPiece(text: string): number {
-    const key = text.length <= TEXT_KEY_LIMIT
-      ? `t:${text}`
-      : `h:${createHash("sha256").update(text, "utf8").digest("hex")}`;
-    const counts = this.#loaded.counts;
-    const cached = counts.get(key);
+    if (text.length <= TEXT_KEY_LIMIT) {
+      const counts = this.#loaded.counts;
+      const cached = counts.get(text);
+      if (cached !== undefined) return cached;
+      const count = this.#encodePiece(text);
+      counts.set(text, count);
+      return count;
+    }
+    const key = createHash("sha256").update(text, "utf8").digest("hex");
+    const hashed = this.#loaded.hashedCounts;
+    const cached = hashed.get(key);
     if (cached !== undefined) return cached;
-    const count = this.#loaded.countByPreToken?.(text) ?? this.encode(text).length;
-    if (counts.size >= COUNT_CACHE_LIMIT) counts.delete(counts.keys().next().value as string);
-    counts.set(key, count);
+    const count = this.#encodePiece(text);
+    if (hashed.size >= COUNT_CACHE_LIMIT) hashed.delete(hashed.keys().next().value as string);
+    hashed.set(key, count);
     return count;
+  }
+
+  /** Count of a piece, not cached here: by pre-token where that is exact, else its token ids. */
+  #encodePiece(text: string): number {
+    return this.#loaded.countByPreToken?.(text) ?? this.encode(text).length;
   }
 }

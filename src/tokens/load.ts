@@ -21,7 +21,14 @@ import {
   TokenizerConfigSchema,
   TokenizerJsonSchema,
 } from "./config.ts";
-import { type CounterOptions, HfTokenCounter, type LoadedTokenizer } from "./counter.ts";
+import {
+  COUNT_CACHE_CHARS,
+  COUNT_CACHE_LIMIT,
+  type CounterOptions,
+  HfTokenCounter,
+  type LoadedTokenizer,
+} from "./counter.ts";
+import { TextCountCache } from "./text_cache.ts";
 import { ChatTemplate } from "./template.ts";
 import { TemplateLimitError } from "./bounded_render.ts";
 import { inputError, readInputFile, statInputDirectory } from "../fs_input.ts";
@@ -205,7 +212,8 @@ async function buildTokenizer(dir: string): Promise<LoadedTokenizer> {
     tokenizer: fullTokenizer,
     fromRanks,
     template,
-    counts: new Map(),
+    counts: new TextCountCache(COUNT_CACHE_LIMIT, COUNT_CACHE_CHARS),
+    hashedCounts: new Map(),
     promptCounts: new Map(),
     splitter,
     lineCut,

@@ -18,9 +18,13 @@
  * @module
  */
 import type { Tokenizer } from "@huggingface/tokenizers";
+import { TextCountCache } from "./text_cache.ts";
 
 /** At most this many pre-token counts are cached per tokenizer; past it the oldest are dropped. */
 export const PRE_TOKEN_CACHE_LIMIT = 100_000;
+
+/** The cached pre-tokens total at most this many UTF-16 units per tokenizer. */
+export const PRE_TOKEN_CACHE_CHARS = 2 * 1024 * 1024;
 
 /** Counts a text that holds no added token, by pre-token. */
 export type PreTokenCounter = (text: string) => number;
@@ -116,7 +120,8 @@ export function preTokenCounter(
   const byteLevel = steps[steps.length - 1] as PreTokenizerStep;
   const options = { section_index: 0 };
   const cuts = splits.map((split) => stepCut(split, options));
-  const counts = new Map<string, number>();
+  // Keys are copies: a pre-token is a slice of the line, itself a slice of the prompt (see text_cache.ts).
+  const counts = new TextCountCache(PRE_TOKEN_CACHE_LIMIT, PRE_TOKEN_CACHE_CHARS);
   const countOf = countParts ?? ((tokens: string[]) => encode(tokens).length);
   return (text) => {
     let pieces = [normalize === null ? text : normalize(text)];
@@ -126,7 +131,6 @@ export function preTokenCounter(
       let count = counts.get(piece);
       if (count === undefined) {
         count = countOf(byteLevel.pre_tokenize(piece, options));
-        if (counts.size >= PRE_TOKEN_CACHE_LIMIT) counts.delete(counts.keys().next().value as string);
         counts.set(piece, count);
       }
       total += count;

@@ -1,0 +1,72 @@
+/**
+ * A count cache keyed by the counted text itself, bounded in entries and in total characters (the oldest
+ * entries are dropped first). Keying by the text is exact (two keys are the same only when the texts are) and
+ * cheaper than a SHA-256 of it: a lookup hashes the string once (V8 keeps the hash in the string) and compares
+ * it only on a hit.
+ *
+ * A key is stored as a copy of the text: a substring in V8 may be a slice that holds its whole parent string
+ * alive (a line cut from a prompt holds the prompt; an array of such lines does), so whatever the engine does
+ * with a map's keys, a cached line never keeps the prompt it was cut from. The copy is made on insertion only,
+ * so lookups allocate nothing; the bound on characters is then a bound on what the cache holds.
+ *
+ * @module
+ */
+
+/** A string with the same text as `text` that holds no other string alive (see the module doc). */
+export function detachedCopy(text: string): string {
+  // Slicing a concatenation flattens it first (V8): the result is a new string, or a slice of a new string
+  // one character longer, never a slice of `text`'s parent.
+  return (" " + text).slice(1);
+}
+
+/** Counts keyed by their text, at most `maxEntries` entries and `maxChars` characters of keys in all. */
+export class TextCountCache {
+  readonly #counts = new Map<string, number>();
+  readonly #maxEntries: number;
+  readonly #maxChars: number;
+  #chars = 0;
+
+  /** A cache of at most `maxEntries` entries whose keys total at most `maxChars` UTF-16 units. */
+  constructor(maxEntries: number, maxChars: number) {
+    this.#maxEntries = maxEntries;
+    this.#maxChars = maxChars;
+  }
+
+  /** Entries held. */
+  get size(): number {
+    return this.#counts.size;
+  }
+
+  /** Characters of the keys held. */
+  get chars(): number {
+    return this.#chars;
+  }
+
+  /** The count of `text`, if cached. */
+  get(text: string): number | undefined {
+    return this.#counts.get(text);
+  }
+
+  /**
+   * Caches the count of `text`, dropping the oldest entries while the bounds would be exceeded. A text longer
+   * than the character bound is not cached.
+   */
+  set(text: string, count: number): void {
+    if (text.length > this.#maxChars) return;
+    const counts = this.#counts;
+    const known = counts.get(text);
+    if (known !== undefined) {
+      counts.set(text, count);
+      return;
+    }
+    while (
+      counts.size > 0 && (counts.size >= this.#maxEntries || this.#chars + text.length > this.#maxChars)
+    ) {
+      const oldest = counts.keys().next().value as string;
+      counts.delete(oldest);
+      this.#chars -= oldest.length;
+    }
+    counts.set(detachedCopy(text), count);
+    this.#chars += text.length;
+  }
+}
