@@ -1,6 +1,6 @@
 /**
- * Writes `bpe_ranks.jsonl` beside a tokenizer's `tokenizer.json` (default: the shipped Qwen3 tokenizer), the
- * prebuilt ranks the token counter reads instead of building the library's merge map at every start (see
+ * Writes `bpe_ranks.bin` beside a tokenizer's `tokenizer.json` (default: the shipped Qwen3 tokenizer), the
+ * prebuilt merges the token counter reads instead of building the library's vocabulary and merge maps at every start (see
  * `src/tokens/bpe_ranks.ts`). Refuses, writing nothing, a tokenizer whose counts would not be exact from it.
  *
  * Usage: `deno run --allow-read --allow-write scripts/gen_bpe_ranks.ts [TOKENIZER_DIR]`
@@ -10,7 +10,7 @@
 import { createHash } from "node:crypto";
 import { Tokenizer } from "@huggingface/tokenizers";
 import { DEFAULT_TOKENIZER_DIR } from "../src/assets.ts";
-import { BPE_RANKS_FILE, bpeRanksText } from "../src/tokens/bpe_ranks.ts";
+import { BPE_RANKS_FILE, bpeRanksBytes } from "../src/tokens/bpe_ranks.ts";
 
 if (import.meta.main) {
   const dir = Deno.args[0] ?? DEFAULT_TOKENIZER_DIR;
@@ -18,11 +18,11 @@ if (import.meta.main) {
   const json = JSON.parse(new TextDecoder("utf-8", { fatal: true }).decode(bytes));
   const config = JSON.parse(await Deno.readTextFile(`${dir}/tokenizer_config.json`));
   new Tokenizer(json, config); // the library must build from this file (it does so for token ids)
-  const made = bpeRanksText(json, createHash("sha256").update(bytes).digest("hex"));
+  const made = bpeRanksBytes(json, createHash("sha256").update(bytes).digest("hex"));
   if ("refused" in made) {
     console.error(`${dir}: no ${BPE_RANKS_FILE}: ${made.refused}`);
     Deno.exit(1);
   }
-  await Deno.writeTextFile(`${dir}/${BPE_RANKS_FILE}`, made.text);
+  await Deno.writeFile(`${dir}/${BPE_RANKS_FILE}`, made.bytes);
   console.log(`wrote ${dir}/${BPE_RANKS_FILE}`);
 }

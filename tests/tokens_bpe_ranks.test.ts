@@ -1,13 +1,21 @@
 /**
- * The prebuilt BPE ranks (`bpe_ranks.jsonl`): the shipped file is the one the script makes from the shipped
- * tokenizer, counts from it equal the library's own encoding of the same texts, and a missing or stale file is
- * not used.
+ * The prebuilt BPE merges (`bpe_ranks.bin`): the shipped file is the one the script makes from the shipped
+ * tokenizer, counts from it equal the library's own encoding of the same texts (and of generated words, short
+ * and long, merged by scan and by heap), its table answers as the library's merge map, and a missing, stale or
+ * cut-short file is not used.
  */
 import assert from "node:assert/strict";
 import { createHash } from "node:crypto";
 import { Tokenizer } from "@huggingface/tokenizers";
 import { assetPath, DEFAULT_TOKENIZER_DIR } from "../src/assets.ts";
-import { BPE_RANKS_FILE, bpeRanksText, byteLevelSymbols, readBpeRanks } from "../src/tokens/bpe_ranks.ts";
+import {
+  BPE_RANKS_FILE,
+  bpeRanksBytes,
+  byteLevelSymbols,
+  MergeTable,
+  readBpeRanks,
+} from "../src/tokens/bpe_ranks.ts";
+import { bpePartCounter, SCAN_LIMIT } from "../src/tokens/bpe_count.ts";
 import { loadTokenCounter } from "../src/tokens/load.ts";
 
 const sha256 = (bytes: Uint8Array) => createHash("sha256").update(bytes).digest("hex");
@@ -44,16 +52,70 @@ async function demoTexts(): Promise<string[]> {
   );
 }
 
-Deno.test("the shipped bpe_ranks.jsonl is what scripts/gen_bpe_ranks.ts makes from the shipped tokenizer.json", async () => {
+type Model = { vocab: Record<string, number>; merges: [string, string][] };
+
+Deno.test("the shipped bpe_ranks.bin is what scripts/gen_bpe_ranks.ts makes from the shipped tokenizer.json", async () => {
   const { json, bytes } = await library(DEFAULT_TOKENIZER_DIR);
-  const made = bpeRanksText(json, sha256(bytes));
-  assert.ok("text" in made, "refused" in made ? made.refused : "");
-  const shipped = await Deno.readTextFile(`${DEFAULT_TOKENIZER_DIR}/${BPE_RANKS_FILE}`);
-  assert.ok(shipped === made.text, "stale: run deno run -A scripts/gen_bpe_ranks.ts");
+  const made = bpeRanksBytes(json, sha256(bytes));
+  assert.ok("bytes" in made, "refused" in made ? made.refused : "");
+  const shipped = await Deno.readFile(`${DEFAULT_TOKENIZER_DIR}/${BPE_RANKS_FILE}`);
+  assert.ok(sha256(shipped) === sha256(made.bytes), "stale: run deno run -A scripts/gen_bpe_ranks.ts");
   const ranks = await readBpeRanks(DEFAULT_TOKENIZER_DIR, sha256(bytes));
   assert.ok(ranks);
-  assert.equal(ranks.ranks.size, (json as { model: { merges: unknown[] } }).model.merges.length);
-  assert.equal(ranks.ranks.get(JSON.stringify(["Ġ", "Ġ"])), 0);
+  const model = (json as { model: Model }).model;
+  assert.equal(ranks.merges.size, model.merges.length);
+  assert.equal(ranks.merges.rank(model.vocab["Ġ"], model.vocab["Ġ"]), 0);
+  assert.equal(ranks.merges.result(0), model.vocab["ĠĠ"]);
+  assert.deepEqual([...ranks.byteIds], byteLevelSymbols().map((symbol) => model.vocab[symbol]));
+});
+
+/** Words of `length` characters drawn from `alphabet` by a seeded generator. */
+function words(alphabet: string[], length: number, count: number, seed: number): string[] {
+  let state = seed;
+  const next = () => (state = (Math.imul(state, 1103515245) + 12345) >>> 0) / 4294967296;
+  return Array.from({ length: count }, () => {
+    let word = "";
+    for (let i = 0; i < length; i++) word += alphabet[Math.floor(next() * alphabet.length)];
+    return word;
+  });
+}
+
+Deno.test("each pre-token's count from the prebuilt merges is the library's BPE count: by scan and by heap", async () => {
+  const { tokenizer } = await library(DEFAULT_TOKENIZER_DIR);
+  const ranks = await readBpeRanks(
+    DEFAULT_TOKENIZER_DIR,
+    sha256(await Deno.readFile(`${DEFAULT_TOKENIZER_DIR}/tokenizer.json`)),
+  );
+  assert.ok(ranks);
+  const count = bpePartCounter(ranks.merges, ranks.byteIds);
+  const stages = tokenizer as unknown as {
+    pre_tokenizer: { tokenizers: { pre_tokenize(text: string, o: object): string[] }[] };
+    model: { encode(tokens: string[]): string[] };
+  };
+  const byteLevel = stages.pre_tokenizer.tokenizers.at(-1)!;
+  const expected = (word: string) =>
+    stages.model.encode(byteLevel.pre_tokenize(word, { section_index: 0 })).length;
+  const alphabets = [
+    [..."ab"],
+    [..."etaoin shrdlu"],
+    [..."0123456789"],
+    [..."aé中😀 \n\t.-"],
+    ["a", "\ud83d", "b"], // a lone surrogate: written as U+FFFD, as the library's TextEncoder does
+  ];
+  const lengths = [1, 2, 3, 7, SCAN_LIMIT - 1, SCAN_LIMIT, SCAN_LIMIT + 1, 200, 3000];
+  let checked = 0;
+  for (const [a, alphabet] of alphabets.entries()) {
+    for (const length of lengths) {
+      for (const word of words(alphabet, length, length > 500 ? 2 : 20, 7 * a + length)) {
+        assert.equal(count(word), expected(word), JSON.stringify(word.slice(0, 60)));
+        checked++;
+      }
+    }
+  }
+  for (const word of ["", "a".repeat(5000), "ab".repeat(2000), "1".repeat(999), " ".repeat(4097)]) {
+    assert.equal(count(word), expected(word), `${JSON.stringify(word.slice(0, 10))} × ${word.length}`);
+  }
+  assert.ok(checked > 500);
 });
 
 Deno.test("counts from the prebuilt ranks equal the library's encoding: battery texts and the demo corpus", async () => {
@@ -70,9 +132,9 @@ Deno.test("counts from the prebuilt ranks equal the library's encoding: battery 
   assert.deepEqual(counter.encode(TEXTS[0]), tokenizer.encode(TEXTS[0], { add_special_tokens: false }).ids);
 });
 
-Deno.test("a missing or stale bpe_ranks.jsonl is not used: the tokenizer is built from tokenizer.json", async () => {
+Deno.test("a missing, stale or cut-short bpe_ranks.bin is not used: the tokenizer is built from tokenizer.json", async () => {
   const { tokenizer } = await library(DEFAULT_TOKENIZER_DIR);
-  for (const variant of ["missing", "stale"] as const) {
+  for (const variant of ["missing", "stale", "cut short"] as const) {
     const dir = await Deno.makeTempDir({ prefix: "bpe_ranks_" });
     try {
       for (const file of ["tokenizer.json", "tokenizer_config.json"]) {
@@ -80,13 +142,22 @@ Deno.test("a missing or stale bpe_ranks.jsonl is not used: the tokenizer is buil
       }
       if (variant === "stale") {
         // Another tokenizer's ranks (its hash differs), with the first two merges swapped.
-        const lines = (await Deno.readTextFile(`${DEFAULT_TOKENIZER_DIR}/${BPE_RANKS_FILE}`)).split("\n");
-        lines[0] = lines[0].replace(
+        const shipped = await Deno.readFile(`${DEFAULT_TOKENIZER_DIR}/${BPE_RANKS_FILE}`);
+        const start = shipped.indexOf(0x0a) + 1;
+        const header = new TextDecoder().decode(shipped.subarray(0, start)).replace(
           /"tokenizer_sha256":"[0-9a-f]{64}"/,
           `"tokenizer_sha256":"${"0".repeat(64)}"`,
         );
-        [lines[1], lines[2]] = [lines[2], lines[1]];
-        await Deno.writeTextFile(`${dir}/${BPE_RANKS_FILE}`, lines.join("\n"));
+        const stale = new Uint8Array(shipped);
+        stale.set(new TextEncoder().encode(header));
+        stale.set(shipped.subarray(start, start + 12), start + 12);
+        stale.set(shipped.subarray(start + 12, start + 24), start);
+        await Deno.writeFile(`${dir}/${BPE_RANKS_FILE}`, stale);
+      }
+      if (variant === "cut short") {
+        // The right tokenizer's file, its last merge missing.
+        const shipped = await Deno.readFile(`${DEFAULT_TOKENIZER_DIR}/${BPE_RANKS_FILE}`);
+        await Deno.writeFile(`${dir}/${BPE_RANKS_FILE}`, shipped.subarray(0, shipped.length - 12));
       }
       const counter = await loadTokenCounter(dir);
       assert.equal(counter.fromPrebuiltRanks, false, variant);
@@ -111,8 +182,8 @@ Deno.test("no ranks file is made where counting from it would not be exact", () 
     model: { type: "BPE", vocab, merges: [["a", "b"]], unk_token: null },
   };
   const sha = "0".repeat(64);
-  assert.ok("text" in bpeRanksText(base, sha));
-  const refused = (json: unknown) => "refused" in bpeRanksText(json, sha);
+  assert.ok("bytes" in bpeRanksBytes(base, sha));
+  const refused = (json: unknown) => "refused" in bpeRanksBytes(json, sha);
   assert.ok(
     refused({ ...base, model: { ...base.model, merges: [["a", "c"]] } }),
     "a merge result not in vocab",
@@ -122,27 +193,32 @@ Deno.test("no ranks file is made where counting from it would not be exact", () 
   assert.ok(refused({ ...base, model: { ...base.model, byte_fallback: true } }));
   assert.ok(refused({ ...base, model: { ...base.model, dropout: 0.1 } }));
   assert.ok(refused({ ...base, model: { ...base.model, vocab: { ab: 0 } } }), "byte-level symbols missing");
+  assert.ok(refused({ ...base, model: { ...base.model, vocab: { ...vocab, ab: 0 } } }), "two tokens, one id");
   assert.ok(refused({ ...base, pre_tokenizer: { type: "Sequence", pretokenizers: [{ type: "Split" }] } }));
   assert.ok(refused({ ...base, model: { ...base.model, type: "Unigram" } }));
 });
 
-Deno.test("the rank table answers as a Map of the same lines: every merge, repeats, absent keys", async () => {
-  const { RankTable } = await import("../src/tokens/bpe_ranks.ts");
-  const lines = ['["a","b"]', '["ab","c"]', '["a","b"]', '["x","y"]', '["é","😀"]', '["\\n","\\\\"]', ""];
-  const text = `header\n${lines.join("\n")}\n`;
-  const table = new RankTable(text, text.indexOf("\n") + 1);
-  const map = new Map<string, number>();
-  lines.forEach((line, rank) => map.set(line, rank));
-  assert.equal(table.size, map.size);
-  for (const key of [...lines, '["a","c"]', '["a","b"', "", "header", '["x","y"]x']) {
-    assert.equal(table.get(key), map.get(key), JSON.stringify(key));
-  }
-  // The shipped file: every line's rank, as the library's own map of tokenizer.json's merges has it.
+Deno.test("the merge table answers as the library's map of the same merges: every merge, repeats, absent pairs", async () => {
+  // Ranks 0..3: (1,2)→10, (10,3)→11, (1,2)→10 again, (4,5)→12; a repeated pair keeps its last rank.
+  const table = new MergeTable(Int32Array.from([1, 2, 10, 10, 3, 11, 1, 2, 10, 4, 5, 12]));
+  assert.equal(table.size, 3);
+  assert.deepEqual([table.rank(1, 2), table.rank(10, 3), table.rank(4, 5)], [2, 1, 3]);
+  assert.deepEqual([table.rank(2, 1), table.rank(1, 3), table.rank(-1, 2), table.rank(0, 0)], [
+    -1,
+    -1,
+    -1,
+    -1,
+  ]);
+  assert.deepEqual([table.result(1), table.result(2), table.result(3)], [11, 10, 12]);
+  // The shipped file: every merge's rank, as the library's own map of tokenizer.json's merges has it.
   const { json, bytes } = await library(DEFAULT_TOKENIZER_DIR);
   const ranks = await readBpeRanks(DEFAULT_TOKENIZER_DIR, sha256(bytes));
   assert.ok(ranks);
-  const merges = (json as { model: { merges: [string, string][] } }).model.merges;
+  const { vocab, merges } = (json as { model: Model }).model;
   const expected = new Map(merges.map((merge, rank) => [JSON.stringify(merge), rank]));
-  assert.equal(ranks.ranks.size, expected.size);
-  for (const [key, rank] of expected) assert.equal(ranks.ranks.get(key), rank);
+  for (const [left, right] of merges) {
+    const rank = ranks.merges.rank(vocab[left], vocab[right]);
+    assert.equal(rank, expected.get(JSON.stringify([left, right])));
+    assert.equal(ranks.merges.result(rank), vocab[left + right]);
+  }
 });

@@ -1,138 +1,131 @@
 /**
- * The prebuilt BPE ranks of a tokenizer directory: `bpe_ranks.jsonl` beside `tokenizer.json`, made from it by
- * `scripts/gen_bpe_ranks.ts`, so counting tokens does not wait for the tokenizer library to build its
- * vocabulary and merge maps from an 11 MB JSON file (most of a run's start-up otherwise).
+ * The prebuilt BPE merges of a tokenizer directory: `bpe_ranks.bin` beside `tokenizer.json`, made from it by
+ * `scripts/gen_bpe_ranks.ts`, so counting tokens waits neither for the tokenizer library to build its
+ * vocabulary and merge maps from an 11 MB JSON file nor for a merge map keyed by strings.
  *
- * The file is JSON Lines. Line 1 is the header: the format, the SHA-256 of the `tokenizer.json` it was made
- * from, and that file's outline (every field but `model.vocab` and `model.merges`, which are emptied). Line
- * `2 + r` is the merge of rank `r` as the JSON array `[left, right]`, written exactly as the library keys its
- * merge map (`JSON.stringify([left, right])`): the lines become that map as they are.
+ * The file is one header line of JSON text, then binary. The header holds the format, the SHA-256 of the
+ * `tokenizer.json` it was made from, that file's outline (every field but `model.vocab` and `model.merges`,
+ * which are emptied), the number of merges, and the vocabulary ids of the 256 byte-level symbols in byte order;
+ * it is padded with spaces so that the line, its line feed included, is a multiple of 4 bytes long. Then, for
+ * the merge of rank `r` = 0, 1, …, three little-endian 32-bit integers: the vocabulary ids of its left part,
+ * its right part (-1 where a part is not in the vocabulary: such a merge can never apply) and its result.
  *
  * A count from it is the library's own: the library builds its tokenizer from the outline (normalizer,
- * pre-tokenizer, added tokens) and its own BPE merges each pre-token with these ranks. The count of a
- * pre-token is the number of parts the merges leave, which is the number of token ids `encode` gives only
- * when every part has an id: the file is made only when the merges close over the vocabulary (every merge's
- * result and every byte-level symbol is in it), no unknown token, no byte fallback, no suffixes, and merges
- * are not skipped for whole-vocabulary words (`ignore_merges`). Token ids (`encode`) still come from the
- * library built from `tokenizer.json` itself, on first use.
+ * pre-tokenizer, added tokens), and `bpe_count.ts` merges each pre-token's byte-level symbols by these ranks
+ * exactly as the library's BPE merges their strings (lowest rank first, the leftmost of equal ranks), over
+ * vocabulary ids instead of strings: the vocabulary gives every string a distinct id, so an id stands for one
+ * string. The count of a pre-token is the number of parts the merges leave, which is the number of token ids
+ * `encode` gives only when every part has an id: the file is made only when the merges close over the
+ * vocabulary (every merge's result and every byte-level symbol is in it), no unknown token, no byte fallback,
+ * no suffixes, and merges are not skipped for whole-vocabulary words (`ignore_merges`). Token ids (`encode`)
+ * still come from the library built from `tokenizer.json` itself, on first use.
  *
- * The header's hash ties the file to one `tokenizer.json`: a file whose hash differs, or that is absent, is
- * not used (the tokenizer is then built from `tokenizer.json`, as before). `tests/tokens_bpe_ranks.test.ts`
- * checks that the shipped file is the one the script makes from the shipped tokenizer.
+ * The header's hash ties the file to one `tokenizer.json`: a file whose hash differs, that is absent, or that
+ * is not whole, is not used (the tokenizer is then built from `tokenizer.json`, as before).
+ * `tests/tokens_bpe_ranks.test.ts` checks that the shipped file is the one the script makes from the shipped
+ * tokenizer.
  *
  * @module
  */
 import { z } from "zod";
 
 /** The file name, beside `tokenizer.json`. */
-export const BPE_RANKS_FILE = "bpe_ranks.jsonl";
+export const BPE_RANKS_FILE = "bpe_ranks.bin";
 
 /** The format named in the header line. */
-export const BPE_RANKS_FORMAT = "compaction-bench/bpe-ranks@1";
+export const BPE_RANKS_FORMAT = "compaction-bench/bpe-ranks@2";
 
 /** The header line of {@link BPE_RANKS_FILE}. */
 export const BpeRanksHeaderSchema = z.object({
   format: z.literal(BPE_RANKS_FORMAT),
   /** SHA-256 (lowercase hex) of the `tokenizer.json` bytes the file was made from. */
   tokenizer_sha256: z.string().regex(/^[0-9a-f]{64}$/),
+  /** How many merges follow the header. */
+  merges: z.number().int().nonnegative(),
+  /** The vocabulary id of the byte-level symbol of each byte 0–255. */
+  byte_ids: z.array(z.number().int().nonnegative()).length(256),
   /** `tokenizer.json` with `model.vocab` = `{}` and `model.merges` = `[]`. */
   outline: z.object({ model: z.object({ type: z.literal("BPE") }).loose() }).loose(),
 });
 
-/** The merge map the library's BPE reads: `JSON.stringify([left, right])` → rank (its `bpe_ranks.get`). */
-export interface RankLookup {
-  get(key: string): number | undefined;
-  /** Distinct merges. */
-  readonly size: number;
-}
+/** Integers per merge in the file: left id, right id, result id. */
+const MERGE_WIDTH = 3;
 
-/** A read {@link BPE_RANKS_FILE}: the outline the library builds from and the merge map its BPE keys by. */
-export interface BpeRanks {
-  outline: Record<string, unknown>;
-  ranks: RankLookup;
-}
-
-/** FNV-1a over the UTF-16 code units of `text` from `start` to `end`. */
-function hashOf(text: string, start: number, end: number): number {
-  let hash = 0x811c9dc5;
-  for (let i = start; i < end; i++) hash = Math.imul(hash ^ text.charCodeAt(i), 0x01000193);
-  return hash >>> 0;
+function pairHash(left: number, right: number): number {
+  let hash = Math.imul(left ^ Math.imul(right, 0x9e3779b1), 0x85ebca6b);
+  hash ^= hash >>> 15;
+  return Math.imul(hash, 0xc2b2ae35) ^ (hash >>> 13);
 }
 
 /**
- * The merge lines of the file as a hash table over the file's own text (open addressing, linear probing):
- * the keys stay where they are in the text, so loading makes no string and no map entry per merge (building a
- * `Map` of the 151k merges took most of the load). `get` answers as a `Map` of the same lines in order would
- * (a repeated line keeps its last rank, as the library's own map does).
+ * The merges as a hash table over their id pairs (open addressing, linear probing), answering as the library's
+ * merge map of the same merges in rank order would: a pair listed twice keeps its last rank.
  */
-export class RankTable implements RankLookup {
-  readonly #text: string;
-  readonly #starts: Int32Array;
-  readonly #ends: Int32Array;
-  readonly #ranks: Int32Array;
-  readonly #hashes: Uint32Array;
-  /** Slot → entry + 1 (0: empty). */
+export class MergeTable {
+  /** Left id, right id, result id of each rank. */
+  readonly #merges: Int32Array;
+  /** Slot → rank + 1 (0: empty). */
   readonly #slots: Int32Array;
   readonly #mask: number;
-  /** Distinct merges. */
+  /** Distinct pairs. */
   readonly size: number;
 
-  /** The table of the lines of `text` from `from` on (one key per line, each ending with a line feed). */
-  constructor(text: string, from: number) {
-    let lines = 0;
-    for (let at = text.indexOf("\n", from); at !== -1; at = text.indexOf("\n", at + 1)) lines++;
-    this.#text = text;
-    this.#starts = new Int32Array(lines);
-    this.#ends = new Int32Array(lines);
-    this.#ranks = new Int32Array(lines);
-    this.#hashes = new Uint32Array(lines);
+  /** The table of `merges`: three integers per rank (left id, right id, result id), in rank order. */
+  constructor(merges: Int32Array) {
+    const count = Math.floor(merges.length / MERGE_WIDTH);
     let capacity = 1;
-    while (capacity < lines * 2) capacity *= 2;
+    while (capacity < count * 2) capacity *= 2;
+    this.#merges = merges;
     this.#slots = new Int32Array(capacity);
     this.#mask = capacity - 1;
     let distinct = 0;
-    let start = from;
-    for (let rank = 0; rank < lines; rank++) {
-      const end = text.indexOf("\n", start);
-      const hash = hashOf(text, start, end);
-      let slot = hash & this.#mask;
+    for (let rank = 0; rank < count; rank++) {
+      const left = merges[rank * MERGE_WIDTH];
+      const right = merges[rank * MERGE_WIDTH + 1];
+      let slot = pairHash(left, right) & this.#mask;
       for (;;) {
         const held = this.#slots[slot];
         if (held === 0) {
-          this.#starts[distinct] = start;
-          this.#ends[distinct] = end;
-          this.#ranks[distinct] = rank;
-          this.#hashes[distinct] = hash;
-          this.#slots[slot] = ++distinct;
+          this.#slots[slot] = rank + 1;
+          distinct++;
           break;
         }
-        if (this.#hashes[held - 1] === hash && this.#equals(held - 1, text.slice(start, end))) {
-          this.#ranks[held - 1] = rank; // a repeated merge: the last rank, as Map.set
+        const at = (held - 1) * MERGE_WIDTH;
+        if (merges[at] === left && merges[at + 1] === right) {
+          this.#slots[slot] = rank + 1; // a repeated merge: the last rank, as Map.set
           break;
         }
         slot = (slot + 1) & this.#mask;
       }
-      start = end + 1;
     }
     this.size = distinct;
   }
 
-  #equals(entry: number, key: string): boolean {
-    const start = this.#starts[entry];
-    return this.#ends[entry] - start === key.length && this.#text.startsWith(key, start);
-  }
-
-  /** The rank of merge `key` (`JSON.stringify([left, right])`), or undefined. */
-  get(key: string): number | undefined {
-    const hash = hashOf(key, 0, key.length);
-    let slot = hash & this.#mask;
+  /** The rank of merging `left` then `right` (vocabulary ids), or -1 where they do not merge. */
+  rank(left: number, right: number): number {
+    const merges = this.#merges;
+    let slot = pairHash(left, right) & this.#mask;
     for (;;) {
       const held = this.#slots[slot];
-      if (held === 0) return undefined;
-      if (this.#hashes[held - 1] === hash && this.#equals(held - 1, key)) return this.#ranks[held - 1];
+      if (held === 0) return -1;
+      const at = (held - 1) * MERGE_WIDTH;
+      if (merges[at] === left && merges[at + 1] === right) return held - 1;
       slot = (slot + 1) & this.#mask;
     }
   }
+
+  /** The id the merge of `rank` makes. */
+  result(rank: number): number {
+    return this.#merges[rank * MERGE_WIDTH + 2];
+  }
+}
+
+/** A read {@link BPE_RANKS_FILE}: the outline the library builds from, the merges, the byte-level symbols' ids. */
+export interface BpeRanks {
+  outline: Record<string, unknown>;
+  merges: MergeTable;
+  /** The vocabulary id of the byte-level symbol of each byte. */
+  byteIds: Int32Array;
 }
 
 /** The 256 symbols GPT-2's byte-level mapping gives the bytes 0–255 (Hugging Face `ByteLevel`). */
@@ -150,7 +143,7 @@ export function byteLevelSymbols(): string[] {
 /** The model fields of `tokenizer.json` the BPE ranks file needs. */
 const ModelSchema = z.object({
   type: z.literal("BPE"),
-  vocab: z.record(z.string(), z.number()),
+  vocab: z.record(z.string(), z.number().int().nonnegative()),
   merges: z.array(z.union([z.string(), z.tuple([z.string(), z.string()])])),
   dropout: z.null().optional(),
   unk_token: z.null().optional(),
@@ -160,11 +153,16 @@ const ModelSchema = z.object({
   continuing_subword_suffix: z.union([z.literal(""), z.null()]).optional(),
 }).loose();
 
+const LITTLE_ENDIAN = new Uint8Array(new Uint16Array([1]).buffer)[0] === 1;
+
 /**
- * The text of {@link BPE_RANKS_FILE} for a parsed `tokenizer.json` whose bytes hash to `sha256`, or a reason
+ * The bytes of {@link BPE_RANKS_FILE} for a parsed `tokenizer.json` whose bytes hash to `sha256`, or a reason
  * why counting from prebuilt ranks would not be exact for it (then no file is made).
  */
-export function bpeRanksText(tokenizerJson: unknown, sha256: string): { text: string } | { refused: string } {
+export function bpeRanksBytes(
+  tokenizerJson: unknown,
+  sha256: string,
+): { bytes: Uint8Array } | { refused: string } {
   const json = tokenizerJson as { model?: unknown; pre_tokenizer?: unknown };
   const model = ModelSchema.safeParse(json.model);
   if (!model.success) {
@@ -174,47 +172,83 @@ export function bpeRanksText(tokenizerJson: unknown, sha256: string): { text: st
   const steps = pre?.type === "Sequence" ? pre.pretokenizers ?? [] : [];
   if (steps.at(-1)?.type !== "ByteLevel") return { refused: "the pre-tokenizer does not end with ByteLevel" };
   const vocab = model.data.vocab;
-  const missing = byteLevelSymbols().find((symbol) => !Object.hasOwn(vocab, symbol));
+  const ids = Object.values(vocab);
+  if (new Set(ids).size !== ids.length) return { refused: "two vocabulary entries share an id" };
+  const idOf = (token: string) => Object.hasOwn(vocab, token) ? vocab[token] : -1;
+  const symbols = byteLevelSymbols();
+  const missing = symbols.find((symbol) => !Object.hasOwn(vocab, symbol));
   if (missing !== undefined) {
     return { refused: `byte-level symbol ${JSON.stringify(missing)} is not in the vocabulary` };
   }
-  const lines: string[] = [];
+  const merges = new Int32Array(model.data.merges.length * MERGE_WIDTH);
   for (const [rank, merge] of model.data.merges.entries()) {
     // As the library reads merges: "a b" is split at its first space.
     const [left, right] = typeof merge === "string" ? merge.split(" ", 2) : merge;
     if (right === undefined) return { refused: `merge ${rank} has no right part` };
-    if (!Object.hasOwn(vocab, left + right)) {
-      return { refused: `merge ${rank}'s result is not in the vocabulary` };
-    }
-    lines.push(JSON.stringify([left, right]));
+    const result = idOf(left + right);
+    if (result < 0) return { refused: `merge ${rank}'s result is not in the vocabulary` };
+    merges.set([idOf(left), idOf(right), result], rank * MERGE_WIDTH);
   }
   const outline = { ...json, model: { ...model.data, vocab: {}, merges: [] } };
-  const header = { format: BPE_RANKS_FORMAT, tokenizer_sha256: sha256, outline };
-  return { text: `${JSON.stringify(header)}\n${lines.join("\n")}\n` };
+  const header = {
+    format: BPE_RANKS_FORMAT,
+    tokenizer_sha256: sha256,
+    merges: model.data.merges.length,
+    byte_ids: symbols.map((symbol) => vocab[symbol]),
+    outline,
+  };
+  const headerText = JSON.stringify(header);
+  const lineLength = new TextEncoder().encode(headerText).length + 1;
+  const headerBytes = new TextEncoder().encode(`${headerText}${" ".repeat((4 - lineLength % 4) % 4)}\n`);
+  const bytes = new Uint8Array(headerBytes.length + merges.byteLength);
+  bytes.set(headerBytes);
+  const body = new DataView(bytes.buffer, headerBytes.length);
+  for (let i = 0; i < merges.length; i++) body.setInt32(i * 4, merges[i], true);
+  return { bytes };
+}
+
+/** The merges of the body (from byte `start` on) as integers, whatever the host's byte order. */
+function bodyIntegers(bytes: Uint8Array, start: number, count: number): Int32Array {
+  if (LITTLE_ENDIAN && (bytes.byteOffset + start) % 4 === 0) {
+    return new Int32Array(bytes.buffer, bytes.byteOffset + start, count);
+  }
+  const view = new DataView(bytes.buffer, bytes.byteOffset + start, count * 4);
+  const out = new Int32Array(count);
+  for (let i = 0; i < count; i++) out[i] = view.getInt32(i * 4, true);
+  return out;
 }
 
 /**
- * The prebuilt ranks in `dir` when its {@link BPE_RANKS_FILE} exists and was made from the `tokenizer.json`
- * whose SHA-256 is `tokenizerSha256`; else null (absent, another tokenizer's, or not in this format).
+ * The prebuilt merges in `dir` when its {@link BPE_RANKS_FILE} exists, is whole, and was made from the
+ * `tokenizer.json` whose SHA-256 is `tokenizerSha256`; else null (absent, another tokenizer's, cut short, or
+ * not in this format).
  */
 export async function readBpeRanks(dir: string, tokenizerSha256: string): Promise<BpeRanks | null> {
-  let text: string;
+  let bytes: Uint8Array;
   try {
-    text = await Deno.readTextFile(`${dir}/${BPE_RANKS_FILE}`);
+    bytes = await Deno.readFile(`${dir}/${BPE_RANKS_FILE}`);
   } catch (error) {
     if (error instanceof Deno.errors.NotFound) return null;
     throw error;
   }
-  const headerEnd = text.indexOf("\n");
+  const headerEnd = bytes.indexOf(0x0a);
+  if (headerEnd < 0) return null;
   let header: z.infer<typeof BpeRanksHeaderSchema>;
   try {
-    const parsed = BpeRanksHeaderSchema.safeParse(JSON.parse(text.slice(0, headerEnd)));
+    const text = new TextDecoder("utf-8", { fatal: true }).decode(bytes.subarray(0, headerEnd));
+    const parsed = BpeRanksHeaderSchema.safeParse(JSON.parse(text));
     if (!parsed.success) return null;
     header = parsed.data;
   } catch (error) {
-    if (error instanceof SyntaxError) return null;
+    if (error instanceof SyntaxError || error instanceof TypeError) return null;
     throw error;
   }
-  if (header.tokenizer_sha256 !== tokenizerSha256 || !text.endsWith("\n")) return null;
-  return { outline: header.outline, ranks: new RankTable(text, headerEnd + 1) };
+  const start = headerEnd + 1;
+  const integers = header.merges * MERGE_WIDTH;
+  if (header.tokenizer_sha256 !== tokenizerSha256 || bytes.length - start !== integers * 4) return null;
+  return {
+    outline: header.outline,
+    merges: new MergeTable(bodyIntegers(bytes, start, integers)),
+    byteIds: Int32Array.from(header.byte_ids),
+  };
 }

@@ -144,7 +144,7 @@ export class HfTokenCounter implements TokenCounter {
     return this.#loaded.dir;
   }
 
-  /** True when counts come from the directory's prebuilt BPE ranks (`bpe_ranks.jsonl`, see `bpe_ranks.ts`). */
+  /** True when counts come from the directory's prebuilt BPE ranks (`bpe_ranks.bin`, see `bpe_ranks.ts`). */
   get fromPrebuiltRanks(): boolean {
     return this.#loaded.fromRanks;
   }

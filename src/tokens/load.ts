@@ -1,7 +1,7 @@
 /**
  * Builds a `TokenCounter` from a Hugging Face tokenizer directory (`tokenizer.json` +
  * `tokenizer_config.json` with a chat template), once per directory per process. Where the directory holds
- * prebuilt BPE ranks made from that very `tokenizer.json` (`bpe_ranks.jsonl`, see `bpe_ranks.ts`), counts
+ * prebuilt BPE ranks made from that very `tokenizer.json` (`bpe_ranks.bin`, see `bpe_ranks.ts`), counts
  * come from them and the library's full tokenizer (token ids) is built only when first asked for.
  *
  * @module
@@ -33,7 +33,8 @@ import { ChatTemplate } from "./template.ts";
 import { TemplateLimitError } from "./bounded_render.ts";
 import { inputError, readInputFile, statInputDirectory } from "../fs_input.ts";
 import type { ChatMessage } from "../core/messages.ts";
-import { type BpeRanks, readBpeRanks } from "./bpe_ranks.ts";
+import { readBpeRanks } from "./bpe_ranks.ts";
+import { bpePartCounter } from "./bpe_count.ts";
 
 /** The two files a tokenizer directory must hold, in the order they enter {@link tokenizerHash}. */
 export const TOKENIZER_FILES = ["tokenizer.json", "tokenizer_config.json"] as const;
@@ -133,33 +134,6 @@ function libraryTokenizer(jsonPath: string, tokenizerRaw: unknown, configRaw: un
   }
 }
 
-/** The parts of the library's BPE model that counting from prebuilt ranks uses (not in its published types). */
-interface BpeModel {
-  bpe_ranks: unknown;
-  bpe(token: string): string[];
-}
-
-/**
- * Counts byte-level pre-tokens with the library's own BPE merges over prebuilt ranks: `tokenizer` is built
- * from the outline (no vocabulary, no merges), and its BPE is given the ranks. Null where the library does
- * not expose its BPE as expected (then the full tokenizer is built).
- */
-function prebuiltPartCounter(
-  tokenizer: Tokenizer,
-  prebuilt: BpeRanks,
-): ((tokens: string[]) => number) | null {
-  const model = (tokenizer as unknown as { model?: Partial<BpeModel> }).model;
-  if (!(model?.bpe_ranks instanceof Map) || typeof model.bpe !== "function") return null;
-  model.bpe_ranks = prebuilt.ranks;
-  const bpe = model as BpeModel;
-  // Every part has an id (bpe_ranks.ts makes the file only then): the count is the number of parts.
-  return (tokens) => {
-    let total = 0;
-    for (const token of tokens) total += bpe.bpe(token).length;
-    return total;
-  };
-}
-
 async function buildTokenizer(dir: string): Promise<LoadedTokenizer> {
   await statInputDirectory(dir, "--tokenizer");
   const jsonPath = `${dir}/${TOKENIZER_FILES[0]}`;
@@ -194,10 +168,12 @@ async function buildTokenizer(dir: string): Promise<LoadedTokenizer> {
   let fromRanks = false;
   if (splitter !== null && prebuilt !== null) {
     const stub = libraryTokenizer(jsonPath, tokenizerRaw, configRaw);
-    const parts = prebuiltPartCounter(stub, prebuilt);
-    countByPreToken = parts === null
-      ? null
-      : preTokenCounter(stub, lineCut !== null, outline.data.model, parts);
+    countByPreToken = preTokenCounter(
+      stub,
+      lineCut !== null,
+      outline.data.model,
+      bpePartCounter(prebuilt.merges, prebuilt.byteIds),
+    );
     fromRanks = countByPreToken !== null;
   }
   if (!fromRanks) {

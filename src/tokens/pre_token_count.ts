@@ -91,15 +91,16 @@ export interface ModelOutline {
 /**
  * A {@link PreTokenCounter} over `tokenizer`, or null where counting by pre-token is not known to be exact.
  * `lineSafe` says that the normalizer and pre-tokenizer meet `lineBreakSplitter`'s conditions (its result is
- * not null); `model` is `tokenizer.json`'s model. `countParts` counts the tokens of byte-level pre-tokens
- * (default: the length of what the tokenizer's model encodes them to; `load.ts` gives its count from
- * prebuilt BPE ranks).
+ * not null); `model` is `tokenizer.json`'s model. `countPreToken` counts the tokens of one pre-token, given
+ * its text before the byte-level mapping (default: the length of what the tokenizer's model encodes its
+ * byte-level form to; `load.ts` gives the count from prebuilt merges, `bpe_count.ts`, which maps the bytes
+ * itself: `lineSafe` means the byte-level step adds no prefix space and uses no regex of its own).
  */
 export function preTokenCounter(
   tokenizer: Tokenizer,
   lineSafe: boolean,
   model: ModelOutline | undefined,
-  countParts?: (tokens: string[]) => number,
+  countPreToken?: (preToken: string) => number,
 ): PreTokenCounter | null {
   if (!lineSafe || model?.type !== "BPE" || (model.dropout !== null && model.dropout !== undefined)) {
     return null;
@@ -122,7 +123,8 @@ export function preTokenCounter(
   const cuts = splits.map((split) => stepCut(split, options));
   // Keys are copies: a pre-token is a slice of the line, itself a slice of the prompt (see text_cache.ts).
   const counts = new TextCountCache(PRE_TOKEN_CACHE_LIMIT, PRE_TOKEN_CACHE_CHARS);
-  const countOf = countParts ?? ((tokens: string[]) => encode(tokens).length);
+  const countOf = countPreToken ??
+    ((preToken: string) => encode(byteLevel.pre_tokenize(preToken, options)).length);
   return (text) => {
     let pieces = [normalize === null ? text : normalize(text)];
     for (const cut of cuts) pieces = pieces.length === 1 ? cut(pieces[0]) : pieces.flatMap(cut);
@@ -130,7 +132,7 @@ export function preTokenCounter(
     for (const piece of pieces) {
       let count = counts.get(piece);
       if (count === undefined) {
-        count = countOf(byteLevel.pre_tokenize(piece, options));
+        count = countOf(piece);
         counts.set(piece, count);
       }
       total += count;
