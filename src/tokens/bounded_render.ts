@@ -28,16 +28,32 @@ export class TemplateLimitError extends UsageError {
 export interface RenderBounds {
   /** Evaluation steps at most. */
   steps: number;
-  /** Characters of any one string value at most. */
-  chars: number;
+  /** Characters of any one string value at most (read only for a string longer than `charsFloor`). */
+  readonly chars: number;
+  /** A number known not to exceed `chars`: no string of at most this many characters is checked further. */
+  charsFloor?: number;
 }
+
+/** The least bound on a string's characters {@link renderBounds} gives. */
+export const BASE_CHARS = 16 * 1024 * 1024;
 
 /**
  * The bounds for rendering `items` messages whose text totals `inputChars` characters: generous for any real
  * chat template (a few hundred steps per message), small enough to stop a looping one within seconds.
+ * `inputChars` may be given as a function: it is then called only if a string grows past {@link BASE_CHARS}
+ * (measuring the input costs as much as a tenth of a render), with the same bound as a result.
  */
-export function renderBounds(items: number, inputChars: number): RenderBounds {
-  return { steps: 2_000_000 + 20_000 * items, chars: 16 * 1024 * 1024 + 8 * inputChars };
+export function renderBounds(items: number, inputChars: number | (() => number)): RenderBounds {
+  const steps = 2_000_000 + 20_000 * items;
+  if (typeof inputChars === "number") return { steps, chars: BASE_CHARS + 8 * inputChars };
+  let chars: number | undefined;
+  return {
+    steps,
+    charsFloor: BASE_CHARS,
+    get chars() {
+      return chars ??= BASE_CHARS + 8 * inputChars();
+    },
+  };
 }
 
 type Evaluate = Interpreter["evaluate"];
@@ -97,6 +113,7 @@ export function renderBounded(
     spend(length);
     return Array.from({ length }, (_, i) => from + i * step);
   };
+  const floor = bounds.charsFloor ?? 0;
   const env = new Environment();
   const globals: Record<string, unknown> = {
     false: false,
@@ -117,7 +134,7 @@ export function renderBounded(
   interpreter.evaluate = (statement, environment) => {
     spend(1);
     const value = evaluate(statement, environment);
-    if (typeof value.value === "string" && value.value.length > bounds.chars) {
+    if (typeof value.value === "string" && value.value.length > floor && value.value.length > bounds.chars) {
       throw new TemplateLimitError(
         `the chat template built a string of ${value.value.length} characters, more than the ${bounds.chars} allowed`,
       );

@@ -8,7 +8,8 @@ import { createHash } from "node:crypto";
 import type { Tokenizer } from "@huggingface/tokenizers";
 import type { ChatMessage, ToolDefinition } from "../core/messages.ts";
 import type { TokenCounter } from "./types.ts";
-import { type ChatTemplate, templateView, type TemplateViewOptions } from "./template.ts";
+import type { ChatTemplate, TemplateViewOptions } from "./template.ts";
+import { promptKey } from "./prompt_key.ts";
 import type { PreTokenCounter } from "./pre_token_count.ts";
 import type { TextCountCache } from "./text_cache.ts";
 
@@ -56,56 +57,6 @@ export interface LoadedTokenizer {
    * `pre_token_count.ts`), else null (pieces are encoded whole).
    */
   countByPreToken: PreTokenCounter | null;
-}
-
-/**
- * True when `value` is plain JSON data that `JSON.stringify` writes without loss: strings, booleans, null,
- * finite numbers other than -0, arrays without holes, and objects with the plain or no prototype and no
- * undefined member. Two such values with the same JSON text are the same to a template (same keys in the same
- * order, same values).
- */
-function jsonFaithful(value: unknown): boolean {
-  switch (typeof value) {
-    case "string":
-    case "boolean":
-      return true;
-    case "number":
-      return Number.isFinite(value) && !Object.is(value, -0);
-    case "object":
-      break;
-    default:
-      return false;
-  }
-  if (value === null) return true;
-  if (Array.isArray(value)) {
-    for (let i = 0; i < value.length; i++) if (!(i in value) || !jsonFaithful(value[i])) return false;
-    return true;
-  }
-  const proto = Object.getPrototypeOf(value);
-  if (proto !== Object.prototype && proto !== null) return false;
-  if (Object.getOwnPropertySymbols(value).length > 0) return false;
-  for (const key of Object.keys(value)) {
-    if (!jsonFaithful((value as Record<string, unknown>)[key])) return false;
-  }
-  return true;
-}
-
-/**
- * The key of a prompt's count: the SHA-256 of the JSON text of everything its render depends on, the
- * template's view of the messages (`templateView`: the options' effect included), the tool definitions and
- * whether the generation prompt is added; null where that text would not tell two inputs apart (see
- * {@link jsonFaithful}), and then the prompt is rendered and counted each time. The template and its special
- * tokens are the tokenizer's own, so a count found under a key is the count a new render would give.
- */
-function promptKey(
-  view: unknown,
-  tools: ToolDefinition[] | undefined,
-  generationPrompt: boolean,
-): string | null {
-  if (!jsonFaithful(view) || (tools !== undefined && !jsonFaithful(tools))) return null;
-  return createHash("sha256").update(JSON.stringify([generationPrompt, view, tools ?? null]), "utf8").digest(
-    "hex",
-  );
 }
 
 /**
@@ -194,7 +145,7 @@ export class HfTokenCounter implements TokenCounter {
     generationPrompt: boolean,
   ): number {
     const key = this.#loaded.template.pure
-      ? promptKey(templateView(messages, this.#options), tools, generationPrompt)
+      ? promptKey(messages, tools, generationPrompt, this.#options)
       : null;
     const prompts = this.#loaded.promptCounts;
     if (key !== null) {

@@ -115,7 +115,7 @@ export class ChatTemplate {
     options: TemplateViewOptions & { addGenerationPrompt?: boolean } = {},
   ): string {
     const view = templateView(messages, options);
-    const inputChars = JSON.stringify(view).length + (tools ? JSON.stringify(tools).length : 0);
+    const inputChars = () => JSON.stringify(view).length + (tools ? JSON.stringify(tools).length : 0);
     try {
       return renderBounded(this.#template, {
         ...this.#specialTokens,

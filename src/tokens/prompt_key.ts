@@ -1,0 +1,120 @@
+/**
+ * The key under which a prompt's count is kept (`HfTokenCounter`'s prompt cache): a SHA-256 of everything the
+ * render depends on, the template's view of the messages (`templateView`, the counter's options' effect
+ * included), the tool definitions and whether the generation prompt is added. Two prompts share a key only
+ * when their renders are the same; where that cannot be told from a text, there is no key and the prompt is
+ * rendered and counted each time. The template and its special tokens are the tokenizer's own, so a count
+ * found under a key is the count a new render would give.
+ *
+ * Two texts are hashed, never the same one for two kinds of input:
+ * - the plain case (no tool definitions, tool-call arguments passed as given, every field a string): the
+ *   fields of the view, each written as its length, a colon and its text (`-` for a field that is absent), so
+ *   no two views write the same text, and the text holds the messages' strings as they are (no JSON escaping,
+ *   which took most of the time of a key, 12 MB of text for a live hotpot run's 1,430 prompts). It starts with
+ *   `P`, the JSON text below with `[`;
+ * - otherwise the JSON text of `[generationPrompt, view, tools]`, where {@link jsonFaithful} holds.
+ *
+ * @module
+ */
+import { createHash } from "node:crypto";
+import type { ChatMessage, ToolDefinition } from "../core/messages.ts";
+import { templateView, type TemplateViewOptions } from "./template.ts";
+
+/**
+ * True when `value` is plain JSON data that `JSON.stringify` writes without loss: strings, booleans, null,
+ * finite numbers other than -0, arrays without holes, and objects with the plain or no prototype and no
+ * undefined member. Two such values with the same JSON text are the same to a template (same keys in the same
+ * order, same values).
+ */
+export function jsonFaithful(value: unknown): boolean {
+  switch (typeof value) {
+    case "string":
+    case "boolean":
+      return true;
+    case "number":
+      return Number.isFinite(value) && !Object.is(value, -0);
+    case "object":
+      break;
+    default:
+      return false;
+  }
+  if (value === null) return true;
+  if (Array.isArray(value)) {
+    for (let i = 0; i < value.length; i++) if (!(i in value) || !jsonFaithful(value[i])) return false;
+    return true;
+  }
+  const proto = Object.getPrototypeOf(value);
+  if (proto !== Object.prototype && proto !== null) return false;
+  if (Object.getOwnPropertySymbols(value).length > 0) return false;
+  for (const key of Object.keys(value)) {
+    if (!jsonFaithful((value as Record<string, unknown>)[key])) return false;
+  }
+  return true;
+}
+
+/** A field of the plain text: its length, a colon and its text. */
+function field(text: string): string {
+  return `${text.length}:${text}`;
+}
+
+/** A field that may be absent (`-`); null where the value is neither absent nor a string. */
+function optionalField(value: unknown): string | null {
+  if (value === undefined) return "-";
+  return typeof value === "string" ? field(value) : null;
+}
+
+/**
+ * The plain text of the view of `messages` (arguments as given), or null where a field is not a string (then
+ * the JSON text decides). What `templateView` keeps, in its order: the role; the content, null or absent as
+ * `""`; the tool calls (absent, or their count then each call's id, type, name and arguments); the tool call
+ * id; the name.
+ */
+export function plainPromptText(messages: readonly ChatMessage[], generationPrompt: boolean): string | null {
+  let text = `P${generationPrompt ? "g" : "n"}${messages.length}|`;
+  for (const message of messages) {
+    const { role, content, tool_calls: calls } = message;
+    if (typeof role !== "string") return null;
+    text += field(role);
+    if (content === null || content === undefined) text += "0:";
+    else if (typeof content === "string") text += field(content);
+    else return null;
+    if (calls === undefined) text += "-";
+    else {
+      if (!Array.isArray(calls)) return null;
+      text += `${calls.length}[`;
+      for (const call of calls) {
+        const fn = call?.function;
+        if (
+          typeof call.id !== "string" || typeof call.type !== "string" || typeof fn?.name !== "string" ||
+          typeof fn.arguments !== "string"
+        ) {
+          return null;
+        }
+        text += field(call.id) + field(call.type) + field(fn.name) + field(fn.arguments);
+      }
+    }
+    const callId = optionalField(message.tool_call_id);
+    const name = optionalField(message.name);
+    if (callId === null || name === null) return null;
+    text += callId + name;
+  }
+  return text;
+}
+
+/** The prompt's cache key (SHA-256, hex), or null where no text tells its render apart (see the module doc). */
+export function promptKey(
+  messages: ChatMessage[],
+  tools: ToolDefinition[] | undefined,
+  generationPrompt: boolean,
+  options: TemplateViewOptions,
+): string | null {
+  const plain = tools === undefined && !options.parseToolArguments && !options.objectArgumentCalls?.size
+    ? plainPromptText(messages, generationPrompt)
+    : null;
+  if (plain !== null) return createHash("sha256").update(plain, "utf8").digest("hex");
+  const view = templateView(messages, options);
+  if (!jsonFaithful(view) || (tools !== undefined && !jsonFaithful(tools))) return null;
+  return createHash("sha256").update(JSON.stringify([generationPrompt, view, tools ?? null]), "utf8").digest(
+    "hex",
+  );
+}
