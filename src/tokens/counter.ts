@@ -17,7 +17,7 @@ import type { TextCountCache } from "./text_cache.ts";
 export const COUNT_CACHE_LIMIT = 50_000;
 
 /** The pieces cached under their own text total at most this many UTF-16 units per tokenizer. */
-export const COUNT_CACHE_CHARS = 4 * 1024 * 1024;
+export const COUNT_CACHE_CHARS = 2 * 1024 * 1024;
 
 /** At most this many prompt counts are kept per tokenizer (see {@link promptKey}); the oldest are dropped. */
 export const PROMPT_CACHE_LIMIT = 20_000;

@@ -24,7 +24,7 @@ import { TextCountCache } from "./text_cache.ts";
 export const PRE_TOKEN_CACHE_LIMIT = 100_000;
 
 /** The cached pre-tokens total at most this many UTF-16 units per tokenizer. */
-export const PRE_TOKEN_CACHE_CHARS = 2 * 1024 * 1024;
+export const PRE_TOKEN_CACHE_CHARS = 1024 * 1024;
 
 /** Counts a text that holds no added token, by pre-token. */
 export type PreTokenCounter = (text: string) => number;
