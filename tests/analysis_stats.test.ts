@@ -9,7 +9,7 @@ import {
   quantilesOf,
   quantileSorted,
 } from "../src/analysis/bootstrap.ts";
-import { formatDifference, formatInterval, formatP } from "../src/analysis/format.ts";
+import { formatDifference, formatInterval, formatP, groupedInteger } from "../src/analysis/format.ts";
 import { hotpotStats, perQuestionMeans } from "../src/suites/hotpot/report/stats.ts";
 import {
   MDE_FACTOR,
@@ -96,6 +96,28 @@ Deno.test("quantiles from a bracket equal those of all the values sorted, bit fo
     }
   }
   assert.deepEqual(quantilesOf(new Float64Array(0), [0.5]), [NaN]);
+});
+
+Deno.test('integers are grouped as toLocaleString("en-US") groups them', () => {
+  const values = [
+    0,
+    7,
+    99,
+    100,
+    999,
+    1000,
+    9999,
+    10_000,
+    123_456,
+    1_000_000,
+    12_345_678,
+    -1,
+    -1000,
+    -999_999,
+  ];
+  values.push(Number.MAX_SAFE_INTEGER, -Number.MAX_SAFE_INTEGER, 1.5, 1e21, NaN, Infinity);
+  for (let k = 1; k < 1e15; k *= 7) values.push(k, k + 1, -k);
+  for (const n of values) assert.equal(groupedInteger(n), n.toLocaleString("en-US"), String(n));
 });
 
 Deno.test("a paired test on identical runs gives p = 1 and a zero difference", () => {

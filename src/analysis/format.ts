@@ -10,6 +10,18 @@ import type { Interval } from "./bootstrap.ts";
 const points = (x: number) => (Number.isFinite(x) ? (100 * x).toFixed(1) : "n/a");
 const signed = (x: number) => (Number.isFinite(x) ? `${x > 0 ? "+" : ""}${(100 * x).toFixed(1)}` : "n/a");
 
+/**
+ * An integer as `toLocaleString("en-US")` writes it, `10,000`, without loading the locale data (a process's
+ * first `Intl` call costs milliseconds); any other number through `toLocaleString("en-US")`.
+ */
+export function groupedInteger(n: number): string {
+  if (!Number.isSafeInteger(n)) return n.toLocaleString("en-US");
+  const digits = String(Math.abs(n));
+  let out = digits.slice(0, digits.length % 3 || 3);
+  for (let i = out.length; i < digits.length; i += 3) out += `,${digits.slice(i, i + 3)}`;
+  return n < 0 ? `-${out}` : out;
+}
+
 /** A share (0–1) in percent with its interval: `80.0 [63.3, 93.3]`. */
 export function formatInterval(ci: Pick<Interval, "mean" | "lo" | "hi">): string {
   return `${points(ci.mean)} [${points(ci.lo)}, ${points(ci.hi)}]`;

@@ -4,7 +4,7 @@
  *
  * @module
  */
-import { formatDifference, formatP, formatPoints } from "../analysis/format.ts";
+import { formatDifference, formatP, formatPoints, groupedInteger } from "../analysis/format.ts";
 import type { RunComparison } from "./compare.ts";
 import { comparisonModelLines, comparisonRows, withoutNegativeZero } from "./compare.ts";
 import type { UnitComparison } from "./compare_units.ts";
@@ -75,7 +75,7 @@ function differenceChart(units: UnitComparison): Html | null {
 
 /** The sentence that says what the intervals are. */
 export function unitNote(units: UnitComparison): string {
-  const n = units.resamples.toLocaleString("en-US");
+  const n = groupedInteger(units.resamples);
   return units.paired
     ? `Paired differences B − A per ${units.unit}, over ${units.pairs} pairs matched by id` +
       `${

@@ -6,7 +6,13 @@
  * @module
  */
 import type { Cell } from "../../../core/markdown_table.ts";
-import { formatDifference, formatInterval, formatP, formatPoints } from "../../../analysis/format.ts";
+import {
+  formatDifference,
+  formatInterval,
+  formatP,
+  formatPoints,
+  groupedInteger,
+} from "../../../analysis/format.ts";
 import { HOTPOT_CI_METRICS, type HotpotStats } from "./stats.ts";
 import type { HotpotMethodAggregate } from "../run/aggregate.ts";
 import { mostlyInvalidNote } from "../../../analysis/mostly_invalid.ts";
@@ -81,13 +87,13 @@ export function pairedTable(
 export function intervalNote(stats: HotpotStats): string {
   return `95% CI: percentile bootstrap over the ${stats.questions} questions (the unit: each question's ` +
     `answers over generations × answers are averaged first, invalid conditions count zero), ` +
-    `${stats.resamples.toLocaleString("en-US")} resamples, seed \`${stats.seed}\`. Percentages.`;
+    `${groupedInteger(stats.resamples)} resamples, seed \`${stats.seed}\`. Percentages.`;
 }
 
 /** How the paired differences are computed (one paragraph). */
 export function pairedNote(stats: HotpotStats): string {
   return `Paired per-question differences B − A in percentage points over the same questions: the mean with a ` +
-    `95% bootstrap CI (${stats.resamples.toLocaleString("en-US")} resamples), a two-sided paired sign-flip ` +
+    `95% bootstrap CI (${groupedInteger(stats.resamples)} resamples), a two-sided paired sign-flip ` +
     `permutation p-value (exact over all sign vectors when at most ${stats.exact_limit} questions differ, ` +
     `otherwise seeded Monte Carlo, marked MC), and MDE 80%: the smallest mean difference this run could ` +
     `detect at 80% power, two-sided α = 0.05, from the per-question variance of the differences ` +

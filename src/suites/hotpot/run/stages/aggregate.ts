@@ -17,8 +17,24 @@ import { QuestionRowsSchema } from "./rows.ts";
 /** The input naming the rows node of question `id`. */
 export const rowsInput = (id: string) => `rows:${id}`;
 
-/** Question ids in results.json's order: by `localeCompare`, ties by code units (a total order). */
-function compareIds(a: string, b: string): number {
+/** Ids made of digits and lower-case ASCII letters only (HotpotQA's are 24 hexadecimal digits). */
+const PLAIN_ID = /^[0-9a-z]*$/;
+
+/**
+ * Whether the process's default collation (what `localeCompare` uses: the root collation, English, or the
+ * POSIX variant) orders {@link PLAIN_ID} ids exactly as their code units: each of their characters has its
+ * own primary weight, digits before letters, both in code order. (Other locales may not: Lithuanian sorts
+ * `y` before `j`, Danish `aa` after `z`.)
+ */
+const CODE_ORDER_COLLATION = /^(und|en(-[A-Z]{2})?(-u-va-posix)?)$/.test(navigator.language);
+
+/**
+ * Question ids in results.json's order: by `localeCompare`, ties by code units (a total order). Plain ids
+ * under a collation that orders them as code units are compared as code units, the same order without
+ * loading the collation data (a process's first `localeCompare` costs ~13 ms).
+ */
+export function compareQuestionIds(a: string, b: string): number {
+  if (CODE_ORDER_COLLATION && PLAIN_ID.test(a) && PLAIN_ID.test(b)) return a < b ? -1 : a > b ? 1 : 0;
   return a.localeCompare(b) || (a < b ? -1 : a > b ? 1 : 0);
 }
 
@@ -58,7 +74,7 @@ export const hotpotAggregateStage = defineStage({
   lazyInputs: ["rows:*"],
   async run({ params, inputs, load }) {
     const ids = Object.keys(inputs).filter((name) => name.startsWith("rows:")).map((name) => name.slice(5));
-    ids.sort(compareIds);
+    ids.sort(compareQuestionIds);
     const results = new PublishedArrayBytes();
     const cores: HotpotRowCore[] = [];
     for (const id of ids) {
