@@ -17,7 +17,7 @@ import { type ChatMessage, ChatMessageSchema } from "../models/messages.ts";
 import type { CallRecord } from "../models/types.ts";
 import { sha256File } from "../store/hash.ts";
 import type { TokenCounter } from "../tokens/types.ts";
-import { BUILTIN_ENGINES, createEngine, parseEngineSelection, REAL_COMPETITORS } from "./engines/create.ts";
+import { BUILTIN_ENGINES, parseEngineSelection, REAL_COMPETITORS } from "./engines/engine_names.ts";
 import { FRAMEWORK_ENGINES } from "./engines/frameworks/framework_engines.ts";
 import {
   type CompressUsage,
@@ -254,6 +254,8 @@ export async function runEngineStage(
   counter: TokenCounter,
   key: string,
 ): Promise<EngineStageOutcome> {
+  // Imported here: a run whose methods name no engine never loads the engines' modules.
+  const { createEngine } = await import("./engines/create.ts");
   const engine = createEngine(spec, {
     chat: env.chat,
     decision: env.decision,

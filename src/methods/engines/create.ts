@@ -23,55 +23,14 @@ import { createJevSummaryEngine } from "./jev_summary.ts";
 import { createSummaryEngine } from "./summary.ts";
 import { createTruncateEngine } from "./truncate.ts";
 import { createFrameworkEngine, FRAMEWORK_ENGINES } from "./frameworks/framework_engines.ts";
+import { BUILTIN_ENGINES, REAL_COMPETITORS } from "./engine_names.ts";
 
-/** The built-in engine names, in report order. */
-export const BUILTIN_ENGINES = ["full", "truncate", "hermes-like", "summary", "jev", "jev+summary"] as const;
-
-/**
- * The real competitors, each an adapter in adapters/ run through `exec:` with `python3`, and the
- * variables of this process the adapter is given (its own locations and daemon token; never a provider
- * key: the chat endpoint reaches an adapter only through `--engine-env`).
- */
-export const REAL_COMPETITORS: Readonly<
-  Record<string, { script: string; env: readonly string[]; recall?: boolean }>
-> = {
-  "hermes": { script: "adapters/hermes_context_compressor.py", env: ["HERMES_AGENT_DIR", "PYTHONPATH"] },
-  "hermes-lcm": {
-    script: "adapters/hermes_lcm.py",
-    env: ["HERMES_AGENT_DIR", "HERMES_LCM_DIR", "PYTHONPATH"],
-    // It serves its own recall tools (get_tool_schemas / handle_tool_call) as an exec+tools: session.
-    recall: true,
-  },
-  "lean-ctx": {
-    script: "adapters/lean_ctx.py",
-    env: ["LEANCTX_URL", "LEANCTX_TOKEN", "LEAN_CTX_PLUGIN_DIR"],
-    // Its local fallback offers the plugin's own recall tools (they need the daemon, so they answer errors).
-    recall: true,
-  },
-};
-
-/** A name the tables can show: letters, digits and `._+-`, starting with a letter or digit. */
-const NAME_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._+-]{0,63}$/;
-
-/** One `--engine` value: the name the tables show and the spec the engine is built from. */
-export interface EngineSelection {
-  name: string;
-  spec: string;
-}
-
-/**
- * Reads an `--engine` value: `NAME=SPEC` when what comes before the first `=` is a plain name (so
- * `exec:tool --flag=x` and `http://host/?a=b` stay whole specs), else the spec alone, named after itself.
- */
-export function parseEngineSelection(value: string): EngineSelection {
-  const at = value.indexOf("=");
-  if (at > 0 && NAME_PATTERN.test(value.slice(0, at))) {
-    const spec = value.slice(at + 1);
-    if (spec.length === 0) throw new UsageError(`--engine ${value}: nothing after '='`);
-    return { name: value.slice(0, at), spec };
-  }
-  return { name: value, spec: value };
-}
+export {
+  BUILTIN_ENGINES,
+  type EngineSelection,
+  parseEngineSelection,
+  REAL_COMPETITORS,
+} from "./engine_names.ts";
 
 function need<T>(value: T | undefined, spec: string, what: string): T {
   if (value === undefined) throw new UsageError(`engine '${spec}' needs a ${what}`);

@@ -9,7 +9,7 @@ import { PRICE_OPTION_HELP, PRICE_OPTION_SPEC, PriceOptionsShape } from "../../.
 import { z } from "zod";
 import { hotpotRunCommand } from "../command.ts";
 import { HOTPOT_METHODS } from "../run/methods.ts";
-import { BUILTIN_ENGINES, REAL_COMPETITORS } from "../../../methods/engines/create.ts";
+import { BUILTIN_ENGINES, REAL_COMPETITORS } from "../../../methods/engines/engine_names.ts";
 import { DEFAULT_HOTPOT_RUN } from "../run/run_suite.ts";
 import { MODEL_OPTION_HELP, MODEL_OPTION_SPEC, ModelOptionsShape } from "../../../cli/model_options.ts";
 import { SHARD_OPTION_HELP, ShardOption } from "../../../pipeline/shard.ts";
