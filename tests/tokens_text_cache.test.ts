@@ -1,7 +1,8 @@
 /**
- * The text-keyed count caches: bounded in entries and characters, oldest dropped first, keys detached from
- * the strings they were cut from, and never one text's count for another (texts that differ by one character,
- * a prefix, a piece at the text-key limit and one past it).
+ * The text-keyed count caches: bounded in entries and characters, oldest dropped first (the short-text table:
+ * emptied when full), keys detached from the strings they were cut from, and never one text's count for
+ * another (texts that differ by one character, a prefix, texts whose hashes are equal, a piece at the text-key
+ * limit and one past it).
  */
 import assert from "node:assert/strict";
 import { Tokenizer } from "@huggingface/tokenizers";
@@ -9,6 +10,7 @@ import { DEFAULT_TOKENIZER_DIR } from "../src/assets.ts";
 import { loadTokenCounter } from "../src/tokens/load.ts";
 import { TEXT_KEY_LIMIT } from "../src/tokens/counter.ts";
 import { detachedCopy, TextCountCache } from "../src/tokens/text_cache.ts";
+import { ShortTextCounts } from "../src/tokens/count_table.ts";
 
 async function library(): Promise<Tokenizer> {
   const json = JSON.parse(await Deno.readTextFile(`${DEFAULT_TOKENIZER_DIR}/tokenizer.json`));
@@ -80,4 +82,54 @@ Deno.test("pieces at the text-key limit, one past it, and near-identical pieces 
       assert.equal(counter.countText(text), whole, `round ${round}: length ${text.length}`);
     }
   }
+});
+
+Deno.test("the short-text table answers as a map of the same texts: random texts, empties when full", () => {
+  const table = new ShortTextCounts(500, 4000, 16);
+  const map = new Map<string, number>();
+  let state = 99;
+  const next = (n: number) => (state = (Math.imul(state, 1103515245) + 12345) >>> 0) % n;
+  const alphabet = ["a", "b", " ", "é", "\u{1F600}", "\ud800", "1"];
+  for (let step = 0; step < 20_000; step++) {
+    let text = "";
+    for (let i = next(8); i > 0; i--) text += alphabet[next(alphabet.length)];
+    const known = table.get(text);
+    if (known >= 0) assert.equal(known, map.get(text), JSON.stringify(text));
+    else {
+      const count = next(1000);
+      const before = table.resets;
+      table.set(text, count);
+      if (table.resets > before) map.clear();
+      map.set(text, count);
+    }
+    assert.ok(table.size <= 500);
+  }
+  assert.ok(table.resets > 0, "the table filled and was emptied");
+  for (const [text, count] of map) assert.equal(table.get(text), count);
+  assert.equal(table.get("x".repeat(17)), -1);
+  table.set("x".repeat(17), 3); // longer than the table's texts: not cached
+  assert.equal(table.get("x".repeat(17)), -1);
+});
+
+Deno.test("the short-text table tells apart texts whose hashes are equal", () => {
+  const hash = (text: string) => {
+    let h = 0x811c9dc5;
+    for (let i = 0; i < text.length; i++) h = Math.imul(h ^ text.charCodeAt(i), 0x01000193);
+    return h;
+  };
+  const seen = new Map<number, string>();
+  let pair: [string, string] | undefined;
+  for (let i = 0; pair === undefined; i++) {
+    const text = `w${String(i).padStart(7, "0")}`; // of one length, so only the characters tell them apart
+    const other = seen.get(hash(text));
+    if (other !== undefined) pair = [other, text];
+    seen.set(hash(text), text);
+  }
+  const table = new ShortTextCounts(10, 100, 16);
+  table.set(pair[0], 1);
+  assert.equal(table.get(pair[1]), -1, `${pair[0]} and ${pair[1]} share a hash, not a count`);
+  table.set(pair[1], 2);
+  assert.deepEqual([table.get(pair[0]), table.get(pair[1])], [1, 2]);
+  table.set(pair[0], 5); // a known text is updated in place
+  assert.deepEqual([table.get(pair[0]), table.get(pair[1]), table.size], [5, 2, 2]);
 });

@@ -75,29 +75,31 @@ export class MergeTable {
     const count = Math.floor(merges.length / MERGE_WIDTH);
     let capacity = 1;
     while (capacity < count * 2) capacity *= 2;
-    this.#merges = merges;
-    this.#slots = new Int32Array(capacity);
-    this.#mask = capacity - 1;
+    const slots = new Int32Array(capacity);
+    const mask = capacity - 1;
     let distinct = 0;
     for (let rank = 0; rank < count; rank++) {
       const left = merges[rank * MERGE_WIDTH];
       const right = merges[rank * MERGE_WIDTH + 1];
-      let slot = pairHash(left, right) & this.#mask;
+      let slot = pairHash(left, right) & mask;
       for (;;) {
-        const held = this.#slots[slot];
+        const held = slots[slot];
         if (held === 0) {
-          this.#slots[slot] = rank + 1;
+          slots[slot] = rank + 1;
           distinct++;
           break;
         }
         const at = (held - 1) * MERGE_WIDTH;
         if (merges[at] === left && merges[at + 1] === right) {
-          this.#slots[slot] = rank + 1; // a repeated merge: the last rank, as Map.set
+          slots[slot] = rank + 1; // a repeated merge: the last rank, as Map.set
           break;
         }
-        slot = (slot + 1) & this.#mask;
+        slot = (slot + 1) & mask;
       }
     }
+    this.#merges = merges;
+    this.#slots = slots;
+    this.#mask = mask;
     this.size = distinct;
   }
 

@@ -18,13 +18,16 @@
  * @module
  */
 import type { Tokenizer } from "@huggingface/tokenizers";
-import { TextCountCache } from "./text_cache.ts";
+import { ShortTextCounts } from "./count_table.ts";
 
 /** At most this many pre-token counts are cached per tokenizer; past it the oldest are dropped. */
 export const PRE_TOKEN_CACHE_LIMIT = 100_000;
 
 /** The cached pre-tokens total at most this many UTF-16 units per tokenizer. */
 export const PRE_TOKEN_CACHE_CHARS = 1024 * 1024;
+
+/** Pre-tokens longer than this many UTF-16 units are not cached (rare: long runs of one class of character). */
+export const PRE_TOKEN_CACHE_LENGTH = 64;
 
 /** Counts a text that holds no added token, by pre-token. */
 export type PreTokenCounter = (text: string) => number;
@@ -121,8 +124,8 @@ export function preTokenCounter(
   const byteLevel = steps[steps.length - 1] as PreTokenizerStep;
   const options = { section_index: 0 };
   const cuts = splits.map((split) => stepCut(split, options));
-  // Keys are copies: a pre-token is a slice of the line, itself a slice of the prompt (see text_cache.ts).
-  const counts = new TextCountCache(PRE_TOKEN_CACHE_LIMIT, PRE_TOKEN_CACHE_CHARS);
+  // Keyed by a copy of the characters (count_table.ts): no string of the line is kept.
+  const counts = new ShortTextCounts(PRE_TOKEN_CACHE_LIMIT, PRE_TOKEN_CACHE_CHARS, PRE_TOKEN_CACHE_LENGTH);
   const countOf = countPreToken ??
     ((preToken: string) => encode(byteLevel.pre_tokenize(preToken, options)).length);
   return (text) => {
@@ -131,7 +134,7 @@ export function preTokenCounter(
     let total = 0;
     for (const piece of pieces) {
       let count = counts.get(piece);
-      if (count === undefined) {
+      if (count < 0) {
         count = countOf(piece);
         counts.set(piece, count);
       }
