@@ -1,6 +1,6 @@
 /**
  * The `openai` SDK is imported when a chat client first sends, not when its module loads: a process that
- * calls no provider (`verify`, `compare`, `merge`, a check-only run) never evaluates the SDK's ~300 modules.
+ * calls no provider (a check-only run, a run whose every node is reused) never evaluates its ~330 modules.
  * Checked in a real subprocess whose import map points `openai` at a module that throws when evaluated.
  */
 import assert from "node:assert/strict";
