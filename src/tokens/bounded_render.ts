@@ -130,13 +130,16 @@ export function renderBounded(
   };
   for (const [key, value] of Object.entries({ ...globals, ...items })) env.set(key, value);
   const interpreter = new Interpreter(env);
-  const evaluate: Evaluate = interpreter.evaluate.bind(interpreter);
-  interpreter.evaluate = (statement, environment) => {
-    spend(1);
-    const value = evaluate(statement, environment);
-    if (typeof value.value === "string" && value.value.length > floor && value.value.length > bounds.chars) {
+  const evaluate: Evaluate = interpreter.evaluate;
+  const maxSteps = bounds.steps;
+  // Called for every node: the step is counted inline (`spend` is for `range`'s elements).
+  interpreter.evaluate = function (statement, environment) {
+    if (++steps > maxSteps) spend(0);
+    const value = evaluate.call(this, statement, environment);
+    const inner = value.value;
+    if (typeof inner === "string" && inner.length > floor && inner.length > bounds.chars) {
       throw new TemplateLimitError(
-        `the chat template built a string of ${value.value.length} characters, more than the ${bounds.chars} allowed`,
+        `the chat template built a string of ${inner.length} characters, more than the ${bounds.chars} allowed`,
       );
     }
     return value;

@@ -32,6 +32,8 @@ export const PRE_TOKEN_CACHE_LENGTH = 64;
 /** Counts a text that holds no added token, by pre-token. */
 export type PreTokenCounter = (text: string) => number;
 
+const ASCII = /^[\x00-\x7f]*$/;
+
 /** A pre-tokenizer step of the library. */
 interface PreTokenizerStep {
   pre_tokenize(text: string | string[], options: { section_index: number }): string[];
@@ -125,11 +127,14 @@ export function preTokenCounter(
   const options = { section_index: 0 };
   const cuts = splits.map((split) => stepCut(split, options));
   // Keyed by a copy of the characters (count_table.ts): no string of the line is kept.
+  // NFC leaves ASCII text as it is (no ASCII character decomposes or composes): such a line skips it.
+  const nfc = normalize !== null && (normalize as unknown as { form?: unknown }).form === "NFC" &&
+    (normalize as unknown as { config?: { type?: unknown } }).config?.type === "NFC";
   const counts = new ShortTextCounts(PRE_TOKEN_CACHE_LIMIT, PRE_TOKEN_CACHE_CHARS, PRE_TOKEN_CACHE_LENGTH);
   const countOf = countPreToken ??
     ((preToken: string) => encode(byteLevel.pre_tokenize(preToken, options)).length);
   return (text) => {
-    let pieces = [normalize === null ? text : normalize(text)];
+    let pieces = [normalize === null || (nfc && ASCII.test(text)) ? text : normalize(text)];
     for (const cut of cuts) pieces = pieces.length === 1 ? cut(pieces[0]) : pieces.flatMap(cut);
     let total = 0;
     for (const piece of pieces) {
