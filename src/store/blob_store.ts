@@ -3,17 +3,13 @@
  * directory and its name is the SHA-256 of its bytes. Writing goes through a temp file in `objects/tmp/` and a
  * rename, so a killed process never leaves a partial file under a blob name; blobs are created read-only.
  *
- * Durability is group-committed: {@link BlobStore.sync} makes every blob written before the call durable, and a
- * run calls it before each journal line that names them (see `run_dir.ts`). So a journaled blob is on disk,
- * and a blob damaged by a power cut before its sync is named by no durable line (a resume removes it). One
- * round of syncing runs at a time; calls that arrive meanwhile are served together by the next round, which
- * takes every blob written until it starts. A round of at least {@link SYNCFS_MIN_BLOBS} blobs makes them
- * durable with one `syncfs` of their file system (`syncfs.ts`) instead of an fsync each; a smaller round, or
- * one where `syncfs` cannot be used or fails, fsyncs each blob.
+ * Durability is batched: {@link BlobStore.sync} fsyncs every blob written since the last call, many at once,
+ * and a run calls it before each journal line that names them (see `run_dir.ts`). So a journaled blob is on
+ * disk, and a blob damaged by a power cut before its sync is named by no durable line (a resume removes it).
  *
  * Writing a blob (temp file, write, rename) uses the file system's synchronous calls: blobs are small, and each
  * call costs a few microseconds where handing it to a thread and back costs several times more CPU. Only the
- * syncs, which wait for the disk, run asynchronously. In a run's own store (see {@link BlobStore.markFresh})
+ * fsyncs, which wait for the disk, run asynchronously. In a run's own store (see {@link BlobStore.markFresh})
  * the descriptor a blob was written through stays open until its fsync (up to {@link HELD_DESCRIPTORS_LIMIT}
  * at once), so syncing it opens nothing again; {@link BlobStore.closeFiles} closes those not synced. The same
  * content stored twice at once is written once.
@@ -29,7 +25,6 @@ import pLimit from "p-limit";
 import type { z } from "zod";
 import { canonicalBytes } from "./canonical.ts";
 import { isSha256Hex, sha256Hex } from "./hash.ts";
-import { syncFileSystem, syncFileSystemUsable } from "./syncfs.ts";
 
 /** A blob's bytes do not match its name, or a name is not a SHA-256. */
 export class BlobIntegrityError extends Error {
@@ -42,13 +37,6 @@ export class BlobIntegrityError extends Error {
 
 /** How many blob fsyncs run at once: the file system then commits them together. */
 export const SYNC_CONCURRENCY = 32;
-
-/**
- * A round of at least this many blobs is made durable by one `syncfs` rather than an fsync each. Running
- * `sync -f` costs ~2.5 ms of CPU (the spawn, the program's start); an fsync of a small new file ~0.15-0.2 ms
- * on ext4, of which the data's write-out is moved to the kernel's flusher threads by `syncfs`, not saved.
- */
-export const SYNCFS_MIN_BLOBS = 16;
 
 /**
  * At most this many bytes of the blobs a store wrote are held in memory for reading back: most are read back
@@ -96,13 +84,11 @@ export class BlobStore {
   #tmpCounter = 0;
   /** Directories this store has made (or found), so each is made once. */
   readonly #dirs = new Set<string>();
-  /** Blobs written but not yet synced. */
+  /** Blobs written but not yet fsynced, and the syncs under way. */
   #unsynced: Unsynced[] = [];
   /** How many of {@link #unsynced} hold an open descriptor. */
   #heldDescriptors = 0;
-  /** The round of syncing under way, and the one queued after it (for blobs written meanwhile). */
-  #round: Promise<void> | undefined;
-  #queued: Promise<void> | undefined;
+  readonly #syncing = new Set<Promise<void>>();
   /** True when every blob under the root is one this store knows (a run it created): no existence probe. */
   #fresh = false;
   /** Writes under way, by hash: the same content stored again meanwhile waits for that write. */
@@ -226,45 +212,18 @@ export class BlobStore {
   }
 
   /**
-   * Makes every blob this store has written so far durable; resolves once they are (rejects if one could not
-   * be synced). Rounds run one at a time: a call made while one is under way is served by the next, shared by
-   * every call made until it starts.
+   * Makes every blob this store has written so far durable (fsync, {@link SYNC_CONCURRENCY} at a time); resolves
+   * once those and any syncs already under way are done.
    */
-  sync(): Promise<void> {
-    if (this.#queued !== undefined) return this.#queued;
-    if (this.#round === undefined) return this.#startRound();
-    if (this.#unsynced.length === 0) return this.#round; // what was written is in the round under way
-    const ignore = () => {};
-    const queued = this.#round.then(ignore, ignore).then(() => {
-      this.#queued = undefined;
-      return this.#startRound();
-    });
-    this.#queued = queued;
-    return queued;
-  }
-
-  /** Starts a round of syncing for every blob not synced yet. */
-  #startRound(): Promise<void> {
+  async sync(): Promise<void> {
     const blobs = this.#unsynced;
     this.#unsynced = [];
     this.#heldDescriptors = 0;
-    if (blobs.length === 0) return Promise.resolve();
-    const round: Promise<void> = this.#makeDurable(blobs).finally(() => {
-      if (this.#round === round) this.#round = undefined;
-    });
-    this.#round = round;
-    return round;
-  }
-
-  /** One `syncfs` for a large round (falling back to fsyncs if it fails), else an fsync per blob. */
-  async #makeDurable(blobs: Unsynced[]): Promise<void> {
-    if (blobs.length >= SYNCFS_MIN_BLOBS && syncFileSystemUsable()) {
-      if (await syncFileSystem(join(this.#root, "objects"))) {
-        for (const blob of blobs) blob.file?.close();
-        return;
-      }
+    if (blobs.length > 0) {
+      const done = fsyncAll(blobs).finally(() => this.#syncing.delete(done));
+      this.#syncing.add(done);
     }
-    await fsyncAll(blobs);
+    await Promise.all([...this.#syncing]);
   }
 
   /**
