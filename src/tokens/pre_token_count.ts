@@ -32,7 +32,8 @@ export const PRE_TOKEN_CACHE_LENGTH = 64;
 /** Counts a text that holds no added token, by pre-token. */
 export type PreTokenCounter = (text: string) => number;
 
-const ASCII = /^[\x00-\x7f]*$/;
+/** A UTF-16 unit outside ASCII (a surrogate of an astral character included). */
+const NON_ASCII = /[\u0080-\uffff]/;
 
 /** A pre-tokenizer step of the library. */
 interface PreTokenizerStep {
@@ -134,7 +135,7 @@ export function preTokenCounter(
   const countOf = countPreToken ??
     ((preToken: string) => encode(byteLevel.pre_tokenize(preToken, options)).length);
   return (text) => {
-    let pieces = [normalize === null || (nfc && ASCII.test(text)) ? text : normalize(text)];
+    let pieces = [normalize === null || (nfc && !NON_ASCII.test(text)) ? text : normalize(text)];
     for (const cut of cuts) pieces = pieces.length === 1 ? cut(pieces[0]) : pieces.flatMap(cut);
     let total = 0;
     for (const piece of pieces) {

@@ -5,9 +5,11 @@
  *
  * @module
  */
+import { createHash } from "node:crypto";
 import { Template } from "@huggingface/jinja";
 import type { ChatMessage, ToolDefinition } from "../core/messages.ts";
 import { renderBounded, renderBounds, TemplateLimitError } from "./bounded_render.ts";
+import { QWEN3_TEMPLATE_SHA256, renderQwen3 } from "./qwen3_render.ts";
 
 /** How OpenAI-format messages are turned into what the chat template sees. */
 export interface TemplateViewOptions {
@@ -84,6 +86,8 @@ export class ChatTemplate {
    * from one call to the next, and a render's count is not reused.
    */
   readonly pure: boolean;
+  /** True when the template is Qwen3's, which `qwen3_render.ts` renders natively for plain input. */
+  readonly native: boolean;
 
   /**
    * Compiles `source` (the `chat_template` text); `source` names its origin in errors (e.g. the config file).
@@ -93,6 +97,7 @@ export class ChatTemplate {
     this.#source = source;
     this.#specialTokens = specialTokens;
     this.pure = !template.includes("strftime_now");
+    this.native = createHash("sha256").update(template, "utf8").digest("hex") === QWEN3_TEMPLATE_SHA256;
     try {
       this.#template = new Template(template);
     } catch (error) {
@@ -110,6 +115,19 @@ export class ChatTemplate {
    * template's origin.
    */
   render(
+    messages: ChatMessage[],
+    tools?: ToolDefinition[],
+    options: TemplateViewOptions & { addGenerationPrompt?: boolean } = {},
+  ): string {
+    if (this.native && tools === undefined) {
+      const text = renderQwen3(templateView(messages, options), options.addGenerationPrompt ?? true);
+      if (text !== null) return text;
+    }
+    return this.renderInterpreted(messages, tools, options);
+  }
+
+  /** {@link ChatTemplate.render} by the template interpreter always (what a native render must equal). */
+  renderInterpreted(
     messages: ChatMessage[],
     tools?: ToolDefinition[],
     options: TemplateViewOptions & { addGenerationPrompt?: boolean } = {},
