@@ -482,20 +482,21 @@ export class Executor {
     if (records.length > 0) this.#answered.set(key, modelsByEndpoint(records));
     const requests: string[] = [];
     for (const record of records) requests.push(await this.store.putJson(record));
+    // Members in code-unit order, as the journal's canonical line has them: written without a copy.
     const node: Node = {
+      finished: new Date().toISOString(),
+      inputs: call.inputs,
       key,
       label: call.label,
-      stage: call.stage,
-      version: call.version,
-      params: call.params,
-      inputs: call.inputs,
       outputs,
-      requests,
-      usage: usageOfRecords(records),
-      started,
-      finished: new Date().toISOString(),
-      status: outcome.status ?? "ok",
+      params: call.params,
       ...(outcome.reason !== undefined ? { reason: outcome.reason } : {}),
+      requests,
+      stage: call.stage,
+      started,
+      status: outcome.status ?? "ok",
+      usage: usageOfRecords(records),
+      version: call.version,
     };
     await this.run.recordNode(node);
     this.#heap?.check();
