@@ -95,6 +95,15 @@ Deno.test("generated message lists share a plain text exactly when their templat
 Deno.test("a field that is not a string, tool definitions and parsed arguments are keyed by the JSON text", () => {
   const odd = [{ role: "user", content: ["parts"] }] as unknown as ChatMessage[];
   assert.equal(plainPromptText(odd, true), null);
+  // A message or call that is not an object, or a hole, is not the plain case either.
+  const sparse = [{ role: "user", content: "a" }, , {
+    role: "user",
+    content: "b",
+  }] as unknown as ChatMessage[];
+  assert.equal(plainPromptText(sparse, true), null);
+  assert.equal(plainPromptText([null] as unknown as ChatMessage[], true), null);
+  const badCall = [{ role: "assistant", content: null, tool_calls: [null] }] as unknown as ChatMessage[];
+  assert.equal(plainPromptText(badCall, true), null);
   const messages: ChatMessage[] = [{ role: "assistant", content: null, tool_calls: [call("f", '{"a":1}')] }];
   const plain = promptKey(messages, undefined, true, {});
   const parsed = promptKey(messages, undefined, true, { parseToolArguments: true });

@@ -100,6 +100,7 @@ Deno.test("input outside the plain case is rendered by the interpreter: tools, p
   assert.equal(template.render(messages, tools), template.renderInterpreted(messages, tools));
   assert.ok(template.render(messages, tools).includes("<tools>"));
   assert.equal(renderQwen3([], true), null);
+  assert.equal(renderQwen3([undefined, null] as unknown as Record<string, unknown>[], true), null);
   const odd = [{ role: "user", content: 5 }] as unknown as Record<string, unknown>[];
   assert.equal(renderQwen3(odd, true), null);
   assert.equal(renderQwen3([{ role: "assistant", content: "x", reasoning_content: "r" }], true), null);

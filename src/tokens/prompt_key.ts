@@ -71,7 +71,9 @@ function optionalField(value: unknown): string | null {
  */
 export function plainPromptText(messages: readonly ChatMessage[], generationPrompt: boolean): string | null {
   let text = `P${generationPrompt ? "g" : "n"}${messages.length}|`;
-  for (const message of messages) {
+  for (let i = 0; i < messages.length; i++) {
+    const message = messages[i];
+    if (message === null || typeof message !== "object") return null;
     const { role, content, tool_calls: calls } = message;
     if (typeof role !== "string") return null;
     text += field(role);
@@ -82,11 +84,14 @@ export function plainPromptText(messages: readonly ChatMessage[], generationProm
     else {
       if (!Array.isArray(calls)) return null;
       text += `${calls.length}[`;
-      for (const call of calls) {
-        const fn = call?.function;
+      for (let j = 0; j < calls.length; j++) {
+        const call = calls[j];
+        if (call === null || typeof call !== "object") return null;
+        const fn = call.function;
         if (
-          typeof call.id !== "string" || typeof call.type !== "string" || typeof fn?.name !== "string" ||
-          typeof fn.arguments !== "string"
+          typeof call.id !== "string" || typeof call.type !== "string" || fn === null ||
+          typeof fn !== "object" ||
+          typeof fn.name !== "string" || typeof fn.arguments !== "string"
         ) {
           return null;
         }

@@ -39,7 +39,9 @@ export function renderQwen3(
 ): string | null {
   const n = messages.length;
   if (n === 0) return null;
-  for (const message of messages) {
+  for (let i = 0; i < n; i++) {
+    const message = messages[i];
+    if (message === null || typeof message !== "object") return null;
     if (typeof message.role !== "string" || typeof message.content !== "string") return null;
     if (message.reasoning_content !== undefined) return null;
     const calls = message.tool_calls;
