@@ -1,10 +1,15 @@
 /**
  * A question's stage input is parsed once and shared, frozen, by every stage body that reads it; its units are
- * built once. Sharing is safe only because nothing can change them: a change throws.
+ * built once, and so is its frame per counter and limit, whose selections (Jev's fit, the fusion's retained
+ * units) are kept for the question's other generations and stages. Sharing is safe only because nothing can
+ * change them: a change throws.
  */
 import assert from "node:assert/strict";
 import { storedQuestion } from "../src/suites/hotpot/run/stages/question.ts";
-import { questionUnits } from "../src/suites/hotpot/run/methods.ts";
+import { hotpotFrame, questionUnits } from "../src/suites/hotpot/run/methods.ts";
+import { declaredMethod, type EvidenceFrame, frameMemo, fusionRetained } from "../src/methods/registry.ts";
+import { countPrompt } from "../src/tokens/budget.ts";
+import { loadTokenCounter } from "../src/tokens/load.ts";
 
 function rawQuestion() {
   return {
@@ -54,4 +59,89 @@ Deno.test("a frozen question's units are built once and frozen; another question
   assert.deepEqual(fresh, units);
   assert.ok(!Object.isFrozen(fresh));
   assert.deepEqual(units.map((u) => u.id), ["alpha_river#0-2", "alpha_river#3-3", "beta#0-0"]);
+});
+
+/** A question of many units with long sentences, so that a limit makes Jev and the fusion choose. */
+function longQuestion() {
+  const sentence = (a: number, i: number) =>
+    ` Sentence ${i} of article ${a} says something about Émile and Kraków.`;
+  return {
+    id: "q2",
+    type: "comparison",
+    question: "Which article is longest?",
+    context: Array.from({ length: 6 }, (_, a) => ({
+      title: `Article ${a}`,
+      sentences: Array.from({ length: 3 + a * 2 }, (_, i) => sentence(a, i)),
+    })),
+    trajectory: [{ role: "system", content: "You are an agent." }, {
+      role: "user",
+      content: "Compare them.",
+    }],
+    valid: true,
+    reason: null,
+  };
+}
+
+const counter = await loadTokenCounter();
+
+Deno.test("a frozen question's frame is made once per counter and limit and frozen; another question's each time", async () => {
+  const question = storedQuestion(longQuestion());
+  const frame = hotpotFrame(counter, question, 600);
+  assert.ok(Object.isFrozen(frame));
+  assert.equal(hotpotFrame(counter, question, 600), frame);
+  assert.notEqual(hotpotFrame(counter, question, 700), frame);
+  const other = await loadTokenCounter(undefined, { parseToolArguments: true });
+  assert.notEqual(hotpotFrame(other, question, 600), frame);
+  assert.equal(frame.units, questionUnits(question));
+  const plain = longQuestion() as unknown as Parameters<typeof hotpotFrame>[1];
+  const fresh = hotpotFrame(counter, plain, 600);
+  assert.ok(!Object.isFrozen(fresh));
+  assert.notEqual(hotpotFrame(counter, plain, 600), fresh);
+  assert.deepEqual(fresh.render(fresh.units.slice(0, 2), "s"), frame.render(frame.units.slice(0, 2), "s"));
+});
+
+Deno.test("frameMemo keeps a frozen frame's results by key and computes an unfrozen frame's each time", () => {
+  const question = storedQuestion(longQuestion());
+  const frozen = hotpotFrame(counter, question, 600);
+  const unfrozen: EvidenceFrame = { ...frozen };
+  let computed = 0;
+  const compute = () => ({ n: ++computed });
+  const first = frameMemo(frozen, "a", compute);
+  assert.equal(frameMemo(frozen, "a", compute), first);
+  assert.equal(computed, 1);
+  assert.notEqual(frameMemo(frozen, "b", compute), first);
+  assert.equal(computed, 2);
+  frameMemo(unfrozen, "a", compute);
+  frameMemo(unfrozen, "a", compute);
+  assert.equal(computed, 4);
+});
+
+Deno.test("Jev's and the fusion's kept selections equal fresh ones, and Jev's count is its input's exact count", () => {
+  const question = storedQuestion(longQuestion());
+  const jev = declaredMethod("jev")!;
+  const fusion = declaredMethod("jev+summary")!;
+  const ids = questionUnits(question).map((u) => u.id);
+  const orders = [ids, [...ids].reverse(), ids.filter((_, i) => i % 2 === 1)];
+  let chose = 0;
+  for (const limit of [250, 600, 1200, 5000]) {
+    for (const order of orders) {
+      const frozen = hotpotFrame(counter, question, limit);
+      const unfrozen: EvidenceFrame = { ...frozen };
+      const fresh = jev.evidence(unfrozen, { order }, {})!;
+      for (let round = 0; round < 2; round++) {
+        // A new but equal order each round, as a second generation's ranking is.
+        const kept = jev.evidence(frozen, { order: [...order] }, {})!;
+        assert.deepEqual(kept.kept.map((u) => u.id), fresh.kept.map((u) => u.id));
+        assert.equal(kept.tokens, fresh.tokens);
+        assert.equal(kept.tokens, countPrompt(counter, frozen.render(kept.kept, "")));
+        kept.kept.pop(); // the caller's own array: the kept selection stays whole
+        const retained = fusionRetained(frozen, [...order], 0.4);
+        assert.deepEqual(retained, fusionRetained(unfrozen, order, 0.4));
+        assert.deepEqual(retained, fusion.retain!(unfrozen, order, { fusion_share: 0.4 }));
+        retained.pop();
+      }
+      if (fresh.kept.length > 0 && fresh.kept.length < order.length) chose++;
+    }
+  }
+  assert.ok(chose >= 3, "some limits make Jev choose");
 });

@@ -30,15 +30,20 @@ import { selectRankedUnits } from "./jev_select.ts";
 /** A compression artifact a method needs, frozen per generation before any answer. */
 export type MethodNeed = "ranking" | "summary";
 
-/** What a suite gives a method: its evidence units and how a complete answer input is rendered. */
+/**
+ * What a suite gives a method: its evidence units and how a complete answer input is rendered. A frame that
+ * is frozen (`Object.freeze`) promises that its units, render and limit never change, so what a method
+ * computes from it is kept ({@link frameMemo}): a suite that hands the same frozen frame to the generations
+ * and stages of one question (hotpot's `hotpotFrame`) has each selection made once.
+ */
 export interface EvidenceFrame {
-  counter: TokenCounter;
+  readonly counter: TokenCounter;
   /** The evidence units, in source order. */
-  units: readonly EvidenceUnit[];
+  readonly units: readonly EvidenceUnit[];
   /** The complete answer input from kept units (source order) and a summary (empty: none). */
   render(kept: readonly EvidenceUnit[], summary: string): ChatMessage[];
   /** Tokens the complete answer input may take (the ceiling minus the reserve). */
-  limit: number;
+  readonly limit: number;
 }
 
 /** The frozen artifacts of one generation a method builds from. */
@@ -53,6 +58,11 @@ export interface MethodArtifacts {
 export interface Evidence {
   kept: EvidenceUnit[];
   summary: string;
+  /**
+   * The exact token count of the complete answer input `frame.render(kept, summary)`, where the method
+   * counted that very input already (Jev's fit); absent: not counted.
+   */
+  tokens?: number;
 }
 
 /** A method's parameters (numbers only, so that they canonicalise and compare simply). */
@@ -96,6 +106,24 @@ export interface EngineMethod {
 /** Any method a suite can run. */
 export type Method = MethodDeclaration | EngineMethod;
 
+/** What methods computed from frozen frames, per frame, by what it was computed from. */
+const frameMemos = new WeakMap<EvidenceFrame, Map<string, unknown>>();
+
+/**
+ * `compute()`, kept for a frozen frame under `key` (which must name everything besides the frame that the
+ * result depends on): a frozen frame's units, render and limit never change and counts are exact, so the
+ * result computed again would be the same. A frame that is not frozen is computed each time.
+ */
+export function frameMemo<T>(frame: EvidenceFrame, key: string, compute: () => T): T {
+  if (!Object.isFrozen(frame)) return compute();
+  let memo = frameMemos.get(frame);
+  if (memo === undefined) frameMemos.set(frame, memo = new Map());
+  if (memo.has(key)) return memo.get(key) as T;
+  const value = compute();
+  memo.set(key, value);
+  return value;
+}
+
 function units(frame: EvidenceFrame, ids: readonly string[]): EvidenceUnit[] {
   return inSourceOrder(frame.units, ids);
 }
@@ -111,6 +139,15 @@ export function fusionRetained(
   order: readonly string[],
   share: number,
 ): EvidenceUnit[] {
+  const retained = frameMemo(
+    frame,
+    `fusion ${share} ${JSON.stringify(order)}`,
+    () => fitFusion(frame, order, share),
+  );
+  return [...retained];
+}
+
+function fitFusion(frame: EvidenceFrame, order: readonly string[], share: number): readonly EvidenceUnit[] {
   const { counter } = frame;
   const byId = new Map(frame.units.map((u) => [u.id, u]));
   const ranked = order.map((id) => byId.get(id)!).filter(Boolean);
@@ -134,15 +171,22 @@ const BUILT_IN: MethodDeclaration[] = [
     ceilingBinds: true,
     params: {},
     evidence(frame, artifacts) {
-      if (!artifacts.order) throw new Error("jev needs a ranking");
-      const { kept } = selectRankedUnits(
-        frame.counter,
-        frame.units,
-        artifacts.order,
-        (chosen) => frame.render(chosen, ""),
-        frame.limit,
+      const order = artifacts.order;
+      if (!order) throw new Error("jev needs a ranking");
+      const { kept, tokens } = frameMemo(
+        frame,
+        `jev ${JSON.stringify(order)}`,
+        () =>
+          selectRankedUnits(
+            frame.counter,
+            frame.units,
+            order,
+            (chosen) => frame.render(chosen, ""),
+            frame.limit,
+          ),
       );
-      return { kept, summary: "" };
+      // `tokens` counts the prompt of these very units: selectRankedUnits renders kept units in source order.
+      return { kept: [...kept], summary: "", tokens };
     },
   },
   {

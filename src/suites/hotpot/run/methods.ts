@@ -23,14 +23,38 @@ export const HOTPOT_METHODS = DEFAULT_UNIT_METHODS;
 /** A hotpot method's name: a declared method (src/methods/registry.ts) or an engine method's name. */
 export type HotpotMethod = string;
 
-/** The hotpot frame of the registry's methods: the question's units and its compacted answer input. */
+/** The frames of frozen questions, by question (few per question: one per counter and limit). */
+const frozenQuestionFrames = new WeakMap<MethodInput, EvidenceFrame[]>();
+
+/**
+ * The hotpot frame of the registry's methods: the question's units and its compacted answer input. A frozen
+ * question's frame (a stage input: `storedQuestion`) is made once per counter and limit and handed out frozen,
+ * so that what a method computes from it is kept for the question's other generations and stages (see
+ * `frameMemo` in src/methods/registry.ts).
+ */
 export function hotpotFrame(counter: TokenCounter, question: MethodInput, limit: number): EvidenceFrame {
-  return {
+  const frames = frozenQuestionFrames.get(question);
+  const known = frames?.find((f) => f.counter === counter && f.limit === limit);
+  if (known !== undefined) return known;
+  const frame: EvidenceFrame = {
     counter,
     units: questionUnits(question),
     render: (kept, summary) => compactedContext(question, kept, summary),
     limit,
   };
+  // The render reads the question's text and the head of its trajectory: all must be frozen (deepFreeze of
+  // `storedQuestion` froze them), else the frame is made each time.
+  const { trajectory } = question;
+  if (
+    !Object.isFrozen(frame.units) || !Object.isFrozen(trajectory) ||
+    !trajectory.slice(0, 2).every((m) => Object.isFrozen(m))
+  ) {
+    return frame;
+  }
+  Object.freeze(frame);
+  if (frames === undefined) frozenQuestionFrames.set(question, [frame]);
+  else frames.push(frame);
+  return frame;
 }
 
 /** The public material a method may see. */

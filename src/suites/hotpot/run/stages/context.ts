@@ -85,6 +85,8 @@ export const hotpotContextStage = defineStage({
     let kept: string[] | null = null;
     let summaryTokens: number | null = null;
     let ceilingBinds = true;
+    /** The input's exact count where the method counted this very input already. */
+    let counted: number | undefined;
     if (inputs.window !== undefined) {
       // An engine method: its window, then the evaluation question.
       const window = StoredWindowSchema.parse(inputs.window);
@@ -109,11 +111,12 @@ export const hotpotContextStage = defineStage({
       if (evidence === null) messages = fullContext(question);
       else {
         messages = frame.render(evidence.kept, evidence.summary);
+        counted = evidence.tokens;
         kept = artifacts.summary ? [...artifacts.summary.kept] : evidence.kept.map((u) => u.id);
         if (artifacts.summary) summaryTokens = counter.countText(artifacts.summary.text);
       }
     }
-    const tokens = countPrompt(counter, messages);
+    const tokens = counted ?? countPrompt(counter, messages);
     const info: ContextInfo = {
       node: key,
       tokens,
