@@ -88,10 +88,11 @@ export interface OpenAIChatClientOptions {
 }
 
 /**
- * The header naming the call a request belongs to, between this client and its own fetch under the SDK (it
- * is removed before the request is sent).
+ * The key under which a call's {@link CallCounters} ride in the SDK's per-request `fetchOptions`, which the SDK
+ * spreads into the `init` it hands its fetch ({@link OpenAIChatClient.#countingFetch}); that fetch takes it out
+ * before anything is sent. A symbol: no header, nothing on the wire, and no `RequestInit` field it could shadow.
  */
-const CALL_HEADER = "x-compaction-bench-call";
+const CALL_KEY: unique symbol = Symbol("compaction-bench call");
 
 /** What the shared client's fetch updates for one call. */
 interface CallCounters {
@@ -99,7 +100,15 @@ interface CallCounters {
   /** Counts an attempt; returns its index (0 for the first). */
   attempt(): number;
   cause(text: string): void;
+  /**
+   * The abort controller of the call's latest fetch: its signal is the one the fetch got, and it follows the
+   * SDK's own (its timeout). Aborting it ends that attempt's body read (the body deadline).
+   */
+  abort?: AbortController;
 }
+
+/** The SDK's per-request `fetchOptions` carrying a call's counters (see {@link CALL_KEY}). */
+type CallInit = RequestInit & { [CALL_KEY]?: CallCounters };
 
 const RequestSchema = z.object({
   messages: z.array(ChatMessageSchema).min(1),
@@ -115,9 +124,6 @@ export class OpenAIChatClient implements ChatModel {
     fetch?: typeof fetch;
   };
   readonly #secrets: readonly NamedSecret[];
-  /** The calls under way, by the id their requests carry in {@link CALL_HEADER}. */
-  readonly #calls = new Map<string, CallCounters>();
-  #nextCall = 0;
   #client: OpenAI | undefined;
 
   /** Creates a client; no request is made until {@link complete}. */
@@ -196,18 +202,13 @@ export class OpenAIChatClient implements ChatModel {
     const checked = RequestSchema.safeParse(request);
     if (!checked.success) return fail(`invalid chat request: ${describeIssues(checked.error)}`);
 
-    // The client is shared by every call; its fetch finds this call's counters by the call header.
-    const call = String(this.#nextCall++);
-    this.#calls.set(call, {
+    // The SDK client is shared by every call; its fetch gets this call's counters with each request.
+    const call: CallCounters = {
       identity: currentRequestIdentity(),
       attempt: () => attempts++,
       cause: (text) => causes.push(text),
-    });
-    try {
-      return await this.#attempts(call, text, sent, started, () => attempts, causes, fail);
-    } finally {
-      this.#calls.delete(call);
-    }
+    };
+    return await this.#attempts(call, text, sent, started, () => attempts, causes, fail);
   }
 
   /** The SDK client of this chat client (made once: its fetch is {@link #countingFetch}). */
@@ -223,38 +224,39 @@ export class OpenAIChatClient implements ChatModel {
   }
 
   /**
-   * The fetch under the SDK: counts every attempt of the call named by {@link CALL_HEADER} (which is not
-   * sent), sends the attempt and identity headers, and keeps the cause of a failed attempt.
+   * The fetch under the SDK: counts every attempt of the call whose counters ride in `init` (under
+   * {@link CALL_KEY}, not sent), sends the attempt and identity headers, and keeps the cause of a failed
+   * attempt. Each attempt gets an abort controller of its own that follows the SDK's signal (the SDK's
+   * timeout still aborts the attempt) and that the call aborts at its body deadline.
    */
   async #countingFetch(input: string | URL | Request, init?: RequestInit): Promise<Response> {
-    const given = init?.headers;
-    let call: CallCounters | undefined;
-    let sent: RequestInit | undefined;
+    const { [CALL_KEY]: call, ...rest } = (init ?? {}) as CallInit;
+    if (call === undefined) throw new Error("chat client: a request outside of a call");
+    const given = rest.headers;
+    const abort = new AbortController();
+    const sdkSignal = rest.signal;
+    if (sdkSignal) {
+      if (sdkSignal.aborted) abort.abort(sdkSignal.reason);
+      else sdkSignal.addEventListener("abort", () => abort.abort(sdkSignal.reason), { once: true });
+    }
+    call.abort = abort;
+    let sent: RequestInit;
     if (given instanceof Headers && this.#options.fetch === undefined) {
       // Handed to the global fetch as a plain record, read with one `forEach`: a fetch copies a Headers by
       // iterating it, and Deno's Headers iterator sorts the whole list again at every step (copying the
       // SDK's ~14 headers that way was ~0.1 ms of every attempt). Same names and values: lower-case, as
       // iterated, a name given twice joined by ", ".
       const headers: Record<string, string> = {};
-      let id = "";
-      given.forEach((value, name) => {
-        if (name === CALL_HEADER) id = value;
-        else headers[name] = value;
-      });
-      call = this.#calls.get(id);
-      if (call === undefined) throw new Error("chat client: a request outside of a call");
+      given.forEach((value, name) => headers[name] = value);
       headers[ATTEMPT_HEADER] = String(call.attempt());
       if (call.identity !== undefined) headers[REQUEST_IDENTITY_HEADER] = call.identity;
-      sent = { ...init, headers };
+      sent = { ...rest, headers, signal: abort.signal };
     } else {
       // A fetch given to the client gets a Headers of its own, as it may keep what it is handed.
       const headers = new Headers(given);
-      call = this.#calls.get(headers.get(CALL_HEADER) ?? "");
-      if (call === undefined) throw new Error("chat client: a request outside of a call");
-      headers.delete(CALL_HEADER);
       headers.set(ATTEMPT_HEADER, String(call.attempt()));
       if (call.identity !== undefined) headers.set(REQUEST_IDENTITY_HEADER, call.identity);
-      sent = { ...init, headers };
+      sent = { ...rest, headers, signal: abort.signal };
     }
     try {
       const response = await (this.#options.fetch ?? fetch)(input, sent);
@@ -263,7 +265,7 @@ export class OpenAIChatClient implements ChatModel {
       // The SDK reads an error's body itself: it gets at most the bound, never a provider's whole flood.
       return boundedResponse(response, this.#options.maxResponseBytes);
     } catch (error) {
-      const aborted = init?.signal?.aborted === true;
+      const aborted = sdkSignal?.aborted === true;
       call.cause(aborted ? "aborted (timed out)" : `connection failed: ${describeError(error)}`);
       throw error;
     }
@@ -271,7 +273,7 @@ export class OpenAIChatClient implements ChatModel {
 
   /** The attempts of one call (see {@link complete}); `fail` makes its failed result. */
   async #attempts(
-    call: string,
+    call: CallCounters,
     body: string,
     sent: unknown,
     started: number,
@@ -335,25 +337,27 @@ export class OpenAIChatClient implements ChatModel {
    * One SDK call (which itself retries statuses and connection failures up to `maxRetries` times), then the
    * body read and checks. `body_fault` is a 200 whose body is unusable (the caller retries it).
    */
-  async #attempt(call: string, body: string, maxRetries: number): Promise<
+  async #attempt(call: CallCounters, body: string, maxRetries: number): Promise<
     | { kind: "ok"; json: unknown; parsed: ChatCompletionResponse }
     | { kind: "failed"; error: (attempts: number) => string; response?: unknown }
     | { kind: "body_fault"; error: string; response?: unknown }
     | { kind: "refused"; error: string; raw: RawBody }
   > {
-    const SDK = (await loadSdk()).default;
-    const abort = new AbortController();
+    const SDK = (sdkLoaded ?? await loadSdk()).default;
     let response: Response;
     try {
       // The SDK's POST of a body already serialized (what `chat.completions.create` does, less serializing
       // the body again through a replacer that observes every value): same bytes, headers, retries, errors.
+      // No signal of ours: the SDK would compose it with its own (`AbortSignal.any`, ~10 µs an attempt);
+      // #countingFetch gives each attempt a controller that follows the SDK's signal instead.
       response = await this.#sdk(SDK)
         .post("/chat/completions", {
           body,
           stream: false,
-          signal: abort.signal,
           maxRetries,
-          headers: { "content-type": "application/json", [CALL_HEADER]: call },
+          headers: { "content-type": "application/json" },
+          // Typed as no field at all: the SDK's type knows only `RequestInit` fields, and this is none.
+          fetchOptions: { [CALL_KEY]: call } as Record<never, never>,
         })
         .asResponse();
     } catch (error) {
@@ -384,7 +388,8 @@ export class OpenAIChatClient implements ChatModel {
         response,
         this.#options.maxResponseBytes,
         this.#options.timeoutMs,
-        abort,
+        call.abort!,
+        this.#options.fetch !== undefined,
       );
     } catch (error) {
       if (error instanceof TypeError || error instanceof BodyTimeoutError) {
@@ -407,7 +412,7 @@ export class OpenAIChatClient implements ChatModel {
     if (!decoded.ok && !decoded.malformed) {
       return { kind: "refused", error: decoded.reason, raw: decoded.raw };
     }
-    const text = decoded.ok ? decoded.text : new TextDecoder().decode(received.bytes);
+    const text = decoded.ok ? decoded.text : LOSSY_UTF8.decode(received.bytes);
 
     // A body that carries a key fails at once, whatever else it holds (never retried, nothing derived).
     const inText = keysInResponse(text, undefined, this.#secrets);
@@ -450,10 +455,15 @@ export class OpenAIChatClient implements ChatModel {
 
 /** The `openai` module, imported when a client first sends: a process that calls no provider never loads it. */
 let sdkModule: Promise<typeof import("openai")> | undefined;
+/** The `openai` module once imported (then an attempt need not await it). */
+let sdkLoaded: typeof import("openai") | undefined;
 
 function loadSdk(): Promise<typeof import("openai")> {
-  return sdkModule ??= import("openai");
+  return sdkModule ??= import("openai").then((module) => sdkLoaded = module);
 }
+
+/** Lossy UTF-8 (a leading byte order mark dropped), for the text of a body that did not decode strictly. */
+const LOSSY_UTF8 = new TextDecoder();
 
 /** Backoff before retrying a 200 whose body was unusable (the SDK's own retries use its backoff). */
 const BODY_RETRY_BACKOFF: BackoffOptions = { baseDelayMs: 250, maxDelayMs: 8000 };
@@ -475,12 +485,27 @@ class BodyTimeoutError extends Error {
   }
 }
 
+/**
+ * Reads `response`'s body within `ms`: past it, `abort` (the attempt's controller, whose signal the fetch got)
+ * is aborted with a {@link BodyTimeoutError}, which ends the read with that error (one timer, cleared when the
+ * read ends). A fetch given to the client may not honour its signal: then the read is also raced against the
+ * deadline.
+ */
 async function readWithDeadline(
   response: Response,
   bound: number,
   ms: number,
   abort: AbortController,
+  race: boolean,
 ): Promise<{ bytes: Uint8Array; complete: boolean }> {
+  if (!race) {
+    const timer = setTimeout(() => abort.abort(new BodyTimeoutError(ms)), ms);
+    try {
+      return await readBoundedBody(response, bound);
+    } finally {
+      clearTimeout(timer);
+    }
+  }
   let timer: ReturnType<typeof setTimeout> | undefined;
   const deadline = new Promise<never>((_, reject) => {
     timer = setTimeout(() => reject(new BodyTimeoutError(ms)), ms);
@@ -488,7 +513,7 @@ async function readWithDeadline(
   try {
     return await Promise.race([readBoundedBody(response, bound), deadline]);
   } catch (error) {
-    if (error instanceof BodyTimeoutError) abort.abort();
+    if (error instanceof BodyTimeoutError) abort.abort(error);
     throw error;
   } finally {
     clearTimeout(timer);

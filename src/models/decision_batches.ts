@@ -42,6 +42,27 @@ function utf8Length(text: string): number {
 }
 
 /**
+ * The one body of the whole question set when it fits a single batch (at most `maxQuestions` questions and
+ * `maxBodyBytes` UTF-8 bytes), else undefined (no questions, invalid limits, or more than one batch: then
+ * {@link splitQuestionBatches} says how to split or why not). The batch {@link splitQuestionBatches} gives in
+ * that case is exactly `{start: 0, end: questions.length}`, and this is its body, serialized once for both
+ * the check and the request.
+ */
+export function singleBatchBody(
+  model: string,
+  state: string,
+  questions: NoulQuestion[],
+  limits: BatchLimits,
+): string | undefined {
+  if (!Number.isInteger(limits.maxQuestions) || limits.maxQuestions < 1) return undefined;
+  if (questions.length === 0 || questions.length > limits.maxQuestions) return undefined;
+  const body = systemOneBody(model, state, questions);
+  // A UTF-16 code unit takes at most 3 UTF-8 bytes: a short enough text fits without being encoded.
+  if (body.length * 3 <= limits.maxBodyBytes || utf8Length(body) <= limits.maxBodyBytes) return body;
+  return undefined;
+}
+
+/**
  * Splits `questions` greedily, in order, into batches whose body (`JSON.stringify({model, state,
  * questions})`, counted exactly in UTF-8 bytes) is at most `maxBodyBytes` and that hold at most
  * `maxQuestions` questions. Throws a RangeError naming the question index when one question alone does not

@@ -42,6 +42,7 @@ import { describeIssues } from "./chat_response.ts";
 import {
   DEFAULT_MAX_QUESTIONS_PER_BATCH,
   MAX_SYSTEMONE_BODY_BYTES,
+  singleBatchBody,
   splitQuestionBatches,
   systemOneBody,
 } from "./decision_batches.ts";
@@ -159,30 +160,42 @@ export class SystemOneClient implements DecisionModel {
     if (!checked.success) {
       return { ok: false, error: `invalid questions: ${describeIssues(checked.error)}`, records: [] };
     }
+    const limits = {
+      maxQuestions: this.#settings.maxQuestionsPerBatch,
+      maxBodyBytes: this.#settings.maxBodyBytes,
+    };
+    const limit = endpointLimit(this.#baseURL, this.#settings.concurrency);
+    // Usually the whole set is one batch: its body, serialized once, is both checked and sent.
+    const whole = singleBatchBody(this.model, state, questions, limits);
+    if (whole !== undefined) {
+      const batches = [{ start: 0, end: questions.length }];
+      const outcome = await limit(() => this.#sendBatch(state, questions.slice(), whole));
+      return combineBatches(this.model, batches, [outcome]);
+    }
     let batches;
     try {
-      batches = splitQuestionBatches(this.model, state, questions, {
-        maxQuestions: this.#settings.maxQuestionsPerBatch,
-        maxBodyBytes: this.#settings.maxBodyBytes,
-      });
+      batches = splitQuestionBatches(this.model, state, questions, limits);
     } catch (error) {
       if (error instanceof RangeError) return { ok: false, error: error.message, records: [] };
       throw error;
     }
-    const limit = endpointLimit(this.#baseURL, this.#settings.concurrency);
     const outcomes = await Promise.all(
-      batches.map((batch) => limit(() => this.#sendBatch(state, questions.slice(batch.start, batch.end)))),
+      batches.map((batch) => {
+        const part = questions.slice(batch.start, batch.end);
+        return limit(() => this.#sendBatch(state, part, systemOneBody(this.model, state, part)));
+      }),
     );
     return combineBatches(this.model, batches, outcomes);
   }
 
+  /** Sends one batch (`body` is its serialized request) with its retries; never throws for provider failures. */
   async #sendBatch(
     state: string,
     questions: NoulQuestion[],
+    body: string,
   ): Promise<{ result: BatchOutcome; record: CallRecord }> {
     const secrets = this.#secrets.map((s) => s.value);
     const started = performance.now();
-    const body = systemOneBody(this.model, state, questions);
     let attempts = 0;
     let lastResponse: unknown;
     let lastRaw: RawBody | undefined;
@@ -291,7 +304,7 @@ export class SystemOneClient implements DecisionModel {
     try {
       // Read up to the bound (8 MiB by default): a body past it is cut off and fails the batch at once.
       received = await readBoundedBody(response, bound);
-      text = new TextDecoder().decode(received.bytes);
+      text = LOSSY_UTF8.decode(received.bytes);
     } catch (error) {
       if (error instanceof TypeError || (error instanceof DOMException && signal.aborted)) {
         const why = signal.aborted ? `not complete after ${this.#settings.timeoutMs} ms` : error.message;
@@ -358,6 +371,9 @@ export class SystemOneClient implements DecisionModel {
     };
   }
 }
+
+/** Lossy UTF-8 (a leading byte order mark dropped): the text a reply is scanned and kept as. */
+const LOSSY_UTF8 = new TextDecoder();
 
 function sleep(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms));
