@@ -534,3 +534,44 @@ Deno.test("over real HTTP the server gets the body as serialized once, the SDK's
     await new Promise<void>((resolve) => server.close(() => resolve()));
   }
 });
+
+Deno.test("a body that stalls after its headers ends at the body deadline and is retried, with the global fetch and a given one", async () => {
+  let requests = 0;
+  const server = createServer((_request, response) => {
+    requests++;
+    // Headers and the first bytes of a declared body, then nothing more: the body never completes.
+    response.writeHead(200, { "content-type": "application/json", "content-length": "500" });
+    response.write('{"model":"m","choices":[');
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const baseURL = `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`;
+  try {
+    for (
+      const fetchGiven of [
+        undefined,
+        (input: string | URL | Request, init?: RequestInit) => fetch(input, init),
+      ]
+    ) {
+      requests = 0;
+      const client = new OpenAIChatClient({
+        apiKey: API_KEY,
+        baseURL,
+        maxRetries: 1,
+        timeoutMs: 300,
+        ...(fetchGiven ? { fetch: fetchGiven } : {}),
+      });
+      const started = performance.now();
+      const result = await client.complete({ messages: MESSAGES });
+      assert.ok(!result.ok);
+      const cause = "truncated response body (HTTP 200): body not complete after 300 ms";
+      assert.equal(result.error, `${cause} (retries exhausted, 2 attempts)`);
+      assert.deepEqual(result.record.attempt_errors, [cause, cause]);
+      assert.equal(result.record.attempts, 2);
+      assert.equal(requests, 2);
+      assert.ok(performance.now() - started >= 600, "each attempt waited for its deadline");
+    }
+  } finally {
+    server.closeAllConnections();
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+  }
+});
