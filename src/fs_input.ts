@@ -159,6 +159,39 @@ export async function readInputFile(
   }
 }
 
+/**
+ * Reads an input file as {@link readInputFile} does (the same checks and messages), but in pieces of at most
+ * `chunkBytes` handed to `chunk` in order, one buffer refilled each time (copy what is kept): a large file is
+ * never held whole (the tokenizer's 11 MB `tokenizer.json` is only hashed). Returns the bytes read.
+ */
+export async function readInputChunks(
+  path: string,
+  option: string | undefined,
+  chunk: (bytes: Uint8Array) => void,
+  chunkBytes = 1 << 20,
+): Promise<number> {
+  await statInputFile(path, option);
+  try {
+    using file = await Deno.open(path, { read: true });
+    // The path may have been swapped between stat and open: check what was actually opened.
+    const opened = await file.stat();
+    if (!opened.isFile) {
+      throw new UsageError(`${subjectOf(path, option)}: is ${kindOf(opened)}, expected a regular file`);
+    }
+    const buffer = new Uint8Array(Math.max(1, Math.min(chunkBytes, opened.size)));
+    let total = 0;
+    for (;;) {
+      const n = await file.read(buffer);
+      if (n === null) break;
+      chunk(buffer.subarray(0, n));
+      total += n;
+    }
+    return total;
+  } catch (error) {
+    throw inputError(error, path, option);
+  }
+}
+
 /** Reads an input file as UTF-8 text (checked: invalid UTF-8 is refused, naming the file). */
 export async function readInputText(path: string, option?: string): Promise<string> {
   const bytes = await readInputFile(path, option);

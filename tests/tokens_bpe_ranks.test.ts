@@ -64,6 +64,12 @@ Deno.test("the shipped bpe_ranks.bin is what scripts/gen_bpe_ranks.ts makes from
   assert.ok(ranks);
   const model = (json as { model: Model }).model;
   assert.equal(ranks.merges.size, model.merges.length);
+  // The table read from the file is the one the merges build.
+  const start = shipped.indexOf(0x0a) + 1;
+  const merges = new Int32Array(shipped.slice(start, start + model.merges.length * 12).buffer);
+  const built = new MergeTable(merges);
+  assert.equal(built.size, ranks.merges.size);
+  assert.deepEqual(built.slots, ranks.merges.slots);
   assert.equal(ranks.merges.rank(model.vocab["Ġ"], model.vocab["Ġ"]), 0);
   assert.equal(ranks.merges.result(0), model.vocab["ĠĠ"]);
   assert.deepEqual([...ranks.byteIds], byteLevelSymbols().map((symbol) => model.vocab[symbol]));
@@ -132,9 +138,9 @@ Deno.test("counts from the prebuilt ranks equal the library's encoding: battery 
   assert.deepEqual(counter.encode(TEXTS[0]), tokenizer.encode(TEXTS[0], { add_special_tokens: false }).ids);
 });
 
-Deno.test("a missing, stale or cut-short bpe_ranks.bin is not used: the tokenizer is built from tokenizer.json", async () => {
+Deno.test("a missing, stale, cut-short or full-table bpe_ranks.bin is not used: the tokenizer is built from tokenizer.json", async () => {
   const { tokenizer } = await library(DEFAULT_TOKENIZER_DIR);
-  for (const variant of ["missing", "stale", "cut short"] as const) {
+  for (const variant of ["missing", "stale", "cut short", "no empty slot", "earlier format"] as const) {
     const dir = await Deno.makeTempDir({ prefix: "bpe_ranks_" });
     try {
       for (const file of ["tokenizer.json", "tokenizer_config.json"]) {
@@ -153,6 +159,23 @@ Deno.test("a missing, stale or cut-short bpe_ranks.bin is not used: the tokenize
         stale.set(shipped.subarray(start, start + 12), start + 12);
         stale.set(shipped.subarray(start + 12, start + 24), start);
         await Deno.writeFile(`${dir}/${BPE_RANKS_FILE}`, stale);
+      }
+      if (variant === "no empty slot" || variant === "earlier format") {
+        // The right tokenizer's file with every slot of its table taken (a lookup would never end), or its
+        // header naming the format before the table was stored.
+        const shipped = new Uint8Array(await Deno.readFile(`${DEFAULT_TOKENIZER_DIR}/${BPE_RANKS_FILE}`));
+        const start = shipped.indexOf(0x0a) + 1;
+        const header = JSON.parse(new TextDecoder().decode(shipped.subarray(0, start - 1)));
+        if (variant === "no empty slot") {
+          const slots = new DataView(shipped.buffer, start + header.merges * 12);
+          for (let i = 0; i < header.slots; i++) {
+            if (slots.getInt32(i * 4, true) === 0) slots.setInt32(i * 4, 1, true);
+          }
+        } else {
+          const text = new TextDecoder().decode(shipped.subarray(0, start));
+          shipped.set(new TextEncoder().encode(text.replace("bpe-ranks@3", "bpe-ranks@2")));
+        }
+        await Deno.writeFile(`${dir}/${BPE_RANKS_FILE}`, shipped);
       }
       if (variant === "cut short") {
         // The right tokenizer's file, its last merge missing.
@@ -220,5 +243,25 @@ Deno.test("the merge table answers as the library's map of the same merges: ever
     const rank = ranks.merges.rank(vocab[left], vocab[right]);
     assert.equal(rank, expected.get(JSON.stringify([left, right])));
     assert.equal(ranks.merges.result(rank), vocab[left + right]);
+  }
+});
+
+Deno.test("with prebuilt ranks, tokenizer.json is read again for token ids, and refused if it changed since the load", async () => {
+  const { tokenizer, bytes } = await library(DEFAULT_TOKENIZER_DIR);
+  const dir = await Deno.makeTempDir({ prefix: "bpe_ranks_" });
+  try {
+    for (const file of ["tokenizer.json", "tokenizer_config.json", BPE_RANKS_FILE]) {
+      await Deno.copyFile(`${DEFAULT_TOKENIZER_DIR}/${file}`, `${dir}/${file}`);
+    }
+    const counter = await loadTokenCounter(dir);
+    assert.equal(counter.fromPrebuiltRanks, true);
+    assert.equal(counter.hash, (await loadTokenCounter()).hash, "the streamed hash is the file's");
+    const changed = await loadTokenCounter(dir); // the same loaded tokenizer (one per directory)
+    await Deno.writeFile(`${dir}/tokenizer.json`, new Uint8Array([...bytes, 0x20]));
+    assert.throws(() => changed.encode(TEXTS[0]), /tokenizer\.json: changed since the tokenizer was loaded/);
+    await Deno.writeFile(`${dir}/tokenizer.json`, bytes);
+    assert.deepEqual(counter.encode(TEXTS[0]), tokenizer.encode(TEXTS[0], { add_special_tokens: false }).ids);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
   }
 });

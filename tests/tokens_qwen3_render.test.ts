@@ -9,6 +9,7 @@ import { loadTokenCounter } from "../src/tokens/load.ts";
 import { ChatTemplate, templateView } from "../src/tokens/template.ts";
 import { renderQwen3 } from "../src/tokens/qwen3_render.ts";
 import { DEFAULT_TOKENIZER_DIR } from "../src/assets.ts";
+import { Template } from "@huggingface/jinja";
 
 async function qwen3Template(): Promise<ChatTemplate> {
   const config = JSON.parse(await Deno.readTextFile(`${DEFAULT_TOKENIZER_DIR}/tokenizer_config.json`));
@@ -115,4 +116,17 @@ Deno.test("only the shipped Qwen3 template is rendered natively", async () => {
   const counter = await loadTokenCounter();
   const template = await qwen3Template();
   assert.equal(counter.countMessages(messages), counter.countText(template.renderInterpreted(messages)));
+});
+
+Deno.test("the shipped template, compiled only at its first interpreted render, parses; another text is compiled at once", async () => {
+  const config = JSON.parse(await Deno.readTextFile(`${DEFAULT_TOKENIZER_DIR}/tokenizer_config.json`));
+  // What the deferred compile relies on: the text with the shipped SHA-256 parses.
+  new Template(config.chat_template);
+  const template = new ChatTemplate(config.chat_template, {}, "shipped");
+  assert.equal(template.native, true);
+  const messages: ChatMessage[] = [{ role: "user", content: "hi" }];
+  assert.equal(template.renderInterpreted(messages), template.render(messages));
+  // The shipped text with a broken tag after it: not native, so it is compiled (and refused) when constructed.
+  const broken = `${config.chat_template}{% if %}`;
+  assert.throws(() => new ChatTemplate(broken, {}, "broken"), /broken: chat_template does not parse/);
 });

@@ -9,6 +9,9 @@
  * it is padded with spaces so that the line, its line feed included, is a multiple of 4 bytes long. Then, for
  * the merge of rank `r` = 0, 1, …, three little-endian 32-bit integers: the vocabulary ids of its left part,
  * its right part (-1 where a part is not in the vocabulary: such a merge can never apply) and its result.
+ * Then the slots of the {@link MergeTable} of those merges, as little-endian 32-bit integers (the header gives
+ * their number and the number of distinct pairs): the table is read, not built, at every start (building it
+ * from 151,387 merges cost ~15-20 ms of CPU).
  *
  * A count from it is the library's own: the library builds its tokenizer from the outline (normalizer,
  * pre-tokenizer, added tokens), and `bpe_count.ts` merges each pre-token's byte-level symbols by these ranks
@@ -33,7 +36,7 @@ import { z } from "zod";
 export const BPE_RANKS_FILE = "bpe_ranks.bin";
 
 /** The format named in the header line. */
-export const BPE_RANKS_FORMAT = "compaction-bench/bpe-ranks@2";
+export const BPE_RANKS_FORMAT = "compaction-bench/bpe-ranks@3";
 
 /** The header line of {@link BPE_RANKS_FILE}. */
 export const BpeRanksHeaderSchema = z.object({
@@ -42,6 +45,10 @@ export const BpeRanksHeaderSchema = z.object({
   tokenizer_sha256: z.string().regex(/^[0-9a-f]{64}$/),
   /** How many merges follow the header. */
   merges: z.number().int().nonnegative(),
+  /** How many slots the merge table has (a power of two, at least twice the merges), after the merges. */
+  slots: z.number().int().positive(),
+  /** How many distinct pairs the merges hold. */
+  pairs: z.number().int().nonnegative(),
   /** The vocabulary id of the byte-level symbol of each byte 0–255. */
   byte_ids: z.array(z.number().int().nonnegative()).length(256),
   /** `tokenizer.json` with `model.vocab` = `{}` and `model.merges` = `[]`. */
@@ -57,6 +64,13 @@ function pairHash(left: number, right: number): number {
   return Math.imul(hash, 0xc2b2ae35) ^ (hash >>> 13);
 }
 
+/** The number of slots of the merge table of `count` merges: the least power of two at least twice as many. */
+function tableCapacity(count: number): number {
+  let capacity = 1;
+  while (capacity < count * 2) capacity *= 2;
+  return capacity;
+}
+
 /**
  * The merges as a hash table over their id pairs (open addressing, linear probing), answering as the library's
  * merge map of the same merges in rank order would: a pair listed twice keeps its last rank.
@@ -70,11 +84,21 @@ export class MergeTable {
   /** Distinct pairs. */
   readonly size: number;
 
-  /** The table of `merges`: three integers per rank (left id, right id, result id), in rank order. */
-  constructor(merges: Int32Array) {
+  /**
+   * The table of `merges`: three integers per rank (left id, right id, result id), in rank order. With
+   * `prebuilt`, the slots and distinct pairs this constructor made for these merges before (as
+   * {@link BPE_RANKS_FILE} holds them), which are taken as they are.
+   */
+  constructor(merges: Int32Array, prebuilt?: { slots: Int32Array; pairs: number }) {
+    if (prebuilt !== undefined) {
+      this.#merges = merges;
+      this.#slots = prebuilt.slots;
+      this.#mask = prebuilt.slots.length - 1;
+      this.size = prebuilt.pairs;
+      return;
+    }
     const count = Math.floor(merges.length / MERGE_WIDTH);
-    let capacity = 1;
-    while (capacity < count * 2) capacity *= 2;
+    const capacity = tableCapacity(count);
     const slots = new Int32Array(capacity);
     const mask = capacity - 1;
     let distinct = 0;
@@ -119,6 +143,11 @@ export class MergeTable {
   /** The id the merge of `rank` makes. */
   result(rank: number): number {
     return this.#merges[rank * MERGE_WIDTH + 2];
+  }
+
+  /** The slots (slot → rank + 1, 0: empty), as {@link BPE_RANKS_FILE} stores them. */
+  get slots(): Int32Array {
+    return this.#slots;
   }
 }
 
@@ -192,20 +221,24 @@ export function bpeRanksBytes(
     merges.set([idOf(left), idOf(right), result], rank * MERGE_WIDTH);
   }
   const outline = { ...json, model: { ...model.data, vocab: {}, merges: [] } };
+  const table = new MergeTable(merges);
   const header = {
     format: BPE_RANKS_FORMAT,
     tokenizer_sha256: sha256,
     merges: model.data.merges.length,
+    slots: table.slots.length,
+    pairs: table.size,
     byte_ids: symbols.map((symbol) => vocab[symbol]),
     outline,
   };
   const headerText = JSON.stringify(header);
   const lineLength = new TextEncoder().encode(headerText).length + 1;
   const headerBytes = new TextEncoder().encode(`${headerText}${" ".repeat((4 - lineLength % 4) % 4)}\n`);
-  const bytes = new Uint8Array(headerBytes.length + merges.byteLength);
+  const bytes = new Uint8Array(headerBytes.length + merges.byteLength + table.slots.byteLength);
   bytes.set(headerBytes);
   const body = new DataView(bytes.buffer, headerBytes.length);
   for (let i = 0; i < merges.length; i++) body.setInt32(i * 4, merges[i], true);
+  for (let i = 0; i < table.slots.length; i++) body.setInt32((merges.length + i) * 4, table.slots[i], true);
   return { bytes };
 }
 
@@ -223,7 +256,8 @@ function bodyIntegers(bytes: Uint8Array, start: number, count: number): Int32Arr
 /**
  * The prebuilt merges in `dir` when its {@link BPE_RANKS_FILE} exists, is whole, and was made from the
  * `tokenizer.json` whose SHA-256 is `tokenizerSha256`; else null (absent, another tokenizer's, cut short, or
- * not in this format).
+ * not in this format: an earlier format's file is not used, so the table is then built from `tokenizer.json`).
+ * Its table must have the size this module gives that many merges and an empty slot (a lookup ends there).
  */
 export async function readBpeRanks(dir: string, tokenizerSha256: string): Promise<BpeRanks | null> {
   let bytes: Uint8Array;
@@ -247,10 +281,17 @@ export async function readBpeRanks(dir: string, tokenizerSha256: string): Promis
   }
   const start = headerEnd + 1;
   const integers = header.merges * MERGE_WIDTH;
-  if (header.tokenizer_sha256 !== tokenizerSha256 || bytes.length - start !== integers * 4) return null;
+  if (
+    header.tokenizer_sha256 !== tokenizerSha256 || header.slots !== tableCapacity(header.merges) ||
+    bytes.length - start !== (integers + header.slots) * 4
+  ) {
+    return null;
+  }
+  const slots = bodyIntegers(bytes, start + integers * 4, header.slots);
+  if (slots.indexOf(0) < 0) return null;
   return {
     outline: header.outline,
-    merges: new MergeTable(bodyIntegers(bytes, start, integers)),
+    merges: new MergeTable(bodyIntegers(bytes, start, integers), { slots, pairs: header.pairs }),
     byteIds: Int32Array.from(header.byte_ids),
   };
 }

@@ -2,7 +2,9 @@
  * Builds a `TokenCounter` from a Hugging Face tokenizer directory (`tokenizer.json` +
  * `tokenizer_config.json` with a chat template), once per directory per process. Where the directory holds
  * prebuilt BPE ranks made from that very `tokenizer.json` (`bpe_ranks.bin`, see `bpe_ranks.ts`), counts
- * come from them and the library's full tokenizer (token ids) is built only when first asked for.
+ * come from them, `tokenizer.json` is only hashed (streamed, never held: 11 MB for Qwen3) and the library's
+ * full tokenizer (token ids) is built only when first asked for, from the file read again then (refused if
+ * it no longer has the hash it was loaded with).
  *
  * @module
  */
@@ -31,7 +33,7 @@ import {
 import { TextCountCache } from "./text_cache.ts";
 import { ChatTemplate } from "./template.ts";
 import { TemplateLimitError } from "./bounded_render.ts";
-import { inputError, readInputFile, statInputDirectory } from "../fs_input.ts";
+import { inputError, readInputChunks, readInputFile, statInputDirectory } from "../fs_input.ts";
 import type { ChatMessage } from "../core/messages.ts";
 import { readBpeRanks } from "./bpe_ranks.ts";
 import { bpePartCounter } from "./bpe_count.ts";
@@ -80,7 +82,8 @@ export function loadTokenCounter(
   return promise.then((tokenizer) => new HfTokenCounter(tokenizer, options));
 }
 
-async function readFile(path: string): Promise<Uint8Array> {
+/** Refuses a tokenizer file that is not there, naming the two files a tokenizer directory needs. */
+async function assertPresent(path: string): Promise<void> {
   try {
     await Deno.lstat(path);
   } catch (error) {
@@ -91,7 +94,36 @@ async function readFile(path: string): Promise<Uint8Array> {
     }
     throw inputError(error, path, "--tokenizer");
   }
+}
+
+async function readFile(path: string): Promise<Uint8Array> {
+  await assertPresent(path);
   return await readInputFile(path, "--tokenizer");
+}
+
+/** SHA-256 of a tokenizer file, streamed (the file is never held whole). */
+async function hashFile(path: string): Promise<string> {
+  await assertPresent(path);
+  const hash = createHash("sha256");
+  await readInputChunks(path, "--tokenizer", (bytes) => hash.update(bytes));
+  return hash.digest("hex");
+}
+
+/**
+ * `tokenizer.json` read again (synchronously: token ids are asked for synchronously) for the library's full
+ * tokenizer, after the load hashed it: refused unless its bytes still have that hash.
+ */
+function readAgain(path: string, sha: string): Uint8Array {
+  let bytes: Uint8Array;
+  try {
+    bytes = Deno.readFileSync(path);
+  } catch (error) {
+    throw inputError(error, path, "--tokenizer");
+  }
+  if (sha256(bytes) !== sha) {
+    throw new UsageError(`--tokenizer ${path}: changed since the tokenizer was loaded (its SHA-256 differs)`);
+  }
+  return bytes;
 }
 
 /**
@@ -138,15 +170,29 @@ async function buildTokenizer(dir: string): Promise<LoadedTokenizer> {
   await statInputDirectory(dir, "--tokenizer");
   const jsonPath = `${dir}/${TOKENIZER_FILES[0]}`;
   const configPath = `${dir}/${TOKENIZER_FILES[1]}`;
-  const [jsonBytes, configBytes] = await Promise.all([readFile(jsonPath), readFile(configPath)]);
+  const [hashed, configBytes] = await Promise.all([hashFile(jsonPath), readFile(configPath)]);
   const configRaw = parseJson(configPath, configBytes);
   const config = TokenizerConfigSchema.safeParse(configRaw);
   if (!config.success) throw new UsageError(`${configPath}: ${formatIssues(config.error.issues)}`);
-  const jsonSha = sha256(jsonBytes);
-  const prebuilt = await readBpeRanks(dir, jsonSha);
+  const prebuilt = await readBpeRanks(dir, hashed);
+  let jsonSha = hashed;
+  let jsonBytes: Uint8Array | undefined;
+  let tokenizerRaw: unknown;
+  if (prebuilt === null) {
+    // Parsed now: read whole, and hashed as read (it may have changed since it was hashed above).
+    jsonBytes = await readFile(jsonPath);
+    jsonSha = sha256(jsonBytes);
+    tokenizerRaw = parseJson(jsonPath, jsonBytes);
+  } else {
+    tokenizerRaw = prebuilt.outline;
+  }
   let full: Tokenizer | undefined;
-  const fullTokenizer = () => full ??= libraryTokenizer(jsonPath, parseJson(jsonPath, jsonBytes), configRaw);
-  const tokenizerRaw = prebuilt?.outline ?? parseJson(jsonPath, jsonBytes);
+  const fullTokenizer = () =>
+    full ??= libraryTokenizer(
+      jsonPath,
+      parseJson(jsonPath, jsonBytes ?? readAgain(jsonPath, jsonSha)),
+      configRaw,
+    );
   const outline = TokenizerJsonSchema.safeParse(tokenizerRaw);
   if (!outline.success) throw new UsageError(`${jsonPath}: ${formatIssues(outline.error.issues)}`);
   let template: ChatTemplate;
