@@ -110,3 +110,65 @@ Deno.test("reading a missing blob fails naming the blob", async () => {
 Deno.test("a blob name that is not a SHA-256 is refused", () => {
   assert.throws(() => new BlobStore("/nonexistent").pathOf("../../etc/passwd"), BlobIntegrityError);
 });
+
+Deno.test("a held blob reads back as it was written: changing the caller's array or a read copy changes nothing", async () => {
+  const dir = await Deno.makeTempDir();
+  try {
+    const store = new BlobStore(dir);
+    store.markFresh([]); // held, and read back without a file read
+    const bytes = new TextEncoder().encode('{"a":1}');
+    const hash = await store.put(bytes);
+    bytes.fill(0x20); // the caller's buffer reused after the write
+    const read = await store.get(hash);
+    assert.equal(new TextDecoder().decode(read), '{"a":1}');
+    read.fill(0x20); // a reader changing what it was given
+    assert.equal(await store.getText(hash), '{"a":1}');
+    assert.deepEqual(await store.getJson(hash), { a: 1 });
+    assert.equal(sha256Hex(await store.get(hash)), hash);
+    // A JSON value's own encoded bytes are held as they are, and read back the same.
+    const json = await store.putJson({ b: [1, "é"], a: null });
+    assert.equal(await store.getText(json), '{"a":null,"b":[1,"é"]}');
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("a blob stored with hold false is read back from its file, and checked against its name", async () => {
+  const dir = await Deno.makeTempDir();
+  try {
+    const store = new BlobStore(dir);
+    store.markFresh([]);
+    const held = await store.putJson({ held: true });
+    const unheld = await store.putJson({ held: false }, { hold: false });
+    await store.sync();
+    for (const hash of [held, unheld]) {
+      await flipByte(join(dir, blobRelativePath(hash)), 2);
+    }
+    // The held blob is read from memory (the bytes hashed to its name); the other from its file, so the
+    // damage is found and named.
+    assert.deepEqual(await store.getJson(held), { held: true });
+    await assert.rejects(() => store.getText(unheld), (error: unknown) => {
+      assert.ok(error instanceof BlobIntegrityError);
+      assert.equal(error.hash, unheld);
+      return true;
+    });
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("a blob's path is the run directory joined with its relative path, whatever the spelling of the root", async () => {
+  const base = await Deno.makeTempDir();
+  try {
+    const hash = sha256Hex("path");
+    for (const root of [base, `${base}/`, `${base}//run/../run2/.`, "relative/dir/", "./x"]) {
+      assert.equal(new BlobStore(root).pathOf(hash), join(root, blobRelativePath(hash)), root);
+    }
+    const store = new BlobStore(`${base}//run/./`);
+    const stored = await store.putText("path");
+    assert.equal(stored, hash);
+    assert.equal(await Deno.readTextFile(join(base, "run", blobRelativePath(hash))), "path");
+  } finally {
+    await Deno.remove(base, { recursive: true });
+  }
+});

@@ -412,3 +412,36 @@ Deno.test("toJSON is never called: a toJSON member is data, an array's toJSON me
     delete inherited.toJSON;
   }
 });
+
+Deno.test("a node key from its params' canonical text equals the key of the whole record, on generated params", async () => {
+  const { nodeKey, nodeKeyOfParamsText } = await import("../src/store/manifest.ts");
+  const next = random(4242);
+  const stages = ["s", "hotpot-answer", 'a "quoted" \u2028 stage', "é😀"];
+  let compared = 0;
+  for (let i = 0; i < 2000; i++) {
+    const params = generated(next, 3, 0);
+    const inputs: Record<string, string> = {};
+    for (let j = Math.floor(next() * 4); j > 0; j--) {
+      inputs[`in:${Math.floor(next() * 100)}`] = sha256Hex(`${i}.${j}`);
+    }
+    const stage = stages[i % stages.length];
+    const version = i % 7;
+    let paramsText: string;
+    try {
+      paramsText = canonicalJson(params);
+    } catch (error) {
+      // Refused params are refused by the key too, naming the path under `params`.
+      assert.ok(error instanceof NotIJsonError);
+      assert.throws(() => nodeKey(stage, version, params, inputs), (e: unknown) => {
+        assert.ok(e instanceof NotIJsonError && e.path === `$.params${error.path.slice(1)}`, String(e));
+        return true;
+      });
+      continue;
+    }
+    const key = nodeKey(stage, version, params, inputs);
+    assert.equal(key, canonicalHash({ stage, version, params, inputs }), `value ${i}`);
+    assert.equal(nodeKeyOfParamsText(stage, version, paramsText, inputs), key, `value ${i}`);
+    compared++;
+  }
+  assert.ok(compared > 1500, `compared ${compared}`);
+});

@@ -12,10 +12,10 @@ import type { CallRecord } from "../core/call_record.ts";
 import { addModelCalls, type ModelCalls, modelsOfRecords } from "../core/answering_models.ts";
 
 import type { BlobStore } from "../store/blob_store.ts";
-import { type Node, nodeKey } from "../store/manifest.ts";
+import { type Node, nodeKey, nodeKeyOfParamsText } from "../store/manifest.ts";
 import { usageOfRecords } from "../core/usage.ts";
 import type { RunDir } from "../store/run_dir.ts";
-import { canonicalJson } from "../store/canonical.ts";
+import { canonicalJson, NotIJsonError } from "../store/canonical.ts";
 import { concatBytes } from "../core/bytes.ts";
 import type { Progress } from "./progress.ts";
 import { withRequestIdentity } from "../models/request_identity.ts";
@@ -50,6 +50,8 @@ interface StageCall {
   /** A stable human-readable identifier (e.g. `answer q=5a8b method=jev gen=1 ans=0`). */
   label: string;
   params: unknown;
+  /** `canonicalJson(params)`, serialized once for the key and the body (absent: serialized for the key). */
+  paramsText?: string;
   /** Named input blobs (hashes). */
   inputs: Record<string, string>;
   /** True when the stage calls a model provider. */
@@ -66,6 +68,33 @@ interface StageCall {
 
 /** Which outputs of a call are text and which are not held (see {@link StageCall}). */
 type OutputKinds = Pick<StageCall, "textOutputs" | "unheldOutputs">;
+
+/** A declaration's output names and kinds, worked out once per declaration. */
+interface DeclaredOutputs {
+  names: string[];
+  textOutputs: string[];
+  unheldOutputs: string[];
+}
+
+const declaredOutputs = new WeakMap<AnyStageDef, DeclaredOutputs>();
+
+/** The output names and kinds of `def` (cached: a declaration is not changed once declared). */
+function outputsOf(def: AnyStageDef): DeclaredOutputs {
+  let known = declaredOutputs.get(def);
+  if (known === undefined) {
+    const names = Object.keys(def.outputs);
+    known = {
+      names,
+      textOutputs: names.filter((n) => def.outputs[n].kind === "text"),
+      unheldOutputs: names.filter((n) => def.outputs[n].held === false),
+    };
+    declaredOutputs.set(def, known);
+  }
+  return known;
+}
+
+const encoder = new TextEncoder();
+const decoder = new TextDecoder();
 
 /** What a stage function returns. */
 export interface StageOutcome {
@@ -255,25 +284,32 @@ export class Executor {
     },
     env: E,
   ): Promise<NodeResult<OutputValues<O>>> {
-    const names = Object.keys(def.outputs);
+    const { names, textOutputs, unheldOutputs } = outputsOf(def);
+    let paramsText: string | undefined;
+    try {
+      paramsText = canonicalJson(call.params);
+    } catch (error) {
+      if (!(error instanceof NotIJsonError)) throw error; // refused by the key, naming the path under `params`
+    }
     const result = await this.#memoized(
       {
         stage: def.name,
         version: def.version,
         label: call.label,
         params: call.params,
+        paramsText,
         inputs: call.inputs,
         provider: call.provider ?? def.provider,
         reuseFrozen: def.reuseFrozen,
         outputNames: names,
-        textOutputs: names.filter((n) => def.outputs[n].kind === "text"),
-        unheldOutputs: names.filter((n) => def.outputs[n].held === false),
+        textOutputs,
+        unheldOutputs,
       },
       async (key) =>
         def.run({
           // As the journal records them (canonical: object keys sorted), so a body run now, after a resume
           // and by `--rederive` sees the same params, key order included.
-          params: JSON.parse(canonicalJson(call.params)) as P,
+          params: JSON.parse(paramsText ?? canonicalJson(call.params)) as P,
           inputs: call.values ?? await this.#readInputs(def, call.inputs),
           hashes: call.inputs,
           key,
@@ -310,7 +346,9 @@ export class Executor {
   /** Runs (or reuses) one stage execution; `fn` receives the node key. */
   #memoized(call: StageCall, fn: (key: string) => Promise<StageOutcome>): Promise<NodeResult> {
     if (this.#refusal) return Promise.reject(this.#refusal);
-    const key = nodeKey(call.stage, call.version, call.params, call.inputs);
+    const key = call.paramsText === undefined
+      ? nodeKey(call.stage, call.version, call.params, call.inputs)
+      : nodeKeyOfParamsText(call.stage, call.version, call.paramsText, call.inputs);
     const done = this.#done.get(key);
     const existing = this.#inFlight.get(key);
     if (done || existing) {
@@ -470,18 +508,22 @@ export class Executor {
       const text = call.textOutputs?.includes(name) && (typeof value === "string" || isTextBytes(value));
       // A JSON output is stored as the UTF-8 of its canonical text (what `outputBytes` gives), kept as text too.
       const json = text ? undefined : canonicalJson(value);
-      const chunks = json === undefined ? outputBytes(value, "text") : [new TextEncoder().encode(json)];
-      outputs[name] = await this.store.put(chunks);
+      const chunks = json === undefined ? outputBytes(value, "text") : [encoder.encode(json)];
+      // Bytes encoded here are the store's to hold as they are; a body's own bytes are copied.
+      outputs[name] = await this.store.put(chunks, {
+        owned: json !== undefined || typeof value === "string",
+      });
       if (call.unheldOutputs?.includes(name)) values[name] = null;
       else if (text && typeof value === "string") values[name] = value;
-      else if (text) values[name] = new TextDecoder().decode(concatBytes(chunks));
+      else if (text) values[name] = decoder.decode(concatBytes(chunks));
       // Read back from the canonical text, so a fresh result equals a resumed or reused one exactly.
       else values[name] = JSON.parse(json!);
     }
     const records = outcome.requests ?? [];
     if (records.length > 0) this.#answered.set(key, modelsByEndpoint(records));
     const requests: string[] = [];
-    for (const record of records) requests.push(await this.store.putJson(record));
+    // Call records are not read back while the run works: not held in memory (see `PutOptions.hold`).
+    for (const record of records) requests.push(await this.store.putJson(record, { hold: false }));
     // Members in code-unit order, as the journal's canonical line has them: written without a copy.
     const node: Node = {
       finished: new Date().toISOString(),

@@ -16,6 +16,8 @@ import type { CallRecord } from "../core/call_record.ts";
 import type { BlobStore } from "../store/blob_store.ts";
 import { canonicalBytes } from "../store/canonical.ts";
 
+const encoder = new TextEncoder();
+
 /** How an output (or an input) is stored: canonical JSON or exact UTF-8 text. */
 export type BlobKind = "json" | "text";
 
@@ -62,7 +64,7 @@ export function isTextBytes(value: unknown): value is Uint8Array | readonly Uint
  * canonical JSON.
  */
 export function outputBytes(value: unknown, kind: BlobKind): readonly Uint8Array[] {
-  if (kind === "text" && typeof value === "string") return [new TextEncoder().encode(value)];
+  if (kind === "text" && typeof value === "string") return [encoder.encode(value)];
   if (kind === "text" && isTextBytes(value)) return value instanceof Uint8Array ? [value] : value;
   return [canonicalBytes(value)];
 }
@@ -156,9 +158,8 @@ export function inputKind(def: StageDef<unknown, OutputSpecs, unknown>, name: st
 
 /** Reads blob `hash` as a body gets an input of `kind`: its bytes, its text, or its parsed JSON. */
 export async function readInputBlob(store: BlobStore, hash: string, kind: InputKind): Promise<unknown> {
-  const bytes = await store.get(hash);
-  if (kind === "bytes") return bytes;
-  const text = new TextDecoder().decode(bytes);
+  if (kind === "bytes") return await store.get(hash);
+  const text = await store.getText(hash); // no copy of a held blob's bytes
   return kind === "text" ? text : JSON.parse(text);
 }
 

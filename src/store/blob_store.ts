@@ -15,13 +15,15 @@
  * content stored twice at once is written once.
  * The blobs this store wrote are also held in memory (up to {@link HELD_BYTES_LIMIT} bytes, the oldest dropped
  * first), so a stage reading back what an earlier one just wrote gets those bytes without a file read: they
- * are the bytes that were hashed to the name.
+ * are the bytes that were hashed to the name (the array a caller handed over, see {@link PutOptions.owned}, else
+ * a copy; {@link BlobStore.get} hands out a copy, text and JSON reads decode the held array itself). Blobs
+ * nothing reads back during a run (call records: {@link PutOptions.hold}) are not held, so they do not push out
+ * those the next stages read.
  *
  * @module
  */
 import { join } from "node:path";
 import { writeError } from "../fs_input.ts";
-import pLimit from "p-limit";
 import type { z } from "zod";
 import { canonicalBytes } from "./canonical.ts";
 import { isSha256Hex, sha256Hex } from "./hash.ts";
@@ -56,21 +58,50 @@ interface Unsynced {
 
 /**
  * fsyncs each file, {@link SYNC_CONCURRENCY} at a time, through the descriptor it was written by when that is
- * still open (then closed), else opened read-only (Linux flushes its data all the same).
+ * still open (then closed), else opened read-only (Linux flushes its data all the same). A fixed set of loops
+ * takes the files in order (no closure or promise per file besides its fsync's); every file is tried and every
+ * descriptor closed even when one fails, and then the first failure is thrown.
  */
 async function fsyncAll(blobs: Unsynced[]): Promise<void> {
-  const limit = pLimit(SYNC_CONCURRENCY);
-  await Promise.all(blobs.map((blob) =>
-    limit(async () => {
-      const file = blob.file ?? Deno.openSync(blob.path, { read: true });
+  let next = 0;
+  let failure: { error: unknown } | undefined;
+  const drain = async () => {
+    while (next < blobs.length) {
+      const blob = blobs[next++];
       try {
-        await file.sync();
-      } finally {
-        file.close();
+        const file = blob.file ?? Deno.openSync(blob.path, { read: true });
+        try {
+          await file.sync();
+        } finally {
+          file.close();
+        }
+      } catch (error) {
+        failure ??= { error };
       }
-    })
-  ));
+    }
+  };
+  const loops: Promise<void>[] = [];
+  for (let i = 0; i < Math.min(SYNC_CONCURRENCY, blobs.length); i++) loops.push(drain());
+  await Promise.all(loops);
+  if (failure !== undefined) throw failure.error;
 }
+
+/** How {@link BlobStore.put} may treat the bytes it is given. */
+export interface PutOptions {
+  /**
+   * The caller hands the arrays over and never changes them (bytes it just encoded): the store holds them for
+   * reading back as they are, without a copy.
+   */
+  owned?: boolean;
+  /**
+   * False for a blob nothing reads back while the run works (a call record): it is not held in memory, so it
+   * takes no room from the blobs the next stages read.
+   */
+  hold?: false;
+}
+
+const encoder = new TextEncoder();
+const decoder = new TextDecoder();
 
 /** Relative path of a blob inside a run directory. */
 export function blobRelativePath(hash: string): string {
@@ -79,7 +110,9 @@ export function blobRelativePath(hash: string): string {
 
 /** Reads and writes blobs under one run directory. */
 export class BlobStore {
-  readonly #root: string;
+  /** `<root>/objects/sha256` and `<root>/objects/tmp`, joined once: a blob's paths are built from them. */
+  readonly #objects: string;
+  readonly #tmpDir: string;
   readonly #known = new Set<string>();
   #tmpCounter = 0;
   /** Directories this store has made (or found), so each is made once. */
@@ -101,7 +134,8 @@ export class BlobStore {
 
   /** A store rooted at a run directory (blobs go to `<root>/objects/`). */
   constructor(root: string) {
-    this.#root = root;
+    this.#objects = join(root, "objects", "sha256");
+    this.#tmpDir = join(root, "objects", "tmp");
   }
 
   /**
@@ -124,25 +158,26 @@ export class BlobStore {
   /** The absolute path of blob `hash`. */
   pathOf(hash: string): string {
     if (!isSha256Hex(hash)) throw new BlobIntegrityError(hash, "not a SHA-256 hex name");
-    return join(this.#root, blobRelativePath(hash));
+    // What `join(root, blobRelativePath(hash))` gives: the hex parts need no normalizing.
+    return `${this.#objects}/${hash.slice(0, 2)}/${hash.slice(2)}`;
   }
 
   /**
    * Stores bytes once and returns their SHA-256; storing existing content checks it and writes nothing. The
    * bytes may come in chunks (a large output built in parts), written in order and never joined.
    */
-  put(data: Uint8Array | readonly Uint8Array[]): Promise<string> {
+  put(data: Uint8Array | readonly Uint8Array[], options: PutOptions = {}): Promise<string> {
     const chunks = data instanceof Uint8Array ? [data] : data;
     const hash = sha256Hex(chunks);
     if (this.#known.has(hash)) return Promise.resolve(hash);
     const under = this.#writing.get(hash);
     if (under !== undefined) return under;
-    const writing = this.#write(hash, chunks).finally(() => this.#writing.delete(hash));
+    const writing = this.#write(hash, chunks, options).finally(() => this.#writing.delete(hash));
     this.#writing.set(hash, writing);
     return writing;
   }
 
-  async #write(hash: string, chunks: readonly Uint8Array[]): Promise<string> {
+  async #write(hash: string, chunks: readonly Uint8Array[], options: PutOptions): Promise<string> {
     const path = this.pathOf(hash);
     if (!this.#fresh) {
       try {
@@ -156,11 +191,10 @@ export class BlobStore {
         if (!(error instanceof Deno.errors.NotFound)) throw error;
       }
     }
-    const tmpDir = join(this.#root, "objects", "tmp");
-    const tmp = join(tmpDir, `${hash}.${Deno.pid}.${this.#tmpCounter++}`);
+    const tmp = `${this.#tmpDir}/${hash}.${Deno.pid}.${this.#tmpCounter++}`;
     try {
-      this.#mkdir(tmpDir);
-      this.#mkdir(join(this.#root, "objects", "sha256", hash.slice(0, 2)));
+      this.#mkdir(this.#tmpDir);
+      this.#mkdir(`${this.#objects}/${hash.slice(0, 2)}`);
       // Created read-only: the descriptor opened here may still write, nothing can later.
       const file = Deno.openSync(tmp, { write: true, createNew: true, mode: 0o444 });
       let held = false;
@@ -187,22 +221,29 @@ export class BlobStore {
     } catch (error) {
       throw writeError(error, tmp); // a full disk names the blob being written
     }
-    this.#hold(hash, chunks);
+    if (options.hold !== false) this.#hold(hash, chunks, options.owned === true);
     return hash;
   }
 
-  /** Holds a written blob's bytes for reading back, dropping the oldest held past {@link HELD_BYTES_LIMIT}. */
-  #hold(hash: string, chunks: readonly Uint8Array[]): void {
+  /**
+   * Holds a written blob's bytes for reading back, dropping the oldest held past {@link HELD_BYTES_LIMIT}: the
+   * caller's array itself when it is `owned` and whole, else a copy (the caller's buffers may change).
+   */
+  #hold(hash: string, chunks: readonly Uint8Array[], owned: boolean): void {
     let size = 0;
     for (const bytes of chunks) size += bytes.length;
     if (size > HELD_BYTES_LIMIT / 8) return;
-    const copy = new Uint8Array(size); // the caller's buffers may change after the write
-    let at = 0;
-    for (const bytes of chunks) {
-      copy.set(bytes, at);
-      at += bytes.length;
+    let held: Uint8Array;
+    if (owned && chunks.length === 1) held = chunks[0];
+    else {
+      held = new Uint8Array(size);
+      let at = 0;
+      for (const bytes of chunks) {
+        held.set(bytes, at);
+        at += bytes.length;
+      }
     }
-    this.#held.set(hash, copy);
+    this.#held.set(hash, held);
     this.#heldBytes += size;
     for (const [old, bytes] of this.#held) {
       if (this.#heldBytes <= HELD_BYTES_LIMIT) break;
@@ -246,12 +287,12 @@ export class BlobStore {
 
   /** Stores a string's UTF-8 bytes. */
   putText(text: string): Promise<string> {
-    return this.put(new TextEncoder().encode(text));
+    return this.put(encoder.encode(text), { owned: true });
   }
 
-  /** Stores the RFC 8785 canonical JSON of an I-JSON value. */
-  putJson(value: unknown): Promise<string> {
-    return this.put(canonicalBytes(value));
+  /** Stores the RFC 8785 canonical JSON of an I-JSON value (`hold: false`: see {@link PutOptions.hold}). */
+  putJson(value: unknown, options: Pick<PutOptions, "hold"> = {}): Promise<string> {
+    return this.put(canonicalBytes(value), { ...options, owned: true });
   }
 
   /** True when blob `hash` exists (not checked). */
@@ -272,7 +313,11 @@ export class BlobStore {
    */
   async get(hash: string): Promise<Uint8Array> {
     const held = this.#held.get(hash);
-    if (held !== undefined) return held.slice();
+    return held !== undefined ? held.slice() : await this.#read(hash);
+  }
+
+  /** Reads blob `hash` from its file and checks its bytes against its name. */
+  async #read(hash: string): Promise<Uint8Array> {
     let bytes: Uint8Array;
     try {
       bytes = await Deno.readFile(this.pathOf(hash));
@@ -288,7 +333,8 @@ export class BlobStore {
 
   /** Reads a blob as UTF-8 text. */
   async getText(hash: string): Promise<string> {
-    return new TextDecoder().decode(await this.get(hash));
+    const held = this.#held.get(hash);
+    return decoder.decode(held ?? await this.#read(hash)); // decoding a held array leaves it as it is
   }
 
   /** Reads a JSON blob, optionally validating it with a zod schema. */
@@ -308,7 +354,7 @@ export class BlobStore {
   /** Copies blob `hash` from another store into this one (used to make reused nodes self-contained). */
   async copyFrom(other: BlobStore, hash: string): Promise<void> {
     if (await this.has(hash)) return;
-    const stored = await this.put(await other.get(hash));
+    const stored = await this.put(await other.get(hash), { owned: true }); // `get` gave a copy
     if (stored !== hash) throw new BlobIntegrityError(hash, "copy changed its content");
   }
 }

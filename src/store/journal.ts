@@ -12,6 +12,8 @@ import { sha256Hex } from "./hash.ts";
 import { fileLines } from "../core/file_chunks.ts";
 import { type Node, NodeSchema, type RunHeader, RunHeaderSchema } from "./manifest.ts";
 
+const encoder = new TextEncoder();
+
 const Sha = z.string().regex(/^[0-9a-f]{64}$/);
 
 /** A journal line. */
@@ -122,7 +124,8 @@ export async function* journalNodes(path: string): AsyncGenerator<Node> {
 
 /** One append waiting for the next group commit. */
 interface PendingAppend {
-  entry: Record<string, unknown>;
+  /** The line's record given its `prev`, members in code-unit order (canonical JSON writes it without a copy). */
+  entry: (prev: string | null) => Record<string, unknown>;
   /** Resolves once what the line names is durable (its blobs are synced); the line is written after it. */
   ready: Promise<void>;
   resolve: () => void;
@@ -154,7 +157,7 @@ export class JournalWriter {
   static async create(path: string, header: RunHeader): Promise<JournalWriter> {
     const file = await Deno.open(path, { write: true, createNew: true, mode: 0o644 });
     const writer = new JournalWriter(file, null, path);
-    await writer.#append({ type: "header", header }, Promise.resolve());
+    await writer.#append((prev) => ({ header, prev, type: "header" }), Promise.resolve());
     return writer;
   }
 
@@ -169,15 +172,15 @@ export class JournalWriter {
    * (its blobs' sync) before it is written.
    */
   appendNode(node: Node, ready: Promise<void> = Promise.resolve()): Promise<void> {
-    return this.#append({ type: "node", node }, ready);
+    return this.#append((prev) => ({ node, prev, type: "node" }), ready);
   }
 
   /** Appends an exported file record (written after `ready`, in order, as {@link appendNode}). */
   appendFile(name: string, hash: string, ready: Promise<void> = Promise.resolve()): Promise<void> {
-    return this.#append({ type: "file", name, hash }, ready);
+    return this.#append((prev) => ({ hash, name, prev, type: "file" }), ready);
   }
 
-  #append(entry: Record<string, unknown>, ready: Promise<void>): Promise<void> {
+  #append(entry: PendingAppend["entry"], ready: Promise<void>): Promise<void> {
     ready.catch(() => {}); // its failure is reported by this append
     return new Promise((resolve, reject) => {
       this.#waiting.push({ entry, ready, resolve, reject });
@@ -209,7 +212,7 @@ export class JournalWriter {
     let prev = this.#prev;
     for (const pending of batch) {
       try {
-        const line = canonicalJson({ ...pending.entry, prev });
+        const line = canonicalJson(pending.entry(prev));
         lines.push(line + "\n");
         prev = sha256Hex(line);
         written.push(pending);
@@ -219,7 +222,7 @@ export class JournalWriter {
     }
     if (written.length === 0) return;
     try {
-      const bytes = new TextEncoder().encode(lines.join(""));
+      const bytes = encoder.encode(lines.join(""));
       let at = 0;
       // Written synchronously (it goes to the page cache; a thread round trip costs more); synced async.
       while (at < bytes.length) at += this.#file.writeSync(bytes.subarray(at));

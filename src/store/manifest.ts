@@ -6,7 +6,8 @@
  * @module
  */
 import { z } from "zod";
-import { canonicalHash } from "./hash.ts";
+import { canonicalJson } from "./canonical.ts";
+import { canonicalHash, sha256Hex } from "./hash.ts";
 import { UsageSchema } from "../core/usage.ts";
 
 /** Version tag of the on-disk formats described in docs/ARCHITECTURE.md. */
@@ -83,5 +84,24 @@ export function nodeKey(
   params: unknown,
   inputs: Record<string, string>,
 ): string {
-  return canonicalHash({ stage, version, params, inputs });
+  // Members in code-unit order, as the canonical text has them: written without a copy.
+  return canonicalHash({ inputs, params, stage, version });
+}
+
+/**
+ * {@link nodeKey} of a node whose params' canonical JSON (`canonicalJson(params)`) is `paramsText`: the same
+ * text, its members written in code-unit order, each as its own canonical JSON, so params already serialized
+ * (for the stage body) are not serialized again.
+ */
+export function nodeKeyOfParamsText(
+  stage: string,
+  version: number,
+  paramsText: string,
+  inputs: Record<string, string>,
+): string {
+  return sha256Hex(
+    `{"inputs":${canonicalJson(inputs)},"params":${paramsText},"stage":${canonicalJson(stage)},"version":${
+      canonicalJson(version)
+    }}`,
+  );
 }
