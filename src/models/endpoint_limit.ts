@@ -2,14 +2,84 @@
  * One concurrency limit per provider endpoint, shared by every client that talks to the same base URL, so
  * two clients of one endpoint never exceed its limit together.
  *
+ * The limiter is a counted semaphore written for this path (it replaced `p-limit`, whose every call made
+ * about six promises and three async functions): a call that finds a free slot starts at once; one that
+ * does not waits in a first-in first-out queue and is handed the slot of a call that ends. A waiting call
+ * resumes in its own asynchronous context (it awaits in the caller's async function), so the request
+ * identity of the stage that made it (request_identity.ts) is the one its request carries.
+ *
  * @module
  */
-import pLimit, { type LimitFunction } from "p-limit";
 
 /** Default number of requests in flight per endpoint. */
 export const DEFAULT_ENDPOINT_CONCURRENCY = 4;
 
-const limits = new Map<string, LimitFunction>();
+/** Runs calls at most {@link concurrency} at a time. */
+export interface EndpointLimit {
+  /** Runs `fn` once a slot is free (at once when one is); settles as `fn`'s promise does. */
+  <T>(fn: () => Promise<T> | T): Promise<T>;
+  /** The most calls in flight; raising it starts waiting calls at once. */
+  concurrency: number;
+  /** Calls in flight. */
+  readonly activeCount: number;
+  /** Calls waiting for a slot. */
+  readonly pendingCount: number;
+}
+
+function checkConcurrency(concurrency: number): void {
+  if (!Number.isInteger(concurrency) || concurrency < 1) {
+    throw new RangeError(`concurrency must be a positive integer, got ${concurrency}`);
+  }
+}
+
+/** A limiter of `concurrency` calls in flight (see the module documentation). */
+export function concurrencyLimit(concurrency: number): EndpointLimit {
+  checkConcurrency(concurrency);
+  let limit = concurrency;
+  let active = 0;
+  /** Resolvers of the waiting calls, first at `head` (a call resolved is handed a slot already counted). */
+  let waiting: (() => void)[] = [];
+  let head = 0;
+  const wake = (): void => {
+    const resolve = waiting[head++];
+    if (head === waiting.length) {
+      waiting = [];
+      head = 0;
+    }
+    resolve();
+  };
+  const release = (): void => {
+    // The slot passes to the first waiting call, unless the limit was lowered below the calls in flight.
+    if (head < waiting.length && active <= limit) wake();
+    else active--;
+  };
+  const run = async <T>(fn: () => Promise<T> | T): Promise<T> => {
+    if (active < limit) active++;
+    else await new Promise<void>((resolve) => waiting.push(resolve));
+    try {
+      return await fn();
+    } finally {
+      release();
+    }
+  };
+  return Object.defineProperties(run, {
+    concurrency: {
+      get: () => limit,
+      set(value: number) {
+        checkConcurrency(value);
+        limit = value;
+        while (active < limit && head < waiting.length) {
+          active++;
+          wake();
+        }
+      },
+    },
+    activeCount: { get: () => active },
+    pendingCount: { get: () => waiting.length - head },
+  }) as EndpointLimit;
+}
+
+const limits = new Map<string, EndpointLimit>();
 
 /**
  * The limiter of `baseURL` (trailing slashes ignored). The first caller's `concurrency` creates it; a later
@@ -18,14 +88,12 @@ const limits = new Map<string, LimitFunction>();
 export function endpointLimit(
   baseURL: string,
   concurrency: number = DEFAULT_ENDPOINT_CONCURRENCY,
-): LimitFunction {
-  if (!Number.isInteger(concurrency) || concurrency < 1) {
-    throw new RangeError(`concurrency must be a positive integer, got ${concurrency}`);
-  }
+): EndpointLimit {
+  checkConcurrency(concurrency);
   const key = baseURL.replace(/\/+$/, "");
   let limit = limits.get(key);
   if (limit === undefined) {
-    limit = pLimit(concurrency);
+    limit = concurrencyLimit(concurrency);
     limits.set(key, limit);
   } else if (limit.concurrency !== concurrency) {
     limit.concurrency = concurrency;
