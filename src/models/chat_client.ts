@@ -50,6 +50,7 @@ import {
 import { ATTEMPT_HEADER, type BackoffOptions, retryDelayMs } from "./retry_delay.ts";
 import { currentRequestIdentity, REQUEST_IDENTITY_HEADER } from "./request_identity.ts";
 import { ChatMessageSchema, ToolDefinitionSchema } from "./messages.ts";
+import { isPlainChatRequest } from "./plain_requests.ts";
 import type { CallRecord, ChatModel, ChatRequest, ChatResult } from "./types.ts";
 
 /** Default chat model name. */
@@ -110,7 +111,8 @@ interface CallCounters {
 /** The SDK's per-request `fetchOptions` carrying a call's counters (see {@link CALL_KEY}). */
 type CallInit = RequestInit & { [CALL_KEY]?: CallCounters };
 
-const RequestSchema = z.object({
+/** What {@link OpenAIChatClient.complete} accepts as a request (plain_requests.ts accepts its usual case first). */
+export const ChatRequestSchema = z.object({
   messages: z.array(ChatMessageSchema).min(1),
   max_tokens: z.number().int().positive().optional(),
   tools: z.array(ToolDefinitionSchema).optional(),
@@ -199,8 +201,11 @@ export class OpenAIChatClient implements ChatModel {
       return { ok: false, error: record.error!, record };
     };
 
-    const checked = RequestSchema.safeParse(request);
-    if (!checked.success) return fail(`invalid chat request: ${describeIssues(checked.error)}`);
+    // The usual request is accepted without zod's general parser; any other goes through the schema.
+    if (!isPlainChatRequest(request)) {
+      const checked = ChatRequestSchema.safeParse(request);
+      if (!checked.success) return fail(`invalid chat request: ${describeIssues(checked.error)}`);
+    }
 
     // The SDK client is shared by every call; its fetch gets this call's counters with each request.
     const call: CallCounters = {

@@ -47,6 +47,7 @@ import {
   systemOneBody,
 } from "./decision_batches.ts";
 import { endpointLimit } from "./endpoint_limit.ts";
+import { isPlainQuestionList } from "./plain_requests.ts";
 import { ATTEMPT_HEADER, retryAfterMs, retryDelayMs } from "./retry_delay.ts";
 import { identityHeader } from "./request_identity.ts";
 import type { CallRecord, DecisionModel, DecisionResult, NoulQuestion } from "./types.ts";
@@ -104,7 +105,8 @@ const QuestionSchema = z.object({
   instructions: z.string(),
   criteria: z.string().optional(),
 });
-const QuestionsSchema = z.array(QuestionSchema);
+/** What {@link SystemOneClient.ask} accepts as questions (plain_requests.ts accepts its usual case first). */
+export const NoulQuestionsSchema = z.array(QuestionSchema);
 
 /** One batch's outcome: its probabilities, model and usage, or why it failed. */
 export type BatchOutcome =
@@ -156,9 +158,12 @@ export class SystemOneClient implements DecisionModel {
    * or `{ok: false}` naming the first failed batch. Records hold one entry per batch.
    */
   async ask(state: string, questions: NoulQuestion[]): Promise<DecisionResult> {
-    const checked = QuestionsSchema.safeParse(questions);
-    if (!checked.success) {
-      return { ok: false, error: `invalid questions: ${describeIssues(checked.error)}`, records: [] };
+    // The usual question list is accepted without zod's general parser; any other goes through the schema.
+    if (!isPlainQuestionList(questions)) {
+      const checked = NoulQuestionsSchema.safeParse(questions);
+      if (!checked.success) {
+        return { ok: false, error: `invalid questions: ${describeIssues(checked.error)}`, records: [] };
+      }
     }
     const limits = {
       maxQuestions: this.#settings.maxQuestionsPerBatch,

@@ -1,0 +1,86 @@
+/**
+ * Fast acceptance of the usual shapes of what the model clients are asked to send, before their zod schemas:
+ * a chat request of plain messages (no tool definitions) and a list of plain noul questions. Each check is
+ * one-sided: it says yes only for a value its schema accepts (every field it looks at is of the exact type
+ * the schema requires; anything it does not know, such as tool definitions, a sparse array or an unusual
+ * number, is a no). A no decides nothing: the client then parses with the schema, which accepts or names the
+ * problem as before. So a request is refused exactly when its schema refuses it, and the common case does not
+ * walk a few kilobytes of messages through zod's general parser on every call.
+ *
+ * @module
+ */
+
+const ROLES = new Set(["system", "user", "assistant", "tool"]);
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+function isOptionalString(value: unknown): boolean {
+  return value === undefined || typeof value === "string";
+}
+
+function isNonEmptyString(value: unknown): boolean {
+  return typeof value === "string" && value.length > 0;
+}
+
+/** A tool call `ToolCallSchema` accepts: `{id, type: "function", function: {name, arguments}}`. */
+function isPlainToolCall(call: unknown): boolean {
+  if (!isRecord(call) || !isNonEmptyString(call.id) || call.type !== "function") return false;
+  const fn = call.function;
+  return isRecord(fn) && isNonEmptyString(fn.name) && typeof fn.arguments === "string";
+}
+
+/** A message `ChatMessageSchema` accepts. */
+function isPlainMessage(message: unknown): boolean {
+  if (!isRecord(message)) return false;
+  if (typeof message.role !== "string" || !ROLES.has(message.role)) return false;
+  if (message.content !== null && typeof message.content !== "string") return false;
+  if (!isOptionalString(message.tool_call_id) || !isOptionalString(message.name)) return false;
+  const calls = message.tool_calls;
+  if (calls === undefined) return true;
+  if (!Array.isArray(calls)) return false;
+  for (let i = 0; i < calls.length; i++) {
+    if (!(i in calls) || !isPlainToolCall(calls[i])) return false;
+  }
+  return true;
+}
+
+/**
+ * True only when the chat client's request schema accepts `request`: at least one message, each a plain
+ * message, `max_tokens` absent or a positive safe integer, and no `tools` field (requests with tools are left
+ * to the schema).
+ */
+export function isPlainChatRequest(request: unknown): boolean {
+  if (!isRecord(request) || request.tools !== undefined) return false;
+  const maxTokens = request.max_tokens;
+  if (
+    maxTokens !== undefined &&
+    !(typeof maxTokens === "number" && Number.isSafeInteger(maxTokens) && maxTokens > 0)
+  ) {
+    return false;
+  }
+  const messages = request.messages;
+  if (!Array.isArray(messages) || messages.length === 0) return false;
+  for (let i = 0; i < messages.length; i++) {
+    if (!(i in messages) || !isPlainMessage(messages[i])) return false;
+  }
+  return true;
+}
+
+/**
+ * True only when the decision client's question-list schema accepts `questions`: an array of `{type: "noul",
+ * instructions, criteria?}` with string texts.
+ */
+export function isPlainQuestionList(questions: unknown): boolean {
+  if (!Array.isArray(questions)) return false;
+  for (let i = 0; i < questions.length; i++) {
+    if (!(i in questions)) return false;
+    const question: unknown = questions[i];
+    if (!isRecord(question) || question.type !== "noul" || typeof question.instructions !== "string") {
+      return false;
+    }
+    if (!isOptionalString(question.criteria)) return false;
+  }
+  return true;
+}
