@@ -138,3 +138,31 @@ Deno.test("the manifest is written streaming: pretty-printed, its nodes exactly 
     }
   }
 });
+
+Deno.test("text written atomically in many small pieces is their exact concatenation, hashed as written", async () => {
+  const { writeTextAtomic } = await import("../src/store/run_dir.ts");
+  const { sha256Hex } = await import("../src/store/hash.ts");
+  const dir = await Deno.makeTempDir();
+  try {
+    // ~3,000 pieces of mixed widths (ASCII, 2-, 3- and 4-byte UTF-8) across several write chunks.
+    const pieces = Array.from({ length: 3000 }, (_, i) => `${i}:${"aé€😀".repeat(i % 17)}\n`);
+    const expected = pieces.join("");
+    const path = join(dir, "out.txt");
+    const hash = await writeTextAtomic(
+      path,
+      (async function* () {
+        yield* pieces;
+      })(),
+    );
+    const bytes = await Deno.readFile(path);
+    assert.equal(new TextDecoder().decode(bytes), expected);
+    assert.equal(hash, sha256Hex(bytes));
+    assert.equal(hash, sha256Hex(expected));
+    const empty = join(dir, "empty.txt");
+    assert.equal(await writeTextAtomic(empty, []), sha256Hex(""));
+    assert.equal((await Deno.readFile(empty)).length, 0);
+    await assert.rejects(() => writeTextAtomic(path, ["again"]), /refusing to overwrite/);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});

@@ -81,9 +81,13 @@ export async function writeFileAtomic(path: string, bytes: Uint8Array): Promise<
   await writeChunksAtomic(path, [bytes]);
 }
 
+/** How much text {@link writeTextAtomic} gathers before it writes: one write per node would be ~1,000 a run. */
+const TEXT_WRITE_CHUNK = 64 * 1024;
+
 /**
  * Writes text pieces to `path` atomically (temp file, fsync, rename; an existing file is refused) and returns
- * the SHA-256 of the UTF-8 bytes written.
+ * the SHA-256 of the UTF-8 bytes written. Small pieces (a manifest's nodes) are gathered into writes of about
+ * {@link TEXT_WRITE_CHUNK} characters.
  */
 export function writeTextAtomic(
   path: string,
@@ -93,7 +97,15 @@ export function writeTextAtomic(
   return writeChunksAtomic(
     path,
     (async function* () {
-      for await (const piece of pieces) yield encoder.encode(piece);
+      let gathered = "";
+      for await (const piece of pieces) {
+        gathered += piece;
+        if (gathered.length >= TEXT_WRITE_CHUNK) {
+          yield encoder.encode(gathered);
+          gathered = "";
+        }
+      }
+      if (gathered.length > 0) yield encoder.encode(gathered);
     })(),
   );
 }
