@@ -171,8 +171,9 @@ export class HfTokenCounter implements TokenCounter {
     if (splitter === null) return this.#countPiece(text);
     let total = 0;
     let last = 0;
+    // `exec` on the (global) splitter itself: `matchAll` would clone it and make an iterator per text.
     splitter.lastIndex = 0;
-    for (const match of text.matchAll(splitter)) {
+    for (let match = splitter.exec(text); match !== null; match = splitter.exec(text)) {
       if (match.index > last) total += this.#countLines(text.slice(last, match.index));
       total += 1;
       last = match.index + match[0].length;
@@ -187,9 +188,11 @@ export class HfTokenCounter implements TokenCounter {
     if (lineCut === null) return this.#countPiece(text);
     let total = 0;
     let last = 0;
+    // The cut matches the one line break it cuts after (`LINE_BREAK_CUT`, global), so where a match ends is
+    // `lastIndex`, which `test` sets without making a match object.
     lineCut.lastIndex = 0;
-    for (const match of text.matchAll(lineCut)) {
-      const end = match.index + 1;
+    while (lineCut.test(text)) {
+      const end = lineCut.lastIndex;
       total += this.#countPiece(text.slice(last, end));
       last = end;
     }
