@@ -95,7 +95,8 @@ Deno.test("the manifest is written streaming: pretty-printed, its nodes exactly 
   const { canonicalJson } = await import("../src/store/canonical.ts");
   const { readJournal } = await import("../src/store/journal.ts");
   const { sha256Hex } = await import("../src/store/hash.ts");
-  for (const count of [0, 1, 3]) {
+  // 300 nodes: a manifest of several written chunks (about 64 Ki characters each), non-ASCII labels across them.
+  for (const count of [0, 1, 3, 300]) {
     const dir = await Deno.makeTempDir();
     try {
       const run = await RunDir.create(join(dir, "r"), { ...header, shard: { index: 1, count: 2 } });
@@ -103,7 +104,7 @@ Deno.test("the manifest is written streaming: pretty-printed, its nodes exactly 
         const out = await run.store.putJson({ i, text: 'line\nbreak "quoted"' });
         await run.recordNode({
           key: nodeKey("s", 1, { i }, {}),
-          label: `s ${i}`,
+          label: `s ${i} é😀`,
           stage: "s",
           version: 1,
           params: { i, nested: { list: [1, { deep: true }] } },
