@@ -84,3 +84,52 @@ Deno.test("a failed decision call gives a failed ranking with its records, and d
     await server.close();
   }
 });
+
+Deno.test("rank's order is orderByProbability's over generated units: ties, integer-like ids, odd probabilities", async () => {
+  let seed = 5;
+  const next = () => (seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648;
+  const idPool = [
+    "10",
+    "2",
+    "1",
+    "b",
+    "a",
+    "B",
+    "u-1",
+    "u-10",
+    "é",
+    "z",
+    "",
+    "00",
+    "0",
+    "-1",
+    "ab",
+    "a\u0000",
+  ];
+  for (let round = 0; round < 400; round++) {
+    const ids = idPool.filter(() => next() < 0.6);
+    const levels = [0, 0.25, 0.5, 1, -0, next()];
+    const nouls = ids.map(() => {
+      if (round % 50 === 7) return [Number.NaN, Infinity, 0.5][Math.floor(next() * 3)];
+      return levels[Math.floor(next() * levels.length)];
+    });
+    const decision = {
+      model: "m",
+      ask: () =>
+        Promise.resolve({
+          ok: true as const,
+          nouls,
+          model: "m",
+          usage: { input_tokens: 0, output_tokens: 0 },
+          records: [],
+        }),
+    };
+    const units = ids.map((id) => ({ id, text: `text ${id}` }));
+    const ranking = await rank(decision, units, TASK);
+    assert.ok(ranking.ok);
+    const probabilities: Record<string, number> = {};
+    units.forEach((unit, i) => probabilities[unit.id] = nouls[i]);
+    assert.deepEqual(ranking.order, orderByProbability(probabilities), `round ${round}`);
+    assert.deepEqual(Object.entries(ranking.probabilities), Object.entries(probabilities));
+  }
+});

@@ -40,6 +40,7 @@ import {
   responseContainsKeyError,
   storedResponse,
 } from "./response_secrets.ts";
+import { Deadlines } from "./deadlines.ts";
 import { endpointLimit } from "./endpoint_limit.ts";
 import { jsonCopy } from "./json_copy.ts";
 import {
@@ -126,6 +127,8 @@ export class OpenAIChatClient implements ChatModel {
     fetch?: typeof fetch;
   };
   readonly #secrets: readonly NamedSecret[];
+  /** The body deadline of every attempt (`timeoutMs` after its headers arrived), one timer for them all. */
+  readonly #bodyDeadlines: Deadlines;
   #client: OpenAI | undefined;
 
   /** Creates a client; no request is made until {@link complete}. */
@@ -143,6 +146,7 @@ export class OpenAIChatClient implements ChatModel {
       fetch: options.fetch,
     };
     this.#secrets = clientSecrets(options.apiKey, "LLM_API_KEY", options.secrets);
+    this.#bodyDeadlines = new Deadlines(this.#options.timeoutMs);
     endpointLimit(this.#options.baseURL, this.#options.concurrency);
   }
 
@@ -392,7 +396,7 @@ export class OpenAIChatClient implements ChatModel {
       received = await readWithDeadline(
         response,
         this.#options.maxResponseBytes,
-        this.#options.timeoutMs,
+        this.#bodyDeadlines,
         call.abort!,
         this.#options.fetch !== undefined,
       );
@@ -491,29 +495,30 @@ class BodyTimeoutError extends Error {
 }
 
 /**
- * Reads `response`'s body within `ms`: past it, `abort` (the attempt's controller, whose signal the fetch got)
- * is aborted with a {@link BodyTimeoutError}, which ends the read with that error (one timer, cleared when the
- * read ends). A fetch given to the client may not honour its signal: then the read is also raced against the
- * deadline.
+ * Reads `response`'s body within its client's body deadline (`deadlines`, one shared timer): past it,
+ * `abort` (the attempt's controller, whose signal the fetch got) is aborted with a {@link BodyTimeoutError},
+ * which ends the read with that error. A fetch given to the client may not honour its signal: then the read
+ * is also raced against the deadline.
  */
 async function readWithDeadline(
   response: Response,
   bound: number,
-  ms: number,
+  deadlines: Deadlines,
   abort: AbortController,
   race: boolean,
 ): Promise<{ bytes: Uint8Array; complete: boolean }> {
+  const ms = deadlines.ms;
   if (!race) {
-    const timer = setTimeout(() => abort.abort(new BodyTimeoutError(ms)), ms);
+    const clear = deadlines.set(() => abort.abort(new BodyTimeoutError(ms)));
     try {
       return await readBoundedBody(response, bound);
     } finally {
-      clearTimeout(timer);
+      clear();
     }
   }
-  let timer: ReturnType<typeof setTimeout> | undefined;
+  let clear = () => {};
   const deadline = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new BodyTimeoutError(ms)), ms);
+    clear = deadlines.set(() => reject(new BodyTimeoutError(ms)));
   });
   try {
     return await Promise.race([readBoundedBody(response, bound), deadline]);
@@ -521,6 +526,6 @@ async function readWithDeadline(
     if (error instanceof BodyTimeoutError) abort.abort(error);
     throw error;
   } finally {
-    clearTimeout(timer);
+    clear();
   }
 }

