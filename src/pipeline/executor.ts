@@ -504,7 +504,9 @@ export class Executor {
     }
     const outputs: Record<string, string> = {};
     const values: Record<string, unknown> = {};
-    for (const [name, value] of Object.entries(outcome.outputs)) {
+    // In code-unit order, as the journal has them (the node is then written without a copy).
+    for (const name of Object.keys(outcome.outputs).sort()) {
+      const value = outcome.outputs[name];
       const text = call.textOutputs?.includes(name) && (typeof value === "string" || isTextBytes(value));
       // A JSON output is stored as the UTF-8 of its canonical text (what `outputBytes` gives), kept as text too.
       const json = text ? undefined : canonicalJson(value);
@@ -531,7 +533,8 @@ export class Executor {
       key,
       label: call.label,
       outputs,
-      params: call.params,
+      // Parsed back from its canonical text: members already in code-unit order, so the node is not copied.
+      params: call.paramsText === undefined ? call.params : JSON.parse(call.paramsText),
       ...(outcome.reason !== undefined ? { reason: outcome.reason } : {}),
       requests,
       stage: call.stage,
