@@ -300,3 +300,28 @@ Deno.test("engines probe recall's interval is centred on the pooled share of fac
   assert.equal(row.needle_recall, null, "no needles: n/a");
   assert.equal(row.warm_latency_ms, null, "no warm repeats: n/a");
 });
+
+Deno.test("every resample mean is its sum in order, bit for bit, whatever the number of resamples", () => {
+  // bootstrapRatio with unit denominators sums one resample at a time in index order and divides by n, as the
+  // mean's resamples must (they are summed four side by side). Each level reads other order statistics of the
+  // resample means; with these few resamples the levels below read every one of them.
+  let state = 7;
+  const next = () => (state = (Math.imul(state, 1103515245) + 12345) >>> 0) / 4294967296;
+  for (const n of [1, 2, 3, 30]) {
+    const values = Array.from({ length: n }, (_, i) => (i === 0 ? 0.1 : next() < 0.3 ? 1 : next() * 0.7));
+    const ones = values.map(() => 1);
+    for (const resamples of [1, 2, 3, 4, 5, 6, 7, 8, 9, 13]) {
+      for (let k = 0; k <= 12; k++) {
+        const level = 1 - k / 12;
+        const options = { resamples, seed: `order ${n}`, level };
+        assert.deepEqual(
+          bootstrapMean(values, options),
+          bootstrapRatio(values, ones, options),
+          `${n} ${resamples}`,
+        );
+      }
+    }
+  }
+  const values = Array.from({ length: 30 }, () => next());
+  assert.deepEqual(bootstrapMean(values), bootstrapRatio(values, values.map(() => 1)));
+});

@@ -172,11 +172,30 @@ export function bootstrapMeans(
 
 /**
  * `out[b]` = the mean of `col` over resample `b`'s `n` indices, `indices[b × n]` to `indices[b × n + n − 1]`,
- * summed in that order.
+ * summed in that order. Four resamples are summed side by side, each in its own sum in its own order (the same
+ * additions, so the same bits): the four independent chains of additions overlap in the processor, where one
+ * sum at a time waits on each addition (about half the CPU at 30 questions).
  */
 function resampleMeans(col: Float64Array, indices: Uint32Array, n: number, out: Float64Array): void {
   const resamples = out.length;
-  for (let b = 0, at = 0; b < resamples; b++, at += n) {
+  let b = 0;
+  for (let at = 0; b + 4 <= resamples; b += 4, at += 4 * n) {
+    let s0 = 0;
+    let s1 = 0;
+    let s2 = 0;
+    let s3 = 0;
+    for (let i = at, end = at + n; i < end; i++) {
+      s0 += col[indices[i]];
+      s1 += col[indices[i + n]];
+      s2 += col[indices[i + 2 * n]];
+      s3 += col[indices[i + 3 * n]];
+    }
+    out[b] = s0 / n;
+    out[b + 1] = s1 / n;
+    out[b + 2] = s2 / n;
+    out[b + 3] = s3 / n;
+  }
+  for (let at = b * n; b < resamples; b++, at += n) {
     let s = 0;
     for (let i = at, end = at + n; i < end; i++) s += col[indices[i]];
     out[b] = s / n;
