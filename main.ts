@@ -9,7 +9,7 @@ import { NotIJsonError } from "./src/store/canonical.ts";
 import { PROGRAM } from "./src/version.ts";
 import { fsErrorCause } from "./src/fs_input.ts";
 import { COMMANDS, usage } from "./src/cli/commands.ts";
-import { REPAIR_SANDBOX_COMMAND, serveRepairSandbox } from "./src/suites/sweep/sandbox_child.ts";
+import { REPAIR_SANDBOX_COMMAND } from "./src/suites/sweep/sandbox_command.ts";
 
 /** Runs the CLI with `argv` and returns the exit code. */
 export async function main(argv: string[]): Promise<number> {
@@ -86,8 +86,11 @@ function reportUnexpected(error: unknown): number {
 }
 
 if (import.meta.main) {
-  // The single binary starts itself as the repair sandbox's child (see src/suites/sweep/sandbox.ts).
-  if (Deno.args.length === 1 && Deno.args[0] === REPAIR_SANDBOX_COMMAND) Deno.exit(serveRepairSandbox());
+  // The single binary starts itself as the repair sandbox's child (see src/suites/sweep/sandbox.ts); only
+  // then are the child's modules loaded.
+  if (Deno.args.length === 1 && Deno.args[0] === REPAIR_SANDBOX_COMMAND) {
+    Deno.exit((await import("./src/suites/sweep/sandbox_child.ts")).serveRepairSandbox());
+  }
   // A rejection nobody awaited would otherwise end the process with Deno's stack trace.
   globalThis.addEventListener("unhandledrejection", (event) => {
     event.preventDefault();

@@ -7,6 +7,9 @@
  * (`--retry-failed`: {@link openRetried}), and the run through the one life cycle (`runSuite`), the endpoint
  * closed after it. Nothing is written before every check has passed.
  *
+ * What only a frozen run, a retried run or an endpoint needs (the frozen-run reader, `verify`, the loopback
+ * proxy) is imported when it is used: a plain run does not load it (module loading is part of every start-up).
+ *
  * @module
  */
 import { readPrices } from "../analysis/read_prices.ts";
@@ -14,12 +17,11 @@ import type { PriceTable } from "../analysis/cost.ts";
 import { CheckFailedError, UsageError } from "../errors.ts";
 import { CLI } from "../core/program_name.ts";
 import type { NamedSecret } from "../core/secrets.ts";
-import { type LoopbackProxy, startLoopbackProxy } from "../models/loopback_proxy.ts";
-import { FrozenRun } from "../pipeline/frozen_run.ts";
+import type { LoopbackProxy } from "../models/loopback_proxy.ts";
+import type { FrozenRun } from "../pipeline/frozen_run.ts";
 import type { Shard } from "../pipeline/shard.ts";
 import { sha256Hex } from "../store/hash.ts";
 import { readManifest } from "../store/run_dir.ts";
-import { formatProblem, verifyRun } from "../store/verify.ts";
 import { loadTokenCounter } from "../tokens/load.ts";
 import type { TokenCounter } from "../tokens/types.ts";
 import { type ModelSetup, setupModels } from "./model_setup.ts";
@@ -63,6 +65,7 @@ export async function openFrozen(
   if (checkOnly) {
     // Check-only audits the frozen run: one whose blobs, keys or journal do not verify fails the check (exit 1),
     // whichever of its blobs was altered, before anything is written.
+    const { formatProblem, verifyRun } = await import("../store/verify.ts");
     const report = await verifyRun(path);
     if (!report.ok) {
       throw new CheckFailedError(
@@ -72,7 +75,7 @@ export async function openFrozen(
       );
     }
   }
-  return await FrozenRun.open(path);
+  return await (await import("../pipeline/frozen_run.ts")).FrozenRun.open(path);
 }
 
 /** Opens the frozen run of `suite` and checks that it can serve this run (see {@link Suite.checkFrozen}). */
@@ -149,7 +152,7 @@ export async function openRetried(
   if (path === undefined) return undefined;
   refuseWithRetry(given);
   await readManifest(path, "--retry-failed"); // a missing, unfinished or unreadable run is named as such
-  const retried = await FrozenRun.open(path);
+  const retried = await (await import("../pipeline/frozen_run.ts")).FrozenRun.open(path);
   const manifest = retried.manifest;
   if (manifest.suite !== suite.name) {
     throw new UsageError(`--retry-failed ${path} is a '${manifest.suite}' run, not a ${suite.name} run`);
@@ -273,7 +276,7 @@ export async function runSuiteCommand<X, T, W extends boolean = true>(
       ? null
       : await setupModels(options, counter, checkOnly, frozen?.manifest.protocol)) as ModelsOf<W>;
   const endpoint = command.endpoint && models?.chatEndpoint
-    ? startLoopbackProxy(models.chatEndpoint)
+    ? (await import("../models/loopback_proxy.ts")).startLoopbackProxy(models.chatEndpoint)
     : undefined;
   const open = [endpoint, models];
   const setup: RunSetup<W> = { checkOnly, frozen, counter, prices, models, endpoint };

@@ -3,9 +3,10 @@
  * nothing else. The host (sandbox.ts) starts it with no permissions, a V8 heap limit and an OS data limit,
  * and kills it on a deadline; see docs/ARCHITECTURE.md "The repair sandbox: threat model".
  *
- * It imports nothing but `node:vm`, the gateway's logic and the realm driver, so `deno run --no-config` can load it from the
- * source tree; in the single binary the host starts the binary itself with {@link REPAIR_SANDBOX_COMMAND}
- * (main.ts dispatches it), and {@link serveRepairSandbox} first revokes every permission the binary has.
+ * It imports nothing but `node:vm`, the gateway's logic, the realm driver and its command word
+ * (`sandbox_command.ts`), so `deno run --no-config` can load it from the source tree; in the single binary the
+ * host starts the binary itself with {@link REPAIR_SANDBOX_COMMAND} (main.ts dispatches it, importing this
+ * module only then), and {@link serveRepairSandbox} first revokes every permission the binary has.
  *
  * Channel: line-delimited JSON. The child writes `{t: "ready"}`, then for each `{t: "check", source,
  * scenario, cpuTimeoutMs, maxText, maxSleeps}` line read from stdin it evaluates, in a fresh `node:vm` realm
@@ -21,9 +22,9 @@
 import vm from "node:vm";
 import { createGateway } from "./sandbox_gateway.ts";
 import { createRealmDriver } from "./sandbox_realm.ts";
+import { REPAIR_SANDBOX_COMMAND } from "./sandbox_command.ts";
 
-/** The hidden command word that makes the program serve as a repair sandbox child (the single binary). */
-export const REPAIR_SANDBOX_COMMAND = "__repair-sandbox-child";
+export { REPAIR_SANDBOX_COMMAND };
 
 /** One check as the host sends it (the host is trusted; its lines are not schema-checked here). */
 interface CheckMessage {
