@@ -178,3 +178,41 @@ Deno.test("a run's blobs past the descriptors kept open for their fsync are sync
     await Deno.remove(dir, { recursive: true });
   }
 });
+
+Deno.test("a fresh run's seal keeps every blob a durable line names and removes those a refused line named", async () => {
+  const dir = await Deno.makeTempDir();
+  try {
+    const path = join(dir, "r");
+    const run = await RunDir.create(path, header, { source: new TextEncoder().encode("a source") });
+    const kept = await run.store.putJson({ kept: true });
+    const input = await run.store.putJson({ input: true });
+    const request = await run.store.putJson({ request: true }, { hold: false });
+    const refused = await run.store.putJson({ refused: true });
+    const shared = await run.store.putJson({ shared: true });
+    const source = run.header.sources.source;
+    await run.recordNode({
+      ...node(0, kept),
+      key: nodeKey("s", 1, { i: 0 }, { in: source }),
+      inputs: { in: source },
+      outputs: { out: kept, other: input },
+      requests: [request],
+    });
+    // Not I-JSON: its line is refused, so the blob only it named is named by no line.
+    await assert.rejects(
+      () =>
+        run.recordNode({ ...node(1, refused), outputs: { out: refused, also: shared }, params: { x: NaN } }),
+      /not I-JSON/,
+    );
+    await run.recordNode(node(2, shared));
+    await run.writeFile("notes.txt", "published\n");
+    await run.finish();
+    for (const hash of [kept, input, request, shared, source]) {
+      await Deno.stat(join(path, blobRelativePath(hash))); // still there
+    }
+    await assert.rejects(() => Deno.stat(join(path, blobRelativePath(refused))), Deno.errors.NotFound);
+    const report = await verifyRun(path);
+    assert.deepEqual(report.problems, []);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});

@@ -168,6 +168,12 @@ export class RunDir {
   readonly #files: Record<string, string>;
   readonly #journal: JournalWriter;
   readonly #lock: RunLock;
+  /**
+   * In a run this process created: every blob the journal's nodes name (added once a node's line is
+   * durable), so the seal finds the blobs no line names without reading the journal back. Undefined for a
+   * resumed run, whose earlier lines this process did not write.
+   */
+  readonly #referenced: Set<string> | undefined;
   #sealed = false;
 
   private constructor(
@@ -177,6 +183,7 @@ export class RunDir {
     files: Record<string, string>,
     journal: JournalWriter,
     lock: RunLock,
+    created = false,
   ) {
     this.path = path;
     this.store = new BlobStore(path);
@@ -186,6 +193,7 @@ export class RunDir {
     this.#files = files;
     this.#journal = journal;
     this.#lock = lock;
+    this.#referenced = created ? new Set() : undefined;
   }
 
   /** The writer whose lock this run took over (it died while writing the run), if any. */
@@ -246,7 +254,7 @@ export class RunDir {
         throw error;
       }
       lock.movedTo(path);
-      const run = new RunDir(path, full, [], {}, journal, lock);
+      const run = new RunDir(path, full, [], {}, journal, lock, true);
       // A run just created holds only its sources' blobs, and only its store writes blobs.
       run.store.markFresh(Object.values(sourceHashes));
       return run;
@@ -321,7 +329,18 @@ export class RunDir {
     // blobs written before it are synced.
     const synced = this.store.sync();
     this.#nodeCount++;
-    await this.#journal.appendNode(node, synced);
+    const appended = this.#journal.appendNode(node, synced);
+    const referenced = this.#referenced;
+    if (referenced !== undefined) {
+      // Named once its line is durable: the reaction runs as the append resolves, so before the seal (which
+      // waits for every append) reads the set; a refused line names nothing.
+      appended.then(() => {
+        for (const hash of Object.values(node.inputs)) referenced.add(hash);
+        for (const hash of Object.values(node.outputs)) referenced.add(hash);
+        for (const hash of node.requests) referenced.add(hash);
+      }, () => {});
+    }
+    await appended;
   }
 
   /** How many nodes the run holds (resumed and recorded since). */
@@ -443,6 +462,14 @@ export class RunDir {
       ...Object.values(this.#files),
       ...Object.values(this.header.sources),
     ]);
+    const known = this.store.knownBlobs();
+    if (known !== undefined && this.#referenced !== undefined) {
+      // A run this process created: it knows every blob in it and every blob its lines name.
+      for (const hash of known) {
+        if (!referenced.has(hash) && !this.#referenced.has(hash)) await Deno.remove(this.store.pathOf(hash));
+      }
+      return;
+    }
     let read = 0;
     for await (const node of this.readNodes()) {
       if (++read % 500 === 0) heapBudget.check();
@@ -450,9 +477,8 @@ export class RunDir {
         referenced.add(h);
       }
     }
-    const known = this.store.knownBlobs();
     if (known !== undefined) {
-      // A run this process created: its store knows every blob in it, so nothing needs listing.
+      // A store that knows every blob in it: nothing needs listing.
       for (const hash of known) if (!referenced.has(hash)) await Deno.remove(this.store.pathOf(hash));
       return;
     }
