@@ -2,6 +2,8 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import { indexCorpus, questionAt } from "../src/suites/hotpot/corpus_index.ts";
 import { checkCorpusFile, readCorpus } from "../src/suites/hotpot/corpus.ts";
+import { createHash } from "node:crypto";
+import { corpusOf, forgetCorpus, rememberCheckedCorpus } from "../src/suites/hotpot/run/stages/question.ts";
 
 const TRICKY = {
   format: "x",
@@ -88,4 +90,61 @@ Deno.test("a corpus is checked question by question as it is read whole: its hea
   } finally {
     await Deno.remove(dir, { recursive: true });
   }
+});
+
+Deno.test("the question stage's corpus from the --corpus check's index equals the one it indexes itself", async () => {
+  const dir = await Deno.makeTempDir();
+  const path = join(dir, "corpus.json");
+  const question = (id: string, text: string) => ({
+    id,
+    type: id === "b" ? "comparison" : "bridge",
+    level: "hard",
+    question: `${text} ] } "é 😀"?`,
+    context: [],
+    collection: "scripted",
+    valid: id !== "c",
+    ...(id === "c" ? { reason: "scripted" } : {}),
+    trajectory: [{ role: "user", content: text }],
+  });
+  const gold = (answer: string) => ({ answer, supporting_facts: [] });
+  await Deno.writeTextFile(
+    path,
+    JSON.stringify(
+      {
+        format: "compaction-bench/hotpot-corpus@1",
+        dataset: { path: "d", sha256: "0".repeat(64), records: 3 },
+        protocol: { seed: 1, bridge: 2, comparison: 1, min_chars: 0, max_chars: 1, collection: "scripted" },
+        selection: { considered: 3, removed: {}, skipped_quota_full: 0 },
+        questions: [question("z", "first"), question("b", "second"), question("c", "third")],
+        gold: { z: gold("Z"), b: gold("B"), c: gold("C") },
+      },
+      null,
+      2,
+    ),
+  );
+  const { head, bytes, spans } = await checkCorpusFile(path);
+  await Deno.remove(dir, { recursive: true });
+  assert.ok(spans);
+  const sha256 = createHash("sha256").update(bytes).digest("hex");
+  // Indexed afresh (nothing remembered for these bytes).
+  const fresh = corpusOf(sha256, bytes);
+  const ids = [...fresh.ids];
+  assert.deepEqual(ids, ["z", "b", "c"]);
+  const questions = ids.map((id) => fresh.question(id));
+  forgetCorpus(sha256);
+  rememberCheckedCorpus(sha256, head, spans);
+  const checked = corpusOf(sha256, new Uint8Array(bytes)); // the same bytes read back from the store
+  assert.notEqual(checked, fresh);
+  assert.deepEqual(checked.head, fresh.head);
+  assert.deepEqual(checked.ids, ids);
+  assert.deepEqual(ids.map((id) => checked.question(id)), questions);
+  assert.equal(checked.question("not-an-id"), undefined);
+  forgetCorpus(sha256);
+  // What was remembered is what is used (here a part of it, to tell): the bytes are not scanned again.
+  rememberCheckedCorpus(sha256, head, new Map([["b", spans.get("b")!]]));
+  assert.deepEqual(corpusOf(sha256, bytes).ids, ["b"]);
+  forgetCorpus(sha256);
+  // Used once: the next corpus of these bytes is indexed afresh again.
+  assert.deepEqual(corpusOf(sha256, bytes).ids, ids);
+  forgetCorpus(sha256);
 });

@@ -18,6 +18,7 @@ import { selectMethods } from "../method_selection.ts";
 import { DEFAULT_HOTPOT_RUN, runHotpot } from "./run/run_suite.ts";
 import { type Shard, shardText } from "../../pipeline/shard.ts";
 import { assertHotpotFrozen } from "./run/frozen_protocol.ts";
+import { rememberCheckedCorpus } from "./run/stages/question.ts";
 import { CLI } from "../../core/program_name.ts";
 
 /** The parsed options of `hotpot run`. */
@@ -46,7 +47,7 @@ export interface HotpotRunCommandOptions extends RunCommandOptions {
 async function readCorpusSource(
   path: string,
 ): Promise<{ sources: { corpus?: Uint8Array }; corpusSha256: string; datasetSha256: string }> {
-  const { head: corpus, bytes } = await checkCorpusFile(path);
+  const { head: corpus, bytes, spans } = await checkCorpusFile(path);
   if (corpus.shard !== undefined) {
     throw new UsageError(
       `--corpus ${path}: the corpus of collect shard ${
@@ -55,7 +56,10 @@ async function readCorpusSource(
         `selection; join the shards first ('${CLI} merge OUT RUN...')`,
     );
   }
-  return { sources: { corpus: bytes }, corpusSha256: sha256Hex(bytes), datasetSha256: corpus.dataset.sha256 };
+  const corpusSha256 = sha256Hex(bytes);
+  // The run's question nodes index the same bytes (its corpus blob): they reuse what this check found.
+  if (spans !== undefined) rememberCheckedCorpus(corpusSha256, corpus, spans);
+  return { sources: { corpus: bytes }, corpusSha256, datasetSha256: corpus.dataset.sha256 };
 }
 
 /** `hotpot run`: returns the run directory. */

@@ -12,6 +12,7 @@ import { decodeUtf8, parseInputJson, readInputFile } from "../../fs_input.ts";
 import { ArticleSchema } from "../../data/hotpot_record.ts";
 import { ChatMessageSchema } from "../../models/messages.ts";
 import { type CorpusIndex, indexCorpus, questionAt } from "./corpus_index.ts";
+import type { Span } from "../../core/json_spans.ts";
 
 /** Format tag of corpus files. */
 export const CORPUS_FORMAT = "compaction-bench/hotpot-corpus@1";
@@ -99,11 +100,11 @@ function parseCorpusQuestionByQuestion(json: unknown):
  * Reads and checks a corpus file question by question (see corpus_index.ts), keeping its bytes and its head
  * only: the checks of {@link readCorpus} (every field, unique ids, gold labels for every question) in memory
  * flat in the number of questions. A file the index cannot follow is checked whole, so errors still name the
- * file and the field.
+ * file and the field. `spans` (absent then): each question id's byte range, in file order.
  */
 export async function checkCorpusFile(
   path: string,
-): Promise<{ head: Omit<Corpus, "questions">; bytes: Uint8Array }> {
+): Promise<{ head: Omit<Corpus, "questions">; bytes: Uint8Array; spans?: Map<string, Span> }> {
   const bytes = await readInputFile(path, "--corpus");
   let index: CorpusIndex | null;
   try {
@@ -125,6 +126,7 @@ export async function checkCorpusFile(
     throw new UsageError(`--corpus ${path}: field questions: the corpus has no questions`);
   }
   const seen = new Set<string>();
+  const spans = new Map<string, Span>();
   for (const [i, span] of index.spans.entries()) {
     let raw: unknown;
     try {
@@ -138,8 +140,9 @@ export async function checkCorpusFile(
       throw fieldError(path, ["questions", i], question.error);
     }
     checkQuestionId(question.data.id, seen, head.data.gold, path);
+    spans.set(question.data.id, span);
   }
-  return { head: head.data, bytes };
+  return { head: head.data, bytes, spans };
 }
 
 /** The error naming the file and the field of a corpus's first issue (`prefix`: where the parsed part lies). */

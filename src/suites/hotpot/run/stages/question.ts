@@ -16,6 +16,7 @@ import {
   CorpusSchema,
 } from "../../corpus.ts";
 import { indexCorpus, questionAt } from "../../corpus_index.ts";
+import type { Span } from "../../../../core/json_spans.ts";
 import { questionCard, QuestionCardSchema } from "../../question_card.ts";
 
 /** The public material of one question as stored in the `question` output. */
@@ -71,15 +72,35 @@ export interface IndexedCorpus {
 
 const indexedCorpora = new Map<string, IndexedCorpus>();
 
+/** The index of a corpus the `--corpus` check made (see {@link rememberCheckedCorpus}), by its SHA-256. */
+const checkedCorpora = new Map<string, { head: Omit<Corpus, "questions">; spans: Map<string, Span> }>();
+
+/**
+ * Keeps what the `--corpus` check found in the corpus whose bytes hash to `sha256` (its validated head, each
+ * question id's byte range in file order), so that {@link corpusOf} of those bytes does not scan them and
+ * parse every question again for its id. Keyed by content, it serves only those very bytes.
+ */
+export function rememberCheckedCorpus(
+  sha256: string,
+  head: Omit<Corpus, "questions">,
+  spans: Map<string, Span>,
+): void {
+  checkedCorpora.clear(); // one corpus per run
+  checkedCorpora.set(sha256, { head, spans });
+}
+
 /**
  * The corpus of a `corpus` input (its blob's bytes), indexed once per blob: the head is parsed, and each
  * question is parsed when asked for, so a run never holds the corpus's questions as objects. A file the scan
- * cannot follow is parsed whole (zod then names what is wrong).
+ * cannot follow is parsed whole (zod then names what is wrong). The index the `--corpus` check made of the
+ * same bytes is used when there is one.
  */
 export function corpusOf(hash: string, bytes: Uint8Array): IndexedCorpus {
   let corpus = indexedCorpora.get(hash);
   if (!corpus) {
-    corpus = indexCorpusBytes(bytes);
+    const checked = checkedCorpora.get(hash);
+    checkedCorpora.delete(hash);
+    corpus = checked ? spanIndexed(bytes, checked.head, checked.spans) : indexCorpusBytes(bytes);
     indexedCorpora.clear(); // one corpus per run: keep memory flat
     indexedCorpora.set(hash, corpus);
   }
@@ -98,11 +119,20 @@ function indexCorpusBytes(bytes: Uint8Array): IndexedCorpus {
     return { head, ids: questions.map((q) => q.id), question: (id) => questions.find((q) => q.id === id) };
   }
   const head = CorpusHeadSchema.parse(index.head);
-  const spanOf = new Map<string, readonly [number, number]>();
+  const spanOf = new Map<string, Span>();
   for (const span of index.spans) {
     const id = QuestionIdSchema.parse(questionAt(bytes, span)).id;
     spanOf.set(id, span);
   }
+  return spanIndexed(bytes, head, spanOf);
+}
+
+/** The indexed corpus of `bytes` from its validated head and its questions' byte ranges by id. */
+function spanIndexed(
+  bytes: Uint8Array,
+  head: Omit<Corpus, "questions">,
+  spanOf: ReadonlyMap<string, Span>,
+): IndexedCorpus {
   return {
     head,
     ids: [...spanOf.keys()],
