@@ -94,10 +94,6 @@ Deno.test("the short-text table answers as a map of the same texts: random texts
     let text = "";
     for (let i = next(8); i > 0; i--) text += alphabet[next(alphabet.length)];
     const known = table.get(text);
-    // The same text looked up where it lies inside a longer one answers the same.
-    const before = alphabet[next(alphabet.length)].repeat(next(3));
-    const inside = `${before}${text}${alphabet[next(alphabet.length)].repeat(next(3))}`;
-    assert.equal(table.getRange(inside, before.length, before.length + text.length), known);
     if (known >= 0) assert.equal(known, map.get(text), JSON.stringify(text));
     else {
       const count = next(1000);
@@ -132,13 +128,11 @@ Deno.test("the short-text table tells apart texts whose hashes are equal", () =>
   const table = new ShortTextCounts(10, 100, 16);
   table.set(pair[0], 1);
   assert.equal(table.get(pair[1]), -1, `${pair[0]} and ${pair[1]} share a hash, not a count`);
-  assert.equal(table.getRange(`[${pair[1]}]`, 1, 1 + pair[1].length), -1);
-  assert.equal(table.getRange(`[${pair[0]}]`, 1, 1 + pair[0].length), 1);
   table.set(pair[1], 2);
   assert.deepEqual([table.get(pair[0]), table.get(pair[1])], [1, 2]);
   table.set(pair[0], 5); // a known text is updated in place
   assert.deepEqual([table.get(pair[0]), table.get(pair[1]), table.size], [5, 2, 2]);
   table.set("", 4); // the empty text, whose hash is the offset basis, is found too
   table.set("", 4);
-  assert.deepEqual([table.get(""), table.getRange("abc", 1, 1), table.size], [4, 4, 3]);
+  assert.deepEqual([table.get(""), table.size], [4, 3]);
 });

@@ -14,12 +14,12 @@
  */
 
 /**
- * FNV-1a over the UTF-16 units of `text` from `start` to `end`, as a signed 32-bit integer (what the table's
- * `Int32Array` holds: the offset basis itself, the hash of an empty text, is above 2^31 unsigned).
+ * FNV-1a over the UTF-16 units of `text`, as a signed 32-bit integer (what the table's `Int32Array` holds: the
+ * offset basis itself, the hash of an empty text, is above 2^31 unsigned).
  */
-function unitsHash(text: string, start: number, end: number): number {
+function unitsHash(text: string): number {
   let hash = 0x811c9dc5 | 0;
-  for (let i = start; i < end; i++) hash = Math.imul(hash ^ text.charCodeAt(i), 0x01000193);
+  for (let i = 0; i < text.length; i++) hash = Math.imul(hash ^ text.charCodeAt(i), 0x01000193);
   return hash;
 }
 
@@ -62,25 +62,21 @@ export class ShortTextCounts {
     return this.#size;
   }
 
-  /**
-   * The slot holding the text of `text`'s units from `start` to `end` (its entry + 1), or the empty slot where
-   * it would go (0 there).
-   */
-  #find(text: string, start: number, end: number, hash: number): number {
+  /** The slot holding `text` (its entry + 1), or the empty slot where it would go (0 there). */
+  #find(text: string, hash: number): number {
     const slots = this.#slots;
     const mask = this.#mask;
-    const length = end - start;
     let slot = hash & mask;
     for (;;) {
       const held = slots[slot];
       if (held === 0) return slot;
       const entry = held - 1;
-      if (this.#hashes[entry] === hash && this.#lengths[entry] === length) {
+      if (this.#hashes[entry] === hash && this.#lengths[entry] === text.length) {
         const pool = this.#pool;
-        const offset = this.#starts[entry] - start;
-        let i = start;
-        while (i < end && pool[offset + i] === text.charCodeAt(i)) i++;
-        if (i === end) return slot;
+        const start = this.#starts[entry];
+        let i = 0;
+        while (i < text.length && pool[start + i] === text.charCodeAt(i)) i++;
+        if (i === text.length) return slot;
       }
       slot = (slot + 1) & mask;
     }
@@ -88,16 +84,8 @@ export class ShortTextCounts {
 
   /** The count cached for `text`, or -1. */
   get(text: string): number {
-    return this.getRange(text, 0, text.length);
-  }
-
-  /**
-   * The count cached for the text of `text`'s UTF-16 units from `start` to `end` (as `text.slice(start, end)`,
-   * without making that string), or -1.
-   */
-  getRange(text: string, start: number, end: number): number {
-    if (end - start > this.#maxLength) return -1;
-    const held = this.#slots[this.#find(text, start, end, unitsHash(text, start, end))];
+    if (text.length > this.#maxLength) return -1;
+    const held = this.#slots[this.#find(text, unitsHash(text))];
     return held === 0 ? -1 : this.#counts[held - 1];
   }
 
@@ -105,8 +93,8 @@ export class ShortTextCounts {
   set(text: string, count: number): void {
     const length = text.length;
     if (length > this.#maxLength || length > this.#pool.length) return;
-    const hash = unitsHash(text, 0, length);
-    let slot = this.#find(text, 0, length, hash);
+    const hash = unitsHash(text);
+    let slot = this.#find(text, hash);
     const held = this.#slots[slot];
     if (held !== 0) {
       this.#counts[held - 1] = count;
@@ -117,7 +105,7 @@ export class ShortTextCounts {
       this.#size = 0;
       this.#used = 0;
       this.resets++;
-      slot = this.#find(text, 0, length, hash);
+      slot = this.#find(text, hash);
     }
     const entry = this.#size++;
     const start = this.#used;

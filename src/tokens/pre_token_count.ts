@@ -7,9 +7,7 @@
  * cached under its text, before the byte-level mapping (a one-to-one map, and the costly step): natural text
  * repeats its words, so a new line is counted mostly from the cache. A `Split` step's cut is taken from
  * `String.prototype.match` where that gives the library's pieces (see `stepCut`): the same pieces without a
- * match object each (the demo corpus's lines: 50 ms → 19 ms to cut). The Qwen2/Qwen3 pattern (the shipped
- * tokenizer's) is not run as a regex at all: `pre_token_scan.ts` finds the same pre-tokens as offsets, and each
- * is looked up where it lies in the text (`ShortTextCounts.getRange`), made a string only when it is counted.
+ * match object each (the demo corpus's lines: 50 ms → 19 ms to cut).
  *
  * Measured on the demo's corpus (1.5 M characters, 7,311 distinct lines, 336,368 tokens): 866 ms encoded line
  * by line, 80 ms by pre-token, the same total. The parity tests hold the counts to Python `transformers`.
@@ -21,7 +19,6 @@
  */
 import type { Tokenizer } from "@huggingface/tokenizers";
 import { ShortTextCounts } from "./count_table.ts";
-import { QWEN_SPLIT_SOURCE, qwenPreTokenEnds } from "./pre_token_scan.ts";
 
 /** At most this many pre-token counts are cached per tokenizer; past it the oldest are dropped. */
 export const PRE_TOKEN_CACHE_LIMIT = 100_000;
@@ -38,12 +35,6 @@ export type PreTokenCounter = (text: string) => number;
 /** A UTF-16 unit outside ASCII (a surrogate of an astral character included). */
 const NON_ASCII = /[\u0080-\uffff]/;
 
-/** True when every UTF-16 unit of `text` is ASCII (as `!NON_ASCII.test(text)`, in a plain loop). */
-function isAscii(text: string): boolean {
-  for (let i = 0; i < text.length; i++) if (text.charCodeAt(i) >= 0x80) return false;
-  return true;
-}
-
 /** A pre-tokenizer step of the library. */
 interface PreTokenizerStep {
   pre_tokenize(text: string | string[], options: { section_index: number }): string[];
@@ -54,14 +45,6 @@ interface PreTokenizerStep {
 
 /** A text cut into pieces: the pieces, in order. */
 type Cut = (text: string) => string[];
-
-/** True when `step` cuts a text as `String.prototype.match` with {@link QWEN_SPLIT_SOURCE} does (see stepCut). */
-function isQwenSplit(step: PreTokenizerStep): boolean {
-  const { pattern, config } = step;
-  return config?.type === "Split" && !config.invert && pattern instanceof RegExp && pattern.flags === "gu" &&
-    pattern.source === QWEN_SPLIT_SOURCE &&
-    !(typeof config.behavior === "string" && config.behavior.toLowerCase() === "removed");
-}
 
 /**
  * The cut a `Split` step makes of one text, without the library's match objects where that gives the same
@@ -151,28 +134,6 @@ export function preTokenCounter(
   const counts = new ShortTextCounts(PRE_TOKEN_CACHE_LIMIT, PRE_TOKEN_CACHE_CHARS, PRE_TOKEN_CACHE_LENGTH);
   const countOf = countPreToken ??
     ((preToken: string) => encode(byteLevel.pre_tokenize(preToken, options)).length);
-  if (splits.length === 1 && isQwenSplit(splits[0])) {
-    // The Qwen2/Qwen3 pattern, scanned (pre_token_scan.ts): each pre-token looked up where it lies in the text,
-    // made a string only to be counted when it is not cached.
-    return (text) => {
-      const normalized = normalize === null || (nfc && isAscii(text)) ? text : normalize(text);
-      const { ends, count } = qwenPreTokenEnds(normalized);
-      let total = 0;
-      let start = 0;
-      for (let i = 0; i < count; i++) {
-        const end = ends[i];
-        let tokens = counts.getRange(normalized, start, end);
-        if (tokens < 0) {
-          const piece = normalized.slice(start, end);
-          tokens = countOf(piece);
-          counts.set(piece, tokens);
-        }
-        total += tokens;
-        start = end;
-      }
-      return total;
-    };
-  }
   return (text) => {
     let pieces = [normalize === null || (nfc && !NON_ASCII.test(text)) ? text : normalize(text)];
     for (const cut of cuts) pieces = pieces.length === 1 ? cut(pieces[0]) : pieces.flatMap(cut);
