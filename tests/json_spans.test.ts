@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { parseSpan, topLevelArraySpans } from "../src/core/json_spans.ts";
 import { PublishedArrayBytes, publishedArrayElement, publishedJson } from "../src/suites/published.ts";
+import { NotIJsonError } from "../src/store/canonical.ts";
 import { readRowFigures, rowFigures } from "../src/suites/hotpot/run/rows.ts";
 import { concatBytes } from "../src/core/bytes.ts";
 import type { HotpotResultRow } from "../src/suites/hotpot/run/rows.ts";
@@ -47,6 +48,15 @@ Deno.test("a published array built element by element equals the published JSON 
   }
   assert.throws(() => publishedArrayElement({ bad: "\ud800" }), /I-JSON|surrogate/i);
   assert.throws(() => publishedArrayElement({ bad: Number.NaN }));
+  // Refused with the canonical gate's error, naming the path to the bad value.
+  assert.throws(
+    () => publishedJson({ a: [1, { b: Infinity }] }),
+    (error: unknown) => error instanceof NotIJsonError && error.path === "$.a[1].b",
+  );
+  assert.throws(
+    () => publishedArrayElement({ n: 2 ** 60 }),
+    (error: unknown) => error instanceof NotIJsonError && error.path === "$.n",
+  );
 });
 
 Deno.test("a results.json's row figures are read row by row, without answer texts, the shown answer kept", () => {
