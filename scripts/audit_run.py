@@ -7,8 +7,10 @@ manifest against the journal, every node key (RFC 8785 canonical JSON, implement
 closed, that every published file matches its blob and is a node output (or a declared source, published as
 given), and that nothing else is in the run.
 
-Usage: python3 scripts/audit_run.py [--strict] RUN
+Usage: python3 scripts/audit_run.py [--strict] [--strict-modes] RUN
 Prints one line per problem ("kind: subject: detail") on stdout and notes and a summary on stderr.
+A blob that is not read-only (0444, as the writer leaves it) is one note for all such blobs (a copy through zip
+or scp loses modes while every hash holds), or with --strict-modes a "mode" problem per blob.
 The published results (results.json, aggregate.json, REPORT.md, report.html) must be node outputs; any other
 published file (e.g. protocol.json) that is neither a node output nor a declared source is a note, or with
 --strict a problem.
@@ -295,9 +297,11 @@ def read_file(path, seen, cap):
 
 
 class Audit:
-    def __init__(self, run, strict=False):
+    def __init__(self, run, strict=False, strict_modes=False):
         self.run = run
         self.strict = strict
+        self.strict_modes = strict_modes
+        self.loose_modes = {}  # octal mode text -> blobs with it (not 0444, modes not strict)
         self.problems = []
         self.notes = []
         self.entries = {}  # relative path -> lstat result (directories are walked, not listed)
@@ -364,9 +368,16 @@ class Audit:
                 self.add("not_regular", "blob " + digest, self.describe(rel, info))
                 continue
             mode = stat.S_IMODE(info.st_mode)
-            if mode != 0o444:
+            if mode != 0o444 and self.strict_modes:
                 self.add("mode", "blob " + digest, "mode %04o, want 0444 (read-only)" % mode)
+            elif mode != 0o444:
+                self.loose_modes["%04o" % mode] = self.loose_modes.get("%04o" % mode, 0) + 1
             self.blobs[digest] = info
+        if self.loose_modes:
+            self.notes.append(
+                "note: %d of %d blob(s) are not read-only (mode %s, the writer's is 0444): a copy that lost its "
+                "modes; their content is checked (--strict-modes counts them as problems)"
+                % (sum(self.loose_modes.values()), len(self.blobs), ", ".join(sorted(self.loose_modes))))
 
     # 2. blobs ---------------------------------------------------------------------------------------------
     def hash_blobs(self):
@@ -864,17 +875,18 @@ def main(argv):
     if args and args[0] in ("-h", "--help"):
         sys.stdout.write(__doc__)
         return 0
-    strict = bool(args) and args[0] == "--strict"
-    if strict:
-        args = args[1:]
+    flags = set()
+    while args and args[0] in ("--strict", "--strict-modes"):
+        flags.add(args.pop(0))
+    strict, strict_modes = "--strict" in flags, "--strict-modes" in flags
     if len(args) != 1 or args[0].startswith("-"):
-        sys.stderr.write("usage: audit_run.py [--strict] RUN\n")
+        sys.stderr.write("usage: audit_run.py [--strict] [--strict-modes] RUN\n")
         return 2
     run = args[0]
     if not os.path.isdir(run):
         sys.stderr.write("audit_run.py: %s is not a directory\n" % run)
         return 2
-    audit = Audit(run, strict)
+    audit = Audit(run, strict, strict_modes)
     problems = audit.audit()
     for line in problems:
         print(line)

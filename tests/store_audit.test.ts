@@ -193,7 +193,16 @@ Deno.test("the independent auditor passes a fresh run and fails tampered copies,
       },
       /^not_regular: file results\.json: a symlink/,
     );
-    await tamper("mode", (c) => Deno.chmod(join(c, blobRelativePath(a)), 0o644), /^mode: blob .*0644/);
+    // A copy's lost read-only mode is one note, not a problem, unless --strict-modes (as `verify`).
+    const loose = join(dir, "loose-mode");
+    await copyRun(run, loose);
+    await Deno.chmod(join(loose, blobRelativePath(a)), 0o644);
+    const lenient = await audit(loose);
+    assert.deepEqual([lenient.code, lenient.lines], [0, []], lenient.stderr);
+    assert.match(lenient.stderr, /^note: 1 of 6 blob\(s\) are not read-only \(mode 0644/m);
+    const strictModes = await audit(loose, "--strict-modes");
+    assert.equal(strictModes.code, 1);
+    assert.match(strictModes.lines.join("\n"), new RegExp(`^mode: blob ${a}: mode 0644`));
     await tamper(
       "published",
       (c) => Deno.writeTextFile(join(c, "results.json"), "{}\n"),

@@ -241,7 +241,7 @@ Deno.test("every tampering at once through the CLI: exit 1, each named, no stack
     await replace(loop, () => Deno.symlink(loop, loop));
     await Deno.chmod(join(run, blobRelativePath(blobs[3])), 0o644);
     await replace(join(run, "results.json"), () => mkfifo(join(run, "results.json")));
-    const result = await runCli(["verify", run]);
+    const result = await runCli(["verify", "--strict-modes", run]);
     assert.equal(result.code, 1, result.stderr);
     for (const hash of blobs.slice(0, 3)) {
       assert.match(result.stdout, new RegExp(`not_regular: blob ${hash}`));

@@ -20,34 +20,41 @@ import { fsErrorCause } from "../fs_input.ts";
 import { resumeCommandLine } from "./interrupt_hint.ts";
 import { suiteNamed } from "../suites/registry.ts";
 
-const HELP = `${CLI} verify DIR [--json] [--rederive]
+const HELP = `${CLI} verify DIR [--json] [--rederive] [--strict-modes]
 
 DIR is a run directory, or a folder holding runs at any depth (such as the demo's output folder): each run
 is verified and gets one line, then a total. For each run: every path is examined without following
-symlinks (blobs and published files must be regular files inside the run, blobs read-only 0444), every
+symlinks (blobs and published files must be regular files inside the run), every
 blob is rehashed, every reference of its manifest and journal resolved, every node key recomputed, the
 DAG checked (no cycle; every input produced by an earlier node or declared as a source) and every file.
 Names every problem: missing, altered, dangling, key_mismatch, cycle, unknown_file, journal, manifest,
 file_mismatch, unfinished, not_regular, mode, unreadable, hard_link (a file with st_nlink > 1); a folder
-under objects/ that is not a blob prefix is unknown_file.
+under objects/ that is not a blob prefix is unknown_file. The writer leaves every blob read-only (0444); a
+copy (zip, scp, a checkout) may lose that while every hash holds: such blobs are one note, not problems,
+unless --strict-modes (then each is a 'mode' problem). A run packed with tar or zip and unpacked verifies.
 
 Options:
   --json      print the report as JSON (one run: its report; a folder: {root, ok, runs, unreadable})
   --rederive  also re-execute every stage that calls no provider from its stored inputs and check that
               every output is byte-identical (prints how many nodes it re-derived; names any that differ)
+  --strict-modes  a blob that is not read-only (0444) is a problem (the writer's own check), not a note
   -h, --help  this help
 
 Exit codes: 0 all checks hold, 1 a problem was found, 2 bad usage.`;
 
 /** Checks one run, printing each problem as it is found unless `quiet`. */
-async function checkOne(run: string, onProblem: (problem: Problem) => void): Promise<VerifyReport> {
-  const checker = new RunChecker(run);
+async function checkOne(
+  run: string,
+  strictModes: boolean,
+  onProblem: (problem: Problem) => void,
+): Promise<VerifyReport> {
+  const checker = new RunChecker(run, { strictModes });
   const problems: Problem[] = [];
   for await (const problem of checker.check()) {
     problems.push(problem);
     onProblem(problem);
   }
-  return { run, ok: problems.length === 0, ...checker.stats, problems };
+  return { run, ok: problems.length === 0, ...checker.stats, problems, notes: checker.notes };
 }
 
 function counts(report: VerifyReport): string {
@@ -81,11 +88,12 @@ export async function verifyCommand(argv: string[]): Promise<number> {
   const { options, positionals } = parseCommand(
     "verify",
     argv,
-    { json: { type: "boolean" }, rederive: { type: "boolean" } },
+    { json: { type: "boolean" }, rederive: { type: "boolean" }, "strict-modes": { type: "boolean" } },
     z.object({
       help: z.boolean().optional(),
       json: z.boolean().optional(),
       rederive: z.boolean().optional(),
+      "strict-modes": z.boolean().optional(),
     }),
   );
   if (options.help) {
@@ -96,13 +104,19 @@ export async function verifyCommand(argv: string[]): Promise<number> {
     throw new UsageError("verify: expected exactly one run directory or folder of runs (see --help)");
   }
   const dir = positionals[0];
+  const strictModes = options["strict-modes"] === true;
   await statInputDirectory(dir, "verify");
   const { runs, unreadable } = await findRuns(dir);
   if (runs.length === 1 && runs[0] === dir) {
     if (!options.json) console.log(`verify ${dir}`);
-    const report = await checkOne(dir, (p) => options.json || console.log(`  ${formatProblem(p)}`));
+    const report = await checkOne(
+      dir,
+      strictModes,
+      (p) => options.json || console.log(`  ${formatProblem(p)}`),
+    );
     if (options.json) console.log(JSON.stringify(report, null, 2));
     else {
+      for (const note of report.notes) console.log(`note: ${note}`);
       console.log(counts(report));
       console.log(report.ok ? "ok: every check holds" : `FAILED: ${report.problems.length} problem(s)`);
       const hint = await unfinishedHint(report);
@@ -116,7 +130,7 @@ export async function verifyCommand(argv: string[]): Promise<number> {
   }
   const reports: VerifyReport[] = [];
   for (const run of runs) {
-    const report = await checkOne(run, () => {});
+    const report = await checkOne(run, strictModes, () => {});
     reports.push(report);
     if (options.json) continue;
     const name = relative(dir, run);
@@ -126,6 +140,7 @@ export async function verifyCommand(argv: string[]): Promise<number> {
         : `FAILED  ${name}: ${report.problems.length} problem(s); ${counts(report)}`,
     );
     for (const p of report.problems) console.log(`  ${formatProblem(p)}`);
+    for (const note of report.notes) console.log(`  note: ${note}`);
     const hint = await unfinishedHint(report);
     if (hint !== null) console.log(`  ${hint}`);
   }

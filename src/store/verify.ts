@@ -3,7 +3,8 @@
  * typed value, never just the first; callers (the `verify` command, the demo) only format them.
  *
  * 1. `structure`: every path of the run is `lstat`ed first, without following symlinks; blobs and published
- *    files must be regular files inside the run (no symlinks, FIFOs, devices, sockets), blobs with mode 0444.
+ *    files must be regular files inside the run (no symlinks, FIFOs, devices, sockets), blobs with mode 0444
+ *    (or, with `strictModes: false`, one note for a copy's lost modes).
  * 2. `blobs`: every blob is re-hashed, reading at most the size `lstat` reported.
  * 3. `records`: `manifest.json` and `journal.jsonl` (bounded reads) are parsed; the journal's chain and
  *    canonical form hold; the manifest equals the journal.
@@ -65,6 +66,18 @@ export interface VerifyReport extends CheckStats {
   run: string;
   ok: boolean;
   problems: Problem[];
+  /** What holds but is worth saying, such as a copy's lost read-only modes (not problems; see {@link CheckOptions}). */
+  notes: string[];
+}
+
+/** How strict the checker is about what a copy of a run may lose. */
+export interface CheckOptions {
+  /**
+   * A blob whose mode is not 0444 is a `mode` problem (the default: the writer's own check). Off, as `verify`
+   * runs for auditors unless `--strict-modes`, such blobs are one note: a copy (zip, scp, a checkout) loses
+   * modes while every hash, key and chain still holds, and content stays strict.
+   */
+  strictModes?: boolean;
 }
 
 /** The most `manifest.json` or `journal.jsonl` may hold (they are read whole): 256 MiB. */
@@ -110,10 +123,25 @@ export class RunChecker {
   #journal?: JournalReading;
   /** The run path is a directory that was walked. */
   #walked = false;
+  readonly #strictModes: boolean;
+  /** Blobs not 0444, by mode (octal text), when modes are not strict. */
+  readonly #looseModes = new Map<string, number>();
 
   /** A checker of the run directory `run`. */
-  constructor(run: string) {
+  constructor(run: string, options: CheckOptions = {}) {
     this.#run = run;
+    this.#strictModes = options.strictModes ?? true;
+  }
+
+  /** Notes on what holds but differs from the writer's run (only once {@link check} has finished). */
+  get notes(): string[] {
+    if (this.#looseModes.size === 0) return [];
+    const count = [...this.#looseModes.values()].reduce((a, b) => a + b, 0);
+    const modes = [...this.#looseModes.keys()].sort().join(", ");
+    return [
+      `${count} of ${this.#blobs.size} blob(s) are not read-only (mode ${modes}, the writer's is 0444): a copy ` +
+      `that lost its modes; their content is checked (--strict-modes counts them as problems)`,
+    ];
   }
 
   /** Every problem of the run, phase by phase. */
@@ -196,7 +224,10 @@ export class RunChecker {
         continue;
       }
       const mode = (entry.info.mode ?? 0o444) & 0o7777;
-      if (mode !== 0o444) {
+      if (mode !== 0o444 && !this.#strictModes) {
+        const text = mode.toString(8).padStart(4, "0");
+        this.#looseModes.set(text, (this.#looseModes.get(text) ?? 0) + 1);
+      } else if (mode !== 0o444) {
         add("mode", `blob ${hash}`, `mode ${mode.toString(8).padStart(4, "0")}, want 0444 (read-only)`);
       }
       this.#blobs.set(hash, entry);
@@ -424,11 +455,11 @@ export class RunChecker {
 }
 
 /** Verifies a run directory and collects every problem (see {@link RunChecker}). */
-export async function verifyRun(runPath: string): Promise<VerifyReport> {
-  const checker = new RunChecker(runPath);
+export async function verifyRun(runPath: string, options: CheckOptions = {}): Promise<VerifyReport> {
+  const checker = new RunChecker(runPath, options);
   const problems: Problem[] = [];
   for await (const problem of checker.check()) problems.push(problem);
-  return { run: runPath, ok: problems.length === 0, ...checker.stats, problems };
+  return { run: runPath, ok: problems.length === 0, ...checker.stats, problems, notes: checker.notes };
 }
 
 /** Human-readable report lines. */
@@ -437,6 +468,7 @@ export function formatVerifyReport(report: VerifyReport): string {
     `verify ${report.run}: ${report.blobs_checked} blobs (${report.bytes_checked} bytes), ${report.nodes_checked} nodes`,
   ];
   for (const p of report.problems) lines.push(`  ${formatProblem(p)}`);
+  for (const note of report.notes) lines.push(`note: ${note}`);
   lines.push(report.ok ? "ok: every check holds" : `FAILED: ${report.problems.length} problem(s)`);
   return lines.join("\n");
 }

@@ -65,8 +65,9 @@ export async function openFrozen(
   if (checkOnly) {
     // Check-only audits the frozen run: one whose blobs, keys or journal do not verify fails the check (exit 1),
     // whichever of its blobs was altered, before anything is written.
+    // Content strictly; a copy's lost read-only modes are no reason to refuse (as `verify` without --strict-modes).
     const { formatProblem, verifyRun } = await import("../store/verify.ts");
-    const report = await verifyRun(path);
+    const report = await verifyRun(path, { strictModes: false });
     if (!report.ok) {
       throw new CheckFailedError(
         `--frozen-run ${path} does not verify (${report.problems.length} problem(s); first: ${
