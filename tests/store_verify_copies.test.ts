@@ -84,9 +84,9 @@ Deno.test("a run copied through zip or tar verifies; lost modes are one note; a 
     assert.match(tampered.stdout, new RegExp(`^  altered: blob ${blob}: `, "m"));
     const folder = await runCli(["verify", dir]);
     assert.equal(folder.code, 1, folder.stdout);
-    assert.match(folder.stdout, /^FAILED  zipped: /m);
-    assert.match(folder.stdout, /^ok      tarred: /m);
-    assert.match(folder.stdout, /^  note: \d+ of \d+ blob\(s\) are not read-only/m);
+    assert.match(folder.stdout, /^FAILED {2}zipped: /m);
+    assert.match(folder.stdout, /^ok {6}tarred: /m);
+    assert.match(folder.stdout, /^ {2}note: \d+ of \d+ blob\(s\) are not read-only/m);
   } finally {
     await Deno.remove(dir, { recursive: true });
   }
