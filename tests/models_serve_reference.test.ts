@@ -76,3 +76,31 @@ Deno.test("serve-reference serves both endpoints until SIGTERM, then exits 0", a
     }
   }
 });
+
+Deno.test("serve-reference on a busy port: exit 2, 'port N is in use'", async () => {
+  const busy = Deno.listen({ hostname: "127.0.0.1", port: 0 });
+  try {
+    const port = (busy.addr as Deno.NetAddr).port;
+    const out = await new Deno.Command(Deno.execPath(), {
+      args: [
+        "run",
+        "-A",
+        new URL("../main.ts", import.meta.url).pathname,
+        "serve-reference",
+        "--port",
+        `${port}`,
+      ],
+      stdout: "piped",
+      stderr: "piped",
+    }).output();
+    const stderr = new TextDecoder().decode(out.stderr);
+    assert.equal(out.code, 2, stderr);
+    assert.match(
+      stderr,
+      new RegExp(`^error: serve-reference: port ${port} is in use .*--port 0 for a free one`),
+    );
+    assert.doesNotMatch(stderr, /internal error/);
+  } finally {
+    busy.close();
+  }
+});

@@ -87,8 +87,18 @@ export async function serveReferenceCommand(
     seed: options.seed,
     delayMs: options["delay-ms"],
   }).catch((error) => {
-    if (error instanceof Deno.errors.AddrInUse || error instanceof Deno.errors.PermissionDenied) {
-      throw new UsageError(`serve-reference: --port ${options.port}: ${error.message}`);
+    // Deno's own listener throws Deno.errors; node:http's an Error with a `code`.
+    const code = (error as { code?: unknown }).code;
+    if (error instanceof Deno.errors.AddrInUse || code === "EADDRINUSE") {
+      throw new UsageError(
+        `serve-reference: port ${options.port} is in use (something already listens on 127.0.0.1:${options.port}); ` +
+          "pick another --port, or --port 0 for a free one",
+      );
+    }
+    if (error instanceof Deno.errors.PermissionDenied || code === "EACCES") {
+      throw new UsageError(
+        `serve-reference: --port ${options.port}: not permitted (${(error as Error).message})`,
+      );
     }
     throw error;
   });
