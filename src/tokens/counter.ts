@@ -12,6 +12,7 @@ import type { ChatTemplate, TemplateViewOptions } from "./template.ts";
 import { promptKey } from "./prompt_key.ts";
 import type { PreTokenCounter } from "./pre_token_count.ts";
 import type { TextCountCache } from "./text_cache.ts";
+import type { FifoMap } from "../core/fifo_map.ts";
 
 /** At most this many counts of pieces are cached per tokenizer, in each of its two caches; past it the oldest are dropped. */
 export const COUNT_CACHE_LIMIT = 50_000;
@@ -42,9 +43,9 @@ export interface LoadedTokenizer {
   /** Token counts of pieces up to {@link TEXT_KEY_LIMIT} UTF-16 units, keyed by the piece's text. */
   counts: TextCountCache;
   /** Token counts of longer pieces, keyed by the SHA-256 (hex) of the piece's UTF-8 bytes. */
-  hashedCounts: Map<string, number>;
+  hashedCounts: FifoMap<string, number>;
   /** Counts of rendered prompts keyed by {@link promptKey}. */
-  promptCounts: Map<string, number>;
+  promptCounts: FifoMap<string, number>;
   /** Matches added tokens where splitting at them is exact (see `addedTokenSplitter`), else null. */
   splitter: RegExp | null;
   /**
@@ -52,6 +53,8 @@ export interface LoadedTokenizer {
    * exactly (see `lineBreakSplitter`), else null. Used only together with `splitter`.
    */
   lineCut: RegExp | null;
+  /** True when no added token `splitter` matches holds a `\r` or `\n`. */
+  splitterLineFree: boolean;
   /**
    * Counts a piece with no added token by its pre-tokens, each count cached, where that is exact (see
    * `pre_token_count.ts`), else null (pieces are encoded whole).
@@ -93,6 +96,15 @@ export class HfTokenCounter implements TokenCounter {
   /** The directory the tokenizer files were read from. */
   get dir(): string {
     return this.#loaded.dir;
+  }
+
+  /**
+   * True when counts add up at a line break followed by a non-whitespace character (see
+   * {@link TokenCounter.additiveAtLineBreaks}): both cuts are exact (`addedTokenSplitter`, `lineBreakSplitter`)
+   * and no added token holds a line break, so none spans the join.
+   */
+  get additiveAtLineBreaks(): boolean {
+    return this.#loaded.splitter !== null && this.#loaded.lineCut !== null && this.#loaded.splitterLineFree;
   }
 
   /** True when counts come from the directory's prebuilt BPE ranks (`bpe_ranks.bin`, see `bpe_ranks.ts`). */
@@ -154,7 +166,6 @@ export class HfTokenCounter implements TokenCounter {
     }
     const count = this.countText(this.render(messages, tools, generationPrompt));
     if (key !== null) {
-      if (prompts.size >= PROMPT_CACHE_LIMIT) prompts.delete(prompts.keys().next().value as string);
       prompts.set(key, count);
     }
     return count;
@@ -215,7 +226,6 @@ export class HfTokenCounter implements TokenCounter {
     const cached = hashed.get(key);
     if (cached !== undefined) return cached;
     const count = this.#encodePiece(text);
-    if (hashed.size >= COUNT_CACHE_LIMIT) hashed.delete(hashed.keys().next().value as string);
     hashed.set(key, count);
     return count;
   }

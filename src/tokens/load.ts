@@ -29,8 +29,10 @@ import {
   type CounterOptions,
   HfTokenCounter,
   type LoadedTokenizer,
+  PROMPT_CACHE_LIMIT,
 } from "./counter.ts";
 import { TextCountCache } from "./text_cache.ts";
+import { FifoMap } from "../core/fifo_map.ts";
 import { ChatTemplate } from "./template.ts";
 import { TemplateLimitError } from "./bounded_render.ts";
 import { inputError, readInputChunks, readInputFile, statInputDirectory } from "../fs_input.ts";
@@ -235,10 +237,11 @@ async function buildTokenizer(dir: string): Promise<LoadedTokenizer> {
     fromRanks,
     template,
     counts: new TextCountCache(COUNT_CACHE_LIMIT, COUNT_CACHE_CHARS),
-    hashedCounts: new Map(),
-    promptCounts: new Map(),
+    hashedCounts: new FifoMap(COUNT_CACHE_LIMIT),
+    promptCounts: new FifoMap(PROMPT_CACHE_LIMIT),
     splitter,
     lineCut,
+    splitterLineFree: outline.data.added_tokens.every((t) => !/[\r\n]/.test(t.content)),
     countByPreToken,
   };
 }

@@ -22,6 +22,13 @@ export function detachedCopy(text: string): string {
 /** Counts keyed by their text, at most `maxEntries` entries and `maxChars` characters of keys in all. */
 export class TextCountCache {
   readonly #counts = new Map<string, number>();
+  /**
+   * The keys in insertion order from `#head` on. The oldest key is found here rather than as the map's first
+   * key: V8 leaves a deleted entry's slot in place until the table is rebuilt, and finding the first live key
+   * steps over every such slot, so evicting one entry at a time from a full map cost time in its size.
+   */
+  #order: string[] = [];
+  #head = 0;
   readonly #maxEntries: number;
   readonly #maxChars: number;
   #chars = 0;
@@ -62,11 +69,17 @@ export class TextCountCache {
     while (
       counts.size > 0 && (counts.size >= this.#maxEntries || this.#chars + text.length > this.#maxChars)
     ) {
-      const oldest = counts.keys().next().value as string;
+      const oldest = this.#order[this.#head++];
       counts.delete(oldest);
       this.#chars -= oldest.length;
     }
-    counts.set(detachedCopy(text), count);
+    if (this.#head > 1024 && this.#head * 2 > this.#order.length) {
+      this.#order = this.#order.slice(this.#head);
+      this.#head = 0;
+    }
+    const key = detachedCopy(text);
+    counts.set(key, count);
+    this.#order.push(key);
     this.#chars += text.length;
   }
 }

@@ -16,4 +16,10 @@ export interface TokenCounter {
   countMessages(messages: ChatMessage[], tools?: ToolDefinition[]): number;
   /** Token count of a plain text (no template, no special tokens added). */
   countText(text: string): number;
+  /**
+   * True when counting is additive at line breaks: `countText(a + "\n" + b)` equals `countText(a + "\n") +
+   * countText(b)` whenever `b` begins with a non-whitespace character (so a text of such lines is counted line
+   * by line, in time linear in its lines). Absent or false: only whole texts are counted exactly.
+   */
+  readonly additiveAtLineBreaks?: boolean;
 }

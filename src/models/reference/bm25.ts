@@ -34,9 +34,21 @@ export function bm25Scores(
     return frequencies;
   });
   const queryTerms = [...new Set(tokenize(query))];
+  const queryOrder = new Map(queryTerms.map((term, position) => [term, position]));
   return termFrequencies.map((frequencies, index) => {
+    // The terms both hold, in query order (the sum's order, so scores are the same to the last bit), found
+    // from the smaller side: a long query (a whole conversation) costs each short document its own terms only.
+    let shared: readonly string[];
+    if (frequencies.size < queryTerms.length) {
+      const positions: number[] = [];
+      for (const term of frequencies.keys()) {
+        const position = queryOrder.get(term);
+        if (position !== undefined) positions.push(position);
+      }
+      shared = positions.sort((a, b) => a - b).map((position) => queryTerms[position]);
+    } else shared = queryTerms;
     let score = 0;
-    for (const term of queryTerms) {
+    for (const term of shared) {
       const tf = frequencies.get(term);
       if (tf === undefined) continue;
       const n = documentFrequency.get(term)!;

@@ -4,17 +4,17 @@
  *
  * @module
  */
+import { FifoMap } from "../../core/fifo_map.ts";
 
 /** How many results one memo keeps; past it the oldest is dropped. */
 export const MEMO_LIMIT = 20_000;
 
 /** `fn` with its results remembered by key, at most {@link MEMO_LIMIT} of them (the oldest dropped first). */
 export function memoize<T>(fn: (key: string) => T): (key: string) => T {
-  const memo = new Map<string, T>();
+  const memo = new FifoMap<string, T>(MEMO_LIMIT);
   return (key) => {
     if (memo.has(key)) return memo.get(key) as T;
     const value = fn(key);
-    if (memo.size >= MEMO_LIMIT) memo.delete(memo.keys().next().value as string);
     memo.set(key, value);
     return value;
   };

@@ -68,14 +68,58 @@ export function extractiveSummary(
   let misfits = 0;
   const render = (indexes: Set<number>) =>
     [...indexes].sort((a, b) => a - b).map((index) => usable[index]).join("\n");
+  const countChosen = lineCounts(usable, counter) ??
+    ((indexes: Set<number>) => counter.countText(render(indexes)));
   for (const index of rankByRelevance(firstUser, kept.map((sentence) => sentence.text))) {
     chosen.add(index);
-    if (counter.countText(render(chosen)) <= target) {
+    if (countChosen(chosen, index) <= target) {
       misfits = 0;
       continue;
     }
     chosen.delete(index);
+    countChosen(chosen, -1);
     if (++misfits >= SUMMARY_MAX_MISFITS) break;
   }
   return render(chosen);
+}
+
+/**
+ * Where the counter adds up at line breaks and every line begins with a non-whitespace character, the count of
+ * the chosen lines joined by "\n", kept up to date as one index joins (`added`) or the last one added leaves
+ * (`added` = -1): each line costs its count with its line break, and the last line (the highest index) its
+ * count without one. Exactly `countText` of the rendered summary, in time linear in the lines instead of
+ * counting the whole summary again for every candidate. Else null.
+ */
+function lineCounts(
+  lines: readonly string[],
+  counter: TokenCounter,
+): ((chosen: Set<number>, added: number) => number) | null {
+  if (counter.additiveAtLineBreaks !== true || !lines.every((line) => /^\P{White_Space}/u.test(line))) {
+    return null;
+  }
+  const withBreak = (index: number) => counter.countText(lines[index] + "\n");
+  let sum = 0;
+  let last = -1;
+  let lastAdded = -1;
+  // The highest chosen index and, for when it leaves, the one before it.
+  const highest: number[] = [];
+  return (chosen, added) => {
+    if (added >= 0) {
+      sum += withBreak(added);
+      lastAdded = added;
+      if (added > last) {
+        highest.push(added);
+        last = added;
+      }
+    } else if (lastAdded >= 0 && !chosen.has(lastAdded)) {
+      sum -= withBreak(lastAdded);
+      if (lastAdded === last) {
+        highest.pop();
+        last = highest.length > 0 ? highest[highest.length - 1] : -1;
+      }
+      lastAdded = -1;
+    }
+    if (last < 0) return 0;
+    return sum - withBreak(last) + counter.countText(lines[last]);
+  };
 }
