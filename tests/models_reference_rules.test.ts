@@ -227,6 +227,61 @@ Deno.test("rule d: needle questions are answered from the best line or declined 
   assert.equal(ask("What is the deploy token for shard 7?"), NOT_IN_CONTEXT);
 });
 
+Deno.test("every rule reads system messages as context, as a chat model does (an engine's digest there)", () => {
+  // lean-ctx keeps the head system prompt and puts its digest in a second system message.
+  const window: ChatMessage[] = [
+    { role: "system", content: "You are a helpful assistant." },
+    {
+      role: "system",
+      content: "## Digest of 180 earlier messages\nNEEDLE-004: the vault code for shard 4 is Q9-DELTA-11.",
+    },
+    { role: "user", content: "Let's continue." },
+    { role: "assistant", content: "Sure, the weather is fine." },
+  ];
+  const ask = (messages: ChatMessage[], question: string) =>
+    referenceReply({
+      messages: [...messages, {
+        role: "user",
+        content:
+          `Answer from the conversation. If you cannot, reply exactly NOT IN CONTEXT.\nQuestion: ${question}`,
+      }],
+    }, counter);
+  const reply = ask(window, "What is the vault code for shard 4?");
+  assert.equal(reply.rule, "needle");
+  assert.equal(reply.content, "Q9-DELTA-11");
+  // The same window without the digest message declines: the answer came from the system message.
+  assert.equal(
+    ask(window.filter((_, i) => i !== 1), "What is the vault code for shard 4?").content,
+    NOT_IN_CONTEXT,
+  );
+  // A window of system messages alone is read too.
+  assert.equal(ask(window.slice(0, 2), "What is the vault code for shard 4?").content, "Q9-DELTA-11");
+  // Rule f reads them as well.
+  const relevant = referenceReply({
+    messages: [...window, { role: "user", content: "Which vault code does shard 4 use?" }],
+  }, counter);
+  assert.equal(relevant.rule, "relevant");
+  assert.ok(relevant.content!.includes("Q9-DELTA-11"), relevant.content!);
+});
+
+Deno.test("rule c: the summarizer's own leading system prompt is an instruction, not evidence; later system messages are", () => {
+  const messages: ChatMessage[] = [
+    { role: "system", content: "You compress the payment investigation and keep every charge fact." },
+    { role: "user", content: "Investigate the double charges in the payment service." },
+    { role: "system", content: "Digest: double charges began after the payment deploy on Monday." },
+    { role: "tool", content: "The payment service retried charges without an idempotency key." },
+    ...Array.from({ length: 12 }, (_, i) => ({
+      role: "assistant" as const,
+      content: `Filler remark number ${i} is about the lunch menu today.`,
+    })),
+    { role: "user", content: "Write a summary of the investigation so far." },
+  ];
+  const reply = referenceReply({ messages }, counter);
+  assert.equal(reply.rule, "summary");
+  assert.ok(!reply.content!.includes("You compress"), reply.content!);
+  assert.ok(reply.content!.includes("Digest: double charges began after the payment deploy on Monday."));
+});
+
 Deno.test("rule e: code requests quote relevant lines and return every js block verbatim, most relevant first", () => {
   const block1 = "```js\nfunction retryCharge(id) {\n  return charge(id, { idempotencyKey: id });\n}\n```";
   const block2 = "```js\nconsole.log('unrelated logging helper');\n```";

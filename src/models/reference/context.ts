@@ -142,28 +142,32 @@ export function listedFiles(messages: readonly ChatMessage[]): { path: string; t
 }
 
 /**
- * The context of a request: every non-system message except the last user message, in order (a tool
- * result gets the title of the file its `read_file` call asked for as fallback title). When nothing else
- * is there, the last user message itself is the context.
+ * The context of a request: every message except the last user message, in order, system messages
+ * included (a chat model reads them too: an engine may put its digest there). A tool result gets the title
+ * of the file its `read_file` call asked for as fallback title. When no other message but system messages has
+ * text, the last user message is context too (after them): it then carries the material.
  */
 export function contextTexts(messages: readonly ChatMessage[]): ContextText[] {
   const last = lastUserIndex(messages);
   const paths = new Map<string, string>();
   const titles = new Map(listedFiles(messages).flatMap((f) => (f.title ? [[f.path, f.title] as const] : [])));
   const texts: ContextText[] = [];
+  // Texts of non-system messages: without any, the last user message carries the material.
+  let material = 0;
   messages.forEach((message, index) => {
     for (const call of message.tool_calls ?? []) {
       const path = call.function.name === "read_file" ? readFilePath(call.function.arguments) : undefined;
       if (path !== undefined) paths.set(call.id, path);
     }
-    if (message.role === "system" || index === last) return;
+    if (index === last) return;
     const text = messageText(message);
     if (text.trim() === "") return;
+    if (message.role !== "system") material++;
     const path = message.tool_call_id !== undefined ? paths.get(message.tool_call_id) : undefined;
     const title = path !== undefined ? titles.get(path) ?? titleFromHeader(path) : undefined;
     texts.push({ text, ...(title !== undefined ? { fallbackTitle: title } : {}) });
   });
-  if (texts.length === 0 && last >= 0) texts.push({ text: messageText(messages[last]) });
+  if (material === 0 && last >= 0) texts.push({ text: messageText(messages[last]) });
   return texts;
 }
 

@@ -7,7 +7,9 @@
  * HTTP, so clients, retries and records are exercised end to end.
  *
  * **How it answers.** Only lexical rules over the request it receives — no learned weights, no network, no
- * randomness beyond the seeded fault mode:
+ * randomness beyond the seeded fault mode. Every message but the last user message (the request) is context,
+ * system messages included, as a chat model reads them (an engine may put its digest in one); a summary
+ * request's own leading system prompt is an instruction, not evidence:
  *
  * - System One: each question's noul is the BM25 relevance of its instruction text (plus criteria) to the
  *   state among all questions of the request, squashed to [0, 1] (systemone.ts).
@@ -73,8 +75,8 @@ import { ReferenceChatRequestSchema, ReferenceSystemOneRequestSchema } from "./s
 import { completionChunks, serverSentEvents, type StreamedCompletion } from "./sse.ts";
 import { referenceNouls } from "./systemone.ts";
 
-/** The model name the reference chat endpoint answers with. */
-export const REFERENCE_CHAT_MODEL = "compaction-bench-reference-chat-1";
+/** The model name the reference chat endpoint answers with (-2: system messages are context; -1 ignored them). */
+export const REFERENCE_CHAT_MODEL = "compaction-bench-reference-chat-2";
 /** The model name the reference System One endpoint answers with. */
 export const REFERENCE_DECISION_MODEL = "compaction-bench-reference-jev-1";
 /** Largest request body accepted (bytes); larger gets HTTP 413. */

@@ -1,8 +1,9 @@
 /**
  * Rule (c) of the reference chat model: an extractive summary within a token budget.
  *
- * Evidence = the sentences of the context (see context.ts), minus instruction sentences of the last user
- * message that mention "summar" and minus framing lines ({@link FRAMING_LINE}: `<evidence>`, `</task>`,
+ * Evidence = the sentences of the context (see context.ts), minus the request's instructions: its leading
+ * system message (the summarizer's own system prompt; later system messages, such as an engine's digest,
+ * are evidence) and the sentences of the last user message that mention "summar"; and minus framing lines ({@link FRAMING_LINE}: `<evidence>`, `</task>`,
  * "Evidence the agent gathered:"). Each is written as one line: `[title, N] text` when its provenance is
  * known (N = the sentence id; from a `N|text` line under a header or of a file read through `read_file`, or
  * from a `[title, N] text` line), else the bare sentence, so that a summary still supports citations (the
@@ -47,7 +48,8 @@ export function extractiveSummary(
   const last = lastUserIndex(messages);
   const seen = new Set<string>();
   const evidence: ContextSentence[] = [];
-  for (const piece of contextTexts(messages)) {
+  const material = messages[0]?.role === "system" ? messages.slice(1) : messages;
+  for (const piece of contextTexts(material)) {
     for (const sentence of parseContextSentences(piece.text, piece.fallbackTitle)) {
       if (seen.has(sentence.text)) continue;
       seen.add(sentence.text);
