@@ -16,7 +16,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { outputWithPeak } from "./tree_rss.ts";
 import { runRepairChecks } from "../src/suites/sweep/repair_checks.ts";
-import { SWEEP_ORACLES } from "../src/suites/sweep/oracle.ts";
+import { loadSweepFixture, paymentsRepairSpec } from "../src/suites/sweep/fixture.ts";
 import { startHostileChat } from "../tests/helpers/hostile_chat.ts";
 
 const ROOT = fileURLToPath(new URL("../", import.meta.url));
@@ -86,7 +86,7 @@ const honest = "```js\n" + `async function chargeWithRetry(client, request) {
     }
   }
 }` + "\n```";
-const spec = [...SWEEP_ORACLES.values()][0].repair;
+const spec = paymentsRepairSpec((await loadSweepFixture()).repair);
 const times: number[] = [];
 for (let i = 0; i < 10; i++) {
   const t = performance.now();

@@ -1,8 +1,8 @@
 /**
- * Writes fixtures/sweep/trajectory.json: the sweep suite's incident investigation, as an agent left it.
+ * Writes fixtures/sweep/payments/trajectory.json: the sweep suite's incident investigation, as an agent left it.
  *
  * Every tool result is built from its evidence units, so the unit boundaries are known by construction;
- * the script prints them with the file's SHA-256 for src/suites/sweep/oracle.ts.
+ * the script prints them with the file's SHA-256 for fixtures/sweep/payments/case.json.
  *
  * Run: deno run --allow-write=fixtures/sweep scripts/gen_sweep_fixture.ts
  *
@@ -376,7 +376,7 @@ const messages = [
 
 const text = JSON.stringify(messages, null, 2) + "\n";
 const bytes = new TextEncoder().encode(text);
-await Deno.writeFile(new URL("../fixtures/sweep/trajectory.json", import.meta.url), bytes);
+await Deno.writeFile(new URL("../fixtures/sweep/payments/trajectory.json", import.meta.url), bytes);
 const digest = new Uint8Array(await crypto.subtle.digest("SHA-256", bytes));
 const hash = Array.from(digest, (b) => b.toString(16).padStart(2, "0")).join("");
 

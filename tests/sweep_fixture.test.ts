@@ -1,8 +1,12 @@
 import assert from "node:assert/strict";
 import { assetPath } from "../src/assets.ts";
 import { UsageError } from "../src/errors.ts";
-import { loadSweepFixture, sha256Hex, sweepFixtureSummary } from "../src/suites/sweep/fixture.ts";
-import { DEFAULT_SWEEP_TRAJECTORY, SWEEP_ORACLES } from "../src/suites/sweep/oracle.ts";
+import {
+  DEFAULT_SWEEP_TRAJECTORY,
+  loadSweepFixture,
+  sha256Hex,
+  sweepFixtureSummary,
+} from "../src/suites/sweep/fixture.ts";
 import { splitUnits } from "../src/suites/sweep/units.ts";
 
 const fixture = await loadSweepFixture();
@@ -65,16 +69,16 @@ Deno.test("the follow-up asks for the repair with the exact signature", () => {
   }
 });
 
-Deno.test("the oracle is keyed by the hash of the shipped file", async () => {
+Deno.test("the payment case's stages are keyed by the hash of the shipped file, as before cases were data", async () => {
   const bytes = await Deno.readFile(assetPath(DEFAULT_SWEEP_TRAJECTORY));
   assert.equal(fixture.hash, await sha256Hex(bytes));
-  assert.ok(SWEEP_ORACLES.has(fixture.hash));
+  assert.equal(fixture.trajectoryHash, fixture.hash);
   const summary = sweepFixtureSummary(fixture);
   assert.equal(summary.units.length, 10);
   assert.equal(summary.hash, fixture.hash);
 });
 
-Deno.test("loader refuses a trajectory whose hash matches no oracle, naming the file and its hash", async () => {
+Deno.test("loader refuses a trajectory whose hash is no case's pin, naming the file and its hash", async () => {
   const dir = await Deno.makeTempDir({ prefix: "sweep_fixture_" });
   try {
     const path = `${dir}/edited.json`;
@@ -85,7 +89,7 @@ Deno.test("loader refuses a trajectory whose hash matches no oracle, naming the 
     const hash = await sha256Hex(new TextEncoder().encode(text));
     await assert.rejects(() => loadSweepFixture(path), (error: unknown) => {
       assert.ok(error instanceof UsageError);
-      assert.match(error.message, new RegExp(`${path}.*${hash}.*matches no known sweep fixture`));
+      assert.match(error.message, new RegExp(`${path}.*${hash}.*is the pin of no sweep case`));
       return true;
     });
   } finally {
@@ -93,7 +97,7 @@ Deno.test("loader refuses a trajectory whose hash matches no oracle, naming the 
   }
 });
 
-Deno.test("loader names the message field that is not a chat message", async () => {
+Deno.test("loader refuses a file that is no case's trajectory, or that it cannot read", async () => {
   const dir = await Deno.makeTempDir({ prefix: "sweep_fixture_" });
   try {
     const path = `${dir}/bad.json`;
@@ -103,11 +107,11 @@ Deno.test("loader names the message field that is not a chat message", async () 
     );
     await assert.rejects(() => loadSweepFixture(path), (error: unknown) => {
       assert.ok(error instanceof UsageError);
-      assert.match(error.message, /bad\.json: message 1\.role/);
+      assert.match(error.message, /bad\.json: sha256 [0-9a-f]{64} is the pin of no sweep case/);
       return true;
     });
     await Deno.writeTextFile(path, "{not json");
-    await assert.rejects(() => loadSweepFixture(path), /bad\.json: not valid UTF-8 JSON/);
+    await assert.rejects(() => loadSweepFixture(path), /bad\.json: sha256 [0-9a-f]{64} is the pin of no/);
     await assert.rejects(() => loadSweepFixture(`${dir}/missing.json`), /missing\.json: not found/);
   } finally {
     await Deno.remove(dir, { recursive: true });

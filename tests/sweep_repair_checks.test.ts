@@ -1,9 +1,9 @@
 import assert from "node:assert/strict";
-import { loadSweepFixture } from "../src/suites/sweep/fixture.ts";
+import { loadSweepFixture, paymentsRepairSpec } from "../src/suites/sweep/fixture.ts";
 import { extractRepair } from "../src/suites/sweep/repair_extract.ts";
 import { runRepairChecks } from "../src/suites/sweep/repair_checks.ts";
 
-const { repair } = await loadSweepFixture();
+const repair = paymentsRepairSpec((await loadSweepFixture()).repair);
 
 const GOOD_REPAIR = `const RETRY_ON = ["ETIMEDOUT", "ECONNRESET", "gateway_unavailable", "rate_limited"];
 const MAX_ATTEMPTS = 4;

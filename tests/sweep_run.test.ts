@@ -150,7 +150,7 @@ Deno.test("a --compressions different from the frozen run's generations is refus
 Deno.test("an unknown trajectory file is refused with its name and hash", async () => {
   const file = join(tmp, "edited.json");
   const original = JSON.parse(
-    await Deno.readTextFile(new URL("../fixtures/sweep/trajectory.json", import.meta.url)),
+    await Deno.readTextFile(new URL("../fixtures/sweep/payments/trajectory.json", import.meta.url)),
   );
   original[1].content += " Please hurry.";
   await Deno.writeTextFile(file, JSON.stringify(original));

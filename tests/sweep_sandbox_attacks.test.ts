@@ -8,7 +8,7 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { runRepairChecks } from "../src/suites/sweep/repair_checks.ts";
-import { SWEEP_ORACLES } from "../src/suites/sweep/oracle.ts";
+import { loadSweepFixture, paymentsRepairSpec } from "../src/suites/sweep/fixture.ts";
 import {
   CHILD_DATA_LIMIT_BYTES,
   REPAIR_SANDBOX_COMMAND,
@@ -19,7 +19,7 @@ import type { GatewayScenario } from "../src/suites/sweep/fake_payment_client.ts
 import { attackAnswer, SANDBOX_ATTACKS, startHostileChat } from "./helpers/hostile_chat.ts";
 import { ROOT } from "./helpers/spawn.ts";
 
-const SPEC = [...SWEEP_ORACLES.values()][0].repair;
+const SPEC = paymentsRepairSpec((await loadSweepFixture()).repair);
 
 const GOOD = "```js\n" + `async function chargeWithRetry(client, request) {
   const idempotencyKey = "charge-" + request.orderId;

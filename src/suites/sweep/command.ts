@@ -6,14 +6,11 @@
  * @module
  */
 import { type EngineOption, selectMethods } from "../method_selection.ts";
-import { assetPath } from "../../assets.ts";
 import { UsageError } from "../../errors.ts";
-import { readInputFile } from "../../fs_input.ts";
 import { refuseWithRetry, runSuiteCommand } from "../run_command.ts";
 import type { RunCommandOptions, RunInvocation } from "../run_lifecycle.ts";
 import { SWEEP_SUITE } from "./definition.ts";
-import { loadSweepFixture } from "./fixture.ts";
-import { DEFAULT_SWEEP_TRAJECTORY } from "./oracle.ts";
+import { resolveSweepCase } from "./fixture.ts";
 import { DEFAULT_SWEEP_RUN, runSweep } from "./run_suite.ts";
 import { assertSandboxAvailable } from "./sandbox.ts";
 import { assertSweepFrozen } from "./frozen_protocol.ts";
@@ -23,6 +20,8 @@ import { sweepProtocolJson } from "./publish.ts";
 /** The parsed options of `sweep run`. */
 export interface SweepRunCommandOptions extends RunCommandOptions {
   trajectory?: string;
+  /** `--case DIR` values: the case to run, or (with `--trajectory`) the folders searched for its pin. */
+  case?: string[];
   compressions?: number;
   "top-n"?: number[];
   /** One ceiling, or several (a ceiling sweep; the first is the primary one). */
@@ -72,7 +71,7 @@ export async function sweepRunCommand(
 ): Promise<string> {
   refuseWithRetry(options);
   await assertSandboxAvailable();
-  const fixture = await loadSweepFixture(options.trajectory ?? assetPath(DEFAULT_SWEEP_TRAJECTORY));
+  const fixture = await resolveSweepCase(options);
   const runOptions = {
     ...DEFAULT_SWEEP_RUN,
     ...(options.compressions !== undefined ? { compressions: options.compressions } : {}),
@@ -91,7 +90,6 @@ export async function sweepRunCommand(
   if (runOptions.reserve >= Math.min(...caps, runOptions.summaryAllowance)) {
     throw new UsageError("--reserve must be smaller than --input-cap and --summary-allowance");
   }
-  const trajectoryBytes = await readInputFile(fixture.path, "--trajectory");
   const finished = await runSuiteCommand({
     suite: SWEEP_SUITE,
     options,
@@ -100,7 +98,7 @@ export async function sweepRunCommand(
     prices: true,
     // Outside engine methods reach the chat model only through the loopback endpoint, a token per call.
     endpoint: (runOptions.engines?.length ?? 0) > 0,
-    sources: { trajectory: trajectoryBytes },
+    sources: { ...fixture.sources },
     async prepare({ frozen, checkOnly, counter, models }) {
       if (frozen && !checkOnly) {
         const ours = { tokenizerHash: counter.hash, fixtureHash: fixture.hash, models: models.description };

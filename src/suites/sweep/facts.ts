@@ -4,7 +4,7 @@
  *
  * @module
  */
-import type { Fact } from "./oracle.ts";
+import type { Fact } from "./case_format.ts";
 
 /** The outcome of one fact check. */
 export interface FactCheck {

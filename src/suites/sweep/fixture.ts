@@ -1,6 +1,8 @@
 /**
- * Loading the sweep trajectory: read, validate, hash, and look up its oracle. A file whose hash matches no
- * known oracle is refused, because its facts and repair checks would be unknown.
+ * Loading a sweep case (a folder: case.json, its pinned trajectory, its checks; see case_format.ts) into the
+ * fixture the sweep runs: the trajectory validated, its units cut, facts, follow-up and repair contract. A
+ * trajectory is only ever scored through the case whose pin matches its bytes: any other file is refused,
+ * naming its hash, because its facts and repair checks would be unknown.
  *
  * @module
  */
@@ -9,28 +11,69 @@ import { assetPath } from "../../assets.ts";
 import { UsageError } from "../../errors.ts";
 import { readInputFile } from "../../fs_input.ts";
 import { type ChatMessage, ChatMessageSchema } from "../../models/messages.ts";
-import { DEFAULT_SWEEP_TRAJECTORY, type Fact, type RepairSpec, SWEEP_ORACLES } from "./oracle.ts";
+import { canonicalHash } from "../../store/hash.ts";
+import {
+  type CaseRepair,
+  type Fact,
+  PaymentsValuesSchema,
+  type RepairSpec,
+  SIGNATURE,
+  type SweepCaseJson,
+  SweepCaseSchema,
+} from "./case_format.ts";
 import { type EvidenceUnit, splitUnits } from "./units.ts";
+
+export type { CaseRepair, Fact, RepairSpec, UnitBoundary } from "./case_format.ts";
+
+/** The folder of the default case (the payment investigation), relative to the project root. */
+export const DEFAULT_SWEEP_CASE = "fixtures/sweep/payments";
+/** The folder holding the built-in cases, relative to the project root. */
+export const BUILT_IN_CASES = "fixtures/sweep";
+/** The path of the default sweep trajectory, relative to the project root. */
+export const DEFAULT_SWEEP_TRAJECTORY = `${DEFAULT_SWEEP_CASE}/trajectory.json`;
+
+/**
+ * The case id of the shipped payment case (canonical hash of its case.json without `reference_repair`). The
+ * stages' `fixture` param of that case stays its trajectory's SHA-256, as before cases were data, so its keys
+ * are unchanged; every other case (or an edited copy of this one) is named by its case id.
+ */
+export const PAYMENTS_CASE_ID = "4283721ff722c8fca94990ba86732cd284b50246801dbe979ce693279e7a6f58";
 
 /** A trajectory file: a JSON array of chat messages. */
 export const TrajectorySchema: z.ZodType<ChatMessage[]> = z.array(ChatMessageSchema).min(1);
 
-/** A loaded sweep fixture: the trajectory, its hash and everything its oracle says about it. */
+/** How a case's repair is checked. */
+export type CaseChecks =
+  | { kind: "builtin"; name: "payments-gateway" }
+  | { kind: "module"; file: string; source: string };
+
+/** A loaded sweep case: the trajectory, its hash and everything the case says about it. */
 export interface SweepFixture {
-  /** The file that was read. */
+  /** The trajectory file that was read. */
   path: string;
-  /** Short name of the fixture's oracle. */
+  /** The case folder (null when rebuilt from a run's sources). */
+  dir: string | null;
+  /** The case's name. */
   name: string;
   /** The investigation, as the agent left it (system prompt, task, tool calls and results). */
   trajectory: ChatMessage[];
-  /** SHA-256 (hex) of the file's bytes. */
+  /** The id the stages' `fixture` param holds (see {@link PAYMENTS_CASE_ID}). */
   hash: string;
+  /** SHA-256 (hex) of the trajectory file's bytes (its pin). */
+  trajectoryHash: string;
+  /** Canonical hash of the case (case.json without reference_repair, and the checks module's hash). */
+  caseId: string;
   units: EvidenceUnit[];
   facts: Fact[];
   followUp: string;
   /** The exact signature the follow-up asks the repair to have. */
   repairSignature: string;
-  repair: RepairSpec;
+  repair: CaseRepair;
+  checks: CaseChecks;
+  /** The reference repair's source, when the case ships one. */
+  referenceRepair?: string;
+  /** The case's files as run sources: `trajectory`, `case`, `checks`, `reference_repair`. */
+  sources: Record<string, Uint8Array>;
 }
 
 /** SHA-256 of some bytes, as lowercase hex. */
@@ -39,54 +82,344 @@ export async function sha256Hex(bytes: Uint8Array): Promise<string> {
   return Array.from(digest, (byte) => byte.toString(16).padStart(2, "0")).join("");
 }
 
-/**
- * Reads and validates a sweep trajectory (default: the shipped fixture) and attaches its oracle.
- * Throws {@link UsageError} naming the file when it cannot be read, is not a JSON array of chat messages
- * (naming the first bad field), or its hash matches no known oracle.
- */
-export async function loadSweepFixture(
-  path: string = assetPath(DEFAULT_SWEEP_TRAJECTORY),
-): Promise<SweepFixture> {
-  const bytes = await readInputFile(path, "--trajectory");
-  return await sweepFixtureFromBytes(bytes, path);
-}
-
-/** A sweep fixture from the bytes of its trajectory file (`path` names it in errors); see {@link loadSweepFixture}. */
-export async function sweepFixtureFromBytes(bytes: Uint8Array, path: string): Promise<SweepFixture> {
-  let json: unknown;
+function decodeJson(bytes: Uint8Array, what: string): unknown {
   try {
-    json = JSON.parse(new TextDecoder("utf-8", { fatal: true }).decode(bytes));
+    return JSON.parse(new TextDecoder("utf-8", { fatal: true }).decode(bytes));
   } catch (error) {
     if (error instanceof SyntaxError || error instanceof TypeError) {
-      throw new UsageError(`trajectory ${path}: not valid UTF-8 JSON (${error.message})`, { cause: error });
+      throw new UsageError(`${what}: not valid UTF-8 JSON (${error.message})`, { cause: error });
     }
     throw error;
   }
-  const parsed = TrajectorySchema.safeParse(json);
+}
+
+function decodeText(bytes: Uint8Array, what: string): string {
+  try {
+    return new TextDecoder("utf-8", { fatal: true }).decode(bytes);
+  } catch (error) {
+    if (error instanceof TypeError) throw new UsageError(`${what}: not valid UTF-8 text`, { cause: error });
+    throw error;
+  }
+}
+
+/** Parses case.json's bytes; a bad field is a {@link UsageError} naming the file, field and value. */
+export function parseCaseJson(bytes: Uint8Array, what: string): SweepCaseJson {
+  const parsed = SweepCaseSchema.safeParse(decodeJson(bytes, what));
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    const field = issue.path.length > 0 ? issue.path.join(".") : "top level";
+    let value = "";
+    try {
+      let at: unknown = decodeJson(bytes, what);
+      for (const key of issue.path) at = (at as Record<PropertyKey, unknown>)?.[key as PropertyKey];
+      if (at !== undefined) value = ` (value ${JSON.stringify(at).slice(0, 80)})`;
+    } catch { /* the value is only for the message */ }
+    throw new UsageError(`${what}: field ${field}: ${issue.message}${value}`);
+  }
+  return parsed.data;
+}
+
+/** Validates trajectory bytes as a JSON array of chat messages. */
+export function parseTrajectory(bytes: Uint8Array, what: string): ChatMessage[] {
+  const parsed = TrajectorySchema.safeParse(decodeJson(bytes, what));
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
     const where = issue.path.length > 0 ? `message ${issue.path.join(".")}` : "top level";
-    throw new UsageError(`trajectory ${path}: ${where}: ${issue.message}`);
+    throw new UsageError(`${what}: ${where}: ${issue.message}`);
   }
-  const hash = await sha256Hex(bytes);
-  const oracle = SWEEP_ORACLES.get(hash);
-  if (!oracle) {
+  return parsed.data;
+}
+
+/** The files of a case, as bytes (read from its folder, or from a run's sources). */
+export interface CaseFiles {
+  /** case.json. */
+  case: Uint8Array;
+  trajectory: Uint8Array;
+  checks?: Uint8Array;
+  reference_repair?: Uint8Array;
+}
+
+/**
+ * Builds the fixture from a case's files: validates case.json, the trajectory against its pin, the units
+ * (they must tile every tool result), the facts' units and the checks. `where` names the case in errors.
+ */
+export async function sweepFixtureFromFiles(
+  files: CaseFiles,
+  where: { dir: string | null; label: string; trajectoryPath?: string; facts?: boolean },
+): Promise<SweepFixture> {
+  const json = parseCaseJson(files.case, `${where.label}/case.json`);
+  const trajectoryWhat = where.trajectoryPath ?? `${where.label}/${json.trajectory.file}`;
+  const trajectoryHash = await sha256Hex(files.trajectory);
+  if (trajectoryHash !== json.trajectory.sha256) {
     throw new UsageError(
-      `trajectory ${path}: sha256 ${hash} matches no known sweep fixture; its facts and repair checks are ` +
-        `unknown, so it cannot be scored (known: ${[...SWEEP_ORACLES.keys()].join(", ")})`,
+      `trajectory ${trajectoryWhat}: sha256 ${trajectoryHash} is not the pin of case ${json.name} ` +
+        `(${where.label}/case.json field trajectory.sha256 is ${json.trajectory.sha256})`,
     );
   }
-  return {
-    path,
-    name: oracle.name,
-    trajectory: parsed.data,
-    hash,
-    units: splitUnits(parsed.data, oracle.units),
-    facts: oracle.facts,
-    followUp: oracle.followUp,
-    repairSignature: oracle.repair.signature,
-    repair: oracle.repair,
+  const trajectory = parseTrajectory(files.trajectory, `trajectory ${trajectoryWhat}`);
+  let units: EvidenceUnit[];
+  try {
+    units = splitUnits(trajectory, json.units);
+  } catch (error) {
+    if (!(error instanceof Error)) throw error;
+    throw new UsageError(`${where.label}/case.json field units: ${error.message}`);
+  }
+  const ids = new Set<string>();
+  for (const [index, unit] of json.units.entries()) {
+    if (ids.has(unit.id)) {
+      throw new UsageError(`${where.label}/case.json field units.${index}.id: ${unit.id} repeats`);
+    }
+    ids.add(unit.id);
+  }
+  for (const [index, fact] of json.facts.entries()) {
+    if (!ids.has(fact.unit)) {
+      throw new UsageError(
+        `${where.label}/case.json field facts.${index}.unit: no unit ${JSON.stringify(fact.unit)}`,
+      );
+    }
+  }
+  const [, name, client, input] = SIGNATURE.exec(json.repair.signature)!;
+  if (name !== json.repair.function) {
+    throw new UsageError(
+      `${where.label}/case.json field repair.signature: names ${name}, not repair.function ` +
+        `${json.repair.function}`,
+    );
+  }
+  let checks: CaseChecks;
+  let checksHash: string;
+  if ("builtin" in json.checks) {
+    const values = PaymentsValuesSchema.safeParse(json.repair.values);
+    if (!values.success) {
+      const issue = values.error.issues[0];
+      throw new UsageError(
+        `${where.label}/case.json field repair.values.${issue.path.join(".")}: ${issue.message} ` +
+          `(the payments-gateway checks need it)`,
+      );
+    }
+    checks = { kind: "builtin", name: json.checks.builtin };
+    checksHash = json.checks.builtin;
+  } else {
+    if (files.checks === undefined) {
+      throw new UsageError(`${where.label}/case.json field checks.module: ${json.checks.module} not found`);
+    }
+    checks = {
+      kind: "module",
+      file: json.checks.module,
+      source: decodeText(files.checks, `${where.label}/${json.checks.module}`),
+    };
+    checksHash = await sha256Hex(files.checks);
+  }
+  const { reference_repair: _reference, ...scored } = json;
+  const caseId = canonicalHash({ case: scored, checks: checksHash });
+  const sources: Record<string, Uint8Array> = { trajectory: files.trajectory, case: files.case };
+  if (files.checks !== undefined && checks.kind === "module") sources.checks = files.checks;
+  let referenceRepair: string | undefined;
+  if (json.reference_repair !== undefined && files.reference_repair !== undefined) {
+    referenceRepair = decodeText(files.reference_repair, `${where.label}/${json.reference_repair}`);
+    sources.reference_repair = files.reference_repair;
+  }
+  const fixture: SweepFixture = {
+    path: trajectoryWhat,
+    dir: where.dir,
+    name: json.name,
+    trajectory,
+    hash: caseId === PAYMENTS_CASE_ID ? trajectoryHash : caseId,
+    trajectoryHash,
+    caseId,
+    units,
+    facts: json.facts,
+    followUp: json.follow_up,
+    repairSignature: json.repair.signature,
+    repair: {
+      functionName: json.repair.function,
+      signature: json.repair.signature,
+      params: [client, input],
+      values: json.repair.values,
+    },
+    checks,
+    ...(referenceRepair !== undefined ? { referenceRepair } : {}),
+    sources,
   };
+  if (where.facts !== false) {
+    const problems = factProblems(fixture, where.label);
+    if (problems.length > 0) throw new UsageError(`${problems[0]} (sweep case check names every defect)`);
+  }
+  return fixture;
+}
+
+async function readCaseJson(dir: string): Promise<{ bytes: Uint8Array; json: SweepCaseJson }> {
+  const bytes = await readInputFile(`${dir}/case.json`, "--case");
+  return { bytes, json: parseCaseJson(bytes, `${dir}/case.json`) };
+}
+
+/**
+ * Loads the case in folder `dir`. `trajectoryBytes` (with its path) replaces reading the pinned file when the
+ * caller already read it (`--trajectory`).
+ */
+export async function loadSweepCase(
+  dir: string,
+  trajectory?: { path: string; bytes: Uint8Array },
+  check: { facts?: boolean } = {},
+): Promise<SweepFixture> {
+  const { bytes, json } = await readCaseJson(dir);
+  const files: CaseFiles = {
+    case: bytes,
+    trajectory: trajectory?.bytes ??
+      await readInputFile(`${dir}/${json.trajectory.file}`, `${dir}/case.json trajectory.file`),
+  };
+  if ("module" in json.checks) {
+    files.checks = await readInputFile(`${dir}/${json.checks.module}`, `${dir}/case.json checks.module`);
+  }
+  if (json.reference_repair !== undefined) {
+    files.reference_repair = await readInputFile(
+      `${dir}/${json.reference_repair}`,
+      `${dir}/case.json reference_repair`,
+    );
+  }
+  return await sweepFixtureFromFiles(files, { dir, label: dir, trajectoryPath: trajectory?.path, ...check });
+}
+
+/** The folders of the built-in cases (every folder under fixtures/sweep/ with a case.json), sorted. */
+export function builtInCaseDirs(): string[] {
+  const root = assetPath(BUILT_IN_CASES);
+  const dirs: string[] = [];
+  for (const entry of Deno.readDirSync(root)) {
+    if (!entry.isDirectory) continue;
+    try {
+      if (Deno.statSync(`${root}/${entry.name}/case.json`).isFile) dirs.push(`${root}/${entry.name}`);
+    } catch (error) {
+      if (!(error instanceof Deno.errors.NotFound)) throw error;
+    }
+  }
+  return dirs.sort();
+}
+
+/**
+ * The case a sweep runs: `--case DIR` (one, without `--trajectory`), or the case among the built-in ones and
+ * the `--case` folders whose pin is the SHA-256 of `--trajectory FILE` (any other file is refused, naming
+ * its hash), or the default payment case.
+ */
+export async function resolveSweepCase(
+  options: { case?: string[]; trajectory?: string },
+): Promise<SweepFixture> {
+  const given = options.case ?? [];
+  if (options.trajectory === undefined) {
+    if (given.length > 1) {
+      throw new UsageError(
+        `--case: ${given.length} folders given; without --trajectory give one (with it, the one whose pin ` +
+          `matches the file runs)`,
+      );
+    }
+    return await loadSweepCase(given[0] ?? assetPath(DEFAULT_SWEEP_CASE));
+  }
+  const bytes = await readInputFile(options.trajectory, "--trajectory");
+  const hash = await sha256Hex(bytes);
+  const known: string[] = [];
+  for (const dir of [...given, ...builtInCaseDirs()]) {
+    const { json } = await readCaseJson(dir);
+    if (json.trajectory.sha256 === hash) {
+      return await loadSweepCase(dir, { path: options.trajectory, bytes });
+    }
+    known.push(`${json.name} ${json.trajectory.sha256}`);
+  }
+  throw new UsageError(
+    `trajectory ${options.trajectory}: sha256 ${hash} is the pin of no sweep case; its facts and repair ` +
+      `checks are unknown, so it cannot be scored (known: ${
+        known.join(", ")
+      }; a case of your own: --case DIR)`,
+  );
+}
+
+/**
+ * Reads and validates a sweep trajectory (default: the shipped payment case's) and loads the case whose pin
+ * it matches among the built-in cases. Throws {@link UsageError} naming the file when it cannot be read, is
+ * not a JSON array of chat messages, or matches no case.
+ */
+export async function loadSweepFixture(path?: string): Promise<SweepFixture> {
+  return await resolveSweepCase(path === undefined ? {} : { trajectory: path });
+}
+
+/**
+ * The fixture of a run from its declared sources: the case's files when the run stored them (`case`,
+ * `checks`, `reference_repair`), else (a run made before cases were data) the built-in case its trajectory's
+ * pin matches.
+ */
+export async function sweepFixtureFromSources(
+  get: (name: string) => Promise<Uint8Array | undefined>,
+  label: string,
+): Promise<SweepFixture> {
+  const trajectory = await get("trajectory");
+  if (trajectory === undefined) throw new UsageError(`${label}: no trajectory source`);
+  const caseJson = await get("case");
+  if (caseJson === undefined) {
+    const hash = await sha256Hex(trajectory);
+    for (const dir of builtInCaseDirs()) {
+      const { json } = await readCaseJson(dir);
+      if (json.trajectory.sha256 === hash) {
+        return await loadSweepCase(dir, { path: `${label}'s trajectory source`, bytes: trajectory });
+      }
+    }
+    throw new UsageError(`${label}: trajectory source ${hash} is the pin of no built-in sweep case`);
+  }
+  const files: CaseFiles = { case: caseJson, trajectory };
+  const checks = await get("checks");
+  if (checks !== undefined) files.checks = checks;
+  const reference = await get("reference_repair");
+  if (reference !== undefined) files.reference_repair = reference;
+  return await sweepFixtureFromFiles(files, {
+    dir: null,
+    label: `${label}'s case source`,
+    trajectoryPath: `${label}'s trajectory source`,
+  });
+}
+
+/** The built-in payment gateway's repair values of a case (its checks must be `payments-gateway`). */
+export function paymentsRepairSpec(repair: CaseRepair): RepairSpec {
+  return {
+    functionName: repair.functionName,
+    signature: repair.signature,
+    ...PaymentsValuesSchema.parse(repair.values),
+  };
+}
+
+function fold(text: string): string {
+  return text.replace(/\s+/g, " ");
+}
+
+/** The facts' own defects: not verbatim in their unit, or found where an answer could copy them from. */
+export function factProblems(fixture: SweepFixture, label: string): string[] {
+  const problems: string[] = [];
+  const where = `${label}/case.json`;
+  const systems = fixture.trajectory.flatMap((message, index) =>
+    message.role === "system" && typeof message.content === "string"
+      ? [{ index, text: fold(message.content) }]
+      : []
+  );
+  const followUp = fold(fixture.followUp);
+  for (const [index, fact] of fixture.facts.entries()) {
+    const unit = fixture.units.find((u) => u.id === fact.unit);
+    const value = JSON.stringify(fact.text).slice(0, 80);
+    if (unit !== undefined && !unit.text.includes(fact.text)) {
+      problems.push(
+        `${where} field facts.${index}.text: ${value} does not occur verbatim in its unit ${fact.unit}`,
+      );
+    }
+    const text = fold(fact.text);
+    if (followUp.includes(text)) {
+      problems.push(
+        `${where} field facts.${index}.text: ${value} leaks: the follow-up (field follow_up) contains it`,
+      );
+    }
+    for (const system of systems) {
+      if (system.text.includes(text)) {
+        problems.push(
+          `${where} field facts.${index}.text: ${value} leaks: the system prompt (trajectory message ` +
+            `${system.index}) contains it`,
+        );
+      }
+    }
+  }
+  return problems;
 }
 
 /** A compact, JSON-ready description of a loaded fixture (for protocol.json and reports). */

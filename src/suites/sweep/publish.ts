@@ -13,7 +13,7 @@ import type { RunDir } from "../../store/run_dir.ts";
 import type { TokenCounter } from "../../tokens/types.ts";
 import type { ModelSetup } from "../model_setup.ts";
 import type { RunContext } from "../run_lifecycle.ts";
-import { type SweepFixture, sweepFixtureFromBytes } from "./fixture.ts";
+import { type SweepFixture, sweepFixtureFromSources } from "./fixture.ts";
 import { runSweep, type SweepRunOptions } from "./run_suite.ts";
 import { bindRunHeader, publishJsonFile } from "../published_json_stage.ts";
 import type { SuiteMerge } from "../suite.ts";
@@ -50,7 +50,18 @@ export function sweepProtocolJson(
       sha256: fixture.hash,
       units: fixture.units.map((u) => u.id),
       facts: fixture.facts.map((f) => ({ name: f.name, text: f.text })),
-      repair: fixture.repair,
+      // The payment case's protocol.json as before cases were data; another case also names its pin.
+      repair: {
+        functionName: fixture.repair.functionName,
+        signature: fixture.repair.signature,
+        ...fixture.repair.values,
+      },
+      ...(fixture.hash !== fixture.trajectoryHash
+        ? {
+          trajectory_sha256: fixture.trajectoryHash,
+          checks: fixture.checks.kind === "module" ? fixture.checks.file : fixture.checks.name,
+        }
+        : {}),
     },
   };
 }
@@ -69,9 +80,10 @@ export async function publishMergedSweep(run: RunDir, replay: SweepReplay): Prom
   const { models: description, fixture: fixtureHash, suite: _suite, ...options } = run.header.protocol as
     & SweepRunOptions
     & { models: ModelSetup["description"]; fixture: string; suite: string };
-  const fixture = await sweepFixtureFromBytes(
-    await run.store.get(run.header.sources.trajectory),
-    "the shards' trajectory source",
+  const sources = run.header.sources;
+  const fixture = await sweepFixtureFromSources(
+    async (name) => sources[name] ? await run.store.get(sources[name]) : undefined,
+    "the shards",
   );
   if (fixture.hash !== fixtureHash) {
     throw new UsageError(`merge: the shards' trajectory source is not the fixture their protocol names`);

@@ -9,7 +9,7 @@ import { canonicalJson } from "../../store/canonical.ts";
 import type { SuiteRederivation } from "../suite.ts";
 import { ownUsage, sameUsage } from "../usage_sums.ts";
 import { sweepAnswerStage } from "./stages/answer.ts";
-import { sweepFixtureFromBytes } from "./fixture.ts";
+import { sweepFixtureFromSources } from "./fixture.ts";
 import { sweepRankStage, sweepSummaryStage } from "./stages/compress.ts";
 import { sweepAggregateStage } from "./stages/aggregate.ts";
 import { sweepEngineStage } from "./stages/engine.ts";
@@ -40,9 +40,11 @@ function compressionUsageProblems(manifest: Manifest): { node: Node; message: st
 /** `sweep run`. */
 export const SWEEP_REDERIVATION: SuiteRederivation = {
   async environment(manifest, store) {
-    const trajectory = manifest.sources["trajectory"];
-    const fixture = trajectory
-      ? await sweepFixtureFromBytes(await store.get(trajectory), "the run's trajectory source")
+    const fixture = manifest.sources["trajectory"]
+      ? await sweepFixtureFromSources(
+        async (name) => manifest.sources[name] ? await store.get(manifest.sources[name]) : undefined,
+        "the run",
+      )
       : undefined;
     return { fixture };
   },

@@ -17,7 +17,7 @@
  * @module
  */
 import type { GatewayObservation, GatewayScenario } from "./fake_payment_client.ts";
-import type { RepairSpec } from "./oracle.ts";
+import type { RepairSpec } from "./case_format.ts";
 import { extractRepair } from "./repair_extract.ts";
 import { runChecksInSandbox, type SandboxLaunch, type SandboxLimits } from "./sandbox.ts";
 

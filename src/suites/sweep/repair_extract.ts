@@ -18,9 +18,14 @@ function escapeRegExp(text: string): string {
  * Extracts the repair source defining `async function <name>(client, request)`. Leading `export` /
  * `export default` keywords are removed (the block runs as a script, not a module); nothing else changes.
  */
-export function extractRepair(answer: string, functionName = "chargeWithRetry"): RepairExtraction {
+export function extractRepair(
+  answer: string,
+  functionName = "chargeWithRetry",
+  params: readonly [string, string] = ["client", "request"],
+): RepairExtraction {
+  const [client, input] = params.map(escapeRegExp);
   const signature = new RegExp(
-    `async\\s+function\\s+${escapeRegExp(functionName)}\\s*\\(\\s*client\\s*,\\s*request\\s*\\)`,
+    `async\\s+function\\s+${escapeRegExp(functionName)}\\s*\\(\\s*${client}\\s*,\\s*${input}\\s*\\)`,
   );
   const blocks = [...answer.matchAll(FENCE)].map((match) => match[2]);
   if (blocks.length === 0) return { ok: false, error: "the answer has no ```js code block" };
@@ -28,8 +33,9 @@ export function extractRepair(answer: string, functionName = "chargeWithRetry"):
   if (defining.length === 0) {
     return {
       ok: false,
-      error:
-        `no \`\`\`js block defines async function ${functionName}(client, request) (${blocks.length} js blocks)`,
+      error: `no \`\`\`js block defines async function ${functionName}(${
+        params.join(", ")
+      }) (${blocks.length} js blocks)`,
     };
   }
   const source = defining[defining.length - 1].replace(

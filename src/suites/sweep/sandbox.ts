@@ -33,6 +33,7 @@ import {
 } from "./fake_payment_client.ts";
 import { REPAIR_SANDBOX_COMMAND } from "./sandbox_child.ts";
 import {
+  type ChildMessage,
   ChildMessageSchema,
   MAX_CHILD_LINE_BYTES,
   MAX_CHILD_LINES_PER_CHECK,
@@ -303,8 +304,72 @@ class SandboxChild {
           case "done":
             if (message.error !== null) return fail(message.error);
             return { status: "completed", observation: gateway.observe(), elapsed_ms: elapsed() };
+          case "verdict":
+          case "list":
+            problem = `a ${message.t} line in a payment check`;
+            break;
         }
         if (problem !== null) return violation(problem);
+      }
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  /**
+   * Sends one case-module message (`case-list` or `case-check`, see case_checks.ts) and reads its one result
+   * line (`list` or `verdict`) and its `done`; never throws for anything the child does.
+   */
+  async exchange(
+    message: Record<string, unknown>,
+    limits: Required<SandboxLimits>,
+  ): Promise<
+    | { status: "completed"; result: Extract<ChildMessage, { t: "verdict" | "list" }> }
+    | { status: "failed" | "deadline"; error: string }
+  > {
+    const violation = (why: string) => {
+      this.#kill(why);
+      return { status: "failed" as const, error: `the sandbox process broke the channel protocol: ${why}` };
+    };
+    const timer = setTimeout(
+      () => this.#kill(`no answer within the ${limits.deadlineMs} ms deadline`),
+      limits.deadlineMs,
+    );
+    try {
+      await this.#send({ ...message, cpuTimeoutMs: limits.cpuTimeoutMs, maxText: MAX_REPORTED_TEXT });
+      let result: Extract<ChildMessage, { t: "verdict" | "list" }> | undefined;
+      for (;;) {
+        const read = await this.#lines.next();
+        if (read.kind === "end") {
+          this.broken = true;
+          if (this.#killedFor !== undefined) return { status: "deadline", error: this.#killedFor };
+          return {
+            status: "failed",
+            error: `the sandbox process died running the check (${await this.#exitDescription()})`,
+          };
+        }
+        if (this.#killedFor !== undefined) return { status: "deadline", error: this.#killedFor };
+        if (read.kind === "too_long") return violation(`a line over ${MAX_CHILD_LINE_BYTES} bytes`);
+        let json: unknown;
+        try {
+          json = JSON.parse(read.text);
+        } catch (error) {
+          if (error instanceof SyntaxError) return violation("a line that is not JSON");
+          throw error;
+        }
+        const parsed = ChildMessageSchema.safeParse(json);
+        if (!parsed.success) {
+          return violation(`a message of the wrong shape (${parsed.error.issues[0].message})`);
+        }
+        const line = parsed.data;
+        if ((line.t === "verdict" || line.t === "list") && result === undefined) {
+          result = line;
+          continue;
+        }
+        if (line.t !== "done") return violation(`an unexpected ${line.t} line`);
+        if (line.error !== null) return { status: "failed", error: line.error };
+        if (result === undefined) return violation("done without a result");
+        return { status: "completed", result };
       }
     } finally {
       clearTimeout(timer);
@@ -327,6 +392,43 @@ class SandboxChild {
 
 /** One child at a time in this process: each may use up to {@link CHILD_DATA_LIMIT_BYTES}. */
 const oneChildAtATime = pLimit(1);
+
+/** The outcome of one case-module message (see {@link SandboxChild.exchange}). */
+export type CaseExchange = Awaited<ReturnType<SandboxChild["exchange"]>>;
+
+/**
+ * Sends case-module messages (a case's checks module and, for `case-check`, a repair; see case_checks.ts)
+ * one after another to a sandbox child, a fresh child after one that broke; one outcome per message. Throws
+ * {@link SandboxUnavailableError} only when a child cannot be started at all.
+ */
+export function exchangeInSandbox(
+  messages: readonly Record<string, unknown>[],
+  limits: SandboxLimits = {},
+  launch: SandboxLaunch = defaultLaunch(),
+): Promise<CaseExchange[]> {
+  const full: Required<SandboxLimits> = {
+    deadlineMs: limits.deadlineMs ?? 2000,
+    cpuTimeoutMs: limits.cpuTimeoutMs ?? 500,
+    startupMs: limits.startupMs ?? 30_000,
+  };
+  return oneChildAtATime(async () => {
+    const outcomes: CaseExchange[] = [];
+    let child: SandboxChild | undefined;
+    try {
+      for (const message of messages) {
+        child ??= await SandboxChild.start(launch, full.startupMs);
+        outcomes.push(await child.exchange(message, full));
+        if (child.broken) {
+          await child.dispose();
+          child = undefined;
+        }
+      }
+    } finally {
+      await child?.dispose();
+    }
+    return outcomes;
+  });
+}
 
 /**
  * Runs `source` (JavaScript that defines `chargeWithRetry`) against each scenario in turn, in a sandbox

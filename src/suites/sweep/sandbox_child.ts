@@ -3,8 +3,8 @@
  * nothing else. The host (sandbox.ts) starts it with no permissions, a V8 heap limit and an OS data limit,
  * and kills it on a deadline; see docs/ARCHITECTURE.md "The repair sandbox: threat model".
  *
- * It imports nothing but `node:vm`, the gateway's logic, the realm driver and its command word
- * (`sandbox_command.ts`), so `deno run --no-config` can load it from the source tree; in the single binary the
+ * It imports nothing but `node:vm`, the gateway's logic, the realm drivers (the payment gateway's; a case
+ * checks module's, case_child.ts) and its command word (`sandbox_command.ts`), so `deno run --no-config` can load it from the source tree; in the single binary the
  * host starts the binary itself with {@link REPAIR_SANDBOX_COMMAND} (main.ts dispatches it, importing this
  * module only then), and {@link serveRepairSandbox} first revokes every permission the binary has.
  *
@@ -23,6 +23,7 @@ import vm from "node:vm";
 import { createGateway } from "./sandbox_gateway.ts";
 import { createRealmDriver } from "./sandbox_realm.ts";
 import { REPAIR_SANDBOX_COMMAND } from "./sandbox_command.ts";
+import { type CaseCheckMessage, type CaseListMessage, runCaseCheck, runCaseList } from "./case_child.ts";
 
 export { REPAIR_SANDBOX_COMMAND };
 
@@ -147,8 +148,12 @@ export function serveRepairSandbox(): number {
   for (;;) {
     const line = lines.next();
     if (line === null) return 0;
-    const check = JSON.parse(line) as CheckMessage;
-    const error = runCheck(check);
+    const message = JSON.parse(line) as CheckMessage | CaseListMessage | CaseCheckMessage;
+    const error = message.t === "case-list"
+      ? runCaseList(message, writeLine)
+      : message.t === "case-check"
+      ? runCaseCheck(message, writeLine)
+      : runCheck(message);
     writeLine(JSON.stringify({ t: "done", error }));
   }
 }

@@ -4,7 +4,7 @@
  * @module
  */
 import type { ChatMessage } from "../../models/messages.ts";
-import type { UnitBoundary } from "./oracle.ts";
+import type { UnitBoundary } from "./case_format.ts";
 
 /** One piece of original evidence, as the ranking and the `S + Top N` contexts use it. */
 export interface EvidenceUnit {

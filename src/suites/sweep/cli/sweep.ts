@@ -29,7 +29,10 @@ follow-up or the gold), then answers the follow-up from full, S and S + Top N, a
 exact fact checks and six executable repair checks run in a sandbox.
 
 Options:
-  --trajectory FILE    the investigation trajectory (default: the embedded fixture; only known fixtures)
+  --case DIR           a sweep case folder (case.json, its trajectory and checks; see docs/SWEEP_CASES.md);
+                       default: the built-in payment case. Repeatable with --trajectory
+  --trajectory FILE    run the case whose pinned trajectory this file is (the built-in cases and the
+                       --case folders are searched); any other file is refused, naming its SHA-256
   --compressions N     generations of (S, ranking) (default ${DEFAULT_SWEEP_RUN.compressions}, at most 100)
   --top-n RANGE        N values, e.g. 1-5 (at most 10; default 1-5)
   --method [NAME=]SPEC repeatable: adds a method or any engine (as 'engines run --engine', exec:COMMAND and
@@ -56,6 +59,7 @@ function parseRun(argv: string[]) {
       ...RUN_OPTION_SPEC,
       ...MODEL_OPTION_SPEC,
       trajectory: { type: "string" },
+      case: { type: "string", multiple: true },
       compressions: { type: "string" },
       "top-n": { type: "string" },
       method: { type: "string", multiple: true },
@@ -72,6 +76,7 @@ function parseRun(argv: string[]) {
       ...RunOptionsShape,
       ...ModelOptionsShape,
       trajectory: z.string().optional(),
+      case: z.array(z.string().min(1)).optional(),
       compressions: intOption(1, 100).optional(),
       "top-n": rangeOption(1, 10).optional(),
       method: z.array(z.string().min(1)).optional(),
@@ -99,9 +104,11 @@ export async function sweepRun(givenArgv: string[]): Promise<{ code: number; pat
 export async function sweepCommand(argv: string[]): Promise<number> {
   const [sub, ...rest] = argv;
   if (sub === "run") return (await sweepRun(rest)).code;
+  if (sub === "case") return await (await import("./case_check.ts")).sweepCaseCommand(rest);
   if (sub === undefined || sub === "--help" || sub === "-h") {
     console.log(`${CLI} sweep run [options]   (see '${CLI} sweep run --help')`);
+    console.log(`${CLI} sweep case check DIR  (checks a sweep case folder; see docs/SWEEP_CASES.md)`);
     return sub === undefined ? 2 : 0;
   }
-  throw new UsageError(`sweep: unknown subcommand '${sub}' (expected run)`);
+  throw new UsageError(`sweep: unknown subcommand '${sub}' (expected run or case)`);
 }

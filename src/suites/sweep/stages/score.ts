@@ -8,7 +8,7 @@ import { z } from "zod";
 import { defineStage } from "../../../pipeline/stage.ts";
 import { StoredAnswerSchema } from "../../answer_stage.ts";
 import { checkFacts, factScore } from "../facts.ts";
-import { runRepairChecks } from "../repair_checks.ts";
+import { runCaseRepairChecks } from "../case_checks.ts";
 import { checkSweepEnv, type SweepStageEnv } from "./env.ts";
 
 const Check = z.object({ name: z.string(), passed: z.boolean() });
@@ -42,9 +42,7 @@ export const sweepScoreStage = defineStage({
     const valid = params.valid && answer !== null;
     const text = valid ? answer!.content : "";
     const facts = checkFacts(text, env.fixture.facts);
-    const repair = valid
-      ? await runRepairChecks(text, env.fixture.repair)
-      : { checks: [], all_passed: false };
+    const repair = valid ? await runCaseRepairChecks(text, env.fixture) : { checks: [], all_passed: false };
     return {
       outputs: {
         score: {

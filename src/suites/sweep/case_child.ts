@@ -1,0 +1,273 @@
+/**
+ * The sandbox child's side of a case's checks module (a case folder's `checks.js`; see docs/SWEEP_CASES.md):
+ * it runs only in the sandbox child (sandbox_child.ts), never in the program's process.
+ *
+ * For one check, two fresh `node:vm` realms: the checks realm evaluates the checks module and makes the
+ * check's fake client (`fake(check, values)`); the repair realm holds the repair and a driver
+ * ({@link createCaseDriver}) whose client forwards each call as JSON text to the checks realm and hands the
+ * repair a copy of the JSON answer. Only strings cross between the realms (no object of the checks realm is
+ * reachable from the repair), so what the judge (`judge(check, record, values, fake)`, in the checks realm)
+ * sees is what the repair did. Every evaluation step runs under the vm CPU timeout, the host's wall-clock
+ * deadline and the child's OS limits. Imports nothing but `node:vm`.
+ *
+ * @module
+ */
+import vm from "node:vm";
+
+/** `case-list`: the check names of a checks module. */
+export interface CaseListMessage {
+  t: "case-list";
+  checks: string;
+  cpuTimeoutMs: number;
+  maxText: number;
+}
+
+/** `case-check`: one check of a checks module run on one repair. */
+export interface CaseCheckMessage {
+  t: "case-check";
+  checks: string;
+  check: string;
+  values: unknown;
+  repair: string;
+  functionName: string;
+  cpuTimeoutMs: number;
+  maxText: number;
+}
+
+/** Most client calls one check answers; later calls are refused with `sandbox_call_limit`. */
+export const MAX_CASE_CALLS = 1000;
+
+const SILENT_CONSOLE =
+  "var console = Object.freeze({ log() {}, info() {}, warn() {}, error() {}, debug() {} });";
+
+function realm(name: string): vm.Context {
+  return vm.createContext(Object.create(null), {
+    name,
+    codeGeneration: { strings: false, wasm: false },
+    microtaskMode: "afterEvaluate",
+  });
+}
+
+function describe(error: unknown, maxText: number): string {
+  let text: string;
+  try {
+    const isObject = typeof error === "object" && error !== null;
+    text = isObject
+      ? `${String((error as { name?: unknown }).name)}: ${String((error as { message?: unknown }).message)}`
+      : String(error);
+  } catch {
+    text = "a value that cannot be described";
+  }
+  return text.length > maxText ? text.slice(0, maxText) : text;
+}
+
+function loadChecks(source: string, timeout: number): vm.Context {
+  const context = realm("checks");
+  vm.runInContext(`${SILENT_CONSOLE}\n${source}`, context, { filename: "checks.js", timeout });
+  vm.runInContext(
+    `if (typeof SWEEP_CHECKS !== "object" || SWEEP_CHECKS === null || !Array.isArray(SWEEP_CHECKS.checks) ||
+       typeof SWEEP_CHECKS.fake !== "function" || typeof SWEEP_CHECKS.judge !== "function") {
+       throw new TypeError("the checks module defines no SWEEP_CHECKS = { checks: [...], fake(), judge() }");
+     }`,
+    context,
+    { filename: "checks_shape.js", timeout },
+  );
+  return context;
+}
+
+/** Answers `case-list`: `{t: "list", names}` then the error (or null) for `done`. */
+export function runCaseList(message: CaseListMessage, write: (line: string) => void): string | null {
+  try {
+    const context = loadChecks(message.checks, message.cpuTimeoutMs);
+    const names = vm.runInContext(
+      `JSON.stringify(SWEEP_CHECKS.checks.map(function (c) { return String(c && c.name); }))`,
+      context,
+      { filename: "checks_list.js", timeout: message.cpuTimeoutMs },
+    );
+    write(JSON.stringify({ t: "list", names: JSON.parse(String(names)) }));
+    return null;
+  } catch (error) {
+    return `the checks module did not load: ${describe(error, message.maxText)}`;
+  }
+}
+
+/**
+ * Builds the repair realm's client and driver (self-contained: evaluated from its source text in the realm).
+ * `bridge(text)` sends one JSON message to the checks realm and returns its JSON answer.
+ */
+export function createCaseDriver(
+  bridge: (message: string) => string,
+  methods: readonly string[],
+  inputs: readonly unknown[],
+  maxText: number,
+): { runAll(repair: unknown): Promise<void> } {
+  const stringify = JSON.stringify;
+  const parse = JSON.parse;
+  const assign = Object.assign;
+  const freeze = Object.freeze;
+  const ErrorType = Error;
+  const toText = String;
+  function cut(text: string): string {
+    return text.length > maxText ? text.slice(0, maxText) : text;
+  }
+  function json(value: unknown): unknown {
+    try {
+      const text = stringify(value === undefined ? null : value);
+      return text === undefined ? null : parse(text.length > 16 * maxText ? "null" : text);
+    } catch {
+      return "<not JSON>";
+    }
+  }
+  const client: Record<string, (...args: unknown[]) => Promise<unknown>> = {};
+  for (const method of methods) {
+    client[method] = (...args: unknown[]) => {
+      const reply = parse(bridge(stringify({ t: "call", method, args: json(args) })));
+      if (reply.ok) return Promise.resolve(reply.value);
+      const error = assign(new ErrorType(reply.error.message), { name: reply.error.name });
+      if (reply.error.code !== null) assign(error, { code: reply.error.code });
+      return Promise.reject(error);
+    };
+  }
+  freeze(client);
+  async function runAll(repair: unknown): Promise<void> {
+    for (let index = 0; index < inputs.length; index++) {
+      let end: Record<string, unknown>;
+      if (typeof repair !== "function") {
+        end = {
+          state: "threw",
+          error: { name: "TypeError", message: "the repair defines no function", code: null },
+        };
+      } else {
+        try {
+          const value = await repair(client, parse(stringify(inputs[index])));
+          end = { state: "returned", value: json(value) };
+        } catch (error) {
+          const isObject = typeof error === "object" && error !== null;
+          const code = isObject ? (error as { code?: unknown }).code : undefined;
+          end = {
+            state: "threw",
+            error: {
+              name: cut(isObject ? toText((error as { name?: unknown }).name) : typeof error),
+              message: cut(isObject ? toText((error as { message?: unknown }).message) : toText(error)),
+              code: code === undefined ? null : json(code),
+            },
+          };
+        }
+      }
+      bridge(stringify({ t: "end", index, end }));
+    }
+  }
+  return freeze({ runAll });
+}
+
+/** The checks realm's handler of the driver's messages (evaluated in the checks realm). */
+const HANDLER = `(function (maxCalls) {
+  return function (text) {
+    var m = JSON.parse(text);
+    if (m.t === "end") { __record.runs[m.index] = m.end; return "null"; }
+    var reply;
+    if (__record.calls.length >= maxCalls) {
+      __record.callLimitHit = true;
+      reply = { ok: false, error: { name: "Error", message: "sandbox call limit", code: "sandbox_call_limit" } };
+      return JSON.stringify(reply);
+    }
+    try {
+      var f = Object.prototype.hasOwnProperty.call(__fake, m.method) ? __fake[m.method] : undefined;
+      if (typeof f !== "function") throw Object.assign(new Error("no method " + m.method), { code: "no_such_method" });
+      var value = f.apply(__fake, Array.isArray(m.args) ? m.args : []);
+      reply = { ok: true, value: value === undefined ? null : JSON.parse(JSON.stringify(value)) };
+    } catch (e) {
+      var isObject = typeof e === "object" && e !== null;
+      reply = { ok: false, error: {
+        name: String(isObject && e.name ? e.name : "Error"),
+        message: String(isObject ? e.message : e),
+        code: isObject && e.code !== undefined ? e.code : null } };
+    }
+    __record.calls.push(Object.assign({ method: m.method, args: m.args }, reply));
+    return JSON.stringify(reply);
+  };
+})`;
+
+/** Runs one `case-check`: writes `{t: "verdict", passed, detail}`; returns the error (or null) for `done`. */
+export function runCaseCheck(message: CaseCheckMessage, write: (line: string) => void): string | null {
+  const timeout = message.cpuTimeoutMs;
+  let checks: vm.Context;
+  let methods: string[];
+  let inputs: unknown[];
+  let handle: (text: string) => string;
+  try {
+    checks = loadChecks(message.checks, timeout);
+    const setup = vm.runInContext(
+      `(function (name, valuesText) {
+        var check = SWEEP_CHECKS.checks.filter(function (c) { return c && c.name === name; })[0];
+        if (!check) throw new Error("no check named " + name);
+        var values = JSON.parse(valuesText);
+        var fake = SWEEP_CHECKS.fake(check, values);
+        Object.defineProperty(globalThis, "__check", { value: check });
+        Object.defineProperty(globalThis, "__values", { value: values });
+        Object.defineProperty(globalThis, "__fake", { value: fake });
+        Object.defineProperty(globalThis, "__record", { value: { calls: [], runs: [], callLimitHit: false } });
+        var methods = Object.keys(fake).filter(function (k) { return typeof fake[k] === "function"; });
+        return JSON.stringify({ methods: methods, inputs: Array.isArray(check.inputs) ? check.inputs : [null] });
+      })`,
+      checks,
+      { filename: "checks_setup.js", timeout },
+    ) as (name: string, values: string) => string;
+    const parsed = JSON.parse(setup(message.check, JSON.stringify(message.values ?? {})));
+    methods = parsed.methods;
+    inputs = parsed.inputs;
+    handle = vm.runInContext(HANDLER, checks, { filename: "checks_handler.js", timeout })(MAX_CASE_CALLS);
+  } catch (error) {
+    return `the checks module did not load: ${describe(error, message.maxText)}`;
+  }
+  const repairRealm = realm("repair");
+  const bridge = (text: unknown): string => (typeof text === "string" ? String(handle(text)) : "null");
+  (repairRealm as Record<string, unknown>).__bridge = bridge;
+  const driver = `(${createCaseDriver.toString()})(__bridge, ${JSON.stringify(methods)}, ` +
+    `JSON.parse(${JSON.stringify(JSON.stringify(inputs))}), ${message.maxText})`;
+  vm.runInContext(
+    `${SILENT_CONSOLE}\nObject.defineProperty(globalThis, "__driver", { value: ${driver} });\n` +
+      `delete globalThis.__bridge;`,
+    repairRealm,
+    { filename: "case_driver.js", timeout },
+  );
+  let failure: string | null = null;
+  try {
+    vm.runInContext(message.repair, repairRealm, { filename: "repair.js", timeout });
+  } catch (error) {
+    failure = `the repair did not load: ${describe(error, message.maxText)}`;
+  }
+  if (failure === null) {
+    try {
+      vm.runInContext(
+        `void __driver.runAll(typeof ${message.functionName} === "function" ? ${message.functionName} : undefined);`,
+        repairRealm,
+        { filename: "inputs.js", timeout },
+      );
+    } catch (error) {
+      failure = `the repair did not finish: ${describe(error, message.maxText)}`;
+    }
+  }
+  if (failure !== null) return failure;
+  try {
+    const verdict = JSON.parse(String(vm.runInContext(
+      `(function () {
+        var n = Array.isArray(__check.inputs) ? __check.inputs.length : 1;
+        for (var i = 0; i < n; i++) if (!__record.runs[i]) __record.runs[i] = { state: "pending" };
+        var v = SWEEP_CHECKS.judge(__check, __record, __values, __fake);
+        return JSON.stringify({ passed: !!(v && v.passed === true), detail: String(v && v.detail) });
+      })()`,
+      checks,
+      { filename: "checks_judge.js", timeout },
+    )));
+    const detail = String(verdict.detail);
+    write(JSON.stringify({
+      t: "verdict",
+      passed: verdict.passed === true,
+      detail: detail.length > message.maxText ? detail.slice(0, message.maxText) : detail,
+    }));
+    return null;
+  } catch (error) {
+    return `the check's judge failed: ${describe(error, message.maxText)}`;
+  }
+}
