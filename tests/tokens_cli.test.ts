@@ -132,6 +132,6 @@ Deno.test("tokens rejects a missing or extra FILE, unknown options and a bad tok
 Deno.test("tokens --help prints the usage and the breakdown definition", async () => {
   const result = await run(["--help"]);
   assert.equal(result.code, 0);
-  assert.match(result.stdout, /^Usage: \.\/compaction-bench tokens \[--tokenizer DIR\] \[--json\] FILE/);
+  assert.match(result.stdout, /^Usage: \.\/compaction-bench tokens \[--tokenizer PATH\] \[--json\] FILE/);
   assert.match(result.stdout, /count\(messages 0\.\.i\) - count\(messages 0\.\.i-1\)/);
 });

@@ -26,7 +26,7 @@ Options:
                     to the first N attempts of each distinct request)
   --seed N          seed of the fault mode (default 0, at most 9007199254740991)
   --delay-ms N      fixed delay before every answer (default 0, at most 3600000)
-  --tokenizer DIR   Hugging Face tokenizer directory for usage counts (default: Qwen3, shipped)
+  --tokenizer PATH  Hugging Face tokenizer directory (or its tokenizer.json) for usage counts (default: Qwen3, shipped)
   -h, --help        show this help
 `;
 

@@ -1,5 +1,5 @@
 /**
- * `compaction-bench tokens [--tokenizer DIR] [--json] FILE`: the exact token count of a messages file as
+ * `compaction-bench tokens [--tokenizer PATH] [--json] FILE`: the exact token count of a messages file as
  * the model would see it.
  *
  * @module
@@ -18,7 +18,7 @@ import { readInputJson } from "../fs_input.ts";
 import { CLI } from "../core/program_name.ts";
 
 /** The help text of the `tokens` command. */
-export const TOKENS_HELP = `Usage: ${CLI} tokens [--tokenizer DIR] [--json] FILE
+export const TOKENS_HELP = `Usage: ${CLI} tokens [--tokenizer PATH] [--json] FILE
 
 Counts the tokens of the chat messages in FILE exactly as the model sees them: rendered by the
 tokenizer's chat template (generation prompt added, thinking disabled), then encoded by its tokenizer.
@@ -29,7 +29,7 @@ string (OpenAI) or an object (the Hugging Face convention); an object is rendere
 chat templates render it, a string exactly as given.
 
 Options:
-  --tokenizer DIR  Hugging Face tokenizer directory (tokenizer.json + tokenizer_config.json);
+  --tokenizer PATH Hugging Face tokenizer directory (tokenizer.json + tokenizer_config.json) or its tokenizer.json;
                    default: the shipped Qwen3 tokenizer
   --json           print {tokenizer, hash, total, messages: [{index, role, tokens}], generation_prompt}:
                    message i's tokens are count(messages 0..i) - count(messages 0..i-1), both rendered

@@ -9,7 +9,7 @@
  * @module
  */
 import { createHash } from "node:crypto";
-import { basename, resolve } from "node:path";
+import { basename, dirname, resolve } from "node:path";
 import { Tokenizer } from "@huggingface/tokenizers";
 import { DEFAULT_TOKENIZER_DIR } from "../assets.ts";
 import { type PreTokenCounter, preTokenCounter } from "./pre_token_count.ts";
@@ -70,18 +70,41 @@ const loaded = new Map<string, Promise<LoadedTokenizer>>();
  * Throws a {@link UsageError} naming the file and field when a file is missing, is not JSON, or
  * `tokenizer_config.json` has no usable `chat_template`.
  */
-export function loadTokenCounter(
+export async function loadTokenCounter(
   dir: string = DEFAULT_TOKENIZER_DIR,
   options: CounterOptions = {},
 ): Promise<HfTokenCounter> {
-  const key = resolve(dir);
+  const key = resolve(await tokenizerDirectory(dir));
   let promise = loaded.get(key);
   if (promise === undefined) {
     promise = buildTokenizer(key);
     loaded.set(key, promise);
     promise.catch(() => loaded.delete(key));
   }
-  return promise.then((tokenizer) => new HfTokenCounter(tokenizer, options));
+  return await promise.then((tokenizer) => new HfTokenCounter(tokenizer, options));
+}
+
+/**
+ * The tokenizer directory `--tokenizer PATH` names: PATH itself, or the folder of a `tokenizer.json` file
+ * (its `tokenizer_config.json` beside it), as the seeds spell it. Another file is refused, naming it.
+ */
+export async function tokenizerDirectory(path: string): Promise<string> {
+  let info: Deno.FileInfo;
+  try {
+    info = await Deno.stat(path);
+  } catch (error) {
+    // The directory's own check names what is missing.
+    if (error instanceof Deno.errors.NotFound) return path;
+    throw inputError(error, path, "--tokenizer");
+  }
+  if (!info.isFile) return path;
+  if (basename(path) !== TOKENIZER_FILES[0]) {
+    throw new UsageError(
+      `--tokenizer ${path}: a file must be a ${TOKENIZER_FILES[0]} (with ${TOKENIZER_FILES[1]} beside it); ` +
+        `or give the directory holding both`,
+    );
+  }
+  return dirname(path);
 }
 
 /** Refuses a tokenizer file that is not there, naming the two files a tokenizer directory needs. */

@@ -74,7 +74,7 @@ ${GENERATOR_HELP}
   --no-qa              skip the QA recall questions
   --recovery-rounds N  tool rounds per question of the +recovery arm, asked again with the recall tools
                        an engine offers (default 1, at most 8; 0: window alone only)
-  --tokenizer DIR      Hugging Face tokenizer directory (default: Qwen3, embedded)
+  --tokenizer PATH     Hugging Face tokenizer directory or its tokenizer.json (default: Qwen3, embedded)
 ${BOOTSTRAP_OPTION_HELP}
 ${MODEL_OPTION_HELP}
 ${ENGINES_RUN_OPTION_HELP}`;

@@ -19,6 +19,7 @@ import {
 } from "../../../cli/run_setup.ts";
 import { COLLECTION_MODE_HELP } from "./collect_mode.ts";
 import { CLI } from "../../../core/program_name.ts";
+import { hermesAgentArgv } from "./hermes_option.ts";
 
 const MAX_SEED = 4_294_967_295;
 const MAX_CHARS = 10_000_000;
@@ -39,7 +40,7 @@ Options:
   --bridge N, --comparison N   per-type quotas (override --questions; each at most 100000)
   --seed N             selection seed (default ${DEFAULT_SELECTION.seed}, at most ${MAX_SEED})
   --min-chars N, --max-chars N evidence characters (default ${DEFAULT_SELECTION.minChars}–${DEFAULT_SELECTION.maxChars}, at most ${MAX_CHARS})
-  --tokenizer DIR      tokenizer (recorded in the manifest)
+  --tokenizer PATH     tokenizer directory or its tokenizer.json (recorded in the manifest)
 ${SHARD_OPTION_HELP}
                        (by question id hash; the selection stays whole, corpus.json holds the part)
 
@@ -101,6 +102,7 @@ function parseCollect(argv: string[]) {
 
 /** Runs `hotpot collect`. */
 export async function hotpotCollectCli(givenArgv: string[]): Promise<number> {
-  await runResumableCommand(HOTPOT_COLLECT_SUITE, givenArgv, parseCollect, COLLECT_HELP, hotpotCollect);
+  const argv = await hermesAgentArgv(givenArgv);
+  await runResumableCommand(HOTPOT_COLLECT_SUITE, argv, parseCollect, COLLECT_HELP, hotpotCollect);
   return 0;
 }

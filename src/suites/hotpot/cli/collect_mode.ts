@@ -11,6 +11,9 @@ export const COLLECTION_MODE_HELP =
   `  --scripted           deterministic real read_file calls by this program (not an agent)
   --live               an agent loop with the chat model (needs the --live credentials)
   --hermes-sessions DIR  import Hermes session JSON files named <question id>.json
+  --hermes DIR [--hermes-python PY]   the real Hermes Agent (a checkout in DIR, run by PY, default
+                       python3) through adapters/hermes_collect.py: the same as --agent exec:'PY
+                       adapters/hermes_collect.py --hermes DIR' (with --reference or --live for its model)
   --agent exec:'CMD'   an outside agent: CMD runs in the question's workspace, reads {question, files,
                        titles, task, workspace} as JSON on stdin and prints a Hermes-format session on stdout
                        (adapters/hermes_collect.py runs the real Hermes Agent this way)

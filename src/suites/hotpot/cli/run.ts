@@ -44,7 +44,7 @@ Options:
   --reserve N          tokens kept free under the ceiling (default ${DEFAULT_HOTPOT_RUN.reserve}, at most 100000)
   --compressions N     compression generations per question and method (default ${DEFAULT_HOTPOT_RUN.compressions}, at most 100)
   --answers N          answers per context (default ${DEFAULT_HOTPOT_RUN.answers}, at most 100)
-  --tokenizer DIR      tokenizer (default: Qwen3, embedded)
+  --tokenizer PATH     tokenizer directory or its tokenizer.json (default: Qwen3, embedded)
 ${SHARD_OPTION_HELP} (by question id hash)
 ${BOOTSTRAP_OPTION_HELP}
 ${PRICE_OPTION_HELP}

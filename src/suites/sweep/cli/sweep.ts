@@ -44,7 +44,7 @@ Options:
   --summary-allowance N  complete input allowance of S alone (default ${DEFAULT_SWEEP_RUN.summaryAllowance}, 128 to 10000000)
   --reserve N          tokens kept free under the ceilings (default ${DEFAULT_SWEEP_RUN.reserve}, at most 100000)
   --answers N          answers per context (default ${DEFAULT_SWEEP_RUN.answers}, at most 100)
-  --tokenizer DIR      tokenizer (default: Qwen3, embedded)
+  --tokenizer PATH     tokenizer directory or its tokenizer.json (default: Qwen3, embedded)
 ${SHARD_OPTION_HELP} (generation g is in part g mod N)
 ${BOOTSTRAP_OPTION_HELP}
 ${PRICE_OPTION_HELP}
