@@ -5,7 +5,8 @@
  * 1. `structure`: every path of the run is `lstat`ed first, without following symlinks; blobs and published
  *    files must be regular files inside the run (no symlinks, FIFOs, devices, sockets), blobs with mode 0444
  *    (or, with `strictModes: false`, one note for a copy's lost modes).
- * 2. `blobs`: every blob is re-hashed, reading at most the size `lstat` reported.
+ * 2. `blobs`: every blob is re-hashed, reading at most the size `lstat` reported (the walk reads and hashes
+ *    each blob as it meets it, on every core: ./dir_scan.ts; this phase names what it found).
  * 3. `records`: `manifest.json` and `journal.jsonl` (bounded reads) are parsed; the journal's chain and
  *    canonical form hold; the manifest equals the journal.
  * 4. `dag`: every node key recomputes; every referenced blob exists; every input was produced by an earlier
@@ -20,7 +21,15 @@ import { canonicalJson } from "./canonical.ts";
 import { type JournalReading, parseJournal } from "./journal.ts";
 import { type Manifest, ManifestSchema, type Node, nodeKey, RunHeaderSchema } from "./manifest.ts";
 import { RUN_FILES } from "./run_dir.ts";
-import { entryKind, hashRegularFile, isFsError, readRegularFile, UnsafeFileError } from "./safe_read.ts";
+import { type DirScan, scanDirectorySync, ScanPool } from "./dir_scan.ts";
+import {
+  type EntryInfo,
+  entryKind,
+  hashRegularFile,
+  isFsError,
+  readRegularFile,
+  UnsafeFileError,
+} from "./safe_read.ts";
 
 /** Kinds of problem `verify` reports. */
 export type ProblemKind =
@@ -61,6 +70,7 @@ export interface CheckStats {
   nodes_checked: number;
 }
 
+/** How a {@link RunChecker} works (not what it checks). */
 /** The outcome of verifying a run directory. */
 export interface VerifyReport extends CheckStats {
   run: string;
@@ -78,6 +88,8 @@ export interface CheckOptions {
    * modes while every hash, key and chain still holds, and content stays strict.
    */
   strictModes?: boolean;
+  /** Workers that scan a large run's blob folders; 0: all in the calling thread (how, not what, it checks). */
+  workers?: number;
 }
 
 /** The most `manifest.json` or `journal.jsonl` may hold (they are read whole): 256 MiB. */
@@ -86,23 +98,33 @@ export const MAX_RECORD_FILE_BYTES = 256 * 1024 * 1024;
 const BLOB_PATH = /^objects\/sha256\/([0-9a-f]{2})\/([0-9a-f]{62})$/;
 /** The folders a run may hold under `objects/`: the hash's folder, its prefixes, and the writer's temp folder. */
 const OBJECT_FOLDER = /^objects(\/sha256(\/[0-9a-f]{2})?|\/tmp)?$/;
-const BLOB_READERS = 4;
+/** The folder of the blob prefixes, and one prefix folder. */
+const BLOB_ROOT = "objects/sha256";
+const BLOB_FOLDER = /^objects\/sha256\/[0-9a-f]{2}$/;
+/** A run with fewer blob folders is scanned in this thread: starting workers costs more than they save. */
+const POOL_MIN_FOLDERS = 16;
+
+/** How many scanning workers: one per core, at most 4 (0 where workers cannot be started). */
+function scanWorkers(): number {
+  if (typeof Worker === "undefined") return 0;
+  return Math.max(1, Math.min(4, navigator.hardwareConcurrency ?? 1));
+}
 
 interface Entry {
   rel: string;
-  info: Deno.FileInfo;
+  info: EntryInfo;
+  /** A blob-named regular file's hash, read during the walk, or why it could not be read. */
+  digest?: string;
+  unsafe?: string;
+}
+
+interface ScannedDir {
+  scan: DirScan;
+  children: Map<string, ScannedDir>;
 }
 
 function nodeName(node: Node, index: number): string {
   return `node #${index} ${node.label || node.stage} (${node.key.slice(0, 12)})`;
-}
-
-async function mapLimit<T>(items: T[], limit: number, fn: (item: T) => Promise<void>): Promise<void> {
-  let next = 0;
-  const workers = Array.from({ length: Math.min(limit, items.length) }, async () => {
-    while (next < items.length) await fn(items[next++]);
-  });
-  await Promise.all(workers);
 }
 
 /**
@@ -127,10 +149,16 @@ export class RunChecker {
   /** Blobs not 0444, by mode (octal text), when modes are not strict. */
   readonly #looseModes = new Map<string, number>();
 
-  /** A checker of the run directory `run`. */
+  readonly #workers: number;
+
+  /**
+   * A checker of the run directory `run`. `options.workers`: how many workers scan a large run's blob folders
+   * (default one per core, at most 4; 0 scans in this thread).
+   */
   constructor(run: string, options: CheckOptions = {}) {
     this.#run = run;
     this.#strictModes = options.strictModes ?? true;
+    this.#workers = options.workers ?? scanWorkers();
   }
 
   /** Notes on what holds but differs from the writer's run (only once {@link check} has finished). */
@@ -149,7 +177,7 @@ export class RunChecker {
     const problems = await this.#collect("structure", (add) => this.#structure(add));
     yield* problems;
     if (!this.#walked) return;
-    yield* await this.#collect("blobs", (add) => this.#hashBlobs(add));
+    yield* await this.#collect("blobs", (add) => Promise.resolve(this.#hashBlobs(add)));
     yield* await this.#collect("records", (add) => this.#records(add));
     yield* await this.#collect("dag", (add) => Promise.resolve(this.#dag(add)));
     yield* await this.#collect("files", (add) => this.#checkFiles(add));
@@ -164,7 +192,7 @@ export class RunChecker {
     return out;
   }
 
-  /** Phase 1: walk the run with lstat; classify every entry. */
+  /** Phase 1: walk the run with lstat; classify every entry. Blobs are hashed as the walk meets them. */
   async #structure(add: (kind: ProblemKind, subject: string, detail: string) => void): Promise<void> {
     let root: Deno.FileInfo;
     try {
@@ -177,32 +205,26 @@ export class RunChecker {
       throw error;
     }
     if (!root.isDirectory) return add("missing", this.#run, `not a directory but a ${entryKind(root)}`);
-    const walk = async (dir: string, prefix: string): Promise<void> => {
-      const names: string[] = [];
-      try {
-        for await (const entry of Deno.readDir(dir)) names.push(entry.name);
-      } catch (error) {
-        if (!isFsError(error)) throw error;
-        add("unreadable", prefix || ".", `directory cannot be listed (${error.name})`);
+    const tree = await this.#gather();
+    const visit = (dir: ScannedDir, prefix: string): void => {
+      if (dir.scan.listError !== undefined) {
+        add("unreadable", prefix || ".", `directory cannot be listed (${dir.scan.listError})`);
         return;
       }
-      for (const name of names.sort()) {
-        const rel = prefix ? `${prefix}/${name}` : name;
-        let info: Deno.FileInfo;
-        try {
-          info = await Deno.lstat(join(dir, name));
-        } catch (error) {
-          if (!isFsError(error)) throw error;
-          add("unreadable", rel, `cannot be examined (${error.name})`);
+      for (const scanned of dir.scan.entries) {
+        const rel = prefix ? `${prefix}/${scanned.name}` : scanned.name;
+        const info = scanned.info;
+        if (!info) {
+          add("unreadable", rel, `cannot be examined (${scanned.error})`);
           continue;
         }
         if (info.isDirectory) {
           if (rel.startsWith(`${RUN_FILES.objects}/`) && !OBJECT_FOLDER.test(rel)) {
             add("unknown_file", rel, "a folder under objects/ that is neither a blob prefix nor objects/tmp");
           }
-          await walk(join(dir, name), rel);
+          visit(dir.children.get(scanned.name)!, rel);
         } else {
-          this.#entries.set(rel, { rel, info });
+          this.#entries.set(rel, { rel, info, digest: scanned.digest, unsafe: scanned.unsafe });
           if (info.isFile && (info.nlink ?? 1) > 1) {
             add(
               "hard_link",
@@ -213,7 +235,7 @@ export class RunChecker {
         }
       }
     };
-    await walk(this.#run, "");
+    visit(tree, "");
     this.#walked = true;
     for (const entry of this.#entries.values()) {
       const m = BLOB_PATH.exec(entry.rel);
@@ -234,6 +256,33 @@ export class RunChecker {
     }
   }
 
+  /**
+   * Scans every directory of the run (see ./dir_scan.ts): the blob folders in a pool of workers when the run
+   * has many of them, the rest here.
+   */
+  async #gather(): Promise<ScannedDir> {
+    let pool: ScanPool | undefined;
+    const scanHere = (dir: string, hashBlobs: boolean) => Promise.resolve(scanDirectorySync(dir, hashBlobs));
+    const gather = async (rel: string): Promise<ScannedDir> => {
+      const blobFolder = BLOB_FOLDER.test(rel);
+      const dir = rel ? join(this.#run, rel) : this.#run;
+      const scan = await (blobFolder && pool ? pool.scan(dir, true) : scanHere(dir, blobFolder));
+      const subdirs = scan.entries.filter((e) => e.info?.isDirectory);
+      if (rel === BLOB_ROOT && subdirs.length >= POOL_MIN_FOLDERS && this.#workers > 0) {
+        pool = new ScanPool(this.#workers);
+      }
+      const children = new Map<string, ScannedDir>();
+      await Promise.all(subdirs.map(async (e) => {
+        children.set(e.name, await gather(rel ? `${rel}/${e.name}` : e.name));
+      }));
+      return { scan, children };
+    };
+    try {
+      return await gather("");
+    } finally {
+      pool?.close();
+    }
+  }
   async #describeIrregular(entry: Entry): Promise<string> {
     if (!entry.info.isSymlink) return `a ${entryKind(entry.info)}, not a regular file`;
     let target = "?";
@@ -245,23 +294,18 @@ export class RunChecker {
     return `a symlink (to ${JSON.stringify(target)}), not a regular file inside the run`;
   }
 
-  /** Phase 2: re-hash every blob (bounded reads). */
-  async #hashBlobs(add: (kind: ProblemKind, subject: string, detail: string) => void): Promise<void> {
-    await mapLimit([...this.#blobs], BLOB_READERS, async ([hash, entry]) => {
-      let digest: string;
-      try {
-        digest = await hashRegularFile(join(this.#run, entry.rel), entry.info);
-      } catch (error) {
-        if (!(error instanceof UnsafeFileError)) throw error;
-        add("unreadable", `blob ${hash}`, error.reason);
-        this.#present.add(hash);
-        return;
+  /** Phase 2: every blob's hash (read during the walk, bounded reads) against its name. */
+  #hashBlobs(add: (kind: ProblemKind, subject: string, detail: string) => void): void {
+    for (const [hash, entry] of this.#blobs) {
+      this.#present.add(hash);
+      if (entry.digest === undefined) {
+        add("unreadable", `blob ${hash}`, entry.unsafe ?? "was not read");
+        continue;
       }
       this.stats.blobs_checked++;
       this.stats.bytes_checked += entry.info.size;
-      if (digest !== hash) add("altered", `blob ${hash}`, `content hashes to ${digest}`);
-      this.#present.add(hash);
-    });
+      if (entry.digest !== hash) add("altered", `blob ${hash}`, `content hashes to ${entry.digest}`);
+    }
   }
 
   async #readRecordFile(
