@@ -16,36 +16,32 @@ const FORKING_ENGINE = `
 import json, os, sys, time
 mode, pids = sys.argv[1], sys.argv[2]
 req = json.load(sys.stdin)
-def hold():
-    # A descendant that keeps stdout and stderr open for a long time.
+def host_pid():
+    # The pid as this program sees it (the call may run in a PID namespace of its own; /proc is the host's).
+    return int(os.readlink("/proc/self"))
+def hold(w):
+    # A descendant that notes its pid, then keeps stdout and stderr open for a long time.
+    with open(os.path.join(pids, str(host_pid())), "w") as f:
+        f.write("")
+    os.write(w, b"x")
+    os.close(w)
     time.sleep(60)
     os._exit(0)
-def note(pid):
-    with open(os.path.join(pids, str(pid)), "w") as f:
-        f.write("")
-if mode == "fork":
-    pid = os.fork()
-    if pid == 0:
-        hold()
-    note(pid)
-else:
-    r, w = os.pipe()
-    pid = os.fork()
-    if pid == 0:
-        os.close(r)
-        if mode == "double-setsid":
-            os.setsid()
-        grand = os.fork()
-        if grand == 0:
-            os.close(w)
-            hold()
-        os.write(w, str(grand).encode())
-        os.close(w)
-        os._exit(0)
-    os.close(w)
-    grand = int(os.read(r, 64).decode())
+r, w = os.pipe()
+pid = os.fork()
+if pid == 0:
+    os.close(r)
+    if mode == "fork":
+        hold(w)
+    if mode == "double-setsid":
+        os.setsid()
+    if os.fork() == 0:
+        hold(w)
+    os._exit(0)
+os.close(w)
+os.read(r, 1)
+if mode != "fork":
     os.waitpid(pid, 0)
-    note(grand)
 json.dump({"messages": [{"role": "user", "content": "compacted"}]}, sys.stdout)
 sys.stdout.flush()
 `;
@@ -138,12 +134,13 @@ Deno.test("when a run is interrupted (SIGINT) while an outside engine runs, the 
     [
       "import json, os, sys, time",
       "json.load(sys.stdin)",
-      "pid = os.fork()",
-      "if pid == 0:",
+      // Pids as this program sees them (the call may run in a PID namespace of its own).
+      "def note(): open(os.path.join(" + JSON.stringify(pids) + ', os.readlink("/proc/self")), "w").close()',
+      "if os.fork() == 0:",
+      "    note()",
       "    time.sleep(60)",
       "    os._exit(0)",
-      `open(os.path.join(${JSON.stringify(pids)}, str(pid)), "w").close()`,
-      `open(os.path.join(${JSON.stringify(pids)}, str(os.getpid())), "w").close()`,
+      "note()",
       "time.sleep(60)",
     ].join("\n"),
   );

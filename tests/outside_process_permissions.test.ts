@@ -26,3 +26,55 @@ Deno.test("an outside process runs to its end without --allow-all (no /proc for 
   assert.equal(output.code, 0, stderr);
   assert.deepEqual(JSON.parse(new TextDecoder().decode(output.stdout)), { kind: "exited", out: "in done\n" });
 });
+
+Deno.test("without --allow-all, a double-forked grandchild in a session of its own ends with the call", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "cb_grandchild_" });
+  // The grandchild notes its pid as this program sees it (/proc is the host's), then would write a file later.
+  const grandchild = [
+    "import os, sys, time",
+    "if os.fork() == 0:",
+    "    os.setsid()",
+    "    if os.fork() == 0:",
+    `        open(${JSON.stringify(dir)} + "/pid", "w").write(os.readlink("/proc/self"))`,
+    "        time.sleep(1.5)",
+    `        open(${JSON.stringify(dir)} + "/late", "w").write("still here")`,
+    "        time.sleep(60)",
+    "    os._exit(0)",
+    "os.wait()",
+    "time.sleep(0.3)",
+    "print('answered')",
+  ].join("\n");
+  const script = `import { runOutsideProcess } from ${JSON.stringify(MODULE)};\n` +
+    `const outcome = await runOutsideProcess({ argv: ["python3", "-c", ${JSON.stringify(grandchild)}],\n` +
+    `  env: { PATH: Deno.env.get("PATH") ?? "" }, stdin: new Uint8Array(), timeoutMs: 20000 });\n` +
+    `console.log(JSON.stringify({ kind: outcome.kind }));\n`;
+  try {
+    const child = new Deno.Command(Deno.execPath(), {
+      args: ["run", "--allow-read", "--allow-write", "--allow-env", "--allow-run", "--allow-sys", "-"],
+      stdin: "piped",
+      stdout: "piped",
+      stderr: "piped",
+    }).spawn();
+    const writer = child.stdin.getWriter();
+    await writer.write(new TextEncoder().encode(script));
+    await writer.close();
+    const output = await child.output();
+    assert.equal(output.code, 0, new TextDecoder().decode(output.stderr));
+    assert.deepEqual(JSON.parse(new TextDecoder().decode(output.stdout)), { kind: "exited" });
+    const pid = Number(await Deno.readTextFile(`${dir}/pid`));
+    assert.ok(pid > 0);
+    await new Promise((done) => setTimeout(done, 2_000));
+    const stat = await Deno.readTextFile(`/proc/${pid}/stat`).catch(() => "");
+    assert.ok(
+      stat === "" || stat.slice(stat.lastIndexOf(")") + 2).startsWith("Z"),
+      `grandchild ${pid} outlived the call`,
+    );
+    assert.equal(
+      await Deno.stat(`${dir}/late`).then(() => true, () => false),
+      false,
+      "the grandchild wrote later",
+    );
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});

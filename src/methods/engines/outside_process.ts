@@ -4,11 +4,17 @@
  * - **Own session.** The command is started as the leader of a new session and process group
  *   (`Deno.Command`'s `detached`, i.e. `setsid()` in the child), so it never shares this program's terminal
  *   signals, and everything it forks stays in its group unless it leaves on purpose.
+ * - **A PID namespace where the system gives one.** The command runs under `unshare --pid --fork
+ *   --kill-child` (as root, or in a user namespace that maps the caller's own uid), behind a small `sh` that
+ *   starts it and waits (so the command is not the namespace's init and keeps ordinary signal handling):
+ *   when the call ends, the namespace's init is killed and the kernel kills everything left in it, double-forked
+ *   session leaders included. Where `unshare` is missing or refused, the group kill and the marker sweep
+ *   below are all there is ({@link pidNamespaceWrapper}).
  * - **A marker.** Its environment carries {@link CALL_MARKER_VARIABLE} with a random value for this call;
  *   descendants inherit it, so even one that started a session of its own is found (`/proc/PID/environ`).
  * - **Complete when the direct child exits.** Its output is what it wrote before exiting: the moment the
  *   direct child exits (or the time limit passes), the whole group and every process carrying the marker
- *   is killed (SIGKILL), and whatever descendants still held on stdout or stderr is not waited for
+ *   is killed (SIGKILL; the sweep is repeated until it finds none, so a process forked meanwhile goes too), and whatever descendants still held on stdout or stderr is not waited for
  *   (the readers get {@link DESCENDANT_GRACE_MS} to drain what is buffered, then are cancelled). A child
  *   that forks a grandchild holding stdout is recorded with its own latency, not the time limit.
  * - **The run ends, they end.** Live groups are registered: on this program's exit (`unload`) and on
@@ -164,10 +170,11 @@ export async function spawnOutside(
   const tmp = join(folder, "tmp");
   await Deno.mkdir(tmp);
   const marker = crypto.randomUUID();
+  const wrapper = await pidNamespaceWrapper();
   let child: Deno.ChildProcess;
   try {
-    child = new Deno.Command(executable, {
-      args: argv.slice(1),
+    child = new Deno.Command(wrapper.length > 0 ? wrapper[0] : executable, {
+      args: [...wrapper.slice(1), ...(wrapper.length > 0 ? [executable] : []), ...argv.slice(1)],
       clearEnv: true,
       env: { ...env, TMPDIR: tmp, [CALL_MARKER_VARIABLE]: marker },
       cwd: cwd ?? folder,
@@ -233,16 +240,80 @@ async function settle(drained: Promise<unknown>, readers: ReadableStreamDefaultR
   await drained;
 }
 
-/** Kills the call's process group and every process that carries its marker. */
+/** The most sweeps of marked processes one kill makes (each finds the ones forked during the last). */
+const MAX_SWEEPS = 50;
+
+/**
+ * Kills the call's process group (with it, the PID namespace the call runs in, if any) and every process that
+ * carries its marker, sweeping again until a sweep finds none left (a process killed is a zombie whose
+ * environment reads empty, so it is not found twice).
+ */
 export async function killCall(leader: number, marker: string): Promise<void> {
   killGroup(leader);
-  for (const pid of await markedProcesses(marker)) {
+  for (let sweep = 0; sweep < MAX_SWEEPS; sweep++) {
+    const found = await markedProcesses(marker);
+    if (found.length === 0) return;
+    for (const pid of found) {
+      try {
+        Deno.kill(pid, "SIGKILL");
+      } catch (error) {
+        if (!(error instanceof Deno.errors.NotFound || error instanceof TypeError)) throw error;
+      }
+    }
+    killGroup(leader);
+  }
+}
+
+/**
+ * Starts the command as the child of a shell that is the namespace's init: stdin is handed on (an
+ * asynchronous command's stdin would otherwise be /dev/null), the shell waits and exits with its status.
+ */
+const NAMESPACE_SHIM = 'exec 3<&0; "$@" <&3 3<&- & child=$!; exec 3<&-; wait "$child"';
+
+let namespaceWrapper: Promise<readonly string[]> | undefined;
+
+/**
+ * The words that run a command in a PID namespace of its own here (`unshare --pid --fork --kill-child`, as
+ * root or through a user namespace mapping the caller's uid, then {@link NAMESPACE_SHIM}), found once by
+ * trying them; empty where none works (no `unshare`, user namespaces refused, not Linux).
+ */
+export function pidNamespaceWrapper(): Promise<readonly string[]> {
+  return namespaceWrapper ??= probePidNamespace();
+}
+
+async function probePidNamespace(): Promise<readonly string[]> {
+  const path = "/usr/bin:/bin:/usr/sbin:/sbin";
+  const unshare = findExecutable("unshare", path);
+  const shell = findExecutable("sh", path);
+  if (unshare === null || shell === null) return [];
+  for (const user of [[], ["--user", "--map-current-user"]]) {
+    const words = [
+      unshare,
+      ...user,
+      "--pid",
+      "--fork",
+      "--kill-child",
+      "--",
+      shell,
+      "-c",
+      NAMESPACE_SHIM,
+      "sh",
+    ];
     try {
-      Deno.kill(pid, "SIGKILL");
-    } catch (error) {
-      if (!(error instanceof Deno.errors.NotFound || error instanceof TypeError)) throw error;
+      const probe = await new Deno.Command(words[0], {
+        args: [...words.slice(1), shell, "-c", "exit 7"],
+        clearEnv: true,
+        env: { PATH: path },
+        stdin: "null",
+        stdout: "null",
+        stderr: "null",
+      }).output();
+      if (probe.code === 7) return words;
+    } catch {
+      return []; // not allowed to run it at all
     }
   }
+  return [];
 }
 
 function killGroup(leader: number): void {
