@@ -24,6 +24,7 @@ fake result; an exception inside Hermes is a failure (exit 1).
 
 import argparse
 import inspect
+import logging
 import os
 import sys
 from typing import Any, Dict, List
@@ -35,10 +36,11 @@ from outside_engine_io import (  # noqa: E402
     chat_endpoint,
     fail,
     fresh_home,
-    read_request,
     reply,
+    serve,
     skip,
     stdout_to_stderr,
+    timed,
     write_hermes_compression_config,
 )
 
@@ -107,6 +109,19 @@ def build(compressor_class: Any, shapes: List[Dict[str, Any]]) -> Any:
          (f" ({'; '.join(errors)})" if errors else ""))
 
 
+def tell_context_length(compressor: Any, model: str, context_length: int) -> None:
+    """Tells the compressor the host's context window as Hermes does (`update_model`), or sets it where this
+    version keeps it; Hermes then derives its own threshold and tail from it."""
+    if hasattr(compressor, "update_model"):
+        try:
+            compressor.update_model(model, context_length)
+            return
+        except TypeError:
+            pass
+    if hasattr(compressor, "context_length"):
+        compressor.context_length = context_length
+
+
 def tell_budget(compressor: Any, budget: int) -> None:
     """Sets the trigger threshold and the protected tail from the budget, where this version has them."""
     if hasattr(compressor, "threshold_tokens"):
@@ -117,12 +132,10 @@ def tell_budget(compressor: Any, budget: int) -> None:
         compressor.max_summary_tokens = max(64, int(budget * SUMMARY_TARGET_RATIO))
 
 
-def main() -> None:
-    args = parse_args()
-    request = read_request()
-    directory = hermes_dir(args)
+def compress_one(request: Dict[str, Any], compressor_class: Any, model_arg: str) -> None:
+    """One compaction by a fresh ContextCompressor in a fresh HOME (only its `compress` call is timed)."""
     base_url, api_key, endpoint_model = chat_endpoint()
-    model = args.model or endpoint_model
+    model = model_arg or endpoint_model
     if not base_url:
         skip("no chat endpoint for Hermes' summarizer (LLM_BASE_URL): `engines run` hands its loopback endpoint "
              "to the adapter")
@@ -131,21 +144,40 @@ def main() -> None:
     hermes_home = fresh_home("cb-hermes-home-")
     write_hermes_compression_config(hermes_home, base_url, api_key or "none", model)
     watch = SummarizerWatch().install()
-    with stdout_to_stderr():
-        compressor_class = import_compressor(directory)
-        budget = request["budget_tokens"]
-        compressor = build(compressor_class, constructor_shapes(model, budget, base_url, api_key or "none"))
-        tell_budget(compressor, budget)
-        try:
-            out = compressor.compress(request["messages"], current_tokens=request["current_tokens"])
-        except Exception as error:
-            fail(f"Hermes ContextCompressor.compress failed: {type(error).__name__}: {error}")
-    watch.check("Hermes ContextCompressor")
+    try:
+        with stdout_to_stderr():
+            budget = request["budget_tokens"]
+            context_length = request.get("context_length")
+            shapes = constructor_shapes(model, context_length // 2 if context_length else budget, base_url,
+                                        api_key or "none")
+            compressor = build(compressor_class, shapes)
+            if context_length is not None:
+                tell_context_length(compressor, model, context_length)
+            else:
+                tell_budget(compressor, budget)
+            try:
+                out = timed(lambda: compressor.compress(request["messages"], current_tokens=request["current_tokens"]))
+            except Exception as error:
+                fail(f"Hermes ContextCompressor.compress failed: {type(error).__name__}: {error}")
+        watch.check("Hermes ContextCompressor")
+    finally:
+        logging.getLogger().removeHandler(watch)
     # Hermes records a summary it could not make on the compressor itself (0.14: `_last_summary_error`).
     error = getattr(compressor, "_last_summary_error", None)
     if isinstance(error, str) and error:
         fail(f"Hermes ContextCompressor: its summarizer reached no model: {error}")
     reply(out)
+
+
+def main() -> None:
+    args = parse_args()
+    directory = hermes_dir(args)
+    # Importing Hermes is the worker's start-up, never a compress call's time.
+    with stdout_to_stderr():
+        compressor_class = import_compressor(directory)
+    version = str(getattr(sys.modules.get("hermes_cli"), "__version__", "") or "unknown")
+    serve(lambda request: compress_one(request, compressor_class, args.model), "hermes ContextCompressor",
+          f"Hermes Agent {version}")
 
 
 if __name__ == "__main__":

@@ -25,9 +25,10 @@ exception inside the engine is a failure (exit 1).
 import argparse
 import hashlib
 import json
+import logging
 import os
 import sys
-from typing import Any
+from typing import Any, Dict
 
 sys.dont_write_bytecode = True  # never leave __pycache__ in the checkout (or in a Hermes one)
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -38,10 +39,11 @@ from outside_engine_io import (  # noqa: E402
     fail,
     fresh_home,
     load_plugin_package,
-    read_request,
     reply_with_engine,
+    serve,
     skip,
     stdout_to_stderr,
+    timed,
     write_hermes_compression_config,
 )
 
@@ -66,6 +68,18 @@ def load_plugin(directory: str, hermes: str) -> Any:
     return config_module.LCMConfig, engine_module.LCMEngine
 
 
+def tell_context_length(engine: Any, model: str, context_length: int) -> None:
+    """Tells the engine the host's context window as Hermes does (`update_model`, else `context_length`)."""
+    if hasattr(engine, "update_model"):
+        try:
+            engine.update_model(model, context_length)
+            return
+        except TypeError:
+            pass
+    if hasattr(engine, "context_length"):
+        engine.context_length = context_length
+
+
 def tell_budget(engine: Any, model: str, budget: int) -> None:
     if hasattr(engine, "update_model"):
         try:
@@ -77,38 +91,54 @@ def tell_budget(engine: Any, model: str, budget: int) -> None:
             setattr(engine, name, value)
 
 
-def main() -> None:
-    args = parse_args()
-    request = read_request()
-    directory = args.lcm or os.environ.get("HERMES_LCM_DIR", "")
-    if not directory:
-        skip("hermes-lcm not found: set HERMES_LCM_DIR to a hermes-lcm checkout")
-    hermes = args.hermes or os.environ.get("HERMES_AGENT_DIR", "")
+def compress_one(request: Dict[str, Any], plugin: Any, model_arg: str) -> None:
+    """One compaction by a fresh engine over a fresh store (a throw-away HOME); only `compress` is timed."""
+    config_class, engine_class = plugin
     base_url, api_key, endpoint_model = chat_endpoint()
-    model = args.model or endpoint_model
+    model = model_arg or endpoint_model
     # A throw-away HOME/HERMES_HOME per call: its SQLite store starts empty every time. Its summaries go
     # through Hermes' auxiliary client, task "compression", pointed at the endpoint by config.yaml.
     hermes_home = fresh_home("cb-hermes-lcm-home-")
     if base_url:
         write_hermes_compression_config(hermes_home, base_url, api_key or "none", model)
     watch = SummarizerWatch().install()
-    with stdout_to_stderr():
-        config_class, engine_class = load_plugin(directory, hermes)
-        try:
-            config = config_class.from_env() if hasattr(config_class, "from_env") else config_class()
-            engine = engine_class(config=config, hermes_home=hermes_home)
-            if hasattr(engine, "on_session_start"):
-                # Every call has a fresh home, so a session id derived from the request keeps equal calls equal.
-                digest = hashlib.sha256(json.dumps(request, sort_keys=True).encode("utf-8")).hexdigest()
-                engine.on_session_start(f"compaction-bench-{digest[:12]}")
-            tell_budget(engine, model, request["budget_tokens"])
-            out = engine.compress(request["messages"], current_tokens=request["current_tokens"])
-            tools = engine_tools(engine)
-        except Exception as error:
-            fail(f"hermes-lcm failed: {type(error).__name__}: {error}")
-    watch.check("hermes-lcm")
+    try:
+        with stdout_to_stderr():
+            try:
+                config = config_class.from_env() if hasattr(config_class, "from_env") else config_class()
+                engine = engine_class(config=config, hermes_home=hermes_home)
+                if hasattr(engine, "on_session_start"):
+                    # Every call has a fresh home, so a session id derived from the request keeps equal calls equal.
+                    digest = hashlib.sha256(
+                        json.dumps({k: v for k, v in request.items() if k not in ("env", "id")}, sort_keys=True)
+                        .encode("utf-8")).hexdigest()
+                    engine.on_session_start(f"compaction-bench-{digest[:12]}")
+                if request.get("context_length") is not None:
+                    tell_context_length(engine, model, request["context_length"])
+                else:
+                    tell_budget(engine, model, request["budget_tokens"])
+                out = timed(lambda: engine.compress(request["messages"], current_tokens=request["current_tokens"]))
+                tools = engine_tools(engine)
+            except Exception as error:
+                fail(f"hermes-lcm failed: {type(error).__name__}: {error}")
+        watch.check("hermes-lcm")
+    finally:
+        logging.getLogger().removeHandler(watch)
     # Its recall tools (lcm_grep, lcm_expand, …) are served by this same engine, over what it compacted.
     reply_with_engine(out, engine, tools)
+
+
+def main() -> None:
+    args = parse_args()
+    directory = args.lcm or os.environ.get("HERMES_LCM_DIR", "")
+    if not directory:
+        skip("hermes-lcm not found: set HERMES_LCM_DIR to a hermes-lcm checkout")
+    hermes = args.hermes or os.environ.get("HERMES_AGENT_DIR", "")
+    # Loading the plugin (and Hermes under it) is the worker's start-up, never a compress call's time.
+    with stdout_to_stderr():
+        plugin = load_plugin(directory, hermes)
+    version = str(getattr(sys.modules.get(PACKAGE), "__version__", "") or "unknown")
+    serve(lambda request: compress_one(request, plugin, args.model), "hermes-lcm", f"hermes-lcm {version}")
 
 
 if __name__ == "__main__":

@@ -35,11 +35,12 @@ from outside_engine_io import (  # noqa: E402
     fail,
     fresh_home,
     load_plugin_package,
-    read_request,
     reply,
     reply_with_engine,
+    serve,
     skip,
     stdout_to_stderr,
+    timed,
 )
 
 TOOL = "ctx_transcript_compact"
@@ -88,18 +89,18 @@ def load_plugin(directory: str) -> Tuple[Any, Any]:
     return config.LeanCtxConfig, engine.LeanCtxEngine
 
 
-def local_fallback(req: Dict[str, Any], directory: str) -> None:
+def local_fallback(req: Dict[str, Any], plugin: Tuple[Any, Any]) -> None:
     """The plugin's own deterministic local compaction (`LeanCtxEngine` with the daemon path off), no daemon.
 
-    Its engine keeps a verbatim fresh tail of TAIL_SHARE of the budget (at least PROTECT_MIN_MESSAGES
-    messages, on tool-call block boundaries) and replaces the older turns by its digest. The daemon is
-    never reached: its core compaction is switched off and its address points nowhere (port 9), so the
-    turns the plugin would offload stay here. lean-ctx catches its own failures and returns the input
-    unchanged: such a logged failure fails the call instead of reading as a result.
+    With `context_length` in the request (`--context-length N`) the engine is told the host's context window
+    as its Hermes host tells it, and keeps what its own defaults keep (a fresh tail of max(2,000, 25% of N)).
+    With a budget alone, it keeps a verbatim fresh tail of TAIL_SHARE of the budget (at least
+    PROTECT_MIN_MESSAGES messages, on tool-call block boundaries) and replaces the older turns by its digest.
+    The daemon is never reached: its core compaction is switched off and its address points nowhere (port 9),
+    so the turns the plugin would offload stay here. A fresh engine and HERMES_HOME per call; only the
+    engine's `compress` is timed. lean-ctx catches its own failures and returns the input unchanged: such a
+    logged failure fails the call instead of reading as a result.
     """
-    os.environ["LEANCTX_CORE_COMPACTION"] = "0"
-    os.environ["LEANCTX_BASE_URL"] = "http://127.0.0.1:9"
-    os.environ.pop("LEANCTX_TOKEN", None)
     hermes_home = fresh_home("cb-lean-ctx-home-")
     failures: List[str] = []
 
@@ -109,25 +110,35 @@ def local_fallback(req: Dict[str, Any], directory: str) -> None:
             if "compress() failed" in message:
                 failures.append(" ".join(message.split())[:400])
 
-    logging.getLogger().addHandler(Watch(level=logging.WARNING))
-    with stdout_to_stderr():
-        config_class, engine_class = load_plugin(directory)
-        budget = req["budget_tokens"]
-        tail = max(1, int(budget * TAIL_SHARE))
-        try:
-            config = dataclasses.replace(
-                config_class.from_env(),
-                context_length=max(2 * budget, 1),
-                protect_fraction=TAIL_SHARE / 2,
-                protect_min_tokens=tail,
-                protect_min_messages=PROTECT_MIN_MESSAGES,
-                use_core_compaction=False,
-            )
-            engine = engine_class(config=config, hermes_home=hermes_home)
-            out = engine.compress(req["messages"], current_tokens=req["current_tokens"])
-            tools = engine_tools(engine)
-        except Exception as error:
-            fail(f"lean-ctx local fallback failed: {type(error).__name__}: {error}")
+    watch = Watch(level=logging.WARNING)
+    logging.getLogger().addHandler(watch)
+    config_class, engine_class = plugin
+    try:
+        with stdout_to_stderr():
+            budget = req["budget_tokens"]
+            context_length = req.get("context_length")
+            try:
+                if context_length is not None:
+                    config = dataclasses.replace(
+                        config_class.from_env(), context_length=context_length, use_core_compaction=False
+                    )
+                else:
+                    tail = max(1, int(budget * TAIL_SHARE))
+                    config = dataclasses.replace(
+                        config_class.from_env(),
+                        context_length=max(2 * budget, 1),
+                        protect_fraction=TAIL_SHARE / 2,
+                        protect_min_tokens=tail,
+                        protect_min_messages=PROTECT_MIN_MESSAGES,
+                        use_core_compaction=False,
+                    )
+                engine = engine_class(config=config, hermes_home=hermes_home)
+                out = timed(lambda: engine.compress(req["messages"], current_tokens=req["current_tokens"]))
+                tools = engine_tools(engine)
+            except Exception as error:
+                fail(f"lean-ctx local fallback failed: {type(error).__name__}: {error}")
+    finally:
+        logging.getLogger().removeHandler(watch)
     if failures:
         fail(f"lean-ctx local fallback: {failures[0]}")
     # The plugin's own recall tools (ctx_search, ctx_expand, …), served by the same engine. They ask the
@@ -135,28 +146,21 @@ def local_fallback(req: Dict[str, Any], directory: str) -> None:
     reply_with_engine(out, engine, tools)
 
 
-def main() -> None:
-    req = read_request()
-    base = os.environ.get("LEANCTX_URL", "").strip().rstrip("/")
-    token = os.environ.get("LEANCTX_TOKEN", "").strip()
-    if not base:
-        plugin = os.environ.get("LEAN_CTX_PLUGIN_DIR", "").strip()
-        if plugin:
-            local_fallback(req, plugin)
-        skip("lean-ctx not configured: set LEANCTX_URL (and LEANCTX_TOKEN) to a running lean-ctx daemon, or "
-             "LEAN_CTX_PLUGIN_DIR to the integrations/hermes-lean-ctx folder of a lean-ctx checkout (its "
-             "local-fallback compaction, no daemon)")
+def daemon(req: Dict[str, Any], base: str, token: str) -> None:
+    """One compaction by the daemon's `ctx_transcript_compact` tool (the module notes)."""
     try:
         request(base, token, "GET", "/health")
     except (urllib.error.URLError, OSError, ValueError) as error:
         skip(f"lean-ctx daemon unreachable at {base}: {getattr(error, 'reason', error)}")
+    tail_tokens = (max(2_000, int(req["context_length"] * 0.25)) if req.get("context_length") is not None
+                   else max(1, int(req["budget_tokens"] * TAIL_SHARE)))
     arguments = {
         "messages": req["messages"],
-        "fresh_tail_tokens": max(1, int(req["budget_tokens"] * TAIL_SHARE)),
+        "fresh_tail_tokens": tail_tokens,
         "protect_min_messages": PROTECT_MIN_MESSAGES,
     }
     try:
-        raw = request(base, token, "POST", "/v1/tools/call", {"name": TOOL, "arguments": arguments})
+        raw = timed(lambda: request(base, token, "POST", "/v1/tools/call", {"name": TOOL, "arguments": arguments}))
     except urllib.error.HTTPError as error:
         detail = error.read().decode("utf-8", "replace")[:300]
         if error.code == 404:
@@ -173,6 +177,27 @@ def main() -> None:
     if not isinstance(compacted, dict) or not isinstance(compacted.get("messages"), list):
         fail(f"lean-ctx {TOOL}: the result has no 'messages' list")
     reply(compacted["messages"])
+
+
+def main() -> None:
+    base = os.environ.get("LEANCTX_URL", "").strip().rstrip("/")
+    token = os.environ.get("LEANCTX_TOKEN", "").strip()
+    if not base:
+        directory = os.environ.get("LEAN_CTX_PLUGIN_DIR", "").strip()
+        if not directory:
+            skip("lean-ctx not configured: set LEANCTX_URL (and LEANCTX_TOKEN) to a running lean-ctx daemon, or "
+                 "LEAN_CTX_PLUGIN_DIR to the integrations/hermes-lean-ctx folder of a lean-ctx checkout (its "
+                 "local-fallback compaction, no daemon)")
+        # The plugin's configuration reads these when each call's config is built: the daemon path stays off.
+        os.environ["LEANCTX_CORE_COMPACTION"] = "0"
+        os.environ["LEANCTX_BASE_URL"] = "http://127.0.0.1:9"
+        os.environ.pop("LEANCTX_TOKEN", None)
+        # Loading the plugin (its imports) is the worker's start-up, never a compress call's time.
+        with stdout_to_stderr():
+            plugin = load_plugin(directory)
+        version = str(getattr(sys.modules.get(PLUGIN_PACKAGE), "__version__", "unknown"))
+        serve(lambda req: local_fallback(req, plugin), "lean-ctx (local fallback)", f"hermes-lean-ctx {version}")
+    serve(lambda req: daemon(req, base, token), "lean-ctx (daemon)", "unknown")
 
 
 if __name__ == "__main__":

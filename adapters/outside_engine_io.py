@@ -1,10 +1,15 @@
-"""Shared plumbing of the compaction-bench outside-engine adapters (standard library only).
+"""Shared plumbing of the compaction-bench outside-engine adapters (standard library only): the one Python
+implementation of the worker protocol (docs/WORKER_PROTOCOL.md).
 
-An adapter reads one request from stdin, `{"messages": [...], "budget_tokens": N, "current_tokens": N}`,
-and writes one reply to stdout: `{"messages": [...]}` when it compacted the window, or
-`{"skipped": "reason"}` when the engine it wraps cannot run here (its package or daemon is missing). An
-engine with recall tools replies `{"messages": [...], "tools": [...]}` on one line and then serves tool calls
-from the same process (`reply_with_recall`), until stdin closes.
+An adapter is a worker (`serve`): after its imports it writes a hello line, `{"hello": {"engine", "version",
+"startup_ms", "keeps_state"}}`, then answers one line per request line until stdin closes. A compress request
+is `{"op": "compress", "id", "messages", "budget_tokens", "current_tokens", "context_length"?, "env"?}`; its
+reply `{"messages": [...], "compress_ms": T}` (T: the wrapped engine's own call, timed here with a monotonic
+clock), with `"tools": [...]` when the engine offers recall tools, or `{"skipped": "reason"}` when the engine
+cannot run here (its package or daemon is missing). `{"op": "tool", "id", "name", "arguments"}` calls a recall
+tool of the instance that answered compress request `id`; `{"op": "release", "id"}` drops that instance.
+Every call gets a fresh engine instance and a fresh HOME (its state), and the request's `env` (the call's
+loopback endpoint and token) only for that call.
 A skip is never a measurement and never a crash: the run records the row as `skipped: reason`.
 Anything that goes wrong inside the wrapped engine is a failure: a message on stderr and exit code 1.
 """
@@ -15,6 +20,7 @@ import json
 import logging
 import os
 import sys
+import time
 from typing import Any, Callable, Dict, List, NoReturn, Tuple
 
 # The public chat fields an OpenAI message may carry; everything else (an engine's own metadata such as
@@ -25,32 +31,45 @@ _ROLES = ("system", "user", "assistant", "tool")
 _REPLY = sys.stdout
 
 
-def read_request() -> Dict[str, Any]:
-    """Reads and checks the request on stdin; a malformed one is a failure (exit 1).
-
-    The request is one line (this program writes it so, and keeps stdin open for tool calls when the engine
-    runs as `exec+tools:`); a request spread over several lines is read to the end of stdin.
-    """
-    first = sys.stdin.readline()
-    try:
-        request = json.loads(first)
-    except ValueError:
-        try:
-            request = json.loads(first + sys.stdin.read())
-        except ValueError as error:
-            fail(f"the request on stdin is not JSON: {error}")
+def check_request(request: Any) -> Dict[str, Any]:
+    """Checks a compress request; a malformed one is a failure (exit 1)."""
     if not isinstance(request, dict) or not isinstance(request.get("messages"), list):
         fail("the request on stdin has no 'messages' list")
     for key in ("budget_tokens", "current_tokens"):
         if not isinstance(request.get(key), int) or request[key] < 0:
             fail(f"the request on stdin has no whole number '{key}'")
+    length = request.get("context_length")
+    if length is not None and (not isinstance(length, int) or length < 1):
+        fail("the request's 'context_length' is not a whole number >= 1")
     return request
 
 
+# The wrapped engine's own compress time of the current request (ms), set by `timed`.
+_compress_ms: Any = None
+
+
+def timed(call: Callable[[], Any]) -> Any:
+    """Runs `call` (the wrapped engine's compress call, nothing else) and keeps its time for the reply."""
+    global _compress_ms
+    started = time.perf_counter()
+    try:
+        return call()
+    finally:
+        _compress_ms = (time.perf_counter() - started) * 1000.0
+
+
+class _Replied(BaseException):
+    """Ends the handling of one request with its reply (raised by `reply`, caught by `serve`)."""
+
+    def __init__(self, payload: Dict[str, Any], handle: Any = None) -> None:
+        super().__init__()
+        self.payload = payload
+        self.handle = handle
+
+
 def skip(reason: str) -> NoReturn:
-    """Replies that the engine cannot run here, and exits 0."""
-    json.dump({"skipped": " ".join(reason.split())[:1900]}, _REPLY)
-    _REPLY.flush()
+    """Replies that the engine cannot run here (a line), and exits 0: no later call could run either."""
+    _write_line({"skipped": " ".join(reason.split())[:1900]})
     sys.exit(0)
 
 
@@ -122,41 +141,101 @@ def openai_tools(schemas: Any) -> List[Dict[str, Any]]:
     return tools
 
 
-def reply_with_recall(messages: Any, tools: List[Dict[str, Any]], handle: Callable[[str, Dict[str, Any]], Any]) -> NoReturn:
-    """Writes the window and the recall tools offered as one line, then serves tool calls until stdin closes.
+def _payload(messages: Any, tools: Any = None) -> Dict[str, Any]:
+    payload: Dict[str, Any] = {"messages": clean_messages(messages)}
+    if tools:
+        payload["tools"] = tools
+    if _compress_ms is not None:
+        payload["compress_ms"] = round(_compress_ms, 3)
+    return payload
 
-    Each tool call is one line `{"op": "tool", "name", "arguments"}`; its answer one line `{"content"}`, or
-    `{"error"}` when `handle` raises. Run as a plain `exec:` engine, stdin is already closed: it exits at once.
-    """
-    _REPLY.write(json.dumps({"messages": clean_messages(messages), "tools": tools}, ensure_ascii=False) + "\n")
+
+def reply_with_recall(messages: Any, tools: List[Dict[str, Any]], handle: Callable[[str, Dict[str, Any]], Any]) -> NoReturn:
+    """Replies with the window and the recall tools offered; `handle(name, arguments)` answers their calls
+    (`{"op": "tool", "id", ...}` lines) until the instance is released."""
+    raise _Replied(_payload(messages, tools), handle)
+
+
+def reply(messages: Any) -> NoReturn:
+    """Replies with the compacted window (and the engine's own compress time, when `timed` measured it)."""
+    raise _Replied(_payload(messages))
+
+
+def _tool_answer(handle: Callable[[str, Dict[str, Any]], Any], request: Dict[str, Any]) -> Dict[str, Any]:
+    if not isinstance(request.get("name"), str):
+        return {"error": "expected {\"op\": \"tool\", \"id\", \"name\", \"arguments\"}"}
+    arguments = request.get("arguments") if isinstance(request.get("arguments"), dict) else {}
+    try:
+        with stdout_to_stderr():
+            content = handle(request["name"], arguments)
+        return {"content": content if isinstance(content, str) else json.dumps(content, ensure_ascii=False)}
+    except Exception as error:  # the engine's own failure in one tool call: told to the model
+        return {"error": f"{type(error).__name__}: {error}"[:1900]}
+
+
+def _write_line(payload: Dict[str, Any]) -> None:
+    _REPLY.write(json.dumps(payload, ensure_ascii=False) + "\n")
     _REPLY.flush()
+
+
+def _process_age_ms() -> Any:
+    """Milliseconds since compaction-bench started this process (`COMPACTION_BENCH_SPAWNED_AT`, epoch ms), or
+    None when it did not say."""
+    try:
+        return max(0.0, time.time() * 1000.0 - float(os.environ["COMPACTION_BENCH_SPAWNED_AT"]))
+    except (KeyError, ValueError):
+        return None
+
+
+def serve(handle: Callable[[Dict[str, Any]], None], engine: str, version: str, keeps_state: bool = False) -> NoReturn:
+    """Runs the adapter as a worker (the module notes): the hello, then one reply line per request line.
+
+    `handle(request)` compacts one request and ends with `reply`/`reply_with_engine` (or `skip`/`fail`). Each
+    request runs with its `env` set and HOME restored afterwards, so no call sees another's state.
+    """
+    hello: Dict[str, Any] = {"engine": engine, "version": version, "keeps_state": keeps_state}
+    age = _process_age_ms()
+    if age is not None:
+        hello["startup_ms"] = round(age, 3)
+    _write_line({"hello": hello})
+    instances: Dict[str, Callable[[str, Dict[str, Any]], Any]] = {}
     for line in sys.stdin:
         if not line.strip():
             continue
         try:
             request = json.loads(line)
-        except ValueError:
-            answer: Dict[str, Any] = {"error": "the tool request is not JSON"}
-        else:
-            if not isinstance(request, dict) or request.get("op") != "tool" or not isinstance(request.get("name"), str):
-                answer = {"error": "expected {\"op\": \"tool\", \"name\", \"arguments\"}"}
-            else:
-                arguments = request.get("arguments") if isinstance(request.get("arguments"), dict) else {}
-                try:
-                    with stdout_to_stderr():
-                        content = handle(request["name"], arguments)
-                    answer = {"content": content if isinstance(content, str) else json.dumps(content, ensure_ascii=False)}
-                except Exception as error:  # the engine's own failure in one tool call: told to the model
-                    answer = {"error": f"{type(error).__name__}: {error}"[:1900]}
-        _REPLY.write(json.dumps(answer, ensure_ascii=False) + "\n")
-        _REPLY.flush()
-    sys.exit(0)
-
-
-def reply(messages: Any) -> NoReturn:
-    """Writes the compacted window and exits 0."""
-    json.dump({"messages": clean_messages(messages)}, _REPLY, ensure_ascii=False)
-    _REPLY.flush()
+        except ValueError as error:
+            fail(f"a request line is not JSON: {error}")
+        if not isinstance(request, dict):
+            fail("a request line is not a JSON object")
+        op = request.get("op", "compress")
+        key = str(request.get("id", ""))
+        if op == "tool":
+            handle_tool = instances.get(key)
+            _write_line(_tool_answer(handle_tool, request) if handle_tool else {"error": f"no instance {key!r}"})
+            continue
+        if op == "release":
+            instances.pop(key, None)
+            _write_line({"released": True})
+            continue
+        if op != "compress":
+            _write_line({"error": f"unknown op {op!r}"})
+            continue
+        saved = dict(os.environ)
+        extra = request.get("env") if isinstance(request.get("env"), dict) else {}
+        os.environ.update({str(k): str(v) for k, v in extra.items()})
+        global _compress_ms
+        _compress_ms = None
+        try:
+            handle(check_request(request))
+            fail("the adapter returned without a reply")
+        except _Replied as done:
+            if done.handle is not None:
+                instances[key] = done.handle
+            _write_line(done.payload)
+        finally:
+            os.environ.clear()
+            os.environ.update(saved)
     sys.exit(0)
 
 

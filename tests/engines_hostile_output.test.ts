@@ -30,12 +30,12 @@ async function failure(script: string, maxOutputBytes?: number): Promise<{ messa
 }
 
 Deno.test("an engine that floods stdout (endless output) is cut off at the bound, killed, and fails", async () => {
-  const { message, ms } = await failure(
+  const { message } = await failure(
     "import sys\nwhile True: sys.stdout.write('x' * 65536)",
     1 << 20,
   );
   assert.match(message, /output over its 1048576-byte bound \(--max-response-bytes\): cut off \(killed\)/);
-  assert.ok(ms < 10_000, `ended well before its time limit (${Math.round(ms)} ms)`);
+  // Cut off at the bound, not at the time limit (that failure would say "timed out"); speed: bench/.
 });
 
 Deno.test("invalid UTF-8 from an engine is a named failure", async () => {

@@ -1,6 +1,6 @@
 /**
  * Outside processes end with their call: an engine that forks a child holding stdout (and one that double
- * forks, also into a session of its own) is recorded with its real latency, not the time limit, and leaves
+ * forks, also into a session of its own) ends its call when it exits, not at the time limit, and leaves
  * no process behind; it runs in a fresh temporary folder with TMPDIR inside it; a word naming a file
  * relative to this program's directory still finds it.
  */
@@ -62,7 +62,7 @@ async function gone(pid: number): Promise<boolean> {
 }
 
 for (const mode of ["fork", "double", "double-setsid"]) {
-  Deno.test(`an engine that ${mode === "fork" ? "forks a child" : `double forks${mode === "double-setsid" ? " into its own session" : ""}`} holding stdout is recorded with its real latency and leaves no process behind`, async () => {
+  Deno.test(`an engine that ${mode === "fork" ? "forks a child" : `double forks${mode === "double-setsid" ? " into its own session" : ""}`} holding stdout ends its call when it exits and leaves no process behind`, async () => {
     const counter = await sharedCounter();
     const dir = await Deno.makeTempDir({ prefix: "forking_engine_" });
     const pids = join(dir, "pids");
@@ -78,12 +78,10 @@ for (const mode of ["fork", "double", "double-setsid"]) {
         counter,
         timeoutMs: 8_000,
       });
+      // Both calls ended when the direct child exited (not at the time limit: a time-out would fail the row);
+      // how long a call takes is measured in bench/engines.ts, never asserted here.
       assert.equal(result.status, "ok", result.reason ?? "");
-      assert.ok(
-        result.latency_ms.cold! < 4_000,
-        `cold latency ${result.latency_ms.cold} ms is the call's own`,
-      );
-      assert.ok(result.latency_ms.warm[0] < 4_000, `warm latency ${result.latency_ms.warm[0]} ms`);
+      assert.equal(result.latency_ms.warm.length, 1);
       const left = [];
       for await (const entry of Deno.readDir(pids)) left.push(Number(entry.name));
       assert.equal(left.length, 2, "one descendant per call");

@@ -248,7 +248,5 @@ Deno.test("an exec+tools: reply line that is not UTF-8, or an engine that never 
       timeoutMs: 500,
     },
   );
-  const started = performance.now();
   await assert.rejects(() => silent.compress(messages, opts), /timed out after 500 ms/);
-  assert.ok(performance.now() - started < 5_000, "killed, not waited for");
 });

@@ -262,7 +262,14 @@ export async function runEngineStage(
     timeoutMs: ENGINE_STAGE_TIMEOUT_MS,
     endpoint: env.endpoint,
   }, name);
-  const { window, records } = await compactWithEngine(engine, history, budget, counter, key);
+  let compaction: Compaction;
+  try {
+    compaction = await compactWithEngine(engine, history, budget, counter, key);
+  } finally {
+    // An outside engine's worker lives for this one call here.
+    await engine.close?.();
+  }
+  const { window, records } = compaction;
   return {
     outputs: { window },
     requests: records,

@@ -13,8 +13,8 @@
 import { assetPath } from "../../assets.ts";
 import { UsageError } from "../../errors.ts";
 import { type ContextEngine, type EngineDeps, EngineError, EngineSkipped } from "./engine.ts";
-import { createExecEngine } from "./exec_engine.ts";
 import { createExecRecallEngine } from "./exec_recall_engine.ts";
+import { createWorkerEngine } from "./outside_worker.ts";
 import { createFullEngine } from "./full.ts";
 import { createHermesLikeEngine } from "./hermes_like.ts";
 import { createHttpEngine } from "./http_engine.ts";
@@ -41,7 +41,7 @@ function need<T>(value: T | undefined, spec: string, what: string): T {
 export const LEAN_CTX_FALLBACK_NAME = "lean-ctx (local fallback)";
 
 function competitor(spec: string, deps: EngineDeps, given: string): ContextEngine {
-  const { script, env: own, recall } = REAL_COMPETITORS[spec];
+  const { script, env: own } = REAL_COMPETITORS[spec];
   // Without a daemon, lean-ctx runs its Hermes plugin's local fallback: a different engine, named so
   // (unless the row was named on purpose).
   const fallback = spec === "lean-ctx" && !Deno.env.get("LEANCTX_URL") &&
@@ -56,7 +56,9 @@ function competitor(spec: string, deps: EngineDeps, given: string): ContextEngin
     const value = Deno.env.get(variable);
     if (value !== undefined) env[variable] = value;
   }
-  const engine = (recall ? createExecRecallEngine : createExecEngine)(argv.join(" "), {
+  // The adapters speak the worker protocol (adapters/outside_engine_io.py): one process for the engine's calls.
+  const engine = createWorkerEngine(argv.join(" "), {
+    probe: false,
     argv,
     name,
     timeoutMs: deps.timeoutMs,
@@ -66,24 +68,29 @@ function competitor(spec: string, deps: EngineDeps, given: string): ContextEngin
     endpoint: deps.endpoint,
     maxOutputBytes: deps.maxOutputBytes,
   });
+  const skipping = async <T>(task: () => Promise<T>): Promise<T> => {
+    try {
+      return await task();
+    } catch (error) {
+      // No Python to run the adapter is a missing prerequisite, like a missing package: a skip.
+      if (error instanceof EngineError && error.message.includes("cannot start 'python3'")) {
+        throw new EngineSkipped(`python3 is not available to run ${script}`);
+      }
+      // A build that does not ship the adapter on disk (e.g. a compiled binary) cannot run it either.
+      if (error instanceof EngineError && error.message.includes("can't open file")) {
+        throw new EngineSkipped(`${script} is not on disk in this build (run from a source checkout)`);
+      }
+      throw error;
+    }
+  };
   return {
     kind: engine.kind,
     name,
-    async compress(messages, opts) {
-      try {
-        return await engine.compress(messages, opts);
-      } catch (error) {
-        // No Python to run the adapter is a missing prerequisite, like a missing package: a skip.
-        if (error instanceof EngineError && error.message.includes("cannot start 'python3'")) {
-          throw new EngineSkipped(`python3 is not available to run ${script}`);
-        }
-        // A build that does not ship the adapter on disk (e.g. a compiled binary) cannot run it either.
-        if (error instanceof EngineError && error.message.includes("can't open file")) {
-          throw new EngineSkipped(`${script} is not on disk in this build (run from a source checkout)`);
-        }
-        throw error;
-      }
-    },
+    timing: engine.timing,
+    prepare: () => skipping(() => engine.prepare!()),
+    compress: (messages, opts) => skipping(() => engine.compress(messages, opts)),
+    worker: () => engine.worker!(),
+    close: () => engine.close!(),
   };
 }
 
@@ -104,7 +111,10 @@ export function createEngine(spec: string, deps: EngineDeps, name: string = spec
   if (spec.startsWith("exec+tools:")) {
     return createExecRecallEngine(spec.slice("exec+tools:".length), outside);
   }
-  if (spec.startsWith("exec:")) return createExecEngine(spec.slice("exec:".length), outside);
+  // A user's engine that speaks the worker protocol runs as a worker; any other runs one process per call.
+  if (spec.startsWith("exec:")) {
+    return createWorkerEngine(spec.slice("exec:".length), { ...outside, probe: true });
+  }
   if (spec.startsWith("http://") || spec.startsWith("https://")) {
     return named(createHttpEngine(spec, deps.timeoutMs), name);
   }
@@ -146,5 +156,10 @@ export function createEngine(spec: string, deps: EngineDeps, name: string = spec
 
 function named(engine: ContextEngine, name: string): ContextEngine {
   if (engine.name === name) return engine;
-  return { ...engine, name, compress: (messages, opts) => engine.compress(messages, opts) };
+  return {
+    ...engine,
+    name,
+    ...(engine.prepare ? { prepare: () => engine.prepare!() } : {}),
+    compress: (messages, opts) => engine.compress(messages, opts),
+  };
 }

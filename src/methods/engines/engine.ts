@@ -16,6 +16,13 @@ export interface CompressOptions {
   budgetTokens: number;
   /** The token count of the input messages, as the counter gives it. */
   currentTokens: number;
+  /**
+   * The host's context window (`--context-length N`), told to engines that take one as their host tells them
+   * (Hermes' `update_model`, lean-ctx's plugin config, `context_length` in an outside engine's request); they
+   * decide themselves what to keep. Absent: a budget run (`budgetTokens` is then the target). With it,
+   * `budgetTokens` is N, what engines without a context-length knob fit.
+   */
+  contextLength?: number;
   /** The tokenizer and chat template the budget is measured with. */
   counter: TokenCounter;
 }
@@ -44,9 +51,33 @@ export interface RecallSession {
   close(): Promise<void>;
 }
 
+/**
+ * How an engine's compress time is measured: `in-process` (the harness times the call itself), `worker` (a
+ * persistent outside process times its engine's own call and reports it), `one-shot` (one process per call: only
+ * the round trip, process start included, is known), `http` (the round trip of one HTTP request, unless the
+ * service reports its own time).
+ */
+export type EngineTiming = "in-process" | "worker" | "one-shot" | "http";
+
+/** What a worker said in its hello, and the start-up the harness saw (spawn to hello, monotonic clock). */
+export interface WorkerInfo {
+  engine: string;
+  version: string;
+  /** Process start + imports: spawn to the hello line, as the harness saw it (ms). */
+  startup_ms: number;
+  /** The worker's own figure, when it gave one. */
+  reported_startup_ms: number | null;
+  /** True when the engine declared that it keeps state across calls (else each call is fresh). */
+  keeps_state: boolean;
+}
+
 /** The outcome of one compress call. */
 export interface CompressResult {
   messages: ChatMessage[];
+  /** The engine's own compress time (ms) as the engine reported it (a worker's monotonic clock). */
+  engineMs?: number;
+  /** How this call was timed (default: the engine's {@link ContextEngine.timing}, else `in-process`). */
+  timing?: EngineTiming;
   usage?: CompressUsage;
   records?: CallRecord[];
   /** Recall tools the engine offers over what it compacted (the caller must close it). */
@@ -74,8 +105,14 @@ export interface ContextEngine {
    * count (e.g. a library that counts tokens its own way); shown with its rows, never acted on.
    */
   readonly note?: string;
-  /** Loads what the engine needs (a library) before its first, timed, compress call. */
+  /** How its compress calls are timed (default `in-process`); a call may say otherwise (an `exec:` engine). */
+  readonly timing?: EngineTiming;
+  /** Loads what the engine needs (a library, a worker process) before its first, timed, compress call. */
   prepare?(): Promise<void>;
+  /** The worker serving it, once started (outside engines speaking the worker protocol), else null. */
+  worker?(): WorkerInfo | null;
+  /** Ends what the engine keeps running (its worker process); idempotent. */
+  close?(): Promise<void>;
   compress(messages: ChatMessage[], opts: CompressOptions): Promise<CompressResult>;
 }
 

@@ -108,6 +108,7 @@ export function createExecEngine(command: string, options: ExecEngineOptions): C
   return {
     kind: "outside",
     name,
+    timing: "one-shot",
     async compress(messages: ChatMessage[], opts: CompressOptions): Promise<CompressResult> {
       const call = options.endpoint?.open();
       const callEnv = call
@@ -120,7 +121,8 @@ export function createExecEngine(command: string, options: ExecEngineOptions): C
         outcome = await runOutsideProcess({
           argv,
           env: callEnv,
-          stdin: new TextEncoder().encode(JSON.stringify(outsideRequest(messages, opts))),
+          // One line (a one-shot engine may read one line or to the end of stdin; stdin is then closed).
+          stdin: new TextEncoder().encode(`${JSON.stringify(outsideRequest(messages, opts))}\n`),
           timeoutMs,
           maxOutputBytes,
         });

@@ -53,6 +53,7 @@ export function createExecRecallEngine(command: string, options: ExecRecallEngin
   return {
     kind: "outside",
     name,
+    timing: "one-shot",
     async compress(messages: ChatMessage[], opts: CompressOptions): Promise<CompressResult> {
       // The chat endpoint's token lives until the window's reply: the model calls of the compaction are its
       // records; recall tools answer from the engine's own store, never through the model.

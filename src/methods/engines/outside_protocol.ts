@@ -23,6 +23,8 @@ export interface OutsideRequest {
   messages: ChatMessage[];
   budget_tokens: number;
   current_tokens: number;
+  /** The host's context window (`--context-length`), only in a context-length run. */
+  context_length?: number;
 }
 
 /** The most recall tools an engine may offer. */
@@ -37,6 +39,8 @@ export const OutsideReplySchema = z.object({
   messages: z.array(ChatMessageSchema),
   tools: z.array(ToolDefinitionSchema).max(MAX_RECALL_TOOLS).optional(),
   session: z.string().max(200).optional(),
+  /** The engine's own compress time (ms), as a worker (or a service) measured it. */
+  compress_ms: z.number().finite().nonnegative().optional(),
 });
 
 /** An outside engine's answer to one recall tool call: the text for the model, or an error. */
@@ -50,6 +54,8 @@ export interface OutsideReply {
   messages: ChatMessage[];
   tools: ToolDefinition[];
   session?: string;
+  /** The engine's own compress time (ms), when it reported one. */
+  compressMs?: number;
 }
 
 /**
@@ -60,7 +66,12 @@ export const OutsideSkipSchema = z.object({ skipped: z.string().min(1).max(2000)
 
 /** Builds the request body for an outside engine. */
 export function outsideRequest(messages: ChatMessage[], opts: CompressOptions): OutsideRequest {
-  return { messages, budget_tokens: opts.budgetTokens, current_tokens: opts.currentTokens };
+  return {
+    messages,
+    budget_tokens: opts.budgetTokens,
+    current_tokens: opts.currentTokens,
+    ...(opts.contextLength !== undefined ? { context_length: opts.contextLength } : {}),
+  };
 }
 
 /**
@@ -107,6 +118,7 @@ export function parseOutsideReplyWithTools(text: string, source: string): Outsid
     messages: parsed.data.messages,
     tools: parsed.data.tools ?? [],
     ...(parsed.data.session !== undefined ? { session: parsed.data.session } : {}),
+    ...(parsed.data.compress_ms !== undefined ? { compressMs: parsed.data.compress_ms } : {}),
   };
 }
 

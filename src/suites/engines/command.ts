@@ -15,7 +15,7 @@ const GENERATOR_OPTIONS = ["turns", "needles", "words-per-msg", "needle-depths",
 import { BUILTIN_ENGINES, createEngine, parseEngineSelection } from "../../methods/engines/create.ts";
 import { importTranscript } from "../../data/transcripts/import.ts";
 import { readHermesProbes } from "../../data/transcripts/hermes_probes.ts";
-import type { BudgetSpec } from "./budgets.ts";
+import { type BudgetSpec, type ContextLengthSpec, DEFAULT_BUDGET } from "./budgets.ts";
 import type { TranscriptFormat } from "../../data/transcripts/types.ts";
 import { runSuiteCommand } from "../run_command.ts";
 import type { RunCommandOptions, RunInvocation } from "../run_lifecycle.ts";
@@ -35,6 +35,7 @@ export interface EnginesRunCommandOptions extends RunCommandOptions {
   format?: "auto" | TranscriptFormat;
   repeats?: number;
   budget?: BudgetSpec[];
+  "context-length"?: ContextLengthSpec[];
   "engine-timeout-ms"?: number;
   "no-qa"?: boolean;
   "recovery-rounds"?: number;
@@ -128,7 +129,8 @@ export async function enginesRunCommand(
           engines: engineLabels,
           engine_env: Object.keys(engineEnv).sort(),
           repeats,
-          budget: options.budget?.map((b) => b.label) ?? ["25%"],
+          budget: targets(options).map((b) => b.label),
+          context_length: options["context-length"]?.map((b) => b.tokens) ?? null,
           probes: probes ? probes.probes.length : null,
           qa: !options["no-qa"],
           recovery_rounds: options["recovery-rounds"] ?? DEFAULT_RECOVERY_ROUNDS,
@@ -145,7 +147,7 @@ export async function enginesRunCommand(
           transcript: source,
           engines,
           repeats,
-          budgets: options.budget,
+          budgets: targets(options),
           timeoutMs: options["engine-timeout-ms"],
           maxOutputBytes: options["max-response-bytes"],
           qa: !options["no-qa"],
@@ -163,4 +165,13 @@ export async function enginesRunCommand(
     },
   });
   return finished.path;
+}
+
+/**
+ * What every engine is measured at: the `--budget` list, then the `--context-length` list; a context length
+ * alone measures no default budget.
+ */
+function targets(options: EnginesRunCommandOptions): BudgetSpec[] {
+  const lengths = options["context-length"] ?? [];
+  return [...(options.budget ?? (lengths.length > 0 ? [] : [DEFAULT_BUDGET])), ...lengths];
 }

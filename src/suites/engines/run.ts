@@ -18,11 +18,13 @@
  * @module
  */
 import { createEngine, type EngineSelection } from "../../methods/engines/create.ts";
+import type { ContextEngine } from "../../methods/engines/engine.ts";
 import {
   type CompressUsage,
   EngineError,
   type EngineKind,
   EngineSkipped,
+  type EngineTiming,
   type RecallSession,
 } from "../../methods/engines/engine.ts";
 import type { ChatMessage } from "../../models/messages.ts";
@@ -67,6 +69,11 @@ export interface RunEnginesOptions {
   budgetTokens?: number;
   /** How the budget was asked for (e.g. `25%` or `4000`), recorded with each result. */
   budgetLabel?: string;
+  /**
+   * The host's context window (`--context-length N`): told to every engine that takes one; the budget is
+   * then N (what engines without that knob fit), and the row records the context length.
+   */
+  contextLength?: number;
   /** Variables passed to outside engines (`--engine-env`). */
   engineEnv?: Readonly<Record<string, string>>;
   /** Hermes Agent's directory for the `hermes` and `hermes-lcm` adapters. */
@@ -123,6 +130,37 @@ export interface EngineResult {
   qa: QaSummary | null;
   /** QA recall of imported probes (null when not asked). */
   probes: QaSummary | null;
+  /**
+   * The host's context window the engine was told (`--context-length`), else null (a budget run). This and the
+   * timing fields below are absent in rows stored before engines-engine v5.
+   */
+  context_length?: number | null;
+  /**
+   * How compress time is known (see EngineTiming): `worker` and `in-process` rows have the engine's own
+   * `compress_ms`; a `one-shot` row only its round trip, process start included.
+   */
+  timing?: EngineTiming;
+  /** What a reader must know about the latency figures (e.g. `one-shot: latency includes process start`). */
+  timing_note?: string | null;
+  /**
+   * The engine's own compress call (ms): cold = the first call (in its worker), warm = the repeats after
+   * (those without retried model calls). Timed by the harness for in-process engines, by the worker for
+   * worker engines; all null for one-shot engines (their round trip includes process start).
+   */
+  compress_ms?: {
+    cold: number | null;
+    warm_mean: number | null;
+    warm_median: number | null;
+    warm_p95: number | null;
+    warm: number[];
+  };
+  /** A worker engine's start-up (process start + imports: spawn to hello, ms), else null. */
+  startup_ms?: number | null;
+  /** What the worker said in its hello (engine, version, whether it keeps state across calls), else null. */
+  worker?:
+    | { engine: string; version: string; keeps_state: boolean; reported_startup_ms: number | null }
+    | null;
+  /** What the harness saw per call (ms): request written to reply read (`round trip`). */
   latency_ms: {
     cold: number | null;
     /** Mean, median and p95 of the warm calls that needed no retry. */
@@ -218,6 +256,14 @@ export async function runEngines(options: RunEnginesOptions): Promise<EngineResu
   for (const [index, engine] of engines.entries()) {
     const progress = (phase: EngineProgress["phase"], status?: EngineResult["status"]) =>
       options.onProgress?.({ engine: engine.name, phase, index, total: engines.length, status });
+    // The engine's own compress times, filled as the calls come back.
+    const own: NonNullable<EngineResult["compress_ms"]> = {
+      cold: null,
+      warm_mean: null,
+      warm_median: null,
+      warm_p95: null,
+      warm: [],
+    };
     const result: EngineResult = {
       engine: engine.name,
       spec: selections[index].spec,
@@ -228,6 +274,12 @@ export async function runEngines(options: RunEnginesOptions): Promise<EngineResu
       reason: null,
       budget_tokens: budget,
       budget: options.budgetLabel ?? (options.budgetTokens === undefined ? "25%" : String(budget)),
+      context_length: options.contextLength ?? null,
+      timing: engine.timing ?? "in-process",
+      timing_note: null,
+      compress_ms: own,
+      startup_ms: null,
+      worker: null,
       input_tokens: inputTokens,
       output_tokens: null,
       saved_tokens: null,
@@ -261,13 +313,23 @@ export async function runEngines(options: RunEnginesOptions): Promise<EngineResu
       result.status = "failed";
       result.reason = reason;
     };
-    const opts = { budgetTokens: budget, currentTokens: inputTokens, counter };
+    const opts = {
+      budgetTokens: budget,
+      currentTokens: inputTokens,
+      counter,
+      ...(options.contextLength !== undefined ? { contextLength: options.contextLength } : {}),
+    };
     // Each call gets its own copy, so an engine that edits its input cannot affect the next call.
     const call = async () => {
       const input = structuredClone(messages);
       const started = performance.now();
       const output = await engine.compress(input, opts);
-      return { output, ms: performance.now() - started };
+      const ms = performance.now() - started;
+      const timing = output.timing ?? engine.timing ?? "in-process";
+      result.timing = timing;
+      // The engine's own time: a worker's report, or the harness's own figure for an in-process call.
+      const own = timing === "in-process" ? ms : output.engineMs ?? null;
+      return { output, ms, own };
     };
     progress("cold");
     let window: ChatMessage[] | null = null;
@@ -278,6 +340,7 @@ export async function runEngines(options: RunEnginesOptions): Promise<EngineResu
       await engine.prepare?.();
       const cold = await call();
       result.latency_ms.cold = cold.ms;
+      own.cold = cold.own;
       result.latency_ms.cold_retried_attempts = retriedAttempts(cold.output.records);
       result.usage = cold.output.usage ?? emptyUsage();
       addInto(result.usage_all_calls, cold.output.usage);
@@ -320,7 +383,10 @@ export async function runEngines(options: RunEnginesOptions): Promise<EngineResu
           const warm = await call();
           await warm.output.recall?.close();
           if (retriedAttempts(warm.output.records) > 0) result.latency_ms.warm_excluded_retried++;
-          else result.latency_ms.warm.push(warm.ms);
+          else {
+            result.latency_ms.warm.push(warm.ms);
+            if (warm.own !== null) own.warm.push(warm.own);
+          }
           addInto(result.usage_all_calls, warm.output.usage);
           if (same && transcriptHash(warm.output.messages) !== result.window_hash) same = false;
         }
@@ -328,6 +394,9 @@ export async function runEngines(options: RunEnginesOptions): Promise<EngineResu
         result.latency_ms.warm_mean = mean(result.latency_ms.warm);
         result.latency_ms.warm_median = median(result.latency_ms.warm);
         result.latency_ms.warm_p95 = percentile(result.latency_ms.warm, 95);
+        own.warm_mean = mean(own.warm);
+        own.warm_median = median(own.warm);
+        own.warm_p95 = percentile(own.warm, 95);
       }
     } catch (error) {
       await coldRecall?.close();
@@ -337,6 +406,9 @@ export async function runEngines(options: RunEnginesOptions): Promise<EngineResu
         result.reason = error.message;
         result.latency_ms.cold = null;
         result.latency_ms.warm = [];
+        own.cold = null;
+        own.warm = [];
+        await engine.close?.();
         progress("done", result.status);
         results.push(result);
         continue;
@@ -390,8 +462,28 @@ export async function runEngines(options: RunEnginesOptions): Promise<EngineResu
       }
     }
     await coldRecall?.close();
+    await finishTiming(engine, result);
     progress("done", result.status);
     results.push(result);
   }
   return results;
+}
+
+/** What a one-shot row says about its latency. */
+export const ONE_SHOT_NOTE = "one-shot: latency includes process start";
+
+/** Records the worker's hello and start-up, the timing note, and ends the engine's worker. */
+async function finishTiming(engine: ContextEngine, result: EngineResult): Promise<void> {
+  const worker = engine.worker?.() ?? null;
+  if (worker !== null) {
+    result.startup_ms = worker.startup_ms;
+    result.worker = {
+      engine: worker.engine,
+      version: worker.version,
+      keeps_state: worker.keeps_state,
+      reported_startup_ms: worker.reported_startup_ms,
+    };
+  }
+  if (result.timing === "one-shot") result.timing_note = ONE_SHOT_NOTE;
+  await engine.close?.();
 }

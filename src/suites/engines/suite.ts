@@ -35,7 +35,7 @@ export interface EnginesSuiteOptions {
   transcript: TranscriptSource;
   engines: EngineSelection[];
   repeats: number;
-  /** Budgets to measure at (default: 25 % of the input tokens). */
+  /** Budgets and context lengths to measure at (default: 25 % of the input tokens). */
   budgets?: BudgetSpec[];
   timeoutMs?: number;
   /** The most bytes of an outside engine's output (`--max-response-bytes`; default 8 MiB). */
@@ -123,6 +123,7 @@ export async function runEnginesSuite(
   const budgets = (options.budgets ?? [DEFAULT_BUDGET]).map((spec) => ({
     budget: spec.label,
     budget_tokens: budgetTokens(spec, inputTokens),
+    ...(spec.kind === "context" ? { context_length: spec.tokens } : {}),
   }));
   const budget = budgets[0].budget_tokens;
   progress.note(
@@ -136,7 +137,7 @@ export async function runEnginesSuite(
   // The models that answered each engine's calls (its summarizer's, its QA answers'), per endpoint's role.
   const tally = new ModelTally();
   const rowKeys: string[] = [];
-  for (const { budget: budgetLabel, budget_tokens: budgetCount } of budgets) {
+  for (const { budget: budgetLabel, budget_tokens: budgetCount, context_length: contextLength } of budgets) {
     for (const { name, spec } of options.engines) {
       const node = await executor.runStage(enginesEngineStage, {
         label: budgets.length > 1 ? `engine ${name} at ${budgetLabel}` : `engine ${name}`,
@@ -149,6 +150,7 @@ export async function runEnginesSuite(
           repeats: options.repeats,
           budget: budgetLabel,
           budget_tokens: budgetCount,
+          ...(contextLength !== undefined ? { context_length: contextLength } : {}),
           qa: options.qa,
           recovery_rounds: options.recoveryRounds,
           tokenizer: counter.hash,
@@ -187,7 +189,10 @@ export async function runEnginesSuite(
     params: {
       description,
       engines: options.engines.map(({ name }) => name),
-      budgets,
+      budgets: budgets.map(({ budget, budget_tokens }) => ({ budget, budget_tokens })),
+      ...(budgets.some((b) => b.context_length !== undefined)
+        ? { context_lengths: budgets.flatMap((b) => b.context_length ?? []) }
+        : {}),
       tokenizer: { name: counter.name, hash: counter.hash },
       models: models.description,
       budget_tokens: budget,

@@ -9,7 +9,7 @@ import { z } from "zod";
 import { UsageError } from "../../../errors.ts";
 import { BUILTIN_ENGINES, REAL_COMPETITORS } from "../../../methods/engines/create.ts";
 import { FRAMEWORK_ENGINES } from "../../../methods/engines/frameworks/framework_engines.ts";
-import { budgetListOption } from "../budgets.ts";
+import { budgetListOption, contextLengthListOption } from "../budgets.ts";
 import { generateTranscript } from "../generate.ts";
 import { enginesRunCommand } from "../command.ts";
 import { MODEL_OPTION_HELP, MODEL_OPTION_SPEC, ModelOptionsShape } from "../../../cli/model_options.ts";
@@ -41,7 +41,8 @@ const ENGINES_RUN_OPTION_HELP = RUN_OPTION_HELP.split("\n")
 const RUN_HELP = `${CLI} engines run [options] (--reference | --live)
 
 Runs context engines head to head on one transcript: token savings (real tokenizer and chat template),
-verbatim needle recall, tool-pairing validity, messages out, compress latency (cold, warm median, p95) and
+verbatim needle recall, tool-pairing validity, messages out, the engine's own compress time (cold, warm
+median, p95; outside engines run as persistent workers timed inside), round trip, start-up and
 QA recall (the chat model answers each needle's question from the compacted window or NOT IN CONTEXT).
 
 Options:
@@ -69,7 +70,13 @@ Options:
 ${GENERATOR_HELP}
   --repeats N          warm compress calls after the cold one (default 3, at most 1000)
   --budget LIST        token budgets, comma-separated: shares like 10%,25%,50% of the transcript's tokens
-                       or token counts (default 25%); every engine is measured at each
+                       or token counts (default 25% unless --context-length is given); every engine is
+                       measured at each. Asks: what does each engine keep when told to fit this target?
+  --context-length LIST  host context windows in tokens, comma-separated (e.g. 8000,16000; at most 100000000):
+                       each engine is told the window as its host tells it (Hermes' context_length /
+                       update_model, lean-ctx's plugin config, context_length in an exec: request) and
+                       decides what to keep; engines without such a knob fit the window. Asks: what does
+                       each engine do in a host with this window? Rows are labelled "ctx N"
   --engine-timeout-ms N  time limit of one outside-engine call (default 60000, at most 3600000)
   --no-qa              skip the QA recall questions
   --recovery-rounds N  tool rounds per question of the +recovery arm, asked again with the recall tools
@@ -188,6 +195,7 @@ async function run(argv: string[]): Promise<number> {
       format: { type: "string" },
       repeats: { type: "string" },
       budget: { type: "string" },
+      "context-length": { type: "string" },
       "engine-timeout-ms": { type: "string" },
       "no-qa": { type: "boolean" },
       "recovery-rounds": { type: "string" },
@@ -206,6 +214,7 @@ async function run(argv: string[]): Promise<number> {
       format: z.enum(["auto", "openai", "hermes-session", "sharegpt", "locomo"]).optional(),
       repeats: intOption(0, 1000).optional(),
       budget: budgetListOption.optional(),
+      "context-length": contextLengthListOption.optional(),
       "engine-timeout-ms": intOption(1, 3_600_000).optional(),
       "no-qa": z.boolean().optional(),
       "recovery-rounds": intOption(0, 8).optional(),

@@ -33,7 +33,9 @@ const ModelsSchema = z.object({
 export const enginesAggregateStage = defineStage({
   name: "engines-aggregate",
   // 4: the models that answered each engine's calls (`models` per row) and the run's (`answering_models`).
-  version: 4,
+  // 5: context lengths (`context_lengths`; per row `context_length`), the engine's own compress time beside the
+  // round trip, start-up and timing per row of aggregate.json.
+  version: 5,
   doc: "Every engine's measured result at every budget (results.json) and one summary line per engine and " +
     "budget (aggregate.json).",
   params: z.object({
@@ -43,6 +45,8 @@ export const enginesAggregateStage = defineStage({
     engines: z.array(z.string()),
     /** Budgets, in order: as asked for and in tokens. */
     budgets: z.array(z.object({ budget: z.string(), budget_tokens: z.number().int() })).min(1),
+    /** The host context lengths measured (`--context-length`), in order, when any. */
+    context_lengths: z.array(z.number().int()).optional(),
     /** The base name of a `--probes` file, when one was given. */
     probes_file: z.string().optional(),
     tokenizer: z.object({ name: z.string(), hash: z.string() }),
@@ -108,6 +112,7 @@ export const enginesAggregateStage = defineStage({
       answering_models: answering,
       budget_tokens: params.budget_tokens,
       budgets: params.budgets,
+      ...(params.context_lengths !== undefined ? { context_lengths: params.context_lengths } : {}),
       repeats: params.repeats,
       engines,
     };
@@ -135,6 +140,12 @@ export const enginesAggregateStage = defineStage({
         recall_tools: e.recovery?.tools ?? null,
         qa_recall_recovery: e.recovery?.qa?.recall ?? null,
         probe_recall_recovery: e.recovery?.probes?.recall ?? null,
+        context_length: e.context_length ?? null,
+        timing: e.timing ?? null,
+        compress_cold_ms: e.compress_ms?.cold ?? null,
+        compress_warm_median_ms: e.compress_ms?.warm_median ?? null,
+        compress_warm_p95_ms: e.compress_ms?.warm_p95 ?? null,
+        startup_ms: e.startup_ms ?? null,
         latency_cold_ms: e.latency_ms.cold,
         latency_warm_mean_ms: e.latency_ms.warm_mean,
         latency_warm_median_ms: e.latency_ms.warm_median,

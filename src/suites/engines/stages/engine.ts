@@ -41,6 +41,8 @@ const EngineParams = z.object({
   repeats: z.number().int(),
   budget: z.string(),
   budget_tokens: z.number().int(),
+  /** The host's context window told to the engine (`--context-length`); absent in a budget run. */
+  context_length: z.number().int().min(1).optional(),
   qa: z.boolean(),
   /** Tool rounds per question of the +recovery arm (absent: the default, 1). */
   recovery_rounds: z.number().int().min(0).optional(),
@@ -54,7 +56,9 @@ export const enginesEngineStage = defineStage({
   name: "engines-engine",
   // v3: the jev+summary engine splits as the seed (and hotpot) does, Jev within 40% of the space (was 80%).
   // v4: the +recovery arm (recovery_rounds param; recovery in the result) for engines with recall tools.
-  version: 4,
+  // v5: outside engines as persistent workers timed inside (compress_ms, startup_ms, timing, worker in the
+  // result; latency_ms is the round trip), and the context_length param (`--context-length`).
+  version: 5,
   doc: "One engine's cold and warm compress calls (timed), validation, measures and QA, and for an engine " +
     "with recall tools the +recovery arm (QA and probes again with the tools offered).",
   params: EngineParams,
@@ -88,6 +92,7 @@ export const enginesEngineStage = defineStage({
       decision: env.decision,
       budgetTokens: params.budget_tokens,
       budgetLabel: params.budget,
+      ...(params.context_length !== undefined ? { contextLength: params.context_length } : {}),
       timeoutMs: env.timeoutMs,
       maxOutputBytes: env.maxOutputBytes,
       qa: params.qa,
