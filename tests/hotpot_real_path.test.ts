@@ -75,10 +75,17 @@ Deno.test("real records: collect with the named options, run, the ceiling note, 
   assert.equal(ran.code, 0, ran.stderr);
   const report = await Deno.readTextFile(join(run, "REPORT.md"));
   assert.match(report, /the ceiling did not bind for 19 of 19 questions/);
-  assert.match(
-    await Deno.readTextFile(join(run, "report.html")),
-    /the ceiling did not bind for 19 of 19 questions/,
+  const html = await Deno.readTextFile(join(run, "report.html"));
+  assert.match(html, /the ceiling did not bind for 19 of 19 questions/);
+  // A run that tests nothing says so first: a warning heads REPORT.md, report.html and the terminal summary,
+  // which ends with the hypothesis's verdict.
+  const warning = /Warning\.\*?\*? The ceiling did not bind for 19 of 19 questions/;
+  assert.match(report.split("\n").slice(0, 4).join("\n"), warning);
+  assert.ok(
+    html.search(/<strong>Warning\.<\/strong> The ceiling did not bind/) < html.indexOf("<h2>Run</h2>"),
   );
+  assert.match(ran.stdout.split("\n")[0], /^warning: The ceiling did not bind for 19 of 19 questions/);
+  assert.match(ran.stdout, /\n {2}verdict \(descriptive\): (holds|does not hold)[^\n]*\n\nrun: /);
   const pred = join(dir, "full.json");
   const gold = join(dir, "gold.json");
   const exported = await runCli([

@@ -316,6 +316,8 @@ Deno.test("hotpot page has a results row per method, two charts and the referenc
   assert.match(page, /not an LLM/);
   assert.match(page, /ceiling 3600/);
   assert.match(page, /Predeclared hypothesis: Jev\+Summary exceeds both compressed baselines/);
+  // The verdict heads the page: the hypothesis comes before the run's facts and the results.
+  assert.ok(page.indexOf("<h2>Hypothesis</h2>") < page.indexOf("<h2>Run</h2>"));
   // A method without input tokens shows n/a in the token chart, not a zero bar.
   assert.match(page, /<title>input tok mean, summary: n\/a<\/title>/);
   assert.match(page, /3 over cap/);

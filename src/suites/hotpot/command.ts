@@ -12,7 +12,7 @@ import { sha256Hex } from "../../store/hash.ts";
 import { refuseWithRetry, runSuiteCommand } from "../run_command.ts";
 import type { RunCommandOptions, RunInvocation } from "../run_lifecycle.ts";
 import { checkCorpusFile } from "./corpus.ts";
-import { HOTPOT_SUITE } from "./definition.ts";
+import { HOTPOT_SUITE, hotpotSummaryLines } from "./definition.ts";
 import { HOTPOT_METHODS } from "./run/methods.ts";
 import { selectMethods } from "../method_selection.ts";
 import { DEFAULT_HOTPOT_RUN, runHotpot } from "./run/run_suite.ts";
@@ -144,6 +144,11 @@ export async function hotpotRunCommand(
         },
         files: { ...outcome.files, "corpus.json": context.run.header.sources.corpus },
         check: outcome.checkOnly,
+        // Warnings first and the hypothesis verdict last; the ceiling's warning needs the valid questions.
+        lines: outcome.checkOnly ? [] : hotpotSummaryLines(
+          await context.run.store.getText(outcome.files["aggregate.json"]),
+          { questions: outcome.validQuestions, inputCap: runOptions.inputCap },
+        ),
       };
     },
   });

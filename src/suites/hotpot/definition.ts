@@ -20,6 +20,7 @@ import { hotpotAggregateStage } from "./run/stages/aggregate.ts";
 import { hotpotRowsStage } from "./run/stages/rows.ts";
 import { hotpotReportStage } from "./report/stages/report.ts";
 import { hotpotCeilingsStage } from "./run/stages/ceilings.ts";
+import { hotpotWarnings, hypothesisLines } from "./report/headline.ts";
 
 /** A method's label in a ceiling sweep's aggregate (`jev@2400`; Full and single-ceiling runs: the method). */
 const conditionOf = (a: HotpotMethodAggregate & { input_cap?: number | null }) =>
@@ -68,9 +69,26 @@ export const HOTPOT_SUITE: Suite = {
     return out;
   },
   summary(text) {
-    return (JSON.parse(text) as HotpotMethodAggregate[]).map((a) =>
-      `${conditionOf(a).padEnd(12)} EM ${pct(a.metrics.em)}  F1 ${pct(a.metrics.f1)}  ` +
-      `joint F1 ${pct(a.metrics.joint_f1)}  valid ${a.valid}/${a.planned}`
-    );
+    return hotpotSummaryLines(text, { questions: null });
   },
 };
+
+/**
+ * The lines printed after a hotpot run: its warnings first (`warning: …`, see headline.ts; the ceiling's needs
+ * `questions`, the run's valid questions), one line per condition, and the hypothesis verdict last (of the
+ * primary ceiling's rows in a ceiling sweep: `inputCap`, default the first row's).
+ */
+export function hotpotSummaryLines(
+  text: string,
+  facts: { questions: number | null; inputCap?: number },
+): string[] {
+  const all = JSON.parse(text) as (HotpotMethodAggregate & { input_cap?: number | null })[];
+  const cap = facts.inputCap ?? all[0]?.input_cap ?? null;
+  const primary = all.filter((a) => a.input_cap === undefined || a.input_cap === null || a.input_cap === cap);
+  const warnings = hotpotWarnings(primary, facts.questions, cap ?? 0).map((w) => `warning: ${w}`);
+  const table = all.map((a) =>
+    `${conditionOf(a).padEnd(12)} EM ${pct(a.metrics.em)}  F1 ${pct(a.metrics.f1)}  ` +
+    `joint F1 ${pct(a.metrics.joint_f1)}  valid ${a.valid}/${a.planned}`
+  );
+  return [...warnings, ...(warnings.length > 0 ? [""] : []), ...table, "", ...hypothesisLines(primary)];
+}

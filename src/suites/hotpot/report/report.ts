@@ -9,6 +9,7 @@ import type { HotpotMethodAggregate } from "../run/aggregate.ts";
 import { mergeAnsweringModels, modelChangeNotice, modelsFact } from "../../../core/answering_models.ts";
 import type { ReportCorpus } from "../question_card.ts";
 import { hypothesisVerdictText } from "./hypothesis.ts";
+import { hotpotWarnings } from "./headline.ts";
 import {
   COLLECTION_HEADERS,
   collectionModeText,
@@ -148,11 +149,13 @@ export function hotpotReportMarkdown(
   const answering = mergeAnsweringModels(aggregates.map((a) => a.models));
   const changed = modelChangeNotice(answering);
   const notice = changed ? `\n> **Answering model changed.** ${changed}\n` : "";
+  const warnings = hotpotWarnings(aggregates, c.questions.filter((q) => q.valid).length, meta.inputCap)
+    .map((w) => `\n> **Warning.** ${w}\n`).join("");
   const prompts = distinctSystemPrompts(c).map((p) =>
     `- \`${p.sha256}\` (${p.questions} question(s)):\n\n  > ${p.text.replace(/\n/g, "\n  > ")}`
   ).join("\n");
   return `# ${hotpotReportTitle(c, meta.inputCap, meta.ceilings?.map((x) => x.cap))}
-${notice}${reference}
+${warnings}${notice}${reference}
 - Dataset: \`${c.dataset.path}\` (sha256 \`${c.dataset.sha256}\`, ${c.dataset.records} records)
 - Selection: seed ${c.protocol.seed}, ${c.protocol.bridge} bridge + ${c.protocol.comparison} comparison,
   ${c.protocol.min_chars}–${c.protocol.max_chars} evidence characters; considered ${c.selection.considered}; removed

@@ -31,6 +31,7 @@ import {
 } from "./report_protocol.ts";
 import { barChart } from "../../../report/charts.ts";
 import { hotpotStatsHtml, hypothesisHtml } from "./stats_html.ts";
+import { hotpotWarnings } from "./headline.ts";
 import { invalidShares } from "./stats_report.ts";
 import {
   INVALID_REASON_HEADERS,
@@ -176,8 +177,17 @@ export function hotpotReportHtml(aggregates: HotpotMethodAggregate[], meta: Hotp
   const answering = mergeAnsweringModels(aggregates.map((a) => a.models));
   const changed = modelChangeNotice(answering);
   const notice = changed ? banner(safeHtml`<strong>Answering model changed.</strong> ${changed}`) : "";
+  const warnings = hotpotWarnings(
+    aggregates,
+    meta.corpus.questions.filter((q) => q.valid).length,
+    meta.inputCap,
+  )
+    .map((w) => banner(safeHtml`<strong>Warning.</strong> ${w}`));
+  // The predeclared hypothesis's verdict comes first: it is what the run was for.
   const body = safeHtml`<h1>${title}</h1>
-${notice}${reference}
+${warnings}${notice}${reference}
+<h2>Hypothesis</h2>
+${hypothesisHtml(hypothesisText(aggregates), meta.stats)}
 <h2>Run</h2>
 ${runFacts(meta, answering, aggregates)}
 <h2>Results${meta.ceilings ? ` at the ${meta.inputCap}-token ceiling` : ""}</h2>
@@ -214,8 +224,6 @@ ${
     )
   }
 ${meta.cost ? costHtml(meta.cost) : ""}
-<h2>Hypothesis</h2>
-${hypothesisHtml(hypothesisText(aggregates), meta.stats)}
 <h2>Caveats</h2>
 ${factList(HOTPOT_CAVEATS)}
 <h2>Collected trajectories</h2>

@@ -132,6 +132,8 @@ export interface HotpotRunOutcome {
   checkOnly: CheckOnlyReport | null;
   /** Published file name → the node output blob that is its exact bytes (empty in check-only mode). */
   files: Record<string, string>;
+  /** The run's (its shard's) questions whose collection is valid. */
+  validQuestions: number;
 }
 
 /** Runs the hotpot conditions of a corpus. */
@@ -149,7 +151,7 @@ export async function runHotpot(
   const check = new CheckOnlyComparison();
   const caps = options.inputCaps ?? [options.inputCap];
   const sweep = caps.length > 1;
-  const { questions, head } = await questionNodes(context, shard, counter);
+  const { questions, head, valid: validQuestions } = await questionNodes(context, shard, counter);
   const runs = await Promise.all(
     caps.map((cap, i) =>
       runCeiling(context, questions, { ...options, inputCap: cap }, models, counter, check, {
@@ -161,7 +163,7 @@ export async function runHotpot(
   );
   const { compressionUsage } = runs[0];
   const checkOnly = check.report(executor);
-  if (checkOnly) return { compressionUsage, checkOnly, files: {} };
+  if (checkOnly) return { compressionUsage, checkOnly, files: {}, validQuestions };
   // 4. Every published number is a node output: the aggregate takes every answer row's blobs as inputs.
   // The answering phase's garbage is collected first, so that it does not sit under the aggregate's peak.
   heapBudget.collect();
@@ -204,6 +206,7 @@ export async function runHotpot(
   return {
     compressionUsage,
     checkOnly: null,
+    validQuestions,
     files: {
       "results.json": published.outputs["results.json"],
       "aggregate.json": published.outputs["aggregate.json"],
@@ -280,7 +283,7 @@ async function questionNodes(
   context: RunContext,
   shard: Shard | undefined,
   counter: TokenCounter,
-): Promise<{ questions: QuestionBlobs[]; head: string }> {
+): Promise<{ questions: QuestionBlobs[]; head: string; valid: number }> {
   const { executor, run, progress } = context;
   const corpusHash = run.header.sources["corpus"];
   // The corpus's bytes, read question by question (see corpusOf): never its questions all at once.
@@ -296,6 +299,7 @@ async function questionNodes(
   const ids = whole.ids.filter((id) => questionInShard(id, shard));
   progress.plan(hotpotQuestionStage.name, ids.length);
   const blobs: QuestionBlobs[] = [];
+  let valid = 0;
   for (const id of ids) {
     const node = await executor.runStage(hotpotQuestionStage, {
       label: `question q=${id}`,
@@ -304,6 +308,7 @@ async function questionNodes(
       values: { corpus: bytes },
     }, { counter });
     const { outputs } = node.node;
+    if (node.node.status !== "invalid") valid++;
     blobs.push({
       id,
       question: outputs.question,
@@ -313,7 +318,7 @@ async function questionNodes(
     });
   }
   forgetCorpus(corpusHash);
-  return { questions: blobs, head: headNode.node.outputs.head };
+  return { questions: blobs, head: headNode.node.outputs.head, valid };
 }
 
 /**

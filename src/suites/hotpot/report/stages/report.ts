@@ -45,7 +45,9 @@ export const hotpotReportStage = defineStage({
   // 9: gold SP kept counts zero for invalid conditions in the intervals and paired rows too (as the results
   // table always did), and a paired comparison with a mostly invalid side is marked "not a finding".
   // 10: an "Invalid conditions" section says why conditions were invalid (per method, by kind of reason).
-  version: 10,
+  // 11: the hypothesis's verdict heads report.html, and warnings head both reports when the ceiling did not
+  // bind for most questions or most conditions of a method were invalid.
+  version: 11,
   doc: "REPORT.md and report.html of a hotpot run, from its aggregate, the corpus head and question cards.",
   params: z.object({
     models: z.object({
