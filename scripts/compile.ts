@@ -36,7 +36,7 @@ export const BINARY_PERMISSIONS = [
 ] as const;
 
 /** Paths embedded besides the module graph, relative to the project root. */
-export const EMBEDDED_PATHS = ["fixtures", "src", "main.ts", "deno.lock"] as const;
+export const EMBEDDED_PATHS = ["fixtures", "src", "main.ts", "deno.lock", "adapters"] as const;
 
 /** The `deno` arguments that build the binary at `output`. */
 export function compileArgs(output: string): string[] {

@@ -13,6 +13,7 @@ import { join, relative } from "node:path";
 import { assetPath } from "./assets.ts";
 import { canonicalHash, sha256Hex } from "./store/hash.ts";
 import { PROGRAM } from "./version.ts";
+import { coveredBySourceHash, programSourceBytes, type SourceFile } from "./store/program_source.ts";
 
 function tsFiles(dir: string, out: string[] = []): string[] {
   for (const entry of Deno.readDirSync(dir)) {
@@ -23,19 +24,55 @@ function tsFiles(dir: string, out: string[] = []): string[] {
   return out;
 }
 
-/** The `[path, sha256]` entries of the program's source files under `root`, sorted by path. */
-function sourceEntries(root: string): [string, string][] {
-  const files = [...tsFiles(join(root, "src")), join(root, "main.ts"), join(root, "deno.lock")];
-  const entries: [string, string][] = [];
-  for (const file of files) {
+function adapterFiles(root: string): string[] {
+  try {
+    return [...Deno.readDirSync(join(root, "adapters"))]
+      .filter((entry) => entry.isFile && entry.name.endsWith(".py"))
+      .map((entry) => join(root, "adapters", entry.name));
+  } catch (error) {
+    if (error instanceof Deno.errors.NotFound) return [];
+    throw error;
+  }
+}
+
+/**
+ * The program's source files under `root` (those the source hash covers, and the adapters), each with its
+ * SHA-256 and text, sorted by path.
+ */
+function sourceFiles(root: string): SourceFile[] {
+  const paths = [
+    ...tsFiles(join(root, "src")),
+    join(root, "main.ts"),
+    join(root, "deno.lock"),
+    ...adapterFiles(root),
+  ];
+  const decoder = new TextDecoder();
+  const files: SourceFile[] = [];
+  for (const file of paths) {
     try {
-      entries.push([relative(root, file), sha256Hex(Deno.readFileSync(file))]);
+      const bytes = Deno.readFileSync(file);
+      files.push({ path: relative(root, file), sha256: sha256Hex(bytes), text: decoder.decode(bytes) });
     } catch (error) {
       if (!(error instanceof Deno.errors.NotFound)) throw error;
     }
   }
-  entries.sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0));
-  return entries;
+  files.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+  return files;
+}
+
+let files: SourceFile[] | undefined;
+
+function programFiles(): SourceFile[] {
+  files ??= sourceFiles(assetPath(""));
+  return files;
+}
+
+/**
+ * The program-source blob every run stores as its source `program` (see store/program_source.ts): the files
+ * read once per process, the same reading that hashes them for {@link programIdentity}.
+ */
+export function programSourceBlob(): Uint8Array {
+  return programSourceBytes(programFiles());
 }
 
 let cached: Promise<{ name: string; version: string; source_hash: string }> | undefined;
@@ -44,7 +81,9 @@ let cached: Promise<{ name: string; version: string; source_hash: string }> | un
 export function programIdentity(): Promise<{ name: string; version: string; source_hash: string }> {
   cached ??= Promise.resolve().then(() => ({
     ...PROGRAM,
-    source_hash: canonicalHash(sourceEntries(assetPath(""))),
+    source_hash: canonicalHash(
+      programFiles().filter((file) => coveredBySourceHash(file.path)).map((file) => [file.path, file.sha256]),
+    ),
   }));
   return cached;
 }

@@ -47,6 +47,10 @@ export const COMMANDS: Record<string, Command> = {
     summary: "re-hash and check a run directory (auditors)",
     run: async (argv) => (await import("./verify.ts")).verifyCommand(argv),
   },
+  source: {
+    summary: "list or write back the program source files a run keeps",
+    run: async (argv) => (await import("./source.ts")).sourceCommand(argv),
+  },
   merge: {
     summary: "join finished shards (--shard K/N) of one protocol into one run",
     run: async (argv) => (await import("./merge.ts")).mergeCommand(argv),

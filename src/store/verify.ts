@@ -30,6 +30,7 @@ import {
   readRegularFile,
   UnsafeFileError,
 } from "./safe_read.ts";
+import { PROGRAM_SOURCE_NAME, programSourceProblems } from "./program_source.ts";
 
 /** Kinds of problem `verify` reports. */
 export type ProblemKind =
@@ -438,8 +439,29 @@ export class RunChecker {
     });
   }
 
+  /** The program's source files kept in the run (store/program_source.ts): a changed file is named. */
+  async #checkProgramSource(
+    add: (kind: ProblemKind, subject: string, detail: string) => void,
+  ): Promise<void> {
+    const hash = this.#sources[PROGRAM_SOURCE_NAME];
+    const header = this.#manifest ?? this.#journal?.header;
+    const entry = hash === undefined ? undefined : this.#blobs.get(hash);
+    if (entry === undefined || header === undefined) return;
+    let bytes: Uint8Array;
+    try {
+      bytes = await readRegularFile(join(this.#run, entry.rel), entry.info, MAX_RECORD_FILE_BYTES);
+    } catch (error) {
+      if (!(error instanceof UnsafeFileError)) throw error;
+      return; // named by the blobs phase
+    }
+    for (const problem of programSourceProblems(bytes, header.program.source_hash)) {
+      add("altered", problem.subject, problem.detail);
+    }
+  }
+
   /** Phase 5: published files match their blobs; nothing unknown is in the run. */
   async #checkFiles(add: (kind: ProblemKind, subject: string, detail: string) => void): Promise<void> {
+    await this.#checkProgramSource(add);
     const files = this.#files;
     for (const [name, hash] of Object.entries(files)) {
       if (!this.#present.has(hash)) add("missing", `file ${name}`, `its blob ${hash} is not in the store`);

@@ -14,7 +14,8 @@ import { Executor, type ExecutorOptions } from "../pipeline/executor.ts";
 import type { FrozenRun } from "../pipeline/frozen_run.ts";
 import { Progress } from "../pipeline/progress.ts";
 import { FrozenMismatchError } from "../pipeline/frozen_check.ts";
-import { programIdentity } from "../program_identity.ts";
+import { programIdentity, programSourceBlob } from "../program_identity.ts";
+import { PROGRAM_SOURCE_NAME } from "../store/program_source.ts";
 import { type Node, RUN_FORMAT, type RunHeader } from "../store/manifest.ts";
 import { RunDir } from "../store/run_dir.ts";
 import { checkNewOutputPath, statInputDirectory } from "../fs_input.ts";
@@ -126,7 +127,11 @@ export async function openRun(request: OpenRunRequest): Promise<{ run: RunDir; r
   };
   const path = request.output ?? defaultOutputPath(request.suite);
   await checkNewOutputPath(path, "--output");
-  const run = await RunDir.create(path, header, request.sources ?? {});
+  // The program's own source files are kept in every run, bound by the header (store/program_source.ts).
+  const run = await RunDir.create(path, header, {
+    ...request.sources,
+    [PROGRAM_SOURCE_NAME]: programSourceBlob(),
+  });
   return { run, resumed: false };
 }
 
