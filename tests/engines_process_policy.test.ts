@@ -10,23 +10,21 @@ import { createEngine } from "../src/methods/engines/create.ts";
 import { generateTranscript } from "../src/suites/engines/generate.ts";
 import { runEngines } from "../src/suites/engines/run.ts";
 import { sharedCounter } from "./engines_fixtures/models.ts";
+import { sleepingWith, survivors } from "./helpers/processes.ts";
 
 /** A python3 engine that forks per `mode`, writes its descendants' pids to `pids`, answers and exits. */
 const FORKING_ENGINE = `
-import json, os, sys, time
-mode, pids = sys.argv[1], sys.argv[2]
+import json, os, sys
+mode, pids, token = sys.argv[1], sys.argv[2], sys.argv[3]
 req = json.load(sys.stdin)
-def host_pid():
-    # The pid as this program sees it (the call may run in a PID namespace of its own; /proc is the host's).
-    return int(os.readlink("/proc/self"))
 def hold(w):
-    # A descendant that notes its pid, then keeps stdout and stderr open for a long time.
-    with open(os.path.join(pids, str(host_pid())), "w") as f:
+    # A descendant that notes it started, then keeps stdout and stderr open for a long time, the token in its
+    # command line (the call may run in a PID namespace with a /proc of its own: its pid means nothing here).
+    with open(os.path.join(pids, str(len(os.listdir(pids)))), "w") as f:
         f.write("")
     os.write(w, b"x")
     os.close(w)
-    time.sleep(60)
-    os._exit(0)
+    ${sleepingWith("TOKEN").replace('"TOKEN"', "token")}
 r, w = os.pipe()
 pid = os.fork()
 if pid == 0:
@@ -46,21 +44,6 @@ json.dump({"messages": [{"role": "user", "content": "compacted"}]}, sys.stdout)
 sys.stdout.flush()
 `;
 
-/** True while `pid` is a live (not zombie) process. */
-function alive(pid: number): boolean {
-  try {
-    const stat = Deno.readTextFileSync(`/proc/${pid}/stat`);
-    return stat.slice(stat.lastIndexOf(")") + 2, stat.lastIndexOf(")") + 3) !== "Z";
-  } catch {
-    return false;
-  }
-}
-
-async function gone(pid: number): Promise<boolean> {
-  for (let i = 0; i < 40 && alive(pid); i++) await new Promise((done) => setTimeout(done, 50));
-  return !alive(pid);
-}
-
 for (const mode of ["fork", "double", "double-setsid"]) {
   Deno.test(`an engine that ${mode === "fork" ? "forks a child" : `double forks${mode === "double-setsid" ? " into its own session" : ""}`} holding stdout ends its call when it exits and leaves no process behind`, async () => {
     const counter = await sharedCounter();
@@ -68,12 +51,13 @@ for (const mode of ["fork", "double", "double-setsid"]) {
     const pids = join(dir, "pids");
     await Deno.mkdir(pids);
     const script = join(dir, "forking.py");
+    const token = `cb-descendant-${crypto.randomUUID()}`;
     await Deno.writeTextFile(script, FORKING_ENGINE);
     try {
       const { messages } = generateTranscript({ turns: 8, needles: 1 });
       const [result] = await runEngines({
         messages,
-        engines: [`exec:python3 ${script} ${mode} ${pids}`],
+        engines: [`exec:python3 ${script} ${mode} ${pids} ${token}`],
         repeats: 1,
         counter,
         timeoutMs: 8_000,
@@ -83,9 +67,9 @@ for (const mode of ["fork", "double", "double-setsid"]) {
       assert.equal(result.status, "ok", result.reason ?? "");
       assert.equal(result.latency_ms.warm.length, 1);
       const left = [];
-      for await (const entry of Deno.readDir(pids)) left.push(Number(entry.name));
+      for await (const entry of Deno.readDir(pids)) left.push(entry.name);
       assert.equal(left.length, 2, "one descendant per call");
-      for (const pid of left) assert.ok(await gone(pid), `descendant ${pid} outlived its call`);
+      assert.deepEqual(await survivors(token), [], "descendants outlived their call");
     } finally {
       await Deno.remove(dir, { recursive: true });
     }
@@ -127,19 +111,20 @@ Deno.test("when a run is interrupted (SIGINT) while an outside engine runs, the 
   const pids = join(dir, "pids");
   await Deno.mkdir(pids);
   const script = join(dir, "slow.py");
+  const token = `cb-interrupted-${crypto.randomUUID()}`;
   await Deno.writeTextFile(
     script,
     [
       "import json, os, sys, time",
       "json.load(sys.stdin)",
-      // Pids as this program sees them (the call may run in a PID namespace of its own).
-      "def note(): open(os.path.join(" + JSON.stringify(pids) + ', os.readlink("/proc/self")), "w").close()',
+      // Each notes it started, then waits with the token in its command line.
+      "def note(): open(os.path.join(" + JSON.stringify(pids) +
+      ', str(os.getpid()) + "-" + str(time.time())), "w").close()',
       "if os.fork() == 0:",
       "    note()",
-      "    time.sleep(60)",
-      "    os._exit(0)",
+      "    " + sleepingWith(token),
       "note()",
-      "time.sleep(60)",
+      sleepingWith(token),
     ].join("\n"),
   );
   try {
@@ -167,18 +152,18 @@ Deno.test("when a run is interrupted (SIGINT) while an outside engine runs, the 
       stdout: "null",
       stderr: "piped",
     }).spawn();
-    const started: number[] = [];
+    const started: string[] = [];
     for (let i = 0; i < 300 && started.length < 2; i++) {
       await new Promise((done) => setTimeout(done, 100));
       started.length = 0;
-      for await (const entry of Deno.readDir(pids)) started.push(Number(entry.name));
+      for await (const entry of Deno.readDir(pids)) started.push(entry.name);
     }
     assert.equal(started.length, 2, "the engine and its child started");
     child.kill("SIGINT");
     const status = await child.status;
     await child.stderr.cancel();
     assert.equal(status.success, false);
-    for (const pid of started) assert.ok(await gone(pid), `process ${pid} outlived the interrupted run`);
+    assert.deepEqual(await survivors(token), [], "processes outlived the interrupted run");
   } finally {
     await Deno.remove(dir, { recursive: true });
   }

@@ -4,6 +4,7 @@
  * skipped rather than failing the call.
  */
 import assert from "node:assert/strict";
+import { sleepingWith, survivors } from "./helpers/processes.ts";
 
 const MODULE = new URL("../src/methods/engines/outside_process.ts", import.meta.url).href;
 
@@ -29,19 +30,22 @@ Deno.test("an outside process runs to its end without --allow-all (no /proc for 
 
 Deno.test("without --allow-all, a double-forked grandchild in a session of its own ends with the call", async () => {
   const dir = await Deno.makeTempDir({ prefix: "cb_grandchild_" });
-  // The grandchild notes its pid as this program sees it (/proc is the host's), then would write a file later.
+  const token = `cb-grandchild-${crypto.randomUUID()}`;
+  // The grandchild says it started, would write a file later, and waits with the token in its command line.
   const grandchild = [
     "import os, sys, time",
     "if os.fork() == 0:",
     "    os.setsid()",
     "    if os.fork() == 0:",
-    `        open(${JSON.stringify(dir)} + "/pid", "w").write(os.readlink("/proc/self"))`,
-    "        time.sleep(1.5)",
-    `        open(${JSON.stringify(dir)} + "/late", "w").write("still here")`,
-    "        time.sleep(60)",
+    `        open(${JSON.stringify(dir)} + "/started", "w").write("yes")`,
+    "        if os.fork() == 0:",
+    "            time.sleep(1.5)",
+    `            open(${JSON.stringify(dir)} + "/late", "w").write("still here")`,
+    "            os._exit(0)",
+    "        " + sleepingWith(token),
     "    os._exit(0)",
     "os.wait()",
-    "time.sleep(0.3)",
+    `while not os.path.exists(${JSON.stringify(dir)} + "/started"): time.sleep(0.01)`,
     "print('answered')",
   ].join("\n");
   const script = `import { runOutsideProcess } from ${JSON.stringify(MODULE)};\n` +
@@ -61,18 +65,13 @@ Deno.test("without --allow-all, a double-forked grandchild in a session of its o
     const output = await child.output();
     assert.equal(output.code, 0, new TextDecoder().decode(output.stderr));
     assert.deepEqual(JSON.parse(new TextDecoder().decode(output.stdout)), { kind: "exited" });
-    const pid = Number(await Deno.readTextFile(`${dir}/pid`));
-    assert.ok(pid > 0);
+    assert.equal(await Deno.readTextFile(`${dir}/started`), "yes");
+    assert.deepEqual(await survivors(token), [], "the grandchild outlived the call");
     await new Promise((done) => setTimeout(done, 2_000));
-    const stat = await Deno.readTextFile(`/proc/${pid}/stat`).catch(() => "");
-    assert.ok(
-      stat === "" || stat.slice(stat.lastIndexOf(")") + 2).startsWith("Z"),
-      `grandchild ${pid} outlived the call`,
-    );
     assert.equal(
       await Deno.stat(`${dir}/late`).then(() => true, () => false),
       false,
-      "the grandchild wrote later",
+      "a descendant wrote later",
     );
   } finally {
     await Deno.remove(dir, { recursive: true });

@@ -13,7 +13,7 @@
 import { z } from "zod";
 import { UsageError } from "../errors.ts";
 import { readInputText } from "../fs_input.ts";
-import { MIN_SECRET_CHARS } from "../core/secrets.ts";
+import { MIN_SECRET_CHARS, type NamedSecret, secretsIn } from "../core/secrets.ts";
 
 /** Names of every variable this module reads. */
 export const CREDENTIAL_VARIABLES = [
@@ -90,7 +90,61 @@ export async function loadCredentialEnvironment(envFile?: string): Promise<Crede
     const value = Deno.env.get(name) || fileValues[name];
     if (value) environment[name] = value;
   }
+  holdRunSecrets(
+    KEY_VARIABLES.flatMap((name) => environment[name] ? [{ name, value: environment[name] }] : []),
+  );
   return environment;
+}
+
+/** The credential variables that hold keys. */
+export const KEY_VARIABLES = ["LLM_API_KEY", "DECISION_MODEL_API_KEY"] as const;
+
+const heldSecrets = new Map<string, NamedSecret>();
+
+/**
+ * Remembers secrets of this run (keys read from the environment or an `--env-file`, values passed to outside
+ * processes) so that every outside boundary can refuse them in what comes back ({@link foundRunSecrets}).
+ */
+export function holdRunSecrets(secrets: readonly NamedSecret[]): void {
+  for (const secret of secrets) {
+    if (secret.value.length >= MIN_SECRET_CHARS) heldSecrets.set(secret.value, secret);
+  }
+}
+
+/**
+ * The run's secrets an outside process must never hand back: those held ({@link holdRunSecrets}) and the keys
+ * in this process's environment even when the run does not use them (a `--reference` run started with
+ * `LLM_API_KEY` set: an engine that read it from this process could still try to store it).
+ */
+export function runSecrets(): NamedSecret[] {
+  const found = new Map(heldSecrets);
+  for (const name of KEY_VARIABLES) {
+    let value: string | undefined;
+    try {
+      value = Deno.env.get(name);
+    } catch {
+      value = undefined; // no permission to read the environment: nothing of it to find
+    }
+    if (value !== undefined && value.length >= MIN_SECRET_CHARS && !found.has(value)) {
+      found.set(value, { name, value });
+    }
+  }
+  return [...found.values()];
+}
+
+/**
+ * The run's secrets ({@link runSecrets}) that occur in `text`, other than the `given` values (those an outside
+ * process was handed on purpose, redacted instead). An outside process that returns one took it from this
+ * process: the call fails and nothing of what it returned is kept.
+ */
+export function foundRunSecrets(text: string, given: readonly string[] = []): NamedSecret[] {
+  return secretsIn(text, runSecrets().filter((secret) => !given.includes(secret.value)));
+}
+
+/** The reason a call fails when what an outside process returned carries a secret of the run (never the value). */
+export function stolenSecretReason(source: string, found: readonly NamedSecret[]): string {
+  return `${source}: returned the value of ${found.map((secret) => secret.name).join(", ")} (not shown), ` +
+    `which it was not given: the call fails and nothing it returned is kept`;
 }
 
 /** What the chat client needs for a live run. */
@@ -111,6 +165,12 @@ const HttpUrl = z.url({ protocol: /^https?$/ });
 function required(environment: CredentialEnvironment, name: CredentialVariable): string {
   const value = environment[name];
   if (!value) throw new UsageError(`${name} is not set (set it in the environment or in the --env-file)`);
+  // A key goes into a header: a control character (NUL, a line break) is refused here, never shown.
+  if (/\p{Cc}/u.test(value)) {
+    throw new UsageError(
+      `${name} holds a control character (the value is not shown): fix it where it is set`,
+    );
+  }
   return value;
 }
 

@@ -24,7 +24,7 @@
  */
 import { concatBytes } from "../core/bytes.ts";
 import { assertIJson, NotIJsonError } from "../store/canonical.ts";
-import { redact } from "./credentials.ts";
+import { foundRunSecrets, redact, redactValue } from "./credentials.ts";
 import { longSecrets, type NamedSecret, secretsIn } from "../core/secrets.ts";
 import { responseContainsKeyError, storedResponse } from "./response_secrets.ts";
 import type { CallRecord } from "./types.ts";
@@ -131,6 +131,23 @@ export function startLoopbackProxy(upstream: ChatEndpoint): LoopbackProxy {
         throw new SyntaxError("not an object");
       }
       body = parsed as Record<string, unknown>;
+      // A request carrying a secret of the run (the upstream key, a key of this process the caller was never
+      // given) is not forwarded: the call fails, its stored copy has the value replaced.
+      const stolen = [...secretsIn(text, named), ...foundRunSecrets(text, secrets)];
+      if (stolen.length > 0) {
+        const reason = `request_contains_key: the request carries the value of ${
+          [...new Set(stolen.map((secret) => secret.name))].join(", ")
+        } (not shown): not forwarded`;
+        call.records.push({
+          endpoint: "chat",
+          request: redactValue(body, stolen.map((secret) => secret.value)),
+          attempts: 0,
+          elapsed_ms: 0,
+          status: "failed",
+          error: reason,
+        });
+        return errorResponse(400, reason);
+      }
     } catch (error) {
       if (!(error instanceof SyntaxError || error instanceof TypeError)) throw error;
       return errorResponse(400, `the request body is not an I-JSON object: ${error.message}`);

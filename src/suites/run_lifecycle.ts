@@ -25,6 +25,7 @@ import type { CheckOnlyReport } from "./answer_stage.ts";
 import { stageDisplayName, type Suite } from "./suite.ts";
 import type { ModelOptions } from "./model_setup.ts";
 import { type NamedSecret, refuseSecretsInOptions } from "../core/secrets.ts";
+import { holdRunSecrets } from "../models/credentials.ts";
 import { type AnsweringModels, modelChangeNotice } from "../core/answering_models.ts";
 import { answeringModelsOf } from "../report/compare.ts";
 
@@ -336,12 +337,14 @@ export async function runSuite<T>(
   try {
     // No key anywhere, by construction: an option value that holds a secret is refused before anything is
     // written (the header, the reports and stdout would all carry it).
+    const secrets = [...(request.models?.secrets ?? []), ...(request.secrets ?? [])];
     refuseSecretsInOptions(
       request.invocation.options,
       request.invocation.argv,
-      [...(request.models?.secrets ?? []), ...(request.secrets ?? [])],
+      secrets,
       (message) => new UsageError(message),
     );
+    holdRunSecrets(secrets);
     const finished = await withRun(
       {
         suite: suite.name,

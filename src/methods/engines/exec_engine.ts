@@ -12,7 +12,13 @@
  * @module
  */
 import { UsageError } from "../../errors.ts";
-import { redact, redactValue } from "../../models/credentials.ts";
+import {
+  foundRunSecrets,
+  redact,
+  redactValue,
+  runSecrets,
+  stolenSecretReason,
+} from "../../models/credentials.ts";
 import type { ChatMessage } from "../../models/messages.ts";
 import { type CompressOptions, type CompressResult, type ContextEngine, EngineError } from "./engine.ts";
 import { outsideRequest, parseOutsideReply } from "./outside_protocol.ts";
@@ -136,7 +142,7 @@ export function createExecEngine(command: string, options: ExecEngineOptions): C
         throw fail(`${name}: cannot start '${argv[0]}': ${outcome.message}`);
       }
       if (outcome.kind === "timeout") throw fail(`${name}: timed out after ${timeoutMs} ms (killed)`);
-      const decode = (bytes: Uint8Array) => redact(new TextDecoder().decode(bytes), hidden);
+      const decode = (bytes: Uint8Array) => redact(new TextDecoder().decode(bytes), withRunSecrets(hidden));
       if (outcome.overflowed) {
         throw fail(
           `${name}: output over its ${maxOutputBytes}-byte bound (--max-response-bytes): cut off (killed)`,
@@ -152,6 +158,8 @@ export function createExecEngine(command: string, options: ExecEngineOptions): C
       // Invalid UTF-8 is a named failure, never silently replaced by U+FFFD.
       const text = strictUtf8(outcome.stdout);
       if (text === null) throw fail(`${name}: output is not valid UTF-8`);
+      const stolen = foundRunSecrets(text, hidden);
+      if (stolen.length > 0) throw fail(stolenSecretReason(name, stolen));
       let window: ChatMessage[];
       try {
         window = redactValue(parseOutsideReply(redact(text, hidden), name), hidden);
@@ -162,6 +170,11 @@ export function createExecEngine(command: string, options: ExecEngineOptions): C
       return made ? { messages: window, usage: made.usage, records } : { messages: window };
     },
   };
+}
+
+/** `given` (values an outside process was handed) with the run's other secrets, for redacting what it says. */
+export function withRunSecrets(given: readonly string[]): string[] {
+  return [...given, ...runSecrets().map((secret) => secret.value)];
 }
 
 /** `bytes` decoded as strict UTF-8, or null when they are not UTF-8. */

@@ -19,7 +19,7 @@
  *
  * @module
  */
-import { redact, redactValue } from "../../models/credentials.ts";
+import { foundRunSecrets, redact, redactValue, stolenSecretReason } from "../../models/credentials.ts";
 import type { ChatMessage } from "../../models/messages.ts";
 import {
   type CompressOptions,
@@ -29,7 +29,7 @@ import {
   type RecallReply,
   type RecallSession,
 } from "./engine.ts";
-import { execCommand, type ExecEngineOptions, stderrTail } from "./exec_engine.ts";
+import { execCommand, type ExecEngineOptions, stderrTail, withRunSecrets } from "./exec_engine.ts";
 import { type ProxyCall, proxyEnvironment } from "../../models/loopback_proxy.ts";
 import {
   outsideRequest,
@@ -68,7 +68,7 @@ export function createExecRecallEngine(command: string, options: ExecRecallEngin
         await session.close(0); // a failed call is not waited for
         const records = await finishCall();
         const status = session.exitStatus();
-        const tail = stderrTail(redact(session.stderr(), secrets).trim());
+        const tail = stderrTail(redact(session.stderr(), withRunSecrets(secrets)).trim());
         const exit = status !== null && !status.success
           ? status.signal !== null ? ` (killed by ${status.signal})` : ` (exit code ${status.code})`
           : "";
@@ -103,6 +103,11 @@ export function createExecRecallEngine(command: string, options: ExecRecallEngin
         text = read.text;
       }
       const records = await finishCall();
+      const stolen = foundRunSecrets(text, secrets);
+      if (stolen.length > 0) {
+        await session.close();
+        throw new EngineError(stolenSecretReason(name, stolen), { records });
+      }
       let reply;
       try {
         reply = parseOutsideReplyWithTools(redact(text, secrets), name);
@@ -148,6 +153,12 @@ function recallOverSession(
         : read.kind === "bad_utf8"
         ? `${name}: tool reply is not valid UTF-8`
         : `${name}: the engine exited during a tool call`;
+      await session.close();
+      return { ok: false, error: broken };
+    }
+    const stolen = foundRunSecrets(read.text, secrets);
+    if (stolen.length > 0) {
+      broken = stolenSecretReason(`${name}: tool reply`, stolen);
       await session.close();
       return { ok: false, error: broken };
     }

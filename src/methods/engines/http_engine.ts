@@ -8,6 +8,7 @@
  */
 import { DEFAULT_MAX_RESPONSE_BYTES, readBoundedBody } from "../../models/response_body.ts";
 import { strictUtf8 } from "./exec_engine.ts";
+import { foundRunSecrets, stolenSecretReason } from "../../models/credentials.ts";
 import { UsageError } from "../../errors.ts";
 import type { ChatMessage } from "../../models/messages.ts";
 import { type CompressOptions, type CompressResult, type ContextEngine, EngineError } from "./engine.ts";
@@ -60,6 +61,8 @@ export function createHttpEngine(url: string, timeoutMs: number): ContextEngine 
         if (error instanceof TypeError) throw new EngineError(`${name}: request failed: ${error.message}`);
         throw error;
       }
+      const stolen = foundRunSecrets(text);
+      if (stolen.length > 0) throw new EngineError(stolenSecretReason(name, stolen));
       const reply = parseOutsideReplyWithTools(text, name);
       if (reply.tools.length === 0) return { messages: reply.messages };
       return { messages: reply.messages, recall: httpRecallSession(parsed, reply, timeoutMs, name) };

@@ -292,6 +292,7 @@ async function probePidNamespace(): Promise<readonly string[]> {
       ...user,
       "--pid",
       "--fork",
+      "--mount-proc",
       "--kill-child",
       "--",
       shell,

@@ -30,6 +30,7 @@ import { NotIJsonError } from "../../../store/canonical.ts";
 import { strictUtf8 } from "../../../methods/engines/exec_engine.ts";
 import { DEFAULT_MAX_OUTPUT_BYTES, runOutsideProcess } from "../../../methods/engines/outside_process.ts";
 import { type LoopbackProxy, proxyEnvironment } from "../../../models/loopback_proxy.ts";
+import { foundRunSecrets, stolenSecretReason } from "../../../models/credentials.ts";
 import type { CallRecord } from "../../../models/types.ts";
 import { splitCommandLine } from "../../../methods/engines/split_command.ts";
 import { importHermesSession } from "./collect_hermes.ts";
@@ -155,6 +156,14 @@ async function runAgent(
     return { ok: false, reason: "agent: the session on stdout is not valid UTF-8", session_text: null };
   }
   const stdout = strict;
+  // A session that carries a key of this run the agent was not given took it from this process: never kept.
+  const stolen = foundRunSecrets(
+    `${stdout}\n${new TextDecoder().decode(outcome.stderr)}`,
+    Object.values(agent.passedEnv),
+  );
+  if (stolen.length > 0) {
+    return { ok: false, reason: stolenSecretReason("agent", stolen), session_text: null };
+  }
   const stderr = new TextDecoder().decode(outcome.stderr);
   if (!outcome.success) {
     const tail = stderr.trim().slice(-STDERR_TAIL_CHARS);
