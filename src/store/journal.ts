@@ -11,6 +11,7 @@ import { canonicalJson } from "./canonical.ts";
 import { sha256Hex } from "./hash.ts";
 import { fileLines } from "../core/file_chunks.ts";
 import { type Node, NodeSchema, type RunHeader, RunHeaderSchema } from "./manifest.ts";
+import { isPlainJournalLine } from "./plain_records.ts";
 
 const encoder = new TextEncoder();
 
@@ -35,7 +36,13 @@ export interface JournalReading {
   problems: string[];
   /** The hash of the last good line, which the next appended line must carry as `prev`. */
   lastLineHash: string | null;
+  /** Each node's canonical JSON text, where its line gave it for free (index as `nodes`). */
+  nodeTexts: (string | undefined)[];
 }
+
+/** The start of a canonical node line, and the length of its end (`,"prev":"<64 hex>","type":"node"}`). */
+const NODE_LINE_HEAD = '{"node":';
+const NODE_LINE_TAIL = ',"prev":"'.length + 64 + '","type":"node"}'.length;
 
 /** Reads and checks a journal file; problems are collected, not thrown. */
 export async function readJournal(path: string): Promise<JournalReading> {
@@ -52,6 +59,7 @@ export function parseJournal(bytes: Uint8Array): JournalReading {
     sha256: sha256Hex(bytes),
     problems: [],
     lastLineHash: null,
+    nodeTexts: [],
   };
   const lines = text.split("\n");
   if (lines.at(-1) === "") lines.pop();
@@ -65,8 +73,20 @@ export function parseJournal(bytes: Uint8Array): JournalReading {
   for (const [index, line] of lines.entries()) {
     const where = `journal line ${index + 1}`;
     let entry: JournalEntry;
+    let value: unknown;
     try {
-      const parsed = JournalEntrySchema.safeParse(JSON.parse(line));
+      value = JSON.parse(line);
+    } catch (error) {
+      if (!(error instanceof SyntaxError)) throw error;
+      reading.problems.push(`${where}: not JSON (${error.message})`);
+      prev = sha256Hex(line);
+      continue;
+    }
+    // The usual node and file lines pass the plain check; the schema decides the rest and names problems.
+    const plain = isPlainJournalLine(value);
+    if (plain) entry = value as JournalEntry;
+    else {
+      const parsed = JournalEntrySchema.safeParse(value);
       if (!parsed.success) {
         const issue = parsed.error.issues[0];
         reading.problems.push(
@@ -76,27 +96,26 @@ export function parseJournal(bytes: Uint8Array): JournalReading {
         continue;
       }
       entry = parsed.data;
-    } catch (error) {
-      if (!(error instanceof SyntaxError)) throw error;
-      reading.problems.push(`${where}: not JSON (${error.message})`);
-      prev = sha256Hex(line);
-      continue;
     }
     if (entry.prev !== prev) {
       reading.problems.push(
         `${where}: chain broken (prev does not match the hash of line ${index}; edited?)`,
       );
     }
-    if (canonicalJson(JSON.parse(line)) !== line) {
-      reading.problems.push(`${where}: not in canonical form (edited?)`);
-    }
+    const canonical = canonicalJson(value) === line;
+    if (!canonical) reading.problems.push(`${where}: not in canonical form (edited?)`);
     if (index === 0 && entry.type !== "header") {
       reading.problems.push(`${where}: the first line must be the header`);
     }
     if (index > 0 && entry.type === "header") reading.problems.push(`${where}: a second header`);
     if (entry.type === "header") reading.header = entry.header;
-    else if (entry.type === "node") reading.nodes.push(entry.node);
-    else reading.files[entry.name] = entry.hash;
+    else if (entry.type === "node") {
+      // A canonical plain line holds the node's canonical text: `{"node":TEXT,"prev":"…","type":"node"}`.
+      reading.nodeTexts[reading.nodes.length] = plain && canonical
+        ? line.slice(NODE_LINE_HEAD.length, line.length - NODE_LINE_TAIL)
+        : undefined;
+      reading.nodes.push(entry.node);
+    } else reading.files[entry.name] = entry.hash;
     prev = sha256Hex(line);
   }
   reading.lines = lines.length;

@@ -17,10 +17,11 @@
  */
 import { join } from "node:path";
 import { blobRelativePath } from "./blob_store.ts";
-import { canonicalJson } from "./canonical.ts";
+import { canonicalJson, NotIJsonError } from "./canonical.ts";
 import { type JournalReading, parseJournal } from "./journal.ts";
 import { type Manifest, ManifestSchema, type Node, nodeKey, RunHeaderSchema } from "./manifest.ts";
 import { RUN_FILES } from "./run_dir.ts";
+import { isPlainNode } from "./plain_records.ts";
 import { type DirScan, scanDirectorySync, ScanPool } from "./dir_scan.ts";
 import {
   type EntryInfo,
@@ -331,14 +332,25 @@ export class RunChecker {
   /** Phase 3: the manifest and the journal. */
   async #records(add: (kind: ProblemKind, subject: string, detail: string) => void): Promise<void> {
     const manifestBytes = await this.#readRecordFile(RUN_FILES.manifest, add);
+    // The journal is parsed first (its nodes vouch for the manifest's equal ones), its problems named after
+    // the manifest's, as ever.
+    const later: [ProblemKind, string, string][] = [];
+    const journalBytes = await this.#readRecordFile(RUN_FILES.journal, (...p) => later.push(p));
+    const journal = journalBytes instanceof Uint8Array ? parseJournal(journalBytes) : undefined;
+    let manifestTexts: string[] | undefined;
     if (manifestBytes === "absent") add("unfinished", RUN_FILES.manifest, "missing: the run never finished");
     else if (manifestBytes !== "bad") {
       try {
-        const parsed = ManifestSchema.safeParse(JSON.parse(new TextDecoder().decode(manifestBytes)));
-        if (parsed.success) this.#manifest = parsed.data;
+        const value: unknown = JSON.parse(new TextDecoder().decode(manifestBytes));
+        const plain = plainManifest(value, journal);
+        if (plain) [this.#manifest, manifestTexts] = plain;
         else {
-          for (const issue of parsed.error.issues) {
-            add("manifest", `manifest.json field ${issue.path.join(".") || "(root)"}`, issue.message);
+          const parsed = ManifestSchema.safeParse(value);
+          if (parsed.success) this.#manifest = parsed.data;
+          else {
+            for (const issue of parsed.error.issues) {
+              add("manifest", `manifest.json field ${issue.path.join(".") || "(root)"}`, issue.message);
+            }
           }
         }
       } catch (error) {
@@ -346,10 +358,9 @@ export class RunChecker {
         add("manifest", RUN_FILES.manifest, `not JSON: ${error.message}`);
       }
     }
-    const journalBytes = await this.#readRecordFile(RUN_FILES.journal, add);
+    for (const p of later) add(...p);
     if (journalBytes === "absent") add("missing", RUN_FILES.journal, "the run has no journal");
-    if (journalBytes === "absent" || journalBytes === "bad") return;
-    const journal = parseJournal(journalBytes);
+    if (!journal) return;
     this.#journal = journal;
     for (const p of journal.problems) add("journal", RUN_FILES.journal, p);
     const manifest = this.#manifest;
@@ -373,7 +384,9 @@ export class RunChecker {
           `node #${i}`,
           a ? "in the journal but not in manifest.json" : "in manifest.json only",
         );
-      } else if (canonicalJson(a) !== canonicalJson(b)) {
+      } else if (
+        (journal.nodeTexts[i] ?? canonicalJson(a)) !== (manifestTexts?.[i] ?? canonicalJson(b))
+      ) {
         add("manifest", nodeName(b, i), "differs between manifest.json and the journal");
       }
     }
@@ -518,6 +531,39 @@ export class RunChecker {
       }
     }
   }
+}
+
+/**
+ * The manifest `value` as `ManifestSchema` would return it, with each node's canonical text, when its head
+ * passes the schema and every node either equals (canonically) the journal's node at its place, which the
+ * journal's check vouched for, or passes the plain check (./plain_records.ts); else undefined, and the
+ * schema decides (and names the problems) as before. Most of a manifest is nodes: this spares a schema walk
+ * of every one.
+ */
+function plainManifest(
+  value: unknown,
+  journal: JournalReading | undefined,
+): [Manifest, string[]] | undefined {
+  if (typeof value !== "object" || value === null || Array.isArray(value)) return undefined;
+  const nodes = (value as { nodes?: unknown }).nodes;
+  if (!Array.isArray(nodes)) return undefined;
+  const head = ManifestSchema.safeParse({ ...value, nodes: [] });
+  if (!head.success) return undefined;
+  const texts: string[] = [];
+  for (let i = 0; i < nodes.length; i++) {
+    if (!(i in nodes)) return undefined;
+    const node: unknown = nodes[i];
+    let text: string;
+    try {
+      text = canonicalJson(node);
+    } catch (error) {
+      if (error instanceof NotIJsonError) return undefined;
+      throw error;
+    }
+    if (text !== journal?.nodeTexts[i] && !isPlainNode(node)) return undefined;
+    texts.push(text);
+  }
+  return [{ ...head.data, nodes: nodes as Node[] }, texts];
 }
 
 /** Verifies a run directory and collects every problem (see {@link RunChecker}). */
