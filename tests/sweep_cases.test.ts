@@ -8,7 +8,7 @@ import { hermesAgentArgv } from "../src/suites/hotpot/cli/hermes_option.ts";
 import { loadTokenCounter } from "../src/tokens/load.ts";
 import { runCli } from "./helpers/spawn.ts";
 
-const FLAKY = assetPath("fixtures/sweep/flaky-test");
+const FLAKY = assetPath("fixtures/sweep-cases/flaky-test");
 const PAYMENTS = assetPath("fixtures/sweep/payments");
 
 async function brokenCopy(

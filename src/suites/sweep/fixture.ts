@@ -27,8 +27,11 @@ export type { CaseRepair, Fact, RepairSpec, UnitBoundary } from "./case_format.t
 
 /** The folder of the default case (the payment investigation), relative to the project root. */
 export const DEFAULT_SWEEP_CASE = "fixtures/sweep/payments";
-/** The folder holding the built-in cases, relative to the project root. */
-export const BUILT_IN_CASES = "fixtures/sweep";
+/**
+ * The folders holding the built-in cases, relative to the project root: the default payment case's, and the
+ * other shipped cases' (kept apart, so fixtures/sweep/ holds the default case alone).
+ */
+export const BUILT_IN_CASES = ["fixtures/sweep", "fixtures/sweep-cases"] as const;
 /** The path of the default sweep trajectory, relative to the project root. */
 export const DEFAULT_SWEEP_TRAJECTORY = `${DEFAULT_SWEEP_CASE}/trajectory.json`;
 
@@ -279,19 +282,29 @@ export async function loadSweepCase(
   return await sweepFixtureFromFiles(files, { dir, label: dir, trajectoryPath: trajectory?.path, ...check });
 }
 
-/** The folders of the built-in cases (every folder under fixtures/sweep/ with a case.json), sorted. */
+/** The folders of the built-in cases (every folder with a case.json in {@link BUILT_IN_CASES}), sorted. */
 export function builtInCaseDirs(): string[] {
-  const root = assetPath(BUILT_IN_CASES);
   const dirs: string[] = [];
-  for (const entry of Deno.readDirSync(root)) {
-    if (!entry.isDirectory) continue;
+  for (const root of BUILT_IN_CASES.map(assetPath)) {
+    let entries: Deno.DirEntry[];
     try {
-      if (Deno.statSync(`${root}/${entry.name}/case.json`).isFile) dirs.push(`${root}/${entry.name}`);
+      entries = [...Deno.readDirSync(root)];
     } catch (error) {
-      if (!(error instanceof Deno.errors.NotFound)) throw error;
+      if (error instanceof Deno.errors.NotFound) continue;
+      throw error;
     }
+    const here: string[] = [];
+    for (const entry of entries) {
+      if (!entry.isDirectory) continue;
+      try {
+        if (Deno.statSync(`${root}/${entry.name}/case.json`).isFile) here.push(`${root}/${entry.name}`);
+      } catch (error) {
+        if (!(error instanceof Deno.errors.NotFound)) throw error;
+      }
+    }
+    dirs.push(...here.sort());
   }
-  return dirs.sort();
+  return dirs;
 }
 
 /**
