@@ -235,7 +235,9 @@ export async function runEngines(options: RunEnginesOptions): Promise<EngineResu
   const needles = options.needles ?? [];
   const probes = options.probes ?? [];
   const inputTokens = counter.countMessages(messages);
-  const budget = options.budgetTokens ?? Math.floor(inputTokens * DEFAULT_BUDGET_SHARE);
+  // A context length is the window engines without that knob fit.
+  const budget = options.budgetTokens ?? options.contextLength ??
+    Math.floor(inputTokens * DEFAULT_BUDGET_SHARE);
   const askQa = (options.qa ?? options.chat !== undefined) && options.chat !== undefined;
   const recoveryRounds = options.recoveryRounds ?? DEFAULT_RECOVERY_ROUNDS;
   const deps = {
@@ -273,7 +275,12 @@ export async function runEngines(options: RunEnginesOptions): Promise<EngineResu
       status: "ok",
       reason: null,
       budget_tokens: budget,
-      budget: options.budgetLabel ?? (options.budgetTokens === undefined ? "25%" : String(budget)),
+      budget: options.budgetLabel ??
+        (options.contextLength !== undefined
+          ? `ctx ${options.contextLength}`
+          : options.budgetTokens === undefined
+          ? "25%"
+          : String(budget)),
       context_length: options.contextLength ?? null,
       timing: engine.timing ?? "in-process",
       timing_note: null,
