@@ -12,13 +12,10 @@ import { findRuns } from "../store/find_runs.ts";
 import { formatProblem, type Problem, RunChecker, type VerifyReport } from "../store/verify.ts";
 import { parseCommand } from "./args.ts";
 import { statInputDirectory } from "../fs_input.ts";
-import { rederiveCommand } from "./verify_rederive.ts";
 import { CLI } from "../core/program_name.ts";
 import { readJournal } from "../store/journal.ts";
-import { RUN_FILES } from "../store/run_dir.ts";
+import { RUN_FILES } from "../store/run_files.ts";
 import { fsErrorCause } from "../fs_input.ts";
-import { resumeCommandLine } from "./interrupt_hint.ts";
-import { suiteNamed } from "../suites/registry.ts";
 
 const HELP = `${CLI} verify DIR [--json] [--rederive] [--strict-modes]
 
@@ -75,12 +72,20 @@ async function unfinishedHint(report: VerifyReport): Promise<string | null> {
     throw error;
   }
   if (!header) return null;
+  // The suites (and all they load) only for an unfinished run.
+  const { resumeCommandLine } = await import("./interrupt_hint.ts");
+  const { suiteNamed } = await import("../suites/registry.ts");
   const resume = resumeCommandLine(suiteNamed(header.suite), report.run);
   return resume === null
     ? `the run never finished and cannot be resumed (a '${
       header.invocation.command.slice(0, 2).join(" ")
     }' run): start it again`
     : `the run never finished; continue it with: ${resume}`;
+}
+
+/** `verify --rederive` of one run (its modules, which load every suite, only when asked for). */
+async function rederive(run: string, json: boolean): Promise<number> {
+  return (await import("./verify_rederive.ts")).rederiveCommand(run, json);
 }
 
 /** Runs `verify`; returns the exit code. */
@@ -122,7 +127,7 @@ export async function verifyCommand(argv: string[]): Promise<number> {
       const hint = await unfinishedHint(report);
       if (hint !== null) console.log(hint);
     }
-    if (options.rederive && report.ok) return await rederiveCommand(dir, options.json === true);
+    if (options.rederive && report.ok) return await rederive(dir, options.json === true);
     return report.ok ? 0 : 1;
   }
   if (runs.length === 0 && unreadable.length === 0) {
@@ -147,7 +152,7 @@ export async function verifyCommand(argv: string[]): Promise<number> {
   let failed = reports.filter((r) => !r.ok).length;
   if (options.rederive) {
     for (const report of reports.filter((r) => r.ok)) {
-      if (await rederiveCommand(report.run, options.json === true) !== 0) failed++;
+      if (await rederive(report.run, options.json === true) !== 0) failed++;
     }
   }
   const ok = failed === 0 && unreadable.length === 0;

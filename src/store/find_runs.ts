@@ -6,7 +6,7 @@
  * @module
  */
 import { join, relative } from "node:path";
-import { CREATING_MARK, RUN_FILES } from "./run_dir.ts";
+import { CREATING_MARK, RUN_FILES } from "./run_files.ts";
 import { isFsError } from "./safe_read.ts";
 
 /** True when `dir` holds a journal or a manifest (as any kind of entry: `verify` judges it). */

@@ -20,22 +20,10 @@ import { journalNodes, JournalWriter, readJournal } from "./journal.ts";
 import { hashFile } from "../core/file_chunks.ts";
 import { type Manifest, ManifestSchema, type Node, type RunHeader } from "./manifest.ts";
 import { type ResumeExpectation, resumeMismatch } from "./resume_check.ts";
-import { LOCK_FILE, type LockHolder, RunLock } from "./run_lock.ts";
+import { type LockHolder, RunLock } from "./run_lock.ts";
 
-/** File names a run directory may hold besides its exported files. */
-export const RUN_FILES = {
-  journal: "journal.jsonl",
-  manifest: "manifest.json",
-  objects: "objects",
-  /** The writer's lock (see run_lock.ts): present only while a run is being written or after a crash. */
-  lock: LOCK_FILE,
-} as const;
-
-/**
- * Marks the temp sibling a run directory is built in before it is renamed into place:
- * `.<name>.creating-<pid>-<random>`.
- */
-export const CREATING_MARK = ".creating-";
+export { CREATING_MARK, RUN_FILES } from "./run_files.ts";
+import { CREATING_MARK, RUN_FILES } from "./run_files.ts";
 
 /** An exported file name: a plain name, no directories, not one of the store's own names. */
 export function checkExportName(name: string): void {

@@ -17,8 +17,8 @@ import { join } from "node:path";
 import { z } from "zod";
 import { UsageError } from "../errors.ts";
 
-/** The lock's file name inside a run directory. */
-export const LOCK_FILE = ".lock";
+export { LOCK_FILE } from "./run_files.ts";
+import { LOCK_FILE } from "./run_files.ts";
 
 const LockContentSchema = z.object({ pid: z.number().int(), host: z.string(), started: z.string() });
 /** What a lock file says about its holder. */

@@ -20,7 +20,7 @@ import { blobRelativePath } from "./blob_store.ts";
 import { canonicalJson, NotIJsonError } from "./canonical.ts";
 import { type JournalReading, parseJournal } from "./journal.ts";
 import { type Manifest, ManifestSchema, type Node, nodeKey, RunHeaderSchema } from "./manifest.ts";
-import { RUN_FILES } from "./run_dir.ts";
+import { RUN_FILES } from "./run_files.ts";
 import { isPlainNode } from "./plain_records.ts";
 import { type DirScan, scanDirectorySync, ScanPool } from "./dir_scan.ts";
 import {
