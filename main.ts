@@ -7,6 +7,7 @@
 import { CheckFailedError, UsageError } from "./src/errors.ts";
 import { NotIJsonError } from "./src/store/canonical.ts";
 import { PROGRAM } from "./src/version.ts";
+import { terminalSafe } from "./src/core/printable.ts";
 import { fsErrorCause } from "./src/fs_input.ts";
 import { COMMANDS, usage } from "./src/cli/commands.ts";
 import { REPAIR_SANDBOX_COMMAND } from "./src/suites/sweep/sandbox_command.ts";
@@ -33,7 +34,7 @@ export async function main(argv: string[]): Promise<number> {
     return await command.run(rest);
   } catch (error) {
     if (error instanceof UsageError || error instanceof NotIJsonError) {
-      console.error(`error: ${cutLine(error.message)}`);
+      console.error(`error: ${terminalSafe(cutLine(error.message), { keepLineBreaks: true })}`);
       return 2;
     }
     if (error instanceof CheckFailedError) {

@@ -16,6 +16,7 @@
  * @module
  */
 import { join } from "node:path";
+import { terminalSafe } from "../core/printable.ts";
 import { blobRelativePath } from "./blob_store.ts";
 import { canonicalJson, NotIJsonError } from "./canonical.ts";
 import { type JournalReading, parseJournal } from "./journal.ts";
@@ -587,5 +588,6 @@ export function formatVerifyReport(report: VerifyReport): string {
 
 /** One problem as one line: `kind: subject: detail`. */
 export function formatProblem(problem: Problem): string {
-  return `${problem.kind}: ${problem.subject}: ${problem.detail}`;
+  // A subject or detail may quote a file name found in the folder: printed with its controls escaped.
+  return `${problem.kind}: ${terminalSafe(problem.subject)}: ${terminalSafe(problem.detail)}`;
 }

@@ -7,6 +7,7 @@
  * @module
  */
 import { type AnsweringModels, modelChangeNotice, modelsFact } from "../../core/answering_models.ts";
+import { markdownSafe, terminalSafe } from "../../core/printable.ts";
 import type { EngineResult } from "./run.ts";
 import { type EnginesStats, enginesStats, enginesStatsMarkdown } from "./stats.ts";
 import type { ExplorerData } from "../../report/explorer.ts";
@@ -214,7 +215,7 @@ export function formatEnginesTable(results: EngineResult[]): string {
   const seen = new Set<string>();
   for (const r of results) {
     if (r.reason === null) continue;
-    const line = `${r.engine}: ${r.status === "skipped" ? "skipped" : "failed"}: ${r.reason}`;
+    const line = terminalSafe(`${r.engine}: ${r.status === "skipped" ? "skipped" : "failed"}: ${r.reason}`);
     if (seen.has(line)) continue;
     seen.add(line);
     lines.push(line);
@@ -222,8 +223,9 @@ export function formatEnginesTable(results: EngineResult[]): string {
   return lines.join("\n");
 }
 
+/** A Markdown cell or list item of outside text: no control character acts, no HTML is live, `|` escaped. */
 function escapeCell(text: string): string {
-  return text.replace(/\|/g, "\\|").replace(/\n/g, " ");
+  return markdownSafe(text);
 }
 
 /** The words that say how QA and probe answers are matched (shared by REPORT.md and report.html). */
