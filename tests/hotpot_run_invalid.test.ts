@@ -1,6 +1,6 @@
 /**
  * A question whose collection failed its checks stays in the denominator: every condition of it is invalid with
- * the collection's reason, scores zero, and makes no provider call.
+ * the collection's reason, scores zero, and makes no provider call. A corpus with no valid trajectory is refused.
  */
 import assert from "node:assert/strict";
 import { join } from "node:path";
@@ -52,6 +52,26 @@ Deno.test("an invalid collection makes every condition of its question invalid, 
       .reduce((sum: number, n: { usage: { calls: number } }) => sum + n.usage.calls, 0);
     assert.equal(calls, 0);
     assert.match(await Deno.readTextFile(join(out, "REPORT.md")), /article X not read whole/);
+
+    // A corpus with no valid trajectory at all is refused: every condition would be invalid (exit 2, no run).
+    for (const q of corpus.questions) q.valid = false;
+    await Deno.writeTextFile(join(tmp, "none.json"), JSON.stringify(corpus));
+    const none = await runCli(
+      [
+        "hotpot",
+        "run",
+        "--reference",
+        "-q",
+        "--corpus",
+        join(tmp, "none.json"),
+        "--output",
+        join(tmp, "none"),
+      ],
+    );
+    assert.equal(none.code, 2, none.stderr);
+    assert.match(none.stderr, /^error: --corpus .*none\.json: no question has a valid trajectory \(0 of 2\)/);
+    assert.match(none.stderr, /article X not read whole/);
+    await assert.rejects(Deno.stat(join(tmp, "none")), Deno.errors.NotFound);
   } finally {
     await Deno.remove(tmp, { recursive: true });
   }

@@ -104,7 +104,7 @@ Deno.test("short keys x / EMPTY leave every stored file unredacted, and the run 
   }
 });
 
-Deno.test("a provider echoing the key: those calls fail as response_contains_key, the run ends 0, the key is in no file", async () => {
+Deno.test("a provider echoing the key: those calls fail as response_contains_key, the run ends (exit 1), the key is in no file", async () => {
   const dir = await Deno.makeTempDir({ prefix: "live_secrets_" });
   const server = await startReferenceServer({ counter });
   const proxy = await echoingProxy(server.baseUrl);
@@ -118,7 +118,8 @@ Deno.test("a provider echoing the key: those calls fail as response_contains_key
     });
     const out = join(dir, "run");
     const result = await runCli([...SWEEP, "--env-file", env, "--output", out]);
-    assert.equal(result.code, 0, result.stderr);
+    assert.equal(result.code, 1, result.stderr);
+    assert.match(result.stdout, /^ {2}first error \(.*\): response_contains_key/m);
     assert.ok(!result.stdout.includes(key) && !result.stderr.includes(key));
     assert.deepEqual(await filesContaining(out, key), []);
     assert.match(await Deno.readTextFile(join(out, "results.json")), /response_contains_key/);

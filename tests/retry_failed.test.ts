@@ -114,7 +114,11 @@ Deno.test("--retry-failed redoes only what failed and equals a clean run", async
       "--output",
       join(dir, "faulty"),
     ]);
-    assert.equal(bad.code, 0, bad.stderr);
+    // The run finishes with failed conditions and says how to recover them (exit 1).
+    assert.equal(bad.code, 1, bad.stderr);
+    assert.ok(
+      bad.stdout.includes(`--retry-failed ${join(dir, "faulty")} --output ${join(dir, "faulty")}-retried`),
+    );
     const faultyManifest = await readManifest(join(dir, "faulty"));
     const failed = faultyManifest.nodes.filter((n) => n.status !== "ok");
     const failedAnswers = failed.filter((n) => n.stage === "hotpot-answer").length;
@@ -309,7 +313,7 @@ Deno.test("sweep run --retry-failed equals a clean sweep", async () => {
       ["--max-retries", "0", "--output", join(dir, "sweep-faulty")],
       sweep,
     );
-    assert.equal(bad.code, 0, bad.stderr);
+    assert.equal(bad.code, 1, bad.stderr);
     const failed = (await readManifest(join(dir, "sweep-faulty"))).nodes.filter((n) => n.status !== "ok");
     assert.ok(failed.length > 0, "the faulty provider failed nothing (test set-up)");
     const before = healthy.stats().requests;

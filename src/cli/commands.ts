@@ -68,6 +68,7 @@ Usage: ${CLI} COMMAND [options]   (COMMAND --help for details)
 Commands:
 ${lines.join("\n")}
 
-Exit codes: 0 ok, 1 a check failed, 2 bad input or usage, 3 internal error (a bug; set
-COMPACTION_BENCH_DEBUG=1 for its stack trace).`;
+Exit codes: 0 ok, 1 a check failed or a run's conditions failed for a provider or engine reason (the run
+names them and the --retry-failed command), 2 bad input or usage, 3 internal error (a bug; set
+COMPACTION_BENCH_DEBUG=1 for its stack trace), 130/143 a run stopped by SIGINT/SIGTERM (resumable).`;
 }

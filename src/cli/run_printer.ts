@@ -9,7 +9,7 @@
  */
 import { CheckFailedError } from "../errors.ts";
 import type { CheckOnlyReport } from "../suites/answer_stage.ts";
-import type { RetryOutcome, RunNote, RunPrinter } from "../suites/run_lifecycle.ts";
+import type { FailedConditions, RetryOutcome, RunNote, RunPrinter } from "../suites/run_lifecycle.ts";
 import { Progress } from "../pipeline/progress.ts";
 import { resumeCommandLine, whileWriting } from "./interrupt_hint.ts";
 
@@ -61,6 +61,23 @@ export function retriedLine(retried: RetryOutcome): string {
 }
 
 /**
+ * What a run whose conditions failed for a provider or engine reason says after its summary: the count per
+ * kind, the first error (redacted) and the exact command that recovers them (`--retry-failed`), or for a suite
+ * whose runs are started afresh, the command that runs it again.
+ */
+export function failedLines(failed: FailedConditions): string[] {
+  const kinds = failed.counts.map(([kind, n]) => `${n} ${kind}${n === 1 ? "" : "s"}`).join(", ");
+  return [
+    `FAILED: ${failed.total} provider or engine call(s) failed after their retries (${kinds}): the conditions ` +
+    "that depend on them are invalid, not results",
+    `  first error (${failed.first.label}): ${failed.first.error}`,
+    failed.retry !== null
+      ? `  recover them (every node that finished ok is reused; fix the cause first): ${failed.retry}`
+      : `  this suite is not retried (its timings are measured afresh); fix the cause and run it again: ${failed.rerun}`,
+  ];
+}
+
+/**
  * The printer of every run command: the progress display and the life cycle's notes on stderr, the
  * `--resume` line on a signal, the finished run on stdout.
  */
@@ -68,11 +85,17 @@ export const CONSOLE_PRINTER: RunPrinter = {
   progress: (title, quiet, names) => new Progress(title, { quiet, names }),
   note: (progress, note) => progress.note(noteText(note)),
   writing: (suite, path) => whileWriting(suite, path),
-  finished({ lines, path, report, retried }) {
+  finished({ lines, path, report, retried, failed }) {
     for (const line of lines) console.log(line);
     const reports = report ? `\nreport: ${path}/REPORT.md (and report.html)` : "";
     if (retried !== undefined) console.log(`\n${retriedLine(retried)}`);
     console.log(`\nrun: ${path}${reports}`);
+    if (failed) {
+      console.log(`\n${failedLines(failed).join("\n")}`);
+      throw new CheckFailedError(
+        `${failed.total} condition(s) failed for a provider or engine reason (not measured; see above)`,
+      );
+    }
   },
   checkOnly: printCheckOnly,
 };

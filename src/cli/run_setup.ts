@@ -43,6 +43,13 @@ export const RUN_OPTION_HELP =
   --check-only         with --frozen-run: rebuild every request offline and compare; send nothing
   -q, --quiet          no progress on stderr`;
 
+/** The exit codes of a run command (`hotpot run`, `sweep run`, `engines run`), for its help. */
+export const RUN_EXIT_HELP =
+  `Exit codes: 0 the run finished and every condition completed (valid, or honestly invalid such as an
+overrun); 1 it finished but conditions failed for a provider or engine reason (it names the count per kind,
+the first error and the command that recovers them), or a check failed; 2 bad input or usage (nothing is
+written); 130/143 stopped by SIGINT/SIGTERM (continue with --resume DIR).`;
+
 /** Zod shape of the shared run options (merge into a command's schema). */
 export const RunOptionsShape = {
   help: z.boolean().optional(),

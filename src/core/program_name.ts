@@ -18,3 +18,37 @@ export function cliCommand(...args: string[]): string {
 export function shellWord(word: string): string {
   return /^[A-Za-z0-9_@%+=:,./-]+$/.test(word) ? word : `'${word.replaceAll("'", `'\\''`)}'`;
 }
+
+/** Options a retry does not repeat: where the run goes, what it resumes, freezes or splits (refused with it). */
+const NOT_REPEATED = new Set(["output", "o", "resume", "retry-failed", "frozen-run", "check-only", "shard"]);
+const FLAGS = new Set(["check-only"]);
+
+/**
+ * The command line that recovers the failed conditions of the finished run `run`: the words it was started
+ * with (`command`: e.g. `["SUITE", "run", "--live", "--output", "r"]`; `--env-file` kept when given), without
+ * where it went (`--output`, `--resume`) or what cannot be combined with a retry, plus `--retry-failed RUN
+ * --output RUN-retried`.
+ *
+ * @example
+ * ```ts
+ * retryCommandLine(["SUITE", "run", "--live", "--output", "runs/a"], "runs/a");
+ * // "./compaction-bench SUITE run --live --retry-failed runs/a --output runs/a-retried"
+ * ```
+ */
+export function retryCommandLine(command: readonly string[], run: string): string {
+  const words: string[] = [];
+  for (let i = 0; i < command.length; i++) {
+    const word = command[i];
+    const name = word.startsWith("--")
+      ? word.slice(2).split("=")[0]
+      : word.startsWith("-")
+      ? word.slice(1)
+      : null;
+    if (name !== null && NOT_REPEATED.has(name)) {
+      if (!word.includes("=") && !FLAGS.has(name)) i++;
+      continue;
+    }
+    words.push(word);
+  }
+  return cliCommand(...words, "--retry-failed", run, "--output", `${run.replace(/\/+$/, "")}-retried`);
+}

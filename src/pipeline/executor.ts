@@ -20,7 +20,8 @@ import { concatBytes } from "../core/bytes.ts";
 import type { Progress } from "./progress.ts";
 import { withRequestIdentity } from "../models/request_identity.ts";
 import { type HeapBudget, heapBudget } from "../core/heap_budget.ts";
-import { failedWithCalls, FrozenMismatchError } from "./frozen_check.ts";
+import { failedWithCalls, FrozenMismatchError, recoverHint } from "./frozen_check.ts";
+import { FailureTally } from "./failures.ts";
 import type { FrozenRun } from "./frozen_run.ts";
 import {
   type AnyStageDef,
@@ -175,6 +176,8 @@ export class Executor {
   readonly #heap: HeapBudget | null;
   /** Set once a frozen-run refusal was thrown: every later execution is refused at once. */
   #refusal: FrozenMismatchError | undefined;
+  /** Nodes of this run that failed for a provider or engine reason (resumed ones included). */
+  readonly failures: FailureTally = new FailureTally();
   /** Counters of where nodes came from, for the report. */
   readonly counts = {
     executed: 0,
@@ -422,6 +425,11 @@ export class Executor {
     const resumed = this.#resumed.get(key);
     if (resumed) {
       this.counts.resume++;
+      if (resumed.status === "invalid") {
+        const records = [];
+        for (const hash of resumed.requests) records.push(await this.store.getJson(hash) as CallRecord);
+        this.failures.add({ ...resumed, label: call.label }, records);
+      }
       progress?.tick(call.stage);
       return {
         node: nodeOutcome(resumed),
@@ -460,7 +468,7 @@ export class Executor {
       if (failed && failedWithCalls(frozenNode)) {
         this.#refuse(
           `--frozen-run ${frozen.path}: ${call.label} failed there (${frozenNode.reason ?? "invalid"}); a ` +
-            `frozen run never reuses a failed node and makes no new compression call`,
+            `frozen run never reuses a failed node and makes no new compression call: ${recoverHint(frozen)}`,
         );
       }
     }
@@ -544,6 +552,7 @@ export class Executor {
       version: call.version,
     };
     await this.run.recordNode(node);
+    this.failures.add(node, records);
     this.#heap?.check();
     progress?.tick(call.stage, {
       failed: node.status === "invalid",

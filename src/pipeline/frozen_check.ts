@@ -19,6 +19,7 @@
 import { UsageError } from "../errors.ts";
 import type { Node } from "../store/manifest.ts";
 import type { FrozenRun } from "./frozen_run.ts";
+import { retryCommandLine } from "../core/program_name.ts";
 
 /** A compression node needed by this run is not in the frozen run, or failed there after provider calls. */
 export class FrozenMismatchError extends UsageError {
@@ -79,6 +80,16 @@ export function assertNoFailedCompression(frozen: FrozenRun, used: (node: Node) 
   const more = failed.length > 3 ? `; and ${failed.length - 3} more` : "";
   throw new FrozenMismatchError(
     `--frozen-run ${frozen.path}: ${failed.length} summary/ranking node(s) failed there: ${shown}${more}. ` +
-      `A frozen run never reuses a failed node and makes no new compression call: run without --frozen-run`,
+      `A frozen run never reuses a failed node and makes no new compression call: ${recoverHint(frozen)}`,
   );
+}
+
+/**
+ * What to do with a frozen run whose compression failed: recover it with `--retry-failed` (its own command,
+ * as its header records it) and freeze the recovered run, or run without `--frozen-run`.
+ */
+export function recoverHint(frozen: FrozenRun): string {
+  const retry = retryCommandLine(frozen.manifest.invocation.command, frozen.path);
+  return `recover its failed nodes first with '${retry}' (with --env-file FILE if it used one) and freeze ` +
+    `that run, or run without --frozen-run`;
 }

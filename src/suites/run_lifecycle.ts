@@ -28,6 +28,9 @@ import { type NamedSecret, refuseSecretsInOptions } from "../core/secrets.ts";
 import { holdRunSecrets } from "../models/credentials.ts";
 import { type AnsweringModels, modelChangeNotice } from "../core/answering_models.ts";
 import { answeringModelsOf } from "../report/compare.ts";
+import type { FailureTally } from "../pipeline/failures.ts";
+import { redact } from "../models/credentials.ts";
+import { cliCommand, retryCommandLine } from "../core/program_name.ts";
 
 /** The answering models an aggregate.json names (none when it names none or is not JSON). */
 function answeringOf(aggregateText: string): AnsweringModels {
@@ -64,6 +67,49 @@ export interface FinishedRun<T> {
   manifestHash: string;
   /** `--retry-failed`: what was retried and reused (shown with the run's summary). */
   retried?: RetryOutcome;
+  /** Nodes that failed for a provider or engine reason (not a method's honest invalidity). */
+  failures: FailureTally;
+}
+
+/** What the CLI says of a finished run whose conditions failed for a provider or engine reason (exit 1). */
+export interface FailedConditions {
+  /** Failed nodes by kind (`chat call`, `decision-model call`, `engine`), most first. */
+  counts: [string, number][];
+  total: number;
+  /** The first failure: its node's label and its error text, redacted (no key of 8+ characters). */
+  first: { label: string; error: string };
+  /** The exact `--retry-failed` command line, or null for a suite whose runs are started afresh (engines). */
+  retry: string | null;
+  /** The command line that starts the run again (for a suite without `--retry-failed`). */
+  rerun: string;
+}
+
+/** The most characters of the first error text shown. */
+const MAX_ERROR_CHARS = 400;
+
+/** The failed conditions of a finished run as the CLI shows them (null: none failed that way). */
+export function failedConditions(
+  failures: FailureTally,
+  suite: Pick<Suite, "command" | "resumable">,
+  argv: readonly string[],
+  path: string,
+  secrets: readonly string[],
+): FailedConditions | null {
+  if (failures.total === 0 || failures.first === undefined) return null;
+  const words = [...suite.command, ...argv];
+  let error = redact(failures.first.error, secrets).replace(/\s+/g, " ").trim();
+  if (error.length > MAX_ERROR_CHARS) error = `${error.slice(0, MAX_ERROR_CHARS)}…`;
+  const rerunWords = words.filter((w, i) =>
+    !["--output", "-o", "--resume"].includes(w) &&
+    !["--output", "-o", "--resume"].includes(words[i - 1]) && !/^--(output|resume)=/.test(w)
+  );
+  return {
+    counts: [...failures.counts].sort((a, b) => b[1] - a[1]),
+    total: failures.total,
+    first: { label: failures.first.label, error },
+    retry: suite.resumable === true ? retryCommandLine(words, path) : null,
+    rerun: cliCommand(...rerunWords, "--output", `${path}-again`),
+  };
 }
 
 /** A fresh default output path under `runs/`. */
@@ -221,7 +267,13 @@ export async function withRun<T>(
     }
     : undefined;
   const { hash } = await run.finish();
-  return { result, path: run.path, manifestHash: hash, ...(retried !== undefined ? { retried } : {}) };
+  return {
+    result,
+    path: run.path,
+    manifestHash: hash,
+    failures: executor.failures,
+    ...(retried !== undefined ? { retried } : {}),
+  };
 }
 
 /** What a suite's body returns to the life cycle. */
@@ -273,8 +325,19 @@ export interface RunPrinter {
   note(progress: Progress, note: RunNote): void;
   /** While the run at `path` is written (until the returned function is called): what a signal says. */
   writing(suite: Suite | undefined, path: string): () => void;
-  /** A run that answered: the summary lines, the retry's outcome, the run's path and whether it has reports. */
-  finished(run: { lines: readonly string[]; path: string; report: boolean; retried?: RetryOutcome }): void;
+  /**
+   * A run that answered: the summary lines, the retry's outcome, the run's path and whether it has reports,
+   * and its conditions that failed for a provider or engine reason (then it may throw to set exit code 1).
+   */
+  finished(
+    run: {
+      lines: readonly string[];
+      path: string;
+      report: boolean;
+      retried?: RetryOutcome;
+      failed?: FailedConditions | null;
+    },
+  ): void;
   /**
    * A check-only run: the comparison with the frozen run (`runPath` null: the run was not kept); may throw
    * to set the exit code when an answer input differs.
@@ -399,6 +462,13 @@ export async function runSuite<T>(
         path: finished.path,
         report: outcome.files["REPORT.md"] !== undefined,
         retried: finished.retried,
+        failed: failedConditions(
+          finished.failures,
+          suite,
+          request.invocation.argv,
+          finished.path,
+          [...(request.models?.secrets ?? []), ...(request.secrets ?? [])].map((s) => s.value),
+        ),
       });
     }
     return { ...finished, result: outcome.result };

@@ -47,7 +47,19 @@ export interface HotpotRunCommandOptions extends RunCommandOptions {
 async function readCorpusSource(
   path: string,
 ): Promise<{ sources: { corpus?: Uint8Array }; corpusSha256: string; datasetSha256: string }> {
-  const { head: corpus, bytes, spans } = await checkCorpusFile(path);
+  const { head: corpus, bytes, spans, validity } = await checkCorpusFile(path);
+  if (validity.valid === 0) {
+    // Every condition would be invalid, and its table would read like a result.
+    const first = validity.firstInvalid;
+    throw new UsageError(
+      `--corpus ${path}: no question has a valid trajectory (0 of ${validity.questions}), so every condition ` +
+        `would be invalid${
+          first ? `; the first, ${first.id}: ${first.reason.slice(0, 300)}` : ""
+        }. Collect ` +
+        `again (the collection's REPORT.md says why each failed; a collection whose provider calls failed is ` +
+        `recovered with '${CLI} hotpot collect --retry-failed RUN --output NEW' and its options)`,
+    );
+  }
   if (corpus.shard !== undefined) {
     throw new UsageError(
       `--corpus ${path}: the corpus of collect shard ${

@@ -104,7 +104,9 @@ function parseCorpusQuestionByQuestion(json: unknown):
  */
 export async function checkCorpusFile(
   path: string,
-): Promise<{ head: Omit<Corpus, "questions">; bytes: Uint8Array; spans?: Map<string, Span> }> {
+): Promise<
+  { head: Omit<Corpus, "questions">; bytes: Uint8Array; spans?: Map<string, Span>; validity: Validity }
+> {
   const bytes = await readInputFile(path, "--corpus");
   let index: CorpusIndex | null;
   try {
@@ -115,8 +117,10 @@ export async function checkCorpusFile(
   }
   if (index === null) {
     const { corpus } = checkedCorpus(bytes, path);
-    const { questions: _questions, ...head } = corpus;
-    return { head, bytes };
+    const { questions, ...head } = corpus;
+    const validity: Validity = { questions: questions.length, valid: 0 };
+    for (const q of questions) countValidity(validity, q);
+    return { head, bytes, validity };
   }
   const head = CorpusSchema.omit({ questions: true }).safeParse(index.head);
   if (!head.success) {
@@ -127,6 +131,7 @@ export async function checkCorpusFile(
   }
   const seen = new Set<string>();
   const spans = new Map<string, Span>();
+  const validity: Validity = { questions: index.spans.length, valid: 0 };
   for (const [i, span] of index.spans.entries()) {
     let raw: unknown;
     try {
@@ -141,8 +146,21 @@ export async function checkCorpusFile(
     }
     checkQuestionId(question.data.id, seen, head.data.gold, path);
     spans.set(question.data.id, span);
+    countValidity(validity, question.data);
   }
-  return { head: head.data, bytes, spans };
+  return { head: head.data, bytes, spans, validity };
+}
+
+/** How many of a corpus's questions have a valid trajectory, and the first invalid one's reason. */
+export interface Validity {
+  questions: number;
+  valid: number;
+  firstInvalid?: { id: string; reason: string };
+}
+
+function countValidity(validity: Validity, question: Pick<CorpusQuestion, "id" | "valid" | "reason">): void {
+  if (question.valid) validity.valid++;
+  else validity.firstInvalid ??= { id: question.id, reason: question.reason ?? "invalid" };
 }
 
 /** The error naming the file and the field of a corpus's first issue (`prefix`: where the parsed part lies). */

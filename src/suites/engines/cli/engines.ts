@@ -15,7 +15,7 @@ import { enginesRunCommand } from "../command.ts";
 import { MODEL_OPTION_HELP, MODEL_OPTION_SPEC, ModelOptionsShape } from "../../../cli/model_options.ts";
 import { parseCommand } from "../../../cli/args.ts";
 import { fractionListOption, intOption } from "../../../cli/numbers.ts";
-import { RUN_OPTION_HELP, RUN_OPTION_SPEC, RunOptionsShape } from "../../../cli/run_setup.ts";
+import { RUN_EXIT_HELP, RUN_OPTION_HELP, RUN_OPTION_SPEC, RunOptionsShape } from "../../../cli/run_setup.ts";
 import { writeFileAtomic } from "../../../store/run_dir.ts";
 import { checkNewOutputPath, inputError } from "../../../fs_input.ts";
 import { BOOTSTRAP_OPTION_HELP, bootstrapOption } from "../../../cli/stats_options.ts";
@@ -84,7 +84,9 @@ ${GENERATOR_HELP}
   --tokenizer PATH     Hugging Face tokenizer directory or its tokenizer.json (default: Qwen3, embedded)
 ${BOOTSTRAP_OPTION_HELP}
 ${MODEL_OPTION_HELP}
-${ENGINES_RUN_OPTION_HELP}`;
+${ENGINES_RUN_OPTION_HELP}
+
+${RUN_EXIT_HELP.replace("(continue with --resume DIR)", "(an engines run is started afresh)")}`;
 
 const GENERATE_HELP = `${CLI} engines generate [options] [--output FILE]
 

@@ -52,8 +52,9 @@ Model options (for --live):
 ${COLLECT_MODEL_HELP}
 ${RUN_OPTION_HELP}
 
-Exit codes: 0 at least one valid trajectory (or a shard whose part holds no question), 1 none valid (the run
-is still written), 2 bad input.`;
+Exit codes: 0 at least one valid trajectory (or a shard whose part holds no question), 1 none valid or an
+agent's provider calls failed (the run is still written; it names the --retry-failed command), 2 bad input,
+130/143 stopped by SIGINT/SIGTERM (continue with --resume DIR).`;
 
 function parseCollect(argv: string[]) {
   return parseCommand(

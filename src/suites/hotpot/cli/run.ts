@@ -16,6 +16,7 @@ import { SHARD_OPTION_HELP, ShardOption } from "../../../pipeline/shard.ts";
 import { parseCommand } from "../../../cli/args.ts";
 import { intListOption, intOption } from "../../../cli/numbers.ts";
 import {
+  RUN_EXIT_HELP,
   RUN_OPTION_HELP,
   RUN_OPTION_SPEC,
   RunOptionsShape,
@@ -49,7 +50,9 @@ ${SHARD_OPTION_HELP} (by question id hash)
 ${BOOTSTRAP_OPTION_HELP}
 ${PRICE_OPTION_HELP}
 ${MODEL_OPTION_HELP}
-${RUN_OPTION_HELP}`;
+${RUN_OPTION_HELP}
+
+${RUN_EXIT_HELP}`;
 
 const MethodsOption = z.string().transform((text, ctx) => {
   const list = text.split(",").map((m) => m.trim()).filter(Boolean);

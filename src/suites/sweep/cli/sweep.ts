@@ -15,6 +15,7 @@ import { parseCommand } from "../../../cli/args.ts";
 import { SHARD_OPTION_HELP, ShardOption } from "../../../pipeline/shard.ts";
 import { intListOption, intOption, rangeOption } from "../../../cli/numbers.ts";
 import {
+  RUN_EXIT_HELP,
   RUN_OPTION_HELP,
   RUN_OPTION_SPEC,
   RunOptionsShape,
@@ -49,7 +50,9 @@ ${SHARD_OPTION_HELP} (generation g is in part g mod N)
 ${BOOTSTRAP_OPTION_HELP}
 ${PRICE_OPTION_HELP}
 ${MODEL_OPTION_HELP}
-${RUN_OPTION_HELP}`;
+${RUN_OPTION_HELP}
+
+${RUN_EXIT_HELP}`;
 
 function parseRun(argv: string[]) {
   return parseCommand(

@@ -1,0 +1,70 @@
+/**
+ * Conditions that failed for a provider or engine reason, as opposed to a method's honest invalidity. A run
+ * whose provider was down ends with invalid conditions like a run whose method overran its ceiling; only the
+ * first is a failure of the measurement (the CLI then names it, with the `--retry-failed` command, and exits 1).
+ *
+ * - provider: a node whose call records hold a failed call (transport error, HTTP error, a refused body, a
+ *   reply carrying a key), after its retries — by endpoint: chat or decision model;
+ * - engine: an engine node (stage `…-engine`) that failed without a failed call and not for an honest reason
+ *   of its output (malformed messages, broken tool pairing, a window that grew, a skip): the engine crashed,
+ *   timed out, exited non-zero or printed no JSON.
+ *
+ * A node that is invalid because an earlier one failed (an answer without context) is not counted again.
+ *
+ * @module
+ */
+import type { CallRecord } from "../core/call_record.ts";
+import type { Node } from "../store/manifest.ts";
+
+/** The kinds of failure counted. */
+export type FailureKind = "chat call" | "decision-model call" | "engine";
+
+/** Reasons of an engine node that are the engine's honest outcome, not a failure of the measurement. */
+const HONEST_ENGINE_REASON =
+  /malformed output|broken tool pairing|window grew|skipped|collection invalid|context invalid|trimMessages kept no message|over the \d+ ceiling/;
+
+/** Why `node` failed for a provider or engine reason, or null (ok, or honestly invalid). */
+export function failureOf(
+  node: Pick<Node, "stage" | "status" | "reason">,
+  records: readonly Pick<CallRecord, "status" | "endpoint" | "error">[],
+): { kind: FailureKind; error: string } | null {
+  if (node.status !== "invalid") return null;
+  const failed = records.find((r) => r.status === "failed");
+  if (failed !== undefined) {
+    return {
+      kind: failed.endpoint === "systemone" ? "decision-model call" : "chat call",
+      error: failed.error ?? node.reason ?? "failed",
+    };
+  }
+  const reason = node.reason ?? "";
+  if (/engine$/.test(node.stage) && !HONEST_ENGINE_REASON.test(reason)) {
+    return { kind: "engine", error: reason || "engine failed" };
+  }
+  return null;
+}
+
+/** The failures of a run, counted as its nodes are recorded (see {@link failureOf}). */
+export class FailureTally {
+  /** Failed nodes by kind. */
+  readonly counts = new Map<FailureKind, number>();
+  /** The first failure met: the node's label and the error text (not redacted: the CLI redacts it). */
+  first: { label: string; error: string } | undefined;
+
+  /** Counts `node` when it failed for a provider or engine reason. */
+  add(
+    node: Pick<Node, "stage" | "status" | "reason" | "label">,
+    records: readonly Pick<CallRecord, "status" | "endpoint" | "error">[],
+  ): void {
+    const failure = failureOf(node, records);
+    if (failure === null) return;
+    this.counts.set(failure.kind, (this.counts.get(failure.kind) ?? 0) + 1);
+    this.first ??= { label: node.label, error: failure.error };
+  }
+
+  /** How many nodes failed. */
+  get total(): number {
+    let n = 0;
+    for (const count of this.counts.values()) n += count;
+    return n;
+  }
+}
