@@ -138,7 +138,7 @@ Deno.test("malformed ShareGPT names the line and the turn", async () => {
   );
 });
 
-Deno.test("LoCoMo sessions become turns and QA items with evidence become probes", async () => {
+Deno.test("LoCoMo sessions become turns and QA items become probes scored by LoCoMo's F1", async () => {
   const transcript = await importTranscript(LOCOMO);
   assert.equal(transcript.format, "locomo");
   const { messages, probes } = transcript;
@@ -152,14 +152,35 @@ Deno.test("LoCoMo sessions become turns and QA items with evidence become probes
   assert.match(messages[3].content!, /Biscuit.*\[shares an image: a photo of a beagle on a couch\]/);
   assert.equal(messages[4].role, "assistant");
   assert.match(messages[4].content!, /^\[Session 2, 10:02 am on 21 May, 2023\] Tom:/);
+  const locomo = { scoring: "locomo" };
   assert.deepEqual(probes, [
-    { question: "What is the name of Maya's dog?", answer: "Biscuit", evidence: [3], category: "4" },
-    { question: "When does Maya walk her dog?", answer: "every morning at 7", evidence: [5], category: "1" },
-    { question: "How many lessons has Tom taken?", answer: "1", evidence: [6], category: "2" },
+    {
+      question: "What is the name of Maya's dog?",
+      answer: "Biscuit",
+      evidence: [3],
+      category: "4",
+      ...locomo,
+    },
+    {
+      question: "When does Maya walk her dog?",
+      answer: "every morning at 7",
+      evidence: [5],
+      category: "1",
+      ...locomo,
+    },
+    { question: "How many lessons has Tom taken?", answer: "1", evidence: [6], category: "2", ...locomo },
+    {
+      question: "What instrument does Maya play?",
+      answer: "",
+      evidence: [6],
+      category: "5",
+      adversarial_answer: "cello",
+      ...locomo,
+    },
+    { question: "Where did Tom travel?", answer: "Lisbon", evidence: [], category: "3", ...locomo },
   ]);
   assert.deepEqual(transcript.notes, [
-    "1 QA items without an answer skipped",
-    "1 QA items without known evidence skipped",
+    "1 QA items without known evidence (kept)",
     "2 evidence ids not found in the conversation ignored",
   ]);
   const second = await importTranscript(LOCOMO, "locomo", { sample: 1 });

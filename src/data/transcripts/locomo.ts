@@ -3,9 +3,12 @@
  * session_N_date_time}, qa: [{question, answer, evidence: [dia_id], category}]}` (or an array of such
  * samples, of which one is imported). Sessions become turns in session order: speaker A speaks as `user`,
  * speaker B as `assistant`, each message reads `Speaker: text` (an image's caption is appended), and the
- * first message of a session starts with `[Session N, date]`. QA items with an answer and evidence become
- * probes whose evidence is message indices; items without an answer (adversarial) or whose evidence ids
- * are all unknown are skipped and counted in the notes.
+ * first message of a session starts with `[Session N, date]`. Every QA item becomes a probe scored by
+ * LoCoMo's answer F1 (`scoring: "locomo"`, its category kept; see suites/engines/locomo_f1.ts), as LoCoMo's own
+ * evaluation scores every item: category 5 (adversarial) items, most of which carry only an
+ * `adversarial_answer`, are kept (a decline is their correct reply; the adversarial answer is recorded), an
+ * item of another category without an answer is skipped and counted in the notes. Evidence ids become message
+ * indices; ids not in the conversation are ignored and counted (an item keeps its place without evidence).
  *
  * @module
  */
@@ -24,6 +27,7 @@ const TurnSchema = z.object({
 const QaSchema = z.object({
   question: z.string(),
   answer: z.union([z.string(), z.number()]).optional(),
+  adversarial_answer: z.union([z.string(), z.number()]).optional(),
   evidence: z.array(z.string()).optional(),
   category: z.union([z.number(), z.string()]).optional(),
 });
@@ -95,29 +99,37 @@ export function importLocomo(json: unknown, path: string, options: LocomoOptions
   qa.forEach((item, i) => {
     const parsedItem = QaSchema.safeParse(item);
     if (!parsedItem.success) throw issueError(path, `${where}qa[${i}]`, parsedItem.error);
-    const { question, answer, evidence, category } = parsedItem.data;
-    if (answer === undefined || String(answer).trim() === "") return void noAnswer++;
+    const { question, answer, adversarial_answer: adversarial, evidence, category } = parsedItem.data;
+    const adversarialItem = String(category) === "5";
+    if (!adversarialItem && (answer === undefined || String(answer).trim() === "")) return void noAnswer++;
     const indices = (evidence ?? []).map((id) => indexOf.get(id));
     unknownIds += indices.filter((index) => index === undefined).length;
     const known = indices.filter((index) => index !== undefined);
-    if (known.length === 0) return void noEvidence++;
+    if (known.length === 0) noEvidence++;
     probes.push({
       question,
-      answer: String(answer),
+      answer: answer === undefined ? "" : String(answer),
       evidence: known,
       ...(category === undefined ? {} : { category: String(category) }),
+      ...(adversarial === undefined ? {} : { adversarial_answer: String(adversarial) }),
+      scoring: "locomo",
     });
   });
   const notes: string[] = [];
   if (noAnswer > 0) notes.push(`${noAnswer} QA items without an answer skipped`);
-  if (noEvidence > 0) notes.push(`${noEvidence} QA items without known evidence skipped`);
+  if (noEvidence > 0) notes.push(`${noEvidence} QA items without known evidence (kept)`);
   if (unknownIds > 0) notes.push(`${unknownIds} evidence ids not found in the conversation ignored`);
   return {
     format: "locomo",
     path,
     messages,
     probes,
-    meta: { sample_id: parsed.data.sample_id, sample, sessions: sessions.length },
+    meta: {
+      sample_id: parsed.data.sample_id,
+      sample,
+      sessions: sessions.length,
+      samples: Array.isArray(json) ? json.length : 1,
+    },
     notes,
   };
 }

@@ -28,6 +28,10 @@ export const ProbeSchema = z.object({
   evidence: z.array(z.number().int().nonnegative()),
   /** The question's category or probe type (recall is also reported per type). */
   category: z.string().optional(),
+  /** A LoCoMo category 5 item's adversarial answer (recorded; its correct reply is a decline). */
+  adversarial_answer: z.string().optional(),
+  /** `locomo`: also scored by LoCoMo's answer F1 for its category (a LoCoMo QA annotation). */
+  scoring: z.literal("locomo").optional(),
 });
 /** A question about an imported transcript (e.g. LoCoMo QA) with its gold answer and evidence. */
 export type Probe = z.infer<typeof ProbeSchema>;

@@ -16,8 +16,9 @@ import { BUILTIN_ENGINES, createEngine, parseEngineSelection } from "../../metho
 import { importTranscript } from "../../data/transcripts/import.ts";
 import { readHermesProbes } from "../../data/transcripts/hermes_probes.ts";
 import { type BudgetSpec, type ContextLengthSpec, DEFAULT_BUDGET } from "./budgets.ts";
-import type { TranscriptFormat } from "../../data/transcripts/types.ts";
+import type { ImportedTranscript, TranscriptFormat } from "../../data/transcripts/types.ts";
 import { runSuiteCommand } from "../run_command.ts";
+import type { ModelSetup } from "../model_setup.ts";
 import type { RunCommandOptions, RunInvocation } from "../run_lifecycle.ts";
 import { ENGINES_SUITE } from "./definition.ts";
 import type { GenerateParamsInput } from "./generate.ts";
@@ -33,6 +34,8 @@ export interface EnginesRunCommandOptions extends RunCommandOptions {
   probes?: string;
   transcript?: string;
   format?: "auto" | TranscriptFormat;
+  /** `--sample K` (repeatable) or `--sample all`: which conversations of a multi-sample file. */
+  sample?: string[];
   repeats?: number;
   budget?: BudgetSpec[];
   "context-length"?: ContextLengthSpec[];
@@ -69,7 +72,7 @@ export async function enginesRunCommand(
   if (options.transcript) {
     refuseGiven("engines run", options, GENERATOR_OPTIONS, "only used without --transcript");
   } else {
-    refuseGiven("engines run", options, ["format"], "only used with --transcript");
+    refuseGiven("engines run", options, ["format", "sample"], "only used with --transcript");
   }
   if (options.transcript) {
     // Imported (and so validated, with clear errors) before the run directory is created: bad input writes
@@ -77,6 +80,19 @@ export async function enginesRunCommand(
     const transcript = await importTranscript(options.transcript, options.format ?? "auto");
     sources.transcript = await readInputFile(options.transcript, "--transcript");
     source = { kind: "imported", path: options.transcript, format: options.format ?? "auto", transcript };
+    if (options.sample !== undefined) {
+      const chosen = sampleIndices(options.sample, sampleCount(transcript), options.transcript);
+      const samples = [];
+      for (const sample of chosen) {
+        samples.push({
+          sample,
+          transcript: sample === 0
+            ? transcript
+            : await importTranscript(options.transcript, options.format ?? "auto", { sample }),
+        });
+      }
+      source.samples = samples;
+    }
   } else {
     source = { kind: "generated", params: generator() };
   }
@@ -104,6 +120,23 @@ export async function enginesRunCommand(
   }
   const engineLabels = engines.map(({ name, spec }) => name === spec ? spec : `${name}=${spec}`);
   const repeats = options.repeats ?? 3;
+  // The run's protocol (manifest.json), also published as protocol.json.
+  const protocolOf = (description: ModelSetup["description"]) => ({
+    suite: "engines",
+    engines: engineLabels,
+    engine_env: Object.keys(engineEnv).sort(),
+    repeats,
+    budget: targets(options).map((b) => b.label),
+    context_length: options["context-length"]?.map((b) => b.tokens) ?? null,
+    probes: probes ? probes.probes.length : null,
+    ...(source.kind === "imported" && source.samples
+      ? { samples: source.samples.map(({ sample }) => sample) }
+      : {}),
+    questions_per_prompt: 1,
+    qa: !options["no-qa"],
+    recovery_rounds: options["recovery-rounds"] ?? DEFAULT_RECOVERY_ROUNDS,
+    models: description,
+  });
   const finished = await runSuiteCommand({
     suite: ENGINES_SUITE,
     options,
@@ -124,18 +157,7 @@ export async function enginesRunCommand(
         }, name);
       }
       return {
-        protocol: {
-          suite: "engines",
-          engines: engineLabels,
-          engine_env: Object.keys(engineEnv).sort(),
-          repeats,
-          budget: targets(options).map((b) => b.label),
-          context_length: options["context-length"]?.map((b) => b.tokens) ?? null,
-          probes: probes ? probes.probes.length : null,
-          qa: !options["no-qa"],
-          recovery_rounds: options["recovery-rounds"] ?? DEFAULT_RECOVERY_ROUNDS,
-          models: models.description,
-        },
+        protocol: protocolOf(models.description),
         secrets: passedSecrets("--engine-env", engineEnv),
         value: undefined,
       };
@@ -161,7 +183,12 @@ export async function enginesRunCommand(
         models,
         counter,
       );
-      return { result: outcome, files: outcome.files, lines: [outcome.table] };
+      return {
+        result: outcome,
+        json: { "protocol.json": protocolOf(models.description) },
+        files: outcome.files,
+        lines: [outcome.table],
+      };
     },
   });
   return finished.path;
@@ -174,4 +201,37 @@ export async function enginesRunCommand(
 function targets(options: EnginesRunCommandOptions): BudgetSpec[] {
   const lengths = options["context-length"] ?? [];
   return [...(options.budget ?? (lengths.length > 0 ? [] : [DEFAULT_BUDGET])), ...lengths];
+}
+
+/** How many transcripts (LoCoMo conversations, ShareGPT trajectories) a file holds. */
+function sampleCount(transcript: ImportedTranscript): number {
+  const count = transcript.meta.samples ?? transcript.meta.trajectories;
+  return typeof count === "number" && Number.isInteger(count) && count > 0 ? count : 1;
+}
+
+/** The indices `--sample` names (`all`, or whole numbers from 0), in the order given; refused when out of range. */
+export function sampleIndices(values: readonly string[], count: number, path: string): number[] {
+  if (values.includes("all")) {
+    if (values.length > 1) throw new UsageError("--sample all takes every conversation; give it alone");
+    return Array.from({ length: count }, (_, i) => i);
+  }
+  const out: number[] = [];
+  for (const value of values) {
+    const index = /^[0-9]{1,6}$/.test(value) ? Number(value) : NaN;
+    if (!Number.isInteger(index)) {
+      throw new UsageError(
+        `--sample ${JSON.stringify(value)}: expected a conversation index (0 = the first) or all`,
+      );
+    }
+    if (index >= count) {
+      throw new UsageError(
+        `--sample ${index}: ${path} holds ${count} conversation${count === 1 ? "" : "s"} (indices 0-${
+          count - 1
+        })`,
+      );
+    }
+    if (out.includes(index)) throw new UsageError(`--sample ${index} is given twice`);
+    out.push(index);
+  }
+  return out;
 }

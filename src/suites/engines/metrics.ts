@@ -13,6 +13,11 @@
  * (pooled over the questions: found facts / expected facts), overall and per question type. A needle's
  * question expects one fact, so its recall is the share of questions answered. The match is LLM-free.
  *
+ * A LoCoMo question (its QA annotation, with a category) is also scored by LoCoMo's answer F1
+ * (locomo_f1.ts): `f1` is the mean over those questions, overall and per category; a failed call scores 0. A
+ * category 5 (adversarial) question expects a decline: it counts one fact, found when the reply declines.
+ * Every question is asked in its own prompt (one question per prompt).
+ *
  * @module
  */
 import pLimit from "p-limit";
@@ -20,6 +25,7 @@ import type { ChatMessage } from "../../models/messages.ts";
 import type { CallRecord, ChatModel } from "../../models/types.ts";
 import type { Needle } from "./needles.ts";
 import { normalizeAnswer } from "../scoring.ts";
+import { declines, locomoF1 } from "./locomo_f1.ts";
 
 /** Verbatim needle recall over a window. */
 export interface NeedleRecall {
@@ -81,6 +87,8 @@ export interface QaItem {
   facts: string[];
   /** The question's type (probe type or category), for the per-type breakdown. */
   type?: string;
+  /** A LoCoMo question: its gold answer and category (1-5), scored by LoCoMo's answer F1 too. */
+  locomo?: { answer: string; category: number };
 }
 
 /** One asked question. */
@@ -93,6 +101,8 @@ export interface QaAnswer {
   facts_found: number;
   facts_total: number;
   type?: string;
+  /** LoCoMo's answer F1 of the reply (LoCoMo questions only). */
+  f1?: number;
   error?: string;
 }
 
@@ -103,6 +113,10 @@ export interface FactRecall {
   found: number;
   /** found / facts, or null when no fact is expected. */
   recall: number | null;
+  /** Mean LoCoMo answer F1 of the group's LoCoMo questions (absent when it has none). */
+  f1?: number;
+  /** How many of the group's questions are LoCoMo's (the F1's count). */
+  f1_questions?: number;
 }
 
 /** QA recall over a window. */
@@ -116,6 +130,10 @@ export interface QaRecall {
   facts_found: number;
   /** The same per question type (only for questions that have a type). */
   by_type: Record<string, FactRecall>;
+  /** Mean LoCoMo answer F1 over the LoCoMo questions (absent when there are none). */
+  f1?: number;
+  /** How many questions are LoCoMo's. */
+  f1_questions?: number;
   /** Replies that were exactly NOT IN CONTEXT. */
   not_in_context: number;
   answers: QaAnswer[];
@@ -205,12 +223,21 @@ export async function qaRecallWith(
     usage: { input_tokens: 0, output_tokens: 0, calls: 0 },
     records: [],
   };
-  const tally = (type: string, facts: number, found: number) => {
+  const tally = (type: string, facts: number, found: number, f1: number | undefined) => {
     const group = out.by_type[type] ??= { questions: 0, facts: 0, found: 0, recall: null };
     group.questions++;
     group.facts += facts;
     group.found += found;
     group.recall = group.facts === 0 ? null : group.found / group.facts;
+    if (f1 !== undefined) addF1(group, f1);
+  };
+  // Running mean of LoCoMo F1 (sum kept apart so the mean is the plain mean of the questions' scores).
+  const sums = new Map<object, number>();
+  const addF1 = (group: { f1?: number; f1_questions?: number }, f1: number) => {
+    const sum = (sums.get(group) ?? 0) + f1;
+    sums.set(group, sum);
+    group.f1_questions = (group.f1_questions ?? 0) + 1;
+    group.f1 = sum / group.f1_questions;
   };
   for (const { item, result } of results) {
     out.records.push(...result.records);
@@ -218,34 +245,47 @@ export async function qaRecallWith(
     out.usage.input_tokens += result.usage.input_tokens;
     out.usage.output_tokens += result.usage.output_tokens;
     const type = item.type !== undefined ? { type: item.type } : {};
-    out.facts_total += item.facts.length;
+    // A LoCoMo adversarial question expects one "fact": a decline.
+    const adversarial = item.locomo?.category === 5;
+    const factsTotal = adversarial ? 1 : item.facts.length;
+    out.facts_total += factsTotal;
     if (!result.ok) {
+      const f1 = item.locomo !== undefined ? { f1: 0 } : {};
       out.answers.push({
         id: item.id,
         reply: null,
         correct: false,
         facts_found: 0,
-        facts_total: item.facts.length,
+        facts_total: factsTotal,
         ...type,
+        ...f1,
         error: result.error,
       });
-      if (item.type !== undefined) tally(item.type, item.facts.length, 0);
+      if (f1.f1 !== undefined) addF1(out, 0);
+      if (item.type !== undefined) tally(item.type, factsTotal, 0, f1.f1);
       continue;
     }
-    const found = item.facts.filter((fact) => isCorrectReply(result.content, fact)).length;
-    const correct = item.facts.length > 0 && found === item.facts.length;
+    const found = adversarial
+      ? (declines(result.content) ? 1 : 0)
+      : item.facts.filter((fact) => isCorrectReply(result.content, fact)).length;
+    const correct = factsTotal > 0 && found === factsTotal;
     if (correct) out.correct++;
     out.facts_found += found;
     if (result.content.trim() === NOT_IN_CONTEXT) out.not_in_context++;
+    const f1 = item.locomo !== undefined
+      ? locomoF1(result.content, item.locomo.answer, item.locomo.category)
+      : undefined;
     out.answers.push({
       id: item.id,
       reply: result.content,
       correct,
       facts_found: found,
-      facts_total: item.facts.length,
+      facts_total: factsTotal,
       ...type,
+      ...(f1 !== undefined ? { f1 } : {}),
     });
-    if (item.type !== undefined) tally(item.type, item.facts.length, found);
+    if (f1 !== undefined) addF1(out, f1);
+    if (item.type !== undefined) tally(item.type, factsTotal, found, f1);
   }
   out.recall = items.length === 0 || out.facts_total === 0 ? null : out.facts_found / out.facts_total;
   return out;

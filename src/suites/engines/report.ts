@@ -11,6 +11,7 @@ import { markdownSafe, terminalSafe } from "../../core/printable.ts";
 import type { EngineResult } from "./run.ts";
 import { type EnginesStats, enginesStats, enginesStatsMarkdown } from "./stats.ts";
 import type { ExplorerData } from "../../report/explorer.ts";
+import { LOCOMO_NOTE, locomoTables } from "./locomo_report.ts";
 
 /** What the Markdown report says about the run besides the results. */
 export interface EnginesReportMeta {
@@ -40,9 +41,21 @@ export const REIMPLEMENTATION_LABEL = "(reimplementation)";
  * How the tables name an engine: its name, labelled when it is a reimplementation of someone else's, and
  * with its library and version when it is a framework library's own compaction.
  */
-export function engineLabel(r: Pick<EngineResult, "engine" | "kind"> & { library?: string | null }): string {
-  if (r.kind === "reimplementation") return `${r.engine} ${REIMPLEMENTATION_LABEL}`;
-  return r.library ? `${r.engine} (${r.library})` : r.engine;
+export function engineLabel(
+  r: Pick<EngineResult, "engine" | "kind" | "conversation"> & { library?: string | null },
+): string {
+  const name = r.kind === "reimplementation"
+    ? `${r.engine} ${REIMPLEMENTATION_LABEL}`
+    : r.library
+    ? `${r.engine} (${r.library})`
+    : r.engine;
+  // A --sample run has a row per conversation: the label names it.
+  return r.conversation ? `${name} [${conversationLabel(r.conversation)}]` : name;
+}
+
+/** A conversation of a --sample run as labels name it: its file id and index, or its index. */
+export function conversationLabel(c: { sample: number; sample_id: string | null }): string {
+  return c.sample_id !== null ? `${c.sample_id} #${c.sample}` : `#${c.sample}`;
 }
 
 /**
@@ -372,6 +385,14 @@ function markdownTable(header: string[], rows: string[][]): string[] {
   ];
 }
 
+/**
+ * How questions are asked (a method note of both reports; protocol.json's `questions_per_prompt`): published
+ * measurements show the number of questions per prompt moves recall by about ten points.
+ */
+export const QUESTIONS_PER_PROMPT_NOTE =
+  "Questions: one per prompt (the compacted window, then one question; " +
+  "needle QA, probes and LoCoMo QA alike), so no answer leans on another question.";
+
 /** The title of an engines run's REPORT.md and report.html. */
 export const ENGINES_REPORT_TITLE = "engines: context engines head to head";
 
@@ -406,6 +427,7 @@ export function enginesReportMarkdown(results: EngineResult[], meta: EnginesRepo
         "not a measure of any real LLM.",
     );
   }
+  lines.push(`- ${QUESTIONS_PER_PROMPT_NOTE}`);
   const retried = results.filter((r) => r.latency_ms.warm_excluded_retried > 0);
   lines.push(
     "",
@@ -459,6 +481,22 @@ export function enginesReportMarkdown(results: EngineResult[], meta: EnginesRepo
         "matching as above).",
       "",
       ...markdownTable(byType.header, byType.rows),
+    );
+  }
+  const locomo = statsOf(results, meta).locomo;
+  if (locomo) {
+    const tables = locomoTables(locomo);
+    lines.push(
+      "",
+      "### LoCoMo QA (answer F1)",
+      "",
+      LOCOMO_NOTE,
+      "",
+      ...markdownTable(tables.header, tables.rows),
+      "",
+      "Pooled over conversations:",
+      "",
+      ...markdownTable(tables.pooledHeader, tables.pooled),
     );
   }
   // Uncertainty: seeded bootstrap intervals over needles, questions and warm repeats (stats.ts).

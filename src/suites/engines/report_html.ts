@@ -23,6 +23,7 @@ import {
   type EnginesReportMeta,
   ms,
   probeTypeRows,
+  QUESTIONS_PER_PROMPT_NOTE,
   RECOVERY_NOTE,
   recoveryRows,
   statsOf,
@@ -35,6 +36,7 @@ import {
   enginesStatsNote,
 } from "./stats.ts";
 import type { Interval } from "../../analysis/bootstrap.ts";
+import { LOCOMO_NOTE, locomoTables } from "./locomo_report.ts";
 import { explorerHtml } from "../../report/explorer.ts";
 import type { EngineResult } from "./run.ts";
 import { barChart, type ChartSeries } from "../../report/charts.ts";
@@ -74,7 +76,21 @@ function runFacts(results: readonly EngineResult[], meta: EnginesReportMeta): Ht
     if (meta.chatModel) items.push(safeHtml`Chat model: ${code(meta.chatModel)}`);
     if (meta.decisionModel) items.push(safeHtml`Decision model: ${code(meta.decisionModel)}`);
   }
+  items.push(QUESTIONS_PER_PROMPT_NOTE);
   return factList(items);
+}
+
+/** The LoCoMo QA tables (per row, pooled over conversations), or nothing when no row was scored by its F1. */
+function locomoHtml(stats: EnginesStats): Html | string {
+  if (!stats.locomo) return "";
+  const t = locomoTables(stats.locomo);
+  const align = (header: string[], left: number) => header.map((_, i) => i < left ? "left" : "right");
+  return safeHtml`<h3>LoCoMo QA (answer F1)</h3>
+${paragraphs(plainNote(LOCOMO_NOTE), "note")}
+${htmlTable(t.header, t.rows, { align: align(t.header, 2) })}
+<p>Pooled over conversations:</p>
+${htmlTable(t.pooledHeader, t.pooled, { align: align(t.pooledHeader, 2) })}
+`;
 }
 
 /** Chart values: a result's value as a percentage, or null (n/a) when it has none or failed. */
@@ -269,7 +285,7 @@ ${
 ${factList(engineNotes(results).map((note) => safeHtml`${note}`))}`
       : ""
   }
-<h3>95% CI</h3>
+${locomoHtml(stats)}<h3>95% CI</h3>
 ${
     htmlTable(enginesCiHeaders(stats), enginesIntervalRows(stats), {
       align: enginesCiHeaders(stats).map((_, i) => i < 2 ? "left" : "right"),

@@ -116,6 +116,8 @@ export interface EngineResult {
   budget_tokens: number;
   /** The budget as asked for (`25%`, `4000`). */
   budget: string;
+  /** The conversation of a multi-sample file (`--sample`) this row measures; absent otherwise. */
+  conversation?: { sample: number; sample_id: string | null };
   input_tokens: number;
   output_tokens: number | null;
   saved_tokens: number | null;
@@ -206,6 +208,12 @@ export interface RecoverySummary {
   extra_input_tokens: number;
   tool_calls: number;
   tool_errors: number;
+}
+
+/** A LoCoMo item's category as a number (1-5), or 0 (scored by whole-text F1) when it has none of those. */
+export function locomoCategory(category: string | undefined): number {
+  const value = Number(category);
+  return Number.isInteger(value) && value >= 1 && value <= 5 ? value : 0;
 }
 
 /** A probe's id in answers and reports: its own, or `probe-N` (1-based position) when it has none. */
@@ -438,6 +446,9 @@ export async function runEngines(options: RunEnginesOptions): Promise<EngineResu
         question: probe.question,
         facts: probe.facts ?? [probe.answer],
         ...(probe.category !== undefined ? { type: probe.category } : {}),
+        ...(probe.scoring === "locomo"
+          ? { locomo: { answer: probe.answer, category: locomoCategory(probe.category) } }
+          : {}),
       }));
       for (const [key, list] of [["qa", items], ["probes", probeItems]] as const) {
         if (list.length === 0) continue;

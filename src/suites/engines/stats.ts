@@ -17,6 +17,7 @@ import {
 } from "../../analysis/bootstrap.ts";
 import { type Cell, markdownTable } from "../../core/markdown_table.ts";
 import { formatInterval, formatPlainInterval } from "../../analysis/format.ts";
+import type { LocomoStats } from "./locomo_report.ts";
 
 /** The QA fields this module reads: per question the facts found and expected, when recorded. */
 export interface QaLike {
@@ -57,6 +58,8 @@ export interface EnginesStats {
   resamples: number;
   seed: string;
   engines: EngineIntervals[];
+  /** LoCoMo answer F1 per row and pooled per engine (locomo_report.ts), when some row was scored by it. */
+  locomo?: LocomoStats;
 }
 
 function shares(correct: number, total: number): number[] {

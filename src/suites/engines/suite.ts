@@ -17,7 +17,7 @@ import type { GenerateParamsInput } from "./generate.ts";
 import { enginesTranscriptStage } from "./stages/transcript.ts";
 import { enginesEngineStage } from "./stages/engine.ts";
 import { basename } from "node:path";
-import { formatEnginesTable } from "./report.ts";
+import { conversationLabel, formatEnginesTable } from "./report.ts";
 import { engineInputKey, enginesAggregateStage } from "./stages/aggregate.ts";
 import { enginesReportStage } from "./stages/report.ts";
 import type { EngineSelection } from "../../methods/engines/create.ts";
@@ -28,7 +28,22 @@ import { DEFAULT_RESAMPLES } from "../../analysis/bootstrap.ts";
 /** Where the transcript comes from. */
 export type TranscriptSource =
   | { kind: "generated"; params: GenerateParamsInput }
-  | { kind: "imported"; path: string; format: string; transcript: ImportedTranscript };
+  | {
+    kind: "imported";
+    path: string;
+    format: string;
+    transcript: ImportedTranscript;
+    /** `--sample`: the conversations of a multi-sample file to run, each its own transcript node and rows. */
+    samples?: { sample: number; transcript: ImportedTranscript }[];
+  };
+
+/** One conversation of a multi-sample run, as rows and the aggregate name it. */
+export interface ConversationRef {
+  /** Its index in the file (0 = the first). */
+  sample: number;
+  /** The file's own id of it (LoCoMo's `sample_id`), or null. */
+  sample_id: string | null;
+}
 
 /** Options of {@link runEnginesSuite}. */
 export interface EnginesSuiteOptions {
@@ -88,95 +103,129 @@ export async function runEnginesSuite(
 ): Promise<EnginesSuiteResult> {
   const { executor, run, progress } = context;
   const source = options.transcript;
-  progress.plan(enginesTranscriptStage.name, 1);
+  // Several conversations of one file (`--sample`): each is a transcript node of its own, with its own rows.
+  const conversations: (ConversationRef | undefined)[] = source.kind === "imported" && source.samples
+    ? source.samples.map(({ sample, transcript }) => ({
+      sample,
+      sample_id: typeof transcript.meta.sample_id === "string" ? transcript.meta.sample_id : null,
+    }))
+    : [undefined];
+  progress.plan(enginesTranscriptStage.name, conversations.length);
   // A --probes file is the transcript node's second input: its probes replace the transcript's own.
   const probeInputs: Record<string, string> = options.probes ? { probes: run.header.sources["probes"] } : {};
   const probeValues: Record<string, unknown> = options.probes
     ? { probes: await run.store.getText(run.header.sources["probes"]) }
     : {};
-  const transcriptNode = await executor.runStage(
-    enginesTranscriptStage,
-    source.kind === "generated"
-      ? {
-        label: "transcript generated",
-        params: { source: "generated" as const, params: source.params as Record<string, unknown> },
-        inputs: probeInputs,
-        values: probeValues,
-      }
-      : {
-        label: `transcript ${basename(source.path)}`,
-        params: { source: "imported" as const, format: source.transcript.format },
-        inputs: { file: run.header.sources["transcript"], ...probeInputs },
-        values: { file: await run.store.getText(run.header.sources["transcript"]), ...probeValues },
-      },
-    {},
-  );
+  const transcriptNodes = [];
+  for (const conversation of conversations) {
+    transcriptNodes.push(
+      await executor.runStage(
+        enginesTranscriptStage,
+        source.kind === "generated"
+          ? {
+            label: "transcript generated",
+            params: { source: "generated" as const, params: source.params as Record<string, unknown> },
+            inputs: probeInputs,
+            values: probeValues,
+          }
+          : {
+            label: `transcript ${basename(source.path)}${
+              conversation ? ` ${conversationLabel(conversation)}` : ""
+            }`,
+            params: {
+              source: "imported" as const,
+              format: source.transcript.format,
+              ...(conversation ? { sample: conversation.sample } : {}),
+            },
+            inputs: { file: run.header.sources["transcript"], ...probeInputs },
+            values: { file: await run.store.getText(run.header.sources["transcript"]), ...probeValues },
+          },
+        {},
+      ),
+    );
+  }
+  const transcriptNode = transcriptNodes[0];
   const transcript = transcriptNode.outputs.transcript;
   // Said in the report, never stored in the node: a path would make equal keys give different outputs.
   const description = source.kind === "generated"
     ? `generated (turns ${source.params.turns ?? 200}, needles ${source.params.needles ?? 12}, ` +
       `words per message ${source.params.wordsPerMsg ?? 60})`
-    : `imported ${source.transcript.format} transcript ${basename(source.path)}; ${
-      importedNeedlesNote(source.transcript)
-    }`;
+    : `imported ${source.transcript.format} transcript ${basename(source.path)}${
+      conversations[0] ? `, ${conversations.length} conversation(s)` : ""
+    }; ${importedNeedlesNote(source.transcript)}`;
   const inputTokens = counter.countMessages(transcript.messages);
-  const budgets = (options.budgets ?? [DEFAULT_BUDGET]).map((spec) => ({
-    budget: spec.label,
-    budget_tokens: budgetTokens(spec, inputTokens),
-    ...(spec.kind === "context" ? { context_length: spec.tokens } : {}),
-  }));
+  const budgetsOf = (tokens: number) =>
+    (options.budgets ?? [DEFAULT_BUDGET]).map((spec) => ({
+      budget: spec.label,
+      budget_tokens: budgetTokens(spec, tokens),
+      ...(spec.kind === "context" ? { context_length: spec.tokens } : {}),
+    }));
+  const budgets = budgetsOf(inputTokens);
   const budget = budgets[0].budget_tokens;
   progress.note(
     `transcript ${transcript.hash} (${transcript.messages.length} messages, ${inputTokens} tokens)`,
   );
 
-  progress.plan(enginesEngineStage.name, options.engines.length * budgets.length);
+  progress.plan(enginesEngineStage.name, options.engines.length * budgets.length * conversations.length);
   const results: EngineResult[] = [];
   const engineInputs: Record<string, string> = {};
   const engineValues: Record<string, unknown> = {};
   // The models that answered each engine's calls (its summarizer's, its QA answers'), per endpoint's role.
   const tally = new ModelTally();
   const rowKeys: string[] = [];
-  for (const { budget: budgetLabel, budget_tokens: budgetCount, context_length: contextLength } of budgets) {
-    for (const { name, spec } of options.engines) {
-      const node = await executor.runStage(enginesEngineStage, {
-        label: budgets.length > 1 ? `engine ${name} at ${budgetLabel}` : `engine ${name}`,
-        params: {
-          engine: spec,
-          ...(name !== spec ? { name } : {}),
-          ...(options.engineEnv && Object.keys(options.engineEnv).length > 0
-            ? { engine_env: Object.keys(options.engineEnv).sort() }
-            : {}),
-          repeats: options.repeats,
-          budget: budgetLabel,
-          budget_tokens: budgetCount,
-          ...(contextLength !== undefined ? { context_length: contextLength } : {}),
-          qa: options.qa,
-          recovery_rounds: options.recoveryRounds,
-          tokenizer: counter.hash,
-          chat_model: models.description.chat_model,
-          decision_model: models.description.decision_model,
-        },
-        inputs: { transcript: transcriptNode.node.outputs.transcript },
-        values: { transcript },
-      }, {
-        chat: models.chat,
-        decision: models.decision,
-        counter,
-        timeoutMs: options.timeoutMs,
-        maxOutputBytes: options.maxOutputBytes,
-        engineEnv: options.engineEnv,
-        hermesDir: options.hermesDir,
-        endpoint: options.endpoint,
-      });
-      const measured = node.outputs.result;
-      const rowKey = engineInputKey(name, budgetLabel);
-      tally.add(rowKey, "chat", await executor.answeredBy(node.node, "chat"));
-      tally.add(rowKey, "decision", await executor.answeredBy(node.node, "systemone"));
-      rowKeys.push(rowKey);
-      results.push({ ...measured, window: null, records: [] });
-      engineInputs[engineInputKey(name, budgetLabel)] = node.node.outputs.result;
-      engineValues[engineInputKey(name, budgetLabel)] = measured;
+  for (const [c, conversation] of conversations.entries()) {
+    const node = transcriptNodes[c];
+    const conversationTranscript = node.outputs.transcript;
+    // A share budget is a share of this conversation's tokens.
+    const conversationBudgets = c === 0
+      ? budgets
+      : budgetsOf(counter.countMessages(conversationTranscript.messages));
+    const suffix = conversation ? ` (${conversationLabel(conversation)})` : "";
+    for (
+      const { budget: budgetLabel, budget_tokens: budgetCount, context_length: contextLength }
+        of conversationBudgets
+    ) {
+      for (const { name, spec } of options.engines) {
+        const engineNode = await executor.runStage(enginesEngineStage, {
+          label: (budgets.length > 1 ? `engine ${name} at ${budgetLabel}` : `engine ${name}`) + suffix,
+          params: {
+            engine: spec,
+            ...(name !== spec ? { name } : {}),
+            ...(options.engineEnv && Object.keys(options.engineEnv).length > 0
+              ? { engine_env: Object.keys(options.engineEnv).sort() }
+              : {}),
+            repeats: options.repeats,
+            budget: budgetLabel,
+            budget_tokens: budgetCount,
+            ...(contextLength !== undefined ? { context_length: contextLength } : {}),
+            ...(conversation ? { conversation } : {}),
+            qa: options.qa,
+            recovery_rounds: options.recoveryRounds,
+            tokenizer: counter.hash,
+            chat_model: models.description.chat_model,
+            decision_model: models.description.decision_model,
+          },
+          inputs: { transcript: node.node.outputs.transcript },
+          values: { transcript: conversationTranscript },
+        }, {
+          chat: models.chat,
+          decision: models.decision,
+          counter,
+          timeoutMs: options.timeoutMs,
+          maxOutputBytes: options.maxOutputBytes,
+          engineEnv: options.engineEnv,
+          hermesDir: options.hermesDir,
+          endpoint: options.endpoint,
+        });
+        const measured = engineNode.outputs.result;
+        const rowKey = engineInputKey(name, budgetLabel, conversation?.sample);
+        tally.add(rowKey, "chat", await executor.answeredBy(engineNode.node, "chat"));
+        tally.add(rowKey, "decision", await executor.answeredBy(engineNode.node, "systemone"));
+        rowKeys.push(rowKey);
+        results.push({ ...measured, window: null, records: [] });
+        engineInputs[rowKey] = engineNode.node.outputs.result;
+        engineValues[rowKey] = measured;
+      }
     }
   }
 
@@ -196,6 +245,7 @@ export async function runEnginesSuite(
       tokenizer: { name: counter.name, hash: counter.hash },
       models: models.description,
       budget_tokens: budget,
+      ...(conversations[0] ? { conversations: conversations as ConversationRef[] } : {}),
       repeats: options.repeats,
       ...(options.probes ? { probes_file: basename(options.probes.path) } : {}),
       answering_models: Object.fromEntries(

@@ -43,7 +43,8 @@ const RUN_HELP = `${CLI} engines run [options] (--reference | --live)
 Runs context engines head to head on one transcript: token savings (real tokenizer and chat template),
 verbatim needle recall, tool-pairing validity, messages out, the engine's own compress time (cold, warm
 median, p95; outside engines run as persistent workers timed inside), round trip, start-up and
-QA recall (the chat model answers each needle's question from the compacted window or NOT IN CONTEXT).
+QA recall (the chat model answers each needle's question from the compacted window or NOT IN CONTEXT,
+one question per prompt; a LoCoMo file's own QA annotations are scored by LoCoMo's answer F1).
 
 Options:
   --engine [NAME=]SPEC repeatable: ${BUILTIN_ENGINES.join(", ")} (hermes-like is this program's own
@@ -65,6 +66,9 @@ Options:
                        (default: $HERMES_AGENT_DIR)
   --transcript FILE    import a transcript (OpenAI messages, Hermes session, ShareGPT JSONL, LoCoMo)
   --format F           auto (default), openai, hermes-session, sharegpt, locomo
+  --sample K|all       repeatable: which conversations of a multi-sample file (LoCoMo, ShareGPT lines) to
+                       run, by index (0 = the first; default 0), or all of them; a row per conversation
+                       per engine, LoCoMo QA F1 pooled over them per engine with a 95% CI
   --probes FILE        probes of Hermes' compression eval ({fixture, probes: [{id, type, question,
                        expected_facts}]}): the chat model answers each from the compacted window
 ${GENERATOR_HELP}
@@ -195,6 +199,7 @@ async function run(argv: string[]): Promise<number> {
       probes: { type: "string" },
       transcript: { type: "string" },
       format: { type: "string" },
+      sample: { type: "string", multiple: true },
       repeats: { type: "string" },
       budget: { type: "string" },
       "context-length": { type: "string" },
@@ -214,6 +219,7 @@ async function run(argv: string[]): Promise<number> {
       probes: z.string().min(1).optional(),
       transcript: z.string().optional(),
       format: z.enum(["auto", "openai", "hermes-session", "sharegpt", "locomo"]).optional(),
+      sample: z.array(z.string().min(1)).optional(),
       repeats: intOption(0, 1000).optional(),
       budget: budgetListOption.optional(),
       "context-length": contextLengthListOption.optional(),

@@ -15,9 +15,9 @@ import {
   mergeAnsweringModels,
 } from "../../../core/answering_models.ts";
 
-/** The aggregate node's input key of one engine's result at one budget. */
-export function engineInputKey(name: string, budget: string): string {
-  return `engine:${budget}:${name}`;
+/** The aggregate node's input key of one engine's result at one budget (and conversation of a --sample run). */
+export function engineInputKey(name: string, budget: string, sample?: number): string {
+  return sample === undefined ? `engine:${budget}:${name}` : `engine:s${sample}:${budget}:${name}`;
 }
 
 export type { MeasuredEngine } from "./engine.ts";
@@ -35,7 +35,9 @@ export const enginesAggregateStage = defineStage({
   // 4: the models that answered each engine's calls (`models` per row) and the run's (`answering_models`).
   // 5: context lengths (`context_lengths`; per row `context_length`), the engine's own compress time beside the
   // round trip, start-up and timing per row of aggregate.json.
-  version: 5,
+  // 6: rows per conversation of a --sample run (`conversations`), LoCoMo QA F1 per row and pooled per
+  // engine (`pooled`), `questions_per_prompt`.
+  version: 6,
   doc: "Every engine's measured result at every budget (results.json) and one summary line per engine and " +
     "budget (aggregate.json).",
   params: z.object({
@@ -47,6 +49,9 @@ export const enginesAggregateStage = defineStage({
     budgets: z.array(z.object({ budget: z.string(), budget_tokens: z.number().int() })).min(1),
     /** The host context lengths measured (`--context-length`), in order, when any. */
     context_lengths: z.array(z.number().int()).optional(),
+    /** The conversations of a --sample run, in order (rows are per conversation, then budget, then engine). */
+    conversations: z.array(z.object({ sample: z.number().int().min(0), sample_id: z.string().nullable() }))
+      .min(1).optional(),
     /** The base name of a `--probes` file, when one was given. */
     probes_file: z.string().optional(),
     tokenizer: z.object({ name: z.string(), hash: z.string() }),
@@ -78,14 +83,17 @@ export const enginesAggregateStage = defineStage({
       probes: z.array(z.unknown()),
     }).loose().parse(inputs.transcript);
     const rowModels: AnsweringModels[] = [];
-    const engines = params.budgets.flatMap(({ budget }) =>
-      params.engines.map((name) => {
-        const key = engineInputKey(name, budget);
-        const value = inputs[key];
-        if (value === undefined) throw new Error(`engines-aggregate: no input ${key}`);
-        rowModels.push(params.answering_models[key] ?? {});
-        return value as MeasuredEngine;
-      })
+    const samples = params.conversations?.map(({ sample }) => sample) ?? [undefined];
+    const engines = samples.flatMap((sample) =>
+      params.budgets.flatMap(({ budget }) =>
+        params.engines.map((name) => {
+          const key = engineInputKey(name, budget, sample);
+          const value = inputs[key];
+          if (value === undefined) throw new Error(`engines-aggregate: no input ${key}`);
+          rowModels.push(params.answering_models[key] ?? {});
+          return value as MeasuredEngine;
+        })
+      )
     );
     const answering = mergeAnsweringModels(rowModels);
     const results = {
@@ -113,8 +121,13 @@ export const enginesAggregateStage = defineStage({
       budget_tokens: params.budget_tokens,
       budgets: params.budgets,
       ...(params.context_lengths !== undefined ? { context_lengths: params.context_lengths } : {}),
+      ...(params.conversations ? { conversations: params.conversations } : {}),
       repeats: params.repeats,
+      questions_per_prompt: 1,
       engines,
+      // LoCoMo QA F1 per engine and budget, pooled over every question of every conversation (stats.json
+      // gives its 95% CI).
+      ...(engines.some((e) => e.probes?.f1 !== undefined) ? { pooled: pooledF1(engines) } : {}),
     };
     const aggregate = {
       suite: "engines",
@@ -125,6 +138,7 @@ export const enginesAggregateStage = defineStage({
       engines: engines.map((e, i) => ({
         engine: e.engine,
         kind: e.kind,
+        ...(e.conversation ? { conversation: e.conversation } : {}),
         budget: e.budget,
         budget_tokens: e.budget_tokens,
         status: e.status,
@@ -137,6 +151,9 @@ export const enginesAggregateStage = defineStage({
         needle_recall: e.needles.recall,
         qa_recall: e.qa?.recall ?? null,
         probe_recall: e.probes?.recall ?? null,
+        ...(e.probes?.f1 !== undefined
+          ? { qa_f1: e.probes.f1, qa_f1_recovery: e.recovery?.probes?.f1 ?? null }
+          : {}),
         recall_tools: e.recovery?.tools ?? null,
         qa_recall_recovery: e.recovery?.qa?.recall ?? null,
         probe_recall_recovery: e.recovery?.probes?.recall ?? null,
@@ -157,3 +174,58 @@ export const enginesAggregateStage = defineStage({
     });
   },
 });
+
+/** LoCoMo F1 pooled over conversations: one entry per engine and budget, over its ok rows' questions. */
+export interface PooledF1 {
+  engine: string;
+  budget: string;
+  conversations: number;
+  questions: number;
+  /** Mean F1 over every question of every ok conversation row (null when none). */
+  f1: number | null;
+  /** The same per LoCoMo category. */
+  by_category: Record<string, { questions: number; f1: number }>;
+  /** The same with the recall tools offered (engines with recall tools only; else null). */
+  f1_recovery: number | null;
+}
+
+/** Every question's F1 of one QA summary, with its category. */
+export function questionF1s(
+  qa: MeasuredEngine["probes"] | undefined,
+): { f1: number; type: string | undefined }[] {
+  return (qa?.answers ?? []).flatMap((a) => a.f1 === undefined ? [] : [{ f1: a.f1, type: a.type }]);
+}
+
+/** Pools the LoCoMo F1 of every engine and budget over its conversations' rows (see {@link PooledF1}). */
+export function pooledF1(rows: readonly MeasuredEngine[]): PooledF1[] {
+  const groups = new Map<string, MeasuredEngine[]>();
+  for (const row of rows) {
+    const key = JSON.stringify([row.engine, row.budget]);
+    groups.set(key, [...(groups.get(key) ?? []), row]);
+  }
+  const mean = (values: number[]) =>
+    values.length === 0 ? null : values.reduce((sum, value) => sum + value, 0) / values.length;
+  return [...groups.values()].map((group) => {
+    const ok = group.filter((row) => row.status === "ok" && row.probes?.f1 !== undefined);
+    const scores = ok.flatMap((row) => questionF1s(row.probes));
+    const byCategory: Record<string, number[]> = {};
+    for (const { f1, type } of scores) (byCategory[type ?? "-"] ??= []).push(f1);
+    const recovered = ok.filter((row) => row.recovery?.probes?.f1 !== undefined);
+    return {
+      engine: group[0].engine,
+      budget: group[0].budget,
+      conversations: ok.length,
+      questions: scores.length,
+      f1: mean(scores.map((s) => s.f1)),
+      by_category: Object.fromEntries(
+        Object.keys(byCategory).sort().map((type) => [type, {
+          questions: byCategory[type].length,
+          f1: mean(byCategory[type])!,
+        }]),
+      ),
+      f1_recovery: recovered.length === 0
+        ? null
+        : mean(recovered.flatMap((row) => questionF1s(row.recovery?.probes ?? null)).map((s) => s.f1)),
+    };
+  });
+}

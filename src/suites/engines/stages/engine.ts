@@ -43,6 +43,8 @@ const EngineParams = z.object({
   budget_tokens: z.number().int(),
   /** The host's context window told to the engine (`--context-length`); absent in a budget run. */
   context_length: z.number().int().min(1).optional(),
+  /** The conversation of a multi-sample file (`--sample`) this row measures, recorded in the result. */
+  conversation: z.object({ sample: z.number().int().min(0), sample_id: z.string().nullable() }).optional(),
   qa: z.boolean(),
   /** Tool rounds per question of the +recovery arm (absent: the default, 1). */
   recovery_rounds: z.number().int().min(0).optional(),
@@ -58,7 +60,9 @@ export const enginesEngineStage = defineStage({
   // v4: the +recovery arm (recovery_rounds param; recovery in the result) for engines with recall tools.
   // v5: outside engines as persistent workers timed inside (compress_ms, startup_ms, timing, worker in the
   // result; latency_ms is the round trip), and the context_length param (`--context-length`).
-  version: 5,
+  // v6: LoCoMo questions scored by LoCoMo's answer F1 too (`f1` overall, per category and per answer);
+  // `conversation` of a --sample run in the result.
+  version: 6,
   doc: "One engine's cold and warm compress calls (timed), validation, measures and QA, and for an engine " +
     "with recall tools the +recovery arm (QA and probes again with the tools offered).",
   params: EngineParams,
@@ -101,7 +105,8 @@ export const enginesEngineStage = defineStage({
       hermesDir: env.hermesDir,
       endpoint: env.endpoint,
     });
-    const { window, records, ...measured } = result;
+    const { window, records, ...rest } = result;
+    const measured = params.conversation ? { ...rest, conversation: params.conversation } : rest;
     return {
       outputs: { result: measured, window },
       requests: records,

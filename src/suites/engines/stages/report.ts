@@ -14,6 +14,7 @@ import { engineLabel, enginesReportMarkdown } from "../report.ts";
 import type { EngineResult } from "../run.ts";
 import type { MeasuredEngine } from "./aggregate.ts";
 import { enginesStats } from "../stats.ts";
+import { locomoStats } from "../locomo_report.ts";
 import { finiteOrNull } from "../../../analysis/format.ts";
 import { enginesExplorerOf } from "../explorer.ts";
 import { StoredTranscriptSchema } from "./transcript.ts";
@@ -27,7 +28,9 @@ export const enginesReportStage = defineStage({
   // v7: the explorer shows each needle's +recovery answer for engines with recall tools.
   // v8: +recovery QA and probe recall get their 95% CI (stats.json, the CI table, the curves' error bars).
   // v9: REPORT.md has a title; report.html's table joins related columns; chart labels wrap, not cut.
-  version: 9,
+  // v10: LoCoMo QA F1 per row and pooled per engine with 95% CIs (stats.json `locomo`, both reports); the
+  // method note says one question per prompt.
+  version: 10,
   doc: "stats.json, REPORT.md and report.html of an engines run, from its results and transcript.",
   params: z.object({
     tokenizer: z.string(),
@@ -61,6 +64,16 @@ export const enginesReportStage = defineStage({
     const stats = enginesStats(engines.map((r) => ({ ...r, engine: engineLabel(r) })), {
       resamples: params.bootstrap,
     });
+    // LoCoMo answer F1 per row and pooled over the conversations of each engine (its label without them).
+    const locomo = locomoStats(
+      engines.map((r) => ({
+        ...r,
+        engine: engineLabel(r),
+        group: engineLabel({ ...r, conversation: undefined }),
+      })),
+      { resamples: stats.resamples, seed: stats.seed },
+    );
+    if (locomo !== null) stats.locomo = locomo;
     const meta = {
       transcript: results.transcript.description,
       transcriptHash: results.transcript.hash,
@@ -72,7 +85,14 @@ export const enginesReportStage = defineStage({
       repeats: results.repeats,
       ...(results.budgets ? { budgets: results.budgets } : {}),
       stats,
-      explorer: enginesExplorerOf(transcript, engines, (results.budgets?.length ?? 1) > 1),
+      // The transcript input is the first conversation's: a --sample run's explorer shows its rows.
+      explorer: enginesExplorerOf(
+        transcript,
+        engines.filter((r) =>
+          r.conversation === undefined || r.conversation.sample === engines[0].conversation?.sample
+        ),
+        (results.budgets?.length ?? 1) > 1,
+      ),
     };
     return Promise.resolve({
       outputs: {

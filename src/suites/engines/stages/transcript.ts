@@ -25,13 +25,20 @@ export const StoredTranscriptSchema = z.object({
 
 const Params = z.union([
   z.object({ source: z.literal("generated"), params: z.record(z.string(), z.unknown()) }),
-  z.object({ source: z.literal("imported"), format: z.enum(TRANSCRIPT_FORMATS) }),
+  z.object({
+    source: z.literal("imported"),
+    format: z.enum(TRANSCRIPT_FORMATS),
+    /** Which transcript of a multi-sample file (`--sample`; absent: the first). */
+    sample: z.number().int().min(0).optional(),
+  }),
 ]);
 
 /** The `engines-transcript` stage. */
 export const enginesTranscriptStage = defineStage({
   name: "engines-transcript",
-  version: 4,
+  // v5: every LoCoMo QA item is kept as a probe scored by LoCoMo's F1 (category 5 and items without known
+  // evidence included); `sample` picks a conversation of a multi-sample file.
+  version: 5,
   doc: "The transcript every engine compresses: generated with planted needles (early region by default), " +
     "or imported (format recorded; the needles a generated file carries are kept); a probes file replaces its probes.",
   params: Params,
@@ -56,7 +63,12 @@ export const enginesTranscriptStage = defineStage({
         },
       });
     }
-    const imported = importTranscriptText(z.string().parse(inputs.file), "transcript", params.format);
+    const imported = importTranscriptText(
+      z.string().parse(inputs.file),
+      "transcript",
+      params.format,
+      params.sample !== undefined ? { sample: params.sample } : {},
+    );
     return Promise.resolve({
       outputs: {
         transcript: {

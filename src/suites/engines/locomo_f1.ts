@@ -1,0 +1,97 @@
+/**
+ * LoCoMo's answer F1, as its evaluation scores a model's answer to one of its QA annotations (Maharana et al.,
+ * ACL 2024; the rules of its `task_eval/evaluation.py`, written here anew, no LLM judge):
+ *
+ * - Normalisation: commas removed, lowercase, ASCII punctuation removed, the words `a`, `an`, `the` and
+ *   `and` removed, whitespace folded; then every word is Porter-stemmed.
+ * - F1 of two texts: the bag-of-stems overlap (precision over the prediction's words, recall over the gold
+ *   answer's), 0 when nothing is shared.
+ * - Category 1 (multi-hop): prediction and gold answer are split at commas into parts; each gold part takes
+ *   its best F1 against any predicted part, and the score is their mean.
+ * - Categories 2 and 4: the F1 of the whole texts; category 3: the same against the gold answer's text
+ *   before its first `;`.
+ * - Category 5 (adversarial: the conversation does not say; most items carry only an `adversarial_answer`):
+ *   1 when the reply declines — LoCoMo counts "no information available" and "not mentioned"; this program's
+ *   QA prompt asks for {@link NOT_IN_CONTEXT}, so that counts too — else 0. The gold answer is not used.
+ *
+ * The stemmer is the npm `stemmer` package (Porter's 1980 algorithm); LoCoMo uses NLTK's Porter stemmer,
+ * whose extensions stem a few words differently (e.g. "dying"); both texts are stemmed alike, so a score
+ * moves only where two words share a stem under one and not the other.
+ *
+ * @example
+ * ```ts
+ * import { locomoF1 } from "./locomo_f1.ts";
+ * locomoF1("She adopted a beagle", "beagle", 2); // 0.5
+ * locomoF1("NOT IN CONTEXT", "", 5); // 1
+ * ```
+ *
+ * @module
+ */
+import { stemmer } from "stemmer";
+import { NOT_IN_CONTEXT } from "./metrics.ts";
+
+/** ASCII punctuation, as Python's `string.punctuation`. */
+const PUNCTUATION = /[!"#$%&'()*+,\-./:;<=>?@[\\\]^_`{|}~]/g;
+/** The words LoCoMo's normalisation removes. */
+const DROPPED = /\b(?:a|an|the|and)\b/g;
+
+/** LoCoMo's normalisation of an answer (before stemming): see the module notes. */
+export function normalizeLocomo(text: string): string {
+  const lowered = text.replaceAll(",", "").toLowerCase().replace(PUNCTUATION, "");
+  return lowered.replace(DROPPED, " ").split(/\s+/).filter(Boolean).join(" ");
+}
+
+/** The Porter-stemmed words of a normalised answer. */
+function stems(text: string): string[] {
+  const words = normalizeLocomo(text);
+  return words === "" ? [] : words.split(" ").map((word) => stemmer(word));
+}
+
+/** Bag-of-stems F1 of a prediction against a gold answer (0 when they share nothing). */
+export function tokenF1(prediction: string, gold: string): number {
+  const predicted = stems(prediction);
+  const expected = stems(gold);
+  const counts = new Map<string, number>();
+  for (const stem of expected) counts.set(stem, (counts.get(stem) ?? 0) + 1);
+  let same = 0;
+  for (const stem of predicted) {
+    const left = counts.get(stem) ?? 0;
+    if (left > 0) {
+      same++;
+      counts.set(stem, left - 1);
+    }
+  }
+  if (same === 0) return 0;
+  const precision = same / predicted.length;
+  const recall = same / expected.length;
+  return (2 * precision * recall) / (precision + recall);
+}
+
+/** Category 1's score: each comma-separated gold part's best F1 against any predicted part, averaged. */
+export function multiAnswerF1(prediction: string, gold: string): number {
+  const predicted = prediction.split(",").map((part) => part.trim());
+  const expected = gold.split(",").map((part) => part.trim());
+  const best = expected.map((part) => Math.max(...predicted.map((guess) => tokenF1(guess, part))));
+  return best.reduce((sum, value) => sum + value, 0) / best.length;
+}
+
+/** True when a reply declines to answer (category 5's correct reply). */
+export function declines(reply: string): boolean {
+  const lowered = reply.toLowerCase();
+  return lowered.includes("no information available") || lowered.includes("not mentioned") ||
+    reply.trim().replace(/[.\s]+$/, "").toUpperCase() === NOT_IN_CONTEXT;
+}
+
+/** LoCoMo's score of `reply` to a question of `category` (1-5) whose gold answer is `answer`. */
+export function locomoF1(reply: string, answer: string, category: number): number {
+  switch (category) {
+    case 1:
+      return multiAnswerF1(reply, answer);
+    case 3:
+      return tokenF1(reply, answer.split(";")[0].trim());
+    case 5:
+      return declines(reply) ? 1 : 0;
+    default:
+      return tokenF1(reply, answer);
+  }
+}
