@@ -6,8 +6,8 @@
  *
  * @module
  */
-import { join } from "node:path";
-import { type EntryInfo, hashRegularFileSync, isFsError, UnsafeFileError } from "./safe_read.ts";
+import { hashRegularFileSync } from "./safe_read_sync.ts";
+import { type EntryInfo, isFsError, UnsafeFileError } from "./unsafe_file.ts";
 
 /** A blob file's name inside its prefix folder: the hash's last 62 hex digits. */
 const BLOB_NAME = /^[0-9a-f]{62}$/;
@@ -68,7 +68,7 @@ export function scanDirectorySync(dir: string, hashBlobs: boolean): DirScan {
   names.sort();
   const buffer = sharedBuffer ??= new Uint8Array(1 << 20);
   const entries = names.map((name): ScannedEntry => {
-    const path = join(dir, name);
+    const path = `${dir}/${name}`;
     let info: EntryInfo;
     try {
       info = pick(Deno.lstatSync(path));
@@ -103,13 +103,12 @@ interface Pending {
 }
 
 /**
- * Workers that run {@link scanDirectorySync}, one job at a time each, jobs queued in order. A worker's failure
- * (a bug, not a file's state) rejects its job.
+ * Workers that run {@link scanDirectorySync}. Jobs are posted at once, in turn to each worker, so a worker
+ * never waits for the calling thread to hand it the next (that thread has its own work meanwhile). A
+ * worker's failure (a bug, not a file's state) rejects the jobs not yet answered.
  */
 export class ScanPool {
   readonly #workers: Worker[] = [];
-  readonly #idle: Worker[] = [];
-  readonly #queue: ScanRequest[] = [];
   readonly #pending = new Map<number, Pending>();
   #next = 0;
 
@@ -117,13 +116,12 @@ export class ScanPool {
   constructor(size: number) {
     for (let i = 0; i < size; i++) {
       const worker = new Worker(new URL("./dir_scan_worker.ts", import.meta.url).href, { type: "module" });
-      worker.onmessage = (event: MessageEvent<ScanReply>) => this.#reply(worker, event.data);
+      worker.onmessage = (event: MessageEvent<ScanReply>) => this.#reply(event.data);
       worker.onerror = (event: ErrorEvent) => {
         event.preventDefault();
         this.#failAll(new Error(`a scanning worker failed: ${event.message}`));
       };
       this.#workers.push(worker);
-      this.#idle.push(worker);
     }
   }
 
@@ -132,22 +130,14 @@ export class ScanPool {
     const id = this.#next++;
     return new Promise((resolve, reject) => {
       this.#pending.set(id, { resolve, reject });
-      this.#queue.push({ id, dir, hashBlobs });
-      this.#pump();
+      const request: ScanRequest = { id, dir, hashBlobs };
+      this.#workers[id % this.#workers.length].postMessage(request);
     });
   }
 
-  #pump(): void {
-    while (this.#idle.length > 0 && this.#queue.length > 0) {
-      this.#idle.pop()!.postMessage(this.#queue.shift()!);
-    }
-  }
-
-  #reply(worker: Worker, reply: ScanReply): void {
+  #reply(reply: ScanReply): void {
     const pending = this.#pending.get(reply.id);
     this.#pending.delete(reply.id);
-    this.#idle.push(worker);
-    this.#pump();
     if (!pending) return;
     if ("scan" in reply) pending.resolve(reply.scan);
     else pending.reject(new Error(`a scanning worker failed: ${reply.failure}`));

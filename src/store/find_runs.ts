@@ -7,7 +7,7 @@
  */
 import { join, relative } from "node:path";
 import { CREATING_MARK, RUN_FILES } from "./run_files.ts";
-import { isFsError } from "./safe_read.ts";
+import { isFsError } from "./unsafe_file.ts";
 
 /** True when `dir` holds a journal or a manifest (as any kind of entry: `verify` judges it). */
 export async function isRunDirectory(dir: string): Promise<boolean> {

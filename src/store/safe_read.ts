@@ -9,64 +9,12 @@
  */
 import { createHash } from "node:crypto";
 import { constants } from "node:fs";
-import { closeSync, fstatSync, openSync, readSync } from "node:fs";
 import { type FileHandle, open } from "node:fs/promises";
+import { type EntryInfo, isFsError, isSystemError, unreadable, UnsafeFileError } from "./unsafe_file.ts";
 
-/** The file cannot be read safely; `reason` says why in a few words. */
-export class UnsafeFileError extends Error {
-  /** Creates the error for a file with a short reason such as "unreadable (PermissionDenied)". */
-  constructor(readonly reason: string) {
-    super(reason);
-    this.name = "UnsafeFileError";
-  }
-}
-
-/** The parts of `Deno.FileInfo` the checkers look at (what a scanning worker sends back). */
-export type EntryInfo = Pick<
-  Deno.FileInfo,
-  | "isFile"
-  | "isDirectory"
-  | "isSymlink"
-  | "isFifo"
-  | "isCharDevice"
-  | "isBlockDevice"
-  | "isSocket"
-  | "size"
-  | "mode"
-  | "nlink"
-  | "ino"
-  | "dev"
->;
-
-/** What kind of file-system entry `info` describes, in words ("symlink", "FIFO", "directory", …). */
-export function entryKind(info: EntryInfo): string {
-  if (info.isSymlink) return "symlink";
-  if (info.isFile) return "regular file";
-  if (info.isDirectory) return "directory";
-  if (info.isFifo) return "FIFO";
-  if (info.isCharDevice) return "character device";
-  if (info.isBlockDevice) return "block device";
-  if (info.isSocket) return "socket";
-  return "special file";
-}
-
-/** True for the errors `Deno` raises for file-system operations (not for bugs in this program). */
-export function isFsError(error: unknown): error is Error {
-  return Object.values(Deno.errors).some((kind) => error instanceof kind);
-}
+export { type EntryInfo, entryKind, isFsError, UnsafeFileError } from "./unsafe_file.ts";
 
 const CHUNK = 1 << 20;
-
-/** A Node-style system error (`code` like `ELOOP`, `EACCES`), as `node:fs` raises them. */
-function isSystemError(error: unknown): error is Error & { code: string } {
-  return error instanceof Error && typeof (error as { code?: unknown }).code === "string";
-}
-
-function unreadable(error: Error): UnsafeFileError {
-  const code = isSystemError(error) ? error.code : error.name;
-  if (code === "ELOOP") return new UnsafeFileError("became a symlink while being checked");
-  return new UnsafeFileError(`unreadable (${code})`);
-}
 
 /**
  * Opens without following a symlink and without blocking on a FIFO (`O_NOFOLLOW | O_NONBLOCK`), then checks
@@ -148,53 +96,5 @@ export async function readRegularFile(path: string, info: EntryInfo, cap: number
     return at === out.length ? out : out.subarray(0, at);
   } finally {
     await handle.close();
-  }
-}
-
-const OPEN_FLAGS = constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK;
-
-/**
- * {@link hashRegularFile} with synchronous calls, for a thread that hashes many small files (a scanning
- * worker): open, `fstat`, read into `buffer` (reused; at least 64 KiB), close, each a direct system call with
- * no hand-off to a thread pool. Same checks and same reasons as the async version.
- */
-export function hashRegularFileSync(path: string, info: EntryInfo, buffer: Uint8Array): string {
-  let fd: number;
-  try {
-    fd = openSync(path, OPEN_FLAGS);
-  } catch (error) {
-    if (isSystemError(error) || isFsError(error)) throw unreadable(error);
-    throw error;
-  }
-  try {
-    let now;
-    try {
-      now = fstatSync(fd);
-    } catch (error) {
-      if (isSystemError(error) || isFsError(error)) throw unreadable(error);
-      throw error;
-    }
-    if (!now.isFile()) throw new UnsafeFileError("became a special file while being checked");
-    if (info.ino !== null && (now.ino !== info.ino || now.dev !== info.dev)) {
-      throw new UnsafeFileError("was replaced while being checked");
-    }
-    const hash = createHash("sha256");
-    const limit = info.size;
-    let total = 0;
-    while (total <= limit) {
-      let n: number;
-      try {
-        n = readSync(fd, buffer, 0, Math.min(buffer.length, limit + 1 - total), null);
-      } catch (error) {
-        if (isSystemError(error) || isFsError(error)) throw unreadable(error);
-        throw error;
-      }
-      if (n === 0) return hash.digest("hex");
-      hash.update(buffer.subarray(0, n));
-      total += n;
-    }
-    throw new UnsafeFileError(`grew beyond its size of ${limit} bytes while being read`);
-  } finally {
-    closeSync(fd);
   }
 }

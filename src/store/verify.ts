@@ -148,6 +148,10 @@ export class RunChecker {
   #journal?: JournalReading;
   /** The run path is a directory that was walked. */
   #walked = false;
+  /** The entries directly in the run (what the records phase reads), known before the walk ends. */
+  readonly #top = new Map<string, Entry>();
+  /** The records phase, started during the walk. */
+  #recordsEarly?: Promise<Problem[]>;
   readonly #strictModes: boolean;
   /** Blobs not 0444, by mode (octal text), when modes are not strict. */
   readonly #looseModes = new Map<string, number>();
@@ -181,7 +185,7 @@ export class RunChecker {
     yield* problems;
     if (!this.#walked) return;
     yield* await this.#collect("blobs", (add) => Promise.resolve(this.#hashBlobs(add)));
-    yield* await this.#collect("records", (add) => this.#records(add));
+    yield* await (this.#recordsEarly ?? this.#collect("records", (add) => this.#records(add)));
     yield* await this.#collect("dag", (add) => Promise.resolve(this.#dag(add)));
     yield* await this.#collect("files", (add) => this.#checkFiles(add));
   }
@@ -208,7 +212,16 @@ export class RunChecker {
       throw error;
     }
     if (!root.isDirectory) return add("missing", this.#run, `not a directory but a ${entryKind(root)}`);
-    const tree = await this.#gather();
+    const { tree, done } = this.#startWalk();
+    for (const scanned of tree.scan.entries) {
+      if (scanned.info && !scanned.info.isDirectory) {
+        this.#top.set(scanned.name, { rel: scanned.name, info: scanned.info });
+      }
+    }
+    // The records (this thread's main work) are read while the workers hash the blobs; named in their phase.
+    this.#recordsEarly = this.#collect("records", (add) => this.#records(add));
+    this.#recordsEarly.catch(() => {}); // awaited (and its failure thrown) in check()
+    await done;
     const visit = (dir: ScannedDir, prefix: string): void => {
       if (dir.scan.listError !== undefined) {
         add("unreadable", prefix || ".", `directory cannot be listed (${dir.scan.listError})`);
@@ -260,32 +273,42 @@ export class RunChecker {
   }
 
   /**
-   * Scans every directory of the run (see ./dir_scan.ts): the blob folders in a pool of workers when the run
-   * has many of them, the rest here.
+   * Starts the walk of the run (see ./dir_scan.ts): every directory is scanned here, but the blob folders of a
+   * run with many go to a pool of workers, all posted at once. Returns the tree (blob folders still being
+   * scanned) and what settles once they all are.
    */
-  async #gather(): Promise<ScannedDir> {
+  #startWalk(): { tree: ScannedDir; done: Promise<void> } {
     let pool: ScanPool | undefined;
-    const scanHere = (dir: string, hashBlobs: boolean) => Promise.resolve(scanDirectorySync(dir, hashBlobs));
-    const gather = async (rel: string): Promise<ScannedDir> => {
-      const blobFolder = BLOB_FOLDER.test(rel);
-      const dir = rel ? join(this.#run, rel) : this.#run;
-      const scan = await (blobFolder && pool ? pool.scan(dir, true) : scanHere(dir, blobFolder));
+    const pending: Promise<void>[] = [];
+    const walk = (rel: string, scan: DirScan): ScannedDir => {
+      const node: ScannedDir = { scan, children: new Map() };
       const subdirs = scan.entries.filter((e) => e.info?.isDirectory);
       if (rel === BLOB_ROOT && subdirs.length >= POOL_MIN_FOLDERS && this.#workers > 0) {
         pool = new ScanPool(this.#workers);
       }
-      const children = new Map<string, ScannedDir>();
-      await Promise.all(subdirs.map(async (e) => {
-        children.set(e.name, await gather(rel ? `${rel}/${e.name}` : e.name));
-      }));
-      return { scan, children };
+      for (const e of subdirs) {
+        const childRel = rel ? `${rel}/${e.name}` : e.name;
+        const dir = join(this.#run, childRel);
+        const blobFolder = BLOB_FOLDER.test(childRel);
+        if (pool && blobFolder) {
+          // What lies below a blob folder (nothing, in a sound run) is scanned here once it answers.
+          pending.push(
+            pool.scan(dir, true).then((found) => void node.children.set(e.name, walk(childRel, found))),
+          );
+        } else node.children.set(e.name, walk(childRel, scanDirectorySync(dir, blobFolder)));
+      }
+      return node;
     };
     try {
-      return await gather("");
-    } finally {
+      const tree = walk("", scanDirectorySync(this.#run, false));
+      const done = Promise.all(pending).then(() => {}).finally(() => pool?.close());
+      return { tree, done };
+    } catch (error) {
       pool?.close();
+      throw error;
     }
   }
+
   async #describeIrregular(entry: Entry): Promise<string> {
     if (!entry.info.isSymlink) return `a ${entryKind(entry.info)}, not a regular file`;
     let target = "?";
@@ -315,7 +338,7 @@ export class RunChecker {
     name: string,
     add: (kind: ProblemKind, subject: string, detail: string) => void,
   ): Promise<Uint8Array | "absent" | "bad"> {
-    const entry = this.#entries.get(name);
+    const entry = this.#top.get(name);
     if (!entry) return "absent";
     if (!entry.info.isFile) {
       add("not_regular", name, await this.#describeIrregular(entry));
@@ -333,18 +356,16 @@ export class RunChecker {
   /** Phase 3: the manifest and the journal. */
   async #records(add: (kind: ProblemKind, subject: string, detail: string) => void): Promise<void> {
     const manifestBytes = await this.#readRecordFile(RUN_FILES.manifest, add);
-    // The journal is parsed first (its nodes vouch for the manifest's equal ones), its problems named after
-    // the manifest's, as ever.
+    // The journal's problems are named after the manifest's, as ever.
     const later: [ProblemKind, string, string][] = [];
     const journalBytes = await this.#readRecordFile(RUN_FILES.journal, (...p) => later.push(p));
-    const journal = journalBytes instanceof Uint8Array ? parseJournal(journalBytes) : undefined;
-    let manifestTexts: string[] | undefined;
+    let plain: PlainManifest | undefined;
     if (manifestBytes === "absent") add("unfinished", RUN_FILES.manifest, "missing: the run never finished");
     else if (manifestBytes !== "bad") {
       try {
         const value: unknown = JSON.parse(new TextDecoder().decode(manifestBytes));
-        const plain = plainManifest(value, journal);
-        if (plain) [this.#manifest, manifestTexts] = plain;
+        plain = plainManifest(value);
+        if (plain) this.#manifest = plain.manifest;
         else {
           const parsed = ManifestSchema.safeParse(value);
           if (parsed.success) this.#manifest = parsed.data;
@@ -359,6 +380,17 @@ export class RunChecker {
         add("manifest", RUN_FILES.manifest, `not JSON: ${error.message}`);
       }
     }
+    // The manifest's valid nodes vouch for journal lines that hold exactly them (see KnownNodes).
+    const manifestTexts = plain?.texts;
+    const journal = journalBytes instanceof Uint8Array
+      ? parseJournal(
+        journalBytes,
+        plain && {
+          text: (i) => plain.texts[i],
+          node: (i) => plain.manifest.nodes[i],
+        },
+      )
+      : undefined;
     for (const p of later) add(...p);
     if (journalBytes === "absent") add("missing", RUN_FILES.journal, "the run has no journal");
     if (!journal) return;
@@ -534,17 +566,18 @@ export class RunChecker {
   }
 }
 
+/** A manifest every node of which passed the plain check, with each node's canonical text. */
+interface PlainManifest {
+  manifest: Manifest;
+  texts: string[];
+}
+
 /**
  * The manifest `value` as `ManifestSchema` would return it, with each node's canonical text, when its head
- * passes the schema and every node either equals (canonically) the journal's node at its place, which the
- * journal's check vouched for, or passes the plain check (./plain_records.ts); else undefined, and the
- * schema decides (and names the problems) as before. Most of a manifest is nodes: this spares a schema walk
- * of every one.
+ * passes the schema and every node the plain check (./plain_records.ts); else undefined, and the schema
+ * decides (and names the problems) as before. Most of a manifest is nodes: this spares a schema walk of each.
  */
-function plainManifest(
-  value: unknown,
-  journal: JournalReading | undefined,
-): [Manifest, string[]] | undefined {
+function plainManifest(value: unknown): PlainManifest | undefined {
   if (typeof value !== "object" || value === null || Array.isArray(value)) return undefined;
   const nodes = (value as { nodes?: unknown }).nodes;
   if (!Array.isArray(nodes)) return undefined;
@@ -552,19 +585,16 @@ function plainManifest(
   if (!head.success) return undefined;
   const texts: string[] = [];
   for (let i = 0; i < nodes.length; i++) {
-    if (!(i in nodes)) return undefined;
     const node: unknown = nodes[i];
-    let text: string;
+    if (!(i in nodes) || !isPlainNode(node)) return undefined;
     try {
-      text = canonicalJson(node);
+      texts.push(canonicalJson(node));
     } catch (error) {
       if (error instanceof NotIJsonError) return undefined;
       throw error;
     }
-    if (text !== journal?.nodeTexts[i] && !isPlainNode(node)) return undefined;
-    texts.push(text);
   }
-  return [{ ...head.data, nodes: nodes as Node[] }, texts];
+  return { manifest: { ...head.data, nodes: nodes as Node[] }, texts };
 }
 
 /** Verifies a run directory and collects every problem (see {@link RunChecker}). */

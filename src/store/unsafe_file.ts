@@ -1,0 +1,62 @@
+/**
+ * What the readers of a possibly hostile run share: the error a file that cannot be read safely raises, the
+ * parts of `lstat` they look at, and how a failed call is named. No file-system module is loaded here, so a
+ * scanning worker (./dir_scan.ts) loads only what it calls.
+ *
+ * @module
+ */
+
+/** The file cannot be read safely; `reason` says why in a few words. */
+export class UnsafeFileError extends Error {
+  /** Creates the error for a file with a short reason such as "unreadable (PermissionDenied)". */
+  constructor(readonly reason: string) {
+    super(reason);
+    this.name = "UnsafeFileError";
+  }
+}
+
+/** The parts of `Deno.FileInfo` the checkers look at (what a scanning worker sends back). */
+export type EntryInfo = Pick<
+  Deno.FileInfo,
+  | "isFile"
+  | "isDirectory"
+  | "isSymlink"
+  | "isFifo"
+  | "isCharDevice"
+  | "isBlockDevice"
+  | "isSocket"
+  | "size"
+  | "mode"
+  | "nlink"
+  | "ino"
+  | "dev"
+>;
+
+/** What kind of file-system entry `info` describes, in words ("symlink", "FIFO", "directory", …). */
+export function entryKind(info: EntryInfo): string {
+  if (info.isSymlink) return "symlink";
+  if (info.isFile) return "regular file";
+  if (info.isDirectory) return "directory";
+  if (info.isFifo) return "FIFO";
+  if (info.isCharDevice) return "character device";
+  if (info.isBlockDevice) return "block device";
+  if (info.isSocket) return "socket";
+  return "special file";
+}
+
+/** True for the errors `Deno` raises for file-system operations (not for bugs in this program). */
+export function isFsError(error: unknown): error is Error {
+  return Object.values(Deno.errors).some((kind) => error instanceof kind);
+}
+
+/** A Node-style system error (`code` like `ELOOP`, `EACCES`), as `node:fs` raises them. */
+export function isSystemError(error: unknown): error is Error & { code: string } {
+  return error instanceof Error && typeof (error as { code?: unknown }).code === "string";
+}
+
+/** The {@link UnsafeFileError} for a failed file-system call. */
+export function unreadable(error: Error): UnsafeFileError {
+  const code = isSystemError(error) ? error.code : error.name;
+  if (code === "ELOOP") return new UnsafeFileError("became a symlink while being checked");
+  return new UnsafeFileError(`unreadable (${code})`);
+}
