@@ -1,12 +1,13 @@
 /**
- * The checker's walk of a run, one directory at a time: list it, `lstat` every entry (symlinks not followed)
- * and hash the regular files with a blob name while they are at hand, all with synchronous calls (a direct
+ * The checker's walk of a run, one directory at a time: list it, describe every entry (`lstat`, symlinks not
+ * followed; a blob the listing calls a regular file by `fstat` of the file opened to hash it, one call
+ * fewer) and hash the regular files with a blob name while they are at hand, all with synchronous calls (a direct
  * system call each, no hand-off to a thread pool). A run's blob folders (`objects/sha256/XX`) are shared out
  * to a {@link ScanPool} of workers, so both cores read and hash; a small run is scanned in the calling thread.
  *
  * @module
  */
-import { hashRegularFileSync } from "./safe_read_sync.ts";
+import { hashRegularFileSync, readRegularFileSync } from "./safe_read_sync.ts";
 import { type EntryInfo, isFsError, UnsafeFileError } from "./unsafe_file.ts";
 
 /** A blob file's name inside its prefix folder: the hash's last 62 hex digits. */
@@ -58,17 +59,24 @@ let sharedBuffer: Uint8Array | undefined;
  * File-system failures are recorded in the result; anything else is thrown.
  */
 export function scanDirectorySync(dir: string, hashBlobs: boolean): DirScan {
-  const names: string[] = [];
+  const listed: { name: string; isFile: boolean }[] = [];
   try {
-    for (const entry of Deno.readDirSync(dir)) names.push(entry.name);
+    for (const entry of Deno.readDirSync(dir)) listed.push({ name: entry.name, isFile: entry.isFile });
   } catch (error) {
     if (!isFsError(error)) throw error;
     return { listError: error.name, entries: [] };
   }
-  names.sort();
+  listed.sort((a, b) => a.name < b.name ? -1 : a.name > b.name ? 1 : 0);
   const buffer = sharedBuffer ??= new Uint8Array(1 << 20);
-  const entries = names.map((name): ScannedEntry => {
+  const entries = listed.map(({ name, isFile }): ScannedEntry => {
     const path = `${dir}/${name}`;
+    const blob = hashBlobs && BLOB_NAME.test(name);
+    if (blob && isFile) {
+      // Listed as a regular file: opened (never following a symlink, never blocking) and described by
+      // `fstat` of what was opened, then read; anything else that answers is described by `lstat` below.
+      const read = readRegularFileSync(path, buffer);
+      if (read !== undefined) return { name, ...read };
+    }
     let info: EntryInfo;
     try {
       info = pick(Deno.lstatSync(path));
@@ -76,7 +84,7 @@ export function scanDirectorySync(dir: string, hashBlobs: boolean): DirScan {
       if (!isFsError(error)) throw error;
       return { name, error: error.name };
     }
-    if (!hashBlobs || !info.isFile || !BLOB_NAME.test(name)) return { name, info };
+    if (!blob || !info.isFile) return { name, info };
     try {
       return { name, info, digest: hashRegularFileSync(path, info, buffer) };
     } catch (error) {
@@ -87,33 +95,41 @@ export function scanDirectorySync(dir: string, hashBlobs: boolean): DirScan {
   return { entries };
 }
 
-/** A job sent to a scanning worker. */
+/** The one message a scanning worker gets: the blob folders to scan, and the shared count of those taken. */
 export interface ScanRequest {
-  id: number;
-  dir: string;
-  hashBlobs: boolean;
+  dirs: string[];
+  /** `taken[0]`: how many of `dirs` some thread has taken (raised with `Atomics.add`). */
+  taken: Int32Array;
 }
 
-/** A scanning worker's answer. */
-export type ScanReply = { id: number; scan: DirScan } | { id: number; failure: string };
-
-interface Pending {
-  resolve: (scan: DirScan) => void;
-  reject: (error: Error) => void;
-}
+/** A scanning worker's answer for one folder. */
+export type ScanReply = { index: number; scan: DirScan } | { index: number; failure: string };
 
 /**
- * Workers that run {@link scanDirectorySync}. Jobs are posted at once, in turn to each worker, so a worker
- * never waits for the calling thread to hand it the next (that thread has its own work meanwhile). A
- * worker's failure (a bug, not a file's state) rejects the jobs not yet answered.
+ * Blob folders scanned by workers and by the calling thread together: each takes the next folder from one
+ * shared count (a `SharedArrayBuffer`), so nobody waits to be handed work and the calling thread, once its
+ * own work is done, {@link help}s with what is left. A worker's failure (a bug, not a file's state) rejects
+ * the folders it had not answered.
  */
 export class ScanPool {
+  /** Each folder's scan, in the order given. */
+  readonly results: Promise<DirScan>[];
   readonly #workers: Worker[] = [];
-  readonly #pending = new Map<number, Pending>();
-  #next = 0;
+  readonly #dirs: string[];
+  readonly #taken: Int32Array;
+  readonly #settle: { resolve: (scan: DirScan) => void; reject: (error: Error) => void }[] = [];
+  readonly #open = new Set<number>();
 
-  /** Starts `size` workers (they inherit this process's permissions). */
-  constructor(size: number) {
+  /** Starts `size` workers (they inherit this process's permissions) on the blob folders `dirs`. */
+  constructor(size: number, dirs: string[]) {
+    this.#dirs = dirs;
+    this.#taken = new Int32Array(new SharedArrayBuffer(4));
+    this.results = dirs.map((_, index) =>
+      new Promise<DirScan>((resolve, reject) => {
+        this.#settle[index] = { resolve, reject };
+        this.#open.add(index);
+      })
+    );
     for (let i = 0; i < size; i++) {
       const worker = new Worker(new URL("./dir_scan_worker.ts", import.meta.url).href, { type: "module" });
       worker.onmessage = (event: MessageEvent<ScanReply>) => this.#reply(event.data);
@@ -121,36 +137,52 @@ export class ScanPool {
         event.preventDefault();
         this.#failAll(new Error(`a scanning worker failed: ${event.message}`));
       };
+      const request: ScanRequest = { dirs, taken: this.#taken };
+      worker.postMessage(request);
       this.#workers.push(worker);
     }
   }
 
-  /** Scans `dir` in a worker (see {@link scanDirectorySync}). */
-  scan(dir: string, hashBlobs: boolean): Promise<DirScan> {
-    const id = this.#next++;
-    return new Promise((resolve, reject) => {
-      this.#pending.set(id, { resolve, reject });
-      const request: ScanRequest = { id, dir, hashBlobs };
-      this.#workers[id % this.#workers.length].postMessage(request);
-    });
+  /** Scans, in this thread, every folder no worker has taken yet. */
+  help(): void {
+    for (let i = Atomics.add(this.#taken, 0, 1); i < this.#dirs.length; i = Atomics.add(this.#taken, 0, 1)) {
+      let reply: ScanReply;
+      try {
+        reply = { index: i, scan: scanDirectorySync(this.#dirs[i], true) };
+      } catch (error) {
+        reply = { index: i, failure: error instanceof Error ? error.stack ?? error.message : String(error) };
+      }
+      this.#reply(reply);
+    }
   }
 
   #reply(reply: ScanReply): void {
-    const pending = this.#pending.get(reply.id);
-    this.#pending.delete(reply.id);
-    if (!pending) return;
-    if ("scan" in reply) pending.resolve(reply.scan);
-    else pending.reject(new Error(`a scanning worker failed: ${reply.failure}`));
+    if (!this.#open.delete(reply.index)) return;
+    const settle = this.#settle[reply.index];
+    if ("scan" in reply) settle.resolve(reply.scan);
+    else settle.reject(new Error(`a folder scan failed: ${reply.failure}`));
   }
 
   #failAll(error: Error): void {
-    for (const pending of this.#pending.values()) pending.reject(error);
-    this.#pending.clear();
+    for (const index of this.#open) this.#settle[index].reject(error);
+    this.#open.clear();
   }
 
   /** Stops the workers. */
   close(): void {
     for (const worker of this.#workers) worker.terminate();
     this.#failAll(new Error("the scanning pool was closed"));
+  }
+}
+
+/** Serves one {@link ScanRequest} in a worker: takes folders until none is left, answering each. */
+export function serveScanRequest(request: ScanRequest, reply: (message: ScanReply) => void): void {
+  const { dirs, taken } = request;
+  for (let i = Atomics.add(taken, 0, 1); i < dirs.length; i = Atomics.add(taken, 0, 1)) {
+    try {
+      reply({ index: i, scan: scanDirectorySync(dirs[i], true) });
+    } catch (error) {
+      reply({ index: i, failure: error instanceof Error ? error.stack ?? error.message : String(error) });
+    }
   }
 }

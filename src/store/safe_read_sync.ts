@@ -36,26 +36,80 @@ export function hashRegularFileSync(path: string, info: EntryInfo, buffer: Uint8
     if (info.ino !== null && (now.ino !== info.ino || now.dev !== info.dev)) {
       throw new UnsafeFileError("was replaced while being checked");
     }
-    const hash = createHash("sha256");
-    const limit = info.size;
-    let total = 0;
-    while (total <= limit) {
-      const want = Math.min(buffer.length, limit + 1 - total);
-      let n: number;
-      try {
-        n = readSync(fd, buffer, 0, want, null);
-      } catch (error) {
-        if (isSystemError(error) || isFsError(error)) throw unreadable(error);
-        throw error;
-      }
-      if (n === 0) return hash.digest("hex");
-      hash.update(buffer.subarray(0, n));
-      total += n;
-      // A regular file reads short only at its end: no further call to see 0 bytes.
-      if (n < want) return hash.digest("hex");
-    }
-    throw new UnsafeFileError(`grew beyond its size of ${limit} bytes while being read`);
+    return hashOpen(fd, info.size, buffer);
   } finally {
     closeSync(fd);
   }
+}
+
+/**
+ * Opens `path` without following a symlink or blocking, describes it by `fstat` of what was opened, and when
+ * that is a regular file hashes it (at most its `fstat` size; a file that grows meanwhile is `unsafe`).
+ * Undefined when it could not be opened or described: the caller then examines it with `lstat`.
+ */
+export function readRegularFileSync(
+  path: string,
+  buffer: Uint8Array,
+): { info: EntryInfo; digest?: string; unsafe?: string } | undefined {
+  let fd: number;
+  try {
+    fd = openSync(path, OPEN_FLAGS);
+  } catch (error) {
+    if (isSystemError(error) || isFsError(error)) return undefined;
+    throw error;
+  }
+  try {
+    let info: EntryInfo;
+    try {
+      const st = fstatSync(fd);
+      info = {
+        isFile: st.isFile(),
+        isDirectory: st.isDirectory(),
+        isSymlink: false,
+        isFifo: st.isFIFO(),
+        isCharDevice: st.isCharacterDevice(),
+        isBlockDevice: st.isBlockDevice(),
+        isSocket: st.isSocket(),
+        size: st.size,
+        mode: st.mode,
+        nlink: st.nlink,
+        ino: st.ino,
+        dev: st.dev,
+      };
+    } catch (error) {
+      if (isSystemError(error) || isFsError(error)) return undefined;
+      throw error;
+    }
+    if (!info.isFile) return { info };
+    try {
+      return { info, digest: hashOpen(fd, info.size, buffer) };
+    } catch (error) {
+      if (!(error instanceof UnsafeFileError)) throw error;
+      return { info, unsafe: error.reason };
+    }
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/** SHA-256 of the open regular file `fd`, reading at most `limit` bytes (one more shows growth). */
+function hashOpen(fd: number, limit: number, buffer: Uint8Array): string {
+  const hash = createHash("sha256");
+  let total = 0;
+  while (total <= limit) {
+    const want = Math.min(buffer.length, limit + 1 - total);
+    let n: number;
+    try {
+      n = readSync(fd, buffer, 0, want, null);
+    } catch (error) {
+      if (isSystemError(error) || isFsError(error)) throw unreadable(error);
+      throw error;
+    }
+    if (n === 0) return hash.digest("hex");
+    hash.update(buffer.subarray(0, n));
+    total += n;
+    // A regular file reads short only at its end: no further call to see 0 bytes.
+    if (n < want) return hash.digest("hex");
+  }
+  throw new UnsafeFileError(`grew beyond its size of ${limit} bytes while being read`);
 }

@@ -107,10 +107,13 @@ const BLOB_FOLDER = /^objects\/sha256\/[0-9a-f]{2}$/;
 /** A run with fewer blob folders is scanned in this thread: starting workers costs more than they save. */
 const POOL_MIN_FOLDERS = 16;
 
-/** How many scanning workers: one per core, at most 4 (0 where workers cannot be started). */
+/**
+ * How many scanning workers: one per core beside this thread's (which reads the records, then scans too), at
+ * least 1, at most 3 (0 where workers cannot be started).
+ */
 function scanWorkers(): number {
   if (typeof Worker === "undefined") return 0;
-  return Math.max(1, Math.min(4, navigator.hardwareConcurrency ?? 1));
+  return Math.max(1, Math.min(3, (navigator.hardwareConcurrency ?? 1) - 1));
 }
 
 interface Entry {
@@ -212,7 +215,7 @@ export class RunChecker {
       throw error;
     }
     if (!root.isDirectory) return add("missing", this.#run, `not a directory but a ${entryKind(root)}`);
-    const { tree, done } = this.#startWalk();
+    const { tree, done, help } = this.#startWalk();
     for (const scanned of tree.scan.entries) {
       if (scanned.info && !scanned.info.isDirectory) {
         this.#top.set(scanned.name, { rel: scanned.name, info: scanned.info });
@@ -220,7 +223,8 @@ export class RunChecker {
     }
     // The records (this thread's main work) are read while the workers hash the blobs; named in their phase.
     this.#recordsEarly = this.#collect("records", (add) => this.#records(add));
-    this.#recordsEarly.catch(() => {}); // awaited (and its failure thrown) in check()
+    // Then this thread scans the blob folders no worker has taken yet.
+    this.#recordsEarly.then(help, help).catch(() => {}); // the records' failure is thrown in check()
     await done;
     const visit = (dir: ScannedDir, prefix: string): void => {
       if (dir.scan.listError !== undefined) {
@@ -277,32 +281,37 @@ export class RunChecker {
    * run with many go to a pool of workers, all posted at once. Returns the tree (blob folders still being
    * scanned) and what settles once they all are.
    */
-  #startWalk(): { tree: ScannedDir; done: Promise<void> } {
+  #startWalk(): { tree: ScannedDir; done: Promise<void>; help: () => void } {
     let pool: ScanPool | undefined;
     const pending: Promise<void>[] = [];
     const walk = (rel: string, scan: DirScan): ScannedDir => {
       const node: ScannedDir = { scan, children: new Map() };
       const subdirs = scan.entries.filter((e) => e.info?.isDirectory);
-      if (rel === BLOB_ROOT && subdirs.length >= POOL_MIN_FOLDERS && this.#workers > 0) {
-        pool = new ScanPool(this.#workers);
+      const pooled = rel === BLOB_ROOT && subdirs.length >= POOL_MIN_FOLDERS && this.#workers > 0
+        ? subdirs.filter((e) => BLOB_FOLDER.test(`${rel}/${e.name}`))
+        : [];
+      if (pooled.length > 0) {
+        pool = new ScanPool(this.#workers, pooled.map((e) => join(this.#run, rel, e.name)));
+        pooled.forEach((e, i) => {
+          // What lies below a blob folder (nothing, in a sound run) is scanned here once it answers.
+          const childRel = `${rel}/${e.name}`;
+          pending.push(
+            pool!.results[i].then((found) => void node.children.set(e.name, walk(childRel, found))),
+          );
+        });
       }
       for (const e of subdirs) {
+        if (pooled.includes(e)) continue;
         const childRel = rel ? `${rel}/${e.name}` : e.name;
-        const dir = join(this.#run, childRel);
         const blobFolder = BLOB_FOLDER.test(childRel);
-        if (pool && blobFolder) {
-          // What lies below a blob folder (nothing, in a sound run) is scanned here once it answers.
-          pending.push(
-            pool.scan(dir, true).then((found) => void node.children.set(e.name, walk(childRel, found))),
-          );
-        } else node.children.set(e.name, walk(childRel, scanDirectorySync(dir, blobFolder)));
+        node.children.set(e.name, walk(childRel, scanDirectorySync(join(this.#run, childRel), blobFolder)));
       }
       return node;
     };
     try {
       const tree = walk("", scanDirectorySync(this.#run, false));
       const done = Promise.all(pending).then(() => {}).finally(() => pool?.close());
-      return { tree, done };
+      return { tree, done, help: () => pool?.help() };
     } catch (error) {
       pool?.close();
       throw error;
