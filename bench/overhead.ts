@@ -16,12 +16,15 @@
  * ~0.1 s since the tokenizer starts from its prebuilt BPE ranks), for reference. Target: run wall ≤ 1.1 × ideal.
  *
  * Usage: `deno run -A bench/overhead.ts [--questions N] [--delay-ms MS] [--concurrency N] [--json] [--keep]`
+ * `[--cpu [--syscalls]]`
  *
  * `--cpu` measures instead the program's own CPU per provider call (issue 21, part 5): the provider runs in
  * another process (`serve-reference`), `hotpot run --live` calls it at `--concurrency` (default 64 with
  * `--cpu`) over the demo corpus (30 questions unless `--questions`), and the run process's user + system CPU
  * (start-up included; the provider's excluded: it is another process) is divided by the calls it made.
- * Target: at most {@link CPU_PER_CALL_TARGET_MS} ms. The process's CPU counts every thread (V8's garbage
+ * Target: at most {@link CPU_PER_CALL_TARGET_MS} ms. It also prints the provider process's CPU over the same
+ * run (from /proc), per call, and the harness's share of the two; `--syscalls` runs the run process under
+ * `strace -c` and prints {@link COUNTED_SYSCALLS} per call (the CPU figures are then inflated by strace). The process's CPU counts every thread (V8's garbage
  * collection and compiler threads, the file system's blocking pool) and the kernel's time for its file
  * operations, so on a shared machine the figure rises with the load: compare runs made under the same load.
  * The figure also depends on the machine far more than on the load: the tree the target was set on costs
@@ -44,6 +47,17 @@ export const OVERHEAD_TARGET_RATIO = 1.1;
 /** The target of the CPU benchmark: the run process's CPU per provider call, in milliseconds. */
 export const CPU_PER_CALL_TARGET_MS = 2;
 
+/** The system calls counted per provider call (`--syscalls`), by name. */
+export const COUNTED_SYSCALLS = [
+  "fsync",
+  "fdatasync",
+  "rename",
+  "openat",
+  "readlink",
+  "statx",
+  "mkdir",
+] as const;
+
 /** The figures of one CPU benchmark run. */
 export interface CpuPerCallResult {
   questions: number;
@@ -52,8 +66,30 @@ export interface CpuPerCallResult {
   user_s: number;
   sys_s: number;
   cpu_per_call_ms: number;
+  /** The provider process's (`serve-reference`) CPU over the same run, per call. */
+  server_cpu_per_call_ms: number;
+  /** The run process's share of the two processes' CPU. */
+  harness_share: number;
   target_ms: number;
   within_target: boolean;
+  /** With `--syscalls`: each counted system call of the run process (all threads), per call. */
+  syscalls_per_call?: Record<string, number>;
+}
+
+/** User + system CPU seconds of process `pid` so far (Linux: /proc/PID/stat, clock ticks of 1/100 s). */
+function processCpuSeconds(pid: number): number {
+  const fields = Deno.readTextFileSync(`/proc/${pid}/stat`).split(") ")[1].split(" ");
+  return (Number(fields[11]) + Number(fields[12])) / 100;
+}
+
+/** Counts from `strace -c` output: syscall name to calls. */
+function straceCounts(text: string): Record<string, number> {
+  const counts: Record<string, number> = {};
+  for (const line of text.split("\n")) {
+    const m = /^\s*[\d.]+\s+[\d.]+\s+\d+\s+(\d+)\s+(?:\d+\s+)?(\w+)\s*$/.exec(line);
+    if (m && m[2] !== "total") counts[m[2]] = Number(m[1]);
+  }
+  return counts;
 }
 
 /** Calls (attempts) made by the nodes a run executed itself. */
@@ -78,7 +114,7 @@ async function callsOf(runDir: string): Promise<{ calls: number; byStage: Record
  * module notes). The run's CPU is read from bash's `times` (its children's user and system time).
  */
 export async function benchCpuPerCall(
-  options: { questions?: number; concurrency?: number; keep?: boolean } = {},
+  options: { questions?: number; concurrency?: number; keep?: boolean; syscalls?: boolean } = {},
 ): Promise<CpuPerCallResult & { dir: string }> {
   const concurrency = options.concurrency ?? 64;
   const dir = await Deno.makeTempDir({ prefix: "hotpot_cpu_bench_" });
@@ -102,7 +138,13 @@ export async function benchCpuPerCall(
     const collect = ["hotpot", "collect", "--output", collectDir, "--quiet"];
     if (options.questions !== undefined) collect.push("--questions", String(options.questions));
     await cli(collect);
+    const straceOut = join(dir, "strace.txt");
+    const strace = options.syscalls
+      ? ["strace", "-f", "--seccomp-bpf", "-c", "-o", straceOut, "-e", `trace=${COUNTED_SYSCALLS.join(",")}`]
+      : [];
+    const serverBefore = processCpuSeconds(server.pid);
     const run = [
+      ...strace,
       Deno.execPath(),
       "run",
       "--allow-all",
@@ -130,6 +172,7 @@ export async function benchCpuPerCall(
       stdout: "piped",
     }).output();
     if (!timed.success) throw new Error("hotpot run --live failed");
+    const serverCpu = processCpuSeconds(server.pid) - serverBefore;
     // `times`: the shell's own user/system time, then its children's.
     const lines = new TextDecoder().decode(timed.stdout).trim().split("\n");
     const [user, sys] = lines[lines.length - 1].split(/\s+/).map((t) => {
@@ -139,6 +182,11 @@ export async function benchCpuPerCall(
     });
     const { calls } = await callsOf(runDir);
     const perCall = ((user + sys) * 1000) / calls;
+    let syscalls: Record<string, number> | undefined;
+    if (options.syscalls) {
+      const counts = straceCounts(await Deno.readTextFile(straceOut));
+      syscalls = Object.fromEntries(COUNTED_SYSCALLS.map((name) => [name, (counts[name] ?? 0) / calls]));
+    }
     const manifest = await readManifest(collectDir);
     const questions = options.questions ?? manifest.nodes.filter((n) => n.stage === "hotpot-collect").length;
     return {
@@ -149,8 +197,11 @@ export async function benchCpuPerCall(
       user_s: user,
       sys_s: sys,
       cpu_per_call_ms: perCall,
+      server_cpu_per_call_ms: (serverCpu * 1000) / calls,
+      harness_share: (user + sys) / (user + sys + serverCpu),
       target_ms: CPU_PER_CALL_TARGET_MS,
       within_target: perCall <= CPU_PER_CALL_TARGET_MS,
+      ...(syscalls ? { syscalls_per_call: syscalls } : {}),
     };
   } finally {
     stopServer(server);
@@ -277,6 +328,7 @@ const ArgsSchema = z.object({
   concurrency: z.coerce.number().int().min(1).optional(),
   json: z.boolean().default(false),
   keep: z.boolean().default(false),
+  syscalls: z.boolean().default(false),
 });
 
 if (import.meta.main) {
@@ -289,6 +341,7 @@ if (import.meta.main) {
       concurrency: { type: "string" },
       json: { type: "boolean" },
       keep: { type: "boolean" },
+      syscalls: { type: "boolean" },
     },
   });
   const args = ArgsSchema.parse(values);
@@ -297,6 +350,7 @@ if (import.meta.main) {
       questions: args.questions,
       concurrency: args.concurrency,
       keep: args.keep,
+      syscalls: args.syscalls,
     });
     if (args.json) console.log(JSON.stringify(c));
     else {
@@ -304,7 +358,15 @@ if (import.meta.main) {
         `cpu bench: ${c.questions} questions, ${c.calls} calls at concurrency ${c.concurrency} (provider in ` +
           `another process)\n  run process CPU ${c.user_s.toFixed(2)} s user + ${c.sys_s.toFixed(2)} s sys ` +
           `(start-up included) → ${c.cpu_per_call_ms.toFixed(2)} ms per call (target ≤ ${c.target_ms}) ` +
-          `${c.within_target ? "ok" : "OVER TARGET"}` + (args.keep ? `\n  kept: ${c.dir}` : ""),
+          `${c.within_target ? "ok" : "OVER TARGET"}\n  provider process CPU ${
+            c.server_cpu_per_call_ms.toFixed(2)
+          } ms per call: the harness is ${(100 * c.harness_share).toFixed(0)}% of the two processes' CPU` +
+          (c.syscalls_per_call
+            ? `\n  system calls per call (run process, every thread; under strace, so CPU above is inflated): ${
+              Object.entries(c.syscalls_per_call).map(([k, v]) => `${k} ${v.toFixed(2)}`).join(", ")
+            }`
+            : "") +
+          (args.keep ? `\n  kept: ${c.dir}` : ""),
       );
     }
     Deno.exit(c.within_target ? 0 : 1);
