@@ -102,6 +102,9 @@ interface Axis {
   /** Pixel y where bars start. */
   base: number;
   ticks: { value: number; label: string }[];
+  /** The values at the plot's bottom and top (beyond them, `y` clamps). */
+  lo: number;
+  hi: number;
 }
 
 /** Rounds a coordinate to 0.1 px for stable, compact output. */
@@ -140,7 +143,7 @@ function linearAxis(values: readonly number[], box: Box, max?: number): Axis {
     const value = Number((lo + i * step).toPrecision(12));
     ticks.push({ value, label: tickLabel(value) });
   }
-  return { y, base: y(0), ticks };
+  return { y, base: y(0), ticks, lo, hi };
 }
 
 function logAxis(values: readonly number[], box: Box): Axis {
@@ -156,7 +159,7 @@ function logAxis(values: readonly number[], box: Box): Axis {
   for (let e = loExp; e <= hiExp; e++) {
     ticks.push({ value: 10 ** e, label: e < 0 ? (10 ** e).toFixed(-e) : String(10 ** e) });
   }
-  return { y, base: box.bottom, ticks };
+  return { y, base: box.bottom, ticks, lo: 10 ** loExp, hi: 10 ** hiExp };
 }
 
 function shorten(label: string, maxChars: number): string {
@@ -221,55 +224,85 @@ function marker(series: number, x: number, y: number): Html {
     : safeHtml`<rect x="${c(x - 4)}" y="${c(y - 4)}" width="8" height="8" fill="${fill}"/>`;
 }
 
-/** A vertical error bar with caps from `lo` to `hi` at `x`, titled with the interval. */
+/**
+ * A vertical error bar with caps from `lo` to `hi` at `x`, titled with the interval. An end beyond the axis
+ * (a fixed top such as 100, or a log axis's floor) is drawn as an arrowhead at the plot's edge instead of a
+ * cap, and the title says so: an interval is never cut without a mark.
+ */
 function errorBar(x: number, axis: Axis, err: { lo: number; hi: number }, title: string): Html {
   const y1 = axis.y(err.lo);
   const y2 = axis.y(err.hi);
-  return safeHtml`<g stroke="${TEXT}" stroke-width="1.3"><title>${title}</title><line x1="${c(x)}" x2="${
+  const below = err.lo < axis.lo - 1e-9 * Math.abs(axis.lo || 1);
+  const above = err.hi > axis.hi + 1e-9 * Math.abs(axis.hi || 1);
+  const cap = (y: number) => safeHtml`<line x1="${c(x - 4)}" x2="${c(x + 4)}" y1="${c(y)}" y2="${c(y)}"/>`;
+  // An arrowhead pointing past the edge: its tip on the edge, 7 px long.
+  const arrow = (y: number, dir: 1 | -1) =>
+    safeHtml`<path d="M${c(x - 4.5)} ${c(y - 7 * dir)}L${c(x)} ${c(y)}L${c(x + 4.5)} ${
+      c(y - 7 * dir)
+    }Z" fill="${TEXT}"/>`;
+  const clipped = below || above ? " (the interval runs past the axis: arrowhead)" : "";
+  return safeHtml`<g stroke="${TEXT}" stroke-width="1.3"><title>${title}${clipped}</title><line x1="${
     c(x)
-  }" y1="${c(y1)}" y2="${c(y2)}"/><line x1="${c(x - 4)}" x2="${c(x + 4)}" y1="${c(y1)}" y2="${
-    c(y1)
-  }"/><line x1="${c(x - 4)}" x2="${c(x + 4)}" y1="${c(y2)}" y2="${c(y2)}"/></g>`;
+  }" x2="${c(x)}" y1="${c(y1)}" y2="${c(y2)}"/>${below ? arrow(y1, 1) : cap(y1)}${
+    above ? arrow(y2, -1) : cap(y2)
+  }</g>`;
 }
 
 function dashOf(ref: ReferenceLine): string {
   return ref.dash === "dotted" ? "2 4" : "7 5";
 }
 
-/** The legend row: a swatch (bar colour or line marker) per series, then a dashed line per reference. */
+/**
+ * The legend: a swatch (bar colour or line marker) per series, then a dashed line per reference, in rows from
+ * `y` that wrap before `maxX` (a name is never cut); returns the rows it took.
+ */
 function legend(
   series: readonly ChartSeries[],
   refs: readonly ReferenceLine[],
   x0: number,
-  y: number,
+  y0: number,
   markers: boolean,
-): Html {
+  maxX: number,
+): { html: Html; rows: number } {
   let x = x0;
+  let y = y0;
+  let rows = 1;
   const items: Html[] = [];
-  const item = (swatch: Html, swatchWidth: number, name: string) => {
+  const item = (swatch: (x: number, y: number) => Html, swatchWidth: number, name: string) => {
+    const width = swatchWidth + 6 + name.length * 7;
+    if (x > x0 && x + width > maxX) {
+      x = x0;
+      y += LEGEND_ROW;
+      rows++;
+    }
     const text = safeHtml`<text x="${c(x + swatchWidth + 6)}" y="${
       c(y)
     }" font-size="12" fill="${TEXT}">${name}</text>`;
-    items.push(safeHtml`${swatch}${text}\n`);
-    x += swatchWidth + 6 + name.length * 7 + 18;
+    items.push(safeHtml`${swatch(x, y)}${text}\n`);
+    x += width + 18;
   };
   series.forEach((s, i) => {
     item(
-      markers
-        ? marker(i, x + 6, y - 4)
-        : safeHtml`<rect x="${c(x)}" y="${c(y - 10)}" width="12" height="12" fill="${color(i)}"/>`,
+      (x, y) =>
+        markers
+          ? marker(i, x + 6, y - 4)
+          : safeHtml`<rect x="${c(x)}" y="${c(y - 10)}" width="12" height="12" fill="${color(i)}"/>`,
       12,
       s.name,
     );
   });
   for (const r of refs) {
-    const swatch = safeHtml`<line x1="${c(x)}" x2="${c(x + 26)}" y1="${c(y - 4)}" y2="${c(y - 4)}" stroke="${
-      color(r.series)
-    }" stroke-width="1.6" stroke-dasharray="${dashOf(r)}"/>`;
+    const swatch = (x: number, y: number) =>
+      safeHtml`<line x1="${c(x)}" x2="${c(x + 26)}" y1="${c(y - 4)}" y2="${c(y - 4)}" stroke="${
+        color(r.series)
+      }" stroke-width="1.6" stroke-dasharray="${dashOf(r)}"/>`;
     item(swatch, 26, r.label);
   }
-  return safeHtml`${items}`;
+  return { html: safeHtml`${items}`, rows };
 }
+
+/** The height of a legend row. */
+const LEGEND_ROW = 18;
 
 function yAxis(axis: Axis, box: Box, yLabel: string): Html {
   const lines = axis.ticks.map((t) => {
@@ -326,9 +359,45 @@ function labelChars(band: number): number {
   return Math.floor(band / 6.6);
 }
 
-/** Whether any of `labels` takes two lines in a band `band` pixels wide. */
-function wrapsLabels(labels: readonly string[], band: number): boolean {
-  return labels.some((label) => label.length > labelChars(band));
+/** Words in lines of at most `maxChars` (a longer word gets a line of its own, split at `maxChars`). */
+function wrapWords(text: string, maxChars: number): string[] {
+  const limit = Math.max(4, maxChars);
+  const lines: string[] = [];
+  let line = "";
+  for (let word of text.split(" ")) {
+    while (word.length > limit) {
+      if (line) lines.push(line);
+      lines.push(word.slice(0, limit));
+      word = word.slice(limit);
+      line = "";
+    }
+    if (line && line.length + 1 + word.length > limit) {
+      lines.push(line);
+      line = word;
+    } else line = line ? `${line} ${word}` : word;
+  }
+  if (line || lines.length === 0) lines.push(line);
+  return lines;
+}
+
+/**
+ * How a category label is set in a band `band` pixels wide: at 12 px in up to two lines, else at 10.5 px in
+ * up to three; only a label longer than that is shortened with "…" (and has the whole label as its tooltip).
+ */
+function labelLayout(label: string, band: number): { lines: string[]; size: number } {
+  const twelve = wrapWords(label, labelChars(band));
+  if (twelve.length <= 2) return { lines: twelve, size: 12 };
+  const small = wrapWords(label, Math.floor(band / 5.6));
+  if (small.length <= 3) return { lines: small, size: 10.5 };
+  return {
+    lines: [...small.slice(0, 2), shorten(small.slice(2).join(" "), Math.floor(band / 5.6))],
+    size: 10.5,
+  };
+}
+
+/** How many lines the longest of `labels` takes in a band `band` pixels wide. */
+function labelLineCount(labels: readonly string[], band: number): number {
+  return Math.max(1, ...labels.map((label) => labelLayout(label, band).lines.length));
 }
 
 function categoryLabels(
@@ -341,12 +410,9 @@ function categoryLabels(
   const maxChars = labelChars(band);
   return safeHtml`${
     labels.map((label, i) => {
-      // A long label is wrapped onto a second line at a space ("hermes-like" / "(reimplementation)"), and
-      // shortened only if a line is still too long; the whole label is always its tooltip.
-      // A line that does not fit at 12 px is set at 10.5 px before anything is cut.
-      const fits = noteLines(label, maxChars).every((line) => !line.endsWith("…"));
-      const lines = noteLines(label, fits ? maxChars : Math.floor(band / 5.6));
-      const size = fits ? 12 : 10.5;
+      // A long label is wrapped at spaces ("hermes-like" / "(reimplementation)"), set smaller before it is
+      // shortened; the whole label is the tooltip of a shortened one.
+      const { lines, size } = labelLayout(label, band);
       const note = notes?.[i];
       const full = lines.join(" ") !== label ? safeHtml`<title>${label}</title>` : "";
       const text = lines.map((line, k) =>
@@ -378,24 +444,37 @@ function missingLabel(x: number, y: number, tooltip: string): Html {
  */
 export function barChart(options: BarChartOptions): Html {
   const bars = options.categories.length * Math.max(1, options.series.length);
-  const width = options.width ?? Math.round(Math.min(1100, Math.max(760, 82 + (bars * 30) / 0.76)));
+  // Wide enough for 30-px bars and for the longest word of a category label at 10.5 px (a word is never split
+  // when the page allows: up to 1,100 px).
+  const longestWord = Math.max(
+    0,
+    ...options.categories.flatMap((label) => label.split(" ").map((w) => w.length)),
+  );
+  const width = options.width ??
+    Math.round(
+      Math.min(
+        1100,
+        Math.max(760, 82 + (bars * 30) / 0.76, 82 + options.categories.length * (longestWord * 5.6 + 6)),
+      ),
+    );
   const height = options.height ?? 330;
   const refs = options.referenceLines ?? [];
   const legendSeries = options.series.length > 1 ? options.series : [];
   const hasLegend = legendSeries.length > 0 || refs.length > 0;
+  const key = legend(legendSeries, refs, 66, 22, false, width - 8);
   const noteRoom = options.notes?.some((n) => n) ? 14 : 0;
-  // Room for a second label line when a category label wraps (the band is known from the plot's width).
-  const labelRoom =
-    wrapsLabels(options.categories, (width - 16 - 66) / Math.max(1, options.categories.length)) ? 14 : 0;
+  // Room for the label lines after the first when a category label wraps (the band is known from the width).
+  const labelRoom = 14 *
+    (labelLineCount(options.categories, (width - 16 - 66) / Math.max(1, options.categories.length)) - 1);
   const box: Box = {
     left: 66,
     right: width - 16,
-    top: hasLegend ? 46 : 24,
+    top: hasLegend ? 46 + LEGEND_ROW * (key.rows - 1) : 24,
     bottom: height - 40 - noteRoom - labelRoom,
   };
   const values = options.series.flatMap((
     s,
-  ) => [...s.values, ...(s.errors ?? []).flatMap((e) => e ? [e.hi] : [])])
+  ) => [...s.values, ...(s.errors ?? []).flatMap((e) => e ? [e.lo, e.hi] : [])])
     .filter((v): v is number => v !== null);
   const refValues = refs.map((r) => r.value);
   const axis = options.scale === "log"
@@ -439,9 +518,9 @@ export function barChart(options: BarChartOptions): Html {
   const baseline = safeHtml`<line x1="${c(box.left)}" x2="${c(box.right)}" y1="${c(axis.base)}" y2="${
     c(axis.base)
   }" stroke="${AXIS}"/>\n`;
-  return safeHtml`${svgOpen(width, height, options.title)}${
-    hasLegend ? legend(legendSeries, refs, box.left, 22, false) : ""
-  }${yAxis(axis, box, options.yLabel)}${drawn}${baseline}${referenceLines(refs, axis, box, false)}${
+  return safeHtml`${svgOpen(width, height, options.title)}${hasLegend ? key.html : ""}${
+    yAxis(axis, box, options.yLabel)
+  }${drawn}${baseline}${referenceLines(refs, axis, box, false)}${
     categoryLabels(options.categories, centers, band, box.bottom + 18, options.notes)
   }</svg>`;
 }
@@ -480,10 +559,16 @@ export function lineChart(options: LineChartOptions): Html {
   const width = options.width ?? 760;
   const height = options.height ?? 360;
   const refs = options.referenceLines ?? [];
-  const box: Box = { left: 66, right: width - (refs.length > 0 ? 150 : 24), top: 46, bottom: height - 64 };
+  const key = legend(options.series, [], 66, 22, true, width - 8);
+  const box: Box = {
+    left: 66,
+    right: width - (refs.length > 0 ? 150 : 24),
+    top: 46 + LEGEND_ROW * (key.rows - 1),
+    bottom: height - 64,
+  };
   const values = options.series.flatMap((
     s,
-  ) => [...s.values, ...(s.errors ?? []).flatMap((e) => e ? [e.hi] : [])])
+  ) => [...s.values, ...(s.errors ?? []).flatMap((e) => e ? [e.lo, e.hi] : [])])
     .filter((v): v is number => v !== null);
   const axis = linearAxis([...values, ...refs.map((r) => r.value)], box, options.max);
   const xs = options.x;
@@ -539,7 +624,7 @@ export function lineChart(options: LineChartOptions): Html {
   const xTitle = safeHtml`<text x="${c((box.left + box.right) / 2)}" y="${
     c(height - 8)
   }" text-anchor="middle" font-size="12" fill="${AXIS}">${options.xLabel}</text>\n`;
-  return safeHtml`${svgOpen(width, height, options.title)}${legend(options.series, [], box.left, 22, true)}${
+  return safeHtml`${svgOpen(width, height, options.title)}${key.html}${
     yAxis(axis, box, options.yLabel)
   }${xAxis}${ticks}${referenceLines(refs, axis, box, true)}${drawn}${
     categoryLabels(xs.map(options.xTick), centers, Math.max(band, 60), box.bottom + 19, options.notes)

@@ -13,6 +13,7 @@ import { pairedDifference } from "../analysis/paired.ts";
 import { column, type UnitAccessors, unitMeans } from "../analysis/unit_means.ts";
 import { unpairedDifference } from "../analysis/unpaired.ts";
 import { UsageError } from "../errors.ts";
+import { mostlyInvalidNote } from "../analysis/mostly_invalid.ts";
 
 /** One compared condition and metric. */
 export interface UnitComparisonRow {
@@ -29,6 +30,8 @@ export interface UnitComparisonRow {
   p_method: "exact" | "monte-carlo" | "permutation";
   /** Detectable difference at 80% power (paired only). */
   mde80: number | null;
+  /** "not a finding: …" when A's or B's condition was mostly invalid (its zeros, not the method, differ). */
+  note: string | null;
 }
 
 /** The unit-level comparison of two runs. */
@@ -53,6 +56,22 @@ export interface CompareUnits<R> {
   unitOf: (row: R) => string;
   conditionOf: (row: R) => string;
   metrics: [string, (row: R) => number][];
+  /** Whether a row is valid, and what its rows are called in the note of a mostly invalid side. */
+  validity?: { valid: (row: R) => boolean; noun: string };
+}
+
+/** Per condition, the share of its rows that are invalid (empty without a validity declaration). */
+function invalidShares<R>(spec: CompareUnits<R>, rows: readonly R[]): Map<string, number> {
+  const counts = new Map<string, { invalid: number; all: number }>();
+  if (!spec.validity) return new Map();
+  for (const row of rows) {
+    const key = spec.conditionOf(row);
+    const count = counts.get(key) ?? { invalid: 0, all: 0 };
+    count.all++;
+    if (!spec.validity.valid(row)) count.invalid++;
+    counts.set(key, count);
+  }
+  return new Map([...counts].map(([key, n]) => [key, n.invalid / n.all]));
 }
 
 async function readRows<R>(run: string, schema: z.ZodType<R[]>): Promise<R[]> {
@@ -92,6 +111,14 @@ function compareUnits<R>(
   const conditionsA = [...new Set(rowsA.map(spec.conditionOf))];
   const conditionsB = new Set(rowsB.map(spec.conditionOf));
   const rows: UnitComparisonRow[] = [];
+  const [invalidA, invalidB] = [invalidShares(spec, rowsA), invalidShares(spec, rowsB)];
+  const noteOf = (key: string) =>
+    mostlyInvalidNote(
+      (side) => (side === "A" ? invalidA : invalidB).get(key) ?? 0,
+      "A",
+      "B",
+      spec.validity?.noun ?? "rows",
+    ) || null;
   for (const [metric, value] of spec.metrics) {
     const ma = unitMeans(
       rowsA,
@@ -116,6 +143,7 @@ function compareUnits<R>(
           p: d.p,
           p_method: d.p_method,
           mde80: d.mde80,
+          note: noteOf(key),
         });
       } else {
         const d = unpairedDifference(
@@ -135,6 +163,7 @@ function compareUnits<R>(
           p: d.p,
           p_method: "permutation",
           mde80: null,
+          note: noteOf(key),
         });
       }
     }

@@ -12,6 +12,11 @@ import { banner, factList, type Html, htmlPage, htmlTable, paragraphs, safeHtml 
 import { barChart } from "./charts.ts";
 import type { Cell } from "../core/markdown_table.ts";
 
+/** Whether a unit row is marked "not a finding" (the table then has a note column, as REPORT.md's). */
+function hasNotes(units: UnitComparison): boolean {
+  return units.rows.some((r) => r.note !== null);
+}
+
 /** Headers of the unit-level table. */
 export function unitHeaders(units: UnitComparison): string[] {
   return [
@@ -23,6 +28,7 @@ export function unitHeaders(units: UnitComparison): string[] {
     "B − A (95% CI)",
     units.paired ? "p (sign-flip)" : "p (permutation)",
     ...(units.paired ? ["MDE 80%"] : []),
+    ...(hasNotes(units) ? ["note"] : []),
   ];
 }
 
@@ -37,6 +43,7 @@ export function unitRows(units: UnitComparison): Cell[][] {
     withoutNegativeZero(formatDifference({ mean: r.diff, lo: r.lo, hi: r.hi })),
     `${formatP(r.p)}${r.p_method === "monte-carlo" ? " (MC)" : ""}`,
     ...(units.paired ? [r.mde80 === null ? null : withoutNegativeZero(formatPoints(r.mde80))] : []),
+    ...(hasNotes(units) ? [r.note ?? ""] : []),
   ]);
 }
 
@@ -70,6 +77,7 @@ function differenceChart(units: UnitComparison): Html | null {
     format: (v) => withoutNegativeZero(`${v > 0 ? "+" : ""}${v.toFixed(1)}`),
     yLabel: `B − A, ${metric} (points)`,
     referenceLines: [{ label: "no difference", value: 0 }],
+    notes: rows.map((r) => r.note === null ? null : "not a finding"),
   });
 }
 

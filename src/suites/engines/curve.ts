@@ -42,6 +42,17 @@ function ticks(max: number): number[] {
   return out;
 }
 
+/** A legend name in lines of at most `maxChars`, broken at spaces (a longer word keeps a line of its own). */
+function legendLines(name: string, maxChars: number): string[] {
+  const lines: string[] = [];
+  for (const word of name.split(" ")) {
+    const last = lines.length - 1;
+    if (last >= 0 && lines[last].length + 1 + word.length <= maxChars) lines[last] += ` ${word}`;
+    else lines.push(word);
+  }
+  return lines;
+}
+
 /** A curve chart (see the module notes); an empty chart says there is nothing to draw. */
 export function curveChart(options: CurveChartOptions): Html {
   const width = options.width ?? 760;
@@ -77,6 +88,7 @@ export function curveChart(options: CurveChartOptions): Html {
       c(box.bottom)
     }" stroke="#57606a"/>`,
   );
+  let legendY = box.top + 6;
   options.series.forEach((series, i) => {
     const color = SERIES_COLORS[i % SERIES_COLORS.length];
     let run: string[] = [];
@@ -124,13 +136,16 @@ export function curveChart(options: CurveChartOptions): Html {
         }% at ${point.x} tokens</title></circle>`,
       );
     }
-    const ly = box.top + 6 + i * 18;
+    // The legend right of the plot: a name too long for its width wraps at spaces (never cut).
+    const names = legendLines(series.name, Math.floor((width - box.right - 36) / 7));
+    const ly = legendY;
+    legendY += 18 + 15 * (names.length - 1);
     parts.push(
-      safeHtml`<rect x="${c(box.right + 14)}" y="${
-        c(ly - 9)
-      }" width="12" height="12" fill="${color}"/><text x="${c(box.right + 32)}" y="${
-        c(ly + 1)
-      }" font-size="12">${series.name}</text>`,
+      safeHtml`<rect x="${c(box.right + 14)}" y="${c(ly - 9)}" width="12" height="12" fill="${color}"/>${
+        names.map((name, k) =>
+          safeHtml`<text x="${c(box.right + 32)}" y="${c(ly + 1 + 15 * k)}" font-size="12">${name}</text>`
+        )
+      }`,
     );
   });
   const empty = options.series.every((s) => s.points.every((p) => p.y === null));

@@ -29,4 +29,5 @@ export const SWEEP_COMPARE_UNITS: CompareUnits<z.infer<typeof SweepRows>[number]
     ["fact_score", (r) => (r.status === "ok" ? r.fact_score : 0)],
     ["repair_pass", (r) => (r.status === "ok" && r.repair_all_passed ? 1 : 0)],
   ],
+  validity: { valid: (r) => r.status === "ok", noun: "answers" },
 };

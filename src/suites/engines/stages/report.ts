@@ -30,7 +30,8 @@ export const enginesReportStage = defineStage({
   // v9: REPORT.md has a title; report.html's table joins related columns; chart labels wrap, not cut.
   // v10: LoCoMo QA F1 per row and pooled per engine with 95% CIs (stats.json `locomo`, both reports); the
   // method note says one question per prompt.
-  version: 10,
+  // v11: charts: intervals past the axis marked, legends (the budget curves' too) wrap, never cut.
+  version: 11,
   doc: "stats.json, REPORT.md and report.html of an engines run, from its results and transcript.",
   params: z.object({
     tokenizer: z.string(),

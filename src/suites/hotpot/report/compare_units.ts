@@ -32,4 +32,5 @@ export const HOTPOT_COMPARE_UNITS: CompareUnits<z.infer<typeof HotpotRows>[numbe
     ["joint_f1", (r) => (r.status === "ok" ? r.metrics.joint_f1 ?? 0 : 0)],
     ["gold_sp_kept", (r) => (r.status === "ok" ? r.sp_survival ?? 0 : 0)],
   ],
+  validity: { valid: (r) => r.status === "ok", noun: "conditions" },
 };

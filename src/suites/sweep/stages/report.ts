@@ -38,7 +38,8 @@ export const sweepReportStage = defineStage({
   // changed mid-run says so at the top of REPORT.md and report.html.
   // v4: the paired table marks a comparison whose contexts had mostly invalid answers ("not a finding");
   // stats.json gives each kind's invalid share.
-  version: 4,
+  // v5: charts: intervals past the axis marked, legends wrap into rows, labels wrap to three lines.
+  version: 5,
   doc:
     "REPORT.md, report.html and stats.json of a sweep run, from its aggregate and rows (every ceiling's in a " +
     "ceiling sweep) and the contexts the answers were given (for the explorer).",

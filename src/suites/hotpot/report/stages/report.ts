@@ -47,7 +47,9 @@ export const hotpotReportStage = defineStage({
   // 10: an "Invalid conditions" section says why conditions were invalid (per method, by kind of reason).
   // 11: the hypothesis's verdict heads report.html, and warnings head both reports when the ceiling did not
   // bind for most questions or most conditions of a method were invalid.
-  version: 11,
+  // 12: charts: an interval past a fixed axis ends in an arrowhead, the axis takes intervals' low ends, a
+  // legend wraps into rows, a category label wraps to three lines before it is shortened.
+  version: 12,
   doc: "REPORT.md and report.html of a hotpot run, from its aggregate, the corpus head and question cards.",
   params: z.object({
     models: z.object({
