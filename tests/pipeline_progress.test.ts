@@ -117,3 +117,72 @@ Deno.test("a check-only unit not sent is counted apart, never as failed", () => 
   assert.equal(f.failed, 0);
   assert.equal(f.notSent, 2);
 });
+
+Deno.test("the live block fits 80 columns: elapsed, one overall estimate, a line per open stage, a finish line", () => {
+  let now = 0;
+  const out: string[] = [];
+  const progress = new Progress("hotpot", {
+    live: true,
+    now: () => now,
+    columns: 80,
+    write: (text) => out.push(text),
+    names: (s) => s.replace(/^hotpot-/, ""),
+  });
+  const stages = ["question", "rank", "summary", "context", "answer", "score", "rows", "aggregate", "report"];
+  for (const s of stages) progress.plan(`hotpot-${s}`, s === "aggregate" || s === "report" ? 1 : 480);
+  for (let i = 0; i < 480; i++) {
+    now = 1000 + 10 * i;
+    progress.tick("hotpot-question");
+  }
+  now = 10_000;
+  progress.tick("hotpot-rank");
+  now = 20_000;
+  progress.tick("hotpot-rank", { retries: 12_345 });
+  progress.tick("hotpot-answer", { failed: true });
+  now = 65_000;
+  const lines = progress.liveLines(80);
+  // rank: 1 more unit in 10 s, 478 left: 4,780 s, the longest ETA of the open stages.
+  assert.equal(lines[0], "hotpot: 1m05s elapsed · about 1h19m left · 1/9 stages done");
+  assert.match(lines[1], /^ {2}rank {4}2\/480 · 6\.0\/min · ETA 1h19m · 12345 retries$/);
+  assert.equal(lines.length, 1 + 6 + 1, "six open stages, the rest counted");
+  assert.equal(lines.at(-1), "  … 2 more stage(s) waiting");
+  for (const line of lines) assert.ok(line.length <= 79, `${line.length}: ${line}`);
+  // A narrow terminal cuts a line with a mark instead of wrapping it (a wrapped line breaks the redraw).
+  for (const line of progress.liveLines(30)) assert.ok(line.length <= 29, line);
+  // Each redraw goes back to the block's first line and clears below it.
+  out.length = 0;
+  progress.note("a note");
+  assert.equal(out[0], `\r\x1b[${lines.length - 1}A\x1b[Ja note\n`);
+  assert.equal(out[1].split("\n").length, lines.length);
+  out.length = 0;
+  progress.end();
+  assert.equal(
+    out.join(""),
+    `\r\x1b[${
+      lines.length - 1
+    }A\x1b[Jhotpot: stopped after 1m05s · 1/9 stages done · 1 failed · 12345 retries\n`,
+  );
+});
+
+Deno.test("the live block's finish line says the total time when every stage is done", () => {
+  let now = 0;
+  const out: string[] = [];
+  const progress = new Progress("sweep", {
+    live: true,
+    now: () => now,
+    columns: 80,
+    write: (t) => out.push(t),
+  });
+  progress.plan("sweep-answer", 2);
+  assert.deepEqual(progress.liveLines(80), [
+    "sweep: 0s elapsed · estimating time left · 0/1 stages done",
+    "  sweep-answer 0/2 · ETA ?",
+  ]);
+  now = 3000;
+  progress.tick("sweep-answer");
+  now = 83_000;
+  progress.tick("sweep-answer");
+  assert.deepEqual(progress.liveLines(80), ["sweep: 1m23s elapsed · 1/1 stages done"]);
+  progress.end();
+  assert.equal(out.at(-1), "\r\x1b[Jsweep: finished in 1m23s · 1 stage\n");
+});

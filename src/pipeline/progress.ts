@@ -1,8 +1,11 @@
 /**
  * Progress on stderr that people can plan with: per stage the work done of the work planned, the elapsed
- * time, the rate, an ETA, and the failures and retries so far. A live single line when stderr is a terminal;
- * otherwise (logs, CI) a plain line per stage when it finishes and a status line for every unfinished stage
- * every minute. Never writes to stdout, which carries results.
+ * time, the rate, an ETA, and the failures and retries so far. When stderr is a terminal, a live block that
+ * fits its width (80 columns too): a first line with the time elapsed since the run started, one overall
+ * estimate of the time left and the stages done, then a line per unfinished stage (at most
+ * {@link LIVE_STAGE_LINES}; the rest counted), redrawn in place each second; at the end one line with the total
+ * time. Otherwise (logs, CI) a plain line per stage when it finishes and a status line for every unfinished
+ * stage every minute. Never writes to stdout, which carries results.
  *
  * - Elapsed: since the stage's first finished unit (work on a stage starts when its inputs are ready, so the
  *   time it waited is not counted against its rate); before that, nothing is shown.
@@ -10,9 +13,15 @@
  *   units are done; ETA = (planned − done) / rate. Memo, resume and frozen hits count as done (they are
  *   fast, so an ETA early in a resumed run is optimistic).
  * - Failures: units that finished with status "invalid"; retries: provider attempts beyond the first.
+ * - Overall estimate: the longest ETA of the unfinished stages (the stages run as a pipeline, each as its
+ *   inputs are ready, so the run ends about when its slowest open stage does); "estimating" until a stage has
+ *   a rate.
  *
  * @module
  */
+
+/** The most unfinished stages the live block shows a line for (the others are counted on one line). */
+export const LIVE_STAGE_LINES = 6;
 
 /** Seconds as `45s`, `3m05s` or `2h07m`. */
 export function formatDuration(seconds: number): string {
@@ -71,13 +80,19 @@ export class Progress {
   readonly #now: () => number;
   readonly #intervalMs: number;
   readonly #name: (stage: string) => string;
+  readonly #start: number;
+  readonly #columns: () => number;
+  readonly #write: (text: string) => void;
   #timer: ReturnType<typeof setInterval> | undefined;
   #lastDraw = 0;
+  /** Lines of the live block now on the terminal (0: none). */
+  #drawn = 0;
 
   /**
    * `quiet` silences everything (tests); `live` defaults to whether stderr is a terminal; `names` gives the
-   * display name of a stage (default: the stage's own name); `now` (ms) and `intervalMs` (the plain status
-   * line's period, default one minute) are for tests.
+   * display name of a stage (default: the stage's own name); `now` (ms), `intervalMs` (the plain status
+   * line's period, default one minute), `columns` (the live block's width, default the terminal's) and
+   * `write` (where the live block goes, default stderr) are for tests.
    */
   constructor(
     title: string,
@@ -87,6 +102,8 @@ export class Progress {
       names?: (stage: string) => string;
       now?: () => number;
       intervalMs?: number;
+      columns?: number;
+      write?: (text: string) => void;
     } = {},
   ) {
     this.#title = title;
@@ -95,14 +112,21 @@ export class Progress {
     this.#live = options.live ?? Deno.stderr.isTerminal();
     this.#now = options.now ?? (() => performance.now());
     this.#intervalMs = options.intervalMs ?? 60_000;
+    this.#start = this.#now();
+    this.#columns = options.columns !== undefined ? () => options.columns! : terminalColumns;
+    const encoder = new TextEncoder();
+    this.#write = options.write ?? ((text) => Deno.stderr.writeSync(encoder.encode(text)));
   }
 
   /** Announces `count` more units of work for `stage`. */
   plan(stage: string, count: number): void {
     const s = this.#state(stage);
     s.planned += count;
-    if (!this.#quiet && !this.#live && this.#timer === undefined && !this.#allDone()) {
-      const timer = setInterval(() => this.#printStatus(), this.#intervalMs);
+    if (!this.#quiet && this.#timer === undefined && !this.#allDone()) {
+      // Plain: the status lines every minute; live: the block redrawn each second, so elapsed time moves.
+      const timer = this.#live
+        ? setInterval(() => this.#draw(), 1000)
+        : setInterval(() => this.#printStatus(), this.#intervalMs);
       Deno.unrefTimer(timer);
       this.#timer = timer;
     }
@@ -157,19 +181,69 @@ export class Progress {
       .map((f) => `${this.#title}: ${this.#line(f)}`);
   }
 
-  /** Prints a message on its own line. */
+  /** Prints a message on its own line (above the live block, which is drawn again under it). */
   note(message: string): void {
     if (this.#quiet) return;
-    if (this.#live) Deno.stderr.writeSync(new TextEncoder().encode("\r\x1b[2K"));
-    console.error(message);
+    if (!this.#live) {
+      console.error(message);
+      return;
+    }
+    this.#write(`${this.#clear()}${message}\n`);
+    if (this.#stages.size > 0) this.#draw();
   }
 
-  /** Ends the live line and the periodic status lines. */
+  /**
+   * Ends the live block and the periodic status lines. Live, the block gives way to one line: `hotpot: finished
+   * in 1m23s · 11 stages · 2 failed · 3 retries`, or `hotpot: stopped after 42s · 5/11 stages done` when work
+   * was left (an interrupted or failed run).
+   */
   end(): void {
     this.#stopTimer();
     if (this.#quiet || !this.#live) return;
-    this.#draw();
-    Deno.stderr.writeSync(new TextEncoder().encode("\n"));
+    this.#write(`${this.#clear()}${this.finishLine()}\n`);
+  }
+
+  /** The live form's last line (see {@link end}). */
+  finishLine(): string {
+    const figures = this.#allFigures();
+    const finished = figures.filter((f) => f.done >= f.planned).length;
+    const elapsed = formatDuration((this.#now() - this.#start) / 1000);
+    const parts = finished === figures.length
+      ? [`finished in ${elapsed}`, `${figures.length} stage${figures.length === 1 ? "" : "s"}`]
+      : [`stopped after ${elapsed}`, `${finished}/${figures.length} stages done`];
+    const failed = figures.reduce((n, f) => n + f.failed, 0);
+    const retries = figures.reduce((n, f) => n + f.retries, 0);
+    if (failed > 0) parts.push(`${failed} failed`);
+    if (retries > 0) parts.push(`${retries} retries`);
+    return `${this.#title}: ${parts.join(" · ")}`;
+  }
+
+  /**
+   * The live block's lines, each cut to `columns − 1` characters: `hotpot: 1m05s elapsed · about 2m30s left ·
+   * 3/11 stages done`, then per unfinished stage `  answer   120/480 · 1.0/s · ETA 6m00s · 2 failed`.
+   */
+  liveLines(columns: number): string[] {
+    const figures = this.#allFigures();
+    const open = figures.filter((f) => f.done < f.planned);
+    const etas = open.map((f) => f.etaSeconds).filter((e): e is number => e !== null);
+    const left = open.length === 0
+      ? []
+      : [etas.length > 0 ? `about ${formatDuration(Math.max(...etas))} left` : "estimating time left"];
+    const elapsed = formatDuration((this.#now() - this.#start) / 1000);
+    const head = [
+      `${elapsed} elapsed`,
+      ...left,
+      `${figures.length - open.length}/${figures.length} stages done`,
+    ];
+    const shown = open.slice(0, LIVE_STAGE_LINES);
+    const width = Math.max(...shown.map((f) => this.#name(f.stage).length), 0);
+    const lines = [
+      `${this.#title}: ${head.join(" · ")}`,
+      ...shown.map((f) => `  ${this.#name(f.stage).padEnd(width)} ${this.#stageParts(f).join(" · ")}`),
+      ...(open.length > shown.length ? [`  … ${open.length - shown.length} more stage(s) waiting`] : []),
+    ];
+    const limit = Math.max(20, columns - 1);
+    return lines.map((line) => (line.length <= limit ? line : `${line.slice(0, limit - 1)}…`));
   }
 
   #state(stage: string): StageState {
@@ -206,22 +280,42 @@ export class Progress {
     return parts.join(" · ");
   }
 
+  /** A live stage line's parts: `120/480 · 1.0/s · ETA 6m00s · 2 failed · 3 retries`. */
+  #stageParts(f: StageFigures): string[] {
+    const parts = [`${f.done}/${f.planned}`];
+    if (f.ratePerSecond !== null) parts.push(formatRate(f.ratePerSecond));
+    if (f.done < f.planned) parts.push(`ETA ${f.etaSeconds === null ? "?" : formatDuration(f.etaSeconds)}`);
+    if (f.failed > 0) parts.push(`${f.failed} failed`);
+    if (f.notSent > 0) parts.push(`${f.notSent} not sent (check-only)`);
+    if (f.retries > 0) parts.push(`${f.retries} retries`);
+    return parts;
+  }
+
+  #allFigures(): StageFigures[] {
+    return [...this.#stages.keys()].map((stage) => this.figures(stage)!);
+  }
+
+  /** What takes the live block off the terminal: back to its first line, then clear to the screen's end. */
+  #clear(): string {
+    const up = this.#drawn > 1 ? `\x1b[${this.#drawn - 1}A` : "";
+    const text = this.#drawn > 0 ? `\r${up}\x1b[J` : "";
+    this.#drawn = 0;
+    return text;
+  }
+
   #draw(): void {
-    const figures = [...this.#stages.keys()].map((stage) => this.figures(stage)!);
-    const open = figures.filter((f) => f.done < f.planned);
-    const finished = figures.length - open.length;
-    const failed = figures.reduce((n, f) => n + f.failed, 0);
-    const retries = figures.reduce((n, f) => n + f.retries, 0);
-    const parts = open.map((f) =>
-      `${this.#name(f.stage)} ${f.done}/${f.planned}${
-        f.etaSeconds !== null ? ` ETA ${formatDuration(f.etaSeconds)}` : ""
-      }`
-    );
-    const tail = [`${finished}/${figures.length} stages done`];
-    if (failed > 0) tail.push(`${failed} failed`);
-    if (retries > 0) tail.push(`${retries} retries`);
-    const line = `${this.#title}: ${[...parts, tail.join(", ")].join(" · ")}`;
-    const width = Deno.stderr.isTerminal() ? Math.max(40, Deno.consoleSize().columns - 1) : 160;
-    Deno.stderr.writeSync(new TextEncoder().encode(`\r\x1b[2K${line.slice(0, width)}`));
+    if (this.#quiet || !this.#live) return;
+    const lines = this.liveLines(this.#columns());
+    this.#write(`${this.#clear()}${lines.join("\n")}`);
+    this.#drawn = lines.length;
+  }
+}
+
+/** The terminal's width (160 when stderr is not a terminal or its size cannot be read). */
+function terminalColumns(): number {
+  try {
+    return Deno.stderr.isTerminal() ? Deno.consoleSize().columns : 160;
+  } catch {
+    return 160;
   }
 }
