@@ -1,13 +1,24 @@
 /**
  * Benchmark of `verify` against `sha256sum` on the same blob files.
  *
+ * By default it measures a real run: a `hotpot run --reference` of `--questions` (default 240) generated
+ * questions, made through the CLI (or the run directory `--run DIR`), many small blobs. `verify RUN` is timed
+ * as a whole process (`deno run main.ts verify`, start-up included), alternated with one `sha256sum` over the
+ * same blob files (2,000 names per process), `--pairs` times (default 5) after one warm-up of each; it prints
+ * the median of the pairs' ratios. Target: at most {@link RUN_TARGET_RATIO} (issue 33).
+ *
+ * Usage: `deno run -A bench/verify.ts [--questions N | --run DIR] [--pairs N] [--json] [--keep]`
+ *
+ * `--synthetic` measures instead the store of large blobs below, in-process.
+ *
  * It builds a run directory of at least 200 MB in a temp dir (by default 400 blobs of 512 KiB of pseudo-random
  * bytes plus 4 blobs of 16 MiB, each written through {@link BlobStore} and produced by a journaled node, then
  * sealed), and times {@link verifyRun} against `sha256sum` over the same blob files. The page cache cannot be
  * dropped here, so both are warmed: each runs twice (interleaved) and the second time counts. Target: verify
  * takes at most 0.5× sha256sum's time (issue 9).
  *
- * Usage: `deno run -A bench/verify.ts [--small N] [--small-kib K] [--large N] [--large-mib M] [--json] [--keep]`
+ * Usage: `deno run -A bench/verify.ts --synthetic [--small N] [--small-kib K] [--large N] [--large-mib M] [--json]`
+ * `[--keep]`
  *
  * @module
  */
@@ -208,10 +219,155 @@ export async function benchVerify(options: BenchVerifyOptions): Promise<BenchVer
 
 const Count = z.coerce.number().int().nonnegative();
 
+/** The target of the real-run benchmark (issue 33): verify's whole process at most this multiple of sha256sum's. */
+export const RUN_TARGET_RATIO = 1.5;
+
+/** The figures of the real-run benchmark. */
+export interface BenchVerifyRunResult {
+  run: string;
+  blobs: number;
+  bytes: number;
+  /** Each pair's wall times (ms) and ratio, in order. */
+  pairs: { verify_ms: number; sha256sum_ms: number; ratio: number }[];
+  /** The median of the pairs' ratios. */
+  ratio: number;
+  target: number;
+  within_target: boolean;
+}
+
+const MAIN = new URL("../main.ts", import.meta.url).pathname;
+
+async function cbQuiet(args: string[]): Promise<void> {
+  const out = await new Deno.Command(Deno.execPath(), {
+    args: ["run", "-A", "--unstable-worker-options", MAIN, ...args],
+    stdout: "null",
+    stderr: "piped",
+  }).output();
+  if (!out.success) {
+    throw new Error(
+      `compaction-bench ${args.join(" ")}: ${new TextDecoder().decode(out.stderr).slice(-400)}`,
+    );
+  }
+}
+
+/** Times one whole `verify RUN` process (ms); throws when the run does not verify. */
+async function timeVerifyProcess(run: string): Promise<number> {
+  const started = performance.now();
+  const out = await new Deno.Command(Deno.execPath(), {
+    args: ["run", "-A", "--unstable-worker-options", MAIN, "verify", run],
+    stdout: "null",
+    stderr: "null",
+  }).output();
+  const elapsed = performance.now() - started;
+  if (!out.success) throw new Error(`verify ${run} failed (exit ${out.code})`);
+  return elapsed;
+}
+
+/** Times sha256sum over `files`, 2,000 names per process, one after another (ms). */
+async function timeSha256sumChunks(files: string[]): Promise<number> {
+  const started = performance.now();
+  for (let i = 0; i < files.length; i += 2000) {
+    const out = await new Deno.Command("sha256sum", {
+      args: ["--", ...files.slice(i, i + 2000)],
+      stdout: "null",
+    })
+      .output();
+    if (!out.success) throw new Error("sha256sum failed");
+  }
+  return performance.now() - started;
+}
+
+/**
+ * Measures `verify` of a real run (built with the CLI unless `run` is given) against sha256sum over its
+ * blobs: `pairs` alternated pairs after one warm-up of each, the median ratio.
+ */
+export async function benchVerifyRun(
+  options: { run?: string; questions?: number; pairs?: number; keep?: boolean } = {},
+): Promise<BenchVerifyRunResult> {
+  const dir = options.run ? undefined : await Deno.makeTempDir({ prefix: "bench-verify-run-" });
+  try {
+    let run = options.run;
+    if (!run) {
+      const questions = String(options.questions ?? 240);
+      await cbQuiet(["hotpot", "generate", "--records", "2000", "--output", join(dir!, "gen.json")]);
+      await cbQuiet([
+        "hotpot",
+        "collect",
+        "-q",
+        "--scripted",
+        "--dataset",
+        join(dir!, "gen.json"),
+        "--questions",
+        questions,
+        "--output",
+        join(dir!, "c"),
+      ]);
+      run = join(dir!, "r");
+      await cbQuiet([
+        "hotpot",
+        "run",
+        "--reference",
+        "-q",
+        "--corpus",
+        join(dir!, "c", "corpus.json"),
+        "--output",
+        run,
+      ]);
+    }
+    const files = await blobFiles(run);
+    let bytes = 0;
+    for (const file of files) bytes += (await Deno.lstat(file)).size;
+    await timeVerifyProcess(run);
+    await timeSha256sumChunks(files);
+    const pairs = [];
+    for (let i = 0; i < (options.pairs ?? 5); i++) {
+      const verify_ms = await timeVerifyProcess(run);
+      const sha256sum_ms = await timeSha256sumChunks(files);
+      pairs.push({ verify_ms, sha256sum_ms, ratio: verify_ms / sha256sum_ms });
+    }
+    const sorted = pairs.map((p) => p.ratio).sort((a, b) => a - b);
+    const mid = sorted.length >> 1;
+    const ratio = sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
+    return {
+      run,
+      blobs: files.length,
+      bytes,
+      pairs,
+      ratio,
+      target: RUN_TARGET_RATIO,
+      within_target: ratio <= RUN_TARGET_RATIO,
+    };
+  } finally {
+    if (dir && !options.keep) await Deno.remove(dir, { recursive: true });
+  }
+}
+
+/** Prints the real-run benchmark's figures. */
+function printRun(result: BenchVerifyRunResult, keep: boolean): void {
+  console.log(`run: ${result.blobs} blobs, ${(result.bytes / 1e6).toFixed(1)} MB (${result.run})`);
+  for (const [i, p] of result.pairs.entries()) {
+    console.log(
+      `  pair ${i + 1}: verify ${p.verify_ms.toFixed(0)} ms (whole process), sha256sum ${
+        p.sha256sum_ms.toFixed(0)
+      } ms: ${p.ratio.toFixed(2)}x`,
+    );
+  }
+  console.log(
+    `median ratio verify/sha256sum: ${result.ratio.toFixed(2)} (target ≤ ${result.target}: ${
+      result.within_target ? "met" : "NOT met"
+    })`,
+  );
+  if (keep) console.log(`run kept at ${result.run}`);
+}
+
 if (import.meta.main) {
   const { values } = parseArgs({
     args: Deno.args,
     options: {
+      synthetic: { type: "boolean", default: false },
+      run: { type: "string" },
+      questions: { type: "string", default: "240" },
+      pairs: { type: "string", default: "5" },
       small: { type: "string", default: "400" },
       "small-kib": { type: "string", default: "512" },
       large: { type: "string", default: "4" },
@@ -221,14 +377,30 @@ if (import.meta.main) {
     },
     strict: true,
   });
-  const parsed = z.object({ small: Count, "small-kib": Count, large: Count, "large-mib": Count }).safeParse(
-    values,
-  );
+  const parsed = z.object({
+    small: Count,
+    "small-kib": Count,
+    large: Count,
+    "large-mib": Count,
+    questions: Count,
+    pairs: z.coerce.number().int().positive(),
+  }).safeParse(values);
   if (!parsed.success) {
     console.error(
       `bench/verify: ${parsed.error.issues.map((i) => `--${i.path.join(".")}: ${i.message}`).join("; ")}`,
     );
     Deno.exit(2);
+  }
+  if (!values.synthetic) {
+    const result = await benchVerifyRun({
+      run: values.run,
+      questions: parsed.data.questions,
+      pairs: parsed.data.pairs,
+      keep: values.keep,
+    });
+    if (values.json) console.log(JSON.stringify(result, null, 2));
+    else printRun(result, values.keep);
+    Deno.exit(result.within_target ? 0 : 1);
   }
   const result = await benchVerify({
     small: parsed.data.small,
