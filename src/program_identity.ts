@@ -46,12 +46,11 @@ function sourceFiles(root: string): SourceFile[] {
     join(root, "deno.lock"),
     ...adapterFiles(root),
   ];
-  const decoder = new TextDecoder();
   const files: SourceFile[] = [];
   for (const file of paths) {
     try {
       const bytes = Deno.readFileSync(file);
-      files.push({ path: relative(root, file), sha256: sha256Hex(bytes), text: decoder.decode(bytes) });
+      files.push({ path: relative(root, file), sha256: sha256Hex(bytes), bytes });
     } catch (error) {
       if (!(error instanceof Deno.errors.NotFound)) throw error;
     }
@@ -72,8 +71,11 @@ function programFiles(): SourceFile[] {
  * read once per process, the same reading that hashes them for {@link programIdentity}.
  */
 export function programSourceBlob(): Uint8Array {
-  return programSourceBytes(programFiles());
+  blob ??= programSourceBytes(programFiles());
+  return blob;
 }
+
+let blob: Uint8Array | undefined;
 
 let cached: Promise<{ name: string; version: string; source_hash: string }> | undefined;
 

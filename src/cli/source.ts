@@ -80,7 +80,7 @@ export async function sourceCommand(argv: string[]): Promise<number> {
   if (options.extract === undefined) {
     for (const file of files) {
       console.log(
-        `${file.sha256}  ${String(new TextEncoder().encode(file.text).length).padStart(8)}  ${file.path}`,
+        `${file.sha256}  ${String(file.bytes.length).padStart(8)}  ${file.path}`,
       );
     }
     console.log(`${files.length} files, ${bytes.length} bytes (blob ${hash}); source_hash ${sourceHash}`);
@@ -91,7 +91,7 @@ export async function sourceCommand(argv: string[]): Promise<number> {
   for (const file of files) {
     const path = join(out, file.path);
     await Deno.mkdir(dirname(path), { recursive: true });
-    await Deno.writeTextFile(path, file.text, { createNew: true });
+    await Deno.writeFile(path, file.bytes, { createNew: true });
   }
   console.log(`${files.length} files written under ${out}`);
   return 0;

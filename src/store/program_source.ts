@@ -2,12 +2,13 @@
  * The program's own source kept in every run: one blob, the run's declared source `program` (bound by the run
  * header's `sources`), holding every file the header's `program.source_hash` covers (`src/**.ts`, `main.ts`,
  * `deno.lock`) and the adapters the program hands to outside engines and agents (`adapters/*.py`), each with
- * its SHA-256. `verify` checks each file's text against its recorded SHA-256 and the covered files' list
- * against the header's `source_hash`, naming a changed file; `compaction-bench source RUN` lists them or
- * writes them back out.
+ * its SHA-256. `verify` checks each file against its recorded SHA-256 and the covered files' list against the
+ * header's `source_hash`, naming a changed file; `compaction-bench source RUN` lists them or writes them back
+ * out.
  *
- * The blob is JSON: `{"format": "compaction-bench/program-source@1", "files": [{"path", "sha256", "text"}]}`,
- * sorted by path (plain, not compressed: gzip cost 35-100 ms of CPU per run for 1.7 MB).
+ * The blob: one line of JSON, `{"format": "compaction-bench/program-source@1", "files": [[path, sha256,
+ * bytes], …]}` sorted by path, a newline, then every file's bytes in that order, nothing between them (so
+ * building it is a copy, not an encoding: JSON text of the files cost ~10x the CPU; gzip 35-100 ms a run).
  *
  * @module
  */
@@ -22,7 +23,7 @@ export const PROGRAM_SOURCE_NAME = "program";
 export interface SourceFile {
   path: string;
   sha256: string;
-  text: string;
+  bytes: Uint8Array;
 }
 
 /** Whether `path` is one of the files the header's `source_hash` covers (the adapters are not). */
@@ -30,58 +31,83 @@ export function coveredBySourceHash(path: string): boolean {
   return (path.startsWith("src/") && path.endsWith(".ts")) || path === "main.ts" || path === "deno.lock";
 }
 
-/** The blob's bytes for `files` (sorted by path here). */
-export function programSourceBytes(files: readonly SourceFile[]): Uint8Array {
-  const sorted = [...files].sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
-  return new TextEncoder().encode(JSON.stringify({ format: PROGRAM_SOURCE_FORMAT, files: sorted }));
+function byPath(a: { path: string }, b: { path: string }): number {
+  return a.path < b.path ? -1 : a.path > b.path ? 1 : 0;
 }
 
-/** Parses a program-source blob; throws an Error saying what is wrong. */
-export function parseProgramSource(bytes: Uint8Array): SourceFile[] {
-  const json = JSON.parse(new TextDecoder("utf-8", { fatal: true }).decode(bytes)) as unknown;
-  const record = json as { format?: unknown; files?: unknown };
-  if (typeof json !== "object" || json === null || record.format !== PROGRAM_SOURCE_FORMAT) {
+/** The blob's bytes for `files` (sorted by path here). */
+export function programSourceBytes(files: readonly SourceFile[]): Uint8Array {
+  const sorted = [...files].sort(byPath);
+  const head = new TextEncoder().encode(
+    JSON.stringify({
+      format: PROGRAM_SOURCE_FORMAT,
+      files: sorted.map((file) => [file.path, file.sha256, file.bytes.length]),
+    }) + "\n",
+  );
+  const out = new Uint8Array(head.length + sorted.reduce((sum, file) => sum + file.bytes.length, 0));
+  out.set(head);
+  let at = head.length;
+  for (const file of sorted) {
+    out.set(file.bytes, at);
+    at += file.bytes.length;
+  }
+  return out;
+}
+
+/** Parses a program-source blob (the files' bytes are views into it); throws an Error saying what is wrong. */
+export function parseProgramSource(blob: Uint8Array): SourceFile[] {
+  const newline = blob.indexOf(10);
+  if (newline < 0) throw new Error("no header line");
+  const head = JSON.parse(new TextDecoder("utf-8", { fatal: true }).decode(blob.subarray(0, newline))) as {
+    format?: unknown;
+    files?: unknown;
+  };
+  if (typeof head !== "object" || head === null || head.format !== PROGRAM_SOURCE_FORMAT) {
     throw new Error(`not a ${PROGRAM_SOURCE_FORMAT} blob`);
   }
-  if (!Array.isArray(record.files)) throw new Error("no files list");
+  if (!Array.isArray(head.files)) throw new Error("no files list");
   const files: SourceFile[] = [];
-  for (const [index, file] of record.files.entries()) {
-    const { path, sha256, text } = (file ?? {}) as Record<string, unknown>;
-    if (typeof path !== "string" || typeof sha256 !== "string" || typeof text !== "string") {
-      throw new Error(`files.${index}: not {path, sha256, text} strings`);
+  let at = newline + 1;
+  for (const [index, entry] of head.files.entries()) {
+    const [path, sha256, size] = Array.isArray(entry) ? entry : [];
+    if (typeof path !== "string" || typeof sha256 !== "string" || !Number.isSafeInteger(size) || size < 0) {
+      throw new Error(`files.${index}: not [path, sha256, bytes]`);
     }
     if (
       path.startsWith("/") || path.split("/").some((part) => part === ".." || part === "." || part === "")
     ) {
-      throw new Error(`files.${index}.path: ${JSON.stringify(path).slice(0, 100)} is not a relative path`);
+      throw new Error(`files.${index}: ${JSON.stringify(path).slice(0, 100)} is not a relative path`);
     }
-    files.push({ path, sha256, text });
+    if (at + size > blob.length) throw new Error(`files.${index} (${path}): past the end of the blob`);
+    files.push({ path, sha256, bytes: blob.subarray(at, at + size) });
+    at += size;
   }
+  if (at !== blob.length) throw new Error(`${blob.length - at} bytes after the last file`);
   return files;
 }
 
 /**
- * The problems of a program-source blob against the header's `source_hash`: a file whose text does not hash
- * to its recorded SHA-256 (named), or a covered list whose hash is not the header's.
+ * The problems of a program-source blob against the header's `source_hash`: a file whose bytes do not hash to
+ * its recorded SHA-256 (named), or a covered list whose hash is not the header's.
  */
 export function programSourceProblems(
-  bytes: Uint8Array,
+  blob: Uint8Array,
   sourceHash: string,
 ): { subject: string; detail: string }[] {
   let files: SourceFile[];
   try {
-    files = parseProgramSource(bytes);
+    files = parseProgramSource(blob);
   } catch (error) {
     if (!(error instanceof Error)) throw error;
     return [{ subject: "program source", detail: error.message }];
   }
   const problems: { subject: string; detail: string }[] = [];
   for (const file of files) {
-    const actual = sha256Hex(file.text);
+    const actual = sha256Hex(file.bytes);
     if (actual !== file.sha256) {
       problems.push({
         subject: `program source file ${file.path}`,
-        detail: `changed: its text hashes to ${actual}, recorded ${file.sha256}`,
+        detail: `changed: its bytes hash to ${actual}, recorded ${file.sha256}`,
       });
     }
   }
