@@ -7,8 +7,11 @@ manifest against the journal, every node key (RFC 8785 canonical JSON, implement
 closed, that every published file matches its blob and is a node output (or a declared source, published as
 given), and that nothing else is in the run.
 
-Usage: python3 scripts/audit_run.py [--strict] [--strict-modes] RUN
+Usage: python3 scripts/audit_run.py [--strict] [--strict-modes] [--sources] RUN
 Prints one line per problem ("kind: subject: detail") on stdout and notes and a summary on stderr.
+The program's source files the run keeps (its source "program", docs/FORMAT.md) are checked: each file against
+its recorded SHA-256 (a changed file is named) and the covered files' list against the header's source_hash;
+--sources lists them ("sha256 bytes path") on stdout first.
 A blob that is not read-only (0444, as the writer leaves it) is one note for all such blobs (a copy through zip
 or scp loses modes while every hash holds), or with --strict-modes a "mode" problem per blob.
 The published results (results.json, aggregate.json, REPORT.md, report.html) must be node outputs; any other
@@ -298,6 +301,7 @@ def read_file(path, seen, cap):
 
 class Audit:
     def __init__(self, run, strict=False, strict_modes=False):
+        self.sources = []
         self.run = run
         self.strict = strict
         self.strict_modes = strict_modes
@@ -858,12 +862,56 @@ class Audit:
         if order != ranking.get("order"):
             self.add("output_not_from_response", name, "the ranking's order does not follow its probabilities")
 
+    def program_source(self):
+        """The program's source files the run keeps: [(path, sha256, bytes)], problems added."""
+        header = self.header or {}
+        sources = header.get("sources") if isinstance(header.get("sources"), dict) else {}
+        digest = sources.get("program")
+        info = self.blobs.get(digest) if isinstance(digest, str) else None
+        if info is None:
+            return []
+        try:
+            blob = read_file(self.path("objects/sha256/%s/%s" % (digest[:2], digest[2:])), info, 1 << 30)
+            newline = blob.index(b"\n")
+            head = json.loads(blob[:newline].decode("utf-8"))
+            if head.get("format") != "compaction-bench/program-source@1" or not isinstance(head.get("files"), list):
+                raise ValueError("not a compaction-bench/program-source@1 blob")
+        except (Unsafe, ValueError, AttributeError) as error:
+            self.add("altered", "program source", str(error))
+            return []
+        files, at, covered = [], newline + 1, []
+        for entry in head["files"]:
+            if not (isinstance(entry, list) and len(entry) == 3 and isinstance(entry[0], str)
+                    and isinstance(entry[1], str) and isinstance(entry[2], int) and entry[2] >= 0):
+                self.add("altered", "program source", "a files entry is not [path, sha256, bytes]")
+                return files
+            path, recorded, size = entry
+            body = blob[at:at + size]
+            at += size
+            actual = sha256_hex(body)
+            if actual != recorded or len(body) != size:
+                self.add("altered", "program source file " + path,
+                         "changed: its bytes hash to %s, recorded %s" % (actual, recorded))
+            if (path.startswith("src/") and path.endswith(".ts")) or path in ("main.ts", "deno.lock"):
+                covered.append([path, recorded])
+            files.append((path, recorded, size))
+        if at != len(blob):
+            self.add("altered", "program source", "%d bytes after the last file" % (len(blob) - at))
+        program = header.get("program") if isinstance(header.get("program"), dict) else {}
+        listed = sha256_hex(canonical_bytes(covered))
+        if listed != program.get("source_hash"):
+            self.add("altered", "program source",
+                     "its files' list hashes to %s, the header's program.source_hash is %s"
+                     % (listed, program.get("source_hash")))
+        return files
+
     def audit(self):
         self.structure()
         self.hash_blobs()
         self.journal()
         self.manifest_check()
         produced_at, source_hashes = self.dag()
+        self.sources = self.program_source()
         self.published(produced_at, source_hashes)
         if self.strict and self.manifest is not None and (self.header or {}).get("suite") in SUITES:
             self.derivations()
@@ -876,11 +924,11 @@ def main(argv):
         sys.stdout.write(__doc__)
         return 0
     flags = set()
-    while args and args[0] in ("--strict", "--strict-modes"):
+    while args and args[0] in ("--strict", "--strict-modes", "--sources"):
         flags.add(args.pop(0))
     strict, strict_modes = "--strict" in flags, "--strict-modes" in flags
     if len(args) != 1 or args[0].startswith("-"):
-        sys.stderr.write("usage: audit_run.py [--strict] [--strict-modes] RUN\n")
+        sys.stderr.write("usage: audit_run.py [--strict] [--strict-modes] [--sources] RUN\n")
         return 2
     run = args[0]
     if not os.path.isdir(run):
@@ -888,6 +936,11 @@ def main(argv):
         return 2
     audit = Audit(run, strict, strict_modes)
     problems = audit.audit()
+    if "--sources" in flags:
+        for path, digest, size in audit.sources:
+            print("%s %8d %s" % (digest, size, path))
+    if audit.sources:
+        sys.stderr.write("note: the run keeps %d program source files (--sources lists them)\n" % len(audit.sources))
     for line in problems:
         print(line)
     for line in audit.notes:

@@ -167,6 +167,16 @@ Deno.test("a second case runs end to end and verifies; its run keeps the checkou
     for (const file of ["src/store/hash.ts", "main.ts", "deno.lock", "adapters/hermes_collect.py"]) {
       assert.equal(await Deno.readTextFile(join(out, file)), await Deno.readTextFile(assetPath(file)), file);
     }
+    const audit = async (...args: string[]) => {
+      const out = await new Deno.Command("python3", {
+        args: [assetPath("scripts/audit_run.py"), ...args, run],
+      })
+        .output();
+      return { code: out.code, stdout: new TextDecoder().decode(out.stdout) };
+    };
+    const listed = await audit("--sources");
+    assert.equal(listed.code, 0, listed.stdout);
+    assert.match(listed.stdout, /^[0-9a-f]{64} +\d+ src\/store\/hash\.ts$/m);
     const manifest = JSON.parse(await Deno.readTextFile(join(run, "manifest.json")));
     const hash: string = manifest.sources.program;
     const blob = join(run, "objects/sha256", hash.slice(0, 2), hash.slice(2));
@@ -180,6 +190,9 @@ Deno.test("a second case runs end to end and verifies; its run keeps the checkou
     const verify = await runCli(["verify", run]);
     assert.equal(verify.code, 1);
     assert.match(verify.stdout, /program source file src\/store\/hash\.ts: changed/);
+    const audited = await audit();
+    assert.equal(audited.code, 1);
+    assert.match(audited.stdout, /altered: program source file src\/store\/hash\.ts: changed/);
   } finally {
     await Deno.remove(tmp, { recursive: true });
   }
