@@ -197,3 +197,17 @@ Deno.test("a second case runs end to end and verifies; its run keeps the checkou
     await Deno.remove(tmp, { recursive: true });
   }
 });
+
+Deno.test("the adapter files an engine or agent uses are kept as run sources", async () => {
+  const { adapterSources } = await import("../src/suites/adapter_sources.ts");
+  const lean = assetPath("adapters/lean_ctx.py");
+  const collect = assetPath("adapters/hermes_collect.py");
+  const sources = await adapterSources({
+    engine: [`exec:python3 ${lean}`, "truncate"],
+    method: [`mine=exec:python3 ${lean} --fast`],
+    agent: `exec:'python3' '${collect}' '--hermes' '/nowhere'`,
+  });
+  assert.deepEqual(Object.keys(sources).sort(), [`adapter:${collect}`, `adapter:${lean}`]);
+  assert.deepEqual(sources[`adapter:${lean}`], await Deno.readFile(lean));
+  assert.deepEqual(await adapterSources({ engine: ["truncate"] }), {});
+});

@@ -35,6 +35,7 @@ import {
   type SuiteOutcome,
 } from "./run_lifecycle.ts";
 import type { Suite } from "./suite.ts";
+import { adapterSources } from "./adapter_sources.ts";
 
 /**
  * The set-up step every run command takes once its models (and loopback endpoint) are open, before the run
@@ -265,6 +266,8 @@ export async function runSuiteCommand<X, T, W extends boolean = true>(
   command: SuiteCommand<X, T, W>,
 ): Promise<FinishedRun<T>> {
   const { suite, options } = command;
+  // The adapters an outside engine or agent uses are kept in the run beside the program's own source.
+  Object.assign(command.sources, await adapterSources(options as Record<string, unknown>));
   const checkOnly = options["check-only"] === true;
   const frozen = command.frozenFor === undefined
     ? undefined
