@@ -267,6 +267,21 @@ export const ENGINES_TABLE_NOTE =
   "engine labelled with a library and its version is that npm library's own compaction, run in-process with " +
   "this program's chat model; a row reading `skipped: …` was not measured.";
 
+/** The heading of the method notes relating these columns to lean-ctx's own harness. */
+export const ENGINES_PARITY_HEADING = "Method notes: these columns and lean-ctx's harness";
+
+/** Column by column, how this program's measures relate to lean-ctx's benchmark (docs/PARITY.md). */
+export const ENGINES_PARITY_NOTE =
+  "Tokens are the answering model's real tokens (tokenizer and chat template), where lean-ctx's harness counts " +
+  "len/4 + 1 per content and 4 per message without tiktoken (its 200-turn corpus: 50,294 of its tokens, 31,420 " +
+  "Qwen tokens), so savings differ a little for the same window. A `ctx N` row tells each engine the host's " +
+  "context length N as lean-ctx's harness does (the engine decides what to keep); a budget row asks every " +
+  "engine for one target instead. *compress ms* is the engine's own call, as lean-ctx's harness times it, but " +
+  "the cold call apart from the warm median (its figure averages every call) and a fresh engine per call. " +
+  "*needles* is its verbatim recall (a fact's exact text in the window; here tool-call arguments count too) and " +
+  "*msgs out* its output messages: on the same input and context length both harnesses give the same window, " +
+  "messages and recall (held by a test). See docs/PARITY.md.";
+
 /**
  * What the rows of engines that meet the budget their own way say about it (a library counting tokens its
  * own way): one `label: note` line per engine, in first-seen order.
@@ -434,6 +449,10 @@ export function enginesReportMarkdown(results: EngineResult[], meta: EnginesRepo
     ...markdownTable(ENGINE_TABLE_HEADER, engineTableRows(results)),
     "",
     ENGINES_TABLE_NOTE,
+    "",
+    `### ${ENGINES_PARITY_HEADING}`,
+    "",
+    ENGINES_PARITY_NOTE,
   );
   const notes = engineNotes(results);
   if (notes.length > 0) {

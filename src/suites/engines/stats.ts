@@ -38,6 +38,19 @@ export interface EngineResultLike {
   /** The +recovery arm of an engine with recall tools. */
   recovery?: { qa: QaLike | null; probes: QaLike | null } | null;
   latency_ms: { warm: number[] };
+  /** The engine's own compress times (absent in rows before engines-engine v5; null values for one-shot). */
+  compress_ms?: { warm: number[]; cold: number | null } | null;
+  timing?: string;
+}
+
+/**
+ * The warm times an interval is drawn over: the engine's own compress times where known (in-process and worker
+ * engines), else the round trip (one-shot engines, rows stored before the engine's own time was recorded).
+ */
+export function warmTimes(r: EngineResultLike): number[] {
+  return r.compress_ms && r.timing !== "one-shot" && r.compress_ms.warm.length > 0
+    ? r.compress_ms.warm
+    : r.latency_ms.warm;
 }
 
 /** Intervals of one engine (at one budget). */
@@ -100,7 +113,7 @@ export function enginesStats(
       needle_recall: r.status === "ok" ? ci(shares(r.needles.found, r.needles.total)) : null,
       qa_recall: r.status === "ok" && r.qa ? qaInterval(r.qa, { resamples, seed }) : null,
       probe_recall: r.status === "ok" && r.probes ? qaInterval(r.probes, { resamples, seed }) : null,
-      warm_latency_ms: r.status === "ok" ? ci(r.latency_ms.warm) : null,
+      warm_latency_ms: r.status === "ok" ? ci(warmTimes(r)) : null,
       ...(r.recovery
         ? {
           qa_recall_recovery: r.status === "ok" && r.recovery.qa
@@ -122,7 +135,7 @@ export const ENGINES_CI_HEADERS = [
   "needle recall (95% CI)",
   "QA recall (95% CI)",
   "probe recall (95% CI)",
-  "warm latency mean ms (95% CI)",
+  "warm compress mean ms (95% CI)",
 ];
 
 /** True when some engine has +recovery intervals (its columns are then shown). */
@@ -161,7 +174,7 @@ export function enginesStatsNote(stats: EnginesStats): string {
   return `95% CI: percentile bootstrap (${stats.resamples.toLocaleString("en-US")} resamples, seed ` +
     `${stats.seed}) over the needles (recall), the questions (QA and probe recall: the pooled share of ` +
     `expected facts found, recomputed on each resample of questions; +recovery likewise) and the warm ` +
-    `repeats (latency; warm ` +
+    `repeats (latency: the engine's own compress time, or the round trip of a one-shot engine; warm ` +
     `calls whose model calls were retried are left out). Recall in percent. Few needles or repeats give wide ` +
     `intervals; n/a where nothing was measured.`;
 }

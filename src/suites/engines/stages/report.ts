@@ -31,7 +31,9 @@ export const enginesReportStage = defineStage({
   // v10: LoCoMo QA F1 per row and pooled per engine with 95% CIs (stats.json `locomo`, both reports); the
   // method note says one question per prompt.
   // v11: charts: intervals past the axis marked, legends (the budget curves' too) wrap, never cut.
-  version: 11,
+  // v12: compress ms (the engine's own call) beside round trip and start-up ms; latency intervals and charts
+  // over the engine's own compress time where known; method notes relating the columns to lean-ctx's harness.
+  version: 12,
   doc: "stats.json, REPORT.md and report.html of an engines run, from its results and transcript.",
   params: z.object({
     tokenizer: z.string(),
