@@ -21,7 +21,7 @@ import {
 } from "../../models/credentials.ts";
 import type { ChatMessage } from "../../models/messages.ts";
 import { type CompressOptions, type CompressResult, type ContextEngine, EngineError } from "./engine.ts";
-import { outsideRequest, parseOutsideReply } from "./outside_protocol.ts";
+import { outsideRequest, type OutsideReply, parseOutsideReplyWithTools } from "./outside_protocol.ts";
 import { splitCommandLine } from "./split_command.ts";
 import {
   DEFAULT_MAX_OUTPUT_BYTES,
@@ -160,14 +160,18 @@ export function createExecEngine(command: string, options: ExecEngineOptions): C
       if (text === null) throw fail(`${name}: output is not valid UTF-8`);
       const stolen = foundRunSecrets(text, hidden);
       if (stolen.length > 0) throw fail(stolenSecretReason(name, stolen));
-      let window: ChatMessage[];
+      let reply: OutsideReply;
       try {
-        window = redactValue(parseOutsideReply(redact(text, hidden), name), hidden);
+        reply = parseOutsideReplyWithTools(redact(text, hidden), name);
       } catch (error) {
         if (error instanceof EngineError) throw fail(error.message);
         throw error;
       }
-      return made ? { messages: window, usage: made.usage, records } : { messages: window };
+      const window: ChatMessage[] = redactValue(reply.messages, hidden);
+      // A one-shot engine may report its own compress time too (its row stays one-shot: process start is in
+      // every call's round trip).
+      const own = reply.compressMs !== undefined ? { engineMs: reply.compressMs } : {};
+      return made ? { messages: window, usage: made.usage, records, ...own } : { messages: window, ...own };
     },
   };
 }
