@@ -21,7 +21,7 @@ import {
 } from "../../models/credentials.ts";
 import type { ChatMessage } from "../../models/messages.ts";
 import { type CompressOptions, type CompressResult, type ContextEngine, EngineError } from "./engine.ts";
-import { outsideRequest, type OutsideReply, parseOutsideReplyWithTools } from "./outside_protocol.ts";
+import { type OutsideReply, outsideRequest, parseOutsideReplyWithTools } from "./outside_protocol.ts";
 import { splitCommandLine } from "./split_command.ts";
 import {
   DEFAULT_MAX_OUTPUT_BYTES,
