@@ -6,6 +6,7 @@
  */
 import { CheckFailedError, UsageError } from "./src/errors.ts";
 import { NotIJsonError } from "./src/store/canonical.ts";
+import { BlobIntegrityError } from "./src/store/blob_store.ts";
 import { PROGRAM } from "./src/version.ts";
 import { terminalSafe } from "./src/core/printable.ts";
 import { fsErrorCause } from "./src/fs_input.ts";
@@ -33,7 +34,10 @@ export async function main(argv: string[]): Promise<number> {
     await import("./src/cli/zod_jitless.ts");
     return await command.run(rest);
   } catch (error) {
-    if (error instanceof UsageError || error instanceof NotIJsonError) {
+    // A damaged blob (altered, missing, a FIFO or symlink under its name) is a bad input, named by its path.
+    if (
+      error instanceof UsageError || error instanceof NotIJsonError || error instanceof BlobIntegrityError
+    ) {
       console.error(`error: ${terminalSafe(cutLine(error.message), { keepLineBreaks: true })}`);
       return 2;
     }

@@ -192,14 +192,41 @@ export async function readInputChunks(
   }
 }
 
-/** Reads an input file as UTF-8 text (checked: invalid UTF-8 is refused, naming the file). */
-export async function readInputText(path: string, option?: string): Promise<string> {
-  const bytes = await readInputFile(path, option);
+/**
+ * The most bytes of a run folder's own JSON files read whole (results.json, manifest.json, the journal), as
+ * `verify` reads them: a file past it (a sparse file swapped in) is refused before anything is read.
+ */
+export const MAX_RUN_FILE_BYTES = 256 * 1024 * 1024;
+
+/**
+ * The most bytes decoded into one string: V8's longest string is 2^29 - 24 UTF-16 units, and a UTF-8 byte
+ * never decodes to more than one unit, so a text up to this size always fits.
+ */
+export const MAX_TEXT_BYTES = 2 ** 29 - 24;
+
+/**
+ * Reads an input file as UTF-8 text (checked: invalid UTF-8 is refused, naming the file); `maxBytes` (default
+ * {@link MAX_TEXT_BYTES}) refuses a larger file before reading it.
+ */
+export async function readInputText(
+  path: string,
+  option?: string,
+  maxBytes = MAX_TEXT_BYTES,
+): Promise<string> {
+  const bytes = await readInputFile(path, option, Math.min(maxBytes, MAX_TEXT_BYTES));
   return decodeUtf8(bytes, path, option);
 }
 
-/** Decodes bytes as strict UTF-8; invalid bytes are a {@link UsageError} naming the file. */
+/**
+ * Decodes bytes as strict UTF-8; invalid bytes are a {@link UsageError} naming the file, as is text too long
+ * for one string (never called invalid).
+ */
 export function decodeUtf8(bytes: Uint8Array, path: string, option?: string): string {
+  if (bytes.length > MAX_TEXT_BYTES) {
+    throw new UsageError(
+      `${subjectOf(path, option)}: ${bytes.length} bytes, more than the ${MAX_TEXT_BYTES} one text may hold`,
+    );
+  }
   try {
     return new TextDecoder("utf-8", { fatal: true }).decode(bytes);
   } catch (error) {
@@ -221,8 +248,8 @@ export function parseInputJson(text: string, path: string, option?: string): unk
 }
 
 /** Reads and parses a JSON input file (regular file, UTF-8, JSON), every failure a one-line {@link UsageError}. */
-export async function readInputJson(path: string, option?: string): Promise<unknown> {
-  return parseInputJson(await readInputText(path, option), path, option);
+export async function readInputJson(path: string, option?: string, maxBytes?: number): Promise<unknown> {
+  return parseInputJson(await readInputText(path, option, maxBytes), path, option);
 }
 
 /** Lists the entries of an input directory (checked to be one), errors mapped. */

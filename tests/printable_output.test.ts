@@ -49,7 +49,10 @@ Deno.test("an engine's hostile skipped reason reaches stdout and REPORT.md escap
     assert.equal(result.code, 0, result.stderr);
     const report = await Deno.readTextFile(join(out, "REPORT.md"));
     for (const [where, text] of [["stdout", result.stdout], ["REPORT.md", report]]) {
-      assert.ok(!/[\u001b\u0007\u202e]/.test(text), `${where} holds a raw control character`);
+      assert.ok(
+        ![..."\u001b\u0007\u202e"].some((char) => text.includes(char)),
+        `${where} holds a raw control character`,
+      );
       assert.ok(text.includes("skipped"), `${where} names the skip`);
     }
     assert.ok(!/<script|<img/i.test(report), "REPORT.md holds live HTML");

@@ -68,7 +68,9 @@ async function unfinishedHint(report: VerifyReport): Promise<string | null> {
   try {
     header = (await readJournal(join(report.run, RUN_FILES.journal))).header;
   } catch (error) {
-    if (fsErrorCause(error) !== undefined || error instanceof SyntaxError) return null;
+    if (fsErrorCause(error) !== undefined || error instanceof SyntaxError || error instanceof UsageError) {
+      return null;
+    }
     throw error;
   }
   if (!header) return null;

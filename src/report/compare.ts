@@ -9,7 +9,7 @@
 import { join } from "node:path";
 import { UsageError } from "../errors.ts";
 import { readManifest } from "../store/run_dir.ts";
-import { readInputJson } from "../fs_input.ts";
+import { MAX_RUN_FILE_BYTES, readInputJson } from "../fs_input.ts";
 import type { Cell } from "../core/markdown_table.ts";
 import { type CompareUnits, type UnitComparison, unitComparison } from "./compare_units.ts";
 import {
@@ -46,7 +46,7 @@ export interface RunComparison {
 type Extracted = Map<string, Record<string, number | null>>;
 
 function readJson(path: string): Promise<unknown> {
-  return readInputJson(path);
+  return readInputJson(path, undefined, MAX_RUN_FILE_BYTES);
 }
 
 /**

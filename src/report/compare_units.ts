@@ -14,6 +14,7 @@ import { column, type UnitAccessors, unitMeans } from "../analysis/unit_means.ts
 import { unpairedDifference } from "../analysis/unpaired.ts";
 import { UsageError } from "../errors.ts";
 import { mostlyInvalidNote } from "../analysis/mostly_invalid.ts";
+import { MAX_RUN_FILE_BYTES, readInputText } from "../fs_input.ts";
 
 /** One compared condition and metric. */
 export interface UnitComparisonRow {
@@ -76,13 +77,8 @@ function invalidShares<R>(spec: CompareUnits<R>, rows: readonly R[]): Map<string
 
 async function readRows<R>(run: string, schema: z.ZodType<R[]>): Promise<R[]> {
   const path = join(run, "results.json");
-  let text: string;
-  try {
-    text = await Deno.readTextFile(path);
-  } catch (error) {
-    if (error instanceof Deno.errors.NotFound) throw new UsageError(`${path}: not found`);
-    throw error;
-  }
+  // A regular file of at most MAX_RUN_FILE_BYTES (a FIFO or a sparse file is refused before anything is read).
+  const text = await readInputText(path, undefined, MAX_RUN_FILE_BYTES);
   let value: unknown;
   try {
     value = JSON.parse(text);

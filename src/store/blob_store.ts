@@ -27,15 +27,28 @@ import { writeError } from "../fs_input.ts";
 import type { z } from "zod";
 import { canonicalBytes } from "./canonical.ts";
 import { isSha256Hex, sha256Hex } from "./hash.ts";
+import { entryKind, hashRegularFile, isFsError, readRegularFile, UnsafeFileError } from "./safe_read.ts";
 
-/** A blob's bytes do not match its name, or a name is not a SHA-256. */
+/**
+ * A blob's bytes do not match its name, its file is missing or not a regular file, or a name is not a SHA-256:
+ * a damaged run folder (exit 2, the path named), never a bug.
+ */
 export class BlobIntegrityError extends Error {
-  /** Creates the error for blob `hash`. */
-  constructor(readonly hash: string, message: string) {
-    super(`blob ${hash}: ${message}`);
+  /** Creates the error for blob `hash` (`path`: its file, named in the message when given). */
+  constructor(readonly hash: string, readonly reason: string, readonly path?: string) {
+    super(`${path ?? `blob ${hash}`}: ${reason}`);
     this.name = "BlobIntegrityError";
   }
 }
+
+/**
+ * The largest blob read back whole. A run's largest blobs are its sources (a dataset, a corpus); a file past
+ * this under a blob's name (a sparse file swapped in) is refused before anything is read.
+ */
+export const MAX_BLOB_READ_BYTES = 1024 * 1024 * 1024;
+
+/** Blobs larger than this are hashed as they are streamed before being read whole (a damaged one costs no memory). */
+const HASH_FIRST_BYTES = 64 * 1024 * 1024;
 
 /** How many blob fsyncs run at once: the file system then commits them together. */
 export const SYNC_CONCURRENCY = 32;
@@ -181,14 +194,15 @@ export class BlobStore {
     const path = this.pathOf(hash);
     if (!this.#fresh) {
       try {
-        const existing = await Deno.readFile(path);
-        if (sha256Hex(existing) !== hash) {
-          throw new BlobIntegrityError(hash, "existing file does not match its name");
-        }
+        await this.#read(hash);
         this.#known.add(hash);
         return hash;
       } catch (error) {
-        if (!(error instanceof Deno.errors.NotFound)) throw error;
+        if (!(error instanceof BlobIntegrityError)) throw error;
+        if (error.reason.startsWith("altered")) {
+          throw new BlobIntegrityError(hash, "existing file does not match its name");
+        }
+        if (error.reason !== "missing") throw error;
       }
     }
     const tmp = `${this.#tmpDir}/${hash}.${Deno.pid}.${this.#tmpCounter++}`;
@@ -316,19 +330,42 @@ export class BlobStore {
     return held !== undefined ? held.slice() : await this.#read(hash);
   }
 
-  /** Reads blob `hash` from its file and checks its bytes against its name. */
+  /**
+   * Reads blob `hash` from its file and checks its bytes against its name, the way `verify` opens a run's files:
+   * a regular file only (a symlink, FIFO or socket is refused without opening it, nothing can block), at most
+   * {@link MAX_BLOB_READ_BYTES}, a large one hashed as it streams before it is read whole.
+   */
   async #read(hash: string): Promise<Uint8Array> {
-    let bytes: Uint8Array;
+    const path = this.pathOf(hash);
+    let info: Deno.FileInfo;
     try {
-      bytes = await Deno.readFile(this.pathOf(hash));
+      info = await Deno.lstat(path);
     } catch (error) {
-      if (error instanceof Deno.errors.NotFound) throw new BlobIntegrityError(hash, "missing");
+      if (error instanceof Deno.errors.NotFound) throw new BlobIntegrityError(hash, "missing", path);
+      if (isFsError(error)) throw new BlobIntegrityError(hash, `unreadable (${error.name})`, path);
       throw error;
     }
-    if (sha256Hex(bytes) !== hash) {
-      throw new BlobIntegrityError(hash, "altered (content does not match its name)");
+    if (!info.isFile) throw new BlobIntegrityError(hash, `is a ${entryKind(info)}, not a regular file`, path);
+    if (info.size > MAX_BLOB_READ_BYTES) {
+      throw new BlobIntegrityError(
+        hash,
+        `too large (${info.size} bytes; at most ${MAX_BLOB_READ_BYTES})`,
+        path,
+      );
     }
-    return bytes;
+    try {
+      if (info.size > HASH_FIRST_BYTES && await hashRegularFile(path, info) !== hash) {
+        throw new BlobIntegrityError(hash, "altered (content does not match its name)", path);
+      }
+      const bytes = await readRegularFile(path, info, MAX_BLOB_READ_BYTES);
+      if (sha256Hex(bytes) !== hash) {
+        throw new BlobIntegrityError(hash, "altered (content does not match its name)", path);
+      }
+      return bytes;
+    } catch (error) {
+      if (error instanceof UnsafeFileError) throw new BlobIntegrityError(hash, error.reason, path);
+      throw error;
+    }
   }
 
   /** Reads a blob as UTF-8 text. */

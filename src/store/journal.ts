@@ -6,7 +6,7 @@
  * @module
  */
 import { z } from "zod";
-import { writeError } from "../fs_input.ts";
+import { MAX_RUN_FILE_BYTES, readInputFile, writeError } from "../fs_input.ts";
 import { canonicalJson } from "./canonical.ts";
 import { sha256Hex } from "./hash.ts";
 import { fileLines } from "../core/file_chunks.ts";
@@ -46,7 +46,8 @@ const NODE_LINE_TAIL = ',"prev":"'.length + 64 + '","type":"node"}'.length;
 
 /** Reads and checks a journal file; problems are collected, not thrown. */
 export async function readJournal(path: string): Promise<JournalReading> {
-  return parseJournal(await Deno.readFile(path));
+  // A regular file of at most the size `verify` reads (a FIFO or a sparse file is refused, never waited on).
+  return parseJournal(await readInputFile(path, undefined, MAX_RUN_FILE_BYTES));
 }
 
 /**

@@ -12,6 +12,7 @@
  */
 import { join } from "node:path";
 import { UsageError } from "../errors.ts";
+import { MAX_RUN_FILE_BYTES, readInputFile } from "../fs_input.ts";
 import { BlobStore } from "./blob_store.ts";
 import { canonicalJson } from "./canonical.ts";
 import { sha256Hex } from "./hash.ts";
@@ -36,7 +37,7 @@ export interface MergePlan {
 
 async function readShard(path: string): Promise<ShardRun> {
   const manifest = await readManifest(path);
-  const bytes = await Deno.readFile(join(path, "manifest.json"));
+  const bytes = await readInputFile(join(path, "manifest.json"), undefined, MAX_RUN_FILE_BYTES);
   if (manifest.shard === undefined) {
     throw new UsageError(`${path}: not a shard (its header has no shard; run it with --shard K/N)`);
   }
@@ -162,11 +163,18 @@ export async function writeMerged(
     merged_from: plan.shards.map((s) => ({ run: s.path, manifest: s.manifestHash, shard: s.shard })),
   };
   const run = await RunDir.create(out, header, sources);
-  for (const { node, from } of plan.nodes) {
-    for (const hash of [...Object.values(node.inputs), ...Object.values(node.outputs), ...node.requests]) {
-      await run.store.copyFrom(from.store, hash);
+  try {
+    for (const { node, from } of plan.nodes) {
+      for (const hash of [...Object.values(node.inputs), ...Object.values(node.outputs), ...node.requests]) {
+        await run.store.copyFrom(from.store, hash);
+      }
+      await run.recordNode(node);
     }
-    await run.recordNode(node);
+  } catch (error) {
+    // A damaged shard (a blob altered, missing, a FIFO or symlink): refused, and nothing is left behind.
+    await run.abandon();
+    await Deno.remove(out, { recursive: true });
+    throw error;
   }
   return run;
 }

@@ -13,7 +13,7 @@ import { writeError } from "../fs_input.ts";
 import { createHash } from "node:crypto";
 import { basename, dirname, join } from "node:path";
 import { UsageError } from "../errors.ts";
-import { inputError, readInputText, statInputDirectory, subjectOf } from "../fs_input.ts";
+import { inputError, MAX_RUN_FILE_BYTES, readInputText, statInputDirectory, subjectOf } from "../fs_input.ts";
 import { BlobStore } from "./blob_store.ts";
 import { canonicalJson } from "./canonical.ts";
 import { journalNodes, JournalWriter, readJournal } from "./journal.ts";
@@ -512,7 +512,7 @@ export async function readManifest(runPath: string, option?: string): Promise<Ma
     }
     throw inputError(error, path, option);
   }
-  const text = await readInputText(path, option);
+  const text = await readInputText(path, option, MAX_RUN_FILE_BYTES);
   let json: unknown;
   try {
     json = JSON.parse(text);

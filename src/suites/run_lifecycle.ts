@@ -13,6 +13,7 @@ import { join } from "node:path";
 import { Executor, type ExecutorOptions } from "../pipeline/executor.ts";
 import type { FrozenRun } from "../pipeline/frozen_run.ts";
 import { Progress } from "../pipeline/progress.ts";
+import { BlobIntegrityError } from "../store/blob_store.ts";
 import { FrozenMismatchError } from "../pipeline/frozen_check.ts";
 import { programIdentity, programSourceBlob } from "../program_identity.ts";
 import { PROGRAM_SOURCE_NAME } from "../store/program_source.ts";
@@ -243,7 +244,7 @@ export async function withRun<T>(
     unregister();
     progress.end();
     await run.abandon();
-    if (error instanceof FrozenMismatchError && !resumed) {
+    if ((error instanceof FrozenMismatchError || error instanceof BlobIntegrityError) && !resumed) {
       // A refusal writes nothing: once every started execution has finished, the directory this invocation
       // created goes.
       await executor.settled();

@@ -11,7 +11,7 @@
 import { join } from "node:path";
 import { z } from "zod";
 import { UsageError } from "../../../errors.ts";
-import { readInputText, statInputDirectory } from "../../../fs_input.ts";
+import { MAX_RUN_FILE_BYTES, readInputText, statInputDirectory } from "../../../fs_input.ts";
 import { writeFileAtomic } from "../../../store/run_dir.ts";
 import { readManifest } from "../../../store/run_dir.ts";
 import { CorpusSchema } from "../corpus.ts";
@@ -101,7 +101,7 @@ export function predictionsOf(
 
 async function readRunJson(run: string, name: string): Promise<unknown> {
   const path = join(run, name);
-  const text = await readInputText(path, "hotpot predictions");
+  const text = await readInputText(path, "hotpot predictions", MAX_RUN_FILE_BYTES);
   try {
     return JSON.parse(text);
   } catch (error) {
