@@ -16,14 +16,11 @@ function isRecord(value: unknown): value is Record<string, unknown> {
   return proto === Object.prototype || proto === null;
 }
 
+const SHA_TEXT = /^[0-9a-f]{64}$/;
+
 /** A 64-character lower-case hex string (what the schemas' `Sha` accepts). */
 export function isShaText(value: unknown): value is string {
-  if (typeof value !== "string" || value.length !== 64) return false;
-  for (let i = 0; i < 64; i++) {
-    const c = value.charCodeAt(i);
-    if (!((c >= 0x30 && c <= 0x39) || (c >= 0x61 && c <= 0x66))) return false;
-  }
-  return true;
+  return typeof value === "string" && value.length === 64 && SHA_TEXT.test(value);
 }
 
 function isCount(value: unknown): boolean {
