@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { verifyRun } from "../src/store/verify.ts";
-import { ROOT } from "./helpers/spawn.ts";
+import { HANG_GUARD_MS, ROOT } from "./helpers/spawn.ts";
 import { listTree } from "./helpers/tree.ts";
 
 async function tempFiles(dir: string): Promise<string[]> {
@@ -27,7 +27,7 @@ Deno.test("a process killed with SIGKILL while writing a 200 MB blob leaves no b
         stdout: "piped",
         stderr: "piped",
       }).spawn();
-      const deadline = Date.now() + 30_000;
+      const deadline = Date.now() + HANG_GUARD_MS;
       temps = [];
       while (temps.length === 0 && Date.now() < deadline) {
         await new Promise((resolve) => setTimeout(resolve, 2));

@@ -8,7 +8,7 @@ import { RunDir } from "../src/store/run_dir.ts";
 import { verifyRun } from "../src/store/verify.ts";
 import { findRuns } from "../src/store/find_runs.ts";
 import { testHeader } from "./helpers/header.ts";
-import { ROOT, runDeno } from "./helpers/spawn.ts";
+import { HANG_GUARD_MS, ROOT, runDeno } from "./helpers/spawn.ts";
 import { describeTree } from "./helpers/tree.ts";
 
 async function journalLines(run: string): Promise<number> {
@@ -21,7 +21,7 @@ async function journalLines(run: string): Promise<number> {
 }
 
 async function waitFor(check: () => Promise<boolean>, what: string): Promise<void> {
-  const deadline = Date.now() + 60_000;
+  const deadline = Date.now() + HANG_GUARD_MS;
   while (!(await check())) {
     if (Date.now() > deadline) throw new Error(`gave up waiting: ${what}`);
     await new Promise((resolve) => setTimeout(resolve, 5));

@@ -4,7 +4,7 @@ import { RunDir } from "../src/store/run_dir.ts";
 import { verifyRun } from "../src/store/verify.ts";
 import { testHeader } from "./helpers/header.ts";
 import type { PipelineOutcome } from "./helpers/pipeline.ts";
-import { ROOT, runDeno } from "./helpers/spawn.ts";
+import { HANG_GUARD_MS, ROOT, runDeno } from "./helpers/spawn.ts";
 
 const STAGES = 20;
 const ARGS = ["--stages", String(STAGES), "--delay-ms", "30"];
@@ -34,7 +34,7 @@ Deno.test("--resume finishes a pipeline killed mid-way; its results.json equals 
       stderr: "piped",
     }).spawn();
     // Header plus at least 5 journaled nodes, then SIGKILL.
-    const deadline = Date.now() + 30_000;
+    const deadline = Date.now() + HANG_GUARD_MS;
     while ((await journalLines(broken)) < 6 && Date.now() < deadline) {
       await new Promise((resolve) => setTimeout(resolve, 5));
     }

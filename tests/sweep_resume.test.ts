@@ -4,7 +4,7 @@
  */
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { ROOT, runCli } from "./helpers/spawn.ts";
+import { HANG_GUARD_MS, ROOT, runCli } from "./helpers/spawn.ts";
 
 async function journaledAnswers(run: string): Promise<number> {
   try {
@@ -25,7 +25,7 @@ async function killMidway(out: string, args: string[], answers: number): Promise
     stdout: "null",
     stderr: "null",
   }).spawn();
-  const deadline = Date.now() + 30_000;
+  const deadline = Date.now() + HANG_GUARD_MS;
   while (await journaledAnswers(out) < answers) {
     assert.ok(Date.now() < deadline, "the run journaled no answers in time");
     await new Promise((resolve) => setTimeout(resolve, 25));

@@ -39,3 +39,9 @@ export async function runDeno(
 export function runCli(args: string[], env: Record<string, string> = {}): Promise<Finished> {
   return runDeno("main.ts", args, env);
 }
+
+/**
+ * How long a test polls for something a subprocess does (a journal line, a lock) before it gives up: a guard
+ * against a hang, not a time limit. Generous, since the machine may be loaded many times over its cores.
+ */
+export const HANG_GUARD_MS = 300_000;
