@@ -72,6 +72,15 @@ export async function sweepRunCommand(
   refuseWithRetry(options);
   await assertSandboxAvailable();
   const fixture = await resolveSweepCase(options);
+  if (fixture.checks.kind === "module") {
+    // A checks module that does not load in the sandbox is refused before the run is created.
+    const { caseCheckNames, CaseChecksError } = await import("./case_checks.ts");
+    const where = `${fixture.dir ?? fixture.name}/${fixture.checks.file}`;
+    await caseCheckNames(fixture.checks.source).catch((error) => {
+      if (error instanceof CaseChecksError) throw new UsageError(`${where}: ${error.message}`);
+      throw error;
+    });
+  }
   const runOptions = {
     ...DEFAULT_SWEEP_RUN,
     ...(options.compressions !== undefined ? { compressions: options.compressions } : {}),
