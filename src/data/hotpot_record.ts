@@ -7,6 +7,20 @@
 import { z } from "zod";
 import { UsageError } from "../errors.ts";
 
+/**
+ * Per-field bounds of a HotpotQA record as a dataset is loaded, far above any real record: past one, the record
+ * is refused naming the file, the record and the field (a 100 MB question was accepted before).
+ */
+export const RECORD_LIMITS = {
+  idChars: 256,
+  textChars: 16_384,
+  titleChars: 1_024,
+  sentenceChars: 65_536,
+  sentences: 10_000,
+  articles: 1_000,
+  facts: 1_000,
+} as const;
+
 /** One supporting fact: an article title and a 0-based sentence id within that article. */
 export const SupportingFactSchema = z.object({
   title: z.string(),
@@ -25,13 +39,18 @@ export type Article = z.infer<typeof ArticleSchema>;
 
 /** A HotpotQA distractor record, normalized from either the Hugging Face or the official layout. */
 export const HotpotRecordSchema = z.object({
-  id: z.string().min(1),
-  question: z.string(),
-  answer: z.string(),
+  id: z.string().min(1).max(RECORD_LIMITS.idChars),
+  question: z.string().max(RECORD_LIMITS.textChars),
+  answer: z.string().max(RECORD_LIMITS.textChars),
   type: z.enum(["bridge", "comparison"]),
-  level: z.string(),
-  supporting_facts: z.array(SupportingFactSchema),
-  context: z.array(ArticleSchema),
+  level: z.string().max(RECORD_LIMITS.titleChars),
+  supporting_facts: z.array(
+    SupportingFactSchema.extend({ title: z.string().max(RECORD_LIMITS.titleChars) }),
+  ).max(RECORD_LIMITS.facts),
+  context: z.array(ArticleSchema.extend({
+    title: z.string().max(RECORD_LIMITS.titleChars),
+    sentences: z.array(z.string().max(RECORD_LIMITS.sentenceChars)).max(RECORD_LIMITS.sentences),
+  })).max(RECORD_LIMITS.articles),
 });
 /** A HotpotQA distractor record, normalized from either the Hugging Face or the official layout. */
 export type HotpotRecord = z.infer<typeof HotpotRecordSchema>;

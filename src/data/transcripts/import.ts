@@ -13,7 +13,13 @@ import { importLocomo } from "./locomo.ts";
 import { importOpenAIMessages } from "./openai.ts";
 import { parseJsonText, readTranscriptText } from "./read_json.ts";
 import { importShareGpt } from "./sharegpt.ts";
-import { type ImportedTranscript, TRANSCRIPT_FORMATS, type TranscriptFormat } from "./types.ts";
+import {
+  type ImportedTranscript,
+  MAX_MESSAGE_CHARS,
+  MAX_TRANSCRIPT_MESSAGES,
+  TRANSCRIPT_FORMATS,
+  type TranscriptFormat,
+} from "./types.ts";
 
 /** Options of {@link importTranscript}. */
 export interface ImportOptions {
@@ -84,6 +90,42 @@ export function importTranscriptText(
   path: string,
   format: "auto" | TranscriptFormat = "auto",
   options: ImportOptions = {},
+): ImportedTranscript {
+  return checkSizes(importParsed(text, path, format, options));
+}
+
+/**
+ * Refuses a transcript past the per-field bounds, naming the message: more than {@link MAX_TRANSCRIPT_MESSAGES}
+ * messages, or a content or tool-call arguments of more than {@link MAX_MESSAGE_CHARS} characters (every format).
+ */
+function checkSizes(imported: ImportedTranscript): ImportedTranscript {
+  const { messages, path } = imported;
+  if (messages.length > MAX_TRANSCRIPT_MESSAGES) {
+    throw new UsageError(
+      `${path}: ${messages.length} messages, more than the ${MAX_TRANSCRIPT_MESSAGES} allowed`,
+    );
+  }
+  messages.forEach((message, index) => {
+    const fields: [string, string][] = [["content", message.content ?? ""]];
+    message.tool_calls?.forEach((call, c) =>
+      fields.push([`tool_calls[${c}].function.arguments`, call.function.arguments])
+    );
+    for (const [field, value] of fields) {
+      if (value.length > MAX_MESSAGE_CHARS) {
+        throw new UsageError(
+          `${path}: messages[${index}].${field}: ${value.length} characters, more than the ${MAX_MESSAGE_CHARS} one message may hold`,
+        );
+      }
+    }
+  });
+  return imported;
+}
+
+function importParsed(
+  text: string,
+  path: string,
+  format: "auto" | TranscriptFormat,
+  options: ImportOptions,
 ): ImportedTranscript {
   if (format === "sharegpt") {
     const trimmed = text.trimStart();
