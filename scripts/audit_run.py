@@ -918,6 +918,15 @@ class Audit:
         return self.problems
 
 
+_UNPRINTABLE = re.compile("[\x00-\x1f\x7f-\x9f\u200e\u200f\u202a-\u202e\u2066-\u2069]")
+_NAMED = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}
+
+
+def printable(text):
+    """A problem line with its control and bidi characters shown as escapes (a file name cannot forge a line)."""
+    return _UNPRINTABLE.sub(lambda m: _NAMED.get(m.group(0), "\\u%04x" % ord(m.group(0))), text)
+
+
 def main(argv):
     args = argv[1:]
     if args and args[0] in ("-h", "--help"):
@@ -942,9 +951,9 @@ def main(argv):
     if audit.sources:
         sys.stderr.write("note: the run keeps %d program source files (--sources lists them)\n" % len(audit.sources))
     for line in problems:
-        print(line)
+        print(printable(line))
     for line in audit.notes:
-        sys.stderr.write(line + "\n")
+        sys.stderr.write(printable(line) + "\n")
     if problems:
         sys.stderr.write("FAILED: %s: %d problem(s)\n" % (run, len(problems)))
         return 1

@@ -6,7 +6,7 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { markdownSafe, terminalSafe } from "../src/core/printable.ts";
-import { runCli } from "./helpers/spawn.ts";
+import { ROOT, runCli } from "./helpers/spawn.ts";
 
 const HOSTILE =
   "\u001b[2J\u001b[31mred\u0007 <script>alert(1)</script> <img src=x onerror=alert(2)> \u202eevil";
@@ -63,7 +63,7 @@ Deno.test("an engine's hostile skipped reason reaches stdout and REPORT.md escap
   }
 });
 
-Deno.test("verify prints a file name holding a line break and ESC escaped, never as a line of its own", async () => {
+Deno.test("verify and the auditor print a file name holding a line break and ESC escaped, never as a line of its own", async () => {
   const dir = await Deno.makeTempDir({ prefix: "printable_verify_" });
   try {
     const out = join(dir, "run");
@@ -91,6 +91,13 @@ Deno.test("verify prints a file name holding a line break and ESC escaped, never
     assert.ok(!lines.some((line) => line.startsWith("ok: every check holds")), result.stdout);
     assert.ok(!result.stdout.includes("\u001b"), "a raw ESC was printed");
     assert.match(result.stdout, /x\\nok: every check holds\\u001b\[2J/);
+    const audit = await new Deno.Command("python3", { args: ["scripts/audit_run.py", out], cwd: ROOT })
+      .output();
+    const audited = new TextDecoder().decode(audit.stdout);
+    assert.equal(audit.code, 1, audited);
+    assert.ok(!audited.split("\n").some((line) => line.startsWith("ok: every check holds")), audited);
+    assert.ok(!audited.includes("\u001b"), "the auditor printed a raw ESC");
+    assert.match(audited, /x\\nok: every check holds\\u001b\[2J/);
   } finally {
     await Deno.remove(dir, { recursive: true }).catch(async () => {
       await new Deno.Command("chmod", { args: ["-R", "u+w", dir] }).output();
