@@ -79,3 +79,32 @@ Deno.test("the blob folders scanned by workers name every tampering exactly as a
     await Deno.remove(dir, { recursive: true });
   }
 });
+
+Deno.test("a large run verifies when the scanning workers cannot start (read permission for the run only)", async () => {
+  const dir = await Deno.makeTempDir();
+  try {
+    const run = join(dir, "run");
+    await runPipeline({ output: run, stages: 60 });
+    const manifest: Manifest = JSON.parse(await Deno.readTextFile(join(run, "manifest.json")));
+    const blob = manifest.nodes.flatMap((n) => Object.values(n.outputs)).sort()[0];
+    const bytes = await Deno.readFile(join(run, blobRelativePath(blob)));
+    bytes[0] ^= 1;
+    await Deno.chmod(join(run, blobRelativePath(blob)), 0o644);
+    await Deno.writeFile(join(run, blobRelativePath(blob)), bytes);
+    await Deno.chmod(join(run, blobRelativePath(blob)), 0o444);
+    const out = await new Deno.Command(Deno.execPath(), {
+      args: ["run", `--allow-read=${run}`, "--allow-env", "main.ts", "verify", run],
+      cwd: new URL("..", import.meta.url).pathname,
+      stdout: "piped",
+      stderr: "piped",
+      env: { NO_COLOR: "1" },
+    }).output();
+    const stdout = new TextDecoder().decode(out.stdout);
+    const stderr = new TextDecoder().decode(out.stderr);
+    assert.equal(out.code, 1, stdout + stderr);
+    assert.match(stdout, new RegExp(`altered: blob ${blob}`));
+    assert.doesNotMatch(stdout + stderr, /internal error|Uncaught/);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});

@@ -108,8 +108,8 @@ export type ScanReply = { index: number; scan: DirScan } | { index: number; fail
 /**
  * Blob folders scanned by workers and by the calling thread together: each takes the next folder from one
  * shared count (a `SharedArrayBuffer`), so nobody waits to be handed work and the calling thread, once its
- * own work is done, {@link help}s with what is left. A worker's failure (a bug, not a file's state) rejects
- * the folders it had not answered.
+ * own work is done, {@link help}s with what is left. When no worker is left (none could start), this thread
+ * scans what was not answered.
  */
 export class ScanPool {
   /** Each folder's scan, in the order given. */
@@ -135,7 +135,7 @@ export class ScanPool {
       worker.onmessage = (event: MessageEvent<ScanReply>) => this.#reply(event.data);
       worker.onerror = (event: ErrorEvent) => {
         event.preventDefault();
-        this.#failAll(new Error(`a scanning worker failed: ${event.message}`));
+        this.#lost(worker);
       };
       const request: ScanRequest = { dirs, taken: this.#taken };
       worker.postMessage(request);
@@ -146,14 +146,18 @@ export class ScanPool {
   /** Scans, in this thread, every folder no worker has taken yet. */
   help(): void {
     for (let i = Atomics.add(this.#taken, 0, 1); i < this.#dirs.length; i = Atomics.add(this.#taken, 0, 1)) {
-      let reply: ScanReply;
-      try {
-        reply = { index: i, scan: scanDirectorySync(this.#dirs[i], true) };
-      } catch (error) {
-        reply = { index: i, failure: error instanceof Error ? error.stack ?? error.message : String(error) };
-      }
-      this.#reply(reply);
+      this.#scanHere(i);
     }
+  }
+
+  #scanHere(index: number): void {
+    let reply: ScanReply;
+    try {
+      reply = { index, scan: scanDirectorySync(this.#dirs[index], true) };
+    } catch (error) {
+      reply = { index, failure: error instanceof Error ? error.stack ?? error.message : String(error) };
+    }
+    this.#reply(reply);
   }
 
   #reply(reply: ScanReply): void {
@@ -161,6 +165,18 @@ export class ScanPool {
     const settle = this.#settle[reply.index];
     if ("scan" in reply) settle.resolve(reply.scan);
     else settle.reject(new Error(`a folder scan failed: ${reply.failure}`));
+  }
+
+  /**
+   * A worker that could not start (its module unreadable under a narrow `--allow-read`) or died: once none is
+   * left, this thread scans every folder not answered yet.
+   */
+  #lost(worker: Worker): void {
+    worker.terminate();
+    this.#workers.splice(this.#workers.indexOf(worker), 1);
+    if (this.#workers.length > 0) return;
+    Atomics.store(this.#taken, 0, this.#dirs.length);
+    for (const index of [...this.#open]) this.#scanHere(index);
   }
 
   #failAll(error: Error): void {

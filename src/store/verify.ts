@@ -109,10 +109,18 @@ const POOL_MIN_FOLDERS = 16;
 
 /**
  * How many scanning workers: one per core beside this thread's (which reads the records, then scans too), at
- * least 1, at most 3 (0 where workers cannot be started).
+ * least 1, at most 3; 0 where workers cannot be started or their module cannot be read (a narrow
+ * `--allow-read`).
  */
 function scanWorkers(): number {
   if (typeof Worker === "undefined") return 0;
+  const module = new URL("./dir_scan_worker.ts", import.meta.url);
+  if (
+    module.protocol === "file:" &&
+    Deno.permissions.querySync({ name: "read", path: module }).state !== "granted"
+  ) {
+    return 0;
+  }
   return Math.max(1, Math.min(3, (navigator.hardwareConcurrency ?? 1) - 1));
 }
 
