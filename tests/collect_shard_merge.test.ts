@@ -48,12 +48,18 @@ async function hotpotRun(corpus: string, out: string, extra: string[] = []): Pro
   assert.equal(run.code, 0, run.stderr);
 }
 
+// The three collect shards of the 6-question selection, collected once: the first two tests only read them
+// (merges write elsewhere, changed copies are made with copyRun).
+const PARTS = await Deno.makeTempDir({ prefix: "collect-shards-parts-" });
+globalThis.addEventListener("unload", () => Deno.removeSync(PARTS, { recursive: true }));
+const SHARDS = [1, 2, 3].map((k) => join(PARTS, `s${k}`));
+await Promise.all(SHARDS.map((out, i) => collect(out, ["--shard", `${i + 1}/3`])));
+
 Deno.test("collect shards merged equal the unsharded collection byte for byte, and run shards over it merge whole", async () => {
   const tmp = await Deno.makeTempDir({ prefix: "collect-shards-" });
   try {
     await collect(join(tmp, "whole"));
-    const shards = [1, 2, 3].map((k) => join(tmp, `s${k}`));
-    for (const [i, out] of shards.entries()) await collect(out, ["--shard", `${i + 1}/3`]);
+    const shards = SHARDS;
 
     // Each shard records its part in the header and in corpus.json, and holds the whole selection's select
     // node; the parts are disjoint and together the whole selection, in its order.
@@ -135,10 +141,7 @@ Deno.test("collect shards merged equal the unsharded collection byte for byte, a
 Deno.test("merges of collect shards of different protocols, programs or datasets, duplicates and gaps exit 2", async () => {
   const tmp = await Deno.makeTempDir({ prefix: "collect-shards-refused-" });
   try {
-    const [s1, s2, s3] = [1, 2, 3].map((k) => join(tmp, `s${k}`));
-    await collect(s1, ["--shard", "1/3"]);
-    await collect(s2, ["--shard", "2/3"]);
-    await collect(s3, ["--shard", "3/3"]);
+    const [s1, s2, s3] = SHARDS;
     // Another selection seed: another protocol.
     const seed = join(tmp, "seed");
     await collect(seed, ["--shard", "3/3", "--seed", "7"]);
