@@ -74,3 +74,33 @@ for (const [name, damage, reason] of CASES) {
     assert.equal(await Deno.stat(out).then(() => true, () => false), false, "the new run's folder stayed");
   });
 }
+
+Deno.test("merge of shards one of which holds a FIFO under a blob's name is refused (exit 2, the file named) and leaves nothing", async () => {
+  const shards = [join(dir, "shard-1"), join(dir, "shard-2")];
+  for (const [index, shard] of shards.entries()) {
+    const result = await runCli([
+      "hotpot",
+      "run",
+      "--corpus",
+      corpus,
+      "--reference",
+      "--shard",
+      `${index + 1}/2`,
+      "--output",
+      shard,
+      "-q",
+    ]);
+    assert.equal(result.code, 0, result.stderr);
+  }
+  await new Deno.Command("chmod", { args: ["-R", "u+w", shards[1]] }).output();
+  const node = (await readManifest(shards[1])).nodes.find((n) => n.stage === "hotpot-summary")!;
+  const hash = Object.values(node.outputs)[0];
+  const path = join(shards[1], blobRelativePath(hash));
+  await Deno.remove(path);
+  await new Deno.Command("mkfifo", { args: [path] }).output();
+  const out = join(dir, "merged");
+  const result = await runCli(["merge", out, ...shards]);
+  assert.equal(result.code, 2, result.stderr);
+  assert.match(result.stderr, new RegExp(`${path}: is a FIFO, not a regular file`));
+  assert.equal(await Deno.stat(out).then(() => true, () => false), false, "the merged run's folder stayed");
+});
