@@ -11,6 +11,7 @@ import { PROGRAM } from "./src/version.ts";
 import { terminalSafe } from "./src/core/printable.ts";
 import { fsErrorCause } from "./src/fs_input.ts";
 import { COMMANDS, usage } from "./src/cli/commands.ts";
+import { didYouMean } from "./src/cli/option_suggest.ts";
 import { REPAIR_SANDBOX_COMMAND } from "./src/suites/sweep/sandbox_command.ts";
 
 /** Runs the CLI with `argv` and returns the exit code. */
@@ -26,7 +27,9 @@ export async function main(argv: string[]): Promise<number> {
   }
   const command = COMMANDS[word];
   if (!command) {
-    console.error(`compaction-bench: unknown command '${word}'\n\n${usage()}`);
+    console.error(
+      `compaction-bench: unknown command '${word}'${didYouMean(word, Object.keys(COMMANDS))}\n\n${usage()}`,
+    );
     return 2;
   }
   try {

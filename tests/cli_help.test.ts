@@ -44,3 +44,30 @@ Deno.test("verify with no directory, or two, is a usage error (exit 2)", async (
   assert.equal(two.code, 2);
   assert.match(none.stderr, /exactly one run directory/);
 });
+
+Deno.test("the top-level help names every sub-command; a slip of a command or sub-command gets the one meant", async () => {
+  const { usage } = await import("../src/cli/commands.ts");
+  const help = usage();
+  // Each suite's dispatcher lists its sub-commands when given an unknown one: every one is in the top-level help.
+  for (const suite of ["hotpot", "sweep", "engines"]) {
+    const unknown = await runCli([suite, "zzzz"]);
+    assert.equal(unknown.code, 2, unknown.stderr);
+    const expected = /\(expected ([^)]*)\)/.exec(unknown.stderr)?.[1];
+    assert.ok(expected, unknown.stderr);
+    const line = help.split("\n").find((l) => l.trimStart().startsWith(`${suite} `));
+    for (const sub of expected.split(/, | or /)) {
+      assert.ok(line?.includes(sub), `top-level help's ${suite} line lacks '${sub}': ${line}`);
+    }
+  }
+  assert.match(help, /hotpot .*predictions/);
+  const [command, sub, far] = await Promise.all([
+    runCli(["hotpt"]),
+    runCli(["hotpot", "predicitons"]),
+    runCli(["frobnicate"]),
+  ]);
+  assert.equal(command.code, 2);
+  assert.match(command.stderr, /^compaction-bench: unknown command 'hotpt'; did you mean 'hotpot'\?/);
+  assert.equal(sub.code, 2);
+  assert.match(sub.stderr, /unknown subcommand 'predicitons'; did you mean 'predictions'\?/);
+  assert.doesNotMatch(far.stderr, /did you mean/);
+});

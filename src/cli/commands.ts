@@ -20,11 +20,11 @@ export const COMMANDS: Record<string, Command> = {
     run: async (argv) => (await import("./demo.ts")).demoCommand(argv, COMMANDS),
   },
   hotpot: {
-    summary: "HotpotQA compaction benchmark (collect, run, score, generate)",
+    summary: "HotpotQA compaction benchmark (collect, run, predictions, score, generate)",
     run: async (argv) => (await import("../suites/hotpot/cli/hotpot.ts")).hotpotCommand(argv),
   },
   sweep: {
-    summary: "frozen summary + Jev Top-N with executable repair checks (run)",
+    summary: "frozen summary + Jev Top-N with executable repair checks (run, case check)",
     run: async (argv) => (await import("../suites/sweep/cli/sweep.ts")).sweepCommand(argv),
   },
   engines: {

@@ -43,3 +43,18 @@ export function nearestOption(typed: string, known: readonly string[]): string |
   const prefixed = known.filter((option) => option.startsWith(name));
   return prefixed.length === 1 ? prefixed[0] : null;
 }
+
+/**
+ * `; did you mean 'WORD'?` for the known command word nearest to `typed` (as {@link nearestOption} finds it),
+ * or "" when none is near: what an unknown command or subcommand is answered with.
+ *
+ * @example
+ * ```ts
+ * didYouMean("hotpt", ["hotpot", "sweep"]); // "; did you mean 'hotpot'?"
+ * ```
+ */
+export function didYouMean(typed: string, known: readonly string[]): string {
+  if (typed.startsWith("-")) return "";
+  const nearest = nearestOption(typed, known);
+  return nearest === null ? "" : `; did you mean '${nearest}'?`;
+}

@@ -20,6 +20,7 @@ import { writeFileAtomic } from "../../../store/run_dir.ts";
 import { checkNewOutputPath, inputError } from "../../../fs_input.ts";
 import { BOOTSTRAP_OPTION_HELP, bootstrapOption } from "../../../cli/stats_options.ts";
 import { CLI } from "../../../core/program_name.ts";
+import { didYouMean } from "../../../cli/option_suggest.ts";
 
 /** Turns × words per message at most: a bound on the generated transcript's size (and memory). */
 const MAX_GENERATED_WORDS = 2_000_000;
@@ -252,5 +253,7 @@ export function enginesCommand(argv: string[]): Promise<number> {
     console.log(`${CLI} engines run|generate [options]   (see '${CLI} engines run --help')`);
     return Promise.resolve(sub === undefined ? 2 : 0);
   }
-  throw new UsageError(`engines: unknown subcommand '${sub}' (expected run or generate)`);
+  throw new UsageError(
+    `engines: unknown subcommand '${sub}'${didYouMean(sub, ["run", "generate"])} (expected run or generate)`,
+  );
 }

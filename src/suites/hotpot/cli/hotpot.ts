@@ -6,8 +6,12 @@
  */
 import { UsageError } from "../../../errors.ts";
 import { CLI } from "../../../core/program_name.ts";
+import { didYouMean } from "../../../cli/option_suggest.ts";
 
-/** Dispatches `hotpot collect|run|score|generate`. */
+/** The subcommands of `hotpot`. */
+export const HOTPOT_SUBCOMMANDS = ["collect", "run", "predictions", "score", "generate"] as const;
+
+/** Dispatches `hotpot collect|run|predictions|score|generate`. */
 export async function hotpotCommand(argv: string[]): Promise<number> {
   const [sub, ...rest] = argv;
   // Each subcommand's modules are imported when it runs: a process loads only what its command uses (a
@@ -24,6 +28,8 @@ export async function hotpotCommand(argv: string[]): Promise<number> {
     return sub === undefined ? 2 : 0;
   }
   throw new UsageError(
-    `hotpot: unknown subcommand '${sub}' (expected collect, run, score, generate or predictions)`,
+    `hotpot: unknown subcommand '${sub}'${
+      didYouMean(sub, HOTPOT_SUBCOMMANDS)
+    } (expected collect, run, predictions, score or generate)`,
   );
 }

@@ -22,6 +22,7 @@ import {
   runResumableCommand,
 } from "../../../cli/run_setup.ts";
 import { CLI } from "../../../core/program_name.ts";
+import { didYouMean } from "../../../cli/option_suggest.ts";
 
 const HELP = `${CLI} sweep run (--reference | --live) [options]
 
@@ -113,5 +114,7 @@ export async function sweepCommand(argv: string[]): Promise<number> {
     console.log(`${CLI} sweep case check DIR  (checks a sweep case folder; see docs/SWEEP_CASES.md)`);
     return sub === undefined ? 2 : 0;
   }
-  throw new UsageError(`sweep: unknown subcommand '${sub}' (expected run or case)`);
+  throw new UsageError(
+    `sweep: unknown subcommand '${sub}'${didYouMean(sub, ["run", "case"])} (expected run or case)`,
+  );
 }
