@@ -12,8 +12,10 @@ Prints one line per problem ("kind: subject: detail") on stdout and notes and a 
 The program's source files the run keeps (its source "program", docs/FORMAT.md) are checked: each file against
 its recorded SHA-256 (a changed file is named) and the covered files' list against the header's source_hash;
 --sources lists them ("sha256 bytes path") on stdout first.
-A blob that is not read-only (0444, as the writer leaves it) is one note for all such blobs (a copy through zip
-or scp loses modes while every hash holds), or with --strict-modes a "mode" problem per blob.
+When no blob is read-only (0444, as the writer leaves it) and none was chmod'ed after its content was written,
+that is one note (a copy through Python's zipfile or a git checkout writes every blob so while every hash
+holds); a writable blob beside read-only ones or changed after its write, or any with --strict-modes, is a
+"mode" problem per blob.
 The published results (results.json, aggregate.json, REPORT.md, report.html) must be node outputs; any other
 published file (e.g. protocol.json) that is neither a node output nor a declared source is a note, or with
 --strict a problem.
@@ -363,6 +365,7 @@ class Audit:
 
     def structure(self):
         self.walk("")
+        loose, read_only, changed_later = [], 0, 0
         for rel, info in sorted(self.entries.items()):
             m = BLOB_PATH.match(rel)
             if not m:
@@ -372,11 +375,23 @@ class Audit:
                 self.add("not_regular", "blob " + digest, self.describe(rel, info))
                 continue
             mode = stat.S_IMODE(info.st_mode)
-            if mode != 0o444 and self.strict_modes:
-                self.add("mode", "blob " + digest, "mode %04o, want 0444 (read-only)" % mode)
-            elif mode != 0o444:
-                self.loose_modes["%04o" % mode] = self.loose_modes.get("%04o" % mode, 0) + 1
+            if mode != 0o444:
+                loose.append((digest, mode))
+                # changed more than 2 s after its content was written: a chmod, not a copy that lost its modes
+                changed_later += info.st_ctime - info.st_mtime > 2
+            else:
+                read_only += 1
             self.blobs[digest] = info
+        # A copy loses every blob's mode alike: one note; a writable blob beside read-only ones is a problem.
+        if not self.strict_modes and read_only == 0 and changed_later == 0:
+            for _, mode in loose:
+                self.loose_modes["%04o" % mode] = self.loose_modes.get("%04o" % mode, 0) + 1
+        else:
+            why = "" if self.strict_modes else \
+                " (%d other blob(s) are: not a copy's lost modes)" % read_only if read_only else \
+                " (made writable after its content was written: not a copy's lost mode)"
+            for digest, mode in loose:
+                self.add("mode", "blob " + digest, "mode %04o, want 0444 (read-only)%s" % (mode, why))
         if self.loose_modes:
             self.notes.append(
                 "note: %d of %d blob(s) are not read-only (mode %s, the writer's is 0444): a copy that lost its "

@@ -1,6 +1,7 @@
 /**
  * `verify` of an auditor's copy: a run packed with tar or zip and unpacked (real `tar`, Python's zipfile,
- * which drops modes) verifies; its lost read-only modes are one note, not problems, unless `--strict-modes`;
+ * which drops modes) verifies; its lost read-only modes are one note, not problems, unless `--strict-modes`
+ * (a blob made writable beside read-only ones is a problem);
  * content stays strict (a tampered blob in such a copy fails); the writer's own check keeps strict modes.
  */
 import assert from "node:assert/strict";
@@ -76,6 +77,36 @@ Deno.test("a run copied through zip or tar verifies; lost modes are one note; a 
     assert.equal((await run("tar", ["-C", tarred, "-xf", join(dir, "run.tar")])).code, 0);
     const fromTar = await runCli(["verify", tarred]);
     assert.equal(fromTar.code, 0, fromTar.stdout);
+    // One blob made writable beside read-only ones is no copy's doing: a problem without --strict-modes too.
+    await Deno.chmod(join(tarred, blobRelativePath(blob)), 0o644);
+    const one = await runCli(["verify", tarred]);
+    assert.equal(one.code, 1, one.stdout);
+    assert.match(
+      one.stdout,
+      new RegExp(`^  mode: blob ${blob}: mode 0644, want 0444 .*not a copy's lost modes`, "m"),
+    );
+    await Deno.chmod(join(tarred, blobRelativePath(blob)), 0o444);
+    // Every blob made writable well after its content was written (`cp -a` then `chmod -R u+w`: its status
+    // changed after its bytes) is no copy's doing either.
+    const chmodded = join(dir, "chmodded");
+    assert.equal((await run("cp", ["-a", tarred, chmodded])).code, 0);
+    const hour = new Date(Date.now() - 3_600_000);
+    for (const entry of Deno.readDirSync(join(chmodded, "objects", "sha256"))) {
+      for (const file of Deno.readDirSync(join(chmodded, "objects", "sha256", entry.name))) {
+        const path = join(chmodded, "objects", "sha256", entry.name, file.name);
+        await Deno.utime(path, hour, hour);
+        await Deno.chmod(path, 0o644);
+      }
+    }
+    const later = await runCli(["verify", chmodded]);
+    assert.equal(later.code, 1, later.stdout);
+    assert.match(
+      later.stdout,
+      /mode 0644, want 0444 \(read-only\) \(made writable after its content was written/,
+    );
+    const laterAudit = await run("python3", [join(ROOT, "scripts", "audit_run.py"), chmodded]);
+    assert.match(laterAudit.out, /^mode: blob .* \(made writable after its content was written/m);
+    await Deno.remove(chmodded, { recursive: true });
 
     // Content stays strict in a copy: one appended byte fails it, in a folder of runs too.
     await Deno.writeTextFile(join(zipped, blobRelativePath(blob)), "x", { append: true });

@@ -27,8 +27,9 @@ DAG checked (no cycle; every input produced by an earlier node or declared as a 
 Names every problem: missing, altered, dangling, key_mismatch, cycle, unknown_file, journal, manifest,
 file_mismatch, unfinished, not_regular, mode, unreadable, hard_link (a file with st_nlink > 1); a folder
 under objects/ that is not a blob prefix is unknown_file. The writer leaves every blob read-only (0444); a
-copy (zip, scp, a checkout) may lose that while every hash holds: such blobs are one note, not problems,
-unless --strict-modes (then each is a 'mode' problem). A run packed with tar or zip and unpacked verifies.
+copy (zip, scp, a checkout) may lose that for every blob alike while every hash holds: that is one note,
+not problems, unless --strict-modes (then each is a 'mode' problem); a writable blob beside read-only ones,
+or made writable after its content was written (a chmod), is a 'mode' problem either way. A run packed with tar or zip and unpacked verifies.
 
 Options:
   --json      print the report as JSON (one run: its report; a folder: {root, ok, runs, unreadable})

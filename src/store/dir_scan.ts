@@ -47,6 +47,8 @@ function pick(info: Deno.FileInfo): EntryInfo {
     nlink: info.nlink,
     ino: info.ino,
     dev: info.dev,
+    mtime: info.mtime,
+    ctime: info.ctime,
   };
 }
 

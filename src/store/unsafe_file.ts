@@ -30,6 +30,8 @@ export type EntryInfo = Pick<
   | "nlink"
   | "ino"
   | "dev"
+  | "mtime"
+  | "ctime"
 >;
 
 /** What kind of file-system entry `info` describes, in words ("symlink", "FIFO", "directory", …). */

@@ -87,8 +87,9 @@ export interface VerifyReport extends CheckStats {
 export interface CheckOptions {
   /**
    * A blob whose mode is not 0444 is a `mode` problem (the default: the writer's own check). Off, as `verify`
-   * runs for auditors unless `--strict-modes`, such blobs are one note: a copy (zip, scp, a checkout) loses
-   * modes while every hash, key and chain still holds, and content stays strict.
+   * runs for auditors unless `--strict-modes`, a run none of whose blobs is 0444 gets one note instead: a copy
+   * (zip, scp, a checkout) loses every mode alike while every hash, key and chain still holds, and content
+   * stays strict. Writable blobs beside read-only ones are problems either way (no copy does that).
    */
   strictModes?: boolean;
   /** Workers that scan a large run's blob folders; 0: all in the calling thread (how, not what, it checks). */
@@ -265,6 +266,9 @@ export class RunChecker {
     };
     visit(tree, "");
     this.#walked = true;
+    const loose: { hash: string; mode: string }[] = [];
+    let readOnly = 0;
+    let changedLater = 0;
     for (const entry of this.#entries.values()) {
       const m = BLOB_PATH.exec(entry.rel);
       if (!m) continue;
@@ -274,13 +278,26 @@ export class RunChecker {
         continue;
       }
       const mode = (entry.info.mode ?? 0o444) & 0o7777;
-      if (mode !== 0o444 && !this.#strictModes) {
-        const text = mode.toString(8).padStart(4, "0");
-        this.#looseModes.set(text, (this.#looseModes.get(text) ?? 0) + 1);
-      } else if (mode !== 0o444) {
-        add("mode", `blob ${hash}`, `mode ${mode.toString(8).padStart(4, "0")}, want 0444 (read-only)`);
-      }
+      if (mode !== 0o444) {
+        loose.push({ hash, mode: mode.toString(8).padStart(4, "0") });
+        if (changedAfterWritten(entry.info)) changedLater++;
+      } else readOnly++;
       this.#blobs.set(hash, entry);
+    }
+    // A copy that loses modes (Python's zipfile, a git checkout) writes every blob so, alike: one note. A blob
+    // made writable beside read-only ones, or after its content was written (chmod: its status changed after
+    // its bytes), is no copy's doing: a problem, as every such blob is with strict modes.
+    if (!this.#strictModes && readOnly === 0 && changedLater === 0) {
+      for (const { mode } of loose) this.#looseModes.set(mode, (this.#looseModes.get(mode) ?? 0) + 1);
+    } else {
+      const why = this.#strictModes
+        ? ""
+        : readOnly > 0
+        ? ` (${readOnly} other blob(s) are: not a copy's lost modes)`
+        : " (made writable after its content was written: not a copy's lost mode)";
+      for (const { hash, mode } of loose) {
+        add("mode", `blob ${hash}`, `mode ${mode}, want 0444 (read-only)${why}`);
+      }
     }
   }
 
@@ -612,6 +629,15 @@ function plainManifest(value: unknown): PlainManifest | undefined {
     }
   }
   return { manifest: { ...head.data, nodes: nodes as Node[] }, texts };
+}
+
+/**
+ * Whether a file's status changed more than 2 s after its content was last written (a chmod after the write;
+ * a copy that loses modes creates the file with them). Deno reports `ctime` to the second.
+ */
+function changedAfterWritten(info: EntryInfo): boolean {
+  if (!info.mtime || !info.ctime) return false;
+  return info.ctime.getTime() - info.mtime.getTime() > 2000;
 }
 
 /** Verifies a run directory and collects every problem (see {@link RunChecker}). */
