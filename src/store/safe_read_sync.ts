@@ -75,6 +75,8 @@ export function readRegularFileSync(
         nlink: st.nlink,
         ino: st.ino,
         dev: st.dev,
+        mtime: st.mtime,
+        ctime: st.ctime,
       };
     } catch (error) {
       if (isSystemError(error) || isFsError(error)) return undefined;

@@ -16,23 +16,23 @@ export class UnsafeFileError extends Error {
 }
 
 /** The parts of `Deno.FileInfo` the checkers look at (what a scanning worker sends back). */
-export type EntryInfo = Pick<
-  Deno.FileInfo,
-  | "isFile"
-  | "isDirectory"
-  | "isSymlink"
-  | "isFifo"
-  | "isCharDevice"
-  | "isBlockDevice"
-  | "isSocket"
-  | "size"
-  | "mode"
-  | "nlink"
-  | "ino"
-  | "dev"
-  | "mtime"
-  | "ctime"
->;
+export type EntryInfo =
+  & Pick<
+    Deno.FileInfo,
+    | "isFile"
+    | "isDirectory"
+    | "isSymlink"
+    | "isFifo"
+    | "isCharDevice"
+    | "isBlockDevice"
+    | "isSocket"
+    | "size"
+    | "mode"
+    | "nlink"
+    | "ino"
+    | "dev"
+  >
+  & Partial<Pick<Deno.FileInfo, "mtime" | "ctime">>;
 
 /** What kind of file-system entry `info` describes, in words ("symlink", "FIFO", "directory", …). */
 export function entryKind(info: EntryInfo): string {
