@@ -11,6 +11,7 @@
  * @module
  */
 import { dirname, resolve } from "node:path";
+import { loneSurrogatePath } from "./core/lone_surrogates.ts";
 import { UsageError } from "./errors.ts";
 
 /** Error codes (errno names, as Deno sets them in `error.code`) and what they mean for a path. */
@@ -237,14 +238,20 @@ export function decodeUtf8(bytes: Uint8Array, path: string, option?: string): st
 
 /** Parses JSON text read from `path`; invalid JSON is a {@link UsageError} naming the file. */
 export function parseInputJson(text: string, path: string, option?: string): unknown {
+  let value: unknown;
   try {
-    return JSON.parse(text);
+    value = JSON.parse(text);
   } catch (error) {
     if (error instanceof SyntaxError) {
       throw new UsageError(`${subjectOf(path, option)}: not valid JSON (${error.message})`);
     }
     throw error;
   }
+  const lone = loneSurrogatePath(text, value);
+  if (lone !== null) {
+    throw new UsageError(`${subjectOf(path, option)}: ${lone}: a string with a lone surrogate`);
+  }
+  return value;
 }
 
 /** Reads and parses a JSON input file (regular file, UTF-8, JSON), every failure a one-line {@link UsageError}. */

@@ -7,6 +7,7 @@
 import { z } from "zod";
 import { UsageError } from "../errors.ts";
 import { readInputText } from "../fs_input.ts";
+import { loneSurrogatePath } from "../core/lone_surrogates.ts";
 import { type HotpotRecord, HotpotRecordSchema, parseRecordField } from "./hotpot_record.ts";
 
 /** One record as the official JSON file spells it. */
@@ -56,6 +57,8 @@ export async function loadHotpotJson(path: string, option?: string): Promise<Hot
     if (error instanceof SyntaxError) throw new UsageError(`${path}: not valid JSON: ${error.message}`);
     throw error;
   }
+  const lone = loneSurrogatePath(text, data);
+  if (lone !== null) throw new UsageError(`${path}: ${lone}: a string with a lone surrogate`);
   return hotpotRecordsFromOfficialJson(data, path);
 }
 

@@ -5,6 +5,7 @@
  */
 import { UsageError } from "../../errors.ts";
 import { readInputText } from "../../fs_input.ts";
+import { loneSurrogatePath } from "../../core/lone_surrogates.ts";
 
 /**
  * Reads a transcript file as UTF-8 text; a path that is not a readable regular file, or text that is not
@@ -16,12 +17,21 @@ export function readTranscriptText(path: string): Promise<string> {
 
 /** Parses JSON text; invalid JSON is a {@link UsageError} naming the file (and line, when given). */
 export function parseJsonText(text: string, path: string, line?: number): unknown {
+  let value: unknown;
   try {
-    return JSON.parse(text);
+    value = JSON.parse(text);
   } catch (error) {
     if (!(error instanceof SyntaxError)) throw error;
     throw new UsageError(
       `${path}${line === undefined ? "" : `: line ${line}`}: invalid JSON: ${error.message}`,
     );
   }
+  // Refused as every loader refuses it, naming the file and the place (never stored, never a later I-JSON error).
+  const lone = loneSurrogatePath(text, value);
+  if (lone !== null) {
+    throw new UsageError(
+      `${path}${line === undefined ? "" : `: line ${line}`}: ${lone}: a string with a lone surrogate`,
+    );
+  }
+  return value;
 }
