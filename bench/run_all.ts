@@ -9,7 +9,12 @@ import { fileURLToPath } from "node:url";
 const dir = fileURLToPath(new URL("./", import.meta.url));
 const scripts: string[] = [];
 for await (const entry of Deno.readDir(dir)) {
-  if (entry.isFile && entry.name.endsWith(".ts") && entry.name !== "run_all.ts") scripts.push(entry.name);
+  // tests_cpu.ts runs the whole test suite one file at a time: only when named.
+  const skipped = [
+    "run_all.ts",
+    ...(Deno.args.some((a) => a.replace(/\.ts$/, "") === "tests_cpu") ? [] : ["tests_cpu.ts"]),
+  ];
+  if (entry.isFile && entry.name.endsWith(".ts") && !skipped.includes(entry.name)) scripts.push(entry.name);
 }
 scripts.sort();
 const only = Deno.args.length > 0 ? new Set(Deno.args.map((a) => a.replace(/\.ts$/, "") + ".ts")) : null;

@@ -99,6 +99,22 @@ Deno.test("the terminal summary: warnings first, a line per condition, the verdi
   assert.match(lines[1], /^warning: Most conditions of jev were invalid \(4 of 4\)/);
   assert.match(lines.find((l) => l.startsWith("jev "))!, /EM {3}0\.0 .* valid 0\/4$/);
   assert.match(lines.at(-1)!, /^ {2}verdict \(descriptive\): holds$/);
+  // A ceiling sweep: the verdict of its first ceiling's rows, said so.
+  const swept = JSON.stringify([
+    row("full", 1, { input_cap: null }),
+    ...[2400, 3600].flatMap((cap) => [
+      row("jev", cap === 2400 ? 0 : 1, { input_cap: cap }),
+      row("summary", 0, { input_cap: cap }),
+      row("jev+summary", 1, { input_cap: cap }),
+    ]),
+  ]);
+  const sweepLines = hotpotSummaryLines(swept, { questions: 2, inputCap: 2400 });
+  assert.ok(sweepLines.includes("  at the 2400-token ceiling (the sweep's first)"));
+  assert.match(
+    sweepLines.at(-1)!,
+    /verdict \(descriptive\): holds$/,
+    "jev 0 at 2400: fusion beats both there",
+  );
   // Without the question count (a merged run's summary), no ceiling warning.
   assert.equal(
     hotpotSummaryLines(text, { questions: null }).filter((l) => l.startsWith("warning")).length,

@@ -90,5 +90,9 @@ export function hotpotSummaryLines(
     `${conditionOf(a).padEnd(12)} EM ${pct(a.metrics.em)}  F1 ${pct(a.metrics.f1)}  ` +
     `joint F1 ${pct(a.metrics.joint_f1)}  valid ${a.valid}/${a.planned}`
   );
-  return [...warnings, ...(warnings.length > 0 ? [""] : []), ...table, "", ...hypothesisLines(primary)];
+  const [claim, ...verdict] = hypothesisLines(primary);
+  // A ceiling sweep states its verdict at its first ceiling (as REPORT.md's Hypothesis section does).
+  const sweep = all.some((a) => a.input_cap !== undefined && a.input_cap !== null);
+  const at = sweep && cap !== null ? [`  at the ${cap}-token ceiling (the sweep's first)`] : [];
+  return [...warnings, ...(warnings.length > 0 ? [""] : []), ...table, "", claim, ...at, ...verdict];
 }
