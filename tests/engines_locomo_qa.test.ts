@@ -20,6 +20,7 @@ import { sharedCounter, startReferenceModels } from "./engines_fixtures/models.t
 import { runCli } from "./helpers/spawn.ts";
 
 const FIXTURE = new URL("./fixtures/locomo_small.json", import.meta.url).pathname;
+const RECALL_ENGINE = new URL("./engines_fixtures/recall_engine.py", import.meta.url).pathname;
 const DIGEST_ENGINE = new URL("./engines_fixtures/system_digest_engine.py", import.meta.url).pathname;
 
 Deno.test("LoCoMo F1: its normalisation, Porter stems, and each category's rule", () => {
@@ -102,6 +103,32 @@ Deno.test("LoCoMo QA through the reference model: per-question F1, overall and p
   }
 });
 
+Deno.test("LoCoMo F1 +recovery: an engine's recall tools bring dropped answers back, scored the same way", async () => {
+  const counter = await sharedCounter();
+  const models = await startReferenceModels();
+  try {
+    const transcript = await importTranscript(FIXTURE);
+    const [r] = await runEngines({
+      messages: transcript.messages,
+      probes: transcript.probes,
+      engines: [{ name: "recall", spec: `exec+tools:python3 ${RECALL_ENGINE} 2` }],
+      repeats: 0,
+      counter,
+      chat: models.chat,
+    });
+    assert.equal(r.status, "ok", r.reason ?? "");
+    const inWindow = r.probes!.f1!;
+    const recovered = r.recovery!.probes!;
+    assert.equal(recovered.answers.length, 5);
+    assert.ok(recovered.answers.every((a) => a.f1 !== undefined));
+    assert.ok(recovered.f1! > inWindow, `${recovered.f1} > ${inWindow}`);
+    assert.equal(recovered.answers[0].reply, "Biscuit");
+    assert.equal(recovered.by_type["4"].f1, 1);
+  } finally {
+    await models.close();
+  }
+});
+
 Deno.test("the reference model answers from a digest an engine puts in a system message (QA above 0)", async () => {
   const counter = await sharedCounter();
   const models = await startReferenceModels();
@@ -145,6 +172,8 @@ Deno.test("engines run --sample all: a row per conversation per engine, pooled F
     ];
     const run = await runCli([...args, "--transcript", FIXTURE, "--sample", "all", "--output", out]);
     assert.equal(run.code, 0, run.stderr);
+    assert.match(run.stdout, /LoCoMo QA F1, pooled over every question of every conversation/);
+    assert.match(run.stdout, /  full: 75\.5 \(7 questions, 2 conversations\)/);
     const results = JSON.parse(await Deno.readTextFile(join(out, "results.json")));
     assert.deepEqual(
       results.engines.map((e: { engine: string; conversation: { sample_id: string } }) => [

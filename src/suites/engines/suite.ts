@@ -18,7 +18,7 @@ import { enginesTranscriptStage } from "./stages/transcript.ts";
 import { enginesEngineStage } from "./stages/engine.ts";
 import { basename } from "node:path";
 import { conversationLabel, formatEnginesTable } from "./report.ts";
-import { engineInputKey, enginesAggregateStage } from "./stages/aggregate.ts";
+import { engineInputKey, enginesAggregateStage, pooledF1 } from "./stages/aggregate.ts";
 import { enginesReportStage } from "./stages/report.ts";
 import type { EngineSelection } from "../../methods/engines/create.ts";
 import { type BudgetSpec, budgetTokens, DEFAULT_BUDGET } from "./budgets.ts";
@@ -92,6 +92,18 @@ export function importedNeedlesNote(transcript: ImportedTranscript): string {
   if (transcript.needles !== undefined) return "needles n/a: the file's 'needles' field is empty";
   return `needles n/a: a ${transcript.format} transcript carries no planted facts (only a {messages, needles} ` +
     "file written by 'engines generate' does)";
+}
+
+/** The terminal's lines of LoCoMo QA F1 pooled per engine and budget over its conversations (none without). */
+export function pooledF1Lines(results: readonly EngineResult[]): string {
+  if (!results.some((r) => r.probes?.f1 !== undefined)) return "";
+  const several = new Set(results.map((r) => r.budget)).size > 1;
+  return "\n\nLoCoMo QA F1, pooled over every question of every conversation (95% CIs in REPORT.md):\n" +
+    pooledF1(results).map((p) =>
+      `  ${p.engine}${several ? ` @ ${p.budget}` : ""}: ${p.f1 === null ? "n/a" : (100 * p.f1).toFixed(1)}` +
+      (p.f1_recovery === null ? "" : `, +recovery ${(100 * p.f1_recovery).toFixed(1)}`) +
+      ` (${p.questions} questions, ${p.conversations} conversation${p.conversations === 1 ? "" : "s"})`
+    ).join("\n");
 }
 
 /** Runs the engines suite inside a run. */
@@ -229,7 +241,7 @@ export async function runEnginesSuite(
     }
   }
 
-  const table = formatEnginesTable(results);
+  const table = formatEnginesTable(results) + pooledF1Lines(results);
   // Every published number is a node output: the aggregate takes the transcript and every engine's result.
   progress.plan(enginesAggregateStage.name, 1);
   progress.plan(enginesReportStage.name, 1);
