@@ -204,6 +204,10 @@ Deno.test("engines run --sample all: a row per conversation per engine, pooled F
     assert.match(report, /Questions: one per prompt/);
     const verify = await runCli(["verify", out]);
     assert.equal(verify.code, 0, verify.stdout + verify.stderr);
+    // compare keeps the conversations apart and shows their F1.
+    const compared = await runCli(["compare", out, out]);
+    assert.equal(compared.code, 0, compared.stderr);
+    assert.match(compared.stdout, /full \[small-2 #1\]\s+f1 \(points\)\s+100\.0\s+100\.0\s+0\.0/);
 
     // --sample K picks conversations; out of range or mixed with all is refused before anything is written.
     const one = join(dir, "one");

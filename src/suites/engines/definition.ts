@@ -15,6 +15,8 @@ interface ComparedEngine {
   savings_pct: number | null;
   needles: { recall: number | null };
   qa: { recall: number | null } | null;
+  probes?: { f1?: number } | null;
+  conversation?: { sample: number; sample_id: string | null };
   latency_ms: { cold: number | null; warm_median: number | null };
 }
 
@@ -38,10 +40,17 @@ export const ENGINES_SUITE: Suite = {
     const { engines, budgets } = results as { engines: ComparedEngine[]; budgets?: unknown[] };
     const several = (budgets?.length ?? 1) > 1;
     for (const e of engines) {
-      out.set(several ? `${e.engine} @ ${e.budget}` : e.engine, {
+      // A --sample run has a row per conversation: its key names it.
+      const c = e.conversation;
+      const name = c
+        ? `${e.engine} [${c.sample_id !== null ? `${c.sample_id} ` : ""}#${c.sample}]`
+        : e.engine;
+      out.set(several ? `${name} @ ${e.budget}` : name, {
         savings_pct: e.savings_pct,
         needle_recall: e.needles.recall,
         qa_recall: e.qa?.recall ?? null,
+        // LoCoMo's answer F1 of the row's LoCoMo questions, when it has some.
+        ...(e.probes?.f1 !== undefined ? { f1: e.probes.f1 } : {}),
         cold_ms: e.latency_ms.cold,
         warm_median_ms: e.latency_ms.warm_median,
       });
