@@ -32,7 +32,7 @@
 import type { ChatMessage, ToolCall, ToolDefinition } from "../messages.ts";
 import { findReadTool, nextRead, type ReadTool } from "./read_tool.ts";
 import type { TokenCounter } from "../../tokens/types.ts";
-import { rankByRelevance } from "./bm25.ts";
+import { bm25Scores, rankByRelevance } from "./bm25.ts";
 import { answerWithCode } from "./code_answer.ts";
 import { contextTexts, findQuestion, lastUserIndex, listedFiles, parseContextSentences } from "./context.ts";
 import { answerWithFacts } from "./extractive_qa.ts";
@@ -137,12 +137,22 @@ function chooseToolCall(input: ReferenceChatInput): ToolCall | undefined {
   );
 }
 
+/**
+ * Rule (f): the two context sentences most relevant to the question. A system message's sentence that shares
+ * no word with the question (an instruction such as "Answer briefly.") is never quoted to fill a place.
+ */
 function mostRelevantSentences(messages: readonly ChatMessage[]): string {
   const query = findQuestion(messages);
-  const sentences = contextTexts(messages).flatMap((piece) =>
-    parseContextSentences(piece.text, piece.fallbackTitle).map((sentence) => sentence.text)
-  ).filter((sentence) => sentence !== query);
-  return rankByRelevance(query, sentences).slice(0, 2).map((index) => sentences[index]).join(" ");
+  const pieces = contextTexts(messages).flatMap((piece) =>
+    parseContextSentences(piece.text, piece.fallbackTitle).map((sentence) => ({
+      text: sentence.text,
+      system: piece.system === true,
+    }))
+  ).filter((sentence) => sentence.text !== query);
+  const sentences = pieces.map((piece) => piece.text);
+  const scores = bm25Scores(query, sentences);
+  return rankByRelevance(query, sentences).filter((index) => !pieces[index].system || scores[index] > 0)
+    .slice(0, 2).map((index) => sentences[index]).join(" ");
 }
 
 /** The longest prefix of `text` (whole code points) that counts at most `maxTokens`. */

@@ -18,6 +18,8 @@ export interface ContextSentence {
 export interface ContextText {
   text: string;
   fallbackTitle?: string;
+  /** Set when the text is a system message's. */
+  system?: true;
 }
 
 const NUMBERED = /^\s*(\d+)\|(.*)$/;
@@ -165,7 +167,11 @@ export function contextTexts(messages: readonly ChatMessage[]): ContextText[] {
     if (message.role !== "system") material++;
     const path = message.tool_call_id !== undefined ? paths.get(message.tool_call_id) : undefined;
     const title = path !== undefined ? titles.get(path) ?? titleFromHeader(path) : undefined;
-    texts.push({ text, ...(title !== undefined ? { fallbackTitle: title } : {}) });
+    texts.push({
+      text,
+      ...(title !== undefined ? { fallbackTitle: title } : {}),
+      ...(message.role === "system" ? { system: true as const } : {}),
+    });
   });
   if (material === 0 && last >= 0) texts.push({ text: messageText(messages[last]) });
   return texts;
