@@ -211,3 +211,40 @@ Deno.test("the adapter files an engine or agent uses are kept as run sources", a
   assert.deepEqual(sources[`adapter:${lean}`], await Deno.readFile(lean));
   assert.deepEqual(await adapterSources({ engine: ["truncate"] }), {});
 });
+
+Deno.test("an adapter file that holds one of the run's keys is refused before anything is written", async () => {
+  const tmp = await Deno.makeTempDir({ prefix: "adapter_key_" });
+  try {
+    const key = "sk-test-0123456789abcdef";
+    const script = join(tmp, "engine.py");
+    await Deno.writeTextFile(
+      script,
+      `KEY = "${key}"\nimport sys, json\nprint(json.dumps(json.load(sys.stdin)))\n`,
+    );
+    const out = join(tmp, "run");
+    const refused = await runCli(
+      [
+        "engines",
+        "run",
+        "--reference",
+        "-q",
+        "--no-qa",
+        "--repeats",
+        "1",
+        "--turns",
+        "40",
+        "--engine",
+        `exec:python3 ${script}`,
+        "--output",
+        out,
+      ],
+      { LLM_API_KEY: key },
+    );
+    assert.equal(refused.code, 2, refused.stderr);
+    assert.match(refused.stderr, /engine\.py: holds the value of LLM_API_KEY \(not shown\)/);
+    assert.ok(!refused.stderr.includes(key));
+    await assert.rejects(() => Deno.stat(out), Deno.errors.NotFound);
+  } finally {
+    await Deno.remove(tmp, { recursive: true });
+  }
+});

@@ -26,7 +26,7 @@ import type { CheckOnlyReport } from "./answer_stage.ts";
 import { stageDisplayName, type Suite } from "./suite.ts";
 import type { ModelOptions } from "./model_setup.ts";
 import { type NamedSecret, refuseSecretsInOptions } from "../core/secrets.ts";
-import { holdRunSecrets } from "../models/credentials.ts";
+import { foundRunSecrets, holdRunSecrets } from "../models/credentials.ts";
 import { type AnsweringModels, modelChangeNotice } from "../core/answering_models.ts";
 import { answeringModelsOf } from "../report/compare.ts";
 import type { FailureTally } from "../pipeline/failures.ts";
@@ -181,6 +181,24 @@ export async function openRun(request: OpenRunRequest): Promise<{ run: RunDir; r
     [PROGRAM_SOURCE_NAME]: programSourceBlob(),
   });
   return { run, resumed: false };
+}
+
+/**
+ * Refuses (exit 2, before anything is written) an adapter file kept as a run source (`adapter:<path>`,
+ * adapter_sources.ts) that holds one of the run's keys: a run keeps its adapters, and never a key.
+ */
+function refuseSecretsInAdapters(sources: Record<string, Uint8Array>): void {
+  for (const [name, bytes] of Object.entries(sources)) {
+    if (!name.startsWith("adapter:")) continue;
+    const found = foundRunSecrets(new TextDecoder().decode(bytes));
+    if (found.length > 0) {
+      throw new UsageError(
+        `${name.slice("adapter:".length)}: holds the value of ${found.map((s) => s.name).join(", ")} (not ` +
+          `shown); a run keeps the adapters its engines and agents use, and never a key: pass it with ` +
+          `--engine-env or --agent-env instead`,
+      );
+    }
+  }
 }
 
 /** The nodes of a finished run that did not finish ok (what `--retry-failed` executes again). */
@@ -409,6 +427,7 @@ export async function runSuite<T>(
       (message) => new UsageError(message),
     );
     holdRunSecrets(secrets);
+    refuseSecretsInAdapters(request.sources ?? {});
     const finished = await withRun(
       {
         suite: suite.name,
