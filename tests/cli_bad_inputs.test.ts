@@ -147,7 +147,7 @@ const CASES: Case[] = [
   ],
   [
     "hotpot run --reference --corpus $C --tokenizer $I/file --output $O",
-    /--tokenizer .*file: is a file, expected a directory/,
+    /--tokenizer .*file: a file must be a tokenizer\.json \(with tokenizer_config\.json beside it\)/,
   ],
   ["sweep run --resume $I/file", /--resume .*file: is a file, expected a directory/],
   [
