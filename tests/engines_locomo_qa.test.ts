@@ -202,7 +202,7 @@ Deno.test("engines run --sample all: a row per conversation per engine, pooled F
     assert.match(report, /### LoCoMo QA \(answer F1\)/);
     assert.match(report, /\| full \[small-2 #1\] \| 25% \| 2 \| 100\.0 /);
     assert.match(report, /Questions: one per prompt/);
-    const verify = await runCli(["verify", out]);
+    const verify = await runCli(["verify", "--rederive", out]);
     assert.equal(verify.code, 0, verify.stdout + verify.stderr);
     // compare keeps the conversations apart and shows their F1.
     const compared = await runCli(["compare", out, out]);

@@ -17,7 +17,8 @@ import type { Manifest, Node } from "../store/manifest.ts";
 
 /**
  * Where an aggregate's recorded answering models come from: each group's (`answers`: its answer nodes, by
- * their `method` or `kind` param) or each engine row's (`engines`: its engine node, by `budget` and name).
+ * their `method` or `kind` param) or each engine row's (`engines`: its engine node, by `budget` and name, and
+ * by conversation in a --sample run).
  */
 export type AnsweringRule =
   | { aggregate: string; answers: string }
@@ -83,11 +84,19 @@ export async function answeringModelProblems(
     } else if (rule !== undefined) {
       const engineStage = rule.engines;
       for (const [row, roles] of Object.entries(recorded as Record<string, RolesOf>)) {
-        const [, budget, ...name] = row.split(":");
+        // `engine:<budget>:<name>`, or `engine:s<N>:<budget>:<name>` for conversation N of a --sample run.
+        const parts = row.split(":").slice(1);
+        const sample = /^s(\d+)$/.test(parts[0]) ? Number(parts.shift()!.slice(1)) : undefined;
+        const [budget, ...name] = parts;
         const engine = manifest.nodes.find((n) => {
-          const p = n.params as { budget?: unknown; name?: unknown; engine?: unknown };
+          const p = n.params as {
+            budget?: unknown;
+            name?: unknown;
+            engine?: unknown;
+            conversation?: { sample?: unknown };
+          };
           return n.stage === engineStage && p.budget === budget &&
-            (p.name ?? p.engine) === name.join(":");
+            (p.name ?? p.engine) === name.join(":") && p.conversation?.sample === sample;
         });
         if (!engine) {
           out.push({ node, message: `answering_models names ${row}, which no engine node is` });
