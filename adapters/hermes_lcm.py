@@ -39,6 +39,7 @@ from outside_engine_io import (  # noqa: E402
     fail,
     fresh_home,
     load_plugin_package,
+    plugin_version,
     reply_with_engine,
     serve,
     skip,
@@ -137,7 +138,7 @@ def main() -> None:
     # Loading the plugin (and Hermes under it) is the worker's start-up, never a compress call's time.
     with stdout_to_stderr():
         plugin = load_plugin(directory, hermes)
-    version = str(getattr(sys.modules.get(PACKAGE), "__version__", "") or "unknown")
+    version = str(getattr(sys.modules.get(PACKAGE), "__version__", "") or plugin_version(directory))
     serve(lambda request: compress_one(request, plugin, args.model), "hermes-lcm", f"hermes-lcm {version}")
 
 

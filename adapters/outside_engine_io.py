@@ -261,6 +261,18 @@ def load_plugin_package(package: str, directory: str, what: str) -> Tuple[Any, A
         skip(f"{what} cannot be imported: {type(error).__name__}: {error}")
 
 
+def plugin_version(directory: str) -> str:
+    """A Hermes plugin's version: the `version:` line of its `plugin.yaml`, else "unknown"."""
+    try:
+        with open(os.path.join(directory, "plugin.yaml"), encoding="utf-8") as handle:
+            for line in handle:
+                if line.startswith("version:"):
+                    return line.split(":", 1)[1].strip().strip("\"'") or "unknown"
+    except OSError:
+        pass
+    return "unknown"
+
+
 def engine_tools(engine: Any) -> List[Dict[str, Any]]:
     """The recall tools a Hermes context engine offers (`get_tool_schemas()`), as OpenAI tool schemas."""
     return openai_tools(engine.get_tool_schemas()) if hasattr(engine, "get_tool_schemas") else []

@@ -31,6 +31,7 @@ export function createHttpEngine(url: string, timeoutMs: number): ContextEngine 
   return {
     kind: "outside",
     name,
+    timing: "http",
     async compress(messages: ChatMessage[], opts: CompressOptions): Promise<CompressResult> {
       const signal = AbortSignal.timeout(timeoutMs);
       let text: string;
@@ -64,8 +65,10 @@ export function createHttpEngine(url: string, timeoutMs: number): ContextEngine 
       const stolen = foundRunSecrets(text);
       if (stolen.length > 0) throw new EngineError(stolenSecretReason(name, stolen));
       const reply = parseOutsideReplyWithTools(text, name);
-      if (reply.tools.length === 0) return { messages: reply.messages };
-      return { messages: reply.messages, recall: httpRecallSession(parsed, reply, timeoutMs, name) };
+      // A service may report its own compress time (`compress_ms`); the row's round trip is the HTTP call.
+      const own = reply.compressMs !== undefined ? { engineMs: reply.compressMs } : {};
+      if (reply.tools.length === 0) return { messages: reply.messages, ...own };
+      return { messages: reply.messages, ...own, recall: httpRecallSession(parsed, reply, timeoutMs, name) };
     },
   };
 }
