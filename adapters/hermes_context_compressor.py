@@ -6,9 +6,11 @@
 Imports `agent.context_compressor.ContextCompressor` from a Hermes Agent checkout (`--hermes DIR`, else
 `$HERMES_AGENT_DIR`), builds it with the first constructor shape its signature accepts (the documented
 shapes, newest first: model + thresholds + base_url/api_key + config_context_length/provider; model +
-thresholds + base_url/api_key; model + thresholds), tells it the budget (trigger threshold = the budget,
-protected tail = Hermes' default share of it) and calls `compress(messages, current_tokens=...)` once. Its
-output is returned with Hermes' private message keys dropped.
+thresholds + base_url/api_key; model + thresholds), tells it the host's context length as Hermes does
+(`update_model`, with `--context-length`) or else the budget (trigger threshold = the budget, protected tail =
+Hermes' default share of it) and calls `compress(messages, current_tokens=...)`, timed alone. Its output is
+returned with Hermes' private message keys dropped. A worker (docs/WORKER_PROTOCOL.md): Hermes is imported
+once, at start-up; every request gets a fresh compressor in a fresh home.
 
 Its summarizer: `engines run` hands every outside engine its loopback chat endpoint (`LLM_BASE_URL`, a token
 of the call as `LLM_API_KEY`, `LLM_MODEL`). Hermes 0.14 resolves the summary call through its auxiliary client,

@@ -6,11 +6,12 @@
 Loads the plugin package from `$HERMES_LCM_DIR` (a hermes-lcm checkout: `__init__.py`, `config.py`,
 `engine.py`) with Hermes Agent on the import path (`--hermes DIR` or `$HERMES_AGENT_DIR`, which the plugin
 imports `agent.context_engine` from), builds `LCMEngine(config=LCMConfig.from_env(), hermes_home=...)` as
-its `register()` does, with its store in a throw-away home, starts a session, tells it the budget where
-the engine has the attributes (context length and trigger threshold) and calls
-`compress(messages, current_tokens=...)` once. It replies with the window and the engine's own recall tools
-(`get_tool_schemas()`: `lcm_grep`, `lcm_expand`, …) and serves their calls through `handle_tool_call` from
-the same engine until stdin closes (the `exec+tools:` protocol).
+its `register()` does, with its store in a throw-away home, starts a session, tells it the host's context
+length (`update_model`, with `--context-length`) or else the budget where the engine has the attributes
+(context length and trigger threshold) and calls `compress(messages, current_tokens=...)`, timed alone. It
+replies with the window and the engine's own recall tools (`get_tool_schemas()`: `lcm_grep`, `lcm_expand`, …)
+and serves their calls through `handle_tool_call` from the same engine until the run releases it. A worker
+(docs/WORKER_PROTOCOL.md): the plugin is loaded once, at start-up; every request gets a fresh engine and store.
 
 Its summarizer calls Hermes' auxiliary client (task `compression`): the adapter points it at the chat
 endpoint `engines run` hands every outside engine (`LLM_BASE_URL`, the call's token as `LLM_API_KEY`,

@@ -90,7 +90,8 @@ async function overhead(): Promise<void> {
   const worker = join(dir, "worker.py");
   await Deno.writeTextFile(
     worker,
-    `import sys\nsys.path.insert(0, ${JSON.stringify(adapters)})\n` +
+    // No __pycache__ left in adapters/ (the bytecode of its helpers is not written).
+    `import sys\nsys.dont_write_bytecode = True\nsys.path.insert(0, ${JSON.stringify(adapters)})\n` +
       `from outside_engine_io import reply, serve, timed\n${keep}\n` +
       `serve(lambda req: reply(timed(lambda: keep(req["messages"]))), "bench-worker", "1")\n`,
   );
