@@ -4,8 +4,9 @@
 Written from docs/FORMAT.md alone, with the Python 3 standard library only, so that an auditor need not trust
 the program that wrote the run. It re-hashes every blob, checks the journal's chain and canonical form, the
 manifest against the journal, every node key (RFC 8785 canonical JSON, implemented here), that the DAG is
-closed, that every published file matches its blob and is a node output (or a declared source, published as
-given), and that nothing else is in the run.
+closed, that every node's output names are plain names its stage declares, that every published file matches
+its blob and is an output of the node that publishes it (or a declared source, published as given), and that
+nothing else is in the run. Every JSON text is read bounded: at most 512 deep, no duplicate key (I-JSON).
 
 Usage: python3 scripts/audit_run.py [--strict] [--strict-modes] [--sources] RUN
 Prints one line per problem ("kind: subject: detail") on stdout and notes and a summary on stderr.
@@ -16,9 +17,8 @@ When no blob is read-only (0444, as the writer leaves it) and none was chmod'ed 
 that is one note (a copy through Python's zipfile or a git checkout writes every blob so while every hash
 holds); a writable blob beside read-only ones or changed after its write, or any with --strict-modes, is a
 "mode" problem per blob.
-The published results (results.json, aggregate.json, REPORT.md, report.html) must be node outputs; any other
-published file (e.g. protocol.json) that is neither a node output nor a declared source is a note, or with
---strict a problem.
+Every published file must be an output named as the file, or the `file` output of a node whose params name
+it (protocol.json), or a declared source.
 Exit codes: 0 every check holds, 1 a problem was found, 2 bad usage.
 """
 
@@ -35,7 +35,6 @@ HEX64 = re.compile(r"^[0-9a-f]{64}$")
 BLOB_PATH = re.compile(r"^objects/sha256/([0-9a-f]{2})/([0-9a-f]{62})$")
 OBJECT_FOLDER = re.compile(r"^objects(/sha256(/[0-9a-f]{2})?|/tmp)?$")
 EXPORT_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
-RESULT_FILES = ("results.json", "aggregate.json", "REPORT.md", "report.html")
 HEADER_FIELDS = ("format", "program", "suite", "invocation", "tokenizer", "protocol", "sources", "created")
 MAX_RECORD_BYTES = 256 * 1024 * 1024
 MAX_SAFE_INTEGER = 2**53 - 1
@@ -50,6 +49,50 @@ UNBOUND_OPTIONS = ("output", "out", "quiet", "retry-failed", "frozen-run", "resu
                    "concurrency", "timeout-ms", "max-retries", "reference-delay-ms",
                    "max-response-bytes")
 UNIT_ID = re.compile(r"Unit id: (\S+)")
+# A node output's name (FORMAT.md section 8): a letter, then letters, digits, "_", "." or "-"; and never a
+# name that JavaScript objects inherit (a reader keeping names in plain objects would lose or misread it).
+OUTPUT_NAME = re.compile(r"^[A-Za-z][A-Za-z0-9_.-]*$")
+PROTOTYPE_NAMES = frozenset((
+    "__proto__", "constructor", "__defineGetter__", "__defineSetter__", "hasOwnProperty", "__lookupGetter__",
+    "__lookupSetter__", "isPrototypeOf", "propertyIsEnumerable", "toString", "valueOf", "toLocaleString"))
+# The outputs each stage declares (FORMAT.md, stage catalogue); a stage not listed here is not checked.
+DECLARED_OUTPUTS = {
+    "hotpot-select": ("selected", "report"),
+    "hotpot-collect": ("collection", "check", "session_text"),
+    "hotpot-corpus": ("corpus.json", "selection.json"),
+    "hotpot-corpus-head": ("head",),
+    "hotpot-question": ("question", "gold", "meta", "card"),
+    "hotpot-rank": ("ranking",),
+    "hotpot-summary": ("summary",),
+    "hotpot-engine": ("window",),
+    "hotpot-context": ("messages", "info"),
+    "hotpot-answer": ("answer", "status"),
+    "hotpot-score": ("score",),
+    "hotpot-rows": ("rows",),
+    "hotpot-aggregate": ("results.json", "aggregate.json"),
+    "hotpot-ceilings": ("results.json", "aggregate.json"),
+    "hotpot-report": ("stats.json", "REPORT.md", "report.html"),
+    "sweep-trajectory": ("units",),
+    "sweep-summary": ("summary",),
+    "sweep-rank": ("ranking",),
+    "sweep-engine": ("window",),
+    "sweep-context": ("messages", "info"),
+    "sweep-answer": ("answer", "status"),
+    "sweep-score": ("score",),
+    "sweep-aggregate": ("results.json", "aggregate.json"),
+    "sweep-ceilings": ("results.json", "aggregate.json"),
+    "sweep-report": ("stats.json", "REPORT.md", "report.html"),
+    "engines-transcript": ("transcript",),
+    "engines-engine": ("result", "window"),
+    "engines-aggregate": ("results.json", "aggregate.json"),
+    "engines-report": ("stats.json", "REPORT.md", "report.html"),
+    "published-json": ("file",),
+    "run-header": ("header",),
+}
+MAX_JSON_DEPTH = 512
+# Strings (their escapes included), then everything but brackets: what is left is the text's nesting.
+JSON_STRING = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"')
+NOT_BRACKET = re.compile(r"[^\[\]{}]+")
 
 
 def _count(value):
@@ -219,9 +262,41 @@ def _refuse_constant(name):
     raise ValueError("%s is not JSON" % name)
 
 
+def _unique_object(pairs):
+    names = set()
+    for name, _ in pairs:
+        if name in names:
+            raise ValueError("duplicate key %s (I-JSON forbids them)" % json.dumps(name))
+        names.add(name)
+    return dict(pairs)
+
+
+def _check_depth(text):
+    """Refuses nesting deeper than MAX_JSON_DEPTH before parsing (the parser recurses), without recursion."""
+    brackets = NOT_BRACKET.sub("", JSON_STRING.sub("", text))
+    if len(brackets) <= MAX_JSON_DEPTH:
+        return
+    depth = 0
+    for c in brackets:
+        if c in "[{":
+            depth += 1
+            if depth > MAX_JSON_DEPTH:
+                raise ValueError("nested deeper than %d levels" % MAX_JSON_DEPTH)
+        else:
+            depth -= 1
+
+
 def parse_json(data):
-    """Parses UTF-8 JSON bytes strictly (no NaN/Infinity)."""
-    return json.loads(data.decode("utf-8"), parse_constant=_refuse_constant)
+    """Parses UTF-8 JSON bytes strictly: no NaN/Infinity, no duplicate key, at most 512 deep."""
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as error:
+        raise ValueError("not UTF-8 (%s)" % error)
+    _check_depth(text)
+    try:
+        return json.loads(text, parse_constant=_refuse_constant, object_pairs_hook=_unique_object)
+    except RecursionError:
+        raise ValueError("nested too deep to read")
 
 
 def sha256_hex(data):
@@ -502,7 +577,16 @@ class Audit:
               and all(isinstance(h, str) and HEX64.match(h) for h in node["requests"]))
         if not ok:
             self.add("journal", where, "a node needs key, stage, version, params, inputs, outputs and requests")
-        return bool(ok)
+            return False
+        for name in node["inputs"]:
+            if name in PROTOTYPE_NAMES:
+                self.add("journal", where, "invalid node: input name %s is not a plain name" % json.dumps(name))
+                return False
+        for name in node["outputs"]:
+            if name in PROTOTYPE_NAMES or not OUTPUT_NAME.match(name):
+                self.add("journal", where, "invalid node: output name %s is not a plain name" % json.dumps(name))
+                return False
+        return True
 
     def manifest_check(self):
         data = self.record_file("manifest.json")
@@ -580,9 +664,13 @@ class Audit:
                 elif producer >= index:
                     self.add("cycle", "%s input %s" % (name, input_name),
                              "produced only by node #%d, which is not earlier" % producer)
+            declared = DECLARED_OUTPUTS.get(node["stage"])
             for output_name, digest in sorted(node["outputs"].items()):
                 if digest not in self.present:
                     self.add("missing", "%s output %s" % (name, output_name), "blob %s is not in the store" % digest)
+                if declared is not None and output_name not in declared:
+                    self.add("undeclared_output", "%s output %s" % (name, output_name),
+                             "stage %s declares no such output" % node["stage"])
             for i, digest in enumerate(node["requests"]):
                 if digest not in self.present:
                     self.add("missing", "%s request %d" % (name, i), "blob %s is not in the store" % digest)
@@ -606,6 +694,17 @@ class Audit:
             self.add("call_record", subject, "blob %s lacks endpoint, request, status or attempts" % digest)
 
     # 5. published files and unknown files -----------------------------------------------------------------
+    def published_by_node(self, name, digest):
+        """An output named as the file, or the `file` output of a node whose params name it."""
+        for node in self.nodes:
+            outputs = node["outputs"]
+            if outputs.get(name) == digest:
+                return True
+            params = node.get("params")
+            if outputs.get("file") == digest and isinstance(params, dict) and params.get("name") == name:
+                return True
+        return False
+
     def published(self, produced_at, source_hashes):
         for name, digest in sorted(self.files.items()):
             subject = "file " + name
@@ -614,12 +713,9 @@ class Audit:
                 continue
             if digest not in self.present:
                 self.add("missing", subject, "its blob %s is not in the store" % digest)
-            if digest not in produced_at and digest not in source_hashes:
-                detail = "its blob %s is the output of no node and no declared source" % digest
-                if name in RESULT_FILES or self.strict:
-                    self.add("not_node_output", subject, detail)
-                else:
-                    self.notes.append("note: %s: %s (not tied to the DAG)" % (subject, detail))
+            if not self.published_by_node(name, digest) and digest not in source_hashes:
+                self.add("not_node_output", subject,
+                         "its blob %s is no output %s of a node, nor a declared source" % (digest, json.dumps(name)))
             info = self.entries.get(name)
             if info is None:
                 self.add("missing", subject, "listed but not present")

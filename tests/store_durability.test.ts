@@ -204,7 +204,9 @@ Deno.test("a fresh run's seal keeps every blob a durable line names and removes 
       /not I-JSON/,
     );
     await run.recordNode(node(2, shared));
-    await run.writeFile("notes.txt", "published\n");
+    const notes = await run.store.putText("published\n");
+    await run.recordNode({ ...node(3, notes), outputs: { "notes.txt": notes } });
+    await run.publish("notes.txt", notes);
     await run.finish();
     for (const hash of [kept, input, request, shared, source]) {
       await Deno.stat(join(path, blobRelativePath(hash))); // still there

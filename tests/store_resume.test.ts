@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { RunDir } from "../src/store/run_dir.ts";
+import { nodeKey } from "../src/store/manifest.ts";
 import { verifyRun } from "../src/store/verify.ts";
 import { testHeader } from "./helpers/header.ts";
 import type { PipelineOutcome } from "./helpers/pipeline.ts";
@@ -91,7 +92,23 @@ Deno.test("resuming removes temp files of an interrupted export, so the finished
     assert.ok((await verifyRun(run)).problems.some((p) => p.subject === "results.json.tmp-4242"));
 
     const resumed = await RunDir.resume(run);
-    await resumed.writeJsonFile("results.json", { done: true });
+    // A published file is a node's output (verify names any other).
+    const results = await resumed.store.putText('{ "done": true }\n');
+    await resumed.recordNode({
+      key: nodeKey("s", 1, {}, {}),
+      label: "s",
+      stage: "s",
+      version: 1,
+      params: {},
+      inputs: {},
+      outputs: { "results.json": results },
+      requests: [],
+      usage: { calls: 0, input_tokens: 0, output_tokens: 0 },
+      started: "2026-01-01T00:00:00.000Z",
+      finished: "2026-01-01T00:00:00.000Z",
+      status: "ok",
+    });
+    await resumed.publish("results.json", results);
     await resumed.finish();
     const report = await verifyRun(run);
     assert.deepEqual(report.problems, []);

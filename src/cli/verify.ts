@@ -25,8 +25,9 @@ symlinks (blobs and published files must be regular files inside the run), every
 blob is rehashed, every reference of its manifest and journal resolved, every node key recomputed, the
 DAG checked (no cycle; every input produced by an earlier node or declared as a source) and every file.
 Names every problem: missing, altered, dangling, key_mismatch, cycle, unknown_file, journal, manifest,
-file_mismatch, unfinished, not_regular, mode, unreadable, hard_link (a file with st_nlink > 1); a folder
-under objects/ that is not a blob prefix is unknown_file. The writer leaves every blob read-only (0444); a
+file_mismatch, unfinished, not_regular, mode, unreadable, hard_link (a file with st_nlink > 1),
+not_node_output (a published file that is no output of the node publishing it), undeclared_output (an
+output name its stage does not declare); a folder under objects/ that is not a blob prefix is unknown_file. The writer leaves every blob read-only (0444); a
 copy (zip, scp, a checkout) may lose that for every blob alike while every hash holds: that is one note,
 not problems, unless --strict-modes (then each is a 'mode' problem); a writable blob beside read-only ones,
 or made writable after its content was written (a chmod), is a 'mode' problem either way. A run packed with tar or zip and unpacked verifies.
@@ -46,7 +47,9 @@ async function checkOne(
   strictModes: boolean,
   onProblem: (problem: Problem) => void,
 ): Promise<VerifyReport> {
-  const checker = new RunChecker(run, { strictModes });
+  // The stages' declared outputs: an output of another name is named (loaded only by this command).
+  const { declaredOutputs } = await import("../suites/stage_registry.ts");
+  const checker = new RunChecker(run, { strictModes, declaredOutputs });
   const problems: Problem[] = [];
   for await (const problem of checker.check()) {
     problems.push(problem);

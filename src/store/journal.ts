@@ -10,8 +10,9 @@ import { MAX_RUN_FILE_BYTES, readInputFile, writeError } from "../fs_input.ts";
 import { canonicalJson } from "./canonical.ts";
 import { sha256Hex } from "./hash.ts";
 import { fileLines } from "../core/file_chunks.ts";
-import { type Node, NodeSchema, type RunHeader, RunHeaderSchema } from "./manifest.ts";
+import { type Node, nodeNameProblem, NodeSchema, type RunHeader, RunHeaderSchema } from "./manifest.ts";
 import { isPlainJournalLine } from "./plain_records.ts";
+import { parseJson } from "../core/json_read.ts";
 
 const encoder = new TextEncoder();
 
@@ -94,10 +95,19 @@ export function parseJournal(bytes: Uint8Array, known?: KnownNodes): JournalRead
     let entry: JournalEntry;
     let value: unknown;
     try {
-      value = JSON.parse(line);
+      value = parseJson(line);
     } catch (error) {
       if (!(error instanceof SyntaxError)) throw error;
       reading.problems.push(`${where}: not JSON (${error.message})`);
+      prev = sha256Hex(line);
+      continue;
+    }
+    // Output and input names are checked on the value as parsed: the schema drops a `__proto__` member.
+    const names = value !== null && typeof value === "object" && (value as { type?: unknown }).type === "node"
+      ? nodeNameProblem((value as { node?: unknown }).node)
+      : null;
+    if (names !== null) {
+      reading.problems.push(`${where}: invalid node: ${names}`);
       prev = sha256Hex(line);
       continue;
     }

@@ -18,6 +18,41 @@ const Json: z.ZodType<unknown> = z.unknown();
 
 export { type Usage, UsageSchema } from "../core/usage.ts";
 
+/**
+ * A name an object's prototype answers to (`__proto__`, `constructor`, `toString`, ...): never a name of a
+ * node's input or output, since a reader that keeps such names in a plain object would lose or misread them.
+ */
+export function isPrototypeName(name: string): boolean {
+  return name === "__proto__" || Object.hasOwn(Object.prototype, name);
+}
+
+/** A node output's name: a plain name (a letter, then letters, digits, `_`, `.`, `-`), no prototype name. */
+export const OUTPUT_NAME = /^[A-Za-z][A-Za-z0-9_.-]*$/;
+
+const OutputName = z.string().regex(OUTPUT_NAME, "not a plain output name").refine(
+  (name) => !isPrototypeName(name),
+  "a name of Object.prototype",
+);
+const InputName = z.string().refine((name) => !isPrototypeName(name), "a name of Object.prototype");
+
+/**
+ * What is wrong with the input and output names of a node as parsed (before validation, which drops a
+ * `__proto__` key), or null: an output name that is not {@link OUTPUT_NAME}, or a prototype name.
+ */
+export function nodeNameProblem(raw: unknown): string | null {
+  if (raw === null || typeof raw !== "object") return null;
+  for (const field of ["inputs", "outputs"] as const) {
+    const record = Object.hasOwn(raw, field) ? (raw as Record<string, unknown>)[field] : undefined;
+    if (record === null || typeof record !== "object") continue;
+    for (const name of Object.keys(record)) {
+      if (isPrototypeName(name) || (field === "outputs" && !OUTPUT_NAME.test(name))) {
+        return `${field === "inputs" ? "input" : "output"} name ${JSON.stringify(name)} is not a plain name`;
+      }
+    }
+  }
+  return null;
+}
+
 /** One stage execution in the DAG. */
 export const NodeSchema = z.object({
   key: Sha,
@@ -25,8 +60,8 @@ export const NodeSchema = z.object({
   stage: z.string().min(1),
   version: z.number().int().nonnegative(),
   params: Json,
-  inputs: z.record(z.string(), Sha),
-  outputs: z.record(z.string(), Sha),
+  inputs: z.record(InputName, Sha),
+  outputs: z.record(OutputName, Sha),
   requests: z.array(Sha),
   usage: UsageSchema,
   started: z.string(),

@@ -11,7 +11,9 @@
  *    canonical form hold; the manifest equals the journal.
  * 4. `dag`: every node key recomputes; every referenced blob exists; every input was produced by an earlier
  *    node or is a declared source (an unfinished run's sources are its journal header's).
- * 5. `files`: every published file matches its blob; nothing unknown is in the run.
+ * 5. `files`: every published file matches its blob and is an output of the node that publishes it (an output
+ *    named as the file, or a `file` output of a node whose params name it) or a declared source; nothing
+ *    unknown is in the run.
  *
  * @module
  */
@@ -20,7 +22,15 @@ import { terminalSafe } from "../core/printable.ts";
 import { blobRelativePath } from "./blob_store.ts";
 import { canonicalJson, NotIJsonError } from "./canonical.ts";
 import { type JournalReading, parseJournal } from "./journal.ts";
-import { type Manifest, ManifestSchema, type Node, nodeKey, RunHeaderSchema } from "./manifest.ts";
+import {
+  type Manifest,
+  ManifestSchema,
+  type Node,
+  nodeKey,
+  nodeNameProblem,
+  RunHeaderSchema,
+} from "./manifest.ts";
+import { parseJsonBytes } from "../core/json_read.ts";
 import { RUN_FILES } from "./run_files.ts";
 import { isPlainNode } from "./plain_records.ts";
 import { type DirScan, scanDirectorySync, ScanPool } from "./dir_scan.ts";
@@ -53,7 +63,11 @@ export type ProblemKind =
   /** A path that cannot be read (permissions, I/O error, too large, changed while read). */
   | "unreadable"
   /** A file of the run with more than one hard link (`st_nlink > 1`): its bytes can change from outside. */
-  | "hard_link";
+  | "hard_link"
+  /** A published file whose blob is no output of a node that publishes it, nor a declared source. */
+  | "not_node_output"
+  /** A node output whose name its stage does not declare. */
+  | "undeclared_output";
 
 /** The checker's phases, in order. */
 export type Phase = "structure" | "blobs" | "records" | "dag" | "files";
@@ -94,6 +108,8 @@ export interface CheckOptions {
   strictModes?: boolean;
   /** Workers that scan a large run's blob folders; 0: all in the calling thread (how, not what, it checks). */
   workers?: number;
+  /** The outputs each stage declares (the stage registry's, when the caller has it): any other is named. */
+  declaredOutputs?: (stage: string) => readonly string[] | undefined;
 }
 
 /** The most `manifest.json` or `journal.jsonl` may hold (they are read whole): 256 MiB. */
@@ -169,6 +185,8 @@ export class RunChecker {
   readonly #looseModes = new Map<string, number>();
 
   readonly #workers: number;
+  /** The outputs each stage declares (undefined for a stage this program does not know). */
+  readonly #declaredOutputs?: (stage: string) => readonly string[] | undefined;
 
   /**
    * A checker of the run directory `run`. `options.workers`: how many workers scan a large run's blob folders
@@ -178,6 +196,7 @@ export class RunChecker {
     this.#run = run;
     this.#strictModes = options.strictModes ?? true;
     this.#workers = options.workers ?? scanWorkers();
+    this.#declaredOutputs = options.declaredOutputs;
   }
 
   /** Notes on what holds but differs from the writer's run (only once {@link check} has finished). */
@@ -397,9 +416,17 @@ export class RunChecker {
     if (manifestBytes === "absent") add("unfinished", RUN_FILES.manifest, "missing: the run never finished");
     else if (manifestBytes !== "bad") {
       try {
-        const value: unknown = JSON.parse(new TextDecoder().decode(manifestBytes));
-        plain = plainManifest(value);
-        if (plain) this.#manifest = plain.manifest;
+        const value: unknown = parseJsonBytes(manifestBytes);
+        // Output and input names are checked on the value as parsed: the schema drops a `__proto__` member.
+        const rawNodes = value !== null && typeof value === "object"
+          ? (value as { nodes?: unknown }).nodes
+          : undefined;
+        const names = Array.isArray(rawNodes)
+          ? rawNodes.map((node, i) => [i, nodeNameProblem(node)] as const).find(([, p]) => p !== null)
+          : undefined;
+        plain = names === undefined ? plainManifest(value) : undefined;
+        if (names !== undefined) add("manifest", `manifest.json node #${names[0]}`, names[1]!);
+        else if (plain) this.#manifest = plain.manifest;
         else {
           const parsed = ManifestSchema.safeParse(value);
           if (parsed.success) this.#manifest = parsed.data;
@@ -510,8 +537,12 @@ export class RunChecker {
           add("cycle", `${name} input ${input}`, `produced only by node #${producer}, which is not earlier`);
         }
       }
+      const declared = this.#declaredOutputs?.(node.stage);
       for (const [output, hash] of Object.entries(node.outputs)) {
         if (!has(hash)) add("missing", `${name} output ${output}`, `blob ${hash} is not in the store`);
+        if (declared !== undefined && !declared.includes(output)) {
+          add("undeclared_output", `${name} output ${output}`, `stage ${node.stage} declares no such output`);
+        }
       }
       node.requests.forEach((hash, i) => {
         if (!has(hash)) add("missing", `${name} request ${i}`, `blob ${hash} is not in the store`);
@@ -539,12 +570,38 @@ export class RunChecker {
     }
   }
 
-  /** Phase 5: published files match their blobs; nothing unknown is in the run. */
+  /**
+   * Whether the published file `name` (blob `hash`) is an output of the node that publishes it: an output
+   * named as the file (`aggregate.json`), or the `file` output of a node whose params name it (a published
+   * JSON document), or else a declared source published as given.
+   */
+  #publishedByNode(name: string, hash: string): boolean {
+    for (const node of this.#nodes) {
+      const outputs = node.outputs;
+      if (Object.hasOwn(outputs, name) && outputs[name] === hash) return true;
+      const params = node.params;
+      if (
+        Object.hasOwn(outputs, "file") && outputs.file === hash && params !== null &&
+        typeof params === "object" &&
+        Object.hasOwn(params, "name") && (params as { name: unknown }).name === name
+      ) return true;
+    }
+    return Object.values(this.#sources).includes(hash);
+  }
+
+  /** Phase 5: published files match their blobs and are node outputs; nothing unknown is in the run. */
   async #checkFiles(add: (kind: ProblemKind, subject: string, detail: string) => void): Promise<void> {
     await this.#checkProgramSource(add);
     const files = this.#files;
     for (const [name, hash] of Object.entries(files)) {
       if (!this.#present.has(hash)) add("missing", `file ${name}`, `its blob ${hash} is not in the store`);
+      if (!this.#publishedByNode(name, hash)) {
+        add(
+          "not_node_output",
+          `file ${name}`,
+          `its blob ${hash} is no output ${JSON.stringify(name)} of a node, nor a declared source`,
+        );
+      }
       const entry = this.#entries.get(name);
       if (!entry) {
         add("missing", `file ${name}`, "listed but not present");
@@ -566,7 +623,10 @@ export class RunChecker {
     }
     const sealed = this.#entries.has(RUN_FILES.manifest);
     for (const { rel, info } of this.#entries.values()) {
-      if (BLOB_PATH.test(rel) || rel === RUN_FILES.journal || rel === RUN_FILES.manifest || rel in files) {
+      if (
+        BLOB_PATH.test(rel) || rel === RUN_FILES.journal || rel === RUN_FILES.manifest ||
+        Object.hasOwn(files, rel)
+      ) {
         continue;
       }
       if (rel === RUN_FILES.lock && info.isFile) {

@@ -18,6 +18,12 @@ export { STAGES } from "./registry.ts";
 
 const byName = new Map(STAGES.map((s) => [s.name, s]));
 
+/** The outputs the stage `name` declares (undefined for a stage this program does not know): for `verify`. */
+export function declaredOutputs(name: string): readonly string[] | undefined {
+  const def = byName.get(name);
+  return def === undefined ? undefined : Object.keys(def.outputs);
+}
+
 const ANSWER_STAGES = new Set(
   SUITES.flatMap((s) => s.rederive?.answerStages ?? []).map((d) => d.name),
 );

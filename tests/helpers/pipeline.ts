@@ -26,6 +26,8 @@ export interface PipelineOptions {
   stages?: number;
   /** Milliseconds each derive stage waits (default 0). */
   delayMs?: number;
+  /** Publish results.json as written bytes, not as the sum node's output (a run verify must refuse). */
+  detachedResults?: boolean;
 }
 
 /** What one pipeline run did. */
@@ -79,7 +81,10 @@ const SUM_STAGE = defineStage({
   doc: "the sum of the squares",
   params: z.object({ of: z.literal("square") }),
   inputs: ["d*"],
-  outputs: { result: { schema: z.unknown(), doc: "" } },
+  outputs: {
+    result: { schema: z.unknown(), doc: "" },
+    "results.json": { schema: z.string(), kind: "text", doc: "the result, published" },
+  },
   provider: false,
   run({ inputs, env }: { inputs: Record<string, unknown>; env: { stages: number } }) {
     const values = Array.from(
@@ -87,9 +92,8 @@ const SUM_STAGE = defineStage({
       (_, i) => inputs[`d${i}`] as { square: number; digest: string },
     );
     const total = values.reduce((acc, v) => acc + v.square, 0);
-    return Promise.resolve({
-      outputs: { result: { stages: env.stages, total, digests: values.map((v) => v.digest) } },
-    });
+    const result = { stages: env.stages, total, digests: values.map((v) => v.digest) };
+    return Promise.resolve({ outputs: { result, "results.json": JSON.stringify(result, null, 2) + "\n" } });
   },
 });
 
@@ -126,7 +130,8 @@ export async function runPipeline(options: PipelineOptions): Promise<PipelineOut
     inputs,
     values: Object.fromEntries(derived.map((r, i) => [`d${i}`, r.outputs.value])),
   }, { stages });
-  await run.writeJsonFile("results.json", sum.outputs.result);
+  if (options.detachedResults) await run.writeJsonFile("results.json", sum.outputs.result);
+  else await run.publish("results.json", sum.node.outputs["results.json"]);
   await run.finish();
   return { run: run.path, resumed, counts: executor.counts, ran };
 }
