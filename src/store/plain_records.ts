@@ -8,7 +8,7 @@
  *
  * @module
  */
-import type { Node } from "./manifest.ts";
+import { isPrototypeName, type Node, OUTPUT_NAME } from "./manifest.ts";
 
 function isRecord(value: unknown): value is Record<string, unknown> {
   if (typeof value !== "object" || value === null || Array.isArray(value)) return false;
@@ -33,10 +33,11 @@ function onlyKeys(value: Record<string, unknown>, allowed: ReadonlySet<string>):
   return true;
 }
 
-function isShaRecord(value: unknown): boolean {
+/** Name → hash, as NodeSchema's inputs (`outputs`: its output names, plain ones) accept. */
+function isShaRecord(value: unknown, outputs = false): boolean {
   if (!isRecord(value)) return false;
   for (const key of Object.keys(value)) {
-    if (key === "__proto__" || !isShaText(value[key])) return false;
+    if (isPrototypeName(key) || (outputs && !OUTPUT_NAME.test(key)) || !isShaText(value[key])) return false;
   }
   return true;
 }
@@ -65,7 +66,7 @@ export function isPlainNode(node: unknown): node is Node {
   if (!isRecord(node) || !onlyKeys(node, NODE_KEYS)) return false;
   if (!isShaText(node.key) || typeof node.label !== "string") return false;
   if (typeof node.stage !== "string" || node.stage.length === 0 || !isCount(node.version)) return false;
-  if (!("params" in node) || !isShaRecord(node.inputs) || !isShaRecord(node.outputs)) return false;
+  if (!("params" in node) || !isShaRecord(node.inputs) || !isShaRecord(node.outputs, true)) return false;
   const requests = node.requests;
   if (!Array.isArray(requests)) return false;
   for (let i = 0; i < requests.length; i++) if (!(i in requests) || !isShaText(requests[i])) return false;
