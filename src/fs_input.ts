@@ -13,6 +13,7 @@
 import { dirname, resolve } from "node:path";
 import { loneSurrogatePath } from "./core/lone_surrogates.ts";
 import { UsageError } from "./errors.ts";
+import { parseJson } from "./core/json_read.ts";
 
 /** Error codes (errno names, as Deno sets them in `error.code`) and what they mean for a path. */
 const CAUSE_BY_CODE: Record<string, string> = {
@@ -240,7 +241,7 @@ export function decodeUtf8(bytes: Uint8Array, path: string, option?: string): st
 export function parseInputJson(text: string, path: string, option?: string): unknown {
   let value: unknown;
   try {
-    value = JSON.parse(text);
+    value = parseJson(text, { keepLoneSurrogates: true }); // named below, as every loader names it
   } catch (error) {
     if (error instanceof SyntaxError) {
       throw new UsageError(`${subjectOf(path, option)}: not valid JSON (${error.message})`);

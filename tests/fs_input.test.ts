@@ -68,7 +68,9 @@ Deno.test("an input file must be a regular file: directories, FIFOs, devices and
   await refused(readInputFile(join(dir, "missing")), /missing: not found$/);
   await refused(readInputFile(join(dir, "file.json", "x")), /a component of the path is not a directory/);
   await refused(readInputFile(join(dir, "file.json"), "--x", 3), /more than the 3 allowed/);
-  assert.deepEqual(await readInputJson(join(dir, "file.json")), { ok: true });
+  const json = await readInputJson(join(dir, "file.json")) as object;
+  assert.equal(Object.getPrototypeOf(json), null); // read by the bounded reader: no prototype
+  assert.deepEqual({ ...json }, { ok: true });
   await refused(
     readInputJson(join(dir, "latin1.json"), "--gold"),
     /--gold .*latin1\.json: not valid UTF-8 text/,

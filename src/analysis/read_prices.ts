@@ -6,6 +6,7 @@
  */
 import { PricesFileSchema, type PriceTable, priceTable } from "./cost.ts";
 import { UsageError } from "../errors.ts";
+import { parseJson } from "../core/json_read.ts";
 
 /** The price table of the options, or null when no price was given (then no cost is shown). */
 export async function readPrices(options: {
@@ -25,7 +26,7 @@ export async function readPrices(options: {
     }
     let value: unknown;
     try {
-      value = JSON.parse(text);
+      value = parseJson(text);
     } catch (error) {
       if (error instanceof SyntaxError) {
         throw new UsageError(`--prices ${options.prices}: not JSON (${error.message})`);

@@ -7,6 +7,7 @@
  */
 import type { BlobStore } from "../store/blob_store.ts";
 import type { PriceTable } from "./cost.ts";
+import { parseJson } from "../core/json_read.ts";
 
 /** Options of the analysis sections of a report. */
 export interface ReportAnalysisOptions {
@@ -30,7 +31,7 @@ export async function reportAnalysisInputs(
   store: BlobStore,
   extra?: { inputs: Record<string, string>; values: Record<string, unknown> },
 ): Promise<{ inputs: Record<string, string>; values: Record<string, unknown> }> {
-  const rows = JSON.parse(resultsText) as { context_hash?: string | null }[];
+  const rows = parseJson(resultsText) as { context_hash?: string | null }[];
   const hashes = [
     ...new Set(rows.map((r) => r.context_hash).filter((h): h is string => typeof h === "string")),
   ]

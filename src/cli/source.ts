@@ -14,6 +14,7 @@ import { sha256Hex } from "../store/hash.ts";
 import { parseProgramSource, PROGRAM_SOURCE_NAME, programSourceProblems } from "../store/program_source.ts";
 import { parseCommand } from "./args.ts";
 import { CLI } from "../core/program_name.ts";
+import { parseJson, parseJsonBytes } from "../core/json_read.ts";
 
 const HELP = `Usage: ${CLI} source RUN [--extract DIR]
 
@@ -30,11 +31,11 @@ async function runHeader(run: string): Promise<{ sources: Record<string, string>
   });
   let header: unknown;
   try {
-    header = JSON.parse(new TextDecoder().decode(await readInputFile(join(run, "manifest.json"), "RUN")));
+    header = parseJsonBytes(await readInputFile(join(run, "manifest.json"), "RUN"));
   } catch (error) {
     if (!(error instanceof UsageError) || !/not found/.test(error.message)) throw error;
     const journal = new TextDecoder().decode(await readInputFile(join(run, "journal.jsonl"), "RUN"));
-    header = (JSON.parse(journal.slice(0, journal.indexOf("\n"))) as { header?: unknown }).header;
+    header = (parseJson(journal.slice(0, journal.indexOf("\n"))) as { header?: unknown }).header;
   }
   const parsed = Header.safeParse(header);
   if (!parsed.success) throw new UsageError(`${run}: its header has no program.source_hash and sources`);

@@ -52,6 +52,11 @@ export interface JsonLimits {
   maxDepth?: number;
   /** The longest text accepted, in UTF-16 code units (default: no limit beyond the caller's read). */
   maxChars?: number;
+  /**
+   * Keep lone surrogates (default: refused): for a caller that checks the value as I-JSON itself and names
+   * the problem its own way (a provider's reply: `not I-JSON at …`, recorded and replayed as such).
+   */
+  keepLoneSurrogates?: boolean;
 }
 
 const QUOTE = 0x22;
@@ -260,7 +265,7 @@ export function parseJson(text: string, limits: JsonLimits = {}): unknown {
   const maxDepth = limits.maxDepth ?? MAX_JSON_DEPTH;
   const members = scanJson(text, maxDepth);
   const value = JSON.parse(text);
-  const settled = settle(value, SURROGATE_ESCAPE.test(text));
+  const settled = settle(value, !limits.keepLoneSurrogates && SURROGATE_ESCAPE.test(text));
   if (settled === false) {
     throw new JsonReadError("lone_surrogate", surrogatePath(value), "a lone surrogate (I-JSON forbids them)");
   }

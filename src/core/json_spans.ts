@@ -10,6 +10,7 @@
  *
  * @module
  */
+import { parseJson } from "./json_read.ts";
 
 const QUOTE = 0x22;
 const BACKSLASH = 0x5c;
@@ -106,5 +107,5 @@ export function spanText(bytes: Uint8Array, span: readonly [number, number]): st
 
 /** The value at `span` of the bytes, parsed (not validated). */
 export function parseSpan(bytes: Uint8Array, span: readonly [number, number]): unknown {
-  return JSON.parse(spanText(bytes, span));
+  return parseJson(spanText(bytes, span));
 }

@@ -4,6 +4,7 @@
  * @module
  */
 import { z } from "zod";
+import { parseJson } from "./json_read.ts";
 
 /** A function tool call made by an assistant message. */
 export const ToolCallSchema = z.object({
@@ -47,8 +48,10 @@ export interface ChatUsage {
 /** A tool call's `arguments` text as the JSON object it should be; null when it is not JSON or not an object. */
 export function toolCallArguments(text: string): Record<string, unknown> | null {
   try {
-    const value = JSON.parse(text);
-    return value !== null && typeof value === "object" && !Array.isArray(value) ? value : null;
+    const value = parseJson(text);
+    return value !== null && typeof value === "object" && !Array.isArray(value)
+      ? value as Record<string, unknown>
+      : null;
   } catch (error) {
     if (error instanceof SyntaxError) return null;
     throw error;

@@ -9,6 +9,7 @@ import { UsageError } from "../errors.ts";
 import { readInputText } from "../fs_input.ts";
 import { loneSurrogatePath } from "../core/lone_surrogates.ts";
 import { type HotpotRecord, HotpotRecordSchema, parseRecordField } from "./hotpot_record.ts";
+import { parseJson } from "../core/json_read.ts";
 
 /** One record as the official JSON file spells it. */
 export const OfficialHotpotRecordSchema = z.object({
@@ -52,7 +53,7 @@ export async function loadHotpotJson(path: string, option?: string): Promise<Hot
   const text = await readInputText(path, option);
   let data: unknown;
   try {
-    data = JSON.parse(text);
+    data = parseJson(text);
   } catch (error) {
     if (error instanceof SyntaxError) throw new UsageError(`${path}: not valid JSON: ${error.message}`);
     throw error;

@@ -53,6 +53,7 @@ import { currentRequestIdentity, REQUEST_IDENTITY_HEADER } from "./request_ident
 import { ChatMessageSchema, ToolDefinitionSchema } from "./messages.ts";
 import { isPlainChatRequest } from "./plain_requests.ts";
 import type { CallRecord, ChatModel, ChatRequest, ChatResult } from "./types.ts";
+import { parseJson } from "../core/json_read.ts";
 
 /** Default chat model name. */
 export const DEFAULT_CHAT_MODEL = "qwen3.8-max";
@@ -433,7 +434,7 @@ export class OpenAIChatClient implements ChatModel {
     // drops a leading byte order mark).
     let json: unknown;
     try {
-      json = decoded.ok ? decoded.json : JSON.parse(text);
+      json = decoded.ok ? decoded.json : parseJson(text, { keepLoneSurrogates: true });
     } catch (error) {
       if (error instanceof SyntaxError) {
         return {

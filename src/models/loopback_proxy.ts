@@ -28,6 +28,7 @@ import { foundRunSecrets, redact, redactValue } from "./credentials.ts";
 import { longSecrets, type NamedSecret, secretsIn } from "../core/secrets.ts";
 import { responseContainsKeyError, storedResponse } from "./response_secrets.ts";
 import type { CallRecord } from "./types.ts";
+import { parseJson } from "../core/json_read.ts";
 
 /** The largest request body forwarded (bytes); a larger one is refused (413) and not forwarded. */
 export const MAX_PROXY_REQUEST_BYTES = 32 * 1024 * 1024;
@@ -125,7 +126,7 @@ export function startLoopbackProxy(upstream: ChatEndpoint): LoopbackProxy {
       if (text === null) {
         return errorResponse(413, `the request body is over ${MAX_PROXY_REQUEST_BYTES} bytes: not forwarded`);
       }
-      const parsed: unknown = JSON.parse(text);
+      const parsed: unknown = parseJson(text, { keepLoneSurrogates: true });
       assertIJson(parsed);
       if (parsed === null || typeof parsed !== "object" || Array.isArray(parsed)) {
         throw new SyntaxError("not an object");
@@ -334,7 +335,7 @@ interface Outcome {
 function fromJson(text: string): Outcome {
   let json: unknown;
   try {
-    json = JSON.parse(text);
+    json = parseJson(text, { keepLoneSurrogates: true });
   } catch (error) {
     if (!(error instanceof SyntaxError)) throw error;
     return { response: text, problem: `the response is not JSON: ${error.message}` };
@@ -376,7 +377,7 @@ function fromEventStream(text: string): Outcome {
     }
     let chunk: Record<string, unknown>;
     try {
-      chunk = JSON.parse(data);
+      chunk = parseJson(data, { keepLoneSurrogates: true }) as Record<string, unknown>;
       assertIJson(chunk);
     } catch (error) {
       if (!(error instanceof SyntaxError || error instanceof NotIJsonError)) throw error;

@@ -11,6 +11,7 @@
  */
 import { Buffer } from "node:buffer";
 import { assertIJson, isIJson, NotIJsonError } from "../store/canonical.ts";
+import { parseJson } from "../core/json_read.ts";
 
 /** The default bound of a provider's response body: 8 MiB. */
 export const DEFAULT_MAX_RESPONSE_BYTES = 8 * 1024 * 1024;
@@ -176,7 +177,7 @@ function parseText(
 ): { ok: true; json: unknown } | { ok: false; reason: string; malformed: boolean } {
   let json: unknown;
   try {
-    json = JSON.parse(text);
+    json = parseJson(text, { keepLoneSurrogates: true }); // named below as not I-JSON
   } catch (error) {
     if (!(error instanceof SyntaxError)) throw error;
     return {
@@ -245,7 +246,7 @@ export function boundedResponse(response: Response, bound: number): Response {
 /** The body as JSON when it parses, else its text (what a failed call stores). */
 export function parseOrText(text: string): unknown {
   try {
-    return JSON.parse(text);
+    return parseJson(text, { keepLoneSurrogates: true });
   } catch (error) {
     if (error instanceof SyntaxError) return text;
     throw error;

@@ -34,6 +34,7 @@ import {
   readsInput,
   type StageDef,
 } from "./stage.ts";
+import { parseJson } from "../core/json_read.ts";
 
 /** The answering models of `records`, per endpoint. */
 function modelsByEndpoint(
@@ -312,7 +313,7 @@ export class Executor {
         def.run({
           // As the journal records them (canonical: object keys sorted), so a body run now, after a resume
           // and by `--rederive` sees the same params, key order included.
-          params: JSON.parse(paramsText ?? canonicalJson(call.params)) as P,
+          params: parseJson(paramsText ?? canonicalJson(call.params)) as P,
           inputs: call.values ?? await this.#readInputs(def, call.inputs),
           hashes: call.inputs,
           key,
@@ -527,7 +528,7 @@ export class Executor {
       else if (text && typeof value === "string") values[name] = value;
       else if (text) values[name] = decoder.decode(concatBytes(chunks));
       // Read back from the canonical text, so a fresh result equals a resumed or reused one exactly.
-      else values[name] = JSON.parse(json!);
+      else values[name] = parseJson(json!);
     }
     const records = outcome.requests ?? [];
     if (records.length > 0) this.#answered.set(key, modelsByEndpoint(records));
@@ -542,7 +543,7 @@ export class Executor {
       label: call.label,
       outputs,
       // Parsed back from its canonical text: members already in code-unit order, so the node is not copied.
-      params: call.paramsText === undefined ? call.params : JSON.parse(call.paramsText),
+      params: call.paramsText === undefined ? call.params : parseJson(call.paramsText),
       ...(outcome.reason !== undefined ? { reason: outcome.reason } : {}),
       requests,
       stage: call.stage,

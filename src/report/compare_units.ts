@@ -15,6 +15,7 @@ import { unpairedDifference } from "../analysis/unpaired.ts";
 import { UsageError } from "../errors.ts";
 import { mostlyInvalidNote } from "../analysis/mostly_invalid.ts";
 import { MAX_RUN_FILE_BYTES, readInputText } from "../fs_input.ts";
+import { parseJson } from "../core/json_read.ts";
 
 /** One compared condition and metric. */
 export interface UnitComparisonRow {
@@ -81,7 +82,7 @@ async function readRows<R>(run: string, schema: z.ZodType<R[]>): Promise<R[]> {
   const text = await readInputText(path, undefined, MAX_RUN_FILE_BYTES);
   let value: unknown;
   try {
-    value = JSON.parse(text);
+    value = parseJson(text);
   } catch (error) {
     if (error instanceof SyntaxError) throw new UsageError(`${path}: not JSON (${error.message})`);
     throw error;

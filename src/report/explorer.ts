@@ -14,6 +14,7 @@
 import type { ChatMessage } from "../models/messages.ts";
 import { EXPLORER_CSS, EXPLORER_SCRIPT } from "./explorer_script.ts";
 import { type Html, rawHtml, safeHtml } from "./html.ts";
+import { parseJson } from "../core/json_read.ts";
 
 /** A filter offered above the item list: items match when their tags for it include the chosen value. */
 export interface ExplorerFilter {
@@ -80,7 +81,7 @@ function displayContent(m: ChatMessage): string {
   const content = m.content ?? "";
   if (m.role !== "tool" || !content.startsWith("{")) return content;
   try {
-    const parsed = JSON.parse(content);
+    const parsed = parseJson(content) as { content?: unknown } | null;
     if (parsed && typeof parsed === "object" && typeof parsed.content === "string") {
       const rest = Object.keys(parsed).filter((k) => k !== "content");
       return `(JSON tool result${

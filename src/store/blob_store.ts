@@ -28,6 +28,7 @@ import type { z } from "zod";
 import { canonicalBytes } from "./canonical.ts";
 import { isSha256Hex, sha256Hex } from "./hash.ts";
 import { entryKind, hashRegularFile, isFsError, readRegularFile, UnsafeFileError } from "./safe_read.ts";
+import { parseJson } from "../core/json_read.ts";
 
 /**
  * A blob's bytes do not match its name, its file is missing or not a regular file, or a name is not a SHA-256:
@@ -376,7 +377,7 @@ export class BlobStore {
 
   /** Reads a JSON blob, optionally validating it with a zod schema. */
   async getJson<T = unknown>(hash: string, schema?: z.ZodType<T>): Promise<T> {
-    const value = JSON.parse(await this.getText(hash));
+    const value = parseJson(await this.getText(hash));
     if (!schema) return value as T;
     const result = schema.safeParse(value);
     if (!result.success) {

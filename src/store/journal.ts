@@ -162,7 +162,7 @@ export async function* journalNodes(path: string): AsyncGenerator<Node> {
   let line = 0;
   for await (const text of fileLines(path)) {
     line++;
-    const entry = JSON.parse(text) as { type?: unknown; node?: Node };
+    const entry = parseJson(text) as { type?: unknown; node?: Node };
     if (entry.type === "node" && entry.node !== undefined) yield entry.node;
     else if (entry.type !== "header" && entry.type !== "file") {
       throw new Error(`${path} line ${line}: not a journal record`);

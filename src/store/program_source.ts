@@ -13,6 +13,7 @@
  * @module
  */
 import { canonicalHash, sha256Hex } from "./hash.ts";
+import { parseJsonBytes } from "../core/json_read.ts";
 
 /** The `format` of the program-source blob. */
 export const PROGRAM_SOURCE_FORMAT = "compaction-bench/program-source@1";
@@ -58,7 +59,7 @@ export function programSourceBytes(files: readonly SourceFile[]): Uint8Array {
 export function parseProgramSource(blob: Uint8Array): SourceFile[] {
   const newline = blob.indexOf(10);
   if (newline < 0) throw new Error("no header line");
-  const head = JSON.parse(new TextDecoder("utf-8", { fatal: true }).decode(blob.subarray(0, newline))) as {
+  const head = parseJsonBytes(blob.subarray(0, newline)) as {
     format?: unknown;
     files?: unknown;
   };

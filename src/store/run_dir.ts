@@ -24,6 +24,7 @@ import { type LockHolder, RunLock } from "./run_lock.ts";
 
 export { CREATING_MARK, RUN_FILES } from "./run_files.ts";
 import { CREATING_MARK, RUN_FILES } from "./run_files.ts";
+import { parseJson } from "../core/json_read.ts";
 
 /** An exported file name: a plain name, no directories, not one of the store's own names. */
 export function checkExportName(name: string): void {
@@ -515,7 +516,7 @@ export async function readManifest(runPath: string, option?: string): Promise<Ma
   const text = await readInputText(path, option, MAX_RUN_FILE_BYTES);
   let json: unknown;
   try {
-    json = JSON.parse(text);
+    json = parseJson(text);
   } catch (error) {
     if (error instanceof SyntaxError) throw new UsageError(`${path}: not JSON (${error.message})`);
     throw error;

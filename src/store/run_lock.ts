@@ -19,6 +19,7 @@ import { UsageError } from "../errors.ts";
 
 export { LOCK_FILE } from "./run_files.ts";
 import { LOCK_FILE } from "./run_files.ts";
+import { parseJsonBytes } from "../core/json_read.ts";
 
 const LockContentSchema = z.object({ pid: z.number().int(), host: z.string(), started: z.string() });
 /** What a lock file says about its holder. */
@@ -38,7 +39,7 @@ async function readHolder(file: Deno.FsFile): Promise<LockHolder | undefined> {
   }
   try {
     const parsed = LockContentSchema.safeParse(
-      JSON.parse(new TextDecoder().decode(buffer.subarray(0, length))),
+      parseJsonBytes(buffer.subarray(0, length)),
     );
     return parsed.success ? parsed.data : undefined;
   } catch (error) {

@@ -5,6 +5,7 @@
  * @module
  */
 import { z } from "zod";
+import { parseJson } from "../core/json_read.ts";
 
 /** The input names of one ceiling's aggregate and rows (also the report stage's). */
 export const ceilingInputName = (part: "aggregate" | "results", cap: number) => `ceiling-${part}:${cap}`;
@@ -31,5 +32,5 @@ export function ceilingOf<A, R>(
   cap: number,
 ): { aggregates: A[]; rows: R[] } {
   const text = (part: "aggregate" | "results") => z.string().parse(inputs[ceilingInputName(part, cap)]);
-  return { aggregates: JSON.parse(text("aggregate")) as A[], rows: JSON.parse(text("results")) as R[] };
+  return { aggregates: parseJson(text("aggregate")) as A[], rows: parseJson(text("results")) as R[] };
 }

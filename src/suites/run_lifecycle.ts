@@ -32,11 +32,12 @@ import { answeringModelsOf } from "../report/compare.ts";
 import type { FailureTally } from "../pipeline/failures.ts";
 import { redact } from "../models/credentials.ts";
 import { cliCommand, retryCommandLine } from "../core/program_name.ts";
+import { parseJson } from "../core/json_read.ts";
 
 /** The answering models an aggregate.json names (none when it names none or is not JSON). */
 function answeringOf(aggregateText: string): AnsweringModels {
   try {
-    return answeringModelsOf(JSON.parse(aggregateText)) ?? {};
+    return answeringModelsOf(parseJson(aggregateText)) ?? {};
   } catch (error) {
     if (error instanceof SyntaxError) return {};
     throw error;

@@ -31,6 +31,7 @@
  * @module
  */
 import { z } from "zod";
+import { parseJson } from "../core/json_read.ts";
 
 /** The file name, beside `tokenizer.json`. */
 export const BPE_RANKS_FILE = "bpe_ranks.bin";
@@ -272,7 +273,7 @@ export async function readBpeRanks(dir: string, tokenizerSha256: string): Promis
   let header: z.infer<typeof BpeRanksHeaderSchema>;
   try {
     const text = new TextDecoder("utf-8", { fatal: true }).decode(bytes.subarray(0, headerEnd));
-    const parsed = BpeRanksHeaderSchema.safeParse(JSON.parse(text));
+    const parsed = BpeRanksHeaderSchema.safeParse(parseJson(text));
     if (!parsed.success) return null;
     header = parsed.data;
   } catch (error) {

@@ -39,6 +39,7 @@ import { inputError, readInputChunks, readInputFile, statInputDirectory } from "
 import type { ChatMessage } from "../core/messages.ts";
 import { readBpeRanks } from "./bpe_ranks.ts";
 import { bpePartCounter } from "./bpe_count.ts";
+import { parseJson as parseBoundedJson } from "../core/json_read.ts";
 
 /** The two files a tokenizer directory must hold, in the order they enter {@link tokenizerHash}. */
 export const TOKENIZER_FILES = ["tokenizer.json", "tokenizer_config.json"] as const;
@@ -172,7 +173,7 @@ function probeTemplate(template: ChatTemplate): void {
 
 function parseJson(path: string, bytes: Uint8Array): unknown {
   try {
-    return JSON.parse(new TextDecoder("utf-8", { fatal: true }).decode(bytes));
+    return parseBoundedJson(new TextDecoder("utf-8", { fatal: true }).decode(bytes));
   } catch (error) {
     if (error instanceof SyntaxError || error instanceof TypeError) {
       throw new UsageError(`${path}: not valid UTF-8 JSON: ${error.message}`);

@@ -10,6 +10,7 @@ import { Template } from "@huggingface/jinja";
 import type { ChatMessage, ToolDefinition } from "../core/messages.ts";
 import { renderBounded, renderBounds, TemplateLimitError } from "./bounded_render.ts";
 import { QWEN3_TEMPLATE_SHA256, renderQwen3 } from "./qwen3_render.ts";
+import { parseJson } from "../core/json_read.ts";
 
 /** How OpenAI-format messages are turned into what the chat template sees. */
 export interface TemplateViewOptions {
@@ -69,7 +70,7 @@ export function templateView(
 
 function parseArguments(text: string): unknown {
   try {
-    return JSON.parse(text);
+    return parseJson(text);
   } catch (error) {
     if (error instanceof SyntaxError) return text;
     throw error;

@@ -6,6 +6,7 @@
 import { UsageError } from "../../errors.ts";
 import { readInputText } from "../../fs_input.ts";
 import { loneSurrogatePath } from "../../core/lone_surrogates.ts";
+import { parseJson } from "../../core/json_read.ts";
 
 /**
  * Reads a transcript file as UTF-8 text; a path that is not a readable regular file, or text that is not
@@ -19,7 +20,7 @@ export function readTranscriptText(path: string): Promise<string> {
 export function parseJsonText(text: string, path: string, line?: number): unknown {
   let value: unknown;
   try {
-    value = JSON.parse(text);
+    value = parseJson(text, { keepLoneSurrogates: true }); // named below, as every loader names it
   } catch (error) {
     if (!(error instanceof SyntaxError)) throw error;
     throw new UsageError(

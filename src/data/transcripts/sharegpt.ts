@@ -14,6 +14,7 @@ import { UsageError } from "../../errors.ts";
 import type { ChatMessage, ToolCall } from "../../models/messages.ts";
 import { parseJsonText } from "./read_json.ts";
 import { type ImportedTranscript, issueError, pythonJsonText } from "./types.ts";
+import { parseJson } from "../../core/json_read.ts";
 
 /** One trajectory record (extra fields such as `tools`, `model`, `completed` are kept as meta). */
 export const ShareGptRecordSchema = z.object({
@@ -47,7 +48,7 @@ function stableId(line: number, turn: number, call: number): string {
 function responseContent(body: string): string {
   const trimmed = body.trim();
   try {
-    const json = JSON.parse(trimmed);
+    const json = parseJson(trimmed);
     if (json !== null && typeof json === "object" && !Array.isArray(json) && "content" in json) {
       const content = (json as { content: unknown }).content;
       return typeof content === "string" ? content : JSON.stringify(content);
@@ -75,7 +76,7 @@ function convert(record: z.infer<typeof ShareGptRecordSchema>, path: string, lin
       for (const match of text.matchAll(TOOL_CALL)) {
         let json: unknown;
         try {
-          json = JSON.parse(match[1].trim());
+          json = parseJson(match[1].trim());
         } catch (error) {
           if (!(error instanceof SyntaxError)) throw error;
           throw new UsageError(`${where(index)}: <tool_call> is not JSON: ${error.message}`);

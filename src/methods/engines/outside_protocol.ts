@@ -17,6 +17,7 @@ import {
 } from "../../models/messages.ts";
 import type { CompressOptions } from "./engine.ts";
 import { EngineError, EngineSkipped, type RecallReply } from "./engine.ts";
+import { parseJson } from "../../core/json_read.ts";
 
 /** The JSON an outside engine receives. */
 export interface OutsideRequest {
@@ -86,7 +87,7 @@ export function parseOutsideReply(text: string, source: string): ChatMessage[] {
 export function parseOutsideReplyWithTools(text: string, source: string): OutsideReply {
   let json: unknown;
   try {
-    json = JSON.parse(text);
+    json = parseJson(text, { keepLoneSurrogates: true }); // named below as not I-JSON
   } catch (error) {
     if (!(error instanceof SyntaxError)) throw error;
     const preview = text.length > 80 ? `${text.slice(0, 80)}…` : text;
@@ -138,7 +139,7 @@ export function recallToolRequest(
 export function parseRecallReply(text: string, source: string): RecallReply {
   let json: unknown;
   try {
-    json = JSON.parse(text);
+    json = parseJson(text);
   } catch (error) {
     if (!(error instanceof SyntaxError)) throw error;
     return { ok: false, error: `${source}: tool reply is not JSON (${error.message})` };

@@ -49,6 +49,7 @@ import {
 import { type OutsideSession, startOutsideSession } from "./outside_session.ts";
 import { DEFAULT_MAX_OUTPUT_BYTES, runOutsideProcess } from "./outside_process.ts";
 import { MAX_TOOL_LINE_BYTES } from "./exec_recall_engine.ts";
+import { parseJson } from "../../core/json_read.ts";
 
 /** The variable that tells a worker when it was started (epoch milliseconds), for its own start-up figure. */
 export const SPAWNED_AT_VARIABLE = "COMPACTION_BENCH_SPAWNED_AT";
@@ -69,7 +70,7 @@ export const WorkerHelloSchema = z.object({
 export function parseHello(text: string): z.infer<typeof WorkerHelloSchema>["hello"] | null {
   let json: unknown;
   try {
-    json = JSON.parse(text);
+    json = parseJson(text);
   } catch (error) {
     if (error instanceof SyntaxError) return null;
     throw error;

@@ -6,6 +6,7 @@
  */
 import type { ChatMessage } from "../messages.ts";
 import { splitSentences } from "./text.ts";
+import { parseJson } from "../../core/json_read.ts";
 
 /** A context sentence; `title` and `sentenceId` are set when the text carried provenance. */
 export interface ContextSentence {
@@ -98,7 +99,7 @@ export function messageText(message: ChatMessage): string {
   const content = message.content ?? "";
   if (message.role === "tool" && content.trimStart().startsWith("{")) {
     try {
-      const parsed: unknown = JSON.parse(content);
+      const parsed: unknown = parseJson(content);
       if (
         parsed !== null && typeof parsed === "object" && "content" in parsed &&
         typeof parsed.content === "string"
@@ -115,7 +116,7 @@ export function messageText(message: ChatMessage): string {
 /** The `path` argument of a `read_file` tool call, or undefined. */
 export function readFilePath(argumentsJson: string): string | undefined {
   try {
-    const parsed: unknown = JSON.parse(argumentsJson);
+    const parsed: unknown = parseJson(argumentsJson);
     if (
       parsed !== null && typeof parsed === "object" && "path" in parsed && typeof parsed.path === "string"
     ) {

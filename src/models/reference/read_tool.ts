@@ -23,6 +23,7 @@
  * @module
  */
 import type { ChatMessage, ToolCall, ToolDefinition } from "../messages.ts";
+import { parseJson } from "../../core/json_read.ts";
 
 /** A file-reading tool as the reference model uses it. */
 export interface ReadTool {
@@ -91,7 +92,7 @@ export function findReadTool(tools: readonly ToolDefinition[] | undefined): Read
 /** The arguments of one call of `tool`, parsed; undefined when they are not a JSON object. */
 function parseArguments(argumentsJson: string): Record<string, unknown> | undefined {
   try {
-    return asSchema(JSON.parse(argumentsJson));
+    return asSchema(parseJson(argumentsJson));
   } catch (error) {
     if (error instanceof SyntaxError) return undefined;
     throw error;
@@ -140,7 +141,7 @@ export function pageOutcome(result: string, firstLine: number): PageOutcome {
   if (result.trimStart().startsWith("{")) {
     let parsed: JsonSchema | undefined;
     try {
-      parsed = asSchema(JSON.parse(result));
+      parsed = asSchema(parseJson(result));
     } catch (caught) {
       if (!(caught instanceof SyntaxError)) throw caught;
     }

@@ -74,6 +74,7 @@ import { chooseFault, FAULT_KINDS, type FaultKind, type FaultSpec, sha256Hex } f
 import { ReferenceChatRequestSchema, ReferenceSystemOneRequestSchema } from "./schemas.ts";
 import { completionChunks, serverSentEvents, type StreamedCompletion } from "./sse.ts";
 import { referenceNouls } from "./systemone.ts";
+import { parseJson as parseBoundedJson } from "../../core/json_read.ts";
 
 /** The model name the reference chat endpoint answers with (-2: system messages are context; -1 ignored them). */
 export const REFERENCE_CHAT_MODEL = "compaction-bench-reference-chat-2";
@@ -185,7 +186,7 @@ function errorBody(message: string, type: string) {
 function parseJson<S extends z.ZodType>(bytes: Uint8Array, schema: S, what: string): z.infer<S> {
   let json: unknown;
   try {
-    json = JSON.parse(new TextDecoder().decode(bytes));
+    json = parseBoundedJson(new TextDecoder().decode(bytes));
   } catch (error) {
     if (error instanceof SyntaxError) {
       throw new HttpProblem(400, `${what}: body is not JSON: ${error.message}`);
@@ -200,7 +201,7 @@ function parseJson<S extends z.ZodType>(bytes: Uint8Array, schema: S, what: stri
 /** Whether a request body asks for a streamed answer (`"stream": true`); false when it is not JSON. */
 function asksToStream(bytes: Uint8Array): boolean {
   try {
-    const body: unknown = JSON.parse(new TextDecoder().decode(bytes));
+    const body: unknown = parseBoundedJson(new TextDecoder().decode(bytes));
     return body !== null && typeof body === "object" && "stream" in body && body.stream === true;
   } catch (error) {
     if (error instanceof SyntaxError) return false;

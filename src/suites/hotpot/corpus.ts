@@ -13,6 +13,7 @@ import { ArticleSchema } from "../../data/hotpot_record.ts";
 import { ChatMessageSchema } from "../../models/messages.ts";
 import { type CorpusIndex, indexCorpus, questionAt } from "./corpus_index.ts";
 import type { Span } from "../../core/json_spans.ts";
+import { ownRecord } from "../../core/own_record.ts";
 
 /** Format tag of corpus files. */
 export const CORPUS_FORMAT = "compaction-bench/hotpot-corpus@1";
@@ -69,7 +70,7 @@ export const CorpusSchema = z.object({
   /** Set on the corpus of a collect shard (`--shard K/N`): it holds that part of the selection only. */
   shard: z.object({ index: z.number().int().positive(), count: z.number().int().positive() }).optional(),
   questions: z.array(CorpusQuestionSchema),
-  gold: z.record(z.string(), CorpusGoldSchema),
+  gold: ownRecord(CorpusGoldSchema), // a question id `__proto__` keeps its labels
 });
 /** The whole corpus file. */
 export type Corpus = z.infer<typeof CorpusSchema>;

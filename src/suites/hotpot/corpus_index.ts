@@ -20,6 +20,7 @@ import {
   stringEnd,
   valueEnd,
 } from "../../core/json_spans.ts";
+import { parseJson } from "../../core/json_read.ts";
 
 const QUOTE = 0x22;
 const COLON = 0x3a;
@@ -54,7 +55,7 @@ export function indexCorpus(bytes: Uint8Array): CorpusIndex | null {
     if (key === "questions") {
       const array = arrayElementSpans(bytes, start);
       if (!array) return null;
-      const head = JSON.parse(
+      const head = parseJson(
         spanText(bytes, [0, start]) + "[]" + spanText(bytes, [array.end, bytes.length]),
       );
       return { head, spans: array.spans };

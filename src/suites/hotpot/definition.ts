@@ -21,6 +21,7 @@ import { hotpotRowsStage } from "./run/stages/rows.ts";
 import { hotpotReportStage } from "./report/stages/report.ts";
 import { hotpotCeilingsStage } from "./run/stages/ceilings.ts";
 import { hotpotWarnings, hypothesisLines } from "./report/headline.ts";
+import { parseJson } from "../../core/json_read.ts";
 
 /** A method's label in a ceiling sweep's aggregate (`jev@2400`; Full and single-ceiling runs: the method). */
 const conditionOf = (a: HotpotMethodAggregate & { input_cap?: number | null }) =>
@@ -82,7 +83,7 @@ export function hotpotSummaryLines(
   text: string,
   facts: { questions: number | null; inputCap?: number },
 ): string[] {
-  const all = JSON.parse(text) as (HotpotMethodAggregate & { input_cap?: number | null })[];
+  const all = parseJson(text) as (HotpotMethodAggregate & { input_cap?: number | null })[];
   const cap = facts.inputCap ?? all[0]?.input_cap ?? null;
   const primary = all.filter((a) => a.input_cap === undefined || a.input_cap === null || a.input_cap === cap);
   const warnings = hotpotWarnings(primary, facts.questions, cap ?? 0).map((w) => `warning: ${w}`);

@@ -13,6 +13,7 @@
 import { resolve, sep } from "node:path";
 import { z } from "zod";
 import type { ToolDefinition } from "../../models/messages.ts";
+import { parseJson } from "../../core/json_read.ts";
 
 /** Lines shown by one read when no limit is given (Hermes' default). */
 export const DEFAULT_READ_LIMIT = 500;
@@ -106,7 +107,7 @@ export function resolveWorkspacePath(workspaceDir: string, path: string): string
 export async function executeReadFile(workspaceDir: string, argumentsJson: string): Promise<string> {
   let args: ReadFileArgs;
   try {
-    const parsed = ReadFileArgsSchema.safeParse(JSON.parse(argumentsJson));
+    const parsed = ReadFileArgsSchema.safeParse(parseJson(argumentsJson));
     if (!parsed.success) {
       return JSON.stringify({ error: `invalid arguments: ${parsed.error.issues[0].message}` });
     }

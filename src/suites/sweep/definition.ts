@@ -18,6 +18,7 @@ import { sweepScoreStage } from "./stages/score.ts";
 import { sweepAggregateStage } from "./stages/aggregate.ts";
 import { sweepReportStage } from "./stages/report.ts";
 import { sweepCeilingsStage } from "./stages/ceilings.ts";
+import { parseJson } from "../../core/json_read.ts";
 
 const pct = (x: number) => (100 * x).toFixed(1).padStart(5);
 
@@ -73,7 +74,7 @@ export const SWEEP_SUITE: Suite = {
     return null;
   },
   summary(text) {
-    return (JSON.parse(text) as SweepKindAggregate[]).map((a) =>
+    return (parseJson(text) as SweepKindAggregate[]).map((a) =>
       `${conditionOf(a).padEnd(8)} facts ${pct(a.fact_score)}  repair ${
         pct(a.repair_pass_share)
       }  valid ${a.valid}/${a.planned}`

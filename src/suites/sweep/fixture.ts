@@ -22,6 +22,7 @@ import {
   SweepCaseSchema,
 } from "./case_format.ts";
 import { type EvidenceUnit, splitUnits } from "./units.ts";
+import { parseJson } from "../../core/json_read.ts";
 
 export type { CaseRepair, Fact, RepairSpec, UnitBoundary } from "./case_format.ts";
 
@@ -87,7 +88,7 @@ export async function sha256Hex(bytes: Uint8Array): Promise<string> {
 
 function decodeJson(bytes: Uint8Array, what: string): unknown {
   try {
-    return JSON.parse(new TextDecoder("utf-8", { fatal: true }).decode(bytes));
+    return parseJson(new TextDecoder("utf-8", { fatal: true }).decode(bytes));
   } catch (error) {
     if (error instanceof SyntaxError || error instanceof TypeError) {
       throw new UsageError(`${what}: not valid UTF-8 JSON (${error.message})`, { cause: error });

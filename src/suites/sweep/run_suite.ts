@@ -42,6 +42,7 @@ import { DEFAULT_RESAMPLES } from "../../analysis/bootstrap.ts";
 import { runCost } from "../../analysis/cost.ts";
 import type { ReportAnalysisOptions } from "../../analysis/report_inputs.ts";
 import { sweepAnswerStage } from "./stages/answer.ts";
+import { parseJson } from "../../core/json_read.ts";
 
 export type { SweepResultRow } from "./rows.ts";
 
@@ -285,7 +286,7 @@ export async function runSweep(
   }, env);
   const published = ceilingsNode ?? aggregateNode;
   return {
-    rows: JSON.parse(published.outputs["results.json"]) as SweepResultRow[],
+    rows: parseJson(published.outputs["results.json"]) as SweepResultRow[],
     compressionUsage: usage,
     reusedCompression,
     checkOnly: null,

@@ -40,6 +40,7 @@ import {
   MAX_REPORTED_SLEEPS,
   MAX_REPORTED_TEXT,
 } from "./sandbox_protocol.ts";
+import { parseJson } from "../../core/json_read.ts";
 
 export { REPAIR_SANDBOX_COMMAND };
 
@@ -265,7 +266,7 @@ class SandboxChild {
         if (count > MAX_CHILD_LINES_PER_CHECK) return violation(`over ${MAX_CHILD_LINES_PER_CHECK} lines`);
         let json: unknown;
         try {
-          json = JSON.parse(read.text);
+          json = parseJson(read.text);
         } catch (error) {
           if (error instanceof SyntaxError) return violation("a line that is not JSON");
           throw error;
@@ -352,7 +353,7 @@ class SandboxChild {
         if (read.kind === "too_long") return violation(`a line over ${MAX_CHILD_LINE_BYTES} bytes`);
         let json: unknown;
         try {
-          json = JSON.parse(read.text);
+          json = parseJson(read.text);
         } catch (error) {
           if (error instanceof SyntaxError) return violation("a line that is not JSON");
           throw error;

@@ -18,6 +18,7 @@ import { locomoStats } from "../locomo_report.ts";
 import { finiteOrNull } from "../../../analysis/format.ts";
 import { enginesExplorerOf } from "../explorer.ts";
 import { StoredTranscriptSchema } from "./transcript.ts";
+import { parseJson } from "../../../core/json_read.ts";
 
 /** The `engines-report` stage. */
 export const enginesReportStage = defineStage({
@@ -54,7 +55,7 @@ export const enginesReportStage = defineStage({
   },
   provider: false,
   run({ params, inputs }) {
-    const results = JSON.parse(z.string().parse(inputs.results)) as {
+    const results = parseJson(z.string().parse(inputs.results)) as {
       transcript: { hash: string; description: string };
       models: { chat_model: string; decision_model: string };
       answering_models?: AnsweringModels;

@@ -18,6 +18,7 @@ import { CorpusSchema } from "../corpus.ts";
 import { parseCommand } from "../../../cli/args.ts";
 import { intOption } from "../../../cli/numbers.ts";
 import { CLI } from "../../../core/program_name.ts";
+import { parseJson } from "../../../core/json_read.ts";
 
 const HELP = `${CLI} hotpot predictions RUN --method M --output FILE [options]
 
@@ -103,7 +104,7 @@ async function readRunJson(run: string, name: string): Promise<unknown> {
   const path = join(run, name);
   const text = await readInputText(path, "hotpot predictions", MAX_RUN_FILE_BYTES);
   try {
-    return JSON.parse(text);
+    return parseJson(text);
   } catch (error) {
     if (error instanceof SyntaxError) throw new UsageError(`${path}: not valid JSON (${error.message})`);
     throw error;

@@ -36,6 +36,7 @@ import { splitCommandLine } from "../../../methods/engines/split_command.ts";
 import { importHermesSession } from "./collect_hermes.ts";
 import { type Collection, taskMessage } from "./trajectory.ts";
 import { createWorkspace, hashWorkspace } from "../workspace.ts";
+import { parseJson } from "../../../core/json_read.ts";
 
 /** Characters of the agent's stderr quoted in a failure reason. */
 const STDERR_TAIL_CHARS = 300;
@@ -178,7 +179,7 @@ async function runAgent(
   }
   let json: unknown;
   try {
-    json = JSON.parse(stdout);
+    json = parseJson(stdout);
   } catch (error) {
     if (!(error instanceof SyntaxError)) throw error;
     return {

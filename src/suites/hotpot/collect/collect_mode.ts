@@ -15,6 +15,7 @@ import { parseAgentSpec } from "./collect_agent.ts";
 import { readPassedEnv } from "../../../methods/engines/passed_env.ts";
 import type { Corpus, CorpusQuestion } from "../corpus.ts";
 import { CLI } from "../../../core/program_name.ts";
+import { parseJsonBytes } from "../../../core/json_read.ts";
 
 /** What a collection's summary reads of its corpus (a corpus is one). */
 export interface CollectionOutline {
@@ -123,7 +124,7 @@ export async function readHermesSessions(
     if (bytes === null) continue;
     let json: unknown;
     try {
-      json = JSON.parse(new TextDecoder().decode(bytes));
+      json = parseJsonBytes(bytes);
     } catch (error) {
       if (error instanceof SyntaxError) throw new UsageError(`${file}: not JSON (${error.message})`);
       throw error;

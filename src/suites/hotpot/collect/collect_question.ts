@@ -15,6 +15,7 @@ import { collectLive } from "./collect_live.ts";
 import { collectScripted } from "./collect_scripted.ts";
 import { checkCollection, type CollectionCheck, initialSystemPrompt } from "./collection_checks.ts";
 import type { Collection } from "./trajectory.ts";
+import { parseJsonBytes } from "../../../core/json_read.ts";
 
 /**
  * How trajectories are collected: our scripted reader, our live agent loop, imported Hermes session files
@@ -89,7 +90,7 @@ export async function collectQuestion(
     }
     let json: unknown;
     try {
-      json = JSON.parse(new TextDecoder().decode(session));
+      json = parseJsonBytes(session);
     } catch (error) {
       if (error instanceof SyntaxError) {
         throw new UsageError(`${record.id}.json: not JSON (${error.message})`);

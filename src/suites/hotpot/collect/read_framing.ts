@@ -24,6 +24,7 @@
  *
  * @module
  */
+import { parseJson } from "../../../core/json_read.ts";
 
 /** One file line a read showed, framing removed. */
 export interface ShownLine {
@@ -71,7 +72,7 @@ function asObject(value: unknown): Json | undefined {
 function parseObject(text: string): Json | undefined {
   if (!text.trimStart().startsWith("{")) return undefined;
   try {
-    return asObject(JSON.parse(text));
+    return asObject(parseJson(text));
   } catch (error) {
     if (error instanceof SyntaxError) return undefined;
     throw error;
@@ -180,7 +181,7 @@ export function framingOf(name: string): ReadToolFraming | undefined {
 export function unframeRead(name: string, argumentsJson: string, result: string): UnframedRead | undefined {
   let args: Json | undefined;
   try {
-    args = asObject(JSON.parse(argumentsJson));
+    args = asObject(parseJson(argumentsJson));
   } catch (error) {
     if (!(error instanceof SyntaxError)) throw error;
   }

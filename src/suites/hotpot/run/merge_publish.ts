@@ -21,12 +21,13 @@ import { hotpotCeilingsStage } from "./stages/ceilings.ts";
 import { hotpotReportStage } from "../report/stages/report.ts";
 import { publishedJsonStage } from "../../published_json_stage.ts";
 import { runHeaderStage } from "../../../pipeline/run_header.ts";
+import { parseJsonBytes } from "../../../core/json_read.ts";
 
 type HotpotProtocol = HotpotRunOptions & { models: ModelSetup["description"]; suite: string };
 
 async function publishHotpot(run: RunDir): Promise<void> {
   const bytes = await run.store.get(run.header.sources.corpus);
-  const parsed = CorpusSchema.safeParse(JSON.parse(new TextDecoder().decode(bytes)));
+  const parsed = CorpusSchema.safeParse(parseJsonBytes(bytes));
   if (!parsed.success) throw new UsageError(`merge: the shards' corpus is not a valid corpus`);
   const corpus = parsed.data;
   const { models: description, suite: _suite, ...runOptions } = run.header.protocol as HotpotProtocol;

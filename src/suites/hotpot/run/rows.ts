@@ -6,6 +6,7 @@
 import type { z } from "zod";
 import type { HotpotResultRowSchema } from "./stages/rows.ts";
 import { parseSpan, topLevelArraySpans } from "../../../core/json_spans.ts";
+import { parseJsonBytes } from "../../../core/json_read.ts";
 
 /** One answer's row in results.json (its schema, fields in print order: `stages/rows.ts`). */
 export type HotpotResultRow = z.infer<typeof HotpotResultRowSchema>;
@@ -36,7 +37,7 @@ export function rowFigures(row: HotpotResultRow): HotpotRowFigures {
 export function readRowFigures(bytes: Uint8Array): HotpotRowFigures[] {
   const spans = topLevelArraySpans(bytes);
   if (spans === null) {
-    return (JSON.parse(new TextDecoder().decode(bytes)) as HotpotResultRow[]).map(rowFigures);
+    return (parseJsonBytes(bytes) as HotpotResultRow[]).map(rowFigures);
   }
   return spans.map((span) => rowFigures(parseSpan(bytes, span) as HotpotResultRow));
 }

@@ -11,6 +11,7 @@
  * @module
  */
 import type { ChatMessage } from "../../../models/messages.ts";
+import { parseJson } from "../../../core/json_read.ts";
 
 /** Every string value of a JSON value, depth first, in document order. */
 function stringLeaves(value: unknown, out: string[]): void {
@@ -27,7 +28,7 @@ export function readableText(message: ChatMessage): string {
   if (message.role !== "tool") return content;
   let json: unknown;
   try {
-    json = JSON.parse(content);
+    json = parseJson(content);
   } catch (error) {
     if (error instanceof SyntaxError) return content;
     throw error;

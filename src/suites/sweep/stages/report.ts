@@ -21,6 +21,7 @@ import type { SweepCeilingResult } from "../ceiling.ts";
 import { sweepCeilingOf, sweepCeilingRows } from "./ceilings.ts";
 import { type ChatMessage, ChatMessageSchema } from "../../../models/messages.ts";
 import { SweepContextInfoSchema } from "./context.ts";
+import { parseJson } from "../../../core/json_read.ts";
 
 const Messages = z.array(ChatMessageSchema);
 
@@ -101,7 +102,7 @@ export const sweepReportStage = defineStage({
   },
   provider: false,
   run({ params, inputs }) {
-    const aggregates = JSON.parse(z.string().parse(inputs.aggregate)) as SweepKindAggregate[];
+    const aggregates = parseJson(z.string().parse(inputs.aggregate)) as SweepKindAggregate[];
     const meta = {
       fixture: params.fixture,
       models: params.models,
@@ -112,7 +113,7 @@ export const sweepReportStage = defineStage({
       ...(params.frozen_run !== null ? { frozenRun: params.frozen_run } : {}),
       ...(params.engines ? { engines: params.engines } : {}),
     };
-    const rows = JSON.parse(z.string().parse(inputs.results)) as SweepResultRow[];
+    const rows = parseJson(z.string().parse(inputs.results)) as SweepResultRow[];
     const stats = sweepStats(rows, aggregates.map((a) => a.kind), { resamples: params.bootstrap });
     const contexts = new Map<string, ChatMessage[] | null>();
     const kept = new Map<string, string[]>();

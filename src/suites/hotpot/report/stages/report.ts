@@ -17,6 +17,7 @@ import { finiteOrNull } from "../../../../analysis/format.ts";
 import type { CeilingResult } from "../ceiling_sweep.ts";
 import { ceilingOf } from "../../run/stages/ceilings.ts";
 import { readRowFigures } from "../../run/rows.ts";
+import { parseJson } from "../../../../core/json_read.ts";
 
 /** The corpus as the report reads it: the head, and the run's question cards in corpus order. */
 async function reportCorpus(
@@ -92,7 +93,7 @@ export const hotpotReportStage = defineStage({
   },
   provider: false,
   async run({ params, inputs, hashes, load }) {
-    const aggregates = JSON.parse(z.string().parse(inputs.aggregate)) as HotpotMethodAggregate[];
+    const aggregates = parseJson(z.string().parse(inputs.aggregate)) as HotpotMethodAggregate[];
     const cardIds = Object.keys(hashes).filter((name) => name.startsWith("card:")).map((name) =>
       name.slice(5)
     );
@@ -124,7 +125,7 @@ export const hotpotReportStage = defineStage({
         return { cap, aggregates, stats: hotpotStats(rows, methods, { resamples: params.bootstrap }) };
       });
       Object.assign(meta, { ceilings });
-      const stats = JSON.parse(statsJson) as Record<string, unknown>;
+      const stats = parseJson(statsJson) as Record<string, unknown>;
       stats.ceilings = ceilings.map((c) => ({ input_cap: c.cap, ...finiteOrNull(c.stats) }));
       statsJson = `${JSON.stringify(stats, null, 2)}\n`;
     }

@@ -18,6 +18,7 @@ import {
 import { indexCorpus, questionAt } from "../../corpus_index.ts";
 import type { Span } from "../../../../core/json_spans.ts";
 import { questionCard, QuestionCardSchema } from "../../question_card.ts";
+import { parseJsonBytes } from "../../../../core/json_read.ts";
 
 /** The public material of one question as stored in the `question` output. */
 export const StoredQuestionSchema = z.object({
@@ -114,7 +115,7 @@ const QuestionIdSchema = z.object({ id: z.string() });
 function indexCorpusBytes(bytes: Uint8Array): IndexedCorpus {
   const index = indexCorpus(bytes);
   if (index === null) {
-    const whole = parseCorpusInPlace(JSON.parse(new TextDecoder().decode(bytes)));
+    const whole = parseCorpusInPlace(parseJsonBytes(bytes));
     const { questions, ...head } = whole;
     return { head, ids: questions.map((q) => q.id), question: (id) => questions.find((q) => q.id === id) };
   }
