@@ -300,3 +300,21 @@ Deno.test("the auditor refuses a journal line with a duplicate key, as verify do
     new RegExp(`line ${at + 1}: not JSON \\(duplicate key "label"`),
   );
 });
+
+Deno.test("hotpot score of a prediction file nested 100,000 deep exits 2 naming the file and the path", async () => {
+  const path = join(dir, "deep_pred.json");
+  await Deno.writeTextFile(path, '{"answer":{},"sp":{"q":' + "[".repeat(DEEP) + "]".repeat(DEEP) + "}}");
+  const result = await runCli([
+    "hotpot",
+    "score",
+    "--gold",
+    join(ROOT, "fixtures", "hotpot", "demo.json"),
+    "--pred",
+    path,
+  ]);
+  assert.equal(result.code, 2, result.stderr);
+  assert.match(
+    result.stderr,
+    /--pred .*deep_pred\.json: not valid JSON \(nested deeper than 512 levels at \$\.sp\.q/,
+  );
+});

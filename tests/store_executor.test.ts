@@ -96,7 +96,7 @@ Deno.test("the same key runs once: concurrent and later calls share the memoized
     assert.equal(b.reused, "memo");
     assert.equal(d.reused, "memo");
     assert.equal(b.node.key, a.node.key);
-    assert.deepEqual(b.outputs, { value: { i: 3, square: 9 } });
+    assert.deepEqual(JSON.parse(JSON.stringify(b.outputs)), { value: { i: 3, square: 9 } }); // read back: no prototypes
     assert.deepEqual(executor.counts, {
       executed: 1,
       memo: 2,
@@ -246,7 +246,7 @@ Deno.test("a resumed run's executor takes journaled nodes instead of running the
     const result = await square(executor, again, 6, c.fn(6));
     assert.equal(c.calls, 0);
     assert.equal(result.reused, "resume");
-    assert.deepEqual(result.outputs, { value: { i: 6, square: 36 } });
+    assert.deepEqual(JSON.parse(JSON.stringify(result.outputs)), { value: { i: 6, square: 36 } });
     await again.finish();
     assert.ok((await verifyRun(path)).ok);
   } finally {

@@ -88,7 +88,8 @@ export function predictionsOf(
         }`,
     );
   }
-  const out: RunPredictions = { answer: {}, sp: {}, missing: [] };
+  // Without a prototype: a question id `__proto__` is a key like any other.
+  const out: RunPredictions = { answer: Object.create(null), sp: Object.create(null), missing: [] };
   for (const row of chosen) {
     if (row.status !== "ok" || row.prediction === null) {
       out.missing.push(row.question_id);

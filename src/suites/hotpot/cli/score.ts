@@ -14,6 +14,7 @@ import { parseCommand } from "../../../cli/args.ts";
 import { readInputText } from "../../../fs_input.ts";
 import { parseJsonKeepingDecimalIds } from "../run/json_ids.ts";
 import { CLI } from "../../../core/program_name.ts";
+import { ownRecord } from "../../../core/own_record.ts";
 
 const HELP = `Usage: ${CLI} hotpot score --gold FILE --pred FILE
 
@@ -31,8 +32,8 @@ no gold id, print the counts and exit 1 instead of a row of zeros. A supporting-
 
 /** An official-format prediction file. */
 export const PredictionFileSchema = z.object({
-  answer: z.record(z.string(), z.string()),
-  sp: z.record(z.string(), z.array(z.unknown())),
+  answer: ownRecord(z.string()), // every id kept, `__proto__` too
+  sp: ownRecord(z.array(z.unknown())),
 });
 /** An official-format prediction file. */
 export type PredictionFile = z.infer<typeof PredictionFileSchema>;
