@@ -118,7 +118,7 @@ Deno.test("a sweep run with prices reports its cost from the recorded usage; wit
       "run",
       "--reference",
       "--price",
-      "compaction-bench-reference-chat-2=1/2",
+      "compaction-bench-reference-chat-1.1=1/2",
       "--price",
       "compaction-bench-reference-jev-1=0.5/0",
       "--output",

@@ -66,7 +66,7 @@ Deno.test("an outside agent collecting with --reference calls the model through 
       assert.equal(node.usage.calls, 1);
       assert.ok(node.usage.input_tokens > 0);
     }
-    assert.equal(manifest.protocol.agent_model.chat_model, "compaction-bench-reference-chat-2");
+    assert.equal(manifest.protocol.agent_model.chat_model, "compaction-bench-reference-chat-1.1");
     const tokens = (await Deno.readTextFile(join(notes, "tokens"))).trim().split("\n");
     assert.equal(tokens.length, 2);
     assert.notEqual(tokens[0], tokens[1], "a token per question");

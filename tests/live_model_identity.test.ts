@@ -192,7 +192,7 @@ Deno.test("a forged answering model in an aggregate's params is named by verify 
     assert.notEqual(forged.code, 0);
     assert.match(
       forged.stdout + forged.stderr,
-      /sweep-aggregate node .*output_not_from_response: answering_models of full \(chat\) \{"forged-model-9":1\} is not its call records' \{"compaction-bench-reference-chat-2":1\}/,
+      /sweep-aggregate node .*output_not_from_response: answering_models of full \(chat\) \{"forged-model-9":1\} is not its call records' \{"compaction-bench-reference-chat-1\.1":1\}/,
     );
     // The independent auditor applies the same rule from docs/FORMAT.md alone.
     const audit = async (path: string) => {

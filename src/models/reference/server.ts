@@ -76,8 +76,8 @@ import { completionChunks, serverSentEvents, type StreamedCompletion } from "./s
 import { referenceNouls } from "./systemone.ts";
 import { parseJson as parseBoundedJson } from "../../core/json_read.ts";
 
-/** The model name the reference chat endpoint answers with (-2: system messages are context; -1 ignored them). */
-export const REFERENCE_CHAT_MODEL = "compaction-bench-reference-chat-2";
+/** The model name the reference chat endpoint answers with (1.1: system messages are context; 1 ignored them). */
+export const REFERENCE_CHAT_MODEL = "compaction-bench-reference-chat-1.1";
 /** The model name the reference System One endpoint answers with. */
 export const REFERENCE_DECISION_MODEL = "compaction-bench-reference-jev-1";
 /** Largest request body accepted (bytes); larger gets HTTP 413. */
