@@ -55,7 +55,7 @@ Deno.test("an engine reply that is not I-JSON (a lone surrogate) fails with the 
   );
 });
 
-Deno.test("engines run --max-response-bytes bounds an outside engine's output; the run goes on, exit 1", async () => {
+Deno.test("engines run --max-response-bytes bounds an outside engine's output; the run exits 0", async () => {
   const dir = await Deno.makeTempDir({ prefix: "engines_hostile_output_" });
   try {
     const flood = `${dir}/flood.py`;
@@ -73,12 +73,9 @@ Deno.test("engines run --max-response-bytes bounds an outside engine's output; t
       `${dir}/run`,
       "-q",
     ]);
-    // The run goes on past the flooding engine; it ends naming the failure (exit 1).
-    assert.equal(result.code, 1, result.stderr);
-    assert.match(
-      result.stdout,
-      /^FAILED: 1 provider or engine call\(s\) failed after their retries \(1 engine\)/m,
-    );
+    // An engine that floods its output answered (wrongly): its row fails, honestly measured; the run exits 0.
+    assert.equal(result.code, 0, result.stderr);
+    assert.doesNotMatch(result.stdout, /^FAILED/m);
     const report = await Deno.readTextFile(`${dir}/run/REPORT.md`);
     assert.match(
       report,

@@ -41,6 +41,17 @@ Deno.test("failureOf: failed calls and crashed engines count; honest invalidity 
   );
   assert.equal(failureOf(invalid("hotpot-engine", "collection invalid"), []), null);
   assert.equal(failureOf(invalid("engines-engine", "window grew from 10 to 12 tokens"), []), null);
+  assert.equal(
+    failureOf(invalid("engines-engine", 'b: output is not JSON (x): "{"'), []),
+    null,
+    "it answered",
+  );
+  assert.equal(
+    failureOf(invalid("engines-engine", "f: output over its 9-byte bound (cut off (killed)"), []),
+    null,
+  );
+  assert.equal(failureOf(invalid("engines-engine", "c: exited with code 3"), [])?.kind, "engine");
+  assert.equal(failureOf(invalid("sweep-engine", "lean: cannot start 'x': not found"), [])?.kind, "engine");
   const tally = new FailureTally();
   tally.add({ ...invalid("a-answer", "r"), label: "answer q1" }, [failed]);
   tally.add({ ...invalid("a-answer", "r"), label: "answer q2" }, [failed]);

@@ -5,9 +5,10 @@
  *
  * - provider: a node whose call records hold a failed call (transport error, HTTP error, a refused body, a
  *   reply carrying a key), after its retries — by endpoint: chat or decision model;
- * - engine: an engine node (stage `…-engine`) that failed without a failed call and not for an honest reason
- *   of its output (malformed messages, broken tool pairing, a window that grew, a skip): the engine crashed,
- *   timed out, exited non-zero or printed no JSON.
+ * - engine: an engine node (stage `…-engine`) that failed without a failed call because the engine gave no
+ *   output at all: it could not start, crashed (a non-zero exit, a signal), timed out, its HTTP service failed,
+ *   or its summarizer reached no model. An engine that answered wrongly (not JSON, malformed messages, broken
+ *   tool pairing, output over its bound, a window that grew) or was skipped is measured as it is: honest.
  *
  * A node that is invalid because an earlier one failed (an answer without context) is not counted again.
  *
@@ -19,9 +20,9 @@ import type { Node } from "../store/manifest.ts";
 /** The kinds of failure counted. */
 export type FailureKind = "chat call" | "decision-model call" | "engine";
 
-/** Reasons of an engine node that are the engine's honest outcome, not a failure of the measurement. */
-const HONEST_ENGINE_REASON =
-  /malformed output|broken tool pairing|window grew|skipped|collection invalid|context invalid|trimMessages kept no message|over the \d+ ceiling/;
+/** Reasons of an engine node that gave no output at all (see the module notes); any other reason is honest. */
+const ENGINE_FAILURE_REASON =
+  /cannot start|timed out after|exited with code|was killed by|: HTTP \d{3}|request failed|no provider available|No LLM provider/;
 
 /** Why `node` failed for a provider or engine reason, or null (ok, or honestly invalid). */
 export function failureOf(
@@ -37,7 +38,7 @@ export function failureOf(
     };
   }
   const reason = node.reason ?? "";
-  if (/engine$/.test(node.stage) && !HONEST_ENGINE_REASON.test(reason)) {
+  if (/engine$/.test(node.stage) && ENGINE_FAILURE_REASON.test(reason)) {
     return { kind: "engine", error: reason || "engine failed" };
   }
   return null;
