@@ -12,7 +12,7 @@ import { terminalSafe } from "./src/core/printable.ts";
 import { fsErrorCause } from "./src/fs_input.ts";
 import { COMMANDS, usage } from "./src/cli/commands.ts";
 import { didYouMean } from "./src/cli/option_suggest.ts";
-import { REPAIR_SANDBOX_COMMAND } from "./src/suites/sweep/sandbox_command.ts";
+import { REPAIR_SANDBOX_COMMAND, serveRepairSandbox } from "./src/cli/sweep/sandbox_child.ts";
 
 /** Runs the CLI with `argv` and returns the exit code. */
 export async function main(argv: string[]): Promise<number> {
@@ -97,7 +97,7 @@ if (import.meta.main) {
   // The single binary starts itself as the repair sandbox's child (see src/suites/sweep/sandbox.ts); only
   // then are the child's modules loaded.
   if (Deno.args.length === 1 && Deno.args[0] === REPAIR_SANDBOX_COMMAND) {
-    Deno.exit((await import("./src/suites/sweep/sandbox_child.ts")).serveRepairSandbox());
+    Deno.exit(await serveRepairSandbox());
   }
   // A rejection nobody awaited would otherwise end the process with Deno's stack trace.
   globalThis.addEventListener("unhandledrejection", (event) => {

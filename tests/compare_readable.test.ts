@@ -22,7 +22,7 @@ Deno.test("withoutNegativeZero and the aggregate rows: points, signs, no -0.0", 
       { key: "jev", metric: "input_tokens_mean", a: 3496.9, b: 3495.125, delta: -1.7751 },
     ],
   } as unknown as RunComparison;
-  assert.deepEqual(comparisonRows(comparison), [
+  assert.deepEqual(comparisonRows(comparison, new Set(["em", "f1"])), [
     ["jev", "em (points)", "36.8", "40.0", "+3.2"],
     ["jev", "f1 (points)", "50.0", "50.0", "0.0"],
     ["jev", "valid", "120", "118", "-2"],

@@ -6,7 +6,7 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { METRIC_NAMES } from "../src/suites/hotpot/run/scoring.ts";
-import { predictionsOf } from "../src/suites/hotpot/cli/predictions.ts";
+import { predictionsOf } from "../src/cli/hotpot/predictions.ts";
 import { runCli } from "./helpers/spawn.ts";
 
 const dir = await Deno.makeTempDir({ prefix: "hotpot_predictions_" });

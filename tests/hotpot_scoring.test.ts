@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { hotpotScoreCommand, scoreHotpotFiles } from "../src/suites/hotpot/cli/score.ts";
+import { hotpotScoreCommand, scoreHotpotFiles } from "../src/cli/hotpot/score.ts";
 import { UsageError } from "../src/errors.ts";
 import { parseModelAnswer, predictionFromModelAnswer } from "../src/suites/hotpot/run/answer_parse.ts";
 import {
@@ -135,7 +135,7 @@ Deno.test("hotpot score command prints the metrics as JSON", async () => {
     args: [
       "eval",
       `import { hotpotScoreCommand } from ${
-        JSON.stringify(new URL("../src/suites/hotpot/cli/score.ts", import.meta.url).href)
+        JSON.stringify(new URL("../src/cli/hotpot/score.ts", import.meta.url).href)
       };` +
       "Deno.exit(await hotpotScoreCommand(Deno.args));",
       "--",

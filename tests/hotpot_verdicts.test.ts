@@ -21,7 +21,7 @@ import {
 import type { HotpotResultRow } from "../src/suites/hotpot/run/run_suite.ts";
 import { METRIC_NAMES, scoreQuestion } from "../src/suites/hotpot/run/scoring.ts";
 import { readableText, supportSurvival } from "../src/suites/hotpot/run/support_kept.ts";
-import { scoreHotpotFiles } from "../src/suites/hotpot/cli/score.ts";
+import { scoreHotpotFiles } from "../src/cli/hotpot/score.ts";
 import { ROOT } from "./helpers/spawn.ts";
 
 const REAL20 = join(ROOT, "tests/fixtures/shared_data/hotpot_dev_real20.official.json");

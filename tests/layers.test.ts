@@ -3,15 +3,15 @@
  * Layers, bottom up: core, store, tokens, models, data, methods, pipeline, analysis (statistics and cost over
  * plain data), report, suites, cli. In particular
  * data never imports methods, suites never import the CLI, report never imports suites, tokens never import
- * models and the store imports nothing above it. A suite's command line (`src/suites/<name>/cli/`: its option
- * tables, help and parsing) is in the cli layer although it lives in the suite's folder: it may use the shared
- * CLI helpers of `src/cli/`, and nothing of the suites layer imports it.
+ * models and the store imports nothing above it. No import circle exists (a file's imports never lead back
+ * to it). `src/report/` and `src/analysis/` name no suite's metric (a suite declares which are shares).
  *
  * And each suite owns its knowledge: nothing outside a suite's folder (`src/suites/<name>/`) imports from it,
- * except the suite registry (`src/suites/registry.ts`, the only table listing suites), the CLI's command table
- * (`src/cli/commands.ts`, which imports only each suite's command-line entry `cli/<name>.ts`; the demo runs
- * the suites through that table) and `main.ts` (the single binary starts the sweep's repair sandbox child).
- * Nothing outside a suite's `cli/` folder imports from it but the command table. `bench/` and `tests/` may import any suite. Nor does any other
+ * except the suite registry (`src/suites/registry.ts`, the only table listing suites) and the suite's command
+ * line (`src/cli/<name>/`: its option tables, help and parsing), which only the CLI's command table
+ * (`src/cli/commands.ts`) imports, through its entry `<name>.ts` (the demo runs the suites through that table;
+ * `main.ts` starts the sweep's repair sandbox child through `src/cli/sweep/sandbox_child.ts`).
+ * `bench/` and `tests/` may import any suite. Nor does any other
  * file of `src/` name a suite in its code: no string literal is a suite's name or one of its stage names
  * (`"hotpot"`, `"engines-aggregate"`): a suite's knowledge is declared on its `Suite` value (the shared CLI
  * files of `src/cli/` may: they hold the command words).
@@ -40,8 +40,8 @@ const LAYERS: [string, RegExp][] = [
   ["pipeline", /^src\/pipeline\//],
   ["analysis", /^src\/analysis\//],
   ["report", /^src\/report\//],
-  ["suites", /^src\/suites\/(?![^/]+\/cli\/)/],
-  ["cli", /^(src\/cli\/|src\/suites\/[^/]+\/cli\/|main\.ts$)/],
+  ["suites", /^src\/suites\//],
+  ["cli", /^(src\/cli\/|main\.ts$)/],
 ];
 
 function layerOf(path: string): number {
@@ -60,26 +60,101 @@ async function sourceFiles(dir: string): Promise<string[]> {
   return out;
 }
 
-/** Every relative module specifier of a file (static imports and re-exports, dynamic imports). */
+/**
+ * Every relative module specifier of a file (static imports and re-exports, dynamic imports); comment lines
+ * (a JSDoc `@example` importing its own module) are not imports.
+ */
 function specifiers(text: string): string[] {
+  const code = text.split("\n").filter((line) => !/^\s*(\*|\/\/|\/\*)/.test(line)).join("\n");
   const found: string[] = [];
   const pattern = /(?:\bfrom\s*|\bimport\s*\(?\s*)["'](\.{1,2}\/[^"']+)["']/g;
-  for (const match of text.matchAll(pattern)) found.push(match[1]);
+  for (const match of code.matchAll(pattern)) found.push(match[1]);
   return found;
 }
 
-Deno.test("no import in src/ runs back up a layer", async () => {
-  const files = [...await sourceFiles("src"), "main.ts"];
+/** Every file of `src/` (and `main.ts`) with the files of `src/` it imports. */
+async function importGraph(): Promise<Map<string, string[]>> {
+  const graph = new Map<string, string[]>();
+  for (const file of [...await sourceFiles("src"), "main.ts"]) {
+    graph.set(
+      file,
+      specifiers(await Deno.readTextFile(join(ROOT, file))).map((spec) =>
+        relative(ROOT, normalize(join(ROOT, dirname(file), spec))).replaceAll("\\", "/")
+      ),
+    );
+  }
+  return graph;
+}
+
+/** The imports that run back up a layer, as `from (layer) imports to (layer)`. */
+function upwardImports(graph: Map<string, string[]>): string[] {
   const upward: string[] = [];
-  for (const file of files) {
+  for (const [file, targets] of graph) {
     const from = layerOf(file);
-    for (const spec of specifiers(await Deno.readTextFile(join(ROOT, file)))) {
-      const target = relative(ROOT, normalize(join(ROOT, dirname(file), spec))).replaceAll("\\", "/");
+    for (const target of targets) {
       const to = layerOf(target);
       if (to > from) upward.push(`${file} (${LAYERS[from][0]}) imports ${target} (${LAYERS[to][0]})`);
     }
   }
-  assert.deepEqual(upward, []);
+  return upward;
+}
+
+/** The import circles of `graph`: its strongly connected components of two files or more, or a self-import. */
+function circles(graph: Map<string, string[]>): string[][] {
+  const index = new Map<string, number>();
+  const low = new Map<string, number>();
+  const stack: string[] = [];
+  const onStack = new Set<string>();
+  const found: string[][] = [];
+  const visit = (v: string) => { // Tarjan's algorithm
+    index.set(v, index.size);
+    low.set(v, index.get(v)!);
+    stack.push(v);
+    onStack.add(v);
+    for (const w of graph.get(v) ?? []) {
+      if (!graph.has(w)) continue;
+      if (!index.has(w)) {
+        visit(w);
+        low.set(v, Math.min(low.get(v)!, low.get(w)!));
+      } else if (onStack.has(w)) low.set(v, Math.min(low.get(v)!, index.get(w)!));
+    }
+    if (low.get(v) !== index.get(v)) return;
+    const component: string[] = [];
+    let w: string;
+    do {
+      w = stack.pop()!;
+      onStack.delete(w);
+      component.push(w);
+    } while (w !== v);
+    if (component.length > 1 || graph.get(v)!.includes(v)) found.push(component.sort());
+  };
+  for (const v of graph.keys()) if (!index.has(v)) visit(v);
+  return found;
+}
+
+Deno.test("no import in src/ runs back up a layer", async () => {
+  assert.deepEqual(upwardImports(await importGraph()), []);
+});
+
+Deno.test("no import circle in src/", async () => {
+  assert.deepEqual(circles(await importGraph()), []);
+});
+
+Deno.test("the circle check finds a circle and a self-import, not a chain", () => {
+  const graph = new Map([["a", ["b"]], ["b", ["c"]], ["c", ["a"]], ["d", ["d", "a"]], ["e", ["a"]]]);
+  assert.deepEqual(circles(graph), [["a", "b", "c"], ["d"]]);
+  assert.deepEqual(circles(new Map([["a", ["b"]], ["b", []]])), []);
+});
+
+Deno.test("src/report and src/analysis name no suite metric", async () => {
+  const metrics = new Set(SUITES.flatMap((s) => s.metrics?.map((m) => m.name) ?? []));
+  const named: string[] = [];
+  for (const file of [...await sourceFiles("src/report"), ...await sourceFiles("src/analysis")]) {
+    for (const literal of stringLiterals(await Deno.readTextFile(join(ROOT, file)))) {
+      if (metrics.has(literal)) named.push(`${file}: ${JSON.stringify(literal)}`);
+    }
+  }
+  assert.deepEqual(named, []);
 });
 
 /** The suite folder (`hotpot`, `sweep`, …) a path under `src/suites/<name>/` belongs to, else undefined. */
@@ -87,39 +162,40 @@ function suiteFolderOf(path: string): string | undefined {
   return /^src\/suites\/([^/]+)\//.exec(path)?.[1];
 }
 
-/** Is `path` in a suite's command-line folder (`src/suites/<name>/cli/`)? */
-function inSuiteCli(path: string): boolean {
-  return /^src\/suites\/[^/]+\/cli\//.test(path);
+/** The suite whose command line (`src/cli/<name>/`) holds `path`, else undefined. */
+function suiteCliOf(path: string): string | undefined {
+  return /^src\/cli\/([^/]+)\//.exec(path)?.[1];
 }
 
 /** May the shared CLI files of `file` name suites in their code (command words, help)? */
 function maySeeSuites(file: string): boolean {
-  return file === "src/suites/registry.ts" || /^(src\/cli\/|main\.ts$)/.test(file);
+  return file === "src/suites/registry.ts" ||
+    (/^(src\/cli\/|main\.ts$)/.test(file) && suiteCliOf(file) === undefined);
 }
 
 /**
  * Why `file` may not import `target`, as far as suites' folders go, or undefined when it may. A suite's own
- * files import its folder; the registry imports its definitions; `main.ts` the sweep's sandbox child; the
- * command table a suite's command-line entry `cli/<name>.ts`; nothing else crosses into a
- * suite's folder, and nothing but the suite's own `cli/` files and those users imports its `cli/`.
+ * files and its command line (`src/cli/<name>/`) import its folder, and the registry its definitions; the
+ * command table imports a suite's command-line entry `src/cli/<name>/<name>.ts` (and `main.ts` the sweep's
+ * sandbox entry); nothing else crosses into a suite's folder or its command line.
  */
 function suiteImportRefusal(file: string, target: string): string | undefined {
+  const cli = suiteCliOf(target);
+  if (cli !== undefined) {
+    if (suiteCliOf(file) === cli) return undefined;
+    if (file === "src/cli/commands.ts" && target === `src/cli/${cli}/${cli}.ts`) return undefined;
+    if (file === "main.ts" && target === "src/cli/sweep/sandbox_child.ts") return undefined;
+    return "a suite's command line is imported only by the command table (its entry src/cli/<name>/<name>.ts)";
+  }
   const suite = suiteFolderOf(target);
   if (suite === undefined) return undefined;
-  if (inSuiteCli(target)) {
-    if (inSuiteCli(file) && suiteFolderOf(file) === suite) return undefined;
-    if (file === "src/cli/commands.ts" && target === `src/suites/${suite}/cli/${suite}.ts`) {
-      return undefined;
-    }
-    return "a suite's command line is imported only by the command table (its entry cli/<name>.ts)";
-  }
-  if (suiteFolderOf(file) === suite || file === "src/suites/registry.ts" || file === "main.ts") {
+  if (suiteFolderOf(file) === suite || suiteCliOf(file) === suite || file === "src/suites/registry.ts") {
     return undefined;
   }
-  return "nothing outside a suite's folder imports from it";
+  return "nothing outside a suite's folder and its command line imports from it";
 }
 
-Deno.test("nothing outside a suite's folder imports from it (but the registry and the command table)", async () => {
+Deno.test("nothing outside a suite's folder imports from it (but the registry and its command line)", async () => {
   const files = [...await sourceFiles("src"), "main.ts"];
   const outside: string[] = [];
   for (const file of files) {
@@ -207,7 +283,7 @@ Deno.test("nothing outside a suite's folder names that suite in its code (but th
   const naming: string[] = [];
   for (const file of files) {
     if (maySeeSuites(file)) continue;
-    const own = suiteFolderOf(file);
+    const own = suiteFolderOf(file) ?? suiteCliOf(file);
     for (const literal of stringLiterals(await Deno.readTextFile(join(ROOT, file)))) {
       const suite = suiteNamedBy(literal, own === undefined);
       if (suite !== undefined && suite !== own) naming.push(`${file}: ${JSON.stringify(literal)}`);
@@ -238,8 +314,6 @@ function hotpotPart(path: string): "collect" | "run" | "report" | "assembly" | "
   if (inner === undefined) return undefined;
   const half = /^(collect|run|report)\//.exec(inner)?.[1] as "collect" | "run" | "report" | undefined;
   if (half) return half;
-  // The command line (cli/) parses options for both suites: it assembles too (and the layers keep it on top).
-  if (inner.startsWith("cli/")) return "assembly";
   return ["definition.ts", "collect_definition.ts", "command.ts", "collect_command.ts", "rederivation.ts"]
       .includes(inner)
     ? "assembly"
@@ -286,7 +360,6 @@ Deno.test("the hotpot halves check refuses what crosses between halves", () => {
   assert.equal(hotpotPart(`${H}corpus.ts`), "shared");
   assert.equal(hotpotPart(`${H}command.ts`), "assembly");
   assert.equal(hotpotPart(`${H}collect_command.ts`), "assembly");
-  assert.equal(hotpotPart(`${H}cli/hotpot.ts`), "assembly");
   assert.equal(hotpotPart(`${H}run/stages/score.ts`), "run");
   assert.equal(hotpotPart("src/suites/sweep/run_suite.ts"), undefined);
   assert.equal(hotpotImportRefusal(`${H}command.ts`, `${H}collect/collect_suite.ts`), undefined);
@@ -301,32 +374,36 @@ Deno.test("the hotpot halves check refuses what crosses between halves", () => {
   assert.ok(hotpotImportRefusal(`${H}run/rows.ts`, `${H}definition.ts`));
 });
 
-Deno.test("the suite-folder check tells a suite's own files, the registry and the command table from the rest", () => {
+Deno.test("the suite-folder check tells a suite's own files, the registry and its command line from the rest", () => {
   const S = "src/suites/";
+  const C = "src/cli/";
   assert.equal(suiteFolderOf(`${S}hotpot/collect/stages/collect.ts`), "hotpot");
   assert.equal(suiteFolderOf(`${S}stage_registry.ts`), undefined);
+  assert.equal(suiteCliOf(`${C}hotpot/score.ts`), "hotpot");
+  assert.equal(suiteCliOf(`${C}commands.ts`), undefined);
   assert.ok(maySeeSuites(`${S}registry.ts`));
-  assert.ok(maySeeSuites("src/cli/commands.ts"));
+  assert.ok(maySeeSuites(`${C}commands.ts`));
   assert.ok(maySeeSuites("main.ts"));
-  assert.ok(!maySeeSuites(`${S}hotpot/cli/hotpot.ts`)); // a suite's command line names only its own suite
+  assert.ok(!maySeeSuites(`${C}hotpot/hotpot.ts`)); // a suite's command line names only its own suite
   assert.ok(!maySeeSuites(`${S}stage_registry.ts`));
   assert.ok(!maySeeSuites("src/report/compare_units.ts"));
   assert.equal(suiteImportRefusal(`${S}registry.ts`, `${S}hotpot/definition.ts`), undefined);
-  assert.equal(suiteImportRefusal("src/cli/commands.ts", `${S}hotpot/cli/hotpot.ts`), undefined);
-  assert.equal(suiteImportRefusal(`${S}hotpot/cli/hotpot.ts`, `${S}hotpot/cli/score.ts`), undefined);
-  assert.equal(suiteImportRefusal(`${S}hotpot/cli/hotpot.ts`, `${S}hotpot/command.ts`), undefined);
-  assert.equal(suiteImportRefusal(`${S}hotpot/cli/hotpot.ts`, "src/cli/args.ts"), undefined);
-  assert.ok(suiteImportRefusal("src/cli/commands.ts", `${S}hotpot/cli/score.ts`)); // only the entry
-  assert.ok(suiteImportRefusal("src/cli/commands.ts", `${S}hotpot/command.ts`));
-  assert.ok(suiteImportRefusal("src/cli/verify.ts", `${S}sweep/cli/sweep.ts`));
-  assert.ok(suiteImportRefusal("src/cli/demo.ts", `${S}hotpot/cli/hotpot.ts`)); // the demo goes through COMMANDS
-  assert.ok(suiteImportRefusal(`${S}registry.ts`, `${S}sweep/cli/sweep.ts`));
-  assert.ok(suiteImportRefusal(`${S}sweep/cli/sweep.ts`, `${S}hotpot/cli/hotpot.ts`));
-  assert.ok(suiteImportRefusal(`${S}sweep/cli/sweep.ts`, `${S}hotpot/run/methods.ts`));
+  assert.equal(suiteImportRefusal(`${C}commands.ts`, `${C}hotpot/hotpot.ts`), undefined);
+  assert.equal(suiteImportRefusal(`${C}hotpot/hotpot.ts`, `${C}hotpot/score.ts`), undefined);
+  assert.equal(suiteImportRefusal(`${C}hotpot/hotpot.ts`, `${S}hotpot/command.ts`), undefined);
+  assert.equal(suiteImportRefusal(`${C}hotpot/hotpot.ts`, `${C}args.ts`), undefined);
+  assert.equal(suiteImportRefusal("main.ts", `${C}sweep/sandbox_child.ts`), undefined);
+  assert.ok(suiteImportRefusal(`${C}commands.ts`, `${C}hotpot/score.ts`)); // only the entry
+  assert.ok(suiteImportRefusal(`${C}commands.ts`, `${S}hotpot/command.ts`));
+  assert.ok(suiteImportRefusal(`${C}verify.ts`, `${C}sweep/sweep.ts`));
+  assert.ok(suiteImportRefusal(`${C}demo.ts`, `${C}hotpot/hotpot.ts`)); // the demo goes through COMMANDS
+  assert.ok(suiteImportRefusal("main.ts", `${S}sweep/sandbox_child.ts`));
+  assert.ok(suiteImportRefusal(`${S}registry.ts`, `${C}sweep/sweep.ts`));
+  assert.ok(suiteImportRefusal(`${C}sweep/sweep.ts`, `${C}hotpot/hotpot.ts`));
+  assert.ok(suiteImportRefusal(`${C}sweep/sweep.ts`, `${S}hotpot/run/methods.ts`));
   assert.ok(suiteImportRefusal(`${S}stage_registry.ts`, `${S}hotpot/definition.ts`));
-  assert.ok(layerOf(`${S}hotpot/cli/hotpot.ts`) > layerOf(`${S}hotpot/command.ts`)); // the suite's folder never imports its cli/
-  assert.equal(LAYERS[layerOf(`${S}hotpot/cli/hotpot.ts`)][0], "cli");
-  assert.equal(LAYERS[layerOf(`${S}hotpot/clinic.ts`)][0], "suites");
+  assert.ok(layerOf(`${C}hotpot/hotpot.ts`) > layerOf(`${S}hotpot/command.ts`)); // no suite imports the CLI
+  assert.equal(LAYERS[layerOf(`${S}hotpot/cli/hotpot.ts`)][0], "suites");
 });
 
 Deno.test("the layer check sees an upward import (the parser finds import and export forms)", () => {

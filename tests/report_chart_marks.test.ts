@@ -158,6 +158,7 @@ Deno.test("compare marks a unit row whose side was mostly invalid 'not a finding
         units,
         metrics: [],
       } as unknown as RunComparison,
+      new Set(),
     );
     assert.match(page, /fill="#b42318">not a finding<\/text>/, "the chart marks it under its label");
   } finally {

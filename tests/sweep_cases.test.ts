@@ -4,7 +4,7 @@ import { assetPath } from "../src/assets.ts";
 import { UsageError } from "../src/errors.ts";
 import { checkSweepCase } from "../src/suites/sweep/case_check.ts";
 import { DEFAULT_SWEEP_TRAJECTORY, loadSweepCase, resolveSweepCase } from "../src/suites/sweep/fixture.ts";
-import { hermesAgentArgv } from "../src/suites/hotpot/cli/hermes_option.ts";
+import { hermesAgentArgv } from "../src/cli/hotpot/hermes_option.ts";
 import { loadTokenCounter } from "../src/tokens/load.ts";
 import { runCli } from "./helpers/spawn.ts";
 

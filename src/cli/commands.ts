@@ -6,12 +6,9 @@
  * @module
  */
 import { CLI } from "../core/program_name.ts";
+import type { Command } from "./command.ts";
 
-/** One CLI command. */
-export interface Command {
-  summary: string;
-  run(argv: string[]): Promise<number>;
-}
+export type { Command } from "./command.ts";
 
 /** Every command word. */
 export const COMMANDS: Record<string, Command> = {
@@ -21,15 +18,15 @@ export const COMMANDS: Record<string, Command> = {
   },
   hotpot: {
     summary: "HotpotQA compaction benchmark (collect, run, predictions, score, generate)",
-    run: async (argv) => (await import("../suites/hotpot/cli/hotpot.ts")).hotpotCommand(argv),
+    run: async (argv) => (await import("./hotpot/hotpot.ts")).hotpotCommand(argv),
   },
   sweep: {
     summary: "frozen summary + Jev Top-N with executable repair checks (run, case check)",
-    run: async (argv) => (await import("../suites/sweep/cli/sweep.ts")).sweepCommand(argv),
+    run: async (argv) => (await import("./sweep/sweep.ts")).sweepCommand(argv),
   },
   engines: {
     summary: "context engines head to head on long transcripts (run, generate)",
-    run: async (argv) => (await import("../suites/engines/cli/engines.ts")).enginesCommand(argv),
+    run: async (argv) => (await import("./engines/engines.ts")).enginesCommand(argv),
   },
   tokens: {
     summary: "count the tokens of a messages file as the model sees them",

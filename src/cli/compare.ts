@@ -18,6 +18,7 @@ import { textTable } from "../core/markdown_table.ts";
 import { parseCommand } from "./args.ts";
 import { BOOTSTRAP_OPTION_HELP, bootstrapOption } from "./stats_options.ts";
 import { suiteNamed } from "../suites/registry.ts";
+import { shareNames } from "../analysis/metrics.ts";
 import { CLI } from "../core/program_name.ts";
 
 const HELP = `${CLI} compare RUN_A RUN_B [options]
@@ -78,9 +79,10 @@ export async function compareCommand(argv: string[]): Promise<number> {
     suiteNamed,
     { unpaired: options.unpaired, resamples: options.bootstrap },
   );
+  const shares = shareNames(suiteNamed(comparison.suite)?.metrics ?? []);
   if (options.html !== undefined) {
     try {
-      await Deno.writeTextFile(options.html, compareHtml(comparison), { createNew: true });
+      await Deno.writeTextFile(options.html, compareHtml(comparison, shares), { createNew: true });
     } catch (error) {
       if (error instanceof Deno.errors.NotFound) {
         throw new UsageError(`--html ${options.html}: no such directory`);
@@ -109,7 +111,7 @@ export async function compareCommand(argv: string[]): Promise<number> {
     }
     if (usesReferenceModel(comparison)) console.log(`${COMPARE_REFERENCE_NOTICE}\n`);
     console.log("Aggregates (shares in percentage points):");
-    console.log(textTable(["", "metric", "A", "B", "B − A"], comparisonRows(comparison)));
+    console.log(textTable(["", "metric", "A", "B", "B − A"], comparisonRows(comparison, shares)));
     if (wrote) console.log(`\n${wrote}`);
   }
   return 0;

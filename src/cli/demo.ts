@@ -11,7 +11,7 @@ import { UsageError } from "../errors.ts";
 import { formatVerifyReport, verifyRun } from "../store/verify.ts";
 import { parseCommand } from "./args.ts";
 import { checkNewOutputPath, inputError } from "../fs_input.ts";
-import type { Command } from "./commands.ts";
+import type { Command } from "./command.ts";
 import { type LaneReply, LaneReplySchema } from "./demo_lane_messages.ts";
 import { defaultOutputPath } from "./run_setup.ts";
 import { CLI } from "../core/program_name.ts";

@@ -202,22 +202,6 @@ function requestedOf(models: unknown): { chat_model: string; decision_model: str
   return { chat_model: m.chat_model, decision_model: m.decision_model };
 }
 
-/**
- * Metrics that are shares in [0, 1] (EM, F1, recall, fact score, repair pass …): compare shows them in
- * percentage points, as its per-unit table does (the JSON keeps them as fractions).
- */
-export const SHARE_METRICS: ReadonlySet<string> = new Set([
-  "em",
-  "f1",
-  "sp_f1",
-  "joint_f1",
-  "gold_sp_kept",
-  "fact_score",
-  "repair_pass",
-  "needle_recall",
-  "qa_recall",
-]);
-
 /** `text` without a negative zero: `-0.0` (a tiny negative rounded) reads `0.0`. */
 export function withoutNegativeZero(text: string): string {
   return text.replace(/(^|[^\d.])-(0(?:\.0+)?)(?![\d.])/g, "$1$2");
@@ -233,12 +217,12 @@ function compareValue(value: number | null, share: boolean, signed = false): str
 }
 
 /**
- * Table rows (key, metric, A, B, B − A) for printing: shares in percentage points (the metric says
- * "(points)"), never a negative zero.
+ * Table rows (key, metric, A, B, B − A) for printing: the suite's `shares` (its declared share metrics) in
+ * percentage points (the metric says "(points)"), never a negative zero.
  */
-export function comparisonRows(comparison: RunComparison): Cell[][] {
+export function comparisonRows(comparison: RunComparison, shares: ReadonlySet<string>): Cell[][] {
   return comparison.metrics.map((m) => {
-    const share = SHARE_METRICS.has(m.metric);
+    const share = shares.has(m.metric);
     return [
       m.key,
       share ? `${m.metric} (points)` : m.metric,

@@ -97,8 +97,8 @@ export function unitNote(units: UnitComparison): string {
       `run's ${units.unit} means, ${n} resamples) and p is a two-sample permutation p-value. Percentage points.`;
 }
 
-/** compare.html: the run facts, the unit-level table and the aggregate table. */
-export function compareHtml(comparison: RunComparison): string {
+/** compare.html: the run facts, the unit-level table and the aggregate table (`shares` in points). */
+export function compareHtml(comparison: RunComparison, shares: ReadonlySet<string>): string {
   const title = `compare ${comparison.suite} runs`;
   const units = comparison.units;
   const chart = units ? differenceChart(units) : null;
@@ -128,6 +128,6 @@ ${
       "Shares (EM, F1, recall, fact score, repair pass) in percentage points; counts and means as they are.",
       "note",
     )
-  }${htmlTable(["", "metric", "A", "B", "B − A"], comparisonRows(comparison))}`;
+  }${htmlTable(["", "metric", "A", "B", "B − A"], comparisonRows(comparison, shares))}`;
   return htmlPage({ title, body });
 }

@@ -7,6 +7,7 @@
  * @module
  */
 import type { CompareUnits } from "../report/compare_units.ts";
+import type { MetricSpec } from "../analysis/metrics.ts";
 import type { AnyStageDef } from "../pipeline/stage.ts";
 import type { Manifest, Node } from "../store/manifest.ts";
 import type { BlobStore } from "../store/blob_store.ts";
@@ -58,6 +59,8 @@ export interface Suite {
   aggregate?: AnyStageDef;
   /** The stage whose outputs are `REPORT.md` and `report.html` (its body calls the Markdown and HTML renderers). */
   report?: AnyStageDef;
+  /** Its metrics, declared once: which are shares, their labels, directions, and where each is listed. */
+  metrics?: readonly MetricSpec[];
   /** The headline metrics of a finished run, from its published `aggregate.json` / `results.json` texts. */
   compareMetrics?(files: { aggregate: unknown; results: unknown }): CompareMetrics;
   /** How `compare` pairs two runs unit by unit (absent: no per-unit rows, e.g. engines). */

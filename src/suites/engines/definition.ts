@@ -8,6 +8,7 @@ import { enginesEngineStage } from "./stages/engine.ts";
 import { enginesTranscriptStage } from "./stages/transcript.ts";
 import { enginesAggregateStage } from "./stages/aggregate.ts";
 import { enginesReportStage } from "./stages/report.ts";
+import { ENGINES_METRICS } from "./metric_table.ts";
 
 interface ComparedEngine {
   engine: string;
@@ -35,6 +36,7 @@ export const ENGINES_SUITE: Suite = {
   report: enginesReportStage,
   // An engine row's answering models are its engine node's chat and System One records (`verify --rederive`).
   rederive: { answering: { aggregate: enginesAggregateStage.name, engines: enginesEngineStage.name } },
+  metrics: ENGINES_METRICS,
   compareMetrics({ results }) {
     const out = new Map<string, Record<string, number | null>>();
     const { engines, budgets } = results as { engines: ComparedEngine[]; budgets?: unknown[] };

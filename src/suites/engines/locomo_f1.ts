@@ -28,7 +28,9 @@
  * @module
  */
 import { stemmer } from "stemmer";
-import { NOT_IN_CONTEXT } from "./metrics.ts";
+
+/** The answer the QA prompt asks for when the window lacks the fact. */
+export const NOT_IN_CONTEXT = "NOT IN CONTEXT";
 
 /** ASCII punctuation, as Python's `string.punctuation`. */
 const PUNCTUATION = /[!"#$%&'()*+,\-./:;<=>?@[\\\]^_`{|}~]/g;

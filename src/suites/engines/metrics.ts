@@ -25,7 +25,7 @@ import type { ChatMessage } from "../../models/messages.ts";
 import type { CallRecord, ChatModel } from "../../models/types.ts";
 import type { Needle } from "./needles.ts";
 import { normalizeAnswer } from "../scoring.ts";
-import { declines, locomoF1 } from "./locomo_f1.ts";
+import { declines, locomoF1, NOT_IN_CONTEXT } from "./locomo_f1.ts";
 
 /** Verbatim needle recall over a window. */
 export interface NeedleRecall {
@@ -75,9 +75,6 @@ export function percentile(values: number[], p: number): number | null {
   const rank = Math.max(1, Math.ceil((p / 100) * sorted.length));
   return sorted[rank - 1];
 }
-
-/** The answer the QA prompt asks for when the window lacks the fact. */
-export const NOT_IN_CONTEXT = "NOT IN CONTEXT";
 
 /** A question with the facts a correct answer holds (one for a needle). */
 export interface QaItem {

@@ -22,6 +22,7 @@ import { hotpotReportStage } from "./report/stages/report.ts";
 import { hotpotCeilingsStage } from "./run/stages/ceilings.ts";
 import { hotpotWarnings, hypothesisLines } from "./report/headline.ts";
 import { parseJson } from "../../core/json_read.ts";
+import { HOTPOT_METRICS } from "./metrics.ts";
 
 /** A method's label in a ceiling sweep's aggregate (`jev@2400`; Full and single-ceiling runs: the method). */
 const conditionOf = (a: HotpotMethodAggregate & { input_cap?: number | null }) =>
@@ -54,6 +55,7 @@ export const HOTPOT_SUITE: Suite = {
   compareUnits: HOTPOT_COMPARE_UNITS,
   rederive: HOTPOT_REDERIVATION,
   merge: HOTPOT_MERGE,
+  metrics: HOTPOT_METRICS,
   compareMetrics({ aggregate }) {
     const out = new Map<string, Record<string, number | null>>();
     for (const r of aggregate as HotpotMethodAggregate[]) {

@@ -19,6 +19,7 @@ import { sweepAggregateStage } from "./stages/aggregate.ts";
 import { sweepReportStage } from "./stages/report.ts";
 import { sweepCeilingsStage } from "./stages/ceilings.ts";
 import { parseJson } from "../../core/json_read.ts";
+import { SWEEP_METRICS } from "./metrics.ts";
 
 const pct = (x: number) => (100 * x).toFixed(1).padStart(5);
 
@@ -49,6 +50,7 @@ export const SWEEP_SUITE: Suite = {
   compareUnits: SWEEP_COMPARE_UNITS,
   rederive: SWEEP_REDERIVATION,
   merge: SWEEP_MERGE,
+  metrics: SWEEP_METRICS,
   compareMetrics({ aggregate }) {
     const out = new Map<string, Record<string, number | null>>();
     for (const r of aggregate as (SweepKindAggregate & { input_cap?: number | null })[]) {

@@ -7,7 +7,7 @@
  */
 import { assertFrozenProtocol, assertNoFailedCompression } from "../../pipeline/frozen_check.ts";
 import type { FrozenRun } from "../../pipeline/frozen_run.ts";
-import type { SweepRunOptions } from "./run_suite.ts";
+import type { SweepRunOptions } from "./run_options.ts";
 import { sweepRankStage } from "./stages/compress.ts";
 import { sweepSummaryStage } from "./stages/compress.ts";
 

@@ -7,7 +7,7 @@ import { mergeAnsweringModels, modelChangeNotice, modelsFact } from "../../core/
 import { type Cell, markdownTable } from "../../core/markdown_table.ts";
 import { engineMethodsText } from "../method_selection.ts";
 import type { SweepKindAggregate } from "./aggregate.ts";
-import type { SweepRunOptions } from "./run_suite.ts";
+import type { SweepRunOptions } from "./run_options.ts";
 import type { SweepStats } from "./stats.ts";
 import { sweepStatsMarkdown } from "./stats_report.ts";
 import type { ExplorerData } from "../../report/explorer.ts";

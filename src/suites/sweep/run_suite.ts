@@ -25,7 +25,7 @@ import type { SweepFixture } from "./fixture.ts";
 import type { SweepResultRow } from "./rows.ts";
 import { sweepTrajectoryStage } from "./stages/trajectory.ts";
 import { sweepEngineStage } from "./stages/engine.ts";
-import { type EngineOption, engineReportParams } from "../method_selection.ts";
+import { engineReportParams } from "../method_selection.ts";
 import type { LoopbackProxy } from "../../models/loopback_proxy.ts";
 import { contextNeeds, declaredMethod } from "../../methods/registry.ts";
 import { sweepContextStage } from "./stages/context.ts";
@@ -45,37 +45,8 @@ import { sweepAnswerStage } from "./stages/answer.ts";
 import { parseJson } from "../../core/json_read.ts";
 
 export type { SweepResultRow } from "./rows.ts";
-
-/** The protocol knobs of a sweep run. */
-export interface SweepRunOptions {
-  compressions: number;
-  topN: number[];
-  /** The ceiling; in a ceiling sweep, the primary (first given) one. */
-  inputCap: number;
-  /** A ceiling sweep's ceilings, as given (absent: one ceiling, `inputCap`). */
-  inputCaps?: number[];
-  summaryAllowance: number;
-  reserve: number;
-  answers: number;
-  summaryRetries: number;
-  answerMaxTokens: number;
-  /** Methods after full, S and S+TopN (`--method`): declared methods and engines (absent: none). */
-  methods?: string[];
-  /** The engine methods among `methods` (absent: none). */
-  engines?: EngineOption[];
-}
-
-/** Defaults from the protocol. */
-export const DEFAULT_SWEEP_RUN: SweepRunOptions = {
-  compressions: 5,
-  topN: [1, 2, 3, 4, 5],
-  inputCap: 3800,
-  summaryAllowance: 3200,
-  reserve: 64,
-  answers: 3,
-  summaryRetries: 3,
-  answerMaxTokens: 1536,
-};
+export { DEFAULT_SWEEP_RUN, type SweepRunOptions } from "./run_options.ts";
+import type { SweepRunOptions } from "./run_options.ts";
 
 /** What the sweep run returns. */
 export interface SweepRunOutcome {

@@ -7,7 +7,7 @@
  *
  * @module
  */
-import type { SweepResultRow } from "./run_suite.ts";
+import type { SweepResultRow } from "./rows.ts";
 import {
   bootstrapMeans,
   DEFAULT_RESAMPLES,

@@ -7,15 +7,15 @@
  */
 import { dirname, extname } from "node:path";
 import { z } from "zod";
-import { UsageError } from "../../../errors.ts";
-import { DEMO_DATA_SEED, generateHotpotRecords } from "../../../data/hotpot_generate.ts";
-import { toOfficialHotpotJson } from "../../../data/hotpot_json.ts";
-import { hotpotParquetBytes } from "../../../data/hotpot_parquet_write.ts";
-import { sha256Hex } from "../../../store/hash.ts";
-import { writeFileAtomic } from "../../../store/run_dir.ts";
-import { parseCommand } from "../../../cli/args.ts";
-import { intOption } from "../../../cli/numbers.ts";
-import { CLI } from "../../../core/program_name.ts";
+import { UsageError } from "../../errors.ts";
+import { DEMO_DATA_SEED, generateHotpotRecords } from "../../data/hotpot_generate.ts";
+import { toOfficialHotpotJson } from "../../data/hotpot_json.ts";
+import { hotpotParquetBytes } from "../../data/hotpot_parquet_write.ts";
+import { sha256Hex } from "../../store/hash.ts";
+import { writeFileAtomic } from "../../store/run_dir.ts";
+import { parseCommand } from "../args.ts";
+import { intOption } from "../numbers.ts";
+import { CLI } from "../../core/program_name.ts";
 
 const HELP = `${CLI} hotpot generate --records N --output FILE [--seed S]
 

@@ -3,26 +3,26 @@
  *
  * @module
  */
-import { HOTPOT_SUITE } from "../definition.ts";
-import { BOOTSTRAP_OPTION_HELP, bootstrapOption } from "../../../cli/stats_options.ts";
-import { PRICE_OPTION_HELP, PRICE_OPTION_SPEC, PriceOptionsShape } from "../../../cli/price_options.ts";
+import { HOTPOT_SUITE } from "../../suites/hotpot/definition.ts";
+import { BOOTSTRAP_OPTION_HELP, bootstrapOption } from "../stats_options.ts";
+import { PRICE_OPTION_HELP, PRICE_OPTION_SPEC, PriceOptionsShape } from "../price_options.ts";
 import { z } from "zod";
-import { hotpotRunCommand } from "../command.ts";
-import { HOTPOT_METHODS } from "../run/methods.ts";
-import { BUILTIN_ENGINES, REAL_COMPETITORS } from "../../../methods/engines/engine_names.ts";
-import { DEFAULT_HOTPOT_RUN } from "../run/run_suite.ts";
-import { MODEL_OPTION_HELP, MODEL_OPTION_SPEC, ModelOptionsShape } from "../../../cli/model_options.ts";
-import { SHARD_OPTION_HELP, ShardOption } from "../../../pipeline/shard.ts";
-import { parseCommand } from "../../../cli/args.ts";
-import { intListOption, intOption } from "../../../cli/numbers.ts";
+import { hotpotRunCommand } from "../../suites/hotpot/command.ts";
+import { HOTPOT_METHODS } from "../../suites/hotpot/run/methods.ts";
+import { BUILTIN_ENGINES, REAL_COMPETITORS } from "../../methods/engines/engine_names.ts";
+import { DEFAULT_HOTPOT_RUN } from "../../suites/hotpot/run/run_suite.ts";
+import { MODEL_OPTION_HELP, MODEL_OPTION_SPEC, ModelOptionsShape } from "../model_options.ts";
+import { SHARD_OPTION_HELP, ShardOption } from "../../pipeline/shard.ts";
+import { parseCommand } from "../args.ts";
+import { intListOption, intOption } from "../numbers.ts";
 import {
   RUN_EXIT_HELP,
   RUN_OPTION_HELP,
   RUN_OPTION_SPEC,
   RunOptionsShape,
   runResumableCommand,
-} from "../../../cli/run_setup.ts";
-import { CLI } from "../../../core/program_name.ts";
+} from "../run_setup.ts";
+import { CLI } from "../../core/program_name.ts";
 
 const RUN_HELP = `${CLI} hotpot run --corpus FILE (--reference | --live) [options]
 

@@ -4,7 +4,7 @@
  *
  * @module
  */
-import { DEFAULT_AGENT_TIMEOUT_S } from "../collect/collect_mode.ts";
+import { DEFAULT_AGENT_TIMEOUT_S } from "../../suites/hotpot/collect/collect_mode.ts";
 
 /** Help lines of the collection modes. */
 export const COLLECTION_MODE_HELP =

@@ -4,9 +4,9 @@
  *
  * @module
  */
-import { UsageError } from "../../../errors.ts";
-import { CLI } from "../../../core/program_name.ts";
-import { didYouMean } from "../../../cli/option_suggest.ts";
+import { UsageError } from "../../errors.ts";
+import { CLI } from "../../core/program_name.ts";
+import { didYouMean } from "../option_suggest.ts";
 
 /** The subcommands of `hotpot`. */
 export const HOTPOT_SUBCOMMANDS = ["collect", "run", "predictions", "score", "generate"] as const;

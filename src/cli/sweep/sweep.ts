@@ -3,26 +3,26 @@
  *
  * @module
  */
-import { SWEEP_SUITE } from "../definition.ts";
-import { BOOTSTRAP_OPTION_HELP, bootstrapOption } from "../../../cli/stats_options.ts";
-import { PRICE_OPTION_HELP, PRICE_OPTION_SPEC, PriceOptionsShape } from "../../../cli/price_options.ts";
+import { SWEEP_SUITE } from "../../suites/sweep/definition.ts";
+import { BOOTSTRAP_OPTION_HELP, bootstrapOption } from "../stats_options.ts";
+import { PRICE_OPTION_HELP, PRICE_OPTION_SPEC, PriceOptionsShape } from "../price_options.ts";
 import { z } from "zod";
-import { UsageError } from "../../../errors.ts";
-import { MODEL_OPTION_HELP, MODEL_OPTION_SPEC, ModelOptionsShape } from "../../../cli/model_options.ts";
-import { DEFAULT_SWEEP_RUN } from "../run_suite.ts";
-import { sweepRunCommand } from "../command.ts";
-import { parseCommand } from "../../../cli/args.ts";
-import { SHARD_OPTION_HELP, ShardOption } from "../../../pipeline/shard.ts";
-import { intListOption, intOption, rangeOption } from "../../../cli/numbers.ts";
+import { UsageError } from "../../errors.ts";
+import { MODEL_OPTION_HELP, MODEL_OPTION_SPEC, ModelOptionsShape } from "../model_options.ts";
+import { DEFAULT_SWEEP_RUN } from "../../suites/sweep/run_suite.ts";
+import { sweepRunCommand } from "../../suites/sweep/command.ts";
+import { parseCommand } from "../args.ts";
+import { SHARD_OPTION_HELP, ShardOption } from "../../pipeline/shard.ts";
+import { intListOption, intOption, rangeOption } from "../numbers.ts";
 import {
   RUN_EXIT_HELP,
   RUN_OPTION_HELP,
   RUN_OPTION_SPEC,
   RunOptionsShape,
   runResumableCommand,
-} from "../../../cli/run_setup.ts";
-import { CLI } from "../../../core/program_name.ts";
-import { didYouMean } from "../../../cli/option_suggest.ts";
+} from "../run_setup.ts";
+import { CLI } from "../../core/program_name.ts";
+import { didYouMean } from "../option_suggest.ts";
 
 const HELP = `${CLI} sweep run (--reference | --live) [options]
 

@@ -3,10 +3,10 @@
  *
  * @module
  */
-import { UsageError } from "../../../errors.ts";
-import { CLI } from "../../../core/program_name.ts";
-import { checkSweepCase } from "../case_check.ts";
-import { assertSandboxAvailable } from "../sandbox.ts";
+import { UsageError } from "../../errors.ts";
+import { CLI } from "../../core/program_name.ts";
+import { checkSweepCase } from "../../suites/sweep/case_check.ts";
+import { assertSandboxAvailable } from "../../suites/sweep/sandbox.ts";
 
 const HELP = `${CLI} sweep case check DIR
 

@@ -10,15 +10,15 @@
  */
 import { join } from "node:path";
 import { z } from "zod";
-import { UsageError } from "../../../errors.ts";
-import { MAX_RUN_FILE_BYTES, readInputText, statInputDirectory } from "../../../fs_input.ts";
-import { writeFileAtomic } from "../../../store/run_dir.ts";
-import { readManifest } from "../../../store/run_dir.ts";
-import { CorpusSchema } from "../corpus.ts";
-import { parseCommand } from "../../../cli/args.ts";
-import { intOption } from "../../../cli/numbers.ts";
-import { CLI } from "../../../core/program_name.ts";
-import { parseJson } from "../../../core/json_read.ts";
+import { UsageError } from "../../errors.ts";
+import { MAX_RUN_FILE_BYTES, readInputText, statInputDirectory } from "../../fs_input.ts";
+import { writeFileAtomic } from "../../store/run_dir.ts";
+import { readManifest } from "../../store/run_dir.ts";
+import { CorpusSchema } from "../../suites/hotpot/corpus.ts";
+import { parseCommand } from "../args.ts";
+import { intOption } from "../numbers.ts";
+import { CLI } from "../../core/program_name.ts";
+import { parseJson } from "../../core/json_read.ts";
 
 const HELP = `${CLI} hotpot predictions RUN --method M --output FILE [options]
 

@@ -8,9 +8,9 @@
  * @module
  */
 import { resolve } from "node:path";
-import { assetPath } from "../../../assets.ts";
-import { UsageError } from "../../../errors.ts";
-import { statInputDirectory } from "../../../fs_input.ts";
+import { assetPath } from "../../assets.ts";
+import { UsageError } from "../../errors.ts";
+import { statInputDirectory } from "../../fs_input.ts";
 
 /** The adapter that runs the real Hermes Agent for one question, relative to the project root. */
 export const HERMES_COLLECT_ADAPTER = "adapters/hermes_collect.py";

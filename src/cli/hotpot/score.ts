@@ -5,16 +5,16 @@
  * @module
  */
 import { z } from "zod";
-import { loadHotpot } from "../../../data/hotpot_load.ts";
-import { formatIssuePath } from "../../../data/hotpot_record.ts";
-import { CheckFailedError, UsageError } from "../../../errors.ts";
-import type { HotpotRecord } from "../../../data/hotpot_record.ts";
-import { averageMetrics, type HotpotMetrics, scoreQuestion } from "../run/scoring.ts";
-import { parseCommand } from "../../../cli/args.ts";
-import { readInputText } from "../../../fs_input.ts";
-import { parseJsonKeepingDecimalIds } from "../run/json_ids.ts";
-import { CLI } from "../../../core/program_name.ts";
-import { ownRecord } from "../../../core/own_record.ts";
+import { loadHotpot } from "../../data/hotpot_load.ts";
+import { formatIssuePath } from "../../data/hotpot_record.ts";
+import { CheckFailedError, UsageError } from "../../errors.ts";
+import type { HotpotRecord } from "../../data/hotpot_record.ts";
+import { averageMetrics, type HotpotMetrics, scoreQuestion } from "../../suites/hotpot/run/scoring.ts";
+import { parseCommand } from "../args.ts";
+import { readInputText } from "../../fs_input.ts";
+import { parseJsonKeepingDecimalIds } from "../../suites/hotpot/run/json_ids.ts";
+import { CLI } from "../../core/program_name.ts";
+import { ownRecord } from "../../core/own_record.ts";
 
 const HELP = `Usage: ${CLI} hotpot score --gold FILE --pred FILE
 

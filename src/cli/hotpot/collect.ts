@@ -3,22 +3,17 @@
  *
  * @module
  */
-import { HOTPOT_COLLECT_SUITE } from "../collect_definition.ts";
+import { HOTPOT_COLLECT_SUITE } from "../../suites/hotpot/collect_definition.ts";
 import { z } from "zod";
-import { hotpotCollect } from "../collect_command.ts";
-import { DEFAULT_SELECTION } from "../collect/select.ts";
-import { MODEL_OPTION_HELP, MODEL_OPTION_SPEC, ModelOptionsShape } from "../../../cli/model_options.ts";
-import { SHARD_OPTION_HELP, ShardOption } from "../../../pipeline/shard.ts";
-import { parseCommand } from "../../../cli/args.ts";
-import { intOption } from "../../../cli/numbers.ts";
-import {
-  RUN_OPTION_HELP,
-  RUN_OPTION_SPEC,
-  RunOptionsShape,
-  runResumableCommand,
-} from "../../../cli/run_setup.ts";
+import { hotpotCollect } from "../../suites/hotpot/collect_command.ts";
+import { DEFAULT_SELECTION } from "../../suites/hotpot/collect/select.ts";
+import { MODEL_OPTION_HELP, MODEL_OPTION_SPEC, ModelOptionsShape } from "../model_options.ts";
+import { SHARD_OPTION_HELP, ShardOption } from "../../pipeline/shard.ts";
+import { parseCommand } from "../args.ts";
+import { intOption } from "../numbers.ts";
+import { RUN_OPTION_HELP, RUN_OPTION_SPEC, RunOptionsShape, runResumableCommand } from "../run_setup.ts";
 import { COLLECTION_MODE_HELP } from "./collect_mode.ts";
-import { CLI } from "../../../core/program_name.ts";
+import { CLI } from "../../core/program_name.ts";
 import { hermesAgentArgv } from "./hermes_option.ts";
 
 const MAX_SEED = 4_294_967_295;

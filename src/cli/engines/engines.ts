@@ -3,24 +3,24 @@
  *
  * @module
  */
-import { runInvocation } from "../../../cli/run_argv.ts";
-import { ENGINES_SUITE } from "../definition.ts";
+import { runInvocation } from "../run_argv.ts";
+import { ENGINES_SUITE } from "../../suites/engines/definition.ts";
 import { z } from "zod";
-import { UsageError } from "../../../errors.ts";
-import { BUILTIN_ENGINES, REAL_COMPETITORS } from "../../../methods/engines/create.ts";
-import { FRAMEWORK_ENGINES } from "../../../methods/engines/frameworks/framework_engines.ts";
-import { budgetListOption, contextLengthListOption } from "../budgets.ts";
-import { generateTranscript } from "../generate.ts";
-import { enginesRunCommand } from "../command.ts";
-import { MODEL_OPTION_HELP, MODEL_OPTION_SPEC, ModelOptionsShape } from "../../../cli/model_options.ts";
-import { parseCommand } from "../../../cli/args.ts";
-import { fractionListOption, intOption } from "../../../cli/numbers.ts";
-import { RUN_EXIT_HELP, RUN_OPTION_HELP, RUN_OPTION_SPEC, RunOptionsShape } from "../../../cli/run_setup.ts";
-import { writeFileAtomic } from "../../../store/run_dir.ts";
-import { checkNewOutputPath, inputError } from "../../../fs_input.ts";
-import { BOOTSTRAP_OPTION_HELP, bootstrapOption } from "../../../cli/stats_options.ts";
-import { CLI } from "../../../core/program_name.ts";
-import { didYouMean } from "../../../cli/option_suggest.ts";
+import { UsageError } from "../../errors.ts";
+import { BUILTIN_ENGINES, REAL_COMPETITORS } from "../../methods/engines/create.ts";
+import { FRAMEWORK_ENGINES } from "../../methods/engines/frameworks/framework_engines.ts";
+import { budgetListOption, contextLengthListOption } from "../../suites/engines/budgets.ts";
+import { generateTranscript } from "../../suites/engines/generate.ts";
+import { enginesRunCommand } from "../../suites/engines/command.ts";
+import { MODEL_OPTION_HELP, MODEL_OPTION_SPEC, ModelOptionsShape } from "../model_options.ts";
+import { parseCommand } from "../args.ts";
+import { fractionListOption, intOption } from "../numbers.ts";
+import { RUN_EXIT_HELP, RUN_OPTION_HELP, RUN_OPTION_SPEC, RunOptionsShape } from "../run_setup.ts";
+import { writeFileAtomic } from "../../store/run_dir.ts";
+import { checkNewOutputPath, inputError } from "../../fs_input.ts";
+import { BOOTSTRAP_OPTION_HELP, bootstrapOption } from "../stats_options.ts";
+import { CLI } from "../../core/program_name.ts";
+import { didYouMean } from "../option_suggest.ts";
 
 /** Turns × words per message at most: a bound on the generated transcript's size (and memory). */
 const MAX_GENERATED_WORDS = 2_000_000;
