@@ -10,7 +10,7 @@ import { canonicalJson } from "./canonical.ts";
 import { canonicalHash, sha256Hex } from "./hash.ts";
 import { UsageSchema } from "../core/usage.ts";
 
-/** Version tag of the on-disk formats described in docs/ARCHITECTURE.md. */
+/** Version tag of the on-disk formats described in docs/FORMAT.md. */
 export const RUN_FORMAT = "compaction-bench/run@1";
 
 const Sha = z.string().regex(/^[0-9a-f]{64}$/, "expected a lower-case SHA-256 hex digest");

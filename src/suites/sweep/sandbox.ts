@@ -1,7 +1,6 @@
 /**
  * Runs model-written repair code against the fake gateway in a separate, bounded process (the host side of
- * the repair sandbox; the child is sandbox_child.ts). See docs/ARCHITECTURE.md "The repair sandbox: threat
- * model" for what each layer stops.
+ * the repair sandbox; the child is sandbox_child.ts). See docs/SANDBOX.md for what each layer stops.
  *
  * - One child per answer runs that answer's checks one after another, each in a fresh `node:vm` realm;
  *   a child that dies, breaks the channel or passes a deadline fails the check it was running, and the

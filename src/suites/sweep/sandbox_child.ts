@@ -1,7 +1,7 @@
 /**
  * The repair sandbox's child process: runs one answer's repair against the checks the host sends, and
  * nothing else. The host (sandbox.ts) starts it with no permissions, a V8 heap limit and an OS data limit,
- * and kills it on a deadline; see docs/ARCHITECTURE.md "The repair sandbox: threat model".
+ * and kills it on a deadline; see docs/SANDBOX.md.
  *
  * It imports nothing but `node:vm`, the gateway's logic, the realm drivers (the payment gateway's; a case
  * checks module's, case_child.ts) and its command word (`sandbox_command.ts`), so `deno run --no-config` can load it from the source tree; in the single binary the
