@@ -1,30 +1,16 @@
 /**
- * Bridge (two-hop) questions for the reference model's extractive reader (rule (b)).
+ * Bridge (two-hop) questions for the reference model's extractive reader (rule (b)): "In which city was
+ * the founder of X born?".
  *
- * A question names an entity E (its capitalized runs, see `questionEntities`) and asks for something one
- * or two hops away: "In which city was the founder of X born?", "Which river flows through the city where
- * P was born?", "In what year was the city where Y were formed founded?".
- *
- * 1. **Answer type** ({@link answerType}): "what/which year" and "when" → a year (four digits);
- *    "how many/much/long/old/…" → a number; otherwise a name, typed by the noun after "which"/"what"
- *    ("city", "river", "company").
- * 2. **Relation words** = the question's stemmed content words minus E's words, the type noun and
+ * 1. The answer type ({@link answerType}): a year, a number, or a name typed by the noun after "which/what".
+ * 2. Relation words: the question's stemmed content words minus the entity's, the type noun and
  *    {@link FILLER_WORDS}.
- * 3. **Hop 1**: the sentences about E (see `sentencesAbout`), ranked by BM25 (stemmed) of the relation
- *    words against the sentence text, plus a quarter of the type noun's BM25 score (a tie-breaker); the
- *    top three with a positive score are tried in turn.
- * 4. When the hop-1 sentence (title included) holds every relation word, the question is one hop: the
- *    answer is the typed span of that sentence. Otherwise the remaining relation words are for hop 2.
- * 5. **Bridge**: the names of the hop-1 sentence that say something the question does not (context titles
- *    first, then names not at the start of the sentence, then sentence order).
- * 6. **Hop 2**: the other sentences about the bridge, ranked by BM25 of the remaining relation words (plus
- *    the type noun as in 3); the first with a typed span, outside the question's and the bridge's words,
- *    gives the answer.
+ * 3. Hop 1: the entity's sentences ranked by BM25 of the relation words (top three tried). If one holds every
+ *    relation word, its typed span answers; else a new name in it is the bridge.
+ * 4. Hop 2: the bridge's sentences ranked by the remaining relation words; the first with a typed span
+ *    ({@link typedAnswer}) outside the question's and bridge's words answers.
  *
- * A typed span ({@link typedAnswer}): a year or number nearest to a relation word; or a name, preferring
- * names holding the type noun ("Cormor River" for "which river"), then context titles, then names not at
- * the start of the sentence, then the first. Both hops are the supporting facts. When nothing fits, the
- * result is `undefined` and the caller falls back.
+ * Both hops are the supporting facts; when nothing fits the result is `undefined` (the caller falls back).
  *
  * @module
  */

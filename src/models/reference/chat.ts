@@ -1,31 +1,20 @@
 /**
- * The reference model's chat behaviour: a pure function from a chat request to a reply. Rules, checked in
- * this order (the "last user message" decides (b)–(f)):
+ * The reference model's chat behaviour: a pure function from a chat request to a reply. Rules, in this order
+ * (the last user message decides (b)–(f)):
  *
- * - (a) the request offers a file-reading tool (found by its JSON schema, whatever it is called; see
- *   read_tool.ts) and the first user message lists files as `- path` lines: read the listed files in order
- *   through it, each from its start and page on until a read returns no more (read_tool.ts); once all are
- *   read, fall through to the rules below.
- * - `tool_choice` is honoured as OpenAI-compatible servers do: `"none"` never calls a tool (rules (b)–(f)
- *   answer), `"auto"` (the default) is rule (a), a named function limits rule (a) to that tool and
- *   `"required"` or a named function force a call: when rule (a) has no read to make, the forced tool (the
- *   named one; for `"required"` the reading tool, else the first offered) is called — a reading tool with the
- *   first listed path, any other tool with each required parameter at its type's empty value (`""`, `0`,
- *   `false`, `[]`, `{}`, `null`).
- * - (b) the last user message contains `"supporting_facts"` (a JSON answer is asked for): extractive QA,
- *   reply `{"answer": ..., "supporting_facts": [[title, id], ...]}` (see extractive_qa.ts).
- * - (c) it contains "summar" (any case): an extractive summary within `max_tokens`, 512 when absent
- *   (see summary.ts).
- * - (d) it contains `NOT IN CONTEXT`: needle QA that may decline (see needle.ts); when it would decline and
- *   the request offers a search-like tool (and `tool_choice` is not `"none"`), it searches with the
- *   question's key words instead, once per question (see search_tool.ts).
- * - (e) it contains "```js" or "JavaScript": quoted lines and the context's code blocks (see
- *   code_answer.ts).
- * - (f) otherwise: the two context sentences most relevant (BM25) to the question (see `findQuestion`),
- *   best first, the question itself excluded.
+ * - (a) a file-reading tool is offered (read_tool.ts) and the first user message lists `- path` lines: read
+ *   each listed file through it, paging until a read returns no more; then fall through.
+ * - `tool_choice` as OpenAI-compatible servers: `"none"` never calls a tool; a named function limits (a) to
+ *   it; `"required"` or a named function force a call (with nothing left to read: the forced tool with the
+ *   first path, or each required parameter at its type's empty value).
+ * - (b) `"supporting_facts"`: extractive QA as JSON (extractive_qa.ts).
+ * - (c) "summar" (any case): an extractive summary within `max_tokens`, 512 when absent (summary.ts).
+ * - (d) `NOT IN CONTEXT`: needle QA that may decline (needle.ts), or search once through an offered
+ *   search-like tool instead of declining (search_tool.ts).
+ * - (e) "```js" or "JavaScript": quoted lines and the context's code blocks (code_answer.ts).
+ * - (f) otherwise: the two most relevant (BM25) context sentences, best first, the question excluded.
  *
- * Any text reply longer than `max_tokens` is cut to the longest prefix that fits (finish reason `length`),
- * as a real model stops at its limit.
+ * A text reply over `max_tokens` is cut to the longest prefix that fits (finish reason `length`).
  *
  * @module
  */

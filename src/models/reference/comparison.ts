@@ -1,33 +1,15 @@
 /**
  * Comparison questions for the reference model's extractive reader (rule (b)).
  *
- * **Numeric comparisons.** Two forms are recognised:
+ * - A choice, "…, A or B?", or a yes/no comparison ("Were A formed before B?": the first and last names).
+ *   A direction word ({@link DIRECTIONS}) says whether the smaller number wins ("first", "older", "fewer") or
+ *   the larger ("later", "longer", "more"); "older"/"younger" flip when the numbers are ages, not years.
+ *   For each side the reader takes the sentence about it with a number and the most predicate words (the
+ *   question's stemmed content words minus the names, the answer type and the direction word); the number
+ *   nearest a predicate word decides. Answer: A or B as written, or "yes"/"no" (equal numbers: "no").
+ * - "Are A and B both X?": "yes" when each side's best sentence holds every attribute word.
  *
- * - a choice, "…, A or B?" (the two options after the last comma, or after a colon): "Which company was
- *   founded first, Corgalpel Textiles or Corbraval Motors?";
- * - a yes/no comparison, an auxiliary first ("Were", "Is", "Did", …) and the question's first and last
- *   names as A and B: "Were The Pelcri Wolves formed before The Valor Wolves?".
- *
- * The question must hold a direction word (see {@link DIRECTIONS}): "first", "earlier", "before", "older",
- * "shorter", "smaller", "fewer", … mean the smaller number wins; "later", "after", "newer", "younger",
- * "longer", "larger", "more", "bigger", "higher", "taller", … the larger. For "older"/"younger" the numbers
- * are meant to be years (a birth year); when they are not (ages) the direction flips.
- *
- * The predicate = the question's stemmed content words minus A's and B's words, the answer type after
- * "which"/"what" ("company", "river") and the direction word; a direction word that measures rather than
- * only orders adds one more predicate word, met by it or its opposite ("longer" or "shorter" → "long" or
- * "short"; "first", "before", "more" add none). For each of A and B the reader takes the context sentence
- * about it (title and text hold every word of the name) that has a number and the most predicate words (at
- * least one when there is a predicate; only years count as numbers when the direction is about time, ages
- * aside); ties: the sentence that names it in its own text, then source order. The number is the one
- * nearest to a predicate word. The answer is A or B exactly as written in the question, or "yes"/"no" (A
- * wins → "yes"; equal numbers → "no"; equal numbers decide no choice). The two sentences are the supporting
- * facts.
- *
- * **"Both" questions.** "Are A and B both chemists?": for each of A and B the sentence about it with the
- * most of the attribute's words (ties as above); "yes" when both sentences hold every attribute word.
- *
- * Anything else, or a side with no usable sentence, gives `undefined` (the caller falls back).
+ * The two sentences are the supporting facts. Anything else gives `undefined` (the caller falls back).
  *
  * @module
  */

@@ -1,23 +1,12 @@
 /**
- * Rule (b) of the reference chat model: extractive question answering with cited supporting sentences.
- * It reads only the request: the question (see `findQuestion`) and the context sentences; never gold labels.
+ * Rule (b) of the reference chat model: extractive question answering with cited supporting sentences, from
+ * the request alone (never gold labels).
  *
- * 1. Context sentences come from {@link parseContextSentences}; when any carry provenance (`[title, id]`),
- *    only those are candidates, otherwise all sentences are (minus the question itself).
- * 2. A comparison ("…, A or B?", a yes/no comparison such as "Were A formed before B?", or "Are A and B
- *    both X?") is answered from one sentence about A and one about B (comparison.ts).
- * 3. Else a question that is not yes/no and names an entity is read as a bridge: hop 1 from the entity to
- *    a bridge name, hop 2 from the bridge name to an answer of the asked type (bridge.ts); a question that
- *    hop 1 already covers is answered from hop 1.
- * 4. When neither fits (or the context lacks a side or a hop), the naive reading: candidates are ranked by
- *    BM25 of the question against `title + " " + sentence`, the top two (with provenance) are the supporting
- *    facts. A yes/no question is answered "yes" when the two top sentences share a content word that is not
- *    in the question (e.g. the same nationality), else "no". Otherwise the answer is a span of the best
- *    sentence that is not in the question: a number first for when/what year/how many/how much/how old
- *    questions, else the first capitalized phrase (phrases that merely start the sentence last), else the
- *    first number, else the first content word not in the question.
- *
- * Every answer is a span of a context sentence, or A or B as written in the question, or "yes"/"no".
+ * Candidates: the context sentences ({@link parseContextSentences}), only those with provenance when any have
+ * it. A comparison is answered by comparison.ts, a question naming an entity by bridge.ts (two hops);
+ * otherwise the top two BM25 sentences are the facts: yes/no by a shared content word not in the question,
+ * else a span of the best sentence (a number for when/how-many questions, else a capitalized phrase, a
+ * number, a content word). Every answer is a span of a context sentence, A or B as written, or "yes"/"no".
  *
  * @module
  */

@@ -1,24 +1,17 @@
 /**
- * The reference server's seeded fault mode. A spec such as
- * `429=0.1,500=0.1,hang=0.05,drop=0.05,malformed=0.05,truncated=0.05,schema=0.05` gives the rate of each
- * fault kind (each in [0, 1], their sum at most 1); the optional `first=N` limits faults to the first N
- * attempts of each distinct request body (so `500=1,first=1` fails every request once, then answers).
+ * The reference server's seeded fault mode. A spec such as `429=0.1,500=0.1,hang=0.05,drop=0.05,malformed=0.05`
+ * gives each kind's rate (each in [0, 1], their sum at most 1); `first=N` limits faults to the first N attempts
+ * of each request (`500=1,first=1` fails every request once, then answers).
  *
- * Which fault (if any) hits a request is decided by SHA-256 of `${seed}:${sha256(body)}:${attempt}` (or
- * `${seed}:${sha256(body)}:${identity}:${attempt}` when the request declares the node it belongs to in the
- * `x-compaction-bench-request` header, as the project's clients do inside a stage: see request_identity.ts),
- * read as a number u in [0, 1) and placed on the kinds' cumulative rates in the order of {@link FAULT_KINDS}.
- * With an identity, the identical bodies the protocol's repeats send fault independently, as requests at a
- * real provider do, instead of all together. `attempt`
- * is the 0-based attempt number the client declares in the `x-compaction-bench-attempt` header (the
- * project's chat and decision clients always send it), or else how many times the server has already seen
- * this exact body. With the header, the faults of each logical request are fixed by the seed, its body and
- * its attempt number: they do not depend on request order, concurrency, identical requests in flight at once
- * or a request the HTTP stack re-sent on a fresh connection.
+ * The fault is chosen by SHA-256 of `seed:sha256(body)[:identity]:attempt`, read as u in [0, 1) against the
+ * kinds' cumulative rates ({@link FAULT_KINDS} order). `attempt` is the client's `x-compaction-bench-attempt`
+ * header (else how often this body was seen) and `identity` its `x-compaction-bench-request` node key
+ * (request_identity.ts), so a logical request's faults are fixed by seed, body and attempt: independent of
+ * order, concurrency and HTTP re-sends, and identical repeat bodies of different nodes fault independently.
  *
- * Kinds: `429` (with `Retry-After`), `500`, `hang` (no answer until the client gives up), `drop` (the
- * connection is closed without a response), `malformed` (HTTP 200, body not JSON), `truncated` (HTTP 200,
- * connection closed halfway through the announced body), `schema` (HTTP 200, JSON of the wrong shape).
+ * Kinds: `429` (with `Retry-After`), `500`, `hang` (no answer until the client gives up), `drop` (connection
+ * closed without a response), `malformed` (200, not JSON), `truncated` (200, closed halfway through the
+ * announced body), `schema` (200, JSON of the wrong shape).
  *
  * @module
  */

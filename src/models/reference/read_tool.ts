@@ -1,24 +1,15 @@
 /**
- * How the reference model finds and pages a file-reading tool it is offered, whatever the tool is called.
+ * How the reference model finds and pages a file-reading tool, whatever it is called.
  *
- * **Finding the tool** ({@link findReadTool}): among the offered function tools, a reading tool is one whose
- * JSON schema has a path-like string parameter (named `path`, `file_path`, `filepath`, `file`, `filename`,
- * `file_name`, `target_file` or `uri`) that is its only required parameter; any other parameters are
- * optional. An offset-like integer parameter (`offset`, `start_line`, `line_offset`, `from_line`, `start`,
- * `from`, `line`) is its paging parameter; it counts lines 0-based when its schema says so (`minimum: 0`, or
- * a description with "0-based", "0-indexed", "zero-based" or "skip"), else 1-based. Candidates whose name
- * contains "read" come first, then the offered order. A tool named `read_file` that declares no parameters
- * at all is taken as `read_file(path)` (older callers send such a bare definition).
+ * {@link findReadTool}: a reading tool's JSON schema has a path-like string parameter (`path`, `file_path`,
+ * `file`, `uri`, …) as its only required one; an offset-like integer (`offset`, `start_line`, …) pages it,
+ * 0-based when its schema says so, else 1-based. Names with "read" first. A bare `read_file` with no
+ * parameters is taken as `read_file(path)` (older callers).
  *
- * **Paging** ({@link nextRead}): the model reads the listed files in order. A file's first read passes only
- * the path. Each result is then read for what it shows: the highest `N|` line number (Hermes' framing; a
- * final empty numbered line, which Hermes prints after a page's last newline, does not count), or else the
- * number of plain text lines. The file is done when the tool has no paging parameter, the result is an error
- * or shows no new line, or the result says it is complete (a JSON `truncated: false`, or `total_lines` not
- * beyond the last line shown). Otherwise the model reads on: at the offset a hint names (`offset=K`), else
- * right after the last line shown. A read it already made (same path and offset) is never repeated, a result
- * equal to an earlier one of the same file ends that file, and no file is read more than
- * {@link MAX_PAGES_PER_FILE} times, so no tool can keep it reading forever.
+ * {@link nextRead}: files in order, first read by path only; the next offset comes from a hint (`offset=K`)
+ * or the last line shown (`N|` framing or plain lines). A file is done when the tool cannot page, the result
+ * is an error, shows nothing new or says it is complete. A read is never repeated and no file is read more
+ * than {@link MAX_PAGES_PER_FILE} times, so no tool can keep it reading forever.
  *
  * @module
  */

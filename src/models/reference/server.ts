@@ -1,64 +1,38 @@
 /**
  * # The reference model — model card
  *
- * **What it is.** A deterministic, offline stand-in for both model endpoints, served by the program itself
- * over loopback HTTP: `POST /v1/chat/completions` (OpenAI response shape) and `POST /v1/systemone`
- * (TypeSafe System One shape). The demo and every test talk to it through the real `openai` SDK and real
- * HTTP, so clients, retries and records are exercised end to end.
+ * **What it is.** A deterministic, offline stand-in for both model endpoints, served by the program itself on
+ * 127.0.0.1: `POST /v1/chat/completions` (OpenAI shape) and `POST /v1/systemone` (System One shape). The demo
+ * and every test reach it through the real `openai` SDK over real HTTP.
  *
- * **How it answers.** Only lexical rules over the request it receives — no learned weights, no network, no
- * randomness beyond the seeded fault mode. Every message but the last user message (the request) is context,
- * system messages included, as a chat model reads them (an engine may put its digest in one); a summary
- * request's own leading system prompt is an instruction, not evidence:
+ * **How it answers.** Lexical rules over the request only: no weights, no network, no randomness beyond the
+ * seeded fault mode. Every message but the last user message is context, system messages included (a summary
+ * request's own leading system prompt is an instruction, not evidence).
  *
- * - System One: each question's noul is the BM25 relevance of its instruction text (plus criteria) to the
- *   state among all questions of the request, squashed to [0, 1] (systemone.ts).
- * - Chat: rules (a)–(f) in chat.ts — read the listed files through the file-reading tool it is offered
- *   (found by its JSON schema, whatever it is called: a path-like string parameter, optional offset-like
- *   paging; each file paged on until a read returns no more, read_tool.ts); extractive QA with cited
- *   `[title, sentence id]` facts when `"supporting_facts"` is asked for; extractive summaries within
- *   `max_tokens` when a summary is asked for; needle QA that answers `NOT IN CONTEXT` below a coverage
- *   threshold — or, offered a search-like tool (a name with `search`/`grep`/`find` and a string parameter),
- *   one search with the question's key words instead of declining, then the answer from its results
- *   (search_tool.ts); quoting `js` code blocks for code requests; otherwise the most relevant sentences.
- * - Extractive QA reads like a simple lexical reader (extractive_qa.ts): comparisons ("…, A or B?",
- *   "Were A formed before B?", "Are A and B both X?") take one sentence about each side with a number and
- *   the question's predicate words (light stemming) and compare the numbers in the question's direction;
- *   bridge questions take two hops (the entity's sentence → a new name in it → that name's sentence) and
- *   return a span of the asked type (year, number, name); anything else gets the best BM25 sentence's span.
- *   Answers are spans of context sentences, A or B as written in the question, or yes/no — never invented.
- *   On the demo's synthetic, regular articles this reader answers every question whose evidence is in its
- *   context, so demo EM measures what a compaction kept; on real text its lexical rules miss paraphrase,
- *   coreference and anything that needs world knowledge.
- * - Summaries are extracted sentences, each written `[title, N] text` where its source is known, about a
- *   quarter of the evidence and never over `max_tokens`.
- * - Usage: `prompt_tokens` = the token counter's count of the messages and tools as the chat template
- *   renders them, `completion_tokens` = the count of the reply text (for a tool call, its arguments).
+ * - System One: each question's noul is BM25 relevance to the state, squashed to [0, 1] (systemone.ts).
+ * - Chat: rules (a)–(f) in chat.ts: read listed files through the offered file-reading tool (read_tool.ts);
+ *   extractive QA with `[title, sentence id]` facts (extractive_qa.ts); summaries of extracted sentences,
+ *   about a quarter of the evidence and never over `max_tokens` (summary.ts); needle QA or `NOT IN CONTEXT`
+ *   (or one search through an offered search tool, search_tool.ts); quoted `js` code blocks; else the most
+ *   relevant sentences. Answers are spans of the context, a side named in the question, or yes/no: never
+ *   invented. Lexical rules miss paraphrase, coreference and world knowledge.
+ * - Usage: `prompt_tokens` is the run's counter over the rendered messages and tools, `completion_tokens`
+ *   the count of the reply text (for a tool call, its arguments).
  *
- * **What it speaks.** The request body is validated with zod (schemas.ts): fields real clients send beyond
- * those it reads pass; text-part arrays as message content are joined. `tools` and `tool_choice` (`"none"`,
- * `"auto"`, `"required"`, a named function) are honoured as OpenAI-compatible servers (vLLM, llama.cpp,
- * OpenAI) do: a named function that `tools` does not offer, or `"required"` without tools, is a 400. With
- * `stream: true` the same reply comes as server-sent events in OpenAI's chunk format — content deltas, or
- * tool-call deltas (`index`, `id`, function `name`, then argument fragments), the `finish_reason`, a final
- * usage chunk when `stream_options.include_usage` is set, then `data: [DONE]` (sse.ts); streamed and
- * non-streamed answers to the same request carry the same content, calls and usage. The reference model
- * makes one tool call per turn.
+ * **What it speaks.** Requests validated with zod (schemas.ts; extra client fields pass). `tools` and
+ * `tool_choice` are honoured as vLLM, llama.cpp and OpenAI do (an unoffered named function, or `"required"`
+ * without tools, is a 400); `stream: true` gives the same reply as OpenAI-format server-sent events (sse.ts).
+ * One tool call per turn.
  *
- * **What it is not.** A weak but honest baseline: it never sees gold labels, answers or scoring data, only
- * the request. Its scores measure what lexical extraction can recover from a context, and every report
- * must label them as the reference model's. Identical requests get identical responses (the answering
- * model is named {@link REFERENCE_CHAT_MODEL} / {@link REFERENCE_DECISION_MODEL}; `id` derives from the
- * body hash and `created` is 0).
+ * **What it is not.** A weak but honest baseline: it never sees gold labels, only the request; reports label
+ * its scores as the reference model's. Identical requests get identical responses ({@link REFERENCE_CHAT_MODEL},
+ * {@link REFERENCE_DECISION_MODEL}; `id` from the body hash, `created` 0).
  *
- * **Fault mode.** `faults` (see faults.ts) injects seeded 429s (with `Retry-After` and `retry-after-ms`),
- * 500s, hangs, dropped connections, malformed JSON, truncated bodies and wrong-schema bodies, so tests can
- * prove the clients' retries and failure records. A streamed request's body faults are streamed: a malformed
- * event, a stream cut off before `[DONE]`, a chunk without choices. `delayMs` makes every answer leave no
- * earlier than that many milliseconds after its request arrived (for overhead benchmarks).
+ * **Fault mode.** `faults` (faults.ts) injects seeded 429s, 500s, hangs, dropped connections, malformed,
+ * truncated and wrong-schema bodies (streamed as broken events when streaming) for the client tests; `delayMs`
+ * holds every answer at least that long (overhead benchmarks).
  *
- * It is built on `node:http` rather than `Deno.serve` because a dropped connection (closing the socket
- * before any status line) cannot be produced with `Deno.serve`. It listens on 127.0.0.1 only.
+ * Built on `node:http`, not `Deno.serve`, because only it can drop a connection before any status line.
  *
  * @module
  */

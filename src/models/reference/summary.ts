@@ -1,20 +1,13 @@
 /**
  * Rule (c) of the reference chat model: an extractive summary within a token budget.
  *
- * Evidence = the sentences of the context (see context.ts), minus the request's instructions: its leading
- * system message (the summarizer's own system prompt; later system messages, such as an engine's digest,
- * are evidence) and the sentences of the last user message that mention "summar"; and minus framing lines ({@link FRAMING_LINE}: `<evidence>`, `</task>`,
- * "Evidence the agent gathered:"). Each is written as one line: `[title, N] text` when its provenance is
- * known (N = the sentence id; from a `N|text` line under a header or of a file read through `read_file`, or
- * from a `[title, N] text` line), else the bare sentence, so that a summary still supports citations (the
- * summarizer prompt asks to keep source names and line numbers next to the facts).
+ * Evidence is the context's sentences (context.ts) minus the request's instructions (its leading system
+ * message, the last user message's "summar" sentences) and framing lines ({@link FRAMING_LINE}); each written
+ * `[title, N] text` when its provenance is known, so a summary still supports citations.
  *
- * Lines are ranked by BM25 relevance of their sentence to the task (the first user message) and taken
- * greedily in that order; a line joins when the summary (chosen lines in source order, one per line) still
- * counts at most the target: `maxTokens`, or a quarter ({@link SUMMARY_RATIO}) of the tokens of all
- * evidence lines written the same way, when that is less; what is counted is the exact final text. After 8
- * lines in a row that do not fit, selection stops. Duplicate sentences are kept once (the first occurrence
- * and its provenance).
+ * Lines are ranked by BM25 against the task (the first user message) and taken greedily while the summary
+ * (chosen lines in source order) counts at most `maxTokens` or a quarter ({@link SUMMARY_RATIO}) of all
+ * evidence, whichever is less; 8 misfits in a row stop it. Duplicate sentences are kept once.
  *
  * @module
  */
