@@ -5,11 +5,8 @@
  * strings: repeatedly the adjacent pair of lowest rank, the leftmost where ranks are equal, until no adjacent
  * pair has a merge. The count is the number of parts left.
  *
- * The library's BPE keys its merges by `JSON.stringify([left, right])` and orders its queue by rank plus the
- * left part's position over the word's length; here pairs of ids are looked up in a table of integers, short
- * words are merged in place (a scan for the lowest rank per merge) and long ones through a heap ordered by
- * rank then position: the same merges in the same order. `tests/tokens_bpe_ranks.test.ts` compares the counts
- * with the library's on the demo corpus and on generated words up to thousands of bytes.
+ * Short words are merged in place, long ones through a heap ordered by rank then position: the library's
+ * merges in the library's order. `tests/tokens_bpe_ranks.test.ts` compares the counts with the library's.
  *
  * @module
  */

@@ -1,32 +1,20 @@
 /**
  * The prebuilt BPE merges of a tokenizer directory: `bpe_ranks.bin` beside `tokenizer.json`, made from it by
- * `scripts/gen_bpe_ranks.ts`, so counting tokens waits neither for the tokenizer library to build its
- * vocabulary and merge maps from an 11 MB JSON file nor for a merge map keyed by strings.
+ * `scripts/gen_bpe_ranks.ts`, so counting needs neither the library's vocabulary maps nor string-keyed merges.
  *
- * The file is one header line of JSON text, then binary. The header holds the format, the SHA-256 of the
- * `tokenizer.json` it was made from, that file's outline (every field but `model.vocab` and `model.merges`,
- * which are emptied), the number of merges, and the vocabulary ids of the 256 byte-level symbols in byte order;
- * it is padded with spaces so that the line, its line feed included, is a multiple of 4 bytes long. Then, for
- * the merge of rank `r` = 0, 1, …, three little-endian 32-bit integers: the vocabulary ids of its left part,
- * its right part (-1 where a part is not in the vocabulary: such a merge can never apply) and its result.
- * Then the slots of the {@link MergeTable} of those merges, as little-endian 32-bit integers (the header gives
- * their number and the number of distinct pairs): the table is read, not built, at every start (building it
- * from 151,387 merges cost ~15-20 ms of CPU).
+ * Format: one JSON header line (format, the SHA-256 of the source `tokenizer.json`, its outline without
+ * `model.vocab`/`model.merges`, the merge count, the ids of the 256 byte-level symbols in byte order), padded
+ * with spaces to a multiple of 4 bytes with its line feed; then per merge rank `r`, three little-endian u32:
+ * left id, right id (-1 when not in the vocabulary: never applies), result id; then the slots of the
+ * {@link MergeTable} (read, not built, at start).
  *
- * A count from it is the library's own: the library builds its tokenizer from the outline (normalizer,
- * pre-tokenizer, added tokens), and `bpe_count.ts` merges each pre-token's byte-level symbols by these ranks
- * exactly as the library's BPE merges their strings (lowest rank first, the leftmost of equal ranks), over
- * vocabulary ids instead of strings: the vocabulary gives every string a distinct id, so an id stands for one
- * string. The count of a pre-token is the number of parts the merges leave, which is the number of token ids
- * `encode` gives only when every part has an id: the file is made only when the merges close over the
- * vocabulary (every merge's result and every byte-level symbol is in it), no unknown token, no byte fallback,
- * no suffixes, and merges are not skipped for whole-vocabulary words (`ignore_merges`). Token ids (`encode`)
- * still come from the library built from `tokenizer.json` itself, on first use.
+ * A count from it is the library's own: `bpe_count.ts` merges byte-level symbols by these ranks as the
+ * library's BPE merges strings (lowest rank, then leftmost), over ids. That equals `encode`'s length only when
+ * every part has an id, so the file is made only when merges close over the vocabulary (no unknown token,
+ * byte fallback, suffixes or `ignore_merges`). Token ids still come from the library, built on first use.
  *
- * The header's hash ties the file to one `tokenizer.json`: a file whose hash differs, that is absent, or that
- * is not whole, is not used (the tokenizer is then built from `tokenizer.json`, as before).
- * `tests/tokens_bpe_ranks.test.ts` checks that the shipped file is the one the script makes from the shipped
- * tokenizer.
+ * A file whose hash differs from the `tokenizer.json` loaded, or that is absent or cut short, is not used.
+ * `tests/tokens_bpe_ranks.test.ts` checks that the shipped file is current.
  *
  * @module
  */

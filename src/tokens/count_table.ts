@@ -1,14 +1,11 @@
 /**
- * A count cache for short texts (pre-tokens: a word, a number, a run of spaces) keyed by their exact
- * characters, copied into a pool of UTF-16 units, in an open-addressing table of typed arrays: a lookup hashes
- * the text's units (FNV-1a) and compares them with the pooled ones, with no string made and no map probed.
- * Counting a new line looks up each of its ~70 pre-tokens; a `Map` keyed by the pre-token strings took most of
- * that time (hashing each fresh string, probing a 100k-entry map).
+ * A count cache for short texts (pre-tokens) keyed by their exact characters, copied into a pool of UTF-16
+ * units, in an open-addressing table of typed arrays: a lookup hashes the units (FNV-1a) and compares them,
+ * with no string made (a `Map` of fresh strings was the cost of counting new text).
  *
- * Bounded: at most `maxEntries` entries and `maxUnits` pooled units; when either would be exceeded, the table
- * is emptied and fills again (no per-entry eviction in an open-addressing table). A text longer than
- * `maxLength` is never cached. A hit is a full comparison of the units, so no text is ever answered with
- * another's count.
+ * Bounded by `maxEntries` and `maxUnits`: when either would be exceeded the table is emptied (no per-entry
+ * eviction in open addressing); texts over `maxLength` are not cached. A hit compares every unit, so no text
+ * is ever answered with another's count.
  *
  * @module
  */

@@ -1,18 +1,14 @@
 /**
  * The key under which a prompt's count is kept (`HfTokenCounter`'s prompt cache): a SHA-256 of everything the
- * render depends on, the template's view of the messages (`templateView`, the counter's options' effect
- * included), the tool definitions and whether the generation prompt is added. Two prompts share a key only
- * when their renders are the same; where that cannot be told from a text, there is no key and the prompt is
- * rendered and counted each time. The template and its special tokens are the tokenizer's own, so a count
- * found under a key is the count a new render would give.
+ * render depends on (the template's view of the messages, the tools, the generation prompt). Two prompts share
+ * a key only when their renders are the same; where a text cannot tell that, there is no key and the prompt is
+ * rendered each time.
  *
  * Two texts are hashed, never the same one for two kinds of input:
- * - the plain case (no tool definitions, tool-call arguments passed as given, every field a string): the
- *   fields of the view, each written as its length, a colon and its text (`-` for a field that is absent), so
- *   no two views write the same text, and the text holds the messages' strings as they are (no JSON escaping,
- *   which took most of the time of a key, 12 MB of text for a live hotpot run's 1,430 prompts). It starts with
- *   `P`, the JSON text below with `[`;
- * - otherwise the JSON text of `[generationPrompt, view, tools]`, where {@link jsonFaithful} holds.
+ * - the plain case (no tools, arguments as given, every field a string): each field as its length, a colon
+ *   and its text (`-` when absent), starting with `P` (no JSON escaping: it is the cheap path);
+ * - otherwise the JSON text of `[generationPrompt, view, tools]` (starts with `[`), where {@link jsonFaithful}
+ *   holds.
  *
  * @module
  */

@@ -1,13 +1,9 @@
 /**
- * A count cache keyed by the counted text itself, bounded in entries and in total characters (the oldest
- * entries are dropped first). Keying by the text is exact (two keys are the same only when the texts are) and
- * cheaper than a SHA-256 of it: a lookup hashes the string once (V8 keeps the hash in the string) and compares
- * it only on a hit.
+ * A count cache keyed by the counted text itself, bounded in entries and total characters (oldest dropped
+ * first): exact, and cheaper than hashing the text.
  *
- * A key is stored as a copy of the text: a substring in V8 may be a slice that holds its whole parent string
- * alive (a line cut from a prompt holds the prompt; an array of such lines does), so whatever the engine does
- * with a map's keys, a cached line never keeps the prompt it was cut from. The copy is made on insertion only,
- * so lookups allocate nothing; the bound on characters is then a bound on what the cache holds.
+ * A key is stored as a copy: a V8 substring may hold its whole parent alive, so a cached line never keeps the
+ * prompt it was cut from. Copies are made on insertion only; lookups allocate nothing.
  *
  * @module
  */
