@@ -208,6 +208,15 @@ function settle(value: unknown, strings: boolean): number | false {
         if (v !== null && typeof v === "object") stack.push(v);
         else if (strings && typeof v === "string" && !v.isWellFormed()) return false;
       }
+    } else if (!strings) {
+      // Values read before the prototype is dropped (an object keeps its fast shape while it is read).
+      const values = Object.values(item);
+      members += values.length;
+      for (let i = 0; i < values.length; i++) {
+        const v = values[i];
+        if (v !== null && typeof v === "object") stack.push(v);
+      }
+      Object.setPrototypeOf(item, null);
     } else {
       Object.setPrototypeOf(item, null);
       const record = item as Record<string, unknown>;
