@@ -1,8 +1,7 @@
 /**
- * A heap budget for long runs. V8 lets garbage grow to several times the live heap before it collects (on a
- * hotpot run: ~100 MB live, 400+ MB of heap), so a run's resident memory would follow V8's heuristics rather
- * than what the run holds. Like Go's GOMEMLIMIT, the budget asks for a full collection when the heap in use
- * passes it, which keeps a run's memory flat in its length at a small CPU cost.
+ * A heap budget for long runs. V8 lets garbage grow to several times the live heap before it collects, so a
+ * run's resident memory would follow V8's heuristics rather than what it holds. Like Go's GOMEMLIMIT, the
+ * budget asks for a full collection when the heap in use passes it: memory flat in the run's length.
  *
  * The collection is V8's own `gc`, exposed through `node:v8` and `node:vm`; where that is unavailable the
  * budget does nothing (memory is then only V8's business, as before).
@@ -13,10 +12,8 @@ import v8 from "node:v8";
 import vm from "node:vm";
 
 /**
- * Heap in use (bytes) above which a full collection is asked for. 160 MiB (was 192): with the lighter run of
- * issue 21 a 60-question hotpot run peaks at ~345 MiB resident, and at 192 MiB of budget a 480-question run
- * peaked at 438-480 MiB, past scale-flat-memory's 1.2 x 345 + 50; at 160 it peaks at ~390. A 30-question run
- * never reaches the budget, so its CPU is unchanged.
+ * Heap in use (bytes) above which a full collection is asked for: low enough that a 480-question hotpot run
+ * stays within the scale-flat-memory bound, high enough that a small run never reaches it (its CPU unchanged).
  */
 export const HEAP_BUDGET_BYTES = 160 * 1024 * 1024;
 /** After a collection, the next one waits until the heap has grown by at least this much (bytes). */

@@ -5,15 +5,10 @@
  * correct by construction: the question names entities whose asked facts are stated exactly once, in the
  * sentences listed as supporting facts.
  *
- * The distractors are built the way HotpotQA's were retrieved (by TF-IDF bigram similarity to the
- * question): about half are lexical neighbours of the question's entities and the bridge entity, namely
- * namesakes (a relative with the same family name, "East Corbelhaven" next to "Corbelhaven", another
- * "… Foundry" or another company of the same stem, the "Little … River", another "… Wolves") and articles
- * that mention them ("Z, a cousin of P, was born in Q", "Y was founded in 1888 as a rival to X", "C lies on
- * the banks of the R", "Q were formed in C, and the band still plays there"), sometimes with a whole
- * alternative chain (the cousin's birthplace and its river). None of them states a fact the question asks
- * for (P's birthplace, X's founding year, R's length, …), so the answer is still unique; the rest are
- * unrelated articles of the same kinds.
+ * The distractors are built the way HotpotQA's were retrieved (by TF-IDF bigram similarity to the question):
+ * about half are lexical neighbours of the question's entities (namesakes such as "East Corbelhaven", articles
+ * that mention them, sometimes a whole alternative chain), none stating a fact the question asks for, so the
+ * answer stays unique; the rest are unrelated articles of the same kinds.
  *
  * Record `i` draws from {@link SeededRandom} seeded with `${seed}:${i}`; every title (and every name a
  * sentence mentions) is unique across all records of one call, so no two records share an article.

@@ -59,19 +59,19 @@ export interface ImportedTranscript {
 const TextPartSchema = z.object({ type: z.literal("text"), text: z.string() });
 
 /**
- * An OpenAI message as real files hold it: content may be a string, null, absent (tool-call messages)
- * or an array of text parts; other fields (reasoning, timestamps …) are ignored.
- */
-/**
- * The most characters one imported message's content (or one tool call's arguments) may hold: 4 million, some
- * 1 M tokens, past any model's context; a larger one is refused naming the message (an engine would otherwise
- * hold it many times over: one 200 MB message took 4.7 GB through hermes-like).
+ * The most characters one imported message's content (or one tool call's arguments) may hold: about 1 M
+ * tokens, past any model's context; a larger one is refused naming the message (an engine would hold it many
+ * times over).
  */
 export const MAX_MESSAGE_CHARS = 4_000_000;
 
 /** The most messages one imported transcript may hold. */
 export const MAX_TRANSCRIPT_MESSAGES = 1_000_000;
 
+/**
+ * An OpenAI message as real files hold it: content may be a string, null, absent (tool-call messages)
+ * or an array of text parts; other fields (reasoning, timestamps …) are ignored.
+ */
 export const LenientMessageSchema = z.object({
   role: z.enum(["system", "user", "assistant", "tool"]),
   content: z.union([z.string().max(MAX_MESSAGE_CHARS), z.null(), z.array(TextPartSchema)]).optional(),
