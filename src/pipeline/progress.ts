@@ -1,21 +1,16 @@
 /**
  * Progress on stderr that people can plan with: per stage the work done of the work planned, the elapsed
- * time, the rate, an ETA, and the failures and retries so far. When stderr is a terminal, a live block that
- * fits its width (80 columns too): a first line with the time elapsed since the run started, one overall
- * estimate of the time left and the stages done, then a line per unfinished stage (at most
- * {@link LIVE_STAGE_LINES}; the rest counted), redrawn in place each second; at the end one line with the total
- * time. Otherwise (logs, CI) a plain line per stage when it finishes and a status line for every unfinished
- * stage every minute. Never writes to stdout, which carries results.
+ * time, the rate, an ETA, and the failures and retries so far. On a terminal, a live block that fits its
+ * width (a header line with elapsed time, the overall estimate and stages done, then a line per unfinished
+ * stage, at most {@link LIVE_STAGE_LINES}), redrawn each second; otherwise (logs, CI) a line per finished stage
+ * and a status line every minute. Never writes to stdout, which carries results.
  *
- * - Elapsed: since the stage's first finished unit (work on a stage starts when its inputs are ready, so the
- *   time it waited is not counted against its rate); before that, nothing is shown.
- * - Rate: units per second over the finished units after the first, (done − 1) / (last − first), once two
- *   units are done; ETA = (planned − done) / rate. Memo, resume and frozen hits count as done (they are
- *   fast, so an ETA early in a resumed run is optimistic).
- * - Failures: units that finished with status "invalid"; retries: provider attempts beyond the first.
- * - Overall estimate: the longest ETA of the unfinished stages (the stages run as a pipeline, each as its
- *   inputs are ready, so the run ends about when its slowest open stage does); "estimating" until a stage has
- *   a rate.
+ * - Elapsed: since the stage's first finished unit (time spent waiting for inputs does not count).
+ * - Rate: (done − 1) / (last − first) once two units are done; ETA = (planned − done) / rate. Memo, resume and
+ *   frozen hits count as done (so an early ETA in a resumed run is optimistic).
+ * - Failures: units finished "invalid"; retries: provider attempts beyond the first.
+ * - Overall: the longest ETA of the unfinished stages (they run as a pipeline, so the run ends about when its
+ *   slowest open stage does); "estimating" until a stage has a rate.
  *
  * @module
  */

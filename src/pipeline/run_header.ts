@@ -1,11 +1,11 @@
 /**
  * The binding of a run's header to its DAG: one `run-header` node whose params are the header's recorded
  * options that change what the run computes (`invocation.options` without {@link UNBOUND_OPTIONS} and the
- * options naming a source file, whose bytes the header's `sources` hash binds) and `protocol`, and whose
- * output the published JSON files (protocol.json, check.json) take as an input. So two runs of one corpus
- * written to two folders (or one retried from the other) have the same published nodes. A header re-sealed with other options or another protocol (`answers` 1 → 5)
- * no longer equals that node's params, and `verify --rederive` (and `scripts/audit_run.py --strict`) name it
- * (`header_mismatch`); a forger who also edits the node changes its key and every published file's after it.
+ * options naming a source file, whose bytes `sources` binds) and `protocol`; the published JSON files
+ * (protocol.json, check.json) take its output as an input. Two runs of one corpus in two folders thus have the
+ * same published nodes. A header re-sealed with other options or protocol no longer equals the node's params,
+ * and `verify --rederive` and `scripts/audit_run.py --strict` name it (`header_mismatch`); editing the node too
+ * changes its key and every published file's after it.
  *
  * @module
  */
