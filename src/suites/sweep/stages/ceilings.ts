@@ -1,15 +1,10 @@
 /**
- * `sweep-ceilings`: a sweep ceiling sweep's published rows and aggregates. Its inputs are every ceiling's
- * `results.json` and `aggregate.json` (the per-ceiling `sweep-aggregate` nodes); it publishes `results.json`
- * (Full's rows once with `input_cap` null, then each ceiling's other rows with their `input_cap`) and
- * `aggregate.json` (the primary ceiling's aggregates as a single-ceiling run has them, each with its
- * `input_cap`, then the other ceilings' aggregates of every kind but Full).
+ * `sweep-ceilings`: a sweep ceiling sweep's published rows and aggregates over the per-ceiling
+ * `sweep-aggregate` nodes (the shared stage: `answer_pipeline.ts`).
  *
  * @module
  */
-import { z } from "zod";
-import { defineStage } from "../../../pipeline/stage.ts";
-import { publishedJson } from "../../published.ts";
+import { ceilingRows, defineCeilingsStage } from "../../answer_pipeline.ts";
 import { ceilingInputName, ceilingInputs, ceilingOf } from "../../ceiling_inputs.ts";
 import type { SweepKindAggregate } from "../aggregate.ts";
 import type { SweepResultRow } from "../rows.ts";
@@ -28,66 +23,18 @@ export const sweepCeilingOf = (
   ceilingOf<SweepKindAggregate, SweepResultRow>(inputs, cap);
 
 /** Every ceiling's rows, each with its `input_cap` (Full, which no ceiling limits, once with null). */
-export function sweepCeilingRows(
+export const sweepCeilingRows = (
   inputs: Record<string, unknown>,
   caps: readonly number[],
-): (SweepResultRow & { input_cap: number | null })[] {
-  return [
-    ...sweepCeilingOf(inputs, caps[0]).rows.filter((r) => r.kind === "full").map((r) => ({
-      ...r,
-      input_cap: null,
-    })),
-    ...caps.flatMap((cap) =>
-      sweepCeilingOf(inputs, cap).rows.filter((r) => r.kind !== "full").map((r) => ({ ...r, input_cap: cap }))
-    ),
-  ];
-}
+): (SweepResultRow & { input_cap: number | null })[] =>
+  ceilingRows<SweepResultRow, "kind">("kind", inputs, caps);
 
 /** The `sweep-ceilings` stage. */
-export const sweepCeilingsStage = defineStage({
+export const sweepCeilingsStage = defineCeilingsStage({
   name: "sweep-ceilings",
-  version: 1,
   doc:
     "A sweep ceiling sweep's results.json and aggregate.json: every ceiling's rows and aggregates, each with " +
     "its input_cap (Full, which no ceiling limits, once with null).",
-  params: z.object({
-    /** The ceilings as given; the first is the primary one. */
-    caps: z.array(z.number().int()).min(2),
-  }),
-  inputs: ["ceiling-aggregate:*", "ceiling-results:*"],
-  textInputs: ["ceiling-aggregate:*", "ceiling-results:*"],
-  outputs: {
-    "results.json": {
-      schema: z.string(),
-      kind: "text",
-      doc: "every answer row with its input_cap, published as results.json",
-    },
-    "aggregate.json": {
-      schema: z.string(),
-      kind: "text",
-      doc: "per-kind (and per-ceiling) means, published as aggregate.json",
-    },
-  },
-  provider: false,
-  run({ params, inputs }) {
-    const [primary, ...others] = params.caps;
-    const aggregates = [
-      ...sweepCeilingOf(inputs, primary).aggregates.map((a) => ({
-        ...a,
-        input_cap: a.kind === "full" ? null : primary,
-      })),
-      ...others.flatMap((cap) =>
-        sweepCeilingOf(inputs, cap).aggregates.filter((a) => a.kind !== "full").map((a) => ({
-          ...a,
-          input_cap: cap,
-        }))
-      ),
-    ];
-    return Promise.resolve({
-      outputs: {
-        "results.json": publishedJson(sweepCeilingRows(inputs, params.caps)),
-        "aggregate.json": publishedJson(aggregates),
-      },
-    });
-  },
+  field: "kind",
+  aggregateDoc: "per-kind (and per-ceiling) means, published as aggregate.json",
 });

@@ -1,0 +1,97 @@
+/**
+ * The answer pipeline's stages that hotpot and sweep share: a suite declares its own (name, docs, the field
+ * that names a row's method) and gets the stage. The names, versions and params stay the suites' own, so
+ * existing runs' node keys do not change.
+ *
+ * @module
+ */
+import { z } from "zod";
+import { defineStage } from "../pipeline/stage.ts";
+import { publishedJson } from "./published.ts";
+import { ceilingOf } from "./ceiling_inputs.ts";
+
+/** How a suite declares its `*-ceilings` stage. */
+export interface CeilingsDecl<F extends string> {
+  /** The stage name (`hotpot-ceilings`, `sweep-ceilings`). */
+  name: string;
+  /** The stage's one line for the catalogue. */
+  doc: string;
+  /** The row and aggregate field that names the method (`method`, `kind`); its value `full` is Full. */
+  field: F;
+  /** The catalogue doc of the published `aggregate.json`. */
+  aggregateDoc: string;
+}
+
+type Keyed<F extends string> = Record<F, unknown>;
+
+/** Every ceiling's rows, each with its `input_cap` (Full, which no ceiling limits, once with null). */
+export function ceilingRows<R extends Keyed<F>, F extends string>(
+  field: F,
+  inputs: Record<string, unknown>,
+  caps: readonly number[],
+): (R & { input_cap: number | null })[] {
+  return [
+    ...ceilingOf<unknown, R>(inputs, caps[0]).rows.filter((r) => r[field] === "full").map((r) => ({
+      ...r,
+      input_cap: null,
+    })),
+    ...caps.flatMap((cap) =>
+      ceilingOf<unknown, R>(inputs, cap).rows.filter((r) => r[field] !== "full").map((r) => ({
+        ...r,
+        input_cap: cap,
+      }))
+    ),
+  ];
+}
+
+/**
+ * A ceiling sweep's published rows and aggregates: `results.json` (Full's rows once with `input_cap` null,
+ * then each ceiling's other rows with theirs) and `aggregate.json` (the primary ceiling's aggregates as a
+ * single-ceiling run has them, each with its `input_cap`, then the other ceilings' aggregates but Full's).
+ *
+ * @example
+ * ```ts ignore
+ * export const sweepCeilingsStage = defineCeilingsStage({
+ *   name: "sweep-ceilings", doc: "…", field: "kind", aggregateDoc: "per-kind (and per-ceiling) means",
+ * });
+ * ```
+ */
+export function defineCeilingsStage<F extends string>(decl: CeilingsDecl<F>) {
+  const { field } = decl;
+  return defineStage({
+    name: decl.name,
+    version: 1,
+    doc: decl.doc,
+    params: z.object({
+      /** The ceilings as given; the first is the primary one. */
+      caps: z.array(z.number().int()).min(2),
+    }),
+    inputs: ["ceiling-aggregate:*", "ceiling-results:*"],
+    textInputs: ["ceiling-aggregate:*", "ceiling-results:*"],
+    outputs: {
+      "results.json": {
+        schema: z.string(),
+        kind: "text",
+        doc: "every answer row with its input_cap, published as results.json",
+      },
+      "aggregate.json": { schema: z.string(), kind: "text", doc: decl.aggregateDoc },
+    },
+    provider: false,
+    run({ params, inputs }) {
+      const [primary, ...others] = params.caps;
+      const of = (cap: number) => ceilingOf<Keyed<F>, Keyed<F>>(inputs, cap).aggregates;
+      const aggregates = [
+        ...of(primary).map((a) => ({ ...a, input_cap: a[field] === "full" ? null : primary })),
+        ...others.flatMap((cap) =>
+          of(cap).filter((a) => a[field] !== "full").map((a) => ({ ...a, input_cap: cap }))
+        ),
+      ];
+      return Promise.resolve({
+        outputs: {
+          "results.json": publishedJson(ceilingRows(field, inputs, params.caps)),
+          "aggregate.json": publishedJson(aggregates),
+        },
+      });
+    },
+  });
+}
