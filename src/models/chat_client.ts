@@ -1,21 +1,15 @@
 /**
  * The chat model client: any OpenAI-compatible endpoint through the `openai` npm SDK.
  *
- * Temperature 0; thinking disabled by sending `enable_thinking: false` and
- * `chat_template_kwargs: {enable_thinking: false}` as extra body fields (each can be switched off for
- * servers that reject unknown fields). The SDK retries 408/409/429/5xx and connection failures itself,
- * honouring `Retry-After`/`retry-after-ms`; the client counts every attempt with a wrapping `fetch`. A 200
- * whose body is cut short, is not JSON, or does not match {@link ChatCompletionResponseSchema} is a
- * transient fault too: the client retries it (with a short backoff) out of the same `maxRetries` budget,
- * so every fault kind gets at most `maxRetries + 1` attempts in all. A concurrency limit is shared by all
- * clients of one base URL.
+ * Temperature 0; thinking disabled (`enable_thinking: false` and `chat_template_kwargs`, each switchable for
+ * servers that reject unknown fields). The SDK retries 408/409/429/5xx and connection failures, honouring
+ * `Retry-After`; a 200 whose body is cut short, not JSON or not {@link ChatCompletionResponseSchema} is retried
+ * too, out of the same `maxRetries` budget. One concurrency limit per base URL.
  *
- * The client never throws for a provider failure: it returns `{ok: false, error, record}` naming the last
- * problem; the record lists the cause of every failed attempt (`attempt_errors`). Records carry the request body
- * and the response body exactly as sent and received, never credentials (the key travels only in the
- * `Authorization` header, which is not recorded). Error texts are redacted of the run's secrets (8 characters or
- * more); a response that carries one fails at once with `response_contains_key` (response_secrets.ts). The
- * record names the answering model (the response's `model`) and its `system_fingerprint` when given.
+ * It never throws for a provider failure: it returns `{ok: false, error, record}`, the record listing every
+ * failed attempt's cause. Records hold the bodies as sent and received, never credentials (the key travels
+ * only in the unrecorded `Authorization` header); error texts are redacted of the run's secrets, and a response
+ * carrying one fails with `response_contains_key` (response_secrets.ts). The record names the answering model.
  *
  * The SDK is imported when a client first sends: a process that calls no provider never loads it.
  *
@@ -252,10 +246,8 @@ export class OpenAIChatClient implements ChatModel {
     call.abort = abort;
     let sent: RequestInit;
     if (given instanceof Headers && this.#options.fetch === undefined) {
-      // Handed to the global fetch as a plain record, read with one `forEach`: a fetch copies a Headers by
-      // iterating it, and Deno's Headers iterator sorts the whole list again at every step (copying the
-      // SDK's ~14 headers that way was ~0.1 ms of every attempt). Same names and values: lower-case, as
-      // iterated, a name given twice joined by ", ".
+      // Handed to the global fetch as a plain record: a fetch copies a Headers by iterating it, and Deno's
+      // iterator sorts the list again at every step. Same names and values (lower-case, repeats joined by ", ").
       const headers: Record<string, string> = {};
       given.forEach((value, name) => headers[name] = value);
       headers[ATTEMPT_HEADER] = String(call.attempt());

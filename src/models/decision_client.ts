@@ -8,16 +8,13 @@
  * - reply `{model, answers: [{type: "noul", noul: p}, ...], usage: {input_tokens, output_tokens}}` with one
  *   answer per question, in question order, each `noul` a finite number in [0, 1]; extra fields pass.
  *
- * Large question sets are split into batches (see decision_batches.ts) sent concurrently under the
- * endpoint's shared concurrency limit. Each batch retries every transient fault with exponential backoff
- * honouring `Retry-After`/`retry-after-ms`, up to `maxAttempts` attempts: 408, 429, 5xx, connection failures,
- * timeouts, and a 200 whose body is cut short, not JSON or of the wrong schema (a missing answer, a noul
- * outside [0, 1]). Other 4xx fail the batch at once; a batch that still fails fails the whole call, and its
- * record lists the cause of every failed attempt (`attempt_errors`). The client never throws for provider
- * failures. Its records carry the request and response bodies exactly as sent and received and never the API
- * key (it travels only in the `Authorization` header, which is not recorded); a reply that carries one of the
- * run's secrets (8 characters or more) fails its batch at once with `response_contains_key`
- * (response_secrets.ts). Each record names the model that answered (the reply's `model`).
+ * Large question sets go in batches (decision_batches.ts) under the endpoint's shared concurrency limit. Each
+ * batch retries 408, 429, 5xx, connection failures, timeouts and a bad 200 body (cut short, not JSON, wrong
+ * schema, a missing answer, a noul outside [0, 1]) with exponential backoff honouring `Retry-After`, up to
+ * `maxAttempts`; other 4xx fail at once, and a failed batch fails the whole call, its record listing every
+ * attempt's cause. It never throws for provider failures. Records hold the bodies as sent and received, never
+ * the key (it travels only in the unrecorded `Authorization` header); a reply carrying a run secret fails its
+ * batch with `response_contains_key` (response_secrets.ts). Each record names the answering model.
  *
  * @module
  */

@@ -2,11 +2,9 @@
  * One concurrency limit per provider endpoint, shared by every client that talks to the same base URL, so
  * two clients of one endpoint never exceed its limit together.
  *
- * The limiter is a counted semaphore written for this path (it replaced `p-limit`, whose every call made
- * about six promises and three async functions): a call that finds a free slot starts at once; one that
- * does not waits in a first-in first-out queue and is handed the slot of a call that ends. A waiting call
- * resumes in its own asynchronous context (it awaits in the caller's async function), so the request
- * identity of the stage that made it (request_identity.ts) is the one its request carries.
+ * The limiter is a counted semaphore (no promise per call beyond the wait): a call with a free slot starts at
+ * once, others wait first-in first-out. A waiting call resumes in its own asynchronous context, so its
+ * request carries the identity of the stage that made it (request_identity.ts).
  *
  * @module
  */

@@ -1,24 +1,19 @@
 /**
  * The loopback forwarding endpoint: how outside engines and agents reach the chat model through this program.
  *
- * `startLoopbackProxy(upstream)` serves an OpenAI-compatible endpoint on 127.0.0.1 (an ephemeral port):
- * `POST /v1/chat/completions` (also `/chat/completions`), streaming (`stream: true`, server-sent events) or
- * not, and `GET /v1/models`. Each outside call opens a {@link ProxyCall}: a random token, valid only while
- * that call runs, which the outside process gets as `LLM_API_KEY` with the endpoint as `LLM_BASE_URL` and
- * the configured model as `LLM_MODEL` ({@link proxyEnvironment}). The real key never leaves this process: it
- * is added to the forwarded request's header only. A request without a live token is refused (401) and
- * nothing is forwarded.
+ * `startLoopbackProxy(upstream)` serves an OpenAI-compatible endpoint on 127.0.0.1 (ephemeral port):
+ * `POST /v1/chat/completions` (streamed or not) and `GET /v1/models`. Each outside call opens a
+ * {@link ProxyCall}: a random token valid only while the call runs, given to the process as `LLM_API_KEY` with
+ * `LLM_BASE_URL` and `LLM_MODEL` ({@link proxyEnvironment}). The real key never leaves this process (it is
+ * added to the forwarded header only); a request without a live token is refused (401), nothing forwarded.
  *
- * What is forwarded: the JSON body as received, with `model` set to the configured chat model (an outside
- * program cannot pick another one) and, for a streamed request, `stream_options.include_usage: true` (so its
- * usage is measured; a client ignores the extra final chunk). What the caller gets back is the upstream's
- * status and body, streamed as they arrive.
+ * Forwarded: the body as received with `model` set to the run's chat model (an outside program cannot pick
+ * another) and, when streamed, `stream_options.include_usage: true` (so usage is measured). Returned: the
+ * upstream's status and body, streamed as they arrive.
  *
- * What is recorded (one {@link CallRecord} per forwarded request, in the order the requests arrived, handed
- * back by {@link ProxyCall.finish}): the body sent, the body received (the parsed JSON; for a stream, its
- * exact text), status (ok when the upstream answered 2xx with a usable completion), error, latency, the model
- * that answered and usage. The token and the real key are transport: neither is in any record or node key.
- * A call that finishes while requests are in flight aborts them (recorded as failed).
+ * Recorded: one {@link CallRecord} per forwarded request, in arrival order ({@link ProxyCall.finish}). The
+ * token and the real key are transport: in no record or node key. Requests still in flight when the call
+ * finishes are aborted (recorded as failed).
  *
  * @module
  */

@@ -26,9 +26,8 @@ export function orderByProbability(probabilities: Record<string, number>): strin
 
 /**
  * {@link orderByProbability} of `probabilities` (unit id -> `nouls[i]` of `units[i]`, ids unique), sorted by
- * position instead of looking each id up at every comparison (~0.1 ms -> ~0.02 ms for a hundred units). The
- * order is the same: one strict total order (probability, then id) sorts any list of the same pairs alike;
- * with a probability that is not a finite number (no strict order) the ids are sorted as before.
+ * position instead of looking each id up at every comparison. The same order: one strict total order
+ * (probability, then id); with a non-finite probability (no strict order) the ids are sorted as before.
  */
 function orderUnits(
   units: RankUnit[],
