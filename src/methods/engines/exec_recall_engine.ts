@@ -10,12 +10,11 @@
  * 4. when the run is done asking, its stdin is closed: it should exit; after a grace period its process
  *    group is killed.
  *
- * Every read has the engine's time limit (`--engine-timeout-ms`) and a size limit (the outside-output bound
- * of `exec:` engines for the window, 8 MiB by default; {@link MAX_TOOL_LINE_BYTES} for a tool reply, whose
- * text is also cut at MAX_RECALL_CONTENT_CHARS); a line that is not valid UTF-8 is a failure. A window that fails (time-out, exit, bad JSON) is the engine's failure as for
- * `exec:`; a tool call that fails is that call's error (the model is told), and ends the session when the
- * process is no longer usable. Latency is measured to the window's reply line. The environment and the
- * redaction of passed values are as for `exec:` (exec_engine.ts).
+ * Every read has the engine's time limit (`--engine-timeout-ms`) and a size limit (the `exec:` output bound
+ * for the window; {@link MAX_TOOL_LINE_BYTES} for a tool reply, cut at MAX_RECALL_CONTENT_CHARS); invalid
+ * UTF-8 is a failure. A failed window is the engine's failure as for `exec:`; a failed tool call is that
+ * call's error (the model is told) and ends the session when the process is no longer usable. Latency is
+ * measured to the window's reply line. Environment and redaction as for `exec:` (exec_engine.ts).
  *
  * @module
  */

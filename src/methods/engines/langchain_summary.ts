@@ -6,12 +6,10 @@
  * away) and put back in front. Its model is this program's chat model (frameworks/langchain_model.ts), so
  * every call is recorded.
  *
- * Settings, in this program's token counts (its tokenizer and chat template, system prompt included):
- * `trigger: {tokens: budget}`, `keep: {tokens: budget × KEEP_SHARE}` and the summary's `max_tokens` the rest
- * of the budget after the summary message's own tokens; the summary prompt, prefix and
- * `trimTokensToSummarize` (the summarizer sees at most the last 4,000 tokens of what it replaces) are
- * LangChain's defaults. LangChain moves its cut to keep tool pairs whole, so it can keep more than
- * `keep.tokens`: the window is reported as it comes (over budget if so), never adjusted.
+ * Settings in this program's token counts: `trigger: {tokens: budget}`, `keep: {tokens: budget × KEEP_SHARE}`,
+ * the summary's `max_tokens` the rest; prompt, prefix and `trimTokensToSummarize` are LangChain's defaults.
+ * LangChain keeps tool pairs whole, so it may keep more than `keep.tokens`: reported as it comes, never
+ * adjusted.
  *
  * @module
  */

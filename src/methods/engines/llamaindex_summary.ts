@@ -1,17 +1,12 @@
 /**
  * The `llamaindex-summary` engine: LlamaIndex's own `ChatSummaryMemoryBuffer` (`@llamaindex/core`; version
  * in frameworks/libraries.ts), its LLM this program's chat model (frameworks/llamaindex_llm.ts). The
- * transcript is `put` into the memory message by message in LlamaIndex's layout (a tool call is an assistant
- * message with `options.toolCall`, a tool result a user message with `options.toolResult`, as LlamaIndex's
- * OpenAI adapter has them), then `getMessages()` is the window: the system messages, the summary (a system
- * message "Summary of the conversation so far: …") and, when the transcript ends on a user message, that
- * message.
+ * transcript is `put` into the memory in LlamaIndex's layout (tool calls and results as its OpenAI adapter
+ * has them); `getMessages()` is the window: system messages, the summary and a trailing user message.
  *
- * The memory summarizes when its messages' text exceeds `contextWindow − maxTokens` tokens; that is set to
- * the budget, and `maxTokens` (the summary's `max_tokens`) to the budget less what the rest of the window
- * takes. The memory counts message text with the tokenizer it is given (this program's), without the chat
- * template, so it can leave a window a little over the budget (or not summarize one just over it): reported
- * as it comes, never adjusted.
+ * The memory summarizes past `contextWindow − maxTokens` tokens, set to the budget (`maxTokens`: the budget
+ * less the rest of the window). It counts message text without the chat template, so a window can end a
+ * little over the budget: reported as it comes, never adjusted.
  *
  * @module
  */

@@ -1,29 +1,22 @@
 /**
  * Outside processes end with their call: the one way this program runs an outside engine or agent.
  *
- * - **Own session.** The command is started as the leader of a new session and process group
- *   (`Deno.Command`'s `detached`, i.e. `setsid()` in the child), so it never shares this program's terminal
- *   signals, and everything it forks stays in its group unless it leaves on purpose.
- * - **A PID namespace where the system gives one.** The command runs under `unshare --pid --fork
- *   --kill-child` (as root, or in a user namespace that maps the caller's own uid), behind a small `sh` that
- *   starts it and waits (so the command is not the namespace's init and keeps ordinary signal handling):
- *   when the call ends, the namespace's init is killed and the kernel kills everything left in it, double-forked
- *   session leaders included. Where `unshare` is missing or refused, the group kill and the marker sweep
- *   below are all there is ({@link pidNamespaceWrapper}).
- * - **A marker.** Its environment carries {@link CALL_MARKER_VARIABLE} with a random value for this call;
- *   descendants inherit it, so even one that started a session of its own is found (`/proc/PID/environ`).
- * - **Complete when the direct child exits.** Its output is what it wrote before exiting: the moment the
- *   direct child exits (or the time limit passes), the whole group and every process carrying the marker
- *   is killed (SIGKILL; the sweep is repeated until it finds none, so a process forked meanwhile goes too), and whatever descendants still held on stdout or stderr is not waited for
- *   (the readers get {@link DESCENDANT_GRACE_MS} to drain what is buffered, then are cancelled). A child
- *   that forks a grandchild holding stdout is recorded with its own latency, not the time limit.
- * - **The run ends, they end.** Live groups are registered: on this program's exit (`unload`) and on
- *   SIGINT/SIGTERM/SIGHUP (listeners installed only while a group lives; the signal is re-raised after the
- *   kill, so the program still dies of it) every live group is killed.
- * - **A fresh folder.** The working directory is a fresh temporary folder (unless the caller names one, as
- *   an agent's workspace), and `TMPDIR` points at a fresh `tmp/` folder inside it; both are removed after
- *   the call. Words of the command that name an existing file relative to this program's working directory
- *   (`python3 my_engine.py`) are passed as absolute paths, so commands keep meaning what they meant.
+ * - **Own session.** Started as the leader of a new session and process group (`detached`: `setsid()`), so it
+ *   never shares this program's terminal signals and what it forks stays in its group.
+ * - **A PID namespace where the system gives one** (`unshare --pid --fork --kill-child`, behind a small `sh`
+ *   so the command is not init): killing its init makes the kernel kill everything left, double-forked
+ *   session leaders included. Without `unshare`, the group kill and the marker sweep are all there is
+ *   ({@link pidNamespaceWrapper}).
+ * - **A marker.** {@link CALL_MARKER_VARIABLE}, random per call, is inherited by descendants, so one that
+ *   started its own session is still found (`/proc/PID/environ`).
+ * - **Complete when the direct child exits.** Then (or at the time limit) the group and every marked process
+ *   are killed (SIGKILL, swept until none is left); output still held open by descendants gets
+ *   {@link DESCENDANT_GRACE_MS} to drain, so a grandchild holding stdout does not cost the time limit.
+ * - **The run ends, they end.** On exit and on SIGINT/SIGTERM/SIGHUP every live group is killed (the signal is
+ *   re-raised after, so the program still dies of it).
+ * - **A fresh folder.** A fresh temporary working directory (unless the caller names one: an agent's
+ *   workspace) with `TMPDIR` inside it, removed after the call. Command words naming an existing file
+ *   relative to this program's directory are passed as absolute paths.
  *
  * @module
  */

@@ -1,21 +1,16 @@
 /**
  * Outside engines as persistent workers (the protocol: docs/WORKER_PROTOCOL.md). One process per engine
- * instance, started before the first timed call (`prepare`) as every outside process is started (own session
- * and group, the call marker, a fresh folder, killed with the run): it writes a hello line (`{"hello":
- * {engine, version, startup_ms?, keeps_state?}}`), then answers one line per request line — `compress`
- * (the window, its recall tools, and `compress_ms`: the engine's own call, timed inside the worker), `tool`
- * (a recall tool of the instance that answered compress `id`) and `release` (that instance is dropped).
+ * instance, started before the first timed call (`prepare`) as every outside process is (own group, call
+ * marker, fresh folder, killed with the run): a hello line, then one reply line per request line (`compress`,
+ * with `compress_ms` timed inside the worker; `tool`; `release`).
  *
- * Each compress request carries `env`: the loopback endpoint with a token of that call alone (revoked when
- * the reply is read), so a worker started once still gives each call's model calls to that call. The
- * worker's own environment is the minimal one of `exec:` engines (no keys); replies are redacted as theirs.
- * Every read has the engine's time limit and size limit; a worker that times out, exits or writes a malformed
- * line is killed (its call fails; the next call starts a fresh worker).
+ * Each compress request carries `env`: the loopback endpoint with a token of that call alone (revoked when the
+ * reply is read), so each call's model calls are that call's. The worker's own environment is the minimal one
+ * of `exec:` engines (no keys); replies are redacted as theirs. Every read has the engine's time and size
+ * limits; a worker that times out, exits or writes a malformed line is killed (the next call starts afresh).
  *
- * A user's `exec:` engine is probed once (per command, per process): started with stdin closed at once, a
- * worker writes its hello and exits; anything else (a one-shot engine reading its request to the end of
- * stdin, one reading one line) is run one process per call as before (exec_engine.ts), its calls timed
- * `one-shot` (the round trip, process start included).
+ * A user's `exec:` engine is probed once: started with stdin closed, a worker writes its hello and exits;
+ * anything else runs one process per call (exec_engine.ts, timed `one-shot`).
  *
  * @module
  */
