@@ -235,7 +235,22 @@ const REGISTRY = new Map<string, MethodDeclaration>(BUILT_IN.map((m) => [m.name,
 /** The methods a hotpot run measures by default, in report order. */
 export const DEFAULT_UNIT_METHODS = ["full", "jev", "summary", "jev+summary"] as const;
 
-/** Adds a method to the registry (its name must be new); returns it. */
+/**
+ * Adds a method to the registry (its name must be new); returns it. Every suite then runs it by `--method NAME`.
+ *
+ * @example
+ * ```ts
+ * import { registerMethod } from "./registry.ts";
+ * registerMethod({
+ *   kind: "units",
+ *   name: "nothing", // no evidence at all: a floor for the others
+ *   needs: [],
+ *   ceilingBinds: true,
+ *   params: {},
+ *   evidence: () => ({ kept: [], summary: "" }),
+ * });
+ * ```
+ */
 export function registerMethod(method: MethodDeclaration): MethodDeclaration {
   if (REGISTRY.has(method.name)) throw new Error(`method ${method.name} is declared twice`);
   REGISTRY.set(method.name, method);

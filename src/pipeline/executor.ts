@@ -162,7 +162,16 @@ export interface ExecutorOptions {
   heapBudget?: HeapBudget | null;
 }
 
-/** Runs stages into one run directory. */
+/**
+ * Runs stages into one run directory.
+ *
+ * @example
+ * ```ts ignore
+ * const executor = new Executor(run, { frozen, progress });
+ * const node = await executor.runStage(upperStage, { label: "q1", params: {}, inputs: { text: hash } }, {});
+ * node.outputs.upper; // validated by the declaration's schema, stored as a blob
+ * ```
+ */
 export class Executor {
   /** The run being written. */
   readonly run: RunDir;

@@ -141,7 +141,26 @@ export interface StageDef<P = unknown, O extends OutputSpecs = OutputSpecs, E = 
   run(args: StageArgs<P, E>): Promise<StageResult<O>>;
 }
 
-/** Declares a stage (an identity function that checks the declaration's type). */
+/**
+ * Declares a stage (an identity function that checks the declaration's type).
+ *
+ * @example
+ * ```ts
+ * import { z } from "zod";
+ * import { defineStage } from "./stage.ts";
+ * export const upperStage = defineStage({
+ *   name: "example-upper",
+ *   version: 1,
+ *   doc: "The input text in upper case.",
+ *   params: z.object({}),
+ *   inputs: ["text"],
+ *   textInputs: ["text"],
+ *   outputs: { upper: { schema: z.string(), kind: "text", doc: "the text, upper-cased" } },
+ *   provider: false,
+ *   run: ({ inputs }) => Promise.resolve({ outputs: { upper: String(inputs.text).toUpperCase() } }),
+ * });
+ * ```
+ */
 export function defineStage<P, O extends OutputSpecs, E>(def: StageDef<P, O, E>): StageDef<P, O, E> {
   return def;
 }

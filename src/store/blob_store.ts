@@ -122,7 +122,16 @@ export function blobRelativePath(hash: string): string {
   return `objects/sha256/${hash.slice(0, 2)}/${hash.slice(2)}`;
 }
 
-/** Reads and writes blobs under one run directory. */
+/**
+ * Reads and writes blobs under one run directory.
+ *
+ * @example
+ * ```ts ignore
+ * const blobs = new BlobStore("runs/x");
+ * const hash = await blobs.putText("hello"); // sha256 of the bytes, written once
+ * new TextDecoder().decode(await blobs.get(hash)); // "hello"
+ * ```
+ */
 export class BlobStore {
   /** `<root>/objects/sha256` and `<root>/objects/tmp`, joined once: a blob's paths are built from them. */
   readonly #objects: string;

@@ -284,7 +284,15 @@ function ordered(value: unknown): unknown {
   return copy ?? value;
 }
 
-/** RFC 8785 canonical JSON text of an I-JSON value (see {@link assertIJson}). */
+/**
+ * RFC 8785 canonical JSON text of an I-JSON value (see {@link assertIJson}).
+ *
+ * @example
+ * ```ts
+ * import { canonicalJson } from "./canonical.ts";
+ * canonicalJson({ b: 1e21, a: [true, "é"] }); // '{"a":[true,"é"],"b":1e+21}'
+ * ```
+ */
 export function canonicalJson(value: unknown): string {
   try {
     // An inherited `toJSON` method would be called by the native writer on every object.

@@ -700,7 +700,15 @@ function changedAfterWritten(info: EntryInfo): boolean {
   return info.ctime.getTime() - info.mtime.getTime() > 2000;
 }
 
-/** Verifies a run directory and collects every problem (see {@link RunChecker}). */
+/**
+ * Verifies a run directory and collects every problem (see {@link RunChecker}).
+ *
+ * @example
+ * ```ts ignore
+ * const report = await verifyRun("runs/demo-hotpot");
+ * if (!report.ok) for (const p of report.problems) console.error(p.kind, p.subject, p.detail);
+ * ```
+ */
 export async function verifyRun(runPath: string, options: CheckOptions = {}): Promise<VerifyReport> {
   const checker = new RunChecker(runPath, options);
   const problems: Problem[] = [];

@@ -14,7 +14,15 @@ export const DEFAULT_RESERVE = 64;
 /** A prompt: its messages, or its messages with the tool definitions sent alongside. */
 export type Prompt = ChatMessage[] | { messages: ChatMessage[]; tools?: ToolDefinition[] };
 
-/** Exact token count of a prompt (chat template with generation prompt, then the tokenizer). */
+/**
+ * Exact token count of a prompt (chat template with generation prompt, then the tokenizer).
+ *
+ * @example
+ * ```ts ignore
+ * const counter = await loadTokenCounter(); // the shipped Qwen3 tokenizer
+ * countPrompt(counter, [{ role: "user", content: "Which river is longer?" }]);
+ * ```
+ */
 export function countPrompt(counter: TokenCounter, prompt: Prompt): number {
   return Array.isArray(prompt)
     ? counter.countMessages(prompt)
