@@ -7,18 +7,12 @@
  * and a run calls it before each journal line that names them (see `run_dir.ts`). So a journaled blob is on
  * disk, and a blob damaged by a power cut before its sync is named by no durable line (a resume removes it).
  *
- * Writing a blob (temp file, write, rename) uses the file system's synchronous calls: blobs are small, and each
- * call costs a few microseconds where handing it to a thread and back costs several times more CPU. Only the
- * fsyncs, which wait for the disk, run asynchronously. In a run's own store (see {@link BlobStore.markFresh})
- * the descriptor a blob was written through stays open until its fsync (up to {@link HELD_DESCRIPTORS_LIMIT}
- * at once), so syncing it opens nothing again; {@link BlobStore.closeFiles} closes those not synced. The same
- * content stored twice at once is written once.
- * The blobs this store wrote are also held in memory (up to {@link HELD_BYTES_LIMIT} bytes, the oldest dropped
- * first), so a stage reading back what an earlier one just wrote gets those bytes without a file read: they
- * are the bytes that were hashed to the name (the array a caller handed over, see {@link PutOptions.owned}, else
- * a copy; {@link BlobStore.get} hands out a copy, text and JSON reads decode the held array itself). Blobs
- * nothing reads back during a run (call records: {@link PutOptions.hold}) are not held, so they do not push out
- * those the next stages read.
+ * Writing (temp file, write, rename) uses synchronous calls: blobs are small and a thread round trip costs
+ * more; only fsyncs run asynchronously. In a run's own store ({@link BlobStore.markFresh}) a blob's descriptor
+ * stays open until its fsync (up to {@link HELD_DESCRIPTORS_LIMIT}). The same content stored twice at once is
+ * written once. Written blobs are also held in memory (up to {@link HELD_BYTES_LIMIT}, oldest dropped first):
+ * the very bytes that were hashed, so the next stage reads them without a file read ({@link BlobStore.get}
+ * hands out a copy); blobs nothing reads back during a run ({@link PutOptions.hold}) are not held.
  *
  * @module
  */

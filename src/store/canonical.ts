@@ -3,19 +3,13 @@
  * values JSON cannot represent exactly are refused with an error naming the path to the bad value, instead of
  * being silently dropped or rounded by `JSON.stringify`.
  *
- * The gate and the member ordering are one pass over the value ({@link canonicalJson}, `ordered`), and the
- * text is then written by one native `JSON.stringify`: RFC 8785's strings and numbers are exactly ECMAScript's
- * `JSON.stringify` forms, so only the member order is the program's to give, and an object whose members are
- * not in code-unit order is copied with them inserted in that order (objects already in order, and the values
- * under them, are written as they are). `JSON.stringify` writes integer-like keys (`"2"`, `"10"`) first in
- * numeric order whatever the insertion order, so a value that would need such a key moved, or a `__proto__`
- * member copied (a setter where an engine keeps `Object.prototype.__proto__`; Deno does not), or in which a
- * `toJSON` method would be called, is written member by member instead
- * (`serialize`). The path to a refused value is worked out only after a refusal, by {@link assertIJson}, so a
- * value that passes builds no path strings. The text is the `canonicalize` package's (RFC 8785's own
- * serialization: members sorted by UTF-16 code units, strings and numbers as ECMAScript's `JSON.stringify`
- * writes them); `tests/store_canonical.test.ts` holds both paths to that package on the RFC's vectors and on
- * generated values. A value is read as it is when serialized: an accessor property may be read more than once.
+ * One pass ({@link canonicalJson}, `ordered`) checks the gate and orders members by UTF-16 code units, copying
+ * only objects not already in order; one native `JSON.stringify` then writes the text (RFC 8785's strings and
+ * numbers are ECMAScript's). Values `JSON.stringify` would reorder or treat specially (integer-like keys moved
+ * by the engine, a `__proto__` member, a `toJSON` method) are written member by member (`serialize`). The path
+ * to a refused value is built only after a refusal ({@link assertIJson}). `tests/store_canonical.test.ts` holds
+ * both paths to the `canonicalize` package on the RFC's vectors and generated values. An accessor property may
+ * be read more than once.
  *
  * @module
  */

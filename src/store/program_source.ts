@@ -7,8 +7,8 @@
  * out.
  *
  * The blob: one line of JSON, `{"format": "compaction-bench/program-source@1", "files": [[path, sha256,
- * bytes], …]}` sorted by path, a newline, then every file's bytes in that order, nothing between them (so
- * building it is a copy, not an encoding: JSON text of the files cost ~10x the CPU; gzip 35-100 ms a run).
+ * bytes], …]}` sorted by path, a newline, then every file's bytes in that order, nothing between them
+ * (building it is a copy, not an encoding).
  *
  * @module
  */
