@@ -49,9 +49,8 @@ const HASH_FIRST_BYTES = 64 * 1024 * 1024;
 export const SYNC_CONCURRENCY = 32;
 
 /**
- * At most this many bytes of the blobs a store wrote are held in memory for reading back: most are read back
- * by the next stage of the same question, and 8 MiB catches those as 32 did (same CPU per call) while a
- * 480-question run peaks 36 MiB lower than with 32 (scale-flat-memory: 472 against 508 MiB).
+ * At most this many bytes of the blobs a store wrote are held in memory for reading back: enough for what the
+ * next stage of the same question reads, small enough to keep a long run's memory flat.
  */
 export const HELD_BYTES_LIMIT = 8 * 1024 * 1024;
 
