@@ -4,8 +4,8 @@
  * of `[path, sha256]` sorted by path). It works from a checkout and from a compiled binary that embeds `src/`,
  * `main.ts` and `deno.lock`.
  *
- * The ~340 files are listed and read with synchronous calls, once per process: an asynchronous read per small
- * file cost about four times the CPU (~40 ms of every run's start-up) for the same bytes.
+ * The files are listed and read with synchronous calls, once per process: per-file async reads cost several
+ * times the CPU of every start-up.
  *
  * @module
  */

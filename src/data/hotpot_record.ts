@@ -9,7 +9,7 @@ import { UsageError } from "../errors.ts";
 
 /**
  * Per-field bounds of a HotpotQA record as a dataset is loaded, far above any real record: past one, the record
- * is refused naming the file, the record and the field (a 100 MB question was accepted before).
+ * is refused naming the file, the record and the field.
  */
 export const RECORD_LIMITS = {
   idChars: 256,
