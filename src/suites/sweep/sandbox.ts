@@ -1,22 +1,15 @@
 /**
- * Runs model-written repair code against the fake gateway in a separate, bounded process (the host side of
- * the repair sandbox; the child is sandbox_child.ts). See docs/SANDBOX.md for what each layer stops.
+ * Runs model-written repair code against the fake gateway in a separate, bounded process: the host side of
+ * the repair sandbox (the child is sandbox_child.ts). docs/SANDBOX.md says what each layer stops.
  *
- * - One child per answer runs that answer's checks one after another, each in a fresh `node:vm` realm;
- *   a child that dies, breaks the channel or passes a deadline fails the check it was running, and the
- *   next check gets a fresh child. Only one child runs at a time in this process.
- * - The child is started through `prlimit --data` (an OS bound on its data segment: typed arrays and
- *   strings included), with no `--allow-*` permission, `--v8-flags=--max-old-space-size`, an empty
- *   environment but for PATH/HOME/DENO_DIR, and is killed with SIGKILL on each check's wall-clock deadline.
- * - The gateway's record lives here (fake_payment_client.ts). The child answers the repair's calls from a
- *   replica of the same gateway code and reports each call, with its answer, over line-delimited JSON on
- *   stdout (it never waits on the host, so a busy host cannot make a check time out); every line is read
- *   with a byte cap, parsed and checked with zod (sandbox_protocol.ts), replayed on the host's gateway
- *   (a different answer is a protocol violation), and the verdict is computed from this side's own record.
- * - In the single binary (`Deno.build.standalone`) there is no `deno` to run a module with, so the host
- *   starts the binary itself with the hidden command {@link REPAIR_SANDBOX_COMMAND}; the child revokes
- *   every permission the binary was built with before it reads any repair, and the heap limit is passed as
- *   `DENO_V8_FLAGS`.
+ * - One child per answer runs its checks in turn, each in a fresh `node:vm` realm; a child that dies, breaks
+ *   the channel or passes a deadline fails that check, and the next gets a fresh child. One child at a time.
+ * - Started through `prlimit --data`, with no `--allow-*`, a V8 heap limit and only PATH/HOME/DENO_DIR;
+ *   SIGKILL at each check's deadline. (In the single binary: the binary itself with the hidden
+ *   {@link REPAIR_SANDBOX_COMMAND}, which revokes every permission before reading a repair.)
+ * - The record is the host's (fake_payment_client.ts): every line of the child is byte-capped, zod-checked
+ *   (sandbox_protocol.ts) and replayed on the host's gateway (a different answer is a protocol violation);
+ *   the verdict comes from the host's own record.
  *
  * @module
  */

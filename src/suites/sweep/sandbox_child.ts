@@ -3,10 +3,9 @@
  * nothing else. The host (sandbox.ts) starts it with no permissions, a V8 heap limit and an OS data limit,
  * and kills it on a deadline; see docs/SANDBOX.md.
  *
- * It imports nothing but `node:vm`, the gateway's logic, the realm drivers (the payment gateway's; a case
- * checks module's, case_child.ts) and its command word (`sandbox_command.ts`), so `deno run --no-config` can load it from the source tree; in the single binary the
- * host starts the binary itself with {@link REPAIR_SANDBOX_COMMAND} (main.ts dispatches it, importing this
- * module only then), and {@link serveRepairSandbox} first revokes every permission the binary has.
+ * It imports nothing but `node:vm`, the gateway's logic, the realm drivers and its command word, so
+ * `deno run --no-config` can load it from the source tree; in the single binary main.ts dispatches
+ * {@link REPAIR_SANDBOX_COMMAND} to it and {@link serveRepairSandbox} first revokes every permission.
  *
  * Channel: line-delimited JSON. The child writes `{t: "ready"}`, then for each `{t: "check", source,
  * scenario, cpuTimeoutMs, maxText, maxSleeps}` line read from stdin it evaluates, in a fresh `node:vm` realm
