@@ -149,14 +149,9 @@ export interface StageDef<P = unknown, O extends OutputSpecs = OutputSpecs, E = 
  * import { z } from "zod";
  * import { defineStage } from "./stage.ts";
  * export const upperStage = defineStage({
- *   name: "example-upper",
- *   version: 1,
- *   doc: "The input text in upper case.",
- *   params: z.object({}),
- *   inputs: ["text"],
- *   textInputs: ["text"],
+ *   name: "example-upper", version: 1, doc: "The input text in upper case.", provider: false,
+ *   params: z.object({}), inputs: ["text"], textInputs: ["text"],
  *   outputs: { upper: { schema: z.string(), kind: "text", doc: "the text, upper-cased" } },
- *   provider: false,
  *   run: ({ inputs }) => Promise.resolve({ outputs: { upper: String(inputs.text).toUpperCase() } }),
  * });
  * ```

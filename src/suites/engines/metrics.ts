@@ -1,22 +1,16 @@
 /**
  * Per-engine measures: verbatim needle recall, latency statistics and QA recall.
  *
- * QA recall rule: the chat model sees the compacted window alone followed by one question, and is told
- * to answer with the answer only, or exactly `NOT IN CONTEXT` when the window does not hold it. A reply
- * that is `NOT IN CONTEXT` is wrong. Otherwise both texts are normalized as HotpotQA does (lowercase, no
- * punctuation or articles, folded whitespace) and the reply is correct when the gold answer's words appear in
- * it as one contiguous run of whole words (for a needle: its derived token), so "No" is not found in
- * "NOT IN CONTEXT" and "art" is not found in "party". A failed call counts as wrong and is recorded.
+ * QA recall: the chat model sees the compacted window and one question (one per prompt), told to answer
+ * briefly or exactly `NOT IN CONTEXT` (which is wrong). Both texts are normalized as HotpotQA does and a reply
+ * is correct when the gold answer's words appear in it as one contiguous run of whole words (so "art" is not
+ * in "party"). A failed call counts as wrong and is recorded. LLM-free.
  *
- * A question may expect several facts (the probes of Hermes' compression eval list `expected_facts`):
- * each fact is matched on its own by the same rule, and recall is the share of expected facts found
- * (pooled over the questions: found facts / expected facts), overall and per question type. A needle's
- * question expects one fact, so its recall is the share of questions answered. The match is LLM-free.
+ * A question may expect several facts (Hermes' probes' `expected_facts`): each is matched alone, and recall is
+ * found facts / expected facts, pooled, overall and per question type (a needle expects one).
  *
- * A LoCoMo question (its QA annotation, with a category) is also scored by LoCoMo's answer F1
- * (locomo_f1.ts): `f1` is the mean over those questions, overall and per category; a failed call scores 0. A
- * category 5 (adversarial) question expects a decline: it counts one fact, found when the reply declines.
- * Every question is asked in its own prompt (one question per prompt).
+ * A LoCoMo question is also scored by LoCoMo's answer F1 (locomo_f1.ts): `f1` is the mean over those
+ * questions, overall and per category (a failed call scores 0); a category 5 question expects a decline.
  *
  * @module
  */

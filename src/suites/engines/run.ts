@@ -1,19 +1,11 @@
 /**
  * The library-level engines runner: every engine compresses the same transcript once cold and `repeats`
- * times warm; the cold output is validated (well-formed, tool pairs intact, no larger than the input)
- * and measured (tokens, savings, verbatim needle recall, messages out, QA recall of needles and probes).
- * Only the compress call is timed; counting, validation and QA happen outside the timer. Latency excludes
- * retry waits: a warm call whose model calls needed retries (a record with more than one attempt) is left
- * out of the warm mean, median and p95 and counted apart (`warm_excluded_retried`); a cold call that
- * needed retries keeps its figure but says so (`cold_retried_attempts`), since a cold call cannot be
- * repeated.
- *
- * Warm calls run with the process's caches warm (the token counter caches counts by rendered text), so
- * the cold figure is the one a first compaction pays.
- *
- * Default budget: 25 % of the input's token count ({@link DEFAULT_BUDGET_SHARE}), rounded down.
- * An engine failure (bad output, broken pairing, a grown window, time-out, crash, failed model call) is
- * recorded in that engine's result with the reason; the run goes on.
+ * times warm (caches warm, so cold is what a first compaction pays). The cold output is validated
+ * (well-formed, tool pairs intact, no larger than the input) and measured (tokens, savings, needle recall,
+ * QA recall). Only the compress call is timed. A warm call whose model calls were retried is left out of the
+ * warm figures and counted apart (`warm_excluded_retried`); a retried cold call says so
+ * (`cold_retried_attempts`). Default budget: {@link DEFAULT_BUDGET_SHARE} of the input's tokens, rounded
+ * down. An engine failure is recorded in its result with the reason; the run goes on.
  *
  * @module
  */
