@@ -5,10 +5,9 @@
  * made exactly as from the records; a second pass keeps only the selected records. The records are never all
  * held at once (an official JSON file, one array, is read whole by its nature).
  *
- * Decoding a batch makes far more garbage than a pass keeps (a 1,000-row group: ~100 MB of heap for ~2 MB of
- * candidates), and V8 would let it pile up over the batches; so a pass asks for a full collection after a
- * batch when the heap in use has grown by more than {@link PASS_HEAP_BYTES} since the pass began, and once
- * when it ends.
+ * Decoding a batch makes far more garbage than a pass keeps, and V8 would let it pile up over the batches; so a
+ * pass asks for a full collection after a batch when the heap in use has grown by more than
+ * {@link PASS_HEAP_BYTES} since the pass began, and once when it ends.
  *
  * @module
  */
