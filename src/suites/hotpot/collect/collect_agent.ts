@@ -2,22 +2,17 @@
  * Collection by an outside agent (`hotpot collect --agent exec:'CMD'`), so that the real Hermes Agent — or any
  * agent — reads the workspace with its own tools and its own system prompt.
  *
- * The protocol: the command (split shell-like, no shell) is started with the question's freshly written
- * workspace as its working directory and receives one JSON object on stdin,
- * `{"question": "...", "files": ["a.txt", ...], "titles": ["A", ...], "task": "...", "workspace": "/abs/dir",
- * "system_prompt"?: "..."}` (file paths relative to the workspace, `titles` their article titles in the same
- * order, `task` the user task every collection mode gives — the question and the files listed as
- * `- path (article: Title)` lines, so the trajectory names each article's title as the scripted and live ones
- * do; `system_prompt` only when `--agent-system-prompt` gave one — by default the agent uses its own, which is
- * what the protocol records). It prints one session in the Hermes session format on stdout (`{"messages": [...]}` with
- * OpenAI-format messages; other fields are ignored) and exits 0. The session is imported like a Hermes
- * session file; the workspace hashes are taken by this program before and after the agent ran, so "files
- * unchanged" is verified. A failed start, a non-zero exit, a time-out or a session that is not valid JSON is
- * recorded as that question's invalid collection with the reason — never a crash of the collection.
+ * The protocol: the command (split shell-like, no shell) starts in the question's freshly written workspace
+ * and gets one JSON object on stdin, `{question, files, titles, task, workspace, system_prompt?}` (`files`
+ * relative to the workspace, `titles` their articles' titles, `task` the user task every collection mode
+ * gives, `system_prompt` only with `--agent-system-prompt`: by default the agent uses its own, which is
+ * recorded). It prints one Hermes-format session (`{"messages": [...]}`) on stdout and exits 0; the session
+ * is imported like a Hermes session file. This program hashes the workspace before and after, so "files
+ * unchanged" is verified. A failed start, non-zero exit, time-out or invalid session is that question's
+ * invalid collection with the reason, never a crash.
  *
- * The environment policy is that of `exec:` engines ({@link agentEnvironment}): the agent sees PATH, HOME,
- * LANG and TMPDIR of this process plus exactly the variables `--agent-env NAME` passes; provider keys never,
- * unless named.
+ * The environment is that of `exec:` engines ({@link agentEnvironment}): PATH, HOME, LANG, TMPDIR plus exactly
+ * the variables `--agent-env NAME` passes; provider keys never, unless named.
  *
  * @module
  */

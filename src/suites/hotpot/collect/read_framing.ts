@@ -6,21 +6,16 @@
  * The framing comes from the session itself — the call's tool name and arguments — and the small table of
  * known tools below ({@link KNOWN_READ_TOOLS}); a tool not in the table is read generically.
  *
- * - **`read_file`** — Hermes Agent 0.14's `tools/file_tools.py` (and this program's own, `read_file.ts`).
- *   Arguments `{path, offset?, limit?}`, `offset` the 1-based first line (default 1). The result is a JSON
- *   object `{content, total_lines, file_size, truncated, hint?, is_binary, is_image}` (plus Hermes' `_hint` /
- *   `_warning`), `{error, …}` for a failed or refused read, or `{status: "unchanged", content_returned: false}`
- *   for Hermes' repeated-read stub (it shows nothing). `content` holds `%6d|TEXT` lines; Hermes splits the
- *   page's text at every newline, so a page ends with one empty numbered line one past its last line (it is
- *   framing, not a line of the file). A line longer than Hermes' limit (2,000 characters) is cut and ends with
- *   `... [truncated]`. `truncated: true` means the page is not the end; `hint` says where to go on: `Use
- *   offset=K to continue reading (showing A-B of N lines)`.
- * - **any other tool** whose name says it reads (contains `read`, `view`, `open` or `cat`, any case) and whose
- *   arguments carry a path-like string (`path`, `file_path`, `filepath`, `file`,
- *   `filename`, `file_name`, `target_file`, `uri`): a JSON object's string `content` (or `text`, `output`) or
- *   else the result text itself; lines numbered `N|TEXT`, `N→TEXT` or `N<tab>TEXT` are those lines, text with
- *   no numbered line is the file's lines from the call's `offset`/`start_line` argument (1-based, default 1);
- *   `truncated` and an `offset=K` hint are read as for `read_file`, an `error` key is a failed read.
+ * - **`read_file`**: Hermes Agent 0.14's `tools/file_tools.py` (and this program's `read_file.ts`). Arguments
+ *   `{path, offset?, limit?}` (`offset` 1-based, default 1); result `{content, total_lines, file_size,
+ *   truncated, hint?, …}`, `{error, …}` for a failed read, or `{status: "unchanged"}` (Hermes' repeated-read
+ *   stub, showing nothing). `content` holds `%6d|TEXT` lines and ends with one empty numbered line past the
+ *   page's last line (framing, not the file's); a line over 2,000 characters is cut and ends `... [truncated]`;
+ *   `truncated: true` means more follows, and `hint` says `Use offset=K to continue reading`.
+ * - **any other tool** whose name says it reads (`read`, `view`, `open`, `cat`) and whose arguments carry a
+ *   path-like string: a JSON object's `content` (or `text`, `output`) or else the result text; lines numbered
+ *   `N|TEXT`, `N→TEXT` or `N<tab>TEXT` are those lines, unnumbered text is the file's lines from the call's
+ *   `offset`/`start_line` (1-based); `truncated`, `offset=K` and `error` are read as for `read_file`.
  *
  * @module
  */
