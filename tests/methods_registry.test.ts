@@ -7,7 +7,7 @@
  */
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { registerMethod } from "../src/methods/registry.ts";
+import { declaredMethod, registerMethod, suiteSetParams } from "../src/methods/registry.ts";
 import { selectRankedUnits } from "../src/methods/jev_select.ts";
 import { runCli, runDeno } from "./helpers/spawn.ts";
 
@@ -199,4 +199,22 @@ Deno.test("an unknown method is refused, naming the option", async () => {
   ]);
   assert.equal(result.code, 2);
   assert.match(result.stderr, /--method "no-such-thing": unknown method/);
+});
+
+Deno.test("a run's option sets a method parameter by its declared name, never by the method's name", () => {
+  const own = registerMethod({
+    kind: "units",
+    name: "test-share-param",
+    needs: ["summary"],
+    ceilingBinds: true,
+    params: { fusion_share: 0.1, n: 3 },
+    retain: () => [],
+    evidence: (_frame, artifacts) => ({ kept: [], summary: artifacts.summary?.text ?? "" }),
+  });
+  assert.deepEqual(suiteSetParams(own, { fusion_share: 0.7 }), { fusion_share: 0.7, n: 3 });
+  assert.deepEqual(suiteSetParams(declaredMethod("jev+summary")!, { fusion_share: 0.7 }), {
+    fusion_share: 0.7,
+  });
+  assert.deepEqual(suiteSetParams(declaredMethod("summary")!, { fusion_share: 0.7 }), {});
+  assert.deepEqual(suiteSetParams(declaredMethod("summary+top")!, {}), { n: 1 });
 });

@@ -80,7 +80,10 @@ export interface MethodDeclaration {
   readonly contextNeeds?: readonly MethodNeed[];
   /** False only for `full`, whose size is recorded, never limited. */
   readonly ceilingBinds: boolean;
-  /** Parameter defaults; a suite may set them (and records what it used). */
+  /**
+   * Parameter defaults; a suite's run sets a parameter it has an option of the same name for (hotpot's
+   * `--fusion-share` sets every method's `fusion_share`: {@link suiteSetParams}) and records what it used.
+   */
   readonly params: MethodParams;
   /**
    * The units kept verbatim beside the summary, chosen before summarizing (the summarizer sees the others).
@@ -101,6 +104,26 @@ export interface EngineMethod {
   readonly ceilingBinds: true;
   /** True when the engine calls no model and is a pure function of its input: one generation suffices. */
   readonly deterministic: boolean;
+}
+
+/**
+ * A method's parameters as a suite's run sets them: each declared parameter takes the run's value of the same
+ * name where the run has one, else its default. No method is named: the declaration says what it takes.
+ *
+ * @example
+ * ```ts
+ * import { declaredMethod, suiteSetParams } from "./registry.ts";
+ * const fusion = declaredMethod("jev+summary")!;
+ * suiteSetParams(fusion, { fusion_share: 0.5 }); // { fusion_share: 0.5 }
+ * ```
+ */
+export function suiteSetParams(method: Method, set: MethodParams): Record<string, number> {
+  if (method.kind !== "units") return {};
+  return Object.fromEntries(
+    Object.entries(method.params).map((
+      [name, value],
+    ) => [name, Object.hasOwn(set, name) ? set[name] : value]),
+  );
 }
 
 /** Any method a suite can run. */

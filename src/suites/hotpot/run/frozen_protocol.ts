@@ -62,7 +62,7 @@ export function assertHotpotFrozen(frozen: FrozenRun, ours: HotpotFrozenInputs):
         { option: "summary retries", ours: o.summaryRetries, frozen: p.summaryRetries },
       ]
       : []),
-    ...(o.methods.includes("jev+summary")
+    ...(methods.some((m) => m.kind === "units" && Object.hasOwn(m.params, "fusion_share"))
       ? [{ option: "fusion share", ours: o.fusionShare, frozen: p.fusionShare }]
       : []),
     ...(usesRanking

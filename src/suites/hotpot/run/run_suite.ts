@@ -20,7 +20,13 @@ import {
 import { rowInput, sortedRecord } from "../../published.ts";
 import type { StoredRankingValue, StoredSummaryValue } from "../../stored.ts";
 import type { HotpotMethod } from "./methods.ts";
-import { contextNeeds, declaredMethod, type Method, someNeeds } from "../../../methods/registry.ts";
+import {
+  contextNeeds,
+  declaredMethod,
+  type Method,
+  someNeeds,
+  suiteSetParams,
+} from "../../../methods/registry.ts";
 import { hotpotEngineStage } from "./stages/engine.ts";
 import { engineReportParams } from "../../method_selection.ts";
 import type { LoopbackProxy } from "../../../models/loopback_proxy.ts";
@@ -115,10 +121,14 @@ export function hotpotMethods(options: Pick<HotpotRunOptions, "methods" | "engin
   });
 }
 
+/** The method parameters a hotpot run's options set (by name: see {@link suiteSetParams}). */
+const hotpotSetParams = (options: Pick<HotpotRunOptions, "fusionShare">) => ({
+  fusion_share: options.fusionShare,
+});
+
 /** A declared method's parameters as this run sets them (recorded in protocol.json as its options). */
 function suiteParams(method: Method, options: HotpotRunOptions): Record<string, number> {
-  if (method.kind !== "units") return {};
-  return method.name === "jev+summary" ? { fusion_share: options.fusionShare } : { ...method.params };
+  return suiteSetParams(method, hotpotSetParams(options));
 }
 
 /** Transport of the engine methods: the loopback chat endpoint outside engines get (never in a key). */
