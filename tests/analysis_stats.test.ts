@@ -11,6 +11,7 @@ import {
 } from "../src/analysis/bootstrap.ts";
 import { formatDifference, formatInterval, formatP, groupedInteger } from "../src/analysis/format.ts";
 import { hotpotStats, perQuestionMeans } from "../src/suites/hotpot/report/stats.ts";
+import { hotpotMetric } from "../src/suites/hotpot/run/metrics.ts";
 import {
   MDE_FACTOR,
   minimumDetectableDifference,
@@ -204,7 +205,11 @@ Deno.test("answers are averaged within a question before questions are resampled
     row("q2", "full", 1, "invalid"),
     row("q3", "full", 1),
   ];
-  assert.deepEqual([...perQuestionMeans(rows, "full", "em", ["q1", "q2", "q3"])], [0.5, 0.5, 1]);
+  assert.deepEqual([...perQuestionMeans(rows, "full", hotpotMetric("em")!, ["q1", "q2", "q3"])], [
+    0.5,
+    0.5,
+    1,
+  ]);
   const stats = hotpotStats(rows, ["full"], { resamples: 500 });
   assert.equal(stats.questions, 3);
   assert.ok(Math.abs(stats.methods[0].intervals.em.mean - 2 / 3) < 1e-12);

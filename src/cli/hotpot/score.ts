@@ -9,7 +9,12 @@ import { loadHotpot } from "../../data/hotpot_load.ts";
 import { formatIssuePath } from "../../data/hotpot_record.ts";
 import { CheckFailedError, UsageError } from "../../errors.ts";
 import type { HotpotRecord } from "../../data/hotpot_record.ts";
-import { averageMetrics, type HotpotMetrics, scoreQuestion } from "../../suites/hotpot/run/scoring.ts";
+import {
+  averageMetrics,
+  type HotpotMetrics,
+  METRIC_NAMES,
+  scoreQuestion,
+} from "../../suites/hotpot/run/scoring.ts";
 import { parseCommand } from "../args.ts";
 import { readInputText } from "../../fs_input.ts";
 import { parseJsonKeepingDecimalIds } from "../../suites/hotpot/run/json_ids.ts";
@@ -19,7 +24,7 @@ import { ownRecord } from "../../core/own_record.ts";
 const HELP = `Usage: ${CLI} hotpot score --gold FILE --pred FILE
 
 Scores HotpotQA predictions with the official hotpot_evaluate_v1.py metrics and prints them as JSON:
-em, f1, prec, recall, sp_em, sp_f1, sp_prec, sp_recall, joint_em, joint_f1, joint_prec, joint_recall.
+${METRIC_NAMES.join(", ")}.
 
   --gold FILE   gold records: official JSON (.json) or Hugging Face Parquet (.parquet)
   --pred FILE   predictions: {"answer": {id: answer}, "sp": {id: [[title, sentence_id], ...]}}

@@ -22,7 +22,7 @@ import { hotpotReportStage } from "./report/stages/report.ts";
 import { hotpotCeilingsStage } from "./run/stages/ceilings.ts";
 import { hotpotWarnings, hypothesisLines } from "./report/headline.ts";
 import { parseJson } from "../../core/json_read.ts";
-import { HOTPOT_METRICS } from "./metrics.ts";
+import { HOTPOT_METRICS, hotpotMetricsIn } from "./run/metrics.ts";
 
 /** A method's label in a ceiling sweep's aggregate (`jev@2400`; Full and single-ceiling runs: the method). */
 const conditionOf = (a: HotpotMethodAggregate & { input_cap?: number | null }) =>
@@ -59,15 +59,10 @@ export const HOTPOT_SUITE: Suite = {
   compareMetrics({ aggregate }) {
     const out = new Map<string, Record<string, number | null>>();
     for (const r of aggregate as HotpotMethodAggregate[]) {
-      out.set(conditionOf(r), {
-        em: r.metrics.em,
-        f1: r.metrics.f1,
-        sp_f1: r.metrics.sp_f1,
-        joint_f1: r.metrics.joint_f1,
-        gold_sp_kept: r.sp_survival,
-        valid: r.valid,
-        input_tokens_mean: r.input_tokens.mean,
-      });
+      out.set(
+        conditionOf(r),
+        Object.fromEntries(hotpotMetricsIn("compare").map((m) => [m.name, m.aggregate(r)])),
+      );
     }
     return out;
   },
@@ -90,8 +85,9 @@ export function hotpotSummaryLines(
   const primary = all.filter((a) => a.input_cap === undefined || a.input_cap === null || a.input_cap === cap);
   const warnings = hotpotWarnings(primary, facts.questions, cap ?? 0).map((w) => `warning: ${w}`);
   const table = all.map((a) =>
-    `${conditionOf(a).padEnd(12)} EM ${pct(a.metrics.em)}  F1 ${pct(a.metrics.f1)}  ` +
-    `joint F1 ${pct(a.metrics.joint_f1)}  valid ${a.valid}/${a.planned}`
+    `${conditionOf(a).padEnd(12)} ${
+      hotpotMetricsIn("headline").map((m) => `${m.label} ${pct(m.aggregate(a) ?? 0)}`).join("  ")
+    }  valid ${a.valid}/${a.planned}`
   );
   const [claim, ...verdict] = hypothesisLines(primary);
   // A ceiling sweep states its verdict at its first ceiling (as REPORT.md's Hypothesis section does).

@@ -1,11 +1,12 @@
 /**
  * How `compare` pairs two hotpot runs unit by unit: by question id, per method (and ceiling, in a ceiling
- * sweep), over EM, F1, joint F1 and gold SP kept (invalid conditions count zero).
+ * sweep), over the metrics its table lists for per-question differences (invalid conditions count zero).
  *
  * @module
  */
 import { z } from "zod";
 import type { CompareUnits } from "../../../report/compare_units.ts";
+import { hotpotMetricsIn, rowValue } from "../run/metrics.ts";
 
 const HotpotRows = z.array(
   z.object({
@@ -26,11 +27,8 @@ export const HOTPOT_COMPARE_UNITS: CompareUnits<z.infer<typeof HotpotRows>[numbe
   conditionOf: (
     r,
   ) => (typeof r.input_cap === "number" && r.method !== "full" ? `${r.method}@${r.input_cap}` : r.method),
-  metrics: [
-    ["em", (r) => (r.status === "ok" ? r.metrics.em ?? 0 : 0)],
-    ["f1", (r) => (r.status === "ok" ? r.metrics.f1 ?? 0 : 0)],
-    ["joint_f1", (r) => (r.status === "ok" ? r.metrics.joint_f1 ?? 0 : 0)],
-    ["gold_sp_kept", (r) => (r.status === "ok" ? r.sp_survival ?? 0 : 0)],
-  ],
+  get metrics(): [string, (r: z.infer<typeof HotpotRows>[number]) => number][] {
+    return hotpotMetricsIn("units").map((m) => [m.name, (r) => rowValue(m, r)]);
+  },
   validity: { valid: (r) => r.status === "ok", noun: "conditions" },
 };

@@ -6,6 +6,7 @@
  */
 import { type Cell, markdownTable } from "../../../core/markdown_table.ts";
 import type { HotpotMethodAggregate } from "../run/aggregate.ts";
+import { hotpotMetricsIn } from "../run/metrics.ts";
 import { mergeAnsweringModels, modelChangeNotice, modelsFact } from "../../../core/answering_models.ts";
 import type { ReportCorpus } from "../question_card.ts";
 import { hypothesisVerdictText } from "./hypothesis.ts";
@@ -54,33 +55,23 @@ export interface HotpotReportMeta {
 
 const pct = (x: number) => Number((100 * x).toFixed(1));
 
-/** Column names of the hotpot results table (REPORT.md and report.html). */
-export const HOTPOT_RESULT_HEADERS = [
-  "method",
-  "EM",
-  "F1",
-  "SP EM",
-  "SP F1",
-  "joint EM",
-  "joint F1",
-  "gold SP kept",
-  "valid/planned",
-  "input tok mean",
-  "input tok total",
-  "over cap",
-] as const;
+/** Column names of the hotpot results table (REPORT.md and report.html): the table's metrics, then counts. */
+export function hotpotResultHeaders(): string[] {
+  return [
+    "method",
+    ...hotpotMetricsIn("table").map((m) => m.label),
+    "valid/planned",
+    "input tok mean",
+    "input tok total",
+    "over cap",
+  ];
+}
 
 /** The cells of the hotpot results table, one row per method (percentages with one decimal). */
 export function hotpotResultRows(aggregates: readonly HotpotMethodAggregate[]): Cell[][] {
   return aggregates.map((a) => [
     a.method,
-    pct(a.metrics.em),
-    pct(a.metrics.f1),
-    pct(a.metrics.sp_em),
-    pct(a.metrics.sp_f1),
-    pct(a.metrics.joint_em),
-    pct(a.metrics.joint_f1),
-    pct(a.sp_survival),
+    ...hotpotMetricsIn("table").map((m) => pct(m.aggregate(a) ?? 0)),
     `${a.valid}/${a.planned}`,
     a.input_tokens.mean === null ? null : Math.round(a.input_tokens.mean),
     a.input_tokens.total,
@@ -119,7 +110,7 @@ export function hotpotReportMarkdown(
   aggregates: readonly HotpotMethodAggregate[],
   meta: HotpotReportMeta,
 ): string {
-  const table = markdownTable([...HOTPOT_RESULT_HEADERS], hotpotResultRows(aggregates), 1);
+  const table = markdownTable(hotpotResultHeaders(), hotpotResultRows(aggregates), 1);
   const usage = markdownTable(
     ["method", "compression calls", "compression input tokens", "compression output tokens"],
     aggregates.map((

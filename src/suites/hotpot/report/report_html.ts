@@ -6,6 +6,7 @@
  * @module
  */
 import type { HotpotMethodAggregate } from "../run/aggregate.ts";
+import { hotpotMetricsIn } from "../run/metrics.ts";
 import {
   type AnsweringModels,
   mergeAnsweringModels,
@@ -15,8 +16,8 @@ import { modelsFactHtml } from "../../../report/models_html.ts";
 import { engineMethodsText } from "../../method_selection.ts";
 import {
   ceilingBindText,
-  HOTPOT_RESULT_HEADERS,
   type HotpotReportMeta,
+  hotpotResultHeaders,
   hotpotResultRows,
   hypothesisText,
 } from "./report.ts";
@@ -97,7 +98,7 @@ function runFacts(
 }
 
 function resultsTable(aggregates: readonly HotpotMethodAggregate[]) {
-  return htmlTable([...HOTPOT_RESULT_HEADERS], hotpotResultRows(aggregates), { digits: 1 });
+  return htmlTable(hotpotResultHeaders(), hotpotResultRows(aggregates), { digits: 1 });
 }
 
 function byTypeTable(aggregates: readonly HotpotMethodAggregate[]) {
@@ -130,20 +131,23 @@ function usageTable(aggregates: readonly HotpotMethodAggregate[]) {
 }
 
 function scoreChart(aggregates: readonly HotpotMethodAggregate[], meta: HotpotReportMeta) {
-  const ci = (metric: "em" | "f1" | "joint_f1" | "gold_sp_kept") =>
+  const ci = (metric: string) =>
     aggregates.map((a) => {
       const m = meta.stats?.methods.find((s) => s.method === a.method)?.intervals[metric];
       return m ? { lo: pct(m.lo), hi: pct(m.hi) } : null;
     });
+  const charted = hotpotMetricsIn("chart");
+  const labels = charted.map((m) => m.label);
   return barChart({
-    title: "EM, F1, joint F1 and gold SP kept per method (%)",
+    title: `${labels.slice(0, -1).join(", ")}${labels.length > 1 ? " and " : ""}${
+      labels.at(-1)
+    } per method (%)`,
     categories: aggregates.map((a) => a.method),
-    series: [
-      { name: "EM", values: aggregates.map((a) => pct(a.metrics.em)), errors: ci("em") },
-      { name: "F1", values: aggregates.map((a) => pct(a.metrics.f1)), errors: ci("f1") },
-      { name: "joint F1", values: aggregates.map((a) => pct(a.metrics.joint_f1)), errors: ci("joint_f1") },
-      { name: "gold SP kept", values: aggregates.map((a) => pct(a.sp_survival)), errors: ci("gold_sp_kept") },
-    ],
+    series: charted.map((m) => ({
+      name: m.label,
+      values: aggregates.map((a) => pct(m.aggregate(a) ?? 0)),
+      errors: ci(m.name),
+    })),
     format: (v) => formatCell(v, 1),
     yLabel: "percent",
     max: 100,

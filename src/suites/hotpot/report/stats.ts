@@ -16,26 +16,12 @@ import {
   type Interval,
 } from "../../../analysis/bootstrap.ts";
 import { EXACT_LIMIT, type PairedDifference, pairedDifference } from "../../../analysis/paired.ts";
+import { type HotpotMetric, hotpotMetricsIn, rowValue } from "../run/metrics.ts";
 
-/** The metrics given an interval, with their report labels. */
-export const HOTPOT_CI_METRICS = [
-  ["em", "EM"],
-  ["f1", "F1"],
-  ["sp_f1", "SP F1"],
-  ["joint_em", "joint EM"],
-  ["joint_f1", "joint F1"],
-  ["gold_sp_kept", "gold SP kept"],
-] as const;
-
-/** The metrics compared pairwise. */
-export const HOTPOT_PAIRED_METRICS = ["em", "f1", "joint_f1"] as const;
-
-type CiMetric = (typeof HOTPOT_CI_METRICS)[number][0];
-
-/** Intervals of one method. */
+/** Intervals of one method, by metric name (the metrics the table gives an interval). */
 export interface HotpotMethodIntervals {
   method: HotpotMethod;
-  intervals: Record<CiMetric, Interval>;
+  intervals: Record<string, Interval>;
 }
 
 /** One paired comparison (difference = B − A, per question). */
@@ -63,11 +49,6 @@ export interface HotpotStatsOptions {
   seed?: string;
 }
 
-function metricOf(row: HotpotRowCore, metric: CiMetric): number {
-  if (row.status !== "ok") return 0;
-  return metric === "gold_sp_kept" ? row.sp_survival ?? 0 : row.metrics[metric];
-}
-
 /**
  * Per-question means of `metric` for `method`, in the order of `questionIds` (a question without rows of
  * the method gets 0, as an invalid condition would).
@@ -75,14 +56,14 @@ function metricOf(row: HotpotRowCore, metric: CiMetric): number {
 export function perQuestionMeans(
   rows: readonly HotpotRowCore[],
   method: HotpotMethod,
-  metric: CiMetric,
+  metric: HotpotMetric,
   questionIds: readonly string[],
 ): Float64Array {
   const sum = new Map<string, number>();
   const count = new Map<string, number>();
   for (const r of rows) {
     if (r.method !== method) continue;
-    sum.set(r.question_id, (sum.get(r.question_id) ?? 0) + metricOf(r, metric));
+    sum.set(r.question_id, (sum.get(r.question_id) ?? 0) + rowValue(metric, r));
     count.set(r.question_id, (count.get(r.question_id) ?? 0) + 1);
   }
   return Float64Array.from(questionIds, (id) => (count.get(id) ? sum.get(id)! / count.get(id)! : 0));
@@ -116,33 +97,30 @@ export function hotpotStats(
   const seed = options.seed ?? DEFAULT_STATS_SEED;
   const questionIds = [...new Set(rows.map((r) => r.question_id))].sort();
   const columns = new Map<string, Float64Array>();
-  const column = (method: HotpotMethod, metric: CiMetric) => {
-    const key = `${method}\u0000${metric}`;
+  const column = (method: HotpotMethod, metric: HotpotMetric) => {
+    const key = `${method}\u0000${metric.name}`;
     let c = columns.get(key);
     if (!c) columns.set(key, c = perQuestionMeans(rows, method, metric, questionIds));
     return c;
   };
   const intervals = methods.map((method) => {
-    const cis = bootstrapMeans(HOTPOT_CI_METRICS.map(([m]) => column(method, m)), {
+    const cis = bootstrapMeans(hotpotMetricsIn("intervals").map((m) => column(method, m)), {
       resamples,
       seed,
     });
     return {
       method,
-      intervals: Object.fromEntries(HOTPOT_CI_METRICS.map(([m], i) => [m, cis[i]])) as Record<
-        CiMetric,
-        Interval
-      >,
+      intervals: Object.fromEntries(hotpotMetricsIn("intervals").map((m, i) => [m.name, cis[i]])),
     };
   });
   const paired: HotpotPairedRow[] = [];
   for (const [a, b] of comparedPairs(methods)) {
-    for (const metric of HOTPOT_PAIRED_METRICS) {
+    for (const metric of hotpotMetricsIn("paired")) {
       const diff = pairedDifference(column(a, metric), column(b, metric), {
         resamples,
         seed,
       });
-      paired.push({ a, b, metric, ...diff });
+      paired.push({ a, b, metric: metric.name, ...diff });
     }
   }
   return {

@@ -13,20 +13,21 @@ import {
   formatPoints,
   groupedInteger,
 } from "../../../analysis/format.ts";
-import { HOTPOT_CI_METRICS, type HotpotStats } from "./stats.ts";
+import type { HotpotStats } from "./stats.ts";
+import { hotpotMetric, hotpotMetricsIn } from "../run/metrics.ts";
 import type { HotpotMethodAggregate } from "../run/aggregate.ts";
 import { mostlyInvalidNote } from "../../../analysis/mostly_invalid.ts";
 
 /** Header of the interval table. */
 export function intervalHeaders(): string[] {
-  return ["method", ...HOTPOT_CI_METRICS.map(([, label]) => `${label} (95% CI)`), "questions"];
+  return ["method", ...hotpotMetricsIn("intervals").map((m) => `${m.label} (95% CI)`), "questions"];
 }
 
 /** Rows of the interval table: `80.0 [63.3, 93.3]` cells. */
 export function intervalRows(stats: HotpotStats): Cell[][] {
   return stats.methods.map((m) => [
     m.method,
-    ...HOTPOT_CI_METRICS.map(([metric]) => formatInterval(m.intervals[metric])),
+    ...hotpotMetricsIn("intervals").map((metric) => formatInterval(m.intervals[metric.name])),
     m.intervals.em.n,
   ]);
 }
@@ -43,13 +44,11 @@ export const PAIRED_HEADERS = [
   "MDE 80%",
 ];
 
-const METRIC_LABEL: Record<string, string> = { em: "EM", f1: "F1", joint_f1: "joint F1" };
-
 /** Rows of the paired-differences table (without the note column). */
 export function pairedRows(stats: HotpotStats): Cell[][] {
   return stats.paired.map((p) => [
     `${p.b} vs ${p.a}`,
-    METRIC_LABEL[p.metric] ?? p.metric,
+    hotpotMetric(p.metric)?.label ?? p.metric,
     p.n,
     formatPoints(p.mean_a),
     formatPoints(p.mean_b),
