@@ -78,6 +78,11 @@ export interface MethodDeclaration {
    * only chooses what its summary keeps, so its context is built from the summary alone.
    */
   readonly contextNeeds?: readonly MethodNeed[];
+  /**
+   * The methods this one combines (Jev+Summary: Jev and Summary): a report pairs each with it, and every
+   * other compressed method too.
+   */
+  readonly parts?: readonly string[];
   /** False only for `full`, whose size is recorded, never limited. */
   readonly ceilingBinds: boolean;
   /**
@@ -225,6 +230,7 @@ const BUILT_IN: MethodDeclaration[] = [
     kind: "units",
     name: "jev+summary",
     needs: ["ranking", "summary"],
+    parts: ["jev", "summary"],
     contextNeeds: ["summary"],
     ceilingBinds: true,
     // The seed's split: ranked units within 40% of the evidence space, the summary in all the space left.

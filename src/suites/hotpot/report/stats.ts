@@ -8,6 +8,7 @@
  * @module
  */
 import type { HotpotMethod } from "../run/methods.ts";
+import { declaredMethod } from "../../../methods/registry.ts";
 import type { HotpotRowCore } from "../run/rows.ts";
 import {
   bootstrapMeans,
@@ -70,19 +71,22 @@ export function perQuestionMeans(
 }
 
 /**
- * The method pairs compared: (Full, X) for each compressed X, and (X, Jev+Summary) for X in Jev, Summary and
- * every other method (an engine, a newly declared method): does it keep what Jev+Summary keeps at the ceiling?
+ * The method pairs compared, by the methods' declared roles: (R, X) for the reference R (the method no ceiling
+ * binds: Full) and each other X; then for each method C that declares the methods it combines (`parts`:
+ * Jev+Summary's Jev and Summary), (P, C) for each part P and (X, C) for every other compressed X (an engine, a
+ * newly declared method): does it keep what C keeps at the ceiling?
  */
 export function comparedPairs(methods: readonly HotpotMethod[]): [HotpotMethod, HotpotMethod][] {
   const pairs: [HotpotMethod, HotpotMethod][] = [];
-  if (methods.includes("full")) {
-    for (const m of methods) if (m !== "full") pairs.push(["full", m]);
+  const reference = (m: HotpotMethod) => declaredMethod(m)?.ceilingBinds === false;
+  for (const r of methods.filter(reference)) {
+    for (const m of methods) if (m !== r) pairs.push([r, m]);
   }
-  if (methods.includes("jev+summary")) {
-    for (const m of ["jev", "summary"] as const) if (methods.includes(m)) pairs.push([m, "jev+summary"]);
-    for (const m of methods) {
-      if (!["full", "jev", "summary", "jev+summary"].includes(m)) pairs.push([m, "jev+summary"]);
-    }
+  for (const c of methods) {
+    const parts = declaredMethod(c)?.parts;
+    if (!parts) continue;
+    for (const p of parts) if (methods.includes(p)) pairs.push([p, c]);
+    for (const m of methods) if (!reference(m) && !parts.includes(m) && m !== c) pairs.push([m, c]);
   }
   return pairs;
 }
