@@ -53,7 +53,7 @@ export async function loadHotpotJson(path: string, option?: string): Promise<Hot
   const text = await readInputText(path, option);
   let data: unknown;
   try {
-    data = parseJson(text);
+    data = parseJson(text, { keepLoneSurrogates: true }); // named below, as every loader names it
   } catch (error) {
     if (error instanceof SyntaxError) throw new UsageError(`${path}: not valid JSON: ${error.message}`);
     throw error;
