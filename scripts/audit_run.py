@@ -10,7 +10,8 @@ nothing else is in the run. Every JSON text is read bounded: at most 512 deep, n
 
 Usage: python3 scripts/audit_run.py [--strict] [--strict-modes] [--sources] RUN
 Prints one line per problem ("kind: subject: detail") on stdout and notes and a summary on stderr.
-The program's source files the run keeps (its source "program", docs/FORMAT.md) are checked: each file against
+The program's source files the run keeps (its source "program", docs/FORMAT.md: gzip-compressed since
+program-source@2, plain in older @1 runs; both read) are checked: each file against
 its recorded SHA-256 (a changed file is named) and the covered files' list against the header's source_hash;
 --sources lists them ("sha256 bytes path") on stdout first.
 When no blob is read-only (0444, as the writer leaves it) and none was chmod'ed after its content was written,
@@ -29,6 +30,7 @@ import os
 import re
 import stat
 import sys
+import zlib
 
 FORMAT = "compaction-bench/run@1"
 HEX64 = re.compile(r"^[0-9a-f]{64}$")
@@ -983,10 +985,11 @@ class Audit:
             return []
         try:
             blob = read_file(self.path("objects/sha256/%s/%s" % (digest[:2], digest[2:])), info, 1 << 30)
+            blob, form = unpack_program_source(blob)
             newline = blob.index(b"\n")
             head = json.loads(blob[:newline].decode("utf-8"))
-            if head.get("format") != "compaction-bench/program-source@1" or not isinstance(head.get("files"), list):
-                raise ValueError("not a compaction-bench/program-source@1 blob")
+            if head.get("format") != form or not isinstance(head.get("files"), list):
+                raise ValueError("not a %s blob" % form)
         except (Unsafe, ValueError, AttributeError) as error:
             self.add("altered", "program source", str(error))
             return []
@@ -1027,6 +1030,30 @@ class Audit:
         if self.strict and self.manifest is not None and (self.header or {}).get("suite") in SUITES:
             self.derivations()
         return self.problems
+
+
+def unpack_program_source(blob):
+    """The layout a program-source blob holds and its format: "@2" is gzip (members back to back, as Deno's
+    gunzip reads them; at most MAX_PROGRAM_SOURCE_BYTES unpacked), "@1" (older runs) is stored plain."""
+    if blob[:2] != b"\x1f\x8b":
+        return blob, "compaction-bench/program-source@1"
+    out, rest = [], blob
+    try:
+        while rest:
+            unzip = zlib.decompressobj(16 + zlib.MAX_WBITS)
+            out.append(unzip.decompress(rest, MAX_PROGRAM_SOURCE_BYTES + 1 - sum(map(len, out))))
+            if unzip.unconsumed_tail or sum(map(len, out)) > MAX_PROGRAM_SOURCE_BYTES:
+                raise ValueError("the compaction-bench/program-source@2 blob unpacks to more than %d bytes"
+                                 % MAX_PROGRAM_SOURCE_BYTES)
+            if not unzip.eof:
+                raise ValueError("the compaction-bench/program-source@2 blob is not valid gzip (truncated)")
+            rest = unzip.unused_data
+    except zlib.error as error:
+        raise ValueError("the compaction-bench/program-source@2 blob is not valid gzip (%s)" % error)
+    return b"".join(out), "compaction-bench/program-source@2"
+
+
+MAX_PROGRAM_SOURCE_BYTES = 64 * 1024 ** 2
 
 
 _UNPRINTABLE = re.compile("[\x00-\x1f\x7f-\x9f\u200e\u200f\u202a-\u202e\u2066-\u2069]")

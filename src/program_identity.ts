@@ -68,7 +68,8 @@ function programFiles(): SourceFile[] {
 
 /**
  * The program-source blob every run stores as its source `program` (see store/program_source.ts): the files
- * read once per process, the same reading that hashes them for {@link programIdentity}.
+ * read once per process, the same reading that hashes them for {@link programIdentity}, compressed once per
+ * process (the demo makes several runs in one).
  */
 export function programSourceBlob(): Uint8Array {
   blob ??= programSourceBytes(programFiles());

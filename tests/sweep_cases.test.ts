@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
+import { gunzipSync, gzipSync } from "node:zlib";
 import { assetPath } from "../src/assets.ts";
 import { UsageError } from "../src/errors.ts";
 import { checkSweepCase } from "../src/suites/sweep/case_check.ts";
@@ -180,11 +181,16 @@ Deno.test("a second case runs end to end and verifies; its run keeps the checkou
     const manifest = JSON.parse(await Deno.readTextFile(join(run, "manifest.json")));
     const hash: string = manifest.sources.program;
     const blob = join(run, "objects/sha256", hash.slice(0, 2), hash.slice(2));
-    const text = await Deno.readTextFile(blob);
+    const text = new TextDecoder().decode(gunzipSync(await Deno.readFile(blob)));
+    assert.ok(text.startsWith('{"format":"compaction-bench/program-source@2"'));
     await Deno.chmod(blob, 0o644);
-    await Deno.writeTextFile(
+    await Deno.writeFile(
       blob,
-      text.replace("export function canonicalHash", "export function canonicalHasH"),
+      gzipSync(
+        new TextEncoder().encode(
+          text.replace("export function canonicalHash", "export function canonicalHasH"),
+        ),
+      ),
     );
     await Deno.chmod(blob, 0o444);
     const verify = await runCli(["verify", run]);

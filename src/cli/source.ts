@@ -1,7 +1,7 @@
 /**
  * `compaction-bench source RUN [--extract DIR]`: the program source files a run keeps (its source `program`,
- * see store/program_source.ts): lists them (path, SHA-256, bytes), or writes them under DIR (a new folder;
- * nothing is overwritten). The blob's hash and every file's recorded SHA-256 are checked first.
+ * see store/program_source.ts, stored gzip-compressed): lists them (path, SHA-256, bytes), or writes them under
+ * DIR (a new folder; nothing is overwritten). The blob's hash and every file's recorded SHA-256 are checked first.
  *
  * @module
  */
@@ -84,7 +84,10 @@ export async function sourceCommand(argv: string[]): Promise<number> {
         `${file.sha256}  ${String(file.bytes.length).padStart(8)}  ${file.path}`,
       );
     }
-    console.log(`${files.length} files, ${bytes.length} bytes (blob ${hash}); source_hash ${sourceHash}`);
+    const unpacked = files.reduce((sum, file) => sum + file.bytes.length, 0);
+    console.log(
+      `${files.length} files, ${unpacked} bytes (blob ${hash}, ${bytes.length} bytes stored); source_hash ${sourceHash}`,
+    );
     return 0;
   }
   const out = options.extract;

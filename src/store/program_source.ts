@@ -6,17 +6,24 @@
  * header's `source_hash`, naming a changed file; `compaction-bench source RUN` lists them or writes them back
  * out.
  *
- * The blob: one line of JSON, `{"format": "compaction-bench/program-source@1", "files": [[path, sha256,
- * bytes], …]}` sorted by path, a newline, then every file's bytes in that order, nothing between them
- * (building it is a copy, not an encoding).
+ * The blob is gzip (RFC 1952, Deno's native zlib at its default level, so the same files give the same bytes on
+ * the pinned Deno) of: one line of JSON, `{"format": "compaction-bench/program-source@2", "files": [[path,
+ * sha256, bytes], …]}` sorted by path, a newline, then every file's bytes in that order, nothing between them.
+ * Compressed, the code's own string literals (the redaction mark, key names) are not text a scan of a run
+ * folder meets. Runs made before it keep `@1`: the same layout stored plain; both are read.
  *
  * @module
  */
+import { gunzipSync, gzipSync } from "node:zlib";
 import { canonicalHash, sha256Hex } from "./hash.ts";
 import { parseJsonBytes } from "../core/json_read.ts";
 
-/** The `format` of the program-source blob. */
-export const PROGRAM_SOURCE_FORMAT = "compaction-bench/program-source@1";
+/** The `format` of the program-source blob this program writes (gzip of the layout above). */
+export const PROGRAM_SOURCE_FORMAT = "compaction-bench/program-source@2";
+/** The `format` of the blob runs made before compression keep (the same layout, stored plain). */
+export const PROGRAM_SOURCE_FORMAT_PLAIN = "compaction-bench/program-source@1";
+/** The most bytes a program-source blob may unpack to (a gzip bomb is refused, not unpacked). */
+export const MAX_PROGRAM_SOURCE_BYTES = 64 * 1024 ** 2;
 /** The run source name of the blob. */
 export const PROGRAM_SOURCE_NAME = "program";
 
@@ -36,8 +43,21 @@ function byPath(a: { path: string }, b: { path: string }): number {
   return a.path < b.path ? -1 : a.path > b.path ? 1 : 0;
 }
 
-/** The blob's bytes for `files` (sorted by path here). */
+/**
+ * The blob's bytes for `files` (sorted by path here), compressed: build it once per process and reuse it
+ * (program_identity.ts), the compression is most of its cost.
+ *
+ * @example
+ * ```ts
+ * const blob = programSourceBytes([{ path: "main.ts", sha256: sha256Hex(bytes), bytes }]);
+ * ```
+ */
 export function programSourceBytes(files: readonly SourceFile[]): Uint8Array {
+  return new Uint8Array(gzipSync(packedBytes(files)));
+}
+
+/** The uncompressed layout: the header line, then the files' bytes. */
+function packedBytes(files: readonly SourceFile[]): Uint8Array {
   const sorted = [...files].sort(byPath);
   const head = new TextEncoder().encode(
     JSON.stringify({
@@ -55,16 +75,38 @@ export function programSourceBytes(files: readonly SourceFile[]): Uint8Array {
   return out;
 }
 
-/** Parses a program-source blob (the files' bytes are views into it); throws an Error saying what is wrong. */
-export function parseProgramSource(blob: Uint8Array): SourceFile[] {
+/**
+ * The layout a blob holds: `@2` unpacked (at most {@link MAX_PROGRAM_SOURCE_BYTES}), `@1` as stored; throws an
+ * Error saying what is wrong.
+ */
+function unpacked(blob: Uint8Array): { format: string; bytes: Uint8Array } {
+  if (blob[0] !== 0x1f || blob[1] !== 0x8b) return { format: PROGRAM_SOURCE_FORMAT_PLAIN, bytes: blob };
+  try {
+    return {
+      format: PROGRAM_SOURCE_FORMAT,
+      bytes: new Uint8Array(gunzipSync(blob, { maxOutputLength: MAX_PROGRAM_SOURCE_BYTES })),
+    };
+  } catch (error) {
+    const why = error instanceof RangeError
+      ? `unpacks to more than ${MAX_PROGRAM_SOURCE_BYTES} bytes`
+      : `not valid gzip (${error instanceof Error ? error.message : String(error)})`;
+    throw new Error(`the ${PROGRAM_SOURCE_FORMAT} blob ${why}`);
+  }
+}
+
+/**
+ * Parses a program-source blob (`@2`, or a `@1` blob of an older run); throws an Error saying what is wrong.
+ */
+export function parseProgramSource(stored: Uint8Array): SourceFile[] {
+  const { format, bytes: blob } = unpacked(stored);
   const newline = blob.indexOf(10);
   if (newline < 0) throw new Error("no header line");
   const head = parseJsonBytes(blob.subarray(0, newline)) as {
     format?: unknown;
     files?: unknown;
   };
-  if (typeof head !== "object" || head === null || head.format !== PROGRAM_SOURCE_FORMAT) {
-    throw new Error(`not a ${PROGRAM_SOURCE_FORMAT} blob`);
+  if (typeof head !== "object" || head === null || head.format !== format) {
+    throw new Error(`not a ${format} blob`);
   }
   if (!Array.isArray(head.files)) throw new Error("no files list");
   const files: SourceFile[] = [];
