@@ -8,18 +8,7 @@ import { enginesEngineStage } from "./stages/engine.ts";
 import { enginesTranscriptStage } from "./stages/transcript.ts";
 import { enginesAggregateStage } from "./stages/aggregate.ts";
 import { enginesReportStage } from "./stages/report.ts";
-import { ENGINES_METRICS } from "./metric_table.ts";
-
-interface ComparedEngine {
-  engine: string;
-  budget?: string;
-  savings_pct: number | null;
-  needles: { recall: number | null };
-  qa: { recall: number | null } | null;
-  probes?: { f1?: number } | null;
-  conversation?: { sample: number; sample_id: string | null };
-  latency_ms: { cold: number | null; warm_median: number | null };
-}
+import { type ComparedEngine, ENGINES_METRICS } from "./metric_table.ts";
 
 /** `engines run`. */
 export const ENGINES_SUITE: Suite = {
@@ -47,15 +36,14 @@ export const ENGINES_SUITE: Suite = {
       const name = c
         ? `${e.engine} [${c.sample_id !== null ? `${c.sample_id} ` : ""}#${c.sample}]`
         : e.engine;
-      out.set(several ? `${name} @ ${e.budget}` : name, {
-        savings_pct: e.savings_pct,
-        needle_recall: e.needles.recall,
-        qa_recall: e.qa?.recall ?? null,
-        // LoCoMo's answer F1 of the row's LoCoMo questions, when it has some.
-        ...(e.probes?.f1 !== undefined ? { f1: e.probes.f1 } : {}),
-        cold_ms: e.latency_ms.cold,
-        warm_median_ms: e.latency_ms.warm_median,
+      const values = ENGINES_METRICS.flatMap((m) => {
+        const v = m.value(e);
+        return v === undefined ? [] : [[m.name, v] as const];
       });
+      out.set(
+        several ? `${name} @ ${e.budget}` : name,
+        Object.fromEntries(values),
+      );
     }
     return out;
   },

@@ -1,11 +1,12 @@
 /**
  * How `compare` pairs two sweep runs unit by unit: by generation (answers averaged first), per context kind
- * (and ceiling, in a ceiling sweep), over the fact score and the repair pass (invalid conditions count zero).
+ * (and ceiling, in a ceiling sweep), over the metrics its table pairs (invalid conditions count zero).
  *
  * @module
  */
 import { z } from "zod";
 import type { CompareUnits } from "../../report/compare_units.ts";
+import { sweepMetricsIn, sweepRowValue } from "./metrics.ts";
 
 const SweepRows = z.array(
   z.object({
@@ -25,9 +26,8 @@ export const SWEEP_COMPARE_UNITS: CompareUnits<z.infer<typeof SweepRows>[number]
   schema: SweepRows,
   unitOf: (r) => `gen=${r.generation}`,
   conditionOf: (r) => (typeof r.input_cap === "number" ? `${r.kind}@${r.input_cap}` : r.kind),
-  metrics: [
-    ["fact_score", (r) => (r.status === "ok" ? r.fact_score : 0)],
-    ["repair_pass", (r) => (r.status === "ok" && r.repair_all_passed ? 1 : 0)],
-  ],
+  get metrics(): [string, (r: z.infer<typeof SweepRows>[number]) => number][] {
+    return sweepMetricsIn("paired").map((m) => [m.name, (r) => sweepRowValue(m, r)]);
+  },
   validity: { valid: (r) => r.status === "ok", noun: "answers" },
 };

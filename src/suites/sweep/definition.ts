@@ -19,7 +19,7 @@ import { sweepAggregateStage } from "./stages/aggregate.ts";
 import { sweepReportStage } from "./stages/report.ts";
 import { sweepCeilingsStage } from "./stages/ceilings.ts";
 import { parseJson } from "../../core/json_read.ts";
-import { SWEEP_METRICS } from "./metrics.ts";
+import { SWEEP_METRICS, sweepMetricsIn } from "./metrics.ts";
 
 const pct = (x: number) => (100 * x).toFixed(1).padStart(5);
 
@@ -54,12 +54,10 @@ export const SWEEP_SUITE: Suite = {
   compareMetrics({ aggregate }) {
     const out = new Map<string, Record<string, number | null>>();
     for (const r of aggregate as (SweepKindAggregate & { input_cap?: number | null })[]) {
-      out.set(conditionOf(r), {
-        fact_score: r.fact_score,
-        repair_pass: r.repair_pass_share,
-        valid: r.valid,
-        input_tokens_mean: r.input_tokens.mean,
-      });
+      out.set(
+        conditionOf(r),
+        Object.fromEntries(sweepMetricsIn("compare").map((m) => [m.name, m.aggregate(r)])),
+      );
     }
     return out;
   },

@@ -16,11 +16,7 @@ import {
 } from "../../analysis/bootstrap.ts";
 import { type PairedDifference, pairedDifference } from "../../analysis/paired.ts";
 import { column, unitMeans } from "../../analysis/unit_means.ts";
-
-/** The sweep metrics given intervals, with their labels. */
-export const SWEEP_CI_METRICS = [["fact_score", "fact score"], ["repair_pass", "repair pass"]] as const;
-
-type SweepMetric = (typeof SWEEP_CI_METRICS)[number][0];
+import { sweepMetricsIn, sweepRowValue } from "./metrics.ts";
 
 /** Intervals and paired differences of a sweep run. */
 export interface SweepStats {
@@ -30,14 +26,9 @@ export interface SweepStats {
   seed: string;
   generations: number;
   /** Per context kind: its intervals and the share of its answers that were invalid (0–1). */
-  kinds: { kind: string; intervals: Record<SweepMetric, Interval>; invalid: number }[];
-  paired: ({ a: string; b: string; metric: SweepMetric } & PairedDifference)[];
+  kinds: { kind: string; intervals: Record<string, Interval>; invalid: number }[];
+  paired: ({ a: string; b: string; metric: string } & PairedDifference)[];
 }
-
-const VALUE: Record<SweepMetric, (r: SweepResultRow) => number> = {
-  fact_score: (r) => (r.status === "ok" ? r.fact_score : 0),
-  repair_pass: (r) => (r.status === "ok" && r.repair_all_passed ? 1 : 0),
-};
 
 /** Computes the sweep intervals and paired differences. */
 export function sweepStats(
@@ -50,20 +41,20 @@ export function sweepStats(
   const unit = (r: SweepResultRow) => String(r.generation);
   const ids = [...new Set(rows.map(unit))].sort((x, y) => Number(x) - Number(y));
   const means = Object.fromEntries(
-    SWEEP_CI_METRICS.map(([m]) => [m, unitMeans(rows, { condition: (r) => r.kind, unit, value: VALUE[m] })]),
-  ) as Record<SweepMetric, Map<string, Map<string, number>>>;
+    [...new Set([...sweepMetricsIn("intervals"), ...sweepMetricsIn("paired")])].map((m) => [
+      m.name,
+      unitMeans(rows, { condition: (r) => r.kind, unit, value: (r) => sweepRowValue(m, r) }),
+    ]),
+  );
   const intervals = kinds.map((kind) => {
-    const cis = bootstrapMeans(SWEEP_CI_METRICS.map(([m]) => column(means[m].get(kind), ids)), {
+    const cis = bootstrapMeans(sweepMetricsIn("intervals").map((m) => column(means[m.name].get(kind), ids)), {
       resamples,
       seed,
     });
     const mine = rows.filter((r) => r.kind === kind);
     return {
       kind,
-      intervals: Object.fromEntries(SWEEP_CI_METRICS.map(([m], i) => [m, cis[i]])) as Record<
-        SweepMetric,
-        Interval
-      >,
+      intervals: Object.fromEntries(sweepMetricsIn("intervals").map((m, i) => [m.name, cis[i]])),
       invalid: mine.length === 0 ? 0 : mine.filter((r) => r.status !== "ok").length / mine.length,
     };
   });
@@ -71,7 +62,7 @@ export function sweepStats(
   for (const k of kinds) if (k !== "S" && k !== "full" && kinds.includes("S")) pairs.push(["S", k]);
   for (const k of kinds) if (k !== "full" && kinds.includes("full")) pairs.push(["full", k]);
   const paired = pairs.flatMap(([a, b]) =>
-    SWEEP_CI_METRICS.map(([metric]) => ({
+    sweepMetricsIn("paired").map(({ name: metric }) => ({
       a,
       b,
       metric,

@@ -6,13 +6,14 @@
 import type { Cell } from "../../core/markdown_table.ts";
 import { markdownTable } from "../../core/markdown_table.ts";
 import { formatDifference, formatInterval, formatP, formatPoints } from "../../analysis/format.ts";
-import { SWEEP_CI_METRICS, type SweepStats } from "./stats.ts";
+import type { SweepStats } from "./stats.ts";
+import { SWEEP_METRICS, sweepMetricsIn } from "./metrics.ts";
 import { mostlyInvalidNote as mostlyInvalid } from "../../analysis/mostly_invalid.ts";
 
 /** Header of the sweep interval table. */
 export const SWEEP_INTERVAL_HEADERS = [
   "context",
-  ...SWEEP_CI_METRICS.map(([, label]) => `${label} (95% CI)`),
+  ...sweepMetricsIn("intervals").map((m) => `${m.label} (95% CI)`),
   "generations",
 ];
 
@@ -20,7 +21,7 @@ export const SWEEP_INTERVAL_HEADERS = [
 export function sweepIntervalRows(stats: SweepStats): Cell[][] {
   return stats.kinds.map((k) => [
     k.kind,
-    ...SWEEP_CI_METRICS.map(([m]) => formatInterval(k.intervals[m])),
+    ...sweepMetricsIn("intervals").map((m) => formatInterval(k.intervals[m.name])),
     k.intervals.fact_score.n,
   ]);
 }
@@ -51,7 +52,7 @@ export function mostlyInvalidNote(stats: SweepStats, a: string, b: string): stri
 export function sweepPairedRows(stats: SweepStats): Cell[][] {
   return stats.paired.map((p) => [
     `${p.b} vs ${p.a}`,
-    p.metric === "fact_score" ? "fact score" : "repair pass",
+    SWEEP_METRICS.find((m) => m.name === p.metric)?.label ?? p.metric,
     p.n,
     formatPoints(p.mean_a),
     formatPoints(p.mean_b),
