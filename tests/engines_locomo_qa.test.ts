@@ -173,7 +173,7 @@ Deno.test("engines run --sample all: a row per conversation per engine, pooled F
     const run = await runCli([...args, "--transcript", FIXTURE, "--sample", "all", "--output", out]);
     assert.equal(run.code, 0, run.stderr);
     assert.match(run.stdout, /LoCoMo QA F1, pooled over every question of every conversation/);
-    assert.match(run.stdout, /  full: 75\.5 \(7 questions, 2 conversations\)/);
+    assert.match(run.stdout, / {2}full: 75\.5 \(7 questions, 2 conversations\)/);
     const results = JSON.parse(await Deno.readTextFile(join(out, "results.json")));
     assert.deepEqual(
       results.engines.map((e: { engine: string; conversation: { sample_id: string } }) => [
