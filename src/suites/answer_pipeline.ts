@@ -7,6 +7,9 @@
  */
 import { z } from "zod";
 import { defineStage } from "../pipeline/stage.ts";
+import type { ChatMessage } from "../models/messages.ts";
+import type { TokenCounter } from "../tokens/types.ts";
+import { ENGINE_STAGE_PARAMS, ENGINE_WINDOW_OUTPUT, runEngineStage } from "../methods/engine_method.ts";
 import { publishedJson } from "./published.ts";
 import { ceilingOf } from "./ceiling_inputs.ts";
 
@@ -92,6 +95,76 @@ export function defineCeilingsStage<F extends string>(decl: CeilingsDecl<F>) {
           "aggregate.json": publishedJson(aggregates),
         },
       });
+    },
+  });
+}
+
+/** The params every suite's `*-engine` stage has besides the method's name and the suite's own. */
+const EngineCommon = z.object({ ...ENGINE_STAGE_PARAMS, chat_model: z.string(), decision_model: z.string() });
+
+/** What a suite's engine stage body needs: the counter and what `runEngineStage` needs. */
+export type EngineStageEnv = Parameters<typeof runEngineStage>[2] & { counter: TokenCounter };
+
+/** How a suite declares its `*-engine` stage. */
+export interface EngineStageDecl<S extends z.ZodRawShape, E extends EngineStageEnv> {
+  /** The stage name (`hotpot-engine`, `sweep-engine`). */
+  name: string;
+  /** The stage's one line for the catalogue. */
+  doc: string;
+  /** The param naming the method (`method`, `kind`) and the suite's own params (sweep: its fixture's hash). */
+  params: S;
+  inputs: readonly string[];
+  /**
+   * The public history the engine compacts and the evidence space every method of the run has (the ceiling
+   * less the reserve, the head, the framing and the question); or why the unit is invalid.
+   */
+  history(
+    params: z.infer<typeof EngineCommon> & z.infer<z.ZodObject<S>>,
+    inputs: Record<string, unknown>,
+    env: E,
+  ): { messages: ChatMessage[]; budget: number; name: string } | { invalid: string };
+}
+
+/**
+ * A context engine used as a suite's method: it compacts the unit's public history to the evidence space
+ * every method has, frozen per generation before any answer (a `--frozen-run` reuses it by key, which holds
+ * the engine's spec and its adapter files' hashes). The context stage appends the question and checks the
+ * complete input against the ceiling.
+ */
+export function defineEngineStage<S extends z.ZodRawShape, E extends EngineStageEnv>(
+  decl: EngineStageDecl<S, E>,
+) {
+  const Params = EngineCommon.extend(decl.params);
+  return defineStage({
+    name: decl.name,
+    version: 1,
+    doc: decl.doc,
+    params: Params,
+    inputs: decl.inputs,
+    outputs: { window: ENGINE_WINDOW_OUTPUT },
+    provider: true,
+    async run({ params, inputs, key, env }: {
+      params: z.infer<typeof Params>;
+      inputs: Record<string, unknown>;
+      key: string;
+      env: E;
+    }) {
+      const own = params as z.infer<typeof EngineCommon> & z.infer<z.ZodObject<S>>;
+      const plan = decl.history(own, inputs, env);
+      if ("invalid" in plan) {
+        const usage = { calls: 0, input_tokens: 0, output_tokens: 0 };
+        const window = { node: key, ok: false, messages: null, reason: plan.invalid, usage };
+        return { outputs: { window }, status: "invalid" as const, reason: plan.invalid };
+      }
+      return await runEngineStage(
+        own.engine,
+        plan.name,
+        env,
+        plan.messages,
+        plan.budget,
+        env.counter,
+        key,
+      );
     },
   });
 }
