@@ -17,7 +17,7 @@ import {
 import { textTable } from "../core/markdown_table.ts";
 import { parseCommand } from "./args.ts";
 import { BOOTSTRAP_OPTION_HELP, bootstrapOption } from "./stats_options.ts";
-import { suiteNamed } from "../suites/registry.ts";
+import { suiteNamed, SUITES } from "../suites/registry.ts";
 import { shareNames } from "../analysis/metrics.ts";
 import { CLI } from "../core/program_name.ts";
 
@@ -29,8 +29,14 @@ differences B − A with a 95% bootstrap CI, a sign-flip permutation p-value and
 headline aggregate side by side. Runs over different corpora are refused unless --unpaired. Neither run is
 changed.
 
-Shares (EM, F1, recall, fact score, repair pass) are shown in percentage points throughout (--json keeps
-fractions).
+Shares are shown in percentage points throughout (--json keeps fractions):
+${
+  SUITES.filter((s) => s.metrics?.some((m) => m.compare && m.kind === "share")).map((s) =>
+    `  ${s.name.padEnd(9)}${
+      s.metrics!.filter((m) => m.compare && m.kind === "share").map((m) => m.label).join(", ")
+    }`
+  ).join("\n")
+}
 
 Options:
   --unpaired           compare runs over different corpora as independent samples (says so)

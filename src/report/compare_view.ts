@@ -125,7 +125,7 @@ ${paragraphs(unitNote(units), "note")}${chart ?? ""}${htmlTable(unitHeaders(unit
 <h2>Aggregates</h2>
 ${
     paragraphs(
-      "Shares (EM, F1, recall, fact score, repair pass) in percentage points; counts and means as they are.",
+      `Shares (${[...shares].join(", ")}) in percentage points; counts and means as they are.`,
       "note",
     )
   }${htmlTable(["", "metric", "A", "B", "B − A"], comparisonRows(comparison, shares))}`;
