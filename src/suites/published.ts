@@ -8,7 +8,7 @@ import { canonicalJson, isIJson } from "../store/canonical.ts";
 
 /**
  * Refuses a value that is not I-JSON, with `canonicalJson`'s error (the path to the bad value). `isIJson`
- * accepts exactly what it accepts, without writing the canonical text (a results.json of 480 rows: ~11 ms).
+ * accepts exactly what it accepts, without writing the canonical text.
  */
 function assertPublishable(value: unknown): void {
   if (!isIJson(value)) canonicalJson(value);

@@ -30,7 +30,7 @@ export async function hotpotAnalysis(
   const contexts = async (hash: string) => {
     const value = await loadContext(hash);
     // Plain messages (what the context stage writes) are taken as read: the check says yes only where the
-    // schema accepts, and the explorer reads only the fields it checked (~14 ms less for 120 contexts).
+    // schema accepts, and the explorer reads only the fields it checked, sparing a schema walk.
     if (isPlainChatRequest({ messages: value })) return value as ChatMessage[];
     const parsed = Messages.safeParse(value);
     return parsed.success ? parsed.data : undefined;
