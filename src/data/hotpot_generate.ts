@@ -1,9 +1,7 @@
 /**
- * A deterministic generator of HotpotQA-format distractor records over a made-up world of people, cities,
- * companies, rivers and bands. Every record has ten articles: two gold articles that together answer the
- * question and eight distractors, each several sentences long. The answer and the supporting facts are
- * correct by construction: the question names entities whose asked facts are stated exactly once, in the
- * sentences listed as supporting facts.
+ * A deterministic generator of HotpotQA-format distractor records over a made-up world (people, cities,
+ * companies, rivers, bands): ten articles per record, two gold ones that together answer the question, whose
+ * asked facts are stated exactly once, in the sentences listed as supporting facts.
  *
  * The distractors are built the way HotpotQA's were retrieved (by TF-IDF bigram similarity to the question):
  * about half are lexical neighbours of the question's entities (namesakes such as "East Corbelhaven", articles

@@ -1,12 +1,8 @@
 /**
- * The decision model client (Jev): TypeSafe's System One API, spoken with `fetch` directly.
- *
- * Wire format (as this client sends and expects it):
- *
- * - `POST {baseURL}/systemone`, headers `Authorization: Bearer KEY`, `Content-Type: application/json`;
- * - body `{model, state, questions: [{type: "noul", instructions, criteria?}, ...]}`;
- * - reply `{model, answers: [{type: "noul", noul: p}, ...], usage: {input_tokens, output_tokens}}` with one
- *   answer per question, in question order, each `noul` a finite number in [0, 1]; extra fields pass.
+ * The decision model client (Jev): TypeSafe's System One API, spoken with `fetch` directly. Wire format:
+ * `POST {baseURL}/systemone` (`Authorization: Bearer KEY`) with `{model, state, questions: [{type: "noul",
+ * instructions, criteria?}]}`; reply `{model, answers: [{type: "noul", noul}], usage: {input_tokens,
+ * output_tokens}}`, one answer per question in order, each `noul` finite in [0, 1]; extra fields pass.
  *
  * Large question sets go in batches (decision_batches.ts) under the endpoint's shared concurrency limit. Each
  * batch retries 408, 429, 5xx, connection failures, timeouts and a bad 200 body (cut short, not JSON, wrong

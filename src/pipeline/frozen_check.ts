@@ -1,18 +1,14 @@
 /**
- * "Frozen means frozen": with `--frozen-run DIR` every compression artifact (summary and ranking node) must
- * come from the frozen run, and no new compression call is made. Two guards enforce it:
+ * "Frozen means frozen": with `--frozen-run DIR` every compression artifact (summary and ranking node) comes
+ * from the frozen run and no new compression call is made. Two guards, both {@link UsageError}s (exit 2):
  *
- * 1. Before anything is written, the suite compares the options that enter a compression node's key with
- *    the frozen run's recorded protocol ({@link assertFrozenProtocol}) and refuses — naming the option, e.g.
- *    `--summary-allowance 3000 differs from the frozen run's 3200` — and refuses a frozen run whose
- *    compression nodes failed after provider calls ({@link assertNoFailedCompression}): a frozen run never
- *    reuses a failed node, and redoing it would be a new compression call.
- * 2. While running, the executor refuses a compression node that is not in the frozen run
- *    ({@link FrozenMismatchError}); the suite's run directory, created by this invocation, is then removed,
- *    so a refusal leaves nothing written. A frozen node that failed without any provider call (e.g. its
- *    question's collection was invalid) is recomputed, which makes no call either, and said so.
- *
- * Both are {@link UsageError}s: exit code 2.
+ * 1. Before anything is written, the options that enter a compression node's key are compared with the frozen
+ *    run's recorded protocol ({@link assertFrozenProtocol}: e.g. `--summary-allowance 3000 differs from the
+ *    frozen run's 3200`), and a frozen run whose compression nodes failed after provider calls is refused
+ *    ({@link assertNoFailedCompression}: redoing one would be a new call).
+ * 2. While running, the executor refuses a compression node the frozen run lacks ({@link FrozenMismatchError})
+ *    and the run directory this invocation created is removed. A frozen node that failed without a provider
+ *    call (an invalid collection) is recomputed, which makes no call either, and said so.
  *
  * @module
  */
