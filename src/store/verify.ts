@@ -33,6 +33,7 @@ import {
 import { parseJsonBytes } from "../core/json_read.ts";
 import { RUN_FILES } from "./run_files.ts";
 import { isPlainNode } from "./plain_records.ts";
+import { checkManifestSchema, journalLineCount, nodeCountProblem } from "./manifest_check.ts";
 import { type DirScan, scanDirectorySync, ScanPool } from "./dir_scan.ts";
 import {
   type EntryInfo,
@@ -421,19 +422,23 @@ export class RunChecker {
         const rawNodes = value !== null && typeof value === "object"
           ? (value as { nodes?: unknown }).nodes
           : undefined;
-        const names = Array.isArray(rawNodes)
+        // More nodes than the journal has lines: named before any per-node work (manifest_check.ts).
+        const tooMany = nodeCountProblem(
+          value,
+          journalBytes instanceof Uint8Array ? journalLineCount(journalBytes) : undefined,
+        );
+        const names = !tooMany && Array.isArray(rawNodes)
           ? rawNodes.map((node, i) => [i, nodeNameProblem(node)] as const).find(([, p]) => p !== null)
           : undefined;
-        plain = names === undefined ? plainManifest(value) : undefined;
-        if (names !== undefined) add("manifest", `manifest.json node #${names[0]}`, names[1]!);
+        plain = !tooMany && names === undefined ? plainManifest(value) : undefined;
+        if (tooMany) add("manifest", "manifest.json nodes", tooMany);
+        else if (names !== undefined) add("manifest", `manifest.json node #${names[0]}`, names[1]!);
         else if (plain) this.#manifest = plain.manifest;
         else {
-          const parsed = ManifestSchema.safeParse(value);
-          if (parsed.success) this.#manifest = parsed.data;
-          else {
-            for (const issue of parsed.error.issues) {
-              add("manifest", `manifest.json field ${issue.path.join(".") || "(root)"}`, issue.message);
-            }
+          const checked = checkManifestSchema(value);
+          if (checked.manifest) this.#manifest = checked.manifest;
+          for (const issue of checked.issues) {
+            add("manifest", `manifest.json field ${issue.path}`, issue.message);
           }
         }
       } catch (error) {
