@@ -48,7 +48,7 @@ async function checkOne(
   onProblem: (problem: Problem) => void,
 ): Promise<VerifyReport> {
   // The stages' declared outputs: an output of another name is named (loaded only by this command).
-  const { declaredOutputs } = await import("../suites/stage_registry.ts");
+  const { declaredOutputs } = await import("../suites/stage_outputs.ts");
   const checker = new RunChecker(run, { strictModes, declaredOutputs });
   const problems: Problem[] = [];
   for await (const problem of checker.check()) {
