@@ -20,6 +20,7 @@ import { readInputText } from "../../fs_input.ts";
 import { parseJsonKeepingDecimalIds } from "../../suites/hotpot/run/json_ids.ts";
 import { CLI } from "../../core/program_name.ts";
 import { ownRecord } from "../../core/own_record.ts";
+import { INPUT_MAX_BYTES } from "../../core/input_limits.ts";
 
 const HELP = `Usage: ${CLI} hotpot score --gold FILE --pred FILE
 
@@ -45,7 +46,7 @@ export type PredictionFile = z.infer<typeof PredictionFileSchema>;
 
 /** Reads and validates a prediction file; errors name the file and the field. */
 export async function loadPredictionFile(path: string): Promise<PredictionFile> {
-  const text = await readInputText(path, "--pred");
+  const text = await readInputText(path, "--pred", INPUT_MAX_BYTES.predictions);
   let data: unknown;
   try {
     data = parseJsonKeepingDecimalIds(text);

@@ -7,8 +7,10 @@
  */
 import { z } from "zod";
 import { UsageError } from "../../errors.ts";
-import { parseJsonText, readTranscriptText } from "./read_json.ts";
+import { parseJsonText } from "./read_json.ts";
 import { issueError, type Probe } from "./types.ts";
+import { INPUT_MAX_BYTES } from "../../core/input_limits.ts";
+import { readInputText } from "../../fs_input.ts";
 
 /** Most probes one file may hold. */
 export const MAX_PROBES = 10_000;
@@ -36,7 +38,7 @@ export interface HermesProbes {
 
 /** Reads and validates a probe file; problems are a {@link UsageError} naming the file and field. */
 export async function readHermesProbes(path: string): Promise<HermesProbes> {
-  return parseHermesProbes(await readTranscriptText(path), path);
+  return parseHermesProbes(await readInputText(path, "--probes", INPUT_MAX_BYTES.probes), path);
 }
 
 /** Parses and validates a probe file's text (`path` names it in errors). */

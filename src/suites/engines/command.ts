@@ -25,6 +25,7 @@ import type { GenerateParamsInput } from "./generate.ts";
 import { runEnginesSuite, type TranscriptSource } from "./suite.ts";
 import { readPassedEnv } from "../../methods/engines/passed_env.ts";
 import { DEFAULT_RECOVERY_ROUNDS } from "./recovery.ts";
+import { INPUT_MAX_BYTES } from "../../core/input_limits.ts";
 
 /** The parsed options of `engines run`. */
 export interface EnginesRunCommandOptions extends RunCommandOptions {
@@ -99,7 +100,7 @@ export async function enginesRunCommand(
   let probes: { path: string; probes: Awaited<ReturnType<typeof readHermesProbes>>["probes"] } | undefined;
   if (options.probes) {
     probes = { path: options.probes, probes: (await readHermesProbes(options.probes)).probes };
-    sources.probes = await readInputFile(options.probes, "--probes");
+    sources.probes = await readInputFile(options.probes, "--probes", INPUT_MAX_BYTES.probes);
   }
   const engines = (options.engine ?? [...BUILTIN_ENGINES]).map(parseEngineSelection);
   const seenNames = new Set<string>();

@@ -23,6 +23,7 @@ import {
 } from "./case_format.ts";
 import { type EvidenceUnit, splitUnits } from "./units.ts";
 import { parseJson } from "../../core/json_read.ts";
+import { INPUT_MAX_BYTES } from "../../core/input_limits.ts";
 
 export type { CaseRepair, Fact, RepairSpec, UnitBoundary } from "./case_format.ts";
 
@@ -252,7 +253,7 @@ export async function sweepFixtureFromFiles(
 }
 
 async function readCaseJson(dir: string): Promise<{ bytes: Uint8Array; json: SweepCaseJson }> {
-  const bytes = await readInputFile(`${dir}/case.json`, "--case");
+  const bytes = await readInputFile(`${dir}/case.json`, "--case", INPUT_MAX_BYTES.sweepCase);
   return { bytes, json: parseCaseJson(bytes, `${dir}/case.json`) };
 }
 
