@@ -111,7 +111,9 @@ export interface EngineStageDecl<S extends z.ZodRawShape, E extends EngineStageE
   name: string;
   /** The stage's one line for the catalogue. */
   doc: string;
-  /** The param naming the method (`method`, `kind`) and the suite's own params (sweep: its fixture's hash). */
+  /** The param naming the method (`method`, `kind`), first in the params. */
+  name_param: string;
+  /** The suite's own params (sweep: its fixture's hash), before the models'. */
   params: S;
   inputs: readonly string[];
   /**
@@ -134,7 +136,14 @@ export interface EngineStageDecl<S extends z.ZodRawShape, E extends EngineStageE
 export function defineEngineStage<S extends z.ZodRawShape, E extends EngineStageEnv>(
   decl: EngineStageDecl<S, E>,
 ) {
-  const Params = EngineCommon.extend(decl.params);
+  // In the declared order of the stage catalogue: the method's name, the engine's, the suite's, the models.
+  const Params = z.object({
+    [decl.name_param]: z.string(),
+    ...ENGINE_STAGE_PARAMS,
+    ...decl.params,
+    chat_model: z.string(),
+    decision_model: z.string(),
+  }) as unknown as ReturnType<typeof EngineCommon.extend<S>>;
   return defineStage({
     name: decl.name,
     version: 1,

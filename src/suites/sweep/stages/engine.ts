@@ -19,6 +19,7 @@ export const sweepEngineStage = defineEngineStage({
   doc:
     "A context engine's compaction of the sweep's public history (one generation), to the evidence space " +
     "every sweep context has under the ceiling.",
+  name_param: "kind",
   params: { kind: z.string(), fixture: z.string() },
   // The trajectory node's units: so the engine node descends from the trajectory in the DAG.
   inputs: ["units"],

@@ -17,6 +17,7 @@ export const hotpotEngineStage = defineEngineStage({
   name: "hotpot-engine",
   doc: "A context engine's compaction of one question's public history (one generation), to the evidence " +
     "space every method has under the ceiling.",
+  name_param: "method",
   params: { method: z.string() },
   inputs: ["question"],
   history(params, inputs, env: HotpotModelEnv) {
