@@ -1,7 +1,7 @@
 /**
  * Test helpers over live processes: outside processes may run in a PID namespace with a /proc of its own, so
  * they cannot tell their pid as this program sees it; they put a token in their command line instead, and the
- * test finds them by it in this host's /proc (tests run with --allow-all).
+ * test finds them by it in the host's process list (`ps`).
  *
  * @module
  */
@@ -13,20 +13,23 @@ export function sleepingWith(token: string): string {
   }])`;
 }
 
-/** The live (not zombie) processes whose command line holds `token`. */
+/**
+ * The live (not zombie) processes whose command line holds `token`, as `ps` lists them: the test task runs
+ * without `--allow-all`, under which Deno refuses to read `/proc` itself, while `--allow-run` runs `ps`.
+ */
 export function withToken(token: string): number[] {
+  const listing = new Deno.Command("ps", {
+    args: ["-eo", "pid=,stat=,args="],
+    stdout: "piped",
+    stderr: "null",
+  })
+    .outputSync();
   const found: number[] = [];
-  for (const entry of Deno.readDirSync("/proc")) {
-    if (!/^\d+$/.test(entry.name)) continue;
-    try {
-      const cmdline = Deno.readTextFileSync(`/proc/${entry.name}/cmdline`);
-      if (!cmdline.includes(token)) continue;
-      const stat = Deno.readTextFileSync(`/proc/${entry.name}/stat`);
-      if (stat.slice(stat.lastIndexOf(")") + 2).startsWith("Z")) continue;
-      found.push(Number(entry.name));
-    } catch {
-      // gone meanwhile
-    }
+  for (const line of new TextDecoder().decode(listing.stdout).split("\n")) {
+    const match = /^\s*(\d+)\s+(\S+)\s+(.*)$/.exec(line);
+    if (match === null || !match[3].includes(token) || match[2].startsWith("Z")) continue;
+    if (match[3].startsWith("ps ")) continue;
+    found.push(Number(match[1]));
   }
   return found;
 }
