@@ -390,27 +390,27 @@ const oneChildAtATime = pLimit(1);
 export type CaseExchange = Awaited<ReturnType<SandboxChild["exchange"]>>;
 
 /**
- * Sends case-module messages (a case's checks module and, for `case-check`, a repair; see case_checks.ts)
- * one after another to a sandbox child, a fresh child after one that broke; one outcome per message. Throws
- * {@link SandboxUnavailableError} only when a child cannot be started at all.
+ * Sends each item to a sandbox child in turn, one outcome per item, with a fresh child after one that broke.
+ * Throws {@link SandboxUnavailableError} only when a child cannot be started at all.
  */
-export function exchangeInSandbox(
-  messages: readonly Record<string, unknown>[],
-  limits: SandboxLimits = {},
-  launch: SandboxLaunch = defaultLaunch(),
-): Promise<CaseExchange[]> {
+function inSandboxChildren<T, O>(
+  items: readonly T[],
+  limits: SandboxLimits,
+  launch: SandboxLaunch,
+  send: (child: SandboxChild, item: T, limits: Required<SandboxLimits>) => Promise<O>,
+): Promise<O[]> {
   const full: Required<SandboxLimits> = {
     deadlineMs: limits.deadlineMs ?? 2000,
     cpuTimeoutMs: limits.cpuTimeoutMs ?? 500,
     startupMs: limits.startupMs ?? 30_000,
   };
   return oneChildAtATime(async () => {
-    const outcomes: CaseExchange[] = [];
+    const outcomes: O[] = [];
     let child: SandboxChild | undefined;
     try {
-      for (const message of messages) {
+      for (const item of items) {
         child ??= await SandboxChild.start(launch, full.startupMs);
-        outcomes.push(await child.exchange(message, full));
+        outcomes.push(await send(child, item, full));
         if (child.broken) {
           await child.dispose();
           child = undefined;
@@ -421,6 +421,19 @@ export function exchangeInSandbox(
     }
     return outcomes;
   });
+}
+
+/**
+ * Sends case-module messages (a case's checks module and, for `case-check`, a repair; see case_checks.ts)
+ * one after another to a sandbox child, a fresh child after one that broke; one outcome per message. Throws
+ * {@link SandboxUnavailableError} only when a child cannot be started at all.
+ */
+export function exchangeInSandbox(
+  messages: readonly Record<string, unknown>[],
+  limits: SandboxLimits = {},
+  launch: SandboxLaunch = defaultLaunch(),
+): Promise<CaseExchange[]> {
+  return inSandboxChildren(messages, limits, launch, (child, message, full) => child.exchange(message, full));
 }
 
 /**
@@ -435,28 +448,12 @@ export function runChecksInSandbox(
   limits: SandboxLimits = {},
   launch: SandboxLaunch = defaultLaunch(),
 ): Promise<SandboxOutcome[]> {
-  const full: Required<SandboxLimits> = {
-    deadlineMs: limits.deadlineMs ?? 2000,
-    cpuTimeoutMs: limits.cpuTimeoutMs ?? 500,
-    startupMs: limits.startupMs ?? 30_000,
-  };
-  return oneChildAtATime(async () => {
-    const outcomes: SandboxOutcome[] = [];
-    let child: SandboxChild | undefined;
-    try {
-      for (const scenario of scenarios) {
-        child ??= await SandboxChild.start(launch, full.startupMs);
-        outcomes.push(await child.runCheck(source, scenario, full));
-        if (child.broken) {
-          await child.dispose();
-          child = undefined;
-        }
-      }
-    } finally {
-      await child?.dispose();
-    }
-    return outcomes;
-  });
+  return inSandboxChildren(
+    scenarios,
+    limits,
+    launch,
+    (child, scenario, full) => child.runCheck(source, scenario, full),
+  );
 }
 
 /** Runs `source` against one scenario in a fresh sandbox child; see {@link runChecksInSandbox}. */
