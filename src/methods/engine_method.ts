@@ -32,10 +32,14 @@ import { declaredMethod, type EngineMethod, type Method } from "./registry.ts";
 
 /** Engines that call no model: pure functions of their input, so one generation suffices. */
 export const MODEL_FREE_ENGINES: ReadonlySet<string> = new Set([
-  "full",
   "truncate",
   ...Object.entries(FRAMEWORK_ENGINES).filter(([, e]) => !e.needsChat).map(([name]) => name),
 ]);
+
+/** True when the engine `spec` names calls no model (a declared method needing no artifact is one). */
+function modelFree(spec: string): boolean {
+  return MODEL_FREE_ENGINES.has(spec) || declaredMethod(spec)?.needs.length === 0;
+}
 
 /** One `--method` value, read: the name the tables show and what it names. */
 export interface MethodSelection {
@@ -52,7 +56,7 @@ function knownEngineSpec(spec: string): boolean {
   return spec.startsWith("exec:") || spec.startsWith("exec+tools:") || spec.startsWith("http:") ||
     spec.startsWith("https://") ||
     Object.hasOwn(REAL_COMPETITORS, spec) || Object.hasOwn(FRAMEWORK_ENGINES, spec) ||
-    (BUILTIN_ENGINES as readonly string[]).includes(spec);
+    (BUILTIN_ENGINES as readonly string[]).includes(spec) || declaredMethod(spec) !== undefined;
 }
 
 /**
@@ -87,7 +91,7 @@ export function resolveMethod(
     spec: selection.spec,
     needs: [],
     ceilingBinds: true,
-    deterministic: MODEL_FREE_ENGINES.has(selection.spec),
+    deterministic: modelFree(selection.spec),
   };
   return engine;
 }

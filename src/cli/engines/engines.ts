@@ -49,7 +49,8 @@ one question per prompt; a LoCoMo file's own QA annotations are scored by LoCoMo
 
 Options:
   --engine [NAME=]SPEC repeatable: ${BUILTIN_ENGINES.join(", ")} (hermes-like is this program's own
-                       reimplementation, labelled so), the real competitors ${
+                       reimplementation, labelled so; any method hotpot and sweep run, over the
+                       transcript's messages), the real competitors ${
   Object.keys(REAL_COMPETITORS).join(", ")
 }
                        (adapters/*.py through exec:; a missing package or daemon reads "skipped"),

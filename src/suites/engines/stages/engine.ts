@@ -62,7 +62,8 @@ export const enginesEngineStage = defineStage({
   // result; latency_ms is the round trip), and the context_length param (`--context-length`).
   // v6: LoCoMo questions scored by LoCoMo's answer F1 too (`f1` overall, per category and per answer);
   // `conversation` of a --sample run in the result.
-  version: 6,
+  // v7: full, summary, jev and jev+summary are the declared methods (method_engine.ts), not engine copies.
+  version: 7,
   doc: "One engine's cold and warm compress calls (timed), validation, measures and QA, and for an engine " +
     "with recall tools the +recovery arm (QA and probes again with the tools offered).",
   params: EngineParams,
