@@ -1,6 +1,5 @@
 /**
  * `compaction-bench compare RUN_A RUN_B [--unpaired] [--bootstrap N] [--html FILE] [--json]`.
- *
  * @module
  */
 import { z } from "zod";
@@ -46,7 +45,6 @@ ${BOOTSTRAP_OPTION_HELP}
   --json               print the comparison as JSON
   -h, --help           this help`;
 
-/** Runs `compare`; returns the exit code. */
 export async function compareCommand(argv: string[]): Promise<number> {
   const { options, positionals } = parseCommand(
     "compare",

@@ -1,7 +1,5 @@
 /**
- * `compaction-bench serve-reference`: runs the reference model (both endpoints) on 127.0.0.1 until
- * SIGINT or SIGTERM, printing its base URL first.
- *
+ * `compaction-bench serve-reference`: the reference model on 127.0.0.1 until SIGINT or SIGTERM.
  * @module
  */
 import { z } from "zod";
@@ -12,7 +10,6 @@ import { parseFaultSpec } from "../models/reference/faults.ts";
 import { startReferenceServer } from "../models/reference/server.ts";
 import { CLI } from "../core/program_name.ts";
 
-/** The `--help` text of serve-reference. */
 export const SERVE_REFERENCE_HELP = `Usage: ${CLI} serve-reference [options]
 
 Serves the reference model (a deterministic, offline, lexical baseline) on 127.0.0.1:
@@ -44,13 +41,12 @@ const OptionsSchema = z.object({
   tokenizer: z.string().min(1).optional(),
 });
 
-/** Extra hooks for embedding and tests: stop on `signal` instead of process signals, print through `print`. */
+/** Hooks for embedding and tests: stop on `signal` instead of process signals, print through `print`. */
 export interface ServeReferenceHooks {
   signal?: AbortSignal;
   print?: (line: string) => void;
 }
 
-/** Runs `serve-reference`; resolves with exit code 0 after a clean shutdown. */
 export async function serveReferenceCommand(
   argv: string[],
   hooks: ServeReferenceHooks = {},
@@ -87,7 +83,6 @@ export async function serveReferenceCommand(
     seed: options.seed,
     delayMs: options["delay-ms"],
   }).catch((error) => {
-    // Deno's own listener throws Deno.errors; node:http's an Error with a `code`.
     const code = (error as { code?: unknown }).code;
     if (error instanceof Deno.errors.AddrInUse || code === "EADDRINUSE") {
       throw new UsageError(

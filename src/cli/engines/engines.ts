@@ -1,6 +1,5 @@
 /**
  * `compaction-bench engines run|generate`: context engines head to head on a long transcript.
- *
  * @module
  */
 import { runInvocation } from "../run_argv.ts";
@@ -33,7 +32,7 @@ const GENERATOR_HELP = `  --turns N            generated transcript: turns (defa
                        (default: spread over the early region, 5%-45% of the transcript)
   --seed TEXT          generated transcript: seed (default compaction-bench)`;
 
-/** The shared run options engines run supports (not --resume nor --check-only: latencies are measured afresh). */
+/** The shared run options engines run supports (latencies are measured afresh: no resume or check-only). */
 const ENGINES_RUN_OPTION_HELP = RUN_OPTION_HELP.split("\n")
   .filter((line) => !/^\s+--(resume|check-only|retry-failed)\b/.test(line))
   .filter((line) => !/^\s{20,}(\(answers included\)|and what depends on them)/.test(line))
@@ -245,7 +244,6 @@ async function run(argv: string[]): Promise<number> {
   return 0;
 }
 
-/** Dispatches `engines run` and `engines generate`. */
 export function enginesCommand(argv: string[]): Promise<number> {
   const [sub, ...rest] = argv;
   if (sub === "run") return run(rest);

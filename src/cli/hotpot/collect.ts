@@ -1,6 +1,5 @@
 /**
- * `compaction-bench hotpot collect`: its options, help and parsing (imported only when it runs).
- *
+ * `compaction-bench hotpot collect`: its options, help and parsing.
  * @module
  */
 import { HOTPOT_COLLECT_SUITE } from "../../suites/hotpot/collect_definition.ts";
@@ -18,7 +17,7 @@ import { hermesAgentArgv } from "./hermes_option.ts";
 
 const MAX_SEED = 4_294_967_295;
 const MAX_CHARS = 10_000_000;
-/** The model options that apply to a collection (--live is a collection mode, listed once with the modes). */
+/** The model options of a collection (--live is listed once with the modes). */
 const COLLECT_MODEL_HELP = MODEL_OPTION_HELP.split("\n")
   .filter((line) => !/^ {2}--(live|reference|reference-delay-ms)\b/.test(line)).join("\n");
 
@@ -96,7 +95,6 @@ function parseCollect(argv: string[]) {
   );
 }
 
-/** Runs `hotpot collect`. */
 export async function hotpotCollectCli(givenArgv: string[]): Promise<number> {
   const argv = await hermesAgentArgv(givenArgv);
   await runResumableCommand(HOTPOT_COLLECT_SUITE, argv, parseCollect, COLLECT_HELP, hotpotCollect);

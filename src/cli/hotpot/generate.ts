@@ -1,8 +1,6 @@
 /**
- * `compaction-bench hotpot generate --records N --output FILE [--seed S]`: writes the deterministic HotpotQA-like
- * records the demo uses (src/data/hotpot_generate.ts) as Hugging Face layout Parquet (`.parquet`) or the
- * official JSON layout (`.json`), for dry runs and scale tests. An existing file is refused.
- *
+ * `compaction-bench hotpot generate`: writes the demo's deterministic HotpotQA-like records as Parquet or the
+ * official JSON layout, for dry runs and scale tests (an existing file is refused).
  * @module
  */
 import { dirname, extname } from "node:path";
@@ -29,7 +27,6 @@ Options:
   -o, --output FILE    output file, .parquet or .json (--out is the same option, kept for old scripts)
   --seed S             generator seed (default ${DEMO_DATA_SEED}, the demo data's)`;
 
-/** Runs `hotpot generate`; returns the exit code. */
 export async function hotpotGenerateCommand(argv: string[]): Promise<number> {
   const { options, positionals } = parseCommand(
     "hotpot generate",
@@ -76,7 +73,7 @@ export async function hotpotGenerateCommand(argv: string[]): Promise<number> {
   return 0;
 }
 
-/** Refuses an existing output file or a missing parent directory before any work is done. */
+/** Refuses an existing output file or a missing parent directory before any work. */
 async function assertWritable(out: string): Promise<void> {
   try {
     await Deno.lstat(out);

@@ -1,6 +1,5 @@
 /**
- * `compaction-bench hotpot run`: its options, help and parsing (imported only when it runs).
- *
+ * `compaction-bench hotpot run`: its options, help and parsing.
  * @module
  */
 import { HOTPOT_SUITE } from "../../suites/hotpot/definition.ts";
@@ -100,7 +99,7 @@ function parseRun(argv: string[]) {
   );
 }
 
-/** Runs `hotpot run`; returns the exit code and the run directory (exported for the demo). */
+/** Runs `hotpot run`; returns the exit code and the run directory (for the demo). */
 export async function hotpotRun(givenArgv: string[]): Promise<{ code: number; path?: string }> {
   return {
     code: 0,

@@ -1,6 +1,5 @@
 /**
  * `compaction-bench sweep run`: a frozen summary plus the decision model's Top-N evidence units.
- *
  * @module
  */
 import { SWEEP_SUITE } from "../../suites/sweep/definition.ts";
@@ -96,7 +95,7 @@ function parseRun(argv: string[]) {
   );
 }
 
-/** Runs `sweep run`; returns the exit code and the run directory (exported for the demo). */
+/** Runs `sweep run`; returns the exit code and the run directory (for the demo). */
 export async function sweepRun(givenArgv: string[]): Promise<{ code: number; path?: string }> {
   return {
     code: 0,
@@ -104,7 +103,6 @@ export async function sweepRun(givenArgv: string[]): Promise<{ code: number; pat
   };
 }
 
-/** Dispatches `sweep run`. */
 export async function sweepCommand(argv: string[]): Promise<number> {
   const [sub, ...rest] = argv;
   if (sub === "run") return (await sweepRun(rest)).code;
