@@ -258,13 +258,6 @@ export function declaredMethodNames(): string[] {
   return [...REGISTRY.keys()];
 }
 
-/** A declared method's parameters: its defaults, overridden by what a suite sets. */
-export function methodParams(method: MethodDeclaration, overrides: MethodParams = {}): MethodParams {
-  const params: Record<string, number> = { ...method.params };
-  for (const [name, value] of Object.entries(overrides)) if (name in params) params[name] = value;
-  return params;
-}
-
 /** The artifacts a method's context is built from. */
 export function contextNeeds(method: Method): readonly MethodNeed[] {
   return method.kind === "units" ? method.contextNeeds ?? method.needs : [];
