@@ -7,7 +7,7 @@
  * @module
  */
 import type { ChatMessage } from "../models/messages.ts";
-import { countPrompt, fitUnitsInOrder } from "../tokens/budget.ts";
+import { countPrompt } from "../tokens/budget.ts";
 import type { TokenCounter } from "../tokens/types.ts";
 import { type EvidenceUnit, inSourceOrder } from "./evidence_unit.ts";
 import { selectRankedUnits } from "./jev_select.ts";
@@ -140,18 +140,10 @@ export function fusionRetained(
 }
 
 function fitFusion(frame: EvidenceFrame, order: readonly string[], share: number): readonly EvidenceUnit[] {
-  const { counter } = frame;
-  const byId = new Map(frame.units.map((u) => [u.id, u]));
-  const ranked = order.map((id) => byId.get(id)!).filter(Boolean);
-  const empty = countPrompt(counter, frame.render([], ""));
+  const empty = countPrompt(frame.counter, frame.render([], ""));
   const allowance = empty + Math.floor(share * (frame.limit - empty));
-  const fit = fitUnitsInOrder(
-    counter,
-    ranked,
-    (chosen) => frame.render([...chosen].sort((a, b) => a.position - b.position), ""),
-    allowance,
-  );
-  return [...fit.chosen].sort((a, b) => a.position - b.position);
+  return selectRankedUnits(frame.counter, frame.units, order, (kept) => frame.render(kept, ""), allowance)
+    .kept;
 }
 
 const BUILT_IN: MethodDeclaration[] = [
