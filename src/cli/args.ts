@@ -4,15 +4,46 @@
  * @module
  */
 import { parseArgs, type ParseArgsOptionsConfig } from "node:util";
-import type { z } from "zod";
+import { z } from "zod";
 import { UsageError } from "../errors.ts";
 import { refuseRepeatedOptions } from "../core/option_rules.ts";
 import { CLI } from "../core/program_name.ts";
 import { nearestOption } from "./option_suggest.ts";
 
-export interface ParsedCommand<T> {
+interface ParsedCommand<T> {
   options: T;
   positionals: string[];
+}
+
+/** Short forms, the same in every command. */
+const SHORT: Readonly<Record<string, string>> = { output: "o", quiet: "q" };
+
+/**
+ * Parses `argv` against one option table, a zod shape: booleans are flags, arrays repeatable, the rest take a
+ * value (`--help` is added and left to the caller).
+ *
+ * @example
+ * ```ts
+ * parseOptions("tokens", ["--json", "f.json"], { json: z.boolean().optional() }); // options.json === true
+ * ```
+ */
+export function parseOptions<S extends z.ZodRawShape>(
+  command: string,
+  argv: string[],
+  shape: S,
+): ParsedCommand<z.infer<z.ZodObject<{ help: z.ZodOptional<z.ZodBoolean> } & S>>> {
+  const spec: ParseArgsOptionsConfig = {};
+  for (const [name, type] of Object.entries(shape)) {
+    if (name === "help") continue;
+    let def = (type as z.ZodType)._zod.def;
+    while ("innerType" in def) def = (def.innerType as z.ZodType)._zod.def;
+    spec[name] = {
+      type: def.type === "boolean" ? "boolean" : "string",
+      ...(def.type === "array" ? { multiple: true } : {}),
+      ...(SHORT[name] ? { short: SHORT[name] } : {}),
+    };
+  }
+  return parseCommand(command, argv, spec, z.object({ help: z.boolean().optional(), ...shape }));
 }
 
 /** Parses `argv` with `spec`, then validates the values with `schema` (`--help` is left to the caller). */

@@ -7,7 +7,7 @@ import { join } from "node:path";
 import { z } from "zod";
 import { UsageError } from "../errors.ts";
 import { formatVerifyReport, verifyRun } from "../store/verify.ts";
-import { parseCommand } from "./args.ts";
+import { parseOptions } from "./args.ts";
 import { checkNewOutputPath, inputError } from "../fs_input.ts";
 import type { Command } from "./command.ts";
 import { type LaneReply, LaneReplySchema } from "./demo_lane_messages.ts";
@@ -76,12 +76,10 @@ export async function demoCommand(
   argv: string[],
   commands: Readonly<Record<string, Command>>,
 ): Promise<number> {
-  const { options, positionals } = parseCommand(
-    "demo",
-    argv,
-    { output: { type: "string", short: "o" }, quiet: { type: "boolean", short: "q" } },
-    z.object({ help: z.boolean().optional(), output: z.string().optional(), quiet: z.boolean().optional() }),
-  );
+  const { options, positionals } = parseOptions("demo", argv, {
+    output: z.string().optional(),
+    quiet: z.boolean().optional(),
+  });
   if (options.help) {
     console.log(HELP);
     return 0;

@@ -3,13 +3,12 @@
  * suite's exported files with a whole run's code, and seals it; a refusal exits 2 and writes nothing.
  * @module
  */
-import { z } from "zod";
 import { UsageError } from "../errors.ts";
 import { programIdentity } from "../program_identity.ts";
 import { planMerge, writeMerged } from "../store/merge.ts";
 import { readManifest, type RunDir } from "../store/run_dir.ts";
 import { suiteNamed, SUITES } from "../suites/registry.ts";
-import { parseCommand } from "./args.ts";
+import { parseOptions } from "./args.ts";
 import { CLI } from "../core/program_name.ts";
 
 const MERGEABLE = SUITES.filter((s) => s.merge !== undefined).map((s) => s.name).join(", ");
@@ -28,12 +27,7 @@ but different outputs.
 Suites: ${MERGEABLE} (the suite is replayed over the merged nodes; no model is called).`;
 
 export async function mergeCommand(argv: string[]): Promise<number> {
-  const { options, positionals } = parseCommand(
-    "merge",
-    argv,
-    {},
-    z.object({ help: z.boolean().optional() }),
-  );
+  const { options, positionals } = parseOptions("merge", argv, {});
   if (options.help) {
     console.log(HELP);
     return 0;

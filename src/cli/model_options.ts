@@ -6,21 +6,6 @@ import { z } from "zod";
 import { intOption } from "./numbers.ts";
 import { DEFAULT_MAX_RESPONSE_BYTES, MAX_RESPONSE_BYTES_LIMIT } from "../models/response_body.ts";
 
-export const MODEL_OPTION_SPEC = {
-  reference: { type: "boolean" },
-  live: { type: "boolean" },
-  model: { type: "string" },
-  "env-file": { type: "string" },
-  concurrency: { type: "string" },
-  "timeout-ms": { type: "string" },
-  "max-retries": { type: "string" },
-  "max-response-bytes": { type: "string" },
-  "decision-batch": { type: "string" },
-  "no-enable-thinking-field": { type: "boolean" },
-  "no-chat-template-kwargs": { type: "boolean" },
-  "reference-delay-ms": { type: "string" },
-} as const;
-
 /** The largest value each numeric model option accepts. */
 export const MODEL_OPTION_MAX = {
   concurrency: 256,

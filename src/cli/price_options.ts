@@ -5,11 +5,6 @@
 import { z } from "zod";
 import { PriceOptionSchema } from "../analysis/cost.ts";
 
-export const PRICE_OPTION_SPEC = {
-  price: { type: "string", multiple: true },
-  prices: { type: "string" },
-} as const;
-
 export const PriceOptionsShape = {
   price: z.array(PriceOptionSchema).optional(),
   prices: z.string().min(1).optional(),

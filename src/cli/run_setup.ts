@@ -19,15 +19,6 @@ export { recordedOptions } from "./run_argv.ts";
 export { printCheckOnly } from "./run_printer.ts";
 export { resumeArgv } from "./run_argv.ts";
 
-export const RUN_OPTION_SPEC = {
-  output: { type: "string", short: "o" },
-  resume: { type: "string" },
-  "frozen-run": { type: "string" },
-  "retry-failed": { type: "string" },
-  "check-only": { type: "boolean" },
-  quiet: { type: "boolean", short: "q" },
-} as const;
-
 export const RUN_OPTION_HELP =
   `  -o, --output DIR     new run directory (refused if it exists; default: runs/<suite>-<time>)
   --resume DIR         continue an unfinished run from its journal (its recorded options are used)
@@ -46,7 +37,6 @@ the first error and the command that recovers them), or a check failed; 2 bad in
 written); 130/143 stopped by SIGINT/SIGTERM (continue with --resume DIR).`;
 
 export const RunOptionsShape = {
-  help: z.boolean().optional(),
   output: z.string().optional(),
   resume: z.string().optional(),
   "frozen-run": z.string().optional(),

@@ -4,7 +4,7 @@
  */
 import { z } from "zod";
 import { UsageError } from "../errors.ts";
-import { parseCommand } from "./args.ts";
+import { parseOptions } from "./args.ts";
 import { loadTokenCounter } from "../tokens/load.ts";
 import { parseFaultSpec } from "../models/reference/faults.ts";
 import { startReferenceServer } from "../models/reference/server.ts";
@@ -32,14 +32,13 @@ const Integer = (name: string, max: number) =>
     z.number().max(max, `${name} must be at most ${max}`),
   );
 
-const OptionsSchema = z.object({
-  help: z.boolean().optional(),
+const OPTIONS = {
   port: Integer("port", 65535).default(0),
   faults: z.string().optional(),
   seed: Integer("seed", Number.MAX_SAFE_INTEGER).default(0),
   "delay-ms": Integer("delay-ms", 3_600_000).default(0),
   tokenizer: z.string().min(1).optional(),
-});
+};
 
 /** Hooks for embedding and tests: stop on `signal` instead of process signals, print through `print`. */
 export interface ServeReferenceHooks {
@@ -52,13 +51,7 @@ export async function serveReferenceCommand(
   hooks: ServeReferenceHooks = {},
 ): Promise<number> {
   const print = hooks.print ?? ((line: string) => console.log(line));
-  const { options, positionals } = parseCommand("serve-reference", argv, {
-    port: { type: "string" },
-    faults: { type: "string" },
-    seed: { type: "string" },
-    "delay-ms": { type: "string" },
-    tokenizer: { type: "string" },
-  }, OptionsSchema);
+  const { options, positionals } = parseOptions("serve-reference", argv, OPTIONS);
   if (options.help) {
     print(SERVE_REFERENCE_HELP);
     return 0;

@@ -10,7 +10,7 @@ import { checkNewOutputPath, readInputFile, statInputDirectory } from "../fs_inp
 import { blobRelativePath } from "../store/blob_store.ts";
 import { sha256Hex } from "../store/hash.ts";
 import { parseProgramSource, PROGRAM_SOURCE_NAME, programSourceProblems } from "../store/program_source.ts";
-import { parseCommand } from "./args.ts";
+import { parseOptions } from "./args.ts";
 import { CLI } from "../core/program_name.ts";
 import { parseJson, parseJsonBytes } from "../core/json_read.ts";
 
@@ -49,12 +49,7 @@ async function runHeader(run: string): Promise<{ sources: Record<string, string>
  * ```
  */
 export async function sourceCommand(argv: string[]): Promise<number> {
-  const { options, positionals } = parseCommand(
-    "source",
-    argv,
-    { extract: { type: "string" } },
-    z.object({ help: z.boolean().optional(), extract: z.string().min(1).optional() }),
-  );
+  const { options, positionals } = parseOptions("source", argv, { extract: z.string().min(1).optional() });
   if (options.help) {
     console.log(HELP);
     return 0;

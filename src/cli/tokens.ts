@@ -11,7 +11,7 @@ import { formatIssues } from "../tokens/config.ts";
 import { tokenBreakdown } from "../tokens/breakdown.ts";
 import { loadTokenCounter } from "../tokens/load.ts";
 import type { HfTokenCounter } from "../tokens/counter.ts";
-import { parseCommand } from "./args.ts";
+import { parseOptions } from "./args.ts";
 import { readInputJson } from "../fs_input.ts";
 import { CLI } from "../core/program_name.ts";
 
@@ -37,11 +37,10 @@ Options:
 Exit codes: 0 counted, 2 bad usage or input (the message names the file and field).
 `;
 
-const OptionsSchema = z.object({
-  help: z.boolean().optional(),
+const OPTIONS = {
   json: z.boolean().optional(),
   tokenizer: z.string().min(1, "must name a directory").optional(),
-});
+};
 
 /** A message as a messages file may hold it: a tool call's `arguments` may also be a JSON object. */
 export const FileMessageSchema = ChatMessageSchema.extend({
@@ -109,10 +108,7 @@ export async function readMessagesFile(path: string): Promise<MessagesFile> {
 
 /** Runs `tokens`; returns the exit code; throws {@link UsageError} on bad input. */
 export async function tokensCommand(argv: string[]): Promise<number> {
-  const { options, positionals } = parseCommand("tokens", argv, {
-    json: { type: "boolean" },
-    tokenizer: { type: "string" },
-  }, OptionsSchema);
+  const { options, positionals } = parseOptions("tokens", argv, OPTIONS);
   if (options.help) {
     console.log(TOKENS_HELP);
     return 0;

@@ -8,7 +8,7 @@ import { z } from "zod";
 import { UsageError } from "../errors.ts";
 import { findRuns } from "../store/find_runs.ts";
 import { formatProblem, type Problem, RunChecker, type VerifyReport } from "../store/verify.ts";
-import { parseCommand } from "./args.ts";
+import { parseOptions } from "./args.ts";
 import { statInputDirectory } from "../fs_input.ts";
 import { CLI } from "../core/program_name.ts";
 import { readJournal } from "../store/journal.ts";
@@ -90,17 +90,11 @@ async function rederive(run: string, json: boolean): Promise<number> {
 }
 
 export async function verifyCommand(argv: string[]): Promise<number> {
-  const { options, positionals } = parseCommand(
-    "verify",
-    argv,
-    { json: { type: "boolean" }, rederive: { type: "boolean" }, "strict-modes": { type: "boolean" } },
-    z.object({
-      help: z.boolean().optional(),
-      json: z.boolean().optional(),
-      rederive: z.boolean().optional(),
-      "strict-modes": z.boolean().optional(),
-    }),
-  );
+  const { options, positionals } = parseOptions("verify", argv, {
+    json: z.boolean().optional(),
+    rederive: z.boolean().optional(),
+    "strict-modes": z.boolean().optional(),
+  });
   if (options.help) {
     console.log(HELP);
     return 0;

@@ -11,10 +11,10 @@ import { FRAMEWORK_ENGINES } from "../../methods/engines/frameworks/framework_en
 import { budgetListOption, contextLengthListOption } from "../../suites/engines/budgets.ts";
 import { generateTranscript } from "../../suites/engines/generate.ts";
 import { enginesRunCommand } from "../../suites/engines/command.ts";
-import { MODEL_OPTION_HELP, MODEL_OPTION_SPEC, ModelOptionsShape } from "../model_options.ts";
-import { parseCommand } from "../args.ts";
+import { MODEL_OPTION_HELP, ModelOptionsShape } from "../model_options.ts";
+import { parseOptions } from "../args.ts";
 import { fractionListOption, intOption } from "../numbers.ts";
-import { RUN_EXIT_HELP, RUN_OPTION_HELP, RUN_OPTION_SPEC, RunOptionsShape } from "../run_setup.ts";
+import { RUN_EXIT_HELP, RUN_OPTION_HELP, RunOptionsShape } from "../run_setup.ts";
 import { writeFileAtomic } from "../../store/run_dir.ts";
 import { checkNewOutputPath, inputError } from "../../fs_input.ts";
 import { BOOTSTRAP_OPTION_HELP, bootstrapOption } from "../stats_options.ts";
@@ -110,13 +110,6 @@ const GeneratorShape = {
   "needle-depths": fractionListOption.optional(),
   seed: z.string().optional(),
 };
-const GENERATOR_SPEC = {
-  turns: { type: "string" },
-  needles: { type: "string" },
-  "words-per-msg": { type: "string" },
-  "needle-depths": { type: "string" },
-  seed: { type: "string" },
-} as const;
 
 function generatorParams(o: z.infer<z.ZodObject<typeof GeneratorShape>>) {
   if (o["needle-depths"] && o.needles !== undefined && o["needle-depths"].length !== o.needles) {
@@ -142,17 +135,11 @@ function generatorParams(o: z.infer<z.ZodObject<typeof GeneratorShape>>) {
 }
 
 async function generate(argv: string[]): Promise<number> {
-  const { options, positionals } = parseCommand(
-    "engines generate",
-    argv,
-    { ...GENERATOR_SPEC, output: { type: "string", short: "o" }, out: { type: "string" } },
-    z.object({
-      help: z.boolean().optional(),
-      output: z.string().optional(),
-      out: z.string().optional(),
-      ...GeneratorShape,
-    }),
-  );
+  const { options, positionals } = parseOptions("engines generate", argv, {
+    output: z.string().optional(),
+    out: z.string().optional(),
+    ...GeneratorShape,
+  });
   if (options.help) {
     console.log(GENERATE_HELP);
     return 0;
@@ -187,50 +174,26 @@ async function generate(argv: string[]): Promise<number> {
 }
 
 async function run(argv: string[]): Promise<number> {
-  const { options, positionals } = parseCommand(
-    "engines run",
-    argv,
-    {
-      ...RUN_OPTION_SPEC,
-      ...MODEL_OPTION_SPEC,
-      ...GENERATOR_SPEC,
-      engine: { type: "string", multiple: true },
-      "engine-env": { type: "string", multiple: true },
-      hermes: { type: "string" },
-      probes: { type: "string" },
-      transcript: { type: "string" },
-      format: { type: "string" },
-      sample: { type: "string", multiple: true },
-      repeats: { type: "string" },
-      budget: { type: "string" },
-      "context-length": { type: "string" },
-      "engine-timeout-ms": { type: "string" },
-      "no-qa": { type: "boolean" },
-      "recovery-rounds": { type: "string" },
-      tokenizer: { type: "string" },
-      bootstrap: { type: "string" },
-    },
-    z.object({
-      ...RunOptionsShape,
-      ...ModelOptionsShape,
-      ...GeneratorShape,
-      engine: z.array(z.string().min(1)).optional(),
-      "engine-env": z.array(z.string().min(1)).optional(),
-      hermes: z.string().min(1).optional(),
-      probes: z.string().min(1).optional(),
-      transcript: z.string().optional(),
-      format: z.enum(["auto", "openai", "hermes-session", "sharegpt", "locomo"]).optional(),
-      sample: z.array(z.string().min(1)).optional(),
-      repeats: intOption(0, 1000).optional(),
-      budget: budgetListOption.optional(),
-      "context-length": contextLengthListOption.optional(),
-      "engine-timeout-ms": intOption(1, 3_600_000).optional(),
-      "no-qa": z.boolean().optional(),
-      "recovery-rounds": intOption(0, 8).optional(),
-      tokenizer: z.string().optional(),
-      bootstrap: bootstrapOption.optional(),
-    }),
-  );
+  const { options, positionals } = parseOptions("engines run", argv, {
+    ...RunOptionsShape,
+    ...ModelOptionsShape,
+    ...GeneratorShape,
+    engine: z.array(z.string().min(1)).optional(),
+    "engine-env": z.array(z.string().min(1)).optional(),
+    hermes: z.string().min(1).optional(),
+    probes: z.string().min(1).optional(),
+    transcript: z.string().optional(),
+    format: z.enum(["auto", "openai", "hermes-session", "sharegpt", "locomo"]).optional(),
+    sample: z.array(z.string().min(1)).optional(),
+    repeats: intOption(0, 1000).optional(),
+    budget: budgetListOption.optional(),
+    "context-length": contextLengthListOption.optional(),
+    "engine-timeout-ms": intOption(1, 3_600_000).optional(),
+    "no-qa": z.boolean().optional(),
+    "recovery-rounds": intOption(0, 8).optional(),
+    tokenizer: z.string().optional(),
+    bootstrap: bootstrapOption.optional(),
+  });
   if (options.help) {
     console.log(RUN_HELP);
     return 0;

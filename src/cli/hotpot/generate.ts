@@ -11,7 +11,7 @@ import { toOfficialHotpotJson } from "../../data/hotpot_json.ts";
 import { hotpotParquetBytes } from "../../data/hotpot_parquet_write.ts";
 import { sha256Hex } from "../../store/hash.ts";
 import { writeFileAtomic } from "../../store/run_dir.ts";
-import { parseCommand } from "../args.ts";
+import { parseOptions } from "../args.ts";
 import { intOption } from "../numbers.ts";
 import { CLI } from "../../core/program_name.ts";
 
@@ -28,23 +28,12 @@ Options:
   --seed S             generator seed (default ${DEMO_DATA_SEED}, the demo data's)`;
 
 export async function hotpotGenerateCommand(argv: string[]): Promise<number> {
-  const { options, positionals } = parseCommand(
-    "hotpot generate",
-    argv,
-    {
-      records: { type: "string" },
-      output: { type: "string", short: "o" },
-      out: { type: "string" },
-      seed: { type: "string" },
-    },
-    z.object({
-      help: z.boolean().optional(),
-      records: intOption(1, 1_000_000).optional(),
-      output: z.string().min(1).optional(),
-      out: z.string().min(1).optional(),
-      seed: z.string().min(1, "must not be empty").optional(),
-    }),
-  );
+  const { options, positionals } = parseOptions("hotpot generate", argv, {
+    records: intOption(1, 1_000_000).optional(),
+    output: z.string().min(1).optional(),
+    out: z.string().min(1).optional(),
+    seed: z.string().min(1, "must not be empty").optional(),
+  });
   if (options.help) {
     console.log(HELP);
     return 0;

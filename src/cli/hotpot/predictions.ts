@@ -11,7 +11,7 @@ import { MAX_RUN_FILE_BYTES, readInputText, statInputDirectory } from "../../fs_
 import { writeFileAtomic } from "../../store/run_dir.ts";
 import { readManifest } from "../../store/run_dir.ts";
 import { CorpusSchema } from "../../suites/hotpot/corpus.ts";
-import { parseCommand } from "../args.ts";
+import { parseOptions } from "../args.ts";
 import { intOption } from "../numbers.ts";
 import { CLI } from "../../core/program_name.ts";
 import { parseJson } from "../../core/json_read.ts";
@@ -131,27 +131,14 @@ async function refuseExisting(path: string, option: string): Promise<void> {
 }
 
 export async function hotpotPredictionsCommand(argv: string[]): Promise<number> {
-  const { options, positionals } = parseCommand(
-    "hotpot predictions",
-    argv,
-    {
-      method: { type: "string" },
-      generation: { type: "string" },
-      answer: { type: "string" },
-      "input-cap": { type: "string" },
-      output: { type: "string", short: "o" },
-      "gold-output": { type: "string" },
-    },
-    z.object({
-      help: z.boolean().optional(),
-      method: z.string().min(1).optional(),
-      generation: intOption(0, 1_000).optional(),
-      answer: intOption(0, 1_000).optional(),
-      "input-cap": intOption(1, 10_000_000).optional(),
-      output: z.string().min(1).optional(),
-      "gold-output": z.string().min(1).optional(),
-    }),
-  );
+  const { options, positionals } = parseOptions("hotpot predictions", argv, {
+    method: z.string().min(1).optional(),
+    generation: intOption(0, 1_000).optional(),
+    answer: intOption(0, 1_000).optional(),
+    "input-cap": intOption(1, 10_000_000).optional(),
+    output: z.string().min(1).optional(),
+    "gold-output": z.string().min(1).optional(),
+  });
   if (options.help) {
     console.log(HELP);
     return 0;

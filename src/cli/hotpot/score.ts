@@ -13,7 +13,7 @@ import {
   METRIC_NAMES,
   scoreQuestion,
 } from "../../suites/hotpot/run/scoring.ts";
-import { parseCommand } from "../args.ts";
+import { parseOptions } from "../args.ts";
 import { readInputText } from "../../fs_input.ts";
 import { parseJsonKeepingDecimalIds } from "../../suites/hotpot/run/json_ids.ts";
 import { CLI } from "../../core/program_name.ts";
@@ -105,16 +105,10 @@ function scoreRecords(gold: HotpotRecord[], pred: PredictionFile): HotpotMetrics
 }
 
 export async function hotpotScoreCommand(argv: string[]): Promise<number> {
-  const { options, positionals } = parseCommand(
-    "hotpot score",
-    argv,
-    { gold: { type: "string" }, pred: { type: "string" } },
-    z.object({
-      help: z.boolean().optional(),
-      gold: z.string().min(1).optional(),
-      pred: z.string().min(1).optional(),
-    }),
-  );
+  const { options, positionals } = parseOptions("hotpot score", argv, {
+    gold: z.string().min(1).optional(),
+    pred: z.string().min(1).optional(),
+  });
   if (options.help) {
     console.log(HELP);
     return 0;
