@@ -1,5 +1,8 @@
 /**
- * Paths of assets shipped with the program, relative to this module (a checkout or a `deno compile` binary).
+ * Paths of assets shipped with the program (tokenizer, fixtures, workers). They resolve relative to this
+ * module, so they work from a source checkout and from a `deno compile` binary that embeds `fixtures/`
+ * and `src/` with `--include`.
+ *
  * @module
  */
 

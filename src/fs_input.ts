@@ -1,7 +1,13 @@
 /**
- * The one place where file-system errors of inputs and outputs become one-line {@link UsageError}s (exit 2)
- * naming the path, option and cause (as denoland/std `fs/_map_error.ts`), and where an input is checked to be
- * a regular file (never a FIFO, device or socket) or a directory before it is opened.
+ * The one place where file-system errors of inputs and outputs become {@link UsageError}s (exit code 2) with
+ * one line naming the path (and the option it came from) and the cause, and where an input is checked to be
+ * what it should be before it is opened: a regular file (never a FIFO, device or socket, which would block or
+ * never end) or a directory.
+ *
+ * Every loader reads through {@link readInputFile} / {@link readInputText} / {@link readInputJson}, checks
+ * directories with {@link statInputDirectory} and maps any other file-system error with {@link inputError}
+ * (modelled on denoland/std `fs/_map_error.ts`: errors are mapped once).
+ *
  * @module
  */
 import { dirname, resolve } from "node:path";
@@ -42,7 +48,10 @@ const CAUSE_BY_CLASS: [new (...args: never[]) => Error, string][] = [
   [Deno.errors.InvalidData, "invalid data"],
 ];
 
-/** The one-line cause of a file-system error (`"not found"`), or `undefined` for any other error. */
+/**
+ * The one-line cause of a file-system error (e.g. `"not found"`, `"symbolic link loop (…)"`), or `undefined`
+ * when `error` is not a file-system error (those are never mapped: they are bugs or other failures).
+ */
 export function fsErrorCause(error: unknown): string | undefined {
   if (!(error instanceof Error)) return undefined;
   const code = (error as { code?: unknown }).code;
@@ -53,14 +62,18 @@ export function fsErrorCause(error: unknown): string | undefined {
   return undefined;
 }
 
-/** How a path is named in messages: `--corpus runs/x/corpus.json`, or the path alone. */
+/**
+ * How a path is named in messages: `--corpus runs/x/corpus.json` when it came from an option, else the path
+ * alone.
+ */
 export function subjectOf(path: string, option?: string): string {
   return option === undefined ? path : `${option} ${path}`;
 }
 
 /**
  * Maps a file-system error about `path` to a {@link UsageError} `"<option> <path>: <cause>"`; any other error
- * is returned unchanged.
+ * is returned unchanged (the caller rethrows it).
+ *
  * @example
  * ```ts
  * try { await Deno.readDir(dir); } catch (error) { throw inputError(error, dir, "--hermes-sessions"); }
@@ -92,7 +105,10 @@ async function statMapped(path: string, option?: string): Promise<Deno.FileInfo>
   }
 }
 
-/** Checks that `path` is a regular file (following links) without opening it; returns its file info. */
+/**
+ * Checks that `path` is a regular file (following symbolic links) without opening it, so a FIFO, device or
+ * socket is refused before anything could block on it. Returns its file info.
+ */
 export async function statInputFile(path: string, option?: string): Promise<Deno.FileInfo> {
   const info = await statMapped(path, option);
   if (info.isDirectory) throw new UsageError(`${subjectOf(path, option)}: is a directory, expected a file`);
@@ -102,7 +118,7 @@ export async function statInputFile(path: string, option?: string): Promise<Deno
   return info;
 }
 
-/** Checks that `path` is a directory (following links); returns its file info. */
+/** Checks that `path` is a directory (following symbolic links). Returns its file info. */
 export async function statInputDirectory(path: string, option?: string): Promise<Deno.FileInfo> {
   const info = await statMapped(path, option);
   if (!info.isDirectory) {
@@ -112,7 +128,10 @@ export async function statInputDirectory(path: string, option?: string): Promise
   return info;
 }
 
-/** Reads a whole regular input file (at most `maxBytes`, default 4 GiB); errors are one-line {@link UsageError}s. */
+/**
+ * Reads a whole input file after checking it is a regular file; every file-system error becomes a one-line
+ * {@link UsageError} naming the option and path. `maxBytes` (default 4 GiB) refuses larger files up front.
+ */
 export async function readInputFile(
   path: string,
   option?: string,
@@ -143,8 +162,9 @@ export async function readInputFile(
 }
 
 /**
- * Reads an input file as {@link readInputFile} does, in pieces of at most `chunkBytes` handed to `chunk` (one
- * reused buffer: copy what is kept); returns the bytes read.
+ * Reads an input file as {@link readInputFile} does (the same checks and messages), but in pieces of at most
+ * `chunkBytes` handed to `chunk` in order, one buffer refilled each time (copy what is kept): a large file is
+ * never held whole (the tokenizer's 11 MB `tokenizer.json` is only hashed). Returns the bytes read.
  */
 export async function readInputChunks(
   path: string,
@@ -174,13 +194,22 @@ export async function readInputChunks(
   }
 }
 
-/** The most bytes of a run folder's own JSON files read whole (a sparse file is refused unread). */
+/**
+ * The most bytes of a run folder's own JSON files read whole (results.json, manifest.json, the journal), as
+ * `verify` reads them: a file past it (a sparse file swapped in) is refused before anything is read.
+ */
 export const MAX_RUN_FILE_BYTES = 256 * 1024 * 1024;
 
-/** The most bytes decoded into one string (V8's longest string is 2^29 - 24 UTF-16 units). */
+/**
+ * The most bytes decoded into one string: V8's longest string is 2^29 - 24 UTF-16 units, and a UTF-8 byte
+ * never decodes to more than one unit, so a text up to this size always fits.
+ */
 export const MAX_TEXT_BYTES = 2 ** 29 - 24;
 
-/** Reads an input file as strict UTF-8 text, at most `maxBytes` (default {@link MAX_TEXT_BYTES}). */
+/**
+ * Reads an input file as UTF-8 text (checked: invalid UTF-8 is refused, naming the file); `maxBytes` (default
+ * {@link MAX_TEXT_BYTES}) refuses a larger file before reading it.
+ */
 export async function readInputText(
   path: string,
   option?: string,
@@ -190,7 +219,10 @@ export async function readInputText(
   return decodeUtf8(bytes, path, option);
 }
 
-/** Decodes bytes as strict UTF-8; invalid or too long text is a {@link UsageError} naming the file. */
+/**
+ * Decodes bytes as strict UTF-8; invalid bytes are a {@link UsageError} naming the file, as is text too long
+ * for one string (never called invalid).
+ */
 export function decodeUtf8(bytes: Uint8Array, path: string, option?: string): string {
   if (bytes.length > MAX_TEXT_BYTES) {
     throw new UsageError(
@@ -241,8 +273,10 @@ export async function readInputDirectory(path: string, option?: string): Promise
 }
 
 /**
- * Checks, before anything is written, that a new output can be created at `path`: nothing there (not even a
- * dangling link) and its nearest existing ancestor a directory (`parentMustExist`: the parent itself).
+ * Checks, before anything is written, that a new output can be created at `path`: it must not exist (not even
+ * as a dangling symbolic link), and its nearest existing ancestor must be a directory. With `parentMustExist`
+ * (a file output such as `engines generate --out`), the parent folder itself must already exist.
+ * Whether the ancestor can be written is left to the first write, whose error {@link inputError} maps.
  */
 export async function checkNewOutputPath(
   path: string,
@@ -278,7 +312,11 @@ export async function checkNewOutputPath(
   }
 }
 
-/** Maps a file-system error while writing `path` to a {@link UsageError} `"writing <path>: <cause>"`. */
+/**
+ * Maps a file-system error met while writing `path` (a run's blob, journal, manifest or published file) to
+ * a {@link UsageError} `"writing <path>: <cause>"` (ENOSPC: `no space left on the device`), so a full disk
+ * names where it happened; any other error is returned unchanged.
+ */
 export function writeError(error: unknown, path: string): unknown {
   const cause = fsErrorCause(error);
   if (cause === undefined || error instanceof UsageError) return error;

@@ -1,5 +1,7 @@
 /**
- * Reads `--price` values and a `--prices FILE` into a price table; a bad file is a usage error (exit 2).
+ * Reads the price options of a run (`--price` values and a `--prices FILE`, zod-validated) into a price
+ * table; a bad file is a usage error (exit 2) before anything is written.
+ *
  * @module
  */
 import { PricesFileSchema, type PriceTable, priceTable } from "./cost.ts";

@@ -1,5 +1,6 @@
 /**
  * Byte helpers.
+ *
  * @module
  */
 

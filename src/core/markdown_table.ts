@@ -1,5 +1,6 @@
 /**
  * Plain Markdown and fixed-width text tables for reports and stdout.
+ *
  * @module
  */
 

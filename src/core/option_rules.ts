@@ -1,5 +1,7 @@
 /**
- * Refusing options that contradict each other or would be silently ignored, naming them and why.
+ * Refusing options that contradict each other or would be silently ignored. Each rule names the options and
+ * why, so the one-line {@link UsageError} says what to change.
+ *
  * @module
  */
 import { UsageError } from "../errors.ts";
@@ -11,7 +13,10 @@ export function givenOptions(options: object): string[] {
     .map(([key]) => key);
 }
 
-/** Refuses every option of `names` that was given: `"<command>: --a, --b <why>"`. */
+/**
+ * Refuses every option of `names` that was given: `"<command>: --a, --b <why>"` (e.g. `why` = "are ignored
+ * with --reference").
+ */
 export function refuseGiven(
   command: string,
   options: object,
@@ -32,7 +37,10 @@ interface OptionToken {
   value?: string;
 }
 
-/** Refuses a single-valued option given twice with different values (identical repeats are allowed). */
+/**
+ * Refuses a single-valued option given twice with different values (`--output a --output b`): only one could
+ * be used, so the other would be silently ignored. Identical repeats are harmless and allowed.
+ */
 export function refuseRepeatedOptions(
   command: string,
   tokens: readonly OptionToken[],
@@ -72,7 +80,10 @@ export function withoutOptions(
 /** Options a `--resume` may still take: they change nothing recorded in the run. */
 export const OPTIONS_ALLOWED_WITH_RESUME = ["resume", "quiet", "env-file"] as const;
 
-/** Refuses any option but {@link OPTIONS_ALLOWED_WITH_RESUME} with `--resume` (it would be dropped). */
+/**
+ * `--resume DIR` continues the run with the options it was started with: any other option given with it would
+ * be dropped, so it is refused (naming it) rather than ignored.
+ */
 export function refuseOptionsWithResume(command: string, options: object): void {
   const others = givenOptions(options).filter((name) =>
     !(OPTIONS_ALLOWED_WITH_RESUME as readonly string[]).includes(name)
@@ -86,7 +97,10 @@ export function refuseOptionsWithResume(command: string, options: object): void 
   );
 }
 
-/** Refuses the model options a mode ignores: `--reference` live ones, `--live` reference ones, `--check-only` all. */
+/**
+ * The options that are ignored in a model mode: `--reference` uses none of the live provider options,
+ * `--live` no reference-model option, `--check-only` sends nothing and so uses no model option at all.
+ */
 export function refuseModelOptionsIgnoredBy(
   mode: "reference" | "live" | "check-only",
   options: object,

@@ -1,5 +1,7 @@
 /**
- * Token usage of provider calls: one type and one way to add it, used by every layer.
+ * Token usage of provider calls: one type and one way to add it, used by every layer (nodes, suites, engines,
+ * reports).
+ *
  * @module
  */
 import { z } from "zod";
@@ -10,6 +12,7 @@ export const UsageSchema = z.object({
   input_tokens: z.number().int().nonnegative(),
   output_tokens: z.number().int().nonnegative(),
 });
+/** Token usage of some provider calls. */
 export type Usage = z.infer<typeof UsageSchema>;
 
 /** No calls. */
@@ -26,7 +29,10 @@ export function addUsage(total: Usage, usage: Usage | undefined | null): Usage {
   return total;
 }
 
-/** A node's usage: one call per record, and the tokens the records report (a failed call reports none). */
+/**
+ * A node's usage: one call per record, and the tokens the records report (a failed call's record reports
+ * none). Usage anywhere (nodes, aggregates, reports) is this sum of the records'.
+ */
 export function usageOfRecords(
   records: readonly { usage?: { input_tokens: number; output_tokens: number } }[],
 ): Usage {

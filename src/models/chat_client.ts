@@ -1,17 +1,8 @@
 /**
- * The chat model client: any OpenAI-compatible endpoint through the `openai` npm SDK.
- *
- * Temperature 0; thinking disabled (`enable_thinking: false` and `chat_template_kwargs`, each switchable for
- * servers that reject unknown fields). The SDK retries 408/409/429/5xx and connection failures, honouring
- * `Retry-After`; a 200 whose body is cut short, not JSON or not {@link ChatCompletionResponseSchema} is retried
- * too, out of the same `maxRetries` budget. One concurrency limit per base URL.
- *
- * It never throws for a provider failure: it returns `{ok: false, error, record}`, the record listing every
- * failed attempt's cause. Records hold the bodies as sent and received, never credentials (the key travels
- * only in the unrecorded `Authorization` header); error texts are redacted of the run's secrets, and a response
- * carrying one fails with `response_contains_key` (response_secrets.ts). The record names the answering model.
- *
- * The SDK is imported when a client first sends: a process that calls no provider never loads it.
+ * The chat model client: any OpenAI-compatible endpoint through the `openai` SDK (imported at the first send),
+ * temperature 0, thinking disabled. Retries (the SDK's, plus a 200 with an unusable body) share `maxRetries`.
+ * It never throws for a provider failure: it returns `{ok: false, error, record}`. Records hold the bodies as
+ * sent and received, never credentials; a response carrying a secret fails with `response_contains_key`.
  *
  * @module
  */
@@ -75,19 +66,15 @@ export interface OpenAIChatClientOptions {
   sendChatTemplateKwargs?: boolean;
   /** The fetch to use (default the global one); every call through it counts as an attempt. */
   fetch?: typeof fetch;
-  /** The most bytes a response body may have (read incrementally, cut off past it); default 8 MiB. */
+  /** The most bytes a response body may have; default 8 MiB. */
   maxResponseBytes?: number;
-  /**
-   * Every secret of the run a response must not carry (this client's key is always one, named `LLM_API_KEY`
-   * unless listed here under another name).
-   */
+  /** Every secret of the run a response must not carry (this client's key always is one). */
   secrets?: readonly NamedSecret[];
 }
 
 /**
- * The key under which a call's {@link CallCounters} ride in the SDK's per-request `fetchOptions`, which the SDK
- * spreads into the `init` it hands its fetch ({@link OpenAIChatClient.#countingFetch}); that fetch takes it out
- * before anything is sent. A symbol: no header, nothing on the wire, and no `RequestInit` field it could shadow.
+ * The key under which a call's {@link CallCounters} ride in the SDK's `fetchOptions` to its fetch, which takes
+ * them out before sending: a symbol, so nothing on the wire and no `RequestInit` field shadowed.
  */
 const CALL_KEY: unique symbol = Symbol("compaction-bench call");
 
@@ -97,14 +84,10 @@ interface CallCounters {
   /** Counts an attempt; returns its index (0 for the first). */
   attempt(): number;
   cause(text: string): void;
-  /**
-   * The abort controller of the call's latest fetch: its signal is the one the fetch got, and it follows the
-   * SDK's own (its timeout). Aborting it ends that attempt's body read (the body deadline).
-   */
+  /** The latest fetch's abort controller (follows the SDK's signal; aborted at the body deadline). */
   abort?: AbortController;
 }
 
-/** The SDK's per-request `fetchOptions` carrying a call's counters (see {@link CALL_KEY}). */
 type CallInit = RequestInit & { [CALL_KEY]?: CallCounters };
 
 /** What {@link OpenAIChatClient.complete} accepts as a request (plain_requests.ts accepts its usual case first). */
@@ -122,7 +105,7 @@ export class OpenAIChatClient implements ChatModel {
     fetch?: typeof fetch;
   };
   readonly #secrets: readonly NamedSecret[];
-  /** The body deadline of every attempt (`timeoutMs` after its headers arrived), one timer for them all. */
+  /** The body deadline of every attempt (`timeoutMs` after its headers), one timer for all. */
   readonly #bodyDeadlines: Deadlines;
   #client: OpenAI | undefined;
 
@@ -166,14 +149,12 @@ export class OpenAIChatClient implements ChatModel {
 
   async #completeNow(request: ChatRequest): Promise<ChatResult> {
     const secrets = this.#secrets.map((s) => s.value);
-    // Serialized once: the SDK sends this text as it is. The record stores its parse (exactly what was sent,
-    // and a copy: the caller's messages are not held by the record), made without parsing the text.
+    // Serialized once and sent as is; the record keeps a copy of what was sent.
     const body = this.requestBody(request);
     const text = JSON.stringify(body);
     const sent = jsonCopy(body);
     const started = performance.now();
     let attempts = 0;
-    /** The cause of every failed attempt, in order. */
     const causes: string[] = [];
     const fail = (error: string, response?: unknown, raw?: RawBody): ChatResult => {
       const record: CallRecord = {
@@ -200,13 +181,12 @@ export class OpenAIChatClient implements ChatModel {
       return { ok: false, error: record.error!, record };
     };
 
-    // The usual request is accepted without zod's general parser; any other goes through the schema.
+    // The usual request passes the plain check; any other goes through the schema.
     if (!isPlainChatRequest(request)) {
       const checked = ChatRequestSchema.safeParse(request);
       if (!checked.success) return fail(`invalid chat request: ${describeIssues(checked.error)}`);
     }
 
-    // The SDK client is shared by every call; its fetch gets this call's counters with each request.
     const call: CallCounters = {
       identity: currentRequestIdentity(),
       attempt: () => attempts++,
@@ -228,10 +208,8 @@ export class OpenAIChatClient implements ChatModel {
   }
 
   /**
-   * The fetch under the SDK: counts every attempt of the call whose counters ride in `init` (under
-   * {@link CALL_KEY}, not sent), sends the attempt and identity headers, and keeps the cause of a failed
-   * attempt. Each attempt gets an abort controller of its own that follows the SDK's signal (the SDK's
-   * timeout still aborts the attempt) and that the call aborts at its body deadline.
+   * The fetch under the SDK: counts the call's attempts, adds the attempt and identity headers, keeps a failed
+   * attempt's cause, and gives each attempt an abort controller following the SDK's signal.
    */
   async #countingFetch(input: string | URL | Request, init?: RequestInit): Promise<Response> {
     const { [CALL_KEY]: call, ...rest } = (init ?? {}) as CallInit;
@@ -246,15 +224,14 @@ export class OpenAIChatClient implements ChatModel {
     call.abort = abort;
     let sent: RequestInit;
     if (given instanceof Headers && this.#options.fetch === undefined) {
-      // Handed to the global fetch as a plain record: a fetch copies a Headers by iterating it, and Deno's
-      // iterator sorts the list again at every step. Same names and values (lower-case, repeats joined by ", ").
+      // A plain record: Deno's fetch copies a Headers by iterating it, re-sorting at every step.
       const headers: Record<string, string> = {};
       given.forEach((value, name) => headers[name] = value);
       headers[ATTEMPT_HEADER] = String(call.attempt());
       if (call.identity !== undefined) headers[REQUEST_IDENTITY_HEADER] = call.identity;
       sent = { ...rest, headers, signal: abort.signal };
     } else {
-      // A fetch given to the client gets a Headers of its own, as it may keep what it is handed.
+      // A fetch given to the client may keep what it is handed: a Headers of its own.
       const headers = new Headers(given);
       headers.set(ATTEMPT_HEADER, String(call.attempt()));
       if (call.identity !== undefined) headers.set(REQUEST_IDENTITY_HEADER, call.identity);
@@ -264,7 +241,7 @@ export class OpenAIChatClient implements ChatModel {
       const response = await (this.#options.fetch ?? fetch)(input, sent);
       if (response.ok) return response;
       call.cause(`HTTP ${response.status}`);
-      // The SDK reads an error's body itself: it gets at most the bound, never a provider's whole flood.
+      // The SDK reads an error's body itself: at most the bound.
       return boundedResponse(response, this.#options.maxResponseBytes);
     } catch (error) {
       const aborted = sdkSignal?.aborted === true;
@@ -335,10 +312,7 @@ export class OpenAIChatClient implements ChatModel {
     }
   }
 
-  /**
-   * One SDK call (which itself retries statuses and connection failures up to `maxRetries` times), then the
-   * body read and checks. `body_fault` is a 200 whose body is unusable (the caller retries it).
-   */
+  /** One SDK call (it retries statuses and connection failures), then the body read and checks. */
   async #attempt(call: CallCounters, body: string, maxRetries: number): Promise<
     | { kind: "ok"; json: unknown; parsed: ChatCompletionResponse }
     | { kind: "failed"; error: (attempts: number) => string; response?: unknown }
@@ -348,10 +322,8 @@ export class OpenAIChatClient implements ChatModel {
     const SDK = (sdkLoaded ?? await loadSdk()).default;
     let response: Response;
     try {
-      // The SDK's POST of a body already serialized (what `chat.completions.create` does, less serializing
-      // the body again through a replacer that observes every value): same bytes, headers, retries, errors.
-      // No signal of ours: the SDK would compose it with its own (`AbortSignal.any`, ~10 µs an attempt);
-      // #countingFetch gives each attempt a controller that follows the SDK's signal instead.
+      // What `chat.completions.create` does, with the body serialized once; no signal of ours (the SDK
+      // would compose it with its own): #countingFetch gives each attempt a controller instead.
       response = await this.#sdk(SDK)
         .post("/chat/completions", {
           body,
@@ -403,8 +375,7 @@ export class OpenAIChatClient implements ChatModel {
       throw error;
     }
 
-    // A body past its bound, not UTF-8 or not I-JSON fails the call at once (a hostile reply is no fault to
-    // retry), kept as its raw bytes; one that is not JSON at all is retried like a 5xx below.
+    // Past its bound, not UTF-8 or not I-JSON: failed at once, kept raw; not JSON at all: retried below.
     const decoded = decodeBody(
       received.bytes,
       received.complete,
@@ -416,14 +387,13 @@ export class OpenAIChatClient implements ChatModel {
     }
     const text = decoded.ok ? decoded.text : LOSSY_UTF8.decode(received.bytes);
 
-    // A body that carries a key fails at once, whatever else it holds (never retried, nothing derived).
+    // A body that carries a key fails at once (never retried).
     const inText = keysInResponse(text, undefined, this.#secrets);
     if (inText.length > 0) {
       return { kind: "failed", error: () => responseContainsKeyError(inText), response: parseOrText(text) };
     }
 
-    // Parsed once: a decoded body is parsed already; a malformed one is tried again as lossy text (which
-    // drops a leading byte order mark).
+    // A malformed body is tried again as lossy text.
     let json: unknown;
     try {
       json = decoded.ok ? decoded.json : parseJson(text, { keepLoneSurrogates: true });
@@ -455,9 +425,8 @@ export class OpenAIChatClient implements ChatModel {
   }
 }
 
-/** The `openai` module, imported when a client first sends: a process that calls no provider never loads it. */
+/** The `openai` module, imported when a client first sends. */
 let sdkModule: Promise<typeof import("openai")> | undefined;
-/** The `openai` module once imported (then an attempt need not await it). */
 let sdkLoaded: typeof import("openai") | undefined;
 
 function loadSdk(): Promise<typeof import("openai")> {
@@ -488,10 +457,8 @@ class BodyTimeoutError extends Error {
 }
 
 /**
- * Reads `response`'s body within its client's body deadline (`deadlines`, one shared timer): past it,
- * `abort` (the attempt's controller, whose signal the fetch got) is aborted with a {@link BodyTimeoutError},
- * which ends the read with that error. A fetch given to the client may not honour its signal: then the read
- * is also raced against the deadline.
+ * Reads `response`'s body within the body deadline: past it, `abort` is aborted with a
+ * {@link BodyTimeoutError}; with `race` (a given fetch may ignore its signal) the read is also raced.
  */
 async function readWithDeadline(
   response: Response,

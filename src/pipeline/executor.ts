@@ -1,10 +1,8 @@
 /**
- * The stage executor. Its one entry point is {@link Executor.runStage}: every node runs a typed stage declaration
- * (`stage.ts`), whose outputs are validated whenever they are handed back. A stage execution is identified by its node key (SHA-256 of canonical `{stage, version,
- * params, inputs}`); the executor runs each key once per run (memo: a key in flight is awaited, a completed key's
- * outputs are read back from the store, so the executor never holds every node's outputs), takes completed
- * nodes from the journal of a resumed run, and reuses nodes of a `--frozen-run` whose key matches (copying their blobs in, recording
- * `reused_from`). In check-only mode a stage that would call a provider and has no frozen node is not run.
+ * The stage executor: {@link Executor.runStage} runs a typed stage declaration once per node key (SHA-256 of
+ * canonical `{stage, version, params, inputs}`), memoized within the run, taken from a resumed journal, or
+ * reused from a `--frozen-run` with the same key (blobs copied in, `reused_from` recorded). Outputs handed back
+ * are validated against the declaration; in check-only mode a provider stage without a frozen node is not run.
  *
  * @module
  */
@@ -49,29 +47,25 @@ function modelsByEndpoint(
 interface StageCall {
   stage: string;
   version: number;
-  /** A stable human-readable identifier (e.g. `answer q=5a8b method=jev gen=1 ans=0`). */
+  /** A stable readable identifier (e.g. `answer q=5a8b method=jev gen=1 ans=0`). */
   label: string;
   params: unknown;
-  /** `canonicalJson(params)`, serialized once for the key and the body (absent: serialized for the key). */
+  /** `canonicalJson(params)`, serialized once for the key and the body. */
   paramsText?: string;
-  /** Named input blobs (hashes). */
   inputs: Record<string, string>;
-  /** True when the stage calls a model provider. */
   provider?: boolean;
   /** False for stages that must run afresh even when a frozen run has the same key (answers). Default true. */
   reuseFrozen?: boolean;
-  /** The stage's output names; in check-only mode a provider stage that is not run outputs null for each. */
+  /** Output names (check-only: a provider stage not run outputs null for each). */
   outputNames?: string[];
-  /** Outputs stored as the exact UTF-8 bytes of a string (published files), not as canonical JSON. */
+  /** Outputs stored as the UTF-8 bytes of a string (published files), not canonical JSON. */
   textOutputs?: string[];
   /** Outputs not handed back (null in every result: see `OutputSpec.held`). */
   unheldOutputs?: string[];
 }
 
-/** Which outputs of a call are text and which are not held (see {@link StageCall}). */
 type OutputKinds = Pick<StageCall, "textOutputs" | "unheldOutputs">;
 
-/** A declaration's output names and kinds, worked out once per declaration. */
 interface DeclaredOutputs {
   names: string[];
   textOutputs: string[];
@@ -80,7 +74,7 @@ interface DeclaredOutputs {
 
 const declaredOutputs = new WeakMap<AnyStageDef, DeclaredOutputs>();
 
-/** The output names and kinds of `def` (cached: a declaration is not changed once declared). */
+/** The output names and kinds of `def` (cached per declaration). */
 function outputsOf(def: AnyStageDef): DeclaredOutputs {
   let known = declaredOutputs.get(def);
   if (known === undefined) {
@@ -107,17 +101,13 @@ export interface StageOutcome {
   requests?: CallRecord[];
 }
 
-/**
- * What callers read of a completed node: the journal holds the whole node (its params, inputs, label and
- * times), and the executor holds only this much of each node for the rest of the run (memo hits), so a run's
- * memory grows little with its number of nodes.
- */
+/** What the executor keeps of a completed node (the journal holds the whole), so memory stays small. */
 export type NodeOutcome = Pick<
   Node,
   "key" | "stage" | "outputs" | "requests" | "usage" | "status" | "reason" | "reused_from"
 >;
 
-/** The part of `node` the executor keeps (see {@link NodeOutcome}). */
+/** The part of `node` the executor keeps. */
 export function nodeOutcome(node: NodeOutcome): NodeOutcome {
   const { key, stage, outputs, requests, usage, status, reason, reused_from } = node;
   return {
@@ -143,18 +133,13 @@ export interface NodeResult<T = Record<string, unknown>> {
 /** Options of an executor. */
 export interface ExecutorOptions {
   frozen?: FrozenRun;
-  /**
-   * With a frozen run: every provider stage that may reuse frozen nodes must find its node there, or the
-   * executor throws {@link FrozenMismatchError} (frozen_check.ts). Off in check-only mode.
-   */
+  /** Every reusable provider stage must find its frozen node, else {@link FrozenMismatchError}. */
   frozenStrict?: boolean;
   /** Do not run provider stages; such a stage without a frozen node becomes invalid ("check-only"). */
   checkOnly?: boolean;
   /**
-   * `--retry-failed RUN`: every node of RUN whose key matches and that finished ok is taken as it is (answers
-   * included: the copy is that node, its times and requests, so the new run counts what RUN spent on it as a
-   * clean run would); a node that failed there, and any node RUN does not have (what depends on a failed
-   * node has new inputs, so a new key), is executed.
+   * `--retry-failed RUN`: a node of RUN with the same key that finished ok is taken as it is (answers too, with
+   * its times and requests); a node that failed there, or that RUN lacks, is executed.
    */
   retry?: FrozenRun;
   progress?: Progress;
@@ -176,15 +161,15 @@ export class Executor {
   /** The run being written. */
   readonly run: RunDir;
   readonly #options: ExecutorOptions;
-  /** Executions in flight by key; dropped when they settle, so outputs are not held for the whole run. */
+  /** Executions in flight by key (dropped when settled). */
   readonly #inFlight = new Map<string, Promise<NodeResult>>();
-  /** Completed nodes of this run by key (their outputs stay in the store and are read back on a memo hit). */
+  /** Completed nodes by key (outputs read back from the store on a memo hit). */
   readonly #done = new Map<string, { node: NodeOutcome; call: OutputKinds }>();
   readonly #resumed = new Map<string, Node>();
-  /** The answering models of the provider nodes executed now, by key (small: name → calls). */
+  /** The answering models of the provider nodes executed now, by key. */
   readonly #answered = new Map<string, Partial<Record<CallRecord["endpoint"], ModelCalls>>>();
   readonly #heap: HeapBudget | null;
-  /** Set once a frozen-run refusal was thrown: every later execution is refused at once. */
+  /** Once a frozen-run refusal is thrown, every later execution is refused. */
   #refusal: FrozenMismatchError | undefined;
   /** Nodes of this run that failed for a provider or engine reason (resumed ones included). */
   readonly failures: FailureTally = new FailureTally();
@@ -211,10 +196,7 @@ export class Executor {
     for (const node of run.resumedNodes) this.#resumed.set(node.key, node);
   }
 
-  /**
-   * An executor over `run` that takes every node its journal holds now as resumed: the replay of a merged run,
-   * whose journal holds the shards' nodes.
-   */
+  /** An executor taking every node `run`'s journal holds now as resumed (a merged run's replay). */
   static async overJournal(run: RunDir, options: ExecutorOptions = {}): Promise<Executor> {
     const executor = new Executor(run, options);
     for await (const node of run.readNodes()) executor.#resumed.set(node.key, node);
@@ -237,9 +219,8 @@ export class Executor {
   }
 
   /**
-   * The models that answered `node`'s calls (its call records' `model`: name → calls), of one endpoint or all.
-   * Known for a node executed now; read from its stored records for one resumed or reused from a frozen run, so
-   * a resumed run counts the same as an uninterrupted one.
+   * The models that answered `node`'s calls (name → calls), of one endpoint or all; read from the stored
+   * records for a resumed or reused node, so a resumed run counts as an uninterrupted one.
    */
   async answeredBy(
     node: Pick<NodeOutcome, "key" | "requests">,
@@ -277,20 +258,14 @@ export class Executor {
     throw this.#refusal;
   }
 
-  /**
-   * Runs (or reuses) a declared stage: `inputs` are the input blob hashes, `values` the same inputs already
-   * read (the caller holds them); outputs read back from the store are validated with the declared schemas.
-   */
+  /** Runs (or reuses) a declared stage; outputs handed back are validated with the declared schemas. */
   async runStage<P, O extends OutputSpecs, E>(
     def: StageDef<P, O, E>,
     call: {
       label: string;
       params: P;
       inputs: Record<string, string>;
-      /**
-       * The same inputs already read, when the caller holds them; absent, the inputs are read from the store
-       * (by the declaration's input kinds) only if the node is executed now.
-       */
+      /** The inputs already read, when the caller holds them (else read only if the node is executed). */
       values?: Record<string, unknown>;
       /** Overrides the declaration's `provider` (e.g. an answer whose context is invalid sends nothing). */
       provider?: boolean;
@@ -320,15 +295,13 @@ export class Executor {
       },
       async (key) =>
         def.run({
-          // As the journal records them (canonical: object keys sorted), so a body run now, after a resume
-          // and by `--rederive` sees the same params, key order included.
+          // As the journal records them (keys sorted): a body sees the same params now, resumed or rederived.
           params: parseJson(paramsText ?? canonicalJson(call.params)) as P,
           inputs: call.values ?? await this.#readInputs(def, call.inputs),
           hashes: call.inputs,
           key,
           env,
-          // A body that reads many inputs (an aggregate, a report) is one long node: the budget is checked as
-          // it reads, not only after it.
+          // A body that reads many inputs is one long node: the heap budget is checked as it reads.
           load: (name) => {
             this.#heap?.check();
             return this.#readInput(def, call.inputs, name);
@@ -338,8 +311,7 @@ export class Executor {
     const outputs: Record<string, unknown> = {};
     for (const name of names) {
       const value = result.outputs[name];
-      // A provider stage skipped in check-only mode outputs null; so does an output not held; anything else
-      // must match its schema.
+      // Null for a provider stage skipped in check-only mode or an unheld output; else it must match.
       if (value === null && (result.node.status === "invalid" || def.outputs[name].held === false)) {
         outputs[name] = null;
       } else {
@@ -379,7 +351,6 @@ export class Executor {
     }
     const promise = this.#execute(key, call, fn);
     this.#inFlight.set(key, promise);
-    // Only the output kinds are kept with the outcome, not the call: its params and inputs are the journal's.
     const kinds: OutputKinds = { textOutputs: call.textOutputs, unheldOutputs: call.unheldOutputs };
     promise.then((r) => this.#done.set(key, { node: r.node, call: kinds }), () => {})
       .finally(() => this.#inFlight.delete(key));
@@ -464,9 +435,7 @@ export class Executor {
     const frozen = this.#options.frozen;
     const frozenNode = frozen?.byKey(key);
     const mayReuse = frozen !== undefined && call.reuseFrozen !== false;
-    // A failed provider node is never reused: one that failed after provider calls cannot be redone without
-    // a new call (refused when strict); one that failed without any call is recomputed from its inputs. (A
-    // pure stage's failure is a function of its inputs: reusing it equals recomputing it.)
+    // A failed provider node is never reused: refused when strict if it made calls, else recomputed.
     const failed = call.provider === true && frozenNode !== undefined && frozenNode.status !== "ok";
     if (mayReuse && this.#options.frozenStrict && call.provider) {
       if (frozenNode === undefined) {
@@ -522,14 +491,13 @@ export class Executor {
     }
     const outputs: Record<string, string> = {};
     const values: Record<string, unknown> = {};
-    // In code-unit order, as the journal has them (the node is then written without a copy).
+    // In code-unit order, as the journal has them (no copy when the node is written).
     for (const name of Object.keys(outcome.outputs).sort()) {
       const value = outcome.outputs[name];
       const text = call.textOutputs?.includes(name) && (typeof value === "string" || isTextBytes(value));
-      // A JSON output is stored as the UTF-8 of its canonical text (what `outputBytes` gives), kept as text too.
       const json = text ? undefined : canonicalJson(value);
       const chunks = json === undefined ? outputBytes(value, "text") : [encoder.encode(json)];
-      // Bytes encoded here are the store's to hold as they are; a body's own bytes are copied.
+      // Bytes encoded here are the store's to hold; a body's own bytes are copied.
       outputs[name] = await this.store.put(chunks, {
         owned: json !== undefined || typeof value === "string",
       });
@@ -542,16 +510,14 @@ export class Executor {
     const records = outcome.requests ?? [];
     if (records.length > 0) this.#answered.set(key, modelsByEndpoint(records));
     const requests: string[] = [];
-    // Call records are not read back while the run works: not held in memory (see `PutOptions.hold`).
     for (const record of records) requests.push(await this.store.putJson(record, { hold: false }));
-    // Members in code-unit order, as the journal's canonical line has them: written without a copy.
+    // Members in code-unit order, as the journal's canonical line has them.
     const node: Node = {
       finished: new Date().toISOString(),
       inputs: call.inputs,
       key,
       label: call.label,
       outputs,
-      // Parsed back from its canonical text: members already in code-unit order, so the node is not copied.
       params: call.paramsText === undefined ? call.params : parseJson(call.paramsText),
       ...(outcome.reason !== undefined ? { reason: outcome.reason } : {}),
       requests,

@@ -1,9 +1,12 @@
 /**
- * The inline script and style of the report explorer: plain ES2017, builds the view with `textContent` only,
- * and follows `#item=ID` so every item can be linked.
+ * The inline script and style of the report explorer (see explorer.ts). Plain ES2017 for any browser; it
+ * reads the JSON data block, builds the filters, the item list and the detail view with `textContent` only,
+ * and follows `#item=ID` in the address so that every item can be linked and reached.
+ *
  * @module
  */
 
+/** Style of the explorer block. */
 export const EXPLORER_CSS = `
 #explorer .bar { display: flex; flex-wrap: wrap; gap: 8px 16px; align-items: center; margin: 0.6em 0; }
 #explorer label { font-size: 0.9em; }
@@ -25,6 +28,7 @@ export const EXPLORER_CSS = `
 @media print { #explorer { display: none; } }
 `;
 
+/** The explorer's script (no external references; reads #explorer-data). */
 export const EXPLORER_SCRIPT = String.raw`
 (function () {
   "use strict";

@@ -1,18 +1,8 @@
 /**
- * The write-once, content-addressed blob store. A blob lives at `objects/sha256/<2 hex>/<62 hex>` under the run
- * directory and its name is the SHA-256 of its bytes. Writing goes through a temp file in `objects/tmp/` and a
- * rename, so a killed process never leaves a partial file under a blob name; blobs are created read-only.
- *
- * Durability is batched: {@link BlobStore.sync} fsyncs every blob written since the last call, many at once,
- * and a run calls it before each journal line that names them (see `run_dir.ts`). So a journaled blob is on
- * disk, and a blob damaged by a power cut before its sync is named by no durable line (a resume removes it).
- *
- * Writing (temp file, write, rename) uses synchronous calls: blobs are small and a thread round trip costs
- * more; only fsyncs run asynchronously. In a run's own store ({@link BlobStore.markFresh}) a blob's descriptor
- * stays open until its fsync (up to {@link HELD_DESCRIPTORS_LIMIT}). The same content stored twice at once is
- * written once. Written blobs are also held in memory (up to {@link HELD_BYTES_LIMIT}, oldest dropped first):
- * the very bytes that were hashed, so the next stage reads them without a file read ({@link BlobStore.get}
- * hands out a copy); blobs nothing reads back during a run ({@link PutOptions.hold}) are not held.
+ * The write-once, content-addressed blob store: a blob is `objects/sha256/<2 hex>/<62 hex>`, named by the
+ * SHA-256 of its bytes, written read-only through a temp file and a rename (a kill leaves no partial blob).
+ * Durability is per group: {@link BlobStore.sync} fsyncs every blob written since its last call, and a run
+ * calls it before the journal line that names them, so a journaled blob is on disk.
  *
  * @module
  */
@@ -24,10 +14,7 @@ import { isSha256Hex, sha256Hex } from "./hash.ts";
 import { entryKind, hashRegularFile, isFsError, readRegularFile, UnsafeFileError } from "./safe_read.ts";
 import { parseJson } from "../core/json_read.ts";
 
-/**
- * A blob's bytes do not match its name, its file is missing or not a regular file, or a name is not a SHA-256:
- * a damaged run folder (exit 2, the path named), never a bug.
- */
+/** A blob altered, missing, not a regular file or not named by a SHA-256: a damaged run folder (exit 2). */
 export class BlobIntegrityError extends Error {
   /** Creates the error for blob `hash` (`path`: its file, named in the message when given). */
   constructor(readonly hash: string, readonly reason: string, readonly path?: string) {
@@ -36,22 +23,16 @@ export class BlobIntegrityError extends Error {
   }
 }
 
-/**
- * The largest blob read back whole. A run's largest blobs are its sources (a dataset, a corpus); a file past
- * this under a blob's name (a sparse file swapped in) is refused before anything is read.
- */
+/** The largest blob read back whole (a run's sources); a larger file under a blob name is refused unread. */
 export const MAX_BLOB_READ_BYTES = 1024 * 1024 * 1024;
 
-/** Blobs larger than this are hashed as they are streamed before being read whole (a damaged one costs no memory). */
+/** Blobs larger than this are hashed while streamed before being read whole. */
 const HASH_FIRST_BYTES = 64 * 1024 * 1024;
 
 /** How many blob fsyncs run at once: the file system then commits them together. */
 export const SYNC_CONCURRENCY = 32;
 
-/**
- * At most this many bytes of the blobs a store wrote are held in memory for reading back: enough for what the
- * next stage of the same question reads, small enough to keep a long run's memory flat.
- */
+/** At most this many bytes of written blobs are held in memory for the next stages to read back. */
 export const HELD_BYTES_LIMIT = 8 * 1024 * 1024;
 
 /** At most this many descriptors of written, not yet synced blobs are kept open for their fsync. */
@@ -64,10 +45,8 @@ interface Unsynced {
 }
 
 /**
- * fsyncs each file, {@link SYNC_CONCURRENCY} at a time, through the descriptor it was written by when that is
- * still open (then closed), else opened read-only (Linux flushes its data all the same). A fixed set of loops
- * takes the files in order (no closure or promise per file besides its fsync's); every file is tried and every
- * descriptor closed even when one fails, and then the first failure is thrown.
+ * fsyncs each file, {@link SYNC_CONCURRENCY} at a time, through its still-open descriptor or else opened
+ * read-only; every file is tried and every descriptor closed, then the first failure is thrown.
  */
 async function fsyncAll(blobs: Unsynced[]): Promise<void> {
   let next = 0;
@@ -95,15 +74,9 @@ async function fsyncAll(blobs: Unsynced[]): Promise<void> {
 
 /** How {@link BlobStore.put} may treat the bytes it is given. */
 export interface PutOptions {
-  /**
-   * The caller hands the arrays over and never changes them (bytes it just encoded): the store holds them for
-   * reading back as they are, without a copy.
-   */
+  /** The caller hands the arrays over and never changes them: held for reading back without a copy. */
   owned?: boolean;
-  /**
-   * False for a blob nothing reads back while the run works (a call record): it is not held in memory, so it
-   * takes no room from the blobs the next stages read.
-   */
+  /** False for a blob nothing reads back during the run (a call record): not held in memory. */
   hold?: false;
 }
 
@@ -126,26 +99,22 @@ export function blobRelativePath(hash: string): string {
  * ```
  */
 export class BlobStore {
-  /** `<root>/objects/sha256` and `<root>/objects/tmp`, joined once: a blob's paths are built from them. */
   readonly #objects: string;
   readonly #tmpDir: string;
   readonly #known = new Set<string>();
   #tmpCounter = 0;
-  /** Directories this store has made (or found), so each is made once. */
   readonly #dirs = new Set<string>();
   /** Blobs written but not yet fsynced, and the syncs under way. */
   #unsynced: Unsynced[] = [];
-  /** How many of {@link #unsynced} hold an open descriptor. */
   #heldDescriptors = 0;
   readonly #syncing = new Set<Promise<void>>();
   /** True when every blob under the root is one this store knows (a run it created): no existence probe. */
   #fresh = false;
   /** Writes under way, by hash: the same content stored again meanwhile waits for that write. */
   readonly #writing = new Map<string, Promise<string>>();
-  /** Blobs written by this store, held for reading back (insertion order: the oldest first), and their bytes. */
+  /** Written blobs held for reading back, oldest first. */
   readonly #held = new Map<string, Uint8Array>();
   #heldBytes = 0;
-  /** Whether the process's umask strips read bits (asked once). */
   #umaskStripsRead: boolean | undefined;
 
   /** A store rooted at a run directory (blobs go to `<root>/objects/`). */
@@ -154,19 +123,13 @@ export class BlobStore {
     this.#tmpDir = join(root, "objects", "tmp");
   }
 
-  /**
-   * Declares that the directory holds exactly the blobs `known` and that only this store writes blobs to it
-   * (a run just created): storing a blob then skips the read that checks for an existing copy.
-   */
+  /** The directory holds exactly `known` and only this store writes to it: puts skip the existence check. */
   markFresh(known: Iterable<string>): void {
     for (const hash of known) this.#known.add(hash);
     this.#fresh = true;
   }
 
-  /**
-   * Every blob under the root, when this store knows them all (a run it created, see {@link markFresh}):
-   * those it was given and those it wrote. Undefined for any other store (the directory must be listed).
-   */
+  /** Every blob under the root when this store knows them all ({@link markFresh}), else undefined. */
   knownBlobs(): ReadonlySet<string> | undefined {
     return this.#fresh ? this.#known : undefined;
   }
@@ -174,14 +137,10 @@ export class BlobStore {
   /** The absolute path of blob `hash`. */
   pathOf(hash: string): string {
     if (!isSha256Hex(hash)) throw new BlobIntegrityError(hash, "not a SHA-256 hex name");
-    // What `join(root, blobRelativePath(hash))` gives: the hex parts need no normalizing.
     return `${this.#objects}/${hash.slice(0, 2)}/${hash.slice(2)}`;
   }
 
-  /**
-   * Stores bytes once and returns their SHA-256; storing existing content checks it and writes nothing. The
-   * bytes may come in chunks (a large output built in parts), written in order and never joined.
-   */
+  /** Stores bytes (in chunks, never joined) once and returns their SHA-256; existing content is checked. */
   put(data: Uint8Array | readonly Uint8Array[], options: PutOptions = {}): Promise<string> {
     const chunks = data instanceof Uint8Array ? [data] : data;
     const hash = sha256Hex(chunks);
@@ -220,17 +179,16 @@ export class BlobStore {
           let written = 0;
           while (written < bytes.length) written += file.writeSync(bytes.subarray(written));
         }
-        // A umask that strips read bits would leave the blob unreadable to others: set the mode outright then.
+        // A umask that strips read bits would leave the blob unreadable to others.
         this.#umaskStripsRead ??= (Deno.umask() & 0o444) !== 0;
         if (this.#umaskStripsRead) Deno.chmodSync(tmp, 0o444);
         Deno.renameSync(tmp, path);
-        // The descriptor still names the blob's file after the rename: its fsync needs no new open.
+        // The descriptor still names the file after the rename: its fsync needs no new open.
         held = this.#fresh && this.#heldDescriptors < HELD_DESCRIPTORS_LIMIT;
         if (held) {
           this.#heldDescriptors++;
           this.#unsynced.push({ path, file });
         } else this.#unsynced.push({ path });
-        // Complete under its name from here on: known (so a sealed fresh run can tell it from the others).
         this.#known.add(hash);
       } finally {
         if (!held) file.close();
@@ -242,10 +200,7 @@ export class BlobStore {
     return hash;
   }
 
-  /**
-   * Holds a written blob's bytes for reading back, dropping the oldest held past {@link HELD_BYTES_LIMIT}: the
-   * caller's array itself when it is `owned` and whole, else a copy (the caller's buffers may change).
-   */
+  /** Holds a written blob's bytes (a copy unless owned and whole), dropping the oldest past the limit. */
   #hold(hash: string, chunks: readonly Uint8Array[], owned: boolean): void {
     let size = 0;
     for (const bytes of chunks) size += bytes.length;
@@ -269,10 +224,7 @@ export class BlobStore {
     }
   }
 
-  /**
-   * Makes every blob this store has written so far durable (fsync, {@link SYNC_CONCURRENCY} at a time); resolves
-   * once those and any syncs already under way are done.
-   */
+  /** Makes every blob written so far durable; resolves once those and the syncs under way are done. */
   async sync(): Promise<void> {
     const blobs = this.#unsynced;
     this.#unsynced = [];
@@ -284,10 +236,7 @@ export class BlobStore {
     await Promise.all([...this.#syncing]);
   }
 
-  /**
-   * Closes the descriptors kept for blobs not synced yet (a run sealed or abandoned: a blob no journal line
-   * names is removed, or removed by a resume); a later {@link sync} opens them again.
-   */
+  /** Closes the descriptors kept for unsynced blobs (run sealed or abandoned); a later sync reopens them. */
   closeFiles(): void {
     for (const blob of this.#unsynced) {
       blob.file?.close();
@@ -324,20 +273,13 @@ export class BlobStore {
     }
   }
 
-  /**
-   * Reads blob `hash` and checks its bytes against its name (a blob this store wrote and still holds: a copy
-   * of the bytes it hashed to that name).
-   */
+  /** Reads blob `hash`, checked against its name (a held blob: a copy of the bytes it was hashed from). */
   async get(hash: string): Promise<Uint8Array> {
     const held = this.#held.get(hash);
     return held !== undefined ? held.slice() : await this.#read(hash);
   }
 
-  /**
-   * Reads blob `hash` from its file and checks its bytes against its name, the way `verify` opens a run's files:
-   * a regular file only (a symlink, FIFO or socket is refused without opening it, nothing can block), at most
-   * {@link MAX_BLOB_READ_BYTES}, a large one hashed as it streams before it is read whole.
-   */
+  /** Reads blob `hash` from its file as `verify` does: a regular file only, bounded, checked against its name. */
   async #read(hash: string): Promise<Uint8Array> {
     const path = this.pathOf(hash);
     let info: Deno.FileInfo;
@@ -374,7 +316,7 @@ export class BlobStore {
   /** Reads a blob as UTF-8 text. */
   async getText(hash: string): Promise<string> {
     const held = this.#held.get(hash);
-    return decoder.decode(held ?? await this.#read(hash)); // decoding a held array leaves it as it is
+    return decoder.decode(held ?? await this.#read(hash));
   }
 
   /** Reads a JSON blob, optionally validating it with a zod schema. */
@@ -391,7 +333,7 @@ export class BlobStore {
     return result.data;
   }
 
-  /** Copies blob `hash` from another store into this one (used to make reused nodes self-contained). */
+  /** Copies blob `hash` from another store into this one (reused nodes stay self-contained). */
   async copyFrom(other: BlobStore, hash: string): Promise<void> {
     if (await this.has(hash)) return;
     const stored = await this.put(await other.get(hash), { owned: true }); // `get` gave a copy

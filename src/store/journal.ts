@@ -52,9 +52,8 @@ export async function readJournal(path: string): Promise<JournalReading> {
 }
 
 /**
- * Nodes known (by the caller) to be valid, with their canonical JSON text, by place among the journal's nodes:
- * a node line that is exactly `{"node":TEXT,"prev":"<the chain's hash>","type":"node"}` is then that node,
- * canonical and valid, without being parsed (`verify` passes the manifest's nodes).
+ * Nodes the caller knows valid, with their canonical text, by index: a line that is exactly
+ * `{"node":TEXT,"prev":"<chain hash>","type":"node"}` is then taken unparsed (`verify` passes the manifest's).
  */
 export interface KnownNodes {
   text(index: number): string | undefined;
@@ -153,10 +152,8 @@ export function parseJournal(bytes: Uint8Array, known?: KnownNodes): JournalRead
 }
 
 /**
- * The nodes of a journal this process writes (or wrote), in order, one line at a time, as the lines hold them
- * (canonical JSON parsed: object keys sorted): how a run reads back its own nodes (for its manifest, its cost
- * table) without holding them all. These lines were checked when they were written (and a resumed journal's
- * when it was reopened), so they are not validated again: a node of 100,000 inputs would be copied whole.
+ * The nodes of a journal this process writes (or wrote), one line at a time, keys sorted: a run reads its own
+ * nodes back without holding them all. Checked when written or reopened, so not validated again.
  */
 export async function* journalNodes(path: string): AsyncGenerator<Node> {
   let line = 0;
@@ -172,7 +169,7 @@ export async function* journalNodes(path: string): AsyncGenerator<Node> {
 
 /** One append waiting for the next group commit. */
 interface PendingAppend {
-  /** The line's record given its `prev`, members in code-unit order (canonical JSON writes it without a copy). */
+  /** The line's record given its `prev`, members in code-unit order (written without a copy). */
   entry: (prev: string | null) => Record<string, unknown>;
   /** Resolves once what the line names is durable (its blobs are synced); the line is written after it. */
   ready: Promise<void>;
@@ -181,9 +178,8 @@ interface PendingAppend {
 }
 
 /**
- * Appends canonical lines to a journal with fsync, in the order they were asked for. Appends that arrive while
- * a sync is under way are written and synced together next (a group commit): each append still resolves only
- * once its line is on disk, but a run of many small nodes pays one fsync per batch, not per line.
+ * Appends canonical lines with fsync, in the order asked for; appends that arrive during a sync are written
+ * and synced together next (a group commit), each resolving once its line is on disk.
  */
 export class JournalWriter {
   #file: Deno.FsFile;
@@ -215,10 +211,7 @@ export class JournalWriter {
     return new JournalWriter(file, lastLineHash, path);
   }
 
-  /**
-   * Appends a completed node. Lines are written in the order they are asked for; each waits for its `ready`
-   * (its blobs' sync) before it is written.
-   */
+  /** Appends a completed node, in call order, once its `ready` (its blobs' sync) resolves. */
   appendNode(node: Node, ready: Promise<void> = Promise.resolve()): Promise<void> {
     return this.#append((prev) => ({ node, prev, type: "node" }), ready);
   }
@@ -272,7 +265,7 @@ export class JournalWriter {
     try {
       const bytes = encoder.encode(lines.join(""));
       let at = 0;
-      // Written synchronously (it goes to the page cache; a thread round trip costs more); synced async.
+      // Written synchronously (to the page cache); synced async.
       while (at < bytes.length) at += this.#file.writeSync(bytes.subarray(at));
       await this.#file.sync();
       this.#prev = prev;

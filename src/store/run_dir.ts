@@ -1,10 +1,7 @@
 /**
- * Run directories: created exclusively, journaled while running, sealed by an atomically written manifest.
- * An existing directory is never reused for a new run; a finished run (one with `manifest.json`) can never be
- * resumed or changed.
- *
- * Layout: `journal.jsonl`, `manifest.json` (last), `objects/sha256/…` (blobs) and exported files (reports,
- * results) that are also blobs and are listed in the manifest's `files`.
+ * Run directories: created exclusively, journaled while running, sealed by an atomically written manifest; a
+ * finished run is never resumed or changed. Layout: `journal.jsonl`, `manifest.json`, `objects/sha256/…`, and
+ * exported files (also blobs, listed in the manifest's `files`).
  *
  * @module
  */
@@ -43,10 +40,7 @@ async function exists(path: string): Promise<boolean> {
   }
 }
 
-/**
- * Removes temp siblings left by a creation of `path` that was killed before its rename (their creator's lock
- * is free, so it is dead); a live creation keeps its lock and is left alone.
- */
+/** Removes temp siblings of killed creations of `path` (their lock is free); live ones keep their lock. */
 async function removeAbandonedBuilds(path: string): Promise<void> {
   const prefix = `.${basename(path)}${CREATING_MARK}`;
   const parent = dirname(path);
@@ -70,14 +64,10 @@ export async function writeFileAtomic(path: string, bytes: Uint8Array): Promise<
   await writeChunksAtomic(path, [bytes]);
 }
 
-/** How much text {@link writeTextAtomic} gathers before it writes: one write per node would be ~1,000 a run. */
+/** How much text {@link writeTextAtomic} gathers per write. */
 const TEXT_WRITE_CHUNK = 64 * 1024;
 
-/**
- * Writes text pieces to `path` atomically (temp file, fsync, rename; an existing file is refused) and returns
- * the SHA-256 of the UTF-8 bytes written. Small pieces (a manifest's nodes) are gathered into writes of about
- * {@link TEXT_WRITE_CHUNK} characters.
- */
+/** Writes text pieces to `path` atomically (an existing file is refused); returns the SHA-256 of the bytes. */
 export function writeTextAtomic(
   path: string,
   pieces: Iterable<string> | AsyncIterable<string>,
@@ -148,20 +138,13 @@ export class RunDir {
   readonly store: BlobStore;
   /** The header written as the journal's first line. */
   readonly header: RunHeader;
-  /**
-   * The nodes a resumed journal held when the run was reopened (empty for a new run). Nodes recorded since are
-   * in the journal only: a run never holds all its nodes (see {@link readNodes}).
-   */
+  /** The nodes a resumed journal held when reopened (empty for a new run); later ones are in the journal only. */
   readonly resumedNodes: readonly Node[];
   #nodeCount: number;
   readonly #files: Record<string, string>;
   readonly #journal: JournalWriter;
   readonly #lock: RunLock;
-  /**
-   * In a run this process created: every blob the journal's nodes name (added once a node's line is
-   * durable), so the seal finds the blobs no line names without reading the journal back. Undefined for a
-   * resumed run, whose earlier lines this process did not write.
-   */
+  /** In a run this process created: every blob a durable line names (the seal removes the others). */
   readonly #referenced: Set<string> | undefined;
   #sealed = false;
 
@@ -191,13 +174,9 @@ export class RunDir {
   }
 
   /**
-   * Creates a new run directory exclusively. An existing path is refused with a {@link UsageError} and left
-   * exactly as it was. Parent directories are created as needed. `sources` are stored as blobs first and
-   * declared in the header by name.
-   *
-   * Atomic: the directory is built (sources, journal header, lock) in a temp sibling
-   * `.<name>.creating-<pid>-<random>` and renamed into place, so a kill leaves either no run or a resumable
-   * one. The writer's lock is held from then on until {@link finish} or {@link abandon}.
+   * Creates a new run directory exclusively (an existing path: {@link UsageError}, left as it was), `sources`
+   * stored as blobs and named in the header. Built in a temp sibling and renamed into place, so a kill leaves
+   * no run or a resumable one; the writer's lock is held until {@link finish} or {@link abandon}.
    */
   static async create(
     path: string,
@@ -244,7 +223,6 @@ export class RunDir {
       }
       lock.movedTo(path);
       const run = new RunDir(path, full, [], {}, journal, lock, true);
-      // A run just created holds only its sources' blobs, and only its store writes blobs.
       run.store.markFresh(Object.values(sourceHashes));
       return run;
     } catch (error) {
@@ -258,9 +236,8 @@ export class RunDir {
   }
 
   /**
-   * Reopens an unfinished run from its journal, under its writer's lock (a run being written by a live
-   * process is refused, naming it). A finished or damaged run is refused; so is a run whose header differs
-   * from `expect` (the program, tokenizer or protocol of this invocation), naming the difference.
+   * Reopens an unfinished run under its writer's lock (a live writer is refused, named); a finished or damaged
+   * run, or one whose header differs from `expect`, is refused naming why.
    */
   static async resume(path: string, expect?: ResumeExpectation): Promise<RunDir> {
     const refuseFinished = () => finishedRunRefusal(path);
@@ -291,15 +268,14 @@ export class RunDir {
       await Deno.remove(join(path, RUN_FILES.objects, "tmp"), { recursive: true }).catch((error) => {
         if (!(error instanceof Deno.errors.NotFound)) throw error;
       });
-      // Temp files of an interrupted writeFileAtomic (an export or the manifest) would stay unknown files forever.
+      // Temp files of an interrupted export or manifest write.
       for await (const entry of Deno.readDir(path)) {
         if (!entry.isFile || !/\.tmp-\d+$/.test(entry.name) || entry.name in reading.files) continue;
         await Deno.remove(join(path, entry.name));
       }
       const journal = await JournalWriter.reopen(journalPath, reading.lastLineHash);
       const run = new RunDir(path, reading.header, reading.nodes, reading.files, journal, lock);
-      // A blob no durable line names may have been cut short by a power loss before its sync: it is removed
-      // and, if needed, written again.
+      // A blob no durable line names may be cut short (power loss before its sync): removed, rewritten if needed.
       await run.#removeUnreferencedBlobs().catch(async (error) => {
         await journal.close();
         throw error;
@@ -314,15 +290,13 @@ export class RunDir {
   /** Appends a completed node to the journal (fsync), once the blobs written before it are durable. */
   async recordNode(node: Node): Promise<void> {
     this.#assertOpen();
-    // In one step: the journal's lines keep the order of `nodes` (the manifest's), each written once the
-    // blobs written before it are synced.
+    // Lines keep the order of the calls, each written once the blobs written before it are synced.
     const synced = this.store.sync();
     this.#nodeCount++;
     const appended = this.#journal.appendNode(node, synced);
     const referenced = this.#referenced;
     if (referenced !== undefined) {
-      // Named once its line is durable: the reaction runs as the append resolves, so before the seal (which
-      // waits for every append) reads the set; a refused line names nothing.
+      // Named once its line is durable (before the seal reads the set); a refused line names nothing.
       appended.then(() => {
         for (const hash of Object.values(node.inputs)) referenced.add(hash);
         for (const hash of Object.values(node.outputs)) referenced.add(hash);
@@ -337,18 +311,12 @@ export class RunDir {
     return this.#nodeCount;
   }
 
-  /**
-   * The run's nodes in journal order, read back from the journal one line at a time. Call it once the nodes
-   * asked for are recorded (their `recordNode` resolved): lines still waiting for their sync are not read.
-   */
+  /** The run's nodes in journal order, read one line at a time (only lines whose `recordNode` resolved). */
   readNodes(): AsyncGenerator<Node> {
     return journalNodes(join(this.path, RUN_FILES.journal));
   }
 
-  /**
-   * Exports a file into the run directory: stored as a blob, written atomically, journaled. Writing the same
-   * name twice is allowed only with identical content (e.g. after a resume).
-   */
+  /** Exports a file (a blob, written atomically, journaled); the same name again only with the same content. */
   async writeFile(name: string, content: Uint8Array | string): Promise<string> {
     this.#assertOpen();
     checkExportName(name);
@@ -356,10 +324,7 @@ export class RunDir {
     return await this.publish(name, await this.store.put(bytes));
   }
 
-  /**
-   * Publishes a blob that is already in the store (a node output) as an exported file: the file's bytes are
-   * exactly the blob's, so the manifest's file record points at a node output.
-   */
+  /** Publishes a stored blob (a node output) as an exported file of exactly its bytes. */
   async publish(name: string, hash: string): Promise<string> {
     this.#assertOpen();
     checkExportName(name);
@@ -373,7 +338,7 @@ export class RunDir {
       // A file that exists but was never journaled is an interrupted export: it is replaced.
       if (!(error instanceof Deno.errors.NotFound)) throw error;
     });
-    // Copied by the kernel and checked in chunks: a large file (a corpus) is never held in memory.
+    // Copied by the kernel and checked in chunks: a large file is never held in memory.
     const tmp = `${path}.tmp-${Deno.pid}`;
     try {
       await Deno.copyFile(this.store.pathOf(hash), tmp);
@@ -404,10 +369,7 @@ export class RunDir {
     return this.writeFile(name, JSON.stringify(value, null, 2) + "\n");
   }
 
-  /**
-   * Seals the run: closes the journal and writes `manifest.json` atomically, its nodes read back from the
-   * journal. Returns the manifest's hash.
-   */
+  /** Seals the run: closes the journal and writes `manifest.json` atomically from it; returns its hash. */
   async finish(): Promise<{ hash: string }> {
     this.#assertOpen();
     this.#sealed = true;
@@ -415,8 +377,7 @@ export class RunDir {
     this.store.closeFiles();
     await this.#removeUnreferencedBlobs();
     const journal = await hashLines(join(this.path, RUN_FILES.journal));
-    // The manifest is written streaming, one node at a time, in exactly the bytes of
-    // `JSON.stringify(manifest, null, 2)`: a run of any size never holds its nodes or its manifest's text.
+    // Streamed node by node, in exactly the bytes of `JSON.stringify(manifest, null, 2)`.
     const head = ManifestSchema.parse({
       ...this.header,
       finished: new Date().toISOString(),
@@ -453,7 +414,6 @@ export class RunDir {
     ]);
     const known = this.store.knownBlobs();
     if (known !== undefined && this.#referenced !== undefined) {
-      // A run this process created: it knows every blob in it and every blob its lines name.
       for (const hash of known) {
         if (!referenced.has(hash) && !this.#referenced.has(hash)) await Deno.remove(this.store.pathOf(hash));
       }
@@ -467,7 +427,6 @@ export class RunDir {
       }
     }
     if (known !== undefined) {
-      // A store that knows every blob in it: nothing needs listing.
       for (const hash of known) if (!referenced.has(hash)) await Deno.remove(this.store.pathOf(hash));
       return;
     }
@@ -498,10 +457,7 @@ export class RunDir {
   }
 }
 
-/**
- * Reads and validates a finished run's manifest; errors name the run directory (and `option`, e.g.
- * `--frozen-run`, when given), the file and the field.
- */
+/** Reads and validates a finished run's manifest; errors name the run (and `option`), the file and the field. */
 export async function readManifest(runPath: string, option?: string): Promise<Manifest> {
   await statInputDirectory(runPath, option);
   const path = join(runPath, RUN_FILES.manifest);

@@ -1,17 +1,21 @@
 /**
- * `compaction-bench hotpot collect|run|score|generate|predictions`: the dispatcher.
+ * `compaction-bench hotpot collect|run|score|generate|predictions`: the dispatcher; each subcommand lives in
+ * its own module of this folder.
+ *
  * @module
  */
 import { UsageError } from "../../errors.ts";
 import { CLI } from "../../core/program_name.ts";
 import { didYouMean } from "../option_suggest.ts";
 
+/** The subcommands of `hotpot`. */
 export const HOTPOT_SUBCOMMANDS = ["collect", "run", "predictions", "score", "generate"] as const;
 
 /** Dispatches `hotpot collect|run|predictions|score|generate`. */
 export async function hotpotCommand(argv: string[]): Promise<number> {
   const [sub, ...rest] = argv;
-  // Each subcommand's modules are imported when it runs: a process loads only what its command uses.
+  // Each subcommand's modules are imported when it runs: a process loads only what its command uses (a
+  // `hotpot run` never loads the collection side, the Parquet writer of `generate`, or `score`).
   if (sub === "collect") return await (await import("./collect.ts")).hotpotCollectCli(rest);
   if (sub === "run") return (await (await import("./run.ts")).hotpotRun(rest)).code;
   if (sub === "score") return await (await import("./score.ts")).hotpotScoreCommand(rest);

@@ -1,5 +1,6 @@
 /**
- * `compaction-bench sweep case check DIR`: checks a sweep case folder.
+ * `compaction-bench sweep case check DIR`: checks a sweep case folder (see ../case_check.ts).
+ *
  * @module
  */
 import { UsageError } from "../../errors.ts";

@@ -1,5 +1,7 @@
 /**
- * The single binary's entry to the sweep's repair sandbox child (its modules load only in that process).
+ * The single binary's entry to the sweep's repair sandbox child: its hidden command word, and the child's
+ * modules loaded only in the process that serves as the child.
+ *
  * @module
  */
 export { REPAIR_SANDBOX_COMMAND } from "../../suites/sweep/sandbox_command.ts";

@@ -1,5 +1,7 @@
 /**
- * Importer for Hermes Agent session files: `{name, description, model, source, scrubbing_passes, messages}`.
+ * Importer for Hermes Agent session files: `{name, description, model, source, scrubbing_passes,
+ * messages}` with OpenAI-format messages, `tool_calls` and `role: "tool"` results.
+ *
  * @module
  */
 import { z } from "zod";

@@ -1,7 +1,10 @@
 /**
- * `importTranscript(path, format)`: reads a transcript file in any supported format; `auto` detects it
- * (`.jsonl`: ShareGPT; `conversation` + `qa`: LoCoMo; `conversations`: ShareGPT; `messages` with Hermes' own
- * fields: a Hermes session; else OpenAI).
+ * `importTranscript(path, format)`: reads a transcript file in any supported format, detecting the
+ * format when asked (`auto`): `.jsonl` files are ShareGPT trajectories; JSON with `conversation` and
+ * `qa` is LoCoMo; with `conversations`, ShareGPT; with `messages` and Hermes' own fields (`scrubbing_passes`,
+ * or `source` together with `name` or `model`), a Hermes session; with `messages` or as a message array,
+ * OpenAI (a `{messages, name}` object is an OpenAI request, not a Hermes session).
+ *
  * @module
  */
 import { UsageError } from "../../errors.ts";
@@ -18,8 +21,9 @@ import {
   type TranscriptFormat,
 } from "./types.ts";
 
+/** Options of {@link importTranscript}. */
 export interface ImportOptions {
-  /** Which sample of a multi-sample file to import; default 0. */
+  /** Which sample of a multi-sample file (ShareGPT lines, LoCoMo array) to import; default 0. */
   sample?: number;
 }
 
@@ -42,7 +46,10 @@ export function detectFormat(json: unknown): TranscriptFormat | null {
   return null;
 }
 
-/** Imports the transcript at `path` (one without messages is refused); a {@link UsageError} names the place. */
+/**
+ * Imports the transcript at `path`; any problem is a {@link UsageError} naming the file and place. A
+ * transcript without messages is refused: there would be nothing to measure.
+ */
 export async function importTranscript(
   path: string,
   format: "auto" | TranscriptFormat = "auto",
@@ -74,7 +81,10 @@ async function importAnyFormat(
   );
 }
 
-/** Imports a transcript from its text (`path` names it in errors). */
+/**
+ * Imports a transcript from its text (`path` names it in errors): `sharegpt` reads JSON lines (or one JSON
+ * array); `auto` detects the format of a JSON document.
+ */
 export function importTranscriptText(
   text: string,
   path: string,
@@ -84,7 +94,10 @@ export function importTranscriptText(
   return checkSizes(importParsed(text, path, format, options));
 }
 
-/** Refuses a transcript past {@link MAX_TRANSCRIPT_MESSAGES} messages or {@link MAX_MESSAGE_CHARS} in a field. */
+/**
+ * Refuses a transcript past the per-field bounds, naming the message: more than {@link MAX_TRANSCRIPT_MESSAGES}
+ * messages, or a content or tool-call arguments of more than {@link MAX_MESSAGE_CHARS} characters (every format).
+ */
 function checkSizes(imported: ImportedTranscript): ImportedTranscript {
   const { messages, path } = imported;
   if (messages.length > MAX_TRANSCRIPT_MESSAGES) {

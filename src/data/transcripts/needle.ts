@@ -1,6 +1,8 @@
 /**
- * A needle: a unique fact planted in a generated transcript, with its question (a `{messages, needles}` file
- * carries them, so the importers read them back).
+ * A needle: a unique fact planted in a generated transcript (`engines generate`), with the question that asks
+ * for it. Defined with the importers because a transcript file written by `engines generate` carries its
+ * needles (`{messages, needles}`), and reading that file back keeps them.
+ *
  * @module
  */
 import { z } from "zod";
@@ -11,7 +13,7 @@ export type NeedlePosition = "start" | "middle" | "end";
 /** A unique fact planted in a generated transcript, with the question that asks for it. */
 export const NeedleSchema = z.object({
   id: z.string(),
-  /** The fact sentence as planted (verbatim recall looks for exactly this). */
+  /** The full fact sentence as planted (verbatim recall looks for exactly this). */
   fact: z.string(),
   question: z.string(),
   /** The exact string a correct answer contains. */
@@ -22,4 +24,5 @@ export const NeedleSchema = z.object({
   position: z.enum(["start", "middle", "end"]),
   role: z.enum(["user", "assistant", "tool"]),
 });
+/** A unique fact planted in a generated transcript, with the question that asks for it. */
 export type Needle = z.infer<typeof NeedleSchema>;

@@ -7,7 +7,7 @@
  */
 import { UsageError } from "../../errors.ts";
 
-/** The engines `engines run` runs by default, in report order (full, summary, jev, jev+summary: methods). */
+/** The built-in engine names, in report order. */
 export const BUILTIN_ENGINES = ["full", "truncate", "hermes-like", "summary", "jev", "jev+summary"] as const;
 
 /**

@@ -1,5 +1,6 @@
 /**
  * engines run's metrics, declared once: `compare` reads this table (its shares, and each engine row's values).
+ *
  * @module
  */
 import type { MetricSpec } from "../../analysis/metrics.ts";

@@ -1,5 +1,6 @@
 /**
  * The identity of a transcript: SHA-256 (hex) of the RFC 8785 canonical JSON of its messages.
+ *
  * @module
  */
 import { createHash } from "node:crypto";

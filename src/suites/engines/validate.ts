@@ -1,6 +1,7 @@
 /**
- * Checking what an engine returned: well-formed messages, valid tool pairing, a window no larger than the
- * input. A problem is the engine's failure with a reason, never fatal to the run.
+ * Checking what an engine returned: a list of well-formed messages, valid tool pairing, and a window no
+ * larger than the input. A problem is the engine's failure with a reason, never fatal to the run.
+ *
  * @module
  */
 import { z } from "zod";
@@ -21,10 +22,10 @@ export function validateEngineOutput(
 ): OutputCheck {
   const parsed = z.array(ChatMessageSchema).safeParse(output);
   if (!parsed.success) {
-    const { path, message } = parsed.error.issues[0];
+    const issue = parsed.error.issues[0];
     return {
       ok: false,
-      reason: `malformed output: messages.${path.join(".")}: ${message}`,
+      reason: `malformed output: messages.${issue.path.join(".")}: ${issue.message}`,
       pairingValid: null,
     };
   }
