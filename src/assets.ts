@@ -1,8 +1,5 @@
 /**
- * Paths of assets shipped with the program (tokenizer, fixtures, workers). They resolve relative to this
- * module, so they work from a source checkout and from a `deno compile` binary that embeds `fixtures/`
- * and `src/` with `--include`.
- *
+ * Paths of assets shipped with the program, relative to this module (a checkout or a `deno compile` binary).
  * @module
  */
 

@@ -1,12 +1,10 @@
 /**
  * Error classes that the CLI maps to exit codes: {@link UsageError} → 2, {@link CheckFailedError} → 1.
- *
  * @module
  */
 
 /** Bad input or usage: the CLI exits with code 2 and writes nothing. */
 export class UsageError extends Error {
-  /** Creates a usage error; the message must name the offending file, field or value. */
   constructor(message: string, options?: ErrorOptions) {
     super(message, options);
     this.name = "UsageError";
@@ -15,7 +13,6 @@ export class UsageError extends Error {
 
 /** A check ran and failed (verify found problems, check-only found differences): exit code 1. */
 export class CheckFailedError extends Error {
-  /** Creates a check failure with a human-readable summary. */
   constructor(message: string, options?: ErrorOptions) {
     super(message, options);
     this.name = "CheckFailedError";

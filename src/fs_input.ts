@@ -1,13 +1,7 @@
 /**
- * The one place where file-system errors of inputs and outputs become {@link UsageError}s (exit code 2) with
- * one line naming the path (and the option it came from) and the cause, and where an input is checked to be
- * what it should be before it is opened: a regular file (never a FIFO, device or socket, which would block or
- * never end) or a directory.
- *
- * Every loader reads through {@link readInputFile} / {@link readInputText} / {@link readInputJson}, checks
- * directories with {@link statInputDirectory} and maps any other file-system error with {@link inputError}
- * (modelled on denoland/std `fs/_map_error.ts`: errors are mapped once).
- *
+ * The one place where file-system errors of inputs and outputs become one-line {@link UsageError}s (exit 2)
+ * naming the path, option and cause (as denoland/std `fs/_map_error.ts`), and where an input is checked to be
+ * a regular file (never a FIFO, device or socket) or a directory before it is opened.
  * @module
  */
 import { dirname, resolve } from "node:path";
@@ -48,10 +42,7 @@ const CAUSE_BY_CLASS: [new (...args: never[]) => Error, string][] = [
   [Deno.errors.InvalidData, "invalid data"],
 ];
 
-/**
- * The one-line cause of a file-system error (e.g. `"not found"`, `"symbolic link loop (…)"`), or `undefined`
- * when `error` is not a file-system error (those are never mapped: they are bugs or other failures).
- */
+/** The one-line cause of a file-system error (`"not found"`), or `undefined` for any other error. */
 export function fsErrorCause(error: unknown): string | undefined {
   if (!(error instanceof Error)) return undefined;
   const code = (error as { code?: unknown }).code;
@@ -62,18 +53,14 @@ export function fsErrorCause(error: unknown): string | undefined {
   return undefined;
 }
 
-/**
- * How a path is named in messages: `--corpus runs/x/corpus.json` when it came from an option, else the path
- * alone.
- */
+/** How a path is named in messages: `--corpus runs/x/corpus.json`, or the path alone. */
 export function subjectOf(path: string, option?: string): string {
   return option === undefined ? path : `${option} ${path}`;
 }
 
 /**
  * Maps a file-system error about `path` to a {@link UsageError} `"<option> <path>: <cause>"`; any other error
- * is returned unchanged (the caller rethrows it).
- *
+ * is returned unchanged.
  * @example
  * ```ts
  * try { await Deno.readDir(dir); } catch (error) { throw inputError(error, dir, "--hermes-sessions"); }
@@ -105,10 +92,7 @@ async function statMapped(path: string, option?: string): Promise<Deno.FileInfo>
   }
 }
 
-/**
- * Checks that `path` is a regular file (following symbolic links) without opening it, so a FIFO, device or
- * socket is refused before anything could block on it. Returns its file info.
- */
+/** Checks that `path` is a regular file (following links) without opening it; returns its file info. */
 export async function statInputFile(path: string, option?: string): Promise<Deno.FileInfo> {
   const info = await statMapped(path, option);
   if (info.isDirectory) throw new UsageError(`${subjectOf(path, option)}: is a directory, expected a file`);
@@ -118,7 +102,7 @@ export async function statInputFile(path: string, option?: string): Promise<Deno
   return info;
 }
 
-/** Checks that `path` is a directory (following symbolic links). Returns its file info. */
+/** Checks that `path` is a directory (following links); returns its file info. */
 export async function statInputDirectory(path: string, option?: string): Promise<Deno.FileInfo> {
   const info = await statMapped(path, option);
   if (!info.isDirectory) {
@@ -128,10 +112,7 @@ export async function statInputDirectory(path: string, option?: string): Promise
   return info;
 }
 
-/**
- * Reads a whole input file after checking it is a regular file; every file-system error becomes a one-line
- * {@link UsageError} naming the option and path. `maxBytes` (default 4 GiB) refuses larger files up front.
- */
+/** Reads a whole regular input file (at most `maxBytes`, default 4 GiB); errors are one-line {@link UsageError}s. */
 export async function readInputFile(
   path: string,
   option?: string,
@@ -162,9 +143,8 @@ export async function readInputFile(
 }
 
 /**
- * Reads an input file as {@link readInputFile} does (the same checks and messages), but in pieces of at most
- * `chunkBytes` handed to `chunk` in order, one buffer refilled each time (copy what is kept): a large file is
- * never held whole (the tokenizer's 11 MB `tokenizer.json` is only hashed). Returns the bytes read.
+ * Reads an input file as {@link readInputFile} does, in pieces of at most `chunkBytes` handed to `chunk` (one
+ * reused buffer: copy what is kept); returns the bytes read.
  */
 export async function readInputChunks(
   path: string,
@@ -194,22 +174,13 @@ export async function readInputChunks(
   }
 }
 
-/**
- * The most bytes of a run folder's own JSON files read whole (results.json, manifest.json, the journal), as
- * `verify` reads them: a file past it (a sparse file swapped in) is refused before anything is read.
- */
+/** The most bytes of a run folder's own JSON files read whole (a sparse file is refused unread). */
 export const MAX_RUN_FILE_BYTES = 256 * 1024 * 1024;
 
-/**
- * The most bytes decoded into one string: V8's longest string is 2^29 - 24 UTF-16 units, and a UTF-8 byte
- * never decodes to more than one unit, so a text up to this size always fits.
- */
+/** The most bytes decoded into one string (V8's longest string is 2^29 - 24 UTF-16 units). */
 export const MAX_TEXT_BYTES = 2 ** 29 - 24;
 
-/**
- * Reads an input file as UTF-8 text (checked: invalid UTF-8 is refused, naming the file); `maxBytes` (default
- * {@link MAX_TEXT_BYTES}) refuses a larger file before reading it.
- */
+/** Reads an input file as strict UTF-8 text, at most `maxBytes` (default {@link MAX_TEXT_BYTES}). */
 export async function readInputText(
   path: string,
   option?: string,
@@ -219,10 +190,7 @@ export async function readInputText(
   return decodeUtf8(bytes, path, option);
 }
 
-/**
- * Decodes bytes as strict UTF-8; invalid bytes are a {@link UsageError} naming the file, as is text too long
- * for one string (never called invalid).
- */
+/** Decodes bytes as strict UTF-8; invalid or too long text is a {@link UsageError} naming the file. */
 export function decodeUtf8(bytes: Uint8Array, path: string, option?: string): string {
   if (bytes.length > MAX_TEXT_BYTES) {
     throw new UsageError(
@@ -273,10 +241,8 @@ export async function readInputDirectory(path: string, option?: string): Promise
 }
 
 /**
- * Checks, before anything is written, that a new output can be created at `path`: it must not exist (not even
- * as a dangling symbolic link), and its nearest existing ancestor must be a directory. With `parentMustExist`
- * (a file output such as `engines generate --out`), the parent folder itself must already exist.
- * Whether the ancestor can be written is left to the first write, whose error {@link inputError} maps.
+ * Checks, before anything is written, that a new output can be created at `path`: nothing there (not even a
+ * dangling link) and its nearest existing ancestor a directory (`parentMustExist`: the parent itself).
  */
 export async function checkNewOutputPath(
   path: string,
@@ -312,11 +278,7 @@ export async function checkNewOutputPath(
   }
 }
 
-/**
- * Maps a file-system error met while writing `path` (a run's blob, journal, manifest or published file) to
- * a {@link UsageError} `"writing <path>: <cause>"` (ENOSPC: `no space left on the device`), so a full disk
- * names where it happened; any other error is returned unchanged.
- */
+/** Maps a file-system error while writing `path` to a {@link UsageError} `"writing <path>: <cause>"`. */
 export function writeError(error: unknown, path: string): unknown {
   const cause = fsErrorCause(error);
   if (cause === undefined || error instanceof UsageError) return error;

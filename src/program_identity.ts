@@ -1,12 +1,7 @@
 /**
- * The program's identity for manifests: name, version, and the SHA-256 of its source (every `.ts` file under
- * `src/`, `main.ts` and `deno.lock` — which pins every npm dependency by integrity hash — as a canonical list
- * of `[path, sha256]` sorted by path). It works from a checkout and from a compiled binary that embeds `src/`,
- * `main.ts` and `deno.lock`.
- *
- * The files are listed and read with synchronous calls, once per process: per-file async reads cost several
- * times the CPU of every start-up.
- *
+ * The program's identity for manifests: name, version, and the SHA-256 of the canonical `[path, sha256]` list
+ * of every `.ts` under `src/`, `main.ts` and `deno.lock`, from a checkout or a compiled binary. Files are read
+ * synchronously once per process (async per-file reads cost several times the CPU).
  * @module
  */
 import { join, relative } from "node:path";
@@ -35,10 +30,7 @@ function adapterFiles(root: string): string[] {
   }
 }
 
-/**
- * The program's source files under `root` (those the source hash covers, and the adapters), each with its
- * SHA-256 and text, sorted by path.
- */
+/** The program's source files under `root` (the hashed ones and the adapters), with SHA-256 and text, by path. */
 function sourceFiles(root: string): SourceFile[] {
   const paths = [
     ...tsFiles(join(root, "src")),
@@ -66,11 +58,7 @@ function programFiles(): SourceFile[] {
   return files;
 }
 
-/**
- * The program-source blob every run stores as its source `program` (see store/program_source.ts): the files
- * read once per process, the same reading that hashes them for {@link programIdentity}, compressed once per
- * process (the demo makes several runs in one).
- */
+/** The program-source blob every run stores as its source `program`, built once per process. */
 export function programSourceBlob(): Uint8Array {
   blob ??= programSourceBytes(programFiles());
   return blob;
@@ -80,7 +68,7 @@ let blob: Uint8Array | undefined;
 
 let cached: Promise<{ name: string; version: string; source_hash: string }> | undefined;
 
-/** Name, version and source hash of this program (computed once per process). */
+/** Name, version and source hash of this program (once per process). */
 export function programIdentity(): Promise<{ name: string; version: string; source_hash: string }> {
   cached ??= Promise.resolve().then(() => ({
     ...PROGRAM,

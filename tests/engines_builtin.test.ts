@@ -125,15 +125,16 @@ Deno.test("hermes-like protects head and tail, clears old tool outputs and summa
   }
 });
 
-Deno.test("jev keeps, cuts or drops tool pairs by the decision model's probabilities", async () => {
+Deno.test("the jev method as an engine keeps whole units in rank order while the window fits, in source order", async () => {
   const counter = await sharedCounter();
-  const probabilities = [0.9, 0.5, 0.1];
+  // The units after the head (system, first user): the first tool group, the second, the last user message.
+  const probabilities = [0.1, 0.9, 0.5];
   const decision = {
     model: "fixed",
     ask: (_state: string, questions: unknown[]) =>
       Promise.resolve({
         ok: true as const,
-        nouls: questions.map((_, i) => probabilities[i % 3]),
+        nouls: questions.map((_, i) => probabilities[i]),
         model: "fixed",
         usage: { input_tokens: 1, output_tokens: 1 },
         records: [],
@@ -143,11 +144,11 @@ Deno.test("jev keeps, cuts or drops tool pairs by the decision model's probabili
   const messages: ChatMessage[] = [
     { role: "system", content: "s" },
     { role: "user", content: "task" },
-    { role: "assistant", content: null, tool_calls: [call("keep"), call("cut")] },
-    { role: "tool", tool_call_id: "keep", content: long },
-    { role: "tool", tool_call_id: "cut", content: long },
-    { role: "assistant", content: "thinking", tool_calls: [call("drop")] },
-    { role: "tool", tool_call_id: "drop", content: long },
+    { role: "assistant", content: null, tool_calls: [call("a"), call("b")] },
+    { role: "tool", tool_call_id: "a", content: long },
+    { role: "tool", tool_call_id: "b", content: long },
+    { role: "assistant", content: "thinking", tool_calls: [call("c")] },
+    { role: "tool", tool_call_id: "c", content: long },
     { role: "user", content: "next" },
   ];
   const currentTokens = counter.countMessages(messages);
@@ -157,19 +158,8 @@ Deno.test("jev keeps, cuts or drops tool pairs by the decision model's probabili
     counter,
   });
   assert.equal(toolPairingProblem(out), null);
-  assert.deepEqual(out.map((m) => m.tool_call_id ?? m.role), [
-    "system",
-    "user",
-    "assistant",
-    "keep",
-    "cut",
-    "assistant",
-    "user",
-  ]);
-  assert.equal(out[3].content, long);
-  assert.match(out[4].content!, /^x x[\s\S]*characters cut\]$/);
-  assert.equal(out[5].tool_calls, undefined);
-  assert.equal(out[5].content, "thinking");
+  // The least likely unit (the first tool group) goes; the others stay whole, in source order.
+  assert.deepEqual(out, [...messages.slice(0, 2), ...messages.slice(5)]);
 });
 
 Deno.test("engines that need a model say so, and unknown engines are usage errors", () => {

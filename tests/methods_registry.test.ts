@@ -2,8 +2,8 @@
  * A new method is one declaration. This file declares `lead` (keep the evidence units in source order while
  * the complete answer input fits; it needs neither a ranking nor a summary) and, run as a program, registers it
  * and hands its arguments to the CLI; as a test, it runs that program through `hotpot run` and `sweep run`
- * beside an engine method (`truncate`, model-free: one generation), and checks that every row is scored, within
- * the ceiling, and that both runs verify.
+ * beside an engine method (`truncate`, model-free: one generation) and through `engines run` beside the
+ * `truncate` engine, and checks that every row is scored, within the ceiling or budget, and that the runs verify.
  */
 import assert from "node:assert/strict";
 import { join } from "node:path";
@@ -37,7 +37,7 @@ if (import.meta.main) {
 
 const SELF = "tests/methods_registry.test.ts";
 
-Deno.test("a method declared in one file runs through hotpot and sweep, beside an engine", async () => {
+Deno.test("a method declared in one file runs through hotpot, sweep and engines, beside an engine", async () => {
   const dir = await Deno.makeTempDir();
   try {
     const collect = await runCli(["hotpot", "collect", "-q", "--questions", "4", "--output", join(dir, "c")]);
@@ -133,7 +133,35 @@ Deno.test("a method declared in one file runs through hotpot and sweep, beside a
       assert.equal(r.within_cap, true);
       assert.equal(typeof r.fact_score, "number");
     }
-    for (const run of ["h", "s"]) {
+    const engines = await runDeno(SELF, [
+      "engines",
+      "run",
+      "--reference",
+      "-q",
+      "--turns",
+      "40",
+      "--repeats",
+      "1",
+      "--engine",
+      "lead",
+      "--engine",
+      "truncate",
+      "--output",
+      join(dir, "e"),
+    ]);
+    assert.equal(engines.code, 0, engines.stderr);
+    const engineRows = JSON.parse(await Deno.readTextFile(join(dir, "e", "results.json"))).engines;
+    assert.deepEqual(engineRows.map((r: { engine: string }) => r.engine), ["lead", "truncate"]);
+    for (const r of engineRows) {
+      assert.equal(r.status, "ok", r.reason);
+      assert.equal(r.within_budget, true);
+      assert.equal(r.tool_pairing_valid, true);
+      assert.ok(r.messages_out < r.messages_in);
+      assert.equal(typeof r.qa.recall, "number");
+    }
+    // lead keeps the oldest units, truncate the newest: two algorithms, two windows.
+    assert.notEqual(engineRows[0].window_hash, engineRows[1].window_hash);
+    for (const run of ["h", "s", "e"]) {
       const verify = await runCli(["verify", join(dir, run)]);
       assert.equal(verify.code, 0, verify.stdout + verify.stderr);
     }

@@ -1,13 +1,7 @@
 /**
- * Seeded percentile bootstrap of a mean over units (questions, generations, needles…). Every column given to
- * one call is resampled with the same resample indices (common random numbers), drawn from the project's
- * seeded sfc32 generator, so the same values and seed give the same interval on every machine.
- *
- * Speed: values are copied once into Float64Arrays; the resample indices of a seed are drawn once (a
- * Uint32Array of resamples × n, cached for plans up to 4 Mi indices) and reused by every column and every
- * call with the same seed; the resample means are sorted as Float64Arrays. 10,000 resamples × 30 questions ×
- * 40 columns is about 12 million additions.
- *
+ * Seeded percentile bootstrap of a mean over units: every column of one call is resampled with the same
+ * indices (common random numbers) from the seeded sfc32 generator, so an interval is the same on every machine.
+ * A seed's indices are drawn once and cached for plans up to 4 Mi indices.
  * @module
  */
 import { SeededRandom } from "../data/hotpot_prng.ts";
@@ -20,22 +14,17 @@ export const DEFAULT_STATS_SEED = "compaction-bench/stats@1";
 
 /** A point estimate with its percentile interval. */
 export interface Interval {
-  /** The mean over units. */
   mean: number;
-  /** Lower and upper percentile bounds of the bootstrap distribution of the mean. */
+  /** Percentile bounds of the bootstrap distribution of the mean. */
   lo: number;
   hi: number;
-  /** Number of units. */
   n: number;
 }
 
-/** Options of a bootstrap. */
 export interface BootstrapOptions {
-  /** Number of resamples (default {@link DEFAULT_RESAMPLES}). */
   resamples?: number;
   /** Seed text; the same seed and values give the same interval. */
   seed?: string;
-  /** Confidence level (default 0.95). */
   level?: number;
 }
 
@@ -55,15 +44,13 @@ export function quantileSorted(sorted: ArrayLike<number>, p: number): number {
   return sorted[lo] + (h - lo) * (sorted[hi] - sorted[lo]);
 }
 
-/** At most this many values are sampled to bracket an order statistic (see {@link quantilesOf}). */
+/** At most this many values are sampled to bracket an order statistic. */
 const BRACKET_SAMPLE = 1024;
 
 /**
- * Quantiles `ps` of `values`, each exactly as {@link quantileSorted} gives it of `values` sorted ascending
- * (the order of `Float64Array.prototype.sort`), without sorting them all: a quantile needs two neighbouring
- * order statistics, so a sorted sample of the values brackets them, one pass counts the values below the
- * bracket and gathers those within, and only these are sorted (the ranks below and within being known, the
- * order statistics are exact). When the bracket misses, every value is sorted. `values` is not changed.
+ * Quantiles `ps` of `values`, exactly as {@link quantileSorted} of them sorted, without sorting them all: a
+ * sorted sample brackets the two order statistics, one pass counts the values below and gathers those within,
+ * and only these are sorted (all are, when the bracket misses). `values` is not changed.
  */
 export function quantilesOf(values: Float64Array, ps: readonly number[]): number[] {
   const count = values.length;
@@ -82,8 +69,7 @@ export function quantilesOf(values: Float64Array, ps: readonly number[]): number
     const h = last * p;
     const rank = Math.floor(h);
     const next = Math.min(last, rank + 1);
-    // The sample's elements below the order statistic of `rank` are about binomial (size, q): a bracket of
-    // four sd and two more elements on each side misses about once in 30,000 calls (and then costs a sort).
+    // A bracket of four sd (binomial) plus two misses about once in 30,000 calls (and then costs a sort).
     const q = rank / count;
     const margin = Math.ceil(4 * Math.sqrt(sample.length * q * (1 - q))) + 2;
     const at = q * sample.length;
@@ -103,10 +89,7 @@ export function quantilesOf(values: Float64Array, ps: readonly number[]): number
   });
 }
 
-/**
- * Counts the values below `low` and copies those from `low` to `high` into `inside` (NaN is neither: it sorts
- * after every number, so a bracket never holds its rank).
- */
+/** Counts the values below `low` and copies those in `[low, high]` into `inside` (NaN is neither). */
 function bracket(
   values: Float64Array,
   low: number,
@@ -124,8 +107,8 @@ function bracket(
 }
 
 /**
- * Percentile bootstrap intervals of the means of several equally long columns (one value per unit), all
- * resampled with the same indices. A constant column gets a zero-width interval; an empty one gets NaN bounds.
+ * Percentile bootstrap intervals of the means of equally long columns, all resampled with the same indices; a
+ * constant column gets a zero-width interval, an empty one NaN bounds.
  */
 export function bootstrapMeans(
   columns: readonly ArrayLike<number>[],
@@ -138,16 +121,14 @@ export function bootstrapMeans(
   if (!(resamples >= 1) || !Number.isInteger(resamples)) throw new Error("bootstrapMeans: bad resamples");
   const data = columns.map((c) => Float64Array.from(c));
   if (n === 0) return data.map(() => ({ mean: NaN, lo: NaN, hi: NaN, n: 0 }));
-  // A constant column: every resample mean equals the mean exactly (no rounding noise in the bounds), so it
-  // is not resampled at all.
+  // A constant column is not resampled: its bounds are its mean exactly, with no rounding noise.
   const varying = data.filter((col) => !col.every((v) => v === col[0]));
   const means = varying.map(() => new Float64Array(resamples));
   if (varying.length > 0) {
     const plan = resamplePlan(n, resamples, options.seed ?? DEFAULT_STATS_SEED);
     const index = plan.indices;
     if (plan.whole) {
-      // Column by column through one small function: compiled early, so the first report of a process does
-      // not run its millions of additions unoptimized. Each mean is the same sum in the same order.
+      // One small function per column: compiled early, so the first report's millions of additions are optimized.
       for (let k = 0; k < varying.length; k++) resampleMeans(varying[k], index, n, means[k]);
     } else {
       for (let b = 0; b < resamples; b++) {
@@ -171,10 +152,8 @@ export function bootstrapMeans(
 }
 
 /**
- * `out[b]` = the mean of `col` over resample `b`'s `n` indices, `indices[b × n]` to `indices[b × n + n − 1]`,
- * summed in that order. Four resamples are summed side by side, each in its own sum in its own order (the same
- * additions, so the same bits): the four independent chains of additions overlap in the processor, where one
- * sum at a time waits on each addition (about half the CPU at 30 questions).
+ * `out[b]` = the mean of `col` over resample `b`'s `n` indices (from `b × n`), summed in order. Four resamples
+ * are summed side by side (the same additions, so the same bits): independent chains overlap in the processor.
  */
 function resampleMeans(col: Float64Array, indices: Uint32Array, n: number, out: Float64Array): void {
   const resamples = out.length;
@@ -206,21 +185,15 @@ function resampleMeans(col: Float64Array, indices: Uint32Array, n: number, out: 
 const PLAN_CACHE_LIMIT = 1 << 22;
 const planCache = new Map<string, Uint32Array>();
 
-/**
- * Where resample `b`'s `n` indices lie: `indices[at(b)]` to `indices[at(b) + n - 1]` (read before the next
- * call of `at`). Offsets rather than subarrays: a report asks for millions of resamples.
- */
+/** Where resample `b`'s `n` indices lie: from `indices[at(b)]` (offsets: a report asks for millions). */
 interface ResamplePlan {
   indices: Uint32Array;
-  /** Every resample's indices are in `indices`, resample `b`'s from `b × n` (`at(b)` is `b × n`). */
+  /** Every resample's indices are in `indices` (`at(b)` is `b × n`). */
   whole: boolean;
   at(b: number): number;
 }
 
-/**
- * The resample indices of a seed: resample `b`'s `n` indices. The same (n, resamples, seed) always gives the
- * same indices; small plans are drawn once and reused by every statistic of a report (common random numbers).
- */
+/** The resample indices of a seed (the same for the same n, resamples, seed); small plans are cached. */
 function resamplePlan(n: number, resamples: number, seed: string): ResamplePlan {
   const key = `${n}\u0000${resamples}\u0000${seed}`;
   if (n * resamples <= PLAN_CACHE_LIMIT) {
@@ -252,10 +225,8 @@ export function bootstrapMean(values: ArrayLike<number>, options: BootstrapOptio
 }
 
 /**
- * A percentile bootstrap interval of a pooled ratio Σ numerators / Σ denominators over units (e.g. facts found
- * over facts expected, pooled over questions that expect different numbers of facts): units are resampled as
- * in {@link bootstrapMeans} (same seed, same indices) and the ratio is recomputed per resample; a resample
- * whose denominators sum to 0 is left out. With every denominator 1 it equals the mean's interval.
+ * A percentile bootstrap interval of a pooled ratio Σ numerators / Σ denominators over units, resampled as in
+ * {@link bootstrapMeans}; a resample whose denominators sum to 0 is left out.
  */
 export function bootstrapRatio(
   numerators: ArrayLike<number>,
@@ -273,7 +244,6 @@ export function bootstrapRatio(
   if (n === 0 || total === 0) return { mean: NaN, lo: NaN, hi: NaN, n };
   const mean = num.reduce((s, v) => s + v, 0) / total;
   const ratios = Array.from(num, (v, i) => v / den[i]);
-  // Every unit at the same ratio: every resample's ratio is that ratio exactly (no rounding noise).
   const constant = den.every((d) => d > 0) && ratios.every((r) => r === ratios[0]);
   if (constant) return { mean, lo: mean, hi: mean, n };
   const values = new Float64Array(resamples);

@@ -1,14 +1,7 @@
 /**
- * The cost of a run from its recorded usage and prices the user gives (`--price MODEL=IN/OUT`, USD per
- * million input / output tokens, or `--prices FILE`). No price is ever invented: without prices there is no
- * cost; a model that used tokens but has no price makes its cells "no price" and is named.
- *
- * Usage comes from the run's nodes (each node's provider usage), so it is exactly what was recorded.
- * Nodes reused from a frozen run are left out (their calls were paid for there). A node's model is the one
- * its parameters name (`chat_model` or `decision_model`); its phase is answering for `*-answer` stages and
- * compression otherwise; its condition is its `method` (hotpot) or `kind` (sweep) parameter, or "shared"
- * for compression used by several conditions (a hotpot ranking, the sweep's summary and ranking).
- *
+ * The cost of a run from its recorded usage and the prices given (`--price MODEL=IN/OUT` USD per million
+ * tokens, `--prices FILE`); no price is invented. Nodes reused from a frozen run are left out; a node's model
+ * is its `chat_model`/`decision_model`, its condition its `method`/`kind` (else "shared").
  * @module
  */
 import { z } from "zod";
@@ -53,7 +46,6 @@ export interface CostCell {
   calls: number;
   input_tokens: number;
   output_tokens: number;
-  /** USD, or null when a model that was used has no price. */
   usd: number | null;
 }
 
@@ -62,7 +54,6 @@ export interface RunCost {
   prices: PriceTable;
   rows: { condition: string; compression: CostCell; answering: CostCell; total_usd: number | null }[];
   total: { compression_usd: number | null; answering_usd: number | null; usd: number | null };
-  /** Models that used tokens but have no price. */
   unpriced: string[];
 }
 
@@ -74,10 +65,7 @@ function add(a: number | null, b: number | null): number | null {
   return a === null || b === null ? null : a + b;
 }
 
-/**
- * Computes the cost table of a run's nodes (an array, or a run's nodes read back from its journal), conditions
- * in `order` first.
- */
+/** The cost table of a run's nodes, conditions in `order` first. */
 export async function runCost(
   nodes: Iterable<Node> | AsyncIterable<Node>,
   prices: PriceTable,

@@ -1,6 +1,5 @@
 /**
  * The cost section of the reports (REPORT.md and report.html share the cells).
- *
  * @module
  */
 import { type Cell, markdownTable } from "../core/markdown_table.ts";

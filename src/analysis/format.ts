@@ -1,8 +1,5 @@
 /**
- * Text forms of intervals and p-values in the reports: a share as percentage points with its interval,
- * `80.0 [63.3, 93.3]`; a difference with its sign, `+3.3 [-5.0, 10.0]`; a p-value with three significant
- * digits (or `< 0.001`).
- *
+ * Text forms of intervals and p-values in the reports: `80.0 [63.3, 93.3]`, `+3.3 [-5.0, 10.0]`, `< 0.001`.
  * @module
  */
 import type { Interval } from "./bootstrap.ts";
@@ -10,10 +7,7 @@ import type { Interval } from "./bootstrap.ts";
 const points = (x: number) => (Number.isFinite(x) ? (100 * x).toFixed(1) : "n/a");
 const signed = (x: number) => (Number.isFinite(x) ? `${x > 0 ? "+" : ""}${(100 * x).toFixed(1)}` : "n/a");
 
-/**
- * An integer as `toLocaleString("en-US")` writes it, `10,000`, without loading the locale data (a process's
- * first `Intl` call costs milliseconds); any other number through `toLocaleString("en-US")`.
- */
+/** An integer as `toLocaleString("en-US")` writes it, without loading the locale data (costs milliseconds). */
 export function groupedInteger(n: number): string {
   if (!Number.isSafeInteger(n)) return n.toLocaleString("en-US");
   const digits = String(Math.abs(n));

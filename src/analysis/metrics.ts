@@ -1,25 +1,19 @@
 /**
- * A suite's metrics, declared once in one table: the reports, the stats, `compare` and the help read the
- * table instead of naming a suite's metrics (this folder and `src/report/` know no suite).
- *
+ * A suite's metrics, declared once in one table that the reports, the stats, `compare` and the help read.
  * @module
  */
 
 /** One metric of a suite's rows. */
 export interface MetricSpec {
-  /** Its key in rows, aggregates and `compare` (`em`, `fact_score`). */
+  /** Its key in rows, aggregates and `compare` (`em`). */
   name: string;
-  /** Its label in reports, statistics and help (`EM`, `fact score`). */
+  /** Its label in reports, statistics and help (`EM`). */
   label: string;
-  /** Which way is better. */
   direction: "higher" | "lower";
   /** A share in [0, 1] (shown in percentage points) or a mean (shown as it is). */
   kind: "share" | "mean";
-  /** Given a bootstrap interval in the statistics. */
   intervals?: boolean;
-  /** Tested pairwise (paired tests) in the statistics. */
   paired?: boolean;
-  /** Listed by `compare`. */
   compare?: boolean;
 }
 
@@ -28,7 +22,6 @@ export interface MetricSpec {
  *
  * @example
  * ```ts
- * import { shareNames } from "./metrics.ts";
  * shareNames([{ name: "em", label: "EM", direction: "higher", kind: "share" }]).has("em"); // true
  * ```
  */

@@ -1,18 +1,12 @@
 /**
- * The mark of a paired comparison whose A or B side was mostly invalid (e.g. every context over the ceiling):
- * invalid conditions count zero, so its difference measures those zeros, not the methods, and the reports say
- * "not a finding" beside it instead of printing it as one.
- *
+ * The "not a finding" mark of a paired comparison whose A or B side was mostly invalid (invalid counts zero).
  * @module
  */
 
 /** More than this share of a side's conditions invalid makes its comparisons "not a finding". */
 export const MOSTLY_INVALID_SHARE = 0.5;
 
-/**
- * The note of comparing `a` with `b`, given each side's share of invalid conditions (0..1) and what the
- * conditions are called (`answers`, `conditions`); empty when neither side is mostly invalid.
- */
+/** The note of comparing `a` with `b` (`noun`: what the conditions are); empty when neither is mostly invalid. */
 export function mostlyInvalidNote(
   invalidShare: (side: string) => number,
   a: string,

@@ -1,18 +1,8 @@
 /**
- * Paired comparison of two conditions measured on the same units (questions): the mean per-unit difference
- * with a seeded bootstrap interval, a two-sided sign-flip permutation p-value, and the smallest difference
- * the design could detect at 80% power.
- *
- * - Sign-flip test: under the null hypothesis that the two conditions are exchangeable within a unit, each
- *   difference's sign is equally likely to be + or −. The statistic is |mean difference|; the p-value is the
- *   share of the 2^k sign assignments (k = non-zero differences; zeros do not move the statistic) whose
- *   statistic is at least the observed one. Exact enumeration when k ≤ {@link EXACT_LIMIT}; otherwise a
- *   seeded Monte Carlo of `permutations` random sign vectors with p = (1 + hits) / (1 + permutations), which
- *   never reports 0. Identical runs (all differences zero) give p = 1.
- * - Minimum detectable difference: the normal approximation of a two-sided paired test at α = 0.05 with 80%
- *   power, (z₀.₉₇₅ + z₀.₈₀) × sd(d) / √n = 2.8016 × sd(d) / √n, with sd the sample standard deviation
- *   (n − 1) of the per-unit differences. It is a planning figure, not a property of the observed difference.
- *
+ * Paired comparison of two conditions on the same units: the mean per-unit difference with a bootstrap
+ * interval, a two-sided sign-flip permutation p-value (exact up to {@link EXACT_LIMIT} non-zero differences,
+ * else seeded Monte Carlo with p = (1 + hits) / (1 + permutations)), and the minimum detectable difference at
+ * 80% power: (z₀.₉₇₅ + z₀.₈₀) × sd(d) / √n, a planning figure.
  * @module
  */
 import { SeededRandom } from "../data/hotpot_prng.ts";
@@ -26,26 +16,19 @@ export const MDE_FACTOR = 1.959963984540054 + 0.8416212335729143;
 
 /** A paired comparison of B against A over the same units (difference = B − A). */
 export interface PairedDifference {
-  /** Number of pairs. */
   n: number;
-  /** Mean of A, mean of B, mean of B − A. */
   mean_a: number;
   mean_b: number;
   mean_diff: number;
-  /** Bootstrap percentile interval of the mean difference. */
   lo: number;
   hi: number;
-  /** Two-sided sign-flip permutation p-value. */
   p: number;
-  /** "exact" (all sign vectors) or "monte-carlo" (seeded random sign vectors). */
   p_method: "exact" | "monte-carlo";
-  /** Smallest mean difference detectable at 80% power (two-sided α = 0.05), normal approximation; null below 2 pairs. */
+  /** Smallest mean difference detectable at 80% power (two-sided α = 0.05); null below 2 pairs. */
   mde80: number | null;
 }
 
-/** Options of {@link pairedDifference}. */
 export interface PairedOptions extends BootstrapOptions {
-  /** Random sign vectors of the Monte Carlo test (default: the number of resamples). */
   permutations?: number;
 }
 
@@ -101,7 +84,6 @@ export function signFlipPValue(
   for (let b = 0; b < permutations; b++) {
     let s = 0;
     for (let i = 0; i < k; i++) {
-      // One random bit per difference, 32 per draw.
       if (i % 32 === 0) bits = rng.nextUint32();
       s += (bits >>> (i % 32)) & 1 ? -nonZero[i] : nonZero[i];
     }

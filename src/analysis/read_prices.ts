@@ -1,7 +1,5 @@
 /**
- * Reads the price options of a run (`--price` values and a `--prices FILE`, zod-validated) into a price
- * table; a bad file is a usage error (exit 2) before anything is written.
- *
+ * Reads `--price` values and a `--prices FILE` into a price table; a bad file is a usage error (exit 2).
  * @module
  */
 import { PricesFileSchema, type PriceTable, priceTable } from "./cost.ts";

@@ -1,7 +1,5 @@
 /**
- * Per-unit means of result rows: rows are grouped by condition (method, context kind…) and unit (question,
- * generation × answer…), and each unit's rows are averaged first, so every unit weighs the same.
- *
+ * Per-unit means of result rows by condition, each unit averaged first so every unit weighs the same.
  * @module
  */
 

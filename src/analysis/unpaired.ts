@@ -1,8 +1,6 @@
 /**
- * Difference of the means of two independent samples (runs over different corpora, `compare --unpaired`):
- * a percentile interval from resampling each sample on its own, and a two-sided permutation p-value from
- * seeded random relabellings of the pooled values, p = (1 + hits) / (1 + permutations).
- *
+ * Difference of the means of two independent samples (`compare --unpaired`): a percentile interval from
+ * resampling each sample, and a permutation p-value from seeded relabellings, p = (1 + hits) / (1 + permutations).
  * @module
  */
 import { SeededRandom } from "../data/hotpot_prng.ts";
@@ -48,7 +46,6 @@ export function unpairedDifference(
   const tol = 1e-9 * Math.max(1, observed);
   let hits = 0;
   for (let r = 0; r < resamples; r++) {
-    // Fisher–Yates on the first n_a positions: a random relabelling.
     for (let i = 0; i < xa.length; i++) {
       const j = i + Math.floor(rng.next() * (pooled.length - i));
       const t = pooled[i];

@@ -1,26 +1,52 @@
 /**
- * Command-line parsing shared by every command: `node:util` `parseArgs` for the syntax, zod for the values.
- * Any problem becomes a {@link UsageError} (exit code 2) that names the option and the value.
- *
+ * Command-line parsing shared by every command: `parseArgs` for the syntax, zod for the values; any problem is
+ * a {@link UsageError} (exit 2) naming the option and the value.
  * @module
  */
 import { parseArgs, type ParseArgsOptionsConfig } from "node:util";
-import type { z } from "zod";
+import { z } from "zod";
 import { UsageError } from "../errors.ts";
 import { refuseRepeatedOptions } from "../core/option_rules.ts";
 import { CLI } from "../core/program_name.ts";
 import { nearestOption } from "./option_suggest.ts";
 
-/** Parsed options and positionals of one command. */
-export interface ParsedCommand<T> {
+interface ParsedCommand<T> {
   options: T;
   positionals: string[];
 }
 
+/** Short forms, the same in every command. */
+const SHORT: Readonly<Record<string, string>> = { output: "o", quiet: "q" };
+
 /**
- * Parses `argv` with the given option spec, then validates the option values with `schema`.
- * `--help`/`-h` is handled by the caller through `options.help`.
+ * Parses `argv` against one option table, a zod shape: booleans are flags, arrays repeatable, the rest take a
+ * value (`--help` is added and left to the caller).
+ *
+ * @example
+ * ```ts
+ * parseOptions("tokens", ["--json", "f.json"], { json: z.boolean().optional() }); // options.json === true
+ * ```
  */
+export function parseOptions<S extends z.ZodRawShape>(
+  command: string,
+  argv: string[],
+  shape: S,
+): ParsedCommand<z.infer<z.ZodObject<{ help: z.ZodOptional<z.ZodBoolean> } & S>>> {
+  const spec: ParseArgsOptionsConfig = {};
+  for (const [name, type] of Object.entries(shape)) {
+    if (name === "help") continue;
+    let def = (type as z.ZodType)._zod.def;
+    while ("innerType" in def) def = (def.innerType as z.ZodType)._zod.def;
+    spec[name] = {
+      type: def.type === "boolean" ? "boolean" : "string",
+      ...(def.type === "array" ? { multiple: true } : {}),
+      ...(SHORT[name] ? { short: SHORT[name] } : {}),
+    };
+  }
+  return parseCommand(command, argv, spec, z.object({ help: z.boolean().optional(), ...shape }));
+}
+
+/** Parses `argv` with `spec`, then validates the values with `schema` (`--help` is left to the caller). */
 export function parseCommand<S extends z.ZodType>(
   command: string,
   argv: string[],
@@ -45,8 +71,7 @@ export function parseCommand<S extends z.ZodType>(
   refuseRepeatedOptions(command, parsed.tokens ?? [], spec);
   const result = schema.safeParse(parsed.values);
   if (!result.success) {
-    // The option as it was given, then what is wrong with it: `--input-cap 100: must be a whole number from
-    // 256 to 10000000`.
+    // The option as given, then what is wrong: `--input-cap 100: must be a whole number from 256 to 10000000`.
     const problems = result.error.issues.map((issue) => {
       const field = issue.path.length > 0 ? `--${issue.path.join(".")}` : "options";
       const key = issue.path[0];
@@ -63,11 +88,7 @@ export function parseCommand<S extends z.ZodType>(
   return { options: result.data, positionals: parsed.positionals };
 }
 
-/**
- * One line for a syntax error of `parseArgs`: an unknown option is named with the nearest known one (node's
- * own message suggests `-- "--name` with an unbalanced quote); any other problem keeps node's message. Both
- * end with where the help is.
- */
+/** One line for a `parseArgs` syntax error (an unknown option with the nearest known one), ending with the help. */
 function syntaxProblem(command: string, error: TypeError, spec: ParseArgsOptionsConfig): string {
   const code = (error as TypeError & { code?: string }).code;
   const unknown = /Unknown option '([^']+)'/.exec(error.message);
@@ -80,7 +101,7 @@ function syntaxProblem(command: string, error: TypeError, spec: ParseArgsOptions
   }
   const ambiguous = /Option '(-[^']+)' argument is ambiguous/.exec(error.message);
   if (ambiguous) {
-    // `--compressions -1`: the value begins with a dash, so parseArgs reads it as an option (three lines).
+    // `--compressions -1`: parseArgs reads a value beginning with a dash as an option.
     const name = ambiguous[1];
     return `${name} needs a value, and the word after it starts with "-" (no option here takes a negative ` +
       `number; a value that starts with "-" is given as ${name}=VALUE) (${help})`;
@@ -97,7 +118,7 @@ export function cutValue(text: string): string {
   return `${text.slice(0, QUOTED_VALUE_CHARS)}… (${text.length} characters in all)`;
 }
 
-/** A zod issue in words: bounds say "must be at most N" / "at least N"; anything else keeps zod's message. */
+/** A zod issue in words: "must be at most N" / "at least N" for bounds, else zod's message. */
 function issueText(issue: z.core.$ZodIssue): string {
   if (issue.code === "too_big") return `must be at most ${issue.maximum}`;
   if (issue.code === "too_small") return `must be at least ${issue.minimum}`;

@@ -1,6 +1,5 @@
 /**
  * `compaction-bench compare RUN_A RUN_B [--unpaired] [--bootstrap N] [--html FILE] [--json]`.
- *
  * @module
  */
 import { z } from "zod";
@@ -15,7 +14,7 @@ import {
   usesReferenceModel,
 } from "../report/compare_view.ts";
 import { textTable } from "../core/markdown_table.ts";
-import { parseCommand } from "./args.ts";
+import { parseOptions } from "./args.ts";
 import { BOOTSTRAP_OPTION_HELP, bootstrapOption } from "./stats_options.ts";
 import { suiteNamed, SUITES } from "../suites/registry.ts";
 import { shareNames } from "../analysis/metrics.ts";
@@ -46,25 +45,13 @@ ${BOOTSTRAP_OPTION_HELP}
   --json               print the comparison as JSON
   -h, --help           this help`;
 
-/** Runs `compare`; returns the exit code. */
 export async function compareCommand(argv: string[]): Promise<number> {
-  const { options, positionals } = parseCommand(
-    "compare",
-    argv,
-    {
-      json: { type: "boolean" },
-      unpaired: { type: "boolean" },
-      bootstrap: { type: "string" },
-      html: { type: "string" },
-    },
-    z.object({
-      help: z.boolean().optional(),
-      json: z.boolean().optional(),
-      unpaired: z.boolean().optional(),
-      bootstrap: bootstrapOption.optional(),
-      html: z.string().min(1).optional(),
-    }),
-  );
+  const { options, positionals } = parseOptions("compare", argv, {
+    json: z.boolean().optional(),
+    unpaired: z.boolean().optional(),
+    bootstrap: bootstrapOption.optional(),
+    html: z.string().min(1).optional(),
+  });
   if (options.help) {
     console.log(HELP);
     return 0;

@@ -1,15 +1,13 @@
 /**
- * `compaction-bench demo`: the offline demo. It runs every suite on the embedded fixtures with the built-in
- * reference model (served on loopback, so the real SDK and real HTTP are exercised), reuses the sweep's frozen
- * summaries and rankings in a second sweep run, verifies every run directory, and prints where the reports are.
- *
+ * `compaction-bench demo`: every suite on the embedded fixtures with the reference model over loopback HTTP,
+ * a second sweep reusing the first's frozen compressions, every run verified, the reports' paths printed.
  * @module
  */
 import { join } from "node:path";
 import { z } from "zod";
 import { UsageError } from "../errors.ts";
 import { formatVerifyReport, verifyRun } from "../store/verify.ts";
-import { parseCommand } from "./args.ts";
+import { parseOptions } from "./args.ts";
 import { checkNewOutputPath, inputError } from "../fs_input.ts";
 import type { Command } from "./command.ts";
 import { type LaneReply, LaneReplySchema } from "./demo_lane_messages.ts";
@@ -26,7 +24,7 @@ Options:
   -o, --output DIR     new directory for the demo's runs (default: runs/demo-<time>)
   -q, --quiet          no progress on stderr`;
 
-/** The hotpot lane: collect, then run (the `hotpot` command of the command table). */
+/** The hotpot lane: collect, then run. */
 async function hotpotLane(
   hotpot: Command,
   root: string,
@@ -50,7 +48,6 @@ async function hotpotLane(
   ]);
 }
 
-/** Starts the second lane (sweeps, engines) in a worker (see demo_lane.ts). */
 function startLane(root: string): { reply: Promise<LaneReply>; stop(): void } {
   const worker = new Worker(new URL("./demo_lane.ts", import.meta.url).href, { type: "module" });
   const reply = new Promise<LaneReply>((resolve, reject) => {
@@ -74,20 +71,15 @@ function startLane(root: string): { reply: Promise<LaneReply>; stop(): void } {
   };
 }
 
-/**
- * Runs the demo; returns the exit code. It runs the suites through the CLI's command table (`commands`, here
- * its `hotpot` command; the second lane imports the table itself), never a suite's command line directly.
- */
+/** Runs the demo through the CLI's command table (never a suite's command line directly); returns the exit code. */
 export async function demoCommand(
   argv: string[],
   commands: Readonly<Record<string, Command>>,
 ): Promise<number> {
-  const { options, positionals } = parseCommand(
-    "demo",
-    argv,
-    { output: { type: "string", short: "o" }, quiet: { type: "boolean", short: "q" } },
-    z.object({ help: z.boolean().optional(), output: z.string().optional(), quiet: z.boolean().optional() }),
-  );
+  const { options, positionals } = parseOptions("demo", argv, {
+    output: z.string().optional(),
+    quiet: z.boolean().optional(),
+  });
   if (options.help) {
     console.log(HELP);
     return 0;
@@ -121,7 +113,6 @@ export async function demoCommand(
     lane.stop();
     return code;
   }
-  // Verified while the other lane may still be working; printed with the rest at the end.
   const verified: { ok: boolean; text: string }[] = [];
   for (const name of ["hotpot-corpus", "hotpot"]) {
     const report = await verifyRun(join(root, name));

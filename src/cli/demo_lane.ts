@@ -1,11 +1,7 @@
 /**
- * The demo's second lane, run in a worker beside the hotpot lane so that the demo keeps both cores busy: the
- * sweep, the sweep that reuses it (`--frozen-run`) and engines, then the verification of those three runs.
- * (Engines' latencies are therefore measured beside the hotpot lane, each lane on its own core; a benchmark
- * of latency runs `engines run` alone.) The lane runs quietly; what its commands print is collected and sent
- * back with its exit code, so the demo prints each lane's output whole, in order. This module is a worker's
+ * The demo's second lane (sweep, frozen sweep, engines, then their verification), run quietly in a worker
+ * beside the hotpot lane to keep both cores busy; its output is sent back whole with its exit code. A worker's
  * entry only: importing it elsewhere would take over that thread's console.
- *
  * @module
  */
 import { UsageError } from "../errors.ts";
@@ -13,13 +9,9 @@ import { formatVerifyReport, verifyRun } from "../store/verify.ts";
 import { COMMANDS } from "./commands.ts";
 import { type LaneReply, LaneRequestSchema } from "./demo_lane_messages.ts";
 
-/** The runs this lane makes, in order (each a directory under the demo's root). */
 export const LANE_RUNS = ["sweep", "sweep-frozen", "engines"] as const;
 
-/**
- * The lane's steps (titles and commands of the CLI's command table), run one after the other; stops at the
- * first non-zero code.
- */
+/** The lane's steps (commands of the CLI's command table), run in order; stops at the first non-zero code. */
 async function runLane(root: string, step: (title: string) => void): Promise<number> {
   const { sweep, engines } = COMMANDS;
   step("sweep run (frozen summary + Jev Top-N, sandboxed repair checks)");
@@ -42,7 +34,6 @@ async function runLane(root: string, step: (title: string) => void): Promise<num
   return await engines.run(["run", "--reference", "--output", `${root}/engines`, "--quiet"]);
 }
 
-/** Verifies the lane's runs, each into one entry of the reply. */
 async function verifyLane(root: string): Promise<LaneReply["verified"]> {
   const verified: LaneReply["verified"] = [];
   for (const run of LANE_RUNS) {
@@ -52,7 +43,6 @@ async function verifyLane(root: string): Promise<LaneReply["verified"]> {
   return verified;
 }
 
-/** Runs the lane in this worker: collects console output and replies once. */
 function serveLane(scope: { onmessage: unknown; postMessage(message: unknown): void }): void {
   const lines: string[] = [];
   const collect = (...args: unknown[]) =>
@@ -82,5 +72,4 @@ function serveLane(scope: { onmessage: unknown; postMessage(message: unknown): v
   };
 }
 
-// This module is only ever a worker's entry (the demo starts it by URL).
 serveLane(globalThis as unknown as { onmessage: unknown; postMessage(message: unknown): void });

@@ -1,34 +1,27 @@
 /**
- * What a person sees when they stop a run (Ctrl-C, SIGTERM) or find one unfinished: one line naming the exact
- * command that continues it (`./compaction-bench hotpot run --resume DIR`). While a run is being written it is
- * registered here; the first SIGINT or SIGTERM prints the line of every registered run and ends the process
- * with 130 (SIGINT) or 143 (SIGTERM), as the default action would. The journal is append-only and fsynced, so
- * the run is resumable from where the signal found it.
- *
+ * What a person sees when they stop a run (SIGINT, SIGTERM) or find one unfinished: the exact `--resume`
+ * command. Runs being written register here; the first signal prints each one's line and exits 130/143 (the
+ * fsynced journal makes the run resumable).
  * @module
  */
 import { join } from "node:path";
 import { cliCommand } from "../core/program_name.ts";
 import type { Suite } from "../suites/suite.ts";
 
-/** What continuing a run takes of its suite: its command words, and whether its runs resume (`Suite.resumable`). */
+/** What continuing a run takes of its suite: its command words, and whether its runs resume. */
 export type ResumableSuite = Pick<Suite, "command" | "resumable">;
 
-/**
- * The command line that continues the unfinished run at `dir` of `suite`, or null when the suite's runs are not
- * resumable (an engines run is started afresh) or the suite is unknown.
- */
+/** The command line that continues the unfinished run at `dir` of `suite`, or null (not resumable, unknown). */
 export function resumeCommandLine(suite: ResumableSuite | undefined, dir: string): string | null {
   return suite?.resumable === true ? cliCommand(...suite.command, "--resume", dir) : null;
 }
 
-/** The runs being prepared or written in this process: a token → the suite of the run and where it is. */
 const active = new Map<symbol, { suite: ResumableSuite | undefined; dir: string | undefined }>();
 const SIGNALS: readonly Deno.Signal[] = ["SIGINT", "SIGTERM"];
 const EXIT_CODES: Record<string, number> = { SIGINT: 130, SIGTERM: 143 };
 const listeners = new Map<Deno.Signal, () => void>();
 
-/** Whether this code runs in the main thread (a worker cannot own the process's signals). */
+/** Whether this is the main thread (a worker cannot own the process's signals). */
 function inMainThread(): boolean {
   return typeof (globalThis as { WorkerGlobalScope?: unknown }).WorkerGlobalScope === "undefined";
 }
@@ -42,7 +35,6 @@ function hasJournal(dir: string): boolean {
   }
 }
 
-/** What to do next about the run of `suite` at `dir`, as the signal finds it. */
 export function interruptedLine(suite: ResumableSuite | undefined, dir: string | undefined): string {
   if (dir === undefined || !hasJournal(dir)) {
     const where = dir === undefined ? "its run directory" : dir;
@@ -56,8 +48,7 @@ export function interruptedLine(suite: ResumableSuite | undefined, dir: string |
 }
 
 function interrupted(signal: Deno.Signal): void {
-  // One line per run: a command and its run register the same run, and "nothing was written" is only said
-  // when no run of this process exists yet.
+  // One line per run; "nothing was written" only when no run of this process exists yet.
   const lines = [...new Set([...active.values()].map(({ suite, dir }) => interruptedLine(suite, dir)))];
   const written = lines.filter((line) => !line.startsWith("stopped before"));
   for (const line of written.length > 0 ? written : lines) {
@@ -67,12 +58,8 @@ function interrupted(signal: Deno.Signal): void {
 }
 
 /**
- * Registers a run of `suite` that is, or will be, written at `dir` (the
- * `--output` or `--resume` directory; undefined for a default `runs/…` path not chosen yet) until the
- * returned function is called: a SIGINT or SIGTERM meanwhile prints what to do next (the exact `--resume`
- * line once the run exists, else that nothing was written) and ends the process. Called as soon as a command
- * is parsed, so a signal during its preparation (reading the corpus, loading the tokenizer) is answered too.
- * Nothing is registered in a worker.
+ * Registers a run of `suite` written at `dir` (undefined: a default path not chosen yet) until the returned
+ * function is called: a signal meanwhile prints what to do next and ends the process. Not in a worker.
  */
 export function whileWriting(suite: ResumableSuite | undefined, dir: string | undefined): () => void {
   if (!inMainThread() || Deno.build.os === "windows") return () => {};

@@ -1,17 +1,14 @@
 /**
- * `compaction-bench merge OUT RUN...`: joins the finished shards of one protocol (`--shard K/N`) into a new
- * run at OUT, then recomputes the suite's exported files (results, aggregate, reports) on the merged nodes,
- * with the same code a whole run uses, and seals it. Every refusal exits 2 and writes nothing.
- *
+ * `compaction-bench merge OUT RUN...`: joins the finished shards of one protocol into a new run, recomputes the
+ * suite's exported files with a whole run's code, and seals it; a refusal exits 2 and writes nothing.
  * @module
  */
-import { z } from "zod";
 import { UsageError } from "../errors.ts";
 import { programIdentity } from "../program_identity.ts";
 import { planMerge, writeMerged } from "../store/merge.ts";
 import { readManifest, type RunDir } from "../store/run_dir.ts";
 import { suiteNamed, SUITES } from "../suites/registry.ts";
-import { parseCommand } from "./args.ts";
+import { parseOptions } from "./args.ts";
 import { CLI } from "../core/program_name.ts";
 
 const MERGEABLE = SUITES.filter((s) => s.merge !== undefined).map((s) => s.name).join(", ");
@@ -29,14 +26,8 @@ but different outputs.
 
 Suites: ${MERGEABLE} (the suite is replayed over the merged nodes; no model is called).`;
 
-/** Runs `merge`; returns the exit code. */
 export async function mergeCommand(argv: string[]): Promise<number> {
-  const { options, positionals } = parseCommand(
-    "merge",
-    argv,
-    {},
-    z.object({ help: z.boolean().optional() }),
-  );
+  const { options, positionals } = parseOptions("merge", argv, {});
   if (options.help) {
     console.log(HELP);
     return 0;
@@ -56,8 +47,7 @@ export async function mergeCommand(argv: string[]): Promise<number> {
   await assertAbsent(out);
   let run: RunDir | undefined;
   try {
-    // The shards' program made the nodes (the header says so); the exports are this program's: record it,
-    // and the options the first shard was given (report options such as --bootstrap that the exports follow).
+    // The exports are this program's (recorded), with the first shard's options (e.g. --bootstrap).
     run = await writeMerged(out, plan, ["merge", out, ...runs], {
       merging_program: await programIdentity(),
       shard_options: plan.shards[0].manifest.invocation.options,
@@ -68,14 +58,14 @@ export async function mergeCommand(argv: string[]): Promise<number> {
     console.log(`manifest sha256 ${hash}`);
     return 0;
   } catch (error) {
-    // The directory was created by this command: a merge that fails leaves nothing behind.
+    // A failed merge leaves nothing behind.
     await run?.abandon();
     if (run !== undefined) await Deno.remove(out, { recursive: true });
     throw error;
   }
 }
 
-/** The suite named in the first run's manifest (read and checked in full by {@link planMerge}). */
+/** The suite named in the first run's manifest (checked in full by {@link planMerge}). */
 async function suiteOfFirst(path: string): Promise<string> {
   return (await readManifest(path)).suite;
 }

@@ -1,30 +1,12 @@
 /**
- * The model options every run command shares (`--reference`, `--live`, `--env-file`, transport settings):
- * their `parseArgs` table, help lines and zod shape. What they set up lives in `src/suites/model_setup.ts`.
- *
+ * The model options every run command shares (`--reference`, `--live`, `--env-file`, transport settings).
  * @module
  */
 import { z } from "zod";
 import { intOption } from "./numbers.ts";
 import { DEFAULT_MAX_RESPONSE_BYTES, MAX_RESPONSE_BYTES_LIMIT } from "../models/response_body.ts";
 
-/** The `parseArgs` spec of the model options. */
-export const MODEL_OPTION_SPEC = {
-  reference: { type: "boolean" },
-  live: { type: "boolean" },
-  model: { type: "string" },
-  "env-file": { type: "string" },
-  concurrency: { type: "string" },
-  "timeout-ms": { type: "string" },
-  "max-retries": { type: "string" },
-  "max-response-bytes": { type: "string" },
-  "decision-batch": { type: "string" },
-  "no-enable-thinking-field": { type: "boolean" },
-  "no-chat-template-kwargs": { type: "boolean" },
-  "reference-delay-ms": { type: "string" },
-} as const;
-
-/** The largest value each numeric model option accepts (documented in the help). */
+/** The largest value each numeric model option accepts. */
 export const MODEL_OPTION_MAX = {
   concurrency: 256,
   "timeout-ms": 86_400_000, // one day; also far below the timer's 2^31-1 ms limit
@@ -34,7 +16,6 @@ export const MODEL_OPTION_MAX = {
   "reference-delay-ms": 3_600_000,
 } as const;
 
-/** Help lines of the model options. */
 export const MODEL_OPTION_HELP =
   `  --reference          use the built-in deterministic reference model (offline, a weak baseline)
   --live               call the configured providers (LLM_API_KEY, LLM_BASE_URL, DECISION_MODEL_API_KEY, …)
@@ -58,7 +39,6 @@ export const MODEL_OPTION_HELP =
     MODEL_OPTION_MAX["reference-delay-ms"]
   })`;
 
-/** Zod shape of the model options (merge into a command's schema). */
 export const ModelOptionsShape = {
   reference: z.boolean().optional(),
   live: z.boolean().optional(),

@@ -1,6 +1,5 @@
 /**
  * Zod helpers for numeric CLI options (which `parseArgs` gives as strings).
- *
  * @module
  */
 import { z } from "zod";
@@ -27,7 +26,7 @@ export const fractionListOption = z.string().transform((text, ctx) => {
 /** A range like `1-5` or a single number, as the list of whole numbers it covers. */
 export function rangeOption(min: number, max: number) {
   return z.string().transform((text, ctx) => {
-    // No spaces, as every other number (` 2` is refused like `--answers " 2"`).
+    // No spaces, as every other number (` 2` is refused).
     const m = /^([0-9]+)(?:-([0-9]+))?$/.exec(text);
     if (!m) {
       ctx.addIssue({ code: "custom", message: "expected N or N-M" });
@@ -43,13 +42,10 @@ export function rangeOption(min: number, max: number) {
   });
 }
 
-/**
- * A comma-separated list of distinct whole numbers, each in [min, max] (`--input-cap 2400,3600`). A single
- * number gives a one-element list.
- */
+/** A comma-separated list of distinct whole numbers in [min, max] (`--input-cap 2400,3600`). */
 export function intListOption(min = 0, max = Number.MAX_SAFE_INTEGER) {
   return z.string().transform((text, ctx) => {
-    // No spaces, as every other number: `2400, 3600` is refused like `--answers " 2"`.
+    // No spaces, as every other number.
     const parts = text.split(",");
     const bad = parts.find((p) => !/^[0-9]+$/.test(p) || Number(p) < min || Number(p) > max);
     if (bad !== undefined) {

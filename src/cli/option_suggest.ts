@@ -1,7 +1,5 @@
 /**
- * The option a person most likely meant when they typed one this command does not know (`--ouput` ->
- * `--output`): the known long option nearest by edit distance, when it is near enough to be a slip.
- *
+ * The option a person most likely meant when they typed an unknown one (`--ouput` → `--output`).
  * @module
  */
 
@@ -22,9 +20,8 @@ export function editDistance(a: string, b: string): number {
 }
 
 /**
- * The known option nearest to `typed` (both without the leading `--`), or null when none is within a slip: at
- * most 1 edit for names up to 4 characters, 2 up to 8, else 3; or `typed` is a prefix of exactly one option.
- * Ties go to the first in `known`.
+ * The known option nearest to `typed` (without `--`) within a slip (1 edit up to 4 characters, 2 up to 8, else
+ * 3), or the one option it is a prefix of; ties go to the first in `known`; else null.
  */
 export function nearestOption(typed: string, known: readonly string[]): string | null {
   const name = typed.replace(/^-+/, "").split("=")[0];
@@ -45,8 +42,7 @@ export function nearestOption(typed: string, known: readonly string[]): string |
 }
 
 /**
- * `; did you mean 'WORD'?` for the known command word nearest to `typed` (as {@link nearestOption} finds it),
- * or "" when none is near: what an unknown command or subcommand is answered with.
+ * `; did you mean 'WORD'?` for the known command word nearest to `typed`, or "" when none is near.
  *
  * @example
  * ```ts

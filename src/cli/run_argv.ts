@@ -1,10 +1,6 @@
 /**
- * A run's command line, recorded and rebuilt by the CLI: the command words a run header records
- * ({@link recordedCommand}, handed to the run life cycle in a {@link runInvocation}), and for `--resume DIR`
- * the words its header recorded, checked to be a run of this command, without `--output`, with `--resume DIR`
- * appended (a finished run refused as `RunDir.resume` refuses it). The run life cycle itself
- * (`src/suites/run_lifecycle.ts`) takes no argv apart.
- *
+ * A run's command line, recorded and rebuilt by the CLI: the words a run header records, and for
+ * `--resume DIR` the words its header recorded, checked, without `--output`, with `--resume DIR` appended.
  * @module
  */
 import { join } from "node:path";
@@ -16,10 +12,7 @@ import type { RunInvocation, RunPrinter } from "../suites/run_lifecycle.ts";
 import type { Suite } from "../suites/suite.ts";
 import { CONSOLE_PRINTER } from "./run_printer.ts";
 
-/**
- * The argv a run was started with, for `--resume DIR`: read from the journal's header, checked to be a run
- * of `command` (e.g. `["hotpot", "run"]`), without its `--output`; `--resume DIR` is appended.
- */
+/** The argv a run was started with (its header's, checked to be of `command`), without `--output`, for `--resume`. */
 export async function resumeArgv(dir: string, command: string[]): Promise<string[]> {
   await statInputDirectory(dir, "--resume");
   try {
@@ -79,9 +72,8 @@ export function recordedOptions(options: Readonly<Record<string, unknown>>): Rec
 }
 
 /**
- * The command words recorded in a run header: `command` then `argv` without `--env-file` (and its path),
- * `--resume` (and its directory) or `--help`, in either `--name VALUE` or `--name=VALUE` form. No word holds a
- * secret: `runSuite` refuses such a word before anything is written.
+ * The command words a run header records: `command` then `argv` without `--env-file`, `--resume` and `--help`
+ * (either form); `runSuite` refuses a word holding a secret.
  */
 export function recordedCommand(command: readonly string[], argv: readonly string[]): string[] {
   const out = [...command];
@@ -97,10 +89,7 @@ export function recordedCommand(command: readonly string[], argv: readonly strin
   return out;
 }
 
-/**
- * How the CLI invokes a run of `suite` with `argv` (the words after its command) parsed into `options`:
- * recorded (the command words and options the header holds), printed to stdout.
- */
+/** How the CLI invokes a run of `suite`: the recorded command words and options, output to stdout. */
 export function runInvocation(
   suite: Pick<Suite, "command">,
   argv: string[],
@@ -109,7 +98,6 @@ export function runInvocation(
 ): RunInvocation {
   return {
     argv,
-    // As validated when the run is asked for (a copy: the header records these values).
     options: { ...options },
     command: recordedCommand(suite.command, argv),
     recordedOptions: recordedOptions(options),

@@ -1,10 +1,7 @@
 /**
- * How the CLI shows a suite run (the {@link RunPrinter} every run command hands the run life cycle): the
- * progress display and the life cycle's notes (resumed, retrying, a lock taken over, interrupted, worded here)
- * on stderr, the `--resume` line when a signal stops the run; once it is finished, the suite's summary lines,
- * the retry's outcome and the run's path, or for a check-only run the comparison with the frozen run, exit 1
- * when an answer input differs.
- *
+ * How the CLI shows a suite run: progress and the life cycle's notes on stderr, the `--resume` line on a
+ * signal; when finished, the summary, the retry's outcome and the path, or a check-only comparison (exit 1 on
+ * a differing answer input).
  * @module
  */
 import { CheckFailedError } from "../errors.ts";
@@ -33,7 +30,6 @@ export function printCheckOnly(
   console.log("ok: every answer input equals the frozen run's");
 }
 
-/** What the life cycle's `note` says, in words. */
 export function noteText(note: RunNote): string {
   switch (note.kind) {
     case "resumed":
@@ -50,20 +46,15 @@ export function noteText(note: RunNote): string {
   }
 }
 
-/**
- * The line saying what `--retry-failed` did: the failed nodes are RUN's (as the header counts them); what was
- * executed again is this run's: the failed nodes met with the same key, and those whose inputs changed because
- * an earlier node was redone.
- */
+/** What `--retry-failed` did: RUN's failed nodes, and this run's nodes executed again. */
 export function retriedLine(retried: RetryOutcome): string {
   return `retried ${retried.failed} failed node(s) of ${retried.from}: ${retried.executed} node(s) executed ` +
     `(${retried.sameKey} with the same key, the rest with new inputs), ${retried.reused} reused from it`;
 }
 
 /**
- * What a run whose conditions failed for a provider or engine reason says after its summary: the count per
- * kind, the first error (redacted) and the exact command that recovers them (`--retry-failed`), or for a suite
- * whose runs are started afresh, the command that runs it again.
+ * What a run with failed conditions says after its summary: the count per kind, the first error (redacted) and
+ * the command that recovers them (`--retry-failed`, or a fresh run for suites that do not resume).
  */
 export function failedLines(failed: FailedConditions): string[] {
   const kinds = failed.counts.map(([kind, n]) => `${n} ${kind}${n === 1 ? "" : "s"}`).join(", ");
@@ -77,10 +68,7 @@ export function failedLines(failed: FailedConditions): string[] {
   ];
 }
 
-/**
- * The printer of every run command: the progress display and the life cycle's notes on stderr, the
- * `--resume` line on a signal, the finished run on stdout.
- */
+/** The printer of every run command. */
 export const CONSOLE_PRINTER: RunPrinter = {
   progress: (title, quiet, names) => new Progress(title, { quiet, names }),
   note: (progress, note) => progress.note(noteText(note)),

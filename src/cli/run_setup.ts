@@ -1,7 +1,5 @@
 /**
- * The options every run command shares (`--output`, `--resume`, `--frozen-run`, `--check-only`, `--quiet`):
- * their table, help and parsing. The run life cycle itself lives in `src/suites/run_lifecycle.ts`.
- *
+ * The options every run command shares (`--output`, `--resume`, `--frozen-run`, `--check-only`, `--quiet`).
  * @module
  */
 import { z } from "zod";
@@ -11,7 +9,6 @@ import { type ResumableSuite, whileWriting } from "./interrupt_hint.ts";
 import type { RunInvocation } from "../suites/run_lifecycle.ts";
 import { refuseOptionsWithResume, withoutOptions } from "../core/option_rules.ts";
 
-/** The options a resume may give again, as `parseArgs` declares them. */
 const RESUME_REGIVEN_SPEC = {
   quiet: { type: "boolean", short: "q" },
   "env-file": { type: "string" },
@@ -22,17 +19,6 @@ export { recordedOptions } from "./run_argv.ts";
 export { printCheckOnly } from "./run_printer.ts";
 export { resumeArgv } from "./run_argv.ts";
 
-/** The `parseArgs` spec of the shared run options. */
-export const RUN_OPTION_SPEC = {
-  output: { type: "string", short: "o" },
-  resume: { type: "string" },
-  "frozen-run": { type: "string" },
-  "retry-failed": { type: "string" },
-  "check-only": { type: "boolean" },
-  quiet: { type: "boolean", short: "q" },
-} as const;
-
-/** Help lines of the shared run options. */
 export const RUN_OPTION_HELP =
   `  -o, --output DIR     new run directory (refused if it exists; default: runs/<suite>-<time>)
   --resume DIR         continue an unfinished run from its journal (its recorded options are used)
@@ -43,16 +29,14 @@ export const RUN_OPTION_HELP =
   --check-only         with --frozen-run: rebuild every request offline and compare; send nothing
   -q, --quiet          no progress on stderr`;
 
-/** The exit codes of a run command (`hotpot run`, `sweep run`, `engines run`), for its help. */
+/** The exit codes of a run command, for its help. */
 export const RUN_EXIT_HELP =
   `Exit codes: 0 the run finished and every condition completed (valid, or honestly invalid such as an
 overrun); 1 it finished but conditions failed for a provider or engine reason (it names the count per kind,
 the first error and the command that recovers them), or a check failed; 2 bad input or usage (nothing is
 written); 130/143 stopped by SIGINT/SIGTERM (continue with --resume DIR).`;
 
-/** Zod shape of the shared run options (merge into a command's schema). */
 export const RunOptionsShape = {
-  help: z.boolean().optional(),
   output: z.string().optional(),
   resume: z.string().optional(),
   "frozen-run": z.string().optional(),
@@ -61,10 +45,7 @@ export const RunOptionsShape = {
   quiet: z.boolean().optional(),
 };
 
-/**
- * Parses a resumable command: with `--resume DIR` (and no `--help`), the options the run was started with are
- * read back from its journal and parsed again. Positional arguments are refused.
- */
+/** Parses a resumable command; with `--resume DIR` the run's recorded options are parsed instead. */
 export async function parseResumable<T extends { help?: boolean; resume?: string }>(
   command: string[],
   givenArgv: string[],
@@ -75,7 +56,7 @@ export async function parseResumable<T extends { help?: boolean; resume?: string
   if (!parsed.options.help && parsed.options.resume) {
     refuseOptionsWithResume(command.join(" "), parsed.options);
     const given = parsed.options as { quiet?: boolean; "env-file"?: string };
-    // What is given again replaces what the run was started with (a different env file, say).
+    // What is given again replaces what the run was started with.
     const regiven = [
       ...(given.quiet ? ["quiet"] : []),
       ...(given["env-file"] !== undefined ? ["env-file"] : []),
@@ -94,10 +75,8 @@ export async function parseResumable<T extends { help?: boolean; resume?: string
 }
 
 /**
- * The entry of a resumable run command (`hotpot collect`, `hotpot run`, `sweep run`): parses `givenArgv` (a
- * resumed run's recorded argv in its place, see {@link parseResumable}), prints `help` when asked, and runs
- * `command` with the interrupt hint armed while it prepares (before its run directory exists). Returns what
- * `command` returned, or undefined after the help.
+ * The entry of a resumable run command: parses (see {@link parseResumable}), prints `help` when asked, and runs
+ * `command` with the interrupt hint armed while it prepares; undefined after the help.
  */
 export async function runResumableCommand<
   T extends { help?: boolean; resume?: string; output?: string },

@@ -1,18 +1,15 @@
 /**
- * `compaction-bench serve-reference`: runs the reference model (both endpoints) on 127.0.0.1 until
- * SIGINT or SIGTERM, printing its base URL first.
- *
+ * `compaction-bench serve-reference`: the reference model on 127.0.0.1 until SIGINT or SIGTERM.
  * @module
  */
 import { z } from "zod";
 import { UsageError } from "../errors.ts";
-import { parseCommand } from "./args.ts";
+import { parseOptions } from "./args.ts";
 import { loadTokenCounter } from "../tokens/load.ts";
 import { parseFaultSpec } from "../models/reference/faults.ts";
 import { startReferenceServer } from "../models/reference/server.ts";
 import { CLI } from "../core/program_name.ts";
 
-/** The `--help` text of serve-reference. */
 export const SERVE_REFERENCE_HELP = `Usage: ${CLI} serve-reference [options]
 
 Serves the reference model (a deterministic, offline, lexical baseline) on 127.0.0.1:
@@ -35,34 +32,26 @@ const Integer = (name: string, max: number) =>
     z.number().max(max, `${name} must be at most ${max}`),
   );
 
-const OptionsSchema = z.object({
-  help: z.boolean().optional(),
+const OPTIONS = {
   port: Integer("port", 65535).default(0),
   faults: z.string().optional(),
   seed: Integer("seed", Number.MAX_SAFE_INTEGER).default(0),
   "delay-ms": Integer("delay-ms", 3_600_000).default(0),
   tokenizer: z.string().min(1).optional(),
-});
+};
 
-/** Extra hooks for embedding and tests: stop on `signal` instead of process signals, print through `print`. */
+/** Hooks for embedding and tests: stop on `signal` instead of process signals, print through `print`. */
 export interface ServeReferenceHooks {
   signal?: AbortSignal;
   print?: (line: string) => void;
 }
 
-/** Runs `serve-reference`; resolves with exit code 0 after a clean shutdown. */
 export async function serveReferenceCommand(
   argv: string[],
   hooks: ServeReferenceHooks = {},
 ): Promise<number> {
   const print = hooks.print ?? ((line: string) => console.log(line));
-  const { options, positionals } = parseCommand("serve-reference", argv, {
-    port: { type: "string" },
-    faults: { type: "string" },
-    seed: { type: "string" },
-    "delay-ms": { type: "string" },
-    tokenizer: { type: "string" },
-  }, OptionsSchema);
+  const { options, positionals } = parseOptions("serve-reference", argv, OPTIONS);
   if (options.help) {
     print(SERVE_REFERENCE_HELP);
     return 0;
@@ -87,7 +76,6 @@ export async function serveReferenceCommand(
     seed: options.seed,
     delayMs: options["delay-ms"],
   }).catch((error) => {
-    // Deno's own listener throws Deno.errors; node:http's an Error with a `code`.
     const code = (error as { code?: unknown }).code;
     if (error instanceof Deno.errors.AddrInUse || code === "EADDRINUSE") {
       throw new UsageError(

@@ -1,8 +1,6 @@
 /**
- * `compaction-bench source RUN [--extract DIR]`: the program source files a run keeps (its source `program`,
- * see store/program_source.ts, stored gzip-compressed): lists them (path, SHA-256, bytes), or writes them under
- * DIR (a new folder; nothing is overwritten). The blob's hash and every file's recorded SHA-256 are checked first.
- *
+ * `compaction-bench source RUN [--extract DIR]`: lists the program source files a run keeps, or writes them into
+ * a new folder, after checking the blob's and every file's hash.
  * @module
  */
 import { dirname, join } from "node:path";
@@ -12,7 +10,7 @@ import { checkNewOutputPath, readInputFile, statInputDirectory } from "../fs_inp
 import { blobRelativePath } from "../store/blob_store.ts";
 import { sha256Hex } from "../store/hash.ts";
 import { parseProgramSource, PROGRAM_SOURCE_NAME, programSourceProblems } from "../store/program_source.ts";
-import { parseCommand } from "./args.ts";
+import { parseOptions } from "./args.ts";
 import { CLI } from "../core/program_name.ts";
 import { parseJson, parseJsonBytes } from "../core/json_read.ts";
 
@@ -23,7 +21,7 @@ the run read them), or writes them under DIR (a new folder). Exit 2 when RUN kee
 
 const MAX_SOURCE_BYTES = 256 * 1024 ** 2;
 
-/** The header's sources and source hash of a run (its manifest, or for an unfinished run its journal). */
+/** The header's sources and source hash (the manifest, or an unfinished run's journal). */
 async function runHeader(run: string): Promise<{ sources: Record<string, string>; sourceHash: string }> {
   const Header = z.object({
     program: z.object({ source_hash: z.string() }),
@@ -51,12 +49,7 @@ async function runHeader(run: string): Promise<{ sources: Record<string, string>
  * ```
  */
 export async function sourceCommand(argv: string[]): Promise<number> {
-  const { options, positionals } = parseCommand(
-    "source",
-    argv,
-    { extract: { type: "string" } },
-    z.object({ help: z.boolean().optional(), extract: z.string().min(1).optional() }),
-  );
+  const { options, positionals } = parseOptions("source", argv, { extract: z.string().min(1).optional() });
   if (options.help) {
     console.log(HELP);
     return 0;

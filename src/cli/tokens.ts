@@ -1,7 +1,5 @@
 /**
- * `compaction-bench tokens [--tokenizer PATH] [--json] FILE`: the exact token count of a messages file as
- * the model would see it.
- *
+ * `compaction-bench tokens [--tokenizer PATH] [--json] FILE`: the exact token count of a messages file.
  * @module
  */
 import { z } from "zod";
@@ -13,11 +11,10 @@ import { formatIssues } from "../tokens/config.ts";
 import { tokenBreakdown } from "../tokens/breakdown.ts";
 import { loadTokenCounter } from "../tokens/load.ts";
 import type { HfTokenCounter } from "../tokens/counter.ts";
-import { parseCommand } from "./args.ts";
+import { parseOptions } from "./args.ts";
 import { readInputJson } from "../fs_input.ts";
 import { CLI } from "../core/program_name.ts";
 
-/** The help text of the `tokens` command. */
 export const TOKENS_HELP = `Usage: ${CLI} tokens [--tokenizer PATH] [--json] FILE
 
 Counts the tokens of the chat messages in FILE exactly as the model sees them: rendered by the
@@ -40,16 +37,12 @@ Options:
 Exit codes: 0 counted, 2 bad usage or input (the message names the file and field).
 `;
 
-const OptionsSchema = z.object({
-  help: z.boolean().optional(),
+const OPTIONS = {
   json: z.boolean().optional(),
   tokenizer: z.string().min(1, "must name a directory").optional(),
-});
+};
 
-/**
- * A message as a messages file may hold it: {@link ChatMessageSchema}, except that a tool call's
- * `arguments` may also be a JSON object (the Hugging Face convention).
- */
+/** A message as a messages file may hold it: a tool call's `arguments` may also be a JSON object. */
 export const FileMessageSchema = ChatMessageSchema.extend({
   tool_calls: z.array(ToolCallSchema.extend({
     function: z.object({
@@ -59,16 +52,13 @@ export const FileMessageSchema = ChatMessageSchema.extend({
   })).optional(),
 });
 
-/** The object form; other fields (e.g. a chat request's `model`) are ignored. */
+/** The object form; other fields are ignored. */
 const ObjectFileSchema = z.object({
   messages: z.array(FileMessageSchema),
   tools: z.array(ToolDefinitionSchema).optional(),
 });
 
-/**
- * The file's messages in the shared shape (object arguments as their JSON text) and the keys of the calls
- * whose arguments were objects, for {@link TemplateViewOptions.objectArgumentCalls}.
- */
+/** The file's messages (object arguments as JSON text) and the keys of the calls whose arguments were objects. */
 export function normalizeToolArguments(messages: z.infer<typeof FileMessageSchema>[]): {
   messages: ChatMessage[];
   objectArgumentCalls: Set<string>;
@@ -91,18 +81,13 @@ export function normalizeToolArguments(messages: z.infer<typeof FileMessageSchem
 
 /** A messages file's content after validation. */
 export interface MessagesFile {
-  /** The messages, in order. */
   messages: ChatMessage[];
-  /** Tool definitions sent with them, if any. */
   tools?: ToolDefinition[];
-  /** Keys (see `toolCallKey`) of the tool calls whose arguments were JSON objects in the file. */
+  /** Keys (`toolCallKey`) of the tool calls whose arguments were JSON objects. */
   objectArgumentCalls?: Set<string>;
 }
 
-/**
- * Reads and validates a messages file: a JSON list of messages or `{messages, tools?}`. Throws a
- * {@link UsageError} naming the file and the offending field (e.g. `messages[2].role`).
- */
+/** Reads a messages file (a list of messages or `{messages, tools?}`); a {@link UsageError} names the field. */
 export async function readMessagesFile(path: string): Promise<MessagesFile> {
   const raw = await readInputJson(path);
   // Validate against the shape the file claims so the error names the field, not the union.
@@ -121,12 +106,9 @@ export async function readMessagesFile(path: string): Promise<MessagesFile> {
   );
 }
 
-/** Runs `tokens`; returns the exit code (0), prints help for `--help`, throws {@link UsageError} on bad input. */
+/** Runs `tokens`; returns the exit code; throws {@link UsageError} on bad input. */
 export async function tokensCommand(argv: string[]): Promise<number> {
-  const { options, positionals } = parseCommand("tokens", argv, {
-    json: { type: "boolean" },
-    tokenizer: { type: "string" },
-  }, OptionsSchema);
+  const { options, positionals } = parseOptions("tokens", argv, OPTIONS);
   if (options.help) {
     console.log(TOKENS_HELP);
     return 0;

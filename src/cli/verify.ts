@@ -1,8 +1,6 @@
 /**
- * `compaction-bench verify DIR [--json]`: the auditor's check of a run directory, or of every run under a
- * folder (at any depth, like the demo's output). The checker (src/store/verify.ts) yields typed problems;
- * this file only formats them. Exit 0 only when every check of every run holds, 1 when a problem was found.
- *
+ * `compaction-bench verify DIR [--json]`: checks a run, or every run under a folder; formats the checker's
+ * typed problems. Exit 0 only when every check of every run holds, 1 on a problem.
  * @module
  */
 import { join, relative } from "node:path";
@@ -10,7 +8,7 @@ import { z } from "zod";
 import { UsageError } from "../errors.ts";
 import { findRuns } from "../store/find_runs.ts";
 import { formatProblem, type Problem, RunChecker, type VerifyReport } from "../store/verify.ts";
-import { parseCommand } from "./args.ts";
+import { parseOptions } from "./args.ts";
 import { statInputDirectory } from "../fs_input.ts";
 import { CLI } from "../core/program_name.ts";
 import { readJournal } from "../store/journal.ts";
@@ -47,7 +45,7 @@ async function checkOne(
   strictModes: boolean,
   onProblem: (problem: Problem) => void,
 ): Promise<VerifyReport> {
-  // The stages' declared outputs: an output of another name is named (loaded only by this command).
+  // The stages' declared outputs (loaded only by this command).
   const { declaredOutputs } = await import("../suites/stage_outputs.ts");
   const checker = new RunChecker(run, { strictModes, declaredOutputs });
   const problems: Problem[] = [];
@@ -62,10 +60,7 @@ function counts(report: VerifyReport): string {
   return `${report.blobs_checked} blobs (${report.bytes_checked} bytes), ${report.nodes_checked} nodes`;
 }
 
-/**
- * For a run that never finished (no manifest, a journal with a header): the line naming the command that
- * continues it, or null (finished, or no readable header).
- */
+/** The line naming the command that continues an unfinished run, or null. */
 async function unfinishedHint(report: VerifyReport): Promise<string | null> {
   if (!report.problems.some((p) => p.kind === "unfinished")) return null;
   let header;
@@ -89,24 +84,17 @@ async function unfinishedHint(report: VerifyReport): Promise<string | null> {
     : `the run never finished; continue it with: ${resume}`;
 }
 
-/** `verify --rederive` of one run (its modules, which load every suite, only when asked for). */
+/** `verify --rederive` of one run (its modules load every suite: only when asked for). */
 async function rederive(run: string, json: boolean): Promise<number> {
   return (await import("./verify_rederive.ts")).rederiveCommand(run, json);
 }
 
-/** Runs `verify`; returns the exit code. */
 export async function verifyCommand(argv: string[]): Promise<number> {
-  const { options, positionals } = parseCommand(
-    "verify",
-    argv,
-    { json: { type: "boolean" }, rederive: { type: "boolean" }, "strict-modes": { type: "boolean" } },
-    z.object({
-      help: z.boolean().optional(),
-      json: z.boolean().optional(),
-      rederive: z.boolean().optional(),
-      "strict-modes": z.boolean().optional(),
-    }),
-  );
+  const { options, positionals } = parseOptions("verify", argv, {
+    json: z.boolean().optional(),
+    rederive: z.boolean().optional(),
+    "strict-modes": z.boolean().optional(),
+  });
   if (options.help) {
     console.log(HELP);
     return 0;

@@ -1,7 +1,5 @@
 /**
- * The `--rederive` part of `compaction-bench verify`: re-executes the provider-free stages of a run through
- * the stage registry and prints what differs.
- *
+ * The `--rederive` part of `verify`: re-executes a run's provider-free stages and prints what differs.
  * @module
  */
 import { formatRederiveReport, rederiveRun } from "../pipeline/rederive.ts";

@@ -1,9 +1,6 @@
 /**
- * The answering model as a recorded fact: which models answered a run's calls, per role, beside the names the
- * run asked for. A call record's `model` is the response's `model` (providers roll versions under one requested
- * name); a tally counts the calls each answering model made, so a run in which the answering model changed
- * mid-run shows two names for one role and says so.
- *
+ * Which models answered a run's calls, per role, beside the names asked for: a provider may answer under
+ * another `model`, and a run whose answering model changed mid-run says so.
  * @module
  */
 import { z } from "zod";
@@ -54,10 +51,7 @@ export function addModelCalls(into: ModelCalls, more: Readonly<ModelCalls>): Mod
   return into;
 }
 
-/**
- * A tally of answering models per group (a method, an engine) and role, filled as a suite sees its provider
- * nodes; {@link of} gives one group's {@link AnsweringModels} with the requested names beside.
- */
+/** Answering models per group (a method, an engine) and role; {@link of} gives one group's models. */
 export class ModelTally {
   readonly #groups = new Map<string, Map<ModelRole, ModelCalls>>();
 
@@ -68,10 +62,7 @@ export class ModelTally {
     addModelCalls(roles.get(role) ?? roles.set(role, {}).get(role)!, calls);
   }
 
-  /**
-   * The models of `group` for `roles` (the roles it uses) and any other role that made calls, each with its
-   * requested name.
-   */
+  /** The models of `group` for `roles` and any other role that made calls, each with its requested name. */
   of(
     group: string,
     requested: Readonly<Record<ModelRole, string>>,

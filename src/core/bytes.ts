@@ -1,6 +1,5 @@
 /**
  * Byte helpers.
- *
  * @module
  */
 

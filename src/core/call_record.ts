@@ -1,7 +1,5 @@
 /**
- * The call record: one provider exchange as every layer stores and reads it (request and response bodies,
- * never headers or credentials).
- *
+ * The call record: one provider exchange (request and response bodies, never headers or credentials).
  * @module
  */
 
@@ -12,11 +10,7 @@ export interface CallRecord {
   request: unknown;
   /** The parsed JSON body received on the final attempt, when there was one and it was I-JSON (never redacted, see `response_altered`). */
   response?: unknown;
-  /**
-   * The final attempt's body as received, when it was refused (cut off past its bound, not UTF-8, not JSON or
-   * not I-JSON): `data` is its text, or base64 when not UTF-8; `bytes` how many arrived; `complete` false when
-   * cut off (then `data` holds its first 64 KiB); `bound` the bound in force.
-   */
+  /** The refused final body (past its bound, not UTF-8/JSON/I-JSON): text or base64, first 64 KiB if cut off. */
   response_raw?: {
     encoding: "utf-8" | "base64";
     data: string;
@@ -37,19 +31,14 @@ export interface CallRecord {
   /** The response's `system_fingerprint`, when the server gave one (chat completions). */
   system_fingerprint?: string;
   usage?: { input_tokens: number; output_tokens: number };
-  /**
-   * Present only when the response carried one of the run's secrets: the one alteration of a stored body
-   * (every occurrence replaced); the call failed and nothing was derived from its response.
-   */
+  /** Present only when the response carried one of the run's secrets (then replaced; the call failed). */
   response_altered?: ResponseAlteration;
 }
 
 /** How a stored response differs from the one received (see {@link CallRecord.response_altered}). */
 export interface ResponseAlteration {
-  /** Always `response_contains_key`. */
   reason: "response_contains_key";
   /** Where each secret found came from (variable names such as `LLM_API_KEY`; never the value). */
   secrets: string[];
-  /** The text that replaced every occurrence. */
   replaced_with: string;
 }

@@ -1,20 +1,16 @@
 /**
- * A map bounded in entries that drops its oldest entry first, in constant time per entry. The oldest key is
- * kept in a queue rather than found as a `Map`'s first key: V8 keeps deleted slots until a rebuild, so finding
- * a full `Map`'s first live key costs time in its size.
- *
+ * A map bounded in entries that drops its oldest entry first, in constant time: the order is kept in a queue
+ * because finding a V8 `Map`'s first live key costs time in its size.
  * @module
  */
 
 /**
- * A `Map` of at most `limit` entries; setting a new key when full drops the oldest key set (updating a key
- * keeps its place, as in a `Map`).
+ * A `Map` of at most `limit` entries; a new key when full drops the oldest (updating keeps its place).
  *
  * @example
  * ```ts
  * const memo = new FifoMap<string, number>(2);
  * memo.set("a", 1); memo.set("b", 2); memo.set("c", 3); // "a" is dropped
- * memo.get("a"); // undefined
  * ```
  */
 export class FifoMap<K, V> {
@@ -23,22 +19,18 @@ export class FifoMap<K, V> {
   #head = 0;
   readonly #limit: number;
 
-  /** A map of at most `limit` (≥ 1) entries. */
   constructor(limit: number) {
     this.#limit = Math.max(1, limit);
   }
 
-  /** Entries held. */
   get size(): number {
     return this.#map.size;
   }
 
-  /** The value of `key`, if held. */
   get(key: K): V | undefined {
     return this.#map.get(key);
   }
 
-  /** Whether `key` is held. */
   has(key: K): boolean {
     return this.#map.has(key);
   }

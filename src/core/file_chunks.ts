@@ -1,20 +1,13 @@
 /**
- * A file's bytes in chunks read into one buffer that is reused (and its hash, and its lines): reading a large
- * file (a journal, a published corpus) never holds it whole and leaves no garbage of chunk buffers behind.
- *
+ * A file's bytes, hash and lines read in chunks through one reused buffer: a large file is never held whole.
  * @module
  */
 import { createHash } from "node:crypto";
 import { concatBytes } from "./bytes.ts";
 
-/** Size of the reused buffer (bytes). */
 export const FILE_CHUNK_BYTES = 1 << 20;
 
-/**
- * The bytes of the file at `path`, chunk by chunk. Each chunk is a view of the one reused buffer: it is valid
- * only until the next chunk is asked for (copy what must be kept). The file is closed when the loop ends or
- * leaves early.
- */
+/** The file's bytes, chunk by chunk; each chunk is a view of the reused buffer, valid until the next one. */
 export async function* fileChunks(path: string, size = FILE_CHUNK_BYTES): AsyncGenerator<Uint8Array> {
   const buffer = new Uint8Array(size);
   const file = await Deno.open(path);

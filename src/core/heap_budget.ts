@@ -1,32 +1,21 @@
 /**
- * A heap budget for long runs. V8 lets garbage grow to several times the live heap before it collects, so a
- * run's resident memory would follow V8's heuristics rather than what it holds. Like Go's GOMEMLIMIT, the
- * budget asks for a full collection when the heap in use passes it: memory flat in the run's length.
- *
- * The collection is V8's own `gc`, exposed through `node:v8` and `node:vm`; where that is unavailable the
- * budget does nothing (memory is then only V8's business, as before).
- *
+ * A heap budget for long runs (like Go's GOMEMLIMIT): V8 lets garbage grow to several times the live heap, so
+ * a full collection (V8's `gc`, where exposed) is asked for when the heap in use passes the budget.
  * @module
  */
 import v8 from "node:v8";
 import vm from "node:vm";
 
-/**
- * Heap in use (bytes) above which a full collection is asked for: low enough that a 480-question hotpot run
- * stays within the scale-flat-memory bound, high enough that a small run never reaches it (its CPU unchanged).
- */
+/** Heap in use (bytes) above which a full collection is asked for (a small run never reaches it). */
 export const HEAP_BUDGET_BYTES = 160 * 1024 * 1024;
 /** After a collection, the next one waits until the heap has grown by at least this much (bytes). */
 export const HEAP_BUDGET_HEADROOM_BYTES = 96 * 1024 * 1024;
-/** Least time between two collections asked for by a check (ms): bounds the CPU the budget costs. */
+/** Least time between two collections asked for by a check (ms). */
 export const HEAP_BUDGET_INTERVAL_MS = 1000;
 
 let collect: (() => void) | null | undefined;
 
-/**
- * The heap in use (bytes): V8's own figure, `Deno.memoryUsage().heapUsed`, read without the resident-size read
- * (a file read of `/proc/self/statm`) that `Deno.memoryUsage()` makes on every call.
- */
+/** `Deno.memoryUsage().heapUsed` without its `/proc/self/statm` read. */
 function heapUsed(): number {
   return v8.getHeapStatistics().used_heap_size;
 }
@@ -46,19 +35,16 @@ function fullCollection(): (() => void) | null {
 }
 
 /**
- * Keeps the heap in use under a budget (see the module documentation): a collection when the heap in use
- * passes the budget, or, when the live heap itself is near it, once the heap has grown by the headroom since
- * the last collection (so a run whose live heap outgrows the budget is not collected at every check).
+ * Keeps the heap in use under the budget; once the live heap itself nears it, the next collection waits until
+ * the heap has grown by the headroom.
  */
 export class HeapBudget {
   readonly #bytes: number;
   readonly #headroom: number;
   #threshold: number;
   #last = Number.NEGATIVE_INFINITY;
-  /** Collections asked for so far. */
   collections = 0;
 
-  /** A budget of `bytes` of heap in use, with `headroom` of growth between two collections. */
   constructor(bytes = HEAP_BUDGET_BYTES, headroom = HEAP_BUDGET_HEADROOM_BYTES) {
     this.#bytes = bytes;
     this.#headroom = headroom;
@@ -74,11 +60,7 @@ export class HeapBudget {
     this.#collectNow();
   }
 
-  /**
-   * Asks for a full collection now (after a large input was read and dropped, before another peak), when the
-   * heap in use is over the budget: under it, a full collection only costs CPU (a small run's four of them
-   * were ~1.5 s of a 7 s hotpot run), and the budget holds anyway.
-   */
+  /** Asks for a full collection now, only when over the budget (under it, one only costs CPU). */
   collect(): void {
     if (heapUsed() <= this.#bytes) return;
     this.#collectNow();

@@ -1,13 +1,7 @@
 /**
- * Where the values of a JSON text lie, found by scanning its bytes: a large JSON file (a corpus, a run's
- * `results.json`) is read element by element, each decoded and parsed alone when asked for, instead of as one
- * tree of objects.
- *
- * The scan tracks only strings (and their escapes) and bracket depth; structural characters are ASCII, and no
- * byte of a multi-byte UTF-8 character is below 0x80, so scanning bytes is exact. It does not validate: a span
- * is parsed by `JSON.parse`, which names what is wrong, and a text the scan cannot follow yields null (callers
- * then parse it whole, for the same reason).
- *
+ * Where the values of a JSON text lie, found by scanning its bytes, so a large file is parsed element by
+ * element. Only strings and bracket depth are tracked (exact on UTF-8: structural bytes are ASCII); spans are
+ * validated by `JSON.parse`, and a text the scan cannot follow yields null.
  * @module
  */
 import { parseJson } from "./json_read.ts";
@@ -33,10 +27,7 @@ export function skipSpace(bytes: Uint8Array, at: number): number {
   return at;
 }
 
-/**
- * The end (exclusive) of the JSON string starting at `at` (a quote), or -1: just after the first quote that
- * an even number of backslashes precedes (found with the array's own `indexOf`, not byte by byte in script).
- */
+/** The end (exclusive) of the JSON string starting at `at` (a quote), or -1. */
 export function stringEnd(bytes: Uint8Array, at: number): number {
   for (let from = at + 1;;) {
     const quote = bytes.indexOf(QUOTE, from);
@@ -71,10 +62,7 @@ export function valueEnd(bytes: Uint8Array, at: number): number {
   return depth === 0 ? bytes.length : -1;
 }
 
-/**
- * The spans of the elements of the JSON array starting at `at` (its `[`), and the end (exclusive) of the
- * array; null where the scan cannot follow it.
- */
+/** The element spans and end (exclusive) of the JSON array starting at `at` (its `[`), or null. */
 export function arrayElementSpans(bytes: Uint8Array, at: number): { spans: Span[]; end: number } | null {
   if (bytes[at] !== OPEN_BRACKET) return null;
   const spans: Span[] = [];

@@ -1,8 +1,6 @@
 /**
- * Finding a lone surrogate in parsed JSON, so that every loader refuses one the same way, naming the file and
- * the place. A text decoded from valid UTF-8 holds none; JSON's `\uD800` escapes can make one, which no UTF-8
- * file can store and a run's canonical JSON refuses later (a run that `--resume` could not finish).
- *
+ * Finding a lone surrogate in parsed JSON (`\uD800` escapes can make one; canonical JSON refuses it later), so
+ * every loader refuses one the same way, naming the file and the place.
  * @module
  */
 
@@ -10,9 +8,8 @@
 const SURROGATE_ESCAPE = /\\u[dD][89a-fA-F][0-9a-fA-F]{2}/;
 
 /**
- * The path (`$.messages[1].content`, keys included) of the first string of `value` holding a lone surrogate,
- * else null; `text` is the JSON it was parsed from (most texts are passed over without a walk). The walk keeps
- * its own stack, so a deeply nested value costs no call depth.
+ * The path (`$.messages[1].content`) of the first string or key of `value` holding a lone surrogate, else null;
+ * `text` is the JSON it was parsed from. The walk keeps its own stack (no call depth).
  *
  * @example
  * ```ts

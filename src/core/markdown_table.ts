@@ -1,6 +1,5 @@
 /**
  * Plain Markdown and fixed-width text tables for reports and stdout.
- *
  * @module
  */
 

@@ -1,6 +1,5 @@
 /**
  * OpenAI-format chat messages: the one message shape every suite, method, engine and model client shares.
- *
  * @module
  */
 import { z } from "zod";
@@ -12,7 +11,6 @@ export const ToolCallSchema = z.object({
   type: z.literal("function"),
   function: z.object({ name: z.string().min(1), arguments: z.string() }),
 });
-/** A function tool call made by an assistant message. */
 export type ToolCall = z.infer<typeof ToolCallSchema>;
 
 /** One chat message in the OpenAI layout (only the public chat fields). */
@@ -23,7 +21,6 @@ export const ChatMessageSchema = z.object({
   tool_call_id: z.string().optional(),
   name: z.string().optional(),
 });
-/** One chat message in the OpenAI layout (only the public chat fields). */
 export type ChatMessage = z.infer<typeof ChatMessageSchema>;
 
 /** A function tool definition as sent in a chat completion request. */
@@ -35,7 +32,6 @@ export const ToolDefinitionSchema = z.object({
     parameters: z.record(z.string(), z.unknown()).optional(),
   }),
 });
-/** A function tool definition as sent in a chat completion request. */
 export type ToolDefinition = z.infer<typeof ToolDefinitionSchema>;
 
 /** Token usage as an OpenAI-compatible server reports it. */

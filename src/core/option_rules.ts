@@ -1,7 +1,5 @@
 /**
- * Refusing options that contradict each other or would be silently ignored. Each rule names the options and
- * why, so the one-line {@link UsageError} says what to change.
- *
+ * Refusing options that contradict each other or would be silently ignored, naming them and why.
  * @module
  */
 import { UsageError } from "../errors.ts";
@@ -13,10 +11,7 @@ export function givenOptions(options: object): string[] {
     .map(([key]) => key);
 }
 
-/**
- * Refuses every option of `names` that was given: `"<command>: --a, --b <why>"` (e.g. `why` = "are ignored
- * with --reference").
- */
+/** Refuses every option of `names` that was given: `"<command>: --a, --b <why>"`. */
 export function refuseGiven(
   command: string,
   options: object,
@@ -37,10 +32,7 @@ interface OptionToken {
   value?: string;
 }
 
-/**
- * Refuses a single-valued option given twice with different values (`--output a --output b`): only one could
- * be used, so the other would be silently ignored. Identical repeats are harmless and allowed.
- */
+/** Refuses a single-valued option given twice with different values (identical repeats are allowed). */
 export function refuseRepeatedOptions(
   command: string,
   tokens: readonly OptionToken[],
@@ -80,10 +72,7 @@ export function withoutOptions(
 /** Options a `--resume` may still take: they change nothing recorded in the run. */
 export const OPTIONS_ALLOWED_WITH_RESUME = ["resume", "quiet", "env-file"] as const;
 
-/**
- * `--resume DIR` continues the run with the options it was started with: any other option given with it would
- * be dropped, so it is refused (naming it) rather than ignored.
- */
+/** Refuses any option but {@link OPTIONS_ALLOWED_WITH_RESUME} with `--resume` (it would be dropped). */
 export function refuseOptionsWithResume(command: string, options: object): void {
   const others = givenOptions(options).filter((name) =>
     !(OPTIONS_ALLOWED_WITH_RESUME as readonly string[]).includes(name)
@@ -97,10 +86,7 @@ export function refuseOptionsWithResume(command: string, options: object): void 
   );
 }
 
-/**
- * The options that are ignored in a model mode: `--reference` uses none of the live provider options,
- * `--live` no reference-model option, `--check-only` sends nothing and so uses no model option at all.
- */
+/** Refuses the model options a mode ignores: `--reference` live ones, `--live` reference ones, `--check-only` all. */
 export function refuseModelOptionsIgnoredBy(
   mode: "reference" | "live" | "check-only",
   options: object,

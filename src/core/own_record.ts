@@ -1,16 +1,12 @@
 /**
- * A zod record that keeps every key: zod's own `z.record` skips a `__proto__` member, so an id such as
- * `__proto__` (a question id, a gold label's key) would vanish; this one checks each member with `value`
- * and returns an object without a prototype holding all of them.
+ * A zod record that keeps every key: zod's `z.record` skips a `__proto__` member, so an id `__proto__` would
+ * vanish; this one returns an object without a prototype.
  *
  * @example
  * ```ts
- * import { z } from "zod";
- * import { ownRecord } from "./own_record.ts";
  * const gold = ownRecord(z.string()).parse(JSON.parse('{"__proto__": "a"}'));
  * Object.keys(gold); // ["__proto__"]
  * ```
- *
  * @module
  */
 import { z } from "zod";

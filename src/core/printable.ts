@@ -1,10 +1,6 @@
 /**
- * Outside text (an engine's reason, a file name found in a run folder, a model's output) made safe to print:
- * on a terminal no control character acts (an ESC cannot recolour or move the cursor, a line break cannot
- * forge a line such as `ok: every check holds`, a bidi override cannot reorder what follows), and in Markdown
- * no HTML is live (`<script>`, `<img onerror>`). The text stays readable: each such character is shown as its
- * escape (`\u001b`, `\n`).
- *
+ * Outside text (an engine's reason, a file name, a model's output) made safe to print: no control or bidi
+ * character acts on a terminal and no HTML is live in Markdown; each such character is shown as its escape.
  * @module
  */
 
@@ -14,8 +10,7 @@ const UNPRINTABLE = /[\p{Cc}\u200e\u200f\u202a-\u202e\u2066-\u2069]/gu;
 const NAMED: Readonly<Record<string, string>> = { "\n": "\\n", "\r": "\\r", "\t": "\\t" };
 
 /**
- * `text` with every control character and bidi control shown as an escape (`\n`, `\u001b`), so that printing
- * it shows exactly what it holds (`keepLineBreaks`: a message's own line breaks stay).
+ * `text` with every control character and bidi control shown as an escape (`keepLineBreaks`: `\n` stays).
  *
  * @example
  * ```ts
@@ -33,8 +28,7 @@ export function terminalSafe(text: string, options: { keepLineBreaks?: boolean }
 }
 
 /**
- * {@link terminalSafe}, with HTML's `&`, `<` and `>` written as entities and `|` escaped, for a Markdown table
- * cell or list item: a renderer shows the characters and runs nothing.
+ * {@link terminalSafe} with `&`, `<`, `>` as entities and `|` escaped, for a Markdown table cell or list item.
  *
  * @example
  * ```ts

@@ -1,8 +1,6 @@
 /**
- * How a person starts this program, as every `--help`, error hint and printed next step spells it: the
- * repository's launcher `./compaction-bench` (it runs the pinned Deno with the program's permissions), or
- * `compaction-bench` for the single binary built by `deno task compile` (it answers to the same name).
- *
+ * How a person starts this program in every hint: the launcher `./compaction-bench`, or `compaction-bench` for
+ * the binary built by `deno task compile`.
  * @module
  */
 
@@ -24,10 +22,8 @@ const NOT_REPEATED = new Set(["output", "o", "resume", "retry-failed", "frozen-r
 const FLAGS = new Set(["check-only"]);
 
 /**
- * The command line that recovers the failed conditions of the finished run `run`: the words it was started
- * with (`command`: e.g. `["SUITE", "run", "--live", "--output", "r"]`; `--env-file` kept when given), without
- * where it went (`--output`, `--resume`) or what cannot be combined with a retry, plus `--retry-failed RUN
- * --output RUN-retried`.
+ * The command line that retries the failed conditions of the finished run `run`: its start words without
+ * `--output`, `--resume` and what a retry refuses, plus `--retry-failed RUN --output RUN-retried`.
  *
  * @example
  * ```ts

@@ -1,23 +1,14 @@
 /**
- * The secrets of a run (provider keys, values passed with `--engine-env`) and the rule that says which of them
- * the program can keep out of what it writes: a secret of {@link MIN_SECRET_CHARS} characters or more. Shorter
- * values (`x`, `EMPTY`, `ollama`: what local servers take) would occur by chance in ordinary text, so they are
- * never redacted and never promised secret; the run says so once.
- *
- * What is stored is what was sent and received: request and response bodies are never redacted (keys travel
- * only in headers, which are not stored). Only error texts and logs are redacted; an option value holding a
- * secret is refused before the run starts; a response carrying one fails its call (see
- * src/models/response_secrets.ts).
- *
+ * The secrets of a run (provider keys, `--engine-env` values): those of {@link MIN_SECRET_CHARS} characters or
+ * more are kept out of error texts and logs (shorter ones occur by chance in text); stored bodies are never
+ * redacted (keys travel only in headers), and an option value holding a secret is refused.
  * @module
  */
 
 /** Secrets shorter than this are never redacted, never searched for and never promised secret. */
 export const MIN_SECRET_CHARS = 8;
 
-/** A secret and where it came from (a variable name such as `LLM_API_KEY`; never the value). */
 export interface NamedSecret {
-  /** Where the value came from, e.g. `LLM_API_KEY` or `--engine-env HERMES_KEY`. */
   name: string;
   value: string;
 }
@@ -56,10 +47,8 @@ const PASS_SECRETS_HINT = "pass a secret to an outside engine with --engine-env 
   "--agent-env NAME (the variable's value is handed over, never recorded)";
 
 /**
- * Refuses option values that hold a secret ({@link MIN_SECRET_CHARS} characters or more): every option value
- * (strings, lists, nested values) and every command word. The message names the option (or the word's
- * position) and where the secret came from, never the value; a run so started would store the value in its
- * header, reports and stdout, so nothing is written.
+ * Refuses option values and command words that hold a long secret, naming the option (or word position) and
+ * the secret's source, never the value: a run so started would store the value.
  */
 export function refuseSecretsInOptions(
   options: Readonly<Record<string, unknown>>,
@@ -93,11 +82,7 @@ export function refuseSecretsInOptions(
 /** Variable names that hold secrets (an `--engine-env`/`--agent-env` value under such a name is one). */
 const SECRET_NAME = /KEY|TOKEN|SECRET|PASSWORD|PASSWD|PASS\b|AUTH|CREDENTIAL/i;
 
-/**
- * The secrets among variables passed to outside processes (`--engine-env`, `--agent-env`): those whose name
- * says so (`…KEY`, `…TOKEN`, `…SECRET`, `…PASSWORD`, `…AUTH…`, `…CREDENTIAL…`), named `OPTION NAME`. Other values
- * (base URLs, folders) are not secrets: an option may name the same URL or folder.
- */
+/** The secrets among variables passed to outside processes: those whose name says so, named `OPTION NAME`. */
 export function passedSecrets(option: string, env: Readonly<Record<string, string>>): NamedSecret[] {
   return Object.entries(env).filter(([name]) => SECRET_NAME.test(name)).map(([name, value]) => ({
     name: `${option} ${name}`,

@@ -1,15 +1,12 @@
 /**
  * Tool pairing of a message list: every assistant tool call answered by exactly one result right after it.
- * Shared by the importers (data) and the engines (methods).
- *
  * @module
  */
 import type { ChatMessage } from "./messages.ts";
 
 /**
- * Checks tool pairing: every assistant tool call is answered by exactly one `tool` message among the
- * messages directly after it, and every `tool` message answers a call of that preceding assistant message.
- * Returns `null` when valid, else a reason naming the message index and call id.
+ * Every assistant tool call answered by exactly one `tool` message directly after it, and every `tool` message
+ * answering that assistant message; null when valid, else a reason naming the message index and call id.
  */
 export function toolPairingProblem(messages: ChatMessage[]): string | null {
   let pending: Set<string> | null = null;

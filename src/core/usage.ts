@@ -1,7 +1,5 @@
 /**
- * Token usage of provider calls: one type and one way to add it, used by every layer (nodes, suites, engines,
- * reports).
- *
+ * Token usage of provider calls: one type and one way to add it, used by every layer.
  * @module
  */
 import { z } from "zod";
@@ -12,7 +10,6 @@ export const UsageSchema = z.object({
   input_tokens: z.number().int().nonnegative(),
   output_tokens: z.number().int().nonnegative(),
 });
-/** Token usage of some provider calls. */
 export type Usage = z.infer<typeof UsageSchema>;
 
 /** No calls. */
@@ -29,10 +26,7 @@ export function addUsage(total: Usage, usage: Usage | undefined | null): Usage {
   return total;
 }
 
-/**
- * A node's usage: one call per record, and the tokens the records report (a failed call's record reports
- * none). Usage anywhere (nodes, aggregates, reports) is this sum of the records'.
- */
+/** A node's usage: one call per record, and the tokens the records report (a failed call reports none). */
 export function usageOfRecords(
   records: readonly { usage?: { input_tokens: number; output_tokens: number } }[],
 ): Usage {

@@ -1,17 +1,8 @@
 /**
- * A deterministic generator of HotpotQA-format distractor records over a made-up world (people, cities,
- * companies, rivers, bands): ten articles per record, two gold ones that together answer the question, whose
- * asked facts are stated exactly once, in the sentences listed as supporting facts.
- *
- * The distractors are built the way HotpotQA's were retrieved (by TF-IDF bigram similarity to the question):
- * about half are lexical neighbours of the question's entities (namesakes such as "East Corbelhaven", articles
- * that mention them, sometimes a whole alternative chain), none stating a fact the question asks for, so the
- * answer stays unique; the rest are unrelated articles of the same kinds.
- *
- * Record `i` draws from {@link SeededRandom} seeded with `${seed}:${i}`; every title (and every name a
- * sentence mentions) is unique across all records of one call, so no two records share an article.
- * Even indices are bridge questions, odd indices comparison questions.
- *
+ * A deterministic generator of HotpotQA-format distractor records over a made-up world: ten articles per
+ * record, two gold ones stating the asked facts once (the supporting facts), and distractors built the way
+ * HotpotQA retrieved them (about half lexical neighbours of the question's entities, stating nothing asked).
+ * Record `i` is seeded `${seed}:${i}`; titles are unique across a call; even indices are bridge questions.
  * @module
  */
 import { createHash } from "node:crypto";
@@ -21,16 +12,13 @@ import { SeededRandom } from "./hotpot_prng.ts";
 /** The default seed of the shipped demo data. */
 export const DEMO_DATA_SEED = "compaction-bench-demo";
 
-/**
- * Evidence characters below which the generator lengthens distractors: long enough that the full history of
- * a demo question is well over the 3,600-token ceiling, so compaction has to drop evidence.
- */
+/** Evidence characters below which distractors are lengthened (a demo history well over the 3,600 ceiling). */
 const MIN_EVIDENCE_CHARS = 22000;
 
-/** Tries at a namesake form before falling back to one with a fresh word (see `WorldBuilder.namesake`). */
+/** Tries at a namesake form before falling back to one with a fresh word. */
 const NAMESAKE_ATTEMPTS = 40;
 
-/** Distractor articles per record (HotpotQA's distractor setting: 2 gold + 8 distractors). */
+/** Distractor articles per record (HotpotQA: 2 gold + 8 distractors). */
 const DISTRACTOR_COUNT = 8;
 
 const SYLLABLES = [
@@ -87,7 +75,6 @@ const CITY_PREFIXES = ["East", "West", "North", "South", "Upper", "Lower", "New"
 /** Prefixes that make another river's name out of a river's ("Little Cormor River"). */
 const RIVER_PREFIXES = ["Little", "East", "West", "North", "South"];
 
-/** "a painter", "an architect". */
 function withArticle(noun: string): string {
   return /^[aeiou]/i.test(noun) ? `an ${noun}` : `a ${noun}`;
 }
@@ -97,13 +84,12 @@ type Kind = "person" | "city" | "company" | "river" | "band";
 interface BuiltArticle {
   kind: Kind;
   article: Article;
-  /** Sentence ids of named key facts. */
   facts: Record<string, number>;
 }
 
 /** Names, sentences and articles for one record, drawing on the shared set of used names. */
 class WorldBuilder {
-  /** Filler templates already used per article title (no template twice in one article). */
+  /** Filler templates already used per article title. */
   readonly templatesUsed = new Map<string, Set<number>>();
 
   constructor(readonly rng: SeededRandom, readonly used: Set<string>) {}
@@ -153,7 +139,7 @@ class WorldBuilder {
     return this.rng.int(min, max);
   }
 
-  /** A filler sentence from a template not in `usedTemplates` (which it extends), or null when none is left. */
+  /** A filler sentence from a template not in `usedTemplates` (which it extends), or null. */
   filler(kind: Kind, title: string, usedTemplates: Set<number>): string | null {
     const r = this.rng;
     const w = () => this.word(2, 3);
@@ -300,16 +286,11 @@ class WorldBuilder {
     return { kind, article: { title, sentences: ordered.map((s) => s.text) }, facts };
   }
 
-  /**
-   * A new name of `kind` that shares a word with `of`, the way HotpotQA's retrieved distractors share words
-   * with the question: a relative with the same family name, "East Corbelhaven" next to "Corbelhaven",
-   * another "… Foundry" or another company of the same stem, the "Little … River", another "… Wolves".
-   */
+  /** A new name of `kind` sharing a word with `of` ("East Corbelhaven", "Little … River"), as HotpotQA's retrieval. */
   namesake(kind: Kind, of: string): string {
     const parts = of.split(" ");
     const last = parts[parts.length - 1];
-    // Forms with few variants ("East …", "… Motors") can run out over thousands of records: after
-    // NAMESAKE_ATTEMPTS tries, a form with a fresh word (or, for cities and rivers, a plain new name) is used.
+    // Forms with few variants run out over thousands of records: then a form with a fresh word.
     const shared = (make: () => string, fallback: () => string) =>
       this.tryUnique(make, NAMESAKE_ATTEMPTS) ?? fallback();
     switch (kind) {
@@ -334,10 +315,7 @@ class WorldBuilder {
     }
   }
 
-  /**
-   * A person. `cousinOf` names a relative in the birth sentence ("Z, a cousin of P, was born in …");
-   * `peerOf` adds "studied alongside P"; `founderOf` adds "best known as the founder of K" (no year).
-   */
+  /** A person; `cousinOf`, `peerOf` and `founderOf` add the relation to their sentences. */
   person(
     opts: {
       title?: string;
@@ -375,7 +353,7 @@ class WorldBuilder {
     );
   }
 
-  /** A city. `near` names the city it is a neighbour of; `bandHome` a band that was formed there. */
+  /** A city; `near` names the city it neighbours, `bandHome` a band formed there. */
   city(
     opts: { title?: string; river?: string; founded?: number; near?: string; bandHome?: string } = {},
   ): BuiltArticle {
@@ -393,7 +371,6 @@ class WorldBuilder {
     return this.article("city", title, `${title} is a city in the ${this.word(2, 3)} region${where}.`, keys);
   }
 
-  /** A company. `rivalOf` names the company it was founded to compete with. */
   company(
     opts: { title?: string; founder?: string; year?: number; hq?: string; rivalOf?: string } = {},
   ): BuiltArticle {
@@ -407,7 +384,6 @@ class WorldBuilder {
     });
   }
 
-  /** A river. `tributaryOf` names the river it flows into. */
   river(opts: { title?: string; length?: number; tributaryOf?: string } = {}): BuiltArticle {
     const title = opts.title ?? this.name("river");
     const into = opts.tributaryOf === undefined ? "" : ` and a tributary of the ${opts.tributaryOf}`;
@@ -416,7 +392,6 @@ class WorldBuilder {
     });
   }
 
-  /** A band. `sharedBillWith` names a band it often plays with. */
   band(opts: { title?: string; city?: string; year?: number; sharedBillWith?: string } = {}): BuiltArticle {
     const title = opts.title ?? this.name("band");
     const keys: Record<string, string> = {
@@ -434,7 +409,6 @@ class WorldBuilder {
     return this[kind]();
   }
 
-  /** Two distinct years. */
   twoYears(min: number, max: number): [number, number] {
     const a = this.year(min, max);
     let b = this.year(min, max);
@@ -443,11 +417,7 @@ class WorldBuilder {
   }
 }
 
-/**
- * A question, its answer, its two gold articles (with the key of each supporting sentence), and the
- * distractors retrieved for it: articles whose names share words with the question's entities or that
- * mention them, without stating any fact the question asks for.
- */
+/** A question, its answer, its two gold articles (with their supporting sentences) and its distractors. */
 interface Question {
   question: string;
   answer: string;
@@ -643,10 +613,7 @@ function evidenceChars(articles: Article[]): number {
   return n;
 }
 
-/**
- * Generates `count` HotpotQA distractor records from `seed` (same arguments, same records). Record `i` is
- * a bridge question when `i` is even and a comparison question when it is odd.
- */
+/** Generates `count` HotpotQA distractor records from `seed` (same arguments, same records). */
 export function generateHotpotRecords(count: number, seed: string = DEMO_DATA_SEED): HotpotRecord[] {
   const used = new Set<string>();
   const records: HotpotRecord[] = [];
@@ -673,7 +640,7 @@ export function generateHotpotRecords(count: number, seed: string = DEMO_DATA_SE
       const sentence = w.filler(target.kind, title, used);
       if (sentence !== null) target.article.sentences.push(sentence);
       else if (!refilled.has(title)) {
-        // Every template was used once: allow a second round (new names, numbers and years).
+        // Every template was used once: allow a second round.
         refilled.add(title);
         w.templatesUsed.set(title, new Set<number>());
       } else open = open.filter((d) => d !== target);

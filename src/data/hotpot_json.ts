@@ -1,7 +1,6 @@
 /**
  * The official HotpotQA JSON layout: an array of `{_id, question, answer, type, level,
  * supporting_facts: [[title, sent_id]], context: [[title, [sentences]]]}`.
- *
  * @module
  */
 import { z } from "zod";
@@ -21,7 +20,6 @@ export const OfficialHotpotRecordSchema = z.object({
   supporting_facts: z.array(z.tuple([z.string(), z.number().int()])),
   context: z.array(z.tuple([z.string(), z.array(z.string())])),
 });
-/** One record as the official JSON file spells it. */
 export type OfficialHotpotRecord = z.infer<typeof OfficialHotpotRecordSchema>;
 
 /** Converts parsed official-layout JSON (an array) into validated records; errors name `file`. */
@@ -63,7 +61,7 @@ export async function loadHotpotJson(path: string, option?: string): Promise<Hot
   return hotpotRecordsFromOfficialJson(data, path);
 }
 
-/** Converts records to the official JSON layout (the inverse of {@link hotpotRecordsFromOfficialJson}). */
+/** Converts records to the official JSON layout. */
 export function toOfficialHotpotJson(records: readonly HotpotRecord[]): OfficialHotpotRecord[] {
   return records.map((r) => ({
     _id: r.id,

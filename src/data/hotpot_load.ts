@@ -1,6 +1,5 @@
 /**
  * Loading a HotpotQA file whichever layout it has (chosen by extension), and hashing a dataset file.
- *
  * @module
  */
 import { UsageError } from "../errors.ts";
@@ -9,21 +8,13 @@ import type { HotpotRecord } from "./hotpot_record.ts";
 import { loadHotpotJson } from "./hotpot_json.ts";
 import { hotpotParquetBatches, loadHotpotParquet } from "./hotpot_parquet.ts";
 
-/**
- * Loads HotpotQA records: `.parquet` → Hugging Face layout, `.json` → official layout. Other extensions,
- * paths that are not readable regular files and bad records are {@link UsageError}s naming the file (and
- * `option`, e.g. `--dataset`, when given).
- */
+/** Loads HotpotQA records (`.parquet`: Hugging Face layout, `.json`: official); problems are {@link UsageError}s. */
 export async function loadHotpot(path: string, option?: string): Promise<HotpotRecord[]> {
   if (hotpotLayout(path, option) === "parquet") return await loadHotpotParquet(path, option);
   return await loadHotpotJson(path, option);
 }
 
-/**
- * HotpotQA records in file order, in batches, so that a caller keeping only some records (selection) holds one
- * batch at a time: a Parquet file's row groups in slices ({@link hotpotParquetBatches}); an official JSON file
- * (one array) as a single batch. Same records and errors as {@link loadHotpot}.
- */
+/** HotpotQA records in file order, in batches (a Parquet file's row groups in slices; JSON as one batch). */
 export async function* hotpotRecordBatches(path: string, option?: string): AsyncGenerator<HotpotRecord[]> {
   if (hotpotLayout(path, option) === "parquet") yield* hotpotParquetBatches(path, option);
   else yield await loadHotpotJson(path, option);

@@ -1,14 +1,6 @@
 /**
- * The Hugging Face `hotpot_qa/distractor` Parquet layout: `id, question, answer, type, level: string;
- * supporting_facts struct<title: list<string>, sent_id: list<int32>>; context struct<title: list<string>,
- * sentences: list<list<string>>>`. Read with hyparquet (snappy, zstd, gzip, brotli via
- * hyparquet-compressors); written by `hotpot_parquet_write.ts` (hyparquet-writer, loaded only where a file is
- * written).
- *
- * Reading is bounded in memory: {@link hotpotParquetBatches} reads the file through ranged reads (only the
- * footer and the column chunks of the rows asked for) and decodes it in slices of its row groups, so a caller
- * that keeps only some records (selection) never holds the whole file or every record.
- *
+ * The Hugging Face `hotpot_qa/distractor` Parquet layout (struct-of-lists columns), read with hyparquet through
+ * ranged reads in slices of its row groups, so a caller keeping only some records never holds the whole file.
  * @module
  */
 import type { AsyncBuffer, parquetMetadataAsync } from "hyparquet";
@@ -33,10 +25,9 @@ export const HfHotpotRowSchema = z.object({
     sentences: z.array(z.array(z.string())),
   }),
 });
-/** One row as the Hugging Face Parquet layout stores it (struct of parallel lists). */
 export type HfHotpotRow = z.infer<typeof HfHotpotRowSchema>;
 
-/** Converts one Hugging Face row (struct of lists) into a record; unequal list lengths name the field. */
+/** Converts one Hugging Face row into a record; unequal list lengths name the field. */
 export function hotpotRecordFromHfRow(raw: unknown, file: string, index: number): HotpotRecord {
   const row = parseRecordField(HfHotpotRowSchema, raw, file, index);
   const sf = row.supporting_facts;
@@ -67,13 +58,9 @@ export function hotpotRecordFromHfRow(raw: unknown, file: string, index: number)
   );
 }
 
-/**
- * Rows decoded at once by {@link hotpotParquetBatches}: a row group is decoded in slices of at most this many
- * rows (a slice of a row group still decompresses the group's pages, so a slice is best a whole group; writers
- * commonly write groups of 1,000 rows or fewer).
- */
+/** Rows decoded at once: a row group is decoded in slices of at most this many rows (best a whole group). */
 export const PARQUET_DECODE_ROWS = 1000;
-/** Records per batch yielded by {@link hotpotParquetBatches} (converted and validated from a decoded slice). */
+/** Records per batch yielded by {@link hotpotParquetBatches}. */
 export const PARQUET_BATCH_ROWS = 100;
 
 /** Reads a Hugging Face layout Parquet file into validated records; `option` is named in errors. */
@@ -86,12 +73,8 @@ export async function loadHotpotParquet(path: string, option?: string): Promise<
 }
 
 /**
- * Reads a Hugging Face layout Parquet file as validated records in file order, in batches of at most
- * `batchRows`. The file is read by byte ranges (never whole): each row group is decoded in slices of at most
- * `decodeRows` rows and each slice converted to records a batch at a time, so what is held at once is one
- * decoded slice and one batch. Errors are those of {@link loadHotpotParquet}: a path that is not a readable
- * regular file, a file that is not Parquet or is corrupt (`<path>: not a readable Parquet file: …`) and a bad
- * record (naming its index in the file) are {@link UsageError}s.
+ * A Hugging Face layout Parquet file as validated records in file order, in batches of at most `batchRows`,
+ * read by byte ranges and decoded in slices of `decodeRows`; errors are {@link loadHotpotParquet}'s.
  */
 export async function* hotpotParquetBatches(
   path: string,
@@ -104,7 +87,7 @@ export async function* hotpotParquetBatches(
     if (mapped !== error || !(error instanceof Error) || error instanceof UsageError) return mapped;
     return new UsageError(`${path}: not a readable Parquet file: ${error.message}`, { cause: error });
   };
-  // The reader is imported when a Parquet file is read: a process that reads none does not load it.
+  // Imported only when a Parquet file is read.
   const { asyncBufferFromFile, parquetMetadataAsync, parquetReadObjects } = await import("hyparquet");
   const { compressors } = await import("hyparquet-compressors");
   let file: AsyncBuffer;

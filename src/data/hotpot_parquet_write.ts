@@ -1,9 +1,6 @@
 /**
- * Writes the Hugging Face `hotpot_qa/distractor` Parquet layout (read by `hotpot_parquet.ts`) with
- * hyparquet-writer, using an explicit schema so the nested columns are real Parquet LIST groups, not JSON
- * strings. Its own module, so that a command that only reads (or never touches) Parquet does not load the
- * writer.
- *
+ * Writes the Hugging Face `hotpot_qa/distractor` Parquet layout with an explicit schema (real LIST groups),
+ * in its own module so readers never load the writer.
  * @module
  */
 import { ByteWriter, parquetWrite } from "hyparquet-writer";
@@ -12,7 +9,6 @@ import type { HotpotRecord } from "./hotpot_record.ts";
 /** A Parquet schema element as hyparquet-writer takes it (its own hyparquet version's type). */
 type SchemaElement = NonNullable<Parameters<typeof parquetWrite>[0]["schema"]>[number];
 
-/** An optional UTF-8 string leaf. */
 function optionalString(name: string): SchemaElement {
   return { name, type: "BYTE_ARRAY", converted_type: "UTF8", repetition_type: "OPTIONAL" };
 }
@@ -44,7 +40,7 @@ export function hfHotpotParquetSchema(): SchemaElement[] {
   ];
 }
 
-/** Encodes records as a Hugging Face layout Parquet file (snappy) and returns its bytes. */
+/** Encodes records as a Hugging Face layout Parquet file (snappy). */
 export function hotpotParquetBytes(records: readonly HotpotRecord[], rowGroupSize = 1000): Uint8Array {
   const writer = new ByteWriter();
   parquetWrite({

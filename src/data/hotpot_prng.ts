@@ -1,7 +1,5 @@
 /**
- * The only randomness the demo data uses: a small generator (sfc32) whose 128-bit state is the first 16
- * bytes of SHA-256 of a text seed. Same seed, same sequence, on every platform.
- *
+ * The only randomness the demo data uses: sfc32 seeded with the first 16 bytes of SHA-256 of a text seed.
  * @module
  */
 import { createHash } from "node:crypto";
@@ -13,7 +11,6 @@ export class SeededRandom {
   #c: number;
   #d: number;
 
-  /** Seeds the generator with SHA-256 of `seed` (UTF-8). */
   constructor(seed: string) {
     const digest = createHash("sha256").update(seed, "utf8").digest();
     this.#a = digest.readUInt32LE(0);
@@ -23,7 +20,6 @@ export class SeededRandom {
     for (let i = 0; i < 12; i++) this.nextUint32();
   }
 
-  /** The next 32-bit unsigned integer. */
   nextUint32(): number {
     const t = (((this.#a + this.#b) | 0) + this.#d) | 0;
     this.#d = (this.#d + 1) | 0;
@@ -34,15 +30,11 @@ export class SeededRandom {
     return t >>> 0;
   }
 
-  /** A float in [0, 1). */
   next(): number {
     return this.nextUint32() / 4294967296;
   }
 
-  /**
-   * Fills `out` with `Math.floor(this.next() * n)` draws, in order: the same values as calling {@link next}
-   * `out.length` times, in one loop over local state (a bootstrap plan draws hundreds of thousands).
-   */
+  /** Fills `out` with `Math.floor(this.next() * n)` draws, as `out.length` calls of {@link next} would. */
   fillBelow(out: Uint32Array, n: number): void {
     let a = this.#a;
     let b = this.#b;
@@ -63,17 +55,14 @@ export class SeededRandom {
     this.#d = d;
   }
 
-  /** An integer in [min, max] (inclusive). */
   int(min: number, max: number): number {
     return min + Math.floor(this.next() * (max - min + 1));
   }
 
-  /** One element of a non-empty array. */
   pick<T>(items: readonly T[]): T {
     return items[Math.floor(this.next() * items.length)];
   }
 
-  /** A shuffled copy (Fisher–Yates). */
   shuffle<T>(items: readonly T[]): T[] {
     const out = [...items];
     for (let i = out.length - 1; i > 0; i--) {

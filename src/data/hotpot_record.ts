@@ -1,16 +1,11 @@
 /**
- * The one in-memory shape of a HotpotQA distractor record, whichever file layout it came from, and the
- * validation that names the file, the record index and the field of a bad value.
- *
+ * The one in-memory shape of a HotpotQA record, whichever file layout it came from, and its validation.
  * @module
  */
 import { z } from "zod";
 import { UsageError } from "../errors.ts";
 
-/**
- * Per-field bounds of a HotpotQA record as a dataset is loaded, far above any real record: past one, the record
- * is refused naming the file, the record and the field.
- */
+/** Per-field bounds of a HotpotQA record (far above any real one); past one, it is refused naming the field. */
 export const RECORD_LIMITS = {
   idChars: 256,
   textChars: 16_384,
@@ -26,7 +21,6 @@ export const SupportingFactSchema = z.object({
   title: z.string(),
   sent_id: z.number().int(),
 });
-/** One supporting fact: an article title and a 0-based sentence id within that article. */
 export type SupportingFact = z.infer<typeof SupportingFactSchema>;
 
 /** One context article: its title and its sentences in order (sentence id = array index). */
@@ -34,7 +28,6 @@ export const ArticleSchema = z.object({
   title: z.string(),
   sentences: z.array(z.string()),
 });
-/** One context article: its title and its sentences in order (sentence id = array index). */
 export type Article = z.infer<typeof ArticleSchema>;
 
 /** A HotpotQA distractor record, normalized from either the Hugging Face or the official layout. */
@@ -52,7 +45,6 @@ export const HotpotRecordSchema = z.object({
     sentences: z.array(z.string().max(RECORD_LIMITS.sentenceChars)).max(RECORD_LIMITS.sentences),
   })).max(RECORD_LIMITS.articles),
 });
-/** A HotpotQA distractor record, normalized from either the Hugging Face or the official layout. */
 export type HotpotRecord = z.infer<typeof HotpotRecordSchema>;
 
 /** Formats a zod issue path as `context[2].sentences[1]`. */
@@ -65,10 +57,7 @@ export function formatIssuePath(path: readonly PropertyKey[]): string {
   return out === "" ? "(record)" : out;
 }
 
-/**
- * Validates `value` against `schema`; on failure throws a {@link UsageError} naming the file, the record
- * index and the field path reported by zod.
- */
+/** Validates `value` against `schema`, or throws a {@link UsageError} naming the file, record index and field. */
 export function parseRecordField<S extends z.ZodType>(
   schema: S,
   value: unknown,

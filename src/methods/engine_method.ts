@@ -1,12 +1,7 @@
 /**
- * Context engines as methods of the gold-labelled suites. `--method [NAME=]SPEC` names a declared method
- * (registry.ts) or any engine `engines run` takes (built-in, real competitor, `exec:`, `http:`). An engine
- * compacts the same public chat history every method sees (system prompt, task, the tool calls and results;
- * never a final answer) to the budget left once the suite's evaluation question, its framing and the reserve
- * are counted; the suite then appends the question and checks the complete input against the ceiling.
- *
- * An engine's compression node key holds its spec and, for outside engines, the SHA-256 of every adapter file
- * its command names ({@link adapterHashes}), so a changed adapter is never mistaken for a frozen one.
+ * Context engines as methods of hotpot and sweep (`--method [NAME=]SPEC`): an engine compacts the public chat
+ * history to the budget left once the question, its framing and the reserve are counted. Its node key holds
+ * the spec and the SHA-256 of its adapter files ({@link adapterHashes}).
  *
  * @module
  */
@@ -31,11 +26,15 @@ import { toolPairingProblem } from "./engines/tool_groups.ts";
 import { declaredMethod, type EngineMethod, type Method } from "./registry.ts";
 
 /** Engines that call no model: pure functions of their input, so one generation suffices. */
-export const MODEL_FREE_ENGINES: ReadonlySet<string> = new Set([
-  "full",
+const MODEL_FREE_ENGINES: ReadonlySet<string> = new Set([
   "truncate",
   ...Object.entries(FRAMEWORK_ENGINES).filter(([, e]) => !e.needsChat).map(([name]) => name),
 ]);
+
+/** True when the engine `spec` names calls no model (a declared method needing no artifact is one). */
+function modelFree(spec: string): boolean {
+  return MODEL_FREE_ENGINES.has(spec) || declaredMethod(spec)?.needs.length === 0;
+}
 
 /** One `--method` value, read: the name the tables show and what it names. */
 export interface MethodSelection {
@@ -52,13 +51,12 @@ function knownEngineSpec(spec: string): boolean {
   return spec.startsWith("exec:") || spec.startsWith("exec+tools:") || spec.startsWith("http:") ||
     spec.startsWith("https://") ||
     Object.hasOwn(REAL_COMPETITORS, spec) || Object.hasOwn(FRAMEWORK_ENGINES, spec) ||
-    (BUILTIN_ENGINES as readonly string[]).includes(spec);
+    (BUILTIN_ENGINES as readonly string[]).includes(spec) || declaredMethod(spec) !== undefined;
 }
 
 /**
- * The method a selection names. A declared method's own name is that method (so `full`, `jev`, `summary` and
- * `jev+summary` are the registry's, implemented once for every suite); any other spec `engines run` takes is an
- * engine method. `declared` limits which declared methods the suite runs (others are refused).
+ * The method a selection names: a declared method the suite runs over its own units (`declared`), else an
+ * engine method (a declared method then runs over the public history: method_engine.ts).
  */
 export function resolveMethod(
   selection: MethodSelection,
@@ -87,7 +85,7 @@ export function resolveMethod(
     spec: selection.spec,
     needs: [],
     ceilingBinds: true,
-    deterministic: MODEL_FREE_ENGINES.has(selection.spec),
+    deterministic: modelFree(selection.spec),
   };
   return engine;
 }
@@ -142,11 +140,6 @@ export function publicHistory(trajectory: readonly ChatMessage[]): ChatMessage[]
   const last = trajectory.at(-1);
   const finalAnswer = last?.role === "assistant" && !(last.tool_calls?.length);
   return structuredClone(finalAnswer ? trajectory.slice(0, -1) : [...trajectory]);
-}
-
-/** The budget an engine gets: the limit less what appending `tail` (the question and its framing) costs. */
-export function engineBudget(counter: TokenCounter, limit: number, tail: readonly ChatMessage[]): number {
-  return limit - (counter.countMessages([...tail]) - counter.countMessages([]));
 }
 
 /** A stored engine window: the compacted history (null when the engine failed), with the node key. */

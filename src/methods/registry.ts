@@ -1,28 +1,13 @@
 /**
- * The one method registry every suite uses. A method is one declaration: its name, what it needs (a ranking
- * from the decision model, a summary from the chat model, or nothing), whether the answer-input ceiling binds
- * it, its parameters (defaults a suite may override, recorded in the suite's protocol.json), and how it builds
- * the evidence part of a context from a trajectory's evidence units within a token budget.
- *
- * The suites supply the frame ({@link EvidenceFrame}: their units, how a complete answer input is rendered from
- * kept units and a summary, and the token limit) and store the artifacts (rankings, summaries) as nodes; a
- * method never sees gold labels. Every context engine `engines run` knows is a method too ({@link EngineMethod}:
- * it compacts the public chat history itself; see engine_method.ts).
- *
- * - `full`: the uncompressed history (the ceiling does not bind it; its size is recorded).
- * - `jev`: whole units in the ranking's order while the complete input fits, rendered in source order.
- * - `summary`: a summary of all evidence in the space left.
- * - `jev+summary`: ranked units within `fusion_share` (the seed's 40%) of the evidence space, then a summary of
- *   the rest in all the space left; the summarizer sees the retained units.
- * - `summary+top`: the same summary as `summary` plus the first `n` ranked units (the sweep's `S + Top N`).
- *
- * A new method is one {@link MethodDeclaration} passed to {@link registerMethod} (tests/methods_registry.test.ts
- * declares one in its own file and runs it through hotpot and sweep).
+ * The one method registry every suite uses. A method is one declaration: its name, what it needs (a ranking,
+ * a summary, or nothing), whether the ceiling binds it, its parameters, and how it builds the evidence of a
+ * context from a suite's evidence units. hotpot and sweep run it over their units, engines over a transcript's
+ * messages (method_engine.ts); any engine is a method too (engine_method.ts).
  *
  * @module
  */
 import type { ChatMessage } from "../models/messages.ts";
-import { countPrompt, fitUnitsInOrder } from "../tokens/budget.ts";
+import { countPrompt } from "../tokens/budget.ts";
 import type { TokenCounter } from "../tokens/types.ts";
 import { type EvidenceUnit, inSourceOrder } from "./evidence_unit.ts";
 import { selectRankedUnits } from "./jev_select.ts";
@@ -31,10 +16,8 @@ import { selectRankedUnits } from "./jev_select.ts";
 export type MethodNeed = "ranking" | "summary";
 
 /**
- * What a suite gives a method: its evidence units and how a complete answer input is rendered. A frame that
- * is frozen (`Object.freeze`) promises that its units, render and limit never change, so what a method
- * computes from it is kept ({@link frameMemo}): a suite that hands the same frozen frame to the generations
- * and stages of one question (hotpot's `hotpotFrame`) has each selection made once.
+ * What a suite gives a method: its evidence units and how a complete answer input is rendered. A frozen frame
+ * promises these never change, so what a method computes from it is kept ({@link frameMemo}).
  */
 export interface EvidenceFrame {
   readonly counter: TokenCounter;
@@ -58,10 +41,7 @@ export interface MethodArtifacts {
 export interface Evidence {
   kept: EvidenceUnit[];
   summary: string;
-  /**
-   * The exact token count of the complete answer input `frame.render(kept, summary)`, where the method
-   * counted that very input already (Jev's fit); absent: not counted.
-   */
+  /** The exact token count of `frame.render(kept, summary)` where the method counted it already. */
   tokens?: number;
 }
 
@@ -73,27 +53,15 @@ export interface MethodDeclaration {
   readonly kind: "units";
   readonly name: string;
   readonly needs: readonly MethodNeed[];
-  /**
-   * The artifacts {@link MethodDeclaration.evidence} reads (default: all it needs); e.g. the fusion's ranking
-   * only chooses what its summary keeps, so its context is built from the summary alone.
-   */
+  /** The artifacts {@link MethodDeclaration.evidence} reads (default: all it needs). */
   readonly contextNeeds?: readonly MethodNeed[];
-  /**
-   * The methods this one combines (Jev+Summary: Jev and Summary): a report pairs each with it, and every
-   * other compressed method too.
-   */
+  /** The methods this one combines: paired stats pair each with it (and every other compressed method). */
   readonly parts?: readonly string[];
   /** False only for `full`, whose size is recorded, never limited. */
   readonly ceilingBinds: boolean;
-  /**
-   * Parameter defaults; a suite's run sets a parameter it has an option of the same name for (hotpot's
-   * `--fusion-share` sets every method's `fusion_share`: {@link suiteSetParams}) and records what it used.
-   */
+  /** Parameter defaults; a run's option of the same name sets one ({@link suiteSetParams}). */
   readonly params: MethodParams;
-  /**
-   * The units kept verbatim beside the summary, chosen before summarizing (the summarizer sees the others).
-   * Only for methods that need a summary; absent: none kept.
-   */
+  /** The units kept verbatim beside the summary, chosen before summarizing (absent: none; the sweep's S). */
   retain?(frame: EvidenceFrame, order: readonly string[] | undefined, params: MethodParams): EvidenceUnit[];
   /** The evidence part of the context, or null for the whole uncompressed history. */
   evidence(frame: EvidenceFrame, artifacts: MethodArtifacts, params: MethodParams): Evidence | null;
@@ -112,8 +80,8 @@ export interface EngineMethod {
 }
 
 /**
- * A method's parameters as a suite's run sets them: each declared parameter takes the run's value of the same
- * name where the run has one, else its default. No method is named: the declaration says what it takes.
+ * A method's parameters as a run sets them: each declared parameter takes the run's value of the same name,
+ * else its default.
  *
  * @example
  * ```ts
@@ -137,11 +105,7 @@ export type Method = MethodDeclaration | EngineMethod;
 /** What methods computed from frozen frames, per frame, by what it was computed from. */
 const frameMemos = new WeakMap<EvidenceFrame, Map<string, unknown>>();
 
-/**
- * `compute()`, kept for a frozen frame under `key` (which must name everything besides the frame that the
- * result depends on): a frozen frame's units, render and limit never change and counts are exact, so the
- * result computed again would be the same. A frame that is not frozen is computed each time.
- */
+/** `compute()`, kept for a frozen frame under `key` (naming all else the result depends on). */
 export function frameMemo<T>(frame: EvidenceFrame, key: string, compute: () => T): T {
   if (!Object.isFrozen(frame)) return compute();
   let memo = frameMemos.get(frame);
@@ -176,18 +140,10 @@ export function fusionRetained(
 }
 
 function fitFusion(frame: EvidenceFrame, order: readonly string[], share: number): readonly EvidenceUnit[] {
-  const { counter } = frame;
-  const byId = new Map(frame.units.map((u) => [u.id, u]));
-  const ranked = order.map((id) => byId.get(id)!).filter(Boolean);
-  const empty = countPrompt(counter, frame.render([], ""));
+  const empty = countPrompt(frame.counter, frame.render([], ""));
   const allowance = empty + Math.floor(share * (frame.limit - empty));
-  const fit = fitUnitsInOrder(
-    counter,
-    ranked,
-    (chosen) => frame.render([...chosen].sort((a, b) => a.position - b.position), ""),
-    allowance,
-  );
-  return [...fit.chosen].sort((a, b) => a.position - b.position);
+  return selectRankedUnits(frame.counter, frame.units, order, (kept) => frame.render(kept, ""), allowance)
+    .kept;
 }
 
 const BUILT_IN: MethodDeclaration[] = [
@@ -213,7 +169,6 @@ const BUILT_IN: MethodDeclaration[] = [
             frame.limit,
           ),
       );
-      // `tokens` counts the prompt of these very units: selectRankedUnits renders kept units in source order.
       return { kept: [...kept], summary: "", tokens };
     },
   },
@@ -223,7 +178,6 @@ const BUILT_IN: MethodDeclaration[] = [
     needs: ["summary"],
     ceilingBinds: true,
     params: {},
-    retain: () => [],
     evidence: summaryEvidence,
   },
   {
@@ -247,8 +201,7 @@ const BUILT_IN: MethodDeclaration[] = [
     needs: ["ranking", "summary"],
     ceilingBinds: true,
     params: { n: 1 },
-    // The summary is of all evidence (the same S as `summary`); the top units are added beside it.
-    retain: () => [],
+    // The summary is of all evidence (the sweep's S); the top units are added beside it.
     evidence(frame, artifacts, params) {
       if (!artifacts.order || !artifacts.summary) {
         throw new Error("summary+top needs a ranking and a summary");
@@ -265,7 +218,8 @@ const REGISTRY = new Map<string, MethodDeclaration>(BUILT_IN.map((m) => [m.name,
 export const DEFAULT_UNIT_METHODS = ["full", "jev", "summary", "jev+summary"] as const;
 
 /**
- * Adds a method to the registry (its name must be new); returns it. Every suite then runs it by `--method NAME`.
+ * Adds a method to the registry (its name must be new); returns it. hotpot and sweep then run it by
+ * `--method NAME`, engines by `--engine NAME`.
  *
  * @example
  * ```ts
@@ -294,13 +248,6 @@ export function declaredMethod(name: string): MethodDeclaration | undefined {
 /** Every declared method's name, in declaration order. */
 export function declaredMethodNames(): string[] {
   return [...REGISTRY.keys()];
-}
-
-/** A declared method's parameters: its defaults, overridden by what a suite sets. */
-export function methodParams(method: MethodDeclaration, overrides: MethodParams = {}): MethodParams {
-  const params: Record<string, number> = { ...method.params };
-  for (const [name, value] of Object.entries(overrides)) if (name in params) params[name] = value;
-  return params;
 }
 
 /** The artifacts a method's context is built from. */

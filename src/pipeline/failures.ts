@@ -1,26 +1,16 @@
 /**
- * Conditions that failed for a provider or engine reason, as opposed to a method's honest invalidity. A run
- * whose provider was down ends with invalid conditions like a run whose method overran its ceiling; only the
- * first is a failure of the measurement (the CLI then names it, with the `--retry-failed` command, and exits 1).
- *
- * - provider: a node whose call records hold a failed call (transport error, HTTP error, a refused body, a
- *   reply carrying a key), after its retries — by endpoint: chat or decision model;
- * - engine: an engine node (stage `…-engine`) that failed without a failed call because the engine gave no
- *   output at all: it could not start, crashed (a non-zero exit, a signal), timed out, its HTTP service failed,
- *   or its summarizer reached no model. An engine that answered wrongly (not JSON, malformed messages, broken
- *   tool pairing, output over its bound, a window that grew) or was skipped is measured as it is: honest.
- *
- * A node that is invalid because an earlier one failed (an answer without context) is not counted again.
- *
+ * Conditions that failed for a provider or engine reason (a failure of the measurement: the CLI names it with
+ * the `--retry-failed` command and exits 1), as opposed to a method's honest invalidity: a node with a failed
+ * call, or an engine node that gave no output at all (could not start, crashed, timed out, reached no model).
+ * An engine that answered wrongly, or a node invalid because an earlier one failed, is not counted.
  * @module
  */
 import type { CallRecord } from "../core/call_record.ts";
 import type { Node } from "../store/manifest.ts";
 
-/** The kinds of failure counted. */
 export type FailureKind = "chat call" | "decision-model call" | "engine";
 
-/** Reasons of an engine node that gave no output at all (see the module notes); any other reason is honest. */
+/** Reasons of an engine node that gave no output at all; any other reason is honest. */
 const ENGINE_FAILURE_REASON =
   /cannot start|timed out after|exited with code|was killed by|: HTTP \d{3}|request failed|no provider available|No LLM provider/;
 
@@ -46,9 +36,8 @@ export function failureOf(
 
 /** The failures of a run, counted as its nodes are recorded (see {@link failureOf}). */
 export class FailureTally {
-  /** Failed nodes by kind. */
   readonly counts = new Map<FailureKind, number>();
-  /** The first failure met: the node's label and the error text (not redacted: the CLI redacts it). */
+  /** The first failure met: the node's label and the error text (the CLI redacts it). */
   first: { label: string; error: string } | undefined;
 
   /** Counts `node` when it failed for a provider or engine reason. */
@@ -62,7 +51,6 @@ export class FailureTally {
     this.first ??= { label: node.label, error: failure.error };
   }
 
-  /** How many nodes failed. */
   get total(): number {
     let n = 0;
     for (const count of this.counts.values()) n += count;

@@ -1,15 +1,8 @@
 /**
- * "Frozen means frozen": with `--frozen-run DIR` every compression artifact (summary and ranking node) comes
- * from the frozen run and no new compression call is made. Two guards, both {@link UsageError}s (exit 2):
- *
- * 1. Before anything is written, the options that enter a compression node's key are compared with the frozen
- *    run's recorded protocol ({@link assertFrozenProtocol}: e.g. `--summary-allowance 3000 differs from the
- *    frozen run's 3200`), and a frozen run whose compression nodes failed after provider calls is refused
- *    ({@link assertNoFailedCompression}: redoing one would be a new call).
- * 2. While running, the executor refuses a compression node the frozen run lacks ({@link FrozenMismatchError})
- *    and the run directory this invocation created is removed. A frozen node that failed without a provider
- *    call (an invalid collection) is recomputed, which makes no call either, and said so.
- *
+ * "Frozen means frozen": with `--frozen-run DIR` every summary and ranking comes from the frozen run and no new
+ * compression call is made. Before anything is written, key-entering options are compared with the frozen
+ * protocol and failed compression nodes are refused; while running, the executor refuses a compression node the
+ * frozen run lacks ({@link FrozenMismatchError}). All are {@link UsageError}s (exit 2).
  * @module
  */
 import { UsageError } from "../errors.ts";
@@ -19,16 +12,14 @@ import { retryCommandLine } from "../core/program_name.ts";
 
 /** A compression node needed by this run is not in the frozen run, or failed there after provider calls. */
 export class FrozenMismatchError extends UsageError {
-  /** Creates the refusal; the message names the node or the option. */
   constructor(message: string) {
     super(message);
     this.name = "FrozenMismatchError";
   }
 }
 
-/** One protocol value that enters compression keys: how the option is spelled, ours and the frozen run's. */
+/** One protocol value that enters compression keys: the option as spelled, ours and the frozen run's. */
 export interface FrozenOption {
-  /** The option as a user writes it, e.g. `--summary-allowance`, or a description (`chat model`). */
   option: string;
   ours: unknown;
   frozen: unknown;
@@ -43,10 +34,7 @@ function same(a: unknown, b: unknown): boolean {
   return JSON.stringify(a) === JSON.stringify(b);
 }
 
-/**
- * Refuses (exit 2) when an option that enters a summary or ranking key differs from the frozen run's
- * recorded value, naming every such option.
- */
+/** Refuses when options entering a summary or ranking key differ from the frozen run's, naming each. */
 export function assertFrozenProtocol(frozen: FrozenRun, options: readonly FrozenOption[]): void {
   const differing = options.filter((o) => !same(o.ours, o.frozen));
   if (differing.length === 0) return;
@@ -65,10 +53,7 @@ export function failedWithCalls(node: Node): boolean {
   return node.status === "invalid" && node.requests.length > 0;
 }
 
-/**
- * Refuses (exit 2) a frozen run whose compression nodes (those `used` selects) failed after provider calls:
- * they are never reused, and recomputing them would be a new compression call.
- */
+/** Refuses a frozen run whose compression nodes (`used`) failed after provider calls (a redo is a new call). */
 export function assertNoFailedCompression(frozen: FrozenRun, used: (node: Node) => boolean): void {
   const failed = frozen.manifest.nodes.filter((n) => used(n) && failedWithCalls(n));
   if (failed.length === 0) return;
@@ -80,10 +65,7 @@ export function assertNoFailedCompression(frozen: FrozenRun, used: (node: Node) 
   );
 }
 
-/**
- * What to do with a frozen run whose compression failed: recover it with `--retry-failed` (its own command,
- * as its header records it) and freeze the recovered run, or run without `--frozen-run`.
- */
+/** The hint for a frozen run whose compression failed: `--retry-failed` it and freeze that, or don't freeze. */
 export function recoverHint(frozen: FrozenRun): string {
   const retry = retryCommandLine(frozen.manifest.invocation.command, frozen.path);
   return `recover its failed nodes first with '${retry}' (with --env-file FILE if it used one) and freeze ` +

@@ -1,8 +1,6 @@
 /**
  * A finished run opened for reuse (`--frozen-run DIR`, `--retry-failed RUN`): its manifest indexed by node key
- * and by label, its manifest's hash and its blob store. The executor reuses its nodes; the frozen checks
- * (`frozen_check.ts`) compare against it.
- *
+ * and by label, its manifest's hash and its blob store.
  * @module
  */
 import { BlobStore } from "../store/blob_store.ts";
@@ -12,13 +10,10 @@ import { sha256Hex } from "../store/hash.ts";
 
 /** A frozen run indexed by node key (and by label, for check-only comparisons). */
 export class FrozenRun {
-  /** The frozen run's directory. */
   readonly path: string;
-  /** Its manifest. */
   readonly manifest: Manifest;
   /** SHA-256 of its manifest.json bytes. */
   readonly manifestHash: string;
-  /** Its blob store. */
   readonly store: BlobStore;
   readonly #byKey = new Map<string, Node>();
   readonly #byLabel = new Map<string, Node>();
@@ -41,17 +36,14 @@ export class FrozenRun {
     return new FrozenRun(path, manifest, sha256Hex(bytes));
   }
 
-  /** The node with this key, if any. */
   byKey(key: string): Node | undefined {
     return this.#byKey.get(key);
   }
 
-  /** The node with this label, if any. */
   byLabel(label: string): Node | undefined {
     return this.#byLabel.get(label);
   }
 
-  /** Every node of a stage. */
   nodesOf(stage: string): Node[] {
     return this.manifest.nodes.filter((n) => n.stage === stage);
   }

@@ -1,17 +1,8 @@
 /**
- * Progress on stderr that people can plan with: per stage the work done of the work planned, the elapsed
- * time, the rate, an ETA, and the failures and retries so far. On a terminal, a live block that fits its
- * width (a header line with elapsed time, the overall estimate and stages done, then a line per unfinished
- * stage, at most {@link LIVE_STAGE_LINES}), redrawn each second; otherwise (logs, CI) a line per finished stage
- * and a status line every minute. Never writes to stdout, which carries results.
- *
- * - Elapsed: since the stage's first finished unit (time spent waiting for inputs does not count).
- * - Rate: (done − 1) / (last − first) once two units are done; ETA = (planned − done) / rate. Memo, resume and
- *   frozen hits count as done (so an early ETA in a resumed run is optimistic).
- * - Failures: units finished "invalid"; retries: provider attempts beyond the first.
- * - Overall: the longest ETA of the unfinished stages (they run as a pipeline, so the run ends about when its
- *   slowest open stage does); "estimating" until a stage has a rate.
- *
+ * Progress on stderr (never stdout, which carries results): per stage done of planned, elapsed time (from its
+ * first finished unit), rate, ETA ((planned − done) / rate; memo and resume hits count as done), failures and
+ * retries. On a terminal a live block redrawn each second; otherwise a line per finished stage and a status
+ * line a minute. The overall ETA is the longest unfinished stage's (stages run as a pipeline).
  * @module
  */
 
@@ -32,13 +23,10 @@ function formatRate(perSecond: number): string {
   return perSecond >= 1 ? `${perSecond.toFixed(1)}/s` : `${(perSecond * 60).toFixed(1)}/min`;
 }
 
-/** What one finished unit reported. */
 export interface TickInfo {
-  /** The unit finished with status "invalid". */
   failed?: boolean;
   /** A provider unit a check-only run did not send (not a failure: counted apart). */
   notSent?: boolean;
-  /** Provider attempts beyond the first. */
   retries?: number;
 }
 
@@ -52,7 +40,6 @@ interface StageState {
   last: number | null;
 }
 
-/** A stage's figures at one moment. */
 export interface StageFigures {
   stage: string;
   done: number;
@@ -62,7 +49,6 @@ export interface StageFigures {
   etaSeconds: number | null;
   failed: number;
   retries: number;
-  /** Check-only: provider units not sent. */
   notSent: number;
 }
 
@@ -84,10 +70,8 @@ export class Progress {
   #drawn = 0;
 
   /**
-   * `quiet` silences everything (tests); `live` defaults to whether stderr is a terminal; `names` gives the
-   * display name of a stage (default: the stage's own name); `now` (ms), `intervalMs` (the plain status
-   * line's period, default one minute), `columns` (the live block's width, default the terminal's) and
-   * `write` (where the live block goes, default stderr) are for tests.
+   * `quiet` silences everything; `live` defaults to whether stderr is a terminal; `names` gives a stage's
+   * display name; `now`, `intervalMs`, `columns` and `write` are for tests.
    */
   constructor(
     title: string,
@@ -188,9 +172,8 @@ export class Progress {
   }
 
   /**
-   * Ends the live block and the periodic status lines. Live, the block gives way to one line: `hotpot: finished
-   * in 1m23s · 11 stages · 2 failed · 3 retries`, or `hotpot: stopped after 42s · 5/11 stages done` when work
-   * was left (an interrupted or failed run).
+   * Ends the live block and the status lines; live, it gives way to one line: `hotpot: finished in 1m23s ·
+   * 11 stages · 2 failed · 3 retries`, or `hotpot: stopped after 42s · 5/11 stages done`.
    */
   end(): void {
     this.#stopTimer();
@@ -213,10 +196,7 @@ export class Progress {
     return `${this.#title}: ${parts.join(" · ")}`;
   }
 
-  /**
-   * The live block's lines, each cut to `columns − 1` characters: `hotpot: 1m05s elapsed · about 2m30s left ·
-   * 3/11 stages done`, then per unfinished stage `  answer   120/480 · 1.0/s · ETA 6m00s · 2 failed`.
-   */
+  /** The live block's lines, each cut to `columns − 1` characters: a header, then per unfinished stage. */
   liveLines(columns: number): string[] {
     const figures = this.#allFigures();
     const open = figures.filter((f) => f.done < f.planned);

@@ -1,9 +1,6 @@
 /**
- * `verify --rederive`: re-executes every node of a finished run whose stage calls no provider (selection,
- * contexts, scores, aggregate, report, …) from the inputs stored in the run, through the stage declarations,
- * and checks that every output is byte-identical to the stored blob (and the status and reason equal). Plain
- * `verify` proves every blob is intact; this proves the published numbers follow from them.
- *
+ * `verify --rederive`: re-executes every provider-free node of a finished run from its stored inputs and checks
+ * every output is byte-identical (status and reason equal): the published numbers follow from the blobs.
  * @module
  */
 import { BlobStore } from "../store/blob_store.ts";
@@ -33,9 +30,8 @@ export interface StageRegistry {
   /** What the bodies of a run's stages need (tokenizer, fixtures), built from the run itself. */
   environment(manifest: Manifest, store: BlobStore): Promise<unknown>;
   /**
-   * The environment a provider node's body is replayed in, with `models` answering from the node's records;
-   * undefined for a stage that cannot be replayed (outside engines, collections: their outputs are not
-   * derived from call records alone). `producers` finds the nodes that produced a blob.
+   * The environment a provider node's body is replayed in (`models` answer from its records); undefined for a
+   * stage that cannot be replayed. `producers` finds the nodes that produced a blob.
    */
   replayEnvironment?(
     node: Node,
@@ -43,16 +39,13 @@ export interface StageRegistry {
     models: { chat: ChatModel; decision: DecisionModel },
     producers: (hash: string) => readonly Node[],
   ): unknown | undefined;
-  /**
-   * Usage totals recorded in params (an aggregate's or a report's compression usage) that are not the sum of
-   * the nodes' usage they count (each node's usage being checked against its records).
-   */
+  /** Usage totals recorded in params that are not the sum of the nodes' usage they count. */
   usageProblems?(manifest: Manifest): { node: Node; message: string }[];
   /** Answering models recorded in params (an aggregate's) that are not what the call records they count say. */
   modelProblems?(manifest: Manifest, store: BlobStore): Promise<{ node: Node; message: string }[]>;
 }
 
-/** What is wrong with a node: `differs` for a provider-free node, the other kinds for a provider node. */
+/** What is wrong with a node: `differs` (provider-free node) or a provider node's kind. */
 export type RederiveKind =
   | "differs"
   | "output_not_from_response"
@@ -60,7 +53,6 @@ export type RederiveKind =
   | "status_mismatch"
   | "header_mismatch";
 
-/** One node that was not re-derived to the same bytes. */
 export interface RederiveProblem {
   key: string;
   label: string;
@@ -69,14 +61,10 @@ export interface RederiveProblem {
   message: string;
 }
 
-/** What `--rederive` found. */
 export interface RederiveReport {
   run: string;
-  /** Nodes re-executed (identical or not). */
   rederived: number;
-  /** Provider nodes replayed from their call records (no call made). */
   replayed: number;
-  /** Nodes of provider (or timed) stages that cannot be replayed (outside engines, collections). */
   provider: number;
   problems: RederiveProblem[];
   ok: boolean;
@@ -108,7 +96,6 @@ export async function rederiveRun(dir: string, registry: StageRegistry): Promise
     const id = `${kind}:${hash}`;
     if (!cache.has(id)) {
       const value = await readInputBlob(store, hash, kind);
-      // Bounded: the oldest entry goes first (inputs shared by many nodes are read again at worst).
       if (cache.size >= READ_CACHE_LIMIT) cache.delete(cache.keys().next().value!);
       cache.set(id, value);
     }
@@ -148,8 +135,7 @@ export async function rederiveRun(dir: string, registry: StageRegistry): Promise
       problem(node, `no declaration of stage ${node.stage}: it cannot be re-derived`);
       continue;
     }
-    // Usage anywhere is the sum of the records': a node's usage must be its records' (each record's usage is
-    // checked against its response below, when the node is replayed).
+    // A node's usage must be its records' (each record's usage is checked against its response on replay).
     const records: CallRecord[] = [];
     for (const hash of node.requests) records.push(await store.getJson(hash) as CallRecord);
     const summed = usageOfRecords(records);
@@ -199,8 +185,7 @@ export async function rederiveRun(dir: string, registry: StageRegistry): Promise
       for (const [name, hash] of Object.entries(node.inputs)) {
         inputs[name] = readsInput(def, name) ? await read(hash, inputKind(def, name)) : null;
       }
-      // The body gets the params exactly as recorded (they entered the key as they are).
-      // Lazy inputs are read when the body asks, and not cached: a big aggregate re-derives in flat memory.
+      // Params exactly as recorded; lazy inputs are read on demand, uncached (flat memory).
       const load = async (name: string) => {
         const hash = node.inputs[name];
         if (hash === undefined) throw new Error(`${node.stage}: no input named ${name}`);

@@ -1,12 +1,7 @@
 /**
- * The binding of a run's header to its DAG: one `run-header` node whose params are the header's recorded
- * options that change what the run computes (`invocation.options` without {@link UNBOUND_OPTIONS} and the
- * options naming a source file, whose bytes `sources` binds) and `protocol`; the published JSON files
- * (protocol.json, check.json) take its output as an input. Two runs of one corpus in two folders thus have the
- * same published nodes. A header re-sealed with other options or protocol no longer equals the node's params,
- * and `verify --rederive` and `scripts/audit_run.py --strict` name it (`header_mismatch`); editing the node too
- * changes its key and every published file's after it.
- *
+ * The binding of a run's header to its DAG: one `run-header` node whose params are the recorded options that
+ * change what the run computes and the protocol; the published JSON files take its output as an input. A
+ * header re-sealed with other options no longer equals the node's params (`header_mismatch` in `--rederive`).
  * @module
  */
 import { z } from "zod";
@@ -44,11 +39,8 @@ export const runHeaderStage = defineStage({
 });
 
 /**
- * Recorded options that do not change what a run computes, so the `run-header` node does not bind them: where
- * the run is written (`--output`, `--out`), which earlier run it reuses nodes of (`--retry-failed`,
- * `--frozen-run`: only nodes whose keys match are reused), transport (`--concurrency`, `--timeout-ms`,
- * `--max-retries`, `--reference-delay-ms`, `--max-response-bytes`: a call that fails is recorded as failed either way) and progress
- * (`--quiet`). Mirrored by `scripts/audit_run.py` (`UNBOUND_OPTIONS`).
+ * Recorded options that do not change what a run computes (where it is written, which run it reuses, transport,
+ * progress), so the `run-header` node does not bind them. Mirrored by `scripts/audit_run.py` (`UNBOUND_OPTIONS`).
  */
 export const UNBOUND_OPTIONS: readonly string[] = [
   "output",
@@ -66,11 +58,7 @@ export const UNBOUND_OPTIONS: readonly string[] = [
   "max-response-bytes",
 ];
 
-/**
- * The options a `run-header` node binds: `options` without {@link UNBOUND_OPTIONS} and without the options
- * named like a key of `sources` (a source file's path: its bytes are bound by their hash). Options that are not
- * an object (a merged run's) are bound as they are.
- */
+/** The options a `run-header` node binds: all but {@link UNBOUND_OPTIONS} and those naming a `sources` key. */
 export function boundOptions(options: unknown, sources: unknown): unknown {
   if (options === null || typeof options !== "object" || Array.isArray(options)) return options ?? null;
   const sourceNames = sources !== null && typeof sources === "object" ? Object.keys(sources) : [];

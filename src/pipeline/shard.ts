@@ -1,10 +1,7 @@
 /**
- * Shards: `--shard K/N` takes the K-th of N deterministic parts of a run's work, so one protocol can run as N
- * array jobs on several machines and be joined with `compaction-bench merge`. A hotpot question belongs to
- * part `(first 8 hex digits of SHA-256(id) as an integer) mod N`; a sweep generation `g` to part `g mod N`.
- * The shard is recorded in the run header (`shard`), never in the protocol or in any node key, so a shard's
- * nodes are exactly the unsharded run's nodes of its part.
- *
+ * Shards: `--shard K/N` runs the K-th of N deterministic parts of a run's work (joined by `merge`): a hotpot
+ * question by SHA-256 of its id mod N, a sweep generation `g` by `g mod N`. The shard is in the run header,
+ * never in a node key, so a shard's nodes are the unsharded run's nodes of its part.
  * @module
  */
 import { z } from "zod";
@@ -15,10 +12,8 @@ export const ShardSchema = z.object({
   index: z.number().int().positive(),
   count: z.number().int().positive(),
 }).refine((s) => s.index <= s.count, { message: "the shard index must be between 1 and the count" });
-/** One shard: part `index` (1-based) of `count`. */
 export type Shard = z.infer<typeof ShardSchema>;
 
-/** Most parts a run can be split into. */
 export const MAX_SHARDS = 10_000;
 
 /** Zod type of the `--shard K/N` option: the text `K/N` with 1 ≤ K ≤ N ≤ 10,000. */

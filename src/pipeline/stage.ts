@@ -1,14 +1,8 @@
 /**
- * Typed stage declarations. A stage is declared once: its name, version, params schema, input names, output
- * names with their zod schemas (validated whenever an output is read back from the store), whether it calls a
- * provider (or measures time, so that it cannot be re-executed to the same bytes), and its body. The executor
- * runs a declaration ({@link Executor.runStage}); `verify --rederive` re-executes every declaration that calls
- * no provider from the inputs stored in a run and compares the outputs byte for byte.
- *
- * An output is either JSON (stored as its RFC 8785 canonical bytes) or text (stored as its exact UTF-8 bytes:
- * the published files — `results.json`, `aggregate.json`, `REPORT.md`, `report.html` — are text outputs, so
- * a published file's blob is exactly a node output).
- *
+ * Typed stage declarations: name, version, params schema, inputs, outputs with zod schemas (checked when read
+ * back), whether it calls a provider, and its body. The executor runs them; `verify --rederive` re-executes
+ * provider-free ones and compares outputs byte for byte. An output is JSON (canonical bytes) or text (exact
+ * UTF-8: the published files are text outputs).
  * @module
  */
 import type { z } from "zod";
@@ -25,28 +19,20 @@ export type BlobKind = "json" | "text";
 /** How the body gets an input: parsed JSON, text, or the blob's bytes. */
 export type InputKind = BlobKind | "bytes";
 
-/** One declared output. */
 export interface OutputSpec<T = unknown> {
   /** Validates the value whenever it is read back from the store. */
   schema: z.ZodType<T>;
-  /**
-   * `text`: stored as the exact UTF-8 bytes of a string (published files); the body may give them as a string
-   * or as the bytes themselves, whole or in chunks (a large file built in parts is then never one string nor
-   * one array). Default `json`.
-   */
+  /** `text`: exact UTF-8, given as a string or as bytes (one array or chunks, never joined). Default `json`. */
   kind?: BlobKind;
   /**
-   * False for an output too large to hand back (a published corpus, `results.json`), or one its callers only
-   * pass on by hash (each stage that reads it validates it as an input): the executor stores it and gives null
-   * for it on every path (run now, memo, resume, frozen), never reading it back, parsing or validating it; a
-   * caller reads its blob by hash.
+   * False for an output too large to hand back or only passed on by hash: the executor stores it and gives
+   * null for it on every path, never reading it back; a caller reads its blob by hash.
    */
   held?: false;
   /** What the output holds (for the stage catalogue). */
   doc: string;
 }
 
-/** The outputs of a stage, by name. */
 export type OutputSpecs = Record<string, OutputSpec>;
 
 /** The values of declared outputs (null for an output not held: see {@link OutputSpec.held}). */
@@ -59,11 +45,7 @@ export function isTextBytes(value: unknown): value is Uint8Array | readonly Uint
   return value instanceof Uint8Array || (Array.isArray(value) && value.every((c) => c instanceof Uint8Array));
 }
 
-/**
- * The bytes an output value is stored as, in chunks: a text output's UTF-8 (given as a string, or as its
- * bytes: one array or chunks, never joined); any other value (a JSON output, or a text output's null) as
- * canonical JSON.
- */
+/** The bytes an output value is stored as, in chunks: a text output's UTF-8, anything else canonical JSON. */
 export function outputBytes(value: unknown, kind: BlobKind): readonly Uint8Array[] {
   if (kind === "text" && typeof value === "string") return [encoder.encode(value)];
   if (kind === "text" && isTextBytes(value)) return value instanceof Uint8Array ? [value] : value;
@@ -75,9 +57,7 @@ type OmittableOutputs<O extends OutputSpecs> = {
   [K in keyof O]: undefined extends z.infer<O[K]["schema"]> ? K : never;
 }[keyof O];
 
-/** What a stage body returns. */
 export interface StageResult<O extends OutputSpecs> {
-  /** One value per declared output (checked against the output's schema when read back). */
   outputs:
     & { [K in Exclude<keyof O, OmittableOutputs<O>>]: unknown }
     & { [K in OmittableOutputs<O>]?: unknown };
@@ -86,13 +66,10 @@ export interface StageResult<O extends OutputSpecs> {
   requests?: CallRecord[];
 }
 
-/** What a stage body receives. */
 export interface StageArgs<P, E> {
   /** The validated params (exactly what enters the node key). */
   params: P;
-  /** Input values by name (parsed JSON, or the text of a text blob). */
   inputs: Record<string, unknown>;
-  /** Input blob hashes by name. */
   hashes: Record<string, string>;
   /** Reads input `name` from the store (parsed JSON, or the text of a text input); for lazy inputs. */
   load(name: string): Promise<unknown>;
@@ -102,7 +79,6 @@ export interface StageArgs<P, E> {
   env: E;
 }
 
-/** A stage declaration. */
 export interface StageDef<P = unknown, O extends OutputSpecs = OutputSpecs, E = unknown> {
   name: string;
   /** Bumped whenever the body, params or outputs change meaning (see docs/FORMAT.md, versioning). */
@@ -110,28 +86,15 @@ export interface StageDef<P = unknown, O extends OutputSpecs = OutputSpecs, E = 
   /** One line on what the stage does (for the stage catalogue). */
   doc: string;
   params: z.ZodType<P>;
-  /**
-   * Input names. A name ending in `*` is a family (`score:*` stands for `score:<label>` …), for stages such
-   * as an aggregate whose inputs are every node of a kind.
-   */
+  /** Input names; a name ending in `*` is a family (`score:*` stands for every `score:<label>`). */
   inputs: readonly string[];
   /** Input names (or families) whose blobs are text rather than JSON. */
   textInputs?: readonly string[];
-  /**
-   * Input names the body gets as the blob's bytes (a large file it reads in parts, such as a corpus: see
-   * `hotpot/corpus_index.ts`), neither decoded nor parsed.
-   */
+  /** Input names the body gets as the blob's bytes (a large file read in parts), neither decoded nor parsed. */
   bytesInputs?: readonly string[];
-  /**
-   * Input names (or families) the body uses by hash only (DAG edges such as an aggregate's contexts): neither
-   * the executor nor `--rederive` reads their blobs, and the body gets null for them.
-   */
+  /** Input names (or families) used by hash only: never read, the body gets null for them. */
   hashOnlyInputs?: readonly string[];
-  /**
-   * Input names (or families) the body reads itself, one at a time, through {@link StageArgs.load} (inputs too
-   * many or too large to hold at once, such as an aggregate's rows or a report's contexts): the body gets null
-   * for them in `inputs`, and a run's memory stays flat in the number of such inputs.
-   */
+  /** Input names (or families) the body reads one at a time through {@link StageArgs.load} (flat memory). */
   lazyInputs?: readonly string[];
   outputs: O;
   /** True when the stage calls a model provider or measures time: `--rederive` does not re-execute it. */
@@ -146,8 +109,6 @@ export interface StageDef<P = unknown, O extends OutputSpecs = OutputSpecs, E = 
  *
  * @example
  * ```ts
- * import { z } from "zod";
- * import { defineStage } from "./stage.ts";
  * export const upperStage = defineStage({
  *   name: "example-upper", version: 1, doc: "The input text in upper case.", provider: false,
  *   params: z.object({}), inputs: ["text"], textInputs: ["text"],
@@ -183,6 +144,5 @@ export function readsInput(def: StageDef<unknown, OutputSpecs, unknown>, name: s
   return !matchesInput(def.hashOnlyInputs ?? [], name) && !matchesInput(def.lazyInputs ?? [], name);
 }
 
-/** Any stage declaration (for registries). */
 // deno-lint-ignore no-explicit-any
 export type AnyStageDef = StageDef<any, OutputSpecs, any>;

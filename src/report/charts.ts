@@ -1,13 +1,7 @@
 /**
- * Inline SVG charts for the HTML reports, without dependencies or scripts: bar charts (one or several
- * series per category, linear or log-10 axis, dashed reference lines such as a token ceiling) and a line
- * chart (several series over a numeric x axis, with horizontal reference lines labelled at the right).
- *
- * Missing values (null) are written as "n/a" where the bar or point would be, never drawn as 0. Every text
- * is escaped; coordinates are rounded to 0.1 px, so the same input gives the same bytes. Series are told
- * apart by colour (a colour-blind-safe palette) and, in the line chart, by marker shape as well, so that
- * greyscale prints stay readable.
- *
+ * Inline SVG charts for the HTML reports, without dependencies or scripts: bar charts and line charts with
+ * reference lines. Null values show "n/a" (never 0); text is escaped; coordinates are rounded to 0.1 px (same
+ * input, same bytes); series differ by colour-blind-safe colour and, in line charts, marker shape.
  * @module
  */
 import { type Html, safeHtml } from "./html.ts";
@@ -25,65 +19,54 @@ const WARN = "#b42318";
 const MISSING = "#6e7781";
 const FONT = 'system-ui, -apple-system, "Segoe UI", Roboto, Arial, sans-serif';
 
-/** One series of values, one per category (or x position); null means "no value" and shows "n/a". */
+/** One series of values, one per category (or x position); null shows "n/a". */
 export interface ChartSeries {
   name: string;
   values: readonly (number | null)[];
-  /** Optional error bars (e.g. 95% CIs), one per value; null draws none. */
   errors?: readonly ({ lo: number; hi: number } | null)[];
 }
 
-/** A horizontal line at a value, labelled (e.g. the token ceiling, or the S and Full baselines). */
+/** A horizontal line at a value, labelled (e.g. the token ceiling). */
 export interface ReferenceLine {
   label: string;
   value: number;
-  /** Index of the series whose colour the line takes; default: dark grey. */
+  /** Index of the series whose colour the line takes (default dark grey). */
   series?: number;
-  /** Dash style; default "dashed". */
   dash?: "dashed" | "dotted";
 }
 
-/** Options of {@link barChart}. */
 export interface BarChartOptions {
-  /** Accessible name of the chart (also its SVG title). */
+  /** Accessible name (also the SVG title). */
   title: string;
-  /** Category labels along the x axis. */
   categories: readonly string[];
-  /** One or more series; several series make grouped bars. */
+  /** Several series make grouped bars. */
   series: readonly ChartSeries[];
-  /** Formats a value label above its bar. */
   format: (value: number) => string;
-  /** The y axis title. */
   yLabel: string;
-  /** Axis scale; default "linear". A log axis places values ≤ 0 on its floor. */
+  /** Default "linear"; a log axis places values ≤ 0 on its floor. */
   scale?: "linear" | "log";
-  /** Fixed top of a linear axis (e.g. 100 for percentages); default: a round number above the data. */
+  /** Fixed top of a linear axis (default: a round number above the data). */
   max?: number;
   referenceLines?: readonly ReferenceLine[];
-  /** A second line under each category label (e.g. "failed"), drawn in a warning colour. */
+  /** A second line under each category label, in a warning colour. */
   notes?: readonly (string | null)[];
   width?: number;
   height?: number;
 }
 
-/** Options of {@link lineChart}. */
 export interface LineChartOptions {
-  /** Accessible name of the chart (also its SVG title). */
   title: string;
-  /** The x positions (ascending numbers). */
+  /** Ascending. */
   x: readonly number[];
-  /** Label of one x tick. */
   xTick: (x: number) => string;
   xLabel: string;
   yLabel: string;
-  /** One value per x position and series; null leaves a gap and shows "n/a". */
+  /** One value per x position; null leaves a gap. */
   series: readonly ChartSeries[];
-  /** Formats a point's value label. */
   format: (value: number) => string;
-  /** Fixed top of the y axis; default: a round number above the data. */
   max?: number;
   referenceLines?: readonly ReferenceLine[];
-  /** A second line under each x tick (e.g. "15/15 over budget"), drawn in a warning colour. */
+  /** A second line under each x tick, in a warning colour. */
   notes?: readonly (string | null)[];
   width?: number;
   height?: number;
@@ -181,10 +164,7 @@ function haloText(
   }" fill="${attrs.fill ?? TEXT}"${halo}>${text}</text>`;
 }
 
-/**
- * The value label of a bar: level above it when it fits the bar's width, else turned upright, inside the
- * bar's top when the bar is tall enough, or standing on it.
- */
+/** The value label of a bar: level above it when it fits, else upright inside its top or standing on it. */
 function barLabel(
   mid: number,
   top: number,
@@ -225,9 +205,8 @@ function marker(series: number, x: number, y: number): Html {
 }
 
 /**
- * A vertical error bar with caps from `lo` to `hi` at `x`, titled with the interval. An end beyond the axis
- * (a fixed top such as 100, or a log axis's floor) is drawn as an arrowhead at the plot's edge instead of a
- * cap, and the title says so: an interval is never cut without a mark.
+ * A vertical error bar from `lo` to `hi`, titled with the interval; an end beyond the axis is an arrowhead at
+ * the plot's edge (and the title says so), so an interval is never cut without a mark.
  */
 function errorBar(x: number, axis: Axis, err: { lo: number; hi: number }, title: string): Html {
   const y1 = axis.y(err.lo);
@@ -252,10 +231,7 @@ function dashOf(ref: ReferenceLine): string {
   return ref.dash === "dotted" ? "2 4" : "7 5";
 }
 
-/**
- * The legend: a swatch (bar colour or line marker) per series, then a dashed line per reference, in rows from
- * `y` that wrap before `maxX` (a name is never cut); returns the rows it took.
- */
+/** The legend (series swatches, then references), in rows from `y` that wrap before `maxX`; returns the rows. */
 function legend(
   series: readonly ChartSeries[],
   refs: readonly ReferenceLine[],
@@ -301,7 +277,6 @@ function legend(
   return { html: safeHtml`${items}`, rows };
 }
 
-/** The height of a legend row. */
 const LEGEND_ROW = 18;
 
 function yAxis(axis: Axis, box: Box, yLabel: string): Html {
@@ -380,10 +355,7 @@ function wrapWords(text: string, maxChars: number): string[] {
   return lines;
 }
 
-/**
- * How a category label is set in a band `band` pixels wide: at 12 px in up to two lines, else at 10.5 px in
- * up to three; only a label longer than that is shortened with "…" (and has the whole label as its tooltip).
- */
+/** How a category label is set in a band: 12 px in up to two lines, else 10.5 px in three, else cut with "…". */
 function labelLayout(label: string, band: number): { lines: string[]; size: number } {
   const twelve = wrapWords(label, labelChars(band));
   if (twelve.length <= 2) return { lines: twelve, size: 12 };
@@ -410,8 +382,7 @@ function categoryLabels(
   const maxChars = labelChars(band);
   return safeHtml`${
     labels.map((label, i) => {
-      // A long label is wrapped at spaces ("hermes-like" / "(reimplementation)"), set smaller before it is
-      // shortened; the whole label is the tooltip of a shortened one.
+      // Wrapped at spaces and set smaller before it is shortened (the whole label is the tooltip then).
       const { lines, size } = labelLayout(label, band);
       const note = notes?.[i];
       const full = lines.join(" ") !== label ? safeHtml`<title>${label}</title>` : "";
@@ -438,14 +409,10 @@ function missingLabel(x: number, y: number, tooltip: string): Html {
   }" text-anchor="middle" font-size="10.5" font-style="italic" fill="${MISSING}"><title>${tooltip}</title>n/a</text>\n`;
 }
 
-/**
- * A bar chart: one bar per category and series (grouped when there are several series), value labels on
- * the bars, "n/a" for null values, optional reference lines and a linear or log-10 axis.
- */
+/** A bar chart: bars per category and series, value labels, "n/a" for nulls, reference lines, linear or log. */
 export function barChart(options: BarChartOptions): Html {
   const bars = options.categories.length * Math.max(1, options.series.length);
-  // Wide enough for 30-px bars and for the longest word of a category label at 10.5 px (a word is never split
-  // when the page allows: up to 1,100 px).
+  // Wide enough for 30-px bars and a label's longest word at 10.5 px (up to 1,100 px).
   const longestWord = Math.max(
     0,
     ...options.categories.flatMap((label) => label.split(" ").map((w) => w.length)),
@@ -526,9 +493,8 @@ export function barChart(options: BarChartOptions): Html {
 }
 
 /**
- * Baselines of the value labels of a line chart, per series and x position: even series above their
- * point, odd series below (above when that would cross the x axis), then pushed apart at each x so that
- * no two labels overlap. A null value's "n/a" sits just above the axis.
+ * Baselines of a line chart's value labels: even series above their point, odd below (above near the x axis),
+ * pushed apart so that none overlap; a null's "n/a" sits just above the axis.
  */
 function valueLabelPositions(series: readonly ChartSeries[], axis: Axis, box: Box): number[][] {
   const ys = series.map((s, j) =>
@@ -551,10 +517,7 @@ function valueLabelPositions(series: readonly ChartSeries[], axis: Axis, box: Bo
   return ys;
 }
 
-/**
- * A line chart over numeric x positions: one polyline with markers per series (gaps at null values, which
- * show "n/a"), value labels at the points, and reference lines labelled right of the plot.
- */
+/** A line chart over numeric x positions: a polyline per series (gaps at nulls), labels and reference lines. */
 export function lineChart(options: LineChartOptions): Html {
   const width = options.width ?? 760;
   const height = options.height ?? 360;

@@ -1,9 +1,6 @@
 /**
- * Comparing two finished runs of the same suite: per row key (method, context kind, engine), each headline
- * metric side by side with its difference. The suite says which metrics (`Suite.compareMetrics`, passed in by
- * the CLI); this module reads the runs' published `aggregate.json` / `results.json` and their manifests and
- * never changes either run.
- *
+ * Comparing two finished runs of the same suite: per row key, each headline metric side by side with its
+ * difference, read from the runs' published files (never changed). The suite says which metrics.
  * @module
  */
 import { join } from "node:path";
@@ -37,9 +34,9 @@ export interface RunComparison {
   a: { path: string; created: string; models: unknown; answering: AnsweringModels | null };
   b: { path: string; created: string; models: unknown; answering: AnsweringModels | null };
   metrics: ComparedMetric[];
-  /** The per-unit (paired, or with --unpaired independent) differences; null for engines runs. */
+  /** Per-unit (paired, or `--unpaired`) differences; null for engines runs. */
   units: UnitComparison | null;
-  /** Whether both runs used the same source data (corpus, trajectory, transcript). */
+  /** Whether both runs used the same source data. */
   same_sources: boolean;
 }
 
@@ -49,17 +46,13 @@ function readJson(path: string): Promise<unknown> {
   return readInputJson(path, undefined, MAX_RUN_FILE_BYTES);
 }
 
-/**
- * What a suite says about comparing its runs: how its headline metrics are read from a run's published
- * `aggregate.json` and `results.json`, and how its rows pair unit by unit.
- */
+/** How a suite's headline metrics are read from its published files, and how its rows pair unit by unit. */
 export interface SuiteComparison {
   compareMetrics?: (files: { aggregate: unknown; results: unknown }) => Extracted;
   // deno-lint-ignore no-explicit-any
   compareUnits?: CompareUnits<any>;
 }
 
-/** The comparison knowledge of the suite named `suite` (absent: an unknown suite). */
 export type SuiteComparisonOf = (suite: string) => SuiteComparison | undefined;
 
 async function readOptional(path: string): Promise<unknown> {
@@ -73,9 +66,8 @@ async function readOptional(path: string): Promise<unknown> {
 }
 
 /**
- * The models that answered a run, per role, from its published aggregate.json: each row's `models` (hotpot
- * methods, sweep kinds, engine rows) merged, or the top-level `answering_models`; null for a run published
- * before answering models were recorded.
+ * The models that answered a run, per role, from its published aggregate.json (rows' `models` merged, or the
+ * top-level `answering_models`); null for a run published before they were recorded.
  */
 export function answeringModelsOf(aggregate: unknown): AnsweringModels | null {
   if (aggregate !== null && typeof aggregate === "object" && !Array.isArray(aggregate)) {
@@ -107,18 +99,13 @@ async function extract(
   return { metrics: metrics({ aggregate, results }), answering: answeringModelsOf(aggregate) };
 }
 
-/** Options of {@link compareRuns}. */
 export interface CompareOptions {
-  /** Compare runs over different source data as independent samples (default: refuse them). */
+  /** Compare runs over different source data as independent samples (default: refuse). */
   unpaired?: boolean;
-  /** Bootstrap resamples. */
   resamples?: number;
 }
 
-/**
- * Compares two finished runs of the same suite; refuses unfinished runs, runs of different suites, and runs
- * over different source data (corpus, trajectory, transcript) unless `unpaired`.
- */
+/** Compares two finished runs of one suite; refuses unfinished runs and other source data unless `unpaired`. */
 export async function compareRuns(
   a: string,
   b: string,
@@ -167,10 +154,7 @@ export async function compareRuns(
   };
 }
 
-/**
- * One line per run naming its requested and answering models (e.g. `A: chat \`x\` (answered by \`y\`), …`), and a
- * notice when the answering model changed within a run or differs between the runs.
- */
+/** One line per run naming its requested and answering models, and a notice when they changed or differ. */
 export function comparisonModelLines(
   comparison: RunComparison,
   code = (name: string) => `\`${name}\``,
@@ -216,10 +200,7 @@ function compareValue(value: number | null, share: boolean, signed = false): str
   return signed && x > 0 && !/^0(\.0+)?$/.test(clean) ? `+${clean}` : clean;
 }
 
-/**
- * Table rows (key, metric, A, B, B − A) for printing: the suite's `shares` (its declared share metrics) in
- * percentage points (the metric says "(points)"), never a negative zero.
- */
+/** Table rows (key, metric, A, B, B − A): the suite's `shares` in percentage points, never a negative zero. */
 export function comparisonRows(comparison: RunComparison, shares: ReadonlySet<string>): Cell[][] {
   return comparison.metrics.map((m) => {
     const share = shares.has(m.metric);

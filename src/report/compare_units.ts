@@ -1,9 +1,6 @@
 /**
- * The unit-level part of `compare`: per condition (a method, a context kind) and metric, the difference
- * B − A of the per-unit means, paired by unit id (each suite declares its units: {@link CompareUnits}) with a
- * 95% bootstrap CI, a sign-flip p-value and the 80%-power detectable difference; or, for runs
- * over different corpora with `--unpaired`, independent-sample intervals and a permutation p-value.
- *
+ * The unit-level part of `compare`: per condition and metric, B − A of the per-unit means paired by unit id
+ * (bootstrap CI, sign-flip p, detectable difference), or with `--unpaired` as independent samples.
  * @module
  */
 import { join } from "node:path";
@@ -30,9 +27,8 @@ export interface UnitComparisonRow {
   hi: number;
   p: number;
   p_method: "exact" | "monte-carlo" | "permutation";
-  /** Detectable difference at 80% power (paired only). */
   mde80: number | null;
-  /** "not a finding: …" when A's or B's condition was mostly invalid (its zeros, not the method, differ). */
+  /** "not a finding: …" when A's or B's condition was mostly invalid. */
   note: string | null;
 }
 
@@ -40,7 +36,6 @@ export interface UnitComparisonRow {
 export interface UnitComparison {
   unit: string;
   paired: boolean;
-  /** Units present in both runs (paired), and those only in one. */
   pairs: number;
   only_a: number;
   only_b: number;
@@ -48,10 +43,7 @@ export interface UnitComparison {
   rows: UnitComparisonRow[];
 }
 
-/**
- * How a suite's published rows are compared unit by unit (declared by the suite, `Suite.compareUnits`): the
- * unit rows are paired by, the schema of results.json's rows, each row's unit and condition, and the metrics.
- */
+/** How a suite's published rows are compared unit by unit (`Suite.compareUnits`). */
 export interface CompareUnits<R> {
   unit: string;
   schema: z.ZodType<R[]>;
@@ -62,7 +54,6 @@ export interface CompareUnits<R> {
   validity?: { valid: (row: R) => boolean; noun: string };
 }
 
-/** Per condition, the share of its rows that are invalid (empty without a validity declaration). */
 function invalidShares<R>(spec: CompareUnits<R>, rows: readonly R[]): Map<string, number> {
   const counts = new Map<string, { invalid: number; all: number }>();
   if (!spec.validity) return new Map();
@@ -78,7 +69,7 @@ function invalidShares<R>(spec: CompareUnits<R>, rows: readonly R[]): Map<string
 
 async function readRows<R>(run: string, schema: z.ZodType<R[]>): Promise<R[]> {
   const path = join(run, "results.json");
-  // A regular file of at most MAX_RUN_FILE_BYTES (a FIFO or a sparse file is refused before anything is read).
+  // A regular file of at most MAX_RUN_FILE_BYTES (a FIFO or sparse file is refused unread).
   const text = await readInputText(path, undefined, MAX_RUN_FILE_BYTES);
   let value: unknown;
   try {
@@ -177,10 +168,7 @@ function compareUnits<R>(
   };
 }
 
-/**
- * The unit-level comparison of two runs by their suite's `spec`, or null for a suite without per-unit rows
- * (engines). `paired` false compares the runs as independent samples.
- */
+/** The unit-level comparison of two runs (`paired` false: independent samples), or null without unit rows. */
 export async function unitComparison<R>(
   a: string,
   b: string,

@@ -1,7 +1,5 @@
 /**
- * How `compare` shows its unit-level differences: a text table for the terminal, and compare.html (one
- * self-contained page, like the reports).
- *
+ * How `compare` shows its unit-level differences: a text table, and compare.html (one self-contained page).
  * @module
  */
 import { formatDifference, formatP, formatPoints, groupedInteger } from "../analysis/format.ts";
@@ -12,12 +10,11 @@ import { banner, factList, type Html, htmlPage, htmlTable, paragraphs, safeHtml 
 import { barChart } from "./charts.ts";
 import type { Cell } from "../core/markdown_table.ts";
 
-/** Whether a unit row is marked "not a finding" (the table then has a note column, as REPORT.md's). */
+/** Whether a unit row is marked "not a finding" (the table then has a note column). */
 function hasNotes(units: UnitComparison): boolean {
   return units.rows.some((r) => r.note !== null);
 }
 
-/** Headers of the unit-level table. */
 export function unitHeaders(units: UnitComparison): string[] {
   return [
     "",
@@ -32,7 +29,6 @@ export function unitHeaders(units: UnitComparison): string[] {
   ];
 }
 
-/** Rows of the unit-level table (percentage points). */
 export function unitRows(units: UnitComparison): Cell[][] {
   return units.rows.map((r) => [
     r.key,
@@ -47,21 +43,17 @@ export function unitRows(units: UnitComparison): Cell[][] {
   ]);
 }
 
-/** Whether either run was answered by the built-in reference model (its figures say nothing about an LLM). */
+/** Whether either run was answered by the built-in reference model. */
 export function usesReferenceModel(comparison: RunComparison): boolean {
   const mode = (models: unknown) => (models as { mode?: unknown } | null)?.mode;
   return mode(comparison.a.models) === "reference" || mode(comparison.b.models) === "reference";
 }
 
-/** The notice shown when a compared run was answered by the reference model. */
 export const COMPARE_REFERENCE_NOTICE = "Reference model. At least one of these runs was answered by the " +
   "built-in deterministic reference model, an honest but weak extractive baseline, not an LLM: its " +
   "differences show the harness works end to end and say nothing about any real LLM.";
 
-/**
- * A chart of the paired (or unpaired) differences B − A of the first metric, one bar per method or context
- * kind with its 95% CI, in percentage points; null without unit rows.
- */
+/** A chart of the differences B − A of the first metric per condition with 95% CIs; null without unit rows. */
 function differenceChart(units: UnitComparison): Html | null {
   const metric = units.rows[0]?.metric;
   if (metric === undefined) return null;
@@ -81,7 +73,6 @@ function differenceChart(units: UnitComparison): Html | null {
   });
 }
 
-/** The sentence that says what the intervals are. */
 export function unitNote(units: UnitComparison): string {
   const n = groupedInteger(units.resamples);
   return units.paired
@@ -109,7 +100,6 @@ ${
       `A: ${comparison.a.path} (created ${comparison.a.created})`,
       `B: ${comparison.b.path} (created ${comparison.b.created})`,
       comparison.same_sources ? "Same source data (corpus)" : "Different source data (corpus)",
-      // Plain text (escaped by the list): names shown as they are.
       ...comparisonModelLines(comparison, (name) => name).map((line) => `Models ${line}`),
     ])
   }

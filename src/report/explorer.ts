@@ -1,14 +1,7 @@
 /**
- * A per-item explorer embedded in a report page: one self-contained block (inline JSON data and an inline
- * script; nothing is loaded, so it works from `file://` on an air-gapped box). Items are questions (hotpot),
- * generations × contexts (sweep) or needles/probes (engines); each has an id, a label, filter tags and
- * sections (key/value facts, tables, and contexts rendered on demand with marked lines).
- *
- * Every text is interned once in a shared string table and referenced by index, so a context line that
- * occurs in many contexts (the same article in Full and in a compacted context) is stored once. The data is
- * JSON inside `<script type="application/json">` with `<` written as `\u003c`, so no text can close the
- * script element; the script builds the page with `textContent` only, never as markup.
- *
+ * A per-item explorer embedded in a report page: one self-contained block (inline JSON data and script; works
+ * from `file://`). Every text is interned once in a string table; the data sits in
+ * `<script type="application/json">` with `<` as `\u003c`, and the script builds the page with `textContent`.
  * @module
  */
 import type { ChatMessage } from "../models/messages.ts";
@@ -20,26 +13,22 @@ import { parseJson } from "../core/json_read.ts";
 export interface ExplorerFilter {
   id: string;
   label: string;
-  /** Option values and their labels; the empty "all" option is added by the page. */
+  /** Option values and their labels (the page adds "all"). */
   options: { value: string; label: string }[];
 }
 
-/** One section of an item's detail view (table cells starting with ✓ or ✗ are coloured as kept or lost). */
+/** One section of an item's detail view (cells starting with ✓ or ✗ are coloured). */
 export interface ExplorerSection {
   heading: string;
-  /** Label/value facts. */
   facts?: [string, string][];
-  /** A table; cells are text. */
   table?: { headers: string[]; rows: string[][] };
   /** Index of a context in {@link ExplorerData.contexts}, shown collapsed. */
   context?: number;
   /** Texts whose lines are marked in the context (e.g. gold supporting sentences). */
   marks?: string[];
-  /** Open the section initially. */
   open?: boolean;
 }
 
-/** One explorable item. */
 export interface ExplorerItem {
   id: string;
   label: string;
@@ -47,18 +36,15 @@ export interface ExplorerItem {
   sections: ExplorerSection[];
 }
 
-/** Everything an explorer shows. */
 export interface ExplorerData {
   title: string;
-  /** What one item is ("question", "generation × context", "needle"). */
+  /** What one item is ("question", "needle"). */
   itemName: string;
   filters: ExplorerFilter[];
   items: ExplorerItem[];
-  /** Contexts as chat messages. */
   contexts: ChatMessage[][];
 }
 
-/** Interns strings: each distinct text gets one index. */
 class StringTable {
   readonly list: string[] = [];
   readonly #index = new Map<string, number>();
@@ -73,10 +59,7 @@ class StringTable {
   }
 }
 
-/**
- * The text shown for a message: its content, except that a tool result holding a JSON object with a string
- * `content` field is shown as that field's text (so its lines read, and are shared, like any other text).
- */
+/** A message's shown text: its content, or a tool result's JSON `content` string field. */
 function displayContent(m: ChatMessage): string {
   const content = m.content ?? "";
   if (m.role !== "tool" || !content.startsWith("{")) return content;
@@ -143,33 +126,28 @@ export function packExplorer(data: ExplorerData): unknown {
 export interface PackedExplorer {
   itemName: string;
   itemCount: number;
-  /** The compact JSON form, as {@link packExplorer} makes it. */
   packed: unknown;
 }
 
 /**
- * Packs an explorer's items and contexts as they are made, into one string table: a report of thousands of
- * items holds their packed form (indices), never every item as objects and strings. The texts are interned in
- * the order they are added, so the string table's order differs from {@link packExplorer}'s; the page reads
- * both alike.
+ * Packs an explorer's items and contexts as they are made into one string table, so a large report holds
+ * indices, not objects (its table order differs from {@link packExplorer}'s; the page reads both).
  */
 export class ExplorerPacker {
   readonly #t = new StringTable();
   readonly #items: unknown[] = [];
   readonly #contexts: unknown[] = [];
 
-  /** Adds a context; returns its index (what a section's `context` names). */
+  /** Adds a context; returns its index. */
   addContext(messages: readonly ChatMessage[]): number {
     this.#contexts.push(packContext(this.#t, messages));
     return this.#contexts.length - 1;
   }
 
-  /** Adds the next item. */
   addItem(item: ExplorerItem): void {
     this.#items.push(packItem(this.#t, item));
   }
 
-  /** The packed explorer, with its title, item name and filters. */
   finish(title: string, itemName: string, filters: readonly ExplorerFilter[]): PackedExplorer {
     const t = this.#t;
     const packed = {
@@ -184,7 +162,7 @@ export class ExplorerPacker {
   }
 }
 
-/** JSON safe inside a `<script>` element: `<` (and the JS line separators) escaped. */
+/** JSON safe inside a `<script>` element: `<` and the JS line separators escaped. */
 export function scriptJson(value: unknown): string {
   return JSON.stringify(value)
     .replaceAll("<", "\\u003c")
@@ -192,7 +170,7 @@ export function scriptJson(value: unknown): string {
     .replaceAll("\u2029", "\\u2029");
 }
 
-/** The explorer block: a heading, a mount point, the data and the script (no network, no external files). */
+/** The explorer block: a heading, a mount point, the data and the script. */
 export function explorerHtml(data: ExplorerData | PackedExplorer): Html {
   const { itemName, itemCount, packed } = "packed" in data
     ? data

@@ -1,12 +1,9 @@
 /**
- * The inline script and style of the report explorer (see explorer.ts). Plain ES2017 for any browser; it
- * reads the JSON data block, builds the filters, the item list and the detail view with `textContent` only,
- * and follows `#item=ID` in the address so that every item can be linked and reached.
- *
+ * The inline script and style of the report explorer: plain ES2017, builds the view with `textContent` only,
+ * and follows `#item=ID` so every item can be linked.
  * @module
  */
 
-/** Style of the explorer block. */
 export const EXPLORER_CSS = `
 #explorer .bar { display: flex; flex-wrap: wrap; gap: 8px 16px; align-items: center; margin: 0.6em 0; }
 #explorer label { font-size: 0.9em; }
@@ -28,7 +25,6 @@ export const EXPLORER_CSS = `
 @media print { #explorer { display: none; } }
 `;
 
-/** The explorer's script (no external references; reads #explorer-data). */
 export const EXPLORER_SCRIPT = String.raw`
 (function () {
   "use strict";

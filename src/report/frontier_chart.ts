@@ -1,9 +1,6 @@
 /**
- * The quality/size frontier of a ceiling sweep: for each method one polyline of points (x = mean answer-input
- * tokens, y = EM in percent with its 95% CI as an error bar), one point per ceiling labelled with it, and
- * Full as a dashed horizontal reference line (its EM; its own token count in the label). Inline SVG, no
- * script; the same input gives the same bytes.
- *
+ * The quality/size frontier of a ceiling sweep: per method a polyline (x = mean answer-input tokens, y = EM %
+ * with its 95% CI), a point per ceiling, and Full as a dashed reference line. Inline SVG, same input same bytes.
  * @module
  */
 import { SERIES_COLORS } from "./charts.ts";
@@ -11,27 +8,22 @@ import { type Html, safeHtml } from "./html.ts";
 
 /** One point of a method's curve. */
 export interface FrontierPoint {
-  /** The ceiling (label of the point). */
   cap: number;
-  /** The point's label instead of the ceiling (e.g. `3800, 5400` for ceilings that gave the same point). */
+  /** The point's label instead of the ceiling (e.g. `3800, 5400` for ceilings giving one point). */
   label?: string;
   /** Mean answer-input tokens (x); null leaves the point out. */
   tokens: number | null;
-  /** EM in percent and its interval. */
   em: number;
   lo: number;
   hi: number;
 }
 
-/** Options of {@link frontierChart}. */
 export interface FrontierOptions {
   title: string;
   series: { name: string; points: FrontierPoint[] }[];
   /** Full's EM (percent) and mean input tokens, drawn as the reference line. */
   reference?: { label: string; em: number; tokens: number | null };
-  /** The x axis title (default: mean answer-input tokens). */
   xLabel?: string;
-  /** The y axis title (default: EM). */
   yLabel?: string;
   width?: number;
   height?: number;
@@ -46,7 +38,6 @@ function niceMax(v: number): number {
   return 10 * p;
 }
 
-/** The frontier chart (see the module notes). */
 export function frontierChart(options: FrontierOptions): Html {
   const width = options.width ?? 760;
   const height = options.height ?? 380;

@@ -1,27 +1,20 @@
 /**
- * The shared parts of the HTML reports: escaping (an auto-escaping {@link safeHtml} template tag and the
- * {@link Html} markup type), the page shell with inline CSS, tables, fact lists, banners and figures.
- *
- * Pages are single self-contained files: inline CSS, inline SVG, no scripts, no external fonts, images or
- * URLs (they are opened on air-gapped machines), light colour scheme, printable. Output is a pure function
- * of the input, so the same input gives byte-identical HTML.
- *
+ * The shared parts of the HTML reports: escaping ({@link safeHtml}), the page shell with inline CSS, tables,
+ * fact lists, banners, figures. Pages are single self-contained files (no scripts or external URLs: they are
+ * opened air-gapped), and the same input gives byte-identical HTML.
  * @module
  */
 import { type Cell, formatCell } from "../core/markdown_table.ts";
 
 /** Markup that is safe to insert as is: made by {@link safeHtml}, {@link rawHtml} or the helpers built on them. */
 export class Html {
-  /** Creates markup from text that is already safe (escaped or written by this module). */
   constructor(readonly markup: string) {}
 
-  /** The markup itself. */
   toString(): string {
     return this.markup;
   }
 }
 
-/** What {@link safeHtml} accepts between its literal parts. */
 export type HtmlValue = Html | string | number | null | undefined | false | readonly HtmlValue[];
 
 /** Escapes text for use in element content and in quoted attribute values. */
@@ -42,10 +35,7 @@ function render(value: HtmlValue): string {
   return value.map(render).join("");
 }
 
-/**
- * A template tag that escapes every interpolated string (and every string inside interpolated arrays);
- * {@link Html} values go in unchanged, numbers as `String(n)`, and null, undefined and false as nothing.
- */
+/** A template tag escaping every interpolated string; {@link Html} goes in unchanged, null/false as nothing. */
 export function safeHtml(strings: TemplateStringsArray, ...values: HtmlValue[]): Html {
   let out = strings[0];
   for (let i = 0; i < values.length; i++) out += render(values[i]) + strings[i + 1];
@@ -91,11 +81,8 @@ figure svg { display: block; max-width: 100%; height: auto; }
 }
 `;
 
-/** Options of {@link htmlPage}. */
 export interface HtmlPageOptions {
-  /** The document title (plain text; escaped). */
   title: string;
-  /** The page content. */
   body: Html;
 }
 
@@ -117,24 +104,16 @@ ${options.body}
 `.markup;
 }
 
-/** Column alignment of {@link htmlTable}. */
 export type ColumnAlign = "left" | "right";
 
-/** Options of {@link htmlTable}. */
 export interface HtmlTableOptions {
-  /** Digits of non-integer numbers, as in the Markdown tables (default 3). */
+  /** Digits of non-integer numbers (default 3). */
   digits?: number;
-  /**
-   * Alignment per column; by default a column is right-aligned when every cell is a number or null,
-   * like `markdownTable`.
-   */
+  /** Per column; by default right-aligned when every cell is a number or null. */
   align?: readonly ColumnAlign[];
 }
 
-/**
- * A table whose cells are formatted exactly like the Markdown reports' (`formatCell`: null as "n/a",
- * integers plainly, other numbers with `digits` digits); text is escaped.
- */
+/** A table whose cells are formatted like the Markdown reports' (`formatCell`); text is escaped. */
 export function htmlTable(
   headers: readonly string[],
   rows: readonly Cell[][],

@@ -1,24 +1,14 @@
 /**
- * Canonical JSON (RFC 8785, JCS) for every hashed record, with a strict I-JSON (RFC 7493) gate in front:
- * values JSON cannot represent exactly are refused with an error naming the path to the bad value, instead of
- * being silently dropped or rounded by `JSON.stringify`.
- *
- * One pass ({@link canonicalJson}, `ordered`) checks the gate and orders members by UTF-16 code units, copying
- * only objects not already in order; one native `JSON.stringify` then writes the text (RFC 8785's strings and
- * numbers are ECMAScript's). Values `JSON.stringify` would reorder or treat specially (integer-like keys moved
- * by the engine, a `__proto__` member, a `toJSON` method) are written member by member (`serialize`). The path
- * to a refused value is built only after a refusal ({@link assertIJson}). `tests/store_canonical.test.ts` holds
- * both paths to the `canonicalize` package on the RFC's vectors and generated values. An accessor property may
- * be read more than once.
- *
+ * Canonical JSON (RFC 8785) for every hashed record, behind a strict I-JSON (RFC 7493) gate that names the
+ * path to a value JSON cannot represent exactly. One pass (`ordered`) checks and orders members, then one native
+ * `JSON.stringify` writes the text; values it would reorder (integer-like keys, `__proto__`, `toJSON`) are
+ * written member by member (`serialize`). tests/store_canonical.test.ts holds both to the RFC's vectors.
  * @module
  */
 
 /** The value is not I-JSON; `path` locates it (e.g. `$.nodes[3].params.seed`). */
 export class NotIJsonError extends TypeError {
-  /** JSONPath-like location of the offending value. */
   readonly path: string;
-  /** Creates the error for the value at `path`. */
   constructor(path: string, what: string) {
     super(`not I-JSON at ${path}: ${what}`);
     this.name = "NotIJsonError";
@@ -45,10 +35,8 @@ function childPath(path: string, key: string): string {
 }
 
 /**
- * Throws {@link NotIJsonError} unless `value` is I-JSON: null, booleans, finite numbers (integers written as
- * plain digits only within ±(2^53−1); magnitudes from 1e21 on, written in exponent form, are accepted), strings without lone surrogates, arrays, and plain objects of those. Refuses NaN, ±Infinity,
- * undefined (also as an object member), functions, symbols, BigInt, Map, Set, typed arrays, Dates and any other
- * class instance.
+ * Throws {@link NotIJsonError} unless `value` is I-JSON: null, booleans, finite numbers (integers as digits only
+ * within ±(2^53−1); from 1e21 exponent form is accepted), well-formed strings, arrays and plain objects of those.
  */
 export function assertIJson(value: unknown, path = "$"): void {
   switch (typeof value) {
@@ -59,8 +47,7 @@ export function assertIJson(value: unknown, path = "$"): void {
       return;
     case "number":
       if (!Number.isFinite(value)) throw new NotIJsonError(path, `number ${value}`);
-      // An integer beyond 2^53 written as plain digits claims an exactness a double cannot give (RFC 7493
-      // §2.2). From 1e21 on, RFC 8785 writes the number in exponent form (`1e+21`): plainly a double, accepted.
+      // RFC 7493 §2.2: digits beyond 2^53 claim an exactness a double lacks; from 1e21 on it is exponent form.
       if (refusedNumber(value)) throw new NotIJsonError(path, `integer ${value} beyond 2^53`);
       return;
     case "undefined":
@@ -92,11 +79,7 @@ export function assertIJson(value: unknown, path = "$"): void {
   }
 }
 
-/**
- * True when {@link assertIJson} accepts `value` (the same checks, without building paths); with
- * `exactIntegers`, also false for any integer beyond ±(2^53−1), exponent form included (a response's counts
- * must be exact).
- */
+/** True when {@link assertIJson} accepts `value`; `exactIntegers` also refuses exponent-form integers. */
 export function isIJson(value: unknown, exactIntegers = false): boolean {
   switch (typeof value) {
     case "string":
@@ -130,10 +113,7 @@ export function isIJson(value: unknown, exactIntegers = false): boolean {
 /** Thrown inside {@link serialize} at the first value I-JSON refuses (no stack trace to capture). */
 const REFUSED: unique symbol = Symbol("not I-JSON");
 
-/**
- * RFC 8785 text of `value`, refusing (throwing {@link REFUSED}) exactly what {@link assertIJson} refuses: the
- * same checks, without the paths.
- */
+/** RFC 8785 text of `value`, throwing {@link REFUSED} where {@link assertIJson} refuses. */
 function serialize(value: unknown): string {
   switch (typeof value) {
     case "string":
@@ -174,23 +154,16 @@ function serialize(value: unknown): string {
   return text + "}";
 }
 
-/** Thrown inside {@link ordered} where the native writer would not keep the order given (see the module doc). */
+/** Thrown inside {@link ordered} where the native writer would not keep the order given. */
 const BY_MEMBER: unique symbol = Symbol("written member by member");
 
-/**
- * Whether `key` looks like an array index (`"0"`, `"10"`): an object holds such keys apart, and
- * `JSON.stringify` writes them first in numeric order, whatever their insertion order. (Any size counts, so
- * the test does not depend on where the engine stops treating digits as an index.)
- */
+/** Whether `key` looks like an array index: `JSON.stringify` writes those first, in numeric order. */
 function integerLike(key: string): boolean {
   const c = key.charCodeAt(0);
   return c >= 0x30 && c <= 0x39 && /^(?:0|[1-9][0-9]*)$/.test(key);
 }
 
-/**
- * Sorts `keys` (distinct strings) in place by UTF-16 code units, as the default sort does: by insertion for the
- * few keys an object mostly has (the default sort's conversions cost more there), else by that sort.
- */
+/** Sorts distinct `keys` in place by UTF-16 code units (insertion sort for the usual few keys). */
 function sortKeys(keys: string[]): void {
   if (keys.length > 16) {
     keys.sort();
@@ -205,10 +178,8 @@ function sortKeys(keys: string[]): void {
 }
 
 /**
- * `value` itself when every object in it has its members in code-unit order, else a copy in which each object
- * that has not is rebuilt with its members inserted in that order (the rest shared): what one `JSON.stringify`
- * writes as RFC 8785 text. Refuses (throws {@link REFUSED}) exactly what {@link serialize} refuses, and throws
- * {@link BY_MEMBER} where that writer would not keep the order (see the module doc).
+ * `value` itself when every object in it has its members in code-unit order, else a copy with those rebuilt in
+ * order (the rest shared); throws {@link REFUSED} or {@link BY_MEMBER} (the native writer would reorder).
  */
 function ordered(value: unknown): unknown {
   switch (typeof value) {
@@ -283,7 +254,6 @@ function ordered(value: unknown): unknown {
  *
  * @example
  * ```ts
- * import { canonicalJson } from "./canonical.ts";
  * canonicalJson({ b: 1e21, a: [true, "é"] }); // '{"a":[true,"é"],"b":1e+21}'
  * ```
  */

@@ -1,8 +1,6 @@
 /**
- * Finding the run directories under a folder (such as the demo's output folder), at any depth. A run is a
- * directory holding `journal.jsonl` or `manifest.json`; nothing below a run is searched, symlinks are never
- * followed, and the temp directories of a run being created (`.<name>.creating-…`) are skipped.
- *
+ * Finding the run directories (holding `journal.jsonl` or `manifest.json`) under a folder at any depth; nothing
+ * below a run is searched, symlinks are not followed, temp `.creating-` folders are skipped.
  * @module
  */
 import { join, relative } from "node:path";

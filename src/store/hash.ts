@@ -1,6 +1,5 @@
 /**
- * SHA-256 helpers. `node:crypto` hashes synchronously and streams large files; both matter for `verify`.
- *
+ * SHA-256 helpers (`node:crypto`: synchronous, and streams large files).
  * @module
  */
 import { createHash } from "node:crypto";
@@ -16,11 +15,7 @@ export function sha256Hex(data: Uint8Array | string | readonly Uint8Array[]): st
   return hash.digest("hex");
 }
 
-/**
- * SHA-256 of the RFC 8785 canonical JSON of `value` (its UTF-8 bytes): the hash of every record the store keys
- * by content. The text is hashed as it is (`node:crypto` encodes it as UTF-8; canonical text has no lone
- * surrogate), with no array of its bytes made first.
- */
+/** SHA-256 of the RFC 8785 canonical JSON of `value`: the hash of every record the store keys by content. */
 export function canonicalHash(value: unknown): string {
   return sha256Hex(canonicalJson(value));
 }

@@ -1,8 +1,6 @@
 /**
- * The records of the manifest DAG: the run header, stage nodes and the final manifest, with their zod schemas
- * and the node key. A node key is the SHA-256 of the RFC 8785 canonical JSON of `{stage, version, params,
- * inputs}` (inputs by blob hash); transport settings never enter it.
- *
+ * The records of the manifest DAG (run header, nodes, manifest) and the node key: SHA-256 of the canonical
+ * JSON of `{stage, version, params, inputs}`; transport settings never enter it.
  * @module
  */
 import { z } from "zod";
@@ -18,10 +16,7 @@ const Json: z.ZodType<unknown> = z.unknown();
 
 export { type Usage, UsageSchema } from "../core/usage.ts";
 
-/**
- * A name an object's prototype answers to (`__proto__`, `constructor`, `toString`, ...): never a name of a
- * node's input or output, since a reader that keeps such names in a plain object would lose or misread them.
- */
+/** A name an object's prototype answers to (`__proto__`, `toString`, ...): never an input or output name. */
 export function isPrototypeName(name: string): boolean {
   return name === "__proto__" || Object.hasOwn(Object.prototype, name);
 }
@@ -35,10 +30,7 @@ const OutputName = z.string().regex(OUTPUT_NAME, "not a plain output name").refi
 );
 const InputName = z.string().refine((name) => !isPrototypeName(name), "a name of Object.prototype");
 
-/**
- * What is wrong with the input and output names of a node as parsed (before validation, which drops a
- * `__proto__` key), or null: an output name that is not {@link OUTPUT_NAME}, or a prototype name.
- */
+/** What is wrong with a parsed node's input and output names (before zod drops `__proto__`), or null. */
 export function nodeNameProblem(raw: unknown): string | null {
   if (raw === null || typeof raw !== "object") return null;
   for (const field of ["inputs", "outputs"] as const) {
@@ -70,7 +62,6 @@ export const NodeSchema = z.object({
   reason: z.string().optional(),
   reused_from: z.object({ run: z.string(), manifest: Sha.optional(), key: Sha }).optional(),
 });
-/** One stage execution in the DAG. */
 export type Node = z.infer<typeof NodeSchema>;
 
 /** What identifies a run before any stage runs; the journal's first line and the manifest's head. */
@@ -86,10 +77,7 @@ export const RunHeaderSchema = z.object({
   created: z.string(),
   /** Set on a shard (`--shard K/N`): the part of the work this run did. Not part of the protocol. */
   shard: z.object({ index: z.number().int().positive(), count: z.number().int().positive() }).optional(),
-  /**
-   * Set on a run made with `--retry-failed RUN`: RUN's path and manifest hash, and how many of its nodes had
-   * failed (executed again here, with what depends on them; every node RUN finished ok is a copy of RUN's).
-   */
+  /** Set by `--retry-failed RUN`: RUN's path, manifest hash and failed-node count (the rest copied). */
   retried_from: z.object({ run: z.string(), manifest: Sha, failed_nodes: z.number().int().positive() })
     .optional(),
   /** Set on a run made by `merge`: the shards it joined, in part order. */
@@ -99,7 +87,6 @@ export const RunHeaderSchema = z.object({
     shard: z.object({ index: z.number().int().positive(), count: z.number().int().positive() }),
   })).optional(),
 });
-/** What identifies a run before any stage runs. */
 export type RunHeader = z.infer<typeof RunHeaderSchema>;
 
 /** The manifest: the header, every node in completion order, the exported files, and the journal's digest. */
@@ -109,7 +96,6 @@ export const ManifestSchema = RunHeaderSchema.extend({
   files: z.record(z.string(), Sha),
   journal: z.object({ lines: z.number().int().positive(), sha256: Sha }),
 });
-/** The manifest of a finished run. */
 export type Manifest = z.infer<typeof ManifestSchema>;
 
 /** The key of a stage execution: SHA-256 of canonical `{stage, version, params, inputs}`. */
@@ -123,11 +109,7 @@ export function nodeKey(
   return canonicalHash({ inputs, params, stage, version });
 }
 
-/**
- * {@link nodeKey} of a node whose params' canonical JSON (`canonicalJson(params)`) is `paramsText`: the same
- * text, its members written in code-unit order, each as its own canonical JSON, so params already serialized
- * (for the stage body) are not serialized again.
- */
+/** {@link nodeKey} from the params' canonical text already made (not serialized again). */
 export function nodeKeyOfParamsText(
   stage: string,
   version: number,

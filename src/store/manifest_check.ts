@@ -1,9 +1,7 @@
 /**
- * Bounded schema checks of a parsed `manifest.json` for `verify`: its node count is checked against the
- * journal's line count before any per-node work, and nodes are validated one at a time with a cap on the
- * problems named. zod's one-shot parse of a manifest whose 20,000 bogus nodes each fail collects their issues
- * by spreading arrays into calls, which overflows the stack; 2,000,000 nodes ran for minutes.
- *
+ * Bounded schema checks of a parsed `manifest.json` for `verify`: the node count against the journal's lines
+ * first, then nodes one at a time with a cap on problems named (zod's one-shot parse overflows the stack on
+ * many bad nodes).
  * @module
  */
 import { type Manifest, ManifestSchema, NodeSchema } from "./manifest.ts";
@@ -17,10 +15,7 @@ export interface ManifestIssue {
   message: string;
 }
 
-/**
- * The number of lines in a journal's bytes (each ends with `\n`; a last line without one counts too): a
- * manifest cannot hold more nodes than that, since each node is one journal line.
- */
+/** The number of lines in a journal's bytes (a last line without `\n` counts): a bound on the node count. */
 export function journalLineCount(bytes: Uint8Array): number {
   let lines = 0;
   let at = 0;
@@ -33,10 +28,7 @@ export function journalLineCount(bytes: Uint8Array): number {
   return lines;
 }
 
-/**
- * What is wrong with the node count of `value` (a parsed manifest) given the journal's line count, or null:
- * a manifest with more nodes than the journal has lines is named at once, before any node is validated.
- */
+/** What is wrong with a parsed manifest's node count (more than the journal's lines), or null. */
 export function nodeCountProblem(value: unknown, journalLines: number | undefined): string | null {
   if (journalLines === undefined || value === null || typeof value !== "object") return null;
   const nodes = Object.hasOwn(value, "nodes") ? (value as { nodes?: unknown }).nodes : undefined;
@@ -46,9 +38,8 @@ export function nodeCountProblem(value: unknown, journalLines: number | undefine
 }
 
 /**
- * `value` checked against {@link ManifestSchema}: the manifest, or at most {@link MAX_MANIFEST_ISSUES}
- * problems (and a line counting the rest). The head is checked without its nodes, then each node alone.
- *
+ * `value` checked against {@link ManifestSchema}, head first, then each node alone: the manifest, or at most
+ * {@link MAX_MANIFEST_ISSUES} problems (and a line counting the rest).
  * @example
  * ```ts
  * const { issues } = checkManifestSchema({ nodes: [{}, {}] });
@@ -67,7 +58,6 @@ export function checkManifestSchema(value: unknown): { manifest?: Manifest; issu
     ? (value as { nodes?: unknown }).nodes
     : undefined;
   if (!Array.isArray(nodes)) {
-    // No node array to walk: one parse names every problem, and there are few.
     const parsed = ManifestSchema.safeParse(value);
     if (parsed.success) return { manifest: parsed.data, issues };
     for (const issue of parsed.error.issues.slice(0, MAX_MANIFEST_ISSUES)) push(issue.path, issue.message);

@@ -1,13 +1,7 @@
 /**
- * Joining finished shards (`--shard K/N`) of one protocol into a new run: the store half of
- * `compaction-bench merge`. {@link planMerge} reads and checks the shards and writes nothing: it refuses
- * (with a {@link UsageError} naming them) runs that are not shards, shards of different suites, programs,
- * protocols, tokenizers or sources (corpora), of different shard counts, duplicate parts and missing parts
- * (gaps), and two nodes with the same key but different outputs or status. {@link writeMerged} then creates
- * the merged run: blobs copied by hash (each at most once), nodes by key (a key present in several shards is
- * recorded once), the header naming the shards it came from (`merged_from`). The suite recomputes its
- * exported files (results, aggregate, reports) on the merged run before it is sealed.
- *
+ * Joining finished shards (`--shard K/N`) of one protocol into a new run: {@link planMerge} checks the shards
+ * (same suite, program, protocol, tokenizer, sources, count; no duplicate or missing part; no key with two
+ * outputs) and writes nothing; {@link writeMerged} creates the merged run (blobs by hash, nodes by key).
  * @module
  */
 import { join } from "node:path";
@@ -19,7 +13,6 @@ import { sha256Hex } from "./hash.ts";
 import type { Manifest, Node, RunHeader } from "./manifest.ts";
 import { readManifest, RunDir } from "./run_dir.ts";
 
-/** One finished shard, read. */
 export interface ShardRun {
   path: string;
   manifest: Manifest;
@@ -28,10 +21,8 @@ export interface ShardRun {
   store: BlobStore;
 }
 
-/** Checked shards in part order, ready to be written. */
 export interface MergePlan {
   shards: ShardRun[];
-  /** Every node once, in shard order then each shard's completion order. */
   nodes: { node: Node; from: ShardRun }[];
 }
 
@@ -50,7 +41,6 @@ async function readShard(path: string): Promise<ShardRun> {
   };
 }
 
-/** The header fields that must be equal across shards, with the word used to name a difference. */
 const SAME: { field: string; what: string; pick: (m: Manifest) => unknown }[] = [
   { field: "format", what: "run formats", pick: (m) => m.format },
   { field: "suite", what: "suites", pick: (m) => m.suite },
@@ -61,10 +51,7 @@ const SAME: { field: string; what: string; pick: (m: Manifest) => unknown }[] = 
   { field: "shard.count", what: "shard counts", pick: (m) => m.shard?.count },
 ];
 
-/**
- * Reads and checks the shards; throws a {@link UsageError} naming every run a problem involves.
- * Nodes of `skipStages` (a shard's aggregate and reports) are left out.
- */
+/** Reads and checks the shards (leaving out nodes of `skipStages`); a {@link UsageError} names the runs. */
 export async function planMerge(
   paths: string[],
   skipStages: ReadonlySet<string> = new Set(),
@@ -108,7 +95,6 @@ export async function planMerge(
   const conflicts: string[] = [];
   for (const from of shards) {
     for (const node of from.manifest.nodes) {
-      // A shard's own aggregate and reports cover its part only: the merged run recomputes them.
       if (skipStages.has(node.stage)) continue;
       const seen = byKey.get(node.key);
       if (seen === undefined) {
@@ -135,11 +121,7 @@ export async function planMerge(
   return { shards, nodes };
 }
 
-/**
- * Creates the merged run at `out` (refused if it exists) and fills it: sources, then every node with its
- * blobs. `command` and `options` are recorded as the merged run's invocation. The run is left open for the
- * suite to export its files; the caller seals it with `finish()`.
- */
+/** Creates the merged run at `out` and fills it, left open for the suite to export and seal it. */
 export async function writeMerged(
   out: string,
   plan: MergePlan,
@@ -171,7 +153,6 @@ export async function writeMerged(
       await run.recordNode(node);
     }
   } catch (error) {
-    // A damaged shard (a blob altered, missing, a FIFO or symlink): refused, and nothing is left behind.
     await run.abandon();
     await Deno.remove(out, { recursive: true });
     throw error;

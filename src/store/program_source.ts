@@ -1,33 +1,20 @@
 /**
- * The program's own source kept in every run: one blob, the run's declared source `program` (bound by the run
- * header's `sources`), holding every file the header's `program.source_hash` covers (`src/**.ts`, `main.ts`,
- * `deno.lock`) and the adapters the program hands to outside engines and agents (`adapters/*.py`), each with
- * its SHA-256. `verify` checks each file against its recorded SHA-256 and the covered files' list against the
- * header's `source_hash`, naming a changed file; `compaction-bench source RUN` lists them or writes them back
- * out.
- *
- * The blob is gzip (RFC 1952, Deno's native zlib at its default level, so the same files give the same bytes on
- * the pinned Deno) of: one line of JSON, `{"format": "compaction-bench/program-source@2", "files": [[path,
- * sha256, bytes], …]}` sorted by path, a newline, then every file's bytes in that order, nothing between them.
- * Compressed, the code's own string literals (the redaction mark, key names) are not text a scan of a run
- * folder meets. Runs made before it keep `@1`: the same layout stored plain; both are read.
- *
+ * The program's own source kept in every run as the source blob `program`: the files `program.source_hash`
+ * covers and the adapters, each with its SHA-256; `verify` checks them and `source RUN` lists or writes them.
+ * The layout (docs/FORMAT.md): gzip of one JSON line `{"format", "files": [[path, sha256, bytes], …]}`, then the
+ * files' bytes in path order; `@1` runs keep the same layout uncompressed.
  * @module
  */
 import { gunzipSync, gzipSync } from "node:zlib";
 import { canonicalHash, sha256Hex } from "./hash.ts";
 import { parseJsonBytes } from "../core/json_read.ts";
 
-/** The `format` of the program-source blob this program writes (gzip of the layout above). */
 export const PROGRAM_SOURCE_FORMAT = "compaction-bench/program-source@2";
-/** The `format` of the blob runs made before compression keep (the same layout, stored plain). */
 export const PROGRAM_SOURCE_FORMAT_PLAIN = "compaction-bench/program-source@1";
 /** The most bytes a program-source blob may unpack to (a gzip bomb is refused, not unpacked). */
 export const MAX_PROGRAM_SOURCE_BYTES = 64 * 1024 ** 2;
-/** The run source name of the blob. */
 export const PROGRAM_SOURCE_NAME = "program";
 
-/** One file of the program's source. */
 export interface SourceFile {
   path: string;
   sha256: string;
@@ -44,8 +31,7 @@ function byPath(a: { path: string }, b: { path: string }): number {
 }
 
 /**
- * The blob's bytes for `files` (sorted by path here), compressed: build it once per process and reuse it
- * (program_identity.ts), the compression is most of its cost.
+ * The blob's bytes for `files` (sorted here), compressed: build it once per process (compression is the cost).
  *
  * @example
  * ```ts
@@ -56,7 +42,6 @@ export function programSourceBytes(files: readonly SourceFile[]): Uint8Array {
   return new Uint8Array(gzipSync(packedBytes(files)));
 }
 
-/** The uncompressed layout: the header line, then the files' bytes. */
 function packedBytes(files: readonly SourceFile[]): Uint8Array {
   const sorted = [...files].sort(byPath);
   const head = new TextEncoder().encode(
@@ -75,10 +60,7 @@ function packedBytes(files: readonly SourceFile[]): Uint8Array {
   return out;
 }
 
-/**
- * The layout a blob holds: `@2` unpacked (at most {@link MAX_PROGRAM_SOURCE_BYTES}), `@1` as stored; throws an
- * Error saying what is wrong.
- */
+/** The layout a blob holds: `@2` unpacked (bounded), `@1` as stored; throws an Error saying what is wrong. */
 function unpacked(blob: Uint8Array): { format: string; bytes: Uint8Array } {
   if (blob[0] !== 0x1f || blob[1] !== 0x8b) return { format: PROGRAM_SOURCE_FORMAT_PLAIN, bytes: blob };
   try {
@@ -94,9 +76,7 @@ function unpacked(blob: Uint8Array): { format: string; bytes: Uint8Array } {
   }
 }
 
-/**
- * Parses a program-source blob (`@2`, or a `@1` blob of an older run); throws an Error saying what is wrong.
- */
+/** Parses a program-source blob (`@2` or `@1`); throws an Error saying what is wrong. */
 export function parseProgramSource(stored: Uint8Array): SourceFile[] {
   const { format, bytes: blob } = unpacked(stored);
   const newline = blob.indexOf(10);
@@ -129,10 +109,7 @@ export function parseProgramSource(stored: Uint8Array): SourceFile[] {
   return files;
 }
 
-/**
- * The problems of a program-source blob against the header's `source_hash`: a file whose bytes do not hash to
- * its recorded SHA-256 (named), or a covered list whose hash is not the header's.
- */
+/** The problems of a program-source blob: a file that does not hash as recorded, or a list hash off the header's. */
 export function programSourceProblems(
   blob: Uint8Array,
   sourceHash: string,

@@ -1,8 +1,6 @@
 /**
- * Whether a run may be resumed by this invocation: the program, the tokenizer, the protocol and the shard
- * (`--shard K/N`, or none) must be the ones recorded in the run's header, or the finished run would mix the
- * provenance of two set-ups (or do another part's work under this part's name).
- *
+ * Whether a run may be resumed by this invocation: program, tokenizer, protocol and shard must be the ones
+ * recorded in its header, or the run would mix two set-ups.
  * @module
  */
 import { canonicalJson } from "./canonical.ts";
@@ -41,10 +39,7 @@ function firstDifference(recorded: unknown, now: unknown, path: string): string 
   return `${path}: run has ${show(recorded)}, this invocation ${show(now)}`;
 }
 
-/**
- * Undefined when `expect` matches the header; otherwise one line naming what differs, e.g.
- * `the tokenizer differs from the run's (tokenizer.hash: run has "ab…", this invocation "cd…")`.
- */
+/** Undefined when `expect` matches the header, else one line naming the first difference. */
 export function resumeMismatch(header: RunHeader, expect: ResumeExpectation): string | undefined {
   for (const field of ["program", "tokenizer", "protocol", "shard"] as const) {
     const difference = firstDifference(header[field], expect[field], field);

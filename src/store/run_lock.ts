@@ -1,15 +1,8 @@
 /**
- * The writer's lock of a run directory: `RUN/.lock`, held with an exclusive `flock` for the run's whole
- * writing life (create, resume, seal) and holding the holder's pid, host and start time as JSON.
- *
- * - A second writer finds the lock taken (a non-blocking `tryLock` fails) and is refused with a
- *   {@link UsageError} (exit 2) naming the holder's pid.
- * - The operating system releases a `flock` when its process dies, however it dies, so the lock of a dead
- *   process is free: the next writer takes it over atomically (no pid guessing, no race between two takers)
- *   and learns whose lock it was from the file's content.
- * - Releasing removes the file before closing it, so a sealed run holds no `.lock`. A taker that opened the
- *   file just before it was removed notices (the path no longer names the file it locked) and tries again.
- *
+ * The writer's lock of a run directory: `RUN/.lock`, an exclusive `flock` held while writing, holding the
+ * holder's pid, host and start time. A second writer is refused naming the holder; the OS frees a dead
+ * process's lock, so the next writer takes it over atomically. Release removes the file before closing it (a
+ * taker that opened the removed file notices and retries).
  * @module
  */
 import { hostname } from "node:os";
@@ -72,10 +65,7 @@ export class RunLock {
     this.takenOverFrom = takenOverFrom;
   }
 
-  /**
-   * Takes the lock of run directory `dir`, or throws a {@link UsageError} naming the live holder. `what`
-   * names the run in that message.
-   */
+  /** Takes the lock of run directory `dir` (named `what`), or throws a {@link UsageError} naming the holder. */
   static async acquire(dir: string, what = dir): Promise<RunLock> {
     const path = join(dir, LOCK_FILE);
     for (let attempt = 0; attempt < ATTEMPTS; attempt++) {
@@ -123,20 +113,15 @@ export class RunLock {
     throw new UsageError(`${what}: could not take its lock ${path} (it kept changing hands)`);
   }
 
-  /** The lock file's path. */
   get path(): string {
     return this.#path;
   }
 
-  /** Records that the locked directory was renamed to `dir` (the lock file moved with it). */
   movedTo(dir: string): void {
     this.#path = join(dir, LOCK_FILE);
   }
 
-  /**
-   * Releases the lock: removes the lock file (unless it no longer names this lock), then closes it, which
-   * ends the `flock`. Releasing twice does nothing.
-   */
+  /** Removes the lock file (if it still names this lock), then closes it; releasing twice does nothing. */
   async release(): Promise<void> {
     const file = this.#file;
     if (!file) return;

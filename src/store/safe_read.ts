@@ -1,10 +1,7 @@
 /**
- * Reading files of a run that may be hostile: the caller has `lstat`ed the path and seen a regular file; these
- * helpers open it (never following a symlink, never blocking on a FIFO swapped in meanwhile), check (with `fstat` on the open file) that it is still that same regular file, and read at
- * most the size `lstat` reported (plus one byte, to notice growth), so a swapped-in FIFO, device or growing
- * file can never hang a reader or exhaust its memory. File-system errors become {@link UnsafeFileError}s with a
- * one-line reason; anything else is rethrown.
- *
+ * Reading files of a possibly hostile run that `lstat` saw as regular: opened without following a symlink or
+ * blocking on a FIFO, checked with `fstat` to be that same file, and read up to its size (plus one byte, to
+ * notice growth). File-system errors become {@link UnsafeFileError}s with a one-line reason.
  * @module
  */
 import { createHash } from "node:crypto";
@@ -16,10 +13,7 @@ export { type EntryInfo, entryKind, isFsError, UnsafeFileError } from "./unsafe_
 
 const CHUNK = 1 << 20;
 
-/**
- * Opens without following a symlink and without blocking on a FIFO (`O_NOFOLLOW | O_NONBLOCK`), then checks
- * with `fstat` that the open file is the regular file `lstat` saw.
- */
+/** Opens with `O_NOFOLLOW | O_NONBLOCK`, then checks with `fstat` that it is the regular file `lstat` saw. */
 async function openChecked(path: string, expected: EntryInfo): Promise<FileHandle> {
   let handle: FileHandle;
   try {
@@ -64,10 +58,7 @@ async function readUpTo(
   throw new UnsafeFileError(`grew beyond its size of ${limit} bytes while being read`);
 }
 
-/**
- * SHA-256 (hex) of the regular file `path`, which `lstat` described as `info`; reads at most `info.size`
- * bytes. Throws {@link UnsafeFileError} when it cannot be read or is no longer that file.
- */
+/** SHA-256 (hex) of the regular file `path` that `lstat` described as `info`; throws {@link UnsafeFileError}. */
 export async function hashRegularFile(path: string, info: EntryInfo): Promise<string> {
   const handle = await openChecked(path, info);
   try {
@@ -79,10 +70,7 @@ export async function hashRegularFile(path: string, info: EntryInfo): Promise<st
   }
 }
 
-/**
- * The bytes of the regular file `path` (described by `lstat` as `info`), refused when larger than `cap` bytes.
- * Throws {@link UnsafeFileError} when it is too large, cannot be read or is no longer that file.
- */
+/** The bytes of the regular file `path` (as `info`), refused past `cap`; throws {@link UnsafeFileError}. */
 export async function readRegularFile(path: string, info: EntryInfo, cap: number): Promise<Uint8Array> {
   if (info.size > cap) throw new UnsafeFileError(`too large (${info.size} bytes; at most ${cap} are read)`);
   const handle = await openChecked(path, info);

@@ -1,21 +1,17 @@
 /**
- * What the readers of a possibly hostile run share: the error a file that cannot be read safely raises, the
- * parts of `lstat` they look at, and how a failed call is named. No file-system module is loaded here, so a
- * scanning worker (./dir_scan.ts) loads only what it calls.
- *
+ * What the readers of a possibly hostile run share: the error, the parts of `lstat` they read, and error
+ * naming; no file-system module is loaded here, for the scanning worker's sake.
  * @module
  */
 
 /** The file cannot be read safely; `reason` says why in a few words. */
 export class UnsafeFileError extends Error {
-  /** Creates the error for a file with a short reason such as "unreadable (PermissionDenied)". */
   constructor(readonly reason: string) {
     super(reason);
     this.name = "UnsafeFileError";
   }
 }
 
-/** The parts of `Deno.FileInfo` the checkers look at (what a scanning worker sends back). */
 export type EntryInfo =
   & Pick<
     Deno.FileInfo,
@@ -46,7 +42,7 @@ export function entryKind(info: EntryInfo): string {
   return "special file";
 }
 
-/** True for the errors `Deno` raises for file-system operations (not for bugs in this program). */
+/** True for the errors `Deno` raises for file-system operations. */
 export function isFsError(error: unknown): error is Error {
   return Object.values(Deno.errors).some((kind) => error instanceof kind);
 }

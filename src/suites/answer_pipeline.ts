@@ -109,6 +109,8 @@ export type EngineStageEnv = Parameters<typeof runEngineStage>[2] & { counter: T
 export interface EngineStageDecl<S extends z.ZodRawShape, E extends EngineStageEnv> {
   /** The stage name (`hotpot-engine`, `sweep-engine`). */
   name: string;
+  /** The stage version (default 1). */
+  version?: number;
   /** The stage's one line for the catalogue. */
   doc: string;
   /** The param naming the method (`method`, `kind`), first in the params. */
@@ -146,7 +148,7 @@ export function defineEngineStage<S extends z.ZodRawShape, E extends EngineStage
   }) as unknown as ReturnType<typeof EngineCommon.extend<S>>;
   return defineStage({
     name: decl.name,
-    version: 1,
+    version: decl.version ?? 1,
     doc: decl.doc,
     params: Params,
     inputs: decl.inputs,

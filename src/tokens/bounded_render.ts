@@ -1,36 +1,25 @@
 /**
- * Rendering a chat template under a work bound. A `tokenizer_config.json` is input, and its template is a
- * program: `{% for i in range(10**9) %}`, nested loops or a string doubled in a loop would hang the process or
- * exhaust its memory. Rendering here goes through `@huggingface/jinja`'s own interpreter, with
- * - a step budget: every evaluated node counts one step, every element `range()` creates counts one step;
- * - a size bound: no string value may grow beyond a limit tied to the size of the input;
- * - a bounded `range()` that refuses to build more elements than the remaining budget.
- * Going over a bound throws {@link TemplateLimitError}; the render is abandoned, never half-used.
- *
+ * Rendering a chat template (input: a program that could loop or grow a string forever) under a work bound:
+ * `@huggingface/jinja`'s interpreter with a step budget (per node and per `range()` element) and a bound on
+ * any string's size; going over throws {@link TemplateLimitError} and the render is abandoned.
  * @module
  */
 import { Environment, Interpreter, type Template } from "@huggingface/jinja";
 import { UsageError } from "../errors.ts";
 
-/**
- * The template did more work, or built a larger string, than its bound allows. The template comes from the
- * tokenizer directory, so this is bad input (exit code 2).
- */
+/** The template did more work, or built a larger string, than its bound allows (bad input: exit 2). */
 export class TemplateLimitError extends UsageError {
-  /** Creates the error; the message says which bound was exceeded. */
   constructor(message: string) {
     super(message);
     this.name = "TemplateLimitError";
   }
 }
 
-/** The bounds of one render. */
 export interface RenderBounds {
-  /** Evaluation steps at most. */
   steps: number;
-  /** Characters of any one string value at most (read only for a string longer than `charsFloor`). */
+  /** Characters of any one string value at most (checked only past `charsFloor`). */
   readonly chars: number;
-  /** A number known not to exceed `chars`: no string of at most this many characters is checked further. */
+  /** A number known not to exceed `chars`. */
   charsFloor?: number;
 }
 
@@ -38,10 +27,9 @@ export interface RenderBounds {
 export const BASE_CHARS = 16 * 1024 * 1024;
 
 /**
- * The bounds for rendering `items` messages whose text totals `inputChars` characters: generous for any real
- * chat template (a few hundred steps per message), small enough to stop a looping one within seconds.
- * `inputChars` may be given as a function: it is then called only if a string grows past {@link BASE_CHARS}
- * (measuring the input costs as much as a tenth of a render), with the same bound as a result.
+ * The bounds for rendering `items` messages totalling `inputChars` characters: generous for real templates,
+ * small enough to stop a looping one in seconds. A function `inputChars` is called only if a string grows past
+ * {@link BASE_CHARS} (measuring costs a tenth of a render).
  */
 export function renderBounds(items: number, inputChars: number | (() => number)): RenderBounds {
   const steps = 2_000_000 + 20_000 * items;
@@ -84,10 +72,7 @@ function strftimeNow(format: string): string {
   });
 }
 
-/**
- * Renders a parsed template with `items` (as `Template.render` would: the same globals, then the items) under
- * `bounds`. Throws {@link TemplateLimitError} when a bound is exceeded; template errors propagate unchanged.
- */
+/** Renders a parsed template with `items` under `bounds` (as `Template.render` would); throws on a bound. */
 export function renderBounded(
   template: Template,
   items: Record<string, unknown>,
@@ -132,7 +117,6 @@ export function renderBounded(
   const interpreter = new Interpreter(env);
   const evaluate: Evaluate = interpreter.evaluate;
   const maxSteps = bounds.steps;
-  // Called for every node: the step is counted inline (`spend` is for `range`'s elements).
   interpreter.evaluate = function (statement, environment) {
     if (++steps > maxSteps) spend(0);
     const value = evaluate.call(this, statement, environment);

@@ -1,18 +1,11 @@
 /**
- * Counting the tokens of one pre-token from prebuilt merges (`bpe_ranks.ts`): its UTF-8 bytes become the
- * vocabulary ids of their byte-level symbols (what the library's `ByteLevel` step without a prefix space or
- * regex makes of it: one symbol per byte), and these are merged as the library's BPE merges the symbols'
- * strings: repeatedly the adjacent pair of lowest rank, the leftmost where ranks are equal, until no adjacent
- * pair has a merge. The count is the number of parts left.
- *
- * Short words are merged in place, long ones through a heap ordered by rank then position: the library's
- * merges in the library's order. `tests/tokens_bpe_ranks.test.ts` compares the counts with the library's.
- *
+ * Counting the tokens of one pre-token from prebuilt merges (`bpe_ranks.ts`): its UTF-8 bytes become byte-level
+ * symbol ids, merged as the library's BPE does (lowest rank, leftmost first) until no pair merges; the count is
+ * the parts left. Short words merge in place, long ones through a heap (tests/tokens_bpe_ranks.test.ts).
  * @module
  */
 import type { MergeTable } from "./bpe_ranks.ts";
 
-/** Counts the tokens of a pre-token (its text before the byte-level mapping). */
 export type PreTokenPartCounter = (preToken: string) => number;
 
 /** Words of up to this many bytes are merged by scanning; longer ones through a heap. */
@@ -21,7 +14,7 @@ export const SCAN_LIMIT = 64;
 /** 2^32: a heap key is rank × 2^32 + position (exact in a double for ranks below 2^20). */
 const POSITION_SPAN = 4294967296;
 
-/** A {@link PreTokenPartCounter} over `merges`, `byteIds[b]` being the id of byte `b`'s byte-level symbol. */
+/** A {@link PreTokenPartCounter} over `merges`, `byteIds[b]` being the id of byte `b`'s symbol. */
 export function bpePartCounter(merges: MergeTable, byteIds: Int32Array): PreTokenPartCounter {
   const encoder = new TextEncoder();
   let bytes = new Uint8Array(1024);
@@ -41,7 +34,7 @@ export function bpePartCounter(merges: MergeTable, byteIds: Int32Array): PreToke
       ids[n] = byteIds[unit];
     }
     if (n < length) {
-      // Not ASCII: the UTF-8 bytes as TextEncoder writes them (a lone surrogate as U+FFFD), as the library.
+      // Not ASCII: TextEncoder's UTF-8 (a lone surrogate as U+FFFD), as the library.
       n = encoder.encodeInto(text, bytes).written;
       for (let i = 0; i < n; i++) ids[i] = byteIds[bytes[i]];
     }
@@ -75,7 +68,6 @@ function mergeByScan(merges: MergeTable, ids: Int32Array, ranks: Int32Array, n: 
   return n;
 }
 
-/** A binary min-heap of numbers. */
 class MinHeap {
   #items: Float64Array;
   size = 0;
@@ -119,10 +111,7 @@ class MinHeap {
   }
 }
 
-/**
- * Merges `ids[0..n)` over a linked list of positions, taking pairs from a heap keyed by (rank, position of the
- * left part's first byte); a popped pair that is no longer there is skipped. Returns the parts left.
- */
+/** Merges `ids[0..n)` over a linked list, pairs from a heap keyed by (rank, position); returns the parts left. */
 function mergeByHeap(merges: MergeTable, ids: Int32Array, n: number): number {
   const next = new Int32Array(n);
   const prev = new Int32Array(n);
@@ -141,7 +130,6 @@ function mergeByHeap(merges: MergeTable, ids: Int32Array, n: number): number {
     const rank = Math.floor(key / POSITION_SPAN);
     const at = key - rank * POSITION_SPAN;
     const right = next[at];
-    // Gone (merged into its left neighbour), or its pair changed since it was pushed.
     if (ids[at] < 0 || right < 0 || merges.rank(ids[at], ids[right]) !== rank) continue;
     ids[at] = merges.result(rank);
     ids[right] = -1;

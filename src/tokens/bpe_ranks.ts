@@ -1,42 +1,25 @@
 /**
- * The prebuilt BPE merges of a tokenizer directory: `bpe_ranks.bin` beside `tokenizer.json`, made from it by
- * `scripts/gen_bpe_ranks.ts`, so counting needs neither the library's vocabulary maps nor string-keyed merges.
- *
- * Format: one JSON header line (format, the SHA-256 of the source `tokenizer.json`, its outline without
- * `model.vocab`/`model.merges`, the merge count, the ids of the 256 byte-level symbols in byte order), padded
- * with spaces to a multiple of 4 bytes with its line feed; then per merge rank `r`, three little-endian u32:
- * left id, right id (-1 when not in the vocabulary: never applies), result id; then the slots of the
- * {@link MergeTable} (read, not built, at start).
- *
- * A count from it is the library's own: `bpe_count.ts` merges byte-level symbols by these ranks as the
- * library's BPE merges strings (lowest rank, then leftmost), over ids. That equals `encode`'s length only when
- * every part has an id, so the file is made only when merges close over the vocabulary (no unknown token,
- * byte fallback, suffixes or `ignore_merges`). Token ids still come from the library, built on first use.
- *
- * A file whose hash differs from the `tokenizer.json` loaded, or that is absent or cut short, is not used.
- * `tests/tokens_bpe_ranks.test.ts` checks that the shipped file is current.
- *
+ * The prebuilt BPE merges of a tokenizer directory: `bpe_ranks.bin` beside `tokenizer.json` (made by
+ * `scripts/gen_bpe_ranks.ts`), so counting needs neither the library's vocabulary nor string-keyed merges.
+ * Format: a JSON header line padded with spaces to a multiple of 4 bytes; per merge rank three little-endian u32
+ * (left id, right id or -1, result id); then the {@link MergeTable}'s slots. Made only when merges close over
+ * the vocabulary (counts then equal `encode`'s); a file of another `tokenizer.json` hash is not used.
  * @module
  */
 import { z } from "zod";
 import { parseJson } from "../core/json_read.ts";
 
-/** The file name, beside `tokenizer.json`. */
 export const BPE_RANKS_FILE = "bpe_ranks.bin";
 
-/** The format named in the header line. */
 export const BPE_RANKS_FORMAT = "compaction-bench/bpe-ranks@3";
 
 /** The header line of {@link BPE_RANKS_FILE}. */
 export const BpeRanksHeaderSchema = z.object({
   format: z.literal(BPE_RANKS_FORMAT),
-  /** SHA-256 (lowercase hex) of the `tokenizer.json` bytes the file was made from. */
   tokenizer_sha256: z.string().regex(/^[0-9a-f]{64}$/),
-  /** How many merges follow the header. */
   merges: z.number().int().nonnegative(),
-  /** How many slots the merge table has (a power of two, at least twice the merges), after the merges. */
+  /** Slots of the merge table (a power of two, at least twice the merges), after the merges. */
   slots: z.number().int().positive(),
-  /** How many distinct pairs the merges hold. */
   pairs: z.number().int().nonnegative(),
   /** The vocabulary id of the byte-level symbol of each byte 0–255. */
   byte_ids: z.array(z.number().int().nonnegative()).length(256),
@@ -44,7 +27,6 @@ export const BpeRanksHeaderSchema = z.object({
   outline: z.object({ model: z.object({ type: z.literal("BPE") }).loose() }).loose(),
 });
 
-/** Integers per merge in the file: left id, right id, result id. */
 const MERGE_WIDTH = 3;
 
 function pairHash(left: number, right: number): number {
@@ -60,24 +42,15 @@ function tableCapacity(count: number): number {
   return capacity;
 }
 
-/**
- * The merges as a hash table over their id pairs (open addressing, linear probing), answering as the library's
- * merge map of the same merges in rank order would: a pair listed twice keeps its last rank.
- */
+/** The merges as an open-addressing hash table over id pairs; a pair listed twice keeps its last rank. */
 export class MergeTable {
-  /** Left id, right id, result id of each rank. */
   readonly #merges: Int32Array;
   /** Slot → rank + 1 (0: empty). */
   readonly #slots: Int32Array;
   readonly #mask: number;
-  /** Distinct pairs. */
   readonly size: number;
 
-  /**
-   * The table of `merges`: three integers per rank (left id, right id, result id), in rank order. With
-   * `prebuilt`, the slots and distinct pairs this constructor made for these merges before (as
-   * {@link BPE_RANKS_FILE} holds them), which are taken as they are.
-   */
+  /** The table of `merges` (left, right, result id per rank); `prebuilt` slots and pairs are taken as they are. */
   constructor(merges: Int32Array, prebuilt?: { slots: Int32Array; pairs: number }) {
     if (prebuilt !== undefined) {
       this.#merges = merges;
@@ -129,22 +102,19 @@ export class MergeTable {
     }
   }
 
-  /** The id the merge of `rank` makes. */
   result(rank: number): number {
     return this.#merges[rank * MERGE_WIDTH + 2];
   }
 
-  /** The slots (slot → rank + 1, 0: empty), as {@link BPE_RANKS_FILE} stores them. */
   get slots(): Int32Array {
     return this.#slots;
   }
 }
 
-/** A read {@link BPE_RANKS_FILE}: the outline the library builds from, the merges, the byte-level symbols' ids. */
+/** A read {@link BPE_RANKS_FILE}: the outline, the merges, the byte-level symbols' ids. */
 export interface BpeRanks {
   outline: Record<string, unknown>;
   merges: MergeTable;
-  /** The vocabulary id of the byte-level symbol of each byte. */
   byteIds: Int32Array;
 }
 
@@ -160,7 +130,6 @@ export function byteLevelSymbols(): string[] {
   return symbols;
 }
 
-/** The model fields of `tokenizer.json` the BPE ranks file needs. */
 const ModelSchema = z.object({
   type: z.literal("BPE"),
   vocab: z.record(z.string(), z.number().int().nonnegative()),
@@ -175,10 +144,7 @@ const ModelSchema = z.object({
 
 const LITTLE_ENDIAN = new Uint8Array(new Uint16Array([1]).buffer)[0] === 1;
 
-/**
- * The bytes of {@link BPE_RANKS_FILE} for a parsed `tokenizer.json` whose bytes hash to `sha256`, or a reason
- * why counting from prebuilt ranks would not be exact for it (then no file is made).
- */
+/** The bytes of {@link BPE_RANKS_FILE} for a parsed `tokenizer.json`, or why prebuilt counts would not be exact. */
 export function bpeRanksBytes(
   tokenizerJson: unknown,
   sha256: string,
@@ -231,7 +197,6 @@ export function bpeRanksBytes(
   return { bytes };
 }
 
-/** The merges of the body (from byte `start` on) as integers, whatever the host's byte order. */
 function bodyIntegers(bytes: Uint8Array, start: number, count: number): Int32Array {
   if (LITTLE_ENDIAN && (bytes.byteOffset + start) % 4 === 0) {
     return new Int32Array(bytes.buffer, bytes.byteOffset + start, count);
@@ -243,10 +208,8 @@ function bodyIntegers(bytes: Uint8Array, start: number, count: number): Int32Arr
 }
 
 /**
- * The prebuilt merges in `dir` when its {@link BPE_RANKS_FILE} exists, is whole, and was made from the
- * `tokenizer.json` whose SHA-256 is `tokenizerSha256`; else null (absent, another tokenizer's, cut short, or
- * not in this format: an earlier format's file is not used, so the table is then built from `tokenizer.json`).
- * Its table must have the size this module gives that many merges and an empty slot (a lookup ends there).
+ * The prebuilt merges in `dir` when its {@link BPE_RANKS_FILE} exists, is whole, is this format and was made
+ * from the `tokenizer.json` of SHA-256 `tokenizerSha256`; else null (the table is built from `tokenizer.json`).
  */
 export async function readBpeRanks(dir: string, tokenizerSha256: string): Promise<BpeRanks | null> {
   let bytes: Uint8Array;

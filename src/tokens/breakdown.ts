@@ -1,6 +1,5 @@
 /**
  * Per-message token breakdown of a prompt, for reports and the `tokens --json` command.
- *
  * @module
  */
 import type { ChatMessage, ToolDefinition } from "../core/messages.ts";
@@ -8,30 +7,25 @@ import type { HfTokenCounter } from "./counter.ts";
 
 /** The tokens one message adds. */
 export interface MessageTokens {
-  /** Position in the message list. */
   index: number;
-  /** The message's role. */
   role: ChatMessage["role"];
-  /** Tokens added by this message (see {@link tokenBreakdown}); may be 0 or negative for odd templates. */
+  /** Tokens added by this message; may be 0 or negative for odd templates. */
   tokens: number;
 }
 
 /** Total tokens of a prompt and how they split across messages and the generation prompt. */
 export interface TokenBreakdown {
-  /** Exact tokens of the whole prompt with the generation prompt (what the model is sent). */
+  /** Exact tokens of the whole prompt with the generation prompt. */
   total: number;
-  /** Tokens added per message. */
   messages: MessageTokens[];
-  /** Tokens the generation prompt adds (`total` less the prompt rendered without it). */
+  /** Tokens the generation prompt adds. */
   generationPrompt: number;
 }
 
 /**
- * Splits a prompt's exact count. Message `i` gets `P(i+1) - P(i)`, where `P(k)` is the token count of the
- * first `k` messages rendered (with the tools) without the generation prompt, and `P(0) = 0`: so message 0
- * carries the template's preamble (BOS, the tools block), and a message the template changes in hindsight
- * (e.g. closing a run of tool results) is charged to the message that caused the change. The generation
- * prompt gets `total - P(n)`. The parts add up to `total` exactly.
+ * Splits a prompt's exact count: message `i` gets `P(i+1) - P(i)` (`P(k)`: the first `k` messages rendered
+ * without the generation prompt), so message 0 carries the preamble and a change in hindsight is charged to
+ * its cause; the generation prompt gets `total - P(n)`. The parts add up to `total` exactly.
  */
 export function tokenBreakdown(
   counter: HfTokenCounter,

@@ -1,8 +1,6 @@
 /**
- * Budget helpers over exact token counts. Every answer is checked by counting a complete rendered prompt:
- * BPE merges across the boundaries of pieces of text, so the tokens of a prompt are not the sum of the
- * tokens of its parts, and a search must count whole prompts (bisection keeps that to O(log n) counts).
- *
+ * Budget helpers over exact token counts: BPE merges across pieces, so a prompt's tokens are not the sum of its
+ * parts and a search counts whole prompts (bisection: O(log n) counts).
  * @module
  */
 import type { ChatMessage, ToolDefinition } from "../core/messages.ts";
@@ -11,7 +9,6 @@ import type { TokenCounter } from "./types.ts";
 /** The reserve kept free under a ceiling by default (tokens). */
 export const DEFAULT_RESERVE = 64;
 
-/** A prompt: its messages, or its messages with the tool definitions sent alongside. */
 export type Prompt = ChatMessage[] | { messages: ChatMessage[]; tools?: ToolDefinition[] };
 
 /**
@@ -19,8 +16,7 @@ export type Prompt = ChatMessage[] | { messages: ChatMessage[]; tools?: ToolDefi
  *
  * @example
  * ```ts ignore
- * const counter = await loadTokenCounter(); // the shipped Qwen3 tokenizer
- * countPrompt(counter, [{ role: "user", content: "Which river is longer?" }]);
+ * countPrompt(await loadTokenCounter(), [{ role: "user", content: "Which river is longer?" }]);
  * ```
  */
 export function countPrompt(counter: TokenCounter, prompt: Prompt): number {
@@ -35,10 +31,8 @@ export function fitsWithin(counter: TokenCounter, prompt: Prompt, limit: number)
 }
 
 /**
- * Tokens left for evidence: `ceiling - reserve - count(build(""))`, the ceiling less the reserve and the
- * tokens of the prompt with empty evidence (may be negative). It is a planning figure only: the evidence's
- * tokens inside the prompt need not equal its tokens alone (BPE does not add across boundaries), so a caller
- * must verify the final prompt with {@link fitsWithin} (or fit with {@link fitUnitsInOrder}).
+ * Tokens left for evidence: the ceiling less the reserve and the prompt with empty evidence (may be
+ * negative); a planning figure only: verify the final prompt with {@link fitsWithin}.
  */
 export function evidenceSpace(
   counter: TokenCounter,
@@ -51,16 +45,12 @@ export function evidenceSpace(
 
 /** The outcome of a fit: what was chosen and the exact token count of the prompt built from it. */
 export interface Fit<T> {
-  /** The chosen prefix. */
   chosen: T;
-  /** Exact tokens of the complete prompt built from `chosen` (over `limit` only if even the empty choice is). */
+  /** Exact tokens of the prompt built from `chosen` (over `limit` only if even the empty choice is). */
   tokens: number;
 }
 
-/**
- * Finds the largest `k` in `[lo, hi]` with `fits(k)` true, given that `fits(lo)` is true, by bisection:
- * the result fits and `k + 1` (when `k < hi`) does not. When `fits` is monotone this is the longest fit.
- */
+/** The largest `k` in `[lo, hi]` with `fits(k)`, given `fits(lo)`, by bisection. */
 function bisectLastFit(lo: number, hi: number, fits: (k: number) => boolean): number {
   let good = lo;
   let bad = hi + 1;
@@ -73,10 +63,8 @@ function bisectLastFit(lo: number, hi: number, fits: (k: number) => boolean): nu
 }
 
 /**
- * The longest prefix of `units` (kept in order, whole units only) whose complete prompt `build(prefix)`
- * counts at most `limit` tokens (put the reserve into `limit`). Bisection over exact counts of whole
- * prompts, never an estimate: about log2(units + 1) + 1 counts. The result fits and adding the next unit
- * would overflow. If even `build([])` overflows, returns no units and that prompt's count (> `limit`).
+ * The longest prefix of `units` (whole units, in order) whose prompt `build(prefix)` counts at most `limit`
+ * tokens, by bisection over exact counts; if even `build([])` overflows, no units and that count.
  */
 export function fitUnitsInOrder<T>(
   counter: TokenCounter,
@@ -115,10 +103,8 @@ export function cutPoints(text: string, boundary: CutBoundary): number[] {
 }
 
 /**
- * The longest prefix of `text`, cut at a `boundary` (default "sentence"; "word" cuts after a word,
- * "grapheme" never splits a character), whose complete prompt `build(prefix)` counts at most `limit`
- * tokens. Bisection over exact counts of whole prompts, like {@link fitUnitsInOrder}. Sentence and word
- * prefixes keep their text up to the cut as is (trailing spaces of a sentence included).
+ * The longest prefix of `text` cut at a `boundary` (default "sentence"; "grapheme" never splits a character)
+ * whose prompt `build(prefix)` counts at most `limit` tokens, by bisection over exact counts.
  */
 export function longestFittingPrefix(
   counter: TokenCounter,

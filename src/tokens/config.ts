@@ -1,7 +1,5 @@
 /**
- * The parts of a Hugging Face tokenizer directory the token counter reads, validated with zod:
- * `tokenizer_config.json` (chat template, special tokens) and the outline of `tokenizer.json`.
- *
+ * The parts of a Hugging Face tokenizer directory the token counter reads, validated with zod.
  * @module
  */
 import { z } from "zod";
@@ -12,7 +10,6 @@ export const SpecialTokenSchema = z.union([
   z.object({ content: z.string() }).loose(),
 ]).nullable().optional();
 
-/** One named template when `chat_template` is a list (`[{name: "default", template: "..."}]`). */
 const NamedTemplateSchema = z.object({ name: z.string(), template: z.string().min(1) });
 
 /** The fields of `tokenizer_config.json` the counter uses; other fields are kept as they are. */
@@ -31,7 +28,6 @@ export const TokenizerConfigSchema = z.object({
   cls_token: SpecialTokenSchema,
   mask_token: SpecialTokenSchema,
 }).loose();
-/** The fields of `tokenizer_config.json` the counter uses. */
 export type TokenizerConfig = z.infer<typeof TokenizerConfigSchema>;
 
 /** The outline of `tokenizer.json` checked before the tokenizer library builds from it. */
@@ -52,11 +48,8 @@ export const TokenizerJsonSchema = z.object({
 }).loose();
 
 /**
- * A pattern matching the added tokens of a tokenizer when splitting a text at them is exact: the tokenizer
- * itself splits added tokens out first and encodes each piece between them independently, so a count is the
- * sum of the pieces' counts plus one per added token. That holds when no added token strips neighbouring
- * spaces or must stand as a single word, and added tokens are matched on the raw text (`normalized: false`,
- * or no normalizer at all). Otherwise null: the counter then encodes whole texts.
+ * A pattern matching the added tokens when splitting a text at them is exact (the tokenizer splits them out
+ * first; no added token strips spaces or is single-word, and all match the raw text); else null.
  */
 export function addedTokenSplitter(json: z.infer<typeof TokenizerJsonSchema>): RegExp | null {
   const tokens = json.added_tokens;
@@ -76,11 +69,8 @@ export function addedTokenSplitter(json: z.infer<typeof TokenizerJsonSchema>): R
 }
 
 /**
- * The pre-tokenizer regexes (Hugging Face `Split`, behaviour `Isolated`) under which a line break is a hard
- * boundary: no alternative matches across a line break into a following non-whitespace character (a run of
- * `\r`/`\n` only ever ends a match: `[^\r\n…]?` excludes it, `[\r\n]*`/`[\r\n]+` end the match, and the
- * whitespace alternatives cannot take a non-whitespace character), and nothing looks behind. Checked by hand
- * for each pattern; the Qwen2/Qwen3 pattern and the three of DeepSeek-V3.
+ * The pre-tokenizer regexes (`Split`, `Isolated`) under which a line break followed by non-whitespace is a hard
+ * boundary and nothing looks behind, checked by hand: Qwen2/Qwen3's and DeepSeek-V3's three.
  */
 const LINE_SAFE_SPLIT_PATTERNS: ReadonlySet<string> = new Set([
   "(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\\r\\n\\p{L}\\p{N}]?\\p{L}+|\\p{N}| ?[^\\s\\p{L}\\p{N}]+[\\r\\n]*|\\s*[\\r\\n]+|\\s+(?!\\S)|\\s+",
@@ -93,17 +83,9 @@ const LINE_SAFE_SPLIT_PATTERNS: ReadonlySet<string> = new Set([
 export const LINE_BREAK_CUT = /[\r\n](?=\P{White_Space})/gu;
 
 /**
- * {@link LINE_BREAK_CUT} when cutting a text (that holds no added token) just after a line break followed by
- * a non-whitespace character, and counting the pieces separately, gives exactly the count of the whole text;
- * else null. That holds when
- *
- * - the normalizer is absent, empty or NFC (a line break is a starter that never composes, so NFC of the
- *   whole equals NFC of the pieces), and
- * - the pre-tokenizer is a sequence of `Split` (Isolated, not inverted) over the hand-checked patterns of
- *   {@link LINE_SAFE_SPLIT_PATTERNS}, ending with a `ByteLevel` that does not add a prefix space or use its
- *   own regex: then every pre-token ends at such a cut, and BPE encodes pre-tokens independently.
- *
- * Any other tokenizer gets null and whole texts are counted.
+ * {@link LINE_BREAK_CUT} when counting the pieces of a text (with no added token) cut after a line break that
+ * non-whitespace follows gives the whole text's count, else null: the normalizer is absent or NFC, and the
+ * pre-tokenizer is `Split`s over {@link LINE_SAFE_SPLIT_PATTERNS} then a `ByteLevel` without prefix space/regex.
  */
 export function lineBreakSplitter(json: z.infer<typeof TokenizerJsonSchema>): RegExp | null {
   const normalizer = json.normalizer as { type?: string; normalizers?: unknown[] } | null | undefined;
@@ -132,7 +114,7 @@ export function lineBreakSplitter(json: z.infer<typeof TokenizerJsonSchema>): Re
   return LINE_BREAK_CUT;
 }
 
-/** The names under which the chat template sees the configured special tokens (as `transformers` passes them). */
+/** The names under which the chat template sees the special tokens (as `transformers` passes them). */
 export const SPECIAL_TOKEN_FIELDS = [
   "bos_token",
   "eos_token",
@@ -166,7 +148,6 @@ export function formatIssues(issues: readonly z.core.$ZodIssue[], prefix = ""): 
   return issues.map((issue) => `${formatPath(prefix, issue.path)}: ${issue.message}`).join("; ");
 }
 
-/** Renders an issue path as `messages[2].tool_calls[0].function.name`. */
 export function formatPath(prefix: string, path: readonly PropertyKey[]): string {
   let out = prefix;
   for (const key of path) {

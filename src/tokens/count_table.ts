@@ -1,26 +1,16 @@
 /**
- * A count cache for short texts (pre-tokens) keyed by their exact characters, copied into a pool of UTF-16
- * units, in an open-addressing table of typed arrays: a lookup hashes the units (FNV-1a) and compares them,
- * with no string made (a `Map` of fresh strings was the cost of counting new text).
- *
- * Bounded by `maxEntries` and `maxUnits`: when either would be exceeded the table is emptied (no per-entry
- * eviction in open addressing); texts over `maxLength` are not cached. A hit compares every unit, so no text
- * is ever answered with another's count.
- *
+ * A count cache for short texts keyed by their exact characters, pooled as UTF-16 units in an open-addressing
+ * table of typed arrays (FNV-1a; a lookup makes no string). Emptied when full; a hit compares every unit.
  * @module
  */
 
-/**
- * FNV-1a over the UTF-16 units of `text`, as a signed 32-bit integer (what the table's `Int32Array` holds: the
- * offset basis itself, the hash of an empty text, is above 2^31 unsigned).
- */
+/** FNV-1a over the UTF-16 units of `text`, as a signed 32-bit integer (what the `Int32Array` holds). */
 function unitsHash(text: string): number {
   let hash = 0x811c9dc5 | 0;
   for (let i = 0; i < text.length; i++) hash = Math.imul(hash ^ text.charCodeAt(i), 0x01000193);
   return hash;
 }
 
-/** Counts of short texts, keyed by their characters (see the module doc). */
 export class ShortTextCounts {
   readonly #maxEntries: number;
   readonly #maxLength: number;
@@ -36,10 +26,7 @@ export class ShortTextCounts {
   /** How many times the table was emptied because it was full. */
   resets = 0;
 
-  /**
-   * A table of at most `maxEntries` entries and `maxUnits` pooled UTF-16 units, for texts of at most
-   * `maxLength` units.
-   */
+  /** A table of at most `maxEntries` entries and `maxUnits` pooled units, for texts up to `maxLength` units. */
   constructor(maxEntries: number, maxUnits: number, maxLength: number) {
     this.#maxEntries = maxEntries;
     this.#maxLength = maxLength;
@@ -54,7 +41,6 @@ export class ShortTextCounts {
     this.#counts = new Int32Array(maxEntries);
   }
 
-  /** Entries held. */
   get size(): number {
     return this.#size;
   }

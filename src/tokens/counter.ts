@@ -1,7 +1,5 @@
 /**
- * The exact token counter: chat template rendering ({@link ChatTemplate}) followed by the model's own
- * tokenizer (`@huggingface/tokenizers` over `tokenizer.json`), with counts cached by content hash.
- *
+ * The exact token counter: the chat template, then the model's own tokenizer, counts cached by content.
  * @module
  */
 import { createHash } from "node:crypto";
@@ -14,7 +12,7 @@ import type { PreTokenCounter } from "./pre_token_count.ts";
 import type { TextCountCache } from "./text_cache.ts";
 import type { FifoMap } from "../core/fifo_map.ts";
 
-/** At most this many counts of pieces are cached per tokenizer, in each of its two caches; past it the oldest are dropped. */
+/** At most this many piece counts are cached per tokenizer in each of its two caches (oldest dropped). */
 export const COUNT_CACHE_LIMIT = 50_000;
 
 /** The pieces cached under their own text total at most this many UTF-16 units per tokenizer. */
@@ -23,49 +21,32 @@ export const COUNT_CACHE_CHARS = 2 * 1024 * 1024;
 /** At most this many prompt counts are kept per tokenizer (see {@link promptKey}); the oldest are dropped. */
 export const PROMPT_CACHE_LIMIT = 20_000;
 
-/** A built tokenizer directory: what is expensive to make, shared by every counter over that directory. */
+/** A built tokenizer directory: what is expensive to make, shared by its counters. */
 export interface LoadedTokenizer {
-  /** Short name (the directory's base name, e.g. "qwen3"). */
   name: string;
-  /** Tokenizer identity hash, see `tokenizerHash` in load.ts. */
   hash: string;
-  /** The directory the files were read from. */
   dir: string;
-  /**
-   * The library's tokenizer built from tokenizer.json and tokenizer_config.json (for token ids): built at load,
-   * or on first call where counts come from prebuilt ranks.
-   */
+  /** The library's tokenizer (for token ids): built at load, or on first call with prebuilt ranks. */
   tokenizer: () => Tokenizer;
   /** True when pieces are counted from the directory's prebuilt BPE ranks (`bpe_ranks.ts`). */
   fromRanks: boolean;
-  /** The compiled chat template. */
   template: ChatTemplate;
-  /** Token counts of pieces up to {@link TEXT_KEY_LIMIT} UTF-16 units, keyed by the piece's text. */
   counts: TextCountCache;
-  /** Token counts of longer pieces, keyed by the SHA-256 (hex) of the piece's UTF-8 bytes. */
   hashedCounts: FifoMap<string, number>;
-  /** Counts of rendered prompts keyed by {@link promptKey}. */
   promptCounts: FifoMap<string, number>;
-  /** Matches added tokens where splitting at them is exact (see `addedTokenSplitter`), else null. */
+  /** Matches added tokens where splitting at them is exact, else null. */
   splitter: RegExp | null;
-  /**
-   * Matches the line breaks after which a piece with no added token may be cut and counted in parts
-   * exactly (see `lineBreakSplitter`), else null. Used only together with `splitter`.
-   */
+  /** Matches the line breaks after which a piece may be cut and counted in parts exactly, else null. */
   lineCut: RegExp | null;
   /** True when no added token `splitter` matches holds a `\r` or `\n`. */
   splitterLineFree: boolean;
-  /**
-   * Counts a piece with no added token by its pre-tokens, each count cached, where that is exact (see
-   * `pre_token_count.ts`), else null (pieces are encoded whole).
-   */
+  /** Counts a piece with no added token by its cached pre-tokens where exact, else null. */
   countByPreToken: PreTokenCounter | null;
 }
 
 /**
- * Pieces up to this many UTF-16 units are cached under their own text (bounded in total by
- * {@link COUNT_CACHE_CHARS}); longer ones under their SHA-256. A prompt's lines are pieces: keyed by their
- * text, a line seen before is found without hashing it with SHA-256 (most of the time counting took).
+ * Pieces up to this many UTF-16 units are cached under their own text (a line seen before is found without
+ * SHA-256, most of counting's time); longer ones under their SHA-256.
  */
 export const TEXT_KEY_LIMIT = 8192;
 
@@ -77,66 +58,50 @@ export class HfTokenCounter implements TokenCounter {
   readonly #loaded: LoadedTokenizer;
   readonly #options: CounterOptions;
 
-  /** Wraps a loaded tokenizer; use `loadTokenCounter` rather than calling this directly. */
+  /** Wraps a loaded tokenizer; use `loadTokenCounter`. */
   constructor(loaded: LoadedTokenizer, options: CounterOptions = {}) {
     this.#loaded = loaded;
     this.#options = options;
   }
 
-  /** Short name of the tokenizer (the directory's base name). */
   get name(): string {
     return this.#loaded.name;
   }
 
-  /** Identity hash of the tokenizer files (see `tokenizerHash` in load.ts). */
   get hash(): string {
     return this.#loaded.hash;
   }
 
-  /** The directory the tokenizer files were read from. */
   get dir(): string {
     return this.#loaded.dir;
   }
 
-  /**
-   * True when counts add up at a line break followed by a non-whitespace character (see
-   * {@link TokenCounter.additiveAtLineBreaks}): both cuts are exact (`addedTokenSplitter`, `lineBreakSplitter`)
-   * and no added token holds a line break, so none spans the join.
-   */
+  /** Whether counts add up at a line break before non-whitespace: both cuts exact, no added token holds one. */
   get additiveAtLineBreaks(): boolean {
     return this.#loaded.splitter !== null && this.#loaded.lineCut !== null && this.#loaded.splitterLineFree;
   }
 
-  /** True when counts come from the directory's prebuilt BPE ranks (`bpe_ranks.bin`, see `bpe_ranks.ts`). */
+  /** True when counts come from the directory's prebuilt BPE ranks (`bpe_ranks.bin`). */
   get fromPrebuiltRanks(): boolean {
     return this.#loaded.fromRanks;
   }
 
-  /** How many counts are cached for this tokenizer (shared by every counter of its directory). */
+  /** How many counts are cached for this tokenizer. */
   get cachedCounts(): number {
     return this.#loaded.counts.size + this.#loaded.hashedCounts.size;
   }
 
-  /**
-   * The prompt text exactly as the model sees it: the messages rendered by the chat template, with the
-   * generation prompt unless `addGenerationPrompt` is false, and `enable_thinking: false`.
-   */
+  /** The prompt text exactly as the model sees it (`enable_thinking: false`). */
   render(messages: ChatMessage[], tools?: ToolDefinition[], addGenerationPrompt = true): string {
     return this.#loaded.template.render(messages, tools, { ...this.#options, addGenerationPrompt });
   }
 
-  /**
-   * Token ids of `text`, special tokens written in the text recognised as such, none added
-   * (`add_special_tokens: false`, as `apply_chat_template` tokenizes).
-   */
+  /** Token ids of `text`, special tokens in the text recognised, none added (as `apply_chat_template`). */
   encode(text: string): number[] {
     return this.#loaded.tokenizer().encode(text, { add_special_tokens: false }).ids;
   }
 
-  /**
-   * Token count of the rendered messages with the generation prompt. A prompt counted before (the same
-   * template view, tools and generation prompt: see `promptKey`) is not rendered again.
-   */
+  /** Token count of the messages with the generation prompt; a prompt counted before is not rendered again. */
   countMessages(messages: ChatMessage[], tools?: ToolDefinition[]): number {
     return this.#countPrompt(messages, tools, true);
   }
@@ -146,7 +111,7 @@ export class HfTokenCounter implements TokenCounter {
     return this.#countPrompt(messages, tools, false);
   }
 
-  /** How many prompt counts are kept for this tokenizer (shared by every counter of its directory). */
+  /** How many prompt counts are kept for this tokenizer. */
   get cachedPrompts(): number {
     return this.#loaded.promptCounts.size;
   }
@@ -172,10 +137,8 @@ export class HfTokenCounter implements TokenCounter {
   }
 
   /**
-   * Token count of a plain text, no template and no special tokens added. Where exact (see
-   * `addedTokenSplitter` and `lineBreakSplitter`), the text is cut at added tokens such as `<|im_start|>` and
-   * after line breaks that a non-whitespace character follows, and each piece is counted and cached on its
-   * own, so prompts that share messages or lines share most of their counting work.
+   * Token count of a plain text, no template or special tokens added; where exact, cut at added tokens and
+   * after line breaks, each piece counted and cached, so prompts sharing lines share their counting.
    */
   countText(text: string): number {
     const splitter = this.#loaded.splitter;
@@ -199,8 +162,7 @@ export class HfTokenCounter implements TokenCounter {
     if (lineCut === null) return this.#countPiece(text);
     let total = 0;
     let last = 0;
-    // The cut matches the one line break it cuts after (`LINE_BREAK_CUT`, global), so where a match ends is
-    // `lastIndex`, which `test` sets without making a match object.
+    // Where the one-line-break match ends is `lastIndex`, which `test` sets without a match object.
     lineCut.lastIndex = 0;
     while (lineCut.test(text)) {
       const end = lineCut.lastIndex;
@@ -211,7 +173,7 @@ export class HfTokenCounter implements TokenCounter {
     return total;
   }
 
-  /** Count of a piece that is encoded whole; cached by the piece's text (up to TEXT_KEY_LIMIT) or its SHA-256. */
+  /** Count of a piece encoded whole, cached by its text (up to TEXT_KEY_LIMIT) or its SHA-256. */
   #countPiece(text: string): number {
     if (text.length <= TEXT_KEY_LIMIT) {
       const counts = this.#loaded.counts;

@@ -1,11 +1,7 @@
 /**
- * Builds a `TokenCounter` from a Hugging Face tokenizer directory (`tokenizer.json` +
- * `tokenizer_config.json` with a chat template), once per directory per process. Where the directory holds
- * prebuilt BPE ranks made from that very `tokenizer.json` (`bpe_ranks.bin`, see `bpe_ranks.ts`), counts
- * come from them, `tokenizer.json` is only hashed (streamed, never held: 11 MB for Qwen3) and the library's
- * full tokenizer (token ids) is built only when first asked for, from the file read again then (refused if
- * it no longer has the hash it was loaded with).
- *
+ * Builds a `TokenCounter` from a Hugging Face tokenizer directory, once per directory per process. With
+ * prebuilt BPE ranks of that very `tokenizer.json`, it is only hashed (streamed) and the library's tokenizer is
+ * built on first ask for token ids, from the file read again (refused if its hash changed).
  * @module
  */
 import { createHash } from "node:crypto";
@@ -45,10 +41,8 @@ import { parseJson as parseBoundedJson } from "../core/json_read.ts";
 export const TOKENIZER_FILES = ["tokenizer.json", "tokenizer_config.json"] as const;
 
 /**
- * The identity hash of a tokenizer directory: SHA-256 (lowercase hex) of the UTF-8 text
- * `"<sha256(tokenizer.json)>  tokenizer.json\n<sha256(tokenizer_config.json)>  tokenizer_config.json\n"`,
- * i.e. of exactly what `sha256sum tokenizer.json tokenizer_config.json` prints in that directory, so an
- * auditor can check it with `sha256sum tokenizer.json tokenizer_config.json | sha256sum`.
+ * The identity hash of a tokenizer directory: SHA-256 of what `sha256sum tokenizer.json tokenizer_config.json`
+ * prints there (so an auditor checks it with `… | sha256sum`).
  */
 export function tokenizerHash(tokenizerJson: Uint8Array, tokenizerConfig: Uint8Array): string {
   return listingHash(sha256(tokenizerJson), sha256(tokenizerConfig));
@@ -65,11 +59,8 @@ function listingHash(jsonSha: string, configSha: string): string {
 const loaded = new Map<string, Promise<LoadedTokenizer>>();
 
 /**
- * The token counter of the tokenizer in `dir` (default: the shipped Qwen3 files, `DEFAULT_TOKENIZER_DIR`).
- * The tokenizer is built once per directory per process (the promise is memoized; a failed load is
- * forgotten so it can be retried); counters of the same directory share their count cache.
- * Throws a {@link UsageError} naming the file and field when a file is missing, is not JSON, or
- * `tokenizer_config.json` has no usable `chat_template`.
+ * The token counter of the tokenizer in `dir` (default the shipped Qwen3), built once per directory per process
+ * (a failed load is retried); throws a {@link UsageError} naming the file and field when it is unusable.
  */
 export async function loadTokenCounter(
   dir: string = DEFAULT_TOKENIZER_DIR,
@@ -85,10 +76,7 @@ export async function loadTokenCounter(
   return await promise.then((tokenizer) => new HfTokenCounter(tokenizer, options));
 }
 
-/**
- * The tokenizer directory `--tokenizer PATH` names: PATH itself, or the folder of a `tokenizer.json` file
- * (its `tokenizer_config.json` beside it), as the seeds spell it. Another file is refused, naming it.
- */
+/** The tokenizer directory `--tokenizer PATH` names: PATH, or a `tokenizer.json` file's folder (else refused). */
 export async function tokenizerDirectory(path: string): Promise<string> {
   let info: Deno.FileInfo;
   try {
@@ -135,10 +123,7 @@ async function hashFile(path: string): Promise<string> {
   return hash.digest("hex");
 }
 
-/**
- * `tokenizer.json` read again (synchronously: token ids are asked for synchronously) for the library's full
- * tokenizer, after the load hashed it: refused unless its bytes still have that hash.
- */
+/** `tokenizer.json` read again (synchronously) for the library's tokenizer, refused unless its hash still holds. */
 function readAgain(path: string, sha: string): Uint8Array {
   let bytes: Uint8Array;
   try {
@@ -152,10 +137,7 @@ function readAgain(path: string, sha: string): Uint8Array {
   return bytes;
 }
 
-/**
- * Renders a small conversation once at load, so a template that loops (or builds a huge string) whatever it
- * is given is refused before any run starts. Other template errors are left to the real messages.
- */
+/** Renders a small conversation once at load, so a template that loops whatever it is given is refused early. */
 function probeTemplate(template: ChatTemplate): void {
   const probe: ChatMessage[] = [
     { role: "system", content: "probe" },
@@ -205,7 +187,7 @@ async function buildTokenizer(dir: string): Promise<LoadedTokenizer> {
   let jsonBytes: Uint8Array | undefined;
   let tokenizerRaw: unknown;
   if (prebuilt === null) {
-    // Parsed now: read whole, and hashed as read (it may have changed since it was hashed above).
+    // Parsed now, and hashed as read (it may have changed since).
     jsonBytes = await readFile(jsonPath);
     jsonSha = sha256(jsonBytes);
     tokenizerRaw = parseJson(jsonPath, jsonBytes);

@@ -1,52 +1,37 @@
 /**
- * Counting by pre-token. A BPE model encodes each pre-token on its own, so where the normalizer and
- * pre-tokenizer meet `lineBreakSplitter`'s conditions (no normalizer or NFC; `Split` steps over hand-checked
- * patterns, then `ByteLevel` without a prefix space) and the model is a BPE without dropout, a text without
- * added tokens counts as the sum of its pre-tokens. The text is cut by the library's own normalizer and
- * `Split` steps (the cut `encode` makes; `stepCut` uses `String.prototype.match` where it gives the same
- * pieces) and each pre-token's count is cached under its text: natural text repeats its words.
- *
- * The parity tests hold the counts to Python `transformers`. Where a library version does not expose these
- * stages as expected, texts are encoded whole.
- *
+ * Counting by pre-token: a BPE model encodes each pre-token alone, so where the normalizer and pre-tokenizer
+ * meet `lineBreakSplitter`'s conditions a text without added tokens counts as the sum of its pre-tokens, each
+ * count cached under its text. Cut by the library's own steps; parity tests hold counts to `transformers`.
  * @module
  */
 import type { Tokenizer } from "@huggingface/tokenizers";
 import { ShortTextCounts } from "./count_table.ts";
 
-/** At most this many pre-token counts are cached per tokenizer; past it the oldest are dropped. */
+/** At most this many pre-token counts are cached per tokenizer (oldest dropped). */
 export const PRE_TOKEN_CACHE_LIMIT = 100_000;
 
 /** The cached pre-tokens total at most this many UTF-16 units per tokenizer. */
 export const PRE_TOKEN_CACHE_CHARS = 1024 * 1024;
 
-/** Pre-tokens longer than this many UTF-16 units are not cached (rare: long runs of one class of character). */
+/** Pre-tokens longer than this many UTF-16 units are not cached. */
 export const PRE_TOKEN_CACHE_LENGTH = 64;
 
 /** Counts a text that holds no added token, by pre-token. */
 export type PreTokenCounter = (text: string) => number;
 
-/** A UTF-16 unit outside ASCII (a surrogate of an astral character included). */
 const NON_ASCII = /[\u0080-\uffff]/;
 
-/** A pre-tokenizer step of the library. */
 interface PreTokenizerStep {
   pre_tokenize(text: string | string[], options: { section_index: number }): string[];
-  /** A `Split` step's configuration and compiled pattern (the library's own fields). */
   config?: { type?: unknown; invert?: unknown; behavior?: unknown };
   pattern?: unknown;
 }
 
-/** A text cut into pieces: the pieces, in order. */
 type Cut = (text: string) => string[];
 
 /**
- * The cut a `Split` step makes of one text, without the library's match objects where that gives the same
- * pieces: a `Split` that keeps its matches in place ("isolated", not inverted) cuts a text into its pattern's
- * matches and the text between them, empty pieces dropped (the library's `regex_split`). Where the matches
- * cover the whole text (their lengths add up to it), the pieces are exactly the non-empty matches, which
- * `String.prototype.match` returns as strings alone; otherwise the step's own cut is used. Any other step
- * is cut by the library.
+ * The cut a `Split` step makes of one text: where its matches cover the whole text, the non-empty matches
+ * (`String.prototype.match`, no match objects); otherwise, and for any other step, the library's own cut.
  */
 function stepCut(step: PreTokenizerStep, options: { section_index: number }): Cut {
   const pattern = step.pattern;
@@ -75,7 +60,6 @@ function stepCut(step: PreTokenizerStep, options: { section_index: number }): Cu
 /** The parts of the library's `Tokenizer` used here (not in its published types). */
 interface TokenizerStages {
   normalizer: ((text: string) => string) | null;
-  /** A `Sequence` pre-tokenizer: its steps. */
   pre_tokenizer: { tokenizers?: unknown } | null;
   model: ((tokens: string[]) => string[]) | null;
   remove_space?: unknown;
@@ -89,12 +73,8 @@ export interface ModelOutline {
 }
 
 /**
- * A {@link PreTokenCounter} over `tokenizer`, or null where counting by pre-token is not known to be exact.
- * `lineSafe` says that the normalizer and pre-tokenizer meet `lineBreakSplitter`'s conditions (its result is
- * not null); `model` is `tokenizer.json`'s model. `countPreToken` counts the tokens of one pre-token, given
- * its text before the byte-level mapping (default: the length of what the tokenizer's model encodes its
- * byte-level form to; `load.ts` gives the count from prebuilt merges, `bpe_count.ts`, which maps the bytes
- * itself: `lineSafe` means the byte-level step adds no prefix space and uses no regex of its own).
+ * A {@link PreTokenCounter} over `tokenizer`, or null where counting by pre-token is not known exact (`lineSafe`:
+ * `lineBreakSplitter` holds). `countPreToken` counts one pre-token (default: its model encoding's length).
  */
 export function preTokenCounter(
   tokenizer: Tokenizer,
@@ -121,8 +101,7 @@ export function preTokenCounter(
   const byteLevel = steps[steps.length - 1] as PreTokenizerStep;
   const options = { section_index: 0 };
   const cuts = splits.map((split) => stepCut(split, options));
-  // Keyed by a copy of the characters (count_table.ts): no string of the line is kept.
-  // NFC leaves ASCII text as it is (no ASCII character decomposes or composes): such a line skips it.
+  // Keyed by a copy of the characters (no string of the line is kept); NFC leaves ASCII as it is.
   const nfc = normalize !== null && (normalize as unknown as { form?: unknown }).form === "NFC" &&
     (normalize as unknown as { config?: { type?: unknown } }).config?.type === "NFC";
   const counts = new ShortTextCounts(PRE_TOKEN_CACHE_LIMIT, PRE_TOKEN_CACHE_CHARS, PRE_TOKEN_CACHE_LENGTH);

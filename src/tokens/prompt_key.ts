@@ -1,15 +1,7 @@
 /**
- * The key under which a prompt's count is kept (`HfTokenCounter`'s prompt cache): a SHA-256 of everything the
- * render depends on (the template's view of the messages, the tools, the generation prompt). Two prompts share
- * a key only when their renders are the same; where a text cannot tell that, there is no key and the prompt is
- * rendered each time.
- *
- * Two texts are hashed, never the same one for two kinds of input:
- * - the plain case (no tools, arguments as given, every field a string): each field as its length, a colon
- *   and its text (`-` when absent), starting with `P` (no JSON escaping: it is the cheap path);
- * - otherwise the JSON text of `[generationPrompt, view, tools]` (starts with `[`), where {@link jsonFaithful}
- *   holds.
- *
+ * The key of a prompt's cached count: a SHA-256 of everything the render depends on (the messages' template
+ * view, the tools, the generation prompt), or none where a text cannot tell renders apart. Two texts, never
+ * alike: a plain one (`P`, each field as length, colon, text) or the JSON of `[generationPrompt, view, tools]`.
  * @module
  */
 import { createHash } from "node:crypto";
@@ -17,10 +9,8 @@ import type { ChatMessage, ToolDefinition } from "../core/messages.ts";
 import { templateView, type TemplateViewOptions } from "./template.ts";
 
 /**
- * True when `value` is plain JSON data that `JSON.stringify` writes without loss: strings, booleans, null,
- * finite numbers other than -0, arrays without holes, and objects with the plain or no prototype and no
- * undefined member. Two such values with the same JSON text are the same to a template (same keys in the same
- * order, same values).
+ * True when `value` is plain JSON data that `JSON.stringify` writes without loss (no -0, holes, undefined
+ * members or other prototypes): two such values with the same text are the same to a template.
  */
 export function jsonFaithful(value: unknown): boolean {
   switch (typeof value) {
@@ -60,10 +50,8 @@ function optionalField(value: unknown): string | null {
 }
 
 /**
- * The plain text of the view of `messages` (arguments as given), or null where a field is not a string (then
- * the JSON text decides). What `templateView` keeps, in its order: the role; the content, null or absent as
- * `""`; the tool calls (absent, or their count then each call's id, type, name and arguments); the tool call
- * id; the name.
+ * The plain text of the view of `messages` in `templateView`'s field order (role, content, tool calls, tool call
+ * id, name), or null where a field is not a string.
  */
 export function plainPromptText(messages: readonly ChatMessage[], generationPrompt: boolean): string | null {
   let text = `P${generationPrompt ? "g" : "n"}${messages.length}|`;
@@ -102,7 +90,7 @@ export function plainPromptText(messages: readonly ChatMessage[], generationProm
   return text;
 }
 
-/** The prompt's cache key (SHA-256, hex), or null where no text tells its render apart (see the module doc). */
+/** The prompt's cache key (SHA-256, hex), or null where no text tells its render apart. */
 export function promptKey(
   messages: ChatMessage[],
   tools: ToolDefinition[] | undefined,

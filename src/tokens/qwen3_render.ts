@@ -1,15 +1,7 @@
 /**
- * Qwen3's chat template (the shipped `tokenizer_config.json`'s, identified by the SHA-256 of its text) written
- * out in TypeScript, for the common case: no tool definitions, every message's role and content strings and
- * every tool call's name and arguments strings. It gives the very text `@huggingface/jinja` renders from that
- * template (with `enable_thinking: false`), including that library's own readings of the template: `strip`,
- * `lstrip` and `rstrip` drop all white space whatever their argument, as `String.prototype.trim` does. Any
- * other input returns null and is rendered by the interpreter.
- *
- * It spares the interpreter's work on every bisection step of a fit. `tests/tokens_qwen3_render.test.ts`
- * compares the two renders over thousands of generated conversations and the parity battery.
- * messages anywhere, empty contents) and the parity battery.
- *
+ * Qwen3's chat template (by the SHA-256 of its text) written out in TypeScript for plain input (no tools,
+ * string fields), giving the very text `@huggingface/jinja` renders (its `strip` drops all white space), so
+ * a fit's bisection skips the interpreter; other input returns null. tests/tokens_qwen3_render.test.ts compares.
  * @module
  */
 
@@ -28,10 +20,7 @@ function plainFunction(call: unknown): PlainFunction | null {
   return typeof fn.name === "string" && typeof fn.arguments === "string" ? fn as PlainFunction : null;
 }
 
-/**
- * The render of the template view `messages` (see `templateView`) without tool definitions, or null where
- * the input is not the plain case this module covers.
- */
+/** The render of the template view `messages` without tool definitions, or null outside the plain case. */
 export function renderQwen3(
   messages: readonly Record<string, unknown>[],
   addGenerationPrompt: boolean,

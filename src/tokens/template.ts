@@ -1,8 +1,6 @@
 /**
- * Renders OpenAI-format chat messages with a model's own Jinja chat template (`@huggingface/jinja`), with
- * the variables `transformers`' `apply_chat_template` passes: `messages`, `tools`, `documents`,
- * `add_generation_prompt`, the special tokens of `tokenizer_config.json`, and `enable_thinking: false`.
- *
+ * Renders chat messages with a model's own Jinja chat template (`@huggingface/jinja`), with the variables
+ * `transformers`' `apply_chat_template` passes and `enable_thinking: false`.
  * @module
  */
 import { createHash } from "node:crypto";
@@ -14,18 +12,11 @@ import { parseJson } from "../core/json_read.ts";
 
 /** How OpenAI-format messages are turned into what the chat template sees. */
 export interface TemplateViewOptions {
-  /**
-   * Parse each tool call's `arguments` JSON string into an object before rendering (as vLLM-style servers
-   * do), so templates such as Qwen3's print it with `tojson`. Default false: the string is passed as given,
-   * exactly as `transformers` `apply_chat_template` receives OpenAI messages. Arguments that are not valid
-   * JSON stay strings.
-   */
+  /** Parse tool-call `arguments` JSON into objects before rendering (as vLLM does); default: passed as given. */
   parseToolArguments?: boolean;
   /**
-   * Tool calls whose `arguments` were a JSON object in the source (the Hugging Face convention), keyed
-   * `"<message index>:<call index>"`: their arguments (kept as that object's JSON text) are parsed back into
-   * the object before rendering, so the template prints them exactly as `transformers` does for an object
-   * (Qwen3's `tojson`: `{"key": value}` with spaces). Every other call's string is passed as given.
+   * Tool calls whose `arguments` were a JSON object in the source, keyed `"<message index>:<call index>"`: parsed
+   * back before rendering, so the template prints them as `transformers` does an object.
    */
   objectArgumentCalls?: ReadonlySet<string>;
 }
@@ -36,12 +27,8 @@ export function toolCallKey(messageIndex: number, callIndex: number): string {
 }
 
 /**
- * The template view of a message list: a copy with `content: null` replaced by `""`, keys whose value is
- * `undefined` dropped, and, with `parseToolArguments`, tool-call arguments parsed from JSON.
- *
- * Why null becomes `""`: an OpenAI assistant message with `tool_calls` usually has `content: null`, and
- * Qwen3's template (in `transformers` as here) fails on it (`'</think>' in None`). The cost: a template that
- * tests `content is none` (DeepSeek-V3's renders tool calls only then) takes its text branch instead.
+ * The template view of a message list: `content: null` as `""` (Qwen3's template fails on None, as in
+ * `transformers`), `undefined` keys dropped, and with `parseToolArguments` arguments parsed.
  */
 export function templateView(
   messages: ChatMessage[],
@@ -90,28 +77,20 @@ function compileTemplate(template: string, source: string): Template {
 }
 
 /**
- * A chat template with the tokenizer's special tokens bound. Qwen3's shipped template (that very text, by its
- * SHA-256: it parses) is compiled only when something is rendered by the interpreter, which a run of plain
- * messages never needs (compiling it costs ~15 ms of every start-up); any other text is compiled at once, so
- * a template that does not parse is refused at load.
+ * A chat template with the tokenizer's special tokens bound. Qwen3's shipped template is compiled only when the
+ * interpreter renders (~15 ms of start-up otherwise); any other is compiled at once (refused at load).
  */
 export class ChatTemplate {
   readonly #text: string;
   #compiled: Template | undefined;
   readonly #specialTokens: Record<string, string>;
   readonly #source: string;
-  /**
-   * False when the template reads the clock (`strftime_now`): then the same messages may render differently
-   * from one call to the next, and a render's count is not reused.
-   */
+  /** False when the template reads the clock (`strftime_now`): its renders' counts are not reused. */
   readonly pure: boolean;
   /** True when the template is Qwen3's, which `qwen3_render.ts` renders natively for plain input. */
   readonly native: boolean;
 
-  /**
-   * Compiles `source` (the `chat_template` text); `source` names its origin in errors (e.g. the config file).
-   * Throws a `SyntaxError` naming the origin when the template does not parse.
-   */
+  /** Compiles `template`; `source` names its origin in errors (a `SyntaxError` when it does not parse). */
   constructor(template: string, specialTokens: Record<string, string>, source: string) {
     this.#source = source;
     this.#specialTokens = specialTokens;
@@ -127,10 +106,8 @@ export class ChatTemplate {
   }
 
   /**
-   * Renders the messages (their {@link templateView}) and optional tool definitions. `addGenerationPrompt`
-   * (default true) appends the assistant turn opener; thinking is always disabled (`enable_thinking: false`).
-   * A template error (e.g. `raise_exception`, a role the template refuses) becomes an `Error` naming the
-   * template's origin.
+   * Renders the messages' {@link templateView} and tools; `addGenerationPrompt` (default true) appends the
+   * assistant opener. A template error becomes an `Error` naming the template's origin.
    */
   render(
     messages: ChatMessage[],

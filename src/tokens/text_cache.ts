@@ -1,28 +1,19 @@
 /**
- * A count cache keyed by the counted text itself, bounded in entries and total characters (oldest dropped
- * first): exact, and cheaper than hashing the text.
- *
- * A key is stored as a copy: a V8 substring may hold its whole parent alive, so a cached line never keeps the
- * prompt it was cut from. Copies are made on insertion only; lookups allocate nothing.
- *
+ * A count cache keyed by the text itself, bounded in entries and characters (oldest dropped first). Keys are
+ * copies, so a V8 substring never keeps the prompt it was cut from alive.
  * @module
  */
 
 /** A string with the same text as `text` that holds no other string alive (see the module doc). */
 export function detachedCopy(text: string): string {
-  // Slicing a concatenation flattens it first (V8): the result is a new string, or a slice of a new string
-  // one character longer, never a slice of `text`'s parent.
+  // Slicing a concatenation flattens it first (V8): never a slice of `text`'s parent.
   return (" " + text).slice(1);
 }
 
 /** Counts keyed by their text, at most `maxEntries` entries and `maxChars` characters of keys in all. */
 export class TextCountCache {
   readonly #counts = new Map<string, number>();
-  /**
-   * The keys in insertion order from `#head` on. The oldest key is found here rather than as the map's first
-   * key: V8 leaves a deleted entry's slot in place until the table is rebuilt, and finding the first live key
-   * steps over every such slot, so evicting one entry at a time from a full map cost time in its size.
-   */
+  /** The keys in insertion order from `#head` on (finding a V8 `Map`'s first live key costs time in its size). */
   #order: string[] = [];
   #head = 0;
   readonly #maxEntries: number;
@@ -35,25 +26,19 @@ export class TextCountCache {
     this.#maxChars = maxChars;
   }
 
-  /** Entries held. */
   get size(): number {
     return this.#counts.size;
   }
 
-  /** Characters of the keys held. */
   get chars(): number {
     return this.#chars;
   }
 
-  /** The count of `text`, if cached. */
   get(text: string): number | undefined {
     return this.#counts.get(text);
   }
 
-  /**
-   * Caches the count of `text`, dropping the oldest entries while the bounds would be exceeded. A text longer
-   * than the character bound is not cached.
-   */
+  /** Caches the count of `text`, dropping the oldest while over the bounds (a text over `maxChars` is not cached). */
   set(text: string, count: number): void {
     if (text.length > this.#maxChars) return;
     const counts = this.#counts;

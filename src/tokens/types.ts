@@ -1,14 +1,11 @@
 /**
- * The token-counting contract. `loadTokenCounter` in load.ts builds one from a Hugging Face tokenizer
- * directory (tokenizer.json + tokenizer_config.json with a chat template).
- *
+ * The token-counting contract; `loadTokenCounter` (load.ts) builds one from a Hugging Face tokenizer directory.
  * @module
  */
 import type { ChatMessage, ToolDefinition } from "../core/messages.ts";
 
 /** Counts tokens exactly as the model sees them: chat template rendering, then BPE encoding. */
 export interface TokenCounter {
-  /** A short name of the tokenizer (e.g. "Qwen3"). */
   readonly name: string;
   /** SHA-256 (hex) identifying the tokenizer files; recorded in every run manifest. */
   readonly hash: string;
@@ -17,9 +14,8 @@ export interface TokenCounter {
   /** Token count of a plain text (no template, no special tokens added). */
   countText(text: string): number;
   /**
-   * True when counting is additive at line breaks: `countText(a + "\n" + b)` equals `countText(a + "\n") +
-   * countText(b)` whenever `b` begins with a non-whitespace character (so a text of such lines is counted line
-   * by line, in time linear in its lines). Absent or false: only whole texts are counted exactly.
+   * True when `countText(a + "\n" + b)` equals `countText(a + "\n") + countText(b)` whenever `b` begins with
+   * non-whitespace (a text is then counted line by line).
    */
   readonly additiveAtLineBreaks?: boolean;
 }

@@ -1,6 +1,5 @@
 /**
  * `compaction-bench engines run|generate`: context engines head to head on a long transcript.
- *
  * @module
  */
 import { runInvocation } from "../run_argv.ts";
@@ -12,10 +11,10 @@ import { FRAMEWORK_ENGINES } from "../../methods/engines/frameworks/framework_en
 import { budgetListOption, contextLengthListOption } from "../../suites/engines/budgets.ts";
 import { generateTranscript } from "../../suites/engines/generate.ts";
 import { enginesRunCommand } from "../../suites/engines/command.ts";
-import { MODEL_OPTION_HELP, MODEL_OPTION_SPEC, ModelOptionsShape } from "../model_options.ts";
-import { parseCommand } from "../args.ts";
+import { MODEL_OPTION_HELP, ModelOptionsShape } from "../model_options.ts";
+import { parseOptions } from "../args.ts";
 import { fractionListOption, intOption } from "../numbers.ts";
-import { RUN_EXIT_HELP, RUN_OPTION_HELP, RUN_OPTION_SPEC, RunOptionsShape } from "../run_setup.ts";
+import { RUN_EXIT_HELP, RUN_OPTION_HELP, RunOptionsShape } from "../run_setup.ts";
 import { writeFileAtomic } from "../../store/run_dir.ts";
 import { checkNewOutputPath, inputError } from "../../fs_input.ts";
 import { BOOTSTRAP_OPTION_HELP, bootstrapOption } from "../stats_options.ts";
@@ -33,7 +32,7 @@ const GENERATOR_HELP = `  --turns N            generated transcript: turns (defa
                        (default: spread over the early region, 5%-45% of the transcript)
   --seed TEXT          generated transcript: seed (default compaction-bench)`;
 
-/** The shared run options engines run supports (not --resume nor --check-only: latencies are measured afresh). */
+/** The shared run options engines run supports (latencies are measured afresh: no resume or check-only). */
 const ENGINES_RUN_OPTION_HELP = RUN_OPTION_HELP.split("\n")
   .filter((line) => !/^\s+--(resume|check-only|retry-failed)\b/.test(line))
   .filter((line) => !/^\s{20,}(\(answers included\)|and what depends on them)/.test(line))
@@ -49,7 +48,8 @@ one question per prompt; a LoCoMo file's own QA annotations are scored by LoCoMo
 
 Options:
   --engine [NAME=]SPEC repeatable: ${BUILTIN_ENGINES.join(", ")} (hermes-like is this program's own
-                       reimplementation, labelled so), the real competitors ${
+                       reimplementation, labelled so; any method hotpot and sweep run, over the
+                       transcript's messages), the real competitors ${
   Object.keys(REAL_COMPETITORS).join(", ")
 }
                        (adapters/*.py through exec:; a missing package or daemon reads "skipped"),
@@ -110,13 +110,6 @@ const GeneratorShape = {
   "needle-depths": fractionListOption.optional(),
   seed: z.string().optional(),
 };
-const GENERATOR_SPEC = {
-  turns: { type: "string" },
-  needles: { type: "string" },
-  "words-per-msg": { type: "string" },
-  "needle-depths": { type: "string" },
-  seed: { type: "string" },
-} as const;
 
 function generatorParams(o: z.infer<z.ZodObject<typeof GeneratorShape>>) {
   if (o["needle-depths"] && o.needles !== undefined && o["needle-depths"].length !== o.needles) {
@@ -142,17 +135,11 @@ function generatorParams(o: z.infer<z.ZodObject<typeof GeneratorShape>>) {
 }
 
 async function generate(argv: string[]): Promise<number> {
-  const { options, positionals } = parseCommand(
-    "engines generate",
-    argv,
-    { ...GENERATOR_SPEC, output: { type: "string", short: "o" }, out: { type: "string" } },
-    z.object({
-      help: z.boolean().optional(),
-      output: z.string().optional(),
-      out: z.string().optional(),
-      ...GeneratorShape,
-    }),
-  );
+  const { options, positionals } = parseOptions("engines generate", argv, {
+    output: z.string().optional(),
+    out: z.string().optional(),
+    ...GeneratorShape,
+  });
   if (options.help) {
     console.log(GENERATE_HELP);
     return 0;
@@ -187,50 +174,26 @@ async function generate(argv: string[]): Promise<number> {
 }
 
 async function run(argv: string[]): Promise<number> {
-  const { options, positionals } = parseCommand(
-    "engines run",
-    argv,
-    {
-      ...RUN_OPTION_SPEC,
-      ...MODEL_OPTION_SPEC,
-      ...GENERATOR_SPEC,
-      engine: { type: "string", multiple: true },
-      "engine-env": { type: "string", multiple: true },
-      hermes: { type: "string" },
-      probes: { type: "string" },
-      transcript: { type: "string" },
-      format: { type: "string" },
-      sample: { type: "string", multiple: true },
-      repeats: { type: "string" },
-      budget: { type: "string" },
-      "context-length": { type: "string" },
-      "engine-timeout-ms": { type: "string" },
-      "no-qa": { type: "boolean" },
-      "recovery-rounds": { type: "string" },
-      tokenizer: { type: "string" },
-      bootstrap: { type: "string" },
-    },
-    z.object({
-      ...RunOptionsShape,
-      ...ModelOptionsShape,
-      ...GeneratorShape,
-      engine: z.array(z.string().min(1)).optional(),
-      "engine-env": z.array(z.string().min(1)).optional(),
-      hermes: z.string().min(1).optional(),
-      probes: z.string().min(1).optional(),
-      transcript: z.string().optional(),
-      format: z.enum(["auto", "openai", "hermes-session", "sharegpt", "locomo"]).optional(),
-      sample: z.array(z.string().min(1)).optional(),
-      repeats: intOption(0, 1000).optional(),
-      budget: budgetListOption.optional(),
-      "context-length": contextLengthListOption.optional(),
-      "engine-timeout-ms": intOption(1, 3_600_000).optional(),
-      "no-qa": z.boolean().optional(),
-      "recovery-rounds": intOption(0, 8).optional(),
-      tokenizer: z.string().optional(),
-      bootstrap: bootstrapOption.optional(),
-    }),
-  );
+  const { options, positionals } = parseOptions("engines run", argv, {
+    ...RunOptionsShape,
+    ...ModelOptionsShape,
+    ...GeneratorShape,
+    engine: z.array(z.string().min(1)).optional(),
+    "engine-env": z.array(z.string().min(1)).optional(),
+    hermes: z.string().min(1).optional(),
+    probes: z.string().min(1).optional(),
+    transcript: z.string().optional(),
+    format: z.enum(["auto", "openai", "hermes-session", "sharegpt", "locomo"]).optional(),
+    sample: z.array(z.string().min(1)).optional(),
+    repeats: intOption(0, 1000).optional(),
+    budget: budgetListOption.optional(),
+    "context-length": contextLengthListOption.optional(),
+    "engine-timeout-ms": intOption(1, 3_600_000).optional(),
+    "no-qa": z.boolean().optional(),
+    "recovery-rounds": intOption(0, 8).optional(),
+    tokenizer: z.string().optional(),
+    bootstrap: bootstrapOption.optional(),
+  });
   if (options.help) {
     console.log(RUN_HELP);
     return 0;
@@ -244,7 +207,6 @@ async function run(argv: string[]): Promise<number> {
   return 0;
 }
 
-/** Dispatches `engines run` and `engines generate`. */
 export function enginesCommand(argv: string[]): Promise<number> {
   const [sub, ...rest] = argv;
   if (sub === "run") return run(rest);

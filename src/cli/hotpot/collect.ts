@@ -1,24 +1,23 @@
 /**
- * `compaction-bench hotpot collect`: its options, help and parsing (imported only when it runs).
- *
+ * `compaction-bench hotpot collect`: its options, help and parsing.
  * @module
  */
 import { HOTPOT_COLLECT_SUITE } from "../../suites/hotpot/collect_definition.ts";
 import { z } from "zod";
 import { hotpotCollect } from "../../suites/hotpot/collect_command.ts";
 import { DEFAULT_SELECTION } from "../../suites/hotpot/collect/select.ts";
-import { MODEL_OPTION_HELP, MODEL_OPTION_SPEC, ModelOptionsShape } from "../model_options.ts";
+import { MODEL_OPTION_HELP, ModelOptionsShape } from "../model_options.ts";
 import { SHARD_OPTION_HELP, ShardOption } from "../../pipeline/shard.ts";
-import { parseCommand } from "../args.ts";
+import { parseOptions } from "../args.ts";
 import { intOption } from "../numbers.ts";
-import { RUN_OPTION_HELP, RUN_OPTION_SPEC, RunOptionsShape, runResumableCommand } from "../run_setup.ts";
+import { RUN_OPTION_HELP, RunOptionsShape, runResumableCommand } from "../run_setup.ts";
 import { COLLECTION_MODE_HELP } from "./collect_mode.ts";
 import { CLI } from "../../core/program_name.ts";
 import { hermesAgentArgv } from "./hermes_option.ts";
 
 const MAX_SEED = 4_294_967_295;
 const MAX_CHARS = 10_000_000;
-/** The model options that apply to a collection (--live is a collection mode, listed once with the modes). */
+/** The model options of a collection (--live is listed once with the modes). */
 const COLLECT_MODEL_HELP = MODEL_OPTION_HELP.split("\n")
   .filter((line) => !/^ {2}--(live|reference|reference-delay-ms)\b/.test(line)).join("\n");
 
@@ -52,51 +51,27 @@ agent's provider calls failed (the run is still written; it names the --retry-fa
 130/143 stopped by SIGINT/SIGTERM (continue with --resume DIR).`;
 
 function parseCollect(argv: string[]) {
-  return parseCommand(
-    "hotpot collect",
-    argv,
-    {
-      ...RUN_OPTION_SPEC,
-      ...MODEL_OPTION_SPEC,
-      dataset: { type: "string" },
-      questions: { type: "string" },
-      bridge: { type: "string" },
-      comparison: { type: "string" },
-      seed: { type: "string" },
-      "min-chars": { type: "string" },
-      "max-chars": { type: "string" },
-      scripted: { type: "boolean" },
-      "hermes-sessions": { type: "string" },
-      agent: { type: "string" },
-      "agent-timeout": { type: "string" },
-      "agent-system-prompt": { type: "string" },
-      "agent-env": { type: "string", multiple: true },
-      tokenizer: { type: "string" },
-      shard: { type: "string" },
-    },
-    z.object({
-      ...RunOptionsShape,
-      ...ModelOptionsShape,
-      dataset: z.string().optional(),
-      questions: intOption(1, 100_000).optional(),
-      bridge: intOption(0, 100_000).optional(),
-      comparison: intOption(0, 100_000).optional(),
-      seed: intOption(0, MAX_SEED).optional(),
-      "min-chars": intOption(0, MAX_CHARS).optional(),
-      "max-chars": intOption(1, MAX_CHARS).optional(),
-      scripted: z.boolean().optional(),
-      "hermes-sessions": z.string().optional(),
-      agent: z.string().optional(),
-      "agent-timeout": intOption(1, 86_400).optional(),
-      "agent-system-prompt": z.string().optional(),
-      "agent-env": z.array(z.string().min(1)).optional(),
-      tokenizer: z.string().optional(),
-      shard: ShardOption.optional(),
-    }),
-  );
+  return parseOptions("hotpot collect", argv, {
+    ...RunOptionsShape,
+    ...ModelOptionsShape,
+    dataset: z.string().optional(),
+    questions: intOption(1, 100_000).optional(),
+    bridge: intOption(0, 100_000).optional(),
+    comparison: intOption(0, 100_000).optional(),
+    seed: intOption(0, MAX_SEED).optional(),
+    "min-chars": intOption(0, MAX_CHARS).optional(),
+    "max-chars": intOption(1, MAX_CHARS).optional(),
+    scripted: z.boolean().optional(),
+    "hermes-sessions": z.string().optional(),
+    agent: z.string().optional(),
+    "agent-timeout": intOption(1, 86_400).optional(),
+    "agent-system-prompt": z.string().optional(),
+    "agent-env": z.array(z.string().min(1)).optional(),
+    tokenizer: z.string().optional(),
+    shard: ShardOption.optional(),
+  });
 }
 
-/** Runs `hotpot collect`. */
 export async function hotpotCollectCli(givenArgv: string[]): Promise<number> {
   const argv = await hermesAgentArgv(givenArgv);
   await runResumableCommand(HOTPOT_COLLECT_SUITE, argv, parseCollect, COLLECT_HELP, hotpotCollect);

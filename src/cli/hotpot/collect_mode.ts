@@ -1,12 +1,9 @@
 /**
- * The help lines of the collection modes of `hotpot collect` (the modes themselves are chosen in
- * `src/suites/hotpot/collect/collect_mode.ts`).
- *
+ * The help lines of the collection modes of `hotpot collect`.
  * @module
  */
 import { DEFAULT_AGENT_TIMEOUT_S } from "../../suites/hotpot/collect/collect_mode.ts";
 
-/** Help lines of the collection modes. */
 export const COLLECTION_MODE_HELP =
   `  --scripted           deterministic real read_file calls by this program (not an agent)
   --live               an agent loop with the chat model (needs the --live credentials)

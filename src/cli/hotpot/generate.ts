@@ -1,8 +1,6 @@
 /**
- * `compaction-bench hotpot generate --records N --output FILE [--seed S]`: writes the deterministic HotpotQA-like
- * records the demo uses (src/data/hotpot_generate.ts) as Hugging Face layout Parquet (`.parquet`) or the
- * official JSON layout (`.json`), for dry runs and scale tests. An existing file is refused.
- *
+ * `compaction-bench hotpot generate`: writes the demo's deterministic HotpotQA-like records as Parquet or the
+ * official JSON layout, for dry runs and scale tests (an existing file is refused).
  * @module
  */
 import { dirname, extname } from "node:path";
@@ -13,7 +11,7 @@ import { toOfficialHotpotJson } from "../../data/hotpot_json.ts";
 import { hotpotParquetBytes } from "../../data/hotpot_parquet_write.ts";
 import { sha256Hex } from "../../store/hash.ts";
 import { writeFileAtomic } from "../../store/run_dir.ts";
-import { parseCommand } from "../args.ts";
+import { parseOptions } from "../args.ts";
 import { intOption } from "../numbers.ts";
 import { CLI } from "../../core/program_name.ts";
 
@@ -29,25 +27,13 @@ Options:
   -o, --output FILE    output file, .parquet or .json (--out is the same option, kept for old scripts)
   --seed S             generator seed (default ${DEMO_DATA_SEED}, the demo data's)`;
 
-/** Runs `hotpot generate`; returns the exit code. */
 export async function hotpotGenerateCommand(argv: string[]): Promise<number> {
-  const { options, positionals } = parseCommand(
-    "hotpot generate",
-    argv,
-    {
-      records: { type: "string" },
-      output: { type: "string", short: "o" },
-      out: { type: "string" },
-      seed: { type: "string" },
-    },
-    z.object({
-      help: z.boolean().optional(),
-      records: intOption(1, 1_000_000).optional(),
-      output: z.string().min(1).optional(),
-      out: z.string().min(1).optional(),
-      seed: z.string().min(1, "must not be empty").optional(),
-    }),
-  );
+  const { options, positionals } = parseOptions("hotpot generate", argv, {
+    records: intOption(1, 1_000_000).optional(),
+    output: z.string().min(1).optional(),
+    out: z.string().min(1).optional(),
+    seed: z.string().min(1, "must not be empty").optional(),
+  });
   if (options.help) {
     console.log(HELP);
     return 0;
@@ -76,7 +62,7 @@ export async function hotpotGenerateCommand(argv: string[]): Promise<number> {
   return 0;
 }
 
-/** Refuses an existing output file or a missing parent directory before any work is done. */
+/** Refuses an existing output file or a missing parent directory before any work. */
 async function assertWritable(out: string): Promise<void> {
   try {
     await Deno.lstat(out);

@@ -1,10 +1,7 @@
 /**
- * `hotpot collect --hermes DIR [--hermes-python PY]`, the seeds' spelling of a collection with the real
- * Hermes Agent: rewritten, before parsing, to `--agent exec:'PY ADAPTER --hermes DIR'`, where ADAPTER is
- * this program's `adapters/hermes_collect.py` (written to a temporary file when the program runs as a single
- * binary, whose embedded files Python cannot open). So it reaches exactly the code path of `--agent exec:`
- * and is recorded (and resumed) as that.
- *
+ * `hotpot collect --hermes DIR [--hermes-python PY]`, the seeds' spelling, rewritten before parsing to the
+ * `--agent exec:` of `adapters/hermes_collect.py` it means (a temporary copy in the single binary), and so
+ * recorded and resumed as that.
  * @module
  */
 import { resolve } from "node:path";
@@ -51,9 +48,8 @@ function take(argv: string[], name: string): string | undefined {
 }
 
 /**
- * `argv` with `--hermes DIR [--hermes-python PY]` replaced by the `--agent exec:` it means (unchanged when
- * `--hermes` is absent). Refuses `--hermes-python` without `--hermes`, `--hermes` with `--agent`, and a DIR
- * that is not a directory.
+ * `argv` with `--hermes DIR [--hermes-python PY]` replaced by the `--agent exec:` it means; refuses
+ * `--hermes-python` alone, `--hermes` with `--agent`, and a DIR that is not a directory.
  *
  * @example
  * ```ts

@@ -1,21 +1,17 @@
 /**
- * `compaction-bench hotpot collect|run|score|generate|predictions`: the dispatcher; each subcommand lives in
- * its own module of this folder.
- *
+ * `compaction-bench hotpot collect|run|score|generate|predictions`: the dispatcher.
  * @module
  */
 import { UsageError } from "../../errors.ts";
 import { CLI } from "../../core/program_name.ts";
 import { didYouMean } from "../option_suggest.ts";
 
-/** The subcommands of `hotpot`. */
 export const HOTPOT_SUBCOMMANDS = ["collect", "run", "predictions", "score", "generate"] as const;
 
 /** Dispatches `hotpot collect|run|predictions|score|generate`. */
 export async function hotpotCommand(argv: string[]): Promise<number> {
   const [sub, ...rest] = argv;
-  // Each subcommand's modules are imported when it runs: a process loads only what its command uses (a
-  // `hotpot run` never loads the collection side, the Parquet writer of `generate`, or `score`).
+  // Each subcommand's modules are imported when it runs: a process loads only what its command uses.
   if (sub === "collect") return await (await import("./collect.ts")).hotpotCollectCli(rest);
   if (sub === "run") return (await (await import("./run.ts")).hotpotRun(rest)).code;
   if (sub === "score") return await (await import("./score.ts")).hotpotScoreCommand(rest);

@@ -1,11 +1,7 @@
 /**
- * `compaction-bench hotpot predictions RUN --method M [--generation G] [--answer A] [--input-cap N] --output
- * FILE [--gold-output FILE]`: exports one condition of a finished hotpot run as an official HotpotQA
- * prediction file (`{"answer": {id: text}, "sp": {id: [[title, sentence_id], ...]}}`), so `hotpot score` and
- * the official `hotpot_evaluate_v1.py` re-score the run; `--gold-output` writes the run's questions as official
- * gold records (from its corpus.json), so the averages run over exactly the run's questions. A question whose
- * answer was invalid in the run has no prediction (the official script scores it zero, as the run did).
- *
+ * `compaction-bench hotpot predictions RUN --method M …`: exports one condition of a finished hotpot run as an
+ * official HotpotQA prediction file (and with `--gold-output` its questions as gold records), so `hotpot score`
+ * and `hotpot_evaluate_v1.py` re-score it; an invalid answer has no prediction (scored zero, as in the run).
  * @module
  */
 import { join } from "node:path";
@@ -15,7 +11,7 @@ import { MAX_RUN_FILE_BYTES, readInputText, statInputDirectory } from "../../fs_
 import { writeFileAtomic } from "../../store/run_dir.ts";
 import { readManifest } from "../../store/run_dir.ts";
 import { CorpusSchema } from "../../suites/hotpot/corpus.ts";
-import { parseCommand } from "../args.ts";
+import { parseOptions } from "../args.ts";
 import { intOption } from "../numbers.ts";
 import { CLI } from "../../core/program_name.ts";
 import { parseJson } from "../../core/json_read.ts";
@@ -48,18 +44,16 @@ const RowSchema = z.object({
   prediction: z.object({ answer: z.string(), sp: z.array(z.tuple([z.string(), z.number()])) }).nullable(),
 }).loose();
 
-/** What one condition of a run exports. */
 export interface RunPredictions {
   answer: Record<string, string>;
   sp: Record<string, [string, number][]>;
-  /** Questions of the condition whose answer was invalid (no prediction). */
+  /** Questions whose answer was invalid (no prediction). */
   missing: string[];
 }
 
 /**
- * The official prediction file of one condition of `rows` (results.json rows): every row of `method`,
- * `generation`, `answer` (and `inputCap`, when the rows carry ceilings) in row order. Throws a UsageError
- * naming the condition and the values the run has when no row matches.
+ * The official prediction file of one condition of `rows`, in row order; a UsageError names the condition and
+ * the values the run has when no row matches.
  */
 export function predictionsOf(
   rows: readonly z.infer<typeof RowSchema>[],
@@ -136,29 +130,15 @@ async function refuseExisting(path: string, option: string): Promise<void> {
   throw new UsageError(`${option} ${path} already exists; nothing was written`);
 }
 
-/** Runs `hotpot predictions`; returns the exit code. */
 export async function hotpotPredictionsCommand(argv: string[]): Promise<number> {
-  const { options, positionals } = parseCommand(
-    "hotpot predictions",
-    argv,
-    {
-      method: { type: "string" },
-      generation: { type: "string" },
-      answer: { type: "string" },
-      "input-cap": { type: "string" },
-      output: { type: "string", short: "o" },
-      "gold-output": { type: "string" },
-    },
-    z.object({
-      help: z.boolean().optional(),
-      method: z.string().min(1).optional(),
-      generation: intOption(0, 1_000).optional(),
-      answer: intOption(0, 1_000).optional(),
-      "input-cap": intOption(1, 10_000_000).optional(),
-      output: z.string().min(1).optional(),
-      "gold-output": z.string().min(1).optional(),
-    }),
-  );
+  const { options, positionals } = parseOptions("hotpot predictions", argv, {
+    method: z.string().min(1).optional(),
+    generation: intOption(0, 1_000).optional(),
+    answer: intOption(0, 1_000).optional(),
+    "input-cap": intOption(1, 10_000_000).optional(),
+    output: z.string().min(1).optional(),
+    "gold-output": z.string().min(1).optional(),
+  });
   if (options.help) {
     console.log(HELP);
     return 0;

@@ -1,27 +1,20 @@
 /**
- * `compaction-bench hotpot run`: its options, help and parsing (imported only when it runs).
- *
+ * `compaction-bench hotpot run`: its options, help and parsing.
  * @module
  */
 import { HOTPOT_SUITE } from "../../suites/hotpot/definition.ts";
 import { BOOTSTRAP_OPTION_HELP, bootstrapOption } from "../stats_options.ts";
-import { PRICE_OPTION_HELP, PRICE_OPTION_SPEC, PriceOptionsShape } from "../price_options.ts";
+import { PRICE_OPTION_HELP, PriceOptionsShape } from "../price_options.ts";
 import { z } from "zod";
 import { hotpotRunCommand } from "../../suites/hotpot/command.ts";
 import { HOTPOT_METHODS } from "../../suites/hotpot/run/methods.ts";
 import { BUILTIN_ENGINES, REAL_COMPETITORS } from "../../methods/engines/engine_names.ts";
 import { DEFAULT_HOTPOT_RUN } from "../../suites/hotpot/run/run_suite.ts";
-import { MODEL_OPTION_HELP, MODEL_OPTION_SPEC, ModelOptionsShape } from "../model_options.ts";
+import { MODEL_OPTION_HELP, ModelOptionsShape } from "../model_options.ts";
 import { SHARD_OPTION_HELP, ShardOption } from "../../pipeline/shard.ts";
-import { parseCommand } from "../args.ts";
+import { parseOptions } from "../args.ts";
 import { intListOption, intOption } from "../numbers.ts";
-import {
-  RUN_EXIT_HELP,
-  RUN_OPTION_HELP,
-  RUN_OPTION_SPEC,
-  RunOptionsShape,
-  runResumableCommand,
-} from "../run_setup.ts";
+import { RUN_EXIT_HELP, RUN_OPTION_HELP, RunOptionsShape, runResumableCommand } from "../run_setup.ts";
 import { CLI } from "../../core/program_name.ts";
 
 const RUN_HELP = `${CLI} hotpot run --corpus FILE (--reference | --live) [options]
@@ -64,43 +57,24 @@ const MethodsOption = z.string().transform((text, ctx) => {
 });
 
 function parseRun(argv: string[]) {
-  return parseCommand(
-    "hotpot run",
-    argv,
-    {
-      ...RUN_OPTION_SPEC,
-      ...MODEL_OPTION_SPEC,
-      corpus: { type: "string" },
-      methods: { type: "string" },
-      method: { type: "string", multiple: true },
-      "input-cap": { type: "string" },
-      reserve: { type: "string" },
-      compressions: { type: "string" },
-      answers: { type: "string" },
-      tokenizer: { type: "string" },
-      shard: { type: "string" },
-      bootstrap: { type: "string" },
-      ...PRICE_OPTION_SPEC,
-    },
-    z.object({
-      ...RunOptionsShape,
-      ...ModelOptionsShape,
-      corpus: z.string().optional(),
-      methods: MethodsOption.optional(),
-      method: z.array(z.string().min(1)).optional(),
-      "input-cap": intListOption(256, 10_000_000).optional(),
-      reserve: intOption(0, 100_000).optional(),
-      compressions: intOption(1, 100).optional(),
-      answers: intOption(1, 100).optional(),
-      tokenizer: z.string().optional(),
-      shard: ShardOption.optional(),
-      bootstrap: bootstrapOption.optional(),
-      ...PriceOptionsShape,
-    }),
-  );
+  return parseOptions("hotpot run", argv, {
+    ...RunOptionsShape,
+    ...ModelOptionsShape,
+    corpus: z.string().optional(),
+    methods: MethodsOption.optional(),
+    method: z.array(z.string().min(1)).optional(),
+    "input-cap": intListOption(256, 10_000_000).optional(),
+    reserve: intOption(0, 100_000).optional(),
+    compressions: intOption(1, 100).optional(),
+    answers: intOption(1, 100).optional(),
+    tokenizer: z.string().optional(),
+    shard: ShardOption.optional(),
+    bootstrap: bootstrapOption.optional(),
+    ...PriceOptionsShape,
+  });
 }
 
-/** Runs `hotpot run`; returns the exit code and the run directory (exported for the demo). */
+/** Runs `hotpot run`; returns the exit code and the run directory (for the demo). */
 export async function hotpotRun(givenArgv: string[]): Promise<{ code: number; path?: string }> {
   return {
     code: 0,

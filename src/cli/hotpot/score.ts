@@ -1,7 +1,5 @@
 /**
- * `compaction-bench hotpot score --gold FILE --pred FILE`: scores an official-format prediction file
- * against gold HotpotQA records (official JSON or Hugging Face Parquet) and prints the official metrics.
- *
+ * `compaction-bench hotpot score --gold FILE --pred FILE`: the official metrics of a prediction file.
  * @module
  */
 import { z } from "zod";
@@ -15,7 +13,7 @@ import {
   METRIC_NAMES,
   scoreQuestion,
 } from "../../suites/hotpot/run/scoring.ts";
-import { parseCommand } from "../args.ts";
+import { parseOptions } from "../args.ts";
 import { readInputText } from "../../fs_input.ts";
 import { parseJsonKeepingDecimalIds } from "../../suites/hotpot/run/json_ids.ts";
 import { CLI } from "../../core/program_name.ts";
@@ -36,12 +34,10 @@ for the joint metrics (a warning on stderr gives the counts). An empty gold file
 no gold id, print the counts and exit 1 instead of a row of zeros. A supporting-fact id that is not an integer earns no credit.
 `;
 
-/** An official-format prediction file. */
 export const PredictionFileSchema = z.object({
   answer: ownRecord(z.string()), // every id kept, `__proto__` too
   sp: ownRecord(z.array(z.unknown())),
 });
-/** An official-format prediction file. */
 export type PredictionFile = z.infer<typeof PredictionFileSchema>;
 
 /** Reads and validates a prediction file; errors name the file and the field. */
@@ -64,21 +60,16 @@ export async function loadPredictionFile(path: string): Promise<PredictionFile> 
   return parsed.data;
 }
 
-/** How many gold records there are and how many of them have a prediction. */
 export interface ScoreCoverage {
   gold: number;
-  /** Gold ids with an answer, with supporting facts, with either. */
   answered: number;
   withSp: number;
   matched: number;
-  /** Prediction ids (answer or sp) that match no gold id. */
+  /** Prediction ids that match no gold id. */
   unknown: number;
 }
 
-/**
- * Scores a prediction file against gold records and returns the averaged official metrics and how many gold
- * records the predictions cover.
- */
+/** Scores a prediction file against gold records: the official averages and the gold records covered. */
 export async function scoreHotpotFilesWithCoverage(
   goldPath: string,
   predPath: string,
@@ -113,18 +104,11 @@ function scoreRecords(gold: HotpotRecord[], pred: PredictionFile): HotpotMetrics
   ));
 }
 
-/** The `hotpot score` command: prints the metrics as JSON and returns the exit code. */
 export async function hotpotScoreCommand(argv: string[]): Promise<number> {
-  const { options, positionals } = parseCommand(
-    "hotpot score",
-    argv,
-    { gold: { type: "string" }, pred: { type: "string" } },
-    z.object({
-      help: z.boolean().optional(),
-      gold: z.string().min(1).optional(),
-      pred: z.string().min(1).optional(),
-    }),
-  );
+  const { options, positionals } = parseOptions("hotpot score", argv, {
+    gold: z.string().min(1).optional(),
+    pred: z.string().min(1).optional(),
+  });
   if (options.help) {
     console.log(HELP);
     return 0;

@@ -1,6 +1,5 @@
 /**
- * `compaction-bench sweep case check DIR`: checks a sweep case folder (see ../case_check.ts).
- *
+ * `compaction-bench sweep case check DIR`: checks a sweep case folder.
  * @module
  */
 import { UsageError } from "../../errors.ts";

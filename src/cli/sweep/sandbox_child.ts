@@ -1,7 +1,5 @@
 /**
- * The single binary's entry to the sweep's repair sandbox child: its hidden command word, and the child's
- * modules loaded only in the process that serves as the child.
- *
+ * The single binary's entry to the sweep's repair sandbox child (its modules load only in that process).
  * @module
  */
 export { REPAIR_SANDBOX_COMMAND } from "../../suites/sweep/sandbox_command.ts";

@@ -1,26 +1,19 @@
 /**
  * `compaction-bench sweep run`: a frozen summary plus the decision model's Top-N evidence units.
- *
  * @module
  */
 import { SWEEP_SUITE } from "../../suites/sweep/definition.ts";
 import { BOOTSTRAP_OPTION_HELP, bootstrapOption } from "../stats_options.ts";
-import { PRICE_OPTION_HELP, PRICE_OPTION_SPEC, PriceOptionsShape } from "../price_options.ts";
+import { PRICE_OPTION_HELP, PriceOptionsShape } from "../price_options.ts";
 import { z } from "zod";
 import { UsageError } from "../../errors.ts";
-import { MODEL_OPTION_HELP, MODEL_OPTION_SPEC, ModelOptionsShape } from "../model_options.ts";
+import { MODEL_OPTION_HELP, ModelOptionsShape } from "../model_options.ts";
 import { DEFAULT_SWEEP_RUN } from "../../suites/sweep/run_suite.ts";
 import { sweepRunCommand } from "../../suites/sweep/command.ts";
-import { parseCommand } from "../args.ts";
+import { parseOptions } from "../args.ts";
 import { SHARD_OPTION_HELP, ShardOption } from "../../pipeline/shard.ts";
 import { intListOption, intOption, rangeOption } from "../numbers.ts";
-import {
-  RUN_EXIT_HELP,
-  RUN_OPTION_HELP,
-  RUN_OPTION_SPEC,
-  RunOptionsShape,
-  runResumableCommand,
-} from "../run_setup.ts";
+import { RUN_EXIT_HELP, RUN_OPTION_HELP, RunOptionsShape, runResumableCommand } from "../run_setup.ts";
 import { CLI } from "../../core/program_name.ts";
 import { didYouMean } from "../option_suggest.ts";
 
@@ -56,47 +49,26 @@ ${RUN_OPTION_HELP}
 ${RUN_EXIT_HELP}`;
 
 function parseRun(argv: string[]) {
-  return parseCommand(
-    "sweep run",
-    argv,
-    {
-      ...RUN_OPTION_SPEC,
-      ...MODEL_OPTION_SPEC,
-      trajectory: { type: "string" },
-      case: { type: "string", multiple: true },
-      compressions: { type: "string" },
-      "top-n": { type: "string" },
-      method: { type: "string", multiple: true },
-      "input-cap": { type: "string" },
-      "summary-allowance": { type: "string" },
-      reserve: { type: "string" },
-      answers: { type: "string" },
-      tokenizer: { type: "string" },
-      shard: { type: "string" },
-      bootstrap: { type: "string" },
-      ...PRICE_OPTION_SPEC,
-    },
-    z.object({
-      ...RunOptionsShape,
-      ...ModelOptionsShape,
-      trajectory: z.string().optional(),
-      case: z.array(z.string().min(1)).optional(),
-      compressions: intOption(1, 100).optional(),
-      "top-n": rangeOption(1, 10).optional(),
-      method: z.array(z.string().min(1)).optional(),
-      "input-cap": intListOption(256, 10_000_000).optional(),
-      "summary-allowance": intOption(128, 10_000_000).optional(),
-      reserve: intOption(0, 100_000).optional(),
-      answers: intOption(1, 100).optional(),
-      tokenizer: z.string().optional(),
-      shard: ShardOption.optional(),
-      bootstrap: bootstrapOption.optional(),
-      ...PriceOptionsShape,
-    }),
-  );
+  return parseOptions("sweep run", argv, {
+    ...RunOptionsShape,
+    ...ModelOptionsShape,
+    trajectory: z.string().optional(),
+    case: z.array(z.string().min(1)).optional(),
+    compressions: intOption(1, 100).optional(),
+    "top-n": rangeOption(1, 10).optional(),
+    method: z.array(z.string().min(1)).optional(),
+    "input-cap": intListOption(256, 10_000_000).optional(),
+    "summary-allowance": intOption(128, 10_000_000).optional(),
+    reserve: intOption(0, 100_000).optional(),
+    answers: intOption(1, 100).optional(),
+    tokenizer: z.string().optional(),
+    shard: ShardOption.optional(),
+    bootstrap: bootstrapOption.optional(),
+    ...PriceOptionsShape,
+  });
 }
 
-/** Runs `sweep run`; returns the exit code and the run directory (exported for the demo). */
+/** Runs `sweep run`; returns the exit code and the run directory (for the demo). */
 export async function sweepRun(givenArgv: string[]): Promise<{ code: number; path?: string }> {
   return {
     code: 0,
@@ -104,7 +76,6 @@ export async function sweepRun(givenArgv: string[]): Promise<{ code: number; pat
   };
 }
 
-/** Dispatches `sweep run`. */
 export async function sweepCommand(argv: string[]): Promise<number> {
   const [sub, ...rest] = argv;
   if (sub === "run") return (await sweepRun(rest)).code;

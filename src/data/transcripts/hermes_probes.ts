@@ -1,8 +1,6 @@
 /**
- * Reader of the probe files of Hermes Agent's compression eval, which sit beside its fixture sessions:
- * `{"fixture", "description", "probes": [{"id", "type", "question", "expected_facts": [..]}]}`. Each probe
- * becomes a {@link Probe} whose facts are its expected facts and whose category is its type.
- *
+ * Reader of the probe files of Hermes Agent's compression eval: `{"fixture", "probes": [{"id", "type",
+ * "question", "expected_facts"}]}`, each probe's facts its expected facts and its category its type.
  * @module
  */
 import { z } from "zod";
@@ -41,7 +39,6 @@ export async function readHermesProbes(path: string): Promise<HermesProbes> {
   return parseHermesProbes(await readInputText(path, "--probes", INPUT_MAX_BYTES.probes), path);
 }
 
-/** Parses and validates a probe file's text (`path` names it in errors). */
 export function parseHermesProbes(text: string, path: string): HermesProbes {
   const json = parseJsonText(text, path);
   const parsed = HermesProbeFileSchema.safeParse(json);

@@ -1,7 +1,5 @@
 /**
- * Importer for Hermes Agent session files: `{name, description, model, source, scrubbing_passes,
- * messages}` with OpenAI-format messages, `tool_calls` and `role: "tool"` results.
- *
+ * Importer for Hermes Agent session files: `{name, description, model, source, scrubbing_passes, messages}`.
  * @module
  */
 import { z } from "zod";

@@ -1,10 +1,7 @@
 /**
- * `importTranscript(path, format)`: reads a transcript file in any supported format, detecting the
- * format when asked (`auto`): `.jsonl` files are ShareGPT trajectories; JSON with `conversation` and
- * `qa` is LoCoMo; with `conversations`, ShareGPT; with `messages` and Hermes' own fields (`scrubbing_passes`,
- * or `source` together with `name` or `model`), a Hermes session; with `messages` or as a message array,
- * OpenAI (a `{messages, name}` object is an OpenAI request, not a Hermes session).
- *
+ * `importTranscript(path, format)`: reads a transcript file in any supported format; `auto` detects it
+ * (`.jsonl`: ShareGPT; `conversation` + `qa`: LoCoMo; `conversations`: ShareGPT; `messages` with Hermes' own
+ * fields: a Hermes session; else OpenAI).
  * @module
  */
 import { UsageError } from "../../errors.ts";
@@ -21,9 +18,8 @@ import {
   type TranscriptFormat,
 } from "./types.ts";
 
-/** Options of {@link importTranscript}. */
 export interface ImportOptions {
-  /** Which sample of a multi-sample file (ShareGPT lines, LoCoMo array) to import; default 0. */
+  /** Which sample of a multi-sample file to import; default 0. */
   sample?: number;
 }
 
@@ -46,10 +42,7 @@ export function detectFormat(json: unknown): TranscriptFormat | null {
   return null;
 }
 
-/**
- * Imports the transcript at `path`; any problem is a {@link UsageError} naming the file and place. A
- * transcript without messages is refused: there would be nothing to measure.
- */
+/** Imports the transcript at `path` (one without messages is refused); a {@link UsageError} names the place. */
 export async function importTranscript(
   path: string,
   format: "auto" | TranscriptFormat = "auto",
@@ -81,10 +74,7 @@ async function importAnyFormat(
   );
 }
 
-/**
- * Imports a transcript from its text (`path` names it in errors): `sharegpt` reads JSON lines (or one JSON
- * array); `auto` detects the format of a JSON document.
- */
+/** Imports a transcript from its text (`path` names it in errors). */
 export function importTranscriptText(
   text: string,
   path: string,
@@ -94,10 +84,7 @@ export function importTranscriptText(
   return checkSizes(importParsed(text, path, format, options));
 }
 
-/**
- * Refuses a transcript past the per-field bounds, naming the message: more than {@link MAX_TRANSCRIPT_MESSAGES}
- * messages, or a content or tool-call arguments of more than {@link MAX_MESSAGE_CHARS} characters (every format).
- */
+/** Refuses a transcript past {@link MAX_TRANSCRIPT_MESSAGES} messages or {@link MAX_MESSAGE_CHARS} in a field. */
 function checkSizes(imported: ImportedTranscript): ImportedTranscript {
   const { messages, path } = imported;
   if (messages.length > MAX_TRANSCRIPT_MESSAGES) {

@@ -1,15 +1,8 @@
 /**
- * Importer for LoCoMo exports: `{conversation: {speaker_a, speaker_b, session_N: [{speaker, dia_id, text}],
- * session_N_date_time}, qa: [{question, answer, evidence: [dia_id], category}]}` (or an array of such
- * samples, of which one is imported). Sessions become turns in session order: speaker A speaks as `user`,
- * speaker B as `assistant`, each message reads `Speaker: text` (an image's caption is appended), and the
- * first message of a session starts with `[Session N, date]`. Every QA item becomes a probe scored by
- * LoCoMo's answer F1 (`scoring: "locomo"`, its category kept; see suites/engines/locomo_f1.ts), as LoCoMo's own
- * evaluation scores every item: category 5 (adversarial) items, most of which carry only an
- * `adversarial_answer`, are kept (a decline is their correct reply; the adversarial answer is recorded), an
- * item of another category without an answer is skipped and counted in the notes. Evidence ids become message
- * indices; ids not in the conversation are ignored and counted (an item keeps its place without evidence).
- *
+ * Importer for LoCoMo exports (one sample, or an array): sessions become turns (speaker A as `user`, B as
+ * `assistant`, `Speaker: text`, each session opening with `[Session N, date]`); every QA item becomes a probe
+ * scored by LoCoMo's answer F1, category 5 kept (a decline is correct), an unanswered item of another category
+ * skipped and counted; evidence ids become message indices (unknown ids counted).
  * @module
  */
 import { z } from "zod";
@@ -39,7 +32,6 @@ export const LocomoSampleSchema = z.object({
   qa: z.array(z.unknown()),
 });
 
-/** Options of {@link importLocomo}. */
 export interface LocomoOptions {
   /** Which sample of an array to import; default 0. */
   sample?: number;

@@ -1,8 +1,6 @@
 /**
- * A needle: a unique fact planted in a generated transcript (`engines generate`), with the question that asks
- * for it. Defined with the importers because a transcript file written by `engines generate` carries its
- * needles (`{messages, needles}`), and reading that file back keeps them.
- *
+ * A needle: a unique fact planted in a generated transcript, with its question (a `{messages, needles}` file
+ * carries them, so the importers read them back).
  * @module
  */
 import { z } from "zod";
@@ -13,7 +11,7 @@ export type NeedlePosition = "start" | "middle" | "end";
 /** A unique fact planted in a generated transcript, with the question that asks for it. */
 export const NeedleSchema = z.object({
   id: z.string(),
-  /** The full fact sentence as planted (verbatim recall looks for exactly this). */
+  /** The fact sentence as planted (verbatim recall looks for exactly this). */
   fact: z.string(),
   question: z.string(),
   /** The exact string a correct answer contains. */
@@ -24,5 +22,4 @@ export const NeedleSchema = z.object({
   position: z.enum(["start", "middle", "end"]),
   role: z.enum(["user", "assistant", "tool"]),
 });
-/** A unique fact planted in a generated transcript, with the question that asks for it. */
 export type Needle = z.infer<typeof NeedleSchema>;

@@ -1,7 +1,5 @@
 /**
- * Importer for OpenAI message lists: a JSON array of messages, or an object with a `messages` array.
- * The same reader serves Hermes session files (hermes_session.ts).
- *
+ * Importer for OpenAI message lists (an array, or `{messages: [...]}`); it serves Hermes sessions too.
  * @module
  */
 import { z } from "zod";
@@ -53,10 +51,7 @@ export function importOpenAIMessages(json: unknown, path: string): ImportedTrans
   };
 }
 
-/**
- * The `needles` of a `{messages, needles}` file (as `engines generate` writes it): each must match the needle
- * schema, name a message of the file and be found verbatim in that message's content; ids are unique.
- */
+/** The checked `needles` of a `{messages, needles}` file: unique ids, each found verbatim in its message. */
 export function readNeedles(value: unknown, messages: readonly ChatMessage[], path: string): Needle[] {
   const parsed = z.array(NeedleSchema).safeParse(value);
   if (!parsed.success) throw issueError(path, "needles", parsed.error);

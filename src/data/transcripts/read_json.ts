@@ -1,6 +1,5 @@
 /**
  * Reading a transcript file as text or JSON, with errors that name the file.
- *
  * @module
  */
 import { UsageError } from "../../errors.ts";
@@ -8,10 +7,7 @@ import { readInputText } from "../../fs_input.ts";
 import { loneSurrogatePath } from "../../core/lone_surrogates.ts";
 import { parseJson } from "../../core/json_read.ts";
 
-/**
- * Reads a transcript file as UTF-8 text; a path that is not a readable regular file, or text that is not
- * UTF-8, is a {@link UsageError} naming it.
- */
+/** Reads a transcript file as UTF-8 text; a {@link UsageError} names a path that cannot be read. */
 export function readTranscriptText(path: string): Promise<string> {
   return readInputText(path, "--transcript");
 }
@@ -27,7 +23,7 @@ export function parseJsonText(text: string, path: string, line?: number): unknow
       `${path}${line === undefined ? "" : `: line ${line}`}: invalid JSON: ${error.message}`,
     );
   }
-  // Refused as every loader refuses it, naming the file and the place (never stored, never a later I-JSON error).
+  // Refused as every loader refuses it, naming the file and the place.
   const lone = loneSurrogatePath(text, value);
   if (lone !== null) {
     throw new UsageError(

@@ -1,11 +1,7 @@
 /**
- * Importer for Hermes ShareGPT trajectories: JSONL, one `{"conversations": [{"from", "value"}]}` per
- * line (`from` is system, human, gpt or tool). In gpt turns, `<think>…</think>` is removed and each
- * `<tool_call>{"name", "arguments"}</tool_call>` becomes a real tool call with a stable id derived from
- * the line, turn and call numbers; each `<tool_response>…</tool_response>` of a tool turn becomes a
- * `role: "tool"` result, paired in order with the calls of the gpt turn before it (a response body that
- * is JSON with a `content` field contributes that field).
- *
+ * Importer for Hermes ShareGPT trajectories (JSONL of `{"conversations": [{"from", "value"}]}`): `<think>` is
+ * removed, each `<tool_call>` becomes a tool call with a stable id, and each `<tool_response>` a `tool` result
+ * paired in order with the calls before it (a JSON body's `content` field is its text).
  * @module
  */
 import { createHash } from "node:crypto";
@@ -35,9 +31,8 @@ const UNCLOSED_THINK = /<think>[\s\S]*$/;
 const TOOL_CALL = /<tool_call>([\s\S]*?)<\/tool_call>/g;
 const TOOL_RESPONSE = /<tool_response>([\s\S]*?)<\/tool_response>/g;
 
-/** Options of {@link importShareGpt}. */
 export interface ShareGptOptions {
-  /** Which record (0-based line among non-empty lines) to import; default 0. */
+  /** Which record (0-based among non-empty lines) to import; default 0. */
   sample?: number;
 }
 

@@ -1,6 +1,5 @@
 /**
  * What every transcript importer produces, and the lenient message schema real files are read with.
- *
  * @module
  */
 import { z } from "zod";
@@ -10,68 +9,50 @@ import type { Needle } from "./needle.ts";
 
 /** The transcript formats the importers read. */
 export const TRANSCRIPT_FORMATS = ["openai", "hermes-session", "sharegpt", "locomo"] as const;
-/** One of {@link TRANSCRIPT_FORMATS}. */
 export type TranscriptFormat = typeof TRANSCRIPT_FORMATS[number];
 
-/**
- * A question about an imported transcript (LoCoMo QA, or a probe of Hermes' compression eval) with its gold
- * answer and evidence.
- */
+/** A question about an imported transcript (LoCoMo QA, a Hermes probe) with its gold answer and evidence. */
 export const ProbeSchema = z.object({
-  /** The probe's own id, when the source names one. */
   id: z.string().optional(),
   question: z.string(),
   answer: z.string(),
   /** Facts a correct answer must hold, each matched on its own (default: `[answer]`). */
   facts: z.array(z.string()).optional(),
-  /** Indices of the messages that hold the evidence. */
   evidence: z.array(z.number().int().nonnegative()),
-  /** The question's category or probe type (recall is also reported per type). */
+  /** The question's category or probe type (recall is reported per type). */
   category: z.string().optional(),
   /** A LoCoMo category 5 item's adversarial answer (recorded; its correct reply is a decline). */
   adversarial_answer: z.string().optional(),
   /** `locomo`: also scored by LoCoMo's answer F1 for its category (a LoCoMo QA annotation). */
   scoring: z.literal("locomo").optional(),
 });
-/** A question about an imported transcript (e.g. LoCoMo QA) with its gold answer and evidence. */
 export type Probe = z.infer<typeof ProbeSchema>;
 
 /** An imported transcript. */
 export interface ImportedTranscript {
   format: TranscriptFormat;
-  /** The file read. */
   path: string;
   messages: ChatMessage[];
   /** Questions with gold answers, when the format has them (LoCoMo); else empty. */
   probes: Probe[];
-  /** Descriptive fields of the source (name, model, source, sample index …). */
+  /** Descriptive fields of the source (name, model, sample index …). */
   meta: Record<string, unknown>;
   /** What the importer skipped or changed, one line each. */
   notes: string[];
-  /**
-   * The planted facts the file carries (a `{messages, needles}` file written by `engines generate`), checked
-   * against its messages; absent when the format has none.
-   */
+  /** The planted facts a `{messages, needles}` file carries, checked against its messages. */
   needles?: Needle[];
 }
 
 /** A text part of a multi-part content array. */
 const TextPartSchema = z.object({ type: z.literal("text"), text: z.string() });
 
-/**
- * The most characters one imported message's content (or one tool call's arguments) may hold: about 1 M
- * tokens, past any model's context; a larger one is refused naming the message (an engine would hold it many
- * times over).
- */
+/** The most characters one message's content (or tool-call arguments) may hold: ~1 M tokens. */
 export const MAX_MESSAGE_CHARS = 4_000_000;
 
 /** The most messages one imported transcript may hold. */
 export const MAX_TRANSCRIPT_MESSAGES = 1_000_000;
 
-/**
- * An OpenAI message as real files hold it: content may be a string, null, absent (tool-call messages)
- * or an array of text parts; other fields (reasoning, timestamps …) are ignored.
- */
+/** An OpenAI message as real files hold it (content a string, null, absent or text parts; extras ignored). */
 export const LenientMessageSchema = z.object({
   role: z.enum(["system", "user", "assistant", "tool"]),
   content: z.union([z.string().max(MAX_MESSAGE_CHARS), z.null(), z.array(TextPartSchema)]).optional(),
@@ -88,12 +69,8 @@ export const LenientMessageSchema = z.object({
 });
 
 /**
- * JSON text of a parsed value in the layout of Python's `json.dumps(value, ensure_ascii=False)` — `", "`
- * between items, `": "` after keys, keys in their order, non-ASCII kept — which is what `transformers`'
- * `tojson` filter prints for an object in a chat template. An importer that meets tool-call arguments given
- * as an object (the Hugging Face convention) stores them as this text, so the template, which prints a
- * string verbatim, renders (and the counter counts) the same bytes as `transformers` does for the object.
- * (Numbers are printed as JavaScript prints them: a float written `1.0` in the file is read as 1.)
+ * JSON text as Python's `json.dumps(value, ensure_ascii=False)` writes it: what `transformers`' `tojson` prints
+ * for an object, so object tool-call arguments render (and count) as in `transformers`.
  */
 export function pythonJsonText(value: unknown): string {
   if (Array.isArray(value)) return `[${value.map(pythonJsonText).join(", ")}]`;
@@ -136,10 +113,7 @@ export function formatIssuePath(path: readonly PropertyKey[]): string {
   return path.map((key) => typeof key === "number" ? `[${key}]` : `.${String(key)}`).join("");
 }
 
-/**
- * A {@link UsageError} naming the file, the place in it (`where`, e.g. `messages[3]` or `line 2: `) and the
- * zod issue's field.
- */
+/** A {@link UsageError} naming the file, the place (`messages[3]`, `line 2: `) and the zod issue's field. */
 export function issueError(path: string, where: string, error: z.ZodError): UsageError {
   const issue = error.issues[0];
   let field = `${where}${formatIssuePath(issue.path)}`;

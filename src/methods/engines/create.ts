@@ -1,12 +1,8 @@
 /**
- * Building engines from spec strings: the built-ins `full`, `truncate`, `hermes-like` (a reimplementation,
- * labelled so), `summary`, `jev`, `jev+summary`; the real competitors `hermes`, `hermes-lcm` and
- * `lean-ctx`, which run the adapters shipped in adapters/ through `exec:`; the framework libraries'
- * own compaction, `langchain-trim`, `langchain-summary` and `llamaindex-summary` (frameworks/); and any
- * outside engine as
- * `exec:COMMAND ARGS`, `exec+tools:COMMAND ARGS` (a process that stays alive to serve the recall tools it
- * offers; exec_recall_engine.ts) or `http:URL` (a bare `http://…` URL works too). `--engine NAME=SPEC` gives any of
- * them a name for the tables.
+ * Building engines from spec strings: `truncate`, `hermes-like` (a reimplementation, labelled so), every
+ * declared method (`full`, `summary`, `jev`, `jev+summary`, …: ../method_engine.ts), the real competitors
+ * (adapters/ run through `exec:`), the framework libraries' compaction (frameworks/), and outside engines
+ * (`exec:`, `exec+tools:` serving recall tools, `http:URL`). `--engine NAME=SPEC` names any of them.
  *
  * @module
  */
@@ -15,15 +11,13 @@ import { UsageError } from "../../errors.ts";
 import { type ContextEngine, type EngineDeps, EngineError, EngineSkipped } from "./engine.ts";
 import { createExecRecallEngine } from "./exec_recall_engine.ts";
 import { createWorkerEngine } from "./outside_worker.ts";
-import { createFullEngine } from "./full.ts";
 import { createHermesLikeEngine } from "./hermes_like.ts";
 import { createHttpEngine } from "./http_engine.ts";
-import { createJevEngine } from "./jev.ts";
-import { createJevSummaryEngine } from "./jev_summary.ts";
-import { createSummaryEngine } from "./summary.ts";
 import { createTruncateEngine } from "./truncate.ts";
 import { createFrameworkEngine, FRAMEWORK_ENGINES } from "./frameworks/framework_engines.ts";
 import { BUILTIN_ENGINES, REAL_COMPETITORS } from "./engine_names.ts";
+import { declaredMethod, declaredMethodNames } from "../registry.ts";
+import { createMethodEngine } from "../method_engine.ts";
 
 export {
   BUILTIN_ENGINES,
@@ -126,28 +120,18 @@ export function createEngine(spec: string, deps: EngineDeps, name: string = spec
     if (FRAMEWORK_ENGINES[spec].needsChat) need(deps.chat, spec, "chat model");
     return createFrameworkEngine(spec, name, deps.chat);
   }
+  const method = declaredMethod(spec);
+  if (method) return named(createMethodEngine(method, deps), name);
   switch (spec) {
-    case "full":
-      return named(createFullEngine(), name);
     case "truncate":
       return named(createTruncateEngine(), name);
     case "hermes-like":
       return named(createHermesLikeEngine(need(deps.chat, spec, "chat model")), name);
-    case "summary":
-      return named(createSummaryEngine(need(deps.chat, spec, "chat model")), name);
-    case "jev":
-      return named(createJevEngine(need(deps.decision, spec, "decision model")), name);
-    case "jev+summary":
-      return named(
-        createJevSummaryEngine(
-          need(deps.decision, spec, "decision model"),
-          need(deps.chat, spec, "chat model"),
-        ),
-        name,
-      );
     default:
       throw new UsageError(
-        `unknown engine '${spec}' (expected one of ${BUILTIN_ENGINES.join(", ")}, ${
+        `unknown engine '${spec}' (expected one of ${
+          [...new Set([...BUILTIN_ENGINES, ...declaredMethodNames()])].join(", ")
+        }, ${
           [...Object.keys(REAL_COMPETITORS), ...Object.keys(FRAMEWORK_ENGINES)].join(", ")
         }, exec:COMMAND, exec+tools:COMMAND, http:URL or NAME=SPEC)`,
       );

@@ -7,7 +7,7 @@
  */
 import { UsageError } from "../../errors.ts";
 
-/** The built-in engine names, in report order. */
+/** The engines `engines run` runs by default, in report order (full, summary, jev, jev+summary: methods). */
 export const BUILTIN_ENGINES = ["full", "truncate", "hermes-like", "summary", "jev", "jev+summary"] as const;
 
 /**

@@ -1,13 +1,7 @@
 /**
- * Outside engines as processes: `exec:COMMAND ARGS` spawns the command (split shell-like, no shell),
- * writes `{messages, budget_tokens, current_tokens}` as JSON to its stdin and reads `{messages}` from its
- * stdout. A time limit kills the process. A non-zero exit, a time-out or bad output is an
- * {@link EngineError} naming the reason.
- *
- * The process gets a minimal environment ({@link minimalEngineEnv}): PATH, HOME, LANG and TMPDIR when
- * set, plus exactly the variables the caller passes (`--engine-env NAME`). Provider keys are never
- * inherited. The values passed (8 characters or longer) are redacted from whatever the engine writes back —
- * its window and its stderr — so an engine that echoes a key cannot put it into the run.
+ * Outside engines as processes: `exec:COMMAND ARGS` (split shell-like, no shell) gets the request as JSON on
+ * stdin and answers `{messages}` on stdout. It sees a minimal environment ({@link minimalEngineEnv}: never a
+ * provider key); passed values are redacted from what it writes back.
  *
  * @module
  */

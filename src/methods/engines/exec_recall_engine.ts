@@ -1,20 +1,7 @@
 /**
- * Outside engines with recall tools as processes: `exec+tools:COMMAND ARGS`. One process per compress call
- * (outside_session.ts), which stays alive after its reply to serve the tools it offers:
- *
- * 1. it gets the request `{messages, budget_tokens, current_tokens}` as ONE line on stdin (stdin stays open);
- * 2. it answers ONE line on stdout: `{"messages": [...], "tools": [OpenAI tool schemas]}` (`tools` optional;
- *    without them, or when empty, stdin is closed at once, as for `exec:`);
- * 3. then, per tool call the chat model makes, it reads one line `{"op": "tool", "name", "arguments"}`
- *    (`arguments` the call's JSON object) and answers one line `{"content": "..."}` or `{"error": "..."}`;
- * 4. when the run is done asking, its stdin is closed: it should exit; after a grace period its process
- *    group is killed.
- *
- * Every read has the engine's time limit (`--engine-timeout-ms`) and a size limit (the `exec:` output bound
- * for the window; {@link MAX_TOOL_LINE_BYTES} for a tool reply, cut at MAX_RECALL_CONTENT_CHARS); invalid
- * UTF-8 is a failure. A failed window is the engine's failure as for `exec:`; a failed tool call is that
- * call's error (the model is told) and ends the session when the process is no longer usable. Latency is
- * measured to the window's reply line. Environment and redaction as for `exec:` (exec_engine.ts).
+ * Outside engines with recall tools: `exec+tools:COMMAND ARGS`, one process per compaction (outside_session.ts)
+ * that stays alive after its window to serve the tools it offers, one JSON line per call (README,
+ * "exec+tools"). Every read has the engine's time and size limits; a failed tool call is that call's error.
  *
  * @module
  */

@@ -1,9 +1,7 @@
 /**
- * The `hermes-like` engine: this program's own REIMPLEMENTATION of the idea of Hermes Agent's context
- * compressor (never Hermes itself; `--engine hermes` runs the real one through adapters/): protect the head (system prompt
- * and first user turn) and a token-sized tail, clear old tool outputs over 200 characters, summarize the
- * middle with the chat model in a structured template (Goal / Progress / Key facts / Files / Next
- * steps), then repair tool calls and results orphaned by the cut.
+ * The `hermes-like` engine: this program's REIMPLEMENTATION of Hermes Agent's compressor idea (`--engine
+ * hermes` runs the real one): protect head and tail, clear old tool outputs, summarize the middle in a
+ * structured template, repair orphaned tool pairs.
  *
  * @module
  */

@@ -1,8 +1,6 @@
 /**
- * Outside engines as HTTP services: `http:URL` POSTs `{messages, budget_tokens, current_tokens}` as JSON
- * and expects `{messages}` back with status 2xx. The request is aborted after the time limit. Failures
- * are {@link EngineError}s naming the reason. A reply that also offers recall tools (`tools`, and optionally
- * a `session` id) gets its tool calls at the tool endpoint (http_recall.ts).
+ * Outside engines as HTTP services: `http:URL` POSTs the request as JSON and expects `{messages}` with a 2xx
+ * status within the time limit; recall tools offered go to the tool endpoint (http_recall.ts).
  *
  * @module
  */

@@ -1,9 +1,6 @@
 /**
- * The recall tools of an `http:` engine: its tool endpoint is the engine's URL with `/tool` appended to the
- * path (`http://host/compact` → `http://host/compact/tool`). Each call POSTs
- * `{"op": "tool", "session", "name", "arguments"}` (`session` as the compress reply gave it, when it did)
- * and expects `{"content"}` or `{"error"}` with status 2xx, within the engine's time limit; closing POSTs
- * `{"op": "close", "session"}` once, its answer ignored.
+ * The recall tools of an `http:` engine: POSTed to the engine's URL + `/tool` (`{"op": "tool", "session",
+ * "name", "arguments"}` → `{"content"}` or `{"error"}`); closing POSTs `{"op": "close", "session"}` once.
  *
  * @module
  */

@@ -1,15 +1,7 @@
 /**
- * The `langchain-summary` engine: LangChain's own summarization middleware (`summarizationMiddleware` of the
- * `langchain` package; versions in frameworks/libraries.ts), run as a LangChain agent runs it: its
- * `beforeModel` step over the agent state's messages, the leading system messages held apart as an agent's
- * system prompt is (LangChain agents keep it out of the state; the middleware would otherwise summarize it
- * away) and put back in front. Its model is this program's chat model (frameworks/langchain_model.ts), so
- * every call is recorded.
- *
- * Settings in this program's token counts: `trigger: {tokens: budget}`, `keep: {tokens: budget × KEEP_SHARE}`,
- * the summary's `max_tokens` the rest; prompt, prefix and `trimTokensToSummarize` are LangChain's defaults.
- * LangChain keeps tool pairs whole, so it may keep more than `keep.tokens`: reported as it comes, never
- * adjusted.
+ * The `langchain-summary` engine: LangChain's `summarizationMiddleware` run as an agent runs it (the leading
+ * system messages held apart, then put back), over this program's chat model. `trigger` is the budget, `keep`
+ * its KEEP_SHARE; LangChain keeps tool pairs whole, so it may keep more: reported as it comes.
  *
  * @module
  */

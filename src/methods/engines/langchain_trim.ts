@@ -1,13 +1,7 @@
 /**
- * The `langchain-trim` engine: LangChain's own `trimMessages` (`@langchain/core`, the version in
- * frameworks/libraries.ts) with `strategy: "last"`, `maxTokens` the budget, `includeSystem: true` (the
- * leading system message kept), `startOn: "human"` (the window starts on a user message, so no tool result
- * is left without its call) and whole messages only (`allowPartial: false`). Its token counter is this
- * program's: the tokenizer and chat template the budget is measured with, counting the window the messages
- * stand for in input order (trimMessages hands it lists newest first). Nothing is adjusted after the
- * library: its output is the window. No model call. When no suffix that starts on a user message fits (an
- * agent's tool loop after a single task message), LangChain keeps nothing, not even the system message: that
- * is the engine's failure, with the reason.
+ * The `langchain-trim` engine: LangChain's `trimMessages` (`strategy: "last"`, `includeSystem`, `startOn:
+ * "human"`, whole messages) with this program's token counter; its output is the window. When no suffix
+ * starting on a user message fits, LangChain keeps nothing: the engine's failure, with the reason.
  *
  * @module
  */

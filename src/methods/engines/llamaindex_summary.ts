@@ -1,12 +1,7 @@
 /**
- * The `llamaindex-summary` engine: LlamaIndex's own `ChatSummaryMemoryBuffer` (`@llamaindex/core`; version
- * in frameworks/libraries.ts), its LLM this program's chat model (frameworks/llamaindex_llm.ts). The
- * transcript is `put` into the memory in LlamaIndex's layout (tool calls and results as its OpenAI adapter
- * has them); `getMessages()` is the window: system messages, the summary and a trailing user message.
- *
- * The memory summarizes past `contextWindow − maxTokens` tokens, set to the budget (`maxTokens`: the budget
- * less the rest of the window). It counts message text without the chat template, so a window can end a
- * little over the budget: reported as it comes, never adjusted.
+ * The `llamaindex-summary` engine: LlamaIndex's `ChatSummaryMemoryBuffer` over this program's chat model; the
+ * transcript is `put` in LlamaIndex's layout and `getMessages()` is the window. It counts text without the
+ * chat template, so a window may end a little over the budget: reported as it comes.
  *
  * @module
  */

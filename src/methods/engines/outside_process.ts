@@ -1,22 +1,8 @@
 /**
- * Outside processes end with their call: the one way this program runs an outside engine or agent.
- *
- * - **Own session.** Started as the leader of a new session and process group (`detached`: `setsid()`), so it
- *   never shares this program's terminal signals and what it forks stays in its group.
- * - **A PID namespace where the system gives one** (`unshare --pid --fork --kill-child`, behind a small `sh`
- *   so the command is not init): killing its init makes the kernel kill everything left, double-forked
- *   session leaders included. Without `unshare`, the group kill and the marker sweep are all there is
- *   ({@link pidNamespaceWrapper}).
- * - **A marker.** {@link CALL_MARKER_VARIABLE}, random per call, is inherited by descendants, so one that
- *   started its own session is still found (`/proc/PID/environ`).
- * - **Complete when the direct child exits.** Then (or at the time limit) the group and every marked process
- *   are killed (SIGKILL, swept until none is left); output still held open by descendants gets
- *   {@link DESCENDANT_GRACE_MS} to drain, so a grandchild holding stdout does not cost the time limit.
- * - **The run ends, they end.** On exit and on SIGINT/SIGTERM/SIGHUP every live group is killed (the signal is
- *   re-raised after, so the program still dies of it).
- * - **A fresh folder.** A fresh temporary working directory (unless the caller names one: an agent's
- *   workspace) with `TMPDIR` inside it, removed after the call. Command words naming an existing file
- *   relative to this program's directory are passed as absolute paths.
+ * The one way this program runs an outside engine or agent: its own session and process group, a PID
+ * namespace where `unshare` allows, a per-call marker variable, a fresh folder with its `TMPDIR`; when the
+ * direct child exits (or at the time limit) everything it started is killed, and so on exit or a signal of
+ * this program (README, "an `exec:` engine").
  *
  * @module
  */
@@ -41,10 +27,7 @@ export interface OutsideProcessOptions {
   timeoutMs: number;
   /** Working directory; default a fresh temporary folder (removed afterwards). */
   cwd?: string;
-  /**
-   * The most bytes of stdout kept (default {@link DEFAULT_MAX_OUTPUT_BYTES}): past it the call is ended (the
-   * group killed) and the outcome says `overflowed`; stderr keeps at most {@link MAX_STDERR_BYTES}.
-   */
+  /** The most bytes of stdout kept (default 8 MiB): past it the call is ended and says `overflowed`. */
   maxOutputBytes?: number;
 }
 
@@ -62,7 +45,7 @@ export type OutsideProcessOutcome =
     signal: Deno.Signal | null;
     stdout: Uint8Array;
     stderr: Uint8Array;
-    /** True when stdout passed its bound: the call was ended there and `stdout` holds the first bytes only. */
+    /** Stdout passed its bound: the call was ended there, `stdout` holds the first bytes. */
     overflowed?: boolean;
   }
   | { kind: "timeout"; stdout: Uint8Array; stderr: Uint8Array }
@@ -74,7 +57,7 @@ const SIGNALS: Deno.Signal[] = ["SIGINT", "SIGTERM", "SIGHUP"];
 const signalHandlers = new Map<Deno.Signal, () => void>();
 let unloadInstalled = false;
 
-/** Runs one outside process to completion under the policy of the module notes. */
+/** Runs one outside process to completion. */
 export async function runOutsideProcess(options: OutsideProcessOptions): Promise<OutsideProcessOutcome> {
   const started = await spawnOutside(options.argv, options.env, options.cwd);
   if ("notStarted" in started) return { kind: "not-started", message: started.notStarted };
@@ -146,11 +129,7 @@ export interface SpawnedOutside {
   marker: string;
 }
 
-/**
- * Starts `argv` under the policy of the module notes (own session, marker, fresh folder with its `tmp/`, the
- * whole environment given, stdio piped) and registers its group; `notStarted` (nothing left behind) when the
- * executable is not found or cannot be started.
- */
+/** Starts `words` (stdio piped) and registers its group; `notStarted` when it cannot be started. */
 export async function spawnOutside(
   words: readonly string[],
   env: Readonly<Record<string, string>>,
@@ -187,10 +166,7 @@ export async function spawnOutside(
   return { child, folder, marker };
 }
 
-/**
- * Reads a stream to its end (or until it is cancelled), keeping at most `bound` bytes: past it, `over` is
- * called once and the rest is read and dropped (so the writer never blocks before it is killed).
- */
+/** Reads a stream to its end keeping at most `bound` bytes; past it calls `over` once and reads on. */
 async function drain(
   reader: ReadableStreamDefaultReader<Uint8Array>,
   sink: Uint8Array[],
@@ -204,7 +180,6 @@ async function drain(
       const { done, value } = await reader.read();
       if (done) return;
       if (size + value.byteLength > bound) {
-        // Past the bound: keep what fits, say so (once), and read on without keeping.
         if (!flagged) {
           if (size < bound) sink.push(value.slice(0, bound - size));
           size = bound;
@@ -237,9 +212,8 @@ async function settle(drained: Promise<unknown>, readers: ReadableStreamDefaultR
 const MAX_SWEEPS = 50;
 
 /**
- * Kills the call's process group (with it, the PID namespace the call runs in, if any) and every process that
- * carries its marker, sweeping again until a sweep finds none left (a process killed is a zombie whose
- * environment reads empty, so it is not found twice).
+ * Kills the call's process group (and PID namespace) and every process carrying its marker, sweeping until
+ * none is left (a killed zombie's environment reads empty, so it is not found twice).
  */
 export async function killCall(leader: number, marker: string): Promise<void> {
   killGroup(leader);
@@ -257,19 +231,12 @@ export async function killCall(leader: number, marker: string): Promise<void> {
   }
 }
 
-/**
- * Starts the command as the child of a shell that is the namespace's init: stdin is handed on (an
- * asynchronous command's stdin would otherwise be /dev/null), the shell waits and exits with its status.
- */
+/** The namespace's init: a shell that hands stdin on to the command (else /dev/null), waits, exits with it. */
 const NAMESPACE_SHIM = 'exec 3<&0; "$@" <&3 3<&- & child=$!; exec 3<&-; wait "$child"';
 
 let namespaceWrapper: Promise<readonly string[]> | undefined;
 
-/**
- * The words that run a command in a PID namespace of its own here (`unshare --pid --fork --kill-child`, as
- * root or through a user namespace mapping the caller's uid, then {@link NAMESPACE_SHIM}), found once by
- * trying them; empty where none works (no `unshare`, user namespaces refused, not Linux).
- */
+/** The words that run a command in a PID namespace of its own here, found once by trying; empty: none. */
 export function pidNamespaceWrapper(): Promise<readonly string[]> {
   return namespaceWrapper ??= probePidNamespace();
 }
@@ -319,11 +286,7 @@ function killGroup(leader: number): void {
   }
 }
 
-/**
- * Whether `/proc` cannot be read here: absent, refused by the system, or not granted to this process (Deno
- * grants `/proc` only with `--allow-all`, which the launcher and the single binary do not have). The sweep of
- * marked processes is then skipped; the process group is still killed.
- */
+/** `/proc` cannot be read (Deno grants it only under `--allow-all`): the marker sweep is skipped. */
 function unreadableProc(error: unknown): boolean {
   return error instanceof Deno.errors.NotFound || error instanceof Deno.errors.PermissionDenied ||
     error instanceof Deno.errors.NotCapable;

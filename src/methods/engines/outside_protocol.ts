@@ -1,8 +1,6 @@
 /**
- * The outside-engine protocol shared by `exec:` and `http:` engines: the request body
- * `{messages, budget_tokens, current_tokens}` and the zod schema of the reply `{messages}` (with the recall
- * tools an engine may offer, `tools`), and the recall tool requests `{"op": "tool", "name", "arguments"}`
- * with their replies `{"content"}` (or `{"error"}`), whose text is cut at {@link MAX_RECALL_CONTENT_CHARS}.
+ * The outside-engine protocol shared by `exec:` and `http:` engines: the request body, the zod schema of the
+ * reply (with any recall `tools`), and the recall tool requests and replies (README, "outside engines").
  *
  * @module
  */

@@ -1,10 +1,7 @@
 /**
- * A live outside process that speaks lines: the `exec+tools:` engines' session (one per compaction). It is
- * started as outside_process.ts starts every outside process (own session and process group, the call's
- * marker, a fresh working folder with `TMPDIR` inside, words naming files made absolute, killed with the
- * run), but its stdin stays open: the caller writes one JSON line per request and reads one line per reply,
- * each within a time limit and a size limit; {@link OutsideSession.close} closes stdin, gives the process
- * {@link CLOSE_GRACE_MS} to exit, then kills its group and every process carrying the marker.
+ * A live outside process that speaks lines (the `exec+tools:` session): started as outside_process.ts starts
+ * every outside process, but its stdin stays open; {@link OutsideSession.close} closes it, waits
+ * {@link CLOSE_GRACE_MS}, then kills what is left.
  *
  * @module
  */

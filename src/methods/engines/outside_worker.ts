@@ -1,16 +1,7 @@
 /**
- * Outside engines as persistent workers (the protocol: docs/WORKER_PROTOCOL.md). One process per engine
- * instance, started before the first timed call (`prepare`) as every outside process is (own group, call
- * marker, fresh folder, killed with the run): a hello line, then one reply line per request line (`compress`,
- * with `compress_ms` timed inside the worker; `tool`; `release`).
- *
- * Each compress request carries `env`: the loopback endpoint with a token of that call alone (revoked when the
- * reply is read), so each call's model calls are that call's. The worker's own environment is the minimal one
- * of `exec:` engines (no keys); replies are redacted as theirs. Every read has the engine's time and size
- * limits; a worker that times out, exits or writes a malformed line is killed (the next call starts afresh).
- *
- * A user's `exec:` engine is probed once: started with stdin closed, a worker writes its hello and exits;
- * anything else runs one process per call (exec_engine.ts, timed `one-shot`).
+ * Outside engines as persistent workers (docs/WORKER_PROTOCOL.md): one process per engine instance, started
+ * before the first timed call; each compress request carries a loopback token of that call alone. A user's
+ * `exec:` engine is probed once: one that writes no hello runs one process per call (exec_engine.ts).
  *
  * @module
  */

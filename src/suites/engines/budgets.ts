@@ -1,17 +1,12 @@
 /**
- * Token budgets of an engines run: `--budget 10%,25%,50%` (shares of the transcript's tokens) or absolute
- * token counts (`--budget 2000,4000`), mixed freely, comma-separated; and host context lengths,
- * `--context-length 8000,16000` (each engine is told the window and decides what to keep; see CompressOptions).
- * Every engine is measured at each.
- *
+ * Token budgets of an engines run: `--budget 10%,25%,4000` (shares of the transcript's tokens or token counts)
+ * and host context lengths, `--context-length 8000,16000` (each engine is told the window).
  * @module
  */
 import { z } from "zod";
 
-/** Most budgets one run may ask for. */
-export const MAX_BUDGETS = 20;
-/** Largest absolute budget (tokens). */
-export const MAX_BUDGET_TOKENS = 100_000_000;
+const MAX_BUDGETS = 20;
+const MAX_BUDGET_TOKENS = 100_000_000;
 
 /** One budget as asked for: a share of the input tokens, or a token count. */
 export type BudgetSpec =
@@ -31,7 +26,7 @@ export function budgetTokens(spec: BudgetSpec, inputTokens: number): number {
 }
 
 /** Parses one budget: `25%` (0 < share ≤ 100, up to two decimals) or a whole token count ≥ 1. */
-export function parseBudget(text: string): BudgetSpec | string {
+function parseBudget(text: string): BudgetSpec | string {
   const t = text.trim();
   const pct = /^([0-9]{1,3}(?:\.[0-9]{1,2})?)%$/.exec(t);
   if (pct) {
@@ -49,57 +44,45 @@ export function parseBudget(text: string): BudgetSpec | string {
   return `${JSON.stringify(t)} is neither a share like 25% nor a token count`;
 }
 
-/** Zod schema of `--budget LIST`: distinct budgets, at most {@link MAX_BUDGETS}. */
-export const budgetListOption = z.string().transform((text, ctx) => {
-  const parts = text.split(",").map((p) => p.trim());
-  if (parts.some((p) => p.length === 0)) {
-    ctx.addIssue({ code: "custom", message: "an empty budget in the list" });
-    return z.NEVER;
-  }
-  if (parts.length > MAX_BUDGETS) {
-    ctx.addIssue({ code: "custom", message: `at most ${MAX_BUDGETS} budgets` });
-    return z.NEVER;
-  }
-  const out: BudgetSpec[] = [];
-  for (const part of parts) {
-    const parsed = parseBudget(part);
-    if (typeof parsed === "string") {
-      ctx.addIssue({ code: "custom", message: parsed });
+/** A comma-separated list option: at most {@link MAX_BUDGETS} distinct items (`key` says which are equal). */
+function listOption<T>(
+  noun: string,
+  parse: (part: string) => T | string,
+  key: (item: T) => string,
+  empty = "",
+) {
+  return z.string().transform((text, ctx) => {
+    const fail = (message: string) => {
+      ctx.addIssue({ code: "custom", message });
       return z.NEVER;
+    };
+    const parts = text.split(",").map((p) => p.trim());
+    if (empty !== "" && parts.some((p) => p.length === 0)) return fail(empty);
+    if (parts.length > MAX_BUDGETS) return fail(`at most ${MAX_BUDGETS} ${noun}`);
+    const out: T[] = [];
+    for (const part of parts) {
+      const parsed = parse(part);
+      if (typeof parsed === "string") return fail(parsed);
+      if (out.some((b) => key(b) === key(parsed))) return fail(`${key(parsed)} is given twice`);
+      out.push(parsed);
     }
-    if (out.some((b) => b.label === parsed.label)) {
-      ctx.addIssue({ code: "custom", message: `${parsed.label} is given twice` });
-      return z.NEVER;
-    }
-    out.push(parsed);
-  }
-  return out;
-});
+    return out;
+  });
+}
 
-/** Zod schema of `--context-length LIST`: distinct whole token counts, at most {@link MAX_BUDGETS}. */
-export const contextLengthListOption = z.string().transform((text, ctx) => {
-  const parts = text.split(",").map((p) => p.trim());
-  if (parts.length > MAX_BUDGETS) {
-    ctx.addIssue({ code: "custom", message: `at most ${MAX_BUDGETS} context lengths` });
-    return z.NEVER;
+/** Zod schema of `--budget LIST`. */
+export const budgetListOption = listOption(
+  "budgets",
+  parseBudget,
+  (b) => b.label,
+  "an empty budget in the list",
+);
+
+/** Zod schema of `--context-length LIST`: whole token counts. */
+export const contextLengthListOption = listOption("context lengths", (part): ContextLengthSpec | string => {
+  const tokens = /^[0-9]{1,9}$/.test(part) ? Number(part) : NaN;
+  if (!(tokens >= 1 && tokens <= MAX_BUDGET_TOKENS)) {
+    return `${JSON.stringify(part)}: a context length must be a whole number in 1..${MAX_BUDGET_TOKENS}`;
   }
-  const out: ContextLengthSpec[] = [];
-  for (const part of parts) {
-    const tokens = /^[0-9]{1,9}$/.test(part) ? Number(part) : NaN;
-    if (!(tokens >= 1 && tokens <= MAX_BUDGET_TOKENS)) {
-      ctx.addIssue({
-        code: "custom",
-        message: `${
-          JSON.stringify(part)
-        }: a context length must be a whole number in 1..${MAX_BUDGET_TOKENS}`,
-      });
-      return z.NEVER;
-    }
-    if (out.some((b) => b.tokens === tokens)) {
-      ctx.addIssue({ code: "custom", message: `${tokens} is given twice` });
-      return z.NEVER;
-    }
-    out.push({ kind: "context", tokens, label: `ctx ${tokens}` });
-  }
-  return out;
-});
+  return { kind: "context", tokens, label: `ctx ${tokens}` };
+}, (b) => String(b.tokens));

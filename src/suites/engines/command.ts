@@ -1,8 +1,6 @@
 /**
- * What `engines run` does once its options are parsed: import (or describe) the transcript before anything is
- * written, and hand the suite's pieces (the check of every engine spec once the models are open, its protocol
- * and body) to the one run set-up (`../run_command.ts`), which sets up the tokenizer and the models and runs it.
- *
+ * `engines run` once its options are parsed: import the transcript before anything is written, and hand the
+ * suite's pieces (the engine specs' check, its protocol and body) to the one run set-up (`../run_command.ts`).
  * @module
  */
 import { UsageError } from "../../errors.ts";
@@ -35,7 +33,7 @@ export interface EnginesRunCommandOptions extends RunCommandOptions {
   probes?: string;
   transcript?: string;
   format?: "auto" | TranscriptFormat;
-  /** `--sample K` (repeatable) or `--sample all`: which conversations of a multi-sample file. */
+  /** `--sample K` (repeatable) or `--sample all`. */
   sample?: string[];
   repeats?: number;
   budget?: BudgetSpec[];
@@ -53,20 +51,10 @@ export async function enginesRunCommand(
   invocation: RunInvocation,
   generator: () => GenerateParamsInput,
 ): Promise<string> {
-  if (options["check-only"]) {
-    throw new UsageError(
-      "engines run: --check-only is not supported (engine timings are always measured afresh)",
-    );
-  }
-  if (options["retry-failed"]) {
-    throw new UsageError(
-      "engines run: --retry-failed is not supported (engine timings are always measured afresh)",
-    );
-  }
-  if (options.resume) {
-    throw new UsageError(
-      "engines run: --resume is not supported (latencies of a killed run are not comparable)",
-    );
+  const afresh = "engine timings are always measured afresh";
+  const killed = "latencies of a killed run are not comparable";
+  for (const [flag, why] of [["check-only", afresh], ["retry-failed", afresh], ["resume", killed]] as const) {
+    if (options[flag]) throw new UsageError(`engines run: --${flag} is not supported (${why})`);
   }
   let source: TranscriptSource;
   const sources: Record<string, Uint8Array> = {};
@@ -76,8 +64,7 @@ export async function enginesRunCommand(
     refuseGiven("engines run", options, ["format", "sample"], "only used with --transcript");
   }
   if (options.transcript) {
-    // Imported (and so validated, with clear errors) before the run directory is created: bad input writes
-    // nothing. The file's bytes are then declared as the run's source.
+    // Imported (so validated) before the run directory is created: bad input writes nothing.
     const transcript = await importTranscript(options.transcript, options.format ?? "auto");
     sources.transcript = await readInputFile(options.transcript, "--transcript");
     source = { kind: "imported", path: options.transcript, format: options.format ?? "auto", transcript };
@@ -121,7 +108,6 @@ export async function enginesRunCommand(
   }
   const engineLabels = engines.map(({ name, spec }) => name === spec ? spec : `${name}=${spec}`);
   const repeats = options.repeats ?? 3;
-  // The run's protocol (manifest.json), also published as protocol.json.
   const protocolOf = (description: ModelSetup["description"]) => ({
     suite: "engines",
     engines: engineLabels,
@@ -195,10 +181,7 @@ export async function enginesRunCommand(
   return finished.path;
 }
 
-/**
- * What every engine is measured at: the `--budget` list, then the `--context-length` list; a context length
- * alone measures no default budget.
- */
+/** The `--budget` list, then the `--context-length` list; a context length alone measures no default budget. */
 function targets(options: EnginesRunCommandOptions): BudgetSpec[] {
   const lengths = options["context-length"] ?? [];
   return [...(options.budget ?? (lengths.length > 0 ? [] : [DEFAULT_BUDGET])), ...lengths];

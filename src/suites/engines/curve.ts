@@ -1,9 +1,6 @@
 /**
- * The engines report's budget curves: an inline SVG line chart with one polyline per engine through its
- * points (retained tokens, recall %), one point per budget, with its interval as an error bar when given. Unlike `lineChart` in charts.ts, every series has
- * its own x positions (each engine keeps a different number of tokens at the same budget). No scripts, no
- * network; every text is escaped and coordinates are rounded to 0.1 px, so the same input gives the same bytes.
- *
+ * The engines report's budget curves: an inline SVG line chart, one polyline per engine through (retained
+ * tokens, recall %) points. Unlike charts.ts' `lineChart`, every series has its own x positions.
  * @module
  */
 import { SERIES_COLORS } from "../../report/charts.ts";
@@ -15,13 +12,11 @@ export interface CurveSeries {
   points: { x: number; y: number | null; label: string; lo?: number; hi?: number }[];
 }
 
-/** Options of {@link curveChart}. */
-export interface CurveChartOptions {
+interface CurveChartOptions {
   title: string;
   xLabel: string;
   yLabel: string;
   series: readonly CurveSeries[];
-  /** Top of the y axis (e.g. 100 for percentages). */
   yMax: number;
   width?: number;
   height?: number;
@@ -53,7 +48,7 @@ function legendLines(name: string, maxChars: number): string[] {
   return lines;
 }
 
-/** A curve chart (see the module notes); an empty chart says there is nothing to draw. */
+/** A curve chart; an empty chart says there is nothing to draw. */
 export function curveChart(options: CurveChartOptions): Html {
   const width = options.width ?? 760;
   const height = options.height ?? 380;
@@ -136,7 +131,6 @@ export function curveChart(options: CurveChartOptions): Html {
         }% at ${point.x} tokens</title></circle>`,
       );
     }
-    // The legend right of the plot: a name too long for its width wraps at spaces (never cut).
     const names = legendLines(series.name, Math.floor((width - box.right - 36) / 7));
     const ly = legendY;
     legendY += 18 + 15 * (names.length - 1);

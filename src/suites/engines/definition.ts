@@ -1,6 +1,5 @@
 /**
  * The engines suite: context engines head to head on one transcript.
- *
  * @module
  */
 import type { Suite } from "../suite.ts";
@@ -15,12 +14,7 @@ export const ENGINES_SUITE: Suite = {
   name: "engines",
   command: ["engines", "run"],
   title: "engines",
-  stages: [
-    enginesTranscriptStage,
-    enginesEngineStage,
-    enginesAggregateStage,
-    enginesReportStage,
-  ],
+  stages: [enginesTranscriptStage, enginesEngineStage, enginesAggregateStage, enginesReportStage],
   aggregate: enginesAggregateStage,
   report: enginesReportStage,
   // An engine row's answering models are its engine node's chat and System One records (`verify --rederive`).
@@ -40,10 +34,7 @@ export const ENGINES_SUITE: Suite = {
         const v = m.value(e);
         return v === undefined ? [] : [[m.name, v] as const];
       });
-      out.set(
-        several ? `${name} @ ${e.budget}` : name,
-        Object.fromEntries(values),
-      );
+      out.set(several ? `${name} @ ${e.budget}` : name, Object.fromEntries(values));
     }
     return out;
   },

@@ -1,8 +1,5 @@
 /**
- * The engines report's explorer data: the transcript's needles (fact, question, answer, position) and probes
- * (question, expected facts, type) with every engine's result at every budget, through the suite-free
- * `enginesExplorer` of `explorer_items.ts`.
- *
+ * The engines report's explorer data: the stored transcript's needles and probes with every engine's result.
  * @module
  */
 import type { ExplorerData } from "../../report/explorer.ts";
@@ -10,31 +7,18 @@ import { enginesExplorer, type ExplorerNeedle } from "./explorer_items.ts";
 import { engineLabel } from "./report.ts";
 import type { EngineResult } from "./run.ts";
 import { probeId } from "./run.ts";
-import { NeedleSchema } from "./needles.ts";
+import { NeedleSchema } from "../../data/transcripts/needle.ts";
 import { ProbeSchema } from "../../data/transcripts/types.ts";
-
-/** What the explorer reads of a stored transcript. */
-export interface ExplorerTranscript {
-  needles: readonly unknown[];
-  probes: readonly unknown[];
-}
 
 /** The explorer of an engines run; rows name their budget when the run measured several. */
 export function enginesExplorerOf(
-  transcript: ExplorerTranscript,
+  transcript: { needles: readonly unknown[]; probes: readonly unknown[] },
   results: readonly EngineResult[],
   severalBudgets: boolean,
 ): ExplorerData {
   const needles: ExplorerNeedle[] = transcript.needles.map((raw) => {
-    const n = NeedleSchema.parse(raw);
-    return {
-      id: n.id,
-      kind: "needle",
-      fact: n.fact,
-      question: n.question,
-      answer: n.answer,
-      position: n.position,
-    };
+    const { id, fact, question, answer, position } = NeedleSchema.parse(raw);
+    return { id, kind: "needle", fact, question, answer, position };
   });
   const probes: ExplorerNeedle[] = transcript.probes.map((raw, i) => {
     const p = ProbeSchema.parse(raw);

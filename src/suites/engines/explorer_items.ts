@@ -1,14 +1,11 @@
 /**
- * The engines explorer's data: one item per planted needle (and per imported probe), with its fact,
- * question and answer, and per engine (and budget) whether the fact survived verbatim in the engine's window
- * and what the model answered from that window. Filters: kind, needle position, "lost by some engine" and per
- * engine "lost by this engine" (needles only: a probe has no verbatim fact), and "answered wrong by some
- * engine" and per engine "wrong by this engine" (needles and probes; the window-alone answers). An engine
- * that offered recall tools also shows its +recovery answer. Works on the engine result rows structurally.
- *
+ * The engines explorer's data: per needle and probe, whether each engine kept the fact verbatim and what the
+ * model answered from its window (and with recall tools), with filters by kind, position, lost and wrong.
  * @module
  */
 import type { ExplorerData, ExplorerItem } from "../../report/explorer.ts";
+
+type Answers = { answers: { id: string; reply: string | null; correct: boolean; error?: string }[] } | null;
 
 /** The fields of an engine result the explorer reads. */
 export interface ExplorerEngineResult {
@@ -17,13 +14,9 @@ export interface ExplorerEngineResult {
   status: string;
   reason: string | null;
   needles: { found_ids: string[] };
-  qa: { answers: { id: string; reply: string | null; correct: boolean; error?: string }[] } | null;
-  probes?: { answers: { id: string; reply: string | null; correct: boolean; error?: string }[] } | null;
-  /** The +recovery arm's answers, for an engine that offered recall tools. */
-  recovery?: {
-    qa: { answers: { id: string; reply: string | null; correct: boolean; error?: string }[] } | null;
-    probes: { answers: { id: string; reply: string | null; correct: boolean; error?: string }[] } | null;
-  } | null;
+  qa: Answers;
+  probes?: Answers;
+  recovery?: { qa: Answers; probes: Answers } | null;
 }
 
 /** A planted needle or an imported probe. */
@@ -34,7 +27,7 @@ export interface ExplorerNeedle {
   question: string;
   answer: string;
   position?: string;
-  /** A probe's type (e.g. `decision`, `file`), when it has one. */
+  /** A probe's type (e.g. `decision`, `file`). */
   type?: string;
 }
 
@@ -44,7 +37,6 @@ export function enginesExplorer(
   results: readonly ExplorerEngineResult[],
 ): ExplorerData {
   const name = (r: ExplorerEngineResult) => (r.budget ? `${r.engine} @${r.budget}` : r.engine);
-  // With an engine that offered recall tools, each row also shows its +recovery answer.
   const recovered = results.some((r) => r.recovery);
   const items: ExplorerItem[] = needles.map((n) => {
     const rows = results.map((r) => {
@@ -110,11 +102,7 @@ export function enginesExplorer(
           open: true,
           table: {
             headers: [
-              "engine",
-              "status",
-              "fact in window",
-              "QA",
-              "reply",
+              ...["engine", "status", "fact in window", "QA", "reply"],
               ...(recovered ? ["QA +recovery", "reply +recovery"] : []),
             ],
             rows: rows.map((r) => r.cells),

@@ -1,35 +1,21 @@
 /**
- * The deterministic transcript generator: SHA-256-derived pseudo-text (no randomness) shaped like an
- * agent session — a system message, then `turns` turns of a user message, on every other turn or so an
- * assistant tool-call message with one or two calls and their results, and an assistant reply — with
- * `needles` unique facts planted at chosen depths, in varied roles (user, assistant, tool) and positions
- * (start, middle, end of a message).
- *
- * Every message body has exactly `wordsPerMsg` words drawn from a fixed English vocabulary (so token
- * counts look like prose), plus the needle sentence where one is planted. Same parameters → byte-identical
- * transcript. The vocabulary leaves out "is", "deploy", "token" and "shard", so only needle sentences
- * hold them.
- *
+ * The deterministic transcript generator: SHA-256-derived prose shaped like an agent session (user turns, tool
+ * calls and results, replies) with `needles` facts planted at chosen depths, roles and positions. The
+ * vocabulary leaves out "is", "deploy", "token" and "shard", so only needle sentences hold them.
  * @module
  */
 import { createHash } from "node:crypto";
 import { z } from "zod";
 import { UsageError } from "../../errors.ts";
 import type { ChatMessage, ToolCall } from "../../models/messages.ts";
-import type { Needle, NeedlePosition } from "./needles.ts";
+import type { Needle, NeedlePosition } from "../../data/transcripts/needle.ts";
 import { transcriptHash } from "./transcript_hash.ts";
 
-/**
- * Where default needles go: spread evenly over the early region, from {@link EARLY_REGION_START} to
- * {@link EARLY_REGION_END} of the transcript — the turns a compactor must summarize, never the tail an
- * engine keeps verbatim.
- */
-export const EARLY_REGION_START = 0.05;
-/** See {@link EARLY_REGION_START}. */
-export const EARLY_REGION_END = 0.45;
+// Default needles are spread over the early region: the turns a compactor must summarize, not the kept tail.
+const EARLY_REGION_START = 0.05;
+const EARLY_REGION_END = 0.45;
 
-/** The default depths of `count` needles: evenly spread over the early region. */
-export function defaultNeedleDepths(count: number): number[] {
+function defaultNeedleDepths(count: number): number[] {
   const span = EARLY_REGION_END - EARLY_REGION_START;
   return Array.from({ length: count }, (_, i) => EARLY_REGION_START + (span * (i + 0.5)) / count);
 }
@@ -39,18 +25,16 @@ export const GenerateParamsSchema = z.object({
   turns: z.number().int().min(1).max(100_000).default(200),
   needles: z.number().int().min(0).max(999).default(12),
   wordsPerMsg: z.number().int().min(1).max(10_000).default(60),
-  /** One depth per needle, each in [0, 1]; default {@link defaultNeedleDepths}. */
+  /** One depth per needle, each in [0, 1]. */
   needleDepths: z.array(z.number().min(0).max(1)).optional(),
   seed: z.string().default("compaction-bench"),
 });
 /** Generator parameters as given (all optional). */
 export type GenerateParamsInput = z.input<typeof GenerateParamsSchema>;
-/** Generator parameters with defaults applied. */
-export type GenerateParams = z.output<typeof GenerateParamsSchema>;
 
 /** A generated transcript. */
 export interface GeneratedTranscript {
-  params: GenerateParams & { needleDepths: number[] };
+  params: z.output<typeof GenerateParamsSchema> & { needleDepths: number[] };
   messages: ChatMessage[];
   needles: Needle[];
   /** SHA-256 of the canonical JSON of `messages`. */

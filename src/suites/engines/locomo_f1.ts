@@ -1,22 +1,8 @@
 /**
- * LoCoMo's answer F1, as its evaluation scores a model's answer to one of its QA annotations (Maharana et al.,
- * ACL 2024; the rules of its `task_eval/evaluation.py`, written here anew, no LLM judge):
- *
- * - Normalisation: commas removed, lowercase, ASCII punctuation removed, the words `a`, `an`, `the` and
- *   `and` removed, whitespace folded; then every word is Porter-stemmed.
- * - F1 of two texts: the bag-of-stems overlap (precision over the prediction's words, recall over the gold
- *   answer's), 0 when nothing is shared.
- * - Category 1 (multi-hop): prediction and gold answer are split at commas into parts; each gold part takes
- *   its best F1 against any predicted part, and the score is their mean.
- * - Categories 2 and 4: the F1 of the whole texts; category 3: the same against the gold answer's text
- *   before its first `;`.
- * - Category 5 (adversarial: the conversation does not say; most items carry only an `adversarial_answer`):
- *   1 when the reply declines — LoCoMo counts "no information available" and "not mentioned"; this program's
- *   QA prompt asks for {@link NOT_IN_CONTEXT}, so that counts too — else 0. The gold answer is not used.
- *
- * The stemmer is the npm `stemmer` package (Porter's 1980 algorithm); LoCoMo uses NLTK's Porter stemmer,
- * whose extensions stem a few words differently (e.g. "dying"); both texts are stemmed alike, so a score
- * moves only where two words share a stem under one and not the other.
+ * LoCoMo's answer F1 (Maharana et al., ACL 2024; the rules of its `task_eval/evaluation.py`, written anew):
+ * bag-of-Porter-stems F1; category 1 averages each comma-separated gold part's best F1, category 3 scores
+ * against the gold text before its first `;`, category 5 scores 1 when the reply declines. The npm `stemmer`
+ * (Porter 1980) differs from NLTK's on a few words (e.g. "dying"); both texts are stemmed alike.
  *
  * @example
  * ```ts
@@ -34,16 +20,14 @@ export const NOT_IN_CONTEXT = "NOT IN CONTEXT";
 
 /** ASCII punctuation, as Python's `string.punctuation`. */
 const PUNCTUATION = /[!"#$%&'()*+,\-./:;<=>?@[\\\]^_`{|}~]/g;
-/** The words LoCoMo's normalisation removes. */
 const DROPPED = /\b(?:a|an|the|and)\b/g;
 
-/** LoCoMo's normalisation of an answer (before stemming): see the module notes. */
+/** LoCoMo's normalisation: commas, ASCII punctuation and `a`/`an`/`the`/`and` removed, lowercase. */
 export function normalizeLocomo(text: string): string {
   const lowered = text.replaceAll(",", "").toLowerCase().replace(PUNCTUATION, "");
   return lowered.replace(DROPPED, " ").split(/\s+/).filter(Boolean).join(" ");
 }
 
-/** The Porter-stemmed words of a normalised answer. */
 function stems(text: string): string[] {
   const words = normalizeLocomo(text);
   return words === "" ? [] : words.split(" ").map((word) => stemmer(word));
@@ -77,7 +61,7 @@ export function multiAnswerF1(prediction: string, gold: string): number {
   return best.reduce((sum, value) => sum + value, 0) / best.length;
 }
 
-/** True when a reply declines to answer (category 5's correct reply). */
+/** True when a reply declines (LoCoMo's phrases, or this program's {@link NOT_IN_CONTEXT}). */
 export function declines(reply: string): boolean {
   const lowered = reply.toLowerCase();
   return lowered.includes("no information available") || lowered.includes("not mentioned") ||

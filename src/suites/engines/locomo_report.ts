@@ -1,9 +1,6 @@
 /**
- * LoCoMo QA in the engines report: every row's answer F1 (overall, per category, with the window alone and
- * `+recovery`) and, per engine and budget, the F1 pooled over every question of every conversation of a
- * `--sample` run, each with a 95% percentile-bootstrap CI over questions (src/analysis/bootstrap.ts; the
- * unit is one question's F1). Present only when some row was scored by LoCoMo's F1.
- *
+ * LoCoMo QA in the engines report: every row's answer F1 and, per engine and budget, the F1 pooled over the
+ * conversations of a `--sample` run, each with a 95% bootstrap CI over questions.
  * @module
  */
 import { bootstrapMean, type Interval } from "../../analysis/bootstrap.ts";
@@ -15,7 +12,7 @@ export interface LocomoRowLike {
   engine: string;
   budget?: string;
   status: string;
-  /** The row's label without its conversation (the pooled group's name), when it differs from `engine`. */
+  /** The pooled group's name, when it differs from `engine`. */
   group?: string;
   probes?: Pick<QaSummary, "f1" | "by_type" | "answers"> | null;
   recovery?: { probes: Pick<QaSummary, "f1" | "answers"> | null } | null;
@@ -25,11 +22,9 @@ export interface LocomoRowLike {
 export interface LocomoF1Entry {
   engine: string;
   budget: string | null;
-  /** Rows pooled (1 for a row). */
   conversations: number;
   questions: number;
   f1: Interval | null;
-  /** With the recall tools offered (null when the engine offers none). */
   f1_recovery: Interval | null;
   /** Mean F1 per LoCoMo category (window alone). */
   by_category: Record<string, number>;

@@ -1,6 +1,5 @@
 /**
  * engines run's metrics, declared once: `compare` reads this table (its shares, and each engine row's values).
- *
  * @module
  */
 import type { MetricSpec } from "../../analysis/metrics.ts";

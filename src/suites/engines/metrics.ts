@@ -1,23 +1,13 @@
 /**
- * Per-engine measures: verbatim needle recall, latency statistics and QA recall.
- *
- * QA recall: the chat model sees the compacted window and one question (one per prompt), told to answer
- * briefly or exactly `NOT IN CONTEXT` (which is wrong). Both texts are normalized as HotpotQA does and a reply
- * is correct when the gold answer's words appear in it as one contiguous run of whole words (so "art" is not
- * in "party"). A failed call counts as wrong and is recorded. LLM-free.
- *
- * A question may expect several facts (Hermes' probes' `expected_facts`): each is matched alone, and recall is
- * found facts / expected facts, pooled, overall and per question type (a needle expects one).
- *
- * A LoCoMo question is also scored by LoCoMo's answer F1 (locomo_f1.ts): `f1` is the mean over those
- * questions, overall and per category (a failed call scores 0); a category 5 question expects a decline.
- *
+ * Per-engine measures: verbatim needle recall, latency statistics and LLM-free QA recall: a reply holds a fact
+ * when the fact's normalized words appear in it as one run of whole words (`NOT IN CONTEXT` holds none);
+ * recall pools found / expected facts; LoCoMo questions also get LoCoMo's answer F1 (a failed call scores 0).
  * @module
  */
 import pLimit from "p-limit";
 import type { ChatMessage } from "../../models/messages.ts";
 import type { CallRecord, ChatModel } from "../../models/types.ts";
-import type { Needle } from "./needles.ts";
+import type { Needle } from "../../data/transcripts/needle.ts";
 import { normalizeAnswer } from "../scoring.ts";
 import { declines, locomoF1, NOT_IN_CONTEXT } from "./locomo_f1.ts";
 
@@ -25,9 +15,8 @@ import { declines, locomoF1, NOT_IN_CONTEXT } from "./locomo_f1.ts";
 export interface NeedleRecall {
   total: number;
   found: number;
-  /** found / total, or null when there are no needles (never 1.0 by default). */
+  /** Null when there are no needles. */
   recall: number | null;
-  /** Ids of the needles found. */
   found_ids: string[];
 }
 
@@ -37,9 +26,7 @@ export function needleRecall(window: ChatMessage[], needles: Needle[]): NeedleRe
     message.content ?? "",
     ...(message.tool_calls ?? []).map((call) => call.function.arguments),
   ]);
-  const foundIds = needles.filter((needle) => texts.some((text) => text.includes(needle.fact))).map((n) =>
-    n.id
-  );
+  const foundIds = needles.filter((n) => texts.some((text) => text.includes(n.fact))).map((n) => n.id);
   return {
     total: needles.length,
     found: foundIds.length,
@@ -74,11 +61,11 @@ export function percentile(values: number[], p: number): number | null {
 export interface QaItem {
   id: string;
   question: string;
-  /** The expected facts; each is looked for in the reply on its own. */
+  /** Each is looked for in the reply on its own. */
   facts: string[];
-  /** The question's type (probe type or category), for the per-type breakdown. */
+  /** Probe type or category, for the per-type breakdown. */
   type?: string;
-  /** A LoCoMo question: its gold answer and category (1-5), scored by LoCoMo's answer F1 too. */
+  /** A LoCoMo question: its gold answer and category (1-5). */
   locomo?: { answer: string; category: number };
 }
 
@@ -86,13 +73,12 @@ export interface QaItem {
 export interface QaAnswer {
   id: string;
   reply: string | null;
-  /** True when every expected fact was found. */
+  /** Every expected fact was found. */
   correct: boolean;
-  /** Expected facts found in the reply, and how many were expected. */
   facts_found: number;
   facts_total: number;
   type?: string;
-  /** LoCoMo's answer F1 of the reply (LoCoMo questions only). */
+  /** LoCoMo questions only. */
   f1?: number;
   error?: string;
 }
@@ -102,11 +88,10 @@ export interface FactRecall {
   questions: number;
   facts: number;
   found: number;
-  /** found / facts, or null when no fact is expected. */
+  /** Null when no fact is expected. */
   recall: number | null;
-  /** Mean LoCoMo answer F1 of the group's LoCoMo questions (absent when it has none). */
+  /** Mean LoCoMo answer F1 over the group's `f1_questions` LoCoMo questions (absent when none). */
   f1?: number;
-  /** How many of the group's questions are LoCoMo's (the F1's count). */
   f1_questions?: number;
 }
 
@@ -119,13 +104,11 @@ export interface QaRecall {
   recall: number | null;
   facts_total: number;
   facts_found: number;
-  /** The same per question type (only for questions that have a type). */
+  /** The same per question type (questions that have one). */
   by_type: Record<string, FactRecall>;
-  /** Mean LoCoMo answer F1 over the LoCoMo questions (absent when there are none). */
+  /** As in {@link FactRecall}. */
   f1?: number;
-  /** How many questions are LoCoMo's. */
   f1_questions?: number;
-  /** Replies that were exactly NOT IN CONTEXT. */
   not_in_context: number;
   answers: QaAnswer[];
   usage: { input_tokens: number; output_tokens: number; calls: number };
@@ -162,6 +145,8 @@ export type AskOutcome =
   | { ok: true; content: string; usage: QaRecall["usage"]; records: CallRecord[] }
   | { ok: false; error: string; usage: QaRecall["usage"]; records: CallRecord[] };
 
+const NO_USAGE = { input_tokens: 0, output_tokens: 0, calls: 0 } as const;
+
 /** Asks every question about `window` (at most `concurrency` at once) and scores the replies. */
 export function qaRecall(
   chat: ChatModel,
@@ -171,24 +156,11 @@ export function qaRecall(
 ): Promise<QaRecall> {
   return qaRecallWith(items, async (item): Promise<AskOutcome> => {
     const result = await chat.complete({ messages: qaMessages(window, item.question), max_tokens: 64 });
-    if (!result.ok) {
-      return {
-        ok: false,
-        error: result.error,
-        usage: { input_tokens: 0, output_tokens: 0, calls: 1 },
-        records: [result.record],
-      };
-    }
-    return {
-      ok: true,
-      content: result.content,
-      usage: {
-        input_tokens: result.usage.prompt_tokens,
-        output_tokens: result.usage.completion_tokens,
-        calls: 1,
-      },
-      records: [result.record],
-    };
+    const records = [result.record];
+    if (!result.ok) return { ok: false, error: result.error, usage: { ...NO_USAGE, calls: 1 }, records };
+    const { prompt_tokens, completion_tokens } = result.usage;
+    const usage = { input_tokens: prompt_tokens, output_tokens: completion_tokens, calls: 1 };
+    return { ok: true, content: result.content, usage, records };
   }, concurrency);
 }
 
@@ -211,7 +183,7 @@ export async function qaRecallWith(
     by_type: {},
     not_in_context: 0,
     answers: [],
-    usage: { input_tokens: 0, output_tokens: 0, calls: 0 },
+    usage: { ...NO_USAGE },
     records: [],
   };
   const tally = (type: string, facts: number, found: number, f1: number | undefined) => {
@@ -222,7 +194,7 @@ export async function qaRecallWith(
     group.recall = group.facts === 0 ? null : group.found / group.facts;
     if (f1 !== undefined) addF1(group, f1);
   };
-  // Running mean of LoCoMo F1 (sum kept apart so the mean is the plain mean of the questions' scores).
+  // Sums kept apart so that the mean is the plain mean of the questions' scores.
   const sums = new Map<object, number>();
   const addF1 = (group: { f1?: number; f1_questions?: number }, f1: number) => {
     const sum = (sums.get(group) ?? 0) + f1;
@@ -240,40 +212,30 @@ export async function qaRecallWith(
     const adversarial = item.locomo?.category === 5;
     const factsTotal = adversarial ? 1 : item.facts.length;
     out.facts_total += factsTotal;
-    if (!result.ok) {
-      const f1 = item.locomo !== undefined ? { f1: 0 } : {};
-      out.answers.push({
-        id: item.id,
-        reply: null,
-        correct: false,
-        facts_found: 0,
-        facts_total: factsTotal,
-        ...type,
-        ...f1,
-        error: result.error,
-      });
-      if (f1.f1 !== undefined) addF1(out, 0);
-      if (item.type !== undefined) tally(item.type, factsTotal, 0, f1.f1);
-      continue;
-    }
-    const found = adversarial
-      ? (declines(result.content) ? 1 : 0)
-      : item.facts.filter((fact) => isCorrectReply(result.content, fact)).length;
+    const reply = result.ok ? result.content : null;
+    const found = reply === null
+      ? 0
+      : adversarial
+      ? (declines(reply) ? 1 : 0)
+      : item.facts.filter((fact) => isCorrectReply(reply, fact)).length;
     const correct = factsTotal > 0 && found === factsTotal;
     if (correct) out.correct++;
     out.facts_found += found;
-    if (result.content.trim() === NOT_IN_CONTEXT) out.not_in_context++;
-    const f1 = item.locomo !== undefined
-      ? locomoF1(result.content, item.locomo.answer, item.locomo.category)
-      : undefined;
+    if (reply?.trim() === NOT_IN_CONTEXT) out.not_in_context++;
+    const f1 = item.locomo === undefined
+      ? undefined
+      : reply === null
+      ? 0
+      : locomoF1(reply, item.locomo.answer, item.locomo.category);
     out.answers.push({
       id: item.id,
-      reply: result.content,
+      reply,
       correct,
       facts_found: found,
       facts_total: factsTotal,
       ...type,
       ...(f1 !== undefined ? { f1 } : {}),
+      ...(result.ok ? {} : { error: result.error }),
     });
     if (f1 !== undefined) addF1(out, f1);
     if (item.type !== undefined) tally(item.type, factsTotal, found, f1);

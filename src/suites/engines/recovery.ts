@@ -1,16 +1,7 @@
 /**
- * The `+recovery` arm: for an engine that offers recall tools over what it compacted, every QA and probe
- * question is asked a second time with the tools offered. Per question: the chat model sees the window and
- * the question (the same prompt as the window-alone arm) with the engine's tools; each tool call it makes is
- * served by the engine instance that compacted, its result appended as a `tool` message; after
- * `rounds` such tool rounds the question is asked once more without tools, so a reply always ends it. A
- * model that answers without calling a tool answers the question then. Replies are scored exactly as the
- * window-alone arm's (metrics.ts).
- *
- * A call whose arguments are not a JSON object is not sent to the engine: its result says so. A tool the
- * engine did not offer is answered the same way. What the recovery cost is its input tokens beside the
- * window-alone arm's (`extra_input_tokens`).
- *
+ * The `+recovery` arm: every QA and probe question asked again with the engine's recall tools offered (served
+ * by the instance that compacted), for up to `rounds` tool rounds, then once without tools; scored as the
+ * window-alone arm's. A call to a tool not offered, or with arguments not a JSON object, gets an error result.
  * @module
  */
 import type { RecallSession } from "../../methods/engines/engine.ts";
@@ -23,13 +14,12 @@ export const DEFAULT_RECOVERY_ROUNDS = 1;
 
 /** The recovery arm's QA recall, with its tool traffic. */
 export interface RecoveryRecall extends QaRecall {
-  /** Tool calls the model made (all questions). */
   tool_calls: number;
   /** Tool calls that gave an error instead of a result. */
   tool_errors: number;
 }
 
-/** Asks every question with the recall tools offered (see the module notes). */
+/** Asks every question with the recall tools offered. */
 export async function recoveryRecall(
   chat: ChatModel,
   window: ChatMessage[],

@@ -1,9 +1,6 @@
 /**
- * Presenting engine results: a plain-text table for stdout and a Markdown report section. A
- * reimplementation of someone else's engine is labelled so in every table; a skipped engine's row reads
- * `skipped: <reason>`; with several budgets every row names its budget and a recall-at-retained-tokens
- * table follows.
- *
+ * Presenting engine results: the plain-text table for stdout, REPORT.md's section, and the tables and notes
+ * report.html shares with it.
  * @module
  */
 import { type AnsweringModels, modelChangeNotice, modelsFact } from "../../core/answering_models.ts";
@@ -15,32 +12,29 @@ import { LOCOMO_NOTE, locomoTables } from "./locomo_report.ts";
 
 /** What the Markdown report says about the run besides the results. */
 export interface EnginesReportMeta {
-  /** Where the transcript came from, e.g. "generated (turns 200, needles 12, words 60)" or a file path. */
+  /** E.g. "generated (turns 200, needles 12, words 60)" or a file path. */
   transcript: string;
   transcriptHash: string;
   tokenizer: string;
   chatModel?: string;
   decisionModel?: string;
-  /** The models that answered the run's calls, per role (absent: only the requested names are shown). */
+  /** The models that answered the run's calls (absent: only the requested names are shown). */
   answering?: AnsweringModels;
-  /** True when the models are the offline reference model (labelled as a weak baseline). */
+  /** The offline reference model (labelled as a weak baseline). */
   reference?: boolean;
   repeats: number;
-  /** The budgets measured, in order (default: the results' own). */
+  /** Default: the results' own, in first-seen order. */
   budgets?: { budget: string; budget_tokens: number }[];
-  /** The 95% intervals (default: computed with the default resamples and seed; see {@link statsOf}). */
+  /** Default: see {@link statsOf}. */
   stats?: EnginesStats;
-  /** The per-needle/probe explorer of report.html (none: no explorer). */
+  /** report.html's per-needle/probe explorer. */
   explorer?: ExplorerData;
 }
 
 /** The words every table puts after a reimplementation's name. */
 export const REIMPLEMENTATION_LABEL = "(reimplementation)";
 
-/**
- * How the tables name an engine: its name, labelled when it is a reimplementation of someone else's, and
- * with its library and version when it is a framework library's own compaction.
- */
+/** How the tables name an engine: labelled when a reimplementation, with its library when a library's. */
 export function engineLabel(
   r: Pick<EngineResult, "engine" | "kind" | "conversation"> & { library?: string | null },
 ): string {
@@ -49,7 +43,6 @@ export function engineLabel(
     : r.library
     ? `${r.engine} (${r.library})`
     : r.engine;
-  // A --sample run has a row per conversation: the label names it.
   return r.conversation ? `${name} [${conversationLabel(r.conversation)}]` : name;
 }
 
@@ -58,10 +51,7 @@ export function conversationLabel(c: { sample: number; sample_id: string | null 
   return c.sample_id !== null ? `${c.sample_id} #${c.sample}` : `#${c.sample}`;
 }
 
-/**
- * The intervals a report shows: the given ones, or computed with the default resamples and seed; engines are
- * named as the tables name them (reimplementations labelled).
- */
+/** The intervals a report shows: the given ones, or computed with the default resamples and seed. */
 export function statsOf(results: readonly EngineResult[], meta?: EnginesReportMeta): EnginesStats {
   return meta?.stats ?? enginesStats(results.map((r) => ({ ...r, engine: engineLabel(r) })));
 }
@@ -97,10 +87,7 @@ export function statusCell(r: EngineResult): string {
   return `skipped: ${reason.length > 60 ? `${reason.slice(0, 59)}…` : reason}`;
 }
 
-/**
- * The engine's own compress time: cold, warm median, warm p95 (a one-shot engine's cells say `one-shot`: only
- * its round trip, process start included, is known).
- */
+/** The engine's own compress time: cold, warm median, warm p95 (`one-shot`: only its round trip is known). */
 function compressCells(r: EngineResult): string[] {
   if (r.status === "ok" && r.timing === "one-shot") return ["one-shot", "one-shot", "one-shot"];
   const own = r.compress_ms;
@@ -141,27 +128,11 @@ export function engineTableRows(results: readonly EngineResult[]): string[][] {
   });
 }
 
-/**
- * The engines table as report.html shows it: the same cells as {@link engineTableRows}, with related columns
- * joined (tokens in → out, saved with the budget check, the recovery recalls, the warm latencies) so that the
- * table fits a 1,400-pixel window without scrolling sideways; the status column is left-aligned so that a
- * skip's reason wraps.
- */
+/** The engines table as report.html shows it: related columns joined so that it fits a 1,400-pixel window. */
 export const ENGINE_HTML_TABLE_HEADER = [
-  "engine",
-  "budget",
-  "status",
-  "tokens in → out",
-  "saved",
-  "msgs out",
-  "tool pairs",
-  "needles",
-  "QA",
-  "probes",
-  "QA / probes +recovery",
-  "compress ms: cold · warm median · p95",
-  "round trip ms (warm median) · start-up ms",
-  "model calls",
+  ...["engine", "budget", "status", "tokens in → out", "saved", "msgs out", "tool pairs", "needles", "QA"],
+  ...["probes", "QA / probes +recovery", "compress ms: cold · warm median · p95"],
+  ...["round trip ms (warm median) · start-up ms", "model calls"],
 ];
 
 /** The rows of {@link ENGINE_HTML_TABLE_HEADER}, from {@link engineTableRows}' cells. */
@@ -186,26 +157,17 @@ export function engineHtmlTableRows(results: readonly EngineResult[]): string[][
 
 /** The column names of the engines table. */
 export const ENGINE_TABLE_HEADER = [
-  "engine",
-  "budget",
-  "status",
-  "in tok",
-  "out tok",
-  "saved",
-  "in budget",
-  "msgs out",
-  "tool pairs",
-  "needles",
-  "QA",
-  "probes",
-  "QA +recovery",
-  "probes +recovery",
-  "compress cold ms",
-  "compress warm med ms",
-  "compress p95 ms",
-  "round trip ms",
-  "start-up ms",
-  "model calls",
+  ...["engine", "budget", "status", "in tok", "out tok", "saved", "in budget", "msgs out", "tool pairs"],
+  ...[
+    "needles",
+    "QA",
+    "probes",
+    "QA +recovery",
+    "probes +recovery",
+    "compress cold ms",
+    "compress warm med ms",
+  ],
+  ...["compress p95 ms", "round trip ms", "start-up ms", "model calls"],
 ];
 
 /** Index of the status column in {@link ENGINE_TABLE_HEADER}. */
@@ -234,11 +196,6 @@ export function formatEnginesTable(results: EngineResult[]): string {
     lines.push(line);
   }
   return lines.join("\n");
-}
-
-/** A Markdown cell or list item of outside text: no control character acts, no HTML is live, `|` escaped. */
-function escapeCell(text: string): string {
-  return markdownSafe(text);
 }
 
 /** The words that say how QA and probe answers are matched (shared by REPORT.md and report.html). */
@@ -282,10 +239,7 @@ export const ENGINES_PARITY_NOTE =
   "*msgs out* its output messages: on the same input and context length both harnesses give the same window, " +
   "messages and recall (held by a test). See docs/PARITY.md.";
 
-/**
- * What the rows of engines that meet the budget their own way say about it (a library counting tokens its
- * own way): one `label: note` line per engine, in first-seen order.
- */
+/** One `label: note` line per engine that meets the budget its own way, in first-seen order. */
 export function engineNotes(results: readonly (EngineResult & { note?: string | null })[]): string[] {
   const lines: string[] = [];
   for (const r of results) {
@@ -342,17 +296,8 @@ export function recoveryRows(
   const withTools = results.filter((r) => r.recovery);
   if (withTools.length === 0) return null;
   const header = [
-    "engine",
-    "budget",
-    "tools",
-    "rounds",
-    "QA",
-    "QA +recovery",
-    "probes",
-    "probes +recovery",
-    "tool calls (errors)",
-    "recovery in tok",
-    "extra in tok",
+    ...["engine", "budget", "tools", "rounds", "QA", "QA +recovery", "probes", "probes +recovery"],
+    ...["tool calls (errors)", "recovery in tok", "extra in tok"],
   ];
   const rows = withTools.map((r) => {
     const rec = r.recovery!;
@@ -394,16 +339,13 @@ export function probeTypeRows(
 
 function markdownTable(header: string[], rows: string[][]): string[] {
   return [
-    `| ${header.map(escapeCell).join(" | ")} |`,
+    `| ${header.map(markdownSafe).join(" | ")} |`,
     `| ${header.map((_, i) => i === 0 ? "---" : "---:").join(" | ")} |`,
-    ...rows.map((row) => `| ${row.map(escapeCell).join(" | ")} |`),
+    ...rows.map((row) => `| ${row.map(markdownSafe).join(" | ")} |`),
   ];
 }
 
-/**
- * How questions are asked (a method note of both reports; protocol.json's `questions_per_prompt`): published
- * measurements show the number of questions per prompt moves recall by about ten points.
- */
+/** How questions are asked (protocol.json's `questions_per_prompt`: it moves recall by about ten points). */
 export const QUESTIONS_PER_PROMPT_NOTE =
   "Questions: one per prompt (the compacted window, then one question; " +
   "needle QA, probes and LoCoMo QA alike), so no answer leans on another question.";
@@ -456,7 +398,7 @@ export function enginesReportMarkdown(results: EngineResult[], meta: EnginesRepo
   );
   const notes = engineNotes(results);
   if (notes.length > 0) {
-    lines.push("", `### ${ENGINE_NOTES_HEADING}`, "", ...notes.map((note) => `- ${escapeCell(note)}`));
+    lines.push("", `### ${ENGINE_NOTES_HEADING}`, "", ...notes.map((note) => `- ${markdownSafe(note)}`));
   }
   if (retried.length > 0) {
     lines.push(
@@ -518,7 +460,6 @@ export function enginesReportMarkdown(results: EngineResult[], meta: EnginesRepo
       ...markdownTable(tables.pooledHeader, tables.pooled),
     );
   }
-  // Uncertainty: seeded bootstrap intervals over needles, questions and warm repeats (stats.ts).
   lines.push(enginesStatsMarkdown(statsOf(results, meta)).trimEnd().replace("## 95% CI", "### 95% CI"));
   const failed = results.filter((r) => r.status === "failed" && r.reason !== null);
   if (failed.length > 0) {
@@ -526,7 +467,7 @@ export function enginesReportMarkdown(results: EngineResult[], meta: EnginesRepo
       "",
       "### Failures",
       "",
-      ...failed.map((r) => `- \`${escapeCell(r.engine)}\` at ${r.budget}: ${escapeCell(r.reason!)}`),
+      ...failed.map((r) => `- \`${markdownSafe(r.engine)}\` at ${r.budget}: ${markdownSafe(r.reason!)}`),
     );
   }
   const skipped = results.filter((r) => r.status === "skipped");
@@ -536,7 +477,7 @@ export function enginesReportMarkdown(results: EngineResult[], meta: EnginesRepo
       "### Skipped",
       "",
       ...skipped.map((r) =>
-        `- \`${escapeCell(r.engine)}\` at ${r.budget}: skipped: ${escapeCell(r.reason ?? "")}`
+        `- \`${markdownSafe(r.engine)}\` at ${r.budget}: skipped: ${markdownSafe(r.reason ?? "")}`
       ),
     );
   }

@@ -1,11 +1,6 @@
 /**
- * The engines report.html: the REPORT.md engines section (run facts, the table with the same columns and
- * number formats, the failures and skips) plus charts of savings, recall (needles, QA and, when asked, probes;
- * "n/a" where there is no value, never 0 or 1) and cold, warm-mean and warm-median latency on a log scale, with
- * the 95% intervals of REPORT.md as a table and as error bars (recall over needles and questions, warm mean
- * over repeats). With several budgets, curves of needle and QA recall against retained tokens, one per
- * engine, each point with its interval. When given, the per-needle/probe explorer closes the page.
- *
+ * The engines report.html: REPORT.md's tables and notes, plus charts of savings, recall and latency with the
+ * 95% intervals as error bars, recall curves against retained tokens with several budgets, and the explorer.
  * @module
  */
 import { modelChangeNotice } from "../../core/answering_models.ts";
@@ -206,50 +201,42 @@ function latencyChart(
   });
 }
 
-/** Curves of one recall against retained tokens, one per engine (failed and skipped points are gaps). */
+type Recall = { pick: (r: EngineResult) => number | null; interval: (e: EngineIntervals) => Interval | null };
+
+/**
+ * Curves of one recall against retained tokens, one per engine (failed and skipped points are gaps), and with
+ * `recovered` a second curve per engine with recall tools (its points without a value left out).
+ */
 function curve(
   results: readonly EngineResult[],
   stats: EnginesStats,
   title: string,
-  pick: (r: EngineResult) => number | null,
-  interval: (e: EngineIntervals) => Interval | null,
-  recovered?: { pick: (r: EngineResult) => number | null; interval: (e: EngineIntervals) => Interval | null },
-): Html {
+  window: Recall,
+  recovered?: Recall,
+) {
   const names = [...new Set(results.map((r) => engineLabel(r)))];
-  // With recall tools, an engine's +recovery recall is a second curve beside its window-alone one.
-  const recoverySeries: CurveSeries[] = recovered === undefined ? [] : names.map((name): CurveSeries => ({
-    name: `${name} +recovery`,
-    points: results.flatMap((r, i) => {
-      if (engineLabel(r) !== name || r.status !== "ok" || r.output_tokens === null) return [];
-      const v = recovered.pick(r);
-      const ci = stats.engines[i] ? recovered.interval(stats.engines[i]) : null;
-      return v === null ? [] : [{
-        x: r.output_tokens,
-        y: 100 * v,
-        label: `budget ${r.budget} +recovery`,
-        ...(ci !== null && Number.isFinite(ci.lo) ? { lo: 100 * ci.lo, hi: 100 * ci.hi } : {}),
-      }];
-    }).sort((a, b) => a.x - b.x),
-  })).filter((s) => s.points.length > 0);
-  const series: CurveSeries[] = names.map((name): CurveSeries => ({
-    name,
+  const line = (name: string, suffix: string, { pick, interval }: Recall): CurveSeries => ({
+    name: name + suffix,
     points: results.flatMap((r, i) => {
       if (engineLabel(r) !== name || r.status !== "ok" || r.output_tokens === null) return [];
       const v = pick(r);
+      if (v === null && suffix !== "") return [];
       const ci = stats.engines[i] ? interval(stats.engines[i]) : null;
       return [{
         x: r.output_tokens,
         y: v === null ? null : 100 * v,
-        label: `budget ${r.budget}`,
+        label: `budget ${r.budget}${suffix}`,
         ...(v !== null && ci !== null && Number.isFinite(ci.lo) ? { lo: 100 * ci.lo, hi: 100 * ci.hi } : {}),
       }];
     }).sort((a, b) => a.x - b.x),
-  })).filter((s) => s.points.length > 0);
+  });
+  const series = names.map((name) => line(name, "", window));
+  if (recovered) series.push(...names.map((name) => line(name, " +recovery", recovered)));
   return curveChart({
     title,
     xLabel: "tokens kept in the window",
     yLabel: "recall %",
-    series: [...series, ...recoverySeries],
+    series: series.filter((s) => s.points.length > 0),
     yMax: 100,
   });
 }
@@ -282,7 +269,7 @@ ${notice}${reference}
 ${runFacts(results, meta)}
 <h2>Results</h2>
 ${
-    // Smaller type for this wide table only, so that it fits a 1,400-pixel window (the page's CSS is shared).
+    // Smaller type for this wide table only, so that it fits a 1,400-pixel window.
     safeHtml`<div style="font-size: 0.86em">${
       htmlTable(ENGINE_HTML_TABLE_HEADER, engineHtmlTableRows(results), {
         align: ENGINE_HTML_TABLE_HEADER.map((_, i) => i <= 2 ? "left" : "right"),
@@ -339,8 +326,7 @@ ${
             results,
             stats,
             "Needle recall (verbatim, %) against tokens kept",
-            (r) => r.needles.recall,
-            (e) => e.needle_recall,
+            { pick: (r) => r.needles.recall, interval: (e) => e.needle_recall },
           ),
         )
       }
@@ -352,8 +338,7 @@ ${
             results,
             stats,
             "QA recall (%) against tokens kept",
-            (r) => r.qa?.recall ?? null,
-            (e) => e.qa_recall,
+            { pick: (r) => r.qa?.recall ?? null, interval: (e) => e.qa_recall },
             { pick: (r) => r.recovery?.qa?.recall ?? null, interval: (e) => e.qa_recall_recovery ?? null },
           ),
         )

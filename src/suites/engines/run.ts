@@ -1,12 +1,7 @@
 /**
- * The library-level engines runner: every engine compresses the same transcript once cold and `repeats`
- * times warm (caches warm, so cold is what a first compaction pays). The cold output is validated
- * (well-formed, tool pairs intact, no larger than the input) and measured (tokens, savings, needle recall,
- * QA recall). Only the compress call is timed. A warm call whose model calls were retried is left out of the
- * warm figures and counted apart (`warm_excluded_retried`); a retried cold call says so
- * (`cold_retried_attempts`). Default budget: {@link DEFAULT_BUDGET_SHARE} of the input's tokens, rounded
- * down. An engine failure is recorded in its result with the reason; the run goes on.
- *
+ * The engines runner: every engine compresses the same transcript once cold and `repeats` times warm; the cold
+ * output is validated and measured (tokens, savings, needle and QA recall), only the compress call is timed,
+ * and warm calls with retried model calls are left out of the warm figures. A failing engine is recorded.
  * @module
  */
 import { createEngine, type EngineSelection } from "../../methods/engines/create.ts";
@@ -25,7 +20,7 @@ import type { LoopbackProxy } from "../../models/loopback_proxy.ts";
 import type { TokenCounter } from "../../tokens/types.ts";
 import type { Probe } from "../../data/transcripts/types.ts";
 import { mean, median, needleRecall, percentile, type QaItem, type QaRecall, qaRecall } from "./metrics.ts";
-import type { Needle } from "./needles.ts";
+import type { Needle } from "../../data/transcripts/needle.ts";
 import { transcriptHash } from "./transcript_hash.ts";
 import { validateEngineOutput } from "./validate.ts";
 import { DEFAULT_RECOVERY_ROUNDS, recoveryRecall } from "./recovery.ts";
@@ -39,7 +34,6 @@ export const DEFAULT_ENGINE_TIMEOUT_MS = 60_000;
 export interface EngineProgress {
   engine: string;
   phase: "cold" | "warm" | "qa" | "recovery" | "done";
-  /** Index of the engine among the engines run, and their number. */
   index: number;
   total: number;
   status?: EngineResult["status"];
@@ -50,35 +44,26 @@ export interface RunEnginesOptions {
   messages: ChatMessage[];
   needles?: Needle[];
   probes?: Probe[];
-  /** Engine specs (see createEngine), or names with their specs. */
   engines: (string | EngineSelection)[];
-  /** Warm calls after the cold one. */
   repeats: number;
   counter: TokenCounter;
   chat?: ChatModel;
   decision?: DecisionModel;
   /** Token budget; default {@link DEFAULT_BUDGET_SHARE} of the input tokens. */
   budgetTokens?: number;
-  /** How the budget was asked for (e.g. `25%` or `4000`), recorded with each result. */
+  /** How the budget was asked for (`25%`, `4000`), recorded with each result. */
   budgetLabel?: string;
-  /**
-   * The host's context window (`--context-length N`): told to every engine that takes one; the budget is
-   * then N (what engines without that knob fit), and the row records the context length.
-   */
+  /** `--context-length N`: told to every engine that takes one; the budget is then N. */
   contextLength?: number;
-  /** Variables passed to outside engines (`--engine-env`). */
   engineEnv?: Readonly<Record<string, string>>;
-  /** Hermes Agent's directory for the `hermes` and `hermes-lcm` adapters. */
   hermesDir?: string;
   /** The loopback chat endpoint handed to outside engines (their model calls are recorded as theirs). */
   endpoint?: LoopbackProxy;
-  /** Time limit of outside engines' calls; default {@link DEFAULT_ENGINE_TIMEOUT_MS}. */
   timeoutMs?: number;
-  /** The most bytes of an outside engine's output (`--max-response-bytes`; default 8 MiB). */
   maxOutputBytes?: number;
-  /** Ask QA questions (needs `chat`); default true when a chat model is given. */
+  /** Ask QA questions; default: when a chat model is given. */
   qa?: boolean;
-  /** Tool rounds per question of the +recovery arm (0: no recovery arm); default {@link DEFAULT_RECOVERY_ROUNDS}. */
+  /** Tool rounds per question of the +recovery arm (0: none). */
   recoveryRounds?: number;
   onProgress?: (progress: EngineProgress) => void;
 }
@@ -92,18 +77,13 @@ export interface EngineResult {
   engine: string;
   /** The spec the engine was built from. */
   spec: string;
-  /** Built-in, reimplementation (of someone else's engine, labelled so), outside or library. */
   kind: EngineKind;
-  /**
-   * For a framework library's engine: its libraries and versions (`@langchain/core 1.4.0`), else null
-   * (absent in rows stored before engines-engine v2).
-   */
+  /** A framework library engine's libraries and versions (`@langchain/core 1.4.0`); absent before v2. */
   library?: string | null;
   /** How the engine meets the budget when not by this program's exact count (its own), else null. */
   note?: string | null;
   /** `skipped`: the engine could not run here (e.g. the real package is missing); nothing is measured. */
   status: "ok" | "failed" | "skipped";
-  /** Why the engine failed or was skipped, else null. */
   reason: string | null;
   budget_tokens: number;
   /** The budget as asked for (`25%`, `4000`). */
@@ -117,30 +97,18 @@ export interface EngineResult {
   within_budget: boolean | null;
   messages_in: number;
   messages_out: number | null;
-  /** True when the output's tool pairs are valid; false when broken; null when not checked. */
+  /** Null when not checked. */
   tool_pairing_valid: boolean | null;
   needles: { total: number; found: number; recall: number | null; found_ids: string[] };
-  /** QA recall of the needles' questions (null when not asked). */
+  /** QA recall of the needles' questions and of imported probes (null when not asked). */
   qa: QaSummary | null;
-  /** QA recall of imported probes (null when not asked). */
   probes: QaSummary | null;
-  /**
-   * The host's context window the engine was told (`--context-length`), else null (a budget run). This and the
-   * timing fields below are absent in rows stored before engines-engine v5.
-   */
+  /** `--context-length`, else null; this and the timing fields are absent in rows before engines-engine v5. */
   context_length?: number | null;
-  /**
-   * How compress time is known (see EngineTiming): `worker` and `in-process` rows have the engine's own
-   * `compress_ms`; a `one-shot` row only its round trip, process start included.
-   */
+  /** `worker` and `in-process` rows have the engine's own `compress_ms`; a `one-shot` row only its round trip. */
   timing?: EngineTiming;
-  /** What a reader must know about the latency figures (e.g. `one-shot: latency includes process start`). */
   timing_note?: string | null;
-  /**
-   * The engine's own compress call (ms): cold = the first call (in its worker), warm = the repeats after
-   * (those without retried model calls). Timed by the harness for in-process engines, by the worker for
-   * worker engines; all null for one-shot engines (their round trip includes process start).
-   */
+  /** The engine's own compress call (ms; warm: those without retried model calls); null for one-shot engines. */
   compress_ms?: {
     cold: number | null;
     warm_mean: number | null;
@@ -148,43 +116,31 @@ export interface EngineResult {
     warm_p95: number | null;
     warm: number[];
   };
-  /** A worker engine's start-up (process start + imports: spawn to hello, ms), else null. */
+  /** A worker engine's start-up (spawn to hello, ms), else null. */
   startup_ms?: number | null;
-  /** What the worker said in its hello (engine, version, whether it keeps state across calls), else null. */
   worker?:
     | { engine: string; version: string; keeps_state: boolean; reported_startup_ms: number | null }
     | null;
-  /** What the harness saw per call (ms): request written to reply read (`round trip`). */
+  /** The round trip per call (ms); warm figures over the warm calls that needed no retry. */
   latency_ms: {
     cold: number | null;
-    /** Mean, median and p95 of the warm calls that needed no retry. */
     warm_mean: number | null;
     warm_median: number | null;
     warm_p95: number | null;
-    /** Every warm call that needed no retry, in order. */
     warm: number[];
-    /** Warm calls left out because a model call inside them was retried (their time includes waits). */
     warm_excluded_retried: number;
-    /** Retried attempts inside the cold call (its figure then includes retry waits). */
     cold_retried_attempts: number;
   };
   /** True when every warm call returned the same window as the cold one. */
   deterministic: boolean | null;
-  /** Model usage of the cold compress call, and over all compress calls. */
+  /** Model usage of the cold compress call, of all compress calls, of the QA questions. */
   usage: CompressUsage | null;
   usage_all_calls: CompressUsage;
-  /** Model usage of the QA questions. */
   qa_usage: CompressUsage;
-  /**
-   * The +recovery arm, for an engine whose cold call offered recall tools (else null; absent in rows stored
-   * before engines-engine v3): the tools' names, the tool rounds allowed, QA and probe recall with the tools
-   * offered (null when not asked), their model usage, the input tokens beyond the window-alone arm's, and
-   * the tool calls made and failed.
-   */
+  /** The +recovery arm of an engine whose cold call offered recall tools (absent before engines-engine v3). */
   recovery?: RecoverySummary | null;
   /** SHA-256 of the canonical JSON of the cold output window. */
   window_hash: string | null;
-  /** The cold output window (the lead may store it as a blob). */
   window: ChatMessage[] | null;
   /** Provider exchanges of the cold compress call and of the QA questions. */
   records: CallRecord[];
@@ -258,7 +214,6 @@ export async function runEngines(options: RunEnginesOptions): Promise<EngineResu
   for (const [index, engine] of engines.entries()) {
     const progress = (phase: EngineProgress["phase"], status?: EngineResult["status"]) =>
       options.onProgress?.({ engine: engine.name, phase, index, total: engines.length, status });
-    // The engine's own compress times, filled as the calls come back.
     const own: NonNullable<EngineResult["compress_ms"]> = {
       cold: null,
       warm_mean: null,
@@ -334,13 +289,12 @@ export async function runEngines(options: RunEnginesOptions): Promise<EngineResu
       const ms = performance.now() - started;
       const timing = output.timing ?? engine.timing ?? "in-process";
       result.timing = timing;
-      // The engine's own time: a worker's report, or the harness's own figure for an in-process call.
       const own = timing === "in-process" ? ms : output.engineMs ?? null;
       return { output, ms, own };
     };
     progress("cold");
     let window: ChatMessage[] | null = null;
-    // The recall tools the cold call's instance offers, kept open for the +recovery arm.
+    // Kept open for the +recovery arm.
     let coldRecall: RecallSession | undefined;
     try {
       // Loading a library is not part of a compaction: done before the cold call's timer.
@@ -422,7 +376,6 @@ export async function runEngines(options: RunEnginesOptions): Promise<EngineResu
       }
       if (!(error instanceof EngineError)) throw error;
       fail(result.latency_ms.cold === null ? error.message : `warm call: ${error.message}`);
-      // The failed exchanges are kept with the result (and stored by the suite), never dropped.
       result.records.push(...error.records);
       result.usage_all_calls.calls += error.records.length;
     }
@@ -449,7 +402,6 @@ export async function runEngines(options: RunEnginesOptions): Promise<EngineResu
         result.records.push(...records);
         addInto(result.qa_usage, summary.usage);
       }
-      // The +recovery arm: the same questions again, the engine's recall tools offered (recovery.ts).
       if (coldRecall !== undefined && result.recovery && recoveryRounds > 0) {
         progress("recovery");
         const recovery = result.recovery;

@@ -1,11 +1,6 @@
 /**
- * Uncertainty of the engines results: recall with a 95% bootstrap CI over the planted needles (the unit: one
- * needle, found or not), QA and probe recall over their questions, and the mean warm latency with a 95% CI
- * over the repeats (the unit: one warm call). QA and probe recall are pooled shares of expected facts found
- * (a probe may expect several facts), so their interval resamples questions and recomputes the pooled share:
- * the interval's centre is the recall the tables show. Works on the engines' result rows structurally, so
- * every budget of a budget sweep gets its own row.
- *
+ * 95% bootstrap intervals of the engines results: needle recall over needles, QA and probe recall over
+ * questions (the pooled share of facts found, recomputed per resample), warm latency over repeats.
  * @module
  */
 import {
@@ -19,7 +14,7 @@ import { type Cell, markdownTable } from "../../core/markdown_table.ts";
 import { formatInterval, formatPlainInterval } from "../../analysis/format.ts";
 import type { LocomoStats } from "./locomo_report.ts";
 
-/** The QA fields this module reads: per question the facts found and expected, when recorded. */
+/** The QA fields this module reads. */
 export interface QaLike {
   total: number;
   correct: number;
@@ -35,19 +30,14 @@ export interface EngineResultLike {
   needles: { total: number; found: number };
   qa: QaLike | null;
   probes?: QaLike | null;
-  /** The +recovery arm of an engine with recall tools. */
   recovery?: { qa: QaLike | null; probes: QaLike | null } | null;
   latency_ms: { warm: number[] };
-  /** The engine's own compress times (absent in rows before engines-engine v5; null values for one-shot). */
   compress_ms?: { warm: number[]; cold: number | null } | null;
   timing?: string;
 }
 
-/**
- * The warm times an interval is drawn over: the engine's own compress times where known (in-process and worker
- * engines), else the round trip (one-shot engines, rows stored before the engine's own time was recorded).
- */
-export function warmTimes(r: EngineResultLike): number[] {
+/** The warm times an interval is drawn over: the engine's own compress times where known, else the round trip. */
+function warmTimes(r: EngineResultLike): number[] {
   return r.compress_ms && r.timing !== "one-shot" && r.compress_ms.warm.length > 0
     ? r.compress_ms.warm
     : r.latency_ms.warm;
@@ -60,7 +50,7 @@ export interface EngineIntervals {
   needle_recall: Interval | null;
   qa_recall: Interval | null;
   probe_recall: Interval | null;
-  /** For an engine with recall tools only: QA and probe recall with the tools offered. */
+  /** For an engine with recall tools only. */
   qa_recall_recovery?: Interval | null;
   probe_recall_recovery?: Interval | null;
   warm_latency_ms: Interval | null;
@@ -71,7 +61,7 @@ export interface EnginesStats {
   resamples: number;
   seed: string;
   engines: EngineIntervals[];
-  /** LoCoMo answer F1 per row and pooled per engine (locomo_report.ts), when some row was scored by it. */
+  /** When some row was scored by LoCoMo's answer F1. */
   locomo?: LocomoStats;
 }
 
@@ -79,10 +69,7 @@ function shares(correct: number, total: number): number[] {
   return Array.from({ length: total }, (_, i) => (i < correct ? 1 : 0));
 }
 
-/**
- * The pooled fact recall of a QA summary with its interval over questions; without per-question facts (old
- * results), the share of questions answered correctly.
- */
+/** The pooled fact recall with its interval over questions; without per-question facts, the share correct. */
 function qaInterval(qa: QaLike, options: { resamples: number; seed: string }): Interval | null {
   const answers = qa.answers;
   if (answers && answers.length > 0 && answers.every((a) => a.facts_total !== undefined)) {
@@ -128,17 +115,11 @@ export function enginesStats(
   };
 }
 
-/** Headers of the engines interval table. */
-export const ENGINES_CI_HEADERS = [
-  "engine",
-  "budget",
-  "needle recall (95% CI)",
-  "QA recall (95% CI)",
-  "probe recall (95% CI)",
+const ENGINES_CI_HEADERS = [
+  ...["engine", "budget", "needle recall (95% CI)", "QA recall (95% CI)", "probe recall (95% CI)"],
   "warm compress mean ms (95% CI)",
 ];
 
-/** True when some engine has +recovery intervals (its columns are then shown). */
 function hasRecovery(stats: EnginesStats): boolean {
   return stats.engines.some((e) => e.qa_recall_recovery !== undefined);
 }
@@ -189,6 +170,3 @@ ${enginesStatsNote(stats)}
 ${markdownTable(enginesCiHeaders(stats), enginesIntervalRows(stats))}
 `;
 }
-
-/** Default resamples (re-exported for the CLI help). */
-export const ENGINES_DEFAULT_RESAMPLES = DEFAULT_RESAMPLES;

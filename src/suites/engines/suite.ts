@@ -1,10 +1,6 @@
 /**
- * The engines suite over the run store: one `transcript` node (generated or imported, with the probes of a
- * `--probes` file as a second input), one `engine` node per engine and budget (its measured result, the cold
- * output window and every provider exchange), then the aggregate (`results.json`, `aggregate.json`) and the
- * report (`stats.json`, `REPORT.md`, `report.html`; from the results and the transcript). Engine nodes always run afresh (latency is measured, so nothing is
- * reused from a frozen run). With several budgets every engine is measured at each, budget by budget.
- *
+ * The engines suite over the run store: a `transcript` node per conversation, an `engine` node per engine,
+ * budget and conversation (always run afresh: latency is measured), then the aggregate and the report.
  * @module
  */
 import { ModelTally, requestedModels } from "../../core/answering_models.ts";
@@ -33,15 +29,13 @@ export type TranscriptSource =
     path: string;
     format: string;
     transcript: ImportedTranscript;
-    /** `--sample`: the conversations of a multi-sample file to run, each its own transcript node and rows. */
+    /** `--sample`: the conversations of a multi-sample file to run. */
     samples?: { sample: number; transcript: ImportedTranscript }[];
   };
 
-/** One conversation of a multi-sample run, as rows and the aggregate name it. */
+/** One conversation of a multi-sample run: its index in the file and the file's own id (`sample_id`) or null. */
 export interface ConversationRef {
-  /** Its index in the file (0 = the first). */
   sample: number;
-  /** The file's own id of it (LoCoMo's `sample_id`), or null. */
   sample_id: string | null;
 }
 
@@ -50,30 +44,25 @@ export interface EnginesSuiteOptions {
   transcript: TranscriptSource;
   engines: EngineSelection[];
   repeats: number;
-  /** Budgets and context lengths to measure at (default: 25 % of the input tokens). */
+  /** Default: 25 % of the input tokens. */
   budgets?: BudgetSpec[];
   timeoutMs?: number;
-  /** The most bytes of an outside engine's output (`--max-response-bytes`; default 8 MiB). */
   maxOutputBytes?: number;
   qa: boolean;
-  /** Tool rounds per question of the +recovery arm (0: none). */
   recoveryRounds: number;
-  /** Probes read from `--probes FILE` (replacing the transcript's own), and the file's path. */
+  /** Probes read from `--probes FILE` (replacing the transcript's own). */
   probes?: { path: string; probes: Probe[] };
-  /** Variables passed to outside engines (`--engine-env`). */
   engineEnv?: Readonly<Record<string, string>>;
-  /** Hermes Agent's directory for the `hermes` and `hermes-lcm` adapters. */
   hermesDir?: string;
-  /** The loopback chat endpoint handed to outside engines. */
   endpoint?: LoopbackProxy;
-  /** Bootstrap resamples of the report's intervals (default 10,000). */
+  /** Bootstrap resamples of the report's intervals. */
   bootstrap?: number;
 }
 
 /** What the suite returns. */
 export interface EnginesSuiteResult {
   transcript: { hash: string; description: string; messages: number; tokens: number };
-  /** The first budget in tokens (the only one unless several were asked for). */
+  /** The first budget in tokens. */
   budget_tokens: number;
   budgets: { budget: string; budget_tokens: number }[];
   results: EngineResult[];
@@ -82,10 +71,7 @@ export interface EnginesSuiteResult {
   files: Record<string, string>;
 }
 
-/**
- * Where an imported transcript's needles came from, for the report: the file's own `needles` field (as
- * `engines generate` writes it), or why there are none (needle recall then reads n/a).
- */
+/** Where an imported transcript's needles came from, or why there are none, for the report. */
 export function importedNeedlesNote(transcript: ImportedTranscript): string {
   const count = transcript.needles?.length ?? 0;
   if (count > 0) return `needles: ${count} from the file's 'needles' field (as written by engines generate)`;
@@ -115,7 +101,6 @@ export async function runEnginesSuite(
 ): Promise<EnginesSuiteResult> {
   const { executor, run, progress } = context;
   const source = options.transcript;
-  // Several conversations of one file (`--sample`): each is a transcript node of its own, with its own rows.
   const conversations: (ConversationRef | undefined)[] = source.kind === "imported" && source.samples
     ? source.samples.map(({ sample, transcript }) => ({
       sample,
@@ -123,7 +108,6 @@ export async function runEnginesSuite(
     }))
     : [undefined];
   progress.plan(enginesTranscriptStage.name, conversations.length);
-  // A --probes file is the transcript node's second input: its probes replace the transcript's own.
   const probeInputs: Record<string, string> = options.probes ? { probes: run.header.sources["probes"] } : {};
   const probeValues: Record<string, unknown> = options.probes
     ? { probes: await run.store.getText(run.header.sources["probes"]) }
@@ -182,7 +166,6 @@ export async function runEnginesSuite(
   const results: EngineResult[] = [];
   const engineInputs: Record<string, string> = {};
   const engineValues: Record<string, unknown> = {};
-  // The models that answered each engine's calls (its summarizer's, its QA answers'), per endpoint's role.
   const tally = new ModelTally();
   const rowKeys: string[] = [];
   for (const [c, conversation] of conversations.entries()) {
@@ -242,7 +225,6 @@ export async function runEnginesSuite(
   }
 
   const table = formatEnginesTable(results) + pooledF1Lines(results);
-  // Every published number is a node output: the aggregate takes the transcript and every engine's result.
   progress.plan(enginesAggregateStage.name, 1);
   progress.plan(enginesReportStage.name, 1);
   const aggregateNode = await executor.runStage(enginesAggregateStage, {
@@ -274,7 +256,7 @@ export async function runEnginesSuite(
       reference: models.description.mode === "reference",
       bootstrap: options.bootstrap ?? DEFAULT_RESAMPLES,
     },
-    // The transcript gives the explorer each needle's fact and question and each probe.
+    // The transcript gives the explorer each needle's fact and question.
     inputs: {
       results: aggregateNode.node.outputs["results.json"],
       transcript: transcriptNode.node.outputs.transcript,
@@ -288,13 +270,9 @@ export async function runEnginesSuite(
     "REPORT.md": reportNode.node.outputs["REPORT.md"],
     "report.html": reportNode.node.outputs["report.html"],
   };
+  const { hash, messages } = transcript;
   return {
-    transcript: {
-      hash: transcript.hash,
-      description: description,
-      messages: transcript.messages.length,
-      tokens: inputTokens,
-    },
+    transcript: { hash, description, messages: messages.length, tokens: inputTokens },
     budget_tokens: budget,
     budgets,
     results,

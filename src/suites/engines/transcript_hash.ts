@@ -1,6 +1,5 @@
 /**
  * The identity of a transcript: SHA-256 (hex) of the RFC 8785 canonical JSON of its messages.
- *
  * @module
  */
 import { createHash } from "node:crypto";

@@ -1,7 +1,6 @@
 /**
- * Checking what an engine returned: a list of well-formed messages, valid tool pairing, and a window no
- * larger than the input. A problem is the engine's failure with a reason, never fatal to the run.
- *
+ * Checking what an engine returned: well-formed messages, valid tool pairing, a window no larger than the
+ * input. A problem is the engine's failure with a reason, never fatal to the run.
  * @module
  */
 import { z } from "zod";
@@ -22,10 +21,10 @@ export function validateEngineOutput(
 ): OutputCheck {
   const parsed = z.array(ChatMessageSchema).safeParse(output);
   if (!parsed.success) {
-    const issue = parsed.error.issues[0];
+    const { path, message } = parsed.error.issues[0];
     return {
       ok: false,
-      reason: `malformed output: messages.${issue.path.join(".")}: ${issue.message}`,
+      reason: `malformed output: messages.${path.join(".")}: ${message}`,
       pairingValid: null,
     };
   }

@@ -1,9 +1,7 @@
 /**
- * `sweep case check DIR`, the case author's tool: every defect of a case folder, each naming the file, field
- * and value — the format (case.json's schema), the trajectory's pin, units that do not tile every tool result,
- * a fact missing from its unit or leaked (into the follow-up or a system prompt, where an answer could copy it
- * from without the evidence), a checks module that does not load in the sandbox, a reference repair that
- * fails a check, and a check that an empty repair passes (a check that cannot fail).
+ * `sweep case check DIR`: every defect of a case folder, each naming file, field and value (schema, pin,
+ * units, facts missing or leaked, checks that do not load, a failing reference repair, a check an empty
+ * repair passes).
  *
  * @module
  */
@@ -11,23 +9,12 @@ import { UsageError } from "../../errors.ts";
 import { runCaseRepairChecks } from "./case_checks.ts";
 import { factProblems, loadSweepCase, type SweepFixture } from "./fixture.ts";
 
-/** What `sweep case check` found: defects (each one line) and what held. */
-export interface CaseCheckReport {
-  problems: string[];
-  notes: string[];
-}
-
-/** The empty repair of a case: the required signature and nothing in its body. */
-export function emptyRepair(fixture: SweepFixture): string {
-  return `${fixture.repair.signature} {}`;
-}
-
 function fenced(source: string): string {
   return `Repair:\n\n\`\`\`js\n${source}\n\`\`\`\n`;
 }
 
-/** Checks the case folder `dir`; never throws for a defect of the case (each is a problem line). */
-export async function checkSweepCase(dir: string): Promise<CaseCheckReport> {
+/** Checks the case folder `dir`: defects (one line each) and what held; never throws for a defect. */
+export async function checkSweepCase(dir: string): Promise<{ problems: string[]; notes: string[] }> {
   const problems: string[] = [];
   const notes: string[] = [];
   let fixture: SweepFixture;
@@ -38,12 +25,12 @@ export async function checkSweepCase(dir: string): Promise<CaseCheckReport> {
     throw error;
   }
   const toolResults = fixture.trajectory.filter((m) => m.role === "tool").length;
+  const pin = fixture.trajectoryHash.slice(0, 12);
+  const units = fixture.units.length;
   notes.push(
-    `case ${fixture.name}: trajectory ${
-      fixture.trajectoryHash.slice(0, 12)
-    } pinned; ${fixture.units.length} ` +
-      `units tile its ${toolResults} tool results`,
+    `case ${fixture.name}: trajectory ${pin} pinned; ${units} units tile its ${toolResults} tool results`,
   );
+
   const facts = factProblems(fixture, dir);
   problems.push(...facts);
   if (facts.length === 0) {
@@ -66,7 +53,8 @@ export async function checkSweepCase(dir: string): Promise<CaseCheckReport> {
     problems.push(`${checksFile}: the checks module does not load in the sandbox: ${error.message}`);
     return { problems, notes };
   }
-  const empty = await runCaseRepairChecks(fenced(emptyRepair(fixture)), fixture);
+  const empty = await runCaseRepairChecks(fenced(`${fixture.repair.signature} {}`), fixture);
+
   notes.push(`checks (${checksFile}) load in the sandbox: ${empty.checks.map((c) => c.name).join(", ")}`);
   if (reference !== undefined) {
     for (const check of reference.checks.filter((c) => !c.passed)) {

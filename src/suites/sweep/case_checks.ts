@@ -1,8 +1,6 @@
 /**
- * The repair checks of a case: the built-in payment gateway's six (repair_checks.ts), or the checks of the
- * case's checks module, each run in the sandbox child (case_child.ts) and never in this process: the host
- * sends the module's source, the check's name, the case's repair values and the repair, and reads back one
- * zod-checked verdict.
+ * A case's repair checks: the payment gateway's six (repair_checks.ts) or its checks module's, each run in
+ * the sandbox child (case_child.ts), never in this process, giving back one zod-checked verdict.
  *
  * @module
  */
@@ -48,11 +46,8 @@ export function caseCheckNames(
   return names;
 }
 
-/**
- * Runs a repair's source (already extracted) through every check of a checks module, one sandbox message per
- * check; a check the child could not finish fails with the reason.
- */
-export async function runModuleChecks(
+/** Runs an extracted repair through each check of a checks module; one the child did not finish fails. */
+async function runModuleChecks(
   fixture: SweepFixture,
   repairSource: string,
   limits: SandboxLimits = {},
@@ -84,10 +79,8 @@ export async function runModuleChecks(
   return { checks, all_passed: checks.every((check) => check.passed) };
 }
 
-/**
- * Extracts the repair from `answer` and runs the case's checks on it (the payment gateway's, or the case's
- * checks module's). Never throws for what the answer contains.
- */
+/** Extracts the repair from `answer` and runs the case's checks on it; never throws for what it contains. */
+
 export async function runCaseRepairChecks(
   answer: string,
   fixture: SweepFixture,

@@ -1,14 +1,7 @@
 /**
- * The sandbox child's side of a case's checks module (a case folder's `checks.js`; see docs/SWEEP_CASES.md):
- * it runs only in the sandbox child (sandbox_child.ts), never in the program's process.
- *
- * For one check, two fresh `node:vm` realms: the checks realm evaluates the checks module and makes the
- * check's fake client (`fake(check, values)`); the repair realm holds the repair and a driver
- * ({@link createCaseDriver}) whose client forwards each call as JSON text to the checks realm and hands the
- * repair a copy of the JSON answer. Only strings cross between the realms (no object of the checks realm is
- * reachable from the repair), so what the judge (`judge(check, record, values, fake)`, in the checks realm)
- * sees is what the repair did. Every evaluation step runs under the vm CPU timeout, the host's wall-clock
- * deadline and the child's OS limits. Imports nothing but `node:vm`.
+ * The sandbox child's side of a case's checks module (docs/SWEEP_CASES.md). Per check, two fresh `node:vm`
+ * realms: the checks realm (module, fake client, judge) and the repair realm (repair and driver); only
+ * strings cross between them, so the judge sees what the repair did. Imports nothing but `node:vm`.
  *
  * @module
  */
@@ -37,10 +30,12 @@ export interface CaseCheckMessage {
 /** Most client calls one check answers; later calls are refused with `sandbox_call_limit`. */
 export const MAX_CASE_CALLS = 1000;
 
-const SILENT_CONSOLE =
+/** A silent `console` for a realm. */
+export const SILENT_CONSOLE =
   "var console = Object.freeze({ log() {}, info() {}, warn() {}, error() {}, debug() {} });";
 
-function realm(name: string): vm.Context {
+/** A fresh null-prototype realm: no code from strings, microtasks run inside the CPU timeout. */
+export function realm(name: string): vm.Context {
   return vm.createContext(Object.create(null), {
     name,
     codeGeneration: { strings: false, wasm: false },
@@ -48,7 +43,8 @@ function realm(name: string): vm.Context {
   });
 }
 
-function describe(error: unknown, maxText: number): string {
+/** A value thrown out of a realm in one short line (reading it may run the repair's getters). */
+export function describe(error: unknown, maxText: number): string {
   let text: string;
   try {
     const isObject = typeof error === "object" && error !== null;
@@ -91,10 +87,8 @@ export function runCaseList(message: CaseListMessage, write: (line: string) => v
   }
 }
 
-/**
- * Builds the repair realm's client and driver (self-contained: evaluated from its source text in the realm).
- * `bridge(text)` sends one JSON message to the checks realm and returns its JSON answer.
- */
+/** The repair realm's client and driver (self-contained: its source text is evaluated in the realm). */
+
 export function createCaseDriver(
   bridge: (message: string) => string,
   methods: readonly string[],

@@ -1,66 +1,25 @@
 /**
- * The sweep case format: a folder holding `case.json` (validated by {@link SweepCaseSchema}), the trajectory
- * file it pins by SHA-256, a checks module (or the program's built-in payment gateway) and, optionally, a
- * reference repair. docs/SWEEP_CASES.md describes it with the shipped cases as examples.
+ * The sweep case format (docs/SWEEP_CASES.md): a folder with `case.json`, the trajectory it pins by SHA-256,
+ * a checks module (or the built-in payment gateway) and optionally a reference repair.
  *
  * @module
  */
 import { z } from "zod";
 
-/** The `format` value of every case.json this program reads. */
-export const SWEEP_CASE_FORMAT = "compaction-bench/sweep-case@1";
+const SWEEP_CASE_FORMAT = "compaction-bench/sweep-case@1";
 
-/** Where one evidence unit lies: `[start, end)` in the content of the tool message at `message_index`. */
-export interface UnitBoundary {
-  /** Stable unit id, in source order. */
-  id: string;
-  /** Index of the tool message in the trajectory. */
-  message_index: number;
-  /** First character (JavaScript string index, i.e. UTF-16 code unit) of the unit in that tool result. */
-  start: number;
-  /** One past the last character. */
-  end: number;
-}
-
-/** One exact fact: a string that a correct answer must contain, and the unit that states it. */
-export interface Fact {
-  /** Short name of what the fact is (e.g. "deploy commit"). */
-  name: string;
-  /** The exact text an answer must contain. */
-  text: string;
-  /** Id of the evidence unit the fact is traced to. */
-  unit: string;
-}
-
-/** The repair contract of a case: the function the follow-up asks for and the values its checks use. */
+/** The repair contract: the function the follow-up asks for, its two parameters and the checks' values. */
 export interface CaseRepair {
-  /** Name of the function the repair must define. */
   functionName: string;
-  /** The exact signature the follow-up asks for (`async function NAME(A, B)`). */
   signature: string;
-  /** The two parameter names of the signature (the client, the input). */
   params: [string, string];
-  /** Values the checks hold a repair to (handed to the checks module; the payment gateway's own fields). */
   values: Record<string, unknown>;
 }
 
-/** The payment gateway's repair values (the built-in `payments-gateway` checks). */
-export interface RepairSpec {
-  /** Name of the function the repair must define. */
-  functionName: string;
-  /** The exact signature the follow-up asks for. */
-  signature: string;
-  /** Timeout every charge attempt must pass (`gateway.charge_timeout_ms`). */
-  timeoutMs: number;
-  /** Total attempts allowed for one charge (`retry.max_attempts`). */
-  maxAttempts: number;
-  /** A non-retryable gateway error code that must be surfaced unchanged. */
-  nonRetryableCode: string;
-  /** Error codes the config allows to retry (`retry.retry_on`). */
-  retryableCodes: string[];
-}
-
-/** The values `checks: {builtin: "payments-gateway"}` needs in `repair.values`. */
+/**
+ * The values `checks: {builtin: "payments-gateway"}` needs in `repair.values`: each attempt's timeout, the
+ * attempts allowed, the non-retryable code to surface unchanged, the codes to retry.
+ */
 export const PaymentsValuesSchema = z.object({
   timeoutMs: z.number().int().positive(),
   maxAttempts: z.number().int().positive(),
@@ -117,3 +76,9 @@ export const SweepCaseSchema = z.object({
 }).strict();
 /** case.json, validated. */
 export type SweepCaseJson = z.infer<typeof SweepCaseSchema>;
+/** Where one evidence unit lies: `[start, end)` (UTF-16 indexes) in the tool message at `message_index`. */
+export type UnitBoundary = SweepCaseJson["units"][number];
+/** One exact fact: text a correct answer must contain, and the unit that states it. */
+export type Fact = SweepCaseJson["facts"][number];
+/** The payment gateway's repair values (the built-in `payments-gateway` checks). */
+export type RepairSpec = { functionName: string; signature: string } & z.infer<typeof PaymentsValuesSchema>;

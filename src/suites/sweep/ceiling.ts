@@ -1,11 +1,10 @@
 /**
- * A sweep ceiling sweep (`sweep run --input-cap 3000,3800,5000`): every context kind at each ceiling in one
- * run (summaries and rankings shared; Full, which no ceiling limits, once). The report section: fact score and
- * repair pass with 95% CIs (over generations), the paired difference to Full, and mean answer-input and context
- * tokens per kind and ceiling.
+ * The report section of a sweep ceiling sweep (`sweep run --input-cap 3000,3800,5000`): per kind and ceiling
+ * the table metrics with 95% CIs, the paired difference to Full (unlimited, once) and token means.
  *
  * @module
  */
+
 import type { SweepKindAggregate } from "./aggregate.ts";
 import { type Cell, markdownTable } from "../../core/markdown_table.ts";
 import { formatDifference, formatInterval, formatP } from "../../analysis/format.ts";

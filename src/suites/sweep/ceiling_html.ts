@@ -1,7 +1,6 @@
 /**
- * The ceiling-sweep section of the sweep report.html: the table of REPORT.md and the quality/size frontier —
- * fact score and repair pass (95% CIs) against mean answer-input tokens per context kind, one point per
- * ceiling, Full as the reference line.
+ * The ceiling-sweep section of the sweep report.html: REPORT.md's table and, per table metric, the frontier
+ * against mean answer-input tokens per context kind (one point per ceiling, Full as reference).
  *
  * @module
  */
@@ -13,13 +12,9 @@ import {
 } from "./ceiling.ts";
 import { frontierChart, type FrontierPoint } from "../../report/frontier_chart.ts";
 import { figure, type Html, htmlTable, paragraphs, safeHtml } from "../../report/html.ts";
+import { type SweepMetric, sweepMetricsIn } from "./metrics.ts";
 
-type Metric = "fact_score" | "repair_pass";
-
-/**
- * One point per distinct (tokens, value, interval), labelled with every ceiling that gave it: a context that
- * fits under several ceilings is the same context, so its points coincide.
- */
+/** One point per distinct place, labelled with every ceiling that gave it (the same context). */
 function samePointsLabelled(points: FrontierPoint[]): FrontierPoint[] {
   const byPlace = new Map<string, FrontierPoint[]>();
   for (const p of points) {
@@ -31,7 +26,8 @@ function samePointsLabelled(points: FrontierPoint[]): FrontierPoint[] {
   );
 }
 
-function frontier(results: readonly SweepCeilingResult[], metric: Metric, label: string): Html {
+function frontier(results: readonly SweepCeilingResult[], metric: SweepMetric): Html {
+  const label = metric.label;
   const kinds = [...new Set(results.flatMap((r) => r.aggregates.map((a) => a.kind)))].filter((k) =>
     k !== "full"
   );
@@ -39,14 +35,14 @@ function frontier(results: readonly SweepCeilingResult[], metric: Metric, label:
     name: kind,
     points: samePointsLabelled(results.flatMap((r) => {
       const a = r.aggregates.find((x) => x.kind === kind);
-      const ci = r.stats.kinds.find((x) => x.kind === kind)?.intervals[metric];
+      const ci = r.stats.kinds.find((x) => x.kind === kind)?.intervals[metric.name];
       return a && ci
         ? [{ cap: r.cap, tokens: a.input_tokens.mean, em: 100 * ci.mean, lo: 100 * ci.lo, hi: 100 * ci.hi }]
         : [];
     })),
   }));
   const full = results[0]?.aggregates.find((a) => a.kind === "full");
-  const fullValue = full ? 100 * (metric === "fact_score" ? full.fact_score : full.repair_pass_share) : null;
+  const fullValue = full ? 100 * (metric.aggregate(full) ?? 0) : null;
   const chart = frontierChart({
     title:
       `${label} against mean answer-input tokens per context kind, one point per ceiling; Full as reference`,
@@ -69,8 +65,9 @@ function frontier(results: readonly SweepCeilingResult[], metric: Metric, label:
 
 /** The section: heading, note, table and the two frontier charts. */
 export function sweepCeilingHtml(results: readonly SweepCeilingResult[]): Html {
+  const [fact, repair] = sweepMetricsIn("table");
   return safeHtml`<h2>Ceiling sweep: quality against answer-input size</h2>
 ${paragraphs(sweepCeilingNote(results), "note")}${htmlTable(SWEEP_CEILING_HEADERS, sweepCeilingRows(results))}
-${frontier(results, "fact_score", "fact score")}
-${frontier(results, "repair_pass", "repair pass")}`;
+${frontier(results, fact)}
+${frontier(results, repair)}`;
 }

@@ -5,6 +5,7 @@
  *
  * @module
  */
+import { declaredMethod } from "../../methods/registry.ts";
 import { type EngineOption, selectMethods } from "../method_selection.ts";
 import { UsageError } from "../../errors.ts";
 import { refuseWithRetry, runSuiteCommand } from "../run_command.ts";
@@ -49,10 +50,11 @@ async function sweepMethods(
   ceilingSweep: boolean,
 ): Promise<{ methods?: string[]; engines?: EngineOption[] }> {
   if (!options.method?.length) return {};
-  // The sweep's own methods are full, S (`summary`) and S+TopN (`summary+top`); fusion keeps its own
-  // summary, which the sweep does not make, so `jev+summary` here is the engine.
-  const own = new Set(["full", "summary", "summary+top", "jev+summary"]);
-  const selected = await selectMethods({ method: options.method }, [], (name) => !own.has(name));
+  // full, S (`summary`) and S+TopN (`summary+top`) are the sweep's own rows. A method that retains units
+  // beside its summary (`retain`: fusion) needs a summary the sweep does not make: it runs as an engine.
+  const own = new Set(["full", "summary", "summary+top"]);
+  const native = (name: string) => !own.has(name) && declaredMethod(name)?.retain === undefined;
+  const selected = await selectMethods({ method: options.method }, [], native);
   if (selected.engines.length > 0 && ceilingSweep) {
     throw new UsageError(
       "--method with an engine takes one --input-cap (engines are compacted to one ceiling)",

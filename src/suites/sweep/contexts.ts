@@ -1,7 +1,6 @@
 /**
- * The sweep's answer inputs. Every context kind shares the original system prompt and task, the framing and
- * the follow-up question: `full` is the original history; `S` is the frozen summary; `S + Top N` is exactly
- * the same summary plus the first N units of the ranking, rendered in source order.
+ * The sweep's answer inputs: `full` is the original history; `S` the frozen summary; `S + Top N` the same
+ * summary plus the ranking's first N units in source order; each with the head and the follow-up.
  *
  * @module
  */
@@ -30,24 +29,38 @@ export function renderedUnits(
 ): GenericUnit[] {
   return [...units]
     .sort((a, b) => a.message_index - b.message_index || a.start - b.start)
-    .map((unit, position) => ({
-      id: unit.id,
-      position,
-      text: `[evidence ${unit.id}: part of the result of ${
-        callOf(trajectory, unit.tool_call_id)
-      }]\n${unit.text}`,
-    }));
+    .map((unit, position) => {
+      const call = callOf(trajectory, unit.tool_call_id);
+      return {
+        id: unit.id,
+        position,
+        text: `[evidence ${unit.id}: part of the result of ${call}]\n${unit.text}`,
+      };
+    });
 }
 
 /** The task the summarizer and the decision model see: the original user task. */
 export function sweepTask(trajectory: readonly ChatMessage[]): string {
-  const task = trajectory.find((m) => m.role === "user");
-  return task?.content ?? "";
+  return trajectory.find((m) => m.role === "user")?.content ?? "";
 }
 
 /** The `full` context: the whole original history and the follow-up. */
 export function fullSweepContext(trajectory: readonly ChatMessage[], followUp: string): ChatMessage[] {
   return [...trajectory, { role: "user", content: followUp }];
+}
+
+const COMPACTED = "Your earlier tool calls and their results were compacted to fit the context.";
+
+function head(trajectory: readonly ChatMessage[]): ChatMessage[] {
+  const system = trajectory.find((m) => m.role === "system");
+  const task = trajectory.find((m) => m.role === "user");
+  if (!system || !task) throw new Error("a sweep trajectory needs a system prompt and a user task");
+  return [system, task];
+}
+
+function evidence(kept: readonly GenericUnit[]): string {
+  const texts = [...kept].sort((a, b) => a.position - b.position).map((u) => u.text);
+  return `Original tool output kept verbatim:\n<evidence>\n${texts.join("\n\n")}\n</evidence>`;
 }
 
 /** A summary context: head, the framed summary (and kept units, source order), the follow-up. */
@@ -57,28 +70,15 @@ export function summarySweepContext(
   kept: readonly GenericUnit[],
   followUp: string,
 ): ChatMessage[] {
-  const system = trajectory.find((m) => m.role === "system");
-  const task = trajectory.find((m) => m.role === "user");
-  if (!system || !task) throw new Error("a sweep trajectory needs a system prompt and a user task");
-  const parts = [
-    "Your earlier tool calls and their results were compacted to fit the context.",
-    `Summary of the investigation so far:\n<summary>\n${summary}\n</summary>`,
-  ];
-  if (kept.length > 0) {
-    parts.push(
-      `Original tool output kept verbatim:\n<evidence>\n${
-        [...kept].sort((a, b) => a.position - b.position).map((u) => u.text).join("\n\n")
-      }\n</evidence>`,
-    );
-  }
-  return [system, task, { role: "user", content: parts.join("\n\n") }, { role: "user", content: followUp }];
+  const parts = [COMPACTED, `Summary of the investigation so far:\n<summary>\n${summary}\n</summary>`];
+  if (kept.length > 0) parts.push(evidence(kept));
+  return [...head(trajectory), { role: "user", content: parts.join("\n\n") }, {
+    role: "user",
+    content: followUp,
+  }];
 }
 
-/**
- * A declared method's context (src/methods/registry.ts): the head, the compacted evidence (a summary when the
- * method has one, the kept units verbatim in source order), the follow-up. With a summary it is exactly
- * {@link summarySweepContext}.
- */
+/** A declared method's context: with a summary exactly {@link summarySweepContext}, else the kept units. */
 export function compactedSweepContext(
   trajectory: readonly ChatMessage[],
   summary: string,
@@ -86,16 +86,9 @@ export function compactedSweepContext(
   followUp: string,
 ): ChatMessage[] {
   if (summary !== "") return summarySweepContext(trajectory, summary, kept, followUp);
-  const system = trajectory.find((m) => m.role === "system");
-  const task = trajectory.find((m) => m.role === "user");
-  if (!system || !task) throw new Error("a sweep trajectory needs a system prompt and a user task");
-  const evidence = kept.length > 0
-    ? `Original tool output kept verbatim:\n<evidence>\n${
-      [...kept].sort((a, b) => a.position - b.position).map((u) => u.text).join("\n\n")
-    }\n</evidence>`
-    : "(No evidence was kept.)";
-  return [system, task, {
+  const body = kept.length > 0 ? evidence(kept) : "(No evidence was kept.)";
+  return [...head(trajectory), { role: "user", content: `${COMPACTED}\n\n${body}` }, {
     role: "user",
-    content: `Your earlier tool calls and their results were compacted to fit the context.\n\n${evidence}`,
-  }, { role: "user", content: followUp }];
+    content: followUp,
+  }];
 }

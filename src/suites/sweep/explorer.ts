@@ -1,11 +1,7 @@
 /**
- * The sweep explorer's data: one item per generation and context kind (and ceiling, in a ceiling sweep), with
- * the context the answers were given (the rendered messages, and the evidence units it kept verbatim), the
- * facts each answer met, the repair checks passed or failed with their reason, and each answer. Filters:
- * context kind, generation, ceiling (in a sweep), validity, and "an answer passed all repair checks".
- *
- * The contexts reach the report stage as inputs named {@link sweepContextInputName} (content-addressed: the
- * context node's `messages` and `info` blobs), so `verify --rederive` re-derives the explorer from the store.
+ * The sweep explorer's data: per generation, kind (and ceiling) the context given, the facts met, the repair
+ * checks and each answer. Contexts arrive as report inputs ({@link sweepContextInputName}), so `verify
+ * --rederive` re-derives the explorer from the store.
  *
  * @module
  */
@@ -16,10 +12,7 @@ import type { ExplorerData, ExplorerItem, ExplorerSection } from "../../report/e
 /** A row as the explorer reads it: a ceiling sweep's rows carry their `input_cap` (Full: null). */
 export type SweepExplorerRow = SweepResultRow & { input_cap?: number | null };
 
-/**
- * The report input naming the context (`context:…`, the rendered messages) or its record (`context-info:…`:
- * tokens, kept unit ids) of one generation and kind (and ceiling: null when none applies).
- */
+/** The report input naming a context's messages (`context:…`) or record (`context-info:…`); cap null: none */
 export function sweepContextInputName(
   part: "context" | "context-info",
   kind: string,
@@ -35,9 +28,8 @@ function capOf(r: SweepExplorerRow): number | null {
 }
 
 /**
- * Builds the explorer data of a sweep run; `contexts` maps `context:` names ({@link sweepContextInputName}) to
- * the rendered messages (null: the context was not rendered, e.g. its summary failed), `kept` maps the same
- * names to the evidence unit ids the context kept verbatim.
+ * The explorer data of a sweep run; `contexts` maps `context:` names to the rendered messages (null: not
+ * rendered), `kept` the same names to the unit ids kept verbatim.
  */
 export function sweepExplorer(
   rows: readonly SweepExplorerRow[],
@@ -76,10 +68,10 @@ export function sweepExplorer(
       },
     ];
     for (const r of mine) {
+      const status = r.status === "ok" ? "ok" : `invalid (${r.reason ?? ""})`;
+      const facts = `${r.facts.filter((f) => f.passed).length}/${r.facts.length}`;
       sections.push({
-        heading: `Answer ${r.answer_index}: ${
-          r.status === "ok" ? "ok" : `invalid (${r.reason ?? ""})`
-        } · facts ${r.facts.filter((f) => f.passed).length}/${r.facts.length} · repair ${
+        heading: `Answer ${r.answer_index}: ${status} · facts ${facts} · repair ${
           r.repair_all_passed ? "passed" : "failed"
         }`,
         open: r.answer_index === 0,
@@ -87,9 +79,7 @@ export function sweepExplorer(
           headers: ["check", "result", "reason"],
           rows: [
             ...r.facts.map((f) => [`fact: ${f.name}`, f.passed ? "✓ met" : "✗ not met", ""]),
-            ...r.repair.map((
-              c,
-            ) => [`repair: ${c.name}`, c.passed ? "✓ passed" : "✗ failed", c.detail]),
+            ...r.repair.map((c) => [`repair: ${c.name}`, c.passed ? "✓ passed" : "✗ failed", c.detail]),
           ],
         },
       });

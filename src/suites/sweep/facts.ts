@@ -1,9 +1,8 @@
 /**
- * The strict fact checks: an answer passes a fact when it contains the fact's exact text. The only
- * normalisation is folding runs of whitespace to one space, in both the answer and the fact.
- *
+ * The strict fact checks: an answer passes a fact when it contains its exact text (whitespace runs folded).
  * @module
  */
+
 import type { Fact } from "./case_format.ts";
 
 /** The outcome of one fact check. */

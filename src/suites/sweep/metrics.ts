@@ -1,9 +1,8 @@
 /**
- * sweep run's metrics, declared once: the statistics (intervals, paired tests, their labels) and `compare`
- * (aggregates, shares, per-generation differences) read this table.
- *
+ * sweep run's metrics, declared once: its report, statistics and `compare` read this table.
  * @module
  */
+
 import type { MetricSpec } from "../../analysis/metrics.ts";
 import type { SweepKindAggregate } from "./aggregate.ts";
 
@@ -20,6 +19,8 @@ export interface SweepMetric extends MetricSpec {
   row?(r: SweepMetricRow): number;
   /** Its value in a context kind's aggregate. */
   aggregate(a: SweepKindAggregate): number | null;
+  /** A column of the results table and a series of report.html's chart (a share, in percent). */
+  table?: boolean;
 }
 
 /** Every metric of a sweep run, in the order every listing shows them. */
@@ -32,6 +33,7 @@ export const SWEEP_METRICS: SweepMetric[] = [
     intervals: true,
     paired: true,
     compare: true,
+    table: true,
     row: (r) => (r.status === "ok" ? r.fact_score : 0),
     aggregate: (a) => a.fact_score,
   },
@@ -43,6 +45,7 @@ export const SWEEP_METRICS: SweepMetric[] = [
     intervals: true,
     paired: true,
     compare: true,
+    table: true,
     row: (r) => (r.status === "ok" && r.repair_all_passed ? 1 : 0),
     aggregate: (a) => a.repair_pass_share,
   },
@@ -65,7 +68,7 @@ export const SWEEP_METRICS: SweepMetric[] = [
 ];
 
 /** The metrics listed where `where` says. */
-export function sweepMetricsIn(where: "intervals" | "paired" | "compare"): SweepMetric[] {
+export function sweepMetricsIn(where: "intervals" | "paired" | "compare" | "table"): SweepMetric[] {
   return SWEEP_METRICS.filter((m) => m[where] === true);
 }
 

@@ -1,7 +1,6 @@
 /**
- * The six executable repair checks. Each runs the answer's repair in the sandbox against one scripted
- * fake-gateway scenario and asserts one behaviour from the runbook and the configuration, judged from
- * what the host-side gateway recorded:
+ * The payment case's six repair checks: each runs the repair in the sandbox on one scripted scenario and
+ * judges the host gateway's record (no model writes or judges them):
  *
  * | check | scenario | passes when |
  * | --- | --- | --- |
@@ -12,8 +11,6 @@
  * | no_double_charge | charged-then-ETIMEDOUT, ok | one captured charge for the order, and the call returns it |
  * | error_surfaced | card_declined | one attempt, and the call rejects with the gateway's card_declined error |
  *
- * No model writes or judges them.
- *
  * @module
  */
 import type { GatewayObservation, GatewayScenario } from "./fake_payment_client.ts";
@@ -21,23 +18,14 @@ import type { RepairSpec } from "./case_format.ts";
 import { extractRepair } from "./repair_extract.ts";
 import { runChecksInSandbox, type SandboxLaunch, type SandboxLimits } from "./sandbox.ts";
 
-/** The outcome of one repair check. */
-export interface RepairCheck {
-  name: string;
-  passed: boolean;
-  /** Why it passed or failed, in one line. */
-  detail: string;
-}
+type Verdict = { passed: boolean; detail: string };
 
-/** The outcome of all six checks on one answer. */
+/** The checks' outcomes on one answer; `error` when no repair could be extracted (every check fails so). */
 export interface RepairCheckReport {
-  checks: RepairCheck[];
+  checks: ({ name: string } & Verdict)[];
   all_passed: boolean;
-  /** Set when no repair could be extracted (every check then fails with this reason). */
   error?: string;
 }
-
-type Verdict = { passed: boolean; detail: string };
 
 interface CheckDefinition {
   name: string;
@@ -49,12 +37,10 @@ const ORDER_A = { orderId: "ord_T3ST01", amount: 89, currency: "EUR", customerId
 const ORDER_B = { orderId: "ord_T3ST02", amount: 35.7, currency: "EUR", customerId: "cus_T3ST02" };
 
 function charges(observation: GatewayObservation, orderId: string) {
+  type Charge = Extract<GatewayObservation["events"][number], { type: "charge" }>;
   return observation.events.filter((event) =>
     event.type === "charge" && event.orderId === orderId
-  ) as Extract<
-    GatewayObservation["events"][number],
-    { type: "charge" }
-  >[];
+  ) as Charge[];
 }
 
 function describeRun(observation: GatewayObservation, orderId: string): string {
@@ -66,7 +52,7 @@ function describeRun(observation: GatewayObservation, orderId: string): string {
 }
 
 /** The six checks, in report order. */
-export const REPAIR_CHECKS: readonly CheckDefinition[] = [
+const REPAIR_CHECKS: readonly CheckDefinition[] = [
   {
     name: "idempotency",
     scenario: {
@@ -206,11 +192,7 @@ export const REPAIR_CHECKS: readonly CheckDefinition[] = [
   },
 ];
 
-/**
- * Extracts the repair from `answer` and runs the six checks one after another in a sandbox child process
- * (one per answer; each check loads the repair afresh; see sandbox.ts). Never throws for what the answer
- * contains.
- */
+/** Extracts the repair from `answer`, runs the six checks in a sandbox child; never throws for the answer. */
 export async function runRepairChecks(
   answer: string,
   spec: RepairSpec,
@@ -231,7 +213,7 @@ export async function runRepairChecks(
     limits,
     launch,
   );
-  const checks: RepairCheck[] = [];
+  const checks: RepairCheckReport["checks"] = [];
   for (const [index, check] of REPAIR_CHECKS.entries()) {
     const outcome = outcomes[index];
     if (outcome.status !== "completed") {

@@ -1,12 +1,7 @@
 /**
- * Finding the repair in an answer: the last fenced ```js (or ```javascript) block that defines the
- * required function with the required parameters.
- *
+ * Finding the repair in an answer: the last fenced ```js block defining the required function.
  * @module
  */
-
-/** The outcome of looking for the repair in an answer. */
-export type RepairExtraction = { ok: true; source: string } | { ok: false; error: string };
 
 const FENCE = /```[ \t]*(js|javascript|mjs)[ \t]*\r?\n([\s\S]*?)```/gi;
 
@@ -15,14 +10,14 @@ function escapeRegExp(text: string): string {
 }
 
 /**
- * Extracts the repair source defining `async function <name>(client, request)`. Leading `export` /
- * `export default` keywords are removed (the block runs as a script, not a module); nothing else changes.
+ * The repair source defining `async function <name>(client, request)`, leading `export` (`default`) removed:
+ * the block runs as a script.
  */
 export function extractRepair(
   answer: string,
   functionName = "chargeWithRetry",
   params: readonly [string, string] = ["client", "request"],
-): RepairExtraction {
+): { ok: true; source: string } | { ok: false; error: string } {
   const [client, input] = params.map(escapeRegExp);
   const signature = new RegExp(
     `async\\s+function\\s+${escapeRegExp(functionName)}\\s*\\(\\s*${client}\\s*,\\s*${input}\\s*\\)`,

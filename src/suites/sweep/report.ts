@@ -1,6 +1,5 @@
 /**
  * The sweep REPORT.md: N against fact score and repair pass rate, beside S and Full.
- *
  * @module
  */
 import { mergeAnsweringModels, modelChangeNotice, modelsFact } from "../../core/answering_models.ts";
@@ -14,6 +13,7 @@ import type { ExplorerData } from "../../report/explorer.ts";
 import type { RunCost } from "../../analysis/cost.ts";
 import { costMarkdown } from "../../analysis/cost_report.ts";
 import { sweepCeilingMarkdown, type SweepCeilingResult } from "./ceiling.ts";
+import { sweepMetricsIn } from "./metrics.ts";
 
 /** What the report states besides the aggregates. */
 export interface SweepReportMeta {
@@ -24,43 +24,38 @@ export interface SweepReportMeta {
   compressionUsage: { calls: number; input_tokens: number; output_tokens: number };
   reusedCompression: number;
   frozenRun?: string;
-  /** The engine methods (absent: none). */
+  /** Each absent when the run has none: engines, intervals, explorer, cost (no price), ceiling sweep. */
   engines?: { name: string; spec: string; deterministic: boolean }[];
-  /** Intervals and paired differences (absent: point estimates only). */
   stats?: SweepStats;
-  /** The explorer of report.html (absent: none). */
   explorer?: ExplorerData;
-  /** The cost section (absent when no price was given). */
   cost?: RunCost;
-  /** A ceiling sweep's per-ceiling results (absent: one ceiling). */
   ceilings?: SweepCeilingResult[];
 }
 
-/** The ceiling(s) in words: `ceiling 3800 tokens`, or in a sweep `ceilings 2400, 3800 tokens (main tables: 3800)`. */
+/** The ceiling(s) in words: `ceiling 3800 tokens` or `ceilings 2400, 3800 tokens (main tables: 3800)`. */
 export function sweepCeilingsText(o: SweepRunOptions): string {
   return o.inputCaps
     ? `ceilings ${o.inputCaps.join(", ")} tokens (main tables: ${o.inputCap})`
     : `ceiling ${o.inputCap} tokens`;
 }
 
-/** Column names of the sweep table (REPORT.md and report.html). */
-export const SWEEP_TABLE_HEADERS = [
-  "context",
-  "fact score",
-  "repair pass",
-  "valid/planned",
-  "over budget",
-  "context tokens mean",
-  "input tokens mean",
-  "input tokens total",
-] as const;
+/** Column names of the sweep table (REPORT.md and report.html): the table's metrics, then counts. */
+export function sweepTableHeaders(): string[] {
+  const counts = [
+    "valid/planned",
+    "over budget",
+    "context tokens mean",
+    "input tokens mean",
+    "input tokens total",
+  ];
+  return ["context", ...sweepMetricsIn("table").map((m) => m.label), ...counts];
+}
 
 /** The cells of the sweep table, one row per context kind (percentages with one decimal). */
 export function sweepTableRows(aggregates: readonly SweepKindAggregate[]): Cell[][] {
   return aggregates.map((a) => [
     a.kind,
-    Number((100 * a.fact_score).toFixed(1)),
-    Number((100 * a.repair_pass_share).toFixed(1)),
+    ...sweepMetricsIn("table").map((m) => Number((100 * (m.aggregate(a) ?? 0)).toFixed(1))),
     `${a.valid}/${a.planned}`,
     a.over_budget,
     a.context_tokens_mean === null ? null : Math.round(a.context_tokens_mean),
@@ -75,7 +70,8 @@ export function sweepReportMarkdown(
   meta: SweepReportMeta,
 ): string {
   const o = meta.options;
-  const table = markdownTable([...SWEEP_TABLE_HEADERS], sweepTableRows(aggregates), 1);
+  const table = markdownTable(sweepTableHeaders(), sweepTableRows(aggregates), 1);
+
   const reference = meta.models.mode === "reference"
     ? `\n> **Reference model.** These numbers come from the built-in deterministic reference model, an honest but ` +
       `weak extractive baseline. They show the harness works end to end; they say nothing about any real LLM.\n`

@@ -1,8 +1,6 @@
 /**
- * The sweep report.html: the REPORT.md content (run facts and the table with the same columns and number
- * formats) plus a line chart of N against fact score and repair pass rate, with S and Full as reference
- * lines and each N's over-budget count under its tick, and a bar chart of context tokens per kind against
- * the ceiling.
+ * The sweep report.html: REPORT.md's facts and table, a chart of N against the table's metrics (S and Full
+ * as reference lines, over-budget counts under the ticks) and one of context tokens against the ceiling.
  *
  * @module
  */
@@ -14,7 +12,8 @@ import {
 import { modelsFactHtml } from "../../report/models_html.ts";
 import type { SweepKindAggregate } from "./aggregate.ts";
 import { engineMethodsText } from "../method_selection.ts";
-import { SWEEP_TABLE_HEADERS, sweepCeilingsText, type SweepReportMeta, sweepTableRows } from "./report.ts";
+import { sweepCeilingsText, type SweepReportMeta, sweepTableHeaders, sweepTableRows } from "./report.ts";
+import { sweepMetricsIn } from "./metrics.ts";
 import { barChart, lineChart, type ReferenceLine } from "../../report/charts.ts";
 import { sweepStatsHtml } from "./stats_html.ts";
 import { explorerHtml } from "../../report/explorer.ts";
@@ -63,34 +62,25 @@ function runFacts(meta: SweepReportMeta, answering: AnsweringModels): Html {
 }
 
 function resultsTable(aggregates: readonly SweepKindAggregate[]): Html {
-  return htmlTable([...SWEEP_TABLE_HEADERS], sweepTableRows(aggregates), { digits: 1 });
+  return htmlTable(sweepTableHeaders(), sweepTableRows(aggregates), { digits: 1 });
 }
 
+/** S and Full as reference lines, labelled by each metric's first word (`S fact 40.0`). */
 function baselines(aggregates: readonly SweepKindAggregate[]): ReferenceLine[] {
   const lines: ReferenceLine[] = [];
   for (const [kind, name, dash] of [["S", "S", "dashed"], ["full", "Full", "dotted"]] as const) {
     const a = aggregates.find((x) => x.kind === kind);
     if (!a) continue;
-    lines.push(
-      {
-        label: `${name} fact ${formatCell(pct(a.fact_score), 1)}`,
-        value: pct(a.fact_score),
-        series: 0,
-        dash,
-      },
-      {
-        label: `${name} repair ${formatCell(pct(a.repair_pass_share), 1)}`,
-        value: pct(a.repair_pass_share),
-        series: 1,
-        dash,
-      },
-    );
+    sweepMetricsIn("table").forEach((m, series) => {
+      const value = pct(m.aggregate(a) ?? 0);
+      lines.push({ label: `${name} ${m.label.split(" ")[0]} ${formatCell(value, 1)}`, value, series, dash });
+    });
   }
   return lines;
 }
 
 function sweepChart(aggregates: readonly SweepKindAggregate[], meta: SweepReportMeta): Html {
-  const ci = (kind: string, metric: "fact_score" | "repair_pass") => {
+  const ci = (kind: string, metric: string) => {
     const i = meta.stats?.kinds.find((k) => k.kind === kind)?.intervals[metric];
     return i ? { lo: pct(i.lo), hi: pct(i.hi) } : null;
   };
@@ -105,18 +95,11 @@ function sweepChart(aggregates: readonly SweepKindAggregate[], meta: SweepReport
     xTick: (n) => `S+Top${n}`,
     xLabel: "N: top-ranked original evidence units added to the frozen summary S",
     yLabel: "percent",
-    series: [
-      {
-        name: "fact score",
-        values: topN.map((t) => pct(t.a.fact_score)),
-        errors: topN.map((t) => ci(t.a.kind, "fact_score")),
-      },
-      {
-        name: "repair pass",
-        values: topN.map((t) => pct(t.a.repair_pass_share)),
-        errors: topN.map((t) => ci(t.a.kind, "repair_pass")),
-      },
-    ],
+    series: sweepMetricsIn("table").map((m) => ({
+      name: m.label,
+      values: topN.map((t) => pct(m.aggregate(t.a) ?? 0)),
+      errors: topN.map((t) => ci(t.a.kind, m.name)),
+    })),
     format: (v) => formatCell(v, 1),
     max: 100,
     referenceLines: baselines(aggregates),
@@ -143,7 +126,7 @@ function tokensChart(aggregates: readonly SweepKindAggregate[], meta: SweepRepor
   return figure("Context size per kind", chart);
 }
 
-/** Renders report.html for a sweep run (self-contained, deterministic; see the module notes). */
+/** Renders report.html for a sweep run (self-contained, deterministic). */
 export function sweepReportHtml(aggregates: SweepKindAggregate[], meta: SweepReportMeta): string {
   const title = "sweep: frozen summary + Jev Top-N";
   const reference = meta.models.mode === "reference"

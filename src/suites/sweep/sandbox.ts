@@ -1,15 +1,7 @@
 /**
- * Runs model-written repair code against the fake gateway in a separate, bounded process: the host side of
- * the repair sandbox (the child is sandbox_child.ts). docs/SANDBOX.md says what each layer stops.
- *
- * - One child per answer runs its checks in turn, each in a fresh `node:vm` realm; a child that dies, breaks
- *   the channel or passes a deadline fails that check, and the next gets a fresh child. One child at a time.
- * - Started through `prlimit --data`, with no `--allow-*`, a V8 heap limit and only PATH/HOME/DENO_DIR;
- *   SIGKILL at each check's deadline. (In the single binary: the binary itself with the hidden
- *   {@link REPAIR_SANDBOX_COMMAND}, which revokes every permission before reading a repair.)
- * - The record is the host's (fake_payment_client.ts): every line of the child is byte-capped, zod-checked
- *   (sandbox_protocol.ts) and replayed on the host's gateway (a different answer is a protocol violation);
- *   the verdict comes from the host's own record.
+ * The host side of the repair sandbox (child: sandbox_child.ts; docs/SANDBOX.md says what each layer stops):
+ * one `prlimit`ed child without permissions at a time, SIGKILL at each deadline, each child line byte-capped,
+ * zod-checked and replayed on the host's own gateway, whose record gives the verdict.
  *
  * @module
  */
@@ -41,13 +33,10 @@ export const CHILD_DATA_LIMIT_BYTES = 1024 ** 3;
 /** V8 old-space limit of the child (MB). */
 export const CHILD_HEAP_LIMIT_MB = 256;
 
-/** Limits of one sandbox run. */
+/** Limits of a sandbox run (ms): each check's deadline (2000), each vm step's CPU (500), start-up (30000). */
 export interface SandboxLimits {
-  /** Wall-clock deadline of each check, after which the child is killed (default 2000 ms). */
   deadlineMs?: number;
-  /** CPU timeout of each evaluation step inside the child's vm realm (default 500 ms). */
   cpuTimeoutMs?: number;
-  /** How long a fresh child may take to say it is ready, before any repair is sent (default 30000 ms). */
   startupMs?: number;
 }
 
@@ -148,6 +137,19 @@ class BoundedLines {
   }
 }
 
+/** One line of a child as a message, or the protocol violation it is. */
+function parseChildLine(text: string): ChildMessage | string {
+  let json: unknown;
+  try {
+    json = parseJson(text);
+  } catch (error) {
+    if (error instanceof SyntaxError) return "a line that is not JSON";
+    throw error;
+  }
+  const parsed = ChildMessageSchema.safeParse(json);
+  return parsed.success ? parsed.data : `a message of the wrong shape (${parsed.error.issues[0].message})`;
+}
+
 /** One running child. */
 class SandboxChild {
   /** Set once the child cannot be given another check. */
@@ -194,8 +196,7 @@ class SandboxChild {
     try {
       this.#process.kill("SIGKILL");
     } catch (error) {
-      // Already exited.
-      if (!(error instanceof TypeError)) throw error;
+      if (!(error instanceof TypeError)) throw error; // already exited
     }
   }
 
@@ -256,18 +257,8 @@ class SandboxChild {
         }
         if (read.kind === "too_long") return violation(`a line over ${MAX_CHILD_LINE_BYTES} bytes`);
         if (count > MAX_CHILD_LINES_PER_CHECK) return violation(`over ${MAX_CHILD_LINES_PER_CHECK} lines`);
-        let json: unknown;
-        try {
-          json = parseJson(read.text);
-        } catch (error) {
-          if (error instanceof SyntaxError) return violation("a line that is not JSON");
-          throw error;
-        }
-        const parsed = ChildMessageSchema.safeParse(json);
-        if (!parsed.success) {
-          return violation(`a message of the wrong shape (${parsed.error.issues[0].message})`);
-        }
-        const message = parsed.data;
+        const message = parseChildLine(read.text);
+        if (typeof message === "string") return violation(message);
         let problem: string | null = null;
         switch (message.t) {
           case "ready":
@@ -309,10 +300,7 @@ class SandboxChild {
     }
   }
 
-  /**
-   * Sends one case-module message (`case-list` or `case-check`, see case_checks.ts) and reads its one result
-   * line (`list` or `verdict`) and its `done`; never throws for anything the child does.
-   */
+  /** Sends one `case-list`/`case-check` message, reads its one result line and its `done`; never throws. */
   async exchange(
     message: Record<string, unknown>,
     limits: Required<SandboxLimits>,
@@ -343,18 +331,8 @@ class SandboxChild {
         }
         if (this.#killedFor !== undefined) return { status: "deadline", error: this.#killedFor };
         if (read.kind === "too_long") return violation(`a line over ${MAX_CHILD_LINE_BYTES} bytes`);
-        let json: unknown;
-        try {
-          json = parseJson(read.text);
-        } catch (error) {
-          if (error instanceof SyntaxError) return violation("a line that is not JSON");
-          throw error;
-        }
-        const parsed = ChildMessageSchema.safeParse(json);
-        if (!parsed.success) {
-          return violation(`a message of the wrong shape (${parsed.error.issues[0].message})`);
-        }
-        const line = parsed.data;
+        const line = parseChildLine(read.text);
+        if (typeof line === "string") return violation(line);
         if ((line.t === "verdict" || line.t === "list") && result === undefined) {
           result = line;
           continue;
@@ -389,10 +367,7 @@ const oneChildAtATime = pLimit(1);
 /** The outcome of one case-module message (see {@link SandboxChild.exchange}). */
 export type CaseExchange = Awaited<ReturnType<SandboxChild["exchange"]>>;
 
-/**
- * Sends each item to a sandbox child in turn, one outcome per item, with a fresh child after one that broke.
- * Throws {@link SandboxUnavailableError} only when a child cannot be started at all.
- */
+/** One outcome per item, sent in turn to a child (a fresh one after one that broke). */
 function inSandboxChildren<T, O>(
   items: readonly T[],
   limits: SandboxLimits,
@@ -424,9 +399,8 @@ function inSandboxChildren<T, O>(
 }
 
 /**
- * Sends case-module messages (a case's checks module and, for `case-check`, a repair; see case_checks.ts)
- * one after another to a sandbox child, a fresh child after one that broke; one outcome per message. Throws
- * {@link SandboxUnavailableError} only when a child cannot be started at all.
+ * Sends case-module messages (see case_checks.ts) in turn to sandbox children; one outcome per message.
+ * Throws {@link SandboxUnavailableError} only when a child cannot be started at all.
  */
 export function exchangeInSandbox(
   messages: readonly Record<string, unknown>[],
@@ -437,10 +411,8 @@ export function exchangeInSandbox(
 }
 
 /**
- * Runs `source` (JavaScript that defines `chargeWithRetry`) against each scenario in turn, in a sandbox
- * child (see the module documentation); returns one outcome per scenario. Never throws for anything the
- * repair or the child does; throws {@link SandboxUnavailableError} when a child cannot be started at all
- * (before any of the repair's code was sent to it).
+ * Runs `source` (defining `chargeWithRetry`) against each scenario in sandbox children; one outcome each.
+ * Throws only {@link SandboxUnavailableError}, when a child cannot start (before any code was sent).
  */
 export function runChecksInSandbox(
   source: string,
@@ -472,9 +444,8 @@ const PROBE_REPAIR = `async function chargeWithRetry(client, request) {
 }`;
 
 /**
- * Probes the repair sandbox before a sweep creates its run directory: starts a child and runs a trivial
- * repair through it. A missing `prlimit`, no permission to run it, or a child that cannot start is a
- * {@link UsageError} naming the cause, so nothing is written.
+ * Runs a trivial repair before a sweep writes anything: a missing `prlimit`, no permission to run it or a
+ * child that cannot start is a {@link UsageError} naming the cause.
  */
 export async function assertSandboxAvailable(): Promise<void> {
   const scenario: GatewayScenario = {

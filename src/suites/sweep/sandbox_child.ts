@@ -1,20 +1,8 @@
 /**
- * The repair sandbox's child process: runs one answer's repair against the checks the host sends, and
- * nothing else. The host (sandbox.ts) starts it with no permissions, a V8 heap limit and an OS data limit,
- * and kills it on a deadline; see docs/SANDBOX.md.
- *
- * It imports nothing but `node:vm`, the gateway's logic, the realm drivers and its command word, so
- * `deno run --no-config` can load it from the source tree; in the single binary main.ts dispatches
- * {@link REPAIR_SANDBOX_COMMAND} to it and {@link serveRepairSandbox} first revokes every permission.
- *
- * Channel: line-delimited JSON. The child writes `{t: "ready"}`, then for each `{t: "check", source,
- * scenario, cpuTimeoutMs, maxText, maxSleeps}` line read from stdin it evaluates, in a fresh `node:vm` realm
- * (null-prototype global with only ECMAScript built-ins, code generation from strings and WebAssembly off,
- * `microtaskMode: "afterEvaluate"` so the whole async chain runs inside the CPU timeout), a replica of the
- * gateway (sandbox_gateway.ts), the driver (sandbox_realm.ts) and the repair; it writes the driver's
- * messages to stdout as they come (never waiting on the host) and ends the check with `{t: "done", error}`.
- * It exits at the end of stdin. All I/O is synchronous: no event loop turn ever runs the repair's code
- * outside the vm timeout.
+ * The repair sandbox's child (host: sandbox.ts; docs/SANDBOX.md): after `{t: "ready"}`, runs each check line
+ * in a fresh null-prototype `node:vm` realm (no code generation from strings, microtasks inside the CPU
+ * timeout) and ends it with `{t: "done", error}`. It imports only what `deno run --no-config` can load; all
+ * I/O is synchronous, so no event loop turn runs the repair's code outside the vm timeout.
  *
  * @module
  */
@@ -22,7 +10,15 @@ import vm from "node:vm";
 import { createGateway } from "./sandbox_gateway.ts";
 import { createRealmDriver } from "./sandbox_realm.ts";
 import { REPAIR_SANDBOX_COMMAND } from "./sandbox_command.ts";
-import { type CaseCheckMessage, type CaseListMessage, runCaseCheck, runCaseList } from "./case_child.ts";
+import {
+  type CaseCheckMessage,
+  type CaseListMessage,
+  describe,
+  realm,
+  runCaseCheck,
+  runCaseList,
+  SILENT_CONSOLE,
+} from "./case_child.ts";
 
 export { REPAIR_SANDBOX_COMMAND };
 
@@ -35,9 +31,6 @@ interface CheckMessage {
   maxText: number;
   maxSleeps: number;
 }
-
-const SILENT_CONSOLE =
-  "var console = Object.freeze({ log() {}, info() {}, warn() {}, error() {}, debug() {} });";
 
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();
@@ -72,26 +65,9 @@ function writeLine(line: string): void {
   while (written < bytes.length) written += Deno.stdout.writeSync(bytes.subarray(written));
 }
 
-/** Describes a value thrown out of the realm in one short line (reading it may run the repair's getters). */
-function describe(error: unknown, maxText: number): string {
-  let text: string;
-  try {
-    const isObject = typeof error === "object" && error !== null;
-    text = isObject
-      ? `${String((error as { name?: unknown }).name)}: ${String((error as { message?: unknown }).message)}`
-      : String(error);
-  } catch {
-    text = "a value that cannot be described";
-  }
-  return text.length > maxText ? text.slice(0, maxText) : text;
-}
-
 function runCheck(check: CheckMessage): string | null {
-  const context = vm.createContext(Object.create(null), {
-    name: "repair",
-    codeGeneration: { strings: false, wasm: false },
-    microtaskMode: "afterEvaluate",
-  });
+  const context = realm("repair");
+
   const timeout = check.cpuTimeoutMs;
   const bridge = (message: unknown): void => {
     if (typeof message === "string") writeLine(message);
@@ -132,8 +108,7 @@ function revokeEveryPermission(): void {
     try {
       Deno.permissions.revokeSync({ name } as Deno.PermissionDescriptor);
     } catch (error) {
-      // A permission kind this Deno does not know cannot be held either.
-      if (!(error instanceof TypeError)) throw error;
+      if (!(error instanceof TypeError)) throw error; // a kind this Deno does not know is not held either
     }
   }
 }

@@ -1,14 +1,7 @@
 /**
- * The fake PayStream gateway's logic, with no imports, so that the host and the sandbox child run the very
- * same code: a scenario scripts, per order, the outcome of each successive attempt; the gateway keeps a ledger
- * of captured charges keyed by the `Idempotency-Key` (a repeated key replays the charge, as the real gateway
- * does), and records every `charge` and `sleep` call in order.
- *
- * Two copies run per check. The child evaluates {@link createGateway}'s source inside the repair's realm and
- * answers the repair's calls from that replica at once (the repair never waits on the host); it reports each
- * call with the answer it gave. The host feeds the same calls to its own copy, which is the record the checks
- * judge, and refuses (as a protocol violation) any answer that differs from its own. So the repair's code can
- * tamper with its replica only to fail its check; it can never change the host's record.
+ * The fake PayStream gateway's logic, import-free so host and sandbox child run the same code: a scenario
+ * scripts each attempt's outcome per order; a ledger keyed by `Idempotency-Key` replays repeated keys. The
+ * child's replica answers the repair at once; the host's copy is the record the checks judge.
  *
  * @module
  */
@@ -104,11 +97,7 @@ export interface Gateway {
   observe(): GatewayObservation;
 }
 
-/**
- * Builds the gateway of one (validated) scenario. Self-contained: it refers to nothing outside its own body
- * but ECMAScript built-ins, because the sandbox child also evaluates its source text inside the repair's
- * realm, as the replica that answers the repair's calls (see the module documentation).
- */
+/** The gateway of one validated scenario; self-contained, as the child evaluates its source in the realm. */
 export function createGateway(scenario: ScenarioData): Gateway {
   const events: ClientEvent[] = [];
   const runs: RepairRun[] = [];
@@ -167,6 +156,7 @@ export function createGateway(scenario: ScenarioData): Gateway {
         timeoutMs: call.timeoutMs,
         outcome,
       });
+
       switch (outcome) {
         case "call_limit":
           callLimitHit = true;

@@ -1,10 +1,10 @@
 /**
- * What the repair sandbox's child may send the host, as zod schemas, and the size caps of the channel. The
- * child runs hostile code, so every line it writes is read with a byte cap and checked here before the host
- * acts on it; anything else ends that child (see sandbox.ts).
+ * What the sandbox child (hostile code) may send the host, and the channel's size caps; any other line ends
+ * that child (sandbox.ts).
  *
  * @module
  */
+
 import { z } from "zod";
 
 /** Longest string the realm driver reports (keys, error names and messages, charge ids). */

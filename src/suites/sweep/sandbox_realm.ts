@@ -1,18 +1,7 @@
 /**
- * The code that runs INSIDE the repair's `node:vm` realm in the sandbox child: the client handed to the
- * repair and the driver that calls the repair once per order. {@link createRealmDriver} is self-contained
- * (it refers to nothing outside its own body and imports nothing), because the child evaluates its source
- * text in the realm; no object of the child's own realm is handed to the repair, only a closure over the
- * channel function (`bridge`, one way: child to host).
- *
- * The client answers from the realm's replica of the gateway (sandbox_gateway.ts) and reports every call,
- * with the answer it gave, to the host, which replays the call on its own gateway and refuses a different
- * answer. What this driver sends is a claim the host checks; a repair that tampers with it can only change
- * what the host sees it do, or fail its check.
- *
- * Messages (one JSON object per `bridge` call): `{t: "begin", order}`, `{t: "charge", idempotencyKey,
- * timeoutMs, reply}`, `{t: "sleep", ms}`, `{t: "end", state: "returned", chargeId}`,
- * `{t: "end", state: "threw", error: {code, name, message, token}}`.
+ * What runs INSIDE the repair's `node:vm` realm: the client handed to the repair and the driver calling it
+ * once per order. Self-contained, as its source text is evaluated in the realm. Every call it reports is a
+ * claim the host replays on its own gateway, so tampering can only fail the check.
  *
  * @module
  */
@@ -36,17 +25,14 @@ interface ReplicaGateway {
   end(end: unknown): string | null;
 }
 
-/** The driver object left in the realm (frozen, non-writable). */
-export interface RealmDriver {
-  /** Calls `repair(client, request)` once per order, in order, reporting how each call ended. */
+/** The driver left in the realm (frozen): calls `repair(client, request)` once per order, in order. */
+interface RealmDriver {
   runAll(repair: unknown): Promise<void>;
 }
 
 /**
- * Builds the realm's client and driver over the realm's `gateway` replica. `bridge(message)` sends one
- * JSON line to the host. Limits: strings reported are cut at `maxText` characters;
- * after `maxSleeps` sleeps, or once the host refused a call for the call limit, calls are answered locally
- * (the host has then already recorded what fails the check).
+ * The realm's client and driver over its `gateway` replica; `bridge` sends one JSON line to the host.
+ * Strings are cut at `maxText`; after `maxSleeps` sleeps or a call-limit refusal, calls are answered locally.
  */
 export function createRealmDriver(
   bridge: (message: string) => void,
@@ -89,8 +75,8 @@ export function createRealmDriver(
         unknown
       >;
       const call = { idempotencyKey: plain(opts.idempotencyKey), timeoutMs: plain(opts.timeoutMs) };
-      // A copy, so that the value handed to the repair is not the one reported.
-      const reply = parse(stringify(gateway.charge(call)));
+      const reply = parse(stringify(gateway.charge(call))); // a copy: the repair never gets the reported one
+
       send({ t: "charge", ...call, reply });
       if (reply.ok) return Promise.resolve(parse(stringify(reply.value)));
       const answer = reply.error;
@@ -152,8 +138,7 @@ export function createRealmDriver(
           },
         };
       }
-      // Outside the try: if the repair broke this realm's built-ins, the run stays unfinished (pending).
-      finish(end);
+      finish(end); // outside the try: a repair that broke the realm's built-ins leaves the run pending
     }
   }
 

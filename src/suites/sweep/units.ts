@@ -1,32 +1,21 @@
 /**
  * Evidence units: the tool results of a trajectory cut losslessly into the oracle's stable pieces.
- *
  * @module
  */
 import type { ChatMessage } from "../../models/messages.ts";
 import type { UnitBoundary } from "./case_format.ts";
 
-/** One piece of original evidence, as the ranking and the `S + Top N` contexts use it. */
-export interface EvidenceUnit {
-  /** Stable id (`u01`..`u10`). */
-  id: string;
-  /** Index of the tool message the unit comes from. */
-  message_index: number;
-  /** The `tool_call_id` of that tool message. */
+/** One piece of original evidence: its boundary, its tool call id and `content.slice(start, end)`. */
+export interface EvidenceUnit extends UnitBoundary {
   tool_call_id: string;
-  /** First character of the unit in the tool result (JavaScript string index). */
-  start: number;
-  /** One past the last character. */
-  end: number;
-  /** The unit's text, exactly `content.slice(start, end)`. */
   text: string;
 }
 
 /**
- * Cuts the tool results of `messages` at `boundaries`. Throws an Error naming the unit when a boundary
- * does not point at a tool message, or when the units of a tool result leave a gap, overlap or stop short:
- * concatenating the units of each tool result must give back that result exactly.
+ * Cuts the tool results of `messages` at `boundaries`. Throws an Error naming the unit unless a boundary
+ * points at a tool message and each result's units tile it exactly (no gap, overlap or short stop).
  */
+
 export function splitUnits(messages: ChatMessage[], boundaries: UnitBoundary[]): EvidenceUnit[] {
   const units: EvidenceUnit[] = [];
   const covered = new Map<number, number>();

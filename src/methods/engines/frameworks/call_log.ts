@@ -1,9 +1,6 @@
 /**
- * The chat-model calls a framework library makes through this program's chat client during one compress
- * call: every provider exchange recorded (as the program's own calls are), usage added up, the first
- * failure kept. A library that swallows a failed call (LangChain's middleware writes "Error generating
- * summary: …" into its summary) still fails the row: {@link CallLog.result} turns it into an
- * {@link EngineError}.
+ * The chat-model calls a framework library makes during one compress call: every exchange recorded, usage
+ * added up, the first failure kept, so a library that swallows a failed call still fails the row.
  *
  * @module
  */

@@ -1,14 +1,13 @@
 /**
- * `engines-aggregate`: every engine node's measured result gathered into `results.json` (one row per engine
- * and budget, budgets in order, with each needle's position), and one summary line per engine and budget in
- * `aggregate.json`. Its inputs are the transcript and every engine node's result (`engine:<budget>:<name>`).
- *
+ * `engines-aggregate`: every engine node's result (`engine:<budget>:<name>`) gathered into `results.json`, and
+ * one summary line per engine and budget in `aggregate.json`.
  * @module
  */
 import { z } from "zod";
 import { defineStage } from "../../../pipeline/stage.ts";
 import { publishedJson } from "../../published.ts";
 import type { MeasuredEngine } from "./engine.ts";
+import { mean } from "../metrics.ts";
 import {
   type AnsweringModels,
   AnsweringModelsSchema,
@@ -32,33 +31,25 @@ const ModelsSchema = z.object({
 /** The `engines-aggregate` stage. */
 export const enginesAggregateStage = defineStage({
   name: "engines-aggregate",
-  // 4: the models that answered each engine's calls (`models` per row) and the run's (`answering_models`).
-  // 5: context lengths (`context_lengths`; per row `context_length`), the engine's own compress time beside the
-  // round trip, start-up and timing per row of aggregate.json.
-  // 6: rows per conversation of a --sample run (`conversations`), LoCoMo QA F1 per row and pooled per
-  // engine (`pooled`), `questions_per_prompt`.
+  // 4: answering models; 5: context lengths, own compress times; 6: --sample rows, LoCoMo F1 `pooled`.
   version: 6,
   doc: "Every engine's measured result at every budget (results.json) and one summary line per engine and " +
     "budget (aggregate.json).",
   params: z.object({
-    /** Where the transcript came from (generator settings, or the format and file name; never a path). */
+    /** Where the transcript came from (never a path). */
     description: z.string(),
-    /** Engine names, in order. */
     engines: z.array(z.string()),
-    /** Budgets, in order: as asked for and in tokens. */
     budgets: z.array(z.object({ budget: z.string(), budget_tokens: z.number().int() })).min(1),
-    /** The host context lengths measured (`--context-length`), in order, when any. */
     context_lengths: z.array(z.number().int()).optional(),
-    /** The conversations of a --sample run, in order (rows are per conversation, then budget, then engine). */
+    /** Rows are per conversation, then budget, then engine. */
     conversations: z.array(z.object({ sample: z.number().int().min(0), sample_id: z.string().nullable() }))
       .min(1).optional(),
-    /** The base name of a `--probes` file, when one was given. */
     probes_file: z.string().optional(),
     tokenizer: z.object({ name: z.string(), hash: z.string() }),
     models: ModelsSchema,
     budget_tokens: z.number().int(),
     repeats: z.number().int(),
-    /** Per engine row (`engine:<budget>:<name>`), the models that answered its calls, per role. */
+    /** Per engine row, the models that answered its calls. */
     answering_models: z.record(z.string(), AnsweringModelsSchema),
   }),
   inputs: ["transcript", "engine:*"],
@@ -102,9 +93,8 @@ export const enginesAggregateStage = defineStage({
         hash: transcript.hash,
         description: params.description,
         messages: transcript.messages.length,
-        // Every engine row counts the same input: the transcript's tokens.
         tokens: engines[0]?.input_tokens ?? null,
-        // Where each needle sits: its message, its depth (0 first message, 1 last), role and position.
+        // Depth: 0 the first message, 1 the last.
         needles: transcript.needles.map(({ id, message_index, depth, role, position }) => ({
           id,
           message_index,
@@ -125,8 +115,6 @@ export const enginesAggregateStage = defineStage({
       repeats: params.repeats,
       questions_per_prompt: 1,
       engines,
-      // LoCoMo QA F1 per engine and budget, pooled over every question of every conversation (stats.json
-      // gives its 95% CI).
       ...(engines.some((e) => e.probes?.f1 !== undefined) ? { pooled: pooledF1(engines) } : {}),
     };
     const aggregate = {
@@ -181,16 +169,13 @@ export interface PooledF1 {
   budget: string;
   conversations: number;
   questions: number;
-  /** Mean F1 over every question of every ok conversation row (null when none). */
+  /** Mean F1 over every question of every ok conversation row, overall, per category, with recall tools. */
   f1: number | null;
-  /** The same per LoCoMo category. */
   by_category: Record<string, { questions: number; f1: number }>;
-  /** The same with the recall tools offered (engines with recall tools only; else null). */
   f1_recovery: number | null;
 }
 
-/** Every question's F1 of one QA summary, with its category. */
-export function questionF1s(
+function questionF1s(
   qa: MeasuredEngine["probes"] | undefined,
 ): { f1: number; type: string | undefined }[] {
   return (qa?.answers ?? []).flatMap((a) => a.f1 === undefined ? [] : [{ f1: a.f1, type: a.type }]);
@@ -203,8 +188,6 @@ export function pooledF1(rows: readonly MeasuredEngine[]): PooledF1[] {
     const key = JSON.stringify([row.engine, row.budget]);
     groups.set(key, [...(groups.get(key) ?? []), row]);
   }
-  const mean = (values: number[]) =>
-    values.length === 0 ? null : values.reduce((sum, value) => sum + value, 0) / values.length;
   return [...groups.values()].map((group) => {
     const ok = group.filter((row) => row.status === "ok" && row.probes?.f1 !== undefined);
     const scores = ok.flatMap((row) => questionF1s(row.probes));

@@ -1,7 +1,6 @@
 /**
- * `engines-engine`: one engine's cold compress call and its warm repeats (timed alone), the validation and
- * measures of the cold window, and its QA probes. Always run afresh: latency is measured.
- *
+ * `engines-engine`: one engine's cold and warm compress calls, the measures of the cold window and its QA.
+ * Always run afresh: latency is measured.
  * @module
  */
 import { z } from "zod";
@@ -10,24 +9,21 @@ import { ChatMessageSchema } from "../../../models/messages.ts";
 import type { ChatModel, DecisionModel } from "../../../models/types.ts";
 import type { LoopbackProxy } from "../../../models/loopback_proxy.ts";
 import type { TokenCounter } from "../../../tokens/types.ts";
-import type { Needle } from "../needles.ts";
+import type { Needle } from "../../../data/transcripts/needle.ts";
 import type { Probe } from "../../../data/transcripts/types.ts";
 import { type EngineResult, runEngines } from "../run.ts";
 import { StoredTranscriptSchema } from "./transcript.ts";
 
-/** What an engine body needs besides the transcript: the models, the counter and the call time limit. */
+/** What an engine body needs besides the transcript (`engineEnv`: only its names are in the params). */
 export interface EngineEnv {
   chat: ChatModel;
   decision: DecisionModel;
   counter: TokenCounter;
   timeoutMs?: number;
-  /** Variables passed to outside engines (`--engine-env`); their names are in the params, never values. */
   engineEnv?: Readonly<Record<string, string>>;
-  /** Hermes Agent's directory for the `hermes` and `hermes-lcm` adapters. */
   hermesDir?: string;
-  /** The loopback chat endpoint of outside engines (transport: its address and tokens are in no key). */
+  /** Transport: in no key, like `maxOutputBytes`. */
   endpoint?: LoopbackProxy;
-  /** The most bytes of an outside engine's output (`--max-response-bytes`; transport: in no key). */
   maxOutputBytes?: number;
 }
 
@@ -41,12 +37,9 @@ const EngineParams = z.object({
   repeats: z.number().int(),
   budget: z.string(),
   budget_tokens: z.number().int(),
-  /** The host's context window told to the engine (`--context-length`); absent in a budget run. */
   context_length: z.number().int().min(1).optional(),
-  /** The conversation of a multi-sample file (`--sample`) this row measures, recorded in the result. */
   conversation: z.object({ sample: z.number().int().min(0), sample_id: z.string().nullable() }).optional(),
   qa: z.boolean(),
-  /** Tool rounds per question of the +recovery arm (absent: the default, 1). */
   recovery_rounds: z.number().int().min(0).optional(),
   tokenizer: z.string(),
   chat_model: z.string(),
@@ -56,13 +49,9 @@ const EngineParams = z.object({
 /** The `engines-engine` stage. */
 export const enginesEngineStage = defineStage({
   name: "engines-engine",
-  // v3: the jev+summary engine splits as the seed (and hotpot) does, Jev within 40% of the space (was 80%).
-  // v4: the +recovery arm (recovery_rounds param; recovery in the result) for engines with recall tools.
-  // v5: outside engines as persistent workers timed inside (compress_ms, startup_ms, timing, worker in the
-  // result; latency_ms is the round trip), and the context_length param (`--context-length`).
-  // v6: LoCoMo questions scored by LoCoMo's answer F1 too (`f1` overall, per category and per answer);
-  // `conversation` of a --sample run in the result.
-  version: 6,
+  // 3: jev+summary splits as hotpot's; 4: +recovery; 5: workers timed inside, context_length; 6: LoCoMo F1;
+  // 7: full, summary, jev and jev+summary are the declared methods (method_engine.ts).
+  version: 7,
   doc: "One engine's cold and warm compress calls (timed), validation, measures and QA, and for an engine " +
     "with recall tools the +recovery arm (QA and probes again with the tools offered).",
   params: EngineParams,

@@ -1,9 +1,6 @@
 /**
- * `engines-report`: stats.json, REPORT.md and report.html rendered from the aggregate node's `results.json`
- * and the transcript node's output (the needles' facts and questions and the probes, for the explorer); all
- * three are published exactly as this node outputs them. The intervals use `bootstrap` resamples and the
- * fixed statistics seed, both recorded in stats.json.
- *
+ * `engines-report`: stats.json, REPORT.md and report.html from the aggregate's `results.json` and the
+ * transcript (the explorer's needles and probes), published exactly as output.
  * @module
  */
 import type { AnsweringModels } from "../../../core/answering_models.ts";
@@ -23,23 +20,13 @@ import { parseJson } from "../../../core/json_read.ts";
 /** The `engines-report` stage. */
 export const enginesReportStage = defineStage({
   name: "engines-report",
-  // v5: QA/probes +recovery columns, the recovery table and the +recovery curves.
-  // v6: the models line names the models that answered beside the requested ones; a run whose answering
-  // model changed mid-run says so at the top of REPORT.md and report.html.
-  // v7: the explorer shows each needle's +recovery answer for engines with recall tools.
-  // v8: +recovery QA and probe recall get their 95% CI (stats.json, the CI table, the curves' error bars).
-  // v9: REPORT.md has a title; report.html's table joins related columns; chart labels wrap, not cut.
-  // v10: LoCoMo QA F1 per row and pooled per engine with 95% CIs (stats.json `locomo`, both reports); the
-  // method note says one question per prompt.
-  // v11: charts: intervals past the axis marked, legends (the budget curves' too) wrap, never cut.
-  // v12: compress ms (the engine's own call) beside round trip and start-up ms; latency intervals and charts
-  // over the engine's own compress time where known; method notes relating the columns to lean-ctx's harness.
+  // 5: +recovery; 6: answering models; 7-8: +recovery explorer and CIs; 9: title, joined columns; 10: LoCoMo
+  // F1; 11: chart legends wrap; 12: the engine's own compress ms, lean-ctx method notes.
   version: 12,
   doc: "stats.json, REPORT.md and report.html of an engines run, from its results and transcript.",
   params: z.object({
     tokenizer: z.string(),
     reference: z.boolean(),
-    /** Bootstrap resamples of the intervals. */
     bootstrap: z.number().int().positive(),
   }),
   inputs: ["results", "transcript"],
@@ -68,7 +55,7 @@ export const enginesReportStage = defineStage({
     const stats = enginesStats(engines.map((r) => ({ ...r, engine: engineLabel(r) })), {
       resamples: params.bootstrap,
     });
-    // LoCoMo answer F1 per row and pooled over the conversations of each engine (its label without them).
+    // Pooled over the conversations of each engine (its label without them).
     const locomo = locomoStats(
       engines.map((r) => ({
         ...r,

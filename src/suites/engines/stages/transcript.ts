@@ -1,9 +1,6 @@
 /**
- * `engines-transcript`: the transcript every engine compresses — generated from SHA-256-derived text with
- * planted needles (early-region depths by default), or imported from the run's `transcript` source in the
- * recorded format (with the needles the file carries: a `{messages, needles}` file written by
- * `engines generate` keeps them). A `probes` input (the `--probes` file of Hermes' compression eval) replaces its probes.
- *
+ * `engines-transcript`: the transcript every engine compresses, generated with planted needles or imported in
+ * the recorded format; a `probes` input (Hermes' `--probes` file) replaces its probes.
  * @module
  */
 import { z } from "zod";
@@ -28,7 +25,7 @@ const Params = z.union([
   z.object({
     source: z.literal("imported"),
     format: z.enum(TRANSCRIPT_FORMATS),
-    /** Which transcript of a multi-sample file (`--sample`; absent: the first). */
+    /** `--sample` (absent: the first). */
     sample: z.number().int().min(0).optional(),
   }),
 ]);
@@ -36,8 +33,7 @@ const Params = z.union([
 /** The `engines-transcript` stage. */
 export const enginesTranscriptStage = defineStage({
   name: "engines-transcript",
-  // v5: every LoCoMo QA item is kept as a probe scored by LoCoMo's F1 (category 5 and items without known
-  // evidence included); `sample` picks a conversation of a multi-sample file.
+  // 5: every LoCoMo QA item kept as a probe scored by LoCoMo's F1; `sample`.
   version: 5,
   doc: "The transcript every engine compresses: generated with planted needles (early region by default), " +
     "or imported (format recorded; the needles a generated file carries are kept); a probes file replaces its probes.",
@@ -51,16 +47,9 @@ export const enginesTranscriptStage = defineStage({
       ? undefined
       : parseHermesProbes(z.string().parse(inputs.probes), "probes");
     if (params.source === "generated") {
-      const generated = generateTranscript(params.params);
+      const { messages, needles, hash } = generateTranscript(params.params);
       return Promise.resolve({
-        outputs: {
-          transcript: {
-            messages: generated.messages,
-            needles: generated.needles,
-            probes: probeFile?.probes ?? [],
-            hash: generated.hash,
-          },
-        },
+        outputs: { transcript: { messages, needles, probes: probeFile?.probes ?? [], hash } },
       });
     }
     const imported = importTranscriptText(

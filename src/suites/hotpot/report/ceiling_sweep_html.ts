@@ -1,7 +1,5 @@
 /**
- * The ceiling-sweep section of the hotpot report.html: the same table as REPORT.md and the quality/size
- * frontier (EM with 95% CIs against mean answer-input tokens, one point per ceiling, Full as reference line).
- *
+ * The ceiling-sweep section of the hotpot report.html: REPORT.md's table and the EM/input-tokens frontier.
  * @module
  */
 import { CEILING_HEADERS, ceilingNote, type CeilingResult, ceilingRows } from "./ceiling_sweep.ts";
@@ -15,6 +13,7 @@ export function ceilingSweepHtml(results: readonly CeilingResult[]): Html {
   const methods = [...new Set(results.flatMap((r) => r.aggregates.map((a) => a.method)))].filter((m) =>
     m !== "full"
   );
+
   const series = methods.map((method) => ({
     name: method,
     points: results.flatMap((r) => {

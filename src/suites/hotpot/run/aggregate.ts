@@ -1,7 +1,6 @@
 /**
- * Aggregation of hotpot results: answers are averaged within a question, then questions equally; invalid
- * conditions stay in the denominator with zero. Also valid/planned counts, the provider's input usage and the
- * compression calls' usage per method, and the LLM-free share of gold supporting sentences kept verbatim.
+ * Aggregation of hotpot results: answers averaged within a question, then questions equally; invalid
+ * conditions count zero in the denominator.
  *
  * @module
  */

@@ -1,7 +1,6 @@
 /**
- * The hotpot answer input. Every method shares it: the original system prompt and task, then the evidence
- * (the whole history for `full`, a compacted block otherwise), then the evaluation question asking for a short
- * answer and supporting facts as JSON. The reference model recognises the request by `"supporting_facts"`.
+ * The hotpot answer input every method shares: the original system prompt and task, the evidence, then the
+ * evaluation question (the reference model recognises it by `"supporting_facts"`).
  *
  * @module
  */

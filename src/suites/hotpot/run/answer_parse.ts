@@ -1,9 +1,6 @@
 /**
- * Reading a model's answer: parse leniently, score strictly. The answer is expected as a JSON object
- * `{"answer": "...", "supporting_facts": [[title, sentence_id], ...]}`, possibly inside a ```json fence or
- * surrounded by other text. The pairs are kept exactly as given: scoring gives no supporting-fact credit to
- * a pair whose id is not an integer (see scoring.ts); an id written `2.0` or `2e0` is kept as that text, so it
- * is malformed too (json_ids.ts).
+ * Reading a model's answer: parse leniently (fenced JSON, the whole text, any embedded object), score strictly
+ * (ids are kept exactly as written: json_ids.ts).
  *
  * @module
  */

@@ -1,9 +1,7 @@
 /**
- * Evidence units: each article's sentences cut into groups of up to {@link GROUP_SIZE} consecutive
- * sentences. Grouping is lossless (an article's groups, concatenated in order, give back its sentences
- * exactly) and id-stable (a group's id depends only on its article title and sentence ids:
- * `${titleSlug}#${firstSid}-${lastSid}`, with the workspace file's slug). Units carry their provenance
- * (title, sentence ids) and render in the read_file line format, so line number − 1 is the sentence id.
+ * Evidence units: each article's sentences cut into groups of up to {@link GROUP_SIZE}, lossless and
+ * id-stable (`${titleSlug}#${firstSid}-${lastSid}`), rendered in the read_file line format (line − 1 = sentence
+ * id).
  *
  * @module
  */

@@ -1,7 +1,6 @@
 /**
- * Exact means for verdicts: answer EM is 0 or 1 per answer, so a method's EM (answers averaged within a
- * question, then questions equally) is a rational number. Verdicts compare these rationals, never floating
- * point values, so "within 5 points" holds at exactly 5 points.
+ * Exact means for verdicts: a method's EM (answers averaged within a question, then questions equally) as a
+ * rational, so "within 5 points" holds at exactly 5 points.
  *
  * @module
  */

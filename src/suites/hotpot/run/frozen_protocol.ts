@@ -1,7 +1,6 @@
 /**
- * The hotpot side of "frozen means frozen" (src/pipeline/frozen_check.ts): the options that enter a
- * `hotpot-rank` or `hotpot-summary` key, compared with a frozen run's recorded protocol before anything is
- * written, and the frozen compression nodes this run would use, which must not have failed.
+ * The hotpot side of "frozen means frozen" (src/pipeline/frozen_check.ts): the options that enter a compression
+ * key, compared with a frozen run's protocol before anything is written.
  *
  * @module
  */

@@ -1,12 +1,6 @@
 /**
- * JSON parsing that keeps how a number inside a list was written. Supporting-fact ids must be integers written
- * as integers: `2.0` or `2e0` is a malformed id (no credit), although `JSON.parse` reads both as 2. This parse
- * keeps any number that sits in an array and is written with a fraction or an exponent as its source text
- * (a string, which scoring treats as malformed); numbers elsewhere (an object's field, such as a numeric
- * answer) parse as usual.
- *
- * Bounded as every read (src/core/json_read.ts): at most 512 deep, no duplicate key (a `JsonReadError`, a
- * `SyntaxError`, naming the path); objects have no prototype.
+ * JSON parsing that keeps a number inside a list written with a fraction or exponent (`2.0`, `2e0`) as its
+ * source text, so scoring treats such a supporting-fact id as malformed. Bounded as every read (json_read.ts).
  *
  * @module
  */

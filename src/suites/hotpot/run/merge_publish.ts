@@ -1,8 +1,6 @@
 /**
- * How a run merged from `hotpot run` shards (`compaction-bench merge`) is completed: each shard's aggregate,
- * ceilings, report, protocol.json and header nodes cover its part only and are left out of the join; the
- * suite is then replayed over the merged nodes by the same {@link runHotpot} a whole run uses (no model is
- * called) and publishes its files as a whole run does.
+ * Completing a run merged from `hotpot run` shards: the shards' aggregate, ceilings, report and header nodes are
+ * left out of the join, and {@link runHotpot} replays the merged nodes (no model is called) and publishes.
  *
  * @module
  */

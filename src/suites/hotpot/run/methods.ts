@@ -1,11 +1,6 @@
 /**
- * The hotpot frame of the methods (declared once in src/methods/registry.ts): one question's public material
- * as evidence units (sentence groups of the articles read), and the one answer input every method shares
- * (answer_frame.ts) under one ceiling: `limit = input cap − reserve` for construction; the provider's reported
- * input tokens are checked against the cap afterwards.
- *
- * Units come from the question's articles, which the collection checks proved were read whole; no method
- * sees gold labels, and none retrieves discarded evidence.
+ * The hotpot frame of the declared methods (src/methods/registry.ts): one question's public material as
+ * evidence units and the one answer input every method shares under `limit = input cap − reserve`.
  *
  * @module
  */

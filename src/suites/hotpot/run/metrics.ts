@@ -1,7 +1,6 @@
 /**
- * hotpot run's metrics, declared once: REPORT.md's and report.html's results table and chart, the statistics
- * (intervals, paired tests), `compare` (aggregates and per-question differences) and the printed summary read
- * this table. Adding a metric: the scorer computes it (`scoring.ts`), one row here lists it.
+ * hotpot run's metrics, declared once: the reports, stats, `compare` and the printed summary read this table.
+ * Adding a metric: the scorer computes it (`scoring.ts`), one row here lists it.
  *
  * @module
  */

@@ -1,19 +1,7 @@
 /**
- * HotpotQA scoring with the semantics of the official `hotpot_evaluate_v1.py`:
- * - answer normalization: lowercase, drop ASCII punctuation, replace the words a/an/the by a space (word
- *   boundaries as Python 3 `re` draws them: letters, digits and `_` of any script are word characters),
- *   fold whitespace (Python `str.split()` whitespace);
- * - answer EM, and F1/precision/recall over normalized tokens, zero when either side normalizes to
- *   yes/no/noanswer and the two differ;
- * - supporting facts as sets of (title, sentence id): EM/F1/precision/recall;
- * - joint precision = prec × sp_prec, joint recall = recall × sp_recall, joint F1 from those, joint EM =
- *   em × sp_em; a question without an answer or without sp predictions gets zero for the missing part and
- *   for the joint metrics; averages divide by the number of gold questions.
- *
- * One deliberate difference, the protocol's: a supporting-fact pair whose id is not an integer (a boolean,
- * 1.5, the string "3", or an integer written as a decimal, `3.0` or `3e0`, which answer parsing keeps as its
- * text — see json_ids.ts) or that is not a `[string, id]` pair earns no credit — it counts as a wrong
- * prediction. Python's set semantics would count `true` as 1 and `3.0` as 3.
+ * HotpotQA scoring with the semantics of the official `hotpot_evaluate_v1.py` (normalization, answer EM/F1,
+ * supporting-fact and joint metrics), with one deliberate difference: a supporting-fact pair whose id is not an
+ * integer (a boolean, 1.5, "3", or `3.0`/`3e0` kept as text by json_ids.ts) earns no credit.
  *
  * @module
  */

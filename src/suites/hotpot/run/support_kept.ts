@@ -1,12 +1,7 @@
 /**
- * Two LLM-free measures of an answer input, the same for every method:
- *
- * - "gold SP kept": the share of gold supporting sentences present verbatim in the text the model reads. A
- *   `read_file` result is a JSON object, so in the raw message a sentence with a quote, a backslash or a
- *   control character appears escaped (`\"Blut und Boden\"`); the model reads the decoded text. So tool
- *   results that are JSON are decoded (every string value, in order) before the search; every other message
- *   is searched as it is.
- * - "over cap": how many distinct answer inputs (contexts, not answers) are not within the ceiling.
+ * Two LLM-free measures of an answer input: "gold SP kept" (the share of gold supporting sentences present
+ * verbatim in the text the model reads, JSON tool results decoded) and "over cap" (distinct contexts over the
+ * ceiling).
  *
  * @module
  */

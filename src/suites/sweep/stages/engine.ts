@@ -16,6 +16,8 @@ import { checkSweepEnv } from "./env.ts";
 /** The `sweep-engine` stage. */
 export const sweepEngineStage = defineEngineStage({
   name: "sweep-engine",
+  // v2: the specs full, summary, jev, jev+summary run the declared methods (method_engine.ts).
+  version: 2,
   doc:
     "A context engine's compaction of the sweep's public history (one generation), to the evidence space " +
     "every sweep context has under the ceiling.",

@@ -46,10 +46,8 @@ function deepFreeze<T>(value: T): T {
 }
 
 /**
- * A stage input holding a stored question, validated: parsed once per input value (a question's stages are
- * handed the same value: run_suite.ts, `verify --rederive`), and deep-frozen, as it is shared by every
- * stage body that reads it (a body that changed it would throw). The units built from it are kept too
- * (`questionUnits` in ../methods.ts keeps those of a frozen question).
+ * A stored question input, validated once per input value (a question's stages share it) and deep-frozen, so
+ * what is built from it (`questionUnits`) can be kept.
  */
 export function storedQuestion(input: unknown): Readonly<StoredQuestion> {
   if (typeof input !== "object" || input === null) return StoredQuestionSchema.parse(input);
@@ -76,11 +74,7 @@ const indexedCorpora = new Map<string, IndexedCorpus>();
 /** The index of a corpus the `--corpus` check made (see {@link rememberCheckedCorpus}), by its SHA-256. */
 const checkedCorpora = new Map<string, { head: Omit<Corpus, "questions">; spans: Map<string, Span> }>();
 
-/**
- * Keeps what the `--corpus` check found in the corpus whose bytes hash to `sha256` (its validated head, each
- * question id's byte range in file order), so that {@link corpusOf} of those bytes does not scan them and
- * parse every question again for its id. Keyed by content, it serves only those very bytes.
- */
+/** Keeps the `--corpus` check's index of the corpus `sha256` (head, byte range per id) for {@link corpusOf}. */
 export function rememberCheckedCorpus(
   sha256: string,
   head: Omit<Corpus, "questions">,
@@ -91,10 +85,8 @@ export function rememberCheckedCorpus(
 }
 
 /**
- * The corpus of a `corpus` input (its blob's bytes), indexed once per blob: the head is parsed, and each
- * question is parsed when asked for, so a run never holds the corpus's questions as objects. A file the scan
- * cannot follow is parsed whole (zod then names what is wrong). The index the `--corpus` check made of the
- * same bytes is used when there is one.
+ * The corpus of a `corpus` input, indexed once per blob: each question is parsed when asked for, so a run never
+ * holds the questions as objects. A file the scan cannot follow is parsed whole (zod names what is wrong).
  */
 export function corpusOf(hash: string, bytes: Uint8Array): IndexedCorpus {
   let corpus = indexedCorpora.get(hash);
@@ -144,12 +136,9 @@ function spanIndexed(
   };
 }
 
-/**
- * Validates a corpus read from the store question by question, replacing each raw question by its parsed copy
- * as it goes, so the raw and the parsed corpus are never both whole in memory. `value` must be the caller's
- * own (freshly parsed JSON): its questions array is reused.
- */
-export function parseCorpusInPlace(value: unknown): Corpus {
+/** Validates a freshly parsed corpus question by question, in place (raw and parsed are never both whole). */
+
+function parseCorpusInPlace(value: unknown): Corpus {
   const questions = (value as { questions?: unknown } | null)?.questions;
   if (!Array.isArray(questions)) return CorpusSchema.parse(value); // zod names what is wrong
   for (let i = 0; i < questions.length; i++) questions[i] = CorpusQuestionSchema.parse(questions[i]);
