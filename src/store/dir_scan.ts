@@ -1,13 +1,11 @@
 /**
- * The checker's walk of a run, one directory at a time: list it, describe every entry (`lstat`, symlinks not
- * followed; a blob the listing calls a regular file by `fstat` of the file opened to hash it, one call
- * fewer) and hash the regular files with a blob name while they are at hand, all with synchronous calls (a direct
- * system call each, no hand-off to a thread pool). A run's blob folders (`objects/sha256/XX`) are shared out
- * to a {@link ScanPool} of workers, so both cores read and hash; a small run is scanned in the calling thread.
+ * The checker's walk of a run, one directory at a time, with synchronous calls: list it, `lstat` every entry
+ * and hash the regular files with a blob name while at hand. A large run's blob folders are shared by a
+ * {@link ScanPool} of workers and the calling thread, so every core reads and hashes.
  *
  * @module
  */
-import { hashRegularFileSync, readRegularFileSync } from "./safe_read_sync.ts";
+import { hashRegularFileSync } from "./safe_read_sync.ts";
 import { type EntryInfo, isFsError, UnsafeFileError } from "./unsafe_file.ts";
 
 /** A blob file's name inside its prefix folder: the hash's last 62 hex digits. */
@@ -57,28 +55,21 @@ let sharedBuffer: Uint8Array | undefined;
 
 /**
  * Scans the directory `dir`: lists it, `lstat`s each entry and, when `hashBlobs`, hashes every regular file
- * whose name is a blob name (reading at most the size `lstat` gave, see {@link hashRegularFileSync}).
- * File-system failures are recorded in the result; anything else is thrown.
+ * whose name is a blob name (at most the size `lstat` gave). File-system failures are recorded; anything else
+ * is thrown.
  */
 export function scanDirectorySync(dir: string, hashBlobs: boolean): DirScan {
-  const listed: { name: string; isFile: boolean }[] = [];
+  const names: string[] = [];
   try {
-    for (const entry of Deno.readDirSync(dir)) listed.push({ name: entry.name, isFile: entry.isFile });
+    for (const entry of Deno.readDirSync(dir)) names.push(entry.name);
   } catch (error) {
     if (!isFsError(error)) throw error;
     return { listError: error.name, entries: [] };
   }
-  listed.sort((a, b) => a.name < b.name ? -1 : a.name > b.name ? 1 : 0);
+  names.sort((a, b) => a < b ? -1 : a > b ? 1 : 0);
   const buffer = sharedBuffer ??= new Uint8Array(1 << 20);
-  const entries = listed.map(({ name, isFile }): ScannedEntry => {
+  const entries = names.map((name): ScannedEntry => {
     const path = `${dir}/${name}`;
-    const blob = hashBlobs && BLOB_NAME.test(name);
-    if (blob && isFile) {
-      // Listed as a regular file: opened (never following a symlink, never blocking) and described by
-      // `fstat` of what was opened, then read; anything else that answers is described by `lstat` below.
-      const read = readRegularFileSync(path, buffer);
-      if (read !== undefined) return { name, ...read };
-    }
     let info: EntryInfo;
     try {
       info = pick(Deno.lstatSync(path));
@@ -86,9 +77,9 @@ export function scanDirectorySync(dir: string, hashBlobs: boolean): DirScan {
       if (!isFsError(error)) throw error;
       return { name, error: error.name };
     }
-    if (!blob || !info.isFile) return { name, info };
+    if (!hashBlobs || !info.isFile || !BLOB_NAME.test(name)) return { name, info };
     try {
-      return { name, info, digest: hashRegularFileSync(path, info, buffer) };
+      return { name, info, digest: hashRegularFileSync(path, info, buffer, false) };
     } catch (error) {
       if (!(error instanceof UnsafeFileError)) throw error;
       return { name, info, unsafe: error.reason };

@@ -35,14 +35,8 @@ import { RUN_FILES } from "./run_files.ts";
 import { isPlainNode } from "./plain_records.ts";
 import { checkManifestSchema, journalLineCount, nodeCountProblem } from "./manifest_check.ts";
 import { type DirScan, scanDirectorySync, ScanPool } from "./dir_scan.ts";
-import {
-  type EntryInfo,
-  entryKind,
-  hashRegularFile,
-  isFsError,
-  readRegularFile,
-  UnsafeFileError,
-} from "./safe_read.ts";
+import { type EntryInfo, entryKind, isFsError, UnsafeFileError } from "./unsafe_file.ts";
+import { hashRegularFileSync, readRegularFileSync } from "./safe_read_sync.ts";
 import { PROGRAM_SOURCE_NAME, programSourceProblems } from "./program_source.ts";
 
 /** Kinds of problem `verify` reports. */
@@ -181,6 +175,11 @@ export class RunChecker {
   readonly #top = new Map<string, Entry>();
   /** The records phase, started during the walk. */
   #recordsEarly?: Promise<Problem[]>;
+  /** The work done after the records while the blobs are being hashed: node keys, published files' hashes. */
+  #prepared?: Promise<void>;
+  #keys: string[] = [];
+  /** Each published file's hash (or why it could not be read), when it is a regular file directly in the run. */
+  readonly #fileDigests = new Map<string, { digest?: string; unsafe?: string }>();
   readonly #strictModes: boolean;
   /** Blobs not 0444, by mode (octal text), when modes are not strict. */
   readonly #looseModes = new Map<string, number>();
@@ -218,6 +217,7 @@ export class RunChecker {
     if (!this.#walked) return;
     yield* await this.#collect("blobs", (add) => Promise.resolve(this.#hashBlobs(add)));
     yield* await (this.#recordsEarly ?? this.#collect("records", (add) => this.#records(add)));
+    await this.#prepared;
     yield* await this.#collect("dag", (add) => Promise.resolve(this.#dag(add)));
     yield* await this.#collect("files", (add) => this.#checkFiles(add));
   }
@@ -253,7 +253,8 @@ export class RunChecker {
     // The records (this thread's main work) are read while the workers hash the blobs; named in their phase.
     this.#recordsEarly = this.#collect("records", (add) => this.#records(add));
     // Then this thread scans the blob folders no worker has taken yet.
-    this.#recordsEarly.then(help, help).catch(() => {}); // the records' failure is thrown in check()
+    this.#prepared = this.#recordsEarly.then(() => this.#prepare());
+    this.#prepared.then(help, help).catch(() => {}); // the records' failure is thrown in check()
     await done;
     const visit = (dir: ScannedDir, prefix: string): void => {
       if (dir.scan.listError !== undefined) {
@@ -399,7 +400,7 @@ export class RunChecker {
       return "bad";
     }
     try {
-      return await readRegularFile(join(this.#run, name), entry.info, MAX_RECORD_FILE_BYTES);
+      return readRegularFileSync(join(this.#run, name), entry.info, MAX_RECORD_FILE_BYTES);
     } catch (error) {
       if (!(error instanceof UnsafeFileError)) throw error;
       add("unreadable", name, error.reason);
@@ -507,6 +508,24 @@ export class RunChecker {
     return this.#manifest?.sources ?? this.#journal?.header?.sources ?? {};
   }
 
+  /** What the later phases need of the records alone, computed while workers hash the blobs. */
+  #prepare(): void {
+    this.#keys = this.#nodes.map((node) => nodeKey(node.stage, node.version, node.params, node.inputs));
+    const buffer = new Uint8Array(1 << 20);
+    for (const name of Object.keys(this.#files)) {
+      const entry = this.#top.get(name);
+      if (!entry?.info.isFile) continue;
+      try {
+        this.#fileDigests.set(name, {
+          digest: hashRegularFileSync(join(this.#run, name), entry.info, buffer),
+        });
+      } catch (error) {
+        if (!(error instanceof UnsafeFileError)) throw error;
+        this.#fileDigests.set(name, { unsafe: error.reason });
+      }
+    }
+  }
+
   /** Phase 4: sources, nodes and their references; keys; the DAG. */
   #dag(add: (kind: ProblemKind, subject: string, detail: string) => void): void {
     const has = (hash: string) => this.#present.has(hash);
@@ -523,7 +542,7 @@ export class RunChecker {
     nodes.forEach((node, index) => {
       this.stats.nodes_checked++;
       const name = nodeName(node, index);
-      const expected = nodeKey(node.stage, node.version, node.params, node.inputs);
+      const expected = this.#keys[index] ?? nodeKey(node.stage, node.version, node.params, node.inputs);
       if (expected !== node.key) add("key_mismatch", name, `recomputed key is ${expected}`);
       const earlier = keys.get(node.key);
       if (earlier !== undefined) add("manifest", name, `same key as node #${earlier}`);
@@ -556,16 +575,14 @@ export class RunChecker {
   }
 
   /** The program's source files kept in the run (store/program_source.ts): a changed file is named. */
-  async #checkProgramSource(
-    add: (kind: ProblemKind, subject: string, detail: string) => void,
-  ): Promise<void> {
+  #checkProgramSource(add: (kind: ProblemKind, subject: string, detail: string) => void): void {
     const hash = this.#sources[PROGRAM_SOURCE_NAME];
     const header = this.#manifest ?? this.#journal?.header;
     const entry = hash === undefined ? undefined : this.#blobs.get(hash);
     if (entry === undefined || header === undefined) return;
     let bytes: Uint8Array;
     try {
-      bytes = await readRegularFile(join(this.#run, entry.rel), entry.info, MAX_RECORD_FILE_BYTES);
+      bytes = readRegularFileSync(join(this.#run, entry.rel), entry.info, MAX_RECORD_FILE_BYTES);
     } catch (error) {
       if (!(error instanceof UnsafeFileError)) throw error;
       return; // named by the blobs phase
@@ -596,7 +613,7 @@ export class RunChecker {
 
   /** Phase 5: published files match their blobs and are node outputs; nothing unknown is in the run. */
   async #checkFiles(add: (kind: ProblemKind, subject: string, detail: string) => void): Promise<void> {
-    await this.#checkProgramSource(add);
+    this.#checkProgramSource(add);
     const files = this.#files;
     for (const [name, hash] of Object.entries(files)) {
       if (!this.#present.has(hash)) add("missing", `file ${name}`, `its blob ${hash} is not in the store`);
@@ -616,14 +633,18 @@ export class RunChecker {
         add("not_regular", `file ${name}`, await this.#describeIrregular(entry));
         continue;
       }
-      try {
-        const digest = await hashRegularFile(join(this.#run, name), entry.info);
-        if (digest !== hash) {
-          add("file_mismatch", `file ${name}`, `content hashes to ${digest}, recorded ${hash}`);
+      let read = this.#fileDigests.get(name);
+      if (!read) {
+        try {
+          read = { digest: hashRegularFileSync(join(this.#run, name), entry.info, new Uint8Array(1 << 20)) };
+        } catch (error) {
+          if (!(error instanceof UnsafeFileError)) throw error;
+          read = { unsafe: error.reason };
         }
-      } catch (error) {
-        if (!(error instanceof UnsafeFileError)) throw error;
-        add("unreadable", `file ${name}`, error.reason);
+      }
+      if (read.unsafe !== undefined) add("unreadable", `file ${name}`, read.unsafe);
+      else if (read.digest !== hash) {
+        add("file_mismatch", `file ${name}`, `content hashes to ${read.digest}, recorded ${hash}`);
       }
     }
     const sealed = this.#entries.has(RUN_FILES.manifest);
