@@ -10,7 +10,7 @@
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { z } from "zod";
-import { CallRecordSchema } from "../src/store/call_record.ts";
+import { CallRecordSchema } from "../src/core/call_record.ts";
 import { JournalEntrySchema } from "../src/store/journal.ts";
 import { ManifestSchema, NodeSchema, RUN_FORMAT, RunHeaderSchema } from "../src/store/manifest.ts";
 

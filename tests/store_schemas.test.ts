@@ -3,7 +3,7 @@ import { join, relative } from "node:path";
 import type { z } from "zod";
 import type { CallRecord } from "../src/models/types.ts";
 import { programIdentity } from "../src/program_identity.ts";
-import { CallRecordSchema } from "../src/store/call_record.ts";
+import { CallRecordSchema } from "../src/core/call_record.ts";
 import { canonicalHash, sha256Hex } from "../src/store/hash.ts";
 import { renderStoreSchemas, STORE_SCHEMA_DIR } from "../scripts/gen_schemas.ts";
 import { ROOT } from "./helpers/spawn.ts";

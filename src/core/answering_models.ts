@@ -15,26 +15,21 @@ export type ModelRole = typeof MODEL_ROLES[number];
 /** Answering model name → calls it answered. */
 export type ModelCalls = Record<string, number>;
 
-/** One role's models: the name asked for and the models that answered (name → calls). */
-export interface RoleModels {
-  requested: string;
-  answered: ModelCalls;
-}
-
-/** Per role (only the roles that made calls or were asked): requested and answering models. */
-export type AnsweringModels = Partial<Record<ModelRole, RoleModels>>;
-
 const RoleModelsSchema = z.object({
   requested: z.string(),
   answered: z.record(z.string(), z.number().int().nonnegative()),
 });
+/** One role's models: the name asked for and the models that answered (name → calls). */
+export type RoleModels = z.infer<typeof RoleModelsSchema>;
 
-/** The zod schema of {@link AnsweringModels} (as stage params and published aggregates hold it). */
+/** Per role (only the roles that made calls or were asked): requested and answering models. */
 export const AnsweringModelsSchema = z.object({
   chat: RoleModelsSchema.optional(),
   decision: RoleModelsSchema.optional(),
   summarizer: RoleModelsSchema.optional(),
 });
+/** Per role: requested and answering models. */
+export type AnsweringModels = z.infer<typeof AnsweringModelsSchema>;
 
 /** The answering models of a node's call records (name → calls; records without a model are not counted). */
 export function modelsOfRecords(records: readonly Pick<CallRecord, "model">[]): ModelCalls {

@@ -21,48 +21,10 @@ const NAMESAKE_ATTEMPTS = 40;
 /** Distractor articles per record (HotpotQA: 2 gold + 8 distractors). */
 const DISTRACTOR_COUNT = 8;
 
-const SYLLABLES = [
-  "ar",
-  "bel",
-  "cor",
-  "dan",
-  "el",
-  "fen",
-  "gal",
-  "hol",
-  "is",
-  "jor",
-  "kel",
-  "lan",
-  "mor",
-  "nev",
-  "or",
-  "pel",
-  "quin",
-  "ros",
-  "sal",
-  "tor",
-  "ul",
-  "val",
-  "wen",
-  "yor",
-  "zan",
-  "bra",
-  "cri",
-  "dro",
-  "fle",
-  "gri",
-  "kro",
-  "pla",
-  "stra",
-  "tri",
-  "vor",
-  "mir",
-  "del",
-  "sen",
-  "ta",
-  "lo",
-];
+const SYLLABLES = (
+  "ar bel cor dan el fen gal hol is jor kel lan mor nev or pel quin ros sal tor " +
+  "ul val wen yor zan bra cri dro fle gri kro pla stra tri vor mir del sen ta lo"
+).split(" ");
 const CITY_SUFFIXES = ["ford", "haven", "mere", "by", "stad", "wick", "port", "dale"];
 const COMPANY_SUFFIXES = ["Industries", "Works", "Labs", "Holdings", "Foundry", "Textiles", "Motors"];
 const BAND_NOUNS = ["Lanterns", "Foxes", "Echoes", "Pilots", "Wolves", "Sparrows", "Engines", "Tides"];
