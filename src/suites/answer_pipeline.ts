@@ -11,7 +11,21 @@ import type { ChatMessage } from "../models/messages.ts";
 import type { TokenCounter } from "../tokens/types.ts";
 import { ENGINE_STAGE_PARAMS, ENGINE_WINDOW_OUTPUT, runEngineStage } from "../methods/engine_method.ts";
 import { publishedJson } from "./published.ts";
-import { ceilingOf } from "./ceiling_inputs.ts";
+import { ceilingInputs, ceilingOf } from "./ceiling_inputs.ts";
+import pLimit from "p-limit";
+import type { Executor, NodeOutcome, NodeResult } from "../pipeline/executor.ts";
+import type { AnyStageDef } from "../pipeline/stage.ts";
+import {
+  type AnsweringModels,
+  type ModelRole,
+  ModelTally,
+  requestedModels,
+} from "../core/answering_models.ts";
+import { heapBudget } from "../core/heap_budget.ts";
+import { answerStage, type CheckOnlyComparison, type StoredAnswer } from "./answer_stage.ts";
+import type { ModelSetup } from "./model_setup.ts";
+import type { RunContext } from "./run_lifecycle.ts";
+import { rowInput } from "./published.ts";
 
 /** How a suite declares its `*-ceilings` stage. */
 export interface CeilingsDecl<F extends string> {
@@ -178,4 +192,255 @@ export function defineEngineStage<S extends z.ZodRawShape, E extends EngineStage
       );
     },
   });
+}
+
+/** A stage call as a suite plans it (the label given apart where the pipeline makes it). */
+export interface PlannedCall {
+  label: string;
+  params: Record<string, unknown>;
+  inputs: Record<string, string>;
+  values?: Record<string, unknown>;
+}
+
+/** One condition (unit, generation, method) as the suite plans it at one ceiling. */
+export interface PlannedCondition {
+  /** The context node's call (its compression nodes already run). */
+  context: PlannedCall;
+  /** False where no ceiling binds (Full): answers and scores are labelled without the ceiling, checked against none. */
+  bound: boolean;
+  /** The row id before ` ans=<a>` (`q=… method=… gen=…`, `kind=… gen=…`). */
+  row: string;
+  /** The answer node's params besides `answer_index` and `chat_model`. */
+  answer: Record<string, unknown>;
+}
+
+/** One ceiling of a run: its rows (as aggregate inputs) and the models that answered each method's calls. */
+export class CeilingRun {
+  readonly aggregateInputs: Record<string, string> = {};
+  readonly aggregateValues: Record<string, unknown> = {};
+  readonly #tally = new ModelTally();
+  readonly #roles = new Map<string, ModelRole[]>();
+
+  constructor(
+    readonly cap: number,
+    readonly index: number,
+    /** ` cap=N` in a ceiling sweep, else empty: the label suffix of the nodes that depend on the ceiling. */
+    readonly tag: string,
+    readonly executor: Executor,
+  ) {}
+
+  /** Counts the models that answered `node`'s calls (of `endpoint`, an engine's) for `method` as `role`. */
+  async count(method: string, role: ModelRole, node: NodeOutcome, endpoint?: "chat" | "systemone") {
+    const roles = this.#roles.get(method) ?? this.#roles.set(method, ["chat"]).get(method)!;
+    if (!roles.includes(role) && endpoint === undefined) roles.push(role);
+    this.#tally.add(method, role, await this.executor.answeredBy(node, endpoint));
+  }
+
+  /** Per method, the models that answered its calls per role (`roles`: those it uses even without calls). */
+  answeringModels(
+    methods: readonly string[],
+    description: { chat_model: string; decision_model: string },
+    roles: (method: string) => ModelRole[] = () => [],
+  ): Record<string, AnsweringModels> {
+    const requested = requestedModels(description);
+    return Object.fromEntries(methods.map((m) => {
+      const used = [...new Set<ModelRole>(["chat", ...(this.#roles.get(m) ?? []), ...roles(m)])];
+      return [m, this.#tally.of(m, requested, used)];
+    }));
+  }
+}
+
+/**
+ * A suite's answer task: its units (questions; the sweep's one trajectory), how each condition's context is
+ * planned, how an answer is scored and how a unit's rows reach the aggregate. {@link runAnswerTask} runs it.
+ */
+export interface AnswerTask<U, L, F> {
+  stages: { context: AnyStageDef; answer: AnyStageDef; score: AnyStageDef; rows?: AnyStageDef };
+  /** Conditions (generation, method) per unit at one ceiling, for the progress plan. */
+  conditions: number;
+  caps: readonly number[];
+  methods: readonly string[];
+  generations: readonly number[];
+  units: readonly U[];
+  /** Units in flight at once. */
+  window: number;
+  answers: number;
+  answerMaxTokens: number;
+  models: ModelSetup;
+  /** The env of the context and score stages. */
+  env: unknown;
+  /** Rows name their context by hash (a `context:<row>` part). */
+  rowContext?: boolean;
+  /** A unit as its conditions read it (hotpot: the question and gold read back from the store). */
+  open(unit: U): Promise<L>;
+  /** The nodes of one generation that no ceiling changes (rankings; the sweep's summary and engines). */
+  freeze(unit: L, gen: number): Promise<F>;
+  /** Runs the condition's compression nodes at this ceiling and plans its context; null: no such condition. */
+  condition(
+    run: CeilingRun,
+    unit: L,
+    gen: number,
+    method: string,
+    frozen: F,
+  ): Promise<PlannedCondition | null>;
+  /** Called with each context node (the report's explorer reads them). */
+  contextDone?(
+    run: CeilingRun,
+    node: NodeResult<Record<string, unknown>>,
+    condition: { gen: number; method: string; bound: boolean },
+  ): void;
+  /** The score node's params, inputs and values. */
+  score(
+    unit: L,
+    answer: { node: NodeOutcome; answer: StoredAnswer | null; valid: boolean },
+    context: NodeResult<Record<string, unknown>>,
+  ): Omit<PlannedCall, "label">;
+
+  /** Puts a unit's rows (its answer rows' parts) into the ceiling's aggregate inputs. */
+  rows(
+    run: CeilingRun,
+    unit: L,
+    parts: { inputs: Record<string, string>; values: Record<string, unknown> },
+  ): Promise<void>;
+}
+
+/**
+ * Runs every unit, generation, method and answer at every ceiling: freeze → condition (compression, context)
+ * → answers → scores → rows. The ceilings share the executor, so a node that does not depend on the ceiling
+ * (Full's context, answers and scores) runs once by key.
+ */
+export async function runAnswerTask<U, L, F>(
+  { executor, progress }: RunContext,
+  task: AnswerTask<U, L, F>,
+  check: CheckOnlyComparison,
+): Promise<CeilingRun[]> {
+  const sweep = task.caps.length > 1;
+  const runs = task.caps.map((cap, i) => new CeilingRun(cap, i, sweep ? ` cap=${cap}` : "", executor));
+  const n = task.units.length * task.caps.length;
+  progress.plan(task.stages.context.name, n * task.conditions);
+  progress.plan(task.stages.answer.name, n * task.conditions * task.answers);
+  progress.plan(task.stages.score.name, n * task.conditions * task.answers);
+  if (task.stages.rows && !executor.checkOnly) progress.plan(task.stages.rows.name, n);
+  const window = pLimit(task.window);
+  await Promise.all(task.units.map((given) =>
+    window(async () => {
+      const unit = await task.open(given);
+      const frozen = await Promise.all(task.generations.map((gen) => task.freeze(unit, gen)));
+      await Promise.all(runs.map(async (run) => {
+        const parts = { inputs: {} as Record<string, string>, values: {} as Record<string, unknown> };
+        await Promise.all(task.generations.flatMap((gen, g) =>
+          task.methods.map(async (method) => {
+            const planned = await task.condition(run, unit, gen, method, frozen[g]);
+            if (planned !== null) await answerCondition(run, task, unit, gen, method, planned, parts, check);
+          })
+        ));
+        // Check-only compares answer inputs and publishes nothing: no rows.
+        if (!executor.checkOnly) await task.rows(run, unit, parts);
+      }));
+    })
+  ));
+  return runs;
+}
+
+async function answerCondition<L>(
+  run: CeilingRun,
+  task: AnswerTask<unknown, L, unknown>,
+  unit: L,
+  gen: number,
+  method: string,
+  planned: PlannedCondition,
+  parts: { inputs: Record<string, string>; values: Record<string, unknown> },
+  check: CheckOnlyComparison,
+): Promise<void> {
+  const { executor } = run;
+  const contextNode = await executor.runStage(task.stages.context, planned.context, task.env);
+  const contextHash = contextNode.node.outputs.messages;
+  const tag = planned.bound ? run.tag : "";
+  await Promise.all(Array.from({ length: task.answers }, async (_, a) => {
+    const row = `${planned.row} ans=${a}`;
+    const label = `answer ${row}${tag}`;
+    const answered = await answerStage(executor, {
+      stage: task.stages.answer.name,
+      label,
+      params: { ...planned.answer, answer_index: a, chat_model: task.models.description.chat_model },
+      context: contextNode as NodeResult<{ messages: ChatMessage[] | null }>,
+      chat: task.models.chat,
+      maxTokens: task.answerMaxTokens,
+      inputCap: planned.bound ? run.cap : null,
+    });
+    check.record(executor, label, contextHash);
+    await run.count(method, "chat", answered.node.node);
+    const score = await executor.runStage(task.stages.score, {
+      label: `score ${row}${tag}`,
+      ...task.score(unit, { ...answered, node: answered.node.node }, contextNode),
+    }, task.env);
+    const { node } = answered;
+    const row_parts: [string, string, unknown][] = [
+      ["status", node.node.outputs.status, node.outputs.status],
+      ["answer", node.node.outputs.answer, answered.answer],
+      ["score", score.node.outputs.score, score.outputs.score],
+      ["info", contextNode.node.outputs.info, contextNode.outputs.info],
+    ];
+    if (task.rowContext) row_parts.push(["context", contextHash, contextNode.outputs.messages]);
+    for (const [part, hash, value] of row_parts) {
+      parts.inputs[rowInput(part, row)] = hash;
+      parts.values[rowInput(part, row)] = value;
+    }
+  }));
+  task.contextDone?.(run, contextNode, { gen, method, bound: planned.bound });
+}
+
+/** The stages that publish a run: the aggregate (per ceiling), the ceilings (a ceiling sweep) and the report. */
+export interface PublishStages {
+  aggregate: AnyStageDef;
+  ceilings: AnyStageDef;
+  report: AnyStageDef;
+}
+
+/**
+ * Runs the aggregate of every ceiling, in a ceiling sweep the ceilings node (every ceiling's rows and
+ * aggregates, the primary's first), and the report; returns the published files' blobs and the node whose
+ * `results.json` is published.
+ */
+export async function publishAnswerRuns(
+  { executor, progress }: RunContext,
+  stages: PublishStages,
+  runs: readonly CeilingRun[],
+  env: unknown,
+  aggregate: (run: CeilingRun) => Omit<PlannedCall, "label">,
+  report: (
+    aggregate: NodeResult<Record<string, unknown>>,
+    ceilings: { inputs: Record<string, string>; values: Record<string, unknown> },
+  ) => Promise<Omit<PlannedCall, "label">>,
+): Promise<{ published: NodeResult<Record<string, unknown>>; files: Record<string, string> }> {
+  const caps = runs.map((r) => r.cap);
+  const sweep = caps.length > 1;
+  progress.plan(stages.aggregate.name, caps.length);
+  if (sweep) progress.plan(stages.ceilings.name, 1);
+  progress.plan(stages.report.name, 1);
+  heapBudget.collect(); // the answering phase's garbage, not under the aggregate's peak
+  const aggregates = await Promise.all(runs.map((run) =>
+    executor.runStage(stages.aggregate, {
+      label: sweep ? `aggregate cap=${run.cap}` : "aggregate",
+      ...aggregate(run),
+    }, env)
+  ));
+  const ceilings = sweep ? ceilingInputs(caps, aggregates) : { inputs: {}, values: {} };
+  const ceilingsNode = sweep
+    ? await executor.runStage(stages.ceilings, {
+      label: "ceilings",
+      params: { caps },
+      inputs: ceilings.inputs,
+    }, env)
+    : null;
+  heapBudget.collect(); // the aggregate's, before the report's peak
+  const reportNode = await executor.runStage(stages.report, {
+    label: "report",
+    ...await report(aggregates[0], ceilings),
+  }, env);
+  const published = ceilingsNode ?? aggregates[0];
+  const files: Record<string, string> = {};
+  for (const name of ["results.json", "aggregate.json"]) files[name] = published.node.outputs[name];
+  for (const name of ["REPORT.md", "report.html", "stats.json"]) files[name] = reportNode.node.outputs[name];
+  return { published, files };
 }
