@@ -1,17 +1,8 @@
 /**
- * The decision model client (Jev): TypeSafe's System One API, spoken with `fetch` directly. Wire format:
- * `POST {baseURL}/systemone` (`Authorization: Bearer KEY`) with `{model, state, questions: [{type: "noul",
- * instructions, criteria?}]}`; reply `{model, answers: [{type: "noul", noul}], usage: {input_tokens,
- * output_tokens}}`, one answer per question in order, each `noul` finite in [0, 1]; extra fields pass.
- *
- * Large question sets go in batches (decision_batches.ts) under the endpoint's shared concurrency limit. Each
- * batch retries 408, 429, 5xx, connection failures, timeouts and a bad 200 body (cut short, not JSON, wrong
- * schema, a missing answer, a noul outside [0, 1]) with exponential backoff honouring `Retry-After`, up to
- * `maxAttempts`; other 4xx fail at once, and a failed batch fails the whole call, its record listing every
- * attempt's cause. It never throws for provider failures. Records hold the bodies as sent and received, never
- * the key (it travels only in the unrecorded `Authorization` header); a reply carrying a run secret fails its
- * batch with `response_contains_key` (response_secrets.ts). Each record names the answering model.
- *
+ * The decision model client (Jev): TypeSafe's System One API (`POST {baseURL}/systemone`, one `noul` in [0, 1]
+ * per question) over `fetch`. Question sets go in batches under the endpoint's concurrency limit; a batch
+ * retries 408, 429, 5xx, network failures and bad 200 bodies with backoff; it never throws for provider
+ * failures, and a reply carrying a run secret fails its batch.
  * @module
  */
 import { z } from "zod";
@@ -48,32 +39,23 @@ import type { CallRecord, DecisionModel, DecisionResult, NoulQuestion } from "./
 /** Options of {@link SystemOneClient}. */
 export interface SystemOneClientOptions {
   apiKey: string;
-  /** Default {@link DEFAULT_DECISION_BASE_URL}. */
   baseURL?: string;
-  /** Default {@link DEFAULT_DECISION_MODEL}. */
   model?: string;
-  /** Questions per request; default {@link DEFAULT_MAX_QUESTIONS_PER_BATCH}. */
   maxQuestionsPerBatch?: number;
-  /** Body byte cap; default {@link MAX_SYSTEMONE_BODY_BYTES}. */
   maxBodyBytes?: number;
   /** Attempts per batch including the first; default 4. */
   maxAttempts?: number;
-  /** First backoff delay (ms); default 500. */
+  /** Backoff (ms): first delay 500, cap 8000. */
   baseDelayMs?: number;
-  /** Cap of any retry delay (ms); default 8000. */
   maxDelayMs?: number;
   /** Per-attempt timeout covering the response body (ms); default 120000. */
   timeoutMs?: number;
   /** Requests in flight for this base URL, shared by all clients of it; default 4. */
   concurrency?: number;
-  /** The fetch to use (default the global one). */
   fetch?: typeof fetch;
-  /** The most bytes a response body may have (read incrementally, cut off past it); default 8 MiB. */
+  /** Default 8 MiB. */
   maxResponseBytes?: number;
-  /**
-   * Every secret of the run a reply must not carry (this client's key is always one, named
-   * `DECISION_MODEL_API_KEY` unless listed here under another name).
-   */
+  /** Every secret of the run a reply must not carry (this client's key always is one). */
   secrets?: readonly NamedSecret[];
 }
 
@@ -81,25 +63,18 @@ export interface SystemOneClientOptions {
 export const SystemOneResponseSchema = z.object({
   /** The answering model (recorded in the call record). */
   model: z.string().min(1),
-  /** Recorded in the call record when the server gives one. */
   system_fingerprint: z.string().nullish(),
-  answers: z.array(z.object({
-    type: z.literal("noul"),
-    noul: z.number().min(0).max(1),
-  })),
+  answers: z.array(z.object({ type: z.literal("noul"), noul: z.number().min(0).max(1) })),
   usage: z.object({
     input_tokens: z.number().int().nonnegative(),
     output_tokens: z.number().int().nonnegative(),
   }),
 });
 
-const QuestionSchema = z.object({
-  type: z.literal("noul"),
-  instructions: z.string(),
-  criteria: z.string().optional(),
-});
 /** What {@link SystemOneClient.ask} accepts as questions (plain_requests.ts accepts its usual case first). */
-export const NoulQuestionsSchema = z.array(QuestionSchema);
+export const NoulQuestionsSchema = z.array(
+  z.object({ type: z.literal("noul"), instructions: z.string(), criteria: z.string().optional() }),
+);
 
 /** One batch's outcome: its probabilities, model and usage, or why it failed. */
 export type BatchOutcome =
@@ -114,7 +89,6 @@ export type BatchOutcome =
 
 /** A {@link DecisionModel} over System One; see the module documentation. */
 export class SystemOneClient implements DecisionModel {
-  /** The model name requested. */
   readonly model: string;
   readonly #apiKey: string;
   readonly #url: string;
@@ -146,10 +120,7 @@ export class SystemOneClient implements DecisionModel {
     endpointLimit(this.#baseURL, this.#settings.concurrency);
   }
 
-  /**
-   * Asks every question about `state`, in batches; returns one probability per question in question order,
-   * or `{ok: false}` naming the first failed batch. Records hold one entry per batch.
-   */
+  /** One probability per question in question order, or `{ok: false}` naming the first failed batch. */
   async ask(state: string, questions: NoulQuestion[]): Promise<DecisionResult> {
     // The usual question list is accepted without zod's general parser; any other goes through the schema.
     if (!isPlainQuestionList(questions)) {
@@ -198,7 +169,6 @@ export class SystemOneClient implements DecisionModel {
     let lastResponse: unknown;
     let lastRaw: RawBody | undefined;
     let lastStatus: number | undefined;
-    /** The cause of every failed attempt, in order. */
     const causes: string[] = [];
     const finish = (result: BatchOutcome): { result: BatchOutcome; record: CallRecord } => {
       const record: CallRecord = {
@@ -256,25 +226,15 @@ export class SystemOneClient implements DecisionModel {
       }
       causes.push(retry.error);
       if (attempts >= this.#settings.maxAttempts) {
-        return finish({
-          ok: false,
-          error: `${retry.error} (retries exhausted after ${attempts} attempts)`,
-        });
+        return finish({ ok: false, error: `${retry.error} (retries exhausted after ${attempts} attempts)` });
       }
       await sleep(retryDelayMs(attempts, this.#settings, retry.retryAfterMs));
     }
   }
 
   async #attempt(body: string, attemptIndex: number): Promise<
-    | { kind: "done"; result: BatchOutcome; response?: unknown; raw?: RawBody; status?: number }
-    | {
-      kind: "retry";
-      error: string;
-      retryAfterMs?: number;
-      response?: unknown;
-      raw?: RawBody;
-      status?: number;
-    }
+    & { response?: unknown; raw?: RawBody; status?: number }
+    & ({ kind: "done"; result: BatchOutcome } | { kind: "retry"; error: string; retryAfterMs?: number })
   > {
     const signal = AbortSignal.timeout(this.#settings.timeoutMs);
     let response: Response;
@@ -300,7 +260,7 @@ export class SystemOneClient implements DecisionModel {
     let text: string;
     let received: { bytes: Uint8Array; complete: boolean };
     try {
-      // Read up to the bound (8 MiB by default): a body past it is cut off and fails the batch at once.
+      // A body past the bound is cut off and fails the batch at once.
       received = await readBoundedBody(response, bound);
       text = LOSSY_UTF8.decode(received.bytes);
     } catch (error) {
@@ -331,8 +291,7 @@ export class SystemOneClient implements DecisionModel {
       return { kind: "done", result: { ok: false, error: `${detail} (not retryable)` }, response: text };
     }
 
-    // A body past its bound, not UTF-8 or not I-JSON fails the batch at once, kept as its raw bytes; one that
-    // is not JSON is retried.
+    // A body past its bound, not UTF-8 or not I-JSON fails the batch, kept raw; one that is not JSON is retried.
     const status = response.status;
     const decoded = decodeBody(received.bytes, received.complete, bound, status);
     if (!decoded.ok) {
@@ -378,9 +337,8 @@ function sleep(ms: number): Promise<void> {
 }
 
 /**
- * The answer to a whole question set from its batches' outcomes (in question order): every probability, the
- * models that answered (joined by commas) and the summed usage, or the first failed batch's error, named by
- * its position when there are several. Records hold one entry per batch, failed or not.
+ * The answer to a whole question set from its batches' outcomes: every probability, the models that answered
+ * (joined by commas) and the summed usage, or the first failed batch's error. One record per batch.
  */
 export function combineBatches(
   model: string,

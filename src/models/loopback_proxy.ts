@@ -1,20 +1,7 @@
 /**
- * The loopback forwarding endpoint: how outside engines and agents reach the chat model through this program.
- *
- * `startLoopbackProxy(upstream)` serves an OpenAI-compatible endpoint on 127.0.0.1 (ephemeral port):
- * `POST /v1/chat/completions` (streamed or not) and `GET /v1/models`. Each outside call opens a
- * {@link ProxyCall}: a random token valid only while the call runs, given to the process as `LLM_API_KEY` with
- * `LLM_BASE_URL` and `LLM_MODEL` ({@link proxyEnvironment}). The real key never leaves this process (it is
- * added to the forwarded header only); a request without a live token is refused (401), nothing forwarded.
- *
- * Forwarded: the body as received with `model` set to the run's chat model (an outside program cannot pick
- * another) and, when streamed, `stream_options.include_usage: true` (so usage is measured). Returned: the
- * upstream's status and body, streamed as they arrive.
- *
- * Recorded: one {@link CallRecord} per forwarded request, in arrival order ({@link ProxyCall.finish}). The
- * token and the real key are transport: in no record or node key. Requests still in flight when the call
- * finishes are aborted (recorded as failed).
- *
+ * The loopback endpoint through which outside engines and agents reach the chat model: an OpenAI-compatible
+ * server on 127.0.0.1 where each outside call gets a token valid while it runs (the real key never leaves
+ * this process); requests are forwarded with the run's model, relayed as they arrive and recorded in order.
  * @module
  */
 import { concatBytes } from "../core/bytes.ts";
@@ -24,11 +11,13 @@ import { longSecrets, type NamedSecret, secretsIn } from "../core/secrets.ts";
 import { responseContainsKeyError, storedResponse } from "./response_secrets.ts";
 import type { CallRecord } from "./types.ts";
 import { parseJson } from "../core/json_read.ts";
+import { readBoundedBody } from "./response_body.ts";
+import { Buffer } from "node:buffer";
 
-/** The largest request body forwarded (bytes); a larger one is refused (413) and not forwarded. */
-export const MAX_PROXY_REQUEST_BYTES = 32 * 1024 * 1024;
+/** The largest request body forwarded (bytes); a larger one is refused (413). */
+const MAX_PROXY_REQUEST_BYTES = 32 * 1024 * 1024;
 /** The largest response body relayed and recorded (bytes); past it the body is cut off and the call fails. */
-export const MAX_PROXY_RESPONSE_BYTES = 8 * 1024 * 1024;
+const MAX_PROXY_RESPONSE_BYTES = 8 * 1024 * 1024;
 
 /** The chat model the endpoint forwards to. */
 export interface ChatEndpoint {
@@ -36,15 +25,8 @@ export interface ChatEndpoint {
   baseURL: string;
   apiKey: string;
   model: string;
-  /** Other secrets of the run (8+ characters count): a response carrying one (or the key) fails its call. */
+  /** Other secrets of the run: a response carrying one (or the key) fails its call. */
   secrets?: readonly NamedSecret[];
-}
-
-/** Usage of the model calls made through one {@link ProxyCall}. */
-export interface ProxyUsage {
-  input_tokens: number;
-  output_tokens: number;
-  calls: number;
 }
 
 /** One outside call's access to the endpoint. */
@@ -52,7 +34,9 @@ export interface ProxyCall {
   /** The token the outside process authenticates with (`LLM_API_KEY`). */
   readonly token: string;
   /** Revokes the token, aborts requests still in flight, and returns the call's records and usage. */
-  finish(): Promise<{ records: CallRecord[]; usage: ProxyUsage }>;
+  finish(): Promise<
+    { records: CallRecord[]; usage: { input_tokens: number; output_tokens: number; calls: number } }
+  >;
 }
 
 /** A running loopback endpoint. */
@@ -63,16 +47,10 @@ export interface LoopbackProxy {
   readonly model: string;
   /** Opens a call: a fresh token whose requests are recorded apart. */
   open(): ProxyCall;
-  /** Stops serving (open calls are aborted). */
   close(): Promise<void>;
 }
 
-/**
- * Which names an outside process gets the endpoint under: `LLM` (`LLM_BASE_URL`, `LLM_API_KEY`, `LLM_MODEL`,
- * for this program's own adapters and agents) or `OPENAI` (`OPENAI_BASE_URL`, `OPENAI_API_KEY`,
- * `OPENAI_MODEL`, what every OpenAI SDK reads by default: for a user's `exec:` engine, which never sees a
- * variable named like this program's provider credentials, `LLM_*` or `DECISION_MODEL_*`).
- */
+/** The endpoint's variables' prefix: `LLM_*` for this program's adapters, `OPENAI_*` for a user's `exec:` engine. */
 export type EndpointVariables = "LLM" | "OPENAI";
 
 /** The variables an outside process gets for `call`: the endpoint, the call's token as the key, the model. */
@@ -95,7 +73,7 @@ interface OpenCall {
   inFlight: Set<Promise<void>>;
 }
 
-/** Starts the endpoint; see the module notes. */
+/** Starts the endpoint on an ephemeral port. */
 export function startLoopbackProxy(upstream: ChatEndpoint): LoopbackProxy {
   const calls = new Map<string, OpenCall>();
   const target = `${upstream.baseURL.replace(/\/+$/, "")}/chat/completions`;
@@ -117,18 +95,18 @@ export function startLoopbackProxy(upstream: ChatEndpoint): LoopbackProxy {
     }
     let body: Record<string, unknown>;
     try {
-      const text = await readBounded(request.body, MAX_PROXY_REQUEST_BYTES);
-      if (text === null) {
+      const read = await readBoundedBody(new Response(request.body), MAX_PROXY_REQUEST_BYTES);
+      if (!read.complete) {
         return errorResponse(413, `the request body is over ${MAX_PROXY_REQUEST_BYTES} bytes: not forwarded`);
       }
+      const text = new TextDecoder().decode(read.bytes);
       const parsed: unknown = parseJson(text, { keepLoneSurrogates: true });
       assertIJson(parsed);
       if (parsed === null || typeof parsed !== "object" || Array.isArray(parsed)) {
         throw new SyntaxError("not an object");
       }
       body = parsed as Record<string, unknown>;
-      // A request carrying a secret of the run (the upstream key, a key of this process the caller was never
-      // given) is not forwarded: the call fails, its stored copy has the value replaced.
+      // A request carrying a secret of the run is not forwarded; its stored copy has the value replaced.
       const stolen = [...secretsIn(text, named), ...foundRunSecrets(text, secrets)];
       if (stolen.length > 0) {
         const reason = `request_contains_key: the request carries the value of ${
@@ -197,8 +175,7 @@ export function startLoopbackProxy(upstream: ChatEndpoint): LoopbackProxy {
     const chunks: Uint8Array[] = [];
     let received = 0;
     let completed = false;
-    // Decoded as it arrives, so a key split across chunks is still seen (only the last `longest` characters
-    // of what came before are searched again).
+    // Decoded as it arrives, the last `longest - 1` characters searched again: a key split across chunks is seen.
     const decoder = new TextDecoder();
     let tail = "";
     let keyFound = false;
@@ -214,8 +191,7 @@ export function startLoopbackProxy(upstream: ChatEndpoint): LoopbackProxy {
       let altered: CallRecord["response_altered"];
       let error = failure ?? (status < 200 || status > 299 ? `HTTP ${status}` : outcome.problem);
       if (outcome.response !== undefined) {
-        // A response that carries a key fails its call; its stored copy has the key replaced; nothing is
-        // taken from it (no model, no usage).
+        // A response that carries a key fails its call, stored with the key replaced, no model or usage taken.
         const stored = storedResponse(outcome.response, named);
         if (stored.altered) {
           altered = stored.altered;
@@ -302,7 +278,7 @@ export function startLoopbackProxy(upstream: ChatEndpoint): LoopbackProxy {
           call.abort.abort();
           await Promise.all([...call.inFlight]);
           const records = call.records.filter((r): r is CallRecord => r !== undefined);
-          const usage: ProxyUsage = { input_tokens: 0, output_tokens: 0, calls: records.length };
+          const usage = { input_tokens: 0, output_tokens: 0, calls: records.length };
           for (const r of records) {
             usage.input_tokens += r.usage?.input_tokens ?? 0;
             usage.output_tokens += r.usage?.output_tokens ?? 0;
@@ -405,25 +381,6 @@ function usageOf(value: unknown): Outcome["usage"] {
   return { input_tokens: prompt_tokens as number, output_tokens: completion_tokens as number };
 }
 
-/** The body's text, or null when it is longer than `max` bytes (reading stops there). */
-async function readBounded(body: ReadableStream<Uint8Array> | null, max: number): Promise<string | null> {
-  if (body === null) return "";
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  const reader = body.getReader();
-  while (true) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    size += value.length;
-    if (size > max) {
-      await reader.cancel().catch(() => {});
-      return null;
-    }
-    chunks.push(value);
-  }
-  return new TextDecoder().decode(concatBytes(chunks));
-}
-
 function bearer(request: Request): string | null {
   const header = request.headers.get("authorization") ?? "";
   const match = /^Bearer\s+(\S+)$/i.exec(header.trim());
@@ -440,7 +397,5 @@ function describe(error: unknown): string {
 }
 
 function randomHex(bytes: number): string {
-  return [...crypto.getRandomValues(new Uint8Array(bytes))].map((b) => b.toString(16).padStart(2, "0")).join(
-    "",
-  );
+  return Buffer.from(crypto.getRandomValues(new Uint8Array(bytes))).toString("hex");
 }

@@ -1,24 +1,19 @@
 /**
- * A provider's response body is hostile input: it is read up to a bound (default 8 MiB,
- * `--max-response-bytes`; whole at once when fetch's response declares a length within it, else
- * incrementally) and cut off past it, decoded as strict UTF-8 and parsed as JSON, and refused unless
- * it is I-JSON (no lone surrogates, no integer beyond 2^53, no non-finite number). A refused body is kept as
- * its raw bytes ({@link RawBody}) in the call record, and the call fails with the reason; the reason is a
- * pure function of the raw body ({@link rawBodyReason}), so `verify --rederive` derives it again from the
- * record.
- *
+ * A provider's response body is hostile input: read up to a bound (`--max-response-bytes`) and cut off past
+ * it, decoded as strict UTF-8, refused unless I-JSON. A refused body is kept raw in the call record with a
+ * reason that is a pure function of it ({@link rawBodyReason}), so `verify --rederive` derives it again.
  * @module
  */
 import { Buffer } from "node:buffer";
 import { assertIJson, isIJson, NotIJsonError } from "../store/canonical.ts";
 import { parseJson } from "../core/json_read.ts";
+import { concatBytes } from "../core/bytes.ts";
 
-/** The default bound of a provider's response body: 8 MiB. */
 export const DEFAULT_MAX_RESPONSE_BYTES = 8 * 1024 * 1024;
-/** The most a response bound may be set to (1 GiB). */
+/** The most a response bound may be set to. */
 export const MAX_RESPONSE_BYTES_LIMIT = 1024 * 1024 * 1024;
-/** How much of a body over its bound is kept in the record (its first 64 KiB). */
-export const OVER_BOUND_KEPT_BYTES = 64 * 1024;
+/** How much of a body over its bound is kept in the record. */
+const OVER_BOUND_KEPT_BYTES = 64 * 1024;
 
 /** A body that was not accepted, as its call record keeps it. */
 export interface RawBody {
@@ -29,29 +24,22 @@ export interface RawBody {
   bytes: number;
   /** False when the body was cut off past the bound (then `data` holds its first bytes only). */
   complete: boolean;
-  /** The bound in force. */
   bound: number;
 }
 
-/** A body read up to a bound. */
-export interface BoundedBody {
-  bytes: Uint8Array;
-  /** False when more than `bound` bytes arrived (reading stopped there). */
-  complete: boolean;
-}
-
 /**
- * Reads `response`'s body up to `bound` bytes: whole at once when it is a response of fetch that declares a
- * length within the bound ({@link declaredBodyLength}), else incrementally, keeping at most `bound` bytes; once more arrive the
- * stream is cancelled and `complete` is false. Never holds more than `bound` plus one chunk.
+ * Reads `response`'s body up to `bound` bytes (`complete` false when more arrived: the stream is cancelled),
+ * never holding more than `bound` plus one chunk.
  */
-export async function readBoundedBody(response: Response, bound: number): Promise<BoundedBody> {
+export async function readBoundedBody(
+  response: Response,
+  bound: number,
+): Promise<{ bytes: Uint8Array; complete: boolean }> {
   if (!response.body) return { bytes: new Uint8Array(0), complete: true };
   const declared = response.type === "basic" ? declaredBodyLength(response.headers) : undefined;
   if (declared !== undefined && declared <= bound) {
-    // A response of fetch itself (type `basic`; one built in code is read incrementally, whatever it
-    // declares) whose length is known and within the bound: read whole at once. The HTTP stack delivers at
-    // most the declared bytes, and fails as the incremental read does when fewer arrive.
+    // fetch's own response (not one built in code) of a known length within the bound: the HTTP stack
+    // delivers at most the declared bytes, so it is read whole at once.
     const bytes = new Uint8Array(await response.arrayBuffer());
     if (bytes.byteLength <= bound) return { bytes, complete: true };
     return { bytes: bytes.subarray(0, bound), complete: false };
@@ -67,7 +55,7 @@ export async function readBoundedBody(response: Response, bound: number): Promis
         chunks.push(value.subarray(0, bound - size));
         size = bound;
         await reader.cancel().catch(() => {});
-        return { bytes: concat(chunks, size), complete: false };
+        return { bytes: concatBytes(chunks), complete: false };
       }
       chunks.push(value);
       size += value.byteLength;
@@ -75,13 +63,12 @@ export async function readBoundedBody(response: Response, bound: number): Promis
   } finally {
     reader.releaseLock();
   }
-  return { bytes: concat(chunks, size), complete: true };
+  return { bytes: concatBytes(chunks), complete: true };
 }
 
 /**
- * The body length a response declares, when the bytes read are exactly those sent: a `content-length` of
- * digits only, and no `content-encoding` (fetch decompresses such a body, to any size: the declared length
- * is the compressed one) nor `transfer-encoding` (which overrides a declared length). Undefined otherwise.
+ * The body length a response declares, when the bytes read are exactly those sent: a digits-only
+ * `content-length` and no `content-encoding` (fetch decompresses, to any size) nor `transfer-encoding`.
  */
 export function declaredBodyLength(headers: Headers): number | undefined {
   const length = headers.get("content-length");
@@ -90,24 +77,7 @@ export function declaredBodyLength(headers: Headers): number | undefined {
   return Number(length);
 }
 
-function concat(chunks: Uint8Array[], size: number): Uint8Array {
-  if (chunks.length === 1) return chunks[0];
-  const out = new Uint8Array(size);
-  let at = 0;
-  for (const chunk of chunks) {
-    out.set(chunk, at);
-    at += chunk.byteLength;
-  }
-  return out;
-}
-
-/** What a body decodes to: I-JSON, or a refusal with its reason and the raw body to keep. */
-export type DecodedBody =
-  | { ok: true; json: unknown; text: string }
-  | { ok: false; reason: string; raw: RawBody; malformed: boolean };
-
-/** The raw form of `bytes` to keep in a record. */
-export function rawBody(bytes: Uint8Array, complete: boolean, bound: number): RawBody {
+function rawBody(bytes: Uint8Array, complete: boolean, bound: number): RawBody {
   const kept = complete ? bytes : bytes.subarray(0, Math.min(bytes.byteLength, OVER_BOUND_KEPT_BYTES));
   const text = strictUtf8(kept);
   return {
@@ -131,10 +101,7 @@ function strictUtf8(bytes: Uint8Array): string | null {
   }
 }
 
-/**
- * Throws {@link NotIJsonError} unless `value` is I-JSON as a response must be: {@link assertIJson}, and no
- * integer beyond ±(2^53−1) at all (a response's counts must be exact).
- */
+/** Throws {@link NotIJsonError} unless `value` is I-JSON with no integer beyond ±(2^53−1) (counts are exact). */
 export function assertResponseIJson(value: unknown, path = "$"): void {
   if (isIJson(value, true)) return; // the walks below name the path to what is refused
   assertIJson(value, path);
@@ -151,11 +118,18 @@ export function assertResponseIJson(value: unknown, path = "$"): void {
   walk(value, path);
 }
 
-/**
- * Decodes a body: past its bound, not UTF-8, not JSON (`malformed`, which callers may retry) or not I-JSON
- * is refused with the reason ({@link rawBodyReason} of its raw form).
- */
-export function decodeBody(bytes: Uint8Array, complete: boolean, bound: number, status: number): DecodedBody {
+/** Decodes a body; a refusal is `malformed` (callers may retry) when the body is not JSON. */
+export function decodeBody(
+  bytes: Uint8Array,
+  complete: boolean,
+  bound: number,
+  status: number,
+): { ok: true; json: unknown; text: string } | {
+  ok: false;
+  reason: string;
+  raw: RawBody;
+  malformed: boolean;
+} {
   const raw = () => rawBody(bytes, complete, bound);
   if (!complete) return { ok: false, reason: overBound(bound), raw: raw(), malformed: false };
   const text = strictUtf8(bytes);
@@ -195,27 +169,18 @@ function parseText(
   return { ok: true, json };
 }
 
-/**
- * The reason a kept raw body was refused, derived from the body alone (the parse rule of docs/FORMAT.md):
- * cut off past its bound, not UTF-8, not JSON, or not I-JSON; null when the raw body is in fact acceptable
- * (a record that says otherwise does not follow from its response).
- */
+/** The reason a kept raw body was refused, from the body alone; null when it is in fact acceptable. */
 export function rawBodyReason(raw: RawBody, status: number): { reason: string; malformed: boolean } | null {
   if (!raw.complete) return { reason: overBound(raw.bound), malformed: false };
-  if (raw.encoding === "base64") {
-    const text = strictUtf8(new Uint8Array(Buffer.from(raw.data, "base64")));
-    if (text === null) return { reason: NOT_UTF8, malformed: false };
-    const outcome = parseText(text, status);
-    return outcome.ok ? null : outcome;
-  }
-  const outcome = parseText(raw.data, status);
+  const text = raw.encoding === "base64"
+    ? strictUtf8(new Uint8Array(Buffer.from(raw.data, "base64")))
+    : raw.data;
+  if (text === null) return { reason: NOT_UTF8, malformed: false };
+  const outcome = parseText(text, status);
   return outcome.ok ? null : outcome;
 }
 
-/**
- * `response` with a body that ends after `bound` bytes (the rest is never read: the source is cancelled), for
- * code that reads a body itself (the SDK reading an error's body).
- */
+/** `response` with a body that ends after `bound` bytes, for code that reads a body itself (the SDK). */
 export function boundedResponse(response: Response, bound: number): Response {
   if (!response.body) return response;
   const reader = response.body.getReader();

@@ -1,17 +1,7 @@
 /**
- * Bridge (two-hop) questions for the reference model's extractive reader (rule (b)): "In which city was
- * the founder of X born?".
- *
- * 1. The answer type ({@link answerType}): a year, a number, or a name typed by the noun after "which/what".
- * 2. Relation words: the question's stemmed content words minus the entity's, the type noun and
- *    {@link FILLER_WORDS}.
- * 3. Hop 1: the entity's sentences ranked by BM25 of the relation words (top three tried). If one holds every
- *    relation word, its typed span answers; else a new name in it is the bridge.
- * 4. Hop 2: the bridge's sentences ranked by the remaining relation words; the first with a typed span
- *    ({@link typedAnswer}) outside the question's and bridge's words answers.
- *
- * Both hops are the supporting facts; when nothing fits the result is `undefined` (the caller falls back).
- *
+ * Bridge (two-hop) questions for the reference model's extractive reader (rule (b)): "In which city was the
+ * founder of X born?". Hop 1 ranks X's sentences by BM25 of the relation words; one holding them all answers
+ * with its typed span, else a new name in it is the bridge, whose sentences hop 2 ranks by the rest.
  * @module
  */
 import { bm25Scores } from "./bm25.ts";
@@ -20,25 +10,23 @@ import { nearestNumber, type ReaderAnswer, typeNoun } from "./reader.ts";
 import { isFresh, isYear, questionEntities, sentencesAbout, type Span, spansOf } from "./spans.ts";
 import { stem, stemmedWords, words } from "./text.ts";
 
-/** What kind of span answers a question. */
-export interface AnswerType {
+/** What kind of span answers a question (`noun`: "city" in "In which city…", or "year"). */
+interface AnswerType {
   kind: "year" | "number" | "name";
-  /** The noun that types a name ("city" in "In which city…"), or "year". */
   noun?: string;
 }
 
 /** Question words that never relate E to anything. */
-export const FILLER_WORDS: ReadonlySet<string> = new Set(
+const FILLER_WORDS: ReadonlySet<string> = new Set(
   ["many", "much", "name", "named", "called", "kind", "type"].map(stem),
 );
 
-/** How many hop-1 sentences are tried. */
-export const HOP1_TRIES = 3;
+const HOP1_TRIES = 3;
 
 /** Weight of the type noun's BM25 score next to the relation words'. */
-export const TYPE_NOUN_WEIGHT = 0.25;
+const TYPE_NOUN_WEIGHT = 0.25;
 
-/** The answer type of `question` (see the module documentation). */
+/** The answer type of `question`: a year, a number, or a name typed by the noun after "which/what". */
 export function answerType(question: string): AnswerType {
   if (/\b(?:what|which)\s+year\b/i.test(question) || /^\s*when\b/i.test(question)) {
     return { kind: "year", noun: "year" };
@@ -51,10 +39,10 @@ export function answerType(question: string): AnswerType {
 }
 
 /**
- * The span of `sentence` of type `type` (see the module documentation), leaving out spans whose content
- * words all are in `known`; `focus` = stems a number should sit near; `titles` = lowercase context titles.
+ * The span of `sentence` of type `type`, leaving out spans whose content words all are in `known`; `focus` =
+ * stems a number should sit near; `titles` = lowercase context titles.
  */
-export function typedAnswer(
+function typedAnswer(
   sentence: string,
   type: AnswerType,
   known: ReadonlySet<string>,
@@ -91,7 +79,7 @@ function stemsWithTitle(sentence: ContextSentence): Set<string> {
   return new Set(stemmedWords(`${sentence.title ?? ""} ${sentence.text}`));
 }
 
-/** Relevance of every candidate to `terms`, plus the weighted type noun (see the module documentation). */
+/** Relevance of every candidate to `terms`, plus the weighted type noun. */
 function relevance(candidates: readonly ContextSentence[], terms: string[], noun?: string): number[] {
   const texts = candidates.map((sentence) => sentence.text);
   const main = bm25Scores(terms.join(" "), texts, stemmedWords);
@@ -105,7 +93,7 @@ function ranked(
   candidates: readonly ContextSentence[],
   subset: readonly ContextSentence[],
   scores: number[],
-): number[] {
+) {
   const wanted = new Set(subset);
   return candidates.flatMap((sentence, index) => (wanted.has(sentence) ? [index] : []))
     .sort((a, b) => scores[b] - scores[a] || a - b);

@@ -1,21 +1,9 @@
 /**
- * The reference model's chat behaviour: a pure function from a chat request to a reply. Rules, in this order
- * (the last user message decides (b)–(f)):
- *
- * - (a) a file-reading tool is offered (read_tool.ts) and the first user message lists `- path` lines: read
- *   each listed file through it, paging until a read returns no more; then fall through.
- * - `tool_choice` as OpenAI-compatible servers: `"none"` never calls a tool; a named function limits (a) to
- *   it; `"required"` or a named function force a call (with nothing left to read: the forced tool with the
- *   first path, or each required parameter at its type's empty value).
- * - (b) `"supporting_facts"`: extractive QA as JSON (extractive_qa.ts).
- * - (c) "summar" (any case): an extractive summary within `max_tokens`, 512 when absent (summary.ts).
- * - (d) `NOT IN CONTEXT`: needle QA that may decline (needle.ts), or search once through an offered
- *   search-like tool instead of declining (search_tool.ts).
- * - (e) "```js" or "JavaScript": quoted lines and the context's code blocks (code_answer.ts).
- * - (f) otherwise: the two most relevant (BM25) context sentences, best first, the question excluded.
- *
- * A text reply over `max_tokens` is cut to the longest prefix that fits (finish reason `length`).
- *
+ * The reference model's chat behaviour, a pure function from request to reply. Rules in order: (a) read each
+ * file the first user message lists through an offered file-reading tool (`tool_choice` may limit or force a
+ * call); then by the last user message: (b) `"supporting_facts"`: extractive QA; (c) "summar": an extractive
+ * summary; (d) `NOT IN CONTEXT`: needle QA, or one search through an offered search tool; (e) "```js" or
+ * "JavaScript": code; (f) else the two most relevant sentences. A reply over `max_tokens` is cut (`length`).
  * @module
  */
 import type { ChatMessage, ToolCall, ToolDefinition } from "../messages.ts";
@@ -30,21 +18,19 @@ import { findSearchTool, searchedSinceQuestion, searchQuery } from "./search_too
 import { extractiveSummary } from "./summary.ts";
 
 /** Summary budget when the request has no `max_tokens`. */
-export const DEFAULT_SUMMARY_TOKENS = 512;
+const DEFAULT_SUMMARY_TOKENS = 512;
 
 /** A request's `tool_choice`, as OpenAI-compatible servers take it. */
 export type ToolChoice = "none" | "auto" | "required" | { type: "function"; function: { name: string } };
 
-/** What the reference model needs from a request. */
-export interface ReferenceChatInput {
+interface ReferenceChatInput {
   messages: ChatMessage[];
   tools?: ToolDefinition[];
   tool_choice?: ToolChoice;
   max_tokens?: number;
 }
 
-/** The reference model's reply. */
-export interface ReferenceChatReply {
+interface ReferenceChatReply {
   content: string | null;
   tool_calls?: ToolCall[];
   finish_reason: "stop" | "length" | "tool_calls";
@@ -94,10 +80,9 @@ function emptyArguments(tool: ToolDefinition): Record<string, unknown> {
 /** The reading tool rule (a) may use under `choice`: none for "none", only the named tool for a named one. */
 function usableReadTool(tools: readonly ToolDefinition[], choice: ToolChoice): ReadTool | undefined {
   if (choice === "none") return undefined;
-  if (typeof choice === "object") {
-    return findReadTool(tools.filter((t) => t.function.name === choice.function.name));
-  }
-  return findReadTool(tools);
+  return findReadTool(
+    typeof choice === "object" ? tools.filter((t) => t.function.name === choice.function.name) : tools,
+  );
 }
 
 /** The tool call of this turn: rule (a)'s next read, else the call `tool_choice` forces, else none. */
@@ -126,10 +111,7 @@ function chooseToolCall(input: ReferenceChatInput): ToolCall | undefined {
   );
 }
 
-/**
- * Rule (f): the two context sentences most relevant to the question. A system message's sentence that shares
- * no word with the question (an instruction such as "Answer briefly.") is never quoted to fill a place.
- */
+/** Rule (f): the two context sentences most relevant to the question (a system sentence only if it scores). */
 function mostRelevantSentences(messages: readonly ChatMessage[]): string {
   const query = findQuestion(messages);
   const pieces = contextTexts(messages).flatMap((piece) =>

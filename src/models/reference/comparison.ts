@@ -1,16 +1,8 @@
 /**
- * Comparison questions for the reference model's extractive reader (rule (b)).
- *
- * - A choice, "…, A or B?", or a yes/no comparison ("Were A formed before B?": the first and last names).
- *   A direction word ({@link DIRECTIONS}) says whether the smaller number wins ("first", "older", "fewer") or
- *   the larger ("later", "longer", "more"); "older"/"younger" flip when the numbers are ages, not years.
- *   For each side the reader takes the sentence about it with a number and the most predicate words (the
- *   question's stemmed content words minus the names, the answer type and the direction word); the number
- *   nearest a predicate word decides. Answer: A or B as written, or "yes"/"no" (equal numbers: "no").
- * - "Are A and B both X?": "yes" when each side's best sentence holds every attribute word.
- *
- * The two sentences are the supporting facts. Anything else gives `undefined` (the caller falls back).
- *
+ * Comparison questions for the reference model's extractive reader (rule (b)): "…, A or B?" and yes/no
+ * comparisons decided by the number nearest a predicate word in each side's best sentence, the direction word
+ * saying which wins ("older"/"younger" flip for ages); "Are A and B both X?" by every attribute word. The two
+ * sentences are the supporting facts; anything else gives `undefined`.
  * @module
  */
 import type { ContextSentence } from "./context.ts";
@@ -22,11 +14,10 @@ function wordList(text: string): string[] {
   return text.split(" ");
 }
 
-/** Which number wins a comparison. */
-export type Direction = "smaller" | "larger";
+type Direction = "smaller" | "larger";
 
 /** Direction words and the number they favour (for time words: the year). */
-export const DIRECTIONS: ReadonlyMap<string, Direction> = new Map([
+const DIRECTIONS: ReadonlyMap<string, Direction> = new Map([
   ...wordList(
     "first earlier earliest before older oldest sooner shorter shortest smaller smallest fewer fewest " +
       "less least lower lowest",
@@ -46,7 +37,7 @@ const AGE_WORDS = new Set(["older", "oldest", "younger", "youngest"]);
 const AUXILIARIES = new Set("is are was were do does did has have had".split(" "));
 
 /** A parsed numeric comparison. */
-export interface NumericComparison {
+interface NumericComparison {
   kind: "choice" | "yesno";
   /** A and B, exactly as written in the question. */
   first: string;
@@ -56,10 +47,7 @@ export interface NumericComparison {
   direction: Direction;
   /** Stems a supporting sentence should contain. */
   predicate: string[];
-  /**
-   * Stems naming what is measured, any one of which counts as one predicate word ("long" for "longer" and
-   * for "shorter"); empty for direction words that only order ("first", "more").
-   */
+  /** Stems naming what is measured, any one counting as a predicate word ("long" for "shorter"). */
   measure: string[];
 }
 
@@ -72,12 +60,8 @@ const ORDER_WORDS = new Set([...TIME_WORDS, "more", "most", "fewer", "fewest", "
 
 /** The usual opposite of a measuring direction word, so "shorter" finds "969 kilometres long". */
 const OPPOSITES: ReadonlyMap<string, string> = new Map([
-  ["shorter", "longer"],
-  ["shortest", "longest"],
-  ["smaller", "larger"],
-  ["smallest", "largest"],
-  ["lower", "higher"],
-  ["lowest", "highest"],
+  ...[["shorter", "longer"], ["shortest", "longest"], ["smaller", "larger"]] as const,
+  ...[["smallest", "largest"], ["lower", "higher"], ["lowest", "highest"]] as const,
 ]);
 
 function measureOf(word: string): string[] {
@@ -97,7 +81,18 @@ function directionWord(text: string): string | undefined {
   return words(text).find((word) => DIRECTIONS.has(word));
 }
 
-/** Parses a numeric comparison question (see the module documentation), or undefined. */
+function comparison(
+  kind: NumericComparison["kind"],
+  first: string,
+  second: string,
+  word: string,
+  head: string,
+): NumericComparison {
+  const predicate = predicateOf(head, [first, second], word);
+  return { kind, first, second, word, direction: DIRECTIONS.get(word)!, predicate, measure: measureOf(word) };
+}
+
+/** Parses a numeric comparison question, or undefined. */
 export function parseComparison(question: string): NumericComparison | undefined {
   const text = stripQuestion(question);
   for (const separator of [",", ":"]) {
@@ -109,32 +104,13 @@ export function parseComparison(question: string): NumericComparison | undefined
     if (options.length !== 2 || options.some((option) => contentWords(option).length === 0) || !word) {
       continue;
     }
-    const [first, second] = options;
-    return {
-      kind: "choice",
-      first,
-      second,
-      word,
-      direction: DIRECTIONS.get(word)!,
-      predicate: predicateOf(head, [first, second], word),
-      measure: measureOf(word),
-    };
+    return comparison("choice", options[0], options[1], word, head);
   }
   if (!AUXILIARIES.has(words(text)[0] ?? "")) return undefined;
   const word = directionWord(text);
   const names = questionEntities(text);
   if (!word || names.length < 2) return undefined;
-  const first = names[0];
-  const second = names[names.length - 1];
-  return {
-    kind: "yesno",
-    first,
-    second,
-    word,
-    direction: DIRECTIONS.get(word)!,
-    predicate: predicateOf(text, [first, second], word),
-    measure: measureOf(word),
-  };
+  return comparison("yesno", names[0], names[names.length - 1], word, text);
 }
 
 /** Whether the sentence's own text (not only its title) contains every content word of `name`. */
@@ -193,7 +169,7 @@ function measure(
 }
 
 /** The answer to a numeric comparison from `candidates`, or undefined when it cannot be decided. */
-export function answerNumericComparison(
+function answerNumericComparison(
   comparison: NumericComparison,
   candidates: readonly ContextSentence[],
 ): ReaderAnswer | undefined {
@@ -214,18 +190,16 @@ export function answerNumericComparison(
   return { answer: firstWins ? comparison.first : comparison.second, facts };
 }
 
-/** A parsed "Are A and B both X?" question. */
-export interface BothQuestion {
+/** A parsed "Are A and B both X?" question (`attribute`: the stems of X). */
+interface BothQuestion {
   first: string;
   second: string;
-  /** Stems of X. */
   attribute: string[];
 }
 
 const BOTH = /^(?:are|were|is|was)\s+(.+?)\s+and\s+(.+?)\s+both\s+(.+)$/i;
 
-/** Parses "Are A and B both X?" (see the module documentation), or undefined. */
-export function parseBothQuestion(question: string): BothQuestion | undefined {
+function parseBothQuestion(question: string): BothQuestion | undefined {
   const match = BOTH.exec(stripQuestion(question));
   if (match === null) return undefined;
   const attribute = [...new Set(stemmedWords(match[3]))];
@@ -234,7 +208,7 @@ export function parseBothQuestion(question: string): BothQuestion | undefined {
 }
 
 /** The answer to a "both" question from `candidates`, or undefined when a side has no sentence. */
-export function answerBothQuestion(
+function answerBothQuestion(
   question: BothQuestion,
   candidates: readonly ContextSentence[],
 ): ReaderAnswer | undefined {

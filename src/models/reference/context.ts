@@ -1,7 +1,6 @@
 /**
  * How the reference model reads its context: which messages are context, which line is the question, and
  * the one parser that turns context text into sentences with provenance.
- *
  * @module
  */
 import type { ChatMessage } from "../messages.ts";
@@ -16,10 +15,9 @@ export interface ContextSentence {
 }
 
 /** A piece of context text and the title to use for numbered lines with no header above them. */
-export interface ContextText {
+interface ContextText {
   text: string;
   fallbackTitle?: string;
-  /** Set when the text is a system message's. */
   system?: true;
 }
 
@@ -27,9 +25,8 @@ const NUMBERED = /^\s*(\d+)\|(.*)$/;
 const CITED = /^\s*\[(.+?),\s*(\d+)\]\s*(.*)$/;
 
 /**
- * Turns a title header or a file path into a title: strips markdown `#`, `==>`/`<==` markers and a
- * `Title:`/`File:`/`Path:` prefix; a bare file path (no spaces, ending in `.txt`, `.md` or `.json`) becomes
- * its base name without the extension, underscores read as spaces.
+ * A title header or file path as a title: `#`, `==>`/`<==` and a `Title:`/`File:`/`Path:` prefix stripped; a
+ * bare `.txt`/`.md`/`.json` path becomes its base name without the extension, underscores read as spaces.
  */
 export function titleFromHeader(header: string): string {
   let title = header.trim().replace(/^#+\s*/, "").replace(/^==>\s*/, "").replace(/\s*<==$/, "");
@@ -41,15 +38,9 @@ export function titleFromHeader(header: string): string {
 }
 
 /**
- * Splits one context text into sentences, keeping provenance where the text carries it. Line by line:
- *
- * - `[title, N] text` is sentence N (the id itself) of `title`;
- * - `N|text` (optionally indented; a workspace file read through `read_file`, 1-based line numbers) is
- *   sentence N−1 of the current title;
- * - any other line directly followed (blank lines skipped) by an `N|text` line is a title header: the
- *   current title becomes {@link titleFromHeader} of it, and it is not itself a sentence; numbered lines
- *   with no header above them use `fallbackTitle` (when there is none they have no provenance);
- * - every other line is prose, split by `splitSentences` into sentences without provenance.
+ * Splits one context text into sentences with provenance, line by line: `[title, N] text` is sentence N of
+ * `title`; `N|text` (a file read through `read_file`) is sentence N−1 of the current title, set by the line
+ * before a run of numbered lines (else `fallbackTitle`); every other line is prose without provenance.
  */
 export function parseContextSentences(text: string, fallbackTitle?: string): ContextSentence[] {
   const lines = text.split(/\r?\n/);
@@ -63,11 +54,9 @@ export function parseContextSentences(text: string, fallbackTitle?: string): Con
     if (number) {
       const sentence = number[2].trim();
       if (sentence === "") continue;
-      if (title !== undefined && title !== "") {
-        sentences.push({ text: sentence, title, sentenceId: Number(number[1]) - 1 });
-      } else {
-        sentences.push({ text: sentence });
-      }
+      sentences.push(
+        title ? { text: sentence, title, sentenceId: Number(number[1]) - 1 } : { text: sentence },
+      );
       continue;
     }
     const cited = CITED.exec(line);
@@ -94,33 +83,13 @@ export function lastUserIndex(messages: readonly ChatMessage[]): number {
   return -1;
 }
 
-/** The text of a message as context: a tool result that is a JSON object with a string `content` is unwrapped. */
-export function messageText(message: ChatMessage): string {
-  const content = message.content ?? "";
-  if (message.role === "tool" && content.trimStart().startsWith("{")) {
-    try {
-      const parsed: unknown = parseJson(content);
-      if (
-        parsed !== null && typeof parsed === "object" && "content" in parsed &&
-        typeof parsed.content === "string"
-      ) {
-        return parsed.content;
-      }
-    } catch (error) {
-      if (!(error instanceof SyntaxError)) throw error;
-    }
-  }
-  return content;
-}
-
-/** The `path` argument of a `read_file` tool call, or undefined. */
-export function readFilePath(argumentsJson: string): string | undefined {
+/** The string `field` of `json` when it parses to an object that has one. */
+function stringField(json: string, field: string): string | undefined {
   try {
-    const parsed: unknown = parseJson(argumentsJson);
-    if (
-      parsed !== null && typeof parsed === "object" && "path" in parsed && typeof parsed.path === "string"
-    ) {
-      return parsed.path;
+    const parsed: unknown = parseJson(json);
+    if (parsed !== null && typeof parsed === "object" && field in parsed) {
+      const value = (parsed as Record<string, unknown>)[field];
+      if (typeof value === "string") return value;
     }
   } catch (error) {
     if (!(error instanceof SyntaxError)) throw error;
@@ -128,12 +97,18 @@ export function readFilePath(argumentsJson: string): string | undefined {
   return undefined;
 }
 
+/** The text of a message as context: a tool result that is a JSON object with a string `content` is unwrapped. */
+function messageText(message: ChatMessage): string {
+  const content = message.content ?? "";
+  const unwrapped = message.role === "tool" && content.trimStart().startsWith("{")
+    ? stringField(content, "content")
+    : undefined;
+  return unwrapped ?? content;
+}
+
 const LISTED_FILE = /^\s*[-*]\s+`?([^\s`]+)`?(?:\s+\(article:\s*(.+)\))?\s*$/;
 
-/**
- * The files listed as `- path` or `- path (article: Title)` lines in the first user message, in order, with
- * the article title when the line names one.
- */
+/** The files listed as `- path` or `- path (article: Title)` lines in the first user message, in order. */
 export function listedFiles(messages: readonly ChatMessage[]): { path: string; title?: string }[] {
   const first = messages.find((message) => message.role === "user");
   const files: { path: string; title?: string }[] = [];
@@ -145,21 +120,21 @@ export function listedFiles(messages: readonly ChatMessage[]): { path: string; t
 }
 
 /**
- * The context of a request: every message except the last user message, in order, system messages
- * included (a chat model reads them too: an engine may put its digest there). A tool result gets the title
- * of the file its `read_file` call asked for as fallback title. When no other message but system messages has
- * text, the last user message is context too (after them): it then carries the material.
+ * The context of a request: every message but the last user message, system messages included (an engine may
+ * put its digest there); a `read_file` result titled by its file. Without other material, the last user
+ * message is context too.
  */
 export function contextTexts(messages: readonly ChatMessage[]): ContextText[] {
   const last = lastUserIndex(messages);
   const paths = new Map<string, string>();
   const titles = new Map(listedFiles(messages).flatMap((f) => (f.title ? [[f.path, f.title] as const] : [])));
   const texts: ContextText[] = [];
-  // Texts of non-system messages: without any, the last user message carries the material.
   let material = 0;
   messages.forEach((message, index) => {
     for (const call of message.tool_calls ?? []) {
-      const path = call.function.name === "read_file" ? readFilePath(call.function.arguments) : undefined;
+      const path = call.function.name === "read_file"
+        ? stringField(call.function.arguments, "path")
+        : undefined;
       if (path !== undefined) paths.set(call.id, path);
     }
     if (index === last) return;
@@ -181,9 +156,8 @@ export function contextTexts(messages: readonly ChatMessage[]): ContextText[] {
 const QUESTION_LINE = /^\s*(?:\*\*)?question(?:\*\*)?\s*:\s*(?:\*\*)?\s*(.+)$/i;
 
 /**
- * The question asked: the first `Question: ...` line of the last user message, else of any other user
- * message (latest first), else the last sentence with a `?` of the last line containing one in the last user
- * message, then in the other user messages, else the whole last user message.
+ * The question asked: the first `Question: ...` line of the user messages (the last first, then latest first),
+ * else the last `?` sentence of their last line holding one, else the whole last user message.
  */
 export function findQuestion(messages: readonly ChatMessage[]): string {
   const last = lastUserIndex(messages);

@@ -1,18 +1,8 @@
 /**
- * The reference server's seeded fault mode. A spec such as `429=0.1,500=0.1,hang=0.05,drop=0.05,malformed=0.05`
- * gives each kind's rate (each in [0, 1], their sum at most 1); `first=N` limits faults to the first N attempts
- * of each request (`500=1,first=1` fails every request once, then answers).
- *
- * The fault is chosen by SHA-256 of `seed:sha256(body)[:identity]:attempt`, read as u in [0, 1) against the
- * kinds' cumulative rates ({@link FAULT_KINDS} order). `attempt` is the client's `x-compaction-bench-attempt`
- * header (else how often this body was seen) and `identity` its `x-compaction-bench-request` node key
- * (request_identity.ts), so a logical request's faults are fixed by seed, body and attempt: independent of
- * order, concurrency and HTTP re-sends, and identical repeat bodies of different nodes fault independently.
- *
- * Kinds: `429` (with `Retry-After`), `500`, `hang` (no answer until the client gives up), `drop` (connection
- * closed without a response), `malformed` (200, not JSON), `truncated` (200, closed halfway through the
- * announced body), `schema` (200, JSON of the wrong shape).
- *
+ * The reference server's seeded fault mode: `429=0.1,500=0.1,hang=0.05,first=1` gives each kind's rate (sum at
+ * most 1; `first=N`: only the first N attempts fault). The fault is chosen by SHA-256 of
+ * `seed:sha256(body)[:identity]:attempt` (the client's declared attempt and node key), so a logical request's
+ * faults do not depend on order, concurrency or HTTP re-sends.
  * @module
  */
 import { createHash } from "node:crypto";
@@ -21,20 +11,11 @@ import { z } from "zod";
 /** Every fault kind, in the order rates are laid out. */
 export const FAULT_KINDS = ["429", "500", "hang", "drop", "malformed", "truncated", "schema"] as const;
 
-/** One fault kind. */
 export type FaultKind = typeof FAULT_KINDS[number];
-
-/** A parsed fault spec. */
-export interface FaultSpec {
-  rates: Partial<Record<FaultKind, number>>;
-  /** Only the first `first` attempts of each distinct body can fault. */
-  first?: number;
-}
 
 const Rate = z.coerce.number().min(0, "a rate must be at least 0").max(1, "a rate must be at most 1");
 
-/** Zod schema of a fault spec (validated shape, rates summing to at most 1). */
-export const FaultSpecSchema = z.object({
+const FaultSpecSchema = z.object({
   rates: z.partialRecord(z.enum(FAULT_KINDS), Rate),
   first: z.number().int().positive().optional(),
 }).refine(
@@ -42,10 +23,10 @@ export const FaultSpecSchema = z.object({
   { message: "the fault rates add up to more than 1" },
 );
 
-/**
- * Parses a `--faults` spec (`kind=rate` pairs separated by commas, plus `first=N`). Throws a RangeError
- * naming the offending pair or value.
- */
+/** A parsed fault spec (`first`: only the first attempts of each distinct body can fault). */
+export type FaultSpec = z.infer<typeof FaultSpecSchema>;
+
+/** Parses a `--faults` spec; a RangeError names the offending pair or value. */
 export function parseFaultSpec(text: string): FaultSpec {
   const rates: Record<string, unknown> = {};
   let first: number | undefined;
@@ -82,10 +63,7 @@ export function sha256Hex(text: string | Uint8Array): string {
   return createHash("sha256").update(text).digest("hex");
 }
 
-/**
- * The fault for the `attempt`-th time (0-based) a body with hash `bodyHash` arrives, or undefined; `identity`
- * is the logical request's declared identity (the caller's node key), when it declared one.
- */
+/** The fault for the `attempt`-th time (0-based) a body arrives, or undefined (`identity`: the node key). */
 export function chooseFault(
   spec: FaultSpec,
   seed: number,

@@ -1,16 +1,7 @@
 /**
- * How the reference model finds and pages a file-reading tool, whatever it is called.
- *
- * {@link findReadTool}: a reading tool's JSON schema has a path-like string parameter (`path`, `file_path`,
- * `file`, `uri`, …) as its only required one; an offset-like integer (`offset`, `start_line`, …) pages it,
- * 0-based when its schema says so, else 1-based. Names with "read" first. A bare `read_file` with no
- * parameters is taken as `read_file(path)` (older callers).
- *
- * {@link nextRead}: files in order, first read by path only; the next offset comes from a hint (`offset=K`)
- * or the last line shown (`N|` framing or plain lines). A file is done when the tool cannot page, the result
- * is an error, shows nothing new or says it is complete. A read is never repeated and no file is read more
- * than {@link MAX_PAGES_PER_FILE} times, so no tool can keep it reading forever.
- *
+ * How the reference model finds and pages a file-reading tool, whatever it is called: a path-like string as
+ * its only required parameter, an offset-like integer to page (0- or 1-based as its schema says). A read is
+ * never repeated and a file is read at most {@link MAX_PAGES_PER_FILE} times, so no tool keeps it reading.
  * @module
  */
 import type { ChatMessage, ToolCall, ToolDefinition } from "../messages.ts";
@@ -19,11 +10,9 @@ import { parseJson } from "../../core/json_read.ts";
 /** A file-reading tool as the reference model uses it. */
 export interface ReadTool {
   name: string;
-  /** The name of its path parameter. */
   pathParam: string;
-  /** The name of its paging (offset-like) parameter, when it has one. */
   offsetParam?: string;
-  /** Whether the offset counts lines from 0 (lines to skip) or from 1 (the first line to show). */
+  /** 0: the offset counts lines to skip; 1: it is the first line to show. */
   offsetBase: 0 | 1;
 }
 
@@ -44,8 +33,8 @@ function typeIs(schema: JsonSchema, wanted: string): boolean {
   return type === wanted || (Array.isArray(type) && type.includes(wanted));
 }
 
-/** The reading-tool reading of one tool definition, or undefined when it is not a reading tool. */
-export function asReadTool(tool: ToolDefinition): ReadTool | undefined {
+/** One tool definition as a reading tool (a bare `read_file` is `read_file(path)`), or undefined. */
+function asReadTool(tool: ToolDefinition): ReadTool | undefined {
   const parameters = asSchema(tool.function.parameters);
   const properties = asSchema(parameters?.properties);
   if (properties === undefined || Object.keys(properties).length === 0) {
@@ -71,7 +60,7 @@ export function asReadTool(tool: ToolDefinition): ReadTool | undefined {
   return { name: tool.function.name, pathParam, offsetParam, offsetBase: zeroBased ? 0 : 1 };
 }
 
-/** The file-reading tool among `tools` (see the module documentation), or undefined. */
+/** The file-reading tool among `tools` (names with "read" first), or undefined. */
 export function findReadTool(tools: readonly ToolDefinition[] | undefined): ReadTool | undefined {
   const found = (tools ?? []).flatMap((tool) => {
     const read = asReadTool(tool);
@@ -91,7 +80,7 @@ function parseArguments(argumentsJson: string): Record<string, unknown> | undefi
 }
 
 /** The path a call of `tool` asked for, or undefined. */
-export function readCallPath(tool: ReadTool, call: ToolCall): string | undefined {
+function readCallPath(tool: ReadTool, call: ToolCall): string | undefined {
   if (call.function.name !== tool.name) return undefined;
   const path = parseArguments(call.function.arguments)?.[tool.pathParam];
   return typeof path === "string" ? path : undefined;
@@ -105,20 +94,17 @@ function firstLineAsked(tool: ReadTool, call: ToolCall): number {
   return Math.max(1, Math.trunc(offset) + (tool.offsetBase === 0 ? 1 : 0));
 }
 
-/** What one read's result says about the file. */
-export interface PageOutcome {
-  /** The last line (1-based) the result shows; undefined when it shows none. */
+/** What one read's result says about the file (`more` undefined: it does not say; lines 1-based). */
+interface PageOutcome {
   lastLine?: number;
-  /** True: more lines follow; false: the file ends here; undefined: the result does not say. */
   more?: boolean;
-  /** The 1-based line the result's hint says to continue at. */
+  /** The line the result's hint says to continue at. */
   continueAt?: number;
-  /** The result is an error (a JSON object with `error`). */
+  /** The result is a JSON object with `error`. */
   error: boolean;
 }
 
-/** Reads of one file at most (a tool that ignores its offset cannot keep the model reading). */
-export const MAX_PAGES_PER_FILE = 200;
+const MAX_PAGES_PER_FILE = 200;
 
 const NUMBERED_LINE = /^ *(\d+)\|/;
 const HINT_OFFSET = /\boffset\s*[=:]\s*(\d+)/i;
@@ -169,7 +155,10 @@ function lastShownLine(text: string, firstLine: number): number | undefined {
   return lines.length === 0 ? undefined : firstLine + lines.length - 1;
 }
 
-/** The next read of `files` through `tool` given the conversation so far (see the module doc), or undefined. */
+/**
+ * The next read of `files` through `tool` given the conversation so far, or undefined: files in order; a file
+ * is done when the tool cannot page, the result is an error, shows nothing new or says it is complete.
+ */
 export function nextRead(
   tool: ReadTool,
   files: readonly string[],

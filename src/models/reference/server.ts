@@ -1,39 +1,21 @@
 /**
  * # The reference model — model card
  *
- * **What it is.** A deterministic, offline stand-in for both model endpoints, served by the program itself on
- * 127.0.0.1: `POST /v1/chat/completions` (OpenAI shape) and `POST /v1/systemone` (System One shape). The demo
- * and every test reach it through the real `openai` SDK over real HTTP.
+ * **What it is.** A deterministic, offline stand-in for both endpoints on 127.0.0.1: `POST /v1/chat/completions`
+ * (OpenAI shape, streamed or not) and `POST /v1/systemone`, reached through the real SDK over real HTTP.
  *
- * **How it answers.** Lexical rules over the request only: no weights, no network, no randomness beyond the
- * seeded fault mode. Every message but the last user message is context, system messages included (a summary
- * request's own leading system prompt is an instruction, not evidence).
+ * **How it answers.** Lexical rules over the request only (no weights, no network, no randomness); every
+ * message but the last user message is context. System One: each noul is BM25 relevance squashed to [0, 1].
+ * Chat (chat.ts): read listed files through an offered tool; extractive QA with `[title, sentence id]` facts;
+ * summaries of extracted sentences within `max_tokens`; needle QA or `NOT IN CONTEXT` (or one call of an
+ * offered search tool); quoted `js` code blocks; else the most relevant sentences. Answers are spans of the
+ * context, a side named in the question, or yes/no: never invented. Usage counts with the run's counter.
  *
- * - System One: each question's noul is BM25 relevance to the state, squashed to [0, 1] (systemone.ts).
- * - Chat: rules (a)–(f) in chat.ts: read listed files through the offered file-reading tool (read_tool.ts);
- *   extractive QA with `[title, sentence id]` facts (extractive_qa.ts); summaries of extracted sentences,
- *   about a quarter of the evidence and never over `max_tokens` (summary.ts); needle QA or `NOT IN CONTEXT`
- *   (or one search through an offered search tool, search_tool.ts); quoted `js` code blocks; else the most
- *   relevant sentences. Answers are spans of the context, a side named in the question, or yes/no: never
- *   invented. Lexical rules miss paraphrase, coreference and world knowledge.
- * - Usage: `prompt_tokens` is the run's counter over the rendered messages and tools, `completion_tokens`
- *   the count of the reply text (for a tool call, its arguments).
+ * **What it is not.** A weak but honest baseline: it never sees gold labels, and reports label its scores.
+ * Identical requests get identical responses (`id` from the body hash, `created` 0).
  *
- * **What it speaks.** Requests validated with zod (schemas.ts; extra client fields pass). `tools` and
- * `tool_choice` are honoured as vLLM, llama.cpp and OpenAI do (an unoffered named function, or `"required"`
- * without tools, is a 400); `stream: true` gives the same reply as OpenAI-format server-sent events (sse.ts).
- * One tool call per turn.
- *
- * **What it is not.** A weak but honest baseline: it never sees gold labels, only the request; reports label
- * its scores as the reference model's. Identical requests get identical responses ({@link REFERENCE_CHAT_MODEL},
- * {@link REFERENCE_DECISION_MODEL}; `id` from the body hash, `created` 0).
- *
- * **Fault mode.** `faults` (faults.ts) injects seeded 429s, 500s, hangs, dropped connections, malformed,
- * truncated and wrong-schema bodies (streamed as broken events when streaming) for the client tests; `delayMs`
- * holds every answer at least that long (overhead benchmarks).
- *
- * Built on `node:http`, not `Deno.serve`, because only it can drop a connection before any status line.
- *
+ * **Fault mode.** `faults` (faults.ts) injects seeded 429s, 500s, hangs, drops and bad bodies; `delayMs`
+ * holds every answer at least that long. Built on `node:http`: only it can drop a connection before a status.
  * @module
  */
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
@@ -49,13 +31,14 @@ import { ReferenceChatRequestSchema, ReferenceSystemOneRequestSchema } from "./s
 import { completionChunks, serverSentEvents, type StreamedCompletion } from "./sse.ts";
 import { referenceNouls } from "./systemone.ts";
 import { parseJson as parseBoundedJson } from "../../core/json_read.ts";
+import { concatBytes } from "../../core/bytes.ts";
 
 /** The model name the reference chat endpoint answers with (1.1: system messages are context; 1 ignored them). */
 export const REFERENCE_CHAT_MODEL = "compaction-bench-reference-chat-1.1";
 /** The model name the reference System One endpoint answers with. */
 export const REFERENCE_DECISION_MODEL = "compaction-bench-reference-jev-1";
 /** Largest request body accepted (bytes); larger gets HTTP 413. */
-export const MAX_REQUEST_BYTES = 64 * 1024 * 1024;
+const MAX_REQUEST_BYTES = 64 * 1024 * 1024;
 
 /** Options of {@link startReferenceServer}. */
 export interface ReferenceServerOptions {
@@ -65,27 +48,24 @@ export interface ReferenceServerOptions {
   faults?: FaultSpec;
   /** Fixed latency of every answer, counted from the request's arrival (ms). */
   delayMs?: number;
-  /** Seed of the fault mode (default 0). */
   seed?: number;
-  /** Delay a 429 asks for (ms; sent as `retry-after-ms` and, rounded up, as `Retry-After` seconds); default 1000. */
+  /** Delay a 429 asks for (ms); default 1000. */
   retryAfterMs?: number;
 }
 
 /** Counters of a running reference server. */
 export interface ReferenceServerStats {
-  /** Requests received. */
   requests: number;
   /** Requests answered with a normal 200 reply, per endpoint. */
   answered: { chat: number; systemone: number };
   /** Requests refused as invalid (4xx). */
   rejected: number;
-  /** Faults injected, per kind. */
   faults: Record<FaultKind, number>;
 }
 
 /** A running reference server. */
 export interface ReferenceServer {
-  /** e.g. `http://127.0.0.1:PORT/v1` — the base URL for both clients. */
+  /** `http://127.0.0.1:PORT/v1`, for both clients. */
   baseUrl: string;
   port: number;
   /** Stops listening, ends hanging requests and closes every connection. */
@@ -112,15 +92,7 @@ function readBody(request: IncomingMessage): Promise<Uint8Array> {
       }
       chunks.push(chunk);
     });
-    request.on("end", () => {
-      const body = new Uint8Array(size);
-      let offset = 0;
-      for (const chunk of chunks) {
-        body.set(chunk, offset);
-        offset += chunk.length;
-      }
-      resolve(body);
-    });
+    request.on("end", () => resolve(concatBytes(chunks)));
     request.on("error", reject);
   });
 }
@@ -140,12 +112,11 @@ function sendJson(
   response.end(bytes);
 }
 
-/** Answers 200 with server-sent events (`text/event-stream`), every event written before the end. */
+const EVENT_STREAM = { "content-type": "text/event-stream; charset=utf-8", "cache-control": "no-cache" };
+
+/** Answers 200 with server-sent events, every event written before the end. */
 function sendEvents(response: ServerResponse, events: readonly string[]) {
-  response.writeHead(200, {
-    "content-type": "text/event-stream; charset=utf-8",
-    "cache-control": "no-cache",
-  });
+  response.writeHead(200, EVENT_STREAM);
   for (const event of events) response.write(event);
   response.end();
 }
@@ -227,10 +198,12 @@ export async function startReferenceServer(options: ReferenceServerOptions): Pro
       throw new HttpProblem(400, 'chat completion request: tool_choice: "required" needs tools');
     }
     const maxTokens = request.max_completion_tokens ?? request.max_tokens ?? undefined;
-    const reply = referenceReply(
-      { messages: request.messages, tools, tool_choice: choice, max_tokens: maxTokens },
-      counter,
-    );
+    const reply = referenceReply({
+      messages: request.messages,
+      tools,
+      tool_choice: choice,
+      max_tokens: maxTokens,
+    }, counter);
     const promptTokens = counter.countMessages(request.messages, tools);
     const completionText = reply.content ??
       (reply.tool_calls ?? []).map((call) => call.function.arguments).join("\n");
@@ -372,10 +345,7 @@ export async function startReferenceServer(options: ReferenceServerOptions): Pro
       created: 0,
       model: REFERENCE_CHAT_MODEL,
     };
-    response.writeHead(200, {
-      "content-type": "text/event-stream; charset=utf-8",
-      "cache-control": "no-cache",
-    });
+    response.writeHead(200, EVENT_STREAM);
     if (kind === "malformed") {
       response.end('data: {"id": "chatcmpl-ref-malformed", "choices": [<<not json>>\n\n');
       return;
@@ -421,8 +391,7 @@ export async function startReferenceServer(options: ReferenceServerOptions): Pro
         endpoint === "chat" && asksToStream(bytes),
       );
     }
-    // The delay runs from the request's arrival, computing the reply included: every answer takes
-    // max(delayMs, compute time), a fixed latency as a provider's would be.
+    // From the request's arrival: every answer takes max(delayMs, compute time).
     const delay = delayMs > 0 ? pause(delayMs, shutdown.signal) : undefined;
     const reply: ChatAnswer = endpoint === "chat"
       ? chatReply(bytes, bodyHash)

@@ -1,11 +1,6 @@
 /**
- * Candidate answer spans of the reference model's extractive reader: names (runs of capitalized words),
- * numbers, the entities a question names, and whether a context sentence is about a name.
- *
- * Everything here is lexical and deterministic: a "name" is a maximal run of capitalized words, joined by
- * the connectors of {@link NAME_CONNECTORS} ("Chief of Protocol", "Kiss and Tell"); a number is a token of
- * digits (with `,` or `.` inside, `%` after).
- *
+ * Candidate answer spans of the reference model's extractive reader: names (maximal runs of capitalized words
+ * and connectors such as "of"), numbers, the entities a question names, and the sentences about a name.
  * @module
  */
 import type { ContextSentence } from "./context.ts";
@@ -16,25 +11,14 @@ import { memoize } from "./memo.ts";
 export interface Span {
   text: string;
   numeric: boolean;
-  /** Whether the span starts the sentence (capitalized by position, not necessarily a name). */
+  /** The span starts the sentence (capitalized by position, not necessarily a name). */
   initial: boolean;
-  /** Index of the span's first token in the sentence (tokens = whitespace-separated pieces). */
+  /** Index of the span's first whitespace-separated token. */
   position: number;
 }
 
 /** Lowercase words that may sit inside a name ("Chief of Protocol", "Kiss and Tell"). */
-export const NAME_CONNECTORS: ReadonlySet<string> = new Set([
-  "of",
-  "the",
-  "de",
-  "and",
-  "von",
-  "van",
-  "la",
-  "du",
-  "del",
-  "da",
-]);
+const NAME_CONNECTORS: ReadonlySet<string> = new Set("of the de and von van la du del da".split(" "));
 
 /** Words that open a question and are capitalized only because they come first ("Which", "Were", "In"). */
 const QUESTION_OPENERS = new Set(
@@ -72,8 +56,7 @@ export function spansOf(sentence: string, options: { dropOpener?: boolean } = {}
       flush();
       continue;
     }
-    const opener = position === 0 && options.dropOpener === true &&
-      QUESTION_OPENERS.has(token.toLowerCase());
+    const opener = position === 0 && options.dropOpener === true && QUESTION_OPENERS.has(token.toLowerCase());
     if (NUMBER_TOKEN.test(token)) {
       flush();
       spans.push({ text: token, numeric: true, initial: position === 0, position });
@@ -100,10 +83,7 @@ export function isYear(text: string): boolean {
   return /^\d{4}$/.test(text) && numberValue(text) >= 1000 && numberValue(text) <= 2999;
 }
 
-/**
- * The names a question mentions: its capitalized runs (the opening question word excluded), with any
- * leading article kept as written ("The Pelcri Wolves").
- */
+/** The names a question mentions (the opening question word excluded; "The Pelcri Wolves" kept whole). */
 export function questionEntities(question: string): string[] {
   return spansOf(question, { dropOpener: true })
     .filter((span) => !span.numeric && contentWords(span.text).length > 0)
@@ -123,9 +103,8 @@ function mentionWords(sentence: ContextSentence): ReadonlySet<string> {
 }
 
 /**
- * The sentences of `sentences` about `name`: those whose title and text together contain every content word
- * of the name. When none does, those containing the name's rarest content word (fewest sentences contain
- * it), so that "Roslomir was born…" is about "Danzan Roslomir" in prose with no titles. Source order.
+ * The sentences about `name`: those whose title and text hold every content word of the name, else those
+ * holding its rarest content word ("Roslomir was born…" is about "Danzan Roslomir"). Source order.
  */
 export function sentencesAbout(sentences: readonly ContextSentence[], name: string): ContextSentence[] {
   const wanted = [...new Set(contentWords(name))];

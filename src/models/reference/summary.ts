@@ -1,14 +1,7 @@
 /**
- * Rule (c) of the reference chat model: an extractive summary within a token budget.
- *
- * Evidence is the context's sentences (context.ts) minus the request's instructions (its leading system
- * message, the last user message's "summar" sentences) and framing lines ({@link FRAMING_LINE}); each written
- * `[title, N] text` when its provenance is known, so a summary still supports citations.
- *
- * Lines are ranked by BM25 against the task (the first user message) and taken greedily while the summary
- * (chosen lines in source order) counts at most `maxTokens` or a quarter ({@link SUMMARY_RATIO}) of all
- * evidence, whichever is less; 8 misfits in a row stop it. Duplicate sentences are kept once.
- *
+ * Rule (c) of the reference chat model: an extractive summary. The context's sentences (instructions and
+ * framing lines left out, provenance kept as `[title, N] text`) are ranked by BM25 against the task and taken
+ * greedily while the summary fits `maxTokens` and a quarter of the evidence.
  * @module
  */
 import type { ChatMessage } from "../messages.ts";
@@ -17,7 +10,7 @@ import { rankByRelevance } from "./bm25.ts";
 import { type ContextSentence, contextTexts, lastUserIndex, parseContextSentences } from "./context.ts";
 
 /** Consecutive misfits after which selection stops. */
-export const SUMMARY_MAX_MISFITS = 8;
+const SUMMARY_MAX_MISFITS = 8;
 
 /** Lines that frame evidence rather than state it: a bare `<tag>`/`</tag>`, or a label ending in ":". */
 export const FRAMING_LINE = /^(?:<\/?[\w-]+>|[^.!?]*:)$/;
@@ -32,7 +25,7 @@ export function summaryLine(sentence: ContextSentence): string {
     : sentence.text;
 }
 
-/** The extractive summary (see the module documentation). */
+/** The extractive summary (duplicate sentences kept once). */
 export function extractiveSummary(
   messages: readonly ChatMessage[],
   counter: TokenCounter,
@@ -55,9 +48,7 @@ export function extractiveSummary(
   );
   const usable = kept.map(summaryLine);
   const firstUser = messages.find((message) => message.role === "user")?.content ?? "";
-  // An extractive summary keeps about a quarter of the evidence (never more than max_tokens): like a real
-  // summarizer it compresses, rather than filling whatever space it is given. Evidence is measured as the
-  // summary writes it (with provenance), so the share of sentences kept does not depend on the line form.
+  // Like a real summarizer it compresses rather than fill the space given; evidence measured as written.
   const target = Math.min(maxTokens, Math.ceil(SUMMARY_RATIO * counter.countText(usable.join("\n"))));
   const chosen = new Set<number>();
   let misfits = 0;
@@ -79,11 +70,9 @@ export function extractiveSummary(
 }
 
 /**
- * Where the counter adds up at line breaks and every line begins with a non-whitespace character, the count of
- * the chosen lines joined by "\n", kept up to date as one index joins (`added`) or the last one added leaves
- * (`added` = -1): each line costs its count with its line break, and the last line (the highest index) its
- * count without one. Exactly `countText` of the rendered summary, in time linear in the lines instead of
- * counting the whole summary again for every candidate. Else null.
+ * The count of the chosen lines joined by "\n", kept up to date as one index joins (`added`) or the last one
+ * leaves (-1), exactly `countText` of the summary in linear time; null unless the counter adds up at line
+ * breaks and every line begins with a non-whitespace character.
  */
 function lineCounts(
   lines: readonly string[],
