@@ -15,6 +15,12 @@ interface ParsedCommand<T> {
   positionals: string[];
 }
 
+/** Prints a command's `--help` text; returns its exit code, 0. */
+export function printHelp(help: string): number {
+  console.log(help);
+  return 0;
+}
+
 /** Short forms, the same in every command. */
 const SHORT: Readonly<Record<string, string>> = { output: "o", quiet: "q" };
 

@@ -14,7 +14,7 @@ import {
   usesReferenceModel,
 } from "../report/compare_view.ts";
 import { textTable } from "../core/markdown_table.ts";
-import { parseOptions } from "./args.ts";
+import { parseOptions, printHelp } from "./args.ts";
 import { BOOTSTRAP_OPTION_HELP, bootstrapOption } from "./stats_options.ts";
 import { suiteNamed, SUITES } from "../suites/registry.ts";
 import { shareNames } from "../analysis/metrics.ts";
@@ -52,10 +52,7 @@ export async function compareCommand(argv: string[]): Promise<number> {
     bootstrap: bootstrapOption.optional(),
     html: z.string().min(1).optional(),
   });
-  if (options.help) {
-    console.log(HELP);
-    return 0;
-  }
+  if (options.help) return printHelp(HELP);
   if (positionals.length !== 2) throw new UsageError("compare: expected two run directories (see --help)");
   if (options.html !== undefined) {
     const exists = await Deno.lstat(options.html).then(() => true, (error) => {

@@ -7,7 +7,7 @@ import { join } from "node:path";
 import { z } from "zod";
 import { UsageError } from "../errors.ts";
 import { formatVerifyReport, verifyRun } from "../store/verify.ts";
-import { parseOptions } from "./args.ts";
+import { parseOptions, printHelp } from "./args.ts";
 import { checkNewOutputPath, inputError } from "../fs_input.ts";
 import type { Command } from "./command.ts";
 import { type LaneReply, LaneReplySchema } from "./demo_lane_messages.ts";
@@ -80,10 +80,7 @@ export async function demoCommand(
     output: z.string().optional(),
     quiet: z.boolean().optional(),
   });
-  if (options.help) {
-    console.log(HELP);
-    return 0;
-  }
+  if (options.help) return printHelp(HELP);
   if (positionals.length > 0) throw new UsageError(`demo: unexpected argument '${positionals[0]}'`);
   const root = options.output ?? defaultOutputPath("demo");
   await checkNewOutputPath(root, "--output");

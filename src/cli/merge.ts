@@ -8,7 +8,7 @@ import { programIdentity } from "../program_identity.ts";
 import { planMerge, writeMerged } from "../store/merge.ts";
 import { readManifest, type RunDir } from "../store/run_dir.ts";
 import { suiteNamed, SUITES } from "../suites/registry.ts";
-import { parseOptions } from "./args.ts";
+import { parseOptions, printHelp } from "./args.ts";
 import { CLI } from "../core/program_name.ts";
 
 const MERGEABLE = SUITES.filter((s) => s.merge !== undefined).map((s) => s.name).join(", ");
@@ -28,10 +28,7 @@ Suites: ${MERGEABLE} (the suite is replayed over the merged nodes; no model is c
 
 export async function mergeCommand(argv: string[]): Promise<number> {
   const { options, positionals } = parseOptions("merge", argv, {});
-  if (options.help) {
-    console.log(HELP);
-    return 0;
-  }
+  if (options.help) return printHelp(HELP);
   const [out, ...runs] = positionals;
   if (out === undefined || runs.length === 0) {
     throw new UsageError(`merge: expected OUT RUN... (see '${CLI} merge --help')`);

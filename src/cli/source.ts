@@ -10,7 +10,7 @@ import { checkNewOutputPath, readInputFile, statInputDirectory } from "../fs_inp
 import { blobRelativePath } from "../store/blob_store.ts";
 import { sha256Hex } from "../store/hash.ts";
 import { parseProgramSource, PROGRAM_SOURCE_NAME, programSourceProblems } from "../store/program_source.ts";
-import { parseOptions } from "./args.ts";
+import { parseOptions, printHelp } from "./args.ts";
 import { CLI } from "../core/program_name.ts";
 import { parseJson, parseJsonBytes } from "../core/json_read.ts";
 
@@ -50,10 +50,7 @@ async function runHeader(run: string): Promise<{ sources: Record<string, string>
  */
 export async function sourceCommand(argv: string[]): Promise<number> {
   const { options, positionals } = parseOptions("source", argv, { extract: z.string().min(1).optional() });
-  if (options.help) {
-    console.log(HELP);
-    return 0;
-  }
+  if (options.help) return printHelp(HELP);
   if (positionals.length !== 1) {
     throw new UsageError(`source: give one run folder (see '${CLI} source --help')`);
   }

@@ -11,7 +11,7 @@ import { formatIssues } from "../tokens/config.ts";
 import { tokenBreakdown } from "../tokens/breakdown.ts";
 import { loadTokenCounter } from "../tokens/load.ts";
 import type { HfTokenCounter } from "../tokens/counter.ts";
-import { parseOptions } from "./args.ts";
+import { parseOptions, printHelp } from "./args.ts";
 import { readInputJson } from "../fs_input.ts";
 import { CLI } from "../core/program_name.ts";
 
@@ -109,10 +109,7 @@ export async function readMessagesFile(path: string): Promise<MessagesFile> {
 /** Runs `tokens`; returns the exit code; throws {@link UsageError} on bad input. */
 export async function tokensCommand(argv: string[]): Promise<number> {
   const { options, positionals } = parseOptions("tokens", argv, OPTIONS);
-  if (options.help) {
-    console.log(TOKENS_HELP);
-    return 0;
-  }
+  if (options.help) return printHelp(TOKENS_HELP);
   if (positionals.length !== 1) {
     throw new UsageError(
       `tokens: expected exactly one FILE, got ${positionals.length} (see '${CLI} tokens --help')`,

@@ -8,7 +8,7 @@ import { z } from "zod";
 import { UsageError } from "../errors.ts";
 import { findRuns } from "../store/find_runs.ts";
 import { formatProblem, type Problem, RunChecker, type VerifyReport } from "../store/verify.ts";
-import { parseOptions } from "./args.ts";
+import { parseOptions, printHelp } from "./args.ts";
 import { statInputDirectory } from "../fs_input.ts";
 import { CLI } from "../core/program_name.ts";
 import { readJournal } from "../store/journal.ts";
@@ -95,10 +95,7 @@ export async function verifyCommand(argv: string[]): Promise<number> {
     rederive: z.boolean().optional(),
     "strict-modes": z.boolean().optional(),
   });
-  if (options.help) {
-    console.log(HELP);
-    return 0;
-  }
+  if (options.help) return printHelp(HELP);
   if (positionals.length !== 1) {
     throw new UsageError("verify: expected exactly one run directory or folder of runs (see --help)");
   }

@@ -8,7 +8,7 @@ import type { z } from "zod";
 import { DEFAULT_RESAMPLES } from "../analysis/bootstrap.ts";
 import { pairedDifference } from "../analysis/paired.ts";
 import { column, type UnitAccessors, unitMeans } from "../analysis/unit_means.ts";
-import { unpairedDifference } from "../analysis/unpaired.ts";
+import { type UnpairedDifference, unpairedDifference } from "../analysis/unpaired.ts";
 import { UsageError } from "../errors.ts";
 import { mostlyInvalidNote } from "../analysis/mostly_invalid.ts";
 import { MAX_RUN_FILE_BYTES, readInputText } from "../fs_input.ts";
@@ -108,52 +108,30 @@ function compareUnits<R>(
       spec.validity?.noun ?? "rows",
     ) || null;
   for (const [metric, value] of spec.metrics) {
-    const ma = unitMeans(
-      rowsA,
-      { condition: spec.conditionOf, unit: spec.unitOf, value } as UnitAccessors<R>,
-    );
-    const mb = unitMeans(
-      rowsB,
-      { condition: spec.conditionOf, unit: spec.unitOf, value } as UnitAccessors<R>,
-    );
+    const get = { condition: spec.conditionOf, unit: spec.unitOf, value } as UnitAccessors<R>;
+    const [ma, mb] = [unitMeans(rowsA, get), unitMeans(rowsB, get)];
     for (const key of conditionsA.filter((c) => conditionsB.has(c))) {
-      if (paired) {
-        const d = pairedDifference(column(ma.get(key), shared), column(mb.get(key), shared), { resamples });
-        rows.push({
-          key,
-          metric,
-          n: d.n,
-          a: d.mean_a,
-          b: d.mean_b,
-          diff: d.mean_diff,
-          lo: d.lo,
-          hi: d.hi,
-          p: d.p,
-          p_method: d.p_method,
-          mde80: d.mde80,
-          note: noteOf(key),
+      const pd = paired
+        ? pairedDifference(column(ma.get(key), shared), column(mb.get(key), shared), { resamples })
+        : null;
+      const d = pd ??
+        unpairedDifference(column(ma.get(key), [...idsA].sort()), column(mb.get(key), [...idsB].sort()), {
+          resamples,
         });
-      } else {
-        const d = unpairedDifference(
-          column(ma.get(key), [...idsA].sort()),
-          column(mb.get(key), [...idsB].sort()),
-          { resamples },
-        );
-        rows.push({
-          key,
-          metric,
-          n: { a: d.n_a, b: d.n_b },
-          a: d.mean_a,
-          b: d.mean_b,
-          diff: d.mean_diff,
-          lo: d.lo,
-          hi: d.hi,
-          p: d.p,
-          p_method: "permutation",
-          mde80: null,
-          note: noteOf(key),
-        });
-      }
+      rows.push({
+        key,
+        metric,
+        n: pd ? pd.n : { a: (d as UnpairedDifference).n_a, b: (d as UnpairedDifference).n_b },
+        a: d.mean_a,
+        b: d.mean_b,
+        diff: d.mean_diff,
+        lo: d.lo,
+        hi: d.hi,
+        p: d.p,
+        p_method: pd ? pd.p_method : "permutation",
+        mde80: pd ? pd.mde80 : null,
+        note: noteOf(key),
+      });
     }
   }
   rows.sort((x, y) => conditionsA.indexOf(x.key) - conditionsA.indexOf(y.key));

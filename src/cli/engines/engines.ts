@@ -12,7 +12,7 @@ import { budgetListOption, contextLengthListOption } from "../../suites/engines/
 import { generateTranscript } from "../../suites/engines/generate.ts";
 import { enginesRunCommand } from "../../suites/engines/command.ts";
 import { MODEL_OPTION_HELP, ModelOptionsShape } from "../model_options.ts";
-import { parseOptions } from "../args.ts";
+import { parseOptions, printHelp } from "../args.ts";
 import { fractionListOption, intOption } from "../numbers.ts";
 import { RUN_EXIT_HELP, RUN_OPTION_HELP, RunOptionsShape } from "../run_setup.ts";
 import { writeFileAtomic } from "../../store/run_dir.ts";
@@ -140,10 +140,7 @@ async function generate(argv: string[]): Promise<number> {
     out: z.string().optional(),
     ...GeneratorShape,
   });
-  if (options.help) {
-    console.log(GENERATE_HELP);
-    return 0;
-  }
+  if (options.help) return printHelp(GENERATE_HELP);
   if (positionals.length > 0) {
     throw new UsageError(`engines generate: unexpected argument '${positionals[0]}'`);
   }
@@ -194,10 +191,7 @@ async function run(argv: string[]): Promise<number> {
     tokenizer: z.string().optional(),
     bootstrap: bootstrapOption.optional(),
   });
-  if (options.help) {
-    console.log(RUN_HELP);
-    return 0;
-  }
+  if (options.help) return printHelp(RUN_HELP);
   if (positionals.length > 0) throw new UsageError(`engines run: unexpected argument '${positionals[0]}'`);
   await enginesRunCommand(
     options,

@@ -11,7 +11,7 @@ import { toOfficialHotpotJson } from "../../data/hotpot_json.ts";
 import { hotpotParquetBytes } from "../../data/hotpot_parquet_write.ts";
 import { sha256Hex } from "../../store/hash.ts";
 import { writeFileAtomic } from "../../store/run_dir.ts";
-import { parseOptions } from "../args.ts";
+import { parseOptions, printHelp } from "../args.ts";
 import { intOption } from "../numbers.ts";
 import { CLI } from "../../core/program_name.ts";
 
@@ -34,10 +34,7 @@ export async function hotpotGenerateCommand(argv: string[]): Promise<number> {
     out: z.string().min(1).optional(),
     seed: z.string().min(1, "must not be empty").optional(),
   });
-  if (options.help) {
-    console.log(HELP);
-    return 0;
-  }
+  if (options.help) return printHelp(HELP);
   if (positionals.length > 0) {
     throw new UsageError(`hotpot generate: unexpected argument '${positionals[0]}'`);
   }

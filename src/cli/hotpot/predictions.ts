@@ -11,7 +11,8 @@ import { MAX_RUN_FILE_BYTES, readInputText, statInputDirectory } from "../../fs_
 import { writeFileAtomic } from "../../store/run_dir.ts";
 import { readManifest } from "../../store/run_dir.ts";
 import { CorpusSchema } from "../../suites/hotpot/corpus.ts";
-import { parseOptions } from "../args.ts";
+import { parseOptions, printHelp } from "../args.ts";
+import { toOfficialHotpotJson } from "../../data/hotpot_json.ts";
 import { intOption } from "../numbers.ts";
 import { CLI } from "../../core/program_name.ts";
 import { parseJson } from "../../core/json_read.ts";
@@ -139,10 +140,7 @@ export async function hotpotPredictionsCommand(argv: string[]): Promise<number> 
     output: z.string().min(1).optional(),
     "gold-output": z.string().min(1).optional(),
   });
-  if (options.help) {
-    console.log(HELP);
-    return 0;
-  }
+  if (options.help) return printHelp(HELP);
   if (positionals.length !== 1) {
     throw new UsageError(
       `hotpot predictions: expected one RUN directory (see '${CLI} hotpot predictions --help')`,
@@ -175,18 +173,7 @@ export async function hotpotPredictionsCommand(argv: string[]): Promise<number> 
     if (!corpus.success) {
       throw new UsageError(`${join(run, "corpus.json")}: not a corpus (${corpus.error.issues[0]?.message})`);
     }
-    gold = corpus.data.questions.map((q) => {
-      const labels = corpus.data.gold[q.id];
-      return {
-        _id: q.id,
-        question: q.question,
-        answer: labels.answer,
-        type: q.type,
-        level: q.level,
-        supporting_facts: labels.supporting_facts.map((f) => [f.title, f.sent_id]),
-        context: q.context.map((a) => [a.title, a.sentences]),
-      };
-    });
+    gold = toOfficialHotpotJson(corpus.data.questions.map((q) => ({ ...q, ...corpus.data.gold[q.id] })));
   }
   await writeNew(options.output, "--output", { answer: predictions.answer, sp: predictions.sp });
   if (gold !== undefined) await writeNew(options["gold-output"]!, "--gold-output", gold);

@@ -6,14 +6,13 @@ import { z } from "zod";
 import { loadHotpot } from "../../data/hotpot_load.ts";
 import { formatIssuePath } from "../../data/hotpot_record.ts";
 import { CheckFailedError, UsageError } from "../../errors.ts";
-import type { HotpotRecord } from "../../data/hotpot_record.ts";
 import {
   averageMetrics,
   type HotpotMetrics,
   METRIC_NAMES,
   scoreQuestion,
 } from "../../suites/hotpot/run/scoring.ts";
-import { parseOptions } from "../args.ts";
+import { parseOptions, printHelp } from "../args.ts";
 import { readInputText } from "../../fs_input.ts";
 import { parseJsonKeepingDecimalIds } from "../../suites/hotpot/run/json_ids.ts";
 import { CLI } from "../../core/program_name.ts";
@@ -86,7 +85,13 @@ export async function scoreHotpotFilesWithCoverage(
     matched: gold.filter((r) => has(pred.answer, r.id) || has(pred.sp, r.id)).length,
     unknown: [...predicted].filter((id) => !ids.has(id)).length,
   };
-  return { metrics: scoreRecords(gold, pred), coverage };
+  const metrics = averageMetrics(gold.map((record) =>
+    scoreQuestion({
+      answer: has(pred.answer, record.id) ? pred.answer[record.id] : undefined,
+      sp: has(pred.sp, record.id) ? pred.sp[record.id] : undefined,
+    }, record)
+  ));
+  return { metrics, coverage };
 }
 
 /** Scores a prediction file against gold records and returns the averaged official metrics. */
@@ -94,25 +99,12 @@ export async function scoreHotpotFiles(goldPath: string, predPath: string): Prom
   return (await scoreHotpotFilesWithCoverage(goldPath, predPath)).metrics;
 }
 
-function scoreRecords(gold: HotpotRecord[], pred: PredictionFile): HotpotMetrics {
-  const has = (o: Record<string, unknown>, k: string) => Object.hasOwn(o, k);
-  return averageMetrics(gold.map((record) =>
-    scoreQuestion({
-      answer: has(pred.answer, record.id) ? pred.answer[record.id] : undefined,
-      sp: has(pred.sp, record.id) ? pred.sp[record.id] : undefined,
-    }, record)
-  ));
-}
-
 export async function hotpotScoreCommand(argv: string[]): Promise<number> {
   const { options, positionals } = parseOptions("hotpot score", argv, {
     gold: z.string().min(1).optional(),
     pred: z.string().min(1).optional(),
   });
-  if (options.help) {
-    console.log(HELP);
-    return 0;
-  }
+  if (options.help) return printHelp(HELP);
   if (positionals.length > 0) {
     throw new UsageError(`hotpot score: unexpected argument ${JSON.stringify(positionals[0])}`);
   }
