@@ -12,7 +12,7 @@
  * directory whose ext4 group other processes just deleted many files from: `--dir` places the run elsewhere.
  *
  * Usage: `deno run -A bench/overhead.ts [--questions N] [--delay-ms MS] [--concurrency N] [--json] [--keep]`
- * `[--cpu [--syscalls] [--dir DIR]]`
+ * `[--cpu [--syscalls] [--marginal] [--dir DIR]]`
  *
  * @module
  */
@@ -52,6 +52,8 @@ export interface CpuPerCallResult {
   within_target: boolean;
   /** The 1-minute load average before and after the run. */
   load: [number, number];
+  /** With `--marginal`: CPU per call beyond a 2-question run's (start-up left out), and the harness's fixed s. */
+  marginal?: { harness_ms: number; server_ms: number; fixed_s: number };
   /** With `--syscalls`: each counted system call of the run process (all threads), per call. */
   syscalls_per_call?: Record<string, number>;
 }
@@ -94,19 +96,74 @@ async function callsOf(runDir: string): Promise<{ calls: number; byStage: Record
   return { calls, byStage };
 }
 
+/** One `hotpot run --live` of `corpusDir`'s corpus against `url`: the harness's and the provider's CPU. */
+async function timedRun(
+  corpusDir: string,
+  runDir: string,
+  url: string,
+  server: Deno.ChildProcess,
+  concurrency: number,
+  strace: string[],
+): Promise<{ user: number; sys: number; serverCpu: number; calls: number }> {
+  const serverBefore = processCpuSeconds(server.pid);
+  const run = [
+    ...strace,
+    Deno.execPath(),
+    "run",
+    "--allow-all",
+    CONFIG,
+    new URL("../main.ts", import.meta.url).href,
+    "hotpot",
+    "run",
+    "--live",
+    "--quiet",
+    "--concurrency",
+    String(concurrency),
+    "--corpus",
+    join(corpusDir, "corpus.json"),
+    "--output",
+    runDir,
+  ];
+  const timed = await new Deno.Command("bash", {
+    args: ["-c", '"$@" >/dev/null 2>&1 || exit 1; times', "bench", ...run],
+    env: {
+      LLM_API_KEY: "bench-local-key",
+      LLM_BASE_URL: url,
+      DECISION_MODEL_API_KEY: "bench-local-key",
+      DECISION_MODEL_BASE_URL: url,
+    },
+    stdout: "piped",
+  }).output();
+  if (!timed.success) throw new Error("hotpot run --live failed");
+  const serverCpu = processCpuSeconds(server.pid) - serverBefore;
+  // `times`: the shell's own user/system time, then its children's.
+  const lines = new TextDecoder().decode(timed.stdout).trim().split("\n");
+  const [user, sys] = lines[lines.length - 1].split(/\s+/).map((t) => {
+    const m = /^(\d+)m([\d.]+)s$/.exec(t);
+    if (!m) throw new Error(`unexpected times output: ${t}`);
+    return Number(m[1]) * 60 + Number(m[2]);
+  });
+  return { user, sys, serverCpu, calls: (await callsOf(runDir)).calls };
+}
+
 /**
- * The run process's own CPU per provider call, with the reference model served by another process (see the
- * module notes). The run's CPU is read from bash's `times` (its children's user and system time).
+ * The harness's CPU per provider call against the provider's, each in its own process (see the module notes).
+ * With `marginal`, a 2-question run too: the difference per extra call, start-up left out.
  */
 export async function benchCpuPerCall(
-  options: { questions?: number; concurrency?: number; keep?: boolean; syscalls?: boolean; dir?: string } =
-    {},
+  options: {
+    questions?: number;
+    concurrency?: number;
+    keep?: boolean;
+    syscalls?: boolean;
+    dir?: string;
+    marginal?: boolean;
+  } = {},
 ): Promise<CpuPerCallResult & { dir: string }> {
   const concurrency = options.concurrency ?? 64;
   const dir = await Deno.makeTempDir({ prefix: "hotpot_cpu_bench_", dir: options.dir });
-  const main = new URL("../main.ts", import.meta.url).href;
   const server = new Deno.Command(Deno.execPath(), {
-    args: ["run", "--allow-all", CONFIG, main, "serve-reference"],
+    args: ["run", "--allow-all", CONFIG, new URL("../main.ts", import.meta.url).href, "serve-reference"],
     stdout: "piped",
     stderr: "null",
   }).spawn();
@@ -120,7 +177,6 @@ export async function benchCpuPerCall(
     }
     const url = first.split("\n")[0].trim();
     const collectDir = join(dir, "collect");
-    const runDir = join(dir, "run");
     const collect = ["hotpot", "collect", "--output", collectDir, "--quiet"];
     if (options.questions !== undefined) collect.push("--questions", String(options.questions));
     await cli(collect);
@@ -129,52 +185,33 @@ export async function benchCpuPerCall(
       ? ["strace", "-f", "--seccomp-bpf", "-c", "-o", straceOut, "-e", `trace=${COUNTED_SYSCALLS.join(",")}`]
       : [];
     const loadBefore = loadAverage();
-    const serverBefore = processCpuSeconds(server.pid);
-    const run = [
-      ...strace,
-      Deno.execPath(),
-      "run",
-      "--allow-all",
-      CONFIG,
-      main,
-      "hotpot",
-      "run",
-      "--live",
-      "--quiet",
-      "--concurrency",
-      String(concurrency),
-      "--corpus",
-      join(collectDir, "corpus.json"),
-      "--output",
-      runDir,
-    ];
-    const timed = await new Deno.Command("bash", {
-      args: ["-c", '"$@" >/dev/null 2>&1 || exit 1; times', "bench", ...run],
-      env: {
-        LLM_API_KEY: "bench-local-key",
-        LLM_BASE_URL: url,
-        DECISION_MODEL_API_KEY: "bench-local-key",
-        DECISION_MODEL_BASE_URL: url,
-      },
-      stdout: "piped",
-    }).output();
-    if (!timed.success) throw new Error("hotpot run --live failed");
-    const serverCpu = processCpuSeconds(server.pid) - serverBefore;
+    const { user, sys, serverCpu, calls } = await timedRun(
+      collectDir,
+      join(dir, "run"),
+      url,
+      server,
+      concurrency,
+      strace,
+    );
     const load: [number, number] = [loadBefore, loadAverage()];
-    // `times`: the shell's own user/system time, then its children's.
-    const lines = new TextDecoder().decode(timed.stdout).trim().split("\n");
-    const [user, sys] = lines[lines.length - 1].split(/\s+/).map((t) => {
-      const m = /^(\d+)m([\d.]+)s$/.exec(t);
-      if (!m) throw new Error(`unexpected times output: ${t}`);
-      return Number(m[1]) * 60 + Number(m[2]);
-    });
-    const { calls } = await callsOf(runDir);
     const perCall = ((user + sys) * 1000) / calls;
     const serverPerCall = (serverCpu * 1000) / calls;
     let syscalls: Record<string, number> | undefined;
     if (options.syscalls) {
       const counts = straceCounts(await Deno.readTextFile(straceOut));
       syscalls = Object.fromEntries(COUNTED_SYSCALLS.map((name) => [name, (counts[name] ?? 0) / calls]));
+    }
+    let marginal: CpuPerCallResult["marginal"];
+    if (options.marginal) {
+      const smallDir = join(dir, "collect-2");
+      await cli(["hotpot", "collect", "--output", smallDir, "--quiet", "--questions", "2"]);
+      const small = await timedRun(smallDir, join(dir, "run-2"), url, server, concurrency, []);
+      const extra = calls - small.calls;
+      marginal = {
+        harness_ms: ((user + sys - small.user - small.sys) * 1000) / extra,
+        server_ms: ((serverCpu - small.serverCpu) * 1000) / extra,
+        fixed_s: small.user + small.sys - (small.calls * ((user + sys - small.user - small.sys) / extra)),
+      };
     }
     const manifest = await readManifest(collectDir);
     const questions = options.questions ?? manifest.nodes.filter((n) => n.stage === "hotpot-collect").length;
@@ -191,6 +228,7 @@ export async function benchCpuPerCall(
       within_target: perCall <= serverPerCall,
       load,
       ...(syscalls ? { syscalls_per_call: syscalls } : {}),
+      ...(marginal ? { marginal } : {}),
     };
   } finally {
     stopServer(server);
@@ -322,6 +360,7 @@ const ArgsSchema = z.object({
   keep: z.boolean().default(false),
   syscalls: z.boolean().default(false),
   dir: z.string().optional(),
+  marginal: z.boolean().default(false),
 });
 
 if (import.meta.main) {
@@ -336,6 +375,7 @@ if (import.meta.main) {
       keep: { type: "boolean" },
       syscalls: { type: "boolean" },
       dir: { type: "string" },
+      marginal: { type: "boolean" },
     },
   });
   const args = ArgsSchema.parse(values);
@@ -346,6 +386,7 @@ if (import.meta.main) {
       keep: args.keep,
       syscalls: args.syscalls,
       dir: args.dir,
+      marginal: args.marginal,
     });
     if (args.json) console.log(JSON.stringify(c));
     else {
@@ -360,6 +401,12 @@ if (import.meta.main) {
           `start-up included), provider ${c.server_cpu_per_call_ms.toFixed(2)} ms: harness ` +
           `${(100 * c.harness_share).toFixed(0)}% of the two (target: at most the provider's) ` +
           `${c.within_target ? "ok" : "OVER TARGET"}` +
+          (c.marginal
+            ? `\n  per call beyond a 2-question run: harness ${
+              c.marginal.harness_ms.toFixed(2)
+            } ms, provider ` +
+              `${c.marginal.server_ms.toFixed(2)} ms; harness fixed cost ${c.marginal.fixed_s.toFixed(2)} s`
+            : "") +
           (c.syscalls_per_call
             ? `\n  syscalls per call (harness, every thread, under strace): ${perCall(c.syscalls_per_call)}`
             : "") +
