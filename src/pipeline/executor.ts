@@ -166,6 +166,8 @@ export class Executor {
   /** Completed nodes by key (outputs read back from the store on a memo hit). */
   readonly #done = new Map<string, { node: NodeOutcome; call: OutputKinds }>();
   readonly #resumed = new Map<string, Node>();
+  /** Keys whose outputs were validated once in this process. */
+  readonly #validated = new Set<string>();
   /** The answering models of the provider nodes executed now, by key. */
   readonly #answered = new Map<string, Partial<Record<CallRecord["endpoint"], ModelCalls>>>();
   readonly #heap: HeapBudget | null;
@@ -309,12 +311,15 @@ export class Executor {
         }),
     );
     const outputs: Record<string, unknown> = {};
+    // A memo hit reads the very bytes validated before (held or hash-checked): not validated again.
+    const validated = this.#validated.has(result.node.key);
     for (const name of names) {
       const value = result.outputs[name];
       // Null for a provider stage skipped in check-only mode or an unheld output; else it must match.
       if (value === null && (result.node.status === "invalid" || def.outputs[name].held === false)) {
         outputs[name] = null;
-      } else {
+      } else if (validated) outputs[name] = value;
+      else {
         const parsed = def.outputs[name].schema.safeParse(value);
         if (!parsed.success) {
           throw new Error(
@@ -325,6 +330,7 @@ export class Executor {
         outputs[name] = value; // validated; kept as read, so it equals the stored bytes exactly
       }
     }
+    this.#validated.add(result.node.key);
     return { ...result, outputs: outputs as OutputValues<O> };
   }
 
