@@ -1,10 +1,7 @@
 /**
- * Fast acceptance of the usual shapes of a run's records (a manifest node, a journal line), before their zod
- * schemas, for `verify` and resume, which read thousands of them. Each check is one-sided, as
- * src/models/plain_requests.ts: it says yes only for a value its schema accepts AND that the schema would
- * return unchanged (exactly the schema's members, no member it would strip), so the value can stand for the
- * schema's output. A no decides nothing: the caller then parses with the schema, which accepts or names the
- * problem as before.
+ * Fast acceptance of the usual shapes of a run's records (a manifest node, a journal line) for `verify` and
+ * resume, which read thousands. One-sided, as src/models/plain_requests.ts: yes only for a value its zod schema
+ * accepts and would return unchanged; a no decides nothing (the caller parses with the schema).
  *
  * @module
  */

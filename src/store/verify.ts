@@ -110,7 +110,8 @@ export interface CheckOptions {
 /** The most `manifest.json` or `journal.jsonl` may hold (they are read whole): 256 MiB. */
 export const MAX_RECORD_FILE_BYTES = 256 * 1024 * 1024;
 
-const BLOB_PATH = /^objects\/sha256\/([0-9a-f]{2})\/([0-9a-f]{62})$/;
+/** A blob's file name in its prefix folder: the hash's last 62 hex digits. */
+const BLOB_NAME = /^[0-9a-f]{62}$/;
 /** The folders a run may hold under `objects/`: the hash's folder, its prefixes, and the writer's temp folder. */
 const OBJECT_FOLDER = /^objects(\/sha256(\/[0-9a-f]{2})?|\/tmp)?$/;
 /** The folder of the blob prefixes, and one prefix folder. */
@@ -139,6 +140,8 @@ function scanWorkers(): number {
 interface Entry {
   rel: string;
   info: EntryInfo;
+  /** The blob this path names (`objects/sha256/XX/…`), if it names one. */
+  hash?: string;
   /** A blob-named regular file's hash, read during the walk, or why it could not be read. */
   digest?: string;
   unsafe?: string;
@@ -180,6 +183,9 @@ export class RunChecker {
   #keys: string[] = [];
   /** Each published file's hash (or why it could not be read), when it is a regular file directly in the run. */
   readonly #fileDigests = new Map<string, { digest?: string; unsafe?: string }>();
+  #referenced?: Set<string>;
+  /** The program-source blob's changed files, read before the walk ends (see #programSourceProblems). */
+  #programEarly?: { ino: number | null; problems: { subject: string; detail: string }[] };
   readonly #strictModes: boolean;
   /** Blobs not 0444, by mode (octal text), when modes are not strict. */
   readonly #looseModes = new Map<string, number>();
@@ -261,6 +267,7 @@ export class RunChecker {
         add("unreadable", prefix || ".", `directory cannot be listed (${dir.scan.listError})`);
         return;
       }
+      const blobFolder = BLOB_FOLDER.test(prefix) ? prefix.slice(-2) : undefined;
       for (const scanned of dir.scan.entries) {
         const rel = prefix ? `${prefix}/${scanned.name}` : scanned.name;
         const info = scanned.info;
@@ -274,7 +281,10 @@ export class RunChecker {
           }
           visit(dir.children.get(scanned.name)!, rel);
         } else {
-          this.#entries.set(rel, { rel, info, digest: scanned.digest, unsafe: scanned.unsafe });
+          const hash = blobFolder !== undefined && BLOB_NAME.test(scanned.name)
+            ? blobFolder + scanned.name
+            : undefined;
+          this.#entries.set(rel, { rel, info, hash, digest: scanned.digest, unsafe: scanned.unsafe });
           if (info.isFile && (info.nlink ?? 1) > 1) {
             add(
               "hard_link",
@@ -291,9 +301,8 @@ export class RunChecker {
     let readOnly = 0;
     let changedLater = 0;
     for (const entry of this.#entries.values()) {
-      const m = BLOB_PATH.exec(entry.rel);
-      if (!m) continue;
-      const hash = m[1] + m[2];
+      const hash = entry.hash;
+      if (hash === undefined) continue;
       if (!entry.info.isFile) {
         add("not_regular", `blob ${hash}`, await this.#describeIrregular(entry));
         continue;
@@ -524,6 +533,28 @@ export class RunChecker {
         this.#fileDigests.set(name, { unsafe: error.reason });
       }
     }
+    this.#referenced = this.#referencedBlobs();
+    const program = this.#sources[PROGRAM_SOURCE_NAME];
+    if (program !== undefined) {
+      let info: EntryInfo | undefined;
+      try {
+        info = Deno.lstatSync(join(this.#run, blobRelativePath(program)));
+      } catch (error) {
+        if (!isFsError(error)) throw error;
+      }
+      if (info?.isFile) this.#programEarly = { ino: info.ino, problems: this.#programSourceProblems(info) };
+    }
+  }
+
+  /** Every blob the records name. */
+  #referencedBlobs(): Set<string> {
+    const referenced = new Set<string>([...Object.values(this.#files), ...Object.values(this.#sources)]);
+    for (const node of this.#nodes) {
+      for (const name in node.inputs) referenced.add(node.inputs[name]);
+      for (const name in node.outputs) referenced.add(node.outputs[name]);
+      for (const hash of node.requests) referenced.add(hash);
+    }
+    return referenced;
   }
 
   /** Phase 4: sources, nodes and their references; keys; the DAG. */
@@ -535,61 +566,77 @@ export class RunChecker {
     }
     const producedAt = new Map<string, number>();
     nodes.forEach((node, index) => {
-      for (const hash of Object.values(node.outputs)) if (!producedAt.has(hash)) producedAt.set(hash, index);
+      for (const output in node.outputs) {
+        const hash = node.outputs[output];
+        if (!producedAt.has(hash)) producedAt.set(hash, index);
+      }
     });
     const sourceHashes = new Set(Object.values(this.#sources));
     const keys = new Map<string, number>();
     nodes.forEach((node, index) => {
       this.stats.nodes_checked++;
-      const name = nodeName(node, index);
+      // Named only when a problem is found: most nodes have none.
+      let named: string | undefined;
+      const name = () => named ??= nodeName(node, index);
       const expected = this.#keys[index] ?? nodeKey(node.stage, node.version, node.params, node.inputs);
-      if (expected !== node.key) add("key_mismatch", name, `recomputed key is ${expected}`);
+      if (expected !== node.key) add("key_mismatch", name(), `recomputed key is ${expected}`);
       const earlier = keys.get(node.key);
-      if (earlier !== undefined) add("manifest", name, `same key as node #${earlier}`);
+      if (earlier !== undefined) add("manifest", name(), `same key as node #${earlier}`);
       keys.set(node.key, index);
-      for (const [input, hash] of Object.entries(node.inputs)) {
-        if (!has(hash)) add("missing", `${name} input ${input}`, `blob ${hash} is not in the store`);
-        const producer = producedAt.get(hash);
+      for (const input in node.inputs) {
+        const hash = node.inputs[input];
+        if (!has(hash)) add("missing", `${name()} input ${input}`, `blob ${hash} is not in the store`);
         if (sourceHashes.has(hash)) continue;
+        const producer = producedAt.get(hash);
         if (producer === undefined) {
           add(
             "dangling",
-            `${name} input ${input}`,
+            `${name()} input ${input}`,
             `blob ${hash} was produced by no node and is no declared source`,
           );
         } else if (producer >= index) {
-          add("cycle", `${name} input ${input}`, `produced only by node #${producer}, which is not earlier`);
+          add(
+            "cycle",
+            `${name()} input ${input}`,
+            `produced only by node #${producer}, which is not earlier`,
+          );
         }
       }
       const declared = this.#declaredOutputs?.(node.stage);
-      for (const [output, hash] of Object.entries(node.outputs)) {
-        if (!has(hash)) add("missing", `${name} output ${output}`, `blob ${hash} is not in the store`);
+      for (const output in node.outputs) {
+        const hash = node.outputs[output];
+        if (!has(hash)) add("missing", `${name()} output ${output}`, `blob ${hash} is not in the store`);
         if (declared !== undefined && !declared.includes(output)) {
-          add("undeclared_output", `${name} output ${output}`, `stage ${node.stage} declares no such output`);
+          add(
+            "undeclared_output",
+            `${name()} output ${output}`,
+            `stage ${node.stage} declares no such output`,
+          );
         }
       }
-      node.requests.forEach((hash, i) => {
-        if (!has(hash)) add("missing", `${name} request ${i}`, `blob ${hash} is not in the store`);
-      });
+      for (let i = 0; i < node.requests.length; i++) {
+        const hash = node.requests[i];
+        if (!has(hash)) add("missing", `${name()} request ${i}`, `blob ${hash} is not in the store`);
+      }
     });
   }
 
-  /** The program's source files kept in the run (store/program_source.ts): a changed file is named. */
-  #checkProgramSource(add: (kind: ProblemKind, subject: string, detail: string) => void): void {
+  /**
+   * The changed files of the program's source kept in the run (store/program_source.ts), its blob described by
+   * `info` (an unreadable blob is named by the blobs phase).
+   */
+  #programSourceProblems(info: EntryInfo): { subject: string; detail: string }[] {
     const hash = this.#sources[PROGRAM_SOURCE_NAME];
     const header = this.#manifest ?? this.#journal?.header;
-    const entry = hash === undefined ? undefined : this.#blobs.get(hash);
-    if (entry === undefined || header === undefined) return;
+    if (hash === undefined || header === undefined) return [];
     let bytes: Uint8Array;
     try {
-      bytes = readRegularFileSync(join(this.#run, entry.rel), entry.info, MAX_RECORD_FILE_BYTES);
+      bytes = readRegularFileSync(join(this.#run, blobRelativePath(hash)), info, MAX_RECORD_FILE_BYTES);
     } catch (error) {
       if (!(error instanceof UnsafeFileError)) throw error;
-      return; // named by the blobs phase
+      return [];
     }
-    for (const problem of programSourceProblems(bytes, header.program.source_hash)) {
-      add("altered", problem.subject, problem.detail);
-    }
+    return programSourceProblems(bytes, header.program.source_hash);
   }
 
   /**
@@ -613,7 +660,16 @@ export class RunChecker {
 
   /** Phase 5: published files match their blobs and are node outputs; nothing unknown is in the run. */
   async #checkFiles(add: (kind: ProblemKind, subject: string, detail: string) => void): Promise<void> {
-    this.#checkProgramSource(add);
+    const program = this.#sources[PROGRAM_SOURCE_NAME];
+    const programBlob = program === undefined ? undefined : this.#blobs.get(program);
+    if (programBlob) {
+      const early = this.#programEarly?.ino === programBlob.info.ino
+        ? this.#programEarly.problems
+        : undefined;
+      for (const p of early ?? this.#programSourceProblems(programBlob.info)) {
+        add("altered", p.subject, p.detail);
+      }
+    }
     const files = this.#files;
     for (const [name, hash] of Object.entries(files)) {
       if (!this.#present.has(hash)) add("missing", `file ${name}`, `its blob ${hash} is not in the store`);
@@ -648,9 +704,9 @@ export class RunChecker {
       }
     }
     const sealed = this.#entries.has(RUN_FILES.manifest);
-    for (const { rel, info } of this.#entries.values()) {
+    for (const { rel, info, hash } of this.#entries.values()) {
       if (
-        BLOB_PATH.test(rel) || rel === RUN_FILES.journal || rel === RUN_FILES.manifest ||
+        hash !== undefined || rel === RUN_FILES.journal || rel === RUN_FILES.manifest ||
         Object.hasOwn(files, rel)
       ) {
         continue;
@@ -673,12 +729,7 @@ export class RunChecker {
         );}
     }
     if (this.#manifest) {
-      const referenced = new Set<string>([...Object.values(files), ...Object.values(this.#sources)]);
-      for (const node of this.#nodes) {
-        for (const h of [...Object.values(node.inputs), ...Object.values(node.outputs), ...node.requests]) {
-          referenced.add(h);
-        }
-      }
+      const referenced = this.#referenced ?? this.#referencedBlobs();
       for (const hash of this.#blobs.keys()) {
         if (!referenced.has(hash)) add("unknown_file", blobRelativePath(hash), "blob referenced by nothing");
       }
