@@ -1,7 +1,6 @@
 /**
- * The one place where file-system errors of inputs and outputs become one-line {@link UsageError}s (exit 2)
- * naming the path, option and cause (as denoland/std `fs/_map_error.ts`), and where an input is checked to be
- * a regular file (never a FIFO, device or socket) or a directory before it is opened.
+ * The one place where file-system errors of inputs and outputs become one-line {@link UsageError}s naming the
+ * path, option and cause, and where an input is checked to be a regular file or a directory before it is opened.
  * @module
  */
 import { dirname, resolve } from "node:path";
@@ -112,6 +111,15 @@ export async function statInputDirectory(path: string, option?: string): Promise
   return info;
 }
 
+/** The info of an opened input, checked to be a regular file (the path may have been swapped since its stat). */
+async function openedFile(file: Deno.FsFile, path: string, option?: string): Promise<Deno.FileInfo> {
+  const opened = await file.stat();
+  if (!opened.isFile) {
+    throw new UsageError(`${subjectOf(path, option)}: is ${kindOf(opened)}, expected a regular file`);
+  }
+  return opened;
+}
+
 /** Reads a whole regular input file (at most `maxBytes`, default 4 GiB); errors are one-line {@link UsageError}s. */
 export async function readInputFile(
   path: string,
@@ -124,11 +132,7 @@ export async function readInputFile(
   }
   try {
     using file = await Deno.open(path, { read: true });
-    // The path may have been swapped between stat and open: check what was actually opened.
-    const opened = await file.stat();
-    if (!opened.isFile) {
-      throw new UsageError(`${subjectOf(path, option)}: is ${kindOf(opened)}, expected a regular file`);
-    }
+    const opened = await openedFile(file, path, option);
     const bytes = new Uint8Array(opened.size);
     let filled = 0;
     while (filled < bytes.length) {
@@ -142,10 +146,7 @@ export async function readInputFile(
   }
 }
 
-/**
- * Reads an input file as {@link readInputFile} does, in pieces of at most `chunkBytes` handed to `chunk` (one
- * reused buffer: copy what is kept); returns the bytes read.
- */
+/** Reads an input file as {@link readInputFile} does, in chunks of one reused buffer handed to `chunk`. */
 export async function readInputChunks(
   path: string,
   option: string | undefined,
@@ -155,11 +156,7 @@ export async function readInputChunks(
   await statInputFile(path, option);
   try {
     using file = await Deno.open(path, { read: true });
-    // The path may have been swapped between stat and open: check what was actually opened.
-    const opened = await file.stat();
-    if (!opened.isFile) {
-      throw new UsageError(`${subjectOf(path, option)}: is ${kindOf(opened)}, expected a regular file`);
-    }
+    const opened = await openedFile(file, path, option);
     const buffer = new Uint8Array(Math.max(1, Math.min(chunkBytes, opened.size)));
     let total = 0;
     for (;;) {
@@ -228,22 +225,7 @@ export async function readInputJson(path: string, option?: string, maxBytes?: nu
   return parseInputJson(await readInputText(path, option, maxBytes), path, option);
 }
 
-/** Lists the entries of an input directory (checked to be one), errors mapped. */
-export async function readInputDirectory(path: string, option?: string): Promise<Deno.DirEntry[]> {
-  await statInputDirectory(path, option);
-  const entries: Deno.DirEntry[] = [];
-  try {
-    for await (const entry of Deno.readDir(path)) entries.push(entry);
-  } catch (error) {
-    throw inputError(error, path, option);
-  }
-  return entries;
-}
-
-/**
- * Checks, before anything is written, that a new output can be created at `path`: nothing there (not even a
- * dangling link) and its nearest existing ancestor a directory (`parentMustExist`: the parent itself).
- */
+/** Checks, before anything is written, that a new output can be created at `path` (nothing there, parent a dir). */
 export async function checkNewOutputPath(
   path: string,
   option?: string,

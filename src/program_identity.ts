@@ -1,7 +1,6 @@
 /**
- * The program's identity for manifests: name, version, and the SHA-256 of the canonical `[path, sha256]` list
- * of every `.ts` under `src/`, `main.ts` and `deno.lock`, from a checkout or a compiled binary. Files are read
- * synchronously once per process (async per-file reads cost several times the CPU).
+ * The program's identity for manifests: name, version, and the SHA-256 of its source files' `[path, sha256]`
+ * list, read synchronously once per process.
  * @module
  */
 import { join, relative } from "node:path";

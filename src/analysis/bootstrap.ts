@@ -1,7 +1,5 @@
 /**
- * Seeded percentile bootstrap of a mean over units: every column of one call is resampled with the same
- * indices (common random numbers) from the seeded sfc32 generator, so an interval is the same on every machine.
- * A seed's indices are drawn once and cached for plans up to 4 Mi indices.
+ * Seeded percentile bootstrap of a mean over units: every column resampled with the same seeded indices.
  * @module
  */
 import { SeededRandom } from "../data/hotpot_prng.ts";
@@ -48,9 +46,8 @@ export function quantileSorted(sorted: ArrayLike<number>, p: number): number {
 const BRACKET_SAMPLE = 1024;
 
 /**
- * Quantiles `ps` of `values`, exactly as {@link quantileSorted} of them sorted, without sorting them all: a
- * sorted sample brackets the two order statistics, one pass counts the values below and gathers those within,
- * and only these are sorted (all are, when the bracket misses). `values` is not changed.
+ * Quantiles `ps` of `values`, exactly as {@link quantileSorted} of them sorted, without sorting them all (a
+ * sorted sample brackets the order statistics; only values within the bracket are sorted).
  */
 export function quantilesOf(values: Float64Array, ps: readonly number[]): number[] {
   const count = values.length;
@@ -106,10 +103,7 @@ function bracket(
   return { below, inside: within };
 }
 
-/**
- * Percentile bootstrap intervals of the means of equally long columns, all resampled with the same indices; a
- * constant column gets a zero-width interval, an empty one NaN bounds.
- */
+/** Percentile bootstrap intervals of the means of equal-length columns, all resampled with the same indices. */
 export function bootstrapMeans(
   columns: readonly ArrayLike<number>[],
   options: BootstrapOptions = {},
@@ -151,10 +145,7 @@ export function bootstrapMeans(
   });
 }
 
-/**
- * `out[b]` = the mean of `col` over resample `b`'s `n` indices (from `b × n`), summed in order. Four resamples
- * are summed side by side (the same additions, so the same bits): independent chains overlap in the processor.
- */
+/** `out[b]` = the mean of `col` over resample `b`'s indices; four resamples summed side by side (same bits). */
 function resampleMeans(col: Float64Array, indices: Uint32Array, n: number, out: Float64Array): void {
   const resamples = out.length;
   let b = 0;
@@ -224,10 +215,7 @@ export function bootstrapMean(values: ArrayLike<number>, options: BootstrapOptio
   return bootstrapMeans([values], options)[0];
 }
 
-/**
- * A percentile bootstrap interval of a pooled ratio Σ numerators / Σ denominators over units, resampled as in
- * {@link bootstrapMeans}; a resample whose denominators sum to 0 is left out.
- */
+/** A bootstrap interval of Σ numerators / Σ denominators (a resample whose denominators sum to 0 is left out). */
 export function bootstrapRatio(
   numerators: ArrayLike<number>,
   denominators: ArrayLike<number>,

@@ -1,7 +1,5 @@
 /**
- * The cost of a run from its recorded usage and the prices given (`--price MODEL=IN/OUT` USD per million
- * tokens, `--prices FILE`); no price is invented. Nodes reused from a frozen run are left out; a node's model
- * is its `chat_model`/`decision_model`, its condition its `method`/`kind` (else "shared").
+ * The cost of a run from its recorded usage and the prices given (never invented); frozen-run nodes left out.
  * @module
  */
 import { z } from "zod";

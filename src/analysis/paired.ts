@@ -1,8 +1,6 @@
 /**
- * Paired comparison of two conditions on the same units: the mean per-unit difference with a bootstrap
- * interval, a two-sided sign-flip permutation p-value (exact up to {@link EXACT_LIMIT} non-zero differences,
- * else seeded Monte Carlo with p = (1 + hits) / (1 + permutations)), and the minimum detectable difference at
- * 80% power: (z₀.₉₇₅ + z₀.₈₀) × sd(d) / √n, a planning figure.
+ * Paired comparison on the same units: the mean difference with a bootstrap interval, a sign-flip p-value
+ * (exact up to {@link EXACT_LIMIT} non-zero differences, else seeded Monte Carlo) and the 80%-power MDE.
  * @module
  */
 import { SeededRandom } from "../data/hotpot_prng.ts";

@@ -1,6 +1,5 @@
 /**
- * Difference of the means of two independent samples (`compare --unpaired`): a percentile interval from
- * resampling each sample, and a permutation p-value from seeded relabellings, p = (1 + hits) / (1 + permutations).
+ * Difference of the means of two independent samples (`compare --unpaired`): bootstrap interval, permutation p.
  * @module
  */
 import { SeededRandom } from "../data/hotpot_prng.ts";

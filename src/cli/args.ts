@@ -1,6 +1,5 @@
 /**
- * Command-line parsing shared by every command: `parseArgs` for the syntax, zod for the values; any problem is
- * a {@link UsageError} (exit 2) naming the option and the value.
+ * Command-line parsing: `parseArgs` for the syntax, zod for the values; problems are {@link UsageError}s.
  * @module
  */
 import { parseArgs, type ParseArgsOptionsConfig } from "node:util";

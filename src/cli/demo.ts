@@ -1,6 +1,5 @@
 /**
- * `compaction-bench demo`: every suite on the embedded fixtures with the reference model over loopback HTTP,
- * a second sweep reusing the first's frozen compressions, every run verified, the reports' paths printed.
+ * `compaction-bench demo`: every suite offline on the embedded fixtures, then every run verified.
  * @module
  */
 import { join } from "node:path";

@@ -1,7 +1,6 @@
 /**
- * The demo's second lane (sweep, frozen sweep, engines, then their verification), run quietly in a worker
- * beside the hotpot lane to keep both cores busy; its output is sent back whole with its exit code. A worker's
- * entry only: importing it elsewhere would take over that thread's console.
+ * The demo's second lane (sweeps, engines, their verification), run quietly in a worker beside the hotpot lane;
+ * a worker's entry only (importing it elsewhere would take over that thread's console).
  * @module
  */
 import { UsageError } from "../errors.ts";

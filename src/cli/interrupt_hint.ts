@@ -1,7 +1,6 @@
 /**
- * What a person sees when they stop a run (SIGINT, SIGTERM) or find one unfinished: the exact `--resume`
- * command. Runs being written register here; the first signal prints each one's line and exits 130/143 (the
- * fsynced journal makes the run resumable).
+ * What a person sees when they stop a run (SIGINT, SIGTERM) or find one unfinished: the exact `--resume` line;
+ * the first signal prints it for every run being written and exits 130/143.
  * @module
  */
 import { join } from "node:path";
@@ -57,10 +56,7 @@ function interrupted(signal: Deno.Signal): void {
   Deno.exit(EXIT_CODES[signal] ?? 1);
 }
 
-/**
- * Registers a run of `suite` written at `dir` (undefined: a default path not chosen yet) until the returned
- * function is called: a signal meanwhile prints what to do next and ends the process. Not in a worker.
- */
+/** Registers a run of `suite` at `dir` until the returned function is called (a signal then prints its hint). */
 export function whileWriting(suite: ResumableSuite | undefined, dir: string | undefined): () => void {
   if (!inMainThread() || Deno.build.os === "windows") return () => {};
   const token = Symbol(dir ?? "run");

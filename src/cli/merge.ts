@@ -1,6 +1,5 @@
 /**
- * `compaction-bench merge OUT RUN...`: joins the finished shards of one protocol into a new run, recomputes the
- * suite's exported files with a whole run's code, and seals it; a refusal exits 2 and writes nothing.
+ * `compaction-bench merge OUT RUN...`: joins finished shards into a new run and recomputes its exported files.
  * @module
  */
 import { UsageError } from "../errors.ts";

@@ -19,10 +19,7 @@ export function editDistance(a: string, b: string): number {
   return d[a.length][b.length];
 }
 
-/**
- * The known option nearest to `typed` (without `--`) within a slip (1 edit up to 4 characters, 2 up to 8, else
- * 3), or the one option it is a prefix of; ties go to the first in `known`; else null.
- */
+/** The known option nearest to `typed` within a slip (1–3 edits by length) or that it prefixes, else null. */
 export function nearestOption(typed: string, known: readonly string[]): string | null {
   const name = typed.replace(/^-+/, "").split("=")[0];
   if (name === "") return null;

@@ -1,6 +1,5 @@
 /**
- * A run's command line, recorded and rebuilt by the CLI: the words a run header records, and for
- * `--resume DIR` the words its header recorded, checked, without `--output`, with `--resume DIR` appended.
+ * A run's command line, recorded in its header and rebuilt from it for `--resume DIR`.
  * @module
  */
 import { join } from "node:path";
@@ -71,10 +70,7 @@ export function recordedOptions(options: Readonly<Record<string, unknown>>): Rec
   return out;
 }
 
-/**
- * The command words a run header records: `command` then `argv` without `--env-file`, `--resume` and `--help`
- * (either form); `runSuite` refuses a word holding a secret.
- */
+/** The command words a run header records: `command` then `argv` without `--env-file`, `--resume`, `--help`. */
 export function recordedCommand(command: readonly string[], argv: readonly string[]): string[] {
   const out = [...command];
   for (let i = 0; i < argv.length; i++) {

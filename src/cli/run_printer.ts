@@ -1,7 +1,5 @@
 /**
- * How the CLI shows a suite run: progress and the life cycle's notes on stderr, the `--resume` line on a
- * signal; when finished, the summary, the retry's outcome and the path, or a check-only comparison (exit 1 on
- * a differing answer input).
+ * How the CLI shows a suite run: progress and notes on stderr, the summary, the retry's outcome and the path.
  * @module
  */
 import { CheckFailedError } from "../errors.ts";
@@ -52,10 +50,7 @@ export function retriedLine(retried: RetryOutcome): string {
     `(${retried.sameKey} with the same key, the rest with new inputs), ${retried.reused} reused from it`;
 }
 
-/**
- * What a run with failed conditions says after its summary: the count per kind, the first error (redacted) and
- * the command that recovers them (`--retry-failed`, or a fresh run for suites that do not resume).
- */
+/** What a run with failed conditions says: the count per kind, the first error and the command that recovers. */
 export function failedLines(failed: FailedConditions): string[] {
   const kinds = failed.counts.map(([kind, n]) => `${n} ${kind}${n === 1 ? "" : "s"}`).join(", ");
   return [

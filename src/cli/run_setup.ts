@@ -74,10 +74,7 @@ export async function parseResumable<T extends { help?: boolean; resume?: string
   return { argv, options: parsed.options };
 }
 
-/**
- * The entry of a resumable run command: parses (see {@link parseResumable}), prints `help` when asked, and runs
- * `command` with the interrupt hint armed while it prepares; undefined after the help.
- */
+/** The entry of a resumable run command: parses, prints `help`, or runs `command` with the interrupt hint armed. */
 export async function runResumableCommand<
   T extends { help?: boolean; resume?: string; output?: string },
   R,

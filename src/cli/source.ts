@@ -1,6 +1,5 @@
 /**
- * `compaction-bench source RUN [--extract DIR]`: lists the program source files a run keeps, or writes them into
- * a new folder, after checking the blob's and every file's hash.
+ * `compaction-bench source RUN [--extract DIR]`: lists (or writes out) the program source files a run keeps.
  * @module
  */
 import { dirname, join } from "node:path";

@@ -1,6 +1,5 @@
 /**
- * `compaction-bench verify DIR [--json]`: checks a run, or every run under a folder; formats the checker's
- * typed problems. Exit 0 only when every check of every run holds, 1 on a problem.
+ * `compaction-bench verify DIR`: checks a run, or every run under a folder (exit 1 on a problem).
  * @module
  */
 import { join, relative } from "node:path";

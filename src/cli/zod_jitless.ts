@@ -1,6 +1,5 @@
 /**
- * Puts zod in "jitless" mode for the process: no `new Function` parser compiled per object schema (same
- * results; most parse a handful of values). It affects schemas built after it, so main.ts imports it first.
+ * Puts zod in "jitless" mode (no `new Function` per object schema) for schemas built after it: main.ts first.
  * @module
  */
 import { z } from "zod";

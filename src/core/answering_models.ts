@@ -1,6 +1,5 @@
 /**
- * Which models answered a run's calls, per role, beside the names asked for: a provider may answer under
- * another `model`, and a run whose answering model changed mid-run says so.
+ * Which models answered a run's calls, per role, beside the names asked for (a provider may answer as another).
  * @module
  */
 import { z } from "zod";
@@ -106,10 +105,7 @@ export function answeredNames(calls: Readonly<ModelCalls>): string[] {
   return Object.keys(calls).sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
 }
 
-/**
- * The run's models as a report states them, per role: the requested name and the models that answered, e.g.
- * `` chat `qwen3.8-max` (answered by `served-1`) ``; `code` formats a name (Markdown backticks, HTML `<code>`).
- */
+/** The run's models per role as a report states them: `` chat `qwen3.8-max` (answered by `served-1`) ``. */
 export function modelsFact(
   requested: { chat_model: string; decision_model: string },
   models: AnsweringModels,

@@ -1,6 +1,5 @@
 /**
- * The call record: one provider exchange as every layer stores and reads it (a canonical JSON blob listed in a
- * node's `requests`): request and response bodies, never headers or credentials.
+ * The call record: one provider exchange as every layer stores and reads it (never headers or credentials).
  * @module
  */
 import { z } from "zod";

@@ -1,6 +1,5 @@
 /**
- * A map bounded in entries that drops its oldest entry first, in constant time: the order is kept in a queue
- * because finding a V8 `Map`'s first live key costs time in its size.
+ * A map bounded in entries that drops its oldest entry first, in constant time.
  * @module
  */
 

@@ -1,6 +1,5 @@
 /**
- * A heap budget for long runs (like Go's GOMEMLIMIT): V8 lets garbage grow to several times the live heap, so
- * a full collection (V8's `gc`, where exposed) is asked for when the heap in use passes the budget.
+ * A heap budget for long runs (like Go's GOMEMLIMIT): a full collection when the heap in use passes it.
  * @module
  */
 import v8 from "node:v8";
@@ -34,10 +33,7 @@ function fullCollection(): (() => void) | null {
   return collect;
 }
 
-/**
- * Keeps the heap in use under the budget; once the live heap itself nears it, the next collection waits until
- * the heap has grown by the headroom.
- */
+/** Keeps the heap in use under the budget (near it, the next collection waits for the headroom's growth). */
 export class HeapBudget {
   readonly #bytes: number;
   readonly #headroom: number;

@@ -1,6 +1,5 @@
 /**
- * The most bytes each kind of small JSON input may hold, checked from its size before it is read; kinds with
- * their own caps (run files, replies, datasets, transcripts) are not here.
+ * The most bytes each kind of small JSON input may hold, checked from its size before it is read.
  * @module
  */
 

@@ -1,7 +1,6 @@
 /**
- * Where the values of a JSON text lie, found by scanning its bytes, so a large file is parsed element by
- * element. Only strings and bracket depth are tracked (exact on UTF-8: structural bytes are ASCII); spans are
- * validated by `JSON.parse`, and a text the scan cannot follow yields null.
+ * Where the values of a JSON text lie, found by scanning its bytes (strings and brackets only), so a large file
+ * is parsed element by element; a text the scan cannot follow yields null.
  * @module
  */
 import { parseJson } from "./json_read.ts";

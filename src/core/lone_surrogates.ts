@@ -1,6 +1,5 @@
 /**
- * Finding a lone surrogate in parsed JSON (`\uD800` escapes can make one; canonical JSON refuses it later), so
- * every loader refuses one the same way, naming the file and the place.
+ * Finding a lone surrogate in parsed JSON, so every loader refuses one the same way, naming the place.
  * @module
  */
 

@@ -1,6 +1,5 @@
 /**
- * Outside text (an engine's reason, a file name, a model's output) made safe to print: no control or bidi
- * character acts on a terminal and no HTML is live in Markdown; each such character is shown as its escape.
+ * Outside text made safe to print: control and bidi characters shown as escapes, no live HTML in Markdown.
  * @module
  */
 

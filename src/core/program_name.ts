@@ -1,6 +1,5 @@
 /**
- * How a person starts this program in every hint: the launcher `./compaction-bench`, or `compaction-bench` for
- * the binary built by `deno task compile`.
+ * How a person starts this program in every hint: `./compaction-bench`, or `compaction-bench` when compiled.
  * @module
  */
 

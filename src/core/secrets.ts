@@ -1,7 +1,6 @@
 /**
- * The secrets of a run (provider keys, `--engine-env` values): those of {@link MIN_SECRET_CHARS} characters or
- * more are kept out of error texts and logs (shorter ones occur by chance in text); stored bodies are never
- * redacted (keys travel only in headers), and an option value holding a secret is refused.
+ * The secrets of a run: those of {@link MIN_SECRET_CHARS} characters or more are kept out of error texts and
+ * logs and refused in options; stored bodies are never redacted (keys travel only in headers).
  * @module
  */
 
@@ -46,10 +45,7 @@ export function shortSecretNotice(names: readonly string[]): string {
 const PASS_SECRETS_HINT = "pass a secret to an outside engine with --engine-env NAME, to an agent with " +
   "--agent-env NAME (the variable's value is handed over, never recorded)";
 
-/**
- * Refuses option values and command words that hold a long secret, naming the option (or word position) and
- * the secret's source, never the value: a run so started would store the value.
- */
+/** Refuses option values and command words holding a long secret, naming the option and source, not the value. */
 export function refuseSecretsInOptions(
   options: Readonly<Record<string, unknown>>,
   argv: readonly string[],

@@ -4,10 +4,7 @@
  */
 import type { ChatMessage } from "./messages.ts";
 
-/**
- * Every assistant tool call answered by exactly one `tool` message directly after it, and every `tool` message
- * answering that assistant message; null when valid, else a reason naming the message index and call id.
- */
+/** Why tool calls and results are not paired (index and call id), or null when every call has its one result. */
 export function toolPairingProblem(messages: ChatMessage[]): string | null {
   let pending: Set<string> | null = null;
   let pendingAt = -1;

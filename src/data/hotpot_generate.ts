@@ -1,8 +1,6 @@
 /**
- * A deterministic generator of HotpotQA-format distractor records over a made-up world: ten articles per
- * record, two gold ones stating the asked facts once (the supporting facts), and distractors built the way
- * HotpotQA retrieved them (about half lexical neighbours of the question's entities, stating nothing asked).
- * Record `i` is seeded `${seed}:${i}`; titles are unique across a call; even indices are bridge questions.
+ * A deterministic generator of HotpotQA-format distractor records over a made-up world: two gold articles and
+ * eight distractors per record, about half of them lexical neighbours of the question's entities.
  * @module
  */
 import { createHash } from "node:crypto";

@@ -1,6 +1,5 @@
 /**
- * The official HotpotQA JSON layout: an array of `{_id, question, answer, type, level,
- * supporting_facts: [[title, sent_id]], context: [[title, [sentences]]]}`.
+ * The official HotpotQA JSON layout (`_id`, `supporting_facts: [[title, sent_id]]`, `context: [[title, […]]]`).
  * @module
  */
 import { z } from "zod";

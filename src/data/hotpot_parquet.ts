@@ -1,6 +1,5 @@
 /**
- * The Hugging Face `hotpot_qa/distractor` Parquet layout (struct-of-lists columns), read with hyparquet through
- * ranged reads in slices of its row groups, so a caller keeping only some records never holds the whole file.
+ * The Hugging Face `hotpot_qa/distractor` Parquet layout, read in slices of its row groups by ranged reads.
  * @module
  */
 import type { AsyncBuffer, parquetMetadataAsync } from "hyparquet";
@@ -72,10 +71,7 @@ export async function loadHotpotParquet(path: string, option?: string): Promise<
   return records;
 }
 
-/**
- * A Hugging Face layout Parquet file as validated records in file order, in batches of at most `batchRows`,
- * read by byte ranges and decoded in slices of `decodeRows`; errors are {@link loadHotpotParquet}'s.
- */
+/** A Hugging Face layout Parquet file as validated records in batches, never held whole. */
 export async function* hotpotParquetBatches(
   path: string,
   option?: string,

@@ -1,6 +1,5 @@
 /**
- * Writes the Hugging Face `hotpot_qa/distractor` Parquet layout with an explicit schema (real LIST groups),
- * in its own module so readers never load the writer.
+ * Writes the Hugging Face `hotpot_qa/distractor` Parquet layout (its own module: readers never load it).
  * @module
  */
 import { ByteWriter, parquetWrite } from "hyparquet-writer";

@@ -1,8 +1,6 @@
 /**
- * Conditions that failed for a provider or engine reason (a failure of the measurement: the CLI names it with
- * the `--retry-failed` command and exits 1), as opposed to a method's honest invalidity: a node with a failed
- * call, or an engine node that gave no output at all (could not start, crashed, timed out, reached no model).
- * An engine that answered wrongly, or a node invalid because an earlier one failed, is not counted.
+ * Conditions that failed for a provider or engine reason (a failed call, an engine with no output at all), as
+ * opposed to a method's honest invalidity: the CLI names them with the `--retry-failed` command and exits 1.
  * @module
  */
 import type { CallRecord } from "../core/call_record.ts";

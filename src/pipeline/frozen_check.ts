@@ -1,8 +1,6 @@
 /**
  * "Frozen means frozen": with `--frozen-run DIR` every summary and ranking comes from the frozen run and no new
- * compression call is made. Before anything is written, key-entering options are compared with the frozen
- * protocol and failed compression nodes are refused; while running, the executor refuses a compression node the
- * frozen run lacks ({@link FrozenMismatchError}). All are {@link UsageError}s (exit 2).
+ * compression call is made; mismatches are {@link UsageError}s (exit 2).
  * @module
  */
 import { UsageError } from "../errors.ts";

@@ -1,6 +1,5 @@
 /**
- * A finished run opened for reuse (`--frozen-run DIR`, `--retry-failed RUN`): its manifest indexed by node key
- * and by label, its manifest's hash and its blob store.
+ * A finished run opened for reuse (`--frozen-run`, `--retry-failed`): nodes by key and label, its blob store.
  * @module
  */
 import { BlobStore } from "../store/blob_store.ts";

@@ -1,8 +1,6 @@
 /**
- * Progress on stderr (never stdout, which carries results): per stage done of planned, elapsed time (from its
- * first finished unit), rate, ETA ((planned − done) / rate; memo and resume hits count as done), failures and
- * retries. On a terminal a live block redrawn each second; otherwise a line per finished stage and a status
- * line a minute. The overall ETA is the longest unfinished stage's (stages run as a pipeline).
+ * Progress on stderr (stdout carries results): per stage done of planned, rate, ETA, failures and retries; a
+ * live block on a terminal, else a line per finished stage and a status line a minute.
  * @module
  */
 
@@ -69,10 +67,7 @@ export class Progress {
   /** Lines of the live block now on the terminal (0: none). */
   #drawn = 0;
 
-  /**
-   * `quiet` silences everything; `live` defaults to whether stderr is a terminal; `names` gives a stage's
-   * display name; `now`, `intervalMs`, `columns` and `write` are for tests.
-   */
+  /** `quiet` silences everything; `live` defaults to stderr being a terminal; the rest are for tests. */
   constructor(
     title: string,
     options: {
@@ -171,10 +166,7 @@ export class Progress {
     if (this.#stages.size > 0) this.#draw();
   }
 
-  /**
-   * Ends the live block and the status lines; live, it gives way to one line: `hotpot: finished in 1m23s ·
-   * 11 stages · 2 failed · 3 retries`, or `hotpot: stopped after 42s · 5/11 stages done`.
-   */
+  /** Ends the live block (live, one `finished in …` or `stopped after …` line stays) and the status lines. */
   end(): void {
     this.#stopTimer();
     if (this.#quiet || !this.#live) return;

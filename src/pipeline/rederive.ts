@@ -1,6 +1,5 @@
 /**
- * `verify --rederive`: re-executes every provider-free node of a finished run from its stored inputs and checks
- * every output is byte-identical (status and reason equal): the published numbers follow from the blobs.
+ * `verify --rederive`: re-executes every provider-free node from its stored inputs, checking byte-identity.
  * @module
  */
 import { BlobStore } from "../store/blob_store.ts";
@@ -29,10 +28,7 @@ export interface StageRegistry {
   stage(name: string): AnyStageDef | undefined;
   /** What the bodies of a run's stages need (tokenizer, fixtures), built from the run itself. */
   environment(manifest: Manifest, store: BlobStore): Promise<unknown>;
-  /**
-   * The environment a provider node's body is replayed in (`models` answer from its records); undefined for a
-   * stage that cannot be replayed. `producers` finds the nodes that produced a blob.
-   */
+  /** The environment a provider node is replayed in from its records; undefined where it cannot be. */
   replayEnvironment?(
     node: Node,
     env: unknown,

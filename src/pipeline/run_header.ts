@@ -1,7 +1,6 @@
 /**
- * The binding of a run's header to its DAG: one `run-header` node whose params are the recorded options that
- * change what the run computes and the protocol; the published JSON files take its output as an input. A
- * header re-sealed with other options no longer equals the node's params (`header_mismatch` in `--rederive`).
+ * The binding of a run's header to its DAG: a `run-header` node whose params are the recorded options that
+ * change what the run computes and the protocol (`header_mismatch` in `--rederive` when they differ).
  * @module
  */
 import { z } from "zod";
@@ -38,10 +37,7 @@ export const runHeaderStage = defineStage({
   },
 });
 
-/**
- * Recorded options that do not change what a run computes (where it is written, which run it reuses, transport,
- * progress), so the `run-header` node does not bind them. Mirrored by `scripts/audit_run.py` (`UNBOUND_OPTIONS`).
- */
+/** Recorded options that do not change what a run computes (mirrored by `UNBOUND_OPTIONS` in scripts/audit_run.py). */
 export const UNBOUND_OPTIONS: readonly string[] = [
   "output",
   "out",

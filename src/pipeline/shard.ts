@@ -1,7 +1,6 @@
 /**
- * Shards: `--shard K/N` runs the K-th of N deterministic parts of a run's work (joined by `merge`): a hotpot
- * question by SHA-256 of its id mod N, a sweep generation `g` by `g mod N`. The shard is in the run header,
- * never in a node key, so a shard's nodes are the unsharded run's nodes of its part.
+ * Shards: `--shard K/N` runs the K-th of N deterministic parts of a run's work (joined by `merge`); the shard is
+ * in the run header, never in a node key.
  * @module
  */
 import { z } from "zod";

@@ -1,8 +1,6 @@
 /**
- * Typed stage declarations: name, version, params schema, inputs, outputs with zod schemas (checked when read
- * back), whether it calls a provider, and its body. The executor runs them; `verify --rederive` re-executes
- * provider-free ones and compares outputs byte for byte. An output is JSON (canonical bytes) or text (exact
- * UTF-8: the published files are text outputs).
+ * Typed stage declarations: name, version, params, inputs, outputs with zod schemas, provider flag and body;
+ * outputs are canonical JSON or exact UTF-8 text (the published files).
  * @module
  */
 import type { z } from "zod";
@@ -24,10 +22,7 @@ export interface OutputSpec<T = unknown> {
   schema: z.ZodType<T>;
   /** `text`: exact UTF-8, given as a string or as bytes (one array or chunks, never joined). Default `json`. */
   kind?: BlobKind;
-  /**
-   * False for an output too large to hand back or only passed on by hash: the executor stores it and gives
-   * null for it on every path, never reading it back; a caller reads its blob by hash.
-   */
+  /** False for an output too large to hand back: stored, null on every path; callers read its blob by hash. */
   held?: false;
   /** What the output holds (for the stage catalogue). */
   doc: string;

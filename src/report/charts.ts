@@ -1,7 +1,6 @@
 /**
- * Inline SVG charts for the HTML reports, without dependencies or scripts: bar charts and line charts with
- * reference lines. Null values show "n/a" (never 0); text is escaped; coordinates are rounded to 0.1 px (same
- * input, same bytes); series differ by colour-blind-safe colour and, in line charts, marker shape.
+ * Inline SVG bar and line charts for the HTML reports (no script): nulls show "n/a", text is escaped, and
+ * coordinates are rounded to 0.1 px, so the same input gives the same bytes.
  * @module
  */
 import { type Html, safeHtml } from "./html.ts";
@@ -204,10 +203,7 @@ function marker(series: number, x: number, y: number): Html {
     : safeHtml`<rect x="${c(x - 4)}" y="${c(y - 4)}" width="8" height="8" fill="${fill}"/>`;
 }
 
-/**
- * A vertical error bar from `lo` to `hi`, titled with the interval; an end beyond the axis is an arrowhead at
- * the plot's edge (and the title says so), so an interval is never cut without a mark.
- */
+/** A vertical error bar titled with its interval; an end beyond the axis is an arrowhead at the plot's edge. */
 function errorBar(x: number, axis: Axis, err: { lo: number; hi: number }, title: string): Html {
   const y1 = axis.y(err.lo);
   const y2 = axis.y(err.hi);
@@ -492,10 +488,7 @@ export function barChart(options: BarChartOptions): Html {
   }</svg>`;
 }
 
-/**
- * Baselines of a line chart's value labels: even series above their point, odd below (above near the x axis),
- * pushed apart so that none overlap; a null's "n/a" sits just above the axis.
- */
+/** Baselines of a line chart's value labels: above (even series) or below their point, pushed apart to not overlap. */
 function valueLabelPositions(series: readonly ChartSeries[], axis: Axis, box: Box): number[][] {
   const ys = series.map((s, j) =>
     s.values.map((v) => {

@@ -1,6 +1,5 @@
 /**
- * Comparing two finished runs of the same suite: per row key, each headline metric side by side with its
- * difference, read from the runs' published files (never changed). The suite says which metrics.
+ * Comparing two finished runs of one suite from their published files: each headline metric side by side.
  * @module
  */
 import { join } from "node:path";
@@ -65,10 +64,7 @@ async function readOptional(path: string): Promise<unknown> {
   return await readJson(path);
 }
 
-/**
- * The models that answered a run, per role, from its published aggregate.json (rows' `models` merged, or the
- * top-level `answering_models`); null for a run published before they were recorded.
- */
+/** The models that answered a run, per role, from its published aggregate.json; null when not recorded. */
 export function answeringModelsOf(aggregate: unknown): AnsweringModels | null {
   if (aggregate !== null && typeof aggregate === "object" && !Array.isArray(aggregate)) {
     const parsed = AnsweringModelsSchema.safeParse(

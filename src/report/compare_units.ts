@@ -1,6 +1,5 @@
 /**
- * The unit-level part of `compare`: per condition and metric, B − A of the per-unit means paired by unit id
- * (bootstrap CI, sign-flip p, detectable difference), or with `--unpaired` as independent samples.
+ * The unit-level part of `compare`: per condition and metric, B − A of the per-unit means, paired or unpaired.
  * @module
  */
 import { join } from "node:path";

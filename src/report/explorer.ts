@@ -1,7 +1,6 @@
 /**
- * A per-item explorer embedded in a report page: one self-contained block (inline JSON data and script; works
- * from `file://`). Every text is interned once in a string table; the data sits in
- * `<script type="application/json">` with `<` as `\u003c`, and the script builds the page with `textContent`.
+ * A per-item explorer embedded in a report page: inline JSON data (texts interned once, `<` escaped) and an
+ * inline script that builds the page with `textContent`; works from `file://`.
  * @module
  */
 import type { ChatMessage } from "../models/messages.ts";
@@ -129,10 +128,7 @@ export interface PackedExplorer {
   packed: unknown;
 }
 
-/**
- * Packs an explorer's items and contexts as they are made into one string table, so a large report holds
- * indices, not objects (its table order differs from {@link packExplorer}'s; the page reads both).
- */
+/** Packs an explorer's items and contexts into one string table as they are made (a large report holds indices). */
 export class ExplorerPacker {
   readonly #t = new StringTable();
   readonly #items: unknown[] = [];

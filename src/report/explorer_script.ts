@@ -1,6 +1,5 @@
 /**
- * The inline script and style of the report explorer: plain ES2017, builds the view with `textContent` only,
- * and follows `#item=ID` so every item can be linked.
+ * The inline script and style of the report explorer (ES2017, `textContent` only, `#item=ID` links).
  * @module
  */
 

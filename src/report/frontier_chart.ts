@@ -1,6 +1,5 @@
 /**
- * The quality/size frontier of a ceiling sweep: per method a polyline (x = mean answer-input tokens, y = EM %
- * with its 95% CI), a point per ceiling, and Full as a dashed reference line. Inline SVG, same input same bytes.
+ * The quality/size frontier of a ceiling sweep: EM (95% CI) over mean answer-input tokens, per method.
  * @module
  */
 import { SERIES_COLORS } from "./charts.ts";

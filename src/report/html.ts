@@ -1,7 +1,6 @@
 /**
- * The shared parts of the HTML reports: escaping ({@link safeHtml}), the page shell with inline CSS, tables,
- * fact lists, banners, figures. Pages are single self-contained files (no scripts or external URLs: they are
- * opened air-gapped), and the same input gives byte-identical HTML.
+ * The shared parts of the HTML reports ({@link safeHtml} escaping, page shell, tables, facts, figures): single
+ * self-contained files (opened air-gapped), the same input giving byte-identical HTML.
  * @module
  */
 import { type Cell, formatCell } from "../core/markdown_table.ts";

@@ -1,8 +1,6 @@
 /**
- * Canonical JSON (RFC 8785) for every hashed record, behind a strict I-JSON (RFC 7493) gate that names the
- * path to a value JSON cannot represent exactly. One pass (`ordered`) checks and orders members, then one native
- * `JSON.stringify` writes the text; values it would reorder (integer-like keys, `__proto__`, `toJSON`) are
- * written member by member (`serialize`). tests/store_canonical.test.ts holds both to the RFC's vectors.
+ * Canonical JSON (RFC 8785) behind a strict I-JSON (RFC 7493) gate that names the path to a refused value; one
+ * native `JSON.stringify` of ordered members, or member by member where it would reorder.
  * @module
  */
 
@@ -34,10 +32,7 @@ function childPath(path: string, key: string): string {
   return /^[A-Za-z_$][A-Za-z0-9_$]*$/.test(key) ? `${path}.${key}` : `${path}[${JSON.stringify(key)}]`;
 }
 
-/**
- * Throws {@link NotIJsonError} unless `value` is I-JSON: null, booleans, finite numbers (integers as digits only
- * within ±(2^53−1); from 1e21 exponent form is accepted), well-formed strings, arrays and plain objects of those.
- */
+/** Throws {@link NotIJsonError} unless `value` is I-JSON (integers as digits only within ±(2^53−1)). */
 export function assertIJson(value: unknown, path = "$"): void {
   switch (typeof value) {
     case "string":
@@ -177,10 +172,7 @@ function sortKeys(keys: string[]): void {
   }
 }
 
-/**
- * `value` itself when every object in it has its members in code-unit order, else a copy with those rebuilt in
- * order (the rest shared); throws {@link REFUSED} or {@link BY_MEMBER} (the native writer would reorder).
- */
+/** `value`, or a copy with its objects' members in code-unit order; throws {@link REFUSED} or {@link BY_MEMBER}. */
 function ordered(value: unknown): unknown {
   switch (typeof value) {
     case "string":

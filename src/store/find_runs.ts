@@ -1,6 +1,5 @@
 /**
- * Finding the run directories (holding `journal.jsonl` or `manifest.json`) under a folder at any depth; nothing
- * below a run is searched, symlinks are not followed, temp `.creating-` folders are skipped.
+ * Finding the run directories under a folder at any depth (symlinks not followed, `.creating-` skipped).
  * @module
  */
 import { join, relative } from "node:path";

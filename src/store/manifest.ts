@@ -1,6 +1,5 @@
 /**
- * The records of the manifest DAG (run header, nodes, manifest) and the node key: SHA-256 of the canonical
- * JSON of `{stage, version, params, inputs}`; transport settings never enter it.
+ * The records of the manifest DAG (run header, nodes, manifest) and the node key.
  * @module
  */
 import { z } from "zod";

@@ -1,7 +1,5 @@
 /**
- * Bounded schema checks of a parsed `manifest.json` for `verify`: the node count against the journal's lines
- * first, then nodes one at a time with a cap on problems named (zod's one-shot parse overflows the stack on
- * many bad nodes).
+ * Bounded schema checks of a parsed `manifest.json` for `verify`: nodes one at a time, problems capped.
  * @module
  */
 import { type Manifest, ManifestSchema, NodeSchema } from "./manifest.ts";

@@ -1,7 +1,5 @@
 /**
- * Joining finished shards (`--shard K/N`) of one protocol into a new run: {@link planMerge} checks the shards
- * (same suite, program, protocol, tokenizer, sources, count; no duplicate or missing part; no key with two
- * outputs) and writes nothing; {@link writeMerged} creates the merged run (blobs by hash, nodes by key).
+ * Joining finished shards of one protocol into a new run: {@link planMerge} checks, {@link writeMerged} writes.
  * @module
  */
 import { join } from "node:path";

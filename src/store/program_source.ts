@@ -1,8 +1,5 @@
 /**
- * The program's own source kept in every run as the source blob `program`: the files `program.source_hash`
- * covers and the adapters, each with its SHA-256; `verify` checks them and `source RUN` lists or writes them.
- * The layout (docs/FORMAT.md): gzip of one JSON line `{"format", "files": [[path, sha256, bytes], …]}`, then the
- * files' bytes in path order; `@1` runs keep the same layout uncompressed.
+ * The program's own source kept in every run as the source blob `program` (layout in docs/FORMAT.md).
  * @module
  */
 import { gunzipSync, gzipSync } from "node:zlib";

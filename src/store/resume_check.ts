@@ -1,6 +1,5 @@
 /**
- * Whether a run may be resumed by this invocation: program, tokenizer, protocol and shard must be the ones
- * recorded in its header, or the run would mix two set-ups.
+ * Whether a run may be resumed: program, tokenizer, protocol and shard must be the ones its header records.
  * @module
  */
 import { canonicalJson } from "./canonical.ts";

@@ -1,8 +1,6 @@
 /**
- * The writer's lock of a run directory: `RUN/.lock`, an exclusive `flock` held while writing, holding the
- * holder's pid, host and start time. A second writer is refused naming the holder; the OS frees a dead
- * process's lock, so the next writer takes it over atomically. Release removes the file before closing it (a
- * taker that opened the removed file notices and retries).
+ * The writer's lock of a run directory: `RUN/.lock` under an exclusive `flock`, holding the holder's pid, host
+ * and start; the OS frees a dead process's lock, so the next writer takes it over atomically.
  * @module
  */
 import { hostname } from "node:os";

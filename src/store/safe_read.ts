@@ -1,7 +1,6 @@
 /**
- * Reading files of a possibly hostile run that `lstat` saw as regular: opened without following a symlink or
- * blocking on a FIFO, checked with `fstat` to be that same file, and read up to its size (plus one byte, to
- * notice growth). File-system errors become {@link UnsafeFileError}s with a one-line reason.
+ * Reading a possibly hostile run's regular files: no symlink followed, no FIFO blocking, `fstat`-checked, and
+ * never more than their size; errors become {@link UnsafeFileError}s.
  * @module
  */
 import { createHash } from "node:crypto";

@@ -1,6 +1,5 @@
 /**
- * What the readers of a possibly hostile run share: the error, the parts of `lstat` they read, and error
- * naming; no file-system module is loaded here, for the scanning worker's sake.
+ * What the readers of a possibly hostile run share (no file-system module: the scanning worker loads it).
  * @module
  */
 

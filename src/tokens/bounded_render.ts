@@ -1,7 +1,6 @@
 /**
- * Rendering a chat template (input: a program that could loop or grow a string forever) under a work bound:
- * `@huggingface/jinja`'s interpreter with a step budget (per node and per `range()` element) and a bound on
- * any string's size; going over throws {@link TemplateLimitError} and the render is abandoned.
+ * Rendering a chat template (a program from the input) under a step budget and a bound on any string's size;
+ * going over throws {@link TemplateLimitError}.
  * @module
  */
 import { Environment, Interpreter, type Template } from "@huggingface/jinja";
@@ -27,9 +26,8 @@ export interface RenderBounds {
 export const BASE_CHARS = 16 * 1024 * 1024;
 
 /**
- * The bounds for rendering `items` messages totalling `inputChars` characters: generous for real templates,
- * small enough to stop a looping one in seconds. A function `inputChars` is called only if a string grows past
- * {@link BASE_CHARS} (measuring costs a tenth of a render).
+ * The bounds for rendering `items` messages of `inputChars` characters: generous for real templates, small
+ * enough to stop a looping one in seconds (`inputChars` as a function is called only past {@link BASE_CHARS}).
  */
 export function renderBounds(items: number, inputChars: number | (() => number)): RenderBounds {
   const steps = 2_000_000 + 20_000 * items;

@@ -1,7 +1,6 @@
 /**
- * Counting the tokens of one pre-token from prebuilt merges (`bpe_ranks.ts`): its UTF-8 bytes become byte-level
- * symbol ids, merged as the library's BPE does (lowest rank, leftmost first) until no pair merges; the count is
- * the parts left. Short words merge in place, long ones through a heap (tests/tokens_bpe_ranks.test.ts).
+ * Counting the tokens of one pre-token from prebuilt merges (`bpe_ranks.ts`), merging byte-level symbol ids as
+ * the library's BPE does (lowest rank, leftmost first); the count is the parts left.
  * @module
  */
 import type { MergeTable } from "./bpe_ranks.ts";

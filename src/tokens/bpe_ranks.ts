@@ -207,10 +207,7 @@ function bodyIntegers(bytes: Uint8Array, start: number, count: number): Int32Arr
   return out;
 }
 
-/**
- * The prebuilt merges in `dir` when its {@link BPE_RANKS_FILE} exists, is whole, is this format and was made
- * from the `tokenizer.json` of SHA-256 `tokenizerSha256`; else null (the table is built from `tokenizer.json`).
- */
+/** The prebuilt merges in `dir` when its {@link BPE_RANKS_FILE} is whole, current and of `tokenizerSha256`; else null. */
 export async function readBpeRanks(dir: string, tokenizerSha256: string): Promise<BpeRanks | null> {
   let bytes: Uint8Array;
   try {

@@ -24,8 +24,7 @@ export interface TokenBreakdown {
 
 /**
  * Splits a prompt's exact count: message `i` gets `P(i+1) - P(i)` (`P(k)`: the first `k` messages rendered
- * without the generation prompt), so message 0 carries the preamble and a change in hindsight is charged to
- * its cause; the generation prompt gets `total - P(n)`. The parts add up to `total` exactly.
+ * without the generation prompt), the generation prompt `total - P(n)`; the parts add up to `total`.
  */
 export function tokenBreakdown(
   counter: HfTokenCounter,

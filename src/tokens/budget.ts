@@ -1,6 +1,5 @@
 /**
- * Budget helpers over exact token counts: BPE merges across pieces, so a prompt's tokens are not the sum of its
- * parts and a search counts whole prompts (bisection: O(log n) counts).
+ * Budget helpers over exact token counts: BPE merges across pieces, so searches count whole prompts.
  * @module
  */
 import type { ChatMessage, ToolDefinition } from "../core/messages.ts";
@@ -30,10 +29,7 @@ export function fitsWithin(counter: TokenCounter, prompt: Prompt, limit: number)
   return countPrompt(counter, prompt) <= limit;
 }
 
-/**
- * Tokens left for evidence: the ceiling less the reserve and the prompt with empty evidence (may be
- * negative); a planning figure only: verify the final prompt with {@link fitsWithin}.
- */
+/** Tokens left for evidence under the ceiling and reserve (a planning figure: check the final prompt). */
 export function evidenceSpace(
   counter: TokenCounter,
   build: (evidence: string) => Prompt,
@@ -62,10 +58,7 @@ function bisectLastFit(lo: number, hi: number, fits: (k: number) => boolean): nu
   return good;
 }
 
-/**
- * The longest prefix of `units` (whole units, in order) whose prompt `build(prefix)` counts at most `limit`
- * tokens, by bisection over exact counts; if even `build([])` overflows, no units and that count.
- */
+/** The longest prefix of `units` whose prompt `build(prefix)` counts at most `limit` tokens (bisection). */
 export function fitUnitsInOrder<T>(
   counter: TokenCounter,
   units: readonly T[],
@@ -102,10 +95,7 @@ export function cutPoints(text: string, boundary: CutBoundary): number[] {
   return points;
 }
 
-/**
- * The longest prefix of `text` cut at a `boundary` (default "sentence"; "grapheme" never splits a character)
- * whose prompt `build(prefix)` counts at most `limit` tokens, by bisection over exact counts.
- */
+/** The longest prefix of `text`, cut at a `boundary`, whose prompt counts at most `limit` tokens (bisection). */
 export function longestFittingPrefix(
   counter: TokenCounter,
   text: string,

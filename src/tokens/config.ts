@@ -47,10 +47,7 @@ export const TokenizerJsonSchema = z.object({
   normalizer: z.unknown().optional(),
 }).loose();
 
-/**
- * A pattern matching the added tokens when splitting a text at them is exact (the tokenizer splits them out
- * first; no added token strips spaces or is single-word, and all match the raw text); else null.
- */
+/** A pattern matching the added tokens when splitting a text at them is exact, else null. */
 export function addedTokenSplitter(json: z.infer<typeof TokenizerJsonSchema>): RegExp | null {
   const tokens = json.added_tokens;
   if (tokens.length === 0) return null;
@@ -68,10 +65,7 @@ export function addedTokenSplitter(json: z.infer<typeof TokenizerJsonSchema>): R
   return new RegExp(escaped.join("|"), "g");
 }
 
-/**
- * The pre-tokenizer regexes (`Split`, `Isolated`) under which a line break followed by non-whitespace is a hard
- * boundary and nothing looks behind, checked by hand: Qwen2/Qwen3's and DeepSeek-V3's three.
- */
+/** Pre-tokenizer regexes under which a line break before non-whitespace is a hard boundary (checked by hand). */
 const LINE_SAFE_SPLIT_PATTERNS: ReadonlySet<string> = new Set([
   "(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\\r\\n\\p{L}\\p{N}]?\\p{L}+|\\p{N}| ?[^\\s\\p{L}\\p{N}]+[\\r\\n]*|\\s*[\\r\\n]+|\\s+(?!\\S)|\\s+",
   "\\p{N}{1,3}",
@@ -83,9 +77,8 @@ const LINE_SAFE_SPLIT_PATTERNS: ReadonlySet<string> = new Set([
 export const LINE_BREAK_CUT = /[\r\n](?=\P{White_Space})/gu;
 
 /**
- * {@link LINE_BREAK_CUT} when counting the pieces of a text (with no added token) cut after a line break that
- * non-whitespace follows gives the whole text's count, else null: the normalizer is absent or NFC, and the
- * pre-tokenizer is `Split`s over {@link LINE_SAFE_SPLIT_PATTERNS} then a `ByteLevel` without prefix space/regex.
+ * {@link LINE_BREAK_CUT} when counting a text's pieces cut after line breaks gives the whole text's count (an
+ * NFC or no normalizer, `Split`s over {@link LINE_SAFE_SPLIT_PATTERNS}, a plain `ByteLevel`), else null.
  */
 export function lineBreakSplitter(json: z.infer<typeof TokenizerJsonSchema>): RegExp | null {
   const normalizer = json.normalizer as { type?: string; normalizers?: unknown[] } | null | undefined;

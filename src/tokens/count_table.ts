@@ -1,6 +1,5 @@
 /**
- * A count cache for short texts keyed by their exact characters, pooled as UTF-16 units in an open-addressing
- * table of typed arrays (FNV-1a; a lookup makes no string). Emptied when full; a hit compares every unit.
+ * A count cache for short texts keyed by their exact characters in an open-addressing table of typed arrays.
  * @module
  */
 

@@ -44,10 +44,7 @@ export interface LoadedTokenizer {
   countByPreToken: PreTokenCounter | null;
 }
 
-/**
- * Pieces up to this many UTF-16 units are cached under their own text (a line seen before is found without
- * SHA-256, most of counting's time); longer ones under their SHA-256.
- */
+/** Pieces up to this many UTF-16 units are cached under their text (no SHA-256), longer ones under their hash. */
 export const TEXT_KEY_LIMIT = 8192;
 
 /** Options of a counter; they change what the template sees, never the tokenizer. */
@@ -136,10 +133,7 @@ export class HfTokenCounter implements TokenCounter {
     return count;
   }
 
-  /**
-   * Token count of a plain text, no template or special tokens added; where exact, cut at added tokens and
-   * after line breaks, each piece counted and cached, so prompts sharing lines share their counting.
-   */
+  /** Token count of a plain text (no template); cut at added tokens and line breaks where exact, pieces cached. */
   countText(text: string): number {
     const splitter = this.#loaded.splitter;
     if (splitter === null) return this.#countPiece(text);

@@ -1,7 +1,6 @@
 /**
- * Builds a `TokenCounter` from a Hugging Face tokenizer directory, once per directory per process. With
- * prebuilt BPE ranks of that very `tokenizer.json`, it is only hashed (streamed) and the library's tokenizer is
- * built on first ask for token ids, from the file read again (refused if its hash changed).
+ * Builds a `TokenCounter` from a Hugging Face tokenizer directory, once per directory per process (with prebuilt
+ * ranks, `tokenizer.json` is only hashed until token ids are asked for).
  * @module
  */
 import { createHash } from "node:crypto";
@@ -40,10 +39,7 @@ import { parseJson as parseBoundedJson } from "../core/json_read.ts";
 /** The two files a tokenizer directory must hold, in the order they enter {@link tokenizerHash}. */
 export const TOKENIZER_FILES = ["tokenizer.json", "tokenizer_config.json"] as const;
 
-/**
- * The identity hash of a tokenizer directory: SHA-256 of what `sha256sum tokenizer.json tokenizer_config.json`
- * prints there (so an auditor checks it with `… | sha256sum`).
- */
+/** The identity hash of a tokenizer directory: `sha256sum tokenizer.json tokenizer_config.json | sha256sum`. */
 export function tokenizerHash(tokenizerJson: Uint8Array, tokenizerConfig: Uint8Array): string {
   return listingHash(sha256(tokenizerJson), sha256(tokenizerConfig));
 }
@@ -58,10 +54,7 @@ function listingHash(jsonSha: string, configSha: string): string {
 
 const loaded = new Map<string, Promise<LoadedTokenizer>>();
 
-/**
- * The token counter of the tokenizer in `dir` (default the shipped Qwen3), built once per directory per process
- * (a failed load is retried); throws a {@link UsageError} naming the file and field when it is unusable.
- */
+/** The token counter of the tokenizer in `dir` (default Qwen3), loaded once per process; bad files: UsageError. */
 export async function loadTokenCounter(
   dir: string = DEFAULT_TOKENIZER_DIR,
   options: CounterOptions = {},

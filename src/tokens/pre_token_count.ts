@@ -1,7 +1,6 @@
 /**
- * Counting by pre-token: a BPE model encodes each pre-token alone, so where the normalizer and pre-tokenizer
- * meet `lineBreakSplitter`'s conditions a text without added tokens counts as the sum of its pre-tokens, each
- * count cached under its text. Cut by the library's own steps; parity tests hold counts to `transformers`.
+ * Counting by pre-token: where exact (see `lineBreakSplitter`), a text counts as the sum of its pre-tokens,
+ * each count cached under its text.
  * @module
  */
 import type { Tokenizer } from "@huggingface/tokenizers";
@@ -29,10 +28,7 @@ interface PreTokenizerStep {
 
 type Cut = (text: string) => string[];
 
-/**
- * The cut a `Split` step makes of one text: where its matches cover the whole text, the non-empty matches
- * (`String.prototype.match`, no match objects); otherwise, and for any other step, the library's own cut.
- */
+/** The cut a `Split` step makes of one text (the non-empty matches where they cover it, else the library's). */
 function stepCut(step: PreTokenizerStep, options: { section_index: number }): Cut {
   const pattern = step.pattern;
   const config = step.config;
@@ -72,10 +68,7 @@ export interface ModelOutline {
   dropout?: unknown;
 }
 
-/**
- * A {@link PreTokenCounter} over `tokenizer`, or null where counting by pre-token is not known exact (`lineSafe`:
- * `lineBreakSplitter` holds). `countPreToken` counts one pre-token (default: its model encoding's length).
- */
+/** A {@link PreTokenCounter} over `tokenizer`, or null where counting by pre-token is not known exact. */
 export function preTokenCounter(
   tokenizer: Tokenizer,
   lineSafe: boolean,

@@ -1,17 +1,13 @@
 /**
- * The key of a prompt's cached count: a SHA-256 of everything the render depends on (the messages' template
- * view, the tools, the generation prompt), or none where a text cannot tell renders apart. Two texts, never
- * alike: a plain one (`P`, each field as length, colon, text) or the JSON of `[generationPrompt, view, tools]`.
+ * The key of a prompt's cached count: a SHA-256 of everything its render depends on, or none where a text
+ * cannot tell renders apart.
  * @module
  */
 import { createHash } from "node:crypto";
 import type { ChatMessage, ToolDefinition } from "../core/messages.ts";
 import { templateView, type TemplateViewOptions } from "./template.ts";
 
-/**
- * True when `value` is plain JSON data that `JSON.stringify` writes without loss (no -0, holes, undefined
- * members or other prototypes): two such values with the same text are the same to a template.
- */
+/** True when `JSON.stringify` writes `value` without loss, so equal texts mean equal values to a template. */
 export function jsonFaithful(value: unknown): boolean {
   switch (typeof value) {
     case "string":
@@ -49,10 +45,7 @@ function optionalField(value: unknown): string | null {
   return typeof value === "string" ? field(value) : null;
 }
 
-/**
- * The plain text of the view of `messages` in `templateView`'s field order (role, content, tool calls, tool call
- * id, name), or null where a field is not a string.
- */
+/** The plain text of the view of `messages` (`templateView`'s fields), or null where a field is not a string. */
 export function plainPromptText(messages: readonly ChatMessage[], generationPrompt: boolean): string | null {
   let text = `P${generationPrompt ? "g" : "n"}${messages.length}|`;
   for (let i = 0; i < messages.length; i++) {

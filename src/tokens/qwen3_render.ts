@@ -1,7 +1,6 @@
 /**
- * Qwen3's chat template (by the SHA-256 of its text) written out in TypeScript for plain input (no tools,
- * string fields), giving the very text `@huggingface/jinja` renders (its `strip` drops all white space), so
- * a fit's bisection skips the interpreter; other input returns null. tests/tokens_qwen3_render.test.ts compares.
+ * Qwen3's chat template written out in TypeScript for plain input, the very text `@huggingface/jinja` renders,
+ * so a fit's bisection skips the interpreter (tests/tokens_qwen3_render.test.ts compares).
  * @module
  */
 

@@ -1,6 +1,5 @@
 /**
- * Renders chat messages with a model's own Jinja chat template (`@huggingface/jinja`), with the variables
- * `transformers`' `apply_chat_template` passes and `enable_thinking: false`.
+ * Renders chat messages with a model's own Jinja chat template, as `transformers`' `apply_chat_template` does.
  * @module
  */
 import { createHash } from "node:crypto";
@@ -14,10 +13,7 @@ import { parseJson } from "../core/json_read.ts";
 export interface TemplateViewOptions {
   /** Parse tool-call `arguments` JSON into objects before rendering (as vLLM does); default: passed as given. */
   parseToolArguments?: boolean;
-  /**
-   * Tool calls whose `arguments` were a JSON object in the source, keyed `"<message index>:<call index>"`: parsed
-   * back before rendering, so the template prints them as `transformers` does an object.
-   */
+  /** Calls (`"<message>:<call>"`) whose `arguments` were a JSON object in the source: rendered as an object. */
   objectArgumentCalls?: ReadonlySet<string>;
 }
 
@@ -26,10 +22,7 @@ export function toolCallKey(messageIndex: number, callIndex: number): string {
   return `${messageIndex}:${callIndex}`;
 }
 
-/**
- * The template view of a message list: `content: null` as `""` (Qwen3's template fails on None, as in
- * `transformers`), `undefined` keys dropped, and with `parseToolArguments` arguments parsed.
- */
+/** The template view of messages: `content: null` as `""` (as Qwen3 needs), `undefined` keys dropped. */
 export function templateView(
   messages: ChatMessage[],
   options: TemplateViewOptions = {},
@@ -76,10 +69,7 @@ function compileTemplate(template: string, source: string): Template {
   }
 }
 
-/**
- * A chat template with the tokenizer's special tokens bound. Qwen3's shipped template is compiled only when the
- * interpreter renders (~15 ms of start-up otherwise); any other is compiled at once (refused at load).
- */
+/** A chat template with the special tokens bound; Qwen3's is compiled only when the interpreter renders. */
 export class ChatTemplate {
   readonly #text: string;
   #compiled: Template | undefined;
@@ -105,10 +95,7 @@ export class ChatTemplate {
     return this.#compiled ??= compileTemplate(this.#text, this.#source);
   }
 
-  /**
-   * Renders the messages' {@link templateView} and tools; `addGenerationPrompt` (default true) appends the
-   * assistant opener. A template error becomes an `Error` naming the template's origin.
-   */
+  /** Renders the messages and tools (`addGenerationPrompt` default true); errors name the template's origin. */
   render(
     messages: ChatMessage[],
     tools?: ToolDefinition[],

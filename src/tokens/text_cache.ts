@@ -1,6 +1,5 @@
 /**
- * A count cache keyed by the text itself, bounded in entries and characters (oldest dropped first). Keys are
- * copies, so a V8 substring never keeps the prompt it was cut from alive.
+ * A count cache keyed by (a copy of) the text itself, bounded in entries and characters.
  * @module
  */
 

@@ -13,9 +13,6 @@ export interface TokenCounter {
   countMessages(messages: ChatMessage[], tools?: ToolDefinition[]): number;
   /** Token count of a plain text (no template, no special tokens added). */
   countText(text: string): number;
-  /**
-   * True when `countText(a + "\n" + b)` equals `countText(a + "\n") + countText(b)` whenever `b` begins with
-   * non-whitespace (a text is then counted line by line).
-   */
+  /** True when counts add up at a line break before non-whitespace (a text is then counted line by line). */
   readonly additiveAtLineBreaks?: boolean;
 }

@@ -126,9 +126,9 @@ function generatorParams(o: z.infer<z.ZodObject<typeof GeneratorShape>>) {
     );
   }
   return {
-    turns: o.turns ?? 200,
+    turns,
     needles: o.needles ?? o["needle-depths"]?.length ?? 12,
-    wordsPerMsg: o["words-per-msg"] ?? 60,
+    wordsPerMsg: words,
     ...(o["needle-depths"] ? { needleDepths: o["needle-depths"] } : {}),
     seed: o.seed ?? "compaction-bench",
   };

@@ -1,6 +1,5 @@
 /**
- * `compaction-bench hotpot generate`: writes the demo's deterministic HotpotQA-like records as Parquet or the
- * official JSON layout, for dry runs and scale tests (an existing file is refused).
+ * `compaction-bench hotpot generate`: the demo's deterministic HotpotQA-like records as Parquet or JSON.
  * @module
  */
 import { dirname, extname } from "node:path";

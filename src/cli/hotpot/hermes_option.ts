@@ -1,7 +1,6 @@
 /**
- * `hotpot collect --hermes DIR [--hermes-python PY]`, the seeds' spelling, rewritten before parsing to the
- * `--agent exec:` of `adapters/hermes_collect.py` it means (a temporary copy in the single binary), and so
- * recorded and resumed as that.
+ * `hotpot collect --hermes DIR [--hermes-python PY]`, rewritten before parsing to the `--agent exec:` of
+ * `adapters/hermes_collect.py` it means (and so recorded and resumed as that).
  * @module
  */
 import { resolve } from "node:path";

@@ -1,7 +1,6 @@
 /**
- * `compaction-bench hotpot predictions RUN --method M …`: exports one condition of a finished hotpot run as an
- * official HotpotQA prediction file (and with `--gold-output` its questions as gold records), so `hotpot score`
- * and `hotpot_evaluate_v1.py` re-score it; an invalid answer has no prediction (scored zero, as in the run).
+ * `compaction-bench hotpot predictions`: one condition of a finished hotpot run as an official HotpotQA
+ * prediction file (an invalid answer has none), and optionally its questions as gold records.
  * @module
  */
 import { join } from "node:path";
@@ -52,10 +51,7 @@ export interface RunPredictions {
   missing: string[];
 }
 
-/**
- * The official prediction file of one condition of `rows`, in row order; a UsageError names the condition and
- * the values the run has when no row matches.
- */
+/** The official prediction file of one condition of `rows`; a UsageError names the run's values when none match. */
 export function predictionsOf(
   rows: readonly z.infer<typeof RowSchema>[],
   condition: { method: string; generation: number; answer: number; inputCap?: number },

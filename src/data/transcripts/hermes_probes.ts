@@ -1,6 +1,5 @@
 /**
- * Reader of the probe files of Hermes Agent's compression eval: `{"fixture", "probes": [{"id", "type",
- * "question", "expected_facts"}]}`, each probe's facts its expected facts and its category its type.
+ * Reader of the probe files of Hermes Agent's compression eval (`{"fixture", "probes": […]}`).
  * @module
  */
 import { z } from "zod";

@@ -1,7 +1,5 @@
 /**
- * `importTranscript(path, format)`: reads a transcript file in any supported format; `auto` detects it
- * (`.jsonl`: ShareGPT; `conversation` + `qa`: LoCoMo; `conversations`: ShareGPT; `messages` with Hermes' own
- * fields: a Hermes session; else OpenAI).
+ * `importTranscript(path, format)`: reads a transcript in any supported format, detecting it for `auto`.
  * @module
  */
 import { UsageError } from "../../errors.ts";

@@ -1,8 +1,6 @@
 /**
- * Importer for LoCoMo exports (one sample, or an array): sessions become turns (speaker A as `user`, B as
- * `assistant`, `Speaker: text`, each session opening with `[Session N, date]`); every QA item becomes a probe
- * scored by LoCoMo's answer F1, category 5 kept (a decline is correct), an unanswered item of another category
- * skipped and counted; evidence ids become message indices (unknown ids counted).
+ * Importer for LoCoMo exports: sessions become `Speaker: text` turns (A as user, B as assistant) and every QA
+ * item a probe scored by LoCoMo's answer F1 (category 5 kept: a decline is correct).
  * @module
  */
 import { z } from "zod";

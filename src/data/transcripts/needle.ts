@@ -1,6 +1,5 @@
 /**
- * A needle: a unique fact planted in a generated transcript, with its question (a `{messages, needles}` file
- * carries them, so the importers read them back).
+ * A needle: a unique fact planted in a generated transcript, with its question.
  * @module
  */
 import { z } from "zod";

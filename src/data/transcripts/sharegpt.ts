@@ -1,7 +1,6 @@
 /**
- * Importer for Hermes ShareGPT trajectories (JSONL of `{"conversations": [{"from", "value"}]}`): `<think>` is
- * removed, each `<tool_call>` becomes a tool call with a stable id, and each `<tool_response>` a `tool` result
- * paired in order with the calls before it (a JSON body's `content` field is its text).
+ * Importer for Hermes ShareGPT trajectories: `<tool_call>`s become tool calls with stable ids, `<tool_response>`s
+ * their `tool` results, `<think>` is removed.
  * @module
  */
 import { createHash } from "node:crypto";

@@ -68,10 +68,7 @@ export const LenientMessageSchema = z.object({
   name: z.string().optional(),
 });
 
-/**
- * JSON text as Python's `json.dumps(value, ensure_ascii=False)` writes it: what `transformers`' `tojson` prints
- * for an object, so object tool-call arguments render (and count) as in `transformers`.
- */
+/** JSON text as Python's `json.dumps(value, ensure_ascii=False)` writes it (`transformers`' `tojson`). */
 export function pythonJsonText(value: unknown): string {
   if (Array.isArray(value)) return `[${value.map(pythonJsonText).join(", ")}]`;
   if (value !== null && typeof value === "object") {
