@@ -1,20 +1,21 @@
 /**
- * The answer pipeline's stages that hotpot and sweep share: a suite declares its own (name, docs, the field
- * that names a row's method) and gets the stage. The names, versions and params stay the suites' own, so
- * existing runs' node keys do not change.
+ * The answer pipeline hotpot and sweep share: {@link runAnswerTask} runs a suite's task (units, frozen
+ * compression, conditions, scores, rows) at every ceiling, {@link publishAnswerRuns} its aggregates, ceilings
+ * and report; the suites declare their ceilings, engine and context stages over the helpers here, under their
+ * own names, versions and params (so existing runs' node keys do not change).
  *
  * @module
  */
 import { z } from "zod";
+import pLimit from "p-limit";
 import { defineStage } from "../pipeline/stage.ts";
+import type { AnyStageDef } from "../pipeline/stage.ts";
+import type { Executor, NodeOutcome, NodeResult } from "../pipeline/executor.ts";
 import type { ChatMessage } from "../models/messages.ts";
 import type { TokenCounter } from "../tokens/types.ts";
 import { ENGINE_STAGE_PARAMS, ENGINE_WINDOW_OUTPUT, runEngineStage } from "../methods/engine_method.ts";
-import { publishedJson } from "./published.ts";
-import { ceilingInputs, ceilingOf } from "./ceiling_inputs.ts";
-import pLimit from "p-limit";
-import type { Executor, NodeOutcome, NodeResult } from "../pipeline/executor.ts";
-import type { AnyStageDef } from "../pipeline/stage.ts";
+import { publishedJson, rowInput } from "./published.ts";
+import { parseJson } from "../core/json_read.ts";
 import {
   type AnsweringModels,
   type ModelRole,
@@ -22,10 +23,59 @@ import {
   requestedModels,
 } from "../core/answering_models.ts";
 import { heapBudget } from "../core/heap_budget.ts";
-import { answerStage, type CheckOnlyComparison, type StoredAnswer } from "./answer_stage.ts";
+import {
+  answerStage,
+  type AnswerStageDef,
+  type CheckOnlyComparison,
+  type StoredAnswer,
+} from "./answer_stage.ts";
 import type { ModelSetup } from "./model_setup.ts";
 import type { RunContext } from "./run_lifecycle.ts";
-import { rowInput } from "./published.ts";
+
+/**
+ * A context node's outcome: a context over `limit` (ceiling − reserve) that the ceiling binds is recorded
+ * invalid, never shrunk and never sent (it counts zero in the aggregate).
+ */
+export function contextOutcome<I extends object>(
+  messages: ChatMessage[],
+  tokens: number,
+  limit: number,
+  binds: boolean,
+  info: I,
+) {
+  const outputs = { messages, info: { ...info, tokens, within_cap: tokens <= limit } };
+  if (!binds || tokens <= limit) return Promise.resolve({ outputs });
+  const reason = `over budget: ${tokens} tokens > ${limit} (recorded, never shrunk)`;
+  return Promise.resolve({ outputs, status: "invalid" as const, reason });
+}
+
+/** The input names of one ceiling's aggregate and rows (the ceilings and report stages' inputs). */
+export const ceilingInputName = (part: "aggregate" | "results", cap: number) => `ceiling-${part}:${cap}`;
+
+/** The ceilings stage's (and report's) inputs and values from the per-ceiling aggregate nodes. */
+export function ceilingInputs(
+  caps: readonly number[],
+  aggregates: readonly { node: { outputs: Record<string, string> }; outputs: Record<string, unknown> }[],
+): { inputs: Record<string, string>; values: Record<string, unknown> } {
+  const inputs: Record<string, string> = {};
+  const values: Record<string, unknown> = {};
+  caps.forEach((cap, i) => {
+    for (const part of ["aggregate", "results"] as const) {
+      inputs[ceilingInputName(part, cap)] = aggregates[i].node.outputs[`${part}.json`];
+      values[ceilingInputName(part, cap)] = aggregates[i].outputs[`${part}.json`];
+    }
+  });
+  return { inputs, values };
+}
+
+/** Reads one ceiling's aggregates and rows (as the suite's types) from the stage inputs. */
+export function ceilingOf<A, R>(
+  inputs: Record<string, unknown>,
+  cap: number,
+): { aggregates: A[]; rows: R[] } {
+  const text = (part: "aggregate" | "results") => z.string().parse(inputs[ceilingInputName(part, cap)]);
+  return { aggregates: parseJson(text("aggregate")) as A[], rows: parseJson(text("results")) as R[] };
+}
 
 /** How a suite declares its `*-ceilings` stage. */
 export interface CeilingsDecl<F extends string> {
@@ -255,7 +305,7 @@ export class CeilingRun {
  * planned, how an answer is scored and how a unit's rows reach the aggregate. {@link runAnswerTask} runs it.
  */
 export interface AnswerTask<U, L, F> {
-  stages: { context: AnyStageDef; answer: AnyStageDef; score: AnyStageDef; rows?: AnyStageDef };
+  stages: { context: AnyStageDef; answer: AnswerStageDef; score: AnyStageDef; rows?: AnyStageDef };
   /** Conditions (generation, method) per unit at one ceiling, for the progress plan. */
   conditions: number;
   caps: readonly number[];
@@ -360,7 +410,7 @@ async function answerCondition<L>(
     const row = `${planned.row} ans=${a}`;
     const label = `answer ${row}${tag}`;
     const answered = await answerStage(executor, {
-      stage: task.stages.answer.name,
+      stage: task.stages.answer,
       label,
       params: { ...planned.answer, answer_index: a, chat_model: task.models.description.chat_model },
       context: contextNode as NodeResult<{ messages: ChatMessage[] | null }>,

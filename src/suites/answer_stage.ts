@@ -1,7 +1,6 @@
 /**
- * The answer stage both gold-scored suites share: ask the chat model once for a rendered answer input, check
- * the provider's reported input tokens against the ceiling, and — in check-only mode — compare the rebuilt
- * answer input with the one the frozen run recorded under the same label.
+ * The answer stage hotpot and sweep share: one chat completion of a rendered answer input, its reported input
+ * tokens checked against the ceiling; and check-only's comparison of answer inputs with a frozen run's.
  *
  * @module
  */
@@ -11,9 +10,6 @@ import { defineStage } from "../pipeline/stage.ts";
 import type { CallRecord } from "../core/call_record.ts";
 import type { ChatMessage } from "../models/messages.ts";
 import type { ChatModel } from "../models/types.ts";
-
-/** Version of the answer stages (2: a `status` output carrying the node key). */
-export const ANSWER_STAGE_VERSION = 2;
 
 /** An answer as stored in its node's `answer` output. */
 export const StoredAnswerSchema = z.object({
@@ -29,7 +25,10 @@ export const StoredAnswerSchema = z.object({
 /** An answer as stored in its node's `answer` output. */
 export type StoredAnswer = z.infer<typeof StoredAnswerSchema>;
 
-/** An answer node's `status` output (see {@link AnswerStatus}). */
+/**
+ * An answer node's `status` output: valid or not, why, with the node's key and params (so every answer node has
+ * an output of its own even when two answers' texts are equal).
+ */
 export const AnswerStatusSchema = z.object({
   node: z.string(),
   status: z.enum(["ok", "invalid"]),
@@ -37,24 +36,12 @@ export const AnswerStatusSchema = z.object({
   params: z.record(z.string(), z.unknown()),
 });
 
-/**
- * An answer node's `status` output: whether the answer is valid and why not, with the node's key and params,
- * so that every answer node has an output of its own (two answers with the same text have the same `answer`
- * blob) and the aggregate reads each answer's status from a blob.
- */
-export interface AnswerStatus {
-  node: string;
-  status: "ok" | "invalid";
-  reason: string | null;
-  params: Record<string, unknown>;
-}
+type AnswerStatus = z.infer<typeof AnswerStatusSchema>;
 
-/** One answer request. */
-export interface AnswerRequest {
-  /** The answer stage's name (the suite's own, as its `stages/` declares it with {@link answerStageDef}). */
-  stage: string;
+/** One answer request (`params`: key params only, no transport setting). */
+interface AnswerRequest {
+  stage: AnswerStageDef;
   label: string;
-  /** Key params (model name, indices…); transport settings stay out. */
   params: Record<string, unknown>;
   /** The context node: its `messages` output is the answer input. */
   context: NodeResult<{ messages: ChatMessage[] | null }>;
@@ -65,7 +52,7 @@ export interface AnswerRequest {
 }
 
 /** What an answer body needs besides its input: the chat model, and why the context is invalid (if it is). */
-export interface AnswerEnv {
+interface AnswerEnv {
   chat: ChatModel;
   contextReason: string | null;
 }
@@ -73,10 +60,11 @@ export interface AnswerEnv {
 const AnswerParams = z.object({ max_tokens: z.number().int(), input_cap: z.number().int().nullable() })
   .loose();
 
-function defineAnswerStage(name: string) {
+/** The answer stage named `name` (each suite declares its own, e.g. `<suite>-answer`, in its `stages/`). */
+export function answerStageDef(name: string) {
   return defineStage({
     name,
-    version: ANSWER_STAGE_VERSION,
+    version: 2, // 2: a `status` output carrying the node key
     doc:
       "One answer of the chat model to a rendered answer input, its input tokens checked against the ceiling.",
     params: AnswerParams,
@@ -136,19 +124,7 @@ async function answerOutcome(
 }
 
 /** An answer stage's declaration. */
-export type AnswerStageDef = ReturnType<typeof defineAnswerStage>;
-
-const answerStages = new Map<string, AnswerStageDef>();
-
-/**
- * The answer stage named `name` (each suite names its own, e.g. `<suite>-answer`, in its `stages/`): one chat
- * completion of a rendered answer input. The same declaration for the same name, however often asked.
- */
-export function answerStageDef(name: string): AnswerStageDef {
-  let def = answerStages.get(name);
-  if (def === undefined) answerStages.set(name, def = defineAnswerStage(name));
-  return def;
-}
+export type AnswerStageDef = ReturnType<typeof answerStageDef>;
 
 /** Runs (or, in check-only mode, skips) one answer; never reused from a frozen run. */
 export async function answerStage(
@@ -164,8 +140,7 @@ export async function answerStage(
   const contextNode = request.context;
   const messages = contextNode.outputs.messages;
   const contextValid = contextNode.node.status === "ok" && messages !== null;
-  const def = answerStageDef(request.stage);
-  const node = await executor.runStage(def, {
+  const node = await executor.runStage(request.stage, {
     label: request.label,
     params: { ...request.params, max_tokens: request.maxTokens, input_cap: request.inputCap },
     inputs: { context: contextNode.node.outputs.messages },

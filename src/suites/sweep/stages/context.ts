@@ -10,7 +10,7 @@ import { defineStage } from "../../../pipeline/stage.ts";
 import { type ChatMessage, ChatMessageSchema } from "../../../models/messages.ts";
 import type { EvidenceUnit as GenericUnit } from "../../../methods/evidence_unit.ts";
 import { countPrompt } from "../../../tokens/budget.ts";
-import { overBudgetReason, withinCeiling } from "../../over_budget.ts";
+import { contextOutcome } from "../../answer_pipeline.ts";
 import { StoredRankingSchema, StoredSummarySchema } from "../../stored.ts";
 import { compactedSweepContext, fullSweepContext, summarySweepContext } from "../contexts.ts";
 import { StoredWindowSchema } from "../../../methods/engine_method.ts";
@@ -116,15 +116,9 @@ export const sweepContextStage = defineStage({
         messages = frame.render(evidence.kept, evidence.summary);
       }
     }
-    const tokens = countPrompt(counter, messages);
-    const info = { node: key, tokens, within_cap: withinCeiling(tokens, capLimit), kept };
-    if (ceilingBinds && !withinCeiling(tokens, capLimit)) {
-      return Promise.resolve({
-        outputs: { messages, info },
-        status: "invalid" as const,
-        reason: overBudgetReason(tokens, capLimit),
-      });
-    }
-    return Promise.resolve({ outputs: { messages, info } });
+    return contextOutcome(messages, countPrompt(counter, messages), capLimit, ceilingBinds, {
+      node: key,
+      kept,
+    });
   },
 });

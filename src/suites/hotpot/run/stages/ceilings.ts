@@ -4,18 +4,12 @@
  *
  * @module
  */
-import { defineCeilingsStage } from "../../../answer_pipeline.ts";
-import { ceilingOf as readCeiling } from "../../../ceiling_inputs.ts";
-
-export { ceilingInputName, ceilingInputs } from "../../../ceiling_inputs.ts";
+import { ceilingOf as readCeiling, defineCeilingsStage } from "../../../answer_pipeline.ts";
 import type { HotpotMethodAggregate } from "../aggregate.ts";
 import type { HotpotResultRow } from "../rows.ts";
 
 /** Reads one ceiling's aggregates and rows from the stage inputs. */
-export const ceilingOf = (
-  inputs: Record<string, unknown>,
-  cap: number,
-): { aggregates: HotpotMethodAggregate[]; rows: HotpotResultRow[] } =>
+export const ceilingOf = (inputs: Record<string, unknown>, cap: number) =>
   readCeiling<HotpotMethodAggregate, HotpotResultRow>(inputs, cap);
 
 /** The `hotpot-ceilings` stage. */

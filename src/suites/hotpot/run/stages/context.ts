@@ -1,8 +1,6 @@
 /**
- * `hotpot-context`: renders one method's answer input (pure) and counts it exactly. A declared method
- * (src/methods/registry.ts) builds its evidence from the question's units and its artifacts; an engine method's
- * input is its stored window with the evaluation question appended. A ceiling-bound method's input above the
- * ceiling is invalid (never shrunk, never sent); `full` may exceed it and is recorded.
+ * `hotpot-context`: one method's answer input (pure), counted exactly: a declared method's evidence from the
+ * question's units and its artifacts, or an engine's window with the evaluation question appended.
  *
  * @module
  */
@@ -14,61 +12,47 @@ import type { TokenCounter } from "../../../../tokens/types.ts";
 import { fullContext, hotpotFrame } from "../methods.ts";
 import { storedQuestion } from "./question.ts";
 import { StoredRankingSchema, StoredSummarySchema } from "../../../stored.ts";
-import { overBudgetReason, withinCeiling } from "../../../over_budget.ts";
+import { contextOutcome } from "../../../answer_pipeline.ts";
 import { contextNeeds, declaredMethod, type MethodArtifacts } from "../../../../methods/registry.ts";
 import { StoredWindowSchema } from "../../../../methods/engine_method.ts";
 import { evaluationQuestion } from "../answer_frame.ts";
 
-/** A context node's `info` output (every field null when no input was rendered). */
+/** A context node's `info` output (every field null when no input was rendered; `node`: its key). */
 export const ContextInfoSchema = z.object({
-  /** The node key, so that every context node has an output of its own. */
   node: z.string(),
   tokens: z.number().int().nullable(),
   within_cap: z.boolean().nullable(),
   kept: z.array(z.string()).nullable(),
   summary_tokens: z.number().int().nullable(),
 });
-/** A context node's `info` output. */
-export type ContextInfo = z.infer<typeof ContextInfoSchema>;
 
-/** What the pure hotpot stages need besides their inputs. */
-export interface HotpotStageEnv {
-  counter: TokenCounter;
-}
+const Params = z.object({
+  method: z.string(),
+  input_cap: z.number().int(),
+  reserve: z.number().int(),
+  tokenizer: z.string(),
+});
 
 /** The `hotpot-context` stage. */
 export const hotpotContextStage = defineStage({
   name: "hotpot-context",
   version: 2,
   doc: "One method's answer input rendered from the question and its compression artifacts, counted exactly.",
-  params: z.object({
-    method: z.string(),
-    input_cap: z.number().int(),
-    reserve: z.number().int(),
-    tokenizer: z.string(),
-  }),
+  params: Params,
   inputs: ["question", "ranking", "summary", "window"],
   outputs: {
     messages: { schema: z.array(ChatMessageSchema).nullable(), doc: "the answer input (null when invalid)" },
     info: { schema: ContextInfoSchema, doc: "exact token count, within the ceiling, kept units" },
   },
   provider: false,
-  // Always rebuilt by this program, never taken from a frozen run: --check-only must compare what this code
-  // renders (a changed framing keeps the key) with the frozen run's answer inputs.
+  // Always rebuilt: --check-only compares what this code renders with the frozen run's answer inputs.
   reuseFrozen: false,
-  run(
-    { params, inputs, key, env }: {
-      params: {
-        method: string;
-        input_cap: number;
-        reserve: number;
-        tokenizer: string;
-      };
-      inputs: Record<string, unknown>;
-      key: string;
-      env: HotpotStageEnv;
-    },
-  ) {
+  run({ params, inputs, key, env }: {
+    params: z.infer<typeof Params>;
+    inputs: Record<string, unknown>;
+    key: string;
+    env: { counter: TokenCounter };
+  }) {
     const { counter } = env;
     if (counter.hash !== params.tokenizer) {
       throw new Error(`hotpot-context: tokenizer ${params.tokenizer} needed`);
@@ -85,8 +69,7 @@ export const hotpotContextStage = defineStage({
     let kept: string[] | null = null;
     let summaryTokens: number | null = null;
     let ceilingBinds = true;
-    /** The input's exact count where the method counted this very input already. */
-    let counted: number | undefined;
+    let counted: number | undefined; // where the method counted this very input already
     if (inputs.window !== undefined) {
       // An engine method: its window, then the evaluation question.
       const window = StoredWindowSchema.parse(inputs.window);
@@ -117,20 +100,7 @@ export const hotpotContextStage = defineStage({
       }
     }
     const tokens = counted ?? countPrompt(counter, messages);
-    const info: ContextInfo = {
-      node: key,
-      tokens,
-      within_cap: withinCeiling(tokens, limit),
-      kept,
-      summary_tokens: summaryTokens,
-    };
-    if (ceilingBinds && !withinCeiling(tokens, limit)) {
-      return Promise.resolve({
-        outputs: { messages, info },
-        status: "invalid" as const,
-        reason: overBudgetReason(tokens, limit),
-      });
-    }
-    return Promise.resolve({ outputs: { messages, info } });
+    const info = { node: key, kept, summary_tokens: summaryTokens };
+    return contextOutcome(messages, tokens, limit, ceilingBinds, info);
   },
 });
