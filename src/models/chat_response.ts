@@ -1,7 +1,6 @@
 /**
  * The zod schema of an OpenAI-compatible chat completion response: what the chat client accepts as a
- * successful answer. Anything else (no choices, no message, no usage) is a failed call with the reason.
- *
+ * successful answer (extra fields pass). Anything else is a failed call with the reason.
  * @module
  */
 import { z } from "zod";
@@ -9,18 +8,11 @@ import { ToolCallSchema } from "./messages.ts";
 
 const Count = z.number().int().nonnegative();
 
-/** Token usage as an OpenAI-compatible server reports it (extra fields allowed). */
-export const ChatUsageSchema = z.object({
-  prompt_tokens: Count,
-  completion_tokens: Count,
-  total_tokens: Count,
-});
+const ChatUsageSchema = z.object({ prompt_tokens: Count, completion_tokens: Count, total_tokens: Count });
 
-/** A chat completion response (only the fields the benchmark uses are checked; extra fields pass). */
+/** A chat completion response (only the fields the benchmark uses are checked). */
 export const ChatCompletionResponseSchema = z.object({
-  /** The answering model (recorded in the call record). */
   model: z.string().min(1),
-  /** The backend configuration that answered, when the server says (recorded in the call record). */
   system_fingerprint: z.string().nullish(),
   choices: z.array(z.object({
     message: z.object({
@@ -50,26 +42,20 @@ export function describeIssues(error: z.ZodError): string {
 export interface ChatReply {
   content: string;
   tool_calls?: ChatCompletionResponse["choices"][number]["message"]["tool_calls"] & unknown[];
-  usage: { prompt_tokens: number; completion_tokens: number; total_tokens: number };
+  usage: z.infer<typeof ChatUsageSchema>;
   model: string;
   finish_reason: string;
 }
 
-/**
- * The reply of a validated response: the first choice's content (null as ""), its tool calls when there are
- * any, the usage, the model and the finish reason (null as "stop").
- */
+/** The reply of a validated response: its first choice (content null as "", finish reason null as "stop"). */
 export function chatReply(parsed: ChatCompletionResponse): ChatReply {
   const choice = parsed.choices[0];
   const toolCalls = choice.message.tool_calls ?? undefined;
+  const { prompt_tokens, completion_tokens, total_tokens } = parsed.usage;
   return {
     content: choice.message.content ?? "",
     ...(toolCalls && toolCalls.length > 0 ? { tool_calls: toolCalls } : {}),
-    usage: {
-      prompt_tokens: parsed.usage.prompt_tokens,
-      completion_tokens: parsed.usage.completion_tokens,
-      total_tokens: parsed.usage.total_tokens,
-    },
+    usage: { prompt_tokens, completion_tokens, total_tokens },
     model: parsed.model,
     finish_reason: choice.finish_reason ?? "stop",
   };

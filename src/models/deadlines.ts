@@ -1,11 +1,6 @@
 /**
- * Deadlines of one fixed duration sharing one timer: a client's body deadlines (every attempt gets the same
- * `timeoutMs`) are due in the order they were set, so the earliest is always the oldest one still pending and
- * one timer, armed for it, serves them all. Setting and clearing a deadline is a queue entry, not a timer of
- * its own: with 64 calls in flight the timer is armed again only when it fires (once per duration at most)
- * or when the queue was empty. When no deadline is pending the timer is cleared, so it never holds the
- * process open.
- *
+ * Deadlines of one fixed duration sharing one timer: they fall due in the order set, so one timer armed for
+ * the oldest pending one serves them all; with none pending it is cleared (it never holds the process open).
  * @module
  */
 
@@ -16,24 +11,16 @@ interface Entry {
   done: boolean;
 }
 
-/** Deadlines of {@link ms} milliseconds (see the module documentation). */
+/** Deadlines of {@link ms} milliseconds. */
 export class Deadlines {
-  /** The duration of every deadline (ms). */
-  readonly ms: number;
-  /** Pending (or done but not yet dropped) entries, in the order set, the first at `#head`. */
+  // Pending (or done but not yet dropped) entries, in the order set, the first at `#head`.
   #queue: Entry[] = [];
   #head = 0;
   #timer: ReturnType<typeof setTimeout> | undefined;
 
-  /** Deadlines of `ms` milliseconds each. */
-  constructor(ms: number) {
-    this.ms = ms;
-  }
+  constructor(readonly ms: number) {}
 
-  /**
-   * Calls `expire` once {@link ms} milliseconds have passed, unless the returned function (which clears the
-   * deadline) is called first. `expire` runs at most once.
-   */
+  /** Calls `expire` (at most once) after {@link ms} milliseconds, unless the returned clear is called first. */
   set(expire: () => void): () => void {
     const entry: Entry = { at: performance.now() + this.ms, expire, done: false };
     this.#queue.push(entry);

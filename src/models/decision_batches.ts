@@ -1,29 +1,17 @@
 /**
- * Splitting a System One question set into batches that each keep the request body under the API's limits:
- * a byte cap on the UTF-8 JSON body (32 MiB) and a cap on questions per request.
- *
+ * Splitting a System One question set into batches under the API's limits: a byte cap on the UTF-8 JSON body
+ * and a cap on questions per request.
  * @module
  */
 import type { NoulQuestion } from "./types.ts";
 
-/** The System One body limit: 32 MiB. */
 export const MAX_SYSTEMONE_BODY_BYTES = 32 * 1024 * 1024;
-/** Default cap on questions per request. */
 export const DEFAULT_MAX_QUESTIONS_PER_BATCH = 256;
 
-/** Limits of one batch. */
-export interface BatchLimits {
-  maxQuestions: number;
-  maxBodyBytes: number;
-}
+type BatchLimits = { maxQuestions: number; maxBodyBytes: number };
 
-/** A batch: the indexes (into the full question list) `start` inclusive to `end` exclusive. */
-export interface QuestionBatch {
-  start: number;
-  end: number;
-  /** Exact UTF-8 size of the body `{model, state, questions}` of this batch. */
-  bodyBytes: number;
-}
+/** A batch: questions `start` inclusive to `end` exclusive, and the exact UTF-8 size of its body. */
+type QuestionBatch = { start: number; end: number; bodyBytes: number };
 
 /** The exact body System One receives for one batch. */
 export function systemOneBody(model: string, state: string, questions: NoulQuestion[]): string {
@@ -31,7 +19,6 @@ export function systemOneBody(model: string, state: string, questions: NoulQuest
 }
 
 const encoder = new TextEncoder();
-/** Reused for {@link utf8Length}; grown when a text could need more. */
 let scratch = new Uint8Array(1 << 16);
 
 /** The exact UTF-8 size of `text` (encoded into a reused buffer: nothing is allocated per text). */
@@ -42,11 +29,8 @@ function utf8Length(text: string): number {
 }
 
 /**
- * The one body of the whole question set when it fits a single batch (at most `maxQuestions` questions and
- * `maxBodyBytes` UTF-8 bytes), else undefined (no questions, invalid limits, or more than one batch: then
- * {@link splitQuestionBatches} says how to split or why not). The batch {@link splitQuestionBatches} gives in
- * that case is exactly `{start: 0, end: questions.length}`, and this is its body, serialized once for both
- * the check and the request.
+ * The body of the whole question set when it fits one batch (serialized once for the check and the request),
+ * else undefined: {@link splitQuestionBatches} then says how to split or why not.
  */
 export function singleBatchBody(
   model: string,
@@ -63,10 +47,8 @@ export function singleBatchBody(
 }
 
 /**
- * Splits `questions` greedily, in order, into batches whose body (`JSON.stringify({model, state,
- * questions})`, counted exactly in UTF-8 bytes) is at most `maxBodyBytes` and that hold at most
- * `maxQuestions` questions. Throws a RangeError naming the question index when one question alone does not
- * fit. An empty question list gives no batches.
+ * Splits `questions` greedily, in order, into batches within the limits (bodies counted exactly in UTF-8
+ * bytes); a RangeError names the question that alone does not fit.
  */
 export function splitQuestionBatches(
   model: string,
@@ -78,8 +60,7 @@ export function splitQuestionBatches(
     throw new RangeError(`maxQuestions must be a positive integer, got ${limits.maxQuestions}`);
   }
   if (questions.length === 0) return [];
-  // Usually every question fits one body: then that body's size is the batch's, with no size per question.
-  // (The greedy sum below is exactly this size: the empty body's, each question's, and a comma between two.)
+  // Usually every question fits one body (the greedy sum below gives exactly its size).
   if (questions.length <= limits.maxQuestions) {
     const wholeBytes = utf8Length(systemOneBody(model, state, questions));
     if (wholeBytes <= limits.maxBodyBytes) {
@@ -93,10 +74,9 @@ export function splitQuestionBatches(
   for (let index = 0; index < questions.length; index++) {
     const questionBytes = utf8Length(JSON.stringify(questions[index]));
     if (emptyBytes + questionBytes > limits.maxBodyBytes) {
+      const body = emptyBytes + questionBytes;
       throw new RangeError(
-        `question ${index} alone makes a ${
-          emptyBytes + questionBytes
-        }-byte body, over the ${limits.maxBodyBytes}-byte limit`,
+        `question ${index} alone makes a ${body}-byte body, over the ${limits.maxBodyBytes}-byte limit`,
       );
     }
     const count = index - start;

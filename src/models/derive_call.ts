@@ -1,10 +1,7 @@
 /**
- * What a stored call record says, derived from the response it holds and nothing else (the parse rule of
- * docs/FORMAT.md, section "Call records"): the clients build their results through the same functions, and
- * `verify --rederive` replays a provider node's body over its records with {@link ReplayChatModel} and
- * {@link ReplayDecisionModel}, so an output, status or usage that does not follow from the recorded
- * responses is named.
- *
+ * What a stored call record says, derived from the response it holds alone (docs/FORMAT.md, "Call records"):
+ * `verify --rederive` replays a provider node over its records ({@link ReplayChatModel},
+ * {@link ReplayDecisionModel}) and names an output, status or usage that does not follow from them.
  * @module
  */
 import type { CallRecord } from "../core/call_record.ts";
@@ -21,17 +18,13 @@ import type {
   NoulQuestion,
 } from "./types.ts";
 
-/** Kinds of disagreement between a record (or a node) and the responses it holds. */
-export type DerivationKind = "output_not_from_response" | "usage_mismatch" | "status_mismatch";
-
-/** One disagreement. */
+/** One disagreement between a record (or a node) and the responses it holds. */
 export interface DerivationProblem {
-  kind: DerivationKind;
+  kind: "output_not_from_response" | "usage_mismatch" | "status_mismatch";
   message: string;
 }
 
-/** A call as derived from its record's response. */
-export type DerivedCall<T> =
+type DerivedCall<T> =
   | { ok: true; value: T; usage: { input_tokens: number; output_tokens: number }; model: string }
   | { ok: false; error: string };
 
@@ -39,10 +32,7 @@ function is2xx(status: number | undefined): boolean {
   return status !== undefined && status >= 200 && status < 300;
 }
 
-/**
- * The HTTP status a record's response came with: recorded, or for older records 200 when the call
- * succeeded; undefined when unknown.
- */
+/** The HTTP status a record's response came with (older records: 200 when the call succeeded). */
 function statusOf(record: CallRecord): number | undefined {
   return record.http_status ?? (record.status === "ok" ? 200 : undefined);
 }
@@ -119,16 +109,17 @@ function derive<T>(
   return derived;
 }
 
+/** A failure the client retries (so its error gains the exhausted-retries note). */
+function retried(error: string) {
+  return { ok: false as const, retried: true as const, error };
+}
+
 /** The chat call a record holds, derived from its response; disagreements go to `problems`. */
 export function deriveChatCall(record: CallRecord, problems: DerivationProblem[]): DerivedCall<ChatReply> {
   return derive(record, `(retries exhausted, ${record.attempts} attempts)`, (response) => {
     const parsed = ChatCompletionResponseSchema.safeParse(response);
     if (!parsed.success) {
-      return {
-        ok: false,
-        retried: true,
-        error: `response does not match the chat completion schema: ${describeIssues(parsed.error)}`,
-      };
+      return retried(`response does not match the chat completion schema: ${describeIssues(parsed.error)}`);
     }
     const reply = chatReply(parsed.data);
     return {
@@ -149,19 +140,11 @@ export function deriveSystemOneCall(
   return derive(record, `(retries exhausted after ${record.attempts} attempts)`, (response) => {
     const parsed = SystemOneResponseSchema.safeParse(response);
     if (!parsed.success) {
-      return {
-        ok: false,
-        retried: true,
-        error: `response does not match the System One schema: ${describeIssues(parsed.error)}`,
-      };
+      return retried(`response does not match the System One schema: ${describeIssues(parsed.error)}`);
     }
     const nouls = parsed.data.answers.map((answer) => answer.noul);
     if (nouls.length !== asked) {
-      return {
-        ok: false,
-        retried: true,
-        error: `answered ${nouls.length} of ${asked} questions (every question must be answered)`,
-      };
+      return retried(`answered ${nouls.length} of ${asked} questions (every question must be answered)`);
     }
     return { ok: true, value: nouls, usage: parsed.data.usage, model: parsed.data.model };
   }, problems);
@@ -169,7 +152,6 @@ export function deriveSystemOneCall(
 
 /** A replay asked for a call its node did not record, or in another shape: the node cannot be replayed. */
 export class ReplayError extends Error {
-  /** Creates the error with its reason. */
   constructor(message: string) {
     super(message);
     this.name = "ReplayError";
@@ -182,7 +164,6 @@ export class RecordQueue {
   /** Disagreements found while replaying. */
   readonly problems: DerivationProblem[] = [];
 
-  /** A queue over `records` (the node's `requests`, in order). */
   constructor(readonly records: readonly CallRecord[]) {}
 
   /** The next record of `endpoint`. */
@@ -206,19 +187,16 @@ export class RecordQueue {
   /** Names a request that differs from the one the record holds. */
   compare(what: string, rebuilt: unknown, recorded: unknown): void {
     if (canonicalJson(rebuilt ?? null) !== canonicalJson(recorded ?? null)) {
-      this.problems.push({
-        kind: "output_not_from_response",
-        message: `call ${
-          this.#next - 1
-        }: the ${what} rebuilt from the node's inputs differs from the recorded one`,
-      });
+      const message = `call ${
+        this.#next - 1
+      }: the ${what} rebuilt from the node's inputs differs from the recorded one`;
+      this.problems.push({ kind: "output_not_from_response", message });
     }
   }
 }
 
 /** A chat model that answers from a node's records (no call is made). */
 export class ReplayChatModel implements ChatModel {
-  /** A replay named `model` over `queue`. */
   constructor(readonly model: string, readonly queue: RecordQueue) {}
 
   /** The next record's derived result, after checking its request is this one. */
@@ -236,7 +214,6 @@ export class ReplayChatModel implements ChatModel {
 
 /** A decision model that answers from a node's records, one record per batch (no call is made). */
 export class ReplayDecisionModel implements DecisionModel {
-  /** A replay named `model` over `queue`. */
   constructor(readonly model: string, readonly queue: RecordQueue) {}
 
   /** The recorded batches' derived answers, after checking they asked exactly these questions. */

@@ -1,26 +1,18 @@
 /**
- * One concurrency limit per provider endpoint, shared by every client that talks to the same base URL, so
- * two clients of one endpoint never exceed its limit together.
- *
- * The limiter is a counted semaphore (no promise per call beyond the wait): a call with a free slot starts at
- * once, others wait first-in first-out. A waiting call resumes in its own asynchronous context, so its
- * request carries the identity of the stage that made it (request_identity.ts).
- *
+ * One concurrency limit per provider endpoint, shared by every client of the same base URL: a counted
+ * semaphore (first in, first out) whose waiting calls resume in their own asynchronous context, so a request
+ * carries the identity of the stage that made it (request_identity.ts).
  * @module
  */
 
-/** Default number of requests in flight per endpoint. */
-export const DEFAULT_ENDPOINT_CONCURRENCY = 4;
+const DEFAULT_ENDPOINT_CONCURRENCY = 4;
 
 /** Runs calls at most {@link concurrency} at a time. */
-export interface EndpointLimit {
-  /** Runs `fn` once a slot is free (at once when one is); settles as `fn`'s promise does. */
+interface EndpointLimit {
   <T>(fn: () => Promise<T> | T): Promise<T>;
   /** The most calls in flight; raising it starts waiting calls at once. */
   concurrency: number;
-  /** Calls in flight. */
   readonly activeCount: number;
-  /** Calls waiting for a slot. */
   readonly pendingCount: number;
 }
 
@@ -30,12 +22,12 @@ function checkConcurrency(concurrency: number): void {
   }
 }
 
-/** A limiter of `concurrency` calls in flight (see the module documentation). */
+/** A limiter of `concurrency` calls in flight. */
 export function concurrencyLimit(concurrency: number): EndpointLimit {
   checkConcurrency(concurrency);
   let limit = concurrency;
   let active = 0;
-  /** Resolvers of the waiting calls, first at `head` (a call resolved is handed a slot already counted). */
+  // Resolvers of the waiting calls, first at `head` (a call resolved is handed a slot already counted).
   let waiting: (() => void)[] = [];
   let head = 0;
   const wake = (): void => {
@@ -79,10 +71,7 @@ export function concurrencyLimit(concurrency: number): EndpointLimit {
 
 const limits = new Map<string, EndpointLimit>();
 
-/**
- * The limiter of `baseURL` (trailing slashes ignored). The first caller's `concurrency` creates it; a later
- * caller asking for a different limit changes it for everyone (the latest setting holds).
- */
+/** The limiter of `baseURL`; a caller asking for another limit changes it for everyone. */
 export function endpointLimit(
   baseURL: string,
   concurrency: number = DEFAULT_ENDPOINT_CONCURRENCY,

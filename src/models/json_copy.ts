@@ -1,12 +1,7 @@
 /**
- * A copy of a value exactly as `JSON.parse(JSON.stringify(value))` makes it, without the text: plain objects,
- * arrays, strings, finite numbers, booleans and null are copied structurally (strings are immutable, so they
- * are shared rather than copied again); `undefined`, functions and symbols are left out of objects and become
- * null in arrays, a non-finite number becomes null and -0 becomes 0, as JSON does. Anything else — an object
- * with another prototype or a `toJSON` method, a `__proto__` key, a bigint, nesting past
- * {@link FAST_COPY_DEPTH} (a cycle included) — is copied through the JSON text itself, so the result (or the
- * error) is always the round trip's.
- *
+ * A copy of a value exactly as `JSON.parse(JSON.stringify(value))` makes it, made structurally for plain
+ * values; anything else (another prototype, `toJSON`, `__proto__`, a bigint, nesting past
+ * {@link FAST_COPY_DEPTH}) goes through the JSON text, so the result or error is always the round trip's.
  * @module
  */
 
@@ -16,7 +11,7 @@ export const FAST_COPY_DEPTH = 64;
 /** Thrown inside the structural copy when the value needs the JSON round trip. */
 class NeedsRoundTrip extends Error {}
 
-/** `JSON.parse(JSON.stringify(value))`, made without the text when it can be (see the module documentation). */
+/** `JSON.parse(JSON.stringify(value))`, made without the text when it can be. */
 export function jsonCopy<T>(value: T): T {
   try {
     const copied = copy(value, 0);

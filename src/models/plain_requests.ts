@@ -1,12 +1,7 @@
 /**
- * Fast acceptance of the usual shapes of what the model clients are asked to send, before their zod schemas:
- * a chat request of plain messages (no tool definitions) and a list of plain noul questions. Each check is
- * one-sided: it says yes only for a value its schema accepts (every field it looks at is of the exact type
- * the schema requires; anything it does not know, such as tool definitions, a sparse array or an unusual
- * number, is a no). A no decides nothing: the client then parses with the schema, which accepts or names the
- * problem as before. So a request is refused exactly when its schema refuses it, and the common case does not
- * walk a few kilobytes of messages through zod's general parser on every call.
- *
+ * Fast acceptance of the usual requests (plain chat messages, plain noul questions) before the clients' zod
+ * schemas. One-sided: yes only for a value its schema accepts; a no leaves the decision to the schema, so a
+ * request is refused exactly when its schema refuses it and the common case skips zod's general parser.
  * @module
  */
 
@@ -46,11 +41,7 @@ function isPlainMessage(message: unknown): boolean {
   return true;
 }
 
-/**
- * True only when the chat client's request schema accepts `request`: at least one message, each a plain
- * message, `max_tokens` absent or a positive safe integer, and no `tools` field (requests with tools are left
- * to the schema).
- */
+/** True only when the chat request schema accepts `request` (one with `tools` is left to the schema). */
 export function isPlainChatRequest(request: unknown): boolean {
   if (!isRecord(request) || request.tools !== undefined) return false;
   const maxTokens = request.max_tokens;
@@ -68,10 +59,7 @@ export function isPlainChatRequest(request: unknown): boolean {
   return true;
 }
 
-/**
- * True only when the decision client's question-list schema accepts `questions`: an array of `{type: "noul",
- * instructions, criteria?}` with string texts.
- */
+/** True only when the decision client's question-list schema accepts `questions`. */
 export function isPlainQuestionList(questions: unknown): boolean {
   if (!Array.isArray(questions)) return false;
   for (let i = 0; i < questions.length; i++) {

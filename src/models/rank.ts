@@ -1,8 +1,6 @@
 /**
- * Ranking evidence units with the decision model: one noul per unit ("Is this unit useful for the task?",
- * naming the unit id and quoting its text), the task as the state; order by strictly descending
- * probability, ties broken by unit id (plain string comparison, not locale-aware).
- *
+ * Ranking evidence units with the decision model: one noul per unit, the task as the state; order by strictly
+ * descending probability, ties by unit id (code-unit order, not locale-aware).
  * @module
  */
 import type { DecisionModel, NoulQuestion, Ranking, RankUnit } from "./types.ts";
@@ -24,11 +22,7 @@ export function orderByProbability(probabilities: Record<string, number>): strin
   });
 }
 
-/**
- * {@link orderByProbability} of `probabilities` (unit id -> `nouls[i]` of `units[i]`, ids unique), sorted by
- * position instead of looking each id up at every comparison. The same order: one strict total order
- * (probability, then id); with a non-finite probability (no strict order) the ids are sorted as before.
- */
+/** {@link orderByProbability}'s order, sorted by position (no id lookups); non-finite nouls as before. */
 function orderUnits(
   units: RankUnit[],
   nouls: readonly number[],
@@ -43,10 +37,7 @@ function orderUnits(
   }).map((index) => ids[index]);
 }
 
-/**
- * Ranks `units` for `task`. Unit ids must be unique (a duplicate is a programming error: RangeError). A
- * failed decision call gives `{ok: false}` with its records.
- */
+/** Ranks `units` for `task` (a duplicate id is a RangeError); a failed call gives `{ok: false}` with its records. */
 export async function rank(decision: DecisionModel, units: RankUnit[], task: string): Promise<Ranking> {
   const seen = new Set<string>();
   for (const unit of units) {

@@ -1,10 +1,7 @@
 /**
- * A response that carries a key. Stored bodies are never redacted (what a run stores is what was received), with
- * one exception: a response body that contains one of the run's secrets ({@link MIN_SECRET_CHARS} characters or
- * more; anywhere: content, `model`, `system_fingerprint`, an error body) fails its call with the reason
- * {@link RESPONSE_CONTAINS_KEY}, and its stored copy has every occurrence replaced by `[REDACTED]`, recorded in
- * the call record's `response_altered`. Nothing is derived from such a response (no content, model or usage).
- *
+ * A response that carries a key of the run (anywhere in its body) fails its call with
+ * {@link RESPONSE_CONTAINS_KEY}; its stored copy, the one body ever altered, has every occurrence replaced,
+ * as `response_altered` says. Nothing is derived from such a response.
  * @module
  */
 import { type NamedSecret, secretsIn } from "../core/secrets.ts";
@@ -13,21 +10,19 @@ import { REDACTED, redactValue } from "./credentials.ts";
 
 export { MIN_SECRET_CHARS } from "../core/secrets.ts";
 
-/** The reason a call fails when its response carries a key. */
-export const RESPONSE_CONTAINS_KEY = "response_contains_key";
+const RESPONSE_CONTAINS_KEY = "response_contains_key";
 
 /** The run's secrets a response (its raw text and, when parsed, its decoded strings) carries. */
 export function keysInResponse(raw: string | undefined, parsed: unknown, secrets: readonly NamedSecret[]) {
   const found = raw === undefined ? [] : secretsIn(raw, secrets);
-  if (parsed !== undefined && typeof parsed !== "string") {
-    // Decoded strings too: `\u0073k-…` escapes would hide a key from the raw text.
-    for (const secret of secretsIn(JSON.stringify(parsed) ?? "", secrets)) {
-      if (!found.some((f) => f.name === secret.name)) found.push(secret);
-    }
-  } else if (typeof parsed === "string") {
-    for (const secret of secretsIn(parsed, secrets)) {
-      if (!found.some((f) => f.name === secret.name)) found.push(secret);
-    }
+  // Decoded strings too: `\u0073k-…` escapes would hide a key from the raw text.
+  const decoded = parsed === undefined
+    ? ""
+    : typeof parsed === "string"
+    ? parsed
+    : JSON.stringify(parsed) ?? "";
+  for (const secret of secretsIn(decoded, secrets)) {
+    if (!found.some((f) => f.name === secret.name)) found.push(secret);
   }
   return found;
 }
@@ -39,10 +34,7 @@ export function responseContainsKeyError(found: readonly NamedSecret[]): string 
   }; the call fails and its stored response has it replaced by ${REDACTED}`;
 }
 
-/**
- * What a call record stores of `response`: the response itself, or — when it carries a key — a copy with every
- * key replaced and the alteration that says so.
- */
+/** What a call record stores of `response`: itself, or when it carries a key, a copy with every key replaced. */
 export function storedResponse(
   response: unknown,
   secrets: readonly NamedSecret[],
@@ -51,19 +43,12 @@ export function storedResponse(
   if (found.length === 0) return { response, found };
   return {
     response: redactValue(response, found.map((s) => s.value)),
-    altered: {
-      reason: RESPONSE_CONTAINS_KEY,
-      secrets: found.map((s) => s.name),
-      replaced_with: REDACTED,
-    },
+    altered: { reason: RESPONSE_CONTAINS_KEY, secrets: found.map((s) => s.name), replaced_with: REDACTED },
     found,
   };
 }
 
-/**
- * The secrets a client's responses must not carry: those `listed` for the run, with the client's own key
- * first under `keyName` unless it is listed already (under whatever name).
- */
+/** The secrets a client's responses must not carry: those `listed`, and its own key unless listed. */
 export function clientSecrets(
   apiKey: string,
   keyName: string,
@@ -72,10 +57,7 @@ export function clientSecrets(
   return listed.some((s) => s.value === apiKey) ? listed : [{ name: keyName, value: apiKey }, ...listed];
 }
 
-/**
- * The error of a call whose stored response carried `found`: the key reason, followed by the call's own
- * `error` in parentheses unless that already starts with it (or there is none).
- */
+/** The error of a call whose stored response carried `found`: the key reason, then the call's own in (). */
 export function keyFailureError(error: string | undefined, found: readonly NamedSecret[]): string {
   const reason = responseContainsKeyError(found);
   return error === undefined ? reason : error.startsWith(reason) ? error : `${reason} (${error})`;

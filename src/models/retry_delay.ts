@@ -1,30 +1,21 @@
 /**
- * Retry timing for clients that retry by themselves: exponential backoff, or the delay the server asks for
- * with `retry-after-ms` (milliseconds) or `Retry-After` (seconds or an HTTP date).
- *
+ * Retry timing for clients that retry by themselves: exponential backoff, or the delay the server asks for.
  * @module
  */
 
 /**
- * Header carrying the 0-based attempt number of one logical call, sent by the chat and decision clients on
- * every attempt. The reference server's fault mode uses it (when present) instead of counting identical
- * bodies, so which attempts fault does not depend on timing, on identical requests in flight at once, or on
- * a connection the HTTP stack silently re-sent.
+ * The 0-based attempt number of one logical call, sent on every attempt: the reference server's fault mode
+ * keys on it, so which attempts fault does not depend on timing or on a request the HTTP stack re-sent.
  */
 export const ATTEMPT_HEADER = "x-compaction-bench-attempt";
 
-/** Backoff settings. */
+/** Backoff settings (ms); `maxDelayMs` bounds server-requested delays too. */
 export interface BackoffOptions {
-  /** Delay before the first retry (ms). */
   baseDelayMs: number;
-  /** Upper bound of any delay (ms), also for server-requested ones. */
   maxDelayMs: number;
 }
 
-/**
- * The server-requested delay in ms from `retry-after-ms` or `Retry-After`, or undefined when absent or
- * unreadable. `now` is the current time in ms since the epoch (for HTTP dates).
- */
+/** The delay (ms) `retry-after-ms` or `Retry-After` (seconds or an HTTP date) asks for, or undefined. */
 export function retryAfterMs(headers: Headers, now: number = Date.now()): number | undefined {
   const millis = headers.get("retry-after-ms");
   if (millis !== null) {
@@ -40,10 +31,7 @@ export function retryAfterMs(headers: Headers, now: number = Date.now()): number
   return undefined;
 }
 
-/**
- * The delay before retry number `retry` (1 = first retry): the server's request when given, otherwise
- * `baseDelayMs * 2^(retry-1)`; both capped at `maxDelayMs`. No jitter, so runs are repeatable.
- */
+/** The delay before retry `retry` (1 = first): the server's, else `baseDelayMs * 2^(retry-1)`, capped; no jitter. */
 export function retryDelayMs(retry: number, options: BackoffOptions, requested?: number): number {
   const delay = requested ?? options.baseDelayMs * 2 ** (retry - 1);
   return Math.min(delay, options.maxDelayMs);

@@ -1,10 +1,6 @@
 /**
- * The model-facing contracts every suite, method and engine codes against. Concrete clients live in
- * chat_client.ts and decision_client.ts; the reference model serves both endpoints over loopback.
- *
- * Clients never throw for provider failures: they return `{ok: false, error}` with the call records, so a
- * failed call is recorded and scored, never a crash and never a silent success.
- *
+ * The model-facing contracts every suite, method and engine codes against. Clients never throw for provider
+ * failures: they return `{ok: false, error}` with the call records, so a failed call is recorded and scored.
  * @module
  */
 import type { ChatMessage, ChatUsage, ToolCall, ToolDefinition } from "./messages.ts";
@@ -28,16 +24,14 @@ export type ChatResult =
     usage: ChatUsage;
     /** The model that answered (the response's `model`). */
     model: string;
-    /** The response's `system_fingerprint`, when given. */
     system_fingerprint?: string;
     finish_reason: string;
     record: CallRecord;
   }
   | { ok: false; error: string; record: CallRecord };
 
-/** Anything that answers chat completions (the OpenAI-SDK client, in tests possibly a stub). */
+/** Anything that answers chat completions (`model`: the name requested). */
 export interface ChatModel {
-  /** The model name requested. */
   readonly model: string;
   complete(request: ChatRequest): Promise<ChatResult>;
 }

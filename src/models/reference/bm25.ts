@@ -1,20 +1,15 @@
 /**
- * Okapi BM25 over word tokens (content words, see text.ts), the reference model's one notion of relevance.
- * k1 = 1.2, b = 0.75, idf = ln(1 + (N − n + 0.5) / (n + 0.5)), which is never negative.
- *
+ * Okapi BM25 over content words, the reference model's one notion of relevance: k1 = 1.2, b = 0.75,
+ * idf = ln(1 + (N − n + 0.5) / (n + 0.5)), which is never negative.
  * @module
  */
 import { contentWords } from "./text.ts";
 
-/** BM25 parameters. */
+/** BM25 parameters: term saturation and length normalization. */
 export const BM25_K1 = 1.2;
-/** BM25 length normalization. */
 export const BM25_B = 0.75;
 
-/**
- * BM25 score of every document for `query`, in document order. Empty documents score 0. `tokenize` turns a
- * text into its terms (default: content words; the extractive reader passes stemmed content words).
- */
+/** BM25 score of every document for `query`, in document order; `tokenize` gives a text's terms. */
 export function bm25Scores(
   query: string,
   documents: readonly string[],
@@ -36,8 +31,7 @@ export function bm25Scores(
   const queryTerms = [...new Set(tokenize(query))];
   const queryOrder = new Map(queryTerms.map((term, position) => [term, position]));
   return termFrequencies.map((frequencies, index) => {
-    // The terms both hold, in query order (the sum's order, so scores are the same to the last bit), found
-    // from the smaller side: a long query (a whole conversation) costs each short document its own terms only.
+    // The terms both hold, in query order (so scores are the same to the last bit), found from the smaller side.
     let shared: readonly string[];
     if (frequencies.size < queryTerms.length) {
       const positions: number[] = [];
@@ -60,10 +54,7 @@ export function bm25Scores(
   });
 }
 
-/**
- * Indexes of `documents` by descending BM25 score for `query`, ties by document order (so the result is
- * deterministic). `tokenize` as in {@link bm25Scores}.
- */
+/** Indexes of `documents` by descending BM25 score for `query`, ties by document order. */
 export function rankByRelevance(
   query: string,
   documents: readonly string[],

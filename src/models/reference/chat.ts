@@ -6,7 +6,9 @@
  * "JavaScript": code; (f) else the two most relevant sentences. A reply over `max_tokens` is cut (`length`).
  * @module
  */
+import type { z } from "zod";
 import type { ChatMessage, ToolCall, ToolDefinition } from "../messages.ts";
+import type { ToolChoiceSchema } from "./schemas.ts";
 import { findReadTool, nextRead, type ReadTool } from "./read_tool.ts";
 import type { TokenCounter } from "../../tokens/types.ts";
 import { bm25Scores, rankByRelevance } from "./bm25.ts";
@@ -20,8 +22,7 @@ import { extractiveSummary } from "./summary.ts";
 /** Summary budget when the request has no `max_tokens`. */
 const DEFAULT_SUMMARY_TOKENS = 512;
 
-/** A request's `tool_choice`, as OpenAI-compatible servers take it. */
-export type ToolChoice = "none" | "auto" | "required" | { type: "function"; function: { name: string } };
+type ToolChoice = z.infer<typeof ToolChoiceSchema>;
 
 interface ReferenceChatInput {
   messages: ChatMessage[];

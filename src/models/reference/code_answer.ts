@@ -1,10 +1,6 @@
 /**
- * Rule (e) of the reference chat model: answering with code found in the context.
- *
- * The reply quotes the twelve context lines (outside code fences) most relevant (BM25) to the last user
- * message, each as a `> ` line, then every fenced block tagged `js` or `javascript` found in the context,
- * verbatim (fence included), most relevant first (ties: source order). With no such block, only the quotes.
- *
+ * Rule (e) of the reference chat model: the context lines most relevant to the last user message quoted as
+ * `> ` lines, then every `js`/`javascript` fenced block of the context verbatim, most relevant first.
  * @module
  */
 import type { ChatMessage } from "../messages.ts";
@@ -12,7 +8,7 @@ import { rankByRelevance } from "./bm25.ts";
 import { contextTexts, lastUserIndex } from "./context.ts";
 
 /** How many relevant context lines the reply quotes. */
-export const QUOTED_LINES = 12;
+const QUOTED_LINES = 12;
 
 const FENCE = /```(?:js|javascript)[^\n]*\n[\s\S]*?```/g;
 

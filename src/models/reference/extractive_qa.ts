@@ -1,13 +1,7 @@
 /**
- * Rule (b) of the reference chat model: extractive question answering with cited supporting sentences, from
- * the request alone (never gold labels).
- *
- * Candidates: the context sentences ({@link parseContextSentences}), only those with provenance when any have
- * it. A comparison is answered by comparison.ts, a question naming an entity by bridge.ts (two hops);
- * otherwise the top two BM25 sentences are the facts: yes/no by a shared content word not in the question,
- * else a span of the best sentence (a number for when/how-many questions, else a capitalized phrase, a
- * number, a content word). Every answer is a span of a context sentence, A or B as written, or "yes"/"no".
- *
+ * Rule (b) of the reference chat model: extractive QA with cited supporting sentences (those with provenance
+ * when any have it): comparisons (comparison.ts), bridges (bridge.ts), else the top two BM25 sentences: yes/no
+ * by a shared new content word, or a span of the best one.
  * @module
  */
 import type { ChatMessage } from "../messages.ts";
@@ -18,8 +12,7 @@ import { answerComparison } from "./comparison.ts";
 import { isFresh, spansOf } from "./spans.ts";
 import { contentWords, words } from "./text.ts";
 
-/** The JSON answer of rule (b). */
-export interface FactAnswer {
+interface FactAnswer {
   answer: string;
   supporting_facts: [string, number][];
 }
@@ -35,7 +28,7 @@ export function isYesNoQuestion(question: string): boolean {
   return first !== undefined && AUXILIARIES.has(first);
 }
 
-/** The answer span of `sentence` for `question` (see the module documentation); "" when nothing fits. */
+/** The answer span of `sentence` (a number first for when/how-many questions, else a name); "" when none. */
 export function pickAnswerSpan(question: string, sentence: string): string {
   const asked = new Set(words(question));
   const spans = spansOf(sentence).filter((span) => isFresh(span, asked));

@@ -1,13 +1,11 @@
 /**
  * A bounded memo for the reference model's pure text functions: the model reads the same article sentences
- * in many requests (every method and answer of a question), so their words and stems are worked out once.
- *
+ * in many requests, so their words and stems are worked out once.
  * @module
  */
 import { FifoMap } from "../../core/fifo_map.ts";
 
-/** How many results one memo keeps; past it the oldest is dropped. */
-export const MEMO_LIMIT = 20_000;
+const MEMO_LIMIT = 20_000;
 
 /** `fn` with its results remembered by key, at most {@link MEMO_LIMIT} of them (the oldest dropped first). */
 export function memoize<T>(fn: (key: string) => T): (key: string) => T {

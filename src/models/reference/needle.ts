@@ -1,19 +1,14 @@
 /**
- * Rule (d) of the reference chat model: needle question answering that may decline.
- *
- * Every non-empty line of the context is scored by the share of the question's distinct content words it
- * contains (see `coverage` in text.ts); the best line wins (ties: the earliest). Below
- * {@link NEEDLE_THRESHOLD} the reply is exactly `NOT IN CONTEXT`; otherwise it is the text after the last
- * " is " of that line (trailing period removed), or the whole line when it has no " is ".
- *
+ * Rule (d) of the reference chat model: needle QA that may decline. The context line holding the largest share
+ * of the question's content words (the earliest on ties) answers with its text after the last " is ", unless
+ * the share is below {@link NEEDLE_THRESHOLD}: then `NOT IN CONTEXT`.
  * @module
  */
 import type { ChatMessage } from "../messages.ts";
 import { contextTexts, findQuestion } from "./context.ts";
 import { coverage } from "./text.ts";
 
-/** Minimum share of the question's content words the best line must contain. */
-export const NEEDLE_THRESHOLD = 0.8;
+const NEEDLE_THRESHOLD = 0.8;
 
 /** The decline answer. */
 export const NOT_IN_CONTEXT = "NOT IN CONTEXT";

@@ -1,7 +1,6 @@
 /**
  * What the extractive reader's heuristics share: their answer shape, the stemmed view of sentences, and
  * picking the number of a sentence that sits nearest to the words that matter.
- *
  * @module
  */
 import type { ContextSentence } from "./context.ts";
@@ -19,14 +18,12 @@ export function sentenceStems(sentence: ContextSentence): Set<string> {
   return new Set(
     tokensOf(sentence.text).map((token) => token.toLowerCase()).filter((word) =>
       word !== "" && !STOP_WORDS.has(word)
-    ).map(stem),
+    )
+      .map(stem),
   );
 }
 
-/**
- * The number span of `text` nearest (in tokens) to a token whose stem is in `focus`; ties and a text with no
- * focus word: the first. `accept` filters the candidates (e.g. years only). Undefined when none is left.
- */
+/** The number span of `text` accepted and nearest (in tokens) to a `focus` stem; ties and no focus: the first. */
 export function nearestNumber(
   text: string,
   focus: ReadonlySet<string>,

@@ -1,9 +1,6 @@
 /**
- * Zod schemas of the request bodies the reference server accepts. Unknown fields pass (OpenAI clients send
- * many: `temperature`, `top_p`, `seed`, `parallel_tool_calls`, `extra_body` fields such as
- * `chat_template_kwargs`, …), known fields are checked; a failure is answered with HTTP 400 naming the field.
- * Message content given as an array of text parts (as the OpenAI SDK allows) is read as their joined text.
- *
+ * Zod schemas of the request bodies the reference server accepts: known fields checked (a failure is a 400
+ * naming the field), unknown ones pass, content given as text parts read as their joined text.
  * @module
  */
 import { z } from "zod";
@@ -55,9 +52,7 @@ export const ReferenceChatRequestSchema = z.looseObject({
 export const ReferenceSystemOneRequestSchema = z.looseObject({
   model: z.string().min(1),
   state: z.string(),
-  questions: z.array(z.object({
-    type: z.literal("noul"),
-    instructions: z.string(),
-    criteria: z.string().optional(),
-  })),
+  questions: z.array(
+    z.object({ type: z.literal("noul"), instructions: z.string(), criteria: z.string().optional() }),
+  ),
 });

@@ -1,23 +1,14 @@
 /**
- * The reference model's recall rule: offered a search-like tool while answering a question it cannot answer
- * from what it was given (needle QA would say `NOT IN CONTEXT`), it searches once per turn with the question's
- * key words; once the search's results are in (tool results after the question), it answers from everything.
- *
- * A tool is search-like when its name holds `search`, `grep` or `find` (the first such tool offered wins,
- * `search`/`grep` before `find`) and it takes a string parameter; the parameter used is the one named
- * `query`, `pattern`, `q`, `keywords` or `text`, else its first required string parameter, else its first
- * string parameter. The key words are the question's content words (stop words out, lowercase, in order,
- * each once), joined by spaces: e.g. "What is the deploy token for shard 3?" → `deploy token shard 3`.
- * Deterministic: the same request always gives the same call.
- *
+ * The reference model's recall rule: offered a search-like tool (its name holds `search`, `grep` or `find`)
+ * for a question it cannot answer, it searches once with the question's key words ("What is the deploy token
+ * for shard 3?" → `deploy token shard 3`), then answers from everything.
  * @module
  */
 import type { ChatMessage, ToolDefinition } from "../messages.ts";
 import { findQuestion, lastUserIndex } from "./context.ts";
 import { contentWords } from "./text.ts";
 
-/** A search-like tool and the parameter that takes the query. */
-export interface SearchTool {
+interface SearchTool {
   name: string;
   queryParam: string;
 }
@@ -38,7 +29,7 @@ function stringParams(tool: ToolDefinition): { all: string[]; required: string[]
   return { all, required };
 }
 
-/** The search-like tool among `tools` (see the module notes), or undefined. */
+/** The search-like tool among `tools` and its query parameter (a query-like name, else a string one), or undefined. */
 export function findSearchTool(tools: readonly ToolDefinition[]): SearchTool | undefined {
   for (const pattern of [SEARCH_NAME, FIND_NAME]) {
     for (const tool of tools) {
@@ -51,7 +42,7 @@ export function findSearchTool(tools: readonly ToolDefinition[]): SearchTool | u
   return undefined;
 }
 
-/** The question's key words, as the search query (see the module notes). */
+/** The question's content words, each once, as the search query. */
 export function searchQuery(messages: readonly ChatMessage[]): string {
   return [...new Set(contentWords(findQuestion(messages)))].join(" ");
 }

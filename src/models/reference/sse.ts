@@ -1,21 +1,13 @@
 /**
- * A chat completion as OpenAI's streaming answer (`stream: true`): server-sent events, each
- * `data: {chat.completion.chunk}` and a blank line, ending with `data: [DONE]`.
- *
- * The events, in order: the first delta (`role: "assistant"`; for a text reply `content: ""`, for a tool call
- * `content: null` and the call's `index`, `id`, `type` and function `name` with empty `arguments`); the text
- * in pieces of one word each (the word's trailing whitespace with it, leading whitespace with the first), or
- * each call's arguments in fragments of {@link ARGUMENT_FRAGMENT_CHARS} code points; an empty delta with
- * the `finish_reason`; with `stream_options.include_usage`, a last chunk with `choices: []` and the usage
- * (every other chunk then carries `usage: null`, as OpenAI sends it). Concatenating the deltas gives the
- * non-streaming reply exactly.
- *
+ * A chat completion as OpenAI's streaming answer (`stream: true`): the first delta (role, and a tool call's
+ * head), the text a word per chunk or each call's arguments in fragments, the finish reason, then with
+ * `include_usage` a usage chunk, as OpenAI sends them. Concatenating the deltas gives the reply exactly.
  * @module
  */
 import type { ChatUsage, ToolCall } from "../messages.ts";
 
 /** Code points of tool-call arguments per streamed fragment. */
-export const ARGUMENT_FRAGMENT_CHARS = 16;
+const ARGUMENT_FRAGMENT_CHARS = 16;
 
 /** What a non-streaming reference reply holds that a stream carries. */
 export interface StreamedCompletion {
@@ -28,12 +20,9 @@ export interface StreamedCompletion {
   usage: ChatUsage;
 }
 
-/** The pieces `text` is streamed in (see the module documentation); they join to `text`. */
-export function textPieces(text: string): string[] {
-  if (text === "") return [];
-  const pieces = text.match(/\s*\S+\s*/gu);
-  if (pieces === null) return [text];
-  return pieces;
+/** The pieces `text` is streamed in: a word each, with its trailing whitespace; they join to `text`. */
+function textPieces(text: string): string[] {
+  return text === "" ? [] : text.match(/\s*\S+\s*/gu) ?? [text];
 }
 
 function fragments(text: string): string[] {
@@ -47,11 +36,10 @@ function fragments(text: string): string[] {
 
 /** The JSON chunks of `completion`'s stream, in order (without the final `[DONE]`). */
 export function completionChunks(completion: StreamedCompletion, includeUsage: boolean): unknown[] {
+  const { id, created, model } = completion;
+  const head = { id, object: "chat.completion.chunk", created, model };
   const chunk = (delta: Record<string, unknown>, finishReason: string | null) => ({
-    id: completion.id,
-    object: "chat.completion.chunk",
-    created: completion.created,
-    model: completion.model,
+    ...head,
     choices: [{ index: 0, delta, logprobs: null, finish_reason: finishReason }],
     ...(includeUsage ? { usage: null } : {}),
   });
@@ -62,7 +50,7 @@ export function completionChunks(completion: StreamedCompletion, includeUsage: b
     for (const piece of textPieces(completion.content ?? "")) chunks.push(chunk({ content: piece }, null));
   } else {
     calls.forEach((call, index) => {
-      const head = {
+      const first = {
         tool_calls: [{
           index,
           id: call.id,
@@ -70,23 +58,14 @@ export function completionChunks(completion: StreamedCompletion, includeUsage: b
           function: { name: call.function.name, arguments: "" },
         }],
       };
-      chunks.push(chunk(index === 0 ? { role: "assistant", content: null, ...head } : head, null));
+      chunks.push(chunk(index === 0 ? { role: "assistant", content: null, ...first } : first, null));
       for (const piece of fragments(call.function.arguments)) {
         chunks.push(chunk({ tool_calls: [{ index, function: { arguments: piece } }] }, null));
       }
     });
   }
   chunks.push(chunk({}, completion.finish_reason));
-  if (includeUsage) {
-    chunks.push({
-      id: completion.id,
-      object: "chat.completion.chunk",
-      created: completion.created,
-      model: completion.model,
-      choices: [],
-      usage: completion.usage,
-    });
-  }
+  if (includeUsage) chunks.push({ ...head, choices: [], usage: completion.usage });
   return chunks;
 }
 

@@ -1,7 +1,5 @@
 /**
- * Word-level text helpers of the reference model: tokenizing into lowercase words, stop words, and
- * splitting prose into sentences. Everything here is pure and deterministic.
- *
+ * Word-level text helpers of the reference model: lowercase words, stop words, stems, sentences.
  * @module
  */
 import { memoize } from "./memo.ts";
@@ -29,12 +27,9 @@ const PLURAL = /(?:ies|es|s)$/;
 const SUFFIXES = ["ings", "ing", "edly", "ed", "ers", "er", "est", "ly"];
 
 /**
- * A light, deterministic suffix stripper (not Porter's algorithm), so that "founder", "founded" and
- * "founding" meet in "found", "longer" and "long" in "long", "headquarters" and "headquartered" in
- * "headquart", "bigger" and "big" in "big". Up to two suffixes go ("ies" → "y", "es"/"s", then "ing",
- * "ed", "er", "est", "ly", …), always leaving at least three letters; a doubled final consonant (not l, s
- * or z) is undoubled and a final "e" dropped. Words with digits, and words of three letters or fewer,
- * stay as they are.
+ * A light suffix stripper (not Porter's): "founder", "founded" and "founding" meet in "found", "bigger" and
+ * "big" in "big". A plural and up to two suffixes go, leaving three letters or more; a doubled final
+ * consonant is undoubled and a final "e" dropped. Words with digits or of three letters or fewer stay.
  */
 export function stem(word: string): string {
   let stemmed = word.toLowerCase();
@@ -63,10 +58,7 @@ export const stemmedWords: (text: string) => readonly string[] = memoize((text) 
   Object.freeze(contentWords(text).map(stem))
 );
 
-/**
- * Splits prose into sentences: after `.`, `!` or `?` (optionally followed by a closing quote or bracket)
- * followed by whitespace, and at line breaks. Trimmed; empty pieces dropped.
- */
+/** Splits prose into trimmed sentences: after `.`, `!` or `?` (and a closing quote) and whitespace, at line breaks. */
 export function splitSentences(text: string): string[] {
   return text
     .split(/\n+|(?<=[.!?]["')\]]?)\s+/)
