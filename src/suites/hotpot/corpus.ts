@@ -1,8 +1,6 @@
 /**
- * `corpus.json`: the frozen output of `hotpot collect` and the input of `hotpot run`. It records the dataset
- * hash, the selection protocol and its filter counts, and per selected question the public material (the
- * question, its ten articles, the collected trajectory and whether the collection passed its checks). Gold
- * labels sit in a separate `gold` map so that no method's input can reach them.
+ * `corpus.json`, `hotpot collect`'s frozen output and `hotpot run`'s input: dataset hash, selection, and per
+ * question its public material; gold labels sit in a separate `gold` map no method's input can reach.
  *
  * @module
  */
@@ -75,10 +73,7 @@ export const CorpusSchema = z.object({
 /** The whole corpus file. */
 export type Corpus = z.infer<typeof CorpusSchema>;
 
-/**
- * Validates parsed corpus JSON one question at a time, replacing each raw question by its parsed copy, so the
- * raw and the parsed corpus are never both whole in memory. `json` must be the caller's own.
- */
+/** Validates the caller's own parsed corpus question by question in place (never raw and parsed whole). */
 function parseCorpusQuestionByQuestion(json: unknown):
   | { success: true; data: Corpus }
   | { success: false; error: z.ZodError; prefix: (string | number)[] } {
@@ -98,11 +93,10 @@ function parseCorpusQuestionByQuestion(json: unknown):
 }
 
 /**
- * Reads and checks a corpus file question by question (see corpus_index.ts), keeping its bytes and its head
- * only: the checks of {@link readCorpus} (every field, unique ids, gold labels for every question) in memory
- * flat in the number of questions. A file the index cannot follow is checked whole, so errors still name the
- * file and the field. `spans` (absent then): each question id's byte range, in file order.
+ * {@link readCorpus}'s checks question by question (corpus_index.ts), keeping only bytes and head; a file the
+ * index cannot follow is checked whole. `spans` (absent then): each question's byte range, in file order.
  */
+
 export async function checkCorpusFile(
   path: string,
 ): Promise<

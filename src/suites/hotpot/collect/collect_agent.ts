@@ -1,18 +1,8 @@
 /**
- * Collection by an outside agent (`hotpot collect --agent exec:'CMD'`), so that the real Hermes Agent — or any
- * agent — reads the workspace with its own tools and its own system prompt.
- *
- * The protocol: the command (split shell-like, no shell) starts in the question's freshly written workspace
- * and gets one JSON object on stdin, `{question, files, titles, task, workspace, system_prompt?}` (`files`
- * relative to the workspace, `titles` their articles' titles, `task` the user task every collection mode
- * gives, `system_prompt` only with `--agent-system-prompt`: by default the agent uses its own, which is
- * recorded). It prints one Hermes-format session (`{"messages": [...]}`) on stdout and exits 0; the session
- * is imported like a Hermes session file. This program hashes the workspace before and after, so "files
- * unchanged" is verified. A failed start, non-zero exit, time-out or invalid session is that question's
- * invalid collection with the reason, never a crash.
- *
- * The environment is that of `exec:` engines ({@link agentEnvironment}): PATH, HOME, LANG, TMPDIR plus exactly
- * the variables `--agent-env NAME` passes; provider keys never, unless named.
+ * Collection by an outside agent (`hotpot collect --agent exec:'CMD'`): the command starts in the question's
+ * fresh workspace with `{question, files, titles, task, workspace, system_prompt?}` on stdin and prints one
+ * Hermes-format session; the workspace is hashed before and after. Any failure is that question's invalid
+ * collection. Its environment is an `exec:` engine's plus exactly the `--agent-env` variables.
  *
  * @module
  */
@@ -36,13 +26,7 @@ import { parseJson } from "../../../core/json_read.ts";
 /** Characters of the agent's stderr quoted in a failure reason. */
 const STDERR_TAIL_CHARS = 300;
 
-/**
- * What an outside agent's run gave: a collection, or the reason there is none; its raw stdout; and the model
- * calls it made through the loopback endpoint (none without one).
- */
-export type AgentCollection = AgentRun & { calls: CallRecord[] };
-
-/** What the agent process gave. */
+/** What the agent process gave: a collection or the reason there is none, and its raw stdout. */
 type AgentRun =
   | { ok: true; collection: Collection; session_text: string }
   | { ok: false; reason: string; session_text: string | null };
@@ -57,30 +41,17 @@ export function parseAgentSpec(spec: string): string[] {
   return argv;
 }
 
-/** How an outside agent is run. */
-export interface AgentCommand {
-  /** The command's words. */
-  argv: readonly string[];
-  /** Time limit per question (ms). */
-  timeoutMs: number;
-  /** A system prompt handed to the agent (`--agent-system-prompt`); by default it uses its own. */
-  systemPrompt?: string;
-  /** The variables `--agent-env` passes (name → value). */
-  passedEnv: Readonly<Record<string, string>>;
-  /**
-   * The loopback chat endpoint (`--reference`/`--live` with `--agent`): each question's agent gets
-   * `LLM_BASE_URL`, `LLM_MODEL` and a token of its own as `LLM_API_KEY` (these win over `--agent-env`), and
-   * its calls through it are that question's recorded provider calls.
-   */
-  endpoint?: LoopbackProxy;
-}
-
 /**
- * The whole environment of an outside agent: PATH, HOME, LANG and TMPDIR of this process (as `exec:` engines
- * get), then the variables passed by name. The one place it is built.
+ * How an outside agent is run: per-question time limit (ms), `--agent-system-prompt` (default: its own),
+ * `--agent-env` values, and the loopback endpoint (`LLM_BASE_URL`, `LLM_MODEL`, a per-question token as
+ * `LLM_API_KEY`, winning over `--agent-env`) whose calls are the question's recorded calls.
  */
-export function agentEnvironment(passed: Readonly<Record<string, string>>): Record<string, string> {
-  return minimalEngineEnv(passed);
+export interface AgentCommand {
+  argv: readonly string[];
+  timeoutMs: number;
+  systemPrompt?: string;
+  passedEnv: Readonly<Record<string, string>>;
+  endpoint?: LoopbackProxy;
 }
 
 /** Runs the agent over a fresh workspace of `record` at `workspaceDir`, killed after its time limit. */
@@ -88,7 +59,7 @@ export async function collectWithAgent(
   record: HotpotRecord,
   workspaceDir: string,
   agent: AgentCommand,
-): Promise<AgentCollection> {
+): Promise<AgentRun & { calls: CallRecord[] }> {
   const call = agent.endpoint?.open();
   let outcome: AgentRun;
   let made: { records: CallRecord[] } | undefined;
@@ -100,8 +71,7 @@ export async function collectWithAgent(
       call ? proxyEnvironment(agent.endpoint!, call) : {},
     );
   } finally {
-    // The token dies with the question: nothing the agent left behind can call the model later.
-    made = await call?.finish();
+    made = await call?.finish(); // the token dies with the question: nothing left behind can call the model
   }
   return { ...outcome, calls: made?.records ?? [] };
 }
@@ -123,11 +93,10 @@ async function runAgent(
     workspace: resolve(workspaceDir),
     ...(systemPrompt !== undefined ? { system_prompt: systemPrompt } : {}),
   };
-  // Under the outside-process policy: its own session and group, killed as a whole when it answers or
-  // times out; complete when the agent itself exits, whatever its descendants hold.
+  // Its own process group, killed as a whole; complete when the agent itself exits.
   const outcome = await runOutsideProcess({
     argv,
-    env: { ...agentEnvironment(agent.passedEnv), ...endpointEnv },
+    env: { ...minimalEngineEnv(agent.passedEnv), ...endpointEnv },
     stdin: new TextEncoder().encode(JSON.stringify(request)),
     timeoutMs,
     cwd: workspaceDir,
@@ -139,20 +108,15 @@ async function runAgent(
     return { ok: false, reason: `agent: timed out after ${timeoutMs} ms (killed)`, session_text: null };
   }
   if (outcome.overflowed) {
-    return {
-      ok: false,
-      reason:
-        `agent: the session on stdout is over its ${DEFAULT_MAX_OUTPUT_BYTES}-byte bound: cut off (killed)`,
-      session_text: null,
-    };
+    const reason =
+      `agent: the session on stdout is over its ${DEFAULT_MAX_OUTPUT_BYTES}-byte bound: cut off (killed)`;
+    return { ok: false, reason, session_text: null };
   }
-  // Invalid UTF-8 is a named failure, never silently replaced by U+FFFD.
-  const strict = strictUtf8(outcome.stdout);
-  if (strict === null) {
+  const stdout = strictUtf8(outcome.stdout); // invalid UTF-8 is a named failure, never U+FFFD
+  if (stdout === null) {
     return { ok: false, reason: "agent: the session on stdout is not valid UTF-8", session_text: null };
   }
-  const stdout = strict;
-  // A session that carries a key of this run the agent was not given took it from this process: never kept.
+  // A key of this run the agent was not given was taken from this process: never kept.
   const stolen = foundRunSecrets(
     `${stdout}\n${new TextDecoder().decode(outcome.stderr)}`,
     Object.values(agent.passedEnv),
@@ -166,11 +130,7 @@ async function runAgent(
     const how = outcome.signal !== null
       ? `was killed by ${outcome.signal}`
       : `exited with code ${outcome.code}`;
-    return {
-      ok: false,
-      reason: `agent: ${how}${tail ? `: ${tail}` : ""}`,
-      session_text: stdout,
-    };
+    return { ok: false, reason: `agent: ${how}${tail ? `: ${tail}` : ""}`, session_text: stdout };
   }
   let json: unknown;
   try {
@@ -193,6 +153,7 @@ async function runAgent(
       session_text: null,
     };
   }
+
   let imported: Collection;
   try {
     imported = importHermesSession(json, record, "agent session");

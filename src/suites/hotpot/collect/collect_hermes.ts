@@ -1,14 +1,7 @@
 /**
- * Importing a Hermes Agent session (JSON with OpenAI-format `messages`) as a hotpot trajectory. Only the
- * public chat fields survive (role, content, tool_calls, tool_call_id, name); anything else a session
- * carries (reasoning, timestamps, metadata) is dropped. A final assistant message without tool calls is the
- * agent's answer: it is kept aside, not evaluated.
- *
- * The first message is kept as it is: it is the agent's own initial system prompt (Hermes' for a Hermes
- * session), which the collection checks require to be present and record with its hash.
- *
- * Workspace hashes: a session may carry `workspace_hashes_before` / `workspace_hashes_after` (path → SHA-256);
- * without them "files unchanged" is not verifiable for that session (recorded as such, never as passed).
+ * A Hermes Agent session (OpenAI-format `messages`) as a hotpot trajectory: only the public chat fields kept,
+ * the first (system) message as it is, a final answer without tool calls kept aside; optional
+ * `workspace_hashes_before`/`_after` (without them "files unchanged" is not verifiable).
  *
  * @module
  */
@@ -49,10 +42,7 @@ function publicMessage(raw: Record<string, unknown>, where: string): ChatMessage
   return parsed.data;
 }
 
-/**
- * Imports a parsed Hermes session as the trajectory of `record`; `source` (e.g. the file name) prefixes
- * errors, which name the message index and field.
- */
+/** A parsed Hermes session as `record`'s trajectory; errors start with `source` and name index and field. */
 export function importHermesSession(
   json: unknown,
   record: HotpotRecord,

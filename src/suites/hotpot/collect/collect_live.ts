@@ -1,7 +1,5 @@
 /**
- * The live collector: an agent loop in which a chat model reads the workspace through a real `read_file`
- * tool. Thinking is disabled by the chat client; no automatic compaction happens here.
- *
+ * The live collector: a chat model reads the workspace through a real `read_file` tool (no compaction here).
  * @module
  */
 import type { HotpotRecord } from "../../../data/hotpot_record.ts";
@@ -20,9 +18,8 @@ export interface LiveCollectOptions {
 }
 
 /**
- * Collects a live trajectory of `record` in a fresh workspace at `workspaceDir`: sends the messages with
- * the `read_file` tool, executes every tool call for real, and stops when the model answers without a
- * tool call (that answer is kept aside), after `maxSteps` calls, or on a model error.
+ * A live trajectory of `record` in a fresh workspace: every tool call executed for real, until an answer
+ * without a tool call (kept aside), `maxSteps` calls, or a model error.
  */
 export async function collectLive(
   record: HotpotRecord,

@@ -1,14 +1,7 @@
 /**
- * What `compaction-bench merge` exports for `hotpot collect` shards: the merged run holds the shards' common
- * select node and every question's collect node (not their corpus nodes), so {@link collectCorpus} is replayed
- * over it without a shard (every select and collect node taken from the journal, nothing collected, no model
- * called): its corpus node, made again over the whole selection, publishes `selection.json` and `corpus.json`
- * exactly as the unsharded collection does: byte for byte the same files.
- *
- * The replay needs what the shards' nodes do not hold: the selected records (read from the run's `dataset`
- * source in batches) and the dataset path as the first shard was given it (its recorded `--dataset`; the embedded demo
- * data has a fixed name), which corpus.json records. The collection mode is the shards' protocol and their
- * collect nodes' params.
+ * `merge` for `hotpot collect` shards: {@link collectCorpus} replayed without a shard over the shards' select
+ * and collect nodes (nothing collected, no model called) publishes the unsharded run's files byte for byte;
+ * it reads the selected records from the `dataset` source and the first shard's `--dataset`.
  *
  * @module
  */
@@ -81,10 +74,7 @@ async function replayMode(run: RunDir, protocolMode: CollectMode["kind"]): Promi
   return { kind: protocolMode };
 }
 
-/**
- * The `--dataset` the first shard was given (`merge` records its options in the merged run's invocation as
- * `shard_options`), or the embedded data's name.
- */
+/** The `--dataset` the first shard was given (invocation's `shard_options`), or the embedded data's name. */
 function datasetLabel(run: RunDir): string {
   const options = run.header.invocation.options as { shard_options?: { dataset?: unknown } } | null;
   const given = options?.shard_options?.dataset;

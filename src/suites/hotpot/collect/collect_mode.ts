@@ -1,7 +1,6 @@
 /**
- * The collection mode of `hotpot collect`, chosen explicitly: `--scripted`, `--live`, `--hermes-sessions DIR`
- * or `--agent exec:'CMD'` (the embedded demo alone defaults to `--scripted`); the Hermes session files read
- * before the run (they become the run's declared sources); and the summary printed after it.
+ * `hotpot collect`'s explicit mode (`--scripted`, `--live`, `--hermes-sessions DIR`, `--agent`), the
+ * Hermes session files read before the run (as its sources), and the summary printed after it.
  *
  * @module
  */
@@ -106,10 +105,8 @@ export function chooseCollectionMode(
 }
 
 /**
- * Reads the session file `<id>.json` of every selected record from `dir` and checks that each imports (JSON,
- * message fields); returns them as run sources (`session:<id>` → bytes). A missing file is left out (its
- * question is recorded invalid); a file that does not import is a {@link UsageError}, before anything is
- * written.
+ * Each selected record's `<id>.json` from `dir` as run sources (`session:<id>`); a missing file is left out
+ * (recorded invalid), one that does not import is a {@link UsageError} before anything is written.
  */
 export async function readHermesSessions(
   dir: string,

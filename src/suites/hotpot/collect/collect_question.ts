@@ -1,8 +1,6 @@
 /**
- * One question's collection, the body of its `hotpot-collect` node: the trajectory by the chosen mode, then
- * the collection checks; stored are the public trajectory with the agent's initial system prompt (text and
- * SHA-256), the check (valid or the reasons, and whether "files unchanged" was verifiable), the provider
- * calls of a live collection and the raw stdout of an outside agent.
+ * One question's collection (a `hotpot-collect` node's body): the trajectory by the chosen mode, then the
+ * collection checks; it stores the trajectory, system prompt and hash, the check, calls and agent stdout.
  *
  * @module
  */
@@ -17,11 +15,7 @@ import { checkCollection, type CollectionCheck, initialSystemPrompt } from "./co
 import type { Collection } from "./trajectory.ts";
 import { parseJsonBytes } from "../../../core/json_read.ts";
 
-/**
- * How trajectories are collected: our scripted reader, our live agent loop, imported Hermes session files
- * (declared as the run's sources `session:<question id>`, so each raw file is a blob and an input of its
- * collect node), or an outside agent command (`--agent exec:CMD`).
- */
+/** How trajectories are collected: scripted, live, Hermes session files (`session:<id>`), an agent. */
 export type CollectMode =
   | { kind: "scripted" }
   | { kind: "live"; chat: ChatModel; model: string }
@@ -64,10 +58,7 @@ function invalidCollection(
   };
 }
 
-/**
- * Collects and checks the trajectory of `record` in a fresh workspace at `workspace`; `session` holds the raw
- * Hermes session file of the question (hermes mode; null when there is none).
- */
+/** Collects and checks `record`'s trajectory; `session`: its raw Hermes session file (or null). */
 export async function collectQuestion(
   mode: CollectMode,
   record: HotpotRecord,

@@ -1,13 +1,7 @@
 /**
- * `hotpot collect` over the run store: a `hotpot-select` node freezes the selection (before any model call),
- * then one `hotpot-collect` node per selected question collects and checks its trajectory, and a
- * `hotpot-corpus` node assembles `corpus.json` and `selection.json`, which are published as its outputs.
- * Workspaces live in a temporary directory that is removed afterwards.
- *
- * A shard (`--shard K/N`) selects the whole selection (the same select node as the unsharded run) and collects
- * only the questions of its part (by question id hash); its corpus.json holds that part and says so (`shard`).
- * `merge` replays this function without a shard over the merged nodes (`replay`): every collect node is then
- * taken from the journal, and a question no shard collected is refused by name instead of collected.
+ * `hotpot collect` over the run store: `hotpot-select` (before any model call), one `hotpot-collect` per
+ * question, `hotpot-corpus` publishing corpus.json and selection.json. A shard collects its part of the whole
+ * selection; `merge` replays this without a shard, refusing by name a question no shard collected.
  *
  * @module
  */
@@ -51,10 +45,8 @@ function removedText(report: SelectionReport): string {
 }
 
 /**
- * Refuses a selection that cannot fill its quotas, naming the per-type counts, every filter's count and the
- * options that change the selection: the quotas (`--bridge`, `--comparison`, `--questions`) set to what the
- * dataset gave, and, when records fell outside the evidence-character range, `--min-chars`/`--max-chars` with
- * the range in force.
+ * Refuses a selection that cannot fill its quotas, naming the counts per type and filter and the options that
+ * would change it (the quotas the dataset gave; `--min-chars`/`--max-chars` when the range removed records).
  */
 export function assertQuotaMet(
   report: SelectionReport,
@@ -80,10 +72,7 @@ export function assertQuotaMet(
   );
 }
 
-/**
- * Selects and collects; publishes corpus.json and selection.json and returns the collection's outline (the
- * corpus itself is never parsed back: at 2,000 questions it is 120 MB of JSON).
- */
+/** Selects and collects; publishes corpus.json and selection.json; returns the outline (never the corpus). */
 export async function collectCorpus(
   context: RunContext,
   options: CollectOptions,

@@ -1,19 +1,8 @@
 /**
- * The checks every collected trajectory must pass before it is evaluated. A failed check marks the
- * question invalid with the reason(s):
- * - the agent's initial system prompt is present: the first message is a non-empty `system` message. It is
- *   the agent's own prompt (Hermes' for a Hermes session), recorded and hashed — never compared with ours;
- * - every tool call is paired with exactly one later tool result, and every tool result with a call;
- * - the workspace files were as the record says before the collection and unchanged after it (SHA-256). A
- *   collection that carries no workspace hashes (an imported session without them) cannot show this: it is
- *   recorded as `files_unchanged: "not verifiable"`, never as passed, and the content checks below still run;
- * - every article was read whole and unaltered through the agent's file-reading tool: the results of its reads,
- *   with the tool's own framing removed (read_framing.ts: the tool name and arguments of each call and a
- *   table of known tools — Hermes' `N|` line prefixes, its page-end newline and pagination hints), show every
- *   line of the file, each page's lines in order, each equal to the file's line. A line that differs is
- *   named "redacted or altered" (or "cut short (truncated read)" when the tool cut it); lines never shown
- *   are named with their cause where the session shows one: a "missing page" (a read said more follows and
- *   no read showed it), a "truncated read", a failed read.
+ * The checks a collected trajectory must pass before evaluation (else the question is invalid, with reasons):
+ * a non-empty first `system` message (the agent's own, recorded, never compared); calls and results paired;
+ * workspace files unchanged (SHA-256; without hashes "not verifiable", never passed); each article line shown
+ * unaltered through the file-reading tool (read_framing.ts), missing lines named with their cause.
  *
  * @module
  */
@@ -73,10 +62,10 @@ function lineProblem(shown: ShownLine, original: string): string {
 }
 
 /**
- * Why `file` was not read whole and unaltered through `reads` (in session order): lines shown that differ from
- * the file's, pages out of order, and lines never shown — with the cause when the session shows one: a page
- * the tool said follows but no read showed (missing page), a line the tool cut (truncated read), a failed read.
+ * Why `file` was not read whole and unaltered through `reads` (session order): lines that differ, pages out
+ * of order, lines never shown, with the cause the session shows (missing page, truncated read, failed read).
  */
+
 function fileReadReasons(
   file: WorkspaceFile,
   reads: readonly { id: string; read: UnframedRead }[],

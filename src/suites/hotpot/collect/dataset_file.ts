@@ -1,13 +1,7 @@
 /**
- * A HotpotQA dataset file as selection and collection read it, in bounded memory: the file is read in batches
- * (a Parquet file's row groups in slices) and only what is needed is kept. A first pass keeps each record's
- * {@link SelectionCandidate} (id, type, sort key, first failed filter, titles), from which the selection is
- * made exactly as from the records; a second pass keeps only the selected records. The records are never all
- * held at once (an official JSON file, one array, is read whole by its nature).
- *
- * Decoding a batch makes far more garbage than a pass keeps, and V8 would let it pile up over the batches; so a
- * pass asks for a full collection after a batch when the heap in use has grown by more than
- * {@link PASS_HEAP_BYTES} since the pass began, and once when it ends.
+ * A HotpotQA dataset file read in bounded memory, in batches: one pass keeps each record's
+ * {@link SelectionCandidate}, a second only the selected records. A pass asks for a full GC when the heap
+ * grew by {@link PASS_HEAP_BYTES} (decoding makes far more garbage than a pass keeps).
  *
  * @module
  */
@@ -38,10 +32,7 @@ export interface HotpotDataset {
   batches(): AsyncIterable<HotpotRecord[]>;
   /** The selection candidates of every record, in file order (one pass, remembered per selection options). */
   candidates(options: SelectionOptions): Promise<SelectionCandidate[]>;
-  /**
-   * The records whose id is in `ids`, by id, and the number of records in the dataset: one pass keeping only
-   * those (see {@link recordsWithIds}); the last such result is remembered and answers any subset of its ids.
-   */
+  /** The records whose id is in `ids` and the dataset's record count; the last result answers its subsets. */
   records(ids: ReadonlySet<string>): Promise<DatasetRecords>;
 }
 
@@ -51,10 +42,7 @@ export interface DatasetRecords {
   total: number;
 }
 
-/**
- * The HotpotQA file at `path` (`.parquet`: Hugging Face layout, `.json`: official layout) as a
- * {@link HotpotDataset}; errors (unreadable file, bad record) are those of `loadHotpot`, naming `option`.
- */
+/** The HotpotQA file at `path` (`.parquet` or official `.json`); errors: `loadHotpot`'s, naming `option`. */
 export function hotpotDatasetFile(path: string, option?: string): HotpotDataset {
   const candidatesByOptions = new Map<string, Promise<SelectionCandidate[]>>();
   const batches = () => hotpotRecordBatches(path, option);
@@ -94,10 +82,8 @@ export async function candidatesOf(
   return candidates;
 }
 
-/**
- * One pass over the dataset keeping only the records whose id is in `ids` (when an id repeats, the last
- * record with it, as a map of all records by id would hold), and counting every record.
- */
+/** One pass keeping the records whose id is in `ids` (a repeated id: its last record), counting all. */
+
 export async function recordsWithIds(
   dataset: Pick<HotpotDataset, "batches">,
   ids: ReadonlySet<string>,

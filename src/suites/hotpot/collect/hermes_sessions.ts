@@ -1,7 +1,6 @@
 /**
- * The Hermes sessions folder of `hotpot collect --hermes-sessions DIR`: one `<question id>.json` per question.
- * Checked before the run starts (a folder, every present session a regular file, at least one selected
- * question covered) and read through the shared input checks, so a FIFO or a loop never blocks or crashes.
+ * The folder of `hotpot collect --hermes-sessions DIR` (`<question id>.json` each), checked before the run,
+ * read through the shared input checks (a FIFO or a loop never blocks).
  *
  * @module
  */
@@ -10,7 +9,6 @@ import { UsageError } from "../../../errors.ts";
 import {
   inputError,
   readInputFile,
-  readInputJson,
   statInputDirectory,
   statInputFile,
   subjectOf,
@@ -33,10 +31,7 @@ async function present(path: string): Promise<boolean> {
   }
 }
 
-/**
- * Refuses (with a {@link UsageError}) a sessions folder that is not a directory, holds a session that is not a
- * regular file, or has no session for any of the selected question ids.
- */
+/** A {@link UsageError} unless `dir` is a folder of regular session files covering a selected question. */
 export async function checkHermesSessions(dir: string, ids: readonly string[]): Promise<void> {
   await statInputDirectory(dir, OPTION);
   let found = 0;
@@ -52,13 +47,6 @@ export async function checkHermesSessions(dir: string, ids: readonly string[]): 
         `(expected <question id>.json)`,
     );
   }
-}
-
-/** Reads question `id`'s session JSON, or `null` when the folder has none for it. */
-export async function readHermesSession(dir: string, id: string): Promise<unknown | null> {
-  const path = hermesSessionPath(dir, id);
-  if (!(await present(path))) return null;
-  return await readInputJson(path, OPTION);
 }
 
 /** The bytes of question `id`'s session file, or `null` when the folder has none for it. */

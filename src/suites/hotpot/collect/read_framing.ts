@@ -1,21 +1,8 @@
 /**
- * What a file-reading tool call of a session showed of its file, with the tool's own framing removed — so the
- * collection checks can tell whether every line of every article reached the agent unaltered, whatever agent
- * collected it.
- *
- * The framing comes from the session itself — the call's tool name and arguments — and the small table of
- * known tools below ({@link KNOWN_READ_TOOLS}); a tool not in the table is read generically.
- *
- * - **`read_file`**: Hermes Agent 0.14's `tools/file_tools.py` (and this program's `read_file.ts`). Arguments
- *   `{path, offset?, limit?}` (`offset` 1-based, default 1); result `{content, total_lines, file_size,
- *   truncated, hint?, …}`, `{error, …}` for a failed read, or `{status: "unchanged"}` (Hermes' repeated-read
- *   stub, showing nothing). `content` holds `%6d|TEXT` lines and ends with one empty numbered line past the
- *   page's last line (framing, not the file's); a line over 2,000 characters is cut and ends `... [truncated]`;
- *   `truncated: true` means more follows, and `hint` says `Use offset=K to continue reading`.
- * - **any other tool** whose name says it reads (`read`, `view`, `open`, `cat`) and whose arguments carry a
- *   path-like string: a JSON object's `content` (or `text`, `output`) or else the result text; lines numbered
- *   `N|TEXT`, `N→TEXT` or `N<tab>TEXT` are those lines, unnumbered text is the file's lines from the call's
- *   `offset`/`start_line` (1-based); `truncated`, `offset=K` and `error` are read as for `read_file`.
+ * What a file-reading tool call showed of its file, the tool's framing removed, so the collection checks can
+ * tell whether every article line reached the agent unaltered. Known tools ({@link KNOWN_READ_TOOLS}: Hermes
+ * 0.14's `read_file`, `%6d|TEXT` lines, page-end line, `... [truncated]`, `offset=K` hints); any other tool
+ * whose name says it reads is read generically (`N|`, `N→`, `N<tab>` numbering, or text from its offset).
  *
  * @module
  */
@@ -169,10 +156,8 @@ export function framingOf(name: string): ReadToolFraming | undefined {
     (READING_NAME.test(name) ? GENERIC_READ_TOOL : undefined);
 }
 
-/**
- * What one tool call showed of a file: undefined when the call reads no file (not a reading tool, its
- * arguments name no path or are not a JSON object).
- */
+/** What one tool call showed of a file; undefined when it reads no file (no reading tool, path or object). */
+
 export function unframeRead(name: string, argumentsJson: string, result: string): UnframedRead | undefined {
   let args: Json | undefined;
   try {

@@ -1,21 +1,9 @@
 /**
- * The frozen question selection of the hotpot suite, made before any model call.
- *
- * Order: records sorted by ascending lowercase-hex SHA-256 of the UTF-8 bytes of `${seed}:${id}` (seed in
- * decimal, e.g. `20261016:5ae143ed55429920d5234360`); ties (impossible in practice) by id.
- *
- * Filters, applied in this order to each record in that order; a removed record is counted under the first
- * filter it fails:
- * 1. `not_ten_articles`: the context does not have exactly 10 articles;
- * 2. `duplicate_titles_within`: two of its articles share a title;
- * 3. `multiline_sentence`: a sentence contains a line break (the workspace keeps one sentence per line);
- * 4. `chars_out_of_range`: its evidence characters — the sum over all articles of the length of every
- *    sentence in Unicode code points, no separators added — are outside [minChars, maxChars];
- * 5. `unresolved_supporting_facts`: it has no supporting facts, or one names a title not in its context or a
- *    sentence id outside 0..sentences−1 of that article;
- * 6. `shared_article`: one of its titles is a title of an already selected question.
- * A record passing all filters is selected unless its type's quota is already met (then it is skipped,
- * not counted as removed). Selection stops as soon as both quotas are met.
+ * The frozen hotpot question selection. Records in order of the hex SHA-256 of `${seed}:${id}` (ties by id);
+ * each is counted under the first filter it fails: not 10 articles, a title twice, a multi-line sentence,
+ * evidence code points outside [minChars, maxChars], a supporting fact that does not resolve, an article
+ * shared with a selected question. A passing record is selected unless its type's quota is met (skipped);
+ * selection stops when both quotas are met.
  *
  * @module
  */
@@ -40,28 +28,25 @@ export const DEFAULT_SELECTION: Readonly<SelectionOptions> = Object.freeze({
   maxChars: 32000,
 });
 
-/** How many records each filter removed. */
-export interface RemovedCounts {
-  not_ten_articles: number;
-  duplicate_titles_within: number;
-  multiline_sentence: number;
-  chars_out_of_range: number;
-  unresolved_supporting_facts: number;
-  shared_article: number;
-}
+const FILTERS = [
+  "not_ten_articles",
+  "duplicate_titles_within",
+  "multiline_sentence",
+  "chars_out_of_range",
+  "unresolved_supporting_facts",
+  "shared_article",
+] as const;
 
-/** The outcome of a selection. */
-export interface SelectionResult {
-  /** Selected records in selection order. */
+/** How many records each filter removed. */
+type RemovedCounts = Record<(typeof FILTERS)[number], number>;
+
+/** A selection: records in selection order; examined ones (until both quotas were met); skipped for quota. */
+interface SelectionResult {
   selected: HotpotRecord[];
   removed: RemovedCounts;
-  /** Records examined before both quotas were met (or all records). */
   considered: number;
-  /** Passing records skipped because their type's quota was already met. */
   skipped_quota_full: number;
-  /** True when both quotas were met. */
   quota_met: boolean;
-  /** Selected / wanted per type. */
   counts: { bridge: { selected: number; wanted: number }; comparison: { selected: number; wanted: number } };
 }
 
@@ -94,7 +79,7 @@ export function evidenceChars(record: HotpotRecord): number {
 }
 
 /** The first filter a record fails (ignoring `shared_article`), or null. */
-export function recordProblem(
+function recordProblem(
   record: HotpotRecord,
   options: Pick<SelectionOptions, "minChars" | "maxChars">,
 ): Exclude<keyof RemovedCounts, "shared_article"> | null {
@@ -115,17 +100,14 @@ export function recordProblem(
 }
 
 /**
- * What selection needs of one record, so that a dataset can be selected from without holding its records
- * (a record's articles are not kept, only their titles, and only when they can matter).
+ * What selection needs of one record, so a dataset is selected from without holding its records: its sort
+ * key, the first filter it fails, and its titles only when it passes the others.
  */
 export interface SelectionCandidate {
   id: string;
   type: "bridge" | "comparison";
-  /** The record's sort key ({@link selectionKey}). */
   key: string;
-  /** The first filter it fails (ignoring `shared_article`), or null. */
   problem: Exclude<keyof RemovedCounts, "shared_article"> | null;
-  /** Its article titles when it passes the other filters (else empty: they are never looked at). */
   titles: string[];
 }
 
@@ -147,10 +129,7 @@ export function selectionCandidate(
 /** The outcome of a selection over candidates: the selected ids in selection order, and the counts. */
 export type CandidateSelection = Omit<SelectionResult, "selected"> & { selected: string[] };
 
-/**
- * Selects the protocol's questions from the candidates of a dataset's records, given in file order (see the
- * module documentation for the exact rules); returns the selected ids.
- */
+/** Selects the protocol's questions (ids) from the candidates of a dataset's records, in file order. */
 export function selectFromCandidates(
   candidates: readonly SelectionCandidate[],
   options: SelectionOptions = DEFAULT_SELECTION,
@@ -166,14 +145,7 @@ function selectCandidates(
 ): Omit<SelectionResult, "selected"> & { selected: SelectionCandidate[] } {
   const keyed = [...candidates];
   keyed.sort((a, b) => a.key < b.key ? -1 : a.key > b.key ? 1 : a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
-  const removed: RemovedCounts = {
-    not_ten_articles: 0,
-    duplicate_titles_within: 0,
-    multiline_sentence: 0,
-    chars_out_of_range: 0,
-    unresolved_supporting_facts: 0,
-    shared_article: 0,
-  };
+  const removed = Object.fromEntries(FILTERS.map((f) => [f, 0])) as RemovedCounts;
   const wanted = { bridge: options.bridge, comparison: options.comparison };
   const got = { bridge: 0, comparison: 0 };
   const usedTitles = new Set<string>();
@@ -212,7 +184,8 @@ function selectCandidates(
   };
 }
 
-/** Selects the protocol's questions from `records` (see the module documentation for the exact rules). */
+/** Selects the protocol's questions from `records`. */
+
 export function selectQuestions(
   records: readonly HotpotRecord[],
   options: SelectionOptions = DEFAULT_SELECTION,

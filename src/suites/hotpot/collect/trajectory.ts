@@ -1,7 +1,6 @@
 /**
- * The shape of a collected hotpot trajectory: an OpenAI-format chat in which an agent reads the ten article
- * files of a question's workspace with `read_file`. The system prompt and the user task are fixed here; the
- * agent's final answer is kept aside and never evaluated.
+ * A collected hotpot trajectory: a chat in which an agent reads a question's ten article files; the system
+ * prompt and user task are fixed here; the final answer is kept aside, never evaluated.
  *
  * @module
  */
@@ -54,10 +53,7 @@ export interface Collection {
   messages: ChatMessage[];
   /** The agent's final answer, kept aside (null when there was none). */
   final_answer: string | null;
-  /**
-   * SHA-256 of each workspace file before and after the collection, keyed by path; null when the collection
-   * cannot show them (an imported session without workspace hashes): "files unchanged" is then not verifiable.
-   */
+  /** SHA-256 per workspace path before and after; null: not shown ("files unchanged" not verifiable). */
   hashes_before: Record<string, string> | null;
   hashes_after: Record<string, string> | null;
   /** Why the agent stopped (live collections). */
