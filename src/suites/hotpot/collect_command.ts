@@ -1,8 +1,5 @@
 /**
- * What `hotpot collect` does once its options are parsed: validate the inputs before anything is written
- * (the dataset, the selection's quotas, the collection mode), and hand the suite's pieces to the one run
- * set-up (`../run_command.ts`), which sets up the tokenizer and the models and runs the suite.
- *
+ * `hotpot collect` after parsing: inputs checked before anything is written, then the shared run set-up.
  * @module
  */
 import { passedSecrets } from "../../core/secrets.ts";

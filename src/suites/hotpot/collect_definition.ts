@@ -1,7 +1,5 @@
 /**
- * The `hotpot collect` suite: its stages, re-derivation and merge (`definition.ts` holds `hotpot run`'s; a
- * run never loads the collection side).
- *
+ * The `hotpot collect` suite (apart from `definition.ts`: a run never loads the collection side).
  * @module
  */
 import type { Suite } from "../suite.ts";

@@ -1,9 +1,5 @@
 /**
- * What `hotpot run` does once its options are parsed: validate the inputs before anything is written, and
- * hand the suite's pieces (checks, protocol, body) to the one run set-up (`../run_command.ts`), which sets up
- * the tokenizer and the models and runs the suite. (`hotpot collect`'s is `collect_command.ts`: a run never
- * loads the collection side.)
- *
+ * `hotpot run` after parsing: inputs checked before anything is written, then the shared run set-up.
  * @module
  */
 import { heapBudget } from "../../core/heap_budget.ts";
@@ -40,10 +36,7 @@ export interface HotpotRunCommandOptions extends RunCommandOptions {
   shard?: Shard;
 }
 
-/**
- * A corpus file checked question by question; only its bytes and its dataset's hash are kept. The corpus of a
- * collect shard (a part of the selection) is refused.
- */
+/** A corpus file checked question by question, keeping bytes and dataset hash; a shard's is refused. */
 async function readCorpusSource(
   path: string,
 ): Promise<{ sources: { corpus?: Uint8Array }; corpusSha256: string; datasetSha256: string }> {

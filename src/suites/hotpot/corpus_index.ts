@@ -1,12 +1,6 @@
 /**
- * A corpus read question by question: one scan of `corpus.json`'s bytes finds where each element of its
- * top-level `questions` array lies, and each question is decoded and parsed alone when asked for. The rest of
- * the file (format, dataset, protocol, selection, shard, gold) is the head, parsed once. A 2,000-question
- * corpus is 120 MB of JSON and several times that as objects: read this way, a run holds its bytes and one
- * question at a time.
- *
- * The scan is `core/json_spans.ts`'s. A file it cannot follow (not an object, no `questions` array) yields no
- * index: callers then parse it whole, so that zod names what is wrong.
+ * A corpus read question by question: one scan (`core/json_spans.ts`) finds each `questions` element, parsed
+ * alone when asked for; the rest is the head. A file it cannot follow yields no index (parse it whole).
  *
  * @module
  */

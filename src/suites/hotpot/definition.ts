@@ -1,7 +1,5 @@
 /**
- * The `hotpot run` suite: compaction methods under one answer-input ceiling, scored against gold (`hotpot
- * collect`, selection and trajectories, is `collect_definition.ts`).
- *
+ * The `hotpot run` suite: methods under one answer-input ceiling, scored against gold.
  * @module
  */
 import type { Suite } from "../suite.ts";
@@ -72,9 +70,8 @@ export const HOTPOT_SUITE: Suite = {
 };
 
 /**
- * The lines printed after a hotpot run: its warnings first (`warning: …`, see headline.ts; the ceiling's needs
- * `questions`, the run's valid questions), one line per condition, and the hypothesis verdict last (of the
- * primary ceiling's rows in a ceiling sweep: `inputCap`, default the first row's).
+ * The lines printed after a hotpot run: warnings, one line per condition, the verdict last (of the rows at
+ * `inputCap`, default the first row's).
  */
 export function hotpotSummaryLines(
   text: string,

@@ -1,8 +1,6 @@
 /**
- * What the hotpot report reads of a corpus, in place of the corpus: the corpus head (dataset, selection,
- * collection, the questions' order) and per question a card (its public facts and its gold labels with the
- * supporting sentences' text). Each is a node output, so the report reads small blobs one at a time and never
- * parses the whole corpus, whose articles and trajectories it does not show.
+ * What the hotpot report reads in place of the corpus: its head and per question a card (public facts, gold
+ * labels), each a small node output read one at a time.
  *
  * @module
  */

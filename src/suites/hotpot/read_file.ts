@@ -1,12 +1,6 @@
 /**
- * The `read_file` tool of the hotpot workspace, in Hermes Agent's output format.
- *
- * THE LINE FORMAT (the one place it is defined): a file is shown as lines `${N}|${text}` where `N` is the
- * 1-based line number right-aligned to 6 characters (as Hermes prints it: `     1|text`). Workspace files hold
- * one sentence per line, so **sentence id = line number − 1**. Evidence units render with the same format.
- *
- * A tool result is Hermes' JSON object `{content, total_lines, file_size, truncated, is_binary, is_image}`
- * (plus `hint` when truncated, or `{error}` for a failed read).
+ * The hotpot workspace's `read_file` tool in Hermes Agent's format; the one place the line format is defined:
+ * `${N}|${text}`, N 1-based right-aligned to 6, one sentence per line (**sentence id = line number − 1**).
  *
  * @module
  */
@@ -99,11 +93,7 @@ export function resolveWorkspacePath(workspaceDir: string, path: string): string
   return full.startsWith(root + sep) ? full : null;
 }
 
-/**
- * Executes a `read_file` call for real against `workspaceDir` and returns the tool result text (JSON).
- * Bad arguments, paths outside the workspace and missing files give `{"error": ...}` results, as a tool
- * would: the agent sees the error, nothing is thrown.
- */
+/** Runs a `read_file` call against `workspaceDir`; bad calls give `{"error": ...}` results, never throw. */
 export async function executeReadFile(workspaceDir: string, argumentsJson: string): Promise<string> {
   let args: ReadFileArgs;
   try {

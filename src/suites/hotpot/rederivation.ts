@@ -1,7 +1,6 @@
 /**
- * What `verify --rederive` needs of hotpot runs (`hotpot collect` and `hotpot run`): the selection candidates
- * and selected records of the run's `dataset` source, the stages replayed from their call records, and the
- * check of the compression usage each method's aggregate records.
+ * What `verify --rederive` needs of hotpot runs: the `dataset` source's candidates and records, the replayed
+ * stages, and the check of each aggregate's compression usage.
  *
  * @module
  */
@@ -19,10 +18,7 @@ import { hotpotRankStage, hotpotSummaryStage } from "./run/stages/compress.ts";
 import { hotpotAggregateStage } from "./run/stages/aggregate.ts";
 import { hotpotEngineStage } from "./run/stages/engine.ts";
 
-/**
- * Calls `use` with the dataset blob as a HotpotQA file (Parquet by its magic bytes, else official JSON), read
- * in batches from the store's file through a link named with the layout's extension (never read whole).
- */
+/** Calls `use` with the dataset blob as a HotpotQA file, via a link with its layout's extension. */
 async function withDatasetFile<T>(
   store: BlobStore,
   hash: string,
@@ -62,11 +58,7 @@ function datasetEnvironment(manifest: Manifest, store: BlobStore): Promise<Recor
   });
 }
 
-/**
- * The compression usage a hotpot aggregate records, against the nodes it counts: per method, its summary and
- * engine nodes at that ceiling, plus every ranking when the method ranks (so each method's total is its own
- * nodes' sum, or that plus the rankings').
- */
+/** Each aggregate's compression usage against its summary/engine nodes (plus rankings if it ranks). */
 function compressionUsageProblems(manifest: Manifest): { node: Node; message: string }[] {
   const out: { node: Node; message: string }[] = [];
   const nodes = manifest.nodes;

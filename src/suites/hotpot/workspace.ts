@@ -1,7 +1,5 @@
 /**
- * A question's workspace: its ten articles as ten files, one sentence per line (see read_file.ts for the
- * line ↔ sentence id rule). The gold answer and supporting-fact labels are never written into it.
- *
+ * A question's workspace: ten article files, one sentence per line; gold labels are never written into it.
  * @module
  */
 import { createHash } from "node:crypto";
@@ -24,10 +22,7 @@ export interface Workspace {
   files: WorkspaceFile[];
 }
 
-/**
- * A safe file-name stem for a title: diacritics folded, lowercase ASCII letters and digits joined by `_`,
- * at most 60 characters; `article` when nothing is left.
- */
+/** A safe file-name stem: diacritics folded, `[a-z0-9]` runs joined by `_`, ≤ 60 characters, or `article`. */
 export function titleSlug(title: string): string {
   const slug = title.normalize("NFKD").replace(/[\u0300-\u036f]/g, "").toLowerCase()
     .replace(/[^a-z0-9]+/g, "_").replace(/^_+|_+$/g, "").slice(0, 60).replace(/_+$/, "");

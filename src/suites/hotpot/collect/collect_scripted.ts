@@ -1,7 +1,5 @@
 /**
- * The deterministic collector: builds the question's workspace and reads every file once, in order, with
- * real `read_file` executions; each read is one assistant tool call followed by its tool result.
- *
+ * The deterministic collector: reads every workspace file once, in order, with real `read_file` calls.
  * @module
  */
 import type { HotpotRecord } from "../../../data/hotpot_record.ts";

@@ -1,7 +1,5 @@
 /**
- * The analysis parts of the hotpot report stage: intervals and paired differences from the published rows,
- * the explorer from the rows, the corpus and the context blobs, and the cost section given by the runner.
- *
+ * The hotpot report stage's analysis parts: intervals and paired differences, the explorer, the cost section.
  * @module
  */
 import { z } from "zod";

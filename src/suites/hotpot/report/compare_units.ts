@@ -1,7 +1,5 @@
 /**
- * How `compare` pairs two hotpot runs unit by unit: by question id, per method (and ceiling, in a ceiling
- * sweep), over the metrics its table lists for per-question differences (invalid conditions count zero).
- *
+ * How `compare` pairs two hotpot runs: by question id, per method (and ceiling), invalid counting zero.
  * @module
  */
 import { z } from "zod";

@@ -1,9 +1,6 @@
 /**
- * The hotpot explorer's data: per question its text, type, gold answer and supporting sentences, every
- * answer (method, generation, answer index, status, EM/F1/SP F1, input tokens), and per method and
- * generation the context it kept with each gold supporting sentence marked kept or lost (present verbatim
- * in the answer input, as "gold SP kept" counts it). Filters: question type, validity, "Full right, method
- * wrong" and "method right, Full wrong" (right = at least half of the question's answers exact-match).
+ * The hotpot explorer's data: per question its gold, every answer, and per method and generation the context
+ * with each gold sentence marked kept or lost; "right" filters mean half of the answers exact-match.
  *
  * @module
  */
@@ -23,11 +20,7 @@ const pct = (x: number) => (100 * x).toFixed(1);
 /** Reads the context messages of a context blob hash (undefined: the context was not built or not readable). */
 export type ContextLookup = (hash: string) => Promise<ChatMessage[] | undefined>;
 
-/**
- * The explorer embeds the context text of this many questions (the first, in corpus order); for the others it
- * shows each gold sentence kept or lost and the context's blob hash. A report of thousands of questions would
- * otherwise embed every context (hundreds of MB of HTML, too much for a browser and for the run's memory).
- */
+/** Questions whose context text the explorer embeds (the first; the rest show kept/lost and the hash). */
 export const EMBEDDED_CONTEXT_QUESTIONS = 100;
 
 /** The label of a condition: the method, with its generation when it has several, and its ceiling. */
@@ -44,10 +37,7 @@ interface ExplorerSink {
   addItem(item: ExplorerItem): void;
 }
 
-/**
- * Builds the explorer data of a hotpot run; contexts are read one at a time (each is needed only to mark the
- * gold sentences it kept, and kept for display for the first {@link EMBEDDED_CONTEXT_QUESTIONS} questions).
- */
+/** The explorer data of a hotpot run; contexts are read one at a time. */
 export async function hotpotExplorer(
   corpus: ReportCorpus,
   rows: readonly HotpotRowFigures[],
@@ -62,10 +52,7 @@ export async function hotpotExplorer(
   return { ...header, items, contexts: list };
 }
 
-/**
- * The same explorer, packed as each question's item is made (a report of thousands of questions never holds
- * every item as objects): what the report embeds.
- */
+/** The same explorer packed item by item (never every item as objects): what the report embeds. */
 export async function hotpotExplorerPacked(
   corpus: ReportCorpus,
   rows: readonly HotpotRowFigures[],

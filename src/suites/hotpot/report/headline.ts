@@ -1,8 +1,6 @@
 /**
- * What a person must read first about a hotpot run: the predeclared hypothesis's verdict in one line (the
- * terminal's last summary line), and the warnings that say its numbers test nothing — the ceiling did not
- * bind for most questions (they needed no compaction), or most conditions of a method were invalid (they
- * count zero). The same sentences head REPORT.md, report.html and the terminal.
+ * What a person reads first about a hotpot run (REPORT.md, report.html, terminal): the hypothesis verdict and
+ * the warnings that its numbers test nothing (a ceiling that did not bind, mostly invalid conditions).
  *
  * @module
  */
@@ -48,10 +46,8 @@ export function hypothesisLines(aggregates: readonly HypothesisInput[]): string[
 }
 
 /**
- * The warnings that head the reports and the terminal (empty when none applies): the ceiling did not bind for
- * more than half of the `questions` valid questions (Full's context within `inputCap`: nothing to compact, so
- * the methods cannot differ for a reason worth reporting), and, per method, more than half of its conditions
- * invalid (they count zero, so its figures measure the failures).
+ * The warnings heading the reports and terminal: the ceiling did not bind for over half of the `questions`
+ * (nothing to compact), and per method over half of its conditions invalid (its figures measure failures).
  */
 export function hotpotWarnings(
   aggregates: readonly HeadlineInput[],

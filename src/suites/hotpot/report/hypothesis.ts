@@ -1,8 +1,6 @@
 /**
- * The predeclared hypothesis of the hotpot suite — Jev+Summary exceeds both compressed baselines (Jev,
- * Summary) in answer EM and is within 5 points of Full — decided on exact quantities: each method's EM as a
- * rational (aggregate `em_exact`), so a gap of exactly 5 points is within, and floating point never decides.
- * The verdict is descriptive (no significance test).
+ * hotpot's predeclared hypothesis (Jev+Summary beats Jev and Summary in EM, within 5 points of Full), decided
+ * on exact rationals (`em_exact`: floating point never decides); descriptive, no significance test.
  *
  * @module
  */

@@ -1,8 +1,6 @@
 /**
- * Why a hotpot run's conditions were invalid: per method, the invalid answer rows grouped by the kind of their
- * reason (the text before its first colon: "over budget", "failed call", a collection check's reason), with a
- * count and the first reason of each kind as its example. REPORT.md and report.html show it under the results
- * table when any condition was invalid, so "valid 0/24" comes with its cause.
+ * Why a hotpot run's conditions were invalid: per method, invalid rows by kind of reason (its text before the
+ * first colon), with a count and an example; shown under the results table.
  *
  * @module
  */

@@ -1,7 +1,5 @@
 /**
- * The hotpot REPORT.md: the results table, the counts, the usage, and the predeclared hypothesis stated
- * descriptively (Jev+Summary exceeds both compressed baselines in EM and is within 5 points of Full).
- *
+ * The hotpot REPORT.md: results table, counts, usage and the predeclared hypothesis, stated descriptively.
  * @module
  */
 import { type Cell, markdownTable } from "../../../core/markdown_table.ts";
@@ -84,11 +82,7 @@ export function hypothesisText(aggregates: readonly HotpotMethodAggregate[]): st
   return hypothesisVerdictText(aggregates);
 }
 
-/**
- * The line that says for how many questions the ceiling bound Full (its context was over the ceiling) and for
- * how many it did not ("the ceiling did not bind for N of M questions": those needed no compaction, so the
- * compressed methods cannot gain there), with its own newline; empty without a Full row.
- */
+/** The line saying for how many questions the ceiling did not bind Full (with newline; empty: no Full). */
 export function ceilingBindText(
   aggregates: readonly HotpotMethodAggregate[],
   questions: number,

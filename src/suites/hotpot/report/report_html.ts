@@ -1,7 +1,6 @@
 /**
- * The hotpot report.html: the REPORT.md content (run facts, the results table with the same columns and
- * number formats, EM by question type, compression usage, the hypothesis) plus two charts: EM / F1 /
- * joint F1 / gold SP kept per method, and mean provider input tokens per method against the ceiling.
+ * The hotpot report.html: REPORT.md's content plus a chart of the charted metrics per method and one of mean
+ * input tokens per method against the ceiling.
  *
  * @module
  */

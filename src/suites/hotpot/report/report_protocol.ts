@@ -1,8 +1,6 @@
 /**
- * What every hotpot report states about the protocol besides the numbers, shared by REPORT.md and
- * report.html: the title (with the collection mode), how the trajectories were collected, per question the
- * agent's initial system prompt (hash) and whether "files unchanged" could be verified, and the protocol's
- * caveats.
+ * What both hotpot reports state about the protocol: title, collection, per question the agent's system
+ * prompt hash and "files unchanged", and the caveats.
  *
  * @module
  */

@@ -1,9 +1,6 @@
 /**
- * Uncertainty of the hotpot results: per method and metric a seeded percentile bootstrap interval over
- * questions, and paired per-question differences (each compressed method against Full, Jev+Summary against
- * each compressed baseline). The unit is the question: a question's answers (generations × answers) are
- * averaged first and invalid conditions count zero, exactly as in the aggregate, so each interval is centred
- * on the number the results table shows.
+ * Uncertainty of the hotpot results: seeded bootstrap intervals over questions and paired per-question
+ * differences; a question's answers are averaged first, invalid counting zero, as in the results table.
  *
  * @module
  */
@@ -50,10 +47,7 @@ export interface HotpotStatsOptions {
   seed?: string;
 }
 
-/**
- * Per-question means of `metric` for `method`, in the order of `questionIds` (a question without rows of
- * the method gets 0, as an invalid condition would).
- */
+/** Per-question means of `metric` for `method`, in `questionIds` order (no rows: 0, as if invalid). */
 export function perQuestionMeans(
   rows: readonly HotpotRowCore[],
   method: HotpotMethod,
@@ -71,10 +65,8 @@ export function perQuestionMeans(
 }
 
 /**
- * The method pairs compared, by the methods' declared roles: (R, X) for the reference R (the method no ceiling
- * binds: Full) and each other X; then for each method C that declares the methods it combines (`parts`:
- * Jev+Summary's Jev and Summary), (P, C) for each part P and (X, C) for every other compressed X (an engine, a
- * newly declared method): does it keep what C keeps at the ceiling?
+ * The method pairs compared, by declared roles: (reference, X) for each other X; then for each method C
+ * declaring `parts`, (P, C) for each part and (X, C) for every other compressed X.
  */
 export function comparedPairs(methods: readonly HotpotMethod[]): [HotpotMethod, HotpotMethod][] {
   const pairs: [HotpotMethod, HotpotMethod][] = [];

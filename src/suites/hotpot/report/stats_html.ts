@@ -1,7 +1,5 @@
 /**
- * The uncertainty parts of the hotpot report.html: the `95% CI` table, the paired differences and the
- * hypothesis with the interval of (Jev+Summary − Full); the same cells as REPORT.md.
- *
+ * The uncertainty parts of the hotpot report.html; the same cells as REPORT.md.
  * @module
  */
 import type { HotpotStats } from "./stats.ts";

@@ -1,7 +1,5 @@
 /**
- * The uncertainty sections of the hotpot REPORT.md (95% CI table and paired differences) and the
- * hypothesis text with the interval of (Jev+Summary − Full).
- *
+ * The uncertainty sections of the hotpot REPORT.md and the hypothesis with its interval.
  * @module
  */
 import { markdownTable } from "../../../core/markdown_table.ts";
@@ -15,10 +13,7 @@ import {
   pairedTable,
 } from "./stats_report.ts";
 
-/**
- * The `95% CI` table and the paired-differences section, in Markdown; `invalid` is each method's share of
- * invalid conditions (see {@link pairedTable}).
- */
+/** The `95% CI` table and paired differences; `invalid`: each method's share of invalid conditions. */
 export function hotpotStatsMarkdown(stats: HotpotStats, invalid: ReadonlyMap<string, number>): string {
   const paired = pairedTable(stats, invalid);
   return `

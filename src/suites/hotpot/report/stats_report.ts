@@ -1,8 +1,5 @@
 /**
- * The uncertainty parts of the hotpot reports, shared by REPORT.md and report.html: the interval table, the
- * paired-differences table, the note on how both are computed, and the hypothesis sentence about the
- * interval of (Jev+Summary − Full) against the 5-point margin.
- *
+ * The uncertainty parts both hotpot reports share: interval and paired tables, their note, the hypothesis.
  * @module
  */
 import type { Cell } from "../../../core/markdown_table.ts";
@@ -65,11 +62,7 @@ export function invalidShares(
   return new Map(aggregates.map((a) => [a.method, a.planned > 0 ? 1 - a.valid / a.planned : 0]));
 }
 
-/**
- * The paired-differences table. A comparison whose A or B method had more than half of its conditions invalid
- * is marked "not a finding" in a note column (shown only when a comparison is marked): invalid conditions
- * count zero, so such a difference measures them, not the methods.
- */
+/** The paired-differences table; a side mostly invalid marks it "not a finding" (a note column, if any). */
 export function pairedTable(
   stats: HotpotStats,
   invalid: ReadonlyMap<string, number>,

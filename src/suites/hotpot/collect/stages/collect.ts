@@ -1,9 +1,5 @@
 /**
- * The `hotpot-collect` stage: one question's trajectory, by the collection mode (`../collect_question.ts`:
- * scripted reads, the live agent loop, an imported Hermes session, an outside agent), in the workspace its
- * environment names. The collect suite (`../collect_suite.ts`) runs it like every stage; `verify --rederive`
- * sees a provider stage and never re-executes it.
- *
+ * `hotpot-collect`: one question's trajectory by the collection mode (a provider stage: never re-executed).
  * @module
  */
 import { z } from "zod";

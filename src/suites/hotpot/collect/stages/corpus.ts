@@ -1,8 +1,6 @@
 /**
- * `hotpot-corpus`: `corpus.json` and `selection.json` of a collection, assembled from the selection node's
- * outputs, every collect node's check and trajectory, and the selected records of the run's `dataset` source
- * (read through the body's environment, as `hotpot-select` reads its candidates). Both files are published
- * exactly as this node outputs them, so a collection's published files are node outputs too.
+ * `hotpot-corpus`: a collection's `corpus.json` and `selection.json` (published as output) from the select
+ * and collect nodes and the `dataset` source's selected records.
  *
  * @module
  */
@@ -52,9 +50,8 @@ function jsonText(value: unknown): string {
 const ELEMENT_INDENT = "\n    ";
 
 /**
- * The UTF-8 bytes of a corpus's published text, in chunks, (`head`: its text with `"questions": []`) with its questions'
- * element texts put in: exactly `jsonText` of the whole corpus. (A JSON string holds no raw line break, so the
- * marker below is the top-level key's.)
+ * The corpus's published bytes in chunks: `head` (its text with `"questions": []`) with the questions put in,
+ * exactly `jsonText` of the whole (no JSON string holds a raw line break, so the marker is the key's).
  */
 function withQuestions(head: string, questions: readonly Uint8Array[]): Uint8Array[] {
   if (questions.length === 0) return [new TextEncoder().encode(head)];

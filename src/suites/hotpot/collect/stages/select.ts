@@ -1,8 +1,6 @@
 /**
- * `hotpot-select`: the question selection, frozen before any model call (ascending SHA-256 of `seed:id`, the
- * filters and their counts), from the run's `dataset` source. The body takes the dataset through its
- * environment as selection candidates (what selection needs of each record, see `../dataset_file.ts`), so it
- * never holds the dataset's records; the `dataset` input is a DAG edge only (its blob is not read).
+ * `hotpot-select`: the selection, frozen before any model call, from the environment's candidates of the
+ * `dataset` source (its input is a DAG edge only).
  *
  * @module
  */

@@ -1,8 +1,5 @@
 /**
- * `hotpot-report`: REPORT.md and report.html rendered from the aggregate node's `aggregate.json`, the corpus
- * head and the questions' cards (never the corpus itself: see question_card.ts); both are published exactly as
- * this node outputs them.
- *
+ * `hotpot-report`: REPORT.md and report.html from `aggregate.json`, the corpus head and question cards.
  * @module
  */
 import { z } from "zod";
@@ -40,16 +37,6 @@ async function reportCorpus(
 /** The `hotpot-report` stage. */
 export const hotpotReportStage = defineStage({
   name: "hotpot-report",
-  // 7: the Models line names the models that answered beside the requested ones, and a run whose answering
-  // model changed mid-run says so at the top of REPORT.md and report.html.
-  // 8: report.html's run facts say for how many questions the ceiling did not bind (as REPORT.md does).
-  // 9: gold SP kept counts zero for invalid conditions in the intervals and paired rows too (as the results
-  // table always did), and a paired comparison with a mostly invalid side is marked "not a finding".
-  // 10: an "Invalid conditions" section says why conditions were invalid (per method, by kind of reason).
-  // 11: the hypothesis's verdict heads report.html, and warnings head both reports when the ceiling did not
-  // bind for most questions or most conditions of a method were invalid.
-  // 12: charts: an interval past a fixed axis ends in an arrowhead, the axis takes intervals' low ends, a
-  // legend wraps into rows, a category label wraps to three lines before it is shortened.
   version: 12,
   doc: "REPORT.md and report.html of a hotpot run, from its aggregate, the corpus head and question cards.",
   params: z.object({
