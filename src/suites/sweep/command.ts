@@ -1,7 +1,6 @@
 /**
- * What `sweep run` does once its options are parsed: check the sandbox, the fixture and the options before
- * anything is written, and hand the sweep's pieces (its frozen-run check, protocol and body) to the one run
- * set-up (`../run_command.ts`), which sets up the tokenizer and the models and runs the suite.
+ * `sweep run` after parsing: sandbox, case and options checked before anything is written, then the shared
+ * run set-up (`../run_command.ts`).
  *
  * @module
  */
@@ -21,7 +20,7 @@ import { sweepProtocolJson } from "./publish.ts";
 /** The parsed options of `sweep run`. */
 export interface SweepRunCommandOptions extends RunCommandOptions {
   trajectory?: string;
-  /** `--case DIR` values: the case to run, or (with `--trajectory`) the folders searched for its pin. */
+  /** The case to run, or (with `--trajectory`) the folders searched for its pin. */
   case?: string[];
   compressions?: number;
   "top-n"?: number[];
@@ -34,24 +33,18 @@ export interface SweepRunCommandOptions extends RunCommandOptions {
   bootstrap?: number;
   price?: { model: string; input: number; output: number }[];
   prices?: string;
-  /** The part of the generations this run does (`--shard K/N`: generation g is in part g mod N). */
+  /** `--shard K/N`: generation g is in part g mod N. */
   shard?: Shard;
-  /** `--method [NAME=]SPEC` values: methods and engines after full, S and S+TopN. */
   method?: string[];
 }
 
-/**
- * The methods `--method` adds after full, S and S+TopN: declared methods over the sweep's units (those whose
- * context needs at most the generation's ranking and its S) and any engine; nothing given: none, so the
- * protocol stays as it was.
- */
+/** The declared methods and engines `--method` adds after full, S and S+TopN (none given: none). */
 async function sweepMethods(
   options: SweepRunCommandOptions,
   ceilingSweep: boolean,
 ): Promise<{ methods?: string[]; engines?: EngineOption[] }> {
   if (!options.method?.length) return {};
-  // full, S (`summary`) and S+TopN (`summary+top`) are the sweep's own rows. A method that retains units
-  // beside its summary (`retain`: fusion) needs a summary the sweep does not make: it runs as an engine.
+  // full, S and S+TopN are the sweep's own rows; a method retaining units beside a summary runs as an engine.
   const own = new Set(["full", "summary", "summary+top"]);
   const native = (name: string) => !own.has(name) && declaredMethod(name)?.retain === undefined;
   const selected = await selectMethods({ method: options.method }, [], native);
@@ -75,7 +68,6 @@ export async function sweepRunCommand(
   await assertSandboxAvailable();
   const fixture = await resolveSweepCase(options);
   if (fixture.checks.kind === "module") {
-    // A checks module that does not load in the sandbox is refused before the run is created.
     const { caseCheckNames, CaseChecksError } = await import("./case_checks.ts");
     const where = `${fixture.dir ?? fixture.name}/${fixture.checks.file}`;
     await caseCheckNames(fixture.checks.source).catch((error) => {
@@ -88,7 +80,7 @@ export async function sweepRunCommand(
     ...(options.compressions !== undefined ? { compressions: options.compressions } : {}),
     ...(options["top-n"] !== undefined ? { topN: options["top-n"] } : {}),
     ...(options["input-cap"] !== undefined ? { inputCap: options["input-cap"][0] } : {}),
-    // Only a sweep records its list, so a single ceiling keeps today's protocol (and keys) byte for byte.
+    // Only a sweep records its list: a single ceiling keeps the protocol (and keys) byte for byte.
     ...(options["input-cap"] !== undefined && options["input-cap"].length > 1
       ? { inputCaps: options["input-cap"] }
       : {}),
@@ -125,15 +117,15 @@ export async function sweepRunCommand(
         bootstrap: options.bootstrap,
         prices,
       }, { endpoint });
-      const summary = outcome.checkOnly ? [] : SWEEP_SUITE.summary(
-        await context.run.store.getText(outcome.files["aggregate.json"]),
-      );
+      const aggregate = outcome.checkOnly
+        ? ""
+        : await context.run.store.getText(outcome.files["aggregate.json"]);
+      const summary = outcome.checkOnly ? [] : SWEEP_SUITE.summary(aggregate);
       return {
         result: outcome,
         files: outcome.files,
-        json: {
-          "protocol.json": sweepProtocolJson(runOptions, models.description, counter, fixture),
-        },
+        json: { "protocol.json": sweepProtocolJson(runOptions, models.description, counter, fixture) },
+
         check: outcome.checkOnly,
         lines: [
           ...summary,

@@ -1,31 +1,25 @@
 /**
- * What a sweep run publishes besides its node outputs (`protocol.json`), and how a run merged from sweep
- * shards (`compaction-bench merge`) is completed: the sweep is replayed over the merged nodes by the same
- * {@link runSweep} a whole run uses — every summary, ranking, context, answer and score is taken from the
- * merged journal (the models refuse any call), the aggregate, ceilings and report stages run over every
- * generation — and the same files are published.
+ * A sweep run's `protocol.json`, and the completion of a run merged from sweep shards by the same
+ * {@link runSweep} replayed over the merged journal.
  *
  * @module
  */
 import { UsageError } from "../../errors.ts";
 import { readPrices } from "../../analysis/read_prices.ts";
-import type { RunDir } from "../../store/run_dir.ts";
 import type { TokenCounter } from "../../tokens/types.ts";
 import type { ModelSetup } from "../model_setup.ts";
-import type { RunContext } from "../run_lifecycle.ts";
 import { type SweepFixture, sweepFixtureFromSources } from "./fixture.ts";
 import { runSweep, type SweepRunOptions } from "./run_suite.ts";
-import { bindRunHeader, publishJsonFile } from "../published_json_stage.ts";
+import { bindRunHeader, publishedJsonStage, publishJsonFile } from "../published_json_stage.ts";
 import type { SuiteMerge } from "../suite.ts";
 import { replayContext, replayModels, shardCounter, shardOptions } from "../merge_replay.ts";
-import { publishedJsonStage } from "../published_json_stage.ts";
 import { runHeaderStage } from "../../pipeline/run_header.ts";
 import { sweepAggregateStage } from "./stages/aggregate.ts";
 import { sweepCeilingsStage } from "./stages/ceilings.ts";
 import { sweepReportStage } from "./stages/report.ts";
 
-/** The stages a merge leaves out of the join: each shard's cover its part only, the merged run recomputes them. */
-export const SWEEP_MERGE_SKIP: ReadonlySet<string> = new Set([
+/** The stages a merge leaves out of the join (each shard's cover its part; the merged run redoes them). */
+const SWEEP_MERGE_SKIP: ReadonlySet<string> = new Set([
   sweepAggregateStage.name,
   sweepCeilingsStage.name,
   sweepReportStage.name,
@@ -66,64 +60,40 @@ export function sweepProtocolJson(
   };
 }
 
-/** What the merge gives the sweep replay: a context over the merged run, call-refusing models, the tokenizer. */
-export interface SweepReplay {
-  context: RunContext;
-  models(description: ModelSetup["description"]): ModelSetup;
-  counter: TokenCounter;
-  /** The options the first shard was started with (as recorded in its header). */
-  recorded: Record<string, unknown>;
-}
-
-/** Replays the sweep over a merged run and publishes its files (before the run is sealed). */
-export async function publishMergedSweep(run: RunDir, replay: SweepReplay): Promise<void> {
-  const { models: description, fixture: fixtureHash, suite: _suite, ...options } = run.header.protocol as
-    & SweepRunOptions
-    & { models: ModelSetup["description"]; fixture: string; suite: string };
-  const sources = run.header.sources;
-  const fixture = await sweepFixtureFromSources(
-    async (name) => sources[name] ? await run.store.get(sources[name]) : undefined,
-    "the shards",
-  );
-  if (fixture.hash !== fixtureHash) {
-    throw new UsageError(`merge: the shards' trajectory source is not the fixture their protocol names`);
-  }
-  const recorded = replay.recorded;
-  const prices = await readPrices({
-    price: recorded.price as { model: string; input: number; output: number }[] | undefined,
-    prices: recorded.prices as string | undefined,
-  });
-  const outcome = await runSweep(
-    replay.context,
-    fixture,
-    options,
-    replay.models(description),
-    replay.counter,
-    {
-      bootstrap: recorded.bootstrap as number | undefined,
-      prices,
-    },
-  );
-  const below = { "aggregate.json": outcome.files["aggregate.json"] };
-  const header = await bindRunHeader(replay.context.executor, run, below);
-  await publishJsonFile(
-    replay.context.executor,
-    run,
-    "protocol.json",
-    sweepProtocolJson(options, description, replay.counter, fixture),
-    { ...below, ...header },
-  );
-  for (const [name, hash] of Object.entries(outcome.files)) await run.publish(name, hash);
-}
-
-/** `sweep run` shards. */
+/**
+ * `sweep run` shards: the sweep replayed over the merged run (the models refuse any call) publishes its files
+ * before the run is sealed.
+ */
 export const SWEEP_MERGE: SuiteMerge = {
   skipStages: SWEEP_MERGE_SKIP,
-  publish: async (run) =>
-    publishMergedSweep(run, {
-      context: await replayContext(run),
-      models: replayModels,
-      counter: await shardCounter(run),
-      recorded: shardOptions(run),
-    }),
+  async publish(run) {
+    const context = await replayContext(run);
+    const counter = await shardCounter(run);
+    const recorded = shardOptions(run);
+    const { models: description, fixture: fixtureHash, suite: _suite, ...options } = run.header.protocol as
+      & SweepRunOptions
+      & { models: ModelSetup["description"]; fixture: string; suite: string };
+    const sources = run.header.sources;
+    const fixture = await sweepFixtureFromSources(
+      async (name) => sources[name] ? await run.store.get(sources[name]) : undefined,
+      "the shards",
+    );
+    if (fixture.hash !== fixtureHash) {
+      throw new UsageError(`merge: the shards' trajectory source is not the fixture their protocol names`);
+    }
+    const prices = await readPrices({
+      price: recorded.price as { model: string; input: number; output: number }[] | undefined,
+      prices: recorded.prices as string | undefined,
+    });
+    const bootstrap = recorded.bootstrap as number | undefined;
+    const outcome = await runSweep(context, fixture, options, replayModels(description), counter, {
+      bootstrap,
+      prices,
+    });
+    const below = { "aggregate.json": outcome.files["aggregate.json"] };
+    const header = await bindRunHeader(context.executor, run, below);
+    const protocol = sweepProtocolJson(options, description, counter, fixture);
+    await publishJsonFile(context.executor, run, "protocol.json", protocol, { ...below, ...header });
+    for (const [name, hash] of Object.entries(outcome.files)) await run.publish(name, hash);
+  },
 };

@@ -1,9 +1,6 @@
 /**
- * Uncertainty of the sweep results. The unit is the generation: a generation's answers are averaged first
- * (as the aggregate does), so each interval is centred on the table's number and resamples the
- * generations. Paired differences on the same generations: each S+Top N context against S, and each context
- * against Full. With few generations the intervals are coarse (and zero-width when every generation gives
- * the same number); the report states the count.
+ * Uncertainty of the sweep results over generations (a generation's answers averaged first, as in the table);
+ * paired differences: each S+Top N against S, each context against Full.
  *
  * @module
  */

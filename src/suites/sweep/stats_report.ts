@@ -1,10 +1,8 @@
 /**
  * The uncertainty sections of the sweep REPORT.md and report.html (same cells in both).
- *
  * @module
  */
-import type { Cell } from "../../core/markdown_table.ts";
-import { markdownTable } from "../../core/markdown_table.ts";
+import { type Cell, markdownTable } from "../../core/markdown_table.ts";
 import { formatDifference, formatInterval, formatP, formatPoints } from "../../analysis/format.ts";
 import type { SweepStats } from "./stats.ts";
 import { SWEEP_METRICS, sweepMetricsIn } from "./metrics.ts";
@@ -38,11 +36,7 @@ export const SWEEP_PAIRED_HEADERS = [
   "note",
 ];
 
-/**
- * The note of a paired comparison whose A or B context had more than half of its answers invalid (e.g. every
- * context over the ceiling): its difference measures the invalid answers' zero, not the contexts, so it is
- * not a finding; empty otherwise.
- */
+/** "not a finding" when A's or B's answers were mostly invalid (counting zero); else empty. */
 export function mostlyInvalidNote(stats: SweepStats, a: string, b: string): string {
   const share = (kind: string) => stats.kinds.find((k) => k.kind === kind)?.invalid ?? 0;
   return mostlyInvalid(share, a, b, "answers");

@@ -29,20 +29,10 @@ export function intervalRows(stats: HotpotStats): Cell[][] {
   ]);
 }
 
-/** Header of the paired-differences table. */
-export const PAIRED_HEADERS = [
-  "B vs A",
-  "metric",
-  "pairs",
-  "A",
-  "B",
-  "B − A (95% CI)",
-  "p (sign-flip)",
-  "MDE 80%",
-];
+const PAIRED_HEADERS = ["B vs A", "metric", "pairs", "A", "B", "B − A (95% CI)", "p (sign-flip)", "MDE 80%"];
 
 /** Rows of the paired-differences table (without the note column). */
-export function pairedRows(stats: HotpotStats): Cell[][] {
+function pairedRows(stats: HotpotStats): Cell[][] {
   return stats.paired.map((p) => [
     `${p.b} vs ${p.a}`,
     hotpotMetric(p.metric)?.label ?? p.metric,
