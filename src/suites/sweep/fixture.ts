@@ -1,8 +1,6 @@
 /**
- * Loading a sweep case (a folder: case.json, its pinned trajectory, its checks; see case_format.ts) into the
- * fixture the sweep runs: the trajectory validated, its units cut, facts, follow-up and repair contract. A
- * trajectory is only ever scored through the case whose pin matches its bytes: any other file is refused,
- * naming its hash, because its facts and repair checks would be unknown.
+ * A sweep case folder (case_format.ts) loaded as the fixture the sweep runs. A trajectory is scored only
+ * through the case whose pin matches its bytes (else its facts and checks are unknown: refused).
  *
  * @module
  */
@@ -27,57 +25,46 @@ import { INPUT_MAX_BYTES } from "../../core/input_limits.ts";
 
 export type { CaseRepair, Fact, RepairSpec, UnitBoundary } from "./case_format.ts";
 
-/** The folder of the default case (the payment investigation), relative to the project root. */
+/** The default case (the payment investigation), relative to the project root. */
 export const DEFAULT_SWEEP_CASE = "fixtures/sweep/payments";
-/**
- * The folders holding the built-in cases, relative to the project root: the default payment case's, and the
- * other shipped cases' (kept apart, so fixtures/sweep/ holds the default case alone).
- */
-export const BUILT_IN_CASES = ["fixtures/sweep", "fixtures/sweep-cases"] as const;
+/** The folders of the built-in cases (fixtures/sweep/ holds the default case alone). */
+const BUILT_IN_CASES = ["fixtures/sweep", "fixtures/sweep-cases"] as const;
 /** The path of the default sweep trajectory, relative to the project root. */
 export const DEFAULT_SWEEP_TRAJECTORY = `${DEFAULT_SWEEP_CASE}/trajectory.json`;
 
 /**
- * The case id of the shipped payment case (canonical hash of its case.json without `reference_repair`). The
- * stages' `fixture` param of that case stays its trajectory's SHA-256, as before cases were data, so its keys
- * are unchanged; every other case (or an edited copy of this one) is named by its case id.
+ * The shipped payment case's id (canonical hash of case.json without `reference_repair`): its stages'
+ * `fixture` param stays its trajectory's SHA-256, so its keys are unchanged; other cases use their case id.
  */
-export const PAYMENTS_CASE_ID = "4283721ff722c8fca94990ba86732cd284b50246801dbe979ce693279e7a6f58";
+const PAYMENTS_CASE_ID = "4283721ff722c8fca94990ba86732cd284b50246801dbe979ce693279e7a6f58";
 
-/** A trajectory file: a JSON array of chat messages. */
-export const TrajectorySchema: z.ZodType<ChatMessage[]> = z.array(ChatMessageSchema).min(1);
+const TrajectorySchema: z.ZodType<ChatMessage[]> = z.array(ChatMessageSchema).min(1);
 
 /** How a case's repair is checked. */
-export type CaseChecks =
+type CaseChecks =
   | { kind: "builtin"; name: "payments-gateway" }
   | { kind: "module"; file: string; source: string };
 
-/** A loaded sweep case: the trajectory, its hash and everything the case says about it. */
+/**
+ * A loaded sweep case. `path`: the trajectory file read; `dir` null when rebuilt from a run's sources;
+ * `hash`: the stages' `fixture` param ({@link PAYMENTS_CASE_ID}); `trajectoryHash`: the pin; `caseId`: the
+ * canonical hash of case.json (without reference_repair) and the checks; `sources`: the files as sources.
+ */
 export interface SweepFixture {
-  /** The trajectory file that was read. */
   path: string;
-  /** The case folder (null when rebuilt from a run's sources). */
   dir: string | null;
-  /** The case's name. */
   name: string;
-  /** The investigation, as the agent left it (system prompt, task, tool calls and results). */
   trajectory: ChatMessage[];
-  /** The id the stages' `fixture` param holds (see {@link PAYMENTS_CASE_ID}). */
   hash: string;
-  /** SHA-256 (hex) of the trajectory file's bytes (its pin). */
   trajectoryHash: string;
-  /** Canonical hash of the case (case.json without reference_repair, and the checks module's hash). */
   caseId: string;
   units: EvidenceUnit[];
   facts: Fact[];
   followUp: string;
-  /** The exact signature the follow-up asks the repair to have. */
   repairSignature: string;
   repair: CaseRepair;
   checks: CaseChecks;
-  /** The reference repair's source, when the case ships one. */
   referenceRepair?: string;
-  /** The case's files as run sources: `trajectory`, `case`, `checks`, `reference_repair`. */
   sources: Record<string, Uint8Array>;
 }
 
@@ -108,7 +95,7 @@ function decodeText(bytes: Uint8Array, what: string): string {
 }
 
 /** Parses case.json's bytes; a bad field is a {@link UsageError} naming the file, field and value. */
-export function parseCaseJson(bytes: Uint8Array, what: string): SweepCaseJson {
+function parseCaseJson(bytes: Uint8Array, what: string): SweepCaseJson {
   const parsed = SweepCaseSchema.safeParse(decodeJson(bytes, what));
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
@@ -125,7 +112,7 @@ export function parseCaseJson(bytes: Uint8Array, what: string): SweepCaseJson {
 }
 
 /** Validates trajectory bytes as a JSON array of chat messages. */
-export function parseTrajectory(bytes: Uint8Array, what: string): ChatMessage[] {
+function parseTrajectory(bytes: Uint8Array, what: string): ChatMessage[] {
   const parsed = TrajectorySchema.safeParse(decodeJson(bytes, what));
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
@@ -136,19 +123,15 @@ export function parseTrajectory(bytes: Uint8Array, what: string): ChatMessage[] 
 }
 
 /** The files of a case, as bytes (read from its folder, or from a run's sources). */
-export interface CaseFiles {
-  /** case.json. */
+interface CaseFiles {
   case: Uint8Array;
   trajectory: Uint8Array;
   checks?: Uint8Array;
   reference_repair?: Uint8Array;
 }
 
-/**
- * Builds the fixture from a case's files: validates case.json, the trajectory against its pin, the units
- * (they must tile every tool result), the facts' units and the checks. `where` names the case in errors.
- */
-export async function sweepFixtureFromFiles(
+/** The fixture from a case's files, each part validated; `where` names the case in errors. */
+async function sweepFixtureFromFiles(
   files: CaseFiles,
   where: { dir: string | null; label: string; trajectoryPath?: string; facts?: boolean },
 ): Promise<SweepFixture> {
@@ -257,10 +240,7 @@ async function readCaseJson(dir: string): Promise<{ bytes: Uint8Array; json: Swe
   return { bytes, json: parseCaseJson(bytes, `${dir}/case.json`) };
 }
 
-/**
- * Loads the case in folder `dir`. `trajectoryBytes` (with its path) replaces reading the pinned file when the
- * caller already read it (`--trajectory`).
- */
+/** Loads the case in folder `dir`; `trajectory` replaces reading the pinned file (`--trajectory`). */
 export async function loadSweepCase(
   dir: string,
   trajectory?: { path: string; bytes: Uint8Array },
@@ -285,7 +265,7 @@ export async function loadSweepCase(
 }
 
 /** The folders of the built-in cases (every folder with a case.json in {@link BUILT_IN_CASES}), sorted. */
-export function builtInCaseDirs(): string[] {
+function builtInCaseDirs(): string[] {
   const dirs: string[] = [];
   for (const root of BUILT_IN_CASES.map(assetPath)) {
     let entries: Deno.DirEntry[];
@@ -310,9 +290,8 @@ export function builtInCaseDirs(): string[] {
 }
 
 /**
- * The case a sweep runs: `--case DIR` (one, without `--trajectory`), or the case among the built-in ones and
- * the `--case` folders whose pin is the SHA-256 of `--trajectory FILE` (any other file is refused, naming
- * its hash), or the default payment case.
+ * The case a sweep runs: `--case DIR`, or among the built-in and `--case` folders the one pinning
+ * `--trajectory FILE` (none: refused, naming its hash), or the default case.
  */
 export async function resolveSweepCase(
   options: { case?: string[]; trajectory?: string },
@@ -345,20 +324,12 @@ export async function resolveSweepCase(
   );
 }
 
-/**
- * Reads and validates a sweep trajectory (default: the shipped payment case's) and loads the case whose pin
- * it matches among the built-in cases. Throws {@link UsageError} naming the file when it cannot be read, is
- * not a JSON array of chat messages, or matches no case.
- */
+/** Loads the built-in case pinning the trajectory at `path` (default: the payment case's), or throws. */
 export async function loadSweepFixture(path?: string): Promise<SweepFixture> {
   return await resolveSweepCase(path === undefined ? {} : { trajectory: path });
 }
 
-/**
- * The fixture of a run from its declared sources: the case's files when the run stored them (`case`,
- * `checks`, `reference_repair`), else (a run made before cases were data) the built-in case its trajectory's
- * pin matches.
- */
+/** A run's fixture from its sources: the stored case files, else the built-in case its trajectory pins. */
 export async function sweepFixtureFromSources(
   get: (name: string) => Promise<Uint8Array | undefined>,
   label: string,
