@@ -9,8 +9,7 @@ import { sha256Hex } from "../../store/hash.ts";
 import { readInputFile } from "../../fs_input.ts";
 import { refuseGiven } from "../../core/option_rules.ts";
 import { refuseWithRetry, runSuiteCommand } from "../run_command.ts";
-import type { RunCommandOptions } from "../run_lifecycle.ts";
-import type { RunInvocation } from "../run_lifecycle.ts";
+import type { RunCommandOptions, RunInvocation } from "../run_lifecycle.ts";
 import { assertQuotaMet, collectCorpus, type CollectMode } from "./collect/collect_suite.ts";
 import { hotpotDatasetFile } from "./collect/dataset_file.ts";
 import { selectionReportOf } from "./collect/stages/select.ts";
@@ -25,8 +24,7 @@ import {
   readHermesSessions,
 } from "./collect/collect_mode.ts";
 
-/** The demo dataset shipped in fixtures/. */
-export const DEMO_DATASET = assetPath("fixtures/hotpot/demo.parquet");
+const DEMO_DATASET = assetPath("fixtures/hotpot/demo.parquet");
 
 /** The parsed options of `hotpot collect`. */
 export interface HotpotCollectOptions extends RunCommandOptions {
@@ -44,7 +42,6 @@ export interface HotpotCollectOptions extends RunCommandOptions {
   "agent-system-prompt"?: string;
   "agent-env"?: string[];
   tokenizer?: string;
-  /** Collect only this part of the selection (by question id hash); recorded in the header. */
   shard?: Shard;
 }
 
@@ -54,15 +51,12 @@ export async function hotpotCollect(
   invocation: RunInvocation,
 ): Promise<string> {
   const modeKind = chooseCollectionMode(options);
-  // Collection never reuses a frozen run: these options would be ignored.
   refuseGiven("hotpot collect", options, ["frozen-run", "check-only"], "not supported (nothing is reused)");
   refuseWithRetry(options);
   const datasetPath = options.dataset ?? DEMO_DATASET;
-  // Recorded in corpus.json: the path as given, or a name for the embedded data that does not depend on where
-  // the program is installed (so the corpus, and every key after it, is the same on every machine).
+  // corpus.json's path: the embedded data's does not depend on where the program is installed.
   const datasetLabel = options.dataset ?? "embedded:fixtures/hotpot/demo.parquet";
   const bytes = await readInputFile(datasetPath, "--dataset");
-  // Read in batches: selection keeps only its candidates, collection only the selected records.
   const dataset = hotpotDatasetFile(datasetPath, "--dataset");
   const questions = options.questions ?? DEFAULT_SELECTION.bridge + DEFAULT_SELECTION.comparison;
   const selection = {
@@ -76,12 +70,10 @@ export async function hotpotCollect(
   if (selection.bridge + selection.comparison === 0) {
     throw new UsageError("hotpot collect: --bridge 0 and --comparison 0 select no question");
   }
-  // A selection that cannot fill its quotas is bad input: refuse it before anything is written.
-  // (The candidates are remembered: the select node takes them from the dataset without reading it again.)
+  // Unfillable quotas are refused before anything is written (the select node reuses the candidates).
   const selected = selectionReportOf(await dataset.candidates(selection), selection);
   assertQuotaMet(selected.report, datasetLabel, selection);
-  // The selected records, read now (before the tokenizer is built, so the two never add up in memory); the
-  // collection takes them from the dataset, which remembers them.
+  // Read before the tokenizer is built, so the two never add up in memory; the dataset remembers them.
   const { byId } = await dataset.records(new Set(selected.ids));
   const sessions = modeKind === "hermes"
     ? await readHermesSessions(options["hermes-sessions"]!, selected.ids.map((id) => byId.get(id)!))
@@ -94,8 +86,7 @@ export async function hotpotCollect(
     invocation,
     models: modeKind === "live" || agentModel,
     endpoint: agentModel,
-    // Every shard declares the whole selection's sources (the dataset and, for Hermes sessions, every
-    // selected question's file), so the shards' headers agree and a merge equals the unsharded run.
+    // Every shard declares the whole selection's sources, so a merge equals the unsharded run.
     sources: { dataset: bytes, ...sessions },
     async prepare({ models, endpoint }) {
       const mode: CollectMode = modeKind === "live"
@@ -109,16 +100,14 @@ export async function hotpotCollect(
         selection,
         collection: mode.kind,
         ...(mode.kind === "agent" ? { agent: mode.command } : {}),
-        // The chat model the agent was handed through the loopback endpoint, when it was.
         ...(endpoint ? { agent_model: models!.description } : {}),
-        // The names of the variables the agent was given (never their values).
+        // The names of the variables the agent was given, never their values.
         ...(mode.kind === "agent" && Object.keys(mode.passedEnv).length > 0
           ? { agent_env: Object.keys(mode.passedEnv).sort() }
           : {}),
       };
       return {
         protocol,
-        // Values passed to the agent under secret-looking names: no option may hold one.
         ...(mode.kind === "agent" ? { secrets: passedSecrets("--agent-env", mode.passedEnv) } : {}),
         value: mode,
       };

@@ -20,9 +20,7 @@ import { CLI } from "../../core/program_name.ts";
 /** The parsed options of `hotpot run`. */
 export interface HotpotRunCommandOptions extends RunCommandOptions {
   corpus?: string;
-  /** `--methods`: method or engine names. */
   methods?: string[];
-  /** `--method`: `[NAME=]SPEC` values. */
   method?: string[];
   /** One ceiling, or several (a ceiling sweep; the first is the primary one). */
   "input-cap"?: number[];
@@ -42,27 +40,24 @@ async function readCorpusSource(
 ): Promise<{ sources: { corpus?: Uint8Array }; corpusSha256: string; datasetSha256: string }> {
   const { head: corpus, bytes, spans, validity } = await checkCorpusFile(path);
   if (validity.valid === 0) {
-    // Every condition would be invalid, and its table would read like a result.
     const first = validity.firstInvalid;
+    const example = first ? `; the first, ${first.id}: ${first.reason.slice(0, 300)}` : "";
     throw new UsageError(
       `--corpus ${path}: no question has a valid trajectory (0 of ${validity.questions}), so every condition ` +
-        `would be invalid${
-          first ? `; the first, ${first.id}: ${first.reason.slice(0, 300)}` : ""
-        }. Collect ` +
+        `would be invalid${example}. Collect ` +
         `again (the collection's REPORT.md says why each failed; a collection whose provider calls failed is ` +
         `recovered with '${CLI} hotpot collect --retry-failed RUN --output NEW' and its options)`,
     );
   }
   if (corpus.shard !== undefined) {
+    const shard = shardText(corpus.shard);
     throw new UsageError(
-      `--corpus ${path}: the corpus of collect shard ${
-        shardText(corpus.shard)
-      } holds only that part of the ` +
+      `--corpus ${path}: the corpus of collect shard ${shard} holds only that part of the ` +
         `selection; join the shards first ('${CLI} merge OUT RUN...')`,
     );
   }
   const corpusSha256 = sha256Hex(bytes);
-  // The run's question nodes index the same bytes (its corpus blob): they reuse what this check found.
+  // The run's question nodes reuse what this check found in the same bytes.
   if (spans !== undefined) rememberCheckedCorpus(corpusSha256, corpus, spans);
   return { sources: { corpus: bytes }, corpusSha256, datasetSha256: corpus.dataset.sha256 };
 }
@@ -75,21 +70,17 @@ export async function hotpotRunCommand(
   if (!options.corpus) {
     throw new UsageError("hotpot run: --corpus FILE is required (write one with 'hotpot collect')");
   }
-  // Only the bytes are kept, in `sources`, which the run empties once it has stored them: the run reads the
-  // questions back from its store one at a time (see runHotpot).
+  // Only the bytes are kept (the run reads the questions back from its store one at a time).
   const { sources, corpusSha256, datasetSha256 } = await readCorpusSource(options.corpus);
-  // The corpus's questions were parsed one by one and dropped: collected before the tokenizer is built.
-  heapBudget.collect();
+  heapBudget.collect(); // the parsed questions are garbage before the tokenizer is built
   refuseWithRetry(options);
-  // A declared method needs what the hotpot frame gives (units, rankings, summaries): all of them do.
   const selected = await selectMethods(options, HOTPOT_METHODS, () => true);
   const runOptions = {
     ...DEFAULT_HOTPOT_RUN,
     methods: selected.methods,
-    // Only a run with engine methods records them, so a run without keeps today's protocol byte for byte.
+    // Engines and a ceiling list are recorded only when given: other runs keep their protocol byte for byte.
     ...(selected.engines.length > 0 ? { engines: selected.engines } : {}),
     ...(options["input-cap"] !== undefined ? { inputCap: options["input-cap"][0] } : {}),
-    // Only a sweep records its list, so a single ceiling keeps today's protocol (and keys) byte for byte.
     ...(options["input-cap"] !== undefined && options["input-cap"].length > 1
       ? { inputCaps: options["input-cap"] }
       : {}),
@@ -108,8 +99,7 @@ export async function hotpotRunCommand(
       }
     },
     prices: true,
-    // Outside engine methods reach the chat model only through the loopback endpoint, a token per call: their
-    // calls are their engine node's requests (compression usage).
+    // Outside engines reach the chat model only through the loopback endpoint (a token per call).
     endpoint: selected.engines.length > 0,
     sources: sources as Record<string, Uint8Array>,
     async prepare({ frozen, checkOnly, counter, models }) {
@@ -123,18 +113,10 @@ export async function hotpotRunCommand(
       if (context.resumed && context.run.header.sources.corpus !== corpusSha256) {
         throw new UsageError(`--corpus ${options.corpus} differs from the corpus this run started with`);
       }
-      const outcome = await runHotpot(
-        context,
-        options.shard,
-        runOptions,
-        models,
-        counter,
-        {
-          bootstrap: options.bootstrap,
-          prices,
-        },
-        { endpoint },
-      );
+      const stats = { bootstrap: options.bootstrap, prices };
+      const outcome = await runHotpot(context, options.shard, runOptions, models, counter, stats, {
+        endpoint,
+      });
       return {
         result: outcome,
         json: {
@@ -149,7 +131,6 @@ export async function hotpotRunCommand(
         },
         files: { ...outcome.files, "corpus.json": context.run.header.sources.corpus },
         check: outcome.checkOnly,
-        // Warnings first and the hypothesis verdict last; the ceiling's warning needs the valid questions.
         lines: outcome.checkOnly ? [] : hotpotSummaryLines(
           await context.run.store.getText(outcome.files["aggregate.json"]),
           { questions: outcome.validQuestions, inputCap: runOptions.inputCap },

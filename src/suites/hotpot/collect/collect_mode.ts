@@ -26,20 +26,8 @@ export interface CollectionOutline {
 /** Seconds an outside agent may take per question by default. */
 export const DEFAULT_AGENT_TIMEOUT_S = 1800;
 
-/** The collection options {@link chooseCollectionMode} reads. */
-export interface CollectionModeOptions {
-  dataset?: string;
-  "agent-timeout"?: number;
-  "agent-system-prompt"?: string;
-  "agent-env"?: string[];
-  scripted?: boolean;
-  live?: boolean;
-  "hermes-sessions"?: string;
-  agent?: string;
-}
-
 /** The `--agent` options {@link agentMode} reads. */
-export interface AgentModeOptions {
+interface AgentModeOptions {
   agent?: string;
   "agent-timeout"?: number;
   "agent-system-prompt"?: string;
@@ -74,7 +62,12 @@ export async function agentMode(options: AgentModeOptions): Promise<CollectMode 
 
 /** The one collection mode the options choose; refuses none (for a dataset) or several. */
 export function chooseCollectionMode(
-  options: CollectionModeOptions,
+  options: AgentModeOptions & {
+    dataset?: string;
+    scripted?: boolean;
+    live?: boolean;
+    "hermes-sessions"?: string;
+  },
 ): "scripted" | "live" | "hermes" | "agent" {
   const chosen: ("scripted" | "live" | "hermes" | "agent")[] = [];
   if (options.scripted) chosen.push("scripted");
@@ -85,11 +78,8 @@ export function chooseCollectionMode(
   if (chosen.length > 1) {
     throw new UsageError("hotpot collect: choose one of --scripted, --live, --hermes-sessions and --agent");
   }
-  if (
-    chosen[0] !== "agent" &&
-    (options["agent-timeout"] !== undefined || options["agent-system-prompt"] !== undefined ||
-      options["agent-env"] !== undefined)
-  ) {
+  const agentOnly = ["agent-timeout", "agent-system-prompt", "agent-env"] as const;
+  if (chosen[0] !== "agent" && agentOnly.some((name) => options[name] !== undefined)) {
     throw new UsageError(
       "hotpot collect: --agent-timeout, --agent-system-prompt and --agent-env need --agent exec:'CMD'",
     );
@@ -112,7 +102,7 @@ export async function readHermesSessions(
   dir: string,
   records: readonly HotpotRecord[],
 ): Promise<Record<string, Uint8Array>> {
-  // Stat first: a missing session is left out, anything but a regular file is refused before it is opened.
+  // Stat first: anything but a regular file is refused before it is opened.
   await checkHermesSessions(dir, records.map((r) => r.id));
   const sources: Record<string, Uint8Array> = {};
   for (const record of records) {
@@ -149,10 +139,8 @@ export function collectionSummaryLines(corpus: CollectionOutline, runPath: strin
   for (const q of questions) if (!q.valid) lines.push(`  invalid ${q.id}: ${q.reason}`);
   const unverifiable = questions.filter((q) => q.files_unchanged === "not verifiable").length;
   if (unverifiable > 0) {
-    lines.push(
-      `files unchanged: not verifiable for ${unverifiable} of ${questions.length} question(s) ` +
-        `(no workspace hashes in the session)`,
-    );
+    const of = `${unverifiable} of ${questions.length} question(s)`;
+    lines.push(`files unchanged: not verifiable for ${of} (no workspace hashes in the session)`);
   }
   lines.push(`corpus: ${runPath}/corpus.json`);
   return lines;

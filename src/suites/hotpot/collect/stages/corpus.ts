@@ -59,36 +59,36 @@ function withQuestions(head: string, questions: readonly Uint8Array[]): Uint8Arr
   const at = head.indexOf(marker);
   if (at < 0) throw new Error("hotpot-corpus: no questions key in the corpus head");
   const encoder = new TextEncoder();
-  const parts = [
+  return [
     encoder.encode(`${head.slice(0, at)}\n  "questions": [`),
     ...questions,
     encoder.encode(`\n  ]${head.slice(at + marker.length)}`),
   ];
-  return parts;
 }
+
+const CorpusParams = z.object({
+  /** The dataset as corpus.json names it (the path given, or the embedded data's name), and its SHA-256. */
+  dataset: z.object({ path: z.string(), sha256: z.string() }),
+  selection: z.object({
+    seed: z.number().int(),
+    bridge: z.number().int(),
+    comparison: z.number().int(),
+    minChars: z.number().int(),
+    maxChars: z.number().int(),
+  }),
+  collection: CollectionModeSchema,
+  /** The outside agent's command (`--agent exec:CMD` collections). */
+  agent: z.string().optional(),
+  shard: ShardSchema.optional(),
+});
 
 /** The `hotpot-corpus` stage. */
 export const hotpotCorpusStage = defineStage({
   name: "hotpot-corpus",
   version: 1,
   doc: "corpus.json and selection.json of a collection, from its selection, collect nodes and dataset.",
-  params: z.object({
-    /** The dataset as corpus.json names it (the path given, or the embedded data's name), and its SHA-256. */
-    dataset: z.object({ path: z.string(), sha256: z.string() }),
-    selection: z.object({
-      seed: z.number().int(),
-      bridge: z.number().int(),
-      comparison: z.number().int(),
-      minChars: z.number().int(),
-      maxChars: z.number().int(),
-    }),
-    collection: CollectionModeSchema,
-    /** The outside agent's command (`--agent exec:CMD` collections). */
-    agent: z.string().optional(),
-    shard: ShardSchema.optional(),
-  }),
-  // `selected`/`report`: the select node's outputs; per selected question of the part, `check:<id>` and
-  // `collection:<id>`: its collect node's outputs. The dataset's records come through the environment.
+  params: CorpusParams,
+  // The select node's outputs, each question's collect node's; the dataset's records come through `env`.
   inputs: ["dataset", "selected", "report", "check:*", "collection:*"],
   hashOnlyInputs: ["dataset"],
   lazyInputs: ["check:*", "collection:*"],
@@ -107,13 +107,7 @@ export const hotpotCorpusStage = defineStage({
   },
   provider: false,
   async run({ params, inputs, load, env }: {
-    params: {
-      dataset: { path: string; sha256: string };
-      selection: { seed: number; bridge: number; comparison: number; minChars: number; maxChars: number };
-      collection: z.infer<typeof CollectionModeSchema>;
-      agent?: string;
-      shard?: { index: number; count: number };
-    };
+    params: z.infer<typeof CorpusParams>;
     inputs: Record<string, unknown>;
     load: (name: string) => Promise<unknown>;
     env: HotpotCorpusEnv;
@@ -122,8 +116,7 @@ export const hotpotCorpusStage = defineStage({
     const ids = z.object({ ids: z.array(z.string()) }).parse(inputs.selected).ids
       .filter((id) => questionInShard(id, params.shard));
     const { byId, total } = await env.records(new Set(ids));
-    // Each question is written out as soon as it is made: corpus.json (120 MB at 2,000 questions) is built as
-    // UTF-8 chunks, never as one tree of objects or one string.
+    // corpus.json is built as UTF-8 chunks, a question at a time: never one tree of objects or one string.
     const questions: Uint8Array[] = [];
     const encoder = new TextEncoder();
     for (const id of ids) {
