@@ -1,7 +1,6 @@
 /**
  * `corpus.json`, `hotpot collect`'s frozen output and `hotpot run`'s input: dataset hash, selection, and per
  * question its public material; gold labels sit in a separate `gold` map no method's input can reach.
- *
  * @module
  */
 import { z } from "zod";
@@ -19,7 +18,7 @@ export const CORPUS_FORMAT = "compaction-bench/hotpot-corpus@1";
 /** How the trajectories were collected (see collect_suite.ts). */
 export const CollectionModeSchema = z.enum(["scripted", "live", "hermes", "agent"]);
 
-/** One selected question's public part. */
+/** One selected question's public part (its agent's own system prompt; "files unchanged" by hashes). */
 export const CorpusQuestionSchema = z.object({
   id: z.string(),
   type: z.enum(["bridge", "comparison"]),
@@ -29,13 +28,10 @@ export const CorpusQuestionSchema = z.object({
   collection: CollectionModeSchema,
   valid: z.boolean(),
   reason: z.string().optional(),
-  /** The agent's initial system prompt (its own, not this program's), with its SHA-256; null when absent. */
   system_prompt: z.object({ text: z.string(), sha256: z.string() }).nullable().optional(),
-  /** Whether "files unchanged" was shown by workspace hashes ("not verifiable" for sessions without them). */
   files_unchanged: z.enum(["verified", "not verifiable"]).optional(),
   trajectory: z.array(ChatMessageSchema),
 });
-/** One selected question's public part. */
 export type CorpusQuestion = z.infer<typeof CorpusQuestionSchema>;
 
 /** The gold labels of one question. */
@@ -43,7 +39,6 @@ export const CorpusGoldSchema = z.object({
   answer: z.string(),
   supporting_facts: z.array(z.object({ title: z.string(), sent_id: z.number().int().nonnegative() })),
 });
-/** The gold labels of one question. */
 export type CorpusGold = z.infer<typeof CorpusGoldSchema>;
 
 /** The whole corpus file. */
@@ -57,20 +52,18 @@ export const CorpusSchema = z.object({
     min_chars: z.number().int(),
     max_chars: z.number().int(),
     collection: CollectionModeSchema,
-    /** The outside agent's command, for `--agent exec:CMD` collections. */
-    agent: z.string().optional(),
+    agent: z.string().optional(), // `--agent exec:CMD`
   }),
   selection: z.object({
     considered: z.number().int(),
     removed: z.record(z.string(), z.number().int()),
     skipped_quota_full: z.number().int(),
   }),
-  /** Set on the corpus of a collect shard (`--shard K/N`): it holds that part of the selection only. */
+  /** A collect shard's (`--shard K/N`): it holds that part of the selection only. */
   shard: z.object({ index: z.number().int().positive(), count: z.number().int().positive() }).optional(),
   questions: z.array(CorpusQuestionSchema),
   gold: ownRecord(CorpusGoldSchema), // a question id `__proto__` keeps its labels
 });
-/** The whole corpus file. */
 export type Corpus = z.infer<typeof CorpusSchema>;
 
 /** Validates the caller's own parsed corpus question by question in place (never raw and parsed whole). */
@@ -96,7 +89,6 @@ function parseCorpusQuestionByQuestion(json: unknown):
  * {@link readCorpus}'s checks question by question (corpus_index.ts), keeping only bytes and head; a file the
  * index cannot follow is checked whole. `spans` (absent then): each question's byte range, in file order.
  */
-
 export async function checkCorpusFile(
   path: string,
 ): Promise<
@@ -118,9 +110,7 @@ export async function checkCorpusFile(
     return { head, bytes, validity };
   }
   const head = CorpusSchema.omit({ questions: true }).safeParse(index.head);
-  if (!head.success) {
-    throw fieldError(path, [], head.error);
-  }
+  if (!head.success) throw fieldError(path, [], head.error);
   if (index.spans.length === 0) {
     throw new UsageError(`--corpus ${path}: field questions: the corpus has no questions`);
   }
@@ -136,9 +126,7 @@ export async function checkCorpusFile(
       throw new UsageError(`${path}: field questions.${i}: not valid UTF-8 JSON: ${error.message}`);
     }
     const question = CorpusQuestionSchema.safeParse(raw);
-    if (!question.success) {
-      throw fieldError(path, ["questions", i], question.error);
-    }
+    if (!question.success) throw fieldError(path, ["questions", i], question.error);
     checkQuestionId(question.data.id, seen, head.data.gold, path);
     spans.set(question.data.id, span);
     countValidity(validity, question.data);
@@ -183,9 +171,7 @@ export async function readCorpus(path: string): Promise<{ corpus: Corpus; bytes:
 function checkedCorpus(bytes: Uint8Array, path: string): { corpus: Corpus; bytes: Uint8Array } {
   const json = parseInputJson(decodeUtf8(bytes, path, "--corpus"), path, "--corpus");
   const parsed = parseCorpusQuestionByQuestion(json);
-  if (!parsed.success) {
-    throw fieldError(path, parsed.prefix, parsed.error);
-  }
+  if (!parsed.success) throw fieldError(path, parsed.prefix, parsed.error);
   if (parsed.data.questions.length === 0) {
     throw new UsageError(`--corpus ${path}: field questions: the corpus has no questions`);
   }

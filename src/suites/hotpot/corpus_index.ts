@@ -1,7 +1,6 @@
 /**
  * A corpus read question by question: one scan (`core/json_spans.ts`) finds each `questions` element, parsed
  * alone when asked for; the rest is the head. A file it cannot follow yields no index (parse it whole).
- *
  * @module
  */
 

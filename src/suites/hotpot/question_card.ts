@@ -1,7 +1,6 @@
 /**
  * What the hotpot report reads in place of the corpus: its head and per question a card (public facts, gold
  * labels), each a small node output read one at a time.
- *
  * @module
  */
 import { z } from "zod";

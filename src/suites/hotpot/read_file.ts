@@ -1,7 +1,6 @@
 /**
  * The hotpot workspace's `read_file` tool in Hermes Agent's format; the one place the line format is defined:
  * `${N}|${text}`, N 1-based right-aligned to 6, one sentence per line (**sentence id = line number − 1**).
- *
  * @module
  */
 import { resolve, sep } from "node:path";
@@ -10,7 +9,7 @@ import type { ToolDefinition } from "../../models/messages.ts";
 import { parseJson } from "../../core/json_read.ts";
 
 /** Lines shown by one read when no limit is given (Hermes' default). */
-export const DEFAULT_READ_LIMIT = 500;
+const DEFAULT_READ_LIMIT = 500;
 
 /** One numbered line: `     1|text`. */
 export function formatNumberedLine(lineNumber: number, text: string): string {
@@ -38,20 +37,18 @@ export function parseNumberedLines(content: string): { line: number; text: strin
 }
 
 /** The lines of a workspace file's text (one trailing newline ends the last line, it adds none). */
-export function splitFileLines(text: string): string[] {
+function splitFileLines(text: string): string[] {
   if (text === "") return [];
   const body = text.endsWith("\n") ? text.slice(0, -1) : text;
   return body.split("\n");
 }
 
 /** The arguments of a `read_file` call. */
-export const ReadFileArgsSchema = z.object({
+const ReadFileArgsSchema = z.object({
   path: z.string().min(1),
   offset: z.number().int().min(1).optional(),
   limit: z.number().int().min(1).optional(),
 });
-/** The arguments of a `read_file` call. */
-export type ReadFileArgs = z.infer<typeof ReadFileArgsSchema>;
 
 /** The `read_file` tool definition sent to chat models. */
 export const READ_FILE_TOOL: ToolDefinition = {
@@ -83,19 +80,10 @@ export const ReadFileResultSchema = z.object({
   is_binary: z.boolean(),
   is_image: z.boolean(),
 });
-/** The parsed result of one `read_file` call, as Hermes reports it. */
-export type ReadFileResult = z.infer<typeof ReadFileResultSchema>;
-
-/** Resolves a tool path inside `workspaceDir`; null when it escapes the workspace. */
-export function resolveWorkspacePath(workspaceDir: string, path: string): string | null {
-  const root = resolve(workspaceDir);
-  const full = resolve(root, path);
-  return full.startsWith(root + sep) ? full : null;
-}
 
 /** Runs a `read_file` call against `workspaceDir`; bad calls give `{"error": ...}` results, never throw. */
 export async function executeReadFile(workspaceDir: string, argumentsJson: string): Promise<string> {
-  let args: ReadFileArgs;
+  let args: z.infer<typeof ReadFileArgsSchema>;
   try {
     const parsed = ReadFileArgsSchema.safeParse(parseJson(argumentsJson));
     if (!parsed.success) {
@@ -106,8 +94,11 @@ export async function executeReadFile(workspaceDir: string, argumentsJson: strin
     if (error instanceof SyntaxError) return JSON.stringify({ error: "arguments are not valid JSON" });
     throw error;
   }
-  const full = resolveWorkspacePath(workspaceDir, args.path);
-  if (full === null) return JSON.stringify({ error: `path outside the workspace: ${args.path}` });
+  const root = resolve(workspaceDir);
+  const full = resolve(root, args.path);
+  if (!full.startsWith(root + sep)) {
+    return JSON.stringify({ error: `path outside the workspace: ${args.path}` });
+  }
   let bytes: Uint8Array;
   try {
     bytes = await Deno.readFile(full);
@@ -123,7 +114,7 @@ export async function executeReadFile(workspaceDir: string, argumentsJson: strin
   const shown = lines.slice(offset - 1, offset - 1 + limit);
   const last = offset - 1 + shown.length;
   const truncated = last < lines.length;
-  const result: ReadFileResult = {
+  const result: z.infer<typeof ReadFileResultSchema> = {
     content: shown.map((text, i) => formatNumberedLine(offset + i, text)).join("\n"),
     total_lines: lines.length,
     file_size: bytes.length,

@@ -1,7 +1,6 @@
 /**
  * What `verify --rederive` needs of hotpot runs: the `dataset` source's candidates and records, the replayed
  * stages, and the check of each aggregate's compression usage.
- *
  * @module
  */
 import { join } from "node:path";

@@ -1,7 +1,6 @@
 /**
  * Sweep aggregation per context kind: answers are averaged within a generation, then generations equally;
  * invalid conditions (over budget, failed calls) count zero and stay in the denominator.
- *
  * @module
  */
 import type { AnsweringModels } from "../../core/answering_models.ts";

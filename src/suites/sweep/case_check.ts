@@ -2,7 +2,6 @@
  * `sweep case check DIR`: every defect of a case folder, each naming file, field and value (schema, pin,
  * units, facts missing or leaked, checks that do not load, a failing reference repair, a check an empty
  * repair passes).
- *
  * @module
  */
 import { UsageError } from "../../errors.ts";

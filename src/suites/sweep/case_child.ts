@@ -2,7 +2,6 @@
  * The sandbox child's side of a case's checks module (docs/SWEEP_CASES.md). Per check, two fresh `node:vm`
  * realms: the checks realm (module, fake client, judge) and the repair realm (repair and driver); only
  * strings cross between them, so the judge sees what the repair did. Imports nothing but `node:vm`.
- *
  * @module
  */
 import vm from "node:vm";

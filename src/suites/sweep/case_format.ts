@@ -1,7 +1,6 @@
 /**
  * The sweep case format (docs/SWEEP_CASES.md): a folder with `case.json`, the trajectory it pins by SHA-256,
  * a checks module (or the built-in payment gateway) and optionally a reference repair.
- *
  * @module
  */
 import { z } from "zod";

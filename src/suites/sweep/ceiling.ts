@@ -1,7 +1,6 @@
 /**
  * The report section of a sweep ceiling sweep (`sweep run --input-cap 3000,3800,5000`): per kind and ceiling
  * the table metrics with 95% CIs, the paired difference to Full (unlimited, once) and token means.
- *
  * @module
  */
 

@@ -1,7 +1,6 @@
 /**
  * The ceiling-sweep section of the sweep report.html: REPORT.md's table and, per table metric, the frontier
  * against mean answer-input tokens per context kind (one point per ceiling, Full as reference).
- *
  * @module
  */
 import {

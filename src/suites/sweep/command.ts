@@ -1,7 +1,6 @@
 /**
  * `sweep run` after parsing: sandbox, case and options checked before anything is written, then the shared
  * run set-up (`../run_command.ts`).
- *
  * @module
  */
 import { declaredMethod } from "../../methods/registry.ts";

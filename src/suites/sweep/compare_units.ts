@@ -1,7 +1,6 @@
 /**
  * How `compare` pairs two sweep runs unit by unit: by generation (answers averaged first), per context kind
  * (and ceiling, in a ceiling sweep), over the metrics its table pairs (invalid conditions count zero).
- *
  * @module
  */
 import { z } from "zod";

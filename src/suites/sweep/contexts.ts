@@ -1,7 +1,6 @@
 /**
  * The sweep's answer inputs: `full` is the original history; `S` the frozen summary; `S + Top N` the same
  * summary plus the ranking's first N units in source order; each with the head and the follow-up.
- *
  * @module
  */
 import type { EvidenceUnit as GenericUnit } from "../../methods/evidence_unit.ts";

@@ -1,7 +1,6 @@
 /**
  * The sweep suite: a frozen summary plus the decision model's Top-N evidence units, scored by exact fact
  * checks and sandboxed repair checks.
- *
  * @module
  */
 import type { Suite } from "../suite.ts";

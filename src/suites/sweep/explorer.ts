@@ -2,7 +2,6 @@
  * The sweep explorer's data: per generation, kind (and ceiling) the context given, the facts met, the repair
  * checks and each answer. Contexts arrive as report inputs ({@link sweepContextInputName}), so `verify
  * --rederive` re-derives the explorer from the store.
- *
  * @module
  */
 import type { ChatMessage } from "../../models/messages.ts";

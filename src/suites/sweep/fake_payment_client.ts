@@ -2,7 +2,6 @@
  * The fake PayStream gateway as the host uses it (its import-free logic, replicated in the child, is
  * sandbox_gateway.ts). A check judges only the host gateway's own record: it decides every outcome and keeps
  * the ledger; an error is the gateway's own only when it carries a token this gateway handed out.
- *
  * @module
  */
 import { z } from "zod";

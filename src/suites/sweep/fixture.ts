@@ -1,7 +1,6 @@
 /**
  * A sweep case folder (case_format.ts) loaded as the fixture the sweep runs. A trajectory is scored only
  * through the case whose pin matches its bytes (else its facts and checks are unknown: refused).
- *
  * @module
  */
 import { z } from "zod";

@@ -2,7 +2,6 @@
  * The sweep side of "frozen means frozen" (src/pipeline/frozen_check.ts): the options that enter a
  * `sweep-summary` or `sweep-rank` key, compared with a frozen run's recorded protocol before anything is
  * written, and the frozen compression nodes, which must not have failed.
- *
  * @module
  */
 import { assertFrozenProtocol, assertNoFailedCompression } from "../../pipeline/frozen_check.ts";

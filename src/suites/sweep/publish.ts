@@ -1,7 +1,6 @@
 /**
  * A sweep run's `protocol.json`, and the completion of a run merged from sweep shards by the same
  * {@link runSweep} replayed over the merged journal.
- *
  * @module
  */
 import { UsageError } from "../../errors.ts";

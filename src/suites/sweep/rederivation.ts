@@ -1,7 +1,6 @@
 /**
  * What `verify --rederive` needs of sweep runs: the fixture of the run's `trajectory` source, the stages
  * replayed from their call records, and the check of the compression usage its aggregate and report record.
- *
  * @module
  */
 import type { Manifest, Node } from "../../store/manifest.ts";

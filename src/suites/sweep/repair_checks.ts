@@ -10,7 +10,6 @@
  * | timeout | ETIMEDOUT, ok | every attempt passes `timeoutMs` equal to `charge_timeout_ms` |
  * | no_double_charge | charged-then-ETIMEDOUT, ok | one captured charge for the order, and the call returns it |
  * | error_surfaced | card_declined | one attempt, and the call rejects with the gateway's card_declined error |
- *
  * @module
  */
 import type { GatewayObservation, GatewayScenario } from "./fake_payment_client.ts";

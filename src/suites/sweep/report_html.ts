@@ -1,7 +1,6 @@
 /**
  * The sweep report.html: REPORT.md's facts and table, a chart of N against the table's metrics (S and Full
  * as reference lines, over-budget counts under the ticks) and one of context tokens against the ceiling.
- *
  * @module
  */
 import {

@@ -1,6 +1,5 @@
 /**
  * One answer's row in the sweep `results.json`.
- *
  * @module
  */
 

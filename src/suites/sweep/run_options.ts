@@ -1,7 +1,6 @@
 /**
  * The protocol knobs of `sweep run` and their defaults: a leaf the run, its report and its stats all read
  * (so the report and stats files need not import the run).
- *
  * @module
  */
 import type { EngineOption } from "../method_selection.ts";

@@ -2,7 +2,6 @@
  * The host side of the repair sandbox (child: sandbox_child.ts; docs/SANDBOX.md says what each layer stops):
  * one `prlimit`ed child without permissions at a time, SIGKILL at each deadline, each child line byte-capped,
  * zod-checked and replayed on the host's own gateway, whose record gives the verdict.
- *
  * @module
  */
 import { fileURLToPath } from "node:url";

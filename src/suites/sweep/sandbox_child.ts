@@ -3,7 +3,6 @@
  * in a fresh null-prototype `node:vm` realm (no code generation from strings, microtasks inside the CPU
  * timeout) and ends it with `{t: "done", error}`. It imports only what `deno run --no-config` can load; all
  * I/O is synchronous, so no event loop turn runs the repair's code outside the vm timeout.
- *
  * @module
  */
 import vm from "node:vm";

@@ -2,7 +2,6 @@
  * The fake PayStream gateway's logic, import-free so host and sandbox child run the same code: a scenario
  * scripts each attempt's outcome per order; a ledger keyed by `Idempotency-Key` replays repeated keys. The
  * child's replica answers the repair at once; the host's copy is the record the checks judge.
- *
  * @module
  */
 

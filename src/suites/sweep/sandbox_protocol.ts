@@ -1,7 +1,6 @@
 /**
  * What the sandbox child (hostile code) may send the host, and the channel's size caps; any other line ends
  * that child (sandbox.ts).
- *
  * @module
  */
 

@@ -2,7 +2,6 @@
  * What runs INSIDE the repair's `node:vm` realm: the client handed to the repair and the driver calling it
  * once per order. Self-contained, as its source text is evaluated in the realm. Every call it reports is a
  * claim the host replays on its own gateway, so tampering can only fail the check.
- *
  * @module
  */
 

@@ -1,7 +1,6 @@
 /**
  * Uncertainty of the sweep results over generations (a generation's answers averaged first, as in the table);
  * paired differences: each S+Top N against S, each context against Full.
- *
  * @module
  */
 import type { SweepResultRow } from "./rows.ts";

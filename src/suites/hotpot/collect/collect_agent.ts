@@ -3,7 +3,6 @@
  * fresh workspace with `{question, files, titles, task, workspace, system_prompt?}` on stdin and prints one
  * Hermes-format session; the workspace is hashed before and after. Any failure is that question's invalid
  * collection. Its environment is an `exec:` engine's plus exactly the `--agent-env` variables.
- *
  * @module
  */
 import { resolve } from "node:path";

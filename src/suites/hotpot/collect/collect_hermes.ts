@@ -2,7 +2,6 @@
  * A Hermes Agent session (OpenAI-format `messages`) as a hotpot trajectory: only the public chat fields kept,
  * the first (system) message as it is, a final answer without tool calls kept aside; optional
  * `workspace_hashes_before`/`_after` (without them "files unchanged" is not verifiable).
- *
  * @module
  */
 import { z } from "zod";

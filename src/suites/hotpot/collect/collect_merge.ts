@@ -2,7 +2,6 @@
  * `merge` for `hotpot collect` shards: {@link collectCorpus} replayed without a shard over the shards' select
  * and collect nodes (nothing collected, no model called) publishes the unsharded run's files byte for byte;
  * it reads the selected records from the `dataset` source and the first shard's `--dataset`.
- *
  * @module
  */
 import { extname, join } from "node:path";

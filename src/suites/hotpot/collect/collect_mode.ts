@@ -1,7 +1,6 @@
 /**
  * `hotpot collect`'s explicit mode (`--scripted`, `--live`, `--hermes-sessions DIR`, `--agent`), the
  * Hermes session files read before the run (as its sources), and the summary printed after it.
- *
  * @module
  */
 import { join } from "node:path";

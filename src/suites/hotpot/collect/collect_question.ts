@@ -1,7 +1,6 @@
 /**
  * One question's collection (a `hotpot-collect` node's body): the trajectory by the chosen mode, then the
  * collection checks; it stores the trajectory, system prompt and hash, the check, calls and agent stdout.
- *
  * @module
  */
 import type { HotpotRecord } from "../../../data/hotpot_record.ts";

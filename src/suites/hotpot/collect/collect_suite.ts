@@ -2,7 +2,6 @@
  * `hotpot collect` over the run store: `hotpot-select` (before any model call), one `hotpot-collect` per
  * question, `hotpot-corpus` publishing corpus.json and selection.json. A shard collects its part of the whole
  * selection; `merge` replays this without a shard, refusing by name a question no shard collected.
- *
  * @module
  */
 import { join } from "node:path";

@@ -3,7 +3,6 @@
  * a non-empty first `system` message (the agent's own, recorded, never compared); calls and results paired;
  * workspace files unchanged (SHA-256; without hashes "not verifiable", never passed); each article line shown
  * unaltered through the file-reading tool (read_framing.ts), missing lines named with their cause.
- *
  * @module
  */
 import { createHash } from "node:crypto";
@@ -13,23 +12,15 @@ import { type ShownLine, type UnframedRead, unframeRead } from "./read_framing.t
 import type { Collection } from "./trajectory.ts";
 import { fileText, type WorkspaceFile, workspaceFiles } from "../workspace.ts";
 
-/** Whether the workspace was shown unchanged: by hashes taken around the collection, or not at all. */
-export type FilesUnchanged = "verified" | "not verifiable";
-
-/** The verdict on one collection. */
+/** The verdict on one collection; "files unchanged" shown by hashes around it, or not at all. */
 export type CollectionCheck =
   & ({ valid: true } | { valid: false; reason: string })
-  & { files_unchanged: FilesUnchanged };
+  & { files_unchanged: "verified" | "not verifiable" };
 
-/** The agent's initial system prompt as recorded with a trajectory. */
-export interface SystemPromptRecord {
-  text: string;
-  /** SHA-256 (hex) of the prompt's UTF-8 bytes. */
-  sha256: string;
-}
-
-/** The initial system prompt of a trajectory: its first message when that is a non-empty system message. */
-export function initialSystemPrompt(messages: readonly ChatMessage[]): SystemPromptRecord | null {
+/** A trajectory's first message when that is a non-empty system message, with its SHA-256 (hex, UTF-8). */
+export function initialSystemPrompt(
+  messages: readonly ChatMessage[],
+): { text: string; sha256: string } | null {
   const first = messages[0];
   if (first === undefined || first.role !== "system" || !first.content) return null;
   return { text: first.content, sha256: createHash("sha256").update(first.content, "utf8").digest("hex") };
@@ -65,7 +56,6 @@ function lineProblem(shown: ShownLine, original: string): string {
  * Why `file` was not read whole and unaltered through `reads` (session order): lines that differ, pages out
  * of order, lines never shown, with the cause the session shows (missing page, truncated read, failed read).
  */
-
 function fileReadReasons(
   file: WorkspaceFile,
   reads: readonly { id: string; read: UnframedRead }[],
@@ -87,9 +77,8 @@ function fileReadReasons(
       previous = shown.line;
       if (shown.line === file.lines.length + 1 && shown.text === "") continue; // the newline after the last line
       if (shown.line < 1 || shown.line > file.lines.length) {
-        reasons.push(
-          `read ${id} of ${file.path} shows line ${shown.line}, beyond the file's ${file.lines.length} lines`,
-        );
+        const beyond = `beyond the file's ${file.lines.length} lines`;
+        reasons.push(`read ${id} of ${file.path} shows line ${shown.line}, ${beyond}`);
       } else if (shown.cut || file.lines[shown.line - 1] !== shown.text) {
         const problem = lineProblem(shown, file.lines[shown.line - 1]);
         if (problem.startsWith("cut")) cut = true;
@@ -146,13 +135,9 @@ export function checkCollection(collection: Collection, record: HotpotRecord): C
       }
     } else if (message.role === "tool") {
       const call = message.tool_call_id === undefined ? undefined : calls.get(message.tool_call_id);
-      if (call === undefined) {
-        reasons.push(
-          `tool result at message ${index} answers no earlier call (${message.tool_call_id ?? "no id"})`,
-        );
-      } else {
-        call.results.push(message.content ?? "");
-      }
+      const id = message.tool_call_id ?? "no id";
+      if (call === undefined) reasons.push(`tool result at message ${index} answers no earlier call (${id})`);
+      else call.results.push(message.content ?? "");
     }
   }
   for (const [id, call] of calls) {
@@ -163,9 +148,7 @@ export function checkCollection(collection: Collection, record: HotpotRecord): C
   const files = workspaceFiles(record.context);
   const hashesBefore = collection.hashes_before;
   const hashesAfter = collection.hashes_after;
-  const filesUnchanged: FilesUnchanged = hashesBefore !== null && hashesAfter !== null
-    ? "verified"
-    : "not verifiable";
+  const filesUnchanged = hashesBefore !== null && hashesAfter !== null ? "verified" : "not verifiable";
   for (const f of files) {
     const expected = createHash("sha256").update(fileText(f.lines), "utf8").digest("hex");
     if (hashesBefore !== null && hashesBefore[f.path] !== expected) {

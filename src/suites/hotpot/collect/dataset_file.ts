@@ -2,7 +2,6 @@
  * A HotpotQA dataset file read in bounded memory, in batches: one pass keeps each record's
  * {@link SelectionCandidate}, a second only the selected records. A pass asks for a full GC when the heap
  * grew by {@link PASS_HEAP_BYTES} (decoding makes far more garbage than a pass keeps).
- *
  * @module
  */
 import { HeapBudget } from "../../../core/heap_budget.ts";
@@ -83,7 +82,6 @@ export async function candidatesOf(
 }
 
 /** One pass keeping the records whose id is in `ids` (a repeated id: its last record), counting all. */
-
 export async function recordsWithIds(
   dataset: Pick<HotpotDataset, "batches">,
   ids: ReadonlySet<string>,

@@ -1,7 +1,6 @@
 /**
  * The folder of `hotpot collect --hermes-sessions DIR` (`<question id>.json` each), checked before the run,
  * read through the shared input checks (a FIFO or a loop never blocks).
- *
  * @module
  */
 import { join } from "node:path";

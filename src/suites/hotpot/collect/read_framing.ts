@@ -3,7 +3,6 @@
  * tell whether every article line reached the agent unaltered. Known tools ({@link KNOWN_READ_TOOLS}: Hermes
  * 0.14's `read_file`, `%6d|TEXT` lines, page-end line, `... [truncated]`, `offset=K` hints); any other tool
  * whose name says it reads is read generically (`N|`, `N→`, `N<tab>` numbering, or text from its offset).
- *
  * @module
  */
 import { parseJson } from "../../../core/json_read.ts";
@@ -157,7 +156,6 @@ export function framingOf(name: string): ReadToolFraming | undefined {
 }
 
 /** What one tool call showed of a file; undefined when it reads no file (no reading tool, path or object). */
-
 export function unframeRead(name: string, argumentsJson: string, result: string): UnframedRead | undefined {
   let args: Json | undefined;
   try {

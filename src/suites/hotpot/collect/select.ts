@@ -4,7 +4,6 @@
  * evidence code points outside [minChars, maxChars], a supporting fact that does not resolve, an article
  * shared with a selected question. A passing record is selected unless its type's quota is met (skipped);
  * selection stops when both quotas are met.
- *
  * @module
  */
 import { createHash } from "node:crypto";
@@ -185,7 +184,6 @@ function selectCandidates(
 }
 
 /** Selects the protocol's questions from `records`. */
-
 export function selectQuestions(
   records: readonly HotpotRecord[],
   options: SelectionOptions = DEFAULT_SELECTION,

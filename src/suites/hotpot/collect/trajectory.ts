@@ -1,7 +1,6 @@
 /**
  * A collected hotpot trajectory: a chat in which an agent reads a question's ten article files; the system
  * prompt and user task are fixed here; the final answer is kept aside, never evaluated.
- *
  * @module
  */
 import type { ChatMessage } from "../../../models/messages.ts";

@@ -1,7 +1,6 @@
 /**
  * The report section of a hotpot ceiling sweep (`--input-cap 2400,3600,5400`): EM and F1 with 95% CIs, mean
  * answer-input tokens and the paired difference to Full per method and ceiling (Full, unlimited, once).
- *
  * @module
  */
 import type { HotpotMethodAggregate } from "../run/aggregate.ts";

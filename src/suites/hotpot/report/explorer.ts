@@ -1,7 +1,6 @@
 /**
  * The hotpot explorer's data: per question its gold, every answer, and per method and generation the context
  * with each gold sentence marked kept or lost; "right" filters mean half of the answers exact-match.
- *
  * @module
  */
 import type { ChatMessage } from "../../../models/messages.ts";

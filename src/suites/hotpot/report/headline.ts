@@ -1,7 +1,6 @@
 /**
  * What a person reads first about a hotpot run (REPORT.md, report.html, terminal): the hypothesis verdict and
  * the warnings that its numbers test nothing (a ceiling that did not bind, mostly invalid conditions).
- *
  * @module
  */
 import { MOSTLY_INVALID_SHARE } from "../../../analysis/mostly_invalid.ts";

@@ -1,7 +1,6 @@
 /**
  * hotpot's predeclared hypothesis (Jev+Summary beats Jev and Summary in EM, within 5 points of Full), decided
  * on exact rationals (`em_exact`: floating point never decides); descriptive, no significance test.
- *
  * @module
  */
 import { Rational } from "../run/exact_mean.ts";

@@ -1,7 +1,6 @@
 /**
  * Why a hotpot run's conditions were invalid: per method, invalid rows by kind of reason (its text before the
  * first colon), with a count and an example; shown under the results table.
- *
  * @module
  */
 import type { Cell } from "../../../core/markdown_table.ts";

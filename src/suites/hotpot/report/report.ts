@@ -77,9 +77,21 @@ export function hotpotResultRows(aggregates: readonly HotpotMethodAggregate[]): 
   ]);
 }
 
-/** The hypothesis verdict, stated descriptively; it compares exact EM rationals (see hypothesis.ts). */
-export function hypothesisText(aggregates: readonly HotpotMethodAggregate[]): string {
-  return hypothesisVerdictText(aggregates);
+/** The compression-usage table's header and rows, one row per method. */
+export function usageTable(aggregates: readonly HotpotMethodAggregate[]): [string[], Cell[][]] {
+  return [
+    ["method", "compression calls", "compression input tokens", "compression output tokens"],
+    aggregates.map(({ method, compression_usage: u }) => [method, u.calls, u.input_tokens, u.output_tokens]),
+  ];
+}
+
+/** The EM-by-question-type table's header and rows (percentages). */
+export function byTypeTable(aggregates: readonly HotpotMethodAggregate[]): [string[], Cell[][]] {
+  const types = [...new Set(aggregates.flatMap((a) => Object.keys(a.em_by_type)))];
+  return [
+    ["method", ...types.map((t) => `EM ${t}`)],
+    aggregates.map((a) => [a.method, ...types.map((t) => pct(a.em_by_type[t] ?? 0))]),
+  ];
 }
 
 /** The line saying for how many questions the ceiling did not bind Full (with newline; empty: no Full). */
@@ -105,23 +117,8 @@ export function hotpotReportMarkdown(
   meta: HotpotReportMeta,
 ): string {
   const table = markdownTable(hotpotResultHeaders(), hotpotResultRows(aggregates), 1);
-  const usage = markdownTable(
-    ["method", "compression calls", "compression input tokens", "compression output tokens"],
-    aggregates.map((
-      a,
-    ) => [
-      a.method,
-      a.compression_usage.calls,
-      a.compression_usage.input_tokens,
-      a.compression_usage.output_tokens,
-    ]),
-  );
-  const types = [...new Set(aggregates.flatMap((a) => Object.keys(a.em_by_type)))];
-  const byType = markdownTable(
-    ["method", ...types.map((t) => `EM ${t}`)],
-    aggregates.map((a) => [a.method, ...types.map((t) => pct(a.em_by_type[t] ?? 0))]),
-    1,
-  );
+  const usage = markdownTable(...usageTable(aggregates));
+  const byType = markdownTable(...byTypeTable(aggregates), 1);
   const c = meta.corpus;
   const invalid = c.questions.filter((q) => !q.valid);
   const removed = Object.entries(c.selection.removed).map(([k, v]) => `${k}: ${v}`).join(", ");
@@ -190,7 +187,7 @@ Jev+Summary within a generation and counted in both rows.)
 ${meta.cost ? costMarkdown(meta.cost) : ""}
 ## Hypothesis
 
-${hypothesisWithInterval(hypothesisText(aggregates), meta.stats)}
+${hypothesisWithInterval(hypothesisVerdictText(aggregates), meta.stats)}
 
 ## Caveats
 

@@ -1,7 +1,6 @@
 /**
  * The hotpot report.html: REPORT.md's content plus a chart of the charted metrics per method and one of mean
  * input tokens per method against the ceiling.
- *
  * @module
  */
 import type { HotpotMethodAggregate } from "../run/aggregate.ts";
@@ -14,12 +13,14 @@ import {
 import { modelsFactHtml } from "../../../report/models_html.ts";
 import { engineMethodsText } from "../../method_selection.ts";
 import {
+  byTypeTable,
   ceilingBindText,
   type HotpotReportMeta,
   hotpotResultHeaders,
   hotpotResultRows,
-  hypothesisText,
+  usageTable,
 } from "./report.ts";
+import { hypothesisVerdictText } from "./hypothesis.ts";
 import {
   COLLECTION_HEADERS,
   collectionModeText,
@@ -63,13 +64,9 @@ function runFacts(
   answering: AnsweringModels,
   aggregates: readonly HotpotMethodAggregate[],
 ) {
-  // The same sentence as REPORT.md's "- Ceiling: …" line, without its list marker and newline.
-  const ceiling = ceilingBindText(
-    aggregates,
-    meta.corpus.questions.filter((q) => q.valid).length,
-    meta.inputCap,
-  )
-    .replace(/^- /, "").trimEnd();
+  // REPORT.md's "- Ceiling: …" line without its list marker and newline.
+  const valid = meta.corpus.questions.filter((q) => q.valid).length;
+  const ceiling = ceilingBindText(aggregates, valid, meta.inputCap).replace(/^- /, "").trimEnd();
   const c = meta.corpus;
   const invalid = c.questions.filter((q) => !q.valid);
   const removed = Object.entries(c.selection.removed).map(([k, v]) => `${k}: ${v}`).join(", ");
@@ -100,33 +97,12 @@ function resultsTable(aggregates: readonly HotpotMethodAggregate[]) {
   return htmlTable(hotpotResultHeaders(), hotpotResultRows(aggregates), { digits: 1 });
 }
 
-function byTypeTable(aggregates: readonly HotpotMethodAggregate[]) {
-  const types = [...new Set(aggregates.flatMap((a) => Object.keys(a.em_by_type)))];
-  return htmlTable(
-    ["method", ...types.map((t) => `EM ${t}`)],
-    aggregates.map((a) => [a.method, ...types.map((t) => pct(a.em_by_type[t] ?? 0))]),
-    { digits: 1 },
-  );
-}
-
 /** The invalid-conditions section (as REPORT.md's), or nothing when every condition was valid. */
 function invalidReasonsHtml(reasons: readonly InvalidReason[] | undefined): Html | string {
   if (!reasons || reasons.length === 0) return "";
   return safeHtml`<h3>Invalid conditions</h3>
 ${paragraphs(INVALID_REASONS_NOTE, "note")}${htmlTable(INVALID_REASON_HEADERS, invalidReasonRows(reasons))}
 `;
-}
-
-function usageTable(aggregates: readonly HotpotMethodAggregate[]) {
-  return htmlTable(
-    ["method", "compression calls", "compression input tokens", "compression output tokens"],
-    aggregates.map((a) => [
-      a.method,
-      a.compression_usage.calls,
-      a.compression_usage.input_tokens,
-      a.compression_usage.output_tokens,
-    ]),
-  );
 }
 
 function scoreChart(aggregates: readonly HotpotMethodAggregate[], meta: HotpotReportMeta) {
@@ -169,7 +145,7 @@ function tokensChart(aggregates: readonly HotpotMethodAggregate[], meta: HotpotR
   });
 }
 
-/** Renders report.html for a hotpot run (self-contained, deterministic; see the module notes). */
+/** Renders report.html for a hotpot run (self-contained, deterministic). */
 export function hotpotReportHtml(aggregates: HotpotMethodAggregate[], meta: HotpotReportMeta): string {
   const title = hotpotReportTitle(meta.corpus, meta.inputCap, meta.ceilings?.map((c) => c.cap));
   const reference = meta.models.mode === "reference"
@@ -180,17 +156,14 @@ export function hotpotReportHtml(aggregates: HotpotMethodAggregate[], meta: Hotp
   const answering = mergeAnsweringModels(aggregates.map((a) => a.models));
   const changed = modelChangeNotice(answering);
   const notice = changed ? banner(safeHtml`<strong>Answering model changed.</strong> ${changed}`) : "";
-  const warnings = hotpotWarnings(
-    aggregates,
-    meta.corpus.questions.filter((q) => q.valid).length,
-    meta.inputCap,
-  )
+  const valid = meta.corpus.questions.filter((q) => q.valid).length;
+  const warnings = hotpotWarnings(aggregates, valid, meta.inputCap)
     .map((w) => banner(safeHtml`<strong>Warning.</strong> ${w}`));
   // The predeclared hypothesis's verdict comes first: it is what the run was for.
   const body = safeHtml`<h1>${title}</h1>
 ${warnings}${notice}${reference}
 <h2>Hypothesis</h2>
-${hypothesisHtml(hypothesisText(aggregates), meta.stats)}
+${hypothesisHtml(hypothesisVerdictText(aggregates), meta.stats)}
 <h2>Run</h2>
 ${runFacts(meta, answering, aggregates)}
 <h2>Results${meta.ceilings ? ` at the ${meta.inputCap}-token ceiling` : ""}</h2>
@@ -216,9 +189,9 @@ ${
 ${figure("Answer input size per method", tokensChart(aggregates, meta))}
 ${meta.ceilings ? ceilingSweepHtml(meta.ceilings) : ""}
 <h3>EM by question type</h3>
-${byTypeTable(aggregates)}
+${htmlTable(...byTypeTable(aggregates), { digits: 1 })}
 <h2>Compression usage</h2>
-${usageTable(aggregates)}
+${htmlTable(...usageTable(aggregates))}
 ${
     paragraphs(
       "Calls made by this run: nodes reused from a frozen run were paid for there. Rankings are shared by Jev " +

@@ -1,7 +1,6 @@
 /**
  * What both hotpot reports state about the protocol: title, collection, per question the agent's system
  * prompt hash and "files unchanged", and the caveats.
- *
  * @module
  */
 import type { Cell } from "../../../core/markdown_table.ts";

@@ -1,7 +1,6 @@
 /**
  * Uncertainty of the hotpot results: seeded bootstrap intervals over questions and paired per-question
  * differences; a question's answers are averaged first, invalid counting zero, as in the results table.
- *
  * @module
  */
 import type { HotpotMethod } from "../run/methods.ts";

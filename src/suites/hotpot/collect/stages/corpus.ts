@@ -1,7 +1,6 @@
 /**
  * `hotpot-corpus`: a collection's `corpus.json` and `selection.json` (published as output) from the select
  * and collect nodes and the `dataset` source's selected records.
- *
  * @module
  */
 import { z } from "zod";

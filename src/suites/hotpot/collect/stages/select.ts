@@ -1,7 +1,6 @@
 /**
  * `hotpot-select`: the selection, frozen before any model call, from the environment's candidates of the
  * `dataset` source (its input is a DAG edge only).
- *
  * @module
  */
 import { z } from "zod";
