@@ -215,98 +215,16 @@ class SandboxChild {
     }
   }
 
-  /** Runs one check; never throws for anything the child does. */
-  async runCheck(
-    source: string,
-    scenario: GatewayScenario,
-    limits: Required<SandboxLimits>,
-  ): Promise<SandboxOutcome> {
-    const gateway = createHostGateway(scenario);
-    const started = performance.now();
-    const elapsed = () => Math.round(performance.now() - started);
-    const fail = (error: string): SandboxOutcome => ({ status: "failed", error, elapsed_ms: elapsed() });
-    const violation = (why: string): SandboxOutcome => {
-      this.#kill(why);
-      return fail(`the sandbox process broke the channel protocol: ${why}`);
-    };
-    const timer = setTimeout(
-      () => this.#kill(`no answer within the ${limits.deadlineMs} ms deadline`),
-      limits.deadlineMs,
-    );
-    try {
-      await this.#send({
-        t: "check",
-        source,
-        scenario: GatewayScenarioSchema.parse(scenario),
-        cpuTimeoutMs: limits.cpuTimeoutMs,
-        maxText: MAX_REPORTED_TEXT,
-        maxSleeps: MAX_REPORTED_SLEEPS,
-      });
-      for (let count = 1;; count++) {
-        const read = await this.#lines.next();
-        if (read.kind === "end") {
-          this.broken = true;
-          if (this.#killedFor !== undefined) {
-            return { status: "deadline", error: this.#killedFor, elapsed_ms: elapsed() };
-          }
-          return fail(`the sandbox process died running the repair (${await this.#exitDescription()})`);
-        }
-        if (this.#killedFor !== undefined) {
-          return { status: "deadline", error: this.#killedFor, elapsed_ms: elapsed() };
-        }
-        if (read.kind === "too_long") return violation(`a line over ${MAX_CHILD_LINE_BYTES} bytes`);
-        if (count > MAX_CHILD_LINES_PER_CHECK) return violation(`over ${MAX_CHILD_LINES_PER_CHECK} lines`);
-        const message = parseChildLine(read.text);
-        if (typeof message === "string") return violation(message);
-        let problem: string | null = null;
-        switch (message.t) {
-          case "ready":
-            problem = "a second ready";
-            break;
-          case "begin":
-            problem = gateway.begin(message.order);
-            break;
-          case "charge": {
-            const answer = gateway.charge(message);
-            if (!isDeepStrictEqual(answer, message.reply)) {
-              problem = `the child answered a charge with ${JSON.stringify(message.reply).slice(0, 200)}; ` +
-                `the gateway's answer is ${JSON.stringify(answer)}`;
-            }
-            break;
-          }
-          case "sleep":
-            gateway.sleep(message.ms);
-            break;
-          case "end":
-            problem = gateway.end(
-              message.state === "returned"
-                ? { state: "returned", chargeId: message.chargeId }
-                : { state: "threw", error: message.error },
-            );
-            break;
-          case "done":
-            if (message.error !== null) return fail(message.error);
-            return { status: "completed", observation: gateway.observe(), elapsed_ms: elapsed() };
-          case "verdict":
-          case "list":
-            problem = `a ${message.t} line in a payment check`;
-            break;
-        }
-        if (problem !== null) return violation(problem);
-      }
-    } finally {
-      clearTimeout(timer);
-    }
-  }
-
-  /** Sends one `case-list`/`case-check` message, reads its one result line and its `done`; never throws. */
-  async exchange(
+  /**
+   * Sends `message`, then hands each of the child's lines (byte-capped, counted, zod-checked) to `take` until
+   * it returns an outcome (a string: a protocol violation). Never throws for anything the child does.
+   */
+  async #converse<T extends object>(
     message: Record<string, unknown>,
     limits: Required<SandboxLimits>,
-  ): Promise<
-    | { status: "completed"; result: Extract<ChildMessage, { t: "verdict" | "list" }> }
-    | { status: "failed" | "deadline"; error: string }
-  > {
+    running: string,
+    take: (line: ChildMessage) => T | string | undefined,
+  ): Promise<T | { status: "failed" | "deadline"; error: string }> {
     const violation = (why: string) => {
       this.#kill(why);
       return { status: "failed" as const, error: `the sandbox process broke the channel protocol: ${why}` };
@@ -316,34 +234,91 @@ class SandboxChild {
       limits.deadlineMs,
     );
     try {
-      await this.#send({ ...message, cpuTimeoutMs: limits.cpuTimeoutMs, maxText: MAX_REPORTED_TEXT });
-      let result: Extract<ChildMessage, { t: "verdict" | "list" }> | undefined;
-      for (;;) {
+      await this.#send(message);
+      for (let count = 1;; count++) {
         const read = await this.#lines.next();
         if (read.kind === "end") {
           this.broken = true;
           if (this.#killedFor !== undefined) return { status: "deadline", error: this.#killedFor };
-          return {
-            status: "failed",
-            error: `the sandbox process died running the check (${await this.#exitDescription()})`,
-          };
+          const how = await this.#exitDescription();
+          return { status: "failed", error: `the sandbox process died running the ${running} (${how})` };
         }
         if (this.#killedFor !== undefined) return { status: "deadline", error: this.#killedFor };
         if (read.kind === "too_long") return violation(`a line over ${MAX_CHILD_LINE_BYTES} bytes`);
+        if (count > MAX_CHILD_LINES_PER_CHECK) return violation(`over ${MAX_CHILD_LINES_PER_CHECK} lines`);
         const line = parseChildLine(read.text);
-        if (typeof line === "string") return violation(line);
-        if ((line.t === "verdict" || line.t === "list") && result === undefined) {
-          result = line;
-          continue;
-        }
-        if (line.t !== "done") return violation(`an unexpected ${line.t} line`);
-        if (line.error !== null) return { status: "failed", error: line.error };
-        if (result === undefined) return violation("done without a result");
-        return { status: "completed", result };
+        const outcome = typeof line === "string" ? line : take(line);
+        if (typeof outcome === "string") return violation(outcome);
+        if (outcome !== undefined) return outcome;
       }
     } finally {
       clearTimeout(timer);
     }
+  }
+
+  /** Runs one check; never throws for anything the child does. */
+  async runCheck(
+    source: string,
+    scenario: GatewayScenario,
+    limits: Required<SandboxLimits>,
+  ): Promise<SandboxOutcome> {
+    const gateway = createHostGateway(scenario);
+    const started = performance.now();
+    const check = {
+      t: "check",
+      source,
+      scenario: GatewayScenarioSchema.parse(scenario),
+      cpuTimeoutMs: limits.cpuTimeoutMs,
+      maxText: MAX_REPORTED_TEXT,
+      maxSleeps: MAX_REPORTED_SLEEPS,
+    };
+    const outcome = await this.#converse(check, limits, "repair", (message) => {
+      switch (message.t) {
+        case "ready":
+          return "a second ready";
+        case "begin":
+          return gateway.begin(message.order) ?? undefined;
+        case "charge": {
+          const answer = gateway.charge(message);
+          if (isDeepStrictEqual(answer, message.reply)) return undefined;
+          return `the child answered a charge with ${JSON.stringify(message.reply).slice(0, 200)}; ` +
+            `the gateway's answer is ${JSON.stringify(answer)}`;
+        }
+        case "sleep":
+          gateway.sleep(message.ms);
+          return undefined;
+        case "end":
+          return gateway.end(
+            message.state === "returned"
+              ? { state: "returned", chargeId: message.chargeId }
+              : { state: "threw", error: message.error },
+          ) ?? undefined;
+        case "done":
+          return message.error !== null
+            ? { status: "failed" as const, error: message.error }
+            : { status: "completed" as const, observation: gateway.observe() };
+        case "verdict":
+        case "list":
+          return `a ${message.t} line in a payment check`;
+      }
+    });
+    return { ...outcome, elapsed_ms: Math.round(performance.now() - started) };
+  }
+
+  /** Sends one `case-list`/`case-check` message, reads its one result line and its `done`; never throws. */
+  exchange(message: Record<string, unknown>, limits: Required<SandboxLimits>) {
+    let result: Extract<ChildMessage, { t: "verdict" | "list" }> | undefined;
+    const sent = { ...message, cpuTimeoutMs: limits.cpuTimeoutMs, maxText: MAX_REPORTED_TEXT };
+    return this.#converse(sent, limits, "check", (line) => {
+      if ((line.t === "verdict" || line.t === "list") && result === undefined) {
+        result = line;
+        return undefined;
+      }
+      if (line.t !== "done") return `an unexpected ${line.t} line`;
+      if (line.error !== null) return { status: "failed" as const, error: line.error };
+      if (result === undefined) return "done without a result";
+      return { status: "completed" as const, result };
+    });
   }
 
   /** Ends the child: closes its stdin (it exits at the end of input) and kills it if it does not. */

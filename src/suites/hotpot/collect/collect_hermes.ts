@@ -5,14 +5,13 @@
  * @module
  */
 import { z } from "zod";
-import type { HotpotRecord } from "../../../data/hotpot_record.ts";
-import { formatIssuePath } from "../../../data/hotpot_record.ts";
+import { formatIssuePath, type HotpotRecord } from "../../../data/hotpot_record.ts";
 import { UsageError } from "../../../errors.ts";
 import { type ChatMessage, ChatMessageSchema } from "../../../models/messages.ts";
 import type { Collection } from "./trajectory.ts";
 
 /** A Hermes session file, as far as this import reads it (other fields are ignored). */
-export const HermesSessionSchema = z.object({
+const HermesSessionSchema = z.object({
   messages: z.array(z.looseObject({})).min(1),
   workspace_hashes_before: z.record(z.string(), z.string()).optional(),
   workspace_hashes_after: z.record(z.string(), z.string()).optional(),

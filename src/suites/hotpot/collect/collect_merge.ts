@@ -81,7 +81,7 @@ function datasetLabel(run: RunDir): string {
 }
 
 /** Replays the collection over the merged run and writes selection.json and corpus.json into it. */
-export async function publishMergedCollection(run: RunDir): Promise<void> {
+async function publishMergedCollection(run: RunDir): Promise<void> {
   const protocol = run.header.protocol as { selection: SelectionOptions; collection: CollectMode["kind"] };
   const label = datasetLabel(run);
   const hash = run.header.sources.dataset;
@@ -91,7 +91,6 @@ export async function publishMergedCollection(run: RunDir): Promise<void> {
   try {
     const path = join(tmp, `dataset${extname(label).toLowerCase()}`);
     await Deno.symlink(run.store.pathOf(hash), path);
-    // Read in batches, as by `hotpot collect`: only the selected records are kept.
     const dataset = hotpotDatasetFile(path, "the shards' dataset");
     const progress = new Progress(run.header.suite, { quiet: true });
     const context: RunContext = {
@@ -114,9 +113,7 @@ export async function publishMergedCollection(run: RunDir): Promise<void> {
   }
 }
 
-// Collect shards: every node is kept but each shard's corpus node; the merged corpus node is made again over
-// the whole selection.
-/** `hotpot collect` shards. */
+/** `hotpot collect` shards: every node is kept but the shards' corpus nodes (made again over the whole). */
 export const HOTPOT_COLLECT_MERGE: SuiteMerge = {
   skipStages: new Set([hotpotCorpusStage.name, runHeaderStage.name]),
   publish: publishMergedCollection,

@@ -26,12 +26,11 @@ export function sessionSourceName(id: string): string {
   return `session:${id}`;
 }
 
-/** What a question's collection gives its `hotpot-collect` node. */
-export interface CollectOutcome {
+/** What a question's collection gives its `hotpot-collect` node (`session_text`: an agent's raw stdout). */
+interface CollectOutcome {
   outputs: {
     collection: Record<string, unknown> | null;
     check: CollectionCheck;
-    /** An outside agent's raw stdout (agent mode only: absent otherwise). */
     session_text?: string | null;
   };
   requests: CallRecord[];

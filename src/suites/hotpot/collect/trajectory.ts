@@ -40,25 +40,19 @@ export function openingMessages(
   ];
 }
 
-/** How a trajectory was collected: our scripted reader, our live agent loop, imported Hermes sessions, or an
- * outside agent run through `--agent exec:CMD`. */
-export type CollectionSource = "scripted" | "live" | "hermes" | "agent";
-
-/** A collected trajectory of one question. */
+/**
+ * A collected trajectory of one question: its messages without the final answer (kept aside, or null), the
+ * workspace's SHA-256 per path before and after (null: "files unchanged" not verifiable), and for live
+ * collections why the agent stopped, its model error and the provider calls made.
+ */
 export interface Collection {
   question_id: string;
-  source: CollectionSource;
-  /** System prompt, task, then assistant tool calls and tool results; the final answer excluded. */
+  source: "scripted" | "live" | "hermes" | "agent";
   messages: ChatMessage[];
-  /** The agent's final answer, kept aside (null when there was none). */
   final_answer: string | null;
-  /** SHA-256 per workspace path before and after; null: not shown ("files unchanged" not verifiable). */
   hashes_before: Record<string, string> | null;
   hashes_after: Record<string, string> | null;
-  /** Why the agent stopped (live collections). */
   stop_reason?: "answered" | "step_cap" | "model_error";
-  /** The model error, when `stop_reason` is `model_error`. */
   error?: string;
-  /** Provider calls made (live collections). */
   calls?: CallRecord[];
 }
