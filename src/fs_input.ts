@@ -82,7 +82,6 @@ function kindOf(info: Deno.FileInfo): string {
   return "not a regular file";
 }
 
-/** `stat` (following symbolic links) with errors mapped. */
 async function statMapped(path: string, option?: string): Promise<Deno.FileInfo> {
   try {
     return await Deno.stat(path);

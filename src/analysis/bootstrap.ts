@@ -13,7 +13,6 @@ export const DEFAULT_STATS_SEED = "compaction-bench/stats@1";
 /** A point estimate with its percentile interval. */
 export interface Interval {
   mean: number;
-  /** Percentile bounds of the bootstrap distribution of the mean. */
   lo: number;
   hi: number;
   n: number;

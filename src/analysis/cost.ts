@@ -11,10 +11,7 @@ export type PriceTable = Record<string, { input: number; output: number }>;
 const Usd = z.number().finite().nonnegative();
 
 /** The `--prices FILE` format: `{"MODEL": {"input": USD per 1M, "output": USD per 1M}, …}`. */
-export const PricesFileSchema = z.record(
-  z.string().min(1),
-  z.object({ input: Usd, output: Usd }).strict(),
-);
+export const PricesFileSchema = z.record(z.string().min(1), z.object({ input: Usd, output: Usd }).strict());
 
 /** One `--price MODEL=IN/OUT` value. */
 export const PriceOptionSchema = z.string().transform((text, ctx) => {

@@ -41,9 +41,7 @@ export function formatP(p: number): string {
 }
 
 /** Percentage points with one decimal, or n/a. */
-export function formatPoints(x: number): string {
-  return points(x);
-}
+export const formatPoints: (x: number) => string = points;
 
 /** A copy of a statistics value fit for JSON export: non-finite numbers (an empty sample's NaN) become null. */
 export function finiteOrNull<T>(value: T): T {

@@ -5,9 +5,7 @@
 
 /** One metric of a suite's rows. */
 export interface MetricSpec {
-  /** Its key in rows, aggregates and `compare` (`em`). */
   name: string;
-  /** Its label in reports, statistics and help (`EM`). */
   label: string;
   direction: "higher" | "lower";
   /** A share in [0, 1] (shown in percentage points) or a mean (shown as it is). */
@@ -19,7 +17,6 @@ export interface MetricSpec {
 
 /**
  * The names of the shares among `metrics`.
- *
  * @example
  * ```ts
  * shareNames([{ name: "em", label: "EM", direction: "higher", kind: "share" }]).has("em"); // true

@@ -23,9 +23,7 @@ export function unitMeans<R>(rows: readonly R[], get: UnitAccessors<R>): Map<str
     acc[1] += 1;
     units.set(u, acc);
   }
-  return new Map(
-    [...sums].map(([c, units]) => [c, new Map([...units].map(([u, [s, n]]) => [u, s / n]))]),
-  );
+  return new Map([...sums].map(([c, units]) => [c, new Map([...units].map(([u, [s, n]]) => [u, s / n]))]));
 }
 
 /** Values of `ids` in order from a unit map (a missing unit is 0, as an invalid condition would be). */

@@ -20,13 +20,11 @@ export function printHelp(help: string): number {
   return 0;
 }
 
-/** Short forms, the same in every command. */
 const SHORT: Readonly<Record<string, string>> = { output: "o", quiet: "q" };
 
 /**
  * Parses `argv` against one option table, a zod shape: booleans are flags, arrays repeatable, the rest take a
  * value (`--help` is added and left to the caller).
- *
  * @example
  * ```ts
  * parseOptions("tokens", ["--json", "f.json"], { json: z.boolean().optional() }); // options.json === true

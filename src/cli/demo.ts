@@ -23,7 +23,6 @@ Options:
   -o, --output DIR     new directory for the demo's runs (default: runs/demo-<time>)
   -q, --quiet          no progress on stderr`;
 
-/** The hotpot lane: collect, then run. */
 async function hotpotLane(
   hotpot: Command,
   root: string,
@@ -36,10 +35,11 @@ async function hotpotLane(
   if (code !== 0) return code;
 
   step("hotpot run (full, jev, summary, jev+summary under a 3,600-token ceiling)");
+  const corpus = join(corpusRun, "corpus.json");
   return await hotpot.run([
     "run",
     "--corpus",
-    join(corpusRun, "corpus.json"),
+    corpus,
     "--reference",
     "--output",
     join(root, "hotpot"),
@@ -98,13 +98,10 @@ export async function demoCommand(
 
   // Sweeps and engines run in a worker beside the hotpot lane (both cores busy); their output follows hotpot's.
   const lane = startLane(root);
-  let code: number;
-  try {
-    code = await hotpotLane(commands.hotpot, root, quiet, step);
-  } catch (error) {
+  const code = await hotpotLane(commands.hotpot, root, quiet, step).catch((error) => {
     lane.stop();
     throw error;
-  }
+  });
   if (code !== 0) {
     lane.stop();
     return code;

@@ -61,10 +61,7 @@ function serveLane(scope: { onmessage: unknown; postMessage(message: unknown): v
         lines,
         verified: [],
         code: error instanceof UsageError ? 2 : 3,
-        error: {
-          usage: error instanceof UsageError,
-          message: error.message,
-        },
+        error: { usage: error instanceof UsageError, message: error.message },
       };
     }
     scope.postMessage(reply);

@@ -32,7 +32,7 @@ export async function mergeCommand(argv: string[]): Promise<number> {
   if (out === undefined || runs.length === 0) {
     throw new UsageError(`merge: expected OUT RUN... (see '${CLI} merge --help')`);
   }
-  const suite = await suiteOfFirst(runs[0]);
+  const suite = (await readManifest(runs[0])).suite;
   const publisher = suiteNamed(suite)?.merge;
   if (publisher === undefined) {
     throw new UsageError(
@@ -59,11 +59,6 @@ export async function mergeCommand(argv: string[]): Promise<number> {
     if (run !== undefined) await Deno.remove(out, { recursive: true });
     throw error;
   }
-}
-
-/** The suite named in the first run's manifest (checked in full by {@link planMerge}). */
-async function suiteOfFirst(path: string): Promise<string> {
-  return (await readManifest(path)).suite;
 }
 
 async function assertAbsent(out: string): Promise<void> {

@@ -40,7 +40,6 @@ export function nearestOption(typed: string, known: readonly string[]): string |
 
 /**
  * `; did you mean 'WORD'?` for the known command word nearest to `typed`, or "" when none is near.
- *
  * @example
  * ```ts
  * didYouMean("hotpt", ["hotpot", "sweep"]); // "; did you mean 'hotpot'?"

@@ -9,10 +9,7 @@ import { type ResumableSuite, whileWriting } from "./interrupt_hint.ts";
 import type { RunInvocation } from "../suites/run_lifecycle.ts";
 import { refuseOptionsWithResume, withoutOptions } from "../core/option_rules.ts";
 
-const RESUME_REGIVEN_SPEC = {
-  quiet: { type: "boolean", short: "q" },
-  "env-file": { type: "string" },
-};
+const RESUME_REGIVEN_SPEC = { quiet: { type: "boolean", short: "q" }, "env-file": { type: "string" } };
 
 export { defaultOutputPath, openRun } from "../suites/run_lifecycle.ts";
 export { recordedOptions } from "./run_argv.ts";

@@ -41,7 +41,6 @@ async function runHeader(run: string): Promise<{ sources: Record<string, string>
 
 /**
  * Runs `source`; returns the exit code.
- *
  * @example
  * ```ts
  * await sourceCommand(["runs/sweep-1", "--extract", "/tmp/code"]);

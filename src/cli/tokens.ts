@@ -52,7 +52,6 @@ export const FileMessageSchema = ChatMessageSchema.extend({
   })).optional(),
 });
 
-/** The object form; other fields are ignored. */
 const ObjectFileSchema = z.object({
   messages: z.array(FileMessageSchema),
   tools: z.array(ToolDefinitionSchema).optional(),

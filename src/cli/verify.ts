@@ -38,7 +38,7 @@ Options:
 
 Exit codes: 0 all checks hold, 1 a problem was found, 2 bad usage.`;
 
-/** Checks one run, printing each problem as it is found unless `quiet`. */
+/** Checks one run, calling `onProblem` for each problem as it is found. */
 async function checkOne(
   run: string,
   strictModes: boolean,

@@ -49,7 +49,6 @@ export function addModelCalls(into: ModelCalls, more: Readonly<ModelCalls>): Mod
 export class ModelTally {
   readonly #groups = new Map<string, Map<ModelRole, ModelCalls>>();
 
-  /** Counts `calls` for `role` in `group`. */
   add(group: string, role: ModelRole, calls: Readonly<ModelCalls>): void {
     const roles = this.#groups.get(group) ?? new Map<ModelRole, ModelCalls>();
     this.#groups.set(group, roles);
@@ -95,11 +94,6 @@ export function mergeAnsweringModels(groups: readonly (AnsweringModels | undefin
   return out;
 }
 
-/** The roles whose calls were answered by more than one model: the answering model changed mid-run. */
-export function changedRoles(models: AnsweringModels): ModelRole[] {
-  return MODEL_ROLES.filter((role) => Object.keys(models[role]?.answered ?? {}).length > 1);
-}
-
 /** The answering model names of `calls`, sorted by code units. */
 export function answeredNames(calls: Readonly<ModelCalls>): string[] {
   return Object.keys(calls).sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
@@ -126,7 +120,7 @@ export function modelsFact(
 
 /** The first-screen notice of a run whose answering model changed mid-run (names only), or null. */
 export function modelChangeNotice(models: AnsweringModels): string | null {
-  const roles = changedRoles(models);
+  const roles = MODEL_ROLES.filter((role) => Object.keys(models[role]?.answered ?? {}).length > 1);
   if (roles.length === 0) return null;
   return `The answering model changed mid-run: ${
     roles.map((role) => `${role} answered as ${answeredNames(models[role]!.answered).join(", ")}`).join("; ")

@@ -5,7 +5,6 @@
 
 /**
  * A `Map` of at most `limit` entries; a new key when full drops the oldest (updating keeps its place).
- *
  * @example
  * ```ts
  * const memo = new FifoMap<string, number>(2);

@@ -19,7 +19,6 @@ function heapUsed(): number {
   return v8.getHeapStatistics().used_heap_size;
 }
 
-/** V8's full collection, or null when this runtime does not expose it. */
 function fullCollection(): (() => void) | null {
   if (collect !== undefined) return collect;
   try {

@@ -5,8 +5,4 @@
 
 const MiB = 1024 * 1024;
 
-export const INPUT_MAX_BYTES = {
-  predictions: 64 * MiB,
-  sweepCase: 1 * MiB,
-  probes: 16 * MiB,
-} as const;
+export const INPUT_MAX_BYTES = { predictions: 64 * MiB, sweepCase: 1 * MiB, probes: 16 * MiB } as const;

@@ -9,7 +9,6 @@ const SURROGATE_ESCAPE = /\\u[dD][89a-fA-F][0-9a-fA-F]{2}/;
 /**
  * The path (`$.messages[1].content`) of the first string or key of `value` holding a lone surrogate, else null;
  * `text` is the JSON it was parsed from. The walk keeps its own stack (no call depth).
- *
  * @example
  * ```ts
  * const text = '{"a": ["\\ud800"]}';

@@ -12,12 +12,7 @@ export function givenOptions(options: object): string[] {
 }
 
 /** Refuses every option of `names` that was given: `"<command>: --a, --b <why>"`. */
-export function refuseGiven(
-  command: string,
-  options: object,
-  names: readonly string[],
-  why: string,
-): void {
+export function refuseGiven(command: string, options: object, names: readonly string[], why: string): void {
   const values = options as Record<string, unknown>;
   const given = names.filter((name) => values[name] !== undefined && values[name] !== false);
   if (given.length === 0) return;

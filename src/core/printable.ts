@@ -10,7 +10,6 @@ const NAMED: Readonly<Record<string, string>> = { "\n": "\\n", "\r": "\\r", "\t"
 
 /**
  * `text` with every control character and bidi control shown as an escape (`keepLineBreaks`: `\n` stays).
- *
  * @example
  * ```ts
  * terminalSafe("x\nok: every check holds\u001b[2J"); // "x\\nok: every check holds\\u001b[2J"
@@ -28,7 +27,6 @@ export function terminalSafe(text: string, options: { keepLineBreaks?: boolean }
 
 /**
  * {@link terminalSafe} with `&`, `<`, `>` as entities and `|` escaped, for a Markdown table cell or list item.
- *
  * @example
  * ```ts
  * markdownSafe("<img src=x onerror=alert(1)> | x"); // "&lt;img src=x onerror=alert(1)&gt; \\| x"

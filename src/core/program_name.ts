@@ -23,7 +23,6 @@ const FLAGS = new Set(["check-only"]);
 /**
  * The command line that retries the failed conditions of the finished run `run`: its start words without
  * `--output`, `--resume` and what a retry refuses, plus `--retry-failed RUN --output RUN-retried`.
- *
  * @example
  * ```ts
  * retryCommandLine(["SUITE", "run", "--live", "--output", "runs/a"], "runs/a");

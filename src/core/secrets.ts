@@ -41,7 +41,6 @@ export function shortSecretNotice(names: readonly string[]): string {
     `redacted; keys are sent only in headers, which are not stored)`;
 }
 
-/** The hint of a refused option value: where a secret may be passed instead. */
 const PASS_SECRETS_HINT = "pass a secret to an outside engine with --engine-env NAME, to an agent with " +
   "--agent-env NAME (the variable's value is handed over, never recorded)";
 

@@ -30,9 +30,7 @@ const PROFESSIONS = ["architect", "painter", "novelist", "chemist", "composer", 
 const GENRES = ["folk", "indie rock", "synth-pop", "jazz", "post-punk", "bluegrass"];
 const INDUSTRIES = ["bicycle", "glassware", "textile", "furniture", "telescope", "clock"];
 const MONTHS = ["March", "May", "July", "September", "October", "December"];
-/** Prefixes that make a neighbouring town's name out of a city's ("East Corbelhaven"). */
 const CITY_PREFIXES = ["East", "West", "North", "South", "Upper", "Lower", "New", "Old"];
-/** Prefixes that make another river's name out of a river's ("Little Cormor River"). */
 const RIVER_PREFIXES = ["Little", "East", "West", "North", "South"];
 
 function withArticle(noun: string): string {
@@ -49,7 +47,6 @@ interface BuiltArticle {
 
 /** Names, sentences and articles for one record, drawing on the shared set of used names. */
 class WorldBuilder {
-  /** Filler templates already used per article title. */
   readonly templatesUsed = new Map<string, Set<number>>();
 
   constructor(readonly rng: SeededRandom, readonly used: Set<string>) {}

@@ -20,7 +20,6 @@ export async function* hotpotRecordBatches(path: string, option?: string): Async
   else yield await loadHotpotJson(path, option);
 }
 
-/** The layout of a HotpotQA file by its extension; any other extension is a {@link UsageError}. */
 function hotpotLayout(path: string, option?: string): "parquet" | "json" {
   const lower = path.toLowerCase();
   if (lower.endsWith(".parquet")) return "parquet";

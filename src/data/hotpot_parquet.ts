@@ -15,14 +15,8 @@ export const HfHotpotRowSchema = z.object({
   answer: z.string(),
   type: z.enum(["bridge", "comparison"]),
   level: z.string(),
-  supporting_facts: z.object({
-    title: z.array(z.string()),
-    sent_id: z.array(z.number().int()),
-  }),
-  context: z.object({
-    title: z.array(z.string()),
-    sentences: z.array(z.array(z.string())),
-  }),
+  supporting_facts: z.object({ title: z.array(z.string()), sent_id: z.array(z.number().int()) }),
+  context: z.object({ title: z.array(z.string()), sentences: z.array(z.array(z.string())) }),
 });
 export type HfHotpotRow = z.infer<typeof HfHotpotRowSchema>;
 

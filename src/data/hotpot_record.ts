@@ -17,17 +17,11 @@ export const RECORD_LIMITS = {
 } as const;
 
 /** One supporting fact: an article title and a 0-based sentence id within that article. */
-export const SupportingFactSchema = z.object({
-  title: z.string(),
-  sent_id: z.number().int(),
-});
+export const SupportingFactSchema = z.object({ title: z.string(), sent_id: z.number().int() });
 export type SupportingFact = z.infer<typeof SupportingFactSchema>;
 
 /** One context article: its title and its sentences in order (sentence id = array index). */
-export const ArticleSchema = z.object({
-  title: z.string(),
-  sentences: z.array(z.string()),
-});
+export const ArticleSchema = z.object({ title: z.string(), sentences: z.array(z.string()) });
 export type Article = z.infer<typeof ArticleSchema>;
 
 /** A HotpotQA distractor record, normalized from either the Hugging Face or the official layout. */

@@ -38,7 +38,6 @@ export class FailureTally {
   /** The first failure met: the node's label and the error text (the CLI redacts it). */
   first: { label: string; error: string } | undefined;
 
-  /** Counts `node` when it failed for a provider or engine reason. */
   add(
     node: Pick<Node, "stage" | "status" | "reason" | "label">,
     records: readonly Pick<CallRecord, "status" | "endpoint" | "error">[],

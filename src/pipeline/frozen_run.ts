@@ -11,7 +11,6 @@ import { sha256Hex } from "../store/hash.ts";
 export class FrozenRun {
   readonly path: string;
   readonly manifest: Manifest;
-  /** SHA-256 of its manifest.json bytes. */
   readonly manifestHash: string;
   readonly store: BlobStore;
   readonly #byKey = new Map<string, Node>();

@@ -16,7 +16,6 @@ export function formatDuration(seconds: number): string {
   return `${Math.floor(s / 3600)}h${String(Math.floor((s % 3600) / 60)).padStart(2, "0")}m`;
 }
 
-/** A rate in units per second, or per minute when slow. */
 function formatRate(perSecond: number): string {
   return perSecond >= 1 ? `${perSecond.toFixed(1)}/s` : `${(perSecond * 60).toFixed(1)}/min`;
 }
@@ -92,7 +91,6 @@ export class Progress {
     this.#write = options.write ?? ((text) => Deno.stderr.writeSync(encoder.encode(text)));
   }
 
-  /** Announces `count` more units of work for `stage`. */
   plan(stage: string, count: number): void {
     const s = this.#state(stage);
     s.planned += count;
@@ -173,7 +171,6 @@ export class Progress {
     this.#write(`${this.#clear()}${this.finishLine()}\n`);
   }
 
-  /** The live form's last line (see {@link end}). */
   finishLine(): string {
     const figures = this.#allFigures();
     const finished = figures.filter((f) => f.done >= f.planned).length;
@@ -247,7 +244,6 @@ export class Progress {
     return parts.join(" · ");
   }
 
-  /** A live stage line's parts: `120/480 · 1.0/s · ETA 6m00s · 2 failed · 3 retries`. */
   #stageParts(f: StageFigures): string[] {
     const parts = [`${f.done}/${f.planned}`];
     if (f.ratePerSecond !== null) parts.push(formatRate(f.ratePerSecond));

@@ -14,7 +14,6 @@ import type { Manifest, Node } from "../store/manifest.ts";
 import { readManifest } from "../store/run_dir.ts";
 import {
   type AnyStageDef,
-  type BlobKind,
   type InputKind,
   inputKind,
   outputBytes,
@@ -24,7 +23,6 @@ import {
 
 /** The stage declarations a run may hold, and the environment their bodies need. */
 export interface StageRegistry {
-  /** The declaration of a stage, by name. */
   stage(name: string): AnyStageDef | undefined;
   /** What the bodies of a run's stages need (tokenizer, fixtures), built from the run itself. */
   environment(manifest: Manifest, store: BlobStore): Promise<unknown>;
@@ -69,24 +67,12 @@ export interface RederiveReport {
 /** Input blobs kept read at once while re-deriving. */
 const READ_CACHE_LIMIT = 2_000;
 
-/** The hash of a value stored as an output of `kind`. */
-function outputHash(value: unknown, kind: BlobKind): string {
-  return sha256Hex(outputBytes(value, kind));
-}
-
 /** Re-derives every provider-free node of the finished run `dir`. */
 export async function rederiveRun(dir: string, registry: StageRegistry): Promise<RederiveReport> {
   const manifest = await readManifest(dir);
   const store = new BlobStore(dir);
   const env = await registry.environment(manifest, store);
-  const report: RederiveReport = {
-    run: dir,
-    rederived: 0,
-    replayed: 0,
-    provider: 0,
-    problems: [],
-    ok: true,
-  };
+  const report: RederiveReport = { run: dir, rederived: 0, replayed: 0, provider: 0, problems: [], ok: true };
   const cache = new Map<string, unknown>();
   const read = async (hash: string, kind: InputKind): Promise<unknown> => {
     const id = `${kind}:${hash}`;
@@ -225,7 +211,7 @@ export async function rederiveRun(dir: string, registry: StageRegistry): Promise
       }
       for (const name of names) {
         const value = (outcome.outputs as Record<string, unknown>)[name];
-        const hash = outputHash(value, def.outputs[name]?.kind ?? "json");
+        const hash = sha256Hex(outputBytes(value, def.outputs[name]?.kind ?? "json"));
         if (hash !== node.outputs[name]) {
           problem(
             node,

@@ -31,14 +31,10 @@ export const ShardOption = z.string().transform((text, ctx): Shard => {
 export const SHARD_OPTION_HELP =
   "  --shard K/N          run only the K-th of N deterministic parts of the work (see 'merge')";
 
-/** The part (0-based) a hotpot question id belongs to among `count`. */
-export function questionPart(id: string, count: number): number {
-  return Number.parseInt(sha256Hex(id).slice(0, 8), 16) % count;
-}
-
 /** True when question `id` is in `shard` (every question is when there is no shard). */
 export function questionInShard(id: string, shard: Shard | undefined): boolean {
-  return shard === undefined || questionPart(id, shard.count) === shard.index - 1;
+  return shard === undefined ||
+    Number.parseInt(sha256Hex(id).slice(0, 8), 16) % shard.count === shard.index - 1;
 }
 
 /** True when generation `g` (0-based) is in `shard`. */

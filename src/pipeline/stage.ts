@@ -70,7 +70,6 @@ export interface StageArgs<P, E> {
   load(name: string): Promise<unknown>;
   /** The node key: outputs that could coincide with another node's carry it, so DAG edges are unambiguous. */
   key: string;
-  /** What the body needs besides its inputs (tokenizer, models, fixtures). */
   env: E;
 }
 
@@ -83,7 +82,6 @@ export interface StageDef<P = unknown, O extends OutputSpecs = OutputSpecs, E = 
   params: z.ZodType<P>;
   /** Input names; a name ending in `*` is a family (`score:*` stands for every `score:<label>`). */
   inputs: readonly string[];
-  /** Input names (or families) whose blobs are text rather than JSON. */
   textInputs?: readonly string[];
   /** Input names the body gets as the blob's bytes (a large file read in parts), neither decoded nor parsed. */
   bytesInputs?: readonly string[];
@@ -101,7 +99,6 @@ export interface StageDef<P = unknown, O extends OutputSpecs = OutputSpecs, E = 
 
 /**
  * Declares a stage (an identity function that checks the declaration's type).
- *
  * @example
  * ```ts
  * export const upperStage = defineStage({

@@ -34,41 +34,34 @@ export interface ReferenceLine {
   dash?: "dashed" | "dotted";
 }
 
-export interface BarChartOptions {
+/** What bar and line charts share. */
+interface ChartOptions {
   /** Accessible name (also the SVG title). */
   title: string;
-  categories: readonly string[];
-  /** Several series make grouped bars. */
+  /** Several series make grouped bars; in a line chart, one value per x position (null leaves a gap). */
   series: readonly ChartSeries[];
   format: (value: number) => string;
   yLabel: string;
-  /** Default "linear"; a log axis places values ≤ 0 on its floor. */
-  scale?: "linear" | "log";
-  /** Fixed top of a linear axis (default: a round number above the data). */
+  /** Fixed top of the y axis (default: a round number above the data). */
   max?: number;
   referenceLines?: readonly ReferenceLine[];
-  /** A second line under each category label, in a warning colour. */
+  /** A second line under each category label or x tick, in a warning colour. */
   notes?: readonly (string | null)[];
   width?: number;
   height?: number;
 }
 
-export interface LineChartOptions {
-  title: string;
+export interface BarChartOptions extends ChartOptions {
+  categories: readonly string[];
+  /** Default "linear"; a log axis places values ≤ 0 on its floor. */
+  scale?: "linear" | "log";
+}
+
+export interface LineChartOptions extends ChartOptions {
   /** Ascending. */
   x: readonly number[];
   xTick: (x: number) => string;
   xLabel: string;
-  yLabel: string;
-  /** One value per x position; null leaves a gap. */
-  series: readonly ChartSeries[];
-  format: (value: number) => string;
-  max?: number;
-  referenceLines?: readonly ReferenceLine[];
-  /** A second line under each x tick, in a warning colour. */
-  notes?: readonly (string | null)[];
-  width?: number;
-  height?: number;
 }
 
 interface Box {
@@ -106,10 +99,6 @@ function niceStep(span: number): number {
   return (f <= 1 ? 1 : f <= 2 ? 2 : f <= 2.5 ? 2.5 : f <= 5 ? 5 : 10) * power;
 }
 
-function tickLabel(value: number): string {
-  return String(Number(value.toPrecision(12)));
-}
-
 function linearAxis(values: readonly number[], box: Box, max?: number): Axis {
   const lo0 = Math.min(0, ...values);
   const hi0 = max ?? Math.max(0, ...values);
@@ -123,7 +112,7 @@ function linearAxis(values: readonly number[], box: Box, max?: number): Axis {
   const ticks: Axis["ticks"] = [];
   for (let i = 0; lo + i * step <= hi + step * 1e-9; i++) {
     const value = Number((lo + i * step).toPrecision(12));
-    ticks.push({ value, label: tickLabel(value) });
+    ticks.push({ value, label: String(Number(value.toPrecision(12))) });
   }
   return { y, base: y(0), ticks, lo, hi };
 }

@@ -41,10 +41,6 @@ export interface RunComparison {
 
 type Extracted = Map<string, Record<string, number | null>>;
 
-function readJson(path: string): Promise<unknown> {
-  return readInputJson(path, undefined, MAX_RUN_FILE_BYTES);
-}
-
 /** How a suite's headline metrics are read from its published files, and how its rows pair unit by unit. */
 export interface SuiteComparison {
   compareMetrics?: (files: { aggregate: unknown; results: unknown }) => Extracted;
@@ -61,7 +57,7 @@ async function readOptional(path: string): Promise<unknown> {
     if (error instanceof Deno.errors.NotFound) return null;
     throw error;
   }
-  return await readJson(path);
+  return await readInputJson(path, undefined, MAX_RUN_FILE_BYTES);
 }
 
 /** The models that answered a run, per role, from its published aggregate.json; null when not recorded. */

@@ -134,7 +134,6 @@ export class ExplorerPacker {
   readonly #items: unknown[] = [];
   readonly #contexts: unknown[] = [];
 
-  /** Adds a context; returns its index. */
   addContext(messages: readonly ChatMessage[]): number {
     this.#contexts.push(packContext(this.#t, messages));
     return this.#contexts.length - 1;

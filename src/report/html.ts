@@ -106,7 +106,6 @@ ${options.body}
 export type ColumnAlign = "left" | "right";
 
 export interface HtmlTableOptions {
-  /** Digits of non-integer numbers (default 3). */
   digits?: number;
   /** Per column; by default right-aligned when every cell is a number or null. */
   align?: readonly ColumnAlign[];

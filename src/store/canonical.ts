@@ -18,10 +18,6 @@ const MAX_SAFE = Number.MAX_SAFE_INTEGER;
 /** From here on ECMAScript (and so RFC 8785) writes numbers in exponent form, e.g. `1e+21`. */
 const EXPONENT_FORM = 1e21;
 
-function hasLoneSurrogate(text: string): boolean {
-  return !text.isWellFormed();
-}
-
 /** A number I-JSON refuses: not finite, or an integer written as digits beyond ±(2^53−1). */
 function refusedNumber(value: number): boolean {
   if (!Number.isFinite(value)) return true;
@@ -36,7 +32,7 @@ function childPath(path: string, key: string): string {
 export function assertIJson(value: unknown, path = "$"): void {
   switch (typeof value) {
     case "string":
-      if (hasLoneSurrogate(value)) throw new NotIJsonError(path, "string with a lone surrogate");
+      if (!value.isWellFormed()) throw new NotIJsonError(path, "string with a lone surrogate");
       return;
     case "boolean":
       return;
@@ -69,7 +65,7 @@ export function assertIJson(value: unknown, path = "$"): void {
   }
   if (Object.getOwnPropertySymbols(value).length > 0) throw new NotIJsonError(path, "symbol key");
   for (const [key, member] of Object.entries(value as Record<string, unknown>)) {
-    if (hasLoneSurrogate(key)) throw new NotIJsonError(childPath(path, key), "key with a lone surrogate");
+    if (!key.isWellFormed()) throw new NotIJsonError(childPath(path, key), "key with a lone surrogate");
     assertIJson(member, childPath(path, key));
   }
 }
@@ -243,7 +239,6 @@ function ordered(value: unknown): unknown {
 
 /**
  * RFC 8785 canonical JSON text of an I-JSON value (see {@link assertIJson}).
- *
  * @example
  * ```ts
  * canonicalJson({ b: 1e21, a: [true, "é"] }); // '{"a":[true,"é"],"b":1e+21}'

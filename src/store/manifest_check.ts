@@ -40,8 +40,7 @@ export function nodeCountProblem(value: unknown, journalLines: number | undefine
  * {@link MAX_MANIFEST_ISSUES} problems (and a line counting the rest).
  * @example
  * ```ts
- * const { issues } = checkManifestSchema({ nodes: [{}, {}] });
- * console.log(issues.length > 0); // true
+ * checkManifestSchema({ nodes: [{}, {}] }).issues.length > 0; // true
  * ```
  */
 export function checkManifestSchema(value: unknown): { manifest?: Manifest; issues: ManifestIssue[] } {

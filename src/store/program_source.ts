@@ -23,13 +23,8 @@ export function coveredBySourceHash(path: string): boolean {
   return (path.startsWith("src/") && path.endsWith(".ts")) || path === "main.ts" || path === "deno.lock";
 }
 
-function byPath(a: { path: string }, b: { path: string }): number {
-  return a.path < b.path ? -1 : a.path > b.path ? 1 : 0;
-}
-
 /**
  * The blob's bytes for `files` (sorted here), compressed: build it once per process (compression is the cost).
- *
  * @example
  * ```ts
  * const blob = programSourceBytes([{ path: "main.ts", sha256: sha256Hex(bytes), bytes }]);
@@ -40,7 +35,7 @@ export function programSourceBytes(files: readonly SourceFile[]): Uint8Array {
 }
 
 function packedBytes(files: readonly SourceFile[]): Uint8Array {
-  const sorted = [...files].sort(byPath);
+  const sorted = [...files].sort((a, b) => a.path < b.path ? -1 : a.path > b.path ? 1 : 0);
   const head = new TextEncoder().encode(
     JSON.stringify({
       format: PROGRAM_SOURCE_FORMAT,

@@ -29,9 +29,7 @@ async function readHolder(file: Deno.FsFile): Promise<LockHolder | undefined> {
     length += n;
   }
   try {
-    const parsed = LockContentSchema.safeParse(
-      parseJsonBytes(buffer.subarray(0, length)),
-    );
+    const parsed = LockContentSchema.safeParse(parseJsonBytes(buffer.subarray(0, length)));
     return parsed.success ? parsed.data : undefined;
   } catch (error) {
     if (error instanceof SyntaxError) return undefined;

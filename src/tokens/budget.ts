@@ -12,7 +12,6 @@ export type Prompt = ChatMessage[] | { messages: ChatMessage[]; tools?: ToolDefi
 
 /**
  * Exact token count of a prompt (chat template with generation prompt, then the tokenizer).
- *
  * @example
  * ```ts ignore
  * countPrompt(await loadTokenCounter(), [{ role: "user", content: "Which river is longer?" }]);

@@ -22,10 +22,8 @@ export class ShortTextCounts {
   readonly #counts: Int32Array;
   #size = 0;
   #used = 0;
-  /** How many times the table was emptied because it was full. */
   resets = 0;
 
-  /** A table of at most `maxEntries` entries and `maxUnits` pooled units, for texts up to `maxLength` units. */
   constructor(maxEntries: number, maxUnits: number, maxLength: number) {
     this.#maxEntries = maxEntries;
     this.#maxLength = maxLength;
@@ -64,7 +62,6 @@ export class ShortTextCounts {
     }
   }
 
-  /** The count cached for `text`, or -1. */
   get(text: string): number {
     if (text.length > this.#maxLength) return -1;
     const held = this.#slots[this.#find(text, unitsHash(text))];

@@ -55,7 +55,6 @@ export class HfTokenCounter implements TokenCounter {
   readonly #loaded: LoadedTokenizer;
   readonly #options: CounterOptions;
 
-  /** Wraps a loaded tokenizer; use `loadTokenCounter`. */
   constructor(loaded: LoadedTokenizer, options: CounterOptions = {}) {
     this.#loaded = loaded;
     this.#options = options;
@@ -78,12 +77,10 @@ export class HfTokenCounter implements TokenCounter {
     return this.#loaded.splitter !== null && this.#loaded.lineCut !== null && this.#loaded.splitterLineFree;
   }
 
-  /** True when counts come from the directory's prebuilt BPE ranks (`bpe_ranks.bin`). */
   get fromPrebuiltRanks(): boolean {
     return this.#loaded.fromRanks;
   }
 
-  /** How many counts are cached for this tokenizer. */
   get cachedCounts(): number {
     return this.#loaded.counts.size + this.#loaded.hashedCounts.size;
   }
@@ -108,7 +105,6 @@ export class HfTokenCounter implements TokenCounter {
     return this.#countPrompt(messages, tools, false);
   }
 
-  /** How many prompt counts are kept for this tokenizer. */
   get cachedPrompts(): number {
     return this.#loaded.promptCounts.size;
   }

@@ -46,7 +46,6 @@ export function tokenizerHash(tokenizerJson: Uint8Array, tokenizerConfig: Uint8A
 
 const sha256 = (bytes: Uint8Array) => createHash("sha256").update(bytes).digest("hex");
 
-/** {@link tokenizerHash} from the two files' SHA-256s. */
 function listingHash(jsonSha: string, configSha: string): string {
   const listing = `${jsonSha}  ${TOKENIZER_FILES[0]}\n${configSha}  ${TOKENIZER_FILES[1]}\n`;
   return createHash("sha256").update(listing, "utf8").digest("hex");

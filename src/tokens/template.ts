@@ -63,9 +63,7 @@ function compileTemplate(template: string, source: string): Template {
     return new Template(template);
   } catch (error) {
     if (!(error instanceof Error)) throw error;
-    throw new SyntaxError(`${source}: chat_template does not parse: ${error.message}`, {
-      cause: error,
-    });
+    throw new SyntaxError(`${source}: chat_template does not parse: ${error.message}`, { cause: error });
   }
 }
 
@@ -90,7 +88,6 @@ export class ChatTemplate {
     if (!this.native) this.#compiled = compileTemplate(template, source);
   }
 
-  /** The compiled template (compiled now if it was not yet). */
   get #template(): Template {
     return this.#compiled ??= compileTemplate(this.#text, this.#source);
   }

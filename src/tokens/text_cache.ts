@@ -19,7 +19,6 @@ export class TextCountCache {
   readonly #maxChars: number;
   #chars = 0;
 
-  /** A cache of at most `maxEntries` entries whose keys total at most `maxChars` UTF-16 units. */
   constructor(maxEntries: number, maxChars: number) {
     this.#maxEntries = maxEntries;
     this.#maxChars = maxChars;

@@ -49,7 +49,6 @@ function take(argv: string[], name: string): string | undefined {
 /**
  * `argv` with `--hermes DIR [--hermes-python PY]` replaced by the `--agent exec:` it means; refuses
  * `--hermes-python` alone, `--hermes` with `--agent`, and a DIR that is not a directory.
- *
  * @example
  * ```ts
  * await hermesAgentArgv(["--hermes", "/opt/hermes", "--reference"]);

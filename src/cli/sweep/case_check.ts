@@ -16,7 +16,6 @@ failing every check. Prints every defect (file, field, value); exit 0 when there
 
 /**
  * Runs `sweep case ...`; returns the exit code.
- *
  * @example
  * ```ts
  * await sweepCaseCommand(["check", "fixtures/sweep/payments"]); // 0

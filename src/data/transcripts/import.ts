@@ -17,7 +17,6 @@ import {
 } from "./types.ts";
 
 export interface ImportOptions {
-  /** Which sample of a multi-sample file to import; default 0. */
   sample?: number;
 }
 

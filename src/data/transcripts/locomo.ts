@@ -31,7 +31,6 @@ export const LocomoSampleSchema = z.object({
 });
 
 export interface LocomoOptions {
-  /** Which sample of an array to import; default 0. */
   sample?: number;
 }
 

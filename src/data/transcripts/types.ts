@@ -43,7 +43,6 @@ export interface ImportedTranscript {
   needles?: Needle[];
 }
 
-/** A text part of a multi-part content array. */
 const TextPartSchema = z.object({ type: z.literal("text"), text: z.string() });
 
 /** The most characters one message's content (or tool-call arguments) may hold: ~1 M tokens. */
