@@ -9,6 +9,7 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import { declaredMethod, registerMethod, suiteSetParams } from "../src/methods/registry.ts";
 import { selectRankedUnits } from "../src/methods/jev_select.ts";
+import { resolveMethods } from "../src/methods/engine_method.ts";
 import { runCli, runDeno } from "./helpers/spawn.ts";
 
 registerMethod({
@@ -245,4 +246,25 @@ Deno.test("a run's option sets a method parameter by its declared name, never by
   });
   assert.deepEqual(suiteSetParams(declaredMethod("summary")!, { fusion_share: 0.7 }), {});
   assert.deepEqual(suiteSetParams(declaredMethod("summary+top")!, {}), { n: 1 });
+});
+
+Deno.test("a selection is a declared method where the suite runs it over its units, else the same method as an engine", () => {
+  const kinds = (declared: boolean) =>
+    resolveMethods(
+      [{ name: "jev+summary", spec: "jev+summary" }, { name: "lead", spec: "lead" }],
+      "--method",
+      () => declared,
+    ).map((m) => [m.kind, m.kind === "engine" ? m.deterministic : null]);
+  assert.deepEqual(kinds(true), [["units", null], ["units", null]]);
+  // As engines: a method needing no model calls none (one generation); the fusion calls two models.
+  assert.deepEqual(kinds(false), [["engine", false], ["engine", true]]);
+  assert.throws(
+    () => resolveMethods([{ name: "mine", spec: "jev" }], "--method", () => true),
+    /--method mine=jev: the method jev keeps its name/,
+  );
+  assert.throws(
+    () =>
+      resolveMethods([{ name: "t", spec: "truncate" }, { name: "t", spec: "full" }], "--method", () => false),
+    /--method t: the method t is named twice/,
+  );
 });

@@ -12,7 +12,7 @@ import { type ChatMessage, ChatMessageSchema } from "../models/messages.ts";
 import type { CallRecord } from "../models/types.ts";
 import { sha256File } from "../store/hash.ts";
 import type { TokenCounter } from "../tokens/types.ts";
-import { BUILTIN_ENGINES, parseEngineSelection, REAL_COMPETITORS } from "./engines/engine_names.ts";
+import { BUILTIN_ENGINES, type EngineSelection, REAL_COMPETITORS } from "./engines/engine_names.ts";
 import { FRAMEWORK_ENGINES } from "./engines/frameworks/framework_engines.ts";
 import {
   type CompressUsage,
@@ -23,7 +23,7 @@ import {
 } from "./engines/engine.ts";
 import { splitCommandLine } from "./engines/split_command.ts";
 import { toolPairingProblem } from "./engines/tool_groups.ts";
-import { declaredMethod, type EngineMethod, type Method } from "./registry.ts";
+import { declaredMethod, declaredMethodNames, type Method } from "./registry.ts";
 
 /** Engines that call no model: pure functions of their input, so one generation suffices. */
 const MODEL_FREE_ENGINES: ReadonlySet<string> = new Set([
@@ -36,17 +36,6 @@ function modelFree(spec: string): boolean {
   return MODEL_FREE_ENGINES.has(spec) || declaredMethod(spec)?.needs.length === 0;
 }
 
-/** One `--method` value, read: the name the tables show and what it names. */
-export interface MethodSelection {
-  name: string;
-  spec: string;
-}
-
-/** Reads a `--method` value: `NAME=SPEC` (a plain name before the first `=`), else the spec named after itself. */
-export function parseMethodSelection(value: string): MethodSelection {
-  return parseEngineSelection(value);
-}
-
 function knownEngineSpec(spec: string): boolean {
   return spec.startsWith("exec:") || spec.startsWith("exec+tools:") || spec.startsWith("http:") ||
     spec.startsWith("https://") ||
@@ -55,52 +44,32 @@ function knownEngineSpec(spec: string): boolean {
 }
 
 /**
- * The method a selection names: a declared method the suite runs over its own units (`declared`), else an
- * engine method (a declared method then runs over the public history: method_engine.ts).
+ * The methods `--method`/`--methods` selections name (a name given twice is refused): a declared method the
+ * suite runs over its own units (`declared`), else an engine method (a declared method then runs over the
+ * public history: method_engine.ts).
  */
-export function resolveMethod(
-  selection: MethodSelection,
-  option: string,
-  declared: (name: string) => boolean,
-): Method {
-  const method = declaredMethod(selection.spec);
-  if (method && declared(method.name)) {
-    if (selection.name !== selection.spec) {
-      throw new UsageError(
-        `${option} ${selection.name}=${selection.spec}: the method ${selection.spec} keeps its name`,
-      );
-    }
-    return method;
-  }
-  if (!knownEngineSpec(selection.spec)) {
-    throw new UsageError(
-      `${option} ${JSON.stringify(selection.spec)}: unknown method (expected a method or an engine: ${
-        [...BUILTIN_ENGINES, ...Object.keys(REAL_COMPETITORS), ...Object.keys(FRAMEWORK_ENGINES)].join(", ")
-      }, exec:COMMAND, http:URL, or NAME=SPEC)`,
-    );
-  }
-  const engine: EngineMethod = {
-    kind: "engine",
-    name: selection.name,
-    spec: selection.spec,
-    needs: [],
-    ceilingBinds: true,
-    deterministic: modelFree(selection.spec),
-  };
-  return engine;
-}
-
-/** Resolves every selection; a name given twice is refused. */
 export function resolveMethods(
-  selections: readonly MethodSelection[],
+  selections: readonly EngineSelection[],
   option: string,
   declared: (name: string) => boolean,
 ): Method[] {
   const methods: Method[] = [];
-  for (const selection of selections) {
-    const method = resolveMethod(selection, option, declared);
+  for (const { name, spec } of selections) {
+    let method: Method | undefined = declaredMethod(spec);
+    if (method && declared(method.name)) {
+      if (name !== spec) throw new UsageError(`${option} ${name}=${spec}: the method ${spec} keeps its name`);
+    } else if (knownEngineSpec(spec)) {
+      method = { kind: "engine", name, spec, needs: [], ceilingBinds: true, deterministic: modelFree(spec) };
+    } else {
+      const known = new Set([...BUILTIN_ENGINES, ...declaredMethodNames(), ...Object.keys(REAL_COMPETITORS)]);
+      throw new UsageError(
+        `${option} ${JSON.stringify(spec)}: unknown method (expected a method or an engine: ${
+          [...known, ...Object.keys(FRAMEWORK_ENGINES)].join(", ")
+        }, exec:COMMAND, http:URL, or NAME=SPEC)`,
+      );
+    }
     if (methods.some((m) => m.name === method.name)) {
-      throw new UsageError(`${option} ${selection.name}: the method ${method.name} is named twice`);
+      throw new UsageError(`${option} ${name}: the method ${method.name} is named twice`);
     }
     methods.push(method);
   }

@@ -5,12 +5,8 @@
  *
  * @module
  */
-import {
-  adapterHashes,
-  type MethodSelection,
-  parseMethodSelection,
-  resolveMethods,
-} from "../methods/engine_method.ts";
+import { adapterHashes, resolveMethods } from "../methods/engine_method.ts";
+import { type EngineSelection, parseEngineSelection } from "../methods/engines/engine_names.ts";
 import { declaredMethodNames } from "../methods/registry.ts";
 
 /** An engine method as a run's protocol records it. */
@@ -38,9 +34,9 @@ export async function selectMethods(
   defaults: readonly string[],
   declared: (name: string) => boolean,
 ): Promise<SelectedMethods> {
-  const selections: MethodSelection[] = [
+  const selections: EngineSelection[] = [
     ...(given.methods ?? []).map((name) => ({ name, spec: name })),
-    ...(given.method ?? []).map(parseMethodSelection),
+    ...(given.method ?? []).map(parseEngineSelection),
   ];
   if (selections.length === 0) return { methods: [...defaults], engines: [] };
   const option = given.method?.length ? "--method" : "--methods";
