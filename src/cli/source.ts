@@ -68,9 +68,7 @@ export async function sourceCommand(argv: string[]): Promise<number> {
   const files = parseProgramSource(bytes);
   if (options.extract === undefined) {
     for (const file of files) {
-      console.log(
-        `${file.sha256}  ${String(file.bytes.length).padStart(8)}  ${file.path}`,
-      );
+      console.log(`${file.sha256}  ${String(file.bytes.length).padStart(8)}  ${file.path}`);
     }
     const unpacked = files.reduce((sum, file) => sum + file.bytes.length, 0);
     console.log(

@@ -37,11 +37,6 @@ Options:
 Exit codes: 0 counted, 2 bad usage or input (the message names the file and field).
 `;
 
-const OPTIONS = {
-  json: z.boolean().optional(),
-  tokenizer: z.string().min(1, "must name a directory").optional(),
-};
-
 /** A message as a messages file may hold it: a tool call's `arguments` may also be a JSON object. */
 export const FileMessageSchema = ChatMessageSchema.extend({
   tool_calls: z.array(ToolCallSchema.extend({
@@ -107,7 +102,10 @@ export async function readMessagesFile(path: string): Promise<MessagesFile> {
 
 /** Runs `tokens`; returns the exit code; throws {@link UsageError} on bad input. */
 export async function tokensCommand(argv: string[]): Promise<number> {
-  const { options, positionals } = parseOptions("tokens", argv, OPTIONS);
+  const { options, positionals } = parseOptions("tokens", argv, {
+    json: z.boolean().optional(),
+    tokenizer: z.string().min(1, "must name a directory").optional(),
+  });
   if (options.help) return printHelp(TOKENS_HELP);
   if (positionals.length !== 1) {
     throw new UsageError(

@@ -13,7 +13,7 @@ export async function hotpotCommand(argv: string[]): Promise<number> {
   const [sub, ...rest] = argv;
   // Each subcommand's modules are imported when it runs: a process loads only what its command uses.
   if (sub === "collect") return await (await import("./collect.ts")).hotpotCollectCli(rest);
-  if (sub === "run") return (await (await import("./run.ts")).hotpotRun(rest)).code;
+  if (sub === "run") return await (await import("./run.ts")).hotpotRun(rest);
   if (sub === "score") return await (await import("./score.ts")).hotpotScoreCommand(rest);
   if (sub === "generate") return await (await import("./generate.ts")).hotpotGenerateCommand(rest);
   if (sub === "predictions") return await (await import("./predictions.ts")).hotpotPredictionsCommand(rest);

@@ -74,10 +74,8 @@ function parseRun(argv: string[]) {
   });
 }
 
-/** Runs `hotpot run`; returns the exit code and the run directory (for the demo). */
-export async function hotpotRun(givenArgv: string[]): Promise<{ code: number; path?: string }> {
-  return {
-    code: 0,
-    path: await runResumableCommand(HOTPOT_SUITE, givenArgv, parseRun, RUN_HELP, hotpotRunCommand),
-  };
+/** Runs `hotpot run`; returns the exit code. */
+export async function hotpotRun(argv: string[]): Promise<number> {
+  await runResumableCommand(HOTPOT_SUITE, argv, parseRun, RUN_HELP, hotpotRunCommand);
+  return 0;
 }

@@ -68,17 +68,12 @@ function parseRun(argv: string[]) {
   });
 }
 
-/** Runs `sweep run`; returns the exit code and the run directory (for the demo). */
-export async function sweepRun(givenArgv: string[]): Promise<{ code: number; path?: string }> {
-  return {
-    code: 0,
-    path: await runResumableCommand(SWEEP_SUITE, givenArgv, parseRun, HELP, sweepRunCommand),
-  };
-}
-
 export async function sweepCommand(argv: string[]): Promise<number> {
   const [sub, ...rest] = argv;
-  if (sub === "run") return (await sweepRun(rest)).code;
+  if (sub === "run") {
+    await runResumableCommand(SWEEP_SUITE, rest, parseRun, HELP, sweepRunCommand);
+    return 0;
+  }
   if (sub === "case") return await (await import("./case_check.ts")).sweepCaseCommand(rest);
   if (sub === undefined || sub === "--help" || sub === "-h") {
     console.log(`${CLI} sweep run [options]   (see '${CLI} sweep run --help')`);

@@ -6,7 +6,8 @@ import { UsageError } from "../../errors.ts";
 import { importHermesSession } from "./hermes_session.ts";
 import { importLocomo } from "./locomo.ts";
 import { importOpenAIMessages } from "./openai.ts";
-import { parseJsonText, readTranscriptText } from "./read_json.ts";
+import { parseJsonText } from "./read_json.ts";
+import { readInputText } from "../../fs_input.ts";
 import { importShareGpt } from "./sharegpt.ts";
 import {
   type ImportedTranscript,
@@ -45,30 +46,18 @@ export async function importTranscript(
   format: "auto" | TranscriptFormat = "auto",
   options: ImportOptions = {},
 ): Promise<ImportedTranscript> {
-  const transcript = await importAnyFormat(path, format, options);
-  if (transcript.messages.length === 0) {
-    throw new UsageError(`${path}: the transcript has no messages; there is nothing to measure`);
-  }
-  return transcript;
-}
-
-async function importAnyFormat(
-  path: string,
-  format: "auto" | TranscriptFormat,
-  options: ImportOptions,
-): Promise<ImportedTranscript> {
   if (format !== "auto" && !TRANSCRIPT_FORMATS.includes(format)) {
     throw new UsageError(
       `unknown transcript format '${format}' (expected auto, ${TRANSCRIPT_FORMATS.join(", ")})`,
     );
   }
-  const text = await readTranscriptText(path);
-  return importTranscriptText(
-    text,
-    path,
-    format === "auto" && path.endsWith(".jsonl") ? "sharegpt" : format,
-    options,
-  );
+  const text = await readInputText(path, "--transcript");
+  const chosen = format === "auto" && path.endsWith(".jsonl") ? "sharegpt" : format;
+  const transcript = importTranscriptText(text, path, chosen, options);
+  if (transcript.messages.length === 0) {
+    throw new UsageError(`${path}: the transcript has no messages; there is nothing to measure`);
+  }
+  return transcript;
 }
 
 /** Imports a transcript from its text (`path` names it in errors). */
