@@ -1,8 +1,13 @@
 import assert from "node:assert/strict";
 import { canonicalJson } from "../src/store/canonical.ts";
 import { JournalEntrySchema } from "../src/store/journal.ts";
-import { NodeSchema } from "../src/store/manifest.ts";
-import { isPlainJournalLine, isPlainNode, isShaText } from "../src/store/plain_records.ts";
+import { type Node, NodeSchema } from "../src/store/manifest.ts";
+import {
+  isPlainJournalLine,
+  isPlainNode,
+  isShaText,
+  keyTextOfCanonical,
+} from "../src/store/plain_records.ts";
 
 /** A deterministic generator (mulberry32). */
 function random(seed: number): () => number {
@@ -53,7 +58,7 @@ function shaRecord(next: () => number): unknown {
   const n = Math.floor(next() * 3);
   for (let i = 0; i < n; i++) {
     // An own "__proto__" member, as JSON.parse makes it.
-    Object.defineProperty(out, pick(next, ["a", "b", "__proto__", "0"]), {
+    Object.defineProperty(out, pick(next, ["a", "b", "__proto__", "0", `},"key":"${SHA}","label":`]), {
       value: maybe(next, () => SHA),
       enumerable: true,
       configurable: true,
@@ -71,7 +76,7 @@ function node(next: () => number): unknown {
     label: maybe(next, () => "label"),
     stage: maybe(next, () => pick(next, ["s", ""])),
     version: maybe(next, () => pick(next, [0, 1, 3, -0])),
-    params: pick(next, [{ i: 1 }, null, [], "p", 3]),
+    params: pick(next, [{ i: 1 }, null, [], "p", 3, { x: { requests: [SHA], r: '},"key":"' }, reason: "a" }]),
     inputs: maybe(next, () => shaRecord(next)),
     outputs: maybe(next, () => shaRecord(next)),
     requests: maybe(next, () => {
@@ -146,4 +151,23 @@ Deno.test("the plain journal-line check accepts only node and file lines the sch
 Deno.test("isShaText is the schemas' lower-case hex digest check", () => {
   ODD.forEach((value, i) => assert.equal(isShaText(value), false, `ODD[${i}]`));
   assert.equal(isShaText(SHA), true);
+});
+
+Deno.test("keyTextOfCanonical slices from a plain node's canonical JSON the text nodeKey hashes", () => {
+  const next = random(35);
+  let sliced = 0;
+  for (let i = 0; i < 20_000; i++) {
+    const value = node(next);
+    if (!isPlainNode(value)) continue;
+    let text: string;
+    try {
+      text = canonicalJson(value);
+    } catch {
+      continue;
+    }
+    sliced++;
+    const { inputs, params, stage, version } = value as Node;
+    assert.equal(keyTextOfCanonical(value, text), canonicalJson({ inputs, params, stage, version }), text);
+  }
+  assert.ok(sliced > 500, `enough plain nodes (${sliced})`);
 });

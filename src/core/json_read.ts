@@ -59,6 +59,7 @@ export interface JsonLimits {
   keepLoneSurrogates?: boolean;
 }
 
+const SPACE = 0x20;
 const QUOTE = 0x22;
 const BACKSLASH = 0x5c;
 const COMMA = 0x2c;
@@ -122,6 +123,7 @@ export function scanJson(text: string, maxDepth: number = MAX_JSON_DEPTH, keys =
   const n = text.length;
   for (let i = 0; i < n; i++) {
     const c = text.charCodeAt(i);
+    if (c <= SPACE) continue; // indentation, most of a pretty-printed text
     if (c === QUOTE) {
       const close = stringClose(text, i);
       if (close < 0) return members; // unterminated: JSON.parse names it
@@ -208,16 +210,8 @@ function settle(value: unknown, strings: boolean): number | false {
         if (v !== null && typeof v === "object") stack.push(v);
         else if (strings && typeof v === "string" && !v.isWellFormed()) return false;
       }
-    } else if (!strings) {
-      // Values read before the prototype is dropped (an object keeps its fast shape while it is read).
-      const values = Object.values(item);
-      members += values.length;
-      for (let i = 0; i < values.length; i++) {
-        const v = values[i];
-        if (v !== null && typeof v === "object") stack.push(v);
-      }
-      Object.setPrototypeOf(item, null);
     } else {
+      // Prototype first: for-in then sees own members only, whatever Object.prototype holds.
       Object.setPrototypeOf(item, null);
       const record = item as Record<string, unknown>;
       for (const key in record) {

@@ -82,6 +82,22 @@ export function isPlainNode(node: unknown): node is Node {
   return true;
 }
 
+/**
+ * The text `nodeKey` hashes, sliced from `text`, the canonical JSON of `node` (a node {@link isPlainNode}
+ * accepts): its inputs and params are written there already. In canonical text a raw `},"key":"`,
+ * `},"params":` or `,"requests":[` cannot lie inside a string, and inputs and outputs are flat.
+ */
+export function keyTextOfCanonical(node: Node, text: string): string {
+  const inputsAt = `{"finished":${JSON.stringify(node.finished)},"inputs":`.length;
+  const inputsEnd = text.indexOf('},"key":"', inputsAt) + 1;
+  const paramsAt = text.indexOf('},"params":', inputsEnd) + 11;
+  let paramsEnd = text.lastIndexOf(',"requests":[');
+  if (node.reason !== undefined) paramsEnd -= `,"reason":${JSON.stringify(node.reason)}`.length;
+  return `{"inputs":${text.slice(inputsAt, inputsEnd)},"params":${text.slice(paramsAt, paramsEnd)},"stage":${
+    JSON.stringify(node.stage)
+  },"version":${node.version}}`;
+}
+
 const NODE_LINE_KEYS = new Set(["type", "prev", "node"]);
 const FILE_LINE_KEYS = new Set(["type", "prev", "name", "hash"]);
 

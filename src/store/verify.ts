@@ -32,7 +32,8 @@ import {
 } from "./manifest.ts";
 import { parseJsonBytes } from "../core/json_read.ts";
 import { RUN_FILES } from "./run_files.ts";
-import { isPlainNode } from "./plain_records.ts";
+import { isPlainNode, keyTextOfCanonical } from "./plain_records.ts";
+import { sha256Hex } from "./hash.ts";
 import { checkManifestSchema, journalLineCount, nodeCountProblem } from "./manifest_check.ts";
 import { type DirScan, scanDirectorySync, ScanPool } from "./dir_scan.ts";
 import { type EntryInfo, entryKind, isFsError, UnsafeFileError } from "./unsafe_file.ts";
@@ -181,6 +182,8 @@ export class RunChecker {
   /** The work done after the records while the blobs are being hashed: node keys, published files' hashes. */
   #prepared?: Promise<void>;
   #keys: string[] = [];
+  /** The canonical text of each node of a manifest whose nodes all passed the plain check. */
+  #nodeTexts?: string[];
   /** Each published file's hash (or why it could not be read), when it is a regular file directly in the run. */
   readonly #fileDigests = new Map<string, { digest?: string; unsafe?: string }>();
   #referenced?: Set<string>;
@@ -443,8 +446,10 @@ export class RunChecker {
         plain = !tooMany && names === undefined ? plainManifest(value) : undefined;
         if (tooMany) add("manifest", "manifest.json nodes", tooMany);
         else if (names !== undefined) add("manifest", `manifest.json node #${names[0]}`, names[1]!);
-        else if (plain) this.#manifest = plain.manifest;
-        else {
+        else if (plain) {
+          this.#manifest = plain.manifest;
+          this.#nodeTexts = plain.texts;
+        } else {
           const checked = checkManifestSchema(value);
           if (checked.manifest) this.#manifest = checked.manifest;
           for (const issue of checked.issues) {
@@ -519,7 +524,12 @@ export class RunChecker {
 
   /** What the later phases need of the records alone, computed while workers hash the blobs. */
   #prepare(): void {
-    this.#keys = this.#nodes.map((node) => nodeKey(node.stage, node.version, node.params, node.inputs));
+    const texts = this.#nodeTexts;
+    this.#keys = this.#nodes.map((node, i) =>
+      texts
+        ? sha256Hex(keyTextOfCanonical(node, texts[i]))
+        : nodeKey(node.stage, node.version, node.params, node.inputs)
+    );
     const buffer = new Uint8Array(1 << 20);
     for (const name of Object.keys(this.#files)) {
       const entry = this.#top.get(name);
