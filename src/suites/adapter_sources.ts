@@ -1,17 +1,14 @@
 /**
- * The adapter files an outside engine or agent of a run uses (`--engine`, `--method [NAME=]SPEC`, `--agent`:
- * a real competitor's script, and every word of an `exec:` command that names a regular file), kept in the run
- * as declared sources `adapter:<path>` beside the program's own source, so the code that produced the run's
- * numbers is in it. Their hashes are already in the engines' node keys (`adapterHashes`); a file over
- * {@link MAX_ADAPTER_BYTES} (a compiled engine, say) is bound by that hash alone.
- *
+ * The adapter files an outside engine or agent of a run uses, kept in the run as sources `adapter:<path>`, so
+ * the code that produced its numbers is in it; a file over {@link MAX_ADAPTER_BYTES} is bound by its hash in
+ * the node keys alone.
  * @module
  */
 import { UsageError } from "../errors.ts";
 import { readInputFile } from "../fs_input.ts";
 
 /** Largest adapter file kept in a run (bytes). */
-export const MAX_ADAPTER_BYTES = 4 * 1024 * 1024;
+const MAX_ADAPTER_BYTES = 4 * 1024 * 1024;
 
 /** The engine and agent specs of a run's options. */
 function specs(options: Record<string, unknown>): string[] {

@@ -1,12 +1,7 @@
 /**
  * The answering models an aggregate records, checked against the call records they count (`verify
- * --rederive`): a forged model name in aggregate.json (and so in the reports) is named. Checked exactly where the
- * rule leaves no choice, as each suite declares it (`Suite.rederive.answering`): the `chat` role of a group (a
- * hotpot method, a sweep kind) is the tally of its answer nodes' records (at that ceiling; an answer not bound
- * to a ceiling counts at every one), and an engine row's `chat` and `decision` roles are its engine node's chat
- * and System One records. (The decision and summarizer roles of grouped answers count nodes shared between
- * groups; their rule is in docs/FORMAT.md.)
- *
+ * --rederive`), where the suite's rule (`Suite.rederive.answering`) leaves no choice: a group's `chat` role is
+ * its answer nodes' records, an engine row's `chat` and `decision` roles its engine node's.
  * @module
  */
 import type { CallRecord } from "../core/call_record.ts";
@@ -15,11 +10,7 @@ import type { BlobStore } from "../store/blob_store.ts";
 import { canonicalJson } from "../store/canonical.ts";
 import type { Manifest, Node } from "../store/manifest.ts";
 
-/**
- * Where an aggregate's recorded answering models come from: each group's (`answers`: its answer nodes, by
- * their `method` or `kind` param) or each engine row's (`engines`: its engine node, by `budget` and name, and
- * by conversation in a --sample run).
- */
+/** Where an aggregate's answering models come from: each group's answer nodes, or each engine row's node. */
 export type AnsweringRule =
   | { aggregate: string; answers: string }
   | { aggregate: string; engines: string };
@@ -55,12 +46,10 @@ export async function answeringModelProblems(
   };
   const differs = (node: Node, what: string, recorded: unknown, expected: ModelCalls) => {
     if (canonicalJson(recorded ?? {}) === canonicalJson(expected)) return;
-    out.push({
-      node,
-      message: `answering_models of ${what} ${canonicalJson(recorded ?? {})} is not its call records' ${
-        canonicalJson(expected)
-      }`,
-    });
+    const message = `answering_models of ${what} ${canonicalJson(recorded ?? {})} is not its call records' ${
+      canonicalJson(expected)
+    }`;
+    out.push({ node, message });
   };
   for (const node of manifest.nodes) {
     const recorded = (node.params as { answering_models?: unknown }).answering_models;

@@ -1,9 +1,6 @@
 /**
- * What every suite's merged-run publisher (`Suite.merge`, `compaction-bench merge`) replays with: a run
- * context over the merged run whose journal already holds every node (so every stage is taken from it, as
- * on `--resume`), models that fail on any call (a model call during a replay means a node is missing: it
- * fails the merge), the options and the tokenizer the shards were started with.
- *
+ * What a suite's merged-run publisher (`Suite.merge`) replays with: a context whose journal holds every node,
+ * models that fail on any call (a call means a node is missing), the shards' options and tokenizer.
  * @module
  */
 import { UsageError } from "../errors.ts";
@@ -46,11 +43,10 @@ export async function shardCounter(run: RunDir) {
   const dir = shardOptions(run).tokenizer as string | undefined;
   const counter = await loadTokenCounter(dir);
   if (run.header.tokenizer !== null && counter.hash !== run.header.tokenizer.hash) {
+    const { name, hash } = run.header.tokenizer;
+    const where = dir === undefined ? "" : ` at ${dir}`;
     throw new UsageError(
-      `merge: the shards' tokenizer ${run.header.tokenizer.name} (${
-        run.header.tokenizer.hash.slice(0, 12)
-      }) ` +
-        `is not available here${dir === undefined ? "" : ` at ${dir}`}`,
+      `merge: the shards' tokenizer ${name} (${hash.slice(0, 12)}) is not available here${where}`,
     );
   }
   return counter;

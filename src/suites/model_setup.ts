@@ -1,8 +1,7 @@
 /**
- * Model set-up shared by every run command: `--reference` starts the deterministic reference model in-process on
- * an ephemeral loopback port; `--live` talks to the configured providers (and is the only way a run ever
- * reaches one). Exactly one of the two must be given; `--check-only` needs neither and sends nothing.
- *
+ * Model set-up shared by every run command: `--reference` starts the deterministic reference model on a
+ * loopback port; `--live` (the only way a run reaches a provider) uses the configured ones; `--check-only`
+ * sends nothing.
  * @module
  */
 import { UsageError } from "../errors.ts";
@@ -10,7 +9,7 @@ import { refuseModelOptionsIgnoredBy } from "../core/option_rules.ts";
 import { OpenAIChatClient } from "../models/chat_client.ts";
 import { chatCredentials, decisionCredentials, loadCredentialEnvironment } from "../models/credentials.ts";
 import { SystemOneClient } from "../models/decision_client.ts";
-import type { ChatModel, ChatResult, DecisionModel, DecisionResult } from "../models/types.ts";
+import type { ChatModel, DecisionModel } from "../models/types.ts";
 import type { TokenCounter } from "../tokens/types.ts";
 import { type NamedSecret, shortSecretNames, shortSecretNotice } from "../core/secrets.ts";
 import type { ChatEndpoint } from "../models/loopback_proxy.ts";
@@ -44,27 +43,20 @@ export interface ModelSetup {
   };
   /** The run's provider keys, by variable: no option may hold one, no response may carry one. */
   secrets: NamedSecret[];
-  /** Where the chat model is reached (the loopback endpoint forwards outside engines' calls there); none in check-only. */
+  /** Where the loopback endpoint forwards outside engines' calls; none in check-only. */
   chatEndpoint?: ChatEndpoint;
   close(): Promise<void>;
 }
 
-class NoProviderChat implements ChatModel {
-  readonly model = "none (check-only)";
-  complete(): Promise<ChatResult> {
-    throw new Error("check-only: a chat request was about to be sent");
-  }
-}
-
-class NoProviderDecision implements DecisionModel {
-  readonly model = "none (check-only)";
-  ask(): Promise<DecisionResult> {
-    throw new Error("check-only: a decision request was about to be sent");
-  }
+/** A check-only model's call: a bug, since nothing may be sent. */
+function refused(what: string): () => never {
+  return () => {
+    throw new Error(`check-only: a ${what} request was about to be sent`);
+  };
 }
 
 /** Checks the mode flags: exactly one of --reference and --live, none with --check-only. */
-export function modelMode(options: ModelOptions, checkOnly: boolean): "reference" | "live" | "check-only" {
+function modelMode(options: ModelOptions, checkOnly: boolean): "reference" | "live" | "check-only" {
   if (checkOnly) {
     if (options.live) throw new UsageError("--check-only sends nothing: do not combine it with --live");
     refuseModelOptionsIgnoredBy("check-only", options);
@@ -106,8 +98,8 @@ export async function setupModels(
       (frozenProtocol as { models?: { chat_model?: string; decision_model?: string } } | undefined)
         ?.models;
     return {
-      chat: new NoProviderChat(),
-      decision: new NoProviderDecision(),
+      chat: { model: "none (check-only)", complete: refused("chat") },
+      decision: { model: "none (check-only)", ask: refused("decision") },
       description: {
         mode,
         chat_model: frozen?.chat_model ?? "none",
@@ -125,16 +117,12 @@ export async function setupModels(
     );
     const server = await startReferenceServer({ counter, delayMs: options["reference-delay-ms"] });
     const apiKey = "reference-model-no-key";
+    const baseURL = server.baseUrl;
     return {
-      chat: new OpenAIChatClient({
-        apiKey,
-        baseURL: server.baseUrl,
-        model: REFERENCE_CHAT_MODEL,
-        ...chatTransport,
-      }),
+      chat: new OpenAIChatClient({ apiKey, baseURL, model: REFERENCE_CHAT_MODEL, ...chatTransport }),
       decision: new SystemOneClient({
         apiKey,
-        baseURL: server.baseUrl,
+        baseURL,
         model: REFERENCE_DECISION_MODEL,
         ...decisionTransport,
       }),

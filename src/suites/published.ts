@@ -1,15 +1,11 @@
 /**
  * Published JSON files as node outputs: the exact bytes of `results.json` and `aggregate.json` are what an
- * aggregate node outputs (pretty-printed for people, I-JSON checked), so the file's blob is a node output.
- *
+ * aggregate node outputs (pretty-printed for people, I-JSON checked).
  * @module
  */
 import { canonicalJson, isIJson } from "../store/canonical.ts";
 
-/**
- * Refuses a value that is not I-JSON, with `canonicalJson`'s error (the path to the bad value). `isIJson`
- * accepts exactly what it accepts, without writing the canonical text.
- */
+/** Refuses a value that is not I-JSON, with `canonicalJson`'s error (the path to the bad value). */
 function assertPublishable(value: unknown): void {
   if (!isIJson(value)) canonicalJson(value);
 }
@@ -20,10 +16,7 @@ export function publishedJson(value: unknown): string {
   return JSON.stringify(value, null, 2) + "\n";
 }
 
-/**
- * The text of one element of a published JSON array, as `publishedJson` would indent it inside the array;
- * refuses a non-I-JSON value. {@link PublishedArrayBytes} joins such texts.
- */
+/** The text of one element of a published JSON array, as `publishedJson` indents it inside the array. */
 export function publishedArrayElement(value: unknown): string {
   assertPublishable(value);
   const text = JSON.stringify([value], null, 2);
@@ -31,9 +24,8 @@ export function publishedArrayElement(value: unknown): string {
 }
 
 /**
- * A published JSON array's UTF-8 bytes built element by element: each element's text is encoded as it is
- * added, so a large array (every answer row of a run) is never one tree of objects nor one string. The bytes
- * equal those of `publishedJson` of the whole array.
+ * A published JSON array's UTF-8 bytes (those of `publishedJson` of the whole array) built element by element,
+ * so a large array is never one tree of objects nor one string.
  */
 export class PublishedArrayBytes {
   readonly #chunks: Uint8Array[] = [];

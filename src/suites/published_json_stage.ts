@@ -1,9 +1,6 @@
 /**
- * `published-json`: a JSON file a run publishes as given (`protocol.json`, `check.json`). The document is the
- * node's params and the file's exact bytes its output, so the published file is a node output like every
- * other (an auditor finds it in the DAG; `--rederive` re-derives it). Its inputs, by hash only, are the
- * published results it accompanies (`of:aggregate.json`): the file hangs in the DAG below the aggregate.
- *
+ * `published-json`: a JSON file a run publishes as given (`protocol.json`, `check.json`), a node output like
+ * every other: the document is its params, and its inputs (by hash only) the results it accompanies.
  * @module
  */
 import { z } from "zod";
@@ -30,10 +27,12 @@ export const publishedJsonStage = defineStage({
   },
 });
 
-/**
- * Publishes `document` as the run's file `name`, through a `published-json` node whose inputs are `of` (the
- * published results it accompanies, by file name → blob hash).
- */
+/** The `of:<file>` inputs of the published files `of` (file name → blob hash). */
+function ofInputs(of: Record<string, string>): Record<string, string> {
+  return Object.fromEntries(Object.entries(of).map(([file, hash]) => [`of:${file}`, hash]));
+}
+
+/** Publishes `document` as the run's file `name`, through a `published-json` node below the files `of`. */
 export async function publishJsonFile(
   executor: Executor,
   run: RunDir,
@@ -41,29 +40,26 @@ export async function publishJsonFile(
   document: unknown,
   of: Record<string, string> = {},
 ): Promise<void> {
-  const inputs = Object.fromEntries(Object.entries(of).map(([file, hash]) => [`of:${file}`, hash]));
+  const params = { name, document };
   const node = await executor.runStage(publishedJsonStage, {
     label: `publish ${name}`,
-    params: { name, document },
-    inputs,
+    params,
+    inputs: ofInputs(of),
   }, {});
   await run.publish(name, node.node.outputs.file);
 }
 
-/**
- * Runs the run's `run-header` node (its header's options and protocol as params, below the published results
- * `of`), and returns the input that binds a published JSON file to it (`of:run-header` → its output's hash).
- */
+/** Runs the `run-header` node below the files `of`; returns the input that binds a published file to it. */
 export async function bindRunHeader(
   executor: Executor,
   run: RunDir,
   of: Record<string, string> = {},
 ): Promise<Record<string, string>> {
-  const inputs = Object.fromEntries(Object.entries(of).map(([file, hash]) => [`of:${file}`, hash]));
-  const node = await executor.runStage(runHeaderStage, {
-    label: "run header",
-    params: runHeaderParams(run.header),
-    inputs,
-  }, {});
+  const params = runHeaderParams(run.header);
+  const node = await executor.runStage(
+    runHeaderStage,
+    { label: "run header", params, inputs: ofInputs(of) },
+    {},
+  );
   return { [runHeaderStage.name]: node.node.outputs.header };
 }

@@ -1,6 +1,5 @@
 /**
  * The suite registry: every suite by its run header name, and every stage declaration of every suite.
- *
  * @module
  */
 import type { AnyStageDef } from "../pipeline/stage.ts";

@@ -1,15 +1,8 @@
 /**
- * The set-up every run command shares, written once: each `src/suites/<suite>/command.ts` checks its own
- * inputs and hands {@link runSuiteCommand} its suite-specific pieces. In order: the frozen run (`--frozen-run`,
- * `--check-only`: {@link openFrozenFor}), the tokenizer, the prices (`--price`, `--prices`), the models and the
- * loopback endpoint outside engines and agents reach the chat model through; then the suite's checks and its
- * protocol (a refusal closes the models and the endpoint: {@link closingOnRefusal}), the retried run
- * (`--retry-failed`: {@link openRetried}), and the run through the one life cycle (`runSuite`), the endpoint
- * closed after it. Nothing is written before every check has passed.
- *
- * What only a frozen run, a retried run or an endpoint needs (the frozen-run reader, `verify`, the loopback
- * proxy) is imported when it is used: a plain run does not load it (module loading is part of every start-up).
- *
+ * The set-up every run command shares, written once: the frozen run, the tokenizer, the prices, the models and
+ * the loopback endpoint; then the suite's checks and protocol, the retried run, and the run through the one
+ * life cycle. Nothing is written before every check has passed; what only a frozen run, a retry or an endpoint
+ * needs is imported when used (module loading is part of every start-up).
  * @module
  */
 import { readPrices } from "../analysis/read_prices.ts";
@@ -37,13 +30,8 @@ import {
 import type { Suite } from "./suite.ts";
 import { adapterSources } from "./adapter_sources.ts";
 
-/**
- * The set-up step every run command takes once its models (and loopback endpoint) are open, before the run
- * directory exists: `check` (a frozen-run check, the retried run, the engines' specs) runs, and when it
- * refuses, everything in `open` is closed (in order) before the refusal is rethrown, so bad input leaves no
- * model process or endpoint behind.
- */
-export async function closingOnRefusal<T>(
+/** Runs `check`; when it refuses, closes everything in `open` first, so bad input leaves no process behind. */
+async function closingOnRefusal<T>(
   open: readonly ({ close(): Promise<void> } | null | undefined)[],
   check: () => T | Promise<T>,
 ): Promise<T> {
@@ -56,17 +44,12 @@ export async function closingOnRefusal<T>(
 }
 
 /** Opens the frozen run named by `--frozen-run`, refusing a missing or unfinished one. */
-export async function openFrozen(
-  path: string | undefined,
-  checkOnly: boolean,
-): Promise<FrozenRun | undefined> {
+async function openFrozen(path: string | undefined, checkOnly: boolean): Promise<FrozenRun | undefined> {
   if (checkOnly && path === undefined) throw new UsageError("--check-only needs --frozen-run DIR");
   if (path === undefined) return undefined;
   await readManifest(path, "--frozen-run"); // a missing, unfinished or unreadable run is named as such
   if (checkOnly) {
-    // Check-only audits the frozen run: one whose blobs, keys or journal do not verify fails the check (exit 1),
-    // whichever of its blobs was altered, before anything is written.
-    // Content strictly; a copy's lost read-only modes are no reason to refuse (as `verify` without --strict-modes).
+    // Check-only audits the frozen run (exit 1 when it does not verify); a copy's lost read-only modes do not count.
     const { formatProblem, verifyRun } = await import("../store/verify.ts");
     const report = await verifyRun(path, { strictModes: false });
     if (!report.ok) {
@@ -81,7 +64,7 @@ export async function openFrozen(
 }
 
 /** Opens the frozen run of `suite` and checks that it can serve this run (see {@link Suite.checkFrozen}). */
-export async function openFrozenFor(
+async function openFrozenFor(
   suite: Suite,
   path: string | undefined,
   checkOnly: boolean,
@@ -140,12 +123,10 @@ export function refuseWithRetry(given: RunCommandOptions & { shard?: unknown }):
 }
 
 /**
- * Opens the run named by `--retry-failed RUN` for a new run of `suite` with `protocol`, tokenizer and sources:
- * refused (exit 2, before anything is written) when RUN is unfinished, of another suite, has no failed node,
- * or when an option that enters a key differs from RUN's (naming the option and both values), since its nodes
- * could then not be reused.
+ * Opens the run named by `--retry-failed RUN`: refused (exit 2) when RUN is unfinished, of another suite, has no
+ * failed node, or an option that enters a key differs from RUN's (naming it and both values).
  */
-export async function openRetried(
+async function openRetried(
   suite: Suite,
   given: RunCommandOptions & { shard?: unknown },
   ours: { protocol: unknown; tokenizerHash: string | null; sources: Record<string, string> },
@@ -203,9 +184,8 @@ export async function openRetried(
 }
 
 /** The options the shared set-up reads: every run command's, and the ones only some commands take. */
-export interface RunSetupOptions extends RunCommandOptions {
+interface RunSetupOptions extends RunCommandOptions {
   tokenizer?: string;
-  /** The part of the work this run does (`--shard K/N`), recorded in the header. */
   shard?: Shard;
   price?: { model: string; input: number; output: number }[];
   prices?: string;
@@ -215,10 +195,9 @@ export interface RunSetupOptions extends RunCommandOptions {
 type ModelsOf<W extends boolean> = W extends true ? ModelSetup : ModelSetup | null;
 
 /** What is open once the shared steps have passed, handed to the suite's checks and its body. */
-export interface RunSetup<W extends boolean = true> {
+interface RunSetup<W extends boolean = true> {
   /** `--check-only`: nothing is sent, the frozen run's requests are rebuilt and compared. */
   checkOnly: boolean;
-  /** `--frozen-run`, opened and checked by its suite ({@link openFrozenFor}). */
   frozen: FrozenRun | undefined;
   counter: TokenCounter;
   /** `--price`, `--prices` (null: none given, or the command takes none). */
@@ -228,40 +207,35 @@ export interface RunSetup<W extends boolean = true> {
   endpoint: LoopbackProxy | undefined;
 }
 
-/** What a suite's checks give once the models are open: the run's protocol and what its body needs. */
-export interface PreparedRun<X> {
+/** What a suite's checks give: the run's protocol, secrets no option may hold, and what its body needs. */
+interface PreparedRun<X> {
   protocol: unknown;
-  /** Values passed to outside processes under secret-looking names: no option may hold one. */
   secrets?: NamedSecret[];
-  /** What the body needs of the checks (a collection's mode, say). */
   value: X;
 }
 
 /** A run command's suite-specific pieces (its inputs are checked before it calls {@link runSuiteCommand}). */
-export interface SuiteCommand<X, T, W extends boolean = true> {
+interface SuiteCommand<X, T, W extends boolean = true> {
   suite: Suite;
-  /** The validated options (recorded in the header as given: `runSuite`). */
   options: RunSetupOptions;
   invocation: RunInvocation;
   /** The run options a frozen run must suit (`Suite.checkFrozen`); absent: the command takes none. */
   frozenFor?: Record<string, unknown>;
   /** Checks made once the tokenizer is loaded, before the models are set up. */
   afterTokenizer?(counter: TokenCounter): void | Promise<void>;
-  /** Whether the run reads `--price` and `--prices` (default: no). */
+  /** Whether the run reads `--price` and `--prices` (default: no), sets up models (default: yes). */
   prices?: boolean;
-  /** Whether the run sets up models (default: yes). */
   models?: W;
   /** Whether an outside engine or agent reaches the chat model through the loopback endpoint. */
   endpoint?: boolean;
-  /** The run's sources; the object is emptied once they are stored (a large source is not held meanwhile). */
+  /** The run's sources; the object is emptied once they are stored. */
   sources: Record<string, Uint8Array>;
   /** The suite's checks once the models are open (a refusal closes them) and the run's protocol. */
   prepare(setup: RunSetup<W>): PreparedRun<X> | Promise<PreparedRun<X>>;
-  /** The suite's body, run inside the run directory. */
   run(context: RunContext, setup: RunSetup<W>, value: X): Promise<SuiteOutcome<T>>;
 }
 
-/** Sets up a suite's run (see the module's description) and runs it through the one life cycle. */
+/** Sets up a suite's run and runs it through the one life cycle. */
 export async function runSuiteCommand<X, T, W extends boolean = true>(
   command: SuiteCommand<X, T, W>,
 ): Promise<FinishedRun<T>> {

@@ -1,11 +1,7 @@
 /**
- * The life of one suite run, written once for every suite: open a new run directory (or resume an unfinished
- * one), record the invocation as the CLI gives it (`RunInvocation`: the same for every suite, never a secret,
- * never `--env-file` or its path), hand an executor to the suite, publish its files (node outputs byte for
- * byte, plus the protocol), seal the run with its manifest and close the models. On failure the journal stays
- * resumable. A library: it takes no argv apart and prints nothing — its progress display, its notes (resumed,
- * retrying, interrupted), the signal hint and the finished run are the CLI's printer's ({@link RunPrinter}).
- *
+ * The life of one suite run, written once for every suite: open (or resume) the run directory, record the
+ * invocation (never a secret), hand an executor to the suite, publish its files, seal the run and close the
+ * models. A library: it takes no argv apart and prints nothing; the CLI's {@link RunPrinter} shows the run.
  * @module
  */
 import { bindRunHeader, publishedJsonStage, publishJsonFile } from "./published_json_stage.ts";
@@ -67,7 +63,6 @@ export interface FinishedRun<T> {
   result: T;
   path: string;
   manifestHash: string;
-  /** `--retry-failed`: what was retried and reused (shown with the run's summary). */
   retried?: RetryOutcome;
   /** Nodes that failed for a provider or engine reason (not a method's honest invalidity). */
   failures: FailureTally;
@@ -75,18 +70,17 @@ export interface FinishedRun<T> {
 
 /** What the CLI says of a finished run whose conditions failed for a provider or engine reason (exit 1). */
 export interface FailedConditions {
-  /** Failed nodes by kind (`chat call`, `decision-model call`, `engine`), most first. */
+  /** Failed nodes by kind, most first. */
   counts: [string, number][];
   total: number;
-  /** The first failure: its node's label and its error text, redacted (no key of 8+ characters). */
+  /** The first failure's node label and error text, redacted. */
   first: { label: string; error: string };
-  /** The exact `--retry-failed` command line, or null for a suite whose runs are started afresh (engines). */
+  /** The `--retry-failed` command line, or null for a suite whose runs start afresh (engines). */
   retry: string | null;
-  /** The command line that starts the run again (for a suite without `--retry-failed`). */
+  /** The command line that starts the run again. */
   rerun: string;
 }
 
-/** The most characters of the first error text shown. */
 const MAX_ERROR_CHARS = 400;
 
 /** The failed conditions of a finished run as the CLI shows them (null: none failed that way). */
@@ -121,20 +115,20 @@ export function defaultOutputPath(suite: string): string {
 }
 
 /** What a suite passes to open its run. */
-export interface OpenRunRequest {
+interface OpenRunRequest {
   suite: string;
   output?: string;
   resume?: string;
-  /** The command words and options as recorded (the command by the CLI: `src/cli/run_argv.ts`). */
+  /** The command words and options as recorded. */
   command: string[];
   options: unknown;
   protocol: unknown;
   tokenizer: { name: string; hash: string } | null;
   /** The run's sources; the object is emptied once they are stored (a large source is not held meanwhile). */
   sources?: Record<string, Uint8Array>;
-  /** The part of the work this run does (`--shard K/N`), recorded in the header. */
+  /** `--shard K/N`, recorded in the header. */
   shard?: { index: number; count: number };
-  /** `--retry-failed RUN`: the run whose failed nodes this run executes again (recorded in the header). */
+  /** `--retry-failed RUN`: its ok nodes are reused and failed nodes executed again. */
   retry?: FrozenRun;
 }
 
@@ -184,10 +178,7 @@ export async function openRun(request: OpenRunRequest): Promise<{ run: RunDir; r
   return { run, resumed: false };
 }
 
-/**
- * Refuses (exit 2, before anything is written) an adapter file kept as a run source (`adapter:<path>`,
- * adapter_sources.ts) that holds one of the run's keys: a run keeps its adapters, and never a key.
- */
+/** Refuses (exit 2, before anything is written) an adapter kept as a run source that holds a key of the run. */
 function refuseSecretsInAdapters(sources: Record<string, Uint8Array>): void {
   for (const [name, bytes] of Object.entries(sources)) {
     if (!name.startsWith("adapter:")) continue;
@@ -221,7 +212,6 @@ export async function withRun<T>(
     frozen?: FrozenRun;
     checkOnly?: boolean;
     suiteDef?: Suite;
-    /** How the run is shown (absent: not at all). */
     printer?: Pick<RunPrinter, "progress" | "note" | "writing">;
   },
   body: (context: RunContext) => Promise<T>,
@@ -239,21 +229,16 @@ export async function withRun<T>(
     request.quiet ?? false,
     suite ? (stage) => stageDisplayName(suite, stage) : undefined,
   );
-  const options: ExecutorOptions = {
-    progress,
-    frozen: request.frozen,
-    checkOnly: request.checkOnly,
-    frozenStrict: request.frozen !== undefined && request.checkOnly !== true,
-  };
-  const executor = new Executor(run, { ...options, retry: request.retry });
+  const { frozen, checkOnly, retry } = request;
+  const frozenStrict = frozen !== undefined && checkOnly !== true;
+  const executor = new Executor(
+    run,
+    { progress, frozen, checkOnly, frozenStrict, retry } satisfies ExecutorOptions,
+  );
   const unregister = printer.writing(suite, run.path);
   if (resumed) printer.note(progress, { kind: "resumed", path: run.path, nodes: run.nodeCount });
-  if (request.retry) {
-    printer.note(progress, {
-      kind: "retrying",
-      from: request.retry.path,
-      failed: failedNodes(request.retry).length,
-    });
+  if (retry) {
+    printer.note(progress, { kind: "retrying", from: retry.path, failed: failedNodes(retry).length });
   }
   if (run.takenOverFrom) printer.note(progress, { kind: "took-over", pid: run.takenOverFrom.pid });
   let result: T;
@@ -264,8 +249,7 @@ export async function withRun<T>(
     progress.end();
     await run.abandon();
     if ((error instanceof FrozenMismatchError || error instanceof BlobIntegrityError) && !resumed) {
-      // A refusal writes nothing: once every started execution has finished, the directory this invocation
-      // created goes.
+      // A refusal writes nothing: once every started execution has finished, the new directory goes.
       await executor.settled();
       await Deno.remove(run.path, { recursive: true });
       throw error;
@@ -275,12 +259,10 @@ export async function withRun<T>(
   }
   unregister();
   progress.end();
-  // The failed nodes are RUN's (as the header counts them); what was executed again is this run's: the failed
-  // nodes met with the same key, and those whose inputs changed because an earlier node was redone.
-  const retried: RetryOutcome | undefined = request.retry
+  const retried: RetryOutcome | undefined = retry
     ? {
-      from: request.retry.path,
-      failed: failedNodes(request.retry).length,
+      from: retry.path,
+      failed: failedNodes(retry).length,
       executed: executor.counts.executed,
       sameKey: executor.counts.retried,
       reused: executor.counts.retry_reused,
@@ -301,29 +283,24 @@ export interface SuiteOutcome<T> {
   result: T;
   /** Published files that are node outputs: name → blob hash (published byte for byte). */
   files: Record<string, string>;
-  /**
-   * Files exported as they are, and JSON files (pretty-printed, e.g. protocol.json: each published through a
-   * `published-json` node, so it is a node output).
-   */
+  /** Files exported as they are, and JSON files (each published through a `published-json` node). */
   raw?: Record<string, Uint8Array>;
   json?: Record<string, unknown>;
-  /** The check-only comparison (nothing was answered: it is published as check.json and printed). */
+  /** The check-only comparison (published as check.json and printed). */
   check?: CheckOnlyReport | null;
   /** Lines printed before the run's path (default: the suite's summary of its aggregate.json). */
   lines?: string[];
 }
 
-/** What `--retry-failed` did: RUN's failed nodes, and what this run executed again and took from RUN. */
+/**
+ * What `--retry-failed` did: the retried run `from` and its `failed` nodes; the nodes this run `executed`
+ * (the failed ones met with the same key, `sameKey`, and those with new inputs); the nodes `reused`.
+ */
 export interface RetryOutcome {
-  /** The retried run. */
   from: string;
-  /** Its nodes that did not finish ok (as the header counts them). */
   failed: number;
-  /** Nodes this run executed: the failed ones met with the same key, and those with new inputs. */
   executed: number;
-  /** Of those, the failed nodes met with the same key. */
   sameKey: number;
-  /** Nodes taken from the retried run. */
   reused: number;
 }
 
@@ -334,21 +311,14 @@ export type RunNote =
   | { kind: "took-over"; pid: number }
   | { kind: "interrupted"; suite: Suite | undefined; path: string };
 
-/**
- * How the CLI shows a run (`src/cli/run_printer.ts`): the life cycle itself prints nothing, and what it has to
- * say (its notes, a finished run, a check-only comparison) it hands the printer as data.
- */
+/** How the CLI shows a run (`src/cli/run_printer.ts`): the life cycle hands it what it has to say as data. */
 export interface RunPrinter {
-  /** The run's progress display: the stage lines and the notes (`quiet`: silent). */
+  /** The run's progress display (`quiet`: silent). */
   progress(title: string, quiet: boolean, names?: (stage: string) => string): Progress;
-  /** Says `note` on the run's progress display. */
   note(progress: Progress, note: RunNote): void;
   /** While the run at `path` is written (until the returned function is called): what a signal says. */
   writing(suite: Suite | undefined, path: string): () => void;
-  /**
-   * A run that answered: the summary lines, the retry's outcome, the run's path and whether it has reports,
-   * and its conditions that failed for a provider or engine reason (then it may throw to set exit code 1).
-   */
+  /** A run that answered (may throw to set exit code 1 when conditions failed). */
   finished(
     run: {
       lines: readonly string[];
@@ -358,51 +328,33 @@ export interface RunPrinter {
       failed?: FailedConditions | null;
     },
   ): void;
-  /**
-   * A check-only run: the comparison with the frozen run (`runPath` null: the run was not kept); may throw
-   * to set the exit code when an answer input differs.
-   */
+  /** A check-only run (`runPath` null: not kept); may throw to set the exit code when an answer input differs. */
   checkOnly(check: CheckOnlyReport, frozenPath: string | undefined, runPath: string | null): void;
 }
 
-/**
- * How the CLI invoked a run (`src/cli/run_argv.ts` `runInvocation`): the life cycle takes no argv apart and
- * chooses nothing of what is recorded.
- */
+/** How the CLI invoked a run (`src/cli/run_argv.ts`): no word or value may hold a secret. */
 export interface RunInvocation {
-  /** The words after the command, as given (resume expanded by the CLI): no word may hold a secret. */
+  /** The words after the command, as given (resume expanded by the CLI). */
   argv: readonly string[];
-  /** The validated options: no value may hold a secret. */
   options: Readonly<Record<string, unknown>>;
-  /** The command words the run header records (never `--env-file`, its path, `--resume` or `--help`). */
+  /** The command words and options the run header records (never `--env-file`, its path, `--resume`). */
   command: string[];
-  /** The options the run header records (set values only; never `--env-file`, `--resume` or `--help`). */
   recordedOptions: Record<string, unknown>;
-  /** How the finished run is shown. */
   printer: RunPrinter;
 }
 
 /** One run of a suite, as the CLI asks for it. */
-export interface SuiteRunRequest {
+export interface SuiteRunRequest
+  extends
+    Pick<OpenRunRequest, "output" | "resume" | "protocol" | "tokenizer" | "sources" | "shard" | "retry"> {
   suite: Suite;
-  /** The command line and options, recorded and shown as the CLI says. */
   invocation: RunInvocation;
-  output?: string;
-  resume?: string;
   quiet?: boolean;
   frozen?: FrozenRun;
   checkOnly?: boolean;
-  protocol: unknown;
-  tokenizer: { name: string; hash: string } | null;
-  /** The run's sources; the object is emptied once they are stored (a large source is not held meanwhile). */
-  sources?: Record<string, Uint8Array>;
-  /** The part of the work this run does (`--shard K/N`), recorded in the header. */
-  shard?: { index: number; count: number };
-  /** `--retry-failed RUN`: the run whose ok nodes are reused and failed nodes executed again. */
-  retry?: FrozenRun;
   /** The models of the run: their secrets are never recorded; they are closed when the run ends. */
   models?: { secrets: NamedSecret[]; close(): Promise<void> };
-  /** Other secrets of the run (values passed with `--engine-env`, `--agent-env`): no option may hold one. */
+  /** Other secrets of the run (`--engine-env`, `--agent-env` values): no option may hold one. */
   secrets?: NamedSecret[];
 }
 
@@ -412,21 +364,15 @@ export async function runSuite<T>(
   body: (context: RunContext) => Promise<SuiteOutcome<T>>,
 ): Promise<FinishedRun<T>> {
   const { suite } = request;
-  // A check-only run without --output is a check, not a run to keep: it is written to a temporary folder,
-  // removed when the check ends, so nothing stray is left in runs/.
+  // A check-only run without --output is a check, not a run to keep: written to a temporary folder.
   const temporary = request.checkOnly && request.output === undefined && request.resume === undefined
     ? await Deno.makeTempDir({ prefix: "compaction-bench-check-only-" })
     : undefined;
+  const secrets = [...(request.models?.secrets ?? []), ...(request.secrets ?? [])];
   try {
-    // No key anywhere, by construction: an option value that holds a secret is refused before anything is
-    // written (the header, the reports and stdout would all carry it).
-    const secrets = [...(request.models?.secrets ?? []), ...(request.secrets ?? [])];
-    refuseSecretsInOptions(
-      request.invocation.options,
-      request.invocation.argv,
-      secrets,
-      (message) => new UsageError(message),
-    );
+    // An option value that holds a secret is refused before anything is written.
+    const { options, argv } = request.invocation;
+    refuseSecretsInOptions(options, argv, secrets, (message) => new UsageError(message));
     holdRunSecrets(secrets);
     refuseSecretsInAdapters(request.sources ?? {});
     const finished = await withRun(
@@ -488,7 +434,7 @@ export async function runSuite<T>(
           suite,
           request.invocation.argv,
           finished.path,
-          [...(request.models?.secrets ?? []), ...(request.secrets ?? [])].map((s) => s.value),
+          secrets.map((s) => s.value),
         ),
       });
     }

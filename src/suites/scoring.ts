@@ -1,7 +1,6 @@
 /**
  * Answer scoring shared by the suites: the official HotpotQA answer normalization (lower case, no punctuation,
  * no articles, Python whitespace splitting), used by hotpot's EM/F1 and by the engines' QA recall.
- *
  * @module
  */
 

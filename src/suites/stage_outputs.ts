@@ -1,10 +1,7 @@
 /**
- * The output names every stage of every suite declares, by stage name: what `verify` needs of the stage
- * registry (./stage_registry.ts) to name an undeclared output, without loading the suites, methods, models
- * and tokenizer that the registry's declarations import (about 300 modules, ~50 ms of start-up CPU on the
- * thread that reads the records). tests/stage_outputs.test.ts checks it equals the registry's declarations:
- * a stage added or renamed there is added here.
- *
+ * The output names every stage declares, by stage name: what `verify` needs to name an undeclared output,
+ * without loading the ~300 modules the stage declarations import. tests/stage_outputs.test.ts holds it equal
+ * to the declarations.
  * @module
  */
 

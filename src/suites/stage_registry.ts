@@ -1,10 +1,7 @@
 /**
- * Every stage declaration of every suite, by name, and the environment their bodies need when re-executed
- * from a finished run (`verify --rederive`): the tokenizer the run recorded and what the run's suite declares
- * (`Suite.rederive`: e.g. the sweep fixture of its `trajectory` source, the selection candidates and selected
- * records of a hotpot run's `dataset` source); the replayed provider stages and the usage checks of every
- * suite. No suite is named here.
- *
+ * The stage registry `verify --rederive` uses: every stage declaration by name, the environment their bodies
+ * need when re-executed (the tokenizer and what the run's suite declares in `Suite.rederive`), the replayed
+ * provider stages and every suite's usage checks. No suite is named here.
  * @module
  */
 import type { StageRegistry } from "../pipeline/rederive.ts";
@@ -14,29 +11,16 @@ import { loadTokenCounter } from "../tokens/load.ts";
 import { STAGES, suiteNamed, SUITES } from "./registry.ts";
 import { answeringModelProblems } from "./answering_check.ts";
 
-export { STAGES } from "./registry.ts";
-
 const byName = new Map(STAGES.map((s) => [s.name, s]));
-
-/** The outputs the stage `name` declares (undefined for a stage this program does not know): for `verify`. */
-export function declaredOutputs(name: string): readonly string[] | undefined {
-  const def = byName.get(name);
-  return def === undefined ? undefined : Object.keys(def.outputs);
-}
-
-const ANSWER_STAGES = new Set(
-  SUITES.flatMap((s) => s.rederive?.answerStages ?? []).map((d) => d.name),
-);
+const ANSWER_STAGES = new Set(SUITES.flatMap((s) => s.rederive?.answerStages ?? []).map((d) => d.name));
 const ANSWERING_RULES = SUITES.flatMap((s) => s.rederive?.answering ?? []);
 const COMPRESSION_STAGES = new Set(
   SUITES.flatMap((s) => s.rederive?.compressionStages ?? []).map((d) => d.name),
 );
 
 /**
- * Of the nodes that produced an answer's context blob (invalid contexts share theirs: null), the answer's own:
- * the one labelled as its context (`answer q=… ans=N` → `context q=…`), else the one whose reason the answer
- * recorded, else the first. Whichever is chosen, an answer that made no call is invalid, so a flip to ok is
- * named.
+ * Of the nodes that produced an answer's context blob (invalid contexts share theirs), the answer's own: the
+ * one labelled as its context, else the one whose reason the answer recorded, else the first.
  */
 function contextOf(answer: Node, candidates: readonly Node[]): Node | undefined {
   if (candidates.length <= 1) return candidates[0];
@@ -45,21 +29,15 @@ function contextOf(answer: Node, candidates: readonly Node[]): Node | undefined 
     candidates.find((n) => n.reason !== undefined && n.reason === answer.reason) ?? candidates[0];
 }
 
-/** Every suite's check of the compression usage its aggregates and reports record. */
-function compressionUsageProblems(manifest: Manifest): { node: Node; message: string }[] {
-  return SUITES.flatMap((s) => s.rederive?.usageProblems?.(manifest) ?? []);
-}
-
 /** The registry `verify --rederive` uses. */
 export const STAGE_REGISTRY: StageRegistry = {
   stage: (name) => byName.get(name),
-  usageProblems: compressionUsageProblems,
+  usageProblems: (manifest) => SUITES.flatMap((s) => s.rederive?.usageProblems?.(manifest) ?? []),
   modelProblems: (manifest, store) => answeringModelProblems(manifest, store, ANSWERING_RULES),
   replayEnvironment(node, env, models, producers) {
     if (COMPRESSION_STAGES.has(node.stage)) return { ...(env as object), ...models };
     if (!ANSWER_STAGES.has(node.stage)) return undefined;
-    // As the answer stage is run: an invalid context makes no call and gives its reason. Invalid contexts
-    // share their messages blob (null): the answer's context is the producer whose params agree with its own.
+    // As the answer stage is run: an invalid context makes no call and gives its reason.
     const context = node.inputs.context === undefined
       ? undefined
       : contextOf(node, producers(node.inputs.context));

@@ -1,8 +1,6 @@
 /**
- * Schemas of the compression artifacts both suites store: rankings (decision model) and summaries (chat model).
- * Each carries its node key, so that two generations with equal results still have outputs of their own and
- * every edge of the DAG names one producer.
- *
+ * Schemas of the rankings and summaries both suites store; each carries its node key, so that equal results
+ * of two generations still have outputs of their own and every edge of the DAG names one producer.
  * @module
  */
 import { z } from "zod";

@@ -1,9 +1,6 @@
 /**
- * The one suite abstraction. A suite names its run header, its command, its stages (the aggregate and report
- * among them), how its runs are compared, whether a frozen run can serve it, and what it prints at the end.
- * Option tables and parsing stay in the suite's command line (`src/suites/<suite>/cli/`, the cli layer);
- * everything a run does lives below it.
- *
+ * The one suite abstraction: its run header name, command, stages, metrics, how its runs are compared, merged
+ * and re-derived, whether a frozen run can serve it, and what it prints at the end.
  * @module
  */
 import type { CompareUnits } from "../report/compare_units.ts";
@@ -15,7 +12,7 @@ import type { RunDir } from "../store/run_dir.ts";
 import type { AnsweringRule } from "./answering_check.ts";
 
 /** Headline metrics per row key (method, context kind, engine) of one run, for `compare`. */
-export type CompareMetrics = Map<string, Record<string, number | null>>;
+type CompareMetrics = Map<string, Record<string, number | null>>;
 
 /** What `verify --rederive` needs of a suite's runs (`src/suites/stage_registry.ts` combines every suite's). */
 export interface SuiteRederivation {
@@ -32,14 +29,11 @@ export interface SuiteRederivation {
 }
 
 /**
- * How a suite's run merged from shards (`compaction-bench merge`) is completed: the stages left out of the
- * join (a shard's aggregate and reports cover its part only), and the export — the suite replayed over the
- * merged nodes (`src/suites/merge_replay.ts`), publishing the same files as a whole run.
+ * How a run merged from shards is completed: the stages recomputed on the merged run (a shard's aggregate and
+ * reports), and `publish`, the suite replayed over the merged nodes before the run is sealed.
  */
 export interface SuiteMerge {
-  /** Stages whose nodes are recomputed on the merged run (a shard's aggregate and reports). */
   skipStages: ReadonlySet<string>;
-  /** Replays the suite over the merged nodes and publishes its files (before the run is sealed). */
   publish(run: RunDir): Promise<void>;
 }
 
@@ -51,19 +45,18 @@ export interface Suite {
   command: readonly string[];
   /** The title of progress lines. */
   title: string;
-  /** Whether an unfinished run of it continues with `<command> --resume DIR` (absent: it is started afresh). */
+  /** Whether an unfinished run continues with `--resume DIR` (absent: it is started afresh). */
   resumable?: boolean;
   /** Every stage the suite runs, in pipeline order. */
   stages: readonly AnyStageDef[];
-  /** The stage whose outputs are `results.json` and `aggregate.json` (none for a collection). */
+  /** The stages whose outputs are `results.json` and `aggregate.json`, and `REPORT.md` and `report.html`. */
   aggregate?: AnyStageDef;
-  /** The stage whose outputs are `REPORT.md` and `report.html` (its body calls the Markdown and HTML renderers). */
   report?: AnyStageDef;
-  /** Its metrics, declared once: which are shares, their labels, directions, and where each is listed. */
+  /** Its metrics, declared once. */
   metrics?: readonly MetricSpec[];
   /** The headline metrics of a finished run, from its published `aggregate.json` / `results.json` texts. */
   compareMetrics?(files: { aggregate: unknown; results: unknown }): CompareMetrics;
-  /** How `compare` pairs two runs unit by unit (absent: no per-unit rows, e.g. engines). */
+  /** How `compare` pairs two runs unit by unit (absent: no per-unit rows). */
   // deno-lint-ignore no-explicit-any
   compareUnits?: CompareUnits<any>;
   /** Why `frozen` cannot serve a run of this suite with these protocol numbers (one line), or null. */

@@ -1,7 +1,5 @@
 /**
- * Sums of node usage as a suite's re-derivation checks them against the compression usage its aggregates and
- * reports record (`Suite.rederive.usageProblems`).
- *
+ * Sums of node usage, checked against what aggregates record (`Suite.rederive.usageProblems`).
  * @module
  */
 import { addUsage, emptyUsage, type Usage } from "../core/usage.ts";
