@@ -124,7 +124,7 @@ Deno.test("hotpot explorer marks each gold sentence kept or lost per context and
 });
 
 Deno.test("with intervals the hypothesis no longer says there is no test, and stays descriptive", async () => {
-  const { hypothesisWithInterval } = await import("../src/suites/hotpot/report/stats_markdown.ts");
+  const { hypothesisWithInterval } = await import("../src/suites/hotpot/report/stats_report.ts");
   const rows = ["q1", "q2"].flatMap((q) => METHODS.map((m) => row(q, m, 1)));
   const stats = hotpotStats(rows, [...METHODS], { resamples: 200 });
   const text = hypothesisWithInterval("Verdict X (descriptive only: no significance test).", stats);

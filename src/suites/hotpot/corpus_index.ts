@@ -3,7 +3,6 @@
  * alone when asked for; the rest is the head. A file it cannot follow yields no index (parse it whole).
  * @module
  */
-
 import {
   arrayElementSpans,
   parseSpan,

@@ -54,16 +54,11 @@ export const HOTPOT_SUITE: Suite = {
   rederive: HOTPOT_REDERIVATION,
   merge: HOTPOT_MERGE,
   metrics: HOTPOT_METRICS,
-  compareMetrics({ aggregate }) {
-    const out = new Map<string, Record<string, number | null>>();
-    for (const r of aggregate as HotpotMethodAggregate[]) {
-      out.set(
-        conditionOf(r),
-        Object.fromEntries(hotpotMetricsIn("compare").map((m) => [m.name, m.aggregate(r)])),
-      );
-    }
-    return out;
-  },
+  compareMetrics: ({ aggregate }) =>
+    new Map((aggregate as HotpotMethodAggregate[]).map((r) => [
+      conditionOf(r),
+      Object.fromEntries(hotpotMetricsIn("compare").map((m) => [m.name, m.aggregate(r)])),
+    ])),
   summary(text) {
     return hotpotSummaryLines(text, { questions: null });
   },

@@ -50,22 +50,14 @@ export const SWEEP_SUITE: Suite = {
   rederive: SWEEP_REDERIVATION,
   merge: SWEEP_MERGE,
   metrics: SWEEP_METRICS,
-  compareMetrics({ aggregate }) {
-    const out = new Map<string, Record<string, number | null>>();
-    for (const r of aggregate as (SweepKindAggregate & { input_cap?: number | null })[]) {
-      out.set(
-        conditionOf(r),
-        Object.fromEntries(sweepMetricsIn("compare").map((m) => [m.name, m.aggregate(r)])),
-      );
-    }
-    return out;
-  },
+  compareMetrics: ({ aggregate }) =>
+    new Map((aggregate as SweepKindAggregate[]).map((r) => [
+      conditionOf(r),
+      Object.fromEntries(sweepMetricsIn("compare").map((m) => [m.name, m.aggregate(r)])),
+    ])),
   checkFrozen(frozen, protocol) {
-    const generations = new Set(
-      frozen.nodes.filter((n) => n.stage === sweepSummaryStage.name).map((n) =>
-        (n.params as { generation?: number }).generation
-      ),
-    );
+    const summaries = frozen.nodes.filter((n) => n.stage === sweepSummaryStage.name);
+    const generations = new Set(summaries.map((n) => (n.params as { generation?: number }).generation));
     if (generations.size !== protocol.compressions) {
       return `--compressions ${protocol.compressions} differs from the ${generations.size} frozen summary ` +
         `generation(s)`;
@@ -74,9 +66,8 @@ export const SWEEP_SUITE: Suite = {
   },
   summary(text) {
     return (parseJson(text) as SweepKindAggregate[]).map((a) =>
-      `${conditionOf(a).padEnd(8)} facts ${pct(a.fact_score)}  repair ${
-        pct(a.repair_pass_share)
-      }  valid ${a.valid}/${a.planned}`
+      `${conditionOf(a).padEnd(8)} facts ${pct(a.fact_score)}  repair ${pct(a.repair_pass_share)}  ` +
+      `valid ${a.valid}/${a.planned}`
     );
   },
 };

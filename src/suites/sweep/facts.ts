@@ -2,7 +2,6 @@
  * The strict fact checks: an answer passes a fact when it contains its exact text (whitespace runs folded).
  * @module
  */
-
 import type { Fact } from "./case_format.ts";
 
 /** The outcome of one fact check. */

@@ -254,11 +254,9 @@ export async function loadSweepCase(
   if ("module" in json.checks) {
     files.checks = await readInputFile(`${dir}/${json.checks.module}`, `${dir}/case.json checks.module`);
   }
-  if (json.reference_repair !== undefined) {
-    files.reference_repair = await readInputFile(
-      `${dir}/${json.reference_repair}`,
-      `${dir}/case.json reference_repair`,
-    );
+  const reference = json.reference_repair;
+  if (reference !== undefined) {
+    files.reference_repair = await readInputFile(`${dir}/${reference}`, `${dir}/case.json reference_repair`);
   }
   return await sweepFixtureFromFiles(files, { dir, label: dir, trajectoryPath: trajectory?.path, ...check });
 }
@@ -408,14 +406,7 @@ export function factProblems(fixture: SweepFixture, label: string): string[] {
 }
 
 /** A compact, JSON-ready description of a loaded fixture (for protocol.json and reports). */
-export function sweepFixtureSummary(fixture: SweepFixture): {
-  name: string;
-  hash: string;
-  messages: number;
-  units: { id: string; message_index: number; tool_call_id: string; chars: number }[];
-  facts: { name: string; text: string; unit: string }[];
-  repair_signature: string;
-} {
+export function sweepFixtureSummary(fixture: SweepFixture) {
   return {
     name: fixture.name,
     hash: fixture.hash,

@@ -2,7 +2,6 @@
  * sweep run's metrics, declared once: its report, statistics and `compare` read this table.
  * @module
  */
-
 import type { MetricSpec } from "../../analysis/metrics.ts";
 import type { SweepKindAggregate } from "./aggregate.ts";
 

@@ -14,10 +14,10 @@ import { engineMethodsText } from "../method_selection.ts";
 import { sweepCeilingsText, type SweepReportMeta, sweepTableHeaders, sweepTableRows } from "./report.ts";
 import { sweepMetricsIn } from "./metrics.ts";
 import { barChart, lineChart, type ReferenceLine } from "../../report/charts.ts";
-import { sweepStatsHtml } from "./stats_html.ts";
+import { sweepStatsHtml } from "./stats_report.ts";
 import { explorerHtml } from "../../report/explorer.ts";
 import { costHtml } from "../../report/cost_html.ts";
-import { sweepCeilingHtml } from "./ceiling_html.ts";
+import { sweepCeilingHtml } from "./ceiling.ts";
 import {
   banner,
   code,

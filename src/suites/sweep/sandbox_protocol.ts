@@ -3,7 +3,6 @@
  * that child (sandbox.ts).
  * @module
  */
-
 import { z } from "zod";
 
 /** Longest string the realm driver reports (keys, error names and messages, charge ids). */

@@ -7,6 +7,7 @@ import { formatDifference, formatInterval, formatP, formatPoints } from "../../a
 import type { SweepStats } from "./stats.ts";
 import { SWEEP_METRICS, sweepMetricsIn } from "./metrics.ts";
 import { mostlyInvalidNote as mostlyInvalid } from "../../analysis/mostly_invalid.ts";
+import { type Html, htmlTable, paragraphs, safeHtml } from "../../report/html.ts";
 
 /** Header of the sweep interval table. */
 export const SWEEP_INTERVAL_HEADERS = [
@@ -82,4 +83,12 @@ ${markdownTable(SWEEP_INTERVAL_HEADERS, sweepIntervalRows(stats))}
 
 ${markdownTable(SWEEP_PAIRED_HEADERS, sweepPairedRows(stats))}
 `;
+}
+
+/** The `95% CI` and paired-differences tables of the sweep page. */
+export function sweepStatsHtml(stats: SweepStats): Html {
+  return safeHtml`<h3>95% CI</h3>
+${paragraphs(sweepStatsNote(stats), "note")}${htmlTable(SWEEP_INTERVAL_HEADERS, sweepIntervalRows(stats))}
+<h3>Paired differences</h3>
+${htmlTable(SWEEP_PAIRED_HEADERS, sweepPairedRows(stats))}`;
 }

@@ -86,8 +86,7 @@ async function buildHotpotExplorer(
     const fullEm = emOf("full");
     const fullRightMethodWrong = methods.filter((m) => m !== "full" && right(fullEm) && !right(emOf(m)));
     const methodRightFullWrong = methods.filter((m) =>
-      m !== "full" && fullEm !== null && !right(fullEm) &&
-      right(emOf(m))
+      m !== "full" && fullEm !== null && !right(fullEm) && right(emOf(m))
     );
     const validity = [q.valid ? "collection valid" : "collection invalid"];
     if (mine.some((r) => r.status === "invalid")) validity.push("has an invalid answer");
@@ -163,38 +162,25 @@ async function buildHotpotExplorer(
         marks: goldSentences.filter((_, i) => marks[i]).map((g) => g.text),
       });
     }
-    sink.addItem({
-      id: q.id,
-      label: `${q.type}: ${q.question}`,
-      tags: {
-        type: [q.type],
-        validity,
-        full_right: fullRightMethodWrong,
-        full_wrong: methodRightFullWrong,
-      },
-      sections,
-    });
+    const tags = {
+      type: [q.type],
+      validity,
+      full_right: fullRightMethodWrong,
+      full_wrong: methodRightFullWrong,
+    };
+    sink.addItem({ id: q.id, label: `${q.type}: ${q.question}`, tags, sections });
   }
   const compressed = methods.filter((m) => m !== "full");
+  const same = (values: string[]) => values.map((v) => ({ value: v, label: v }));
   return {
     title: "hotpot questions",
     itemName: "question",
     filters: [
-      {
-        id: "type",
-        label: "type",
-        options: [...new Set(corpus.questions.map((q) => q.type))].sort().map((t) => ({
-          value: t,
-          label: t,
-        })),
-      },
+      { id: "type", label: "type", options: same([...new Set(corpus.questions.map((q) => q.type))].sort()) },
       {
         id: "validity",
         label: "validity",
-        options: ["collection valid", "collection invalid", "has an invalid answer"].map((v) => ({
-          value: v,
-          label: v,
-        })),
+        options: same(["collection valid", "collection invalid", "has an invalid answer"]),
       },
       {
         id: "full_right",

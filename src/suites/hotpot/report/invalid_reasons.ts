@@ -3,19 +3,15 @@
  * first colon), with a count and an example; shown under the results table.
  * @module
  */
-import type { Cell } from "../../../core/markdown_table.ts";
-import { markdownTable } from "../../../core/markdown_table.ts";
+import { type Cell, markdownTable } from "../../../core/markdown_table.ts";
 import type { HotpotRowCore } from "../run/rows.ts";
 
-/** One kind of reason for one method. */
+/** One kind of reason for one method: its invalid rows of the method's `planned`, the first reason whole. */
 export interface InvalidReason {
   method: string;
   kind: string;
-  /** Invalid answer rows of this method with this kind of reason. */
   count: number;
-  /** The method's answer rows. */
   planned: number;
-  /** The first such reason, whole. */
   example: string;
 }
 
@@ -23,7 +19,7 @@ export interface InvalidReason {
 const EXAMPLE_CHARS = 200;
 
 /** The kind of a reason: the text before its first colon (the whole text without one). */
-export function reasonKind(reason: string): string {
+function reasonKind(reason: string): string {
   const colon = reason.indexOf(":");
   return (colon > 0 ? reason.slice(0, colon) : reason).trim() || "no reason given";
 }

@@ -24,7 +24,7 @@ import type { RunCost } from "../../../analysis/cost.ts";
 import { type CeilingResult, ceilingSweepMarkdown } from "./ceiling_sweep.ts";
 import { costMarkdown } from "../../../analysis/cost_report.ts";
 import { engineMethodsText } from "../../method_selection.ts";
-import { hotpotStatsMarkdown, hypothesisWithInterval } from "./stats_markdown.ts";
+import { hotpotStatsMarkdown, hypothesisWithInterval } from "./stats_report.ts";
 import { invalidShares } from "./stats_report.ts";
 import { type InvalidReason, invalidReasonsMarkdown } from "./invalid_reasons.ts";
 

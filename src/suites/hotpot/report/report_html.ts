@@ -31,7 +31,7 @@ import {
   hotpotReportTitle,
 } from "./report_protocol.ts";
 import { barChart } from "../../../report/charts.ts";
-import { hotpotStatsHtml, hypothesisHtml } from "./stats_html.ts";
+import { hotpotStatsHtml, hypothesisHtml } from "./stats_report.ts";
 import { hotpotWarnings } from "./headline.ts";
 import { invalidShares } from "./stats_report.ts";
 import {
@@ -42,7 +42,7 @@ import {
 } from "./invalid_reasons.ts";
 import { explorerHtml } from "../../../report/explorer.ts";
 import { costHtml } from "../../../report/cost_html.ts";
-import { ceilingSweepHtml } from "./ceiling_sweep_html.ts";
+import { ceilingSweepHtml } from "./ceiling_sweep.ts";
 import {
   banner,
   code,

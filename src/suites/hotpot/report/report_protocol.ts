@@ -43,14 +43,9 @@ export function hotpotReportTitle(
   return `hotpot (${corpus.protocol.collection} collection): compaction under ${limit}`;
 }
 
-/** How many questions could not show "files unchanged" (no workspace hashes in their session). */
-export function unverifiableCount(corpus: ReportCorpus): number {
-  return corpus.questions.filter((q) => q.files_unchanged !== "verified").length;
-}
-
 /** One line on the workspace check, or null when every question was verified. */
 export function filesUnchangedText(corpus: ReportCorpus): string | null {
-  const n = unverifiableCount(corpus);
+  const n = corpus.questions.filter((q) => q.files_unchanged !== "verified").length;
   if (n === 0) return null;
   return `"files unchanged" not verifiable for ${n}/${corpus.questions.length} question(s) (no workspace ` +
     `hashes in the session); every tool result was still checked against the original file`;

@@ -1,5 +1,5 @@
 /**
- * The uncertainty parts both hotpot reports share: interval and paired tables, their note, the hypothesis.
+ * The uncertainty sections of the hotpot REPORT.md and report.html (the same cells) and the hypothesis.
  * @module
  */
 import type { Cell } from "../../../core/markdown_table.ts";
@@ -14,6 +14,8 @@ import type { HotpotStats } from "./stats.ts";
 import { hotpotMetric, hotpotMetricsIn } from "../run/metrics.ts";
 import type { HotpotMethodAggregate } from "../run/aggregate.ts";
 import { mostlyInvalidNote } from "../../../analysis/mostly_invalid.ts";
+import { markdownTable } from "../../../core/markdown_table.ts";
+import { type Html, htmlTable, paragraphs, safeHtml } from "../../../report/html.ts";
 
 /** Header of the interval table. */
 export function intervalHeaders(): string[] {
@@ -95,4 +97,50 @@ export function hypothesisInterval(stats: HotpotStats): string | null {
   return `Jev+Summary − Full EM: ${formatDifference({ mean: p.mean_diff, lo: p.lo, hi: p.hi })} points ` +
     `(95% CI, ${p.n} paired questions, sign-flip p = ${formatP(p.p)}); the interval ${where}. ` +
     `This is descriptive, not a pre-registered non-inferiority test.`;
+}
+
+/** The `95% CI` table and paired differences; `invalid`: each method's share of invalid conditions. */
+export function hotpotStatsMarkdown(stats: HotpotStats, invalid: ReadonlyMap<string, number>): string {
+  const paired = pairedTable(stats, invalid);
+  return `
+### 95% CI
+
+${intervalNote(stats)}
+
+${markdownTable(intervalHeaders(), intervalRows(stats))}
+
+### Paired differences
+
+${pairedNote(stats)}
+
+${markdownTable(paired.headers, paired.rows)}
+`;
+}
+
+/** The descriptive hypothesis text, followed by the interval sentence when intervals were computed. */
+export function hypothesisWithInterval(text: string, stats: HotpotStats | undefined): string {
+  const extra = stats ? hypothesisInterval(stats) : null;
+  if (!extra) return text;
+  // The verdict compares point estimates; with intervals the report adds their reading, still descriptive.
+  const verdict = text.replace(
+    "(descriptive only: no significance test)",
+    "(descriptive: the verdict compares point estimates)",
+  );
+  return `${verdict}\n\n${extra}`;
+}
+
+/** The `95% CI` table and the paired-differences section; `invalid` as for {@link pairedTable}. */
+export function hotpotStatsHtml(stats: HotpotStats, invalid: ReadonlyMap<string, number>): Html {
+  const paired = pairedTable(stats, invalid);
+  return safeHtml`<h3>95% CI</h3>
+${paragraphs(intervalNote(stats).replaceAll("`", ""), "note")}${
+    htmlTable(intervalHeaders(), intervalRows(stats))
+  }
+<h3>Paired differences</h3>
+${paragraphs(pairedNote(stats), "note")}${htmlTable(paired.headers, paired.rows)}`;
+}
+
+/** The hypothesis paragraphs with the interval sentence when intervals were computed. */
+export function hypothesisHtml(text: string, stats: HotpotStats | undefined): Html {
+  return paragraphs(hypothesisWithInterval(text, stats));
 }
