@@ -6,7 +6,7 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { runCli } from "./helpers/spawn.ts";
-import { invalidReasons, invalidReasonsMarkdown } from "../src/suites/hotpot/report/invalid_reasons.ts";
+import { invalidReasons, invalidReasonsMarkdown } from "../src/suites/hotpot/report/report.ts";
 
 /** An `exec:` engine that compacts nothing: it answers with the messages it was given. */
 const KEEP_ALL = `

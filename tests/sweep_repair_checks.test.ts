@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { loadSweepFixture, paymentsRepairSpec } from "../src/suites/sweep/fixture.ts";
-import { extractRepair } from "../src/suites/sweep/repair_extract.ts";
+import { extractRepair } from "../src/suites/sweep/repair_checks.ts";
 import { runRepairChecks } from "../src/suites/sweep/repair_checks.ts";
 
 const repair = paymentsRepairSpec((await loadSweepFixture()).repair);

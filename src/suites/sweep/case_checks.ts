@@ -4,8 +4,7 @@
  * @module
  */
 import { paymentsRepairSpec, type SweepFixture } from "./fixture.ts";
-import { extractRepair } from "./repair_extract.ts";
-import { type RepairCheckReport, runRepairChecks } from "./repair_checks.ts";
+import { extractRepair, type RepairCheckReport, runRepairChecks } from "./repair_checks.ts";
 import { exchangeInSandbox, type SandboxLaunch, type SandboxLimits } from "./sandbox.ts";
 
 const namesBySource = new Map<string, Promise<string[]>>();

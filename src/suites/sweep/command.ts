@@ -1,6 +1,6 @@
 /**
- * `sweep run` after parsing: sandbox, case and options checked before anything is written, then the shared
- * run set-up (`../run_command.ts`).
+ * `sweep run` after parsing: sandbox, case, options and a frozen run's compression inputs checked before
+ * anything is written, then the shared run set-up (`../run_command.ts`).
  * @module
  */
 import { declaredMethod } from "../../methods/registry.ts";
@@ -12,9 +12,12 @@ import { SWEEP_SUITE } from "./definition.ts";
 import { resolveSweepCase } from "./fixture.ts";
 import { DEFAULT_SWEEP_RUN, runSweep } from "./run_suite.ts";
 import { assertSandboxAvailable } from "./sandbox.ts";
-import { assertSweepFrozen } from "./frozen_protocol.ts";
 import type { Shard } from "../../pipeline/shard.ts";
 import { sweepProtocolJson } from "./publish.ts";
+import { assertFrozenProtocol, assertNoFailedCompression } from "../../pipeline/frozen_check.ts";
+import type { FrozenRun } from "../../pipeline/frozen_run.ts";
+import type { SweepRunOptions } from "./run_options.ts";
+import { sweepRankStage, sweepSummaryStage } from "./stages/compress.ts";
 
 /** The parsed options of `sweep run`. */
 export interface SweepRunCommandOptions extends RunCommandOptions {
@@ -134,4 +137,35 @@ export async function sweepRunCommand(
     },
   });
   return finished.path;
+}
+
+/** What this run would put into its compression keys. */
+export interface SweepFrozenInputs {
+  options: SweepRunOptions;
+  models: { chat_model: string; decision_model: string };
+  tokenizerHash: string;
+  fixtureHash: string;
+}
+
+/** Refuses (exit 2, before anything is written) a sweep run that could not reuse the frozen run exactly. */
+export function assertSweepFrozen(frozen: FrozenRun, ours: SweepFrozenInputs): void {
+  const p = (frozen.manifest.protocol ?? {}) as Partial<SweepRunOptions> & {
+    fixture?: string;
+    models?: { chat_model?: string; decision_model?: string };
+  };
+  const o = ours.options;
+  assertFrozenProtocol(frozen, [
+    { option: "--trajectory (fixture sha256)", ours: ours.fixtureHash, frozen: p.fixture },
+    { option: "--summary-allowance", ours: o.summaryAllowance, frozen: p.summaryAllowance },
+    { option: "--reserve", ours: o.reserve, frozen: p.reserve },
+    { option: "--compressions", ours: o.compressions, frozen: p.compressions },
+    { option: "--tokenizer (hash)", ours: ours.tokenizerHash, frozen: frozen.manifest.tokenizer?.hash },
+    { option: "chat model (--model)", ours: ours.models.chat_model, frozen: p.models?.chat_model },
+    { option: "summary retries", ours: o.summaryRetries, frozen: p.summaryRetries },
+    { option: "decision model", ours: ours.models.decision_model, frozen: p.models?.decision_model },
+  ]);
+  assertNoFailedCompression(
+    frozen,
+    (node) => node.stage === sweepSummaryStage.name || node.stage === sweepRankStage.name,
+  );
 }

@@ -8,10 +8,9 @@
 import { resolve } from "node:path";
 import type { HotpotRecord } from "../../../data/hotpot_record.ts";
 import { UsageError } from "../../../errors.ts";
-import { minimalEngineEnv } from "../../../methods/engines/exec_engine.ts";
+import { minimalEngineEnv, strictUtf8 } from "../../../methods/engines/exec_engine.ts";
 import { assertResponseIJson } from "../../../models/response_body.ts";
 import { NotIJsonError } from "../../../store/canonical.ts";
-import { strictUtf8 } from "../../../methods/engines/exec_engine.ts";
 import { DEFAULT_MAX_OUTPUT_BYTES, runOutsideProcess } from "../../../methods/engines/outside_process.ts";
 import { type LoopbackProxy, proxyEnvironment } from "../../../models/loopback_proxy.ts";
 import { foundRunSecrets, stolenSecretReason } from "../../../models/credentials.ts";

@@ -1,12 +1,11 @@
 /**
- * `hotpot collect`'s explicit mode (`--scripted`, `--live`, `--hermes-sessions DIR`, `--agent`), the
- * Hermes session files read before the run (as its sources), and the summary printed after it.
+ * `hotpot collect`'s explicit mode (`--scripted`, `--live`, `--hermes-sessions DIR`, `--agent`), the sessions
+ * folder checked and read before the run (through the shared input checks), and the summary printed after.
  * @module
  */
 import { join } from "node:path";
 import type { HotpotRecord } from "../../../data/hotpot_record.ts";
 import { CheckFailedError, UsageError } from "../../../errors.ts";
-import { checkHermesSessions, readHermesSessionBytes } from "./hermes_sessions.ts";
 import { importHermesSession } from "./collect_hermes.ts";
 import { type CollectMode, sessionSourceName } from "./collect_question.ts";
 import { parseAgentSpec } from "./collect_agent.ts";
@@ -14,6 +13,13 @@ import { readPassedEnv } from "../../../methods/engines/passed_env.ts";
 import type { Corpus, CorpusQuestion } from "../corpus.ts";
 import { CLI } from "../../../core/program_name.ts";
 import { parseJsonBytes } from "../../../core/json_read.ts";
+import {
+  inputError,
+  readInputFile,
+  statInputDirectory,
+  statInputFile,
+  subjectOf,
+} from "../../../fs_input.ts";
 
 /** What a collection's summary reads of its corpus (a corpus is one). */
 export interface CollectionOutline {
@@ -151,4 +157,46 @@ export function assertSomeValid(corpus: CollectionOutline): void {
   throw new CheckFailedError(
     `no valid trajectory among ${corpus.questions.length} question(s): nothing to evaluate`,
   );
+}
+
+const OPTION = "--hermes-sessions";
+
+/** The session file of question `id` in `dir`. */
+export function hermesSessionPath(dir: string, id: string): string {
+  return join(dir, `${id}.json`);
+}
+
+async function present(path: string): Promise<boolean> {
+  try {
+    await Deno.lstat(path);
+    return true;
+  } catch (error) {
+    if (error instanceof Deno.errors.NotFound) return false;
+    throw inputError(error, path, OPTION);
+  }
+}
+
+/** A {@link UsageError} unless `dir` is a folder of regular session files covering a selected question. */
+export async function checkHermesSessions(dir: string, ids: readonly string[]): Promise<void> {
+  await statInputDirectory(dir, OPTION);
+  let found = 0;
+  for (const id of ids) {
+    const path = hermesSessionPath(dir, id);
+    if (!(await present(path))) continue;
+    await statInputFile(path, OPTION);
+    found++;
+  }
+  if (found === 0) {
+    throw new UsageError(
+      `${subjectOf(dir, OPTION)}: no session file for any of the ${ids.length} selected question(s) ` +
+        `(expected <question id>.json)`,
+    );
+  }
+}
+
+/** The bytes of question `id`'s session file, or `null` when the folder has none for it. */
+export async function readHermesSessionBytes(dir: string, id: string): Promise<Uint8Array | null> {
+  const path = hermesSessionPath(dir, id);
+  if (!(await present(path))) return null;
+  return await readInputFile(path, OPTION);
 }

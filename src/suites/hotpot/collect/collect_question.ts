@@ -1,6 +1,6 @@
 /**
- * One question's collection (a `hotpot-collect` node's body): the trajectory by the chosen mode, then the
- * collection checks; it stores the trajectory, system prompt and hash, the check, calls and agent stdout.
+ * One question's collection (a `hotpot-collect` node's body): the trajectory by the chosen mode (the scripted
+ * and live collectors are here), then the collection checks.
  * @module
  */
 import type { HotpotRecord } from "../../../data/hotpot_record.ts";
@@ -8,11 +8,12 @@ import { UsageError } from "../../../errors.ts";
 import type { CallRecord, ChatModel } from "../../../models/types.ts";
 import { type AgentCommand, collectWithAgent } from "./collect_agent.ts";
 import { importHermesSession } from "./collect_hermes.ts";
-import { collectLive } from "./collect_live.ts";
-import { collectScripted } from "./collect_scripted.ts";
 import { checkCollection, type CollectionCheck, initialSystemPrompt } from "./collection_checks.ts";
-import type { Collection } from "./trajectory.ts";
+import { type Collection, openingMessages } from "./trajectory.ts";
 import { parseJsonBytes } from "../../../core/json_read.ts";
+import type { ChatMessage } from "../../../models/messages.ts";
+import { executeReadFile, READ_FILE_TOOL } from "../read_file.ts";
+import { createWorkspace, hashWorkspace } from "../workspace.ts";
 
 /** How trajectories are collected: scripted, live, Hermes session files (`session:<id>`), an agent. */
 export type CollectMode =
@@ -99,5 +100,104 @@ export async function collectQuestion(
     requests: calls ?? [],
     status: check.valid ? "ok" : "invalid",
     ...(check.valid ? {} : { reason: check.reason }),
+  };
+}
+
+/** The id of the `index`-th (0-based) tool call of a scripted trajectory: `call_01`, `call_02`, … */
+export function scriptedCallId(index: number): string {
+  return `call_${String(index + 1).padStart(2, "0")}`;
+}
+
+/** Collects a scripted trajectory of `record` in a fresh workspace at `workspaceDir`. */
+export async function collectScripted(record: HotpotRecord, workspaceDir: string): Promise<Collection> {
+  const workspace = await createWorkspace(record.context, workspaceDir);
+  const hashesBefore = await hashWorkspace(workspace);
+  const messages: ChatMessage[] = openingMessages(record.question, workspace.files);
+  for (const [index, file] of workspace.files.entries()) {
+    const id = scriptedCallId(index);
+    const args = JSON.stringify({ path: file.path });
+    messages.push({
+      role: "assistant",
+      content: null,
+      tool_calls: [{ id, type: "function", function: { name: "read_file", arguments: args } }],
+    });
+    messages.push({ role: "tool", tool_call_id: id, content: await executeReadFile(workspaceDir, args) });
+  }
+  return {
+    question_id: record.id,
+    source: "scripted",
+    messages,
+    final_answer: null,
+    hashes_before: hashesBefore,
+    hashes_after: await hashWorkspace(workspace),
+  };
+}
+
+/** Options of a live collection. */
+export interface LiveCollectOptions {
+  /** Maximum model calls (default 30). */
+  maxSteps?: number;
+  /** `max_tokens` of each model call (default 1024). */
+  maxTokens?: number;
+}
+
+/**
+ * A live trajectory of `record` in a fresh workspace: every tool call executed for real, until an answer
+ * without a tool call (kept aside), `maxSteps` calls, or a model error.
+ */
+export async function collectLive(
+  record: HotpotRecord,
+  workspaceDir: string,
+  chat: ChatModel,
+  options: LiveCollectOptions = {},
+): Promise<Collection> {
+  const maxSteps = options.maxSteps ?? 30;
+  const workspace = await createWorkspace(record.context, workspaceDir);
+  const hashesBefore = await hashWorkspace(workspace);
+  const messages: ChatMessage[] = openingMessages(record.question, workspace.files);
+  const calls: CallRecord[] = [];
+  let stop: Collection["stop_reason"] = "step_cap";
+  let finalAnswer: string | null = null;
+  let error: string | undefined;
+  for (let step = 0; step < maxSteps; step++) {
+    const result = await chat.complete({
+      messages: structuredClone(messages),
+      tools: [READ_FILE_TOOL],
+      max_tokens: options.maxTokens ?? 1024,
+    });
+    calls.push(result.record);
+    if (!result.ok) {
+      stop = "model_error";
+      error = result.error;
+      break;
+    }
+    const toolCalls = result.tool_calls ?? [];
+    if (toolCalls.length === 0) {
+      stop = "answered";
+      finalAnswer = result.content;
+      break;
+    }
+    messages.push({
+      role: "assistant",
+      content: result.content === "" ? null : result.content,
+      tool_calls: toolCalls,
+    });
+    for (const call of toolCalls) {
+      const content = call.function.name === "read_file"
+        ? await executeReadFile(workspaceDir, call.function.arguments)
+        : JSON.stringify({ error: `unknown tool: ${call.function.name}` });
+      messages.push({ role: "tool", tool_call_id: call.id, content });
+    }
+  }
+  return {
+    question_id: record.id,
+    source: "live",
+    messages,
+    final_answer: finalAnswer,
+    hashes_before: hashesBefore,
+    hashes_after: await hashWorkspace(workspace),
+    stop_reason: stop,
+    ...(error === undefined ? {} : { error }),
+    calls,
   };
 }

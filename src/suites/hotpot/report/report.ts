@@ -1,5 +1,6 @@
 /**
- * The hotpot REPORT.md: results table, counts, usage and the predeclared hypothesis, stated descriptively.
+ * The hotpot REPORT.md (results, counts, usage, the hypothesis stated descriptively) and what both reports
+ * say about the protocol and about why conditions were invalid.
  * @module
  */
 import { type Cell, markdownTable } from "../../../core/markdown_table.ts";
@@ -7,26 +8,15 @@ import type { HotpotMethodAggregate } from "../run/aggregate.ts";
 import { hotpotMetricsIn } from "../run/metrics.ts";
 import { mergeAnsweringModels, modelChangeNotice, modelsFact } from "../../../core/answering_models.ts";
 import type { ReportCorpus } from "../question_card.ts";
-import { hypothesisVerdictText } from "./hypothesis.ts";
-import { hotpotWarnings } from "./headline.ts";
-import {
-  COLLECTION_HEADERS,
-  collectionModeText,
-  collectionRows,
-  distinctSystemPrompts,
-  filesUnchangedText,
-  HOTPOT_CAVEATS,
-  hotpotReportTitle,
-} from "./report_protocol.ts";
+import { hotpotWarnings, hypothesisVerdictText } from "./headline.ts";
 import type { HotpotStats } from "./stats.ts";
 import type { ExplorerData, PackedExplorer } from "../../../report/explorer.ts";
 import type { RunCost } from "../../../analysis/cost.ts";
 import { type CeilingResult, ceilingSweepMarkdown } from "./ceiling_sweep.ts";
 import { costMarkdown } from "../../../analysis/cost_report.ts";
 import { engineMethodsText } from "../../method_selection.ts";
-import { hotpotStatsMarkdown, hypothesisWithInterval } from "./stats_report.ts";
-import { invalidShares } from "./stats_report.ts";
-import { type InvalidReason, invalidReasonsMarkdown } from "./invalid_reasons.ts";
+import { hotpotStatsMarkdown, hypothesisWithInterval, invalidShares } from "./stats_report.ts";
+import type { HotpotRowCore } from "../run/rows.ts";
 
 /** What the report states about the run besides the aggregates. */
 export interface HotpotReportMeta {
@@ -203,4 +193,150 @@ System prompts:
 
 ${prompts || "(none)"}
 `;
+}
+
+/** The protocol's caveats, stated in every hotpot report. */
+export const HOTPOT_CAVEATS: readonly string[] = [
+  "Compression has its own provider usage (see Compression usage): a lower answer input is not a billing " +
+  "claim.",
+  "The questions are a filtered subset (seeded selection, evidence-length and article filters), not a " +
+  "representative full-dataset score.",
+  "HotpotQA is public: its questions and answers may be in a model's training data.",
+  "This is evidence-grounded question answering after compaction, not evidence of agent-task success.",
+];
+
+/** The collection mode in words, e.g. `hermes (imported Hermes Agent sessions)`. */
+export function collectionModeText(corpus: ReportCorpus): string {
+  const p = corpus.protocol;
+  switch (p.collection) {
+    case "scripted":
+      return "scripted (this program read every file with real read_file calls; not an agent)";
+    case "live":
+      return "live (an agent loop with the chat model)";
+    case "hermes":
+      return "hermes (imported Hermes Agent sessions)";
+    case "agent":
+      return `agent (outside agent \`${p.agent ?? "exec"}\`)`;
+  }
+}
+
+/** The report title, naming the collection mode. */
+export function hotpotReportTitle(
+  corpus: ReportCorpus,
+  inputCap: number,
+  ceilings?: readonly number[],
+): string {
+  const limit = ceilings && ceilings.length > 1
+    ? `answer-input ceilings ${ceilings.join(", ")}`
+    : `a ${inputCap}-token answer-input ceiling`;
+  return `hotpot (${corpus.protocol.collection} collection): compaction under ${limit}`;
+}
+
+/** One line on the workspace check, or null when every question was verified. */
+export function filesUnchangedText(corpus: ReportCorpus): string | null {
+  const n = corpus.questions.filter((q) => q.files_unchanged !== "verified").length;
+  if (n === 0) return null;
+  return `"files unchanged" not verifiable for ${n}/${corpus.questions.length} question(s) (no workspace ` +
+    `hashes in the session); every tool result was still checked against the original file`;
+}
+
+/** Column names of the per-question collection table. */
+export const COLLECTION_HEADERS = ["question", "type", "valid", "files unchanged", "system prompt sha256"];
+
+/** Per question: id, type, validity, the workspace check and the initial system prompt's hash (16 hex). */
+export function collectionRows(corpus: ReportCorpus): Cell[][] {
+  return corpus.questions.map((q) => [
+    q.id,
+    q.type,
+    q.valid ? "yes" : "no",
+    q.files_unchanged ?? "not verifiable",
+    q.system_prompt ? q.system_prompt.sha256.slice(0, 16) : "missing",
+  ]);
+}
+
+/** The distinct initial system prompts with their hashes and how many questions carry each. */
+export function distinctSystemPrompts(
+  corpus: ReportCorpus,
+): { sha256: string; text: string; questions: number }[] {
+  const byHash = new Map<string, { sha256: string; text: string; questions: number }>();
+  for (const q of corpus.questions) {
+    if (!q.system_prompt) continue;
+    const entry = byHash.get(q.system_prompt.sha256) ??
+      { sha256: q.system_prompt.sha256, text: q.system_prompt.text, questions: 0 };
+    entry.questions++;
+    byHash.set(entry.sha256, entry);
+  }
+  return [...byHash.values()].sort((a, b) => a.sha256.localeCompare(b.sha256));
+}
+
+/** One kind of reason for one method: its invalid rows of the method's `planned`, the first reason whole. */
+export interface InvalidReason {
+  method: string;
+  kind: string;
+  count: number;
+  planned: number;
+  example: string;
+}
+
+/** At most this many characters of an example are shown. */
+const EXAMPLE_CHARS = 200;
+
+/** The kind of a reason: the text before its first colon (the whole text without one). */
+function reasonKind(reason: string): string {
+  const colon = reason.indexOf(":");
+  return (colon > 0 ? reason.slice(0, colon) : reason).trim() || "no reason given";
+}
+
+/** The invalid rows' reasons by method (in the order methods first appear) and kind (most frequent first). */
+export function invalidReasons(
+  rows: readonly Pick<HotpotRowCore, "method" | "status" | "reason">[],
+): InvalidReason[] {
+  const planned = new Map<string, number>();
+  const byMethod = new Map<string, Map<string, InvalidReason>>();
+  for (const row of rows) {
+    planned.set(row.method, (planned.get(row.method) ?? 0) + 1);
+    if (!byMethod.has(row.method)) byMethod.set(row.method, new Map());
+    if (row.status === "ok") continue;
+    const reason = row.reason ?? "no reason given";
+    const kinds = byMethod.get(row.method)!;
+    const kind = reasonKind(reason);
+    const entry = kinds.get(kind) ?? { method: row.method, kind, count: 0, planned: 0, example: reason };
+    entry.count++;
+    kinds.set(kind, entry);
+  }
+  return [...byMethod].flatMap(([method, kinds]) =>
+    [...kinds.values()]
+      .map((entry) => ({ ...entry, planned: planned.get(method) ?? 0 }))
+      .sort((a, b) => b.count - a.count || a.kind.localeCompare(b.kind))
+  );
+}
+
+/** Column names of the invalid-reasons table. */
+export const INVALID_REASON_HEADERS = ["method", "invalid answers", "reason", "example"];
+
+/** Rows of the invalid-reasons table. */
+export function invalidReasonRows(reasons: readonly InvalidReason[]): Cell[][] {
+  return reasons.map((r) => {
+    // One line whatever a reason holds (a provider's error text may span lines).
+    const example = r.example.replace(/\s+/g, " ");
+    return [
+      r.method,
+      `${r.count}/${r.planned}`,
+      r.kind.replace(/\s+/g, " "),
+      example.length > EXAMPLE_CHARS ? `${example.slice(0, EXAMPLE_CHARS)}…` : example,
+    ];
+  });
+}
+
+/** The sentence above the table. */
+export const INVALID_REASONS_NOTE =
+  "Why conditions were invalid (they count zero above): the invalid answer " +
+  "rows of each method by the kind of their reason, with the first such reason as its example.";
+
+/** The Markdown section, or "" when every condition was valid. */
+export function invalidReasonsMarkdown(reasons: readonly InvalidReason[] | undefined): string {
+  if (!reasons || reasons.length === 0) return "";
+  return `\n### Invalid conditions\n\n${INVALID_REASONS_NOTE}\n\n${
+    markdownTable(INVALID_REASON_HEADERS, invalidReasonRows(reasons))
+  }\n`;
 }

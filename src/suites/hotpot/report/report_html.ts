@@ -15,31 +15,25 @@ import { engineMethodsText } from "../../method_selection.ts";
 import {
   byTypeTable,
   ceilingBindText,
-  type HotpotReportMeta,
-  hotpotResultHeaders,
-  hotpotResultRows,
-  usageTable,
-} from "./report.ts";
-import { hypothesisVerdictText } from "./hypothesis.ts";
-import {
   COLLECTION_HEADERS,
   collectionModeText,
   collectionRows,
   distinctSystemPrompts,
   filesUnchangedText,
   HOTPOT_CAVEATS,
+  type HotpotReportMeta,
   hotpotReportTitle,
-} from "./report_protocol.ts";
-import { barChart } from "../../../report/charts.ts";
-import { hotpotStatsHtml, hypothesisHtml } from "./stats_report.ts";
-import { hotpotWarnings } from "./headline.ts";
-import { invalidShares } from "./stats_report.ts";
-import {
+  hotpotResultHeaders,
+  hotpotResultRows,
   INVALID_REASON_HEADERS,
   INVALID_REASONS_NOTE,
   type InvalidReason,
   invalidReasonRows,
-} from "./invalid_reasons.ts";
+  usageTable,
+} from "./report.ts";
+import { hotpotWarnings, hypothesisVerdictText } from "./headline.ts";
+import { barChart } from "../../../report/charts.ts";
+import { hotpotStatsHtml, hypothesisHtml, invalidShares } from "./stats_report.ts";
 import { explorerHtml } from "../../../report/explorer.ts";
 import { costHtml } from "../../../report/cost_html.ts";
 import { ceilingSweepHtml } from "./ceiling_sweep.ts";

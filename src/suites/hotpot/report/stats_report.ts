@@ -2,7 +2,7 @@
  * The uncertainty sections of the hotpot REPORT.md and report.html (the same cells) and the hypothesis.
  * @module
  */
-import type { Cell } from "../../../core/markdown_table.ts";
+import { type Cell, markdownTable } from "../../../core/markdown_table.ts";
 import {
   formatDifference,
   formatInterval,
@@ -14,7 +14,6 @@ import type { HotpotStats } from "./stats.ts";
 import { hotpotMetric, hotpotMetricsIn } from "../run/metrics.ts";
 import type { HotpotMethodAggregate } from "../run/aggregate.ts";
 import { mostlyInvalidNote } from "../../../analysis/mostly_invalid.ts";
-import { markdownTable } from "../../../core/markdown_table.ts";
 import { type Html, htmlTable, paragraphs, safeHtml } from "../../../report/html.ts";
 
 /** Header of the interval table. */
