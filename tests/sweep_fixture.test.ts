@@ -7,7 +7,7 @@ import {
   sha256Hex,
   sweepFixtureSummary,
 } from "../src/suites/sweep/fixture.ts";
-import { splitUnits } from "../src/suites/sweep/units.ts";
+import { splitUnits } from "../src/suites/sweep/contexts.ts";
 
 const fixture = await loadSweepFixture();
 

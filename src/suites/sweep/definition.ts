@@ -1,24 +1,92 @@
 /**
  * The sweep suite: a frozen summary plus the decision model's Top-N evidence units, scored by exact fact
- * checks and sandboxed repair checks.
+ * checks and sandboxed repair checks; with what `verify --rederive` and `compare` need of its runs.
  * @module
  */
-import type { Suite } from "../suite.ts";
+import type { Suite, SuiteRederivation } from "../suite.ts";
 import { SWEEP_MERGE } from "./publish.ts";
-import { SWEEP_REDERIVATION } from "./rederivation.ts";
 import { sweepAnswerStage } from "./stages/answer.ts";
 import { sweepRankStage, sweepSummaryStage } from "./stages/compress.ts";
 import type { SweepKindAggregate } from "./aggregate.ts";
 import { sweepTrajectoryStage } from "./stages/trajectory.ts";
 import { sweepContextStage } from "./stages/context.ts";
 import { sweepEngineStage } from "./stages/engine.ts";
-import { SWEEP_COMPARE_UNITS } from "./compare_units.ts";
 import { sweepScoreStage } from "./stages/score.ts";
 import { sweepAggregateStage } from "./stages/aggregate.ts";
 import { sweepReportStage } from "./stages/report.ts";
 import { sweepCeilingsStage } from "./stages/ceilings.ts";
 import { parseJson } from "../../core/json_read.ts";
-import { SWEEP_METRICS, sweepMetricsIn } from "./metrics.ts";
+import { SWEEP_METRICS, sweepMetricsIn, sweepRowValue } from "./metrics.ts";
+import type { Manifest, Node } from "../../store/manifest.ts";
+import { canonicalJson } from "../../store/canonical.ts";
+import { ownUsage, sameUsage } from "../usage_sums.ts";
+import { sweepFixtureFromSources } from "./fixture.ts";
+import { z } from "zod";
+import type { CompareUnits } from "../../report/compare_units.ts";
+
+/** The compression usage a sweep node records: the sum of every summary, ranking and engine node's. */
+function compressionUsageProblems(manifest: Manifest): { node: Node; message: string }[] {
+  const out: { node: Node; message: string }[] = [];
+  const nodes = manifest.nodes;
+  const total = ownUsage(
+    nodes.filter((n) =>
+      [sweepSummaryStage.name, sweepRankStage.name, sweepEngineStage.name].includes(n.stage)
+    ),
+  );
+  for (const node of nodes) {
+    const recorded = (node.params as { compression_usage?: unknown }).compression_usage;
+    if (recorded === undefined || !node.stage.startsWith("sweep-")) continue;
+    if (!sameUsage(recorded, total)) {
+      out.push({
+        node,
+        message: `compression_usage ${canonicalJson(recorded)} is not the sum of the summary, ranking and ` +
+          `engine nodes' usage ${canonicalJson(total)}`,
+      });
+    }
+  }
+  return out;
+}
+
+/** `sweep run`. */
+export const SWEEP_REDERIVATION: SuiteRederivation = {
+  async environment(manifest, store) {
+    const fixture = manifest.sources["trajectory"]
+      ? await sweepFixtureFromSources(
+        async (name) => manifest.sources[name] ? await store.get(manifest.sources[name]) : undefined,
+        "the run",
+      )
+      : undefined;
+    return { fixture };
+  },
+  compressionStages: [sweepSummaryStage, sweepRankStage],
+  answerStages: [sweepAnswerStage],
+  usageProblems: compressionUsageProblems,
+  answering: { aggregate: sweepAggregateStage.name, answers: sweepAnswerStage.name },
+};
+
+const SweepRows = z.array(
+  z.object({
+    kind: z.string(),
+    generation: z.number(),
+    answer_index: z.number(),
+    status: z.string(),
+    input_cap: z.number().nullable().optional(),
+    fact_score: z.number(),
+    repair_all_passed: z.boolean(),
+  }),
+);
+
+/** The sweep suite's compare units. */
+export const SWEEP_COMPARE_UNITS: CompareUnits<z.infer<typeof SweepRows>[number]> = {
+  unit: "generation (answers averaged first)",
+  schema: SweepRows,
+  unitOf: (r) => `gen=${r.generation}`,
+  conditionOf: (r) => (typeof r.input_cap === "number" ? `${r.kind}@${r.input_cap}` : r.kind),
+  get metrics(): [string, (r: z.infer<typeof SweepRows>[number]) => number][] {
+    return sweepMetricsIn("paired").map((m) => [m.name, (r) => sweepRowValue(m, r)]);
+  },
+  validity: { valid: (r) => r.status === "ok", noun: "answers" },
+};
 
 const pct = (x: number) => (100 * x).toFixed(1).padStart(5);
 

@@ -18,7 +18,7 @@ import {
   type SweepCaseJson,
   SweepCaseSchema,
 } from "./case_format.ts";
-import { type EvidenceUnit, splitUnits } from "./units.ts";
+import { type EvidenceUnit, splitUnits } from "./contexts.ts";
 import { parseJson } from "../../core/json_read.ts";
 import { INPUT_MAX_BYTES } from "../../core/input_limits.ts";
 
