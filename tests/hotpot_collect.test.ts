@@ -5,9 +5,11 @@ import { generateHotpotRecords } from "../src/data/hotpot_generate.ts";
 import type { HotpotRecord } from "../src/data/hotpot_record.ts";
 import { OpenAIChatClient } from "../src/models/chat_client.ts";
 import { UsageError } from "../src/errors.ts";
-import { collectScripted } from "../src/suites/hotpot/collect/collect_question.ts";
-import { collectLive } from "../src/suites/hotpot/collect/collect_question.ts";
-import { importHermesSession } from "../src/suites/hotpot/collect/collect_hermes.ts";
+import {
+  collectLive,
+  collectScripted,
+  importHermesSession,
+} from "../src/suites/hotpot/collect/collect_question.ts";
 import { checkCollection, initialSystemPrompt } from "../src/suites/hotpot/collect/collection_checks.ts";
 import { createHash } from "node:crypto";
 import {

@@ -5,9 +5,8 @@
  */
 import assert from "node:assert/strict";
 import { hotpotStats } from "../src/suites/hotpot/report/stats.ts";
-import { hypothesisInterval } from "../src/suites/hotpot/report/stats_report.ts";
-import { packExplorer, scriptJson } from "../src/report/explorer.ts";
-import { explorerHtml } from "../src/report/explorer.ts";
+import { hypothesisInterval } from "../src/suites/hotpot/report/report.ts";
+import { explorerHtml, packExplorer, scriptJson } from "../src/report/explorer.ts";
 import {
   EMBEDDED_CONTEXT_QUESTIONS,
   hotpotExplorer,
@@ -124,7 +123,7 @@ Deno.test("hotpot explorer marks each gold sentence kept or lost per context and
 });
 
 Deno.test("with intervals the hypothesis no longer says there is no test, and stays descriptive", async () => {
-  const { hypothesisWithInterval } = await import("../src/suites/hotpot/report/stats_report.ts");
+  const { hypothesisWithInterval } = await import("../src/suites/hotpot/report/report.ts");
   const rows = ["q1", "q2"].flatMap((q) => METHODS.map((m) => row(q, m, 1)));
   const stats = hotpotStats(rows, [...METHODS], { resamples: 200 });
   const text = hypothesisWithInterval("Verdict X (descriptive only: no significance test).", stats);

@@ -5,7 +5,7 @@
  */
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { mostlyInvalidNote } from "../src/suites/sweep/stats_report.ts";
+import { mostlyInvalidNote } from "../src/suites/sweep/report.ts";
 import type { SweepStats } from "../src/suites/sweep/stats.ts";
 import { runCli } from "./helpers/spawn.ts";
 

@@ -11,10 +11,15 @@ import {
 import { modelsFactHtml } from "../../report/models_html.ts";
 import type { SweepKindAggregate } from "./aggregate.ts";
 import { engineMethodsText } from "../method_selection.ts";
-import { sweepCeilingsText, type SweepReportMeta, sweepTableHeaders, sweepTableRows } from "./report.ts";
+import {
+  sweepCeilingsText,
+  type SweepReportMeta,
+  sweepStatsHtml,
+  sweepTableHeaders,
+  sweepTableRows,
+} from "./report.ts";
 import { sweepMetricsIn } from "./metrics.ts";
 import { barChart, lineChart, type ReferenceLine } from "../../report/charts.ts";
-import { sweepStatsHtml } from "./stats_report.ts";
 import { explorerHtml } from "../../report/explorer.ts";
 import { costHtml } from "../../report/cost_html.ts";
 import { sweepCeilingHtml } from "./ceiling.ts";

@@ -6,8 +6,12 @@
 import { join } from "node:path";
 import type { HotpotRecord } from "../../../data/hotpot_record.ts";
 import { CheckFailedError, UsageError } from "../../../errors.ts";
-import { importHermesSession } from "./collect_hermes.ts";
-import { type CollectMode, parseAgentSpec, sessionSourceName } from "./collect_question.ts";
+import {
+  type CollectMode,
+  importHermesSession,
+  parseAgentSpec,
+  sessionSourceName,
+} from "./collect_question.ts";
 import { readPassedEnv } from "../../../methods/engines/passed_env.ts";
 import type { Corpus, CorpusQuestion } from "../corpus.ts";
 import { CLI } from "../../../core/program_name.ts";

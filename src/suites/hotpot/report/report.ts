@@ -1,22 +1,268 @@
 /**
- * The hotpot REPORT.md (results, counts, usage, the hypothesis stated descriptively) and what both reports
- * say about the protocol and about why conditions were invalid.
+ * The hotpot REPORT.md (results, counts, usage, the hypothesis stated descriptively) and the sections both
+ * reports share: protocol, invalid conditions, uncertainty (intervals, paired differences), ceiling sweep.
  * @module
  */
 import { type Cell, markdownTable } from "../../../core/markdown_table.ts";
 import type { HotpotMethodAggregate } from "../run/aggregate.ts";
-import { hotpotMetricsIn } from "../run/metrics.ts";
+import { hotpotMetric, hotpotMetricsIn } from "../run/metrics.ts";
 import { mergeAnsweringModels, modelChangeNotice, modelsFact } from "../../../core/answering_models.ts";
 import type { ReportCorpus } from "../question_card.ts";
 import { hotpotWarnings, hypothesisVerdictText } from "./headline.ts";
 import type { HotpotStats } from "./stats.ts";
 import type { ExplorerData, PackedExplorer } from "../../../report/explorer.ts";
 import type { RunCost } from "../../../analysis/cost.ts";
-import { type CeilingResult, ceilingSweepMarkdown } from "./ceiling_sweep.ts";
 import { costMarkdown } from "../../../analysis/cost_report.ts";
 import { engineMethodsText } from "../../method_selection.ts";
-import { hotpotStatsMarkdown, hypothesisWithInterval, invalidShares } from "./stats_report.ts";
 import type { HotpotRowCore } from "../run/rows.ts";
+import {
+  formatDifference,
+  formatInterval,
+  formatP,
+  formatPoints,
+  groupedInteger,
+} from "../../../analysis/format.ts";
+import { frontierChart } from "../../../report/frontier_chart.ts";
+import { figure, type Html, htmlTable, paragraphs, safeHtml } from "../../../report/html.ts";
+import { mostlyInvalidNote } from "../../../analysis/mostly_invalid.ts";
+
+/** One ceiling's results (Full included in each, from the same answers). */
+export interface CeilingResult {
+  cap: number;
+  aggregates: HotpotMethodAggregate[];
+  stats: HotpotStats;
+}
+
+/** Headers of the sweep table. */
+export const CEILING_HEADERS = [
+  "method",
+  "ceiling",
+  "EM (95% CI)",
+  "F1 (95% CI)",
+  "input tok mean",
+  "valid/planned",
+  "EM − Full (95% CI)",
+  "p (sign-flip)",
+];
+
+/** Rows of the sweep table: Full once, then each compressed method at each ceiling. */
+export function ceilingRows(results: readonly CeilingResult[]): Cell[][] {
+  const rows: Cell[][] = [];
+  const methods = [...new Set(results.flatMap((r) => r.aggregates.map((a) => a.method)))];
+  for (const method of [...methods.filter((m) => m === "full"), ...methods.filter((m) => m !== "full")]) {
+    for (const r of method === "full" ? results.slice(0, 1) : results) {
+      const a = r.aggregates.find((x) => x.method === method);
+      const ci = r.stats.methods.find((x) => x.method === method);
+      if (!a || !ci) continue;
+      const vsFull = r.stats.paired.find((p) => p.a === "full" && p.b === method && p.metric === "em");
+      rows.push([
+        method,
+        method === "full" ? "none" : r.cap,
+        formatInterval(ci.intervals.em),
+        formatInterval(ci.intervals.f1),
+        a.input_tokens.mean === null ? null : Math.round(a.input_tokens.mean),
+        `${a.valid}/${a.planned}`,
+        vsFull ? formatDifference({ mean: vsFull.mean_diff, lo: vsFull.lo, hi: vsFull.hi }) : "",
+        vsFull ? formatP(vsFull.p) : "",
+      ]);
+    }
+  }
+  return rows;
+}
+
+/** What the sweep table shows. */
+export function ceilingNote(results: readonly CeilingResult[]): string {
+  return `Ceilings ${
+    results.map((r) => r.cap).join(", ")
+  } tokens, in one run: rankings are shared by every ` +
+    `ceiling; summaries, contexts and answers are per ceiling; Full is limited by no ceiling and answered once. ` +
+    `EM and F1 in percent with 95% CIs (bootstrap over questions); "EM − Full" is the paired per-question ` +
+    `difference at that ceiling. Input tokens are the provider's reported prompt tokens of the answer calls.`;
+}
+
+/** The Markdown section of a ceiling sweep. */
+export function ceilingSweepMarkdown(results: readonly CeilingResult[]): string {
+  return `
+## Ceiling sweep: quality against answer-input size
+
+${ceilingNote(results)}
+
+${markdownTable(CEILING_HEADERS, ceilingRows(results))}
+`;
+}
+
+const percent = (x: number) => 100 * x;
+
+/** The section: heading, note, table and frontier chart. */
+export function ceilingSweepHtml(results: readonly CeilingResult[]): Html {
+  const methods = [...new Set(results.flatMap((r) => r.aggregates.map((a) => a.method)))].filter((m) =>
+    m !== "full"
+  );
+
+  const series = methods.map((method) => ({
+    name: method,
+    points: results.flatMap((r) => {
+      const a = r.aggregates.find((x) => x.method === method);
+      const ci = r.stats.methods.find((x) => x.method === method)?.intervals.em;
+      return a && ci
+        ? [{
+          cap: r.cap,
+          tokens: a.input_tokens.mean,
+          em: percent(ci.mean),
+          lo: percent(ci.lo),
+          hi: percent(ci.hi),
+        }]
+        : [];
+    }),
+  }));
+  const full = results[0]?.aggregates.find((a) => a.method === "full");
+  const chart = frontierChart({
+    title: "EM against mean answer-input tokens per method, one point per ceiling; Full as reference",
+    series,
+    ...(full
+      ? {
+        reference: {
+          label: `Full ${percent(full.metrics.em).toFixed(1)}${
+            full.input_tokens.mean === null ? "" : ` (${Math.round(full.input_tokens.mean)} tok)`
+          }`,
+          em: percent(full.metrics.em),
+          tokens: full.input_tokens.mean,
+        },
+      }
+      : {}),
+  });
+  return safeHtml`<h2>Ceiling sweep: quality against answer-input size</h2>
+${paragraphs(ceilingNote(results), "note")}${htmlTable(CEILING_HEADERS, ceilingRows(results))}
+${figure("The quality/size frontier (error bars: 95% CI)", chart)}`;
+}
+
+/** Header of the interval table. */
+export function intervalHeaders(): string[] {
+  return ["method", ...hotpotMetricsIn("intervals").map((m) => `${m.label} (95% CI)`), "questions"];
+}
+
+/** Rows of the interval table: `80.0 [63.3, 93.3]` cells. */
+export function intervalRows(stats: HotpotStats): Cell[][] {
+  return stats.methods.map((m) => [
+    m.method,
+    ...hotpotMetricsIn("intervals").map((metric) => formatInterval(m.intervals[metric.name])),
+    m.intervals.em.n,
+  ]);
+}
+
+const PAIRED_HEADERS = ["B vs A", "metric", "pairs", "A", "B", "B − A (95% CI)", "p (sign-flip)", "MDE 80%"];
+
+/** Rows of the paired-differences table (without the note column). */
+function pairedRows(stats: HotpotStats): Cell[][] {
+  return stats.paired.map((p) => [
+    `${p.b} vs ${p.a}`,
+    hotpotMetric(p.metric)?.label ?? p.metric,
+    p.n,
+    formatPoints(p.mean_a),
+    formatPoints(p.mean_b),
+    formatDifference({ mean: p.mean_diff, lo: p.lo, hi: p.hi }),
+    `${formatP(p.p)}${p.p_method === "exact" ? "" : " (MC)"}`,
+    p.mde80 === null ? null : formatPoints(p.mde80),
+  ]);
+}
+
+/** Each method's share of planned conditions that were not valid, from its aggregate. */
+export function invalidShares(
+  aggregates: readonly Pick<HotpotMethodAggregate, "method" | "valid" | "planned">[],
+): Map<string, number> {
+  return new Map(aggregates.map((a) => [a.method, a.planned > 0 ? 1 - a.valid / a.planned : 0]));
+}
+
+/** The paired-differences table; a side mostly invalid marks it "not a finding" (a note column, if any). */
+export function pairedTable(
+  stats: HotpotStats,
+  invalid: ReadonlyMap<string, number>,
+): { headers: string[]; rows: Cell[][] } {
+  const notes = stats.paired.map((p) =>
+    mostlyInvalidNote((m) => invalid.get(m) ?? 0, p.a, p.b, "conditions")
+  );
+  const rows = pairedRows(stats);
+  if (notes.every((note) => note === "")) return { headers: PAIRED_HEADERS, rows };
+  return { headers: [...PAIRED_HEADERS, "note"], rows: rows.map((row, i) => [...row, notes[i]]) };
+}
+
+/** How the intervals are computed (one paragraph). */
+export function intervalNote(stats: HotpotStats): string {
+  return `95% CI: percentile bootstrap over the ${stats.questions} questions (the unit: each question's ` +
+    `answers over generations × answers are averaged first, invalid conditions count zero), ` +
+    `${groupedInteger(stats.resamples)} resamples, seed \`${stats.seed}\`. Percentages.`;
+}
+
+/** How the paired differences are computed (one paragraph). */
+export function pairedNote(stats: HotpotStats): string {
+  return `Paired per-question differences B − A in percentage points over the same questions: the mean with a ` +
+    `95% bootstrap CI (${groupedInteger(stats.resamples)} resamples), a two-sided paired sign-flip ` +
+    `permutation p-value (exact over all sign vectors when at most ${stats.exact_limit} questions differ, ` +
+    `otherwise seeded Monte Carlo, marked MC), and MDE 80%: the smallest mean difference this run could ` +
+    `detect at 80% power, two-sided α = 0.05, from the per-question variance of the differences ` +
+    `(normal approximation: 2.80 × sd / √pairs). No correction for multiple comparisons; descriptive.`;
+}
+
+/** The sentence about (Jev+Summary − Full) EM against the 5-point margin, or null when not computed. */
+export function hypothesisInterval(stats: HotpotStats): string | null {
+  const p = stats.paired.find((r) => r.a === "full" && r.b === "jev+summary" && r.metric === "em");
+  if (!p) return null;
+  const margin = -0.05;
+  const where = p.lo >= margin
+    ? "lies entirely above −5 points: consistent with being within 5 points of Full"
+    : p.hi < margin
+    ? "lies entirely below −5 points: more than 5 points below Full"
+    : "includes −5 points: this run cannot tell whether Jev+Summary is within 5 points of Full";
+  return `Jev+Summary − Full EM: ${formatDifference({ mean: p.mean_diff, lo: p.lo, hi: p.hi })} points ` +
+    `(95% CI, ${p.n} paired questions, sign-flip p = ${formatP(p.p)}); the interval ${where}. ` +
+    `This is descriptive, not a pre-registered non-inferiority test.`;
+}
+
+/** The `95% CI` table and paired differences; `invalid`: each method's share of invalid conditions. */
+export function hotpotStatsMarkdown(stats: HotpotStats, invalid: ReadonlyMap<string, number>): string {
+  const paired = pairedTable(stats, invalid);
+  return `
+### 95% CI
+
+${intervalNote(stats)}
+
+${markdownTable(intervalHeaders(), intervalRows(stats))}
+
+### Paired differences
+
+${pairedNote(stats)}
+
+${markdownTable(paired.headers, paired.rows)}
+`;
+}
+
+/** The descriptive hypothesis text, followed by the interval sentence when intervals were computed. */
+export function hypothesisWithInterval(text: string, stats: HotpotStats | undefined): string {
+  const extra = stats ? hypothesisInterval(stats) : null;
+  if (!extra) return text;
+  // The verdict compares point estimates; with intervals the report adds their reading, still descriptive.
+  const verdict = text.replace(
+    "(descriptive only: no significance test)",
+    "(descriptive: the verdict compares point estimates)",
+  );
+  return `${verdict}\n\n${extra}`;
+}
+
+/** The `95% CI` table and the paired-differences section; `invalid` as for {@link pairedTable}. */
+export function hotpotStatsHtml(stats: HotpotStats, invalid: ReadonlyMap<string, number>): Html {
+  const paired = pairedTable(stats, invalid);
+  return safeHtml`<h3>95% CI</h3>
+${paragraphs(intervalNote(stats).replaceAll("`", ""), "note")}${
+    htmlTable(intervalHeaders(), intervalRows(stats))
+  }
+<h3>Paired differences</h3>
+${paragraphs(pairedNote(stats), "note")}${htmlTable(paired.headers, paired.rows)}`;
+}
+
+/** The hypothesis paragraphs with the interval sentence when intervals were computed. */
+export function hypothesisHtml(text: string, stats: HotpotStats | undefined): Html {
+  return paragraphs(hypothesisWithInterval(text, stats));
+}
 
 /** What the report states about the run besides the aggregates. */
 export interface HotpotReportMeta {

@@ -15,6 +15,7 @@ import { engineMethodsText } from "../../method_selection.ts";
 import {
   byTypeTable,
   ceilingBindText,
+  ceilingSweepHtml,
   COLLECTION_HEADERS,
   collectionModeText,
   collectionRows,
@@ -25,18 +26,19 @@ import {
   hotpotReportTitle,
   hotpotResultHeaders,
   hotpotResultRows,
+  hotpotStatsHtml,
+  hypothesisHtml,
   INVALID_REASON_HEADERS,
   INVALID_REASONS_NOTE,
   type InvalidReason,
   invalidReasonRows,
+  invalidShares,
   usageTable,
 } from "./report.ts";
 import { hotpotWarnings, hypothesisVerdictText } from "./headline.ts";
 import { barChart } from "../../../report/charts.ts";
-import { hotpotStatsHtml, hypothesisHtml, invalidShares } from "./stats_report.ts";
 import { explorerHtml } from "../../../report/explorer.ts";
 import { costHtml } from "../../../report/cost_html.ts";
-import { ceilingSweepHtml } from "./ceiling_sweep.ts";
 import {
   banner,
   code,
