@@ -1,6 +1,5 @@
 import assert from "node:assert/strict";
-import type { GatewayScenario } from "../src/suites/sweep/fake_payment_client.ts";
-import { runInSandbox } from "../src/suites/sweep/sandbox.ts";
+import { type GatewayScenario, runInSandbox } from "../src/suites/sweep/sandbox.ts";
 import { ROOT } from "./helpers/spawn.ts";
 
 const SCENARIO: GatewayScenario = {

@@ -11,11 +11,11 @@ import { runRepairChecks } from "../src/suites/sweep/repair_checks.ts";
 import { loadSweepFixture, paymentsRepairSpec } from "../src/suites/sweep/fixture.ts";
 import {
   CHILD_DATA_LIMIT_BYTES,
+  type GatewayScenario,
   REPAIR_SANDBOX_COMMAND,
   runChecksInSandbox,
   type SandboxLaunch,
 } from "../src/suites/sweep/sandbox.ts";
-import type { GatewayScenario } from "../src/suites/sweep/fake_payment_client.ts";
 import { attackAnswer, SANDBOX_ATTACKS, startHostileChat } from "./helpers/hostile_chat.ts";
 import { ROOT } from "./helpers/spawn.ts";
 

@@ -12,9 +12,14 @@
  * | error_surfaced | card_declined | one attempt, and the call rejects with the gateway's card_declined error |
  * @module
  */
-import type { GatewayObservation, GatewayScenario } from "./fake_payment_client.ts";
+import {
+  type GatewayObservation,
+  type GatewayScenario,
+  runChecksInSandbox,
+  type SandboxLaunch,
+  type SandboxLimits,
+} from "./sandbox.ts";
 import type { RepairSpec } from "./case_format.ts";
-import { runChecksInSandbox, type SandboxLaunch, type SandboxLimits } from "./sandbox.ts";
 
 type Verdict = { passed: boolean; detail: string };
 

@@ -71,7 +71,7 @@ export type RunEnd =
   | { state: "returned"; chargeId: string | null }
   | { state: "threw"; error: { code: JsonScalar; name: string; message: string; token: number | null } };
 
-/** A validated scenario (the output of fake_payment_client.ts's `GatewayScenarioSchema`). */
+/** A validated scenario (the output of sandbox.ts's `GatewayScenarioSchema`). */
 export interface ScenarioData {
   charges: {
     request: { orderId: string; amount: number; currency: string; customerId: string };
