@@ -43,7 +43,6 @@ function splitFileLines(text: string): string[] {
   return body.split("\n");
 }
 
-/** The arguments of a `read_file` call. */
 const ReadFileArgsSchema = z.object({
   path: z.string().min(1),
   offset: z.number().int().min(1).optional(),

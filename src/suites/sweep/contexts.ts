@@ -62,7 +62,6 @@ export function contextKinds(topN: readonly number[]): string[] {
   return ["full", "S", ...topN.map((n) => `S+Top${n}`)];
 }
 
-/** The tool name and arguments of the call a unit's tool result answers. */
 function callOf(trajectory: readonly ChatMessage[], toolCallId: string): string {
   for (const message of trajectory) {
     const call = message.tool_calls?.find((c) => c.id === toolCallId);

@@ -21,7 +21,6 @@ export function sweepContextInputName(
   return `${part}:kind=${kind} gen=${generation}${cap === null ? "" : ` cap=${cap}`}`;
 }
 
-/** The ceiling of a row, when the run swept ceilings and the kind is limited by one. */
 function capOf(r: SweepExplorerRow): number | null {
   return typeof r.input_cap === "number" ? r.input_cap : null;
 }

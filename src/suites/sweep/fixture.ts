@@ -39,7 +39,6 @@ const PAYMENTS_CASE_ID = "4283721ff722c8fca94990ba86732cd284b50246801dbe979ce693
 
 const TrajectorySchema: z.ZodType<ChatMessage[]> = z.array(ChatMessageSchema).min(1);
 
-/** How a case's repair is checked. */
 type CaseChecks =
   | { kind: "builtin"; name: "payments-gateway" }
   | { kind: "module"; file: string; source: string };
@@ -110,7 +109,6 @@ function parseCaseJson(bytes: Uint8Array, what: string): SweepCaseJson {
   return parsed.data;
 }
 
-/** Validates trajectory bytes as a JSON array of chat messages. */
 function parseTrajectory(bytes: Uint8Array, what: string): ChatMessage[] {
   const parsed = TrajectorySchema.safeParse(decodeJson(bytes, what));
   if (!parsed.success) {
@@ -121,7 +119,6 @@ function parseTrajectory(bytes: Uint8Array, what: string): ChatMessage[] {
   return parsed.data;
 }
 
-/** The files of a case, as bytes (read from its folder, or from a run's sources). */
 interface CaseFiles {
   case: Uint8Array;
   trajectory: Uint8Array;

@@ -54,7 +54,6 @@ function describeRun(observation: GatewayObservation, orderId: string): string {
   return `threw ${run.error?.name} code=${JSON.stringify(run.error?.code)} (${run.error?.message})`;
 }
 
-/** The six checks, in report order. */
 const REPAIR_CHECKS: readonly CheckDefinition[] = [
   {
     name: "idempotency",

@@ -36,7 +36,6 @@ import {
 } from "../../report/html.ts";
 import { formatCell } from "../../core/markdown_table.ts";
 
-/** A share as a percentage with one decimal, as in REPORT.md. */
 const pct = (x: number) => Number((100 * x).toFixed(1));
 
 const TOP_N = /^S\+Top([0-9]+)$/;

@@ -237,7 +237,6 @@ function parseChildLine(text: string): ChildMessage | string {
   return parsed.success ? parsed.data : `a message of the wrong shape (${parsed.error.issues[0].message})`;
 }
 
-/** One running child. */
 class SandboxChild {
   /** Set once the child cannot be given another check. */
   broken = false;

@@ -5,7 +5,6 @@
  * @module
  */
 
-/** The part of the realm's gateway replica the driver uses. */
 interface ReplicaGateway {
   readonly orders: readonly Record<string, unknown>[];
   begin(index: number): string | null;

@@ -34,7 +34,6 @@ export interface CollectionOutline {
 /** Seconds an outside agent may take per question by default. */
 export const DEFAULT_AGENT_TIMEOUT_S = 1800;
 
-/** The `--agent` options {@link agentMode} reads. */
 interface AgentModeOptions {
   agent?: string;
   "agent-timeout"?: number;

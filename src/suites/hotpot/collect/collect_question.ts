@@ -267,7 +267,6 @@ export async function collectLive(
   };
 }
 
-/** Characters of the agent's stderr quoted in a failure reason. */
 const STDERR_TAIL_CHARS = 300;
 
 /** What the agent process gave: a collection or the reason there is none, and its raw stdout. */

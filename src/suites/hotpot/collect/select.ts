@@ -36,7 +36,6 @@ const FILTERS = [
   "shared_article",
 ] as const;
 
-/** How many records each filter removed. */
 type RemovedCounts = Record<(typeof FILTERS)[number], number>;
 
 /** A selection: records in selection order; examined ones (until both quotas were met); skipped for quota. */
@@ -137,7 +136,6 @@ export function selectFromCandidates(
   return { ...result, selected: result.selected.map((c) => c.id) };
 }
 
-/** {@link selectFromCandidates}, returning the selected candidates themselves. */
 function selectCandidates(
   candidates: readonly SelectionCandidate[],
   options: SelectionOptions,

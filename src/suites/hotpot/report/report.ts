@@ -152,7 +152,6 @@ export function intervalRows(stats: HotpotStats): Cell[][] {
 
 const PAIRED_HEADERS = ["B vs A", "metric", "pairs", "A", "B", "B − A (95% CI)", "p (sign-flip)", "MDE 80%"];
 
-/** Rows of the paired-differences table (without the note column). */
 function pairedRows(stats: HotpotStats): Cell[][] {
   return stats.paired.map((p) => [
     `${p.b} vs ${p.a}`,
@@ -524,7 +523,6 @@ export interface InvalidReason {
   example: string;
 }
 
-/** At most this many characters of an example are shown. */
 const EXAMPLE_CHARS = 200;
 
 /** The kind of a reason: the text before its first colon (the whole text without one). */
