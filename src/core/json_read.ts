@@ -1,15 +1,8 @@
 /**
- * The one JSON reader for everything this program reads (files, run folders, datasets, providers, engines,
- * agents, the loopback endpoint): bounded in depth and size, refusing duplicate object keys (I-JSON, RFC 7493)
- * and lone surrogates, and giving objects without a prototype, so a key such as `__proto__` or `constructor`
- * is an ordinary key and a lookup of a missing key never finds an inherited property.
- *
- * How: an iterative pre-scan of the text (no recursion, so a 100,000-deep text cannot overflow the stack)
- * checks the depth and the keys of every object; then the engine's `JSON.parse` (no reviver, its fast path)
- * builds the value; then an iterative walk drops every object's prototype. The scan follows exactly the
- * strings and brackets of valid JSON, so for a text `JSON.parse` accepts it sees every key and bracket; a text
- * `JSON.parse` refuses is refused either way (with `JSON.parse`'s message, unless the scan named a limit
- * first).
+ * The one JSON reader for everything this program reads: bounded in depth and size, refusing duplicate keys
+ * (I-JSON, RFC 7493) and lone surrogates, objects without a prototype (`__proto__` is an ordinary key). An
+ * iterative scan (no recursion) checks depth and counts keys, `JSON.parse` builds the value, an iterative
+ * walk drops prototypes.
  *
  * @example
  * ```ts
@@ -27,10 +20,7 @@ export const MAX_JSON_DEPTH = 512;
 /** Why a text was refused. */
 export type JsonRefusal = "depth" | "size" | "duplicate_key" | "lone_surrogate" | "utf8" | "syntax";
 
-/**
- * A JSON text refused by {@link parseJson}: a `SyntaxError` (so callers that name invalid JSON name these
- * too), with the reason and the JSON path (`$.messages[3].content`) where it was found.
- */
+/** A JSON text refused by {@link parseJson}: a `SyntaxError` with the reason and the JSON path where found. */
 export class JsonReadError extends SyntaxError {
   /** Why the text was refused. */
   readonly reason: JsonRefusal;
@@ -52,10 +42,7 @@ export interface JsonLimits {
   maxDepth?: number;
   /** The longest text accepted, in UTF-16 code units (default: no limit beyond the caller's read). */
   maxChars?: number;
-  /**
-   * Keep lone surrogates (default: refused): for a caller that checks the value as I-JSON itself and names
-   * the problem its own way (a provider's reply: `not I-JSON at …`, recorded and replayed as such).
-   */
+  /** Keep lone surrogates (default: refused), for a caller that names them its own way (a provider's reply). */
   keepLoneSurrogates?: boolean;
 }
 
@@ -105,10 +92,8 @@ function stringClose(text: string, at: number): number {
 }
 
 /**
- * Scans `text` for nesting deeper than `maxDepth`, without recursion, and counts the keys of its objects;
- * with `keys`, also compares each object's keys and throws at the first duplicate. Throws a
- * {@link JsonReadError} naming what it found; texts that are not JSON are left to `JSON.parse`.
- * Returns the number of object members in the text.
+ * The number of object members in `text`; throws a {@link JsonReadError} for nesting deeper than `maxDepth`
+ * and, with `keys`, at the first duplicate key. Texts that are not JSON are left to `JSON.parse`.
  */
 export function scanJson(text: string, maxDepth: number = MAX_JSON_DEPTH, keys = false): number {
   const isObject = new Uint8Array(maxDepth + 2);
@@ -248,14 +233,9 @@ function surrogatePath(value: unknown): string {
 }
 
 /**
- * Parses a JSON text read from anywhere: at most `maxDepth` deep (default 512) and `maxChars` long, no
- * duplicate key, no lone surrogate; objects have no prototype. Throws a {@link JsonReadError} (a
- * `SyntaxError`) naming the reason and the JSON path; invalid JSON throws `JSON.parse`'s `SyntaxError`.
- *
- * Duplicate keys: the scan counts the members of the text's objects and the parsed value's objects are
- * counted as their prototypes are dropped; `JSON.parse` keeps one member per key, so the counts differ
- * exactly when a key repeats (a repeated key's dropped value only lowers the parsed count further). Only then
- * is the text scanned again comparing keys, to name the first duplicate.
+ * Parses a JSON text within `limits`, objects without a prototype; throws a {@link JsonReadError} naming the
+ * reason and JSON path (invalid JSON: `JSON.parse`'s `SyntaxError`). A duplicate key shows as fewer members
+ * parsed than scanned (`JSON.parse` keeps one); only then is the text scanned again to name it.
  */
 export function parseJson(text: string, limits: JsonLimits = {}): unknown {
   if (limits.maxChars !== undefined && text.length > limits.maxChars) {

@@ -8,8 +8,8 @@
 import { hashRegularFileSync } from "./safe_read_sync.ts";
 import { type EntryInfo, isFsError, UnsafeFileError } from "./unsafe_file.ts";
 
-/** A blob file's name inside its prefix folder: the hash's last 62 hex digits. */
-const BLOB_NAME = /^[0-9a-f]{62}$/;
+/** A blob file's name in its prefix folder: the hash's last 62 hex digits. */
+export const BLOB_NAME = /^[0-9a-f]{62}$/;
 
 /** One entry of a scanned directory. */
 export interface ScannedEntry {
@@ -99,10 +99,8 @@ export interface ScanRequest {
 export type ScanReply = { index: number; scan: DirScan } | { index: number; failure: string };
 
 /**
- * Blob folders scanned by workers and by the calling thread together: each takes the next folder from one
- * shared count (a `SharedArrayBuffer`), so nobody waits to be handed work and the calling thread, once its
- * own work is done, {@link help}s with what is left. When no worker is left (none could start), this thread
- * scans what was not answered.
+ * Blob folders scanned by workers and the calling thread together, each taking the next folder from one shared
+ * count (a `SharedArrayBuffer`); the calling thread {@link help}s once its own work is done.
  */
 export class ScanPool {
   /** Each folder's scan, in the order given. */
@@ -144,13 +142,7 @@ export class ScanPool {
   }
 
   #scanHere(index: number): void {
-    let reply: ScanReply;
-    try {
-      reply = { index, scan: scanDirectorySync(this.#dirs[index], true) };
-    } catch (error) {
-      reply = { index, failure: error instanceof Error ? error.stack ?? error.message : String(error) };
-    }
-    this.#reply(reply);
+    this.#reply(scanReply(this.#dirs, index));
   }
 
   #reply(reply: ScanReply): void {
@@ -160,10 +152,7 @@ export class ScanPool {
     else settle.reject(new Error(`a folder scan failed: ${reply.failure}`));
   }
 
-  /**
-   * A worker that could not start (its module unreadable under a narrow `--allow-read`) or died: once none is
-   * left, this thread scans every folder not answered yet.
-   */
+  /** A worker that could not start or died: once none is left, this thread scans what is not answered. */
   #lost(worker: Worker): void {
     worker.terminate();
     this.#workers.splice(this.#workers.indexOf(worker), 1);
@@ -172,15 +161,20 @@ export class ScanPool {
     for (const index of [...this.#open]) this.#scanHere(index);
   }
 
-  #failAll(error: Error): void {
-    for (const index of this.#open) this.#settle[index].reject(error);
-    this.#open.clear();
-  }
-
   /** Stops the workers. */
   close(): void {
     for (const worker of this.#workers) worker.terminate();
-    this.#failAll(new Error("the scanning pool was closed"));
+    for (const index of this.#open) this.#settle[index].reject(new Error("the scanning pool was closed"));
+    this.#open.clear();
+  }
+}
+
+/** The scan of `dirs[index]`, or the failure's text. */
+function scanReply(dirs: string[], index: number): ScanReply {
+  try {
+    return { index, scan: scanDirectorySync(dirs[index], true) };
+  } catch (error) {
+    return { index, failure: error instanceof Error ? error.stack ?? error.message : String(error) };
   }
 }
 
@@ -188,10 +182,6 @@ export class ScanPool {
 export function serveScanRequest(request: ScanRequest, reply: (message: ScanReply) => void): void {
   const { dirs, taken } = request;
   for (let i = Atomics.add(taken, 0, 1); i < dirs.length; i = Atomics.add(taken, 0, 1)) {
-    try {
-      reply({ index: i, scan: scanDirectorySync(dirs[i], true) });
-    } catch (error) {
-      reply({ index: i, failure: error instanceof Error ? error.stack ?? error.message : String(error) });
-    }
+    reply(scanReply(dirs, i));
   }
 }

@@ -1,19 +1,7 @@
 /**
- * The auditor's checker. Like restic's checker it works in phases and yields every problem it finds as a
- * typed value, never just the first; callers (the `verify` command, the demo) only format them.
- *
- * 1. `structure`: every path of the run is `lstat`ed first, without following symlinks; blobs and published
- *    files must be regular files inside the run (no symlinks, FIFOs, devices, sockets), blobs with mode 0444
- *    (or, with `strictModes: false`, one note for a copy's lost modes).
- * 2. `blobs`: every blob is re-hashed, reading at most the size `lstat` reported (the walk reads and hashes
- *    each blob as it meets it, on every core: ./dir_scan.ts; this phase names what it found).
- * 3. `records`: `manifest.json` and `journal.jsonl` (bounded reads) are parsed; the journal's chain and
- *    canonical form hold; the manifest equals the journal.
- * 4. `dag`: every node key recomputes; every referenced blob exists; every input was produced by an earlier
- *    node or is a declared source (an unfinished run's sources are its journal header's).
- * 5. `files`: every published file matches its blob and is an output of the node that publishes it (an output
- *    named as the file, or a `file` output of a node whose params name it) or a declared source; nothing
- *    unknown is in the run.
+ * The auditor's checker: phases `structure` (lstat walk, blobs hashed as met), `blobs`, `records` (manifest and
+ * journal), `dag` (keys, references) and `files` (published files, strays); every problem a typed value.
+ * The phases and problems: docs/FORMAT.md section 11.
  *
  * @module
  */
@@ -35,7 +23,7 @@ import { RUN_FILES } from "./run_files.ts";
 import { isPlainNode, keyTextOfCanonical } from "./plain_records.ts";
 import { sha256Hex } from "./hash.ts";
 import { checkManifestSchema, journalLineCount, nodeCountProblem } from "./manifest_check.ts";
-import { type DirScan, scanDirectorySync, ScanPool } from "./dir_scan.ts";
+import { BLOB_NAME, type DirScan, scanDirectorySync, ScanPool } from "./dir_scan.ts";
 import { type EntryInfo, entryKind, isFsError, UnsafeFileError } from "./unsafe_file.ts";
 import { hashRegularFileSync, readRegularFileSync } from "./safe_read_sync.ts";
 import { PROGRAM_SOURCE_NAME, programSourceProblems } from "./program_source.ts";
@@ -52,17 +40,11 @@ export type ProblemKind =
   | "manifest"
   | "file_mismatch"
   | "unfinished"
-  /** A blob or published file that is a symlink, FIFO, device, socket or directory. */
   | "not_regular"
-  /** A blob whose mode is not 0444. */
   | "mode"
-  /** A path that cannot be read (permissions, I/O error, too large, changed while read). */
   | "unreadable"
-  /** A file of the run with more than one hard link (`st_nlink > 1`): its bytes can change from outside. */
   | "hard_link"
-  /** A published file whose blob is no output of a node that publishes it, nor a declared source. */
   | "not_node_output"
-  /** A node output whose name its stage does not declare. */
   | "undeclared_output";
 
 /** The checker's phases, in order. */
@@ -83,49 +65,39 @@ export interface CheckStats {
   nodes_checked: number;
 }
 
-/** How a {@link RunChecker} works (not what it checks). */
 /** The outcome of verifying a run directory. */
 export interface VerifyReport extends CheckStats {
   run: string;
   ok: boolean;
   problems: Problem[];
-  /** What holds but is worth saying, such as a copy's lost read-only modes (not problems; see {@link CheckOptions}). */
+  /** What holds but is worth saying, such as a copy's lost read-only modes. */
   notes: string[];
 }
 
 /** How strict the checker is about what a copy of a run may lose. */
 export interface CheckOptions {
   /**
-   * A blob whose mode is not 0444 is a `mode` problem (the default: the writer's own check). Off, as `verify`
-   * runs for auditors unless `--strict-modes`, a run none of whose blobs is 0444 gets one note instead: a copy
-   * (zip, scp, a checkout) loses every mode alike while every hash, key and chain still holds, and content
-   * stays strict. Writable blobs beside read-only ones are problems either way (no copy does that).
+   * A blob not 0444 is a `mode` problem (default); off, a run none of whose blobs is 0444 (a copy that lost
+   * every mode alike) gets one note instead.
    */
   strictModes?: boolean;
-  /** Workers that scan a large run's blob folders; 0: all in the calling thread (how, not what, it checks). */
+  /** Workers that scan a large run's blob folders (default: one per other core); 0: this thread only. */
   workers?: number;
-  /** The outputs each stage declares (the stage registry's, when the caller has it): any other is named. */
+  /** The outputs each stage declares: any other is named. */
   declaredOutputs?: (stage: string) => readonly string[] | undefined;
 }
 
-/** The most `manifest.json` or `journal.jsonl` may hold (they are read whole): 256 MiB. */
-export const MAX_RECORD_FILE_BYTES = 256 * 1024 * 1024;
+/** The most `manifest.json` or `journal.jsonl` may hold (they are read whole). */
+const MAX_RECORD_FILE_BYTES = 256 * 1024 * 1024;
 
-/** A blob's file name in its prefix folder: the hash's last 62 hex digits. */
-const BLOB_NAME = /^[0-9a-f]{62}$/;
-/** The folders a run may hold under `objects/`: the hash's folder, its prefixes, and the writer's temp folder. */
+/** The folders a run may hold under `objects/`. */
 const OBJECT_FOLDER = /^objects(\/sha256(\/[0-9a-f]{2})?|\/tmp)?$/;
-/** The folder of the blob prefixes, and one prefix folder. */
 const BLOB_ROOT = "objects/sha256";
 const BLOB_FOLDER = /^objects\/sha256\/[0-9a-f]{2}$/;
 /** A run with fewer blob folders is scanned in this thread: starting workers costs more than they save. */
 const POOL_MIN_FOLDERS = 16;
 
-/**
- * How many scanning workers: one per core beside this thread's (which reads the records, then scans too), at
- * least 1, at most 3; 0 where workers cannot be started or their module cannot be read (a narrow
- * `--allow-read`).
- */
+/** One scanning worker per other core (1 to 3); 0 where none can start or load its module. */
 function scanWorkers(): number {
   if (typeof Worker === "undefined") return 0;
   const module = new URL("./dir_scan_worker.ts", import.meta.url);
@@ -143,7 +115,7 @@ interface Entry {
   info: EntryInfo;
   /** The blob this path names (`objects/sha256/XX/…`), if it names one. */
   hash?: string;
-  /** A blob-named regular file's hash, read during the walk, or why it could not be read. */
+  /** A blob-named regular file's hash, or why it could not be read. */
   digest?: string;
   unsafe?: string;
 }
@@ -158,49 +130,39 @@ function nodeName(node: Node, index: number): string {
 }
 
 /**
- * Checks one run directory. `check()` yields every problem, phase by phase; `stats` counts what was checked.
- * It never throws for the state of the run (missing, hostile or damaged files are problems), only for a
- * failure of this program.
+ * Checks one run directory: `check()` yields every problem, phase by phase. A missing, hostile or damaged
+ * run is problems; it throws only for a failure of this program.
  */
 export class RunChecker {
   /** What has been checked so far. */
   readonly stats: CheckStats = { blobs_checked: 0, bytes_checked: 0, nodes_checked: 0 };
   readonly #run: string;
-  /** Every entry under the run, by relative path (lstat, symlinks not followed). */
+  /** Every entry under the run by relative path, and the regular files with a blob name by hash. */
   readonly #entries = new Map<string, Entry>();
-  /** Blobs whose file is a regular file with a blob name (present, content checked in phase 2). */
   readonly #blobs = new Map<string, Entry>();
   readonly #present = new Set<string>();
   #manifest?: Manifest;
   #journal?: JournalReading;
-  /** The run path is a directory that was walked. */
   #walked = false;
-  /** The entries directly in the run (what the records phase reads), known before the walk ends. */
+  /** The entries directly in the run, known before the blob folders are scanned. */
   readonly #top = new Map<string, Entry>();
-  /** The records phase, started during the walk. */
+  /** The records phase and what follows from the records alone, done while the blobs are hashed. */
   #recordsEarly?: Promise<Problem[]>;
-  /** The work done after the records while the blobs are being hashed: node keys, published files' hashes. */
   #prepared?: Promise<void>;
   #keys: string[] = [];
-  /** The canonical text of each node of a manifest whose nodes all passed the plain check. */
+  /** Each node's canonical text, when every manifest node is plain. */
   #nodeTexts?: string[];
-  /** Each published file's hash (or why it could not be read), when it is a regular file directly in the run. */
-  readonly #fileDigests = new Map<string, { digest?: string; unsafe?: string }>();
+  readonly #fileDigests = new Map<string, FileRead>();
   #referenced?: Set<string>;
-  /** The program-source blob's changed files, read before the walk ends (see #programSourceProblems). */
+  #buffer?: Uint8Array;
   #programEarly?: { ino: number | null; problems: { subject: string; detail: string }[] };
   readonly #strictModes: boolean;
   /** Blobs not 0444, by mode (octal text), when modes are not strict. */
   readonly #looseModes = new Map<string, number>();
-
   readonly #workers: number;
-  /** The outputs each stage declares (undefined for a stage this program does not know). */
   readonly #declaredOutputs?: (stage: string) => readonly string[] | undefined;
 
-  /**
-   * A checker of the run directory `run`. `options.workers`: how many workers scan a large run's blob folders
-   * (default one per core, at most 4; 0 scans in this thread).
-   */
+  /** A checker of the run directory `run`. */
   constructor(run: string, options: CheckOptions = {}) {
     this.#run = run;
     this.#strictModes = options.strictModes ?? true;
@@ -208,7 +170,7 @@ export class RunChecker {
     this.#declaredOutputs = options.declaredOutputs;
   }
 
-  /** Notes on what holds but differs from the writer's run (only once {@link check} has finished). */
+  /** Notes on what holds but differs from the writer's run (once {@link check} has finished). */
   get notes(): string[] {
     if (this.#looseModes.size === 0) return [];
     const count = [...this.#looseModes.values()].reduce((a, b) => a + b, 0);
@@ -240,7 +202,7 @@ export class RunChecker {
     return out;
   }
 
-  /** Phase 1: walk the run with lstat; classify every entry. Blobs are hashed as the walk meets them. */
+  /** Phase 1: walk the run with lstat, blobs hashed as met; classify every entry. */
   async #structure(add: (kind: ProblemKind, subject: string, detail: string) => void): Promise<void> {
     let root: Deno.FileInfo;
     try {
@@ -259,9 +221,8 @@ export class RunChecker {
         this.#top.set(scanned.name, { rel: scanned.name, info: scanned.info });
       }
     }
-    // The records (this thread's main work) are read while the workers hash the blobs; named in their phase.
+    // This thread reads the records while the workers hash the blobs, then scans the folders left.
     this.#recordsEarly = this.#collect("records", (add) => this.#records(add));
-    // Then this thread scans the blob folders no worker has taken yet.
     this.#prepared = this.#recordsEarly.then(() => this.#prepare());
     this.#prepared.then(help, help).catch(() => {}); // the records' failure is thrown in check()
     await done;
@@ -317,9 +278,8 @@ export class RunChecker {
       } else readOnly++;
       this.#blobs.set(hash, entry);
     }
-    // A copy that loses modes (Python's zipfile, a git checkout) writes every blob so, alike: one note. A blob
-    // made writable beside read-only ones, or after its content was written (chmod: its status changed after
-    // its bytes), is no copy's doing: a problem, as every such blob is with strict modes.
+    // A copy loses every blob's mode alike (one note); a blob writable beside read-only ones, or chmod-ed after
+    // its content was written, is no copy's doing.
     if (!this.#strictModes && readOnly === 0 && changedLater === 0) {
       for (const { mode } of loose) this.#looseModes.set(mode, (this.#looseModes.get(mode) ?? 0) + 1);
     } else {
@@ -334,11 +294,7 @@ export class RunChecker {
     }
   }
 
-  /**
-   * Starts the walk of the run (see ./dir_scan.ts): every directory is scanned here, but the blob folders of a
-   * run with many go to a pool of workers, all posted at once. Returns the tree (blob folders still being
-   * scanned) and what settles once they all are.
-   */
+  /** Starts the walk: the blob folders of a large run go to a {@link ScanPool}, the rest is scanned here. */
   #startWalk(): { tree: ScannedDir; done: Promise<void>; help: () => void } {
     let pool: ScanPool | undefined;
     const pending: Promise<void>[] = [];
@@ -351,7 +307,6 @@ export class RunChecker {
       if (pooled.length > 0) {
         pool = new ScanPool(this.#workers, pooled.map((e) => join(this.#run, rel, e.name)));
         pooled.forEach((e, i) => {
-          // What lies below a blob folder (nothing, in a sound run) is scanned here once it answers.
           const childRel = `${rel}/${e.name}`;
           pending.push(
             pool!.results[i].then((found) => void node.children.set(e.name, walk(childRel, found))),
@@ -387,7 +342,7 @@ export class RunChecker {
     return `a symlink (to ${JSON.stringify(target)}), not a regular file inside the run`;
   }
 
-  /** Phase 2: every blob's hash (read during the walk, bounded reads) against its name. */
+  /** Phase 2: every blob's hash (read during the walk) against its name. */
   #hashBlobs(add: (kind: ProblemKind, subject: string, detail: string) => void): void {
     for (const [hash, entry] of this.#blobs) {
       this.#present.add(hash);
@@ -423,7 +378,7 @@ export class RunChecker {
   /** Phase 3: the manifest and the journal. */
   async #records(add: (kind: ProblemKind, subject: string, detail: string) => void): Promise<void> {
     const manifestBytes = await this.#readRecordFile(RUN_FILES.manifest, add);
-    // The journal's problems are named after the manifest's, as ever.
+    // The journal's problems are named after the manifest's.
     const later: [ProblemKind, string, string][] = [];
     const journalBytes = await this.#readRecordFile(RUN_FILES.journal, (...p) => later.push(p));
     let plain: PlainManifest | undefined;
@@ -431,19 +386,19 @@ export class RunChecker {
     else if (manifestBytes !== "bad") {
       try {
         const value: unknown = parseJsonBytes(manifestBytes);
-        // Output and input names are checked on the value as parsed: the schema drops a `__proto__` member.
+        // Names are checked on the value as parsed: the schema drops a `__proto__` member.
         const rawNodes = value !== null && typeof value === "object"
           ? (value as { nodes?: unknown }).nodes
           : undefined;
-        // More nodes than the journal has lines: named before any per-node work (manifest_check.ts).
         const tooMany = nodeCountProblem(
           value,
           journalBytes instanceof Uint8Array ? journalLineCount(journalBytes) : undefined,
         );
-        const names = !tooMany && Array.isArray(rawNodes)
+        // A plain node has plain names: they are looked at only when a node is not plain.
+        plain = tooMany ? undefined : plainManifest(value);
+        const names = !tooMany && !plain && Array.isArray(rawNodes)
           ? rawNodes.map((node, i) => [i, nodeNameProblem(node)] as const).find(([, p]) => p !== null)
           : undefined;
-        plain = !tooMany && names === undefined ? plainManifest(value) : undefined;
         if (tooMany) add("manifest", "manifest.json nodes", tooMany);
         else if (names !== undefined) add("manifest", `manifest.json node #${names[0]}`, names[1]!);
         else if (plain) {
@@ -522,7 +477,7 @@ export class RunChecker {
     return this.#manifest?.sources ?? this.#journal?.header?.sources ?? {};
   }
 
-  /** What the later phases need of the records alone, computed while workers hash the blobs. */
+  /** What the later phases need of the records alone: node keys, published files' and program hashes. */
   #prepare(): void {
     const texts = this.#nodeTexts;
     this.#keys = this.#nodes.map((node, i) =>
@@ -530,18 +485,9 @@ export class RunChecker {
         ? sha256Hex(keyTextOfCanonical(node, texts[i]))
         : nodeKey(node.stage, node.version, node.params, node.inputs)
     );
-    const buffer = new Uint8Array(1 << 20);
     for (const name of Object.keys(this.#files)) {
       const entry = this.#top.get(name);
-      if (!entry?.info.isFile) continue;
-      try {
-        this.#fileDigests.set(name, {
-          digest: hashRegularFileSync(join(this.#run, name), entry.info, buffer),
-        });
-      } catch (error) {
-        if (!(error instanceof UnsafeFileError)) throw error;
-        this.#fileDigests.set(name, { unsafe: error.reason });
-      }
+      if (entry?.info.isFile) this.#fileDigests.set(name, this.#hashFile(name, entry.info));
     }
     this.#referenced = this.#referencedBlobs();
     const program = this.#sources[PROGRAM_SOURCE_NAME];
@@ -553,6 +499,17 @@ export class RunChecker {
         if (!isFsError(error)) throw error;
       }
       if (info?.isFile) this.#programEarly = { ino: info.ino, problems: this.#programSourceProblems(info) };
+    }
+  }
+
+  #hashFile(name: string, info: EntryInfo): FileRead {
+    try {
+      return {
+        digest: hashRegularFileSync(join(this.#run, name), info, this.#buffer ??= new Uint8Array(1 << 20)),
+      };
+    } catch (error) {
+      if (!(error instanceof UnsafeFileError)) throw error;
+      return { unsafe: error.reason };
     }
   }
 
@@ -585,7 +542,6 @@ export class RunChecker {
     const keys = new Map<string, number>();
     nodes.forEach((node, index) => {
       this.stats.nodes_checked++;
-      // Named only when a problem is found: most nodes have none.
       let named: string | undefined;
       const name = () => named ??= nodeName(node, index);
       const expected = this.#keys[index] ?? nodeKey(node.stage, node.version, node.params, node.inputs);
@@ -631,10 +587,7 @@ export class RunChecker {
     });
   }
 
-  /**
-   * The changed files of the program's source kept in the run (store/program_source.ts), its blob described by
-   * `info` (an unreadable blob is named by the blobs phase).
-   */
+  /** The changed files of the program's source kept in the run (an unreadable blob is the blobs phase's). */
   #programSourceProblems(info: EntryInfo): { subject: string; detail: string }[] {
     const hash = this.#sources[PROGRAM_SOURCE_NAME];
     const header = this.#manifest ?? this.#journal?.header;
@@ -650,9 +603,8 @@ export class RunChecker {
   }
 
   /**
-   * Whether the published file `name` (blob `hash`) is an output of the node that publishes it: an output
-   * named as the file (`aggregate.json`), or the `file` output of a node whose params name it (a published
-   * JSON document), or else a declared source published as given.
+   * Whether the published file `name` (blob `hash`) is an output named as the file, the `file` output of a node
+   * whose params name it, or a declared source.
    */
   #publishedByNode(name: string, hash: string): boolean {
     for (const node of this.#nodes) {
@@ -699,15 +651,7 @@ export class RunChecker {
         add("not_regular", `file ${name}`, await this.#describeIrregular(entry));
         continue;
       }
-      let read = this.#fileDigests.get(name);
-      if (!read) {
-        try {
-          read = { digest: hashRegularFileSync(join(this.#run, name), entry.info, new Uint8Array(1 << 20)) };
-        } catch (error) {
-          if (!(error instanceof UnsafeFileError)) throw error;
-          read = { unsafe: error.reason };
-        }
-      }
+      const read = this.#fileDigests.get(name) ?? this.#hashFile(name, entry.info);
       if (read.unsafe !== undefined) add("unreadable", `file ${name}`, read.unsafe);
       else if (read.digest !== hash) {
         add("file_mismatch", `file ${name}`, `content hashes to ${read.digest}, recorded ${hash}`);
@@ -722,7 +666,6 @@ export class RunChecker {
         continue;
       }
       if (rel === RUN_FILES.lock && info.isFile) {
-        // The writer's lock belongs to an unfinished run; sealing removes it.
         if (sealed) {
           add("unknown_file", rel, "a writer's lock left in a sealed run (the writer died while sealing)");
         }
@@ -747,17 +690,16 @@ export class RunChecker {
   }
 }
 
+/** A published file's hash, or why it could not be read. */
+type FileRead = { digest?: string; unsafe?: string };
+
 /** A manifest every node of which passed the plain check, with each node's canonical text. */
 interface PlainManifest {
   manifest: Manifest;
   texts: string[];
 }
 
-/**
- * The manifest `value` as `ManifestSchema` would return it, with each node's canonical text, when its head
- * passes the schema and every node the plain check (./plain_records.ts); else undefined, and the schema
- * decides (and names the problems) as before. Most of a manifest is nodes: this spares a schema walk of each.
- */
+/** The manifest as `ManifestSchema` would return it when every node is plain; else undefined (the schema decides). */
 function plainManifest(value: unknown): PlainManifest | undefined {
   if (typeof value !== "object" || value === null || Array.isArray(value)) return undefined;
   const nodes = (value as { nodes?: unknown }).nodes;
@@ -778,10 +720,7 @@ function plainManifest(value: unknown): PlainManifest | undefined {
   return { manifest: { ...head.data, nodes: nodes as Node[] }, texts };
 }
 
-/**
- * Whether a file's status changed more than 2 s after its content was last written (a chmod after the write;
- * a copy that loses modes creates the file with them). Deno reports `ctime` to the second.
- */
+/** Whether a file's status changed over 2 s after its content (a chmod; `ctime` is to the second). */
 function changedAfterWritten(info: EntryInfo): boolean {
   if (!info.mtime || !info.ctime) return false;
   return info.ctime.getTime() - info.mtime.getTime() > 2000;
@@ -789,7 +728,6 @@ function changedAfterWritten(info: EntryInfo): boolean {
 
 /**
  * Verifies a run directory and collects every problem (see {@link RunChecker}).
- *
  * @example
  * ```ts ignore
  * const report = await verifyRun("runs/demo-hotpot");
@@ -816,6 +754,6 @@ export function formatVerifyReport(report: VerifyReport): string {
 
 /** One problem as one line: `kind: subject: detail`. */
 export function formatProblem(problem: Problem): string {
-  // A subject or detail may quote a file name found in the folder: printed with its controls escaped.
+  // A subject or detail may quote a file name found in the folder: its controls escaped.
   return `${problem.kind}: ${terminalSafe(problem.subject)}: ${terminalSafe(problem.detail)}`;
 }
