@@ -11,8 +11,8 @@ import type { ChatModel, DecisionModel } from "../../../models/types.ts";
 import type { LoopbackProxy } from "../../../models/loopback_proxy.ts";
 import { summarizeWithin } from "../../../methods/summarize.ts";
 import { countPrompt } from "../../../tokens/budget.ts";
-import { rankOutcome } from "../../rank_outcome.ts";
-import { StoredRankingSchema, StoredSummarySchema } from "../../stored.ts";
+import { defineRankStage } from "../../rank_stage.ts";
+import { StoredSummarySchema } from "../../stored.ts";
 import { summarySweepContext, sweepTask } from "../contexts.ts";
 import { checkSweepEnv, type SweepStageEnv } from "./env.ts";
 import { SweepUnitsSchema } from "./trajectory.ts";
@@ -79,35 +79,14 @@ export const sweepSummaryStage = defineStage({
   },
 });
 
-const RankParams = z.object({
-  generation: z.number().int(),
-  fixture: z.string(),
-  decision_model: z.string(),
-});
-
 /** The `sweep-rank` stage. */
-export const sweepRankStage = defineStage({
+export const sweepRankStage = defineRankStage({
   name: "sweep-rank",
-  version: 2,
   doc: "One generation's ranking of the evidence units by the decision model.",
-  params: RankParams,
+  params: { generation: z.number().int(), fixture: z.string(), decision_model: z.string() },
   inputs: ["units"],
-  outputs: {
-    ranking: {
-      schema: StoredRankingSchema.nullable(),
-      doc: "unit ids by descending probability, with the node key",
-    },
-  },
-  provider: true,
-  async run({ params, inputs, key, env }: {
-    params: z.infer<typeof RankParams>;
-    inputs: Record<string, unknown>;
-    key: string;
-    env: SweepModelEnv;
-  }) {
+  units(params, inputs, env: SweepModelEnv) {
     checkSweepEnv(env, params);
-    const units = SweepUnitsSchema.parse(inputs.units);
-    const outcome = await rankOutcome(env.decision, units, sweepTask(env.fixture.trajectory), key);
-    return { ...outcome, outputs: { ranking: outcome.outputs.ranking } };
+    return { units: SweepUnitsSchema.parse(inputs.units), task: sweepTask(env.fixture.trajectory) };
   },
 });

@@ -12,7 +12,7 @@ import { summarizeWithin } from "../../../../methods/summarize.ts";
 import { countPrompt } from "../../../../tokens/budget.ts";
 import type { TokenCounter } from "../../../../tokens/types.ts";
 import type { LoopbackProxy } from "../../../../models/loopback_proxy.ts";
-import { rankOutcome } from "../../../rank_outcome.ts";
+import { defineRankStage } from "../../../rank_stage.ts";
 import { StoredRankingSchema, StoredSummarySchema } from "../../../stored.ts";
 import { compactedContext, evidenceText, hotpotFrame, questionUnits, taskText } from "../methods.ts";
 import { declaredMethod, type MethodParams } from "../../../../methods/registry.ts";
@@ -31,29 +31,15 @@ export interface HotpotModelEnv {
 const OptionalRankingSchema = StoredRankingSchema.nullable();
 
 /** The `hotpot-rank` stage. */
-export const hotpotRankStage = defineStage({
+export const hotpotRankStage = defineRankStage({
   name: "hotpot-rank",
-  version: 2,
   doc: "The decision model's ranking of one question's units (one generation).",
-  params: z.object({ generation: z.number().int(), decision_model: z.string() }),
+  params: { generation: z.number().int(), decision_model: z.string() },
   inputs: ["question"],
-  outputs: {
-    ranking: {
-      schema: StoredRankingSchema.nullable(),
-      doc: "unit ids by descending probability, with the node key",
-    },
-  },
-  provider: true,
-  async run({ inputs, key, env }: { inputs: Record<string, unknown>; key: string; env: HotpotModelEnv }) {
+  units(_, inputs, _env: HotpotModelEnv) {
     const question = storedQuestion(inputs.question);
-    if (!question.valid) {
-      return {
-        outputs: { ranking: { node: key, ok: false, order: [], error: "collection invalid" } },
-        status: "invalid" as const,
-      };
-    }
-    const outcome = await rankOutcome(env.decision, questionUnits(question), taskText(question), key);
-    return { ...outcome, outputs: { ranking: outcome.outputs.ranking } };
+    if (!question.valid) return { invalid: "collection invalid" };
+    return { units: questionUnits(question), task: taskText(question) };
   },
 });
 
