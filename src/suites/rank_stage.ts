@@ -1,14 +1,25 @@
 /**
  * The ranking stage both suites declare under their own names: one decision-model ranking of a unit's evidence
- * for its task, stored as `ranking` (every probability recorded, with the node key), or an invalid node.
+ * for its task, stored as `ranking` (every probability recorded, with the node key), or an invalid node; and
+ * the env of the suites' model-calling stages.
  *
  * @module
  */
 import { z } from "zod";
 import { rank } from "../models/rank.ts";
-import type { DecisionModel, RankUnit } from "../models/types.ts";
+import type { ChatModel, DecisionModel, RankUnit } from "../models/types.ts";
+import type { LoopbackProxy } from "../models/loopback_proxy.ts";
+import type { TokenCounter } from "../tokens/types.ts";
 import { defineStage } from "../pipeline/stage.ts";
 import { StoredRankingSchema, type StoredRankingValue } from "./stored.ts";
+
+/** What the suites' model-calling stages need (`endpoint`: the loopback chat endpoint outside engines get). */
+export interface ModelStageEnv {
+  decision: DecisionModel;
+  chat: ChatModel;
+  counter: TokenCounter;
+  endpoint?: LoopbackProxy;
+}
 
 /** How a suite declares its `*-rank` stage (version 2). */
 export interface RankStageDecl<S extends z.ZodRawShape, E extends { decision: DecisionModel }> {

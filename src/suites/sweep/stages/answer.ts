@@ -1,6 +1,5 @@
 /**
- * `sweep-answer`: one chat completion of a context's rendered answer input: the answer stage both
- * gold-scored suites share (`src/suites/answer_stage.ts`) under the sweep's name.
+ * `sweep-answer`: the answer stage hotpot and sweep share (`src/suites/answer_stage.ts`) under the sweep's name.
  *
  * @module
  */

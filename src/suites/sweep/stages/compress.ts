@@ -1,29 +1,20 @@
 /**
  * The sweep compression stages, frozen per generation before any answer (neither sees the follow-up or the
- * gold): `sweep-summary` (S within the complete input allowance) and `sweep-rank` (the decision model orders
- * the evidence units).
+ * gold): `sweep-summary` (S within the complete input allowance) and `sweep-rank`.
  *
  * @module
  */
 import { z } from "zod";
 import { defineStage } from "../../../pipeline/stage.ts";
-import type { ChatModel, DecisionModel } from "../../../models/types.ts";
-import type { LoopbackProxy } from "../../../models/loopback_proxy.ts";
 import { summarizeWithin } from "../../../methods/summarize.ts";
 import { countPrompt } from "../../../tokens/budget.ts";
-import { defineRankStage } from "../../rank_stage.ts";
+import { defineRankStage, type ModelStageEnv } from "../../rank_stage.ts";
 import { StoredSummarySchema } from "../../stored.ts";
 import { summarySweepContext, sweepTask } from "../contexts.ts";
-import { checkSweepEnv, type SweepStageEnv } from "./env.ts";
-import { SweepUnitsSchema } from "./trajectory.ts";
+import { checkSweepEnv, type SweepStageEnv, SweepUnitsSchema } from "./trajectory.ts";
 
 /** What the sweep compression bodies need: the models, the counter and the fixture. */
-export interface SweepModelEnv extends SweepStageEnv {
-  decision: DecisionModel;
-  chat: ChatModel;
-  /** The loopback chat endpoint outside engines get (transport: in no key). */
-  endpoint?: LoopbackProxy;
-}
+export type SweepModelEnv = ModelStageEnv & SweepStageEnv;
 
 const SummaryParams = z.object({
   generation: z.number().int(),

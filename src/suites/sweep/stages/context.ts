@@ -15,8 +15,7 @@ import { StoredRankingSchema, StoredSummarySchema } from "../../stored.ts";
 import { compactedSweepContext, fullSweepContext, summarySweepContext } from "../contexts.ts";
 import { StoredWindowSchema } from "../../../methods/engine_method.ts";
 import { contextNeeds, declaredMethod, type MethodArtifacts } from "../../../methods/registry.ts";
-import { checkSweepEnv, type SweepStageEnv } from "./env.ts";
-import { SweepUnitsSchema } from "./trajectory.ts";
+import { checkSweepEnv, type SweepStageEnv, SweepUnitsSchema } from "./trajectory.ts";
 
 /** A sweep context node's `info` output (counts null when no input was rendered). */
 export const SweepContextInfoSchema = z.object({

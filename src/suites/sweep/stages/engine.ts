@@ -11,7 +11,7 @@ import { countPrompt } from "../../../tokens/budget.ts";
 import { defineEngineStage } from "../../answer_pipeline.ts";
 import { summarySweepContext } from "../contexts.ts";
 import type { SweepModelEnv } from "./compress.ts";
-import { checkSweepEnv } from "./env.ts";
+import { checkSweepEnv } from "./trajectory.ts";
 
 /** The `sweep-engine` stage. */
 export const sweepEngineStage = defineEngineStage({

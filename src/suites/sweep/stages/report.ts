@@ -1,8 +1,6 @@
 /**
- * `sweep-report`: REPORT.md, report.html and stats.json rendered from the aggregate node's `aggregate.json`
- * and `results.json` (in a ceiling sweep, every ceiling's), with every context the answers were given (and
- * its record of kept evidence units) as inputs for the explorer; all are published exactly as this node
- * outputs them.
+ * `sweep-report`: REPORT.md, report.html and stats.json from the aggregate's (in a ceiling sweep, every
+ * ceiling's) files, with every context the answers were given as inputs for the explorer.
  *
  * @module
  */
@@ -35,11 +33,7 @@ const ModelsSchema = z.object({
 /** The `sweep-report` stage. */
 export const sweepReportStage = defineStage({
   name: "sweep-report",
-  // 3: the Models line names the models that answered beside the requested ones; a run whose answering model
-  // changed mid-run says so at the top of REPORT.md and report.html.
-  // v4: the paired table marks a comparison whose contexts had mostly invalid answers ("not a finding");
-  // stats.json gives each kind's invalid share.
-  // v5: charts: intervals past the axis marked, legends wrap into rows, labels wrap to three lines.
+  // 3: answering models; 4: "not a finding" marks and invalid shares; 5: chart axis, legend and label wraps.
   version: 5,
   doc:
     "REPORT.md, report.html and stats.json of a sweep run, from its aggregate and rows (every ceiling's in a " +
@@ -57,7 +51,6 @@ export const sweepReportStage = defineStage({
       compressions: z.number().int(),
       topN: z.array(z.number().int()),
       inputCap: z.number().int(),
-      /** A ceiling sweep's ceilings as given (absent: one ceiling). */
       inputCaps: z.array(z.number().int()).min(2).optional(),
       summaryAllowance: z.number().int(),
       reserve: z.number().int(),
@@ -65,23 +58,15 @@ export const sweepReportStage = defineStage({
       summaryRetries: z.number().int(),
       answerMaxTokens: z.number().int(),
     }),
-    /** This run's compression calls (nodes reused from a frozen run made theirs there). */
-    compression_usage: UsageSchema,
+    compression_usage: UsageSchema, // this run's own (reused nodes made their calls in the frozen run)
     reused_compression: z.number().int(),
-    /** The frozen run the compression nodes came from, by manifest hash (never a path). */
-    frozen_run: z.string().nullable(),
-    /** Bootstrap resamples of the intervals. */
+    frozen_run: z.string().nullable(), // by manifest hash, never a path
     bootstrap: z.number().int().positive(),
-    /** The cost section (from recorded usage and the given prices), or null without prices. */
-    cost: z.unknown().nullable(),
-    /** A ceiling sweep's ceilings as given (the first is `options.inputCap`); absent: one ceiling. */
-    ceilings: z.array(z.number().int()).min(2).optional(),
-    /** The engine methods (absent: none). */
+    cost: z.unknown().nullable(), // null without prices
+    ceilings: z.array(z.number().int()).min(2).optional(), // a ceiling sweep's, as given
     engines: z.array(z.object({ name: z.string(), spec: z.string(), deterministic: z.boolean() })).optional(),
   }),
-  // `aggregate`/`results`: the primary ceiling's; `ceiling-*:<cap>`: every ceiling's, in a sweep only.
-  // `context:kind=<k> gen=<g>[ cap=<c>]`: the context each generation and kind was answered from (explorer).
-  // `context-info:…`: its record (the evidence units it kept verbatim).
+  // `aggregate`/`results`: the primary ceiling's; `context:kind=<k> gen=<g>[ cap=<c>]` and its `context-info:`.
   inputs: [
     "aggregate",
     "results",
@@ -130,29 +115,24 @@ export const sweepReportStage = defineStage({
       explorer: sweepExplorer(explorerRows, contexts, kept),
       ...(params.cost ? { cost: params.cost as RunCost } : {}),
     });
-    let statsJson = `${JSON.stringify(finiteOrNull(stats), null, 2)}\n`;
-    if (params.ceilings) {
-      // Ascending, so the table and the frontier read from the tightest ceiling to the loosest.
-      const ceilings: SweepCeilingResult[] = [...params.ceilings].sort((a, b) => a - b).map((cap) => {
-        const { aggregates, rows } = sweepCeilingOf(inputs, cap);
-        const kinds = aggregates.map((a) => a.kind);
-        return { cap, aggregates, stats: sweepStats(rows, kinds, { resamples: params.bootstrap }) };
-      });
-      Object.assign(meta, { ceilings });
-      statsJson = `${
-        JSON.stringify(
-          {
-            ...finiteOrNull(stats),
-            ceilings: ceilings.map((c) => ({ input_cap: c.cap, ...finiteOrNull(c.stats) })),
-          },
-          null,
-          2,
-        )
-      }\n`;
-    }
+    // Ascending, so the table and the frontier read from the tightest ceiling to the loosest.
+    const ceilings: SweepCeilingResult[] | undefined = params.ceilings &&
+      [...params.ceilings].sort((a, b) => a - b)
+        .map((cap) => {
+          const { aggregates, rows } = sweepCeilingOf(inputs, cap);
+          const kinds = aggregates.map((a) => a.kind);
+          return { cap, aggregates, stats: sweepStats(rows, kinds, { resamples: params.bootstrap }) };
+        });
+    if (ceilings) Object.assign(meta, { ceilings });
+    const statsDoc = ceilings
+      ? {
+        ...finiteOrNull(stats),
+        ceilings: ceilings.map((c) => ({ input_cap: c.cap, ...finiteOrNull(c.stats) })),
+      }
+      : finiteOrNull(stats);
     return Promise.resolve({
       outputs: {
-        "stats.json": statsJson,
+        "stats.json": `${JSON.stringify(statsDoc, null, 2)}\n`,
         "REPORT.md": sweepReportMarkdown(aggregates, meta),
         "report.html": sweepReportHtml(aggregates, meta),
       },

@@ -1,6 +1,5 @@
 /**
- * `sweep-score`: ten exact fact checks and six executable repair checks (run in the sandbox) of one answer.
- * Identical answers have the same key, so each distinct answer is scored once.
+ * `sweep-score`: the fact checks and the sandboxed repair checks of one answer (each distinct answer once, by key).
  *
  * @module
  */
@@ -9,7 +8,7 @@ import { defineStage } from "../../../pipeline/stage.ts";
 import { StoredAnswerSchema } from "../../answer_stage.ts";
 import { checkFacts, factScore } from "../facts.ts";
 import { runCaseRepairChecks } from "../case_checks.ts";
-import { checkSweepEnv, type SweepStageEnv } from "./env.ts";
+import { checkSweepEnv, type SweepStageEnv } from "./trajectory.ts";
 
 const Check = z.object({ name: z.string(), passed: z.boolean() });
 

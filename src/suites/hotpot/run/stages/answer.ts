@@ -1,6 +1,5 @@
 /**
- * `hotpot-answer`: one chat completion of a question's rendered answer input: the answer stage both
- * gold-scored suites share (`src/suites/answer_stage.ts`) under hotpot's name.
+ * `hotpot-answer`: the answer stage hotpot and sweep share (`src/suites/answer_stage.ts`) under hotpot's name.
  *
  * @module
  */

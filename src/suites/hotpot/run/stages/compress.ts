@@ -7,25 +7,13 @@
  */
 import { z } from "zod";
 import { defineStage } from "../../../../pipeline/stage.ts";
-import type { ChatModel, DecisionModel } from "../../../../models/types.ts";
 import { summarizeWithin } from "../../../../methods/summarize.ts";
 import { countPrompt } from "../../../../tokens/budget.ts";
-import type { TokenCounter } from "../../../../tokens/types.ts";
-import type { LoopbackProxy } from "../../../../models/loopback_proxy.ts";
-import { defineRankStage } from "../../../rank_stage.ts";
+import { defineRankStage, type ModelStageEnv } from "../../../rank_stage.ts";
 import { StoredRankingSchema, StoredSummarySchema } from "../../../stored.ts";
 import { compactedContext, evidenceText, hotpotFrame, questionUnits, taskText } from "../methods.ts";
 import { declaredMethod, type MethodParams } from "../../../../methods/registry.ts";
 import { storedQuestion } from "./question.ts";
-
-/** What the hotpot compression bodies need: the models and the counter. */
-export interface HotpotModelEnv {
-  decision: DecisionModel;
-  chat: ChatModel;
-  counter: TokenCounter;
-  /** The loopback chat endpoint outside engines get (transport: in no key). */
-  endpoint?: LoopbackProxy;
-}
 
 /** A ranking input that may be null (built once: a zod schema costs far more to build than to run). */
 const OptionalRankingSchema = StoredRankingSchema.nullable();
@@ -36,7 +24,7 @@ export const hotpotRankStage = defineRankStage({
   doc: "The decision model's ranking of one question's units (one generation).",
   params: { generation: z.number().int(), decision_model: z.string() },
   inputs: ["question"],
-  units(_, inputs, _env: HotpotModelEnv) {
+  units(_, inputs, _env: ModelStageEnv) {
     const question = storedQuestion(inputs.question);
     if (!question.valid) return { invalid: "collection invalid" };
     return { units: questionUnits(question), task: taskText(question) };
@@ -73,7 +61,7 @@ export const hotpotSummaryStage = defineStage({
     params: z.infer<typeof SummaryParams>;
     inputs: Record<string, unknown>;
     key: string;
-    env: HotpotModelEnv;
+    env: ModelStageEnv;
   }) {
     const { counter } = env;
     const question = storedQuestion(inputs.question);

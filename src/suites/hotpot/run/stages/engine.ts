@@ -9,7 +9,7 @@ import { z } from "zod";
 import { publicHistory } from "../../../../methods/engine_method.ts";
 import { defineEngineStage } from "../../../answer_pipeline.ts";
 import { evidenceSpaceOf } from "../methods.ts";
-import type { HotpotModelEnv } from "./compress.ts";
+import type { ModelStageEnv } from "../../../rank_stage.ts";
 import { StoredQuestionSchema } from "./question.ts";
 
 /** The `hotpot-engine` stage. */
@@ -20,7 +20,7 @@ export const hotpotEngineStage = defineEngineStage({
   name_param: "method",
   params: { method: z.string() },
   inputs: ["question"],
-  history(params, inputs, env: HotpotModelEnv) {
+  history(params, inputs, env: ModelStageEnv) {
     if (env.counter.hash !== params.tokenizer) {
       throw new Error(`hotpot-engine: tokenizer ${params.tokenizer} needed`);
     }

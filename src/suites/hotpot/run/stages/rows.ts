@@ -1,16 +1,13 @@
 /**
- * `hotpot-rows`: the answer rows of one question at one ceiling (every method, generation and answer), built
- * from the blobs of its nodes (the answer's status and text, the score, the context's count and hash). The
- * aggregate gathers every question's rows node, so it has one input per question rather than five per answer,
- * and each answer's nodes stay its ancestors in the DAG through this node.
+ * `hotpot-rows`: the answer rows of one question at one ceiling, from the blobs of its answer, score and context
+ * nodes: the aggregate then has one input per question, and each answer's nodes stay its ancestors in the DAG.
  *
  * @module
  */
 import { z } from "zod";
 import { defineStage } from "../../../../pipeline/stage.ts";
-import { AnswerStatusSchema, StoredAnswerSchema } from "../../../answer_stage.ts";
-import { rowIds, rowInput } from "../../../published.ts";
-import type { HotpotMethod } from "../methods.ts";
+import { answerRows } from "../../../answer_stage.ts";
+import { rowInput } from "../../../published.ts";
 import { QuestionMetaSchema } from "./question.ts";
 import { ContextInfoSchema } from "./context.ts";
 import { HotpotScoreSchema } from "./score.ts";
@@ -41,9 +38,6 @@ export const HotpotResultRowSchema = z.object({
 /** The rows node's output: its key (so that no two rows nodes share an output blob) and its rows. */
 export const QuestionRowsSchema = z.object({ node: z.string(), rows: z.array(HotpotResultRowSchema) });
 
-/** A row's answer (built once: a zod schema costs far more to build than to run). */
-const RowAnswerSchema = StoredAnswerSchema.nullable();
-
 /** The `hotpot-rows` stage. */
 export const hotpotRowsStage = defineStage({
   name: "hotpot-rows",
@@ -68,36 +62,24 @@ export const hotpotRowsStage = defineStage({
   provider: false,
   run({ params, inputs, hashes, key }) {
     const question = QuestionMetaSchema.parse(inputs.meta);
-    const rows: z.infer<typeof HotpotResultRowSchema>[] = rowIds(inputs).map((row) => {
-      const status = AnswerStatusSchema.parse(inputs[rowInput("status", row)]);
-      const answer = RowAnswerSchema.parse(inputs[rowInput("answer", row)]);
-      const score = HotpotScoreSchema.parse(inputs[rowInput("score", row)]);
-      const info = ContextInfoSchema.parse(inputs[rowInput("info", row)]);
-      const p = status.params as { method: HotpotMethod; generation: number; answer_index: number };
-      const ok = status.status === "ok" && answer !== null;
-      return {
-        question_id: question.id,
-        type: question.type,
-        method: p.method,
-        generation: p.generation,
-        answer_index: p.answer_index,
-        status: ok ? "ok" : "invalid",
-        reason: ok ? null : status.reason,
-        answer_text: answer?.content ?? null,
-        prediction: score.prediction,
-        metrics: score.metrics,
-        input_tokens: answer?.usage.prompt_tokens ?? null,
-        context_tokens: info.tokens,
-        within_cap: info.within_cap,
-        sp_survival: score.sp_survival,
-        context_hash: hashes[rowInput("context", row)] ?? null,
-      };
-    });
-    const order = new Map(params.methods.map((m, i) => [m, i]));
-    rows.sort((a, b) =>
-      order.get(a.method)! - order.get(b.method)! || a.generation - b.generation ||
-      a.answer_index - b.answer_index
-    );
+    const schemas = { score: HotpotScoreSchema, info: ContextInfoSchema };
+    const rows = answerRows(inputs, schemas, { field: "method", methods: params.methods }, (r) => ({
+      question_id: question.id,
+      type: question.type,
+      method: r.params.method,
+      generation: r.params.generation,
+      answer_index: r.params.answer_index,
+      status: r.valid ? "ok" as const : "invalid" as const,
+      reason: r.valid ? null : r.status.reason,
+      answer_text: r.answer?.content ?? null,
+      prediction: r.score.prediction,
+      metrics: r.score.metrics,
+      input_tokens: r.answer?.usage.prompt_tokens ?? null,
+      context_tokens: r.info.tokens,
+      within_cap: r.info.within_cap,
+      sp_survival: r.score.sp_survival,
+      context_hash: hashes[rowInput("context", r.row)] ?? null,
+    }));
     return Promise.resolve({ outputs: { rows: { node: key, rows } } });
   },
 });
