@@ -155,53 +155,37 @@ export async function answerStage(
   return { node, answer: stored, valid: node.node.status === "ok" && stored !== null };
 }
 
-/** One answer row's parts as a rows or aggregate node reads them (`status:<row>`, `answer:<row>`, …). */
-export interface AnswerRowParts<S, I> {
-  row: string;
-  status: AnswerStatus;
-  answer: StoredAnswer | null;
-  score: S;
-  info: I;
-  /** The answer is valid: its status is ok and it has an answer. */
-  valid: boolean;
-  /** The answer node's params: the method's name (`field`), generation and answer index. */
-  params: Record<string, string> & { generation: number; answer_index: number };
-}
-
+type RowParams = Record<string, string> & { generation: number; answer_index: number };
 const RowAnswerSchema = StoredAnswerSchema.nullable();
 
-/** Every answer row of a node's inputs, built by `build`, by method (in `methods`' order), generation, answer. */
+/**
+ * Every answer row of a rows or aggregate node's inputs (`status:<row>`, `answer:<row>`, `score:<row>`,
+ * `info:<row>`) as `build` makes it, sorted by method (row field `field`, in `methods`' order), generation, answer.
+ */
 export function answerRows<S, I, R extends { generation: number; answer_index: number }>(
   inputs: Record<string, unknown>,
   schemas: { score: z.ZodType<S>; info: z.ZodType<I> },
   order: { field: string; methods: readonly string[] },
-  build: (parts: AnswerRowParts<S, I>) => R,
+  build: (r: {
+    row: string;
+    status: AnswerStatus;
+    answer: StoredAnswer | null;
+    score: S;
+    info: I;
+    valid: boolean;
+    params: RowParams;
+  }) => R,
 ): R[] {
-  const rank = new Map(order.methods.map((m, i) => [m, i]));
-  const rows = rowIds(inputs).map((row) => {
+  const rank = new Map<unknown, number>(order.methods.map((m, i) => [m, i]));
+  const of = (r: R) => rank.get((r as Record<string, unknown>)[order.field])!;
+  return rowIds(inputs).map((row) => {
     const status = AnswerStatusSchema.parse(inputs[rowInput("status", row)]);
     const answer = RowAnswerSchema.parse(inputs[rowInput("answer", row)]);
     const score = schemas.score.parse(inputs[rowInput("score", row)]);
     const info = schemas.info.parse(inputs[rowInput("info", row)]);
-    const params = status.params as AnswerRowParts<S, I>["params"];
-    return {
-      key: params[order.field],
-      row: build({
-        row,
-        status,
-        answer,
-        score,
-        info,
-        valid: status.status === "ok" && answer !== null,
-        params,
-      }),
-    };
-  });
-  rows.sort((a, b) =>
-    rank.get(a.key)! - rank.get(b.key)! || a.row.generation - b.row.generation ||
-    a.row.answer_index - b.row.answer_index
-  );
-  return rows.map((r) => r.row);
+    const valid = status.status === "ok" && answer !== null;
+    return build({ row, status, answer, score, info, valid, params: status.params as RowParams });
+  }).sort((a, b) => of(a) - of(b) || a.generation - b.generation || a.answer_index - b.answer_index);
 }
 
 /** What `--check-only` found: answer inputs compared with the frozen run's, by label. */
