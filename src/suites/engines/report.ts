@@ -353,9 +353,16 @@ export const QUESTIONS_PER_PROMPT_NOTE =
 /** The title of an engines run's REPORT.md and report.html. */
 export const ENGINES_REPORT_TITLE = "engines: context engines head to head";
 
+/** The run's budgets as the reports state them (shared by REPORT.md and report.html). */
+export function budgetFact(results: readonly EngineResult[], meta: EnginesReportMeta): string {
+  const budgets = budgetsOf(results, meta);
+  return `Budget${budgets.length > 1 ? "s" : ""}: ${
+    budgets.length === 0 ? "-" : budgets.map((b) => `${b.budget_tokens} tokens (${b.budget})`).join(", ")
+  }; ${meta.repeats} warm repeats after one cold call per engine`;
+}
+
 /** The engines section of REPORT.md. */
 export function enginesReportMarkdown(results: EngineResult[], meta: EnginesReportMeta): string {
-  const budgets = budgetsOf(results, meta);
   const first = results[0];
   const lines = [
     `# ${ENGINES_REPORT_TITLE}`,
@@ -365,10 +372,15 @@ export function enginesReportMarkdown(results: EngineResult[], meta: EnginesRepo
     `- Transcript: ${meta.transcript} — ${first?.messages_in ?? 0} messages, ${
       first?.input_tokens ?? 0
     } tokens (${meta.tokenizer}), hash \`${meta.transcriptHash}\``,
-    `- Budget${budgets.length > 1 ? "s" : ""}: ${
-      budgets.length === 0 ? "-" : budgets.map((b) => `${b.budget_tokens} tokens (${b.budget})`).join(", ")
-    }; ${meta.repeats} warm repeats after one cold call per engine`,
+    `- ${budgetFact(results, meta)}`,
   ];
+  /** A `###` section: each part after a blank line (a list of lines is one part). */
+  const section = (heading: string, ...parts: (string | string[])[]) =>
+    lines.push(
+      "",
+      `### ${heading}`,
+      ...parts.flatMap((part) => ["", ...(Array.isArray(part) ? part : [part])]),
+    );
   if (meta.answering && meta.chatModel && meta.decisionModel) {
     const requested = { chat_model: meta.chatModel, decision_model: meta.decisionModel };
     lines.push(`- Models: ${modelsFact(requested, meta.answering, (name) => `\`${name}\``)}`);
@@ -384,102 +396,69 @@ export function enginesReportMarkdown(results: EngineResult[], meta: EnginesRepo
         "not a measure of any real LLM.",
     );
   }
-  lines.push(`- ${QUESTIONS_PER_PROMPT_NOTE}`);
-  const retried = results.filter((r) => r.latency_ms.warm_excluded_retried > 0);
   lines.push(
+    `- ${QUESTIONS_PER_PROMPT_NOTE}`,
     "",
     ...markdownTable(ENGINE_TABLE_HEADER, engineTableRows(results)),
-    "",
-    ENGINES_TABLE_NOTE,
-    "",
-    `### ${ENGINES_PARITY_HEADING}`,
-    "",
-    ENGINES_PARITY_NOTE,
   );
+  lines.push("", ENGINES_TABLE_NOTE);
+  section(ENGINES_PARITY_HEADING, ENGINES_PARITY_NOTE);
   const notes = engineNotes(results);
-  if (notes.length > 0) {
-    lines.push("", `### ${ENGINE_NOTES_HEADING}`, "", ...notes.map((note) => `- ${markdownSafe(note)}`));
-  }
+  if (notes.length > 0) section(ENGINE_NOTES_HEADING, notes.map((note) => `- ${markdownSafe(note)}`));
+  const retried = results.filter((r) => r.latency_ms.warm_excluded_retried > 0);
   if (retried.length > 0) {
-    lines.push(
-      "",
-      `Warm calls left out for retries: ${
-        retried.map((r) => `${engineLabel(r)} at ${r.budget}: ${r.latency_ms.warm_excluded_retried}`).join(
-          "; ",
-        )
-      }.`,
+    const counts = retried.map((r) =>
+      `${engineLabel(r)} at ${r.budget}: ${r.latency_ms.warm_excluded_retried}`
     );
+    lines.push("", `Warm calls left out for retries: ${counts.join("; ")}.`);
   }
-  if (budgets.length > 1) {
+  if (budgetsOf(results, meta).length > 1) {
     const curve = budgetCurveRows(results, meta);
-    lines.push(
-      "",
-      "### Recall at retained tokens",
-      "",
+    section(
+      "Recall at retained tokens",
       "Every engine at every budget: tokens kept in the window / verbatim needle recall / QA recall.",
-      "",
-      ...markdownTable(curve.header, curve.rows),
+      markdownTable(curve.header, curve.rows),
     );
   }
   const recovery = recoveryRows(results);
   if (recovery !== null) {
-    lines.push(
-      "",
-      "### Recall with recovery",
-      "",
-      RECOVERY_NOTE,
-      "",
-      ...markdownTable(recovery.header, recovery.rows),
-    );
+    section("Recall with recovery", RECOVERY_NOTE, markdownTable(recovery.header, recovery.rows));
   }
   const byType = probeTypeRows(results);
   if (byType !== null) {
-    lines.push(
-      "",
-      "### Probe recall per type",
-      "",
+    section(
+      "Probe recall per type",
       "Share of expected facts found in the chat model's answers, per probe type (found/expected; LLM-free " +
         "matching as above).",
-      "",
-      ...markdownTable(byType.header, byType.rows),
+      markdownTable(byType.header, byType.rows),
     );
   }
   const locomo = statsOf(results, meta).locomo;
   if (locomo) {
-    const tables = locomoTables(locomo);
-    lines.push(
-      "",
-      "### LoCoMo QA (answer F1)",
-      "",
+    const t = locomoTables(locomo);
+    const pooled = markdownTable(t.pooledHeader, t.pooled);
+    section(
+      "LoCoMo QA (answer F1)",
       LOCOMO_NOTE,
-      "",
-      ...markdownTable(tables.header, tables.rows),
-      "",
+      markdownTable(t.header, t.rows),
       "Pooled over conversations:",
-      "",
-      ...markdownTable(tables.pooledHeader, tables.pooled),
+      pooled,
     );
   }
   lines.push(enginesStatsMarkdown(statsOf(results, meta)).trimEnd().replace("## 95% CI", "### 95% CI"));
   const failed = results.filter((r) => r.status === "failed" && r.reason !== null);
   if (failed.length > 0) {
-    lines.push(
-      "",
-      "### Failures",
-      "",
-      ...failed.map((r) => `- \`${markdownSafe(r.engine)}\` at ${r.budget}: ${markdownSafe(r.reason!)}`),
+    section(
+      "Failures",
+      failed.map((r) => `- \`${markdownSafe(r.engine)}\` at ${r.budget}: ${markdownSafe(r.reason!)}`),
     );
   }
   const skipped = results.filter((r) => r.status === "skipped");
   if (skipped.length > 0) {
-    lines.push(
-      "",
-      "### Skipped",
-      "",
-      ...skipped.map((r) =>
-        `- \`${markdownSafe(r.engine)}\` at ${r.budget}: skipped: ${markdownSafe(r.reason ?? "")}`
-      ),
+    const items = skipped.map((r) =>
+      `- \`${markdownSafe(r.engine)}\` at ${r.budget}: skipped: ${markdownSafe(r.reason ?? "")}`
     );
+    section("Skipped", items);
   }
   return lines.join("\n") + "\n";
 }

@@ -4,9 +4,11 @@
  * @module
  */
 import { modelChangeNotice } from "../../core/answering_models.ts";
+import type { Cell } from "../../core/markdown_table.ts";
 import { modelsFactHtml } from "../../report/models_html.ts";
 import {
   budgetCurveRows,
+  budgetFact,
   budgetsOf,
   ENGINE_HTML_TABLE_HEADER,
   ENGINE_NOTES_HEADING,
@@ -57,14 +59,11 @@ function category(r: EngineResult, multi: boolean): string {
 
 function runFacts(results: readonly EngineResult[], meta: EnginesReportMeta): Html {
   const first = results[0];
-  const budgets = budgetsOf(results, meta);
   const items: (Html | string)[] = [
     safeHtml`Transcript: ${meta.transcript} — ${first?.messages_in ?? 0} messages, ${
       first?.input_tokens ?? 0
     } tokens (${meta.tokenizer}), hash ${code(meta.transcriptHash)}`,
-    `Budget${budgets.length > 1 ? "s" : ""}: ${
-      budgets.length === 0 ? "-" : budgets.map((b) => `${b.budget_tokens} tokens (${b.budget})`).join(", ")
-    }; ${meta.repeats} warm repeats after one cold call per engine`,
+    budgetFact(results, meta),
   ];
   if (meta.answering && meta.chatModel && meta.decisionModel) {
     const requested = { chat_model: meta.chatModel, decision_model: meta.decisionModel };
@@ -77,16 +76,20 @@ function runFacts(results: readonly EngineResult[], meta: EnginesReportMeta): Ht
   return factList(items);
 }
 
+/** A table whose first `left` columns are left-aligned, the others right-aligned. */
+function table(header: readonly string[], rows: readonly Cell[][], left: number): Html {
+  return htmlTable(header, rows, { align: header.map((_, i) => i < left ? "left" : "right") });
+}
+
 /** The LoCoMo QA tables (per row, pooled over conversations), or nothing when no row was scored by its F1. */
 function locomoHtml(stats: EnginesStats): Html | string {
   if (!stats.locomo) return "";
   const t = locomoTables(stats.locomo);
-  const align = (header: string[], left: number) => header.map((_, i) => i < left ? "left" : "right");
   return safeHtml`<h3>LoCoMo QA (answer F1)</h3>
 ${paragraphs(plainNote(LOCOMO_NOTE), "note")}
-${htmlTable(t.header, t.rows, { align: align(t.header, 2) })}
+${table(t.header, t.rows, 2)}
 <p>Pooled over conversations:</p>
-${htmlTable(t.pooledHeader, t.pooled, { align: align(t.pooledHeader, 2) })}
+${table(t.pooledHeader, t.pooled, 2)}
 `;
 }
 
@@ -271,9 +274,7 @@ ${runFacts(results, meta)}
 ${
     // Smaller type for this wide table only, so that it fits a 1,400-pixel window.
     safeHtml`<div style="font-size: 0.86em">${
-      htmlTable(ENGINE_HTML_TABLE_HEADER, engineHtmlTableRows(results), {
-        align: ENGINE_HTML_TABLE_HEADER.map((_, i) => i <= 2 ? "left" : "right"),
-      })
+      table(ENGINE_HTML_TABLE_HEADER, engineHtmlTableRows(results), 3)
     }</div>`}${paragraphs(plainNote(ENGINES_TABLE_NOTE), "note")}<h3>${ENGINES_PARITY_HEADING}</h3>
 ${paragraphs(plainNote(ENGINES_PARITY_NOTE), "note")}${
     engineNotes(results).length > 0
@@ -282,11 +283,9 @@ ${factList(engineNotes(results).map((note) => safeHtml`${note}`))}`
       : ""
   }
 ${locomoHtml(stats)}<h3>95% CI</h3>
-${
-    htmlTable(enginesCiHeaders(stats), enginesIntervalRows(stats), {
-      align: enginesCiHeaders(stats).map((_, i) => i < 2 ? "left" : "right"),
-    })
-  }${paragraphs(enginesStatsNote(stats), "note")}${
+${table(enginesCiHeaders(stats), enginesIntervalRows(stats), 2)}${
+    paragraphs(enginesStatsNote(stats), "note")
+  }${
     failed.length > 0
       ? safeHtml`<h3>Failures</h3>
 ${factList(failed.map((r) => safeHtml`${code(r.engine)} at ${r.budget}: ${r.reason ?? ""}`))}`
@@ -300,25 +299,17 @@ ${factList(skipped.map((r) => safeHtml`${code(r.engine)} at ${r.budget}: skipped
     recovery !== null
       ? safeHtml`<h3>Recall with recovery</h3>
 ${paragraphs(plainNote(RECOVERY_NOTE), "note")}
-${
-        htmlTable(recovery.header, recovery.rows, {
-          align: recovery.header.map((_, i) => i < 4 ? "left" : "right"),
-        })
-      }`
+${table(recovery.header, recovery.rows, 4)}`
       : ""
   }${
     byType !== null
       ? safeHtml`<h3>Probe recall per type</h3>
-${htmlTable(byType.header, byType.rows, { align: byType.header.map((_, i) => i < 2 ? "left" : "right") })}`
+${table(byType.header, byType.rows, 2)}`
       : ""
   }${
     multi
       ? safeHtml`<h2>Recall at retained tokens</h2>
-${
-        htmlTable(curveTable.header, curveTable.rows, {
-          align: curveTable.header.map((_, i) => i === 0 ? "left" : "right"),
-        })
-      }
+${table(curveTable.header, curveTable.rows, 1)}
 ${
         figure(
           "Needle recall against tokens kept, one curve per engine (one point per budget, with its 95% CI)",
