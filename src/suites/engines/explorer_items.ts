@@ -38,6 +38,12 @@ export function enginesExplorer(
 ): ExplorerData {
   const name = (r: ExplorerEngineResult) => (r.budget ? `${r.engine} @${r.budget}` : r.engine);
   const recovered = results.some((r) => r.recovery);
+  type Answer = NonNullable<Answers>["answers"][number];
+  const verdict = (a: Answer | undefined, none: string) => a ? (a.correct ? "✓ correct" : "✗ wrong") : none;
+  const reply = (a: Answer | undefined) => a ? (a.reply ?? a.error ?? "") : "";
+  // A tag list: `some` and the names when any row is named, else `none` when any row was looked at.
+  const tag = (named: string[], looked: boolean, some: string, none: string) =>
+    named.length > 0 ? [some, ...named] : looked ? [none] : [];
   const items: ExplorerItem[] = needles.map((n) => {
     const rows = results.map((r) => {
       const answers = n.kind === "needle" ? r.qa?.answers : r.probes?.answers;
@@ -54,18 +60,14 @@ export function enginesExplorer(
           name(r),
           r.status === "ok" ? "ok" : `${r.status}: ${r.reason ?? ""}`,
           kept === null ? "n/a" : kept ? "✓ kept" : "✗ lost",
-          a ? (a.correct ? "✓ correct" : "✗ wrong") : "not asked",
-          a ? (a.reply ?? a.error ?? "") : "",
-          ...(recovered
-            ? [rec ? (rec.correct ? "✓ correct" : "✗ wrong") : "-", rec ? (rec.reply ?? rec.error ?? "") : ""]
-            : []),
+          verdict(a, "not asked"),
+          reply(a),
+          ...(recovered ? [verdict(rec, "-"), reply(rec)] : []),
         ],
       };
     });
     const lostBy = rows.filter((r) => r.kept === false).map((r) => r.engine);
-    const checked = rows.some((r) => r.kept !== null);
     const wrongBy = rows.filter((r) => r.correct === false).map((r) => r.engine);
-    const asked = rows.some((r) => r.correct !== null);
     return {
       id: n.id,
       label: n.question,
@@ -73,16 +75,13 @@ export function enginesExplorer(
         kind: [n.kind],
         position: n.position ? [n.position] : [],
         type: n.type ? [n.type] : [],
-        lost: lostBy.length > 0
-          ? ["lost by some engine", ...lostBy]
-          : checked
-          ? ["kept by every engine"]
-          : [],
-        answer: wrongBy.length > 0
-          ? ["wrong by some engine", ...wrongBy]
-          : asked
-          ? ["right by every engine"]
-          : [],
+        lost: tag(lostBy, rows.some((r) => r.kept !== null), "lost by some engine", "kept by every engine"),
+        answer: tag(
+          wrongBy,
+          rows.some((r) => r.correct !== null),
+          "wrong by some engine",
+          "right by every engine",
+        ),
       },
       sections: [
         {
@@ -112,6 +111,13 @@ export function enginesExplorer(
     };
   });
   const engines = results.map(name);
+  const choices = (values: Iterable<string>) =>
+    [...new Set(values)].map((value) => ({ value, label: value }));
+  const byEngine = (some: string, none: string) => [
+    { value: some, label: "by some engine" },
+    { value: none, label: "by no engine" },
+    ...engines.map((e) => ({ value: e, label: `by ${e}` })),
+  ];
   return {
     title: "engines needles and probes",
     itemName: needles.every((n) => n.kind === "probe") && needles.length > 0
@@ -120,46 +126,20 @@ export function enginesExplorer(
       ? "needle or probe"
       : "needle",
     filters: [
-      {
-        id: "kind",
-        label: "kind",
-        options: [...new Set(needles.map((n) => n.kind))].map((k) => ({ value: k, label: k })),
-      },
-      {
-        id: "position",
-        label: "position",
-        options: [...new Set(needles.flatMap((n) => (n.position ? [n.position] : [])))].map((p) => ({
-          value: p,
-          label: p,
-        })),
-      },
+      { id: "kind", label: "kind", options: choices(needles.map((n) => n.kind)) },
+      { id: "position", label: "position", options: choices(needles.flatMap((n) => n.position || [])) },
       ...(needles.some((n) => n.type)
         ? [{
           id: "type",
           label: "type",
-          options: [...new Set(needles.flatMap((n) => (n.type ? [n.type] : [])))].sort().map((t) => ({
-            value: t,
-            label: t,
-          })),
+          options: choices([...new Set(needles.flatMap((n) => n.type || []))].sort()),
         }]
         : []),
-      {
-        id: "lost",
-        label: "lost",
-        options: [
-          { value: "lost by some engine", label: "by some engine" },
-          { value: "kept by every engine", label: "by no engine" },
-          ...engines.map((e) => ({ value: e, label: `by ${e}` })),
-        ],
-      },
+      { id: "lost", label: "lost", options: byEngine("lost by some engine", "kept by every engine") },
       {
         id: "answer",
         label: "answered wrong",
-        options: [
-          { value: "wrong by some engine", label: "by some engine" },
-          { value: "right by every engine", label: "by no engine" },
-          ...engines.map((e) => ({ value: e, label: `by ${e}` })),
-        ],
+        options: byEngine("wrong by some engine", "right by every engine"),
       },
     ],
     items,

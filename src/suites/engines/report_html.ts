@@ -104,14 +104,15 @@ function percentOf(
   });
 }
 
-/** Error bars of one interval per result, in percent (none where there is no interval). */
-function percentErrors(
+/** Error bars of one interval per result, times `scale` (none where there is no interval). */
+function errorBars(
   stats: EnginesStats,
   pick: (e: EngineIntervals) => Interval | null,
+  scale = 100,
 ): ({ lo: number; hi: number } | null)[] {
   return stats.engines.map((e) => {
     const i = pick(e);
-    return i !== null && Number.isFinite(i.lo) ? { lo: 100 * i.lo, hi: 100 * i.hi } : null;
+    return i !== null && Number.isFinite(i.lo) ? { lo: scale * i.lo, hi: scale * i.hi } : null;
   });
 }
 
@@ -125,12 +126,12 @@ function recallChart(
     {
       name: "needles (verbatim)",
       values: percentOf(results, (r) => r.needles.recall),
-      errors: percentErrors(stats, (e) => e.needle_recall),
+      errors: errorBars(stats, (e) => e.needle_recall),
     },
     {
       name: "QA",
       values: percentOf(results, (r) => r.qa?.recall ?? null),
-      errors: percentErrors(stats, (e) => e.qa_recall),
+      errors: errorBars(stats, (e) => e.qa_recall),
     },
   ];
   const probes = results.some((r) => r.probes !== null);
@@ -138,7 +139,7 @@ function recallChart(
     series.push({
       name: "probes",
       values: percentOf(results, (r) => r.probes?.recall ?? null),
-      errors: percentErrors(stats, (e) => e.probe_recall),
+      errors: errorBars(stats, (e) => e.probe_recall),
     });
   }
   return barChart({
@@ -190,10 +191,7 @@ function latencyChart(
       {
         name: "warm mean",
         values: results.map((r) => own(r).warm_mean),
-        errors: stats.engines.map((e) => {
-          const i = e.warm_latency_ms;
-          return i !== null && Number.isFinite(i.lo) ? { lo: i.lo, hi: i.hi } : null;
-        }),
+        errors: errorBars(stats, (e) => e.warm_latency_ms, 1),
       },
       { name: "warm median", values: results.map((r) => own(r).warm_median) },
     ],

@@ -109,28 +109,14 @@ export interface EngineResult {
   timing?: EngineTiming;
   timing_note?: string | null;
   /** The engine's own compress call (ms; warm: those without retried model calls); null for one-shot engines. */
-  compress_ms?: {
-    cold: number | null;
-    warm_mean: number | null;
-    warm_median: number | null;
-    warm_p95: number | null;
-    warm: number[];
-  };
+  compress_ms?: CallTimes;
   /** A worker engine's start-up (spawn to hello, ms), else null. */
   startup_ms?: number | null;
   worker?:
     | { engine: string; version: string; keeps_state: boolean; reported_startup_ms: number | null }
     | null;
   /** The round trip per call (ms); warm figures over the warm calls that needed no retry. */
-  latency_ms: {
-    cold: number | null;
-    warm_mean: number | null;
-    warm_median: number | null;
-    warm_p95: number | null;
-    warm: number[];
-    warm_excluded_retried: number;
-    cold_retried_attempts: number;
-  };
+  latency_ms: CallTimes & { warm_excluded_retried: number; cold_retried_attempts: number };
   /** True when every warm call returned the same window as the cold one. */
   deterministic: boolean | null;
   /** Model usage of the cold compress call, of all compress calls, of the QA questions. */
@@ -144,6 +130,26 @@ export interface EngineResult {
   window: ChatMessage[] | null;
   /** Provider exchanges of the cold compress call and of the QA questions. */
   records: CallRecord[];
+}
+
+/** The times of the cold call and of the warm calls (ms), with the warm calls' mean, median and p95. */
+export interface CallTimes {
+  cold: number | null;
+  warm_mean: number | null;
+  warm_median: number | null;
+  warm_p95: number | null;
+  warm: number[];
+}
+
+function noTimes(): CallTimes {
+  return { cold: null, warm_mean: null, warm_median: null, warm_p95: null, warm: [] };
+}
+
+/** Sets the warm calls' mean, median and p95. */
+function summarizeWarm(times: CallTimes): void {
+  times.warm_mean = mean(times.warm);
+  times.warm_median = median(times.warm);
+  times.warm_p95 = percentile(times.warm, 95);
 }
 
 /** What the +recovery arm measured for one engine (see {@link EngineResult.recovery}). */
@@ -214,13 +220,7 @@ export async function runEngines(options: RunEnginesOptions): Promise<EngineResu
   for (const [index, engine] of engines.entries()) {
     const progress = (phase: EngineProgress["phase"], status?: EngineResult["status"]) =>
       options.onProgress?.({ engine: engine.name, phase, index, total: engines.length, status });
-    const own: NonNullable<EngineResult["compress_ms"]> = {
-      cold: null,
-      warm_mean: null,
-      warm_median: null,
-      warm_p95: null,
-      warm: [],
-    };
+    const own = noTimes();
     const result: EngineResult = {
       engine: engine.name,
       spec: selections[index].spec,
@@ -253,15 +253,7 @@ export async function runEngines(options: RunEnginesOptions): Promise<EngineResu
       needles: { total: needles.length, found: 0, recall: null, found_ids: [] },
       qa: null,
       probes: null,
-      latency_ms: {
-        cold: null,
-        warm_mean: null,
-        warm_median: null,
-        warm_p95: null,
-        warm: [],
-        warm_excluded_retried: 0,
-        cold_retried_attempts: 0,
-      },
+      latency_ms: { ...noTimes(), warm_excluded_retried: 0, cold_retried_attempts: 0 },
       deterministic: null,
       usage: null,
       usage_all_calls: emptyUsage(),
@@ -352,12 +344,8 @@ export async function runEngines(options: RunEnginesOptions): Promise<EngineResu
           if (same && transcriptHash(warm.output.messages) !== result.window_hash) same = false;
         }
         result.deterministic = repeats > 0 ? same : null;
-        result.latency_ms.warm_mean = mean(result.latency_ms.warm);
-        result.latency_ms.warm_median = median(result.latency_ms.warm);
-        result.latency_ms.warm_p95 = percentile(result.latency_ms.warm, 95);
-        own.warm_mean = mean(own.warm);
-        own.warm_median = median(own.warm);
-        own.warm_p95 = percentile(own.warm, 95);
+        summarizeWarm(result.latency_ms);
+        summarizeWarm(own);
       }
     } catch (error) {
       await coldRecall?.close();
