@@ -112,6 +112,7 @@ async function timedRun(
     "run",
     "--allow-all",
     CONFIG,
+    LAZY,
     new URL("../main.ts", import.meta.url).href,
     "hotpot",
     "run",
@@ -163,7 +164,14 @@ export async function benchCpuPerCall(
   const concurrency = options.concurrency ?? 64;
   const dir = await Deno.makeTempDir({ prefix: "hotpot_cpu_bench_", dir: options.dir });
   const server = new Deno.Command(Deno.execPath(), {
-    args: ["run", "--allow-all", CONFIG, new URL("../main.ts", import.meta.url).href, "serve-reference"],
+    args: [
+      "run",
+      "--allow-all",
+      CONFIG,
+      LAZY,
+      new URL("../main.ts", import.meta.url).href,
+      "serve-reference",
+    ],
     stdout: "piped",
     stderr: "null",
   }).spawn();
@@ -284,13 +292,14 @@ export interface OverheadResult {
 
 const RecordAttemptsSchema = z.object({ attempts: z.number().int().positive() }).loose();
 
-/** The project's deno.json (its unstable features, lazy dynamic imports among them), whatever the cwd. */
+/** The project's deno.json, whatever the cwd, and the launcher's lazy loading of each command's modules. */
 const CONFIG = `--config=${new URL("../deno.json", import.meta.url).pathname}`;
+const LAZY = "--unstable-lazy-dynamic-imports";
 
 async function cli(args: string[]): Promise<void> {
   const main = new URL("../main.ts", import.meta.url);
   const output = await new Deno.Command(Deno.execPath(), {
-    args: ["run", "--allow-all", CONFIG, main.href, ...args],
+    args: ["run", "--allow-all", CONFIG, LAZY, main.href, ...args],
     stdout: "piped",
     stderr: "piped",
   }).output();
