@@ -8,8 +8,12 @@
 import assert from "node:assert/strict";
 import type { HotpotRecord } from "../src/data/hotpot_record.ts";
 import type { ChatMessage } from "../src/models/messages.ts";
-import { checkCollection } from "../src/suites/hotpot/collect/collection_checks.ts";
-import { framingOf, KNOWN_READ_TOOLS, unframeRead } from "../src/suites/hotpot/collect/read_framing.ts";
+import {
+  checkCollection,
+  framingOf,
+  KNOWN_READ_TOOLS,
+  unframeRead,
+} from "../src/suites/hotpot/collect/collection_checks.ts";
 import type { Collection } from "../src/suites/hotpot/collect/trajectory.ts";
 import { workspaceFiles } from "../src/suites/hotpot/workspace.ts";
 

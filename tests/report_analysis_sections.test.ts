@@ -11,7 +11,7 @@ import {
   EMBEDDED_CONTEXT_QUESTIONS,
   hotpotExplorer,
   hotpotExplorerPacked,
-} from "../src/suites/hotpot/report/explorer.ts";
+} from "../src/suites/hotpot/report/stages/report.ts";
 import type { HotpotResultRow } from "../src/suites/hotpot/run/run_suite.ts";
 import { rowFigures } from "../src/suites/hotpot/run/rows.ts";
 import { METRIC_NAMES } from "../src/suites/hotpot/run/scoring.ts";

@@ -1,6 +1,6 @@
 /**
  * A case's repair checks: the payment gateway's six (repair_checks.ts) or its checks module's, each run in
- * the sandbox child (case_child.ts), never in this process, giving back one zod-checked verdict.
+ * the sandbox child (sandbox_child.ts), never in this process, giving back one zod-checked verdict.
  * @module
  */
 import { paymentsRepairSpec, type SweepFixture } from "./fixture.ts";
