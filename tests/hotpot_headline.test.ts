@@ -4,7 +4,7 @@
  * (the ceiling did not bind for most questions; most conditions of a method invalid).
  */
 import assert from "node:assert/strict";
-import { hotpotWarnings, hypothesisLines } from "../src/suites/hotpot/report/headline.ts";
+import { hotpotWarnings, hypothesisLines } from "../src/suites/hotpot/report/report.ts";
 import { hotpotSummaryLines } from "../src/suites/hotpot/definition.ts";
 
 const agg = (

@@ -11,7 +11,7 @@ import { aggregateHotpot } from "../src/suites/hotpot/run/aggregate.ts";
 import { predictionFromModelAnswer } from "../src/suites/hotpot/run/answer_parse.ts";
 import { collectScripted } from "../src/suites/hotpot/collect/collect_question.ts";
 import { exactQuestionMean, Rational } from "../src/suites/hotpot/run/exact_mean.ts";
-import { hypothesisVerdict, hypothesisVerdictText } from "../src/suites/hotpot/report/headline.ts";
+import { hypothesisVerdict, hypothesisVerdictText } from "../src/suites/hotpot/report/report.ts";
 import {
   compactedContext,
   fullContext,

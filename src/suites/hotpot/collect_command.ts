@@ -10,10 +10,14 @@ import { readInputFile } from "../../fs_input.ts";
 import { refuseGiven } from "../../core/option_rules.ts";
 import { refuseWithRetry, runSuiteCommand } from "../run_command.ts";
 import type { RunCommandOptions, RunInvocation } from "../run_lifecycle.ts";
-import { assertQuotaMet, collectCorpus, type CollectMode } from "./collect/collect_suite.ts";
+import {
+  assertQuotaMet,
+  collectCorpus,
+  type CollectMode,
+  HOTPOT_COLLECT_SUITE,
+} from "./collect_definition.ts";
 import { hotpotDatasetFile } from "./collect/dataset_file.ts";
 import { selectionReportOf } from "./collect/stages/select.ts";
-import { HOTPOT_COLLECT_SUITE } from "./collect_definition.ts";
 import { DEFAULT_SELECTION } from "./collect/select.ts";
 import type { Shard } from "../../pipeline/shard.ts";
 import {

@@ -15,7 +15,7 @@ import { ownRecord } from "../../core/own_record.ts";
 /** Format tag of corpus files. */
 export const CORPUS_FORMAT = "compaction-bench/hotpot-corpus@1";
 
-/** How the trajectories were collected (see collect_suite.ts). */
+/** How the trajectories were collected (see collect/collect_question.ts). */
 export const CollectionModeSchema = z.enum(["scripted", "live", "hermes", "agent"]);
 
 /** One selected question's public part (its agent's own system prompt; "files unchanged" by hashes). */

@@ -18,7 +18,7 @@ import { hotpotAggregateStage } from "./run/stages/aggregate.ts";
 import { hotpotRowsStage } from "./run/stages/rows.ts";
 import { hotpotReportStage } from "./report/stages/report.ts";
 import { hotpotCeilingsStage } from "./run/stages/ceilings.ts";
-import { hotpotWarnings, hypothesisLines } from "./report/headline.ts";
+import { hotpotWarnings, hypothesisLines } from "./report/report.ts";
 import { parseJson } from "../../core/json_read.ts";
 import { HOTPOT_METRICS, hotpotMetricsIn } from "./run/metrics.ts";
 

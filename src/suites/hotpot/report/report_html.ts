@@ -27,7 +27,9 @@ import {
   hotpotResultHeaders,
   hotpotResultRows,
   hotpotStatsHtml,
+  hotpotWarnings,
   hypothesisHtml,
+  hypothesisVerdictText,
   INVALID_REASON_HEADERS,
   INVALID_REASONS_NOTE,
   type InvalidReason,
@@ -35,7 +37,6 @@ import {
   invalidShares,
   usageTable,
 } from "./report.ts";
-import { hotpotWarnings, hypothesisVerdictText } from "./headline.ts";
 import { barChart } from "../../../report/charts.ts";
 import { explorerHtml } from "../../../report/explorer.ts";
 import { costHtml } from "../../../report/cost_html.ts";
