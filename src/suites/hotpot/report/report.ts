@@ -1,6 +1,6 @@
 /**
- * The hotpot REPORT.md (results, counts, usage, the hypothesis stated descriptively) and what both reports and
- * the terminal share: the hypothesis verdict (on exact rationals) and warnings, protocol, invalid conditions,
+ * The hotpot REPORT.md (results, counts, usage, the hypothesis stated descriptively) and what both reports,
+ * the terminal too, share: the hypothesis verdict (on exact rationals) and warnings, protocol, invalid conditions,
  * uncertainty (intervals, paired differences), ceiling sweep.
  * @module
  */
