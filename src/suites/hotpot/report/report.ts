@@ -1,7 +1,7 @@
 /**
- * The hotpot REPORT.md (results, counts, usage, the hypothesis stated descriptively) and what both reports,
- * the terminal too, share: the hypothesis verdict (on exact rationals) and warnings, protocol, invalid conditions,
- * uncertainty (intervals, paired differences), ceiling sweep.
+ * The hotpot REPORT.md (results, counts, usage, the hypothesis stated descriptively) and what the reports
+ * and the terminal share: the hypothesis verdict (on exact rationals), warnings, protocol, invalid
+ * conditions, uncertainty (intervals, paired differences), ceiling sweep.
  * @module
  */
 import { type Cell, markdownTable } from "../../../core/markdown_table.ts";
