@@ -98,7 +98,7 @@ export class Progress {
       // Plain: the status lines every minute; live: the block redrawn each second, so elapsed time moves.
       const timer = this.#live
         ? setInterval(() => this.#draw(), 1000)
-        : setInterval(() => this.#printStatus(), this.#intervalMs);
+        : setInterval(() => this.statusLines().forEach((line) => console.error(line)), this.#intervalMs);
       Deno.unrefTimer(timer);
       this.#timer = timer;
     }
@@ -147,8 +147,7 @@ export class Progress {
 
   /** The plain status lines of every unfinished stage (what the periodic log line prints). */
   statusLines(): string[] {
-    return [...this.#stages.keys()]
-      .map((stage) => this.figures(stage)!)
+    return this.#allFigures()
       .filter((f) => f.done < f.planned)
       .map((f) => `${this.#title}: ${this.#line(f)}`);
   }
@@ -228,20 +227,11 @@ export class Progress {
     this.#timer = undefined;
   }
 
-  #printStatus(): void {
-    for (const line of this.statusLines()) console.error(line);
-  }
-
   /** `answer 120/480 · 2m05s · 1.0/s · ETA 6m00s · 2 failed · 3 retries` (`… 480/480 done · …` at the end) */
   #line(f: StageFigures): string {
-    const parts = [`${this.#name(f.stage)} ${f.done}/${f.planned}${f.done >= f.planned ? " done" : ""}`];
-    if (f.elapsedSeconds !== null) parts.push(formatDuration(f.elapsedSeconds));
-    if (f.ratePerSecond !== null) parts.push(formatRate(f.ratePerSecond));
-    if (f.done < f.planned) parts.push(`ETA ${f.etaSeconds === null ? "?" : formatDuration(f.etaSeconds)}`);
-    if (f.failed > 0) parts.push(`${f.failed} failed`);
-    if (f.notSent > 0) parts.push(`${f.notSent} not sent (check-only)`);
-    if (f.retries > 0) parts.push(`${f.retries} retries`);
-    return parts.join(" · ");
+    const head = `${this.#name(f.stage)} ${f.done}/${f.planned}${f.done >= f.planned ? " done" : ""}`;
+    const elapsed = f.elapsedSeconds === null ? [] : [formatDuration(f.elapsedSeconds)];
+    return [head, ...elapsed, ...this.#stageParts(f).slice(1)].join(" · ");
   }
 
   #stageParts(f: StageFigures): string[] {
