@@ -4,6 +4,7 @@
  */
 import { join } from "node:path";
 import { UsageError } from "../errors.ts";
+import { withoutOptions } from "../core/option_rules.ts";
 import { inputError, statInputDirectory, statInputFile } from "../fs_input.ts";
 import { readJournal } from "../store/journal.ts";
 import { finishedRunRefusal } from "../store/run_dir.ts";
@@ -43,18 +44,8 @@ export async function resumeArgv(dir: string, command: string[]): Promise<string
       `--resume ${dir}: a '${recorded.slice(0, 2).join(" ")}' run, not '${command.join(" ")}'`,
     );
   }
-  const argv: string[] = [];
   const rest = recorded.slice(command.length);
-  for (let i = 0; i < rest.length; i++) {
-    const word = rest[i];
-    if (word === "--output" || word === "-o") {
-      i++;
-      continue;
-    }
-    if (word.startsWith("--output=")) continue;
-    argv.push(word);
-  }
-  return [...argv, "--resume", dir];
+  return [...withoutOptions(rest, ["output"], { output: { type: "string", short: "o" } }), "--resume", dir];
 }
 
 /** Options never recorded: `--env-file` names a file of secrets; `--resume` and `--help` are not the run's. */
@@ -62,27 +53,17 @@ export const UNRECORDED_OPTIONS: readonly string[] = ["env-file", "resume", "hel
 
 /** The options worth recording in a run header: set values only, without help, resume and secrets' files. */
 export function recordedOptions(options: Readonly<Record<string, unknown>>): Record<string, unknown> {
-  const out: Record<string, unknown> = {};
-  for (const [key, value] of Object.entries(options)) {
-    if (value === undefined || UNRECORDED_OPTIONS.includes(key)) continue;
-    out[key] = value;
-  }
-  return out;
+  return Object.fromEntries(
+    Object.entries(options).filter(([key, value]) =>
+      value !== undefined && !UNRECORDED_OPTIONS.includes(key)
+    ),
+  );
 }
 
 /** The command words a run header records: `command` then `argv` without `--env-file`, `--resume`, `--help`. */
 export function recordedCommand(command: readonly string[], argv: readonly string[]): string[] {
-  const out = [...command];
-  for (let i = 0; i < argv.length; i++) {
-    const word = argv[i];
-    const name = word.startsWith("--") ? word.slice(2).split("=")[0] : null;
-    if (name !== null && UNRECORDED_OPTIONS.includes(name)) {
-      if (!word.includes("=") && name !== "help") i++;
-      continue;
-    }
-    out.push(word);
-  }
-  return out;
+  const spec = { "env-file": { type: "string" }, resume: { type: "string" }, help: { type: "boolean" } };
+  return [...command, ...withoutOptions(argv, UNRECORDED_OPTIONS, spec)];
 }
 
 /** How the CLI invokes a run of `suite`: the recorded command words and options, output to stdout. */
