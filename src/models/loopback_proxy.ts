@@ -295,7 +295,7 @@ export function startLoopbackProxy(upstream: ChatEndpoint): LoopbackProxy {
   };
 }
 
-/** What a response body says: the stored body, the answering model, usage, or why it is not a completion. */
+/** What a response body says (an absent field: undefined): the stored body, model, usage, or its problem. */
 interface Outcome {
   response?: unknown;
   model?: string;
@@ -327,9 +327,9 @@ function fromJson(text: string): Outcome {
     : undefined;
   return {
     response: json,
-    ...(typeof object.model === "string" ? { model: object.model } : {}),
-    ...(usage !== undefined ? { usage } : {}),
-    ...(problem !== undefined ? { problem } : {}),
+    model: typeof object.model === "string" ? object.model : undefined,
+    usage,
+    problem,
   };
 }
 
@@ -365,12 +365,7 @@ function fromEventStream(text: string): Outcome {
     : usage === undefined
     ? "the stream has no usage chunk"
     : undefined;
-  return {
-    response: text,
-    ...(model !== undefined ? { model } : {}),
-    ...(usage !== undefined ? { usage } : {}),
-    ...(problem !== undefined ? { problem } : {}),
-  };
+  return { response: text, model, usage, problem };
 }
 
 function usageOf(value: unknown): Outcome["usage"] {

@@ -91,6 +91,8 @@ export function enginesStats(
   const resamples = options.resamples ?? DEFAULT_RESAMPLES;
   const seed = options.seed ?? DEFAULT_STATS_SEED;
   const ci = (values: number[]) => (values.length > 0 ? bootstrapMean(values, { resamples, seed }) : null);
+  const qa = (r: EngineResultLike, summary: QaLike | null | undefined) =>
+    r.status === "ok" && summary ? qaInterval(summary, { resamples, seed }) : null;
   return {
     resamples,
     seed,
@@ -98,18 +100,11 @@ export function enginesStats(
       engine: r.engine,
       budget: r.budget ?? (r.budget_tokens !== undefined ? String(r.budget_tokens) : null),
       needle_recall: r.status === "ok" ? ci(shares(r.needles.found, r.needles.total)) : null,
-      qa_recall: r.status === "ok" && r.qa ? qaInterval(r.qa, { resamples, seed }) : null,
-      probe_recall: r.status === "ok" && r.probes ? qaInterval(r.probes, { resamples, seed }) : null,
+      qa_recall: qa(r, r.qa),
+      probe_recall: qa(r, r.probes),
       warm_latency_ms: r.status === "ok" ? ci(warmTimes(r)) : null,
       ...(r.recovery
-        ? {
-          qa_recall_recovery: r.status === "ok" && r.recovery.qa
-            ? qaInterval(r.recovery.qa, { resamples, seed })
-            : null,
-          probe_recall_recovery: r.status === "ok" && r.recovery.probes
-            ? qaInterval(r.recovery.probes, { resamples, seed })
-            : null,
-        }
+        ? { qa_recall_recovery: qa(r, r.recovery.qa), probe_recall_recovery: qa(r, r.recovery.probes) }
         : {}),
     })),
   };
@@ -134,19 +129,15 @@ export function enginesCiHeaders(stats: EnginesStats): string[] {
 /** Rows of the engines interval table. */
 export function enginesIntervalRows(stats: EnginesStats): Cell[][] {
   const recovery = hasRecovery(stats);
+  const share = (i: Interval | null | undefined) => i ? formatInterval(i) : null;
   return stats.engines.map((e) => [
     e.engine,
     e.budget,
-    e.needle_recall ? formatInterval(e.needle_recall) : null,
-    e.qa_recall ? formatInterval(e.qa_recall) : null,
-    e.probe_recall ? formatInterval(e.probe_recall) : null,
+    share(e.needle_recall),
+    share(e.qa_recall),
+    share(e.probe_recall),
     e.warm_latency_ms ? formatPlainInterval(e.warm_latency_ms, 1) : null,
-    ...(recovery
-      ? [
-        e.qa_recall_recovery ? formatInterval(e.qa_recall_recovery) : null,
-        e.probe_recall_recovery ? formatInterval(e.probe_recall_recovery) : null,
-      ]
-      : []),
+    ...(recovery ? [share(e.qa_recall_recovery), share(e.probe_recall_recovery)] : []),
   ]);
 }
 
