@@ -49,6 +49,9 @@ export function contextOutcome<I extends object>(
   return Promise.resolve({ outputs, status: "invalid" as const, reason });
 }
 
+/** A node's inputs (blob hashes) and the same inputs' values, by name. */
+export type Inputs = { inputs: Record<string, string>; values: Record<string, unknown> };
+
 /** The input names of one ceiling's aggregate and rows (the ceilings and report stages' inputs). */
 export const ceilingInputName = (part: "aggregate" | "results", cap: number) => `ceiling-${part}:${cap}`;
 
@@ -56,16 +59,15 @@ export const ceilingInputName = (part: "aggregate" | "results", cap: number) => 
 export function ceilingInputs(
   caps: readonly number[],
   aggregates: readonly { node: { outputs: Record<string, string> }; outputs: Record<string, unknown> }[],
-): { inputs: Record<string, string>; values: Record<string, unknown> } {
-  const inputs: Record<string, string> = {};
-  const values: Record<string, unknown> = {};
+): Inputs {
+  const out: Inputs = { inputs: {}, values: {} };
   caps.forEach((cap, i) => {
     for (const part of ["aggregate", "results"] as const) {
-      inputs[ceilingInputName(part, cap)] = aggregates[i].node.outputs[`${part}.json`];
-      values[ceilingInputName(part, cap)] = aggregates[i].outputs[`${part}.json`];
+      out.inputs[ceilingInputName(part, cap)] = aggregates[i].node.outputs[`${part}.json`];
+      out.values[ceilingInputName(part, cap)] = aggregates[i].outputs[`${part}.json`];
     }
   });
-  return { inputs, values };
+  return out;
 }
 
 /** Reads one ceiling's aggregates and rows (as the suite's types) from the stage inputs. */
@@ -346,12 +348,8 @@ export interface AnswerTask<U, L, F> {
     context: NodeResult<Record<string, unknown>>,
   ): Omit<PlannedCall, "label">;
 
-  /** Puts a unit's rows (its answer rows' parts) into the ceiling's aggregate inputs. */
-  rows(
-    run: CeilingRun,
-    unit: L,
-    parts: { inputs: Record<string, string>; values: Record<string, unknown> },
-  ): Promise<void>;
+  /** Puts a unit's rows (its answer rows' parts) into the ceiling's aggregate inputs (default: as they are). */
+  rows?(run: CeilingRun, unit: L, parts: Inputs): Promise<void>;
 }
 
 /**
@@ -377,7 +375,7 @@ export async function runAnswerTask<U, L, F>(
       const unit = await task.open(given);
       const frozen = await Promise.all(task.generations.map((gen) => task.freeze(unit, gen)));
       await Promise.all(runs.map(async (run) => {
-        const parts = { inputs: {} as Record<string, string>, values: {} as Record<string, unknown> };
+        const parts: Inputs = { inputs: {}, values: {} };
         await Promise.all(task.generations.flatMap((gen, g) =>
           task.methods.map(async (method) => {
             const planned = await task.condition(run, unit, gen, method, frozen[g]);
@@ -385,7 +383,12 @@ export async function runAnswerTask<U, L, F>(
           })
         ));
         // Check-only compares answer inputs and publishes nothing: no rows.
-        if (!executor.checkOnly) await task.rows(run, unit, parts);
+        if (executor.checkOnly) return;
+        if (task.rows) await task.rows(run, unit, parts);
+        else {
+          Object.assign(run.aggregateInputs, parts.inputs);
+          Object.assign(run.aggregateValues, parts.values);
+        }
       }));
     })
   ));
@@ -399,7 +402,7 @@ async function answerCondition<L>(
   gen: number,
   method: string,
   planned: PlannedCondition,
-  parts: { inputs: Record<string, string>; values: Record<string, unknown> },
+  parts: Inputs,
   check: CheckOnlyComparison,
 ): Promise<void> {
   const { executor } = run;
@@ -460,7 +463,7 @@ export async function publishAnswerRuns(
   aggregate: (run: CeilingRun) => Omit<PlannedCall, "label">,
   report: (
     aggregate: NodeResult<Record<string, unknown>>,
-    ceilings: { inputs: Record<string, string>; values: Record<string, unknown> },
+    ceilings: Inputs,
   ) => Promise<Omit<PlannedCall, "label">>,
 ): Promise<{ published: NodeResult<Record<string, unknown>>; files: Record<string, string> }> {
   const caps = runs.map((r) => r.cap);

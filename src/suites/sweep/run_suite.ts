@@ -33,7 +33,7 @@ import { runCost } from "../../analysis/cost.ts";
 import type { ReportAnalysisOptions } from "../../analysis/report_inputs.ts";
 import { sweepAnswerStage } from "./stages/answer.ts";
 import { parseJson } from "../../core/json_read.ts";
-import { publishAnswerRuns, runAnswerTask } from "../answer_pipeline.ts";
+import { type Inputs, publishAnswerRuns, runAnswerTask } from "../answer_pipeline.ts";
 
 export type { SweepResultRow } from "./rows.ts";
 export { DEFAULT_SWEEP_RUN, type SweepRunOptions } from "./run_options.ts";
@@ -95,7 +95,7 @@ export async function runSweep(
   const unitsHash = trajectoryNode.node.outputs.units;
   const units = trajectoryNode.outputs.units;
   const frozenNodes: NodeResult<Record<string, unknown>>[] = [];
-  const contextParts = { inputs: {} as Record<string, string>, values: {} as Record<string, unknown> };
+  const contextParts: Inputs = { inputs: {}, values: {} };
   const runs = await runAnswerTask<null, null, Frozen>(context, {
     stages: { context: sweepContextStage, answer: sweepAnswerStage, score: sweepScoreStage },
     conditions,
@@ -216,11 +216,6 @@ export async function runSweep(
       inputs: { answer: node.outputs.answer },
       values: { answer },
     }),
-    rows(ceiling, _, parts) {
-      Object.assign(ceiling.aggregateInputs, parts.inputs);
-      Object.assign(ceiling.aggregateValues, parts.values);
-      return Promise.resolve();
-    },
   }, check);
   const checkOnly = check.report(executor);
   if (checkOnly) return { rows: [], compressionUsage: usage, reusedCompression, checkOnly, files: {} };

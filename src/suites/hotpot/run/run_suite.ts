@@ -32,7 +32,6 @@ import {
 } from "./stages/question.ts";
 import { CorpusGoldSchema } from "../corpus.ts";
 import { questionInShard, type Shard } from "../../../pipeline/shard.ts";
-import type { BlobStore } from "../../../store/blob_store.ts";
 import type { NodeOutcome, NodeResult } from "../../../pipeline/executor.ts";
 import { hotpotContextStage } from "./stages/context.ts";
 import { hotpotRankStage, hotpotSummaryStage } from "./stages/compress.ts";
@@ -170,10 +169,13 @@ export async function runHotpot(
     env,
     rowContext: true,
     // Read back from the store while the question is in flight: nothing holds every question.
+    // Validated by `storedQuestion` (whose parse the stage bodies, handed this value, reuse), kept as read.
     async open(cq) {
+      const value = await run.store.getJson(cq.question);
+      storedQuestion(value);
       const goldValue = await run.store.getJson(cq.gold);
       CorpusGoldSchema.parse(goldValue);
-      return { ...cq, value: await readQuestion(run.store, cq.question), goldValue };
+      return { ...cq, value: value as StoredQuestion, goldValue };
     },
     freeze(cq, gen) {
       if (!usesRanking) return Promise.resolve(null);
@@ -337,19 +339,12 @@ export async function runHotpot(
   return { compressionUsage, checkOnly: null, validQuestions, files };
 }
 
-/** The blobs of one question node: its public material, its gold labels, its id and type, and its card. */
-interface QuestionBlobs {
-  id: string;
-  question: string;
-  gold: string;
-  meta: string;
-  card: string;
-}
+/** A question node's id and output blobs: its public material, gold labels, id and type (meta), and card. */
+type QuestionBlobs = { id: string } & Record<"question" | "gold" | "meta" | "card", string>;
 
 /**
  * Runs the corpus head node and every question node of the run (of its shard) first: they are pure and
  * cheap, and afterwards the parsed corpus is released, so a run never holds the corpus while it answers.
- * Returns the question nodes' blobs and the corpus head's.
  */
 async function questionNodes(
   context: RunContext,
@@ -379,26 +374,9 @@ async function questionNodes(
       inputs: { corpus: corpusHash },
       values: { corpus: bytes },
     }, { counter });
-    const { outputs } = node.node;
     if (node.node.status !== "invalid") valid++;
-    blobs.push({
-      id,
-      question: outputs.question,
-      gold: outputs.gold,
-      meta: outputs.meta,
-      card: outputs.card,
-    });
+    blobs.push({ id, ...node.node.outputs } as QuestionBlobs);
   }
   forgetCorpus(corpusHash);
   return { questions: blobs, head: headNode.node.outputs.head, valid };
-}
-
-/**
- * A stored question read back (validated, kept as read so it equals the stored bytes). Validated through
- * `storedQuestion`, whose parse of this value the question's stage bodies, handed the same value, then reuse.
- */
-async function readQuestion(store: BlobStore, hash: string): Promise<StoredQuestion> {
-  const value = await store.getJson(hash);
-  storedQuestion(value);
-  return value as StoredQuestion;
 }
