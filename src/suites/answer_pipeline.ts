@@ -31,6 +31,13 @@ import {
 } from "./answer_stage.ts";
 import type { ModelSetup } from "./model_setup.ts";
 import type { RunContext } from "./run_lifecycle.ts";
+import type { SuiteMerge } from "./suite.ts";
+import type { RunDir } from "../store/run_dir.ts";
+import { readPrices } from "../analysis/read_prices.ts";
+import type { ReportAnalysisOptions } from "../analysis/report_inputs.ts";
+import { runHeaderStage } from "../pipeline/run_header.ts";
+import { bindRunHeader, publishedJsonStage, publishJsonFile } from "./published_json_stage.ts";
+import { replayContext, shardCounter, shardOptions } from "./merge_replay.ts";
 
 /**
  * A context node's outcome: a context over `limit` (ceiling − reserve) that the ceiling binds is recorded
@@ -496,4 +503,50 @@ export async function publishAnswerRuns(
   for (const name of ["results.json", "aggregate.json"]) files[name] = published.node.outputs[name];
   for (const name of ["REPORT.md", "report.html", "stats.json"]) files[name] = reportNode.node.outputs[name];
   return { published, files };
+}
+
+/** What a suite's replay over a merged run gives: its published files, its protocol.json and other files. */
+export interface MergedReplay {
+  files: Record<string, string>;
+  protocol: Record<string, unknown>;
+  write?: Record<string, Uint8Array>;
+}
+
+/**
+ * How a run merged from a suite's shards is completed: the shards' aggregates, ceilings, reports and header
+ * nodes (each covering its part) are left out of the join, and the suite's run replayed over the merged nodes
+ * (no model is called) publishes as a whole run does.
+ */
+export function answerMerge(
+  stages: PublishStages,
+  replay: (
+    run: RunDir,
+    context: RunContext,
+    counter: TokenCounter,
+    analysis: ReportAnalysisOptions,
+  ) => Promise<
+    MergedReplay
+  >,
+): SuiteMerge {
+  const skip = [stages.aggregate, stages.ceilings, stages.report, publishedJsonStage, runHeaderStage];
+  return {
+    skipStages: new Set(skip.map((s) => s.name)),
+    async publish(run) {
+      const context = await replayContext(run);
+      const counter = await shardCounter(run);
+      const recorded = shardOptions(run);
+      const prices = await readPrices({
+        price: recorded.price as { model: string; input: number; output: number }[] | undefined,
+        prices: recorded.prices as string | undefined,
+      });
+      const bootstrap = recorded.bootstrap as number | undefined;
+      const { files, protocol, write } = await replay(run, context, counter, { bootstrap, prices });
+      // A shard's protocol.json node hangs below its aggregate: it is published again below the merged one.
+      const below = { "aggregate.json": files["aggregate.json"] };
+      const header = await bindRunHeader(context.executor, run, below);
+      await publishJsonFile(context.executor, run, "protocol.json", protocol, { ...below, ...header });
+      for (const [name, bytes] of Object.entries(write ?? {})) await run.writeFile(name, bytes);
+      for (const [name, hash] of Object.entries(files)) await run.publish(name, hash);
+    },
+  };
 }

@@ -4,27 +4,15 @@
  * @module
  */
 import { UsageError } from "../../errors.ts";
-import { readPrices } from "../../analysis/read_prices.ts";
 import type { TokenCounter } from "../../tokens/types.ts";
 import type { ModelSetup } from "../model_setup.ts";
 import { type SweepFixture, sweepFixtureFromSources } from "./fixture.ts";
 import { runSweep, type SweepRunOptions } from "./run_suite.ts";
-import { bindRunHeader, publishedJsonStage, publishJsonFile } from "../published_json_stage.ts";
-import type { SuiteMerge } from "../suite.ts";
-import { replayContext, replayModels, shardCounter, shardOptions } from "../merge_replay.ts";
-import { runHeaderStage } from "../../pipeline/run_header.ts";
+import { replayModels } from "../merge_replay.ts";
+import { answerMerge } from "../answer_pipeline.ts";
 import { sweepAggregateStage } from "./stages/aggregate.ts";
 import { sweepCeilingsStage } from "./stages/ceilings.ts";
 import { sweepReportStage } from "./stages/report.ts";
-
-/** The stages a merge leaves out of the join (each shard's cover its part; the merged run redoes them). */
-const SWEEP_MERGE_SKIP: ReadonlySet<string> = new Set([
-  sweepAggregateStage.name,
-  sweepCeilingsStage.name,
-  sweepReportStage.name,
-  publishedJsonStage.name,
-  runHeaderStage.name,
-]);
 
 /** `protocol.json` of a sweep run. */
 export function sweepProtocolJson(
@@ -59,16 +47,10 @@ export function sweepProtocolJson(
   };
 }
 
-/**
- * `sweep run` shards: the sweep replayed over the merged run (the models refuse any call) publishes its files
- * before the run is sealed.
- */
-export const SWEEP_MERGE: SuiteMerge = {
-  skipStages: SWEEP_MERGE_SKIP,
-  async publish(run) {
-    const context = await replayContext(run);
-    const counter = await shardCounter(run);
-    const recorded = shardOptions(run);
+/** `sweep run` shards: the sweep replayed over the merged run publishes its files before the run is sealed. */
+export const SWEEP_MERGE = answerMerge(
+  { aggregate: sweepAggregateStage, ceilings: sweepCeilingsStage, report: sweepReportStage },
+  async (run, context, counter, analysis) => {
     const { models: description, fixture: fixtureHash, suite: _suite, ...options } = run.header.protocol as
       & SweepRunOptions
       & { models: ModelSetup["description"]; fixture: string; suite: string };
@@ -80,19 +62,7 @@ export const SWEEP_MERGE: SuiteMerge = {
     if (fixture.hash !== fixtureHash) {
       throw new UsageError(`merge: the shards' trajectory source is not the fixture their protocol names`);
     }
-    const prices = await readPrices({
-      price: recorded.price as { model: string; input: number; output: number }[] | undefined,
-      prices: recorded.prices as string | undefined,
-    });
-    const bootstrap = recorded.bootstrap as number | undefined;
-    const outcome = await runSweep(context, fixture, options, replayModels(description), counter, {
-      bootstrap,
-      prices,
-    });
-    const below = { "aggregate.json": outcome.files["aggregate.json"] };
-    const header = await bindRunHeader(context.executor, run, below);
-    const protocol = sweepProtocolJson(options, description, counter, fixture);
-    await publishJsonFile(context.executor, run, "protocol.json", protocol, { ...below, ...header });
-    for (const [name, hash] of Object.entries(outcome.files)) await run.publish(name, hash);
+    const outcome = await runSweep(context, fixture, options, replayModels(description), counter, analysis);
+    return { files: outcome.files, protocol: sweepProtocolJson(options, description, counter, fixture) };
   },
-};
+);
