@@ -29,6 +29,11 @@ export interface DirScan {
   /** The `Deno.errors` name of a failed listing. */
   listError?: string;
   entries: ScannedEntry[];
+  /**
+   * The sound blobs of a blob folder, kept out of `entries` (most of a run): regular files of mode 0444 with
+   * one link whose bytes hash to their name; the names (62 characters each) in order, and their sizes.
+   */
+  sound?: { names: string; sizes: number[] };
 }
 
 function pick(info: Deno.FileInfo): EntryInfo {
@@ -68,24 +73,39 @@ export function scanDirectorySync(dir: string, hashBlobs: boolean): DirScan {
   }
   names.sort((a, b) => a < b ? -1 : a > b ? 1 : 0);
   const buffer = sharedBuffer ??= new Uint8Array(1 << 20);
-  const entries = names.map((name): ScannedEntry => {
-    const path = `${dir}/${name}`;
-    let info: EntryInfo;
-    try {
-      info = pick(Deno.lstatSync(path));
-    } catch (error) {
-      if (!isFsError(error)) throw error;
-      return { name, error: error.name };
-    }
-    if (!hashBlobs || !info.isFile || !BLOB_NAME.test(name)) return { name, info };
-    try {
-      return { name, info, digest: hashRegularFileSync(path, info, buffer, false) };
-    } catch (error) {
-      if (!(error instanceof UnsafeFileError)) throw error;
-      return { name, info, unsafe: error.reason };
-    }
-  });
-  return { entries };
+  const prefix = dir.slice(-2);
+  const sound = { names: "", sizes: [] as number[] };
+  const entries: ScannedEntry[] = [];
+  for (const name of names) {
+    const entry = scanEntry(dir, name, hashBlobs, buffer);
+    const { info, digest } = entry;
+    if (
+      digest !== undefined && info!.nlink === 1 && (info!.mode! & 0o7777) === 0o444 &&
+      digest.endsWith(name) && digest.startsWith(prefix)
+    ) {
+      sound.names += name;
+      sound.sizes.push(info!.size);
+    } else entries.push(entry);
+  }
+  return hashBlobs ? { entries, sound } : { entries };
+}
+
+function scanEntry(dir: string, name: string, hashBlobs: boolean, buffer: Uint8Array): ScannedEntry {
+  const path = `${dir}/${name}`;
+  let info: EntryInfo;
+  try {
+    info = pick(Deno.lstatSync(path));
+  } catch (error) {
+    if (!isFsError(error)) throw error;
+    return { name, error: error.name };
+  }
+  if (!hashBlobs || !info.isFile || !BLOB_NAME.test(name)) return { name, info };
+  try {
+    return { name, info, digest: hashRegularFileSync(path, info, buffer, false) };
+  } catch (error) {
+    if (!(error instanceof UnsafeFileError)) throw error;
+    return { name, info, unsafe: error.reason };
+  }
 }
 
 /** The one message a scanning worker gets: the blob folders to scan, and the shared count of those taken. */

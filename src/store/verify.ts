@@ -137,9 +137,10 @@ export class RunChecker {
   /** What has been checked so far. */
   readonly stats: CheckStats = { blobs_checked: 0, bytes_checked: 0, nodes_checked: 0 };
   readonly #run: string;
-  /** Every entry under the run by relative path, and the regular files with a blob name by hash. */
+  /** Every entry under the run by relative path but sound blobs; the regular files with a blob name by hash. */
   readonly #entries = new Map<string, Entry>();
-  readonly #blobs = new Map<string, Entry>();
+  /** A sound blob (see `DirScan.sound`) is its size. */
+  readonly #blobs = new Map<string, Entry | number>();
   readonly #present = new Set<string>();
   #manifest?: Manifest;
   #journal?: JournalReading;
@@ -226,13 +227,25 @@ export class RunChecker {
     this.#prepared = this.#recordsEarly.then(() => this.#prepare());
     this.#prepared.then(help, help).catch(() => {}); // the records' failure is thrown in check()
     await done;
+    /** The blobs in walk order: an entry, or a sound blob's hash and size. */
+    const blobs: (Entry | [string, number])[] = [];
     const visit = (dir: ScannedDir, prefix: string): void => {
       if (dir.scan.listError !== undefined) {
         add("unreadable", prefix || ".", `directory cannot be listed (${dir.scan.listError})`);
         return;
       }
       const blobFolder = BLOB_FOLDER.test(prefix) ? prefix.slice(-2) : undefined;
+      const sound = dir.scan.sound ?? { names: "", sizes: [] };
+      let next = 0; // the next sound blob, merged with the entries in name order
+      const soundBefore = (name?: string) => {
+        for (; next < sound.sizes.length; next++) {
+          const soundName = sound.names.slice(next * 62, next * 62 + 62);
+          if (name !== undefined && soundName > name) return;
+          blobs.push([blobFolder + soundName, sound.sizes[next]]);
+        }
+      };
       for (const scanned of dir.scan.entries) {
+        soundBefore(scanned.name);
         const rel = prefix ? `${prefix}/${scanned.name}` : scanned.name;
         const info = scanned.info;
         if (!info) {
@@ -248,7 +261,9 @@ export class RunChecker {
           const hash = blobFolder !== undefined && BLOB_NAME.test(scanned.name)
             ? blobFolder + scanned.name
             : undefined;
-          this.#entries.set(rel, { rel, info, hash, digest: scanned.digest, unsafe: scanned.unsafe });
+          const entry = { rel, info, hash, digest: scanned.digest, unsafe: scanned.unsafe };
+          this.#entries.set(rel, entry);
+          if (hash !== undefined) blobs.push(entry);
           if (info.isFile && (info.nlink ?? 1) > 1) {
             add(
               "hard_link",
@@ -258,15 +273,20 @@ export class RunChecker {
           }
         }
       }
+      soundBefore();
     };
     visit(tree, "");
     this.#walked = true;
     const loose: { hash: string; mode: string }[] = [];
     let readOnly = 0;
     let changedLater = 0;
-    for (const entry of this.#entries.values()) {
-      const hash = entry.hash;
-      if (hash === undefined) continue;
+    for (const entry of blobs) {
+      if (Array.isArray(entry)) {
+        this.#blobs.set(...entry);
+        readOnly++;
+        continue;
+      }
+      const hash = entry.hash!;
       if (!entry.info.isFile) {
         add("not_regular", `blob ${hash}`, await this.#describeIrregular(entry));
         continue;
@@ -346,6 +366,11 @@ export class RunChecker {
   #hashBlobs(add: (kind: ProblemKind, subject: string, detail: string) => void): void {
     for (const [hash, entry] of this.#blobs) {
       this.#present.add(hash);
+      if (typeof entry === "number") {
+        this.stats.blobs_checked++;
+        this.stats.bytes_checked += entry;
+        continue;
+      }
       if (entry.digest === undefined) {
         add("unreadable", `blob ${hash}`, entry.unsafe ?? "was not read");
         continue;
@@ -492,12 +517,7 @@ export class RunChecker {
     this.#referenced = this.#referencedBlobs();
     const program = this.#sources[PROGRAM_SOURCE_NAME];
     if (program !== undefined) {
-      let info: EntryInfo | undefined;
-      try {
-        info = Deno.lstatSync(join(this.#run, blobRelativePath(program)));
-      } catch (error) {
-        if (!isFsError(error)) throw error;
-      }
+      const info = this.#lstat(blobRelativePath(program));
       if (info?.isFile) this.#programEarly = { ino: info.ino, problems: this.#programSourceProblems(info) };
     }
   }
@@ -510,6 +530,22 @@ export class RunChecker {
     } catch (error) {
       if (!(error instanceof UnsafeFileError)) throw error;
       return { unsafe: error.reason };
+    }
+  }
+
+  /** The entry of `rel` when it is a sound blob's path (kept out of the entries). */
+  #soundBlobEntry(rel: string): Entry | undefined {
+    const hash = rel.startsWith(`${BLOB_ROOT}/`) ? rel.slice(BLOB_ROOT.length + 1).replace("/", "") : "";
+    if (typeof this.#blobs.get(hash) !== "number" || blobRelativePath(hash) !== rel) return undefined;
+    const info = this.#lstat(rel);
+    return info && { rel, info, hash };
+  }
+
+  #lstat(rel: string): EntryInfo | undefined {
+    try {
+      return Deno.lstatSync(join(this.#run, rel));
+    } catch (error) {
+      if (!isFsError(error)) throw error;
     }
   }
 
@@ -588,10 +624,10 @@ export class RunChecker {
   }
 
   /** The changed files of the program's source kept in the run (an unreadable blob is the blobs phase's). */
-  #programSourceProblems(info: EntryInfo): { subject: string; detail: string }[] {
+  #programSourceProblems(info: EntryInfo | undefined): { subject: string; detail: string }[] {
     const hash = this.#sources[PROGRAM_SOURCE_NAME];
     const header = this.#manifest ?? this.#journal?.header;
-    if (hash === undefined || header === undefined) return [];
+    if (hash === undefined || header === undefined || !info?.isFile) return [];
     let bytes: Uint8Array;
     try {
       bytes = readRegularFileSync(join(this.#run, blobRelativePath(hash)), info, MAX_RECORD_FILE_BYTES);
@@ -624,11 +660,12 @@ export class RunChecker {
   async #checkFiles(add: (kind: ProblemKind, subject: string, detail: string) => void): Promise<void> {
     const program = this.#sources[PROGRAM_SOURCE_NAME];
     const programBlob = program === undefined ? undefined : this.#blobs.get(program);
-    if (programBlob) {
-      const early = this.#programEarly?.ino === programBlob.info.ino
+    if (programBlob !== undefined) {
+      const info = typeof programBlob === "number" ? undefined : programBlob.info;
+      const early = this.#programEarly && (!info || this.#programEarly.ino === info.ino)
         ? this.#programEarly.problems
         : undefined;
-      for (const p of early ?? this.#programSourceProblems(programBlob.info)) {
+      for (const p of early ?? this.#programSourceProblems(info ?? this.#lstat(blobRelativePath(program)))) {
         add("altered", p.subject, p.detail);
       }
     }
@@ -642,7 +679,7 @@ export class RunChecker {
           `its blob ${hash} is no output ${JSON.stringify(name)} of a node, nor a declared source`,
         );
       }
-      const entry = this.#entries.get(name);
+      const entry = this.#entries.get(name) ?? this.#soundBlobEntry(name);
       if (!entry) {
         add("missing", `file ${name}`, "listed but not present");
         continue;
