@@ -6,6 +6,7 @@
 import { bootstrapMean, type Interval } from "../../analysis/bootstrap.ts";
 import { formatInterval } from "../../analysis/format.ts";
 import type { QaSummary } from "./run.ts";
+import { mean } from "./metrics.ts";
 
 /** The fields of an engine row this module reads. */
 export interface LocomoRowLike {
@@ -36,8 +37,15 @@ export interface LocomoStats {
   pooled: LocomoF1Entry[];
 }
 
-function f1s(qa: { answers?: readonly { f1?: number; type?: string }[] } | null | undefined) {
+/** Every LoCoMo-scored answer's F1 with its category ("-" when it has none). */
+export function questionF1s(qa: { answers?: readonly { f1?: number; type?: string }[] } | null | undefined) {
   return (qa?.answers ?? []).flatMap((a) => a.f1 === undefined ? [] : [{ f1: a.f1, type: a.type ?? "-" }]);
+}
+
+/** The F1s of `scores` by category, categories sorted. */
+export function f1sByCategory(scores: readonly { f1: number; type: string }[]): [string, number[]][] {
+  const groups = Map.groupBy(scores, (s) => s.type);
+  return [...groups.keys()].sort().map((type) => [type, groups.get(type)!.map((s) => s.f1)]);
 }
 
 function entry(
@@ -46,11 +54,9 @@ function entry(
   rows: readonly LocomoRowLike[],
   options: { resamples: number; seed: string },
 ): LocomoF1Entry {
-  const scores = rows.flatMap((r) => f1s(r.probes));
+  const scores = rows.flatMap((r) => questionF1s(r.probes));
   const recovered = rows.filter((r) => r.recovery?.probes?.f1 !== undefined);
   const ci = (values: number[]) => values.length > 0 ? bootstrapMean(values, options) : null;
-  const byCategory: Record<string, number[]> = {};
-  for (const { f1, type } of scores) (byCategory[type] ??= []).push(f1);
   return {
     engine,
     budget,
@@ -58,14 +64,9 @@ function entry(
     questions: scores.length,
     f1: ci(scores.map((s) => s.f1)),
     f1_recovery: recovered.length > 0
-      ? ci(recovered.flatMap((r) => f1s(r.recovery?.probes)).map((s) => s.f1))
+      ? ci(recovered.flatMap((r) => questionF1s(r.recovery?.probes)).map((s) => s.f1))
       : null,
-    by_category: Object.fromEntries(
-      Object.keys(byCategory).sort().map((type) => [
-        type,
-        byCategory[type].reduce((sum, v) => sum + v, 0) / byCategory[type].length,
-      ]),
-    ),
+    by_category: Object.fromEntries(f1sByCategory(scores).map(([type, values]) => [type, mean(values)!])),
   };
 }
 
@@ -76,11 +77,7 @@ export function locomoStats(
 ): LocomoStats | null {
   const scored = results.filter((r) => r.status === "ok" && r.probes?.f1 !== undefined);
   if (scored.length === 0) return null;
-  const groups = new Map<string, LocomoRowLike[]>();
-  for (const r of scored) {
-    const key = JSON.stringify([r.group ?? r.engine, r.budget ?? null]);
-    groups.set(key, [...(groups.get(key) ?? []), r]);
-  }
+  const groups = Map.groupBy(scored, (r) => JSON.stringify([r.group ?? r.engine, r.budget ?? null]));
   return {
     rows: scored.map((r) => entry(r.engine, r.budget ?? null, [r], options)),
     pooled: [...groups.values()].map((rows) =>

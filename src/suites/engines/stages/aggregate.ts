@@ -8,6 +8,7 @@ import { defineStage } from "../../../pipeline/stage.ts";
 import { publishedJson } from "../../published.ts";
 import type { MeasuredEngine } from "./engine.ts";
 import { mean } from "../metrics.ts";
+import { f1sByCategory, questionF1s } from "../locomo_report.ts";
 import {
   type AnsweringModels,
   AnsweringModelsSchema,
@@ -175,24 +176,12 @@ export interface PooledF1 {
   f1_recovery: number | null;
 }
 
-function questionF1s(
-  qa: MeasuredEngine["probes"] | undefined,
-): { f1: number; type: string | undefined }[] {
-  return (qa?.answers ?? []).flatMap((a) => a.f1 === undefined ? [] : [{ f1: a.f1, type: a.type }]);
-}
-
 /** Pools the LoCoMo F1 of every engine and budget over its conversations' rows (see {@link PooledF1}). */
 export function pooledF1(rows: readonly MeasuredEngine[]): PooledF1[] {
-  const groups = new Map<string, MeasuredEngine[]>();
-  for (const row of rows) {
-    const key = JSON.stringify([row.engine, row.budget]);
-    groups.set(key, [...(groups.get(key) ?? []), row]);
-  }
+  const groups = Map.groupBy(rows, (row) => JSON.stringify([row.engine, row.budget]));
   return [...groups.values()].map((group) => {
     const ok = group.filter((row) => row.status === "ok" && row.probes?.f1 !== undefined);
     const scores = ok.flatMap((row) => questionF1s(row.probes));
-    const byCategory: Record<string, number[]> = {};
-    for (const { f1, type } of scores) (byCategory[type ?? "-"] ??= []).push(f1);
     const recovered = ok.filter((row) => row.recovery?.probes?.f1 !== undefined);
     return {
       engine: group[0].engine,
@@ -201,10 +190,9 @@ export function pooledF1(rows: readonly MeasuredEngine[]): PooledF1[] {
       questions: scores.length,
       f1: mean(scores.map((s) => s.f1)),
       by_category: Object.fromEntries(
-        Object.keys(byCategory).sort().map((type) => [type, {
-          questions: byCategory[type].length,
-          f1: mean(byCategory[type])!,
-        }]),
+        f1sByCategory(scores).map((
+          [type, values],
+        ) => [type, { questions: values.length, f1: mean(values)! }]),
       ),
       f1_recovery: recovered.length === 0
         ? null
