@@ -36,8 +36,7 @@ export function priceTable(
   return Object.keys(table).length > 0 ? table : null;
 }
 
-/** Usage and cost of one condition and phase. */
-export interface CostCell {
+interface CostCell {
   calls: number;
   input_tokens: number;
   output_tokens: number;

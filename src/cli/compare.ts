@@ -63,12 +63,11 @@ export async function compareCommand(argv: string[]): Promise<number> {
       throw new UsageError(`--html ${options.html}: already exists; compare never overwrites a file`);
     }
   }
-  const comparison = await compareRuns(
-    positionals[0],
-    positionals[1],
-    suiteNamed,
-    { unpaired: options.unpaired, resamples: options.bootstrap },
-  );
+  const [a, b] = positionals;
+  const comparison = await compareRuns(a, b, suiteNamed, {
+    unpaired: options.unpaired,
+    resamples: options.bootstrap,
+  });
   const shares = shareNames(suiteNamed(comparison.suite)?.metrics ?? []);
   if (options.html !== undefined) {
     try {

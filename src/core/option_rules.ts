@@ -88,9 +88,7 @@ export function refuseModelOptionsIgnoredBy(
 ): void {
   const live = ["model", "env-file", "no-enable-thinking-field", "no-chat-template-kwargs"];
   if (mode === "reference") refuseGiven("--reference", options, live, "only used with --live");
-  if (mode === "live") {
-    refuseGiven("--live", options, ["reference-delay-ms"], "only used with --reference");
-  }
+  if (mode === "live") refuseGiven("--live", options, ["reference-delay-ms"], "only used with --reference");
   if (mode === "check-only") {
     refuseGiven(
       "--check-only",

@@ -394,6 +394,12 @@ function missingLabel(x: number, y: number, tooltip: string): Html {
   }" text-anchor="middle" font-size="10.5" font-style="italic" fill="${MISSING}"><title>${tooltip}</title>n/a</text>\n`;
 }
 
+/** Every value and interval end of `series` (nulls left out). */
+function seriesValues(series: readonly ChartSeries[]): number[] {
+  return series.flatMap((s) => [...s.values, ...(s.errors ?? []).flatMap((e) => e ? [e.lo, e.hi] : [])])
+    .filter((v): v is number => v !== null);
+}
+
 /** A bar chart: bars per category and series, value labels, "n/a" for nulls, reference lines, linear or log. */
 export function barChart(options: BarChartOptions): Html {
   const bars = options.categories.length * Math.max(1, options.series.length);
@@ -424,10 +430,7 @@ export function barChart(options: BarChartOptions): Html {
     top: hasLegend ? 46 + LEGEND_ROW * (key.rows - 1) : 24,
     bottom: height - 40 - noteRoom - labelRoom,
   };
-  const values = options.series.flatMap((
-    s,
-  ) => [...s.values, ...(s.errors ?? []).flatMap((e) => e ? [e.lo, e.hi] : [])])
-    .filter((v): v is number => v !== null);
+  const values = seriesValues(options.series);
   const refValues = refs.map((r) => r.value);
   const axis = options.scale === "log"
     ? logAxis([...values, ...refValues], box)
@@ -511,10 +514,7 @@ export function lineChart(options: LineChartOptions): Html {
     top: 46 + LEGEND_ROW * (key.rows - 1),
     bottom: height - 64,
   };
-  const values = options.series.flatMap((
-    s,
-  ) => [...s.values, ...(s.errors ?? []).flatMap((e) => e ? [e.lo, e.hi] : [])])
-    .filter((v): v is number => v !== null);
+  const values = seriesValues(options.series);
   const axis = linearAxis([...values, ...refs.map((r) => r.value)], box, options.max);
   const xs = options.x;
   const lo = Math.min(...xs);

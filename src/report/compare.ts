@@ -18,8 +18,7 @@ import {
   modelsFact,
 } from "../core/answering_models.ts";
 
-/** One compared metric of one row key. */
-export interface ComparedMetric {
+interface ComparedMetric {
   key: string;
   metric: string;
   a: number | null;

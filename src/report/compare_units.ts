@@ -13,8 +13,7 @@ import { mostlyInvalidNote } from "../analysis/mostly_invalid.ts";
 import { MAX_RUN_FILE_BYTES, readInputText } from "../fs_input.ts";
 import { parseJson } from "../core/json_read.ts";
 
-/** One compared condition and metric. */
-export interface UnitComparisonRow {
+interface UnitComparisonRow {
   key: string;
   metric: string;
   /** Pairs (paired) or units of A and B (unpaired). */

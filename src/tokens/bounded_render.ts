@@ -48,26 +48,16 @@ type Evaluate = Interpreter["evaluate"];
 function strftimeNow(format: string): string {
   const date = new Date();
   const pad2 = (n: number) => (n < 10 ? "0" + n : String(n));
-  return String(format).replace(/%[YmdbBHM%]/g, (token) => {
-    switch (token) {
-      case "%Y":
-        return String(date.getFullYear());
-      case "%m":
-        return pad2(date.getMonth() + 1);
-      case "%d":
-        return pad2(date.getDate());
-      case "%b":
-        return new Intl.DateTimeFormat(undefined, { month: "short" }).format(date);
-      case "%B":
-        return new Intl.DateTimeFormat(undefined, { month: "long" }).format(date);
-      case "%H":
-        return pad2(date.getHours());
-      case "%M":
-        return pad2(date.getMinutes());
-      default:
-        return "%";
-    }
-  });
+  const codes: Record<string, () => string> = {
+    "%Y": () => String(date.getFullYear()),
+    "%m": () => pad2(date.getMonth() + 1),
+    "%d": () => pad2(date.getDate()),
+    "%b": () => new Intl.DateTimeFormat(undefined, { month: "short" }).format(date),
+    "%B": () => new Intl.DateTimeFormat(undefined, { month: "long" }).format(date),
+    "%H": () => pad2(date.getHours()),
+    "%M": () => pad2(date.getMinutes()),
+  };
+  return String(format).replace(/%[YmdbBHM%]/g, (token) => codes[token]?.() ?? "%");
 }
 
 /** Renders a parsed template with `items` under `bounds` (as `Template.render` would); throws on a bound. */

@@ -13,8 +13,7 @@ export const BPE_RANKS_FILE = "bpe_ranks.bin";
 
 export const BPE_RANKS_FORMAT = "compaction-bench/bpe-ranks@3";
 
-/** The header line of {@link BPE_RANKS_FILE}. */
-export const BpeRanksHeaderSchema = z.object({
+const BpeRanksHeaderSchema = z.object({
   format: z.literal(BPE_RANKS_FORMAT),
   tokenizer_sha256: z.string().regex(/^[0-9a-f]{64}$/),
   merges: z.number().int().nonnegative(),

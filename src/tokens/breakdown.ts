@@ -5,8 +5,7 @@
 import type { ChatMessage, ToolDefinition } from "../core/messages.ts";
 import type { HfTokenCounter } from "./counter.ts";
 
-/** The tokens one message adds. */
-export interface MessageTokens {
+interface MessageTokens {
   index: number;
   role: ChatMessage["role"];
   /** Tokens added by this message; may be 0 or negative for odd templates. */

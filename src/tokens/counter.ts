@@ -123,9 +123,7 @@ export class HfTokenCounter implements TokenCounter {
       if (known !== undefined) return known;
     }
     const count = this.countText(this.render(messages, tools, generationPrompt));
-    if (key !== null) {
-      prompts.set(key, count);
-    }
+    if (key !== null) prompts.set(key, count);
     return count;
   }
 

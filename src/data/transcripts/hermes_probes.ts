@@ -9,11 +9,9 @@ import { issueError, type Probe } from "./types.ts";
 import { INPUT_MAX_BYTES } from "../../core/input_limits.ts";
 import { readInputText } from "../../fs_input.ts";
 
-/** Most probes one file may hold. */
-export const MAX_PROBES = 10_000;
+const MAX_PROBES = 10_000;
 
-/** One probe of Hermes' compression eval. */
-export const HermesProbeSchema = z.object({
+const HermesProbeSchema = z.object({
   id: z.string().min(1).max(200),
   type: z.string().min(1).max(200),
   question: z.string().min(1).max(20_000),

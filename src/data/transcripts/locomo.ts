@@ -23,8 +23,7 @@ const QaSchema = z.object({
   category: z.union([z.number(), z.string()]).optional(),
 });
 
-/** One LoCoMo sample. */
-export const LocomoSampleSchema = z.object({
+const LocomoSampleSchema = z.object({
   sample_id: z.string().optional(),
   conversation: z.object({ speaker_a: z.string(), speaker_b: z.string() }).catchall(z.unknown()),
   qa: z.array(z.unknown()),
