@@ -60,28 +60,23 @@ export async function enginesRunCommand(
   const sources: Record<string, Uint8Array> = {};
   if (options.transcript) {
     refuseGiven("engines run", options, GENERATOR_OPTIONS, "only used without --transcript");
-  } else {
-    refuseGiven("engines run", options, ["format", "sample"], "only used with --transcript");
-  }
-  if (options.transcript) {
     // Imported (so validated) before the run directory is created: bad input writes nothing.
-    const transcript = await importTranscript(options.transcript, options.format ?? "auto");
+    const format = options.format ?? "auto";
+    const transcript = await importTranscript(options.transcript, format);
     sources.transcript = await readInputFile(options.transcript, "--transcript");
-    source = { kind: "imported", path: options.transcript, format: options.format ?? "auto", transcript };
+    source = { kind: "imported", path: options.transcript, format, transcript };
     if (options.sample !== undefined) {
       const chosen = sampleIndices(options.sample, sampleCount(transcript), options.transcript);
-      const samples = [];
+      source.samples = [];
       for (const sample of chosen) {
-        samples.push({
-          sample,
-          transcript: sample === 0
-            ? transcript
-            : await importTranscript(options.transcript, options.format ?? "auto", { sample }),
-        });
+        const imported = sample === 0
+          ? transcript
+          : await importTranscript(options.transcript, format, { sample });
+        source.samples.push({ sample, transcript: imported });
       }
-      source.samples = samples;
     }
   } else {
+    refuseGiven("engines run", options, ["format", "sample"], "only used with --transcript");
     source = { kind: "generated", params: generator() };
   }
   let probes: { path: string; probes: Awaited<ReturnType<typeof readHermesProbes>>["probes"] } | undefined;
