@@ -15,7 +15,7 @@ export function evaluationQuestion(question: string): string {
 }
 
 /** The head of the history every method keeps: the original system prompt and task (the first two messages). */
-export function historyHead(trajectory: readonly ChatMessage[]): ChatMessage[] {
+function historyHead(trajectory: readonly ChatMessage[]): ChatMessage[] {
   const [system, task] = trajectory;
   if (system?.role !== "system" || task?.role !== "user") {
     throw new Error("a trajectory starts with the system prompt and the user task");
@@ -37,10 +37,7 @@ export function compactedEvidence(kept: string, summary: string): string {
   return parts.join("\n\n");
 }
 
-/**
- * A compacted answer input: the head, one user message that frames the compacted evidence, and the evaluation
- * question as the last user message.
- */
+/** A compacted answer input: the head, the framed compacted evidence, then the evaluation question. */
 export function compactedAnswerInput(
   trajectory: readonly ChatMessage[],
   evidence: string,

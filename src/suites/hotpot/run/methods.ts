@@ -22,10 +22,8 @@ export type HotpotMethod = string;
 const frozenQuestionFrames = new WeakMap<MethodInput, EvidenceFrame[]>();
 
 /**
- * The hotpot frame of the registry's methods: the question's units and its compacted answer input. A frozen
- * question's frame (a stage input: `storedQuestion`) is made once per counter and limit and handed out frozen,
- * so that what a method computes from it is kept for the question's other generations and stages (see
- * `frameMemo` in src/methods/registry.ts).
+ * The hotpot frame of the methods: the question's units and compacted answer input. A frozen question's frame
+ * is made once per counter and limit, frozen, so what a method computes from it is kept (`frameMemo`).
  */
 export function hotpotFrame(counter: TokenCounter, question: MethodInput, limit: number): EvidenceFrame {
   const frames = frozenQuestionFrames.get(question);
@@ -58,10 +56,7 @@ export type MethodInput = Pick<CorpusQuestion, "id" | "question" | "context" | "
 /** The units of frozen questions (which cannot change), by question. */
 const frozenQuestionUnits = new WeakMap<MethodInput, readonly GenericUnit[]>();
 
-/**
- * The question's evidence units (sentence groups) in source order, rendered as `## title` + `N|text` lines.
- * A frozen question's units (a stage input: `storedQuestion`) are built once and handed out frozen.
- */
+/** The question's evidence units in source order (a frozen question's built once, frozen). */
 export function questionUnits(question: MethodInput): readonly GenericUnit[] {
   const known = frozenQuestionUnits.get(question);
   if (known !== undefined) return known;
@@ -108,9 +103,4 @@ export function evidenceSpaceOf(counter: TokenCounter, question: MethodInput, li
 export function unitsById(question: MethodInput, ids: readonly string[]): GenericUnit[] {
   const wanted = new Set(ids);
   return questionUnits(question).filter((u) => wanted.has(u.id));
-}
-
-/** All evidence as one text (for the summarizer), or the evidence not retained. */
-export function evidenceText(units: readonly GenericUnit[]): string {
-  return joinUnits(units);
 }

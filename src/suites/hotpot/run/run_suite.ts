@@ -48,7 +48,6 @@ import { hotpotAnswerStage } from "./stages/answer.ts";
 import { type CeilingRun, publishAnswerRuns, runAnswerTask } from "../../answer_pipeline.ts";
 
 export type { HotpotResultRow } from "./rows.ts";
-export { supportSurvival } from "./stages/score.ts";
 
 /** Questions in flight at once (each queues a few dozen calls). */
 const QUESTION_WINDOW = 8;

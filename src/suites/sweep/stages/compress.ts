@@ -55,18 +55,16 @@ export const sweepSummaryStage = defineStage({
       limit,
       maxRetries: params.max_retries,
     });
-    if (!outcome.ok) {
+    const requests = outcome.records;
+    if (outcome.ok) {
       return {
-        outputs: { summary: { node: key, ok: false, text: outcome.summary ?? null, reason: outcome.reason } },
-        requests: outcome.records,
-        status: "invalid" as const,
-        reason: outcome.reason,
+        outputs: { summary: { node: key, ok: true, text: outcome.summary, attempts: outcome.attempts } },
+        requests,
       };
     }
-    return {
-      outputs: { summary: { node: key, ok: true, text: outcome.summary, attempts: outcome.attempts } },
-      requests: outcome.records,
-    };
+    const { reason } = outcome;
+    const summary = { node: key, ok: false, text: outcome.summary ?? null, reason };
+    return { outputs: { summary }, requests, status: "invalid" as const, reason };
   },
 });
 

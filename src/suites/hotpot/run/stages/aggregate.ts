@@ -1,7 +1,6 @@
 /**
- * `hotpot-aggregate`: every answer row of the run, gathered from the questions' rows nodes into `results.json`
- * and averaged into `aggregate.json`. Its inputs are every question's rows node (whose inputs are every score
- * and every context) and the corpus head, so the published numbers descend, in the DAG, from every node.
+ * `hotpot-aggregate`: every answer row of the run, from the questions' rows nodes, into `results.json`, averaged
+ * into `aggregate.json`; with the corpus head as an input, the published numbers descend from every node.
  *
  * @module
  */
@@ -20,18 +19,12 @@ export const rowsInput = (id: string) => `rows:${id}`;
 /** Ids made of digits and lower-case ASCII letters only (HotpotQA's are 24 hexadecimal digits). */
 const PLAIN_ID = /^[0-9a-z]*$/;
 
-/**
- * Whether the process's default collation (what `localeCompare` uses: the root collation, English, or the
- * POSIX variant) orders {@link PLAIN_ID} ids exactly as their code units: each of their characters has its
- * own primary weight, digits before letters, both in code order. (Other locales may not: Lithuanian sorts
- * `y` before `j`, Danish `aa` after `z`.)
- */
+/** Whether the default collation (root, English, POSIX) orders {@link PLAIN_ID} ids as their code units. */
 const CODE_ORDER_COLLATION = /^(und|en(-[A-Z]{2})?(-u-va-posix)?)$/.test(navigator.language);
 
 /**
- * Question ids in results.json's order: by `localeCompare`, ties by code units (a total order). Plain ids
- * under a collation that orders them as code units are compared as code units, the same order without
- * loading the collation data (a process's first `localeCompare` is costly).
+ * Question ids in results.json's order: by `localeCompare`, ties by code units; plain ids under such a collation
+ * as code units (the same order without loading the collation data, which a first `localeCompare` costs).
  */
 export function compareQuestionIds(a: string, b: string): number {
   if (CODE_ORDER_COLLATION && PLAIN_ID.test(a) && PLAIN_ID.test(b)) return a < b ? -1 : a > b ? 1 : 0;
@@ -41,19 +34,15 @@ export function compareQuestionIds(a: string, b: string): number {
 /** The `hotpot-aggregate` stage. */
 export const hotpotAggregateStage = defineStage({
   name: "hotpot-aggregate",
-  // 5: each method's aggregate names the models that answered its calls, per role (`models`).
-  version: 5,
+  version: 5, // 5: each method's aggregate names the models that answered its calls, per role
   doc:
     "Every answer row (results.json) and the per-method aggregate (aggregate.json) of a hotpot run, from " +
     "its questions' rows nodes.",
   params: z.object({
     methods: z.array(z.string()),
-    /** Usage of this run's compression calls per method (from the rank and summary nodes' usage). */
-    compression_usage: z.record(z.string(), UsageSchema),
-    /** Per method, the models that answered its calls (from the call records' `model`), per role. */
+    compression_usage: z.record(z.string(), UsageSchema), // per method: its rank, summary and engine nodes'
     answering_models: z.record(z.string(), AnsweringModelsSchema),
   }),
-  // `head`: the corpus head node's output, so the aggregate depends on every node that is not downstream of it.
   inputs: ["head", "rows:*"],
   hashOnlyInputs: ["head"],
   outputs: {

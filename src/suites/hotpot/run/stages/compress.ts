@@ -11,7 +11,8 @@ import { summarizeWithin } from "../../../../methods/summarize.ts";
 import { countPrompt } from "../../../../tokens/budget.ts";
 import { defineRankStage, type ModelStageEnv } from "../../../rank_stage.ts";
 import { StoredRankingSchema, StoredSummarySchema } from "../../../stored.ts";
-import { compactedContext, evidenceText, hotpotFrame, questionUnits, taskText } from "../methods.ts";
+import { compactedContext, hotpotFrame, questionUnits, taskText } from "../methods.ts";
+import { joinUnits } from "../../../../methods/evidence_unit.ts";
 import { declaredMethod, type MethodParams } from "../../../../methods/registry.ts";
 import { storedQuestion } from "./question.ts";
 
@@ -31,6 +32,15 @@ export const hotpotRankStage = defineRankStage({
   },
 });
 
+const COMMON = new Set([
+  "method",
+  "generation",
+  "input_cap",
+  "reserve",
+  "tokenizer",
+  "chat_model",
+  "max_retries",
+]);
 // A method's own parameters (e.g. jev+summary's `fusion_share`) follow the common ones.
 const SummaryParams = z.object({
   method: z.string(),
@@ -82,53 +92,29 @@ export const hotpotSummaryStage = defineStage({
       if (!ranking?.ok) return fail(`ranking failed: ${ranking?.error}`);
       order = ranking.order;
     }
-    const {
-      method: _m,
-      generation: _g,
-      input_cap: _c,
-      reserve: _r,
-      tokenizer: _t,
-      chat_model: _cm,
-      max_retries: _mr,
-      ...own
-    } = params;
-    const kept = method.retain?.(hotpotFrame(counter, question, limit), order, own as MethodParams) ?? [];
+    // A method's own parameters (fusion_share) are every param but the common ones.
+    const own = Object.fromEntries(
+      Object.entries(params).filter(([name]) => !COMMON.has(name)),
+    ) as MethodParams;
+    const kept = method.retain?.(hotpotFrame(counter, question, limit), order, own) ?? [];
     const keptIds = new Set(kept.map((u) => u.id));
     const rest = questionUnits(question).filter((u) => !keptIds.has(u.id));
     const base = countPrompt(counter, compactedContext(question, kept, ""));
     const outcome = await summarizeWithin({
       chat: env.chat,
       task: taskText(question),
-      evidence: evidenceText(rest),
-      retained: kept.length > 0 ? evidenceText(kept) : undefined,
+      evidence: joinUnits(rest),
+      retained: kept.length > 0 ? joinUnits(kept) : undefined,
       space: limit - base,
       promptTokens: (summary) => countPrompt(counter, compactedContext(question, kept, summary)),
       limit,
       maxRetries: params.max_retries,
     });
-    const keptList = kept.map((u) => u.id);
-    if (!outcome.ok) {
-      return {
-        outputs: {
-          summary: {
-            node: key,
-            ok: false,
-            text: outcome.summary ?? null,
-            kept: keptList,
-            reason: outcome.reason,
-            attempts: outcome.attempts,
-          },
-        },
-        requests: outcome.records,
-        status: "invalid" as const,
-        reason: outcome.reason,
-      };
-    }
-    return {
-      outputs: {
-        summary: { node: key, ok: true, text: outcome.summary, kept: keptList, attempts: outcome.attempts },
-      },
-      requests: outcome.records,
-    };
+    const { attempts, records: requests } = outcome;
+    const stored = { node: key, kept: kept.map((u) => u.id), attempts };
+    if (outcome.ok) return { outputs: { summary: { ...stored, ok: true, text: outcome.summary } }, requests };
+    const { reason } = outcome;
+    const summary = { ...stored, ok: false, text: outcome.summary ?? null, reason };
+    return { outputs: { summary }, requests, status: "invalid" as const, reason };
   },
 });

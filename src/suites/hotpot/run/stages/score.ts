@@ -1,7 +1,6 @@
 /**
- * `hotpot-score`: scores one answer against gold with the official HotpotQA metrics (EM/F1, SP, joint; ids
- * written as decimals are malformed) and the LLM-free share of gold supporting sentences present verbatim in
- * the text the model reads (JSON tool results decoded; support_kept.ts). Gold enters here only.
+ * `hotpot-score`: one answer scored against gold (the official metrics) and the share of gold supporting
+ * sentences present verbatim in the text the model reads (support_kept.ts). Gold enters here only.
  *
  * @module
  */
@@ -11,15 +10,9 @@ import { ChatMessageSchema } from "../../../../models/messages.ts";
 import { predictionFromModelAnswer } from "../answer_parse.ts";
 import { CorpusGoldSchema } from "../../corpus.ts";
 import { supportSurvival } from "../support_kept.ts";
-import { type HotpotMetrics, METRIC_NAMES, scoreQuestion } from "../scoring.ts";
+import { METRIC_NAMES, scoreQuestion } from "../scoring.ts";
 import { storedQuestion } from "./question.ts";
 import { StoredAnswerSchema } from "../../../answer_stage.ts";
-
-export { supportSurvival } from "../support_kept.ts";
-
-function zeroMetrics(): HotpotMetrics {
-  return Object.fromEntries(METRIC_NAMES.map((k) => [k, 0])) as HotpotMetrics;
-}
 
 /** A score node's `score` output. */
 export const HotpotScoreSchema = z.object({
@@ -28,10 +21,8 @@ export const HotpotScoreSchema = z.object({
   metrics: z.record(z.enum(METRIC_NAMES), z.number()),
   sp_survival: z.number().nullable(),
 });
-/** A score node's `score` output. */
-export type HotpotScore = z.infer<typeof HotpotScoreSchema>;
 
-/** The inputs of a score node that are validated here (built once: a zod schema is costly to make). */
+// Built once: a zod schema is costly to make.
 const ScoredAnswerSchema = StoredAnswerSchema.nullable();
 const ScoredContextSchema = z.array(ChatMessageSchema).nullable();
 
@@ -44,7 +35,6 @@ export const hotpotScoreStage = defineStage({
   params: z.object({ valid: z.boolean() }),
   inputs: ["answer", "gold", "context", "question"],
   outputs: {
-    // Not handed back: the run passes it on by hash, and the rows node that reads it validates it.
     score: {
       schema: HotpotScoreSchema,
       held: false,
@@ -58,7 +48,7 @@ export const hotpotScoreStage = defineStage({
     const messages = ScoredContextSchema.parse(inputs.context);
     const question = storedQuestion(inputs.question);
     const prediction = params.valid && answer ? predictionFromModelAnswer(answer.content) : null;
-    const metrics = prediction ? scoreQuestion(prediction, gold) : zeroMetrics();
+    const metrics = scoreQuestion(prediction ?? {}, gold); // no prediction: every metric zero
     const survival = messages ? supportSurvival(messages, question, gold) : null;
     return Promise.resolve({
       outputs: { score: { node: key, prediction, metrics, sp_survival: survival } },
