@@ -7,11 +7,31 @@ import { z } from "zod";
 import { UsageError } from "../errors.ts";
 import { refuseRepeatedOptions } from "../core/option_rules.ts";
 import { CLI } from "../core/program_name.ts";
-import { nearestOption } from "./option_suggest.ts";
+import { didYouMean, nearestOption } from "./option_suggest.ts";
 
 interface ParsedCommand<T> {
   options: T;
   positionals: string[];
+}
+
+/** Runs the subcommand `argv[0]` of `command` from `subs`; none prints `usage` (exit 2), `--help` too (exit 0). */
+export async function dispatch(
+  command: string,
+  argv: string[],
+  subs: Readonly<Record<string, (argv: string[]) => Promise<number>>>,
+  usage: string,
+): Promise<number> {
+  const [sub, ...rest] = argv;
+  if (sub !== undefined && Object.hasOwn(subs, sub)) return await subs[sub](rest);
+  if (sub === undefined || sub === "--help" || sub === "-h") {
+    console.log(usage);
+    return sub === undefined ? 2 : 0;
+  }
+  const names = Object.keys(subs);
+  const expected = `${names.slice(0, -1).join(", ")} or ${names.at(-1)}`;
+  throw new UsageError(
+    `${command}: unknown subcommand '${sub}'${didYouMean(sub, names)} (expected ${expected})`,
+  );
 }
 
 /** Prints a command's `--help` text; returns its exit code, 0. */

@@ -27,21 +27,15 @@ export function hotpotRecordsFromOfficialJson(data: unknown, file: string): Hotp
     throw new UsageError(`${file}: expected a JSON array of HotpotQA records, got ${typeof data}`);
   }
   return data.map((raw, index) => {
-    const rec = parseRecordField(OfficialHotpotRecordSchema, raw, file, index);
-    return parseRecordField(
-      HotpotRecordSchema,
-      {
-        id: rec._id,
-        question: rec.question,
-        answer: rec.answer,
-        type: rec.type,
-        level: rec.level,
-        supporting_facts: rec.supporting_facts.map(([title, sent_id]) => ({ title, sent_id })),
-        context: rec.context.map(([title, sentences]) => ({ title, sentences })),
-      },
-      file,
-      index,
-    );
+    const official = parseRecordField(OfficialHotpotRecordSchema, raw, file, index);
+    const { _id: id, supporting_facts, context, ...rest } = official;
+    const record = {
+      id,
+      ...rest,
+      supporting_facts: supporting_facts.map(([title, sent_id]) => ({ title, sent_id })),
+      context: context.map(([title, sentences]) => ({ title, sentences })),
+    };
+    return parseRecordField(HotpotRecordSchema, record, file, index);
   });
 }
 

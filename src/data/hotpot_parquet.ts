@@ -23,32 +23,23 @@ export type HfHotpotRow = z.infer<typeof HfHotpotRowSchema>;
 /** Converts one Hugging Face row into a record; unequal list lengths name the field. */
 export function hotpotRecordFromHfRow(raw: unknown, file: string, index: number): HotpotRecord {
   const row = parseRecordField(HfHotpotRowSchema, raw, file, index);
-  const sf = row.supporting_facts;
+  const { supporting_facts: sf, context: ctx, ...head } = row;
   if (sf.title.length !== sf.sent_id.length) {
     throw new UsageError(
       `${file}: record ${index}: field supporting_facts: ${sf.title.length} titles but ${sf.sent_id.length} sent_ids`,
     );
   }
-  const ctx = row.context;
   if (ctx.title.length !== ctx.sentences.length) {
     throw new UsageError(
       `${file}: record ${index}: field context: ${ctx.title.length} titles but ${ctx.sentences.length} sentence lists`,
     );
   }
-  return parseRecordField(
-    HotpotRecordSchema,
-    {
-      id: row.id,
-      question: row.question,
-      answer: row.answer,
-      type: row.type,
-      level: row.level,
-      supporting_facts: sf.title.map((title, i) => ({ title, sent_id: sf.sent_id[i] })),
-      context: ctx.title.map((title, i) => ({ title, sentences: ctx.sentences[i] })),
-    },
-    file,
-    index,
-  );
+  const record = {
+    ...head,
+    supporting_facts: sf.title.map((title, i) => ({ title, sent_id: sf.sent_id[i] })),
+    context: ctx.title.map((title, i) => ({ title, sentences: ctx.sentences[i] })),
+  };
+  return parseRecordField(HotpotRecordSchema, record, file, index);
 }
 
 /** Rows decoded at once: a row group is decoded in slices of at most this many rows (best a whole group). */
@@ -59,9 +50,7 @@ export const PARQUET_BATCH_ROWS = 100;
 /** Reads a Hugging Face layout Parquet file into validated records; `option` is named in errors. */
 export async function loadHotpotParquet(path: string, option?: string): Promise<HotpotRecord[]> {
   const records: HotpotRecord[] = [];
-  for await (const batch of hotpotParquetBatches(path, option)) {
-    for (const record of batch) records.push(record);
-  }
+  for await (const batch of hotpotParquetBatches(path, option)) records.push(...batch);
   return records;
 }
 

@@ -12,14 +12,13 @@ import { budgetListOption, contextLengthListOption } from "../../suites/engines/
 import { generateTranscript } from "../../suites/engines/generate.ts";
 import { enginesRunCommand } from "../../suites/engines/command.ts";
 import { MODEL_OPTION_HELP, ModelOptionsShape } from "../model_options.ts";
-import { parseOptions, printHelp } from "../args.ts";
+import { dispatch, parseOptions, printHelp } from "../args.ts";
 import { fractionListOption, intOption } from "../numbers.ts";
 import { RUN_EXIT_HELP, RUN_OPTION_HELP, RunOptionsShape } from "../run_setup.ts";
 import { writeFileAtomic } from "../../store/run_dir.ts";
 import { checkNewOutputPath, inputError } from "../../fs_input.ts";
 import { BOOTSTRAP_OPTION_HELP, bootstrapOption } from "../stats_options.ts";
 import { CLI } from "../../core/program_name.ts";
-import { didYouMean } from "../option_suggest.ts";
 
 /** Turns × words per message at most: a bound on the generated transcript's size (and memory). */
 const MAX_GENERATED_WORDS = 2_000_000;
@@ -202,14 +201,6 @@ async function run(argv: string[]): Promise<number> {
 }
 
 export function enginesCommand(argv: string[]): Promise<number> {
-  const [sub, ...rest] = argv;
-  if (sub === "run") return run(rest);
-  if (sub === "generate") return generate(rest);
-  if (sub === undefined || sub === "--help" || sub === "-h") {
-    console.log(`${CLI} engines run|generate [options]   (see '${CLI} engines run --help')`);
-    return Promise.resolve(sub === undefined ? 2 : 0);
-  }
-  throw new UsageError(
-    `engines: unknown subcommand '${sub}'${didYouMean(sub, ["run", "generate"])} (expected run or generate)`,
-  );
+  const usage = `${CLI} engines run|generate [options]   (see '${CLI} engines run --help')`;
+  return dispatch("engines", argv, { run, generate }, usage);
 }

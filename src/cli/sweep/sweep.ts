@@ -6,16 +6,14 @@ import { SWEEP_SUITE } from "../../suites/sweep/definition.ts";
 import { BOOTSTRAP_OPTION_HELP, bootstrapOption } from "../stats_options.ts";
 import { PRICE_OPTION_HELP, PriceOptionsShape } from "../price_options.ts";
 import { z } from "zod";
-import { UsageError } from "../../errors.ts";
 import { MODEL_OPTION_HELP, ModelOptionsShape } from "../model_options.ts";
 import { DEFAULT_SWEEP_RUN } from "../../suites/sweep/run_suite.ts";
 import { sweepRunCommand } from "../../suites/sweep/command.ts";
-import { parseOptions } from "../args.ts";
+import { dispatch, parseOptions } from "../args.ts";
 import { SHARD_OPTION_HELP, ShardOption } from "../../pipeline/shard.ts";
 import { intListOption, intOption, rangeOption } from "../numbers.ts";
 import { RUN_EXIT_HELP, RUN_OPTION_HELP, RunOptionsShape, runResumableCommand } from "../run_setup.ts";
 import { CLI } from "../../core/program_name.ts";
-import { didYouMean } from "../option_suggest.ts";
 
 const HELP = `${CLI} sweep run (--reference | --live) [options]
 
@@ -68,19 +66,18 @@ function parseRun(argv: string[]) {
   });
 }
 
-export async function sweepCommand(argv: string[]): Promise<number> {
-  const [sub, ...rest] = argv;
-  if (sub === "run") {
-    await runResumableCommand(SWEEP_SUITE, rest, parseRun, HELP, sweepRunCommand);
-    return 0;
-  }
-  if (sub === "case") return await (await import("./case_check.ts")).sweepCaseCommand(rest);
-  if (sub === undefined || sub === "--help" || sub === "-h") {
-    console.log(`${CLI} sweep run [options]   (see '${CLI} sweep run --help')`);
-    console.log(`${CLI} sweep case check DIR  (checks a sweep case folder; see docs/SWEEP_CASES.md)`);
-    return sub === undefined ? 2 : 0;
-  }
-  throw new UsageError(
-    `sweep: unknown subcommand '${sub}'${didYouMean(sub, ["run", "case"])} (expected run or case)`,
+export function sweepCommand(argv: string[]): Promise<number> {
+  return dispatch(
+    "sweep",
+    argv,
+    {
+      run: async (rest) => {
+        await runResumableCommand(SWEEP_SUITE, rest, parseRun, HELP, sweepRunCommand);
+        return 0;
+      },
+      case: async (rest) => await (await import("./case_check.ts")).sweepCaseCommand(rest),
+    },
+    `${CLI} sweep run [options]   (see '${CLI} sweep run --help')
+${CLI} sweep case check DIR  (checks a sweep case folder; see docs/SWEEP_CASES.md)`,
   );
 }
