@@ -3,7 +3,7 @@ import { join } from "node:path";
 import { gunzipSync, gzipSync } from "node:zlib";
 import { assetPath } from "../src/assets.ts";
 import { UsageError } from "../src/errors.ts";
-import { checkSweepCase } from "../src/suites/sweep/case_check.ts";
+import { checkSweepCase } from "../src/suites/sweep/case_checks.ts";
 import { DEFAULT_SWEEP_TRAJECTORY, loadSweepCase, resolveSweepCase } from "../src/suites/sweep/fixture.ts";
 import { hermesAgentArgv } from "../src/cli/hotpot/hermes_option.ts";
 import { loadTokenCounter } from "../src/tokens/load.ts";

@@ -4,7 +4,7 @@
  */
 import { UsageError } from "../../errors.ts";
 import { CLI } from "../../core/program_name.ts";
-import { checkSweepCase } from "../../suites/sweep/case_check.ts";
+import { checkSweepCase } from "../../suites/sweep/case_checks.ts";
 import { assertSandboxAvailable } from "../../suites/sweep/sandbox.ts";
 
 const HELP = `${CLI} sweep case check DIR

@@ -1,15 +1,6 @@
 /**
- * The payment case's six repair checks: each runs the repair in the sandbox on one scripted scenario and
- * judges the host gateway's record (no model writes or judges them):
- *
- * | check | scenario | passes when |
- * | --- | --- | --- |
- * | idempotency | order A: 503, 503, ok; order B: ok | every attempt for A carries one and the same non-empty key, and B's key differs |
- * | retry_limit | always ETIMEDOUT | exactly `max_attempts` attempts, then the call rejects |
- * | backoff | 503, 503, 503, ok | a sleep before every retry, delays positive and strictly increasing |
- * | timeout | ETIMEDOUT, ok | every attempt passes `timeoutMs` equal to `charge_timeout_ms` |
- * | no_double_charge | charged-then-ETIMEDOUT, ok | one captured charge for the order, and the call returns it |
- * | error_surfaced | card_declined | one attempt, and the call rejects with the gateway's card_declined error |
+ * The payment case's six repair checks (docs/SWEEP_CASES.md lists them), each judging the host gateway's record
+ * of one scripted scenario (no model writes or judges them), and finding the repair in an answer.
  * @module
  */
 import {
