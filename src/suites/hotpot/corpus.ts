@@ -89,9 +89,7 @@ function parseCorpusQuestionByQuestion(json: unknown):
  * {@link readCorpus}'s checks question by question (corpus_index.ts), keeping only bytes and head; a file the
  * index cannot follow is checked whole. `spans` (absent then): each question's byte range, in file order.
  */
-export async function checkCorpusFile(
-  path: string,
-): Promise<
+export async function checkCorpusFile(path: string): Promise<
   { head: Omit<Corpus, "questions">; bytes: Uint8Array; spans?: Map<string, Span>; validity: Validity }
 > {
   const bytes = await readInputFile(path, "--corpus");

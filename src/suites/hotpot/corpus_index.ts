@@ -47,9 +47,7 @@ export function indexCorpus(bytes: Uint8Array): CorpusIndex | null {
     if (key === "questions") {
       const array = arrayElementSpans(bytes, start);
       if (!array) return null;
-      const head = parseJson(
-        spanText(bytes, [0, start]) + "[]" + spanText(bytes, [array.end, bytes.length]),
-      );
+      const head = parseJson(spanText(bytes, [0, start]) + "[]" + spanText(bytes, [array.end, bytes.length]));
       return { head, spans: array.spans };
     }
     const end = valueEnd(bytes, start);

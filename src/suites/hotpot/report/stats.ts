@@ -111,10 +111,7 @@ export function hotpotStats(
   const paired: HotpotPairedRow[] = [];
   for (const [a, b] of comparedPairs(methods)) {
     for (const metric of hotpotMetricsIn("paired")) {
-      const diff = pairedDifference(column(a, metric), column(b, metric), {
-        resamples,
-        seed,
-      });
+      const diff = pairedDifference(column(a, metric), column(b, metric), { resamples, seed });
       paired.push({ a, b, metric: metric.name, ...diff });
     }
   }
