@@ -4,10 +4,10 @@ import { UsageError } from "../src/errors.ts";
 import {
   DEFAULT_SWEEP_TRAJECTORY,
   loadSweepFixture,
-  sha256Hex,
   sweepFixtureSummary,
 } from "../src/suites/sweep/fixture.ts";
 import { splitUnits } from "../src/suites/sweep/contexts.ts";
+import { sha256Hex } from "../src/store/hash.ts";
 
 const fixture = await loadSweepFixture();
 

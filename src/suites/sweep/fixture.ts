@@ -8,7 +8,7 @@ import { assetPath } from "../../assets.ts";
 import { UsageError } from "../../errors.ts";
 import { readInputFile } from "../../fs_input.ts";
 import { type ChatMessage, ChatMessageSchema } from "../../models/messages.ts";
-import { canonicalHash } from "../../store/hash.ts";
+import { canonicalHash, sha256Hex } from "../../store/hash.ts";
 import {
   type CaseRepair,
   type Fact,
@@ -66,12 +66,6 @@ export interface SweepFixture {
   sources: Record<string, Uint8Array>;
 }
 
-/** SHA-256 of some bytes, as lowercase hex. */
-export async function sha256Hex(bytes: Uint8Array): Promise<string> {
-  const digest = new Uint8Array(await crypto.subtle.digest("SHA-256", bytes as Uint8Array<ArrayBuffer>));
-  return Array.from(digest, (byte) => byte.toString(16).padStart(2, "0")).join("");
-}
-
 function decodeJson(bytes: Uint8Array, what: string): unknown {
   try {
     return parseJson(new TextDecoder("utf-8", { fatal: true }).decode(bytes));
@@ -94,16 +88,14 @@ function decodeText(bytes: Uint8Array, what: string): string {
 
 /** Parses case.json's bytes; a bad field is a {@link UsageError} naming the file, field and value. */
 function parseCaseJson(bytes: Uint8Array, what: string): SweepCaseJson {
-  const parsed = SweepCaseSchema.safeParse(decodeJson(bytes, what));
+  const json = decodeJson(bytes, what);
+  const parsed = SweepCaseSchema.safeParse(json);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
     const field = issue.path.length > 0 ? issue.path.join(".") : "top level";
-    let value = "";
-    try {
-      let at: unknown = decodeJson(bytes, what);
-      for (const key of issue.path) at = (at as Record<PropertyKey, unknown>)?.[key as PropertyKey];
-      if (at !== undefined) value = ` (value ${JSON.stringify(at).slice(0, 80)})`;
-    } catch { /* the value is only for the message */ }
+    let at = json;
+    for (const key of issue.path) at = (at as Record<PropertyKey, unknown>)?.[key as PropertyKey];
+    const value = at === undefined ? "" : ` (value ${JSON.stringify(at).slice(0, 80)})`;
     throw new UsageError(`${what}: field ${field}: ${issue.message}${value}`);
   }
   return parsed.data;
@@ -127,13 +119,13 @@ interface CaseFiles {
 }
 
 /** The fixture from a case's files, each part validated; `where` names the case in errors. */
-async function sweepFixtureFromFiles(
+function sweepFixtureFromFiles(
   files: CaseFiles,
   where: { dir: string | null; label: string; trajectoryPath?: string; facts?: boolean },
-): Promise<SweepFixture> {
+): SweepFixture {
   const json = parseCaseJson(files.case, `${where.label}/case.json`);
   const trajectoryWhat = where.trajectoryPath ?? `${where.label}/${json.trajectory.file}`;
-  const trajectoryHash = await sha256Hex(files.trajectory);
+  const trajectoryHash = sha256Hex(files.trajectory);
   if (trajectoryHash !== json.trajectory.sha256) {
     throw new UsageError(
       `trajectory ${trajectoryWhat}: sha256 ${trajectoryHash} is not the pin of case ${json.name} ` +
@@ -191,7 +183,7 @@ async function sweepFixtureFromFiles(
       file: json.checks.module,
       source: decodeText(files.checks, `${where.label}/${json.checks.module}`),
     };
-    checksHash = await sha256Hex(files.checks);
+    checksHash = sha256Hex(files.checks);
   }
   const { reference_repair: _reference, ...scored } = json;
   const caseId = canonicalHash({ case: scored, checks: checksHash });
@@ -301,7 +293,7 @@ export async function resolveSweepCase(
     return await loadSweepCase(given[0] ?? assetPath(DEFAULT_SWEEP_CASE));
   }
   const bytes = await readInputFile(options.trajectory, "--trajectory");
-  const hash = await sha256Hex(bytes);
+  const hash = sha256Hex(bytes);
   const known: string[] = [];
   for (const dir of [...given, ...builtInCaseDirs()]) {
     const { json } = await readCaseJson(dir);
@@ -332,7 +324,7 @@ export async function sweepFixtureFromSources(
   if (trajectory === undefined) throw new UsageError(`${label}: no trajectory source`);
   const caseJson = await get("case");
   if (caseJson === undefined) {
-    const hash = await sha256Hex(trajectory);
+    const hash = sha256Hex(trajectory);
     for (const dir of builtInCaseDirs()) {
       const { json } = await readCaseJson(dir);
       if (json.trajectory.sha256 === hash) {
