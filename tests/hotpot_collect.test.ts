@@ -10,7 +10,11 @@ import {
   collectScripted,
   importHermesSession,
 } from "../src/suites/hotpot/collect/collect_question.ts";
-import { checkCollection, initialSystemPrompt } from "../src/suites/hotpot/collect/collection_checks.ts";
+import {
+  checkCollection,
+  initialSystemPrompt,
+  SYSTEM_PROMPT,
+} from "../src/suites/hotpot/collect/collection_checks.ts";
 import { createHash } from "node:crypto";
 import {
   executeReadFile,
@@ -18,7 +22,6 @@ import {
   ReadFileResultSchema,
   sentenceIdFromLineNumber,
 } from "../src/suites/hotpot/read_file.ts";
-import { SYSTEM_PROMPT } from "../src/suites/hotpot/collect/trajectory.ts";
 import { titleSlug, uniqueSlugs } from "../src/suites/hotpot/workspace.ts";
 
 const [RECORD] = generateHotpotRecords(1, "collect");

@@ -10,11 +10,11 @@ import type { HotpotRecord } from "../src/data/hotpot_record.ts";
 import type { ChatMessage } from "../src/models/messages.ts";
 import {
   checkCollection,
+  type Collection,
   framingOf,
   KNOWN_READ_TOOLS,
   unframeRead,
 } from "../src/suites/hotpot/collect/collection_checks.ts";
-import type { Collection } from "../src/suites/hotpot/collect/trajectory.ts";
 import { workspaceFiles } from "../src/suites/hotpot/workspace.ts";
 
 const LONG = Array.from({ length: 1203 }, (_, i) => `Sentence ${i + 1} of the long article, with | a bar.`);

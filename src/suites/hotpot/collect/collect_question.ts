@@ -6,8 +6,14 @@
 import { formatIssuePath, type HotpotRecord } from "../../../data/hotpot_record.ts";
 import { UsageError } from "../../../errors.ts";
 import type { CallRecord, ChatModel } from "../../../models/types.ts";
-import { checkCollection, type CollectionCheck, initialSystemPrompt } from "./collection_checks.ts";
-import { type Collection, openingMessages, taskMessage } from "./trajectory.ts";
+import {
+  checkCollection,
+  type Collection,
+  type CollectionCheck,
+  initialSystemPrompt,
+  openingMessages,
+  taskMessage,
+} from "./collection_checks.ts";
 import { parseJson, parseJsonBytes } from "../../../core/json_read.ts";
 import { type ChatMessage, ChatMessageSchema } from "../../../models/messages.ts";
 import { executeReadFile, READ_FILE_TOOL } from "../read_file.ts";

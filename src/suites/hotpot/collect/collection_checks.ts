@@ -3,14 +3,65 @@
  * a non-empty first `system` message (the agent's own, recorded, never compared); calls and results paired;
  * workspace files unchanged (SHA-256; without hashes "not verifiable", never passed); each article line shown
  * unaltered through the file-reading tool (its framing removed, below), missing lines named with their cause.
+ * The trajectory's shape is here too: fixed system prompt and task, the agent's final answer kept aside.
  * @module
  */
 import { createHash } from "node:crypto";
 import type { HotpotRecord } from "../../../data/hotpot_record.ts";
 import type { ChatMessage } from "../../../models/messages.ts";
-import type { Collection } from "./trajectory.ts";
 import { fileText, type WorkspaceFile, workspaceFiles } from "../workspace.ts";
 import { parseJson } from "../../../core/json_read.ts";
+import type { CallRecord } from "../../../models/types.ts";
+
+/** The system prompt of every collected trajectory. */
+export const SYSTEM_PROMPT =
+  "You are a careful research assistant working in a workspace of text files. Use the read_file tool to " +
+  "read files; each result shows the file's lines as 'LINE_NUMBER|TEXT'. Base your answers only on what " +
+  "the files say.";
+
+/** The user task of a question: answer it from the files, which are listed as `- path` lines. */
+export function taskMessage(
+  question: string,
+  files: readonly Pick<WorkspaceFile, "path" | "title">[],
+): string {
+  return [
+    "Answer the following question using the files in the workspace. Read every file completely with " +
+    "read_file before you answer.",
+    "",
+    `Question: ${question}`,
+    "",
+    "Files:",
+    ...files.map((f) => `- ${f.path} (article: ${f.title})`),
+  ].join("\n");
+}
+
+/** The opening messages of a trajectory: system prompt and user task. */
+export function openingMessages(
+  question: string,
+  files: readonly Pick<WorkspaceFile, "path" | "title">[],
+): ChatMessage[] {
+  return [
+    { role: "system", content: SYSTEM_PROMPT },
+    { role: "user", content: taskMessage(question, files) },
+  ];
+}
+
+/**
+ * A collected trajectory of one question: its messages without the final answer (kept aside, or null), the
+ * workspace's SHA-256 per path before and after (null: "files unchanged" not verifiable), and for live
+ * collections why the agent stopped, its model error and the provider calls made.
+ */
+export interface Collection {
+  question_id: string;
+  source: "scripted" | "live" | "hermes" | "agent";
+  messages: ChatMessage[];
+  final_answer: string | null;
+  hashes_before: Record<string, string> | null;
+  hashes_after: Record<string, string> | null;
+  stop_reason?: "answered" | "step_cap" | "model_error";
+  error?: string;
+  calls?: CallRecord[];
+}
 
 /** One file line a read showed, framing removed. */
 export interface ShownLine {
