@@ -159,10 +159,7 @@ function removedText(report: SelectionReport): string {
   return Object.entries(report.removed).map(([k, v]) => `${k} ${v}`).join(", ");
 }
 
-/**
- * Refuses a selection that cannot fill its quotas, naming the counts per type and filter and the options that
- * would change it (the quotas the dataset gave; `--min-chars`/`--max-chars` when the range removed records).
- */
+/** Refuses a selection that cannot fill its quotas, naming its counts and the options that change that. */
 export function assertQuotaMet(
   report: SelectionReport,
   datasetPath: string,

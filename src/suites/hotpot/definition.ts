@@ -64,10 +64,7 @@ export const HOTPOT_SUITE: Suite = {
   },
 };
 
-/**
- * The lines printed after a hotpot run: warnings, one line per condition, the verdict last (of the rows at
- * `inputCap`, default the first row's).
- */
+/** The lines printed after a hotpot run: warnings, one line per condition, the verdict (at `inputCap`). */
 export function hotpotSummaryLines(
   text: string,
   facts: { questions: number | null; inputCap?: number },

@@ -25,10 +25,7 @@ function capOf(r: SweepExplorerRow): number | null {
   return typeof r.input_cap === "number" ? r.input_cap : null;
 }
 
-/**
- * The explorer data of a sweep run; `contexts` maps `context:` names to the rendered messages (null: not
- * rendered), `kept` the same names to the unit ids kept verbatim.
- */
+/** The explorer data of a sweep run from its rows, rendered contexts (null: none) and kept unit ids. */
 export function sweepExplorer(
   rows: readonly SweepExplorerRow[],
   contexts: ReadonlyMap<string, ChatMessage[] | null>,

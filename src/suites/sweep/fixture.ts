@@ -275,10 +275,7 @@ function builtInCaseDirs(): string[] {
   return dirs;
 }
 
-/**
- * The case a sweep runs: `--case DIR`, or among the built-in and `--case` folders the one pinning
- * `--trajectory FILE` (none: refused, naming its hash), or the default case.
- */
+/** The case a sweep runs: `--case DIR`, the one pinning `--trajectory FILE` (else refused), or the default. */
 export async function resolveSweepCase(
   options: { case?: string[]; trajectory?: string },
 ): Promise<SweepFixture> {

@@ -240,10 +240,7 @@ function escapeRegExp(text: string): string {
   return text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 }
 
-/**
- * The repair source defining `async function <name>(client, request)`, leading `export` (`default`) removed:
- * the block runs as a script.
- */
+/** The repair source defining `async function <name>(client, request)`, `export` removed (a script). */
 export function extractRepair(
   answer: string,
   functionName = "chargeWithRetry",

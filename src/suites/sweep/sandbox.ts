@@ -459,10 +459,7 @@ function inSandboxChildren<T, O>(
   });
 }
 
-/**
- * Sends case-module messages (see case_checks.ts) in turn to sandbox children; one outcome per message.
- * Throws {@link SandboxUnavailableError} only when a child cannot be started at all.
- */
+/** One outcome per case-module message, sent in turn; throws only {@link SandboxUnavailableError}. */
 export function exchangeInSandbox(
   messages: readonly Record<string, unknown>[],
   limits: SandboxLimits = {},
@@ -471,10 +468,7 @@ export function exchangeInSandbox(
   return inSandboxChildren(messages, limits, launch, (child, message, full) => child.exchange(message, full));
 }
 
-/**
- * Runs `source` (defining `chargeWithRetry`) against each scenario in sandbox children; one outcome each.
- * Throws only {@link SandboxUnavailableError}, when a child cannot start (before any code was sent).
- */
+/** One outcome per scenario run on `source`; throws only {@link SandboxUnavailableError} (nothing sent). */
 export function runChecksInSandbox(
   source: string,
   scenarios: readonly GatewayScenario[],
@@ -504,10 +498,7 @@ const PROBE_REPAIR = `async function chargeWithRetry(client, request) {
   return client.charge(request, { idempotencyKey: "probe", timeoutMs: 1 });
 }`;
 
-/**
- * Runs a trivial repair before a sweep writes anything: a missing `prlimit`, no permission to run it or a
- * child that cannot start is a {@link UsageError} naming the cause.
- */
+/** Runs a trivial repair before a sweep writes anything; a sandbox that cannot run: {@link UsageError}. */
 export async function assertSandboxAvailable(): Promise<void> {
   const scenario: GatewayScenario = {
     charges: [{

@@ -101,10 +101,7 @@ export function chooseCollectionMode(
   return chosen[0];
 }
 
-/**
- * Each selected record's `<id>.json` from `dir` as run sources (`session:<id>`); a missing file is left out
- * (recorded invalid), one that does not import is a {@link UsageError} before anything is written.
- */
+/** The selected records' session files as sources; missing: left out, unimportable: {@link UsageError}. */
 export async function readHermesSessions(
   dir: string,
   records: readonly HotpotRecord[],

@@ -212,10 +212,7 @@ export interface LiveCollectOptions {
   maxTokens?: number;
 }
 
-/**
- * A live trajectory of `record` in a fresh workspace: every tool call executed for real, until an answer
- * without a tool call (kept aside), `maxSteps` calls, or a model error.
- */
+/** A live trajectory: tool calls run for real until an answer (kept aside), `maxSteps` or a model error. */
 export async function collectLive(
   record: HotpotRecord,
   workspaceDir: string,

@@ -65,10 +65,7 @@ export function hypothesisLines(aggregates: readonly HypothesisInput[]): string[
   ];
 }
 
-/**
- * The warnings heading the reports and terminal: the ceiling did not bind for over half of the `questions`
- * (nothing to compact), and per method over half of its conditions invalid (its figures measure failures).
- */
+/** The warnings heading the reports and terminal: a ceiling that did not bind, mostly invalid methods. */
 export function hotpotWarnings(
   aggregates: readonly HeadlineInput[],
   questions: number | null,

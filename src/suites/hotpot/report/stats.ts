@@ -63,10 +63,7 @@ export function perQuestionMeans(
   return Float64Array.from(questionIds, (id) => (count.get(id) ? sum.get(id)! / count.get(id)! : 0));
 }
 
-/**
- * The method pairs compared, by declared roles: (reference, X) for each other X; then for each method C
- * declaring `parts`, (P, C) for each part and (X, C) for every other compressed X.
- */
+/** The pairs compared, by role: (reference, X); for a method C with `parts`, (P, C) and (other X, C). */
 export function comparedPairs(methods: readonly HotpotMethod[]): [HotpotMethod, HotpotMethod][] {
   const pairs: [HotpotMethod, HotpotMethod][] = [];
   const reference = (m: HotpotMethod) => declaredMethod(m)?.ceilingBinds === false;
