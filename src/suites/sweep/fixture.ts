@@ -275,7 +275,7 @@ function builtInCaseDirs(): string[] {
   return dirs;
 }
 
-/** The case a sweep runs: `--case DIR`, the one pinning `--trajectory FILE` (else refused), or the default. */
+/** The case a sweep runs: `--case DIR`, the one pinning `--trajectory FILE` (else refused) or the default. */
 export async function resolveSweepCase(
   options: { case?: string[]; trajectory?: string },
 ): Promise<SweepFixture> {
