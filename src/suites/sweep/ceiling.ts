@@ -3,13 +3,12 @@
  * the table metrics with 95% CIs, the paired difference to Full (unlimited, once) and token means.
  * @module
  */
-import type { SweepKindAggregate } from "./aggregate.ts";
+import { type SweepKindAggregate, type SweepMetric, sweepMetricsIn } from "./aggregate.ts";
 import { type Cell, markdownTable } from "../../core/markdown_table.ts";
 import { formatDifference, formatInterval, formatP } from "../../analysis/format.ts";
 import type { SweepStats } from "./stats.ts";
 import { frontierChart, type FrontierPoint } from "../../report/frontier_chart.ts";
 import { figure, type Html, htmlTable, paragraphs, safeHtml } from "../../report/html.ts";
-import { type SweepMetric, sweepMetricsIn } from "./metrics.ts";
 
 /** One ceiling's sweep results. */
 export interface SweepCeilingResult {

@@ -6,14 +6,13 @@
 import { mergeAnsweringModels, modelChangeNotice, modelsFact } from "../../core/answering_models.ts";
 import { type Cell, markdownTable } from "../../core/markdown_table.ts";
 import { engineMethodsText } from "../method_selection.ts";
-import type { SweepKindAggregate } from "./aggregate.ts";
+import { SWEEP_METRICS, type SweepKindAggregate, sweepMetricsIn } from "./aggregate.ts";
 import type { SweepRunOptions } from "./run_options.ts";
 import type { SweepStats } from "./stats.ts";
 import type { ExplorerData } from "../../report/explorer.ts";
 import type { RunCost } from "../../analysis/cost.ts";
 import { costMarkdown } from "../../analysis/cost_report.ts";
 import { sweepCeilingMarkdown, type SweepCeilingResult } from "./ceiling.ts";
-import { SWEEP_METRICS, sweepMetricsIn } from "./metrics.ts";
 import { formatDifference, formatInterval, formatP, formatPoints } from "../../analysis/format.ts";
 import { mostlyInvalidNote as mostlyInvalid } from "../../analysis/mostly_invalid.ts";
 import { type Html, htmlTable, paragraphs, safeHtml } from "../../report/html.ts";

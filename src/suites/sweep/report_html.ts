@@ -9,7 +9,7 @@ import {
   modelChangeNotice,
 } from "../../core/answering_models.ts";
 import { modelsFactHtml } from "../../report/models_html.ts";
-import type { SweepKindAggregate } from "./aggregate.ts";
+import { type SweepKindAggregate, sweepMetricsIn } from "./aggregate.ts";
 import { engineMethodsText } from "../method_selection.ts";
 import {
   sweepCeilingsText,
@@ -18,7 +18,6 @@ import {
   sweepTableHeaders,
   sweepTableRows,
 } from "./report.ts";
-import { sweepMetricsIn } from "./metrics.ts";
 import { barChart, lineChart, type ReferenceLine } from "../../report/charts.ts";
 import { explorerHtml } from "../../report/explorer.ts";
 import { costHtml } from "../../report/cost_html.ts";

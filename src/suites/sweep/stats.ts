@@ -12,7 +12,7 @@ import {
 } from "../../analysis/bootstrap.ts";
 import { type PairedDifference, pairedDifference } from "../../analysis/paired.ts";
 import { column, unitMeans } from "../../analysis/unit_means.ts";
-import { sweepMetricsIn, sweepRowValue } from "./metrics.ts";
+import { sweepMetricsIn, sweepRowValue } from "./aggregate.ts";
 
 /** Intervals and paired differences of a sweep run. */
 export interface SweepStats {
