@@ -7,7 +7,7 @@ import { hotpotParquetBytes } from "../src/data/hotpot_parquet_write.ts";
 import { toOfficialHotpotJson } from "../src/data/hotpot_json.ts";
 import { hotpotDatasetFile } from "../src/suites/hotpot/collect/dataset_file.ts";
 import { DEFAULT_SELECTION, selectQuestions } from "../src/suites/hotpot/collect/select.ts";
-import { selectionReport, selectionReportOf } from "../src/suites/hotpot/collect/stages/select.ts";
+import { selectionReport, selectionReportOf } from "../src/suites/hotpot/collect/stages/collect.ts";
 
 const RECORDS = generateHotpotRecords(53, "batches");
 /** 53 records in row groups of 20 (20, 20, 13), written by hyparquet-writer. */

@@ -17,7 +17,7 @@ import {
   HOTPOT_COLLECT_SUITE,
 } from "./collect_definition.ts";
 import { hotpotDatasetFile } from "./collect/dataset_file.ts";
-import { selectionReportOf } from "./collect/stages/select.ts";
+import { selectionReportOf } from "./collect/stages/collect.ts";
 import { DEFAULT_SELECTION } from "./collect/select.ts";
 import type { Shard } from "../../pipeline/shard.ts";
 import {

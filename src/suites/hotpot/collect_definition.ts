@@ -6,9 +6,13 @@
  */
 import type { Suite, SuiteMerge } from "../suite.ts";
 import { HOTPOT_COLLECT_REDERIVATION } from "./rederivation.ts";
-import { hotpotCollectStage } from "./collect/stages/collect.ts";
-import { hotpotSelectStage, type SelectionReport } from "./collect/stages/select.ts";
-import { hotpotCorpusStage, questionValidity } from "./collect/stages/corpus.ts";
+import {
+  hotpotCollectStage,
+  hotpotCorpusStage,
+  hotpotSelectStage,
+  questionValidity,
+  type SelectionReport,
+} from "./collect/stages/collect.ts";
 import { extname, join } from "node:path";
 import { UsageError } from "../../errors.ts";
 import type { ChatModel } from "../../models/types.ts";
