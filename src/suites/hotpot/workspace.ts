@@ -8,11 +8,9 @@ import type { Article } from "../../data/hotpot_record.ts";
 
 /** One article file of a workspace. */
 export interface WorkspaceFile {
-  /** The article title. */
   title: string;
   /** The file name, relative to the workspace directory (what `read_file` takes). */
   path: string;
-  /** The file's lines, i.e. the article's sentences. */
   lines: string[];
 }
 

@@ -67,7 +67,6 @@ export interface SweepMetricRow {
 export interface SweepMetric extends MetricSpec {
   /** Its value in one row, an invalid answer counting zero (needed by `intervals` and `paired`). */
   row?(r: SweepMetricRow): number;
-  /** Its value in a context kind's aggregate. */
   aggregate(a: SweepKindAggregate): number | null;
   /** A column of the results table and a series of report.html's chart (a share, in percent). */
   table?: boolean;

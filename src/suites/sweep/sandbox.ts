@@ -75,7 +75,6 @@ export const ChildMessageSchema = z.union([
   z.object({ t: z.literal("done"), error: z.string().max(2 * MAX_REPORTED_TEXT).nullable() }).strict(),
   /** A case checks module's verdict on one check (case_checks.ts). */
   z.object({ t: z.literal("verdict"), passed: z.boolean(), detail: Text }).strict(),
-  /** The check names of a case checks module. */
   z.object({ t: z.literal("list"), names: z.array(Text.min(1)).max(100) }).strict(),
 ]);
 /** One line from the child. */

@@ -26,7 +26,6 @@ export interface RepairRun {
   state: "returned" | "threw" | "pending";
   /** The returned value's charge id, when it returned an object with a string `id`. */
   chargeId?: string;
-  /** The thrown value, when it threw. */
   error?: { code: JsonScalar; name: string; message: string; fromGateway: boolean };
 }
 
@@ -34,7 +33,6 @@ export interface RepairRun {
 export interface GatewayObservation {
   runs: RepairRun[];
   events: ClientEvent[];
-  /** Captured charges. */
   ledger: { chargeId: string; orderId: string; idempotencyKey: string | null }[];
   /** Whether the repair ran past the scenario's call limit. */
   callLimitHit: boolean;
@@ -82,15 +80,12 @@ export interface ScenarioData {
 
 /** The gateway of one check; `begin` and `end` return a protocol violation as a string. */
 export interface Gateway {
-  /** The orders the repair is called with, in order. */
   readonly orders: readonly ScenarioData["charges"][number]["request"][];
   /** The child starts calling the repair for order `index`; must be the next order, none running. */
   begin(index: number): string | null;
   /** One `client.charge` call with the recorded options; answers it. */
   charge(call: { idempotencyKey: JsonScalar; timeoutMs: JsonScalar }): ChargeReply;
-  /** One `client.sleep(ms)` call. */
   sleep(ms: JsonScalar): void;
-  /** The running call of the repair ended as `end`. */
   end(end: RunEnd): string | null;
   /** A copy of what was recorded so far (a run begun and never ended is `pending`). */
   observe(): GatewayObservation;

@@ -65,7 +65,6 @@ export interface Collection {
 
 /** One file line a read showed, framing removed. */
 export interface ShownLine {
-  /** 1-based line number. */
   line: number;
   text: string;
   /** The tool cut this line (Hermes' `... [truncated]`); `text` is what was left of it. */
@@ -74,25 +73,19 @@ export interface ShownLine {
 
 /** What one read showed. */
 export interface UnframedRead {
-  /** The path the call named. */
   path: string;
-  /** The lines shown, in the order the result shows them. */
   lines: ShownLine[];
   /** The tool said more lines follow (a page); `continueAt` is the line its hint names, when it names one. */
   more?: { continueAt?: number };
-  /** The tool answered with an error (its text). */
   error?: string;
 }
 
 /** How one known tool frames its reads. */
 export interface ReadToolFraming {
-  /** The tool names it applies to. */
   names: readonly string[];
-  /** Where the framing was read from. */
   source: string;
   /** The path a call reads, from its arguments; undefined when the call reads no file. */
   path(args: Record<string, unknown>): string | undefined;
-  /** What the result of a call with `args` shows. */
   unframe(result: string, args: Record<string, unknown>): Omit<UnframedRead, "path">;
 }
 

@@ -393,7 +393,7 @@ export function hypothesisHtml(text: string, stats: HotpotStats | undefined): Ht
   return paragraphs(hypothesisWithInterval(text, stats));
 }
 
-/** What the report states about the run besides the aggregates. */
+/** What the report states about the run besides the aggregates (an absent part: the run has none). */
 export interface HotpotReportMeta {
   corpus: ReportCorpus;
   models: { mode: string; chat_model: string; decision_model: string; note: string };
@@ -402,17 +402,11 @@ export interface HotpotReportMeta {
   reserve: number;
   compressions: number;
   answers: number;
-  /** Intervals and paired differences (absent: the report shows point estimates only). */
   stats?: HotpotStats;
-  /** The per-question explorer of report.html (absent: no explorer). */
   explorer?: ExplorerData | PackedExplorer;
-  /** The cost section (absent when no price was given). */
   cost?: RunCost;
-  /** A ceiling sweep's per-ceiling results (absent: one ceiling). */
   ceilings?: CeilingResult[];
-  /** Why conditions were invalid (absent or empty: every condition was valid). */
   invalidReasons?: InvalidReason[];
-  /** The engine methods (absent: none). */
   engines?: { name: string; spec: string; deterministic: boolean }[];
 }
 
