@@ -277,8 +277,7 @@ export const hotpotCollectStage = defineStage({
     "Hermes session (its raw file, the run source session:<id>, is the input `session`), or an outside agent.",
   params: loose,
   inputs: ["dataset", "session"],
-  // The dataset is an edge only (the question's record comes with the environment); the session file is read
-  // as it was declared, byte for byte.
+  // The dataset is an edge only (the record comes with `env`); the session file is read byte for byte.
   hashOnlyInputs: ["dataset"],
   bytesInputs: ["session"],
   outputs: {

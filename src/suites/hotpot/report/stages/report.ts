@@ -74,8 +74,7 @@ export const hotpotReportStage = defineStage({
   textInputs: ["aggregate", "ceiling-aggregate:*", "ceiling-results:*"],
   // The rows are read one at a time from the bytes (rows.ts): only their figures are held.
   bytesInputs: ["results"],
-  // Cards and contexts are read one at a time; the rows' bytes are read when their figures are taken, and
-  // dropped then.
+  // Read one at a time; the rows' bytes only while their figures are taken.
   lazyInputs: ["card:*", "context:*", "results"],
   outputs: {
     "stats.json": {
@@ -146,8 +145,7 @@ export async function hotpotAnalysis(
 ): Promise<{ meta: Record<string, unknown>; statsJson: string }> {
   const contexts = async (hash: string) => {
     const value = await loadContext(hash);
-    // Plain messages (what the context stage writes) are taken as read: the check says yes only where the
-    // schema accepts, and the explorer reads only the fields it checked, sparing a schema walk.
+    // Plain messages are taken as read (the check accepts only what the schema does): no schema walk.
     if (isPlainChatRequest({ messages: value })) return value as ChatMessage[];
     const parsed = Messages.safeParse(value);
     return parsed.success ? parsed.data : undefined;
