@@ -4,7 +4,6 @@
  */
 import { SeededRandom } from "../data/hotpot_prng.ts";
 
-/** Default number of bootstrap resamples. */
 export const DEFAULT_RESAMPLES = 10_000;
 
 /** Default seed text of the bootstrap; every statistic of a report uses it, so all share their resamples. */

@@ -43,7 +43,6 @@ interface CostCell {
   usd: number | null;
 }
 
-/** The cost of a run. */
 export interface RunCost {
   prices: PriceTable;
   rows: { condition: string; compression: CostCell; answering: CostCell; total_usd: number | null }[];

@@ -7,7 +7,6 @@ import type { RunCost } from "./cost.ts";
 
 const usd = (x: number | null) => (x === null ? "no price" : `$${x.toFixed(x >= 1 ? 2 : 4)}`);
 
-/** Headers of the cost table. */
 export const COST_HEADERS = [
   "condition",
   "compression calls",
@@ -52,7 +51,6 @@ export function costNote(cost: RunCost): string {
     `used by several conditions (a ranking, the sweep's summary and ranking), counted once.${missing}`;
 }
 
-/** The Markdown cost section. */
 export function costMarkdown(cost: RunCost): string {
   return `
 ## Cost

@@ -3,7 +3,6 @@
  * @module
  */
 
-/** One metric of a suite's rows. */
 export interface MetricSpec {
   name: string;
   label: string;

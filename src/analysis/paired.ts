@@ -4,7 +4,13 @@
  * @module
  */
 import { SeededRandom } from "../data/hotpot_prng.ts";
-import { bootstrapMean, type BootstrapOptions, DEFAULT_RESAMPLES, DEFAULT_STATS_SEED } from "./bootstrap.ts";
+import {
+  bootstrapMean,
+  type BootstrapOptions,
+  DEFAULT_RESAMPLES,
+  DEFAULT_STATS_SEED,
+  meanOf,
+} from "./bootstrap.ts";
 
 /** Sign vectors are enumerated exactly up to this many non-zero differences (2^20 ≈ 1 million vectors). */
 export const EXACT_LIMIT = 20;
@@ -105,16 +111,10 @@ export function pairedDifference(
     permutations: options.permutations ?? options.resamples,
     seed: options.seed,
   });
-  let sa = 0;
-  let sb = 0;
-  for (let i = 0; i < n; i++) {
-    sa += a[i];
-    sb += b[i];
-  }
   return {
     n,
-    mean_a: n ? sa / n : NaN,
-    mean_b: n ? sb / n : NaN,
+    mean_a: n ? meanOf(a) : NaN,
+    mean_b: n ? meanOf(b) : NaN,
     mean_diff: ci.mean,
     lo: ci.lo,
     hi: ci.hi,

@@ -5,6 +5,7 @@
 import { PricesFileSchema, type PriceTable, priceTable } from "./cost.ts";
 import { UsageError } from "../errors.ts";
 import { parseJson } from "../core/json_read.ts";
+import { readInputText } from "../fs_input.ts";
 
 /** The price table of the options, or null when no price was given (then no cost is shown). */
 export async function readPrices(options: {
@@ -13,15 +14,7 @@ export async function readPrices(options: {
 }): Promise<PriceTable | null> {
   let file: PriceTable | undefined;
   if (options.prices !== undefined) {
-    let text: string;
-    try {
-      text = await Deno.readTextFile(options.prices);
-    } catch (error) {
-      if (error instanceof Deno.errors.NotFound) {
-        throw new UsageError(`--prices ${options.prices}: not found`);
-      }
-      throw error;
-    }
+    const text = await readInputText(options.prices, "--prices");
     let value: unknown;
     try {
       value = parseJson(text);

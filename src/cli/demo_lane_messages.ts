@@ -4,7 +4,6 @@
  */
 import { z } from "zod";
 
-/** What the demo sends the lane. */
 export const LaneRequestSchema = z.object({ root: z.string() });
 
 /** What the lane sends back: its lines, exit code, each run's verification and the error that stopped it. */

@@ -54,7 +54,6 @@ export async function mergeCommand(argv: string[]): Promise<number> {
     console.log(`manifest sha256 ${hash}`);
     return 0;
   } catch (error) {
-    // A failed merge leaves nothing behind.
     await run?.abandon();
     if (run !== undefined) await Deno.remove(out, { recursive: true });
     throw error;

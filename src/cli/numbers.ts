@@ -45,7 +45,6 @@ export function rangeOption(min: number, max: number) {
 /** A comma-separated list of distinct whole numbers in [min, max] (`--input-cap 2400,3600`). */
 export function intListOption(min = 0, max = Number.MAX_SAFE_INTEGER) {
   return z.string().transform((text, ctx) => {
-    // No spaces, as every other number.
     const parts = text.split(",");
     const bad = parts.find((p) => !/^[0-9]+$/.test(p) || Number(p) < min || Number(p) > max);
     if (bad !== undefined) {

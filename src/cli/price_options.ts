@@ -13,5 +13,3 @@ export const PriceOptionsShape = {
 export const PRICE_OPTION_HELP =
   `  --price MODEL=IN/OUT USD per million input/output tokens of MODEL (repeatable); adds a cost section
   --prices FILE        the same as JSON: {"MODEL": {"input": USD, "output": USD}, ...}`;
-
-export { readPrices } from "../analysis/read_prices.ts";

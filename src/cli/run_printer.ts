@@ -63,7 +63,6 @@ export function failedLines(failed: FailedConditions): string[] {
   ];
 }
 
-/** The printer of every run command. */
 export const CONSOLE_PRINTER: RunPrinter = {
   progress: (title, quiet, names) => new Progress(title, { quiet, names }),
   note: (progress, note) => progress.note(noteText(note)),

@@ -12,9 +12,6 @@ import { refuseOptionsWithResume, withoutOptions } from "../core/option_rules.ts
 const RESUME_REGIVEN_SPEC = { quiet: { type: "boolean", short: "q" }, "env-file": { type: "string" } };
 
 export { defaultOutputPath, openRun } from "../suites/run_lifecycle.ts";
-export { recordedOptions } from "./run_argv.ts";
-export { printCheckOnly } from "./run_printer.ts";
-export { resumeArgv } from "./run_argv.ts";
 
 export const RUN_OPTION_HELP =
   `  -o, --output DIR     new run directory (refused if it exists; default: runs/<suite>-<time>)

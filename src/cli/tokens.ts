@@ -123,7 +123,6 @@ export async function tokensCommand(argv: string[]): Promise<number> {
       ? breakdownJson(counter, file)
       : String(counter.countMessages(file.messages, file.tools));
   } catch (error) {
-    // The chat template refused these messages (e.g. a role order it does not accept).
     if (!(error instanceof Error)) throw error;
     throw new UsageError(`${positionals[0]}: ${error.message}`, { cause: error });
   }

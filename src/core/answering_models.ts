@@ -5,7 +5,6 @@
 import { z } from "zod";
 import type { CallRecord } from "./call_record.ts";
 
-/** The roles a model plays in a run. */
 export const MODEL_ROLES = ["chat", "decision", "summarizer"] as const;
 
 /** One of {@link MODEL_ROLES}: `chat` answers, `decision` ranks (Jev), `summarizer` compresses. */

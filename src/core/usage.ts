@@ -4,7 +4,6 @@
  */
 import { z } from "zod";
 
-/** Token usage of some provider calls. */
 export const UsageSchema = z.object({
   calls: z.number().int().nonnegative(),
   input_tokens: z.number().int().nonnegative(),
@@ -12,7 +11,6 @@ export const UsageSchema = z.object({
 });
 export type Usage = z.infer<typeof UsageSchema>;
 
-/** No calls. */
 export function emptyUsage(): Usage {
   return { calls: 0, input_tokens: 0, output_tokens: 0 };
 }

@@ -597,7 +597,6 @@ export function generateHotpotRecords(count: number, seed: string = DEMO_DATA_SE
       const sentence = w.filler(target.kind, title, used);
       if (sentence !== null) target.article.sentences.push(sentence);
       else if (!refilled.has(title)) {
-        // Every template was used once: allow a second round.
         refilled.add(title);
         w.templatesUsed.set(title, new Set<number>());
       } else open = open.filter((d) => d !== target);

@@ -145,7 +145,6 @@ export async function rederiveRun(dir: string, registry: StageRegistry): Promise
         continue;
       }
     }
-    // A provider node's outputs and status must follow from its records.
     const outputKind: RederiveKind = def.provider ? "output_not_from_response" : "differs";
     const statusKind: RederiveKind = def.provider ? "status_mismatch" : "differs";
     if (def.version !== node.version) {

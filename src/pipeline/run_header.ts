@@ -8,7 +8,6 @@ import { canonicalJson } from "../store/canonical.ts";
 import type { Manifest } from "../store/manifest.ts";
 import { defineStage } from "./stage.ts";
 
-/** The name of the binding stage. */
 export const RUN_HEADER_STAGE = "run-header";
 
 /** The `run-header` stage: the header's options and protocol as params, echoed with the node key. */

@@ -27,7 +27,6 @@ export const ShardOption = z.string().transform((text, ctx): Shard => {
   return { index, count };
 });
 
-/** Help line of the option. */
 export const SHARD_OPTION_HELP =
   "  --shard K/N          run only the K-th of N deterministic parts of the work (see 'merge')";
 

@@ -491,7 +491,6 @@ function valueLabelPositions(series: readonly ChartSeries[], axis: Axis, box: Bo
   );
   const count = Math.max(0, ...series.map((s) => s.values.length));
   for (let i = 0; i < count; i++) {
-    // Walk upwards from the lowest label, keeping 13 px between baselines.
     const order = series.map((_, j) => j).filter((j) => i < ys[j].length).sort((a, b) => ys[b][i] - ys[a][i]);
     let below = Infinity;
     for (const j of order) {

@@ -26,7 +26,6 @@ interface ComparedMetric {
   delta: number | null;
 }
 
-/** The comparison of two runs. */
 export interface RunComparison {
   suite: string;
   a: { path: string; created: string; models: unknown; answering: AnsweringModels | null };

@@ -30,7 +30,6 @@ interface UnitComparisonRow {
   note: string | null;
 }
 
-/** The unit-level comparison of two runs. */
 export interface UnitComparison {
   unit: string;
   paired: boolean;
@@ -67,7 +66,6 @@ function invalidShares<R>(spec: CompareUnits<R>, rows: readonly R[]): Map<string
 
 async function readRows<R>(run: string, schema: z.ZodType<R[]>): Promise<R[]> {
   const path = join(run, "results.json");
-  // A regular file of at most MAX_RUN_FILE_BYTES (a FIFO or sparse file is refused unread).
   const text = await readInputText(path, undefined, MAX_RUN_FILE_BYTES);
   let value: unknown;
   try {

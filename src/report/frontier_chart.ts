@@ -66,7 +66,6 @@ export function frontierChart(options: FrontierOptions): Html {
       c(y(ref.em) + 4)
     }" font-size="11" fill="#424a53">${ref.label}</text>\n`
     : "";
-  // Legend entries 150 px apart, closer when there are more series than fit across the chart.
   const legendStep = Math.min(150, (width - box.left - 10) / Math.max(1, options.series.length));
   const curves = options.series.map((s, j) => {
     const color = SERIES_COLORS[j % SERIES_COLORS.length];

@@ -208,7 +208,6 @@ function ordered(value: unknown): unknown {
     if (i > 0 && !(keys[i - 1] < keys[i])) inOrder = false;
   }
   if (!inOrder) {
-    // Members inserted in code-unit order, unless the writer would reorder them.
     sortKeys(keys);
     const copy: Record<string, unknown> = {};
     for (const key of keys) {
@@ -262,7 +261,6 @@ export function canonicalJson(value: unknown): string {
   }
 }
 
-/** UTF-8 bytes of {@link canonicalJson}. */
 export function canonicalBytes(value: unknown): Uint8Array {
   return new TextEncoder().encode(canonicalJson(value));
 }

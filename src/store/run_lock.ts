@@ -8,7 +8,6 @@ import { join } from "node:path";
 import { z } from "zod";
 import { UsageError } from "../errors.ts";
 
-export { LOCK_FILE } from "./run_files.ts";
 import { LOCK_FILE } from "./run_files.ts";
 import { parseJsonBytes } from "../core/json_read.ts";
 

@@ -74,7 +74,6 @@ export async function tokenizerDirectory(path: string): Promise<string> {
   try {
     info = await Deno.stat(path);
   } catch (error) {
-    // The directory's own check names what is missing.
     if (error instanceof Deno.errors.NotFound) return path;
     throw inputError(error, path, "--tokenizer");
   }

@@ -103,7 +103,6 @@ function importParsed(
   if (format === "sharegpt") {
     const trimmed = text.trimStart();
     if (!trimmed.startsWith("[")) return importShareGpt(text, path, options);
-    // A JSON array of trajectories: re-serialize one per line.
     const json = parseJsonText(text, path);
     const lines = (json as unknown[]).map((record) => JSON.stringify(record)).join("\n");
     return importShareGpt(lines, path, options);

@@ -28,7 +28,6 @@ export const ProbeSchema = z.object({
 });
 export type Probe = z.infer<typeof ProbeSchema>;
 
-/** An imported transcript. */
 export interface ImportedTranscript {
   format: TranscriptFormat;
   path: string;
