@@ -29,27 +29,18 @@ import {
   proxyEnvironment,
 } from "../../models/loopback_proxy.ts";
 
-/** Characters of stderr quoted in a failure reason. */
 const STDERR_TAIL_CHARS = 300;
 
-/** The end of an outside engine's (redacted, trimmed) stderr a failure reason quotes: its last 300 characters. */
+/** The end of an outside engine's (redacted, trimmed) stderr a failure reason quotes. */
 export function stderrTail(stderr: string): string {
   return stderr.length > STDERR_TAIL_CHARS ? `…${stderr.slice(-STDERR_TAIL_CHARS)}` : stderr;
 }
 
-/** What an outside engine runs, as both `exec:` kinds read it from their command and options. */
-export interface ExecCommand {
-  argv: string[];
-  /** The reported name (`options.name`, default `PREFIX:COMMAND`). */
-  name: string;
-  /** The minimal environment with the passed variables. */
-  env: Record<string, string>;
-  /** Values of the passed variables redacted from what the engine writes back (8 characters or more). */
-  secrets: string[];
-}
-
-/** Reads `command` of an engine `prefix:command` (`exec`, `exec+tools`); an empty one is a {@link UsageError}. */
-export function execCommand(prefix: string, command: string, options: ExecEngineOptions): ExecCommand {
+/**
+ * Reads `command` of an engine `prefix:command`: its words, name, environment and the passed values to redact
+ * from what it writes back; an empty command is a {@link UsageError}.
+ */
+export function execCommand(prefix: string, command: string, options: ExecEngineOptions) {
   const argv = options.argv ?? splitCommandLine(command);
   if (argv.length === 0) throw new UsageError(`engine '${prefix}:${command}': empty command`);
   return {
@@ -61,13 +52,10 @@ export function execCommand(prefix: string, command: string, options: ExecEngine
   };
 }
 
-/** The variables an outside engine inherits from this process, when set. */
-export const INHERITED_ENV = ["PATH", "HOME", "LANG", "TMPDIR"] as const;
-
-/** The environment of an outside engine: {@link INHERITED_ENV} from this process, then `extra`. */
+/** The environment of an outside engine: PATH, HOME, LANG and TMPDIR of this process when set, then `extra`. */
 export function minimalEngineEnv(extra: Readonly<Record<string, string>> = {}): Record<string, string> {
   const env: Record<string, string> = {};
-  for (const name of INHERITED_ENV) {
+  for (const name of ["PATH", "HOME", "LANG", "TMPDIR"]) {
     const value = Deno.env.get(name);
     if (value !== undefined) env[name] = value;
   }
@@ -76,25 +64,18 @@ export function minimalEngineEnv(extra: Readonly<Record<string, string>> = {}): 
 
 /** Options of {@link createExecEngine}. */
 export interface ExecEngineOptions {
-  /** Time limit of one call (ms). */
   timeoutMs: number;
-  /** Variables passed on top of the minimal environment (values of 8 or more characters are redacted from what the engine writes back). */
+  /** Passed on top of the minimal environment (values of 8 or more characters are redacted from replies). */
   env?: Readonly<Record<string, string>>;
-  /** Variables passed that are not secrets (locations such as a checkout's path): never redacted. */
+  /** Passed variables that are not secrets (a checkout's path): never redacted. */
   plainEnv?: Readonly<Record<string, string>>;
   /** The reported name; default `exec:COMMAND`. */
   name?: string;
   /** The words to run instead of splitting `command` (for commands this program builds itself). */
   argv?: string[];
-  /**
-   * The loopback chat endpoint: each call gets `LLM_BASE_URL`, `LLM_MODEL` and a token of its own as
-   * `LLM_API_KEY` (these win over `env`), and the model calls made through it are the call's records and usage.
-   */
+  /** The loopback chat endpoint: each call gets a token of its own; its model calls are the call's records. */
   endpoint?: LoopbackProxy;
-  /**
-   * The names the endpoint is handed under (default `LLM`: this program's adapters); a user's `exec:` engine
-   * gets `OPENAI` names and no `LLM_*` variable at all.
-   */
+  /** The names the endpoint is handed under (default `LLM`; a user's `exec:` engine gets `OPENAI`). */
   endpointVariables?: EndpointVariables;
   /** The most bytes of output read from one call (default 8 MiB); past it the call is killed and fails. */
   maxOutputBytes?: number;
@@ -162,8 +143,7 @@ export function createExecEngine(command: string, options: ExecEngineOptions): C
         throw error;
       }
       const window: ChatMessage[] = redactValue(reply.messages, hidden);
-      // A one-shot engine may report its own compress time too (its row stays one-shot: process start is in
-      // every call's round trip).
+      // Its own compress time, if reported, is kept; the row stays one-shot (process start is in the round trip).
       const own = reply.compressMs !== undefined ? { engineMs: reply.compressMs } : {};
       return made ? { messages: window, usage: made.usage, records, ...own } : { messages: window, ...own };
     },

@@ -1,7 +1,6 @@
 /**
- * Outside engines with recall tools: `exec+tools:COMMAND ARGS`, one process per compaction (outside_session.ts)
- * that stays alive after its window to serve the tools it offers, one JSON line per call (README,
- * "exec+tools"). Every read has the engine's time and size limits; a failed tool call is that call's error.
+ * `exec+tools:COMMAND ARGS`: one process per compaction that stays alive after its window to serve the recall
+ * tools it offers, one JSON line per call; a failed tool call is that call's error.
  *
  * @module
  */
@@ -15,7 +14,7 @@ import {
   type RecallReply,
   type RecallSession,
 } from "./engine.ts";
-import { execCommand, type ExecEngineOptions, stderrTail, withRunSecrets } from "./exec_engine.ts";
+import { execCommand, type ExecEngineOptions, withRunSecrets } from "./exec_engine.ts";
 import { type ProxyCall, proxyEnvironment } from "../../models/loopback_proxy.ts";
 import {
   outsideRequest,
@@ -23,17 +22,14 @@ import {
   parseRecallReply,
   recallToolRequest,
 } from "./outside_protocol.ts";
-import { type OutsideSession, startOutsideSession } from "./outside_session.ts";
+import { type OutsideSession, sessionEnding, startOutsideSession, unreadReason } from "./outside_session.ts";
 import { DEFAULT_MAX_OUTPUT_BYTES } from "./outside_process.ts";
 
 /** The most bytes of one tool reply line. */
 export const MAX_TOOL_LINE_BYTES = 1024 * 1024;
 
-/** Options of {@link createExecRecallEngine}: those of `exec:` engines (see ExecEngineOptions). */
-export type ExecRecallEngineOptions = ExecEngineOptions;
-
 /** An engine that runs `command` as a session per compress call, serving the recall tools it offers. */
-export function createExecRecallEngine(command: string, options: ExecRecallEngineOptions): ContextEngine {
+export function createExecRecallEngine(command: string, options: ExecEngineOptions): ContextEngine {
   const { argv, name, env, secrets: baseSecrets } = execCommand("exec+tools", command, options);
   const { timeoutMs } = options;
   return {
@@ -41,8 +37,7 @@ export function createExecRecallEngine(command: string, options: ExecRecallEngin
     name,
     timing: "one-shot",
     async compress(messages: ChatMessage[], opts: CompressOptions): Promise<CompressResult> {
-      // The chat endpoint's token lives until the window's reply: the model calls of the compaction are its
-      // records; recall tools answer from the engine's own store, never through the model.
+      // The endpoint token lives until the window's reply; recall tools answer from the engine's own store.
       const call = options.endpoint?.open();
       const secrets = call ? [...baseSecrets, call.token] : baseSecrets;
       let made: Awaited<ReturnType<ProxyCall["finish"]>> | undefined;
@@ -53,12 +48,9 @@ export function createExecRecallEngine(command: string, options: ExecRecallEngin
       const failure = async (session: OutsideSession, what: string) => {
         await session.close(0); // a failed call is not waited for
         const records = await finishCall();
-        const status = session.exitStatus();
-        const tail = stderrTail(redact(session.stderr(), withRunSecrets(secrets)).trim());
-        const exit = status !== null && !status.success
-          ? status.signal !== null ? ` (killed by ${status.signal})` : ` (exit code ${status.code})`
-          : "";
-        return new EngineError(`${name}: ${what}${exit}${tail ? `: ${tail}` : ""}`, { records });
+        return new EngineError(`${name}: ${what}${sessionEnding(session, withRunSecrets(secrets))}`, {
+          records,
+        });
       };
       const callEnv = call
         ? { ...env, ...proxyEnvironment(options.endpoint!, call, options.endpointVariables) }
@@ -74,11 +66,9 @@ export function createExecRecallEngine(command: string, options: ExecRecallEngin
         throw await failure(session, "stopped reading its request");
       }
       const read = await session.readLine(timeoutMs, options.maxOutputBytes ?? DEFAULT_MAX_OUTPUT_BYTES);
-      if (read.kind === "timeout") throw await failure(session, `timed out after ${timeoutMs} ms (killed)`);
-      if (read.kind === "too_long") {
-        throw await failure(session, `output over its ${read.limit}-byte bound: cut off (killed)`);
+      if (read.kind !== "line" && read.kind !== "end") {
+        throw await failure(session, unreadReason(read, timeoutMs));
       }
-      if (read.kind === "bad_utf8") throw await failure(session, "output is not valid UTF-8");
       if (read.kind === "end") {
         // It wrote its reply without a line break and exited: fine, if it exited well.
         await session.close();

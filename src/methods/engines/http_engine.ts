@@ -1,6 +1,7 @@
 /**
  * Outside engines as HTTP services: `http:URL` POSTs the request as JSON and expects `{messages}` with a 2xx
- * status within the time limit; recall tools offered go to the tool endpoint (http_recall.ts).
+ * status within the time limit. Recall tools offered are POSTed to URL + `/tool` (`{"op": "tool", "session",
+ * "name", "arguments"}` → `{"content"}` or `{"error"}`); closing POSTs `{"op": "close", "session"}` once.
  *
  * @module
  */
@@ -9,9 +10,21 @@ import { strictUtf8 } from "./exec_engine.ts";
 import { foundRunSecrets, stolenSecretReason } from "../../models/credentials.ts";
 import { UsageError } from "../../errors.ts";
 import type { ChatMessage } from "../../models/messages.ts";
-import { type CompressOptions, type CompressResult, type ContextEngine, EngineError } from "./engine.ts";
-import { outsideRequest, parseOutsideReplyWithTools } from "./outside_protocol.ts";
-import { httpRecallSession } from "./http_recall.ts";
+import {
+  type CompressOptions,
+  type CompressResult,
+  type ContextEngine,
+  EngineError,
+  type RecallReply,
+  type RecallSession,
+} from "./engine.ts";
+import {
+  type OutsideReply,
+  outsideRequest,
+  parseOutsideReplyWithTools,
+  parseRecallReply,
+  recallToolRequest,
+} from "./outside_protocol.ts";
 
 /** An engine that POSTs to `url` once per compress call, aborted after `timeoutMs`. */
 export function createHttpEngine(url: string, timeoutMs: number): ContextEngine {
@@ -31,17 +44,9 @@ export function createHttpEngine(url: string, timeoutMs: number): ContextEngine 
     name,
     timing: "http",
     async compress(messages: ChatMessage[], opts: CompressOptions): Promise<CompressResult> {
-      const signal = AbortSignal.timeout(timeoutMs);
       let text: string;
       try {
-        const response = await fetch(parsed, {
-          method: "POST",
-          headers: { "content-type": "application/json" },
-          body: JSON.stringify(outsideRequest(messages, opts)),
-          signal,
-        });
-        // Read up to the bound (8 MiB), never a flood whole; not UTF-8 is a named failure.
-        const body = await readBoundedBody(response, DEFAULT_MAX_RESPONSE_BYTES);
+        const { response, body } = await post(parsed, outsideRequest(messages, opts), timeoutMs);
         if (!body.complete) {
           throw new EngineError(
             `${name}: output over its ${DEFAULT_MAX_RESPONSE_BYTES}-byte bound: cut off`,
@@ -54,9 +59,7 @@ export function createHttpEngine(url: string, timeoutMs: number): ContextEngine 
           throw new EngineError(`${name}: HTTP ${response.status}: ${text.slice(0, 200)}`);
         }
       } catch (error) {
-        if (error instanceof DOMException && (error.name === "TimeoutError" || error.name === "AbortError")) {
-          throw new EngineError(`${name}: timed out after ${timeoutMs} ms (aborted)`);
-        }
+        if (aborted(error)) throw new EngineError(`${name}: timed out after ${timeoutMs} ms (aborted)`);
         if (error instanceof TypeError) throw new EngineError(`${name}: request failed: ${error.message}`);
         throw error;
       }
@@ -67,6 +70,56 @@ export function createHttpEngine(url: string, timeoutMs: number): ContextEngine 
       const own = reply.compressMs !== undefined ? { engineMs: reply.compressMs } : {};
       if (reply.tools.length === 0) return { messages: reply.messages, ...own };
       return { messages: reply.messages, ...own, recall: httpRecallSession(parsed, reply, timeoutMs, name) };
+    },
+  };
+}
+
+/** POSTs `body` as JSON and reads the reply up to the bound (8 MiB), never a flood whole. */
+async function post(url: URL, body: unknown, timeoutMs: number) {
+  const response = await fetch(url, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify(body),
+    signal: AbortSignal.timeout(timeoutMs),
+  });
+  return { response, body: await readBoundedBody(response, DEFAULT_MAX_RESPONSE_BYTES) };
+}
+
+function aborted(error: unknown): boolean {
+  return error instanceof DOMException && (error.name === "TimeoutError" || error.name === "AbortError");
+}
+
+/** The recall session of a compress reply that offered tools (a tool reply past the bound fails its call). */
+function httpRecallSession(url: URL, reply: OutsideReply, timeoutMs: number, name: string): RecallSession {
+  const endpoint = new URL(url);
+  endpoint.pathname = `${endpoint.pathname.replace(/\/+$/, "")}/tool`;
+  let closed = false;
+  return {
+    tools: reply.tools,
+    async call(tool, args): Promise<RecallReply> {
+      try {
+        const { response, body } = await post(
+          endpoint,
+          recallToolRequest(tool, args, reply.session),
+          timeoutMs,
+        );
+        if (response.status < 200 || response.status > 299) {
+          return { ok: false, error: `${name}: tool endpoint HTTP ${response.status}` };
+        }
+        return parseRecallReply(body.complete ? new TextDecoder().decode(body.bytes) : "", name);
+      } catch (error) {
+        if (aborted(error)) return { ok: false, error: `${name}: tool call timed out after ${timeoutMs} ms` };
+        if (error instanceof TypeError) {
+          return { ok: false, error: `${name}: tool call failed: ${error.message}` };
+        }
+        throw error;
+      }
+    },
+    async close() {
+      if (closed) return;
+      closed = true;
+      const body = { op: "close", ...(reply.session !== undefined ? { session: reply.session } : {}) };
+      await post(endpoint, body, Math.min(timeoutMs, 5_000)).catch(() => {});
     },
   };
 }

@@ -1,6 +1,6 @@
 /**
- * The outside-engine protocol shared by `exec:` and `http:` engines: the request body, the zod schema of the
- * reply (with any recall `tools`), and the recall tool requests and replies (README, "outside engines").
+ * The outside-engine protocol shared by `exec:` and `http:` engines: request, reply schema (with recall
+ * `tools`), recall tool requests and replies (docs/WORKER_PROTOCOL.md).
  *
  * @module
  */
@@ -13,58 +13,39 @@ import {
   type ToolDefinition,
   ToolDefinitionSchema,
 } from "../../models/messages.ts";
-import type { CompressOptions } from "./engine.ts";
-import { EngineError, EngineSkipped, type RecallReply } from "./engine.ts";
+import { type CompressOptions, EngineError, EngineSkipped, type RecallReply } from "./engine.ts";
 import { parseJson } from "../../core/json_read.ts";
 
-/** The JSON an outside engine receives. */
-export interface OutsideRequest {
-  messages: ChatMessage[];
-  budget_tokens: number;
-  current_tokens: number;
-  /** The host's context window (`--context-length`), only in a context-length run. */
-  context_length?: number;
-}
-
 /** The most recall tools an engine may offer. */
-export const MAX_RECALL_TOOLS = 32;
+const MAX_RECALL_TOOLS = 32;
 
-/**
- * The JSON an outside engine must answer with (extra top-level fields are ignored): the window, and
- * optionally the recall tools it offers over what it compacted (OpenAI tool schemas) and, for `http:`, a
- * session id its tool endpoint is called with.
- */
-export const OutsideReplySchema = z.object({
+/** An outside engine's reply (extra top-level fields ignored); `session` is for `http:` tool calls. */
+const OutsideReplySchema = z.object({
   messages: z.array(ChatMessageSchema),
   tools: z.array(ToolDefinitionSchema).max(MAX_RECALL_TOOLS).optional(),
   session: z.string().max(200).optional(),
-  /** The engine's own compress time (ms), as a worker (or a service) measured it. */
   compress_ms: z.number().finite().nonnegative().optional(),
 });
 
 /** An outside engine's answer to one recall tool call: the text for the model, or an error. */
-export const OutsideToolReplySchema = z.union([
+const OutsideToolReplySchema = z.union([
   z.object({ content: z.string() }),
   z.object({ error: z.string().max(2000) }),
 ]);
 
-/** A parsed reply: the window, the tools offered (empty: none) and the session id, if any. */
+/** A parsed reply: the window, the tools offered (empty: none), the session id and own compress time. */
 export interface OutsideReply {
   messages: ChatMessage[];
   tools: ToolDefinition[];
   session?: string;
-  /** The engine's own compress time (ms), when it reported one. */
   compressMs?: number;
 }
 
-/**
- * An outside engine that cannot run here (a missing package or daemon) answers `{"skipped": "reason"}`
- * instead: its row then reads `skipped: reason`.
- */
+/** `{"skipped": "reason"}`: an engine that cannot run here (its row reads `skipped: reason`). */
 export const OutsideSkipSchema = z.object({ skipped: z.string().min(1).max(2000) });
 
-/** Builds the request body for an outside engine. */
-export function outsideRequest(messages: ChatMessage[], opts: CompressOptions): OutsideRequest {
+/** The request body for an outside engine (`context_length` only in a context-length run). */
+export function outsideRequest(messages: ChatMessage[], opts: CompressOptions) {
   return {
     messages,
     budget_tokens: opts.budgetTokens,
@@ -73,15 +54,7 @@ export function outsideRequest(messages: ChatMessage[], opts: CompressOptions): 
   };
 }
 
-/**
- * Parses and validates an outside engine's reply text; problems become an {@link EngineError}, a
- * `{"skipped": reason}` reply an {@link EngineSkipped}.
- */
-export function parseOutsideReply(text: string, source: string): ChatMessage[] {
-  return parseOutsideReplyWithTools(text, source).messages;
-}
-
-/** As {@link parseOutsideReply}, with the recall tools and session id the reply declares. */
+/** Parses an outside engine's reply: problems are an {@link EngineError}, a skip an {@link EngineSkipped}. */
 export function parseOutsideReplyWithTools(text: string, source: string): OutsideReply {
   let json: unknown;
   try {
@@ -122,7 +95,7 @@ export function parseOutsideReplyWithTools(text: string, source: string): Outsid
 }
 
 /** The most characters of one recall tool reply the model is shown (the rest is cut, and the cut said). */
-export const MAX_RECALL_CONTENT_CHARS = 20_000;
+const MAX_RECALL_CONTENT_CHARS = 20_000;
 
 /** The JSON of one recall tool request (`session` for `http:` engines that gave one). */
 export function recallToolRequest(

@@ -1,53 +1,61 @@
 /**
- * A live outside process that speaks lines (the `exec+tools:` session): started as outside_process.ts starts
- * every outside process, but its stdin stays open; {@link OutsideSession.close} closes it, waits
- * {@link CLOSE_GRACE_MS}, then kills what is left.
+ * A live outside process that speaks lines (`exec+tools:` sessions and workers): started as every outside
+ * process is (outside_process.ts), but its stdin stays open until {@link OutsideSession.close}.
  *
  * @module
  */
 import { concatBytes } from "../../core/bytes.ts";
+import { redact } from "../../models/credentials.ts";
 import { killCall, MAX_STDERR_BYTES, spawnOutside, unregister } from "./outside_process.ts";
+import { stderrTail, strictUtf8 } from "./exec_engine.ts";
 
 /** How long a closed session may take to exit on its own before it is killed. */
-export const CLOSE_GRACE_MS = 2_000;
+const CLOSE_GRACE_MS = 2_000;
 
-/** What to run. */
-export interface OutsideSessionOptions {
-  argv: readonly string[];
-  /** The whole environment (nothing inherited); `TMPDIR` and the marker are added. */
-  env: Readonly<Record<string, string>>;
-}
-
-/** One line read, or why none came. */
+/** One line read, or why none came (`end`: stdout closed, with what followed the last line break). */
 export type LineRead =
   | { kind: "line"; text: string }
-  /** The process closed stdout (exited): what it wrote after the last line break, if anything. */
   | { kind: "end"; rest: string }
   | { kind: "timeout" }
   | { kind: "too_long"; limit: number }
-  /** The line (or the rest) is not valid UTF-8 (never replaced by U+FFFD). */
   | { kind: "bad_utf8" };
 
 /** A started session. */
 export interface OutsideSession {
-  /** Writes `text` and a line break to the process's stdin; false when the process no longer reads. */
+  /** Writes `text` and a line break to stdin; false when the process no longer reads. */
   writeLine(text: string): Promise<boolean>;
   /** The next line of stdout (without its line break), within `timeoutMs` and `maxBytes`. */
   readLine(timeoutMs: number, maxBytes: number): Promise<LineRead>;
-  /** Everything written to stderr so far. */
+  /** Everything kept of stderr so far (its last {@link MAX_STDERR_BYTES}). */
   stderr(): string;
   /** How the process ended, once it has (null while it runs). */
   exitStatus(): Deno.CommandStatus | null;
-  /**
-   * Closes stdin, waits up to `graceMs` (default {@link CLOSE_GRACE_MS}) for the exit, kills what is left,
-   * removes the folder.
-   */
+  /** Closes stdin, waits up to `graceMs` (default 2 s) for the exit, kills what is left, removes the folder. */
   close(graceMs?: number): Promise<void>;
 }
 
-/** Starts `argv` as a session; null (with the reason) when it cannot start. */
+/** Why a read gave no line (not `line`, not `end`), as a failure reason says it. */
+export function unreadReason(read: LineRead, timeoutMs: number): string {
+  return read.kind === "timeout"
+    ? `timed out after ${timeoutMs} ms (killed)`
+    : read.kind === "too_long"
+    ? `output over its ${read.limit}-byte bound: cut off (killed)`
+    : "output is not valid UTF-8";
+}
+
+/** A failed session's ` (exit code N)` or ` (killed by SIG)` and `: <stderr tail>` (redacting `hidden`). */
+export function sessionEnding(session: OutsideSession, hidden: readonly string[]): string {
+  const status = session.exitStatus();
+  const tail = stderrTail(redact(session.stderr(), hidden).trim());
+  const exit = status !== null && !status.success
+    ? status.signal !== null ? ` (killed by ${status.signal})` : ` (exit code ${status.code})`
+    : "";
+  return `${exit}${tail ? `: ${tail}` : ""}`;
+}
+
+/** Starts `argv` with exactly `env` (plus `TMPDIR` and the marker) as a session, or says why it cannot. */
 export async function startOutsideSession(
-  options: OutsideSessionOptions,
+  options: { argv: readonly string[]; env: Readonly<Record<string, string>> },
 ): Promise<{ session: OutsideSession } | { notStarted: string }> {
   const started = await spawnOutside(options.argv, options.env);
   if ("notStarted" in started) return started;
@@ -59,7 +67,7 @@ export async function startOutsideSession(
   });
   const writer = child.stdin.getWriter();
   const out = child.stdout.getReader();
-  // stderr: its last MAX_STDERR_BYTES are kept (the tail is what a failure quotes).
+  // Its last MAX_STDERR_BYTES are kept (the tail is what a failure quotes).
   const errChunks: Uint8Array[] = [];
   let errBytes = 0;
   const errReader = child.stderr.getReader();
@@ -100,13 +108,13 @@ export async function startOutsideSession(
           const at = buffered.indexOf(10);
           if (at >= 0) {
             if (at > maxBytes) return { kind: "too_long", limit: maxBytes };
-            const line = strict(buffered.subarray(0, at));
+            const line = strictUtf8(buffered.subarray(0, at));
             buffered = buffered.slice(at + 1);
             return line === null ? { kind: "bad_utf8" } : { kind: "line", text: line };
           }
           if (buffered.length > maxBytes) return { kind: "too_long", limit: maxBytes };
           if (ended) {
-            const rest = strict(buffered);
+            const rest = strictUtf8(buffered);
             buffered = new Uint8Array(0);
             return rest === null ? { kind: "bad_utf8" } : { kind: "end", rest };
           }
@@ -120,7 +128,7 @@ export async function startOutsideSession(
       } catch (error) {
         if (!(error instanceof TypeError || error instanceof Deno.errors.Interrupted)) throw error;
         ended = true;
-        const rest = strict(buffered);
+        const rest = strictUtf8(buffered);
         return rest === null ? { kind: "bad_utf8" } : { kind: "end", rest };
       } finally {
         clearTimeout(timer);
@@ -145,14 +153,4 @@ export async function startOutsideSession(
     },
   };
   return { session };
-}
-
-/** `bytes` as strict UTF-8, or null when they are not UTF-8. */
-function strict(bytes: Uint8Array): string | null {
-  try {
-    return new TextDecoder("utf-8", { fatal: true }).decode(bytes);
-  } catch (error) {
-    if (error instanceof TypeError) return null;
-    throw error;
-  }
 }

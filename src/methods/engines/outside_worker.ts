@@ -1,7 +1,7 @@
 /**
  * Outside engines as persistent workers (docs/WORKER_PROTOCOL.md): one process per engine instance, started
- * before the first timed call; each compress request carries a loopback token of that call alone. A user's
- * `exec:` engine is probed once: one that writes no hello runs one process per call (exec_engine.ts).
+ * before the first timed call. A user's `exec:` engine is probed once: one that writes no hello runs one
+ * process per call (exec_engine.ts).
  *
  * @module
  */
@@ -19,31 +19,30 @@ import {
   type RecallSession,
   type WorkerInfo,
 } from "./engine.ts";
-import {
-  createExecEngine,
-  execCommand,
-  type ExecEngineOptions,
-  stderrTail,
-  strictUtf8,
-} from "./exec_engine.ts";
+import { createExecEngine, execCommand, type ExecEngineOptions, strictUtf8 } from "./exec_engine.ts";
 import {
   outsideRequest,
   OutsideSkipSchema,
   parseOutsideReplyWithTools,
   parseRecallReply,
 } from "./outside_protocol.ts";
-import { type OutsideSession, startOutsideSession } from "./outside_session.ts";
+import {
+  type LineRead,
+  type OutsideSession,
+  sessionEnding,
+  startOutsideSession,
+  unreadReason,
+} from "./outside_session.ts";
 import { DEFAULT_MAX_OUTPUT_BYTES, runOutsideProcess } from "./outside_process.ts";
 import { MAX_TOOL_LINE_BYTES } from "./exec_recall_engine.ts";
 import { parseJson } from "../../core/json_read.ts";
 
-/** The variable that tells a worker when it was started (epoch milliseconds), for its own start-up figure. */
-export const SPAWNED_AT_VARIABLE = "COMPACTION_BENCH_SPAWNED_AT";
-/** The most bytes of a hello line. */
-export const MAX_HELLO_BYTES = 64 * 1024;
+/** Tells a worker when it was started (epoch ms), for its own start-up figure. */
+const SPAWNED_AT_VARIABLE = "COMPACTION_BENCH_SPAWNED_AT";
+const MAX_HELLO_BYTES = 64 * 1024;
 
 /** A worker's first line. */
-export const WorkerHelloSchema = z.object({
+const WorkerHelloSchema = z.object({
   hello: z.object({
     engine: z.string().min(1).max(200),
     version: z.string().max(200),
@@ -52,8 +51,8 @@ export const WorkerHelloSchema = z.object({
   }),
 });
 
-/** The hello of `text` (one line), or null when the line is not a hello; a skip line is an {@link EngineSkipped}. */
-export function parseHello(text: string): z.infer<typeof WorkerHelloSchema>["hello"] | null {
+/** The hello of `text` (one line), or null when it is not one; a skip line is an {@link EngineSkipped}. */
+function parseHello(text: string): z.infer<typeof WorkerHelloSchema>["hello"] | null {
   let json: unknown;
   try {
     json = parseJson(text);
@@ -71,11 +70,8 @@ export function parseHello(text: string): z.infer<typeof WorkerHelloSchema>["hel
 const probed = new Map<string, Promise<boolean>>();
 
 /** Options of {@link createWorkerEngine}. */
-export interface WorkerEngineOptions extends ExecEngineOptions {
-  /**
-   * Probe the command first (a user's `exec:` engine): one that writes no hello runs one-shot. Without it the
-   * command must speak the protocol (this program's adapters).
-   */
+interface WorkerEngineOptions extends ExecEngineOptions {
+  /** Probe the command first (a user's `exec:` engine); else it must speak the protocol (our adapters). */
   probe: boolean;
   /** The prefix of the default name (`exec`). */
   prefix?: string;
@@ -105,22 +101,10 @@ export function createWorkerEngine(command: string, options: WorkerEngineOptions
     live = null;
     if (session === null) return new EngineError(`${name}: ${what}`, { records });
     await session.close(0);
-    const status = session.exitStatus();
-    const tail = stderrTail(redact(session.stderr(), [...hidden]).trim());
-    const exit = status !== null && !status.success
-      ? status.signal !== null ? ` (killed by ${status.signal})` : ` (exit code ${status.code})`
-      : "";
-    return new EngineError(`${name}: ${what}${exit}${tail ? `: ${tail}` : ""}`, { records });
+    return new EngineError(`${name}: ${what}${sessionEnding(session, hidden)}`, { records });
   };
-
-  const readFailure = (read: { kind: string; limit?: number }, what: string) =>
-    read.kind === "timeout"
-      ? `${what}: timed out after ${timeoutMs} ms (killed)`
-      : read.kind === "too_long"
-      ? `${what}: output over its ${read.limit}-byte bound: cut off (killed)`
-      : read.kind === "bad_utf8"
-      ? `${what}: output is not valid UTF-8`
-      : `${what}: the worker exited`;
+  const readFailure = (read: LineRead, what: string) =>
+    `${what}: ${read.kind === "end" ? "the worker exited" : unreadReason(read, timeoutMs)}`;
 
   async function start(): Promise<void> {
     const began = performance.now();
