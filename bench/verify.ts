@@ -233,6 +233,8 @@ export interface BenchVerifyRunResult {
   ratio: number;
   target: number;
   within_target: boolean;
+  /** The 1-minute load average before and after the pairs: the machine is shared, the ratio noisy under load. */
+  load: { before: number; after: number };
 }
 
 const MAIN = new URL("../main.ts", import.meta.url).pathname;
@@ -319,6 +321,7 @@ export async function benchVerifyRun(
     for (const file of files) bytes += (await Deno.lstat(file)).size;
     await timeVerifyProcess(run);
     await timeSha256sumChunks(files);
+    const before = Deno.loadavg()[0];
     const pairs = [];
     for (let i = 0; i < (options.pairs ?? 5); i++) {
       const verify_ms = await timeVerifyProcess(run);
@@ -336,6 +339,7 @@ export async function benchVerifyRun(
       ratio,
       target: RUN_TARGET_RATIO,
       within_target: ratio <= RUN_TARGET_RATIO,
+      load: { before, after: Deno.loadavg()[0] },
     };
   } finally {
     if (dir && !options.keep) await Deno.remove(dir, { recursive: true });
@@ -355,7 +359,7 @@ function printRun(result: BenchVerifyRunResult, keep: boolean): void {
   console.log(
     `median ratio verify/sha256sum: ${result.ratio.toFixed(2)} (target ≤ ${result.target}: ${
       result.within_target ? "met" : "NOT met"
-    })`,
+    }; load average ${result.load.before.toFixed(1)} -> ${result.load.after.toFixed(1)})`,
   );
   if (keep) console.log(`run kept at ${result.run}`);
 }
