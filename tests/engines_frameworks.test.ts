@@ -7,7 +7,11 @@ import assert from "node:assert/strict";
 import { importTranscript } from "../src/data/transcripts/import.ts";
 import { createEngine } from "../src/methods/engines/create.ts";
 import { EngineError } from "../src/methods/engines/engine.ts";
-import { LANGCHAIN, LANGCHAIN_CORE, LLAMAINDEX_CORE } from "../src/methods/engines/frameworks/libraries.ts";
+import {
+  LANGCHAIN,
+  LANGCHAIN_CORE,
+  LLAMAINDEX_CORE,
+} from "../src/methods/engines/frameworks/framework_engines.ts";
 import { toolPairingProblem } from "../src/methods/engines/tool_groups.ts";
 import { OpenAIChatClient } from "../src/models/chat_client.ts";
 import type { ChatMessage } from "../src/models/messages.ts";

@@ -91,17 +91,14 @@ export function createExecEngine(command: string, options: ExecEngineOptions): C
     name,
     timing: "one-shot",
     async compress(messages: ChatMessage[], opts: CompressOptions): Promise<CompressResult> {
-      const call = options.endpoint?.open();
-      const callEnv = call
-        ? { ...env, ...proxyEnvironment(options.endpoint!, call, options.endpointVariables) }
-        : env;
-      const hidden = call ? [...secrets, call.token] : secrets;
+      const call = openEndpointCall(options, secrets);
+      const hidden = call.hidden;
       let outcome: OutsideProcessOutcome;
-      let made: Awaited<ReturnType<ProxyCall["finish"]>> | undefined;
+      let made: Awaited<ReturnType<typeof call.finish>>;
       try {
         outcome = await runOutsideProcess({
           argv,
-          env: callEnv,
+          env: { ...env, ...call.env },
           // One line (a one-shot engine may read one line or to the end of stdin; stdin is then closed).
           stdin: new TextEncoder().encode(`${JSON.stringify(outsideRequest(messages, opts))}\n`),
           timeoutMs,
@@ -109,7 +106,7 @@ export function createExecEngine(command: string, options: ExecEngineOptions): C
         });
       } finally {
         // The token dies with the call: nothing it left behind can call the model later.
-        made = await call?.finish();
+        made = await call.finish();
       }
       const records = made?.records ?? [];
       const fail = (reason: string) => new EngineError(reason, { records });
@@ -117,14 +114,15 @@ export function createExecEngine(command: string, options: ExecEngineOptions): C
         throw fail(`${name}: cannot start '${argv[0]}': ${outcome.message}`);
       }
       if (outcome.kind === "timeout") throw fail(`${name}: timed out after ${timeoutMs} ms (killed)`);
-      const decode = (bytes: Uint8Array) => redact(new TextDecoder().decode(bytes), withRunSecrets(hidden));
       if (outcome.overflowed) {
         throw fail(
           `${name}: output over its ${maxOutputBytes}-byte bound (--max-response-bytes): cut off (killed)`,
         );
       }
       if (!outcome.success) {
-        const tail = stderrTail(decode(outcome.stderr).trim());
+        const tail = stderrTail(
+          redact(new TextDecoder().decode(outcome.stderr), withRunSecrets(hidden)).trim(),
+        );
         const how = outcome.signal !== null
           ? `was killed by ${outcome.signal}`
           : `exited with code ${outcome.code}`;
@@ -146,6 +144,23 @@ export function createExecEngine(command: string, options: ExecEngineOptions): C
       // Its own compress time, if reported, is kept; the row stays one-shot (process start is in the round trip).
       const own = reply.compressMs !== undefined ? { engineMs: reply.compressMs } : {};
       return made ? { messages: window, usage: made.usage, records, ...own } : { messages: window, ...own };
+    },
+  };
+}
+
+/**
+ * One call's own token on the loopback endpoint, when there is one: its variables, the values to hide from
+ * what the engine says, and `finish` (idempotent), which ends the token and gives the calls made through it.
+ */
+export function openEndpointCall(options: ExecEngineOptions, secrets: string[]) {
+  const call = options.endpoint?.open();
+  let made: Awaited<ReturnType<ProxyCall["finish"]>> | undefined;
+  return {
+    env: call ? proxyEnvironment(options.endpoint!, call, options.endpointVariables) : undefined,
+    hidden: call ? [...secrets, call.token] : secrets,
+    async finish() {
+      if (call !== undefined && made === undefined) made = await call.finish();
+      return made;
     },
   };
 }

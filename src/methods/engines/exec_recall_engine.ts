@@ -14,8 +14,7 @@ import {
   type RecallReply,
   type RecallSession,
 } from "./engine.ts";
-import { execCommand, type ExecEngineOptions, withRunSecrets } from "./exec_engine.ts";
-import { type ProxyCall, proxyEnvironment } from "../../models/loopback_proxy.ts";
+import { execCommand, type ExecEngineOptions, openEndpointCall, withRunSecrets } from "./exec_engine.ts";
 import {
   outsideRequest,
   parseOutsideReplyWithTools,
@@ -38,13 +37,9 @@ export function createExecRecallEngine(command: string, options: ExecEngineOptio
     timing: "one-shot",
     async compress(messages: ChatMessage[], opts: CompressOptions): Promise<CompressResult> {
       // The endpoint token lives until the window's reply; recall tools answer from the engine's own store.
-      const call = options.endpoint?.open();
-      const secrets = call ? [...baseSecrets, call.token] : baseSecrets;
-      let made: Awaited<ReturnType<ProxyCall["finish"]>> | undefined;
-      const finishCall = async () => {
-        if (call !== undefined && made === undefined) made = await call.finish();
-        return made?.records ?? [];
-      };
+      const call = openEndpointCall(options, baseSecrets);
+      const secrets = call.hidden;
+      const finishCall = async () => (await call.finish())?.records ?? [];
       const failure = async (session: OutsideSession, what: string) => {
         await session.close(0); // a failed call is not waited for
         const records = await finishCall();
@@ -52,10 +47,7 @@ export function createExecRecallEngine(command: string, options: ExecEngineOptio
           records,
         });
       };
-      const callEnv = call
-        ? { ...env, ...proxyEnvironment(options.endpoint!, call, options.endpointVariables) }
-        : env;
-      const started = await startOutsideSession({ argv, env: callEnv });
+      const started = await startOutsideSession({ argv, env: { ...env, ...call.env } });
       if ("notStarted" in started) {
         const records = await finishCall();
         throw new EngineError(`${name}: cannot start '${argv[0]}': ${started.notStarted}`, { records });
@@ -78,7 +70,8 @@ export function createExecRecallEngine(command: string, options: ExecEngineOptio
       } else {
         text = read.text;
       }
-      const records = await finishCall();
+      const made = await call.finish();
+      const records = made?.records ?? [];
       const stolen = foundRunSecrets(text, secrets);
       if (stolen.length > 0) {
         await session.close();

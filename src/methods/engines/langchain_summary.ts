@@ -13,11 +13,10 @@ import { type CompressOptions, type CompressResult, EngineError } from "./engine
 import { CallLog } from "./frameworks/call_log.ts";
 import { ProgramChatModel } from "./frameworks/langchain_model.ts";
 import { fromLangChain, inInputOrder, toLangChain } from "./frameworks/langchain_messages.ts";
-import { langchainTracingVariable } from "./frameworks/langchain_tracing.ts";
 import { leadingSystemCount } from "./truncate.ts";
 
 /** Share of the budget LangChain is told to keep as recent messages (`keep.tokens`). */
-export const KEEP_SHARE = 0.5;
+const KEEP_SHARE = 0.5;
 
 /** The prefix LangChain puts before a summary (its default), for sizing the summary message. */
 const SUMMARY_PREFIX = "Here is a summary of the conversation to date:";
@@ -59,4 +58,21 @@ export async function langchainSummary(
   // The update replaces the state: a RemoveMessage (remove all), the summary, the preserved messages.
   const kept = update.messages.filter((message) => message.getType() !== "remove");
   return log.result([...head, ...kept.map((message) => fromLangChain(message, messages))]);
+}
+
+/** The first LangSmith tracing variable set to `true` (LangChain would then send the transcript), or null. */
+function langchainTracingVariable(): string | null {
+  for (
+    const name of ["LANGSMITH_TRACING_V2", "LANGCHAIN_TRACING_V2", "LANGSMITH_TRACING", "LANGCHAIN_TRACING"]
+  ) {
+    try {
+      if (Deno.env.get(name) === "true") return name;
+    } catch (error) {
+      if (error instanceof Deno.errors.NotCapable || error instanceof Deno.errors.PermissionDenied) {
+        return null;
+      }
+      throw error;
+    }
+  }
+  return null;
 }

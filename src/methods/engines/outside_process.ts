@@ -1,8 +1,7 @@
 /**
- * The one way this program runs an outside engine or agent: its own session and process group, a PID
- * namespace where `unshare` allows, a per-call marker variable, a fresh folder with its `TMPDIR`; when the
- * direct child exits (or at the time limit) everything it started is killed, and so on exit or a signal of
- * this program (README, "an `exec:` engine").
+ * The one way this program runs an outside engine or agent: its own process group, a PID namespace where
+ * `unshare` allows, a per-call marker variable, a fresh folder and `TMPDIR`; when the direct child exits (or
+ * at the time limit) everything it started is killed, and so on exit or a signal of this program.
  *
  * @module
  */
@@ -10,20 +9,17 @@ import { isAbsolute, join, resolve } from "node:path";
 import { concatBytes } from "../../core/bytes.ts";
 
 /** The variable that marks every process of one call (its value is random per call). */
-export const CALL_MARKER_VARIABLE = "COMPACTION_BENCH_CALL";
+const CALL_MARKER_VARIABLE = "COMPACTION_BENCH_CALL";
 
 /** How long, after the direct child exited and its group was killed, buffered output may still drain. */
-export const DESCENDANT_GRACE_MS = 500;
+const DESCENDANT_GRACE_MS = 500;
 
-/** What to run. */
+/** What to run: `argv[0]` is looked up on `env.PATH`; `env` is the whole environment (nothing inherited). */
 export interface OutsideProcessOptions {
-  /** The command's words (the first is looked up on `env.PATH` unless it holds a `/`). */
   argv: readonly string[];
-  /** The whole environment of the process (nothing is inherited); `TMPDIR` and the marker are added. */
   env: Readonly<Record<string, string>>;
   /** Bytes written to its stdin, which is then closed. */
   stdin: Uint8Array;
-  /** Time limit of the call (ms). */
   timeoutMs: number;
   /** Working directory; default a fresh temporary folder (removed afterwards). */
   cwd?: string;
@@ -36,7 +32,7 @@ export const DEFAULT_MAX_OUTPUT_BYTES = 8 * 1024 * 1024;
 /** The most bytes of an outside process's stderr kept (only its tail is ever quoted). */
 export const MAX_STDERR_BYTES = 1024 * 1024;
 
-/** How an outside process ended. */
+/** How an outside process ended (`overflowed`: stdout passed its bound and holds the first bytes). */
 export type OutsideProcessOutcome =
   | {
     kind: "exited";
@@ -45,7 +41,6 @@ export type OutsideProcessOutcome =
     signal: Deno.Signal | null;
     stdout: Uint8Array;
     stderr: Uint8Array;
-    /** Stdout passed its bound: the call was ended there, `stdout` holds the first bytes. */
     overflowed?: boolean;
   }
   | { kind: "timeout"; stdout: Uint8Array; stderr: Uint8Array }
@@ -88,30 +83,14 @@ export async function runOutsideProcess(options: OutsideProcessOptions): Promise
       await killCall(child.pid, marker);
       await settle(drained, readers);
       await written.catch(() => {});
-      if (winner === "timeout") {
-        await child.status;
-        return { kind: "timeout", stdout: concatBytes(out), stderr: concatBytes(err) };
-      }
+      const status = await child.status;
+      const outputs = { stdout: concatBytes(out), stderr: concatBytes(err) };
+      if (winner === "timeout") return { kind: "timeout", ...outputs };
+      const { code, signal } = status;
       if (winner === "overflow") {
-        const status = await child.status;
-        return {
-          kind: "exited",
-          success: false,
-          code: status.code,
-          signal: status.signal,
-          stdout: concatBytes(out),
-          stderr: concatBytes(err),
-          overflowed: true,
-        };
+        return { kind: "exited", success: false, code, signal, ...outputs, overflowed: true };
       }
-      return {
-        kind: "exited",
-        success: winner.success,
-        code: winner.code,
-        signal: winner.signal,
-        stdout: concatBytes(out),
-        stderr: concatBytes(err),
-      };
+      return { kind: "exited", success: status.success, code, signal, ...outputs };
     } finally {
       clearTimeout(timer);
       unregister(child.pid);
@@ -121,20 +100,15 @@ export async function runOutsideProcess(options: OutsideProcessOptions): Promise
   }
 }
 
-/** An outside process of one call, started and registered: the child, its fresh folder and its marker. */
-export interface SpawnedOutside {
-  child: Deno.ChildProcess;
-  /** The fresh folder (the working directory unless one was named; `TMPDIR` is its `tmp/`), to remove. */
-  folder: string;
-  marker: string;
-}
-
-/** Starts `words` (stdio piped) and registers its group; `notStarted` when it cannot be started. */
+/**
+ * Starts `words` (stdio piped) and registers its group: the child, its fresh folder (to remove; `TMPDIR` is
+ * its `tmp/`) and its marker; `notStarted` when it cannot be started.
+ */
 export async function spawnOutside(
   words: readonly string[],
   env: Readonly<Record<string, string>>,
   cwd?: string,
-): Promise<SpawnedOutside | { notStarted: string }> {
+): Promise<{ child: Deno.ChildProcess; folder: string; marker: string } | { notStarted: string }> {
   const argv = absoluteWords(words);
   const executable = findExecutable(argv[0], env.PATH);
   if (executable === null) return { notStarted: `'${argv[0]}' is not an executable file on PATH` };
@@ -246,20 +220,9 @@ async function probePidNamespace(): Promise<readonly string[]> {
   const unshare = findExecutable("unshare", path);
   const shell = findExecutable("sh", path);
   if (unshare === null || shell === null) return [];
+  const pid = ["--pid", "--fork", "--mount-proc", "--kill-child", "--"];
   for (const user of [[], ["--user", "--map-current-user"]]) {
-    const words = [
-      unshare,
-      ...user,
-      "--pid",
-      "--fork",
-      "--mount-proc",
-      "--kill-child",
-      "--",
-      shell,
-      "-c",
-      NAMESPACE_SHIM,
-      "sh",
-    ];
+    const words = [unshare, ...user, ...pid, shell, "-c", NAMESPACE_SHIM, "sh"];
     try {
       const probe = await new Deno.Command(words[0], {
         args: [...words.slice(1), shell, "-c", "exit 7"],
@@ -294,7 +257,7 @@ function unreadableProc(error: unknown): boolean {
 
 /** The pids (other than this one) whose environment holds `CALL_MARKER_VARIABLE=marker` (Linux `/proc`). */
 async function markedProcesses(marker: string): Promise<number[]> {
-  const needle = new TextEncoder().encode(`${CALL_MARKER_VARIABLE}=${marker}\0`);
+  const needle = `${CALL_MARKER_VARIABLE}=${marker}\0`;
   const found: number[] = [];
   let entries: AsyncIterable<Deno.DirEntry>;
   try {
@@ -312,27 +275,14 @@ async function markedProcesses(marker: string): Promise<number[]> {
       } catch {
         continue; // gone meanwhile, or not ours to read
       }
-      if (includesBytes(environ, needle)) found.push(Number(entry.name));
+      // windows-1252 maps each byte to one distinct character: a byte-exact search of the ASCII needle.
+      if (new TextDecoder("windows-1252").decode(environ).includes(needle)) found.push(Number(entry.name));
     }
   } catch (error) {
     if (unreadableProc(error)) return found;
     throw error;
   }
   return found;
-}
-
-function includesBytes(haystack: Uint8Array, needle: Uint8Array): boolean {
-  const first = needle[0];
-  outer: for (let i = haystack.indexOf(first); i >= 0 && i + needle.length <= haystack.length;) {
-    for (let j = 1; j < needle.length; j++) {
-      if (haystack[i + j] !== needle[j]) {
-        i = haystack.indexOf(first, i + 1);
-        continue outer;
-      }
-    }
-    return true;
-  }
-  return false;
 }
 
 /** Words naming an existing file relative to this program's working directory, made absolute. */

@@ -8,7 +8,6 @@
 import { z } from "zod";
 import { redact, redactValue } from "../../models/credentials.ts";
 import type { ChatMessage } from "../../models/messages.ts";
-import { type ProxyCall, proxyEnvironment } from "../../models/loopback_proxy.ts";
 import {
   type CompressOptions,
   type CompressResult,
@@ -19,7 +18,13 @@ import {
   type RecallSession,
   type WorkerInfo,
 } from "./engine.ts";
-import { createExecEngine, execCommand, type ExecEngineOptions, strictUtf8 } from "./exec_engine.ts";
+import {
+  createExecEngine,
+  execCommand,
+  type ExecEngineOptions,
+  openEndpointCall,
+  strictUtf8,
+} from "./exec_engine.ts";
 import {
   outsideRequest,
   OutsideSkipSchema,
@@ -73,13 +78,11 @@ const probed = new Map<string, Promise<boolean>>();
 interface WorkerEngineOptions extends ExecEngineOptions {
   /** Probe the command first (a user's `exec:` engine); else it must speak the protocol (our adapters). */
   probe: boolean;
-  /** The prefix of the default name (`exec`). */
-  prefix?: string;
 }
 
 /** An engine served by one persistent worker process (see the module notes). */
 export function createWorkerEngine(command: string, options: WorkerEngineOptions): ContextEngine {
-  const { argv, name, env, secrets } = execCommand(options.prefix ?? "exec", command, options);
+  const { argv, name, env, secrets } = execCommand("exec", command, options);
   const { timeoutMs } = options;
   const maxOutputBytes = options.maxOutputBytes ?? DEFAULT_MAX_OUTPUT_BYTES;
   let mode: "unknown" | "worker" | "one-shot" = options.probe ? "unknown" : "worker";
@@ -218,29 +221,25 @@ export function createWorkerEngine(command: string, options: WorkerEngineOptions
     if (live === null) await start();
     const session = live!;
     const id = String(++ids);
-    const call = options.endpoint?.open();
-    const hidden = call ? [...secrets, call.token] : secrets;
-    let made: Awaited<ReturnType<ProxyCall["finish"]>> | undefined;
-    const finish = async () => {
-      if (call !== undefined && made === undefined) made = await call.finish();
-      return made?.records ?? [];
-    };
+    const call = openEndpointCall(options, secrets);
+    const hidden = call.hidden;
     const request = {
       op: "compress",
       id,
       ...outsideRequest(messages, opts),
-      ...(call ? { env: proxyEnvironment(options.endpoint!, call, options.endpointVariables) } : {}),
+      ...(call.env ? { env: call.env } : {}),
     };
-    let read: Awaited<ReturnType<OutsideSession["readLine"]>>;
+    let read: LineRead;
     try {
       if (!await session.writeLine(JSON.stringify(request))) {
-        throw await failure("stopped reading its requests", hidden, await finish());
+        throw await failure("stopped reading its requests", hidden, (await call.finish())?.records);
       }
       read = await session.readLine(timeoutMs, maxOutputBytes);
     } finally {
       // The token dies with the call: nothing the worker keeps can call the model for it later.
-      await finish();
+      await call.finish();
     }
+    const made = await call.finish();
     const records = made?.records ?? [];
     if (read.kind !== "line") throw await failure(readFailure(read, "compress"), hidden, records);
     let reply;

@@ -8,13 +8,6 @@ import type { ChatMessage } from "../../../models/messages.ts";
 import type { CallRecord, ChatModel } from "../../../models/types.ts";
 import { addUsage, type CompressResult, type CompressUsage, EngineError } from "../engine.ts";
 
-/** What one successful call gave the library. */
-export interface LoggedReply {
-  content: string;
-  input_tokens: number;
-  output_tokens: number;
-}
-
 /** The calls of one compress call. */
 export class CallLog {
   readonly records: CallRecord[] = [];
@@ -22,7 +15,7 @@ export class CallLog {
   #failure: string | null = null;
 
   /** Sends `messages` to `chat` (at most `maxTokens` tokens back), records it; a failure is thrown. */
-  async complete(chat: ChatModel, messages: ChatMessage[], maxTokens: number): Promise<LoggedReply> {
+  async complete(chat: ChatModel, messages: ChatMessage[], maxTokens: number) {
     const result = await chat.complete({ messages, max_tokens: Math.max(1, Math.floor(maxTokens)) });
     this.records.push(result.record);
     if (!result.ok) {
@@ -30,15 +23,9 @@ export class CallLog {
       this.#failure ??= result.error;
       throw new EngineError(`summary call failed: ${result.error}`, { records: [result.record] });
     }
-    addUsage(this.usage, {
-      input_tokens: result.usage.prompt_tokens,
-      output_tokens: result.usage.completion_tokens,
-    });
-    return {
-      content: result.content,
-      input_tokens: result.usage.prompt_tokens,
-      output_tokens: result.usage.completion_tokens,
-    };
+    const { prompt_tokens: input_tokens, completion_tokens: output_tokens } = result.usage;
+    addUsage(this.usage, { input_tokens, output_tokens });
+    return { content: result.content, input_tokens, output_tokens };
   }
 
   /** The compress result with the calls' usage and records; an {@link EngineError} when a call failed. */

@@ -1,24 +1,29 @@
 /**
  * The framework engines: each a real npm library's own compaction run in-process (kind `library`), its
- * libraries and versions in every row label. The libraries load when an engine first compresses (importing
- * LlamaIndex alone takes over a second), so a run that names none of them never pays for them.
+ * libraries and versions in every row label. A library loads when its engine first compresses (LlamaIndex
+ * alone takes over a second), so a run that names none never pays for it.
  *
  * @module
  */
 import type { ChatModel } from "../../../models/types.ts";
 import type { CompressOptions, CompressResult, ContextEngine } from "../engine.ts";
 import type { ChatMessage } from "../../../models/messages.ts";
-import { LANGCHAIN, LANGCHAIN_CORE, libraryLabel, LLAMAINDEX_CORE } from "./libraries.ts";
 
-/** One framework engine: what it runs, what it needs, and how to load its compress call. */
-export interface FrameworkEngine {
-  /** The libraries it runs, `name version`. */
+/** The libraries the framework engines run, at the versions deno.json pins (a test checks them). */
+export const LANGCHAIN_CORE = { name: "@langchain/core", version: "1.4.0" };
+export const LANGCHAIN = { name: "langchain", version: "1.5.14" };
+export const LLAMAINDEX_CORE = { name: "@llamaindex/core", version: "0.6.23" };
+
+/** How a row names its libraries: `name version`, joined with `, `. */
+function libraryLabel(libraries: readonly { name: string; version: string }[]): string {
+  return libraries.map((library) => `${library.name} ${library.version}`).join(", ");
+}
+
+/** One framework engine: its libraries (`name version`), its budget `note`, and how to load its compress call. */
+interface FrameworkEngine {
   library: string;
-  /** How it meets the budget where that is not this program's exact count (see ContextEngine.note). */
   note?: string;
-  /** True when it calls the chat model. */
   needsChat: boolean;
-  /** Loads the library and gives the compress call (with `chat` when {@link needsChat}). */
   load(
     chat: ChatModel | undefined,
   ): Promise<(messages: ChatMessage[], opts: CompressOptions) => Promise<CompressResult>>;

@@ -1,8 +1,7 @@
 /**
  * Between this program's OpenAI-layout messages and LangChain's message classes. Each message handed to
- * LangChain carries the id `m<N>` (its index in the input), so that a message LangChain passes through
- * unchanged maps back to the exact input message (its tool-call arguments byte for byte), and a list of
- * them back into input order; a message LangChain made itself (a summary) is converted from its fields.
+ * LangChain carries the id `m<N>` (its input index), so one it passes through unchanged maps back to the exact
+ * input message; one it made itself (a summary) is converted from its fields.
  *
  * @module
  */
@@ -15,14 +14,9 @@ import {
 } from "@langchain/core/messages";
 import { type ChatMessage, toolCallArguments } from "../../../models/messages.ts";
 
-/** The id given to the input message at `index`. */
-export function langchainId(index: number): string {
-  return `m${index}`;
-}
-
-/** One input message as a LangChain message with the id {@link langchainId}(`index`). */
+/** One input message as a LangChain message with the id `m<index>`. */
 export function toLangChain(message: ChatMessage, index: number): BaseMessage {
-  const id = langchainId(index);
+  const id = `m${index}`;
   const content = message.content ?? "";
   switch (message.role) {
     case "system":
@@ -32,22 +26,15 @@ export function toLangChain(message: ChatMessage, index: number): BaseMessage {
     case "tool":
       return new ToolMessage({ id, content, tool_call_id: message.tool_call_id ?? "" });
     case "assistant": {
-      const calls = message.tool_calls ?? [];
-      const valid = calls.flatMap((call) => {
-        const args = toolCallArguments(call.function.arguments);
-        return args === null
-          ? []
-          : [{ id: call.id, name: call.function.name, args, type: "tool_call" as const }];
-      });
-      const invalid = calls.filter((call) => toolCallArguments(call.function.arguments) === null).map((
-        call,
-      ) => ({
-        id: call.id,
-        name: call.function.name,
-        args: call.function.arguments,
-        error: "arguments are not a JSON object",
-        type: "invalid_tool_call" as const,
-      }));
+      const valid = [];
+      const invalid = [];
+      for (const call of message.tool_calls ?? []) {
+        const { name, arguments: text } = call.function;
+        const args = toolCallArguments(text);
+        const error = "arguments are not a JSON object";
+        if (args !== null) valid.push({ id: call.id, name, args, type: "tool_call" as const });
+        else invalid.push({ id: call.id, name, args: text, error, type: "invalid_tool_call" as const });
+      }
       return new AIMessage({ id, content, tool_calls: valid, invalid_tool_calls: invalid });
     }
   }
@@ -59,7 +46,7 @@ export function toLangChainAll(messages: readonly ChatMessage[]): BaseMessage[] 
 }
 
 /** The text of a LangChain message's content (string content, or its text blocks joined). */
-export function langchainText(message: BaseMessage): string {
+function langchainText(message: BaseMessage): string {
   const content = message.content;
   if (typeof content === "string") return content;
   return content.map((block) => typeof block === "string" ? block : "text" in block ? String(block.text) : "")
@@ -67,7 +54,7 @@ export function langchainText(message: BaseMessage): string {
 }
 
 /** The input index a LangChain message came from, when it is that input message unchanged; else null. */
-export function originalIndex(message: BaseMessage, originals: readonly ChatMessage[]): number | null {
+function originalIndex(message: BaseMessage, originals: readonly ChatMessage[]): number | null {
   const match = /^m(\d+)$/.exec(message.id ?? "");
   if (match === null) return null;
   const index = Number(match[1]);
@@ -91,20 +78,14 @@ export function fromLangChain(message: BaseMessage, originals: readonly ChatMess
 }
 
 /**
- * LangChain messages in input order (messages that are unchanged inputs sorted by their index, any other
- * kept where it stands relative to them), converted back. `trimMessages` hands its token counter lists in
- * reverse; this is the window those lists stand for.
+ * LangChain messages converted back, in input order when all are unchanged inputs (`trimMessages` hands its
+ * token counter lists in reverse; this is the window those lists stand for).
  */
 export function inInputOrder(
   messages: readonly BaseMessage[],
   originals: readonly ChatMessage[],
 ): ChatMessage[] {
-  const indexed = messages.map((message, position) => ({
-    message,
-    index: originalIndex(message, originals),
-    position,
-  }));
-  const known = indexed.filter((m) => m.index !== null).sort((a, b) => a.index! - b.index!);
-  if (known.length === indexed.length) return known.map((m) => originals[m.index!]);
-  return messages.map((message) => fromLangChain(message, originals));
+  const indexes = messages.map((message) => originalIndex(message, originals));
+  if (indexes.includes(null)) return messages.map((message) => fromLangChain(message, originals));
+  return (indexes as number[]).sort((a, b) => a - b).map((index) => originals[index]);
 }
