@@ -14,9 +14,7 @@ function gcd(a: bigint, b: bigint): bigint {
 
 /** An exact rational number (normalized: positive denominator, lowest terms). */
 export class Rational {
-  /** Numerator. */
   readonly num: bigint;
-  /** Denominator (positive). */
   readonly den: bigint;
 
   /** `num / den`; a zero denominator is refused. */
@@ -41,17 +39,14 @@ export class Rational {
     return new Rational(BigInt(value));
   }
 
-  /** this + other. */
   add(other: Rational): Rational {
     return new Rational(this.num * other.den + other.num * this.den, this.den * other.den);
   }
 
-  /** this − other. */
   sub(other: Rational): Rational {
     return new Rational(this.num * other.den - other.num * this.den, this.den * other.den);
   }
 
-  /** this ÷ an integer. */
   divInt(n: number): Rational {
     return new Rational(this.num, this.den * BigInt(n));
   }
@@ -67,7 +62,6 @@ export class Rational {
     return Number(this.num) / Number(this.den);
   }
 
-  /** `p/q` (or `p` for an integer). */
   toString(): string {
     return this.den === 1n ? `${this.num}` : `${this.num}/${this.den}`;
   }

@@ -15,19 +15,17 @@ export interface HotpotMetricRow {
   sp_survival?: number | null;
 }
 
-/** One hotpot metric: its declaration, where it is listed, and how it is read. */
+/**
+ * One hotpot metric: its declaration, how it is read (`row`: an invalid condition counts zero; needed by
+ * `intervals`, `paired`, `units`) and where it is listed (`table`: the results table; `chart`: report.html's
+ * score chart, needs `intervals`; `units`: per-question differences in `compare`; `headline`: the printed line).
+ */
 export interface HotpotMetric extends MetricSpec {
-  /** Its value in one row, an invalid condition counting zero (needed by `intervals`, `paired`, `units`). */
   row?(r: HotpotMetricRow): number;
-  /** Its value in a method's aggregate. */
   aggregate(a: HotpotMethodAggregate): number | null;
-  /** A column of the results table (REPORT.md, report.html). */
   table?: boolean;
-  /** A series of report.html's score chart (needs `intervals`). */
   chart?: boolean;
-  /** A per-question difference in `compare`. */
   units?: boolean;
-  /** In the line per method printed at the end of a run. */
   headline?: boolean;
 }
 

@@ -59,13 +59,10 @@ export function storedQuestion(input: unknown): Readonly<StoredQuestion> {
   return parsed;
 }
 
-/** A corpus input read question by question (see `../corpus_index.ts`). */
-export interface IndexedCorpus {
-  /** The corpus without its questions (gold labels included), validated. */
+/** A corpus input read question by question: its validated head (gold included), ids, and one question. */
+interface IndexedCorpus {
   head: Omit<Corpus, "questions">;
-  /** The questions' ids, in corpus order. */
   ids: string[];
-  /** One question, parsed and validated when asked for. */
   question(id: string): CorpusQuestion | undefined;
 }
 
@@ -137,7 +134,6 @@ function spanIndexed(
 }
 
 /** Validates a freshly parsed corpus question by question, in place (raw and parsed are never both whole). */
-
 function parseCorpusInPlace(value: unknown): Corpus {
   const questions = (value as { questions?: unknown } | null)?.questions;
   if (!Array.isArray(questions)) return CorpusSchema.parse(value); // zod names what is wrong
