@@ -28,5 +28,3 @@ export const StoredSummarySchema = z.object({
   reason: z.string().optional(),
   attempts: z.number().int().optional(),
 });
-/** A summary node's `summary` output. */
-export type StoredSummaryValue = z.infer<typeof StoredSummarySchema>;

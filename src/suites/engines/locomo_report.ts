@@ -87,13 +87,14 @@ export function locomoStats(
 }
 
 /** What the LoCoMo tables are (REPORT.md and report.html). */
-export const LOCOMO_NOTE = "LoCoMo's own questions (the file's QA annotations), one question per prompt, " +
-  "scored by LoCoMo's answer F1 with its normalisation (no LLM judge): Porter-stemmed word overlap; category 1 " +
-  "(multi-hop) averages each comma-separated gold part's best match, category 3 scores against the answer " +
-  "before ';', category 5 (adversarial) scores 1 when the reply declines (NOT IN CONTEXT, 'not mentioned', " +
-  "'no information available'), else 0. F1 in points with a 95% bootstrap CI over questions; *pooled* takes " +
-  "every question of every conversation of the engine's rows. The overall F1 includes category 5, which a " +
-  "model that always declines scores fully on: read it with the per-category columns.";
+export const LOCOMO_NOTE =
+  "LoCoMo's own questions (the file's QA annotations), one question per prompt, scored by LoCoMo's " +
+  "answer F1 with its normalisation (no LLM judge): Porter-stemmed word overlap; category 1 (multi-hop) " +
+  "averages each comma-separated gold part's best match, category 3 scores against the answer before " +
+  "';', category 5 (adversarial) scores 1 when the reply declines (NOT IN CONTEXT, 'not mentioned', 'no " +
+  "information available'), else 0. F1 in points with a 95% bootstrap CI over questions; *pooled* takes " +
+  "every question of every conversation of the engine's rows. The overall F1 includes category 5, which " +
+  "a model that always declines scores fully on: read it with the per-category columns.";
 
 /** Headers and rows of the LoCoMo tables: one per row, and the pooled one. */
 export function locomoTables(stats: LocomoStats): {

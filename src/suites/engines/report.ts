@@ -31,15 +31,12 @@ export interface EnginesReportMeta {
   explorer?: ExplorerData;
 }
 
-/** The words every table puts after a reimplementation's name. */
-export const REIMPLEMENTATION_LABEL = "(reimplementation)";
-
 /** How the tables name an engine: labelled when a reimplementation, with its library when a library's. */
 export function engineLabel(
   r: Pick<EngineResult, "engine" | "kind" | "conversation"> & { library?: string | null },
 ): string {
   const name = r.kind === "reimplementation"
-    ? `${r.engine} ${REIMPLEMENTATION_LABEL}`
+    ? `${r.engine} (reimplementation)`
     : r.library
     ? `${r.engine} (${r.library})`
     : r.engine;
@@ -198,46 +195,44 @@ export function formatEnginesTable(results: EngineResult[]): string {
   return lines.join("\n");
 }
 
-/** The words that say how QA and probe answers are matched (shared by REPORT.md and report.html). */
-export const QA_MATCHING_NOTE =
-  "Answers are matched without an LLM: reply and gold are normalized as HotpotQA " +
-  "does (lowercase, punctuation and articles removed, whitespace folded) and a fact counts when its words " +
-  "appear in the reply as one run of whole words (so `No` is not found in `NOT IN CONTEXT`, nor `art` in " +
-  "`party`); a reply of `NOT IN CONTEXT` finds nothing.";
-
 /** The explanation under the engines table (shared by REPORT.md and report.html). */
 export const ENGINES_TABLE_NOTE =
-  "Tokens are counted with the model's chat template and tokenizer. *needles* " +
-  "is the share of planted fact sentences found verbatim in the window (n/a without needles). *QA* is the share " +
-  "of needle questions the chat model answered from the window alone (it is told to reply `NOT IN CONTEXT` " +
-  "otherwise); *probes* is the share of the probes' expected facts found in the chat model's answers (pooled " +
-  "over probes; per type below). " + QA_MATCHING_NOTE + " *compress ms* is the engine's own compress call: " +
-  "timed by this program around the call for in-process engines, and inside the worker (a monotonic clock around " +
-  "the engine's call) for outside engines that speak the worker protocol; the cold first call apart from the " +
-  "median and p95 (nearest rank) of the warm calls. *round trip ms* is what this program saw per call (warm " +
-  "median; the request's JSON both ways included) and *start-up ms* a worker's process start and imports, " +
-  "paid once. A one-shot outside engine (one process per call) has only its round trip: " +
-  "one-shot: latency includes process start. Warm calls whose model " +
-  "calls were retried are left out of the warm figures (their time includes retry waits) and counted below; " +
-  "a cold figure marked with an asterisk includes retries. An engine labelled *(reimplementation)* is this program's own " +
-  "rendering of another project's idea, not that project; real competitors run through their adapters; an " +
-  "engine labelled with a library and its version is that npm library's own compaction, run in-process with " +
-  "this program's chat model; a row reading `skipped: …` was not measured.";
+  "Tokens are counted with the model's chat template and tokenizer. *needles* is the share of planted " +
+  "fact sentences found verbatim in the window (n/a without needles). *QA* is the share of needle " +
+  "questions the chat model answered from the window alone (it is told to reply `NOT IN CONTEXT` " +
+  "otherwise); *probes* is the share of the probes' expected facts found in the chat model's answers " +
+  "(pooled over probes; per type below). Answers are matched without an LLM: reply and gold are " +
+  "normalized as HotpotQA does (lowercase, punctuation and articles removed, whitespace folded) and a " +
+  "fact counts when its words appear in the reply as one run of whole words (so `No` is not found in " +
+  "`NOT IN CONTEXT`, nor `art` in `party`); a reply of `NOT IN CONTEXT` finds nothing. *compress ms* is " +
+  "the engine's own compress call: timed by this program around the call for in-process engines, and " +
+  "inside the worker (a monotonic clock around the engine's call) for outside engines that speak the " +
+  "worker protocol; the cold first call apart from the median and p95 (nearest rank) of the warm calls. " +
+  "*round trip ms* is what this program saw per call (warm median; the request's JSON both ways " +
+  "included) and *start-up ms* a worker's process start and imports, paid once. A one-shot outside " +
+  "engine (one process per call) has only its round trip: one-shot: latency includes process start. " +
+  "Warm calls whose model calls were retried are left out of the warm figures (their time includes " +
+  "retry waits) and counted below; a cold figure marked with an asterisk includes retries. An engine " +
+  "labelled *(reimplementation)* is this program's own rendering of another project's idea, not that " +
+  "project; real competitors run through their adapters; an engine labelled with a library and its " +
+  "version is that npm library's own compaction, run in-process with this program's chat model; a row " +
+  "reading `skipped: …` was not measured.";
 
 /** The heading of the method notes relating these columns to lean-ctx's own harness. */
 export const ENGINES_PARITY_HEADING = "Method notes: these columns and lean-ctx's harness";
 
 /** Column by column, how this program's measures relate to lean-ctx's benchmark (docs/PARITY.md). */
 export const ENGINES_PARITY_NOTE =
-  "Tokens are the answering model's real tokens (tokenizer and chat template), where lean-ctx's harness counts " +
-  "len/4 + 1 per content and 4 per message without tiktoken (its 200-turn corpus: 50,294 of its tokens, 31,420 " +
-  "Qwen tokens), so savings differ a little for the same window. A `ctx N` row tells each engine the host's " +
-  "context length N as lean-ctx's harness does (the engine decides what to keep); a budget row asks every " +
-  "engine for one target instead. *compress ms* is the engine's own call, as lean-ctx's harness times it, but " +
-  "the cold call apart from the warm median (its figure averages every call) and a fresh engine per call. " +
-  "*needles* is its verbatim recall (a fact's exact text in the window; here tool-call arguments count too) and " +
-  "*msgs out* its output messages: on the same input and context length both harnesses give the same window, " +
-  "messages and recall (held by a test). See docs/PARITY.md.";
+  "Tokens are the answering model's real tokens (tokenizer and chat template), where lean-ctx's harness " +
+  "counts len/4 + 1 per content and 4 per message without tiktoken (its 200-turn corpus: 50,294 of its " +
+  "tokens, 31,420 Qwen tokens), so savings differ a little for the same window. A `ctx N` row tells " +
+  "each engine the host's context length N as lean-ctx's harness does (the engine decides what to " +
+  "keep); a budget row asks every engine for one target instead. *compress ms* is the engine's own " +
+  "call, as lean-ctx's harness times it, but the cold call apart from the warm median (its figure " +
+  "averages every call) and a fresh engine per call. *needles* is its verbatim recall (a fact's exact " +
+  "text in the window; here tool-call arguments count too) and *msgs out* its output messages: on the " +
+  "same input and context length both harnesses give the same window, messages and recall (held by a " +
+  "test). See docs/PARITY.md.";
 
 /** One `label: note` line per engine that meets the budget its own way, in first-seen order. */
 export function engineNotes(results: readonly (EngineResult & { note?: string | null })[]): string[] {
@@ -283,11 +278,11 @@ export function budgetCurveRows(results: readonly EngineResult[], meta?: Engines
 
 /** The explanation of the recovery table (shared by REPORT.md and report.html). */
 export const RECOVERY_NOTE =
-  "Engines that offer recall tools over what they compacted get every QA and probe question twice: from the " +
-  "window alone, and *+recovery*, the same prompt with the engine's tools offered (served by the instance " +
-  "that compacted), up to the given tool rounds per question and then once more without tools for the " +
-  "answer. Both are matched the same way. *extra in tok* is the recovery arm's input tokens beyond the " +
-  "window-alone arm's (the tool results and the repeated window).";
+  "Engines that offer recall tools over what they compacted get every QA and probe question twice: from " +
+  "the window alone, and *+recovery*, the same prompt with the engine's tools offered (served by the " +
+  "instance that compacted), up to the given tool rounds per question and then once more without tools " +
+  "for the answer. Both are matched the same way. *extra in tok* is the recovery arm's input tokens " +
+  "beyond the window-alone arm's (the tool results and the repeated window).";
 
 /** Rows of the recovery table (engines that offered recall tools), or null when none did. */
 export function recoveryRows(
