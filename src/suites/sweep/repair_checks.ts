@@ -1,6 +1,6 @@
 /**
- * The payment case's six repair checks (docs/SWEEP_CASES.md lists them), each judging the host gateway's record
- * of one scripted scenario (no model writes or judges them), and finding the repair in an answer.
+ * The payment case's six repair checks (docs/SWEEP_CASES.md lists them), each judging the host gateway's
+ * record of one scripted scenario (no model writes or judges them), and finding the repair in an answer.
  * @module
  */
 import {
