@@ -1,7 +1,6 @@
 /**
  * Context engines as methods of hotpot and sweep (`--method [NAME=]SPEC`): an engine compacts the public chat
- * history to the budget left once the question, its framing and the reserve are counted. Its node key holds
- * the spec and the SHA-256 of its adapter files ({@link adapterHashes}).
+ * history to the budget left once the question, its framing and the reserve are counted.
  *
  * @module
  */
@@ -25,15 +24,10 @@ import { splitCommandLine } from "./engines/split_command.ts";
 import { toolPairingProblem } from "./engines/tool_groups.ts";
 import { declaredMethod, declaredMethodNames, type Method } from "./registry.ts";
 
-/** Engines that call no model: pure functions of their input, so one generation suffices. */
-const MODEL_FREE_ENGINES: ReadonlySet<string> = new Set([
-  "truncate",
-  ...Object.entries(FRAMEWORK_ENGINES).filter(([, e]) => !e.needsChat).map(([name]) => name),
-]);
-
-/** True when the engine `spec` names calls no model (a declared method needing no artifact is one). */
+/** True when the engine `spec` names calls no model (one generation suffices). */
 function modelFree(spec: string): boolean {
-  return MODEL_FREE_ENGINES.has(spec) || declaredMethod(spec)?.needs.length === 0;
+  return spec === "truncate" || FRAMEWORK_ENGINES[spec]?.needsChat === false ||
+    declaredMethod(spec)?.needs.length === 0;
 }
 
 function knownEngineSpec(spec: string): boolean {
@@ -45,8 +39,7 @@ function knownEngineSpec(spec: string): boolean {
 
 /**
  * The methods `--method`/`--methods` selections name (a name given twice is refused): a declared method the
- * suite runs over its own units (`declared`), else an engine method (a declared method then runs over the
- * public history: method_engine.ts).
+ * suite runs over its own units (`declared`), else an engine method.
  */
 export function resolveMethods(
   selections: readonly EngineSelection[],
@@ -76,10 +69,7 @@ export function resolveMethods(
   return methods;
 }
 
-/**
- * The SHA-256 of every adapter file an engine runs: a real competitor's script, and every word of an
- * `exec:` command that names a regular file. Built-in and `http:` engines have none.
- */
+/** The SHA-256 of every adapter file an engine runs: a competitor's script, each `exec:` word naming a file. */
 export async function adapterHashes(spec: string): Promise<Record<string, string>> {
   const files: string[] = [];
   if (Object.hasOwn(REAL_COMPETITORS, spec)) files.push(assetPath(REAL_COMPETITORS[spec].script));
@@ -119,20 +109,19 @@ export const StoredWindowSchema = z.object({
   reason: z.string().nullable(),
   usage: z.object({ calls: z.number(), input_tokens: z.number(), output_tokens: z.number() }),
 });
-/** A stored engine window. */
-export type StoredWindow = z.infer<typeof StoredWindowSchema>;
+type StoredWindow = z.infer<typeof StoredWindowSchema>;
 
 /** What one compaction gave: the window (or the reason there is none) and the provider exchanges made. */
-export interface Compaction {
+interface Compaction {
   window: StoredWindow;
   records: CallRecord[];
 }
 
 /**
  * Runs `engine` once over `history` toward `budget` and checks its output (well-formed messages, intact tool
- * pairs). A skip or an engine failure is a window with `ok: false` and the reason; nothing is shrunk here.
+ * pairs). A skip or an engine failure is a window with `ok: false` and the reason.
  */
-export async function compactWithEngine(
+async function compactWithEngine(
   engine: ContextEngine,
   history: readonly ChatMessage[],
   budget: number,
@@ -169,14 +158,10 @@ export async function compactWithEngine(
   }
 }
 
-/**
- * The parameters every suite's engine stage keys on, in this order (after the suite's own method name and
- * before its own inputs and model names): the engine spec, its adapter files' hashes, the generation, the
- * ceiling, the reserve and the tokenizer.
- */
+/** The parameters every suite's engine stage keys on, in this order (after the suite's method name). */
 export const ENGINE_STAGE_PARAMS = {
   engine: z.string(),
-  /** Adapter file → SHA-256 (outside engines), so that a changed adapter changes the key. */
+  /** Adapter file → SHA-256, so that a changed adapter changes the key. */
   adapters: z.record(z.string(), z.string()),
   generation: z.number().int(),
   input_cap: z.number().int(),
@@ -191,10 +176,10 @@ export const ENGINE_WINDOW_OUTPUT = {
 };
 
 /** Default time limit of one outside engine call in a suite's engine stage (as `engines run`). */
-export const ENGINE_STAGE_TIMEOUT_MS = 60_000;
+const ENGINE_STAGE_TIMEOUT_MS = 60_000;
 
 /** What a suite's engine stage body gives the pipeline: the window, the exchanges, and why it is invalid. */
-export interface EngineStageOutcome {
+interface EngineStageOutcome {
   outputs: { window: StoredWindow };
   requests: CallRecord[];
   status?: "invalid";
@@ -202,10 +187,8 @@ export interface EngineStageOutcome {
 }
 
 /**
- * The body every suite's engine stage shares (`hotpot-engine`, `sweep-engine`): builds the engine `spec` names
- * (shown as `name`) over the stage's models and loopback endpoint, compacts `history` toward `budget`
- * ({@link compactWithEngine}) and gives the window, the exchanges made and, when the engine failed, the
- * invalid status with its reason.
+ * The body every suite's engine stage shares: builds the engine `spec` names (shown as `name`), compacts
+ * `history` toward `budget` and gives the window, the exchanges made and, when the engine failed, the reason.
  */
 export async function runEngineStage(
   spec: string,

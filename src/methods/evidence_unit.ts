@@ -1,17 +1,14 @@
 /**
- * The unit every compaction method works on: a lossless, id-stable piece of original evidence with its
- * rendered text and its position in the source, so kept units can always be rendered in source order.
+ * The unit every compaction method works on: a lossless, id-stable piece of original evidence with its text
+ * and its position in the source.
  *
  * @module
  */
 
-/** A piece of original evidence. */
+/** A piece of original evidence: stable id (`rocket-moon-band#0-2`), source position, text as shown. */
 export interface EvidenceUnit {
-  /** Stable id (e.g. `rocket-moon-band#0-2` or `u03`). */
   id: string;
-  /** Position in the source; kept units are rendered in ascending position. */
   position: number;
-  /** The unit exactly as it is shown to a model. */
   text: string;
 }
 

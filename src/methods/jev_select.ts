@@ -1,7 +1,6 @@
 /**
- * The Jev method's selection: keep whole units in the decision model's rank order while the complete answer
- * input still fits, then render the kept units in source order. The fit is decided by exact counts of the
- * whole rendered prompt (bisection over the rank prefix), never by estimates.
+ * The Jev method's selection: whole units in the decision model's rank order while the complete answer input
+ * still fits (exact counts of the whole rendered prompt, never estimates), rendered in source order.
  *
  * @module
  */
@@ -10,15 +9,9 @@ import { fitUnitsInOrder } from "../tokens/budget.ts";
 import type { TokenCounter } from "../tokens/types.ts";
 import { type EvidenceUnit, inSourceOrder } from "./evidence_unit.ts";
 
-/** The kept units (source order) and the token count of the complete prompt they produce. */
-export interface RankedSelection {
-  kept: EvidenceUnit[];
-  tokens: number;
-}
-
 /**
- * Keeps the longest prefix of `order` (unit ids, best first) whose units, rendered in source order by `build`,
- * give a complete prompt of at most `limit` tokens.
+ * The longest prefix of `order` (unit ids, best first) whose units, rendered in source order by `build`, give
+ * a complete prompt of at most `limit` tokens: the kept units (source order) and that prompt's count.
  */
 export function selectRankedUnits(
   counter: TokenCounter,
@@ -26,7 +19,7 @@ export function selectRankedUnits(
   order: readonly string[],
   build: (kept: EvidenceUnit[]) => ChatMessage[],
   limit: number,
-): RankedSelection {
+): { kept: EvidenceUnit[]; tokens: number } {
   const byId = new Map(units.map((u) => [u.id, u]));
   const ranked = order.map((id) => {
     const unit = byId.get(id);

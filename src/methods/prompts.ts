@@ -7,14 +7,11 @@
 import type { ChatMessage } from "../models/messages.ts";
 
 /** System prompt of every summarization call. */
-export const SUMMARIZER_SYSTEM_PROMPT =
+const SUMMARIZER_SYSTEM_PROMPT =
   "You compress an agent's working context. You keep every concrete fact that the task may need (names, " +
   "numbers, dates, identifiers, file names and line numbers) and drop repetition and routine text.";
 
-/**
- * The messages of one summarization request: the task, the evidence, and last the instruction (with the
- * excerpts already kept verbatim, when there are any, so that the summary does not repeat them).
- */
+/** One summarization request: the task, the evidence, last the instruction (naming any retained excerpts). */
 export function summaryRequestMessages(input: {
   task: string;
   evidence: string;

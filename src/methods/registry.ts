@@ -1,8 +1,7 @@
 /**
- * The one method registry every suite uses. A method is one declaration: its name, what it needs (a ranking,
- * a summary, or nothing), whether the ceiling binds it, its parameters, and how it builds the evidence of a
- * context from a suite's evidence units. hotpot and sweep run it over their units, engines over a transcript's
- * messages (method_engine.ts); any engine is a method too (engine_method.ts).
+ * The one method registry every suite uses. A method is one declaration: what it needs (a ranking, a summary),
+ * its parameters and how it builds a context's evidence from evidence units. hotpot and sweep run it over their
+ * units, engines over a transcript's messages (method_engine.ts); any engine is a method too (engine_method.ts).
  *
  * @module
  */
@@ -16,32 +15,26 @@ import { selectRankedUnits } from "./jev_select.ts";
 export type MethodNeed = "ranking" | "summary";
 
 /**
- * What a suite gives a method: its evidence units and how a complete answer input is rendered. A frozen frame
- * promises these never change, so what a method computes from it is kept ({@link frameMemo}).
+ * What a suite gives a method: its evidence units (source order), how a complete answer input is rendered
+ * (summary "": none) and the tokens it may take. A frozen frame never changes ({@link frameMemo}).
  */
 export interface EvidenceFrame {
   readonly counter: TokenCounter;
-  /** The evidence units, in source order. */
   readonly units: readonly EvidenceUnit[];
-  /** The complete answer input from kept units (source order) and a summary (empty: none). */
   render(kept: readonly EvidenceUnit[], summary: string): ChatMessage[];
-  /** Tokens the complete answer input may take (the ceiling minus the reserve). */
   readonly limit: number;
 }
 
-/** The frozen artifacts of one generation a method builds from. */
+/** The frozen artifacts of one generation: unit ids best first, a summary with the units kept beside it. */
 export interface MethodArtifacts {
-  /** Unit ids by descending probability (when the method needs a ranking). */
   order?: readonly string[];
-  /** The summary and the units kept verbatim beside it (when the method needs a summary). */
   summary?: { text: string; kept: readonly string[] };
 }
 
-/** The evidence part of a context: units kept verbatim (source order) and a summary (empty: none). */
+/** A context's evidence: units kept verbatim, a summary (""), the rendered count when already known. */
 export interface Evidence {
   kept: EvidenceUnit[];
   summary: string;
-  /** The exact token count of `frame.render(kept, summary)` where the method counted it already. */
   tokens?: number;
 }
 
@@ -67,21 +60,18 @@ export interface MethodDeclaration {
   evidence(frame: EvidenceFrame, artifacts: MethodArtifacts, params: MethodParams): Evidence | null;
 }
 
-/** A context engine as a method: it compacts the public chat history itself, to the budget it is given. */
+/** A context engine (`spec`) as a method; `deterministic`: it calls no model, so one generation suffices. */
 export interface EngineMethod {
   readonly kind: "engine";
   readonly name: string;
-  /** The engine spec (`truncate`, `hermes`, `exec:…`, `http:…`). */
   readonly spec: string;
   readonly needs: readonly MethodNeed[];
   readonly ceilingBinds: true;
-  /** True when the engine calls no model and is a pure function of its input: one generation suffices. */
   readonly deterministic: boolean;
 }
 
 /**
- * A method's parameters as a run sets them: each declared parameter takes the run's value of the same name,
- * else its default.
+ * A method's parameters as a run sets them: the run's value of the same name, else the default.
  *
  * @example
  * ```ts
@@ -92,10 +82,9 @@ export interface EngineMethod {
  */
 export function suiteSetParams(method: Method, set: MethodParams): Record<string, number> {
   if (method.kind !== "units") return {};
+  const params = Object.entries(method.params);
   return Object.fromEntries(
-    Object.entries(method.params).map((
-      [name, value],
-    ) => [name, Object.hasOwn(set, name) ? set[name] : value]),
+    params.map(([name, value]) => [name, Object.hasOwn(set, name) ? set[name] : value]),
   );
 }
 
@@ -116,13 +105,9 @@ export function frameMemo<T>(frame: EvidenceFrame, key: string, compute: () => T
   return value;
 }
 
-function units(frame: EvidenceFrame, ids: readonly string[]): EvidenceUnit[] {
-  return inSourceOrder(frame.units, ids);
-}
-
 const summaryEvidence = (frame: EvidenceFrame, artifacts: MethodArtifacts): Evidence => {
   if (!artifacts.summary) throw new Error("this method needs a summary");
-  return { kept: units(frame, artifacts.summary.kept), summary: artifacts.summary.text };
+  return { kept: inSourceOrder(frame.units, artifacts.summary.kept), summary: artifacts.summary.text };
 };
 
 /** The fusion's retained units: ranked whole units within `share` of the evidence space, in source order. */
@@ -131,19 +116,12 @@ export function fusionRetained(
   order: readonly string[],
   share: number,
 ): EvidenceUnit[] {
-  const retained = frameMemo(
-    frame,
-    `fusion ${share} ${JSON.stringify(order)}`,
-    () => fitFusion(frame, order, share),
-  );
-  return [...retained];
-}
-
-function fitFusion(frame: EvidenceFrame, order: readonly string[], share: number): readonly EvidenceUnit[] {
-  const empty = countPrompt(frame.counter, frame.render([], ""));
-  const allowance = empty + Math.floor(share * (frame.limit - empty));
-  return selectRankedUnits(frame.counter, frame.units, order, (kept) => frame.render(kept, ""), allowance)
-    .kept;
+  return [...frameMemo(frame, `fusion ${share} ${JSON.stringify(order)}`, () => {
+    const empty = countPrompt(frame.counter, frame.render([], ""));
+    const allowance = empty + Math.floor(share * (frame.limit - empty));
+    return selectRankedUnits(frame.counter, frame.units, order, (kept) => frame.render(kept, ""), allowance)
+      .kept;
+  })];
 }
 
 const BUILT_IN: MethodDeclaration[] = [
@@ -207,7 +185,7 @@ const BUILT_IN: MethodDeclaration[] = [
         throw new Error("summary+top needs a ranking and a summary");
       }
       const top = artifacts.order.slice(0, params.n ?? 0);
-      return { kept: units(frame, top), summary: artifacts.summary.text };
+      return { kept: inSourceOrder(frame.units, top), summary: artifacts.summary.text };
     },
   },
 ];
@@ -218,8 +196,8 @@ const REGISTRY = new Map<string, MethodDeclaration>(BUILT_IN.map((m) => [m.name,
 export const DEFAULT_UNIT_METHODS = ["full", "jev", "summary", "jev+summary"] as const;
 
 /**
- * Adds a method to the registry (its name must be new); returns it. hotpot and sweep then run it by
- * `--method NAME`, engines by `--engine NAME`.
+ * Adds a method (its name must be new) and returns it: hotpot and sweep run it by `--method NAME`, engines by
+ * `--engine NAME`.
  *
  * @example
  * ```ts

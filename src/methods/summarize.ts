@@ -1,8 +1,7 @@
 /**
- * Summaries within a budget: ask the chat model for a summary in the space left, check the complete answer
- * input by exact count, and retry shorter at most `maxRetries` times. A summary that still does not fit, or
- * that the provider cut off at `max_tokens` (`finish_reason: "length"`), invalidates the condition: it is never
- * truncated and never used cut off.
+ * Summaries within a budget: ask for a summary in the space left, check the complete answer input by exact
+ * count, retry shorter at most `maxRetries` times. One that still does not fit, or that was cut off at
+ * `max_tokens`, invalidates the condition: it is never truncated and never used cut off.
  *
  * @module
  */
@@ -14,15 +13,13 @@ export type SummaryOutcome =
   | { ok: true; summary: string; promptTokens: number; attempts: number; records: CallRecord[] }
   | { ok: false; reason: string; summary?: string; attempts: number; records: CallRecord[] };
 
-/** What {@link summarizeWithin} needs. */
-export interface SummarizeRequest {
+/** What {@link summarizeWithin} needs: `space` is the first max_tokens, `promptTokens` counts the input. */
+interface SummarizeRequest {
   chat: ChatModel;
   task: string;
   evidence: string;
   retained?: string;
-  /** Tokens available for the summary text (the first request's max_tokens). */
   space: number;
-  /** Exact token count of the complete answer input that would contain `summary`. */
   promptTokens: (summary: string) => number;
   /** The complete answer input may not exceed this. */
   limit: number;
@@ -45,15 +42,9 @@ export async function summarizeWithin(request: SummarizeRequest): Promise<Summar
   }
   let last: { summary: string; tokens: number; cut: boolean } | undefined;
   for (let attempt = 0; attempt <= maxRetries; attempt++) {
-    const result = await request.chat.complete({
-      messages: summaryRequestMessages({
-        task: request.task,
-        evidence: request.evidence,
-        retained: request.retained,
-        maxTokens,
-      }),
-      max_tokens: maxTokens,
-    });
+    const { task, evidence, retained } = request;
+    const messages = summaryRequestMessages({ task, evidence, retained, maxTokens });
+    const result = await request.chat.complete({ messages, max_tokens: maxTokens });
     records.push(result.record);
     if (!result.ok) {
       return { ok: false, reason: `summary call failed: ${result.error}`, attempts: attempt + 1, records };

@@ -1,8 +1,7 @@
 /**
- * Building engines from spec strings: `truncate`, `hermes-like` (a reimplementation, labelled so), every
- * declared method (`full`, `summary`, `jev`, `jev+summary`, …: ../method_engine.ts), the real competitors
- * (adapters/ run through `exec:`), the framework libraries' compaction (frameworks/), and outside engines
- * (`exec:`, `exec+tools:` serving recall tools, `http:URL`). `--engine NAME=SPEC` names any of them.
+ * Building engines from spec strings: `truncate`, `hermes-like`, every declared method (../method_engine.ts),
+ * the real competitors (adapters/ as workers), the framework libraries (frameworks/) and outside engines
+ * (`exec:`, `exec+tools:`, `http:URL`).
  *
  * @module
  */
@@ -31,18 +30,14 @@ function need<T>(value: T | undefined, spec: string, what: string): T {
   return value;
 }
 
-/** The row name of lean-ctx's plugin fallback (no daemon, `LEAN_CTX_PLUGIN_DIR`). */
-export const LEAN_CTX_FALLBACK_NAME = "lean-ctx (local fallback)";
-
 function competitor(spec: string, deps: EngineDeps, given: string): ContextEngine {
   const { script, env: own } = REAL_COMPETITORS[spec];
   // Without a daemon, lean-ctx runs its Hermes plugin's local fallback: a different engine, named so
   // (unless the row was named on purpose).
   const fallback = spec === "lean-ctx" && !Deno.env.get("LEANCTX_URL") &&
     !!Deno.env.get("LEAN_CTX_PLUGIN_DIR");
-  const name = fallback && given === spec ? LEAN_CTX_FALLBACK_NAME : given;
-  const path = assetPath(script);
-  const argv = ["python3", path];
+  const name = fallback && given === spec ? "lean-ctx (local fallback)" : given;
+  const argv = ["python3", assetPath(script)];
   if (deps.hermesDir !== undefined && spec !== "lean-ctx") argv.push("--hermes", deps.hermesDir);
   if (deps.chat !== undefined && spec !== "lean-ctx") argv.push("--model", deps.chat.model);
   const env: Record<string, string> = {};
@@ -62,16 +57,16 @@ function competitor(spec: string, deps: EngineDeps, given: string): ContextEngin
     endpoint: deps.endpoint,
     maxOutputBytes: deps.maxOutputBytes,
   });
+  // No Python, or no adapter on disk (a compiled binary), is a missing prerequisite: a skip.
   const skipping = async <T>(task: () => Promise<T>): Promise<T> => {
     try {
       return await task();
     } catch (error) {
-      // No Python to run the adapter is a missing prerequisite, like a missing package: a skip.
-      if (error instanceof EngineError && error.message.includes("cannot start 'python3'")) {
+      if (!(error instanceof EngineError)) throw error;
+      if (error.message.includes("cannot start 'python3'")) {
         throw new EngineSkipped(`python3 is not available to run ${script}`);
       }
-      // A build that does not ship the adapter on disk (e.g. a compiled binary) cannot run it either.
-      if (error instanceof EngineError && error.message.includes("can't open file")) {
+      if (error.message.includes("can't open file")) {
         throw new EngineSkipped(`${script} is not on disk in this build (run from a source checkout)`);
       }
       throw error;
@@ -88,10 +83,7 @@ function competitor(spec: string, deps: EngineDeps, given: string): ContextEngin
   };
 }
 
-/**
- * Creates the engine named by `spec` (shown as `name`, default the spec); an unknown spec or a missing
- * model is a {@link UsageError}.
- */
+/** Creates the engine `spec` names (shown as `name`); an unknown spec or a missing model is a {@link UsageError}. */
 export function createEngine(spec: string, deps: EngineDeps, name: string = spec): ContextEngine {
   const outside = {
     timeoutMs: deps.timeoutMs,
@@ -109,11 +101,9 @@ export function createEngine(spec: string, deps: EngineDeps, name: string = spec
   if (spec.startsWith("exec:")) {
     return createWorkerEngine(spec.slice("exec:".length), { ...outside, probe: true });
   }
-  if (spec.startsWith("http://") || spec.startsWith("https://")) {
-    return named(createHttpEngine(spec, deps.timeoutMs), name);
-  }
-  if (spec.startsWith("http:")) {
-    return named(createHttpEngine(spec.slice("http:".length), deps.timeoutMs), name);
+  if (spec.startsWith("http:") || spec.startsWith("https://")) {
+    const url = spec.startsWith("http://") || spec.startsWith("https://") ? spec : spec.slice("http:".length);
+    return named(createHttpEngine(url, deps.timeoutMs), name);
   }
   if (Object.hasOwn(REAL_COMPETITORS, spec)) return competitor(spec, deps, name);
   if (Object.hasOwn(FRAMEWORK_ENGINES, spec)) {

@@ -1,7 +1,6 @@
 /**
- * The names `--engine` and `--methods` know without building an engine: the built-ins, the real competitors
- * (with their adapters) and how an `--engine NAME=SPEC` value is read. Building engines is `create.ts`, whose
- * modules (every engine's) a run that names no engine never loads.
+ * The names `--engine` and `--methods` know without building an engine (so a run that names no engine never
+ * loads create.ts and every engine's modules), and how an `--engine NAME=SPEC` value is read.
  *
  * @module
  */
@@ -11,9 +10,8 @@ import { UsageError } from "../../errors.ts";
 export const BUILTIN_ENGINES = ["full", "truncate", "hermes-like", "summary", "jev", "jev+summary"] as const;
 
 /**
- * The real competitors, each an adapter in adapters/ run through `exec:` with `python3`, and the
- * variables of this process the adapter is given (its own locations and daemon token; never a provider
- * key: the chat endpoint reaches an adapter only through `--engine-env`).
+ * The real competitors: an adapter in adapters/ run with `python3`, the variables of this process it is given
+ * (never a provider key), and whether it serves recall tools.
  */
 export const REAL_COMPETITORS: Readonly<
   Record<string, { script: string; env: readonly string[]; recall?: boolean }>
@@ -22,7 +20,6 @@ export const REAL_COMPETITORS: Readonly<
   "hermes-lcm": {
     script: "adapters/hermes_lcm.py",
     env: ["HERMES_AGENT_DIR", "HERMES_LCM_DIR", "PYTHONPATH"],
-    // It serves its own recall tools (get_tool_schemas / handle_tool_call) as an exec+tools: session.
     recall: true,
   },
   "lean-ctx": {
@@ -37,14 +34,11 @@ export const REAL_COMPETITORS: Readonly<
 const NAME_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._+-]{0,63}$/;
 
 /** One `--engine` value: the name the tables show and the spec the engine is built from. */
-export interface EngineSelection {
-  name: string;
-  spec: string;
-}
+export type EngineSelection = { name: string; spec: string };
 
 /**
  * Reads an `--engine` value: `NAME=SPEC` when what comes before the first `=` is a plain name (so
- * `exec:tool --flag=x` and `http://host/?a=b` stay whole specs), else the spec alone, named after itself.
+ * `exec:tool --flag=x` stays whole), else the spec alone, named after itself.
  */
 export function parseEngineSelection(value: string): EngineSelection {
   const at = value.indexOf("=");

@@ -1,7 +1,6 @@
 /**
- * The `hermes-like` engine: this program's REIMPLEMENTATION of Hermes Agent's compressor idea (`--engine
- * hermes` runs the real one): protect head and tail, clear old tool outputs, summarize the middle in a
- * structured template, repair orphaned tool pairs.
+ * The `hermes-like` engine: a REIMPLEMENTATION of Hermes Agent's compressor idea (`hermes` runs the real one):
+ * protect head and tail, clear old tool outputs, summarize the middle in a template, repair orphaned tool pairs.
  *
  * @module
  */
@@ -19,17 +18,17 @@ import { type MessageUnit, repairToolPairing, splitUnits } from "./tool_groups.t
 import { leadingSystemCount } from "./truncate.ts";
 
 /** Tool outputs longer than this (characters) outside the protected tail are cleared. */
-export const CLEAR_TOOL_OUTPUT_OVER_CHARS = 200;
+const CLEAR_TOOL_OUTPUT_OVER_CHARS = 200;
 /** The text that replaces a cleared tool output. */
 export const CLEARED_TOOL_OUTPUT = "[Old tool output cleared to save context space]";
 /** Share of the budget the protected tail may take. */
-export const TAIL_SHARE = 0.4;
+const TAIL_SHARE = 0.4;
 /** The least room (tokens) left for the summary; the tail shrinks to make it. */
 const MIN_SUMMARY_TOKENS = 128;
 
-/** Replaces tool outputs longer than {@link CLEAR_TOOL_OUTPUT_OVER_CHARS} with a placeholder. */
-export function clearLongToolOutputs(messages: ChatMessage[]): ChatMessage[] {
-  return messages.map((message) =>
+/** The messages of `units`, tool outputs over {@link CLEAR_TOOL_OUTPUT_OVER_CHARS} cleared. */
+function clearedMessages(units: MessageUnit[]): ChatMessage[] {
+  return units.flatMap((unit) => unit.messages).map((message) =>
     message.role === "tool" && (message.content?.length ?? 0) > CLEAR_TOOL_OUTPUT_OVER_CHARS
       ? { ...message, content: CLEARED_TOOL_OUTPUT }
       : message
@@ -37,7 +36,7 @@ export function clearLongToolOutputs(messages: ChatMessage[]): ChatMessage[] {
 }
 
 /** The head Hermes protects: leading system messages and everything up to the first user message. */
-export function protectedHeadLength(messages: ChatMessage[]): number {
+function protectedHeadLength(messages: ChatMessage[]): number {
   const start = leadingSystemCount(messages);
   for (let i = start; i < messages.length; i++) if (messages[i].role === "user") return i + 1;
   return start;
@@ -57,9 +56,8 @@ export function createHermesLikeEngine(chat: ChatModel): ContextEngine {
       const tailStart = unitsToDrop([], units, Math.floor(budgetTokens * TAIL_SHARE), counter);
       let middleUnits: MessageUnit[] = units.slice(0, tailStart);
       let tailUnits = units.slice(tailStart);
-      const middle = clearLongToolOutputs(middleUnits.flatMap((unit) => unit.messages));
       const tail = () => assembleWindow([], tailUnits, 0);
-      const pruned = repairToolPairing([...head, ...middle, ...tail()]);
+      const pruned = repairToolPairing([...head, ...clearedMessages(middleUnits), ...tail()]);
       if (counter.countMessages(pruned) <= budgetTokens) return { messages: pruned };
 
       const scaffold = [...head, summaryMessage("")];
@@ -68,9 +66,8 @@ export function createHermesLikeEngine(chat: ChatModel): ContextEngine {
         middleUnits = [...middleUnits, ...tailUnits.slice(0, tailDrop)];
         tailUnits = tailUnits.slice(tailDrop);
       }
-      const toSummarize = clearLongToolOutputs(middleUnits.flatMap((unit) => unit.messages));
       const room = budgetTokens - counter.countMessages([...scaffold, ...tail()]) - 8;
-      const outcome = await summarizeMessages(chat, toSummarize, {
+      const outcome = await summarizeMessages(chat, clearedMessages(middleUnits), {
         maxTokens: Math.max(16, room),
         template: STRUCTURED_SUMMARY_TEMPLATE,
         scope: "the middle of this agent conversation (the turns between its start and its latest turns)",

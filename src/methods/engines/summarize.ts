@@ -1,12 +1,11 @@
 /**
- * Summarizing a slice of a transcript with the chat model, shared by the model-based engines.
- * Prompts always contain the word "summary" (the reference model dispatches on it) and ask for a
- * length the caller can afford (`max_tokens`).
+ * Summarizing a slice of a transcript with the chat model, for the model-based engines. Prompts always say
+ * "summary" (the reference model dispatches on it) and ask for a length the caller can afford.
  *
  * @module
  */
 import type { ChatMessage } from "../../models/messages.ts";
-import type { CallRecord, ChatModel } from "../../models/types.ts";
+import type { ChatModel } from "../../models/types.ts";
 import { EngineError } from "./engine.ts";
 
 /** The structured template Hermes-style compaction asks for. */
@@ -37,29 +36,15 @@ export function renderTranscript(messages: ChatMessage[]): string {
   return blocks.join("\n\n");
 }
 
-/** A summary and what it cost. */
-export interface SummaryOutcome {
-  text: string;
-  usage: { input_tokens: number; output_tokens: number };
-  record: CallRecord;
-}
-
-/** Options of {@link summarizeMessages}. */
-export interface SummarizeOptions {
-  /** The most tokens the summary may take (sent as `max_tokens`). */
-  maxTokens: number;
-  /** A structure the summary must follow, e.g. {@link STRUCTURED_SUMMARY_TEMPLATE}. */
-  template?: string;
-  /** What the summarized messages are (e.g. "the middle of the conversation"). */
-  scope?: string;
-}
-
-/** Asks the chat model for a summary of `messages`; a failed call becomes an {@link EngineError}. */
+/**
+ * Asks the chat model for a summary of `messages` (what they are: `scope`) in at most `maxTokens`, following
+ * `template` if given; a failed call becomes an {@link EngineError}.
+ */
 export async function summarizeMessages(
   chat: ChatModel,
   messages: ChatMessage[],
-  options: SummarizeOptions,
-): Promise<SummaryOutcome> {
+  options: { maxTokens: number; template?: string; scope?: string },
+) {
   const scope = options.scope ?? "the conversation below";
   const instructions = [
     `Write a summary of ${scope} so that an agent can continue the task without it.`,
@@ -67,8 +52,7 @@ export async function summarizeMessages(
     options.template ? `Use this structure for the summary:\n${options.template}` : "",
     `Keep the summary under ${options.maxTokens} tokens.`,
   ].filter((line) => line !== "").join("\n");
-  // The conversation goes first as context, the instructions last (the reference model reads the last
-  // user message as the request and everything before it as context).
+  // The instructions last: the reference model reads the last user message as the request.
   const result = await chat.complete({
     messages: [
       { role: "system", content: "You write faithful, compact summaries of agent conversations." },
@@ -91,8 +75,8 @@ export function summaryMessage(text: string, label = "Summary of the earlier con
 }
 
 /**
- * Shortens `text` until `build(text)` counts at most `budget` tokens (cutting characters from the end in
- * proportion to the overrun, a few rounds, then halving). Returns the text that fits, possibly "".
+ * Shortens `text` until `build(text)` counts at most `budget` tokens (cutting from the end in proportion to
+ * the overrun, then halving); the text that fits, possibly "".
  */
 export function fitTextToBudget(
   text: string,
@@ -103,8 +87,7 @@ export function fitTextToBudget(
   let current = text;
   for (let round = 0; round < 12; round++) {
     const over = counter.countMessages(build(current)) - budget;
-    if (over <= 0) return current;
-    if (current.length === 0) return current;
+    if (over <= 0 || current.length === 0) return current;
     const tokens = Math.max(1, counter.countText(current));
     const charsPerToken = current.length / tokens;
     const cut = round < 6 ? Math.ceil((over + 4) * charsPerToken) : Math.ceil(current.length / 2);

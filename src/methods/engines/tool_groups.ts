@@ -1,7 +1,6 @@
 /**
- * Tool-call structure of a transcript: splitting it into units that must stay together (an assistant
- * message with tool calls and all its results), checking that every call has exactly one result right
- * after it, and repairing orphans left behind by a compaction.
+ * Tool-call structure of a transcript: units that must stay together (an assistant message with tool calls
+ * and all its results), the pairing check, and repairing orphans a compaction left behind.
  *
  * @module
  */
@@ -9,20 +8,14 @@ import type { ChatMessage } from "../../models/messages.ts";
 
 export { toolPairingProblem } from "../../core/tool_pairing.ts";
 
-/** A run of consecutive messages that an engine keeps or drops as a whole. */
+/** Consecutive messages an engine keeps or drops as a whole; `start` indexes its first in the input. */
 export interface MessageUnit {
-  /** Index of the unit's first message in the original list. */
   start: number;
-  /** The messages: one plain message, or an assistant tool-call message followed by its results. */
   messages: ChatMessage[];
-  /** True for an assistant message with tool calls and its results. */
   isToolGroup: boolean;
 }
 
-/**
- * Splits messages into units: each assistant message with tool calls forms one unit with the tool
- * results that follow it; every other message is a unit of its own.
- */
+/** Splits messages into units: an assistant message with tool calls and the results after it, or one message. */
 export function splitUnits(messages: ChatMessage[]): MessageUnit[] {
   const units: MessageUnit[] = [];
   let i = 0;
@@ -43,21 +36,19 @@ export function splitUnits(messages: ChatMessage[]): MessageUnit[] {
 }
 
 /** The placeholder result given to a tool call whose result was removed. */
-export const MISSING_RESULT_PLACEHOLDER = "[tool result removed during compaction; see the summary above]";
+const MISSING_RESULT_PLACEHOLDER = "[tool result removed during compaction; see the summary above]";
 
 /**
- * Repairs tool pairing after messages were removed: drops tool results that answer no call of the
- * assistant message before them (and duplicates), and gives each unanswered call a placeholder result.
+ * Repairs tool pairing after messages were removed: drops results that answer no call of the assistant
+ * message before them (and duplicates), and gives each unanswered call a placeholder result.
  */
 export function repairToolPairing(messages: ChatMessage[]): ChatMessage[] {
   const out: ChatMessage[] = [];
   let pending: string[] = [];
   let answered = new Set<string>();
   const flush = () => {
-    for (const id of pending) {
-      if (!answered.has(id)) {
-        out.push({ role: "tool", tool_call_id: id, content: MISSING_RESULT_PLACEHOLDER });
-      }
+    for (const id of pending.filter((id) => !answered.has(id))) {
+      out.push({ role: "tool", tool_call_id: id, content: MISSING_RESULT_PLACEHOLDER });
     }
     pending = [];
     answered = new Set();

@@ -6,7 +6,7 @@
  */
 import type { ChatMessage } from "../../../models/messages.ts";
 import type { CallRecord, ChatModel } from "../../../models/types.ts";
-import { addUsage, type CompressResult, type CompressUsage, EngineError } from "../engine.ts";
+import { type CompressResult, type CompressUsage, EngineError } from "../engine.ts";
 
 /** The calls of one compress call. */
 export class CallLog {
@@ -18,13 +18,14 @@ export class CallLog {
   async complete(chat: ChatModel, messages: ChatMessage[], maxTokens: number) {
     const result = await chat.complete({ messages, max_tokens: Math.max(1, Math.floor(maxTokens)) });
     this.records.push(result.record);
+    this.usage.calls++;
     if (!result.ok) {
-      this.usage.calls++;
       this.#failure ??= result.error;
       throw new EngineError(`summary call failed: ${result.error}`, { records: [result.record] });
     }
     const { prompt_tokens: input_tokens, completion_tokens: output_tokens } = result.usage;
-    addUsage(this.usage, { input_tokens, output_tokens });
+    this.usage.input_tokens += input_tokens;
+    this.usage.output_tokens += output_tokens;
     return { content: result.content, input_tokens, output_tokens };
   }
 
