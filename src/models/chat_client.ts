@@ -11,6 +11,7 @@ import {
   boundedResponse,
   decodeBody,
   DEFAULT_MAX_RESPONSE_BYTES,
+  LOSSY_UTF8,
   parseOrText,
   type RawBody,
   readBoundedBody,
@@ -18,13 +19,7 @@ import {
 import { z } from "zod";
 import { redact } from "./credentials.ts";
 import type { NamedSecret } from "../core/secrets.ts";
-import {
-  clientSecrets,
-  keyFailureError,
-  keysInResponse,
-  responseContainsKeyError,
-  storedResponse,
-} from "./response_secrets.ts";
+import { clientSecrets, keepReply, keysInResponse, responseContainsKeyError } from "./response_secrets.ts";
 import { Deadlines } from "./deadlines.ts";
 import { endpointLimit } from "./endpoint_limit.ts";
 import { jsonCopy } from "./json_copy.ts";
@@ -33,7 +28,7 @@ import {
   ChatCompletionResponseSchema,
   describeIssues,
 } from "./chat_response.ts";
-import { ATTEMPT_HEADER, type BackoffOptions, retryDelayMs } from "./retry_delay.ts";
+import { ATTEMPT_HEADER, type BackoffOptions, describeError, retryDelayMs, sleep } from "./retry_delay.ts";
 import { currentRequestIdentity, REQUEST_IDENTITY_HEADER } from "./request_identity.ts";
 import { ChatMessageSchema, ToolDefinitionSchema } from "./messages.ts";
 import { isPlainChatRequest } from "./plain_requests.ts";
@@ -161,24 +156,13 @@ export class OpenAIChatClient implements ChatModel {
         endpoint: "chat",
         request: sent,
         status: "failed",
-        error: redact(error, secrets),
+        error,
         attempts,
         elapsed_ms: Math.round(performance.now() - started),
       };
-      if (response !== undefined) {
-        const stored = storedResponse(response, this.#secrets);
-        record.response = stored.response;
-        if (stored.altered) {
-          record.response_altered = stored.altered;
-          record.error = redact(keyFailureError(error, stored.found), secrets);
-        }
-      }
-      if (raw !== undefined) {
-        record.response_raw = raw;
-        record.http_status = 200;
-      }
-      if (causes.length > 0) record.attempt_errors = causes.map((cause) => redact(cause, secrets));
-      return { ok: false, error: record.error!, record };
+      const kept = { response, raw, status: raw === undefined ? undefined : 200, causes };
+      record.error = redact(keepReply(record, kept, error, this.#secrets)!, secrets);
+      return { ok: false, error: record.error, record };
     };
 
     // The usual request passes the plain check; any other goes through the schema.
@@ -260,7 +244,6 @@ export class OpenAIChatClient implements ChatModel {
     causes: string[],
     fail: (error: string, response?: unknown, raw?: RawBody) => ChatResult,
   ): Promise<ChatResult> {
-    const secrets = this.#secrets.map((s) => s.value);
     const allowed = this.#options.maxRetries + 1;
     for (let bodyRetries = 0;; bodyRetries++) {
       const outcome = await this.#attempt(call, body, allowed - attemptsSoFar() - 1);
@@ -284,7 +267,7 @@ export class OpenAIChatClient implements ChatModel {
           usage: { input_tokens: usage.prompt_tokens, output_tokens: usage.completion_tokens },
           http_status: 200,
         };
-        if (causes.length > 0) record.attempt_errors = causes.map((cause) => redact(cause, secrets));
+        keepReply(record, { causes }, undefined, this.#secrets);
         const toolCalls = choice.message.tool_calls ?? undefined;
         return {
           ok: true,
@@ -433,20 +416,8 @@ function loadSdk(): Promise<typeof import("openai")> {
   return sdkModule ??= import("openai").then((module) => sdkLoaded = module);
 }
 
-/** Lossy UTF-8 (a leading byte order mark dropped), for the text of a body that did not decode strictly. */
-const LOSSY_UTF8 = new TextDecoder();
-
 /** Backoff before retrying a 200 whose body was unusable (the SDK's own retries use its backoff). */
 const BODY_RETRY_BACKOFF: BackoffOptions = { baseDelayMs: 250, maxDelayMs: 8000 };
-
-function sleep(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms));
-}
-
-function describeError(error: unknown): string {
-  if (error instanceof Error) return error.cause instanceof Error ? error.cause.message : error.message;
-  return String(error);
-}
 
 /** The response body did not finish arriving in time. */
 class BodyTimeoutError extends Error {

@@ -9,6 +9,7 @@ import { z } from "zod";
 import {
   decodeBody,
   DEFAULT_MAX_RESPONSE_BYTES,
+  LOSSY_UTF8,
   parseOrText,
   type RawBody,
   readBoundedBody,
@@ -17,10 +18,10 @@ import { DEFAULT_DECISION_BASE_URL, DEFAULT_DECISION_MODEL, redact } from "./cre
 import type { NamedSecret } from "../core/secrets.ts";
 import {
   clientSecrets,
-  keyFailureError,
+  keepReply,
+  type KeptReply,
   keysInResponse,
   responseContainsKeyError,
-  storedResponse,
 } from "./response_secrets.ts";
 import { describeIssues } from "./chat_response.ts";
 import {
@@ -32,7 +33,7 @@ import {
 } from "./decision_batches.ts";
 import { endpointLimit } from "./endpoint_limit.ts";
 import { isPlainQuestionList } from "./plain_requests.ts";
-import { ATTEMPT_HEADER, retryAfterMs, retryDelayMs } from "./retry_delay.ts";
+import { ATTEMPT_HEADER, retryAfterMs, retryDelayMs, sleep } from "./retry_delay.ts";
 import { identityHeader } from "./request_identity.ts";
 import type { CallRecord, DecisionModel, DecisionResult, NoulQuestion } from "./types.ts";
 
@@ -163,13 +164,10 @@ export class SystemOneClient implements DecisionModel {
     questions: NoulQuestion[],
     body: string,
   ): Promise<{ result: BatchOutcome; record: CallRecord }> {
-    const secrets = this.#secrets.map((s) => s.value);
     const started = performance.now();
     let attempts = 0;
-    let lastResponse: unknown;
-    let lastRaw: RawBody | undefined;
-    let lastStatus: number | undefined;
     const causes: string[] = [];
+    let last: KeptReply = { causes };
     const finish = (result: BatchOutcome): { result: BatchOutcome; record: CallRecord } => {
       const record: CallRecord = {
         endpoint: "systemone",
@@ -178,36 +176,23 @@ export class SystemOneClient implements DecisionModel {
         attempts,
         elapsed_ms: Math.round(performance.now() - started),
       };
-      let error = result.ok ? undefined : result.error;
-      if (lastResponse !== undefined) {
-        const stored = storedResponse(lastResponse, this.#secrets);
-        record.response = stored.response;
-        if (stored.altered) {
-          // Checked when the reply arrived; this is the last net (e.g. an echoing error body).
-          record.response_altered = stored.altered;
-          record.status = "failed";
-          error = keyFailureError(error, stored.found);
-        }
-      }
-      if (lastRaw !== undefined) record.response_raw = lastRaw;
-      if (lastStatus !== undefined) record.http_status = lastStatus;
-      if (causes.length > 0) record.attempt_errors = causes.map((cause) => redact(cause, secrets));
+      // The reply was checked when it arrived; this is the last net (e.g. an echoing error body).
+      const error = keepReply(record, last, result.ok ? undefined : result.error, this.#secrets);
       if (result.ok && error === undefined) {
         record.model = result.model;
         if (result.system_fingerprint !== undefined) record.system_fingerprint = result.system_fingerprint;
         record.usage = result.usage;
         return { result, record };
       }
-      record.error = redact(error!, secrets);
+      record.status = "failed";
+      record.error = redact(error!, this.#secrets.map((s) => s.value));
       return { result: { ok: false, error: record.error }, record };
     };
 
     for (;;) {
       attempts++;
       const attempt = await this.#attempt(body, attempts - 1);
-      lastResponse = attempt.response;
-      lastRaw = attempt.raw;
-      lastStatus = attempt.status;
+      last = { response: attempt.response, raw: attempt.raw, status: attempt.status, causes };
       let retry: { error: string; retryAfterMs?: number };
       if (attempt.kind === "done") {
         if (!attempt.result.ok) {
@@ -327,13 +312,6 @@ export class SystemOneClient implements DecisionModel {
       status,
     };
   }
-}
-
-/** Lossy UTF-8 (a leading byte order mark dropped): the text a reply is scanned and kept as. */
-const LOSSY_UTF8 = new TextDecoder();
-
-function sleep(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms));
 }
 
 /**

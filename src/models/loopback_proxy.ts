@@ -8,7 +8,8 @@ import { concatBytes } from "../core/bytes.ts";
 import { assertIJson, NotIJsonError } from "../store/canonical.ts";
 import { foundRunSecrets, redact, redactValue } from "./credentials.ts";
 import { longSecrets, type NamedSecret, secretsIn } from "../core/secrets.ts";
-import { responseContainsKeyError, storedResponse } from "./response_secrets.ts";
+import { keyFailureError, storedResponse } from "./response_secrets.ts";
+import { describeError } from "./retry_delay.ts";
 import type { CallRecord } from "./types.ts";
 import { parseJson } from "../core/json_read.ts";
 import { readBoundedBody } from "./response_body.ts";
@@ -165,7 +166,7 @@ export function startLoopbackProxy(upstream: ChatEndpoint): LoopbackProxy {
     } catch (error) {
       const why = call.abort.signal.aborted
         ? "aborted: the outside call ended"
-        : `connection failed: ${describe(error)}`;
+        : `connection failed: ${describeError(error)}`;
       record({ status: "failed", error: why });
       finished();
       return errorResponse(502, `the chat model could not be reached (${why})`);
@@ -196,8 +197,7 @@ export function startLoopbackProxy(upstream: ChatEndpoint): LoopbackProxy {
         if (stored.altered) {
           altered = stored.altered;
           outcome = { response: stored.response };
-          const reason = responseContainsKeyError(stored.found);
-          error = error === undefined || error.startsWith(reason) ? reason : `${reason} (${error})`;
+          error = keyFailureError(error, stored.found);
         }
       }
       record({
@@ -249,7 +249,7 @@ export function startLoopbackProxy(upstream: ChatEndpoint): LoopbackProxy {
           complete(
             call.abort.signal.aborted
               ? "aborted: the outside call ended"
-              : `body cut short: ${describe(error)}`,
+              : `body cut short: ${describeError(error)}`,
           );
           controller.error(error);
         }
@@ -384,11 +384,6 @@ function bearer(request: Request): string | null {
 
 function errorResponse(status: number, message: string): Response {
   return Response.json({ error: { message, type: "compaction_bench_loopback", code: status } }, { status });
-}
-
-function describe(error: unknown): string {
-  if (error instanceof Error) return error.cause instanceof Error ? error.cause.message : error.message;
-  return String(error);
 }
 
 function randomHex(bytes: number): string {

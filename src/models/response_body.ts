@@ -89,6 +89,9 @@ function rawBody(bytes: Uint8Array, complete: boolean, bound: number): RawBody {
   };
 }
 
+/** Lossy UTF-8 (a leading byte order mark dropped): the text a reply is scanned as when not strictly UTF-8. */
+export const LOSSY_UTF8 = new TextDecoder();
+
 /** Strict UTF-8, a leading byte order mark kept (stateless across calls: none of them streams). */
 const STRICT_UTF8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
 

@@ -5,8 +5,9 @@
  * @module
  */
 import { type NamedSecret, secretsIn } from "../core/secrets.ts";
-import type { ResponseAlteration } from "../core/call_record.ts";
-import { REDACTED, redactValue } from "./credentials.ts";
+import type { CallRecord, ResponseAlteration } from "../core/call_record.ts";
+import { redact, REDACTED, redactValue } from "./credentials.ts";
+import type { RawBody } from "./response_body.ts";
 
 export { MIN_SECRET_CHARS } from "../core/secrets.ts";
 
@@ -61,4 +62,39 @@ export function clientSecrets(
 export function keyFailureError(error: string | undefined, found: readonly NamedSecret[]): string {
   const reason = responseContainsKeyError(found);
   return error === undefined ? reason : error.startsWith(reason) ? error : `${reason} (${error})`;
+}
+
+/** What a call keeps of its last attempt for its record. */
+export interface KeptReply {
+  response?: unknown;
+  raw?: RawBody;
+  status?: number;
+  causes: readonly string[];
+}
+
+/**
+ * Adds to `record` the last reply (stored as {@link storedResponse} says), raw body, HTTP status and the
+ * attempts' causes (redacted); returns the call's error: `error`, or the key reason when the reply carried one.
+ */
+export function keepReply(
+  record: CallRecord,
+  kept: KeptReply,
+  error: string | undefined,
+  secrets: readonly NamedSecret[],
+): string | undefined {
+  if (kept.response !== undefined) {
+    const stored = storedResponse(kept.response, secrets);
+    record.response = stored.response;
+    if (stored.altered) {
+      record.response_altered = stored.altered;
+      error = keyFailureError(error, stored.found);
+    }
+  }
+  if (kept.raw !== undefined) record.response_raw = kept.raw;
+  if (kept.status !== undefined) record.http_status = kept.status;
+  if (kept.causes.length > 0) {
+    const values = secrets.map((s) => s.value);
+    record.attempt_errors = kept.causes.map((cause) => redact(cause, values));
+  }
+  return error;
 }

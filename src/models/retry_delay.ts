@@ -1,5 +1,6 @@
 /**
- * Retry timing for clients that retry by themselves: exponential backoff, or the delay the server asks for.
+ * Retry timing for clients that retry by themselves: exponential backoff, or the delay the server asks for;
+ * and how a failed connection is described.
  * @module
  */
 
@@ -35,4 +36,15 @@ export function retryAfterMs(headers: Headers, now: number = Date.now()): number
 export function retryDelayMs(retry: number, options: BackoffOptions, requested?: number): number {
   const delay = requested ?? options.baseDelayMs * 2 ** (retry - 1);
   return Math.min(delay, options.maxDelayMs);
+}
+
+/** Resolves after `ms` milliseconds. */
+export function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}
+
+/** A failed fetch's message (its cause's, when it has one). */
+export function describeError(error: unknown): string {
+  if (error instanceof Error) return error.cause instanceof Error ? error.cause.message : error.message;
+  return String(error);
 }
