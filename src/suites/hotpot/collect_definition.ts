@@ -34,14 +34,6 @@ import { questionInShard, type Shard } from "../../pipeline/shard.ts";
 /** The name corpus.json records for the embedded demo dataset (as `hotpot collect` does). */
 const EMBEDDED_DATASET_LABEL = "embedded:fixtures/hotpot/demo.parquet";
 
-/** The params every collect node of one collection shares (besides the question id). */
-interface CollectParams {
-  mode?: string;
-  model?: string;
-  agent?: string;
-  agent_system_prompt?: string;
-}
-
 /** A chat model that refuses every call: a replay takes every collect node from the journal. */
 function refusingChat(model: string): ChatModel {
   return {
@@ -54,10 +46,11 @@ function refusingChat(model: string): ChatModel {
 
 /** The collection mode as the shards' collect nodes recorded it (only its key-relevant fields matter). */
 async function replayMode(run: RunDir, protocolMode: CollectMode["kind"]): Promise<CollectMode> {
-  let params: CollectParams = {};
+  // The params every collect node of one collection shares (besides the question id).
+  let params: { mode?: string; model?: string; agent?: string; agent_system_prompt?: string } = {};
   for await (const node of run.readNodes()) {
     if (node.stage === hotpotCollectStage.name) {
-      params = node.params as CollectParams;
+      params = node.params as typeof params;
       break;
     }
   }

@@ -140,10 +140,18 @@ export async function collectQuestion(
   if (mode.kind === "scripted") collection = await collectScripted(record, workspace);
   else if (mode.kind === "live") collection = await collectLive(record, workspace, mode.chat);
   else if (mode.kind === "agent") {
-    const outcome = await collectWithAgent(record, workspace, mode);
-    if (!outcome.ok) return invalidCollection(outcome.reason, outcome.session_text, outcome.calls);
+    const call = mode.endpoint?.open();
+    let outcome: AgentRun;
+    let made: { records: CallRecord[] } | undefined;
+    try {
+      outcome = await runAgent(record, workspace, mode, call ? proxyEnvironment(mode.endpoint!, call) : {});
+    } finally {
+      made = await call?.finish(); // the token dies with the question: nothing left behind can call the model
+    }
     // The agent's model calls through the loopback endpoint are this question's provider calls.
-    collection = { ...outcome.collection, calls: outcome.calls };
+    const calls = made?.records ?? [];
+    if (!outcome.ok) return invalidCollection(outcome.reason, outcome.session_text, calls);
+    collection = { ...outcome.collection, calls };
     sessionText = outcome.session_text;
   } else {
     if (session === null) {
@@ -301,27 +309,6 @@ export interface AgentCommand {
 }
 
 /** Runs the agent over a fresh workspace of `record` at `workspaceDir`, killed after its time limit. */
-export async function collectWithAgent(
-  record: HotpotRecord,
-  workspaceDir: string,
-  agent: AgentCommand,
-): Promise<AgentRun & { calls: CallRecord[] }> {
-  const call = agent.endpoint?.open();
-  let outcome: AgentRun;
-  let made: { records: CallRecord[] } | undefined;
-  try {
-    outcome = await runAgent(
-      record,
-      workspaceDir,
-      agent,
-      call ? proxyEnvironment(agent.endpoint!, call) : {},
-    );
-  } finally {
-    made = await call?.finish(); // the token dies with the question: nothing left behind can call the model
-  }
-  return { ...outcome, calls: made?.records ?? [] };
-}
-
 async function runAgent(
   record: HotpotRecord,
   workspaceDir: string,
@@ -339,6 +326,11 @@ async function runAgent(
     workspace: resolve(workspaceDir),
     ...(systemPrompt !== undefined ? { system_prompt: systemPrompt } : {}),
   };
+  const fail = (reason: string, session_text: string | null = null) => ({
+    ok: false as const,
+    reason,
+    session_text,
+  });
   // Its own process group, killed as a whole; complete when the agent itself exits.
   const outcome = await runOutsideProcess({
     argv,
@@ -347,65 +339,48 @@ async function runAgent(
     timeoutMs,
     cwd: workspaceDir,
   });
-  if (outcome.kind === "not-started") {
-    return { ok: false, reason: `agent: cannot start '${argv[0]}': ${outcome.message}`, session_text: null };
-  }
-  if (outcome.kind === "timeout") {
-    return { ok: false, reason: `agent: timed out after ${timeoutMs} ms (killed)`, session_text: null };
-  }
+  if (outcome.kind === "not-started") return fail(`agent: cannot start '${argv[0]}': ${outcome.message}`);
+  if (outcome.kind === "timeout") return fail(`agent: timed out after ${timeoutMs} ms (killed)`);
   if (outcome.overflowed) {
-    const reason =
-      `agent: the session on stdout is over its ${DEFAULT_MAX_OUTPUT_BYTES}-byte bound: cut off (killed)`;
-    return { ok: false, reason, session_text: null };
+    return fail(
+      `agent: the session on stdout is over its ${DEFAULT_MAX_OUTPUT_BYTES}-byte bound: cut off (killed)`,
+    );
   }
   const stdout = strictUtf8(outcome.stdout); // invalid UTF-8 is a named failure, never U+FFFD
-  if (stdout === null) {
-    return { ok: false, reason: "agent: the session on stdout is not valid UTF-8", session_text: null };
-  }
+  if (stdout === null) return fail("agent: the session on stdout is not valid UTF-8");
   // A key of this run the agent was not given was taken from this process: never kept.
   const stolen = foundRunSecrets(
     `${stdout}\n${new TextDecoder().decode(outcome.stderr)}`,
     Object.values(agent.passedEnv),
   );
-  if (stolen.length > 0) {
-    return { ok: false, reason: stolenSecretReason("agent", stolen), session_text: null };
-  }
+  if (stolen.length > 0) return fail(stolenSecretReason("agent", stolen));
   const stderr = new TextDecoder().decode(outcome.stderr);
   if (!outcome.success) {
     const tail = stderr.trim().slice(-STDERR_TAIL_CHARS);
     const how = outcome.signal !== null
       ? `was killed by ${outcome.signal}`
       : `exited with code ${outcome.code}`;
-    return { ok: false, reason: `agent: ${how}${tail ? `: ${tail}` : ""}`, session_text: stdout };
+    return fail(`agent: ${how}${tail ? `: ${tail}` : ""}`, stdout);
   }
   let json: unknown;
   try {
     json = parseJson(stdout);
   } catch (error) {
     if (!(error instanceof SyntaxError)) throw error;
-    return {
-      ok: false,
-      reason: `agent: the session on stdout is not JSON (${error.message})`,
-      session_text: stdout,
-    };
+    return fail(`agent: the session on stdout is not JSON (${error.message})`, stdout);
   }
   try {
     assertResponseIJson(json);
   } catch (error) {
     if (!(error instanceof NotIJsonError)) throw error;
-    return {
-      ok: false,
-      reason: `agent: the session on stdout is not I-JSON: ${error.message}`,
-      session_text: null,
-    };
+    return fail(`agent: the session on stdout is not I-JSON: ${error.message}`);
   }
-
   let imported: Collection;
   try {
     imported = importHermesSession(json, record, "agent session");
   } catch (error) {
     if (!(error instanceof UsageError)) throw error;
-    return { ok: false, reason: error.message, session_text: stdout };
+    return fail(error.message, stdout);
   }
   return {
     ok: true,

@@ -37,6 +37,12 @@ export interface HeadlineInput extends HypothesisInput {
 /** A rational share as a percentage with one decimal, for display (the verdict never uses it). */
 const points = (x: Rational) => (100 * x.toNumber()).toFixed(1);
 
+/** Jev+Summary's place beside Full, from the exact gap: `3.0${unit} below Full` or `… above Full`. */
+const relation = (gap: Rational, unit: string) =>
+  gap.compare(new Rational(0n)) >= 0
+    ? `${points(gap)}${unit} below Full`
+    : `${points(new Rational(0n).sub(gap))}${unit} above Full`;
+
 /**
  * The verdict in lines that fit 80 columns: the claim, the four EMs with the gap to Full, the verdict last.
  *
@@ -49,10 +55,6 @@ export function hypothesisLines(aggregates: readonly HypothesisInput[]): string[
   const claim = "hypothesis: Jev+Summary beats Jev and Summary in EM, within 5 points of Full";
   const v = hypothesisVerdict(aggregates);
   if (v === null) return [claim, "  verdict: not evaluated (the run did not include all four methods)"];
-  const zero = new Rational(0n);
-  const relation = v.gap.compare(zero) >= 0
-    ? `${points(v.gap)} below Full`
-    : `${points(zero.sub(v.gap))} above Full`;
   const failed = [
     ...(v.beats ? [] : ["does not beat both"]),
     ...(v.within ? [] : ["> 5 below Full"]),
@@ -60,7 +62,7 @@ export function hypothesisLines(aggregates: readonly HypothesisInput[]): string[
   return [
     claim,
     `  EM: Jev+Summary ${points(v.em.fusion)}, Jev ${points(v.em.jev)}, Summary ${points(v.em.summary)}, ` +
-    `Full ${points(v.em.full)}; ${relation}`,
+    `Full ${points(v.em.full)}; ${relation(v.gap, "")}`,
     `  verdict (descriptive): ${v.holds ? "holds" : `does not hold (${failed.join("; ")})`}`,
   ];
 }
@@ -105,18 +107,8 @@ export interface HypothesisInput {
 /** The largest gap to Full that is "within 5 points": 5/100. */
 export const WITHIN_GAP = new Rational(5n, 100n);
 
-/** The verdict's parts, or null when a method is missing. */
-export interface HypothesisVerdict {
-  beats: boolean;
-  within: boolean;
-  holds: boolean;
-  /** Full's EM minus Jev+Summary's, exactly. */
-  gap: Rational;
-  em: { fusion: Rational; jev: Rational; summary: Rational; full: Rational };
-}
-
-/** Decides the hypothesis from the aggregates (null when one of the four methods is missing). */
-export function hypothesisVerdict(aggregates: readonly HypothesisInput[]): HypothesisVerdict | null {
+/** Decides the hypothesis (null when one of the four methods is missing); `gap`: Full − Jev+Summary, exactly. */
+export function hypothesisVerdict(aggregates: readonly HypothesisInput[]) {
   const em = (m: string) => {
     const a = aggregates.find((x) => x.method === m);
     return a === undefined ? undefined : Rational.parse(a.em_exact);
@@ -139,14 +131,11 @@ export function hypothesisVerdictText(aggregates: readonly HypothesisInput[]): s
     "EM and is within 5 points of Full.";
   const v = hypothesisVerdict(aggregates);
   if (v === null) return `${claim}\n\nNot evaluated: this run did not include all four methods.`;
-  const relation = v.gap.compare(new Rational(0n)) >= 0
-    ? `${points(v.gap)} points below Full`
-    : `${points(new Rational(0n).sub(v.gap))} points above Full`;
   const observed = `Observed EM: Jev+Summary ${points(v.em.fusion)}, Jev ${points(v.em.jev)}, ` +
     `Summary ${points(v.em.summary)}, Full ${points(v.em.full)}.`;
   const comparison =
     `Jev+Summary ${v.beats ? "exceeds" : "does not exceed"} both compressed baselines and is ` +
-    `${relation} (${
+    `${relation(v.gap, " points")} (${
       v.within ? "within" : "not within"
     } 5 points of it; compared exactly: Full − Jev+Summary = ` +
     `${v.gap}).`;
@@ -388,11 +377,6 @@ ${paragraphs(intervalNote(stats).replaceAll("`", ""), "note")}${
 ${paragraphs(pairedNote(stats), "note")}${htmlTable(paired.headers, paired.rows)}`;
 }
 
-/** The hypothesis paragraphs with the interval sentence when intervals were computed. */
-export function hypothesisHtml(text: string, stats: HotpotStats | undefined): Html {
-  return paragraphs(hypothesisWithInterval(text, stats));
-}
-
 /** What the report states about the run besides the aggregates (an absent part: the run has none). */
 export interface HotpotReportMeta {
   corpus: ReportCorpus;
@@ -480,6 +464,7 @@ export function hotpotReportMarkdown(
   const byType = markdownTable(...byTypeTable(aggregates), 1);
   const c = meta.corpus;
   const invalid = c.questions.filter((q) => !q.valid);
+  const valid = c.questions.length - invalid.length;
   const removed = Object.entries(c.selection.removed).map(([k, v]) => `${k}: ${v}`).join(", ");
   const reference = meta.models.mode === "reference"
     ? `\n> **Reference model.** These numbers come from the built-in deterministic reference model, an honest but ` +
@@ -490,7 +475,7 @@ export function hotpotReportMarkdown(
   const answering = mergeAnsweringModels(aggregates.map((a) => a.models));
   const changed = modelChangeNotice(answering);
   const notice = changed ? `\n> **Answering model changed.** ${changed}\n` : "";
-  const warnings = hotpotWarnings(aggregates, c.questions.filter((q) => q.valid).length, meta.inputCap)
+  const warnings = hotpotWarnings(aggregates, valid, meta.inputCap)
     .map((w) => `\n> **Warning.** ${w}\n`).join("");
   const prompts = distinctSystemPrompts(c).map((p) =>
     `- \`${p.sha256}\` (${p.questions} question(s)):\n\n  > ${p.text.replace(/\n/g, "\n  > ")}`
@@ -501,18 +486,14 @@ ${warnings}${notice}${reference}
 - Selection: seed ${c.protocol.seed}, ${c.protocol.bridge} bridge + ${c.protocol.comparison} comparison,
   ${c.protocol.min_chars}–${c.protocol.max_chars} evidence characters; considered ${c.selection.considered}; removed
   by filter: ${removed}
-- Collection: ${collectionModeText(c)}; ${c.questions.length - invalid.length}/${c.questions.length} valid${
+- Collection: ${collectionModeText(c)}; ${valid}/${c.questions.length} valid${
     unverifiable ? `; ${unverifiable}` : ""
   }
 ${invalid.map((q) => `  - ${q.id}: ${q.reason}`).join("\n")}
 - Models: ${modelsFact(meta.models, answering, (name) => `\`${name}\``)} (${meta.models.note})
 - Tokenizer: ${meta.tokenizer}; ceiling ${meta.inputCap} tokens (reserve ${meta.reserve}) on the complete answer input
 ${
-    ceilingBindText(
-      aggregates,
-      c.questions.filter((q) => q.valid).length,
-      meta.inputCap,
-    )
+    ceilingBindText(aggregates, valid, meta.inputCap)
   }- Repeats: ${meta.compressions} compression generation(s) × ${meta.answers} answer(s) per question and method${
     meta.engines ? `\n- ${engineMethodsText(meta.engines)}` : ""
   }

@@ -28,8 +28,8 @@ import {
   hotpotResultRows,
   hotpotStatsHtml,
   hotpotWarnings,
-  hypothesisHtml,
   hypothesisVerdictText,
+  hypothesisWithInterval,
   INVALID_REASON_HEADERS,
   INVALID_REASONS_NOTE,
   type InvalidReason,
@@ -159,7 +159,7 @@ export function hotpotReportHtml(aggregates: HotpotMethodAggregate[], meta: Hotp
   const body = safeHtml`<h1>${title}</h1>
 ${warnings}${notice}${reference}
 <h2>Hypothesis</h2>
-${hypothesisHtml(hypothesisVerdictText(aggregates), meta.stats)}
+${paragraphs(hypothesisWithInterval(hypothesisVerdictText(aggregates), meta.stats))}
 <h2>Run</h2>
 ${runFacts(meta, answering, aggregates)}
 <h2>Results${meta.ceilings ? ` at the ${meta.inputCap}-token ceiling` : ""}</h2>

@@ -29,7 +29,6 @@ export const SelectionReportSchema = z.object({
   quota_met: z.boolean(),
   counts: z.record(z.string(), z.object({ selected: z.number().int(), wanted: z.number().int() })),
 });
-/** What the selection stage records: how many records were considered and what each filter removed. */
 export type SelectionReport = z.infer<typeof SelectionReportSchema>;
 
 /** The selected ids and the selection report of `records` (deterministic; what the stage records). */
@@ -290,7 +289,6 @@ export const hotpotCollectStage = defineStage({
       doc: "the collection checks' verdict and whether files unchanged was verifiable",
     },
     session_text: {
-      // Absent unless an outside agent collected the question.
       schema: z.string().nullable().optional(),
       doc: "an outside agent's raw stdout (agent mode only)",
     },

@@ -6,7 +6,12 @@ import { z } from "zod";
 import { defineStage } from "../../../../pipeline/stage.ts";
 import { hotpotReportHtml } from "../report_html.ts";
 import type { HotpotMethodAggregate } from "../../run/aggregate.ts";
-import { type CeilingResult, hotpotReportMarkdown, invalidReasons } from "../report.ts";
+import {
+  type CeilingResult,
+  hotpotReportMarkdown,
+  type HotpotReportMeta,
+  invalidReasons,
+} from "../report.ts";
 import { CorpusHeadSchema, QuestionCardSchema, type ReportCorpus } from "../../question_card.ts";
 import { hotpotStats } from "../stats.ts";
 import { finiteOrNull } from "../../../../analysis/format.ts";
@@ -91,8 +96,26 @@ export const hotpotReportStage = defineStage({
     const cardIds = Object.keys(hashes).filter((name) => name.startsWith("card:")).map((name) =>
       name.slice(5)
     );
-    const meta = {
-      corpus: await reportCorpus(inputs.head, cardIds, load),
+    const corpus = await reportCorpus(inputs.head, cardIds, load);
+    const rows = readRowFigures(z.instanceof(Uint8Array).parse(await load("results")));
+    const contexts = async (hash: string) => {
+      const value = await load(`context:${hash}`);
+      // Plain messages are taken as read (the check accepts only what the schema does): no schema walk.
+      if (isPlainChatRequest({ messages: value })) return value as ChatMessage[];
+      const parsed = Messages.safeParse(value);
+      return parsed.success ? parsed.data : undefined;
+    };
+    const resamples = params.bootstrap;
+    const stats = hotpotStats(rows, aggregates.map((a) => a.method), { resamples });
+    const statsJson: Record<string, unknown> = { ...finiteOrNull(stats) };
+    // Ascending, so the table and the frontier read from the tightest ceiling to the loosest.
+    const ceilings: CeilingResult[] | undefined = params.ceilings?.toSorted((a, b) => a - b).map((cap) => {
+      const { aggregates, rows } = ceilingOf(inputs, cap);
+      return { cap, aggregates, stats: hotpotStats(rows, aggregates.map((a) => a.method), { resamples }) };
+    });
+    if (ceilings) statsJson.ceilings = ceilings.map((c) => ({ input_cap: c.cap, ...finiteOrNull(c.stats) }));
+    const meta: HotpotReportMeta = {
+      corpus,
       models: params.models,
       tokenizer: params.tokenizer,
       inputCap: params.input_cap,
@@ -100,31 +123,14 @@ export const hotpotReportStage = defineStage({
       compressions: params.compressions,
       answers: params.answers,
       ...(params.engines ? { engines: params.engines } : {}),
+      stats,
+      invalidReasons: invalidReasons(rows),
+      explorer: await hotpotExplorerPacked(corpus, rows, contexts),
+      ...(params.cost ? { cost: params.cost as RunCost } : {}),
+      ...(ceilings ? { ceilings } : {}),
     };
-    const analysis = await hotpotAnalysis(
-      aggregates,
-      meta.corpus,
-      readRowFigures(z.instanceof(Uint8Array).parse(await load("results"))),
-      (hash) => load(`context:${hash}`),
-      params.bootstrap,
-      params.cost,
-    );
-    Object.assign(meta, analysis.meta);
-    let statsJson = analysis.statsJson;
-    if (params.ceilings) {
-      // Ascending, so the table and the frontier read from the tightest ceiling to the loosest.
-      const ceilings: CeilingResult[] = [...params.ceilings].sort((a, b) => a - b).map((cap) => {
-        const { aggregates, rows } = ceilingOf(inputs, cap);
-        const methods = aggregates.map((a) => a.method);
-        return { cap, aggregates, stats: hotpotStats(rows, methods, { resamples: params.bootstrap }) };
-      });
-      Object.assign(meta, { ceilings });
-      const stats = parseJson(statsJson) as Record<string, unknown>;
-      stats.ceilings = ceilings.map((c) => ({ input_cap: c.cap, ...finiteOrNull(c.stats) }));
-      statsJson = `${JSON.stringify(stats, null, 2)}\n`;
-    }
     const outputs = {
-      "stats.json": statsJson,
+      "stats.json": `${JSON.stringify(statsJson, null, 2)}\n`,
       "REPORT.md": hotpotReportMarkdown(aggregates, meta),
       "report.html": hotpotReportHtml(aggregates, meta),
     };
@@ -133,34 +139,6 @@ export const hotpotReportStage = defineStage({
 });
 
 const Messages = z.array(ChatMessageSchema);
-
-/** Stats, explorer and cost for the report meta, and stats.json. */
-export async function hotpotAnalysis(
-  aggregates: readonly HotpotMethodAggregate[],
-  corpus: ReportCorpus,
-  rows: readonly HotpotRowFigures[],
-  loadContext: (hash: string) => Promise<unknown>,
-  resamples: number,
-  cost: unknown,
-): Promise<{ meta: Record<string, unknown>; statsJson: string }> {
-  const contexts = async (hash: string) => {
-    const value = await loadContext(hash);
-    // Plain messages are taken as read (the check accepts only what the schema does): no schema walk.
-    if (isPlainChatRequest({ messages: value })) return value as ChatMessage[];
-    const parsed = Messages.safeParse(value);
-    return parsed.success ? parsed.data : undefined;
-  };
-  const stats = hotpotStats(rows, aggregates.map((a) => a.method), { resamples });
-  return {
-    meta: {
-      stats,
-      invalidReasons: invalidReasons(rows),
-      explorer: await hotpotExplorerPacked(corpus, rows, contexts),
-      ...(cost ? { cost: cost as RunCost } : {}),
-    },
-    statsJson: `${JSON.stringify(finiteOrNull(stats), null, 2)}\n`,
-  };
-}
 
 const pct = (x: number) => (100 * x).toFixed(1);
 
