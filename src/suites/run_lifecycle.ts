@@ -377,20 +377,12 @@ export async function runSuite<T>(
     refuseSecretsInAdapters(request.sources ?? {});
     const finished = await withRun(
       {
+        ...request,
         suite: suite.name,
         suiteDef: suite,
         output: temporary !== undefined ? join(temporary, "run") : request.output,
-        resume: request.resume,
         command: request.invocation.command,
         options: request.invocation.recordedOptions,
-        protocol: request.protocol,
-        tokenizer: request.tokenizer,
-        sources: request.sources,
-        shard: request.shard,
-        retry: request.retry,
-        quiet: request.quiet,
-        frozen: request.frozen,
-        checkOnly: request.checkOnly,
         printer: request.invocation.printer,
       },
       async (context) => {

@@ -155,29 +155,14 @@ export function engineHtmlTableRows(results: readonly EngineResult[]): string[][
 /** The column names of the engines table. */
 export const ENGINE_TABLE_HEADER = [
   ...["engine", "budget", "status", "in tok", "out tok", "saved", "in budget", "msgs out", "tool pairs"],
-  ...[
-    "needles",
-    "QA",
-    "probes",
-    "QA +recovery",
-    "probes +recovery",
-    "compress cold ms",
-    "compress warm med ms",
-  ],
-  ...["compress p95 ms", "round trip ms", "start-up ms", "model calls"],
+  ...["needles", "QA", "probes", "QA +recovery", "probes +recovery", "compress cold ms"],
+  ...["compress warm med ms", "compress p95 ms", "round trip ms", "start-up ms", "model calls"],
 ];
-
-/** Index of the status column in {@link ENGINE_TABLE_HEADER}. */
-const STATUS_COLUMN = 2;
 
 /** A plain-text table of the results, columns aligned, failures' and skips' reasons listed below. */
 export function formatEnginesTable(results: EngineResult[]): string {
-  const rows = engineTableRows(results).map((row) => {
-    // The plain table keeps the status column narrow: a skip's reason is listed below.
-    const copy = [...row];
-    if (copy[STATUS_COLUMN].startsWith("skipped:")) copy[STATUS_COLUMN] = "skipped";
-    return copy;
-  });
+  // The plain table keeps the status column (2) narrow: a skip's reason is listed below.
+  const rows = engineTableRows(results).map((row) => row.with(2, row[2].split(":")[0]));
   const table = [ENGINE_TABLE_HEADER, ...rows];
   const widths = ENGINE_TABLE_HEADER.map((_, c) => Math.max(...table.map((row) => row[c].length)));
   const lines = table.map((row) =>
@@ -340,6 +325,20 @@ function markdownTable(header: string[], rows: string[][]): string[] {
   ];
 }
 
+/** The Failures and Skipped lists (those with rows): per row its engine, budget and what happened. */
+export function problemLists(
+  results: readonly EngineResult[],
+): [string, { engine: string; budget: string; text: string }[]][] {
+  const failed = results.filter((r) => r.status === "failed" && r.reason !== null);
+  const skipped = results.filter((r) => r.status === "skipped");
+  return ([["Failures", failed, ""], ["Skipped", skipped, "skipped: "]] as const)
+    .filter(([, rows]) => rows.length > 0)
+    .map(([heading, rows, prefix]) => [
+      heading,
+      rows.map((r) => ({ engine: r.engine, budget: r.budget, text: prefix + (r.reason ?? "") })),
+    ]);
+}
+
 /** How questions are asked (protocol.json's `questions_per_prompt`: it moves recall by about ten points). */
 export const QUESTIONS_PER_PROMPT_NOTE =
   "Questions: one per prompt (the compacted window, then one question; " +
@@ -441,19 +440,11 @@ export function enginesReportMarkdown(results: EngineResult[], meta: EnginesRepo
     );
   }
   lines.push(enginesStatsMarkdown(statsOf(results, meta)).trimEnd().replace("## 95% CI", "### 95% CI"));
-  const failed = results.filter((r) => r.status === "failed" && r.reason !== null);
-  if (failed.length > 0) {
+  for (const [heading, rows] of problemLists(results)) {
     section(
-      "Failures",
-      failed.map((r) => `- \`${markdownSafe(r.engine)}\` at ${r.budget}: ${markdownSafe(r.reason!)}`),
+      heading,
+      rows.map((p) => `- \`${markdownSafe(p.engine)}\` at ${p.budget}: ${markdownSafe(p.text)}`),
     );
-  }
-  const skipped = results.filter((r) => r.status === "skipped");
-  if (skipped.length > 0) {
-    const items = skipped.map((r) =>
-      `- \`${markdownSafe(r.engine)}\` at ${r.budget}: skipped: ${markdownSafe(r.reason ?? "")}`
-    );
-    section("Skipped", items);
   }
   return lines.join("\n") + "\n";
 }

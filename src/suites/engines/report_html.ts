@@ -22,6 +22,7 @@ import {
   type EnginesReportMeta,
   ms,
   probeTypeRows,
+  problemLists,
   QUESTIONS_PER_PROMPT_NOTE,
   RECOVERY_NOTE,
   recoveryRows,
@@ -38,7 +39,7 @@ import type { Interval } from "../../analysis/bootstrap.ts";
 import { LOCOMO_NOTE, locomoTables } from "./locomo_report.ts";
 import { explorerHtml } from "../../report/explorer.ts";
 import type { EngineResult } from "./run.ts";
-import { barChart, type ChartSeries } from "../../report/charts.ts";
+import { barChart, type BarChartOptions, type ChartSeries } from "../../report/charts.ts";
 import { curveChart, type CurveSeries } from "./curve.ts";
 import {
   banner,
@@ -51,11 +52,6 @@ import {
   paragraphs,
   safeHtml,
 } from "../../report/html.ts";
-
-/** A chart category: the engine's label, and its budget when there are several. */
-function category(r: EngineResult, multi: boolean): string {
-  return multi ? `${engineLabel(r)} @ ${r.budget}` : engineLabel(r);
-}
 
 function runFacts(results: readonly EngineResult[], meta: EnginesReportMeta): Html {
   const first = results[0];
@@ -116,90 +112,79 @@ function errorBars(
   });
 }
 
-function recallChart(
-  results: readonly EngineResult[],
-  stats: EnginesStats,
-  notes: (string | null)[],
-  multi: boolean,
-): Html {
-  const series: ChartSeries[] = [
-    {
-      name: "needles (verbatim)",
-      values: percentOf(results, (r) => r.needles.recall),
-      errors: errorBars(stats, (e) => e.needle_recall),
-    },
-    {
-      name: "QA",
-      values: percentOf(results, (r) => r.qa?.recall ?? null),
-      errors: errorBars(stats, (e) => e.qa_recall),
-    },
-  ];
-  const probes = results.some((r) => r.probes !== null);
-  if (probes) {
-    series.push({
-      name: "probes",
-      values: percentOf(results, (r) => r.probes?.recall ?? null),
-      errors: errorBars(stats, (e) => e.probe_recall),
-    });
-  }
-  return barChart({
-    title: `Needle recall, QA recall${
-      probes ? " and probe recall" : ""
-    } per engine (%), with 95% CIs; n/a where there is none`,
-    categories: results.map((r) => category(r, multi)),
-    series,
-    format: (v) => `${v.toFixed(1)}%`,
-    yLabel: "recall %",
-    max: 100,
-    notes,
-  });
-}
-
-function savingsChart(results: readonly EngineResult[], notes: (string | null)[], multi: boolean): Html {
-  return barChart({
-    title: "Token savings per engine (%)",
-    categories: results.map((r) => category(r, multi)),
-    series: [{
-      name: "saved",
-      values: results.map((r) => r.savings_pct === null ? null : Number(r.savings_pct.toFixed(1))),
-    }],
-    format: (v) => `${v.toFixed(1)}%`,
-    yLabel: "saved %",
-    max: 100,
-    notes,
-  });
-}
-
 /** The engine's own compress times where known, else (one-shot, older rows) the round trip. */
 function own(r: EngineResult): { cold: number | null; warm_mean: number | null; warm_median: number | null } {
   return r.compress_ms && r.timing !== "one-shot" ? r.compress_ms : r.latency_ms;
 }
 
-function latencyChart(
-  results: readonly EngineResult[],
-  stats: EnginesStats,
-  notes: (string | null)[],
-  multi: boolean,
-): Html {
-  return barChart({
-    title:
-      "Cold, warm-mean (95% CI over repeats) and warm-median compress time per engine: the engine's own call " +
-      "(a one-shot engine's round trip, process start included) (ms, log scale)",
-    categories: results.map((r) => category(r, multi)),
-    series: [
-      { name: "cold", values: results.map((r) => own(r).cold) },
-      {
-        name: "warm mean",
-        values: results.map((r) => own(r).warm_mean),
-        errors: errorBars(stats, (e) => e.warm_latency_ms, 1),
-      },
-      { name: "warm median", values: results.map((r) => own(r).warm_median) },
-    ],
-    format: (v) => ms(v),
-    yLabel: "milliseconds (log scale)",
-    scale: "log",
-    notes,
+/** The savings, recall and latency bar charts, one bar group per row (failed and skipped rows marked). */
+function barCharts(results: readonly EngineResult[], stats: EnginesStats, multi: boolean): Html {
+  const chart = (options: Omit<BarChartOptions, "categories" | "notes">) =>
+    barChart({
+      categories: results.map((r) => multi ? `${engineLabel(r)} @ ${r.budget}` : engineLabel(r)),
+      notes: results.map((r) => r.status === "ok" ? null : r.status),
+      ...options,
+    });
+  const probes = results.some((r) => r.probes !== null);
+  const recall = (name: string, pick: Recall["pick"], interval: Recall["interval"]): ChartSeries => ({
+    name,
+    values: percentOf(results, pick),
+    errors: errorBars(stats, interval),
   });
+  const percent = { format: (v: number) => `${v.toFixed(1)}%`, max: 100 };
+  return safeHtml`${
+    figure(
+      "Savings",
+      chart({
+        title: "Token savings per engine (%)",
+        series: [{
+          name: "saved",
+          values: results.map((r) => r.savings_pct === null ? null : Number(r.savings_pct.toFixed(1))),
+        }],
+        yLabel: "saved %",
+        ...percent,
+      }),
+    )
+  }
+${
+    figure(
+      "What survives in the window",
+      chart({
+        title: `Needle recall, QA recall${
+          probes ? " and probe recall" : ""
+        } per engine (%), with 95% CIs; n/a where there is none`,
+        series: [
+          recall("needles (verbatim)", (r) => r.needles.recall, (e) => e.needle_recall),
+          recall("QA", (r) => r.qa?.recall ?? null, (e) => e.qa_recall),
+          ...(probes ? [recall("probes", (r) => r.probes?.recall ?? null, (e) => e.probe_recall)] : []),
+        ],
+        yLabel: "recall %",
+        ...percent,
+      }),
+    )
+  }
+${
+    figure(
+      "Latency",
+      chart({
+        title:
+          "Cold, warm-mean (95% CI over repeats) and warm-median compress time per engine: the engine's " +
+          "own call (a one-shot engine's round trip, process start included) (ms, log scale)",
+        series: [
+          { name: "cold", values: results.map((r) => own(r).cold) },
+          {
+            name: "warm mean",
+            values: results.map((r) => own(r).warm_mean),
+            errors: errorBars(stats, (e) => e.warm_latency_ms, 1),
+          },
+          { name: "warm median", values: results.map((r) => own(r).warm_median) },
+        ],
+        format: (v) => ms(v),
+        yLabel: "milliseconds (log scale)",
+        scale: "log",
+      }),
+    )
+  }`;
 }
 
 type Recall = { pick: (r: EngineResult) => number | null; interval: (e: EngineIntervals) => Interval | null };
@@ -254,9 +239,6 @@ export function enginesReportHtml(results: EngineResult[], meta: EnginesReportMe
       safeHtml`<strong>Reference model.</strong> The models are the offline reference model (deterministic, extractive): a weak but honest baseline, not an LLM and not a measure of any real LLM.`,
     )
     : "";
-  const failed = results.filter((r) => r.status === "failed" && r.reason !== null);
-  const skipped = results.filter((r) => r.status === "skipped");
-  const notes = results.map((r) => r.status === "ok" ? null : r.status);
   const multi = budgetsOf(results, meta).length > 1;
   const stats = statsOf(results, meta);
   const curveTable = budgetCurveRows(results, meta);
@@ -284,15 +266,10 @@ ${locomoHtml(stats)}<h3>95% CI</h3>
 ${table(enginesCiHeaders(stats), enginesIntervalRows(stats), 2)}${
     paragraphs(enginesStatsNote(stats), "note")
   }${
-    failed.length > 0
-      ? safeHtml`<h3>Failures</h3>
-${factList(failed.map((r) => safeHtml`${code(r.engine)} at ${r.budget}: ${r.reason ?? ""}`))}`
-      : ""
-  }${
-    skipped.length > 0
-      ? safeHtml`<h3>Skipped</h3>
-${factList(skipped.map((r) => safeHtml`${code(r.engine)} at ${r.budget}: skipped: ${r.reason ?? ""}`))}`
-      : ""
+    problemLists(results).map(([heading, rows]) =>
+      safeHtml`<h3>${heading}</h3>
+${factList(rows.map((p) => safeHtml`${code(p.engine)} at ${p.budget}: ${p.text}`))}`
+    )
   }${
     recovery !== null
       ? safeHtml`<h3>Recall with recovery</h3>
@@ -334,9 +311,7 @@ ${
       }`
       : ""
   }
-${figure("Savings", savingsChart(results, notes, multi))}
-${figure("What survives in the window", recallChart(results, stats, notes, multi))}
-${figure("Latency", latencyChart(results, stats, notes, multi))}
+${barCharts(results, stats, multi)}
 ${meta.explorer ? explorerHtml(meta.explorer) : ""}`;
   return htmlPage({ title, body });
 }

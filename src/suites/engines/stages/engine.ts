@@ -6,26 +6,18 @@
 import { z } from "zod";
 import { defineStage } from "../../../pipeline/stage.ts";
 import { ChatMessageSchema } from "../../../models/messages.ts";
-import type { ChatModel, DecisionModel } from "../../../models/types.ts";
-import type { LoopbackProxy } from "../../../models/loopback_proxy.ts";
-import type { TokenCounter } from "../../../tokens/types.ts";
 import type { Needle } from "../../../data/transcripts/needle.ts";
 import type { Probe } from "../../../data/transcripts/types.ts";
-import { type EngineResult, runEngines } from "../run.ts";
+import { type EngineResult, runEngines, type RunEnginesOptions } from "../run.ts";
 import { StoredTranscriptSchema } from "./transcript.ts";
 
 /** What an engine body needs besides the transcript (`engineEnv`: only its names are in the params). */
-export interface EngineEnv {
-  chat: ChatModel;
-  decision: DecisionModel;
-  counter: TokenCounter;
-  timeoutMs?: number;
-  engineEnv?: Readonly<Record<string, string>>;
-  hermesDir?: string;
-  /** Transport: in no key, like `maxOutputBytes`. */
-  endpoint?: LoopbackProxy;
-  maxOutputBytes?: number;
-}
+export type EngineEnv =
+  & Required<Pick<RunEnginesOptions, "chat" | "decision">>
+  & Pick<
+    RunEnginesOptions,
+    "counter" | "timeoutMs" | "engineEnv" | "hermesDir" | "endpoint" | "maxOutputBytes"
+  >;
 
 /** An engine node's `result` output: everything measured except the window and the call records. */
 export type MeasuredEngine = Omit<EngineResult, "window" | "records">;
@@ -80,19 +72,12 @@ export const enginesEngineStage = defineStage({
       probes: transcript.probes as unknown as Probe[],
       engines: [{ name: params.name ?? params.engine, spec: params.engine }],
       repeats: params.repeats,
-      counter: env.counter,
-      chat: env.chat,
-      decision: env.decision,
+      ...env,
       budgetTokens: params.budget_tokens,
       budgetLabel: params.budget,
       ...(params.context_length !== undefined ? { contextLength: params.context_length } : {}),
-      timeoutMs: env.timeoutMs,
-      maxOutputBytes: env.maxOutputBytes,
       qa: params.qa,
       ...(params.recovery_rounds !== undefined ? { recoveryRounds: params.recovery_rounds } : {}),
-      engineEnv: env.engineEnv,
-      hermesDir: env.hermesDir,
-      endpoint: env.endpoint,
     });
     const { window, records, ...rest } = result;
     const measured = params.conversation ? { ...rest, conversation: params.conversation } : rest;
