@@ -98,129 +98,113 @@ class WorldBuilder {
 
   /** A filler sentence from a template not in `usedTemplates` (which it extends), or null. */
   filler(kind: Kind, title: string, usedTemplates: Set<number>): string | null {
-    const r = this.rng;
+    const n = (min: number, max: number) => this.rng.int(min, max);
+    const p = <T>(items: readonly T[]) => this.rng.pick(items);
     const w = () => this.word(2, 3);
     const y = () => this.year(1900, 2020);
-    const short = kind === "person" ? title.split(" ").slice(-1)[0] : title;
+    // `t`: the subject as the sentences name it (a person by the last name).
+    const t = kind === "person" ? title.split(" ").slice(-1)[0] : title;
     const options: Record<Kind, (() => string)[]> = {
       person: [
+        () => `${t} studied at the ${w()} Academy of Arts and Sciences, graduating with honours in ${y()}.`,
+        () => `In ${y()}, ${t} received the ${w()} Prize for a lifetime of distinguished public work.`,
+        () => `${t} has lived for many years in a small village near the ${w()} hills, far from any city.`,
+        () => `Critics have repeatedly praised ${t}'s work for its careful attention to detail and form.`,
+        () => `${t} served on the board of the ${w()} Cultural Society for ${n(3, 19)} consecutive years.`,
+        () => `A biography titled "The ${w()} Years" was published about ${t} by a small regional press.`,
+        () => `${t} is married and has ${n(2, 5)} children, several of whom followed the same career.`,
+        () => `${t} speaks ${n(2, 6)} languages and often gives guest lectures at foreign universities.`,
+        () => `Early in life, ${t} worked briefly as a clerk in the harbour offices of ${w()}.`,
+        () => `${t} is a keen amateur astronomer and keeps a private observatory on the family estate.`,
+        () => `${t} kept detailed diaries for most of their adult life, and parts of them were later edited.`,
+        () => `Colleagues describe ${t} as patient, methodical and unusually generous with younger staff.`,
         () =>
-          `${short} studied at the ${w()} Academy of Arts and Sciences, graduating with honours in ${y()}.`,
-        () => `In ${y()}, ${short} received the ${w()} Prize for a lifetime of distinguished public work.`,
-        () =>
-          `${short} has lived for many years in a small village near the ${w()} hills, far from any city.`,
-        () => `Critics have repeatedly praised ${short}'s work for its careful attention to detail and form.`,
-        () =>
-          `${short} served on the board of the ${w()} Cultural Society for ${
-            r.int(3, 19)
-          } consecutive years.`,
-        () => `A biography titled "The ${w()} Years" was published about ${short} by a small regional press.`,
-        () =>
-          `${short} is married and has ${r.int(2, 5)} children, several of whom followed the same career.`,
-        () =>
-          `${short} speaks ${r.int(2, 6)} languages and often gives guest lectures at foreign universities.`,
-        () => `Early in life, ${short} worked briefly as a clerk in the harbour offices of ${w()}.`,
-        () => `${short} is a keen amateur astronomer and keeps a private observatory on the family estate.`,
-        () =>
-          `${short} kept detailed diaries for most of their adult life, and parts of them were later edited.`,
-        () =>
-          `Colleagues describe ${short} as patient, methodical and unusually generous with younger staff.`,
-        () =>
-          `${short} once spent a whole season travelling by rail through the ${w()} valley to gather material.`,
-        () => `A portrait of ${short} by the painter ${w()} hangs in a regional gallery.`,
-        () => `${short} has given away a large private library to the public reading room of ${w()}.`,
-        () => `In interviews, ${short} has often named long walks and chess as lifelong pastimes.`,
-        () =>
-          `${short} sat on a national advisory panel for ${
-            r.int(2, 9)
-          } years and wrote several of its reports.`,
+          `${t} once spent a whole season travelling by rail through the ${w()} valley to gather material.`,
+        () => `A portrait of ${t} by the painter ${w()} hangs in a regional gallery.`,
+        () => `${t} has given away a large private library to the public reading room of ${w()}.`,
+        () => `In interviews, ${t} has often named long walks and chess as lifelong pastimes.`,
+        () => `${t} sat on a national advisory panel for ${n(2, 9)} years and wrote several of its reports.`,
       ],
       city: [
-        () =>
-          `The city has a population of about ${r.int(12, 900) * 1000} people according to the last census.`,
-        () => `${short} is known for its annual ${w()} festival, which is held every ${r.pick(MONTHS)}.`,
-        () => `Its old town contains more than ${r.int(40, 600)} listed buildings from several centuries.`,
-        () => `The local economy relies mainly on ${r.pick(INDUSTRIES)} making, shipping and tourism.`,
-        () =>
-          `${short} is twinned with the distant town of ${w()}, and the two exchange students every year.`,
+        () => `The city has a population of about ${n(12, 900) * 1000} people according to the last census.`,
+        () => `${t} is known for its annual ${w()} festival, which is held every ${p(MONTHS)}.`,
+        () => `Its old town contains more than ${n(40, 600)} listed buildings from several centuries.`,
+        () => `The local economy relies mainly on ${p(INDUSTRIES)} making, shipping and tourism.`,
+        () => `${t} is twinned with the distant town of ${w()}, and the two exchange students every year.`,
         () => `A tram network connecting the city centre with its growing suburbs was completed in ${y()}.`,
         () => `The ${w()} Museum, located near the central square, holds a large collection of old maps.`,
-        () => `The climate is mild, with an average January temperature of ${r.int(1, 9)} degrees Celsius.`,
+        () => `The climate is mild, with an average January temperature of ${n(1, 9)} degrees Celsius.`,
         () => `The municipal football club plays its home games at the ${w()} Stadium on the edge of town.`,
         () => `The city hall, rebuilt in ${y()} after a fire, dominates the main square.`,
-        () => `Several bridges and a long promenade line the waterfront of ${short}.`,
-        () => `The city hosts a small university with about ${r.int(2, 30) * 1000} students.`,
+        () => `Several bridges and a long promenade line the waterfront of ${t}.`,
+        () => `The city hosts a small university with about ${n(2, 30) * 1000} students.`,
         () => `A weekly farmers' market has been held in the old cloth hall for generations.`,
-        () => `The regional railway line reached ${short} in ${y()}, which changed its trade for good.`,
+        () => `The regional railway line reached ${t} in ${y()}, which changed its trade for good.`,
         () => `Local cuisine is known for smoked fish, dark rye bread and a sweet ${w()} pastry.`,
-        () => `The oldest church in ${short} has a bell tower that can be climbed in summer.`,
+        () => `The oldest church in ${t} has a bell tower that can be climbed in summer.`,
       ],
       company: [
-        () => `The company employs roughly ${r.int(2, 400) * 25} people across its offices and workshops.`,
+        () => `The company employs roughly ${n(2, 400) * 25} people across its offices and workshops.`,
         () =>
           `Its best-known product is the ${w()} series, which has been sold in more than ${
-            r.int(5, 60)
+            n(5, 60)
           } countries.`,
-        () => `${short} opened a second factory in the neighbouring district after a period of rapid growth.`,
-        () =>
-          `${short} reported an annual revenue of about ${r.int(3, 900)} million in its most recent report.`,
+        () => `${t} opened a second factory in the neighbouring district after a period of rapid growth.`,
+        () => `${t} reported an annual revenue of about ${n(3, 900)} million in its most recent report.`,
         () =>
           `The firm has been listed on the ${w()} Exchange for several decades and pays a steady dividend.`,
-        () => `${short} sponsors a youth football team and a scholarship for students of engineering.`,
+        () => `${t} sponsors a youth football team and a scholarship for students of engineering.`,
         () =>
           `The company's logo, a stylised ${
-            r.pick(["heron", "anchor", "oak leaf", "compass", "star"])
+            p(["heron", "anchor", "oak leaf", "compass", "star"])
           }, was redesigned in ${y()}.`,
-        () => `In a widely reported dispute, ${short} settled a patent case with a competitor out of court.`,
+        () => `In a widely reported dispute, ${t} settled a patent case with a competitor out of court.`,
         () => `Its headquarters moved to a converted warehouse in ${y()}.`,
-        () => `${short} runs an apprenticeship programme that trains about ${r.int(10, 90)} people a year.`,
+        () => `${t} runs an apprenticeship programme that trains about ${n(10, 90)} people a year.`,
         () =>
-          `The firm's annual report highlights exports to ${
-            r.int(3, 40)
-          } markets as its main source of growth.`,
-        () => `A former chief engineer of ${short} later wrote a popular history of the trade.`,
-        () => `${short} has won several design prizes for the packaging of its products.`,
+          `The firm's annual report highlights exports to ${n(3, 40)} markets as its main source of growth.`,
+        () => `A former chief engineer of ${t} later wrote a popular history of the trade.`,
+        () => `${t} has won several design prizes for the packaging of its products.`,
         () => `The company keeps a small museum of its early machines at the main works.`,
-        () => `Labour relations at ${short} have been calm since a long negotiation in ${y()}.`,
+        () => `Labour relations at ${t} have been calm since a long negotiation in ${y()}.`,
       ],
       river: [
         () => `The river rises in the ${w()} Mountains and descends through a series of narrow gorges.`,
-        () =>
-          `Its drainage basin covers about ${r.int(500, 90000)} square kilometres of farmland and forest.`,
-        () => `The ${short} is navigable for small boats along most of its lower course during the summer.`,
+        () => `Its drainage basin covers about ${n(500, 90000)} square kilometres of farmland and forest.`,
+        () => `The ${t} is navigable for small boats along most of its lower course during the summer.`,
         () => `Several species of trout and grayling live in its cold and fast-flowing upper reaches.`,
         () => `A stone bridge built in ${y()} crosses the river near the village of ${w()}.`,
         () => `The river is known to freeze over completely in particularly cold winters.`,
         () => `Its main tributary is the ${w()} Brook, which joins it from the east.`,
         () => `Flooding along its banks led to the construction of a system of levees in the last century.`,
         () => `Anglers value its clear pools, and fishing permits are sold in the villages along its banks.`,
-        () => `An old towpath follows the ${short} for much of its length and is now a cycling route.`,
+        () => `An old towpath follows the ${t} for much of its length and is now a cycling route.`,
         () => `Several water mills once stood on the river; one of them has been restored as a museum.`,
         () => `Its water level is measured at a gauging station near ${w()}.`,
-        () => `The ${short} was used to float timber downstream until the early twentieth century.`,
+        () => `The ${t} was used to float timber downstream until the early twentieth century.`,
         () => `Rare water birds nest in the reed beds of its wide lower valley.`,
-        () => `A canal built in ${y()} links the ${short} with a neighbouring river basin.`,
+        () => `A canal built in ${y()} links the ${t} with a neighbouring river basin.`,
       ],
       band: [
-        () => `The band has released ${r.int(2, 14)} studio albums and a number of live recordings.`,
-        () => `Their debut album, "${w()} ${r.pick(BAND_NOUNS)}", was well received by the music press.`,
+        () => `The band has released ${n(2, 14)} studio albums and a number of live recordings.`,
+        () => `Their debut album, "${w()} ${p(BAND_NOUNS)}", was well received by the music press.`,
         () => `The group toured ${w()} and ${w()} extensively and built a loyal following abroad.`,
-        () => `The band's line-up has changed ${r.int(1, 6)} times, but the lead singer has remained.`,
-        () => `${short} won the ${w()} Music Award for best live act on two separate occasions.`,
-        () => `Their music blends ${r.pick(GENRES)} with elements of ${r.pick(GENRES)} and traditional song.`,
+        () => `The band's line-up has changed ${n(1, 6)} times, but the lead singer has remained.`,
+        () => `${t} won the ${w()} Music Award for best live act on two separate occasions.`,
+        () => `Their music blends ${p(GENRES)} with elements of ${p(GENRES)} and traditional song.`,
         () => `A documentary about the band, filmed during a long winter tour, was released to good reviews.`,
         () => `The group rehearses in a converted barn outside ${w()} and records most of its albums there.`,
         () => `Their third album was produced by ${w()} and marked a turn towards a quieter sound.`,
-        () => `The band has played more than ${r.int(3, 20) * 100} concerts since its first tour.`,
+        () => `The band has played more than ${n(3, 20) * 100} concerts since its first tour.`,
         () => `Fans know the group for long improvised endings to their best-known songs.`,
-        () => `${short} once released a single only on vinyl, in a run of ${r.int(3, 20) * 100} copies.`,
+        () => `${t} once released a single only on vinyl, in a run of ${n(3, 20) * 100} copies.`,
         () => `A tribute album featuring younger artists covering their songs appeared in ${y()}.`,
-        () => `The members of ${short} also run a small label for local musicians.`,
+        () => `The members of ${t} also run a small label for local musicians.`,
       ],
     };
     const free = options[kind].map((_, i) => i).filter((i) => !usedTemplates.has(i));
     if (free.length === 0) return null;
-    const chosen = r.pick(free);
+    const chosen = p(free);
     usedTemplates.add(chosen);
     return options[kind][chosen]();
   }
@@ -360,10 +344,6 @@ class WorldBuilder {
       keys.bill = `${title} have often shared a bill with ${opts.sharedBillWith}.`;
     }
     return this.article("band", title, `${title} are ${withArticle(this.rng.pick(GENRES))} band.`, keys);
-  }
-
-  distractor(kind: Kind): BuiltArticle {
-    return this[kind]();
   }
 
   twoYears(min: number, max: number): [number, number] {
@@ -579,13 +559,10 @@ export function generateHotpotRecords(count: number, seed: string = DEMO_DATA_SE
     const type = index % 2 === 0 ? "bridge" : "comparison";
     const q = type === "bridge" ? bridgeQuestion(w) : comparisonQuestion(w);
     // The retrieved neighbours first, then unrelated articles (of the question's kinds, then any kind).
-    const distractors: { kind: Kind; article: Article }[] = q.related.map(({ kind, article }) => ({
-      kind,
-      article,
-    }));
+    const distractors = [...q.related];
     for (let i = 0; distractors.length < DISTRACTOR_COUNT; i++) {
       const kind = i < 2 ? q.kinds[i % q.kinds.length] : w.rng.pick(ALL_KINDS);
-      distractors.push({ kind, article: w.distractor(kind).article });
+      distractors.push(w[kind]()); // an unrelated article with default options
     }
     const articles = () => [...q.gold.map(([g]) => g.article), ...distractors.map((d) => d.article)];
     let open = [...distractors];

@@ -145,8 +145,8 @@ export async function rederiveRun(dir: string, registry: StageRegistry): Promise
         continue;
       }
     }
-    const outputKind: RederiveKind = def.provider ? "output_not_from_response" : "differs";
-    const statusKind: RederiveKind = def.provider ? "status_mismatch" : "differs";
+    const outputProblem = (message: string) =>
+      problem(node, message, def.provider ? "output_not_from_response" : "differs");
     if (def.version !== node.version) {
       problem(
         node,
@@ -183,28 +183,18 @@ export async function rederiveRun(dir: string, registry: StageRegistry): Promise
       if (queue) {
         for (const p of queue.problems) problem(node, p.message, p.kind);
         if (queue.used !== records.length) {
-          problem(
-            node,
-            `the replay used ${queue.used} of the ${records.length} records the node holds`,
-            "output_not_from_response",
-          );
+          outputProblem(`the replay used ${queue.used} of the ${records.length} records the node holds`);
         }
         const rebuilt = (outcome.requests ?? []).map((r) => sha256Hex(canonicalBytes(r)));
         if (rebuilt.join(",") !== node.requests.join(",")) {
-          problem(
-            node,
-            "the replayed requests are not the node's records, in order",
-            "output_not_from_response",
-          );
+          outputProblem("the replayed requests are not the node's records, in order");
         }
       }
       const names = Object.keys(outcome.outputs).sort();
       const stored = Object.keys(node.outputs).sort();
       if (names.join("\n") !== stored.join("\n")) {
-        problem(
-          node,
+        outputProblem(
           `re-derived outputs [${names.join(", ")}] differ from the stored [${stored.join(", ")}]`,
-          outputKind,
         );
         continue;
       }
@@ -212,11 +202,7 @@ export async function rederiveRun(dir: string, registry: StageRegistry): Promise
         const value = (outcome.outputs as Record<string, unknown>)[name];
         const hash = sha256Hex(outputBytes(value, def.outputs[name]?.kind ?? "json"));
         if (hash !== node.outputs[name]) {
-          problem(
-            node,
-            `output ${name} differs: stored ${node.outputs[name]}, re-derived ${hash}`,
-            outputKind,
-          );
+          outputProblem(`output ${name} differs: stored ${node.outputs[name]}, re-derived ${hash}`);
         }
       }
       const status = outcome.status ?? "ok";
@@ -225,12 +211,12 @@ export async function rederiveRun(dir: string, registry: StageRegistry): Promise
           node,
           `status differs: stored ${node.status} (${node.reason ?? ""}), re-derived ${status} ` +
             `(${outcome.reason ?? ""})`,
-          statusKind,
+          def.provider ? "status_mismatch" : "differs",
         );
       }
     } catch (error) {
       if (!(error instanceof Error)) throw error;
-      problem(node, `re-execution failed: ${error.message}`, outputKind);
+      outputProblem(`re-execution failed: ${error.message}`);
     }
   }
   report.ok = report.problems.length === 0;

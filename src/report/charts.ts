@@ -34,13 +34,15 @@ export interface ReferenceLine {
   dash?: "dashed" | "dotted";
 }
 
+type Fmt = (value: number) => string;
+
 /** What bar and line charts share. */
 interface ChartOptions {
   /** Accessible name (also the SVG title). */
   title: string;
   /** Several series make grouped bars; in a line chart, one value per x position (null leaves a gap). */
   series: readonly ChartSeries[];
-  format: (value: number) => string;
+  format: Fmt;
   yLabel: string;
   /** Fixed top of the y axis (default: a round number above the data). */
   max?: number;
@@ -85,6 +87,11 @@ interface Axis {
 /** Rounds a coordinate to 0.1 px for stable, compact output. */
 function c(value: number): string {
   return String(Math.round(value * 10) / 10);
+}
+
+/** A horizontal line from `x1` to `x2` at `y`, stroked `stroke` (then `extra` attributes). */
+function hline(x1: number, x2: number, y: number, stroke: string, extra: Html | "" = ""): Html {
+  return safeHtml`<line x1="${c(x1)}" x2="${c(x2)}" y1="${c(y)}" y2="${c(y)}" stroke="${stroke}"${extra}/>`;
 }
 
 function color(series: number | undefined): string {
@@ -192,8 +199,9 @@ function marker(series: number, x: number, y: number): Html {
     : safeHtml`<rect x="${c(x - 4)}" y="${c(y - 4)}" width="8" height="8" fill="${fill}"/>`;
 }
 
-/** A vertical error bar titled with its interval; an end beyond the axis is an arrowhead at the plot's edge. */
-function errorBar(x: number, axis: Axis, err: { lo: number; hi: number }, title: string): Html {
+/** An error bar titled `${what} [lo, hi]`; an end beyond the axis is an arrowhead at the plot's edge. */
+function errorBar(x: number, axis: Axis, err: { lo: number; hi: number }, what: string, format: Fmt): Html {
+  const title = `${what} [${format(err.lo)}, ${format(err.hi)}]`;
   const y1 = axis.y(err.lo);
   const y2 = axis.y(err.hi);
   const below = err.lo < axis.lo - 1e-9 * Math.abs(axis.lo || 1);
@@ -212,8 +220,8 @@ function errorBar(x: number, axis: Axis, err: { lo: number; hi: number }, title:
   }</g>`;
 }
 
-function dashOf(ref: ReferenceLine): string {
-  return ref.dash === "dotted" ? "2 4" : "7 5";
+function dashed(ref: ReferenceLine): Html {
+  return safeHtml` stroke-width="1.6" stroke-dasharray="${ref.dash === "dotted" ? "2 4" : "7 5"}"`;
 }
 
 /** The legend (series swatches, then references), in rows from `y` that wrap before `maxX`; returns the rows. */
@@ -253,11 +261,7 @@ function legend(
     );
   });
   for (const r of refs) {
-    const swatch = (x: number, y: number) =>
-      safeHtml`<line x1="${c(x)}" x2="${c(x + 26)}" y1="${c(y - 4)}" y2="${c(y - 4)}" stroke="${
-        color(r.series)
-      }" stroke-width="1.6" stroke-dasharray="${dashOf(r)}"/>`;
-    item(swatch, 26, r.label);
+    item((x, y) => hline(x, x + 26, y - 4, color(r.series), dashed(r)), 26, r.label);
   }
   return { html: safeHtml`${items}`, rows };
 }
@@ -267,9 +271,7 @@ const LEGEND_ROW = 18;
 function yAxis(axis: Axis, box: Box, yLabel: string): Html {
   const lines = axis.ticks.map((t) => {
     const y = axis.y(t.value);
-    const grid = safeHtml`<line x1="${c(box.left)}" x2="${c(box.right)}" y1="${c(y)}" y2="${
-      c(y)
-    }" stroke="${GRID}"/>`;
+    const grid = hline(box.left, box.right, y, GRID);
     const label = safeHtml`<text x="${c(box.left - 6)}" y="${
       c(y + 4)
     }" text-anchor="end" font-size="11" fill="${AXIS}">${t.label}</text>`;
@@ -295,9 +297,7 @@ function referenceLines(refs: readonly ReferenceLine[], axis: Axis, box: Box, la
   }
   return safeHtml`${
     placed.map((p) => {
-      const line = safeHtml`<line x1="${c(box.left)}" x2="${c(box.right)}" y1="${c(p.y)}" y2="${
-        c(p.y)
-      }" stroke="${color(p.r.series)}" stroke-width="1.6" stroke-dasharray="${dashOf(p.r)}"/>`;
+      const line = hline(box.left, box.right, p.y, color(p.r.series), dashed(p.r));
       const label = labelled
         ? haloText(box.right + 6, p.labelY, p.r.label, { anchor: "start", fill: color(p.r.series) })
         : "";
@@ -459,20 +459,11 @@ export function barChart(options: BarChartOptions): Html {
       }"><title>${s.name}, ${category}: ${label}</title></rect>`;
       const below = v < 0 && options.scale !== "log";
       const err = s.errors?.[i];
-      const bar = err
-        ? errorBar(
-          mid,
-          axis,
-          err,
-          `${s.name}, ${category}: ${label} [${options.format(err.lo)}, ${options.format(err.hi)}]`,
-        )
-        : "";
+      const bar = err ? errorBar(mid, axis, err, `${s.name}, ${category}: ${label}`, options.format) : "";
       drawn.push(safeHtml`${rect}${bar}${barLabel(mid, top, top + h, label, barWidth, below, j)}\n`);
     });
   });
-  const baseline = safeHtml`<line x1="${c(box.left)}" x2="${c(box.right)}" y1="${c(axis.base)}" y2="${
-    c(axis.base)
-  }" stroke="${AXIS}"/>\n`;
+  const baseline = safeHtml`${hline(box.left, box.right, axis.base, AXIS)}\n`;
   return safeHtml`${svgOpen(width, height, options.title)}${hasLegend ? key.html : ""}${
     yAxis(axis, box, options.yLabel)
   }${drawn}${baseline}${referenceLines(refs, axis, box, false)}${
@@ -546,20 +537,13 @@ export function lineChart(options: LineChartOptions): Html {
       const label = haloText(centers[i], labelYs[j][i], options.format(v), { fill: color(j), size: 11 });
       const err = s.errors?.[i];
       const bar = err
-        ? errorBar(
-          centers[i],
-          axis,
-          err,
-          `${s.name}: ${options.format(v)} [${options.format(err.lo)}, ${options.format(err.hi)}]`,
-        )
+        ? errorBar(centers[i], axis, err, `${s.name}: ${options.format(v)}`, options.format)
         : "";
       return safeHtml`${bar}${marker(j, centers[i], axis.y(v))}${label}\n`;
     });
     return safeHtml`${lines}${points}`;
   });
-  const xAxis = safeHtml`<line x1="${c(box.left)}" x2="${c(box.right)}" y1="${c(box.bottom)}" y2="${
-    c(box.bottom)
-  }" stroke="${AXIS}"/>\n`;
+  const xAxis = safeHtml`${hline(box.left, box.right, box.bottom, AXIS)}\n`;
   const ticks = centers.map((center) =>
     safeHtml`<line x1="${c(center)}" x2="${c(center)}" y1="${c(box.bottom)}" y2="${
       c(box.bottom + 5)

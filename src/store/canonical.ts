@@ -41,14 +41,10 @@ export function assertIJson(value: unknown, path = "$"): void {
       // RFC 7493 §2.2: digits beyond 2^53 claim an exactness a double lacks; from 1e21 on it is exponent form.
       if (refusedNumber(value)) throw new NotIJsonError(path, `integer ${value} beyond 2^53`);
       return;
-    case "undefined":
-      throw new NotIJsonError(path, "undefined");
-    case "bigint":
-      throw new NotIJsonError(path, "BigInt");
-    case "function":
-      throw new NotIJsonError(path, "function");
-    case "symbol":
-      throw new NotIJsonError(path, "symbol");
+    case "object":
+      break;
+    default: // undefined, function, symbol, BigInt
+      throw new NotIJsonError(path, typeof value === "bigint" ? "BigInt" : typeof value);
   }
   if (value === null) return;
   if (Array.isArray(value)) {
@@ -106,21 +102,7 @@ const REFUSED: unique symbol = Symbol("not I-JSON");
 
 /** RFC 8785 text of `value`, throwing {@link REFUSED} where {@link assertIJson} refuses. */
 function serialize(value: unknown): string {
-  switch (typeof value) {
-    case "string":
-      if (!value.isWellFormed()) throw REFUSED;
-      return JSON.stringify(value);
-    case "number":
-      if (refusedNumber(value)) throw REFUSED;
-      return JSON.stringify(value);
-    case "boolean":
-      return value ? "true" : "false";
-    case "object":
-      break;
-    default:
-      throw REFUSED;
-  }
-  if (value === null) return "null";
+  if (typeof value !== "object" || value === null) return JSON.stringify(ordered(value));
   if (Array.isArray(value)) {
     let text = "[";
     for (let i = 0; i < value.length; i++) {
