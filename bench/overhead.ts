@@ -9,7 +9,10 @@
  * user + system CPU over the run (the harness's start-up included) is divided by the calls. `--syscalls` runs
  * the harness under `strace -c` and prints {@link COUNTED_SYSCALLS} per call (CPU is then inflated). Both
  * figures rise with the machine's load (printed with them), and file creation costs more kernel time in a
- * directory whose ext4 group other processes just deleted many files from: `--dir` places the run elsewhere.
+ * directory whose ext4 group other processes just deleted many files from (ext4's `recently_deleted` scan in
+ * every create and mkdir): `--dir` places the run elsewhere (a tmpfs such as /dev/shm leaves that cost out).
+ * Per call the harness creates, renames and fsyncs each blob once; most `openat` and `statx` calls are
+ * start-up (modules, the program's source).
  *
  * Usage: `deno run -A bench/overhead.ts [--questions N] [--delay-ms MS] [--concurrency N] [--json] [--keep]`
  * `[--cpu [--syscalls] [--marginal] [--dir DIR]]`
