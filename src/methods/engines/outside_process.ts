@@ -52,7 +52,7 @@ const SIGNALS: Deno.Signal[] = ["SIGINT", "SIGTERM", "SIGHUP"];
 const signalHandlers = new Map<Deno.Signal, () => void>();
 let unloadInstalled = false;
 
-/** Runs one outside process to completion. */
+/** Runs one outside process to completion (its outputs bounded, everything it started killed). */
 export async function runOutsideProcess(options: OutsideProcessOptions): Promise<OutsideProcessOutcome> {
   const started = await spawnOutside(options.argv, options.env, options.cwd);
   if ("notStarted" in started) return { kind: "not-started", message: started.notStarted };
@@ -69,9 +69,9 @@ export async function runOutsideProcess(options: OutsideProcessOptions): Promise
       drain(readers[1], err, MAX_STDERR_BYTES, () => {}),
     ]);
     let timer: ReturnType<typeof setTimeout> | undefined;
-    const timedOut = new Promise<"timeout">((done) => {
-      timer = setTimeout(() => done("timeout"), options.timeoutMs);
-    });
+    const timedOut = new Promise<"timeout">((done) =>
+      timer = setTimeout(() => done("timeout"), options.timeoutMs)
+    );
     try {
       const writer = child.stdin.getWriter();
       // Written while the outputs are read (a large request cannot dead-lock against a full stdout pipe).
@@ -119,8 +119,9 @@ export async function spawnOutside(
   const wrapper = await pidNamespaceWrapper();
   let child: Deno.ChildProcess;
   try {
-    child = new Deno.Command(wrapper.length > 0 ? wrapper[0] : executable, {
-      args: [...wrapper.slice(1), ...(wrapper.length > 0 ? [executable] : []), ...argv.slice(1)],
+    const [program, ...args] = [...wrapper, executable, ...argv.slice(1)];
+    child = new Deno.Command(program, {
+      args,
       clearEnv: true,
       env: { ...env, TMPDIR: tmp, [CALL_MARKER_VARIABLE]: marker },
       cwd: cwd ?? folder,
@@ -173,9 +174,7 @@ async function drain(
 /** Lets the readers drain what is buffered for a moment, then cancels them. */
 async function settle(drained: Promise<unknown>, readers: ReadableStreamDefaultReader<Uint8Array>[]) {
   let timer: ReturnType<typeof setTimeout> | undefined;
-  const grace = new Promise<void>((done) => {
-    timer = setTimeout(done, DESCENDANT_GRACE_MS);
-  });
+  const grace = new Promise<void>((done) => timer = setTimeout(done, DESCENDANT_GRACE_MS));
   await Promise.race([drained, grace]);
   clearTimeout(timer);
   await Promise.all(readers.map((reader) => reader.cancel().catch(() => {})));
@@ -244,43 +243,29 @@ function killGroup(leader: number): void {
   try {
     Deno.kill(-leader, "SIGKILL");
   } catch (error) {
-    // ESRCH: the group is gone already.
     if (!(error instanceof Deno.errors.NotFound || error instanceof TypeError)) throw error;
   }
-}
-
-/** `/proc` cannot be read (Deno grants it only under `--allow-all`): the marker sweep is skipped. */
-function unreadableProc(error: unknown): boolean {
-  return error instanceof Deno.errors.NotFound || error instanceof Deno.errors.PermissionDenied ||
-    error instanceof Deno.errors.NotCapable;
 }
 
 /** The pids (other than this one) whose environment holds `CALL_MARKER_VARIABLE=marker` (Linux `/proc`). */
 async function markedProcesses(marker: string): Promise<number[]> {
   const needle = `${CALL_MARKER_VARIABLE}=${marker}\0`;
   const found: number[] = [];
-  let entries: AsyncIterable<Deno.DirEntry>;
   try {
-    entries = Deno.readDir("/proc");
-  } catch (error) {
-    if (unreadableProc(error)) return found;
-    throw error;
-  }
-  try {
-    for await (const entry of entries) {
+    for await (const entry of Deno.readDir("/proc")) {
       if (!/^\d+$/.test(entry.name) || Number(entry.name) === Deno.pid) continue;
-      let environ: Uint8Array;
-      try {
-        environ = await Deno.readFile(`/proc/${entry.name}/environ`);
-      } catch {
-        continue; // gone meanwhile, or not ours to read
-      }
+      // Gone meanwhile, or not ours to read: skipped.
+      const environ = await Deno.readFile(`/proc/${entry.name}/environ`).catch(() => null);
+      if (environ === null) continue;
       // windows-1252 maps each byte to one distinct character: a byte-exact search of the ASCII needle.
       if (new TextDecoder("windows-1252").decode(environ).includes(needle)) found.push(Number(entry.name));
     }
   } catch (error) {
-    if (unreadableProc(error)) return found;
-    throw error;
+    // `/proc` cannot be read (Deno grants it only under `--allow-all`): the marker sweep is skipped.
+    const unreadable = error instanceof Deno.errors.NotFound ||
+      error instanceof Deno.errors.PermissionDenied ||
+      error instanceof Deno.errors.NotCapable;
+    if (!unreadable) throw error;
   }
   return found;
 }

@@ -61,10 +61,7 @@ export async function startOutsideSession(
   if ("notStarted" in started) return started;
   const { child, folder, marker } = started;
   let status: Deno.CommandStatus | null = null;
-  const exited = child.status.then((s) => {
-    status = s;
-    return s;
-  });
+  const exited = child.status.then((s) => status = s);
   const writer = child.stdin.getWriter();
   const out = child.stdout.getReader();
   // Its last MAX_STDERR_BYTES are kept (the tail is what a failure quotes).
@@ -100,9 +97,7 @@ export async function startOutsideSession(
     },
     async readLine(timeoutMs, maxBytes) {
       let timer: ReturnType<typeof setTimeout> | undefined;
-      const timedOut = new Promise<"timeout">((done) => {
-        timer = setTimeout(() => done("timeout"), timeoutMs);
-      });
+      const timedOut = new Promise<"timeout">((done) => timer = setTimeout(() => done("timeout"), timeoutMs));
       try {
         while (true) {
           const at = buffered.indexOf(10);

@@ -108,13 +108,11 @@ export function createWorkerEngine(command: string, options: WorkerEngineOptions
   };
   const readFailure = (read: LineRead, what: string) =>
     `${what}: ${read.kind === "end" ? "the worker exited" : unreadReason(read, timeoutMs)}`;
+  const spawnEnv = () => ({ ...env, [SPAWNED_AT_VARIABLE]: String(Date.now()) });
 
   async function start(): Promise<void> {
     const began = performance.now();
-    const started = await startOutsideSession({
-      argv,
-      env: { ...env, [SPAWNED_AT_VARIABLE]: String(Date.now()) },
-    });
+    const started = await startOutsideSession({ argv, env: spawnEnv() });
     if ("notStarted" in started) {
       throw new EngineError(`${name}: cannot start '${argv[0]}': ${started.notStarted}`);
     }
@@ -147,36 +145,32 @@ export function createWorkerEngine(command: string, options: WorkerEngineOptions
     };
   }
 
-  async function probe(): Promise<boolean> {
-    const key = JSON.stringify(argv);
-    let answer = probed.get(key);
-    if (answer === undefined) {
-      answer = (async () => {
-        const outcome = await runOutsideProcess({
-          argv,
-          env: { ...env, [SPAWNED_AT_VARIABLE]: String(Date.now()) },
-          stdin: new Uint8Array(0),
-          timeoutMs,
-          maxOutputBytes: MAX_HELLO_BYTES,
-        });
-        if (outcome.kind !== "exited" || outcome.overflowed) return false;
-        const text = strictUtf8(outcome.stdout);
-        if (text === null) return false;
-        try {
-          return parseHello(text.split("\n", 1)[0]) !== null;
-        } catch (error) {
-          // A skip line before any request: a worker that cannot run here (its first call says so again).
-          if (error instanceof EngineSkipped) return true;
-          throw error;
-        }
-      })();
-      probed.set(key, answer);
+  async function probeOnce(): Promise<boolean> {
+    const outcome = await runOutsideProcess({
+      argv,
+      env: spawnEnv(),
+      stdin: new Uint8Array(0),
+      timeoutMs,
+      maxOutputBytes: MAX_HELLO_BYTES,
+    });
+    if (outcome.kind !== "exited" || outcome.overflowed) return false;
+    const text = strictUtf8(outcome.stdout);
+    if (text === null) return false;
+    try {
+      return parseHello(text.split("\n", 1)[0]) !== null;
+    } catch (error) {
+      // A skip line before any request: a worker that cannot run here (its first call says so again).
+      if (error instanceof EngineSkipped) return true;
+      throw error;
     }
-    return await answer;
   }
 
   async function settle(): Promise<void> {
-    if (mode === "unknown") mode = await probe() ? "worker" : "one-shot";
+    if (mode === "unknown") {
+      const key = JSON.stringify(argv);
+      if (!probed.has(key)) probed.set(key, probeOnce());
+      mode = await probed.get(key)! ? "worker" : "one-shot";
+    }
     if (mode === "one-shot") oneShot ??= createExecEngine(command, options);
   }
 
