@@ -23,11 +23,7 @@ import { clientSecrets, keepReply, keysInResponse, responseContainsKeyError } fr
 import { Deadlines } from "./deadlines.ts";
 import { endpointLimit } from "./endpoint_limit.ts";
 import { jsonCopy } from "./json_copy.ts";
-import {
-  type ChatCompletionResponse,
-  ChatCompletionResponseSchema,
-  describeIssues,
-} from "./chat_response.ts";
+import { chatCompletion, type ChatCompletionResponse, chatReply, describeIssues } from "./chat_response.ts";
 import { ATTEMPT_HEADER, type BackoffOptions, describeError, retryDelayMs, sleep } from "./retry_delay.ts";
 import { currentRequestIdentity, REQUEST_IDENTITY_HEADER } from "./request_identity.ts";
 import { ChatMessageSchema, ToolDefinitionSchema } from "./messages.ts";
@@ -251,8 +247,10 @@ export class OpenAIChatClient implements ChatModel {
       if (outcome.kind === "failed") return fail(outcome.error(attemptsSoFar()), outcome.response);
       if (outcome.kind === "ok") {
         const { json, parsed } = outcome;
-        const choice = parsed.choices[0];
-        const usage = parsed.usage;
+        const reply = chatReply(parsed);
+        const fingerprint = typeof parsed.system_fingerprint === "string"
+          ? { system_fingerprint: parsed.system_fingerprint }
+          : {};
         const record: CallRecord = {
           endpoint: "chat",
           request: sent,
@@ -261,30 +259,12 @@ export class OpenAIChatClient implements ChatModel {
           attempts: attemptsSoFar(),
           elapsed_ms: Math.round(performance.now() - started),
           model: parsed.model,
-          ...(typeof parsed.system_fingerprint === "string"
-            ? { system_fingerprint: parsed.system_fingerprint }
-            : {}),
-          usage: { input_tokens: usage.prompt_tokens, output_tokens: usage.completion_tokens },
+          ...fingerprint,
+          usage: { input_tokens: reply.usage.prompt_tokens, output_tokens: reply.usage.completion_tokens },
           http_status: 200,
         };
         keepReply(record, { causes }, undefined, this.#secrets);
-        const toolCalls = choice.message.tool_calls ?? undefined;
-        return {
-          ok: true,
-          content: choice.message.content ?? "",
-          ...(toolCalls && toolCalls.length > 0 ? { tool_calls: toolCalls } : {}),
-          usage: {
-            prompt_tokens: usage.prompt_tokens,
-            completion_tokens: usage.completion_tokens,
-            total_tokens: usage.total_tokens,
-          },
-          model: parsed.model,
-          ...(record.system_fingerprint !== undefined
-            ? { system_fingerprint: record.system_fingerprint }
-            : {}),
-          finish_reason: choice.finish_reason ?? "stop",
-          record,
-        };
+        return { ok: true, ...reply, ...fingerprint, record };
       }
       // A 200 whose body is cut short, not JSON or of the wrong schema: retried like a 5xx.
       causes.push(outcome.error);
@@ -396,15 +376,9 @@ export class OpenAIChatClient implements ChatModel {
       return { kind: "failed", error: () => responseContainsKeyError(inJson), response: json };
     }
 
-    const parsed = ChatCompletionResponseSchema.safeParse(json);
-    if (!parsed.success) {
-      return {
-        kind: "body_fault",
-        error: `response does not match the chat completion schema: ${describeIssues(parsed.error)}`,
-        response: json,
-      };
-    }
-    return { kind: "ok", json, parsed: parsed.data };
+    const parsed = chatCompletion(json);
+    if (!parsed.ok) return { kind: "body_fault", error: parsed.error, response: json };
+    return { kind: "ok", json, parsed: parsed.parsed };
   }
 }
 

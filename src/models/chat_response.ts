@@ -38,6 +38,18 @@ export function describeIssues(error: z.ZodError): string {
   return parts.join("; ");
 }
 
+/** A chat completion body validated, or why it is not one (the client retries it). */
+export function chatCompletion(
+  json: unknown,
+): { ok: true; parsed: ChatCompletionResponse } | { ok: false; error: string } {
+  const parsed = ChatCompletionResponseSchema.safeParse(json);
+  if (parsed.success) return { ok: true, parsed: parsed.data };
+  return {
+    ok: false,
+    error: `response does not match the chat completion schema: ${describeIssues(parsed.error)}`,
+  };
+}
+
 /** What a chat completion answers, as the suites get it (the parse rule of docs/FORMAT.md). */
 export interface ChatReply {
   content: string;

@@ -77,6 +77,27 @@ export const NoulQuestionsSchema = z.array(
   z.object({ type: z.literal("noul"), instructions: z.string(), criteria: z.string().optional() }),
 );
 
+/** The outcome of a System One reply to `asked` questions, or why it is not one (the client retries it). */
+export function systemOneReply(json: unknown, asked: number): BatchOutcome {
+  const parsed = SystemOneResponseSchema.safeParse(json);
+  if (!parsed.success) {
+    return {
+      ok: false,
+      error: `response does not match the System One schema: ${describeIssues(parsed.error)}`,
+    };
+  }
+  const { answers, model, system_fingerprint, usage } = parsed.data;
+  if (answers.length !== asked) {
+    return {
+      ok: false,
+      error: `answered ${answers.length} of ${asked} questions (every question must be answered)`,
+    };
+  }
+  const nouls = answers.map((answer) => answer.noul);
+  const fingerprint = typeof system_fingerprint === "string" ? { system_fingerprint } : {};
+  return { ok: true, nouls, model, ...fingerprint, usage };
+}
+
 /** One batch's outcome: its probabilities, model and usage, or why it failed. */
 export type BatchOutcome =
   | {
@@ -191,33 +212,24 @@ export class SystemOneClient implements DecisionModel {
 
     for (;;) {
       attempts++;
-      const attempt = await this.#attempt(body, attempts - 1);
+      const attempt = await this.#attempt(body, attempts - 1, questions.length);
       last = { response: attempt.response, raw: attempt.raw, status: attempt.status, causes };
-      let retry: { error: string; retryAfterMs?: number };
       if (attempt.kind === "done") {
-        if (!attempt.result.ok) {
-          causes.push(attempt.result.error);
-          return finish(attempt.result);
-        }
-        const { nouls } = attempt.result;
-        if (nouls.length === questions.length) return finish(attempt.result);
-        // A reply that skips a question is a wrong-schema body: retried like the others.
-        retry = {
-          error:
-            `answered ${nouls.length} of ${questions.length} questions (every question must be answered)`,
-        };
-      } else {
-        retry = attempt;
+        if (!attempt.result.ok) causes.push(attempt.result.error);
+        return finish(attempt.result);
       }
-      causes.push(retry.error);
+      causes.push(attempt.error);
       if (attempts >= this.#settings.maxAttempts) {
-        return finish({ ok: false, error: `${retry.error} (retries exhausted after ${attempts} attempts)` });
+        return finish({
+          ok: false,
+          error: `${attempt.error} (retries exhausted after ${attempts} attempts)`,
+        });
       }
-      await sleep(retryDelayMs(attempts, this.#settings, retry.retryAfterMs));
+      await sleep(retryDelayMs(attempts, this.#settings, attempt.retryAfterMs));
     }
   }
 
-  async #attempt(body: string, attemptIndex: number): Promise<
+  async #attempt(body: string, attemptIndex: number, asked: number): Promise<
     & { response?: unknown; raw?: RawBody; status?: number }
     & ({ kind: "done"; result: BatchOutcome } | { kind: "retry"; error: string; retryAfterMs?: number })
   > {
@@ -288,29 +300,10 @@ export class SystemOneClient implements DecisionModel {
     if (inJson.length > 0) {
       return { kind: "done", result: { ok: false, error: responseContainsKeyError(inJson) }, response: json };
     }
-    const parsed = SystemOneResponseSchema.safeParse(json);
-    if (!parsed.success) {
-      return {
-        kind: "retry",
-        error: `response does not match the System One schema: ${describeIssues(parsed.error)}`,
-        response: json,
-        status,
-      };
-    }
-    return {
-      kind: "done",
-      result: {
-        ok: true,
-        nouls: parsed.data.answers.map((answer) => answer.noul),
-        model: parsed.data.model,
-        ...(typeof parsed.data.system_fingerprint === "string"
-          ? { system_fingerprint: parsed.data.system_fingerprint }
-          : {}),
-        usage: parsed.data.usage,
-      },
-      response: json,
-      status,
-    };
+    // A wrong-schema reply, or one that skips a question, is retried.
+    const result = systemOneReply(json, asked);
+    if (!result.ok) return { kind: "retry", error: result.error, response: json, status };
+    return { kind: "done", result, response: json, status };
   }
 }
 

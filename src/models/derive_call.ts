@@ -6,8 +6,8 @@
  */
 import type { CallRecord } from "../core/call_record.ts";
 import { canonicalJson } from "../store/canonical.ts";
-import { ChatCompletionResponseSchema, type ChatReply, chatReply, describeIssues } from "./chat_response.ts";
-import { type BatchOutcome, combineBatches, SystemOneResponseSchema } from "./decision_client.ts";
+import { chatCompletion, type ChatReply, chatReply } from "./chat_response.ts";
+import { type BatchOutcome, combineBatches, systemOneReply } from "./decision_client.ts";
 import { rawBodyReason } from "./response_body.ts";
 import type {
   ChatModel,
@@ -117,11 +117,9 @@ function retried(error: string) {
 /** The chat call a record holds, derived from its response; disagreements go to `problems`. */
 export function deriveChatCall(record: CallRecord, problems: DerivationProblem[]): DerivedCall<ChatReply> {
   return derive(record, `(retries exhausted, ${record.attempts} attempts)`, (response) => {
-    const parsed = ChatCompletionResponseSchema.safeParse(response);
-    if (!parsed.success) {
-      return retried(`response does not match the chat completion schema: ${describeIssues(parsed.error)}`);
-    }
-    const reply = chatReply(parsed.data);
+    const parsed = chatCompletion(response);
+    if (!parsed.ok) return retried(parsed.error);
+    const reply = chatReply(parsed.parsed);
     return {
       ok: true,
       value: reply,
@@ -138,15 +136,9 @@ export function deriveSystemOneCall(
 ): DerivedCall<number[]> {
   const asked = (record.request as { questions?: unknown[] } | undefined)?.questions?.length ?? 0;
   return derive(record, `(retries exhausted after ${record.attempts} attempts)`, (response) => {
-    const parsed = SystemOneResponseSchema.safeParse(response);
-    if (!parsed.success) {
-      return retried(`response does not match the System One schema: ${describeIssues(parsed.error)}`);
-    }
-    const nouls = parsed.data.answers.map((answer) => answer.noul);
-    if (nouls.length !== asked) {
-      return retried(`answered ${nouls.length} of ${asked} questions (every question must be answered)`);
-    }
-    return { ok: true, value: nouls, usage: parsed.data.usage, model: parsed.data.model };
+    const reply = systemOneReply(response, asked);
+    if (!reply.ok) return retried(reply.error);
+    return { ok: true, value: reply.nouls, usage: reply.usage, model: reply.model };
   }, problems);
 }
 
