@@ -8,20 +8,21 @@ import { z } from "zod";
 import { UsageError } from "../../errors.ts";
 import { BUILTIN_ENGINES, REAL_COMPETITORS } from "../../methods/engines/create.ts";
 import { FRAMEWORK_ENGINES } from "../../methods/engines/frameworks/framework_engines.ts";
-import { budgetListOption, contextLengthListOption } from "../../suites/engines/budgets.ts";
 import { generateTranscript } from "../../suites/engines/generate.ts";
-import { enginesRunCommand } from "../../suites/engines/command.ts";
-import { MODEL_OPTION_HELP, ModelOptionsShape } from "../model_options.ts";
+import {
+  enginesRunCommand,
+  EnginesRunShape,
+  generatorParams,
+  GeneratorShape,
+  MAX_GENERATED_WORDS,
+} from "./run.ts";
+import { MODEL_OPTION_HELP } from "../model_options.ts";
 import { dispatch, parseOptions, printHelp } from "../args.ts";
-import { fractionListOption, intOption } from "../numbers.ts";
-import { RUN_EXIT_HELP, RUN_OPTION_HELP, RunOptionsShape } from "../run_setup.ts";
+import { RUN_EXIT_HELP, RUN_OPTION_HELP } from "../run_setup.ts";
 import { writeFileAtomic } from "../../store/run_dir.ts";
 import { checkNewOutputPath, inputError } from "../../fs_input.ts";
-import { BOOTSTRAP_OPTION_HELP, bootstrapOption } from "../stats_options.ts";
+import { BOOTSTRAP_OPTION_HELP } from "../stats_options.ts";
 import { CLI } from "../../core/program_name.ts";
-
-/** Turns × words per message at most: a bound on the generated transcript's size (and memory). */
-const MAX_GENERATED_WORDS = 2_000_000;
 
 const GENERATOR_HELP = `  --turns N            generated transcript: turns (default 200, at most 100000)
   --needles N          generated transcript: planted facts (default 12, at most 999)
@@ -102,37 +103,6 @@ Options:
 ${GENERATOR_HELP}
   -o, --output FILE    write the transcript here (--out is the same option)`;
 
-const GeneratorShape = {
-  turns: intOption(1, 100_000).optional(),
-  needles: intOption(0, 999).optional(),
-  "words-per-msg": intOption(1, 10_000).optional(),
-  "needle-depths": fractionListOption.optional(),
-  seed: z.string().optional(),
-};
-
-function generatorParams(o: z.infer<z.ZodObject<typeof GeneratorShape>>) {
-  if (o["needle-depths"] && o.needles !== undefined && o["needle-depths"].length !== o.needles) {
-    throw new UsageError(
-      `--needle-depths gives ${o["needle-depths"].length} depth(s) but --needles is ${o.needles}`,
-    );
-  }
-  const turns = o.turns ?? 200;
-  const words = o["words-per-msg"] ?? 60;
-  if (turns * words > MAX_GENERATED_WORDS) {
-    throw new UsageError(
-      `--turns ${turns} × --words-per-msg ${words} = ${turns * words} words, more than the ` +
-        `${MAX_GENERATED_WORDS} allowed`,
-    );
-  }
-  return {
-    turns,
-    needles: o.needles ?? o["needle-depths"]?.length ?? 12,
-    wordsPerMsg: words,
-    ...(o["needle-depths"] ? { needleDepths: o["needle-depths"] } : {}),
-    seed: o.seed ?? "compaction-bench",
-  };
-}
-
 async function generate(argv: string[]): Promise<number> {
   const { options, positionals } = parseOptions("engines generate", argv, {
     output: z.string().optional(),
@@ -170,33 +140,10 @@ async function generate(argv: string[]): Promise<number> {
 }
 
 async function run(argv: string[]): Promise<number> {
-  const { options, positionals } = parseOptions("engines run", argv, {
-    ...RunOptionsShape,
-    ...ModelOptionsShape,
-    ...GeneratorShape,
-    engine: z.array(z.string().min(1)).optional(),
-    "engine-env": z.array(z.string().min(1)).optional(),
-    hermes: z.string().min(1).optional(),
-    probes: z.string().min(1).optional(),
-    transcript: z.string().optional(),
-    format: z.enum(["auto", "openai", "hermes-session", "sharegpt", "locomo"]).optional(),
-    sample: z.array(z.string().min(1)).optional(),
-    repeats: intOption(0, 1000).optional(),
-    budget: budgetListOption.optional(),
-    "context-length": contextLengthListOption.optional(),
-    "engine-timeout-ms": intOption(1, 3_600_000).optional(),
-    "no-qa": z.boolean().optional(),
-    "recovery-rounds": intOption(0, 8).optional(),
-    tokenizer: z.string().optional(),
-    bootstrap: bootstrapOption.optional(),
-  });
+  const { options, positionals } = parseOptions("engines run", argv, EnginesRunShape);
   if (options.help) return printHelp(RUN_HELP);
   if (positionals.length > 0) throw new UsageError(`engines run: unexpected argument '${positionals[0]}'`);
-  await enginesRunCommand(
-    options,
-    runInvocation(ENGINES_SUITE, argv, options),
-    () => generatorParams(options),
-  );
+  await enginesRunCommand(options, runInvocation(ENGINES_SUITE, argv, options));
   return 0;
 }
 

@@ -49,9 +49,8 @@ export interface RunEnginesOptions {
   counter: TokenCounter;
   chat?: ChatModel;
   decision?: DecisionModel;
-  /** Token budget; default {@link DEFAULT_BUDGET_SHARE} of the input tokens. */
+  /** Default: {@link DEFAULT_BUDGET_SHARE} of the input tokens; the label as asked for (`25%`, `4000`). */
   budgetTokens?: number;
-  /** How the budget was asked for (`25%`, `4000`), recorded with each result. */
   budgetLabel?: string;
   /** `--context-length N`: told to every engine that takes one; the budget is then N. */
   contextLength?: number;
@@ -61,7 +60,7 @@ export interface RunEnginesOptions {
   endpoint?: LoopbackProxy;
   timeoutMs?: number;
   maxOutputBytes?: number;
-  /** Ask QA questions; default: when a chat model is given. */
+  /** Default: when a chat model is given. */
   qa?: boolean;
   /** Tool rounds per question of the +recovery arm (0: none). */
   recoveryRounds?: number;
@@ -75,7 +74,6 @@ export type QaSummary = Omit<QaRecall, "records">;
 export interface EngineResult {
   /** The name the tables show (`NAME` of `--engine NAME=SPEC`, else the spec). */
   engine: string;
-  /** The spec the engine was built from. */
   spec: string;
   kind: EngineKind;
   /** A framework library engine's libraries and versions (`@langchain/core 1.4.0`); absent before v2. */
@@ -86,7 +84,6 @@ export interface EngineResult {
   status: "ok" | "failed" | "skipped";
   reason: string | null;
   budget_tokens: number;
-  /** The budget as asked for (`25%`, `4000`). */
   budget: string;
   /** The conversation of a multi-sample file (`--sample`) this row measures; absent otherwise. */
   conversation?: { sample: number; sample_id: string | null };
@@ -97,7 +94,6 @@ export interface EngineResult {
   within_budget: boolean | null;
   messages_in: number;
   messages_out: number | null;
-  /** Null when not checked. */
   tool_pairing_valid: boolean | null;
   needles: { total: number; found: number; recall: number | null; found_ids: string[] };
   /** QA recall of the needles' questions and of imported probes (null when not asked). */
@@ -145,7 +141,6 @@ function noTimes(): CallTimes {
   return { cold: null, warm_mean: null, warm_median: null, warm_p95: null, warm: [] };
 }
 
-/** Sets the warm calls' mean, median and p95. */
 function summarizeWarm(times: CallTimes): void {
   times.warm_mean = mean(times.warm);
   times.warm_median = median(times.warm);

@@ -1,55 +1,102 @@
 /**
- * `engines run` once its options are parsed: import the transcript before anything is written, and hand the
- * suite's pieces (the engine specs' check, its protocol and body) to the one run set-up (`../run_command.ts`).
+ * `engines run`'s options and handler: import the transcript before anything is written, and hand the suite's
+ * pieces (the engine specs' check, its protocol and body) to the one run set-up (`src/suites/run_command.ts`).
  * @module
  */
+import { z } from "zod";
 import { UsageError } from "../../errors.ts";
 import { readInputFile } from "../../fs_input.ts";
 import { refuseGiven } from "../../core/option_rules.ts";
 import { passedSecrets } from "../../core/secrets.ts";
-
-/** The options of a generated transcript: ignored, so refused, when a transcript is imported. */
-const GENERATOR_OPTIONS = ["turns", "needles", "words-per-msg", "needle-depths", "seed"];
 import { BUILTIN_ENGINES, createEngine, parseEngineSelection } from "../../methods/engines/create.ts";
 import { importTranscript } from "../../data/transcripts/import.ts";
 import { readHermesProbes } from "../../data/transcripts/hermes_probes.ts";
-import { type BudgetSpec, type ContextLengthSpec, DEFAULT_BUDGET } from "./budgets.ts";
-import type { ImportedTranscript, TranscriptFormat } from "../../data/transcripts/types.ts";
-import { runSuiteCommand } from "../run_command.ts";
-import type { ModelSetup } from "../model_setup.ts";
-import type { RunCommandOptions, RunInvocation } from "../run_lifecycle.ts";
-import { ENGINES_SUITE } from "./definition.ts";
-import type { GenerateParamsInput } from "./generate.ts";
-import { runEnginesSuite, type TranscriptSource } from "./suite.ts";
+import {
+  budgetListOption,
+  type BudgetSpec,
+  contextLengthListOption,
+  DEFAULT_BUDGET,
+} from "../../suites/engines/budgets.ts";
+import type { ImportedTranscript } from "../../data/transcripts/types.ts";
+import { runSuiteCommand } from "../../suites/run_command.ts";
+import type { ModelSetup } from "../../suites/model_setup.ts";
+import type { RunInvocation } from "../../suites/run_lifecycle.ts";
+import { ENGINES_SUITE } from "../../suites/engines/definition.ts";
+import { runEnginesSuite, type TranscriptSource } from "../../suites/engines/suite.ts";
 import { readPassedEnv } from "../../methods/engines/passed_env.ts";
-import { DEFAULT_RECOVERY_ROUNDS } from "./recovery.ts";
+import { DEFAULT_RECOVERY_ROUNDS } from "../../suites/engines/recovery.ts";
 import { INPUT_MAX_BYTES } from "../../core/input_limits.ts";
+import { ModelOptionsShape } from "../model_options.ts";
+import { fractionListOption, intOption } from "../numbers.ts";
+import { RunOptionsShape } from "../run_setup.ts";
+import { bootstrapOption } from "../stats_options.ts";
 
-/** The parsed options of `engines run`. */
-export interface EnginesRunCommandOptions extends RunCommandOptions {
-  engine?: string[];
-  "engine-env"?: string[];
-  hermes?: string;
-  probes?: string;
-  transcript?: string;
-  format?: "auto" | TranscriptFormat;
-  /** `--sample K` (repeatable) or `--sample all`. */
-  sample?: string[];
-  repeats?: number;
-  budget?: BudgetSpec[];
-  "context-length"?: ContextLengthSpec[];
-  "engine-timeout-ms"?: number;
-  "no-qa"?: boolean;
-  "recovery-rounds"?: number;
-  tokenizer?: string;
-  bootstrap?: number;
+/** Turns × words per message at most: a bound on the generated transcript's size (and memory). */
+export const MAX_GENERATED_WORDS = 2_000_000;
+
+/** The options of a generated transcript (`engines run` without --transcript, `engines generate`). */
+export const GeneratorShape = {
+  turns: intOption(1, 100_000).optional(),
+  needles: intOption(0, 999).optional(),
+  "words-per-msg": intOption(1, 10_000).optional(),
+  "needle-depths": fractionListOption.optional(),
+  seed: z.string().optional(),
+};
+
+/** The options of a generated transcript: ignored, so refused, when a transcript is imported. */
+const GENERATOR_OPTIONS = ["turns", "needles", "words-per-msg", "needle-depths", "seed"];
+
+/** The generator's parameters from its options; refuses an inconsistent or too large transcript. */
+export function generatorParams(o: z.infer<z.ZodObject<typeof GeneratorShape>>) {
+  if (o["needle-depths"] && o.needles !== undefined && o["needle-depths"].length !== o.needles) {
+    throw new UsageError(
+      `--needle-depths gives ${o["needle-depths"].length} depth(s) but --needles is ${o.needles}`,
+    );
+  }
+  const turns = o.turns ?? 200;
+  const words = o["words-per-msg"] ?? 60;
+  if (turns * words > MAX_GENERATED_WORDS) {
+    throw new UsageError(
+      `--turns ${turns} × --words-per-msg ${words} = ${turns * words} words, more than the ` +
+        `${MAX_GENERATED_WORDS} allowed`,
+    );
+  }
+  return {
+    turns,
+    needles: o.needles ?? o["needle-depths"]?.length ?? 12,
+    wordsPerMsg: words,
+    ...(o["needle-depths"] ? { needleDepths: o["needle-depths"] } : {}),
+    seed: o.seed ?? "compaction-bench",
+  };
 }
 
-/** `engines run`: returns the run directory. `generator` holds the generated transcript's settings. */
+/** The options of `engines run`. */
+export const EnginesRunShape = {
+  ...RunOptionsShape,
+  ...ModelOptionsShape,
+  ...GeneratorShape,
+  engine: z.array(z.string().min(1)).optional(),
+  "engine-env": z.array(z.string().min(1)).optional(),
+  hermes: z.string().min(1).optional(),
+  probes: z.string().min(1).optional(),
+  transcript: z.string().optional(),
+  format: z.enum(["auto", "openai", "hermes-session", "sharegpt", "locomo"]).optional(),
+  sample: z.array(z.string().min(1)).optional(),
+  repeats: intOption(0, 1000).optional(),
+  budget: budgetListOption.optional(),
+  "context-length": contextLengthListOption.optional(),
+  "engine-timeout-ms": intOption(1, 3_600_000).optional(),
+  "no-qa": z.boolean().optional(),
+  "recovery-rounds": intOption(0, 8).optional(),
+  tokenizer: z.string().optional(),
+  bootstrap: bootstrapOption.optional(),
+};
+type EnginesRunOptions = z.infer<z.ZodObject<typeof EnginesRunShape>>;
+
+/** `engines run`: returns the run directory. */
 export async function enginesRunCommand(
-  options: EnginesRunCommandOptions,
+  options: EnginesRunOptions,
   invocation: RunInvocation,
-  generator: () => GenerateParamsInput,
 ): Promise<string> {
   const afresh = "engine timings are always measured afresh";
   const killed = "latencies of a killed run are not comparable";
@@ -77,7 +124,7 @@ export async function enginesRunCommand(
     }
   } else {
     refuseGiven("engines run", options, ["format", "sample"], "only used with --transcript");
-    source = { kind: "generated", params: generator() };
+    source = { kind: "generated", params: generatorParams(options) };
   }
   let probes: { path: string; probes: Awaited<ReturnType<typeof readHermesProbes>>["probes"] } | undefined;
   if (options.probes) {
@@ -177,7 +224,7 @@ export async function enginesRunCommand(
 }
 
 /** The `--budget` list, then the `--context-length` list; a context length alone measures no default budget. */
-function targets(options: EnginesRunCommandOptions): BudgetSpec[] {
+function targets(options: EnginesRunOptions): BudgetSpec[] {
   const lengths = options["context-length"] ?? [];
   return [...(options.budget ?? (lengths.length > 0 ? [] : [DEFAULT_BUDGET])), ...lengths];
 }
@@ -189,7 +236,7 @@ function sampleCount(transcript: ImportedTranscript): number {
 }
 
 /** The indices `--sample` names (`all`, or whole numbers from 0), in the order given; refused when out of range. */
-export function sampleIndices(values: readonly string[], count: number, path: string): number[] {
+function sampleIndices(values: readonly string[], count: number, path: string): number[] {
   if (values.includes("all")) {
     if (values.length > 1) throw new UsageError("--sample all takes every conversation; give it alone");
     return Array.from({ length: count }, (_, i) => i);
