@@ -10,6 +10,13 @@ export const SpecialTokenSchema = z.union([
   z.object({ content: z.string() }).loose(),
 ]).nullable().optional();
 
+/** The names under which the chat template sees the special tokens (as `transformers` passes them). */
+export const SPECIAL_TOKEN_FIELDS = (["bos", "eos", "unk", "pad", "sep", "cls", "mask"] as const)
+  .map((name) => `${name}_token` as const);
+const specialTokenShape = Object.fromEntries(
+  SPECIAL_TOKEN_FIELDS.map((field) => [field, SpecialTokenSchema]),
+);
+
 const NamedTemplateSchema = z.object({ name: z.string(), template: z.string().min(1) });
 
 /** The fields of `tokenizer_config.json` the counter uses; other fields are kept as they are. */
@@ -20,13 +27,7 @@ export const TokenizerConfigSchema = z.object({
         ? "no chat_template: token counting needs the model's chat template"
         : "chat_template must be a non-empty string or a list of {name, template}",
   }),
-  bos_token: SpecialTokenSchema,
-  eos_token: SpecialTokenSchema,
-  unk_token: SpecialTokenSchema,
-  pad_token: SpecialTokenSchema,
-  sep_token: SpecialTokenSchema,
-  cls_token: SpecialTokenSchema,
-  mask_token: SpecialTokenSchema,
+  ...specialTokenShape as Record<(typeof SPECIAL_TOKEN_FIELDS)[number], typeof SpecialTokenSchema>,
 }).loose();
 export type TokenizerConfig = z.infer<typeof TokenizerConfigSchema>;
 
@@ -106,17 +107,6 @@ export function lineBreakSplitter(json: z.infer<typeof TokenizerJsonSchema>): Re
   }
   return LINE_BREAK_CUT;
 }
-
-/** The names under which the chat template sees the special tokens (as `transformers` passes them). */
-export const SPECIAL_TOKEN_FIELDS = [
-  "bos_token",
-  "eos_token",
-  "unk_token",
-  "pad_token",
-  "sep_token",
-  "cls_token",
-  "mask_token",
-] as const;
 
 /** The chat template to render: the string itself, or the entry named "default" (else the first) of a list. */
 export function selectChatTemplate(config: TokenizerConfig): string {

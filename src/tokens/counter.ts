@@ -163,20 +163,15 @@ export class HfTokenCounter implements TokenCounter {
 
   /** Count of a piece encoded whole, cached by its text (up to TEXT_KEY_LIMIT) or its SHA-256. */
   #countPiece(text: string): number {
-    if (text.length <= TEXT_KEY_LIMIT) {
-      const counts = this.#loaded.counts;
-      const cached = counts.get(text);
-      if (cached !== undefined) return cached;
-      const count = this.#encodePiece(text);
-      counts.set(text, count);
-      return count;
-    }
-    const key = createHash("sha256").update(text, "utf8").digest("hex");
-    const hashed = this.#loaded.hashedCounts;
-    const cached = hashed.get(key);
+    const short = text.length <= TEXT_KEY_LIMIT;
+    const key = short ? text : createHash("sha256").update(text, "utf8").digest("hex");
+    const cache: Pick<TextCountCache, "get" | "set"> = short
+      ? this.#loaded.counts
+      : this.#loaded.hashedCounts;
+    const cached = cache.get(key);
     if (cached !== undefined) return cached;
     const count = this.#encodePiece(text);
-    hashed.set(key, count);
+    cache.set(key, count);
     return count;
   }
 

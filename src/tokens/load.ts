@@ -102,8 +102,7 @@ async function assertPresent(path: string): Promise<void> {
 }
 
 async function readFile(path: string): Promise<Uint8Array> {
-  await assertPresent(path);
-  return await readInputFile(path, "--tokenizer");
+  return await assertPresent(path).then(() => readInputFile(path, "--tokenizer"));
 }
 
 /** SHA-256 of a tokenizer file, streamed (the file is never held whole). */
@@ -130,12 +129,10 @@ function readAgain(path: string, sha: string): Uint8Array {
 
 /** Renders a small conversation once at load, so a template that loops whatever it is given is refused early. */
 function probeTemplate(template: ChatTemplate): void {
-  const probe: ChatMessage[] = [
-    { role: "system", content: "probe" },
-    { role: "user", content: "probe" },
-    { role: "assistant", content: "probe" },
-    { role: "user", content: "probe" },
-  ];
+  const probe = (["system", "user", "assistant", "user"] as const).map((role): ChatMessage => ({
+    role,
+    content: "probe",
+  }));
   try {
     template.render(probe);
   } catch (error) {
@@ -213,12 +210,8 @@ async function buildTokenizer(dir: string): Promise<LoadedTokenizer> {
   let fromRanks = false;
   if (splitter !== null && prebuilt !== null) {
     const stub = libraryTokenizer(jsonPath, tokenizerRaw, configRaw);
-    countByPreToken = preTokenCounter(
-      stub,
-      lineCut !== null,
-      outline.data.model,
-      bpePartCounter(prebuilt.merges, prebuilt.byteIds),
-    );
+    const parts = bpePartCounter(prebuilt.merges, prebuilt.byteIds);
+    countByPreToken = preTokenCounter(stub, lineCut !== null, outline.data.model, parts);
     fromRanks = countByPreToken !== null;
   }
   if (!fromRanks) {
