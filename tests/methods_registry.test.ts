@@ -7,8 +7,12 @@
  */
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { declaredMethod, registerMethod, suiteSetParams } from "../src/methods/registry.ts";
-import { selectRankedUnits } from "../src/methods/jev_select.ts";
+import {
+  declaredMethod,
+  registerMethod,
+  selectRankedUnits,
+  suiteSetParams,
+} from "../src/methods/registry.ts";
 import { resolveMethods } from "../src/methods/engine_method.ts";
 import { runCli, runDeno } from "./helpers/spawn.ts";
 

@@ -9,7 +9,7 @@ import {
   SUMMARY_RATIO,
   summaryLine,
 } from "../src/models/reference/summary.ts";
-import { summaryRequestMessages } from "../src/methods/prompts.ts";
+import { summaryRequestMessages } from "../src/methods/summarize.ts";
 import { evaluationQuestion } from "../src/suites/hotpot/run/answer_frame.ts";
 import { testCounter } from "./models_support.ts";
 

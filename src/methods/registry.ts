@@ -9,7 +9,7 @@ import type { ChatMessage } from "../models/messages.ts";
 import { countPrompt } from "../tokens/budget.ts";
 import type { TokenCounter } from "../tokens/types.ts";
 import { type EvidenceUnit, inSourceOrder } from "./evidence_unit.ts";
-import { selectRankedUnits } from "./jev_select.ts";
+import { fitUnitsInOrder } from "../tokens/budget.ts";
 
 /** A compression artifact a method needs, frozen per generation before any answer. */
 export type MethodNeed = "ranking" | "summary";
@@ -236,4 +236,30 @@ export function contextNeeds(method: Method): readonly MethodNeed[] {
 /** True when some method of `methods` needs `need`. */
 export function someNeeds(methods: readonly Method[], need: MethodNeed): boolean {
   return methods.some((m) => m.needs.includes(need));
+}
+
+/**
+ * The Jev selection: the longest prefix of `order` (unit ids, best first) whose units, rendered in source order by `build`, give
+ * a complete prompt of at most `limit` tokens: the kept units (source order) and that prompt's count.
+ */
+export function selectRankedUnits(
+  counter: TokenCounter,
+  units: readonly EvidenceUnit[],
+  order: readonly string[],
+  build: (kept: EvidenceUnit[]) => ChatMessage[],
+  limit: number,
+): { kept: EvidenceUnit[]; tokens: number } {
+  const byId = new Map(units.map((u) => [u.id, u]));
+  const ranked = order.map((id) => {
+    const unit = byId.get(id);
+    if (!unit) throw new Error(`ranking names unknown unit ${id}`);
+    return unit;
+  });
+  const fit = fitUnitsInOrder(
+    counter,
+    ranked,
+    (chosen) => build(inSourceOrder(units, chosen.map((u) => u.id))),
+    limit,
+  );
+  return { kept: inSourceOrder(units, fit.chosen.map((u) => u.id)), tokens: fit.tokens };
 }

@@ -1,12 +1,12 @@
 /**
- * Summaries within a budget: ask for a summary in the space left, check the complete answer input by exact
- * count, retry shorter at most `maxRetries` times. One that still does not fit, or that was cut off at
- * `max_tokens`, invalidates the condition: it is never truncated and never used cut off.
+ * Summaries within a budget: ask for a summary in the space left (the request says "summary": the reference
+ * model dispatches on it), check the complete answer input by exact count, retry shorter at most `maxRetries`
+ * times. One that still does not fit, or was cut off at `max_tokens`, invalidates the condition.
  *
  * @module
  */
 import type { CallRecord, ChatModel } from "../models/types.ts";
-import { summaryRequestMessages } from "./prompts.ts";
+import type { ChatMessage } from "../models/messages.ts";
 
 /** The outcome of {@link summarizeWithin}. */
 export type SummaryOutcome =
@@ -68,4 +68,32 @@ export async function summarizeWithin(request: SummarizeRequest): Promise<Summar
     ? `the summary was still cut off at max_tokens after ${maxRetries} length retries`
     : `summary still over the ceiling after ${maxRetries} length retries (${last?.tokens} > ${request.limit})`;
   return { ok: false, reason, summary: last?.summary, attempts: maxRetries + 1, records };
+}
+
+/** System prompt of every summarization call. */
+const SUMMARIZER_SYSTEM_PROMPT =
+  "You compress an agent's working context. You keep every concrete fact that the task may need (names, " +
+  "numbers, dates, identifiers, file names and line numbers) and drop repetition and routine text.";
+
+/** One summarization request: the task, the evidence, last the instruction (naming any retained excerpts). */
+export function summaryRequestMessages(input: {
+  task: string;
+  evidence: string;
+  retained?: string;
+  maxTokens: number;
+}): ChatMessage[] {
+  const retained = input.retained
+    ? `These excerpts are already kept verbatim in the context; do not repeat them:\n<retained>\n${input.retained}\n</retained>\n\n`
+    : "";
+  return [
+    { role: "system", content: SUMMARIZER_SYSTEM_PROMPT },
+    { role: "user", content: `The agent's task:\n<task>\n${input.task}\n</task>` },
+    { role: "user", content: `Evidence the agent gathered:\n<evidence>\n${input.evidence}\n</evidence>` },
+    {
+      role: "user",
+      content:
+        `${retained}Write a summary of the evidence for this task in at most ${input.maxTokens} tokens. ` +
+        "Keep source names and line numbers next to the facts they support.",
+    },
+  ];
 }

@@ -7,14 +7,19 @@
 import type { ChatMessage } from "../../models/messages.ts";
 import type { ChatModel } from "../../models/types.ts";
 import type { CompressOptions, CompressResult, ContextEngine } from "./engine.ts";
-import { assembleWindow, unitsToDrop } from "./fit.ts";
 import {
   fitTextToBudget,
   STRUCTURED_SUMMARY_TEMPLATE,
   summarizeMessages,
   summaryMessage,
 } from "./summarize.ts";
-import { type MessageUnit, repairToolPairing, splitUnits } from "./tool_groups.ts";
+import {
+  assembleWindow,
+  type MessageUnit,
+  repairToolPairing,
+  splitUnits,
+  unitsToDrop,
+} from "./tool_groups.ts";
 import { leadingSystemCount } from "./truncate.ts";
 
 /** Tool outputs longer than this (characters) outside the protected tail are cleared. */

@@ -6,12 +6,13 @@
  * @module
  */
 import { summarizationMiddleware } from "langchain";
-import type { BaseMessage } from "@langchain/core/messages";
+import { AIMessage, type BaseMessage } from "@langchain/core/messages";
 import type { ChatMessage } from "../../models/messages.ts";
 import type { ChatModel } from "../../models/types.ts";
 import { type CompressOptions, type CompressResult, EngineError } from "./engine.ts";
 import { CallLog } from "./frameworks/call_log.ts";
-import { ProgramChatModel } from "./frameworks/langchain_model.ts";
+import { BaseChatModel } from "@langchain/core/language_models/chat_models";
+import type { ChatResult } from "@langchain/core/outputs";
 import { fromLangChain, inInputOrder, toLangChain } from "./frameworks/langchain_messages.ts";
 import { leadingSystemCount } from "./truncate.ts";
 
@@ -75,4 +76,47 @@ function langchainTracingVariable(): string | null {
     }
   }
   return null;
+}
+
+/** LangChain's view of the program's chat model for one compress call (no LangChain retries). */
+class ProgramChatModel extends BaseChatModel {
+  readonly #chat: ChatModel;
+  readonly #log: CallLog;
+  readonly #maxTokens: number;
+
+  /** Calls `chat` with at most `maxTokens` tokens back, recording into `log`. */
+  constructor(chat: ChatModel, log: CallLog, maxTokens: number) {
+    super({ maxRetries: 0 });
+    this.#chat = chat;
+    this.#log = log;
+    this.#maxTokens = maxTokens;
+  }
+
+  /** The model name LangChain reports. */
+  get model(): string {
+    return this.#chat.model;
+  }
+
+  /** LangChain's type tag of this model. */
+  _llmType(): string {
+    return "compaction-bench";
+  }
+
+  /** One completion through the program's chat client. */
+  async _generate(messages: BaseMessage[]): Promise<ChatResult> {
+    const reply = await this.#log.complete(
+      this.#chat,
+      messages.map((message) => fromLangChain(message, [])),
+      this.#maxTokens,
+    );
+    const message = new AIMessage({
+      content: reply.content,
+      usage_metadata: {
+        input_tokens: reply.input_tokens,
+        output_tokens: reply.output_tokens,
+        total_tokens: reply.input_tokens + reply.output_tokens,
+      },
+    });
+    return { generations: [{ text: reply.content, message }] };
+  }
 }

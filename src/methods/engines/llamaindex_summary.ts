@@ -1,17 +1,16 @@
 /**
- * The `llamaindex-summary` engine: LlamaIndex's `ChatSummaryMemoryBuffer` over this program's chat model; the
- * transcript is `put` in LlamaIndex's layout and `getMessages()` is the window. It counts text without the
- * chat template, so a window may end a little over the budget: reported as it comes.
+ * The `llamaindex-summary` engine: LlamaIndex's `ChatSummaryMemoryBuffer` over this program's chat model (as a
+ * LlamaIndex LLM recording into a {@link CallLog}); the transcript is `put` in LlamaIndex's layout and
+ * `getMessages()` is the window. It counts text without the chat template, so it may end a little over budget.
  *
  * @module
  */
 import { ChatSummaryMemoryBuffer } from "@llamaindex/core/memory";
-import type { ChatMessage as LlamaMessage } from "@llamaindex/core/llms";
+import type { ChatMessage as LlamaMessage, ChatResponse, LLM, LLMMetadata } from "@llamaindex/core/llms";
 import type { ChatMessage } from "../../models/messages.ts";
 import type { ChatModel } from "../../models/types.ts";
 import type { CompressOptions, CompressResult } from "./engine.ts";
 import { CallLog } from "./frameworks/call_log.ts";
-import { llamaText, programLlm } from "./frameworks/llamaindex_llm.ts";
 
 /** The text LlamaIndex puts before a summary when it sends the memory (its own wording). */
 const SUMMARY_PREFIX = "Summary of the conversation so far: ";
@@ -78,4 +77,46 @@ export async function llamaindexSummary(
     const role = message.role === "assistant" ? "assistant" : message.role === "user" ? "user" : "system";
     return { role, content: llamaText(message) };
   }));
+}
+
+/** The text of a LlamaIndex message's content (string, or its text parts joined). */
+function llamaText(message: Pick<LlamaMessage, "content">): string {
+  const content = message.content;
+  if (typeof content === "string") return content;
+  return content.map((part) => part.type === "text" ? part.text : "").join("");
+}
+
+/** LlamaIndex's view of the program's chat model for one compress call (`max_tokens`: `metadata.maxTokens`). */
+function programLlm(
+  chat: ChatModel,
+  log: CallLog,
+  window: { contextWindow: number; maxTokens: number },
+): LLM {
+  const metadata: LLMMetadata = {
+    model: chat.model,
+    temperature: 0,
+    topP: 1,
+    maxTokens: window.maxTokens,
+    contextWindow: window.contextWindow,
+    tokenizer: undefined,
+    structuredOutput: false,
+  };
+  const chatOnce = async (params: { messages: LlamaMessage[]; stream?: boolean }): Promise<ChatResponse> => {
+    if (params.stream) throw new Error("llamaindex: streaming is not offered by this program's LLM");
+    const messages: ChatMessage[] = params.messages.map((message) => ({
+      role: message.role === "assistant" ? "assistant" : message.role === "system" ? "system" : "user",
+      content: llamaText(message),
+    }));
+    const reply = await log.complete(chat, messages, window.maxTokens);
+    return { message: { role: "assistant", content: reply.content }, raw: null };
+  };
+  const llm = {
+    metadata,
+    chat: chatOnce,
+    complete: async (params: { prompt: unknown; stream?: boolean }) => {
+      const reply = await chatOnce({ messages: [{ role: "user", content: String(params.prompt) }] });
+      return { text: llamaText(reply.message), raw: null };
+    },
+  };
+  return llm as unknown as LLM;
 }

@@ -6,8 +6,7 @@
  */
 import type { ChatMessage } from "../../models/messages.ts";
 import type { CompressOptions, CompressResult, ContextEngine } from "./engine.ts";
-import { assembleWindow, unitsToDrop } from "./fit.ts";
-import { splitUnits } from "./tool_groups.ts";
+import { assembleWindow, splitUnits, unitsToDrop } from "./tool_groups.ts";
 
 /** The number of leading system messages. */
 export function leadingSystemCount(messages: ChatMessage[]): number {
