@@ -172,7 +172,39 @@ export class OpenAIChatClient implements ChatModel {
       attempt: () => attempts++,
       cause: (text) => causes.push(text),
     };
-    return await this.#attempts(call, text, sent, started, () => attempts, causes, fail);
+    const allowed = this.#options.maxRetries + 1;
+    for (let bodyRetries = 0;; bodyRetries++) {
+      const outcome = await this.#attempt(call, text, allowed - attempts - 1);
+      if (outcome.kind === "refused") return fail(outcome.error, undefined, outcome.raw);
+      if (outcome.kind === "failed") return fail(outcome.error(attempts), outcome.response);
+      if (outcome.kind === "ok") {
+        const { json, parsed } = outcome;
+        const reply = chatReply(parsed);
+        const fingerprint = typeof parsed.system_fingerprint === "string"
+          ? { system_fingerprint: parsed.system_fingerprint }
+          : {};
+        const record: CallRecord = {
+          endpoint: "chat",
+          request: sent,
+          response: json,
+          status: "ok",
+          attempts,
+          elapsed_ms: Math.round(performance.now() - started),
+          model: parsed.model,
+          ...fingerprint,
+          usage: { input_tokens: reply.usage.prompt_tokens, output_tokens: reply.usage.completion_tokens },
+          http_status: 200,
+        };
+        keepReply(record, { causes }, undefined, this.#secrets);
+        return { ok: true, ...reply, ...fingerprint, record };
+      }
+      // A 200 whose body is cut short, not JSON or of the wrong schema: retried like a 5xx.
+      causes.push(outcome.error);
+      if (attempts >= allowed) {
+        return fail(`${outcome.error} (retries exhausted, ${attempts} attempts)`, outcome.response);
+      }
+      await sleep(retryDelayMs(bodyRetries + 1, BODY_RETRY_BACKOFF));
+    }
   }
 
   /** The SDK client of this chat client (made once: its fetch is {@link #countingFetch}). */
@@ -227,51 +259,6 @@ export class OpenAIChatClient implements ChatModel {
       const aborted = sdkSignal?.aborted === true;
       call.cause(aborted ? "aborted (timed out)" : `connection failed: ${describeError(error)}`);
       throw error;
-    }
-  }
-
-  /** The attempts of one call (see {@link complete}); `fail` makes its failed result. */
-  async #attempts(
-    call: CallCounters,
-    body: string,
-    sent: unknown,
-    started: number,
-    attemptsSoFar: () => number,
-    causes: string[],
-    fail: (error: string, response?: unknown, raw?: RawBody) => ChatResult,
-  ): Promise<ChatResult> {
-    const allowed = this.#options.maxRetries + 1;
-    for (let bodyRetries = 0;; bodyRetries++) {
-      const outcome = await this.#attempt(call, body, allowed - attemptsSoFar() - 1);
-      if (outcome.kind === "refused") return fail(outcome.error, undefined, outcome.raw);
-      if (outcome.kind === "failed") return fail(outcome.error(attemptsSoFar()), outcome.response);
-      if (outcome.kind === "ok") {
-        const { json, parsed } = outcome;
-        const reply = chatReply(parsed);
-        const fingerprint = typeof parsed.system_fingerprint === "string"
-          ? { system_fingerprint: parsed.system_fingerprint }
-          : {};
-        const record: CallRecord = {
-          endpoint: "chat",
-          request: sent,
-          response: json,
-          status: "ok",
-          attempts: attemptsSoFar(),
-          elapsed_ms: Math.round(performance.now() - started),
-          model: parsed.model,
-          ...fingerprint,
-          usage: { input_tokens: reply.usage.prompt_tokens, output_tokens: reply.usage.completion_tokens },
-          http_status: 200,
-        };
-        keepReply(record, { causes }, undefined, this.#secrets);
-        return { ok: true, ...reply, ...fingerprint, record };
-      }
-      // A 200 whose body is cut short, not JSON or of the wrong schema: retried like a 5xx.
-      causes.push(outcome.error);
-      if (attemptsSoFar() >= allowed) {
-        return fail(`${outcome.error} (retries exhausted, ${attemptsSoFar()} attempts)`, outcome.response);
-      }
-      await sleep(retryDelayMs(bodyRetries + 1, BODY_RETRY_BACKOFF));
     }
   }
 
