@@ -60,13 +60,6 @@ export function splitQuestionBatches(
     throw new RangeError(`maxQuestions must be a positive integer, got ${limits.maxQuestions}`);
   }
   if (questions.length === 0) return [];
-  // Usually every question fits one body (the greedy sum below gives exactly its size).
-  if (questions.length <= limits.maxQuestions) {
-    const wholeBytes = utf8Length(systemOneBody(model, state, questions));
-    if (wholeBytes <= limits.maxBodyBytes) {
-      return [{ start: 0, end: questions.length, bodyBytes: wholeBytes }];
-    }
-  }
   const emptyBytes = utf8Length(systemOneBody(model, state, []));
   const batches: QuestionBatch[] = [];
   let start = 0;
