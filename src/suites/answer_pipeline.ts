@@ -86,15 +86,11 @@ export function ceilingOf<A, R>(
   return { aggregates: parseJson(text("aggregate")) as A[], rows: parseJson(text("results")) as R[] };
 }
 
-/** How a suite declares its `*-ceilings` stage. */
+/** How a suite declares its `*-ceilings` stage (`field`: what names a row's method; its value `full` is Full). */
 export interface CeilingsDecl<F extends string> {
-  /** The stage name (`hotpot-ceilings`, `sweep-ceilings`). */
   name: string;
-  /** The stage's one line for the catalogue. */
   doc: string;
-  /** The row and aggregate field that names the method (`method`, `kind`); its value `full` is Full. */
   field: F;
-  /** The catalogue doc of the published `aggregate.json`. */
   aggregateDoc: string;
 }
 
@@ -178,23 +174,18 @@ const EngineCommon = z.object({ ...ENGINE_STAGE_PARAMS, chat_model: z.string(), 
 /** What a suite's engine stage body needs: the counter and what `runEngineStage` needs. */
 export type EngineStageEnv = Parameters<typeof runEngineStage>[2] & { counter: TokenCounter };
 
-/** How a suite declares its `*-engine` stage. */
+/**
+ * How a suite declares its `*-engine` stage (version default 1): `name_param` names the method (`method`,
+ * `kind`, first in the params), `params` are the suite's own (before the models'), and `history` gives the
+ * public history the engine compacts and the evidence space every method has, or why the unit is invalid.
+ */
 export interface EngineStageDecl<S extends z.ZodRawShape, E extends EngineStageEnv> {
-  /** The stage name (`hotpot-engine`, `sweep-engine`). */
   name: string;
-  /** The stage version (default 1). */
   version?: number;
-  /** The stage's one line for the catalogue. */
   doc: string;
-  /** The param naming the method (`method`, `kind`), first in the params. */
   name_param: string;
-  /** The suite's own params (sweep: its fixture's hash), before the models'. */
   params: S;
   inputs: readonly string[];
-  /**
-   * The public history the engine compacts and the evidence space every method of the run has (the ceiling
-   * less the reserve, the head, the framing and the question); or why the unit is invalid.
-   */
   history(
     params: z.infer<typeof EngineCommon> & z.infer<z.ZodObject<S>>,
     inputs: Record<string, unknown>,
@@ -203,10 +194,8 @@ export interface EngineStageDecl<S extends z.ZodRawShape, E extends EngineStageE
 }
 
 /**
- * A context engine used as a suite's method: it compacts the unit's public history to the evidence space
- * every method has, frozen per generation before any answer (a `--frozen-run` reuses it by key, which holds
- * the engine's spec and its adapter files' hashes). The context stage appends the question and checks the
- * complete input against the ceiling.
+ * A context engine as a suite's method: it compacts the unit's public history to the evidence space every
+ * method has, per generation (its key holds the spec and adapter hashes); the context stage adds the question.
  */
 export function defineEngineStage<S extends z.ZodRawShape, E extends EngineStageEnv>(
   decl: EngineStageDecl<S, E>,

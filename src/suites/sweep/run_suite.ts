@@ -39,13 +39,12 @@ export type { SweepResultRow } from "./rows.ts";
 export { DEFAULT_SWEEP_RUN, type SweepRunOptions } from "./run_options.ts";
 import type { SweepRunOptions } from "./run_options.ts";
 
-/** What the sweep run returns. */
+/** What the sweep run returns: `files` are the published files' blobs (none in check-only mode). */
 export interface SweepRunOutcome {
   rows: SweepResultRow[];
   compressionUsage: Usage;
   reusedCompression: number;
   checkOnly: CheckOnlyReport | null;
-  /** Published file name → the node output blob that is its exact bytes (empty in check-only mode). */
   files: Record<string, string>;
 }
 
@@ -64,8 +63,7 @@ export async function runSweep(
   const kinds = [...contextKinds(options.topN), ...extra];
   const engines = options.engines ?? [];
   const engineNames = new Set(engines.map((e) => e.name));
-  // A shard (`--shard K/N`, recorded in the header) runs only its generations (g in part g mod N); every key
-  // stays the unsharded run's. A merged run's header has no shard: its replay covers every generation.
+  // A shard runs only its generations (g in part g mod N), keys unchanged; a merged run's replay runs every one.
   const generations = Array.from({ length: options.compressions }, (_, g) => g)
     .filter((g) => generationInShard(g, run.header.shard));
   const G = generations.length;
@@ -219,8 +217,7 @@ export async function runSweep(
   }, check);
   const checkOnly = check.report(executor);
   if (checkOnly) return { rows: [], compressionUsage: usage, reusedCompression, checkOnly, files: {} };
-  // The frozen run the compression nodes came from: this run's, or (a run merged from shards made with
-  // --frozen-run) the one the merged nodes record.
+  // The frozen run the compression nodes came from: this run's, or the one merged shards' nodes record.
   const frozenManifest = executor.frozen?.manifestHash ??
     frozenNodes.find((n) => n.node.reused_from?.manifest)?.node.reused_from?.manifest;
   const { published, files } = await publishAnswerRuns(

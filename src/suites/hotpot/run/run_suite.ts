@@ -52,15 +52,14 @@ export type { HotpotResultRow } from "./rows.ts";
 /** Questions in flight at once (each queues a few dozen calls). */
 const QUESTION_WINDOW = 8;
 
-/** The protocol knobs of a run. */
+/**
+ * The protocol knobs of a run: `methods` in report order (declared and engine methods), `engines` the engines
+ * among them (absent when none, as older protocols), `inputCaps` a ceiling sweep's (`inputCap` its first).
+ */
 export interface HotpotRunOptions {
-  /** Every method's name, in report order: declared methods and engine methods. */
   methods: HotpotMethod[];
-  /** The engine methods among `methods` (absent when there are none, so older protocols stay as they were). */
   engines?: EngineOption[];
-  /** The ceiling; in a sweep, the primary (first given) one. */
   inputCap: number;
-  /** A ceiling sweep's ceilings, as given (absent: one ceiling, `inputCap`). */
   inputCaps?: number[];
   reserve: number;
   compressions: number;
@@ -101,14 +100,12 @@ export function hotpotMethods(options: Pick<HotpotRunOptions, "methods" | "engin
   });
 }
 
-/** What the suite returns besides the files it exports. */
+/** What the suite returns: `files` are the published files' blobs (none in check-only mode). */
 export interface HotpotRunOutcome {
   compressionUsage: Record<string, Usage>;
   checkOnly: CheckOnlyReport | null;
-  /** Published file name → the node output blob that is its exact bytes (empty in check-only mode). */
   files: Record<string, string>;
-  /** The run's (its shard's) questions whose collection is valid. */
-  validQuestions: number;
+  validQuestions: number; // of the run's (its shard's) questions
 }
 
 /** Runs the hotpot conditions of a corpus. */
