@@ -13,6 +13,7 @@ import {
 import type { RepairSpec } from "./case_format.ts";
 
 type Verdict = { passed: boolean; detail: string };
+const fail = (detail: string): Verdict => ({ passed: false, detail });
 
 /** The checks' outcomes on one answer; `error` when no repair could be extracted (every check fails so). */
 export interface RepairCheckReport {
@@ -58,17 +59,13 @@ const REPAIR_CHECKS: readonly CheckDefinition[] = [
       const a = charges(observation, ORDER_A.orderId);
       const b = charges(observation, ORDER_B.orderId);
       const keysA = [...new Set(a.map((c) => c.idempotencyKey))];
-      if (a.length < 2) {
-        return { passed: false, detail: `order A made ${a.length} attempt(s); expected retries` };
-      }
+      if (a.length < 2) return fail(`order A made ${a.length} attempt(s); expected retries`);
       if (keysA.length !== 1 || typeof keysA[0] !== "string" || keysA[0] === "") {
-        return { passed: false, detail: `order A's ${a.length} attempts used keys ${JSON.stringify(keysA)}` };
+        return fail(`order A's ${a.length} attempts used keys ${JSON.stringify(keysA)}`);
       }
-      if (b.length === 0) {
-        return { passed: false, detail: `order B ${describeRun(observation, ORDER_B.orderId)}` };
-      }
+      if (b.length === 0) return fail(`order B ${describeRun(observation, ORDER_B.orderId)}`);
       if (b.some((c) => c.idempotencyKey === keysA[0])) {
-        return { passed: false, detail: `orders A and B share the key ${JSON.stringify(keysA[0])}` };
+        return fail(`orders A and B share the key ${JSON.stringify(keysA[0])}`);
       }
       return { passed: true, detail: `one key per charge, reused on ${a.length} attempts` };
     },
@@ -80,16 +77,12 @@ const REPAIR_CHECKS: readonly CheckDefinition[] = [
       const a = charges(observation, ORDER_A.orderId);
       const run = observation.runs.find((r) => r.orderId === ORDER_A.orderId);
       if (a.length !== spec.maxAttempts) {
-        return {
-          passed: false,
-          detail: `${a.length} attempts; max_attempts is ${spec.maxAttempts} in total`,
-        };
+        return fail(`${a.length} attempts; max_attempts is ${spec.maxAttempts} in total`);
       }
       if (run?.state !== "threw") {
-        return {
-          passed: false,
-          detail: `after ${a.length} failed attempts the call ${describeRun(observation, ORDER_A.orderId)}`,
-        };
+        return fail(
+          `after ${a.length} failed attempts the call ${describeRun(observation, ORDER_A.orderId)}`,
+        );
       }
       return { passed: true, detail: `${a.length} attempts, then rejected` };
     },
@@ -105,22 +98,18 @@ const REPAIR_CHECKS: readonly CheckDefinition[] = [
       let attempts = 0;
       for (const [index, event] of events.entries()) {
         if (event.type === "sleep") {
-          if (typeof event.ms !== "number") {
-            return { passed: false, detail: `sleep(${JSON.stringify(event.ms)})` };
-          }
+          if (typeof event.ms !== "number") return fail(`sleep(${JSON.stringify(event.ms)})`);
           delays.push(event.ms);
           continue;
         }
         attempts += 1;
         if (attempts > 1 && events[index - 1]?.type !== "sleep") {
-          return { passed: false, detail: `attempt ${attempts} was not preceded by client.sleep` };
+          return fail(`attempt ${attempts} was not preceded by client.sleep`);
         }
       }
-      if (attempts < 2) return { passed: false, detail: `${attempts} attempt(s); expected retries` };
+      if (attempts < 2) return fail(`${attempts} attempt(s); expected retries`);
       const increasing = delays.every((d, i) => d > 0 && (i === 0 || d > delays[i - 1]));
-      if (!increasing) {
-        return { passed: false, detail: `delays ${JSON.stringify(delays)} are not positive and increasing` };
-      }
+      if (!increasing) return fail(`delays ${JSON.stringify(delays)} are not positive and increasing`);
       return { passed: true, detail: `delays ${JSON.stringify(delays)} ms` };
     },
   },
@@ -129,17 +118,12 @@ const REPAIR_CHECKS: readonly CheckDefinition[] = [
     scenario: { charges: [{ request: ORDER_A, outcomes: ["timeout", "ok"] }] },
     judge(observation, spec) {
       const a = charges(observation, ORDER_A.orderId);
-      if (a.length === 0) {
-        return { passed: false, detail: `the call ${describeRun(observation, ORDER_A.orderId)}` };
-      }
+      if (a.length === 0) return fail(`the call ${describeRun(observation, ORDER_A.orderId)}`);
       const wrong = a.filter((c) => c.timeoutMs !== spec.timeoutMs);
       if (wrong.length > 0) {
-        return {
-          passed: false,
-          detail: `timeoutMs ${JSON.stringify(a.map((c) => c.timeoutMs))}; configured ${spec.timeoutMs}`,
-        };
+        return fail(`timeoutMs ${JSON.stringify(a.map((c) => c.timeoutMs))}; configured ${spec.timeoutMs}`);
       }
-      if (a.length < 2) return { passed: false, detail: "a timed-out attempt was not retried" };
+      if (a.length < 2) return fail("a timed-out attempt was not retried");
       return { passed: true, detail: `timeoutMs ${spec.timeoutMs} on all ${a.length} attempts` };
     },
   },
@@ -149,16 +133,13 @@ const REPAIR_CHECKS: readonly CheckDefinition[] = [
     judge(observation) {
       const captured = observation.ledger.filter((entry) => entry.orderId === ORDER_A.orderId);
       const run = observation.runs.find((r) => r.orderId === ORDER_A.orderId);
-      if (captured.length !== 1) {
-        return { passed: false, detail: `${captured.length} captured charges for one order` };
-      }
+      if (captured.length !== 1) return fail(`${captured.length} captured charges for one order`);
       if (run?.state !== "returned" || run.chargeId !== captured[0].chargeId) {
-        return {
-          passed: false,
-          detail: `the gateway captured ${captured[0].chargeId}, but the call ${
+        return fail(
+          `the gateway captured ${captured[0].chargeId}, but the call ${
             describeRun(observation, ORDER_A.orderId)
           }`,
-        };
+        );
       }
       return { passed: true, detail: `one charge ${captured[0].chargeId}, returned after the timeout` };
     },
@@ -169,11 +150,9 @@ const REPAIR_CHECKS: readonly CheckDefinition[] = [
     judge(observation, spec) {
       const a = charges(observation, ORDER_A.orderId);
       const run = observation.runs.find((r) => r.orderId === ORDER_A.orderId);
-      if (a.length !== 1) {
-        return { passed: false, detail: `a ${spec.nonRetryableCode} was attempted ${a.length} times` };
-      }
+      if (a.length !== 1) return fail(`a ${spec.nonRetryableCode} was attempted ${a.length} times`);
       if (run?.state !== "threw" || run.error?.code !== spec.nonRetryableCode) {
-        return { passed: false, detail: `the call ${describeRun(observation, ORDER_A.orderId)}` };
+        return fail(`the call ${describeRun(observation, ORDER_A.orderId)}`);
       }
       return {
         passed: true,
@@ -217,15 +196,9 @@ export async function runRepairChecks(
     const firstOrder = observation.runs[0]?.orderId ?? "";
     let verdict: Verdict;
     if (observation.callLimitHit) {
-      verdict = {
-        passed: false,
-        detail: "the repair kept calling client.charge past the sandbox's call limit",
-      };
+      verdict = fail("the repair kept calling client.charge past the sandbox's call limit");
     } else if (!observation.events.some((event) => event.type === "charge")) {
-      verdict = {
-        passed: false,
-        detail: `no client.charge call: the call ${describeRun(observation, firstOrder)}`,
-      };
+      verdict = fail(`no client.charge call: the call ${describeRun(observation, firstOrder)}`);
     } else {
       verdict = check.judge(observation, spec);
     }

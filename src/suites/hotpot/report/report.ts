@@ -55,10 +55,7 @@ export function hypothesisLines(aggregates: readonly HypothesisInput[]): string[
   const claim = "hypothesis: Jev+Summary beats Jev and Summary in EM, within 5 points of Full";
   const v = hypothesisVerdict(aggregates);
   if (v === null) return [claim, "  verdict: not evaluated (the run did not include all four methods)"];
-  const failed = [
-    ...(v.beats ? [] : ["does not beat both"]),
-    ...(v.within ? [] : ["> 5 below Full"]),
-  ];
+  const failed = [...(v.beats ? [] : ["does not beat both"]), ...(v.within ? [] : ["> 5 below Full"])];
   return [
     claim,
     `  EM: Jev+Summary ${points(v.em.fusion)}, Jev ${points(v.em.jev)}, Summary ${points(v.em.summary)}, ` +
