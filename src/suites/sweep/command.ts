@@ -55,10 +55,7 @@ async function sweepMethods(
       "--method with an engine takes one --input-cap (engines are compacted to one ceiling)",
     );
   }
-  return {
-    methods: selected.methods,
-    ...(selected.engines.length > 0 ? { engines: selected.engines } : {}),
-  };
+  return { methods: selected.methods, ...(selected.engines.length > 0 ? { engines: selected.engines } : {}) };
 }
 
 /** `sweep run`: returns the run directory. */

@@ -8,14 +8,13 @@ import type { HotpotRecord } from "../../../data/hotpot_record.ts";
 import { CheckFailedError, UsageError } from "../../../errors.ts";
 import {
   type CollectMode,
-  importHermesSession,
+  importHermesSessionBytes,
   parseAgentSpec,
   sessionSourceName,
 } from "./collect_question.ts";
 import { readPassedEnv } from "../../../methods/engines/passed_env.ts";
 import type { Corpus, CorpusQuestion } from "../corpus.ts";
 import { CLI } from "../../../core/program_name.ts";
-import { parseJsonBytes } from "../../../core/json_read.ts";
 import {
   inputError,
   readInputFile,
@@ -111,16 +110,9 @@ export async function readHermesSessions(
   const sources: Record<string, Uint8Array> = {};
   for (const record of records) {
     const file = join(dir, `${record.id}.json`);
-    const bytes = await readHermesSessionBytes(dir, record.id);
-    if (bytes === null) continue;
-    let json: unknown;
-    try {
-      json = parseJsonBytes(bytes);
-    } catch (error) {
-      if (error instanceof SyntaxError) throw new UsageError(`${file}: not JSON (${error.message})`);
-      throw error;
-    }
-    importHermesSession(json, record, file);
+    if (!(await present(file))) continue;
+    const bytes = await readInputFile(file, OPTION);
+    importHermesSessionBytes(bytes, record, file);
     sources[sessionSourceName(record.id)] = bytes;
   }
   return sources;
@@ -160,11 +152,6 @@ export function assertSomeValid(corpus: CollectionOutline): void {
 
 const OPTION = "--hermes-sessions";
 
-/** The session file of question `id` in `dir`. */
-export function hermesSessionPath(dir: string, id: string): string {
-  return join(dir, `${id}.json`);
-}
-
 async function present(path: string): Promise<boolean> {
   try {
     await Deno.lstat(path);
@@ -176,11 +163,11 @@ async function present(path: string): Promise<boolean> {
 }
 
 /** A {@link UsageError} unless `dir` is a folder of regular session files covering a selected question. */
-export async function checkHermesSessions(dir: string, ids: readonly string[]): Promise<void> {
+async function checkHermesSessions(dir: string, ids: readonly string[]): Promise<void> {
   await statInputDirectory(dir, OPTION);
   let found = 0;
   for (const id of ids) {
-    const path = hermesSessionPath(dir, id);
+    const path = join(dir, `${id}.json`);
     if (!(await present(path))) continue;
     await statInputFile(path, OPTION);
     found++;
@@ -191,11 +178,4 @@ export async function checkHermesSessions(dir: string, ids: readonly string[]): 
         `(expected <question id>.json)`,
     );
   }
-}
-
-/** The bytes of question `id`'s session file, or `null` when the folder has none for it. */
-export async function readHermesSessionBytes(dir: string, id: string): Promise<Uint8Array | null> {
-  const path = hermesSessionPath(dir, id);
-  if (!(await present(path))) return null;
-  return await readInputFile(path, OPTION);
 }

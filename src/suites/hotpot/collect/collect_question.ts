@@ -86,6 +86,22 @@ export function importHermesSession(
   };
 }
 
+/** A Hermes session file's bytes as `record`'s trajectory; not JSON, or a bad field: a {@link UsageError}. */
+export function importHermesSessionBytes(
+  bytes: Uint8Array,
+  record: HotpotRecord,
+  source: string,
+): Collection {
+  let json: unknown;
+  try {
+    json = parseJsonBytes(bytes);
+  } catch (error) {
+    if (error instanceof SyntaxError) throw new UsageError(`${source}: not JSON (${error.message})`);
+    throw error;
+  }
+  return importHermesSession(json, record, source);
+}
+
 /** How trajectories are collected: scripted, live, Hermes session files (`session:<id>`), an agent. */
 export type CollectMode =
   | { kind: "scripted" }
@@ -157,16 +173,7 @@ export async function collectQuestion(
     if (session === null) {
       return invalidCollection(`no session file ${record.id}.json in the sessions directory`, null);
     }
-    let json: unknown;
-    try {
-      json = parseJsonBytes(session);
-    } catch (error) {
-      if (error instanceof SyntaxError) {
-        throw new UsageError(`${record.id}.json: not JSON (${error.message})`);
-      }
-      throw error;
-    }
-    collection = importHermesSession(json, record, `${record.id}.json`);
+    collection = importHermesSessionBytes(session, record, `${record.id}.json`);
   }
   const check = checkCollection(collection, record);
   const { calls, ...stored } = collection;
