@@ -46,23 +46,36 @@ export function caseCheckNames(
   return names;
 }
 
-/** Runs an extracted repair through each check of a checks module; one the child did not finish fails. */
-async function runModuleChecks(
+/**
+ * Extracts the repair from `answer` and runs the case's checks on it (a module's, each in the sandbox; one
+ * the child did not finish fails); never throws for what the answer contains.
+ */
+export async function runCaseRepairChecks(
+  answer: string,
   fixture: SweepFixture,
-  repairSource: string,
   limits: SandboxLimits = {},
   launch?: SandboxLaunch,
 ): Promise<RepairCheckReport> {
-  if (fixture.checks.kind !== "module") throw new Error("runModuleChecks: the case's checks are built in");
+  if (fixture.checks.kind === "builtin") {
+    return await runRepairChecks(answer, paymentsRepairSpec(fixture.repair), limits, launch);
+  }
   const source = fixture.checks.source;
+  const extraction = extractRepair(answer, fixture.repair.functionName, fixture.repair.params);
   const names = await caseCheckNames(source, limits, launch);
+  if (!extraction.ok) {
+    return {
+      checks: names.map((name) => ({ name, passed: false, detail: extraction.error })),
+      all_passed: false,
+      error: extraction.error,
+    };
+  }
   const outcomes = await exchangeInSandbox(
     names.map((check) => ({
       t: "case-check",
       checks: source,
       check,
       values: fixture.repair.values,
-      repair: repairSource,
+      repair: extraction.source,
       functionName: fixture.repair.functionName,
     })),
     limits,
@@ -77,29 +90,6 @@ async function runModuleChecks(
     return { name, passed: outcome.result.passed, detail: outcome.result.detail };
   });
   return { checks, all_passed: checks.every((check) => check.passed) };
-}
-
-/** Extracts the repair from `answer` and runs the case's checks on it; never throws for what it contains. */
-
-export async function runCaseRepairChecks(
-  answer: string,
-  fixture: SweepFixture,
-  limits: SandboxLimits = {},
-  launch?: SandboxLaunch,
-): Promise<RepairCheckReport> {
-  if (fixture.checks.kind === "builtin") {
-    return await runRepairChecks(answer, paymentsRepairSpec(fixture.repair), limits, launch);
-  }
-  const extraction = extractRepair(answer, fixture.repair.functionName, fixture.repair.params);
-  if (!extraction.ok) {
-    const names = await caseCheckNames(fixture.checks.source, limits, launch);
-    return {
-      checks: names.map((name) => ({ name, passed: false, detail: extraction.error })),
-      all_passed: false,
-      error: extraction.error,
-    };
-  }
-  return await runModuleChecks(fixture, extraction.source, limits, launch);
 }
 
 function fenced(source: string): string {
