@@ -196,11 +196,9 @@ type ModelsOf<W extends boolean> = W extends true ? ModelSetup : ModelSetup | nu
 
 /** What is open once the shared steps have passed, handed to the suite's checks and its body. */
 interface RunSetup<W extends boolean = true> {
-  /** `--check-only`: nothing is sent, the frozen run's requests are rebuilt and compared. */
   checkOnly: boolean;
   frozen: FrozenRun | undefined;
   counter: TokenCounter;
-  /** `--price`, `--prices` (null: none given, or the command takes none). */
   prices: PriceTable | null;
   models: ModelsOf<W>;
   /** The loopback endpoint outside engines and agents reach the chat model through (when asked for). */
@@ -228,7 +226,6 @@ interface SuiteCommand<X, T, W extends boolean = true> {
   models?: W;
   /** Whether an outside engine or agent reaches the chat model through the loopback endpoint. */
   endpoint?: boolean;
-  /** The run's sources; the object is emptied once they are stored. */
   sources: Record<string, Uint8Array>;
   /** The suite's checks once the models are open (a refusal closes them) and the run's protocol. */
   prepare(setup: RunSetup<W>): PreparedRun<X> | Promise<PreparedRun<X>>;

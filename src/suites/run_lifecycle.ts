@@ -70,14 +70,12 @@ export interface FinishedRun<T> {
 
 /** What the CLI says of a finished run whose conditions failed for a provider or engine reason (exit 1). */
 export interface FailedConditions {
-  /** Failed nodes by kind, most first. */
   counts: [string, number][];
   total: number;
   /** The first failure's node label and error text, redacted. */
   first: { label: string; error: string };
   /** The `--retry-failed` command line, or null for a suite whose runs start afresh (engines). */
   retry: string | null;
-  /** The command line that starts the run again. */
   rerun: string;
 }
 
@@ -119,14 +117,12 @@ interface OpenRunRequest {
   suite: string;
   output?: string;
   resume?: string;
-  /** The command words and options as recorded. */
   command: string[];
   options: unknown;
   protocol: unknown;
   tokenizer: { name: string; hash: string } | null;
   /** The run's sources; the object is emptied once they are stored (a large source is not held meanwhile). */
   sources?: Record<string, Uint8Array>;
-  /** `--shard K/N`, recorded in the header. */
   shard?: { index: number; count: number };
   /** `--retry-failed RUN`: its ok nodes are reused and failed nodes executed again. */
   retry?: FrozenRun;
@@ -313,7 +309,6 @@ export type RunNote =
 
 /** How the CLI shows a run (`src/cli/run_printer.ts`): the life cycle hands it what it has to say as data. */
 export interface RunPrinter {
-  /** The run's progress display (`quiet`: silent). */
   progress(title: string, quiet: boolean, names?: (stage: string) => string): Progress;
   note(progress: Progress, note: RunNote): void;
   /** While the run at `path` is written (until the returned function is called): what a signal says. */
@@ -334,7 +329,6 @@ export interface RunPrinter {
 
 /** How the CLI invoked a run (`src/cli/run_argv.ts`): no word or value may hold a secret. */
 export interface RunInvocation {
-  /** The words after the command, as given (resume expanded by the CLI). */
   argv: readonly string[];
   options: Readonly<Record<string, unknown>>;
   /** The command words and options the run header records (never `--env-file`, its path, `--resume`). */

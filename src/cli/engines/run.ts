@@ -132,11 +132,8 @@ export async function enginesRunCommand(
     sources.probes = await readInputFile(options.probes, "--probes", INPUT_MAX_BYTES.probes);
   }
   const engines = (options.engine ?? [...BUILTIN_ENGINES]).map(parseEngineSelection);
-  const seenNames = new Set<string>();
-  for (const { name } of engines) {
-    if (seenNames.has(name)) throw new UsageError(`--engine ${name} is given twice; name them NAME=SPEC`);
-    seenNames.add(name);
-  }
+  const twice = engines.find(({ name }, i) => engines.findIndex((e) => e.name === name) < i);
+  if (twice) throw new UsageError(`--engine ${twice.name} is given twice; name them NAME=SPEC`);
   const engineEnv = readPassedEnv(options["engine-env"] ?? [], "--engine-env");
   const hermesDir = options.hermes;
   if (hermesDir !== undefined) {
@@ -150,20 +147,22 @@ export async function enginesRunCommand(
   }
   const engineLabels = engines.map(({ name, spec }) => name === spec ? spec : `${name}=${spec}`);
   const repeats = options.repeats ?? 3;
+  const [budgets, qa] = [targets(options), !options["no-qa"]];
+  const recoveryRounds = options["recovery-rounds"] ?? DEFAULT_RECOVERY_ROUNDS;
   const protocolOf = (description: ModelSetup["description"]) => ({
     suite: "engines",
     engines: engineLabels,
     engine_env: Object.keys(engineEnv).sort(),
     repeats,
-    budget: targets(options).map((b) => b.label),
+    budget: budgets.map((b) => b.label),
     context_length: options["context-length"]?.map((b) => b.tokens) ?? null,
     probes: probes ? probes.probes.length : null,
     ...(source.kind === "imported" && source.samples
       ? { samples: source.samples.map(({ sample }) => sample) }
       : {}),
     questions_per_prompt: 1,
-    qa: !options["no-qa"],
-    recovery_rounds: options["recovery-rounds"] ?? DEFAULT_RECOVERY_ROUNDS,
+    qa,
+    recovery_rounds: recoveryRounds,
     models: description,
   });
   const finished = await runSuiteCommand({
@@ -185,24 +184,21 @@ export async function enginesRunCommand(
           hermesDir,
         }, name);
       }
-      return {
-        protocol: protocolOf(models.description),
-        secrets: passedSecrets("--engine-env", engineEnv),
-        value: undefined,
-      };
+      const protocol = protocolOf(models.description);
+      return { protocol, secrets: passedSecrets("--engine-env", engineEnv), value: protocol };
     },
-    async run(context, { counter, models, endpoint }) {
+    async run(context, { counter, models, endpoint }, protocol) {
       const outcome = await runEnginesSuite(
         context,
         {
           transcript: source,
           engines,
           repeats,
-          budgets: targets(options),
+          budgets,
           timeoutMs: options["engine-timeout-ms"],
           maxOutputBytes: options["max-response-bytes"],
-          qa: !options["no-qa"],
-          recoveryRounds: options["recovery-rounds"] ?? DEFAULT_RECOVERY_ROUNDS,
+          qa,
+          recoveryRounds,
           probes,
           engineEnv,
           hermesDir,
@@ -214,7 +210,7 @@ export async function enginesRunCommand(
       );
       return {
         result: outcome,
-        json: { "protocol.json": protocolOf(models.description) },
+        json: { "protocol.json": protocol },
         files: outcome.files,
         lines: [outcome.table],
       };

@@ -15,7 +15,6 @@ import { declines, locomoF1, NOT_IN_CONTEXT } from "./locomo_f1.ts";
 export interface NeedleRecall {
   total: number;
   found: number;
-  /** Null when there are no needles. */
   recall: number | null;
   found_ids: string[];
 }
@@ -61,7 +60,6 @@ export function percentile(values: number[], p: number): number | null {
 export interface QaItem {
   id: string;
   question: string;
-  /** Each is looked for in the reply on its own. */
   facts: string[];
   /** Probe type or category, for the per-type breakdown. */
   type?: string;
@@ -88,7 +86,6 @@ export interface FactRecall {
   questions: number;
   facts: number;
   found: number;
-  /** Null when no fact is expected. */
   recall: number | null;
   /** Mean LoCoMo answer F1 over the group's `f1_questions` LoCoMo questions (absent when none). */
   f1?: number;
@@ -104,9 +101,7 @@ export interface QaRecall {
   recall: number | null;
   facts_total: number;
   facts_found: number;
-  /** The same per question type (questions that have one). */
   by_type: Record<string, FactRecall>;
-  /** As in {@link FactRecall}. */
   f1?: number;
   f1_questions?: number;
   not_in_context: number;
