@@ -18,7 +18,6 @@ export const HfHotpotRowSchema = z.object({
   supporting_facts: z.object({ title: z.array(z.string()), sent_id: z.array(z.number().int()) }),
   context: z.object({ title: z.array(z.string()), sentences: z.array(z.array(z.string())) }),
 });
-export type HfHotpotRow = z.infer<typeof HfHotpotRowSchema>;
 
 /** Converts one Hugging Face row into a record; unequal list lengths name the field. */
 export function hotpotRecordFromHfRow(raw: unknown, file: string, index: number): HotpotRecord {

@@ -116,10 +116,8 @@ export async function compareRuns(
         `pass --unpaired to compare them as independent samples`,
     );
   }
-  const units = await unitComparison(a, b, suiteOf(ma.suite)?.compareUnits, {
-    paired: !options.unpaired,
-    resamples: options.resamples,
-  });
+  const unitOptions = { paired: !options.unpaired, resamples: options.resamples };
+  const units = await unitComparison(a, b, suiteOf(ma.suite)?.compareUnits, unitOptions);
   const [xa, xb] = await Promise.all([extract(a, ma.suite, suiteOf), extract(b, mb.suite, suiteOf)]);
   const [ea, eb] = [xa.metrics, xb.metrics];
   const keys = [...ea.keys(), ...[...eb.keys()].filter((k) => !ea.has(k))];

@@ -51,13 +51,14 @@ export class MergeTable {
 
   /** The table of `merges` (left, right, result id per rank); `prebuilt` slots and pairs are taken as they are. */
   constructor(merges: Int32Array, prebuilt?: { slots: Int32Array; pairs: number }) {
-    if (prebuilt !== undefined) {
-      this.#merges = merges;
-      this.#slots = prebuilt.slots;
-      this.#mask = prebuilt.slots.length - 1;
-      this.size = prebuilt.pairs;
-      return;
-    }
+    const { slots, pairs } = prebuilt ?? MergeTable.#build(merges);
+    this.#merges = merges;
+    this.#slots = slots;
+    this.#mask = slots.length - 1;
+    this.size = pairs;
+  }
+
+  static #build(merges: Int32Array): { slots: Int32Array; pairs: number } {
     const count = Math.floor(merges.length / MERGE_WIDTH);
     const capacity = tableCapacity(count);
     const slots = new Int32Array(capacity);
@@ -82,10 +83,7 @@ export class MergeTable {
         slot = (slot + 1) & mask;
       }
     }
-    this.#merges = merges;
-    this.#slots = slots;
-    this.#mask = mask;
-    this.size = distinct;
+    return { slots, pairs: distinct };
   }
 
   /** The rank of merging `left` then `right` (vocabulary ids), or -1 where they do not merge. */
