@@ -73,11 +73,7 @@ export function resolveMethods(
 export async function adapterHashes(spec: string): Promise<Record<string, string>> {
   const files: string[] = [];
   if (Object.hasOwn(REAL_COMPETITORS, spec)) files.push(assetPath(REAL_COMPETITORS[spec].script));
-  const command = spec.startsWith("exec:")
-    ? spec.slice("exec:".length)
-    : spec.startsWith("exec+tools:")
-    ? spec.slice("exec+tools:".length)
-    : undefined;
+  const command = /^exec(\+tools)?:/.test(spec) ? spec.slice(spec.indexOf(":") + 1) : undefined;
   if (command !== undefined) {
     for (const word of splitCommandLine(command)) {
       try {

@@ -91,16 +91,15 @@ export function createMethodEngine(
         artifacts.summary = { text: outcome.summary, kept: [...keptIds] };
       }
       const evidence = method.evidence(frame, artifacts, params);
-      const usage = { calls: records.length, input_tokens: 0, output_tokens: 0 };
-      for (const record of records) {
-        usage.input_tokens += record.usage?.input_tokens ?? 0;
-        usage.output_tokens += record.usage?.output_tokens ?? 0;
-      }
-      return {
-        messages: evidence === null ? [...messages] : render(evidence.kept, evidence.summary),
-        usage,
-        records,
+      const sum = (key: "input_tokens" | "output_tokens") =>
+        records.reduce((n, r) => n + (r.usage?.[key] ?? 0), 0);
+      const usage = {
+        calls: records.length,
+        input_tokens: sum("input_tokens"),
+        output_tokens: sum("output_tokens"),
       };
+      const window = evidence === null ? [...messages] : render(evidence.kept, evidence.summary);
+      return { messages: window, usage, records };
     },
   };
 }

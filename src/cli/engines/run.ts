@@ -23,7 +23,7 @@ import type { ModelSetup } from "../../suites/model_setup.ts";
 import type { RunInvocation } from "../../suites/run_lifecycle.ts";
 import { ENGINES_SUITE } from "../../suites/engines/definition.ts";
 import { runEnginesSuite, type TranscriptSource } from "../../suites/engines/suite.ts";
-import { readPassedEnv } from "../../methods/engines/passed_env.ts";
+import { readPassedEnv } from "../../methods/engines/split_command.ts";
 import { DEFAULT_RECOVERY_ROUNDS } from "../../suites/engines/recovery.ts";
 import { INPUT_MAX_BYTES } from "../../core/input_limits.ts";
 import { ModelOptionsShape } from "../model_options.ts";

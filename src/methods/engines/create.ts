@@ -32,8 +32,7 @@ function need<T>(value: T | undefined, spec: string, what: string): T {
 
 function competitor(spec: string, deps: EngineDeps, given: string): ContextEngine {
   const { script, env: own } = REAL_COMPETITORS[spec];
-  // Without a daemon, lean-ctx runs its Hermes plugin's local fallback: a different engine, named so
-  // (unless the row was named on purpose).
+  // Without a daemon, lean-ctx runs its plugin's local fallback: another engine, named so (unless named).
   const fallback = spec === "lean-ctx" && !Deno.env.get("LEANCTX_URL") &&
     !!Deno.env.get("LEAN_CTX_PLUGIN_DIR");
   const name = fallback && given === spec ? "lean-ctx (local fallback)" : given;

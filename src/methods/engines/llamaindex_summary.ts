@@ -55,8 +55,7 @@ export async function llamaindexSummary(
     originals.set(converted, message);
     return converted;
   });
-  // What the window holds besides the summary's text: the system messages, the summary's prefix and
-  // the last message when it is a user message (LlamaIndex keeps it after the summary).
+  // The window besides the summary: system messages, the prefix, a last user message (kept after it).
   const last = messages.at(-1);
   const rest = [
     ...messages.filter((message) => message.role === "system"),

@@ -1,13 +1,15 @@
 /**
- * Shell-like splitting of a command line into words, without a shell: whitespace separates words,
- * single quotes keep everything literally, double quotes keep whitespace and honour `\"` and `\\`, and a
- * backslash outside quotes escapes the next character. No expansion of any kind.
+ * What a user hands an outside process: its command line, split shell-like without a shell or any expansion,
+ * and the variables passed by name (`--engine-env NAME`, `--agent-env NAME`; never printed).
  *
  * @module
  */
 import { UsageError } from "../../errors.ts";
 
-/** Splits `line` into words; an unterminated quote or trailing backslash is a {@link UsageError}. */
+/**
+ * Splits `line` into words (single quotes literal, double quotes honour `\"` and `\\`, a backslash escapes the
+ * next character); an unterminated quote or trailing backslash is a {@link UsageError}.
+ */
 export function splitCommandLine(line: string): string[] {
   const words: string[] = [];
   let word = "";
@@ -50,4 +52,19 @@ export function splitCommandLine(line: string): string[] {
   }
   if (inWord) words.push(word);
   return words;
+}
+
+/** Names a variable option may pass: shell-style identifiers. */
+const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]{0,127}$/;
+
+/** The values of `names` in this process's environment; `option` (e.g. `--agent-env`) names errors. */
+export function readPassedEnv(names: readonly string[], option: string): Record<string, string> {
+  const env: Record<string, string> = {};
+  for (const name of names) {
+    if (!ENV_NAME.test(name)) throw new UsageError(`${option} ${name}: not a variable name`);
+    const value = Deno.env.get(name);
+    if (value === undefined) throw new UsageError(`${option} ${name}: the variable is not set`);
+    env[name] = value;
+  }
+  return env;
 }

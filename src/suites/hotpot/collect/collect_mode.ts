@@ -12,7 +12,7 @@ import {
   parseAgentSpec,
   sessionSourceName,
 } from "./collect_question.ts";
-import { readPassedEnv } from "../../../methods/engines/passed_env.ts";
+import { readPassedEnv } from "../../../methods/engines/split_command.ts";
 import type { Corpus, CorpusQuestion } from "../corpus.ts";
 import { CLI } from "../../../core/program_name.ts";
 import {
