@@ -91,12 +91,13 @@ function programLlm(
   log: CallLog,
   window: { contextWindow: number; maxTokens: number },
 ): LLM {
+  const { contextWindow, maxTokens } = window;
   const metadata: LLMMetadata = {
     model: chat.model,
     temperature: 0,
     topP: 1,
-    maxTokens: window.maxTokens,
-    contextWindow: window.contextWindow,
+    maxTokens,
+    contextWindow,
     tokenizer: undefined,
     structuredOutput: false,
   };
@@ -109,13 +110,9 @@ function programLlm(
     const reply = await log.complete(chat, messages, window.maxTokens);
     return { message: { role: "assistant", content: reply.content }, raw: null };
   };
-  const llm = {
-    metadata,
-    chat: chatOnce,
-    complete: async (params: { prompt: unknown; stream?: boolean }) => {
-      const reply = await chatOnce({ messages: [{ role: "user", content: String(params.prompt) }] });
-      return { text: llamaText(reply.message), raw: null };
-    },
+  const complete = async (params: { prompt: unknown; stream?: boolean }) => {
+    const reply = await chatOnce({ messages: [{ role: "user", content: String(params.prompt) }] });
+    return { text: llamaText(reply.message), raw: null };
   };
-  return llm as unknown as LLM;
+  return { metadata, chat: chatOnce, complete } as unknown as LLM;
 }

@@ -125,9 +125,8 @@ export function createWorkerEngine(command: string, options: WorkerEngineOptions
     try {
       hello = text === null ? null : parseHello(redact(text, secrets));
     } catch (error) {
-      const session = live;
       live = null;
-      await session.close(0);
+      await started.session.close(0);
       throw error;
     }
     if (hello === null) {

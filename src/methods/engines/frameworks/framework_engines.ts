@@ -64,18 +64,13 @@ export function createFrameworkEngine(
 ): ContextEngine {
   const entry = FRAMEWORK_ENGINES[spec];
   let compress: ReturnType<FrameworkEngine["load"]> | undefined;
+  const loaded = () => compress ??= entry.load(chat);
   return {
     kind: "library",
     name,
     library: entry.library,
     ...(entry.note !== undefined ? { note: entry.note } : {}),
-    async prepare() {
-      compress ??= entry.load(chat);
-      await compress;
-    },
-    async compress(messages, opts) {
-      compress ??= entry.load(chat);
-      return (await compress)(messages, opts);
-    },
+    prepare: async () => void await loaded(),
+    compress: async (messages, opts) => (await loaded())(messages, opts),
   };
 }
