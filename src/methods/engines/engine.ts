@@ -102,21 +102,17 @@ export interface EngineDeps {
 
 /** The engine chose not to run (e.g. Hermes is not installed): its row reads `skipped: <reason>`. */
 export class EngineSkipped extends Error {
-  /** `message` is the reason shown in the results. */
-  constructor(message: string) {
-    super(message);
-    this.name = "EngineSkipped";
-  }
+  override name = "EngineSkipped";
 }
 
 /** An engine failure the run records and goes on from (bad output, time limit, crash, failed model call). */
 export class EngineError extends Error {
   /** The provider exchanges the failed call made (recorded with the engine's result). */
   readonly records: CallRecord[];
+  override name = "EngineError";
   /** `message` is the reason shown in the results. */
   constructor(message: string, options?: ErrorOptions & { records?: CallRecord[] }) {
     super(message, options);
-    this.name = "EngineError";
     this.records = options?.records ?? [];
   }
 }
