@@ -28,13 +28,8 @@ import {
 
 /** An engine that POSTs to `url` once per compress call, aborted after `timeoutMs`. */
 export function createHttpEngine(url: string, timeoutMs: number): ContextEngine {
-  let parsed: URL;
-  try {
-    parsed = new URL(url);
-  } catch (error) {
-    if (error instanceof TypeError) throw new UsageError(`engine 'http:${url}': not a URL`);
-    throw error;
-  }
+  if (!URL.canParse(url)) throw new UsageError(`engine 'http:${url}': not a URL`);
+  const parsed = new URL(url);
   if (parsed.protocol !== "http:" && parsed.protocol !== "https:") {
     throw new UsageError(`engine 'http:${url}': the URL must be http:// or https://`);
   }
