@@ -118,12 +118,8 @@ export function parseRecallReply(text: string, source: string): RecallReply {
   const parsed = OutsideToolReplySchema.safeParse(json);
   if (!parsed.success) return { ok: false, error: `${source}: tool reply is neither {content} nor {error}` };
   if ("error" in parsed.data) return { ok: false, error: `${source}: ${parsed.data.error}` };
-  const content = parsed.data.content;
+  const { content } = parsed.data;
   if (content.length <= MAX_RECALL_CONTENT_CHARS) return { ok: true, content };
-  return {
-    ok: true,
-    content: `${
-      content.slice(0, MAX_RECALL_CONTENT_CHARS)
-    }\n[tool reply cut at ${MAX_RECALL_CONTENT_CHARS} characters]`,
-  };
+  const cut = `\n[tool reply cut at ${MAX_RECALL_CONTENT_CHARS} characters]`;
+  return { ok: true, content: `${content.slice(0, MAX_RECALL_CONTENT_CHARS)}${cut}` };
 }

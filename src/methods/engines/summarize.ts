@@ -21,12 +21,8 @@ export const STRUCTURED_SUMMARY_TEMPLATE = [
 export function renderTranscript(messages: ChatMessage[]): string {
   const blocks: string[] = [];
   for (const message of messages) {
-    const lines: string[] = [];
-    if (message.role === "tool") {
-      lines.push(`[tool result ${message.tool_call_id ?? ""}]`.replace(" ]", "]"));
-    } else {
-      lines.push(`[${message.role}]`);
-    }
+    const tool = `[tool result ${message.tool_call_id ?? ""}]`.replace(" ]", "]");
+    const lines = [message.role === "tool" ? tool : `[${message.role}]`];
     if (message.content) lines.push(message.content);
     for (const call of message.tool_calls ?? []) {
       lines.push(`(tool call ${call.id}: ${call.function.name} ${call.function.arguments})`);
