@@ -59,15 +59,9 @@ export interface EnginesSuiteOptions {
   bootstrap?: number;
 }
 
-/** What the suite returns. */
+/** What the suite returns: the terminal's table, and the published files (name → node output blob). */
 export interface EnginesSuiteResult {
-  transcript: { hash: string; description: string; messages: number; tokens: number };
-  /** The first budget in tokens. */
-  budget_tokens: number;
-  budgets: { budget: string; budget_tokens: number }[];
-  results: EngineResult[];
   table: string;
-  /** Published file name → the node output blob that is its exact bytes. */
   files: Record<string, string>;
 }
 
@@ -270,13 +264,5 @@ export async function runEnginesSuite(
     "REPORT.md": reportNode.node.outputs["REPORT.md"],
     "report.html": reportNode.node.outputs["report.html"],
   };
-  const { hash, messages } = transcript;
-  return {
-    transcript: { hash, description, messages: messages.length, tokens: inputTokens },
-    budget_tokens: budget,
-    budgets,
-    results,
-    table,
-    files,
-  };
+  return { table, files };
 }

@@ -32,7 +32,6 @@ const ModelsSchema = z.object({
 /** The `engines-aggregate` stage. */
 export const enginesAggregateStage = defineStage({
   name: "engines-aggregate",
-  // 4: answering models; 5: context lengths, own compress times; 6: --sample rows, LoCoMo F1 `pooled`.
   version: 6,
   doc: "Every engine's measured result at every budget (results.json) and one summary line per engine and " +
     "budget (aggregate.json).",

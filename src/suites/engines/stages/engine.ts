@@ -41,8 +41,6 @@ const EngineParams = z.object({
 /** The `engines-engine` stage. */
 export const enginesEngineStage = defineStage({
   name: "engines-engine",
-  // 3: jev+summary splits as hotpot's; 4: +recovery; 5: workers timed inside, context_length; 6: LoCoMo F1;
-  // 7: full, summary, jev and jev+summary are the declared methods (method_engine.ts).
   version: 7,
   doc: "One engine's cold and warm compress calls (timed), validation, measures and QA, and for an engine " +
     "with recall tools the +recovery arm (QA and probes again with the tools offered).",

@@ -20,8 +20,6 @@ import { parseJson } from "../../../core/json_read.ts";
 /** The `engines-report` stage. */
 export const enginesReportStage = defineStage({
   name: "engines-report",
-  // 5: +recovery; 6: answering models; 7-8: +recovery explorer and CIs; 9: title, joined columns; 10: LoCoMo
-  // F1; 11: chart legends wrap; 12: the engine's own compress ms, lean-ctx method notes.
   version: 12,
   doc: "stats.json, REPORT.md and report.html of an engines run, from its results and transcript.",
   params: z.object({

@@ -33,7 +33,6 @@ const Params = z.union([
 /** The `engines-transcript` stage. */
 export const enginesTranscriptStage = defineStage({
   name: "engines-transcript",
-  // 5: every LoCoMo QA item kept as a probe scored by LoCoMo's F1; `sample`.
   version: 5,
   doc: "The transcript every engine compresses: generated with planted needles (early region by default), " +
     "or imported (format recorded; the needles a generated file carries are kept); a probes file replaces its probes.",
