@@ -11,7 +11,7 @@ import { UsageError } from "../../errors.ts";
 import { REPAIR_SANDBOX_COMMAND } from "./sandbox_child.ts";
 import { parseJson } from "../../core/json_read.ts";
 import { z } from "zod";
-import { createGateway, type Gateway, type GatewayObservation } from "./sandbox_gateway.ts";
+import { createGateway, type GatewayObservation } from "./sandbox_gateway.ts";
 import pLimit from "p-limit";
 
 /** Longest string the realm driver reports (keys, error names and messages, charge ids). */
@@ -106,11 +106,6 @@ export const GatewayScenarioSchema = z.object({
 export type GatewayScenario = z.input<typeof GatewayScenarioSchema>;
 
 export type { GatewayObservation } from "./sandbox_gateway.ts";
-
-/** Builds the host's gateway of one scenario (validated here); see the module documentation. */
-export function createHostGateway(input: GatewayScenario): Gateway {
-  return createGateway(GatewayScenarioSchema.parse(input));
-}
 
 export { REPAIR_SANDBOX_COMMAND };
 
@@ -348,12 +343,13 @@ class SandboxChild {
     scenario: GatewayScenario,
     limits: Required<SandboxLimits>,
   ): Promise<SandboxOutcome> {
-    const gateway = createHostGateway(scenario);
+    const parsed = GatewayScenarioSchema.parse(scenario); // the host's gateway replays the child's claims
+    const gateway = createGateway(parsed);
     const started = performance.now();
     const check = {
       t: "check",
       source,
-      scenario: GatewayScenarioSchema.parse(scenario),
+      scenario: parsed,
       cpuTimeoutMs: limits.cpuTimeoutMs,
       maxText: MAX_REPORTED_TEXT,
       maxSleeps: MAX_REPORTED_SLEEPS,

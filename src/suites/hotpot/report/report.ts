@@ -101,9 +101,6 @@ export interface HypothesisInput {
   em_exact: string;
 }
 
-/** The largest gap to Full that is "within 5 points": 5/100. */
-export const WITHIN_GAP = new Rational(5n, 100n);
-
 /** Decides the hypothesis (null when one of the four methods is missing); `gap`: Full − Jev+Summary, exactly. */
 export function hypothesisVerdict(aggregates: readonly HypothesisInput[]) {
   const em = (m: string) => {
@@ -117,7 +114,7 @@ export function hypothesisVerdict(aggregates: readonly HypothesisInput[]) {
   if (!fusion || !jev || !summary || !full) return null;
   const beats = fusion.compare(jev) > 0 && fusion.compare(summary) > 0;
   const gap = full.sub(fusion);
-  const within = gap.compare(WITHIN_GAP) <= 0;
+  const within = gap.compare(new Rational(5n, 100n)) <= 0; // "within 5 points", compared exactly
   return { beats, within, holds: beats && within, gap, em: { fusion, jev, summary, full } };
 }
 
