@@ -13,12 +13,11 @@ export type ModelRole = typeof MODEL_ROLES[number];
 /** Answering model name → calls it answered. */
 export type ModelCalls = Record<string, number>;
 
+/** One role's models: the name asked for and the models that answered (name → calls). */
 const RoleModelsSchema = z.object({
   requested: z.string(),
   answered: z.record(z.string(), z.number().int().nonnegative()),
 });
-/** One role's models: the name asked for and the models that answered (name → calls). */
-export type RoleModels = z.infer<typeof RoleModelsSchema>;
 
 /** Per role (only the roles that made calls or were asked): requested and answering models. */
 export const AnsweringModelsSchema = z.object({

@@ -69,16 +69,12 @@ export const OPTIONS_ALLOWED_WITH_RESUME = ["resume", "quiet", "env-file"] as co
 
 /** Refuses any option but {@link OPTIONS_ALLOWED_WITH_RESUME} with `--resume` (it would be dropped). */
 export function refuseOptionsWithResume(command: string, options: object): void {
-  const others = givenOptions(options).filter((name) =>
-    !(OPTIONS_ALLOWED_WITH_RESUME as readonly string[]).includes(name)
-  );
-  refuseGiven(
-    command,
-    options,
-    others,
-    `not allowed with --resume (a resumed run keeps the options it was started with; only --quiet and ` +
-      `--env-file may be given)`,
-  );
+  const allowed: readonly string[] = OPTIONS_ALLOWED_WITH_RESUME;
+  const others = givenOptions(options).filter((name) => !allowed.includes(name));
+  const why =
+    "not allowed with --resume (a resumed run keeps the options it was started with; only --quiet and " +
+    "--env-file may be given)";
+  refuseGiven(command, options, others, why);
 }
 
 /** Refuses the model options a mode ignores: `--reference` live ones, `--live` reference ones, `--check-only` all. */
@@ -90,20 +86,9 @@ export function refuseModelOptionsIgnoredBy(
   if (mode === "reference") refuseGiven("--reference", options, live, "only used with --live");
   if (mode === "live") refuseGiven("--live", options, ["reference-delay-ms"], "only used with --reference");
   if (mode === "check-only") {
-    refuseGiven(
-      "--check-only",
-      options,
-      [
-        "reference",
-        ...live,
-        "concurrency",
-        "timeout-ms",
-        "max-retries",
-        "max-response-bytes",
-        "decision-batch",
-        "reference-delay-ms",
-      ],
-      "not allowed: a check-only run sends nothing, so it uses no model or provider option (leave it out)",
-    );
+    const provider = ["concurrency", "timeout-ms", "max-retries", "max-response-bytes", "decision-batch"];
+    const why =
+      "not allowed: a check-only run sends nothing, so it uses no model or provider option (leave it out)";
+    refuseGiven("--check-only", options, ["reference", ...live, ...provider, "reference-delay-ms"], why);
   }
 }

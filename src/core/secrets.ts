@@ -19,10 +19,8 @@ export function longSecrets(secrets: readonly NamedSecret[]): NamedSecret[] {
 
 /** The names of the secrets too short to redact (empty values are not secrets at all). */
 export function shortSecretNames(secrets: readonly NamedSecret[]): string[] {
-  const names = secrets.filter((s) => s.value.length > 0 && s.value.length < MIN_SECRET_CHARS).map((s) =>
-    s.name
-  );
-  return [...new Set(names)];
+  const short = secrets.filter((s) => s.value.length > 0 && s.value.length < MIN_SECRET_CHARS);
+  return [...new Set(short.map((s) => s.name))];
 }
 
 /** The long secrets that occur in `text` (each name once, in the order given). */
@@ -53,24 +51,21 @@ export function refuseSecretsInOptions(
 ): void {
   const active = longSecrets(secrets);
   if (active.length === 0) return;
-  for (const [name, value] of Object.entries(options)) {
-    if (value === undefined) continue;
-    const found = secretsIn(typeof value === "string" ? value : JSON.stringify(value) ?? "", active);
+  const refuse = (option: string, found: NamedSecret[]) => {
     if (found.length > 0) {
-      throw fail(
-        `--${name}: its value holds the value of ${found[0].name} (not shown); ${PASS_SECRETS_HINT}`,
-      );
-    }
-  }
-  for (let index = 0; index < argv.length; index++) {
-    const found = secretsIn(argv[index], active);
-    if (found.length > 0) {
-      const option = /^--[A-Za-z0-9-]+/.exec(argv[index])?.[0] ??
-        (index > 0 && argv[index - 1].startsWith("--") ? argv[index - 1] : `argument ${index + 1}`);
       throw fail(
         `${option}: its value holds the value of ${found[0].name} (not shown); ${PASS_SECRETS_HINT}`,
       );
     }
+  };
+  for (const [name, value] of Object.entries(options)) {
+    if (value === undefined) continue;
+    refuse(`--${name}`, secretsIn(typeof value === "string" ? value : JSON.stringify(value) ?? "", active));
+  }
+  for (let index = 0; index < argv.length; index++) {
+    const option = /^--[A-Za-z0-9-]+/.exec(argv[index])?.[0] ??
+      (index > 0 && argv[index - 1].startsWith("--") ? argv[index - 1] : `argument ${index + 1}`);
+    refuse(option, secretsIn(argv[index], active));
   }
 }
 
@@ -79,8 +74,6 @@ const SECRET_NAME = /KEY|TOKEN|SECRET|PASSWORD|PASSWD|PASS\b|AUTH|CREDENTIAL/i;
 
 /** The secrets among variables passed to outside processes: those whose name says so, named `OPTION NAME`. */
 export function passedSecrets(option: string, env: Readonly<Record<string, string>>): NamedSecret[] {
-  return Object.entries(env).filter(([name]) => SECRET_NAME.test(name)).map(([name, value]) => ({
-    name: `${option} ${name}`,
-    value,
-  }));
+  const named = Object.entries(env).filter(([name]) => SECRET_NAME.test(name));
+  return named.map(([name, value]) => ({ name: `${option} ${name}`, value }));
 }
