@@ -48,13 +48,9 @@ export interface JsonLimits {
 }
 
 const SPACE = 0x20;
-const QUOTE = 0x22;
-const BACKSLASH = 0x5c;
-const COMMA = 0x2c;
-const OPEN_BRACE = 0x7b;
-const CLOSE_BRACE = 0x7d;
-const OPEN_BRACKET = 0x5b;
-const CLOSE_BRACKET = 0x5d;
+/** Bytes of JSON's structure, shared with json_spans.ts. */
+export const QUOTE = 0x22, BACKSLASH = 0x5c, COMMA = 0x2c;
+export const OPEN_BRACE = 0x7b, CLOSE_BRACE = 0x7d, OPEN_BRACKET = 0x5b, CLOSE_BRACKET = 0x5d;
 /** Up to this many keys an object's keys are compared in a list; past it, in a set. */
 const LIST_KEYS = 16;
 /** A `\u` escape of a surrogate: only texts holding one can decode to a lone surrogate. */

@@ -3,15 +3,16 @@
  * is parsed element by element; a text the scan cannot follow yields null.
  * @module
  */
-import { parseJson } from "./json_read.ts";
-
-const QUOTE = 0x22;
-const BACKSLASH = 0x5c;
-const COMMA = 0x2c;
-const OPEN_BRACE = 0x7b;
-const CLOSE_BRACE = 0x7d;
-const OPEN_BRACKET = 0x5b;
-const CLOSE_BRACKET = 0x5d;
+import {
+  BACKSLASH,
+  CLOSE_BRACE,
+  CLOSE_BRACKET,
+  COMMA,
+  OPEN_BRACE,
+  OPEN_BRACKET,
+  parseJson,
+  QUOTE,
+} from "./json_read.ts";
 
 /** A byte range `[start, end)` of a JSON text. */
 export type Span = [number, number];
