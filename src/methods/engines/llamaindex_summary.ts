@@ -47,7 +47,6 @@ export async function llamaindexSummary(
   messages: ChatMessage[],
   opts: CompressOptions,
 ): Promise<CompressResult> {
-  if (opts.currentTokens <= opts.budgetTokens) return { messages: [...messages] };
   const { counter, budgetTokens } = opts;
   const originals = new Map<LlamaMessage, ChatMessage>();
   const llamaMessages = messages.map((message) => {

@@ -34,14 +34,14 @@ export const FRAMEWORK_ENGINES: Readonly<Record<string, FrameworkEngine>> = {
   "langchain-trim": {
     library: libraryLabel([LANGCHAIN_CORE]),
     needsChat: false,
-    load: async () => (await import("../langchain_trim.ts")).langchainTrim,
+    load: async () => (await import("./langchain.ts")).langchainTrim,
   },
   "langchain-summary": {
     library: libraryLabel([LANGCHAIN, LANGCHAIN_CORE]),
     note: "keep.tokens is half the budget; LangChain keeps tool pairs whole past it",
     needsChat: true,
     load: async (chat) => {
-      const { langchainSummary } = await import("../langchain_summary.ts");
+      const { langchainSummary } = await import("./langchain.ts");
       return (messages, opts) => langchainSummary(chat!, messages, opts);
     },
   },
@@ -71,6 +71,10 @@ export function createFrameworkEngine(
     library: entry.library,
     ...(entry.note !== undefined ? { note: entry.note } : {}),
     prepare: async () => void await loaded(),
-    compress: async (messages, opts) => (await loaded())(messages, opts),
+    // An input that fits is the window: no library call.
+    compress: async (messages, opts) =>
+      opts.currentTokens <= opts.budgetTokens
+        ? { messages: [...messages] }
+        : (await loaded())(messages, opts),
   };
 }
