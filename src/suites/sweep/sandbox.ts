@@ -8,10 +8,9 @@
 import { fileURLToPath } from "node:url";
 import { isDeepStrictEqual } from "node:util";
 import { UsageError } from "../../errors.ts";
-import { REPAIR_SANDBOX_COMMAND } from "./sandbox_child.ts";
 import { parseJson } from "../../core/json_read.ts";
 import { z } from "zod";
-import { createGateway, type GatewayObservation } from "./sandbox_gateway.ts";
+import { createGateway, type GatewayObservation, REPAIR_SANDBOX_COMMAND } from "./sandbox_gateway.ts";
 import pLimit from "p-limit";
 
 /** Longest string the realm driver reports (keys, error names and messages, charge ids). */
@@ -105,9 +104,7 @@ export const GatewayScenarioSchema = z.object({
 /** A scripted scenario: the repair is called once per charge, in order. */
 export type GatewayScenario = z.input<typeof GatewayScenarioSchema>;
 
-export type { GatewayObservation } from "./sandbox_gateway.ts";
-
-export { REPAIR_SANDBOX_COMMAND };
+export { type GatewayObservation, REPAIR_SANDBOX_COMMAND } from "./sandbox_gateway.ts";
 
 /** RLIMIT_DATA of the child (bytes): 1 GiB. Deno needs more than 512 MB to start. */
 export const CHILD_DATA_LIMIT_BYTES = 1024 ** 3;

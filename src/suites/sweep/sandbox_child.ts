@@ -7,27 +7,8 @@
  * replays on its own gateway. A case's checks module runs in a realm of its own: only strings cross.
  * @module
  */
-import { createGateway } from "./sandbox_gateway.ts";
-import { REPAIR_SANDBOX_COMMAND } from "./sandbox_command.ts";
+import { createGateway, type Gateway, type RunEnd } from "./sandbox_gateway.ts";
 import vm from "node:vm";
-
-interface ReplicaGateway {
-  readonly orders: readonly Record<string, unknown>[];
-  begin(index: number): string | null;
-  charge(call: { idempotencyKey: unknown; timeoutMs: unknown }): {
-    ok: boolean;
-    value?: unknown;
-    error?: {
-      message: string;
-      code: string;
-      status: number | null;
-      declineCode?: string;
-      token: number;
-    };
-  };
-  sleep(ms: unknown): void;
-  end(end: unknown): string | null;
-}
 
 /** The driver left in the realm (frozen): calls `repair(client, request)` once per order, in order. */
 interface RealmDriver {
@@ -40,7 +21,7 @@ interface RealmDriver {
  */
 export function createRealmDriver(
   bridge: (message: string) => void,
-  gateway: ReplicaGateway,
+  gateway: Gateway,
   maxText: number,
   maxSleeps: number,
 ): RealmDriver {
@@ -109,7 +90,7 @@ export function createRealmDriver(
     return null;
   }
 
-  function finish(end: Record<string, unknown>): void {
+  function finish(end: RunEnd): void {
     gateway.end(end);
     send({ t: "end", ...end });
   }
@@ -125,7 +106,7 @@ export function createRealmDriver(
         });
         continue;
       }
-      let end: Record<string, unknown>;
+      let end: RunEnd;
       try {
         const value = await repair(client, { ...orders[index] });
         const id = typeof value === "object" && value !== null ? (value as { id?: unknown }).id : undefined;
@@ -356,34 +337,13 @@ export function runCaseCheck(message: CaseCheckMessage, write: (line: string) =>
   } catch (error) {
     return `the checks module did not load: ${describe(error, message.maxText)}`;
   }
-  const repairRealm = realm("repair");
   const bridge = (text: unknown): string => (typeof text === "string" ? String(handle(text)) : "null");
-  (repairRealm as Record<string, unknown>).__bridge = bridge;
   const driver = `(${createCaseDriver.toString()})(__bridge, ${JSON.stringify(methods)}, ` +
     `JSON.parse(${JSON.stringify(JSON.stringify(inputs))}), ${message.maxText})`;
-  vm.runInContext(
-    `${SILENT_CONSOLE}\nObject.defineProperty(globalThis, "__driver", { value: ${driver} });\n` +
-      `delete globalThis.__bridge;`,
-    repairRealm,
-    { filename: "case_driver.js", timeout },
-  );
-  let failure: string | null = null;
-  try {
-    vm.runInContext(message.repair, repairRealm, { filename: "repair.js", timeout });
-  } catch (error) {
-    failure = `the repair did not load: ${describe(error, message.maxText)}`;
-  }
-  if (failure === null) {
-    try {
-      vm.runInContext(
-        `void __driver.runAll(typeof ${message.functionName} === "function" ? ${message.functionName} : undefined);`,
-        repairRealm,
-        { filename: "inputs.js", timeout },
-      );
-    } catch (error) {
-      failure = `the repair did not finish: ${describe(error, message.maxText)}`;
-    }
-  }
+  const failure = runRepair(bridge, driver, message.repair, message.functionName, message.maxText, timeout, [
+    "case_driver.js",
+    "inputs.js",
+  ]);
   if (failure !== null) return failure;
   try {
     const verdict = JSON.parse(String(vm.runInContext(
@@ -407,8 +367,6 @@ export function runCaseCheck(message: CaseCheckMessage, write: (line: string) =>
     return `the check's judge failed: ${describe(error, message.maxText)}`;
   }
 }
-
-export { REPAIR_SANDBOX_COMMAND };
 
 /** One check as the host sends it (the host is trusted; its lines are not schema-checked here). */
 interface CheckMessage {
@@ -453,40 +411,56 @@ function writeLine(line: string): void {
   while (written < bytes.length) written += Deno.stdout.writeSync(bytes.subarray(written));
 }
 
-function runCheck(check: CheckMessage): string | null {
+/**
+ * Loads `source` into a fresh repair realm beside `driver` (an expression over `__bridge`) and runs the
+ * driver on its `functionName`: the error for `done`, or null. `files` name the driver and run scripts.
+ */
+function runRepair(
+  bridge: unknown,
+  driver: string,
+  source: string,
+  functionName: string,
+  maxText: number,
+  timeout: number,
+  files: [string, string],
+): string | null {
   const context = realm("repair");
+  (context as Record<string, unknown>).__bridge = bridge;
+  vm.runInContext(
+    `${SILENT_CONSOLE}\nObject.defineProperty(globalThis, "__driver", { value: ${driver} });\n` +
+      `delete globalThis.__bridge;`,
+    context,
+    { filename: files[0], timeout },
+  );
+  try {
+    vm.runInContext(source, context, { filename: "repair.js", timeout });
+  } catch (error) {
+    return `the repair did not load: ${describe(error, maxText)}`;
+  }
+  try {
+    vm.runInContext(
+      `void __driver.runAll(typeof ${functionName} === "function" ? ${functionName} : undefined);`,
+      context,
+      { filename: files[1], timeout },
+    );
+  } catch (error) {
+    return `the repair did not finish: ${describe(error, maxText)}`;
+  }
+  return null;
+}
 
-  const timeout = check.cpuTimeoutMs;
+function runCheck(check: CheckMessage): string | null {
   const bridge = (message: unknown): void => {
     if (typeof message === "string") writeLine(message);
   };
-  (context as Record<string, unknown>).__bridge = bridge;
   const scenario = JSON.stringify(JSON.stringify(check.scenario));
   const gateway = `(${createGateway.toString()})(JSON.parse(${scenario}))`;
   const driver =
     `(${createRealmDriver.toString()})(__bridge, ${gateway}, ${check.maxText}, ${check.maxSleeps})`;
-  vm.runInContext(
-    `${SILENT_CONSOLE}\n` +
-      `Object.defineProperty(globalThis, "__driver", { value: ${driver} });\n` +
-      `delete globalThis.__bridge;`,
-    context,
-    { filename: "sandbox_driver.js", timeout },
-  );
-  try {
-    vm.runInContext(check.source, context, { filename: "repair.js", timeout });
-  } catch (error) {
-    return `the repair did not load: ${describe(error, check.maxText)}`;
-  }
-  try {
-    vm.runInContext(
-      `void __driver.runAll(typeof chargeWithRetry === "function" ? chargeWithRetry : undefined);`,
-      context,
-      { filename: "scenario.js", timeout },
-    );
-  } catch (error) {
-    return `the repair did not finish: ${describe(error, check.maxText)}`;
-  }
-  return null;
+  return runRepair(bridge, driver, check.source, "chargeWithRetry", check.maxText, check.cpuTimeoutMs, [
+    "sandbox_driver.js",
+    "scenario.js",
+  ]);
 }
 
 /** Drops every permission this process holds (the single binary is built with broad ones). */

@@ -5,6 +5,9 @@
  * @module
  */
 
+/** The single binary's hidden command word for the sandbox child (here: main.ts need not load the child). */
+export const REPAIR_SANDBOX_COMMAND = "__repair-sandbox-child";
+
 /** A recorded argument, reduced to JSON (non-JSON values become `"<type>"`). */
 export type JsonScalar = string | number | boolean | null;
 
