@@ -201,14 +201,22 @@ export function decodeUtf8(bytes: Uint8Array, path: string, option?: string): st
   }
 }
 
-/** Parses JSON text read from `path`; invalid JSON is a {@link UsageError} naming the file. */
-export function parseInputJson(text: string, path: string, option?: string): unknown {
+/**
+ * Parses JSON text read from `path`; invalid JSON is a {@link UsageError} naming the file, worded by `notJson`
+ * (default `not valid JSON (…)`); a lone surrogate is refused by name unless `keepLoneSurrogates` is false.
+ */
+export function parseInputJson(
+  text: string,
+  path: string,
+  option?: string,
+  { notJson = (detail: string) => `not valid JSON (${detail})`, keepLoneSurrogates = true } = {},
+): unknown {
   let value: unknown;
   try {
-    value = parseJson(text, { keepLoneSurrogates: true }); // named below, as every loader names it
+    value = parseJson(text, { keepLoneSurrogates }); // a kept one is named below, as every loader names it
   } catch (error) {
     if (error instanceof SyntaxError) {
-      throw new UsageError(`${subjectOf(path, option)}: not valid JSON (${error.message})`);
+      throw new UsageError(`${subjectOf(path, option)}: ${notJson(error.message)}`);
     }
     throw error;
   }

@@ -4,10 +4,8 @@
  */
 import { z } from "zod";
 import { UsageError } from "../errors.ts";
-import { readInputText } from "../fs_input.ts";
-import { loneSurrogatePath } from "../core/lone_surrogates.ts";
+import { parseInputJson, readInputText } from "../fs_input.ts";
 import { type HotpotRecord, HotpotRecordSchema, parseRecordField } from "./hotpot_record.ts";
-import { parseJson } from "../core/json_read.ts";
 
 /** One record as the official JSON file spells it. */
 export const OfficialHotpotRecordSchema = z.object({
@@ -41,17 +39,11 @@ export function hotpotRecordsFromOfficialJson(data: unknown, file: string): Hotp
 
 /** Reads an official-layout JSON file into validated records; `option` (e.g. `--gold`) is named in errors. */
 export async function loadHotpotJson(path: string, option?: string): Promise<HotpotRecord[]> {
-  const text = await readInputText(path, option);
-  let data: unknown;
-  try {
-    data = parseJson(text, { keepLoneSurrogates: true }); // named below, as every loader names it
-  } catch (error) {
-    if (error instanceof SyntaxError) throw new UsageError(`${path}: not valid JSON: ${error.message}`);
-    throw error;
-  }
-  const lone = loneSurrogatePath(text, data);
-  if (lone !== null) throw new UsageError(`${path}: ${lone}: a string with a lone surrogate`);
-  return hotpotRecordsFromOfficialJson(data, path);
+  const notJson = (detail: string) => `not valid JSON: ${detail}`;
+  return hotpotRecordsFromOfficialJson(
+    parseInputJson(await readInputText(path, option), path, undefined, { notJson }),
+    path,
+  );
 }
 
 /** Converts records to the official JSON layout. */

@@ -6,7 +6,7 @@
 import { join } from "node:path";
 import { z } from "zod";
 import { UsageError } from "../../errors.ts";
-import { MAX_RUN_FILE_BYTES, readInputText, statInputDirectory } from "../../fs_input.ts";
+import { MAX_RUN_FILE_BYTES, parseInputJson, readInputText, statInputDirectory } from "../../fs_input.ts";
 import { writeFileAtomic } from "../../store/run_dir.ts";
 import { readManifest } from "../../store/run_dir.ts";
 import { CorpusSchema } from "../../suites/hotpot/corpus.ts";
@@ -14,7 +14,6 @@ import { parseOptions, printHelp } from "../args.ts";
 import { toOfficialHotpotJson } from "../../data/hotpot_json.ts";
 import { intOption } from "../numbers.ts";
 import { CLI } from "../../core/program_name.ts";
-import { parseJson } from "../../core/json_read.ts";
 
 const HELP = `${CLI} hotpot predictions RUN --method M --output FILE [options]
 
@@ -95,12 +94,7 @@ export function predictionsOf(
 async function readRunJson(run: string, name: string): Promise<unknown> {
   const path = join(run, name);
   const text = await readInputText(path, "hotpot predictions", MAX_RUN_FILE_BYTES);
-  try {
-    return parseJson(text);
-  } catch (error) {
-    if (error instanceof SyntaxError) throw new UsageError(`${path}: not valid JSON (${error.message})`);
-    throw error;
-  }
+  return parseInputJson(text, path, undefined, { keepLoneSurrogates: false });
 }
 
 async function writeNew(path: string, option: string, value: unknown): Promise<void> {

@@ -4,8 +4,7 @@
  */
 import { z } from "zod";
 import { UsageError } from "../../errors.ts";
-import { parseJsonText } from "./read_json.ts";
-import { issueError, type Probe } from "./types.ts";
+import { issueError, parseJsonText, type Probe } from "./types.ts";
 import { INPUT_MAX_BYTES } from "../../core/input_limits.ts";
 import { readInputText } from "../../fs_input.ts";
 

@@ -6,13 +6,13 @@ import { UsageError } from "../../errors.ts";
 import { importHermesSession } from "./hermes_session.ts";
 import { importLocomo } from "./locomo.ts";
 import { importOpenAIMessages } from "./openai.ts";
-import { parseJsonText } from "./read_json.ts";
 import { readInputText } from "../../fs_input.ts";
 import { importShareGpt } from "./sharegpt.ts";
 import {
   type ImportedTranscript,
   MAX_MESSAGE_CHARS,
   MAX_TRANSCRIPT_MESSAGES,
+  parseJsonText,
   TRANSCRIPT_FORMATS,
   type TranscriptFormat,
 } from "./types.ts";

@@ -7,8 +7,7 @@ import { createHash } from "node:crypto";
 import { z } from "zod";
 import { UsageError } from "../../errors.ts";
 import type { ChatMessage, ToolCall } from "../../models/messages.ts";
-import { parseJsonText } from "./read_json.ts";
-import { type ImportedTranscript, issueError, pythonJsonText } from "./types.ts";
+import { type ImportedTranscript, issueError, parseJsonText, pythonJsonText } from "./types.ts";
 import { parseJson } from "../../core/json_read.ts";
 
 /** One trajectory record (extra fields such as `tools`, `model`, `completed` are kept as meta). */
@@ -133,7 +132,7 @@ export function importShareGpt(
     );
   }
   const { content, line } = lines[sample];
-  const parsed = ShareGptRecordSchema.safeParse(parseJsonText(content, path, line));
+  const parsed = ShareGptRecordSchema.safeParse(parseJsonText(content, `${path}: line ${line}`));
   if (!parsed.success) throw issueError(path, `line ${line}: `, parsed.error);
   const { conversations: _conversations, ...rest } = parsed.data;
   const meta: Record<string, unknown> = { sample, line, trajectories: lines.length };

@@ -6,6 +6,7 @@ import { z } from "zod";
 import { UsageError } from "../../errors.ts";
 import type { ChatMessage } from "../../models/messages.ts";
 import type { Needle } from "./needle.ts";
+import { parseInputJson } from "../../fs_input.ts";
 
 /** The transcript formats the importers read. */
 export const TRANSCRIPT_FORMATS = ["openai", "hermes-session", "sharegpt", "locomo"] as const;
@@ -115,4 +116,9 @@ export function issueError(path: string, where: string, error: z.ZodError): Usag
   if (field.startsWith(".")) field = field.slice(1);
   field = field.replace(/: \./, ": ");
   return new UsageError(`${path}: ${field || "(root)"}: ${issue.message}`);
+}
+
+/** Parses a transcript file's JSON text; invalid JSON is a {@link UsageError} naming `where` (file, and line). */
+export function parseJsonText(text: string, where: string): unknown {
+  return parseInputJson(text, where, undefined, { notJson: (detail) => `invalid JSON: ${detail}` });
 }
