@@ -5,8 +5,7 @@
 import assert from "node:assert/strict";
 import { createEngine } from "../src/methods/engines/create.ts";
 import type { ChatMessage } from "../src/models/messages.ts";
-import { validateEngineOutput } from "../src/suites/engines/validate.ts";
-import { runEngines } from "../src/suites/engines/run.ts";
+import { runEngines, validateEngineOutput } from "../src/suites/engines/run.ts";
 import { sharedCounter, startReferenceModels } from "./engines_fixtures/models.ts";
 
 function toolLoop(steps: number): ChatMessage[] {

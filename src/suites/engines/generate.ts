@@ -1,7 +1,8 @@
 /**
  * The deterministic transcript generator: SHA-256-derived prose shaped like an agent session (user turns, tool
  * calls and results, replies) with `needles` facts planted at chosen depths, roles and positions. The
- * vocabulary leaves out "is", "deploy", "token" and "shard", so only needle sentences hold them.
+ * vocabulary leaves out "is", "deploy", "token" and "shard", so only needle sentences hold them. A transcript's
+ * identity is the SHA-256 of its messages' canonical JSON ({@link transcriptHash}).
  * @module
  */
 import { createHash } from "node:crypto";
@@ -9,7 +10,7 @@ import { z } from "zod";
 import { UsageError } from "../../errors.ts";
 import type { ChatMessage, ToolCall } from "../../models/messages.ts";
 import type { Needle, NeedlePosition } from "../../data/transcripts/needle.ts";
-import { transcriptHash } from "./transcript_hash.ts";
+import canonicalize from "canonicalize";
 
 // Default needles are spread over the early region: the turns a compactor must summarize, not the kept tail.
 const EARLY_REGION_START = 0.05;
@@ -59,6 +60,13 @@ const VOCABULARY = (
   "first last early late upper lower inner outer local remote public private stable flaky green red " +
   "blue yellow north south east west alpha beta gamma delta kappa sigma omega zero one two three four"
 ).split(" ");
+
+/** SHA-256 (hex) of the canonical JSON of `messages`. */
+export function transcriptHash(messages: ChatMessage[]): string {
+  const json = canonicalize(messages);
+  if (json === undefined) throw new TypeError("messages cannot be canonicalized");
+  return createHash("sha256").update(json).digest("hex");
+}
 
 const TOOL_NAMES = ["read_file", "search_files", "run_command", "list_directory"];
 

@@ -5,24 +5,25 @@
  * @module
  */
 import { createEngine, type EngineSelection } from "../../methods/engines/create.ts";
-import type { ContextEngine } from "../../methods/engines/engine.ts";
 import {
   type CompressUsage,
+  type ContextEngine,
   EngineError,
   type EngineKind,
   EngineSkipped,
   type EngineTiming,
   type RecallSession,
 } from "../../methods/engines/engine.ts";
-import type { ChatMessage } from "../../models/messages.ts";
+import { z } from "zod";
+import { type ChatMessage, ChatMessageSchema } from "../../models/messages.ts";
+import { toolPairingProblem } from "../../methods/engines/tool_groups.ts";
 import type { CallRecord, ChatModel, DecisionModel } from "../../models/types.ts";
 import type { LoopbackProxy } from "../../models/loopback_proxy.ts";
 import type { TokenCounter } from "../../tokens/types.ts";
 import type { Probe } from "../../data/transcripts/types.ts";
 import { mean, median, needleRecall, percentile, type QaItem, type QaRecall, qaRecall } from "./metrics.ts";
 import type { Needle } from "../../data/transcripts/needle.ts";
-import { transcriptHash } from "./transcript_hash.ts";
-import { validateEngineOutput } from "./validate.ts";
+import { transcriptHash } from "./generate.ts";
 import { DEFAULT_RECOVERY_ROUNDS, recoveryRecall } from "./recovery.ts";
 
 /** Share of the input tokens used as the budget when none is given. */
@@ -431,4 +432,37 @@ async function finishTiming(engine: ContextEngine, result: EngineResult): Promis
   }
   if (result.timing === "one-shot") result.timing_note = ONE_SHOT_NOTE;
   await engine.close?.();
+}
+
+/** The outcome of {@link validateEngineOutput}. */
+export type OutputCheck =
+  | { ok: true; messages: ChatMessage[]; tokens: number }
+  | { ok: false; reason: string; pairingValid: boolean | null };
+
+/** Validates `output` against the input's token count `inputTokens`. */
+export function validateEngineOutput(
+  output: unknown,
+  inputTokens: number,
+  counter: TokenCounter,
+): OutputCheck {
+  const parsed = z.array(ChatMessageSchema).safeParse(output);
+  if (!parsed.success) {
+    const { path, message } = parsed.error.issues[0];
+    return {
+      ok: false,
+      reason: `malformed output: messages.${path.join(".")}: ${message}`,
+      pairingValid: null,
+    };
+  }
+  const messages = parsed.data;
+  if (messages.length === 0) {
+    return { ok: false, reason: "malformed output: no messages", pairingValid: null };
+  }
+  const problem = toolPairingProblem(messages);
+  if (problem !== null) return { ok: false, reason: `broken tool pairing: ${problem}`, pairingValid: false };
+  const tokens = counter.countMessages(messages);
+  if (tokens > inputTokens) {
+    return { ok: false, reason: `window grew from ${inputTokens} to ${tokens} tokens`, pairingValid: true };
+  }
+  return { ok: true, messages, tokens };
 }

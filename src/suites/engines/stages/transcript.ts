@@ -8,9 +8,8 @@ import { defineStage } from "../../../pipeline/stage.ts";
 import { ChatMessageSchema } from "../../../models/messages.ts";
 import { importTranscriptText } from "../../../data/transcripts/import.ts";
 import { TRANSCRIPT_FORMATS } from "../../../data/transcripts/types.ts";
-import { generateTranscript } from "../generate.ts";
+import { generateTranscript, transcriptHash } from "../generate.ts";
 import { parseHermesProbes } from "../../../data/transcripts/hermes_probes.ts";
-import { transcriptHash } from "../transcript_hash.ts";
 
 /** A transcript node's `transcript` output. */
 export const StoredTranscriptSchema = z.object({
