@@ -152,3 +152,52 @@ Deno.test("decision: a lone surrogate or a huge body fails the batch with the re
   }
   assert.ok(pulled.bytes < 4 << 20);
 });
+
+Deno.test("both clients check a body in one order: a key first, then UTF-8 (a byte order mark is not JSON)", async () => {
+  const key = "sk-test-hostile-0123456789";
+  const decision = (fetcher: typeof fetch) =>
+    new SystemOneClient({
+      apiKey: key,
+      baseURL: "http://127.0.0.1:9",
+      fetch: fetcher,
+      baseDelayMs: 1,
+      maxDelayMs: 2,
+    });
+  const ask = async (fetcher: typeof fetch) => {
+    const result = await decision(fetcher).ask("state", [{ type: "noul", instructions: "Unit id: a" }]);
+    return { ...result, record: result.records[0] };
+  };
+  const systemOne =
+    '{"model":"m","answers":[{"type":"noul","noul":0.5}],"usage":{"input_tokens":1,"output_tokens":1}}';
+  for (
+    const [call, body, derive] of [[
+      (f: typeof fetch) => chat(f).complete(ASK),
+      completion('"ok"'),
+      deriveChatCall,
+    ], [ask, systemOne, deriveSystemOneCall]] as const
+  ) {
+    // A body that is not UTF-8 and carries the key fails as response_contains_key; the key is in no record.
+    const keyed = new Uint8Array([...new TextEncoder().encode(`{"x":"${key}"`), 0xff, 0x7d]);
+    const echoed = replying(() => keyed);
+    const refused = await call(echoed.fetch);
+    assert.equal(refused.ok, false);
+    assert.match(refused.ok ? "" : refused.error, /^response_contains_key: /);
+    assert.equal(echoed.calls(), 1);
+    assert.ok(!JSON.stringify(refused.record).includes(key));
+    // A leading byte order mark is not JSON: retried, and the last body is kept raw and derives again.
+    const marked = replying(() => `\ufeff${body}`);
+    const retried = await call(marked.fetch);
+    assert.equal(retried.ok, false);
+    assert.match(
+      retried.ok ? "" : retried.error,
+      /^malformed JSON response \(HTTP 200\): .*retries exhausted/,
+    );
+    assert.equal(marked.calls(), 4);
+    assert.equal(retried.record.response_raw?.data, `\ufeff${body}`);
+    assert.equal(retried.record.response, undefined);
+    const problems: DerivationProblem[] = [];
+    const derived = derive(retried.record, problems);
+    assert.deepEqual(problems, []);
+    assert.equal(derived.ok ? "" : derived.error, retried.record.error);
+  }
+});

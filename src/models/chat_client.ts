@@ -9,17 +9,15 @@
 import type OpenAI from "openai";
 import {
   boundedResponse,
-  decodeBody,
+  checkBody,
   DEFAULT_MAX_RESPONSE_BYTES,
-  LOSSY_UTF8,
-  parseOrText,
   type RawBody,
   readBoundedBody,
 } from "./response_body.ts";
 import { z } from "zod";
 import { redact } from "./credentials.ts";
 import type { NamedSecret } from "../core/secrets.ts";
-import { clientSecrets, keepReply, keysInResponse, responseContainsKeyError } from "./response_secrets.ts";
+import { clientSecrets, keepReply } from "./response_secrets.ts";
 import { Deadlines } from "./deadlines.ts";
 import { endpointLimit } from "./endpoint_limit.ts";
 import { jsonCopy } from "./json_copy.ts";
@@ -29,7 +27,6 @@ import { currentRequestIdentity, REQUEST_IDENTITY_HEADER } from "./request_ident
 import { ChatMessageSchema, ToolDefinitionSchema } from "./messages.ts";
 import { isPlainChatRequest } from "./plain_requests.ts";
 import type { CallRecord, ChatModel, ChatRequest, ChatResult } from "./types.ts";
-import { parseJson } from "../core/json_read.ts";
 
 /** Default chat model name. */
 export const DEFAULT_CHAT_MODEL = "qwen3.8-max";
@@ -175,8 +172,7 @@ export class OpenAIChatClient implements ChatModel {
     const allowed = this.#options.maxRetries + 1;
     for (let bodyRetries = 0;; bodyRetries++) {
       const outcome = await this.#attempt(call, text, allowed - attempts - 1);
-      if (outcome.kind === "refused") return fail(outcome.error, undefined, outcome.raw);
-      if (outcome.kind === "failed") return fail(outcome.error(attempts), outcome.response);
+      if (outcome.kind === "failed") return fail(outcome.error(attempts), outcome.response, outcome.raw);
       if (outcome.kind === "ok") {
         const { json, parsed } = outcome;
         const reply = chatReply(parsed);
@@ -201,7 +197,11 @@ export class OpenAIChatClient implements ChatModel {
       // A 200 whose body is cut short, not JSON or of the wrong schema: retried like a 5xx.
       causes.push(outcome.error);
       if (attempts >= allowed) {
-        return fail(`${outcome.error} (retries exhausted, ${attempts} attempts)`, outcome.response);
+        return fail(
+          `${outcome.error} (retries exhausted, ${attempts} attempts)`,
+          outcome.response,
+          outcome.raw,
+        );
       }
       await sleep(retryDelayMs(bodyRetries + 1, BODY_RETRY_BACKOFF));
     }
@@ -265,9 +265,8 @@ export class OpenAIChatClient implements ChatModel {
   /** One SDK call (it retries statuses and connection failures), then the body read and checks. */
   async #attempt(call: CallCounters, body: string, maxRetries: number): Promise<
     | { kind: "ok"; json: unknown; parsed: ChatCompletionResponse }
-    | { kind: "failed"; error: (attempts: number) => string; response?: unknown }
-    | { kind: "body_fault"; error: string; response?: unknown }
-    | { kind: "refused"; error: string; raw: RawBody }
+    | { kind: "failed"; error: (attempts: number) => string; response?: unknown; raw?: RawBody }
+    | { kind: "retry"; error: string; response?: unknown; raw?: RawBody }
   > {
     const SDK = (sdkLoaded ?? await loadSdk()).default;
     let response: Response;
@@ -318,53 +317,21 @@ export class OpenAIChatClient implements ChatModel {
     } catch (error) {
       if (error instanceof TypeError || error instanceof BodyTimeoutError) {
         return {
-          kind: "body_fault",
+          kind: "retry",
           error: `truncated response body (HTTP ${response.status}): ${error.message}`,
         };
       }
       throw error;
     }
 
-    // Past its bound, not UTF-8 or not I-JSON: failed at once, kept raw; not JSON at all: retried below.
-    const decoded = decodeBody(
-      received.bytes,
-      received.complete,
-      this.#options.maxResponseBytes,
-      response.status,
-    );
-    if (!decoded.ok && !decoded.malformed) {
-      return { kind: "refused", error: decoded.reason, raw: decoded.raw };
-    }
-    const text = decoded.ok ? decoded.text : LOSSY_UTF8.decode(received.bytes);
-
-    // A body that carries a key fails at once (never retried).
-    const inText = keysInResponse(text, undefined, this.#secrets);
-    if (inText.length > 0) {
-      return { kind: "failed", error: () => responseContainsKeyError(inText), response: parseOrText(text) };
-    }
-
-    // A malformed body is tried again as lossy text.
-    let json: unknown;
-    try {
-      json = decoded.ok ? decoded.json : parseJson(text, { keepLoneSurrogates: true });
-    } catch (error) {
-      if (error instanceof SyntaxError) {
-        return {
-          kind: "body_fault",
-          error: `malformed JSON response (HTTP ${response.status}): ${error.message}`,
-          response: text,
-        };
-      }
-      throw error;
-    }
-
-    const inJson = keysInResponse(undefined, json, this.#secrets);
-    if (inJson.length > 0) {
-      return { kind: "failed", error: () => responseContainsKeyError(inJson), response: json };
-    }
-
+    // The SDK passes on only a 2xx response: it throws for the others.
+    const checked = checkBody(received, this.#options.maxResponseBytes, response.status, this.#secrets);
+    if (checked.kind === "status") throw new Error(`chat client: the SDK passed on HTTP ${response.status}`);
+    if (checked.kind === "failed") return { ...checked, error: () => checked.error };
+    if (checked.kind === "retry") return checked;
+    const json = checked.json;
     const parsed = chatCompletion(json);
-    if (!parsed.ok) return { kind: "body_fault", error: parsed.error, response: json };
+    if (!parsed.ok) return { kind: "retry", error: parsed.error, response: json };
     return { kind: "ok", json, parsed: parsed.parsed };
   }
 }

@@ -6,23 +6,10 @@
  * @module
  */
 import { z } from "zod";
-import {
-  decodeBody,
-  DEFAULT_MAX_RESPONSE_BYTES,
-  LOSSY_UTF8,
-  parseOrText,
-  type RawBody,
-  readBoundedBody,
-} from "./response_body.ts";
+import { checkBody, DEFAULT_MAX_RESPONSE_BYTES, type RawBody, readBoundedBody } from "./response_body.ts";
 import { DEFAULT_DECISION_BASE_URL, DEFAULT_DECISION_MODEL, redact } from "./credentials.ts";
 import type { NamedSecret } from "../core/secrets.ts";
-import {
-  clientSecrets,
-  keepReply,
-  type KeptReply,
-  keysInResponse,
-  responseContainsKeyError,
-} from "./response_secrets.ts";
+import { clientSecrets, keepReply, type KeptReply } from "./response_secrets.ts";
 import { describeIssues } from "./chat_response.ts";
 import {
   DEFAULT_MAX_QUESTIONS_PER_BATCH,
@@ -253,13 +240,10 @@ export class SystemOneClient implements DecisionModel {
       throw error;
     }
 
-    const bound = this.#settings.maxResponseBytes;
-    let text: string;
     let received: { bytes: Uint8Array; complete: boolean };
     try {
       // A body past the bound is cut off and fails the batch at once.
-      received = await readBoundedBody(response, bound);
-      text = LOSSY_UTF8.decode(received.bytes);
+      received = await readBoundedBody(response, this.#settings.maxResponseBytes);
     } catch (error) {
       if (error instanceof TypeError || (error instanceof DOMException && signal.aborted)) {
         const why = signal.aborted ? `not complete after ${this.#settings.timeoutMs} ms` : error.message;
@@ -268,38 +252,28 @@ export class SystemOneClient implements DecisionModel {
       throw error;
     }
 
-    // A body that carries a key fails the batch at once, whatever else it holds (never retried).
-    const inText = keysInResponse(text, undefined, this.#secrets);
-    if (inText.length > 0) {
-      return {
-        kind: "done",
-        result: { ok: false, error: responseContainsKeyError(inText) },
-        response: parseOrText(text),
-      };
-    }
-
-    const retryable = response.status === 408 || response.status === 429 || response.status >= 500;
-    if (!response.ok) {
-      if (!received.complete) text = text.slice(0, 4096);
-      const detail = `HTTP ${response.status}: ${text.slice(0, 300)}`;
-      if (retryable) {
+    const status = response.status;
+    const checked = checkBody(received, this.#settings.maxResponseBytes, status, this.#secrets);
+    if (checked.kind === "status") {
+      const text = received.complete ? checked.text : checked.text.slice(0, 4096);
+      const detail = `HTTP ${status}: ${text.slice(0, 300)}`;
+      if (status === 408 || status === 429 || status >= 500) {
         return { kind: "retry", error: detail, retryAfterMs: retryAfterMs(response.headers), response: text };
       }
       return { kind: "done", result: { ok: false, error: `${detail} (not retryable)` }, response: text };
     }
-
-    // A body past its bound, not UTF-8 or not I-JSON fails the batch, kept raw; one that is not JSON is retried.
-    const status = response.status;
-    const decoded = decodeBody(received.bytes, received.complete, bound, status);
-    if (!decoded.ok) {
-      if (decoded.malformed) return { kind: "retry", error: decoded.reason, raw: decoded.raw, status };
-      return { kind: "done", result: { ok: false, error: decoded.reason }, raw: decoded.raw, status };
+    if (checked.kind === "failed") {
+      const { response: reply, raw } = checked;
+      return {
+        kind: "done",
+        result: { ok: false, error: checked.error },
+        response: reply,
+        raw,
+        status: raw && status,
+      };
     }
-    const json = decoded.json;
-    const inJson = keysInResponse(undefined, json, this.#secrets);
-    if (inJson.length > 0) {
-      return { kind: "done", result: { ok: false, error: responseContainsKeyError(inJson) }, response: json };
-    }
+    if (checked.kind === "retry") return { ...checked, status };
+    const json = checked.json;
     // A wrong-schema reply, or one that skips a question, is retried.
     const result = systemOneReply(json, asked);
     if (!result.ok) return { kind: "retry", error: result.error, response: json, status };

@@ -8,6 +8,8 @@ import { Buffer } from "node:buffer";
 import { assertIJson, isIJson, NotIJsonError } from "../store/canonical.ts";
 import { parseJson } from "../core/json_read.ts";
 import { concatBytes } from "../core/bytes.ts";
+import type { NamedSecret } from "../core/secrets.ts";
+import { keysInResponse, responseContainsKeyError } from "./response_secrets.ts";
 
 export const DEFAULT_MAX_RESPONSE_BYTES = 8 * 1024 * 1024;
 /** The most a response bound may be set to. */
@@ -89,8 +91,8 @@ function rawBody(bytes: Uint8Array, complete: boolean, bound: number): RawBody {
   };
 }
 
-/** Lossy UTF-8 (a leading byte order mark dropped): the text a reply is scanned as when not strictly UTF-8. */
-export const LOSSY_UTF8 = new TextDecoder();
+/** Lossy UTF-8 (a leading byte order mark dropped): the text a reply is scanned for secrets as. */
+const LOSSY_UTF8 = new TextDecoder();
 
 /** Strict UTF-8, a leading byte order mark kept (stateless across calls: none of them streams). */
 const STRICT_UTF8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
@@ -121,25 +123,43 @@ export function assertResponseIJson(value: unknown, path = "$"): void {
   walk(value, path);
 }
 
-/** Decodes a body; a refusal is `malformed` (callers may retry) when the body is not JSON. */
-export function decodeBody(
-  bytes: Uint8Array,
-  complete: boolean,
+/** What {@link checkBody} makes of a body: `retry` is one that is not JSON; `status` a non-2xx one's text. */
+export type CheckedBody =
+  | { kind: "ok"; json: unknown }
+  | { kind: "status"; text: string }
+  | { kind: "failed"; error: string; response?: unknown; raw?: RawBody }
+  | { kind: "retry"; error: string; raw: RawBody };
+
+/**
+ * The checks of a received body, in one order for both clients: a run secret anywhere in its (lossy) text
+ * fails the call at once; a non-2xx body goes back to the caller; a body past its bound, not strict UTF-8
+ * (a byte order mark included) or not I-JSON fails at once, one that is not JSON is retried, both kept raw;
+ * a secret in its decoded strings fails the call at once.
+ */
+export function checkBody(
+  received: { bytes: Uint8Array; complete: boolean },
   bound: number,
   status: number,
-): { ok: true; json: unknown; text: string } | {
-  ok: false;
-  reason: string;
-  raw: RawBody;
-  malformed: boolean;
-} {
+  secrets: readonly NamedSecret[],
+): CheckedBody {
+  const { bytes, complete } = received;
+  const text = LOSSY_UTF8.decode(bytes);
+  const inText = keysInResponse(text, undefined, secrets);
+  if (inText.length > 0) {
+    return { kind: "failed", error: responseContainsKeyError(inText), response: parseOrText(text) };
+  }
+  if (status < 200 || status >= 300) return { kind: "status", text };
   const raw = () => rawBody(bytes, complete, bound);
-  if (!complete) return { ok: false, reason: overBound(bound), raw: raw(), malformed: false };
-  const text = strictUtf8(bytes);
-  if (text === null) return { ok: false, reason: NOT_UTF8, raw: raw(), malformed: false };
-  const outcome = parseText(text, status);
-  if (outcome.ok) return { ok: true, json: outcome.json, text };
-  return { ok: false, reason: outcome.reason, raw: raw(), malformed: outcome.malformed };
+  if (!complete) return { kind: "failed", error: overBound(bound), raw: raw() };
+  const strict = strictUtf8(bytes);
+  if (strict === null) return { kind: "failed", error: NOT_UTF8, raw: raw() };
+  const outcome = parseText(strict, status);
+  if (!outcome.ok) return { kind: outcome.malformed ? "retry" : "failed", error: outcome.reason, raw: raw() };
+  const inJson = keysInResponse(undefined, outcome.json, secrets);
+  if (inJson.length > 0) {
+    return { kind: "failed", error: responseContainsKeyError(inJson), response: outcome.json };
+  }
+  return { kind: "ok", json: outcome.json };
 }
 
 const NOT_UTF8 = "response body is not valid UTF-8";
@@ -212,7 +232,7 @@ export function boundedResponse(response: Response, bound: number): Response {
 }
 
 /** The body as JSON when it parses, else its text (what a failed call stores). */
-export function parseOrText(text: string): unknown {
+function parseOrText(text: string): unknown {
   try {
     return parseJson(text, { keepLoneSurrogates: true });
   } catch (error) {
