@@ -8,7 +8,6 @@ import { ChatMessageSchema, ToolCallSchema, ToolDefinitionSchema } from "../mode
 import { toolCallKey } from "../tokens/template.ts";
 import type { ChatMessage, ToolDefinition } from "../models/messages.ts";
 import { formatIssues } from "../tokens/config.ts";
-import { tokenBreakdown } from "../tokens/breakdown.ts";
 import { loadTokenCounter } from "../tokens/load.ts";
 import type { HfTokenCounter } from "../tokens/counter.ts";
 import { parseOptions, printHelp } from "./args.ts";
@@ -130,13 +129,24 @@ export async function tokensCommand(argv: string[]): Promise<number> {
   return 0;
 }
 
-function breakdownJson(counter: HfTokenCounter, file: MessagesFile): string {
-  const breakdown = tokenBreakdown(counter, file.messages, file.tools);
+/**
+ * The `--json` breakdown: message `i` gets `P(i+1) - P(i)` (`P(k)`: the first `k` messages rendered without
+ * the generation prompt), the generation prompt `total - P(n)`; the parts add up to `total`.
+ */
+function breakdownJson(counter: HfTokenCounter, { messages, tools }: MessagesFile): string {
+  const perMessage: { index: number; role: ChatMessage["role"]; tokens: number }[] = [];
+  let previous = 0;
+  for (let i = 0; i < messages.length; i++) {
+    const prefix = counter.countMessagesWithoutGenerationPrompt(messages.slice(0, i + 1), tools);
+    perMessage.push({ index: i, role: messages[i].role, tokens: prefix - previous });
+    previous = prefix;
+  }
+  const total = counter.countMessages(messages, tools);
   return JSON.stringify({
     tokenizer: counter.name,
     hash: counter.hash,
-    total: breakdown.total,
-    messages: breakdown.messages,
-    generation_prompt: breakdown.generationPrompt,
+    total,
+    messages: perMessage,
+    generation_prompt: total - previous,
   });
 }

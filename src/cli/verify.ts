@@ -83,9 +83,12 @@ async function unfinishedHint(report: VerifyReport): Promise<string | null> {
     : `the run never finished; continue it with: ${resume}`;
 }
 
-/** `verify --rederive` of one run (its modules load every suite: only when asked for). */
+/** `verify --rederive` of one run, printing what differs (loads every suite: only when asked for). */
 async function rederive(run: string, json: boolean): Promise<number> {
-  return (await import("./verify_rederive.ts")).rederiveCommand(run, json);
+  const { formatRederiveReport, rederiveRun } = await import("../pipeline/rederive.ts");
+  const report = await rederiveRun(run, (await import("../suites/stage_registry.ts")).STAGE_REGISTRY);
+  console.log(json ? JSON.stringify(report, null, 2) : formatRederiveReport(report));
+  return report.ok ? 0 : 1;
 }
 
 export async function verifyCommand(argv: string[]): Promise<number> {

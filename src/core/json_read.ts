@@ -272,8 +272,3 @@ export function parseJsonBytes(bytes: Uint8Array, limits: JsonLimits = {}): unkn
   }
   return parseJson(text, limits);
 }
-
-/** `Object.hasOwn(record, key) ? record[key] : undefined`: a lookup that never finds an inherited property. */
-export function ownValue<T>(record: Readonly<Record<string, T>>, key: string): T | undefined {
-  return Object.hasOwn(record, key) ? record[key] : undefined;
-}
