@@ -6,7 +6,8 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { runCli } from "./helpers/spawn.ts";
-import { invalidReasons, invalidReasonsMarkdown } from "../src/suites/hotpot/report/report.ts";
+import { invalidReasons, invalidReasonsSections } from "../src/suites/hotpot/report/report.ts";
+import { sectionMarkdown } from "../src/report/html.ts";
 
 /** An `exec:` engine that compacts nothing: it answers with the messages it was given. */
 const KEEP_ALL = `
@@ -107,7 +108,7 @@ Deno.test("invalid reasons are grouped by kind per method, most frequent first, 
     ["c", "no reason given", 1, 1],
   ]);
   assert.equal(reasons[0].example, "over budget: 3633 tokens > 3536 (recorded, never shrunk)");
-  const markdown = invalidReasonsMarkdown(reasons);
+  const markdown = invalidReasonsSections(reasons).map(sectionMarkdown).join("");
   assert.match(markdown, /\| a \| 1\/4 \| failed call \| failed call: HTTP 500 \\\| body text \|/);
-  assert.equal(invalidReasonsMarkdown(invalidReasons(rows.filter((r) => r.status === "ok"))), "");
+  assert.equal(invalidReasonsSections(invalidReasons(rows.filter((r) => r.status === "ok"))).length, 0);
 });

@@ -2,7 +2,7 @@
  * The cost section of the reports (REPORT.md and report.html share the cells).
  * @module
  */
-import { type Cell, markdownTable } from "../core/markdown_table.ts";
+import type { Cell } from "../core/markdown_table.ts";
 import type { RunCost } from "./cost.ts";
 
 const usd = (x: number | null) => (x === null ? "no price" : `$${x.toFixed(x >= 1 ? 2 : 4)}`);
@@ -51,12 +51,13 @@ export function costNote(cost: RunCost): string {
     `used by several conditions (a ranking, the sweep's summary and ranking), counted once.${missing}`;
 }
 
-export function costMarkdown(cost: RunCost): string {
-  return `
-## Cost
-
-${costNote(cost)}
-
-${markdownTable(COST_HEADERS, costRows(cost))}
-`;
+/** The cost section (a `TableSection` of src/report/html.ts: REPORT.md and report.html render it). */
+export function costSection(cost: RunCost) {
+  return {
+    level: 2 as const,
+    heading: "Cost",
+    note: costNote(cost),
+    headers: COST_HEADERS,
+    rows: costRows(cost),
+  };
 }

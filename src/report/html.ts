@@ -3,7 +3,7 @@
  * self-contained files (opened air-gapped), the same input giving byte-identical HTML.
  * @module
  */
-import { type Cell, formatCell } from "../core/markdown_table.ts";
+import { type Cell, formatCell, markdownTable } from "../core/markdown_table.ts";
 
 /** Markup that is safe to insert as is: made by {@link safeHtml}, {@link rawHtml} or the helpers built on them. */
 export class Html {
@@ -168,4 +168,30 @@ export function figure(caption: string, content: Html): Html {
 <figcaption>${caption}</figcaption>
 ${content}
 </figure>`;
+}
+
+/** A section REPORT.md and report.html both show: a heading (`level` 2 or 3), an optional note, a table. */
+export interface TableSection {
+  level: 2 | 3;
+  heading: string;
+  note?: string;
+  headers: string[];
+  rows: Cell[][];
+}
+
+/** The section in Markdown: a blank line, the heading, the note, the table, a newline. */
+export function sectionMarkdown(s: TableSection): string {
+  const note = s.note === undefined ? "" : `${s.note}\n\n`;
+  return `\n${"#".repeat(s.level)} ${s.heading}\n\n${note}${markdownTable(s.headers, s.rows)}\n`;
+}
+
+/** Sections in HTML, one after another with a newline between. */
+export function sectionsHtml(sections: readonly TableSection[]): Html {
+  return rawHtml(sections.map((s) => sectionHtml(s).markup).join("\n"));
+}
+
+/** The section in HTML: the heading, the note as paragraphs, the table. */
+export function sectionHtml(s: TableSection): Html {
+  return safeHtml`<h${s.level}>${s.heading}</h${s.level}>
+${s.note === undefined ? "" : paragraphs(s.note, "note")}${htmlTable(s.headers, s.rows)}`;
 }

@@ -11,11 +11,11 @@ import type { SweepRunOptions } from "./run_options.ts";
 import type { SweepStats } from "./stats.ts";
 import type { ExplorerData } from "../../report/explorer.ts";
 import type { RunCost } from "../../analysis/cost.ts";
-import { costMarkdown } from "../../analysis/cost_report.ts";
+import { costSection } from "../../analysis/cost_report.ts";
 import { sweepCeilingMarkdown, type SweepCeilingResult } from "./ceiling.ts";
 import { formatDifference, formatInterval, formatP, formatPoints } from "../../analysis/format.ts";
 import { mostlyInvalidNote as mostlyInvalid } from "../../analysis/mostly_invalid.ts";
-import { type Html, htmlTable, paragraphs, safeHtml } from "../../report/html.ts";
+import { sectionMarkdown, type TableSection } from "../../report/html.ts";
 
 /** Header of the sweep interval table. */
 export const SWEEP_INTERVAL_HEADERS = [
@@ -78,27 +78,13 @@ export function sweepStatsNote(stats: SweepStats): string {
     `invalid (e.g. every context over the ceiling) is marked "not a finding": invalid answers count zero.`;
 }
 
-/** The Markdown section. */
-export function sweepStatsMarkdown(stats: SweepStats): string {
-  return `
-### 95% CI
-
-${sweepStatsNote(stats)}
-
-${markdownTable(SWEEP_INTERVAL_HEADERS, sweepIntervalRows(stats))}
-
-### Paired differences
-
-${markdownTable(SWEEP_PAIRED_HEADERS, sweepPairedRows(stats))}
-`;
-}
-
-/** The `95% CI` and paired-differences tables of the sweep page. */
-export function sweepStatsHtml(stats: SweepStats): Html {
-  return safeHtml`<h3>95% CI</h3>
-${paragraphs(sweepStatsNote(stats), "note")}${htmlTable(SWEEP_INTERVAL_HEADERS, sweepIntervalRows(stats))}
-<h3>Paired differences</h3>
-${htmlTable(SWEEP_PAIRED_HEADERS, sweepPairedRows(stats))}`;
+/** The `95% CI` and paired-differences sections (REPORT.md and report.html). */
+export function sweepStatsSections(stats: SweepStats): TableSection[] {
+  const headers = SWEEP_INTERVAL_HEADERS;
+  return [
+    { level: 3, heading: "95% CI", note: sweepStatsNote(stats), headers, rows: sweepIntervalRows(stats) },
+    { level: 3, heading: "Paired differences", headers: SWEEP_PAIRED_HEADERS, rows: sweepPairedRows(stats) },
+  ];
 }
 
 /** What the report states besides the aggregates. */
@@ -191,7 +177,7 @@ contexts are recorded, never shrunk, and count zero — except \`full\`, the ori
 ceiling and is always answered and scored.
 
 ${table}
-${meta.stats ? sweepStatsMarkdown(meta.stats) : ""}${
+${meta.stats ? sweepStatsSections(meta.stats).map(sectionMarkdown).join("") : ""}${
     meta.ceilings ? sweepCeilingMarkdown(meta.ceilings) : ""
-  }${meta.cost ? costMarkdown(meta.cost) : ""}`;
+  }${meta.cost ? sectionMarkdown(costSection(meta.cost)) : ""}`;
 }

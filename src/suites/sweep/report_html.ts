@@ -14,13 +14,13 @@ import { engineMethodsText } from "../method_selection.ts";
 import {
   sweepCeilingsText,
   type SweepReportMeta,
-  sweepStatsHtml,
+  sweepStatsSections,
   sweepTableHeaders,
   sweepTableRows,
 } from "./report.ts";
 import { barChart, lineChart, type ReferenceLine } from "../../report/charts.ts";
 import { explorerHtml } from "../../report/explorer.ts";
-import { costHtml } from "../../report/cost_html.ts";
+import { costSection } from "../../analysis/cost_report.ts";
 import { sweepCeilingHtml } from "./ceiling.ts";
 import {
   banner,
@@ -32,6 +32,8 @@ import {
   htmlTable,
   paragraphs,
   safeHtml,
+  sectionHtml,
+  sectionsHtml,
 } from "../../report/html.ts";
 import { formatCell } from "../../core/markdown_table.ts";
 
@@ -152,11 +154,11 @@ ${
       "note",
     )
   }${resultsTable(aggregates)}
-${meta.stats ? sweepStatsHtml(meta.stats) : ""}
+${meta.stats ? sectionsHtml(sweepStatsSections(meta.stats)) : ""}
 ${sweepChart(aggregates, meta)}
 ${tokensChart(aggregates, meta)}
 ${meta.ceilings ? sweepCeilingHtml(meta.ceilings) : ""}
-${meta.cost ? costHtml(meta.cost) : ""}
+${meta.cost ? sectionHtml(costSection(meta.cost)) : ""}
 ${meta.explorer ? explorerHtml(meta.explorer) : ""}`;
   return htmlPage({ title, body });
 }

@@ -12,7 +12,7 @@ import type { ReportCorpus } from "../question_card.ts";
 import type { HotpotStats } from "./stats.ts";
 import type { ExplorerData, PackedExplorer } from "../../../report/explorer.ts";
 import type { RunCost } from "../../../analysis/cost.ts";
-import { costMarkdown } from "../../../analysis/cost_report.ts";
+import { costSection } from "../../../analysis/cost_report.ts";
 import { engineMethodsText } from "../../method_selection.ts";
 import type { HotpotRowCore } from "../run/rows.ts";
 import {
@@ -23,7 +23,14 @@ import {
   groupedInteger,
 } from "../../../analysis/format.ts";
 import { frontierChart } from "../../../report/frontier_chart.ts";
-import { figure, type Html, htmlTable, paragraphs, safeHtml } from "../../../report/html.ts";
+import {
+  figure,
+  type Html,
+  safeHtml,
+  sectionHtml,
+  sectionMarkdown,
+  type TableSection,
+} from "../../../report/html.ts";
 import { MOSTLY_INVALID_SHARE, mostlyInvalidNote } from "../../../analysis/mostly_invalid.ts";
 import { Rational } from "../run/exact_mean.ts";
 
@@ -146,20 +153,9 @@ export interface CeilingResult {
   stats: HotpotStats;
 }
 
-/** Headers of the sweep table. */
-export const CEILING_HEADERS = [
-  "method",
-  "ceiling",
-  "EM (95% CI)",
-  "F1 (95% CI)",
-  "input tok mean",
-  "valid/planned",
-  "EM − Full (95% CI)",
-  "p (sign-flip)",
-];
-
-/** Rows of the sweep table: Full once, then each compressed method at each ceiling. */
-export function ceilingRows(results: readonly CeilingResult[]): Cell[][] {
+/** The table section of a ceiling sweep (report.html adds the frontier chart): Full once, then each
+ * compressed method at each ceiling. */
+export function ceilingSweepSection(results: readonly CeilingResult[]): TableSection {
   const rows: Cell[][] = [];
   const methods = [...new Set(results.flatMap((r) => r.aggregates.map((a) => a.method)))];
   for (const method of [...methods.filter((m) => m === "full"), ...methods.filter((m) => m !== "full")]) {
@@ -180,28 +176,17 @@ export function ceilingRows(results: readonly CeilingResult[]): Cell[][] {
       ]);
     }
   }
-  return rows;
-}
-
-/** What the sweep table shows. */
-export function ceilingNote(results: readonly CeilingResult[]): string {
-  return `Ceilings ${
-    results.map((r) => r.cap).join(", ")
-  } tokens, in one run: rankings are shared by every ` +
-    `ceiling; summaries, contexts and answers are per ceiling; Full is limited by no ceiling and answered once. ` +
-    `EM and F1 in percent with 95% CIs (bootstrap over questions); "EM − Full" is the paired per-question ` +
-    `difference at that ceiling. Input tokens are the provider's reported prompt tokens of the answer calls.`;
-}
-
-/** The Markdown section of a ceiling sweep. */
-export function ceilingSweepMarkdown(results: readonly CeilingResult[]): string {
-  return `
-## Ceiling sweep: quality against answer-input size
-
-${ceilingNote(results)}
-
-${markdownTable(CEILING_HEADERS, ceilingRows(results))}
-`;
+  const note =
+    `Ceilings ${results.map((r) => r.cap).join(", ")} tokens, in one run: rankings are shared by ` +
+    `every ceiling; summaries, contexts and answers are per ceiling; Full is limited by no ceiling and answered ` +
+    `once. EM and F1 in percent with 95% CIs (bootstrap over questions); "EM − Full" is the paired ` +
+    `per-question difference at that ceiling. Input tokens are the provider's reported prompt tokens of the ` +
+    `answer calls.`;
+  const headers = [
+    ...["method", "ceiling", "EM (95% CI)", "F1 (95% CI)", "input tok mean", "valid/planned"],
+    ...["EM − Full (95% CI)", "p (sign-flip)"],
+  ];
+  return { level: 2, heading: "Ceiling sweep: quality against answer-input size", note, headers, rows };
 }
 
 const percent = (x: number) => 100 * x;
@@ -244,8 +229,7 @@ export function ceilingSweepHtml(results: readonly CeilingResult[]): Html {
       }
       : {}),
   });
-  return safeHtml`<h2>Ceiling sweep: quality against answer-input size</h2>
-${paragraphs(ceilingNote(results), "note")}${htmlTable(CEILING_HEADERS, ceilingRows(results))}
+  return safeHtml`${sectionHtml(ceilingSweepSection(results))}
 ${figure("The quality/size frontier (error bars: 95% CI)", chart)}`;
 }
 
@@ -330,22 +314,21 @@ export function hypothesisInterval(stats: HotpotStats): string | null {
     `This is descriptive, not a pre-registered non-inferiority test.`;
 }
 
-/** The `95% CI` table and paired differences; `invalid`: each method's share of invalid conditions. */
-export function hotpotStatsMarkdown(stats: HotpotStats, invalid: ReadonlyMap<string, number>): string {
-  const paired = pairedTable(stats, invalid);
-  return `
-### 95% CI
-
-${intervalNote(stats)}
-
-${markdownTable(intervalHeaders(), intervalRows(stats))}
-
-### Paired differences
-
-${pairedNote(stats)}
-
-${markdownTable(paired.headers, paired.rows)}
-`;
+/** The `95% CI` and paired-differences sections; `invalid`: each method's share of invalid conditions. */
+export function hotpotStatsSections(
+  stats: HotpotStats,
+  invalid: ReadonlyMap<string, number>,
+): TableSection[] {
+  return [
+    {
+      level: 3,
+      heading: "95% CI",
+      note: intervalNote(stats),
+      headers: intervalHeaders(),
+      rows: intervalRows(stats),
+    },
+    { level: 3, heading: "Paired differences", note: pairedNote(stats), ...pairedTable(stats, invalid) },
+  ];
 }
 
 /** The descriptive hypothesis text, followed by the interval sentence when intervals were computed. */
@@ -358,17 +341,6 @@ export function hypothesisWithInterval(text: string, stats: HotpotStats | undefi
     "(descriptive: the verdict compares point estimates)",
   );
   return `${verdict}\n\n${extra}`;
-}
-
-/** The `95% CI` table and the paired-differences section; `invalid` as for {@link pairedTable}. */
-export function hotpotStatsHtml(stats: HotpotStats, invalid: ReadonlyMap<string, number>): Html {
-  const paired = pairedTable(stats, invalid);
-  return safeHtml`<h3>95% CI</h3>
-${paragraphs(intervalNote(stats).replaceAll("`", ""), "note")}${
-    htmlTable(intervalHeaders(), intervalRows(stats))
-  }
-<h3>Paired differences</h3>
-${paragraphs(pairedNote(stats), "note")}${htmlTable(paired.headers, paired.rows)}`;
 }
 
 /** What the report states about the run besides the aggregates (an absent part: the run has none). */
@@ -505,9 +477,13 @@ Input tokens are the provider's reported prompt tokens of the answer calls. "ove
 (contexts, not answers) not within the ceiling (exact count plus reserve above the ceiling).
 
 ${table}
-${invalidReasonsMarkdown(meta.invalidReasons)}${
-    meta.stats ? hotpotStatsMarkdown(meta.stats, invalidShares(aggregates)) : ""
-  }${meta.ceilings ? ceilingSweepMarkdown(meta.ceilings) : ""}
+${
+    [
+      ...invalidReasonsSections(meta.invalidReasons),
+      ...(meta.stats ? hotpotStatsSections(meta.stats, invalidShares(aggregates)) : []),
+      ...(meta.ceilings ? [ceilingSweepSection(meta.ceilings)] : []),
+    ].map(sectionMarkdown).join("")
+  }
 ### EM by question type
 
 ${byType}
@@ -518,7 +494,7 @@ ${usage}
 
 (Calls made by this run: nodes reused from a frozen run were paid for there. Rankings are shared by Jev and
 Jev+Summary within a generation and counted in both rows.)
-${meta.cost ? costMarkdown(meta.cost) : ""}
+${meta.cost ? sectionMarkdown(costSection(meta.cost)) : ""}
 ## Hypothesis
 
 ${hypothesisWithInterval(hypothesisVerdictText(aggregates), meta.stats)}
@@ -654,12 +630,10 @@ export function invalidReasons(
   );
 }
 
-/** Column names of the invalid-reasons table. */
-export const INVALID_REASON_HEADERS = ["method", "invalid answers", "reason", "example"];
-
-/** Rows of the invalid-reasons table. */
-export function invalidReasonRows(reasons: readonly InvalidReason[]): Cell[][] {
-  return reasons.map((r) => {
+/** The invalid-conditions section, or none when every condition was valid. */
+export function invalidReasonsSections(reasons: readonly InvalidReason[] | undefined): TableSection[] {
+  if (!reasons || reasons.length === 0) return [];
+  const rows = reasons.map((r) => {
     // One line whatever a reason holds (a provider's error text may span lines).
     const example = r.example.replace(/\s+/g, " ");
     return [
@@ -669,17 +643,8 @@ export function invalidReasonRows(reasons: readonly InvalidReason[]): Cell[][] {
       example.length > EXAMPLE_CHARS ? `${example.slice(0, EXAMPLE_CHARS)}…` : example,
     ];
   });
-}
-
-/** The sentence above the table. */
-export const INVALID_REASONS_NOTE =
-  "Why conditions were invalid (they count zero above): the invalid answer " +
-  "rows of each method by the kind of their reason, with the first such reason as its example.";
-
-/** The Markdown section, or "" when every condition was valid. */
-export function invalidReasonsMarkdown(reasons: readonly InvalidReason[] | undefined): string {
-  if (!reasons || reasons.length === 0) return "";
-  return `\n### Invalid conditions\n\n${INVALID_REASONS_NOTE}\n\n${
-    markdownTable(INVALID_REASON_HEADERS, invalidReasonRows(reasons))
-  }\n`;
+  const note = "Why conditions were invalid (they count zero above): the invalid answer " +
+    "rows of each method by the kind of their reason, with the first such reason as its example.";
+  const headers = ["method", "invalid answers", "reason", "example"];
+  return [{ level: 3, heading: "Invalid conditions", note, headers, rows }];
 }

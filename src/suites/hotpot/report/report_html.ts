@@ -26,30 +26,28 @@ import {
   hotpotReportTitle,
   hotpotResultHeaders,
   hotpotResultRows,
-  hotpotStatsHtml,
+  hotpotStatsSections,
   hotpotWarnings,
   hypothesisVerdictText,
   hypothesisWithInterval,
-  INVALID_REASON_HEADERS,
-  INVALID_REASONS_NOTE,
-  type InvalidReason,
-  invalidReasonRows,
+  invalidReasonsSections,
   invalidShares,
   usageTable,
 } from "./report.ts";
 import { barChart } from "../../../report/charts.ts";
 import { explorerHtml } from "../../../report/explorer.ts";
-import { costHtml } from "../../../report/cost_html.ts";
+import { costSection } from "../../../analysis/cost_report.ts";
 import {
   banner,
   code,
   factList,
   figure,
-  type Html,
   htmlPage,
   htmlTable,
   paragraphs,
   safeHtml,
+  sectionHtml,
+  sectionsHtml,
 } from "../../../report/html.ts";
 import { formatCell } from "../../../core/markdown_table.ts";
 
@@ -91,14 +89,6 @@ function runFacts(
 
 function resultsTable(aggregates: readonly HotpotMethodAggregate[]) {
   return htmlTable(hotpotResultHeaders(), hotpotResultRows(aggregates), { digits: 1 });
-}
-
-/** The invalid-conditions section (as REPORT.md's), or nothing when every condition was valid. */
-function invalidReasonsHtml(reasons: readonly InvalidReason[] | undefined): Html | string {
-  if (!reasons || reasons.length === 0) return "";
-  return safeHtml`<h3>Invalid conditions</h3>
-${paragraphs(INVALID_REASONS_NOTE, "note")}${htmlTable(INVALID_REASON_HEADERS, invalidReasonRows(reasons))}
-`;
 }
 
 function scoreChart(aggregates: readonly HotpotMethodAggregate[], meta: HotpotReportMeta) {
@@ -173,9 +163,16 @@ ${
       "note",
     )
   }${resultsTable(aggregates)}
-${invalidReasonsHtml(meta.invalidReasons)}${
-    meta.stats ? hotpotStatsHtml(meta.stats, invalidShares(aggregates)) : ""
-  }
+${invalidReasonsSections(meta.invalidReasons).map((s) => safeHtml`${sectionHtml(s)}\n`)}${
+    // The notes without REPORT.md's code marks (the seed).
+    meta.stats
+      ? sectionsHtml(
+        hotpotStatsSections(meta.stats, invalidShares(aggregates)).map((s) => ({
+          ...s,
+          note: s.note?.replaceAll("`", ""),
+        })),
+      )
+      : ""}
 ${
     figure(
       `Answer and supporting-fact scores per method${meta.stats ? " (error bars: 95% CI)" : ""}`,
@@ -195,7 +192,7 @@ ${
       "note",
     )
   }
-${meta.cost ? costHtml(meta.cost) : ""}
+${meta.cost ? sectionHtml(costSection(meta.cost)) : ""}
 <h2>Caveats</h2>
 ${factList(HOTPOT_CAVEATS)}
 <h2>Collected trajectories</h2>
