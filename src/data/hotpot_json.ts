@@ -5,7 +5,7 @@
 import { z } from "zod";
 import { UsageError } from "../errors.ts";
 import { parseInputJson, readInputText } from "../fs_input.ts";
-import { type HotpotRecord, HotpotRecordSchema, parseRecordField } from "./hotpot_record.ts";
+import { type HotpotRecord, HotpotRecordSchema, parseField } from "./hotpot_record.ts";
 
 /** One record as the official JSON file spells it. */
 export const OfficialHotpotRecordSchema = z.object({
@@ -25,7 +25,7 @@ export function hotpotRecordsFromOfficialJson(data: unknown, file: string): Hotp
     throw new UsageError(`${file}: expected a JSON array of HotpotQA records, got ${typeof data}`);
   }
   return data.map((raw, index) => {
-    const official = parseRecordField(OfficialHotpotRecordSchema, raw, file, index);
+    const official = parseField(OfficialHotpotRecordSchema, raw, `${file}: record ${index}`);
     const { _id: id, supporting_facts, context, ...rest } = official;
     const record = {
       id,
@@ -33,7 +33,7 @@ export function hotpotRecordsFromOfficialJson(data: unknown, file: string): Hotp
       supporting_facts: supporting_facts.map(([title, sent_id]) => ({ title, sent_id })),
       context: context.map(([title, sentences]) => ({ title, sentences })),
     };
-    return parseRecordField(HotpotRecordSchema, record, file, index);
+    return parseField(HotpotRecordSchema, record, `${file}: record ${index}`);
   });
 }
 

@@ -1,17 +1,16 @@
 /**
- * Loading a HotpotQA file whichever layout it has (chosen by extension), and hashing a dataset file.
+ * Loading a HotpotQA file whichever layout it has (chosen by extension).
  * @module
  */
 import { UsageError } from "../errors.ts";
 import { subjectOf } from "../fs_input.ts";
 import type { HotpotRecord } from "./hotpot_record.ts";
 import { loadHotpotJson } from "./hotpot_json.ts";
-import { hotpotParquetBatches, loadHotpotParquet } from "./hotpot_parquet.ts";
+import { hotpotParquetBatches } from "./hotpot_parquet.ts";
 
 /** Loads HotpotQA records (`.parquet`: Hugging Face layout, `.json`: official); problems are {@link UsageError}s. */
 export async function loadHotpot(path: string, option?: string): Promise<HotpotRecord[]> {
-  if (hotpotLayout(path, option) === "parquet") return await loadHotpotParquet(path, option);
-  return await loadHotpotJson(path, option);
+  return (await Array.fromAsync(hotpotRecordBatches(path, option))).flat();
 }
 
 /** HotpotQA records in file order, in batches (a Parquet file's row groups in slices; JSON as one batch). */
@@ -28,5 +27,3 @@ function hotpotLayout(path: string, option?: string): "parquet" | "json" {
     `${subjectOf(path, option)}: unknown HotpotQA file type (expected .parquet or .json)`,
   );
 }
-
-export { hashFile } from "../core/file_chunks.ts";

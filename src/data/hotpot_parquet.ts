@@ -6,7 +6,7 @@ import type { AsyncBuffer, parquetMetadataAsync } from "hyparquet";
 import { z } from "zod";
 import { UsageError } from "../errors.ts";
 import { inputError, statInputFile } from "../fs_input.ts";
-import { type HotpotRecord, HotpotRecordSchema, parseRecordField } from "./hotpot_record.ts";
+import { type HotpotRecord, HotpotRecordSchema, parseField } from "./hotpot_record.ts";
 
 /** One row as the Hugging Face Parquet layout stores it (struct of parallel lists). */
 export const HfHotpotRowSchema = z.object({
@@ -21,7 +21,7 @@ export const HfHotpotRowSchema = z.object({
 
 /** Converts one Hugging Face row into a record; unequal list lengths name the field. */
 export function hotpotRecordFromHfRow(raw: unknown, file: string, index: number): HotpotRecord {
-  const row = parseRecordField(HfHotpotRowSchema, raw, file, index);
+  const row = parseField(HfHotpotRowSchema, raw, `${file}: record ${index}`);
   const { supporting_facts: sf, context: ctx, ...head } = row;
   if (sf.title.length !== sf.sent_id.length) {
     throw new UsageError(
@@ -38,20 +38,13 @@ export function hotpotRecordFromHfRow(raw: unknown, file: string, index: number)
     supporting_facts: sf.title.map((title, i) => ({ title, sent_id: sf.sent_id[i] })),
     context: ctx.title.map((title, i) => ({ title, sentences: ctx.sentences[i] })),
   };
-  return parseRecordField(HotpotRecordSchema, record, file, index);
+  return parseField(HotpotRecordSchema, record, `${file}: record ${index}`);
 }
 
 /** Rows decoded at once: a row group is decoded in slices of at most this many rows (best a whole group). */
 export const PARQUET_DECODE_ROWS = 1000;
 /** Records per batch yielded by {@link hotpotParquetBatches}. */
 export const PARQUET_BATCH_ROWS = 100;
-
-/** Reads a Hugging Face layout Parquet file into validated records; `option` is named in errors. */
-export async function loadHotpotParquet(path: string, option?: string): Promise<HotpotRecord[]> {
-  const records: HotpotRecord[] = [];
-  for await (const batch of hotpotParquetBatches(path, option)) records.push(...batch);
-  return records;
-}
 
 /** A Hugging Face layout Parquet file as validated records in batches, never held whole. */
 export async function* hotpotParquetBatches(

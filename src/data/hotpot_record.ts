@@ -51,17 +51,10 @@ export function formatIssuePath(path: readonly PropertyKey[]): string {
   return out === "" ? "(record)" : out;
 }
 
-/** Validates `value` against `schema`, or throws a {@link UsageError} naming the file, record index and field. */
-export function parseRecordField<S extends z.ZodType>(
-  schema: S,
-  value: unknown,
-  file: string,
-  index: number,
-): z.infer<S> {
+/** Validates `value` against `schema`, or throws a {@link UsageError} `"<where>: field <path>: <issue>"`. */
+export function parseField<S extends z.ZodType>(schema: S, value: unknown, where: string): z.infer<S> {
   const result = schema.safeParse(value);
   if (result.success) return result.data;
   const issue = result.error.issues[0];
-  throw new UsageError(
-    `${file}: record ${index}: field ${formatIssuePath(issue.path)}: ${issue.message}`,
-  );
+  throw new UsageError(`${where}: field ${formatIssuePath(issue.path)}: ${issue.message}`);
 }

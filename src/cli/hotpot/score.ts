@@ -4,7 +4,7 @@
  */
 import { z } from "zod";
 import { loadHotpot } from "../../data/hotpot_load.ts";
-import { formatIssuePath } from "../../data/hotpot_record.ts";
+import { parseField } from "../../data/hotpot_record.ts";
 import { CheckFailedError, UsageError } from "../../errors.ts";
 import {
   averageMetrics,
@@ -51,12 +51,7 @@ export async function loadPredictionFile(path: string): Promise<PredictionFile> 
     }
     throw error;
   }
-  const parsed = PredictionFileSchema.safeParse(data);
-  if (!parsed.success) {
-    const issue = parsed.error.issues[0];
-    throw new UsageError(`${path}: field ${formatIssuePath(issue.path)}: ${issue.message}`);
-  }
-  return parsed.data;
+  return parseField(PredictionFileSchema, data, path);
 }
 
 export interface ScoreCoverage {

@@ -3,7 +3,7 @@
  * live, an imported Hermes session, an outside agent: each collector is here), then the collection checks.
  * @module
  */
-import { formatIssuePath, type HotpotRecord } from "../../../data/hotpot_record.ts";
+import { type HotpotRecord, parseField } from "../../../data/hotpot_record.ts";
 import { UsageError } from "../../../errors.ts";
 import type { CallRecord, ChatModel } from "../../../models/types.ts";
 import {
@@ -50,12 +50,7 @@ function publicMessage(raw: Record<string, unknown>, where: string): ChatMessage
       return { id: c.id, type: c.type ?? "function", function: { name: fn.name, arguments: fn.arguments } };
     });
   }
-  const parsed = ChatMessageSchema.strict().safeParse(picked);
-  if (!parsed.success) {
-    const issue = parsed.error.issues[0];
-    throw new UsageError(`${where}: field ${formatIssuePath(issue.path)}: ${issue.message}`);
-  }
-  return parsed.data;
+  return parseField(ChatMessageSchema.strict(), picked, where);
 }
 
 /** A parsed Hermes session as `record`'s trajectory; errors start with `source` and name index and field. */
@@ -64,12 +59,8 @@ export function importHermesSession(
   record: HotpotRecord,
   source = "hermes session",
 ): Collection {
-  const parsed = HermesSessionSchema.safeParse(json);
-  if (!parsed.success) {
-    const issue = parsed.error.issues[0];
-    throw new UsageError(`${source}: field ${formatIssuePath(issue.path)}: ${issue.message}`);
-  }
-  const messages = parsed.data.messages.map((m, i) => publicMessage(m, `${source}: messages[${i}]`));
+  const session = parseField(HermesSessionSchema, json, source);
+  const messages = session.messages.map((m, i) => publicMessage(m, `${source}: messages[${i}]`));
   let finalAnswer: string | null = null;
   const last = messages[messages.length - 1];
   if (last.role === "assistant" && (last.tool_calls ?? []).length === 0) {
@@ -81,8 +72,8 @@ export function importHermesSession(
     source: "hermes",
     messages,
     final_answer: finalAnswer,
-    hashes_before: parsed.data.workspace_hashes_before ?? null,
-    hashes_after: parsed.data.workspace_hashes_after ?? null,
+    hashes_before: session.workspace_hashes_before ?? null,
+    hashes_after: session.workspace_hashes_after ?? null,
   };
 }
 
