@@ -9,6 +9,7 @@ import { assertIJson, isIJson, NotIJsonError } from "../store/canonical.ts";
 import { parseJson } from "../core/json_read.ts";
 import { concatBytes } from "../core/bytes.ts";
 import type { NamedSecret } from "../core/secrets.ts";
+import type { CallRecord } from "../core/call_record.ts";
 import { keysInResponse, responseContainsKeyError } from "./response_secrets.ts";
 
 export const DEFAULT_MAX_RESPONSE_BYTES = 8 * 1024 * 1024;
@@ -17,17 +18,11 @@ export const MAX_RESPONSE_BYTES_LIMIT = 1024 * 1024 * 1024;
 /** How much of a body over its bound is kept in the record. */
 const OVER_BOUND_KEPT_BYTES = 64 * 1024;
 
-/** A body that was not accepted, as its call record keeps it. */
-export interface RawBody {
-  /** `utf-8`: `data` is the bytes as text (they were valid UTF-8); `base64`: they were not. */
-  encoding: "utf-8" | "base64";
-  data: string;
-  /** How many bytes were received (at most `bound + 1`: reading stops past the bound). */
-  bytes: number;
-  /** False when the body was cut off past the bound (then `data` holds its first bytes only). */
-  complete: boolean;
-  bound: number;
-}
+/**
+ * A body that was not accepted, as its call record keeps it: its bytes as text (`utf-8`) or `base64`, only the
+ * first ones when cut off past the bound (`complete` false, `bytes` then `bound + 1`).
+ */
+export type RawBody = NonNullable<CallRecord["response_raw"]>;
 
 /**
  * Reads `response`'s body up to `bound` bytes (`complete` false when more arrived: the stream is cancelled),

@@ -7,7 +7,6 @@
 import { type NamedSecret, secretsIn } from "../core/secrets.ts";
 import type { CallRecord, ResponseAlteration } from "../core/call_record.ts";
 import { redact, REDACTED, redactValue } from "./credentials.ts";
-import type { RawBody } from "./response_body.ts";
 
 export { MIN_SECRET_CHARS } from "../core/secrets.ts";
 
@@ -67,7 +66,7 @@ export function keyFailureError(error: string | undefined, found: readonly Named
 /** What a call keeps of its last attempt for its record. */
 export interface KeptReply {
   response?: unknown;
-  raw?: RawBody;
+  raw?: CallRecord["response_raw"];
   status?: number;
   causes: readonly string[];
 }
