@@ -4,8 +4,11 @@ import type { AddressInfo } from "node:net";
 import { splitQuestionBatches, systemOneBody } from "../src/models/decision_batches.ts";
 import { SystemOneClient, type SystemOneClientOptions } from "../src/models/decision_client.ts";
 import { parseFaultSpec } from "../src/models/reference/faults.ts";
-import { REFERENCE_DECISION_MODEL, startReferenceServer } from "../src/models/reference/server.ts";
-import { referenceNouls } from "../src/models/reference/systemone.ts";
+import {
+  REFERENCE_DECISION_MODEL,
+  referenceNouls,
+  startReferenceServer,
+} from "../src/models/reference/server.ts";
 import { retryAfterMs, retryDelayMs } from "../src/models/retry_delay.ts";
 import type { CallRecord, DecisionResult, NoulQuestion } from "../src/models/types.ts";
 import { testCounter } from "./models_support.ts";

@@ -6,7 +6,7 @@ import { findQuestion, parseContextSentences, titleFromHeader } from "../src/mod
 import { isYesNoQuestion, pickAnswerSpan } from "../src/models/reference/extractive_qa.ts";
 import { chooseFault, FAULT_KINDS, parseFaultSpec } from "../src/models/reference/faults.ts";
 import { NOT_IN_CONTEXT } from "../src/models/reference/needle.ts";
-import { referenceNouls } from "../src/models/reference/systemone.ts";
+import { referenceNouls } from "../src/models/reference/server.ts";
 import { testCounter } from "./models_support.ts";
 
 const counter = await testCounter();

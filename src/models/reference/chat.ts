@@ -12,7 +12,6 @@ import type { ToolChoiceSchema } from "./schemas.ts";
 import { findReadTool, nextRead, type ReadTool } from "./read_tool.ts";
 import type { TokenCounter } from "../../tokens/types.ts";
 import { bm25Scores, rankByRelevance } from "./bm25.ts";
-import { answerWithCode } from "./code_answer.ts";
 import { contextTexts, findQuestion, lastUserIndex, listedFiles, parseContextSentences } from "./context.ts";
 import { answerWithFacts } from "./extractive_qa.ts";
 import { answerNeedle, NOT_IN_CONTEXT } from "./needle.ts";
@@ -110,6 +109,30 @@ function chooseToolCall(input: ReferenceChatInput): ToolCall | undefined {
     forced.function.name,
     asReader !== undefined ? { [asReader.pathParam]: first } : emptyArguments(forced),
   );
+}
+
+/** How many relevant context lines the reply quotes. */
+const QUOTED_LINES = 12;
+
+const FENCE = /```(?:js|javascript)[^\n]*\n[\s\S]*?```/g;
+
+/**
+ * Rule (e): the context lines most relevant to the last user message quoted as `> ` lines, then every
+ * `js`/`javascript` fenced block of the context verbatim, most relevant first.
+ */
+function answerWithCode(messages: readonly ChatMessage[]): string {
+  const last = lastUserIndex(messages);
+  const query = last >= 0 ? messages[last].content ?? "" : "";
+  const blocks: string[] = [];
+  const lines: string[] = [];
+  for (const piece of contextTexts(messages)) {
+    for (const match of piece.text.matchAll(FENCE)) blocks.push(match[0]);
+    const prose = piece.text.replace(/```[\s\S]*?```/g, "\n");
+    for (const line of prose.split(/\r?\n/)) if (line.trim() !== "") lines.push(line.trim());
+  }
+  const quoted = rankByRelevance(query, lines).slice(0, QUOTED_LINES).map((index) => `> ${lines[index]}`);
+  const code = rankByRelevance(query, blocks).map((index) => blocks[index]);
+  return [...quoted, ...code].join("\n\n");
 }
 
 /** Rule (f): the two context sentences most relevant to the question (a system sentence only if it scores). */

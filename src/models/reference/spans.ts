@@ -4,8 +4,7 @@
  * @module
  */
 import type { ContextSentence } from "./context.ts";
-import { contentWords, STOP_WORDS, words } from "./text.ts";
-import { memoize } from "./memo.ts";
+import { contentWords, memoize, STOP_WORDS, words } from "./text.ts";
 
 /** A span of a sentence: a name or a number, with its token position. */
 export interface Span {

@@ -1,8 +1,22 @@
 /**
- * Word-level text helpers of the reference model: lowercase words, stop words, stems, sentences.
+ * Word-level text helpers of the reference model: lowercase words, stop words, stems, sentences; a bounded
+ * memo for them (the model reads the same article sentences in many requests).
  * @module
  */
-import { memoize } from "./memo.ts";
+import { FifoMap } from "../../core/fifo_map.ts";
+
+const MEMO_LIMIT = 20_000;
+
+/** `fn` with its results remembered by key, at most {@link MEMO_LIMIT} of them (the oldest dropped first). */
+export function memoize<T>(fn: (key: string) => T): (key: string) => T {
+  const memo = new FifoMap<string, T>(MEMO_LIMIT);
+  return (key) => {
+    if (memo.has(key)) return memo.get(key) as T;
+    const value = fn(key);
+    memo.set(key, value);
+    return value;
+  };
+}
 
 /** English function words ignored when measuring relevance. */
 export const STOP_WORDS: ReadonlySet<string> = new Set(
