@@ -11,9 +11,24 @@ import pLimit from "p-limit";
 import { defineStage } from "../pipeline/stage.ts";
 import type { AnyStageDef } from "../pipeline/stage.ts";
 import type { Executor, NodeOutcome, NodeResult } from "../pipeline/executor.ts";
-import type { ChatMessage } from "../models/messages.ts";
+import { type ChatMessage, ChatMessageSchema } from "../models/messages.ts";
+import { countPrompt } from "../tokens/budget.ts";
+import {
+  contextNeeds,
+  declaredMethod,
+  type Evidence,
+  type EvidenceFrame,
+  type MethodArtifacts,
+  type MethodParams,
+} from "../methods/registry.ts";
+import { StoredRankingSchema, StoredSummarySchema } from "./stored.ts";
 import type { TokenCounter } from "../tokens/types.ts";
-import { ENGINE_STAGE_PARAMS, ENGINE_WINDOW_OUTPUT, runEngineStage } from "../methods/engine_method.ts";
+import {
+  ENGINE_STAGE_PARAMS,
+  ENGINE_WINDOW_OUTPUT,
+  runEngineStage,
+  StoredWindowSchema,
+} from "../methods/engine_method.ts";
 import { publishedJson, rowInput } from "./published.ts";
 import { parseJson } from "../core/json_read.ts";
 import {
@@ -40,20 +55,109 @@ import { bindRunHeader, publishedJsonStage, publishJsonFile } from "./published_
 import { replayContext, shardCounter, shardOptions } from "./merge_replay.ts";
 
 /**
- * A context node's outcome: a context over `limit` (ceiling − reserve) that the ceiling binds is recorded
- * invalid, never shrunk and never sent (it counts zero in the aggregate).
+ * How a suite declares its `*-context` stage (version 2): `unit` gives its unit's frame, `full` input and
+ * question (or why it is invalid), `method` the declared method of the params; `empty` and `listed` the suite's
+ * own info fields without and with rendered evidence; `summaryFirst`: a missing summary is refused first.
  */
-export function contextOutcome<I extends object>(
-  messages: ChatMessage[],
-  tokens: number,
-  limit: number,
-  binds: boolean,
-  info: I,
+interface ContextStageDecl<P extends z.ZodRawShape, E, I> {
+  name: string;
+  doc: string;
+  params: P;
+  inputs: readonly string[];
+  info: z.ZodType<I>;
+  empty: Record<string, unknown>;
+  listed(evidence: Evidence, artifacts: MethodArtifacts, counter: TokenCounter): Record<string, unknown>;
+  reuseFrozen?: false;
+  summaryFirst?: true;
+  unit(params: z.infer<z.ZodObject<P>>, inputs: Record<string, unknown>, env: E):
+    | { frame(limit: number, summary: boolean): EvidenceFrame; full(): ChatMessage[]; question: string }
+    | { invalid: string };
+  method(params: z.infer<z.ZodObject<P>>): { name: string; params: MethodParams };
+}
+
+/**
+ * A suite's context stage: one condition's answer input (its method's evidence, or an engine's window and the
+ * unit's question), counted exactly. A context over `limit` (ceiling − reserve) that the ceiling binds is
+ * recorded invalid, never shrunk and never sent (it counts zero in the aggregate).
+ */
+export function defineContextStage<P extends z.ZodRawShape, E extends { counter: TokenCounter }, I>(
+  decl: ContextStageDecl<P, E, I>,
 ) {
-  const outputs = { messages, info: { ...info, tokens, within_cap: tokens <= limit } };
-  if (!binds || tokens <= limit) return Promise.resolve({ outputs });
-  const reason = `over budget: ${tokens} tokens > ${limit} (recorded, never shrunk)`;
-  return Promise.resolve({ outputs, status: "invalid" as const, reason });
+  const Params = z.object(decl.params);
+  return defineStage({
+    name: decl.name,
+    version: 2,
+    doc: decl.doc,
+    params: Params,
+    inputs: decl.inputs,
+    outputs: {
+      messages: {
+        schema: z.array(ChatMessageSchema).nullable(),
+        doc: "the answer input (null when invalid)",
+      },
+      info: { schema: decl.info, doc: "exact token count, within the ceiling, kept unit ids" },
+    },
+    provider: false,
+    reuseFrozen: decl.reuseFrozen,
+    run({ params, inputs, key, env }: {
+      params: z.infer<typeof Params>;
+      inputs: Record<string, unknown>;
+      key: string;
+      env: E;
+    }) {
+      const unit = decl.unit(params, inputs, env);
+      const { input_cap, reserve } = params as { input_cap: number; reserve: number };
+      const limit = input_cap - reserve;
+      const empty = { node: key, tokens: null, within_cap: null, ...decl.empty };
+      const fail = (reason: string) =>
+        Promise.resolve({ outputs: { messages: null, info: empty }, status: "invalid" as const, reason });
+      if ("invalid" in unit) return fail(unit.invalid);
+      let messages: ChatMessage[];
+      let fields = decl.empty;
+      let binds = true;
+      let counted: number | undefined; // where the method counted this very input already
+      if (inputs.window !== undefined) {
+        // An engine method: its window, then the unit's question.
+        const window = StoredWindowSchema.parse(inputs.window);
+        if (!window.ok || window.messages === null) return fail(window.reason ?? "engine failed");
+        messages = [...window.messages, { role: "user", content: unit.question }];
+      } else {
+        const { name, params: own } = decl.method(params);
+        const method = declaredMethod(name);
+        if (!method) throw new Error(`${decl.name}: no method ${name} is declared`);
+        binds = method.ceilingBinds;
+        const needs = contextNeeds(method);
+        const artifacts: MethodArtifacts = {};
+        const ranking = () => {
+          if (!needs.includes("ranking") || own.n === 0) return; // S + Top 0 reads no ranking
+          const stored = inputs.ranking == null ? undefined : StoredRankingSchema.parse(inputs.ranking);
+          if (!stored?.ok) return `ranking failed: ${stored?.error}`;
+          artifacts.order = stored.order;
+        };
+        const summary = () => {
+          if (!needs.includes("summary")) return;
+          const stored = inputs.summary == null ? undefined : StoredSummarySchema.parse(inputs.summary);
+          if (!stored?.ok || stored.text === null) return `summary invalid: ${stored?.reason}`;
+          artifacts.summary = { text: stored.text, kept: stored.kept ?? [] };
+        };
+        const problem = decl.summaryFirst ? summary() ?? ranking() : ranking() ?? summary();
+        if (problem !== undefined) return fail(problem);
+        const frame = unit.frame(limit, needs.includes("summary"));
+        const evidence = method.evidence(frame, artifacts, own);
+        if (evidence === null) messages = unit.full();
+        else {
+          messages = frame.render(evidence.kept, evidence.summary);
+          counted = evidence.tokens;
+          fields = decl.listed(evidence, artifacts, env.counter);
+        }
+      }
+      const tokens = counted ?? countPrompt(env.counter, messages);
+      const outputs = { messages, info: { node: key, ...fields, tokens, within_cap: tokens <= limit } };
+      if (!binds || tokens <= limit) return Promise.resolve({ outputs });
+      const reason = `over budget: ${tokens} tokens > ${limit} (recorded, never shrunk)`;
+      return Promise.resolve({ outputs, status: "invalid" as const, reason });
+    },
+  });
 }
 
 /** A node's inputs (blob hashes) and the same inputs' values, by name. */

@@ -5,12 +5,11 @@
 import type { Suite } from "../suite.ts";
 import { HOTPOT_MERGE } from "./run/merge_publish.ts";
 import { HOTPOT_REDERIVATION } from "./rederivation.ts";
-import { hotpotAnswerStage } from "./run/stages/answer.ts";
 import { hotpotRankStage, hotpotSummaryStage } from "./run/stages/compress.ts";
 import type { HotpotMethodAggregate } from "./run/aggregate.ts";
 import { hotpotQuestionStage } from "./run/stages/question.ts";
 import { hotpotCorpusHeadStage } from "./run/stages/corpus_head.ts";
-import { hotpotContextStage } from "./run/stages/context.ts";
+import { hotpotAnswerStage, hotpotContextStage } from "./run/stages/context.ts";
 import { hotpotEngineStage } from "./run/stages/engine.ts";
 import { HOTPOT_COMPARE_UNITS } from "./report/compare_units.ts";
 import { hotpotScoreStage } from "./run/stages/score.ts";

@@ -10,7 +10,7 @@ import { canonicalJson } from "../../store/canonical.ts";
 import { addUsage } from "../../core/usage.ts";
 import type { SuiteRederivation } from "../suite.ts";
 import { ownUsage, sameUsage } from "../usage_sums.ts";
-import { hotpotAnswerStage } from "./run/stages/answer.ts";
+import { hotpotAnswerStage } from "./run/stages/context.ts";
 import type { HotpotDataset } from "./collect/dataset_file.ts";
 import type { SelectionOptions } from "./collect/select.ts";
 import { hotpotRankStage, hotpotSummaryStage } from "./run/stages/compress.ts";

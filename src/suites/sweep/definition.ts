@@ -5,11 +5,10 @@
  */
 import type { Suite, SuiteRederivation } from "../suite.ts";
 import { SWEEP_MERGE } from "./publish.ts";
-import { sweepAnswerStage } from "./stages/answer.ts";
 import { sweepRankStage, sweepSummaryStage } from "./stages/compress.ts";
 import { SWEEP_METRICS, type SweepKindAggregate, sweepMetricsIn, sweepRowValue } from "./aggregate.ts";
 import { sweepTrajectoryStage } from "./stages/trajectory.ts";
-import { sweepContextStage } from "./stages/context.ts";
+import { sweepAnswerStage, sweepContextStage } from "./stages/context.ts";
 import { sweepEngineStage } from "./stages/engine.ts";
 import { sweepScoreStage } from "./stages/score.ts";
 import { sweepAggregateStage } from "./stages/aggregate.ts";

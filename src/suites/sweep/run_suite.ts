@@ -20,7 +20,7 @@ import { sweepEngineStage } from "./stages/engine.ts";
 import { engineReportParams } from "../method_selection.ts";
 import type { LoopbackProxy } from "../../models/loopback_proxy.ts";
 import { contextNeeds, declaredMethod } from "../../methods/registry.ts";
-import { sweepContextStage } from "./stages/context.ts";
+import { sweepAnswerStage, sweepContextStage } from "./stages/context.ts";
 import { sweepRankStage, sweepSummaryStage } from "./stages/compress.ts";
 import { sweepScoreStage } from "./stages/score.ts";
 import { sweepAggregateStage } from "./stages/aggregate.ts";
@@ -31,7 +31,6 @@ import { sweepContextInputName } from "./explorer.ts";
 import { DEFAULT_RESAMPLES } from "../../analysis/bootstrap.ts";
 import { runCost } from "../../analysis/cost.ts";
 import type { ReportAnalysisOptions } from "../../analysis/report_inputs.ts";
-import { sweepAnswerStage } from "./stages/answer.ts";
 import { parseJson } from "../../core/json_read.ts";
 import { type Inputs, publishAnswerRuns, runAnswerTask } from "../answer_pipeline.ts";
 

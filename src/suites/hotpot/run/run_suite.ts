@@ -33,7 +33,7 @@ import {
 import { CorpusGoldSchema } from "../corpus.ts";
 import { questionInShard, type Shard } from "../../../pipeline/shard.ts";
 import type { NodeOutcome, NodeResult } from "../../../pipeline/executor.ts";
-import { hotpotContextStage } from "./stages/context.ts";
+import { hotpotAnswerStage, hotpotContextStage } from "./stages/context.ts";
 import { hotpotRankStage, hotpotSummaryStage } from "./stages/compress.ts";
 import { hotpotScoreStage } from "./stages/score.ts";
 import { hotpotAggregateStage, rowsInput } from "./stages/aggregate.ts";
@@ -44,7 +44,6 @@ import { hotpotCeilingsStage } from "./stages/ceilings.ts";
 import { DEFAULT_RESAMPLES } from "../../../analysis/bootstrap.ts";
 import { runCost } from "../../../analysis/cost.ts";
 import { contextInputs, type ReportAnalysisOptions } from "../../../analysis/report_inputs.ts";
-import { hotpotAnswerStage } from "./stages/answer.ts";
 import { type CeilingRun, publishAnswerRuns, runAnswerTask } from "../../answer_pipeline.ts";
 
 export type { HotpotResultRow } from "./rows.ts";
