@@ -5,8 +5,7 @@
  */
 import assert from "node:assert/strict";
 import { createEngine } from "../src/methods/engines/create.ts";
-import { referenceReply } from "../src/models/reference/chat.ts";
-import { findSearchTool, searchQuery } from "../src/models/reference/search_tool.ts";
+import { findSearchTool, referenceReply, searchQuery } from "../src/models/reference/chat.ts";
 import type { ChatMessage, ToolDefinition } from "../src/models/messages.ts";
 import { generateTranscript } from "../src/suites/engines/generate.ts";
 import { qaMessages } from "../src/suites/engines/metrics.ts";

@@ -1,11 +1,10 @@
 import assert from "node:assert/strict";
 import type { ChatMessage, ToolDefinition } from "../src/models/messages.ts";
 import { bm25Scores, rankByRelevance } from "../src/models/reference/bm25.ts";
-import { fitToTokens, listedPaths, referenceReply } from "../src/models/reference/chat.ts";
+import { fitToTokens, listedPaths, NOT_IN_CONTEXT, referenceReply } from "../src/models/reference/chat.ts";
 import { findQuestion, parseContextSentences, titleFromHeader } from "../src/models/reference/context.ts";
 import { isYesNoQuestion, pickAnswerSpan } from "../src/models/reference/extractive_qa.ts";
 import { chooseFault, FAULT_KINDS, parseFaultSpec } from "../src/models/reference/faults.ts";
-import { NOT_IN_CONTEXT } from "../src/models/reference/needle.ts";
 import { referenceNouls } from "../src/models/reference/server.ts";
 import { testCounter } from "./models_support.ts";
 

@@ -2,7 +2,8 @@
  * The reference model's chat behaviour, a pure function from request to reply. Rules in order: (a) read each
  * file the first user message lists through an offered file-reading tool (`tool_choice` may limit or force a
  * call); then by the last user message: (b) `"supporting_facts"`: extractive QA; (c) "summar": an extractive
- * summary; (d) `NOT IN CONTEXT`: needle QA, or one search through an offered search tool; (e) "```js" or
+ * summary; (d) `NOT IN CONTEXT`: needle QA, or one search through an offered search tool (a name holding
+ * `search`, `grep` or `find`) with the question's key words, then an answer from everything; (e) "```js" or
  * "JavaScript": code; (f) else the two most relevant sentences. A reply over `max_tokens` is cut (`length`).
  * @module
  */
@@ -14,8 +15,7 @@ import type { TokenCounter } from "../../tokens/types.ts";
 import { bm25Scores, rankByRelevance } from "./bm25.ts";
 import { contextTexts, findQuestion, lastUserIndex, listedFiles, parseContextSentences } from "./context.ts";
 import { answerWithFacts } from "./extractive_qa.ts";
-import { answerNeedle, NOT_IN_CONTEXT } from "./needle.ts";
-import { findSearchTool, searchedSinceQuestion, searchQuery } from "./search_tool.ts";
+import { contentWords, coverage } from "./text.ts";
 import { extractiveSummary } from "./summary.ts";
 
 /** Summary budget when the request has no `max_tokens`. */
@@ -61,14 +61,23 @@ const EMPTY_VALUES: Record<string, unknown> = {
   object: {},
 };
 
+/** A tool's declared parameter `properties` and the names its `required` lists. */
+function toolParameters(
+  tool: ToolDefinition,
+): { properties: Record<string, { type?: unknown }>; required: string[] } {
+  const parameters = (tool.function.parameters ?? {}) as { properties?: unknown; required?: unknown };
+  const required = Array.isArray(parameters.required) ? parameters.required as unknown[] : [];
+  return {
+    properties: (parameters.properties ?? {}) as Record<string, { type?: unknown }>,
+    required: required.filter((name) => typeof name === "string"),
+  };
+}
+
 /** Each required parameter of `tool` at its type's empty value. */
 function emptyArguments(tool: ToolDefinition): Record<string, unknown> {
-  const parameters = (tool.function.parameters ?? {}) as { properties?: unknown; required?: unknown };
-  const properties = (parameters.properties ?? {}) as Record<string, { type?: unknown }>;
-  const required = Array.isArray(parameters.required) ? parameters.required as unknown[] : [];
+  const { properties, required } = toolParameters(tool);
   const args: Record<string, unknown> = {};
   for (const name of required) {
-    if (typeof name !== "string") continue;
     const type = properties[name]?.type;
     args[name] = typeof type === "string" && type in EMPTY_VALUES
       ? structuredClone(EMPTY_VALUES[type])
@@ -115,6 +124,69 @@ function chooseToolCall(input: ReferenceChatInput): ToolCall | undefined {
 const QUOTED_LINES = 12;
 
 const FENCE = /```(?:js|javascript)[^\n]*\n[\s\S]*?```/g;
+
+const NEEDLE_THRESHOLD = 0.8;
+
+/** The decline answer. */
+export const NOT_IN_CONTEXT = "NOT IN CONTEXT";
+
+/**
+ * Rule (d): the context line holding the largest share of the question's content words (the earliest on ties)
+ * answers with its text after the last " is ", unless the share is below {@link NEEDLE_THRESHOLD}: then
+ * {@link NOT_IN_CONTEXT}.
+ */
+function answerNeedle(messages: readonly ChatMessage[]): string {
+  const question = findQuestion(messages);
+  let best = "";
+  let bestScore = -1;
+  for (const piece of contextTexts(messages)) {
+    for (const raw of piece.text.split(/\r?\n/)) {
+      const line = raw.trim();
+      if (line === "") continue;
+      const score = coverage(question, line);
+      if (score > bestScore) {
+        best = line;
+        bestScore = score;
+      }
+    }
+  }
+  if (bestScore < NEEDLE_THRESHOLD) return NOT_IN_CONTEXT;
+  const cut = best.lastIndexOf(" is ");
+  const answer = cut >= 0 ? best.slice(cut + 4) : best;
+  return answer.trim().replace(/\.$/, "");
+}
+
+const SEARCH_NAME = /search|grep/i;
+const FIND_NAME = /find/i;
+const QUERY_NAMES = ["query", "pattern", "q", "keywords", "text"];
+
+/** The search-like tool among `tools` and its query parameter (a query-like name, else a string one), or undefined. */
+export function findSearchTool(
+  tools: readonly ToolDefinition[],
+): { name: string; queryParam: string } | undefined {
+  for (const pattern of [SEARCH_NAME, FIND_NAME]) {
+    for (const tool of tools) {
+      if (!pattern.test(tool.function.name)) continue;
+      const { properties, required } = toolParameters(tool);
+      const all = Object.keys(properties).filter((name) => properties[name]?.type === "string");
+      const queryParam = QUERY_NAMES.find((name) => all.includes(name)) ??
+        required.find((name) => all.includes(name)) ?? all[0];
+      if (queryParam !== undefined) return { name: tool.function.name, queryParam };
+    }
+  }
+  return undefined;
+}
+
+/** The question's content words, each once, as the search query. */
+export function searchQuery(messages: readonly ChatMessage[]): string {
+  return [...new Set(contentWords(findQuestion(messages)))].join(" ");
+}
+
+/** True when a tool result already follows the last user message (the search of this question is done). */
+export function searchedSinceQuestion(messages: readonly ChatMessage[]): boolean {
+  const last = lastUserIndex(messages);
+  return messages.slice(last + 1).some((message) => message.role === "tool");
+}
 
 /**
  * Rule (e): the context lines most relevant to the last user message quoted as `> ` lines, then every
