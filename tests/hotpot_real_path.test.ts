@@ -17,8 +17,8 @@ Deno.test("ceilingBindText counts the questions whose Full context is within the
   const full = { method: "full", over_cap: 3 } as unknown as HotpotMethodAggregate;
   assert.equal(
     ceilingBindText([full], 10, 3600),
-    "- Ceiling: the ceiling did not bind for 7 of 10 questions (their Full context is within 3600 tokens, so " +
-      "they needed no compaction)\n",
+    "Ceiling: the ceiling did not bind for 7 of 10 questions (their Full context is within 3600 tokens, so " +
+      "they needed no compaction)",
   );
   assert.match(
     ceilingBindText([{ ...full, over_cap: 0 }], 4, 3600),

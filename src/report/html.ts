@@ -4,6 +4,7 @@
  * @module
  */
 import { type Cell, formatCell, markdownTable } from "../core/markdown_table.ts";
+import { type AnsweringModels, modelsFact } from "../core/answering_models.ts";
 
 /** Markup that is safe to insert as is: made by {@link safeHtml}, {@link rawHtml} or the helpers built on them. */
 export class Html {
@@ -26,12 +27,12 @@ export function escapeHtml(text: string): string {
     .replaceAll("'", "&#39;");
 }
 
-function render(value: HtmlValue): string {
+function render(value: HtmlValue, escape = escapeHtml): string {
   if (value instanceof Html) return value.markup;
   if (value === null || value === undefined || value === false) return "";
   if (typeof value === "number") return String(value);
-  if (typeof value === "string") return escapeHtml(value);
-  return value.map(render).join("");
+  if (typeof value === "string") return escape(value);
+  return value.map((v) => render(v, escape)).join("");
 }
 
 /** A template tag escaping every interpolated string; {@link Html} goes in unchanged, null/false as nothing. */
@@ -39,6 +40,48 @@ export function safeHtml(strings: TemplateStringsArray, ...values: HtmlValue[]):
   let out = strings[0];
   for (let i = 0; i < values.length; i++) out += render(values[i]) + strings[i + 1];
   return new Html(out);
+}
+
+/** How the two reports write the same text: REPORT.md (Markdown, nothing escaped) or report.html. */
+export interface ReportFormat {
+  markdown: boolean;
+  /** A template tag: {@link safeHtml} in HTML; in Markdown the same join with nothing escaped. */
+  text(strings: TemplateStringsArray, ...values: HtmlValue[]): Html;
+  /** Inline code: `` `x` `` or `<code>x</code>`. */
+  code(text: string): Html;
+  /** A line break inside a Markdown list item; a space in HTML. */
+  br: Html;
+}
+
+/** REPORT.md's {@link ReportFormat}: its {@link Html} values hold Markdown. */
+export const MARKDOWN: ReportFormat = {
+  markdown: true,
+  text: (strings, ...values) =>
+    new Html(strings.reduce((out, s, i) => out + render(values[i - 1], (x) => x) + s)),
+  code: (text) => new Html(`\`${text}\``),
+  br: new Html("\n  "),
+};
+
+/** report.html's {@link ReportFormat}. */
+export const HTML: ReportFormat = {
+  markdown: false,
+  text: safeHtml,
+  code: (text) => code(text),
+  br: new Html(" "),
+};
+
+/** `chat <asked> (answered by <…>), …` in a format, every model name as code. */
+export function modelsFactIn(
+  f: ReportFormat,
+  requested: { chat_model: string; decision_model: string },
+  models: AnsweringModels,
+): Html {
+  return new Html(modelsFact(requested, models, (name) => f.code(name).markup));
+}
+
+/** A run's facts as REPORT.md lists them (report.html: {@link factList}). */
+export function factsMarkdown(items: readonly Html[]): string {
+  return items.map((item) => `- ${item.markup}`).join("\n");
 }
 
 /** Wraps markup written by this program (never user text) as {@link Html}. */

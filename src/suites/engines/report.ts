@@ -3,7 +3,8 @@
  * report.html shares with it.
  * @module
  */
-import { type AnsweringModels, modelChangeNotice, modelsFact } from "../../core/answering_models.ts";
+import { type AnsweringModels, modelChangeNotice } from "../../core/answering_models.ts";
+import { factsMarkdown, type Html, MARKDOWN, modelsFactIn, type ReportFormat } from "../../report/html.ts";
 import { markdownSafe, terminalSafe } from "../../core/printable.ts";
 import type { EngineResult } from "./run.ts";
 import { type EnginesStats, enginesStats, enginesStatsMarkdown } from "./stats.ts";
@@ -355,18 +356,49 @@ export function budgetFact(results: readonly EngineResult[], meta: EnginesReport
   }; ${meta.repeats} warm repeats after one cold call per engine`;
 }
 
+/** The run facts both reports list, in REPORT.md's or report.html's format. */
+export function enginesFacts(
+  f: ReportFormat,
+  results: readonly EngineResult[],
+  meta: EnginesReportMeta,
+): Html[] {
+  const first = results[0];
+  const items = [
+    f.text`Transcript: ${meta.transcript} — ${first?.messages_in ?? 0} messages, ${
+      first?.input_tokens ?? 0
+    } tokens (${meta.tokenizer}), hash ${f.code(meta.transcriptHash)}`,
+    f.text`${budgetFact(results, meta)}`,
+  ];
+  if (meta.answering && meta.chatModel && meta.decisionModel) {
+    const requested = { chat_model: meta.chatModel, decision_model: meta.decisionModel };
+    items.push(f.text`Models: ${modelsFactIn(f, requested, meta.answering)}`);
+  } else {
+    // REPORT.md names them plainly.
+    const name = (model: string) => f.markdown ? model : f.code(model);
+    if (meta.chatModel) items.push(f.text`Chat model: ${name(meta.chatModel)}`);
+    if (meta.decisionModel) items.push(f.text`Decision model: ${name(meta.decisionModel)}`);
+  }
+  const reference =
+    "Models: the offline **reference model** (deterministic, extractive): a weak but honest " +
+    "baseline, not a measure of any real LLM.";
+  if (meta.reference && f.markdown) items.push(f.text`${reference}`);
+  return [...items, f.text`${QUESTIONS_PER_PROMPT_NOTE}`];
+}
+
 /** The engines section of REPORT.md. */
 export function enginesReportMarkdown(results: EngineResult[], meta: EnginesReportMeta): string {
-  const first = results[0];
+  const changed = meta.answering && meta.chatModel && meta.decisionModel
+    ? modelChangeNotice(meta.answering)
+    : null;
   const lines = [
     `# ${ENGINES_REPORT_TITLE}`,
     "",
+    ...(changed ? [`> **Answering model changed.** ${changed}`, ""] : []),
     "## Engines",
     "",
-    `- Transcript: ${meta.transcript} — ${first?.messages_in ?? 0} messages, ${
-      first?.input_tokens ?? 0
-    } tokens (${meta.tokenizer}), hash \`${meta.transcriptHash}\``,
-    `- ${budgetFact(results, meta)}`,
+    factsMarkdown(enginesFacts(MARKDOWN, results, meta)),
+    "",
+    ...markdownTable(ENGINE_TABLE_HEADER, engineTableRows(results)),
   ];
   /** A `###` section: each part after a blank line (a list of lines is one part). */
   const section = (heading: string, ...parts: (string | string[])[]) =>
@@ -375,26 +407,6 @@ export function enginesReportMarkdown(results: EngineResult[], meta: EnginesRepo
       `### ${heading}`,
       ...parts.flatMap((part) => ["", ...(Array.isArray(part) ? part : [part])]),
     );
-  if (meta.answering && meta.chatModel && meta.decisionModel) {
-    const requested = { chat_model: meta.chatModel, decision_model: meta.decisionModel };
-    lines.push(`- Models: ${modelsFact(requested, meta.answering, (name) => `\`${name}\``)}`);
-    const changed = modelChangeNotice(meta.answering);
-    if (changed) lines.splice(2, 0, `> **Answering model changed.** ${changed}`, "");
-  } else {
-    if (meta.chatModel) lines.push(`- Chat model: ${meta.chatModel}`);
-    if (meta.decisionModel) lines.push(`- Decision model: ${meta.decisionModel}`);
-  }
-  if (meta.reference) {
-    lines.push(
-      "- Models: the offline **reference model** (deterministic, extractive): a weak but honest baseline, " +
-        "not a measure of any real LLM.",
-    );
-  }
-  lines.push(
-    `- ${QUESTIONS_PER_PROMPT_NOTE}`,
-    "",
-    ...markdownTable(ENGINE_TABLE_HEADER, engineTableRows(results)),
-  );
   lines.push("", ENGINES_TABLE_NOTE);
   section(ENGINES_PARITY_HEADING, ENGINES_PARITY_NOTE);
   const notes = engineNotes(results);

@@ -5,10 +5,8 @@
  */
 import { modelChangeNotice } from "../../core/answering_models.ts";
 import type { Cell } from "../../core/markdown_table.ts";
-import { modelsFactHtml } from "../../report/models_html.ts";
 import {
   budgetCurveRows,
-  budgetFact,
   budgetsOf,
   ENGINE_HTML_TABLE_HEADER,
   ENGINE_NOTES_HEADING,
@@ -19,6 +17,7 @@ import {
   ENGINES_PARITY_NOTE,
   ENGINES_REPORT_TITLE,
   ENGINES_TABLE_NOTE,
+  enginesFacts,
   type EnginesReportMeta,
   ms,
   probeTypeRows,
@@ -46,31 +45,13 @@ import {
   code,
   factList,
   figure,
+  HTML,
   type Html,
   htmlPage,
   htmlTable,
   paragraphs,
   safeHtml,
 } from "../../report/html.ts";
-
-function runFacts(results: readonly EngineResult[], meta: EnginesReportMeta): Html {
-  const first = results[0];
-  const items: (Html | string)[] = [
-    safeHtml`Transcript: ${meta.transcript} — ${first?.messages_in ?? 0} messages, ${
-      first?.input_tokens ?? 0
-    } tokens (${meta.tokenizer}), hash ${code(meta.transcriptHash)}`,
-    budgetFact(results, meta),
-  ];
-  if (meta.answering && meta.chatModel && meta.decisionModel) {
-    const requested = { chat_model: meta.chatModel, decision_model: meta.decisionModel };
-    items.push(safeHtml`Models: ${modelsFactHtml(requested, meta.answering)}`);
-  } else {
-    if (meta.chatModel) items.push(safeHtml`Chat model: ${code(meta.chatModel)}`);
-    if (meta.decisionModel) items.push(safeHtml`Decision model: ${code(meta.decisionModel)}`);
-  }
-  items.push(QUESTIONS_PER_PROMPT_NOTE);
-  return factList(items);
-}
 
 /** A table whose first `left` columns are left-aligned, the others right-aligned. */
 function table(header: readonly string[], rows: readonly Cell[][], left: number): Html {
@@ -249,7 +230,7 @@ export function enginesReportHtml(results: EngineResult[], meta: EnginesReportMe
   const body = safeHtml`<h1>${title}</h1>
 ${notice}${reference}
 <h2>Run</h2>
-${runFacts(results, meta)}
+${factList(enginesFacts(HTML, results, meta))}
 <h2>Results</h2>
 ${
     // Smaller type for this wide table only, so that it fits a 1,400-pixel window.

@@ -3,7 +3,11 @@
  * sections, shared with report.html.
  * @module
  */
-import { mergeAnsweringModels, modelChangeNotice, modelsFact } from "../../core/answering_models.ts";
+import {
+  type AnsweringModels,
+  mergeAnsweringModels,
+  modelChangeNotice,
+} from "../../core/answering_models.ts";
 import { type Cell, markdownTable } from "../../core/markdown_table.ts";
 import { engineMethodsText } from "../method_selection.ts";
 import { SWEEP_METRICS, type SweepKindAggregate, sweepMetricsIn } from "./aggregate.ts";
@@ -15,7 +19,15 @@ import { costSection } from "../../analysis/cost_report.ts";
 import { sweepCeilingMarkdown, type SweepCeilingResult } from "./ceiling.ts";
 import { formatDifference, formatInterval, formatP, formatPoints } from "../../analysis/format.ts";
 import { mostlyInvalidNote as mostlyInvalid } from "../../analysis/mostly_invalid.ts";
-import { sectionMarkdown, type TableSection } from "../../report/html.ts";
+import {
+  factsMarkdown,
+  type Html,
+  MARKDOWN,
+  modelsFactIn,
+  type ReportFormat,
+  sectionMarkdown,
+  type TableSection,
+} from "../../report/html.ts";
 
 /** Header of the sweep interval table. */
 export const SWEEP_INTERVAL_HEADERS = [
@@ -111,6 +123,28 @@ export function sweepCeilingsText(o: SweepRunOptions): string {
     : `ceiling ${o.inputCap} tokens`;
 }
 
+/** The run facts both reports list, in REPORT.md's or report.html's format. */
+export function sweepFacts(f: ReportFormat, meta: SweepReportMeta, answering: AnsweringModels): Html[] {
+  const o = meta.options;
+  const u = meta.compressionUsage;
+  return [
+    f.text`Trajectory: ${meta.fixture.name} (sha256 ${
+      f.code(meta.fixture.hash)
+    }), ${meta.fixture.units} evidence units,${f.br}${meta.fixture.facts} exact facts, 6 executable repair checks (sandboxed)`,
+    f.text`Models: ${modelsFactIn(f, meta.models, answering)} (${meta.models.note})`,
+    f.text`Tokenizer: ${meta.tokenizer}`,
+    f.text`${o.compressions} generation(s) of (summary S within a ${o.summaryAllowance}-token complete input, ranking);${f.br}Top N for N = ${
+      o.topN.join(", ")
+    }; ${
+      sweepCeilingsText(o)
+    } (reserve ${o.reserve}); ${o.answers} answer(s)${f.br}per context at temperature 0`,
+    f.text`Compression calls: ${u.calls} (input ${u.input_tokens}, output${f.br}${u.output_tokens} tokens); ${meta.reusedCompression} summary/ranking node(s) reused${
+      meta.frozenRun ? ` from ${meta.frozenRun}` : ""
+    }`,
+    ...(meta.engines ? [f.text`${engineMethodsText(meta.engines)}`] : []),
+  ];
+}
+
 /** Column names of the sweep table (REPORT.md and report.html): the table's metrics, then counts. */
 export function sweepTableHeaders(): string[] {
   const counts = [
@@ -153,17 +187,7 @@ export function sweepReportMarkdown(
   const notice = changed ? `\n> **Answering model changed.** ${changed}\n` : "";
   return `# sweep: frozen summary + Jev Top-N
 ${notice}${reference}
-- Trajectory: ${meta.fixture.name} (sha256 \`${meta.fixture.hash}\`), ${meta.fixture.units} evidence units,
-  ${meta.fixture.facts} exact facts, 6 executable repair checks (sandboxed)
-- Models: ${modelsFact(meta.models, answering, (name) => `\`${name}\``)} (${meta.models.note})
-- Tokenizer: ${meta.tokenizer}
-- ${o.compressions} generation(s) of (summary S within a ${o.summaryAllowance}-token complete input, ranking);
-  Top N for N = ${o.topN.join(", ")}; ${sweepCeilingsText(o)} (reserve ${o.reserve}); ${o.answers} answer(s)
-  per context at temperature 0
-- Compression calls: ${meta.compressionUsage.calls} (input ${meta.compressionUsage.input_tokens}, output
-  ${meta.compressionUsage.output_tokens} tokens); ${meta.reusedCompression} summary/ranking node(s) reused${
-    meta.frozenRun ? ` from ${meta.frozenRun}` : ""
-  }${meta.engines ? `\n- ${engineMethodsText(meta.engines)}` : ""}
+${factsMarkdown(sweepFacts(MARKDOWN, meta, answering))}
 
 ## Results${o.inputCaps ? ` at the ${o.inputCap}-token ceiling` : ""}
 

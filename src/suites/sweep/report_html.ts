@@ -3,16 +3,10 @@
  * as reference lines, over-budget counts under the ticks) and one of context tokens against the ceiling.
  * @module
  */
-import {
-  type AnsweringModels,
-  mergeAnsweringModels,
-  modelChangeNotice,
-} from "../../core/answering_models.ts";
-import { modelsFactHtml } from "../../report/models_html.ts";
+import { mergeAnsweringModels, modelChangeNotice } from "../../core/answering_models.ts";
 import { type SweepKindAggregate, sweepMetricsIn } from "./aggregate.ts";
-import { engineMethodsText } from "../method_selection.ts";
 import {
-  sweepCeilingsText,
+  sweepFacts,
   type SweepReportMeta,
   sweepStatsSections,
   sweepTableHeaders,
@@ -24,9 +18,9 @@ import { costSection } from "../../analysis/cost_report.ts";
 import { sweepCeilingHtml } from "./ceiling.ts";
 import {
   banner,
-  code,
   factList,
   figure,
+  HTML,
   type Html,
   htmlPage,
   htmlTable,
@@ -43,26 +37,6 @@ const TOP_N = /^S\+Top([0-9]+)$/;
 
 function overBudgetNote(a: SweepKindAggregate): string | null {
   return a.over_budget > 0 ? `${a.over_budget}/${a.planned} over budget` : null;
-}
-
-function runFacts(meta: SweepReportMeta, answering: AnsweringModels): Html {
-  const o = meta.options;
-  const u = meta.compressionUsage;
-  return factList([
-    safeHtml`Trajectory: ${meta.fixture.name} (sha256 ${
-      code(meta.fixture.hash)
-    }), ${meta.fixture.units} evidence units, ${meta.fixture.facts} exact facts, 6 executable repair checks (sandboxed)`,
-    safeHtml`Models: ${modelsFactHtml(meta.models, answering)} (${meta.models.note})`,
-    `Tokenizer: ${meta.tokenizer}`,
-    `${o.compressions} generation(s) of (summary S within a ${o.summaryAllowance}-token complete input, ranking); ` +
-    `Top N for N = ${o.topN.join(", ")}; ${sweepCeilingsText(o)} (reserve ${o.reserve}); ${o.answers} ` +
-    `answer(s) per context at temperature 0`,
-    `Compression calls: ${u.calls} (input ${u.input_tokens}, output ${u.output_tokens} tokens); ` +
-    `${meta.reusedCompression} summary/ranking node(s) reused${
-      meta.frozenRun ? ` from ${meta.frozenRun}` : ""
-    }`,
-    ...(meta.engines ? [engineMethodsText(meta.engines)] : []),
-  ]);
 }
 
 function resultsTable(aggregates: readonly SweepKindAggregate[]): Html {
@@ -144,7 +118,7 @@ export function sweepReportHtml(aggregates: SweepKindAggregate[], meta: SweepRep
   const body = safeHtml`<h1>${title}</h1>
 ${notice}${reference}
 <h2>Run</h2>
-${runFacts(meta, answering)}
+${factList(sweepFacts(HTML, meta, answering))}
 <h2>Results${meta.options.inputCaps ? ` at the ${meta.options.inputCap}-token ceiling` : ""}</h2>
 ${
     paragraphs(

@@ -7,7 +7,11 @@
 import { type Cell, markdownTable } from "../../../core/markdown_table.ts";
 import type { HotpotMethodAggregate } from "../run/aggregate.ts";
 import { hotpotMetric, hotpotMetricsIn } from "../run/metrics.ts";
-import { mergeAnsweringModels, modelChangeNotice, modelsFact } from "../../../core/answering_models.ts";
+import {
+  type AnsweringModels,
+  mergeAnsweringModels,
+  modelChangeNotice,
+} from "../../../core/answering_models.ts";
 import type { ReportCorpus } from "../question_card.ts";
 import type { HotpotStats } from "./stats.ts";
 import type { ExplorerData, PackedExplorer } from "../../../report/explorer.ts";
@@ -24,8 +28,12 @@ import {
 } from "../../../analysis/format.ts";
 import { frontierChart } from "../../../report/frontier_chart.ts";
 import {
+  factsMarkdown,
   figure,
   type Html,
+  MARKDOWN,
+  modelsFactIn,
+  type ReportFormat,
   safeHtml,
   sectionHtml,
   sectionMarkdown,
@@ -403,7 +411,7 @@ export function byTypeTable(aggregates: readonly HotpotMethodAggregate[]): [stri
   ];
 }
 
-/** The line saying for how many questions the ceiling did not bind Full (with newline; empty: no Full). */
+/** The fact saying for how many questions the ceiling did not bind Full (empty: no Full). */
 export function ceilingBindText(
   aggregates: readonly HotpotMethodAggregate[],
   questions: number,
@@ -412,12 +420,50 @@ export function ceilingBindText(
   const full = aggregates.find((a) => a.method === "full");
   if (full === undefined || questions === 0) return "";
   const under = Math.max(0, questions - full.over_cap);
-  return `- Ceiling: the ceiling did not bind for ${under} of ${questions} questions (their Full context is ` +
+  return `Ceiling: the ceiling did not bind for ${under} of ${questions} questions (their Full context is ` +
     `within ${inputCap} tokens, so they needed no compaction)${
       under === questions
         ? "; compaction was not needed for any question: raise --min-chars or lower --input-cap"
         : ""
-    }\n`;
+    }`;
+}
+
+/** The run facts both reports list, in REPORT.md's or report.html's format. */
+export function hotpotFacts(
+  f: ReportFormat,
+  meta: HotpotReportMeta,
+  aggregates: readonly HotpotMethodAggregate[],
+  answering: AnsweringModels,
+): Html[] {
+  const c = meta.corpus;
+  const p = c.protocol;
+  const invalid = c.questions.filter((q) => !q.valid);
+  const valid = c.questions.length - invalid.length;
+  const removed = Object.entries(c.selection.removed).map(([k, v]) => `${k}: ${v}`).join(", ");
+  const unverifiable = filesUnchangedText(c);
+  // REPORT.md lists the invalid questions under the item (a blank line when none); report.html nests them.
+  const invalidList = f.markdown
+    ? `\n${invalid.map((q) => `  - ${q.id}: ${q.reason}`).join("\n")}`
+    : invalid.length > 0
+    ? safeHtml`<ul>${invalid.map((q) => safeHtml`<li>${q.id}: ${q.reason ?? "invalid"}</li>`)}</ul>`
+    : "";
+  const ceiling = ceilingBindText(aggregates, valid, meta.inputCap);
+  return [
+    f.text`Dataset: ${f.code(c.dataset.path)} (sha256 ${
+      f.code(c.dataset.sha256)
+    }, ${c.dataset.records} records)`,
+    f.text`Selection: seed ${p.seed}, ${p.bridge} bridge + ${p.comparison} comparison,${f.br}${p.min_chars}–${p.max_chars} evidence characters; considered ${c.selection.considered}; removed${f.br}by filter: ${
+      f.markdown ? removed : removed || "none"
+    }`,
+    f.text`Collection: ${collectionModeText(c)}; ${valid}/${c.questions.length} valid${
+      unverifiable ? `; ${unverifiable}` : ""
+    }${invalidList}`,
+    f.text`Models: ${modelsFactIn(f, meta.models, answering)} (${meta.models.note})`,
+    f.text`Tokenizer: ${meta.tokenizer}; ceiling ${meta.inputCap} tokens (reserve ${meta.reserve}) on the complete answer input`,
+    ...(ceiling ? [f.text`${ceiling}`] : []),
+    f.text`Repeats: ${meta.compressions} compression generation(s) × ${meta.answers} answer(s) per question and method`,
+    ...(meta.engines ? [f.text`${engineMethodsText(meta.engines)}`] : []),
+  ];
 }
 
 /** Renders REPORT.md. */
@@ -429,15 +475,12 @@ export function hotpotReportMarkdown(
   const usage = markdownTable(...usageTable(aggregates));
   const byType = markdownTable(...byTypeTable(aggregates), 1);
   const c = meta.corpus;
-  const invalid = c.questions.filter((q) => !q.valid);
-  const valid = c.questions.length - invalid.length;
-  const removed = Object.entries(c.selection.removed).map(([k, v]) => `${k}: ${v}`).join(", ");
+  const valid = c.questions.filter((q) => q.valid).length;
   const reference = meta.models.mode === "reference"
     ? `\n> **Reference model.** These numbers come from the built-in deterministic reference model, an honest but ` +
       `weak extractive baseline (BM25 relevance, extractive summaries and answers). It never sees gold labels. ` +
       `They show the harness works end to end; they say nothing about any real LLM.\n`
     : "";
-  const unverifiable = filesUnchangedText(c);
   const answering = mergeAnsweringModels(aggregates.map((a) => a.models));
   const changed = modelChangeNotice(answering);
   const notice = changed ? `\n> **Answering model changed.** ${changed}\n` : "";
@@ -448,21 +491,7 @@ export function hotpotReportMarkdown(
   ).join("\n");
   return `# ${hotpotReportTitle(c, meta.inputCap, meta.ceilings?.map((x) => x.cap))}
 ${warnings}${notice}${reference}
-- Dataset: \`${c.dataset.path}\` (sha256 \`${c.dataset.sha256}\`, ${c.dataset.records} records)
-- Selection: seed ${c.protocol.seed}, ${c.protocol.bridge} bridge + ${c.protocol.comparison} comparison,
-  ${c.protocol.min_chars}–${c.protocol.max_chars} evidence characters; considered ${c.selection.considered}; removed
-  by filter: ${removed}
-- Collection: ${collectionModeText(c)}; ${valid}/${c.questions.length} valid${
-    unverifiable ? `; ${unverifiable}` : ""
-  }
-${invalid.map((q) => `  - ${q.id}: ${q.reason}`).join("\n")}
-- Models: ${modelsFact(meta.models, answering, (name) => `\`${name}\``)} (${meta.models.note})
-- Tokenizer: ${meta.tokenizer}; ceiling ${meta.inputCap} tokens (reserve ${meta.reserve}) on the complete answer input
-${
-    ceilingBindText(aggregates, valid, meta.inputCap)
-  }- Repeats: ${meta.compressions} compression generation(s) × ${meta.answers} answer(s) per question and method${
-    meta.engines ? `\n- ${engineMethodsText(meta.engines)}` : ""
-  }
+${factsMarkdown(hotpotFacts(MARKDOWN, meta, aggregates, answering))}
 
 ## Results${meta.ceilings ? ` at the ${meta.inputCap}-token ceiling` : ""}
 

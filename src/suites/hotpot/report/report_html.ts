@@ -5,23 +5,15 @@
  */
 import type { HotpotMethodAggregate } from "../run/aggregate.ts";
 import { hotpotMetricsIn } from "../run/metrics.ts";
-import {
-  type AnsweringModels,
-  mergeAnsweringModels,
-  modelChangeNotice,
-} from "../../../core/answering_models.ts";
-import { modelsFactHtml } from "../../../report/models_html.ts";
-import { engineMethodsText } from "../../method_selection.ts";
+import { mergeAnsweringModels, modelChangeNotice } from "../../../core/answering_models.ts";
 import {
   byTypeTable,
-  ceilingBindText,
   ceilingSweepHtml,
   COLLECTION_HEADERS,
-  collectionModeText,
   collectionRows,
   distinctSystemPrompts,
-  filesUnchangedText,
   HOTPOT_CAVEATS,
+  hotpotFacts,
   type HotpotReportMeta,
   hotpotReportTitle,
   hotpotResultHeaders,
@@ -42,6 +34,7 @@ import {
   code,
   factList,
   figure,
+  HTML,
   htmlPage,
   htmlTable,
   paragraphs,
@@ -52,40 +45,6 @@ import {
 import { formatCell } from "../../../core/markdown_table.ts";
 
 const pct = (x: number) => Number((100 * x).toFixed(1));
-
-function runFacts(
-  meta: HotpotReportMeta,
-  answering: AnsweringModels,
-  aggregates: readonly HotpotMethodAggregate[],
-) {
-  // REPORT.md's "- Ceiling: …" line without its list marker and newline.
-  const valid = meta.corpus.questions.filter((q) => q.valid).length;
-  const ceiling = ceilingBindText(aggregates, valid, meta.inputCap).replace(/^- /, "").trimEnd();
-  const c = meta.corpus;
-  const invalid = c.questions.filter((q) => !q.valid);
-  const removed = Object.entries(c.selection.removed).map(([k, v]) => `${k}: ${v}`).join(", ");
-  const p = c.protocol;
-  return factList([
-    safeHtml`Dataset: ${code(c.dataset.path)} (sha256 ${
-      code(c.dataset.sha256)
-    }, ${c.dataset.records} records)`,
-    safeHtml`Selection: seed ${p.seed}, ${p.bridge} bridge + ${p.comparison} comparison, ${p.min_chars}–${p.max_chars} evidence characters; considered ${c.selection.considered}; removed by filter: ${
-      removed || "none"
-    }`,
-    safeHtml`Collection: ${collectionModeText(c)}; ${
-      c.questions.length - invalid.length
-    }/${c.questions.length} valid${filesUnchangedText(c) ? `; ${filesUnchangedText(c)}` : ""}${
-      invalid.length > 0
-        ? safeHtml`<ul>${invalid.map((q) => safeHtml`<li>${q.id}: ${q.reason ?? "invalid"}</li>`)}</ul>`
-        : ""
-    }`,
-    safeHtml`Models: ${modelsFactHtml(meta.models, answering)} (${meta.models.note})`,
-    `Tokenizer: ${meta.tokenizer}; ceiling ${meta.inputCap} tokens (reserve ${meta.reserve}) on the complete answer input`,
-    ...(ceiling ? [ceiling] : []),
-    `Repeats: ${meta.compressions} compression generation(s) × ${meta.answers} answer(s) per question and method`,
-    ...(meta.engines ? [engineMethodsText(meta.engines)] : []),
-  ]);
-}
 
 function resultsTable(aggregates: readonly HotpotMethodAggregate[]) {
   return htmlTable(hotpotResultHeaders(), hotpotResultRows(aggregates), { digits: 1 });
@@ -151,7 +110,7 @@ ${warnings}${notice}${reference}
 <h2>Hypothesis</h2>
 ${paragraphs(hypothesisWithInterval(hypothesisVerdictText(aggregates), meta.stats))}
 <h2>Run</h2>
-${runFacts(meta, answering, aggregates)}
+${factList(hotpotFacts(HTML, meta, aggregates, answering))}
 <h2>Results${meta.ceilings ? ` at the ${meta.inputCap}-token ceiling` : ""}</h2>
 ${
     paragraphs(
