@@ -70,7 +70,6 @@ Deno.test("a long category label wraps onto a second line instead of being cut",
     series: [{ name: "a", values: [1, 2, 3, 4, 5, 6] }, { name: "b", values: [1, 2, 3, 4, 5, 6] }],
     format: (v) => `${v}%`,
     yLabel: "%",
-    width: 760,
   }).toString();
   assert.doesNotMatch(svg, /…/);
   assert.match(svg, />hermes-like<\/text>/);

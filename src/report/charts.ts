@@ -16,6 +16,8 @@ const GRID = "#e5e7eb";
 const TEXT = "#1b1f24";
 const WARN = "#b42318";
 const MISSING = "#6e7781";
+/** Axis labels and titles: grey, no halo. */
+const AXIS_TEXT = { fill: AXIS, plain: true };
 const FONT = 'system-ui, -apple-system, "Segoe UI", Roboto, Arial, sans-serif';
 
 /** One series of values, one per category (or x position); null shows "n/a". */
@@ -49,8 +51,6 @@ interface ChartOptions {
   referenceLines?: readonly ReferenceLine[];
   /** A second line under each category label or x tick, in a warning colour. */
   notes?: readonly (string | null)[];
-  width?: number;
-  height?: number;
 }
 
 export interface BarChartOptions extends ChartOptions {
@@ -145,11 +145,11 @@ function shorten(label: string, maxChars: number): string {
   return label.length <= limit ? label : `${label.slice(0, limit - 1)}…`;
 }
 
-/** Text with a white halo so that it stays legible over lines and bars. */
+/** Text, by default with a white halo so that it stays legible over lines and bars (`plain`: none). */
 function haloText(
   x: number,
   y: number,
-  text: string,
+  text: string | Html,
   attrs: { anchor?: string; fill?: string; size?: number; vertical?: boolean; plain?: boolean },
 ): Html {
   const turn = attrs.vertical ? safeHtml` transform="rotate(-90 ${c(x)} ${c(y)})"` : "";
@@ -271,19 +271,14 @@ const LEGEND_ROW = 18;
 function yAxis(axis: Axis, box: Box, yLabel: string): Html {
   const lines = axis.ticks.map((t) => {
     const y = axis.y(t.value);
-    const grid = hline(box.left, box.right, y, GRID);
-    const label = safeHtml`<text x="${c(box.left - 6)}" y="${
-      c(y + 4)
-    }" text-anchor="end" font-size="11" fill="${AXIS}">${t.label}</text>`;
-    return safeHtml`${grid}${label}\n`;
+    const label = haloText(box.left - 6, y + 4, t.label, { ...AXIS_TEXT, anchor: "end" });
+    return safeHtml`${hline(box.left, box.right, y, GRID)}${label}\n`;
   });
-  const mid = (box.top + box.bottom) / 2;
+  const title = haloText(14, (box.top + box.bottom) / 2, yLabel, { ...AXIS_TEXT, size: 12, vertical: true });
   return safeHtml`${lines}<line x1="${c(box.left)}" x2="${c(box.left)}" y1="${c(box.top)}" y2="${
     c(box.bottom)
   }" stroke="${AXIS}"/>
-<text x="14" y="${c(mid)}" transform="rotate(-90 14 ${
-    c(mid)
-  })" text-anchor="middle" font-size="12" fill="${AXIS}">${yLabel}</text>
+${title}
 `;
 }
 
@@ -372,15 +367,14 @@ function categoryLabels(
       const note = notes?.[i];
       const full = lines.join(" ") !== label ? safeHtml`<title>${label}</title>` : "";
       const text = lines.map((line, k) =>
-        safeHtml`<text x="${c(centers[i])}" y="${
-          c(y + 14 * k)
-        }" text-anchor="middle" font-size="${size}" fill="${TEXT}">${k === 0 ? full : ""}${line}</text>\n`
+        safeHtml`${
+          haloText(centers[i], y + 14 * k, safeHtml`${k === 0 ? full : ""}${line}`, { size, plain: true })
+        }\n`
       );
+      const noteY = (k: number) => y + 15 + 14 * (lines.length - 1) + 13 * k;
       const second = note
         ? noteLines(note, maxChars).map((line, k) =>
-          safeHtml`<text x="${c(centers[i])}" y="${
-            c(y + 15 + 14 * (lines.length - 1) + 13 * k)
-          }" text-anchor="middle" font-size="11" fill="${WARN}">${line}</text>\n`
+          safeHtml`${haloText(centers[i], noteY(k), line, { fill: WARN, plain: true })}\n`
         )
         : "";
       return safeHtml`${text}${second}`;
@@ -408,14 +402,13 @@ export function barChart(options: BarChartOptions): Html {
     0,
     ...options.categories.flatMap((label) => label.split(" ").map((w) => w.length)),
   );
-  const width = options.width ??
-    Math.round(
-      Math.min(
-        1100,
-        Math.max(760, 82 + (bars * 30) / 0.76, 82 + options.categories.length * (longestWord * 5.6 + 6)),
-      ),
-    );
-  const height = options.height ?? 330;
+  const width = Math.round(
+    Math.min(
+      1100,
+      Math.max(760, 82 + (bars * 30) / 0.76, 82 + options.categories.length * (longestWord * 5.6 + 6)),
+    ),
+  );
+  const height = 330;
   const refs = options.referenceLines ?? [];
   const legendSeries = options.series.length > 1 ? options.series : [];
   const hasLegend = legendSeries.length > 0 || refs.length > 0;
@@ -494,8 +487,8 @@ function valueLabelPositions(series: readonly ChartSeries[], axis: Axis, box: Bo
 
 /** A line chart over numeric x positions: a polyline per series (gaps at nulls), labels and reference lines. */
 export function lineChart(options: LineChartOptions): Html {
-  const width = options.width ?? 760;
-  const height = options.height ?? 360;
+  const width = 760;
+  const height = 360;
   const refs = options.referenceLines ?? [];
   const key = legend(options.series, [], 66, 22, true, width - 8);
   const box: Box = {
@@ -549,12 +542,10 @@ export function lineChart(options: LineChartOptions): Html {
       c(box.bottom + 5)
     }" stroke="${AXIS}"/>\n`
   );
-  const xTitle = safeHtml`<text x="${c((box.left + box.right) / 2)}" y="${
-    c(height - 8)
-  }" text-anchor="middle" font-size="12" fill="${AXIS}">${options.xLabel}</text>\n`;
+  const xTitle = haloText((box.left + box.right) / 2, height - 8, options.xLabel, { ...AXIS_TEXT, size: 12 });
   return safeHtml`${svgOpen(width, height, options.title)}${key.html}${
     yAxis(axis, box, options.yLabel)
   }${xAxis}${ticks}${referenceLines(refs, axis, box, true)}${drawn}${
     categoryLabels(xs.map(options.xTick), centers, Math.max(band, 60), box.bottom + 19, options.notes)
-  }${xTitle}</svg>`;
+  }${xTitle}\n</svg>`;
 }
