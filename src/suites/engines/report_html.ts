@@ -50,6 +50,7 @@ import {
   htmlPage,
   htmlTable,
   paragraphs,
+  rawHtml,
   safeHtml,
 } from "../../report/html.ts";
 
@@ -100,12 +101,15 @@ function own(r: EngineResult): { cold: number | null; warm_mean: number | null; 
 
 /** The savings, recall and latency bar charts, one bar group per row (failed and skipped rows marked). */
 function barCharts(results: readonly EngineResult[], stats: EnginesStats, multi: boolean): Html {
-  const chart = (options: Omit<BarChartOptions, "categories" | "notes">) =>
-    barChart({
-      categories: results.map((r) => multi ? `${engineLabel(r)} @ ${r.budget}` : engineLabel(r)),
-      notes: results.map((r) => r.status === "ok" ? null : r.status),
-      ...options,
-    });
+  const chart = (caption: string, options: Omit<BarChartOptions, "categories" | "notes">) =>
+    figure(
+      caption,
+      barChart({
+        categories: results.map((r) => multi ? `${engineLabel(r)} @ ${r.budget}` : engineLabel(r)),
+        notes: results.map((r) => r.status === "ok" ? null : r.status),
+        ...options,
+      }),
+    );
   const probes = results.some((r) => r.probes !== null);
   const recall = (name: string, pick: Recall["pick"], interval: Recall["interval"]): ChartSeries => ({
     name,
@@ -113,74 +117,60 @@ function barCharts(results: readonly EngineResult[], stats: EnginesStats, multi:
     errors: errorBars(stats, interval),
   });
   const percent = { format: (v: number) => `${v.toFixed(1)}%`, max: 100 };
-  return safeHtml`${
-    figure(
-      "Savings",
-      chart({
-        title: "Token savings per engine (%)",
-        series: [{
-          name: "saved",
-          values: results.map((r) => r.savings_pct === null ? null : Number(r.savings_pct.toFixed(1))),
-        }],
-        yLabel: "saved %",
-        ...percent,
-      }),
-    )
-  }
-${
-    figure(
-      "What survives in the window",
-      chart({
-        title: `Needle recall, QA recall${
-          probes ? " and probe recall" : ""
-        } per engine (%), with 95% CIs; n/a where there is none`,
-        series: [
-          recall("needles (verbatim)", (r) => r.needles.recall, (e) => e.needle_recall),
-          recall("QA", (r) => r.qa?.recall ?? null, (e) => e.qa_recall),
-          ...(probes ? [recall("probes", (r) => r.probes?.recall ?? null, (e) => e.probe_recall)] : []),
-        ],
-        yLabel: "recall %",
-        ...percent,
-      }),
-    )
-  }
-${
-    figure(
-      "Latency",
-      chart({
-        title:
-          "Cold, warm-mean (95% CI over repeats) and warm-median compress time per engine: the engine's " +
-          "own call (a one-shot engine's round trip, process start included) (ms, log scale)",
-        series: [
-          { name: "cold", values: results.map((r) => own(r).cold) },
-          {
-            name: "warm mean",
-            values: results.map((r) => own(r).warm_mean),
-            errors: errorBars(stats, (e) => e.warm_latency_ms, 1),
-          },
-          { name: "warm median", values: results.map((r) => own(r).warm_median) },
-        ],
-        format: (v) => ms(v),
-        yLabel: "milliseconds (log scale)",
-        scale: "log",
-      }),
-    )
-  }`;
+  const figures = [
+    chart("Savings", {
+      title: "Token savings per engine (%)",
+      series: [{
+        name: "saved",
+        values: results.map((r) => r.savings_pct === null ? null : Number(r.savings_pct.toFixed(1))),
+      }],
+      yLabel: "saved %",
+      ...percent,
+    }),
+    chart("What survives in the window", {
+      title: `Needle recall, QA recall${
+        probes ? " and probe recall" : ""
+      } per engine (%), with 95% CIs; n/a where there is none`,
+      series: [
+        recall("needles (verbatim)", (r) => r.needles.recall, (e) => e.needle_recall),
+        recall("QA", (r) => r.qa?.recall ?? null, (e) => e.qa_recall),
+        ...(probes ? [recall("probes", (r) => r.probes?.recall ?? null, (e) => e.probe_recall)] : []),
+      ],
+      yLabel: "recall %",
+      ...percent,
+    }),
+    chart("Latency", {
+      title: "Cold, warm-mean (95% CI over repeats) and warm-median compress time per engine: the engine's " +
+        "own call (a one-shot engine's round trip, process start included) (ms, log scale)",
+      series: [
+        { name: "cold", values: results.map((r) => own(r).cold) },
+        {
+          name: "warm mean",
+          values: results.map((r) => own(r).warm_mean),
+          errors: errorBars(stats, (e) => e.warm_latency_ms, 1),
+        },
+        { name: "warm median", values: results.map((r) => own(r).warm_median) },
+      ],
+      format: (v) => ms(v),
+      yLabel: "milliseconds (log scale)",
+      scale: "log",
+    }),
+  ];
+  return rawHtml(figures.map((f) => f.markup).join("\n"));
 }
 
 type Recall = { pick: (r: EngineResult) => number | null; interval: (e: EngineIntervals) => Interval | null };
 
 /**
- * Curves of one recall against retained tokens, one per engine (failed and skipped points are gaps), and with
- * `recovered` a second curve per engine with recall tools (its points without a value left out).
+ * The recall-at-retained-tokens section (several budgets): the table, and curves of needle and QA recall
+ * against retained tokens, one per engine (failed and skipped points are gaps); the QA figure has a second
+ * curve per engine with recall tools (its points without a value left out).
  */
-function curve(
+function recallCurvesHtml(
   results: readonly EngineResult[],
   stats: EnginesStats,
-  title: string,
-  window: Recall,
-  recovered?: Recall,
-) {
+  meta: EnginesReportMeta,
+): Html {
   const names = [...new Set(results.map((r) => engineLabel(r)))];
   const line = (name: string, suffix: string, { pick, interval }: Recall): CurveSeries => ({
     name: name + suffix,
@@ -197,15 +187,33 @@ function curve(
       }];
     }).sort((a, b) => a.x - b.x),
   });
-  const series = names.map((name) => line(name, "", window));
-  if (recovered) series.push(...names.map((name) => line(name, " +recovery", recovered)));
-  return curveChart({
-    title,
-    xLabel: "tokens kept in the window",
-    yLabel: "recall %",
-    series: series.filter((s) => s.points.length > 0),
-    yMax: 100,
-  });
+  const curve = (caption: string, title: string, window: Recall, recovered?: Recall) => {
+    const series = names.map((name) => line(name, "", window));
+    if (recovered) series.push(...names.map((name) => line(name, " +recovery", recovered)));
+    const points = series.filter((s) => s.points.length > 0);
+    const xLabel = "tokens kept in the window";
+    return figure(caption, curveChart({ title, xLabel, yLabel: "recall %", series: points, yMax: 100 }));
+  };
+  const t = budgetCurveRows(results, meta);
+  const perBudget = "one curve per engine (one point per budget, with its 95% CI)";
+  return safeHtml`<h2>Recall at retained tokens</h2>
+${table(t.header, t.rows, 1)}
+${
+    curve(
+      `Needle recall against tokens kept, ${perBudget}`,
+      "Needle recall (verbatim, %) against tokens kept",
+      { pick: (r) => r.needles.recall, interval: (e) => e.needle_recall },
+    )
+  }
+${
+    curve(
+      `QA recall against tokens kept, ${perBudget}; an engine with recall tools has a second curve, ` +
+        "+recovery, its recall with the tools offered",
+      "QA recall (%) against tokens kept",
+      { pick: (r) => r.qa?.recall ?? null, interval: (e) => e.qa_recall },
+      { pick: (r) => r.recovery?.qa?.recall ?? null, interval: (e) => e.qa_recall_recovery ?? null },
+    )
+  }`;
 }
 
 function plainNote(text: string): string {
@@ -222,7 +230,6 @@ export function enginesReportHtml(results: EngineResult[], meta: EnginesReportMe
     : "";
   const multi = budgetsOf(results, meta).length > 1;
   const stats = statsOf(results, meta);
-  const curveTable = budgetCurveRows(results, meta);
   const byType = probeTypeRows(results);
   const recovery = recoveryRows(results);
   const changed = meta.answering ? modelChangeNotice(meta.answering) : null;
@@ -262,36 +269,7 @@ ${table(recovery.header, recovery.rows, 4)}`
       ? safeHtml`<h3>Probe recall per type</h3>
 ${table(byType.header, byType.rows, 2)}`
       : ""
-  }${
-    multi
-      ? safeHtml`<h2>Recall at retained tokens</h2>
-${table(curveTable.header, curveTable.rows, 1)}
-${
-        figure(
-          "Needle recall against tokens kept, one curve per engine (one point per budget, with its 95% CI)",
-          curve(
-            results,
-            stats,
-            "Needle recall (verbatim, %) against tokens kept",
-            { pick: (r) => r.needles.recall, interval: (e) => e.needle_recall },
-          ),
-        )
-      }
-${
-        figure(
-          "QA recall against tokens kept, one curve per engine (one point per budget, with its 95% CI); an " +
-            "engine with recall tools has a second curve, +recovery, its recall with the tools offered",
-          curve(
-            results,
-            stats,
-            "QA recall (%) against tokens kept",
-            { pick: (r) => r.qa?.recall ?? null, interval: (e) => e.qa_recall },
-            { pick: (r) => r.recovery?.qa?.recall ?? null, interval: (e) => e.qa_recall_recovery ?? null },
-          ),
-        )
-      }`
-      : ""
-  }
+  }${multi ? recallCurvesHtml(results, stats, meta) : ""}
 ${barCharts(results, stats, multi)}
 ${meta.explorer ? explorerHtml(meta.explorer) : ""}`;
   return htmlPage({ title, body });
