@@ -144,12 +144,11 @@ export function checkBody(
     return { kind: "failed", error: responseContainsKeyError(inText), response: parseOrText(text) };
   }
   if (status < 200 || status >= 300) return { kind: "status", text };
-  const raw = () => rawBody(bytes, complete, bound);
-  if (!complete) return { kind: "failed", error: overBound(bound), raw: raw() };
-  const strict = strictUtf8(bytes);
-  if (strict === null) return { kind: "failed", error: NOT_UTF8, raw: raw() };
-  const outcome = parseText(strict, status);
-  if (!outcome.ok) return { kind: outcome.malformed ? "retry" : "failed", error: outcome.reason, raw: raw() };
+  const outcome = bodyJson(complete ? strictUtf8(bytes) : null, complete, bound, status);
+  if (!outcome.ok) {
+    const raw = rawBody(bytes, complete, bound);
+    return { kind: outcome.malformed ? "retry" : "failed", error: outcome.reason, raw };
+  }
   const inJson = keysInResponse(undefined, outcome.json, secrets);
   if (inJson.length > 0) {
     return { kind: "failed", error: responseContainsKeyError(inJson), response: outcome.json };
@@ -157,44 +156,41 @@ export function checkBody(
   return { kind: "ok", json: outcome.json };
 }
 
-const NOT_UTF8 = "response body is not valid UTF-8";
-
-function overBound(bound: number): string {
-  return `response body over its ${bound}-byte bound (--max-response-bytes): cut off`;
-}
-
-function parseText(
-  text: string,
+/**
+ * What a body of HTTP `status` gives (`text`: its strict UTF-8 text, null when not UTF-8): its I-JSON value, or
+ * why it is refused (`malformed`: it is not JSON, which the clients retry).
+ */
+function bodyJson(
+  text: string | null,
+  complete: boolean,
+  bound: number,
   status: number,
 ): { ok: true; json: unknown } | { ok: false; reason: string; malformed: boolean } {
+  const refused = (reason: string, malformed = false) => ({ ok: false as const, reason, malformed });
+  if (!complete) return refused(`response body over its ${bound}-byte bound (--max-response-bytes): cut off`);
+  if (text === null) return refused("response body is not valid UTF-8");
   let json: unknown;
   try {
     json = parseJson(text, { keepLoneSurrogates: true }); // named below as not I-JSON
   } catch (error) {
     if (!(error instanceof SyntaxError)) throw error;
-    return {
-      ok: false,
-      reason: `malformed JSON response (HTTP ${status}): ${error.message}`,
-      malformed: true,
-    };
+    return refused(`malformed JSON response (HTTP ${status}): ${error.message}`, true);
   }
   try {
     assertResponseIJson(json);
   } catch (error) {
     if (!(error instanceof NotIJsonError)) throw error;
-    return { ok: false, reason: `response body is not I-JSON: ${error.message}`, malformed: false };
+    return refused(`response body is not I-JSON: ${error.message}`);
   }
   return { ok: true, json };
 }
 
 /** The reason a kept raw body was refused, from the body alone; null when it is in fact acceptable. */
 export function rawBodyReason(raw: RawBody, status: number): { reason: string; malformed: boolean } | null {
-  if (!raw.complete) return { reason: overBound(raw.bound), malformed: false };
   const text = raw.encoding === "base64"
     ? strictUtf8(new Uint8Array(Buffer.from(raw.data, "base64")))
     : raw.data;
-  if (text === null) return { reason: NOT_UTF8, malformed: false };
-  const outcome = parseText(text, status);
+  const outcome = bodyJson(text, raw.complete, raw.bound, status);
   return outcome.ok ? null : outcome;
 }
 

@@ -7,9 +7,8 @@
  * "JavaScript": code; (f) else the two most relevant sentences. A reply over `max_tokens` is cut (`length`).
  * @module
  */
-import type { z } from "zod";
+import { z } from "zod";
 import type { ChatMessage, ToolCall, ToolDefinition } from "../messages.ts";
-import type { ToolChoiceSchema } from "./schemas.ts";
 import { findReadTool, nextRead, type ReadTool } from "./read_tool.ts";
 import type { TokenCounter } from "../../tokens/types.ts";
 import { bm25Scores, rankByRelevance } from "./bm25.ts";
@@ -20,6 +19,12 @@ import { extractiveSummary } from "./summary.ts";
 
 /** Summary budget when the request has no `max_tokens`. */
 const DEFAULT_SUMMARY_TOKENS = 512;
+
+/** `tool_choice` as OpenAI-compatible servers take it. */
+export const ToolChoiceSchema = z.union([
+  z.enum(["none", "auto", "required"]),
+  z.object({ type: z.literal("function"), function: z.object({ name: z.string().min(1) }) }),
+]);
 
 type ToolChoice = z.infer<typeof ToolChoiceSchema>;
 

@@ -16,22 +16,24 @@
  *
  * **Fault mode.** `faults` (faults.ts) injects seeded 429s, 500s, hangs, drops and bad bodies; `delayMs`
  * holds every answer at least that long. Built on `node:http`: only it can drop a connection before a status.
+ * Requests are read by zod schemas: known fields checked (a 400 names the field), unknown ones pass.
  * @module
  */
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
+import { setTimeout as sleep } from "node:timers/promises";
 import type { AddressInfo } from "node:net";
-import type { z } from "zod";
+import { z } from "zod";
 import type { TokenCounter } from "../../tokens/types.ts";
 import { describeIssues } from "../chat_response.ts";
-import { referenceReply } from "./chat.ts";
+import { referenceReply, ToolChoiceSchema } from "./chat.ts";
 import { ATTEMPT_HEADER } from "../retry_delay.ts";
 import { REQUEST_IDENTITY_HEADER, REQUEST_IDENTITY_PATTERN } from "../request_identity.ts";
 import { chooseFault, FAULT_KINDS, type FaultKind, type FaultSpec, sha256Hex } from "./faults.ts";
-import { ReferenceChatRequestSchema, ReferenceSystemOneRequestSchema } from "./schemas.ts";
 import { parseJson as parseBoundedJson } from "../../core/json_read.ts";
 import { concatBytes } from "../../core/bytes.ts";
 import { bm25Scores } from "./bm25.ts";
-import type { ChatUsage, ToolCall } from "../messages.ts";
+import type { ChatMessage, ChatUsage, ToolCall } from "../messages.ts";
+import { ChatMessageSchema, ToolCallSchema, ToolDefinitionSchema } from "../messages.ts";
 
 /** The model name the reference chat endpoint answers with (1.1: system messages are context; 1 ignored them). */
 export const REFERENCE_CHAT_MODEL = "compaction-bench-reference-chat-1.1";
@@ -72,6 +74,51 @@ export interface ReferenceServer {
   close(): Promise<void>;
   stats(): ReferenceServerStats;
 }
+
+/** Message content as clients send it: a string, null, or text parts (joined; other part types refused). */
+const ContentSchema = z.union([
+  z.string(),
+  z.null(),
+  z.array(z.looseObject({ type: z.literal("text"), text: z.string() })).transform((parts) =>
+    parts.map((part) => part.text).join("")
+  ),
+]);
+
+/** One request message: the public chat fields (others dropped), content normalized to a string or null. */
+const RequestMessageSchema = z.looseObject({
+  role: ChatMessageSchema.shape.role,
+  content: ContentSchema.optional(),
+  tool_calls: z.array(ToolCallSchema).nullish(),
+  tool_call_id: z.string().nullish(),
+  name: z.string().nullish(),
+}).transform((message): ChatMessage => ({
+  role: message.role,
+  content: message.content ?? null,
+  ...(message.tool_calls ? { tool_calls: message.tool_calls } : {}),
+  ...(typeof message.tool_call_id === "string" ? { tool_call_id: message.tool_call_id } : {}),
+  ...(typeof message.name === "string" ? { name: message.name } : {}),
+}));
+
+/** A chat completion request as the reference server reads it. */
+const ReferenceChatRequestSchema = z.looseObject({
+  model: z.string().min(1),
+  messages: z.array(RequestMessageSchema).min(1),
+  tools: z.array(ToolDefinitionSchema).nullish(),
+  tool_choice: ToolChoiceSchema.nullish(),
+  max_tokens: z.number().int().positive().nullish(),
+  max_completion_tokens: z.number().int().positive().nullish(),
+  stream: z.boolean().nullish(),
+  stream_options: z.looseObject({ include_usage: z.boolean().nullish() }).nullish(),
+});
+
+/** A System One request as the reference server reads it. */
+const ReferenceSystemOneRequestSchema = z.looseObject({
+  model: z.string().min(1),
+  state: z.string(),
+  questions: z.array(
+    z.object({ type: z.literal("noul"), instructions: z.string(), criteria: z.string().optional() }),
+  ),
+});
 
 class HttpProblem extends Error {
   constructor(readonly status: number, message: string) {
@@ -156,15 +203,8 @@ function asksToStream(bytes: Uint8Array): boolean {
 
 /** Waits `ms`, or until `signal` aborts (then resolves early). */
 function pause(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    if (signal.aborted) return resolve();
-    const timer = setTimeout(done, ms);
-    function done() {
-      clearTimeout(timer);
-      signal.removeEventListener("abort", done);
-      resolve();
-    }
-    signal.addEventListener("abort", done, { once: true });
+  return sleep(ms, undefined, { signal }).catch((error) => {
+    if (!signal.aborted) throw error;
   });
 }
 
