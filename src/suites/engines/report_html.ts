@@ -22,7 +22,6 @@ import {
   ms,
   probeTypeRows,
   problemLists,
-  QUESTIONS_PER_PROMPT_NOTE,
   RECOVERY_NOTE,
   recoveryRows,
   statsOf,
