@@ -177,7 +177,7 @@ Deno.test("hotpot explorer embeds the context text of the first questions only, 
 });
 
 Deno.test("engines explorer shows per needle whether each engine kept it and what QA answered", async () => {
-  const { enginesExplorer } = await import("../src/suites/engines/explorer_items.ts");
+  const { enginesExplorer } = await import("../src/suites/engines/explorer.ts");
   const data = enginesExplorer(
     [
       {
@@ -224,7 +224,7 @@ Deno.test("engines explorer shows per needle whether each engine kept it and wha
 });
 
 Deno.test("engines explorer: a probe is never tagged kept or lost verbatim, only right or wrong", async () => {
-  const { enginesExplorer } = await import("../src/suites/engines/explorer_items.ts");
+  const { enginesExplorer } = await import("../src/suites/engines/explorer.ts");
   const data = enginesExplorer(
     [{ id: "p1", kind: "probe", question: "Port?", answer: "5433", type: "recall" }],
     [{

@@ -7,19 +7,14 @@
 import { z } from "zod";
 import { assetPath } from "../assets.ts";
 import { UsageError } from "../errors.ts";
+import { emptyUsage } from "../core/usage.ts";
 import { type ChatMessage, ChatMessageSchema } from "../models/messages.ts";
 import type { CallRecord } from "../models/types.ts";
 import { sha256File } from "../store/hash.ts";
 import type { TokenCounter } from "../tokens/types.ts";
 import { BUILTIN_ENGINES, type EngineSelection, REAL_COMPETITORS } from "./engines/engine_names.ts";
 import { FRAMEWORK_ENGINES } from "./engines/frameworks/framework_engines.ts";
-import {
-  type CompressUsage,
-  type ContextEngine,
-  type EngineDeps,
-  EngineError,
-  EngineSkipped,
-} from "./engines/engine.ts";
+import { type ContextEngine, type EngineDeps, EngineError, EngineSkipped } from "./engines/engine.ts";
 import { splitCommandLine } from "./engines/split_command.ts";
 import { toolPairingProblem } from "./engines/tool_groups.ts";
 import { declaredMethod, declaredMethodNames, type Method } from "./registry.ts";
@@ -125,7 +120,7 @@ async function compactWithEngine(
   key: string,
 ): Promise<Compaction> {
   const input = structuredClone([...history]);
-  const usage: CompressUsage = { calls: 0, input_tokens: 0, output_tokens: 0 };
+  const usage = emptyUsage();
   const fail = (reason: string, records: CallRecord[] = []): Compaction => ({
     window: { node: key, ok: false, messages: null, reason, usage: { ...usage, calls: records.length } },
     records,

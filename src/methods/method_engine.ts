@@ -6,6 +6,7 @@
  * @module
  */
 import { UsageError } from "../errors.ts";
+import { usageOfRecords } from "../core/usage.ts";
 import type { ChatMessage } from "../models/messages.ts";
 import { rank } from "../models/rank.ts";
 import type { CallRecord } from "../models/types.ts";
@@ -91,15 +92,8 @@ export function createMethodEngine(
         artifacts.summary = { text: outcome.summary, kept: [...keptIds] };
       }
       const evidence = method.evidence(frame, artifacts, params);
-      const sum = (key: "input_tokens" | "output_tokens") =>
-        records.reduce((n, r) => n + (r.usage?.[key] ?? 0), 0);
-      const usage = {
-        calls: records.length,
-        input_tokens: sum("input_tokens"),
-        output_tokens: sum("output_tokens"),
-      };
       const window = evidence === null ? [...messages] : render(evidence.kept, evidence.summary);
-      return { messages: window, usage, records };
+      return { messages: window, usage: usageOfRecords(records), records };
     },
   };
 }

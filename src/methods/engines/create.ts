@@ -102,7 +102,7 @@ export function createEngine(spec: string, deps: EngineDeps, name: string = spec
   }
   if (spec.startsWith("http:") || spec.startsWith("https://")) {
     const url = spec.startsWith("http://") || spec.startsWith("https://") ? spec : spec.slice("http:".length);
-    return named(createHttpEngine(url, deps.timeoutMs), name);
+    return { ...createHttpEngine(url, deps.timeoutMs), name };
   }
   if (Object.hasOwn(REAL_COMPETITORS, spec)) return competitor(spec, deps, name);
   if (Object.hasOwn(FRAMEWORK_ENGINES, spec)) {
@@ -110,12 +110,12 @@ export function createEngine(spec: string, deps: EngineDeps, name: string = spec
     return createFrameworkEngine(spec, name, deps.chat);
   }
   const method = declaredMethod(spec);
-  if (method) return named(createMethodEngine(method, deps), name);
+  if (method) return { ...createMethodEngine(method, deps), name };
   switch (spec) {
     case "truncate":
-      return named(createTruncateEngine(), name);
+      return { ...createTruncateEngine(), name };
     case "hermes-like":
-      return named(createHermesLikeEngine(need(deps.chat, spec, "chat model")), name);
+      return { ...createHermesLikeEngine(need(deps.chat, spec, "chat model")), name };
     default:
       throw new UsageError(
         `unknown engine '${spec}' (expected one of ${
@@ -125,14 +125,4 @@ export function createEngine(spec: string, deps: EngineDeps, name: string = spec
         }, exec:COMMAND, exec+tools:COMMAND, http:URL or NAME=SPEC)`,
       );
   }
-}
-
-function named(engine: ContextEngine, name: string): ContextEngine {
-  if (engine.name === name) return engine;
-  return {
-    ...engine,
-    name,
-    ...(engine.prepare ? { prepare: () => engine.prepare!() } : {}),
-    compress: (messages, opts) => engine.compress(messages, opts),
-  };
 }

@@ -189,18 +189,12 @@ const MAX_SWEEPS = 50;
  * none is left (a killed zombie's environment reads empty, so it is not found twice).
  */
 export async function killCall(leader: number, marker: string): Promise<void> {
-  killGroup(leader);
+  sigkill(-leader);
   for (let sweep = 0; sweep < MAX_SWEEPS; sweep++) {
     const found = await markedProcesses(marker);
     if (found.length === 0) return;
-    for (const pid of found) {
-      try {
-        Deno.kill(pid, "SIGKILL");
-      } catch (error) {
-        if (!(error instanceof Deno.errors.NotFound || error instanceof TypeError)) throw error;
-      }
-    }
-    killGroup(leader);
+    for (const pid of found) sigkill(pid);
+    sigkill(-leader);
   }
 }
 
@@ -239,9 +233,10 @@ async function probePidNamespace(): Promise<readonly string[]> {
   return [];
 }
 
-function killGroup(leader: number): void {
+/** SIGKILL to `pid` (a process group when negative); one already gone is no error. */
+function sigkill(pid: number): void {
   try {
-    Deno.kill(-leader, "SIGKILL");
+    Deno.kill(pid, "SIGKILL");
   } catch (error) {
     if (!(error instanceof Deno.errors.NotFound || error instanceof TypeError)) throw error;
   }
@@ -305,14 +300,14 @@ export function register(pid: number, marker: string): void {
   live.set(pid, marker);
   if (!unloadInstalled) {
     globalThis.addEventListener("unload", () => {
-      for (const leader of live.keys()) killGroup(leader);
+      for (const leader of live.keys()) sigkill(-leader);
     });
     unloadInstalled = true;
   }
   if (signalHandlers.size === 0) {
     for (const signal of SIGNALS) {
       const handler = () => {
-        for (const leader of live.keys()) killGroup(leader);
+        for (const leader of live.keys()) sigkill(-leader);
         removeSignalHandlers();
         Deno.kill(Deno.pid, signal); // the default action now: this program ends of the signal
       };

@@ -20,6 +20,7 @@ import { toolPairingProblem } from "../../methods/engines/tool_groups.ts";
 import type { CallRecord, ChatModel, DecisionModel } from "../../models/types.ts";
 import type { LoopbackProxy } from "../../models/loopback_proxy.ts";
 import type { TokenCounter } from "../../tokens/types.ts";
+import { addUsage, emptyUsage } from "../../core/usage.ts";
 import type { Probe } from "../../data/transcripts/types.ts";
 import { mean, median, needleRecall, percentile, type QaItem, type QaRecall, qaRecall } from "./metrics.ts";
 import type { Needle } from "../../data/transcripts/needle.ts";
@@ -171,17 +172,6 @@ export function probeId(probe: Pick<Probe, "id">, index: number): string {
   return probe.id ?? `probe-${index + 1}`;
 }
 
-function emptyUsage(): CompressUsage {
-  return { input_tokens: 0, output_tokens: 0, calls: 0 };
-}
-
-function addInto(total: CompressUsage, usage: CompressUsage | undefined): void {
-  if (usage === undefined) return;
-  total.input_tokens += usage.input_tokens;
-  total.output_tokens += usage.output_tokens;
-  total.calls += usage.calls;
-}
-
 /** Attempts beyond the first, over the provider exchanges of one compress call. */
 function retriedAttempts(records: readonly { attempts: number }[] | undefined): number {
   return (records ?? []).reduce((n, record) => n + Math.max(0, record.attempts - 1), 0);
@@ -292,7 +282,7 @@ export async function runEngines(options: RunEnginesOptions): Promise<EngineResu
       own.cold = cold.own;
       result.latency_ms.cold_retried_attempts = retriedAttempts(cold.output.records);
       result.usage = cold.output.usage ?? emptyUsage();
-      addInto(result.usage_all_calls, cold.output.usage);
+      addUsage(result.usage_all_calls, cold.output.usage);
       result.records.push(...(cold.output.records ?? []));
       coldRecall = cold.output.recall;
       if (coldRecall !== undefined) {
@@ -336,7 +326,7 @@ export async function runEngines(options: RunEnginesOptions): Promise<EngineResu
             result.latency_ms.warm.push(warm.ms);
             if (warm.own !== null) own.warm.push(warm.own);
           }
-          addInto(result.usage_all_calls, warm.output.usage);
+          addUsage(result.usage_all_calls, warm.output.usage);
           if (same && transcriptHash(warm.output.messages) !== result.window_hash) same = false;
         }
         result.deterministic = repeats > 0 ? same : null;
@@ -384,7 +374,7 @@ export async function runEngines(options: RunEnginesOptions): Promise<EngineResu
         const { records, ...summary } = await qaRecall(options.chat, window, list);
         result[key] = summary;
         result.records.push(...records);
-        addInto(result.qa_usage, summary.usage);
+        addUsage(result.qa_usage, summary.usage);
       }
       if (coldRecall !== undefined && result.recovery && recoveryRounds > 0) {
         progress("recovery");
@@ -400,7 +390,7 @@ export async function runEngines(options: RunEnginesOptions): Promise<EngineResu
           );
           recovery[key] = summary;
           result.records.push(...records);
-          addInto(recovery.usage, summary.usage);
+          addUsage(recovery.usage, summary.usage);
           recovery.tool_calls += tool_calls;
           recovery.tool_errors += tool_errors;
         }
