@@ -83,18 +83,23 @@ export function lastUserIndex(messages: readonly ChatMessage[]): number {
   return -1;
 }
 
-/** The string `field` of `json` when it parses to an object that has one. */
-function stringField(json: string, field: string): string | undefined {
+/** `json` parsed, when it is a JSON object; else undefined. */
+export function jsonObject(json: string): Record<string, unknown> | undefined {
   try {
     const parsed: unknown = parseJson(json);
-    if (parsed !== null && typeof parsed === "object" && field in parsed) {
-      const value = (parsed as Record<string, unknown>)[field];
-      if (typeof value === "string") return value;
+    if (parsed !== null && typeof parsed === "object" && !Array.isArray(parsed)) {
+      return parsed as Record<string, unknown>;
     }
   } catch (error) {
     if (!(error instanceof SyntaxError)) throw error;
   }
   return undefined;
+}
+
+/** The string `field` of `json` when it parses to an object that has one. */
+function stringField(json: string, field: string): string | undefined {
+  const value = jsonObject(json)?.[field];
+  return typeof value === "string" ? value : undefined;
 }
 
 /** The text of a message as context: a tool result that is a JSON object with a string `content` is unwrapped. */

@@ -5,7 +5,7 @@
  * @module
  */
 import type { ChatMessage, ToolCall, ToolDefinition } from "../messages.ts";
-import { parseJson } from "../../core/json_read.ts";
+import { jsonObject } from "./context.ts";
 
 /** A file-reading tool as the reference model uses it. */
 export interface ReadTool {
@@ -69,27 +69,17 @@ export function findReadTool(tools: readonly ToolDefinition[] | undefined): Read
   return found.find((tool) => /read/i.test(tool.name)) ?? found[0];
 }
 
-/** The arguments of one call of `tool`, parsed; undefined when they are not a JSON object. */
-function parseArguments(argumentsJson: string): Record<string, unknown> | undefined {
-  try {
-    return asSchema(parseJson(argumentsJson));
-  } catch (error) {
-    if (error instanceof SyntaxError) return undefined;
-    throw error;
-  }
-}
-
 /** The path a call of `tool` asked for, or undefined. */
 function readCallPath(tool: ReadTool, call: ToolCall): string | undefined {
   if (call.function.name !== tool.name) return undefined;
-  const path = parseArguments(call.function.arguments)?.[tool.pathParam];
+  const path = jsonObject(call.function.arguments)?.[tool.pathParam];
   return typeof path === "string" ? path : undefined;
 }
 
 /** The first line a call of `tool` asked for (1-based), from its offset argument (1 when it has none). */
 function firstLineAsked(tool: ReadTool, call: ToolCall): number {
   if (tool.offsetParam === undefined) return 1;
-  const offset = parseArguments(call.function.arguments)?.[tool.offsetParam];
+  const offset = jsonObject(call.function.arguments)?.[tool.offsetParam];
   if (typeof offset !== "number" || !Number.isFinite(offset)) return 1;
   return Math.max(1, Math.trunc(offset) + (tool.offsetBase === 0 ? 1 : 0));
 }
@@ -115,22 +105,15 @@ export function pageOutcome(result: string, firstLine: number): PageOutcome {
   let more: boolean | undefined;
   let hint: string | undefined;
   let error = false;
-  if (result.trimStart().startsWith("{")) {
-    let parsed: JsonSchema | undefined;
-    try {
-      parsed = asSchema(parseJson(result));
-    } catch (caught) {
-      if (!(caught instanceof SyntaxError)) throw caught;
-    }
-    if (parsed !== undefined) {
-      error = "error" in parsed;
-      text = typeof parsed.content === "string" ? parsed.content : "";
-      if (typeof parsed.truncated === "boolean") more = parsed.truncated;
-      hint = typeof parsed.hint === "string" ? parsed.hint : undefined;
-      const total = parsed.total_lines;
-      const shown = lastShownLine(text, firstLine);
-      if (more === undefined && typeof total === "number" && shown !== undefined) more = total > shown;
-    }
+  const parsed = result.trimStart().startsWith("{") ? jsonObject(result) : undefined;
+  if (parsed !== undefined) {
+    error = "error" in parsed;
+    text = typeof parsed.content === "string" ? parsed.content : "";
+    if (typeof parsed.truncated === "boolean") more = parsed.truncated;
+    hint = typeof parsed.hint === "string" ? parsed.hint : undefined;
+    const total = parsed.total_lines;
+    const shown = lastShownLine(text, firstLine);
+    if (more === undefined && typeof total === "number" && shown !== undefined) more = total > shown;
   }
   if (hint === undefined) hint = HINT_OFFSET.test(text) ? text : undefined;
   const match = hint !== undefined ? HINT_OFFSET.exec(hint) : null;
