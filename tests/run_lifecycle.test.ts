@@ -4,7 +4,7 @@
  */
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { recordedCommand, recordedOptions } from "../src/cli/run_argv.ts";
+import { recordedCommand, recordedOptions } from "../src/cli/run_setup.ts";
 import { noteText, retriedLine } from "../src/cli/run_printer.ts";
 import type { Suite } from "../src/suites/suite.ts";
 import { startReferenceServer } from "../src/models/reference/server.ts";

@@ -4,6 +4,12 @@
  */
 import { z } from "zod";
 
+/** Adds `message` as the option's issue; returns zod's NEVER (the transform's result when refused). */
+function refuse(ctx: z.RefinementCtx, message: string): never {
+  ctx.addIssue({ code: "custom", message });
+  return z.NEVER;
+}
+
 /** A whole number ≥ `min` given as a string. */
 export function intOption(min = 0, max = Number.MAX_SAFE_INTEGER) {
   return z.string().regex(/^[0-9]+$/, "must be a whole number").transform(Number).pipe(
@@ -16,10 +22,7 @@ export const fractionListOption = z.string().transform((text, ctx) => {
   const parts = text.split(",").map((p) => p.trim()).filter((p) => p.length > 0);
   const values = parts.map(Number);
   const bad = parts.find((p, i) => !/^[0-9.]+$/.test(p) || !(values[i] >= 0 && values[i] <= 1));
-  if (bad !== undefined) {
-    ctx.addIssue({ code: "custom", message: `${JSON.stringify(bad)} is not a number in [0, 1]` });
-    return z.NEVER;
-  }
+  if (bad !== undefined) return refuse(ctx, `${JSON.stringify(bad)} is not a number in [0, 1]`);
   return values;
 });
 
@@ -28,16 +31,10 @@ export function rangeOption(min: number, max: number) {
   return z.string().transform((text, ctx) => {
     // No spaces, as every other number (` 2` is refused).
     const m = /^([0-9]+)(?:-([0-9]+))?$/.exec(text);
-    if (!m) {
-      ctx.addIssue({ code: "custom", message: "expected N or N-M" });
-      return z.NEVER;
-    }
+    if (!m) return refuse(ctx, "expected N or N-M");
     const lo = Number(m[1]);
     const hi = m[2] === undefined ? lo : Number(m[2]);
-    if (lo < min || hi > max || lo > hi) {
-      ctx.addIssue({ code: "custom", message: `expected a range within ${min}-${max}` });
-      return z.NEVER;
-    }
+    if (lo < min || hi > max || lo > hi) return refuse(ctx, `expected a range within ${min}-${max}`);
     return Array.from({ length: hi - lo + 1 }, (_, i) => lo + i);
   });
 }
@@ -48,22 +45,14 @@ export function intListOption(min = 0, max = Number.MAX_SAFE_INTEGER) {
     const parts = text.split(",");
     const bad = parts.find((p) => !/^[0-9]+$/.test(p) || Number(p) < min || Number(p) > max);
     if (bad !== undefined) {
-      ctx.addIssue({
-        code: "custom",
-        message: parts.length === 1
-          ? `must be a whole number from ${min} to ${max}`
-          : `${
-            JSON.stringify(bad.length > 40 ? `${bad.slice(0, 40)}…` : bad)
-          } is not a whole number from ${min} to ${max}`,
-      });
-      return z.NEVER;
+      const shown = parts.length === 1
+        ? "must be"
+        : `${JSON.stringify(bad.length > 40 ? `${bad.slice(0, 40)}…` : bad)} is not`;
+      return refuse(ctx, `${shown} a whole number from ${min} to ${max}`);
     }
     const values = parts.map(Number);
     const repeated = values.find((v, i) => values.indexOf(v) !== i);
-    if (repeated !== undefined) {
-      ctx.addIssue({ code: "custom", message: `${repeated} is given twice` });
-      return z.NEVER;
-    }
+    if (repeated !== undefined) return refuse(ctx, `${repeated} is given twice`);
     return values;
   });
 }

@@ -1,16 +1,8 @@
 /**
  * The one JSON reader for everything this program reads: bounded in depth and size, refusing duplicate keys
- * (I-JSON, RFC 7493) and lone surrogates, objects without a prototype (`__proto__` is an ordinary key). An
- * iterative scan (no recursion) checks depth and counts keys, `JSON.parse` builds the value, an iterative
+ * (I-JSON, RFC 7493) and lone surrogates, objects without a prototype (`__proto__` is an ordinary own key).
+ * An iterative scan (no recursion) checks depth and counts keys, `JSON.parse` builds the value, an iterative
  * walk drops prototypes.
- *
- * @example
- * ```ts
- * import { parseJson } from "./json_read.ts";
- * const value = parseJson('{"__proto__": 1}', { what: "corpus.json" }) as Record<string, unknown>;
- * value.__proto__; // 1, an own key; Object.getPrototypeOf(value) === null
- * ```
- *
  * @module
  */
 import { Buffer, isAscii } from "node:buffer";

@@ -327,7 +327,7 @@ export interface RunPrinter {
   checkOnly(check: CheckOnlyReport, frozenPath: string | undefined, runPath: string | null): void;
 }
 
-/** How the CLI invoked a run (`src/cli/run_argv.ts`): no word or value may hold a secret. */
+/** How the CLI invoked a run (`src/cli/run_setup.ts`): no word or value may hold a secret. */
 export interface RunInvocation {
   argv: readonly string[];
   options: Readonly<Record<string, unknown>>;

@@ -2,7 +2,6 @@
  * `compaction-bench engines run|generate`: context engines head to head on a long transcript.
  * @module
  */
-import { runInvocation } from "../run_argv.ts";
 import { ENGINES_SUITE } from "../../suites/engines/definition.ts";
 import { z } from "zod";
 import { UsageError } from "../../errors.ts";
@@ -18,7 +17,7 @@ import {
 } from "./run.ts";
 import { MODEL_OPTION_HELP } from "../model_options.ts";
 import { dispatch, parseOptions, printHelp } from "../args.ts";
-import { RUN_EXIT_HELP, RUN_OPTION_HELP } from "../run_setup.ts";
+import { RUN_EXIT_HELP, RUN_OPTION_HELP, runInvocation } from "../run_setup.ts";
 import { writeFileAtomic } from "../../store/run_dir.ts";
 import { checkNewOutputPath, inputError } from "../../fs_input.ts";
 import { BOOTSTRAP_OPTION_HELP } from "../stats_options.ts";

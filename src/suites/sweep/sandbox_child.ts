@@ -1,10 +1,8 @@
 /**
- * The repair sandbox's child (host: sandbox.ts; docs/SANDBOX.md): after `{t: "ready"}`, runs each check line
- * in a fresh null-prototype `node:vm` realm (no code generation from strings, microtasks inside the CPU
- * timeout) and ends it with `{t: "done", error}`. It imports only what `deno run --no-config` can load; all
- * I/O is synchronous, so no event loop turn runs the repair's code outside the vm timeout. The realm drivers
- * are self-contained (their source text is evaluated in the realm); what they report is a claim the host
- * replays on its own gateway. A case's checks module runs in a realm of its own: only strings cross.
+ * The repair sandbox's child (host: sandbox.ts; docs/SANDBOX.md): runs each check line in a fresh `node:vm`
+ * realm and ends it with `{t: "done", error}`. It imports only what `deno run --no-config` loads; all I/O is
+ * synchronous (no event loop turn runs the repair outside the vm timeout). The self-contained realm drivers'
+ * reports are claims the host replays on its own gateway; a case's checks module has a realm of its own.
  * @module
  */
 import { createGateway, type Gateway, type RunEnd } from "./sandbox_gateway.ts";
