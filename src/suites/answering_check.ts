@@ -1,13 +1,15 @@
 /**
  * The answering models an aggregate records, checked against the call records they count (`verify
  * --rederive`), where the suite's rule (`Suite.rederive.answering`) leaves no choice: a group's `chat` role is
- * its answer nodes' records, an engine row's `chat` and `decision` roles its engine node's.
+ * its answer nodes' records, an engine row's `chat` and `decision` roles its engine node's. And the sums of node
+ * usage the suites check against what their aggregates record (`Suite.rederive.usageProblems`).
  * @module
  */
 import type { CallRecord } from "../core/call_record.ts";
 import { addModelCalls, type ModelCalls, modelsOfRecords } from "../core/answering_models.ts";
 import type { BlobStore } from "../store/blob_store.ts";
 import { canonicalJson } from "../store/canonical.ts";
+import { addUsage, emptyUsage, type Usage } from "../core/usage.ts";
 import type { Manifest, Node } from "../store/manifest.ts";
 
 /** Where an aggregate's answering models come from: each group's answer nodes, or each engine row's node. */
@@ -99,3 +101,13 @@ export async function answeringModelProblems(
   }
   return out;
 }
+
+/** The usage of `nodes` that did not come from a frozen run (those made their calls there). */
+export function ownUsage(nodes: readonly Node[]): Usage {
+  const total = emptyUsage();
+  for (const node of nodes) if (node.reused_from === undefined) addUsage(total, node.usage);
+  return total;
+}
+
+/** True when a recorded usage (any JSON) is exactly `b`. */
+export const sameUsage = (a: unknown, b: Usage): boolean => canonicalJson(a ?? null) === canonicalJson(b);

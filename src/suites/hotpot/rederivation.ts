@@ -9,13 +9,12 @@ import type { Manifest, Node } from "../../store/manifest.ts";
 import { canonicalJson } from "../../store/canonical.ts";
 import { addUsage } from "../../core/usage.ts";
 import type { SuiteRederivation } from "../suite.ts";
-import { ownUsage, sameUsage } from "../usage_sums.ts";
+import { ownUsage, sameUsage } from "../answering_check.ts";
 import { hotpotAnswerStage } from "./run/stages/context.ts";
 import type { HotpotDataset } from "./collect/dataset_file.ts";
 import type { SelectionOptions } from "./collect/select.ts";
-import { hotpotRankStage, hotpotSummaryStage } from "./run/stages/compress.ts";
+import { hotpotEngineStage, hotpotRankStage, hotpotSummaryStage } from "./run/stages/compress.ts";
 import { hotpotAggregateStage } from "./run/stages/aggregate.ts";
-import { hotpotEngineStage } from "./run/stages/engine.ts";
 
 /** Calls `use` with the dataset blob as a HotpotQA file, via a link with its layout's extension. */
 async function withDatasetFile<T>(

@@ -5,19 +5,16 @@
  */
 import type { Suite, SuiteRederivation } from "../suite.ts";
 import { SWEEP_MERGE } from "./publish.ts";
-import { sweepRankStage, sweepSummaryStage } from "./stages/compress.ts";
+import { sweepEngineStage, sweepRankStage, sweepSummaryStage } from "./stages/compress.ts";
 import { SWEEP_METRICS, type SweepKindAggregate, sweepMetricsIn, sweepRowValue } from "./aggregate.ts";
 import { sweepTrajectoryStage } from "./stages/trajectory.ts";
 import { sweepAnswerStage, sweepContextStage } from "./stages/context.ts";
-import { sweepEngineStage } from "./stages/engine.ts";
-import { sweepScoreStage } from "./stages/score.ts";
-import { sweepAggregateStage } from "./stages/aggregate.ts";
+import { sweepAggregateStage, sweepCeilingsStage, sweepScoreStage } from "./stages/aggregate.ts";
 import { sweepReportStage } from "./stages/report.ts";
-import { sweepCeilingsStage } from "./stages/ceilings.ts";
 import { parseJson } from "../../core/json_read.ts";
 import type { Manifest, Node } from "../../store/manifest.ts";
 import { canonicalJson } from "../../store/canonical.ts";
-import { ownUsage, sameUsage } from "../usage_sums.ts";
+import { ownUsage, sameUsage } from "../answering_check.ts";
 import { sweepFixtureFromSources } from "./fixture.ts";
 import { z } from "zod";
 import type { CompareUnits } from "../../report/compare_units.ts";

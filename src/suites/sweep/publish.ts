@@ -10,8 +10,7 @@ import { type SweepFixture, sweepFixtureFromSources } from "./fixture.ts";
 import { runSweep, type SweepRunOptions } from "./run_suite.ts";
 import { replayModels } from "../merge_replay.ts";
 import { answerMerge } from "../answer_pipeline.ts";
-import { sweepAggregateStage } from "./stages/aggregate.ts";
-import { sweepCeilingsStage } from "./stages/ceilings.ts";
+import { sweepAggregateStage, sweepCeilingsStage } from "./stages/aggregate.ts";
 import { sweepReportStage } from "./stages/report.ts";
 
 /** `protocol.json` of a sweep run. */

@@ -11,8 +11,7 @@ import { replayModels } from "../../merge_replay.ts";
 import { answerMerge } from "../../answer_pipeline.ts";
 import { CorpusSchema } from "../corpus.ts";
 import { type HotpotRunOptions, runHotpot } from "./run_suite.ts";
-import { hotpotAggregateStage } from "./stages/aggregate.ts";
-import { hotpotCeilingsStage } from "./stages/ceilings.ts";
+import { hotpotAggregateStage, hotpotCeilingsStage } from "./stages/aggregate.ts";
 import { hotpotReportStage } from "../report/stages/report.ts";
 import { parseJsonBytes } from "../../../core/json_read.ts";
 

@@ -20,12 +20,12 @@ import {
   someNeeds,
   suiteSetParams,
 } from "../../../methods/registry.ts";
-import { hotpotEngineStage } from "./stages/engine.ts";
 import { type EngineOption, engineReportParams } from "../../method_selection.ts";
 import type { LoopbackProxy } from "../../../models/loopback_proxy.ts";
 import {
   corpusOf,
   forgetCorpus,
+  hotpotCorpusHeadStage,
   hotpotQuestionStage,
   type StoredQuestion,
   storedQuestion,
@@ -34,13 +34,10 @@ import { CorpusGoldSchema } from "../corpus.ts";
 import { questionInShard, type Shard } from "../../../pipeline/shard.ts";
 import type { NodeOutcome, NodeResult } from "../../../pipeline/executor.ts";
 import { hotpotAnswerStage, hotpotContextStage } from "./stages/context.ts";
-import { hotpotRankStage, hotpotSummaryStage } from "./stages/compress.ts";
-import { hotpotScoreStage } from "./stages/score.ts";
-import { hotpotAggregateStage, rowsInput } from "./stages/aggregate.ts";
-import { hotpotRowsStage } from "./stages/rows.ts";
+import { hotpotEngineStage, hotpotRankStage, hotpotSummaryStage } from "./stages/compress.ts";
+import { hotpotAggregateStage, hotpotCeilingsStage, rowsInput } from "./stages/aggregate.ts";
+import { hotpotRowsStage, hotpotScoreStage } from "./stages/rows.ts";
 import { hotpotReportStage } from "../report/stages/report.ts";
-import { hotpotCorpusHeadStage } from "./stages/corpus_head.ts";
-import { hotpotCeilingsStage } from "./stages/ceilings.ts";
 import { DEFAULT_RESAMPLES } from "../../../analysis/bootstrap.ts";
 import { runCost } from "../../../analysis/cost.ts";
 import { contextInputs, type ReportAnalysisOptions } from "../../../analysis/report_inputs.ts";

@@ -1,19 +1,70 @@
 /**
- * `sweep-aggregate`: every answer row of the sweep (from its answer, status, score and context blobs) into
- * `results.json`, averaged per context kind into `aggregate.json` (an invalid context counts zero).
+ * `sweep-score`: the fact checks and the sandboxed repair checks of one answer (each distinct answer once, by
+ * key). `sweep-aggregate`: every answer row of the sweep (from its answer, status, score and context blobs) into
+ * `results.json`, averaged per context kind into `aggregate.json` (an invalid context counts zero). And
+ * `sweep-ceilings`: a ceiling sweep's rows and aggregates over the per-ceiling aggregates (`answer_pipeline.ts`).
  *
  * @module
  */
 import { AnsweringModelsSchema } from "../../../core/answering_models.ts";
 import { z } from "zod";
+import { defineCeilingsStage } from "../../answer_pipeline.ts";
 import { defineStage } from "../../../pipeline/stage.ts";
-import { answerRows } from "../../answer_stage.ts";
+import { answerRows, StoredAnswerSchema } from "../../answer_stage.ts";
+import { checkFacts, factScore } from "../facts.ts";
+import { runCaseRepairChecks } from "../case_checks.ts";
+import { checkSweepEnv, type SweepStageEnv } from "./trajectory.ts";
 import { publishedJson } from "../../published.ts";
 import { aggregateSweep } from "../aggregate.ts";
 import { contextKinds } from "../contexts.ts";
 import type { SweepResultRow } from "../rows.ts";
 import { SweepContextInfoSchema } from "./context.ts";
-import { SweepScoreSchema } from "./score.ts";
+
+const Check = z.object({ name: z.string(), passed: z.boolean() });
+
+/** A sweep score node's `score` output. */
+export const SweepScoreSchema = z.object({
+  node: z.string(),
+  facts: z.array(Check),
+  fact_score: z.number(),
+  repair: z.array(Check.extend({ detail: z.string() })),
+  all_passed: z.boolean(),
+});
+
+/** The `sweep-score` stage. */
+export const sweepScoreStage = defineStage({
+  name: "sweep-score",
+  version: 2,
+  doc: "Ten exact fact checks and six sandboxed repair checks of one answer.",
+  params: z.object({ fixture: z.string(), valid: z.boolean() }),
+  inputs: ["answer"],
+  outputs: { score: { schema: SweepScoreSchema, doc: "fact checks, fact score, repair checks" } },
+  provider: false,
+  async run({ params, inputs, key, env }: {
+    params: { fixture: string; valid: boolean };
+    inputs: Record<string, unknown>;
+    key: string;
+    env: SweepStageEnv;
+  }) {
+    checkSweepEnv(env, params);
+    const answer = StoredAnswerSchema.nullable().parse(inputs.answer);
+    const valid = params.valid && answer !== null;
+    const text = valid ? answer!.content : "";
+    const facts = checkFacts(text, env.fixture.facts);
+    const repair = valid ? await runCaseRepairChecks(text, env.fixture) : { checks: [], all_passed: false };
+    return {
+      outputs: {
+        score: {
+          node: key,
+          facts: facts.map((f) => ({ name: f.fact.name, passed: f.passed })),
+          fact_score: valid ? factScore(facts) : 0,
+          repair: repair.checks,
+          all_passed: repair.all_passed,
+        },
+      },
+    };
+  },
+});
 
 /** The `sweep-aggregate` stage. */
 export const sweepAggregateStage = defineStage({
@@ -60,4 +111,14 @@ export const sweepAggregateStage = defineStage({
       },
     });
   },
+});
+
+/** The `sweep-ceilings` stage. */
+export const sweepCeilingsStage = defineCeilingsStage({
+  name: "sweep-ceilings",
+  doc:
+    "A sweep ceiling sweep's results.json and aggregate.json: every ceiling's rows and aggregates, each with " +
+    "its input_cap (Full, which no ceiling limits, once with null).",
+  field: "kind",
+  aggregateDoc: "per-kind (and per-ceiling) means, published as aggregate.json",
 });

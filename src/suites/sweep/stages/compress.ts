@@ -1,6 +1,8 @@
 /**
- * The sweep compression stages, frozen per generation before any answer (neither sees the follow-up or the
- * gold): `sweep-summary` (S within the complete input allowance) and `sweep-rank`.
+ * The sweep compression stages, frozen per generation before any answer (none sees the follow-up or the
+ * gold): `sweep-summary` (S within the complete input allowance), `sweep-rank` and `sweep-engine` (a context
+ * engine compacts the public history to the evidence space every context has; the shared stage:
+ * `answer_pipeline.ts`).
  *
  * @module
  */
@@ -11,6 +13,8 @@ import { countPrompt } from "../../../tokens/budget.ts";
 import { defineRankStage, type ModelStageEnv } from "../../rank_stage.ts";
 import { StoredSummarySchema } from "../../stored.ts";
 import { summarySweepContext, sweepTask } from "../contexts.ts";
+import { publicHistory } from "../../../methods/engine_method.ts";
+import { defineEngineStage } from "../../answer_pipeline.ts";
 import { checkSweepEnv, type SweepStageEnv, SweepUnitsSchema } from "./trajectory.ts";
 
 /** What the sweep compression bodies need: the models, the counter and the fixture. */
@@ -77,5 +81,29 @@ export const sweepRankStage = defineRankStage({
   units(params, inputs, env: SweepModelEnv) {
     checkSweepEnv(env, params);
     return { units: SweepUnitsSchema.parse(inputs.units), task: sweepTask(env.fixture.trajectory) };
+  },
+});
+
+/** The `sweep-engine` stage. */
+export const sweepEngineStage = defineEngineStage({
+  name: "sweep-engine",
+  // v2: the specs full, summary, jev, jev+summary run the declared methods (method_engine.ts).
+  version: 2,
+  doc:
+    "A context engine's compaction of the sweep's public history (one generation), to the evidence space " +
+    "every sweep context has under the ceiling.",
+  name_param: "kind",
+  params: { kind: z.string(), fixture: z.string() },
+  // The trajectory node's units: so the engine node descends from the trajectory in the DAG.
+  inputs: ["units"],
+  history(params, _inputs, env: SweepModelEnv) {
+    checkSweepEnv(env, params);
+    const { counter, fixture } = env;
+    const empty = summarySweepContext(fixture.trajectory, "", [], fixture.followUp);
+    return {
+      name: params.kind,
+      messages: publicHistory(fixture.trajectory),
+      budget: params.input_cap - params.reserve - countPrompt(counter, empty),
+    };
   },
 });

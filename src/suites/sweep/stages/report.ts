@@ -16,7 +16,7 @@ import { finiteOrNull } from "../../../analysis/format.ts";
 import type { RunCost } from "../../../analysis/cost.ts";
 import { sweepExplorer } from "../explorer.ts";
 import type { SweepCeilingResult } from "../ceiling.ts";
-import { sweepCeilingOf, sweepCeilingRows } from "./ceilings.ts";
+import { ceilingOf, ceilingRows } from "../../answer_pipeline.ts";
 import { type ChatMessage, ChatMessageSchema } from "../../../models/messages.ts";
 import { SweepContextInfoSchema } from "./context.ts";
 import { parseJson } from "../../../core/json_read.ts";
@@ -109,7 +109,9 @@ export const sweepReportStage = defineStage({
       }
     }
     // In a ceiling sweep the explorer shows every ceiling's conditions (Full once).
-    const explorerRows = params.ceilings ? sweepCeilingRows(inputs, params.ceilings) : rows;
+    const explorerRows = params.ceilings
+      ? ceilingRows<SweepResultRow, "kind">("kind", inputs, params.ceilings)
+      : rows;
     Object.assign(meta, {
       stats,
       explorer: sweepExplorer(explorerRows, contexts, kept),
@@ -119,7 +121,7 @@ export const sweepReportStage = defineStage({
     const ceilings: SweepCeilingResult[] | undefined = params.ceilings &&
       [...params.ceilings].sort((a, b) => a - b)
         .map((cap) => {
-          const { aggregates, rows } = sweepCeilingOf(inputs, cap);
+          const { aggregates, rows } = ceilingOf<SweepKindAggregate, SweepResultRow>(inputs, cap);
           const kinds = aggregates.map((a) => a.kind);
           return { cap, aggregates, stats: sweepStats(rows, kinds, { resamples: params.bootstrap }) };
         });

@@ -15,8 +15,8 @@ import {
 import { CorpusHeadSchema, QuestionCardSchema, type ReportCorpus } from "../../question_card.ts";
 import { hotpotStats } from "../stats.ts";
 import { finiteOrNull } from "../../../../analysis/format.ts";
-import { ceilingOf } from "../../run/stages/ceilings.ts";
-import { type HotpotRowFigures, readRowFigures } from "../../run/rows.ts";
+import { type HotpotResultRow, type HotpotRowFigures, readRowFigures } from "../../run/rows.ts";
+import { ceilingOf } from "../../../answer_pipeline.ts";
 import { parseJson } from "../../../../core/json_read.ts";
 import { type ChatMessage, ChatMessageSchema } from "../../../../models/messages.ts";
 import { isPlainChatRequest } from "../../../../models/plain_requests.ts";
@@ -110,7 +110,7 @@ export const hotpotReportStage = defineStage({
     const statsJson: Record<string, unknown> = { ...finiteOrNull(stats) };
     // Ascending, so the table and the frontier read from the tightest ceiling to the loosest.
     const ceilings: CeilingResult[] | undefined = params.ceilings?.toSorted((a, b) => a - b).map((cap) => {
-      const { aggregates, rows } = ceilingOf(inputs, cap);
+      const { aggregates, rows } = ceilingOf<HotpotMethodAggregate, HotpotResultRow>(inputs, cap);
       return { cap, aggregates, stats: hotpotStats(rows, aggregates.map((a) => a.method), { resamples }) };
     });
     if (ceilings) statsJson.ceilings = ceilings.map((c) => ({ input_cap: c.cap, ...finiteOrNull(c.stats) }));

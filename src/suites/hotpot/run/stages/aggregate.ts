@@ -1,10 +1,12 @@
 /**
  * `hotpot-aggregate`: every answer row of the run, from the questions' rows nodes, into `results.json`, averaged
- * into `aggregate.json`; with the corpus head as an input, the published numbers descend from every node.
+ * into `aggregate.json`; with the corpus head as an input, the published numbers descend from every node. And
+ * `hotpot-ceilings`: a ceiling sweep's rows and aggregates over the per-ceiling aggregates (`answer_pipeline.ts`).
  *
  * @module
  */
 import { z } from "zod";
+import { defineCeilingsStage } from "../../../answer_pipeline.ts";
 import { defineStage } from "../../../../pipeline/stage.ts";
 import { UsageSchema } from "../../../../store/manifest.ts";
 import { AnsweringModelsSchema } from "../../../../core/answering_models.ts";
@@ -88,4 +90,14 @@ export const hotpotAggregateStage = defineStage({
       outputs: { "results.json": results.chunks(), "aggregate.json": publishedJson(aggregates) },
     };
   },
+});
+
+/** The `hotpot-ceilings` stage. */
+export const hotpotCeilingsStage = defineCeilingsStage({
+  name: "hotpot-ceilings",
+  doc:
+    "A ceiling sweep's results.json and aggregate.json: every ceiling's rows and aggregates, each with its " +
+    "input_cap (Full, which no ceiling limits, once with null).",
+  field: "method",
+  aggregateDoc: "per-method (and per-ceiling) means, published as aggregate.json",
 });

@@ -1,7 +1,8 @@
 /**
  * The hotpot compression stages, frozen per generation before any answer: `hotpot-rank` (the decision model
- * orders the question's units) and `hotpot-summary` (the chat model summarizes the evidence in the space left;
- * for fusion, what the ranking did not keep within its share).
+ * orders the question's units), `hotpot-summary` (the chat model summarizes the evidence in the space left;
+ * for fusion, what the ranking did not keep within its share) and `hotpot-engine` (a context engine compacts
+ * the question's public history to the evidence space every method has; the shared stage: `answer_pipeline.ts`).
  *
  * @module
  */
@@ -11,10 +12,12 @@ import { summarizeWithin } from "../../../../methods/summarize.ts";
 import { countPrompt } from "../../../../tokens/budget.ts";
 import { defineRankStage, type ModelStageEnv } from "../../../rank_stage.ts";
 import { StoredRankingSchema, StoredSummarySchema } from "../../../stored.ts";
-import { compactedContext, hotpotFrame, questionUnits, taskText } from "../methods.ts";
+import { compactedContext, evidenceSpaceOf, hotpotFrame, questionUnits, taskText } from "../methods.ts";
 import { joinUnits } from "../../../../methods/evidence_unit.ts";
 import { declaredMethod, type MethodParams } from "../../../../methods/registry.ts";
-import { storedQuestion } from "./question.ts";
+import { storedQuestion, StoredQuestionSchema } from "./question.ts";
+import { publicHistory } from "../../../../methods/engine_method.ts";
+import { defineEngineStage } from "../../../answer_pipeline.ts";
 
 /** A ranking input that may be null (built once: a zod schema costs far more to build than to run). */
 const OptionalRankingSchema = StoredRankingSchema.nullable();
@@ -116,5 +119,29 @@ export const hotpotSummaryStage = defineStage({
     const { reason } = outcome;
     const summary = { ...stored, ok: false, text: outcome.summary ?? null, reason };
     return { outputs: { summary }, requests, status: "invalid" as const, reason };
+  },
+});
+
+/** The `hotpot-engine` stage. */
+export const hotpotEngineStage = defineEngineStage({
+  name: "hotpot-engine",
+  doc: "A context engine's compaction of one question's public history (one generation), to the evidence " +
+    "space every method has under the ceiling.",
+  name_param: "method",
+  params: { method: z.string() },
+  inputs: ["question"],
+  history(params, inputs, env: ModelStageEnv) {
+    if (env.counter.hash !== params.tokenizer) {
+      throw new Error(`hotpot-engine: tokenizer ${params.tokenizer} needed`);
+    }
+    const question = StoredQuestionSchema.parse(inputs.question);
+    if (!question.valid) return { invalid: "collection invalid" };
+    // The engine's whole window (its head included) must fit the evidence space, so a window that keeps the
+    // head costs the engine what the head costs every other method.
+    return {
+      name: params.method,
+      messages: publicHistory(question.trajectory),
+      budget: evidenceSpaceOf(env.counter, question, params.input_cap - params.reserve),
+    };
   },
 });

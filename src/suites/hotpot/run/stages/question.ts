@@ -1,6 +1,7 @@
 /**
  * `hotpot-question`: splits one corpus question into its public material (what the methods see) and its gold
- * labels (what only the score sees). Invalid when the collection failed its checks.
+ * labels (what only the score sees); invalid when the collection failed its checks. And `hotpot-corpus-head`:
+ * the corpus without its questions and gold labels, with the questions' order (what the report states).
  *
  * @module
  */
@@ -17,7 +18,7 @@ import {
 } from "../../corpus.ts";
 import { indexCorpus, questionAt } from "../../corpus_index.ts";
 import type { Span } from "../../../../core/json_spans.ts";
-import { questionCard, QuestionCardSchema } from "../../question_card.ts";
+import { corpusHead, CorpusHeadSchema, questionCard, QuestionCardSchema } from "../../question_card.ts";
 import { parseJsonBytes } from "../../../../core/json_read.ts";
 
 /** The public material of one question as stored in the `question` output. */
@@ -98,7 +99,7 @@ export function corpusOf(hash: string, bytes: Uint8Array): IndexedCorpus {
 }
 
 // Built once: a zod schema costs far more to build (and to compile at its first parse) than to run.
-const CorpusHeadSchema = CorpusSchema.omit({ questions: true });
+const QuestionlessCorpusSchema = CorpusSchema.omit({ questions: true });
 const QuestionIdSchema = z.object({ id: z.string() });
 
 function indexCorpusBytes(bytes: Uint8Array): IndexedCorpus {
@@ -108,7 +109,7 @@ function indexCorpusBytes(bytes: Uint8Array): IndexedCorpus {
     const { questions, ...head } = whole;
     return { head, ids: questions.map((q) => q.id), question: (id) => questions.find((q) => q.id === id) };
   }
-  const head = CorpusHeadSchema.parse(index.head);
+  const head = QuestionlessCorpusSchema.parse(index.head);
   const spanOf = new Map<string, Span>();
   for (const span of index.spans) {
     const id = QuestionIdSchema.parse(questionAt(bytes, span)).id;
@@ -138,7 +139,7 @@ function parseCorpusInPlace(value: unknown): Corpus {
   const questions = (value as { questions?: unknown } | null)?.questions;
   if (!Array.isArray(questions)) return CorpusSchema.parse(value); // zod names what is wrong
   for (let i = 0; i < questions.length; i++) questions[i] = CorpusQuestionSchema.parse(questions[i]);
-  const head = CorpusHeadSchema.parse(value);
+  const head = QuestionlessCorpusSchema.parse(value);
   return { ...head, questions: questions as CorpusQuestion[] };
 }
 
@@ -198,5 +199,28 @@ export const hotpotQuestionStage = defineStage({
       status: valid ? "ok" as const : "invalid" as const,
       ...(valid ? {} : { reason: `collection invalid: ${reason}` }),
     });
+  },
+});
+
+/** The `hotpot-corpus-head` stage. */
+export const hotpotCorpusHeadStage = defineStage({
+  name: "hotpot-corpus-head",
+  version: 1,
+  doc: "The corpus's dataset, selection and collection facts and its questions' order (read by the report).",
+  params: z.object({}),
+  inputs: ["corpus"],
+  bytesInputs: ["corpus"],
+  outputs: {
+    // Not handed back: the report reads it by hash.
+    head: {
+      schema: CorpusHeadSchema,
+      held: false,
+      doc: "the corpus without questions and gold labels, with question_ids",
+    },
+  },
+  provider: false,
+  run({ inputs, hashes }) {
+    const corpus = corpusOf(hashes.corpus, inputs.corpus as Uint8Array);
+    return Promise.resolve({ outputs: { head: corpusHead(corpus.head, corpus.ids) } });
   },
 });
