@@ -17,7 +17,7 @@ const TEXT = "#1b1f24";
 const WARN = "#b42318";
 const MISSING = "#6e7781";
 /** Axis labels and titles: grey, no halo. */
-const AXIS_TEXT = { fill: AXIS, plain: true };
+export const AXIS_TEXT = { fill: AXIS, plain: true };
 const FONT = 'system-ui, -apple-system, "Segoe UI", Roboto, Arial, sans-serif';
 
 /** One series of values, one per category (or x position); null shows "n/a". */
@@ -85,12 +85,12 @@ interface Axis {
 }
 
 /** Rounds a coordinate to 0.1 px for stable, compact output. */
-function c(value: number): string {
+export function c(value: number): string {
   return String(Math.round(value * 10) / 10);
 }
 
 /** A horizontal line from `x1` to `x2` at `y`, stroked `stroke` (then `extra` attributes). */
-function hline(x1: number, x2: number, y: number, stroke: string, extra: Html | "" = ""): Html {
+export function hline(x1: number, x2: number, y: number, stroke: string, extra: Html | "" = ""): Html {
   return safeHtml`<line x1="${c(x1)}" x2="${c(x2)}" y1="${c(y)}" y2="${c(y)}" stroke="${stroke}"${extra}/>`;
 }
 
@@ -146,7 +146,7 @@ function shorten(label: string, maxChars: number): string {
 }
 
 /** Text, by default with a white halo so that it stays legible over lines and bars (`plain`: none). */
-function haloText(
+export function haloText(
   x: number,
   y: number,
   text: string | Html,
@@ -220,7 +220,8 @@ function errorBar(x: number, axis: Axis, err: { lo: number; hi: number }, what: 
   }</g>`;
 }
 
-function dashed(ref: ReferenceLine): Html {
+/** The stroke of a reference line: dashed, or dotted. */
+export function dashed(ref: Pick<ReferenceLine, "dash">): Html {
   return safeHtml` stroke-width="1.6" stroke-dasharray="${ref.dash === "dotted" ? "2 4" : "7 5"}"`;
 }
 

@@ -2,7 +2,7 @@
  * The quality/size frontier of a ceiling sweep: EM (95% CI) over mean answer-input tokens, per method.
  * @module
  */
-import { SERIES_COLORS } from "./charts.ts";
+import { AXIS_TEXT, c, dashed, haloText, hline, SERIES_COLORS } from "./charts.ts";
 import { type Html, safeHtml } from "./html.ts";
 
 /** One point of a method's curve. */
@@ -22,13 +22,8 @@ export interface FrontierOptions {
   series: { name: string; points: FrontierPoint[] }[];
   /** Full's EM (percent) and mean input tokens, drawn as the reference line. */
   reference?: { label: string; em: number; tokens: number | null };
-  xLabel?: string;
   yLabel?: string;
-  width?: number;
-  height?: number;
 }
-
-const c = (v: number) => String(Math.round(v * 10) / 10);
 
 function niceMax(v: number): number {
   if (!(v > 0)) return 1;
@@ -38,8 +33,8 @@ function niceMax(v: number): number {
 }
 
 export function frontierChart(options: FrontierOptions): Html {
-  const width = options.width ?? 760;
-  const height = options.height ?? 380;
+  const width = 760;
+  const height = 380;
   const box = { left: 66, right: width - 150, top: 46, bottom: height - 56 };
   const points = options.series.flatMap((s) => s.points).filter((p) => p.tokens !== null);
   // Full (usually far above every ceiling) is a horizontal line: its tokens are in its label, not on the axis.
@@ -47,24 +42,18 @@ export function frontierChart(options: FrontierOptions): Html {
   const x = (v: number) => box.left + (v / xMax) * (box.right - box.left);
   const y = (v: number) => box.bottom - (Math.max(0, Math.min(100, v)) / 100) * (box.bottom - box.top);
   const grid = [0, 20, 40, 60, 80, 100].map((t) =>
-    safeHtml`<line x1="${c(box.left)}" x2="${c(box.right)}" y1="${c(y(t))}" y2="${
-      c(y(t))
-    }" stroke="#e5e7eb"/><text x="${c(box.left - 6)}" y="${
-      c(y(t) + 4)
-    }" text-anchor="end" font-size="11" fill="#57606a">${t}</text>\n`
+    safeHtml`${hline(box.left, box.right, y(t), "#e5e7eb")}${
+      haloText(box.left - 6, y(t) + 4, String(t), { ...AXIS_TEXT, anchor: "end" })
+    }\n`
   );
   const xTicks = [0, 0.25, 0.5, 0.75, 1].map((f) =>
-    safeHtml`<text x="${c(x(f * xMax))}" y="${
-      c(box.bottom + 16)
-    }" text-anchor="middle" font-size="11" fill="#57606a">${Math.round(f * xMax)}</text>\n`
+    safeHtml`${haloText(x(f * xMax), box.bottom + 16, String(Math.round(f * xMax)), AXIS_TEXT)}\n`
   );
   const ref = options.reference;
   const refLine = ref
-    ? safeHtml`<line x1="${c(box.left)}" x2="${c(box.right)}" y1="${c(y(ref.em))}" y2="${
-      c(y(ref.em))
-    }" stroke="#424a53" stroke-width="1.6" stroke-dasharray="7 5"/><text x="${c(box.right + 6)}" y="${
-      c(y(ref.em) + 4)
-    }" font-size="11" fill="#424a53">${ref.label}</text>\n`
+    ? safeHtml`${hline(box.left, box.right, y(ref.em), "#424a53", dashed({}))}<text x="${
+      c(box.right + 6)
+    }" y="${c(y(ref.em) + 4)}" font-size="11" fill="#424a53">${ref.label}</text>\n`
     : "";
   const legendStep = Math.min(150, (width - box.left - 10) / Math.max(1, options.series.length));
   const curves = options.series.map((s, j) => {
@@ -98,19 +87,12 @@ export function frontierChart(options: FrontierOptions): Html {
     return safeHtml`${line}${marks}${legend}`;
   });
   const mid = (box.top + box.bottom) / 2;
+  const xLabel = "mean answer-input tokens (point labels: ceiling)";
   return safeHtml`<svg width="${width}" height="${height}" viewBox="0 0 ${width} ${height}" role="img" aria-label="${options.title}" font-family="system-ui, sans-serif">
 <title>${options.title}</title>
 <rect width="${width}" height="${height}" fill="#fff"/>
-${grid}${xTicks}<line x1="${c(box.left)}" x2="${c(box.right)}" y1="${c(box.bottom)}" y2="${
-    c(box.bottom)
-  }" stroke="#57606a"/>
-<text x="${c((box.left + box.right) / 2)}" y="${
-    c(height - 14)
-  }" text-anchor="middle" font-size="12" fill="#57606a">${
-    options.xLabel ?? "mean answer-input tokens (point labels: ceiling)"
-  }</text>
-<text x="14" y="${c(mid)}" transform="rotate(-90 14 ${
-    c(mid)
-  })" text-anchor="middle" font-size="12" fill="#57606a">${options.yLabel ?? "EM (%), bars: 95% CI"}</text>
+${grid}${xTicks}${hline(box.left, box.right, box.bottom, "#57606a")}
+${haloText((box.left + box.right) / 2, height - 14, xLabel, { ...AXIS_TEXT, size: 12 })}
+${haloText(14, mid, options.yLabel ?? "EM (%), bars: 95% CI", { ...AXIS_TEXT, size: 12, vertical: true })}
 ${refLine}${curves}</svg>`;
 }
