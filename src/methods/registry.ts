@@ -6,10 +6,9 @@
  * @module
  */
 import type { ChatMessage } from "../models/messages.ts";
-import { countPrompt } from "../tokens/budget.ts";
+import { countPrompt, fitUnitsInOrder } from "../tokens/budget.ts";
 import type { TokenCounter } from "../tokens/types.ts";
 import { type EvidenceUnit, inSourceOrder } from "./evidence_unit.ts";
-import { fitUnitsInOrder } from "../tokens/budget.ts";
 
 /** A compression artifact a method needs, frozen per generation before any answer. */
 export type MethodNeed = "ranking" | "summary";
@@ -116,12 +115,17 @@ export function fusionRetained(
   order: readonly string[],
   share: number,
 ): EvidenceUnit[] {
-  return [...frameMemo(frame, `fusion ${share} ${JSON.stringify(order)}`, () => {
-    const empty = countPrompt(frame.counter, frame.render([], ""));
-    const allowance = empty + Math.floor(share * (frame.limit - empty));
-    return selectRankedUnits(frame.counter, frame.units, order, (kept) => frame.render(kept, ""), allowance)
-      .kept;
-  })];
+  const empty = frameMemo(frame, "empty", () => countPrompt(frame.counter, frame.render([], "")));
+  return [...rankedWithin(frame, order, empty + Math.floor(share * (frame.limit - empty))).kept];
+}
+
+/** The Jev selection of `order` within `limit` tokens, rendered without a summary (kept per frozen frame). */
+function rankedWithin(frame: EvidenceFrame, order: readonly string[], limit: number) {
+  return frameMemo(
+    frame,
+    `ranked ${limit} ${JSON.stringify(order)}`,
+    () => selectRankedUnits(frame.counter, frame.units, order, (kept) => frame.render(kept, ""), limit),
+  );
 }
 
 const BUILT_IN: MethodDeclaration[] = [
@@ -135,18 +139,7 @@ const BUILT_IN: MethodDeclaration[] = [
     evidence(frame, artifacts) {
       const order = artifacts.order;
       if (!order) throw new Error("jev needs a ranking");
-      const { kept, tokens } = frameMemo(
-        frame,
-        `jev ${JSON.stringify(order)}`,
-        () =>
-          selectRankedUnits(
-            frame.counter,
-            frame.units,
-            order,
-            (chosen) => frame.render(chosen, ""),
-            frame.limit,
-          ),
-      );
+      const { kept, tokens } = rankedWithin(frame, order, frame.limit);
       return { kept: [...kept], summary: "", tokens };
     },
   },

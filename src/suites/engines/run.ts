@@ -13,6 +13,7 @@ import {
   EngineSkipped,
   type EngineTiming,
   type RecallSession,
+  type WorkerInfo,
 } from "../../methods/engines/engine.ts";
 import { z } from "zod";
 import { type ChatMessage, ChatMessageSchema } from "../../models/messages.ts";
@@ -110,9 +111,7 @@ export interface EngineResult {
   compress_ms?: CallTimes;
   /** A worker engine's start-up (spawn to hello, ms), else null. */
   startup_ms?: number | null;
-  worker?:
-    | { engine: string; version: string; keeps_state: boolean; reported_startup_ms: number | null }
-    | null;
+  worker?: Omit<WorkerInfo, "startup_ms"> | null;
   /** The round trip per call (ms); warm figures over the warm calls that needed no retry. */
   latency_ms: CallTimes & { warm_excluded_retried: number; cold_retried_attempts: number };
   /** True when every warm call returned the same window as the cold one. */
@@ -412,13 +411,9 @@ export const ONE_SHOT_NOTE = "one-shot: latency includes process start";
 async function finishTiming(engine: ContextEngine, result: EngineResult): Promise<void> {
   const worker = engine.worker?.() ?? null;
   if (worker !== null) {
-    result.startup_ms = worker.startup_ms;
-    result.worker = {
-      engine: worker.engine,
-      version: worker.version,
-      keeps_state: worker.keeps_state,
-      reported_startup_ms: worker.reported_startup_ms,
-    };
+    const { startup_ms, ...hello } = worker;
+    result.startup_ms = startup_ms;
+    result.worker = hello;
   }
   if (result.timing === "one-shot") result.timing_note = ONE_SHOT_NOTE;
   await engine.close?.();
