@@ -3,7 +3,7 @@
  * tokens, recall %) points. Unlike charts.ts' `lineChart`, every series has its own x positions.
  * @module
  */
-import { SERIES_COLORS } from "../../report/charts.ts";
+import { c, hline, SERIES_COLORS } from "../../report/charts.ts";
 import { type Html, safeHtml } from "../../report/html.ts";
 
 /** One engine's curve: points in budget order; a null y (n/a) leaves a gap; `lo`/`hi` draw an error bar. */
@@ -18,12 +18,6 @@ interface CurveChartOptions {
   yLabel: string;
   series: readonly CurveSeries[];
   yMax: number;
-  width?: number;
-  height?: number;
-}
-
-function c(value: number): string {
-  return String(Math.round(value * 10) / 10);
 }
 
 /** Round tick values for an axis from 0 to `max`. */
@@ -50,8 +44,8 @@ function legendLines(name: string, maxChars: number): string[] {
 
 /** A curve chart; an empty chart says there is nothing to draw. */
 export function curveChart(options: CurveChartOptions): Html {
-  const width = options.width ?? 760;
-  const height = options.height ?? 380;
+  const width = 760;
+  const height = 380;
   const box = { left: 66, right: width - 190, top: 40, bottom: height - 56 };
   const xs = options.series.flatMap((s) => s.points.map((p) => p.x));
   const xMaxData = xs.length > 0 ? Math.max(...xs) : 1;
@@ -62,9 +56,7 @@ export function curveChart(options: CurveChartOptions): Html {
   const parts: Html[] = [];
   for (const t of ticks(options.yMax)) {
     parts.push(
-      safeHtml`<line x1="${c(box.left)}" x2="${c(box.right)}" y1="${c(py(t))}" y2="${
-        c(py(t))
-      }" stroke="#e5e7eb"/><text x="${c(box.left - 6)}" y="${
+      safeHtml`${hline(box.left, box.right, py(t), "#e5e7eb")}<text x="${c(box.left - 6)}" y="${
         c(py(t) + 4)
       }" text-anchor="end" font-size="11">${t}</text>`,
     );
@@ -77,11 +69,9 @@ export function curveChart(options: CurveChartOptions): Html {
     );
   }
   parts.push(
-    safeHtml`<line x1="${c(box.left)}" x2="${c(box.right)}" y1="${c(box.bottom)}" y2="${
-      c(box.bottom)
-    }" stroke="#57606a"/><line x1="${c(box.left)}" x2="${c(box.left)}" y1="${c(box.top)}" y2="${
-      c(box.bottom)
-    }" stroke="#57606a"/>`,
+    safeHtml`${hline(box.left, box.right, box.bottom, "#57606a")}<line x1="${c(box.left)}" x2="${
+      c(box.left)
+    }" y1="${c(box.top)}" y2="${c(box.bottom)}" stroke="#57606a"/>`,
   );
   let legendY = box.top + 6;
   options.series.forEach((series, i) => {
