@@ -5,7 +5,7 @@
  * @module
  */
 import { factProblems, loadSweepCase, paymentsRepairSpec, type SweepFixture } from "./fixture.ts";
-import { extractRepair, type RepairCheckReport, runRepairChecks } from "./repair_checks.ts";
+import { extractRepair, type RepairCheckReport, runRepairChecks, unextracted } from "./repair_checks.ts";
 import { exchangeInSandbox, type SandboxLaunch, type SandboxLimits } from "./sandbox.ts";
 import { UsageError } from "../../errors.ts";
 
@@ -62,13 +62,7 @@ export async function runCaseRepairChecks(
   const source = fixture.checks.source;
   const extraction = extractRepair(answer, fixture.repair.functionName, fixture.repair.params);
   const names = await caseCheckNames(source, limits, launch);
-  if (!extraction.ok) {
-    return {
-      checks: names.map((name) => ({ name, passed: false, detail: extraction.error })),
-      all_passed: false,
-      error: extraction.error,
-    };
-  }
+  if (!extraction.ok) return unextracted(names, extraction.error);
   const outcomes = await exchangeInSandbox(
     names.map((check) => ({
       t: "case-check",

@@ -235,18 +235,14 @@ export async function loadSweepCase(
   check: { facts?: boolean } = {},
 ): Promise<SweepFixture> {
   const { bytes, json } = await readCaseJson(dir);
+  const read = (file: string, field: string) => readInputFile(`${dir}/${file}`, `${dir}/case.json ${field}`);
   const files: CaseFiles = {
     case: bytes,
-    trajectory: trajectory?.bytes ??
-      await readInputFile(`${dir}/${json.trajectory.file}`, `${dir}/case.json trajectory.file`),
+    trajectory: trajectory?.bytes ?? await read(json.trajectory.file, "trajectory.file"),
   };
-  if ("module" in json.checks) {
-    files.checks = await readInputFile(`${dir}/${json.checks.module}`, `${dir}/case.json checks.module`);
-  }
+  if ("module" in json.checks) files.checks = await read(json.checks.module, "checks.module");
   const reference = json.reference_repair;
-  if (reference !== undefined) {
-    files.reference_repair = await readInputFile(`${dir}/${reference}`, `${dir}/case.json reference_repair`);
-  }
+  if (reference !== undefined) files.reference_repair = await read(reference, "reference_repair");
   return await sweepFixtureFromFiles(files, { dir, label: dir, trajectoryPath: trajectory?.path, ...check });
 }
 

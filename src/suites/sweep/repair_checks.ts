@@ -22,6 +22,11 @@ export interface RepairCheckReport {
   error?: string;
 }
 
+/** The report on an answer no repair was extracted from: every check fails with `error`. */
+export function unextracted(names: readonly string[], error: string): RepairCheckReport {
+  return { checks: names.map((name) => ({ name, passed: false, detail: error })), all_passed: false, error };
+}
+
 interface CheckDefinition {
   name: string;
   scenario: GatewayScenario;
@@ -172,13 +177,7 @@ export async function runRepairChecks(
   launch?: SandboxLaunch,
 ): Promise<RepairCheckReport> {
   const extraction = extractRepair(answer, spec.functionName);
-  if (!extraction.ok) {
-    return {
-      checks: REPAIR_CHECKS.map((check) => ({ name: check.name, passed: false, detail: extraction.error })),
-      all_passed: false,
-      error: extraction.error,
-    };
-  }
+  if (!extraction.ok) return unextracted(REPAIR_CHECKS.map((check) => check.name), extraction.error);
   const outcomes = await runChecksInSandbox(
     extraction.source,
     REPAIR_CHECKS.map((check) => check.scenario),

@@ -294,8 +294,9 @@ class SandboxChild {
   }
 
   /**
-   * Sends `message`, then hands each of the child's lines (byte-capped, counted, zod-checked) to `take` until
-   * it returns an outcome (a string: a protocol violation). Never throws for anything the child does.
+   * Sends `message` with the CPU timeout and text limit, then hands each of the child's lines (byte-capped,
+   * counted, zod-checked) to `take` until it returns an outcome (a string: a protocol violation). Never throws
+   * for anything the child does.
    */
   async #converse<T extends object>(
     message: Record<string, unknown>,
@@ -312,7 +313,7 @@ class SandboxChild {
       limits.deadlineMs,
     );
     try {
-      await this.#send(message);
+      await this.#send({ ...message, cpuTimeoutMs: limits.cpuTimeoutMs, maxText: MAX_REPORTED_TEXT });
       for (let count = 1;; count++) {
         const read = await this.#lines.next();
         if (read.kind === "end") {
@@ -343,14 +344,7 @@ class SandboxChild {
     const parsed = GatewayScenarioSchema.parse(scenario); // the host's gateway replays the child's claims
     const gateway = createGateway(parsed);
     const started = performance.now();
-    const check = {
-      t: "check",
-      source,
-      scenario: parsed,
-      cpuTimeoutMs: limits.cpuTimeoutMs,
-      maxText: MAX_REPORTED_TEXT,
-      maxSleeps: MAX_REPORTED_SLEEPS,
-    };
+    const check = { t: "check", source, scenario: parsed, maxSleeps: MAX_REPORTED_SLEEPS };
     const outcome = await this.#converse(check, limits, "repair", (message) => {
       switch (message.t) {
         case "ready":
@@ -387,8 +381,7 @@ class SandboxChild {
   /** Sends one `case-list`/`case-check` message, reads its one result line and its `done`; never throws. */
   exchange(message: Record<string, unknown>, limits: Required<SandboxLimits>) {
     let result: Extract<ChildMessage, { t: "verdict" | "list" }> | undefined;
-    const sent = { ...message, cpuTimeoutMs: limits.cpuTimeoutMs, maxText: MAX_REPORTED_TEXT };
-    return this.#converse(sent, limits, "check", (line) => {
+    return this.#converse(message, limits, "check", (line) => {
       if ((line.t === "verdict" || line.t === "list") && result === undefined) {
         result = line;
         return undefined;

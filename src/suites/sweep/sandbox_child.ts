@@ -128,24 +128,25 @@ export function createRealmDriver(
   return freeze({ runAll });
 }
 
-/** `case-list`: the check names of a checks module. */
-export interface CaseListMessage {
-  t: "case-list";
-  checks: string;
+/** What the host sends with every message: the CPU timeout of each vm step, the longest reported text. */
+interface Limits {
   cpuTimeoutMs: number;
   maxText: number;
 }
 
-/** `case-check`: one check of a checks module run on one repair. */
-export interface CaseCheckMessage {
-  t: "case-check";
+/** `case-list`: the check names of a checks module. */
+export interface CaseListMessage extends Limits {
+  t: "case-list";
   checks: string;
+}
+
+/** `case-check`: one check of a checks module run on one repair. */
+export interface CaseCheckMessage extends Omit<CaseListMessage, "t"> {
+  t: "case-check";
   check: string;
   values: unknown;
   repair: string;
   functionName: string;
-  cpuTimeoutMs: number;
-  maxText: number;
 }
 
 /** Most client calls one check answers; later calls are refused with `sandbox_call_limit`. */
@@ -354,12 +355,8 @@ export function runCaseCheck(message: CaseCheckMessage, write: (line: string) =>
       checks,
       { filename: "checks_judge.js", timeout },
     )));
-    const detail = String(verdict.detail);
-    write(JSON.stringify({
-      t: "verdict",
-      passed: verdict.passed === true,
-      detail: detail.length > message.maxText ? detail.slice(0, message.maxText) : detail,
-    }));
+    const detail = String(verdict.detail).slice(0, message.maxText);
+    write(JSON.stringify({ t: "verdict", passed: verdict.passed === true, detail }));
     return null;
   } catch (error) {
     return `the check's judge failed: ${describe(error, message.maxText)}`;
@@ -367,12 +364,10 @@ export function runCaseCheck(message: CaseCheckMessage, write: (line: string) =>
 }
 
 /** One check as the host sends it (the host is trusted; its lines are not schema-checked here). */
-interface CheckMessage {
+interface CheckMessage extends Limits {
   t: "check";
   source: string;
   scenario: unknown;
-  cpuTimeoutMs: number;
-  maxText: number;
   maxSleeps: number;
 }
 
