@@ -6,8 +6,12 @@ import { hotpotParquetBatches } from "../src/data/hotpot_parquet.ts";
 import { hotpotParquetBytes } from "../src/data/hotpot_parquet_write.ts";
 import { toOfficialHotpotJson } from "../src/data/hotpot_json.ts";
 import { hotpotDatasetFile } from "../src/suites/hotpot/collect/dataset_file.ts";
-import { DEFAULT_SELECTION, selectQuestions } from "../src/suites/hotpot/collect/select.ts";
-import { selectionReport, selectionReportOf } from "../src/suites/hotpot/collect/stages/collect.ts";
+import {
+  DEFAULT_SELECTION,
+  selectionCandidate,
+  selectQuestions,
+} from "../src/suites/hotpot/collect/select.ts";
+import { selectionReportOf } from "../src/suites/hotpot/collect/stages/collect.ts";
 
 const RECORDS = generateHotpotRecords(53, "batches");
 /** 53 records in row groups of 20 (20, 20, 13), written by hyparquet-writer. */
@@ -56,7 +60,10 @@ Deno.test("selection from a dataset file keeps only candidates and the selected 
       if (candidate.problem !== null) assert.deepEqual(candidate.titles, []);
     }
     const fromFile = selectionReportOf(candidates, selection);
-    assert.deepEqual(fromFile, selectionReport(RECORDS, selection));
+    assert.deepEqual(
+      fromFile,
+      selectionReportOf(RECORDS.map((r) => selectionCandidate(r, selection)), selection),
+    );
     assert.deepEqual(fromFile.ids, whole.selected.map((r) => r.id));
     // The second pass keeps the selected records only, and counts them all.
     const { byId, total } = await dataset.records(new Set(fromFile.ids));
@@ -79,7 +86,10 @@ Deno.test("an official JSON dataset is one batch and selects like its Parquet tw
     assert.deepEqual(batches[0], RECORDS);
     const selection = { ...DEFAULT_SELECTION, bridge: 2, comparison: 2 };
     const fromJson = selectionReportOf(await hotpotDatasetFile(path).candidates(selection), selection);
-    assert.deepEqual(fromJson, selectionReport(RECORDS, selection));
+    assert.deepEqual(
+      fromJson,
+      selectionReportOf(RECORDS.map((r) => selectionCandidate(r, selection)), selection),
+    );
   } finally {
     await Deno.remove(dir, { recursive: true });
   }

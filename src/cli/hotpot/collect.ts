@@ -11,7 +11,7 @@ import { SHARD_OPTION_HELP, ShardOption } from "../../pipeline/shard.ts";
 import { parseOptions } from "../args.ts";
 import { intOption } from "../numbers.ts";
 import { RUN_OPTION_HELP, RunOptionsShape, runResumableCommand } from "../run_setup.ts";
-import { COLLECTION_MODE_HELP } from "./collect_mode.ts";
+import { DEFAULT_AGENT_TIMEOUT_S } from "../../suites/hotpot/collect/collect_mode.ts";
 import { CLI } from "../../core/program_name.ts";
 import { hermesAgentArgv } from "./hermes_option.ts";
 
@@ -40,7 +40,25 @@ ${SHARD_OPTION_HELP}
 
 Collection mode (one is required for any dataset but the embedded demo, where --scripted is the default;
 the mode is recorded in corpus.json and named in every report):
-${COLLECTION_MODE_HELP}
+  --scripted           deterministic real read_file calls by this program (not an agent)
+  --live               an agent loop with the chat model (needs the --live credentials)
+  --hermes-sessions DIR  import Hermes session JSON files named <question id>.json
+  --hermes DIR [--hermes-python PY]   the real Hermes Agent (a checkout in DIR, run by PY, default
+                       python3) through adapters/hermes_collect.py: the same as --agent exec:'PY
+                       adapters/hermes_collect.py --hermes DIR' (with --reference or --live for its model)
+  --agent exec:'CMD'   an outside agent: CMD runs in the question's workspace, reads {question, files,
+                       titles, task, workspace} as JSON on stdin and prints a Hermes-format session on stdout
+                       (adapters/hermes_collect.py runs the real Hermes Agent this way)
+  --agent-timeout S    seconds per question for --agent (default ${DEFAULT_AGENT_TIMEOUT_S})
+  --agent-system-prompt FILE   for --agent: a system prompt handed to the agent as system_prompt (default:
+                       none; the agent uses its own, which is what the protocol records)
+  --agent-env NAME     repeatable, for --agent: pass this variable to the agent (it otherwise sees only
+                       PATH, HOME, LANG and TMPDIR); the way to hand an agent a key: a key inside --agent
+                       or any other option is refused. Short values (under 8 characters: EMPTY, ollama)
+                       are never redacted and never promised secret
+  --agent ... --reference | --live   the agent's chat model: this program's loopback endpoint forwards
+                       to the reference model (or the --live one); the agent gets LLM_BASE_URL, LLM_MODEL
+                       and a per-question token as LLM_API_KEY, and its calls are recorded
 
 Model options (for --live):
 ${COLLECT_MODEL_HELP}

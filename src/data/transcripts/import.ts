@@ -3,9 +3,8 @@
  * @module
  */
 import { UsageError } from "../../errors.ts";
-import { importHermesSession } from "./hermes_session.ts";
 import { importLocomo } from "./locomo.ts";
-import { importOpenAIMessages } from "./openai.ts";
+import { importHermesSession, importOpenAIMessages } from "./openai.ts";
 import { readInputText } from "../../fs_input.ts";
 import { importShareGpt } from "./sharegpt.ts";
 import {

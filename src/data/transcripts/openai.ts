@@ -1,5 +1,5 @@
 /**
- * Importer for OpenAI message lists (an array, or `{messages: [...]}`); it serves Hermes sessions too.
+ * Importers for OpenAI message lists (an array, or `{messages: [...]}`) and Hermes Agent session files.
  * @module
  */
 import { z } from "zod";
@@ -8,6 +8,16 @@ import type { ChatMessage } from "../../models/messages.ts";
 import { toolPairingProblem } from "../../core/tool_pairing.ts";
 import { type ImportedTranscript, issueError, LenientMessageSchema, toChatMessage } from "./types.ts";
 import { type Needle, NeedleSchema } from "./needle.ts";
+
+/** The descriptive fields of a Hermes session (all optional but `messages`). */
+const HermesSessionSchema = z.object({
+  name: z.string().optional(),
+  description: z.string().optional(),
+  model: z.string().optional(),
+  source: z.string().optional(),
+  scrubbing_passes: z.array(z.string()).optional(),
+  messages: z.array(z.unknown()),
+});
 
 /** Validates a list of messages (errors name the file and message index) and checks tool pairing. */
 export function readMessageList(value: unknown, path: string, field = "messages"): ChatMessage[] {
@@ -25,19 +35,12 @@ export function readMessageList(value: unknown, path: string, field = "messages"
 
 /** Imports parsed JSON that is a message array or `{messages: [...]}`. */
 export function importOpenAIMessages(json: unknown, path: string): ImportedTranscript {
-  if (Array.isArray(json)) {
-    return {
-      format: "openai",
-      path,
-      messages: readMessageList(json, path, "(root)"),
-      probes: [],
-      meta: {},
-      notes: [],
-    };
-  }
-  const parsed = z.object({ messages: z.unknown(), needles: z.unknown().optional() }).safeParse(json);
+  const root = Array.isArray(json);
+  const parsed = z.object({ messages: z.unknown(), needles: z.unknown().optional() })
+    .safeParse(root ? { messages: json } : json);
   if (!parsed.success) throw new UsageError(`${path}: expected a message array or an object with 'messages'`);
-  const messages = readMessageList(parsed.data.messages, path);
+  const messages = readMessageList(parsed.data.messages, path, root ? "(root)" : "messages");
+  const needles = parsed.data.needles;
   return {
     format: "openai",
     path,
@@ -45,9 +48,22 @@ export function importOpenAIMessages(json: unknown, path: string): ImportedTrans
     probes: [],
     meta: {},
     notes: [],
-    ...(parsed.data.needles !== undefined
-      ? { needles: readNeedles(parsed.data.needles, messages, path) }
-      : {}),
+    ...(needles !== undefined ? { needles: readNeedles(needles, messages, path) } : {}),
+  };
+}
+
+/** Imports a parsed Hermes Agent session (`{name, description, model, source, scrubbing_passes, messages}`). */
+export function importHermesSession(json: unknown, path: string): ImportedTranscript {
+  const parsed = HermesSessionSchema.safeParse(json);
+  if (!parsed.success) throw issueError(path, "", parsed.error);
+  const { messages, ...meta } = parsed.data;
+  return {
+    format: "hermes-session",
+    path,
+    messages: readMessageList(messages, path),
+    probes: [],
+    meta: { name: meta.name, model: meta.model, source: meta.source },
+    notes: [],
   };
 }
 

@@ -335,11 +335,7 @@ export function checkCollection(collection: Collection, record: HotpotRecord): C
     if (message.role === "assistant") {
       for (const call of message.tool_calls ?? []) {
         if (calls.has(call.id)) reasons.push(`tool call id ${call.id} used twice (message ${index})`);
-        else {calls.set(call.id, {
-            name: call.function.name,
-            arguments: call.function.arguments,
-            results: [],
-          });}
+        else calls.set(call.id, { ...call.function, results: [] });
       }
     } else if (message.role === "tool") {
       const call = message.tool_call_id === undefined ? undefined : calls.get(message.tool_call_id);

@@ -124,19 +124,8 @@ export function selectionCandidate(
   };
 }
 
-/** The outcome of a selection over candidates: the selected ids in selection order, and the counts. */
-export type CandidateSelection = Omit<SelectionResult, "selected"> & { selected: string[] };
-
-/** Selects the protocol's questions (ids) from the candidates of a dataset's records, in file order. */
-export function selectFromCandidates(
-  candidates: readonly SelectionCandidate[],
-  options: SelectionOptions = DEFAULT_SELECTION,
-): CandidateSelection {
-  const result = selectCandidates(candidates, options);
-  return { ...result, selected: result.selected.map((c) => c.id) };
-}
-
-function selectCandidates(
+/** Selects the protocol's questions (candidates, in selection order) from a dataset's candidates, in file order. */
+export function selectCandidates(
   candidates: readonly SelectionCandidate[],
   options: SelectionOptions,
 ): Omit<SelectionResult, "selected"> & { selected: SelectionCandidate[] } {

@@ -9,13 +9,7 @@ import type { HotpotRecord } from "../../../../data/hotpot_record.ts";
 import { UsageError } from "../../../../errors.ts";
 import { defineStage } from "../../../../pipeline/stage.ts";
 import { type CollectMode, collectQuestion } from "../collect_question.ts";
-import {
-  type CandidateSelection,
-  selectFromCandidates,
-  type SelectionCandidate,
-  selectionCandidate,
-  type SelectionOptions,
-} from "../select.ts";
+import { selectCandidates, type SelectionCandidate, type SelectionOptions } from "../select.ts";
 import { questionInShard } from "../../../../pipeline/shard.ts";
 import { ChatMessageSchema } from "../../../../models/messages.ts";
 import type { DatasetRecords } from "../dataset_file.ts";
@@ -31,30 +25,13 @@ export const SelectionReportSchema = z.object({
 });
 export type SelectionReport = z.infer<typeof SelectionReportSchema>;
 
-/** The selected ids and the selection report of `records` (deterministic; what the stage records). */
-export function selectionReport(
-  records: readonly HotpotRecord[],
-  selection: SelectionOptions,
-): { ids: string[]; report: SelectionReport } {
-  return selectionReportOf(records.map((r) => selectionCandidate(r, selection)), selection);
-}
-
 /** The selected ids and the selection report of a dataset's selection candidates, in file order. */
 export function selectionReportOf(
   candidates: readonly SelectionCandidate[],
   selection: SelectionOptions,
 ): { ids: string[]; report: SelectionReport } {
-  const result: CandidateSelection = selectFromCandidates(candidates, selection);
-  return {
-    ids: result.selected,
-    report: {
-      considered: result.considered,
-      removed: { ...result.removed },
-      skipped_quota_full: result.skipped_quota_full,
-      quota_met: result.quota_met,
-      counts: result.counts,
-    },
-  };
+  const { selected, ...report } = selectCandidates(candidates, selection);
+  return { ids: selected.map((candidate) => candidate.id), report };
 }
 
 /** What the selection stage needs: the selection candidates of the dataset's records (its `dataset` source). */
@@ -146,13 +123,7 @@ function withQuestions(head: string, questions: readonly Uint8Array[]): Uint8Arr
 const CorpusParams = z.object({
   /** The dataset as corpus.json names it (the path given, or the embedded data's name), and its SHA-256. */
   dataset: z.object({ path: z.string(), sha256: z.string() }),
-  selection: z.object({
-    seed: z.number().int(),
-    bridge: z.number().int(),
-    comparison: z.number().int(),
-    minChars: z.number().int(),
-    maxChars: z.number().int(),
-  }),
+  selection: SelectParams,
   collection: CollectionModeSchema,
   /** The outside agent's command (`--agent exec:CMD` collections). */
   agent: z.string().optional(),
