@@ -30,10 +30,6 @@ import type { CallRecord, ChatModel, ChatRequest, ChatResult } from "./types.ts"
 
 /** Default chat model name. */
 export const DEFAULT_CHAT_MODEL = "qwen3.8-max";
-/** Default per-attempt timeout (ms). */
-export const DEFAULT_CHAT_TIMEOUT_MS = 120_000;
-/** Default number of retries after the first attempt. */
-export const DEFAULT_CHAT_MAX_RETRIES = 3;
 
 /** Options of {@link OpenAIChatClient}. */
 export interface OpenAIChatClientOptions {
@@ -42,9 +38,9 @@ export interface OpenAIChatClientOptions {
   baseURL: string;
   /** Model name requested; default {@link DEFAULT_CHAT_MODEL}. */
   model?: string;
-  /** Per-attempt timeout in ms; default {@link DEFAULT_CHAT_TIMEOUT_MS}. */
+  /** Per-attempt timeout in ms; default 120000. */
   timeoutMs?: number;
-  /** Retries after the first attempt (SDK retries); default {@link DEFAULT_CHAT_MAX_RETRIES}. */
+  /** Retries after the first attempt (SDK retries); default 3. */
   maxRetries?: number;
   /** Requests in flight for this base URL, shared by all clients of it; default 4. */
   concurrency?: number;
@@ -103,8 +99,8 @@ export class OpenAIChatClient implements ChatModel {
     this.#options = {
       apiKey: options.apiKey,
       baseURL: options.baseURL.replace(/\/+$/, ""),
-      timeoutMs: options.timeoutMs ?? DEFAULT_CHAT_TIMEOUT_MS,
-      maxRetries: options.maxRetries ?? DEFAULT_CHAT_MAX_RETRIES,
+      timeoutMs: options.timeoutMs ?? 120_000,
+      maxRetries: options.maxRetries ?? 3,
       concurrency: options.concurrency ?? 4,
       maxResponseBytes: options.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES,
       sendEnableThinking: options.sendEnableThinking ?? true,

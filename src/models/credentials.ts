@@ -39,8 +39,8 @@ export function parseEnvFile(text: string, fileName: string): Record<string, str
     const line = lines[index].trim();
     if (line === "" || line.startsWith("#")) continue;
     const match = KEY_LINE.exec(line);
+    const where = `--env-file ${fileName}: line ${index + 1}`;
     if (!match) {
-      const where = `--env-file ${fileName}: line ${index + 1}`;
       throw new UsageError(`${where}: expected KEY=VALUE (the line is not shown: it may hold a secret)`);
     }
     let value = match[2].trim();
@@ -48,9 +48,7 @@ export function parseEnvFile(text: string, fileName: string): Record<string, str
     if ((quote === '"' || quote === "'") && value.length >= 2 && value.endsWith(quote)) {
       value = value.slice(1, -1);
     } else if (quote === '"' || quote === "'") {
-      throw new UsageError(
-        `--env-file ${fileName}: line ${index + 1}: unterminated quote in the value of ${match[1]}`,
-      );
+      throw new UsageError(`${where}: unterminated quote in the value of ${match[1]}`);
     } else {
       const comment = value.indexOf(" #");
       if (comment >= 0) value = value.slice(0, comment).trim();
@@ -62,10 +60,9 @@ export function parseEnvFile(text: string, fileName: string): Record<string, str
 
 /** Reads the credential variables from the environment and `envFile` (empty values count as missing). */
 export async function loadCredentialEnvironment(envFile?: string): Promise<CredentialEnvironment> {
-  let fileValues: Record<string, string> = {};
-  if (envFile !== undefined) {
-    fileValues = parseEnvFile(await readInputText(envFile, "--env-file"), envFile);
-  }
+  const fileValues: Record<string, string> = envFile === undefined
+    ? {}
+    : parseEnvFile(await readInputText(envFile, "--env-file"), envFile);
   const environment: CredentialEnvironment = {};
   for (const name of CREDENTIAL_VARIABLES) {
     const value = Deno.env.get(name) || fileValues[name];

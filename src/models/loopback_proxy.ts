@@ -307,16 +307,12 @@ function fromJson(text: string): Outcome {
   let json: unknown;
   try {
     json = parseJson(text, { keepLoneSurrogates: true });
-  } catch (error) {
-    if (!(error instanceof SyntaxError)) throw error;
-    return { response: text, problem: `the response is not JSON: ${error.message}` };
-  }
-  try {
     assertIJson(json);
   } catch (error) {
-    if (!(error instanceof NotIJsonError)) throw error;
+    if (!(error instanceof SyntaxError || error instanceof NotIJsonError)) throw error;
     // Kept as the exact text received (a string is always storable); nothing is taken from it.
-    return { response: text, problem: `the response is not I-JSON: ${error.message}` };
+    const what = error instanceof SyntaxError ? "JSON" : "I-JSON";
+    return { response: text, problem: `the response is not ${what}: ${error.message}` };
   }
   const object = json !== null && typeof json === "object" ? json as Record<string, unknown> : {};
   const usage = usageOf(object.usage);
