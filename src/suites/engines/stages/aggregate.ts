@@ -6,6 +6,7 @@
 import { z } from "zod";
 import { defineStage } from "../../../pipeline/stage.ts";
 import { publishedJson } from "../../published.ts";
+import { RunModelsSchema } from "../../../analysis/report_inputs.ts";
 import type { MeasuredEngine } from "./engine.ts";
 import { mean } from "../metrics.ts";
 import { f1sByCategory, questionF1s } from "../locomo_report.ts";
@@ -21,13 +22,6 @@ export function engineInputKey(name: string, budget: string, sample?: number): s
 }
 
 export type { MeasuredEngine } from "./engine.ts";
-
-const ModelsSchema = z.object({
-  mode: z.string(),
-  chat_model: z.string(),
-  decision_model: z.string(),
-  note: z.string(),
-});
 
 /** The `engines-aggregate` stage. */
 export const enginesAggregateStage = defineStage({
@@ -46,7 +40,7 @@ export const enginesAggregateStage = defineStage({
       .min(1).optional(),
     probes_file: z.string().optional(),
     tokenizer: z.object({ name: z.string(), hash: z.string() }),
-    models: ModelsSchema,
+    models: RunModelsSchema,
     budget_tokens: z.number().int(),
     repeats: z.number().int(),
     /** Per engine row, the models that answered its calls. */

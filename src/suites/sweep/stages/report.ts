@@ -12,7 +12,7 @@ import type { SweepKindAggregate } from "../aggregate.ts";
 import { sweepReportMarkdown } from "../report.ts";
 import type { SweepResultRow } from "../rows.ts";
 import { sweepStats } from "../stats.ts";
-import { finiteOrNull } from "../../../analysis/format.ts";
+import { REPORT_OUTPUTS, RunModelsSchema, statsJson } from "../../../analysis/report_inputs.ts";
 import type { RunCost } from "../../../analysis/cost.ts";
 import { sweepExplorer } from "../explorer.ts";
 import type { SweepCeilingResult } from "../ceiling.ts";
@@ -22,13 +22,6 @@ import { SweepContextInfoSchema } from "./context.ts";
 import { parseJson } from "../../../core/json_read.ts";
 
 const Messages = z.array(ChatMessageSchema);
-
-const ModelsSchema = z.object({
-  mode: z.string(),
-  chat_model: z.string(),
-  decision_model: z.string(),
-  note: z.string(),
-});
 
 /** The `sweep-report` stage. */
 export const sweepReportStage = defineStage({
@@ -45,7 +38,7 @@ export const sweepReportStage = defineStage({
       units: z.number().int(),
       facts: z.number().int(),
     }),
-    models: ModelsSchema,
+    models: RunModelsSchema,
     tokenizer: z.string(),
     options: z.object({
       compressions: z.number().int(),
@@ -76,15 +69,7 @@ export const sweepReportStage = defineStage({
     "context-info:*",
   ],
   textInputs: ["aggregate", "results", "ceiling-aggregate:*", "ceiling-results:*"],
-  outputs: {
-    "stats.json": {
-      schema: z.string(),
-      kind: "text",
-      doc: "intervals and paired differences, published as stats.json",
-    },
-    "REPORT.md": { schema: z.string(), kind: "text", doc: "the Markdown report, published as REPORT.md" },
-    "report.html": { schema: z.string(), kind: "text", doc: "the HTML report, published as report.html" },
-  },
+  outputs: REPORT_OUTPUTS,
   provider: false,
   run({ params, inputs }) {
     const aggregates = parseJson(z.string().parse(inputs.aggregate)) as SweepKindAggregate[];
@@ -126,15 +111,9 @@ export const sweepReportStage = defineStage({
           return { cap, aggregates, stats: sweepStats(rows, kinds, { resamples: params.bootstrap }) };
         });
     if (ceilings) Object.assign(meta, { ceilings });
-    const statsDoc = ceilings
-      ? {
-        ...finiteOrNull(stats),
-        ceilings: ceilings.map((c) => ({ input_cap: c.cap, ...finiteOrNull(c.stats) })),
-      }
-      : finiteOrNull(stats);
     return Promise.resolve({
       outputs: {
-        "stats.json": `${JSON.stringify(statsDoc, null, 2)}\n`,
+        "stats.json": statsJson(stats, ceilings),
         "REPORT.md": sweepReportMarkdown(aggregates, meta),
         "report.html": sweepReportHtml(aggregates, meta),
       },

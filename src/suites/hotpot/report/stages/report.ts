@@ -14,7 +14,7 @@ import {
 } from "../report.ts";
 import { CorpusHeadSchema, QuestionCardSchema, type ReportCorpus } from "../../question_card.ts";
 import { hotpotStats } from "../stats.ts";
-import { finiteOrNull } from "../../../../analysis/format.ts";
+import { REPORT_OUTPUTS, RunModelsSchema, statsJson } from "../../../../analysis/report_inputs.ts";
 import { type HotpotResultRow, type HotpotRowFigures, readRowFigures } from "../../run/rows.ts";
 import { ceilingOf } from "../../../answer_pipeline.ts";
 import { parseJson } from "../../../../core/json_read.ts";
@@ -53,12 +53,7 @@ export const hotpotReportStage = defineStage({
   version: 12,
   doc: "REPORT.md and report.html of a hotpot run, from its aggregate, the corpus head and question cards.",
   params: z.object({
-    models: z.object({
-      mode: z.string(),
-      chat_model: z.string(),
-      decision_model: z.string(),
-      note: z.string(),
-    }),
+    models: RunModelsSchema,
     tokenizer: z.string(),
     input_cap: z.number().int(),
     reserve: z.number().int(),
@@ -81,15 +76,7 @@ export const hotpotReportStage = defineStage({
   bytesInputs: ["results"],
   // Read one at a time; the rows' bytes only while their figures are taken.
   lazyInputs: ["card:*", "context:*", "results"],
-  outputs: {
-    "stats.json": {
-      schema: z.string(),
-      kind: "text",
-      doc: "intervals and paired differences, published as stats.json",
-    },
-    "REPORT.md": { schema: z.string(), kind: "text", doc: "the Markdown report, published as REPORT.md" },
-    "report.html": { schema: z.string(), kind: "text", doc: "the HTML report, published as report.html" },
-  },
+  outputs: REPORT_OUTPUTS,
   provider: false,
   async run({ params, inputs, hashes, load }) {
     const aggregates = parseJson(z.string().parse(inputs.aggregate)) as HotpotMethodAggregate[];
@@ -107,13 +94,11 @@ export const hotpotReportStage = defineStage({
     };
     const resamples = params.bootstrap;
     const stats = hotpotStats(rows, aggregates.map((a) => a.method), { resamples });
-    const statsJson: Record<string, unknown> = { ...finiteOrNull(stats) };
     // Ascending, so the table and the frontier read from the tightest ceiling to the loosest.
     const ceilings: CeilingResult[] | undefined = params.ceilings?.toSorted((a, b) => a - b).map((cap) => {
       const { aggregates, rows } = ceilingOf<HotpotMethodAggregate, HotpotResultRow>(inputs, cap);
       return { cap, aggregates, stats: hotpotStats(rows, aggregates.map((a) => a.method), { resamples }) };
     });
-    if (ceilings) statsJson.ceilings = ceilings.map((c) => ({ input_cap: c.cap, ...finiteOrNull(c.stats) }));
     const meta: HotpotReportMeta = {
       corpus,
       models: params.models,
@@ -130,7 +115,7 @@ export const hotpotReportStage = defineStage({
       ...(ceilings ? { ceilings } : {}),
     };
     const outputs = {
-      "stats.json": `${JSON.stringify(statsJson, null, 2)}\n`,
+      "stats.json": statsJson(stats, ceilings),
       "REPORT.md": hotpotReportMarkdown(aggregates, meta),
       "report.html": hotpotReportHtml(aggregates, meta),
     };
