@@ -135,6 +135,31 @@ Deno.test("a held blob reads back as it was written: changing the caller's array
   }
 });
 
+Deno.test("a JSON blob held parsed reads back as a fresh copy: changing one read changes no other", async () => {
+  const dir = await Deno.makeTempDir();
+  try {
+    const store = new BlobStore(dir);
+    store.markFresh([]);
+    const hash = await store.putJson({ list: [1, { deep: "x" }], ["__proto__"]: 2 });
+    const text = await store.getText(hash);
+    const first = await store.getJson(hash) as { list: unknown[] };
+    first.list.push("changed by a reader");
+    ((first.list[1]) as Record<string, unknown>).deep = "changed";
+    const second = await store.getJson(hash) as Record<string, unknown>;
+    assert.notEqual(second, first);
+    assert.equal(Object.getPrototypeOf(second), null); // as parseJson makes it
+    assert.equal(JSON.stringify(second), text);
+    assert.ok(Object.hasOwn(second, "__proto__"));
+    // A value handed to holdParsed is the store's: the caller gets a copy back.
+    const value = { kept: [1] };
+    const copy = store.holdParsed(sha256Hex("x"), value, 12) as typeof value;
+    assert.notEqual(copy, value);
+    assert.equal(JSON.stringify(copy), JSON.stringify(value));
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
 Deno.test("a blob stored with hold false is read back from its file, and checked against its name", async () => {
   const dir = await Deno.makeTempDir();
   try {

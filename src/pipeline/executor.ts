@@ -510,8 +510,9 @@ export class Executor {
       if (call.unheldOutputs?.includes(name)) values[name] = null;
       else if (text && typeof value === "string") values[name] = value;
       else if (text) values[name] = decoder.decode(concatBytes(chunks));
-      // Read back from the canonical text, so a fresh result equals a resumed or reused one exactly.
-      else values[name] = parseJson(json!);
+      // Read back from the canonical text, so a fresh result equals a resumed or reused one exactly; held
+      // parsed for the stages that read it next.
+      else values[name] = this.store.holdParsed(outputs[name], parseJson(json!), json!.length);
     }
     const records = outcome.requests ?? [];
     if (records.length > 0) this.#answered.set(key, modelsByEndpoint(records));

@@ -35,6 +35,9 @@ export const SYNC_CONCURRENCY = 32;
 /** At most this many bytes of written blobs are held in memory for the next stages to read back. */
 export const HELD_BYTES_LIMIT = 8 * 1024 * 1024;
 
+/** At most this many characters of JSON blobs are held parsed, for reads to copy instead of parsing again. */
+export const PARSED_CHARS_LIMIT = 8 * 1024 * 1024;
+
 /** At most this many descriptors of written, not yet synced blobs are kept open for their fsync. */
 export const HELD_DESCRIPTORS_LIMIT = 256;
 
@@ -83,6 +86,19 @@ export interface PutOptions {
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();
 
+/** A copy of a value as {@link parseJson} makes it (arrays, objects without a prototype); strings are shared. */
+function copyParsed(value: unknown): unknown {
+  if (typeof value !== "object" || value === null) return value;
+  if (Array.isArray(value)) {
+    const copy = new Array(value.length);
+    for (let i = 0; i < value.length; i++) copy[i] = copyParsed(value[i]);
+    return copy;
+  }
+  const copy: Record<string, unknown> = Object.create(null);
+  for (const key in value) copy[key] = copyParsed((value as Record<string, unknown>)[key]);
+  return copy;
+}
+
 /** Relative path of a blob inside a run directory. */
 export function blobRelativePath(hash: string): string {
   return `objects/sha256/${hash.slice(0, 2)}/${hash.slice(2)}`;
@@ -115,6 +131,9 @@ export class BlobStore {
   /** Written blobs held for reading back, oldest first. */
   readonly #held = new Map<string, Uint8Array>();
   #heldBytes = 0;
+  /** JSON blobs held parsed, oldest first, with their length in characters: only ever copied out. */
+  readonly #parsed = new Map<string, { value: unknown; chars: number }>();
+  #parsedChars = 0;
   #umaskStripsRead: boolean | undefined;
 
   /** A store rooted at a run directory (blobs go to `<root>/objects/`). */
@@ -224,6 +243,23 @@ export class BlobStore {
     }
   }
 
+  /**
+   * Holds `value`, parsed from the `chars` characters of JSON blob `hash`, for {@link getJson} to copy (dropping
+   * the oldest past {@link PARSED_CHARS_LIMIT}); the store owns it from now on. Returns a copy for the caller
+   * when held, else `value` itself.
+   */
+  holdParsed(hash: string, value: unknown, chars: number): unknown {
+    if (chars > PARSED_CHARS_LIMIT / 8 || this.#parsed.has(hash)) return value;
+    this.#parsed.set(hash, { value, chars });
+    this.#parsedChars += chars;
+    for (const [old, held] of this.#parsed) {
+      if (this.#parsedChars <= PARSED_CHARS_LIMIT) break;
+      this.#parsed.delete(old);
+      this.#parsedChars -= held.chars;
+    }
+    return copyParsed(value);
+  }
+
   /** Makes every blob written so far durable; resolves once those and the syncs under way are done. */
   async sync(): Promise<void> {
     const blobs = this.#unsynced;
@@ -321,7 +357,13 @@ export class BlobStore {
 
   /** Reads a JSON blob, optionally validating it with a zod schema. */
   async getJson<T = unknown>(hash: string, schema?: z.ZodType<T>): Promise<T> {
-    const value = parseJson(await this.getText(hash));
+    const parsed = this.#parsed.get(hash);
+    let value: unknown;
+    if (parsed !== undefined) value = copyParsed(parsed.value);
+    else {
+      const text = await this.getText(hash);
+      value = this.holdParsed(hash, parseJson(text), text.length);
+    }
     if (!schema) return value as T;
     const result = schema.safeParse(value);
     if (!result.success) {
