@@ -50,28 +50,25 @@ function typedAnswer(
   titles: ReadonlySet<string>,
 ): string | undefined {
   if (type.kind !== "name") {
-    const number = nearestNumber(
+    return nearestNumber(
       sentence,
       focus,
       (span) => !known.has(span.text.toLowerCase()) && (type.kind !== "year" || isYear(span.text)),
-    );
-    return number?.text;
+    )?.text;
   }
   const noun = type.noun === undefined ? undefined : stem(type.noun);
-  const names = spansOf(sentence).filter((span) => !span.numeric && isFresh(span, known));
-  const rank = (span: Span) => [
-    noun !== undefined && words(span.text).some((word) => stem(word) === noun) ? 0 : 1,
-    titles.has(span.text.toLowerCase()) ? 0 : 1,
-    span.initial ? 1 : 0,
-    span.position,
-  ];
-  const ordered = names.map((span) => ({ span, key: rank(span) })).sort((x, y) => {
-    for (let index = 0; index < x.key.length; index++) {
-      if (x.key[index] !== y.key[index]) return x.key[index] - y.key[index];
-    }
-    return 0;
-  });
-  return ordered[0]?.span.text;
+  const untyped = (span: Span) =>
+    Number(noun === undefined || !words(span.text).some((word) => stem(word) === noun));
+  const order = byTitleThenPosition(titles);
+  return spansOf(sentence).filter((span) => !span.numeric && isFresh(span, known))
+    .sort((x, y) => untyped(x) - untyped(y) || order(x, y))[0]?.text;
+}
+
+/** Orders spans: named by a context title (`titles`, lowercase) first, then not opening the sentence, then in order. */
+function byTitleThenPosition(titles: ReadonlySet<string>): (x: Span, y: Span) => number {
+  const untitled = (span: Span) => Number(!titles.has(span.text.toLowerCase()));
+  return (x, y) =>
+    untitled(x) - untitled(y) || Number(x.initial) - Number(y.initial) || x.position - y.position;
 }
 
 /** Stemmed content words of a sentence's title and text. */
@@ -136,10 +133,7 @@ export function answerBridge(
     }
     const bridges = spansOf(hop1.text)
       .filter((span) => !span.numeric && isFresh(span, asked))
-      .sort((x, y) =>
-        Number(!titles.has(x.text.toLowerCase())) - Number(!titles.has(y.text.toLowerCase())) ||
-        Number(x.initial) - Number(y.initial) || x.position - y.position
-      );
+      .sort(byTitleThenPosition(titles));
     const hop2Scores = relevance(candidates, remaining, type.noun);
     for (const bridge of bridges) {
       const known = new Set([...asked, ...words(bridge.text)]);
