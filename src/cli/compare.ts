@@ -15,7 +15,7 @@ import {
 } from "../report/compare_view.ts";
 import { textTable } from "../core/markdown_table.ts";
 import { parseOptions, printHelp } from "./args.ts";
-import { BOOTSTRAP_OPTION_HELP, bootstrapOption } from "./stats_options.ts";
+import { BOOTSTRAP_OPTION_HELP, bootstrapOption } from "./numbers.ts";
 import { suiteNamed, SUITES } from "../suites/registry.ts";
 import { shareNames } from "../analysis/metrics.ts";
 import { CLI } from "../core/program_name.ts";

@@ -9,7 +9,6 @@ import { formatVerifyReport, verifyRun } from "../store/verify.ts";
 import { parseOptions, printHelp } from "./args.ts";
 import { checkNewOutputPath, inputError } from "../fs_input.ts";
 import type { Command } from "./command.ts";
-import { type LaneReply, LaneReplySchema } from "./demo_lane_messages.ts";
 import { defaultOutputPath } from "./run_setup.ts";
 import { CLI } from "../core/program_name.ts";
 
@@ -22,6 +21,16 @@ fixtures. Every run directory is verified. Nothing leaves this machine.
 Options:
   -o, --output DIR     new directory for the demo's runs (default: runs/demo-<time>)
   -q, --quiet          no progress on stderr`;
+
+/** The second lane's reply (demo_lane.ts): its lines, exit code, runs verified, the error that stopped it. */
+const LaneReplySchema = z.object({
+  lines: z.array(z.string()),
+  code: z.number().int(),
+  verified: z.array(z.object({ run: z.string(), ok: z.boolean(), text: z.string() })),
+  error: z.object({ usage: z.boolean(), message: z.string() }).optional(),
+});
+/** The second lane's reply (demo_lane.ts imports this type only: the worker never loads this module). */
+export type LaneReply = z.infer<typeof LaneReplySchema>;
 
 async function hotpotLane(
   hotpot: Command,

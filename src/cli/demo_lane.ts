@@ -6,7 +6,11 @@
 import { UsageError } from "../errors.ts";
 import { formatVerifyReport, verifyRun } from "../store/verify.ts";
 import { COMMANDS } from "./commands.ts";
-import { type LaneReply, LaneRequestSchema } from "./demo_lane_messages.ts";
+import { z } from "zod";
+import type { LaneReply } from "./demo.ts";
+
+/** What the demo sends the lane: the folder of its runs. */
+const LaneRequestSchema = z.object({ root: z.string() });
 
 export const LANE_RUNS = ["sweep", "sweep-frozen", "engines"] as const;
 

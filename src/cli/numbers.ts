@@ -1,8 +1,10 @@
 /**
- * Zod helpers for numeric CLI options (which `parseArgs` gives as strings).
+ * Zod helpers for numeric CLI options (which `parseArgs` gives as strings), and `--bootstrap N` that every run
+ * command and `compare` share.
  * @module
  */
 import { z } from "zod";
+import { DEFAULT_RESAMPLES } from "../analysis/bootstrap.ts";
 
 /** Adds `message` as the option's issue; returns zod's NEVER (the transform's result when refused). */
 function refuse(ctx: z.RefinementCtx, message: string): never {
@@ -56,3 +58,10 @@ export function intListOption(min = 0, max = Number.MAX_SAFE_INTEGER) {
     return values;
   });
 }
+
+/** `--bootstrap N`: resamples of the 95% confidence intervals. */
+export const bootstrapOption = intOption(100, 1_000_000);
+
+/** The help line of {@link bootstrapOption}. */
+export const BOOTSTRAP_OPTION_HELP =
+  `  --bootstrap N        bootstrap resamples of the 95% confidence intervals (default ${DEFAULT_RESAMPLES}, 100 to 1000000)`;

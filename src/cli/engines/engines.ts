@@ -20,7 +20,7 @@ import { dispatch, parseOptions, printHelp } from "../args.ts";
 import { RUN_EXIT_HELP, RUN_OPTION_HELP, runInvocation } from "../run_setup.ts";
 import { writeFileAtomic } from "../../store/run_dir.ts";
 import { checkNewOutputPath, inputError } from "../../fs_input.ts";
-import { BOOTSTRAP_OPTION_HELP } from "../stats_options.ts";
+import { BOOTSTRAP_OPTION_HELP } from "../numbers.ts";
 import { CLI } from "../../core/program_name.ts";
 
 const GENERATOR_HELP = `  --turns N            generated transcript: turns (default 200, at most 100000)

@@ -27,9 +27,8 @@ import { readPassedEnv } from "../../methods/engines/split_command.ts";
 import { DEFAULT_RECOVERY_ROUNDS } from "../../suites/engines/recovery.ts";
 import { INPUT_MAX_BYTES } from "../../core/input_limits.ts";
 import { ModelOptionsShape } from "../model_options.ts";
-import { fractionListOption, intOption } from "../numbers.ts";
+import { bootstrapOption, fractionListOption, intOption } from "../numbers.ts";
 import { RunOptionsShape } from "../run_setup.ts";
-import { bootstrapOption } from "../stats_options.ts";
 
 /** Turns × words per message at most: a bound on the generated transcript's size (and memory). */
 export const MAX_GENERATED_WORDS = 2_000_000;

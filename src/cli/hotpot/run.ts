@@ -3,7 +3,6 @@
  * @module
  */
 import { HOTPOT_SUITE } from "../../suites/hotpot/definition.ts";
-import { BOOTSTRAP_OPTION_HELP, bootstrapOption } from "../stats_options.ts";
 import { PRICE_OPTION_HELP, PriceOptionsShape } from "../price_options.ts";
 import { z } from "zod";
 import { hotpotRunCommand } from "../../suites/hotpot/command.ts";
@@ -13,7 +12,7 @@ import { DEFAULT_HOTPOT_RUN } from "../../suites/hotpot/run/run_suite.ts";
 import { MODEL_OPTION_HELP, ModelOptionsShape } from "../model_options.ts";
 import { SHARD_OPTION_HELP, ShardOption } from "../../pipeline/shard.ts";
 import { parseOptions } from "../args.ts";
-import { intListOption, intOption } from "../numbers.ts";
+import { BOOTSTRAP_OPTION_HELP, bootstrapOption, intListOption, intOption } from "../numbers.ts";
 import { RUN_EXIT_HELP, RUN_OPTION_HELP, RunOptionsShape, runResumableCommand } from "../run_setup.ts";
 import { CLI } from "../../core/program_name.ts";
 

@@ -3,7 +3,6 @@
  * @module
  */
 import { SWEEP_SUITE } from "../../suites/sweep/definition.ts";
-import { BOOTSTRAP_OPTION_HELP, bootstrapOption } from "../stats_options.ts";
 import { PRICE_OPTION_HELP, PriceOptionsShape } from "../price_options.ts";
 import { z } from "zod";
 import { MODEL_OPTION_HELP, ModelOptionsShape } from "../model_options.ts";
@@ -11,7 +10,7 @@ import { DEFAULT_SWEEP_RUN } from "../../suites/sweep/run_suite.ts";
 import { sweepRunCommand } from "../../suites/sweep/command.ts";
 import { dispatch, parseOptions } from "../args.ts";
 import { SHARD_OPTION_HELP, ShardOption } from "../../pipeline/shard.ts";
-import { intListOption, intOption, rangeOption } from "../numbers.ts";
+import { BOOTSTRAP_OPTION_HELP, bootstrapOption, intListOption, intOption, rangeOption } from "../numbers.ts";
 import { RUN_EXIT_HELP, RUN_OPTION_HELP, RunOptionsShape, runResumableCommand } from "../run_setup.ts";
 import { CLI } from "../../core/program_name.ts";
 
