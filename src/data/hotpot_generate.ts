@@ -59,10 +59,7 @@ class WorldBuilder {
   }
 
   unique(make: () => string): string {
-    for (;;) {
-      const name = this.tryUnique(make, Infinity);
-      if (name !== undefined) return name;
-    }
+    return this.tryUnique(make, Infinity)!; // unbounded tries: only an unused name ends them
   }
 
   /** An unused name from `make` within `attempts` tries (then marked used), or undefined. */
@@ -78,18 +75,14 @@ class WorldBuilder {
   }
 
   name(kind: Kind): string {
-    switch (kind) {
-      case "person":
-        return this.unique(() => `${this.word(2, 2)} ${this.word(2, 3)}`);
-      case "city":
-        return this.unique(() => `${this.word(2, 3)}${this.rng.pick(CITY_SUFFIXES)}`);
-      case "company":
-        return this.unique(() => `${this.word(2, 3)} ${this.rng.pick(COMPANY_SUFFIXES)}`);
-      case "river":
-        return this.unique(() => `${this.word(2, 3)} River`);
-      case "band":
-        return this.unique(() => `The ${this.word(2, 3)} ${this.rng.pick(BAND_NOUNS)}`);
-    }
+    const forms: Record<Kind, () => string> = {
+      person: () => `${this.word(2, 2)} ${this.word(2, 3)}`,
+      city: () => `${this.word(2, 3)}${this.rng.pick(CITY_SUFFIXES)}`,
+      company: () => `${this.word(2, 3)} ${this.rng.pick(COMPANY_SUFFIXES)}`,
+      river: () => `${this.word(2, 3)} River`,
+      band: () => `The ${this.word(2, 3)} ${this.rng.pick(BAND_NOUNS)}`,
+    };
+    return this.unique(forms[kind]);
   }
 
   year(min = 1850, max = 2015): number {
@@ -219,10 +212,7 @@ class WorldBuilder {
       if (text !== null) body.push({ text });
     }
     const ordered = [{ key: "intro", text: intro }, ...this.rng.shuffle(body)];
-    const facts: Record<string, number> = {};
-    ordered.forEach((s, i) => {
-      if (s.key !== undefined) facts[s.key] = i;
-    });
+    const facts = Object.fromEntries(ordered.flatMap((s, i) => s.key === undefined ? [] : [[s.key, i]]));
     this.templatesUsed.set(title, usedTemplates);
     return { kind, article: { title, sentences: ordered.map((s) => s.text) }, facts };
   }
@@ -238,19 +228,17 @@ class WorldBuilder {
       case "person":
         return this.unique(() => `${this.word(2, 2)} ${last}`);
       case "city":
-        return shared(() => `${this.rng.pick(CITY_PREFIXES)} ${of}`, () => this.name("city"));
-      case "river":
-        return shared(() => `${this.rng.pick(RIVER_PREFIXES)} ${of}`, () => this.name("river"));
-      case "company": {
-        const fresh = () => `${this.word(2, 3)} ${last}`;
-        const stem = parts.slice(0, -1).join(" ");
-        const sameStem = () => `${stem} ${this.rng.pick(COMPANY_SUFFIXES.filter((x) => x !== last))}`;
-        return this.rng.next() < 0.5 ? shared(sameStem, () => this.unique(fresh)) : this.unique(fresh);
+      case "river": {
+        const prefixes = kind === "city" ? CITY_PREFIXES : RIVER_PREFIXES;
+        return shared(() => `${this.rng.pick(prefixes)} ${of}`, () => this.name(kind));
       }
-      case "band": {
-        const fresh = () => `The ${this.word(2, 3)} ${last}`;
-        const stem = parts.slice(1, -1).join(" ");
-        const sameStem = () => `The ${stem} ${this.rng.pick(BAND_NOUNS.filter((x) => x !== last))}`;
+      default: {
+        // `[The ]STEM SUFFIX`: half the time the same stem with another suffix, else a fresh stem.
+        const the = kind === "band" ? "The " : "";
+        const fresh = () => `${the}${this.word(2, 3)} ${last}`;
+        const stem = parts.slice(the === "" ? 0 : 1, -1).join(" ");
+        const others = (kind === "band" ? BAND_NOUNS : COMPANY_SUFFIXES).filter((x) => x !== last);
+        const sameStem = () => `${the}${stem} ${this.rng.pick(others)}`;
         return this.rng.next() < 0.5 ? shared(sameStem, () => this.unique(fresh)) : this.unique(fresh);
       }
     }
@@ -346,10 +334,11 @@ class WorldBuilder {
     return this.article("band", title, `${title} are ${withArticle(this.rng.pick(GENRES))} band.`, keys);
   }
 
-  twoYears(min: number, max: number): [number, number] {
-    const a = this.year(min, max);
-    let b = this.year(min, max);
-    while (b === a) b = this.year(min, max);
+  /** Two different integers in [min, max]. */
+  twoInts(min: number, max: number): [number, number] {
+    const a = this.rng.int(min, max);
+    let b = this.rng.int(min, max);
+    while (b === a) b = this.rng.int(min, max);
     return [a, b];
   }
 }
@@ -453,86 +442,81 @@ function bridgeQuestion(w: WorldBuilder): Question {
   }
 }
 
+/**
+ * A comparison of `pair` (gold sentence `key` of each): `ask` gives the question and answer from their titles;
+ * the neighbours are a namesake of each (`relative(title, of)`), then `other(of, i)` of each.
+ */
+function comparison(
+  w: WorldBuilder,
+  pair: BuiltArticle[],
+  key: string,
+  ask: (ta: string, tb: string) => [string, string],
+  relative: (title: string, of: string) => BuiltArticle,
+  other: (of: string, i: number) => BuiltArticle,
+): Question {
+  const kind = pair[0].kind;
+  const titles = pair.map((p) => p.article.title);
+  const [question, answer] = ask(titles[0], titles[1]);
+  const namesakes = titles.map((of) => relative(w.namesake(kind, of), of));
+  return {
+    question,
+    answer,
+    gold: pair.map((p): [BuiltArticle, string] => [p, key]),
+    related: [...namesakes, ...titles.map(other)],
+    kinds: [kind],
+  };
+}
+
 function comparisonQuestion(w: WorldBuilder): Question {
   switch (w.rng.int(0, 3)) {
     case 0: {
-      const [ya, yb] = w.twoYears(1820, 2015);
-      const [fa, fb] = [w.name("person"), w.name("person")];
-      const a = w.company({ year: ya, founder: fa });
-      const b = w.company({ year: yb, founder: fb });
-      const [ta, tb] = [a.article.title, b.article.title];
-      return {
-        question: `Which company was founded first, ${ta} or ${tb}?`,
-        answer: ya < yb ? ta : tb,
-        gold: [[a, "founded"], [b, "founded"]],
-        related: [
-          w.company({ title: w.namesake("company", ta), rivalOf: ta }),
-          w.company({ title: w.namesake("company", tb), rivalOf: tb }),
-          w.person({ title: fa, founderOf: ta }),
-          w.person({ title: fb, founderOf: tb }),
-        ],
-        kinds: ["company"],
-      };
+      const [ya, yb] = w.twoInts(1820, 2015);
+      const founders = [w.name("person"), w.name("person")];
+      return comparison(
+        w,
+        [w.company({ year: ya, founder: founders[0] }), w.company({ year: yb, founder: founders[1] })],
+        "founded",
+        (ta, tb) => [`Which company was founded first, ${ta} or ${tb}?`, ya < yb ? ta : tb],
+        (title, of) => w.company({ title, rivalOf: of }),
+        (of, i) => w.person({ title: founders[i], founderOf: of }),
+      );
     }
     case 1: {
-      const la = w.rng.int(40, 2400);
-      let lb = w.rng.int(40, 2400);
-      while (lb === la) lb = w.rng.int(40, 2400);
-      const a = w.river({ length: la });
-      const b = w.river({ length: lb });
-      const [ta, tb] = [a.article.title, b.article.title];
-      return {
-        question: `Which river is longer, the ${ta} or the ${tb}?`,
-        answer: la > lb ? ta : tb,
-        gold: [[a, "length"], [b, "length"]],
-        related: [
-          w.river({ title: w.namesake("river", ta), tributaryOf: ta }),
-          w.river({ title: w.namesake("river", tb), tributaryOf: tb }),
-          w.city({ river: ta }),
-          w.city({ river: tb }),
-        ],
-        kinds: ["river"],
-      };
+      const [la, lb] = w.twoInts(40, 2400);
+      return comparison(
+        w,
+        [w.river({ length: la }), w.river({ length: lb })],
+        "length",
+        (ta, tb) => [`Which river is longer, the ${ta} or the ${tb}?`, la > lb ? ta : tb],
+        (title, of) => w.river({ title, tributaryOf: of }),
+        (of) => w.city({ river: of }),
+      );
     }
     case 2: {
       const profession = w.rng.pick(PROFESSIONS);
       const same = w.rng.next() < 0.5;
       let other = w.rng.pick(PROFESSIONS);
       while (!same && other === profession) other = w.rng.pick(PROFESSIONS);
-      const a = w.person({ profession });
-      const b = w.person({ profession: same ? profession : other });
-      const [ta, tb] = [a.article.title, b.article.title];
-      return {
-        question: `Are ${ta} and ${tb} both ${profession}s?`,
-        answer: same ? "yes" : "no",
-        gold: [[a, "intro"], [b, "intro"]],
-        related: [
-          w.person({ title: w.namesake("person", ta), cousinOf: ta }),
-          w.person({ title: w.namesake("person", tb), cousinOf: tb }),
-          w.person({ peerOf: ta }),
-          w.person({ peerOf: tb }),
-        ],
-        kinds: ["person"],
-      };
+      return comparison(
+        w,
+        [w.person({ profession }), w.person({ profession: same ? profession : other })],
+        "intro",
+        (ta, tb) => [`Are ${ta} and ${tb} both ${profession}s?`, same ? "yes" : "no"],
+        (title, of) => w.person({ title, cousinOf: of }),
+        (of) => w.person({ peerOf: of }),
+      );
     }
     default: {
-      const [ya, yb] = w.twoYears(1960, 2015);
-      const [ca, cb] = [w.name("city"), w.name("city")];
-      const a = w.band({ year: ya, city: ca });
-      const b = w.band({ year: yb, city: cb });
-      const [ta, tb] = [a.article.title, b.article.title];
-      return {
-        question: `Were ${ta} formed before ${tb}?`,
-        answer: ya < yb ? "yes" : "no",
-        gold: [[a, "formed"], [b, "formed"]],
-        related: [
-          w.band({ title: w.namesake("band", ta), sharedBillWith: ta }),
-          w.band({ title: w.namesake("band", tb), sharedBillWith: tb }),
-          w.city({ title: ca, bandHome: ta }),
-          w.city({ title: cb, bandHome: tb }),
-        ],
-        kinds: ["band"],
-      };
+      const [ya, yb] = w.twoInts(1960, 2015);
+      const cities = [w.name("city"), w.name("city")];
+      return comparison(
+        w,
+        [w.band({ year: ya, city: cities[0] }), w.band({ year: yb, city: cities[1] })],
+        "formed",
+        (ta, tb) => [`Were ${ta} formed before ${tb}?`, ya < yb ? "yes" : "no"],
+        (title, of) => w.band({ title, sharedBillWith: of }),
+        (of, i) => w.city({ title: cities[i], bandHome: of }),
+      );
     }
   }
 }
