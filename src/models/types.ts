@@ -3,7 +3,8 @@
  * failures: they return `{ok: false, error}` with the call records, so a failed call is recorded and scored.
  * @module
  */
-import type { ChatMessage, ChatUsage, ToolCall, ToolDefinition } from "./messages.ts";
+import type { ChatMessage, ToolDefinition } from "./messages.ts";
+import type { ChatReply } from "./chat_response.ts";
 import type { CallRecord } from "../core/call_record.ts";
 
 export type { CallRecord } from "../core/call_record.ts";
@@ -15,19 +16,9 @@ export interface ChatRequest {
   tools?: ToolDefinition[];
 }
 
-/** The outcome of one chat completion. */
+/** The outcome of one chat completion: the reply (chat_response.ts, `model` the one that answered), or why not. */
 export type ChatResult =
-  | {
-    ok: true;
-    content: string;
-    tool_calls?: ToolCall[];
-    usage: ChatUsage;
-    /** The model that answered (the response's `model`). */
-    model: string;
-    system_fingerprint?: string;
-    finish_reason: string;
-    record: CallRecord;
-  }
+  | ChatReply & { ok: true; system_fingerprint?: string; record: CallRecord }
   | { ok: false; error: string; record: CallRecord };
 
 /** Anything that answers chat completions (`model`: the name requested). */

@@ -3,9 +3,8 @@
  * the one parser that turns context text into sentences with provenance.
  * @module
  */
-import type { ChatMessage } from "../messages.ts";
+import { type ChatMessage, toolCallArguments } from "../messages.ts";
 import { splitSentences } from "./text.ts";
-import { parseJson } from "../../core/json_read.ts";
 
 /** A context sentence; `title` and `sentenceId` are set when the text carried provenance. */
 export interface ContextSentence {
@@ -83,22 +82,9 @@ export function lastUserIndex(messages: readonly ChatMessage[]): number {
   return -1;
 }
 
-/** `json` parsed, when it is a JSON object; else undefined. */
-export function jsonObject(json: string): Record<string, unknown> | undefined {
-  try {
-    const parsed: unknown = parseJson(json);
-    if (parsed !== null && typeof parsed === "object" && !Array.isArray(parsed)) {
-      return parsed as Record<string, unknown>;
-    }
-  } catch (error) {
-    if (!(error instanceof SyntaxError)) throw error;
-  }
-  return undefined;
-}
-
 /** The string `field` of `json` when it parses to an object that has one. */
 function stringField(json: string, field: string): string | undefined {
-  const value = jsonObject(json)?.[field];
+  const value = toolCallArguments(json)?.[field];
   return typeof value === "string" ? value : undefined;
 }
 

@@ -4,8 +4,7 @@
  * never repeated and a file is read at most {@link MAX_PAGES_PER_FILE} times, so no tool keeps it reading.
  * @module
  */
-import type { ChatMessage, ToolCall, ToolDefinition } from "../messages.ts";
-import { jsonObject } from "./context.ts";
+import { type ChatMessage, type ToolCall, toolCallArguments, type ToolDefinition } from "../messages.ts";
 
 /** A file-reading tool as the reference model uses it. */
 export interface ReadTool {
@@ -72,14 +71,14 @@ export function findReadTool(tools: readonly ToolDefinition[] | undefined): Read
 /** The path a call of `tool` asked for, or undefined. */
 function readCallPath(tool: ReadTool, call: ToolCall): string | undefined {
   if (call.function.name !== tool.name) return undefined;
-  const path = jsonObject(call.function.arguments)?.[tool.pathParam];
+  const path = toolCallArguments(call.function.arguments)?.[tool.pathParam];
   return typeof path === "string" ? path : undefined;
 }
 
 /** The first line a call of `tool` asked for (1-based), from its offset argument (1 when it has none). */
 function firstLineAsked(tool: ReadTool, call: ToolCall): number {
   if (tool.offsetParam === undefined) return 1;
-  const offset = jsonObject(call.function.arguments)?.[tool.offsetParam];
+  const offset = toolCallArguments(call.function.arguments)?.[tool.offsetParam];
   if (typeof offset !== "number" || !Number.isFinite(offset)) return 1;
   return Math.max(1, Math.trunc(offset) + (tool.offsetBase === 0 ? 1 : 0));
 }
@@ -105,8 +104,8 @@ export function pageOutcome(result: string, firstLine: number): PageOutcome {
   let more: boolean | undefined;
   let hint: string | undefined;
   let error = false;
-  const parsed = result.trimStart().startsWith("{") ? jsonObject(result) : undefined;
-  if (parsed !== undefined) {
+  const parsed = result.trimStart().startsWith("{") ? toolCallArguments(result) : null;
+  if (parsed !== null) {
     error = "error" in parsed;
     text = typeof parsed.content === "string" ? parsed.content : "";
     if (typeof parsed.truncated === "boolean") more = parsed.truncated;

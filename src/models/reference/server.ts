@@ -33,7 +33,7 @@ import { parseJson as parseBoundedJson } from "../../core/json_read.ts";
 import { concatBytes } from "../../core/bytes.ts";
 import { bm25Scores } from "./bm25.ts";
 import type { ChatMessage, ChatUsage, ToolCall } from "../messages.ts";
-import { ChatMessageSchema, ToolCallSchema, ToolDefinitionSchema } from "../messages.ts";
+import { ChatMessageSchema, toolCallArguments, ToolCallSchema, ToolDefinitionSchema } from "../messages.ts";
 
 /** The model name the reference chat endpoint answers with (1.1: system messages are context; 1 ignored them). */
 export const REFERENCE_CHAT_MODEL = "compaction-bench-reference-chat-1.1";
@@ -192,13 +192,7 @@ function parseJson<S extends z.ZodType>(bytes: Uint8Array, schema: S, what: stri
 
 /** Whether a request body asks for a streamed answer (`"stream": true`); false when it is not JSON. */
 function asksToStream(bytes: Uint8Array): boolean {
-  try {
-    const body: unknown = parseBoundedJson(new TextDecoder().decode(bytes));
-    return body !== null && typeof body === "object" && "stream" in body && body.stream === true;
-  } catch (error) {
-    if (error instanceof SyntaxError) return false;
-    throw error;
-  }
+  return toolCallArguments(new TextDecoder().decode(bytes))?.stream === true; // the body as a JSON object
 }
 
 /** Waits `ms`, or until `signal` aborts (then resolves early). */
