@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { fileURLToPath } from "node:url";
 import { loadHotpot } from "../src/data/hotpot_load.ts";
 import { generateHotpotRecords } from "../src/data/hotpot_generate.ts";
-import { renderUnit, sourceOrder, unitsFromRecord } from "../src/suites/hotpot/run/evidence.ts";
+import { renderUnit, sourceOrder, unitsFromRecord } from "../src/suites/hotpot/run/methods.ts";
 import { parseNumberedLines, sentenceIdFromLineNumber } from "../src/suites/hotpot/read_file.ts";
 
 const REAL_JSON = fileURLToPath(

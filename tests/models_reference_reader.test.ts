@@ -7,7 +7,7 @@ import { parseContextSentences } from "../src/models/reference/context.ts";
 import { answerWithFacts } from "../src/models/reference/extractive_qa.ts";
 import { questionEntities, sentencesAbout } from "../src/models/reference/spans.ts";
 import { stem } from "../src/models/reference/text.ts";
-import { evaluationQuestion } from "../src/suites/hotpot/run/answer_frame.ts";
+import { evaluationQuestion } from "../src/suites/hotpot/run/methods.ts";
 import { testCounter } from "./models_support.ts";
 
 const counter = await testCounter();

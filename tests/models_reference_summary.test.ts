@@ -10,7 +10,7 @@ import {
   summaryLine,
 } from "../src/models/reference/summary.ts";
 import { summaryRequestMessages } from "../src/methods/summarize.ts";
-import { evaluationQuestion } from "../src/suites/hotpot/run/answer_frame.ts";
+import { evaluationQuestion } from "../src/suites/hotpot/run/methods.ts";
 import { testCounter } from "./models_support.ts";
 
 const counter = await testCounter();

@@ -205,7 +205,7 @@ Deno.test("a second case runs end to end and verifies; its run keeps the checkou
 });
 
 Deno.test("the adapter files an engine or agent uses are kept as run sources", async () => {
-  const { adapterSources } = await import("../src/suites/adapter_sources.ts");
+  const { adapterSources } = await import("../src/suites/run_command.ts");
   const lean = assetPath("adapters/lean_ctx.py");
   const collect = assetPath("adapters/hermes_collect.py");
   const sources = await adapterSources({

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { checkFacts, factScore } from "../src/suites/sweep/facts.ts";
+import { checkFacts, factScore } from "../src/suites/sweep/stages/aggregate.ts";
 import { loadSweepFixture } from "../src/suites/sweep/fixture.ts";
 
 const { facts } = await loadSweepFixture();

@@ -2,7 +2,8 @@
  * The set-up every run command shares, written once: the frozen run, the tokenizer, the prices, the models and
  * the loopback endpoint; then the suite's checks and protocol, the retried run, and the run through the one
  * life cycle. Nothing is written before every check has passed; what only a frozen run, a retry or an endpoint
- * needs is imported when used (module loading is part of every start-up).
+ * needs is imported when used (module loading is part of every start-up). The adapter files an outside engine
+ * or agent uses are kept in the run as sources `adapter:<path>` (one over {@link MAX_ADAPTER_BYTES}: its hash).
  * @module
  */
 import { readPrices } from "../analysis/read_prices.ts";
@@ -28,7 +29,7 @@ import {
   type SuiteOutcome,
 } from "./run_lifecycle.ts";
 import type { Suite } from "./suite.ts";
-import { adapterSources } from "./adapter_sources.ts";
+import { readInputFile } from "../fs_input.ts";
 
 /** Runs `check`; when it refuses, closes everything in `open` first, so bad input leaves no process behind. */
 async function closingOnRefusal<T>(
@@ -284,4 +285,49 @@ export async function runSuiteCommand<X, T, W extends boolean = true>(
     },
     (context) => command.run(context, setup, prepared.value),
   ).finally(() => endpoint?.close());
+}
+
+/** Largest adapter file kept in a run (bytes). */
+const MAX_ADAPTER_BYTES = 4 * 1024 * 1024;
+
+/** The engine and agent specs of a run's options. */
+function specs(options: Record<string, unknown>): string[] {
+  const out: string[] = [];
+  const add = (value: unknown, named: boolean) => {
+    for (const item of Array.isArray(value) ? value : [value]) {
+      if (typeof item !== "string") continue;
+      // `--method NAME=SPEC`: the spec after a name that is not itself part of a command.
+      const at = named ? item.indexOf("=") : -1;
+      const spec = at > 0 && !item.slice(0, at).includes(":") ? item.slice(at + 1) : item;
+      out.push(spec);
+    }
+  };
+  add(options.engine, false);
+  add(options.method, true);
+  add(options.agent, false);
+  return out;
+}
+
+/** The run sources `adapter:<path>` of the adapter files the options' engines and agents use. */
+export async function adapterSources(options: Record<string, unknown>): Promise<Record<string, Uint8Array>> {
+  const given = specs(options);
+  if (given.length === 0) return {};
+  const { adapterHashes } = await import("../methods/engine_method.ts");
+  const sources: Record<string, Uint8Array> = {};
+  for (const spec of given) {
+    let files: string[];
+    try {
+      files = Object.keys(await adapterHashes(spec));
+    } catch (error) {
+      // A spec the suite refuses is refused there, with its own message.
+      if (error instanceof UsageError) continue;
+      throw error;
+    }
+    for (const file of files) {
+      const info = await Deno.stat(file);
+      if (info.size > MAX_ADAPTER_BYTES) continue;
+      sources[`adapter:${file}`] = await readInputFile(file, "an engine's adapter");
+    }
+  }
+  return sources;
 }

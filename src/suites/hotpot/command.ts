@@ -1,5 +1,6 @@
 /**
- * `hotpot run` after parsing: inputs checked before anything is written, then the shared run set-up.
+ * `hotpot run` after parsing: inputs checked before anything is written (with a frozen run, the options that
+ * enter a compression key against its protocol: src/pipeline/frozen_check.ts), then the shared run set-up.
  * @module
  */
 import { heapBudget } from "../../core/heap_budget.ts";
@@ -11,11 +12,14 @@ import { checkCorpusFile } from "./corpus.ts";
 import { HOTPOT_SUITE, hotpotSummaryLines } from "./definition.ts";
 import { HOTPOT_METHODS } from "./run/methods.ts";
 import { selectMethods } from "../method_selection.ts";
-import { DEFAULT_HOTPOT_RUN, runHotpot } from "./run/run_suite.ts";
+import { DEFAULT_HOTPOT_RUN, hotpotMethods, type HotpotRunOptions, runHotpot } from "./run/run_suite.ts";
 import { type Shard, shardText } from "../../pipeline/shard.ts";
-import { assertHotpotFrozen } from "./run/frozen_protocol.ts";
 import { rememberCheckedCorpus } from "./run/stages/question.ts";
 import { CLI } from "../../core/program_name.ts";
+import { assertFrozenProtocol, assertNoFailedCompression } from "../../pipeline/frozen_check.ts";
+import type { FrozenRun } from "../../pipeline/frozen_run.ts";
+import { someNeeds } from "../../methods/registry.ts";
+import { hotpotRankStage, hotpotSummaryStage } from "./run/stages/compress.ts";
 
 /** The parsed options of `hotpot run`. */
 export interface HotpotRunCommandOptions extends RunCommandOptions {
@@ -139,4 +143,68 @@ export async function hotpotRunCommand(
     },
   });
   return finished.path;
+}
+
+/** What this run would put into its compression keys. */
+export interface HotpotFrozenInputs {
+  options: HotpotRunOptions;
+  models: { chat_model: string; decision_model: string };
+  tokenizerHash: string;
+  corpusHash: string;
+}
+
+/** The `--input-cap` row: equal when every ceiling of ours is a ceiling of the frozen run. */
+function frozenCeilings(o: HotpotRunOptions, p: Partial<HotpotRunOptions>) {
+  const ours = o.inputCaps ?? [o.inputCap];
+  const frozen = p.inputCaps ?? (p.inputCap === undefined ? [] : [p.inputCap]);
+  const covered = ours.every((cap) => frozen.includes(cap));
+  return { option: "--input-cap", ours: ours.join(","), frozen: covered ? ours.join(",") : frozen.join(",") };
+}
+
+/** Refuses (exit 2, before anything is written) a hotpot run that could not reuse the frozen run exactly. */
+export function assertHotpotFrozen(frozen: FrozenRun, ours: HotpotFrozenInputs): void {
+  const p = (frozen.manifest.protocol ?? {}) as Partial<HotpotRunOptions> & {
+    models?: { chat_model?: string; decision_model?: string };
+  };
+  const o = ours.options;
+  const frozenMethods = p.methods ?? [];
+  const methods = hotpotMethods(o);
+  // A method that compresses, which the frozen run did not measure (or measured with another engine spec).
+  const frozenSpec = (name: string) => p.engines?.find((e) => e.name === name)?.spec;
+  const missing = methods.filter((m) =>
+    m.kind === "engine"
+      ? frozenMethods.includes(m.name) && frozenSpec(m.name) !== m.spec
+      : m.needs.length > 0 && !frozenMethods.includes(m.name)
+  );
+  const usesRanking = someNeeds(methods, "ranking");
+  const usesSummary = someNeeds(methods, "summary");
+  assertFrozenProtocol(frozen, [
+    { option: "--corpus (sha256)", ours: ours.corpusHash, frozen: frozen.manifest.sources["corpus"] },
+    // Only methods whose compression the frozen run did not make matter (full needs none).
+    ...(missing.length > 0
+      ? [{ option: "--methods", ours: o.methods.join(","), frozen: frozenMethods.join(",") }]
+      : []),
+    // A run may reuse a frozen run at any of the frozen run's ceilings (a sweep froze every one of them).
+    frozenCeilings(o, p),
+    { option: "--reserve", ours: o.reserve, frozen: p.reserve },
+    { option: "--compressions", ours: o.compressions, frozen: p.compressions },
+    { option: "--tokenizer (hash)", ours: ours.tokenizerHash, frozen: frozen.manifest.tokenizer?.hash },
+    ...(usesSummary
+      ? [
+        { option: "chat model (--model)", ours: ours.models.chat_model, frozen: p.models?.chat_model },
+        { option: "summary retries", ours: o.summaryRetries, frozen: p.summaryRetries },
+      ]
+      : []),
+    ...(methods.some((m) => m.kind === "units" && Object.hasOwn(m.params, "fusion_share"))
+      ? [{ option: "fusion share", ours: o.fusionShare, frozen: p.fusionShare }]
+      : []),
+    ...(usesRanking
+      ? [{ option: "decision model", ours: ours.models.decision_model, frozen: p.models?.decision_model }]
+      : []),
+  ]);
+  assertNoFailedCompression(frozen, (node) => {
+    if (node.stage === hotpotRankStage.name) return usesRanking;
+    if (node.stage !== hotpotSummaryStage.name) return false;
+    return o.methods.includes((node.params as { method?: string }).method ?? "");
+  });
 }

@@ -1,9 +1,9 @@
 /**
- * The `hotpot run` suite: methods under one answer-input ceiling, scored against gold.
+ * The `hotpot run` suite: methods under one answer-input ceiling, scored against gold; a run merged from its
+ * shards is completed by {@link runHotpot} replaying the merged nodes (no model is called).
  * @module
  */
 import type { Suite } from "../suite.ts";
-import { HOTPOT_MERGE } from "./run/merge_publish.ts";
 import { HOTPOT_REDERIVATION } from "./rederivation.ts";
 import { hotpotEngineStage, hotpotRankStage, hotpotSummaryStage } from "./run/stages/compress.ts";
 import type { HotpotMethodAggregate } from "./run/aggregate.ts";
@@ -14,8 +14,46 @@ import { hotpotAggregateStage, hotpotCeilingsStage } from "./run/stages/aggregat
 import { hotpotRowsStage, hotpotScoreStage } from "./run/stages/rows.ts";
 import { hotpotReportStage } from "./report/stages/report.ts";
 import { hotpotWarnings, hypothesisLines } from "./report/report.ts";
-import { parseJson } from "../../core/json_read.ts";
+import { parseJson, parseJsonBytes } from "../../core/json_read.ts";
 import { HOTPOT_METRICS, hotpotMetricsIn } from "./run/metrics.ts";
+import { UsageError } from "../../errors.ts";
+import { sha256Hex } from "../../store/hash.ts";
+import type { ModelSetup } from "../model_setup.ts";
+import { replayModels } from "../merge_replay.ts";
+import { answerMerge } from "../answer_pipeline.ts";
+import { CorpusSchema } from "./corpus.ts";
+import { type HotpotRunOptions, runHotpot } from "./run/run_suite.ts";
+
+type HotpotProtocol = HotpotRunOptions & { models: ModelSetup["description"]; suite: string };
+
+/** `hotpot run` shards: replayed and published as a whole run is (answer_pipeline.ts answerMerge). */
+export const HOTPOT_MERGE = answerMerge(
+  { aggregate: hotpotAggregateStage, ceilings: hotpotCeilingsStage, report: hotpotReportStage },
+  async (run, context, counter, analysis) => {
+    const bytes = await run.store.get(run.header.sources.corpus);
+    const parsed = CorpusSchema.safeParse(parseJsonBytes(bytes));
+    if (!parsed.success) throw new UsageError(`merge: the shards' corpus is not a valid corpus`);
+    const { models: description, suite: _suite, ...runOptions } = run.header.protocol as HotpotProtocol;
+    // The merged run holds every shard's questions: no shard.
+    const outcome = await runHotpot(
+      context,
+      undefined,
+      runOptions,
+      replayModels(description),
+      counter,
+      analysis,
+    );
+    const protocol = {
+      suite: "hotpot",
+      ...runOptions,
+      models: description,
+      tokenizer: { name: counter.name, hash: counter.hash },
+      corpus_sha256: sha256Hex(bytes),
+      dataset_sha256: parsed.data.dataset.sha256,
+    };
+    return { files: outcome.files, protocol, write: { "corpus.json": bytes } };
+  },
+);
 
 /** A method's label in a ceiling sweep's aggregate (`jev@2400`; Full and single-ceiling runs: the method). */
 const conditionOf = (a: HotpotMethodAggregate & { input_cap?: number | null }) =>

@@ -7,7 +7,7 @@ import type { Suite, SuiteRederivation } from "../suite.ts";
 import { SWEEP_MERGE } from "./publish.ts";
 import { sweepEngineStage, sweepRankStage, sweepSummaryStage } from "./stages/compress.ts";
 import { SWEEP_METRICS, type SweepKindAggregate, sweepMetricsIn, sweepRowValue } from "./aggregate.ts";
-import { sweepTrajectoryStage } from "./stages/trajectory.ts";
+import { sweepTrajectoryStage } from "./stages/compress.ts";
 import { sweepAnswerStage, sweepContextStage } from "./stages/context.ts";
 import { sweepAggregateStage, sweepCeilingsStage, sweepScoreStage } from "./stages/aggregate.ts";
 import { sweepReportStage } from "./stages/report.ts";

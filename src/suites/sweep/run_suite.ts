@@ -15,7 +15,7 @@ import { sortedRecord } from "../published.ts";
 import { contextKinds } from "./contexts.ts";
 import type { SweepFixture } from "./fixture.ts";
 import type { SweepResultRow } from "./rows.ts";
-import { sweepTrajectoryStage } from "./stages/trajectory.ts";
+import { sweepTrajectoryStage } from "./stages/compress.ts";
 import { engineReportParams } from "../method_selection.ts";
 import type { LoopbackProxy } from "../../models/loopback_proxy.ts";
 import { contextNeeds, declaredMethod } from "../../methods/registry.ts";

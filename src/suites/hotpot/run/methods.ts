@@ -1,6 +1,8 @@
 /**
- * The hotpot frame of the declared methods (src/methods/registry.ts): one question's public material as
- * evidence units and the one answer input every method shares under `limit = input cap − reserve`.
+ * The hotpot frame of the declared methods (src/methods/registry.ts): one question's public material as evidence
+ * units (each article's sentences in lossless, id-stable groups of up to {@link GROUP_SIZE}, in the read_file line
+ * format) and the one answer input every method shares under `limit = input cap − reserve` (system prompt and
+ * task, the evidence, then the evaluation question, which the reference model recognises by `"supporting_facts"`).
  *
  * @module
  */
@@ -9,9 +11,10 @@ import { DEFAULT_UNIT_METHODS, type EvidenceFrame } from "../../../methods/regis
 import type { ChatMessage } from "../../../models/messages.ts";
 import { countPrompt } from "../../../tokens/budget.ts";
 import type { TokenCounter } from "../../../tokens/types.ts";
-import { compactedAnswerInput, compactedEvidence, fullAnswerInput } from "./answer_frame.ts";
 import type { CorpusQuestion } from "../corpus.ts";
-import { renderUnit, sourceOrder, unitsFromArticles } from "./evidence.ts";
+import type { Article, HotpotRecord } from "../../../data/hotpot_record.ts";
+import { formatNumberedLine, lineNumberFromSentenceId } from "../read_file.ts";
+import { uniqueSlugs } from "../workspace.ts";
 
 /** The declared methods a hotpot run measures by default, in report order. */
 export const HOTPOT_METHODS = DEFAULT_UNIT_METHODS;
@@ -103,4 +106,103 @@ export function evidenceSpaceOf(counter: TokenCounter, question: MethodInput, li
 export function unitsById(question: MethodInput, ids: readonly string[]): GenericUnit[] {
   const wanted = new Set(ids);
   return questionUnits(question).filter((u) => wanted.has(u.id));
+}
+
+/** Sentences per group (the last group of an article may be shorter). */
+export const GROUP_SIZE = 3;
+
+/** One evidence unit: consecutive sentences of one article. */
+export interface EvidenceUnit {
+  /** `${titleSlug}#${firstSid}-${lastSid}`. */
+  id: string;
+  title: string;
+  /** Index of the article in the record's context. */
+  article_index: number;
+  /** 0-based sentence ids, consecutive. */
+  sentence_ids: number[];
+  sentences: string[];
+}
+
+/** Groups articles' sentences into evidence units, in source order. */
+export function unitsFromArticles(articles: readonly Article[], groupSize = GROUP_SIZE): EvidenceUnit[] {
+  const slugs = uniqueSlugs(articles.map((a) => a.title));
+  const units: EvidenceUnit[] = [];
+  articles.forEach((article, articleIndex) => {
+    for (let start = 0; start < article.sentences.length; start += groupSize) {
+      const sentences = article.sentences.slice(start, start + groupSize);
+      const ids = sentences.map((_, i) => start + i);
+      units.push({
+        id: `${slugs[articleIndex]}#${ids[0]}-${ids[ids.length - 1]}`,
+        title: article.title,
+        article_index: articleIndex,
+        sentence_ids: ids,
+        sentences,
+      });
+    }
+  });
+  return units;
+}
+
+/** The evidence units of a record's context (only the articles are used: no answer, no labels). */
+export function unitsFromRecord(record: HotpotRecord, groupSize = GROUP_SIZE): EvidenceUnit[] {
+  return unitsFromArticles(record.context, groupSize);
+}
+
+/** A unit as text: a `## title` header, then its sentences as `N|text` lines (N = sentence id + 1). */
+export function renderUnit(unit: EvidenceUnit): string {
+  const lines = unit.sentences.map((s, i) =>
+    formatNumberedLine(lineNumberFromSentenceId(unit.sentence_ids[i]), s)
+  );
+  return [`## ${unit.title}`, ...lines].join("\n");
+}
+
+/** Units in source order (article, then first sentence id), whatever order they are given in. */
+export function sourceOrder(units: readonly EvidenceUnit[]): EvidenceUnit[] {
+  return [...units].sort((a, b) =>
+    a.article_index - b.article_index || a.sentence_ids[0] - b.sentence_ids[0]
+  );
+}
+
+/** The final user message: the evaluation question and the answer format. */
+export function evaluationQuestion(question: string): string {
+  return `Answer the question using only the evidence above.\nQuestion: ${question}\n\n` +
+    `Reply with one JSON object and nothing else: {"answer": "<a short answer: a name, a number, yes or no>", ` +
+    `"supporting_facts": [["<article title>", <sentence id>], ...]}. A file's line N is sentence id N-1 of the ` +
+    `article; cite every sentence your answer relies on.`;
+}
+
+/** The head of the history every method keeps: the original system prompt and task (the first two messages). */
+function historyHead(trajectory: readonly ChatMessage[]): ChatMessage[] {
+  const [system, task] = trajectory;
+  if (system?.role !== "system" || task?.role !== "user") {
+    throw new Error("a trajectory starts with the system prompt and the user task");
+  }
+  return [system, task];
+}
+
+/** The `full` answer input: the whole public history, then the evaluation question. */
+export function fullAnswerInput(trajectory: readonly ChatMessage[], question: string): ChatMessage[] {
+  return [...trajectory, { role: "user", content: evaluationQuestion(question) }];
+}
+
+/** The compacted evidence block: kept excerpts (source order) and a summary, each optional. */
+export function compactedEvidence(kept: string, summary: string): string {
+  const parts: string[] = [];
+  if (kept) parts.push(`Excerpts kept verbatim from the files you read:\n<excerpts>\n${kept}\n</excerpts>`);
+  if (summary) parts.push(`Summary of the other evidence you read:\n<summary>\n${summary}\n</summary>`);
+  if (parts.length === 0) parts.push("(No evidence was kept.)");
+  return parts.join("\n\n");
+}
+
+/** A compacted answer input: the head, the framed compacted evidence, then the evaluation question. */
+export function compactedAnswerInput(
+  trajectory: readonly ChatMessage[],
+  evidence: string,
+  question: string,
+): ChatMessage[] {
+  return [
+    ...historyHead(trajectory),
+    { role: "user", content: `Your earlier file reads were compacted to fit the context.\n\n${evidence}` },
+    { role: "user", content: evaluationQuestion(question) },
+  ];
 }

@@ -1,6 +1,6 @@
 /**
- * `sweep-score`: the fact checks and the sandboxed repair checks of one answer (each distinct answer once, by
- * key). `sweep-aggregate`: every answer row of the sweep (from its answer, status, score and context blobs) into
+ * `sweep-score`: the strict fact checks (an answer passes a fact when it holds its exact text, whitespace runs
+ * folded) and the sandboxed repair checks of one answer (each distinct answer once, by key). `sweep-aggregate`: every answer row of the sweep (from its answer, status, score and context blobs) into
  * `results.json`, averaged per context kind into `aggregate.json` (an invalid context counts zero). And
  * `sweep-ceilings`: a ceiling sweep's rows and aggregates over the per-ceiling aggregates (`answer_pipeline.ts`).
  *
@@ -11,14 +11,14 @@ import { z } from "zod";
 import { defineCeilingsStage } from "../../answer_pipeline.ts";
 import { defineStage } from "../../../pipeline/stage.ts";
 import { answerRows, StoredAnswerSchema } from "../../answer_stage.ts";
-import { checkFacts, factScore } from "../facts.ts";
 import { runCaseRepairChecks } from "../case_checks.ts";
-import { checkSweepEnv, type SweepStageEnv } from "./trajectory.ts";
+import { checkSweepEnv, type SweepStageEnv } from "./compress.ts";
 import { publishedJson } from "../../published.ts";
 import { aggregateSweep } from "../aggregate.ts";
 import { contextKinds } from "../contexts.ts";
 import type { SweepResultRow } from "../rows.ts";
 import { SweepContextInfoSchema } from "./context.ts";
+import type { Fact } from "../case_format.ts";
 
 const Check = z.object({ name: z.string(), passed: z.boolean() });
 
@@ -122,3 +122,25 @@ export const sweepCeilingsStage = defineCeilingsStage({
   field: "kind",
   aggregateDoc: "per-kind (and per-ceiling) means, published as aggregate.json",
 });
+
+/** The outcome of one fact check. */
+export interface FactCheck {
+  fact: Fact;
+  passed: boolean;
+}
+
+function foldWhitespace(text: string): string {
+  return text.replace(/\s+/g, " ");
+}
+
+/** Checks every fact against `answer`: exact, case-sensitive substring after whitespace folding. */
+export function checkFacts(answer: string, facts: readonly Fact[]): FactCheck[] {
+  const folded = foldWhitespace(answer);
+  return facts.map((fact) => ({ fact, passed: folded.includes(foldWhitespace(fact.text)) }));
+}
+
+/** The fact score of one answer: the share of facts passed (0 when there are no checks). */
+export function factScore(checks: readonly FactCheck[]): number {
+  if (checks.length === 0) return 0;
+  return checks.filter((check) => check.passed).length / checks.length;
+}

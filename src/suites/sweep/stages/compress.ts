@@ -1,8 +1,9 @@
 /**
- * The sweep compression stages, frozen per generation before any answer (none sees the follow-up or the
- * gold): `sweep-summary` (S within the complete input allowance), `sweep-rank` and `sweep-engine` (a context
- * engine compacts the public history to the evidence space every context has; the shared stage:
- * `answer_pipeline.ts`).
+ * The sweep stages before any answer: `sweep-trajectory` (the fixture's evidence units as the methods see them,
+ * so every later node descends from the trajectory) and, frozen per generation and blind to the follow-up and
+ * the gold, `sweep-summary` (S within the complete input allowance), `sweep-rank` and `sweep-engine` (a context
+ * engine compacts the public history to the evidence space every context has; shared: `answer_pipeline.ts`);
+ * and the sweep stages' env.
  *
  * @module
  */
@@ -12,10 +13,49 @@ import { summarizeWithin } from "../../../methods/summarize.ts";
 import { countPrompt } from "../../../tokens/budget.ts";
 import { defineRankStage, type ModelStageEnv } from "../../rank_stage.ts";
 import { StoredSummarySchema } from "../../stored.ts";
-import { summarySweepContext, sweepTask } from "../contexts.ts";
+import { renderedUnits, summarySweepContext, sweepTask } from "../contexts.ts";
 import { publicHistory } from "../../../methods/engine_method.ts";
 import { defineEngineStage } from "../../answer_pipeline.ts";
-import { checkSweepEnv, type SweepStageEnv, SweepUnitsSchema } from "./trajectory.ts";
+import type { TokenCounter } from "../../../tokens/types.ts";
+import type { SweepFixture } from "../fixture.ts";
+
+/** What the pure sweep stages need besides their inputs: the counter and the run's fixture. */
+export interface SweepStageEnv {
+  counter: TokenCounter;
+  fixture: SweepFixture;
+}
+
+/** Refuses to run a stage whose params name another fixture or tokenizer than the environment's. */
+export function checkSweepEnv(env: SweepStageEnv, params: { fixture: string; tokenizer?: string }): void {
+  if (env.fixture.hash !== params.fixture) throw new Error(`sweep stage: fixture ${params.fixture} needed`);
+  if (params.tokenizer !== undefined && env.counter.hash !== params.tokenizer) {
+    throw new Error(`sweep stage: tokenizer ${params.tokenizer} needed`);
+  }
+}
+
+/** The evidence units of a sweep trajectory. */
+export const SweepUnitsSchema = z.array(
+  z.object({ id: z.string(), position: z.number().int(), text: z.string() }),
+);
+
+/** The `sweep-trajectory` stage. */
+export const sweepTrajectoryStage = defineStage({
+  name: "sweep-trajectory",
+  version: 1,
+  doc: "The evidence units of the sweep trajectory, rendered with their provenance.",
+  params: z.object({ fixture: z.string() }),
+  inputs: ["file"],
+  textInputs: ["file"],
+  outputs: { units: { schema: SweepUnitsSchema, doc: "evidence units in source order" } },
+  provider: false,
+  run({ params, env }: { params: { fixture: string }; env: SweepStageEnv }) {
+    checkSweepEnv(env, params);
+    const units = renderedUnits(env.fixture.trajectory, env.fixture.units);
+    return Promise.resolve({
+      outputs: { units: units.map((u) => ({ id: u.id, position: u.position, text: u.text })) },
+    });
+  },
+});
 
 /** What the sweep compression bodies need: the models, the counter and the fixture. */
 export type SweepModelEnv = ModelStageEnv & SweepStageEnv;

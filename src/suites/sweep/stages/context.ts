@@ -10,7 +10,7 @@ import type { MethodParams } from "../../../methods/registry.ts";
 import { answerStageDef } from "../../answer_stage.ts";
 import { defineContextStage } from "../../answer_pipeline.ts";
 import { compactedSweepContext, fullSweepContext, summarySweepContext } from "../contexts.ts";
-import { checkSweepEnv, type SweepStageEnv, SweepUnitsSchema } from "./trajectory.ts";
+import { checkSweepEnv, type SweepStageEnv, SweepUnitsSchema } from "./compress.ts";
 
 /** A sweep context node's `info` output (counts null when no input was rendered). */
 export const SweepContextInfoSchema = z.object({

@@ -11,7 +11,7 @@ import { fullContext, hotpotFrame } from "../methods.ts";
 import { storedQuestion } from "./question.ts";
 import { answerStageDef } from "../../../answer_stage.ts";
 import { defineContextStage } from "../../../answer_pipeline.ts";
-import { evaluationQuestion } from "../answer_frame.ts";
+import { evaluationQuestion } from "../methods.ts";
 
 /** A context node's `info` output (every field null when no input was rendered; `node`: its key). */
 export const ContextInfoSchema = z.object({
