@@ -28,26 +28,19 @@ type DerivedCall<T> =
   | { ok: true; value: T; usage: { input_tokens: number; output_tokens: number }; model: string }
   | { ok: false; error: string };
 
-function is2xx(status: number | undefined): boolean {
-  return status !== undefined && status >= 200 && status < 300;
-}
-
-/** The HTTP status a record's response came with (older records: 200 when the call succeeded). */
-function statusOf(record: CallRecord): number | undefined {
-  return record.http_status ?? (record.status === "ok" ? 200 : undefined);
-}
-
 /** Derives a call: from its raw body, from its parsed 2xx body through `parse`, or as recorded otherwise. */
 function derive<T>(
   record: CallRecord,
   exhausted: string,
-  parse: (response: unknown) => DerivedCall<T> | { ok: false; error: string; retried: true },
+  parse: (response: unknown) => DerivedCall<T>,
   problems: DerivationProblem[],
 ): DerivedCall<T> {
   let derived: DerivedCall<T>;
   let fromResponse = true;
+  // The HTTP status the response came with (older records: 200 when the call succeeded).
+  const status = record.http_status ?? (record.status === "ok" ? 200 : undefined);
   if (record.response_raw !== undefined) {
-    const reason = rawBodyReason(record.response_raw, statusOf(record) ?? 200);
+    const reason = rawBodyReason(record.response_raw, status ?? 200);
     if (reason === null) {
       problems.push({
         kind: "output_not_from_response",
@@ -58,13 +51,12 @@ function derive<T>(
       derived = { ok: false, error: reason.malformed ? `${reason.reason} ${exhausted}` : reason.reason };
     }
   } else if (
-    record.response !== undefined && is2xx(statusOf(record)) &&
+    record.response !== undefined && status !== undefined && status >= 200 && status < 300 &&
     (record as { response_altered?: unknown }).response_altered === undefined
   ) {
+    // A 2xx body the client did not accept is retried: the error is the last attempt's.
     const parsed = parse(record.response);
-    derived = !parsed.ok && "retried" in parsed
-      ? { ok: false, error: `${parsed.error} ${exhausted}` }
-      : parsed;
+    derived = parsed.ok ? parsed : { ok: false, error: `${parsed.error} ${exhausted}` };
   } else {
     // No body to derive from (a timeout, a connection failure, an HTTP error): the failure is as recorded.
     fromResponse = false;
@@ -109,16 +101,11 @@ function derive<T>(
   return derived;
 }
 
-/** A failure the client retries (so its error gains the exhausted-retries note). */
-function retried(error: string) {
-  return { ok: false as const, retried: true as const, error };
-}
-
 /** The chat call a record holds, derived from its response; disagreements go to `problems`. */
 export function deriveChatCall(record: CallRecord, problems: DerivationProblem[]): DerivedCall<ChatReply> {
   return derive(record, `(retries exhausted, ${record.attempts} attempts)`, (response) => {
     const parsed = chatCompletion(response);
-    if (!parsed.ok) return retried(parsed.error);
+    if (!parsed.ok) return parsed;
     const reply = chatReply(parsed.parsed);
     return {
       ok: true,
@@ -137,7 +124,7 @@ export function deriveSystemOneCall(
   const asked = (record.request as { questions?: unknown[] } | undefined)?.questions?.length ?? 0;
   return derive(record, `(retries exhausted after ${record.attempts} attempts)`, (response) => {
     const reply = systemOneReply(response, asked);
-    if (!reply.ok) return retried(reply.error);
+    if (!reply.ok) return reply;
     return { ok: true, value: reply.nouls, usage: reply.usage, model: reply.model };
   }, problems);
 }
