@@ -124,7 +124,7 @@ Deno.test("parsed answers score strictly: yes/no and malformed ids", () => {
 Deno.test("hotpot score agrees with the official script to 1e-9 on both gold layouts", async () => {
   const expected = JSON.parse(await Deno.readTextFile(join(FIXTURES, "real20_expected_metrics.json")));
   for (const gold of ["hotpot_dev_real20.official.json", "hotpot_dev_real20.hf.parquet"]) {
-    const got = await scoreHotpotFiles(join(SHARED, gold), join(FIXTURES, "real20_pred.json"));
+    const { metrics: got } = await scoreHotpotFiles(join(SHARED, gold), join(FIXTURES, "real20_pred.json"));
     assert.deepEqual(Object.keys(got), Object.keys(expected));
     for (const k of METRIC_NAMES) assert.ok(Math.abs(got[k] - expected[k]) <= 1e-9, `${gold} ${k}`);
   }

@@ -205,7 +205,7 @@ Deno.test("supporting-fact ids written as decimals (2.0, 2e0) earn no credit, in
     const goldFile = join(dir, "gold.json");
     const all = JSON.parse(await Deno.readTextFile(REAL20));
     await Deno.writeTextFile(goldFile, JSON.stringify([all[0]]));
-    const scores = await scoreHotpotFiles(goldFile, file);
+    const { metrics: scores } = await scoreHotpotFiles(goldFile, file);
     assert.equal(scores.em, 1);
     assert.equal(scores.sp_f1, 0, "decimal ids in a prediction file are malformed too");
   } finally {

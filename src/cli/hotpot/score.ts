@@ -64,7 +64,7 @@ export interface ScoreCoverage {
 }
 
 /** Scores a prediction file against gold records: the official averages and the gold records covered. */
-export async function scoreHotpotFilesWithCoverage(
+export async function scoreHotpotFiles(
   goldPath: string,
   predPath: string,
 ): Promise<{ metrics: HotpotMetrics; coverage: ScoreCoverage }> {
@@ -89,11 +89,6 @@ export async function scoreHotpotFilesWithCoverage(
   return { metrics, coverage };
 }
 
-/** Scores a prediction file against gold records and returns the averaged official metrics. */
-export async function scoreHotpotFiles(goldPath: string, predPath: string): Promise<HotpotMetrics> {
-  return (await scoreHotpotFilesWithCoverage(goldPath, predPath)).metrics;
-}
-
 export async function hotpotScoreCommand(argv: string[]): Promise<number> {
   const { options, positionals } = parseOptions("hotpot score", argv, {
     gold: z.string().min(1).optional(),
@@ -105,7 +100,7 @@ export async function hotpotScoreCommand(argv: string[]): Promise<number> {
   }
   if (options.gold === undefined) throw new UsageError("hotpot score: --gold FILE is required");
   if (options.pred === undefined) throw new UsageError("hotpot score: --pred FILE is required");
-  const { metrics, coverage } = await scoreHotpotFilesWithCoverage(options.gold, options.pred);
+  const { metrics, coverage } = await scoreHotpotFiles(options.gold, options.pred);
   const counts = `${coverage.gold} gold record(s); predictions cover ${coverage.matched} ` +
     `(answer ${coverage.answered}, supporting facts ${coverage.withSp}); ${coverage.unknown} predicted id(s) ` +
     `match no gold id`;

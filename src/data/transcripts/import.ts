@@ -9,16 +9,13 @@ import { readInputText } from "../../fs_input.ts";
 import { importShareGpt } from "./sharegpt.ts";
 import {
   type ImportedTranscript,
+  type ImportOptions,
   MAX_MESSAGE_CHARS,
   MAX_TRANSCRIPT_MESSAGES,
   parseJsonText,
   TRANSCRIPT_FORMATS,
   type TranscriptFormat,
 } from "./types.ts";
-
-export interface ImportOptions {
-  sample?: number;
-}
 
 function isObject(value: unknown): value is Record<string, unknown> {
   return value !== null && typeof value === "object" && !Array.isArray(value);
@@ -99,13 +96,8 @@ function importParsed(
   format: "auto" | TranscriptFormat,
   options: ImportOptions,
 ): ImportedTranscript {
-  if (format === "sharegpt") {
-    const trimmed = text.trimStart();
-    if (!trimmed.startsWith("[")) return importShareGpt(text, path, options);
-    const json = parseJsonText(text, path);
-    const lines = (json as unknown[]).map((record) => JSON.stringify(record)).join("\n");
-    return importShareGpt(lines, path, options);
-  }
+  // ShareGPT is JSONL; a JSON array of its records is read as one record a line.
+  if (format === "sharegpt" && !text.trimStart().startsWith("[")) return importShareGpt(text, path, options);
   const json = parseJsonText(text, path);
   const detected = format === "auto" ? detectFormat(json) : format;
   switch (detected) {

@@ -6,7 +6,7 @@
 import { z } from "zod";
 import { UsageError } from "../../errors.ts";
 import type { ChatMessage } from "../../models/messages.ts";
-import { type ImportedTranscript, issueError, type Probe } from "./types.ts";
+import { type ImportedTranscript, type ImportOptions, issueError, type Probe } from "./types.ts";
 
 const TurnSchema = z.object({
   speaker: z.string(),
@@ -29,12 +29,8 @@ const LocomoSampleSchema = z.object({
   qa: z.array(z.unknown()),
 });
 
-export interface LocomoOptions {
-  sample?: number;
-}
-
 /** Imports a parsed LoCoMo export (one sample object, or an array of samples). */
-export function importLocomo(json: unknown, path: string, options: LocomoOptions = {}): ImportedTranscript {
+export function importLocomo(json: unknown, path: string, options: ImportOptions = {}): ImportedTranscript {
   const sample = options.sample ?? 0;
   let value = json;
   let where = "";

@@ -7,7 +7,13 @@ import { createHash } from "node:crypto";
 import { z } from "zod";
 import { UsageError } from "../../errors.ts";
 import type { ChatMessage, ToolCall } from "../../models/messages.ts";
-import { type ImportedTranscript, issueError, parseJsonText, pythonJsonText } from "./types.ts";
+import {
+  type ImportedTranscript,
+  type ImportOptions,
+  issueError,
+  parseJsonText,
+  pythonJsonText,
+} from "./types.ts";
 import { parseJson } from "../../core/json_read.ts";
 
 /** One trajectory record (extra fields such as `tools`, `model`, `completed` are kept as meta). */
@@ -28,11 +34,6 @@ const THINK = /<think>[\s\S]*?<\/think>/g;
 const UNCLOSED_THINK = /<think>[\s\S]*$/;
 const TOOL_CALL = /<tool_call>([\s\S]*?)<\/tool_call>/g;
 const TOOL_RESPONSE = /<tool_response>([\s\S]*?)<\/tool_response>/g;
-
-export interface ShareGptOptions {
-  /** Which record (0-based among non-empty lines) to import; default 0. */
-  sample?: number;
-}
 
 function stableId(line: number, turn: number, call: number): string {
   return `call_${createHash("sha256").update(`sharegpt|${line}|${turn}|${call}`).digest("hex").slice(0, 16)}`;
@@ -120,7 +121,7 @@ function convert(record: z.infer<typeof ShareGptRecordSchema>, path: string, lin
 export function importShareGpt(
   text: string,
   path: string,
-  options: ShareGptOptions = {},
+  options: ImportOptions = {},
 ): ImportedTranscript {
   const lines = text.split("\n").map((content, i) => ({ content: content.trim(), line: i + 1 }))
     .filter((entry) => entry.content !== "");

@@ -29,6 +29,11 @@ export const ProbeSchema = z.object({
 });
 export type Probe = z.infer<typeof ProbeSchema>;
 
+/** How a file of several samples (LoCoMo samples, ShareGPT lines) is imported: which one (0-based, default 0). */
+export interface ImportOptions {
+  sample?: number;
+}
+
 export interface ImportedTranscript {
   format: TranscriptFormat;
   path: string;
@@ -71,12 +76,8 @@ export const LenientMessageSchema = z.object({
 export function pythonJsonText(value: unknown): string {
   if (Array.isArray(value)) return `[${value.map(pythonJsonText).join(", ")}]`;
   if (value !== null && typeof value === "object") {
-    return `{${
-      Object.entries(value as Record<string, unknown>).map(([k, v]) =>
-        `${JSON.stringify(k)}: ${pythonJsonText(v)}`
-      )
-        .join(", ")
-    }}`;
+    const members = Object.entries(value as Record<string, unknown>);
+    return `{${members.map(([k, v]) => `${JSON.stringify(k)}: ${pythonJsonText(v)}`).join(", ")}}`;
   }
   return JSON.stringify(value) ?? "null";
 }

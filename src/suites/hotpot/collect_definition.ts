@@ -4,7 +4,7 @@
  * `hotpot-corpus`, and its merge, which replays the plan over the shards' nodes.
  * @module
  */
-import type { Suite, SuiteMerge } from "../suite.ts";
+import type { Suite } from "../suite.ts";
 import { HOTPOT_COLLECT_REDERIVATION } from "./rederivation.ts";
 import {
   hotpotCollectStage,
@@ -116,12 +116,6 @@ async function publishMergedCollection(run: RunDir): Promise<void> {
   }
 }
 
-/** `hotpot collect` shards: every node is kept but the shards' corpus nodes (made again over the whole). */
-export const HOTPOT_COLLECT_MERGE: SuiteMerge = {
-  skipStages: new Set([hotpotCorpusStage.name, runHeaderStage.name]),
-  publish: publishMergedCollection,
-};
-
 /** `hotpot collect`. */
 export const HOTPOT_COLLECT_SUITE: Suite = {
   name: "hotpot-collect",
@@ -130,7 +124,11 @@ export const HOTPOT_COLLECT_SUITE: Suite = {
   resumable: true,
   stages: [hotpotSelectStage, hotpotCollectStage, hotpotCorpusStage],
   rederive: HOTPOT_COLLECT_REDERIVATION,
-  merge: HOTPOT_COLLECT_MERGE,
+  // Shards merged: every node is kept but the shards' corpus nodes (made again over the whole).
+  merge: {
+    skipStages: new Set([hotpotCorpusStage.name, runHeaderStage.name]),
+    publish: publishMergedCollection,
+  },
   summary: () => [],
 };
 

@@ -100,17 +100,33 @@ export function chooseCollectionMode(
   return chosen[0];
 }
 
-/** The selected records' session files as sources; missing: left out, unimportable: {@link UsageError}. */
+/** The selected records' session files as sources; missing: left out, none or unimportable: {@link UsageError}. */
 export async function readHermesSessions(
   dir: string,
   records: readonly HotpotRecord[],
 ): Promise<Record<string, Uint8Array>> {
-  // Stat first: anything but a regular file is refused before it is opened.
-  await checkHermesSessions(dir, records.map((r) => r.id));
-  const sources: Record<string, Uint8Array> = {};
+  await statInputDirectory(dir, OPTION);
+  // Stat first: anything but a regular file is refused before any is opened.
+  const found: [HotpotRecord, string][] = [];
   for (const record of records) {
     const file = join(dir, `${record.id}.json`);
-    if (!(await present(file))) continue;
+    try {
+      await Deno.lstat(file);
+    } catch (error) {
+      if (error instanceof Deno.errors.NotFound) continue; // no session for this question
+      throw inputError(error, file, OPTION);
+    }
+    await statInputFile(file, OPTION);
+    found.push([record, file]);
+  }
+  if (found.length === 0) {
+    throw new UsageError(
+      `${subjectOf(dir, OPTION)}: no session file for any of the ${records.length} selected question(s) ` +
+        `(expected <question id>.json)`,
+    );
+  }
+  const sources: Record<string, Uint8Array> = {};
+  for (const [record, file] of found) {
     const bytes = await readInputFile(file, OPTION);
     importHermesSessionBytes(bytes, record, file);
     sources[sessionSourceName(record.id)] = bytes;
@@ -151,31 +167,3 @@ export function assertSomeValid(corpus: CollectionOutline): void {
 }
 
 const OPTION = "--hermes-sessions";
-
-async function present(path: string): Promise<boolean> {
-  try {
-    await Deno.lstat(path);
-    return true;
-  } catch (error) {
-    if (error instanceof Deno.errors.NotFound) return false;
-    throw inputError(error, path, OPTION);
-  }
-}
-
-/** A {@link UsageError} unless `dir` is a folder of regular session files covering a selected question. */
-async function checkHermesSessions(dir: string, ids: readonly string[]): Promise<void> {
-  await statInputDirectory(dir, OPTION);
-  let found = 0;
-  for (const id of ids) {
-    const path = join(dir, `${id}.json`);
-    if (!(await present(path))) continue;
-    await statInputFile(path, OPTION);
-    found++;
-  }
-  if (found === 0) {
-    throw new UsageError(
-      `${subjectOf(dir, OPTION)}: no session file for any of the ${ids.length} selected question(s) ` +
-        `(expected <question id>.json)`,
-    );
-  }
-}

@@ -347,12 +347,9 @@ async function runAgent(
   const stdout = strictUtf8(outcome.stdout); // invalid UTF-8 is a named failure, never U+FFFD
   if (stdout === null) return fail("agent: the session on stdout is not valid UTF-8");
   // A key of this run the agent was not given was taken from this process: never kept.
-  const stolen = foundRunSecrets(
-    `${stdout}\n${new TextDecoder().decode(outcome.stderr)}`,
-    Object.values(agent.passedEnv),
-  );
-  if (stolen.length > 0) return fail(stolenSecretReason("agent", stolen));
   const stderr = new TextDecoder().decode(outcome.stderr);
+  const stolen = foundRunSecrets(`${stdout}\n${stderr}`, Object.values(agent.passedEnv));
+  if (stolen.length > 0) return fail(stolenSecretReason("agent", stolen));
   if (!outcome.success) {
     const tail = stderr.trim().slice(-STDERR_TAIL_CHARS);
     const how = outcome.signal !== null
