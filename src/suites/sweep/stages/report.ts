@@ -9,7 +9,7 @@ import { defineStage } from "../../../pipeline/stage.ts";
 import { UsageSchema } from "../../../core/usage.ts";
 import { sweepReportHtml } from "../report_html.ts";
 import type { SweepKindAggregate } from "../aggregate.ts";
-import { sweepReportMarkdown } from "../report.ts";
+import { sweepReportMarkdown, type SweepReportMeta } from "../report.ts";
 import type { SweepResultRow } from "../rows.ts";
 import { sweepStats } from "../stats.ts";
 import { REPORT_OUTPUTS, RunModelsSchema, statsJson } from "../../../analysis/report_inputs.ts";
@@ -73,16 +73,6 @@ export const sweepReportStage = defineStage({
   provider: false,
   run({ params, inputs }) {
     const aggregates = parseJson(z.string().parse(inputs.aggregate)) as SweepKindAggregate[];
-    const meta = {
-      fixture: params.fixture,
-      models: params.models,
-      tokenizer: params.tokenizer,
-      options: params.options,
-      compressionUsage: params.compression_usage,
-      reusedCompression: params.reused_compression,
-      ...(params.frozen_run !== null ? { frozenRun: params.frozen_run } : {}),
-      ...(params.engines ? { engines: params.engines } : {}),
-    };
     const rows = parseJson(z.string().parse(inputs.results)) as SweepResultRow[];
     const stats = sweepStats(rows, aggregates.map((a) => a.kind), { resamples: params.bootstrap });
     const contexts = new Map<string, ChatMessage[] | null>();
@@ -93,15 +83,6 @@ export const sweepReportStage = defineStage({
         kept.set(`context:${name.slice("context-info:".length)}`, SweepContextInfoSchema.parse(value).kept);
       }
     }
-    // In a ceiling sweep the explorer shows every ceiling's conditions (Full once).
-    const explorerRows = params.ceilings
-      ? ceilingRows<SweepResultRow, "kind">("kind", inputs, params.ceilings)
-      : rows;
-    Object.assign(meta, {
-      stats,
-      explorer: sweepExplorer(explorerRows, contexts, kept),
-      ...(params.cost ? { cost: params.cost as RunCost } : {}),
-    });
     // Ascending, so the table and the frontier read from the tightest ceiling to the loosest.
     const ceilings: SweepCeilingResult[] | undefined = params.ceilings &&
       [...params.ceilings].sort((a, b) => a - b)
@@ -110,7 +91,24 @@ export const sweepReportStage = defineStage({
           const kinds = aggregates.map((a) => a.kind);
           return { cap, aggregates, stats: sweepStats(rows, kinds, { resamples: params.bootstrap }) };
         });
-    if (ceilings) Object.assign(meta, { ceilings });
+    // In a ceiling sweep the explorer shows every ceiling's conditions (Full once).
+    const explorerRows = params.ceilings
+      ? ceilingRows<SweepResultRow, "kind">("kind", inputs, params.ceilings)
+      : rows;
+    const meta: SweepReportMeta = {
+      fixture: params.fixture,
+      models: params.models,
+      tokenizer: params.tokenizer,
+      options: params.options,
+      compressionUsage: params.compression_usage,
+      reusedCompression: params.reused_compression,
+      ...(params.frozen_run !== null ? { frozenRun: params.frozen_run } : {}),
+      ...(params.engines ? { engines: params.engines } : {}),
+      stats,
+      explorer: sweepExplorer(explorerRows, contexts, kept),
+      ...(params.cost ? { cost: params.cost as RunCost } : {}),
+      ...(ceilings ? { ceilings } : {}),
+    };
     return Promise.resolve({
       outputs: {
         "stats.json": statsJson(stats, ceilings),
