@@ -1,5 +1,6 @@
 /**
- * Text forms of intervals and p-values in the reports: `80.0 [63.3, 93.3]`, `+3.3 [-5.0, 10.0]`, `< 0.001`.
+ * Text forms of intervals and p-values in the reports: `80.0 [63.3, 93.3]`, `+3.3 [-5.0, 10.0]`, `< 0.001`;
+ * and the "not a finding" mark of a paired comparison whose A or B side was mostly invalid (invalid counts zero).
  * @module
  */
 import type { Interval } from "./bootstrap.ts";
@@ -48,4 +49,20 @@ export function finiteOrNull<T>(value: T): T {
   return JSON.parse(
     JSON.stringify(value, (_k, v) => (typeof v === "number" && !Number.isFinite(v) ? null : v)),
   );
+}
+
+/** More than this share of a side's conditions invalid makes its comparisons "not a finding". */
+export const MOSTLY_INVALID_SHARE = 0.5;
+
+/** The note of comparing `a` with `b` (`noun`: what the conditions are); empty when neither is mostly invalid. */
+export function mostlyInvalidNote(
+  invalidShare: (side: string) => number,
+  a: string,
+  b: string,
+  noun: string,
+): string {
+  const sides = [a, b].filter((side) => invalidShare(side) > MOSTLY_INVALID_SHARE);
+  if (sides.length === 0) return "";
+  const which = sides.map((side) => `${side} ${Math.round(100 * invalidShare(side))}%`).join(", ");
+  return `not a finding: mostly invalid ${noun} (${which} invalid)`;
 }

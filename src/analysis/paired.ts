@@ -1,6 +1,8 @@
 /**
- * Paired comparison on the same units: the mean difference with a bootstrap interval, a sign-flip p-value
- * (exact up to {@link EXACT_LIMIT} non-zero differences, else seeded Monte Carlo) and the 80%-power MDE.
+ * Comparisons over units: per-unit means of rows by condition (each unit averaged first); the paired
+ * comparison (the mean difference with a bootstrap interval, a sign-flip p-value, exact up to
+ * {@link EXACT_LIMIT} non-zero differences, else seeded Monte Carlo, and the 80%-power MDE); and the
+ * difference of two independent samples' means (`compare --unpaired`: bootstrap interval, permutation p).
  * @module
  */
 import { SeededRandom } from "../data/hotpot_prng.ts";
@@ -10,6 +12,7 @@ import {
   DEFAULT_RESAMPLES,
   DEFAULT_STATS_SEED,
   meanOf,
+  quantileSorted,
 } from "./bootstrap.ts";
 
 /** Sign vectors are enumerated exactly up to this many non-zero differences (2^20 ≈ 1 million vectors). */
@@ -121,5 +124,92 @@ export function pairedDifference(
     p: test.p,
     p_method: test.method,
     mde80: minimumDetectableDifference(d),
+  };
+}
+
+/** How to read a row: its condition, its unit id, and its value of a metric. */
+export interface UnitAccessors<R> {
+  condition: (row: R) => string;
+  unit: (row: R) => string;
+  value: (row: R) => number;
+}
+
+/** condition → unit id → the mean of that unit's values. */
+export function unitMeans<R>(rows: readonly R[], get: UnitAccessors<R>): Map<string, Map<string, number>> {
+  const sums = new Map<string, Map<string, [number, number]>>();
+  for (const row of rows) {
+    const c = get.condition(row);
+    let units = sums.get(c);
+    if (!units) sums.set(c, units = new Map());
+    const u = get.unit(row);
+    const acc = units.get(u) ?? [0, 0];
+    acc[0] += get.value(row);
+    acc[1] += 1;
+    units.set(u, acc);
+  }
+  return new Map([...sums].map(([c, units]) => [c, new Map([...units].map(([u, [s, n]]) => [u, s / n]))]));
+}
+
+/** Values of `ids` in order from a unit map (a missing unit is 0, as an invalid condition would be). */
+export function column(units: ReadonlyMap<string, number> | undefined, ids: readonly string[]): Float64Array {
+  return Float64Array.from(ids, (id) => units?.get(id) ?? 0);
+}
+
+/** B − A for independent samples. */
+export interface UnpairedDifference {
+  n_a: number;
+  n_b: number;
+  mean_a: number;
+  mean_b: number;
+  mean_diff: number;
+  lo: number;
+  hi: number;
+  p: number;
+}
+
+/** Compares independent samples `a` and `b`: bootstrap interval and permutation p of B − A. */
+export function unpairedDifference(
+  a: ArrayLike<number>,
+  b: ArrayLike<number>,
+  options: { resamples?: number; seed?: string } = {},
+): UnpairedDifference {
+  const resamples = options.resamples ?? DEFAULT_RESAMPLES;
+  const seed = options.seed ?? DEFAULT_STATS_SEED;
+  const xa = Float64Array.from(a);
+  const xb = Float64Array.from(b);
+  const ma = meanOf(xa);
+  const mb = meanOf(xb);
+  const out = { n_a: xa.length, n_b: xb.length, mean_a: ma, mean_b: mb, mean_diff: mb - ma };
+  if (xa.length === 0 || xb.length === 0) return { ...out, lo: NaN, hi: NaN, p: NaN };
+  const rng = new SeededRandom(`${seed}:unpaired`);
+  const draw = (x: Float64Array) => {
+    let s = 0;
+    for (let i = 0; i < x.length; i++) s += x[Math.floor(rng.next() * x.length)];
+    return s / x.length;
+  };
+  const diffs = new Float64Array(resamples);
+  for (let r = 0; r < resamples; r++) diffs[r] = draw(xb) - draw(xa);
+  diffs.sort();
+  const pooled = Float64Array.from([...xa, ...xb]);
+  const observed = Math.abs(mb - ma);
+  const tol = 1e-9 * Math.max(1, observed);
+  let hits = 0;
+  for (let r = 0; r < resamples; r++) {
+    for (let i = 0; i < xa.length; i++) {
+      const j = i + Math.floor(rng.next() * (pooled.length - i));
+      const t = pooled[i];
+      pooled[i] = pooled[j];
+      pooled[j] = t;
+    }
+    let sa = 0;
+    let sb = 0;
+    for (let i = 0; i < pooled.length; i++) i < xa.length ? (sa += pooled[i]) : (sb += pooled[i]);
+    if (Math.abs(sb / xb.length - sa / xa.length) >= observed - tol) hits++;
+  }
+  return {
+    ...out,
+    lo: quantileSorted(diffs, 0.025),
+    hi: quantileSorted(diffs, 0.975),
+    p: (1 + hits) / (1 + resamples),
   };
 }

@@ -5,11 +5,9 @@
 import { join } from "node:path";
 import type { z } from "zod";
 import { DEFAULT_RESAMPLES } from "../analysis/bootstrap.ts";
-import { pairedDifference } from "../analysis/paired.ts";
-import { column, type UnitAccessors, unitMeans } from "../analysis/unit_means.ts";
-import { type UnpairedDifference, unpairedDifference } from "../analysis/unpaired.ts";
+import { column, pairedDifference, unitMeans, unpairedDifference } from "../analysis/paired.ts";
 import { UsageError } from "../errors.ts";
-import { mostlyInvalidNote } from "../analysis/mostly_invalid.ts";
+import { mostlyInvalidNote } from "../analysis/format.ts";
 import { MAX_RUN_FILE_BYTES, readInputText } from "../fs_input.ts";
 import { parseJson } from "../core/json_read.ts";
 
@@ -103,21 +101,22 @@ function compareUnits<R>(
       "B",
       spec.validity?.noun ?? "rows",
     ) || null;
+  const [sortedA, sortedB] = [[...idsA].sort(), [...idsB].sort()];
   for (const [metric, value] of spec.metrics) {
-    const get = { condition: spec.conditionOf, unit: spec.unitOf, value } as UnitAccessors<R>;
+    const get = { condition: spec.conditionOf, unit: spec.unitOf, value };
     const [ma, mb] = [unitMeans(rowsA, get), unitMeans(rowsB, get)];
     for (const key of conditionsA.filter((c) => conditionsB.has(c))) {
       const pd = paired
         ? pairedDifference(column(ma.get(key), shared), column(mb.get(key), shared), { resamples })
         : null;
-      const d = pd ??
-        unpairedDifference(column(ma.get(key), [...idsA].sort()), column(mb.get(key), [...idsB].sort()), {
-          resamples,
-        });
+      const ud = pd
+        ? null
+        : unpairedDifference(column(ma.get(key), sortedA), column(mb.get(key), sortedB), { resamples });
+      const d = pd ?? ud!;
       rows.push({
         key,
         metric,
-        n: pd ? pd.n : { a: (d as UnpairedDifference).n_a, b: (d as UnpairedDifference).n_b },
+        n: pd ? pd.n : { a: ud!.n_a, b: ud!.n_b },
         a: d.mean_a,
         b: d.mean_b,
         diff: d.mean_diff,

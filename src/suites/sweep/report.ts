@@ -14,11 +14,15 @@ import { SWEEP_METRICS, type SweepKindAggregate, sweepMetricsIn } from "./aggreg
 import type { SweepRunOptions } from "./run_options.ts";
 import type { SweepStats } from "./stats.ts";
 import type { ExplorerData } from "../../report/explorer.ts";
-import type { RunCost } from "../../analysis/cost.ts";
-import { costSection } from "../../analysis/cost_report.ts";
+import { costSection, type RunCost } from "../../analysis/cost.ts";
 import { sweepCeilingMarkdown, type SweepCeilingResult } from "./ceiling.ts";
-import { formatDifference, formatInterval, formatP, formatPoints } from "../../analysis/format.ts";
-import { mostlyInvalidNote as mostlyInvalid } from "../../analysis/mostly_invalid.ts";
+import {
+  formatDifference,
+  formatInterval,
+  formatP,
+  formatPoints,
+  mostlyInvalidNote as mostlyInvalid,
+} from "../../analysis/format.ts";
 import {
   factsMarkdown,
   type Html,

@@ -14,7 +14,7 @@ import {
 } from "./report.ts";
 import { barChart, lineChart, type ReferenceLine } from "../../report/charts.ts";
 import { explorerHtml } from "../../report/explorer.ts";
-import { costSection } from "../../analysis/cost_report.ts";
+import { costSection } from "../../analysis/cost.ts";
 import { sweepCeilingHtml } from "./ceiling.ts";
 import {
   banner,

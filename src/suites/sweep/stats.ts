@@ -10,8 +10,7 @@ import {
   DEFAULT_STATS_SEED,
   type Interval,
 } from "../../analysis/bootstrap.ts";
-import { type PairedDifference, pairedDifference } from "../../analysis/paired.ts";
-import { column, unitMeans } from "../../analysis/unit_means.ts";
+import { column, type PairedDifference, pairedDifference, unitMeans } from "../../analysis/paired.ts";
 import { sweepMetricsIn, sweepRowValue } from "./aggregate.ts";
 
 /** Intervals and paired differences of a sweep run. */

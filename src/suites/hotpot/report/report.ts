@@ -15,8 +15,7 @@ import {
 import type { ReportCorpus } from "../question_card.ts";
 import type { HotpotStats } from "./stats.ts";
 import type { ExplorerData, PackedExplorer } from "../../../report/explorer.ts";
-import type { RunCost } from "../../../analysis/cost.ts";
-import { costSection } from "../../../analysis/cost_report.ts";
+import { costSection, type RunCost } from "../../../analysis/cost.ts";
 import { engineMethodsText } from "../../method_selection.ts";
 import type { HotpotRowCore } from "../run/rows.ts";
 import {
@@ -25,6 +24,8 @@ import {
   formatP,
   formatPoints,
   groupedInteger,
+  MOSTLY_INVALID_SHARE,
+  mostlyInvalidNote,
 } from "../../../analysis/format.ts";
 import { frontierChart } from "../../../report/frontier_chart.ts";
 import {
@@ -39,7 +40,6 @@ import {
   sectionMarkdown,
   type TableSection,
 } from "../../../report/html.ts";
-import { MOSTLY_INVALID_SHARE, mostlyInvalidNote } from "../../../analysis/mostly_invalid.ts";
 import { Rational } from "../run/exact_mean.ts";
 
 /** What the warnings need of a method's aggregate. */

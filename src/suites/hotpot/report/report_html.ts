@@ -28,7 +28,7 @@ import {
 } from "./report.ts";
 import { barChart } from "../../../report/charts.ts";
 import { explorerHtml } from "../../../report/explorer.ts";
-import { costSection } from "../../../analysis/cost_report.ts";
+import { costSection } from "../../../analysis/cost.ts";
 import {
   banner,
   code,
