@@ -339,31 +339,13 @@ export async function startReferenceServer(options: ReferenceServerOptions): Pro
       },
     };
     if (request.stream === true) {
-      return {
-        stream: serverSentEvents(
-          completionChunks(completion, request.stream_options?.include_usage === true),
-        ),
-      };
+      const includeUsage = request.stream_options?.include_usage === true;
+      return { stream: serverSentEvents(completionChunks(completion, includeUsage)) };
     }
-    return {
-      json: {
-        id: completion.id,
-        object: "chat.completion",
-        created: completion.created,
-        model: completion.model,
-        choices: [{
-          index: 0,
-          message: {
-            role: "assistant",
-            content: reply.content,
-            ...(reply.tool_calls ? { tool_calls: reply.tool_calls } : {}),
-          },
-          finish_reason: reply.finish_reason,
-          logprobs: null,
-        }],
-        usage: completion.usage,
-      },
-    };
+    const { id, created, model, content, tool_calls, finish_reason, usage } = completion;
+    const message = { role: "assistant", content, ...(tool_calls ? { tool_calls } : {}) };
+    const choices = [{ index: 0, message, finish_reason, logprobs: null }];
+    return { json: { id, object: "chat.completion", created, model, choices, usage } };
   }
 
   function systemOneReply(bytes: Uint8Array): unknown {
