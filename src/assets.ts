@@ -3,15 +3,9 @@
  * @module
  */
 
-/** The URL of a file under the project root, e.g. `assetUrl("fixtures/tokenizers/qwen3/tokenizer.json")`. */
-export function assetUrl(relativePath: string): URL {
-  return new URL(`../${relativePath}`, import.meta.url);
-}
-
-/** The filesystem path of a file under the project root. */
+/** The filesystem path of a file under the project root, e.g. `assetPath("fixtures/tokenizers/qwen3")`. */
 export function assetPath(relativePath: string): string {
-  const url = assetUrl(relativePath);
-  return decodeURIComponent(url.pathname);
+  return decodeURIComponent(new URL(`../${relativePath}`, import.meta.url).pathname);
 }
 
 /** Directory of the default tokenizer (Qwen3), shipped in fixtures/. */

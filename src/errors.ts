@@ -5,16 +5,10 @@
 
 /** Bad input or usage: the CLI exits with code 2 and writes nothing. */
 export class UsageError extends Error {
-  constructor(message: string, options?: ErrorOptions) {
-    super(message, options);
-    this.name = "UsageError";
-  }
+  override name = "UsageError";
 }
 
 /** A check ran and failed (verify found problems, check-only found differences): exit code 1. */
 export class CheckFailedError extends Error {
-  constructor(message: string, options?: ErrorOptions) {
-    super(message, options);
-    this.name = "CheckFailedError";
-  }
+  override name = "CheckFailedError";
 }

@@ -51,29 +51,23 @@ function sourceFiles(root: string): SourceFile[] {
 }
 
 let files: SourceFile[] | undefined;
+const programFiles = () => files ??= sourceFiles(assetPath(""));
 
-function programFiles(): SourceFile[] {
-  files ??= sourceFiles(assetPath(""));
-  return files;
-}
+let blob: Uint8Array | undefined;
 
 /** The program-source blob every run stores as its source `program`, built once per process. */
 export function programSourceBlob(): Uint8Array {
-  blob ??= programSourceBytes(programFiles());
-  return blob;
+  return blob ??= programSourceBytes(programFiles());
 }
-
-let blob: Uint8Array | undefined;
 
 let cached: Promise<{ name: string; version: string; source_hash: string }> | undefined;
 
 /** Name, version and source hash of this program (once per process). */
 export function programIdentity(): Promise<{ name: string; version: string; source_hash: string }> {
-  cached ??= Promise.resolve().then(() => ({
+  return cached ??= Promise.resolve().then(() => ({
     ...PROGRAM,
     source_hash: canonicalHash(
       programFiles().filter((file) => coveredBySourceHash(file.path)).map((file) => [file.path, file.sha256]),
     ),
   }));
-  return cached;
 }
