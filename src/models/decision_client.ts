@@ -145,24 +145,19 @@ export class SystemOneClient implements DecisionModel {
     const limit = endpointLimit(this.#baseURL, this.#settings.concurrency);
     // Usually the whole set is one batch: its body, serialized once, is both checked and sent.
     const whole = singleBatchBody(this.model, state, questions, limits);
-    if (whole !== undefined) {
-      const batches = [{ start: 0, end: questions.length }];
-      const outcome = await limit(() => this.#sendBatch(state, questions.slice(), whole));
-      return combineBatches(this.model, batches, [outcome]);
-    }
-    let batches;
+    let batches: { start: number; end: number; body?: string }[];
     try {
-      batches = splitQuestionBatches(this.model, state, questions, limits);
+      batches = whole !== undefined
+        ? [{ start: 0, end: questions.length, body: whole }]
+        : splitQuestionBatches(this.model, state, questions, limits);
     } catch (error) {
       if (error instanceof RangeError) return { ok: false, error: error.message, records: [] };
       throw error;
     }
-    const outcomes = await Promise.all(
-      batches.map((batch) => {
-        const part = questions.slice(batch.start, batch.end);
-        return limit(() => this.#sendBatch(state, part, systemOneBody(this.model, state, part)));
-      }),
-    );
+    const outcomes = await Promise.all(batches.map((batch) => {
+      const part = questions.slice(batch.start, batch.end);
+      return limit(() => this.#sendBatch(state, part, batch.body ?? systemOneBody(this.model, state, part)));
+    }));
     return combineBatches(this.model, batches, outcomes);
   }
 

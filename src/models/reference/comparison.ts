@@ -10,28 +10,20 @@ import { nearestNumber, type ReaderAnswer, sentenceStems, typeNoun } from "./rea
 import { isYear, numberValue, questionEntities, sentencesAbout, type Span } from "./spans.ts";
 import { contentWords, stem, stemmedWords, words } from "./text.ts";
 
-function wordList(text: string): string[] {
-  return text.split(" ");
-}
-
 type Direction = "smaller" | "larger";
 
 /** Direction words and the number they favour (for time words: the year). */
 const DIRECTIONS: ReadonlyMap<string, Direction> = new Map([
-  ...wordList(
-    "first earlier earliest before older oldest sooner shorter shortest smaller smallest fewer fewest " +
-      "less least lower lowest",
-  ).map((word) => [word, "smaller"] as const),
-  ...wordList(
-    "later latest last after newer newest younger youngest more most longer longest larger largest " +
-      "bigger biggest higher highest taller tallest greater greatest heavier wider deeper",
-  ).map((word) => [word, "larger"] as const),
+  ...("first earlier earliest before older oldest sooner shorter shortest smaller smallest fewer fewest " +
+    "less least lower lowest").split(" ").map((word) => [word, "smaller"] as const),
+  ...("later latest last after newer newest younger youngest more most longer longest larger largest " +
+    "bigger biggest higher highest taller tallest greater greatest heavier wider deeper").split(" ")
+    .map((word) => [word, "larger"] as const),
 ]);
 
 const TIME_WORDS = new Set(
-  wordList(
-    "first earlier earliest before sooner later latest last after newer newest older oldest younger youngest",
-  ),
+  "first earlier earliest before sooner later latest last after newer newest older oldest younger youngest"
+    .split(" "),
 );
 const AGE_WORDS = new Set(["older", "oldest", "younger", "youngest"]);
 const AUXILIARIES = new Set("is are was were do does did has have had".split(" "));
