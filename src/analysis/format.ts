@@ -4,6 +4,8 @@
  * @module
  */
 import type { Interval } from "./bootstrap.ts";
+import type { PairedDifference } from "./paired.ts";
+import type { Cell } from "../core/markdown_table.ts";
 
 const points = (x: number) => (Number.isFinite(x) ? (100 * x).toFixed(1) : "n/a");
 const signed = (x: number) => (Number.isFinite(x) ? `${x > 0 ? "+" : ""}${(100 * x).toFixed(1)}` : "n/a");
@@ -31,6 +33,15 @@ export function formatDifference(d: { mean: number; lo: number; hi: number }): s
 export function formatPlainInterval(ci: Pick<Interval, "mean" | "lo" | "hi">, digits = 0): string {
   const f = (x: number) => (Number.isFinite(x) ? x.toFixed(digits) : "n/a");
   return `${f(ci.mean)} [${f(ci.lo)}, ${f(ci.hi)}]`;
+}
+
+/** The columns every paired-differences table starts with (its p-value's next). */
+export const PAIRED_HEADERS = ["B vs A", "metric", "pairs", "A", "B", "B − A (95% CI)", "p (sign-flip)"];
+
+/** A paired row's cells before its p-value: `B vs A`, the metric's label, pairs, both means, B − A (95% CI). */
+export function pairedCells(p: PairedDifference & { a: string; b: string }, label: string): Cell[] {
+  const diff = formatDifference({ mean: p.mean_diff, lo: p.lo, hi: p.hi });
+  return [`${p.b} vs ${p.a}`, label, p.n, points(p.mean_a), points(p.mean_b), diff];
 }
 
 /** A p-value: `1`, `0.0312`, `< 0.001`. */

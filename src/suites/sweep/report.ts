@@ -17,11 +17,11 @@ import type { ExplorerData } from "../../report/explorer.ts";
 import { costSection, type RunCost } from "../../analysis/cost.ts";
 import { sweepCeilingMarkdown, type SweepCeilingResult } from "./ceiling.ts";
 import {
-  formatDifference,
   formatInterval,
   formatP,
-  formatPoints,
   mostlyInvalidNote as mostlyInvalid,
+  PAIRED_HEADERS,
+  pairedCells,
 } from "../../analysis/format.ts";
 import {
   factsMarkdown,
@@ -50,16 +50,7 @@ export function sweepIntervalRows(stats: SweepStats): Cell[][] {
 }
 
 /** Header of the sweep paired table. */
-export const SWEEP_PAIRED_HEADERS = [
-  "B vs A",
-  "metric",
-  "pairs",
-  "A",
-  "B",
-  "B − A (95% CI)",
-  "p (sign-flip)",
-  "note",
-];
+export const SWEEP_PAIRED_HEADERS = [...PAIRED_HEADERS, "note"];
 
 /** "not a finding" when A's or B's answers were mostly invalid (counting zero); else empty. */
 export function mostlyInvalidNote(stats: SweepStats, a: string, b: string): string {
@@ -70,12 +61,7 @@ export function mostlyInvalidNote(stats: SweepStats, a: string, b: string): stri
 /** Rows of the sweep paired table. */
 export function sweepPairedRows(stats: SweepStats): Cell[][] {
   return stats.paired.map((p) => [
-    `${p.b} vs ${p.a}`,
-    SWEEP_METRICS.find((m) => m.name === p.metric)?.label ?? p.metric,
-    p.n,
-    formatPoints(p.mean_a),
-    formatPoints(p.mean_b),
-    formatDifference({ mean: p.mean_diff, lo: p.lo, hi: p.hi }),
+    ...pairedCells(p, SWEEP_METRICS.find((m) => m.name === p.metric)?.label ?? p.metric),
     formatP(p.p),
     mostlyInvalidNote(stats, p.a, p.b),
   ]);

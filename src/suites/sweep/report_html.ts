@@ -39,10 +39,6 @@ function overBudgetNote(a: SweepKindAggregate): string | null {
   return a.over_budget > 0 ? `${a.over_budget}/${a.planned} over budget` : null;
 }
 
-function resultsTable(aggregates: readonly SweepKindAggregate[]): Html {
-  return htmlTable(sweepTableHeaders(), sweepTableRows(aggregates), { digits: 1 });
-}
-
 /** S and Full as reference lines, labelled by each metric's first word (`S fact 40.0`). */
 function baselines(aggregates: readonly SweepKindAggregate[]): ReferenceLine[] {
   const lines: ReferenceLine[] = [];
@@ -127,7 +123,7 @@ ${
         "contexts are recorded, never shrunk, and count zero.",
       "note",
     )
-  }${resultsTable(aggregates)}
+  }${htmlTable(sweepTableHeaders(), sweepTableRows(aggregates), { digits: 1 })}
 ${meta.stats ? sectionsHtml(sweepStatsSections(meta.stats)) : ""}
 ${sweepChart(aggregates, meta)}
 ${tokensChart(aggregates, meta)}

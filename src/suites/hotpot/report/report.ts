@@ -26,6 +26,8 @@ import {
   groupedInteger,
   MOSTLY_INVALID_SHARE,
   mostlyInvalidNote,
+  PAIRED_HEADERS,
+  pairedCells,
 } from "../../../analysis/format.ts";
 import { frontierChart } from "../../../report/frontier_chart.ts";
 import {
@@ -255,16 +257,9 @@ export function intervalRows(stats: HotpotStats): Cell[][] {
   ]);
 }
 
-const PAIRED_HEADERS = ["B vs A", "metric", "pairs", "A", "B", "B − A (95% CI)", "p (sign-flip)", "MDE 80%"];
-
 function pairedRows(stats: HotpotStats): Cell[][] {
   return stats.paired.map((p) => [
-    `${p.b} vs ${p.a}`,
-    hotpotMetric(p.metric)?.label ?? p.metric,
-    p.n,
-    formatPoints(p.mean_a),
-    formatPoints(p.mean_b),
-    formatDifference({ mean: p.mean_diff, lo: p.lo, hi: p.hi }),
+    ...pairedCells(p, hotpotMetric(p.metric)?.label ?? p.metric),
     `${formatP(p.p)}${p.p_method === "exact" ? "" : " (MC)"}`,
     p.mde80 === null ? null : formatPoints(p.mde80),
   ]);
@@ -286,8 +281,9 @@ export function pairedTable(
     mostlyInvalidNote((m) => invalid.get(m) ?? 0, p.a, p.b, "conditions")
   );
   const rows = pairedRows(stats);
-  if (notes.every((note) => note === "")) return { headers: PAIRED_HEADERS, rows };
-  return { headers: [...PAIRED_HEADERS, "note"], rows: rows.map((row, i) => [...row, notes[i]]) };
+  const headers = [...PAIRED_HEADERS, "MDE 80%"];
+  if (notes.every((note) => note === "")) return { headers, rows };
+  return { headers: [...headers, "note"], rows: rows.map((row, i) => [...row, notes[i]]) };
 }
 
 /** How the intervals are computed (one paragraph). */

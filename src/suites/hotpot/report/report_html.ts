@@ -46,10 +46,6 @@ import { formatCell } from "../../../core/markdown_table.ts";
 
 const pct = (x: number) => Number((100 * x).toFixed(1));
 
-function resultsTable(aggregates: readonly HotpotMethodAggregate[]) {
-  return htmlTable(hotpotResultHeaders(), hotpotResultRows(aggregates), { digits: 1 });
-}
-
 function scoreChart(aggregates: readonly HotpotMethodAggregate[], meta: HotpotReportMeta) {
   const ci = (metric: string) =>
     aggregates.map((a) => {
@@ -121,7 +117,7 @@ ${
         '"over cap" counts answer inputs (contexts, not answers) not within the ceiling.',
       "note",
     )
-  }${resultsTable(aggregates)}
+  }${htmlTable(hotpotResultHeaders(), hotpotResultRows(aggregates), { digits: 1 })}
 ${invalidReasonsSections(meta.invalidReasons).map((s) => safeHtml`${sectionHtml(s)}\n`)}${
     // The notes without REPORT.md's code marks (the seed).
     meta.stats
