@@ -27,9 +27,10 @@ function asSchema(value: unknown): JsonSchema | undefined {
     : undefined;
 }
 
-function typeIs(schema: JsonSchema, wanted: string): boolean {
-  const type = schema.type;
-  return type === wanted || (Array.isArray(type) && type.includes(wanted));
+/** Whether `value` is a JSON schema whose `type` is (or lists) one of `wanted`. */
+function typeIs(value: unknown, ...wanted: string[]): boolean {
+  const type = asSchema(value)?.type;
+  return wanted.some((name) => type === name || (Array.isArray(type) && type.includes(name)));
 }
 
 /** One tool definition as a reading tool (a bare `read_file` is `read_file(path)`), or undefined. */
@@ -42,16 +43,10 @@ function asReadTool(tool: ToolDefinition): ReadTool | undefined {
       : undefined;
   }
   const required = Array.isArray(parameters?.required) ? parameters.required : [];
-  const pathParam = PATH_NAMES.find((name) => {
-    const schema = asSchema(properties[name]);
-    return schema !== undefined && typeIs(schema, "string");
-  });
+  const pathParam = PATH_NAMES.find((name) => typeIs(properties[name], "string"));
   if (pathParam === undefined) return undefined;
   if (required.some((name) => name !== pathParam)) return undefined;
-  const offsetParam = OFFSET_NAMES.find((name) => {
-    const schema = asSchema(properties[name]);
-    return schema !== undefined && (typeIs(schema, "integer") || typeIs(schema, "number"));
-  });
+  const offsetParam = OFFSET_NAMES.find((name) => typeIs(properties[name], "integer", "number"));
   if (offsetParam === undefined) return { name: tool.function.name, pathParam, offsetBase: 1 };
   const offsetSchema = properties[offsetParam] as JsonSchema;
   const description = typeof offsetSchema.description === "string" ? offsetSchema.description : "";
