@@ -56,6 +56,7 @@ export const enginesAggregateStage = defineStage({
     const transcript = z.object({
       messages: z.array(z.unknown()),
       hash: z.string(),
+      // Each needle's published fields, in this order (the rest are left out).
       needles: z.array(
         z.object({
           id: z.string(),
@@ -63,7 +64,7 @@ export const enginesAggregateStage = defineStage({
           depth: z.number(),
           role: z.string(),
           position: z.string(),
-        }).loose(),
+        }),
       ),
       probes: z.array(z.unknown()),
     }).loose().parse(inputs.transcript);
@@ -88,14 +89,7 @@ export const enginesAggregateStage = defineStage({
         description: params.description,
         messages: transcript.messages.length,
         tokens: engines[0]?.input_tokens ?? null,
-        // Depth: 0 the first message, 1 the last.
-        needles: transcript.needles.map(({ id, message_index, depth, role, position }) => ({
-          id,
-          message_index,
-          depth,
-          role,
-          position,
-        })),
+        needles: transcript.needles, // depth: 0 the first message, 1 the last
         probes: transcript.probes.length,
         ...(params.probes_file !== undefined ? { probes_file: params.probes_file } : {}),
       },
@@ -183,9 +177,7 @@ export function pooledF1(rows: readonly MeasuredEngine[]): PooledF1[] {
       questions: scores.length,
       f1: mean(scores.map((s) => s.f1)),
       by_category: Object.fromEntries(
-        f1sByCategory(scores).map((
-          [type, values],
-        ) => [type, { questions: values.length, f1: mean(values)! }]),
+        f1sByCategory(scores).map(([type, v]) => [type, { questions: v.length, f1: mean(v)! }]),
       ),
       f1_recovery: recovered.length === 0
         ? null
