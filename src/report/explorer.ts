@@ -49,11 +49,7 @@ class StringTable {
   readonly #index = new Map<string, number>();
   id(text: string): number {
     let i = this.#index.get(text);
-    if (i === undefined) {
-      i = this.list.length;
-      this.list.push(text);
-      this.#index.set(text, i);
-    }
+    if (i === undefined) this.#index.set(text, i = this.list.push(text) - 1);
     return i;
   }
 }

@@ -603,15 +603,10 @@ export function collectionRows(corpus: ReportCorpus): Cell[][] {
 export function distinctSystemPrompts(
   corpus: ReportCorpus,
 ): { sha256: string; text: string; questions: number }[] {
-  const byHash = new Map<string, { sha256: string; text: string; questions: number }>();
-  for (const q of corpus.questions) {
-    if (!q.system_prompt) continue;
-    const entry = byHash.get(q.system_prompt.sha256) ??
-      { sha256: q.system_prompt.sha256, text: q.system_prompt.text, questions: 0 };
-    entry.questions++;
-    byHash.set(entry.sha256, entry);
-  }
-  return [...byHash.values()].sort((a, b) => a.sha256.localeCompare(b.sha256));
+  const prompts = corpus.questions.flatMap((q) => q.system_prompt ? [q.system_prompt] : []);
+  return [...Map.groupBy(prompts, (p) => p.sha256)]
+    .map(([sha256, same]) => ({ sha256, text: same[0].text, questions: same.length }))
+    .sort((a, b) => a.sha256.localeCompare(b.sha256));
 }
 
 /** One kind of reason for one method: its invalid rows of the method's `planned`, the first reason whole. */
@@ -635,24 +630,18 @@ function reasonKind(reason: string): string {
 export function invalidReasons(
   rows: readonly Pick<HotpotRowCore, "method" | "status" | "reason">[],
 ): InvalidReason[] {
-  const planned = new Map<string, number>();
-  const byMethod = new Map<string, Map<string, InvalidReason>>();
-  for (const row of rows) {
-    planned.set(row.method, (planned.get(row.method) ?? 0) + 1);
-    if (!byMethod.has(row.method)) byMethod.set(row.method, new Map());
-    if (row.status === "ok") continue;
-    const reason = row.reason ?? "no reason given";
-    const kinds = byMethod.get(row.method)!;
-    const kind = reasonKind(reason);
-    const entry = kinds.get(kind) ?? { method: row.method, kind, count: 0, planned: 0, example: reason };
-    entry.count++;
-    kinds.set(kind, entry);
-  }
-  return [...byMethod].flatMap(([method, kinds]) =>
-    [...kinds.values()]
-      .map((entry) => ({ ...entry, planned: planned.get(method) ?? 0 }))
-      .sort((a, b) => b.count - a.count || a.kind.localeCompare(b.kind))
-  );
+  return [...Map.groupBy(rows, (row) => row.method)].flatMap(([method, mine]) => {
+    const kinds = new Map<string, InvalidReason>();
+    for (const row of mine) {
+      if (row.status === "ok") continue;
+      const reason = row.reason ?? "no reason given";
+      const kind = reasonKind(reason);
+      const entry = kinds.get(kind) ?? { method, kind, count: 0, planned: mine.length, example: reason };
+      entry.count++;
+      kinds.set(kind, entry);
+    }
+    return [...kinds.values()].sort((a, b) => b.count - a.count || a.kind.localeCompare(b.kind));
+  });
 }
 
 /** The invalid-conditions section, or none when every condition was valid. */

@@ -181,8 +181,7 @@ async function buildHotpotExplorer(
 ): Promise<Pick<ExplorerData, "title" | "itemName" | "filters">> {
   const contextIndex = new Map<string, number>();
   const methods = [...new Set(rows.map((r) => r.method))];
-  const byQuestion = new Map<string, HotpotRowFigures[]>();
-  for (const r of rows) byQuestion.set(r.question_id, [...(byQuestion.get(r.question_id) ?? []), r]);
+  const byQuestion = Map.groupBy(rows, (r) => r.question_id);
   for (const [position, q] of corpus.questions.entries()) {
     const embed = position < EMBEDDED_CONTEXT_QUESTIONS;
     const gold = q.gold;
