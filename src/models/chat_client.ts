@@ -15,7 +15,6 @@ import {
   readBoundedBody,
 } from "./response_body.ts";
 import { z } from "zod";
-import { redact } from "./credentials.ts";
 import type { NamedSecret } from "../core/secrets.ts";
 import { clientSecrets, keepReply } from "./response_secrets.ts";
 import { Deadlines } from "./deadlines.ts";
@@ -132,7 +131,6 @@ export class OpenAIChatClient implements ChatModel {
   }
 
   async #completeNow(request: ChatRequest): Promise<ChatResult> {
-    const secrets = this.#secrets.map((s) => s.value);
     // Serialized once and sent as is; the record keeps a copy of what was sent.
     const body = this.requestBody(request);
     const text = JSON.stringify(body);
@@ -145,13 +143,11 @@ export class OpenAIChatClient implements ChatModel {
         endpoint: "chat",
         request: sent,
         status: "failed",
-        error,
         attempts,
         elapsed_ms: Math.round(performance.now() - started),
       };
       const kept = { response, raw, status: raw === undefined ? undefined : 200, causes };
-      record.error = redact(keepReply(record, kept, error, this.#secrets)!, secrets);
-      return { ok: false, error: record.error, record };
+      return { ok: false, error: keepReply(record, kept, error, this.#secrets)!, record };
     };
 
     // The usual request passes the plain check; any other goes through the schema.

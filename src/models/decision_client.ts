@@ -7,7 +7,7 @@
  */
 import { z } from "zod";
 import { checkBody, DEFAULT_MAX_RESPONSE_BYTES, type RawBody, readBoundedBody } from "./response_body.ts";
-import { DEFAULT_DECISION_BASE_URL, DEFAULT_DECISION_MODEL, redact } from "./credentials.ts";
+import { DEFAULT_DECISION_BASE_URL, DEFAULT_DECISION_MODEL } from "./credentials.ts";
 import type { NamedSecret } from "../core/secrets.ts";
 import { clientSecrets, keepReply, type KeptReply } from "./response_secrets.ts";
 import { describeIssues } from "./chat_response.ts";
@@ -187,9 +187,7 @@ export class SystemOneClient implements DecisionModel {
         record.usage = result.usage;
         return { result, record };
       }
-      record.status = "failed";
-      record.error = redact(error!, this.#secrets.map((s) => s.value));
-      return { result: { ok: false, error: record.error }, record };
+      return { result: { ok: false, error: error! }, record };
     };
 
     for (;;) {

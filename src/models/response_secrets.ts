@@ -73,7 +73,8 @@ export interface KeptReply {
 
 /**
  * Adds to `record` the last reply (stored as {@link storedResponse} says), raw body, HTTP status and the
- * attempts' causes (redacted); returns the call's error: `error`, or the key reason when the reply carried one.
+ * attempts' causes (redacted); returns the call's error: `error`, or the key reason when the reply carried one,
+ * which also fails the record with that error (redacted).
  */
 export function keepReply(
   record: CallRecord,
@@ -91,9 +92,10 @@ export function keepReply(
   }
   if (kept.raw !== undefined) record.response_raw = kept.raw;
   if (kept.status !== undefined) record.http_status = kept.status;
-  if (kept.causes.length > 0) {
-    const values = secrets.map((s) => s.value);
-    record.attempt_errors = kept.causes.map((cause) => redact(cause, values));
-  }
-  return error;
+  const values = secrets.map((s) => s.value);
+  if (kept.causes.length > 0) record.attempt_errors = kept.causes.map((cause) => redact(cause, values));
+  if (error === undefined) return undefined;
+  record.status = "failed";
+  record.error = redact(error, values);
+  return record.error;
 }
