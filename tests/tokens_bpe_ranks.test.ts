@@ -15,7 +15,7 @@ import {
   MergeTable,
   readBpeRanks,
 } from "../src/tokens/bpe_ranks.ts";
-import { bpePartCounter, SCAN_LIMIT } from "../src/tokens/bpe_count.ts";
+import { bpePartCounter, SCAN_LIMIT } from "../src/tokens/bpe_ranks.ts";
 import { loadTokenCounter } from "../src/tokens/load.ts";
 
 const sha256 = (bytes: Uint8Array) => createHash("sha256").update(bytes).digest("hex");

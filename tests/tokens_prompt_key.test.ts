@@ -6,7 +6,7 @@
 import assert from "node:assert/strict";
 import type { ChatMessage } from "../src/models/messages.ts";
 import { loadTokenCounter } from "../src/tokens/load.ts";
-import { plainPromptText, promptKey } from "../src/tokens/prompt_key.ts";
+import { plainPromptText, promptKey } from "../src/tokens/counter.ts";
 import { templateView } from "../src/tokens/template.ts";
 
 const viewText = (messages: ChatMessage[], generationPrompt: boolean) =>

@@ -1,5 +1,5 @@
 /**
- * The native render of Qwen3's chat template (`src/tokens/qwen3_render.ts`) gives the interpreter's text for
+ * The native render of Qwen3's chat template (`src/tokens/template.ts`) gives the interpreter's text for
  * every plain input, over thousands of generated conversations; other input goes to the interpreter; only the
  * shipped template is rendered natively.
  */
@@ -7,7 +7,7 @@ import assert from "node:assert/strict";
 import type { ChatMessage } from "../src/models/messages.ts";
 import { loadTokenCounter } from "../src/tokens/load.ts";
 import { ChatTemplate, templateView } from "../src/tokens/template.ts";
-import { renderQwen3 } from "../src/tokens/qwen3_render.ts";
+import { renderQwen3 } from "../src/tokens/template.ts";
 import { DEFAULT_TOKENIZER_DIR } from "../src/assets.ts";
 import { Template } from "@huggingface/jinja";
 

@@ -7,7 +7,7 @@ import { join } from "node:path";
 import { Template } from "@huggingface/jinja";
 import { DEFAULT_TOKENIZER_DIR } from "../src/assets.ts";
 import { UsageError } from "../src/errors.ts";
-import { renderBounded, TemplateLimitError } from "../src/tokens/bounded_render.ts";
+import { renderBounded, TemplateLimitError } from "../src/tokens/template.ts";
 import { loadTokenCounter } from "../src/tokens/load.ts";
 
 const BOUNDS = { steps: 100_000, chars: 10_000 };

@@ -9,8 +9,7 @@ import { Tokenizer } from "@huggingface/tokenizers";
 import { DEFAULT_TOKENIZER_DIR } from "../src/assets.ts";
 import { loadTokenCounter } from "../src/tokens/load.ts";
 import { TEXT_KEY_LIMIT } from "../src/tokens/counter.ts";
-import { detachedCopy, TextCountCache } from "../src/tokens/text_cache.ts";
-import { ShortTextCounts } from "../src/tokens/count_table.ts";
+import { detachedCopy, ShortTextCounts, TextCountCache } from "../src/tokens/text_cache.ts";
 
 async function library(): Promise<Tokenizer> {
   const json = JSON.parse(await Deno.readTextFile(`${DEFAULT_TOKENIZER_DIR}/tokenizer.json`));

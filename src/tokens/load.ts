@@ -28,12 +28,10 @@ import {
 } from "./counter.ts";
 import { TextCountCache } from "./text_cache.ts";
 import { FifoMap } from "../core/fifo_map.ts";
-import { ChatTemplate } from "./template.ts";
-import { TemplateLimitError } from "./bounded_render.ts";
+import { ChatTemplate, TemplateLimitError } from "./template.ts";
 import { inputError, readInputChunks, readInputFile, statInputDirectory } from "../fs_input.ts";
 import type { ChatMessage } from "../core/messages.ts";
-import { readBpeRanks } from "./bpe_ranks.ts";
-import { bpePartCounter } from "./bpe_count.ts";
+import { bpePartCounter, readBpeRanks } from "./bpe_ranks.ts";
 import { parseJson as parseBoundedJson } from "../core/json_read.ts";
 
 /** The two files a tokenizer directory must hold, in the order they enter {@link tokenizerHash}. */

@@ -4,7 +4,7 @@
  * @module
  */
 import type { Tokenizer } from "@huggingface/tokenizers";
-import { ShortTextCounts } from "./count_table.ts";
+import { ShortTextCounts } from "./text_cache.ts";
 
 /** At most this many pre-token counts are cached per tokenizer (oldest dropped). */
 export const PRE_TOKEN_CACHE_LIMIT = 100_000;
