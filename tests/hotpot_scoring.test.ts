@@ -3,12 +3,13 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { hotpotScoreCommand, scoreHotpotFiles } from "../src/cli/hotpot/score.ts";
 import { UsageError } from "../src/errors.ts";
-import { parseModelAnswer, predictionFromModelAnswer } from "../src/suites/hotpot/run/answer_parse.ts";
 import {
   answerExactMatch,
   answerF1,
   METRIC_NAMES,
   normalizeAnswer,
+  parseModelAnswer,
+  predictionFromModelAnswer,
   scoreQuestion,
   supportingFactScores,
 } from "../src/suites/hotpot/run/scoring.ts";

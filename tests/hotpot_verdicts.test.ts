@@ -8,7 +8,7 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import { loadHotpotJson } from "../src/data/hotpot_json.ts";
 import { aggregateHotpot } from "../src/suites/hotpot/run/aggregate.ts";
-import { predictionFromModelAnswer } from "../src/suites/hotpot/run/answer_parse.ts";
+import { METRIC_NAMES, predictionFromModelAnswer, scoreQuestion } from "../src/suites/hotpot/run/scoring.ts";
 import { collectScripted } from "../src/suites/hotpot/collect/collect_question.ts";
 import { exactQuestionMean, Rational } from "../src/suites/hotpot/run/exact_mean.ts";
 import { hypothesisVerdict, hypothesisVerdictText } from "../src/suites/hotpot/report/report.ts";
@@ -19,7 +19,6 @@ import {
   questionUnits,
 } from "../src/suites/hotpot/run/methods.ts";
 import type { HotpotResultRow } from "../src/suites/hotpot/run/run_suite.ts";
-import { METRIC_NAMES, scoreQuestion } from "../src/suites/hotpot/run/scoring.ts";
 import { readableText, supportSurvival } from "../src/suites/hotpot/run/support_kept.ts";
 import { scoreHotpotFiles } from "../src/cli/hotpot/score.ts";
 import { ROOT } from "./helpers/spawn.ts";

@@ -1,15 +1,15 @@
 /**
  * The answer pipeline hotpot and sweep share: {@link runAnswerTask} runs a suite's task (units, frozen
  * compression, conditions, scores, rows) at every ceiling, {@link publishAnswerRuns} its aggregates, ceilings
- * and report; the suites declare their ceilings, engine and context stages over the helpers here, under their
- * own names, versions and params (so existing runs' node keys do not change).
+ * and report; the suites declare their rank, engine, context and ceilings stages over the helpers here (and
+ * store rankings and summaries as the schemas here say, each with its node key), under their own names,
+ * versions and params (so existing runs' node keys do not change).
  *
  * @module
  */
 import { z } from "zod";
 import pLimit from "p-limit";
-import { defineStage } from "../pipeline/stage.ts";
-import type { AnyStageDef } from "../pipeline/stage.ts";
+import { type AnyStageDef, defineStage } from "../pipeline/stage.ts";
 import type { Executor, NodeOutcome, NodeResult } from "../pipeline/executor.ts";
 import { type ChatMessage, ChatMessageSchema } from "../models/messages.ts";
 import { countPrompt } from "../tokens/budget.ts";
@@ -21,7 +21,6 @@ import {
   type MethodArtifacts,
   type MethodParams,
 } from "../methods/registry.ts";
-import { StoredRankingSchema, StoredSummarySchema } from "./stored.ts";
 import type { TokenCounter } from "../tokens/types.ts";
 import {
   ENGINE_STAGE_PARAMS,
@@ -53,6 +52,103 @@ import type { ReportAnalysisOptions } from "../analysis/report_inputs.ts";
 import { runHeaderStage } from "../pipeline/run_header.ts";
 import { bindRunHeader, publishedJsonStage, publishJsonFile } from "./published_json_stage.ts";
 import { replayContext, shardCounter, shardOptions } from "./merge_replay.ts";
+import { rank } from "../models/rank.ts";
+import type { ChatModel, DecisionModel, RankUnit } from "../models/types.ts";
+import type { LoopbackProxy } from "../models/loopback_proxy.ts";
+
+/** What the suites' model-calling stages need (`endpoint`: the loopback chat endpoint outside engines get). */
+export interface ModelStageEnv {
+  decision: DecisionModel;
+  chat: ChatModel;
+  counter: TokenCounter;
+  endpoint?: LoopbackProxy;
+}
+
+/** How a suite declares its `*-rank` stage (version 2). */
+export interface RankStageDecl<S extends z.ZodRawShape, E extends { decision: DecisionModel }> {
+  name: string;
+  doc: string;
+  params: S;
+  inputs: readonly string[];
+  /** The units to rank and the task they are ranked for, or why the unit is invalid. */
+  units(
+    params: z.infer<z.ZodObject<S>>,
+    inputs: Record<string, unknown>,
+    env: E,
+  ): { units: readonly RankUnit[]; task: string } | { invalid: string };
+}
+
+/** A suite's ranking stage (see {@link RankStageDecl}). */
+export function defineRankStage<S extends z.ZodRawShape, E extends { decision: DecisionModel }>(
+  decl: RankStageDecl<S, E>,
+) {
+  const Params = z.object(decl.params);
+  return defineStage({
+    name: decl.name,
+    version: 2,
+    doc: decl.doc,
+    params: Params,
+    inputs: decl.inputs,
+    outputs: {
+      ranking: {
+        schema: StoredRankingSchema.nullable(),
+        doc: "unit ids by descending probability, with the node key",
+      },
+    },
+    provider: true,
+    async run({ params, inputs, key, env }: {
+      params: z.infer<typeof Params>;
+      inputs: Record<string, unknown>;
+      key: string;
+      env: E;
+    }) {
+      const plan = decl.units(params, inputs, env);
+      if ("invalid" in plan) {
+        const ranking: StoredRankingValue = { node: key, ok: false, order: [], error: plan.invalid };
+        return { outputs: { ranking }, status: "invalid" as const };
+      }
+      const result = await rank(env.decision, [...plan.units], plan.task);
+      if (!result.ok) {
+        const ranking: StoredRankingValue = { node: key, ok: false, order: [], error: result.error };
+        return {
+          outputs: { ranking },
+          requests: result.records,
+          status: "invalid" as const,
+          reason: result.error,
+        };
+      }
+      const { order, probabilities, model } = result;
+      return {
+        outputs: { ranking: { node: key, ok: true, order, probabilities, model } },
+        requests: result.records,
+      };
+    },
+  });
+}
+
+/** A rank node's `ranking` output. */
+export const StoredRankingSchema = z.object({
+  node: z.string().optional(),
+  ok: z.boolean(),
+  /** Unit ids, strictly descending probability, ties by id; empty when the ranking failed. */
+  order: z.array(z.string()),
+  probabilities: z.record(z.string(), z.number()).optional(),
+  model: z.string().optional(),
+  error: z.string().optional(),
+});
+/** A rank node's `ranking` output. */
+export type StoredRankingValue = z.infer<typeof StoredRankingSchema>;
+
+/** A summary node's `summary` output. */
+export const StoredSummarySchema = z.object({
+  node: z.string().optional(),
+  ok: z.boolean(),
+  text: z.string().nullable(),
+  /** Unit ids kept verbatim beside the summary (fusion). */
+  kept: z.array(z.string()).optional(),
+  reason: z.string().optional(),
+  attempts: z.number().int().optional(),
+});
 
 /**
  * How a suite declares its `*-context` stage (version 2): `unit` gives its unit's frame, `full` input and

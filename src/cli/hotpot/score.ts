@@ -12,9 +12,9 @@ import {
   METRIC_NAMES,
   scoreQuestion,
 } from "../../suites/hotpot/run/scoring.ts";
+import { parseJsonKeepingDecimalIds } from "../../suites/hotpot/run/scoring.ts";
 import { parseOptions, printHelp } from "../args.ts";
 import { readInputText } from "../../fs_input.ts";
-import { parseJsonKeepingDecimalIds } from "../../suites/hotpot/run/json_ids.ts";
 import { CLI } from "../../core/program_name.ts";
 import { ownRecord } from "../../core/own_record.ts";
 import { INPUT_MAX_BYTES } from "../../core/input_limits.ts";

@@ -11,7 +11,8 @@ import { CheckOnlyComparison, type CheckOnlyReport } from "../../answer_stage.ts
 import type { TokenCounter } from "../../../tokens/types.ts";
 import { addUsage, emptyUsage, type Usage } from "../../../core/usage.ts";
 import { sortedRecord } from "../../published.ts";
-import type { StoredRankingValue } from "../../stored.ts";
+import { type CeilingRun, publishAnswerRuns, runAnswerTask } from "../../answer_pipeline.ts";
+import type { StoredRankingValue } from "../../answer_pipeline.ts";
 import type { HotpotMethod } from "./methods.ts";
 import {
   contextNeeds,
@@ -41,7 +42,6 @@ import { hotpotReportStage } from "../report/stages/report.ts";
 import { DEFAULT_RESAMPLES } from "../../../analysis/bootstrap.ts";
 import { runCost } from "../../../analysis/cost.ts";
 import { contextInputs, type ReportAnalysisOptions } from "../../../analysis/report_inputs.ts";
-import { type CeilingRun, publishAnswerRuns, runAnswerTask } from "../../answer_pipeline.ts";
 
 export type { HotpotResultRow } from "./rows.ts";
 

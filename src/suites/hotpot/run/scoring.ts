@@ -1,11 +1,14 @@
 /**
  * HotpotQA scoring with the semantics of the official `hotpot_evaluate_v1.py` (normalization, answer EM/F1,
  * supporting-fact and joint metrics), with one deliberate difference: a supporting-fact pair whose id is not an
- * integer (a boolean, 1.5, "3", or `3.0`/`3e0` kept as text by json_ids.ts) earns no credit.
+ * integer (a boolean, 1.5, "3", or `3.0`/`3e0` kept as its source text by the JSON parse here) earns no
+ * credit. A model's answer is parsed leniently (fenced JSON, the whole text, any embedded object), scored strictly.
  *
  * @module
  */
 import { normalizeAnswer, pySplit } from "../../scoring.ts";
+import { z } from "zod";
+import { MAX_JSON_DEPTH, scanJson } from "../../../core/json_read.ts";
 
 export { normalizeAnswer } from "../../scoring.ts";
 
@@ -135,4 +138,85 @@ export function averageMetrics(perQuestion: readonly HotpotMetrics[]): HotpotMet
   for (const m of perQuestion) for (const k of METRIC_NAMES) sum[k] += m[k];
   for (const k of METRIC_NAMES) sum[k] = perQuestion.length === 0 ? 0 : sum[k] / perQuestion.length;
   return sum;
+}
+
+/** The reviver context of ES2025 JSON.parse source text access (supported by V8, hence Deno). */
+interface ReviverContext {
+  source?: string;
+}
+
+/** `JSON.parse(text)`, except that a non-integer-literal number in an array stays its source text. */
+export function parseJsonKeepingDecimalIds(text: string): unknown {
+  scanJson(text, MAX_JSON_DEPTH, true); // before the reviver, which recurses
+  return JSON.parse(
+    text,
+    function (this: unknown, _key: string, value: unknown, context?: ReviverContext) {
+      if (typeof value === "number" && Array.isArray(this) && context?.source !== undefined) {
+        if (/[.eE]/.test(context.source)) return context.source;
+      }
+      if (value !== null && typeof value === "object" && !Array.isArray(value)) {
+        Object.setPrototypeOf(value, null);
+      }
+      return value;
+    } as (key: string, value: unknown) => unknown,
+  );
+}
+
+/** A parsed model answer. */
+export type ParsedAnswer =
+  | { ok: true; answer: string; supporting_facts: unknown[] }
+  | { ok: false; error: string };
+
+const AnswerObjectSchema = z.object({
+  answer: z.union([z.string(), z.number().transform(String)]),
+  // Parsed leniently: anything but a list (null, an object…) is no supporting facts, and the answer still counts.
+  supporting_facts: z.unknown().optional(),
+});
+
+/** Every balanced `{...}` span of `text` (string-aware), in order of their start. */
+function objectCandidates(text: string): string[] {
+  const out: string[] = [];
+  for (let start = text.indexOf("{"); start !== -1; start = text.indexOf("{", start + 1)) {
+    let depth = 0;
+    let inString = false;
+    for (let i = start; i < text.length; i++) {
+      const c = text[i];
+      if (inString) {
+        if (c === "\\") i++;
+        else if (c === '"') inString = false;
+      } else if (c === '"') inString = true;
+      else if (c === "{") depth++;
+      else if (c === "}" && --depth === 0) {
+        out.push(text.slice(start, i + 1));
+        break;
+      }
+    }
+  }
+  return out;
+}
+
+/** Parses a model answer: fenced JSON first, then the whole text, then any embedded JSON object. */
+export function parseModelAnswer(text: string): ParsedAnswer {
+  const fenced = [...text.matchAll(/```(?:json)?\s*\n?([\s\S]*?)```/gi)].map((m) => m[1]);
+  for (const candidate of [...fenced, text, ...objectCandidates(text)]) {
+    let json: unknown;
+    try {
+      json = parseJsonKeepingDecimalIds(candidate.trim());
+    } catch (error) {
+      if (error instanceof SyntaxError) continue;
+      throw error;
+    }
+    const parsed = AnswerObjectSchema.safeParse(json);
+    if (parsed.success) {
+      const facts = parsed.data.supporting_facts;
+      return { ok: true, answer: parsed.data.answer, supporting_facts: Array.isArray(facts) ? facts : [] };
+    }
+  }
+  return { ok: false, error: "no JSON object with an 'answer' field found in the model's answer" };
+}
+
+/** The prediction to score for a model answer; an unparsable answer predicts nothing (scores zero). */
+export function predictionFromModelAnswer(text: string): HotpotPrediction {
+  const parsed = parseModelAnswer(text);
+  return parsed.ok ? { answer: parsed.answer, sp: parsed.supporting_facts } : { answer: "", sp: [] };
 }

@@ -11,11 +11,10 @@ import { z } from "zod";
 import { defineStage } from "../../../pipeline/stage.ts";
 import { summarizeWithin } from "../../../methods/summarize.ts";
 import { countPrompt } from "../../../tokens/budget.ts";
-import { defineRankStage, type ModelStageEnv } from "../../rank_stage.ts";
-import { StoredSummarySchema } from "../../stored.ts";
+import { defineEngineStage, defineRankStage, type ModelStageEnv } from "../../answer_pipeline.ts";
+import { StoredSummarySchema } from "../../answer_pipeline.ts";
 import { renderedUnits, summarySweepContext, sweepTask } from "../contexts.ts";
 import { publicHistory } from "../../../methods/engine_method.ts";
-import { defineEngineStage } from "../../answer_pipeline.ts";
 import type { TokenCounter } from "../../../tokens/types.ts";
 import type { SweepFixture } from "../fixture.ts";
 

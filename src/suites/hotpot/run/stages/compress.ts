@@ -10,14 +10,13 @@ import { z } from "zod";
 import { defineStage } from "../../../../pipeline/stage.ts";
 import { summarizeWithin } from "../../../../methods/summarize.ts";
 import { countPrompt } from "../../../../tokens/budget.ts";
-import { defineRankStage, type ModelStageEnv } from "../../../rank_stage.ts";
-import { StoredRankingSchema, StoredSummarySchema } from "../../../stored.ts";
+import { defineEngineStage, defineRankStage, type ModelStageEnv } from "../../../answer_pipeline.ts";
+import { StoredRankingSchema, StoredSummarySchema } from "../../../answer_pipeline.ts";
 import { compactedContext, evidenceSpaceOf, hotpotFrame, questionUnits, taskText } from "../methods.ts";
 import { joinUnits } from "../../../../methods/evidence_unit.ts";
 import { declaredMethod, type MethodParams } from "../../../../methods/registry.ts";
 import { storedQuestion, StoredQuestionSchema } from "./question.ts";
 import { publicHistory } from "../../../../methods/engine_method.ts";
-import { defineEngineStage } from "../../../answer_pipeline.ts";
 
 /** A ranking input that may be null (built once: a zod schema costs far more to build than to run). */
 const OptionalRankingSchema = StoredRankingSchema.nullable();
@@ -35,17 +34,7 @@ export const hotpotRankStage = defineRankStage({
   },
 });
 
-const COMMON = new Set([
-  "method",
-  "generation",
-  "input_cap",
-  "reserve",
-  "tokenizer",
-  "chat_model",
-  "max_retries",
-]);
-// A method's own parameters (e.g. jev+summary's `fusion_share`) follow the common ones.
-const SummaryParams = z.object({
+const Common = {
   method: z.string(),
   generation: z.number().int(),
   input_cap: z.number().int(),
@@ -53,8 +42,10 @@ const SummaryParams = z.object({
   tokenizer: z.string(),
   chat_model: z.string(),
   max_retries: z.number().int(),
-  fusion_share: z.number().optional(),
-}).catchall(z.unknown());
+};
+const COMMON = new Set(Object.keys(Common));
+// A method's own parameters (e.g. jev+summary's `fusion_share`) follow the common ones.
+const SummaryParams = z.object({ ...Common, fusion_share: z.number().optional() }).catchall(z.unknown());
 
 /** The `hotpot-summary` stage. */
 export const hotpotSummaryStage = defineStage({

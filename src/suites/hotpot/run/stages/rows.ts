@@ -9,10 +9,9 @@
 import { z } from "zod";
 import { defineStage } from "../../../../pipeline/stage.ts";
 import { ChatMessageSchema } from "../../../../models/messages.ts";
-import { predictionFromModelAnswer } from "../answer_parse.ts";
+import { METRIC_NAMES, predictionFromModelAnswer, scoreQuestion } from "../scoring.ts";
 import { CorpusGoldSchema } from "../../corpus.ts";
 import { supportSurvival } from "../support_kept.ts";
-import { METRIC_NAMES, scoreQuestion } from "../scoring.ts";
 import { QuestionMetaSchema, storedQuestion } from "./question.ts";
 import { answerRows, StoredAnswerSchema } from "../../../answer_stage.ts";
 import { rowInput } from "../../../published.ts";
