@@ -19,7 +19,6 @@ import {
 } from "../../suites/engines/budgets.ts";
 import type { ImportedTranscript } from "../../data/transcripts/types.ts";
 import { runSuiteCommand } from "../../suites/run_command.ts";
-import type { ModelSetup } from "../../suites/model_setup.ts";
 import type { RunInvocation } from "../../suites/run_lifecycle.ts";
 import { ENGINES_SUITE } from "../../suites/engines/definition.ts";
 import { runEnginesSuite, type TranscriptSource } from "../../suites/engines/suite.ts";
@@ -41,9 +40,6 @@ export const GeneratorShape = {
   "needle-depths": fractionListOption.optional(),
   seed: z.string().optional(),
 };
-
-/** The options of a generated transcript: ignored, so refused, when a transcript is imported. */
-const GENERATOR_OPTIONS = ["turns", "needles", "words-per-msg", "needle-depths", "seed"];
 
 /** The generator's parameters from its options; refuses an inconsistent or too large transcript. */
 export function generatorParams(o: z.infer<z.ZodObject<typeof GeneratorShape>>) {
@@ -105,7 +101,8 @@ export async function enginesRunCommand(
   let source: TranscriptSource;
   const sources: Record<string, Uint8Array> = {};
   if (options.transcript) {
-    refuseGiven("engines run", options, GENERATOR_OPTIONS, "only used without --transcript");
+    // The generator's options are ignored, so refused, when a transcript is imported.
+    refuseGiven("engines run", options, Object.keys(GeneratorShape), "only used without --transcript");
     // Imported (so validated) before the run directory is created: bad input writes nothing.
     const format = options.format ?? "auto";
     const transcript = await importTranscript(options.transcript, format);
@@ -148,22 +145,6 @@ export async function enginesRunCommand(
   const repeats = options.repeats ?? 3;
   const [budgets, qa] = [targets(options), !options["no-qa"]];
   const recoveryRounds = options["recovery-rounds"] ?? DEFAULT_RECOVERY_ROUNDS;
-  const protocolOf = (description: ModelSetup["description"]) => ({
-    suite: "engines",
-    engines: engineLabels,
-    engine_env: Object.keys(engineEnv).sort(),
-    repeats,
-    budget: budgets.map((b) => b.label),
-    context_length: options["context-length"]?.map((b) => b.tokens) ?? null,
-    probes: probes ? probes.probes.length : null,
-    ...(source.kind === "imported" && source.samples
-      ? { samples: source.samples.map(({ sample }) => sample) }
-      : {}),
-    questions_per_prompt: 1,
-    qa,
-    recovery_rounds: recoveryRounds,
-    models: description,
-  });
   const finished = await runSuiteCommand({
     suite: ENGINES_SUITE,
     options,
@@ -183,7 +164,22 @@ export async function enginesRunCommand(
           hermesDir,
         }, name);
       }
-      const protocol = protocolOf(models.description);
+      const protocol = {
+        suite: "engines",
+        engines: engineLabels,
+        engine_env: Object.keys(engineEnv).sort(),
+        repeats,
+        budget: budgets.map((b) => b.label),
+        context_length: options["context-length"]?.map((b) => b.tokens) ?? null,
+        probes: probes ? probes.probes.length : null,
+        ...(source.kind === "imported" && source.samples
+          ? { samples: source.samples.map(({ sample }) => sample) }
+          : {}),
+        questions_per_prompt: 1,
+        qa,
+        recovery_rounds: recoveryRounds,
+        models: models.description,
+      };
       return { protocol, secrets: passedSecrets("--engine-env", engineEnv), value: protocol };
     },
     async run(context, { counter, models, endpoint }, protocol) {

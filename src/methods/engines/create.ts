@@ -72,13 +72,9 @@ function competitor(spec: string, deps: EngineDeps, given: string): ContextEngin
     }
   };
   return {
-    kind: engine.kind,
-    name,
-    timing: engine.timing,
+    ...engine,
     prepare: () => skipping(() => engine.prepare!()),
     compress: (messages, opts) => skipping(() => engine.compress(messages, opts)),
-    worker: () => engine.worker!(),
-    close: () => engine.close!(),
   };
 }
 

@@ -53,7 +53,6 @@ export function createExecRecallEngine(command: string, options: ExecEngineOptio
         throw new EngineError(`${name}: cannot start '${argv[0]}': ${started.notStarted}`, { records });
       }
       const { session } = started;
-      let text: string;
       if (!await session.writeLine(JSON.stringify(outsideRequest(messages, opts)))) {
         throw await failure(session, "stopped reading its request");
       }
@@ -66,10 +65,8 @@ export function createExecRecallEngine(command: string, options: ExecEngineOptio
         await session.close();
         const status = session.exitStatus();
         if (status !== null && !status.success) throw await failure(session, "exited before replying");
-        text = read.rest;
-      } else {
-        text = read.text;
       }
+      const text = read.kind === "end" ? read.rest : read.text;
       const made = await call.finish();
       const records = made?.records ?? [];
       const stolen = foundRunSecrets(text, secrets);

@@ -192,15 +192,12 @@ export async function runEngines(options: RunEnginesOptions): Promise<EngineResu
     decision: options.decision,
     timeoutMs: options.timeoutMs ?? DEFAULT_ENGINE_TIMEOUT_MS,
     maxOutputBytes: options.maxOutputBytes,
+    env: options.engineEnv,
+    hermesDir: options.hermesDir,
+    endpoint: options.endpoint,
   };
   const selections = options.engines.map((e) => typeof e === "string" ? { name: e, spec: e } : e);
-  const engines = selections.map(({ name, spec }) =>
-    createEngine(
-      spec,
-      { ...deps, env: options.engineEnv, hermesDir: options.hermesDir, endpoint: options.endpoint },
-      name,
-    )
-  );
+  const engines = selections.map(({ name, spec }) => createEngine(spec, deps, name));
   const results: EngineResult[] = [];
   for (const [index, engine] of engines.entries()) {
     const progress = (phase: EngineProgress["phase"], status?: EngineResult["status"]) =>

@@ -44,27 +44,20 @@ export const enginesTranscriptStage = defineStage({
     const probeFile = inputs.probes === undefined
       ? undefined
       : parseHermesProbes(z.string().parse(inputs.probes), "probes");
-    if (params.source === "generated") {
-      const { messages, needles, hash } = generateTranscript(params.params);
-      return Promise.resolve({
-        outputs: { transcript: { messages, needles, probes: probeFile?.probes ?? [], hash } },
-      });
-    }
-    const imported = importTranscriptText(
-      z.string().parse(inputs.file),
-      "transcript",
-      params.format,
-      params.sample !== undefined ? { sample: params.sample } : {},
-    );
-    return Promise.resolve({
-      outputs: {
-        transcript: {
-          messages: imported.messages,
-          needles: imported.needles ?? [],
-          probes: probeFile?.probes ?? imported.probes,
-          hash: transcriptHash(imported.messages),
-        },
-      },
-    });
+    const made = params.source === "generated"
+      ? { ...generateTranscript(params.params), probes: [] }
+      : importTranscriptText(
+        z.string().parse(inputs.file),
+        "transcript",
+        params.format,
+        params.sample !== undefined ? { sample: params.sample } : {},
+      );
+    const transcript = {
+      messages: made.messages,
+      needles: made.needles ?? [],
+      probes: probeFile?.probes ?? made.probes,
+      hash: transcriptHash(made.messages),
+    };
+    return Promise.resolve({ outputs: { transcript } });
   },
 });
