@@ -14,7 +14,7 @@ import { sha256File } from "../store/hash.ts";
 import type { TokenCounter } from "../tokens/types.ts";
 import { BUILTIN_ENGINES, type EngineSelection, REAL_COMPETITORS } from "./engines/engine_names.ts";
 import { FRAMEWORK_ENGINES } from "./engines/frameworks/framework_engines.ts";
-import { type ContextEngine, type EngineDeps, EngineError, EngineSkipped } from "./engines/engine.ts";
+import { type EngineDeps, EngineError, EngineSkipped } from "./engines/engine.ts";
 import { splitCommandLine } from "./engines/split_command.ts";
 import { toolPairingProblem } from "./engines/tool_groups.ts";
 import { declaredMethod, declaredMethodNames, type Method } from "./registry.ts";
@@ -102,53 +102,6 @@ export const StoredWindowSchema = z.object({
 });
 type StoredWindow = z.infer<typeof StoredWindowSchema>;
 
-/** What one compaction gave: the window (or the reason there is none) and the provider exchanges made. */
-interface Compaction {
-  window: StoredWindow;
-  records: CallRecord[];
-}
-
-/**
- * Runs `engine` once over `history` toward `budget` and checks its output (well-formed messages, intact tool
- * pairs). A skip or an engine failure is a window with `ok: false` and the reason.
- */
-async function compactWithEngine(
-  engine: ContextEngine,
-  history: readonly ChatMessage[],
-  budget: number,
-  counter: TokenCounter,
-  key: string,
-): Promise<Compaction> {
-  const input = structuredClone([...history]);
-  const usage = emptyUsage();
-  const fail = (reason: string, records: CallRecord[] = []): Compaction => ({
-    window: { node: key, ok: false, messages: null, reason, usage: { ...usage, calls: records.length } },
-    records,
-  });
-  try {
-    const out = await engine.compress(input, {
-      budgetTokens: budget,
-      currentTokens: counter.countMessages(input),
-      counter,
-    });
-    // Hotpot and sweep judge the window alone: recall tools an engine offers are closed at once.
-    await out.recall?.close();
-    const records = out.records ?? [];
-    Object.assign(usage, out.usage ?? {});
-    const parsed = z.array(ChatMessageSchema).safeParse(out.messages);
-    if (!parsed.success || parsed.data.length === 0) {
-      return fail(`engine ${engine.name}: malformed output`, records);
-    }
-    const problem = toolPairingProblem(parsed.data);
-    if (problem !== null) return fail(`engine ${engine.name}: broken tool pairing: ${problem}`, records);
-    return { window: { node: key, ok: true, messages: parsed.data, reason: null, usage }, records };
-  } catch (error) {
-    if (error instanceof EngineSkipped) return fail(`engine ${engine.name} skipped: ${error.message}`);
-    if (error instanceof EngineError) return fail(error.message, error.records);
-    throw error;
-  }
-}
-
 /** The parameters every suite's engine stage keys on, in this order (after the suite's method name). */
 export const ENGINE_STAGE_PARAMS = {
   engine: z.string(),
@@ -179,7 +132,8 @@ interface EngineStageOutcome {
 
 /**
  * The body every suite's engine stage shares: builds the engine `spec` names (shown as `name`), compacts
- * `history` toward `budget` and gives the window, the exchanges made and, when the engine failed, the reason.
+ * `history` toward `budget` once and checks its output (well-formed messages, intact tool pairs). A skip or an
+ * engine failure is a window with `ok: false` and the reason: the node is invalid.
  */
 export async function runEngineStage(
   spec: string,
@@ -198,17 +152,42 @@ export async function runEngineStage(
     timeoutMs: ENGINE_STAGE_TIMEOUT_MS,
     endpoint: env.endpoint,
   }, name);
-  let compaction: Compaction;
+  const input = structuredClone([...history]);
+  const usage = emptyUsage();
+  const fail = (reason: string, records: CallRecord[] = []): EngineStageOutcome => ({
+    outputs: {
+      window: { node: key, ok: false, messages: null, reason, usage: { ...usage, calls: records.length } },
+    },
+    requests: records,
+    status: "invalid",
+    reason,
+  });
   try {
-    compaction = await compactWithEngine(engine, history, budget, counter, key);
+    const out = await engine.compress(input, {
+      budgetTokens: budget,
+      currentTokens: counter.countMessages(input),
+      counter,
+    });
+    // Hotpot and sweep judge the window alone: recall tools an engine offers are closed at once.
+    await out.recall?.close();
+    const records = out.records ?? [];
+    Object.assign(usage, out.usage ?? {});
+    const parsed = z.array(ChatMessageSchema).safeParse(out.messages);
+    if (!parsed.success || parsed.data.length === 0) {
+      return fail(`engine ${engine.name}: malformed output`, records);
+    }
+    const problem = toolPairingProblem(parsed.data);
+    if (problem !== null) return fail(`engine ${engine.name}: broken tool pairing: ${problem}`, records);
+    return {
+      outputs: { window: { node: key, ok: true, messages: parsed.data, reason: null, usage } },
+      requests: records,
+    };
+  } catch (error) {
+    if (error instanceof EngineSkipped) return fail(`engine ${engine.name} skipped: ${error.message}`);
+    if (error instanceof EngineError) return fail(error.message, error.records);
+    throw error;
   } finally {
     // An outside engine's worker lives for this one call here.
     await engine.close?.();
   }
-  const { window, records } = compaction;
-  return {
-    outputs: { window },
-    requests: records,
-    ...(window.ok ? {} : { status: "invalid" as const, reason: window.reason ?? "engine failed" }),
-  };
 }
