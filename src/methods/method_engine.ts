@@ -11,7 +11,7 @@ import type { ChatMessage } from "../models/messages.ts";
 import { rank } from "../models/rank.ts";
 import type { CallRecord } from "../models/types.ts";
 import { type ContextEngine, type EngineDeps, EngineError } from "./engines/engine.ts";
-import { renderTranscript, summaryMessage } from "./engines/summarize.ts";
+import { renderTranscript, summaryMessage } from "./engines/hermes_like.ts";
 import { splitUnits } from "./engines/tool_groups.ts";
 import { leadingSystemCount } from "./engines/truncate.ts";
 import { type EvidenceUnit, joinUnits } from "./evidence_unit.ts";

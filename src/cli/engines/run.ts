@@ -11,12 +11,7 @@ import { passedSecrets } from "../../core/secrets.ts";
 import { BUILTIN_ENGINES, createEngine, parseEngineSelection } from "../../methods/engines/create.ts";
 import { importTranscript } from "../../data/transcripts/import.ts";
 import { readHermesProbes } from "../../data/transcripts/hermes_probes.ts";
-import {
-  budgetListOption,
-  type BudgetSpec,
-  contextLengthListOption,
-  DEFAULT_BUDGET,
-} from "../../suites/engines/budgets.ts";
+import { budgetListOption, contextLengthListOption, DEFAULT_BUDGET } from "../../suites/engines/budgets.ts";
 import type { ImportedTranscript } from "../../data/transcripts/types.ts";
 import { runSuiteCommand } from "../../suites/run_command.ts";
 import type { RunInvocation } from "../../suites/run_lifecycle.ts";
@@ -109,7 +104,7 @@ export async function enginesRunCommand(
     sources.transcript = await readInputFile(options.transcript, "--transcript");
     source = { kind: "imported", path: options.transcript, format, transcript };
     if (options.sample !== undefined) {
-      const chosen = sampleIndices(options.sample, sampleCount(transcript), options.transcript);
+      const chosen = sampleIndices(options.sample, transcript, options.transcript);
       source.samples = [];
       for (const sample of chosen) {
         const imported = sample === 0
@@ -143,7 +138,10 @@ export async function enginesRunCommand(
   }
   const engineLabels = engines.map(({ name, spec }) => name === spec ? spec : `${name}=${spec}`);
   const repeats = options.repeats ?? 3;
-  const [budgets, qa] = [targets(options), !options["no-qa"]];
+  // The --budget list, then the --context-length list; a context length alone measures no default budget.
+  const lengths = options["context-length"] ?? [];
+  const budgets = [...(options.budget ?? (lengths.length > 0 ? [] : [DEFAULT_BUDGET])), ...lengths];
+  const qa = !options["no-qa"];
   const recoveryRounds = options["recovery-rounds"] ?? DEFAULT_RECOVERY_ROUNDS;
   const finished = await runSuiteCommand({
     suite: ENGINES_SUITE,
@@ -214,20 +212,13 @@ export async function enginesRunCommand(
   return finished.path;
 }
 
-/** The `--budget` list, then the `--context-length` list; a context length alone measures no default budget. */
-function targets(options: EnginesRunOptions): BudgetSpec[] {
-  const lengths = options["context-length"] ?? [];
-  return [...(options.budget ?? (lengths.length > 0 ? [] : [DEFAULT_BUDGET])), ...lengths];
-}
-
-/** How many transcripts (LoCoMo conversations, ShareGPT trajectories) a file holds. */
-function sampleCount(transcript: ImportedTranscript): number {
-  const count = transcript.meta.samples ?? transcript.meta.trajectories;
-  return typeof count === "number" && Number.isInteger(count) && count > 0 ? count : 1;
-}
-
-/** The indices `--sample` names (`all`, or whole numbers from 0), in the order given; refused when out of range. */
-function sampleIndices(values: readonly string[], count: number, path: string): number[] {
+/**
+ * The indices `--sample` names (`all`, or whole numbers from 0) of the transcripts `transcript`'s file holds
+ * (LoCoMo conversations, ShareGPT trajectories), in the order given; refused when out of range.
+ */
+function sampleIndices(values: readonly string[], transcript: ImportedTranscript, path: string): number[] {
+  const held = transcript.meta.samples ?? transcript.meta.trajectories;
+  const count = typeof held === "number" && Number.isInteger(held) && held > 0 ? held : 1;
   if (values.includes("all")) {
     if (values.length > 1) throw new UsageError("--sample all takes every conversation; give it alone");
     return Array.from({ length: count }, (_, i) => i);

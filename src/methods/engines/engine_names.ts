@@ -10,23 +10,19 @@ import { UsageError } from "../../errors.ts";
 export const BUILTIN_ENGINES = ["full", "truncate", "hermes-like", "summary", "jev", "jev+summary"] as const;
 
 /**
- * The real competitors: an adapter in adapters/ run with `python3`, the variables of this process it is given
- * (never a provider key), and whether it serves recall tools.
+ * The real competitors: an adapter in adapters/ run with `python3` and the variables of this process it is
+ * given (never a provider key). hermes-lcm and lean-ctx serve recall tools (lean-ctx's local fallback offers
+ * the plugin's own, which need the daemon, so they answer errors).
  */
-export const REAL_COMPETITORS: Readonly<
-  Record<string, { script: string; env: readonly string[]; recall?: boolean }>
-> = {
+export const REAL_COMPETITORS: Readonly<Record<string, { script: string; env: readonly string[] }>> = {
   "hermes": { script: "adapters/hermes_context_compressor.py", env: ["HERMES_AGENT_DIR", "PYTHONPATH"] },
   "hermes-lcm": {
     script: "adapters/hermes_lcm.py",
     env: ["HERMES_AGENT_DIR", "HERMES_LCM_DIR", "PYTHONPATH"],
-    recall: true,
   },
   "lean-ctx": {
     script: "adapters/lean_ctx.py",
     env: ["LEANCTX_URL", "LEANCTX_TOKEN", "LEAN_CTX_PLUGIN_DIR"],
-    // Its local fallback offers the plugin's own recall tools (they need the daemon, so they answer errors).
-    recall: true,
   },
 };
 

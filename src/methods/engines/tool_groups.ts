@@ -14,25 +14,17 @@ export { toolPairingProblem } from "../../core/tool_pairing.ts";
 export interface MessageUnit {
   start: number;
   messages: ChatMessage[];
-  isToolGroup: boolean;
 }
 
 /** Splits messages into units: an assistant message with tool calls and the results after it, or one message. */
 export function splitUnits(messages: ChatMessage[]): MessageUnit[] {
   const units: MessageUnit[] = [];
-  let i = 0;
-  while (i < messages.length) {
-    const message = messages[i];
-    if (message.role === "assistant" && (message.tool_calls?.length ?? 0) > 0) {
-      const group = [message];
-      let j = i + 1;
-      while (j < messages.length && messages[j].role === "tool") group.push(messages[j++]);
-      units.push({ start: i, messages: group, isToolGroup: true });
-      i = j;
-    } else {
-      units.push({ start: i, messages: [message], isToolGroup: false });
-      i++;
+  for (let i = 0; i < messages.length;) {
+    const start = i++;
+    if (messages[start].role === "assistant" && (messages[start].tool_calls?.length ?? 0) > 0) {
+      while (i < messages.length && messages[i].role === "tool") i++;
     }
+    units.push({ start, messages: messages.slice(start, i) });
   }
   return units;
 }

@@ -70,6 +70,12 @@ export interface RunEnginesOptions {
   onProgress?: (progress: EngineProgress) => void;
 }
 
+/** One conversation of a multi-sample run: its index in the file and the file's own id (`sample_id`) or null. */
+export interface ConversationRef {
+  sample: number;
+  sample_id: string | null;
+}
+
 /** QA recall summary of one engine, without the per-question details when there are none. */
 export type QaSummary = Omit<QaRecall, "records">;
 
@@ -89,7 +95,7 @@ export interface EngineResult {
   budget_tokens: number;
   budget: string;
   /** The conversation of a multi-sample file (`--sample`) this row measures; absent otherwise. */
-  conversation?: { sample: number; sample_id: string | null };
+  conversation?: ConversationRef;
   input_tokens: number;
   output_tokens: number | null;
   saved_tokens: number | null;

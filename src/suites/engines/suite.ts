@@ -6,7 +6,6 @@
 import { ModelTally, requestedModels } from "../../core/answering_models.ts";
 import type { ImportedTranscript, Probe } from "../../data/transcripts/types.ts";
 import type { TokenCounter } from "../../tokens/types.ts";
-import type { LoopbackProxy } from "../../models/loopback_proxy.ts";
 import type { ModelSetup } from "../model_setup.ts";
 import type { RunContext } from "../run_lifecycle.ts";
 import type { GenerateParamsInput } from "./generate.ts";
@@ -18,7 +17,7 @@ import { engineInputKey, enginesAggregateStage, pooledF1 } from "./stages/aggreg
 import { enginesReportStage } from "./stages/report.ts";
 import type { EngineSelection } from "../../methods/engines/create.ts";
 import { type BudgetSpec, budgetTokens, DEFAULT_BUDGET } from "./budgets.ts";
-import type { EngineResult } from "./run.ts";
+import type { ConversationRef, EngineResult, RunEnginesOptions } from "./run.ts";
 import { DEFAULT_RESAMPLES } from "../../analysis/bootstrap.ts";
 
 /** Where the transcript comes from. */
@@ -33,28 +32,18 @@ export type TranscriptSource =
     samples?: { sample: number; transcript: ImportedTranscript }[];
   };
 
-/** One conversation of a multi-sample run: its index in the file and the file's own id (`sample_id`) or null. */
-export interface ConversationRef {
-  sample: number;
-  sample_id: string | null;
-}
-
 /** Options of {@link runEnginesSuite}. */
-export interface EnginesSuiteOptions {
+interface EnginesSuiteOptions
+  extends Pick<RunEnginesOptions, "timeoutMs" | "maxOutputBytes" | "engineEnv" | "hermesDir" | "endpoint"> {
   transcript: TranscriptSource;
   engines: EngineSelection[];
   repeats: number;
   /** Default: 25 % of the input tokens. */
   budgets?: BudgetSpec[];
-  timeoutMs?: number;
-  maxOutputBytes?: number;
   qa: boolean;
   recoveryRounds: number;
   /** Probes read from `--probes FILE` (replacing the transcript's own). */
   probes?: { path: string; probes: Probe[] };
-  engineEnv?: Readonly<Record<string, string>>;
-  hermesDir?: string;
-  endpoint?: LoopbackProxy;
   /** Bootstrap resamples of the report's intervals. */
   bootstrap?: number;
 }
@@ -102,21 +91,21 @@ export async function runEnginesSuite(
     }))
     : [undefined];
   progress.plan(enginesTranscriptStage.name, conversations.length);
-  const probeInputs: Record<string, string> = options.probes ? { probes: run.header.sources["probes"] } : {};
-  const probeValues: Record<string, unknown> = options.probes
-    ? { probes: await run.store.getText(run.header.sources["probes"]) }
-    : {};
+  // The transcript stage's text inputs: the imported file and the probes file, each when given.
+  const inputs: Record<string, string> = {
+    ...(source.kind === "imported" ? { file: run.header.sources["transcript"] } : {}),
+    ...(options.probes ? { probes: run.header.sources["probes"] } : {}),
+  };
+  const values: Record<string, unknown> = {};
+  for (const [name, hash] of Object.entries(inputs)) values[name] = await run.store.getText(hash);
   const transcriptNodes = [];
   for (const conversation of conversations) {
     transcriptNodes.push(
-      await executor.runStage(
-        enginesTranscriptStage,
-        source.kind === "generated"
+      await executor.runStage(enginesTranscriptStage, {
+        ...(source.kind === "generated"
           ? {
             label: "transcript generated",
             params: { source: "generated" as const, params: source.params as Record<string, unknown> },
-            inputs: probeInputs,
-            values: probeValues,
           }
           : {
             label: `transcript ${basename(source.path)}${
@@ -127,11 +116,10 @@ export async function runEnginesSuite(
               format: source.transcript.format,
               ...(conversation ? { sample: conversation.sample } : {}),
             },
-            inputs: { file: run.header.sources["transcript"], ...probeInputs },
-            values: { file: await run.store.getText(run.header.sources["transcript"]), ...probeValues },
-          },
-        {},
-      ),
+          }),
+        inputs,
+        values,
+      }, {}),
     );
   }
   const transcriptNode = transcriptNodes[0];
