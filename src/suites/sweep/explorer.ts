@@ -31,12 +31,10 @@ export function sweepExplorer(
   contexts: ReadonlyMap<string, ChatMessage[] | null>,
   kept: ReadonlyMap<string, readonly string[]> = new Map(),
 ): ExplorerData {
-  const groups = new Map<string, SweepExplorerRow[]>();
-  for (const r of rows) {
+  const groups = Map.groupBy(rows, (r) => {
     const cap = capOf(r);
-    const key = `gen=${r.generation} ${r.kind}${cap === null ? "" : ` @${cap}`}`;
-    groups.set(key, [...(groups.get(key) ?? []), r]);
-  }
+    return `gen=${r.generation} ${r.kind}${cap === null ? "" : ` @${cap}`}`;
+  });
   const swept = rows.some((r) => capOf(r) !== null);
   const contextList: ChatMessage[][] = [];
   const contextIndex = new Map<string, number>();
@@ -86,11 +84,7 @@ export function sweepExplorer(
     if (messages) {
       const hash = JSON.stringify(messages);
       let index = contextIndex.get(hash);
-      if (index === undefined) {
-        index = contextList.length;
-        contextList.push(messages);
-        contextIndex.set(hash, index);
-      }
+      if (index === undefined) contextIndex.set(hash, index = contextList.push(messages) - 1);
       sections.push({
         heading: `Context (${messages.length} messages, as the model was given it)`,
         context: index,

@@ -19,6 +19,7 @@ import { sweepCeilingMarkdown, type SweepCeilingResult } from "./ceiling.ts";
 import {
   formatInterval,
   formatP,
+  groupedInteger,
   mostlyInvalidNote as mostlyInvalid,
   PAIRED_HEADERS,
   pairedCells,
@@ -33,59 +34,38 @@ import {
   type TableSection,
 } from "../../report/html.ts";
 
-/** Header of the sweep interval table. */
-export const SWEEP_INTERVAL_HEADERS = [
-  "context",
-  ...sweepMetricsIn("intervals").map((m) => `${m.label} (95% CI)`),
-  "generations",
-];
-
-/** Rows of the sweep interval table. */
-export function sweepIntervalRows(stats: SweepStats): Cell[][] {
-  return stats.kinds.map((k) => [
-    k.kind,
-    ...sweepMetricsIn("intervals").map((m) => formatInterval(k.intervals[m.name])),
-    k.intervals.fact_score.n,
-  ]);
-}
-
-/** Header of the sweep paired table. */
-export const SWEEP_PAIRED_HEADERS = [...PAIRED_HEADERS, "note"];
-
 /** "not a finding" when A's or B's answers were mostly invalid (counting zero); else empty. */
 export function mostlyInvalidNote(stats: SweepStats, a: string, b: string): string {
   const share = (kind: string) => stats.kinds.find((k) => k.kind === kind)?.invalid ?? 0;
   return mostlyInvalid(share, a, b, "answers");
 }
 
-/** Rows of the sweep paired table. */
-export function sweepPairedRows(stats: SweepStats): Cell[][] {
-  return stats.paired.map((p) => [
-    ...pairedCells(p, SWEEP_METRICS.find((m) => m.name === p.metric)?.label ?? p.metric),
-    formatP(p.p),
-    mostlyInvalidNote(stats, p.a, p.b),
-  ]);
-}
-
-/** How the sweep intervals are computed. */
-export function sweepStatsNote(stats: SweepStats): string {
-  return `95% CI: percentile bootstrap over the ${stats.generations} generation(s) (the unit: each generation's ` +
-    `answers are averaged first, so answers of one generation, which share its compressed context, are not ` +
-    `treated as independent), ${
-      stats.resamples.toLocaleString("en-US")
+/** The `95% CI` and paired-differences sections (REPORT.md and report.html). */
+export function sweepStatsSections(stats: SweepStats): TableSection[] {
+  const metrics = sweepMetricsIn("intervals");
+  const note = `95% CI: percentile bootstrap over the ${stats.generations} generation(s) (the unit: each ` +
+    `generation's answers are averaged first, so answers of one generation, which share its compressed context, ` +
+    `are not treated as independent), ${
+      groupedInteger(stats.resamples)
     } resamples, seed ${stats.seed}. With ` +
     `few generations the intervals are coarse; they are zero-width when every generation gives the same ` +
     `number. Paired differences compare contexts on the same generations (B − A, percentage points, ` +
     `two-sided sign-flip p). Descriptive. A comparison in which A or B had more than half of its answers ` +
     `invalid (e.g. every context over the ceiling) is marked "not a finding": invalid answers count zero.`;
-}
-
-/** The `95% CI` and paired-differences sections (REPORT.md and report.html). */
-export function sweepStatsSections(stats: SweepStats): TableSection[] {
-  const headers = SWEEP_INTERVAL_HEADERS;
+  const intervalRows = stats.kinds.map((k) => [
+    k.kind,
+    ...metrics.map((m) => formatInterval(k.intervals[m.name])),
+    k.intervals.fact_score.n,
+  ]);
+  const pairedRows = stats.paired.map((p) => [
+    ...pairedCells(p, SWEEP_METRICS.find((m) => m.name === p.metric)?.label ?? p.metric),
+    formatP(p.p),
+    mostlyInvalidNote(stats, p.a, p.b),
+  ]);
+  const headers = ["context", ...metrics.map((m) => `${m.label} (95% CI)`), "generations"];
   return [
-    { level: 3, heading: "95% CI", note: sweepStatsNote(stats), headers, rows: sweepIntervalRows(stats) },
-    { level: 3, heading: "Paired differences", headers: SWEEP_PAIRED_HEADERS, rows: sweepPairedRows(stats) },
+    { level: 3, heading: "95% CI", note, headers, rows: intervalRows },
+    { level: 3, heading: "Paired differences", headers: [...PAIRED_HEADERS, "note"], rows: pairedRows },
   ];
 }
 

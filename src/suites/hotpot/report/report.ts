@@ -243,64 +243,11 @@ export function ceilingSweepHtml(results: readonly CeilingResult[]): Html {
 ${figure("The quality/size frontier (error bars: 95% CI)", chart)}`;
 }
 
-/** Header of the interval table. */
-export function intervalHeaders(): string[] {
-  return ["method", ...hotpotMetricsIn("intervals").map((m) => `${m.label} (95% CI)`), "questions"];
-}
-
-/** Rows of the interval table: `80.0 [63.3, 93.3]` cells. */
-export function intervalRows(stats: HotpotStats): Cell[][] {
-  return stats.methods.map((m) => [
-    m.method,
-    ...hotpotMetricsIn("intervals").map((metric) => formatInterval(m.intervals[metric.name])),
-    m.intervals.em.n,
-  ]);
-}
-
-function pairedRows(stats: HotpotStats): Cell[][] {
-  return stats.paired.map((p) => [
-    ...pairedCells(p, hotpotMetric(p.metric)?.label ?? p.metric),
-    `${formatP(p.p)}${p.p_method === "exact" ? "" : " (MC)"}`,
-    p.mde80 === null ? null : formatPoints(p.mde80),
-  ]);
-}
-
 /** Each method's share of planned conditions that were not valid, from its aggregate. */
 export function invalidShares(
   aggregates: readonly Pick<HotpotMethodAggregate, "method" | "valid" | "planned">[],
 ): Map<string, number> {
   return new Map(aggregates.map((a) => [a.method, a.planned > 0 ? 1 - a.valid / a.planned : 0]));
-}
-
-/** The paired-differences table; a side mostly invalid marks it "not a finding" (a note column, if any). */
-export function pairedTable(
-  stats: HotpotStats,
-  invalid: ReadonlyMap<string, number>,
-): { headers: string[]; rows: Cell[][] } {
-  const notes = stats.paired.map((p) =>
-    mostlyInvalidNote((m) => invalid.get(m) ?? 0, p.a, p.b, "conditions")
-  );
-  const rows = pairedRows(stats);
-  const headers = [...PAIRED_HEADERS, "MDE 80%"];
-  if (notes.every((note) => note === "")) return { headers, rows };
-  return { headers: [...headers, "note"], rows: rows.map((row, i) => [...row, notes[i]]) };
-}
-
-/** How the intervals are computed (one paragraph). */
-export function intervalNote(stats: HotpotStats): string {
-  return `95% CI: percentile bootstrap over the ${stats.questions} questions (the unit: each question's ` +
-    `answers over generations × answers are averaged first, invalid conditions count zero), ` +
-    `${groupedInteger(stats.resamples)} resamples, seed \`${stats.seed}\`. Percentages.`;
-}
-
-/** How the paired differences are computed (one paragraph). */
-export function pairedNote(stats: HotpotStats): string {
-  return `Paired per-question differences B − A in percentage points over the same questions: the mean with a ` +
-    `95% bootstrap CI (${groupedInteger(stats.resamples)} resamples), a two-sided paired sign-flip ` +
-    `permutation p-value (exact over all sign vectors when at most ${stats.exact_limit} questions differ, ` +
-    `otherwise seeded Monte Carlo, marked MC), and MDE 80%: the smallest mean difference this run could ` +
-    `detect at 80% power, two-sided α = 0.05, from the per-question variance of the differences ` +
-    `(normal approximation: 2.80 × sd / √pairs). No correction for multiple comparisons; descriptive.`;
 }
 
 /** The sentence about (Jev+Summary − Full) EM against the 5-point margin, or null when not computed. */
@@ -318,20 +265,46 @@ export function hypothesisInterval(stats: HotpotStats): string | null {
     `This is descriptive, not a pre-registered non-inferiority test.`;
 }
 
-/** The `95% CI` and paired-differences sections; `invalid`: each method's share of invalid conditions. */
+/**
+ * The `95% CI` and paired-differences sections; `invalid`: each method's share of invalid conditions (a side
+ * mostly invalid marks its comparisons "not a finding", in a note column when any is).
+ */
 export function hotpotStatsSections(
   stats: HotpotStats,
   invalid: ReadonlyMap<string, number>,
 ): TableSection[] {
+  const metrics = hotpotMetricsIn("intervals");
+  const resamples = groupedInteger(stats.resamples);
+  const intervalNote = `95% CI: percentile bootstrap over the ${stats.questions} questions (the unit: each ` +
+    `question's answers over generations × answers are averaged first, invalid conditions count zero), ` +
+    `${resamples} resamples, seed \`${stats.seed}\`. Percentages.`;
+  const pairedNote =
+    `Paired per-question differences B − A in percentage points over the same questions: the ` +
+    `mean with a 95% bootstrap CI (${resamples} resamples), a two-sided paired sign-flip ` +
+    `permutation p-value (exact over all sign vectors when at most ${stats.exact_limit} questions differ, ` +
+    `otherwise seeded Monte Carlo, marked MC), and MDE 80%: the smallest mean difference this run could ` +
+    `detect at 80% power, two-sided α = 0.05, from the per-question variance of the differences ` +
+    `(normal approximation: 2.80 × sd / √pairs). No correction for multiple comparisons; descriptive.`;
+  const intervalRows = stats.methods.map((m) => [
+    m.method,
+    ...metrics.map((metric) => formatInterval(m.intervals[metric.name])),
+    m.intervals.em.n,
+  ]);
+  const notes = stats.paired.map((p) =>
+    mostlyInvalidNote((m) => invalid.get(m) ?? 0, p.a, p.b, "conditions")
+  );
+  const noted = notes.some((note) => note !== "");
+  const pairedRows = stats.paired.map((p, i) => [
+    ...pairedCells(p, hotpotMetric(p.metric)?.label ?? p.metric),
+    `${formatP(p.p)}${p.p_method === "exact" ? "" : " (MC)"}`,
+    p.mde80 === null ? null : formatPoints(p.mde80),
+    ...(noted ? [notes[i]] : []),
+  ]);
+  const intervalHeaders = ["method", ...metrics.map((m) => `${m.label} (95% CI)`), "questions"];
+  const pairedHeaders = [...PAIRED_HEADERS, "MDE 80%", ...(noted ? ["note"] : [])];
   return [
-    {
-      level: 3,
-      heading: "95% CI",
-      note: intervalNote(stats),
-      headers: intervalHeaders(),
-      rows: intervalRows(stats),
-    },
-    { level: 3, heading: "Paired differences", note: pairedNote(stats), ...pairedTable(stats, invalid) },
+    { level: 3, heading: "95% CI", note: intervalNote, headers: intervalHeaders, rows: intervalRows },
+    { level: 3, heading: "Paired differences", note: pairedNote, headers: pairedHeaders, rows: pairedRows },
   ];
 }
 

@@ -249,10 +249,7 @@ async function buildHotpotExplorer(
         continue;
       }
       let index = contextIndex.get(r.context_hash!);
-      if (index === undefined && embed) {
-        index = sink.addContext(messages);
-        contextIndex.set(r.context_hash!, index);
-      }
+      if (index === undefined && embed) contextIndex.set(r.context_hash!, index = sink.addContext(messages));
       const text = messages.map((m) => m.content ?? "").join("\n");
       const marks = goldSentences.map((g) => g.text !== "" && text.includes(g.text));
       sections.push({
