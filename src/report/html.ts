@@ -63,12 +63,7 @@ export const MARKDOWN: ReportFormat = {
 };
 
 /** report.html's {@link ReportFormat}. */
-export const HTML: ReportFormat = {
-  markdown: false,
-  text: safeHtml,
-  code: (text) => code(text),
-  br: new Html(" "),
-};
+export const HTML: ReportFormat = { markdown: false, text: safeHtml, code, br: new Html(" ") };
 
 /** `chat <asked> (answered by <…>), …` in a format, every model name as code. */
 export function modelsFactIn(
