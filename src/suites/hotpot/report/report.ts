@@ -203,11 +203,9 @@ const percent = (x: number) => 100 * x;
 
 /** The section: heading, note, table and frontier chart. */
 export function ceilingSweepHtml(results: readonly CeilingResult[]): Html {
-  const methods = [...new Set(results.flatMap((r) => r.aggregates.map((a) => a.method)))].filter((m) =>
-    m !== "full"
-  );
-
-  const series = methods.map((method) => ({
+  const methods = new Set(results.flatMap((r) => r.aggregates.map((a) => a.method)));
+  methods.delete("full");
+  const series = [...methods].map((method) => ({
     name: method,
     points: results.flatMap((r) => {
       const a = r.aggregates.find((x) => x.method === method);
@@ -227,17 +225,13 @@ export function ceilingSweepHtml(results: readonly CeilingResult[]): Html {
   const chart = frontierChart({
     title: "EM against mean answer-input tokens per method, one point per ceiling; Full as reference",
     series,
-    ...(full
-      ? {
-        reference: {
-          label: `Full ${percent(full.metrics.em).toFixed(1)}${
-            full.input_tokens.mean === null ? "" : ` (${Math.round(full.input_tokens.mean)} tok)`
-          }`,
-          em: percent(full.metrics.em),
-          tokens: full.input_tokens.mean,
-        },
-      }
-      : {}),
+    reference: full && {
+      label: `Full ${percent(full.metrics.em).toFixed(1)}${
+        full.input_tokens.mean === null ? "" : ` (${Math.round(full.input_tokens.mean)} tok)`
+      }`,
+      em: percent(full.metrics.em),
+      tokens: full.input_tokens.mean,
+    },
   });
   return safeHtml`${sectionHtml(ceilingSweepSection(results))}
 ${figure("The quality/size frontier (error bars: 95% CI)", chart)}`;
