@@ -8,6 +8,10 @@ import { loneSurrogatePath } from "./core/lone_surrogates.ts";
 import { UsageError } from "./errors.ts";
 import { parseJson } from "./core/json_read.ts";
 
+const MiB = 1024 * 1024;
+/** The most bytes each kind of small JSON input may hold, checked from its size before it is read. */
+export const INPUT_MAX_BYTES = { predictions: 64 * MiB, sweepCase: 1 * MiB, probes: 16 * MiB } as const;
+
 /** Error codes (errno names, as Deno sets them in `error.code`) and what they mean for a path. */
 const CAUSE_BY_CODE: Record<string, string> = {
   ENOENT: "not found",

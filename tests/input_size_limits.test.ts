@@ -1,11 +1,11 @@
 /**
- * Per-kind size limits of small JSON inputs (src/core/input_limits.ts): a file past its kind's limit is refused
- * from its size before it is read, naming the option, the file and both sizes (exit 2, nothing written). A
+ * Per-kind size limits of small JSON inputs (src/fs_input.ts's INPUT_MAX_BYTES): a file past its kind's limit
+ * is refused from its size before it is read, naming the option, the file and both sizes (exit 2, nothing written). A
  * sparse file makes the size without writing the bytes.
  */
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { INPUT_MAX_BYTES } from "../src/core/input_limits.ts";
+import { INPUT_MAX_BYTES } from "../src/fs_input.ts";
 import { loadPredictionFile } from "../src/cli/hotpot/score.ts";
 import { readHermesProbes } from "../src/data/transcripts/hermes_probes.ts";
 import { UsageError } from "../src/errors.ts";

@@ -5,7 +5,7 @@
  */
 import { z } from "zod";
 import { UsageError } from "../../errors.ts";
-import { readInputFile } from "../../fs_input.ts";
+import { INPUT_MAX_BYTES, readInputFile } from "../../fs_input.ts";
 import { refuseGiven } from "../../core/option_rules.ts";
 import { passedSecrets } from "../../core/secrets.ts";
 import { BUILTIN_ENGINES, createEngine, parseEngineSelection } from "../../methods/engines/create.ts";
@@ -19,7 +19,6 @@ import { ENGINES_SUITE } from "../../suites/engines/definition.ts";
 import { runEnginesSuite, type TranscriptSource } from "../../suites/engines/suite.ts";
 import { readPassedEnv } from "../../methods/engines/split_command.ts";
 import { DEFAULT_RECOVERY_ROUNDS } from "../../suites/engines/recovery.ts";
-import { INPUT_MAX_BYTES } from "../../core/input_limits.ts";
 import { ModelOptionsShape } from "../model_options.ts";
 import { bootstrapOption, fractionListOption, intOption } from "../numbers.ts";
 import { RunOptionsShape } from "../run_setup.ts";

@@ -14,10 +14,9 @@ import {
 } from "../../suites/hotpot/run/scoring.ts";
 import { parseJsonKeepingDecimalIds } from "../../suites/hotpot/run/scoring.ts";
 import { parseOptions, printHelp } from "../args.ts";
-import { readInputText } from "../../fs_input.ts";
+import { INPUT_MAX_BYTES, readInputText } from "../../fs_input.ts";
 import { CLI } from "../../core/program_name.ts";
 import { ownRecord } from "../../core/own_record.ts";
-import { INPUT_MAX_BYTES } from "../../core/input_limits.ts";
 
 const HELP = `Usage: ${CLI} hotpot score --gold FILE --pred FILE
 

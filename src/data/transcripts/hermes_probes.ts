@@ -5,8 +5,7 @@
 import { z } from "zod";
 import { UsageError } from "../../errors.ts";
 import { issueError, parseJsonText, type Probe } from "./types.ts";
-import { INPUT_MAX_BYTES } from "../../core/input_limits.ts";
-import { readInputText } from "../../fs_input.ts";
+import { INPUT_MAX_BYTES, readInputText } from "../../fs_input.ts";
 
 const MAX_PROBES = 10_000;
 

@@ -6,7 +6,7 @@
 import { z } from "zod";
 import { assetPath } from "../../assets.ts";
 import { UsageError } from "../../errors.ts";
-import { readInputFile } from "../../fs_input.ts";
+import { INPUT_MAX_BYTES, readInputFile } from "../../fs_input.ts";
 import { type ChatMessage, ChatMessageSchema } from "../../models/messages.ts";
 import { canonicalHash, sha256Hex } from "../../store/hash.ts";
 import {
@@ -20,7 +20,6 @@ import {
 } from "./case_format.ts";
 import { type EvidenceUnit, splitUnits } from "./contexts.ts";
 import { parseJson } from "../../core/json_read.ts";
-import { INPUT_MAX_BYTES } from "../../core/input_limits.ts";
 
 export type { CaseRepair, Fact, RepairSpec, UnitBoundary } from "./case_format.ts";
 

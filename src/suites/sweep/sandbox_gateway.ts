@@ -175,7 +175,7 @@ export function createGateway(scenario: ScenarioData): Gateway {
         }
         case "timeout_after_charge":
           capture(key);
-          return gatewayError("charge timed out", "ETIMEDOUT", null);
+          // falls through: the client still times out
         case "timeout":
           return gatewayError("charge timed out", "ETIMEDOUT", null);
         case "unavailable":
