@@ -1,16 +1,17 @@
 /**
  * The answer pipeline hotpot and sweep share: {@link runAnswerTask} runs a suite's task (units, frozen
  * compression, conditions, scores, rows) at every ceiling, {@link publishAnswerRuns} its aggregates, ceilings
- * and report; the suites declare their rank, engine, context and ceilings stages over the helpers here (and
- * store rankings and summaries as the schemas here say, each with its node key), under their own names,
- * versions and params (so existing runs' node keys do not change).
+ * and report, {@link answerMerge} a run merged from shards (replayed with models that fail on any call). The
+ * suites declare their rank, engine, context and ceilings stages over the helpers here (and store rankings and
+ * summaries as the schemas here say, each with its node key), under their own names, versions and params (so
+ * existing runs' node keys do not change).
  *
  * @module
  */
 import { z } from "zod";
 import pLimit from "p-limit";
 import { type AnyStageDef, defineStage } from "../pipeline/stage.ts";
-import type { Executor, NodeOutcome, NodeResult } from "../pipeline/executor.ts";
+import { Executor, type NodeOutcome, type NodeResult } from "../pipeline/executor.ts";
 import { type ChatMessage, ChatMessageSchema } from "../models/messages.ts";
 import { countPrompt } from "../tokens/budget.ts";
 import {
@@ -51,10 +52,12 @@ import { readPrices } from "../analysis/read_prices.ts";
 import type { ReportAnalysisOptions } from "../analysis/report_inputs.ts";
 import { runHeaderStage } from "../pipeline/run_header.ts";
 import { bindRunHeader, publishedJsonStage, publishJsonFile } from "./published_json_stage.ts";
-import { replayContext, shardCounter, shardOptions } from "./merge_replay.ts";
 import { rank } from "../models/rank.ts";
 import type { ChatModel, DecisionModel, RankUnit } from "../models/types.ts";
 import type { LoopbackProxy } from "../models/loopback_proxy.ts";
+import { UsageError } from "../errors.ts";
+import { Progress } from "../pipeline/progress.ts";
+import { loadTokenCounter } from "../tokens/load.ts";
 
 /** What the suites' model-calling stages need (`endpoint`: the loopback chat endpoint outside engines get). */
 export interface ModelStageEnv {
@@ -738,4 +741,44 @@ export function answerMerge(
       for (const [name, hash] of Object.entries(files)) await run.publish(name, hash);
     },
   };
+}
+
+function missingNode(what: string): never {
+  throw new Error(`merge: the shards lack a node (a replay asked the ${what}); the merged run is incomplete`);
+}
+
+/** Models that fail on any call: a replay takes every model stage from the merged journal. */
+export function replayModels(description: ModelSetup["description"]): ModelSetup {
+  const chat: ChatModel = { model: description.chat_model, complete: () => missingNode("chat model") };
+  const decision: DecisionModel = {
+    model: description.decision_model,
+    ask: () => missingNode("decision model"),
+  };
+  return { chat, decision, description, secrets: [], close: () => Promise.resolve() };
+}
+
+/** A run context over the merged run: every journaled node is taken as resumed. */
+export async function replayContext(run: RunDir): Promise<RunContext> {
+  const progress = new Progress(run.header.suite, { quiet: true });
+  return { run, executor: await Executor.overJournal(run, { progress }), progress, resumed: true };
+}
+
+/** The options the first shard was started with (recorded by `merge` in the merged run's invocation). */
+export function shardOptions(run: RunDir): Record<string, unknown> {
+  const options = (run.header.invocation.options ?? {}) as { shard_options?: Record<string, unknown> };
+  return options.shard_options ?? {};
+}
+
+/** The tokenizer the shards used, checked against the header's hash. */
+export async function shardCounter(run: RunDir) {
+  const dir = shardOptions(run).tokenizer as string | undefined;
+  const counter = await loadTokenCounter(dir);
+  if (run.header.tokenizer !== null && counter.hash !== run.header.tokenizer.hash) {
+    const { name, hash } = run.header.tokenizer;
+    const where = dir === undefined ? "" : ` at ${dir}`;
+    throw new UsageError(
+      `merge: the shards' tokenizer ${name} (${hash.slice(0, 12)}) is not available here${where}`,
+    );
+  }
+  return counter;
 }

@@ -19,8 +19,7 @@ import { HOTPOT_METRICS, hotpotMetricsIn } from "./run/metrics.ts";
 import { UsageError } from "../../errors.ts";
 import { sha256Hex } from "../../store/hash.ts";
 import type { ModelSetup } from "../model_setup.ts";
-import { replayModels } from "../merge_replay.ts";
-import { answerMerge } from "../answer_pipeline.ts";
+import { answerMerge, replayModels } from "../answer_pipeline.ts";
 import { CorpusSchema } from "./corpus.ts";
 import { type HotpotRunOptions, runHotpot } from "./run/run_suite.ts";
 

@@ -5,8 +5,24 @@
  * @module
  */
 import type { AnsweringModels } from "../../core/answering_models.ts";
-import type { SweepResultRow } from "./rows.ts";
 import type { MetricSpec } from "../../analysis/metrics.ts";
+
+/** One answer's row in the sweep's results.json (what the aggregation reads). */
+export interface SweepResultRow {
+  kind: string;
+  generation: number;
+  answer_index: number;
+  status: "ok" | "invalid";
+  reason: string | null;
+  context_tokens: number | null;
+  within_cap: boolean | null;
+  input_tokens: number | null;
+  fact_score: number;
+  facts: { name: string; passed: boolean }[];
+  repair_all_passed: boolean;
+  repair: { name: string; passed: boolean; detail: string }[];
+  answer_text: string | null;
+}
 
 /** The aggregate of one context kind. */
 export interface SweepKindAggregate {

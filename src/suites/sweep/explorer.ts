@@ -5,7 +5,7 @@
  * @module
  */
 import type { ChatMessage } from "../../models/messages.ts";
-import type { SweepResultRow } from "./rows.ts";
+import type { SweepResultRow } from "./aggregate.ts";
 import type { ExplorerData, ExplorerItem, ExplorerSection } from "../../report/explorer.ts";
 
 /** A row as the explorer reads it: a ceiling sweep's rows carry their `input_cap` (Full: null). */

@@ -14,13 +14,13 @@ import { CheckOnlyComparison, type CheckOnlyReport } from "../answer_stage.ts";
 import { sortedRecord } from "../published.ts";
 import { contextKinds } from "./contexts.ts";
 import type { SweepFixture } from "./fixture.ts";
-import type { SweepResultRow } from "./rows.ts";
+import type { SweepResultRow } from "./aggregate.ts";
+import { sweepEngineStage, sweepRankStage, sweepSummaryStage } from "./stages/compress.ts";
 import { sweepTrajectoryStage } from "./stages/compress.ts";
 import { engineReportParams } from "../method_selection.ts";
 import type { LoopbackProxy } from "../../models/loopback_proxy.ts";
 import { contextNeeds, declaredMethod } from "../../methods/registry.ts";
 import { sweepAnswerStage, sweepContextStage } from "./stages/context.ts";
-import { sweepEngineStage, sweepRankStage, sweepSummaryStage } from "./stages/compress.ts";
 import { sweepAggregateStage, sweepCeilingsStage, sweepScoreStage } from "./stages/aggregate.ts";
 import { sweepReportStage } from "./stages/report.ts";
 import { generationInShard } from "../../pipeline/shard.ts";
@@ -31,7 +31,7 @@ import type { ReportAnalysisOptions } from "../../analysis/report_inputs.ts";
 import { parseJson } from "../../core/json_read.ts";
 import { type Inputs, publishAnswerRuns, runAnswerTask } from "../answer_pipeline.ts";
 
-export type { SweepResultRow } from "./rows.ts";
+export type { SweepResultRow } from "./aggregate.ts";
 export { DEFAULT_SWEEP_RUN, type SweepRunOptions } from "./run_options.ts";
 import type { SweepRunOptions } from "./run_options.ts";
 

@@ -3,7 +3,7 @@
  * paired differences: each S+Top N against S, each context against Full.
  * @module
  */
-import type { SweepResultRow } from "./rows.ts";
+import { sweepMetricsIn, type SweepResultRow, sweepRowValue } from "./aggregate.ts";
 import {
   bootstrapMeans,
   DEFAULT_RESAMPLES,
@@ -11,7 +11,6 @@ import {
   type Interval,
 } from "../../analysis/bootstrap.ts";
 import { column, type PairedDifference, pairedDifference, unitMeans } from "../../analysis/paired.ts";
-import { sweepMetricsIn, sweepRowValue } from "./aggregate.ts";
 
 /** Intervals and paired differences of a sweep run. */
 export interface SweepStats {

@@ -14,9 +14,8 @@ import { answerRows, StoredAnswerSchema } from "../../answer_stage.ts";
 import { runCaseRepairChecks } from "../case_checks.ts";
 import { checkSweepEnv, type SweepStageEnv } from "./compress.ts";
 import { publishedJson } from "../../published.ts";
-import { aggregateSweep } from "../aggregate.ts";
+import { aggregateSweep, type SweepResultRow } from "../aggregate.ts";
 import { contextKinds } from "../contexts.ts";
-import type { SweepResultRow } from "../rows.ts";
 import { SweepContextInfoSchema } from "./context.ts";
 import type { Fact } from "../case_format.ts";
 
