@@ -12,7 +12,7 @@ import type { z } from "zod";
 import { canonicalBytes } from "./canonical.ts";
 import { isSha256Hex, sha256Hex } from "./hash.ts";
 import { entryKind, hashRegularFile, isFsError, readRegularFile, UnsafeFileError } from "./safe_read.ts";
-import { parseJson } from "../core/json_read.ts";
+import { MAX_JSON_DEPTH, parseJson } from "../core/json_read.ts";
 
 /** A blob altered, missing, not a regular file or not named by a SHA-256: a damaged run folder (exit 2). */
 export class BlobIntegrityError extends Error {
@@ -97,6 +97,23 @@ function copyParsed(value: unknown): unknown {
   const copy: Record<string, unknown> = Object.create(null);
   for (const key in value) copy[key] = copyParsed((value as Record<string, unknown>)[key]);
   return copy;
+}
+
+/** Thrown inside {@link dropPrototypes} past {@link MAX_JSON_DEPTH}. */
+const TOO_DEEP: unique symbol = Symbol("nested too deep");
+
+/** Drops the prototype of every object in a `JSON.parse` result, in place; throws {@link TOO_DEEP} past the limit. */
+function dropPrototypes(value: object, depth: number): void {
+  if (depth > MAX_JSON_DEPTH) throw TOO_DEEP;
+  if (Array.isArray(value)) {
+    for (const item of value) if (typeof item === "object" && item !== null) dropPrototypes(item, depth + 1);
+    return;
+  }
+  Object.setPrototypeOf(value, null); // first: for-in then sees own members only
+  for (const key in value) {
+    const member = (value as Record<string, unknown>)[key];
+    if (typeof member === "object" && member !== null) dropPrototypes(member, depth + 1);
+  }
 }
 
 /** Relative path of a blob inside a run directory. */
@@ -258,6 +275,24 @@ export class BlobStore {
       this.#parsedChars -= held.chars;
     }
     return copyParsed(value);
+  }
+
+  /**
+   * {@link holdParsed} for a canonical JSON text this process made ({@link canonicalJson}): it has no duplicate
+   * key nor lone surrogate, so `JSON.parse` reads it as {@link parseJson} would (a text nested too deep is
+   * refused by parseJson itself). Returns a copy of the value for the caller.
+   */
+  holdCanonical(hash: string, text: string): unknown {
+    const value = JSON.parse(text);
+    if (typeof value === "object" && value !== null) {
+      try {
+        dropPrototypes(value, 1);
+      } catch (error) {
+        if (error !== TOO_DEEP) throw error;
+        return parseJson(text); // throws, naming the depth and where
+      }
+    }
+    return this.holdParsed(hash, value, text.length);
   }
 
   /** Makes every blob written so far durable; resolves once those and the syncs under way are done. */

@@ -243,6 +243,9 @@ export function canonicalJson(value: unknown): string {
   }
 }
 
+const encoder = new TextEncoder();
+
+/** The UTF-8 bytes of {@link canonicalJson}. */
 export function canonicalBytes(value: unknown): Uint8Array {
-  return new TextEncoder().encode(canonicalJson(value));
+  return encoder.encode(canonicalJson(value));
 }
