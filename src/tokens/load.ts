@@ -134,8 +134,7 @@ function probeTemplate(template: ChatTemplate): void {
   try {
     template.render(probe);
   } catch (error) {
-    if (error instanceof TemplateLimitError) throw error;
-    if (!(error instanceof Error)) throw error;
+    if (error instanceof TemplateLimitError || !(error instanceof Error)) throw error;
   }
 }
 

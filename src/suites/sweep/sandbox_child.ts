@@ -210,7 +210,6 @@ export function runCaseList(message: CaseListMessage, write: (line: string) => v
 }
 
 /** The repair realm's client and driver (self-contained: its source text is evaluated in the realm). */
-
 export function createCaseDriver(
   bridge: (message: string) => string,
   methods: readonly string[],
