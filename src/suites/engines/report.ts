@@ -439,19 +439,17 @@ export function enginesReportMarkdown(results: EngineResult[], meta: EnginesRepo
       markdownTable(byType.header, byType.rows),
     );
   }
-  const locomo = statsOf(results, meta).locomo;
-  if (locomo) {
-    const t = locomoTables(locomo);
-    const pooled = markdownTable(t.pooledHeader, t.pooled);
-    section(
-      "LoCoMo QA (answer F1)",
-      LOCOMO_NOTE,
+  const stats = statsOf(results, meta);
+  if (stats.locomo) {
+    const t = locomoTables(stats.locomo);
+    const tables = [
       markdownTable(t.header, t.rows),
       "Pooled over conversations:",
-      pooled,
-    );
+      markdownTable(t.pooledHeader, t.pooled),
+    ];
+    section("LoCoMo QA (answer F1)", LOCOMO_NOTE, ...tables);
   }
-  lines.push(enginesStatsMarkdown(statsOf(results, meta)).trimEnd().replace("## 95% CI", "### 95% CI"));
+  lines.push(enginesStatsMarkdown(stats).trimEnd().replace("## 95% CI", "### 95% CI"));
   for (const [heading, rows] of problemLists(results)) {
     section(
       heading,

@@ -146,7 +146,6 @@ export function sweepReportMarkdown(
   meta: SweepReportMeta,
 ): string {
   const o = meta.options;
-  const table = markdownTable(sweepTableHeaders(), sweepTableRows(aggregates), 1);
 
   const reference = meta.models.mode === "reference"
     ? `\n> **Reference model.** These numbers come from the built-in deterministic reference model, an honest but ` +
@@ -170,7 +169,7 @@ passes all six checks. Answers are averaged within a generation, then generation
 contexts are recorded, never shrunk, and count zero — except \`full\`, the original history, which may exceed the
 ceiling and is always answered and scored.
 
-${table}
+${markdownTable(sweepTableHeaders(), sweepTableRows(aggregates), 1)}
 ${meta.stats ? sweepStatsSections(meta.stats).map(sectionMarkdown).join("") : ""}${
     meta.ceilings ? sweepCeilingMarkdown(meta.ceilings) : ""
   }${meta.cost ? sectionMarkdown(costSection(meta.cost)) : ""}`;

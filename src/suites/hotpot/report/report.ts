@@ -434,9 +434,6 @@ export function hotpotReportMarkdown(
   aggregates: readonly HotpotMethodAggregate[],
   meta: HotpotReportMeta,
 ): string {
-  const table = markdownTable(hotpotResultHeaders(), hotpotResultRows(aggregates), 1);
-  const usage = markdownTable(...usageTable(aggregates));
-  const byType = markdownTable(...byTypeTable(aggregates), 1);
   const c = meta.corpus;
   const valid = c.questions.filter((q) => q.valid).length;
   const reference = meta.models.mode === "reference"
@@ -468,7 +465,7 @@ reads (tool results decoded from their JSON), the same for every method; zero fo
 Input tokens are the provider's reported prompt tokens of the answer calls. "over cap" counts answer inputs
 (contexts, not answers) not within the ceiling (exact count plus reserve above the ceiling).
 
-${table}
+${markdownTable(hotpotResultHeaders(), hotpotResultRows(aggregates), 1)}
 ${
     [
       ...invalidReasonsSections(meta.invalidReasons),
@@ -478,11 +475,11 @@ ${
   }
 ### EM by question type
 
-${byType}
+${markdownTable(...byTypeTable(aggregates), 1)}
 
 ## Compression usage
 
-${usage}
+${markdownTable(...usageTable(aggregates))}
 
 (Calls made by this run: nodes reused from a frozen run were paid for there. Rankings are shared by Jev and
 Jev+Summary within a generation and counted in both rows.)
