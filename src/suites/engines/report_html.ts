@@ -70,17 +70,6 @@ ${table(t.pooledHeader, t.pooled, 2)}
 `;
 }
 
-/** Chart values: a result's value as a percentage, or null (n/a) when it has none or failed. */
-function percentOf(
-  results: readonly EngineResult[],
-  pick: (r: EngineResult) => number | null,
-): (number | null)[] {
-  return results.map((r) => {
-    const v = r.status === "ok" ? pick(r) : null;
-    return v === null ? null : Number((100 * v).toFixed(1));
-  });
-}
-
 /** Error bars of one interval per result, times `scale` (none where there is no interval). */
 function errorBars(
   stats: EnginesStats,
@@ -112,7 +101,11 @@ function barCharts(results: readonly EngineResult[], stats: EnginesStats, multi:
   const probes = results.some((r) => r.probes !== null);
   const recall = (name: string, pick: Recall["pick"], interval: Recall["interval"]): ChartSeries => ({
     name,
-    values: percentOf(results, pick),
+    // A result's value as a percentage; null (n/a) when it has none or failed.
+    values: results.map((r) => {
+      const v = r.status === "ok" ? pick(r) : null;
+      return v === null ? null : Number((100 * v).toFixed(1));
+    }),
     errors: errorBars(stats, interval),
   });
   const percent = { format: (v: number) => `${v.toFixed(1)}%`, max: 100 };
