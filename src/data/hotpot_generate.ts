@@ -4,7 +4,7 @@
  * @module
  */
 import { createHash } from "node:crypto";
-import type { Article, HotpotRecord, SupportingFact } from "./hotpot_record.ts";
+import type { Article, HotpotRecord } from "./hotpot_record.ts";
 import { SeededRandom } from "./hotpot_prng.ts";
 
 /** The default seed of the shipped demo data. */
@@ -562,10 +562,6 @@ export function generateHotpotRecords(count: number, seed: string = DEMO_DATA_SE
         w.templatesUsed.set(title, new Set<number>());
       } else open = open.filter((d) => d !== target);
     }
-    const supporting_facts: SupportingFact[] = q.gold.map(([g, key]) => ({
-      title: g.article.title,
-      sent_id: g.facts[key],
-    }));
     const context = w.rng.shuffle(articles());
     records.push({
       id: recordId(seed, index),
@@ -573,7 +569,7 @@ export function generateHotpotRecords(count: number, seed: string = DEMO_DATA_SE
       answer: q.answer,
       type,
       level: w.rng.pick(["easy", "medium", "hard"]),
-      supporting_facts,
+      supporting_facts: q.gold.map(([g, key]) => ({ title: g.article.title, sent_id: g.facts[key] })),
       context,
     });
   }

@@ -12,7 +12,7 @@ import { BUILTIN_ENGINES, createEngine, parseEngineSelection } from "../../metho
 import { importTranscript } from "../../data/transcripts/import.ts";
 import { readHermesProbes } from "../../data/transcripts/hermes_probes.ts";
 import { budgetListOption, contextLengthListOption, DEFAULT_BUDGET } from "../../suites/engines/budgets.ts";
-import type { ImportedTranscript } from "../../data/transcripts/types.ts";
+import type { ImportedTranscript, Probe } from "../../data/transcripts/types.ts";
 import { runSuiteCommand } from "../../suites/run_command.ts";
 import type { RunInvocation } from "../../suites/run_lifecycle.ts";
 import { ENGINES_SUITE } from "../../suites/engines/definition.ts";
@@ -116,9 +116,9 @@ export async function enginesRunCommand(
     refuseGiven("engines run", options, ["format", "sample"], "only used with --transcript");
     source = { kind: "generated", params: generatorParams(options) };
   }
-  let probes: { path: string; probes: Awaited<ReturnType<typeof readHermesProbes>>["probes"] } | undefined;
+  let probes: { path: string; probes: Probe[] } | undefined;
   if (options.probes) {
-    probes = { path: options.probes, probes: (await readHermesProbes(options.probes)).probes };
+    probes = { path: options.probes, probes: await readHermesProbes(options.probes) };
     sources.probes = await readInputFile(options.probes, "--probes", INPUT_MAX_BYTES.probes);
   }
   const engines = (options.engine ?? [...BUILTIN_ENGINES]).map(parseEngineSelection);

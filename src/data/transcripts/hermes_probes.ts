@@ -23,18 +23,13 @@ export const HermesProbeFileSchema = z.object({
   probes: z.array(HermesProbeSchema).min(1).max(MAX_PROBES),
 });
 
-/** The probes of a file, and the fixture it names. */
-export interface HermesProbes {
-  fixture: string | null;
-  probes: Probe[];
-}
-
 /** Reads and validates a probe file; problems are a {@link UsageError} naming the file and field. */
-export async function readHermesProbes(path: string): Promise<HermesProbes> {
+export async function readHermesProbes(path: string): Promise<Probe[]> {
   return parseHermesProbes(await readInputText(path, "--probes", INPUT_MAX_BYTES.probes), path);
 }
 
-export function parseHermesProbes(text: string, path: string): HermesProbes {
+/** The probes of a probe file's text (`path` names it in errors). */
+export function parseHermesProbes(text: string, path: string): Probe[] {
   const json = parseJsonText(text, path);
   const parsed = HermesProbeFileSchema.safeParse(json);
   if (!parsed.success) throw issueError(path, "", parsed.error);
@@ -43,15 +38,12 @@ export function parseHermesProbes(text: string, path: string): HermesProbes {
     if (ids.has(probe.id)) throw new UsageError(`${path}: probes: duplicate probe id '${probe.id}'`);
     ids.add(probe.id);
   }
-  return {
-    fixture: parsed.data.fixture ?? null,
-    probes: parsed.data.probes.map((probe) => ({
-      id: probe.id,
-      question: probe.question,
-      answer: probe.expected_facts.join("; "),
-      facts: probe.expected_facts,
-      evidence: [],
-      category: probe.type,
-    })),
-  };
+  return parsed.data.probes.map((probe) => ({
+    id: probe.id,
+    question: probe.question,
+    answer: probe.expected_facts.join("; "),
+    facts: probe.expected_facts,
+    evidence: [],
+    category: probe.type,
+  }));
 }

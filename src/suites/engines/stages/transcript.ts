@@ -55,7 +55,7 @@ export const enginesTranscriptStage = defineStage({
     const transcript = {
       messages: made.messages,
       needles: made.needles ?? [],
-      probes: probeFile?.probes ?? made.probes,
+      probes: probeFile ?? made.probes,
       hash: transcriptHash(made.messages),
     };
     return Promise.resolve({ outputs: { transcript } });

@@ -206,12 +206,7 @@ export function framingOf(name: string): ReadToolFraming | undefined {
 
 /** What one tool call showed of a file; undefined when it reads no file (no reading tool, path or object). */
 export function unframeRead(name: string, argumentsJson: string, result: string): UnframedRead | undefined {
-  let args: Json | undefined;
-  try {
-    args = asObject(parseJson(argumentsJson));
-  } catch (error) {
-    if (!(error instanceof SyntaxError)) throw error;
-  }
+  const args = parseObject(argumentsJson);
   if (args === undefined) return undefined;
   const framing = framingOf(name);
   if (framing === undefined) return undefined;

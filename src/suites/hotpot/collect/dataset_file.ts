@@ -53,44 +53,26 @@ export function hotpotDatasetFile(path: string, option?: string): HotpotDataset 
       if (have !== undefined && [...ids].every((id) => have.byId.has(id))) {
         return { byId: new Map([...ids].map((id) => [id, have.byId.get(id)!])), total: have.total };
       }
-      kept = await recordsWithIds({ batches }, ids);
-      return kept;
+      // One pass keeping the records whose id is in `ids` (a repeated id: its last record), counting all.
+      const byId = new Map<string, HotpotRecord>();
+      let total = 0;
+      for await (const batch of collectedBatches(batches())) {
+        total += batch.length;
+        for (const record of batch) if (ids.has(record.id)) byId.set(record.id, record);
+      }
+      return kept = { byId, total };
     },
-    candidates(options) {
-      const { seed, minChars, maxChars } = options;
+    candidates({ seed, minChars, maxChars }) {
       const memo = JSON.stringify([seed, minChars, maxChars]);
       let found = candidatesByOptions.get(memo);
       if (found === undefined) {
-        found = candidatesOf(batches(), { seed, minChars, maxChars });
+        // Each batch becomes its candidates as it is read: the records are never held all at once.
+        const of = (batch: HotpotRecord[]) =>
+          batch.map((r) => selectionCandidate(r, { seed, minChars, maxChars }));
+        found = Array.fromAsync(collectedBatches(batches()), of).then((lists) => lists.flat());
         candidatesByOptions.set(memo, found);
       }
       return found;
     },
   };
-}
-
-/** The selection candidates of every record of `batches`, in order. */
-export async function candidatesOf(
-  batches: AsyncIterable<HotpotRecord[]>,
-  options: Pick<SelectionOptions, "seed" | "minChars" | "maxChars">,
-): Promise<SelectionCandidate[]> {
-  const candidates: SelectionCandidate[] = [];
-  for await (const batch of collectedBatches(batches)) {
-    for (const record of batch) candidates.push(selectionCandidate(record, options));
-  }
-  return candidates;
-}
-
-/** One pass keeping the records whose id is in `ids` (a repeated id: its last record), counting all. */
-export async function recordsWithIds(
-  dataset: Pick<HotpotDataset, "batches">,
-  ids: ReadonlySet<string>,
-): Promise<DatasetRecords> {
-  const byId = new Map<string, HotpotRecord>();
-  let total = 0;
-  for await (const batch of collectedBatches(dataset.batches())) {
-    total += batch.length;
-    for (const record of batch) if (ids.has(record.id)) byId.set(record.id, record);
-  }
-  return { byId, total };
 }

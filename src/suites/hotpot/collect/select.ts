@@ -53,20 +53,11 @@ export function selectionKey(seed: number, id: string): string {
   return createHash("sha256").update(`${seed}:${id}`, "utf8").digest("hex");
 }
 
+const SURROGATE_PAIR = /[\uD800-\uDBFF][\uDC00-\uDFFF]/g;
+
 /** Length of a string in Unicode code points (a surrogate pair counts once). */
 export function codePointLength(text: string): number {
-  let n = text.length;
-  for (let i = 0; i < text.length; i++) {
-    const c = text.charCodeAt(i);
-    if (c >= 0xd800 && c <= 0xdbff && i + 1 < text.length) {
-      const d = text.charCodeAt(i + 1);
-      if (d >= 0xdc00 && d <= 0xdfff) {
-        n--;
-        i++;
-      }
-    }
-  }
-  return n;
+  return text.length - (text.match(SURROGATE_PAIR)?.length ?? 0);
 }
 
 /** Evidence characters of a record: the sum of its sentences' lengths in code points. */
