@@ -53,31 +53,19 @@ export async function loadPredictionFile(path: string): Promise<PredictionFile> 
   return parseField(PredictionFileSchema, data, path);
 }
 
-export interface ScoreCoverage {
-  gold: number;
-  answered: number;
-  withSp: number;
-  matched: number;
-  /** Prediction ids that match no gold id. */
-  unknown: number;
-}
-
 /** Scores a prediction file against gold records: the official averages and the gold records covered. */
-export async function scoreHotpotFiles(
-  goldPath: string,
-  predPath: string,
-): Promise<{ metrics: HotpotMetrics; coverage: ScoreCoverage }> {
+export async function scoreHotpotFiles(goldPath: string, predPath: string) {
   const gold = await loadHotpot(goldPath, "--gold");
   const pred = await loadPredictionFile(predPath);
   const has = (o: Record<string, unknown>, k: string) => Object.hasOwn(o, k);
   const ids = new Set(gold.map((r) => r.id));
   const predicted = new Set([...Object.keys(pred.answer), ...Object.keys(pred.sp)]);
-  const coverage: ScoreCoverage = {
+  const coverage = {
     gold: gold.length,
     answered: gold.filter((r) => has(pred.answer, r.id)).length,
     withSp: gold.filter((r) => has(pred.sp, r.id)).length,
     matched: gold.filter((r) => has(pred.answer, r.id) || has(pred.sp, r.id)).length,
-    unknown: [...predicted].filter((id) => !ids.has(id)).length,
+    unknown: [...predicted].filter((id) => !ids.has(id)).length, // prediction ids that match no gold id
   };
   const metrics = averageMetrics(gold.map((record) =>
     scoreQuestion({

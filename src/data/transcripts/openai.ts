@@ -6,8 +6,13 @@ import { z } from "zod";
 import { UsageError } from "../../errors.ts";
 import type { ChatMessage } from "../../models/messages.ts";
 import { toolPairingProblem } from "../../core/tool_pairing.ts";
-import { type ImportedTranscript, issueError, LenientMessageSchema, toChatMessage } from "./types.ts";
-import { type Needle, NeedleSchema } from "./needle.ts";
+import {
+  type ImportedTranscript,
+  issueError,
+  LenientMessageSchema,
+  NeedleSchema,
+  toChatMessage,
+} from "./types.ts";
 
 /** The descriptive fields of a Hermes session (all optional but `messages`). */
 const HermesSessionSchema = z.object({
@@ -68,7 +73,7 @@ export function importHermesSession(json: unknown, path: string): ImportedTransc
 }
 
 /** The checked `needles` of a `{messages, needles}` file: unique ids, each found verbatim in its message. */
-export function readNeedles(value: unknown, messages: readonly ChatMessage[], path: string): Needle[] {
+export function readNeedles(value: unknown, messages: readonly ChatMessage[], path: string) {
   const parsed = z.array(NeedleSchema).safeParse(value);
   if (!parsed.success) throw issueError(path, "needles", parsed.error);
   const seen = new Set<string>();

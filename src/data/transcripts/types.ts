@@ -1,12 +1,31 @@
 /**
- * What every transcript importer produces, and the lenient message schema real files are read with.
+ * What every transcript importer produces (needles and probes with it), and the lenient message schema real
+ * files are read with.
  * @module
  */
 import { z } from "zod";
 import { UsageError } from "../../errors.ts";
 import type { ChatMessage } from "../../models/messages.ts";
-import type { Needle } from "./needle.ts";
 import { parseInputJson } from "../../fs_input.ts";
+
+/** Where in a message a needle was placed. */
+export type NeedlePosition = "start" | "middle" | "end";
+
+/** A unique fact planted in a generated transcript, with the question that asks for it. */
+export const NeedleSchema = z.object({
+  id: z.string(),
+  /** The fact sentence as planted (verbatim recall looks for exactly this). */
+  fact: z.string(),
+  question: z.string(),
+  /** The exact string a correct answer contains. */
+  answer: z.string(),
+  message_index: z.number().int().nonnegative(),
+  /** `message_index / (messages - 1)`: 0 is the first message, 1 the last. */
+  depth: z.number().min(0).max(1),
+  position: z.enum(["start", "middle", "end"]),
+  role: z.enum(["user", "assistant", "tool"]),
+});
+export type Needle = z.infer<typeof NeedleSchema>;
 
 /** The transcript formats the importers read. */
 export const TRANSCRIPT_FORMATS = ["openai", "hermes-session", "sharegpt", "locomo"] as const;
@@ -105,15 +124,12 @@ export function toChatMessage(message: z.infer<typeof LenientMessageSchema>): Ch
   return out;
 }
 
-/** Formats a zod issue path as `.key[index].key`. */
-export function formatIssuePath(path: readonly PropertyKey[]): string {
-  return path.map((key) => typeof key === "number" ? `[${key}]` : `.${String(key)}`).join("");
-}
-
 /** A {@link UsageError} naming the file, the place (`messages[3]`, `line 2: `) and the zod issue's field. */
 export function issueError(path: string, where: string, error: z.ZodError): UsageError {
   const issue = error.issues[0];
-  let field = `${where}${formatIssuePath(issue.path)}`;
+  // The issue's path as `.key[index].key` after `where`.
+  let field = where +
+    issue.path.map((key) => typeof key === "number" ? `[${key}]` : `.${String(key)}`).join("");
   if (field.startsWith(".")) field = field.slice(1);
   field = field.replace(/: \./, ": ");
   return new UsageError(`${path}: ${field || "(root)"}: ${issue.message}`);

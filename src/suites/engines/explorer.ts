@@ -7,8 +7,7 @@
 import type { ExplorerData, ExplorerItem } from "../../report/explorer.ts";
 import { engineLabel } from "./report.ts";
 import { type EngineResult, probeId } from "./run.ts";
-import { NeedleSchema } from "../../data/transcripts/needle.ts";
-import { ProbeSchema } from "../../data/transcripts/types.ts";
+import { NeedleSchema, ProbeSchema } from "../../data/transcripts/types.ts";
 
 /** The explorer of an engines run; rows name their budget when the run measured several. */
 export function enginesExplorerOf(

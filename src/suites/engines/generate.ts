@@ -9,7 +9,7 @@ import { createHash } from "node:crypto";
 import { z } from "zod";
 import { UsageError } from "../../errors.ts";
 import type { ChatMessage, ToolCall } from "../../models/messages.ts";
-import type { Needle, NeedlePosition } from "../../data/transcripts/needle.ts";
+import type { Needle, NeedlePosition } from "../../data/transcripts/types.ts";
 import canonicalize from "canonicalize";
 
 // Default needles are spread over the early region: the turns a compactor must summarize, not the kept tail.

@@ -7,7 +7,7 @@
 import pLimit from "p-limit";
 import type { ChatMessage } from "../../models/messages.ts";
 import type { CallRecord, ChatModel } from "../../models/types.ts";
-import type { Needle } from "../../data/transcripts/needle.ts";
+import type { Needle } from "../../data/transcripts/types.ts";
 import { normalizeAnswer } from "../scoring.ts";
 import { declines, locomoF1, NOT_IN_CONTEXT } from "./locomo_f1.ts";
 

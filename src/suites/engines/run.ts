@@ -22,9 +22,8 @@ import type { CallRecord, ChatModel, DecisionModel } from "../../models/types.ts
 import type { LoopbackProxy } from "../../models/loopback_proxy.ts";
 import type { TokenCounter } from "../../tokens/types.ts";
 import { addUsage, emptyUsage } from "../../core/usage.ts";
-import type { Probe } from "../../data/transcripts/types.ts";
+import type { Needle, Probe } from "../../data/transcripts/types.ts";
 import { mean, median, needleRecall, percentile, type QaItem, type QaRecall, qaRecall } from "./metrics.ts";
-import type { Needle } from "../../data/transcripts/needle.ts";
 import { transcriptHash } from "./generate.ts";
 import { DEFAULT_RECOVERY_ROUNDS, recoveryRecall } from "./recovery.ts";
 

@@ -34,16 +34,6 @@ import { questionInShard, type Shard } from "../../pipeline/shard.ts";
 /** The name corpus.json records for the embedded demo dataset (as `hotpot collect` does). */
 const EMBEDDED_DATASET_LABEL = "embedded:fixtures/hotpot/demo.parquet";
 
-/** A chat model that refuses every call: a replay takes every collect node from the journal. */
-function refusingChat(model: string): ChatModel {
-  return {
-    model,
-    complete: () => {
-      throw new Error("merge: a replayed collection asked the chat model; a collect node is missing");
-    },
-  };
-}
-
 /** The collection mode as the shards' collect nodes recorded it (only its key-relevant fields matter). */
 async function replayMode(run: RunDir, protocolMode: CollectMode["kind"]): Promise<CollectMode> {
   // The params every collect node of one collection shares (besides the question id).
@@ -61,7 +51,11 @@ async function replayMode(run: RunDir, protocolMode: CollectMode["kind"]): Promi
   }
   if (protocolMode === "live") {
     const model = params.model ?? "";
-    return { kind: "live", chat: refusingChat(model), model };
+    // A chat model that refuses every call: a replay takes every collect node from the journal.
+    const complete = () => {
+      throw new Error("merge: a replayed collection asked the chat model; a collect node is missing");
+    };
+    return { kind: "live", chat: { model, complete }, model };
   }
   if (protocolMode === "agent") {
     return {
@@ -76,17 +70,13 @@ async function replayMode(run: RunDir, protocolMode: CollectMode["kind"]): Promi
   return { kind: protocolMode };
 }
 
-/** The `--dataset` the first shard was given (invocation's `shard_options`), or the embedded data's name. */
-function datasetLabel(run: RunDir): string {
-  const options = run.header.invocation.options as { shard_options?: { dataset?: unknown } } | null;
-  const given = options?.shard_options?.dataset;
-  return typeof given === "string" ? given : EMBEDDED_DATASET_LABEL;
-}
-
 /** Replays the collection over the merged run and writes selection.json and corpus.json into it. */
 async function publishMergedCollection(run: RunDir): Promise<void> {
   const protocol = run.header.protocol as { selection: SelectionOptions; collection: CollectMode["kind"] };
-  const label = datasetLabel(run);
+  // The `--dataset` the first shard was given (invocation's `shard_options`), or the embedded data's name.
+  const options = run.header.invocation.options as { shard_options?: { dataset?: unknown } } | null;
+  const given = options?.shard_options?.dataset;
+  const label = typeof given === "string" ? given : EMBEDDED_DATASET_LABEL;
   const hash = run.header.sources.dataset;
   const bytes = await run.store.get(hash);
   // The loaders choose the layout by extension: read the dataset blob through a link named like the original.

@@ -6,8 +6,7 @@
 import { z } from "zod";
 import { defineStage } from "../../../pipeline/stage.ts";
 import { ChatMessageSchema } from "../../../models/messages.ts";
-import type { Needle } from "../../../data/transcripts/needle.ts";
-import type { Probe } from "../../../data/transcripts/types.ts";
+import type { Needle, Probe } from "../../../data/transcripts/types.ts";
 import { type EngineResult, runEngines, type RunEnginesOptions } from "../run.ts";
 import { StoredTranscriptSchema } from "./transcript.ts";
 
