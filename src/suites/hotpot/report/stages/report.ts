@@ -289,16 +289,12 @@ async function buildHotpotExplorer(
         label: "validity",
         options: same(["collection valid", "collection invalid", "has an invalid answer"]),
       },
-      {
-        id: "full_right",
-        label: "Full right,",
-        options: compressed.map((m) => ({ value: m, label: `${m} wrong` })),
-      },
-      {
-        id: "full_wrong",
-        label: "Full wrong,",
-        options: compressed.map((m) => ({ value: m, label: `${m} right` })),
-      },
+      // Which compressed methods disagree with Full: `full_right` lists those wrong, `full_wrong` those right.
+      ...(["right", "wrong"] as const).map((full) => ({
+        id: `full_${full}`,
+        label: `Full ${full},`,
+        options: compressed.map((m) => ({ value: m, label: `${m} ${full === "right" ? "wrong" : "right"}` })),
+      })),
     ],
   };
 }
