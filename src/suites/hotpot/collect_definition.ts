@@ -11,7 +11,6 @@ import {
   hotpotCorpusStage,
   hotpotSelectStage,
   questionValidity,
-  type SelectionReport,
 } from "./collect/stages/collect.ts";
 import { extname, join } from "node:path";
 import { UsageError } from "../../errors.ts";
@@ -23,7 +22,7 @@ import { sha256Hex } from "../../store/hash.ts";
 import type { RunDir } from "../../store/run_dir.ts";
 import type { RunContext } from "../run_lifecycle.ts";
 import { type HotpotDataset, hotpotDatasetFile } from "./collect/dataset_file.ts";
-import type { SelectionOptions } from "./collect/select.ts";
+import type { SelectionOptions, SelectionReport } from "./collect/select.ts";
 import { runHeaderStage } from "../../pipeline/run_header.ts";
 import { z } from "zod";
 import { type CollectMode, sessionSourceName } from "./collect/collect_question.ts";

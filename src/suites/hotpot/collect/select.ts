@@ -7,16 +7,18 @@
  * @module
  */
 import { createHash } from "node:crypto";
+import { z } from "zod";
 import type { HotpotRecord } from "../../../data/hotpot_record.ts";
 
-/** The protocol's selection parameters. */
-export interface SelectionOptions {
-  bridge: number;
-  comparison: number;
-  seed: number;
-  minChars: number;
-  maxChars: number;
-}
+/** The protocol's selection parameters (the `hotpot-select` stage's params). */
+export const SelectionOptionsSchema = z.object({
+  bridge: z.number().int(),
+  comparison: z.number().int(),
+  seed: z.number().int(),
+  minChars: z.number().int(),
+  maxChars: z.number().int(),
+});
+export type SelectionOptions = z.infer<typeof SelectionOptionsSchema>;
 
 /** The default protocol: 15 bridge + 15 comparison, seed 20261016, 6,000–32,000 evidence characters. */
 export const DEFAULT_SELECTION: Readonly<SelectionOptions> = Object.freeze({
@@ -38,15 +40,18 @@ const FILTERS = [
 
 type RemovedCounts = Record<(typeof FILTERS)[number], number>;
 
+/** What a selection records: how many records were considered and what each filter removed. */
+export const SelectionReportSchema = z.object({
+  considered: z.number().int(),
+  removed: z.record(z.string(), z.number().int()),
+  skipped_quota_full: z.number().int(),
+  quota_met: z.boolean(),
+  counts: z.record(z.string(), z.object({ selected: z.number().int(), wanted: z.number().int() })),
+});
+export type SelectionReport = z.infer<typeof SelectionReportSchema>;
+
 /** A selection: records in selection order; examined ones (until both quotas were met); skipped for quota. */
-interface SelectionResult {
-  selected: HotpotRecord[];
-  removed: RemovedCounts;
-  considered: number;
-  skipped_quota_full: number;
-  quota_met: boolean;
-  counts: { bridge: { selected: number; wanted: number }; comparison: { selected: number; wanted: number } };
-}
+type SelectionResult = SelectionReport & { selected: HotpotRecord[] };
 
 /** The sort key of a record: lowercase hex SHA-256 of `${seed}:${id}` (UTF-8). */
 export function selectionKey(seed: number, id: string): string {

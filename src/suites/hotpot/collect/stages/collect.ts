@@ -9,21 +9,18 @@ import type { HotpotRecord } from "../../../../data/hotpot_record.ts";
 import { UsageError } from "../../../../errors.ts";
 import { defineStage } from "../../../../pipeline/stage.ts";
 import { type CollectMode, collectQuestion } from "../collect_question.ts";
-import { selectCandidates, type SelectionCandidate, type SelectionOptions } from "../select.ts";
+import {
+  selectCandidates,
+  type SelectionCandidate,
+  type SelectionOptions,
+  SelectionOptionsSchema,
+  type SelectionReport,
+  SelectionReportSchema,
+} from "../select.ts";
 import { questionInShard } from "../../../../pipeline/shard.ts";
 import { ChatMessageSchema } from "../../../../models/messages.ts";
 import type { DatasetRecords } from "../dataset_file.ts";
 import { CollectionModeSchema, type Corpus, CORPUS_FORMAT, type CorpusQuestion } from "../../corpus.ts";
-
-/** What the selection stage records: how many records were considered and what each filter removed. */
-export const SelectionReportSchema = z.object({
-  considered: z.number().int(),
-  removed: z.record(z.string(), z.number().int()),
-  skipped_quota_full: z.number().int(),
-  quota_met: z.boolean(),
-  counts: z.record(z.string(), z.object({ selected: z.number().int(), wanted: z.number().int() })),
-});
-export type SelectionReport = z.infer<typeof SelectionReportSchema>;
 
 /** The selected ids and the selection report of a dataset's selection candidates, in file order. */
 export function selectionReportOf(
@@ -39,20 +36,12 @@ export interface HotpotSelectEnv {
   candidates(options: SelectionOptions): Promise<SelectionCandidate[]>;
 }
 
-const SelectParams = z.object({
-  bridge: z.number().int(),
-  comparison: z.number().int(),
-  seed: z.number().int(),
-  minChars: z.number().int(),
-  maxChars: z.number().int(),
-});
-
 /** The `hotpot-select` stage. */
 export const hotpotSelectStage = defineStage({
   name: "hotpot-select",
   version: 1,
   doc: "The frozen question selection: ascending SHA-256 of seed:id within per-type quotas and filters.",
-  params: SelectParams,
+  params: SelectionOptionsSchema,
   inputs: ["dataset"],
   hashOnlyInputs: ["dataset"],
   outputs: {
@@ -60,7 +49,7 @@ export const hotpotSelectStage = defineStage({
     report: { schema: SelectionReportSchema, doc: "records considered, removed by each filter, quotas" },
   },
   provider: false,
-  async run({ params, env }: { params: z.infer<typeof SelectParams>; env: HotpotSelectEnv }) {
+  async run({ params, env }: { params: SelectionOptions; env: HotpotSelectEnv }) {
     const { ids, report } = selectionReportOf(await env.candidates(params), params);
     return { outputs: { selected: { ids }, report } };
   },
@@ -123,7 +112,7 @@ function withQuestions(head: string, questions: readonly Uint8Array[]): Uint8Arr
 const CorpusParams = z.object({
   /** The dataset as corpus.json names it (the path given, or the embedded data's name), and its SHA-256. */
   dataset: z.object({ path: z.string(), sha256: z.string() }),
-  selection: SelectParams,
+  selection: SelectionOptionsSchema,
   collection: CollectionModeSchema,
   /** The outside agent's command (`--agent exec:CMD` collections). */
   agent: z.string().optional(),
