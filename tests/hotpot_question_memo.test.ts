@@ -145,3 +145,29 @@ Deno.test("Jev's and the fusion's kept selections equal fresh ones, and Jev's co
   }
   assert.ok(chose >= 3, "some limits make Jev choose");
 });
+
+Deno.test("a frozen frame counts a compacted input as its parts, exactly the whole prompt's count", () => {
+  const question = storedQuestion(longQuestion());
+  const frame = hotpotFrame(counter, question, 600);
+  assert.ok(frame.count !== undefined);
+  const units = frame.units;
+  const subsets = [
+    [],
+    units.slice(0, 1),
+    units.slice(-1),
+    units,
+    units.filter((_, i) => i % 2 === 0),
+    units.filter((_, i) => i % 3 !== 1),
+    [...units].reverse(), // out of source order: rendered in the order given
+  ];
+  // Summaries that end, start or are made with line breaks, whitespace and added tokens, and none.
+  const summaries = ["", "A summary.", "\n  spaced\n", "Two\nlines <|im_end|> and <think>", " ", "x\n\n"];
+  for (const round of [1, 2]) { // the second round is answered from the frame's part counts
+    for (const summary of summaries) {
+      for (const kept of subsets) {
+        const whole = countPrompt(counter, frame.render(kept, summary));
+        assert.equal(frame.count!(kept, summary), whole, `round ${round}, ${kept.length} units, ${summary}`);
+      }
+    }
+  }
+});

@@ -6,7 +6,7 @@
  * @module
  */
 import type { ChatMessage } from "../models/messages.ts";
-import { countPrompt, fitUnitsInOrder } from "../tokens/budget.ts";
+import { countPrompt, fitCountInOrder } from "../tokens/budget.ts";
 import type { TokenCounter } from "../tokens/types.ts";
 import { type EvidenceUnit, inSourceOrder } from "./evidence_unit.ts";
 
@@ -21,7 +21,14 @@ export interface EvidenceFrame {
   readonly counter: TokenCounter;
   readonly units: readonly EvidenceUnit[];
   render(kept: readonly EvidenceUnit[], summary: string): ChatMessage[];
+  /** The exact token count of `render(kept, summary)`, where the frame counts faster ({@link frameTokens}). */
+  count?(kept: readonly EvidenceUnit[], summary: string): number;
   readonly limit: number;
+}
+
+/** The exact token count of a frame's answer input from `kept` and `summary`. */
+export function frameTokens(frame: EvidenceFrame, kept: readonly EvidenceUnit[], summary: string): number {
+  return frame.count ? frame.count(kept, summary) : countPrompt(frame.counter, frame.render(kept, summary));
 }
 
 /** The frozen artifacts of one generation: unit ids best first, a summary with the units kept beside it. */
@@ -115,7 +122,7 @@ export function fusionRetained(
   order: readonly string[],
   share: number,
 ): EvidenceUnit[] {
-  const empty = frameMemo(frame, "empty", () => countPrompt(frame.counter, frame.render([], "")));
+  const empty = frameMemo(frame, "empty", () => frameTokens(frame, [], ""));
   return [...rankedWithin(frame, order, empty + Math.floor(share * (frame.limit - empty))).kept];
 }
 
@@ -124,7 +131,7 @@ function rankedWithin(frame: EvidenceFrame, order: readonly string[], limit: num
   return frameMemo(
     frame,
     `ranked ${limit} ${JSON.stringify(order)}`,
-    () => selectRankedUnits(frame.counter, frame.units, order, (kept) => frame.render(kept, ""), limit),
+    () => rankedFit(frame.units, order, (kept) => frameTokens(frame, kept, ""), limit),
   );
 }
 
@@ -242,16 +249,25 @@ export function selectRankedUnits(
   build: (kept: EvidenceUnit[]) => ChatMessage[],
   limit: number,
 ): { kept: EvidenceUnit[]; tokens: number } {
+  return rankedFit(units, order, (kept) => countPrompt(counter, build(kept)), limit);
+}
+
+/** {@link selectRankedUnits} with the exact count of the kept units' prompt given as `countOf`. */
+function rankedFit(
+  units: readonly EvidenceUnit[],
+  order: readonly string[],
+  countOf: (kept: EvidenceUnit[]) => number,
+  limit: number,
+): { kept: EvidenceUnit[]; tokens: number } {
   const byId = new Map(units.map((u) => [u.id, u]));
   const ranked = order.map((id) => {
     const unit = byId.get(id);
     if (!unit) throw new Error(`ranking names unknown unit ${id}`);
     return unit;
   });
-  const fit = fitUnitsInOrder(
-    counter,
+  const fit = fitCountInOrder(
     ranked,
-    (chosen) => build(inSourceOrder(units, chosen.map((u) => u.id))),
+    (chosen) => countOf(inSourceOrder(units, chosen.map((u) => u.id))),
     limit,
   );
   return { kept: inSourceOrder(units, fit.chosen.map((u) => u.id)), tokens: fit.tokens };

@@ -246,7 +246,7 @@ export function defineContextStage<P extends z.ZodRawShape, E extends { counter:
         if (evidence === null) messages = unit.full();
         else {
           messages = frame.render(evidence.kept, evidence.summary);
-          counted = evidence.tokens;
+          counted = evidence.tokens ?? frame.count?.(evidence.kept, evidence.summary);
           fields = decl.listed(evidence, artifacts, env.counter);
         }
       }

@@ -64,11 +64,20 @@ export function fitUnitsInOrder<T>(
   build: (chosen: T[]) => Prompt,
   limit: number,
 ): Fit<T[]> {
+  return fitCountInOrder(units, (chosen) => countPrompt(counter, build(chosen)), limit);
+}
+
+/** {@link fitUnitsInOrder} with the exact token count of a prefix's prompt given as `countOf`. */
+export function fitCountInOrder<T>(
+  units: readonly T[],
+  countOf: (chosen: T[]) => number,
+  limit: number,
+): Fit<T[]> {
   const tokensOf = new Map<number, number>();
   const count = (k: number) => {
     let tokens = tokensOf.get(k);
     if (tokens === undefined) {
-      tokens = countPrompt(counter, build(units.slice(0, k)));
+      tokens = countOf(units.slice(0, k));
       tokensOf.set(k, tokens);
     }
     return tokens;

@@ -13,6 +13,8 @@ export interface TokenCounter {
   countMessages(messages: ChatMessage[], tools?: ToolDefinition[]): number;
   /** Token count of a plain text (no template, no special tokens added). */
   countText(text: string): number;
+  /** The prompt text {@link countMessages} counts: the chat template's render with the generation prompt. */
+  render?(messages: ChatMessage[]): string;
   /** True when counts add up at a line break before non-whitespace (a text is then counted line by line). */
   readonly additiveAtLineBreaks?: boolean;
 }

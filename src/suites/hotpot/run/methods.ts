@@ -32,25 +32,93 @@ export function hotpotFrame(counter: TokenCounter, question: MethodInput, limit:
   const frames = frozenQuestionFrames.get(question);
   const known = frames?.find((f) => f.counter === counter && f.limit === limit);
   if (known !== undefined) return known;
-  const frame: EvidenceFrame = {
-    counter,
-    units: questionUnits(question),
-    render: (kept, summary) => compactedContext(question, kept, summary),
-    limit,
-  };
+  const units = questionUnits(question);
+  const render = (kept: readonly GenericUnit[], summary: string) => compactedContext(question, kept, summary);
   // The render reads the question's text and the head of its trajectory: all must be frozen (deepFreeze of
-  // `storedQuestion` froze them), else the frame is made each time.
+  // `storedQuestion` froze them), else the frame is made each time (and its prompts counted whole).
   const { trajectory } = question;
   if (
-    !Object.isFrozen(frame.units) || !Object.isFrozen(trajectory) ||
+    !Object.isFrozen(units) || !Object.isFrozen(trajectory) ||
     !trajectory.slice(0, 2).every((m) => Object.isFrozen(m))
   ) {
-    return frame;
+    return { counter, units, render, limit };
   }
-  Object.freeze(frame);
+  const frame: EvidenceFrame = Object.freeze({
+    counter,
+    units,
+    render,
+    count: compactedTokens(counter, question),
+    limit,
+  });
   if (frames === undefined) frozenQuestionFrames.set(question, [frame]);
   else frames.push(frame);
   return frame;
+}
+
+/** A unit's text standing for the kept units in a render: not whitespace, and found once in it. */
+const MARK = "\uE000";
+
+const STARTS_NON_SPACE = /^\P{White_Space}/u;
+
+/**
+ * The exact count of {@link compactedContext}'s prompt without counting it whole. Its render is the text
+ * before the kept units, each unit then `\n\n` (the last `\n`), and the text after (checked on every
+ * render): each join is a line break before non-whitespace, where a counter with `additiveAtLineBreaks` cuts
+ * a text and adds up its parts' counts. So the count is the sum of the parts' counts, each part counted once
+ * (by its text). Without units, or with a render not so laid out, the prompt is counted whole.
+ */
+function compactedTokens(
+  counter: TokenCounter,
+  question: MethodInput,
+): (kept: readonly GenericUnit[], summary: string) => number {
+  const whole = (kept: readonly GenericUnit[], summary: string) =>
+    countPrompt(counter, compactedContext(question, kept, summary));
+  const render = counter.render?.bind(counter);
+  if (counter.additiveAtLineBreaks !== true || render === undefined) return whole;
+  // By summary: the render before and after the units, their counts summed; null: not laid out as above.
+  const around = new Map<string, { before: string; after: string; tokens: number } | null>();
+  const aroundOf = (summary: string) => {
+    let known = around.get(summary);
+    if (known === undefined) {
+      const text = render(compactedContext(question, [{ id: MARK, position: 0, text: MARK }], summary));
+      const at = text.indexOf(MARK);
+      const before = text.slice(0, at);
+      const after = text.slice(at + MARK.length + 1);
+      const laidOut = at > 0 && text.indexOf(MARK, at + 1) < 0 && text[at + MARK.length] === "\n" &&
+        /[\r\n]$/.test(before) && STARTS_NON_SPACE.test(after);
+      known = laidOut
+        ? { before, after, tokens: counter.countText(before) + counter.countText(after) }
+        : null;
+      around.set(summary, known);
+    }
+    return known;
+  };
+  // By a unit's text, followed by `\n\n` ([0]) or, the last unit, by `\n` ([1]): the count of the two (each
+  // counted when first needed); null for a text that starts with whitespace.
+  const unitTokens = [new Map<string, number | null>(), new Map<string, number | null>()];
+  const unitTokensOf = (text: string, joint: string) => {
+    const known = unitTokens[2 - joint.length];
+    let tokens = known.get(text);
+    if (tokens === undefined) {
+      tokens = STARTS_NON_SPACE.test(text) ? counter.countText(text + joint) : null;
+      known.set(text, tokens);
+    }
+    return tokens;
+  };
+  return (kept, summary) => {
+    const parts = kept.length > 0 ? aroundOf(summary) : null;
+    if (parts === null) return whole(kept, summary);
+    const text = render(compactedContext(question, kept, summary));
+    let tokens = parts.tokens;
+    for (let i = 0; i < kept.length; i++) {
+      const counted = unitTokensOf(kept[i].text, i + 1 < kept.length ? "\n\n" : "\n");
+      if (counted === null) return counter.countText(text);
+      tokens += counted;
+    }
+    // Compared whole: the render is a concatenation, flattened once here (a check per unit costs far more).
+    const laidOut = text === `${parts.before}${joinUnits(kept)}\n${parts.after}`;
+    return laidOut ? tokens : counter.countText(text);
+  };
 }
 
 /** The public material a method may see. */

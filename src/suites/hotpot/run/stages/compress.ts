@@ -9,12 +9,11 @@
 import { z } from "zod";
 import { defineStage } from "../../../../pipeline/stage.ts";
 import { summarizeWithin } from "../../../../methods/summarize.ts";
-import { countPrompt } from "../../../../tokens/budget.ts";
 import { defineEngineStage, defineRankStage, type ModelStageEnv } from "../../../answer_pipeline.ts";
 import { StoredRankingSchema, StoredSummarySchema } from "../../../answer_pipeline.ts";
-import { compactedContext, evidenceSpaceOf, hotpotFrame, questionUnits, taskText } from "../methods.ts";
+import { evidenceSpaceOf, hotpotFrame, questionUnits, taskText } from "../methods.ts";
 import { joinUnits } from "../../../../methods/evidence_unit.ts";
-import { declaredMethod, type MethodParams } from "../../../../methods/registry.ts";
+import { declaredMethod, frameTokens, type MethodParams } from "../../../../methods/registry.ts";
 import { storedQuestion, StoredQuestionSchema } from "./question.ts";
 import { publicHistory } from "../../../../methods/engine_method.ts";
 
@@ -90,17 +89,18 @@ export const hotpotSummaryStage = defineStage({
     const own = Object.fromEntries(
       Object.entries(params).filter(([name]) => !COMMON.has(name)),
     ) as MethodParams;
-    const kept = method.retain?.(hotpotFrame(counter, question, limit), order, own) ?? [];
+    const frame = hotpotFrame(counter, question, limit);
+    const kept = method.retain?.(frame, order, own) ?? [];
     const keptIds = new Set(kept.map((u) => u.id));
     const rest = questionUnits(question).filter((u) => !keptIds.has(u.id));
-    const base = countPrompt(counter, compactedContext(question, kept, ""));
+    const base = frameTokens(frame, kept, "");
     const outcome = await summarizeWithin({
       chat: env.chat,
       task: taskText(question),
       evidence: joinUnits(rest),
       retained: kept.length > 0 ? joinUnits(kept) : undefined,
       space: limit - base,
-      promptTokens: (summary) => countPrompt(counter, compactedContext(question, kept, summary)),
+      promptTokens: (summary) => frameTokens(frame, kept, summary),
       limit,
       maxRetries: params.max_retries,
     });
