@@ -135,36 +135,29 @@ function rankedWithin(frame: EvidenceFrame, order: readonly string[], limit: num
   );
 }
 
+/** A built-in method over units: the ceiling limits it and it has no parameters unless it says otherwise. */
+const builtIn = (
+  method: Omit<MethodDeclaration, "kind" | "ceilingBinds" | "params"> & Partial<MethodDeclaration>,
+): MethodDeclaration => ({ kind: "units", ceilingBinds: true, params: {}, ...method });
+
 const BUILT_IN: MethodDeclaration[] = [
-  { kind: "units", name: "full", needs: [], ceilingBinds: false, params: {}, evidence: () => null },
-  {
-    kind: "units",
+  builtIn({ name: "full", needs: [], ceilingBinds: false, evidence: () => null }),
+  builtIn({
     name: "jev",
     needs: ["ranking"],
-    ceilingBinds: true,
-    params: {},
     evidence(frame, artifacts) {
       const order = artifacts.order;
       if (!order) throw new Error("jev needs a ranking");
       const { kept, tokens } = rankedWithin(frame, order, frame.limit);
       return { kept: [...kept], summary: "", tokens };
     },
-  },
-  {
-    kind: "units",
-    name: "summary",
-    needs: ["summary"],
-    ceilingBinds: true,
-    params: {},
-    evidence: summaryEvidence,
-  },
-  {
-    kind: "units",
+  }),
+  builtIn({ name: "summary", needs: ["summary"], evidence: summaryEvidence }),
+  builtIn({
     name: "jev+summary",
     needs: ["ranking", "summary"],
     parts: ["jev", "summary"],
     contextNeeds: ["summary"],
-    ceilingBinds: true,
     // The seed's split: ranked units within 40% of the evidence space, the summary in all the space left.
     params: { fusion_share: 0.4 },
     retain(frame, order, params) {
@@ -172,12 +165,10 @@ const BUILT_IN: MethodDeclaration[] = [
       return fusionRetained(frame, order, params.fusion_share ?? 0);
     },
     evidence: summaryEvidence,
-  },
-  {
-    kind: "units",
+  }),
+  builtIn({
     name: "summary+top",
     needs: ["ranking", "summary"],
-    ceilingBinds: true,
     params: { n: 1 },
     // The summary is of all evidence (the sweep's S); the top units are added beside it.
     evidence(frame, artifacts, params) {
@@ -187,7 +178,7 @@ const BUILT_IN: MethodDeclaration[] = [
       const top = artifacts.order.slice(0, params.n ?? 0);
       return { kept: inSourceOrder(frame.units, top), summary: artifacts.summary.text };
     },
-  },
+  }),
 ];
 
 const REGISTRY = new Map<string, MethodDeclaration>(BUILT_IN.map((m) => [m.name, m]));

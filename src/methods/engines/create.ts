@@ -12,7 +12,7 @@ import { createExecRecallEngine } from "./exec_recall_engine.ts";
 import { createWorkerEngine } from "./outside_worker.ts";
 import { createHermesLikeEngine } from "./hermes_like.ts";
 import { createHttpEngine } from "./http_engine.ts";
-import { createTruncateEngine } from "./truncate.ts";
+import { createTruncateEngine } from "./tool_groups.ts";
 import { createFrameworkEngine, FRAMEWORK_ENGINES } from "./frameworks/framework_engines.ts";
 import { BUILTIN_ENGINES, REAL_COMPETITORS } from "./engine_names.ts";
 import { declaredMethod, declaredMethodNames } from "../registry.ts";

@@ -11,12 +11,12 @@ import type { ChatModel } from "../../models/types.ts";
 import { type CompressOptions, type CompressResult, type ContextEngine, EngineError } from "./engine.ts";
 import {
   assembleWindow,
+  leadingSystemCount,
   type MessageUnit,
   repairToolPairing,
   splitUnits,
   unitsToDrop,
 } from "./tool_groups.ts";
-import { leadingSystemCount } from "./truncate.ts";
 
 /** Tool outputs longer than this (characters) outside the protected tail are cleared. */
 const CLEAR_TOOL_OUTPUT_OVER_CHARS = 200;

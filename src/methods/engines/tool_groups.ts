@@ -1,12 +1,14 @@
 /**
  * Tool-call structure of a transcript: units that must stay together (an assistant message with tool calls
  * and all its results), the pairing check, repairing orphans a compaction left behind, and fitting whole
- * units into a budget (per-unit costs guess, the exact count of the whole window decides).
+ * units into a budget (per-unit costs guess, the exact count of the whole window decides); the `truncate`
+ * engine is that fit alone: the leading system messages and the newest whole units that fit.
  *
  * @module
  */
 import type { ChatMessage } from "../../models/messages.ts";
 import type { TokenCounter } from "../../tokens/types.ts";
+import type { CompressOptions, CompressResult, ContextEngine } from "./engine.ts";
 
 export { toolPairingProblem } from "../../core/tool_pairing.ts";
 
@@ -100,4 +102,27 @@ export function unitsToDrop(
     if (drop < units.length - 1) drop++;
   }
   return drop;
+}
+
+/** The number of leading system messages. */
+export function leadingSystemCount(messages: ChatMessage[]): number {
+  let n = 0;
+  while (n < messages.length && messages[n].role === "system") n++;
+  return n;
+}
+
+/** An engine that keeps the system prompt and the newest whole units that fit the budget (exact counts). */
+export function createTruncateEngine(): ContextEngine {
+  return {
+    kind: "built-in",
+    name: "truncate",
+    compress(messages: ChatMessage[], opts: CompressOptions): Promise<CompressResult> {
+      if (opts.currentTokens <= opts.budgetTokens) return Promise.resolve({ messages: [...messages] });
+      const systemCount = leadingSystemCount(messages);
+      const head = messages.slice(0, systemCount);
+      const units = splitUnits(messages.slice(systemCount));
+      const drop = unitsToDrop(head, units, opts.budgetTokens, opts.counter);
+      return Promise.resolve({ messages: assembleWindow(head, units, drop) });
+    },
+  };
 }

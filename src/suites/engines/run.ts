@@ -315,8 +315,6 @@ export async function runEngines(options: RunEnginesOptions): Promise<EngineResu
         result.within_budget = check.tokens <= budget;
         result.messages_out = window.length;
         result.needles = needleRecall(window, needles);
-      }
-      if (window !== null) {
         progress("warm");
         let same = true;
         for (let r = 0; r < repeats; r++) {

@@ -20,7 +20,7 @@ import { type ChatMessage, toolCallArguments } from "../../../models/messages.ts
 import type { ChatModel } from "../../../models/types.ts";
 import { type CompressOptions, type CompressResult, EngineError } from "../engine.ts";
 import { CallLog } from "./call_log.ts";
-import { leadingSystemCount } from "../truncate.ts";
+import { leadingSystemCount } from "../tool_groups.ts";
 
 /** One input message as a LangChain message with the id `m<index>`. */
 function toLangChain(message: ChatMessage, index: number): BaseMessage {
