@@ -26,10 +26,9 @@ function modelFree(spec: string): boolean {
 }
 
 function knownEngineSpec(spec: string): boolean {
-  return spec.startsWith("exec:") || spec.startsWith("exec+tools:") || spec.startsWith("http:") ||
-    spec.startsWith("https://") ||
-    Object.hasOwn(REAL_COMPETITORS, spec) || Object.hasOwn(FRAMEWORK_ENGINES, spec) ||
-    (BUILTIN_ENGINES as readonly string[]).includes(spec) || declaredMethod(spec) !== undefined;
+  return /^(exec:|exec\+tools:|http:|https:\/\/)/.test(spec) || Object.hasOwn(REAL_COMPETITORS, spec) ||
+    Object.hasOwn(FRAMEWORK_ENGINES, spec) || (BUILTIN_ENGINES as readonly string[]).includes(spec) ||
+    declaredMethod(spec) !== undefined;
 }
 
 /**

@@ -7,7 +7,6 @@
 import { createEngine, type EngineSelection } from "../../methods/engines/create.ts";
 import {
   type CompressUsage,
-  type ContextEngine,
   EngineError,
   type EngineKind,
   EngineSkipped,
@@ -397,7 +396,15 @@ export async function runEngines(options: RunEnginesOptions): Promise<EngineResu
       }
     }
     await coldRecall?.close();
-    await finishTiming(engine, result);
+    // The worker's hello and start-up and the timing note; then the engine's worker ends.
+    const worker = engine.worker?.() ?? null;
+    if (worker !== null) {
+      const { startup_ms, ...hello } = worker;
+      result.startup_ms = startup_ms;
+      result.worker = hello;
+    }
+    if (result.timing === "one-shot") result.timing_note = ONE_SHOT_NOTE;
+    await engine.close?.();
     progress("done", result.status);
     results.push(result);
   }
@@ -406,18 +413,6 @@ export async function runEngines(options: RunEnginesOptions): Promise<EngineResu
 
 /** What a one-shot row says about its latency. */
 export const ONE_SHOT_NOTE = "one-shot: latency includes process start";
-
-/** Records the worker's hello and start-up, the timing note, and ends the engine's worker. */
-async function finishTiming(engine: ContextEngine, result: EngineResult): Promise<void> {
-  const worker = engine.worker?.() ?? null;
-  if (worker !== null) {
-    const { startup_ms, ...hello } = worker;
-    result.startup_ms = startup_ms;
-    result.worker = hello;
-  }
-  if (result.timing === "one-shot") result.timing_note = ONE_SHOT_NOTE;
-  await engine.close?.();
-}
 
 /** The outcome of {@link validateEngineOutput}. */
 export type OutputCheck =
