@@ -13,7 +13,7 @@
 import { OpenAIChatClient } from "../src/models/chat_client.ts";
 import { SystemOneClient } from "../src/models/decision_client.ts";
 import { startReferenceServer } from "../src/models/reference/server.ts";
-import { BUILTIN_ENGINES } from "../src/methods/engines/create.ts";
+import { BUILTIN_ENGINES } from "../src/methods/engines/engine_names.ts";
 import { loadTokenCounter } from "../src/tokens/load.ts";
 import { generateTranscript } from "../src/suites/engines/generate.ts";
 import { formatEnginesTable } from "../src/suites/engines/report.ts";

@@ -11,7 +11,8 @@
 import { OpenAIChatClient } from "../src/models/chat_client.ts";
 import { SystemOneClient } from "../src/models/decision_client.ts";
 import { startReferenceServer } from "../src/models/reference/server.ts";
-import { BUILTIN_ENGINES, createEngine } from "../src/methods/engines/create.ts";
+import { createEngine } from "../src/methods/engines/create.ts";
+import { BUILTIN_ENGINES } from "../src/methods/engines/engine_names.ts";
 import type { ChatMessage } from "../src/models/messages.ts";
 import { loadTokenCounter } from "../src/tokens/load.ts";
 

@@ -5,7 +5,7 @@
  */
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { parseEngineSelection } from "../src/methods/engines/create.ts";
+import { parseEngineSelection } from "../src/methods/engines/engine_names.ts";
 import { toolPairingProblem } from "../src/methods/engines/tool_groups.ts";
 import { REFERENCE_CHAT_MODEL, startReferenceServer } from "../src/models/reference/server.ts";
 import { generateTranscript } from "../src/suites/engines/generate.ts";

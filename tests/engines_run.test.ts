@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { generateTranscript } from "../src/suites/engines/generate.ts";
 import { isCorrectReply, median, needleRecall, percentile } from "../src/suites/engines/metrics.ts";
 import { enginesReportMarkdown, formatEnginesTable } from "../src/suites/engines/report.ts";
-import { BUILTIN_ENGINES } from "../src/methods/engines/create.ts";
+import { BUILTIN_ENGINES } from "../src/methods/engines/engine_names.ts";
 import { runEngines } from "../src/suites/engines/run.ts";
 import { sharedCounter, startReferenceModels } from "./engines_fixtures/models.ts";
 import { startReferenceServer } from "../src/models/reference/server.ts";

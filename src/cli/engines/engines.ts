@@ -5,7 +5,7 @@
 import { ENGINES_SUITE } from "../../suites/engines/definition.ts";
 import { z } from "zod";
 import { UsageError } from "../../errors.ts";
-import { BUILTIN_ENGINES, REAL_COMPETITORS } from "../../methods/engines/create.ts";
+import { BUILTIN_ENGINES, REAL_COMPETITORS } from "../../methods/engines/engine_names.ts";
 import { FRAMEWORK_ENGINES } from "../../methods/engines/frameworks/framework_engines.ts";
 import { generateTranscript } from "../../suites/engines/generate.ts";
 import {

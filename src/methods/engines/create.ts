@@ -18,13 +18,6 @@ import { BUILTIN_ENGINES, REAL_COMPETITORS } from "./engine_names.ts";
 import { declaredMethod, declaredMethodNames } from "../registry.ts";
 import { createMethodEngine } from "../method_engine.ts";
 
-export {
-  BUILTIN_ENGINES,
-  type EngineSelection,
-  parseEngineSelection,
-  REAL_COMPETITORS,
-} from "./engine_names.ts";
-
 function need<T>(value: T | undefined, spec: string, what: string): T {
   if (value === undefined) throw new UsageError(`engine '${spec}' needs a ${what}`);
   return value;

@@ -4,7 +4,8 @@
  * and warm calls with retried model calls are left out of the warm figures. A failing engine is recorded.
  * @module
  */
-import { createEngine, type EngineSelection } from "../../methods/engines/create.ts";
+import { createEngine } from "../../methods/engines/create.ts";
+import type { EngineSelection } from "../../methods/engines/engine_names.ts";
 import {
   type CompressUsage,
   EngineError,

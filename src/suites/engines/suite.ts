@@ -15,7 +15,7 @@ import { basename } from "node:path";
 import { conversationLabel, formatEnginesTable } from "./report.ts";
 import { engineInputKey, enginesAggregateStage, pooledF1 } from "./stages/aggregate.ts";
 import { enginesReportStage } from "./stages/report.ts";
-import type { EngineSelection } from "../../methods/engines/create.ts";
+import type { EngineSelection } from "../../methods/engines/engine_names.ts";
 import { type BudgetSpec, budgetTokens, DEFAULT_BUDGET } from "./budgets.ts";
 import type { ConversationRef, EngineResult, RunEnginesOptions } from "./run.ts";
 import { DEFAULT_RESAMPLES } from "../../analysis/bootstrap.ts";
