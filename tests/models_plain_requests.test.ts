@@ -1,7 +1,11 @@
 import assert from "node:assert/strict";
 import type { z } from "zod";
 import { ChatRequestSchema } from "../src/models/chat_client.ts";
-import { NoulQuestionsSchema } from "../src/models/decision_client.ts";
+import {
+  NoulQuestionsSchema,
+  plainSystemOneResponse,
+  SystemOneResponseSchema,
+} from "../src/models/decision_client.ts";
 import { isPlainChatRequest, isPlainQuestionList } from "../src/models/plain_requests.ts";
 
 /** A deterministic generator (mulberry32). */
@@ -117,6 +121,36 @@ function questionList(next: () => number): unknown {
   return list;
 }
 
+function systemOneResponse(next: () => number): unknown {
+  if (next() < 0.03) return pick(next, ODD);
+  const count = () => next() < 0.85 ? pick(next, [0, 1, 250]) : pick(next, [-0, 0.5, -3, ...ODD]);
+  const out: Record<string, unknown> = {};
+  if (next() < 0.97) out.model = next() < 0.9 ? "system-one" : pick(next, ODD);
+  if (next() < 0.5) out.system_fingerprint = next() < 0.8 ? pick(next, ["fp", "", null]) : pick(next, ODD);
+  if (next() < 0.97) {
+    out.answers = next() < 0.93
+      ? Array.from({ length: Math.floor(next() * 4) }, () => {
+        if (next() < 0.04) return pick(next, ODD);
+        const answer: Record<string, unknown> = {
+          type: next() < 0.93 ? "noul" : pick(next, ["yes", ...ODD]),
+          noul: next() < 0.9 ? pick(next, [0, 0.25, 1, -0]) : pick(next, [1.0001, -0.1, ...ODD]),
+        };
+        if (next() < 0.1) answer.extra = pick(next, ODD);
+        return answer;
+      })
+      : pick(next, ODD);
+    if (Array.isArray(out.answers) && next() < 0.03) out.answers.length += 1; // a hole
+  }
+  if (next() < 0.97) {
+    out.usage = next() < 0.95 ? { input_tokens: count(), output_tokens: count() } : pick(next, ODD);
+    if (next() < 0.1 && typeof out.usage === "object" && out.usage !== null) {
+      (out.usage as Record<string, unknown>).total_tokens = 3;
+    }
+  }
+  if (next() < 0.1) out.unknown_field = pick(next, ODD);
+  return out;
+}
+
 function check(
   name: string,
   fast: (value: unknown) => boolean,
@@ -147,6 +181,24 @@ Deno.test("the fast chat request check accepts only what the request schema acce
 
 Deno.test("the fast question list check accepts only what the question schema accepts", () => {
   check("questions", isPlainQuestionList, NoulQuestionsSchema, questionList, false);
+});
+
+Deno.test("the fast System One reply check accepts only what the reply schema accepts, parsed as it parses it", () => {
+  const fast = (value: unknown) => {
+    const reply = plainSystemOneResponse(value);
+    if (reply === null) return false;
+    const parsed = SystemOneResponseSchema.safeParse(value);
+    assert.ok(parsed.success, `the fast check accepted what the schema refuses: ${Deno.inspect(value)}`);
+    assert.deepStrictEqual(reply, parsed.data, `parsed differently: ${Deno.inspect(value)}`);
+    return true;
+  };
+  check("System One reply", fast, SystemOneResponseSchema, systemOneResponse, false);
+  const usual = {
+    model: "m",
+    answers: [{ type: "noul", noul: 0.5 }],
+    usage: { input_tokens: 1, output_tokens: 1 },
+  };
+  assert.ok(fast(usual), "the usual reply takes the fast path");
 });
 
 Deno.test("the usual requests are accepted by the fast checks", () => {

@@ -64,16 +64,58 @@ export const NoulQuestionsSchema = z.array(
   z.object({ type: z.literal("noul"), instructions: z.string(), criteria: z.string().optional() }),
 );
 
+type SystemOneResponse = z.infer<typeof SystemOneResponseSchema>;
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+function isCount(value: unknown): value is number {
+  return typeof value === "number" && Number.isSafeInteger(value) && value >= 0;
+}
+
+/**
+ * The usual reply as the schema would parse it, without zod's general parser: one-sided, a value only when
+ * `SystemOneResponseSchema` accepts `json` (null leaves the decision and the error message to the schema).
+ */
+export function plainSystemOneResponse(json: unknown): SystemOneResponse | null {
+  if (!isRecord(json) || typeof json.model !== "string" || json.model.length === 0) return null;
+  const fingerprint = json.system_fingerprint;
+  if (fingerprint !== undefined && fingerprint !== null && typeof fingerprint !== "string") return null;
+  const { answers, usage } = json;
+  if (!Array.isArray(answers) || !isRecord(usage)) return null;
+  if (!isCount(usage.input_tokens) || !isCount(usage.output_tokens)) return null;
+  const out: SystemOneResponse["answers"] = [];
+  for (let i = 0; i < answers.length; i++) {
+    if (!(i in answers)) return null;
+    const answer: unknown = answers[i];
+    if (!isRecord(answer) || answer.type !== "noul") return null;
+    const noul = answer.noul;
+    if (typeof noul !== "number" || !Number.isFinite(noul) || noul < 0 || noul > 1) return null;
+    out.push({ type: "noul", noul });
+  }
+  return {
+    model: json.model,
+    ...("system_fingerprint" in json ? { system_fingerprint: fingerprint } : {}),
+    answers: out,
+    usage: { input_tokens: usage.input_tokens, output_tokens: usage.output_tokens },
+  };
+}
+
 /** The outcome of a System One reply to `asked` questions, or why it is not one (the client retries it). */
 export function systemOneReply(json: unknown, asked: number): BatchOutcome {
-  const parsed = SystemOneResponseSchema.safeParse(json);
-  if (!parsed.success) {
-    return {
-      ok: false,
-      error: `response does not match the System One schema: ${describeIssues(parsed.error)}`,
-    };
+  let reply = plainSystemOneResponse(json);
+  if (reply === null) {
+    const parsed = SystemOneResponseSchema.safeParse(json);
+    if (!parsed.success) {
+      return {
+        ok: false,
+        error: `response does not match the System One schema: ${describeIssues(parsed.error)}`,
+      };
+    }
+    reply = parsed.data;
   }
-  const { answers, model, system_fingerprint, usage } = parsed.data;
+  const { answers, model, system_fingerprint, usage } = reply;
   if (answers.length !== asked) {
     return {
       ok: false,
