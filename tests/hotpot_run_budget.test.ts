@@ -28,7 +28,7 @@ import {
   unitsById,
 } from "../src/suites/hotpot/run/methods.ts";
 import { DEFAULT_HOTPOT_RUN, type HotpotRunOptions, runHotpot } from "../src/suites/hotpot/run/run_suite.ts";
-import type { HotpotResultRow } from "../src/suites/hotpot/run/rows.ts";
+import type { HotpotResultRow } from "../src/suites/hotpot/run/stages/rows.ts";
 import type { ModelSetup } from "../src/suites/model_setup.ts";
 import { withRun } from "../src/suites/run_lifecycle.ts";
 import { loadTokenCounter } from "../src/tokens/load.ts";

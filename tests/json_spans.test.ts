@@ -2,9 +2,9 @@ import assert from "node:assert/strict";
 import { parseSpan, topLevelArraySpans } from "../src/core/json_spans.ts";
 import { PublishedArrayBytes, publishedArrayElement, publishedJson } from "../src/suites/published.ts";
 import { NotIJsonError } from "../src/store/canonical.ts";
-import { readRowFigures, rowFigures } from "../src/suites/hotpot/run/rows.ts";
+import { readRowFigures, rowFigures } from "../src/suites/hotpot/run/stages/rows.ts";
 import { concatBytes } from "../src/core/bytes.ts";
-import type { HotpotResultRow } from "../src/suites/hotpot/run/rows.ts";
+import type { HotpotResultRow } from "../src/suites/hotpot/run/stages/rows.ts";
 
 /** A value as plain JSON objects (the bounded reader gives objects without a prototype). */
 function plain(value: unknown): unknown {

@@ -13,7 +13,7 @@ import {
   hotpotExplorerPacked,
 } from "../src/suites/hotpot/report/stages/report.ts";
 import type { HotpotResultRow } from "../src/suites/hotpot/run/run_suite.ts";
-import { rowFigures } from "../src/suites/hotpot/run/rows.ts";
+import { rowFigures } from "../src/suites/hotpot/run/stages/rows.ts";
 import { METRIC_NAMES } from "../src/suites/hotpot/run/scoring.ts";
 import type { Corpus } from "../src/suites/hotpot/corpus.ts";
 import { reportCorpusOf } from "../src/suites/hotpot/question_card.ts";

@@ -3,7 +3,7 @@
  * @module
  */
 import { CheckFailedError } from "../errors.ts";
-import type { CheckOnlyReport } from "../suites/answer_stage.ts";
+import type { CheckOnlyReport } from "../suites/run_lifecycle.ts";
 import type { FailedConditions, RetryOutcome, RunNote, RunPrinter } from "../suites/run_lifecycle.ts";
 import { Progress } from "../pipeline/progress.ts";
 import { resumeCommandLine, whileWriting } from "./interrupt_hint.ts";

@@ -18,7 +18,6 @@ import { RunDir } from "../store/run_dir.ts";
 import { checkNewOutputPath, statInputDirectory } from "../fs_input.ts";
 import { heapBudget } from "../core/heap_budget.ts";
 import { UsageError } from "../errors.ts";
-import type { CheckOnlyReport } from "./answer_stage.ts";
 import { stageDisplayName, type Suite } from "./suite.ts";
 import type { ModelOptions } from "./model_setup.ts";
 import { type NamedSecret, refuseSecretsInOptions } from "../core/secrets.ts";
@@ -272,6 +271,13 @@ export async function withRun<T>(
     failures: executor.failures,
     ...(retried !== undefined ? { retried } : {}),
   };
+}
+
+/** What `--check-only` found: answer inputs compared with the frozen run's, by label. */
+export interface CheckOnlyReport {
+  compared: number;
+  differing: string[];
+  missing: string[];
 }
 
 /** What a suite's body returns to the life cycle. */

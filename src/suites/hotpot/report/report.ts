@@ -17,7 +17,7 @@ import type { HotpotStats } from "./stats.ts";
 import type { ExplorerData, PackedExplorer } from "../../../report/explorer.ts";
 import { costSection, type RunCost } from "../../../analysis/cost.ts";
 import { engineMethodsText } from "../../method_selection.ts";
-import type { HotpotRowCore } from "../run/rows.ts";
+import type { HotpotRowCore } from "../run/stages/rows.ts";
 import {
   formatDifference,
   formatInterval,

@@ -5,7 +5,7 @@
  */
 import type { HotpotMethod } from "../run/methods.ts";
 import { declaredMethod } from "../../../methods/registry.ts";
-import type { HotpotRowCore } from "../run/rows.ts";
+import type { HotpotRowCore } from "../run/stages/rows.ts";
 import {
   bootstrapMeans,
   DEFAULT_RESAMPLES,

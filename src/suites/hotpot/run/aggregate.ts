@@ -6,7 +6,7 @@
  */
 import type { HotpotMethod } from "./methods.ts";
 import type { AnsweringModels } from "../../../core/answering_models.ts";
-import type { HotpotRowCore } from "./rows.ts";
+import type { HotpotRowCore } from "./stages/rows.ts";
 import { type HotpotMetrics, METRIC_NAMES } from "./scoring.ts";
 import { exactQuestionMean } from "./exact_mean.ts";
 import { contextsOverCap } from "./support_kept.ts";

@@ -6,8 +6,8 @@
  * @module
  */
 import type { ModelSetup } from "../../model_setup.ts";
-import type { RunContext } from "../../run_lifecycle.ts";
-import { CheckOnlyComparison, type CheckOnlyReport } from "../../answer_stage.ts";
+import type { CheckOnlyReport, RunContext } from "../../run_lifecycle.ts";
+import { CheckOnlyComparison } from "../../answer_pipeline.ts";
 import type { TokenCounter } from "../../../tokens/types.ts";
 import { addUsage, emptyUsage, type Usage } from "../../../core/usage.ts";
 import { sortedRecord } from "../../published.ts";
@@ -43,7 +43,7 @@ import { DEFAULT_RESAMPLES } from "../../../analysis/bootstrap.ts";
 import { runCost } from "../../../analysis/cost.ts";
 import { contextInputs, type ReportAnalysisOptions } from "../../../analysis/report_inputs.ts";
 
-export type { HotpotResultRow } from "./rows.ts";
+export type { HotpotResultRow } from "./stages/rows.ts";
 
 /** Questions in flight at once (each queues a few dozen calls). */
 const QUESTION_WINDOW = 8;

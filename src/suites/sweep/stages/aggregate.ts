@@ -8,9 +8,8 @@
  */
 import { AnsweringModelsSchema } from "../../../core/answering_models.ts";
 import { z } from "zod";
-import { defineCeilingsStage } from "../../answer_pipeline.ts";
+import { answerRows, defineCeilingsStage, StoredAnswerSchema } from "../../answer_pipeline.ts";
 import { defineStage } from "../../../pipeline/stage.ts";
-import { answerRows, StoredAnswerSchema } from "../../answer_stage.ts";
 import { runCaseRepairChecks } from "../case_checks.ts";
 import { checkSweepEnv, type SweepStageEnv } from "./compress.ts";
 import { publishedJson } from "../../published.ts";

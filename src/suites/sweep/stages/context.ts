@@ -7,8 +7,7 @@
  */
 import { z } from "zod";
 import type { MethodParams } from "../../../methods/registry.ts";
-import { answerStageDef } from "../../answer_stage.ts";
-import { defineContextStage } from "../../answer_pipeline.ts";
+import { answerStageDef, defineContextStage } from "../../answer_pipeline.ts";
 import { compactedSweepContext, fullSweepContext, summarySweepContext } from "../contexts.ts";
 import { checkSweepEnv, type SweepStageEnv, SweepUnitsSchema } from "./compress.ts";
 
@@ -72,5 +71,5 @@ export const sweepContextStage = defineContextStage({
   }),
 });
 
-/** The `sweep-answer` stage: the answer stage hotpot and sweep share (`src/suites/answer_stage.ts`). */
+/** The `sweep-answer` stage: the answer stage hotpot and sweep share (`src/suites/answer_pipeline.ts`). */
 export const sweepAnswerStage = answerStageDef("sweep-answer");

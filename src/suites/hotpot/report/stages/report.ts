@@ -15,7 +15,7 @@ import {
 import { CorpusHeadSchema, QuestionCardSchema, type ReportCorpus } from "../../question_card.ts";
 import { hotpotStats } from "../stats.ts";
 import { REPORT_OUTPUTS, RunModelsSchema, statsJson } from "../../../../analysis/report_inputs.ts";
-import { type HotpotResultRow, type HotpotRowFigures, readRowFigures } from "../../run/rows.ts";
+import { type HotpotResultRow, type HotpotRowFigures, readRowFigures } from "../../run/stages/rows.ts";
 import { ceilingOf } from "../../../answer_pipeline.ts";
 import { parseJson } from "../../../../core/json_read.ts";
 import { type ChatMessage, ChatMessageSchema } from "../../../../models/messages.ts";

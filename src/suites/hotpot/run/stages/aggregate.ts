@@ -12,8 +12,7 @@ import { UsageSchema } from "../../../../store/manifest.ts";
 import { AnsweringModelsSchema } from "../../../../core/answering_models.ts";
 import { PublishedArrayBytes, publishedJson } from "../../../published.ts";
 import { aggregateHotpot } from "../aggregate.ts";
-import type { HotpotRowCore } from "../rows.ts";
-import { QuestionRowsSchema } from "./rows.ts";
+import { type HotpotRowCore, QuestionRowsSchema } from "./rows.ts";
 
 /** The input naming the rows node of question `id`. */
 export const rowsInput = (id: string) => `rows:${id}`;

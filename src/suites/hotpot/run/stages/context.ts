@@ -7,11 +7,9 @@
  */
 import { z } from "zod";
 import type { TokenCounter } from "../../../../tokens/types.ts";
-import { fullContext, hotpotFrame } from "../methods.ts";
+import { evaluationQuestion, fullContext, hotpotFrame } from "../methods.ts";
 import { storedQuestion } from "./question.ts";
-import { answerStageDef } from "../../../answer_stage.ts";
-import { defineContextStage } from "../../../answer_pipeline.ts";
-import { evaluationQuestion } from "../methods.ts";
+import { answerStageDef, defineContextStage } from "../../../answer_pipeline.ts";
 
 /** A context node's `info` output (every field null when no input was rendered; `node`: its key). */
 export const ContextInfoSchema = z.object({
@@ -57,5 +55,5 @@ export const hotpotContextStage = defineContextStage({
   method: (params) => ({ name: params.method, params: {} }),
 });
 
-/** The `hotpot-answer` stage: the answer stage hotpot and sweep share (`src/suites/answer_stage.ts`). */
+/** The `hotpot-answer` stage: the answer stage hotpot and sweep share (`src/suites/answer_pipeline.ts`). */
 export const hotpotAnswerStage = answerStageDef("hotpot-answer");

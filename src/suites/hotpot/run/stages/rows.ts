@@ -2,7 +2,8 @@
  * `hotpot-score`: one answer scored against gold (the official metrics) and the share of gold supporting
  * sentences present verbatim in the text the model reads (support_kept.ts); gold enters here only. And
  * `hotpot-rows`: the answer rows of one question at one ceiling, from the blobs of its answer, score and context
- * nodes: the aggregate then has one input per question, and each answer's nodes stay its ancestors in the DAG.
+ * nodes: the aggregate then has one input per question, and each answer's nodes stay its ancestors in the DAG;
+ * and the row types the aggregate and the reports read.
  *
  * @module
  */
@@ -13,9 +14,11 @@ import { METRIC_NAMES, predictionFromModelAnswer, scoreQuestion } from "../scori
 import { CorpusGoldSchema } from "../../corpus.ts";
 import { supportSurvival } from "../support_kept.ts";
 import { QuestionMetaSchema, storedQuestion } from "./question.ts";
-import { answerRows, StoredAnswerSchema } from "../../../answer_stage.ts";
+import { answerRows, StoredAnswerSchema } from "../../../answer_pipeline.ts";
 import { rowInput } from "../../../published.ts";
 import { ContextInfoSchema } from "./context.ts";
+import { parseSpan, topLevelArraySpans } from "../../../../core/json_spans.ts";
+import { parseJsonBytes } from "../../../../core/json_read.ts";
 
 /** A score node's `score` output. */
 export const HotpotScoreSchema = z.object({
@@ -130,3 +133,37 @@ export const hotpotRowsStage = defineStage({
     return Promise.resolve({ outputs: { rows: { node: key, rows } } });
   },
 });
+
+/** One answer's row in results.json (its schema above: fields in print order). */
+export type HotpotResultRow = z.infer<typeof HotpotResultRowSchema>;
+
+/** A row without the answer's text and parsed prediction: what the aggregate and the stats read. */
+export type HotpotRowCore = Omit<HotpotResultRow, "answer_text" | "prediction">;
+
+/**
+ * A row's core and the answer as the explorer shows it: what a report holds of every row of a run at once
+ * (so kept small).
+ */
+export type HotpotRowFigures = HotpotRowCore & {
+  /** The predicted answer, or the raw answer text when it could not be parsed ("" without an answer). */
+  shown_answer: string;
+};
+
+/** The figures of a row (see {@link HotpotRowFigures}). */
+export function rowFigures(row: HotpotResultRow): HotpotRowFigures {
+  const { answer_text, prediction, ...figures } = row;
+  return { ...figures, shown_answer: prediction?.answer ?? answer_text ?? "" };
+}
+
+/**
+ * The figures of every row of a `results.json`'s bytes, parsed one row at a time: the rows as objects (with
+ * their answers' texts) are never all held at once. A text the element scan cannot follow is parsed whole, so
+ * that `JSON.parse` names what is wrong.
+ */
+export function readRowFigures(bytes: Uint8Array): HotpotRowFigures[] {
+  const spans = topLevelArraySpans(bytes);
+  if (spans === null) {
+    return (parseJsonBytes(bytes) as HotpotResultRow[]).map(rowFigures);
+  }
+  return spans.map((span) => rowFigures(parseSpan(bytes, span) as HotpotResultRow));
+}
