@@ -925,6 +925,56 @@ export async function answerStage(
 type RowParams = Record<string, string> & { generation: number; answer_index: number };
 const RowAnswerSchema = StoredAnswerSchema.nullable();
 
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && Object.getPrototypeOf(value) === Object.prototype;
+}
+
+const isInt = (value: unknown) => typeof value === "number" && Number.isSafeInteger(value);
+
+/**
+ * A row's stored answer and status (outputs this program wrote) as their schemas parse them, without zod's
+ * general parser: one-sided, a value only when the schemas accept both (null leaves both to the schemas).
+ */
+export function plainAnswerRow(
+  answer: unknown,
+  status: unknown,
+): { answer: StoredAnswer | null; status: AnswerStatus } | null {
+  if (!isPlainObject(status) || typeof status.node !== "string") return null;
+  const state = status.status;
+  if ((state !== "ok" && state !== "invalid") || !isPlainObject(status.params)) return null;
+  if (
+    (status.reason !== null && typeof status.reason !== "string") || Object.hasOwn(status.params, "__proto__")
+  ) {
+    return null;
+  }
+  const checked: AnswerStatus = {
+    node: status.node,
+    status: state,
+    reason: status.reason,
+    params: { ...status.params },
+  };
+  if (answer === null) return { answer, status: checked };
+  if (!isPlainObject(answer) || typeof answer.content !== "string" || !isPlainObject(answer.usage)) {
+    return null;
+  }
+  if (typeof answer.model !== "string" || typeof answer.finish_reason !== "string") return null;
+  const { prompt_tokens, completion_tokens, total_tokens } = answer.usage;
+  if (!isInt(prompt_tokens) || !isInt(completion_tokens) || !isInt(total_tokens)) return null;
+  return {
+    answer: {
+      content: answer.content,
+      usage: {
+        prompt_tokens: prompt_tokens as number,
+        completion_tokens: completion_tokens as number,
+        total_tokens: total_tokens as number,
+      },
+      model: answer.model,
+      finish_reason: answer.finish_reason,
+    },
+    status: checked,
+  };
+}
+
 /**
  * Every answer row of a rows or aggregate node's inputs (`status:<row>`, `answer:<row>`, `score:<row>`,
  * `info:<row>`) as `build` makes it, sorted by method (row field `field`, in `methods`' order), generation, answer.
@@ -946,8 +996,12 @@ export function answerRows<S, I, R extends { generation: number; answer_index: n
   const rank = new Map<unknown, number>(order.methods.map((m, i) => [m, i]));
   const of = (r: R) => rank.get((r as Record<string, unknown>)[order.field])!;
   return rowIds(inputs).map((row) => {
-    const status = AnswerStatusSchema.parse(inputs[rowInput("status", row)]);
-    const answer = RowAnswerSchema.parse(inputs[rowInput("answer", row)]);
+    const storedStatus = inputs[rowInput("status", row)];
+    const storedAnswer = inputs[rowInput("answer", row)];
+    const { status, answer } = plainAnswerRow(storedAnswer, storedStatus) ?? {
+      status: AnswerStatusSchema.parse(storedStatus),
+      answer: RowAnswerSchema.parse(storedAnswer),
+    };
     const score = schemas.score.parse(inputs[rowInput("score", row)]);
     const info = schemas.info.parse(inputs[rowInput("info", row)]);
     const valid = status.status === "ok" && answer !== null;
