@@ -31,6 +31,7 @@ import {
   StoredWindowSchema,
 } from "../methods/engine_method.ts";
 import { publishedJson, rowIds, rowInput } from "./published.ts";
+import { bindRunHeader, publishedJsonStage, publishJsonFile } from "./published.ts";
 import { parseJson } from "../core/json_read.ts";
 import {
   type AnsweringModels,
@@ -46,7 +47,6 @@ import type { RunDir } from "../store/run_dir.ts";
 import { readPrices } from "../analysis/read_prices.ts";
 import type { ReportAnalysisOptions } from "../analysis/report_inputs.ts";
 import { runHeaderStage } from "../pipeline/run_header.ts";
-import { bindRunHeader, publishedJsonStage, publishJsonFile } from "./published_json_stage.ts";
 import { rank } from "../models/rank.ts";
 import type { ChatModel, DecisionModel, RankUnit } from "../models/types.ts";
 import type { LoopbackProxy } from "../models/loopback_proxy.ts";

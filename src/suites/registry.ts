@@ -8,7 +8,7 @@ import { HOTPOT_SUITE } from "./hotpot/definition.ts";
 import { HOTPOT_COLLECT_SUITE } from "./hotpot/collect_definition.ts";
 import { SWEEP_SUITE } from "./sweep/definition.ts";
 import { ENGINES_SUITE } from "./engines/definition.ts";
-import { publishedJsonStage } from "./published_json_stage.ts";
+import { publishedJsonStage } from "./published.ts";
 import { runHeaderStage } from "../pipeline/run_header.ts";
 
 /** Every suite. */

@@ -4,7 +4,7 @@
  * models. A library: it takes no argv apart and prints nothing; the CLI's {@link RunPrinter} shows the run.
  * @module
  */
-import { bindRunHeader, publishedJsonStage, publishJsonFile } from "./published_json_stage.ts";
+import { bindRunHeader, publishedJsonStage, publishJsonFile } from "./published.ts";
 import { join } from "node:path";
 import { Executor, type ExecutorOptions } from "../pipeline/executor.ts";
 import type { FrozenRun } from "../pipeline/frozen_run.ts";

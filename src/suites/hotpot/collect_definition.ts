@@ -16,7 +16,7 @@ import { extname, join } from "node:path";
 import { UsageError } from "../../errors.ts";
 import type { ChatModel } from "../../models/types.ts";
 import { Executor } from "../../pipeline/executor.ts";
-import { bindRunHeader } from "../published_json_stage.ts";
+import { bindRunHeader } from "../published.ts";
 import { Progress } from "../../pipeline/progress.ts";
 import { sha256Hex } from "../../store/hash.ts";
 import type { RunDir } from "../../store/run_dir.ts";
