@@ -68,30 +68,28 @@ Exit codes: 0 at least one valid trajectory (or a shard whose part holds no ques
 agent's provider calls failed (the run is still written; it names the --retry-failed command), 2 bad input,
 130/143 stopped by SIGINT/SIGTERM (continue with --resume DIR).`;
 
-function parseCollect(argv: string[]) {
-  return parseOptions("hotpot collect", argv, {
-    ...RunOptionsShape,
-    ...ModelOptionsShape,
-    dataset: z.string().optional(),
-    questions: intOption(1, 100_000).optional(),
-    bridge: intOption(0, 100_000).optional(),
-    comparison: intOption(0, 100_000).optional(),
-    seed: intOption(0, MAX_SEED).optional(),
-    "min-chars": intOption(0, MAX_CHARS).optional(),
-    "max-chars": intOption(1, MAX_CHARS).optional(),
-    scripted: z.boolean().optional(),
-    "hermes-sessions": z.string().optional(),
-    agent: z.string().optional(),
-    "agent-timeout": intOption(1, 86_400).optional(),
-    "agent-system-prompt": z.string().optional(),
-    "agent-env": z.array(z.string().min(1)).optional(),
-    tokenizer: z.string().optional(),
-    shard: ShardOption.optional(),
-  });
-}
-
 export async function hotpotCollectCli(givenArgv: string[]): Promise<number> {
   const argv = await hermesAgentArgv(givenArgv);
-  await runResumableCommand(HOTPOT_COLLECT_SUITE, argv, parseCollect, COLLECT_HELP, hotpotCollect);
+  const parse = (words: string[]) =>
+    parseOptions("hotpot collect", words, {
+      ...RunOptionsShape,
+      ...ModelOptionsShape,
+      dataset: z.string().optional(),
+      questions: intOption(1, 100_000).optional(),
+      bridge: intOption(0, 100_000).optional(),
+      comparison: intOption(0, 100_000).optional(),
+      seed: intOption(0, MAX_SEED).optional(),
+      "min-chars": intOption(0, MAX_CHARS).optional(),
+      "max-chars": intOption(1, MAX_CHARS).optional(),
+      scripted: z.boolean().optional(),
+      "hermes-sessions": z.string().optional(),
+      agent: z.string().optional(),
+      "agent-timeout": intOption(1, 86_400).optional(),
+      "agent-system-prompt": z.string().optional(),
+      "agent-env": z.array(z.string().min(1)).optional(),
+      tokenizer: z.string().optional(),
+      shard: ShardOption.optional(),
+    });
+  await runResumableCommand(HOTPOT_COLLECT_SUITE, argv, parse, COLLECT_HELP, hotpotCollect);
   return 0;
 }

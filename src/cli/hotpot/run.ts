@@ -55,26 +55,24 @@ const MethodsOption = z.string().transform((text, ctx) => {
   return list;
 });
 
-function parseRun(argv: string[]) {
-  return parseOptions("hotpot run", argv, {
-    ...RunOptionsShape,
-    ...ModelOptionsShape,
-    corpus: z.string().optional(),
-    methods: MethodsOption.optional(),
-    method: z.array(z.string().min(1)).optional(),
-    "input-cap": intListOption(256, 10_000_000).optional(),
-    reserve: intOption(0, 100_000).optional(),
-    compressions: intOption(1, 100).optional(),
-    answers: intOption(1, 100).optional(),
-    tokenizer: z.string().optional(),
-    shard: ShardOption.optional(),
-    bootstrap: bootstrapOption.optional(),
-    ...PriceOptionsShape,
-  });
-}
-
 /** Runs `hotpot run`; returns the exit code. */
 export async function hotpotRun(argv: string[]): Promise<number> {
-  await runResumableCommand(HOTPOT_SUITE, argv, parseRun, RUN_HELP, hotpotRunCommand);
+  const parse = (words: string[]) =>
+    parseOptions("hotpot run", words, {
+      ...RunOptionsShape,
+      ...ModelOptionsShape,
+      corpus: z.string().optional(),
+      methods: MethodsOption.optional(),
+      method: z.array(z.string().min(1)).optional(),
+      "input-cap": intListOption(256, 10_000_000).optional(),
+      reserve: intOption(0, 100_000).optional(),
+      compressions: intOption(1, 100).optional(),
+      answers: intOption(1, 100).optional(),
+      tokenizer: z.string().optional(),
+      shard: ShardOption.optional(),
+      bootstrap: bootstrapOption.optional(),
+      ...PriceOptionsShape,
+    });
+  await runResumableCommand(HOTPOT_SUITE, argv, parse, RUN_HELP, hotpotRunCommand);
   return 0;
 }

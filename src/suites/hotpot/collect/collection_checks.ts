@@ -345,8 +345,7 @@ export function checkCollection(collection: Collection, record: HotpotRecord): C
   }
 
   const files = workspaceFiles(record.context);
-  const hashesBefore = collection.hashes_before;
-  const hashesAfter = collection.hashes_after;
+  const { hashes_before: hashesBefore, hashes_after: hashesAfter } = collection;
   const filesUnchanged = hashesBefore !== null && hashesAfter !== null ? "verified" : "not verifiable";
   for (const f of files) {
     const expected = createHash("sha256").update(fileText(f.lines), "utf8").digest("hex");
