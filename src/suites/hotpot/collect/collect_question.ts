@@ -180,18 +180,13 @@ export async function collectQuestion(
   };
 }
 
-/** The id of the `index`-th (0-based) tool call of a scripted trajectory: `call_01`, `call_02`, … */
-export function scriptedCallId(index: number): string {
-  return `call_${String(index + 1).padStart(2, "0")}`;
-}
-
 /** Collects a scripted trajectory of `record` in a fresh workspace at `workspaceDir`. */
 export async function collectScripted(record: HotpotRecord, workspaceDir: string): Promise<Collection> {
   const workspace = await createWorkspace(record.context, workspaceDir);
   const hashesBefore = await hashWorkspace(workspace);
   const messages: ChatMessage[] = openingMessages(record.question, workspace.files);
   for (const [index, file] of workspace.files.entries()) {
-    const id = scriptedCallId(index);
+    const id = `call_${String(index + 1).padStart(2, "0")}`; // call_01, call_02, …
     const args = JSON.stringify({ path: file.path });
     messages.push({
       role: "assistant",
