@@ -8,11 +8,10 @@ import { parseField } from "../../data/hotpot_record.ts";
 import { CheckFailedError, UsageError } from "../../errors.ts";
 import {
   averageMetrics,
-  type HotpotMetrics,
   METRIC_NAMES,
+  parseJsonKeepingDecimalIds,
   scoreQuestion,
 } from "../../suites/hotpot/run/scoring.ts";
-import { parseJsonKeepingDecimalIds } from "../../suites/hotpot/run/scoring.ts";
 import { parseOptions, printHelp } from "../args.ts";
 import { INPUT_MAX_BYTES, readInputText } from "../../fs_input.ts";
 import { CLI } from "../../core/program_name.ts";

@@ -14,7 +14,6 @@ import {
 } from "./collect/stages/collect.ts";
 import { extname, join } from "node:path";
 import { UsageError } from "../../errors.ts";
-import type { ChatModel } from "../../models/types.ts";
 import { Executor } from "../../pipeline/executor.ts";
 import { bindRunHeader } from "../published.ts";
 import { Progress } from "../../pipeline/progress.ts";
