@@ -2,8 +2,6 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import { BlobIntegrityError, blobRelativePath, BlobStore } from "../src/store/blob_store.ts";
 import { sha256Hex } from "../src/store/hash.ts";
-import { canonicalJson } from "../src/store/canonical.ts";
-import { JsonReadError, MAX_JSON_DEPTH, parseJson } from "../src/core/json_read.ts";
 import { flipByte, listTree } from "./helpers/tree.ts";
 
 Deno.test("identical content stored twice gives the same hash and one byte-identical file", async () => {
@@ -135,63 +133,6 @@ Deno.test("a held blob reads back as it was written: changing the caller's array
   } finally {
     await Deno.remove(dir, { recursive: true });
   }
-});
-
-Deno.test("a JSON blob held parsed reads back as a fresh copy: changing one read changes no other", async () => {
-  const dir = await Deno.makeTempDir();
-  try {
-    const store = new BlobStore(dir);
-    store.markFresh([]);
-    const hash = await store.putJson({ list: [1, { deep: "x" }], ["__proto__"]: 2 });
-    const text = await store.getText(hash);
-    const first = await store.getJson(hash) as { list: unknown[] };
-    first.list.push("changed by a reader");
-    ((first.list[1]) as Record<string, unknown>).deep = "changed";
-    const second = await store.getJson(hash) as Record<string, unknown>;
-    assert.notEqual(second, first);
-    assert.equal(Object.getPrototypeOf(second), null); // as parseJson makes it
-    assert.equal(JSON.stringify(second), text);
-    assert.ok(Object.hasOwn(second, "__proto__"));
-    // A value handed to holdParsed is the store's: the caller gets a copy back.
-    const value = { kept: [1] };
-    const copy = store.holdParsed(sha256Hex("x"), value, 12) as typeof value;
-    assert.notEqual(copy, value);
-    assert.equal(JSON.stringify(copy), JSON.stringify(value));
-  } finally {
-    await Deno.remove(dir, { recursive: true });
-  }
-});
-
-Deno.test("a canonical text held parsed reads as parseJson reads it, and one nested too deep is refused the same way", () => {
-  const store = new BlobStore("/nonexistent");
-  const values = [
-    { b: [1, { "9": 0, "10": [] }], a: "é\u2028", ["__proto__"]: { c: null } },
-    [[]],
-    "text",
-    1.5,
-  ];
-  for (const value of values) {
-    const text = canonicalJson(value);
-    const held = store.holdCanonical(sha256Hex(text), text);
-    assert.deepStrictEqual(held, parseJson(text));
-    assert.deepStrictEqual(store.holdCanonical(sha256Hex(text), text), parseJson(text)); // held already
-  }
-  const deep = "[".repeat(MAX_JSON_DEPTH + 1) + "]".repeat(MAX_JSON_DEPTH + 1);
-  const refusal = (() => {
-    try {
-      parseJson(deep);
-    } catch (error) {
-      return error;
-    }
-  })();
-  assert.ok(refusal instanceof JsonReadError);
-  assert.throws(() => store.holdCanonical(sha256Hex(deep), deep), (error: unknown) => {
-    assert.ok(error instanceof JsonReadError);
-    assert.equal(error.message, refusal.message);
-    return true;
-  });
-  const deepest = "[".repeat(MAX_JSON_DEPTH) + "]".repeat(MAX_JSON_DEPTH);
-  assert.deepStrictEqual(store.holdCanonical(sha256Hex(deepest), deepest), parseJson(deepest));
 });
 
 Deno.test("a blob stored with hold false is read back from its file, and checked against its name", async () => {

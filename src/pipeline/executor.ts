@@ -501,22 +501,17 @@ export class Executor {
     for (const name of Object.keys(outcome.outputs).sort()) {
       const value = outcome.outputs[name];
       const text = call.textOutputs?.includes(name) && (typeof value === "string" || isTextBytes(value));
-      const unheld = call.unheldOutputs?.includes(name) === true;
-      if (!text) {
-        const json = canonicalJson(value);
-        // A value handed back is held parsed for the stages that read it next, not as bytes.
-        const bytes = encoder.encode(json);
-        outputs[name] = await this.store.put(bytes, unheld ? { owned: true } : { owned: true, hold: false });
-        // Read back from the canonical text, so a fresh result equals a resumed or reused one exactly.
-        values[name] = unheld ? null : this.store.holdCanonical(outputs[name], json);
-        continue;
-      }
-      const chunks = outputBytes(value, "text");
+      const json = text ? undefined : canonicalJson(value);
+      const chunks = json === undefined ? outputBytes(value, "text") : [encoder.encode(json)];
       // Bytes encoded here are the store's to hold; a body's own bytes are copied.
-      outputs[name] = await this.store.put(chunks, { owned: typeof value === "string" });
-      if (unheld) values[name] = null;
-      else if (typeof value === "string") values[name] = value;
-      else values[name] = decoder.decode(concatBytes(chunks));
+      outputs[name] = await this.store.put(chunks, {
+        owned: json !== undefined || typeof value === "string",
+      });
+      if (call.unheldOutputs?.includes(name)) values[name] = null;
+      else if (text && typeof value === "string") values[name] = value;
+      else if (text) values[name] = decoder.decode(concatBytes(chunks));
+      // Read back from the canonical text, so a fresh result equals a resumed or reused one exactly.
+      else values[name] = parseJson(json!);
     }
     const records = outcome.requests ?? [];
     if (records.length > 0) this.#answered.set(key, modelsByEndpoint(records));

@@ -12,7 +12,7 @@ import type { z } from "zod";
 import { canonicalBytes } from "./canonical.ts";
 import { isSha256Hex, sha256Hex } from "./hash.ts";
 import { entryKind, hashRegularFile, isFsError, readRegularFile, UnsafeFileError } from "./safe_read.ts";
-import { MAX_JSON_DEPTH, parseJson } from "../core/json_read.ts";
+import { parseJson } from "../core/json_read.ts";
 
 /** A blob altered, missing, not a regular file or not named by a SHA-256: a damaged run folder (exit 2). */
 export class BlobIntegrityError extends Error {
@@ -34,9 +34,6 @@ export const SYNC_CONCURRENCY = 32;
 
 /** At most this many bytes of written blobs are held in memory for the next stages to read back. */
 export const HELD_BYTES_LIMIT = 8 * 1024 * 1024;
-
-/** At most this many characters of JSON blobs are held parsed, for reads to copy instead of parsing again. */
-export const PARSED_CHARS_LIMIT = 8 * 1024 * 1024;
 
 /** At most this many descriptors of written, not yet synced blobs are kept open for their fsync. */
 export const HELD_DESCRIPTORS_LIMIT = 256;
@@ -86,36 +83,6 @@ export interface PutOptions {
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();
 
-/** A copy of a value as {@link parseJson} makes it (arrays, objects without a prototype); strings are shared. */
-function copyParsed(value: unknown): unknown {
-  if (typeof value !== "object" || value === null) return value;
-  if (Array.isArray(value)) {
-    const copy = new Array(value.length);
-    for (let i = 0; i < value.length; i++) copy[i] = copyParsed(value[i]);
-    return copy;
-  }
-  const copy: Record<string, unknown> = Object.create(null);
-  for (const key in value) copy[key] = copyParsed((value as Record<string, unknown>)[key]);
-  return copy;
-}
-
-/** Thrown inside {@link dropPrototypes} past {@link MAX_JSON_DEPTH}. */
-const TOO_DEEP: unique symbol = Symbol("nested too deep");
-
-/** Drops the prototype of every object in a `JSON.parse` result, in place; throws {@link TOO_DEEP} past the limit. */
-function dropPrototypes(value: object, depth: number): void {
-  if (depth > MAX_JSON_DEPTH) throw TOO_DEEP;
-  if (Array.isArray(value)) {
-    for (const item of value) if (typeof item === "object" && item !== null) dropPrototypes(item, depth + 1);
-    return;
-  }
-  Object.setPrototypeOf(value, null); // first: for-in then sees own members only
-  for (const key in value) {
-    const member = (value as Record<string, unknown>)[key];
-    if (typeof member === "object" && member !== null) dropPrototypes(member, depth + 1);
-  }
-}
-
 /** Relative path of a blob inside a run directory. */
 export function blobRelativePath(hash: string): string {
   return `objects/sha256/${hash.slice(0, 2)}/${hash.slice(2)}`;
@@ -148,9 +115,6 @@ export class BlobStore {
   /** Written blobs held for reading back, oldest first. */
   readonly #held = new Map<string, Uint8Array>();
   #heldBytes = 0;
-  /** JSON blobs held parsed, oldest first, with their length in characters: only ever copied out. */
-  readonly #parsed = new Map<string, { value: unknown; chars: number }>();
-  #parsedChars = 0;
   #umaskStripsRead: boolean | undefined;
 
   /** A store rooted at a run directory (blobs go to `<root>/objects/`). */
@@ -260,41 +224,6 @@ export class BlobStore {
     }
   }
 
-  /**
-   * Holds `value`, parsed from the `chars` characters of JSON blob `hash`, for {@link getJson} to copy (dropping
-   * the oldest past {@link PARSED_CHARS_LIMIT}); the store owns it from now on. Returns a copy for the caller
-   * when held, else `value` itself.
-   */
-  holdParsed(hash: string, value: unknown, chars: number): unknown {
-    if (chars > PARSED_CHARS_LIMIT / 8 || this.#parsed.has(hash)) return value;
-    this.#parsed.set(hash, { value, chars });
-    this.#parsedChars += chars;
-    for (const [old, held] of this.#parsed) {
-      if (this.#parsedChars <= PARSED_CHARS_LIMIT) break;
-      this.#parsed.delete(old);
-      this.#parsedChars -= held.chars;
-    }
-    return copyParsed(value);
-  }
-
-  /**
-   * {@link holdParsed} for a canonical JSON text this process made ({@link canonicalJson}): it has no duplicate
-   * key nor lone surrogate, so `JSON.parse` reads it as {@link parseJson} would (a text nested too deep is
-   * refused by parseJson itself). Returns a copy of the value for the caller.
-   */
-  holdCanonical(hash: string, text: string): unknown {
-    const value = JSON.parse(text);
-    if (typeof value === "object" && value !== null) {
-      try {
-        dropPrototypes(value, 1);
-      } catch (error) {
-        if (error !== TOO_DEEP) throw error;
-        return parseJson(text); // throws, naming the depth and where
-      }
-    }
-    return this.holdParsed(hash, value, text.length);
-  }
-
   /** Makes every blob written so far durable; resolves once those and the syncs under way are done. */
   async sync(): Promise<void> {
     const blobs = this.#unsynced;
@@ -392,13 +321,7 @@ export class BlobStore {
 
   /** Reads a JSON blob, optionally validating it with a zod schema. */
   async getJson<T = unknown>(hash: string, schema?: z.ZodType<T>): Promise<T> {
-    const parsed = this.#parsed.get(hash);
-    let value: unknown;
-    if (parsed !== undefined) value = copyParsed(parsed.value);
-    else {
-      const text = await this.getText(hash);
-      value = this.holdParsed(hash, parseJson(text), text.length);
-    }
+    const value = parseJson(await this.getText(hash));
     if (!schema) return value as T;
     const result = schema.safeParse(value);
     if (!result.success) {

@@ -243,9 +243,6 @@ export function canonicalJson(value: unknown): string {
   }
 }
 
-const encoder = new TextEncoder();
-
-/** The UTF-8 bytes of {@link canonicalJson}. */
 export function canonicalBytes(value: unknown): Uint8Array {
-  return encoder.encode(canonicalJson(value));
+  return new TextEncoder().encode(canonicalJson(value));
 }
