@@ -1,12 +1,12 @@
 import assert from "node:assert/strict";
 import type { z } from "zod";
 import { ChatRequestSchema } from "../src/models/chat_client.ts";
+import { NoulQuestionsSchema, SystemOneResponseSchema } from "../src/models/decision_client.ts";
 import {
-  NoulQuestionsSchema,
+  isPlainChatRequest,
+  isPlainQuestionList,
   plainSystemOneResponse,
-  SystemOneResponseSchema,
-} from "../src/models/decision_client.ts";
-import { isPlainChatRequest, isPlainQuestionList } from "../src/models/plain_requests.ts";
+} from "../src/models/plain_requests.ts";
 
 /** A deterministic generator (mulberry32). */
 function random(seed: number): () => number {

@@ -19,7 +19,7 @@ import {
   systemOneBody,
 } from "./decision_batches.ts";
 import { endpointLimit } from "./endpoint_limit.ts";
-import { isPlainQuestionList } from "./plain_requests.ts";
+import { isPlainQuestionList, plainSystemOneResponse } from "./plain_requests.ts";
 import { ATTEMPT_HEADER, retryAfterMs, retryDelayMs, sleep } from "./retry_delay.ts";
 import { identityHeader } from "./request_identity.ts";
 import type { CallRecord, DecisionModel, DecisionResult, NoulQuestion } from "./types.ts";
@@ -64,47 +64,9 @@ export const NoulQuestionsSchema = z.array(
   z.object({ type: z.literal("noul"), instructions: z.string(), criteria: z.string().optional() }),
 );
 
-type SystemOneResponse = z.infer<typeof SystemOneResponseSchema>;
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
-}
-
-function isCount(value: unknown): value is number {
-  return typeof value === "number" && Number.isSafeInteger(value) && value >= 0;
-}
-
-/**
- * The usual reply as the schema would parse it, without zod's general parser: one-sided, a value only when
- * `SystemOneResponseSchema` accepts `json` (null leaves the decision and the error message to the schema).
- */
-export function plainSystemOneResponse(json: unknown): SystemOneResponse | null {
-  if (!isRecord(json) || typeof json.model !== "string" || json.model.length === 0) return null;
-  const fingerprint = json.system_fingerprint;
-  if (fingerprint !== undefined && fingerprint !== null && typeof fingerprint !== "string") return null;
-  const { answers, usage } = json;
-  if (!Array.isArray(answers) || !isRecord(usage)) return null;
-  if (!isCount(usage.input_tokens) || !isCount(usage.output_tokens)) return null;
-  const out: SystemOneResponse["answers"] = [];
-  for (let i = 0; i < answers.length; i++) {
-    if (!(i in answers)) return null;
-    const answer: unknown = answers[i];
-    if (!isRecord(answer) || answer.type !== "noul") return null;
-    const noul = answer.noul;
-    if (typeof noul !== "number" || !Number.isFinite(noul) || noul < 0 || noul > 1) return null;
-    out.push({ type: "noul", noul });
-  }
-  return {
-    model: json.model,
-    ...("system_fingerprint" in json ? { system_fingerprint: fingerprint } : {}),
-    answers: out,
-    usage: { input_tokens: usage.input_tokens, output_tokens: usage.output_tokens },
-  };
-}
-
 /** The outcome of a System One reply to `asked` questions, or why it is not one (the client retries it). */
 export function systemOneReply(json: unknown, asked: number): BatchOutcome {
-  let reply = plainSystemOneResponse(json);
+  let reply: z.infer<typeof SystemOneResponseSchema> | null = plainSystemOneResponse(json);
   if (reply === null) {
     const parsed = SystemOneResponseSchema.safeParse(json);
     if (!parsed.success) {

@@ -1,7 +1,8 @@
 /**
- * Fast acceptance of the usual requests (plain chat messages, plain noul questions) before the clients' zod
- * schemas. One-sided: yes only for a value its schema accepts; a no leaves the decision to the schema, so a
- * request is refused exactly when its schema refuses it and the common case skips zod's general parser.
+ * Fast acceptance of the usual requests (plain chat messages, plain noul questions) and System One replies
+ * before the clients' zod schemas. One-sided: yes only for a value its schema accepts; a no leaves the decision
+ * to the schema, so a value is refused exactly when its schema refuses it and the common case skips zod's
+ * general parser.
  * @module
  */
 
@@ -71,4 +72,44 @@ export function isPlainQuestionList(questions: unknown): boolean {
     if (!isOptionalString(question.criteria)) return false;
   }
   return true;
+}
+
+function isCount(value: unknown): value is number {
+  return typeof value === "number" && Number.isSafeInteger(value) && value >= 0;
+}
+
+/** A System One reply as `SystemOneResponseSchema` parses it. */
+export interface PlainSystemOneReply {
+  model: string;
+  system_fingerprint?: string | null;
+  answers: { type: "noul"; noul: number }[];
+  usage: { input_tokens: number; output_tokens: number };
+}
+
+/**
+ * The usual reply as the schema would parse it, without zod's general parser: one-sided, a value only when
+ * `SystemOneResponseSchema` accepts `json` (null leaves the decision and the error message to the schema).
+ */
+export function plainSystemOneResponse(json: unknown): PlainSystemOneReply | null {
+  if (!isRecord(json) || typeof json.model !== "string" || json.model.length === 0) return null;
+  const fingerprint = json.system_fingerprint;
+  if (fingerprint !== undefined && fingerprint !== null && typeof fingerprint !== "string") return null;
+  const { answers, usage } = json;
+  if (!Array.isArray(answers) || !isRecord(usage)) return null;
+  if (!isCount(usage.input_tokens) || !isCount(usage.output_tokens)) return null;
+  const out: PlainSystemOneReply["answers"] = [];
+  for (let i = 0; i < answers.length; i++) {
+    if (!(i in answers)) return null;
+    const answer: unknown = answers[i];
+    if (!isRecord(answer) || answer.type !== "noul") return null;
+    const noul = answer.noul;
+    if (typeof noul !== "number" || !Number.isFinite(noul) || noul < 0 || noul > 1) return null;
+    out.push({ type: "noul", noul });
+  }
+  return {
+    model: json.model,
+    ...("system_fingerprint" in json ? { system_fingerprint: fingerprint } : {}),
+    answers: out,
+    usage: { input_tokens: usage.input_tokens, output_tokens: usage.output_tokens },
+  };
 }
