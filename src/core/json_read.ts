@@ -80,15 +80,27 @@ function stringClose(text: string, at: number): number {
   }
 }
 
+/** Per-level state of a scan, by depth. */
+function scratchOf(levels: number) {
+  return {
+    isObject: new Uint8Array(levels),
+    counts: new Int32Array(levels),
+    keyAt: new Int32Array(levels),
+    keyEnd: new Int32Array(levels),
+  };
+}
+
+/** Shared by every scan (a scan runs to its end synchronously): no four arrays allocated per parse. */
+let scratch = scratchOf(MAX_JSON_DEPTH + 2);
+
 /**
  * The number of object members in `text`; throws a {@link JsonReadError} for nesting deeper than `maxDepth`
  * and, with `keys`, at the first duplicate key. Texts that are not JSON are left to `JSON.parse`.
  */
 export function scanJson(text: string, maxDepth: number = MAX_JSON_DEPTH, keys = false): number {
-  const isObject = new Uint8Array(maxDepth + 2);
-  const counts = new Int32Array(maxDepth + 2);
-  const keyAt = new Int32Array(maxDepth + 2);
-  const keyEnd = new Int32Array(maxDepth + 2);
+  if (scratch.isObject.length < maxDepth + 2) scratch = scratchOf(maxDepth + 2);
+  // Each level's entries are set when the scan opens it, so arrays left by an earlier scan need no clearing.
+  const { isObject, counts, keyAt, keyEnd } = scratch;
   const keyLists: string[][] = [];
   const keySets: (Set<string> | null)[] = [];
   let depth = 0;
