@@ -167,3 +167,71 @@ Deno.test("text written atomically in many small pieces is their exact concatena
     await Deno.remove(dir, { recursive: true });
   }
 });
+
+Deno.test("fileLines gives every line as decoding each line on its own does, whatever the chunk size", async () => {
+  const { fileLines } = await import("../src/core/file_chunks.ts");
+  const { concatBytes } = await import("../src/core/bytes.ts");
+  const strict = new TextDecoder("utf-8", { fatal: true });
+  // The reference: split the bytes at each newline, decode every line on its own (a BOM dropped at its start).
+  const expected = (bytes: Uint8Array): string[] | "refused" => {
+    const lines: Uint8Array[] = [];
+    let start = 0;
+    for (let end = bytes.indexOf(10); end !== -1; end = bytes.indexOf(10, start)) {
+      lines.push(bytes.subarray(start, end));
+      start = end + 1;
+    }
+    if (start < bytes.length) lines.push(bytes.subarray(start));
+    try {
+      return lines.map((line) => strict.decode(line));
+    } catch {
+      return "refused";
+    }
+  };
+  const pieces = [
+    "a",
+    '{"x":1}',
+    "",
+    "é",
+    "😀",
+    "\uFEFF",
+    "\uFEFFbom",
+    "\u20AC",
+    "plain ascii text",
+    "\n",
+    "\n\n",
+  ];
+  const bad = [new Uint8Array([0xc3]), new Uint8Array([0xff]), new Uint8Array([0xe2, 0x82])];
+  let seed = 7;
+  const next = (n: number) => (seed = (seed * 1103515245 + 12345) % 2147483648) % n;
+  const dir = await Deno.makeTempDir();
+  try {
+    for (let trial = 0; trial < 300; trial++) {
+      const parts: Uint8Array[] = [];
+      const count = next(40);
+      for (let i = 0; i < count; i++) {
+        parts.push(
+          trial % 10 === 9 && next(20) === 0
+            ? bad[next(bad.length)]
+            : new TextEncoder().encode(pieces[next(pieces.length)]),
+        );
+        if (next(3) === 0) parts.push(new Uint8Array([10]));
+      }
+      const bytes = concatBytes([new Uint8Array(0), ...parts]);
+      const path = join(dir, `f${trial}`);
+      await Deno.writeFile(path, bytes);
+      const want = expected(bytes);
+      for (const size of [1, 2, 3, 7, 64, 1 << 20]) {
+        let got: string[] | "refused";
+        try {
+          got = await Array.fromAsync(fileLines(path, size));
+        } catch (error) {
+          assert.ok(error instanceof TypeError, String(error));
+          got = "refused";
+        }
+        assert.deepEqual(got, want, `trial ${trial}, chunks of ${size}`);
+      }
+    }
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});

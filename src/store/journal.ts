@@ -156,12 +156,29 @@ export function parseJournal(bytes: Uint8Array, known?: KnownNodes): JournalRead
  * nodes back without holding them all. Checked when written or reopened, so not validated again.
  */
 export async function* journalNodes(path: string): AsyncGenerator<Node> {
+  for await (const text of journalNodeTexts(path)) yield parseJson(text) as Node;
+}
+
+/** The end of a canonical node line: its chain hash and type. */
+const NODE_LINE_END = /^,"prev":"[0-9a-f]{64}","type":"node"\}$/;
+
+/**
+ * The canonical text of each node of a journal this process writes (or wrote), one line at a time, cut from its
+ * line unparsed (what {@link journalNodes} parses; the manifest pretty-prints it).
+ */
+export async function* journalNodeTexts(path: string): AsyncGenerator<string> {
   let line = 0;
   for await (const text of fileLines(path)) {
     line++;
+    const tail = text.length - NODE_LINE_TAIL;
+    if (
+      text.startsWith(NODE_LINE_HEAD) && tail > NODE_LINE_HEAD.length && NODE_LINE_END.test(text.slice(tail))
+    ) {
+      yield text.slice(NODE_LINE_HEAD.length, tail);
+      continue;
+    }
     const entry = parseJson(text) as { type?: unknown; node?: Node };
-    if (entry.type === "node" && entry.node !== undefined) yield entry.node;
-    else if (entry.type !== "header" && entry.type !== "file") {
+    if (entry.type !== "header" && entry.type !== "file") {
       throw new Error(`${path} line ${line}: not a journal record`);
     }
   }

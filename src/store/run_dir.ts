@@ -13,7 +13,7 @@ import { UsageError } from "../errors.ts";
 import { inputError, MAX_RUN_FILE_BYTES, readInputText, statInputDirectory, subjectOf } from "../fs_input.ts";
 import { BlobStore } from "./blob_store.ts";
 import { canonicalJson } from "./canonical.ts";
-import { journalNodes, JournalWriter, readJournal } from "./journal.ts";
+import { journalNodes, journalNodeTexts, JournalWriter, readJournal } from "./journal.ts";
 import { hashFile } from "../core/file_chunks.ts";
 import { type Manifest, ManifestSchema, type Node, type RunHeader } from "./manifest.ts";
 import { type ResumeExpectation, resumeMismatch } from "./resume_check.ts";
@@ -388,14 +388,15 @@ export class RunDir {
     const headText = JSON.stringify(head, null, 2) + "\n";
     const marker = '\n  "nodes": []';
     const at = headText.indexOf(marker);
-    const nodes = this.readNodes();
-    // Each node exactly as journaled (canonical, so its keys are sorted), pretty-printed.
+    const nodes = journalNodeTexts(join(this.path, RUN_FILES.journal));
+    // Each node exactly as journaled (canonical, so its keys are sorted), pretty-printed. The texts are this
+    // run's own canonical lines (checked when written or reopened): the native parser suffices.
     const pieces = this.#nodeCount === 0 ? [headText] : (async function* () {
       yield headText.slice(0, at) + '\n  "nodes": [';
       let i = 0;
       for await (const node of nodes) {
         if (i % 500 === 0) heapBudget.check();
-        const text = JSON.stringify(node, null, 2).replaceAll("\n", "\n    ");
+        const text = JSON.stringify(JSON.parse(node), null, 2).replaceAll("\n", "\n    ");
         yield `${i === 0 ? "" : ","}\n    ${text}`;
         i++;
       }
