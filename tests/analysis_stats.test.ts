@@ -38,6 +38,15 @@ Deno.test("constant columns beside varying ones: zero-width, and the varying one
   assert.deepEqual(together[3], bootstrapMeans([b])[0]);
   assert.ok(together[1].lo < together[1].hi && together[3].lo < together[3].hi);
   assert.deepEqual(bootstrapMeans([flat, flat]), [together[0], together[0]]);
+  // A repeated column (resampled once) has the interval it has alone; -0 and 0 are told apart yet sum alike.
+  const zeros = Array.from(a, (v) => (v === 0 ? -0 : v));
+  assert.deepEqual(bootstrapMeans([b, a, b, zeros, a]), [
+    together[3],
+    together[1],
+    together[3],
+    together[1],
+    together[1],
+  ]);
 });
 
 Deno.test("a fixed seed gives a fixed interval; another seed may move it slightly", () => {

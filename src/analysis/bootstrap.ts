@@ -113,8 +113,14 @@ export function bootstrapMeans(
   if (!(resamples >= 1) || !Number.isInteger(resamples)) throw new Error("bootstrapMeans: bad resamples");
   const data = columns.map((c) => Float64Array.from(c));
   if (n === 0) return data.map(() => ({ mean: NaN, lo: NaN, hi: NaN, n: 0 }));
-  // A constant column is not resampled: its bounds are its mean exactly, with no rounding noise.
-  const varying = data.filter((col) => !col.every((v) => v === col[0]));
+  // A constant column is not resampled: its bounds are its mean exactly, with no rounding noise. A column equal
+  // to an earlier one (value for value, as `Object.is`) is resampled once: its sums are the same, bit for bit.
+  const varying: Float64Array[] = [];
+  const slots = data.map((col) => {
+    if (col.every((v) => v === col[0])) return -1;
+    const same = varying.findIndex((other) => other.every((v, i) => Object.is(v, col[i])));
+    return same >= 0 ? same : varying.push(col) - 1;
+  });
   const means = varying.map(() => new Float64Array(resamples));
   if (varying.length > 0) {
     const plan = resamplePlan(n, resamples, options.seed ?? DEFAULT_STATS_SEED);
@@ -135,10 +141,11 @@ export function bootstrapMeans(
     }
   }
   const alpha = (1 - level) / 2;
-  return data.map((col) => {
-    const k = varying.indexOf(col);
+  const bounds = means.map((m) => quantilesOf(m, [alpha, 1 - alpha]));
+  return data.map((col, i) => {
+    const k = slots[i];
     if (k < 0) return { mean: col[0], lo: col[0], hi: col[0], n };
-    const [lo, hi] = quantilesOf(means[k], [alpha, 1 - alpha]);
+    const [lo, hi] = bounds[k];
     return { mean: meanOf(col), lo, hi, n };
   });
 }

@@ -95,16 +95,16 @@ export function hotpotStats(
     if (!c) columns.set(key, c = perQuestionMeans(rows, method, metric, questionIds));
     return c;
   };
-  const intervals = methods.map((method) => {
-    const cis = bootstrapMeans(hotpotMetricsIn("intervals").map((m) => column(method, m)), {
-      resamples,
-      seed,
-    });
-    return {
-      method,
-      intervals: Object.fromEntries(hotpotMetricsIn("intervals").map((m, i) => [m.name, cis[i]])),
-    };
+  // Every method's columns in one call: a column equal to another method's is resampled once.
+  const metrics = hotpotMetricsIn("intervals");
+  const cis = bootstrapMeans(methods.flatMap((method) => metrics.map((m) => column(method, m))), {
+    resamples,
+    seed,
   });
+  const intervals = methods.map((method, j) => ({
+    method,
+    intervals: Object.fromEntries(metrics.map((m, i) => [m.name, cis[j * metrics.length + i]])),
+  }));
   const paired: HotpotPairedRow[] = [];
   for (const [a, b] of comparedPairs(methods)) {
     for (const metric of hotpotMetricsIn("paired")) {
