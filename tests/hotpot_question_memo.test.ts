@@ -170,4 +170,14 @@ Deno.test("a frozen frame counts a compacted input as its parts, exactly the who
       }
     }
   }
+  // A count asked again is the one made; a unit that is not the frame's own (another text at its position)
+  // is counted for what it holds, never answered from the frame's counts.
+  const kept = units.slice(0, 2);
+  assert.equal(frame.count!(kept, "A summary."), countPrompt(counter, frame.render(kept, "A summary.")));
+  const changed = [kept[0], { ...kept[1], text: `${kept[1].text} More words here.` }];
+  assert.equal(
+    frame.count!(changed, "A summary."),
+    countPrompt(counter, frame.render(changed, "A summary.")),
+  );
+  assert.notEqual(frame.count!(changed, "A summary."), frame.count!(kept, "A summary."));
 });

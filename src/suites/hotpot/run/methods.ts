@@ -47,7 +47,7 @@ export function hotpotFrame(counter: TokenCounter, question: MethodInput, limit:
     counter,
     units,
     render,
-    count: compactedTokens(counter, question),
+    count: compactedTokens(counter, question, units),
     limit,
   });
   if (frames === undefined) frozenQuestionFrames.set(question, [frame]);
@@ -65,9 +65,36 @@ const STARTS_NON_SPACE = /^\P{White_Space}/u;
  * before the kept units, each unit then `\n\n` (the last `\n`), and the text after (checked on every
  * render): each join is a line break before non-whitespace, where a counter with `additiveAtLineBreaks` cuts
  * a text and adds up its parts' counts. So the count is the sum of the parts' counts, each part counted once
- * (by its text). Without units, or with a render not so laid out, the prompt is counted whole.
+ * (by its text). Without units, or with a render not so laid out, the prompt is counted whole. A count
+ * asked again (the fits' common first steps, a summary's input counted by its stage and its contexts) is the
+ * one made before: kept by summary and the kept units' positions among the question's frozen `units`.
  */
 function compactedTokens(
+  counter: TokenCounter,
+  question: MethodInput,
+  units: readonly GenericUnit[],
+): (kept: readonly GenericUnit[], summary: string) => number {
+  const count = compactedCount(counter, question);
+  const counts = new Map<string, Map<string, number>>();
+  return (kept, summary) => {
+    let key = "";
+    for (const unit of kept) {
+      if (units[unit.position] !== unit) return count(kept, summary); // not one of the frozen units
+      key += `${unit.position},`;
+    }
+    let known = counts.get(summary);
+    if (known === undefined) counts.set(summary, known = new Map());
+    let tokens = known.get(key);
+    if (tokens === undefined) {
+      tokens = count(kept, summary);
+      known.set(key, tokens);
+    }
+    return tokens;
+  };
+}
+
+/** {@link compactedTokens} without keeping the counts made. */
+function compactedCount(
   counter: TokenCounter,
   question: MethodInput,
 ): (kept: readonly GenericUnit[], summary: string) => number {
@@ -108,15 +135,29 @@ function compactedTokens(
   return (kept, summary) => {
     const parts = kept.length > 0 ? aroundOf(summary) : null;
     if (parts === null) return whole(kept, summary);
-    const text = render(compactedContext(question, kept, summary));
+    // The units joined by concatenation: the render is flattened once, by the check below, and not copied else.
+    let joined = kept[0].text;
+    for (let i = 1; i < kept.length; i++) joined += "\n\n" + kept[i].text;
+    const text = render(answerInput(question, joined, summary));
     let tokens = parts.tokens;
     for (let i = 0; i < kept.length; i++) {
       const counted = unitTokensOf(kept[i].text, i + 1 < kept.length ? "\n\n" : "\n");
       if (counted === null) return counter.countText(text);
       tokens += counted;
     }
-    // Compared whole: the render is a concatenation, flattened once here (a check per unit costs far more).
-    const laidOut = text === `${parts.before}${joinUnits(kept)}\n${parts.after}`;
+    // The render is `before`, the units each followed by `\n\n` (the last by `\n`), then `after`: each part
+    // compared where it lies (a slice of the flat render is compared to a flat text as one block).
+    const { before, after } = parts;
+    let at = before.length;
+    let laidOut = text.length === at + joined.length + 1 + after.length &&
+      text.slice(0, at) === before;
+    for (let i = 0; laidOut && i < kept.length; i++) {
+      const unit = kept[i].text;
+      laidOut = text.slice(at, at + unit.length) === unit && text.charCodeAt(at + unit.length) === 10 &&
+        (i + 1 === kept.length || text.charCodeAt(at + unit.length + 1) === 10);
+      at += unit.length + 2;
+    }
+    laidOut &&= text.slice(at - 1) === after;
     return laidOut ? tokens : counter.countText(text);
   };
 }
@@ -158,11 +199,12 @@ export function compactedContext(
   kept: readonly GenericUnit[],
   summary: string,
 ): ChatMessage[] {
-  return compactedAnswerInput(
-    question.trajectory,
-    compactedEvidence(joinUnits(kept), summary),
-    question.question,
-  );
+  return answerInput(question, joinUnits(kept), summary);
+}
+
+/** {@link compactedContext} of the kept units' joined text. */
+function answerInput(question: MethodInput, joined: string, summary: string): ChatMessage[] {
+  return compactedAnswerInput(question.trajectory, compactedEvidence(joined, summary), question.question);
 }
 
 /** The evidence space: tokens left for evidence when the input holds none. */
@@ -255,11 +297,12 @@ export function fullAnswerInput(trajectory: readonly ChatMessage[], question: st
 
 /** The compacted evidence block: kept excerpts (source order) and a summary, each optional. */
 export function compactedEvidence(kept: string, summary: string): string {
-  const parts: string[] = [];
-  if (kept) parts.push(`Excerpts kept verbatim from the files you read:\n<excerpts>\n${kept}\n</excerpts>`);
-  if (summary) parts.push(`Summary of the other evidence you read:\n<summary>\n${summary}\n</summary>`);
-  if (parts.length === 0) parts.push("(No evidence was kept.)");
-  return parts.join("\n\n");
+  // Concatenated, not joined: a join copies the texts, a concatenation is flattened only where it is read.
+  const excerpts = kept &&
+    `Excerpts kept verbatim from the files you read:\n<excerpts>\n${kept}\n</excerpts>`;
+  const summarized = summary && `Summary of the other evidence you read:\n<summary>\n${summary}\n</summary>`;
+  if (excerpts && summarized) return `${excerpts}\n\n${summarized}`;
+  return excerpts || summarized || "(No evidence was kept.)";
 }
 
 /** A compacted answer input: the head, the framed compacted evidence, then the evaluation question. */
