@@ -4,7 +4,7 @@
  * reason that is a pure function of it ({@link rawBodyReason}), so `verify --rederive` derives it again.
  * @module
  */
-import { Buffer } from "node:buffer";
+import { Buffer, isAscii } from "node:buffer";
 import { assertIJson, isIJson, NotIJsonError } from "../store/canonical.ts";
 import { parseJson } from "../core/json_read.ts";
 import { concatBytes } from "../core/bytes.ts";
@@ -144,7 +144,9 @@ export function checkBody(
     return { kind: "failed", error: responseContainsKeyError(inText), response: parseOrText(text) };
   }
   if (status < 200 || status >= 300) return { kind: "status", text };
-  const outcome = bodyJson(complete ? strictUtf8(bytes) : null, complete, bound, status);
+  // ASCII is strict UTF-8 with no byte order mark, decoded alike by both decoders: only other bytes again.
+  const strict = !complete ? null : isAscii(bytes) ? text : strictUtf8(bytes);
+  const outcome = bodyJson(strict, complete, bound, status);
   if (!outcome.ok) {
     const raw = rawBody(bytes, complete, bound);
     return { kind: outcome.malformed ? "retry" : "failed", error: outcome.reason, raw };
