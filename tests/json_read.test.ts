@@ -4,7 +4,8 @@
  * text is refused, never a stack overflow), and a size limit.
  */
 import assert from "node:assert/strict";
-import { JsonReadError, parseJson, parseJsonBytes } from "../src/core/json_read.ts";
+import { JsonReadError, parseCanonicalJson, parseJson, parseJsonBytes } from "../src/core/json_read.ts";
+import { canonicalJson } from "../src/store/canonical.ts";
 
 function refusal(text: string, limits = {}): JsonReadError {
   try {
@@ -75,4 +76,94 @@ Deno.test("lone surrogates, invalid UTF-8 and oversized texts are refused", () =
   // Not JSON: JSON.parse's own SyntaxError.
   assert.throws(() => parseJson('{"a":}'), SyntaxError);
   assert.throws(() => parseJson("[1,"), SyntaxError);
+});
+
+/** A deterministic generator (mulberry32). */
+function random(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = Math.imul(a ^ (a >>> 15), 1 | a);
+    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+/** A random I-JSON value (prototype names, escapes, astral characters, numbers in every form) of `depth` levels. */
+function randomValue(next: () => number, depth: number): unknown {
+  const keys = [
+    "a",
+    "__proto__",
+    "constructor",
+    'b"c',
+    "\u00e9t\u00e9",
+    "\n",
+    "0",
+    "10",
+    "x y",
+    "\ud83d\ude00",
+  ];
+  const scalars = [
+    null,
+    true,
+    false,
+    0,
+    -0.5,
+    1e21,
+    2 ** 53 - 1,
+    "",
+    "\\ud800",
+    'q"\\\u0001',
+    "\ud83d\ude00",
+  ];
+  const pick = <T>(list: T[]) => list[Math.floor(next() * list.length)];
+  if (depth === 0 || next() < 0.2) return pick(scalars);
+  const n = Math.floor(next() * 4);
+  if (next() < 0.5) return Array.from({ length: n }, () => randomValue(next, depth - 1));
+  const object: Record<string, unknown> = {};
+  for (let i = 0; i < n; i++) {
+    Object.defineProperty(object, pick(keys), {
+      value: randomValue(next, depth - 1),
+      enumerable: true,
+      configurable: true,
+      writable: true,
+    });
+  }
+  return object;
+}
+
+/** What a parse gave: its canonical text and every object's prototype, or the error it threw. */
+function outcome(parse: (text: string) => unknown, text: string): string {
+  try {
+    const value = parse(text);
+    const protos: unknown[] = [];
+    const walk = (v: unknown) => {
+      if (v === null || typeof v !== "object") return;
+      protos.push(Object.getPrototypeOf(v));
+      for (const member of Object.values(v)) walk(member);
+    };
+    walk(value);
+    return `${canonicalJson(value)} ${protos.every((p) => p === null)}`;
+  } catch (error) {
+    return `${(error as Error).name}: ${(error as Error).message}`;
+  }
+}
+
+Deno.test("parseCanonicalJson reads canonical texts exactly as parseJson does, the deepest refused alike", () => {
+  const next = random(33);
+  const texts: string[] = [];
+  for (let i = 0; i < 3000; i++) texts.push(canonicalJson(randomValue(next, 1 + (i % 7))));
+  for (const depth of [1, 255, 256, 257, 300, 50_000]) {
+    texts.push(
+      "[".repeat(2 * depth) + "]".repeat(2 * depth),
+      '{"a":' + '[{"b":'.repeat(depth) + "1" + "}]".repeat(depth) + "}",
+    );
+  }
+  for (const text of texts) {
+    assert.equal(outcome(parseCanonicalJson, text), outcome(parseJson, text), text.slice(0, 80));
+  }
+  assert.match(
+    outcome(parseCanonicalJson, "[".repeat(513) + "]".repeat(513)),
+    /nested deeper than 512 levels/,
+  );
 });

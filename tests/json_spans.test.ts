@@ -113,6 +113,50 @@ Deno.test("a results.json's row figures are read row by row, without answer text
   assert.throws(() => readRowFigures(new TextEncoder().encode('[{"question_id": "q1"')), SyntaxError);
 });
 
+Deno.test("results.json read whole gives exactly what reading it row by row gives, or refuses alike", () => {
+  const outcome = (bytes: Uint8Array, wholeUpTo: number) => {
+    try {
+      return { value: plain(readRowFigures(bytes, wholeUpTo)) };
+    } catch (error) {
+      return { error: `${(error as Error).name}: ${(error as Error).message}` };
+    }
+  };
+  const deep = (levels: number) => "[".repeat(levels) + "]".repeat(levels);
+  const element = [
+    '{"question_id":"q1","answer_text":"a","prediction":{"answer":"b"},"metrics":{"em":1}}',
+    '{"question_id":"q2","answer_text":null,"prediction":null}',
+    '{"question_id":"dup","question_id":"again"}',
+    '{"answer_text":"lone \\ud800 surrogate"}',
+    '{"answer_text":"pair \\ud83d\\ude00 é"}',
+    '{"x":' + deep(509) + "}",
+    '{"x":' + deep(510) + "}",
+    '{"x":' + deep(511) + "}",
+    "null",
+    "7",
+    '"text"',
+    "[]",
+    '{"__proto__":{"a":1}}',
+    '{"a":1e400}',
+    '{"bad":tru}',
+  ];
+  let seed = 5;
+  const next = (n: number) => (seed = (seed * 1103515245 + 12345) % 2 ** 31) % n;
+  const seps = [",", ", ", ",\n  ", " ,\t"];
+  for (let trial = 0; trial < 400; trial++) {
+    const count = next(5);
+    const parts = Array.from({ length: count }, () => element[next(element.length)]);
+    let text = "[" + parts.map((p, i) => (i === 0 ? "" : seps[next(seps.length)]) + p).join("") + "]";
+    if (trial % 7 === 3) text = text.slice(0, next(text.length + 1)); // truncated
+    if (trial % 11 === 5) text = ` \n${text}\n`;
+    if (trial % 13 === 6) text = '{"rows":' + text + "}";
+    let bytes: Uint8Array = new TextEncoder().encode(text);
+    if (trial % 17 === 8 && bytes.length > 0) {
+      bytes = concatBytes([bytes.subarray(0, 1), new Uint8Array([0xff]), bytes.subarray(1)]);
+    }
+    assert.deepEqual(outcome(bytes, Infinity), outcome(bytes, 0), `trial ${trial}: ${text.slice(0, 200)}`);
+  }
+});
+
 Deno.test("a string's end is found as a byte-by-byte scan finds it: escapes, backslash runs, unterminated", async () => {
   const { stringEnd } = await import("../src/core/json_spans.ts");
   const scan = (bytes: Uint8Array, at: number) => {

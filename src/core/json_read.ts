@@ -260,6 +260,48 @@ export function parseJson(text: string, limits: JsonLimits = {}): unknown {
   return value;
 }
 
+/**
+ * Parses a canonical JSON text this program wrote (`canonicalJson` refuses duplicate keys and lone surrogates)
+ * to what {@link parseJson} returns, without its scan: only the depth is checked, and a text nested deeper than
+ * {@link MAX_JSON_DEPTH} goes to parseJson, which refuses it naming where.
+ */
+export function parseCanonicalJson(text: string): unknown {
+  const value = JSON.parse(text);
+  return withinDepth(value) ? value : parseJson(text);
+}
+
+/** Drops the prototype of every object in `value` (iteratively); false once it is nested too deep. */
+function withinDepth(value: unknown): boolean {
+  if (value === null || typeof value !== "object") return true;
+  const stack: object[] = [value];
+  const depths: number[] = [1];
+  while (stack.length > 0) {
+    const item = stack.pop()!;
+    const depth = depths.pop()!;
+    if (depth > MAX_JSON_DEPTH) return false;
+    if (Array.isArray(item)) {
+      for (let i = 0; i < item.length; i++) {
+        const v = item[i];
+        if (v !== null && typeof v === "object") {
+          stack.push(v);
+          depths.push(depth + 1);
+        }
+      }
+    } else {
+      Object.setPrototypeOf(item, null); // first: for-in then sees own members only
+      const record = item as Record<string, unknown>;
+      for (const key in record) {
+        const v = record[key];
+        if (v !== null && typeof v === "object") {
+          stack.push(v);
+          depths.push(depth + 1);
+        }
+      }
+    }
+  }
+  return true;
+}
+
 const strictUtf8 = new TextDecoder("utf-8", { fatal: true });
 
 /** Decodes bytes as strict UTF-8 (a {@link JsonReadError} `utf8` if they are not) and {@link parseJson}s them. */

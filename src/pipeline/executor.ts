@@ -32,7 +32,7 @@ import {
   readsInput,
   type StageDef,
 } from "./stage.ts";
-import { parseJson } from "../core/json_read.ts";
+import { parseCanonicalJson } from "../core/json_read.ts";
 
 /** The answering models of `records`, per endpoint. */
 function modelsByEndpoint(
@@ -89,7 +89,6 @@ function outputsOf(def: AnyStageDef): DeclaredOutputs {
   return known;
 }
 
-const encoder = new TextEncoder();
 const decoder = new TextDecoder();
 
 /** What a stage function returns. */
@@ -298,7 +297,7 @@ export class Executor {
       async (key) =>
         def.run({
           // As the journal records them (keys sorted): a body sees the same params now, resumed or rederived.
-          params: parseJson(paramsText ?? canonicalJson(call.params)) as P,
+          params: parseCanonicalJson(paramsText ?? canonicalJson(call.params)) as P,
           inputs: call.values ?? await this.#readInputs(def, call.inputs),
           hashes: call.inputs,
           key,
@@ -501,17 +500,18 @@ export class Executor {
     for (const name of Object.keys(outcome.outputs).sort()) {
       const value = outcome.outputs[name];
       const text = call.textOutputs?.includes(name) && (typeof value === "string" || isTextBytes(value));
-      const json = text ? undefined : canonicalJson(value);
-      const chunks = json === undefined ? outputBytes(value, "text") : [encoder.encode(json)];
+      if (!text) {
+        const json = canonicalJson(value);
+        outputs[name] = await this.store.putCanonical(json);
+        // Read back from the canonical text, so a fresh result equals a resumed or reused one exactly.
+        values[name] = call.unheldOutputs?.includes(name) ? null : parseCanonicalJson(json);
+        continue;
+      }
+      const chunks = outputBytes(value, "text");
       // Bytes encoded here are the store's to hold; a body's own bytes are copied.
-      outputs[name] = await this.store.put(chunks, {
-        owned: json !== undefined || typeof value === "string",
-      });
+      outputs[name] = await this.store.put(chunks, { owned: typeof value === "string" });
       if (call.unheldOutputs?.includes(name)) values[name] = null;
-      else if (text && typeof value === "string") values[name] = value;
-      else if (text) values[name] = decoder.decode(concatBytes(chunks));
-      // Read back from the canonical text, so a fresh result equals a resumed or reused one exactly.
-      else values[name] = parseJson(json!);
+      else values[name] = typeof value === "string" ? value : decoder.decode(concatBytes(chunks));
     }
     const records = outcome.requests ?? [];
     if (records.length > 0) this.#answered.set(key, modelsByEndpoint(records));
@@ -524,7 +524,7 @@ export class Executor {
       key,
       label: call.label,
       outputs,
-      params: call.paramsText === undefined ? call.params : parseJson(call.paramsText),
+      params: call.paramsText === undefined ? call.params : parseCanonicalJson(call.paramsText),
       ...(outcome.reason !== undefined ? { reason: outcome.reason } : {}),
       requests,
       stage: call.stage,

@@ -7,7 +7,6 @@ import type { z } from "zod";
 import type { CallRecord } from "../core/call_record.ts";
 import type { BlobStore } from "../store/blob_store.ts";
 import { canonicalBytes } from "../store/canonical.ts";
-import { parseJson } from "../core/json_read.ts";
 
 const encoder = new TextEncoder();
 
@@ -127,8 +126,7 @@ export function inputKind(def: StageDef<unknown, OutputSpecs, unknown>, name: st
 /** Reads blob `hash` as a body gets an input of `kind`: its bytes, its text, or its parsed JSON. */
 export async function readInputBlob(store: BlobStore, hash: string, kind: InputKind): Promise<unknown> {
   if (kind === "bytes") return await store.get(hash);
-  const text = await store.getText(hash); // no copy of a held blob's bytes
-  return kind === "text" ? text : parseJson(text);
+  return kind === "text" ? await store.getText(hash) : await store.getJson(hash); // no copy of held bytes
 }
 
 /** Whether the body of `def` gets input `name` read in advance (false for hash-only and lazy inputs). */

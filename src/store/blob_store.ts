@@ -9,10 +9,10 @@
 import { join } from "node:path";
 import { writeError } from "../fs_input.ts";
 import type { z } from "zod";
-import { canonicalBytes } from "./canonical.ts";
+import { canonicalJson } from "./canonical.ts";
 import { isSha256Hex, sha256Hex } from "./hash.ts";
 import { entryKind, hashRegularFile, isFsError, readRegularFile, UnsafeFileError } from "./safe_read.ts";
-import { parseJson } from "../core/json_read.ts";
+import { parseCanonicalJson, parseJson } from "../core/json_read.ts";
 
 /** A blob altered, missing, not a regular file or not named by a SHA-256: a damaged run folder (exit 2). */
 export class BlobIntegrityError extends Error {
@@ -115,6 +115,8 @@ export class BlobStore {
   /** Written blobs held for reading back, oldest first. */
   readonly #held = new Map<string, Uint8Array>();
   #heldBytes = 0;
+  /** Blobs stored as canonical JSON text by this store: read back without the duplicate-key scan. */
+  readonly #canonical = new Set<string>();
   #umaskStripsRead: boolean | undefined;
 
   /** A store rooted at a run directory (blobs go to `<root>/objects/`). */
@@ -258,7 +260,14 @@ export class BlobStore {
 
   /** Stores the RFC 8785 canonical JSON of an I-JSON value (`hold: false`: see {@link PutOptions.hold}). */
   putJson(value: unknown, options: Pick<PutOptions, "hold"> = {}): Promise<string> {
-    return this.put(canonicalBytes(value), { ...options, owned: true });
+    return this.putCanonical(canonicalJson(value), options);
+  }
+
+  /** Stores `text`, the {@link canonicalJson} of a value (so {@link getJson} reads it back without a scan). */
+  async putCanonical(text: string, options: Pick<PutOptions, "hold"> = {}): Promise<string> {
+    const hash = await this.put(encoder.encode(text), { ...options, owned: true });
+    this.#canonical.add(hash);
+    return hash;
   }
 
   /** True when blob `hash` exists (not checked). */
@@ -321,7 +330,8 @@ export class BlobStore {
 
   /** Reads a JSON blob, optionally validating it with a zod schema. */
   async getJson<T = unknown>(hash: string, schema?: z.ZodType<T>): Promise<T> {
-    const value = parseJson(await this.getText(hash));
+    const text = await this.getText(hash);
+    const value = this.#canonical.has(hash) ? parseCanonicalJson(text) : parseJson(text);
     if (!schema) return value as T;
     const result = schema.safeParse(value);
     if (!result.success) {

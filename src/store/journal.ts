@@ -12,7 +12,7 @@ import { sha256Hex } from "./hash.ts";
 import { fileLines } from "../core/file_chunks.ts";
 import { type Node, nodeNameProblem, NodeSchema, type RunHeader, RunHeaderSchema } from "./manifest.ts";
 import { isPlainJournalLine } from "./plain_records.ts";
-import { parseJson } from "../core/json_read.ts";
+import { parseCanonicalJson, parseJson } from "../core/json_read.ts";
 
 const encoder = new TextEncoder();
 
@@ -156,7 +156,7 @@ export function parseJournal(bytes: Uint8Array, known?: KnownNodes): JournalRead
  * nodes back without holding them all. Checked when written or reopened, so not validated again.
  */
 export async function* journalNodes(path: string): AsyncGenerator<Node> {
-  for await (const text of journalNodeTexts(path)) yield parseJson(text) as Node;
+  for await (const text of journalNodeTexts(path)) yield parseCanonicalJson(text) as Node;
 }
 
 /** The end of a canonical node line: its chain hash and type. */
@@ -177,7 +177,7 @@ export async function* journalNodeTexts(path: string): AsyncGenerator<string> {
       yield text.slice(NODE_LINE_HEAD.length, tail);
       continue;
     }
-    const entry = parseJson(text) as { type?: unknown; node?: Node };
+    const entry = parseCanonicalJson(text) as { type?: unknown; node?: Node };
     if (entry.type !== "header" && entry.type !== "file") {
       throw new Error(`${path} line ${line}: not a journal record`);
     }

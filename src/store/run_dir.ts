@@ -64,6 +64,9 @@ export async function writeFileAtomic(path: string, bytes: Uint8Array): Promise<
   await writeChunksAtomic(path, [bytes]);
 }
 
+/** How many nodes the manifest prints at once. */
+const MANIFEST_BATCH_NODES = 256;
+
 /** How much text {@link writeTextAtomic} gathers per write. */
 const TEXT_WRITE_CHUNK = 64 * 1024;
 
@@ -393,13 +396,23 @@ export class RunDir {
     // run's own canonical lines (checked when written or reopened): the native parser suffices.
     const pieces = this.#nodeCount === 0 ? [headText] : (async function* () {
       yield headText.slice(0, at) + '\n  "nodes": [';
-      let i = 0;
+      // Printed a batch at a time: inside `[[…]]` each node has the nesting, so the indentation, of the manifest.
+      let batch: string[] = [];
+      let separator = "";
+      const printed = () => {
+        const text = JSON.stringify([JSON.parse(`[${batch.join(",")}]`)], null, 2);
+        const piece = separator + text.slice("[\n  [".length, -"\n  ]\n]".length);
+        batch = [];
+        separator = ",";
+        return piece;
+      };
       for await (const node of nodes) {
-        if (i % 500 === 0) heapBudget.check();
-        const text = JSON.stringify(JSON.parse(node), null, 2).replaceAll("\n", "\n    ");
-        yield `${i === 0 ? "" : ","}\n    ${text}`;
-        i++;
+        if (batch.push(node) === MANIFEST_BATCH_NODES) {
+          heapBudget.check();
+          yield printed();
+        }
       }
+      if (batch.length > 0) yield printed();
       yield "\n  ]" + headText.slice(at + marker.length);
     })();
     const hash = await writeTextAtomic(join(this.path, RUN_FILES.manifest), pieces);

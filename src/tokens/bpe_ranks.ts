@@ -205,11 +205,36 @@ function bodyIntegers(bytes: Uint8Array, start: number, count: number): Int32Arr
   return out;
 }
 
+/**
+ * The bytes of the regular file `path`, read into one buffer of its size: `Deno.readFile` grows its buffer as it
+ * reads, touching twice the pages (the 3.9 MB file: 4.5 ms of CPU, not 2.8). Anything else (a file that cannot
+ * be opened, is not regular, or grew while read) is read by `Deno.readFile`, with its errors, as before.
+ */
+async function readWholeFile(path: string): Promise<Uint8Array> {
+  let file: Deno.FsFile;
+  try {
+    file = await Deno.open(path);
+  } catch {
+    return await Deno.readFile(path);
+  }
+  using _ = file;
+  const info = await file.stat();
+  if (!info.isFile) return await Deno.readFile(path);
+  const bytes = new Uint8Array(info.size);
+  let filled = 0;
+  while (filled < bytes.length) {
+    const n = await file.read(bytes.subarray(filled));
+    if (n === null) return bytes.subarray(0, filled);
+    filled += n;
+  }
+  return (await file.read(new Uint8Array(1))) === null ? bytes : await Deno.readFile(path);
+}
+
 /** The prebuilt merges in `dir` when its {@link BPE_RANKS_FILE} is whole, current and of `tokenizerSha256`; else null. */
 export async function readBpeRanks(dir: string, tokenizerSha256: string): Promise<BpeRanks | null> {
   let bytes: Uint8Array;
   try {
-    bytes = await Deno.readFile(`${dir}/${BPE_RANKS_FILE}`);
+    bytes = await readWholeFile(`${dir}/${BPE_RANKS_FILE}`);
   } catch (error) {
     if (error instanceof Deno.errors.NotFound) return null;
     throw error;

@@ -155,12 +155,26 @@ export function rowFigures(row: HotpotResultRow): HotpotRowFigures {
   return { ...figures, shown_answer: prediction?.answer ?? answer_text ?? "" };
 }
 
+/** Up to this many bytes a `results.json` is parsed whole (its rows then held at once, briefly). */
+export const WHOLE_RESULTS_BYTES = 4 * 1024 * 1024;
+
 /**
- * The figures of every row of a `results.json`'s bytes, parsed one row at a time: the rows as objects (with
- * their answers' texts) are never all held at once. A text the element scan cannot follow is parsed whole, so
- * that `JSON.parse` names what is wrong.
+ * The figures of every row of a `results.json`'s bytes. Up to `wholeUpTo` bytes the text is parsed whole; a
+ * larger one (or one the whole parse refuses) a row at a time, so that the rows as objects (with their answers'
+ * texts) are never all held at once. A text the element scan cannot follow is parsed whole, so that
+ * `JSON.parse` names what is wrong.
  */
-export function readRowFigures(bytes: Uint8Array): HotpotRowFigures[] {
+export function readRowFigures(bytes: Uint8Array, wholeUpTo = WHOLE_RESULTS_BYTES): HotpotRowFigures[] {
+  if (bytes.length <= wholeUpTo) {
+    // What parses whole parses row by row to the same values (the rows are one level shallower); anything
+    // else is read row by row below, which refuses it as it always has.
+    try {
+      const rows = parseJsonBytes(bytes);
+      if (Array.isArray(rows)) return rows.map(rowFigures);
+    } catch {
+      // read row by row
+    }
+  }
   const spans = topLevelArraySpans(bytes);
   if (spans === null) {
     return (parseJsonBytes(bytes) as HotpotResultRow[]).map(rowFigures);
