@@ -239,17 +239,21 @@ async function buildHotpotExplorer(
       },
     ];
     const seen = new Set<string>();
+    // A context two conditions share (a deterministic method's generations) is read once.
+    const read = new Map<string, ChatMessage[] | undefined>();
     for (const r of mine) {
       const label = conditionLabel(r);
       if (seen.has(label)) continue;
       seen.add(label);
-      const messages = r.context_hash ? await contexts(r.context_hash) : undefined;
+      const hash = r.context_hash;
+      if (hash && !read.has(hash)) read.set(hash, await contexts(hash));
+      const messages = hash ? read.get(hash) : undefined;
       if (!messages) {
         sections.push({ heading: `Context ${label}: not built (${r.reason ?? "invalid"})` });
         continue;
       }
-      let index = contextIndex.get(r.context_hash!);
-      if (index === undefined && embed) contextIndex.set(r.context_hash!, index = sink.addContext(messages));
+      let index = contextIndex.get(hash!);
+      if (index === undefined && embed) contextIndex.set(hash!, index = sink.addContext(messages));
       const text = messages.map((m) => m.content ?? "").join("\n");
       const marks = goldSentences.map((g) => g.text !== "" && text.includes(g.text));
       sections.push({
