@@ -135,6 +135,29 @@ Deno.test("a held blob reads back as it was written: changing the caller's array
   }
 });
 
+Deno.test("texts stored back to back, at once, each keep their own bytes (fresh store or one that looks first)", async () => {
+  const dir = await Deno.makeTempDir();
+  try {
+    // Short and long, ASCII and not, one past the shared buffer's limit: each encoded over the last one's bytes.
+    const texts = ["a", "é".repeat(40_000), '{"k":"\u{1F600}"}', "x".repeat(1024 * 1024 + 1), "b", "ü"];
+    for (const fresh of [true, false]) {
+      const root = join(dir, String(fresh));
+      const store = new BlobStore(root);
+      if (fresh) store.markFresh([]);
+      const hashes = await Promise.all(texts.map((text) => store.putText(text)));
+      assert.deepEqual(hashes, texts.map((text) => sha256Hex(text)));
+      for (const [i, hash] of hashes.entries()) {
+        assert.equal(await Deno.readTextFile(join(root, blobRelativePath(hash))), texts[i]);
+        assert.equal(await store.getText(hash), texts[i]);
+        assert.equal(new TextDecoder().decode(await store.get(hash)), texts[i]);
+        assert.equal(await new BlobStore(root).getText(hash), texts[i]); // from its file, checked
+      }
+    }
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
 Deno.test("a blob stored with hold false is read back from its file, and checked against its name", async () => {
   const dir = await Deno.makeTempDir();
   try {

@@ -83,6 +83,19 @@ export interface PutOptions {
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();
 
+/** The longest text encoded into the shared buffer (UTF-16 units: up to 3 bytes each); longer ones get their own. */
+const SHARED_TEXT_LIMIT = 1024 * 1024;
+let shared = new Uint8Array(64 * 1024);
+
+/** `text`'s UTF-8 bytes: a view of a buffer the next call overwrites (a long text: an array of its own). */
+function encodeShared(text: string): Uint8Array {
+  if (text.length > SHARED_TEXT_LIMIT) return encoder.encode(text);
+  if (text.length * 3 > shared.length) {
+    shared = new Uint8Array(Math.min(SHARED_TEXT_LIMIT * 3, text.length * 6));
+  }
+  return shared.subarray(0, encoder.encodeInto(text, shared).written);
+}
+
 /** Relative path of a blob inside a run directory. */
 export function blobRelativePath(hash: string): string {
   return `objects/sha256/${hash.slice(0, 2)}/${hash.slice(2)}`;
@@ -112,8 +125,8 @@ export class BlobStore {
   #fresh = false;
   /** Writes under way, by hash: the same content stored again meanwhile waits for that write. */
   readonly #writing = new Map<string, Promise<string>>();
-  /** Written blobs held for reading back, oldest first. */
-  readonly #held = new Map<string, Uint8Array>();
+  /** Written blobs held for reading back (their text, or bytes) with their size in bytes, oldest first. */
+  readonly #held = new Map<string, { data: Uint8Array | string; size: number }>();
   #heldBytes = 0;
   /** Blobs stored as canonical JSON text by this store: read back without the duplicate-key scan. */
   readonly #canonical = new Set<string>();
@@ -145,30 +158,60 @@ export class BlobStore {
   /** Stores bytes (in chunks, never joined) once and returns their SHA-256; existing content is checked. */
   put(data: Uint8Array | readonly Uint8Array[], options: PutOptions = {}): Promise<string> {
     const chunks = data instanceof Uint8Array ? [data] : data;
-    const hash = sha256Hex(chunks);
+    return this.#put(sha256Hex(chunks), chunks, options);
+  }
+
+  /** Stores `text`'s UTF-8 bytes, encoded into a buffer every put shares; held as the string itself. */
+  #putString(text: string, options: Pick<PutOptions, "hold">): Promise<string> {
+    const bytes = encodeShared(text);
+    // A fresh store writes the shared bytes before this returns; one that first looks for the blob copies them.
+    return this.#put(
+      sha256Hex(bytes),
+      [this.#fresh ? bytes : bytes.slice()],
+      { ...options, owned: true },
+      text,
+    );
+  }
+
+  #put(hash: string, chunks: readonly Uint8Array[], options: PutOptions, text?: string): Promise<string> {
     if (this.#known.has(hash)) return Promise.resolve(hash);
     const under = this.#writing.get(hash);
     if (under !== undefined) return under;
-    const writing = this.#write(hash, chunks, options).finally(() => this.#writing.delete(hash));
+    if (this.#fresh) {
+      try {
+        this.#write(hash, chunks, options, text);
+      } catch (error) {
+        return Promise.reject(error);
+      }
+      return Promise.resolve(hash);
+    }
+    const writing = this.#exists(hash).then((exists) => {
+      if (exists) this.#known.add(hash);
+      else this.#write(hash, chunks, options, text);
+      return hash;
+    }).finally(() => this.#writing.delete(hash));
     this.#writing.set(hash, writing);
     return writing;
   }
 
-  async #write(hash: string, chunks: readonly Uint8Array[], options: PutOptions): Promise<string> {
-    const path = this.pathOf(hash);
-    if (!this.#fresh) {
-      try {
-        await this.#read(hash);
-        this.#known.add(hash);
-        return hash;
-      } catch (error) {
-        if (!(error instanceof BlobIntegrityError)) throw error;
-        if (error.reason.startsWith("altered")) {
-          throw new BlobIntegrityError(hash, "existing file does not match its name");
-        }
-        if (error.reason !== "missing") throw error;
+  /** Whether blob `hash` is already stored (checked against its name; a damaged one is refused). */
+  async #exists(hash: string): Promise<boolean> {
+    try {
+      await this.#read(hash);
+      return true;
+    } catch (error) {
+      if (!(error instanceof BlobIntegrityError)) throw error;
+      if (error.reason.startsWith("altered")) {
+        throw new BlobIntegrityError(hash, "existing file does not match its name");
       }
+      if (error.reason !== "missing") throw error;
+      return false;
     }
+  }
+
+  /** Writes blob `hash` (temp file, rename; fsynced by the next {@link sync}) and holds it for reading back. */
+  #write(hash: string, chunks: readonly Uint8Array[], options: PutOptions, text?: string): void {
+    const path = this.pathOf(hash);
     const tmp = `${this.#tmpDir}/${hash}.${Deno.pid}.${this.#tmpCounter++}`;
     try {
       this.#mkdir(this.#tmpDir);
@@ -198,17 +241,20 @@ export class BlobStore {
     } catch (error) {
       throw writeError(error, tmp); // a full disk names the blob being written
     }
-    if (options.hold !== false) this.#hold(hash, chunks, options.owned === true);
-    return hash;
+    if (options.hold !== false) this.#hold(hash, chunks, options.owned === true, text);
   }
 
-  /** Holds a written blob's bytes (a copy unless owned and whole), dropping the oldest past the limit. */
-  #hold(hash: string, chunks: readonly Uint8Array[], owned: boolean): void {
+  /**
+   * Holds a written blob for reading back (its text when given, else its bytes: a copy unless owned and
+   * whole), dropping the oldest past the limit.
+   */
+  #hold(hash: string, chunks: readonly Uint8Array[], owned: boolean, text?: string): void {
     let size = 0;
     for (const bytes of chunks) size += bytes.length;
     if (size > HELD_BYTES_LIMIT / 8) return;
-    let held: Uint8Array;
-    if (owned && chunks.length === 1) held = chunks[0];
+    let held: Uint8Array | string;
+    if (text !== undefined) held = text;
+    else if (owned && chunks.length === 1) held = chunks[0];
     else {
       held = new Uint8Array(size);
       let at = 0;
@@ -217,12 +263,12 @@ export class BlobStore {
         at += bytes.length;
       }
     }
-    this.#held.set(hash, held);
+    this.#held.set(hash, { data: held, size });
     this.#heldBytes += size;
-    for (const [old, bytes] of this.#held) {
+    for (const [old, { size }] of this.#held) {
       if (this.#heldBytes <= HELD_BYTES_LIMIT) break;
       this.#held.delete(old);
-      this.#heldBytes -= bytes.length;
+      this.#heldBytes -= size;
     }
   }
 
@@ -255,7 +301,7 @@ export class BlobStore {
 
   /** Stores a string's UTF-8 bytes. */
   putText(text: string): Promise<string> {
-    return this.put(encoder.encode(text), { owned: true });
+    return this.#putString(text, {});
   }
 
   /** Stores the RFC 8785 canonical JSON of an I-JSON value (`hold: false`: see {@link PutOptions.hold}). */
@@ -265,7 +311,7 @@ export class BlobStore {
 
   /** Stores `text`, the {@link canonicalJson} of a value (so {@link getJson} reads it back without a scan). */
   async putCanonical(text: string, options: Pick<PutOptions, "hold"> = {}): Promise<string> {
-    const hash = await this.put(encoder.encode(text), { ...options, owned: true });
+    const hash = await this.#putString(text, options);
     this.#canonical.add(hash);
     return hash;
   }
@@ -284,8 +330,9 @@ export class BlobStore {
 
   /** Reads blob `hash`, checked against its name (a held blob: a copy of the bytes it was hashed from). */
   async get(hash: string): Promise<Uint8Array> {
-    const held = this.#held.get(hash);
-    return held !== undefined ? held.slice() : await this.#read(hash);
+    const held = this.#held.get(hash)?.data;
+    if (held === undefined) return await this.#read(hash);
+    return typeof held === "string" ? encoder.encode(held) : held.slice();
   }
 
   /** Reads blob `hash` from its file as `verify` does: a regular file only, bounded, checked against its name. */
@@ -324,8 +371,8 @@ export class BlobStore {
 
   /** Reads a blob as UTF-8 text. */
   async getText(hash: string): Promise<string> {
-    const held = this.#held.get(hash);
-    return decoder.decode(held ?? await this.#read(hash));
+    const held = this.#held.get(hash)?.data;
+    return typeof held === "string" ? held : decoder.decode(held ?? await this.#read(hash));
   }
 
   /** Reads a JSON blob, optionally validating it with a zod schema. */
