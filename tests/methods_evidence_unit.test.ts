@@ -1,5 +1,8 @@
 import assert from "node:assert/strict";
 import { type EvidenceUnit, inSourceOrder, joinUnits } from "../src/methods/evidence_unit.ts";
+import { selectRankedUnits } from "../src/methods/registry.ts";
+import { fitCountInOrder } from "../src/tokens/budget.ts";
+import type { TokenCounter } from "../src/tokens/types.ts";
 
 const unit = (id: string, position: number): EvidenceUnit => ({ id, position, text: `text of ${id}` });
 
@@ -18,4 +21,29 @@ Deno.test("inSourceOrder keeps the named units in ascending position, whatever o
   assert.notEqual(kept, shuffled);
   assert.deepEqual(ids(shuffled), ["c", "a", "d", "b"]);
   assert.equal(joinUnits(kept.slice(0, 2)), "text of a\n\ntext of b");
+});
+
+Deno.test("the ranked selection keeps what inSourceOrder of each ranked prefix keeps, over generated rankings", () => {
+  let seed = 7;
+  const next = (n: number) => (seed = (seed * 1103515245 + 12345) % 2147483648) % n;
+  // A counter whose prompt count is its one message's length: the fit's choices follow the kept texts.
+  const counter = {
+    name: "length",
+    hash: "length",
+    countMessages: (messages: { content: string | null }[]) => messages[0].content?.length ?? 0,
+    countText: (text: string) => text.length,
+  } as unknown as TokenCounter;
+  for (let round = 0; round < 2000; round++) {
+    // Units out of position order, equal positions and repeated ids; rankings with repeats and gaps.
+    const units = Array.from({ length: 1 + next(9) }, (_, i) => unit(`u${next(8)}`, next(6) + (i % 2)));
+    const ids = units.map((u) => u.id);
+    const order = Array.from({ length: next(12) }, () => ids[next(ids.length)]);
+    const build = (kept: EvidenceUnit[]) => [{ role: "user" as const, content: joinUnits(kept) }];
+    const limit = next(12 * 9);
+    const fresh = fitCountInOrder(order, (chosen) => joinUnits(inSourceOrder(units, chosen)).length, limit);
+    const selected = selectRankedUnits(counter, units, order, build, limit);
+    assert.deepEqual(selected.kept, inSourceOrder(units, fresh.chosen), `round ${round}`);
+    assert.equal(selected.tokens, fresh.tokens);
+  }
+  assert.throws(() => selectRankedUnits(counter, [unit("a", 0)], ["a", "b"], () => [], 5), /unknown unit b/);
 });

@@ -15,7 +15,11 @@ export interface EvidenceUnit {
 /** Units with the given ids, in source order. */
 export function inSourceOrder(units: readonly EvidenceUnit[], ids: Iterable<string>): EvidenceUnit[] {
   const wanted = new Set(ids);
-  const kept = units.filter((u) => wanted.has(u.id));
+  return bySourcePosition(units.filter((u) => wanted.has(u.id)));
+}
+
+/** `kept` sorted by position in place (stable), as {@link inSourceOrder} orders what it keeps. */
+export function bySourcePosition(kept: EvidenceUnit[]): EvidenceUnit[] {
   // Units mostly come in source order already; the sort is stable, so skipping it then changes nothing.
   for (let i = 1; i < kept.length; i++) {
     if (kept[i - 1].position > kept[i].position) return kept.sort((a, b) => a.position - b.position);

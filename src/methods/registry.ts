@@ -8,7 +8,7 @@
 import type { ChatMessage } from "../models/messages.ts";
 import { countPrompt, fitCountInOrder } from "../tokens/budget.ts";
 import type { TokenCounter } from "../tokens/types.ts";
-import { type EvidenceUnit, inSourceOrder } from "./evidence_unit.ts";
+import { bySourcePosition, type EvidenceUnit, inSourceOrder } from "./evidence_unit.ts";
 
 /** A compression artifact a method needs, frozen per generation before any answer. */
 export type MethodNeed = "ranking" | "summary";
@@ -256,10 +256,12 @@ function rankedFit(
     if (!unit) throw new Error(`ranking names unknown unit ${id}`);
     return unit;
   });
-  const fit = fitCountInOrder(
-    ranked,
-    (chosen) => countOf(inSourceOrder(units, chosen.map((u) => u.id))),
-    limit,
-  );
-  return { kept: inSourceOrder(units, fit.chosen.map((u) => u.id)), tokens: fit.tokens };
+  // Each unit's first place in the ranking: the first k ranked units keep, in source order, the units placed
+  // before k (what inSourceOrder of their ids keeps), found without a set of ids per count.
+  const first = new Map<string, number>();
+  for (let i = order.length - 1; i >= 0; i--) first.set(order[i], i);
+  const places = units.map((u) => first.get(u.id) ?? order.length);
+  const keptOf = (k: number) => bySourcePosition(units.filter((_, i) => places[i] < k));
+  const fit = fitCountInOrder(ranked, (chosen) => countOf(keptOf(chosen.length)), limit);
+  return { kept: keptOf(fit.chosen.length), tokens: fit.tokens };
 }
