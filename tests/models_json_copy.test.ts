@@ -1,6 +1,7 @@
 /**
  * `jsonCopy` is `JSON.parse(JSON.stringify(value))` exactly — the same values, key order, prototypes and
- * errors — on chat request bodies, on JSON's corner cases and on generated values.
+ * errors, and a copy whose JSON text is the value's — on chat request bodies, on JSON's corner cases and on
+ * generated values.
  */
 import assert from "node:assert/strict";
 import { FAST_COPY_DEPTH, jsonCopy } from "../src/models/json_copy.ts";
@@ -21,6 +22,8 @@ function assertRoundTrip(value: unknown, label = "") {
   const copied = jsonCopy(value);
   assert.deepStrictEqual(copied, expected, label);
   assert.equal(JSON.stringify(copied), JSON.stringify(expected), `${label}: key order`);
+  // The chat client sends the copy's text: it is the value's own.
+  assert.equal(JSON.stringify(copied), JSON.stringify(value), `${label}: text`);
 }
 
 Deno.test("a chat request body copies as its JSON round trip, its strings shared and its objects new", () => {
@@ -47,6 +50,8 @@ Deno.test("a chat request body copies as its JSON round trip, its strings shared
     chat_template_kwargs: { enable_thinking: false },
   };
   assertRoundTrip(body);
+  // Messages as the store reads them: objects without a prototype.
+  assertRoundTrip({ ...body, messages: messages.map((m) => Object.assign(Object.create(null), m)) });
   const copied = jsonCopy(body);
   assert.notEqual(copied.messages, messages);
   assert.notEqual(copied.messages[0], messages[0]);
@@ -115,7 +120,8 @@ Deno.test("generated values copy as their JSON round trip", () => {
     const kind = random();
     if (depth > 4 || kind < 0.4) return leaves[Math.floor(random() * leaves.length)];
     if (kind < 0.7) return Array.from({ length: Math.floor(random() * 4) }, () => make(depth + 1));
-    const object: Record<string, unknown> = {};
+    // Objects as the store reads them (no prototype) and as code makes them.
+    const object: Record<string, unknown> = random() < 0.5 ? Object.create(null) : {};
     for (let i = Math.floor(random() * 5); i > 0; i--) {
       object[["k", "7", "z", "0", "é"][i % 5] + i] = make(depth + 1);
     }

@@ -131,10 +131,11 @@ export class OpenAIChatClient implements ChatModel {
   }
 
   async #completeNow(request: ChatRequest): Promise<ChatResult> {
-    // Serialized once and sent as is; the record keeps a copy of what was sent.
-    const body = this.requestBody(request);
-    const text = JSON.stringify(body);
-    const sent = jsonCopy(body);
+    // The record keeps a copy of what was sent, and that copy is serialized once and sent as is: the same text as
+    // the body's, written about twice as fast (V8's fast path takes its plain objects, not messages read from
+    // the store, which have no prototype).
+    const sent = jsonCopy(this.requestBody(request));
+    const text = JSON.stringify(sent);
     const started = performance.now();
     let attempts = 0;
     const causes: string[] = [];
