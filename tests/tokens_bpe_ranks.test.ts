@@ -196,6 +196,33 @@ Deno.test("a missing, stale, cut-short or full-table bpe_ranks.bin is not used: 
   }
 });
 
+Deno.test("a bpe_ranks.bin read whole: one byte longer is not used; a directory fails as Deno.readFile fails", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "bpe_ranks_read_" });
+  try {
+    const shipped = await Deno.readFile(`${DEFAULT_TOKENIZER_DIR}/${BPE_RANKS_FILE}`);
+    const tokenizerSha = sha256(await Deno.readFile(`${DEFAULT_TOKENIZER_DIR}/tokenizer.json`));
+    assert.notEqual(await readBpeRanks(DEFAULT_TOKENIZER_DIR, tokenizerSha), null);
+    const longer = new Uint8Array(shipped.length + 1);
+    longer.set(shipped);
+    await Deno.writeFile(`${dir}/${BPE_RANKS_FILE}`, longer);
+    assert.equal(await readBpeRanks(dir, tokenizerSha), null);
+    await Deno.remove(`${dir}/${BPE_RANKS_FILE}`);
+    await Deno.mkdir(`${dir}/${BPE_RANKS_FILE}`);
+    const expected = await Deno.readFile(`${dir}/${BPE_RANKS_FILE}`).then(
+      () => null,
+      (error: Error) => error,
+    );
+    assert.ok(expected instanceof Error);
+    await assert.rejects(readBpeRanks(dir, tokenizerSha), (error: Error) => {
+      assert.equal(error.constructor, expected.constructor);
+      assert.equal(error.message, expected.message);
+      return true;
+    });
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
 Deno.test("no ranks file is made where counting from it would not be exact", () => {
   const symbols = byteLevelSymbols();
   assert.equal(new Set(symbols).size, 256);
