@@ -239,23 +239,27 @@ async function buildHotpotExplorer(
       },
     ];
     const seen = new Set<string>();
-    // A context two conditions share (a deterministic method's generations) is read once.
-    const read = new Map<string, ChatMessage[] | undefined>();
+    // A context two conditions share (a deterministic method's generations) is read and searched once.
+    const searched = (messages: ChatMessage[] | undefined) => {
+      if (!messages) return undefined;
+      const text = messages.map((m) => m.content ?? "").join("\n");
+      return { messages, marks: goldSentences.map((g) => g.text !== "" && text.includes(g.text)) };
+    };
+    const read = new Map<string, ReturnType<typeof searched>>();
     for (const r of mine) {
       const label = conditionLabel(r);
       if (seen.has(label)) continue;
       seen.add(label);
       const hash = r.context_hash;
-      if (hash && !read.has(hash)) read.set(hash, await contexts(hash));
-      const messages = hash ? read.get(hash) : undefined;
-      if (!messages) {
+      if (hash && !read.has(hash)) read.set(hash, searched(await contexts(hash)));
+      const context = hash ? read.get(hash) : undefined;
+      if (!context) {
         sections.push({ heading: `Context ${label}: not built (${r.reason ?? "invalid"})` });
         continue;
       }
+      const { messages, marks } = context;
       let index = contextIndex.get(hash!);
       if (index === undefined && embed) contextIndex.set(hash!, index = sink.addContext(messages));
-      const text = messages.map((m) => m.content ?? "").join("\n");
-      const marks = goldSentences.map((g) => g.text !== "" && text.includes(g.text));
       sections.push({
         heading: `Context ${label}: gold SP kept ${marks.filter(Boolean).length}/${marks.length} · ${
           r.context_tokens ?? "n/a"
