@@ -3,26 +3,29 @@
  * list, read synchronously once per process.
  * @module
  */
-import { join, relative } from "node:path";
 import { assetPath } from "./assets.ts";
 import { canonicalHash, sha256Hex } from "./store/hash.ts";
 import { PROGRAM } from "./version.ts";
 import { coveredBySourceHash, programSourceBytes, type SourceFile } from "./store/program_source.ts";
 
-function tsFiles(dir: string, out: string[] = []): string[] {
-  for (const entry of Deno.readDirSync(dir)) {
-    const path = join(dir, entry.name);
-    if (entry.isDirectory) tsFiles(path, out);
+// Paths are joined as text, relative to the root as they are found: `node:path`'s join and relative normalize
+// every one of the ~260 paths again (4 ms of a run's start; directory entries hold no `/`, `.` or `..`).
+
+/** The `.ts` files under `base + dir`, as paths relative to `base` (`src/store/hash.ts`). */
+function tsFiles(base: string, dir: string, out: string[] = []): string[] {
+  for (const entry of Deno.readDirSync(base + dir)) {
+    const path = `${dir}/${entry.name}`;
+    if (entry.isDirectory) tsFiles(base, path, out);
     else if (entry.name.endsWith(".ts")) out.push(path);
   }
   return out;
 }
 
-function adapterFiles(root: string): string[] {
+function adapterFiles(base: string): string[] {
   try {
-    return [...Deno.readDirSync(join(root, "adapters"))]
+    return [...Deno.readDirSync(`${base}adapters`)]
       .filter((entry) => entry.isFile && entry.name.endsWith(".py"))
-      .map((entry) => join(root, "adapters", entry.name));
+      .map((entry) => `adapters/${entry.name}`);
   } catch (error) {
     if (error instanceof Deno.errors.NotFound) return [];
     throw error;
@@ -31,17 +34,13 @@ function adapterFiles(root: string): string[] {
 
 /** The program's source files under `root` (the hashed ones and the adapters), with SHA-256 and text, by path. */
 function sourceFiles(root: string): SourceFile[] {
-  const paths = [
-    ...tsFiles(join(root, "src")),
-    join(root, "main.ts"),
-    join(root, "deno.lock"),
-    ...adapterFiles(root),
-  ];
+  const base = root.endsWith("/") ? root : `${root}/`;
+  const paths = [...tsFiles(base, "src"), "main.ts", "deno.lock", ...adapterFiles(base)];
   const files: SourceFile[] = [];
-  for (const file of paths) {
+  for (const path of paths) {
     try {
-      const bytes = Deno.readFileSync(file);
-      files.push({ path: relative(root, file), sha256: sha256Hex(bytes), bytes });
+      const bytes = Deno.readFileSync(base + path);
+      files.push({ path, sha256: sha256Hex(bytes), bytes });
     } catch (error) {
       if (!(error instanceof Deno.errors.NotFound)) throw error;
     }
