@@ -239,8 +239,13 @@ export function defineContextStage<P extends z.ZodRawShape, E extends { counter:
         if (problem !== undefined) return fail(problem);
         const frame = unit.frame(limit, needs.includes("summary"));
         const evidence = method.evidence(frame, artifacts, own);
-        if (evidence === null) messages = unit.full();
-        else {
+        if (evidence === null) {
+          messages = unit.full();
+          // The whole history, counted from its render: a context counts it once, and a key of its text (to
+          // find a count made before) would cost about half of counting its cached pieces again.
+          const render = env.counter.render?.bind(env.counter);
+          if (render !== undefined) counted = env.counter.countText(render(messages));
+        } else {
           messages = frame.render(evidence.kept, evidence.summary);
           counted = evidence.tokens ?? frame.count?.(evidence.kept, evidence.summary);
           fields = decl.listed(evidence, artifacts, env.counter);

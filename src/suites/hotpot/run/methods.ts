@@ -98,9 +98,13 @@ function compactedCount(
   counter: TokenCounter,
   question: MethodInput,
 ): (kept: readonly GenericUnit[], summary: string) => number {
-  const whole = (kept: readonly GenericUnit[], summary: string) =>
-    countPrompt(counter, compactedContext(question, kept, summary));
   const render = counter.render?.bind(counter);
+  // The counts are kept by compactedTokens, so a prompt is counted from its render, without a key of its text.
+  const whole = render === undefined
+    ? (kept: readonly GenericUnit[], summary: string) =>
+      countPrompt(counter, compactedContext(question, kept, summary))
+    : (kept: readonly GenericUnit[], summary: string) =>
+      counter.countText(render(compactedContext(question, kept, summary)));
   if (counter.additiveAtLineBreaks !== true || render === undefined) return whole;
   // By summary: the render before and after the units, their counts summed; null: not laid out as above.
   const around = new Map<string, { before: string; after: string; tokens: number } | null>();
