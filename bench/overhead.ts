@@ -4,9 +4,10 @@
  * 1.1 × the ideal `ceil(calls / concurrency) × delay`, where `calls` counts every attempt of every request
  * record the run executed and `concurrency` is per base URL (chat and decision share the reference server).
  *
- * `--cpu`: the harness's CPU per provider call against the provider's. `serve-reference` runs in another
- * process; `hotpot run --live` calls it at `--concurrency` (default 64) over the demo corpus; each process's
- * user + system CPU over the run (the harness's start-up included) is divided by the calls. `--syscalls` runs
+ * `--cpu`: the harness's CPU per provider call against the provider's. A `serve-reference` process is started
+ * for each timed run; `hotpot run --live` calls it at `--concurrency` (default 64) over the demo corpus; each
+ * process's user + system CPU from its own start to the run's end is divided by the calls, so both figures carry
+ * their process's start-up (the provider's serving CPU alone is printed too). `--syscalls` runs
  * the harness under `strace -c` and prints {@link COUNTED_SYSCALLS} per call (CPU is then inflated). Both
  * figures rise with the machine's load (printed with them), and file creation costs more kernel time in a
  * directory whose ext4 group other processes just deleted many files from (ext4's `recently_deleted` scan in
@@ -47,15 +48,19 @@ export interface CpuPerCallResult {
   user_s: number;
   sys_s: number;
   cpu_per_call_ms: number;
-  /** The provider process's (`serve-reference`) CPU over the same run, per call. */
+  /** The provider process's (`serve-reference`) CPU per call, its start-up included as the harness's is. */
   server_cpu_per_call_ms: number;
-  /** The run process's share of the two processes' CPU. */
+  /** The provider's CPU per call while the run was under way (its start-up left out). */
+  server_serving_cpu_per_call_ms: number;
+  /** The provider's start-up CPU (spawn to printing its URL), seconds. */
+  server_startup_s: number;
+  /** The run process's share of the two processes' CPU (start-ups included). */
   harness_share: number;
   /** Harness CPU per call at most the provider's. */
   within_target: boolean;
   /** The 1-minute load average before and after the run. */
   load: [number, number];
-  /** With `--marginal`: CPU per call beyond a 2-question run's (start-up left out), and the harness's fixed s. */
+  /** With `--marginal`: CPU per call beyond a 2-question run's (start-ups left out), and the harness's fixed s. */
   marginal?: { harness_ms: number; server_ms: number; fixed_s: number };
   /** With `--syscalls`: each counted system call of the run process (all threads), per call. */
   syscalls_per_call?: Record<string, number>;
@@ -99,60 +104,113 @@ async function callsOf(runDir: string): Promise<{ calls: number; byStage: Record
   return { calls, byStage };
 }
 
-/** One `hotpot run --live` of `corpusDir`'s corpus against `url`: the harness's and the provider's CPU. */
-async function timedRun(
-  corpusDir: string,
-  runDir: string,
-  url: string,
-  server: Deno.ChildProcess,
-  concurrency: number,
-  strace: string[],
-): Promise<{ user: number; sys: number; serverCpu: number; calls: number }> {
-  const serverBefore = processCpuSeconds(server.pid);
-  const run = [
-    ...strace,
-    Deno.execPath(),
-    "run",
-    "--allow-all",
-    CONFIG,
-    LAZY,
-    new URL("../main.ts", import.meta.url).href,
-    "hotpot",
-    "run",
-    "--live",
-    "--quiet",
-    "--concurrency",
-    String(concurrency),
-    "--corpus",
-    join(corpusDir, "corpus.json"),
-    "--output",
-    runDir,
-  ];
-  const timed = await new Deno.Command("bash", {
-    args: ["-c", '"$@" >/dev/null 2>&1 || exit 1; times', "bench", ...run],
-    env: {
-      LLM_API_KEY: "bench-local-key",
-      LLM_BASE_URL: url,
-      DECISION_MODEL_API_KEY: "bench-local-key",
-      DECISION_MODEL_BASE_URL: url,
-    },
+/** A fresh `serve-reference` process, once it has printed its URL. */
+async function startServer(): Promise<{ server: Deno.ChildProcess; url: string }> {
+  const server = new Deno.Command(Deno.execPath(), {
+    args: [
+      "run",
+      "--allow-all",
+      CONFIG,
+      LAZY,
+      new URL("../main.ts", import.meta.url).href,
+      "serve-reference",
+    ],
     stdout: "piped",
-  }).output();
-  if (!timed.success) throw new Error("hotpot run --live failed");
-  const serverCpu = processCpuSeconds(server.pid) - serverBefore;
-  // `times`: the shell's own user/system time, then its children's.
-  const lines = new TextDecoder().decode(timed.stdout).trim().split("\n");
-  const [user, sys] = lines[lines.length - 1].split(/\s+/).map((t) => {
-    const m = /^(\d+)m([\d.]+)s$/.exec(t);
-    if (!m) throw new Error(`unexpected times output: ${t}`);
-    return Number(m[1]) * 60 + Number(m[2]);
-  });
-  return { user, sys, serverCpu, calls: (await callsOf(runDir)).calls };
+    stderr: "null",
+  }).spawn();
+  const reader = server.stdout.pipeThrough(new TextDecoderStream()).getReader();
+  let first = "";
+  while (!first.includes("\n")) {
+    const { done, value } = await reader.read();
+    if (done) {
+      await server.status;
+      throw new Error("serve-reference ended before printing its URL");
+    }
+    first += value;
+  }
+  reader.releaseLock();
+  return { server, url: first.split("\n")[0].trim() };
+}
+
+/** The CPU figures of one timed run: the harness's, and its own provider's with and without its start-up. */
+interface TimedRun {
+  user: number;
+  sys: number;
+  /** The provider process's CPU from its spawn to the run's end (start-up included, as the harness's is). */
+  serverCpu: number;
+  /** The provider's CPU while the run was under way (its start-up left out). */
+  serverServingCpu: number;
+  calls: number;
 }
 
 /**
- * The harness's CPU per provider call against the provider's, each in its own process (see the module notes).
- * With `marginal`, a 2-question run too: the difference per extra call, start-up left out.
+ * One `hotpot run --live` of `corpusDir`'s corpus against a `serve-reference` started for it alone: each
+ * process's CPU is counted from its own start, so both figures include a start-up.
+ */
+async function timedRun(
+  corpusDir: string,
+  runDir: string,
+  concurrency: number,
+  strace: string[],
+): Promise<TimedRun> {
+  const { server, url } = await startServer();
+  try {
+    const serverReady = processCpuSeconds(server.pid);
+    const run = [
+      ...strace,
+      Deno.execPath(),
+      "run",
+      "--allow-all",
+      CONFIG,
+      LAZY,
+      new URL("../main.ts", import.meta.url).href,
+      "hotpot",
+      "run",
+      "--live",
+      "--quiet",
+      "--concurrency",
+      String(concurrency),
+      "--corpus",
+      join(corpusDir, "corpus.json"),
+      "--output",
+      runDir,
+    ];
+    const timed = await new Deno.Command("bash", {
+      args: ["-c", '"$@" >/dev/null 2>&1 || exit 1; times', "bench", ...run],
+      env: {
+        LLM_API_KEY: "bench-local-key",
+        LLM_BASE_URL: url,
+        DECISION_MODEL_API_KEY: "bench-local-key",
+        DECISION_MODEL_BASE_URL: url,
+      },
+      stdout: "piped",
+    }).output();
+    if (!timed.success) throw new Error("hotpot run --live failed");
+    const serverCpu = processCpuSeconds(server.pid);
+    // `times`: the shell's own user/system time, then its children's.
+    const lines = new TextDecoder().decode(timed.stdout).trim().split("\n");
+    const [user, sys] = lines[lines.length - 1].split(/\s+/).map((t) => {
+      const m = /^(\d+)m([\d.]+)s$/.exec(t);
+      if (!m) throw new Error(`unexpected times output: ${t}`);
+      return Number(m[1]) * 60 + Number(m[2]);
+    });
+    return {
+      user,
+      sys,
+      serverCpu,
+      serverServingCpu: serverCpu - serverReady,
+      calls: (await callsOf(runDir)).calls,
+    };
+  } finally {
+    stopServer(server);
+    await server.status;
+  }
+}
+
+/**
+ * The harness's CPU per provider call against the provider's, each in its own process and each counted with
+ * its start-up (see the module notes). With `marginal`, a 2-question run too: the difference per extra call,
+ * both start-ups left out.
  */
 export async function benchCpuPerCall(
   options: {
@@ -166,27 +224,7 @@ export async function benchCpuPerCall(
 ): Promise<CpuPerCallResult & { dir: string }> {
   const concurrency = options.concurrency ?? 64;
   const dir = await Deno.makeTempDir({ prefix: "hotpot_cpu_bench_", dir: options.dir });
-  const server = new Deno.Command(Deno.execPath(), {
-    args: [
-      "run",
-      "--allow-all",
-      CONFIG,
-      LAZY,
-      new URL("../main.ts", import.meta.url).href,
-      "serve-reference",
-    ],
-    stdout: "piped",
-    stderr: "null",
-  }).spawn();
   try {
-    const reader = server.stdout.pipeThrough(new TextDecoderStream()).getReader();
-    let first = "";
-    while (!first.includes("\n")) {
-      const { done, value } = await reader.read();
-      if (done) throw new Error("serve-reference ended before printing its URL");
-      first += value;
-    }
-    const url = first.split("\n")[0].trim();
     const collectDir = join(dir, "collect");
     const collect = ["hotpot", "collect", "--output", collectDir, "--quiet"];
     if (options.questions !== undefined) collect.push("--questions", String(options.questions));
@@ -196,14 +234,8 @@ export async function benchCpuPerCall(
       ? ["strace", "-f", "--seccomp-bpf", "-c", "-o", straceOut, "-e", `trace=${COUNTED_SYSCALLS.join(",")}`]
       : [];
     const loadBefore = loadAverage();
-    const { user, sys, serverCpu, calls } = await timedRun(
-      collectDir,
-      join(dir, "run"),
-      url,
-      server,
-      concurrency,
-      strace,
-    );
+    const big = await timedRun(collectDir, join(dir, "run"), concurrency, strace);
+    const { user, sys, serverCpu, calls } = big;
     const load: [number, number] = [loadBefore, loadAverage()];
     const perCall = ((user + sys) * 1000) / calls;
     const serverPerCall = (serverCpu * 1000) / calls;
@@ -216,11 +248,11 @@ export async function benchCpuPerCall(
     if (options.marginal) {
       const smallDir = join(dir, "collect-2");
       await cli(["hotpot", "collect", "--output", smallDir, "--quiet", "--questions", "2"]);
-      const small = await timedRun(smallDir, join(dir, "run-2"), url, server, concurrency, []);
+      const small = await timedRun(smallDir, join(dir, "run-2"), concurrency, []);
       const extra = calls - small.calls;
       marginal = {
         harness_ms: ((user + sys - small.user - small.sys) * 1000) / extra,
-        server_ms: ((serverCpu - small.serverCpu) * 1000) / extra,
+        server_ms: ((big.serverServingCpu - small.serverServingCpu) * 1000) / extra,
         fixed_s: small.user + small.sys - (small.calls * ((user + sys - small.user - small.sys) / extra)),
       };
     }
@@ -235,6 +267,8 @@ export async function benchCpuPerCall(
       sys_s: sys,
       cpu_per_call_ms: perCall,
       server_cpu_per_call_ms: serverPerCall,
+      server_serving_cpu_per_call_ms: (big.serverServingCpu * 1000) / calls,
+      server_startup_s: serverCpu - big.serverServingCpu,
       harness_share: (user + sys) / (user + sys + serverCpu),
       within_target: perCall <= serverPerCall,
       load,
@@ -242,8 +276,6 @@ export async function benchCpuPerCall(
       ...(marginal ? { marginal } : {}),
     };
   } finally {
-    stopServer(server);
-    await server.status;
     if (!options.keep) await Deno.remove(dir, { recursive: true });
   }
 }
@@ -410,7 +442,10 @@ if (import.meta.main) {
           `${c.cpu_per_call_ms.toFixed(2)} ms (${c.user_s.toFixed(2)} s user + ${
             c.sys_s.toFixed(2)
           } s sys, ` +
-          `start-up included), provider ${c.server_cpu_per_call_ms.toFixed(2)} ms: harness ` +
+          `start-up included), provider ${c.server_cpu_per_call_ms.toFixed(2)} ms (start-up ` +
+          `${c.server_startup_s.toFixed(2)} s included; serving alone ${
+            c.server_serving_cpu_per_call_ms.toFixed(2)
+          } ms): harness ` +
           `${(100 * c.harness_share).toFixed(0)}% of the two (target: at most the provider's) ` +
           `${c.within_target ? "ok" : "OVER TARGET"}` +
           (c.marginal
