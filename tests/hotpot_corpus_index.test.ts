@@ -128,7 +128,7 @@ Deno.test("the question stage's corpus from the --corpus check's index equals th
       2,
     ),
   );
-  const { head, bytes, spans } = await checkCorpusFile(path);
+  const { head, bytes, spans, parsed } = await checkCorpusFile(path);
   await Deno.remove(dir, { recursive: true });
   assert.ok(spans);
   const sha256 = createHash("sha256").update(bytes).digest("hex");
@@ -152,5 +152,19 @@ Deno.test("the question stage's corpus from the --corpus check's index equals th
   forgetCorpus(sha256);
   // Used once: the next corpus of these bytes is indexed afresh again.
   assert.deepEqual(corpusOf(sha256, bytes).ids, ids);
+  forgetCorpus(sha256);
+  // The questions the check kept as validated are handed over once each, equal to a parse of their bytes.
+  assert.ok(parsed);
+  assert.deepEqual([...parsed.keys()], ids);
+  const kept = parsed.get("b");
+  rememberCheckedCorpus(sha256, head, spans, parsed);
+  const handed = corpusOf(sha256, bytes);
+  const first = handed.question("b");
+  assert.equal(first, kept);
+  assert.ok(!parsed.has("b")); // dropped once handed over
+  const second = handed.question("b");
+  assert.notEqual(second, first);
+  assert.deepEqual(plain(second), plain(first));
+  assert.deepEqual(plain(ids.map((id) => handed.question(id))), plain(questions));
   forgetCorpus(sha256);
 });

@@ -42,7 +42,7 @@ export interface HotpotRunCommandOptions extends RunCommandOptions {
 async function readCorpusSource(
   path: string,
 ): Promise<{ sources: { corpus?: Uint8Array }; corpusSha256: string; datasetSha256: string }> {
-  const { head: corpus, bytes, spans, validity } = await checkCorpusFile(path);
+  const { head: corpus, bytes, spans, parsed, validity } = await checkCorpusFile(path);
   if (validity.valid === 0) {
     const first = validity.firstInvalid;
     const example = first ? `; the first, ${first.id}: ${first.reason.slice(0, 300)}` : "";
@@ -62,7 +62,7 @@ async function readCorpusSource(
   }
   const corpusSha256 = sha256Hex(bytes);
   // The run's question nodes reuse what this check found in the same bytes.
-  if (spans !== undefined) rememberCheckedCorpus(corpusSha256, corpus, spans);
+  if (spans !== undefined) rememberCheckedCorpus(corpusSha256, corpus, spans, parsed);
   return { sources: { corpus: bytes }, corpusSha256, datasetSha256: corpus.dataset.sha256 };
 }
 
@@ -74,9 +74,10 @@ export async function hotpotRunCommand(
   if (!options.corpus) {
     throw new UsageError("hotpot run: --corpus FILE is required (write one with 'hotpot collect')");
   }
-  // Only the bytes are kept (the run reads the questions back from its store one at a time).
+  // The bytes are kept, and at most a bounded part of the questions as checked (the run reads the questions back
+  // from its store one at a time).
   const { sources, corpusSha256, datasetSha256 } = await readCorpusSource(options.corpus);
-  heapBudget.collect(); // the parsed questions are garbage before the tokenizer is built
+  heapBudget.collect(); // the other parsed questions are garbage before the tokenizer is built
   refuseWithRetry(options);
   const selected = await selectMethods(options, HOTPOT_METHODS, () => true);
   const runOptions = {

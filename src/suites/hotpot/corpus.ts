@@ -85,13 +85,21 @@ function parseCorpusQuestionByQuestion(json: unknown):
   return { success: true, data: { ...head.data, questions: questions as CorpusQuestion[] } };
 }
 
+/** How many bytes of question text the check keeps parsed for the run's question nodes (a bound: flat memory). */
+export const CHECKED_QUESTIONS_KEPT_BYTES = 4 << 20;
+
 /**
  * {@link readCorpus}'s checks question by question (corpus_index.ts), keeping only bytes and head; a file the
- * index cannot follow is checked whole. `spans` (absent then): each question's byte range, in file order.
+ * index cannot follow is checked whole. `spans` (absent then): each question's byte range, in file order;
+ * `parsed`: the first questions as validated, up to {@link CHECKED_QUESTIONS_KEPT_BYTES} of their text.
  */
-export async function checkCorpusFile(path: string): Promise<
-  { head: Omit<Corpus, "questions">; bytes: Uint8Array; spans?: Map<string, Span>; validity: Validity }
-> {
+export async function checkCorpusFile(path: string): Promise<{
+  head: Omit<Corpus, "questions">;
+  bytes: Uint8Array;
+  spans?: Map<string, Span>;
+  parsed?: Map<string, CorpusQuestion>;
+  validity: Validity;
+}> {
   const bytes = await readInputFile(path, "--corpus");
   let index: CorpusIndex | null;
   try {
@@ -114,6 +122,8 @@ export async function checkCorpusFile(path: string): Promise<
   }
   const seen = new Set<string>();
   const spans = new Map<string, Span>();
+  const parsed = new Map<string, CorpusQuestion>();
+  let keep = CHECKED_QUESTIONS_KEPT_BYTES;
   const validity: Validity = { questions: index.spans.length, valid: 0 };
   for (const [i, span] of index.spans.entries()) {
     let raw: unknown;
@@ -127,9 +137,11 @@ export async function checkCorpusFile(path: string): Promise<
     if (!question.success) throw fieldError(path, ["questions", i], question.error);
     checkQuestionId(question.data.id, seen, head.data.gold, path);
     spans.set(question.data.id, span);
+    keep -= span[1] - span[0];
+    if (keep >= 0) parsed.set(question.data.id, question.data);
     countValidity(validity, question.data);
   }
-  return { head: head.data, bytes, spans, validity };
+  return { head: head.data, bytes, spans, parsed, validity };
 }
 
 /** How many of a corpus's questions have a valid trajectory, and the first invalid one's reason. */

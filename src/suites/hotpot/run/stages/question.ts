@@ -69,17 +69,27 @@ interface IndexedCorpus {
 
 const indexedCorpora = new Map<string, IndexedCorpus>();
 
-/** The index of a corpus the `--corpus` check made (see {@link rememberCheckedCorpus}), by its SHA-256. */
-const checkedCorpora = new Map<string, { head: Omit<Corpus, "questions">; spans: Map<string, Span> }>();
+/** What the `--corpus` check found in a corpus (see {@link rememberCheckedCorpus}), by its SHA-256. */
+interface CheckedCorpus {
+  head: Omit<Corpus, "questions">;
+  spans: Map<string, Span>;
+  parsed?: Map<string, CorpusQuestion>;
+}
 
-/** Keeps the `--corpus` check's index of the corpus `sha256` (head, byte range per id) for {@link corpusOf}. */
+const checkedCorpora = new Map<string, CheckedCorpus>();
+
+/**
+ * Keeps the `--corpus` check's index of the corpus `sha256` (head, byte range per id, and the questions it kept
+ * as validated, each handed over once) for {@link corpusOf}.
+ */
 export function rememberCheckedCorpus(
   sha256: string,
   head: Omit<Corpus, "questions">,
   spans: Map<string, Span>,
+  parsed?: Map<string, CorpusQuestion>,
 ): void {
   checkedCorpora.clear(); // one corpus per run
-  checkedCorpora.set(sha256, { head, spans });
+  checkedCorpora.set(sha256, { head, spans, parsed });
 }
 
 /**
@@ -91,7 +101,9 @@ export function corpusOf(hash: string, bytes: Uint8Array): IndexedCorpus {
   if (!corpus) {
     const checked = checkedCorpora.get(hash);
     checkedCorpora.delete(hash);
-    corpus = checked ? spanIndexed(bytes, checked.head, checked.spans) : indexCorpusBytes(bytes);
+    corpus = checked
+      ? spanIndexed(bytes, checked.head, checked.spans, checked.parsed)
+      : indexCorpusBytes(bytes);
     indexedCorpora.clear(); // one corpus per run: keep memory flat
     indexedCorpora.set(hash, corpus);
   }
@@ -118,16 +130,25 @@ function indexCorpusBytes(bytes: Uint8Array): IndexedCorpus {
   return spanIndexed(bytes, head, spanOf);
 }
 
-/** The indexed corpus of `bytes` from its validated head and its questions' byte ranges by id. */
+/**
+ * The indexed corpus of `bytes` from its validated head and its questions' byte ranges by id; a question in
+ * `parsed` (validated from these bytes) is handed over once, then dropped, instead of parsed again.
+ */
 function spanIndexed(
   bytes: Uint8Array,
   head: Omit<Corpus, "questions">,
   spanOf: ReadonlyMap<string, Span>,
+  parsed?: Map<string, CorpusQuestion>,
 ): IndexedCorpus {
   return {
     head,
     ids: [...spanOf.keys()],
     question: (id) => {
+      const kept = parsed?.get(id);
+      if (kept !== undefined) {
+        parsed!.delete(id);
+        return kept;
+      }
       const span = spanOf.get(id);
       return span === undefined ? undefined : CorpusQuestionSchema.parse(questionAt(bytes, span));
     },
