@@ -218,3 +218,31 @@ Deno.test("a fresh run's seal keeps every blob a durable line names and removes 
     await Deno.remove(dir, { recursive: true });
   }
 });
+
+Deno.test("the journal's running digest is the file's SHA-256 and lines; a reopened journal's is read back", async () => {
+  const dir = await Deno.makeTempDir();
+  try {
+    const path = join(dir, "journal.jsonl");
+    const hash = "a".repeat(64);
+    const journal = await JournalWriter.create(path, { ...header, sources: {} });
+    // Batched (appends during a sync), refused alone (not I-JSON), refused with its blobs: none of it skews the digest.
+    await Promise.allSettled([
+      journal.appendNode(node(0, hash)),
+      journal.appendNode({ ...node(1, hash), params: { x: Number.NaN } }),
+      journal.appendNode(node(2, hash), Promise.reject(new Error("EIO"))),
+      journal.appendFile("f.json", hash),
+    ]);
+    await journal.appendNode(node(3, hash));
+    await journal.close();
+    const reading = await readJournal(path);
+    assert.deepEqual(reading.problems, []);
+    assert.deepEqual(journal.writtenDigest(), { lines: reading.lines, sha256: reading.sha256 });
+    assert.equal(journal.writtenDigest(), null); // digested once
+    const reopened = await JournalWriter.reopen(path, reading.lastLineHash);
+    await reopened.appendNode(node(4, hash));
+    await reopened.close();
+    assert.equal(reopened.writtenDigest(), null);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});

@@ -5,6 +5,7 @@
  *
  * @module
  */
+import { createHash, type Hash } from "node:crypto";
 import { z } from "zod";
 import { MAX_RUN_FILE_BYTES, readInputFile, writeError } from "../fs_input.ts";
 import { canonicalJson } from "./canonical.ts";
@@ -194,6 +195,12 @@ interface PendingAppend {
   reject: (error: unknown) => void;
 }
 
+/** A journal's SHA-256 and its number of lines (as the manifest states them). */
+export interface JournalDigest {
+  lines: number;
+  sha256: string;
+}
+
 /**
  * Appends canonical lines with fsync, in the order asked for; appends that arrive during a sync are written
  * and synced together next (a group commit), each resolving once its line is on disk.
@@ -201,6 +208,8 @@ interface PendingAppend {
 export class JournalWriter {
   #file: Deno.FsFile;
   #prev: string | null;
+  /** The running hash and line count of the file this writer created and wrote (null when not known). */
+  #digest: { hash: Hash; lines: number } | null;
   #waiting: PendingAppend[] = [];
   /** Whether a flush loop is running, and that loop. */
   #flushing = false;
@@ -208,16 +217,18 @@ export class JournalWriter {
 
   readonly #path: string;
 
-  private constructor(file: Deno.FsFile, prev: string | null, path: string) {
+  private constructor(file: Deno.FsFile, prev: string | null, path: string, created: boolean) {
     this.#file = file;
     this.#prev = prev;
     this.#path = path;
+    // A reopened file's earlier lines are not hashed here: its digest is read back.
+    this.#digest = created ? { hash: createHash("sha256"), lines: 0 } : null;
   }
 
   /** Creates a new journal (the file must not exist) and writes its header line. */
   static async create(path: string, header: RunHeader): Promise<JournalWriter> {
     const file = await Deno.open(path, { write: true, createNew: true, mode: 0o644 });
-    const writer = new JournalWriter(file, null, path);
+    const writer = new JournalWriter(file, null, path, true);
     await writer.#append((prev) => ({ header, prev, type: "header" }), Promise.resolve());
     return writer;
   }
@@ -225,7 +236,7 @@ export class JournalWriter {
   /** Opens an existing journal for appending after its last good line. */
   static async reopen(path: string, lastLineHash: string | null): Promise<JournalWriter> {
     const file = await Deno.open(path, { append: true });
-    return new JournalWriter(file, lastLineHash, path);
+    return new JournalWriter(file, lastLineHash, path, false);
   }
 
   /** Appends a completed node, in call order, once its `ready` (its blobs' sync) resolves. */
@@ -286,8 +297,11 @@ export class JournalWriter {
       while (at < bytes.length) at += this.#file.writeSync(bytes.subarray(at));
       await this.#file.sync();
       this.#prev = prev;
+      this.#digest?.hash.update(bytes);
+      if (this.#digest) this.#digest.lines += lines.length;
       for (const pending of written) pending.resolve();
     } catch (error) {
+      this.#digest = null; // what the file holds is no longer known: it is read back (see writtenDigest)
       const mapped = writeError(error, this.#path); // a full disk names the journal
       for (const pending of written) pending.reject(mapped);
     }
@@ -297,5 +311,16 @@ export class JournalWriter {
   async close(): Promise<void> {
     while (this.#flushing) await this.#flushed;
     this.#file.close();
+  }
+
+  /**
+   * The closed journal's SHA-256 and lines from the running hash of what this writer wrote, once (null when the
+   * writer reopened the file, a write failed, or it was asked before): then the file is to be read.
+   */
+  writtenDigest(): JournalDigest | null {
+    const digest = this.#digest;
+    if (digest === null || this.#flushing) return null;
+    this.#digest = null; // a hash is digested once
+    return { lines: digest.lines, sha256: digest.hash.digest("hex") };
   }
 }

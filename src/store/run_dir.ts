@@ -379,7 +379,8 @@ export class RunDir {
     await this.#journal.close();
     this.store.closeFiles();
     await this.#removeUnreferencedBlobs();
-    const journal = await hashLines(join(this.path, RUN_FILES.journal));
+    // What the writer wrote and synced, hashed as it went; read back only when that is not known (a resumed run).
+    const journal = this.#journal.writtenDigest() ?? await hashLines(join(this.path, RUN_FILES.journal));
     // Streamed node by node, in exactly the bytes of `JSON.stringify(manifest, null, 2)`.
     const head = ManifestSchema.parse({
       ...this.header,
