@@ -27,8 +27,8 @@ function isPlainToolCall(call: unknown): boolean {
   return isRecord(fn) && isNonEmptyString(fn.name) && typeof fn.arguments === "string";
 }
 
-/** A message `ChatMessageSchema` accepts. */
-function isPlainMessage(message: unknown): boolean {
+/** True only when `ChatMessageSchema` accepts `message`. */
+export function isPlainMessage(message: unknown): boolean {
   if (!isRecord(message)) return false;
   if (typeof message.role !== "string" || !ROLES.has(message.role)) return false;
   if (message.content !== null && typeof message.content !== "string") return false;

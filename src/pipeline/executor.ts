@@ -317,7 +317,7 @@ export class Executor {
       // Null for a provider stage skipped in check-only mode or an unheld output; else it must match.
       if (value === null && (result.node.status === "invalid" || def.outputs[name].held === false)) {
         outputs[name] = null;
-      } else if (validated) outputs[name] = value;
+      } else if (validated || def.outputs[name].plain?.(value)) outputs[name] = value;
       else {
         const parsed = def.outputs[name].schema.safeParse(value);
         if (!parsed.success) {

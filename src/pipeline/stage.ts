@@ -19,6 +19,8 @@ export type InputKind = BlobKind | "bytes";
 export interface OutputSpec<T = unknown> {
   /** Validates the value whenever it is read back from the store. */
   schema: z.ZodType<T>;
+  /** One-sided fast check: true only for a value `schema` accepts (false leaves it to the schema). */
+  plain?: (value: unknown) => boolean;
   /** `text`: exact UTF-8, given as a string or as bytes (one array or chunks, never joined). Default `json`. */
   kind?: BlobKind;
   /** False for an output too large to hand back: stored, null on every path; callers read its blob by hash. */

@@ -9,6 +9,7 @@
  *
  * @module
  */
+import { isPlainAnswer, isPlainAnswerStatus, isPlainMessages, isPlainRanking } from "./plain_outputs.ts";
 import { z } from "zod";
 import pLimit from "p-limit";
 import { type AnyStageDef, defineStage } from "../pipeline/stage.ts";
@@ -91,6 +92,7 @@ export function defineRankStage<S extends z.ZodRawShape, E extends { decision: D
     outputs: {
       ranking: {
         schema: StoredRankingSchema.nullable(),
+        plain: isPlainRanking,
         doc: "unit ids by descending probability, with the node key",
       },
     },
@@ -188,6 +190,7 @@ export function defineContextStage<P extends z.ZodRawShape, E extends { counter:
     outputs: {
       messages: {
         schema: z.array(ChatMessageSchema).nullable(),
+        plain: isPlainMessages,
         doc: "the answer input (null when invalid)",
       },
       info: { schema: decl.info, doc: "exact token count, within the ceiling, kept unit ids" },
@@ -843,8 +846,16 @@ export function answerStageDef(name: string) {
     params: AnswerParams,
     inputs: ["context"],
     outputs: {
-      answer: { schema: StoredAnswerSchema.nullable(), doc: "the model's answer and the provider's usage" },
-      status: { schema: AnswerStatusSchema, doc: "valid or not, why, and the node's key and params" },
+      answer: {
+        schema: StoredAnswerSchema.nullable(),
+        plain: isPlainAnswer,
+        doc: "the model's answer and the provider's usage",
+      },
+      status: {
+        schema: AnswerStatusSchema,
+        plain: isPlainAnswerStatus,
+        doc: "valid or not, why, and the node's key and params",
+      },
     },
     provider: true,
     reuseFrozen: false,
