@@ -3,7 +3,12 @@ import { join } from "node:path";
 import { indexCorpus, questionAt } from "../src/suites/hotpot/corpus_index.ts";
 import { checkCorpusFile, readCorpus } from "../src/suites/hotpot/corpus.ts";
 import { createHash } from "node:crypto";
-import { corpusOf, forgetCorpus, rememberCheckedCorpus } from "../src/suites/hotpot/run/stages/question.ts";
+import {
+  checkedCorpusBytes,
+  corpusOf,
+  forgetCorpus,
+  rememberCheckedCorpus,
+} from "../src/suites/hotpot/run/stages/question.ts";
 
 /** A value as plain JSON objects (the bounded reader gives objects without a prototype). */
 function plain(value: unknown): unknown {
@@ -166,5 +171,11 @@ Deno.test("the question stage's corpus from the --corpus check's index equals th
   assert.notEqual(second, first);
   assert.deepEqual(plain(second), plain(first));
   assert.deepEqual(plain(ids.map((id) => handed.question(id))), plain(questions));
+  forgetCorpus(sha256);
+  // The bytes the check read are handed over once, by their SHA-256 only.
+  rememberCheckedCorpus(sha256, head, spans, undefined, bytes);
+  assert.equal(checkedCorpusBytes("0".repeat(64)), undefined);
+  assert.equal(checkedCorpusBytes(sha256), bytes);
+  assert.equal(checkedCorpusBytes(sha256), undefined);
   forgetCorpus(sha256);
 });

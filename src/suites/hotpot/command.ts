@@ -8,7 +8,7 @@ import { UsageError } from "../../errors.ts";
 import { sha256Hex } from "../../store/hash.ts";
 import { refuseWithRetry, runSuiteCommand } from "../run_command.ts";
 import type { RunCommandOptions, RunInvocation } from "../run_lifecycle.ts";
-import { checkCorpusFile } from "./corpus.ts";
+import { checkCorpusFile, CHECKED_CORPUS_KEPT_BYTES } from "./corpus.ts";
 import { HOTPOT_SUITE, hotpotSummaryLines } from "./definition.ts";
 import { HOTPOT_METHODS } from "./run/methods.ts";
 import { selectMethods } from "../method_selection.ts";
@@ -62,7 +62,10 @@ async function readCorpusSource(
   }
   const corpusSha256 = sha256Hex(bytes);
   // The run's question nodes reuse what this check found in the same bytes.
-  if (spans !== undefined) rememberCheckedCorpus(corpusSha256, corpus, spans, parsed);
+  if (spans !== undefined) {
+    const kept = bytes.length <= CHECKED_CORPUS_KEPT_BYTES ? bytes : undefined; // not read back from the store
+    rememberCheckedCorpus(corpusSha256, corpus, spans, parsed, kept);
+  }
   return { sources: { corpus: bytes }, corpusSha256, datasetSha256: corpus.dataset.sha256 };
 }
 

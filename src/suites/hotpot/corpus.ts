@@ -85,13 +85,16 @@ function parseCorpusQuestionByQuestion(json: unknown):
   return { success: true, data: { ...head.data, questions: questions as CorpusQuestion[] } };
 }
 
-/** How many bytes of question text the check keeps parsed for the run's question nodes (a bound: flat memory). */
-export const CHECKED_QUESTIONS_KEPT_BYTES = 4 << 20;
+/**
+ * How many bytes of a corpus the check hands over to the run's question nodes: its first questions' text, kept
+ * parsed, and the file's bytes when no larger (a bound: memory stays flat for large corpora).
+ */
+export const CHECKED_CORPUS_KEPT_BYTES = 4 << 20;
 
 /**
  * {@link readCorpus}'s checks question by question (corpus_index.ts), keeping only bytes and head; a file the
  * index cannot follow is checked whole. `spans` (absent then): each question's byte range, in file order;
- * `parsed`: the first questions as validated, up to {@link CHECKED_QUESTIONS_KEPT_BYTES} of their text.
+ * `parsed`: the first questions as validated, up to {@link CHECKED_CORPUS_KEPT_BYTES} of their text.
  */
 export async function checkCorpusFile(path: string): Promise<{
   head: Omit<Corpus, "questions">;
@@ -123,7 +126,7 @@ export async function checkCorpusFile(path: string): Promise<{
   const seen = new Set<string>();
   const spans = new Map<string, Span>();
   const parsed = new Map<string, CorpusQuestion>();
-  let keep = CHECKED_QUESTIONS_KEPT_BYTES;
+  let keep = CHECKED_CORPUS_KEPT_BYTES;
   const validity: Validity = { questions: index.spans.length, valid: 0 };
   for (const [i, span] of index.spans.entries()) {
     let raw: unknown;

@@ -24,6 +24,7 @@ import {
 import { type EngineOption, engineReportParams } from "../../method_selection.ts";
 import type { LoopbackProxy } from "../../../models/loopback_proxy.ts";
 import {
+  checkedCorpusBytes,
   corpusOf,
   forgetCorpus,
   hotpotCorpusHeadStage,
@@ -345,8 +346,9 @@ async function questionNodes(
 ): Promise<{ questions: QuestionBlobs[]; head: string; valid: number }> {
   const { executor, run, progress } = context;
   const corpusHash = run.header.sources["corpus"];
-  // The corpus's bytes, read question by question (see corpusOf): never its questions all at once.
-  const bytes = await run.store.get(corpusHash);
+  // The corpus's bytes, read question by question (see corpusOf): never its questions all at once. The ones the
+  // --corpus check read (the same SHA-256) are not read back from the store.
+  const bytes = checkedCorpusBytes(corpusHash) ?? await run.store.get(corpusHash);
   const whole = corpusOf(corpusHash, bytes);
   progress.plan(hotpotCorpusHeadStage.name, 1);
   const headNode = await executor.runStage(hotpotCorpusHeadStage, {

@@ -74,22 +74,33 @@ interface CheckedCorpus {
   head: Omit<Corpus, "questions">;
   spans: Map<string, Span>;
   parsed?: Map<string, CorpusQuestion>;
+  /** The corpus file's bytes as the check read them (their SHA-256 is the key). */
+  bytes?: Uint8Array;
 }
 
 const checkedCorpora = new Map<string, CheckedCorpus>();
 
 /**
  * Keeps the `--corpus` check's index of the corpus `sha256` (head, byte range per id, and the questions it kept
- * as validated, each handed over once) for {@link corpusOf}.
+ * as validated, each handed over once) for {@link corpusOf}, and the bytes it read for {@link checkedCorpusBytes}.
  */
 export function rememberCheckedCorpus(
   sha256: string,
   head: Omit<Corpus, "questions">,
   spans: Map<string, Span>,
   parsed?: Map<string, CorpusQuestion>,
+  bytes?: Uint8Array,
 ): void {
   checkedCorpora.clear(); // one corpus per run
-  checkedCorpora.set(sha256, { head, spans, parsed });
+  checkedCorpora.set(sha256, { head, spans, parsed, bytes });
+}
+
+/** The bytes of the corpus `sha256` the `--corpus` check read and kept, handed over once (else undefined). */
+export function checkedCorpusBytes(sha256: string): Uint8Array | undefined {
+  const checked = checkedCorpora.get(sha256);
+  const bytes = checked?.bytes;
+  if (checked !== undefined) checked.bytes = undefined;
+  return bytes;
 }
 
 /**
