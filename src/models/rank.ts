@@ -22,14 +22,22 @@ export function orderByProbability(probabilities: Record<string, number>): strin
   });
 }
 
-/** {@link orderByProbability}'s order, sorted by position (no id lookups); non-finite nouls as before. */
-function orderUnits(
+/** The units' probabilities by id: in `ids` order, or in the ids' code-unit order (as canonical JSON has them). */
+function probabilitiesById(
   units: RankUnit[],
   nouls: readonly number[],
-  probabilities: Record<string, number>,
-): string[] {
-  if (!nouls.every(Number.isFinite)) return orderByProbability(probabilities);
+  ids: string[],
+): Record<string, number> {
+  const byId = new Map(units.map((unit, index) => [unit.id, nouls[index]]));
+  const probabilities: Record<string, number> = {};
+  for (const id of ids) probabilities[id] = byId.get(id)!;
+  return probabilities;
+}
+
+/** {@link orderByProbability}'s order, sorted by position (no id lookups); non-finite nouls as before. */
+function orderUnits(units: RankUnit[], nouls: readonly number[]): string[] {
   const ids = units.map((unit) => unit.id);
+  if (!nouls.every(Number.isFinite)) return orderByProbability(probabilitiesById(units, nouls, ids));
   return ids.map((_, index) => index).sort((a, b) => {
     const difference = nouls[b] - nouls[a];
     if (difference !== 0) return difference;
@@ -46,12 +54,12 @@ export async function rank(decision: DecisionModel, units: RankUnit[], task: str
   }
   const result = await decision.ask(task, units.map(rankQuestion));
   if (!result.ok) return { ok: false, error: result.error, records: result.records };
-  const probabilities: Record<string, number> = {};
-  units.forEach((unit, index) => probabilities[unit.id] = result.nouls[index]);
+  // Ids in code-unit order: the stored ranking is then written without a sorted copy (canonical.ts).
+  const sorted = units.map((unit) => unit.id).sort((a, b) => a < b ? -1 : a > b ? 1 : 0);
   return {
     ok: true,
-    order: orderUnits(units, result.nouls, probabilities),
-    probabilities,
+    order: orderUnits(units, result.nouls),
+    probabilities: probabilitiesById(units, result.nouls, sorted),
     model: result.model,
     usage: result.usage,
     records: result.records,

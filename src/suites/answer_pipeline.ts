@@ -120,7 +120,7 @@ export function defineRankStage<S extends z.ZodRawShape, E extends { decision: D
       }
       const { order, probabilities, model } = result;
       return {
-        outputs: { ranking: { node: key, ok: true, order, probabilities, model } },
+        outputs: { ranking: { model, node: key, ok: true, order, probabilities } }, // members in code-unit order
         requests: result.records,
       };
     },
