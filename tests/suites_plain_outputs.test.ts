@@ -5,12 +5,15 @@ import {
   AnswerStatusSchema,
   StoredAnswerSchema,
   StoredRankingSchema,
+  StoredSummarySchema,
 } from "../src/suites/answer_pipeline.ts";
 import {
   isPlainAnswer,
   isPlainAnswerStatus,
   isPlainMessages,
   isPlainRanking,
+  isPlainSummary,
+  readPlain,
 } from "../src/suites/plain_outputs.ts";
 
 /** A deterministic generator (mulberry32). */
@@ -113,6 +116,17 @@ function ranking(next: () => number): unknown {
   return object(next, out);
 }
 
+function summary(next: () => number): unknown {
+  if (next() < 0.05) return null;
+  const out: Record<string, unknown> = {};
+  field(next, out, "ok", [true, false]);
+  field(next, out, "text", ["", "a summary", null]);
+  for (const key of ["node", "reason"]) field(next, out, key, ["n", ""], 0.4);
+  if (next() < 0.5) out.kept = list(next, () => next() < 0.9 ? pick(next, ["u1", ""]) : pick(next, ODD));
+  field(next, out, "attempts", [0, 1, 3, -2], 0.5);
+  return object(next, out);
+}
+
 function messages(next: () => number): unknown {
   if (next() < 0.05) return null;
   return list(next, () => {
@@ -175,6 +189,7 @@ function check(
 
 Deno.test("the fast stage output checks accept only what the outputs' schemas accept", () => {
   check("ranking", isPlainRanking, StoredRankingSchema.nullable(), ranking);
+  check("summary", isPlainSummary, StoredSummarySchema.nullable(), summary);
   check("messages", isPlainMessages, z.array(ChatMessageSchema).nullable(), messages);
   check("answer", isPlainAnswer, StoredAnswerSchema.nullable(), answer);
   check("answer status", isPlainAnswerStatus, AnswerStatusSchema, answerStatus);
@@ -189,4 +204,29 @@ Deno.test("the fast stage output checks accept the usual outputs as read back fr
   const usage = { prompt_tokens: 3, completion_tokens: 1, total_tokens: 4 };
   assert.ok(isPlainAnswer(read({ content: "a", usage, model: "m", finish_reason: "stop" })));
   assert.ok(isPlainAnswerStatus(read({ node: "k", status: "invalid", reason: "why", params: { seed: 1 } })));
+});
+
+Deno.test("readPlain gives a plain value as it is, with the members the schema's parse gives, else the parse", () => {
+  const ranking = JSON.parse(
+    '{"model":"m","node":"k","ok":true,"order":["b","a"],"probabilities":{"a":0.1,"b":0.9}}',
+  );
+  const read = readPlain(StoredRankingSchema, isPlainRanking, ranking);
+  assert.equal(read, ranking);
+  assert.deepEqual(read, StoredRankingSchema.parse(ranking));
+  const summary = { ok: true, text: "s", kept: ["u1"], reason: undefined };
+  assert.deepEqual(
+    readPlain(StoredSummarySchema, isPlainSummary, summary),
+    StoredSummarySchema.parse(summary),
+  );
+  // Not plain: the schema decides, copying what it accepts and throwing its own error for the rest.
+  const boxed = Object.assign(Object.create({ inherited: 1 }), { ok: false, order: [], error: "e" });
+  assert.deepEqual(readPlain(StoredRankingSchema, isPlainRanking, boxed), {
+    ok: false,
+    order: [],
+    error: "e",
+  });
+  assert.throws(
+    () => readPlain(StoredRankingSchema, isPlainRanking, { ok: "yes", order: [] }),
+    /expected boolean/i,
+  );
 });

@@ -9,7 +9,14 @@
  *
  * @module
  */
-import { isPlainAnswer, isPlainAnswerStatus, isPlainMessages, isPlainRanking } from "./plain_outputs.ts";
+import {
+  isPlainAnswer,
+  isPlainAnswerStatus,
+  isPlainMessages,
+  isPlainRanking,
+  isPlainSummary,
+  readPlain,
+} from "./plain_outputs.ts";
 import { z } from "zod";
 import pLimit from "p-limit";
 import { type AnyStageDef, defineStage } from "../pipeline/stage.ts";
@@ -228,13 +235,17 @@ export function defineContextStage<P extends z.ZodRawShape, E extends { counter:
         const artifacts: MethodArtifacts = {};
         const ranking = () => {
           if (!needs.includes("ranking") || own.n === 0) return; // S + Top 0 reads no ranking
-          const stored = inputs.ranking == null ? undefined : StoredRankingSchema.parse(inputs.ranking);
+          const stored = inputs.ranking == null
+            ? undefined
+            : readPlain(StoredRankingSchema, isPlainRanking, inputs.ranking);
           if (!stored?.ok) return `ranking failed: ${stored?.error}`;
           artifacts.order = stored.order;
         };
         const summary = () => {
           if (!needs.includes("summary")) return;
-          const stored = inputs.summary == null ? undefined : StoredSummarySchema.parse(inputs.summary);
+          const stored = inputs.summary == null
+            ? undefined
+            : readPlain(StoredSummarySchema, isPlainSummary, inputs.summary);
           if (!stored?.ok || stored.text === null) return `summary invalid: ${stored?.reason}`;
           artifacts.summary = { text: stored.text, kept: stored.kept ?? [] };
         };

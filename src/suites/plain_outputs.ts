@@ -1,11 +1,20 @@
 /**
- * Fast acceptance of the answer pipeline's usual stage outputs (rankings, answer inputs, answers and their
- * statuses) before their zod schemas, as the executor validates every freshly computed output. One-sided: yes
- * only for a value its schema accepts (plain JSON values: objects with no prototype or Object's, no symbol
- * keys); a no leaves the decision and the error message to the schema.
+ * Fast acceptance of the answer pipeline's usual stage outputs (rankings, summaries, answer inputs, answers
+ * and their statuses) before their zod schemas, as the executor validates every freshly computed output and
+ * stage bodies read their inputs. One-sided: yes only for a value its schema accepts (plain JSON values: objects
+ * with no prototype or Object's, no symbol keys); a no leaves the decision and the error message to the schema.
  * @module
  */
+import type { z } from "zod";
 import { isPlainMessage } from "../models/plain_requests.ts";
+
+/**
+ * `value` read through `schema`: as it is when `plain` accepts it (its declared members are the ones the parse
+ * would give; not copied, other members not stripped), else `schema.parse`'s result (or its error).
+ */
+export function readPlain<T>(schema: z.ZodType<T>, plain: (value: unknown) => boolean, value: unknown): T {
+  return plain(value) ? value as T : schema.parse(value);
+}
 
 /** An object as parsed JSON makes it: no prototype or Object's, no symbol keys. */
 function isJsonObject(value: unknown): value is Record<string, unknown> {
@@ -16,6 +25,10 @@ function isJsonObject(value: unknown): value is Record<string, unknown> {
 
 function isOptionalString(value: unknown): boolean {
   return value === undefined || typeof value === "string";
+}
+
+function isInteger(value: unknown): boolean {
+  return typeof value === "number" && Number.isSafeInteger(value);
 }
 
 function isStringArray(value: unknown): boolean {
@@ -52,6 +65,16 @@ export function isPlainRanking(value: unknown): boolean {
   return value.probabilities === undefined || isPlainRecord(value.probabilities, isFiniteNumber);
 }
 
+/** True only when `StoredSummarySchema.nullable()` accepts `value`. */
+export function isPlainSummary(value: unknown): boolean {
+  if (value === null) return true;
+  if (!isJsonObject(value) || typeof value.ok !== "boolean") return false;
+  if (value.text !== null && typeof value.text !== "string") return false;
+  if (!isOptionalString(value.node) || !isOptionalString(value.reason)) return false;
+  if (value.kept !== undefined && !isStringArray(value.kept)) return false;
+  return value.attempts === undefined || isInteger(value.attempts);
+}
+
 /** True only when `z.array(ChatMessageSchema).nullable()` accepts `value`. */
 export function isPlainMessages(value: unknown): boolean {
   if (value === null) return true;
@@ -60,10 +83,6 @@ export function isPlainMessages(value: unknown): boolean {
     if (!(i in value) || !isJsonObject(value[i]) || !isPlainMessage(value[i])) return false;
   }
   return true;
-}
-
-function isInteger(value: unknown): boolean {
-  return typeof value === "number" && Number.isSafeInteger(value);
 }
 
 /** True only when `StoredAnswerSchema.nullable()` accepts `value`. */

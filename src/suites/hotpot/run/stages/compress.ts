@@ -10,6 +10,7 @@ import { z } from "zod";
 import { defineStage } from "../../../../pipeline/stage.ts";
 import { summarizeWithin } from "../../../../methods/summarize.ts";
 import { defineEngineStage, defineRankStage, type ModelStageEnv } from "../../../answer_pipeline.ts";
+import { isPlainRanking, isPlainSummary, readPlain } from "../../../plain_outputs.ts";
 import { StoredRankingSchema, StoredSummarySchema } from "../../../answer_pipeline.ts";
 import { evidenceSpaceOf, hotpotFrame, questionUnits, taskText } from "../methods.ts";
 import { joinUnits } from "../../../../methods/evidence_unit.ts";
@@ -56,6 +57,7 @@ export const hotpotSummaryStage = defineStage({
   outputs: {
     summary: {
       schema: StoredSummarySchema.nullable(),
+      plain: isPlainSummary,
       doc: "the summary, the units kept beside it, with the node key",
     },
   },
@@ -81,7 +83,9 @@ export const hotpotSummaryStage = defineStage({
     }
     let order: readonly string[] | undefined;
     if (method.needs.includes("ranking")) {
-      const ranking = inputs.ranking === undefined ? undefined : OptionalRankingSchema.parse(inputs.ranking);
+      const ranking = inputs.ranking === undefined
+        ? undefined
+        : readPlain(OptionalRankingSchema, isPlainRanking, inputs.ranking);
       if (!ranking?.ok) return fail(`ranking failed: ${ranking?.error}`);
       order = ranking.order;
     }
