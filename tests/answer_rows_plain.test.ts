@@ -1,17 +1,6 @@
 import assert from "node:assert/strict";
 import { AnswerStatusSchema, plainAnswerRow, StoredAnswerSchema } from "../src/suites/answer_pipeline.ts";
-
-/** A deterministic generator (mulberry32). */
-function random(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+import { random } from "./helpers/random.ts";
 
 const ODD: unknown[] = [undefined, null, "", "x", 0, -1, 1.5, Number.NaN, Infinity, 2 ** 60, true, [], {}, [
   1,

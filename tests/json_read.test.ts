@@ -6,6 +6,7 @@
 import assert from "node:assert/strict";
 import { JsonReadError, parseCanonicalJson, parseJson, parseJsonBytes } from "../src/core/json_read.ts";
 import { canonicalJson } from "../src/store/canonical.ts";
+import { random } from "./helpers/random.ts";
 
 function refusal(text: string, limits = {}): JsonReadError {
   try {
@@ -77,17 +78,6 @@ Deno.test("lone surrogates, invalid UTF-8 and oversized texts are refused", () =
   assert.throws(() => parseJson('{"a":}'), SyntaxError);
   assert.throws(() => parseJson("[1,"), SyntaxError);
 });
-
-/** A deterministic generator (mulberry32). */
-function random(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = Math.imul(a ^ (a >>> 15), 1 | a);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 /** A random I-JSON value (prototype names, escapes, astral characters, numbers in every form) of `depth` levels. */
 function randomValue(next: () => number, depth: number): unknown {

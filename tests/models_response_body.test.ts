@@ -11,6 +11,7 @@ import type { AddressInfo } from "node:net";
 import { gzipSync } from "node:zlib";
 import { parseJson } from "../src/core/json_read.ts";
 import { checkBody, declaredBodyLength, readBoundedBody } from "../src/models/response_body.ts";
+import { random } from "./helpers/random.ts";
 
 /** Serves every request with `handle` on an ephemeral loopback port while `body` runs. */
 async function withServer<T>(
@@ -120,18 +121,6 @@ Deno.test("only a plain decimal content-length without a content or transfer enc
   assert.equal(length({ "content-length": "42", "content-encoding": "br" }), undefined);
   assert.equal(length({ "content-length": "42", "transfer-encoding": "chunked" }), undefined);
 });
-
-/** A deterministic generator (mulberry32). */
-function random(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 /** Byte pieces a body is made of: JSON, ASCII control characters, 2 to 4 byte characters, byte order marks, bad UTF-8. */
 const PIECES: number[][] = [

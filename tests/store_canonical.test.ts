@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { canonicalBytes, canonicalJson, NotIJsonError } from "../src/store/canonical.ts";
 import { canonicalHash, sha256Hex } from "../src/store/hash.ts";
+import { random } from "./helpers/random.ts";
 
 // Vectors from RFC 8785 (§3.2.2 sample, §3.2.3 sorting sample, Appendix B number table) and from the
 // RFC author's test data (cyberphone/json-canonicalization testdata: weird.json, unicode.json).
@@ -222,16 +223,6 @@ Deno.test("well-formed surrogate pairs, null-prototype objects and safe integers
   assert.equal(canonicalJson({ "\u{1f600}": "\u{1f600}" }), '{"😀":"😀"}');
   assert.equal(canonicalJson(Number.MAX_SAFE_INTEGER), "9007199254740991");
 });
-
-/** A small seeded generator (mulberry32), so the generated values are the same on every run. */
-function random(seed: number): () => number {
-  return () => {
-    seed = (seed + 0x6d2b79f5) | 0;
-    let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 /** Generated JSON-like values, mostly I-JSON, now and then one that is not (`bad` odds per leaf). */
 function generated(next: () => number, depth: number, bad: number): unknown {

@@ -8,18 +8,7 @@ import {
   isShaText,
   keyTextOfCanonical,
 } from "../src/store/plain_records.ts";
-
-/** A deterministic generator (mulberry32). */
-function random(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+import { random } from "./helpers/random.ts";
 
 const SHA = "0123456789abcdef".repeat(4);
 const ODD: unknown[] = [
