@@ -4,11 +4,11 @@
  * @module
  */
 import { type SweepKindAggregate, type SweepMetric, sweepMetricsIn } from "./aggregate.ts";
-import { type Cell, markdownTable } from "../../core/markdown_table.ts";
+import type { Cell } from "../../core/markdown_table.ts";
 import { formatDifference, formatInterval, formatP } from "../../analysis/format.ts";
 import type { SweepStats } from "./stats.ts";
 import { frontierChart, type FrontierPoint } from "../../report/frontier_chart.ts";
-import { figure, type Html, htmlTable, paragraphs, safeHtml } from "../../report/html.ts";
+import { figure, type Html, safeHtml, sectionHtml, type TableSection } from "../../report/html.ts";
 
 /** One ceiling's sweep results. */
 export interface SweepCeilingResult {
@@ -17,26 +17,17 @@ export interface SweepCeilingResult {
   stats: SweepStats;
 }
 
-/** Headers of the sweep ceiling table. */
-export const SWEEP_CEILING_HEADERS = [
-  "context",
-  "ceiling",
-  "fact score (95% CI)",
-  "repair pass (95% CI)",
-  "fact − Full (95% CI)",
-  "p (sign-flip)",
-  "input tok mean",
-  "context tok mean",
-  "valid/planned",
-];
-
 const round = (v: number | null) => (v === null ? null : Math.round(v));
 
-/** Rows: Full once, then each other kind at each ceiling (ascending). */
-export function sweepCeilingRows(results: readonly SweepCeilingResult[]): Cell[][] {
-  const kinds = [...new Set(results.flatMap((r) => r.aggregates.map((a) => a.kind)))];
+/** Every kind the ceilings' aggregates name, in their order. */
+const kindsOf = (results: readonly SweepCeilingResult[]) => [
+  ...new Set(results.flatMap((r) => r.aggregates.map((a) => a.kind))),
+];
+
+/** The table section (REPORT.md and report.html): Full once, then each other kind at each ceiling (ascending). */
+export function sweepCeilingSection(results: readonly SweepCeilingResult[]): TableSection {
   const rows: Cell[][] = [];
-  for (const kind of kinds) {
+  for (const kind of kindsOf(results)) {
     for (const r of kind === "full" ? results.slice(0, 1) : results) {
       const a = r.aggregates.find((x) => x.kind === kind);
       const ci = r.stats.kinds.find((x) => x.kind === kind);
@@ -55,12 +46,8 @@ export function sweepCeilingRows(results: readonly SweepCeilingResult[]): Cell[]
       ]);
     }
   }
-  return rows;
-}
-
-/** What the table shows. */
-export function sweepCeilingNote(results: readonly SweepCeilingResult[]): string {
-  return `Ceilings ${results.map((r) => r.cap).join(", ")} tokens in one run: summaries and rankings are ` +
+  const note =
+    `Ceilings ${results.map((r) => r.cap).join(", ")} tokens in one run: summaries and rankings are ` +
     `shared by every ceiling; contexts, answers and scores are per ceiling; Full is limited by no ceiling and ` +
     `answered once. Fact score and repair pass in percent with 95% CIs (bootstrap over generations, each ` +
     `generation's answers averaged first); "fact − Full" is the paired per-generation difference at that ` +
@@ -68,17 +55,18 @@ export function sweepCeilingNote(results: readonly SweepCeilingResult[]): string
     `context is never sent); context tokens are our exact count of every rendered context. In the frontier charts, a kind whose ` +
     `contexts were all over budget at a ceiling has no point there, and ceilings that gave the same context ` +
     `share one point.`;
-}
-
-/** The Markdown section. */
-export function sweepCeilingMarkdown(results: readonly SweepCeilingResult[]): string {
-  return `
-## Ceiling sweep: quality against answer-input size
-
-${sweepCeilingNote(results)}
-
-${markdownTable(SWEEP_CEILING_HEADERS, sweepCeilingRows(results))}
-`;
+  const headers = [
+    "context",
+    "ceiling",
+    "fact score (95% CI)",
+    "repair pass (95% CI)",
+    "fact − Full (95% CI)",
+    "p (sign-flip)",
+    "input tok mean",
+    "context tok mean",
+    "valid/planned",
+  ];
+  return { level: 2, heading: "Ceiling sweep: quality against answer-input size", note, headers, rows };
 }
 
 /** One point per distinct place, labelled with every ceiling that gave it (the same context). */
@@ -95,9 +83,7 @@ function samePointsLabelled(points: FrontierPoint[]): FrontierPoint[] {
 
 function frontier(results: readonly SweepCeilingResult[], metric: SweepMetric): Html {
   const label = metric.label;
-  const kinds = [...new Set(results.flatMap((r) => r.aggregates.map((a) => a.kind)))].filter((k) =>
-    k !== "full"
-  );
+  const kinds = kindsOf(results).filter((k) => k !== "full");
   const series = kinds.map((kind) => ({
     name: kind,
     points: samePointsLabelled(results.flatMap((r) => {
@@ -133,8 +119,7 @@ function frontier(results: readonly SweepCeilingResult[], metric: SweepMetric): 
 /** The section: heading, note, table and the two frontier charts. */
 export function sweepCeilingHtml(results: readonly SweepCeilingResult[]): Html {
   const [fact, repair] = sweepMetricsIn("table");
-  return safeHtml`<h2>Ceiling sweep: quality against answer-input size</h2>
-${paragraphs(sweepCeilingNote(results), "note")}${htmlTable(SWEEP_CEILING_HEADERS, sweepCeilingRows(results))}
+  return safeHtml`${sectionHtml(sweepCeilingSection(results))}
 ${frontier(results, fact)}
 ${frontier(results, repair)}`;
 }

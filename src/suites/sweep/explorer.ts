@@ -21,6 +21,10 @@ export function sweepContextInputName(
   return `${part}:kind=${kind} gen=${generation}${cap === null ? "" : ` cap=${cap}`}`;
 }
 
+/** The validity and repair tags' values, in filter order (an item gets the first or the second). */
+const VALIDITY = ["all answers valid", "has an invalid answer"];
+const REPAIR = ["an answer passed all checks", "no answer passed all checks"];
+
 function capOf(r: SweepExplorerRow): number | null {
   return typeof r.input_cap === "number" ? r.input_cap : null;
 }
@@ -99,12 +103,8 @@ export function sweepExplorer(
         kind: [first.kind],
         generation: [String(first.generation)],
         ...(swept ? { ceiling: [cap === null ? "none" : String(cap)] } : {}),
-        validity: [mine.every((r) => r.status === "ok") ? "all answers valid" : "has an invalid answer"],
-        repair: [
-          mine.some((r) => r.repair_all_passed)
-            ? "an answer passed all checks"
-            : "no answer passed all checks",
-        ],
+        validity: [VALIDITY[mine.every((r) => r.status === "ok") ? 0 : 1]],
+        repair: [REPAIR[mine.some((r) => r.repair_all_passed) ? 0 : 1]],
       },
       sections,
     };
@@ -122,12 +122,8 @@ export function sweepExplorer(
         options: opts([...new Set(rows.map((r) => String(r.generation)))]),
       },
       ...(swept ? [{ id: "ceiling", label: "ceiling", options: opts(["none", ...caps.map(String)]) }] : []),
-      { id: "validity", label: "validity", options: opts(["all answers valid", "has an invalid answer"]) },
-      {
-        id: "repair",
-        label: "repair",
-        options: opts(["an answer passed all checks", "no answer passed all checks"]),
-      },
+      { id: "validity", label: "validity", options: opts(VALIDITY) },
+      { id: "repair", label: "repair", options: opts(REPAIR) },
     ],
     items,
     contexts: contextList,

@@ -15,7 +15,7 @@ import type { SweepRunOptions } from "./run_options.ts";
 import type { SweepStats } from "./stats.ts";
 import type { ExplorerData } from "../../report/explorer.ts";
 import { costSection, type RunCost } from "../../analysis/cost.ts";
-import { sweepCeilingMarkdown, type SweepCeilingResult } from "./ceiling.ts";
+import { type SweepCeilingResult, sweepCeilingSection } from "./ceiling.ts";
 import {
   formatInterval,
   formatP,
@@ -86,17 +86,14 @@ export interface SweepReportMeta {
   ceilings?: SweepCeilingResult[];
 }
 
-/** The ceiling(s) in words: `ceiling 3800 tokens` or `ceilings 2400, 3800 tokens (main tables: 3800)`. */
-export function sweepCeilingsText(o: SweepRunOptions): string {
-  return o.inputCaps
-    ? `ceilings ${o.inputCaps.join(", ")} tokens (main tables: ${o.inputCap})`
-    : `ceiling ${o.inputCap} tokens`;
-}
-
 /** The run facts both reports list, in REPORT.md's or report.html's format. */
 export function sweepFacts(f: ReportFormat, meta: SweepReportMeta, answering: AnsweringModels): Html[] {
   const o = meta.options;
   const u = meta.compressionUsage;
+  // The ceiling(s) in words: `ceiling 3800 tokens` or `ceilings 2400, 3800 tokens (main tables: 3800)`.
+  const ceilings = o.inputCaps
+    ? `ceilings ${o.inputCaps.join(", ")} tokens (main tables: ${o.inputCap})`
+    : `ceiling ${o.inputCap} tokens`;
   return [
     f.text`Trajectory: ${meta.fixture.name} (sha256 ${
       f.code(meta.fixture.hash)
@@ -105,9 +102,7 @@ export function sweepFacts(f: ReportFormat, meta: SweepReportMeta, answering: An
     f.text`Tokenizer: ${meta.tokenizer}`,
     f.text`${o.compressions} generation(s) of (summary S within a ${o.summaryAllowance}-token complete input, ranking);${f.br}Top N for N = ${
       o.topN.join(", ")
-    }; ${
-      sweepCeilingsText(o)
-    } (reserve ${o.reserve}); ${o.answers} answer(s)${f.br}per context at temperature 0`,
+    }; ${ceilings} (reserve ${o.reserve}); ${o.answers} answer(s)${f.br}per context at temperature 0`,
     f.text`Compression calls: ${u.calls} (input ${u.input_tokens}, output${f.br}${u.output_tokens} tokens); ${meta.reusedCompression} summary/ranking node(s) reused${
       meta.frozenRun ? ` from ${meta.frozenRun}` : ""
     }`,
@@ -171,6 +166,6 @@ ceiling and is always answered and scored.
 
 ${markdownTable(sweepTableHeaders(), sweepTableRows(aggregates), 1)}
 ${meta.stats ? sweepStatsSections(meta.stats).map(sectionMarkdown).join("") : ""}${
-    meta.ceilings ? sweepCeilingMarkdown(meta.ceilings) : ""
+    meta.ceilings ? sectionMarkdown(sweepCeilingSection(meta.ceilings)) : ""
   }${meta.cost ? sectionMarkdown(costSection(meta.cost)) : ""}`;
 }
