@@ -131,19 +131,12 @@ export function createExecEngine(command: string, options: ExecEngineOptions): C
       // Invalid UTF-8 is a named failure, never silently replaced by U+FFFD.
       const text = strictUtf8(outcome.stdout);
       if (text === null) throw fail(`${name}: output is not valid UTF-8`);
-      const stolen = foundRunSecrets(text, hidden);
-      if (stolen.length > 0) throw fail(stolenSecretReason(name, stolen));
-      let reply: OutsideReply;
-      try {
-        reply = parseOutsideReplyWithTools(redact(text, hidden), name);
-      } catch (error) {
-        if (error instanceof EngineError) throw fail(error.message);
-        throw error;
-      }
-      const window: ChatMessage[] = redactValue(reply.messages, hidden);
+      const reply = readOutsideReply(text, hidden, name, records);
       // Its own compress time, if reported, is kept; the row stays one-shot (process start is in the round trip).
       const own = reply.compressMs !== undefined ? { engineMs: reply.compressMs } : {};
-      return made ? { messages: window, usage: made.usage, records, ...own } : { messages: window, ...own };
+      return made
+        ? { messages: reply.messages, usage: made.usage, records, ...own }
+        : { messages: reply.messages, ...own };
     },
   };
 }
@@ -163,6 +156,27 @@ export function openEndpointCall(options: ExecEngineOptions, secrets: string[]) 
       return made;
     },
   };
+}
+
+/**
+ * An outside engine's reply `text`: refused when it holds a run secret it was not handed, else parsed with
+ * `hidden` redacted (from the window too); its failures carry `records`, a skip is thrown as it is.
+ */
+export function readOutsideReply(
+  text: string,
+  hidden: readonly string[],
+  name: string,
+  records: EngineError["records"],
+): OutsideReply {
+  const stolen = foundRunSecrets(text, hidden);
+  if (stolen.length > 0) throw new EngineError(stolenSecretReason(name, stolen), { records });
+  try {
+    const reply = parseOutsideReplyWithTools(redact(text, hidden), name);
+    return { ...reply, messages: redactValue(reply.messages, hidden) };
+  } catch (error) {
+    if (error instanceof EngineError) throw new EngineError(error.message, { records });
+    throw error;
+  }
 }
 
 /** `given` (values an outside process was handed) with the run's other secrets, for redacting what it says. */

@@ -4,7 +4,7 @@
  *
  * @module
  */
-import { foundRunSecrets, redact, redactValue, stolenSecretReason } from "../../models/credentials.ts";
+import { foundRunSecrets, redact, stolenSecretReason } from "../../models/credentials.ts";
 import type { ChatMessage } from "../../models/messages.ts";
 import {
   type CompressOptions,
@@ -14,13 +14,14 @@ import {
   type RecallReply,
   type RecallSession,
 } from "./engine.ts";
-import { execCommand, type ExecEngineOptions, openEndpointCall, withRunSecrets } from "./exec_engine.ts";
 import {
-  outsideRequest,
-  parseOutsideReplyWithTools,
-  parseRecallReply,
-  recallToolRequest,
-} from "./outside_protocol.ts";
+  execCommand,
+  type ExecEngineOptions,
+  openEndpointCall,
+  readOutsideReply,
+  withRunSecrets,
+} from "./exec_engine.ts";
+import { outsideRequest, parseRecallReply, recallToolRequest } from "./outside_protocol.ts";
 import { type OutsideSession, sessionEnding, startOutsideSession, unreadReason } from "./outside_session.ts";
 import { DEFAULT_MAX_OUTPUT_BYTES } from "./outside_process.ts";
 
@@ -69,27 +70,20 @@ export function createExecRecallEngine(command: string, options: ExecEngineOptio
       const text = read.kind === "end" ? read.rest : read.text;
       const made = await call.finish();
       const records = made?.records ?? [];
-      const stolen = foundRunSecrets(text, secrets);
-      if (stolen.length > 0) {
-        await session.close();
-        throw new EngineError(stolenSecretReason(name, stolen), { records });
-      }
       let reply;
       try {
-        reply = parseOutsideReplyWithTools(redact(text, secrets), name);
+        reply = readOutsideReply(text, secrets, name, records);
       } catch (error) {
         await session.close();
-        if (error instanceof EngineError) throw new EngineError(error.message, { records });
         throw error;
       }
-      const window = redactValue(reply.messages, secrets);
       const measured = made ? { usage: made.usage, records } : {};
       if (reply.tools.length === 0 || read.kind === "end") {
         await session.close();
-        return { messages: window, ...measured };
+        return { messages: reply.messages, ...measured };
       }
       const recall = recallOverSession(session, reply.tools, timeoutMs, name, secrets);
-      return { messages: window, ...measured, recall };
+      return { messages: reply.messages, ...measured, recall };
     },
   };
 }

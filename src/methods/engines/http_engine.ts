@@ -6,8 +6,7 @@
  * @module
  */
 import { DEFAULT_MAX_RESPONSE_BYTES, readBoundedBody } from "../../models/response_body.ts";
-import { strictUtf8 } from "./exec_engine.ts";
-import { foundRunSecrets, stolenSecretReason } from "../../models/credentials.ts";
+import { readOutsideReply, strictUtf8 } from "./exec_engine.ts";
 import { UsageError } from "../../errors.ts";
 import type { ChatMessage } from "../../models/messages.ts";
 import {
@@ -21,7 +20,6 @@ import {
 import {
   type OutsideReply,
   outsideRequest,
-  parseOutsideReplyWithTools,
   parseRecallReply,
   recallToolRequest,
 } from "./outside_protocol.ts";
@@ -58,9 +56,7 @@ export function createHttpEngine(url: string, timeoutMs: number): ContextEngine 
         if (error instanceof TypeError) throw new EngineError(`${name}: request failed: ${error.message}`);
         throw error;
       }
-      const stolen = foundRunSecrets(text);
-      if (stolen.length > 0) throw new EngineError(stolenSecretReason(name, stolen));
-      const reply = parseOutsideReplyWithTools(text, name);
+      const reply = readOutsideReply(text, [], name, []);
       // A service may report its own compress time (`compress_ms`); the row's round trip is the HTTP call.
       const own = reply.compressMs !== undefined ? { engineMs: reply.compressMs } : {};
       if (reply.tools.length === 0) return { messages: reply.messages, ...own };

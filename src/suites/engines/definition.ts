@@ -9,6 +9,7 @@ import { enginesTranscriptStage } from "./stages/transcript.ts";
 import { enginesAggregateStage } from "./stages/aggregate.ts";
 import { enginesReportStage } from "./stages/report.ts";
 import type { MetricSpec } from "../../analysis/metrics.ts";
+import { conversationLabel } from "./report.ts";
 
 /** What a metric reads of one engine row of results.json. */
 export interface ComparedEngine {
@@ -65,10 +66,7 @@ export const ENGINES_SUITE: Suite = {
     const several = (budgets?.length ?? 1) > 1;
     for (const e of engines) {
       // A --sample run has a row per conversation: its key names it.
-      const c = e.conversation;
-      const name = c
-        ? `${e.engine} [${c.sample_id !== null ? `${c.sample_id} ` : ""}#${c.sample}]`
-        : e.engine;
+      const name = e.conversation ? `${e.engine} [${conversationLabel(e.conversation)}]` : e.engine;
       const values = ENGINES_METRICS.flatMap((m) => {
         const v = m.value(e);
         return v === undefined ? [] : [[m.name, v] as const];

@@ -32,16 +32,7 @@ export function enginesExplorerOf(
   });
   return enginesExplorer(
     [...needles, ...probes],
-    results.map((r) => ({
-      engine: engineLabel(r),
-      ...(severalBudgets ? { budget: r.budget } : {}),
-      status: r.status,
-      reason: r.reason,
-      needles: r.needles,
-      qa: r.qa,
-      probes: r.probes,
-      ...(r.recovery ? { recovery: { qa: r.recovery.qa, probes: r.recovery.probes } } : {}),
-    })),
+    results.map((r) => ({ ...r, engine: engineLabel(r), budget: severalBudgets ? r.budget : undefined })),
   );
 }
 

@@ -170,15 +170,10 @@ export function formatEnginesTable(results: EngineResult[]): string {
     row.map((cell, c) => c === 0 ? cell.padEnd(widths[c]) : cell.padStart(widths[c])).join("  ")
   );
   lines.splice(1, 0, widths.map((w) => "-".repeat(w)).join("  "));
-  const seen = new Set<string>();
-  for (const r of results) {
-    if (r.reason === null) continue;
-    const line = terminalSafe(`${r.engine}: ${r.status === "skipped" ? "skipped" : "failed"}: ${r.reason}`);
-    if (seen.has(line)) continue;
-    seen.add(line);
-    lines.push(line);
-  }
-  return lines.join("\n");
+  const reasons = results.filter((r) => r.reason !== null).map((r) =>
+    terminalSafe(`${r.engine}: ${r.status === "skipped" ? "skipped" : "failed"}: ${r.reason}`)
+  );
+  return [...lines, ...new Set(reasons)].join("\n");
 }
 
 /** The explanation under the engines table (shared by REPORT.md and report.html). */
@@ -222,13 +217,7 @@ export const ENGINES_PARITY_NOTE =
 
 /** One `label: note` line per engine that meets the budget its own way, in first-seen order. */
 export function engineNotes(results: readonly (EngineResult & { note?: string | null })[]): string[] {
-  const lines: string[] = [];
-  for (const r of results) {
-    if (!r.note) continue;
-    const line = `${engineLabel(r)}: ${r.note}`;
-    if (!lines.includes(line)) lines.push(line);
-  }
-  return lines;
+  return [...new Set(results.filter((r) => r.note).map((r) => `${engineLabel(r)}: ${r.note}`))];
 }
 
 /** The heading of the notes of {@link engineNotes}. */
