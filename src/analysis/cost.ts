@@ -71,17 +71,11 @@ export async function runCost(
   for await (const node of nodes) {
     if (node.reused_from !== undefined || node.usage.calls === 0) continue;
     const params = node.params as Record<string, unknown>;
-    const model = typeof params.chat_model === "string"
-      ? params.chat_model
-      : typeof params.decision_model === "string"
-      ? params.decision_model
-      : "(unnamed model)";
+    const named = (keys: string[], fallback: string) =>
+      keys.map((key) => params[key]).find((value): value is string => typeof value === "string") ?? fallback;
+    const model = named(["chat_model", "decision_model"], "(unnamed model)");
     const phase = node.stage.endsWith("-answer") ? "answering" : "compression";
-    const condition = typeof params.method === "string"
-      ? params.method
-      : typeof params.kind === "string"
-      ? params.kind
-      : "shared";
+    const condition = named(["method", "kind"], "shared");
     let entry = cells.get(condition);
     if (!entry) cells.set(condition, entry = { compression: emptyCell(), answering: emptyCell() });
     const cell = entry[phase];

@@ -40,6 +40,15 @@ export function printHelp(help: string): number {
   return 0;
 }
 
+/** Throws a {@link UsageError} `message` when something is at `path` (a missing path passes). */
+export async function refuseExisting(path: string, message: string): Promise<void> {
+  const exists = await Deno.lstat(path).then(() => true, (error) => {
+    if (error instanceof Deno.errors.NotFound) return false;
+    throw error;
+  });
+  if (exists) throw new UsageError(message);
+}
+
 const SHORT: Readonly<Record<string, string>> = { output: "o", quiet: "q" };
 
 /**

@@ -14,7 +14,7 @@ import {
   usesReferenceModel,
 } from "../report/compare_view.ts";
 import { textTable } from "../core/markdown_table.ts";
-import { parseOptions, printHelp } from "./args.ts";
+import { parseOptions, printHelp, refuseExisting } from "./args.ts";
 import { BOOTSTRAP_OPTION_HELP, bootstrapOption } from "./numbers.ts";
 import { suiteNamed, SUITES } from "../suites/registry.ts";
 import { shareNames } from "../analysis/metrics.ts";
@@ -55,13 +55,10 @@ export async function compareCommand(argv: string[]): Promise<number> {
   if (options.help) return printHelp(HELP);
   if (positionals.length !== 2) throw new UsageError("compare: expected two run directories (see --help)");
   if (options.html !== undefined) {
-    const exists = await Deno.lstat(options.html).then(() => true, (error) => {
-      if (error instanceof Deno.errors.NotFound) return false;
-      throw error;
-    });
-    if (exists) {
-      throw new UsageError(`--html ${options.html}: already exists; compare never overwrites a file`);
-    }
+    await refuseExisting(
+      options.html,
+      `--html ${options.html}: already exists; compare never overwrites a file`,
+    );
   }
   const [a, b] = positionals;
   const comparison = await compareRuns(a, b, suiteNamed, {

@@ -7,7 +7,7 @@ import { programIdentity } from "../program_identity.ts";
 import { planMerge, writeMerged } from "../store/merge.ts";
 import { readManifest, type RunDir } from "../store/run_dir.ts";
 import { suiteNamed, SUITES } from "../suites/registry.ts";
-import { parseOptions, printHelp } from "./args.ts";
+import { parseOptions, printHelp, refuseExisting } from "./args.ts";
 import { CLI } from "../core/program_name.ts";
 
 const MERGEABLE = SUITES.filter((s) => s.merge !== undefined).map((s) => s.name).join(", ");
@@ -40,7 +40,10 @@ export async function mergeCommand(argv: string[]): Promise<number> {
     );
   }
   const plan = await planMerge(runs, publisher.skipStages);
-  await assertAbsent(out);
+  await refuseExisting(
+    out,
+    `merge: output directory ${out} already exists; a run never reuses or overwrites one`,
+  );
   let run: RunDir | undefined;
   try {
     // The exports are this program's (recorded), with the first shard's options (e.g. --bootstrap).
@@ -58,14 +61,4 @@ export async function mergeCommand(argv: string[]): Promise<number> {
     if (run !== undefined) await Deno.remove(out, { recursive: true });
     throw error;
   }
-}
-
-async function assertAbsent(out: string): Promise<void> {
-  try {
-    await Deno.lstat(out);
-  } catch (error) {
-    if (error instanceof Deno.errors.NotFound) return;
-    throw error;
-  }
-  throw new UsageError(`merge: output directory ${out} already exists; a run never reuses or overwrites one`);
 }

@@ -10,7 +10,7 @@ import { toOfficialHotpotJson } from "../../data/hotpot_json.ts";
 import { hotpotParquetBytes } from "../../data/hotpot_parquet_write.ts";
 import { sha256Hex } from "../../store/hash.ts";
 import { writeFileAtomic } from "../../store/run_dir.ts";
-import { parseOptions, printHelp } from "../args.ts";
+import { parseOptions, printHelp, refuseExisting } from "../args.ts";
 import { intOption } from "../numbers.ts";
 import { CLI } from "../../core/program_name.ts";
 
@@ -60,12 +60,7 @@ export async function hotpotGenerateCommand(argv: string[]): Promise<number> {
 
 /** Refuses an existing output file or a missing parent directory before any work. */
 async function assertWritable(out: string): Promise<void> {
-  try {
-    await Deno.lstat(out);
-    throw new UsageError(`--output ${out}: already exists; generate never overwrites a file`);
-  } catch (error) {
-    if (!(error instanceof Deno.errors.NotFound)) throw error;
-  }
+  await refuseExisting(out, `--output ${out}: already exists; generate never overwrites a file`);
   const parent = dirname(out);
   const info = await Deno.stat(parent).catch((error) => {
     if (error instanceof Deno.errors.NotFound) {

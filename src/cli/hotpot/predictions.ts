@@ -10,7 +10,7 @@ import { MAX_RUN_FILE_BYTES, parseInputJson, readInputText, statInputDirectory }
 import { writeFileAtomic } from "../../store/run_dir.ts";
 import { readManifest } from "../../store/run_dir.ts";
 import { CorpusSchema } from "../../suites/hotpot/corpus.ts";
-import { parseOptions, printHelp } from "../args.ts";
+import { parseOptions, printHelp, refuseExisting } from "../args.ts";
 import { toOfficialHotpotJson } from "../../data/hotpot_json.ts";
 import { intOption } from "../numbers.ts";
 import { CLI } from "../../core/program_name.ts";
@@ -97,28 +97,22 @@ async function readRunJson(run: string, name: string): Promise<unknown> {
   return parseInputJson(text, path, undefined, { keepLoneSurrogates: false });
 }
 
+function alreadyExists(path: string, option: string): string {
+  return `${option} ${path} already exists; nothing was written`;
+}
+
 async function writeNew(path: string, option: string, value: unknown): Promise<void> {
   try {
     await writeFileAtomic(path, new TextEncoder().encode(JSON.stringify(value) + "\n"));
   } catch (error) {
     if (error instanceof Error && error.message.startsWith("refusing")) {
-      throw new UsageError(`${option} ${path} already exists; nothing was written`);
+      throw new UsageError(alreadyExists(path, option));
     }
     if (error instanceof Deno.errors.NotFound) {
       throw new UsageError(`${option} ${path}: its folder does not exist`);
     }
     throw error;
   }
-}
-
-async function refuseExisting(path: string, option: string): Promise<void> {
-  try {
-    await Deno.lstat(path);
-  } catch (error) {
-    if (error instanceof Deno.errors.NotFound) return;
-    throw error;
-  }
-  throw new UsageError(`${option} ${path} already exists; nothing was written`);
 }
 
 export async function hotpotPredictionsCommand(argv: string[]): Promise<number> {
@@ -144,8 +138,10 @@ export async function hotpotPredictionsCommand(argv: string[]): Promise<number> 
   if (manifest.suite !== "hotpot") {
     throw new UsageError(`hotpot predictions: ${run} is a '${manifest.suite}' run, not a hotpot run`);
   }
-  await refuseExisting(options.output, "--output");
-  if (options["gold-output"] !== undefined) await refuseExisting(options["gold-output"], "--gold-output");
+  for (const option of ["output", "gold-output"] as const) {
+    const path = options[option];
+    if (path !== undefined) await refuseExisting(path, alreadyExists(path, `--${option}`));
+  }
   const rows = z.array(RowSchema).safeParse(await readRunJson(run, "results.json"));
   if (!rows.success) {
     const issue = rows.error.issues[0];
