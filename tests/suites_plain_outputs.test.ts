@@ -3,18 +3,16 @@ import { z } from "zod";
 import { ChatMessageSchema } from "../src/models/messages.ts";
 import {
   AnswerStatusSchema,
-  StoredAnswerSchema,
-  StoredRankingSchema,
-  StoredSummarySchema,
-} from "../src/suites/answer_pipeline.ts";
-import {
   isPlainAnswer,
   isPlainAnswerStatus,
   isPlainMessages,
   isPlainRanking,
   isPlainSummary,
-  readPlain,
-} from "../src/suites/plain_outputs.ts";
+  StoredAnswerSchema,
+  StoredRankingSchema,
+  StoredSummarySchema,
+} from "../src/suites/answer_pipeline.ts";
+import { readPlain } from "../src/core/plain_check.ts";
 import { assertOneSided } from "./helpers/one_sided.ts";
 
 class Box {

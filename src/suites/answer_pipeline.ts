@@ -9,14 +9,6 @@
  *
  * @module
  */
-import {
-  isPlainAnswer,
-  isPlainAnswerStatus,
-  isPlainMessages,
-  isPlainRanking,
-  isPlainSummary,
-  readPlain,
-} from "./plain_outputs.ts";
 import { z } from "zod";
 import pLimit from "p-limit";
 import { type AnyStageDef, defineStage } from "../pipeline/stage.ts";
@@ -48,6 +40,7 @@ import {
   requestedModels,
 } from "../core/answering_models.ts";
 import { heapBudget } from "../core/heap_budget.ts";
+import { plainCheck, readPlain } from "../core/plain_check.ts";
 import type { ModelSetup } from "./model_setup.ts";
 import type { CheckOnlyReport, RunContext } from "./run_lifecycle.ts";
 import type { SuiteMerge } from "./suite.ts";
@@ -158,6 +151,14 @@ export const StoredSummarySchema = z.object({
   attempts: z.number().int().optional(),
 });
 
+/** Fast one-sided check of a stored ranking (or null), derived from its schema (core/plain_check.ts). */
+export const isPlainRanking = plainCheck(StoredRankingSchema.nullable());
+/** Fast one-sided check of a stored summary (or null). */
+export const isPlainSummary = plainCheck(StoredSummarySchema.nullable());
+const MessagesOutputSchema = z.array(ChatMessageSchema).nullable();
+/** Fast one-sided check of a context stage's `messages` output. */
+export const isPlainMessages = plainCheck(MessagesOutputSchema);
+
 /**
  * How a suite declares its `*-context` stage (version 2): `unit` gives its unit's frame, `full` input and
  * question (or why it is invalid), `method` the declared method of the params; `empty` and `listed` the suite's
@@ -196,7 +197,7 @@ export function defineContextStage<P extends z.ZodRawShape, E extends { counter:
     inputs: decl.inputs,
     outputs: {
       messages: {
-        schema: z.array(ChatMessageSchema).nullable(),
+        schema: MessagesOutputSchema,
         plain: isPlainMessages,
         doc: "the answer input (null when invalid)",
       },
@@ -824,6 +825,10 @@ export const AnswerStatusSchema = z.object({
 });
 
 type AnswerStatus = z.infer<typeof AnswerStatusSchema>;
+/** Fast one-sided check of a stored answer (or null). */
+export const isPlainAnswer = plainCheck(StoredAnswerSchema.nullable());
+/** Fast one-sided check of a stored answer status. */
+export const isPlainAnswerStatus = plainCheck(AnswerStatusSchema);
 
 /** One answer request (`params`: key params only, no transport setting). */
 interface AnswerRequest {

@@ -10,8 +10,13 @@ import { z } from "zod";
 import { defineStage } from "../../../../pipeline/stage.ts";
 import { summarizeWithin } from "../../../../methods/summarize.ts";
 import { defineEngineStage, defineRankStage, type ModelStageEnv } from "../../../answer_pipeline.ts";
-import { isPlainRanking, isPlainSummary, readPlain } from "../../../plain_outputs.ts";
-import { StoredRankingSchema, StoredSummarySchema } from "../../../answer_pipeline.ts";
+import { readPlain } from "../../../../core/plain_check.ts";
+import {
+  isPlainRanking,
+  isPlainSummary,
+  StoredRankingSchema,
+  StoredSummarySchema,
+} from "../../../answer_pipeline.ts";
 import { evidenceSpaceOf, hotpotFrame, questionUnits, taskText } from "../methods.ts";
 import { joinUnits } from "../../../../methods/evidence_unit.ts";
 import { declaredMethod, frameTokens, type MethodParams } from "../../../../methods/registry.ts";
