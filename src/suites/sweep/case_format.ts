@@ -73,6 +73,11 @@ export const SweepCaseSchema = z.object({
   ]),
   reference_repair: CaseFileName.optional(),
 }).strict();
+/** `text` with each whitespace run folded to one space (how facts are matched against answers). */
+export function foldWhitespace(text: string): string {
+  return text.replace(/\s+/g, " ");
+}
+
 /** case.json, validated. */
 export type SweepCaseJson = z.infer<typeof SweepCaseSchema>;
 /** Where one evidence unit lies: `[start, end)` (UTF-16 indexes) in the tool message at `message_index`. */

@@ -24,7 +24,7 @@ const kindsOf = (results: readonly SweepCeilingResult[]) => [
   ...new Set(results.flatMap((r) => r.aggregates.map((a) => a.kind))),
 ];
 
-/** The table section (REPORT.md and report.html): Full once, then each other kind at each ceiling (ascending). */
+/** The table section of both reports: Full once, then each other kind at each ceiling (ascending). */
 export function sweepCeilingSection(results: readonly SweepCeilingResult[]): TableSection {
   const rows: Cell[][] = [];
   for (const kind of kindsOf(results)) {

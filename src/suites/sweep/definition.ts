@@ -64,11 +64,7 @@ export const SWEEP_MERGE = answerMerge(
     const { models: description, fixture: fixtureHash, suite: _suite, ...options } = run.header.protocol as
       & SweepRunOptions
       & { models: ModelSetup["description"]; fixture: string; suite: string };
-    const sources = run.header.sources;
-    const fixture = await sweepFixtureFromSources(
-      async (name) => sources[name] ? await run.store.get(sources[name]) : undefined,
-      "the shards",
-    );
+    const fixture = await sweepFixtureFromSources(run.header.sources, run.store, "the shards");
     if (fixture.hash !== fixtureHash) {
       throw new UsageError(`merge: the shards' trajectory source is not the fixture their protocol names`);
     }
@@ -104,10 +100,7 @@ function compressionUsageProblems(manifest: Manifest): { node: Node; message: st
 export const SWEEP_REDERIVATION: SuiteRederivation = {
   async environment(manifest, store) {
     const fixture = manifest.sources["trajectory"]
-      ? await sweepFixtureFromSources(
-        async (name) => manifest.sources[name] ? await store.get(manifest.sources[name]) : undefined,
-        "the run",
-      )
+      ? await sweepFixtureFromSources(manifest.sources, store, "the run")
       : undefined;
     return { fixture };
   },

@@ -12,6 +12,7 @@ import { canonicalHash, sha256Hex } from "../../store/hash.ts";
 import {
   type CaseRepair,
   type Fact,
+  foldWhitespace,
   PaymentsValuesSchema,
   type RepairSpec,
   SIGNATURE,
@@ -307,11 +308,13 @@ export async function loadSweepFixture(path?: string): Promise<SweepFixture> {
   return await resolveSweepCase(path === undefined ? {} : { trajectory: path });
 }
 
-/** A run's fixture from its sources: the stored case files, else the built-in case its trajectory pins. */
+/** A run's fixture from its sources in `store`: its stored case files, else the built-in case it pins. */
 export async function sweepFixtureFromSources(
-  get: (name: string) => Promise<Uint8Array | undefined>,
+  sources: Readonly<Record<string, string>>,
+  store: { get(hash: string): Promise<Uint8Array> },
   label: string,
 ): Promise<SweepFixture> {
+  const get = async (name: string) => sources[name] ? await store.get(sources[name]) : undefined;
   const trajectory = await get("trajectory");
   if (trajectory === undefined) throw new UsageError(`${label}: no trajectory source`);
   const caseJson = await get("case");
@@ -346,20 +349,16 @@ export function paymentsRepairSpec(repair: CaseRepair): RepairSpec {
   };
 }
 
-function fold(text: string): string {
-  return text.replace(/\s+/g, " ");
-}
-
 /** The facts' own defects: not verbatim in their unit, or found where an answer could copy them from. */
 export function factProblems(fixture: SweepFixture, label: string): string[] {
   const problems: string[] = [];
   const where = `${label}/case.json`;
   const systems = fixture.trajectory.flatMap((message, index) =>
     message.role === "system" && typeof message.content === "string"
-      ? [{ index, text: fold(message.content) }]
+      ? [{ index, text: foldWhitespace(message.content) }]
       : []
   );
-  const followUp = fold(fixture.followUp);
+  const followUp = foldWhitespace(fixture.followUp);
   for (const [index, fact] of fixture.facts.entries()) {
     const unit = fixture.units.find((u) => u.id === fact.unit);
     const value = JSON.stringify(fact.text).slice(0, 80);
@@ -368,7 +367,7 @@ export function factProblems(fixture: SweepFixture, label: string): string[] {
         `${where} field facts.${index}.text: ${value} does not occur verbatim in its unit ${fact.unit}`,
       );
     }
-    const text = fold(fact.text);
+    const text = foldWhitespace(fact.text);
     if (followUp.includes(text)) {
       problems.push(
         `${where} field facts.${index}.text: ${value} leaks: the follow-up (field follow_up) contains it`,

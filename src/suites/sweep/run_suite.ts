@@ -88,6 +88,7 @@ export async function runSweep(
   }, env);
   const unitsHash = trajectoryNode.node.outputs.units;
   const units = trajectoryNode.outputs.units;
+  const unitsInput = { inputs: { units: unitsHash }, values: { units } };
   const frozenNodes: NodeResult<Record<string, unknown>>[] = [];
   const contextParts: Inputs = { inputs: {}, values: {} };
   const runs = await runAnswerTask<null, null, Frozen>(context, {
@@ -115,8 +116,7 @@ export async function runSweep(
             chat_model: models.description.chat_model,
             max_retries: options.summaryRetries,
           },
-          inputs: { units: unitsHash },
-          values: { units },
+          ...unitsInput,
         }, modelEnv),
         executor.runStage(sweepRankStage, {
           label: `rank gen=${gen}`,
@@ -125,8 +125,7 @@ export async function runSweep(
             fixture: fixture.hash,
             decision_model: models.description.decision_model,
           },
-          inputs: { units: unitsHash },
-          values: { units },
+          ...unitsInput,
         }, modelEnv),
       ]);
       const windows: Record<string, NodeResult<{ window: unknown }>> = {};
@@ -144,8 +143,7 @@ export async function runSweep(
               chat_model: models.description.chat_model,
               decision_model: models.description.decision_model,
             },
-            inputs: { units: unitsHash },
-            values: { units },
+            ...unitsInput,
           }, modelEnv);
         }),
       );

@@ -103,6 +103,8 @@ export const GatewayScenarioSchema = z.object({
 
 /** A scripted scenario: the repair is called once per charge, in order. */
 export type GatewayScenario = z.input<typeof GatewayScenarioSchema>;
+/** A validated scenario (what the gateway runs). */
+export type ScenarioData = z.output<typeof GatewayScenarioSchema>;
 
 export { type GatewayObservation, REPAIR_SANDBOX_COMMAND } from "./sandbox_gateway.ts";
 

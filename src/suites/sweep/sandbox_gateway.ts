@@ -1,9 +1,11 @@
 /**
- * The fake PayStream gateway's logic, import-free so host and sandbox child run the same code: a scenario
- * scripts each attempt's outcome per order; a ledger keyed by `Idempotency-Key` replays repeated keys. The
- * child's replica answers the repair at once; the host's copy is the record the checks judge.
+ * The fake PayStream gateway's logic, free of runtime imports (its types come from sandbox.ts's channel schemas)
+ * so host and sandbox child run the same code: a scenario scripts each attempt's outcome per order; a ledger
+ * keyed by `Idempotency-Key` replays repeated keys. The child's replica answers the repair at once; the host's
+ * copy is the record the checks judge.
  * @module
  */
+import type { ChildMessage, ScenarioData } from "./sandbox.ts";
 
 /** The single binary's hidden command word for the sandbox child (here: main.ts need not load the child). */
 export const REPAIR_SANDBOX_COMMAND = "__repair-sandbox-child";
@@ -41,45 +43,16 @@ export interface GatewayObservation {
   callLimitHit: boolean;
 }
 
-/** The gateway's answer to one charge (the child turns it into a value or an Error). */
-export type ChargeReply =
-  | {
-    ok: true;
-    value: {
-      id: string;
-      object: "charge";
-      status: "succeeded";
-      amount: number;
-      currency: string;
-      metadata: { order_id: string };
-      replayed: boolean;
-    };
-  }
-  | {
-    ok: false;
-    error: {
-      message: string;
-      code: string;
-      status: number | null;
-      declineCode?: string;
-      /** Names this error, so the child can say a thrown value is the gateway's own. */
-      token: number;
-    };
-  };
+/**
+ * The gateway's answer to one charge (the child turns it into a value or an Error), as the channel schema
+ * checks it; an error's `token` names it, so the child can say a thrown value is the gateway's own.
+ */
+export type ChargeReply = Extract<ChildMessage, { t: "charge" }>["reply"];
 
 /** How the child says a call of the repair ended. */
 export type RunEnd =
   | { state: "returned"; chargeId: string | null }
   | { state: "threw"; error: { code: JsonScalar; name: string; message: string; token: number | null } };
-
-/** A validated scenario (the output of sandbox.ts's `GatewayScenarioSchema`). */
-export interface ScenarioData {
-  charges: {
-    request: { orderId: string; amount: number; currency: string; customerId: string };
-    outcomes: ("ok" | "timeout_after_charge" | "timeout" | "unavailable" | "declined")[];
-  }[];
-  callLimit: number;
-}
 
 /** The gateway of one check; `begin` and `end` return a protocol violation as a string. */
 export interface Gateway {

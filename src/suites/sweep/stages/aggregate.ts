@@ -16,7 +16,7 @@ import { publishedJson } from "../../published.ts";
 import { aggregateSweep, type SweepResultRow } from "../aggregate.ts";
 import { contextKinds } from "../contexts.ts";
 import { SweepContextInfoSchema } from "./context.ts";
-import type { Fact } from "../case_format.ts";
+import { type Fact, foldWhitespace } from "../case_format.ts";
 
 const Check = z.object({ name: z.string(), passed: z.boolean() });
 
@@ -125,10 +125,6 @@ export const sweepCeilingsStage = defineCeilingsStage({
 export interface FactCheck {
   fact: Fact;
   passed: boolean;
-}
-
-function foldWhitespace(text: string): string {
-  return text.replace(/\s+/g, " ");
 }
 
 /** Checks every fact against `answer`: exact, case-sensitive substring after whitespace folding. */
