@@ -20,11 +20,6 @@ const SIGNALS: readonly Deno.Signal[] = ["SIGINT", "SIGTERM"];
 const EXIT_CODES: Record<string, number> = { SIGINT: 130, SIGTERM: 143 };
 const listeners = new Map<Deno.Signal, () => void>();
 
-/** Whether this is the main thread (a worker cannot own the process's signals). */
-function inMainThread(): boolean {
-  return typeof (globalThis as { WorkerGlobalScope?: unknown }).WorkerGlobalScope === "undefined";
-}
-
 function hasJournal(dir: string): boolean {
   try {
     return Deno.statSync(join(dir, "journal.jsonl")).isFile;
@@ -58,7 +53,9 @@ function interrupted(signal: Deno.Signal): void {
 
 /** Registers a run of `suite` at `dir` until the returned function is called (a signal then prints its hint). */
 export function whileWriting(suite: ResumableSuite | undefined, dir: string | undefined): () => void {
-  if (!inMainThread() || Deno.build.os === "windows") return () => {};
+  // A worker cannot own the process's signals: only the main thread registers.
+  const worker = typeof (globalThis as { WorkerGlobalScope?: unknown }).WorkerGlobalScope !== "undefined";
+  if (worker || Deno.build.os === "windows") return () => {};
   const token = Symbol(dir ?? "run");
   active.set(token, { suite, dir });
   if (listeners.size === 0) {

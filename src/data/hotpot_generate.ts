@@ -3,7 +3,7 @@
  * eight distractors per record, about half of them lexical neighbours of the question's entities.
  * @module
  */
-import { createHash } from "node:crypto";
+import { sha256Hex } from "../store/hash.ts";
 import type { Article, HotpotRecord } from "./hotpot_record.ts";
 import { SeededRandom } from "./hotpot_prng.ts";
 
@@ -523,11 +523,6 @@ function comparisonQuestion(w: WorldBuilder): Question {
 
 const ALL_KINDS: Kind[] = ["person", "city", "company", "river", "band"];
 
-/** The record id: 24 hex characters of SHA-256 of `${seed}:${index}:id`, like HotpotQA's `_id`s. */
-function recordId(seed: string, index: number): string {
-  return createHash("sha256").update(`${seed}:${index}:id`, "utf8").digest("hex").slice(0, 24);
-}
-
 function evidenceChars(articles: Article[]): number {
   let n = 0;
   for (const a of articles) for (const s of a.sentences) n += s.length;
@@ -564,7 +559,7 @@ export function generateHotpotRecords(count: number, seed: string = DEMO_DATA_SE
     }
     const context = w.rng.shuffle(articles());
     records.push({
-      id: recordId(seed, index),
+      id: sha256Hex(`${seed}:${index}:id`).slice(0, 24), // 24 hex characters, like HotpotQA's `_id`s
       question: q.question,
       answer: q.answer,
       type,

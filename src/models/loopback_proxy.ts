@@ -268,7 +268,7 @@ export function startLoopbackProxy(upstream: ChatEndpoint): LoopbackProxy {
     baseUrl,
     model: upstream.model,
     open(): ProxyCall {
-      const token = `cb-loopback-${randomHex(24)}`;
+      const token = `cb-loopback-${Buffer.from(crypto.getRandomValues(new Uint8Array(24))).toString("hex")}`;
       const call: OpenCall = { abort: new AbortController(), records: [], inFlight: new Set() };
       calls.set(token, call);
       return {
@@ -380,8 +380,4 @@ function bearer(request: Request): string | null {
 
 function errorResponse(status: number, message: string): Response {
   return Response.json({ error: { message, type: "compaction_bench_loopback", code: status } }, { status });
-}
-
-function randomHex(bytes: number): string {
-  return Buffer.from(crypto.getRandomValues(new Uint8Array(bytes))).toString("hex");
 }

@@ -3,7 +3,7 @@
  * prompt's under a SHA-256 of everything its render depends on, or none where a text cannot tell renders apart).
  * @module
  */
-import { createHash } from "node:crypto";
+import { sha256Hex } from "../store/hash.ts";
 import type { Tokenizer } from "@huggingface/tokenizers";
 import type { ChatMessage, ToolDefinition } from "../core/messages.ts";
 import type { TokenCounter } from "./types.ts";
@@ -164,7 +164,7 @@ export class HfTokenCounter implements TokenCounter {
   /** Count of a piece encoded whole, cached by its text (up to TEXT_KEY_LIMIT) or its SHA-256. */
   #countPiece(text: string): number {
     const short = text.length <= TEXT_KEY_LIMIT;
-    const key = short ? text : createHash("sha256").update(text, "utf8").digest("hex");
+    const key = short ? text : sha256Hex(text);
     const cache: Pick<TextCountCache, "get" | "set"> = short
       ? this.#loaded.counts
       : this.#loaded.hashedCounts;
@@ -267,10 +267,8 @@ export function promptKey(
   const plain = tools === undefined && !options.parseToolArguments && !options.objectArgumentCalls?.size
     ? plainPromptText(messages, generationPrompt)
     : null;
-  if (plain !== null) return createHash("sha256").update(plain, "utf8").digest("hex");
+  if (plain !== null) return sha256Hex(plain);
   const view = templateView(messages, options);
   if (!jsonFaithful(view) || (tools !== undefined && !jsonFaithful(tools))) return null;
-  return createHash("sha256").update(JSON.stringify([generationPrompt, view, tools ?? null]), "utf8").digest(
-    "hex",
-  );
+  return sha256Hex(JSON.stringify([generationPrompt, view, tools ?? null]));
 }

@@ -4,6 +4,7 @@
  * @module
  */
 import { createHash } from "node:crypto";
+import { sha256Hex } from "../store/hash.ts";
 import { basename, dirname, resolve } from "node:path";
 import { Tokenizer } from "@huggingface/tokenizers";
 import { DEFAULT_TOKENIZER_DIR } from "../assets.ts";
@@ -39,14 +40,12 @@ export const TOKENIZER_FILES = ["tokenizer.json", "tokenizer_config.json"] as co
 
 /** The identity hash of a tokenizer directory: `sha256sum tokenizer.json tokenizer_config.json | sha256sum`. */
 export function tokenizerHash(tokenizerJson: Uint8Array, tokenizerConfig: Uint8Array): string {
-  return listingHash(sha256(tokenizerJson), sha256(tokenizerConfig));
+  return listingHash(sha256Hex(tokenizerJson), sha256Hex(tokenizerConfig));
 }
-
-const sha256 = (bytes: Uint8Array) => createHash("sha256").update(bytes).digest("hex");
 
 function listingHash(jsonSha: string, configSha: string): string {
   const listing = `${jsonSha}  ${TOKENIZER_FILES[0]}\n${configSha}  ${TOKENIZER_FILES[1]}\n`;
-  return createHash("sha256").update(listing, "utf8").digest("hex");
+  return sha256Hex(listing);
 }
 
 const loaded = new Map<string, Promise<LoadedTokenizer>>();
@@ -119,7 +118,7 @@ function readAgain(path: string, sha: string): Uint8Array {
   } catch (error) {
     throw inputError(error, path, "--tokenizer");
   }
-  if (sha256(bytes) !== sha) {
+  if (sha256Hex(bytes) !== sha) {
     throw new UsageError(`--tokenizer ${path}: changed since the tokenizer was loaded (its SHA-256 differs)`);
   }
   return bytes;
@@ -174,7 +173,7 @@ async function buildTokenizer(dir: string): Promise<LoadedTokenizer> {
   if (prebuilt === null) {
     // Parsed now, and hashed as read (it may have changed since).
     jsonBytes = await readFile(jsonPath);
-    jsonSha = sha256(jsonBytes);
+    jsonSha = sha256Hex(jsonBytes);
     tokenizerRaw = parseJson(jsonPath, jsonBytes);
   } else {
     tokenizerRaw = prebuilt.outline;
@@ -218,7 +217,7 @@ async function buildTokenizer(dir: string): Promise<LoadedTokenizer> {
   }
   return {
     name: basename(dir),
-    hash: listingHash(jsonSha, sha256(configBytes)),
+    hash: listingHash(jsonSha, sha256Hex(configBytes)),
     dir,
     tokenizer: fullTokenizer,
     fromRanks,

@@ -5,7 +5,7 @@
  * renders, so a fit's bisection skips it; tests/tokens_qwen3_render.test.ts compares).
  * @module
  */
-import { createHash } from "node:crypto";
+import { sha256Hex } from "../store/hash.ts";
 import { Environment, Interpreter, Template } from "@huggingface/jinja";
 import type { ChatMessage, ToolDefinition } from "../core/messages.ts";
 import { parseJson } from "../core/json_read.ts";
@@ -85,7 +85,7 @@ export class ChatTemplate {
     this.#source = source;
     this.#specialTokens = specialTokens;
     this.pure = !template.includes("strftime_now");
-    this.native = createHash("sha256").update(template, "utf8").digest("hex") === QWEN3_TEMPLATE_SHA256;
+    this.native = sha256Hex(template) === QWEN3_TEMPLATE_SHA256;
     this.#text = template;
     if (!this.native) this.#compiled = compileTemplate(template, source);
   }

@@ -17,14 +17,10 @@ import {
   type TranscriptFormat,
 } from "./types.ts";
 
-function isObject(value: unknown): value is Record<string, unknown> {
-  return value !== null && typeof value === "object" && !Array.isArray(value);
-}
-
 /** Detects the format of parsed JSON, or null when it matches none. */
 export function detectFormat(json: unknown): TranscriptFormat | null {
   const first = Array.isArray(json) ? json[0] : json;
-  if (!isObject(first)) return null;
+  if (first === null || typeof first !== "object" || Array.isArray(first)) return null;
   if ("conversation" in first && "qa" in first) return "locomo";
   if ("conversations" in first) return "sharegpt";
   if (Array.isArray(json)) return "role" in first ? "openai" : null;

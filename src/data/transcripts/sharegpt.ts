@@ -3,7 +3,6 @@
  * their `tool` results, `<think>` is removed.
  * @module
  */
-import { createHash } from "node:crypto";
 import { z } from "zod";
 import { UsageError } from "../../errors.ts";
 import type { ChatMessage, ToolCall } from "../../models/messages.ts";
@@ -15,6 +14,7 @@ import {
   pythonJsonText,
 } from "./types.ts";
 import { parseJson } from "../../core/json_read.ts";
+import { sha256Hex } from "../../store/hash.ts";
 
 /** One trajectory record (extra fields such as `tools`, `model`, `completed` are kept as meta). */
 export const ShareGptRecordSchema = z.object({
@@ -34,10 +34,6 @@ const THINK = /<think>[\s\S]*?<\/think>/g;
 const UNCLOSED_THINK = /<think>[\s\S]*$/;
 const TOOL_CALL = /<tool_call>([\s\S]*?)<\/tool_call>/g;
 const TOOL_RESPONSE = /<tool_response>([\s\S]*?)<\/tool_response>/g;
-
-function stableId(line: number, turn: number, call: number): string {
-  return `call_${createHash("sha256").update(`sharegpt|${line}|${turn}|${call}`).digest("hex").slice(0, 16)}`;
-}
 
 function responseContent(body: string): string {
   const trimmed = body.trim();
@@ -81,7 +77,7 @@ function convert(record: z.infer<typeof ShareGptRecordSchema>, path: string, lin
         }
         const args = body.data.arguments;
         calls.push({
-          id: stableId(line, index, calls.length),
+          id: `call_${sha256Hex(`sharegpt|${line}|${index}|${calls.length}`).slice(0, 16)}`,
           type: "function",
           function: {
             name: body.data.name,

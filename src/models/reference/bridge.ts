@@ -71,11 +71,6 @@ function byTitleThenPosition(titles: ReadonlySet<string>): (x: Span, y: Span) =>
     untitled(x) - untitled(y) || Number(x.initial) - Number(y.initial) || x.position - y.position;
 }
 
-/** Stemmed content words of a sentence's title and text. */
-function stemsWithTitle(sentence: ContextSentence): Set<string> {
-  return new Set(stemmedWords(`${sentence.title ?? ""} ${sentence.text}`));
-}
-
 /** Relevance of every candidate to `terms`, plus the weighted type noun. */
 function relevance(candidates: readonly ContextSentence[], terms: string[], noun?: string): number[] {
   const texts = candidates.map((sentence) => sentence.text);
@@ -96,11 +91,6 @@ function ranked(
     .sort((a, b) => scores[b] - scores[a] || a - b);
 }
 
-function aboutAny(candidates: readonly ContextSentence[], names: string[]): ContextSentence[] {
-  const about = new Set(names.flatMap((name) => sentencesAbout(candidates, name)));
-  return candidates.filter((sentence) => about.has(sentence));
-}
-
 /** The answer to a bridge (or one-hop) question from `candidates`, or undefined. */
 export function answerBridge(
   question: string,
@@ -119,12 +109,13 @@ export function answerBridge(
     candidates.flatMap((sentence) => (sentence.title === undefined ? [] : [sentence.title.toLowerCase()])),
   );
   const hop1Scores = relevance(candidates, relation, type.noun);
-  const hop1Order = ranked(candidates, aboutAny(candidates, entities), hop1Scores)
+  const about = new Set(entities.flatMap((name) => sentencesAbout(candidates, name)));
+  const hop1Order = ranked(candidates, candidates.filter((sentence) => about.has(sentence)), hop1Scores)
     .filter((index) => relation.length === 0 || hop1Scores[index] > 0)
     .slice(0, HOP1_TRIES);
   for (const hop1Index of hop1Order) {
     const hop1 = candidates[hop1Index];
-    const covered = stemsWithTitle(hop1);
+    const covered = new Set(stemmedWords(`${hop1.title ?? ""} ${hop1.text}`)); // its title's words too
     const remaining = relation.filter((term) => !covered.has(term));
     if (remaining.length === 0) {
       const answer = typedAnswer(hop1.text, type, asked, new Set(relation), titles);

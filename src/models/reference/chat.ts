@@ -48,13 +48,10 @@ export function listedPaths(messages: readonly ChatMessage[]): string[] {
   return listedFiles(messages).map((file) => file.path);
 }
 
-function callId(messages: readonly ChatMessage[]): string {
-  const calls = messages.reduce((sum, message) => sum + (message.tool_calls ?? []).length, 0);
-  return `call_${calls + 1}`;
-}
-
+/** A call of `name`, its id numbered after every call in `messages`. */
 function toolCall(messages: readonly ChatMessage[], name: string, args: Record<string, unknown>): ToolCall {
-  return { id: callId(messages), type: "function", function: { name, arguments: JSON.stringify(args) } };
+  const calls = messages.reduce((sum, message) => sum + (message.tool_calls ?? []).length, 0);
+  return { id: `call_${calls + 1}`, type: "function", function: { name, arguments: JSON.stringify(args) } };
 }
 
 const EMPTY_VALUES: Record<string, unknown> = {

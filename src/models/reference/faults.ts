@@ -5,7 +5,7 @@
  * faults do not depend on order, concurrency or HTTP re-sends.
  * @module
  */
-import { createHash } from "node:crypto";
+import { sha256Hex } from "../../store/hash.ts";
 import { z } from "zod";
 
 /** Every fault kind, in the order rates are laid out. */
@@ -56,11 +56,6 @@ export function parseFaultSpec(text: string): FaultSpec {
     throw new RangeError(`fault spec ${JSON.stringify(text)}: ${where}${issue.message}`);
   }
   return parsed.data;
-}
-
-/** SHA-256 hex of a string. */
-export function sha256Hex(text: string | Uint8Array): string {
-  return createHash("sha256").update(text).digest("hex");
 }
 
 /** The fault for the `attempt`-th time (0-based) a body arrives, or undefined (`identity`: the node key). */

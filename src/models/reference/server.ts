@@ -25,10 +25,12 @@ import type { AddressInfo } from "node:net";
 import { z } from "zod";
 import type { TokenCounter } from "../../tokens/types.ts";
 import { describeIssues } from "../chat_response.ts";
+import { NoulQuestionsSchema } from "../decision_client.ts";
 import { referenceReply, ToolChoiceSchema } from "./chat.ts";
 import { ATTEMPT_HEADER } from "../retry_delay.ts";
 import { REQUEST_IDENTITY_HEADER, REQUEST_IDENTITY_PATTERN } from "../request_identity.ts";
-import { chooseFault, FAULT_KINDS, type FaultKind, type FaultSpec, sha256Hex } from "./faults.ts";
+import { chooseFault, FAULT_KINDS, type FaultKind, type FaultSpec } from "./faults.ts";
+import { sha256Hex } from "../../store/hash.ts";
 import { parseJson as parseBoundedJson } from "../../core/json_read.ts";
 import { concatBytes } from "../../core/bytes.ts";
 import { bm25Scores } from "./bm25.ts";
@@ -115,9 +117,7 @@ const ReferenceChatRequestSchema = z.looseObject({
 const ReferenceSystemOneRequestSchema = z.looseObject({
   model: z.string().min(1),
   state: z.string(),
-  questions: z.array(
-    z.object({ type: z.literal("noul"), instructions: z.string(), criteria: z.string().optional() }),
-  ),
+  questions: NoulQuestionsSchema,
 });
 
 class HttpProblem extends Error {
@@ -160,13 +160,6 @@ function sendJson(
 }
 
 const EVENT_STREAM = { "content-type": "text/event-stream; charset=utf-8", "cache-control": "no-cache" };
-
-/** Answers 200 with server-sent events, every event written before the end. */
-function sendEvents(response: ServerResponse, events: readonly string[]) {
-  response.writeHead(200, EVENT_STREAM);
-  for (const event of events) response.write(event);
-  response.end();
-}
 
 /** A reply body: one JSON value, or a stream of server-sent events. */
 type ChatAnswer = { json: unknown } | { stream: string[] };
@@ -232,14 +225,8 @@ function textPieces(text: string): string[] {
   return text === "" ? [] : text.match(/\s*\S+\s*/gu) ?? [text];
 }
 
-function fragments(text: string): string[] {
-  const points = Array.from(text);
-  const out: string[] = [];
-  for (let at = 0; at < points.length; at += ARGUMENT_FRAGMENT_CHARS) {
-    out.push(points.slice(at, at + ARGUMENT_FRAGMENT_CHARS).join(""));
-  }
-  return out;
-}
+/** The fragments tool-call arguments are streamed in: {@link ARGUMENT_FRAGMENT_CHARS} code points each. */
+const FRAGMENT = new RegExp(`[^]{1,${ARGUMENT_FRAGMENT_CHARS}}`, "gu");
 
 /**
  * The JSON chunks of `completion`'s stream as OpenAI sends them (without the final `[DONE]`): the first delta
@@ -270,7 +257,7 @@ function completionChunks(completion: StreamedCompletion, includeUsage: boolean)
         }],
       };
       chunks.push(chunk(index === 0 ? { role: "assistant", content: null, ...first } : first, null));
-      for (const piece of fragments(call.function.arguments)) {
+      for (const piece of call.function.arguments.match(FRAGMENT) ?? []) {
         chunks.push(chunk({ tool_calls: [{ index, function: { arguments: piece } }] }, null));
       }
     });
@@ -497,8 +484,11 @@ export async function startReferenceServer(options: ReferenceServerOptions): Pro
       : { json: systemOneReply(bytes) };
     await delay;
     stats.answered[endpoint]++;
-    if ("stream" in reply) sendEvents(response, reply.stream);
-    else sendJson(response, 200, reply.json);
+    if (!("stream" in reply)) return sendJson(response, 200, reply.json);
+    // Server-sent events, every event written before the end.
+    response.writeHead(200, EVENT_STREAM);
+    for (const event of reply.stream) response.write(event);
+    response.end();
   }
 
   const server = createServer((request, response) => {
