@@ -43,10 +43,8 @@ export function createExecRecallEngine(command: string, options: ExecEngineOptio
       const finishCall = async () => (await call.finish())?.records ?? [];
       const failure = async (session: OutsideSession, what: string) => {
         await session.close(0); // a failed call is not waited for
-        const records = await finishCall();
-        return new EngineError(`${name}: ${what}${sessionEnding(session, withRunSecrets(secrets))}`, {
-          records,
-        });
+        const ending = sessionEnding(session, withRunSecrets(secrets));
+        return new EngineError(`${name}: ${what}${ending}`, { records: await finishCall() });
       };
       const started = await startOutsideSession({ argv, env: { ...env, ...call.env } });
       if ("notStarted" in started) {
@@ -105,24 +103,22 @@ function recallOverSession(
       return { ok: false, error: broken };
     }
     const read = await session.readLine(timeoutMs, MAX_TOOL_LINE_BYTES);
-    if (read.kind !== "line") {
-      broken = read.kind === "timeout"
-        ? `${name}: tool call timed out after ${timeoutMs} ms`
-        : read.kind === "too_long"
-        ? `${name}: tool reply over ${read.limit} bytes`
-        : read.kind === "bad_utf8"
-        ? `${name}: tool reply is not valid UTF-8`
-        : `${name}: the engine exited during a tool call`;
-      await session.close();
-      return { ok: false, error: broken };
+    const stolen = read.kind === "line" ? foundRunSecrets(read.text, secrets) : [];
+    if (read.kind === "line" && stolen.length === 0) {
+      return parseRecallReply(redact(read.text, secrets), name);
     }
-    const stolen = foundRunSecrets(read.text, secrets);
-    if (stolen.length > 0) {
-      broken = stolenSecretReason(`${name}: tool reply`, stolen);
-      await session.close();
-      return { ok: false, error: broken };
-    }
-    return parseRecallReply(redact(read.text, secrets), name);
+    // A failed read or a stolen secret ends the session: every later call gets the same error.
+    broken = read.kind === "line"
+      ? stolenSecretReason(`${name}: tool reply`, stolen)
+      : read.kind === "timeout"
+      ? `${name}: tool call timed out after ${timeoutMs} ms`
+      : read.kind === "too_long"
+      ? `${name}: tool reply over ${read.limit} bytes`
+      : read.kind === "bad_utf8"
+      ? `${name}: tool reply is not valid UTF-8`
+      : `${name}: the engine exited during a tool call`;
+    await session.close();
+    return { ok: false, error: broken };
   };
   return {
     tools,

@@ -36,13 +36,6 @@ function clearedMessages(units: MessageUnit[]): ChatMessage[] {
   );
 }
 
-/** The head Hermes protects: leading system messages and everything up to the first user message. */
-function protectedHeadLength(messages: ChatMessage[]): number {
-  const start = leadingSystemCount(messages);
-  for (let i = start; i < messages.length; i++) if (messages[i].role === "user") return i + 1;
-  return start;
-}
-
 /** An engine in the style of Hermes Agent's compressor, summarizing with `chat`. */
 export function createHermesLikeEngine(chat: ChatModel): ContextEngine {
   return {
@@ -51,7 +44,10 @@ export function createHermesLikeEngine(chat: ChatModel): ContextEngine {
     async compress(messages: ChatMessage[], opts: CompressOptions): Promise<CompressResult> {
       if (opts.currentTokens <= opts.budgetTokens) return { messages: [...messages] };
       const { counter, budgetTokens } = opts;
-      const head = messages.slice(0, protectedHeadLength(messages));
+      // The head Hermes protects: leading system messages and everything up to the first user message.
+      const start = leadingSystemCount(messages);
+      const firstUser = messages.findIndex((message, i) => i >= start && message.role === "user");
+      const head = messages.slice(0, firstUser < 0 ? start : firstUser + 1);
       const units = splitUnits(messages.slice(head.length));
       // Token-sized tail: the newest whole units within TAIL_SHARE of the budget (at least one unit).
       const tailStart = unitsToDrop([], units, Math.floor(budgetTokens * TAIL_SHARE), counter);

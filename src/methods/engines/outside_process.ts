@@ -205,32 +205,30 @@ let namespaceWrapper: Promise<readonly string[]> | undefined;
 
 /** The words that run a command in a PID namespace of its own here, found once by trying; empty: none. */
 export function pidNamespaceWrapper(): Promise<readonly string[]> {
-  return namespaceWrapper ??= probePidNamespace();
-}
-
-async function probePidNamespace(): Promise<readonly string[]> {
-  const path = "/usr/bin:/bin:/usr/sbin:/sbin";
-  const unshare = findExecutable("unshare", path);
-  const shell = findExecutable("sh", path);
-  if (unshare === null || shell === null) return [];
-  const pid = ["--pid", "--fork", "--mount-proc", "--kill-child", "--"];
-  for (const user of [[], ["--user", "--map-current-user"]]) {
-    const words = [unshare, ...user, ...pid, shell, "-c", NAMESPACE_SHIM, "sh"];
-    try {
-      const probe = await new Deno.Command(words[0], {
-        args: [...words.slice(1), shell, "-c", "exit 7"],
-        clearEnv: true,
-        env: { PATH: path },
-        stdin: "null",
-        stdout: "null",
-        stderr: "null",
-      }).output();
-      if (probe.code === 7) return words;
-    } catch {
-      return []; // not allowed to run it at all
+  return namespaceWrapper ??= (async () => {
+    const path = "/usr/bin:/bin:/usr/sbin:/sbin";
+    const unshare = findExecutable("unshare", path);
+    const shell = findExecutable("sh", path);
+    if (unshare === null || shell === null) return [];
+    const pid = ["--pid", "--fork", "--mount-proc", "--kill-child", "--"];
+    for (const user of [[], ["--user", "--map-current-user"]]) {
+      const words = [unshare, ...user, ...pid, shell, "-c", NAMESPACE_SHIM, "sh"];
+      try {
+        const probe = await new Deno.Command(words[0], {
+          args: [...words.slice(1), shell, "-c", "exit 7"],
+          clearEnv: true,
+          env: { PATH: path },
+          stdin: "null",
+          stdout: "null",
+          stderr: "null",
+        }).output();
+        if (probe.code === 7) return words;
+      } catch {
+        return []; // not allowed to run it at all
+      }
     }
-  }
-  return [];
+    return [];
+  })();
 }
 
 /** SIGKILL to `pid` (a process group when negative); one already gone is no error. */

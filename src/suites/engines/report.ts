@@ -337,14 +337,6 @@ export const QUESTIONS_PER_PROMPT_NOTE =
 /** The title of an engines run's REPORT.md and report.html. */
 export const ENGINES_REPORT_TITLE = "engines: context engines head to head";
 
-/** The run's budgets as the reports state them (shared by REPORT.md and report.html). */
-export function budgetFact(results: readonly EngineResult[], meta: EnginesReportMeta): string {
-  const budgets = budgetsOf(results, meta);
-  return `Budget${budgets.length > 1 ? "s" : ""}: ${
-    budgets.length === 0 ? "-" : budgets.map((b) => `${b.budget_tokens} tokens (${b.budget})`).join(", ")
-  }; ${meta.repeats} warm repeats after one cold call per engine`;
-}
-
 /** The run facts both reports list, in REPORT.md's or report.html's format. */
 export function enginesFacts(
   f: ReportFormat,
@@ -352,11 +344,14 @@ export function enginesFacts(
   meta: EnginesReportMeta,
 ): Html[] {
   const first = results[0];
+  const budgets = budgetsOf(results, meta);
   const items = [
     f.text`Transcript: ${meta.transcript} — ${first?.messages_in ?? 0} messages, ${
       first?.input_tokens ?? 0
     } tokens (${meta.tokenizer}), hash ${f.code(meta.transcriptHash)}`,
-    f.text`${budgetFact(results, meta)}`,
+    f.text`Budget${budgets.length > 1 ? "s" : ""}: ${
+      budgets.length === 0 ? "-" : budgets.map((b) => `${b.budget_tokens} tokens (${b.budget})`).join(", ")
+    }; ${meta.repeats} warm repeats after one cold call per engine`,
   ];
   if (meta.answering && meta.chatModel && meta.decisionModel) {
     const requested = { chat_model: meta.chatModel, decision_model: meta.decisionModel };

@@ -342,15 +342,13 @@ export async function runEngines(options: RunEnginesOptions): Promise<EngineResu
         result.latency_ms.warm = [];
         own.cold = null;
         own.warm = [];
-        await engine.close?.();
-        progress("done", result.status);
-        results.push(result);
-        continue;
+        window = null; // a skip in a warm call: nothing is asked
+      } else {
+        if (!(error instanceof EngineError)) throw error;
+        fail(result.latency_ms.cold === null ? error.message : `warm call: ${error.message}`);
+        result.records.push(...error.records);
+        result.usage_all_calls.calls += error.records.length;
       }
-      if (!(error instanceof EngineError)) throw error;
-      fail(result.latency_ms.cold === null ? error.message : `warm call: ${error.message}`);
-      result.records.push(...error.records);
-      result.usage_all_calls.calls += error.records.length;
     }
     if (window !== null && askQa && options.chat !== undefined) {
       progress("qa");
@@ -397,14 +395,15 @@ export async function runEngines(options: RunEnginesOptions): Promise<EngineResu
       }
     }
     await coldRecall?.close();
-    // The worker's hello and start-up and the timing note; then the engine's worker ends.
-    const worker = engine.worker?.() ?? null;
+    // The worker's hello and start-up and the timing note (none for a skip); then the engine's worker ends.
+    const skipped = result.status === "skipped";
+    const worker = skipped ? null : engine.worker?.() ?? null;
     if (worker !== null) {
       const { startup_ms, ...hello } = worker;
       result.startup_ms = startup_ms;
       result.worker = hello;
     }
-    if (result.timing === "one-shot") result.timing_note = ONE_SHOT_NOTE;
+    if (result.timing === "one-shot" && !skipped) result.timing_note = ONE_SHOT_NOTE;
     await engine.close?.();
     progress("done", result.status);
     results.push(result);

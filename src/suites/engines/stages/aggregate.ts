@@ -21,8 +21,6 @@ export function engineInputKey(name: string, budget: string, sample?: number): s
   return sample === undefined ? `engine:${budget}:${name}` : `engine:s${sample}:${budget}:${name}`;
 }
 
-export type { MeasuredEngine } from "./engine.ts";
-
 /** The `engines-aggregate` stage. */
 export const enginesAggregateStage = defineStage({
   name: "engines-aggregate",

@@ -9,7 +9,7 @@ import { defineStage } from "../../../pipeline/stage.ts";
 import { enginesReportHtml } from "../report_html.ts";
 import { engineLabel, enginesReportMarkdown } from "../report.ts";
 import type { EngineResult } from "../run.ts";
-import type { MeasuredEngine } from "./aggregate.ts";
+import type { MeasuredEngine } from "./engine.ts";
 import { enginesStats } from "../stats.ts";
 import { locomoStats } from "../locomo_report.ts";
 import { finiteOrNull } from "../../../analysis/format.ts";
