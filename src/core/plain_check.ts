@@ -162,8 +162,7 @@ class Compiler {
     return this.fn(() =>
       [
         "if (!isJsonObject(v) || Object.getOwnPropertySymbols(v).length > 0) return false;",
-        "const keys = Object.keys(v);",
-        "if (Object.getOwnPropertyNames(v).length !== keys.length) return false; // zod reads non-enumerable keys too",
+        "const keys = Object.getOwnPropertyNames(v); // zod reads the non-enumerable ones too",
         "for (let i = 0; i < keys.length; i++) {",
         `  const k = keys[i], e = v[k];`,
         `  if (k === "__proto__" || !(${key}) || !(${this.expr(def.valueType!, "e")})) return false;`,

@@ -957,54 +957,15 @@ export async function answerStage(
 type RowParams = Record<string, string> & { generation: number; answer_index: number };
 const RowAnswerSchema = StoredAnswerSchema.nullable();
 
-function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && Object.getPrototypeOf(value) === Object.prototype;
-}
-
-const isInt = (value: unknown) => typeof value === "number" && Number.isSafeInteger(value);
-
 /**
- * A row's stored answer and status (outputs this program wrote) as their schemas parse them, without zod's
- * general parser: one-sided, a value only when the schemas accept both (null leaves both to the schemas).
+ * A row's stored answer and status (outputs this program wrote) taken as read when the derived checks accept
+ * both, as the schemas would parse them member for member (null leaves both to the schemas).
  */
 export function plainAnswerRow(
   answer: unknown,
   status: unknown,
 ): { answer: StoredAnswer | null; status: AnswerStatus } | null {
-  if (!isPlainObject(status) || typeof status.node !== "string") return null;
-  const state = status.status;
-  if ((state !== "ok" && state !== "invalid") || !isPlainObject(status.params)) return null;
-  if (
-    (status.reason !== null && typeof status.reason !== "string") || Object.hasOwn(status.params, "__proto__")
-  ) {
-    return null;
-  }
-  const checked: AnswerStatus = {
-    node: status.node,
-    status: state,
-    reason: status.reason,
-    params: { ...status.params },
-  };
-  if (answer === null) return { answer, status: checked };
-  if (!isPlainObject(answer) || typeof answer.content !== "string" || !isPlainObject(answer.usage)) {
-    return null;
-  }
-  if (typeof answer.model !== "string" || typeof answer.finish_reason !== "string") return null;
-  const { prompt_tokens, completion_tokens, total_tokens } = answer.usage;
-  if (!isInt(prompt_tokens) || !isInt(completion_tokens) || !isInt(total_tokens)) return null;
-  return {
-    answer: {
-      content: answer.content,
-      usage: {
-        prompt_tokens: prompt_tokens as number,
-        completion_tokens: completion_tokens as number,
-        total_tokens: total_tokens as number,
-      },
-      model: answer.model,
-      finish_reason: answer.finish_reason,
-    },
-    status: checked,
-  };
+  return isPlainAnswer(answer) && isPlainAnswerStatus(status) ? { answer, status } : null;
 }
 
 /**
