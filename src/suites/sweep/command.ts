@@ -14,7 +14,6 @@ import { DEFAULT_SWEEP_RUN, runSweep } from "./run_suite.ts";
 import { assertSandboxAvailable } from "./sandbox.ts";
 import type { Shard } from "../../pipeline/shard.ts";
 import { assertFrozenProtocol, assertNoFailedCompression } from "../../pipeline/frozen_check.ts";
-import type { FrozenRun } from "../../pipeline/frozen_run.ts";
 import type { SweepRunOptions } from "./run_options.ts";
 import { sweepRankStage, sweepSummaryStage } from "./stages/compress.ts";
 
@@ -100,10 +99,29 @@ export async function sweepRunCommand(
     // Outside engine methods reach the chat model only through the loopback endpoint, a token per call.
     endpoint: (runOptions.engines?.length ?? 0) > 0,
     sources: { ...fixture.sources },
-    async prepare({ frozen, checkOnly, counter, models }) {
+    prepare({ frozen, checkOnly, counter, models }) {
+      // Refused (exit 2, before anything is written) when the run could not reuse the frozen run exactly.
       if (frozen && !checkOnly) {
-        const ours = { tokenizerHash: counter.hash, fixtureHash: fixture.hash, models: models.description };
-        await assertSweepFrozen(frozen, { ...ours, options: runOptions });
+        const p = (frozen.manifest.protocol ?? {}) as Partial<SweepRunOptions> & {
+          fixture?: string;
+          models?: { chat_model?: string; decision_model?: string };
+        };
+        const o = runOptions;
+        const { chat_model, decision_model } = models.description;
+        assertFrozenProtocol(frozen, [
+          { option: "--trajectory (fixture sha256)", ours: fixture.hash, frozen: p.fixture },
+          { option: "--summary-allowance", ours: o.summaryAllowance, frozen: p.summaryAllowance },
+          { option: "--reserve", ours: o.reserve, frozen: p.reserve },
+          { option: "--compressions", ours: o.compressions, frozen: p.compressions },
+          { option: "--tokenizer (hash)", ours: counter.hash, frozen: frozen.manifest.tokenizer?.hash },
+          { option: "chat model (--model)", ours: chat_model, frozen: p.models?.chat_model },
+          { option: "summary retries", ours: o.summaryRetries, frozen: p.summaryRetries },
+          { option: "decision model", ours: decision_model, frozen: p.models?.decision_model },
+        ]);
+        assertNoFailedCompression(
+          frozen,
+          (node) => node.stage === sweepSummaryStage.name || node.stage === sweepRankStage.name,
+        );
       }
       return {
         protocol: { suite: "sweep", ...runOptions, fixture: fixture.hash, models: models.description },
@@ -133,35 +151,4 @@ export async function sweepRunCommand(
     },
   });
   return finished.path;
-}
-
-/** What this run would put into its compression keys. */
-export interface SweepFrozenInputs {
-  options: SweepRunOptions;
-  models: { chat_model: string; decision_model: string };
-  tokenizerHash: string;
-  fixtureHash: string;
-}
-
-/** Refuses (exit 2, before anything is written) a sweep run that could not reuse the frozen run exactly. */
-export function assertSweepFrozen(frozen: FrozenRun, ours: SweepFrozenInputs): void {
-  const p = (frozen.manifest.protocol ?? {}) as Partial<SweepRunOptions> & {
-    fixture?: string;
-    models?: { chat_model?: string; decision_model?: string };
-  };
-  const o = ours.options;
-  assertFrozenProtocol(frozen, [
-    { option: "--trajectory (fixture sha256)", ours: ours.fixtureHash, frozen: p.fixture },
-    { option: "--summary-allowance", ours: o.summaryAllowance, frozen: p.summaryAllowance },
-    { option: "--reserve", ours: o.reserve, frozen: p.reserve },
-    { option: "--compressions", ours: o.compressions, frozen: p.compressions },
-    { option: "--tokenizer (hash)", ours: ours.tokenizerHash, frozen: frozen.manifest.tokenizer?.hash },
-    { option: "chat model (--model)", ours: ours.models.chat_model, frozen: p.models?.chat_model },
-    { option: "summary retries", ours: o.summaryRetries, frozen: p.summaryRetries },
-    { option: "decision model", ours: ours.models.decision_model, frozen: p.models?.decision_model },
-  ]);
-  assertNoFailedCompression(
-    frozen,
-    (node) => node.stage === sweepSummaryStage.name || node.stage === sweepRankStage.name,
-  );
 }

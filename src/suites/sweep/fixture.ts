@@ -384,20 +384,3 @@ export function factProblems(fixture: SweepFixture, label: string): string[] {
   }
   return problems;
 }
-
-/** A compact, JSON-ready description of a loaded fixture (for protocol.json and reports). */
-export function sweepFixtureSummary(fixture: SweepFixture) {
-  return {
-    name: fixture.name,
-    hash: fixture.hash,
-    messages: fixture.trajectory.length,
-    units: fixture.units.map((unit) => ({
-      id: unit.id,
-      message_index: unit.message_index,
-      tool_call_id: unit.tool_call_id,
-      chars: unit.end - unit.start,
-    })),
-    facts: fixture.facts.map((fact) => ({ ...fact })),
-    repair_signature: fixture.repairSignature,
-  };
-}
