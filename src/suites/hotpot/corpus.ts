@@ -11,6 +11,7 @@ import { ChatMessageSchema } from "../../models/messages.ts";
 import { type CorpusIndex, indexCorpus, questionAt } from "./corpus_index.ts";
 import type { Span } from "../../core/json_spans.ts";
 import { ownRecord } from "../../core/own_record.ts";
+import { plainCheck } from "../../core/plain_check.ts";
 
 /** Format tag of corpus files. */
 export const CORPUS_FORMAT = "compaction-bench/hotpot-corpus@1";
@@ -34,79 +35,11 @@ export const CorpusQuestionSchema = z.object({
 });
 export type CorpusQuestion = z.infer<typeof CorpusQuestionSchema>;
 
-/** A record's keys are all in `allowed`, and `required`'s are there. */
-function hasKeys(
-  record: Record<string, unknown>,
-  allowed: ReadonlySet<string>,
-  required: readonly string[],
-): boolean {
-  for (const key in record) if (!allowed.has(key)) return false;
-  return required.every((key) => Object.hasOwn(record, key));
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
-}
-
-/** Whether every element of `value`, a dense array, passes `each`. */
-function isArrayOf(value: unknown, each: (item: unknown) => boolean): boolean {
-  if (!Array.isArray(value)) return false;
-  for (let i = 0; i < value.length; i++) if (!(i in value) || !each(value[i])) return false;
-  return true;
-}
-
-const isString = (value: unknown) => typeof value === "string";
-const isNonEmptyString = (value: unknown) => typeof value === "string" && value.length > 0;
-const ARTICLE_KEYS = new Set(["title", "sentences"]);
-const MESSAGE_KEYS = new Set(["role", "content", "tool_calls", "tool_call_id", "name"]);
-const MESSAGE_ROLES = new Set(["system", "user", "assistant", "tool"]);
-const TOOL_CALL_KEYS = new Set(["id", "type", "function"]);
-const PROMPT_KEYS = new Set(["text", "sha256"]);
-const FUNCTION_KEYS = new Set(["name", "arguments"]);
-const QUESTION_KEYS = new Set(Object.keys(CorpusQuestionSchema.shape));
-const QUESTION_REQUIRED = ["id", "type", "level", "question", "context", "collection", "valid", "trajectory"];
-const COLLECTION_MODES = new Set<unknown>(CollectionModeSchema.options);
-
-function isPlainToolCall(call: unknown): boolean {
-  if (!isRecord(call) || !hasKeys(call, TOOL_CALL_KEYS, ["id", "type", "function"])) return false;
-  const fn = call.function;
-  return isNonEmptyString(call.id) && call.type === "function" && isRecord(fn) &&
-    hasKeys(fn, FUNCTION_KEYS, ["name", "arguments"]) && isNonEmptyString(fn.name) && isString(fn.arguments);
-}
-
-function isPlainMessage(message: unknown): boolean {
-  if (!isRecord(message) || !hasKeys(message, MESSAGE_KEYS, ["role", "content"])) return false;
-  return MESSAGE_ROLES.has(message.role as string) &&
-    (message.content === null || isString(message.content)) &&
-    (message.tool_calls === undefined || isArrayOf(message.tool_calls, isPlainToolCall)) &&
-    (message.tool_call_id === undefined || isString(message.tool_call_id)) &&
-    (message.name === undefined || isString(message.name));
-}
-
-function isPlainArticle(article: unknown): boolean {
-  return isRecord(article) && hasKeys(article, ARTICLE_KEYS, ["title", "sentences"]) &&
-    isString(article.title) && isArrayOf(article.sentences, isString);
-}
-
 /**
- * True only when {@link CorpusQuestionSchema} accepts `value` and gives it back member for member (no member
- * it would drop): the check then takes the value as read, without zod's general parser. A no leaves the
- * decision to the schema.
+ * True only when {@link CorpusQuestionSchema} accepts `value` and gives it back member for member: the check
+ * then takes the value as read, without zod's general parser. A no leaves the decision to the schema.
  */
-export function isPlainCorpusQuestion(value: unknown): value is CorpusQuestion {
-  if (!isRecord(value) || !hasKeys(value, QUESTION_KEYS, QUESTION_REQUIRED)) return false;
-  const prompt = value.system_prompt;
-  return isString(value.id) && (value.type === "bridge" || value.type === "comparison") &&
-    isString(value.level) && isString(value.question) && isArrayOf(value.context, isPlainArticle) &&
-    COLLECTION_MODES.has(value.collection) && typeof value.valid === "boolean" &&
-    (value.reason === undefined || isString(value.reason)) &&
-    (prompt === undefined || prompt === null ||
-      (isRecord(prompt) && hasKeys(prompt, PROMPT_KEYS, ["text", "sha256"]) && isString(prompt.text) &&
-        isString(prompt.sha256))) &&
-    (value.files_unchanged === undefined || value.files_unchanged === "verified" ||
-      value.files_unchanged === "not verifiable") &&
-    isArrayOf(value.trajectory, isPlainMessage);
-}
+export const isPlainCorpusQuestion = plainCheck(CorpusQuestionSchema);
 
 /** The gold labels of one question. */
 export const CorpusGoldSchema = z.object({
