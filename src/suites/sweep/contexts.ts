@@ -99,11 +99,12 @@ export function fullSweepContext(trajectory: readonly ChatMessage[], followUp: s
 
 const COMPACTED = "Your earlier tool calls and their results were compacted to fit the context.";
 
-function head(trajectory: readonly ChatMessage[]): ChatMessage[] {
+/** The system prompt and the task, the compacted history `content`, the follow-up. */
+function framed(trajectory: readonly ChatMessage[], content: string, followUp: string): ChatMessage[] {
   const system = trajectory.find((m) => m.role === "system");
   const task = trajectory.find((m) => m.role === "user");
   if (!system || !task) throw new Error("a sweep trajectory needs a system prompt and a user task");
-  return [system, task];
+  return [system, task, { role: "user", content }, { role: "user", content: followUp }];
 }
 
 function evidence(kept: readonly GenericUnit[]): string {
@@ -120,10 +121,7 @@ export function summarySweepContext(
 ): ChatMessage[] {
   const parts = [COMPACTED, `Summary of the investigation so far:\n<summary>\n${summary}\n</summary>`];
   if (kept.length > 0) parts.push(evidence(kept));
-  return [...head(trajectory), { role: "user", content: parts.join("\n\n") }, {
-    role: "user",
-    content: followUp,
-  }];
+  return framed(trajectory, parts.join("\n\n"), followUp);
 }
 
 /** A declared method's context: with a summary exactly {@link summarySweepContext}, else the kept units. */
@@ -135,8 +133,5 @@ export function compactedSweepContext(
 ): ChatMessage[] {
   if (summary !== "") return summarySweepContext(trajectory, summary, kept, followUp);
   const body = kept.length > 0 ? evidence(kept) : "(No evidence was kept.)";
-  return [...head(trajectory), { role: "user", content: `${COMPACTED}\n\n${body}` }, {
-    role: "user",
-    content: followUp,
-  }];
+  return framed(trajectory, `${COMPACTED}\n\n${body}`, followUp);
 }

@@ -4,7 +4,7 @@
  * `protocol.json`, and the completion of a run merged from its shards ({@link runSweep} replayed over them).
  * @module
  */
-import type { Suite, SuiteRederivation } from "../suite.ts";
+import type { Suite } from "../suite.ts";
 import { sweepEngineStage, sweepRankStage, sweepSummaryStage } from "./stages/compress.ts";
 import { sweepTrajectoryStage } from "./stages/compress.ts";
 import { SWEEP_METRICS, type SweepKindAggregate, sweepMetricsIn, sweepRowValue } from "./aggregate.ts";
@@ -12,7 +12,6 @@ import { sweepAnswerStage, sweepContextStage } from "./stages/context.ts";
 import { sweepAggregateStage, sweepCeilingsStage, sweepScoreStage } from "./stages/aggregate.ts";
 import { sweepReportStage } from "./stages/report.ts";
 import { parseJson } from "../../core/json_read.ts";
-import type { Manifest, Node } from "../../store/manifest.ts";
 import { canonicalJson } from "../../store/canonical.ts";
 import { ownUsage, sameUsage } from "../answering_check.ts";
 import { type SweepFixture, sweepFixtureFromSources } from "./fixture.ts";
@@ -56,59 +55,6 @@ export function sweepProtocolJson(
     },
   };
 }
-
-/** `sweep run` shards: the sweep replayed over the merged run publishes its files before the run is sealed. */
-export const SWEEP_MERGE = answerMerge(
-  { aggregate: sweepAggregateStage, ceilings: sweepCeilingsStage, report: sweepReportStage },
-  async (run, context, counter, analysis) => {
-    const { models: description, fixture: fixtureHash, suite: _suite, ...options } = run.header.protocol as
-      & SweepRunOptions
-      & { models: ModelSetup["description"]; fixture: string; suite: string };
-    const fixture = await sweepFixtureFromSources(run.header.sources, run.store, "the shards");
-    if (fixture.hash !== fixtureHash) {
-      throw new UsageError(`merge: the shards' trajectory source is not the fixture their protocol names`);
-    }
-    const outcome = await runSweep(context, fixture, options, replayModels(description), counter, analysis);
-    return { files: outcome.files, protocol: sweepProtocolJson(options, description, counter, fixture) };
-  },
-);
-
-/** The compression usage a sweep node records: the sum of every summary, ranking and engine node's. */
-function compressionUsageProblems(manifest: Manifest): { node: Node; message: string }[] {
-  const out: { node: Node; message: string }[] = [];
-  const nodes = manifest.nodes;
-  const total = ownUsage(
-    nodes.filter((n) =>
-      [sweepSummaryStage.name, sweepRankStage.name, sweepEngineStage.name].includes(n.stage)
-    ),
-  );
-  for (const node of nodes) {
-    const recorded = (node.params as { compression_usage?: unknown }).compression_usage;
-    if (recorded === undefined || !node.stage.startsWith("sweep-")) continue;
-    if (!sameUsage(recorded, total)) {
-      out.push({
-        node,
-        message: `compression_usage ${canonicalJson(recorded)} is not the sum of the summary, ranking and ` +
-          `engine nodes' usage ${canonicalJson(total)}`,
-      });
-    }
-  }
-  return out;
-}
-
-/** `sweep run`. */
-export const SWEEP_REDERIVATION: SuiteRederivation = {
-  async environment(manifest, store) {
-    const fixture = manifest.sources["trajectory"]
-      ? await sweepFixtureFromSources(manifest.sources, store, "the run")
-      : undefined;
-    return { fixture };
-  },
-  compressionStages: [sweepSummaryStage, sweepRankStage],
-  answerStages: [sweepAnswerStage],
-  usageProblems: compressionUsageProblems,
-  answering: { aggregate: sweepAggregateStage.name, answers: sweepAnswerStage.name },
-};
 
 const SweepRows = z.array(
   z.object({
@@ -161,8 +107,47 @@ export const SWEEP_SUITE: Suite = {
   aggregate: sweepAggregateStage,
   report: sweepReportStage,
   compareUnits: SWEEP_COMPARE_UNITS,
-  rederive: SWEEP_REDERIVATION,
-  merge: SWEEP_MERGE,
+  rederive: {
+    async environment(manifest, store) {
+      const fixture = manifest.sources["trajectory"]
+        ? await sweepFixtureFromSources(manifest.sources, store, "the run")
+        : undefined;
+      return { fixture };
+    },
+    compressionStages: [sweepSummaryStage, sweepRankStage],
+    answerStages: [sweepAnswerStage],
+    // The compression usage a sweep node records: the sum of every summary, ranking and engine node's.
+    usageProblems(manifest) {
+      const compression = [sweepSummaryStage.name, sweepRankStage.name, sweepEngineStage.name];
+      const total = ownUsage(manifest.nodes.filter((n) => compression.includes(n.stage)));
+      return manifest.nodes.flatMap((node) => {
+        const recorded = (node.params as { compression_usage?: unknown }).compression_usage;
+        if (recorded === undefined || !node.stage.startsWith("sweep-") || sameUsage(recorded, total)) {
+          return [];
+        }
+        const message =
+          `compression_usage ${canonicalJson(recorded)} is not the sum of the summary, ranking ` +
+          `and engine nodes' usage ${canonicalJson(total)}`;
+        return [{ node, message }];
+      });
+    },
+    answering: { aggregate: sweepAggregateStage.name, answers: sweepAnswerStage.name },
+  },
+  // Shards: the sweep replayed over the merged run publishes its files before the run is sealed.
+  merge: answerMerge(
+    { aggregate: sweepAggregateStage, ceilings: sweepCeilingsStage, report: sweepReportStage },
+    async (run, context, counter, analysis) => {
+      const { models: description, fixture: fixtureHash, suite: _suite, ...options } = run.header.protocol as
+        & SweepRunOptions
+        & { models: ModelSetup["description"]; fixture: string; suite: string };
+      const fixture = await sweepFixtureFromSources(run.header.sources, run.store, "the shards");
+      if (fixture.hash !== fixtureHash) {
+        throw new UsageError(`merge: the shards' trajectory source is not the fixture their protocol names`);
+      }
+      const outcome = await runSweep(context, fixture, options, replayModels(description), counter, analysis);
+      return { files: outcome.files, protocol: sweepProtocolJson(options, description, counter, fixture) };
+    },
+  ),
   metrics: SWEEP_METRICS,
   compareMetrics: ({ aggregate }) =>
     new Map((aggregate as SweepKindAggregate[]).map((r) => [

@@ -49,10 +49,7 @@ export const sweepTrajectoryStage = defineStage({
   provider: false,
   run({ params, env }: { params: { fixture: string }; env: SweepStageEnv }) {
     checkSweepEnv(env, params);
-    const units = renderedUnits(env.fixture.trajectory, env.fixture.units);
-    return Promise.resolve({
-      outputs: { units: units.map((u) => ({ id: u.id, position: u.position, text: u.text })) },
-    });
+    return Promise.resolve({ outputs: { units: renderedUnits(env.fixture.trajectory, env.fixture.units) } });
   },
 });
 
