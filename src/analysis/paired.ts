@@ -64,17 +64,16 @@ export function signFlipPValue(
   const nonZero = Float64Array.from(Array.from(differences).filter((d) => d !== 0));
   const k = nonZero.length;
   if (k === 0) return { p: 1, method: "exact" };
-  let observed = 0;
-  for (let i = 0; i < k; i++) observed += nonZero[i];
-  observed = Math.abs(observed);
+  let sum = 0;
+  for (let i = 0; i < k; i++) sum += nonZero[i];
+  const observed = Math.abs(sum);
   // Sums stand in for means (same n); a relative tolerance keeps ties with the observed value counted.
   const tol = 1e-9 * Math.max(1, observed);
   if (k <= EXACT_LIMIT) {
     // Gray-code order: each next sign vector flips one sign, so each sum is one update of the previous.
     const total = 2 ** k;
     const negative = new Uint8Array(k);
-    let s = 0;
-    for (let i = 0; i < k; i++) s += nonZero[i];
+    let s = sum;
     let hits = Math.abs(s) >= observed - tol ? 1 : 0;
     for (let step = 1; step < total; step++) {
       const j = 31 - Math.clz32(step & -step);

@@ -4,6 +4,7 @@
  */
 import { z } from "zod";
 import { UsageError } from "../errors.ts";
+import { formatPath } from "../tokens/config.ts";
 
 /** Per-field bounds of a HotpotQA record (far above any real one); past one, it is refused naming the field. */
 export const RECORD_LIMITS = {
@@ -41,20 +42,10 @@ export const HotpotRecordSchema = z.object({
 });
 export type HotpotRecord = z.infer<typeof HotpotRecordSchema>;
 
-/** Formats a zod issue path as `context[2].sentences[1]`. */
-export function formatIssuePath(path: readonly PropertyKey[]): string {
-  let out = "";
-  for (const key of path) {
-    if (typeof key === "number") out += `[${key}]`;
-    else out += out === "" ? String(key) : `.${String(key)}`;
-  }
-  return out === "" ? "(record)" : out;
-}
-
 /** Validates `value` against `schema`, or throws a {@link UsageError} `"<where>: field <path>: <issue>"`. */
 export function parseField<S extends z.ZodType>(schema: S, value: unknown, where: string): z.infer<S> {
   const result = schema.safeParse(value);
   if (result.success) return result.data;
   const issue = result.error.issues[0];
-  throw new UsageError(`${where}: field ${formatIssuePath(issue.path)}: ${issue.message}`);
+  throw new UsageError(`${where}: field ${formatPath("", issue.path, "(record)")}: ${issue.message}`);
 }

@@ -348,11 +348,6 @@ function labelLayout(label: string, band: number): { lines: string[]; size: numb
   };
 }
 
-/** How many lines the longest of `labels` takes in a band `band` pixels wide. */
-function labelLineCount(labels: readonly string[], band: number): number {
-  return Math.max(1, ...labels.map((label) => labelLayout(label, band).lines.length));
-}
-
 function categoryLabels(
   labels: readonly string[],
   centers: readonly number[],
@@ -416,8 +411,12 @@ export function barChart(options: BarChartOptions): Html {
   const key = legend(legendSeries, refs, 66, 22, false, width - 8);
   const noteRoom = options.notes?.some((n) => n) ? 14 : 0;
   // Room for the label lines after the first when a category label wraps (the band is known from the width).
-  const labelRoom = 14 *
-    (labelLineCount(options.categories, (width - 16 - 66) / Math.max(1, options.categories.length)) - 1);
+  const labelBand = (width - 16 - 66) / Math.max(1, options.categories.length);
+  const labelLines = Math.max(
+    1,
+    ...options.categories.map((label) => labelLayout(label, labelBand).lines.length),
+  );
+  const labelRoom = 14 * (labelLines - 1);
   const box: Box = {
     left: 66,
     right: width - 16,

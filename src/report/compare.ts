@@ -149,8 +149,9 @@ export function comparisonModelLines(
 ): string[] {
   const lines: string[] = [];
   for (const [side, run] of [["A", comparison.a], ["B", comparison.b]] as const) {
-    const requested = requestedOf(run.models);
-    if (requested === null) continue;
+    const m = run.models as { chat_model?: unknown; decision_model?: unknown } | null;
+    if (typeof m?.chat_model !== "string" || typeof m?.decision_model !== "string") continue;
+    const requested = { chat_model: m.chat_model, decision_model: m.decision_model };
     const fact = run.answering === null
       ? `chat ${code(requested.chat_model)}, decision ${
         code(requested.decision_model)
@@ -166,12 +167,6 @@ export function comparisonModelLines(
     lines.push("The runs were answered by different models: their differences include the models'.");
   }
   return lines;
-}
-
-function requestedOf(models: unknown): { chat_model: string; decision_model: string } | null {
-  const m = models as { chat_model?: unknown; decision_model?: unknown } | null;
-  if (typeof m?.chat_model !== "string" || typeof m?.decision_model !== "string") return null;
-  return { chat_model: m.chat_model, decision_model: m.decision_model };
 }
 
 /** `text` without a negative zero: `-0.0` (a tiny negative rounded) reads `0.0`. */

@@ -82,14 +82,6 @@ function packContext(t: StringTable, messages: readonly ChatMessage[]): unknown 
   });
 }
 
-function packFilters(t: StringTable, filters: readonly ExplorerFilter[]): unknown {
-  return filters.map((f) => ({
-    id: f.id,
-    label: t.id(f.label),
-    options: f.options.map((o) => [t.id(o.value), t.id(o.label)]),
-  }));
-}
-
 function packItem(t: StringTable, item: ExplorerItem): unknown {
   const ids = (texts: readonly string[]) => texts.map((x) => t.id(x));
   return {
@@ -109,12 +101,9 @@ function packItem(t: StringTable, item: ExplorerItem): unknown {
 
 /** The compact JSON form of the data (string indices instead of texts). */
 export function packExplorer(data: ExplorerData): unknown {
-  const t = new StringTable();
-  const contexts = data.contexts.map((messages) => packContext(t, messages));
-  const title = t.id(data.title);
-  const item = t.id(data.itemName);
-  const filters = packFilters(t, data.filters);
-  return { title, item, filters, items: data.items.map((i) => packItem(t, i)), contexts, strings: t.list };
+  const packer = new ExplorerPacker();
+  for (const messages of data.contexts) packer.addContext(messages);
+  return packer.finish(data.title, data.itemName, data.filters, data.items).packed;
 }
 
 /** Explorer data already packed (see {@link ExplorerPacker}). */
@@ -139,16 +128,25 @@ export class ExplorerPacker {
     this.#items.push(packItem(this.#t, item));
   }
 
-  finish(title: string, itemName: string, filters: readonly ExplorerFilter[]): PackedExplorer {
+  /** The packed explorer; `items` not added yet are packed after the title and filters. */
+  finish(
+    title: string,
+    itemName: string,
+    filters: readonly ExplorerFilter[],
+    items: readonly ExplorerItem[] = [],
+  ): PackedExplorer {
     const t = this.#t;
-    const packed = {
+    const head = {
       title: t.id(title),
       item: t.id(itemName),
-      filters: packFilters(t, filters),
-      items: this.#items,
-      contexts: this.#contexts,
-      strings: t.list,
+      filters: filters.map((f) => ({
+        id: f.id,
+        label: t.id(f.label),
+        options: f.options.map((o) => [t.id(o.value), t.id(o.label)]),
+      })),
     };
+    for (const item of items) this.addItem(item);
+    const packed = { ...head, items: this.#items, contexts: this.#contexts, strings: t.list };
     return { itemName, itemCount: this.#items.length, packed };
   }
 }

@@ -131,11 +131,12 @@ export function formatIssues(issues: readonly z.core.$ZodIssue[], prefix = ""): 
   return issues.map((issue) => `${formatPath(prefix, issue.path)}: ${issue.message}`).join("; ");
 }
 
-export function formatPath(prefix: string, path: readonly PropertyKey[]): string {
+/** A zod issue path after `prefix` as `context[2].sentences[1]`; `empty` when both are empty. */
+export function formatPath(prefix: string, path: readonly PropertyKey[], empty = "(top level)"): string {
   let out = prefix;
   for (const key of path) {
     if (typeof key === "number") out += `[${key}]`;
     else out += out === "" ? String(key) : `.${String(key)}`;
   }
-  return out === "" ? "(top level)" : out;
+  return out === "" ? empty : out;
 }
