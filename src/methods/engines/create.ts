@@ -32,11 +32,9 @@ function competitor(spec: string, deps: EngineDeps, given: string): ContextEngin
   const argv = ["python3", assetPath(script)];
   if (deps.hermesDir !== undefined && spec !== "lean-ctx") argv.push("--hermes", deps.hermesDir);
   if (deps.chat !== undefined && spec !== "lean-ctx") argv.push("--model", deps.chat.model);
-  const env: Record<string, string> = {};
-  for (const variable of own) {
-    const value = Deno.env.get(variable);
-    if (value !== undefined) env[variable] = value;
-  }
+  const env: Record<string, string> = Object.fromEntries(
+    own.filter((variable) => Deno.env.has(variable)).map((variable) => [variable, Deno.env.get(variable)!]),
+  );
   // The adapters speak the worker protocol (adapters/outside_engine_io.py): one process for the engine's calls.
   const engine = createWorkerEngine(argv.join(" "), {
     probe: false,

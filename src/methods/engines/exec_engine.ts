@@ -54,12 +54,8 @@ export function execCommand(prefix: string, command: string, options: ExecEngine
 
 /** The environment of an outside engine: PATH, HOME, LANG and TMPDIR of this process when set, then `extra`. */
 export function minimalEngineEnv(extra: Readonly<Record<string, string>> = {}): Record<string, string> {
-  const env: Record<string, string> = {};
-  for (const name of ["PATH", "HOME", "LANG", "TMPDIR"]) {
-    const value = Deno.env.get(name);
-    if (value !== undefined) env[name] = value;
-  }
-  return { ...env, ...extra };
+  const names = ["PATH", "HOME", "LANG", "TMPDIR"].filter((name) => Deno.env.has(name));
+  return { ...Object.fromEntries(names.map((name) => [name, Deno.env.get(name)!])), ...extra };
 }
 
 /** Options of {@link createExecEngine}. */

@@ -10,6 +10,7 @@ import type { CallRecord, ChatModel } from "../../models/types.ts";
 import type { Needle } from "../../data/transcripts/types.ts";
 import { normalizeAnswer } from "../scoring.ts";
 import { declines, locomoF1, NOT_IN_CONTEXT } from "./locomo_f1.ts";
+import { addUsage } from "../../core/usage.ts";
 
 /** Verbatim needle recall over a window. */
 export interface NeedleRecall {
@@ -199,9 +200,7 @@ export async function qaRecallWith(
   };
   for (const { item, result } of results) {
     out.records.push(...result.records);
-    out.usage.calls += result.usage.calls;
-    out.usage.input_tokens += result.usage.input_tokens;
-    out.usage.output_tokens += result.usage.output_tokens;
+    addUsage(out.usage, result.usage);
     const type = item.type !== undefined ? { type: item.type } : {};
     // A LoCoMo adversarial question expects one "fact": a decline.
     const adversarial = item.locomo?.category === 5;

@@ -366,8 +366,8 @@ export async function runEngines(options: RunEnginesOptions): Promise<EngineResu
           ? { locomo: { answer: probe.answer, category: locomoCategory(probe.category) } }
           : {}),
       }));
-      for (const [key, list] of [["qa", items], ["probes", probeItems]] as const) {
-        if (list.length === 0) continue;
+      const lists = ([["qa", items], ["probes", probeItems]] as const).filter(([, list]) => list.length > 0);
+      for (const [key, list] of lists) {
         const { records, ...summary } = await qaRecall(options.chat, window, list);
         result[key] = summary;
         result.records.push(...records);
@@ -376,8 +376,7 @@ export async function runEngines(options: RunEnginesOptions): Promise<EngineResu
       if (coldRecall !== undefined && result.recovery && recoveryRounds > 0) {
         progress("recovery");
         const recovery = result.recovery;
-        for (const [key, list] of [["qa", items], ["probes", probeItems]] as const) {
-          if (list.length === 0) continue;
+        for (const [key, list] of lists) {
           const { records, tool_calls, tool_errors, ...summary } = await recoveryRecall(
             options.chat,
             window,

@@ -139,7 +139,6 @@ export async function runEnginesSuite(
       ...(spec.kind === "context" ? { context_length: spec.tokens } : {}),
     }));
   const budgets = budgetsOf(inputTokens);
-  const budget = budgets[0].budget_tokens;
   progress.note(
     `transcript ${transcript.hash} (${transcript.messages.length} messages, ${inputTokens} tokens)`,
   );
@@ -220,7 +219,7 @@ export async function runEnginesSuite(
         : {}),
       tokenizer: { name: counter.name, hash: counter.hash },
       models: models.description,
-      budget_tokens: budget,
+      budget_tokens: budgets[0].budget_tokens,
       ...(conversations[0] ? { conversations: conversations as ConversationRef[] } : {}),
       repeats: options.repeats,
       ...(options.probes ? { probes_file: basename(options.probes.path) } : {}),
