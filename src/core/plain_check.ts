@@ -80,6 +80,14 @@ class Compiler {
     return out;
   }
 
+  /** `x` is one of `values` (a few strings are compared inline). */
+  oneOf(values: unknown[], x: string): string {
+    if (values.length > 4 || values.some((value) => typeof value !== "string")) {
+      return `${this.ref(new Set(values))}.has(${x})`;
+    }
+    return `(${values.map((value) => `${x} === ${JSON.stringify(value)}`).join(" || ") || "false"})`;
+  }
+
   /** The expression checking `x` (a local name) against `schema`. */
   expr(schema: z.ZodType, x: string): string {
     const def = defOf(schema);
@@ -129,30 +137,23 @@ class Compiler {
   object(def: Def): string {
     const keys = Object.keys(def.shape!);
     if (keys.some((key) => key in Object.prototype)) return this.fn(() => "return false;"); // read via the prototype
-    const strip = def.catchall === undefined || defOf(def.catchall).type === "never"; // drops or refuses others
+    // Strip drops another key and strict refuses it; a catchall checks it.
+    const other = def.catchall === undefined || defOf(def.catchall).type === "never"
+      ? "false"
+      : this.expr(def.catchall, "v[k]");
     return this.fn(() => {
-      const lines = ["if (!isJsonObject(v)) return false;", "let m, n = 0;"];
+      const lines = ["if (!isJsonObject(v)) return false;", "let m;"];
       for (const key of keys) {
         const name = JSON.stringify(key);
-        const absent = defOf(def.shape![key]).type === "optional"
-          ? ""
-          : " else return false; // zod might add it";
         lines.push(`m = v[${name}];`);
-        lines.push(
-          `if (m !== undefined || Object.hasOwn(v, ${name})) { if (!(${
-            this.expr(def.shape![key], "m")
-          })) return false; n++; }${absent}`,
-        );
+        if (defOf(def.shape![key]).type !== "optional") {
+          lines.push(`if (m === undefined && !Object.hasOwn(v, ${name})) return false; // zod might add it`);
+        }
+        lines.push(`if (!(${this.expr(def.shape![key], "m")})) return false;`);
       }
-      if (strip) lines.push("return Object.getOwnPropertyNames(v).length === n; // no other key");
-      else {
-        const known = this.ref(new Set(keys));
-        lines.push(
-          `for (const k in v) if (!${known}.has(k) && !(${this.expr(def.catchall!, "v[k]")})) return false;`,
-        );
-        lines.push("return true;");
-      }
-      return lines.join("\n");
+      const known = keys.map((key) => `k !== ${JSON.stringify(key)}`).join(" && ") || "true";
+      lines.push(`for (const k in v) if (${known} && !(${other})) return false;`);
+      return lines.join("\n") + "\nreturn true;";
     });
   }
 

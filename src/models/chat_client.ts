@@ -24,7 +24,7 @@ import { chatCompletion, type ChatCompletionResponse, chatReply, describeIssues 
 import { ATTEMPT_HEADER, type BackoffOptions, describeError, retryDelayMs, sleep } from "./retry_delay.ts";
 import { currentRequestIdentity, REQUEST_IDENTITY_HEADER } from "./request_identity.ts";
 import { ChatMessageSchema, ToolDefinitionSchema } from "./messages.ts";
-import { isPlainChatRequest } from "./plain_requests.ts";
+import { plainCheck } from "../core/plain_check.ts";
 import type { CallRecord, ChatModel, ChatRequest, ChatResult } from "./types.ts";
 
 /** Default chat model name. */
@@ -73,12 +73,15 @@ interface CallCounters {
 
 type CallInit = RequestInit & { [CALL_KEY]?: CallCounters };
 
-/** What {@link OpenAIChatClient.complete} accepts as a request (plain_requests.ts accepts its usual case first). */
+/** What {@link OpenAIChatClient.complete} accepts as a request ({@link isPlainChatRequest} accepts its usual case first). */
 export const ChatRequestSchema = z.object({
   messages: z.array(ChatMessageSchema).min(1),
   max_tokens: z.number().int().positive().optional(),
   tools: z.array(ToolDefinitionSchema).optional(),
 });
+
+/** Fast one-sided check of a chat request, derived from its schema (core/plain_check.ts). */
+export const isPlainChatRequest = plainCheck(ChatRequestSchema);
 
 /** A {@link ChatModel} over the `openai` SDK; see the module documentation. */
 export class OpenAIChatClient implements ChatModel {

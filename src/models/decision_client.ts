@@ -19,7 +19,7 @@ import {
   systemOneBody,
 } from "./decision_batches.ts";
 import { endpointLimit } from "./endpoint_limit.ts";
-import { isPlainQuestionList, plainSystemOneResponse } from "./plain_requests.ts";
+import { plainCheck } from "../core/plain_check.ts";
 import { ATTEMPT_HEADER, retryAfterMs, retryDelayMs, sleep } from "./retry_delay.ts";
 import { identityHeader } from "./request_identity.ts";
 import type { CallRecord, DecisionModel, DecisionResult, NoulQuestion } from "./types.ts";
@@ -59,14 +59,19 @@ export const SystemOneResponseSchema = z.object({
   }),
 });
 
-/** What {@link SystemOneClient.ask} accepts as questions (plain_requests.ts accepts its usual case first). */
+/** What {@link SystemOneClient.ask} accepts as questions ({@link isPlainQuestionList} accepts its usual case first). */
 export const NoulQuestionsSchema = z.array(
   z.object({ type: z.literal("noul"), instructions: z.string(), criteria: z.string().optional() }),
 );
 
+/** Fast one-sided check of a question list, derived from its schema (core/plain_check.ts). */
+export const isPlainQuestionList = plainCheck(NoulQuestionsSchema);
+/** Fast one-sided check of a System One reply: the usual one is taken as read. */
+export const isPlainSystemOneResponse = plainCheck(SystemOneResponseSchema);
+
 /** The outcome of a System One reply to `asked` questions, or why it is not one (the client retries it). */
 export function systemOneReply(json: unknown, asked: number): BatchOutcome {
-  let reply: z.infer<typeof SystemOneResponseSchema> | null = plainSystemOneResponse(json);
+  let reply = isPlainSystemOneResponse(json) ? json : null;
   if (reply === null) {
     const parsed = SystemOneResponseSchema.safeParse(json);
     if (!parsed.success) {

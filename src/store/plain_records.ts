@@ -1,6 +1,6 @@
 /**
  * Fast acceptance of the usual shapes of a run's records (a manifest node, a journal line) for `verify` and
- * resume, which read thousands. One-sided, as src/models/plain_requests.ts: yes only for a value its zod schema
+ * resume, which read thousands. One-sided, as src/core/plain_check.ts: yes only for a value its zod schema
  * accepts and would return unchanged; a no decides nothing (the caller parses with the schema).
  *
  * @module

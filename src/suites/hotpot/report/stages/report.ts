@@ -19,7 +19,7 @@ import { type HotpotResultRow, type HotpotRowFigures, readRowFigures } from "../
 import { ceilingOf } from "../../../answer_pipeline.ts";
 import { parseJson } from "../../../../core/json_read.ts";
 import { type ChatMessage, ChatMessageSchema } from "../../../../models/messages.ts";
-import { isPlainChatRequest } from "../../../../models/plain_requests.ts";
+import { isPlainChatRequest } from "../../../../models/chat_client.ts";
 import type { RunCost } from "../../../../analysis/cost.ts";
 import {
   type ExplorerData,
