@@ -88,6 +88,9 @@ export interface SweepMetric extends MetricSpec {
   table?: boolean;
 }
 
+/** Where the two per-answer shares are listed alike: everywhere, with intervals and paired differences. */
+const LISTED = { intervals: true, paired: true, compare: true, table: true } as const;
+
 /** Every metric of a sweep run, in the order every listing shows them. */
 export const SWEEP_METRICS: SweepMetric[] = [
   {
@@ -95,10 +98,7 @@ export const SWEEP_METRICS: SweepMetric[] = [
     label: "fact score",
     direction: "higher",
     kind: "share",
-    intervals: true,
-    paired: true,
-    compare: true,
-    table: true,
+    ...LISTED,
     row: (r) => (r.status === "ok" ? r.fact_score : 0),
     aggregate: (a) => a.fact_score,
   },
@@ -107,10 +107,7 @@ export const SWEEP_METRICS: SweepMetric[] = [
     label: "repair pass",
     direction: "higher",
     kind: "share",
-    intervals: true,
-    paired: true,
-    compare: true,
-    table: true,
+    ...LISTED,
     row: (r) => (r.status === "ok" && r.repair_all_passed ? 1 : 0),
     aggregate: (a) => a.repair_pass_share,
   },

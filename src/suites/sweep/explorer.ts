@@ -79,8 +79,7 @@ export function sweepExplorer(
             ...r.repair.map((c) => [`repair: ${c.name}`, c.passed ? "✓ passed" : "✗ failed", c.detail]),
           ],
         },
-      });
-      sections.push({
+      }, {
         heading: `Answer ${r.answer_index} text`,
         facts: [["answer", r.answer_text ?? "(none)"]],
       });

@@ -112,14 +112,15 @@ export function sweepFacts(f: ReportFormat, meta: SweepReportMeta, answering: An
 
 /** Column names of the sweep table (REPORT.md and report.html): the table's metrics, then counts. */
 export function sweepTableHeaders(): string[] {
-  const counts = [
+  return [
+    "context",
+    ...sweepMetricsIn("table").map((m) => m.label),
     "valid/planned",
     "over budget",
     "context tokens mean",
     "input tokens mean",
     "input tokens total",
   ];
-  return ["context", ...sweepMetricsIn("table").map((m) => m.label), ...counts];
 }
 
 /** The cells of the sweep table, one row per context kind (percentages with one decimal). */
