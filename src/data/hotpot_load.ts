@@ -15,15 +15,12 @@ export async function loadHotpot(path: string, option?: string): Promise<HotpotR
 
 /** HotpotQA records in file order, in batches (a Parquet file's row groups in slices; JSON as one batch). */
 export async function* hotpotRecordBatches(path: string, option?: string): AsyncGenerator<HotpotRecord[]> {
-  if (hotpotLayout(path, option) === "parquet") yield* hotpotParquetBatches(path, option);
-  else yield await loadHotpotJson(path, option);
-}
-
-function hotpotLayout(path: string, option?: string): "parquet" | "json" {
   const lower = path.toLowerCase();
-  if (lower.endsWith(".parquet")) return "parquet";
-  if (lower.endsWith(".json")) return "json";
-  throw new UsageError(
-    `${subjectOf(path, option)}: unknown HotpotQA file type (expected .parquet or .json)`,
-  );
+  if (lower.endsWith(".parquet")) yield* hotpotParquetBatches(path, option);
+  else if (lower.endsWith(".json")) yield await loadHotpotJson(path, option);
+  else {
+    throw new UsageError(
+      `${subjectOf(path, option)}: unknown HotpotQA file type (expected .parquet or .json)`,
+    );
+  }
 }

@@ -76,10 +76,7 @@ export function parseContextSentences(text: string, fallbackTitle?: string): Con
 
 /** Index of the last user message, or -1. */
 export function lastUserIndex(messages: readonly ChatMessage[]): number {
-  for (let index = messages.length - 1; index >= 0; index--) {
-    if (messages[index].role === "user") return index;
-  }
-  return -1;
+  return messages.findLastIndex((message) => message.role === "user");
 }
 
 /** The string `field` of `json` when it parses to an object that has one. */

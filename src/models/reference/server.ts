@@ -183,11 +183,6 @@ function parseJson<S extends z.ZodType>(bytes: Uint8Array, schema: S, what: stri
   return parsed.data;
 }
 
-/** Whether a request body asks for a streamed answer (`"stream": true`); false when it is not JSON. */
-function asksToStream(bytes: Uint8Array): boolean {
-  return toolCallArguments(new TextDecoder().decode(bytes))?.stream === true; // the body as a JSON object
-}
-
 /** Waits `ms`, or until `signal` aborts (then resolves early). */
 function pause(ms: number, signal: AbortSignal): Promise<void> {
   return sleep(ms, undefined, { signal }).catch((error) => {
@@ -474,7 +469,8 @@ export async function startReferenceServer(options: ReferenceServerOptions): Pro
         endpoint,
         request,
         response,
-        endpoint === "chat" && asksToStream(bytes),
+        // A body asking for a streamed answer (`"stream": true`), read as a JSON object (false when not JSON).
+        endpoint === "chat" && toolCallArguments(new TextDecoder().decode(bytes))?.stream === true,
       );
     }
     // From the request's arrival: every answer takes max(delayMs, compute time).
