@@ -185,8 +185,9 @@ function barLabel(
     : haloText(x, top - 4, label, { size, anchor: "start", vertical: true });
 }
 
-function svgOpen(width: number, height: number, title: string): Html {
-  return safeHtml`<svg width="${width}" height="${height}" viewBox="0 0 ${width} ${height}" role="img" aria-label="${title}" font-family="${FONT}">
+/** An SVG's opening: its size, accessible title and white background (`font`: its font family). */
+export function svgOpen(width: number, height: number, title: string, font = FONT): Html {
+  return safeHtml`<svg width="${width}" height="${height}" viewBox="0 0 ${width} ${height}" role="img" aria-label="${title}" font-family="${font}">
 <title>${title}</title>
 <rect width="${width}" height="${height}" fill="#fff"/>
 `;

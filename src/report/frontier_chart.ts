@@ -2,7 +2,7 @@
  * The quality/size frontier of a ceiling sweep: EM (95% CI) over mean answer-input tokens, per method.
  * @module
  */
-import { AXIS_TEXT, c, dashed, haloText, hline, SERIES_COLORS } from "./charts.ts";
+import { AXIS_TEXT, c, dashed, haloText, hline, SERIES_COLORS, svgOpen } from "./charts.ts";
 import { type Html, safeHtml } from "./html.ts";
 
 /** One point of a method's curve. */
@@ -88,10 +88,9 @@ export function frontierChart(options: FrontierOptions): Html {
   });
   const mid = (box.top + box.bottom) / 2;
   const xLabel = "mean answer-input tokens (point labels: ceiling)";
-  return safeHtml`<svg width="${width}" height="${height}" viewBox="0 0 ${width} ${height}" role="img" aria-label="${options.title}" font-family="system-ui, sans-serif">
-<title>${options.title}</title>
-<rect width="${width}" height="${height}" fill="#fff"/>
-${grid}${xTicks}${hline(box.left, box.right, box.bottom, "#57606a")}
+  return safeHtml`${svgOpen(width, height, options.title, "system-ui, sans-serif")}${grid}${xTicks}${
+    hline(box.left, box.right, box.bottom, "#57606a")
+  }
 ${haloText((box.left + box.right) / 2, height - 14, xLabel, { ...AXIS_TEXT, size: 12 })}
 ${haloText(14, mid, options.yLabel ?? "EM (%), bars: 95% CI", { ...AXIS_TEXT, size: 12, vertical: true })}
 ${refLine}${curves}</svg>`;

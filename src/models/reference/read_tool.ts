@@ -56,10 +56,7 @@ function asReadTool(tool: ToolDefinition): ReadTool | undefined {
 
 /** The file-reading tool among `tools` (names with "read" first), or undefined. */
 export function findReadTool(tools: readonly ToolDefinition[] | undefined): ReadTool | undefined {
-  const found = (tools ?? []).flatMap((tool) => {
-    const read = asReadTool(tool);
-    return read === undefined ? [] : [read];
-  });
+  const found = (tools ?? []).map(asReadTool).filter((read) => read !== undefined);
   return found.find((tool) => /read/i.test(tool.name)) ?? found[0];
 }
 
@@ -105,13 +102,12 @@ export function pageOutcome(result: string, firstLine: number): PageOutcome {
     text = typeof parsed.content === "string" ? parsed.content : "";
     if (typeof parsed.truncated === "boolean") more = parsed.truncated;
     hint = typeof parsed.hint === "string" ? parsed.hint : undefined;
-    const total = parsed.total_lines;
-    const shown = lastShownLine(text, firstLine);
-    if (more === undefined && typeof total === "number" && shown !== undefined) more = total > shown;
   }
+  const lastLine = lastShownLine(text, firstLine);
+  const total = parsed?.total_lines;
+  if (more === undefined && typeof total === "number" && lastLine !== undefined) more = total > lastLine;
   if (hint === undefined) hint = HINT_OFFSET.test(text) ? text : undefined;
   const match = hint !== undefined ? HINT_OFFSET.exec(hint) : null;
-  const lastLine = lastShownLine(text, firstLine);
   return {
     ...(lastLine !== undefined ? { lastLine } : {}),
     ...(more !== undefined ? { more } : {}),
