@@ -1,13 +1,8 @@
 import assert from "node:assert/strict";
 import { canonicalJson } from "../src/store/canonical.ts";
-import { JournalEntrySchema } from "../src/store/journal.ts";
+import { isPlainJournalLine, JournalEntrySchema } from "../src/store/journal.ts";
 import { type Node, NodeSchema } from "../src/store/manifest.ts";
-import {
-  isPlainJournalLine,
-  isPlainNode,
-  isShaText,
-  keyTextOfCanonical,
-} from "../src/store/plain_records.ts";
+import { isPlainNode, isShaText, keyTextOfCanonical } from "../src/store/plain_records.ts";
 import { random } from "./helpers/random.ts";
 
 const SHA = "0123456789abcdef".repeat(4);

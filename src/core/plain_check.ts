@@ -2,8 +2,8 @@
  * Fast one-sided checks derived from zod schemas, for values read by the thousand (stage outputs, requests,
  * corpus questions). A check's yes means the schema accepts the value and would return it member for member
  * (so it can be taken as read); a no decides nothing: the caller parses with the schema, which names the
- * problem. Whatever the derivation does not model exactly (refinements, transforms, defaults, coercion,
- * plain unions, unknown checks) answers no. Like zod's own object parser, the check is compiled to JavaScript
+ * problem. Whatever the derivation does not model exactly (refinements of objects, superRefine, transforms,
+ * defaults, coercion, plain unions, unknown checks) answers no; a string's refine runs its predicate. Like zod's own object parser, the check is compiled to JavaScript
  * once per schema (`new Function`, names and constants passed as values, never spliced as code) so it runs
  * about as fast as a hand-written one.
  * @module
@@ -74,6 +74,8 @@ class Compiler {
       } else if (check.check === "string_format" && check.format === "regex") {
         const pattern = this.ref(check.pattern); // lastIndex reset as zod does
         out.push(`(${pattern}.lastIndex = 0, ${pattern}.test(${x}))`);
+      } else if (check.check === "custom" && typeof check.fn === "function") {
+        out.push(`${this.ref(check.fn)}(${x}) === true`); // a refine's predicate (superRefine has none)
       } else if (test !== undefined) out.push(test);
       else return null;
     }
@@ -197,7 +199,7 @@ class Compiler {
       for (const option of def.options!) {
         const tagSchema = defOf(option).shape?.[def.discriminator!];
         const values = tagSchema === undefined ? [] : defOf(tagSchema).values ?? [];
-        lines.push(`if (${this.ref(new Set(values))}.has(t)) return ${this.expr(option, "v")};`);
+        lines.push(`if (${this.oneOf(values, "t")}) return ${this.expr(option, "v")};`);
       }
       return lines.join("\n") + "\nreturn false;";
     });

@@ -12,7 +12,7 @@ import { canonicalJson } from "./canonical.ts";
 import { sha256Hex } from "./hash.ts";
 import { fileLines } from "../core/file_chunks.ts";
 import { type Node, nodeNameProblem, NodeSchema, type RunHeader, RunHeaderSchema } from "./manifest.ts";
-import { isPlainJournalLine } from "./plain_records.ts";
+import { plainCheck } from "../core/plain_check.ts";
 import { parseCanonicalJson, parseJson } from "../core/json_read.ts";
 
 const encoder = new TextEncoder();
@@ -27,6 +27,9 @@ export const JournalEntrySchema = z.discriminatedUnion("type", [
 ]);
 /** A journal line. */
 export type JournalEntry = z.infer<typeof JournalEntrySchema>;
+
+/** True only when `JournalEntrySchema` accepts `entry` and would return it unchanged (core/plain_check.ts). */
+export const isPlainJournalLine = plainCheck(JournalEntrySchema);
 
 /** A journal as read back: the header, nodes and files, plus every problem found, by line number (1-based). */
 export interface JournalReading {
