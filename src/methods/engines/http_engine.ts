@@ -37,25 +37,19 @@ export function createHttpEngine(url: string, timeoutMs: number): ContextEngine 
     name,
     timing: "http",
     async compress(messages: ChatMessage[], opts: CompressOptions): Promise<CompressResult> {
-      let text: string;
-      try {
-        const { response, body } = await post(parsed, outsideRequest(messages, opts), timeoutMs);
-        if (!body.complete) {
-          throw new EngineError(
-            `${name}: output over its ${DEFAULT_MAX_RESPONSE_BYTES}-byte bound: cut off`,
-          );
-        }
-        const decoded = strictUtf8(body.bytes);
-        if (decoded === null) throw new EngineError(`${name}: output is not valid UTF-8`);
-        text = decoded;
-        if (!response.ok) {
-          throw new EngineError(`${name}: HTTP ${response.status}: ${text.slice(0, 200)}`);
-        }
-      } catch (error) {
-        if (aborted(error)) throw new EngineError(`${name}: timed out after ${timeoutMs} ms (aborted)`);
-        if (error instanceof TypeError) throw new EngineError(`${name}: request failed: ${error.message}`);
-        throw error;
+      const { response, body } = await post(parsed, outsideRequest(messages, opts), timeoutMs).catch(
+        (error) => {
+          if (aborted(error)) throw new EngineError(`${name}: timed out after ${timeoutMs} ms (aborted)`);
+          if (error instanceof TypeError) throw new EngineError(`${name}: request failed: ${error.message}`);
+          throw error;
+        },
+      );
+      if (!body.complete) {
+        throw new EngineError(`${name}: output over its ${DEFAULT_MAX_RESPONSE_BYTES}-byte bound: cut off`);
       }
+      const text = strictUtf8(body.bytes);
+      if (text === null) throw new EngineError(`${name}: output is not valid UTF-8`);
+      if (!response.ok) throw new EngineError(`${name}: HTTP ${response.status}: ${text.slice(0, 200)}`);
       const reply = readOutsideReply(text, [], name, []);
       // A service may report its own compress time (`compress_ms`); the row's round trip is the HTTP call.
       const own = reply.compressMs !== undefined ? { engineMs: reply.compressMs } : {};

@@ -48,12 +48,8 @@ export async function llamaindexSummary(
   opts: CompressOptions,
 ): Promise<CompressResult> {
   const { counter, budgetTokens } = opts;
-  const originals = new Map<LlamaMessage, ChatMessage>();
-  const llamaMessages = messages.map((message) => {
-    const converted = toLlama(message);
-    originals.set(converted, message);
-    return converted;
-  });
+  // Each converted message maps back to its input message (a Map keeps them in input order).
+  const originals = new Map(messages.map((message) => [toLlama(message), message]));
   // The window besides the summary: system messages, the prefix, a last user message (kept after it).
   const last = messages.at(-1);
   const rest = [
@@ -67,7 +63,7 @@ export async function llamaindexSummary(
     llm: programLlm(chat, log, { contextWindow: budgetTokens + maxTokens, maxTokens }),
     tokenizer: { encode: (text: string) => new Uint32Array(counter.countText(text)), decode: () => "" },
   });
-  for (const message of llamaMessages) memory.put(message);
+  for (const message of originals.keys()) memory.put(message);
   const window = await memory.getMessages();
   return log.result(window.map((message): ChatMessage => {
     const original = originals.get(message);

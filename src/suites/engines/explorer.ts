@@ -62,6 +62,10 @@ export interface ExplorerNeedle {
   type?: string;
 }
 
+/** The `lost` and `answer` tags of an item: some engine lost it (got it wrong), or none did. */
+const LOST_TAGS = ["lost by some engine", "kept by every engine"] as const;
+const WRONG_TAGS = ["wrong by some engine", "right by every engine"] as const;
+
 /** Builds the explorer data of an engines run. */
 export function enginesExplorer(
   needles: readonly ExplorerNeedle[],
@@ -106,13 +110,8 @@ export function enginesExplorer(
         kind: [n.kind],
         position: n.position ? [n.position] : [],
         type: n.type ? [n.type] : [],
-        lost: tag(lostBy, rows.some((r) => r.kept !== null), "lost by some engine", "kept by every engine"),
-        answer: tag(
-          wrongBy,
-          rows.some((r) => r.correct !== null),
-          "wrong by some engine",
-          "right by every engine",
-        ),
+        lost: tag(lostBy, rows.some((r) => r.kept !== null), ...LOST_TAGS),
+        answer: tag(wrongBy, rows.some((r) => r.correct !== null), ...WRONG_TAGS),
       },
       sections: [
         {
@@ -166,12 +165,8 @@ export function enginesExplorer(
           options: choices([...new Set(needles.flatMap((n) => n.type || []))].sort()),
         }]
         : []),
-      { id: "lost", label: "lost", options: byEngine("lost by some engine", "kept by every engine") },
-      {
-        id: "answer",
-        label: "answered wrong",
-        options: byEngine("wrong by some engine", "right by every engine"),
-      },
+      { id: "lost", label: "lost", options: byEngine(...LOST_TAGS) },
+      { id: "answer", label: "answered wrong", options: byEngine(...WRONG_TAGS) },
     ],
     items,
     contexts: [],

@@ -63,9 +63,7 @@ function entry(
     conversations: rows.length,
     questions: scores.length,
     f1: ci(scores.map((s) => s.f1)),
-    f1_recovery: recovered.length > 0
-      ? ci(recovered.flatMap((r) => questionF1s(r.recovery?.probes)).map((s) => s.f1))
-      : null,
+    f1_recovery: ci(recovered.flatMap((r) => questionF1s(r.recovery?.probes)).map((s) => s.f1)),
     by_category: Object.fromEntries(f1sByCategory(scores).map(([type, values]) => [type, mean(values)!])),
   };
 }

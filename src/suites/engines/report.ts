@@ -88,15 +88,10 @@ export function statusCell(r: EngineResult): string {
 /** The engine's own compress time: cold, warm median, warm p95 (`one-shot`: only its round trip is known). */
 function compressCells(r: EngineResult): string[] {
   if (r.status === "ok" && r.timing === "one-shot") return ["one-shot", "one-shot", "one-shot"];
-  const own = r.compress_ms;
-  if (own === undefined) {
-    return [ms(r.latency_ms.cold), ms(r.latency_ms.warm_median), ms(r.latency_ms.warm_p95)];
-  }
-  return [
-    ms(own.cold) + (r.latency_ms.cold_retried_attempts > 0 ? "*" : ""),
-    ms(own.warm_median),
-    ms(own.warm_p95),
-  ];
+  // Rows before compress_ms have only the round trip (and no asterisk).
+  const own = r.compress_ms ?? r.latency_ms;
+  const retried = r.compress_ms !== undefined && r.latency_ms.cold_retried_attempts > 0;
+  return [ms(own.cold) + (retried ? "*" : ""), ms(own.warm_median), ms(own.warm_p95)];
 }
 
 /** The cells of the engines table, one row per engine and budget (shared by text, Markdown and HTML). */

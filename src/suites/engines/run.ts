@@ -338,10 +338,7 @@ export async function runEngines(options: RunEnginesOptions): Promise<EngineResu
       if (error instanceof EngineSkipped) {
         result.status = "skipped";
         result.reason = error.message;
-        result.latency_ms.cold = null;
-        result.latency_ms.warm = [];
-        own.cold = null;
-        own.warm = [];
+        for (const times of [result.latency_ms, own]) Object.assign(times, { cold: null, warm: [] });
         window = null; // a skip in a warm call: nothing is asked
       } else {
         if (!(error instanceof EngineError)) throw error;

@@ -177,9 +177,8 @@ export function pooledF1(rows: readonly MeasuredEngine[]): PooledF1[] {
       by_category: Object.fromEntries(
         f1sByCategory(scores).map(([type, v]) => [type, { questions: v.length, f1: mean(v)! }]),
       ),
-      f1_recovery: recovered.length === 0
-        ? null
-        : mean(recovered.flatMap((row) => questionF1s(row.recovery?.probes ?? null)).map((s) => s.f1)),
+      // No recovered row: no F1 (the mean of none is null).
+      f1_recovery: mean(recovered.flatMap((row) => questionF1s(row.recovery?.probes)).map((s) => s.f1)),
     };
   });
 }
