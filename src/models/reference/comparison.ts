@@ -56,19 +56,6 @@ const OPPOSITES: ReadonlyMap<string, string> = new Map([
   ...[["smallest", "largest"], ["lower", "higher"], ["lowest", "highest"]] as const,
 ]);
 
-function measureOf(word: string): string[] {
-  if (ORDER_WORDS.has(word)) return [];
-  const opposite = OPPOSITES.get(word) ?? [...OPPOSITES].find(([, other]) => other === word)?.[0];
-  return [...new Set([word, ...(opposite === undefined ? [] : [opposite])].map(stem))];
-}
-
-function predicateOf(head: string, names: string[], word: string): string[] {
-  const excluded = new Set([...names.flatMap(stemmedWords), stem(word)]);
-  const noun = typeNoun(head);
-  if (noun !== undefined) excluded.add(stem(noun));
-  return [...new Set(stemmedWords(head))].filter((term) => !excluded.has(term));
-}
-
 function directionWord(text: string): string | undefined {
   return words(text).find((word) => DIRECTIONS.has(word));
 }
@@ -80,8 +67,16 @@ function comparison(
   word: string,
   head: string,
 ): NumericComparison {
-  const predicate = predicateOf(head, [first, second], word);
-  return { kind, first, second, word, direction: DIRECTIONS.get(word)!, predicate, measure: measureOf(word) };
+  // The predicate: the head's stems but the names', the direction word's and the type noun's.
+  const excluded = new Set([...[first, second].flatMap(stemmedWords), stem(word)]);
+  const noun = typeNoun(head);
+  if (noun !== undefined) excluded.add(stem(noun));
+  const predicate = [...new Set(stemmedWords(head))].filter((term) => !excluded.has(term));
+  const opposite = OPPOSITES.get(word) ?? [...OPPOSITES].find(([, other]) => other === word)?.[0];
+  const measure = ORDER_WORDS.has(word)
+    ? []
+    : [...new Set([word, ...(opposite === undefined ? [] : [opposite])].map(stem))];
+  return { kind, first, second, word, direction: DIRECTIONS.get(word)!, predicate, measure };
 }
 
 /** Parses a numeric comparison question, or undefined. */

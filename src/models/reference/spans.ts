@@ -96,11 +96,6 @@ export function isFresh(span: Span, known: ReadonlySet<string>): boolean {
 
 const wordSet = memoize((text): ReadonlySet<string> => new Set(words(text)));
 
-/** The words of a sentence's title and text, for mention checks (remembered, shared: never changed). */
-function mentionWords(sentence: ContextSentence): ReadonlySet<string> {
-  return wordSet(`${sentence.title ?? ""} ${sentence.text}`);
-}
-
 /**
  * The sentences about `name`: those whose title and text hold every content word of the name, else those
  * holding its rarest content word ("Roslomir was born…" is about "Danzan Roslomir"). Source order.
@@ -108,7 +103,8 @@ function mentionWords(sentence: ContextSentence): ReadonlySet<string> {
 export function sentencesAbout(sentences: readonly ContextSentence[], name: string): ContextSentence[] {
   const wanted = [...new Set(contentWords(name))];
   if (wanted.length === 0) return [];
-  const vocabularies = sentences.map(mentionWords);
+  // The words of each sentence's title and text (remembered, shared: never changed).
+  const vocabularies = sentences.map((sentence) => wordSet(`${sentence.title ?? ""} ${sentence.text}`));
   const full = sentences.filter((_, index) => wanted.every((word) => vocabularies[index].has(word)));
   if (full.length > 0) return full;
   const frequency = (word: string) => vocabularies.filter((vocabulary) => vocabulary.has(word)).length;

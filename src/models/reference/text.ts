@@ -85,7 +85,5 @@ export function coverage(query: string, text: string): number {
   const wanted = new Set(contentWords(query));
   if (wanted.size === 0) return 0;
   const present = new Set(contentWords(text));
-  let hits = 0;
-  for (const word of wanted) if (present.has(word)) hits++;
-  return hits / wanted.size;
+  return [...wanted].filter((word) => present.has(word)).length / wanted.size;
 }
