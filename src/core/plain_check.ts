@@ -3,14 +3,12 @@
  * corpus questions). A check's yes means the schema accepts the value and would return it member for member
  * (so it can be taken as read); a no decides nothing: the caller parses with the schema, which names the
  * problem. Whatever the derivation does not model exactly (refinements of objects, superRefine, transforms,
- * defaults, coercion, plain unions, unknown checks) answers no; a string's refine runs its predicate. Like zod's own object parser, the check is compiled to JavaScript
- * once per schema (`new Function`, names and constants passed as values, never spliced as code) so it runs
- * about as fast as a hand-written one.
+ * defaults, coercion, plain unions, unknown checks) answers no; a string's refine runs its predicate. Like
+ * zod's own object parser, the check is compiled to JavaScript once per schema (`new Function`; names are
+ * JSON string literals, constants passed as values) so it runs about as fast as a hand-written one.
  * @module
  */
 import type { z } from "zod";
-
-type Check = (value: unknown) => boolean;
 
 /** The parts of a zod 4 definition (`schema._zod.def`) the derivation reads. */
 interface Def {
@@ -50,9 +48,9 @@ class Compiler {
   }
 
   /** A function of `v` with `body`; its name. */
-  fn(body: (name: string) => string): string {
+  fn(body: string): string {
     const name = `f${this.#count++}`;
-    this.source.push(`function ${name}(v) {\n${body(name)}\n}`);
+    this.source.push(`function ${name}(v) {\n${body}\n}`);
     return name;
   }
 
@@ -113,12 +111,10 @@ class Compiler {
       case "any":
         return "true";
       case "literal":
-        return `${this.ref(new Set(def.values))}.has(${x})`;
+        return this.oneOf(def.values!, x);
       case "enum": {
         const values = Object.values(def.entries!);
-        return values.every((v) => typeof v === "string")
-          ? `${this.ref(new Set(values))}.has(${x})`
-          : "false";
+        return values.every((v) => typeof v === "string") ? this.oneOf(values, x) : "false";
       }
       case "nullable":
         return `(${x} === null || ${this.expr(def.innerType!, x)})`;
@@ -138,31 +134,29 @@ class Compiler {
 
   object(def: Def): string {
     const keys = Object.keys(def.shape!);
-    if (keys.some((key) => key in Object.prototype)) return this.fn(() => "return false;"); // read via the prototype
+    if (keys.some((key) => key in Object.prototype)) return this.fn("return false;"); // read via the prototype
     // Strip drops another key and strict refuses it; a catchall checks it.
     const other = def.catchall === undefined || defOf(def.catchall).type === "never"
       ? "false"
       : this.expr(def.catchall, "v[k]");
-    return this.fn(() => {
-      const lines = ["if (!isJsonObject(v)) return false;", "let m;"];
-      for (const key of keys) {
-        const name = JSON.stringify(key);
-        lines.push(`m = v[${name}];`);
-        if (defOf(def.shape![key]).type !== "optional") {
-          lines.push(`if (m === undefined && !Object.hasOwn(v, ${name})) return false; // zod might add it`);
-        }
-        lines.push(`if (!(${this.expr(def.shape![key], "m")})) return false;`);
+    const lines = ["if (!isJsonObject(v)) return false;", "let m;"];
+    for (const key of keys) {
+      const name = JSON.stringify(key);
+      lines.push(`m = v[${name}];`);
+      if (defOf(def.shape![key]).type !== "optional") {
+        lines.push(`if (m === undefined && !Object.hasOwn(v, ${name})) return false; // zod might add it`);
       }
-      const known = keys.map((key) => `k !== ${JSON.stringify(key)}`).join(" && ") || "true";
-      lines.push(`for (const k in v) if (${known} && !(${other})) return false;`);
-      return lines.join("\n") + "\nreturn true;";
-    });
+      lines.push(`if (!(${this.expr(def.shape![key], "m")})) return false;`);
+    }
+    const known = keys.map((key) => `k !== ${JSON.stringify(key)}`).join(" && ") || "true";
+    lines.push(`for (const k in v) if (${known} && !(${other})) return false;`);
+    return this.fn(lines.join("\n") + "\nreturn true;");
   }
 
   record(def: Def): string {
     const keyDef = defOf(def.keyType!);
     const key = keyDef.type === "string" ? this.expr(def.keyType!, "k") : "false";
-    return this.fn(() =>
+    return this.fn(
       [
         "if (!isJsonObject(v) || Object.getOwnPropertySymbols(v).length > 0) return false;",
         "const keys = Object.getOwnPropertyNames(v); // zod reads the non-enumerable ones too",
@@ -171,13 +165,13 @@ class Compiler {
         `  if (k === "__proto__" || !(${key}) || !(${this.expr(def.valueType!, "e")})) return false;`,
         "}",
         "return true;",
-      ].join("\n")
+      ].join("\n"),
     );
   }
 
   array(def: Def): string {
     const bounds = this.bounds(def, "v", "v.length");
-    return this.fn(() =>
+    return this.fn(
       [
         `if (!Array.isArray(v)${
           bounds === null ? " || true" : bounds.map((b) => ` || !(${b})`).join("")
@@ -187,22 +181,20 @@ class Compiler {
         `  if (!(i in v) || !(${this.expr(def.element!, "e")})) return false;`,
         "}",
         "return true;",
-      ].join("\n")
+      ].join("\n"),
     );
   }
 
   /** A discriminated union: the option its discriminator's value picks, as zod picks it. */
   union(def: Def): string {
     const tag = JSON.stringify(def.discriminator);
-    return this.fn(() => {
-      const lines = ["if (!isJsonObject(v)) return false;", `const t = v[${tag}];`];
-      for (const option of def.options!) {
-        const tagSchema = defOf(option).shape?.[def.discriminator!];
-        const values = tagSchema === undefined ? [] : defOf(tagSchema).values ?? [];
-        lines.push(`if (${this.oneOf(values, "t")}) return ${this.expr(option, "v")};`);
-      }
-      return lines.join("\n") + "\nreturn false;";
-    });
+    const lines = ["if (!isJsonObject(v)) return false;", `const t = v[${tag}];`];
+    for (const option of def.options!) {
+      const tagSchema = defOf(option).shape?.[def.discriminator!];
+      const values = tagSchema === undefined ? [] : defOf(tagSchema).values ?? [];
+      lines.push(`if (${this.oneOf(values, "t")}) return ${this.expr(option, "v")};`);
+    }
+    return this.fn(lines.join("\n") + "\nreturn false;");
   }
 }
 
@@ -212,7 +204,7 @@ class Compiler {
  */
 export function plainCheck<T>(schema: z.ZodType<T>): (value: unknown) => value is T {
   const compiler = new Compiler();
-  const top = compiler.fn(() => `return ${compiler.expr(schema, "v")};`);
+  const top = compiler.fn(`return ${compiler.expr(schema, "v")};`);
   const source = `${compiler.source.join("\n")}\nreturn ${top};`;
   return new Function("c", "isJsonObject", source)(compiler.constants, isJsonObject);
 }
