@@ -8,6 +8,7 @@ import type { ChatMessage, ToolDefinition } from "../../models/messages.ts";
 import type { CallRecord, ChatModel, DecisionModel } from "../../models/types.ts";
 import type { LoopbackProxy } from "../../models/loopback_proxy.ts";
 import type { TokenCounter } from "../../tokens/types.ts";
+import type { Usage } from "../../core/usage.ts";
 
 /**
  * What an engine is told besides the messages: the budget (chat template included) the `counter` measures,
@@ -21,11 +22,7 @@ export interface CompressOptions {
 }
 
 /** Provider usage of the model calls one compress call made. */
-export interface CompressUsage {
-  input_tokens: number;
-  output_tokens: number;
-  calls: number;
-}
+export type CompressUsage = Usage;
 
 /** What one recall tool call gave: the text the model is shown, or why there is none. */
 export type RecallReply = { ok: true; content: string } | { ok: false; error: string };

@@ -182,14 +182,6 @@ export async function qaRecallWith(
     usage: { ...NO_USAGE },
     records: [],
   };
-  const tally = (type: string, facts: number, found: number, f1: number | undefined) => {
-    const group = out.by_type[type] ??= { questions: 0, facts: 0, found: 0, recall: null };
-    group.questions++;
-    group.facts += facts;
-    group.found += found;
-    group.recall = group.facts === 0 ? null : group.found / group.facts;
-    if (f1 !== undefined) addF1(group, f1);
-  };
   // Sums kept apart so that the mean is the plain mean of the questions' scores.
   const sums = new Map<object, number>();
   const addF1 = (group: { f1?: number; f1_questions?: number }, f1: number) => {
@@ -232,7 +224,14 @@ export async function qaRecallWith(
       ...(result.ok ? {} : { error: result.error }),
     });
     if (f1 !== undefined) addF1(out, f1);
-    if (item.type !== undefined) tally(item.type, factsTotal, found, f1);
+    if (item.type !== undefined) {
+      const group = out.by_type[item.type] ??= { questions: 0, facts: 0, found: 0, recall: null };
+      group.questions++;
+      group.facts += factsTotal;
+      group.found += found;
+      group.recall = group.facts === 0 ? null : group.found / group.facts;
+      if (f1 !== undefined) addF1(group, f1);
+    }
   }
   out.recall = items.length === 0 || out.facts_total === 0 ? null : out.facts_found / out.facts_total;
   return out;

@@ -349,11 +349,7 @@ export async function runEngines(options: RunEnginesOptions): Promise<EngineResu
     }
     if (window !== null && askQa && options.chat !== undefined) {
       progress("qa");
-      const items: QaItem[] = needles.map((needle) => ({
-        id: needle.id,
-        question: needle.question,
-        facts: [needle.answer],
-      }));
+      const items: QaItem[] = needles.map(({ id, question, answer }) => ({ id, question, facts: [answer] }));
       const probeItems: QaItem[] = probes.map((probe, i) => ({
         id: probeId(probe, i),
         question: probe.question,
