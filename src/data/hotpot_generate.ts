@@ -523,12 +523,6 @@ function comparisonQuestion(w: WorldBuilder): Question {
 
 const ALL_KINDS: Kind[] = ["person", "city", "company", "river", "band"];
 
-function evidenceChars(articles: Article[]): number {
-  let n = 0;
-  for (const a of articles) for (const s of a.sentences) n += s.length;
-  return n;
-}
-
 /** Generates `count` HotpotQA distractor records from `seed` (same arguments, same records). */
 export function generateHotpotRecords(count: number, seed: string = DEMO_DATA_SEED): HotpotRecord[] {
   const used = new Set<string>();
@@ -546,7 +540,8 @@ export function generateHotpotRecords(count: number, seed: string = DEMO_DATA_SE
     const articles = () => [...q.gold.map(([g]) => g.article), ...distractors.map((d) => d.article)];
     let open = [...distractors];
     const refilled = new Set<string>();
-    while (evidenceChars(articles()) < MIN_EVIDENCE_CHARS && open.length > 0) {
+    const evidenceChars = () => articles().reduce((n, a) => a.sentences.reduce((m, s) => m + s.length, n), 0);
+    while (evidenceChars() < MIN_EVIDENCE_CHARS && open.length > 0) {
       const target = w.rng.pick(open);
       const title = target.article.title;
       const used = w.templatesUsed.get(title) ?? new Set<number>();

@@ -45,18 +45,6 @@ export interface Fit<T> {
   tokens: number;
 }
 
-/** The largest `k` in `[lo, hi]` with `fits(k)`, given `fits(lo)`, by bisection. */
-function bisectLastFit(lo: number, hi: number, fits: (k: number) => boolean): number {
-  let good = lo;
-  let bad = hi + 1;
-  while (bad - good > 1) {
-    const mid = good + Math.floor((bad - good) / 2);
-    if (fits(mid)) good = mid;
-    else bad = mid;
-  }
-  return good;
-}
-
 /** The longest prefix of `units` whose prompt `build(prefix)` counts at most `limit` tokens (bisection). */
 export function fitUnitsInOrder<T>(
   counter: TokenCounter,
@@ -83,8 +71,15 @@ export function fitCountInOrder<T>(
     return tokens;
   };
   if (count(0) > limit) return { chosen: [], tokens: count(0) };
-  const k = bisectLastFit(0, units.length, (n) => count(n) <= limit);
-  return { chosen: units.slice(0, k), tokens: count(k) };
+  // Bisection for the largest k with count(k) <= limit (count(0) is).
+  let good = 0;
+  let bad = units.length + 1;
+  while (bad - good > 1) {
+    const mid = good + Math.floor((bad - good) / 2);
+    if (count(mid) <= limit) good = mid;
+    else bad = mid;
+  }
+  return { chosen: units.slice(0, good), tokens: count(good) };
 }
 
 /** Where a text may be cut by {@link longestFittingPrefix}. */

@@ -9,7 +9,7 @@
  */
 import { z } from "zod";
 import type { ChatMessage, ToolCall, ToolDefinition } from "../messages.ts";
-import { findReadTool, nextRead, type ReadTool } from "./read_tool.ts";
+import { findReadTool, nextRead } from "./read_tool.ts";
 import type { TokenCounter } from "../../tokens/types.ts";
 import { bm25Scores, rankByRelevance } from "./bm25.ts";
 import { contextTexts, findQuestion, lastUserIndex, listedFiles, parseContextSentences } from "./context.ts";
@@ -88,23 +88,17 @@ function emptyArguments(tool: ToolDefinition): Record<string, unknown> {
   return args;
 }
 
-/** The reading tool rule (a) may use under `choice`: none for "none", only the named tool for a named one. */
-function usableReadTool(tools: readonly ToolDefinition[], choice: ToolChoice): ReadTool | undefined {
-  if (choice === "none") return undefined;
-  return findReadTool(
-    typeof choice === "object" ? tools.filter((t) => t.function.name === choice.function.name) : tools,
-  );
-}
-
 /** The tool call of this turn: rule (a)'s next read, else the call `tool_choice` forces, else none. */
 function chooseToolCall(input: ReferenceChatInput): ToolCall | undefined {
   const tools = input.tools ?? [];
   const choice = input.tool_choice ?? "auto";
   if (tools.length === 0) return undefined;
-  const reader = usableReadTool(tools, choice);
-  const read = reader !== undefined
-    ? nextRead(reader, listedPaths(input.messages), input.messages)
-    : undefined;
+  // The reading tool rule (a) may use: none under "none", only the named tool under a named choice.
+  const named = typeof choice === "object"
+    ? tools.filter((t) => t.function.name === choice.function.name)
+    : tools;
+  const reader = choice === "none" ? undefined : findReadTool(named);
+  const read = reader && nextRead(reader, listedPaths(input.messages), input.messages);
   if (reader !== undefined && read !== undefined) {
     return toolCall(input.messages, reader.name, read.arguments);
   }
