@@ -79,12 +79,10 @@ export function parseOutsideReplyWithTools(text: string, source: string): Outsid
     const issue = parsed.error.issues[0];
     throw new EngineError(`${source}: output field '${issue.path.join(".") || "(root)"}': ${issue.message}`);
   }
-  const names = new Set<string>();
-  for (const tool of parsed.data.tools ?? []) {
-    if (names.has(tool.function.name)) {
-      throw new EngineError(`${source}: output field 'tools': '${tool.function.name}' is offered twice`);
-    }
-    names.add(tool.function.name);
+  const names = (parsed.data.tools ?? []).map((tool) => tool.function.name);
+  const twice = names.find((name, i) => names.indexOf(name) !== i);
+  if (twice !== undefined) {
+    throw new EngineError(`${source}: output field 'tools': '${twice}' is offered twice`);
   }
   return {
     messages: parsed.data.messages,

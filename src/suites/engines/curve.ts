@@ -48,8 +48,7 @@ export function curveChart(options: CurveChartOptions): Html {
   const height = 380;
   const box = { left: 66, right: width - 190, top: 40, bottom: height - 56 };
   const xs = options.series.flatMap((s) => s.points.map((p) => p.x));
-  const xMaxData = xs.length > 0 ? Math.max(...xs) : 1;
-  const xTicks = ticks(xMaxData);
+  const xTicks = ticks(xs.length > 0 ? Math.max(...xs) : 1);
   const xMax = Math.max(xTicks[xTicks.length - 1], 1);
   const px = (x: number) => box.left + (x / xMax) * (box.right - box.left);
   const py = (y: number) => box.bottom - (Math.min(y, options.yMax) / options.yMax) * (box.bottom - box.top);

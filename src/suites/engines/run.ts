@@ -266,9 +266,8 @@ export async function runEngines(options: RunEnginesOptions): Promise<EngineResu
       const started = performance.now();
       const output = await engine.compress(input, opts);
       const ms = performance.now() - started;
-      const timing = output.timing ?? engine.timing ?? "in-process";
-      result.timing = timing;
-      const own = timing === "in-process" ? ms : output.engineMs ?? null;
+      result.timing = output.timing ?? engine.timing ?? "in-process";
+      const own = result.timing === "in-process" ? ms : output.engineMs ?? null;
       return { output, ms, own };
     };
     progress("cold");
