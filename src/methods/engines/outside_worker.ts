@@ -102,9 +102,8 @@ export function createWorkerEngine(command: string, options: WorkerEngineOptions
   const failure = async (what: string, hidden: readonly string[], records: EngineError["records"] = []) => {
     const session = live;
     live = null;
-    if (session === null) return new EngineError(`${name}: ${what}`, { records });
-    await session.close(0);
-    return new EngineError(`${name}: ${what}${sessionEnding(session, hidden)}`, { records });
+    await session?.close(0);
+    return new EngineError(`${name}: ${what}${session ? sessionEnding(session, hidden) : ""}`, { records });
   };
   const readFailure = (read: LineRead, what: string) =>
     `${what}: ${read.kind === "end" ? "the worker exited" : unreadReason(read, timeoutMs)}`;

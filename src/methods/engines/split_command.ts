@@ -17,11 +17,18 @@ export function splitCommandLine(line: string): string[] {
   let i = 0;
   while (i < line.length) {
     const ch = line[i];
+    if (/\s/.test(ch)) {
+      if (inWord) words.push(word);
+      word = "";
+      inWord = false;
+      i++;
+      continue;
+    }
+    inWord = true; // a quote, an escape or a plain character: part of a word (even an empty quoted one)
     if (ch === "'") {
       const end = line.indexOf("'", i + 1);
       if (end < 0) throw new UsageError(`command ${JSON.stringify(line)}: unterminated single quote`);
       word += line.slice(i + 1, end);
-      inWord = true;
       i = end + 1;
     } else if (ch === '"') {
       i++;
@@ -32,21 +39,13 @@ export function splitCommandLine(line: string): string[] {
       if (i >= line.length) {
         throw new UsageError(`command ${JSON.stringify(line)}: unterminated double quote`);
       }
-      inWord = true;
       i++;
     } else if (ch === "\\") {
       if (i + 1 >= line.length) throw new UsageError(`command ${JSON.stringify(line)}: trailing backslash`);
       word += line[i + 1];
-      inWord = true;
       i += 2;
-    } else if (/\s/.test(ch)) {
-      if (inWord) words.push(word);
-      word = "";
-      inWord = false;
-      i++;
     } else {
       word += ch;
-      inWord = true;
       i++;
     }
   }
