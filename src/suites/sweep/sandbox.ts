@@ -1,7 +1,7 @@
 /**
  * The host side of the repair sandbox (child: sandbox_child.ts; docs/SANDBOX.md says what each layer stops):
  * one `prlimit`ed child without permissions at a time, SIGKILL at each deadline, each child line byte-capped,
- * zod-checked (the channel schemas are here) and replayed on the host's own gateway of the scripted scenario,
+ * zod-checked (the channel schemas: sandbox_channel.ts) and replayed on the host's own gateway of the scripted scenario,
  * whose record gives the verdict.
  * @module
  */
@@ -9,12 +9,16 @@ import { fileURLToPath } from "node:url";
 import { isDeepStrictEqual } from "node:util";
 import { UsageError } from "../../errors.ts";
 import { parseJson } from "../../core/json_read.ts";
-import { z } from "zod";
+import {
+  type ChildMessage,
+  ChildMessageSchema,
+  type GatewayScenario,
+  GatewayScenarioSchema,
+  MAX_REPORTED_TEXT,
+} from "./sandbox_channel.ts";
 import { createGateway, type GatewayObservation, REPAIR_SANDBOX_COMMAND } from "./sandbox_gateway.ts";
 import pLimit from "p-limit";
 
-/** Longest string the realm driver reports (keys, error names and messages, charge ids). */
-export const MAX_REPORTED_TEXT = 4096;
 /** Sleeps per check the realm driver reports; later ones are answered without a message. */
 export const MAX_REPORTED_SLEEPS = 1000;
 /** Longest line the host reads from the child (bytes, newline excluded). */
@@ -22,90 +26,7 @@ export const MAX_CHILD_LINE_BYTES = 64 * 1024;
 /** Most lines the host reads from the child for one check (an honest driver sends at most ~1,100). */
 export const MAX_CHILD_LINES_PER_CHECK = 5000;
 
-const Text = z.string().max(MAX_REPORTED_TEXT);
-const Scalar = z.union([Text, z.number(), z.boolean(), z.null()]);
-
-/** One line from the child. */
-export const ChildMessageSchema = z.union([
-  z.object({ t: z.literal("ready") }).strict(),
-  z.object({ t: z.literal("begin"), order: z.number().int().nonnegative() }).strict(),
-  z.object({
-    t: z.literal("charge"),
-    idempotencyKey: Scalar,
-    timeoutMs: Scalar,
-    /** The answer the child's gateway replica gave; the host refuses one that differs from its own. */
-    reply: z.union([
-      z.object({
-        ok: z.literal(true),
-        value: z.object({
-          id: Text,
-          object: z.literal("charge"),
-          status: z.literal("succeeded"),
-          amount: z.number(),
-          currency: Text,
-          metadata: z.object({ order_id: Text }).strict(),
-          replayed: z.boolean(),
-        }).strict(),
-      }).strict(),
-      z.object({
-        ok: z.literal(false),
-        error: z.object({
-          message: Text,
-          code: Text,
-          status: z.number().nullable(),
-          declineCode: Text.optional(),
-          token: z.number().int().positive(),
-        }).strict(),
-      }).strict(),
-    ]),
-  }).strict(),
-  z.object({ t: z.literal("sleep"), ms: Scalar }).strict(),
-  z.object({ t: z.literal("end"), state: z.literal("returned"), chargeId: Text.nullable() }).strict(),
-  z.object({
-    t: z.literal("end"),
-    state: z.literal("threw"),
-    error: z.object({
-      code: Scalar,
-      name: Text,
-      message: Text,
-      token: z.number().int().positive().nullable(),
-    }).strict(),
-  }).strict(),
-  z.object({ t: z.literal("done"), error: z.string().max(2 * MAX_REPORTED_TEXT).nullable() }).strict(),
-  /** A case checks module's verdict on one check (case_checks.ts). */
-  z.object({ t: z.literal("verdict"), passed: z.boolean(), detail: Text }).strict(),
-  z.object({ t: z.literal("list"), names: z.array(Text.min(1)).max(100) }).strict(),
-]);
-/** One line from the child. */
-export type ChildMessage = z.infer<typeof ChildMessageSchema>;
-
-/**
- * What the gateway does on one attempt: capture (or replay under the same key); capture, then the client
- * times out (ETIMEDOUT); time out first; 503 gateway_unavailable; 402 card_declined (insufficient_funds).
- */
-const GatewayOutcomeSchema = z.enum(["ok", "timeout_after_charge", "timeout", "unavailable", "declined"]);
-
-/** A scripted scenario: the repair is called once per charge, in order. */
-export const GatewayScenarioSchema = z.object({
-  charges: z.array(z.object({
-    request: z.object({
-      orderId: z.string().min(1),
-      amount: z.number(),
-      currency: z.string().min(1),
-      customerId: z.string().min(1),
-    }),
-    /** Outcome of attempt 1, 2, ...; the last one repeats. */
-    outcomes: z.array(GatewayOutcomeSchema).min(1),
-  })).min(1),
-  /** Calls of `client.charge` after which the gateway refuses more (guards runaway retry loops). */
-  callLimit: z.number().int().positive().default(50),
-});
-
-/** A scripted scenario: the repair is called once per charge, in order. */
-export type GatewayScenario = z.input<typeof GatewayScenarioSchema>;
-/** A validated scenario (what the gateway runs). */
-export type ScenarioData = z.output<typeof GatewayScenarioSchema>;
-
+export type { GatewayScenario } from "./sandbox_channel.ts";
 export { type GatewayObservation, REPAIR_SANDBOX_COMMAND } from "./sandbox_gateway.ts";
 
 /** RLIMIT_DATA of the child (bytes): 1 GiB. Deno needs more than 512 MB to start. */

@@ -1,11 +1,11 @@
 /**
- * The fake PayStream gateway's logic, free of runtime imports (its types come from sandbox.ts's channel schemas)
+ * The fake PayStream gateway's logic, free of runtime imports (its types come from the channel schemas)
  * so host and sandbox child run the same code: a scenario scripts each attempt's outcome per order; a ledger
  * keyed by `Idempotency-Key` replays repeated keys. The child's replica answers the repair at once; the host's
  * copy is the record the checks judge.
  * @module
  */
-import type { ChildMessage, ScenarioData } from "./sandbox.ts";
+import type { ChildMessage, ScenarioData } from "./sandbox_channel.ts";
 
 /** The single binary's hidden command word for the sandbox child (here: main.ts need not load the child). */
 export const REPAIR_SANDBOX_COMMAND = "__repair-sandbox-child";
