@@ -33,11 +33,8 @@ export function caseCheckNames(
       }
       const list = outcome.result.names;
       if (list.length === 0) throw new CaseChecksError("the checks module has no check");
-      const seen = new Set<string>();
-      for (const name of list) {
-        if (seen.has(name)) throw new CaseChecksError(`check ${JSON.stringify(name)} repeats`);
-        seen.add(name);
-      }
+      const repeated = list.find((name, index) => list.indexOf(name) !== index);
+      if (repeated !== undefined) throw new CaseChecksError(`check ${JSON.stringify(repeated)} repeats`);
       return list;
     });
     names.catch(() => namesBySource.delete(source));

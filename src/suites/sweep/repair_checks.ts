@@ -184,25 +184,20 @@ export async function runRepairChecks(
     limits,
     launch,
   );
-  const checks: RepairCheckReport["checks"] = [];
-  for (const [index, check] of REPAIR_CHECKS.entries()) {
+  const checks = REPAIR_CHECKS.map((check, index): RepairCheckReport["checks"][number] => {
     const outcome = outcomes[index];
     if (outcome.status !== "completed") {
-      checks.push({ name: check.name, passed: false, detail: `${outcome.status}: ${outcome.error}` });
-      continue;
+      return { name: check.name, passed: false, detail: `${outcome.status}: ${outcome.error}` };
     }
     const observation = outcome.observation;
     const firstOrder = observation.runs[0]?.orderId ?? "";
-    let verdict: Verdict;
-    if (observation.callLimitHit) {
-      verdict = fail("the repair kept calling client.charge past the sandbox's call limit");
-    } else if (!observation.events.some((event) => event.type === "charge")) {
-      verdict = fail(`no client.charge call: the call ${describeRun(observation, firstOrder)}`);
-    } else {
-      verdict = check.judge(observation, spec);
-    }
-    checks.push({ name: check.name, ...verdict });
-  }
+    const verdict = observation.callLimitHit
+      ? fail("the repair kept calling client.charge past the sandbox's call limit")
+      : !observation.events.some((event) => event.type === "charge")
+      ? fail(`no client.charge call: the call ${describeRun(observation, firstOrder)}`)
+      : check.judge(observation, spec);
+    return { name: check.name, ...verdict };
+  });
   return { checks, all_passed: checks.every((check) => check.passed) };
 }
 

@@ -1,8 +1,8 @@
 /**
  * The host side of the repair sandbox (child: sandbox_child.ts; docs/SANDBOX.md says what each layer stops):
  * one `prlimit`ed child without permissions at a time, SIGKILL at each deadline, each child line byte-capped,
- * zod-checked (the channel schemas: sandbox_channel.ts) and replayed on the host's own gateway of the scripted scenario,
- * whose record gives the verdict.
+ * zod-checked (sandbox_channel.ts) and replayed on the host's own gateway of the scripted scenario, whose
+ * record gives the verdict.
  * @module
  */
 import { fileURLToPath } from "node:url";

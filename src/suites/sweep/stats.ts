@@ -32,23 +32,22 @@ export function sweepStats(
 ): SweepStats {
   const resamples = options.resamples ?? DEFAULT_RESAMPLES;
   const seed = options.seed ?? DEFAULT_STATS_SEED;
+  const boot = { resamples, seed };
+  const intervalMetrics = sweepMetricsIn("intervals");
   const unit = (r: SweepResultRow) => String(r.generation);
   const ids = [...new Set(rows.map(unit))].sort((x, y) => Number(x) - Number(y));
   const means = Object.fromEntries(
-    [...new Set([...sweepMetricsIn("intervals"), ...sweepMetricsIn("paired")])].map((m) => [
+    [...new Set([...intervalMetrics, ...sweepMetricsIn("paired")])].map((m) => [
       m.name,
       unitMeans(rows, { condition: (r) => r.kind, unit, value: (r) => sweepRowValue(m, r) }),
     ]),
   );
   const intervals = kinds.map((kind) => {
-    const cis = bootstrapMeans(sweepMetricsIn("intervals").map((m) => column(means[m.name].get(kind), ids)), {
-      resamples,
-      seed,
-    });
+    const cis = bootstrapMeans(intervalMetrics.map((m) => column(means[m.name].get(kind), ids)), boot);
     const mine = rows.filter((r) => r.kind === kind);
     return {
       kind,
-      intervals: Object.fromEntries(sweepMetricsIn("intervals").map((m, i) => [m.name, cis[i]])),
+      intervals: Object.fromEntries(intervalMetrics.map((m, i) => [m.name, cis[i]])),
       invalid: mine.length === 0 ? 0 : mine.filter((r) => r.status !== "ok").length / mine.length,
     };
   });
@@ -60,10 +59,7 @@ export function sweepStats(
       a,
       b,
       metric,
-      ...pairedDifference(column(means[metric].get(a), ids), column(means[metric].get(b), ids), {
-        resamples,
-        seed,
-      }),
+      ...pairedDifference(column(means[metric].get(a), ids), column(means[metric].get(b), ids), boot),
     }))
   );
   return {
