@@ -62,27 +62,21 @@ export function contextKinds(topN: readonly number[]): string[] {
   return ["full", "S", ...topN.map((n) => `S+Top${n}`)];
 }
 
-function callOf(trajectory: readonly ChatMessage[], toolCallId: string): string {
-  for (const message of trajectory) {
-    const call = message.tool_calls?.find((c) => c.id === toolCallId);
-    if (call) return `${call.function.name} ${call.function.arguments}`;
-  }
-  return "unknown call";
-}
-
 /** The units as the methods see them: provenance header plus the exact original text, in source order. */
 export function renderedUnits(
   trajectory: readonly ChatMessage[],
   units: readonly EvidenceUnit[],
 ): GenericUnit[] {
+  const calls = trajectory.flatMap((message) => message.tool_calls ?? []);
   return [...units]
     .sort((a, b) => a.message_index - b.message_index || a.start - b.start)
     .map((unit, position) => {
-      const call = callOf(trajectory, unit.tool_call_id);
+      const call = calls.find((c) => c.id === unit.tool_call_id);
+      const what = call ? `${call.function.name} ${call.function.arguments}` : "unknown call";
       return {
         id: unit.id,
         position,
-        text: `[evidence ${unit.id}: part of the result of ${call}]\n${unit.text}`,
+        text: `[evidence ${unit.id}: part of the result of ${what}]\n${unit.text}`,
       };
     });
 }
