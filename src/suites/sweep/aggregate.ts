@@ -43,9 +43,7 @@ function mean(values: readonly number[]): number {
 }
 
 function generationMeans(rows: readonly SweepResultRow[], pick: (r: SweepResultRow) => number): number {
-  const byGen = new Map<number, number[]>();
-  for (const r of rows) byGen.set(r.generation, [...(byGen.get(r.generation) ?? []), pick(r)]);
-  return mean([...byGen.values()].map(mean));
+  return mean([...Map.groupBy(rows, (r) => r.generation).values()].map((gen) => mean(gen.map(pick))));
 }
 
 /** Aggregates the rows per kind, in the given kind order. */

@@ -71,11 +71,7 @@ export function sweepCeilingSection(results: readonly SweepCeilingResult[]): Tab
 
 /** One point per distinct place, labelled with every ceiling that gave it (the same context). */
 function samePointsLabelled(points: FrontierPoint[]): FrontierPoint[] {
-  const byPlace = new Map<string, FrontierPoint[]>();
-  for (const p of points) {
-    const place = JSON.stringify([p.tokens, p.em, p.lo, p.hi]);
-    byPlace.set(place, [...(byPlace.get(place) ?? []), p]);
-  }
+  const byPlace = Map.groupBy(points, (p) => JSON.stringify([p.tokens, p.em, p.lo, p.hi]));
   return [...byPlace.values()].map((same) =>
     same.length === 1 ? same[0] : { ...same[0], label: same.map((p) => p.cap).join(", ") }
   );
