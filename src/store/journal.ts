@@ -20,16 +20,22 @@ const encoder = new TextEncoder();
 const Sha = z.string().regex(/^[0-9a-f]{64}$/);
 
 /** A journal line. */
-export const JournalEntrySchema = z.discriminatedUnion("type", [
-  z.object({ type: z.literal("header"), prev: z.null(), header: RunHeaderSchema }),
+const NodeOrFileLineSchema = z.discriminatedUnion("type", [
   z.object({ type: z.literal("node"), prev: Sha, node: NodeSchema }),
   z.object({ type: z.literal("file"), prev: Sha, name: z.string(), hash: Sha }),
+]);
+export const JournalEntrySchema = z.discriminatedUnion("type", [
+  z.object({ type: z.literal("header"), prev: z.null(), header: RunHeaderSchema }),
+  ...NodeOrFileLineSchema.options,
 ]);
 /** A journal line. */
 export type JournalEntry = z.infer<typeof JournalEntrySchema>;
 
-/** True only when `JournalEntrySchema` accepts `entry` and would return it unchanged (core/plain_check.ts). */
-export const isPlainJournalLine = plainCheck(JournalEntrySchema);
+/**
+ * True only when `JournalEntrySchema` accepts `entry` as a node or file line and would return it unchanged
+ * (core/plain_check.ts); header lines, one per journal, are left to the schema.
+ */
+export const isPlainJournalLine = plainCheck(NodeOrFileLineSchema);
 
 /** A journal as read back: the header, nodes and files, plus every problem found, by line number (1-based). */
 export interface JournalReading {
