@@ -60,10 +60,44 @@ export interface CpuPerCallResult {
   within_target: boolean;
   /** The 1-minute load average before and after the run. */
   load: [number, number];
+  /** The run directory's file system, and why creating files there may cost extra ({@link fileSystemNote}). */
+  file_system: string | null;
   /** With `--marginal`: CPU per call beyond a 2-question run's (start-ups left out), and the harness's fixed s. */
   marginal?: { harness_ms: number; server_ms: number; fixed_s: number };
   /** With `--syscalls`: each counted system call of the run process (all threads), per call. */
   syscalls_per_call?: Record<string, number>;
+}
+
+/** Questions the embedded demo data gives (`hotpot collect`'s default); more are collected from generated records. */
+const DEMO_QUESTIONS = 30;
+
+/**
+ * Why file creation in `dir` may cost more than usual, or null: on an ext4 without a journal (such as this
+ * project's CI machines) every create skips the inodes of its group deleted in the last minute or more
+ * (`recently_deleted`), so a run made soon after many deletes (a test suite, an earlier bench run) pays
+ * kernel time per blob that the harness does not cause.
+ */
+export function fileSystemNote(dir: string): string | null {
+  const mount = Deno.readTextFileSync("/proc/self/mountinfo").split("\n").map((l) => l.split(" "))
+    .filter((f) => f.length > 9 && (dir === f[4] || dir.startsWith(f[4].endsWith("/") ? f[4] : `${f[4]}/`)))
+    .sort((a, b) => b[4].length - a[4].length)[0];
+  if (!mount) return null;
+  const sep = mount.indexOf("-");
+  const [type, device] = [mount[sep + 1], mount[sep + 2]];
+  if (type !== "ext4") return `${type} (${mount[4]})`;
+  let journal: string;
+  try {
+    journal = Deno.readTextFileSync(`/sys/fs/ext4/${device.replace("/dev/", "")}/journal_task`).trim();
+  } catch (error) {
+    if (!(error instanceof Deno.errors.NotFound)) throw error;
+    return `ext4 (${mount[4]})`;
+  }
+  return journal === "<none>"
+    ? `ext4 without a journal (${
+      mount[4]
+    }): each create skips inodes deleted there in the last minutes, so ` +
+      `system time grows after many deletes (wait, or use --dir on a tmpfs)`
+    : `ext4 (${mount[4]})`;
 }
 
 /** The 1-minute load average (Linux). */
@@ -228,6 +262,19 @@ export async function benchCpuPerCall(
     const collectDir = join(dir, "collect");
     const collect = ["hotpot", "collect", "--output", collectDir, "--quiet"];
     if (options.questions !== undefined) collect.push("--questions", String(options.questions));
+    if ((options.questions ?? 0) > DEMO_QUESTIONS) {
+      // More than the embedded demo data holds: a generated dataset, as `verify-speed`'s 240-question run.
+      const records = join(dir, "generated.json");
+      await cli([
+        "hotpot",
+        "generate",
+        "--records",
+        String(Math.max(2000, 10 * options.questions!)),
+        "--output",
+        records,
+      ]);
+      collect.push("--scripted", "--dataset", records);
+    }
     await cli(collect);
     const straceOut = join(dir, "strace.txt");
     const strace = options.syscalls
@@ -272,6 +319,7 @@ export async function benchCpuPerCall(
       harness_share: (user + sys) / (user + sys + serverCpu),
       within_target: perCall <= serverPerCall,
       load,
+      file_system: fileSystemNote(await Deno.realPath(dir)),
       ...(syscalls ? { syscalls_per_call: syscalls } : {}),
       ...(marginal ? { marginal } : {}),
     };
@@ -438,7 +486,8 @@ if (import.meta.main) {
         Object.entries(figures).map(([k, v]) => `${k} ${v.toFixed(2)}`).join(", ");
       console.log(
         `cpu bench: ${c.questions} questions, ${c.calls} calls at concurrency ${c.concurrency}, load ` +
-          `${c.load[0].toFixed(2)} -> ${c.load[1].toFixed(2)}\n  CPU per call: harness ` +
+          `${c.load[0].toFixed(2)} -> ${c.load[1].toFixed(2)}` +
+          (c.file_system ? `\n  run directory on ${c.file_system}` : "") + `\n  CPU per call: harness ` +
           `${c.cpu_per_call_ms.toFixed(2)} ms (${c.user_s.toFixed(2)} s user + ${
             c.sys_s.toFixed(2)
           } s sys, ` +

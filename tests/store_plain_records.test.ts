@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { canonicalJson } from "../src/store/canonical.ts";
 import { isPlainJournalLine, JournalEntrySchema } from "../src/store/journal.ts";
 import { type Node, NodeSchema } from "../src/store/manifest.ts";
-import { isPlainNode, isShaText, keyTextOfCanonical } from "../src/store/plain_records.ts";
+import { isPlainNode, keyTextOfCanonical } from "../src/store/plain_records.ts";
 import { random } from "./helpers/random.ts";
 
 const SHA = "0123456789abcdef".repeat(4);
@@ -130,11 +130,6 @@ Deno.test("the plain journal-line check accepts only node and file lines the sch
     assert.equal(canonicalJson(parsed.data), canonicalJson(line));
   }
   assert.ok(accepted > 1000, `enough plain lines generated (${accepted})`);
-});
-
-Deno.test("isShaText is the schemas' lower-case hex digest check", () => {
-  ODD.forEach((value, i) => assert.equal(isShaText(value), false, `ODD[${i}]`));
-  assert.equal(isShaText(SHA), true);
 });
 
 Deno.test("keyTextOfCanonical slices from a plain node's canonical JSON the text nodeKey hashes", () => {

@@ -8,13 +8,6 @@
 import { type Node, NodeSchema } from "./manifest.ts";
 import { plainCheck } from "../core/plain_check.ts";
 
-const SHA_TEXT = /^[0-9a-f]{64}$/;
-
-/** A 64-character lower-case hex string (what the schemas' `Sha` accepts). */
-export function isShaText(value: unknown): value is string {
-  return typeof value === "string" && value.length === 64 && SHA_TEXT.test(value);
-}
-
 /** True only when `NodeSchema` accepts `node` and would return it unchanged. */
 export const isPlainNode = plainCheck(NodeSchema);
 
