@@ -12,6 +12,7 @@ import type { z } from "zod";
 import { canonicalJson } from "./canonical.ts";
 import { isSha256Hex, sha256Hex } from "./hash.ts";
 import { entryKind, hashRegularFile, isFsError, readRegularFile, UnsafeFileError } from "./safe_read.ts";
+import { readRegularFileSync } from "./safe_read_sync.ts";
 import { parseCanonicalJson, parseJson } from "../core/json_read.ts";
 
 /** A blob altered, missing, not a regular file or not named by a SHA-256: a damaged run folder (exit 2). */
@@ -28,6 +29,8 @@ export const MAX_BLOB_READ_BYTES = 1024 * 1024 * 1024;
 
 /** Blobs larger than this are hashed while streamed before being read whole. */
 const HASH_FIRST_BYTES = 64 * 1024 * 1024;
+/** Blobs up to this size are read with synchronous calls (a thread-pool round trip per call costs more). */
+const SYNC_READ_BYTES = 1024 * 1024;
 
 /** How many blob fsyncs run at once: the file system then commits them together. */
 export const SYNC_CONCURRENCY = 32;
@@ -340,7 +343,7 @@ export class BlobStore {
     const path = this.pathOf(hash);
     let info: Deno.FileInfo;
     try {
-      info = await Deno.lstat(path);
+      info = Deno.lstatSync(path);
     } catch (error) {
       if (error instanceof Deno.errors.NotFound) throw new BlobIntegrityError(hash, "missing", path);
       if (isFsError(error)) throw new BlobIntegrityError(hash, `unreadable (${error.name})`, path);
@@ -358,7 +361,10 @@ export class BlobStore {
       if (info.size > HASH_FIRST_BYTES && await hashRegularFile(path, info) !== hash) {
         throw new BlobIntegrityError(hash, "altered (content does not match its name)", path);
       }
-      const bytes = await readRegularFile(path, info, MAX_BLOB_READ_BYTES);
+      // A small blob in direct system calls (its writes are too); a large one in the thread pool.
+      const bytes = info.size <= SYNC_READ_BYTES
+        ? readRegularFileSync(path, info, MAX_BLOB_READ_BYTES)
+        : await readRegularFile(path, info, MAX_BLOB_READ_BYTES);
       if (sha256Hex(bytes) !== hash) {
         throw new BlobIntegrityError(hash, "altered (content does not match its name)", path);
       }
