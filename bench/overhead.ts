@@ -13,7 +13,9 @@
  * directory whose ext4 group other processes just deleted many files from (ext4's `recently_deleted` scan in
  * every create and mkdir): `--dir` places the run elsewhere (a tmpfs such as /dev/shm leaves that cost out).
  * Per call the harness creates, renames and fsyncs each blob once; most `openat` and `statx` calls are
- * start-up (modules, the program's source).
+ * start-up (modules, the program's source); `futex` counts hand-offs between threads (an async file
+ * operation is one each way through Deno's thread pool). `--questions` above the demo's 30 collects from
+ * generated records, where the start-ups weigh less per call.
  *
  * Usage: `deno run -A bench/overhead.ts [--questions N] [--delay-ms MS] [--concurrency N] [--json] [--keep]`
  * `[--cpu [--syscalls] [--marginal] [--dir DIR]]`
@@ -38,6 +40,7 @@ export const COUNTED_SYSCALLS = [
   "readlink",
   "statx",
   "mkdir",
+  "futex",
 ] as const;
 
 /** The figures of one CPU benchmark run. */
