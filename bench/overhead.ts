@@ -75,10 +75,10 @@ export interface CpuPerCallResult {
 const DEMO_QUESTIONS = 30;
 
 /**
- * Why file creation in `dir` may cost more than usual, or null: on an ext4 without a journal (such as this
- * project's CI machines) every create skips the inodes of its group deleted in the last minute or more
- * (`recently_deleted`), so a run made soon after many deletes (a test suite, an earlier bench run) pays
- * kernel time per blob that the harness does not cause.
+ * The file system of `dir`, and why its blob writes may cost more kernel time, or null. On an ext4 without a
+ * journal (such as this project's CI machines) each fsync writes its file's data and inode on its own (no
+ * journal commit to group them), and each create skips the inodes of its group deleted in the last minutes
+ * (`recently_deleted`), so a run soon after many deletes (a test suite, an earlier bench run) pays more.
  */
 export function fileSystemNote(dir: string): string | null {
   const mount = Deno.readTextFileSync("/proc/self/mountinfo").split("\n").map((l) => l.split(" "))
@@ -95,12 +95,11 @@ export function fileSystemNote(dir: string): string | null {
     if (!(error instanceof Deno.errors.NotFound)) throw error;
     return `ext4 (${mount[4]})`;
   }
+  const where = mount[4];
   return journal === "<none>"
-    ? `ext4 without a journal (${
-      mount[4]
-    }): each create skips inodes deleted there in the last minutes, so ` +
-      `system time grows after many deletes (wait, or use --dir on a tmpfs)`
-    : `ext4 (${mount[4]})`;
+    ? `ext4 without a journal (${where}): every blob's fsync is its own write of data and inode, and ` +
+      `creates cost more for minutes after many deletes there (--dir on a tmpfs leaves both out)`
+    : `ext4 (${where})`;
 }
 
 /** The 1-minute load average (Linux). */
