@@ -81,9 +81,13 @@ const DEMO_QUESTIONS = 30;
  * (`recently_deleted`), so a run soon after many deletes (a test suite, an earlier bench run) pays more.
  */
 export function fileSystemNote(dir: string): string | null {
-  const mount = Deno.readTextFileSync("/proc/self/mountinfo").split("\n").map((l) => l.split(" "))
-    .filter((f) => f.length > 9 && (dir === f[4] || dir.startsWith(f[4].endsWith("/") ? f[4] : `${f[4]}/`)))
-    .sort((a, b) => b[4].length - a[4].length)[0];
+  // Fields are space-separated, with spaces, tabs and backslashes in a mount point written as octal escapes.
+  const unescape = (field: string) =>
+    field.replace(/\\([0-7]{3})/g, (_, o) => String.fromCharCode(parseInt(o, 8)));
+  const mount =
+    Deno.readTextFileSync("/proc/self/mountinfo").split("\n").map((l) => l.split(" ").map(unescape))
+      .filter((f) => f.length > 9 && (dir === f[4] || dir.startsWith(f[4].endsWith("/") ? f[4] : `${f[4]}/`)))
+      .sort((a, b) => b[4].length - a[4].length)[0];
   if (!mount) return null;
   const sep = mount.indexOf("-");
   const [type, device] = [mount[sep + 1], mount[sep + 2]];
