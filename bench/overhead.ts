@@ -71,7 +71,7 @@ export interface CpuPerCallResult {
   syscalls_per_call?: Record<string, number>;
 }
 
-/** Questions the embedded demo data gives (`hotpot collect`'s default); more are collected from generated records. */
+/** `hotpot collect`'s default over the embedded demo data; a larger `--questions` is collected from generated records. */
 const DEMO_QUESTIONS = 30;
 
 /**

@@ -17,6 +17,7 @@ import { z } from "zod";
 import { parseCommand } from "../src/cli/args.ts";
 import { DEFAULT_TOKENIZER_DIR } from "../src/assets.ts";
 import { loadTokenCounter } from "../src/tokens/load.ts";
+import { random } from "../tests/helpers/random.ts";
 
 /** Our time may be at most this multiple of the Rust tokenizer's. */
 export const TARGET_RATIO = 1.5;
@@ -80,25 +81,13 @@ const VERBS = [
   "joined",
 ];
 
-/** A deterministic PRNG (mulberry32) over 32-bit state. */
-function mulberry32(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 /**
  * English prose in the manner of HotpotQA paragraphs (a title, then sentences with names, places, years,
  * figures and punctuation), deterministic for a seed, of at least `chars` characters.
  */
 export function hotpotLikeText(chars: number, seed = 20261016): string {
-  const random = mulberry32(seed);
-  const pick = <T>(list: readonly T[]) => list[Math.floor(random() * list.length)];
+  const next = random(seed);
+  const pick = <T>(list: readonly T[]) => list[Math.floor(next() * list.length)];
   const parts: string[] = [];
   let length = 0;
   while (length < chars) {
@@ -106,17 +95,17 @@ export function hotpotLikeText(chars: number, seed = 20261016): string {
     const title = `${pick(PLACES)} ${pick(NOUNS)}`.replace(/^\w/, (c) => c.toUpperCase());
     const sentences = [
       `${title}\nThe ${pick(NOUNS)} of ${pick(PLACES)} was ${pick(VERBS)} by ${person} in ${
-        1800 + Math.floor(random() * 224)
+        1800 + Math.floor(next() * 224)
       }.`,
-      `It had ${Math.floor(random() * 90_000).toLocaleString("en-US")} visitors (${
-        (random() * 100).toFixed(1)
-      }% more than in ${1950 + Math.floor(random() * 70)}), according to the ${pick(NOUNS)}'s records.`,
+      `It had ${Math.floor(next() * 90_000).toLocaleString("en-US")} visitors (${
+        (next() * 100).toFixed(1)
+      }% more than in ${1950 + Math.floor(next() * 70)}), according to the ${pick(NOUNS)}'s records.`,
       `"${pick(VERBS)[0].toUpperCase()}${pick(VERBS).slice(1)} twice," ${person.split(" ")[1]} said; ` +
       `the ${pick(NOUNS)} — later renamed ${pick(PLACES)} ${pick(NOUNS)} — ${pick(VERBS)} No. ${
-        Math.floor(random() * 40) + 1
+        Math.floor(next() * 40) + 1
       } on the charts!`,
       `Is the ${pick(NOUNS)} in ${pick(PLACES)} older than the one in ${pick(PLACES)}? ` +
-      `Yes: ${Math.floor(random() * 300)} years, ${Math.floor(random() * 12)} months.`,
+      `Yes: ${Math.floor(next() * 300)} years, ${Math.floor(next() * 12)} months.`,
     ];
     const paragraph = sentences.join(" ") + "\n\n";
     parts.push(paragraph);
