@@ -1,6 +1,12 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { blobRelativePath, HELD_DESCRIPTORS_LIMIT } from "../src/store/blob_store.ts";
+import {
+  blobRelativePath,
+  HELD_DESCRIPTORS_LIMIT,
+  INLINE_SYNC_SLOW_MS,
+  INLINE_SYNC_SLOW_RUN,
+  SyncPlace,
+} from "../src/store/blob_store.ts";
 import { JournalWriter, readJournal } from "../src/store/journal.ts";
 import { type Node, nodeKey } from "../src/store/manifest.ts";
 import { RunDir } from "../src/store/run_dir.ts";
@@ -174,6 +180,44 @@ Deno.test("a run's blobs past the descriptors kept open for their fsync are sync
     assert.deepEqual(report.problems, []);
     const reading = await readJournal(join(path, "journal.jsonl"));
     assert.equal(Object.keys(reading.nodes[0].outputs).length, count);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("fsyncs stay in place through slow ones short of a run, and leave for the thread pool after a run", () => {
+  const slow = INLINE_SYNC_SLOW_MS * 10;
+  const fast = INLINE_SYNC_SLOW_MS / 10;
+  const place = new SyncPlace();
+  for (let round = 0; round < 3; round++) {
+    for (let i = 1; i < INLINE_SYNC_SLOW_RUN; i++) place.took(slow); // preempted now and then
+    place.took(fast);
+  }
+  place.took(INLINE_SYNC_SLOW_MS); // at the limit is not slow
+  assert.equal(place.inPlace, true);
+  for (let i = 1; i < INLINE_SYNC_SLOW_RUN; i++) place.took(slow);
+  assert.equal(place.inPlace, true);
+  place.took(slow); // a disk: every one slow
+  assert.equal(place.inPlace, false);
+  place.took(fast);
+  assert.equal(place.inPlace, false, "a store that left stays with the thread pool");
+});
+
+Deno.test("a blob gone before its fsync fails the sync naming it; the others are synced and none is left open", async () => {
+  const dir = await Deno.makeTempDir();
+  try {
+    const path = join(dir, "r");
+    const run = await RunDir.create(path, header);
+    // Past the descriptors kept open, a blob is opened again by its path for its fsync.
+    const hashes: string[] = [];
+    for (let i = 0; i < HELD_DESCRIPTORS_LIMIT + 3; i++) hashes.push(await run.store.putJson({ i }));
+    const gone = hashes[HELD_DESCRIPTORS_LIMIT + 1];
+    await Deno.chmod(join(path, blobRelativePath(gone)), 0o644);
+    await Deno.remove(join(path, blobRelativePath(gone)));
+    await assert.rejects(() => run.store.sync(), (error: Error) => error.message.includes(gone.slice(2)));
+    assert.equal(openUnder(join(path, "objects")), 0);
+    await run.store.sync(); // nothing left unsynced
+    await run.abandon();
   } finally {
     await Deno.remove(dir, { recursive: true });
   }

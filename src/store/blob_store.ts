@@ -32,8 +32,13 @@ const HASH_FIRST_BYTES = 64 * 1024 * 1024;
 /** Blobs up to this size are read with synchronous calls (a thread-pool round trip per call costs more). */
 const SYNC_READ_BYTES = 1024 * 1024;
 
-/** How many blob fsyncs run at once: the file system then commits them together. */
+/** How many blob fsyncs run at once through the thread pool: the file system then commits them together. */
 export const SYNC_CONCURRENCY = 32;
+
+/** An fsync made in place that takes longer than this (ms) is slow: a disk's, not a tmpfs's (a few µs). */
+export const INLINE_SYNC_SLOW_MS = 0.1;
+/** After this many slow fsyncs in a row, a store fsyncs through the thread pool (one slow one: preempted). */
+export const INLINE_SYNC_SLOW_RUN = 3;
 
 /** At most this many bytes of written blobs are held in memory for the next stages to read back. */
 export const HELD_BYTES_LIMIT = 8 * 1024 * 1024;
@@ -48,29 +53,68 @@ interface Unsynced {
 }
 
 /**
- * fsyncs each file, {@link SYNC_CONCURRENCY} at a time, through its still-open descriptor or else opened
- * read-only; every file is tried and every descriptor closed, then the first failure is thrown.
+ * Where a store's fsyncs run. In place while they are fast: each through the thread pool costs two thread
+ * hand-offs, more CPU than a tmpfs's fsync itself. Once {@link INLINE_SYNC_SLOW_RUN} in a row are slow (a
+ * disk), through the thread pool for good, {@link SYNC_CONCURRENCY} at a time, so the event loop never waits
+ * on a disk and the file system commits them together.
+ *
+ * @example
+ * ```ts
+ * const place = new SyncPlace();
+ * place.took(5); // one slow fsync (a preempted one): still in place
+ * place.took(0.01);
+ * place.inPlace; // true
+ * ```
  */
-async function fsyncAll(blobs: Unsynced[]): Promise<void> {
+export class SyncPlace {
+  inPlace = true;
+  #slow = 0;
+
+  /** Notes how long an fsync made in place took (ms). */
+  took(ms: number): void {
+    this.#slow = ms > INLINE_SYNC_SLOW_MS ? this.#slow + 1 : 0;
+    if (this.#slow >= INLINE_SYNC_SLOW_RUN) this.inPlace = false;
+  }
+}
+
+/** fsyncs one file through its still-open descriptor or else opened read-only; closes it. */
+function fsyncFile(blob: Unsynced, place: SyncPlace): void | Promise<void> {
+  const file = blob.file ?? Deno.openSync(blob.path, { read: true });
+  if (!place.inPlace) return file.sync().finally(() => file.close());
+  try {
+    const started = performance.now();
+    file.syncSync();
+    place.took(performance.now() - started);
+  } finally {
+    file.close();
+  }
+}
+
+/**
+ * fsyncs each file (see {@link SyncPlace}); every file is tried and every descriptor closed, then the first
+ * failure is thrown.
+ */
+async function fsyncAll(blobs: Unsynced[], place: SyncPlace): Promise<void> {
   let next = 0;
   let failure: { error: unknown } | undefined;
   const drain = async () => {
     while (next < blobs.length) {
-      const blob = blobs[next++];
       try {
-        const file = blob.file ?? Deno.openSync(blob.path, { read: true });
-        try {
-          await file.sync();
-        } finally {
-          file.close();
-        }
+        await fsyncFile(blobs[next++], place);
       } catch (error) {
         failure ??= { error };
       }
     }
   };
+  while (place.inPlace && next < blobs.length) {
+    try {
+      fsyncFile(blobs[next++], place);
+    } catch (error) {
+      failure ??= { error };
+    }
+  }
   const loops: Promise<void>[] = [];
-  for (let i = 0; i < Math.min(SYNC_CONCURRENCY, blobs.length); i++) loops.push(drain());
+  for (let i = 0; i < Math.min(SYNC_CONCURRENCY, blobs.length - next); i++) loops.push(drain());
   await Promise.all(loops);
   if (failure !== undefined) throw failure.error;
 }
@@ -124,6 +168,7 @@ export class BlobStore {
   #unsynced: Unsynced[] = [];
   #heldDescriptors = 0;
   readonly #syncing = new Set<Promise<void>>();
+  readonly #syncPlace = new SyncPlace();
   /** True when every blob under the root is one this store knows (a run it created): no existence probe. */
   #fresh = false;
   /** Writes under way, by hash: the same content stored again meanwhile waits for that write. */
@@ -281,7 +326,7 @@ export class BlobStore {
     this.#unsynced = [];
     this.#heldDescriptors = 0;
     if (blobs.length > 0) {
-      const done = fsyncAll(blobs).finally(() => this.#syncing.delete(done));
+      const done = fsyncAll(blobs, this.#syncPlace).finally(() => this.#syncing.delete(done));
       this.#syncing.add(done);
     }
     await Promise.all([...this.#syncing]);
