@@ -14,7 +14,8 @@
  * every create and mkdir): `--dir` places the run elsewhere (a tmpfs such as /dev/shm leaves that cost out).
  * Per call the harness creates, renames and fsyncs each blob once; most `openat` and `statx` calls are
  * start-up (modules, the program's source); `futex` counts hand-offs between threads (an async file
- * operation is one each way through Deno's thread pool). `--questions` above the demo's 30 collects from
+ * operation is one each way through Deno's thread pool). Under strace every fsync is slow, so the store fsyncs
+ * through the thread pool (`SyncPlace`): the counts are that path's (`perf stat` counts without the slowdown). `--questions` above the demo's 30 collects from
  * generated records, where the start-ups weigh less per call. `--repeat N` makes N timed runs and judges the
  * median of their ratios (one run's ratio moves by a few per cent with the machine).
  *
@@ -522,7 +523,6 @@ if (import.meta.main) {
     const sorted = [...ratios].sort((a, b) => a - b);
     const mid = (sorted.length - 1) / 2;
     const median = (sorted[Math.floor(mid)] + sorted[Math.ceil(mid)]) / 2;
-    sorted[Math.ceil((sorted.length - 1) / 2)] / 2;
     if (args.repeat > 1 && !args.json) {
       console.log(
         `${args.repeat} runs: harness/provider CPU per call ${ratios.map((r) => r.toFixed(3)).join(", ")}; ` +
